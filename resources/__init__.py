@@ -1,0 +1,1 @@
+"""Bundled data (demo model, vocabularies, corpus, icons), installed as `tfdebug.resources`."""

@@ -1,0 +1,1 @@
+"""One module per `tfdebug` subcommand; each has add_arguments(parser) and run(args) -> int."""

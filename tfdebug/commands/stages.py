@@ -1,0 +1,70 @@
+"""`tfdebug stages`: one forward, then the table of captured stages (like a model summary)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tfdebug.commands.common import add_model_arguments, load_from_args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_model_arguments(parser)
+    parser.add_argument("--stages", nargs="*", default=None, metavar="PATTERN",
+                        help="only stages whose names match these glob patterns (e.g. 'dec.*.cross_attn.*')")
+    parser.add_argument("--json", action="store_true", help="print a JSON list, one object per stage")
+
+
+def stage_rows(captures) -> list[dict]:
+    """One JSON-ready dict per capture: description, shape, dtype and stats."""
+    from tfdebug.core.display import tensor_stats
+
+    rows = []
+    for capture in captures:
+        info = capture.info
+        rows.append({
+            "name": info.name, "kind": info.kind, "site": info.site, "layer": info.layer,
+            "shape": list(capture.shape), "dtype": str(capture.dtype).removeprefix("torch."),
+            "axes": list(info.axes), "formula": info.formula,
+            "stats": tensor_stats(capture.tensor).to_dict(),
+        })
+    return rows
+
+
+def _fmt(x) -> str:
+    return "nan" if x is None else f"{x:.4g}"
+
+
+def format_table(rows: list[dict]) -> str:
+    header = ("stage", "kind", "shape", "dtype", "min", "max", "mean", "nan", "inf")
+    lines = []
+    for r in rows:
+        s = r["stats"]
+        lines.append((r["name"], r["kind"], "(" + ", ".join(map(str, r["shape"])) + ")", r["dtype"],
+                      _fmt(s["min"]), _fmt(s["max"]), _fmt(s["mean"]), str(s["nan"]),
+                      str(s["posinf"] + s["neginf"])))
+    widths = [max(len(h), *(len(line[i]) for line in lines)) if lines else len(h) for i, h in enumerate(header)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(line, widths)) for line in lines]
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tfdebug.models.session import DebugSession
+
+    loaded = load_from_args(args)
+    session = DebugSession(loaded, args.src, args.tgt, stages=args.stages)
+    if session.unknown_words:
+        print(f"tfdebug: not in the vocabulary (shown as <unk>): {', '.join(session.unknown_words)}",
+              file=sys.stderr)
+    captures, _ = session.capture_all()
+    rows = stage_rows(captures)
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
+    else:
+        print(f"model {loaded.name} on {loaded.device} ({str(loaded.dtype).removeprefix('torch.')}), "
+              f"src {session.tokens['src']}, tgt {session.tokens['tgt']}")
+        print(format_table(rows))
+        print(f"{len(rows)} stages")
+    return 0

@@ -1,0 +1,52 @@
+"""Which torch devices this machine has, and turning a user's device string into one."""
+
+from __future__ import annotations
+
+import torch
+
+from tfdebug.core.errors import ConfigError
+
+
+def available_devices() -> list[str]:
+    """'cpu', then 'cuda:N' for each GPU, then 'mps' when Apple's backend is usable."""
+    devices = ["cpu"]
+    if torch.cuda.is_available():
+        devices += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        devices.append("mps")
+    return devices
+
+
+def default_device() -> str:
+    """The first GPU when there is one, else the CPU."""
+    devices = available_devices()
+    return devices[1] if len(devices) > 1 else "cpu"
+
+
+def resolve_device(name: str | None) -> torch.device:
+    """A torch.device for 'cpu', 'cuda', 'cuda:N', 'mps' or 'auto'/None; ConfigError if absent here."""
+    if name in (None, "", "auto"):
+        return torch.device(default_device())
+    try:
+        device = torch.device(name)
+    except (RuntimeError, TypeError) as exc:
+        raise ConfigError(f"'{name}' is not a device name; use cpu, cuda, cuda:N or mps.") from exc
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda:0")
+    if device.type != "cpu" and str(device) not in available_devices():
+        raise ConfigError(f"Device '{name}' is not available on this machine; available: "
+                          f"{', '.join(available_devices())}.")
+    return device
+
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+def resolve_dtype(name: str | torch.dtype) -> torch.dtype:
+    if isinstance(name, torch.dtype):
+        return name
+    try:
+        return DTYPES[name]
+    except KeyError:
+        raise ConfigError(f"dtype must be one of {', '.join(DTYPES)}, not '{name}'.") from None

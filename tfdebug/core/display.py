@@ -1,0 +1,177 @@
+"""Display math on the tensor's device: slice two axes, downsample, compute stats.
+
+Only the small float32 result crosses to the host, in one transfer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+HIST_BINS = 64
+_HIST_SAMPLE = 1 << 22  # histogram from at most ~4M evenly strided elements
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Summary of a tensor. min/max/mean/std are over finite values (NaN when there are none)."""
+
+    min: float
+    max: float
+    mean: float
+    std: float
+    nan: int
+    posinf: int
+    neginf: int
+    count: int
+    hist_counts: np.ndarray
+    hist_edges: np.ndarray
+
+    def to_dict(self) -> dict:
+        """JSON-friendly scalar stats (no histogram)."""
+        def num(x: float):
+            return None if x != x else float(x)
+        return {"min": num(self.min), "max": num(self.max), "mean": num(self.mean), "std": num(self.std),
+                "nan": self.nan, "posinf": self.posinf, "neginf": self.neginf}
+
+
+def _stats_tensor(x: Tensor, bins: int) -> Tensor:
+    """All stats of x packed into one float64 tensor on x's device: 8 scalars, then bin counts."""
+    x = x.reshape(-1).float()
+    finite = torch.isfinite(x)
+    n = finite.sum()
+    nf = n.double()
+    safe = torch.where(finite, x, torch.zeros((), device=x.device))
+    big = torch.tensor(float("inf"), device=x.device)
+    lo = torch.where(finite, x, big).amin() if x.numel() else big
+    hi = torch.where(finite, x, -big).amax() if x.numel() else -big
+    mean = safe.double().sum() / nf.clamp(min=1)
+    var = (torch.where(finite, x.double() - mean, torch.zeros((), device=x.device, dtype=torch.float64)) ** 2
+           ).sum() / (nf - 1).clamp(min=1)
+    nan = torch.isnan(x).sum()
+    posinf = torch.isposinf(x).sum()
+    neginf = torch.isneginf(x).sum()
+    # Histogram by scatter-add into fixed bins (no data-dependent output size, so no sync).
+    stride = max(1, x.numel() // _HIST_SAMPLE)
+    sample, sample_finite = x[::stride], finite[::stride]
+    span = (hi - lo).clamp(min=1e-30)
+    idx = ((sample - lo) / span * bins).clamp(0, bins - 1).nan_to_num(0).long()
+    idx = torch.where(sample_finite, idx, torch.full_like(idx, bins))
+    counts = torch.zeros(bins + 1, dtype=torch.float64, device=x.device).scatter_add_(
+        0, idx, torch.ones_like(idx, dtype=torch.float64))[:bins]
+    no_finite = n == 0
+    nan_t = torch.tensor(float("nan"), device=x.device, dtype=torch.float64)
+    head = torch.stack([
+        torch.where(no_finite, nan_t, lo.double()), torch.where(no_finite, nan_t, hi.double()),
+        torch.where(no_finite, nan_t, mean), torch.where(no_finite, nan_t, var.sqrt()),
+        nan.double(), posinf.double(), neginf.double(), torch.tensor(float(x.numel()), device=x.device,
+                                                                     dtype=torch.float64),
+    ])
+    return torch.cat([head, counts])
+
+
+def _unpack_stats(packed: np.ndarray, bins: int) -> Stats:
+    lo, hi = float(packed[0]), float(packed[1])
+    edges = np.linspace(lo, hi, bins + 1) if lo == lo else np.zeros(bins + 1)
+    return Stats(min=lo, max=hi, mean=float(packed[2]), std=float(packed[3]), nan=int(packed[4]),
+                 posinf=int(packed[5]), neginf=int(packed[6]), count=int(packed[7]),
+                 hist_counts=packed[8:8 + bins].astype(np.int64), hist_edges=edges)
+
+
+def tensor_stats(tensor: Tensor, bins: int = HIST_BINS) -> Stats:
+    """Stats of a whole tensor, computed where it lives; one transfer of 8 + bins numbers."""
+    return _unpack_stats(_stats_tensor(tensor.detach(), bins).cpu().numpy(), bins)
+
+
+@dataclass(frozen=True)
+class DisplaySlice:
+    """A 2-D view of a tensor ready to draw: `values[r, c]` row-major float32.
+
+    `source_shape` is the slice's full size; `values` may be smaller when it was
+    downsampled (each cell then averages a block of `row_step`×`col_step`-ish cells,
+    exactly: cell r covers source rows floor(r*R/h) … ceil((r+1)*R/h)-1).
+    """
+
+    values: np.ndarray
+    row_axis: int
+    col_axis: int
+    source_shape: tuple[int, int]
+    stats: Stats
+
+    @property
+    def downsampled(self) -> bool:
+        return self.values.shape != self.source_shape
+
+    def source_row(self, r: int) -> int:
+        """First source row covered by display row r."""
+        return (r * self.source_shape[0]) // self.values.shape[0]
+
+    def source_col(self, c: int) -> int:
+        return (c * self.source_shape[1]) // self.values.shape[1]
+
+
+def select_2d(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None = None) -> Tensor:
+    """The 2-D slice (rows=row_axis, cols=col_axis) with every other axis fixed at its index (default 0)."""
+    ndim = tensor.dim()
+    if ndim == 0:
+        return tensor.reshape(1, 1)
+    if ndim == 1:
+        return tensor.reshape(1, -1)
+    if row_axis == col_axis or not (0 <= row_axis < ndim and 0 <= col_axis < ndim):
+        raise ValueError(f"need two different axes of {ndim}, got {row_axis} and {col_axis}")
+    indices = dict(indices or {})
+    index: list = []
+    for axis in range(ndim):
+        if axis in (row_axis, col_axis):
+            index.append(slice(None))
+        else:
+            i = indices.get(axis, 0)
+            if not 0 <= i < tensor.shape[axis]:
+                raise IndexError(f"index {i} is outside axis {axis} of size {tensor.shape[axis]}")
+            index.append(i)
+    plane = tensor[tuple(index)]
+    return plane if row_axis < col_axis else plane.t()
+
+
+def _downsample(plane: Tensor, max_rows: int, max_cols: int) -> Tensor:
+    """Block-average to at most (max_rows, max_cols); NaN and −∞ survive where they dominate a block."""
+    rows, cols = plane.shape
+    out = (min(rows, max_rows), min(cols, max_cols))
+    if out == (rows, cols):
+        return plane
+    finite = torch.isfinite(plane)
+    stacked = torch.stack([
+        torch.where(finite, plane, torch.zeros((), device=plane.device)),
+        finite.float(),
+        torch.isnan(plane).float(),
+        torch.isposinf(plane).float(),
+    ]).unsqueeze(0)  # (1, 4, R, C)
+    pooled = F.adaptive_avg_pool2d(stacked, out)[0]
+    total, finite_share, nan_share, posinf_share = pooled
+    result = total / finite_share.clamp(min=1e-12)
+    empty = finite_share == 0
+    result = torch.where(empty & (posinf_share > 0), torch.full_like(result, float("inf")), result)
+    result = torch.where(empty & (posinf_share == 0), torch.full_like(result, float("-inf")), result)
+    return torch.where(nan_share > 0, torch.full_like(result, float("nan")), result)
+
+
+def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None = None,
+                  max_size: tuple[int, int] = (1024, 1024), bins: int = HIST_BINS) -> DisplaySlice:
+    """Slice, downsample and summarise on the tensor's device; return the small host copy.
+
+    Stats are of the full (not downsampled) slice.
+    """
+    plane = select_2d(tensor.detach(), row_axis, col_axis, indices).float()
+    small = _downsample(plane, max(1, max_size[0]), max(1, max_size[1]))
+    packed = torch.cat([small.reshape(-1).double(), _stats_tensor(plane, bins)]).cpu().numpy()
+    n = small.numel()
+    values = np.ascontiguousarray(packed[:n].reshape(small.shape), dtype=np.float32)
+    if tensor.dim() < 2:
+        row_axis, col_axis = -1, max(0, tensor.dim() - 1)
+    return DisplaySlice(values=values, row_axis=row_axis, col_axis=col_axis,
+                        source_shape=tuple(plane.shape), stats=_unpack_stats(packed[n:], bins))

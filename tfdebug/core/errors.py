@@ -1,0 +1,57 @@
+"""Typed errors. Each carries one sentence a user understands; the GUI and CLI show it."""
+
+
+class TfdebugError(Exception):
+    """Base of every error tfdebug raises on purpose."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class InputError(TfdebugError):
+    """The input to a forward pass cannot be used."""
+
+
+class EmptyInputError(InputError):
+    """A sequence with no tokens."""
+
+
+class SequenceTooLongError(InputError):
+    """A sequence longer than the model's max_seq_len."""
+
+
+class TokenOutOfRangeError(InputError):
+    """A token id outside the model's vocabulary."""
+
+
+class ConfigError(TfdebugError):
+    """A model configuration that cannot build a model."""
+
+
+class UnknownStageError(TfdebugError):
+    """A stage name the model does not have."""
+
+
+class StepperStateError(TfdebugError):
+    """A stepper command that does not apply in the stepper's current state."""
+
+
+class ReplacementError(TfdebugError):
+    """A replacement tensor that does not fit the stage it replaces."""
+
+
+class ForwardFailedError(TfdebugError):
+    """The forward pass raised part-way; the original exception is the cause."""
+
+
+class ModelLoadError(TfdebugError):
+    """A model or its vocabulary could not be loaded."""
+
+
+class SnapshotError(TfdebugError):
+    """A snapshot file that cannot be read or written."""
+
+
+class ExportError(TfdebugError):
+    """An export that could not be written."""

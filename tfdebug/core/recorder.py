@@ -1,0 +1,136 @@
+"""Recorder: attach hooks to a model's taps for one block of code, keep what they see.
+
+    with Recorder(model) as rec:
+        logits = model(src, tgt)
+    rec.captures  # forward order, tensors detached on their own device
+
+Hooks are removed in `finally`, also when the forward raises.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+import torch
+from torch import Tensor, nn
+
+from tfdebug.core.stages import StageInfo
+from tfdebug.core.tap import Tap, iter_taps
+
+
+@dataclass
+class Capture:
+    """One captured stage: its description and its tensor (None in a plan, which keeps no data).
+
+    Holds no reference to the model. `edited` marks a tensor the user replaced.
+    """
+
+    info: StageInfo
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+    device: torch.device
+    tensor: Tensor | None = None
+    edited: bool = field(default=False)
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def nbytes(self) -> int:
+        """Size of the stage's tensor (elements × element size)."""
+        numel = 1
+        for n in self.shape:
+            numel *= n
+        return numel * torch.empty((), dtype=self.dtype).element_size()
+
+    @classmethod
+    def of(cls, info: StageInfo, tensor: Tensor, keep: bool = True) -> "Capture":
+        return cls(info=info, shape=tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device,
+                   tensor=tensor.detach() if keep else None)
+
+
+# A capture callback may return a tensor to replace the stage's output, or None.
+CaptureCallback = Callable[[Capture], "Tensor | None"]
+
+
+def matches(name: str, patterns: Sequence[str] | None) -> bool:
+    """Whether a stage name matches any glob pattern (no patterns: everything matches)."""
+    return patterns is None or any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+class Recorder:
+    """Context manager recording the taps of `model` that match `stages` (glob patterns).
+
+    keep=False records descriptions, shapes and dtypes only (a plan of the pass).
+    `on_capture` runs inside the hook, in the thread running the forward; what it
+    returns, when not None, replaces the stage's tensor downstream.
+    """
+
+    def __init__(self, model: nn.Module, stages: Sequence[str] | None = None, *, keep: bool = True,
+                 on_capture: CaptureCallback | None = None):
+        self.model_taps: list[Tap] = [t for t in iter_taps(model) if matches(t.info.name, stages)]
+        self.keep = keep
+        self.on_capture = on_capture
+        self.captures: list[Capture] = []
+        self._handles: list = []
+
+    def __enter__(self) -> "Recorder":
+        try:
+            for tap in self.model_taps:
+                self._handles.append(tap.register_forward_hook(self._hook))
+        except BaseException:
+            self._remove()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._remove()
+        # Only descriptions stay: the tap modules themselves are not referenced.
+        self.model_taps = []
+
+    def _remove(self) -> None:
+        handles, self._handles = self._handles, []
+        for handle in handles:
+            handle.remove()
+
+    def _hook(self, module: Tap, inputs, output: Tensor):
+        capture = Capture.of(module.info, output, keep=self.keep)
+        self.captures.append(capture)
+        if self.on_capture is not None:
+            return self.on_capture(capture)
+        return None
+
+    def __getitem__(self, name: str) -> Capture:
+        for capture in self.captures:
+            if capture.name == name:
+                return capture
+        raise KeyError(name)
+
+    def names(self) -> list[str]:
+        return [c.name for c in self.captures]
+
+
+def stage_plan(model: nn.Module, run: Callable[[], object]) -> list[Capture]:
+    """The stages one call of `run` passes through, in order, with shapes but no tensors."""
+    with torch.no_grad(), Recorder(model, keep=False) as rec:
+        run()
+    return rec.captures
+
+
+def tap_names(model: nn.Module) -> list[str]:
+    return [t.info.name for t in iter_taps(model)]
+
+
+def held_bytes(captures: Iterable[Capture]) -> int:
+    """Bytes of distinct storage kept alive by captured tensors (views share storage)."""
+    seen: dict[tuple, int] = {}
+    for capture in captures:
+        t = capture.tensor
+        if t is None:
+            continue
+        storage = t.untyped_storage()
+        seen[(storage.data_ptr(), str(t.device))] = storage.nbytes()
+    return sum(seen.values())

@@ -1,0 +1,116 @@
+"""The stage vocabulary: kinds, axis names, and the description every stage carries.
+
+Names follow `{stack}.{layer}.{block}.{stage}` (DESIGN.md); stages outside layers are
+`src.*`, `tgt.*`, `enc.norm`, `dec.norm` and `logits`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+KINDS: tuple[str, ...] = (
+    "embedding",
+    "positional_add",
+    "layer_norm",
+    "q_proj",
+    "k_proj",
+    "v_proj",
+    "head_split",
+    "scores",
+    "scale",
+    "mask",
+    "softmax",
+    "attn_dropout",
+    "attn_v",
+    "head_merge",
+    "out_proj",
+    "residual",
+    "ffn_hidden",
+    "ffn_out",
+    "logits",
+)
+
+AXES: tuple[str, ...] = (
+    "batch", "token", "query", "key", "head", "head_dim", "model", "hidden", "vocab",
+)
+
+# Axes whose positions are tokens: a view labels them with token strings.
+TOKEN_AXES = frozenset({"token", "query", "key"})
+
+
+@dataclass(frozen=True)
+class StageInfo:
+    """What a stage is, independent of any tensor: data only, no model reference.
+
+    `source` is "file:line" of the line that produced the stage's tensor, filled the
+    first time the stage runs. `ops` names the reshapes between the previous stage and
+    this one (e.g. ("view", "transpose") for a head split) so a view can show the
+    transition. `tokens` says which sequence ("src" or "tgt") each token axis indexes.
+    """
+
+    name: str
+    kind: str
+    site: str
+    layer: int | None
+    axes: tuple[str, ...]
+    formula: str
+    role: str | None = None
+    ops: tuple[str, ...] = ()
+    source: str | None = None
+    tokens: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown stage kind {self.kind!r}")
+        for axis in self.axes:
+            if axis not in AXES:
+                raise ValueError(f"unknown axis name {axis!r}")
+
+    @property
+    def block(self) -> str:
+        """The block a stage belongs to, e.g. 'enc.0.attn'; for stages outside layers, the site."""
+        parts = self.name.split(".")
+        return ".".join(parts[:3]) if self.layer is not None else self.site
+
+    def with_source(self, source: str) -> "StageInfo":
+        return replace(self, source=source)
+
+    def to_dict(self) -> dict:
+        """The manifest/JSON form of the description (no tensor facts)."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "site": self.site,
+            "layer": self.layer,
+            "axes": list(self.axes),
+            "formula": self.formula,
+            "role": self.role,
+            "ops": list(self.ops),
+            "source": self.source,
+            "tokens": dict(self.tokens),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "StageInfo":
+        return cls(
+            name=data["name"],
+            kind=data["kind"],
+            site=data["site"],
+            layer=data.get("layer"),
+            axes=tuple(data.get("axes", ())),
+            formula=data.get("formula", ""),
+            role=data.get("role"),
+            ops=tuple(data.get("ops", ())),
+            source=data.get("source"),
+            tokens=dict(data.get("tokens", {})),
+        )
+
+
+def site_and_layer(name: str) -> tuple[str, int | None]:
+    """Site and layer of a stage name: 'enc.0.attn.q' -> ('enc.attn', 0); 'src.pos' -> ('src', None)."""
+    parts = name.split(".")
+    if len(parts) >= 4 and parts[1].isdigit():
+        return f"{parts[0]}.{parts[2]}", int(parts[1])
+    if parts[0] in ("src", "tgt", "enc", "dec"):
+        return parts[0], None
+    return "head", None

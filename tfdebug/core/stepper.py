@@ -1,0 +1,317 @@
+"""Stepper: a forward pass in a worker thread that pauses at taps.
+
+The worker runs `run()` (a call of the model) under a Recorder. At each tap the hook
+decides whether to pause; while paused it blocks on a condition variable until a
+command resumes it. Stages already captured form a history the cursor moves through
+without running anything again.
+
+Commands return at once; observers learn what happened through events delivered to
+plain callbacks (from the worker thread for captured/paused/finished/failed/stopped).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import torch
+from torch import Tensor, nn
+
+from tfdebug.core.breakpoints import Breakpoint, first_hit
+from tfdebug.core.errors import (ForwardFailedError, ReplacementError, StepperStateError, TfdebugError,
+                                 UnknownStageError)
+from tfdebug.core.recorder import Capture, Recorder, tap_names
+
+IDLE, RUNNING, PAUSED, FINISHED, FAILED, STOPPED = "idle", "running", "paused", "finished", "failed", "stopped"
+_ENDED = (FINISHED, FAILED, STOPPED)
+
+
+@dataclass(frozen=True)
+class StepperEvent:
+    """Something that happened. type: captured | paused | moved | replaced | finished | failed | stopped.
+
+    `paused` is the live forward stopping at a stage; `moved` is the cursor moving
+    through history. `reason` says why it paused ("start", "step", "breakpoint", "run_to", "step_out").
+    """
+
+    type: str
+    index: int | None = None
+    capture: Capture | None = None
+    reason: str | None = None
+    breakpoint: Breakpoint | None = None
+    error: TfdebugError | None = None
+    output: Any = None
+
+
+class _StopRun(BaseException):
+    """Raised inside a hook to unwind the forward when the user stops it."""
+
+
+Predicate = Callable[[Capture], bool]
+
+
+class Stepper:
+    """Pausable forward pass of `model`, run by calling `run()`.
+
+    `plan`, when given, is the list of stage names this pass goes through; run_to
+    rejects names outside it. Without a plan, names of the model's taps are accepted.
+    """
+
+    def __init__(self, model: nn.Module, run: Callable[[], Any], *, plan: Sequence[str] | None = None,
+                 stages: Sequence[str] | None = None):
+        self._model = model
+        self._run = run
+        self._stages = stages
+        self._known = list(plan) if plan is not None else tap_names(model)
+        self._lock = threading.Condition(threading.RLock())
+        self._observers: list[Callable[[StepperEvent], None]] = []
+        self.breakpoints: frozenset[Breakpoint] = frozenset()
+        self._reset()
+
+    def _reset(self) -> None:
+        self.history: list[Capture] = []
+        self.cursor = -1
+        self.live_index: int | None = None
+        self.state = IDLE
+        self.error: TfdebugError | None = None
+        self.output: Any = None
+        self._predicate: tuple[Predicate, str] | None = None
+        self._go = False
+        self._stop = False
+        self._replacement: Tensor | None = None
+        self._thread: threading.Thread | None = None
+
+    # ----- observers -------------------------------------------------------------------
+    def subscribe(self, callback: Callable[[StepperEvent], None]) -> None:
+        self._observers.append(callback)
+
+    def unsubscribe(self, callback: Callable[[StepperEvent], None]) -> None:
+        if callback in self._observers:
+            self._observers.remove(callback)
+
+    def _emit(self, event: StepperEvent) -> None:
+        for callback in list(self._observers):
+            callback(event)
+
+    # ----- breakpoints -----------------------------------------------------------------
+    def add_breakpoint(self, bp: Breakpoint) -> None:
+        if bp.by == "stage" and bp.value not in self._known:
+            raise UnknownStageError(f"There is no stage named '{bp.value}' in this model.")
+        self.breakpoints = self.breakpoints | {bp}
+
+    def remove_breakpoint(self, bp: Breakpoint) -> None:
+        self.breakpoints = self.breakpoints - {bp}
+
+    def clear_breakpoints(self) -> None:
+        self.breakpoints = frozenset()
+
+    # ----- lifecycle -------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the forward in a worker thread; it pauses at the first stage."""
+        with self._lock:
+            if self.state in (RUNNING, PAUSED):
+                raise StepperStateError("The forward pass is already running; stop or restart it.")
+            self._reset()
+            self.state = RUNNING
+            self._predicate = (lambda c: True, "start")
+            self._thread = threading.Thread(target=self._worker, name="tfdebug-forward", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """End the forward: the worker unwinds, hooks are removed, the thread ends."""
+        with self._lock:
+            thread = self._thread
+            if self.state not in (RUNNING, PAUSED):
+                return
+            self._stop = True
+            self._lock.notify_all()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+
+    def restart(self) -> None:
+        """Stop the current pass (if any) and start a fresh one; breakpoints are kept."""
+        self.stop()
+        self.start()
+
+    def wait(self, timeout: float | None = 10.0) -> str:
+        """Block until the worker is paused or has ended; returns the state."""
+        with self._lock:
+            self._lock.wait_for(lambda: self.state != RUNNING, timeout)
+            return self.state
+
+    @property
+    def alive(self) -> bool:
+        return self.state in (RUNNING, PAUSED)
+
+    @property
+    def current(self) -> Capture | None:
+        return self.history[self.cursor] if 0 <= self.cursor < len(self.history) else None
+
+    @property
+    def at_live_point(self) -> bool:
+        return self.state == PAUSED and self.cursor == self.live_index
+
+    # ----- commands --------------------------------------------------------------------
+    def step(self) -> None:
+        """Next stage: forward in history when the cursor is behind, else run one stage."""
+        self._advance(lambda c: True, "step")
+
+    def continue_(self) -> None:
+        """Run to the next breakpoint, or to the end."""
+        self._advance(None, "continue")
+
+    def run_to(self, name: str) -> None:
+        """Run (or move through history) to the stage called `name`."""
+        if name not in self._known:
+            raise UnknownStageError(f"There is no stage named '{name}' in this pass.")
+        with self._lock:
+            for i, capture in enumerate(self.history):
+                if capture.name == name:
+                    self._move(i)
+                    return
+        self._advance(lambda c: c.name == name, "run_to")
+
+    def step_out(self) -> None:
+        """Run to the first stage outside the current block (attention, FFN, ...)."""
+        current = self.current
+        if current is None:
+            raise StepperStateError("Nothing has run yet.")
+        block = current.info.block
+        self._advance(lambda c: c.info.block != block, "step_out")
+
+    def step_back(self) -> None:
+        """Previous captured stage (history; nothing runs again)."""
+        with self._lock:
+            if self.cursor <= 0:
+                raise StepperStateError("Already at the first stage.")
+            self._move(self.cursor - 1)
+
+    def step_forward(self) -> None:
+        """Next captured stage in history (nothing runs)."""
+        with self._lock:
+            if self.cursor >= len(self.history) - 1:
+                raise StepperStateError("Already at the last captured stage.")
+            self._move(self.cursor + 1)
+
+    def goto(self, index: int) -> None:
+        """Show the captured stage at `index` of the history."""
+        with self._lock:
+            if not 0 <= index < len(self.history):
+                raise StepperStateError(f"No captured stage at position {index}.")
+            self._move(index)
+
+    def pause(self) -> None:
+        """Pause a running forward at the next stage."""
+        with self._lock:
+            if self.state == RUNNING:
+                self._predicate = (lambda c: True, "pause")
+
+    def replace(self, tensor: Tensor) -> None:
+        """Replace the tensor of the stage the forward is paused at; it flows downstream."""
+        with self._lock:
+            if not self.at_live_point:
+                raise ReplacementError("Only the stage the forward is paused at can be replaced.")
+            capture = self.history[self.cursor]
+            if tuple(tensor.shape) != capture.shape:
+                raise ReplacementError(
+                    f"The replacement has shape {tuple(tensor.shape)}; stage {capture.name} needs {capture.shape}."
+                )
+            if not (tensor.is_floating_point() or tensor.is_complex()) and capture.dtype.is_floating_point:
+                tensor = tensor.float()
+            new = tensor.detach().to(device=capture.device, dtype=capture.dtype)
+            self._replacement = new
+            capture.tensor = new
+            capture.edited = True
+        self._emit(StepperEvent("replaced", self.cursor, capture))
+
+    # ----- internals -------------------------------------------------------------------
+    def _move(self, index: int) -> None:
+        self.cursor = index
+        capture = self.history[index]
+        self._emit(StepperEvent("moved", index, capture))
+
+    def _advance(self, predicate: Predicate | None, reason: str) -> None:
+        with self._lock:
+            # Behind the live point: walk the history first, no re-execution.
+            for i in range(self.cursor + 1, len(self.history)):
+                capture = self.history[i]
+                if (predicate is not None and predicate(capture)) or first_hit(self.breakpoints, capture):
+                    self._move(i)
+                    return
+            if self.state != PAUSED:
+                if self.state == RUNNING:
+                    raise StepperStateError("The forward pass is running; wait for it to pause.")
+                if self.state in _ENDED:
+                    if self.cursor < len(self.history) - 1:
+                        self._move(len(self.history) - 1)
+                        return
+                    raise StepperStateError("The forward pass has ended; restart it to run again.")
+                raise StepperStateError("The forward pass has not started.")
+            self._predicate = (predicate, reason) if predicate is not None else None
+            self.state = RUNNING
+            self._go = True
+            self._lock.notify_all()
+
+    def _on_capture(self, capture: Capture) -> Tensor | None:
+        with self._lock:
+            if self._stop:
+                raise _StopRun()
+            index = len(self.history)
+            self.history.append(capture)
+        self._emit(StepperEvent("captured", index, capture))
+        bp = first_hit(self.breakpoints, capture)
+        with self._lock:
+            if self._stop:
+                raise _StopRun()
+            predicate = self._predicate
+            reason = "breakpoint" if bp is not None else None
+            if reason is None and predicate is not None and predicate[0](capture):
+                reason = predicate[1]
+            if reason is None:
+                return None
+            self.state = PAUSED
+            self.live_index = self.cursor = index
+            self._go = False
+            self._lock.notify_all()
+        self._emit(StepperEvent("paused", index, capture, reason=reason, breakpoint=bp))
+        with self._lock:
+            self._lock.wait_for(lambda: self._go or self._stop)
+            if self._stop:
+                raise _StopRun()
+            self.live_index = None
+            replacement, self._replacement = self._replacement, None
+            return replacement
+
+    def _worker(self) -> None:
+        event: StepperEvent
+        try:
+            with torch.no_grad(), Recorder(self._model, self._stages, on_capture=self._on_capture):
+                output = self._run()
+        except _StopRun:
+            self._finish(STOPPED)
+            event = StepperEvent("stopped")
+        except TfdebugError as exc:
+            self._finish(FAILED, error=exc)
+            event = StepperEvent("failed", error=exc)
+        except Exception as exc:  # the model's own failure, reported not raised
+            where = self.history[-1].name if self.history else "the start"
+            error = ForwardFailedError(f"The forward pass failed after {where}: {type(exc).__name__}: {exc}")
+            error.__cause__ = exc
+            self._finish(FAILED, error=error)
+            event = StepperEvent("failed", error=error)
+        else:
+            self._finish(FINISHED, output=output)
+            event = StepperEvent("finished", output=output)
+        self._emit(event)
+
+    def _finish(self, state: str, error: TfdebugError | None = None, output: Any = None) -> None:
+        with self._lock:
+            self.state = state
+            self.error = error
+            self.output = output
+            self.live_index = None
+            if self.history and (self.cursor < 0 or state != STOPPED):
+                # Finished or failed: show the last stage that was produced.
+                self.cursor = len(self.history) - 1
+            self._lock.notify_all()

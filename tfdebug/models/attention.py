@@ -1,0 +1,121 @@
+"""Multi-head attention written out step by step, so every intermediate can be tapped.
+
+No fused scaled_dot_product_attention: each line below is one stage a user can pause at.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from tfdebug.core.tap import Tap
+from tfdebug.models.config import ModelArgs
+
+_QKV_AXES = {"q": ("batch", "query", "model"), "k": ("batch", "key", "model"), "v": ("batch", "key", "model")}
+_SPLIT_AXES = {"q": ("batch", "head", "query", "head_dim"), "k": ("batch", "head", "key", "head_dim"),
+               "v": ("batch", "head", "key", "head_dim")}
+_MATRIX = ("batch", "head", "query", "key")
+
+
+def _attention_taps(prefix: str, query_tokens: str, key_tokens: str, cross: bool, masked: bool) -> nn.ModuleDict:
+    """The taps of one attention block, in forward order."""
+    source = "H_enc" if cross else "X"
+    t_q = {"query": query_tokens}
+    t_k = {"key": key_tokens}
+    t_qk = {"query": query_tokens, "key": key_tokens}
+    taps = {
+        "q": Tap(f"{prefix}.q", "q_proj", _QKV_AXES["q"], "Q = X·W^Q", tokens=t_q),
+        "k": Tap(f"{prefix}.k", "k_proj", _QKV_AXES["k"], f"K = {source}·W^K", tokens=t_k),
+        "v": Tap(f"{prefix}.v", "v_proj", _QKV_AXES["v"], f"V = {source}·W^V", tokens=t_k),
+    }
+    for role, tokens in (("q", t_q), ("k", t_k), ("v", t_k)):
+        taps[f"{role}_split"] = Tap(
+            f"{prefix}.{role}_split", "head_split", _SPLIT_AXES[role],
+            f"{role.upper()}.view(B, T, H, d_k).transpose(1, 2)",
+            role=role, ops=("view", "transpose"), tokens=tokens,
+        )
+    taps["scores"] = Tap(f"{prefix}.scores", "scores", _MATRIX, "Q·Kᵀ", tokens=t_qk)
+    taps["scaled"] = Tap(f"{prefix}.scaled", "scale", _MATRIX, "Q·Kᵀ / √d_k", tokens=t_qk)
+    if masked:
+        what = "−∞ above the diagonal" if not cross else "−∞ at padded keys"
+        taps["masked"] = Tap(f"{prefix}.masked", "mask", _MATRIX, f"Q·Kᵀ / √d_k + M  (M: {what})", tokens=t_qk)
+    taps["probs"] = Tap(f"{prefix}.probs", "softmax", _MATRIX, "P = softmax(·, over keys)", tokens=t_qk)
+    taps["dropout"] = Tap(f"{prefix}.dropout", "attn_dropout", _MATRIX, "Dropout(P)", tokens=t_qk)
+    taps["context"] = Tap(f"{prefix}.context", "attn_v", ("batch", "head", "query", "head_dim"), "P·V", tokens=t_q)
+    taps["merged"] = Tap(
+        f"{prefix}.merged", "head_merge", ("batch", "query", "model"),
+        "concat(heads) = context.transpose(1, 2).view(B, T, H·d_k)", ops=("transpose", "view"), tokens=t_q,
+    )
+    taps["out"] = Tap(f"{prefix}.out", "out_proj", ("batch", "query", "model"), "concat(heads)·W^O", tokens=t_q)
+    return nn.ModuleDict(taps)
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention: self-attention, masked (causal) self-attention, or cross-attention.
+
+    `prefix` names its stages (e.g. 'dec.0.cross_attn'); `query_tokens`/`key_tokens` say
+    which sequence ('src' or 'tgt') the query and key axes index.
+    """
+
+    def __init__(self, args: ModelArgs, prefix: str, query_tokens: str, key_tokens: str,
+                 is_causal: bool = False, is_cross: bool = False):
+        super().__init__()
+        self.head_dim = args.dim // args.n_heads
+        self.n_heads = args.n_heads
+        # One wide matrix per role stands for the H per-head matrices side by side.
+        self.wq = nn.Linear(args.n_embd, self.n_heads * self.head_dim, bias=False)
+        self.wk = nn.Linear(args.n_embd, self.n_heads * self.head_dim, bias=False)
+        self.wv = nn.Linear(args.n_embd, self.n_heads * self.head_dim, bias=False)
+        self.wo = nn.Linear(self.n_heads * self.head_dim, args.dim, bias=False)
+        self.attn_dropout = nn.Dropout(args.dropout)
+        self.resid_dropout = nn.Dropout(args.dropout)
+        self.is_causal = is_causal
+        self.is_cross = is_cross
+        if is_causal:
+            mask = torch.full((1, 1, args.max_seq_len, args.max_seq_len), float("-inf"))
+            mask = torch.triu(mask, diagonal=1)  # −∞ strictly above the diagonal, 0 elsewhere
+            self.register_buffer("mask", mask, persistent=False)
+        # A padding-only block gets its `masked` tap too; it is used only when padding is present.
+        self.taps = _attention_taps(prefix, query_tokens, key_tokens, cross=is_cross, masked=True)
+
+    def forward(self, q: Tensor, k: Tensor, v: Tensor, key_padding: Tensor | None = None) -> Tensor:
+        """q: (B, Tq, D); k, v: (B, Tk, D); key_padding: additive (B, 1, 1, Tk) of 0/−∞, or None."""
+        taps = self.taps
+        bsz, q_len, _ = q.shape
+        k_len = k.shape[1]
+
+        xq = taps["q"](self.wq(q))  # (B, Tq, D)
+        xk = taps["k"](self.wk(k))  # (B, Tk, D)
+        xv = taps["v"](self.wv(v))  # (B, Tk, D)
+
+        xq = taps["q_split"](xq.view(bsz, q_len, self.n_heads, self.head_dim).transpose(1, 2))  # (B, H, Tq, Dh)
+        xk = taps["k_split"](xk.view(bsz, k_len, self.n_heads, self.head_dim).transpose(1, 2))  # (B, H, Tk, Dh)
+        xv = taps["v_split"](xv.view(bsz, k_len, self.n_heads, self.head_dim).transpose(1, 2))  # (B, H, Tk, Dh)
+
+        scores = taps["scores"](torch.matmul(xq, xk.transpose(2, 3)))  # (B, H, Tq, Tk)
+        scores = taps["scaled"](scores / math.sqrt(self.head_dim))  # (B, H, Tq, Tk)
+
+        additive = self._additive_mask(q_len, k_len, key_padding, scores.dtype)
+        if additive is not None:
+            scores = taps["masked"](scores + additive)  # (B, H, Tq, Tk)
+
+        # Softmax in float32: in half precision exp() overflows; the result returns to the input dtype.
+        probs = taps["probs"](F.softmax(scores.float(), dim=-1).type_as(xq))  # (B, H, Tq, Tk)
+        probs = taps["dropout"](self.attn_dropout(probs))  # (B, H, Tq, Tk)
+        context = taps["context"](torch.matmul(probs, xv))  # (B, H, Tq, Dh)
+
+        merged = taps["merged"](context.transpose(1, 2).contiguous().view(bsz, q_len, -1))  # (B, Tq, D)
+        return taps["out"](self.resid_dropout(self.wo(merged)))  # (B, Tq, D)
+
+    def _additive_mask(self, q_len: int, k_len: int, key_padding: Tensor | None, dtype) -> Tensor | None:
+        masks = []
+        if self.is_causal:
+            masks.append(self.mask[:, :, :q_len, :k_len].to(dtype))  # (1, 1, Tq, Tk)
+        if key_padding is not None:
+            masks.append(key_padding.to(dtype))  # (B, 1, 1, Tk)
+        if not masks:
+            return None
+        return masks[0] if len(masks) == 1 else masks[0] + masks[1]

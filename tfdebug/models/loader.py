@@ -1,0 +1,153 @@
+"""Loading a model with its vocabularies, and turning sentences into its inputs.
+
+Model names: "random" (a small randomly initialised reference model with the notes'
+words as vocabulary), "demo" (the bundled trained translator), or a folder holding
+config.json, model.safetensors, vocab.en.txt and vocab.zh.txt.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import torch
+from torch import Tensor
+
+from tfdebug.core.devices import resolve_device, resolve_dtype
+from tfdebug.core.errors import ConfigError, EmptyInputError, ModelLoadError
+from tfdebug.models.config import ModelArgs
+from tfdebug.models.transformer import Transformer
+from tfdebug.models.vocab import BOS, Vocab, builtin_vocabs
+
+MODEL_NAMES = ("demo", "random")
+CONFIG_FILE, WEIGHTS_FILE, SRC_VOCAB_FILE, TGT_VOCAB_FILE = (
+    "config.json", "model.safetensors", "vocab.en.txt", "vocab.zh.txt")
+
+
+@dataclass(frozen=True)
+class PreparedInput:
+    """A sentence pair as model inputs: ids on the model's device plus the words behind them.
+
+    The target is BOS-prefixed: the decoder reads <bos> and the target prefix.
+    `unknown` lists the words that were not in the vocabularies (they became <unk>).
+    """
+
+    src: Tensor
+    tgt: Tensor
+    src_tokens: list[str]
+    tgt_tokens: list[str]
+    unknown: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> dict[str, list[str]]:
+        return {"src": list(self.src_tokens), "tgt": list(self.tgt_tokens)}
+
+
+@dataclass
+class LoadedModel:
+    """A reference model in eval mode on its device, with its source and target vocabularies."""
+
+    name: str
+    model: Transformer
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    device: torch.device
+    dtype: torch.dtype
+
+    @property
+    def args(self) -> ModelArgs:
+        return self.model.args
+
+    def prepare(self, src_text: str, tgt_text: str = "") -> PreparedInput:
+        """Encode a source sentence and a target prefix; EmptyInputError when the source has no words."""
+        src = self.src_vocab.encode(src_text)
+        if not src.ids:
+            raise EmptyInputError("The source sentence is empty: type at least one word.")
+        tgt = self.tgt_vocab.encode(tgt_text)
+        return PreparedInput(
+            src=torch.tensor([src.ids], dtype=torch.long, device=self.device),
+            tgt=torch.tensor([[BOS] + tgt.ids], dtype=torch.long, device=self.device),
+            src_tokens=src.tokens,
+            tgt_tokens=["<bos>"] + tgt.tokens,
+            unknown=src.unknown + tgt.unknown,
+        )
+
+    def forward(self, prepared: PreparedInput) -> Tensor:
+        return self.model(prepared.src, prepared.tgt)
+
+
+def random_model(seed: int = 0, **overrides) -> tuple[Transformer, Vocab, Vocab]:
+    """A small randomly initialised reference model (fixed seed) with the built-in vocabularies."""
+    src_vocab, tgt_vocab = builtin_vocabs()
+    config = dict(n_embd=64, n_heads=4, n_layer=2, max_seq_len=64, vocab_size=len(tgt_vocab),
+                  src_vocab_size=len(src_vocab))
+    config.update(overrides)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = Transformer(ModelArgs(**config))
+    return model, src_vocab, tgt_vocab
+
+
+def _demo_dir() -> Path:
+    return Path(str(resources.files("tfdebug.resources") / "demo"))
+
+
+def _load_dir(folder: Path) -> tuple[Transformer, Vocab, Vocab]:
+    folder = Path(folder)
+    for name in (CONFIG_FILE, WEIGHTS_FILE, SRC_VOCAB_FILE, TGT_VOCAB_FILE):
+        if not (folder / name).is_file():
+            raise ModelLoadError(f"The model folder {folder} has no {name}.")
+    try:
+        config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+        args = ModelArgs.from_dict(config)
+    except (OSError, ValueError, TypeError) as exc:
+        raise ModelLoadError(f"Cannot read the model config in {folder}: {exc}.") from exc
+    src_vocab = Vocab.load(folder / SRC_VOCAB_FILE, "en")
+    tgt_vocab = Vocab.load(folder / TGT_VOCAB_FILE, "zh")
+    if len(src_vocab) != args.source_vocab_size or len(tgt_vocab) != args.vocab_size:
+        raise ModelLoadError(f"The vocabularies in {folder} do not match the model's vocabulary sizes.")
+    from safetensors.torch import load_file
+    try:
+        state = load_file(str(folder / WEIGHTS_FILE))
+    except Exception as exc:  # safetensors raises its own error types
+        raise ModelLoadError(f"Cannot read the weights in {folder}: {exc}.") from exc
+    model = Transformer(args)
+    try:
+        model.load_state_dict(state, strict=True)
+    except RuntimeError as exc:
+        raise ModelLoadError(f"The weights in {folder} do not fit the model config: {exc}.") from exc
+    return model, src_vocab, tgt_vocab
+
+
+def load_model(name: str = "demo", device: str | torch.device | None = "cpu",
+               dtype: str | torch.dtype = "float32") -> LoadedModel:
+    """Load "demo", "random" or a model folder onto a device, in eval mode."""
+    dev = device if isinstance(device, torch.device) else resolve_device(device)
+    dt = resolve_dtype(dtype)
+    if name == "random":
+        model, src_vocab, tgt_vocab = random_model()
+    elif name == "demo":
+        if not (_demo_dir() / WEIGHTS_FILE).is_file():
+            raise ModelLoadError("The demo model is not bundled with this installation; use --model random.")
+        model, src_vocab, tgt_vocab = _load_dir(_demo_dir())
+    elif Path(name).is_dir():
+        model, src_vocab, tgt_vocab = _load_dir(Path(name))
+    else:
+        raise ModelLoadError(f"Unknown model '{name}': use demo, random or a model folder.")
+    try:
+        model = model.to(device=dev, dtype=dt).eval()
+    except (RuntimeError, TypeError) as exc:
+        raise ConfigError(f"Cannot put the model on {dev} as {dt}: {exc}.") from exc
+    return LoadedModel(name=name, model=model, src_vocab=src_vocab, tgt_vocab=tgt_vocab, device=dev, dtype=dt)
+
+
+def available_models() -> list[str]:
+    """Model names usable here: demo only when its files are bundled."""
+    return [n for n in MODEL_NAMES if n != "demo" or (_demo_dir() / WEIGHTS_FILE).is_file()]
+
+
+def default_model_name() -> str:
+    return available_models()[0]
+

@@ -1,0 +1,200 @@
+"""The reference encoder–decoder Transformer (pre-norm), with a Tap at every stage.
+
+Reads like the notes: `wte`/`wpe` embeddings, N encoder layers (self-attention + FFN),
+N decoder layers (masked self-attention, cross-attention reading the encoder, FFN),
+final norms, `lm_head`. The decoder reads the BOS-prefixed target tokens.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from tfdebug.core.errors import EmptyInputError, InputError, SequenceTooLongError, TokenOutOfRangeError
+from tfdebug.core.tap import Tap
+from tfdebug.models.attention import MultiHeadAttention
+from tfdebug.models.config import ModelArgs
+from tfdebug.models.layers import MLP, LayerNorm, PositionalEncoding
+
+_STREAM = ("batch", "token", "model")
+
+
+def _norm_tap(name: str, tokens: str) -> Tap:
+    return Tap(name, "layer_norm", _STREAM, "a₂·(x − μ)/(σ + ε) + b₂", tokens={"token": tokens})
+
+
+def _resid_tap(name: str, sublayer: str, tokens: str) -> Tap:
+    return Tap(name, "residual", _STREAM, f"x + {sublayer}(LayerNorm(x))", tokens={"token": tokens})
+
+
+class EncoderLayer(nn.Module):
+    """Pre-norm encoder layer: x + Attn(LN(x)), then h + FFN(LN(h))."""
+
+    def __init__(self, args: ModelArgs, index: int):
+        super().__init__()
+        p = f"enc.{index}"
+        self.attention_norm = LayerNorm(args.n_embd)
+        self.attention = MultiHeadAttention(args, f"{p}.attn", "src", "src")
+        self.fnn_norm = LayerNorm(args.n_embd)
+        self.feed_forward = MLP(args, f"{p}.ffn", "src")
+        self.taps = nn.ModuleDict({
+            "attn_norm": _norm_tap(f"{p}.attn.norm", "src"),
+            "attn_resid": _resid_tap(f"{p}.attn.resid", "Attn", "src"),
+            "ffn_norm": _norm_tap(f"{p}.ffn.norm", "src"),
+            "ffn_resid": _resid_tap(f"{p}.ffn.resid", "FFN", "src"),
+        })
+
+    def forward(self, x: Tensor, src_padding: Tensor | None) -> Tensor:
+        taps = self.taps
+        normed = taps["attn_norm"](self.attention_norm(x))  # (B, Ts, D)
+        h = taps["attn_resid"](x + self.attention(normed, normed, normed, src_padding))  # (B, Ts, D)
+        normed = taps["ffn_norm"](self.fnn_norm(h))  # (B, Ts, D)
+        return taps["ffn_resid"](h + self.feed_forward(normed))  # (B, Ts, D)
+
+
+class DecoderLayer(nn.Module):
+    """Pre-norm decoder layer: masked self-attention, cross-attention on the encoder output, FFN."""
+
+    def __init__(self, args: ModelArgs, index: int):
+        super().__init__()
+        p = f"dec.{index}"
+        self.attention_norm_1 = LayerNorm(args.n_embd)
+        self.mask_attention = MultiHeadAttention(args, f"{p}.self_attn", "tgt", "tgt", is_causal=True)
+        self.attention_norm_2 = LayerNorm(args.n_embd)
+        self.attention = MultiHeadAttention(args, f"{p}.cross_attn", "tgt", "src", is_cross=True)
+        self.ffn_norm = LayerNorm(args.n_embd)
+        self.feed_forward = MLP(args, f"{p}.ffn", "tgt")
+        self.taps = nn.ModuleDict({
+            "self_norm": _norm_tap(f"{p}.self_attn.norm", "tgt"),
+            "self_resid": _resid_tap(f"{p}.self_attn.resid", "MaskedAttn", "tgt"),
+            "cross_norm": _norm_tap(f"{p}.cross_attn.norm", "tgt"),
+            "cross_resid": _resid_tap(f"{p}.cross_attn.resid", "CrossAttn", "tgt"),
+            "ffn_norm": _norm_tap(f"{p}.ffn.norm", "tgt"),
+            "ffn_resid": _resid_tap(f"{p}.ffn.resid", "FFN", "tgt"),
+        })
+
+    def forward(self, x: Tensor, enc_out: Tensor, src_padding: Tensor | None,
+                tgt_padding: Tensor | None) -> Tensor:
+        taps = self.taps
+        normed = taps["self_norm"](self.attention_norm_1(x))  # (B, Tt, D)
+        x = taps["self_resid"](x + self.mask_attention(normed, normed, normed, tgt_padding))  # (B, Tt, D)
+        normed = taps["cross_norm"](self.attention_norm_2(x))  # (B, Tt, D)
+        # Q from the decoder, K and V from the encoder's output: no causal mask here.
+        x = taps["cross_resid"](x + self.attention(normed, enc_out, enc_out, src_padding))  # (B, Tt, D)
+        normed = taps["ffn_norm"](self.ffn_norm(x))  # (B, Tt, D)
+        return taps["ffn_resid"](x + self.feed_forward(normed))  # (B, Tt, D)
+
+
+class Encoder(nn.Module):
+    """N encoder layers and a final LayerNorm."""
+
+    def __init__(self, args: ModelArgs):
+        super().__init__()
+        self.layers = nn.ModuleList([EncoderLayer(args, i) for i in range(args.n_layer)])
+        self.norm = LayerNorm(args.n_embd)
+        self.tap = _norm_tap("enc.norm", "src")
+
+    def forward(self, x: Tensor, src_padding: Tensor | None) -> Tensor:
+        for layer in self.layers:
+            x = layer(x, src_padding)
+        return self.tap(self.norm(x))  # (B, Ts, D)
+
+
+class Decoder(nn.Module):
+    """N decoder layers and a final LayerNorm."""
+
+    def __init__(self, args: ModelArgs):
+        super().__init__()
+        self.layers = nn.ModuleList([DecoderLayer(args, i) for i in range(args.n_layer)])
+        self.norm = LayerNorm(args.n_embd)
+        self.tap = _norm_tap("dec.norm", "tgt")
+
+    def forward(self, x: Tensor, enc_out: Tensor, src_padding: Tensor | None,
+                tgt_padding: Tensor | None) -> Tensor:
+        for layer in self.layers:
+            x = layer(x, enc_out, src_padding, tgt_padding)
+        return self.tap(self.norm(x))  # (B, Tt, D)
+
+
+class Transformer(nn.Module):
+    """The reference encoder–decoder model: forward(src, tgt) -> logits (B, Tt, vocab_size)."""
+
+    def __init__(self, args: ModelArgs):
+        super().__init__()
+        args.validate()
+        self.args = args
+        modules = dict(
+            wte=nn.Embedding(args.vocab_size, args.n_embd),
+            wpe=PositionalEncoding(args),
+            drop=nn.Dropout(args.dropout),
+            encoder=Encoder(args),
+            decoder=Decoder(args),
+        )
+        if args.src_vocab_size is not None:
+            modules["src_wte"] = nn.Embedding(args.src_vocab_size, args.n_embd)
+        self.transformer = nn.ModuleDict(modules)
+        self.lm_head = nn.Linear(args.n_embd, args.vocab_size, bias=False)
+        emb = "E[token]"
+        self.taps = nn.ModuleDict({
+            "src_embed": Tap("src.embed", "embedding", _STREAM, emb, tokens={"token": "src"}),
+            "src_pos": Tap("src.pos", "positional_add", _STREAM, f"{emb} + PE[pos]", tokens={"token": "src"}),
+            "tgt_embed": Tap("tgt.embed", "embedding", _STREAM, emb, tokens={"token": "tgt"}),
+            "tgt_pos": Tap("tgt.pos", "positional_add", _STREAM, f"{emb} + PE[pos]", tokens={"token": "tgt"}),
+            "logits": Tap("logits", "logits", ("batch", "token", "vocab"), "h·W_lm", tokens={"token": "tgt"}),
+        })
+        self.apply(self._init_weights)
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+
+    def get_num_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def forward(self, src: Tensor, tgt: Tensor) -> Tensor:
+        """src: (B, Ts) source ids; tgt: (B, Tt) BOS-prefixed target ids. Returns (B, Tt, vocab_size)."""
+        src_padding, tgt_padding = self._check_inputs(src, tgt)
+        taps = self.taps
+        src_wte = self.transformer["src_wte"] if "src_wte" in self.transformer else self.transformer.wte
+
+        x = taps["src_embed"](src_wte(src))  # (B, Ts, D)
+        x = self.transformer.drop(taps["src_pos"](self.transformer.wpe(x)))  # (B, Ts, D)
+        enc_out = self.transformer.encoder(x, src_padding)  # (B, Ts, D)
+
+        y = taps["tgt_embed"](self.transformer.wte(tgt))  # (B, Tt, D)
+        y = self.transformer.drop(taps["tgt_pos"](self.transformer.wpe(y)))  # (B, Tt, D)
+        y = self.transformer.decoder(y, enc_out, src_padding, tgt_padding)  # (B, Tt, D)
+        return taps["logits"](self.lm_head(y))  # (B, Tt, vocab_size)
+
+    def _check_inputs(self, src: Tensor, tgt: Tensor) -> tuple[Tensor | None, Tensor | None]:
+        """Validate both sequences; return additive key-padding masks (or None without padding).
+
+        All value checks are gathered into one small tensor read once, so a forward on a
+        GPU synchronises with the host at most once.
+        """
+        args = self.args
+        checks = []
+        for label, ids, vocab in (("source", src, args.source_vocab_size), ("target", tgt, args.vocab_size)):
+            if not isinstance(ids, Tensor) or ids.dim() != 2:
+                raise InputError(f"The {label} must be a (batch, tokens) tensor of token ids.")
+            if ids.dtype not in (torch.int64, torch.int32):
+                raise InputError(f"The {label} token ids must be integers, not {ids.dtype}.")
+            if ids.shape[0] == 0 or ids.shape[1] == 0:
+                raise EmptyInputError(f"The {label} sequence is empty: give at least one token.")
+            if ids.shape[1] > args.max_len:
+                raise SequenceTooLongError(
+                    f"The {label} sequence has {ids.shape[1]} tokens; this model takes at most {args.max_len}."
+                )
+            checks.append(((ids < 0) | (ids >= vocab)).any())
+            checks.append((ids == args.pad_id).any())
+        bad_src, pad_src, bad_tgt, pad_tgt = torch.stack(checks).tolist()
+        if bad_src or bad_tgt:
+            label, vocab = ("source", args.source_vocab_size) if bad_src else ("target", args.vocab_size)
+            raise TokenOutOfRangeError(f"A {label} token id is outside the vocabulary (0 to {vocab - 1}).")
+        return (self._padding(src) if pad_src else None, self._padding(tgt) if pad_tgt else None)
+
+    def _padding(self, ids: Tensor) -> Tensor:
+        dtype = self.lm_head.weight.dtype
+        pad = (ids == self.args.pad_id)[:, None, None, :]  # (B, 1, 1, T)
+        return torch.zeros(pad.shape, dtype=dtype, device=ids.device).masked_fill(pad, float("-inf"))
