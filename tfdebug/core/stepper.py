@@ -66,8 +66,43 @@ class Stepper:
         self._known = list(plan) if plan is not None else tap_names(model)
         self._lock = threading.Condition(threading.RLock())
         self._observers: list[Callable[[StepperEvent], None]] = []
+        self._load: Callable[[Capture], Tensor] | None = None
         self.breakpoints: frozenset[Breakpoint] = frozenset()
         self._reset()
+
+    @classmethod
+    def replay(cls, captures: Sequence[Capture], load: Callable[[Capture], Tensor] | None = None) -> "Stepper":
+        """A stepper over recorded stages (a snapshot): every command moves through history.
+
+        Captures may come without tensors; `load(capture)` then reads one when it is
+        shown or a condition breakpoint needs it. Nothing can run, restart or be replaced.
+        """
+        stepper = cls.__new__(cls)
+        stepper._model = None
+        stepper._run = None
+        stepper._stages = None
+        stepper._known = [c.name for c in captures]
+        stepper._lock = threading.Condition(threading.RLock())
+        stepper._observers = []
+        stepper._load = load
+        stepper.breakpoints = frozenset()
+        stepper._reset()
+        stepper.history = list(captures)
+        stepper.state = FINISHED
+        stepper.cursor = 0 if captures else -1
+        if captures:
+            stepper._ensure_tensor(captures[0])
+        return stepper
+
+    @property
+    def is_live(self) -> bool:
+        """False for a replay: there is no model to run, restart or edit."""
+        return self._run is not None
+
+    def _ensure_tensor(self, capture: Capture) -> Capture:
+        if capture.tensor is None and self._load is not None:
+            capture.tensor = self._load(capture)
+        return capture
 
     def _reset(self) -> None:
         self.history: list[Capture] = []
@@ -109,6 +144,8 @@ class Stepper:
     # ----- lifecycle -------------------------------------------------------------------
     def start(self) -> None:
         """Start the forward in a worker thread; it pauses at the first stage."""
+        if not self.is_live:
+            raise StepperStateError("A recorded pass cannot run again: open the model to run it live.")
         with self._lock:
             if self.state in (RUNNING, PAUSED):
                 raise StepperStateError("The forward pass is already running; stop or restart it.")
@@ -228,7 +265,7 @@ class Stepper:
     # ----- internals -------------------------------------------------------------------
     def _move(self, index: int) -> None:
         self.cursor = index
-        capture = self.history[index]
+        capture = self._ensure_tensor(self.history[index])
         self._emit(StepperEvent("moved", index, capture))
 
     def _advance(self, predicate: Predicate | None, reason: str) -> None:
@@ -236,6 +273,8 @@ class Stepper:
             # Behind the live point: walk the history first, no re-execution.
             for i in range(self.cursor + 1, len(self.history)):
                 capture = self.history[i]
+                if self.breakpoints and self._load is not None and any(b.by == "condition" for b in self.breakpoints):
+                    self._ensure_tensor(capture)
                 if (predicate is not None and predicate(capture)) or first_hit(self.breakpoints, capture):
                     self._move(i)
                     return
