@@ -1,0 +1,56 @@
+"""Display math: 2-D slices, on-device downsampling, stats with NaN/±Inf counts."""
+
+import numpy as np
+import pytest
+import torch
+
+from tfdebug.core.display import display_slice, select_2d, tensor_stats
+
+
+def test_slice_picks_axes_and_indices():
+    t = torch.arange(2 * 3 * 4 * 5, dtype=torch.float32).reshape(2, 3, 4, 5)
+    d = display_slice(t, 2, 3, {0: 1, 1: 2})
+    assert d.values.dtype == np.float32 and d.values.flags.c_contiguous
+    np.testing.assert_array_equal(d.values, t[1, 2].numpy())
+    assert not d.downsampled and d.source_shape == (4, 5)
+    swapped = display_slice(t, 3, 2, {0: 1, 1: 2})
+    np.testing.assert_array_equal(swapped.values, t[1, 2].T.numpy())
+    with pytest.raises(IndexError):
+        select_2d(t, 2, 3, {0: 5})
+
+
+def test_downsample_averages_blocks_and_keeps_masked_and_nan_cells():
+    t = torch.ones(8, 8)
+    t[:, 4:] = 3.0
+    t[0:2, 0:2] = float("-inf")  # a fully masked block
+    t[6, 6] = float("nan")
+    d = display_slice(t, 0, 1, max_size=(4, 4))
+    assert d.values.shape == (4, 4) and d.downsampled and d.source_shape == (8, 8)
+    assert np.isneginf(d.values[0, 0])
+    assert d.values[1, 1] == 1.0 and d.values[1, 3] == 3.0
+    assert np.isnan(d.values[3, 3])
+    assert d.source_row(3) == 6
+    assert d.stats.neginf == 4 and d.stats.nan == 1  # stats are of the full slice
+
+
+def test_downsample_bounds_huge_slices():
+    t = torch.randn(4096, 3000)
+    d = display_slice(t, 0, 1, max_size=(512, 512))
+    assert d.values.shape == (512, 512)
+    assert abs(float(d.values.mean()) - float(t.mean())) < 1e-3
+
+
+def test_stats_count_specials_and_ignore_them_in_moments():
+    t = torch.tensor([1.0, 2.0, 3.0, float("nan"), float("inf"), float("-inf"), float("-inf")])
+    s = tensor_stats(t)
+    assert (s.min, s.max, s.mean, s.std) == (1.0, 3.0, 2.0, 1.0)
+    assert (s.nan, s.posinf, s.neginf, s.count) == (1, 1, 2, 7)
+    assert s.hist_counts.sum() == 3 and len(s.hist_edges) == len(s.hist_counts) + 1
+    empty = tensor_stats(torch.tensor([float("nan")]))
+    assert np.isnan(empty.min) and empty.to_dict()["min"] is None
+
+
+def test_half_precision_and_device_inputs(device):
+    t = torch.randn(3, 16, 16, device=device).to(torch.bfloat16)
+    d = display_slice(t, 1, 2, {0: 2}, max_size=(8, 8))
+    assert d.values.shape == (8, 8) and d.values.dtype == np.float32

@@ -1,0 +1,74 @@
+"""The Recorder attaches hooks for one block, keeps detached tensors, and always removes its hooks."""
+
+import gc
+import weakref
+
+import pytest
+import torch
+
+from tfdebug.core.recorder import Recorder, held_bytes, stage_plan
+from tfdebug.core.tap import iter_taps
+from tfdebug.models.loader import random_model
+
+
+def hook_count(model):
+    return sum(len(t._forward_hooks) for t in iter_taps(model))
+
+
+def test_hooks_removed_after_a_forward_that_raised():
+    model, _, _ = random_model()
+    model.eval()
+
+    def explode(module, inputs, output):
+        raise RuntimeError("boom in the FFN")
+
+    handle = model.transformer.encoder.layers[0].feed_forward.w2.register_forward_hook(explode)
+    try:
+        with pytest.raises(RuntimeError, match="boom"):
+            with Recorder(model) as rec:
+                model(torch.tensor([[4, 5]]), torch.tensor([[1, 4]]))
+        assert hook_count(model) == 0
+        assert rec.names()[-1] == "enc.0.ffn.hidden"  # what ran before the failure was kept
+    finally:
+        handle.remove()
+
+
+def test_hooks_removed_after_normal_exit_and_output_unchanged():
+    model, _, _ = random_model()
+    model.eval()
+    with Recorder(model):
+        assert hook_count(model) == len(list(iter_taps(model)))
+    assert hook_count(model) == 0
+
+
+def test_captured_data_holds_no_model_reference():
+    model, _, _ = random_model()
+    model.eval()
+    with torch.no_grad(), Recorder(model) as rec:
+        model(torch.tensor([[4, 5]]), torch.tensor([[1, 4]]))
+    ref = weakref.ref(model)
+    captures = rec.captures
+    del model
+    gc.collect()
+    assert ref() is None
+    assert len(captures) > 100 and captures[0].tensor is not None
+
+
+def test_plan_lists_stages_without_keeping_tensors():
+    model, _, _ = random_model()
+    model.eval()
+    plan = stage_plan(model, lambda: model(torch.tensor([[4, 5, 6]]), torch.tensor([[1, 4]])))
+    assert plan[0].name == "src.embed" and plan[-1].name == "logits"
+    assert all(c.tensor is None for c in plan)
+    assert plan[-1].shape == (1, 2, model.args.vocab_size)
+
+
+def test_held_bytes_counts_shared_storage_once():
+    model, _, _ = random_model()
+    model.eval()
+    with torch.no_grad(), Recorder(model) as rec:
+        model(torch.tensor([[4, 5, 6]]), torch.tensor([[1, 4]]))
+    total = sum(c.nbytes for c in rec.captures)
+    held = held_bytes(rec.captures)
+    # Head splits are views of the projections, so fewer bytes are held than the stages' sum.
+    assert 0 < held < total

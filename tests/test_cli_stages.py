@@ -1,0 +1,26 @@
+"""`tfdebug stages`: the console table and its JSON form."""
+
+import json
+
+from tfdebug.cli import main
+
+
+def test_stages_json_lists_every_stage_with_stats(capsys):
+    assert main(["stages", "--model", "random", "--src", "I love you", "--tgt", "我 爱", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["name"] == "src.embed" and rows[-1]["name"] == "logits"
+    for row in rows:
+        assert set(row) == {"name", "kind", "site", "layer", "shape", "dtype", "axes", "formula", "stats"}
+        assert set(row["stats"]) == {"min", "max", "mean", "std", "nan", "posinf", "neginf"}
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["dec.0.cross_attn.scores"]["shape"] == [1, 4, 3, 3]
+    assert by_name["enc.norm"]["layer"] is None and by_name["enc.norm"]["site"] == "enc"
+    assert by_name["dec.0.self_attn.masked"]["stats"]["neginf"] > 0
+
+
+def test_stages_table_and_bad_input(capsys):
+    assert main(["stages", "--model", "random", "--stages", "logits"]) == 0
+    out = capsys.readouterr().out
+    assert "logits" in out and "1 stages" in out
+    assert main(["stages", "--model", "random", "--src", ""]) == 2
+    assert "source sentence is empty" in capsys.readouterr().err
