@@ -55,3 +55,7 @@ class SnapshotError(TfdebugError):
 
 class ExportError(TfdebugError):
     """An export that could not be written."""
+
+
+class ExportCancelledError(ExportError):
+    """An export or snapshot save the user cancelled; nothing was written."""

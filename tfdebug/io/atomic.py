@@ -1,0 +1,126 @@
+"""Atomic file writes and progress reporting shared by snapshots and exports.
+
+A write goes to a temporary file in the target's folder; only when everything is
+written, flushed and fsynced does `os.replace` put it in place. A failure, an
+interruption or a cancel removes the temporary file and leaves any existing file as
+it was.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO, Callable, Iterator
+
+from tfdebug.core.errors import ExportCancelledError, ExportError, TfdebugError
+
+# progress(done, total) -> False (or raising) cancels; anything else goes on.
+ProgressCallback = Callable[[int, int], "bool | None"]
+
+TEMP_SUFFIX = ".tfdebug-tmp"
+
+
+def report(progress: ProgressCallback | None, done: int, total: int) -> None:
+    """Call `progress`; raise ExportCancelledError when it returns False or raises."""
+    if progress is None:
+        return
+    try:
+        keep_going = progress(done, total)
+    except TfdebugError:
+        raise
+    except BaseException as exc:  # KeyboardInterrupt included: the write is abandoned cleanly
+        raise ExportCancelledError("The export was cancelled; nothing was written.") from exc
+    if keep_going is False:
+        raise ExportCancelledError("The export was cancelled; nothing was written.")
+
+
+def os_error_message(exc: OSError, path: Path) -> str:
+    """One sentence for an OSError met while writing `path`."""
+    folder = path.parent
+    code = exc.errno
+    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        return f"The disk is full: {path.name} was not written and any earlier file there is unchanged."
+    if code == errno.EISDIR or isinstance(exc, IsADirectoryError):
+        return f"{path} is a folder; choose a file name to write."
+    if code in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"Cannot write in {folder}: the folder is read-only or you lack permission."
+    if code == errno.ENOENT:
+        return f"The folder {folder} does not exist."
+    if code == errno.ENAMETOOLONG:
+        return f"The file name {path.name} is too long for this file system."
+    reason = exc.strerror or str(exc)
+    return f"Cannot write {path}: {reason}."
+
+
+def _umask() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _fsync_folder(folder: Path) -> None:
+    # Makes the rename durable; not every platform lets a folder be opened.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def atomic_write(path: str | os.PathLike, error: type[TfdebugError] = ExportError) -> Iterator[BinaryIO]:
+    """Yield a binary file; on a clean exit it replaces `path` atomically, else it vanishes.
+
+    OSErrors (disk full, read-only folder, path is a folder, ...) become `error` with
+    one sentence; cancels and other exceptions propagate after the cleanup.
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise error(f"{path} is a folder; choose a file name to write.")
+    if not folder.is_dir():
+        raise error(f"The folder {folder} does not exist.")
+    try:
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=folder)
+    except OSError as exc:
+        raise error(os_error_message(exc, path)) from exc
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as exc:
+        _remove_quietly(tmp)
+        raise error(os_error_message(exc, path)) from exc
+    except BaseException:
+        _remove_quietly(tmp)
+        raise
+    _fsync_folder(folder)
+
+
+def leftover_temp_files(folder: str | os.PathLike) -> list[Path]:
+    """Temporary files an atomic write left in `folder` (there should never be any)."""
+    return sorted(p for p in Path(folder).iterdir() if p.name.endswith(TEMP_SUFFIX))

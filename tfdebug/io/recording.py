@@ -1,0 +1,130 @@
+"""Recording: a recorded forward pass as data — what snapshots hold and exporters take.
+
+A recording is built from a live session (tensors in memory, on their device) or
+opened from a snapshot (tensors read lazily, one stage at a time, when asked for).
+It keeps no reference to a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+
+from torch import Tensor
+
+from tfdebug import __version__
+from tfdebug.core.errors import UnknownStageError
+from tfdebug.core.recorder import Capture
+from tfdebug.io.safetensors_file import dtype_name
+
+if TYPE_CHECKING:
+    from tfdebug.core.stepper import Stepper
+
+FORMAT_VERSION = 1
+MANIFEST_KEY = "tfdebug"  # the safetensors metadata key holding the manifest
+EXPORT_MANIFEST_KEY = "__tfdebug__"  # the same manifest inside .npz and .pt exports
+
+
+@dataclass
+class Recording:
+    """Captured stages in forward order plus what is needed to read them elsewhere.
+
+    `load(capture)` reads a tensor that is not in memory (a snapshot opened lazily);
+    `close()` releases whatever the loader holds open.
+    """
+
+    captures: list[Capture]
+    tokens: dict[str, list[str]]
+    model_name: str | None = None
+    model_config: dict = field(default_factory=dict)
+    device: str = "cpu"
+    dtype: str = "float32"
+    load: Callable[[Capture], Tensor] | None = None
+    path: str | None = None
+    closer: Callable[[], None] | None = None
+
+    @classmethod
+    def from_session(cls, session, captures: Sequence[Capture] | None = None) -> "Recording":
+        """A recording of `session`'s pass: `captures` (e.g. a stepper's history), or a fresh full pass."""
+        if captures is None:
+            captures, _ = session.capture_all()
+        loaded = session.loaded
+        return cls(captures=list(captures), tokens={k: list(v) for k, v in session.tokens.items()},
+                   model_name=loaded.name, model_config=loaded.args.to_dict(), device=str(loaded.device),
+                   dtype=dtype_name(loaded.dtype))
+
+    # ----- tensors ---------------------------------------------------------------------
+    def tensor(self, capture: Capture) -> Tensor:
+        """The capture's tensor: in memory, or read now (not kept, so exports stream)."""
+        if capture.tensor is not None:
+            return capture.tensor
+        if self.load is None:
+            raise UnknownStageError(f"Stage {capture.name} has no tensor in this recording.")
+        return self.load(capture)
+
+    def __getitem__(self, name: str) -> Capture:
+        for capture in self.captures:
+            if capture.name == name:
+                return capture
+        raise UnknownStageError(f"There is no stage named '{name}' in this recording.")
+
+    def names(self) -> list[str]:
+        return [c.name for c in self.captures]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of all stage tensors."""
+        return sum(c.nbytes for c in self.captures)
+
+    def select(self, names: Iterable[str] | None) -> "Recording":
+        """The recording restricted to `names` (kept in forward order); None keeps everything."""
+        if names is None:
+            return self
+        wanted = set(names)
+        unknown = wanted - set(self.names())
+        if unknown:
+            raise UnknownStageError(f"There is no stage named '{sorted(unknown)[0]}' in this recording.")
+        return replace(self, captures=[c for c in self.captures if c.name in wanted])
+
+    def stepper(self) -> "Stepper":
+        """A replay stepper over the recorded stages; tensors are read when shown."""
+        from tfdebug.core.stepper import Stepper
+
+        return Stepper.replay(self.captures, self.load)
+
+    def close(self) -> None:
+        if self.closer is not None:
+            self.closer()
+
+    def __enter__(self) -> "Recording":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ----- manifest --------------------------------------------------------------------
+    def manifest(self, stored_dtypes: dict[str, str] | None = None) -> dict:
+        """The JSON manifest: format, versions, model, device, dtype, tokens and stages in order.
+
+        `stored_dtypes` notes stages whose stored tensors use another dtype than the
+        captured one (an .npz holds bfloat16 as float32).
+        """
+        stages = []
+        for capture in self.captures:
+            info = capture.info.to_dict()
+            entry = {"name": info.pop("name"), "kind": info.pop("kind"), "site": info.pop("site"),
+                     "layer": info.pop("layer"), "shape": list(capture.shape),
+                     "dtype": dtype_name(capture.dtype), **info, "edited": bool(capture.edited)}
+            if stored_dtypes and capture.name in stored_dtypes:
+                entry["stored_dtype"] = stored_dtypes[capture.name]
+            stages.append(entry)
+        return {
+            "format_version": FORMAT_VERSION,
+            "tfdebug_version": __version__,
+            "model": self.model_name,
+            "model_config": dict(self.model_config),
+            "device": self.device,
+            "dtype": self.dtype,
+            "tokens": {"src": list(self.tokens.get("src", [])), "tgt": list(self.tokens.get("tgt", []))},
+            "stages": stages,
+        }

@@ -1,0 +1,205 @@
+"""The safetensors container, read and written by hand so that both are checked and streamed.
+
+Layout: 8-byte little-endian header length N, N bytes of UTF-8 JSON (padded with
+spaces to a multiple of 8), then the tensors' bytes back to back. The JSON maps each
+tensor name to {dtype, shape, data_offsets: [begin, end]} (offsets relative to the
+data start) and may hold `__metadata__`, a str → str map.
+
+`read_header` validates everything before any other code (safetensors included) sees
+the file. `write_file` streams each tensor's own memory to the file, without
+building the whole file in memory first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import sys
+from dataclasses import dataclass
+from typing import BinaryIO, Callable, NamedTuple, Sequence
+
+import torch
+from torch import Tensor
+
+from tfdebug.core.errors import SnapshotError
+from tfdebug.io.atomic import ProgressCallback, report
+
+MAX_HEADER_BYTES = 100 * 1024 * 1024  # the limit safetensors itself enforces
+CHUNK_BYTES = 64 * 1024 * 1024  # progress and cancel granularity while writing
+
+# safetensors dtype code <-> torch dtype
+CODES: dict[str, torch.dtype] = {
+    "F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
+    "I64": torch.int64, "I32": torch.int32, "I16": torch.int16, "I8": torch.int8,
+    "U8": torch.uint8, "BOOL": torch.bool,
+}
+CODE_OF: dict[torch.dtype, str] = {v: k for k, v in CODES.items()}
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """'float32' for torch.float32: the form manifests use."""
+    return str(dtype).removeprefix("torch.")
+
+
+DTYPE_BY_NAME: dict[str, torch.dtype] = {dtype_name(d): d for d in CODES.values()}
+
+
+@dataclass(frozen=True)
+class TensorEntry:
+    """Where one tensor lies: offsets are relative to the start of the data section."""
+
+    name: str
+    dtype: torch.dtype
+    shape: tuple[int, ...]
+    begin: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Header:
+    """A validated safetensors header."""
+
+    tensors: dict[str, TensorEntry]
+    metadata: dict[str, str]
+    data_start: int
+    file_size: int
+
+
+def _numel(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _entry(name: str, raw, data_len: int, where: str) -> TensorEntry:
+    if not isinstance(raw, dict):
+        raise SnapshotError(f"{where} is damaged: the entry for tensor '{name}' is not an object.")
+    code, shape, offsets = raw.get("dtype"), raw.get("shape"), raw.get("data_offsets")
+    if code not in CODES:
+        raise SnapshotError(f"{where} stores tensor '{name}' as dtype {code!r}, which tfdebug cannot read.")
+    if not isinstance(shape, list) or not all(_is_int(d) and d >= 0 for d in shape) or len(shape) > 64:
+        raise SnapshotError(f"{where} is damaged: tensor '{name}' has an invalid shape.")
+    if (not isinstance(offsets, list) or len(offsets) != 2 or not all(_is_int(o) for o in offsets)
+            or not 0 <= offsets[0] <= offsets[1]):
+        raise SnapshotError(f"{where} is damaged: tensor '{name}' has invalid data offsets.")
+    begin, end = offsets
+    if end > data_len:
+        raise SnapshotError(f"{where} is truncated or damaged: tensor '{name}' ends past the end of the file.")
+    dtype = CODES[code]
+    if end - begin != _numel(shape) * torch.empty((), dtype=dtype).element_size():
+        raise SnapshotError(f"{where} is damaged: tensor '{name}' has a size that does not match its shape.")
+    return TensorEntry(name, dtype, tuple(shape), begin, end)
+
+
+def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> Header:
+    """Read and validate the header of a safetensors file; SnapshotError says what is wrong."""
+    where = f"The file {os.fspath(path)}"
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < 8:
+                raise SnapshotError(f"{where} is too short to be a snapshot ({size} bytes).")
+            (n,) = struct.unpack("<Q", f.read(8))
+            if n < 2 or n > max_header:
+                raise SnapshotError(f"{where} is not a snapshot: its header length ({n} bytes) is impossible.")
+            if 8 + n > size:
+                raise SnapshotError(f"{where} is truncated: its header needs {n} bytes but only "
+                                    f"{size - 8} follow.")
+            raw = f.read(n)
+    except IsADirectoryError as exc:
+        raise SnapshotError(f"{os.fspath(path)} is a folder, not a snapshot file.") from exc
+    except FileNotFoundError as exc:
+        raise SnapshotError(f"There is no file {os.fspath(path)}.") from exc
+    except OSError as exc:
+        raise SnapshotError(f"Cannot read {os.fspath(path)}: {exc.strerror or exc}.") from exc
+    if len(raw) != n:
+        raise SnapshotError(f"{where} is truncated: it changed while being read.")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(f"{where} is not a snapshot: its header is not UTF-8 text.") from exc
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise SnapshotError(f"{where} is not a snapshot: its header is not valid JSON.") from exc
+    if not isinstance(doc, dict):
+        raise SnapshotError(f"{where} is not a snapshot: its header is not a JSON object.")
+    metadata = doc.pop("__metadata__", None) or {}
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+        raise SnapshotError(f"{where} is damaged: its metadata is not a map of strings.")
+    data_len = size - 8 - n
+    entries = {name: _entry(name, raw_entry, data_len, where) for name, raw_entry in doc.items()}
+    # The tensors must tile the data section exactly, as safetensors requires.
+    position = 0
+    for entry in sorted(entries.values(), key=lambda e: (e.begin, e.end)):
+        if entry.begin != position:
+            raise SnapshotError(f"{where} is damaged: the data of tensor '{entry.name}' overlaps or leaves a gap.")
+        position = entry.end
+    if position != data_len:
+        raise SnapshotError(f"{where} is damaged or extended: {data_len - position} bytes after the last "
+                            f"tensor belong to none.")
+    return Header(tensors=entries, metadata=metadata, data_start=8 + n, file_size=size)
+
+
+def _host_bytes(tensor: Tensor):
+    """The tensor's bytes as a memoryview over its own (CPU, contiguous) memory: no copy when possible."""
+    t = tensor.detach()
+    if t.device.type != "cpu":
+        t = t.to("cpu")
+    t = t.contiguous()
+    if t.numel() == 0:
+        return memoryview(b"")
+    return memoryview(t.reshape(-1).view(torch.uint8).numpy())
+
+
+class Item(NamedTuple):
+    """One tensor to write: its facts up front, its data fetched only when its turn comes."""
+
+    name: str
+    dtype: torch.dtype
+    shape: tuple[int, ...]
+    fetch: Callable[[], Tensor]
+
+
+def write_file(f: BinaryIO, items: Sequence[Item], metadata: dict[str, str],
+               progress: ProgressCallback | None = None) -> int:
+    """Write tensors (in the given order) as a safetensors file to `f`; returns bytes written.
+
+    Each item's tensor is fetched when written, so a lazily opened recording streams.
+    `progress(done_bytes, total_bytes)` is called as data goes out; returning False cancels.
+    """
+    if sys.byteorder != "little":  # safetensors is little-endian; tfdebug writes raw memory
+        raise SnapshotError("Snapshots can only be written on a little-endian machine.")
+    header: dict = {"__metadata__": metadata} if metadata else {}
+    offset = 0
+    for item in items:
+        if item.dtype not in CODE_OF:
+            raise SnapshotError(f"Stage '{item.name}' has dtype {dtype_name(item.dtype)}, which a snapshot "
+                                f"cannot hold.")
+        nbytes = _numel(item.shape) * torch.empty((), dtype=item.dtype).element_size()
+        header[item.name] = {"dtype": CODE_OF[item.dtype], "shape": list(item.shape),
+                             "data_offsets": [offset, offset + nbytes]}
+        offset += nbytes
+    blob = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    blob += b" " * (-len(blob) % 8)
+    f.write(struct.pack("<Q", len(blob)))
+    f.write(blob)
+    total, done = offset, 0
+    report(progress, 0, total)
+    for item in items:
+        tensor = item.fetch()
+        if tensor.dtype != item.dtype or tuple(tensor.shape) != tuple(item.shape):
+            raise SnapshotError(f"Stage '{item.name}' changed shape or dtype while being written.")
+        data = _host_bytes(tensor)
+        for start in range(0, len(data), CHUNK_BYTES):
+            piece = data[start:start + CHUNK_BYTES]
+            f.write(piece)
+            done += len(piece)
+            report(progress, done, total)
+    return 8 + len(blob) + total
