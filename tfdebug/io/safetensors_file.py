@@ -107,7 +107,8 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
                 raise SnapshotError(f"{where} is too short to be a snapshot ({size} bytes).")
             (n,) = struct.unpack("<Q", f.read(8))
             if n < 2 or n > max_header:
-                raise SnapshotError(f"{where} is not a snapshot: its header length ({n} bytes) is impossible.")
+                raise SnapshotError(f"{where} is not a snapshot: it does not start with a safetensors header "
+                                    f"(its first 8 bytes claim a header of {n:,} bytes).")
             if 8 + n > size:
                 raise SnapshotError(f"{where} is truncated: its header needs {n} bytes but only "
                                     f"{size - 8} follow.")

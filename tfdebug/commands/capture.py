@@ -1,0 +1,92 @@
+"""`tfdebug capture`: run one forward headless (e.g. on a GPU server) and save a snapshot."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from tfdebug.commands.common import add_model_arguments, load_from_args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_model_arguments(parser)
+    parser.add_argument("--out", required=True, metavar="FILE.safetensors", help="the snapshot file to write")
+    parser.add_argument("--stages", nargs="*", default=None, metavar="PATTERN",
+                        help="only stages whose names match these glob patterns (e.g. 'dec.*.cross_attn.*')")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr, drawn only once the work has taken more than `delay` seconds.
+
+    Drawn with carriage returns on a terminal; elsewhere (logs, pipes) it stays silent
+    unless `force` is set.
+    """
+
+    def __init__(self, stream=None, delay: float = 0.5, width: int = 30, force: bool = False,
+                 enabled: bool = True):
+        self.stream = stream if stream is not None else sys.stderr
+        self.delay, self.width = delay, width
+        self.enabled = enabled and (force or getattr(self.stream, "isatty", lambda: False)())
+        self.start = time.monotonic()
+        self.drawn = False
+
+    def update(self, label: str, done: float, total: float, unit: str = "") -> None:
+        if not self.enabled or time.monotonic() - self.start < self.delay:
+            return
+        share = min(1.0, done / total) if total else 1.0
+        filled = int(share * self.width)
+        bar = "#" * filled + "-" * (self.width - filled)
+        self.stream.write(f"\r{label:<10} [{bar}] {share:4.0%} {_amount(done, unit)}/{_amount(total, unit)}")
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _amount(x: float, unit: str) -> str:
+    if unit == "B":
+        return f"{x / 1e6:.1f} MB"
+    return f"{int(x)}"
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    from tfdebug.core.errors import InputError
+    from tfdebug.core.recorder import Recorder, matches
+    from tfdebug.io.recording import Recording
+    from tfdebug.io.snapshot import save_snapshot
+    from tfdebug.models.session import DebugSession
+
+    bar = ProgressBar(enabled=not args.quiet)
+    loaded = load_from_args(args)
+    session = DebugSession(loaded, args.src, args.tgt, stages=args.stages)
+    if session.unknown_words and not args.quiet:
+        print(f"tfdebug: not in the vocabulary (shown as <unk>): {', '.join(session.unknown_words)}",
+              file=sys.stderr)
+    expected = sum(1 for c in session.plan if matches(c.name, args.stages))
+    if expected == 0:
+        raise InputError(f"No stage matches {' '.join(args.stages or [])}; see `tfdebug stages` for the names.")
+    count = 0
+
+    def on_capture(_capture):
+        nonlocal count
+        count += 1
+        bar.update("forward", count, expected)
+
+    try:
+        with torch.no_grad(), Recorder(loaded.model, args.stages, on_capture=on_capture) as rec:
+            loaded.forward(session.input)
+        recording = Recording.from_session(session, rec.captures)
+        save_snapshot(recording, args.out, progress=lambda done, total: bar.update("writing", done, total, "B"))
+    finally:
+        bar.close()
+    if not args.quiet:
+        print(f"wrote {args.out}: {len(recording.captures)} stages, {recording.nbytes / 1e6:.2f} MB "
+              f"({loaded.name} on {loaded.device})")
+    return 0

@@ -1,0 +1,55 @@
+"""`tfdebug info FILE`: validate a snapshot and summarise it (model, tokens, stages, bytes)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a .safetensors snapshot")
+    parser.add_argument("--verify", action="store_true", help="also read every stage's tensor")
+    parser.add_argument("--json", action="store_true", help="print the manifest as JSON instead of a summary")
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
+    lines = [header, tuple("-" * w for w in widths), *rows]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
+
+
+def summary(path: str, doc: dict, nbytes: int) -> str:
+    """The human-readable summary of a validated manifest."""
+    config = doc.get("model_config") or {}
+    keys = ("n_layer", "n_heads", "n_embd", "hidden_dim", "vocab_size", "src_vocab_size")
+    shape = ", ".join(f"{k}={config[k]}" for k in keys if k in config)
+    stages = doc["stages"]
+    rows = [(s["name"], s["kind"], "(" + ", ".join(map(str, s["shape"])) + ")", s["dtype"],
+             " ".join(s.get("axes", [])), "edited" if s.get("edited") else "") for s in stages]
+    return "\n".join([
+        f"snapshot {path}: format {doc['format_version']}, written by tfdebug {doc.get('tfdebug_version', '?')}",
+        f"model    {doc.get('model') or '?'} on {doc['device']} ({doc['dtype']}){': ' + shape if shape else ''}",
+        f"src      {' '.join(doc['tokens']['src'])}",
+        f"tgt      {' '.join(doc['tokens']['tgt'])}",
+        f"stages   {len(stages)}, {nbytes:,} bytes of tensors, file {os.path.getsize(path):,} bytes",
+        "",
+        _table(("stage", "kind", "shape", "dtype", "axes", "note"), rows),
+    ])
+
+
+def run(args: argparse.Namespace) -> int:
+    from tfdebug.io.snapshot import open_snapshot, read_manifest
+
+    doc = read_manifest(args.file)  # validates header, manifest and tensor list
+    if args.json:
+        print(json.dumps(doc, ensure_ascii=False, indent=1))
+        return 0
+    with open_snapshot(args.file) as recording:
+        if args.verify:
+            for capture in recording.captures:
+                recording.tensor(capture)
+        print(summary(args.file, doc, recording.nbytes))
+    if args.verify:
+        print(f"all {len(doc['stages'])} stages read back")
+    return 0

@@ -1,0 +1,203 @@
+"""Exports: pure functions `(data, path) -> None`, each writing atomically.
+
+- `.safetensors`: the snapshot format (see tfdebug.io.snapshot).
+- `.npz`: one plain array per stage, loadable with `np.load(path, allow_pickle=False)`.
+  numpy has no bfloat16, so bfloat16 stages are stored as float32 (exactly; the
+  manifest records `stored_dtype`).
+- `.pt`: a dict of CPU tensors, loadable with `torch.load(path, weights_only=True)`.
+- `.csv`: a 2-D slice (the heatmap being shown), with token labels when given.
+
+`.npz` and `.pt` hold one extra key, `__tfdebug__`: the manifest as a JSON string.
+Long exports call `progress(done_bytes, total_bytes)`; returning False cancels, and a
+cancelled or failed export leaves no file behind and keeps any earlier one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import zipfile
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from tfdebug.core.display import DisplaySlice
+from tfdebug.core.errors import ExportError, SnapshotError
+from tfdebug.io.atomic import ProgressCallback, atomic_write, report
+from tfdebug.io.manifest import check_tensors, parse_manifest, recording_from_manifest
+from tfdebug.io.recording import EXPORT_MANIFEST_KEY, Recording
+from tfdebug.io.snapshot import open_snapshot, save_snapshot
+
+PASS_FORMATS = (".safetensors", ".npz", ".pt")
+FORMATS = PASS_FORMATS + (".csv",)
+
+
+def _manifest_json(recording: Recording, stored: dict[str, str] | None = None) -> str:
+    return json.dumps(recording.manifest(stored), ensure_ascii=False, separators=(",", ":"))
+
+
+class _Counting(io.RawIOBase):
+    """A write-only stream that reports bytes passing through to `sink`."""
+
+    def __init__(self, sink, on_bytes: Callable[[int], None]):
+        super().__init__()
+        self._sink, self._on_bytes = sink, on_bytes
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        n = self._sink.write(data)
+        self._on_bytes(len(memoryview(data).cast("B")))
+        return n
+
+
+def export_npz(recording: Recording, path: str | os.PathLike, progress: ProgressCallback | None = None) -> None:
+    """Write every stage of `recording` as a plain array in an uncompressed .npz file."""
+    stored = {c.name: "float32" for c in recording.captures if c.dtype == torch.bfloat16}
+    manifest = _manifest_json(recording, stored)
+    total = sum(c.nbytes * (2 if c.name in stored else 1) for c in recording.captures)
+    done = 0
+
+    def advance(n: int) -> None:
+        nonlocal done
+        done += n
+        report(progress, min(done, total), total)
+
+    with atomic_write(path, ExportError) as f:
+        report(progress, 0, total)
+        with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
+            for capture in recording.captures:
+                tensor = recording.tensor(capture).detach()
+                if tensor.dtype == torch.bfloat16:
+                    tensor = tensor.float()
+                array = tensor.cpu().numpy()
+                with archive.open(capture.name + ".npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(_Counting(member, advance), array, allow_pickle=False)
+            with archive.open(EXPORT_MANIFEST_KEY + ".npy", "w") as member:
+                np.lib.format.write_array(member, np.array(manifest), allow_pickle=False)
+
+
+def _own_storage(tensor: Tensor) -> Tensor:
+    """A CPU tensor holding only its own elements (a view would save its whole base)."""
+    t = tensor.detach().cpu()
+    if t.untyped_storage().nbytes() != t.numel() * t.element_size():
+        t = t.clone()
+    return t
+
+
+def export_pt(recording: Recording, path: str | os.PathLike, progress: ProgressCallback | None = None) -> None:
+    """Write a dict {stage name: CPU tensor, '__tfdebug__': manifest JSON} with torch.save.
+
+    Progress counts stages gathered; the final torch.save itself cannot be cancelled.
+    """
+    total, done = recording.nbytes, 0
+    data: dict[str, object] = {}
+    report(progress, 0, total)
+    for capture in recording.captures:
+        data[capture.name] = _own_storage(recording.tensor(capture))
+        done += capture.nbytes
+        report(progress, done, total)
+    data[EXPORT_MANIFEST_KEY] = _manifest_json(recording)
+    with atomic_write(path, ExportError) as f:
+        torch.save(data, f)
+
+
+def export_safetensors(recording: Recording, path: str | os.PathLike,
+                       progress: ProgressCallback | None = None) -> None:
+    """Write `recording` in the snapshot format (same as save_snapshot)."""
+    save_snapshot(recording, path, progress)
+
+
+EXPORTERS: dict[str, Callable[..., None]] = {
+    ".safetensors": export_safetensors, ".npz": export_npz, ".pt": export_pt,
+}
+
+
+def format_of(path: str | os.PathLike, fmt: str | None = None) -> str:
+    """The export format ('.npz', ...) named by `fmt` or by the path's extension."""
+    suffix = (fmt if fmt is None or fmt.startswith(".") else "." + fmt) or Path(path).suffix
+    suffix = suffix.lower()
+    if suffix not in FORMATS:
+        raise ExportError(f"Cannot export to '{suffix or Path(path).name}': choose a .safetensors, .npz, .pt "
+                          f"or .csv file.")
+    return suffix
+
+
+def export_pass(recording: Recording, path: str | os.PathLike, stages: Iterable[str] | None = None,
+                fmt: str | None = None, progress: ProgressCallback | None = None) -> None:
+    """Export the whole pass, or only `stages`, in the format the extension (or `fmt`) names."""
+    suffix = format_of(path, fmt)
+    if suffix not in EXPORTERS:
+        raise ExportError(f"A whole pass cannot be exported as {suffix}; choose .safetensors, .npz or .pt.")
+    selected = recording.select(stages)
+    if not selected.captures:
+        raise ExportError("No stages are selected: choose at least one stage to export.")
+    EXPORTERS[suffix](selected, path, progress)
+
+
+def export_csv(values: np.ndarray | DisplaySlice, path: str | os.PathLike,
+               row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None) -> None:
+    """Write a 2-D slice as CSV: a header row of column labels, then one labelled row per row.
+
+    Labels default to indices. Values use 9 significant digits (exact for float32);
+    masked cells read `-inf`, missing ones `nan`.
+    """
+    array = np.asarray(values.values if isinstance(values, DisplaySlice) else values)
+    if array.ndim == 1:
+        array = array.reshape(1, -1)
+    if array.ndim != 2:
+        raise ExportError(f"Only a 2-D slice can be exported as CSV; this one has {array.ndim} dimensions.")
+    rows, cols = array.shape
+    row_labels = list(row_labels) if row_labels is not None else [str(i) for i in range(rows)]
+    col_labels = list(col_labels) if col_labels is not None else [str(j) for j in range(cols)]
+    if len(row_labels) != rows or len(col_labels) != cols:
+        raise ExportError("The CSV labels do not match the slice's size.")
+    text = io.StringIO(newline="")
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(["", *col_labels])
+    for label, row in zip(row_labels, array.tolist()):
+        writer.writerow([label, *("%.9g" % x for x in row)])
+    with atomic_write(path, ExportError) as f:
+        f.write(text.getvalue().encode("utf-8"))
+
+
+# ----- reading exports back ------------------------------------------------------------------
+def load_export(path: str | os.PathLike) -> Recording:
+    """Read a .safetensors, .npz or .pt export back into a Recording (no code runs, no pickle)."""
+    suffix = format_of(path)
+    if suffix == ".safetensors":
+        return open_snapshot(path)
+    where = f"The file {os.fspath(path)}"
+    try:
+        if suffix == ".npz":
+            with np.load(path, allow_pickle=False) as npz:
+                arrays = {name: npz[name] for name in npz.files}
+            manifest = arrays.pop(EXPORT_MANIFEST_KEY, None)
+            manifest = str(manifest.item()) if manifest is not None and manifest.ndim == 0 else None
+            tensors = {name: torch.from_numpy(a) for name, a in arrays.items()}
+        elif suffix == ".pt":
+            data = torch.load(path, map_location="cpu", weights_only=True)
+            if not isinstance(data, dict):
+                raise SnapshotError(f"{where} does not hold a dict of tensors.")
+            manifest = data.pop(EXPORT_MANIFEST_KEY, None)
+            tensors = data
+        else:
+            raise SnapshotError(f"{where} is a CSV slice, not a recorded pass.")
+    except SnapshotError:
+        raise
+    except Exception as exc:  # numpy, zipfile and torch each raise their own types
+        raise SnapshotError(f"{where} cannot be read as a tfdebug export: {exc}.") from exc
+    if not all(isinstance(t, Tensor) for t in tensors.values()):
+        raise SnapshotError(f"{where} holds something other than tensors.")
+    doc = parse_manifest(manifest if isinstance(manifest, str) else None, where)
+    check_tensors(doc, {n: (t.dtype, tuple(t.shape)) for n, t in tensors.items()}, where, stored=True)
+    recording = recording_from_manifest(doc, path=os.fspath(path))
+    for capture in recording.captures:
+        capture.tensor = tensors[capture.name].to(capture.dtype)
+    return recording
