@@ -91,7 +91,13 @@ def random_model(seed: int = 0, **overrides) -> tuple[Transformer, Vocab, Vocab]
 
 
 def _demo_dir() -> Path:
-    return Path(str(resources.files("tfdebug.resources") / "demo"))
+    """The bundled demo folder: package data when installed, else resources/ of a source checkout."""
+    try:
+        return Path(str(resources.files("tfdebug.resources") / "demo"))
+    except ModuleNotFoundError:
+        # Run from a checkout without installing: tfdebug.resources is only the mapped
+        # name of the top-level resources/ folder, which sits beside the package.
+        return Path(__file__).resolve().parents[2] / "resources" / "demo"
 
 
 def _load_dir(folder: Path) -> tuple[Transformer, Vocab, Vocab]:

@@ -1,0 +1,27 @@
+"""`tfdebug translate TEXT`: print the model's greedy translation of an English sentence."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tfdebug.commands.common import add_model_arguments, load_from_args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("text", nargs="+", metavar="TEXT",
+                        help="the English sentence (quoted, or as separate words)")
+    add_model_arguments(parser, with_text=False)
+    parser.add_argument("--max-len", type=int, default=None,
+                        help="stop after this many target tokens (default: the model's limit)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tfdebug.models.translate import translate
+
+    loaded = load_from_args(args)
+    result = translate(loaded, " ".join(args.text), max_len=args.max_len)
+    if result.unknown:
+        print(f"tfdebug: not in the vocabulary (read as <unk>): {', '.join(result.unknown)}", file=sys.stderr)
+    print(result.text)
+    return 0
