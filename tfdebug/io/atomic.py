@@ -88,11 +88,11 @@ def _fsync_folder(folder: Path) -> None:
 
 
 @contextmanager
-def atomic_write(path: str | os.PathLike, error: type[TfdebugError] = ExportError) -> Iterator[BinaryIO]:
-    """Yield a binary file; on a clean exit it replaces `path` atomically, else it vanishes.
+def atomic_path(path: str | os.PathLike, error: type[TfdebugError] = ExportError) -> Iterator[Path]:
+    """Yield a temporary path (same folder, same extension) for a writer that wants a file name.
 
-    OSErrors (disk full, read-only folder, path is a folder, ...) become `error` with
-    one sentence; cancels and other exceptions propagate after the cleanup.
+    On a clean exit the temporary file is fsynced and replaces `path`; on any failure,
+    cancel or interruption it is removed and `path` is untouched. OSErrors become `error`.
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
@@ -102,13 +102,13 @@ def atomic_write(path: str | os.PathLike, error: type[TfdebugError] = ExportErro
         raise error(f"The folder {folder} does not exist.")
     try:
         mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX + path.suffix, dir=folder)
+        os.close(fd)
     except OSError as exc:
         raise error(os_error_message(exc, path)) from exc
     try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
+        yield Path(tmp)
+        with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
@@ -121,6 +121,22 @@ def atomic_write(path: str | os.PathLike, error: type[TfdebugError] = ExportErro
     _fsync_folder(folder)
 
 
+@contextmanager
+def atomic_write(path: str | os.PathLike, error: type[TfdebugError] = ExportError) -> Iterator[BinaryIO]:
+    """Yield a binary file; on a clean exit it replaces `path` atomically, else it vanishes.
+
+    OSErrors (disk full, read-only folder, path is a folder, ...) become `error` with
+    one sentence; cancels and other exceptions propagate after the cleanup.
+    """
+    with atomic_path(path, error) as tmp:
+        try:
+            with open(tmp, "wb") as f:
+                yield f
+                f.flush()
+        except OSError as exc:
+            raise error(os_error_message(exc, Path(path))) from exc
+
+
 def leftover_temp_files(folder: str | os.PathLike) -> list[Path]:
     """Temporary files an atomic write left in `folder` (there should never be any)."""
-    return sorted(p for p in Path(folder).iterdir() if p.name.endswith(TEMP_SUFFIX))
+    return sorted(p for p in Path(folder).iterdir() if TEMP_SUFFIX in p.name)
