@@ -1,0 +1,67 @@
+"""Fixtures for GUI tests: headless Qt, settings in a temporary folder, a window paused at the first stage."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from tfdebug.models.loader import load_model  # noqa: E402
+from tfdebug.models.session import DebugSession  # noqa: E402
+
+SRC, TGT = "I love you", "我 爱 你"
+
+
+@pytest.fixture(autouse=True)
+def temporary_settings(tmp_path):
+    """Every QSettings a test makes (also the default one) lives under tmp_path."""
+    for fmt in (QSettings.NativeFormat, QSettings.IniFormat):
+        QSettings.setPath(fmt, QSettings.UserScope, str(tmp_path / "settings"))
+    return tmp_path / "settings"
+
+
+@pytest.fixture(scope="session")
+def loaded():
+    return load_model("random", device="cpu")
+
+
+@pytest.fixture()
+def settings(tmp_path):
+    return QSettings(str(tmp_path / "tfdebug.ini"), QSettings.IniFormat)
+
+
+def wait_paused(qtbot, window, name=None, timeout=10000):
+    """Wait until the window shows a stage (called `name`) and the worker is not running."""
+    def ready():
+        ctl = window.ctl
+        current = ctl.current
+        assert current is not None and ctl.stepper.state != "running"
+        if name is not None:
+            assert current.name == name
+        assert window.heatmap_panel.slice is not None or current.tensor is None
+    qtbot.waitUntil(ready, timeout=timeout)
+
+
+@pytest.fixture()
+def make_window(qtbot, settings):
+    from tfdebug.ui.window import MainWindow
+
+    def make(settings_=None):
+        window = MainWindow(settings=settings_ or settings)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        return window
+    return make
+
+
+@pytest.fixture()
+def window(make_window, loaded, qtbot):
+    """A window on the random model, paused at the first stage."""
+    window = make_window()
+    window.input_bar.set_values("random", "cpu", SRC, TGT)
+    window.ctl.set_session(DebugSession(loaded, SRC, TGT))
+    wait_paused(qtbot, window, "src.embed")
+    yield window
+    window.ctl.close()

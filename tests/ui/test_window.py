@@ -1,0 +1,224 @@
+"""The main window: launch, stepping with actions and shortcuts, errors, closing, settings."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from tests.ui.conftest import SRC, TGT, wait_paused
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stepper import Stepper
+from tfdebug.ui import actions
+
+
+def trigger(window, action_id):
+    window.actions_by_id[action_id].trigger()
+
+
+def test_launch_runs_off_the_ui_thread_and_pauses_at_the_first_stage(make_window, qtbot):
+    window = make_window()
+    assert not window.actions_by_id["tfdebug.step.next"].isEnabled()
+    window.start("random", "cpu", SRC, TGT)
+    wait_paused(qtbot, window, "src.embed")
+    assert window.actions_by_id["tfdebug.step.next"].isEnabled()
+    assert not window.actions_by_id["tfdebug.step.back"].isEnabled()
+    assert "src.embed" in window.shape_panel.plain_text()
+    assert window.heatmap_panel.image.image is not None
+    assert window.status_stage.text().startswith("Stage 1 of ")
+    assert window.ctl.plan and len(window.navigator.items) == len(window.ctl.plan)
+    window.ctl.close()
+
+
+def test_step_moves_the_stage_and_updates_shape_and_heatmap(window, qtbot):
+    before = window.heatmap_panel.image.image.copy()
+    trigger(window, "tfdebug.step.next")
+    wait_paused(qtbot, window, "src.pos")
+    assert "src.pos" in window.shape_panel.plain_text()
+    assert not np.array_equal(before, window.heatmap_panel.image.image)
+    assert window.navigator.current_item() is window.navigator.items["src.pos"]
+
+
+def _key(window, key, modifier=Qt.NoModifier):
+    window.activateWindow()
+    QTest.keyClick(window, key, modifier)
+
+
+def test_each_shortcut(window, qtbot):
+    ctl = window.ctl
+    _key(window, Qt.Key_F10)
+    wait_paused(qtbot, window, "src.pos")
+    _key(window, Qt.Key_F11)
+    wait_paused(qtbot, window, "enc.0.attn.norm")
+    _key(window, Qt.Key_F11, Qt.ShiftModifier)  # step out of enc.0.attn
+    wait_paused(qtbot, window, "enc.0.ffn.norm")
+    _key(window, Qt.Key_F10, Qt.ShiftModifier)  # step back through history
+    wait_paused(qtbot, window, "enc.0.attn.resid")
+    ctl.toggle_stage_breakpoint("enc.1.attn.probs")
+    _key(window, Qt.Key_F5)
+    wait_paused(qtbot, window, "enc.1.attn.probs")
+    _key(window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)  # restart
+    wait_paused(qtbot, window, "src.embed")
+    assert len(ctl.stepper.history) == 1
+    _key(window, Qt.Key_F5, Qt.ShiftModifier)  # stop
+    qtbot.waitUntil(lambda: ctl.stepper.state == "stopped")
+    assert not window.actions_by_id["tfdebug.step.stop"].isEnabled()
+
+
+def test_step_back_walks_history_without_running(window, qtbot):
+    for name in ("src.pos", "enc.0.attn.norm"):
+        trigger(window, "tfdebug.step.next")
+        wait_paused(qtbot, window, name)
+    captured = len(window.ctl.stepper.history)
+    trigger(window, "tfdebug.step.back")
+    wait_paused(qtbot, window, "src.pos")
+    assert len(window.ctl.stepper.history) == captured
+    assert "src.pos" in window.shape_panel.plain_text()
+
+
+def test_run_to_stage_from_the_navigator_and_the_map(window, qtbot):
+    menu = window.navigator.stage_menu("dec.0.cross_attn.probs")
+    menu.actions()[0].trigger()
+    wait_paused(qtbot, window, "dec.0.cross_attn.probs")
+    amap = window.architecture_map
+    amap._layout()
+    part = amap.part("enc.1.ffn")
+    qtbot.mouseClick(amap, Qt.LeftButton, pos=part.rect.center().toPoint())
+    wait_paused(qtbot, window, "enc.1.ffn.norm")  # already captured: shown from history
+    window.ctl.select_stage("dec.1.ffn.out")
+    trigger(window, "tfdebug.step.run_to")
+    wait_paused(qtbot, window, "dec.1.ffn.out")
+
+
+def test_breakpoint_from_the_gutter_stops_continue(window, qtbot):
+    tree = window.navigator.tree
+    item = window.navigator.items["enc.1.attn.scores"]
+    tree.scrollToItem(item)
+    rect = tree.visualItemRect(item)
+    qtbot.mouseClick(tree.viewport(), Qt.LeftButton, pos=rect.topLeft() + rect.bottomLeft() * 0 +
+                     __import__("PySide6.QtCore", fromlist=["QPoint"]).QPoint(8, rect.height() // 2))
+    assert item.text(0) == "●"
+    trigger(window, "tfdebug.step.continue")
+    wait_paused(qtbot, window, "enc.1.attn.scores")
+    assert window.ctl.stepper.state == "paused"
+
+
+def test_kind_breakpoint_breaks_on_every_softmax(window, qtbot):
+    menu = window.navigator.kind_button.menu()
+    next(a for a in menu.actions() if a.text() == "softmax").setChecked(True)
+    for expected in ("enc.0.attn.probs", "enc.1.attn.probs", "dec.0.self_attn.probs"):
+        trigger(window, "tfdebug.step.continue")
+        wait_paused(qtbot, window, expected)
+
+
+def test_condition_breakpoint_from_the_dialog(window, qtbot):
+    dialog = window.navigator.open_conditions()
+    dialog.abs_gt.setChecked(True)
+    dialog.threshold.setValue(1.5)
+    dialog.accept()
+    trigger(window, "tfdebug.step.continue")
+    qtbot.waitUntil(lambda: window.ctl.stepper.state in ("paused", "finished"))
+    wait_paused(qtbot, window)
+    assert window.ctl.stepper.state == "paused"
+    assert window.ctl.current_stats.max > 1.5 or -window.ctl.current_stats.min > 1.5
+
+
+def test_bad_input_and_a_failing_forward_show_messages_and_the_app_keeps_working(window, qtbot, loaded,
+                                                                                  monkeypatch):
+    window.input_bar.set_values("random", "cpu", "", "")
+    trigger(window, "tfdebug.session.run")
+    qtbot.waitUntil(lambda: window.last_error is not None and not window.ctl.busy)
+    assert "source sentence is empty" in window.message_label.text()
+    assert window.message_bar.isVisible()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+    monkeypatch.setattr(loaded.model.transformer.decoder.norm, "forward", broken)
+    trigger(window, "tfdebug.step.continue")
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "failed")
+    qtbot.waitUntil(lambda: "failed after" in (window.last_error or ""))
+    assert "boom" in window.message_label.text()
+    monkeypatch.undo()
+
+    window.input_bar.set_values("random", "cpu", SRC, TGT)
+    trigger(window, "tfdebug.session.run")
+    wait_paused(qtbot, window, "src.embed")
+    trigger(window, "tfdebug.step.next")
+    wait_paused(qtbot, window, "src.pos")
+
+
+def test_unknown_words_are_named(make_window, qtbot, loaded):
+    from tfdebug.models.session import DebugSession
+    window = make_window()
+    window.ctl.set_session(DebugSession(loaded, "I love zebras", TGT))
+    wait_paused(qtbot, window, "src.embed")
+    assert "zebras" in window.input_bar.unknown.text()
+    window.ctl.close()
+
+
+def test_closing_mid_pass_stops_the_worker(window, qtbot):
+    stepper = window.ctl.stepper
+    thread = stepper._thread
+    assert thread.is_alive()
+    window.close()
+    assert stepper.state == "stopped"
+    assert not thread.is_alive()
+
+
+def test_settings_round_trip(make_window, settings, qtbot):
+    first = make_window(settings)
+    first.resize(1234, 876)
+    first.docks["heads"].hide()
+    first.input_bar.set_recent([("Apple is delicious", "苹果 很 好吃")])
+    first.input_bar.set_values("random", "cpu", "I love you", "我")
+    first.close()
+    second = make_window(settings)
+    assert second.size().width() == 1234 and second.size().height() == 876
+    assert not second.docks["heads"].isVisible()
+    assert second.docks["heatmap"].isVisible()
+    assert second.input_bar.recent == [("Apple is delicious", "苹果 很 好吃")]
+    assert second.last_inputs() == ["random", "cpu", "I love you", "我"]
+
+
+def test_replay_shows_every_panel_and_disables_live_actions(make_window, qtbot, loaded):
+    from tfdebug.models.session import DebugSession
+    session = DebugSession(loaded, SRC, TGT)
+    captures, _ = session.capture_all()
+    stored = {c.name: c.tensor for c in captures}
+    bare = [Capture(c.info, c.shape, c.dtype, c.device) for c in captures]
+    replay = Stepper.replay(bare, load=lambda c: stored[c.name])
+    window = make_window()
+    window.load_replay(replay, session.tokens, "recorded pass")
+    wait_paused(qtbot, window, "src.embed")
+    restart = window.actions_by_id["tfdebug.step.restart"]
+    assert not restart.isEnabled() and restart.toolTip() == actions.REPLAY_TIP
+    assert not window.actions_by_id["tfdebug.session.run"].isEnabled()
+    assert not window.input_bar.src.isEnabled()
+    trigger(window, "tfdebug.step.next")
+    wait_paused(qtbot, window, "src.pos")
+    window.ctl.select_stage("dec.0.cross_attn.probs")
+    trigger(window, "tfdebug.step.run_to")
+    wait_paused(qtbot, window, "dec.0.cross_attn.probs")
+    assert window.current_slice() is window.ctl.current_slice is not None
+
+
+def test_screenshot_mode_saves_the_window_at_a_stage(tmp_path, qapp):
+    from tfdebug.ui.app import run_app
+    path = tmp_path / "shot.png"
+    assert run_app(model="random", goto="dec.0.self_attn.masked", screenshot=str(path)) == 0
+    assert path.stat().st_size > 10_000
+    assert run_app(model="random", goto="no.such.stage", screenshot=str(tmp_path / "bad.png")) == 2
+
+
+def test_registry_ids_are_dotted_and_bound_once(window):
+    assert all(i.startswith("tfdebug.") for i in actions.REGISTRY)
+    shortcuts = [a.shortcut().toString() for a in window.actions_by_id.values() if not a.shortcut().isEmpty()]
+    assert len(shortcuts) == len(set(shortcuts))
+    assert window.actions_by_id["tfdebug.step.next"].shortcut().toString() == "F10"
+
+
+@pytest.mark.parametrize("action_id", ["tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.out"])
+def test_advancing_actions_are_disabled_at_the_end(window, qtbot, action_id):
+    trigger(window, "tfdebug.step.continue")
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
+    qtbot.waitUntil(lambda: not window.actions_by_id[action_id].isEnabled())
+    assert window.actions_by_id["tfdebug.step.back"].isEnabled()

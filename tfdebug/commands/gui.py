@@ -1,0 +1,28 @@
+"""`tfdebug gui` (the default command): open the debugger window.
+
+Only argparse at import time: cli.py imports every command module to build its
+parser, and the console commands must not load Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", default=None,
+                        help="demo (the bundled translator, default when present), random, or a model folder")
+    parser.add_argument("--src", default=None, help="source sentence (English); default: the last one or 'I love you'")
+    parser.add_argument("--tgt", default=None, help="target prefix (Chinese, words split by spaces)")
+    parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cpu)")
+    parser.add_argument("--goto", default=None, metavar="STAGE", help="run to this stage after opening")
+    parser.add_argument("--screenshot", default=None, metavar="FILE.png",
+                        help="render the window (at --goto), save it as PNG and exit; works headless "
+                             "with QT_QPA_PLATFORM=offscreen")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tfdebug.ui.app import run_app
+
+    return run_app(model=args.model, src=args.src, tgt=args.tgt, device=args.device, goto=args.goto,
+                   screenshot=args.screenshot)

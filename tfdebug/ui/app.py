@@ -1,0 +1,109 @@
+"""Starting the GUI: the QApplication, the main window, and the screenshot mode."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+SCREENSHOT_TIMEOUT_MS = 120_000
+
+
+def _application() -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        app.setApplicationName("tfdebug")
+        app.setOrganizationName("tfdebug")
+    return app
+
+
+def run_app(model: str | None = None, src: str | None = None, tgt: str | None = None, device: str | None = None,
+            goto: str | None = None, screenshot: str | None = None, open_path: str | None = None) -> int:
+    """Open the debugger window; with `screenshot`, render it at `goto`, save a PNG and exit.
+
+    Without arguments the window opens on the default model and sentence pair, paused at
+    the first stage. `open_path` opens a snapshot (through tfdebug.ui.file_actions).
+    """
+    from tfdebug.commands.common import DEFAULT_SRC, DEFAULT_TGT
+    from tfdebug.models.loader import default_model_name
+    from tfdebug.ui.window import MainWindow
+
+    app = _application()
+    window = MainWindow()
+    last = window.last_inputs() if model is None and src is None and tgt is None and screenshot is None else None
+    model = model or (last[0] if last else default_model_name())
+    device = device or (last[1] if last else "cpu")
+    src = src if src is not None else (last[2] if last else DEFAULT_SRC)
+    tgt = tgt if tgt is not None else (last[3] if last else DEFAULT_TGT)
+    window.show()
+    result = {"code": 0}
+
+    if open_path is not None:
+        from tfdebug.ui import file_actions  # written alongside: opening snapshots
+        window.input_bar.set_values(model, device, src, tgt)
+        file_actions.open_snapshot(window, open_path)
+    else:
+        window.start(model, device, src, tgt)
+
+    if screenshot is not None:
+        _arrange_screenshot(app, window, goto, screenshot, result)
+    elif goto is not None:
+        _when_ready(window, lambda: window.ctl.run_to(goto))
+    code = app.exec()
+    return result["code"] or code
+
+
+def _when_ready(window, then) -> None:
+    """Call `then` once, the first time the window shows a stage."""
+    ctl = window.ctl
+
+    def once() -> None:
+        ctl.stage_changed.disconnect(once)
+        QTimer.singleShot(0, then)
+    if ctl.current is not None:
+        QTimer.singleShot(0, then)
+    else:
+        ctl.stage_changed.connect(once)
+
+
+def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict) -> None:
+    ctl = window.ctl
+    done = {"saved": False}
+
+    def fail(message: str) -> None:
+        if done["saved"]:
+            return
+        done["saved"] = True
+        print(f"tfdebug: {message}", file=sys.stderr)
+        result["code"] = 2
+        app.quit()
+
+    def save() -> None:
+        if done["saved"]:
+            return
+        done["saved"] = True
+        window.repaint()
+        app.processEvents()
+        ok = window.grab().save(os.fspath(path), "PNG")
+        if not ok:
+            print(f"tfdebug: could not write {path}", file=sys.stderr)
+            result["code"] = 2
+        else:
+            print(f"saved {path}")
+        app.quit()
+
+    def check() -> None:
+        current = ctl.current
+        if current is not None and (goto is None or current.name == goto):
+            ctl.stage_changed.disconnect(check)
+            # Let docks and plots lay out at their final size before grabbing.
+            QTimer.singleShot(400, save)
+
+    ctl.stage_changed.connect(check)
+    ctl.error.connect(fail)  # in screenshot mode any error is fatal: say it and exit 2
+    if goto is not None:
+        _when_ready(window, lambda: ctl.run_to(goto))
+    QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, lambda: fail("timed out waiting for the stage to show."))

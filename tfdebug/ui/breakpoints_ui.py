@@ -1,0 +1,85 @@
+"""Breakpoint widgets: the "break on every <kind>" menu and the condition dialog."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QHBoxLayout, QLabel,
+                               QMenu, QVBoxLayout, QWidget)
+
+from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.stages import KINDS
+from tfdebug.ui.controller import DebugController
+
+
+def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
+    """A menu of checkable kinds: checking 'softmax' breaks on every softmax."""
+    menu = QMenu("Break on Every…", parent)
+    actions = {}
+    for kind in KINDS:
+        act = menu.addAction(kind)
+        act.setCheckable(True)
+        act.setObjectName(f"break-kind-{kind}")
+        act.toggled.connect(lambda on, k=kind: ctl.set_breakpoint(Breakpoint.on_kind(k), on))
+        actions[kind] = act
+
+    def sync() -> None:
+        for kind, act in actions.items():
+            act.blockSignals(True)
+            act.setChecked(Breakpoint.on_kind(kind) in ctl.breakpoints)
+            act.blockSignals(False)
+
+    ctl.breakpoints_changed.connect(sync)
+    return menu
+
+
+class ConditionDialog(QDialog):
+    """Condition breakpoints: NaN, ±Inf outside masked cells, max |x| above a threshold.
+
+    Opened with `open()` (window-modal, not blocking); Apply sets the conditions.
+    """
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.setWindowTitle("Condition Breakpoints")
+        self.nan = QCheckBox("Stop at a stage that contains NaN")
+        self.inf = QCheckBox("Stop at a stage that contains ±Inf (−∞ in mask stages is expected)")
+        self.abs_gt = QCheckBox("Stop where max |x| is above")
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.0, 1e12)
+        self.threshold.setDecimals(3)
+        self.threshold.setValue(100.0)
+        row = QHBoxLayout()
+        row.addWidget(self.abs_gt)
+        row.addWidget(self.threshold)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Conditions are checked where the tensor lives, at every stage."))
+        layout.addWidget(self.nan)
+        layout.addWidget(self.inf)
+        layout.addLayout(row)
+        layout.addWidget(buttons)
+        self._load()
+
+    def _load(self) -> None:
+        conditions = {b.value: b for b in self.ctl.breakpoints if b.by == "condition"}
+        self.nan.setChecked("nan" in conditions)
+        self.inf.setChecked("inf" in conditions)
+        self.abs_gt.setChecked("abs_gt" in conditions)
+        if "abs_gt" in conditions:
+            self.threshold.setValue(conditions["abs_gt"].threshold)
+
+    def conditions(self) -> list[Breakpoint]:
+        out = []
+        if self.nan.isChecked():
+            out.append(Breakpoint.on_nan())
+        if self.inf.isChecked():
+            out.append(Breakpoint.on_inf())
+        if self.abs_gt.isChecked():
+            out.append(Breakpoint.on_abs_above(self.threshold.value()))
+        return out
+
+    def accept(self) -> None:
+        self.ctl.set_conditions(self.conditions())
+        super().accept()

@@ -1,0 +1,68 @@
+"""Colour choices for heatmaps: which map and levels a stage gets, and the non-finite overlay.
+
+Signed data gets a diverging map centred on zero; probabilities and other
+non-negative data a sequential one. −∞ (masked), NaN and +∞ cells get colours of
+their own, drawn by an RGBA overlay, so they never read as the scale's minimum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from tfdebug.core.display import Stats
+
+LUT_SIZE = 256
+MASK_RGBA = (96, 96, 96, 255)      # −∞: a masked cell
+NAN_RGBA = (255, 0, 255, 255)      # NaN
+POSINF_RGBA = (255, 160, 0, 255)   # +∞
+PROBABILITY_KINDS = frozenset({"softmax", "attn_dropout"})
+
+
+def diverging() -> pg.ColorMap:
+    return pg.colormap.get("CET-D1")
+
+
+def sequential() -> pg.ColorMap:
+    return pg.colormap.get("viridis")
+
+
+def scheme(kind: str, stats: Stats, whole: Stats | None = None) -> tuple[pg.ColorMap, tuple[float, float], bool]:
+    """(colour map, levels, signed) for data with `stats` from a stage of `kind`.
+
+    Whether the map is diverging is decided by `whole` (the stage's full tensor) when
+    given, so every slice and head of a stage uses the same kind of map; the levels
+    come from `stats`.
+    """
+    lo, hi = stats.min, stats.max
+    if lo != lo or hi != hi:  # no finite value at all
+        return sequential(), (0.0, 1.0), False
+    sign_lo = whole.min if whole is not None and whole.min == whole.min else lo
+    if kind in PROBABILITY_KINDS or sign_lo >= 0:
+        top = hi if hi > 0 else 1.0
+        return sequential(), (0.0, float(top)), False
+    m = max(abs(lo), abs(hi)) or 1.0
+    return diverging(), (-float(m), float(m)), True
+
+
+def split_nonfinite(values: np.ndarray, fill: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """(image data with non-finite cells set to `fill`, RGBA overlay or None when all finite)."""
+    finite = np.isfinite(values)
+    if finite.all():
+        return values, None
+    data = np.where(finite, values, np.float32(fill)).astype(np.float32, copy=False)
+    overlay = np.zeros(values.shape + (4,), dtype=np.uint8)
+    overlay[np.isneginf(values)] = MASK_RGBA
+    overlay[np.isnan(values)] = NAN_RGBA
+    overlay[np.isposinf(values)] = POSINF_RGBA
+    return np.ascontiguousarray(data), overlay
+
+
+def format_value(x: float) -> str:
+    if x != x:
+        return "NaN"
+    if x == float("-inf"):
+        return "−∞ (masked)"
+    if x == float("inf"):
+        return "+∞"
+    return f"{x:.4g}"

@@ -1,0 +1,244 @@
+"""Heatmap panel: the shown 2-D slice of the current stage.
+
+pyqtgraph fast path: row-major float32 data, explicit levels, a 256-entry LUT. The
+histogram beside it is drawn from core's stats (no second pass over the pixels).
+Non-finite cells are drawn by an RGBA overlay in colours of their own.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+
+from tfdebug.core.display import DisplaySlice
+from tfdebug.ui import colors
+from tfdebug.ui.controller import DebugController
+
+MAX_TICK_LABELS = 64
+
+
+class _HistogramLUT(pg.HistogramLUTItem):
+    """HistogramLUTItem with a 256-entry LUT whose histogram comes from core's stats."""
+
+    def __init__(self):
+        self._counts: tuple[np.ndarray, np.ndarray] | None = None
+        super().__init__(orientation="vertical")
+
+    def set_histogram(self, edges: np.ndarray, counts: np.ndarray) -> None:
+        self._counts = ((edges[:-1] + edges[1:]) / 2, counts.astype(float)) if len(counts) else None
+
+    def imageChanged(self, autoLevel=False, autoRange=False):
+        if self._counts is not None:
+            self.plot.setData(*self._counts)
+        image = self.imageItem()
+        if image is not None and image.getLevels() is not None:
+            self.region.setRegion(image.getLevels())
+
+    def getLookupTable(self, img=None, n=None, alpha=None):
+        return super().getLookupTable(img, n=colors.LUT_SIZE, alpha=alpha)
+
+
+class HeatmapPanel(QWidget):
+    """Axis choice, indices of the other axes, the image with its LUT, and a hover readout."""
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.slice: DisplaySlice | None = None
+        self._scheme_name = ""
+        self._row_labels: list[str] | None = None
+        self._col_labels: list[str] | None = None
+
+        self.row_combo = QComboBox()
+        self.col_combo = QComboBox()
+        for combo in (self.row_combo, self.col_combo):
+            combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+        self.row_combo.setToolTip("Axis shown as rows")
+        self.col_combo.setToolTip("Axis shown as columns")
+        self.row_combo.activated.connect(self._axes_chosen)
+        self.col_combo.activated.connect(self._axes_chosen)
+        self.spin_boxes: dict[str, QSpinBox] = {}
+        self._index_row = QHBoxLayout()
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("Rows"))
+        controls.addWidget(self.row_combo)
+        controls.addWidget(QLabel("Columns"))
+        controls.addWidget(self.col_combo)
+        controls.addLayout(self._index_row)
+        controls.addStretch(1)
+
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.plot = self.graphics.addPlot(row=0, col=0)
+        self.plot.invertY(True)
+        self.plot.setMenuEnabled(False)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.overlay = pg.ImageItem(axisOrder="row-major")
+        self.overlay.setZValue(1)
+        self.plot.addItem(self.image)
+        self.plot.addItem(self.overlay)
+        self.histogram = _HistogramLUT()
+        self.histogram.setImageItem(self.image)
+        self.graphics.addItem(self.histogram, row=0, col=1)
+        self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
+
+        self.readout = QLabel("Hover over a cell to read its value.")
+        self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.caption = QLabel("")
+        self.caption.setWordWrap(True)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(controls)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.graphics, 1)
+        layout.addWidget(self.readout)
+
+        ctl.stage_changed.connect(self._stage_changed)
+        ctl.slice_changed.connect(lambda: self.show_slice(ctl.current_slice))
+
+    # ----- controls ----------------------------------------------------------------------
+    def _stage_changed(self) -> None:
+        capture = self.ctl.current
+        names = self.ctl.axis_names()
+        for combo in (self.row_combo, self.col_combo):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems([f"{n} ({capture.shape[i]})" for i, n in enumerate(names)] if capture else [])
+            combo.blockSignals(False)
+        enough = len(names) >= 2
+        self.row_combo.setEnabled(enough)
+        self.col_combo.setEnabled(enough)
+        self._rebuild_spin_boxes()
+
+    def _rebuild_spin_boxes(self) -> None:
+        while self._index_row.count():
+            widget = self._index_row.takeAt(0).widget()
+            if widget is not None:
+                widget.deleteLater()
+        self.spin_boxes = {}
+        capture = self.ctl.current
+        if capture is None:
+            return
+        names = self.ctl.axis_names()
+        view = self.ctl.view
+        if len(names) >= 2:
+            self.row_combo.setCurrentIndex(view.row_axis)
+            self.col_combo.setCurrentIndex(view.col_axis)
+        for axis, index in self.ctl.indices().items():
+            name = names[axis]
+            spin = QSpinBox()
+            spin.setRange(0, capture.shape[axis] - 1)
+            spin.setValue(index)
+            spin.setPrefix(f"{name} ")
+            spin.setToolTip(f"Index along the {name} axis (size {capture.shape[axis]})")
+            spin.valueChanged.connect(lambda value, n=name: self.ctl.set_index(n, value))
+            self._index_row.addWidget(spin)
+            self.spin_boxes[name] = spin
+
+    def _axes_chosen(self) -> None:
+        self.ctl.set_axes(self.row_combo.currentIndex(), self.col_combo.currentIndex())
+        self._rebuild_spin_boxes()
+
+    # ----- drawing -----------------------------------------------------------------------
+    def show_slice(self, sl: DisplaySlice | None) -> None:
+        """Draw a DisplaySlice (None clears the view)."""
+        self.slice = sl
+        capture = self.ctl.current
+        if sl is None or capture is None:
+            self.image.clear()
+            self.overlay.clear()
+            self.caption.setText("Nothing to show yet." if capture is None else "")
+            return
+        names = self.ctl.axis_names()
+        for axis, index in self.ctl.indices().items():
+            spin = self.spin_boxes.get(names[axis])
+            if spin is not None and spin.value() != index:
+                spin.blockSignals(True)
+                spin.setValue(index)
+                spin.blockSignals(False)
+        cmap, levels, signed = colors.scheme(capture.info.kind, sl.stats, self.ctl.current_stats)
+        data, overlay = colors.split_nonfinite(sl.values, levels[0])
+        name = cmap.name if hasattr(cmap, "name") else str(cmap)
+        if name != self._scheme_name:
+            self.histogram.gradient.setColorMap(cmap)
+            self._scheme_name = name
+        self.histogram.set_histogram(sl.stats.hist_edges, sl.stats.hist_counts)
+        rows, cols = sl.source_shape
+        self.image.setImage(data, levels=levels, autoLevels=False)
+        self.image.setRect(QRectF(0, 0, cols, rows))
+        self.histogram.setLevels(*levels)
+        if overlay is None:
+            self.overlay.setVisible(False)
+        else:
+            self.overlay.setImage(overlay, autoLevels=False, levels=(0, 255))
+            self.overlay.setRect(QRectF(0, 0, cols, rows))
+            self.overlay.setVisible(True)
+        self._label_axes(sl)
+        self.plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0)
+        scale = "diverging, centred on 0" if signed else "sequential"
+        down = f", downsampled to {sl.values.shape[0]}×{sl.values.shape[1]}" if sl.downsampled else ""
+        masked = f" · {sl.stats.neginf} masked (−∞) cells in grey" if sl.stats.neginf else ""
+        self.caption.setText(f"<b>{capture.name}</b> · {rows}×{cols}{down} · {scale} colour map{masked}")
+
+    def _label_axes(self, sl: DisplaySlice) -> None:
+        names = self.ctl.axis_names()
+        row_name = names[sl.row_axis] if 0 <= sl.row_axis < len(names) else ""
+        col_name = names[sl.col_axis] if 0 <= sl.col_axis < len(names) else ""
+        self._row_labels = self.ctl.axis_labels(sl.row_axis) if sl.row_axis >= 0 else None
+        self._col_labels = self.ctl.axis_labels(sl.col_axis)
+        self.plot.setLabel("left", row_name)
+        self.plot.setLabel("bottom", col_name)
+        for side, labels in (("left", self._row_labels), ("bottom", self._col_labels)):
+            axis = self.plot.getAxis(side)
+            if labels and len(labels) <= MAX_TICK_LABELS:
+                axis.setTicks([[(i + 0.5, label) for i, label in enumerate(labels)]])
+            else:
+                axis.setTicks(None)
+
+    # ----- hover ---------------------------------------------------------------------------
+    def cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
+        """(source row, source column) under a scene position, or None outside the image."""
+        if self.slice is None or not self.plot.vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = self.plot.vb.mapSceneToView(scene_pos)
+        rows, cols = self.slice.source_shape
+        r, c = math.floor(p.y()), math.floor(p.x())
+        return (r, c) if 0 <= r < rows and 0 <= c < cols else None
+
+    def readout_at(self, row: int, col: int) -> str:
+        """The hover text for source cell (row, col): its tokens/indices and its value."""
+        sl = self.slice
+        h, w = sl.values.shape
+        value = float(sl.values[row * h // sl.source_shape[0], col * w // sl.source_shape[1]])
+        names = self.ctl.axis_names()
+
+        def where(axis: int, i: int, labels) -> str:
+            name = names[axis] if 0 <= axis < len(names) else "row"
+            return f"{name} {i} '{labels[i]}'" if labels else f"{name} {i}"
+        approx = " (block average)" if sl.downsampled else ""
+        return (f"{where(sl.row_axis, row, self._row_labels)} · {where(sl.col_axis, col, self._col_labels)}"
+                f" · value {colors.format_value(value)}{approx}")
+
+    def _mouse_moved(self, scene_pos) -> None:
+        cell = self.cell_at(QPointF(scene_pos))
+        if cell is not None:
+            self.readout.setText(self.readout_at(*cell))
+
+    # ----- export --------------------------------------------------------------------------
+    def lookup_table(self) -> np.ndarray:
+        """The LUT the image is drawn with (256 × RGB(A))."""
+        return self.histogram.getLookupTable(self.image.image)
+
+    def export_png(self, path: str) -> None:
+        """Save the heatmap (image, axes, colour bar) as it is shown."""
+        if not self.graphics.grab().save(str(path), "PNG"):
+            raise OSError(f"Could not write {path}.")
+
+    def export_svg(self, path: str) -> None:
+        """Save the heatmap plot as SVG (pyqtgraph's exporter)."""
+        from pyqtgraph.exporters import SVGExporter
+        SVGExporter(self.plot).export(str(path))

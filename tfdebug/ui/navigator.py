@@ -1,0 +1,227 @@
+"""Stage navigator: every stage of the pass as a tree, with a breakpoint gutter.
+
+Stages not reached yet are grey, the current one is bold and highlighted. Clicking the
+gutter toggles a breakpoint; double-clicking a stage runs to it (or shows it when it
+has run); its context menu offers Run to Stage and breakpoints.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QMenu, QPushButton, QToolButton, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.recorder import Capture
+from tfdebug.ui import actions
+from tfdebug.ui.breakpoints_ui import ConditionDialog, kind_menu
+from tfdebug.ui.controller import DebugController
+
+GUTTER, NAME, SHAPE = range(3)
+NAME_ROLE = Qt.UserRole + 1
+_BLOCK_TITLES = {"attn": "Self-attention", "self_attn": "Masked self-attention",
+                 "cross_attn": "Cross-attention", "ffn": "Feed-forward (FFN)"}
+_SITE_TITLES = {"src": "Source embedding + PE", "tgt": "Target embedding + PE"}
+_STACK_TITLES = {"enc": "Encoder layer", "dec": "Decoder layer"}
+UNREACHED = QColor(150, 150, 150)
+CURRENT_BG = QColor(255, 224, 130)
+BREAK_FG = QColor(200, 30, 30)
+
+
+def group_path(name: str) -> list[str]:
+    """Tree groups above a stage: 'dec.0.cross_attn.q' -> ['Decoder layer 0', 'Cross-attention']."""
+    parts = name.split(".")
+    if len(parts) >= 4 and parts[1].isdigit():
+        stack = _STACK_TITLES.get(parts[0], parts[0])
+        return [f"{stack} {parts[1]}", _BLOCK_TITLES.get(parts[2], parts[2])]
+    if parts[0] in _SITE_TITLES:
+        return [_SITE_TITLES[parts[0]]]
+    return []
+
+
+class NavigatorPanel(QWidget):
+    """The stage tree, its filter box, and the kind / condition breakpoint buttons."""
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.items: dict[str, QTreeWidgetItem] = {}
+        self._current: str | None = None
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter stages (name or kind)…")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self.apply_filter)
+        self.kind_button = QToolButton()
+        self.kind_button.setText("Break on kind")
+        self.kind_button.setPopupMode(QToolButton.InstantPopup)
+        self.kind_button.setMenu(kind_menu(ctl, self))
+        conditions = QPushButton("Conditions…")
+        conditions.setToolTip("Break on NaN, ±Inf or |x| above a threshold")
+        conditions.clicked.connect(self.open_conditions)
+        top = QHBoxLayout()
+        top.addWidget(self.filter, 1)
+        top.addWidget(self.kind_button)
+        top.addWidget(conditions)
+
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(3)
+        self.tree.setHeaderLabels(["●", "Stage", "Shape"])
+        self.tree.setColumnWidth(GUTTER, 28)
+        self.tree.setColumnWidth(NAME, 190)
+        self.tree.setContextMenuPolicy(Qt.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._context_menu)
+        self.tree.itemClicked.connect(self._clicked)
+        self.tree.itemDoubleClicked.connect(self._double_clicked)
+        self.tree.headerItem().setToolTip(GUTTER, "Click a stage's gutter to toggle a breakpoint")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.tree, 1)
+
+        ctl.session_changed.connect(self.rebuild)
+        ctl.state_changed.connect(self.refresh)
+        ctl.stage_changed.connect(self.refresh)
+        ctl.breakpoints_changed.connect(self.refresh_breakpoints)
+        self.condition_dialog: ConditionDialog | None = None
+
+    # ----- building -----------------------------------------------------------------------
+    def rebuild(self) -> None:
+        """One leaf per planned stage, under its layer and block."""
+        self.tree.clear()
+        self.items = {}
+        self._current = None
+        groups: dict[tuple[str, ...], QTreeWidgetItem] = {}
+        for capture in self.ctl.plan:
+            parent = None
+            path = group_path(capture.name)
+            for depth in range(len(path)):
+                key = tuple(path[:depth + 1])
+                if key not in groups:
+                    group = QTreeWidgetItem([ "", path[depth], ""])
+                    group.setFirstColumnSpanned(False)
+                    (parent.addChild(group) if parent else self.tree.addTopLevelItem(group))
+                    groups[key] = group
+                parent = groups[key]
+            item = self._leaf(capture, short=bool(path))
+            (parent.addChild(item) if parent else self.tree.addTopLevelItem(item))
+            self.items[capture.name] = item
+        self.tree.expandToDepth(0)
+        self.refresh()
+        self.refresh_breakpoints()
+        self.apply_filter(self.filter.text())
+
+    @staticmethod
+    def _leaf(capture: Capture, short: bool) -> QTreeWidgetItem:
+        label = capture.name.rsplit(".", 1)[-1] if short else capture.name
+        item = QTreeWidgetItem(["", label, "×".join(map(str, capture.shape))])
+        item.setData(NAME, NAME_ROLE, capture.name)
+        item.setToolTip(NAME, f"{capture.name} — {capture.info.kind}\n{capture.info.formula}")
+        item.setTextAlignment(GUTTER, Qt.AlignCenter)
+        return item
+
+    # ----- state ----------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Grey what has not run, highlight the current stage."""
+        history = self.ctl.stepper.history if self.ctl.stepper is not None else []
+        reached = {c.name for c in history}
+        for name, item in self.items.items():
+            colour = QBrush() if name in reached else QBrush(UNREACHED)
+            item.setForeground(NAME, colour)
+            item.setForeground(SHAPE, colour)
+        current = self.ctl.current.name if self.ctl.current is not None else None
+        if current != self._current:
+            font = QFont()
+            if self._current in self.items:
+                old = self.items[self._current]
+                for col in (NAME, SHAPE):
+                    old.setBackground(col, QBrush())
+                    old.setFont(col, font)
+            if current in self.items:
+                item = self.items[current]
+                font.setBold(True)
+                for col in (NAME, SHAPE):
+                    item.setBackground(col, QBrush(CURRENT_BG))
+                    item.setFont(col, font)
+                parent = item.parent()
+                while parent is not None:
+                    parent.setExpanded(True)
+                    parent = parent.parent()
+                self.tree.scrollToItem(item)
+            self._current = current
+
+    def refresh_breakpoints(self) -> None:
+        for name, item in self.items.items():
+            on = Breakpoint.on_stage(name) in self.ctl.breakpoints
+            item.setText(GUTTER, "●" if on else "")
+            item.setForeground(GUTTER, QBrush(BREAK_FG))
+
+    def current_item(self) -> QTreeWidgetItem | None:
+        return self.items.get(self._current) if self._current else None
+
+    # ----- interaction --------------------------------------------------------------------
+    def _clicked(self, item: QTreeWidgetItem, column: int) -> None:
+        name = item.data(NAME, NAME_ROLE)
+        if not name:
+            return
+        if column == GUTTER:
+            self.ctl.toggle_stage_breakpoint(name)
+        self.ctl.select_stage(name)
+
+    def _double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
+        name = item.data(NAME, NAME_ROLE)
+        if name and column != GUTTER:
+            actions.trigger("tfdebug.step.run_to", self.ctl, name)
+
+    def _context_menu(self, pos) -> None:
+        item = self.tree.itemAt(pos)
+        name = item.data(NAME, NAME_ROLE) if item is not None else None
+        if not name:
+            return
+        self.stage_menu(name).popup(self.tree.viewport().mapToGlobal(pos))
+
+    def stage_menu(self, name: str) -> QMenu:
+        """The context menu of one stage: Run to Stage, breakpoints."""
+        menu = QMenu(self)
+        run_to = menu.addAction("Run to Stage" if self.ctl.reached(name) is None else "Show Stage")
+        run_to.setEnabled(self.ctl.reached(name) is not None or self.ctl.can_advance())
+        run_to.triggered.connect(lambda: actions.trigger("tfdebug.step.run_to", self.ctl, name))
+        toggle = menu.addAction("Toggle Breakpoint")
+        toggle.triggered.connect(lambda: self.ctl.toggle_stage_breakpoint(name))
+        capture = next((c for c in self.ctl.plan if c.name == name), None)
+        if capture is not None:
+            kind = capture.info.kind
+            bp = Breakpoint.on_kind(kind)
+            every = menu.addAction(f"Break on Every {kind}")
+            every.setCheckable(True)
+            every.setChecked(bp in self.ctl.breakpoints)
+            every.toggled.connect(lambda on: self.ctl.set_breakpoint(bp, on))
+        return menu
+
+    def open_conditions(self) -> ConditionDialog:
+        """Show the condition breakpoint dialog without blocking."""
+        self.condition_dialog = ConditionDialog(self.ctl, self)
+        self.condition_dialog.open()
+        return self.condition_dialog
+
+    def apply_filter(self, text: str) -> None:
+        """Show only stages whose name or kind contains `text` (and the groups above them)."""
+        text = text.strip().lower()
+        kinds = {c.name: c.info.kind for c in self.ctl.plan}
+
+        def visit(item: QTreeWidgetItem) -> bool:
+            name = item.data(NAME, NAME_ROLE)
+            if name:
+                shown = not text or text in name.lower() or text in kinds.get(name, "")
+            else:
+                shown = False
+                for i in range(item.childCount()):
+                    shown = visit(item.child(i)) or shown
+            item.setHidden(not shown)
+            return shown
+
+        for i in range(self.tree.topLevelItemCount()):
+            visit(self.tree.topLevelItem(i))
+        if text:
+            self.tree.expandAll()

@@ -1,0 +1,97 @@
+"""Shape panel: named axes, dtype, device, bytes, the transition from the stage before,
+the formula and the source line."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+
+from tfdebug.core.recorder import Capture
+from tfdebug.ui.controller import DebugController
+
+
+def fmt_shape(shape) -> str:
+    return "(" + ",".join(str(n) for n in shape) + ")"
+
+
+def fmt_bytes(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def transition(prev: tuple[int, ...], ops: tuple[str, ...], shape: tuple[int, ...]) -> str:
+    """The reshapes from `prev` to `shape`, e.g. (1,10,512) —view→ (1,10,8,64) —transpose→ (1,8,10,64).
+
+    A transpose of axes 1 and 2 (the head split and merge) is undone to find the shape between.
+    """
+    if ops == ("view", "transpose") and len(shape) == 4:
+        mid = (shape[0], shape[2], shape[1], shape[3])
+        return f"{fmt_shape(prev)} —view→ {fmt_shape(mid)} —transpose→ {fmt_shape(shape)}"
+    if ops == ("transpose", "view") and len(prev) == 4:
+        mid = (prev[0], prev[2], prev[1], prev[3])
+        return f"{fmt_shape(prev)} —transpose→ {fmt_shape(mid)} —view→ {fmt_shape(shape)}"
+    if ops:
+        return f"{fmt_shape(prev)} —{'→'.join(ops)}→ {fmt_shape(shape)}"
+    return f"{fmt_shape(prev)} → {fmt_shape(shape)}"
+
+
+def input_stage(plan: list[Capture], capture: Capture) -> Capture | None:
+    """The stage this one is computed from: for a head split, its role's projection; else the one before."""
+    names = [c.name for c in plan]
+    if capture.info.role and capture.info.layer is not None:
+        source = f"{capture.info.block}.{capture.info.role}"
+        if source in names:
+            return plan[names.index(source)]
+    if capture.name in names:
+        i = names.index(capture.name)
+        return plan[i - 1] if i > 0 else None
+    return None
+
+
+class ShapePanel(QWidget):
+    """Everything about the current stage's tensor that is not its values."""
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.text = QTextBrowser()
+        self.text.setOpenLinks(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.text)
+        ctl.stage_changed.connect(self.refresh)
+        self.refresh()
+
+    def plain_text(self) -> str:
+        return self.text.toPlainText()
+
+    def refresh(self) -> None:
+        capture = self.ctl.current
+        if capture is None:
+            self.text.setHtml("<i>No stage yet.</i>")
+            return
+        info = capture.info
+        names = self.ctl.axis_names(capture)
+        axes = ", ".join(f"{n}={s}" for n, s in zip(names, capture.shape))
+        dtype = str(capture.dtype).removeprefix("torch.")
+        prev = input_stage(self.ctl.plan, capture)
+        rows = [
+            ("Shape", f"<b>{fmt_shape(capture.shape)}</b> &nbsp; {html.escape(axes)}"),
+            ("dtype", dtype),
+            ("Device", html.escape(str(capture.device))),
+            ("Bytes", f"{fmt_bytes(capture.nbytes)} ({capture.nbytes:,})"),
+        ]
+        if prev is not None:
+            rows.append(("From", f"{html.escape(prev.name)}<br>{html.escape(transition(prev.shape, info.ops, capture.shape))}"))
+        rows.append(("Formula", f"<span style='font-size:large'>{html.escape(info.formula)}</span>"))
+        rows.append(("Source", html.escape(info.source or "unknown")))
+        edited = " <span style='color:#b35c00'>(edited)</span>" if capture.edited else ""
+        body = "".join(f"<tr><td style='padding-right:10px;color:#555'>{k}</td><td>{v}</td></tr>" for k, v in rows)
+        self.text.setHtml(f"<h3 style='margin:2px'>{html.escape(info.name)}{edited}</h3>"
+                          f"<div style='color:#555'>kind {info.kind} · site {info.site}"
+                          f"{'' if info.layer is None else f' · layer {info.layer}'}</div>"
+                          f"<table>{body}</table>")

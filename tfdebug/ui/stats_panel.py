@@ -1,0 +1,74 @@
+"""Stats panel: min, max, mean, std, NaN/±Inf counts and a histogram, for the whole
+stage's tensor and for the shown slice (both computed by core where the tensor lives)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+
+from tfdebug.core.display import Stats
+from tfdebug.ui.colors import format_value
+from tfdebug.ui.controller import DebugController
+
+ROWS = ("min", "max", "mean", "std", "NaN", "+Inf", "−Inf", "count")
+
+
+def stats_values(stats: Stats | None) -> list[str]:
+    if stats is None:
+        return ["–"] * len(ROWS)
+    return [format_value(stats.min), format_value(stats.max), format_value(stats.mean), format_value(stats.std),
+            str(stats.nan), str(stats.posinf), str(stats.neginf), f"{stats.count:,}"]
+
+
+class StatsPanel(QWidget):
+    """A table of stats (tensor | slice) and the tensor's histogram."""
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        grid = QGridLayout()
+        grid.addWidget(QLabel("<b>stage tensor</b>"), 0, 1)
+        grid.addWidget(QLabel("<b>shown slice</b>"), 0, 2)
+        self.cells: dict[tuple[str, int], QLabel] = {}
+        for r, name in enumerate(ROWS, start=1):
+            grid.addWidget(QLabel(name), r, 0)
+            for c in (1, 2):
+                label = QLabel("–")
+                grid.addWidget(label, r, c)
+                self.cells[(name, c)] = label
+        self.plot = pg.PlotWidget()
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(False, False)
+        self.plot.setLabel("bottom", "value")
+        self.plot.setLabel("left", "count")
+        self.plot.setMinimumHeight(120)
+        self.bars = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=(80, 130, 200, 160))
+        self.plot.addItem(self.bars)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(grid)
+        layout.addWidget(self.plot, 1)
+        ctl.stage_changed.connect(self._stage)
+        ctl.slice_changed.connect(lambda: self._slice(ctl.current_slice))
+
+    def text(self, name: str, column: int = 1) -> str:
+        return self.cells[(name, column)].text()
+
+    def _fill(self, stats: Stats | None, column: int) -> None:
+        for name, value in zip(ROWS, stats_values(stats)):
+            self.cells[(name, column)].setText(value)
+
+    def _stage(self) -> None:
+        stats = self.ctl.current_stats
+        self._fill(stats, 1)
+        if stats is None or stats.min != stats.min:
+            self.bars.setData([0, 1], [0])
+            return
+        edges = stats.hist_edges
+        if edges[-1] == edges[0]:
+            edges = np.linspace(edges[0] - 0.5, edges[0] + 0.5, len(edges))
+        self.bars.setData(edges, stats.hist_counts.astype(float))
+
+    def _slice(self, sl) -> None:
+        self._fill(sl.stats if sl is not None else None, 2)

@@ -1,0 +1,87 @@
+"""Values panel: the numbers of the shown slice in a table, when it has at most 4,096 cells."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
+
+from tfdebug.core.display import DisplaySlice
+from tfdebug.ui.colors import format_value
+from tfdebug.ui.controller import DebugController
+
+MAX_CELLS = 4096
+
+
+class SliceModel(QAbstractTableModel):
+    """A read-only table over a 2-D float array with optional row/column labels."""
+
+    def __init__(self):
+        super().__init__()
+        self.values = np.zeros((0, 0), dtype=np.float32)
+        self.rows: list[str] = []
+        self.cols: list[str] = []
+
+    def set(self, values: np.ndarray, rows: list[str], cols: list[str]) -> None:
+        self.beginResetModel()
+        self.values, self.rows, self.cols = values, rows, cols
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else self.values.shape[0]
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else self.values.shape[1]
+
+    def data(self, index, role=Qt.DisplayRole):
+        if role == Qt.DisplayRole and index.isValid():
+            return format_value(float(self.values[index.row(), index.column()]))
+        if role == Qt.TextAlignmentRole:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        return None
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if role != Qt.DisplayRole:
+            return None
+        labels = self.rows if orientation == Qt.Vertical else self.cols
+        return labels[section] if section < len(labels) else str(section)
+
+
+class ValuesPanel(QWidget):
+    """The shown slice as numbers, or a note saying why it is not listed."""
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.model = SliceModel()
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.note)
+        layout.addWidget(self.table, 1)
+        ctl.slice_changed.connect(lambda: self.show_slice(ctl.current_slice))
+
+    def show_slice(self, sl: DisplaySlice | None) -> None:
+        if sl is None:
+            self.model.set(np.zeros((0, 0), dtype=np.float32), [], [])
+            self.note.setText("Nothing to show yet.")
+            return
+        cells = sl.source_shape[0] * sl.source_shape[1]
+        if cells > MAX_CELLS or sl.downsampled:
+            self.model.set(np.zeros((0, 0), dtype=np.float32), [], [])
+            self.note.setText(f"The shown slice has {cells:,} cells; the table lists slices of at most "
+                              f"{MAX_CELLS:,}. Pick smaller axes or read values by hovering over the heatmap.")
+            return
+        names = self.ctl.axis_names()
+        rows = self._labels(sl.row_axis, sl.values.shape[0], names)
+        cols = self._labels(sl.col_axis, sl.values.shape[1], names)
+        self.model.set(sl.values, rows, cols)
+        self.note.setText(f"{sl.values.shape[0]} × {sl.values.shape[1]} values")
+        self.table.resizeColumnsToContents()
+
+    def _labels(self, axis: int, n: int, names) -> list[str]:
+        tokens = self.ctl.axis_labels(axis) if axis >= 0 else None
+        return [f"{i} {tokens[i]}" for i in range(n)] if tokens else [str(i) for i in range(n)]

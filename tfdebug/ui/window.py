@@ -1,0 +1,285 @@
+"""MainWindow: menus, toolbar, input bar, dock panels, status bar, settings.
+
+The window wires panels to one DebugController; panels never call each other. Other
+modules extend it through a small interface: `file_menu`, `settings`, `show_error`,
+`load_replay`, `stepper`, `session`, `heatmap_panel`, `current_slice()` and
+`drop_handler` (called with the local paths dropped on the window).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QToolButton, QWidget
+
+from tfdebug.core.stepper import Stepper
+from tfdebug.ui import actions
+from tfdebug.ui.archmap import ArchitectureMap
+from tfdebug.ui.breakpoints_ui import ConditionDialog, kind_menu
+from tfdebug.ui.controller import DebugController
+from tfdebug.ui.heads_panel import HeadsPanel
+from tfdebug.ui.heatmap import HeatmapPanel
+from tfdebug.ui.input_bar import InputBar
+from tfdebug.ui.navigator import NavigatorPanel
+from tfdebug.ui.shape_panel import ShapePanel, fmt_bytes
+from tfdebug.ui.stats_panel import StatsPanel
+from tfdebug.ui.values_panel import ValuesPanel
+
+TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.into", "tfdebug.step.out",
+                   "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop")
+DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause", None,
+                                   "tfdebug.step.restart", "tfdebug.step.stop", None,
+                                   "tfdebug.session.run", "tfdebug.session.live")
+
+
+def default_settings() -> QSettings:
+    return QSettings("tfdebug", "tfdebug")
+
+
+class MainWindow(QMainWindow):
+    """The debugger window. `settings` defaults to the user's tfdebug settings."""
+
+    def __init__(self, settings: QSettings | None = None, models: list[str] | None = None,
+                 devices: list[str] | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        from tfdebug.core.devices import available_devices
+        from tfdebug.models.loader import available_models
+        from tfdebug.models.vocab import BUILTIN_PAIRS
+
+        self.settings = settings if settings is not None else default_settings()
+        self.ctl = DebugController(self)
+        self.drop_handler: Callable[[list[str]], None] | None = None
+        self.last_error: str | None = None
+        self.setObjectName("tfdebug-main")
+        self.setWindowTitle("tfdebug")
+        self.setDockNestingEnabled(True)
+        self.actions_by_id = actions.bind(self, self.ctl)
+
+        self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"],
+                                  models or available_models(), devices or available_devices(),
+                                  list(BUILTIN_PAIRS))
+        self._build_toolbars()
+        self._build_panels()
+        self._build_menus()
+        self._build_status_bar()
+        self.ctl.error.connect(self.show_error)
+        self.ctl.info.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.ctl.session_changed.connect(self._session_changed)
+        self.restore_settings()
+        self._install_extensions()
+
+    # ----- construction -------------------------------------------------------------------
+    def _build_toolbars(self) -> None:
+        bar = QToolBar("Input")
+        bar.setObjectName("toolbar-input")
+        bar.addWidget(self.input_bar)
+        self.addToolBar(Qt.TopToolBarArea, bar)
+        self.addToolBarBreak()
+        self.debug_toolbar = QToolBar("Debug")
+        self.debug_toolbar.setObjectName("toolbar-debug")
+        self.debug_toolbar.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        for action_id in TOOLBAR_ACTIONS:
+            self.debug_toolbar.addAction(self.actions_by_id[action_id])
+        self.addToolBar(Qt.TopToolBarArea, self.debug_toolbar)
+        self.message_bar = QToolBar("Messages")
+        self.message_bar.setObjectName("toolbar-messages")
+        self.message_label = QLabel("")
+        self.message_label.setWordWrap(True)
+        self.message_label.setStyleSheet("color: #a00000; padding: 2px 6px;")
+        dismiss = QToolButton()
+        dismiss.setText("✕")
+        dismiss.setToolTip("Dismiss")
+        dismiss.clicked.connect(self.clear_error)
+        self.message_bar.addWidget(self.message_label)
+        self.message_bar.addWidget(dismiss)
+        self.addToolBar(Qt.TopToolBarArea, self.message_bar)
+        self.message_bar.setVisible(False)
+
+    def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock-{name}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        self.docks[name] = dock
+        return dock
+
+    def _build_panels(self) -> None:
+        self.docks: dict[str, QDockWidget] = {}
+        ctl = self.ctl
+        self.navigator = NavigatorPanel(ctl)
+        self.architecture_map = ArchitectureMap(ctl)
+        self.heatmap_panel = HeatmapPanel(ctl)
+        self.shape_panel = ShapePanel(ctl)
+        self.heads_panel = HeadsPanel(ctl)
+        self.stats_panel = StatsPanel(ctl)
+        self.values_panel = ValuesPanel(ctl)
+        left, right = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
+        nav = self._dock("Stages", "navigator", self.navigator, left)
+        arch = self._dock("Architecture", "architecture", self.architecture_map, left)
+        self.splitDockWidget(nav, arch, Qt.Vertical)
+        heat = self._dock("Heatmap", "heatmap", self.heatmap_panel, right)
+        shape = self._dock("Shape", "shape", self.shape_panel, right)
+        self.splitDockWidget(heat, shape, Qt.Horizontal)
+        heads = self._dock("Heads", "heads", self.heads_panel, right)
+        self.splitDockWidget(heat, heads, Qt.Vertical)
+        stats = self._dock("Stats", "stats", self.stats_panel, right)
+        self.splitDockWidget(shape, stats, Qt.Vertical)
+        values = self._dock("Values", "values", self.values_panel, right)
+        self.tabifyDockWidget(stats, values)
+        stats.raise_()
+        self.resize(1600, 1000)
+        self.resizeDocks([nav, heat, shape], [330, 860, 400], Qt.Horizontal)
+        self.resizeDocks([nav, arch], [520, 380], Qt.Vertical)
+        self.resizeDocks([heat, heads], [640, 260], Qt.Vertical)
+        self.resizeDocks([shape, stats], [380, 520], Qt.Vertical)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        self.file_menu = bar.addMenu("&File")
+        self.file_menu.setObjectName("menu-file")
+        debug = bar.addMenu("&Debug")
+        for action_id in DEBUG_MENU:
+            if action_id is None:
+                debug.addSeparator()
+            else:
+                debug.addAction(self.actions_by_id[action_id])
+        breakpoints = bar.addMenu("&Breakpoints")
+        breakpoints.addMenu(kind_menu(self.ctl, breakpoints))
+        breakpoints.addAction("Conditions…", self.navigator.open_conditions)
+        breakpoints.addAction("Clear All Breakpoints", self.ctl.clear_breakpoints)
+        view: QMenu = bar.addMenu("&View")
+        for dock in self.docks.values():
+            view.addAction(dock.toggleViewAction())
+
+    def _build_status_bar(self) -> None:
+        self.status_stage = QLabel("No pass loaded")
+        self.status_model = QLabel("")
+        self.status_device = QLabel("")
+        self.status_memory = QLabel("")
+        self.status_state = QLabel("")
+        for label in (self.status_stage, self.status_model, self.status_device, self.status_memory,
+                      self.status_state):
+            self.statusBar().addPermanentWidget(label)
+        self._status_timer = QTimer(self)
+        self._status_timer.setSingleShot(True)
+        self._status_timer.timeout.connect(self.update_status)
+        self.ctl.state_changed.connect(self._schedule_status)
+        self.ctl.stage_changed.connect(self._schedule_status)
+        self.ctl.busy_changed.connect(self._schedule_status)
+
+    def _install_extensions(self) -> None:
+        """Let tfdebug.ui.file_actions (snapshots) add its menu items and drop handling, when present."""
+        try:
+            module = importlib.import_module("tfdebug.ui.file_actions")
+        except ModuleNotFoundError as exc:
+            if exc.name != "tfdebug.ui.file_actions":
+                raise
+            module = None
+        if module is not None:
+            module.install(self)
+        self.file_menu.addSeparator()
+        quit_action = self.file_menu.addAction("Quit", self.close)
+        quit_action.setShortcut("Ctrl+Q")
+        self.setAcceptDrops(True)
+
+    # ----- interface for other modules ---------------------------------------------------------
+    @property
+    def stepper(self) -> Stepper | None:
+        return self.ctl.stepper
+
+    @property
+    def session(self):
+        return self.ctl.session
+
+    def current_slice(self):
+        """The DisplaySlice the heatmap shows, or None."""
+        return self.ctl.current_slice
+
+    def start(self, model: str, device: str, src: str, tgt: str) -> None:
+        """Fill the input bar and run that pass (it pauses at the first stage)."""
+        self.input_bar.set_values(model, device, src, tgt)
+        self.ctl.run(model, device, src, tgt)
+
+    def load_replay(self, stepper: Stepper, tokens: dict, title: str) -> None:
+        """Show a recorded pass (`Stepper.replay`) in every panel; live-only actions are disabled."""
+        self.ctl.load_replay(stepper, tokens, title)
+
+    def show_error(self, message: str) -> None:
+        """Show a user-facing error in the message bar (never a blocking dialog)."""
+        self.last_error = message
+        self.message_label.setText(message)
+        self.message_bar.setVisible(True)
+        self.statusBar().showMessage(message, 10000)
+
+    def clear_error(self) -> None:
+        self.message_bar.setVisible(False)
+        self.message_label.setText("")
+
+    # ----- status --------------------------------------------------------------------------
+    def _schedule_status(self, *_args) -> None:
+        if not self._status_timer.isActive():
+            self._status_timer.start(30)
+
+    def update_status(self) -> None:
+        ctl = self.ctl
+        stepper = ctl.stepper
+        if ctl.busy:
+            self.status_state.setText("loading…")
+        if stepper is None:
+            return
+        current = stepper.current
+        total = len(ctl.plan) or len(stepper.history)
+        self.status_stage.setText(f"Stage {stepper.cursor + 1} of {total}" + (f" · {current.name}" if current else ""))
+        self.status_model.setText(f"model {ctl.model_name}")
+        self.status_device.setText(ctl.device)
+        self.status_memory.setText(f"captures hold {fmt_bytes(ctl.held_bytes())}")
+        if not ctl.busy:
+            self.status_state.setText(stepper.state if stepper.is_live else "recorded")
+
+    def _session_changed(self) -> None:
+        self.setWindowTitle(f"tfdebug — {self.ctl.title}" if self.ctl.title else "tfdebug")
+        self.clear_error()
+
+    # ----- settings ------------------------------------------------------------------------
+    def save_settings(self) -> None:
+        s = self.settings
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.setValue("input/recent", [list(p) for p in self.input_bar.recent])
+        model, device, src, tgt = self.ctl.inputs
+        s.setValue("input/last", [model, device, src, tgt])
+        s.sync()
+
+    def restore_settings(self) -> None:
+        s = self.settings
+        geometry = s.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = s.value("window/state")
+        if state is not None:
+            self.restoreState(state)
+        recent = s.value("input/recent") or []
+        self.input_bar.set_recent([tuple(p) for p in recent if isinstance(p, (list, tuple)) and len(p) == 2])
+
+    def last_inputs(self) -> list[str] | None:
+        """(model, device, src, tgt) of the last session, from settings."""
+        last = self.settings.value("input/last")
+        return list(last) if isinstance(last, (list, tuple)) and len(last) == 4 else None
+
+    # ----- events --------------------------------------------------------------------------
+    def closeEvent(self, event) -> None:
+        self.save_settings()
+        self.ctl.close()
+        super().closeEvent(event)
+
+    def dragEnterEvent(self, event) -> None:
+        if self.drop_handler is not None and event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if self.drop_handler is not None and paths:
+            self.drop_handler(paths)
+            event.acceptProposedAction()
