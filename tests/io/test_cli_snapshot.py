@@ -1,7 +1,10 @@
 """`tfdebug capture`, `info` and `open` from the command line."""
 
 import io
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -73,10 +76,23 @@ def test_bad_file_exits_non_zero_with_one_sentence(command, captured, capsys):
 def test_open_launches_the_gui_in_replay(captured, capsys, monkeypatch):
     calls = []
     fake = type(sys)("tfdebug.ui.app")
-    fake.run_app = lambda open_path=None, **kw: calls.append(open_path) or 0
+    fake.run_app = lambda **kw: calls.append(kw) or 0
     monkeypatch.setitem(sys.modules, "tfdebug.ui.app", fake)
     code, _, _ = run(["open", str(captured)], capsys)
-    assert code == 0 and calls == [str(captured)]
+    assert code == 0 and calls == [{"open_path": str(captured), "goto": None, "screenshot": None}]
+    code, _, err = run(["open", str(captured), "--goto", "enc.7.nothing"], capsys)
+    assert code != 0 and "no stage named 'enc.7.nothing'" in err and len(calls) == 1
+
+
+def test_open_screenshot_runs_the_real_window_and_exits(captured, tmp_path):
+    shot = tmp_path / "shot.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    done = subprocess.run([sys.executable, "-m", "tfdebug", "open", str(captured), "--goto", "enc.0.attn.probs",
+                           "--screenshot", str(shot)], env=env, capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert shot.read_bytes()[:4] == b"\x89PNG"
 
 
 def test_progress_bar_waits_a_moment_then_draws(monkeypatch):

@@ -7,13 +7,22 @@ import argparse
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="a .safetensors snapshot")
+    parser.add_argument("--goto", metavar="STAGE", default=None, help="show this stage first")
+    parser.add_argument("--screenshot", metavar="PNG", default=None,
+                        help="save a picture of the window at --goto (or the first stage) and exit")
 
 
 def run(args: argparse.Namespace) -> int:
     from tfdebug.io.snapshot import read_manifest
 
     # A bad file is reported here, as one sentence, before any window opens.
-    read_manifest(args.file)
+    doc = read_manifest(args.file)
+    goto = args.goto
+    if goto is not None and goto not in {s["name"] for s in doc["stages"]}:
+        from tfdebug.core.errors import UnknownStageError
+        raise UnknownStageError(f"There is no stage named '{goto}' in {args.file}.")
+    if args.screenshot is not None and goto is None:
+        goto = doc["stages"][0]["name"]
     from tfdebug.ui.app import run_app
 
-    return int(run_app(open_path=args.file) or 0)
+    return int(run_app(open_path=args.file, goto=goto, screenshot=args.screenshot) or 0)
