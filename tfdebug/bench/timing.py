@@ -1,0 +1,40 @@
+"""Timing helpers: medians over interleaved repeats, so slow drift of the machine hits every variant alike."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable
+
+
+def interleaved_ms(variants: dict[str, Callable[[], object]], repeats: int, warmup: int = 2,
+                   sync: Callable[[], None] | None = None) -> dict[str, list[float]]:
+    """Run each variant `repeats` times, round-robin after `warmup` rounds; milliseconds per run.
+
+    The result of each call is dropped before the next variant runs, so memory a
+    variant keeps alive does not carry over into another's timing.
+    """
+    for _ in range(warmup):
+        for fn in variants.values():
+            fn()
+            if sync:
+                sync()
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(repeats):
+        for name, fn in variants.items():
+            start = time.perf_counter()
+            result = fn()
+            if sync:
+                sync()
+            times[name].append((time.perf_counter() - start) * 1000.0)
+            del result
+    return times
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]

@@ -1,0 +1,21 @@
+"""`tfdebug bench`: capture overhead, step latency, memory and snapshot speed in one run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer repeats, skip the 12-layer × 768 row, a 256 MB snapshot instead of 1 GB")
+    parser.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)  # the test suite's smallest run
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tfdebug.bench.report import format_report, run_all
+
+    result = run_all(quick=args.quick, tiny=args.tiny)
+    print(json.dumps(result, indent=1) if args.json else format_report(result))
+    return 0
