@@ -37,6 +37,7 @@ def wait_paused(qtbot, window, name=None, timeout=10000):
         ctl = window.ctl
         current = ctl.current
         assert current is not None and ctl.stepper.state != "running"
+        assert current is ctl.stepper.current  # the UI has caught up with the worker
         if name is not None:
             assert current.name == name
         assert window.heatmap_panel.slice is not None or current.tensor is None

@@ -93,9 +93,8 @@ def test_breakpoint_from_the_gutter_stops_continue(window, qtbot):
     tree = window.navigator.tree
     item = window.navigator.items["enc.1.attn.scores"]
     tree.scrollToItem(item)
-    rect = tree.visualItemRect(item)
-    qtbot.mouseClick(tree.viewport(), Qt.LeftButton, pos=rect.topLeft() + rect.bottomLeft() * 0 +
-                     __import__("PySide6.QtCore", fromlist=["QPoint"]).QPoint(8, rect.height() // 2))
+    gutter = tree.visualRect(tree.indexFromItem(item, 0))
+    qtbot.mouseClick(tree.viewport(), Qt.LeftButton, pos=gutter.center())
     assert item.text(0) == "●"
     trigger(window, "tfdebug.step.continue")
     wait_paused(qtbot, window, "enc.1.attn.scores")
@@ -116,7 +115,6 @@ def test_condition_breakpoint_from_the_dialog(window, qtbot):
     dialog.threshold.setValue(1.5)
     dialog.accept()
     trigger(window, "tfdebug.step.continue")
-    qtbot.waitUntil(lambda: window.ctl.stepper.state in ("paused", "finished"))
     wait_paused(qtbot, window)
     assert window.ctl.stepper.state == "paused"
     assert window.ctl.current_stats.max > 1.5 or -window.ctl.current_stats.min > 1.5
@@ -166,13 +164,15 @@ def test_closing_mid_pass_stops_the_worker(window, qtbot):
 
 def test_settings_round_trip(make_window, settings, qtbot):
     first = make_window(settings)
-    first.resize(1234, 876)
+    first.resize(790, 640)  # the offscreen screen is 800 px wide: stay inside it
+    size = (first.size().width(), first.size().height())
+    assert size != (1600, 1000)
     first.docks["heads"].hide()
     first.input_bar.set_recent([("Apple is delicious", "苹果 很 好吃")])
     first.input_bar.set_values("random", "cpu", "I love you", "我")
     first.close()
     second = make_window(settings)
-    assert second.size().width() == 1234 and second.size().height() == 876
+    assert (second.size().width(), second.size().height()) == size
     assert not second.docks["heads"].isVisible()
     assert second.docks["heatmap"].isVisible()
     assert second.input_bar.recent == [("Apple is delicious", "苹果 很 好吃")]

@@ -160,6 +160,7 @@ class DebugController(QObject):
         self.device = str(current.device) if current is not None else ""
         self.session_changed.emit()
         self._show_current()
+        self.state_changed.emit()
 
     def _replace_stepper(self, stepper, session, plan, tokens, title) -> None:
         self.close()

@@ -67,6 +67,7 @@ class NavigatorPanel(QWidget):
         self.tree = QTreeWidget()
         self.tree.setColumnCount(3)
         self.tree.setHeaderLabels(["●", "Stage", "Shape"])
+        self.tree.setTreePosition(NAME)  # the gutter stays a narrow column without indentation
         self.tree.setColumnWidth(GUTTER, 28)
         self.tree.setColumnWidth(NAME, 190)
         self.tree.setContextMenuPolicy(Qt.CustomContextMenu)

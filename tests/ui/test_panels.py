@@ -1,0 +1,141 @@
+"""Panels: heatmap slicing, hover readout, mask colour, heads, shape transition, stats, values, navigator."""
+
+import numpy as np
+from PySide6.QtCore import QPoint, QPointF, Qt
+
+from tests.ui.conftest import wait_paused
+from tfdebug.ui import colors
+from tfdebug.ui.shape_panel import transition
+
+
+def goto(window, qtbot, name):
+    window.ctl.run_to(name)
+    wait_paused(qtbot, window, name)
+
+
+def test_changing_the_head_index_changes_the_image(window, qtbot):
+    goto(window, qtbot, "enc.0.attn.scaled")
+    heatmap = window.heatmap_panel
+    assert set(heatmap.spin_boxes) == {"batch", "head"}
+    before = heatmap.image.image.copy()
+    heatmap.spin_boxes["head"].setValue(2)
+    assert window.ctl.indices()[1] == 2
+    assert not np.array_equal(before, heatmap.image.image)
+    # The head stays picked at the next attention stage.
+    goto(window, qtbot, "enc.0.attn.probs")
+    assert heatmap.spin_boxes["head"].value() == 2
+
+
+def test_choosing_axes_and_the_batch_index(window, qtbot):
+    goto(window, qtbot, "enc.0.attn.q_split")
+    heatmap = window.heatmap_panel
+    heatmap.row_combo.setCurrentIndex(1)  # head
+    heatmap.col_combo.setCurrentIndex(3)  # head_dim
+    heatmap._axes_chosen()
+    sl = window.current_slice()
+    assert (sl.row_axis, sl.col_axis) == (1, 3)
+    assert set(heatmap.spin_boxes) == {"batch", "query"}
+    before = heatmap.image.image.copy()
+    heatmap.spin_boxes["query"].setValue(1)
+    assert not np.array_equal(before, heatmap.image.image)
+    assert heatmap.spin_boxes["batch"].maximum() == 0  # one sentence: batch index 0 only
+
+
+def test_token_tick_labels_and_hover_readout(window, qtbot):
+    goto(window, qtbot, "dec.0.self_attn.masked")
+    heatmap = window.heatmap_panel
+    ticks = heatmap.plot.getAxis("bottom")._tickLevels[0]
+    assert [label for _, label in ticks] == ["<bos>", "我", "爱", "你"]
+    vb = heatmap.plot.vb
+    scene_pos = vb.mapViewToScene(QPointF(2.5, 0.5))  # row 0 (<bos>), column 2 (爱): masked
+    view_pos = heatmap.graphics.mapFromScene(scene_pos)
+    qtbot.mouseMove(heatmap.graphics.viewport(), view_pos)
+    qtbot.waitUntil(lambda: "爱" in heatmap.readout.text())
+    text = heatmap.readout.text()
+    assert "query 0 '<bos>'" in text and "key 2 '爱'" in text and "−∞ (masked)" in text
+    assert "value 0." in heatmap.readout_at(3, 0)
+
+
+def _pixel(heatmap, row, col):
+    image = heatmap.graphics.grab().toImage()
+    pos = heatmap.graphics.mapFromScene(heatmap.plot.vb.mapViewToScene(QPointF(col + 0.5, row + 0.5)))
+    return image.pixelColor(pos * image.devicePixelRatio())
+
+
+def test_masked_cells_get_the_mask_colour_not_the_scale_minimum(window, qtbot):
+    goto(window, qtbot, "dec.0.self_attn.masked")
+    heatmap = window.heatmap_panel
+    heatmap.graphics.resize(600, 600)
+    masked = _pixel(heatmap, 0, 3)
+    assert (masked.red(), masked.green(), masked.blue()) == colors.MASK_RGBA[:3]
+    low = heatmap.lookup_table()[0]
+    visible = _pixel(heatmap, 3, 0)
+    assert (visible.red(), visible.green(), visible.blue()) != colors.MASK_RGBA[:3]
+    assert tuple(low[:3]) != colors.MASK_RGBA[:3]
+    assert heatmap.overlay.isVisible()
+    goto(window, qtbot, "dec.0.self_attn.probs")
+    assert not heatmap.overlay.isVisible()
+
+
+def test_fast_path_row_major_float32_explicit_levels_256_lut(window, qtbot):
+    goto(window, qtbot, "enc.0.attn.scaled")
+    heatmap = window.heatmap_panel
+    image = heatmap.image
+    assert image.axisOrder == "row-major"
+    assert image.image.dtype == np.float32 and image.image.flags["C_CONTIGUOUS"]
+    lo, hi = image.getLevels()
+    assert lo == -hi  # signed data: diverging map centred on 0
+    assert len(heatmap.lookup_table()) == 256
+    goto(window, qtbot, "enc.0.attn.probs")
+    assert heatmap.image.getLevels()[0] == 0  # probabilities: sequential from 0
+
+
+def test_heads_panel_click_shows_that_head(window, qtbot):
+    window.docks["heads"].show()
+    goto(window, qtbot, "enc.1.attn.probs")
+    heads = window.heads_panel
+    assert len(heads.images) == 4
+    view = heads.views[3]
+    pos = heads.graphics.mapFromScene(view.sceneBoundingRect().center())
+    qtbot.mouseClick(heads.graphics.viewport(), Qt.LeftButton, pos=pos)
+    qtbot.waitUntil(lambda: window.heatmap_panel.spin_boxes["head"].value() == 3)
+    goto(window, qtbot, "enc.1.attn.resid")
+    assert "no head axis" in heads.note.text()
+
+
+def test_shape_panel_shows_named_axes_and_the_head_split_transition(window, qtbot):
+    goto(window, qtbot, "enc.0.attn.k_split")
+    text = window.shape_panel.plain_text()
+    assert "batch=1, head=4, key=3, head_dim=16" in text
+    assert "(1,3,64) —view→ (1,3,4,16) —transpose→ (1,4,3,16)" in text
+    assert "enc.0.attn.k\n" in text or "enc.0.attn.k" in text.split("From")[1]
+    assert "attention.py:" in text and "float32" in text and "768 B" in text
+    assert transition((1, 4, 10, 64), ("transpose", "view"), (1, 10, 256)) == \
+        "(1,4,10,64) —transpose→ (1,10,4,64) —view→ (1,10,256)"
+
+
+def test_stats_and_values_panels(window, qtbot):
+    goto(window, qtbot, "dec.0.self_attn.masked")
+    stats = window.stats_panel
+    assert stats.text("−Inf") == str(window.ctl.current_stats.neginf) != "0"
+    assert stats.text("−Inf", 2) == "6"
+    values = window.values_panel
+    assert values.model.rowCount() == 4 and values.model.columnCount() == 4
+    assert values.model.headerData(1, Qt.Horizontal) == "1 我"
+    assert values.model.data(values.model.index(0, 3)) == "−∞ (masked)"
+    goto(window, qtbot, "logits")
+    window.heatmap_panel.row_combo.setCurrentIndex(1)
+    window.heatmap_panel.col_combo.setCurrentIndex(2)
+    window.heatmap_panel._axes_chosen()
+    assert values.model.rowCount() == 4  # 4 × 33: small enough to list
+
+
+def test_navigator_filter_and_greying(window, qtbot):
+    nav = window.navigator
+    assert nav.items["logits"].foreground(1).color() == nav.items["logits"].foreground(2).color()
+    assert nav.items["logits"].foreground(1).color().getRgb()[:3] == (150, 150, 150)
+    nav.filter.setText("softmax")
+    shown = [n for n, item in nav.items.items() if not item.isHidden()]
+    assert shown and all(n.endswith(".probs") for n in shown)
+    nav.filter.setText("")
+    assert not any(item.isHidden() for item in nav.items.values())
