@@ -20,7 +20,7 @@ def demo():
 
 
 def test_the_demo_files_are_bundled_and_small():
-    assert _demo_dir().resolve() == DEMO.resolve() or (_demo_dir() / "model.safetensors").is_file()
+    assert (_demo_dir() / "model.safetensors").is_file()
     names = {p.name for p in DEMO.iterdir()}
     assert {"config.json", "model.safetensors", "vocab.en.txt", "vocab.zh.txt", "corpus.tsv"} <= names
     assert sum(p.stat().st_size for p in DEMO.rglob("*") if p.is_file()) < 5 * 1024 * 1024
@@ -36,7 +36,7 @@ def test_the_notes_sentences_translate_exactly(demo):
 
 def test_training_sentences_translate_exactly(demo):
     train, _ = load_tsv(DEMO / "corpus.tsv")
-    sample = train[::15]  # a spread over every template family; the full set is checked at training time
+    sample = train[::40]  # a spread over every template family; the full set is checked at training time
     outputs = translate_batch(demo.model, demo.src_vocab, demo.tgt_vocab, [en for en, _ in sample])
     misses = [(en, zh, " ".join(out)) for (en, zh), out in zip(sample, outputs) if " ".join(out) != zh]
     assert not misses
