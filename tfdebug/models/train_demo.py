@@ -229,7 +229,7 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, Path, bool]:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="model folder to write (default: resources/demo)")
     for name, value in asdict(defaults).items():
         kind = type(value) if value is not None else int
-        parser.add_argument(f"--{name.replace('_', '-')}", type=kind, default=value)
+        parser.add_argument(f"--{name.replace('_', '-')}", type=kind, default=value, help=f"default: {value}")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     ns = parser.parse_args(argv)
     config = TrainConfig(**{k: getattr(ns, k) for k in asdict(defaults)})
