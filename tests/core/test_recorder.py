@@ -72,3 +72,28 @@ def test_held_bytes_counts_shared_storage_once():
     held = held_bytes(rec.captures)
     # Head splits are views of the projections, so fewer bytes are held than the stages' sum.
     assert 0 < held < total
+
+
+def test_repeated_captures_reuse_freed_pages():
+    """After the first capture, the next ones page-fault almost nothing (glibc keeps freed memory)."""
+    import resource
+    import sys
+
+    from tfdebug.core.memory import keep_freed_memory
+
+    model, _, _ = random_model(n_embd=128, n_heads=4, n_layer=2, max_seq_len=128)
+    model.eval()
+    src, tgt = torch.randint(4, 20, (1, 128)), torch.randint(4, 20, (1, 128))
+
+    def capture():
+        with torch.no_grad(), Recorder(model) as rec:
+            model(src, tgt)
+        return sum(c.nbytes for c in rec.captures)
+
+    capture()
+    capture()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    size = capture()
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    if sys.platform.startswith("linux") and keep_freed_memory():
+        assert faults * 4096 < size / 10, (faults, size)

@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Sequence
 import torch
 from torch import Tensor, nn
 
+from tfdebug.core.memory import keep_freed_memory
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.tap import Tap, iter_taps
 
@@ -78,6 +79,8 @@ class Recorder:
         self._handles: list = []
 
     def __enter__(self) -> "Recorder":
+        if self.keep:
+            keep_freed_memory()  # kept tensors would otherwise fault in fresh pages on every pass
         try:
             for tap in self.model_taps:
                 self._handles.append(tap.register_forward_hook(self._hook))

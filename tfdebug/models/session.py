@@ -9,6 +9,7 @@ from typing import Sequence
 
 import torch
 
+from tfdebug.core.memory import release_freed_memory
 from tfdebug.core.recorder import Capture, Recorder, stage_plan
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper import Stepper
@@ -53,4 +54,7 @@ class DebugSession:
         return list(self.tokens[which]) if which else None
 
     def close(self) -> None:
+        """Stop the pass and hand the memory its captures held back to the system."""
         self.stepper.stop()
+        self.stepper.history = []
+        release_freed_memory()

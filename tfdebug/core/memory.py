@@ -1,0 +1,60 @@
+"""Keep freed memory in the process so repeated captures reuse warm pages.
+
+A captured pass keeps every stage's tensor alive, so it cannot reuse the buffers the
+plain forward recycles; on CPU most of its extra cost is the kernel handing out fresh
+zeroed pages (one page fault per 4 KiB). glibc returns freed memory to the kernel
+when the top of the heap holds more than a threshold, and serves large blocks with
+fresh mmaps, so each new capture faults its whole size in again. Raising both
+thresholds makes the next capture reuse the pages the previous one released.
+
+Only glibc (Linux) is tuned; elsewhere this does nothing. Set the environment
+variable TFDEBUG_KEEP_FREED_MEMORY=0 to leave the allocator alone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import sys
+import threading
+
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+_MMAP_THRESHOLD_MAX = 32 << 20  # glibc's ceiling on 64-bit (HEAP_MAX_SIZE / 2)
+_TRIM_THRESHOLD = 2**31 - 1  # the largest value mallopt's int takes
+
+_lock = threading.Lock()
+_state: dict[str, bool] = {}
+
+
+def _libc():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
+def keep_freed_memory() -> bool:
+    """Tune glibc once per process (idempotent); True when the tuning is in effect."""
+    with _lock:
+        if "tuned" in _state:
+            return _state["tuned"]
+        tuned = False
+        if os.environ.get("TFDEBUG_KEEP_FREED_MEMORY", "1") != "0":
+            libc = _libc()
+            if libc is not None:
+                tuned = bool(libc.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)) and bool(
+                    libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX))
+        _state["tuned"] = tuned
+        return tuned
+
+
+def release_freed_memory() -> None:
+    """Hand memory freed by dropped captures back to the system (e.g. when a session closes)."""
+    libc = _libc()
+    if libc is not None and _state.get("tuned"):
+        libc.malloc_trim(0)
