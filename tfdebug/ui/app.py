@@ -32,7 +32,7 @@ def run_app(model: str | None = None, src: str | None = None, tgt: str | None = 
     from tfdebug.ui.window import MainWindow
 
     app = _application()
-    window = MainWindow()
+    window = MainWindow(persist=screenshot is None)
     last = window.last_inputs() if model is None and src is None and tgt is None and screenshot is None else None
     model = model or (last[0] if last else default_model_name())
     device = device or (last[1] if last else "cpu")

@@ -179,10 +179,10 @@ class HeatmapPanel(QWidget):
             self.overlay.setVisible(True)
         self._label_axes(sl)
         self.plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0)
-        scale = "diverging, centred on 0" if signed else "sequential"
+        scale = "diverging colour map centred on 0" if signed else "sequential colour map"
         down = f", downsampled to {sl.values.shape[0]}×{sl.values.shape[1]}" if sl.downsampled else ""
         masked = f" · {sl.stats.neginf} masked (−∞) cells in grey" if sl.stats.neginf else ""
-        self.caption.setText(f"<b>{capture.name}</b> · {rows}×{cols}{down} · {scale} colour map{masked}")
+        self.caption.setText(f"<b>{capture.name}</b> · {rows}×{cols}{down} · {scale}{masked}")
 
     def _label_axes(self, sl: DisplaySlice) -> None:
         names = self.ctl.axis_names()

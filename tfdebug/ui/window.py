@@ -39,10 +39,14 @@ def default_settings() -> QSettings:
 
 
 class MainWindow(QMainWindow):
-    """The debugger window. `settings` defaults to the user's tfdebug settings."""
+    """The debugger window. `settings` defaults to the user's tfdebug settings.
+
+    persist=False (screenshot mode) neither restores nor saves layout and inputs, so a
+    screenshot looks the same on every machine.
+    """
 
     def __init__(self, settings: QSettings | None = None, models: list[str] | None = None,
-                 devices: list[str] | None = None, parent: QWidget | None = None):
+                 devices: list[str] | None = None, persist: bool = True, parent: QWidget | None = None):
         super().__init__(parent)
         from tfdebug.core.devices import available_devices
         from tfdebug.models.loader import available_models
@@ -52,6 +56,7 @@ class MainWindow(QMainWindow):
         self.ctl = DebugController(self)
         self.drop_handler: Callable[[list[str]], None] | None = None
         self.last_error: str | None = None
+        self.persist = persist
         self.setObjectName("tfdebug-main")
         self.setWindowTitle("tfdebug")
         self.setDockNestingEnabled(True)
@@ -67,7 +72,8 @@ class MainWindow(QMainWindow):
         self.ctl.error.connect(self.show_error)
         self.ctl.info.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.ctl.session_changed.connect(self._session_changed)
-        self.restore_settings()
+        if persist:
+            self.restore_settings()
         self._install_extensions()
 
     # ----- construction -------------------------------------------------------------------
@@ -270,7 +276,8 @@ class MainWindow(QMainWindow):
 
     # ----- events --------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
-        self.save_settings()
+        if self.persist:
+            self.save_settings()
         self.ctl.close()
         super().closeEvent(event)
 
