@@ -8,8 +8,8 @@ from tfdebug.models.loader import load_model
 from tfdebug.models.session import DebugSession
 
 
-def record(dtype: str = "float32", stages=None) -> Recording:
-    session = DebugSession(load_model("random", device="cpu", dtype=dtype), "I love you", "我 爱 你", stages=stages)
+def record(dtype: str = "float32", stages=None, device: str = "cpu") -> Recording:
+    session = DebugSession(load_model("random", device=device, dtype=dtype), "I love you", "我 爱 你", stages=stages)
     return Recording.from_session(session)
 
 

@@ -90,3 +90,20 @@ def test_a_file_changed_after_opening_is_refused(snapshot_path):
             f.truncate(len(snapshot_path.read_bytes()) - 100)
         with pytest.raises(SnapshotError, match="changed on disk"):
             rec.tensor(rec.captures[-1])
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_a_gpu_pass_saves_from_the_device_and_opens_anywhere(dtype, tmp_path):
+    from tests.io.conftest import record
+
+    rec = record(dtype, device="cuda")
+    assert rec.device == "cuda:0" and rec.captures[0].tensor.is_cuda
+    save_snapshot(rec, tmp_path / "gpu.safetensors")
+    with open_snapshot(tmp_path / "gpu.safetensors") as on_cpu:
+        assert on_cpu.device == "cuda:0"  # where it was captured
+        probs = on_cpu.tensor(on_cpu["enc.0.attn.probs"])
+        assert probs.device.type == "cpu" and torch.equal(probs, rec["enc.0.attn.probs"].tensor.cpu())
+    with open_snapshot(tmp_path / "gpu.safetensors", device="cuda:0") as on_gpu:
+        assert on_gpu.tensor(on_gpu["logits"]).is_cuda

@@ -69,6 +69,7 @@ class Recording:
         raise UnknownStageError(f"There is no stage named '{name}' in this recording.")
 
     def names(self) -> list[str]:
+        """Stage names in forward order."""
         return [c.name for c in self.captures]
 
     @property
@@ -93,6 +94,7 @@ class Recording:
         return Stepper.replay(self.captures, self.load)
 
     def close(self) -> None:
+        """Release the file a lazily opened recording reads from (tensors already read stay valid)."""
         if self.closer is not None:
             self.closer()
 
