@@ -117,7 +117,7 @@ def test_shape_panel_shows_named_axes_and_the_head_split_transition(window, qtbo
 def test_stats_and_values_panels(window, qtbot):
     goto(window, qtbot, "dec.0.self_attn.masked")
     stats = window.stats_panel
-    assert stats.text("−Inf") == str(window.ctl.current_stats.neginf) != "0"
+    assert stats.text("−Inf") == str(window.ctl.ensure_stats().neginf) != "0"
     assert stats.text("−Inf", 2) == "6"
     values = window.values_panel
     assert values.model.rowCount() == 4 and values.model.columnCount() == 4

@@ -27,18 +27,12 @@ def sequential() -> pg.ColorMap:
     return pg.colormap.get("viridis")
 
 
-def scheme(kind: str, stats: Stats, whole: Stats | None = None) -> tuple[pg.ColorMap, tuple[float, float], bool]:
-    """(colour map, levels, signed) for data with `stats` from a stage of `kind`.
-
-    Whether the map is diverging is decided by `whole` (the stage's full tensor) when
-    given, so every slice and head of a stage uses the same kind of map; the levels
-    come from `stats`.
-    """
+def scheme(kind: str, stats: Stats) -> tuple[pg.ColorMap, tuple[float, float], bool]:
+    """(colour map, levels, signed) for data with `stats` from a stage of `kind`."""
     lo, hi = stats.min, stats.max
     if lo != lo or hi != hi:  # no finite value at all
         return sequential(), (0.0, 1.0), False
-    sign_lo = whole.min if whole is not None and whole.min == whole.min else lo
-    if kind in PROBABILITY_KINDS or sign_lo >= 0:
+    if kind in PROBABILITY_KINDS or lo >= 0:
         top = hi if hi > 0 else 1.0
         return sequential(), (0.0, float(top)), False
     m = max(abs(lo), abs(hi)) or 1.0

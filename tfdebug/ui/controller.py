@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.display import DisplaySlice, Stats, display_slice, tensor_stats
@@ -69,6 +69,7 @@ class DebugController(QObject):
     session_changed = Signal()      # a new pass (live or replay): plan and tokens changed
     stage_changed = Signal()        # the shown stage changed (cursor moved, paused, replaced)
     state_changed = Signal()        # stepper state or history changed: actions re-check themselves
+    stats_changed = Signal()        # current_stats (whole tensor) computed, just after the stage shows
     slice_changed = Signal()        # current_slice changed (no argument: PySide mishandles None payloads)
     breakpoints_changed = Signal()
     selection_changed = Signal(str)  # the stage selected in a navigator / map
@@ -98,6 +99,11 @@ class DebugController(QObject):
         self._model_cache: tuple[tuple[str, str], object] | None = None
         self._breakpoints: frozenset[Breakpoint] = frozenset()
         self._loaded.connect(self._on_loaded)
+        # Whole-tensor stats wait until the stage and its slice have been drawn.
+        self._stats_timer = QTimer(self)
+        self._stats_timer.setSingleShot(True)
+        self._stats_timer.setInterval(0)
+        self._stats_timer.timeout.connect(self._compute_stats)
 
     # ----- the pass ------------------------------------------------------------------
     @property
@@ -259,17 +265,30 @@ class DebugController(QObject):
 
     def _show_current(self) -> None:
         capture = self._shown = self.stepper.current if self.stepper is not None else None
+        self.current_stats = None
         if capture is not None and capture.tensor is not None:
             self.view.fit(capture.info.axes, capture.shape)
-            try:
-                self.current_stats = tensor_stats(capture.tensor)
-            except Exception as exc:  # a dtype the stats cannot read: the rest still shows
-                self.current_stats = None
-                self.error.emit(f"Cannot summarise {capture.name}: {exc}")
-        else:
-            self.current_stats = None
         self.stage_changed.emit()
         self.refresh_slice()
+        self._stats_timer.start()
+
+    def _compute_stats(self) -> None:
+        capture = self._shown
+        if capture is None or capture.tensor is None:
+            return
+        try:
+            self.current_stats = tensor_stats(capture.tensor)
+        except Exception as exc:  # a dtype the stats cannot read: the rest still shows
+            self.error.emit(f"Cannot summarise {capture.name}: {exc}")
+            return
+        self.stats_changed.emit()
+
+    def ensure_stats(self) -> Stats | None:
+        """Whole-tensor stats of the shown stage, computed now if they are still pending."""
+        if self.current_stats is None and self._stats_timer.isActive():
+            self._stats_timer.stop()
+            self._compute_stats()
+        return self.current_stats
 
     # ----- view selection --------------------------------------------------------------
     def axis_names(self, capture: Capture | None = None) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, QTimer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from tfdebug.ui import colors
@@ -29,6 +29,11 @@ class HeadsPanel(QWidget):
         self.views: list[pg.ViewBox] = []
         self.images: list[pg.ImageItem] = []
         self._dirty = True
+        # Redrawn after the heatmap has painted: thumbnails cost one slice per head.
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.refresh)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.note)
@@ -38,7 +43,7 @@ class HeadsPanel(QWidget):
     def _changed(self, _slice=None) -> None:
         self._dirty = True
         if self.isVisible():
-            self.refresh()
+            self._timer.start()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -68,7 +73,7 @@ class HeadsPanel(QWidget):
         lo = min((s.stats.min for s in slices if s.stats.min == s.stats.min), default=0.0)
         hi = max((s.stats.max for s in slices if s.stats.max == s.stats.max), default=1.0)
         probe = dataclasses.replace(slices[0].stats, min=lo, max=hi)
-        cmap, levels, _ = colors.scheme(capture.info.kind, probe, self.ctl.current_stats)
+        cmap, levels, _ = colors.scheme(capture.info.kind, probe)
         lut = cmap.getLookupTable(nPts=colors.LUT_SIZE)
         selected = self.ctl.indices(capture).get(axis, 0)
         for h, (sl, view, image) in enumerate(zip(slices, self.views, self.images)):

@@ -52,6 +52,7 @@ class HeatmapPanel(QWidget):
         self._scheme_name = ""
         self._row_labels: list[str] | None = None
         self._col_labels: list[str] | None = None
+        self._axes_key: tuple | None = None
 
         self.row_combo = QComboBox()
         self.col_combo = QComboBox()
@@ -160,7 +161,7 @@ class HeatmapPanel(QWidget):
                 spin.blockSignals(True)
                 spin.setValue(index)
                 spin.blockSignals(False)
-        cmap, levels, signed = colors.scheme(capture.info.kind, sl.stats, self.ctl.current_stats)
+        cmap, levels, signed = colors.scheme(capture.info.kind, sl.stats)
         data, overlay = colors.split_nonfinite(sl.values, levels[0])
         name = cmap.name if hasattr(cmap, "name") else str(cmap)
         if name != self._scheme_name:
@@ -190,6 +191,10 @@ class HeatmapPanel(QWidget):
         col_name = names[sl.col_axis] if 0 <= sl.col_axis < len(names) else ""
         self._row_labels = self.ctl.axis_labels(sl.row_axis) if sl.row_axis >= 0 else None
         self._col_labels = self.ctl.axis_labels(sl.col_axis)
+        key = (row_name, col_name, self._row_labels, self._col_labels)
+        if key == self._axes_key:
+            return  # relabelling costs a relayout: skip it when nothing changed
+        self._axes_key = key
         self.plot.setLabel("left", row_name)
         self.plot.setLabel("bottom", col_name)
         for side, labels in (("left", self._row_labels), ("bottom", self._col_labels)):

@@ -50,6 +50,7 @@ class StatsPanel(QWidget):
         layout.addLayout(grid)
         layout.addWidget(self.plot, 1)
         ctl.stage_changed.connect(self._stage)
+        ctl.stats_changed.connect(self._stage)
         ctl.slice_changed.connect(lambda: self._slice(ctl.current_slice))
 
     def text(self, name: str, column: int = 1) -> str:
