@@ -1,5 +1,5 @@
-"""The desktop GUI (PySide6 + pyqtgraph). Everything Qt lives in this package."""
+"""Everything Qt and pyqtgraph: the main window, its panels, actions and the stepper's Qt adapter.
 
-from tfdebug.ui import _pyside_refcounts
-
-_pyside_refcounts.apply()
+PySide6 6.12.0 is excluded in pyproject.toml: on Python 3.11 it drops a reference to
+None on every call of a method returning void and the interpreter aborts.
+"""
