@@ -54,3 +54,23 @@ def test_half_precision_and_device_inputs(device):
     t = torch.randn(3, 16, 16, device=device).to(torch.bfloat16)
     d = display_slice(t, 1, 2, {0: 2}, max_size=(8, 8))
     assert d.values.shape == (8, 8) and d.values.dtype == np.float32
+
+
+def test_host_and_device_paths_agree():
+    """The CPU fast path and the branch-free path used on GPUs give the same stats."""
+    from tfdebug.core.display import HIST_BINS, _host_stats, _stats_tensor, _unpack_stats
+
+    torch.manual_seed(0)
+    clean = torch.randn(300, 200)
+    dirty = clean.clone()
+    dirty[0, :5] = float("-inf")
+    dirty[1, 0] = float("nan")
+    dirty[2, 3] = float("inf")
+    for t in (clean, dirty, torch.full((4,), float("-inf")), torch.tensor([2.5])):
+        host = _host_stats(t, HIST_BINS)
+        device = _unpack_stats(_stats_tensor(t, HIST_BINS).numpy(), HIST_BINS)
+        assert (host.nan, host.posinf, host.neginf, host.count) == (device.nan, device.posinf, device.neginf,
+                                                                    device.count)
+        np.testing.assert_allclose([host.min, host.max, host.mean, host.std],
+                                   [device.min, device.max, device.mean, device.std], rtol=1e-5, atol=1e-6)
+        assert abs(int(host.hist_counts.sum()) - int(device.hist_counts.sum())) == 0

@@ -31,6 +31,11 @@ def _captures(n: int) -> list[Capture]:
     return out
 
 
+def _drain(app, rounds: int = 5) -> None:
+    for _ in range(rounds):
+        app.processEvents()
+
+
 def step_latency(sizes: tuple[int, ...], repeats: int) -> list[dict]:
     """Median and p95 ms per step for each N×N slice size."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -54,6 +59,7 @@ def step_latency(sizes: tuple[int, ...], repeats: int) -> list[dict]:
             app.processEvents()
             times = []
             for r in range(repeats + 2):
+                _drain(app)  # work deferred by the previous step (stats panel, head thumbnails)
                 target = (stepper.cursor + 1) % 2
                 start = time.perf_counter()
                 stepper.goto(target)

@@ -5,6 +5,7 @@ Only the small float32 result crosses to the host, in one transfer.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -14,7 +15,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 HIST_BINS = 64
-_HIST_SAMPLE = 1 << 22  # histogram from at most ~4M evenly strided elements
+_HIST_SAMPLE = 1 << 18  # histogram from at most ~256K evenly strided elements
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,59 @@ def _unpack_stats(packed: np.ndarray, bins: int) -> Stats:
                  hist_counts=packed[8:8 + bins].astype(np.int64), hist_edges=edges)
 
 
+def _host_stats(x: Tensor, bins: int) -> Stats:
+    """Stats of a CPU tensor. On the CPU a data-dependent branch costs nothing, so the
+    common all-finite case (told by min and max alone: both propagate NaN and ±∞)
+    takes three passes instead of the masked general path."""
+    x = x.reshape(-1).float()
+    if x.numel() == 0:
+        return _unpack_stats(np.array([np.nan] * 4 + [0, 0, 0, 0] + [0] * bins), bins)
+    lo, hi = (float(v) for v in torch.aminmax(x))
+    if math.isfinite(lo) and math.isfinite(hi):
+        values, nan, posinf, neginf = x, 0, 0, 0
+    else:
+        values = x[torch.isfinite(x)]
+        nan, posinf = int(torch.isnan(x).sum()), int(torch.isposinf(x).sum())
+        neginf = x.numel() - values.numel() - nan - posinf
+        if values.numel() == 0:
+            return _unpack_stats(np.array([np.nan] * 4 + [nan, posinf, neginf, x.numel()] + [0] * bins), bins)
+        lo, hi = (float(v) for v in torch.aminmax(values))
+    n = values.numel()
+    mean, std = _mean_std(values)
+    sample = values[:: max(1, n // _HIST_SAMPLE)]
+    if hi > lo:
+        counts = torch.histc(sample, bins, lo, hi).numpy()
+    else:
+        counts = np.zeros(bins)
+        counts[0] = sample.numel()
+    return _unpack_stats(np.concatenate([[lo, hi, mean, std, nan, posinf, neginf, x.numel()], counts]), bins)
+
+
+def _mean_std(values: Tensor) -> tuple[float, float]:
+    """Mean and sample std of a 1-D float32 CPU tensor.
+
+    Sum and a BLAS dot product read the data twice without allocating; torch.std_mean
+    is ~20× slower on large tensors. When the mean dominates the spread the
+    sum-of-squares form loses precision, so that case takes std_mean.
+    """
+    n = values.numel()
+    if n == 1:
+        return float(values[0]), 0.0
+    total = float(values.sum())  # torch sums float32 pairwise on the CPU: accurate enough to display
+    squares = float(torch.dot(values, values))
+    mean = total / n
+    if n * mean * mean > 0.25 * squares:
+        std, mean_t = torch.std_mean(values)
+        return float(mean_t), float(std)
+    return mean, math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1))
+
+
 def tensor_stats(tensor: Tensor, bins: int = HIST_BINS) -> Stats:
     """Stats of a whole tensor, computed where it lives; one transfer of 8 + bins numbers."""
-    return _unpack_stats(_stats_tensor(tensor.detach(), bins).cpu().numpy(), bins)
+    tensor = tensor.detach()
+    if tensor.device.type == "cpu":
+        return _host_stats(tensor, bins)
+    return _unpack_stats(_stats_tensor(tensor, bins).cpu().numpy(), bins)
 
 
 @dataclass(frozen=True)
@@ -138,12 +189,14 @@ def select_2d(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int
     return plane if row_axis < col_axis else plane.t()
 
 
-def _downsample(plane: Tensor, max_rows: int, max_cols: int) -> Tensor:
-    """Block-average to at most (max_rows, max_cols); NaN and −∞ survive where they dominate a block."""
+def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = False) -> Tensor:
+    """Block-average to at most (max_rows, max_cols); NaN and ±∞ survive where they dominate a block."""
     rows, cols = plane.shape
     out = (min(rows, max_rows), min(cols, max_cols))
     if out == (rows, cols):
         return plane
+    if all_finite:
+        return F.adaptive_avg_pool2d(plane[None, None], out)[0, 0]
     finite = torch.isfinite(plane)
     stacked = torch.stack([
         torch.where(finite, plane, torch.zeros((), device=plane.device)),
@@ -167,11 +220,19 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
     Stats are of the full (not downsampled) slice.
     """
     plane = select_2d(tensor.detach(), row_axis, col_axis, indices).float()
-    small = _downsample(plane, max(1, max_size[0]), max(1, max_size[1]))
-    packed = torch.cat([small.reshape(-1).double(), _stats_tensor(plane, bins)]).cpu().numpy()
-    n = small.numel()
-    values = np.ascontiguousarray(packed[:n].reshape(small.shape), dtype=np.float32)
+    limit = (max(1, max_size[0]), max(1, max_size[1]))
+    if plane.device.type == "cpu":
+        stats = _host_stats(plane, bins)
+        all_finite = stats.nan == stats.posinf == stats.neginf == 0
+        small = _downsample(plane, *limit, all_finite=all_finite)
+        values = np.ascontiguousarray(small.numpy(), dtype=np.float32)
+    else:  # on a GPU: no branch on the data, one transfer for image and stats together
+        small = _downsample(plane, *limit)
+        packed = torch.cat([small.reshape(-1).double(), _stats_tensor(plane, bins)]).cpu().numpy()
+        n = small.numel()
+        values = np.ascontiguousarray(packed[:n].reshape(small.shape), dtype=np.float32)
+        stats = _unpack_stats(packed[n:], bins)
     if tensor.dim() < 2:
         row_axis, col_axis = -1, max(0, tensor.dim() - 1)
     return DisplaySlice(values=values, row_axis=row_axis, col_axis=col_axis,
-                        source_shape=tuple(plane.shape), stats=_unpack_stats(packed[n:], bins))
+                        source_shape=tuple(plane.shape), stats=stats)

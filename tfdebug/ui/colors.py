@@ -7,6 +7,8 @@ their own, drawn by an RGBA overlay, so they never read as the scale's minimum.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import pyqtgraph as pg
 
@@ -19,12 +21,26 @@ POSINF_RGBA = (255, 160, 0, 255)   # +∞
 PROBABILITY_KINDS = frozenset({"softmax", "attn_dropout"})
 
 
+GRADIENT_STOPS = 16  # the LUT is interpolated from this many stops of the named map
+
+
+@lru_cache(maxsize=None)
+def _resampled(name: str) -> pg.ColorMap:
+    """The named map resampled to a few stops: the histogram's gradient editor makes one
+    tick item per stop, and pyqtgraph's 256-stop maps cost ~18 ms per switch of scheme."""
+    full = pg.colormap.get(name)
+    pos = np.linspace(0.0, 1.0, GRADIENT_STOPS)
+    cmap = pg.ColorMap(pos, full.map(pos, mode="byte"))
+    cmap.name = name
+    return cmap
+
+
 def diverging() -> pg.ColorMap:
-    return pg.colormap.get("CET-D1")
+    return _resampled("CET-D1")
 
 
 def sequential() -> pg.ColorMap:
-    return pg.colormap.get("viridis")
+    return _resampled("viridis")
 
 
 def scheme(kind: str, stats: Stats) -> tuple[pg.ColorMap, tuple[float, float], bool]:
