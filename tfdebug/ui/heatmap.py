@@ -166,6 +166,7 @@ class HeatmapPanel(QWidget):
         name = cmap.name if hasattr(cmap, "name") else str(cmap)
         if name != self._scheme_name:
             self.histogram.gradient.setColorMap(cmap)
+            self.histogram.gradient.showTicks(False)  # the map is fixed; its stops are not for editing
             self._scheme_name = name
         self.histogram.set_histogram(sl.stats.hist_edges, sl.stats.hist_counts)
         rows, cols = sl.source_shape

@@ -64,6 +64,7 @@ class InputBar(QWidget):
         self.src.setText(src)
         self.tgt.setText(tgt)
         self._update_inputs()
+        self._show_matching_preset()
 
     def _update_inputs(self) -> None:
         self.ctl.inputs = (self.model.currentText().strip(), self.device.currentText(), self.src.text(),
@@ -81,8 +82,14 @@ class InputBar(QWidget):
             self.preset.insertSeparator(self.preset.count())
             for src, tgt in self.recent:
                 self.preset.addItem(f"recent: {src}  |  {tgt}", (src, tgt))
-        self.preset.setCurrentIndex(-1)
         self.preset.setPlaceholderText("Choose a sentence…")
+        self._show_matching_preset()
+
+    def _show_matching_preset(self) -> None:
+        """Select the preset equal to the current input, or none (the placeholder shows)."""
+        current = (self.src.text(), self.tgt.text())
+        matches = [i for i in range(self.preset.count()) if self.preset.itemData(i) == current]
+        self.preset.setCurrentIndex(matches[0] if matches else -1)
 
     def _preset_chosen(self, index: int) -> None:
         pair = self.preset.itemData(index)
