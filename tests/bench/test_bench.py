@@ -15,7 +15,7 @@ def test_bench_json_has_every_key(capsys, qapp):
         assert section in result
     row = result["capture_overhead"][0]
     for key in ("config", "n_layer", "n_embd", "seq_len", "plain_ms", "taps_only_ms", "capture_all_ms",
-                "ratio_taps_only", "ratio_capture_all", "transformer_lens_ms"):
+                "ratio_taps_only", "ratio_capture_all", "transformer_lens_ms", "transformer_lens_plain_ms"):
         assert key in row
     assert row["plain_ms"] > 0 and row["capture_all_ms"] > 0
     assert [r["size"] for r in result["step_latency_ms"]] == [64, 128]

@@ -88,7 +88,7 @@ def test_continue_stops_at_name_and_kind_breakpoints_then_finishes(session):
     assert stepper.wait() == FINISHED
     assert events[-1].type == "finished" and stepper.current.name == "logits"
     assert stepper.output.shape[-1] == session.loaded.args.vocab_size
-    assert all(len(t._forward_hooks) == 0 for t in iter_taps(session.loaded.model))
+    assert all(t.hook is None for t in iter_taps(session.loaded.model))
     with pytest.raises(UnknownStageError):
         stepper.add_breakpoint(Breakpoint.on_stage("nope"))
 
@@ -172,7 +172,7 @@ def test_stop_ends_the_worker_and_removes_hooks(session):
     stepper.stop()
     assert stepper.state == STOPPED and not thread.is_alive()
     assert events[-1].type == "stopped"
-    assert all(len(t._forward_hooks) == 0 for t in iter_taps(session.loaded.model))
+    assert all(t.hook is None for t in iter_taps(session.loaded.model))
     stepper.restart()
     assert stepper.wait() == PAUSED and stepper.current.name == "src.embed"
     assert len(stepper.history) == 1
@@ -200,7 +200,7 @@ def test_a_forward_that_raises_reports_failed():
         assert isinstance(stepper.error, ForwardFailedError)
         assert "dec.0.ffn.norm" in stepper.error.message and "out of memory" in stepper.error.message
         assert events[-1].type == "failed" and events[-1].error is stepper.error
-        assert all(len(t._forward_hooks) == 0 for t in iter_taps(loaded.model))
+        assert all(t.hook is None for t in iter_taps(loaded.model))
     finally:
         handle.remove()
 

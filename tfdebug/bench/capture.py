@@ -64,14 +64,17 @@ def overhead_row(config: BenchConfig, device: torch.device, repeats: int,
             model(src, tgt)
         return rec.captures
 
-    times = interleaved_ms({"plain": plain, "taps_only": taps_only, "capture_all": capture_all}, repeats,
-                           sync=_sync_for(device))
-    plain_ms, taps_ms, all_ms = (median(times[k]) for k in ("plain", "taps_only", "capture_all"))
+    # "plain_again" is the plain forward timed a second time: its ratio shows the run's noise floor.
+    times = interleaved_ms({"plain": plain, "taps_only": taps_only, "capture_all": capture_all,
+                            "plain_again": plain}, repeats, sync=_sync_for(device))
+    plain_ms, taps_ms, all_ms, again_ms = (median(times[k]) for k in ("plain", "taps_only", "capture_all",
+                                                                      "plain_again"))
     return {
         "config": config.name, "n_layer": config.n_layer, "n_embd": config.n_embd, "seq_len": config.seq_len,
         "device": str(device), "n_taps": sum(1 for _ in iter_taps(model)),
         "plain_ms": round(plain_ms, 3), "taps_only_ms": round(taps_ms, 3), "capture_all_ms": round(all_ms, 3),
         "ratio_taps_only": round(taps_ms / plain_ms, 4), "ratio_capture_all": round(all_ms / plain_ms, 4),
+        "ratio_plain_again": round(again_ms / plain_ms, 4),
         "inert_tap_share": round(inert_tap_share(model, plain_ms), 5),
     }
 

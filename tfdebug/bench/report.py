@@ -42,7 +42,7 @@ def run_all(quick: bool = False, tiny: bool = False) -> dict:
     overhead = []
     for config in configs:
         row = overhead_row(config, cpu, repeats)
-        row["transformer_lens_ms"] = transformer_lens_ms(config, repeats)
+        row.update(transformer_lens_ms(config, repeats))
         overhead.append(row)
     return {
         "machine": {"cpu_count": torch.get_num_threads(), "platform": platform.platform(),
@@ -70,7 +70,7 @@ def format_report(result: dict) -> str:
     out += ["", "Capture overhead (median ms; ratios against the plain forward in the same run)"]
     out += _table(result["capture_overhead"], ["config", "n_layer", "n_embd", "seq_len", "plain_ms", "taps_only_ms",
                                                "capture_all_ms", "ratio_taps_only", "ratio_capture_all",
-                                               "transformer_lens_ms"])
+                                               "ratio_plain_again", "transformer_lens_plain_ms", "transformer_lens_ms"])
     out += ["", "Step latency: stage change → heatmap repainted (ms)"]
     out += _table(result["step_latency_ms"], ["size", "median", "p95"])
     mem = result["memory"]

@@ -4,7 +4,7 @@
         logits = model(src, tgt)
     rec.captures  # forward order, tensors detached on their own device
 
-Hooks are removed in `finally`, also when the forward raises.
+Hooks (Tap.attach) are removed in `finally`, also when the forward raises.
 """
 
 from __future__ import annotations
@@ -76,35 +76,31 @@ class Recorder:
         self.keep = keep
         self.on_capture = on_capture
         self.captures: list[Capture] = []
-        self._handles: list = []
 
     def __enter__(self) -> "Recorder":
         if self.keep:
             keep_freed_memory()  # kept tensors would otherwise fault in fresh pages on every pass
-        try:
-            for tap in self.model_taps:
-                self._handles.append(tap.register_forward_hook(self._hook))
-        except BaseException:
-            self._remove()
-            raise
+        busy = [t.info.name for t in self.model_taps if t.hook is not None]
+        if busy:
+            raise RuntimeError(f"Stage {busy[0]} is already being recorded: one Recorder at a time.")
+        for tap in self.model_taps:
+            tap.attach(self._hook)
         return self
 
     def __exit__(self, *exc) -> None:
-        self._remove()
+        for tap in self.model_taps:
+            tap.detach()
         # Only descriptions stay: the tap modules themselves are not referenced.
         self.model_taps = []
 
-    def _remove(self) -> None:
-        handles, self._handles = self._handles, []
-        for handle in handles:
-            handle.remove()
-
-    def _hook(self, module: Tap, inputs, output: Tensor):
-        capture = Capture.of(module.info, output, keep=self.keep)
+    def _hook(self, tap: Tap, output: Tensor) -> Tensor:
+        capture = Capture.of(tap.info, output, keep=self.keep)
         self.captures.append(capture)
         if self.on_capture is not None:
-            return self.on_capture(capture)
-        return None
+            replacement = self.on_capture(capture)
+            if replacement is not None:
+                return replacement
+        return output
 
     def __getitem__(self, name: str) -> Capture:
         for capture in self.captures:

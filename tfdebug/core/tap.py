@@ -1,8 +1,10 @@
 """Tap: an identity module marking one stage of a forward pass.
 
-A model calls `self.taps["q"](x)` where it wants the stage visible. With no hook
-attached the call costs one module call and returns its input unchanged; the Recorder
-attaches hooks that see (and may replace) the tensor.
+A model calls `self.taps["q"](x)` where it wants the stage visible. The Recorder
+attaches a hook (`Tap.attach`) that sees the tensor and may replace it. A Tap skips
+nn.Module's generic call machinery: with no hook it costs ~0.3 µs and returns its input
+unchanged, with one it calls the hook directly (~10× cheaper than a forward hook).
+Forward hooks registered the usual way still work: then the generic path runs.
 """
 
 from __future__ import annotations
@@ -10,7 +12,10 @@ from __future__ import annotations
 import os
 import sys
 
+from typing import Callable
+
 from torch import Tensor, nn
+from torch.nn.modules import module as _module
 
 from tfdebug.core.stages import StageInfo, site_and_layer
 
@@ -37,8 +42,19 @@ def _short_path(path: str) -> str:
     return path
 
 
+TapHook = Callable[["Tap", Tensor], Tensor]
+
+
+def _global_hooks() -> bool:
+    return bool(_module._global_forward_hooks or _module._global_forward_pre_hooks)
+
+
 class Tap(nn.Module):
-    """Identity module carrying a StageInfo. Holds no parameters or buffers."""
+    """Identity module carrying a StageInfo. Holds no parameters or buffers.
+
+    `hook(tap, tensor) -> tensor`, when attached, runs on every call; what it returns
+    flows downstream.
+    """
 
     def __init__(
         self,
@@ -57,11 +73,27 @@ class Tap(nn.Module):
             name=name, kind=kind, site=site, layer=layer, axes=tuple(axes),
             formula=formula, role=role, ops=tuple(ops), tokens=dict(tokens or {}),
         )
+        self.hook: TapHook | None = None
+
+    def attach(self, hook: TapHook) -> None:
+        # Straight into the instance dict: nn.Module.__setattr__'s checks cost more than the call.
+        self.__dict__["hook"] = hook
+
+    def detach(self) -> None:
+        self.__dict__["hook"] = None
+
+    def __call__(self, x: Tensor) -> Tensor:
+        if self._forward_hooks or self._forward_pre_hooks or _global_hooks():
+            x = super().__call__(x)  # someone's own nn.Module hooks: honour them
+        else:
+            x = self.forward(x)
+        hook = self.hook
+        return x if hook is None else hook(self, x)
 
     def forward(self, x: Tensor) -> Tensor:
         if self.info.source is None:
             # Once per tap: remember the model line that produced this tensor.
-            location = _caller_location(2)
+            location = _caller_location(1)
             if location is not None:
                 self.info = self.info.with_source(location)
         return x
