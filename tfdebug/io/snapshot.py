@@ -31,17 +31,19 @@ from tfdebug.io.safetensors_file import Item, read_header, write_file
 SUFFIX = ".safetensors"
 
 
-def save_snapshot(recording: Recording, path: str | os.PathLike, progress: ProgressCallback | None = None) -> None:
+def save_snapshot(recording: Recording, path: str | os.PathLike, progress: ProgressCallback | None = None,
+                  durable: bool = True) -> None:
     """Write `recording` as a snapshot, atomically; `progress(done_bytes, total)` may cancel.
 
     Tensors are streamed from their own memory (GPU tensors are copied to the host one
     at a time); a cancel or failure leaves no file and keeps any earlier one.
+    durable=False skips fsync (still atomic between processes, not across a power cut).
     """
     if not recording.captures:
         raise SnapshotError("There are no stages to save: capture a pass first.")
     manifest = json.dumps(recording.manifest(), ensure_ascii=False, separators=(",", ":"))
     items = [Item(c.name, c.dtype, c.shape, partial(recording.tensor, c)) for c in recording.captures]
-    with atomic_write(path, SnapshotError) as f:
+    with atomic_write(path, SnapshotError, durable) as f:
         write_file(f, items, {MANIFEST_KEY: manifest}, progress)
 
 
