@@ -94,3 +94,14 @@ def test_path_is_a_folder_or_missing_folder(recording, tmp_path):
     with pytest.raises(ExportError, match="does not exist"):
         export_pass(recording, tmp_path / "nowhere" / "pass.npz")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken.npz"]
+
+
+def test_non_durable_save_is_still_atomic_and_complete(recording, tmp_path, monkeypatch):
+    synced = []
+    monkeypatch.setattr(atomic.os, "fsync", lambda fd: synced.append(fd))
+    save_snapshot(recording, tmp_path / "fast.safetensors", durable=False)
+    assert synced == []
+    save_snapshot(recording, tmp_path / "safe.safetensors")
+    assert synced  # the default fsyncs the file (and its folder)
+    assert (tmp_path / "fast.safetensors").read_bytes() == (tmp_path / "safe.safetensors").read_bytes()
+    assert not leftover_temp_files(tmp_path)
