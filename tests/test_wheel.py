@@ -42,6 +42,8 @@ def test_the_wheel_contains_the_demo_model(tmp_path):
         for name in DEMO_FILES:
             assert f"tfdebug/resources/demo/{name}" in names, name
         assert "tfdebug/resources/__init__.py" in names
+        for init in (ROOT / "tfdebug").rglob("__init__.py"):  # every subpackage ships (pyproject lists them)
+            assert init.relative_to(ROOT).as_posix() in names, init
         site = tmp_path / "site"
         zf.extractall(site)  # a pure-Python wheel installs by unpacking it
 
@@ -55,3 +57,7 @@ def test_the_wheel_contains_the_demo_model(tmp_path):
     demo_dir, name, text = run.stdout.strip().splitlines()
     assert Path(demo_dir).is_relative_to(site)
     assert (name, text) == ("demo", "我 爱 你")
+    cli = subprocess.run([sys.executable, "-m", "tfdebug", "translate", "I love you"], capture_output=True,
+                         text=True, cwd=tmp_path, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+                         timeout=300)
+    assert cli.returncode == 0 and cli.stdout.strip() == "我 爱 你", cli.stderr[-2000:]
