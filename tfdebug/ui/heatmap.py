@@ -245,6 +245,27 @@ class HeatmapPanel(QWidget):
             raise OSError(f"Could not write {path}.")
 
     def export_svg(self, path: str) -> None:
-        """Save the heatmap plot as SVG (pyqtgraph's exporter)."""
-        from pyqtgraph.exporters import SVGExporter
-        SVGExporter(self.plot).export(str(path))
+        """Save the heatmap (image, axes, colour bar) as SVG, rendered through Qt's SVG generator.
+
+        pyqtgraph's own SVGExporter fails on current Qt versions (pyqtgraph issue #3485).
+        The image cells are embedded as a bitmap; axes and labels stay vector text.
+        """
+        from PySide6.QtCore import QRect, QSize
+        from PySide6.QtGui import QPainter
+        from PySide6.QtSvg import QSvgGenerator
+
+        size = self.graphics.size()
+        generator = QSvgGenerator()
+        generator.setFileName(str(path))
+        generator.setSize(QSize(size.width(), size.height()))
+        generator.setViewBox(QRect(0, 0, size.width(), size.height()))
+        # Same resolution as the widget, or bitmaps (the heatmap cells) come out rescaled.
+        generator.setResolution(self.graphics.logicalDpiX())
+        generator.setTitle(self.ctl.current.name if self.ctl.current is not None else "tfdebug heatmap")
+        painter = QPainter()
+        if not painter.begin(generator):
+            raise OSError(f"Could not write {path}.")
+        try:
+            self.graphics.render(painter)
+        finally:
+            painter.end()
