@@ -72,6 +72,19 @@ def test_open_recent_is_remembered_across_windows(make_window, snapshot, setting
     assert file_actions.recent_files(settings) == []
 
 
+def test_the_snapshot_file_is_released_when_a_live_pass_replaces_it(make_window, snapshot, loaded, qtbot):
+    window = make_window()
+    file_actions.open_snapshot(window, str(snapshot))
+    shows_replay(qtbot, window)
+    recording = window.file_actions.recording
+    closed = []
+    recording.closer = lambda: closed.append(True)
+    window.ctl.set_session(DebugSession(loaded, SRC, TGT))
+    wait_paused(qtbot, window, "src.embed")
+    assert closed == [True] and window.file_actions.recording is None
+    window.ctl.close()
+
+
 def _drop(window, paths):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])

@@ -269,11 +269,17 @@ class FileActions(QObject):
         self.export_action.setObjectName("tfdebug.file.export")
         self.export_action.setShortcut(QKeySequence("Ctrl+E"))
         window.drop_handler = self.drop
+        window.ctl.session_changed.connect(self._session_changed)
+
+    def _session_changed(self) -> None:
+        """Release the snapshot's file once the window shows another pass."""
+        if self.recording is not None and self.window.ctl.stepper is not self.stepper:
+            self.set_recording(None, None)
 
     def folder(self) -> str:
         return str(self.window.settings.value(FOLDER_KEY) or Path.home())
 
-    def set_recording(self, recording: Recording, stepper) -> None:
+    def set_recording(self, recording: Recording | None, stepper) -> None:
         old, self.recording, self.stepper = self.recording, recording, stepper
         if old is not None:
             old.close()
