@@ -80,8 +80,10 @@ def format_report(result: dict) -> str:
     snap = result["snapshots"]
     out += ["", f"Snapshots ({snap['bytes'] / 1e6:.0f} MB, {snap['stages']} tensors): save {snap['save_s']} s "
                 f"({snap['save_mb_per_s']} MB/s) vs save_file {snap['save_file_s']} s ({snap['save_file_mb_per_s']} "
-                f"MB/s) → ×{snap['ratio_save_throughput']}; open + read one stage {snap['open_one_stage_s']} s vs "
-                f"safe_open {snap['safe_open_one_stage_s']} s"]
+                f"MB/s) → ×{snap['ratio_save_throughput']}; against save_file + fsync ({snap['save_file_fsync_s']} s) "
+                f"×{snap['ratio_save_throughput_durable']}; without fsync ({snap['save_nosync_s']} s) "
+                f"×{snap['ratio_save_throughput_nosync']}",
+            f"  open + read one stage {snap['open_one_stage_s']} s vs safe_open {snap['safe_open_one_stage_s']} s"]
     cuda = result["cuda"]
     if cuda["available"]:
         out += ["", f"CUDA ({cuda['device']}): host syncs per captured forward: "

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 
 import torch
 
 from tfdebug.bench.capture import BenchConfig, build
+from tfdebug.bench.timing import interleaved_ms, median
 from tfdebug.core.recorder import Capture, Recorder
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import open_snapshot, save_snapshot
@@ -38,17 +38,22 @@ def _recording_of_size(config: BenchConfig, target_bytes: int) -> Recording:
                      model_config={}, device="cpu", dtype="float32")
 
 
-def _best_of(fn, runs: int) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+def _fsynced(save, path: str) -> None:
+    save()
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def snapshot_section(config: BenchConfig, target_bytes: int, runs: int = 3) -> dict:
-    """Save and open times (best of `runs`) for tfdebug and for plain safetensors on the same tensors."""
+    """Save and open times (medians of `runs`, interleaved) for tfdebug and plain safetensors, same tensors.
+
+    tfdebug's save is atomic and fsyncs by default; safetensors' save_file does
+    neither, so it is also timed followed by an fsync (the durable equivalent), and
+    tfdebug's save with durable=False is timed against plain save_file.
+    """
     from safetensors import safe_open
     from safetensors.torch import save_file
 
@@ -57,26 +62,34 @@ def snapshot_section(config: BenchConfig, target_bytes: int, runs: int = 3) -> d
     nbytes = recording.nbytes
     with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder:
         ours, theirs = os.path.join(folder, "ours.safetensors"), os.path.join(folder, "theirs.safetensors")
-        save_ours = _best_of(lambda: save_snapshot(recording, ours), runs)
-        save_theirs = _best_of(lambda: save_file(tensors, theirs), runs)
-        first = recording.captures[len(recording.captures) // 2]
+        variants = {
+            "save": lambda: save_snapshot(recording, ours),
+            "save_file": lambda: save_file(tensors, theirs),
+            "save_nosync": lambda: save_snapshot(recording, ours, durable=False),
+            "save_file_fsync": lambda: _fsynced(lambda: save_file(tensors, theirs), theirs),
+        }
+        times = interleaved_ms(variants, runs, warmup=1)
+        middle = recording.captures[len(recording.captures) // 2].name
 
         def open_ours():
             with open_snapshot(ours) as opened:
-                opened.tensor(opened[first.name])
+                opened.tensor(opened[middle])
 
         def open_theirs():
             with safe_open(theirs, framework="pt") as f:
-                f.get_tensor(first.name)
+                f.get_tensor(middle)
 
-        open_ours_s = _best_of(open_ours, runs)
-        open_theirs_s = _best_of(open_theirs, runs)
+        opens = interleaved_ms({"ours": open_ours, "theirs": open_theirs}, max(runs, 5), warmup=1)
         file_bytes = os.path.getsize(ours)
+    s_ours, s_theirs, s_nosync, s_durable = (median(times[k]) / 1000.0 for k in variants)
     mb = nbytes / 1e6
     return {
         "bytes": nbytes, "file_bytes": file_bytes, "stages": len(recording.captures),
-        "save_s": round(save_ours, 4), "save_file_s": round(save_theirs, 4),
-        "save_mb_per_s": round(mb / save_ours, 1), "save_file_mb_per_s": round(mb / save_theirs, 1),
-        "ratio_save_throughput": round(save_theirs / save_ours, 3),
-        "open_one_stage_s": round(open_ours_s, 4), "safe_open_one_stage_s": round(open_theirs_s, 4),
+        "save_s": round(s_ours, 4), "save_file_s": round(s_theirs, 4),
+        "save_mb_per_s": round(mb / s_ours, 1), "save_file_mb_per_s": round(mb / s_theirs, 1),
+        "ratio_save_throughput": round(s_theirs / s_ours, 3),
+        "save_file_fsync_s": round(s_durable, 4), "ratio_save_throughput_durable": round(s_durable / s_ours, 3),
+        "save_nosync_s": round(s_nosync, 4), "ratio_save_throughput_nosync": round(s_theirs / s_nosync, 3),
+        "open_one_stage_s": round(median(opens["ours"]) / 1000.0, 4),
+        "safe_open_one_stage_s": round(median(opens["theirs"]) / 1000.0, 4),
     }
