@@ -5,7 +5,8 @@ import torch
 
 from tfdebug.models.loader import load_model
 
-DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+DEVICES = ["cpu", pytest.param("cuda", marks=[pytest.mark.cuda, pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA device here")])]
 
 
 @pytest.fixture(scope="session")
