@@ -223,3 +223,10 @@ def test_advancing_actions_are_disabled_at_the_end(window, qtbot, action_id):
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
     qtbot.waitUntil(lambda: not window.actions_by_id[action_id].isEnabled())
     assert window.actions_by_id["tfdebug.step.back"].isEnabled()
+
+
+def test_garbage_is_collected_only_in_the_gui_thread(window):
+    """Automatic GC would let worker threads destroy Qt objects (a deadlock seen in CI)."""
+    import gc
+
+    assert not gc.isenabled()

@@ -20,6 +20,7 @@ from tfdebug.ui.archmap import ArchitectureMap
 from tfdebug.ui.breakpoints_ui import ConditionDialog, kind_menu
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.heads_panel import HeadsPanel
+from tfdebug.ui.gui_gc import collect_in_gui_thread
 from tfdebug.ui.heatmap import HeatmapPanel
 from tfdebug.ui.input_bar import InputBar
 from tfdebug.ui.navigator import NavigatorPanel
@@ -48,6 +49,7 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None, models: list[str] | None = None,
                  devices: list[str] | None = None, persist: bool = True, parent: QWidget | None = None):
         super().__init__(parent)
+        collect_in_gui_thread()  # before any worker thread starts allocating
         from tfdebug.core.devices import available_devices
         from tfdebug.models.loader import available_models
         from tfdebug.models.vocab import BUILTIN_PAIRS
