@@ -1,5 +1,7 @@
 """Step latency: from a stage change to the heatmap repainted, in the real window (offscreen Qt).
 
+Used by `tfdebug bench`; it lives in ui/ because it drives the window.
+
 A replay of two stages holding N×N attention-like matrices; each step moves to the
 other one, and the clock stops once the heatmap widget has painted the new image.
 """
@@ -11,11 +13,13 @@ import tempfile
 import time
 
 import torch
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 
-from tfdebug.bench.timing import median, p95
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper import Stepper
+from tfdebug.ui.window import MainWindow
 
 _NAMES = ("enc.0.attn.scaled", "enc.0.attn.probs")
 
@@ -36,16 +40,10 @@ def _drain(app, rounds: int = 5) -> None:
         app.processEvents()
 
 
-def step_latency(sizes: tuple[int, ...], repeats: int) -> list[dict]:
-    """Median and p95 ms per step for each N×N slice size."""
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
-
-    from tfdebug.ui.window import MainWindow
-
+def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, list[float]]:
+    """Milliseconds of each timed step, per N×N slice size (needs a QApplication-capable platform)."""
     app = QApplication.instance() or QApplication([])
-    rows = []
+    timings: dict[int, list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder:
         settings = QSettings(os.path.join(folder, "bench.ini"), QSettings.IniFormat)
         window = MainWindow(settings=settings, models=["random"], devices=["cpu"])
@@ -70,9 +68,9 @@ def step_latency(sizes: tuple[int, ...], repeats: int) -> list[dict]:
                 elapsed = (time.perf_counter() - start) * 1000.0
                 if r >= 2:  # the first two steps warm caches
                     times.append(elapsed)
-            rows.append({"size": n, "median": round(median(times), 3), "p95": round(p95(times), 3)})
+            timings[n] = times
         window.ctl.close()
         window.close()
         window.deleteLater()
         app.processEvents()
-    return rows
+    return timings
