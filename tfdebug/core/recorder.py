@@ -45,7 +45,7 @@ class Capture:
         numel = 1
         for n in self.shape:
             numel *= n
-        return numel * torch.empty((), dtype=self.dtype).element_size()
+        return numel * self.dtype.itemsize
 
     @classmethod
     def of(cls, info: StageInfo, tensor: Tensor, keep: bool = True) -> "Capture":

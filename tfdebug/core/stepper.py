@@ -58,15 +58,16 @@ class Stepper:
     rejects names outside it. Without a plan, names of the model's taps are accepted.
     """
 
-    def __init__(self, model: nn.Module, run: Callable[[], Any], *, plan: Sequence[str] | None = None,
-                 stages: Sequence[str] | None = None):
+    def __init__(self, model: nn.Module | None, run: Callable[[], Any] | None, *,
+                 plan: Sequence[str] | None = None, stages: Sequence[str] | None = None,
+                 load: Callable[[Capture], Tensor] | None = None):
         self._model = model
         self._run = run
         self._stages = stages
         self._known = list(plan) if plan is not None else tap_names(model)
         self._lock = threading.Condition(threading.RLock())
         self._observers: list[Callable[[StepperEvent], None]] = []
-        self._load: Callable[[Capture], Tensor] | None = None
+        self._load = load
         self.breakpoints: frozenset[Breakpoint] = frozenset()
         self._reset()
 
@@ -77,16 +78,7 @@ class Stepper:
         Captures may come without tensors; `load(capture)` then reads one when it is
         shown or a condition breakpoint needs it. Nothing can run, restart or be replaced.
         """
-        stepper = cls.__new__(cls)
-        stepper._model = None
-        stepper._run = None
-        stepper._stages = None
-        stepper._known = [c.name for c in captures]
-        stepper._lock = threading.Condition(threading.RLock())
-        stepper._observers = []
-        stepper._load = load
-        stepper.breakpoints = frozenset()
-        stepper._reset()
+        stepper = cls(None, None, plan=[c.name for c in captures], load=load)
         stepper.history = list(captures)
         stepper.state = FINISHED
         stepper.cursor = 0 if captures else -1
