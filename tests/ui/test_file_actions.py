@@ -43,6 +43,9 @@ def test_open_action_shows_the_snapshot_in_replay(make_window, snapshot, qtbot, 
     assert window.file_actions.recording.captures[1].tensor is not None
     assert not window.actions_by_id["tfdebug.step.restart"].isEnabled()
     assert file_actions.recent_files(window.settings) == [str(snapshot.resolve())]
+    # The (disabled) input bar shows the recorded sentence, not what it held before.
+    assert (window.input_bar.src.text(), window.input_bar.tgt.text()) == ("i love you", TGT)
+    assert not window.input_bar.src.isEnabled()
 
 
 def test_a_bad_file_shows_its_sentence_and_the_app_stays_up(make_window, snapshot, qtbot, tmp_path):

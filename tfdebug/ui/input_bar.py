@@ -103,6 +103,11 @@ class InputBar(QWidget):
             widget.setEnabled(live)
             widget.setToolTip("" if live else REPLAY_TIP)
         self.unknown.setText("")
+        if not live:  # a replay: show the sentence it recorded, not what the bar held before
+            tokens = self.ctl.tokens
+            self.src.setText(" ".join(tokens.get("src", [])))
+            self.tgt.setText(" ".join(t for t in tokens.get("tgt", []) if t != "<bos>"))
+            self._show_matching_preset()
         if live:
             pair = (self.ctl.session.src_text, self.ctl.session.tgt_text)
             self.recent = [pair] + [p for p in self.recent if p != pair][:MAX_RECENT - 1]
