@@ -230,3 +230,15 @@ def test_garbage_is_collected_only_in_the_gui_thread(window):
     import gc
 
     assert not gc.isenabled()
+
+
+def test_run_works_in_a_window_with_nothing_loaded(make_window, qtbot):
+    """If the first load fails (or never happened), Run must still be there to try again."""
+    window = make_window()
+    run = window.actions_by_id["tfdebug.session.run"]
+    assert window.ctl.stepper is None and run.isEnabled()
+    assert not window.actions_by_id["tfdebug.step.next"].isEnabled()
+    window.input_bar.set_values("random", "cpu", "I love you", "我")
+    run.trigger()
+    wait_paused(qtbot, window, "src.embed")
+    window.ctl.close()

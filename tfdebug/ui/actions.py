@@ -53,8 +53,11 @@ def trigger(id: str, ctl: DebugController, *args) -> None:
 
 
 def applies(id: str, ctl: DebugController) -> bool:
+    """Whether action `id` can run now. Live-only actions are off only while a recorded pass
+    is shown; with nothing loaded yet (say the first load failed) Run must still work."""
     spec = REGISTRY[id]
-    return (ctl.is_live or not spec.live_only) and spec.enabled(ctl)
+    replaying = ctl.stepper is not None and not ctl.is_live
+    return not (spec.live_only and replaying) and spec.enabled(ctl)
 
 
 # ----- the debug actions ------------------------------------------------------------
