@@ -120,6 +120,8 @@ def test_stats_and_values_panels(window, qtbot):
     assert stats.text("−Inf") == str(window.ctl.ensure_stats().neginf) != "0"
     assert stats.text("−Inf", 2) == "6"
     values = window.values_panel
+    window.docks["values"].raise_()  # a tab beside Stats: it fills its table when shown
+    qtbot.waitUntil(values.isVisible)
     assert values.model.rowCount() == 4 and values.model.columnCount() == 4
     assert values.model.headerData(1, Qt.Horizontal) == "1 我"
     assert values.model.data(values.model.index(0, 3)) == "−∞ (masked)"
@@ -139,3 +141,14 @@ def test_navigator_filter_and_greying(window, qtbot):
     assert shown and all(n.endswith(".probs") for n in shown)
     nav.filter.setText("")
     assert not any(item.isHidden() for item in nav.items.values())
+
+
+def test_a_hidden_values_panel_fills_its_table_when_shown(window, qtbot):
+    window.docks["stats"].raise_()
+    qtbot.waitUntil(lambda: not window.values_panel.on_screen)
+    goto(window, qtbot, "dec.0.self_attn.probs")
+    values = window.values_panel
+    assert values.shown is not window.ctl.current_slice  # no work while hidden
+    window.docks["values"].raise_()
+    qtbot.waitUntil(lambda: values.shown is window.ctl.current_slice)
+    assert values.model.rowCount() == 4

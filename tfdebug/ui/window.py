@@ -135,6 +135,7 @@ class MainWindow(QMainWindow):
         stats = self._dock("Stats", "stats", self.stats_panel, right)
         self.splitDockWidget(shape, stats, Qt.Vertical)
         values = self._dock("Values", "values", self.values_panel, right)
+        values.visibilityChanged.connect(self.values_panel.set_on_screen)
         self.tabifyDockWidget(stats, values)
         stats.raise_()
         self.resize(1600, 1000)
