@@ -41,19 +41,26 @@ class Stats:
                 "nan": self.nan, "posinf": self.posinf, "neginf": self.neginf}
 
 
+def _accumulator(device: torch.device) -> torch.dtype:
+    """float64 for sums and packing, except where the backend has none (Apple's MPS)."""
+    return torch.float32 if device.type == "mps" else torch.float64
+
+
 def _stats_tensor(x: Tensor, bins: int) -> Tensor:
-    """All stats of x packed into one float64 tensor on x's device: 8 scalars, then bin counts."""
+    """All stats of x packed into one tensor on x's device (no data-dependent branch, so no
+    sync before the single read-back): 8 scalars, then bin counts."""
     x = x.reshape(-1).float()
+    acc = _accumulator(x.device)
     finite = torch.isfinite(x)
     n = finite.sum()
-    nf = n.double()
-    safe = torch.where(finite, x, torch.zeros((), device=x.device))
+    nf = n.to(acc)
+    zero = torch.zeros((), device=x.device, dtype=acc)
     big = torch.tensor(float("inf"), device=x.device)
     lo = torch.where(finite, x, big).amin() if x.numel() else big
     hi = torch.where(finite, x, -big).amax() if x.numel() else -big
-    mean = safe.double().sum() / nf.clamp(min=1)
-    var = (torch.where(finite, x.double() - mean, torch.zeros((), device=x.device, dtype=torch.float64)) ** 2
-           ).sum() / (nf - 1).clamp(min=1)
+    wide = x.to(acc)
+    mean = torch.where(finite, wide, zero).sum() / nf.clamp(min=1)
+    var = (torch.where(finite, wide - mean, zero) ** 2).sum() / (nf - 1).clamp(min=1)
     nan = torch.isnan(x).sum()
     posinf = torch.isposinf(x).sum()
     neginf = torch.isneginf(x).sum()
@@ -63,15 +70,14 @@ def _stats_tensor(x: Tensor, bins: int) -> Tensor:
     span = (hi - lo).clamp(min=1e-30)
     idx = ((sample - lo) / span * bins).clamp(0, bins - 1).nan_to_num(0).long()
     idx = torch.where(sample_finite, idx, torch.full_like(idx, bins))
-    counts = torch.zeros(bins + 1, dtype=torch.float64, device=x.device).scatter_add_(
-        0, idx, torch.ones_like(idx, dtype=torch.float64))[:bins]
+    counts = torch.zeros(bins + 1, dtype=acc, device=x.device).scatter_add_(
+        0, idx, torch.ones_like(idx, dtype=acc))[:bins]
     no_finite = n == 0
-    nan_t = torch.tensor(float("nan"), device=x.device, dtype=torch.float64)
+    nan_t = torch.tensor(float("nan"), device=x.device, dtype=acc)
     head = torch.stack([
-        torch.where(no_finite, nan_t, lo.double()), torch.where(no_finite, nan_t, hi.double()),
+        torch.where(no_finite, nan_t, lo.to(acc)), torch.where(no_finite, nan_t, hi.to(acc)),
         torch.where(no_finite, nan_t, mean), torch.where(no_finite, nan_t, var.sqrt()),
-        nan.double(), posinf.double(), neginf.double(), torch.tensor(float(x.numel()), device=x.device,
-                                                                     dtype=torch.float64),
+        nan.to(acc), posinf.to(acc), neginf.to(acc), torch.tensor(float(x.numel()), device=x.device, dtype=acc),
     ])
     return torch.cat([head, counts])
 
@@ -228,7 +234,8 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
         values = np.ascontiguousarray(small.numpy(), dtype=np.float32)
     else:  # on a GPU: no branch on the data, one transfer for image and stats together
         small = _downsample(plane, *limit)
-        packed = torch.cat([small.reshape(-1).double(), _stats_tensor(plane, bins)]).cpu().numpy()
+        stats_packed = _stats_tensor(plane, bins)
+        packed = torch.cat([small.reshape(-1).to(stats_packed.dtype), stats_packed]).cpu().numpy()
         n = small.numel()
         values = np.ascontiguousarray(packed[:n].reshape(small.shape), dtype=np.float32)
         stats = _unpack_stats(packed[n:], bins)
