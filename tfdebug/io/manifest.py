@@ -6,7 +6,6 @@ executed or trusted before it is checked.
 
 from __future__ import annotations
 
-import json
 from typing import Mapping
 
 import torch
@@ -15,27 +14,18 @@ from tfdebug.core.errors import SnapshotError
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.io.recording import FORMAT_VERSION, Recording
-from tfdebug.io.safetensors_file import DTYPE_BY_NAME
+from tfdebug.io.safetensors_file import DTYPE_BY_NAME, is_int, json_object
 
 CPU = torch.device("cpu")
-
-
-def _is_int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def parse_manifest(text: str | None, where: str) -> dict:
     """The manifest in `text` after checking its structure (not yet against tensors)."""
     if text is None:
         raise SnapshotError(f"{where} has no tfdebug manifest: it is a plain safetensors file, not a snapshot.")
-    try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise SnapshotError(f"{where} has a damaged manifest: it is not valid JSON.") from exc
-    if not isinstance(doc, dict):
-        raise SnapshotError(f"{where} has a damaged manifest: it is not a JSON object.")
+    doc = json_object(text, f"{where} has a damaged manifest: it")
     version = doc.get("format_version")
-    if not _is_int(version) or version < 1:
+    if not is_int(version) or version < 1:
         raise SnapshotError(f"{where} has an unknown snapshot format version ({version!r}).")
     if version > FORMAT_VERSION:
         raise SnapshotError(f"{where} uses snapshot format {version}, newer than this tfdebug reads "
@@ -69,7 +59,7 @@ def _check_stage(stage, i: int, where: str) -> None:
         raise SnapshotError(f"{where} has a damaged manifest: stage {i} has no name.")
     name = stage["name"]
     shape = stage.get("shape")
-    if not isinstance(shape, list) or not all(_is_int(d) and d >= 0 for d in shape):
+    if not isinstance(shape, list) or not all(is_int(d) and d >= 0 for d in shape):
         raise SnapshotError(f"{where} has a damaged manifest: stage '{name}' has an invalid shape.")
     if stage.get("dtype") not in DTYPE_BY_NAME:
         raise SnapshotError(f"{where} has a damaged manifest: stage '{name}' has an unknown dtype.")
@@ -88,7 +78,7 @@ def stage_info(stage: dict) -> StageInfo:
         if not isinstance(stage.get(key, ""), str):
             raise TypeError(key)
     layer = stage.get("layer")
-    if layer is not None and not _is_int(layer):
+    if layer is not None and not is_int(layer):
         raise TypeError("layer")
     for key in ("axes", "ops"):
         if not isinstance(stage.get(key, []), list) or not all(isinstance(a, str) for a in stage.get(key, [])):

@@ -73,8 +73,20 @@ def _numel(shape: Sequence[int]) -> int:
     return n
 
 
-def _is_int(x) -> bool:
+def is_int(x) -> bool:
+    """A JSON integer (bool is not one, though Python says it is)."""
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+def json_object(text: str, problem: str) -> dict:
+    """Parse `text` as a JSON object; else SnapshotError "<problem> is not valid JSON / a JSON object"."""
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise SnapshotError(f"{problem} is not valid JSON.") from exc
+    if not isinstance(doc, dict):
+        raise SnapshotError(f"{problem} is not a JSON object.")
+    return doc
 
 
 def _entry(name: str, raw, data_len: int, where: str) -> TensorEntry:
@@ -83,9 +95,9 @@ def _entry(name: str, raw, data_len: int, where: str) -> TensorEntry:
     code, shape, offsets = raw.get("dtype"), raw.get("shape"), raw.get("data_offsets")
     if code not in CODES:
         raise SnapshotError(f"{where} stores tensor '{name}' as dtype {code!r}, which tfdebug cannot read.")
-    if not isinstance(shape, list) or not all(_is_int(d) and d >= 0 for d in shape) or len(shape) > 64:
+    if not isinstance(shape, list) or not all(is_int(d) and d >= 0 for d in shape) or len(shape) > 64:
         raise SnapshotError(f"{where} is damaged: tensor '{name}' has an invalid shape.")
-    if (not isinstance(offsets, list) or len(offsets) != 2 or not all(_is_int(o) for o in offsets)
+    if (not isinstance(offsets, list) or len(offsets) != 2 or not all(is_int(o) for o in offsets)
             or not 0 <= offsets[0] <= offsets[1]):
         raise SnapshotError(f"{where} is damaged: tensor '{name}' has invalid data offsets.")
     begin, end = offsets
@@ -125,12 +137,7 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SnapshotError(f"{where} is not a snapshot: its header is not UTF-8 text.") from exc
-    try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise SnapshotError(f"{where} is not a snapshot: its header is not valid JSON.") from exc
-    if not isinstance(doc, dict):
-        raise SnapshotError(f"{where} is not a snapshot: its header is not a JSON object.")
+    doc = json_object(text, f"{where} is not a snapshot: its header")
     metadata = doc.pop("__metadata__", None) or {}
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
         raise SnapshotError(f"{where} is damaged: its metadata is not a map of strings.")
