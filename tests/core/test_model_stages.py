@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from tfdebug.core.recorder import Recorder
-from tfdebug.core.stages import KINDS
+from tfdebug.core.stages import KINDS, StageInfo
 from tfdebug.models.config import ModelArgs
 from tfdebug.models.transformer import Transformer
 
@@ -63,6 +63,33 @@ def test_sites_layers_and_roles(loaded, pair):
     assert rec["dec.1.cross_attn.probs"].info.layer == 1
     assert [rec[f"enc.0.attn.{r}_split"].info.role for r in "qkv"] == ["q", "k", "v"]
     assert rec["enc.0.attn.q_split"].info.ops == ("view", "transpose")
+
+
+def test_inputs_name_the_stages_each_tensor_is_computed_from(loaded, pair):
+    rec, _ = record(loaded.model, pair.src, pair.tgt)
+    info = {c.name: c.info for c in rec.captures}
+    assert info["dec.0.self_attn.v"].inputs == ("dec.0.self_attn.norm",)
+    assert info["enc.1.attn.scores"].inputs == ("enc.1.attn.q_split", "enc.1.attn.k_split")
+    assert info["dec.1.cross_attn.q"].inputs == ("dec.1.cross_attn.norm",)
+    assert info["dec.1.cross_attn.k"].inputs == info["dec.1.cross_attn.v"].inputs == ("enc.norm",)
+    assert info["enc.0.attn.context"].inputs == ("enc.0.attn.dropout", "enc.0.attn.v_split")
+    assert info["enc.0.attn.norm"].inputs == ("src.pos",)
+    assert info["enc.1.attn.resid"].inputs == ("enc.0.ffn.resid", "enc.1.attn.out")
+    assert info["dec.0.self_attn.probs"].inputs == ("dec.0.self_attn.masked",)
+    assert info["enc.norm"].inputs == ("enc.1.ffn.resid",) and info["logits"].inputs == ("dec.norm",)
+    assert info["src.embed"].inputs == () and info["tgt.pos"].inputs == ("tgt.embed",)
+    order = {name: i for i, name in enumerate(rec.names())}
+    for name, stage in info.items():
+        ran = stage.input_names(order)
+        # Every input ran before the stage; only the padding mask may be absent from a pass.
+        assert all(order[i] < order[name] for i in ran), name
+        assert set(stage.inputs) - set(ran) <= {name.rsplit(".", 1)[0] + ".masked"}, name
+        assert StageInfo.from_dict(stage.to_dict()) == stage
+        assert StageInfo.from_dict(stage.to_dict()).inputs == stage.inputs
+    # A manifest from before `inputs` existed still reads (no inputs).
+    old = info["enc.0.attn.q"].to_dict()
+    del old["inputs"]
+    assert StageInfo.from_dict(old).inputs == ()
 
 
 def test_source_lines_point_at_the_model_code(loaded, pair):

@@ -28,6 +28,7 @@ def test_round_trip_keeps_tensors_and_manifest(which, request, tmp_path):
         assert_same(rec, back)
         assert back.tokens == {"src": ["i", "love", "you"], "tgt": ["<bos>", "我", "爱", "你"]}
         assert back.model_name == "random" and back.model_config == rec.model_config
+        assert back["dec.0.cross_attn.k"].info.inputs == ("enc.norm",)  # where the data comes from
 
 
 def test_manifest_has_the_documented_keys(snapshot_path, recording):

@@ -46,6 +46,14 @@ class StageInfo:
     first time the stage runs. `ops` names the reshapes between the previous stage and
     this one (e.g. ("view", "transpose") for a head split) so a view can show the
     transition. `tokens` says which sequence ("src" or "tgt") each token axis indexes.
+
+    `inputs` names the stages this one is computed from, as absolute stage names in
+    the order they enter the formula: `scores` from (`….q_split`, `….k_split`),
+    cross-attention's K from (`enc.norm`,), a residual from (its block's input, its
+    sublayer's `out`). Empty for stages computed from token ids (the embeddings).
+    A listed stage that some passes skip (a padding mask where nothing is padded) is
+    absent from those passes: its data then comes straight from the stage before it,
+    which is what a view shows when `input_names` finds none of the inputs in the pass.
     """
 
     name: str
@@ -58,6 +66,7 @@ class StageInfo:
     ops: tuple[str, ...] = ()
     source: str | None = None
     tokens: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    inputs: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -88,6 +97,7 @@ class StageInfo:
             "ops": list(self.ops),
             "source": self.source,
             "tokens": dict(self.tokens),
+            "inputs": list(self.inputs),
         }
 
     @classmethod
@@ -103,7 +113,21 @@ class StageInfo:
             ops=tuple(data.get("ops", ())),
             source=data.get("source"),
             tokens=dict(data.get("tokens", {})),
+            inputs=tuple(data.get("inputs", ())),
         )
+
+    def input_names(self, ran: "set[str] | dict[str, object]") -> tuple[str, ...]:
+        """The inputs that ran in a pass whose stage names are `ran` (a set or a name → index map)."""
+        return tuple(name for name in self.inputs if name in ran)
+
+
+def resolve_input(stage: str, name: str) -> str:
+    """An input name as written at a tap: '.norm' is a sibling of `stage` ('enc.0.attn.q' -> 'enc.0.attn.norm');
+    anything else is already absolute."""
+    if not name.startswith("."):
+        return name
+    parent = stage.rsplit(".", 1)[0] if "." in stage else ""
+    return f"{parent}{name}" if parent else name[1:]
 
 
 def site_and_layer(name: str) -> tuple[str, int | None]:

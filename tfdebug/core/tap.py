@@ -17,7 +17,7 @@ from typing import Callable
 from torch import Tensor, nn
 from torch.nn.modules import module as _module
 
-from tfdebug.core.stages import StageInfo, site_and_layer
+from tfdebug.core.stages import StageInfo, resolve_input, site_and_layer
 
 _TORCH_DIR = os.path.dirname(os.path.dirname(os.path.abspath(nn.__file__)))
 _THIS_FILE = os.path.abspath(__file__)
@@ -53,7 +53,8 @@ class Tap(nn.Module):
     """Identity module carrying a StageInfo. Holds no parameters or buffers.
 
     `hook(tap, tensor) -> tensor`, when attached, runs on every call; what it returns
-    flows downstream.
+    flows downstream. `inputs` are the stages this one is computed from: absolute names,
+    or '.x' for a sibling stage (same prefix: '.norm' at 'enc.0.attn.q' is 'enc.0.attn.norm').
     """
 
     def __init__(
@@ -66,12 +67,14 @@ class Tap(nn.Module):
         role: str | None = None,
         ops: tuple[str, ...] = (),
         tokens: dict[str, str] | None = None,
+        inputs: tuple[str, ...] = (),
     ):
         super().__init__()
         site, layer = site_and_layer(name)
         self.info = StageInfo(
             name=name, kind=kind, site=site, layer=layer, axes=tuple(axes),
             formula=formula, role=role, ops=tuple(ops), tokens=dict(tokens or {}),
+            inputs=tuple(resolve_input(name, i) for i in inputs),
         )
         self.hook: TapHook | None = None
 

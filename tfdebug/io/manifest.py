@@ -80,7 +80,7 @@ def stage_info(stage: dict) -> StageInfo:
     layer = stage.get("layer")
     if layer is not None and not is_int(layer):
         raise TypeError("layer")
-    for key in ("axes", "ops"):
+    for key in ("axes", "ops", "inputs"):
         if not isinstance(stage.get(key, []), list) or not all(isinstance(a, str) for a in stage.get(key, [])):
             raise TypeError(key)
     tokens = stage.get("tokens") or {}

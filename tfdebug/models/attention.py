@@ -20,36 +20,45 @@ _SPLIT_AXES = {"q": ("batch", "head", "query", "head_dim"), "k": ("batch", "head
 _MATRIX = ("batch", "head", "query", "key")
 
 
-def _attention_taps(prefix: str, query_tokens: str, key_tokens: str, cross: bool, masked: bool) -> nn.ModuleDict:
-    """The taps of one attention block, in forward order."""
+def _attention_taps(prefix: str, query_tokens: str, key_tokens: str, cross: bool, masked: bool,
+                    kv_from: str) -> nn.ModuleDict:
+    """The taps of one attention block, in forward order. Q reads the block's norm; K and V read `kv_from`."""
     source = "H_enc" if cross else "X"
     t_q = {"query": query_tokens}
     t_k = {"key": key_tokens}
     t_qk = {"query": query_tokens, "key": key_tokens}
     taps = {
-        "q": Tap(f"{prefix}.q", "q_proj", _QKV_AXES["q"], "Q = X·W^Q", tokens=t_q),
-        "k": Tap(f"{prefix}.k", "k_proj", _QKV_AXES["k"], f"K = {source}·W^K", tokens=t_k),
-        "v": Tap(f"{prefix}.v", "v_proj", _QKV_AXES["v"], f"V = {source}·W^V", tokens=t_k),
+        "q": Tap(f"{prefix}.q", "q_proj", _QKV_AXES["q"], "Q = X·W^Q", tokens=t_q, inputs=(".norm",)),
+        "k": Tap(f"{prefix}.k", "k_proj", _QKV_AXES["k"], f"K = {source}·W^K", tokens=t_k, inputs=(kv_from,)),
+        "v": Tap(f"{prefix}.v", "v_proj", _QKV_AXES["v"], f"V = {source}·W^V", tokens=t_k, inputs=(kv_from,)),
     }
     for role, tokens in (("q", t_q), ("k", t_k), ("v", t_k)):
         taps[f"{role}_split"] = Tap(
             f"{prefix}.{role}_split", "head_split", _SPLIT_AXES[role],
             f"{role.upper()}.view(B, T, H, d_k).transpose(1, 2)",
-            role=role, ops=("view", "transpose"), tokens=tokens,
+            role=role, ops=("view", "transpose"), tokens=tokens, inputs=(f".{role}",),
         )
-    taps["scores"] = Tap(f"{prefix}.scores", "scores", _MATRIX, "Q·Kᵀ", tokens=t_qk)
-    taps["scaled"] = Tap(f"{prefix}.scaled", "scale", _MATRIX, "Q·Kᵀ / √d_k", tokens=t_qk)
+    taps["scores"] = Tap(f"{prefix}.scores", "scores", _MATRIX, "Q·Kᵀ", tokens=t_qk, inputs=(".q_split", ".k_split"))
+    taps["scaled"] = Tap(f"{prefix}.scaled", "scale", _MATRIX, "Q·Kᵀ / √d_k", tokens=t_qk, inputs=(".scores",))
     if masked:
         what = "−∞ above the diagonal" if not cross else "−∞ at padded keys"
-        taps["masked"] = Tap(f"{prefix}.masked", "mask", _MATRIX, f"Q·Kᵀ / √d_k + M  (M: {what})", tokens=t_qk)
-    taps["probs"] = Tap(f"{prefix}.probs", "softmax", _MATRIX, "P = softmax(·, over keys)", tokens=t_qk)
-    taps["dropout"] = Tap(f"{prefix}.dropout", "attn_dropout", _MATRIX, "Dropout(P)", tokens=t_qk)
-    taps["context"] = Tap(f"{prefix}.context", "attn_v", ("batch", "head", "query", "head_dim"), "P·V", tokens=t_q)
+        taps["masked"] = Tap(f"{prefix}.masked", "mask", _MATRIX, f"Q·Kᵀ / √d_k + M  (M: {what})", tokens=t_qk,
+                             inputs=(".scaled",))
+    # Softmax reads the masked scores; in a pass where no mask applies `masked` does not run
+    # and the scores come straight from `scaled` (StageInfo.inputs says how views handle that).
+    taps["probs"] = Tap(f"{prefix}.probs", "softmax", _MATRIX, "P = softmax(·, over keys)", tokens=t_qk,
+                        inputs=(".masked",))
+    taps["dropout"] = Tap(f"{prefix}.dropout", "attn_dropout", _MATRIX, "Dropout(P)", tokens=t_qk,
+                          inputs=(".probs",))
+    taps["context"] = Tap(f"{prefix}.context", "attn_v", ("batch", "head", "query", "head_dim"), "P·V", tokens=t_q,
+                          inputs=(".dropout", ".v_split"))
     taps["merged"] = Tap(
         f"{prefix}.merged", "head_merge", ("batch", "query", "model"),
         "concat(heads) = context.transpose(1, 2).view(B, T, H·d_k)", ops=("transpose", "view"), tokens=t_q,
+        inputs=(".context",),
     )
-    taps["out"] = Tap(f"{prefix}.out", "out_proj", ("batch", "query", "model"), "concat(heads)·W^O", tokens=t_q)
+    taps["out"] = Tap(f"{prefix}.out", "out_proj", ("batch", "query", "model"), "concat(heads)·W^O", tokens=t_q,
+                      inputs=(".merged",))
     return nn.ModuleDict(taps)
 
 
@@ -57,11 +66,12 @@ class MultiHeadAttention(nn.Module):
     """Multi-head attention: self-attention, masked (causal) self-attention, or cross-attention.
 
     `prefix` names its stages (e.g. 'dec.0.cross_attn'); `query_tokens`/`key_tokens` say
-    which sequence ('src' or 'tgt') the query and key axes index.
+    which sequence ('src' or 'tgt') the query and key axes index. `kv_from` is the stage K
+    and V are computed from (the block's own norm, or 'enc.norm' for cross-attention).
     """
 
     def __init__(self, args: ModelArgs, prefix: str, query_tokens: str, key_tokens: str,
-                 is_causal: bool = False, is_cross: bool = False):
+                 is_causal: bool = False, is_cross: bool = False, kv_from: str = ".norm"):
         super().__init__()
         self.head_dim = args.dim // args.n_heads
         self.n_heads = args.n_heads
@@ -79,7 +89,8 @@ class MultiHeadAttention(nn.Module):
             mask = torch.triu(mask, diagonal=1)  # −∞ strictly above the diagonal, 0 elsewhere
             self.register_buffer("mask", mask, persistent=False)
         # A padding-only block gets its `masked` tap too; it is used only when padding is present.
-        self.taps = _attention_taps(prefix, query_tokens, key_tokens, cross=is_cross, masked=True)
+        self.taps = _attention_taps(prefix, query_tokens, key_tokens, cross=is_cross, masked=True,
+                                    kv_from=kv_from)
 
     def forward(self, q: Tensor, k: Tensor, v: Tensor, key_padding: Tensor | None = None) -> Tensor:
         """q: (B, Tq, D); k, v: (B, Tk, D); key_padding: additive (B, 1, 1, Tk) of 0/−∞, or None."""

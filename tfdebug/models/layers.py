@@ -56,9 +56,9 @@ class MLP(nn.Module):
         token_map = {"token": tokens}
         self.taps = nn.ModuleDict({
             "hidden": Tap(f"{prefix}.hidden", "ffn_hidden", ("batch", "token", "hidden"),
-                          "ReLU(x·W₁)", tokens=token_map),
+                          "ReLU(x·W₁)", tokens=token_map, inputs=(".norm",)),
             "out": Tap(f"{prefix}.out", "ffn_out", ("batch", "token", "model"),
-                       "Dropout(h·W₂)", tokens=token_map),
+                       "Dropout(h·W₂)", tokens=token_map, inputs=(".hidden",)),
         })
 
     def forward(self, x: Tensor) -> Tensor:

@@ -19,12 +19,20 @@ from tfdebug.models.layers import MLP, LayerNorm, PositionalEncoding
 _STREAM = ("batch", "token", "model")
 
 
-def _norm_tap(name: str, tokens: str) -> Tap:
-    return Tap(name, "layer_norm", _STREAM, "a₂·(x − μ)/(σ + ε) + b₂", tokens={"token": tokens})
+def _norm_tap(name: str, tokens: str, x_from: str) -> Tap:
+    return Tap(name, "layer_norm", _STREAM, "a₂·(x − μ)/(σ + ε) + b₂", tokens={"token": tokens},
+               inputs=(x_from,))
 
 
-def _resid_tap(name: str, sublayer: str, tokens: str) -> Tap:
-    return Tap(name, "residual", _STREAM, f"x + {sublayer}(LayerNorm(x))", tokens={"token": tokens})
+def _resid_tap(name: str, sublayer: str, tokens: str, x_from: str) -> Tap:
+    # x + sublayer(...): the block's input and the sublayer's output (its `out` stage).
+    return Tap(name, "residual", _STREAM, f"x + {sublayer}(LayerNorm(x))", tokens={"token": tokens},
+               inputs=(x_from, ".out"))
+
+
+def _layer_input(stack: str, index: int) -> str:
+    """The stage a layer reads: the positional encoding for the first layer, else the last layer's output."""
+    return f"{'src' if stack == 'enc' else 'tgt'}.pos" if index == 0 else f"{stack}.{index - 1}.ffn.resid"
 
 
 class EncoderLayer(nn.Module):
@@ -37,11 +45,12 @@ class EncoderLayer(nn.Module):
         self.attention = MultiHeadAttention(args, f"{p}.attn", "src", "src")
         self.fnn_norm = LayerNorm(args.n_embd)
         self.feed_forward = MLP(args, f"{p}.ffn", "src")
+        x_from = _layer_input("enc", index)
         self.taps = nn.ModuleDict({
-            "attn_norm": _norm_tap(f"{p}.attn.norm", "src"),
-            "attn_resid": _resid_tap(f"{p}.attn.resid", "Attn", "src"),
-            "ffn_norm": _norm_tap(f"{p}.ffn.norm", "src"),
-            "ffn_resid": _resid_tap(f"{p}.ffn.resid", "FFN", "src"),
+            "attn_norm": _norm_tap(f"{p}.attn.norm", "src", x_from),
+            "attn_resid": _resid_tap(f"{p}.attn.resid", "Attn", "src", x_from),
+            "ffn_norm": _norm_tap(f"{p}.ffn.norm", "src", f"{p}.attn.resid"),
+            "ffn_resid": _resid_tap(f"{p}.ffn.resid", "FFN", "src", f"{p}.attn.resid"),
         })
 
     def forward(self, x: Tensor, src_padding: Tensor | None) -> Tensor:
@@ -61,16 +70,18 @@ class DecoderLayer(nn.Module):
         self.attention_norm_1 = LayerNorm(args.n_embd)
         self.mask_attention = MultiHeadAttention(args, f"{p}.self_attn", "tgt", "tgt", is_causal=True)
         self.attention_norm_2 = LayerNorm(args.n_embd)
-        self.attention = MultiHeadAttention(args, f"{p}.cross_attn", "tgt", "src", is_cross=True)
+        self.attention = MultiHeadAttention(args, f"{p}.cross_attn", "tgt", "src", is_cross=True,
+                                            kv_from="enc.norm")
         self.ffn_norm = LayerNorm(args.n_embd)
         self.feed_forward = MLP(args, f"{p}.ffn", "tgt")
+        x_from = _layer_input("dec", index)
         self.taps = nn.ModuleDict({
-            "self_norm": _norm_tap(f"{p}.self_attn.norm", "tgt"),
-            "self_resid": _resid_tap(f"{p}.self_attn.resid", "MaskedAttn", "tgt"),
-            "cross_norm": _norm_tap(f"{p}.cross_attn.norm", "tgt"),
-            "cross_resid": _resid_tap(f"{p}.cross_attn.resid", "CrossAttn", "tgt"),
-            "ffn_norm": _norm_tap(f"{p}.ffn.norm", "tgt"),
-            "ffn_resid": _resid_tap(f"{p}.ffn.resid", "FFN", "tgt"),
+            "self_norm": _norm_tap(f"{p}.self_attn.norm", "tgt", x_from),
+            "self_resid": _resid_tap(f"{p}.self_attn.resid", "MaskedAttn", "tgt", x_from),
+            "cross_norm": _norm_tap(f"{p}.cross_attn.norm", "tgt", f"{p}.self_attn.resid"),
+            "cross_resid": _resid_tap(f"{p}.cross_attn.resid", "CrossAttn", "tgt", f"{p}.self_attn.resid"),
+            "ffn_norm": _norm_tap(f"{p}.ffn.norm", "tgt", f"{p}.cross_attn.resid"),
+            "ffn_resid": _resid_tap(f"{p}.ffn.resid", "FFN", "tgt", f"{p}.cross_attn.resid"),
         })
 
     def forward(self, x: Tensor, enc_out: Tensor, src_padding: Tensor | None,
@@ -92,7 +103,7 @@ class Encoder(nn.Module):
         super().__init__()
         self.layers = nn.ModuleList([EncoderLayer(args, i) for i in range(args.n_layer)])
         self.norm = LayerNorm(args.n_embd)
-        self.tap = _norm_tap("enc.norm", "src")
+        self.tap = _norm_tap("enc.norm", "src", _layer_input("enc", args.n_layer))
 
     def forward(self, x: Tensor, src_padding: Tensor | None) -> Tensor:
         for layer in self.layers:
@@ -107,7 +118,7 @@ class Decoder(nn.Module):
         super().__init__()
         self.layers = nn.ModuleList([DecoderLayer(args, i) for i in range(args.n_layer)])
         self.norm = LayerNorm(args.n_embd)
-        self.tap = _norm_tap("dec.norm", "tgt")
+        self.tap = _norm_tap("dec.norm", "tgt", _layer_input("dec", args.n_layer))
 
     def forward(self, x: Tensor, enc_out: Tensor, src_padding: Tensor | None,
                 tgt_padding: Tensor | None) -> Tensor:
@@ -137,10 +148,13 @@ class Transformer(nn.Module):
         emb = "E[token]"
         self.taps = nn.ModuleDict({
             "src_embed": Tap("src.embed", "embedding", _STREAM, emb, tokens={"token": "src"}),
-            "src_pos": Tap("src.pos", "positional_add", _STREAM, f"{emb} + PE[pos]", tokens={"token": "src"}),
+            "src_pos": Tap("src.pos", "positional_add", _STREAM, f"{emb} + PE[pos]", tokens={"token": "src"},
+                           inputs=("src.embed",)),
             "tgt_embed": Tap("tgt.embed", "embedding", _STREAM, emb, tokens={"token": "tgt"}),
-            "tgt_pos": Tap("tgt.pos", "positional_add", _STREAM, f"{emb} + PE[pos]", tokens={"token": "tgt"}),
-            "logits": Tap("logits", "logits", ("batch", "token", "vocab"), "h·W_lm", tokens={"token": "tgt"}),
+            "tgt_pos": Tap("tgt.pos", "positional_add", _STREAM, f"{emb} + PE[pos]", tokens={"token": "tgt"},
+                           inputs=("tgt.embed",)),
+            "logits": Tap("logits", "logits", ("batch", "token", "vocab"), "h·W_lm", tokens={"token": "tgt"},
+                          inputs=("dec.norm",)),
         })
         self.apply(self._init_weights)
 

@@ -39,17 +39,27 @@ def transition(prev: tuple[int, ...], ops: tuple[str, ...], shape: tuple[int, ..
     return f"{fmt_shape(prev)} → {fmt_shape(shape)}"
 
 
-def input_stage(plan: list[Capture], capture: Capture) -> Capture | None:
-    """The stage this one is computed from: for a head split, its role's projection; else the one before."""
-    names = [c.name for c in plan]
-    if capture.info.role and capture.info.layer is not None:
-        source = f"{capture.info.block}.{capture.info.role}"
-        if source in names:
-            return plan[names.index(source)]
-    if capture.name in names:
-        i = names.index(capture.name)
-        return plan[i - 1] if i > 0 else None
-    return None
+def input_stages(plan: list[Capture], capture: Capture) -> list[Capture]:
+    """The stages `capture` is computed from (its StageInfo.inputs that ran in this pass).
+
+    When none of them ran (a model whose taps declare no inputs, or a skipped padding
+    mask) the stage before it in forward order stands in; the first stage has none.
+    """
+    by_name = {c.name: c for c in plan}
+    named = [by_name[n] for n in capture.info.input_names(by_name)]
+    if named or not capture.info.inputs and capture.info.kind == "embedding":
+        return named
+    names = list(by_name)
+    i = names.index(capture.name) if capture.name in by_name else 0
+    return [plan[i - 1]] if i > 0 else []
+
+
+def describe_inputs(inputs: list[Capture], shape: tuple[int, ...], ops: tuple[str, ...]) -> str:
+    """'enc.0.attn.k' and its transition, or several inputs with their shapes joined into one."""
+    if len(inputs) == 1:
+        return f"{inputs[0].name}\n{transition(inputs[0].shape, ops, shape)}"
+    parts = " and ".join(f"{c.name} {fmt_shape(c.shape)}" for c in inputs)
+    return f"{parts}\n→ {fmt_shape(shape)}"
 
 
 class ShapePanel(QWidget):
@@ -78,15 +88,18 @@ class ShapePanel(QWidget):
         names = self.ctl.axis_names(capture)
         axes = ", ".join(f"{n}={s}" for n, s in zip(names, capture.shape))
         dtype = str(capture.dtype).removeprefix("torch.")
-        prev = input_stage(self.ctl.plan, capture)
+        inputs = input_stages(self.ctl.plan, capture)
         rows = [
             ("Shape", f"<b>{fmt_shape(capture.shape)}</b> &nbsp; {html.escape(axes)}"),
             ("dtype", dtype),
             ("Device", html.escape(str(capture.device))),
             ("Bytes", f"{fmt_bytes(capture.nbytes)} ({capture.nbytes:,})"),
         ]
-        if prev is not None:
-            rows.append(("From", f"{html.escape(prev.name)}<br>{html.escape(transition(prev.shape, info.ops, capture.shape))}"))
+        if inputs:
+            text = describe_inputs(inputs, capture.shape, info.ops)
+            rows.append(("From", html.escape(text).replace("\n", "<br>")))
+        elif info.kind == "embedding":
+            rows.append(("From", "the token ids (a lookup in the embedding table)"))
         rows.append(("Formula", f"<span style='font-size:large'>{html.escape(info.formula)}</span>"))
         rows.append(("Source", html.escape(info.source or "unknown")))
         edited = " <span style='color:#b35c00'>(edited)</span>" if capture.edited else ""

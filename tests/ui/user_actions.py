@@ -1,0 +1,35 @@
+"""Driving the window as a person does: clicks in the Stages tree, key presses, toolbar buttons."""
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+
+from tests.ui.conftest import wait_paused
+
+
+def press(window, key, modifier=Qt.NoModifier):
+    """A key press delivered to the focused window (shortcuts fire through Qt's shortcut map)."""
+    window.activateWindow()
+    QTest.keyClick(window, key, modifier)
+
+
+def click_stage(window, qtbot, name, column=1):
+    """Click stage `name` in the Stages tree (its groups opened and scrolled to first, as a person would)."""
+    nav = window.navigator
+    item = nav.items[name]
+    parent = item.parent()
+    while parent is not None:
+        parent.setExpanded(True)
+        parent = parent.parent()
+    nav.tree.scrollToItem(item)
+    rect = nav.tree.visualItemRect(item)
+    x = nav.tree.header().sectionViewportPosition(column) + 12
+    qtbot.mouseClick(nav.tree.viewport(), Qt.LeftButton, pos=QPoint(x, rect.center().y()))
+
+
+def run_to_stage(window, qtbot, name):
+    """Select `name` in the Stages tree and press Ctrl+F10 (Run to Stage); wait until it shows."""
+    click_stage(window, qtbot, name)
+    qtbot.waitUntil(lambda: window.ctl.selected_stage == name)
+    if window.ctl.current is None or window.ctl.current.name != name:
+        press(window, Qt.Key_F10, Qt.ControlModifier)
+    wait_paused(qtbot, window, name)
