@@ -22,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tfdebug.ui.system_check import check_gui_can_start
+
+    check_gui_can_start()  # before Qt loads: a missing library is a sentence, not a core dump
     from tfdebug.ui.app import run_app
 
     return run_app(model=args.model, src=args.src, tgt=args.tgt, device=args.device, goto=args.goto,

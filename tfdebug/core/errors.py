@@ -59,3 +59,7 @@ class ExportError(TfdebugError):
 
 class ExportCancelledError(ExportError):
     """An export or snapshot save the user cancelled; nothing was written."""
+
+
+class DisplayError(TfdebugError):
+    """The window cannot open here: no display, or a system library Qt needs is missing."""
