@@ -55,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv = ["gui", *argv]
     args = parser.parse_args(argv)
+    if getattr(args._module, "TUNE_ALLOCATOR", True):
+        # The application's explicit opt-in (the library never does this on its own).
+        from tfdebug.core.memory import keep_freed_memory
+
+        keep_freed_memory()
     try:
         return int(args._module.run(args) or 0)
     except TfdebugError as exc:

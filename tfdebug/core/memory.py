@@ -1,4 +1,4 @@
-"""Keep freed memory in the process so repeated captures reuse warm pages.
+"""Opt-in allocator tuning so repeated captures reuse warm pages, and handing memory back.
 
 A captured pass keeps every stage's tensor alive, so it cannot reuse the buffers the
 plain forward recycles; on CPU most of its extra cost is the kernel handing out fresh
@@ -7,11 +7,16 @@ when the top of the heap holds more than a threshold, and serves large blocks wi
 fresh mmaps, so each new capture faults its whole size in again. Raising both
 thresholds, and the padding kept when the heap is trimmed, makes the next capture
 reuse the pages the previous one released: up to 2 GiB of freed memory stays with the
-process (DebugSession.close hands it back). All threads share one arena, since the
-stepper's forward runs in a fresh thread each pass.
+process. All threads share one arena, since the stepper's forward runs in a fresh
+thread each pass.
 
-Only glibc (Linux) is tuned; elsewhere this does nothing. Set the environment
-variable TFDEBUG_KEEP_FREED_MEMORY=0 to leave the allocator alone.
+This changes the whole process (every thread's allocations), so nothing in tfdebug
+does it as a side effect: the `tfdebug` application opts in at start-up, and library
+users call `keep_freed_memory()` when they want it. `release_freed_memory()` hands
+freed memory back whether or not the tuning is on (DebugSession.close calls it).
+
+Only glibc (Linux) is tuned; elsewhere both functions do nothing. The environment
+variable TFDEBUG_KEEP_FREED_MEMORY=0 makes the opt-in a no-op.
 """
 
 from __future__ import annotations
@@ -44,7 +49,11 @@ def _libc():
 
 
 def keep_freed_memory() -> bool:
-    """Tune glibc once per process (idempotent); True when the tuning is in effect."""
+    """Opt in: tune glibc for repeated large captures, once per process; True when in effect.
+
+    Process-wide and permanent (glibc has no way to read the old settings back), so
+    only an application's start-up should call it.
+    """
     with _lock:
         if "tuned" in _state:
             return _state["tuned"]
@@ -63,8 +72,17 @@ def keep_freed_memory() -> bool:
         return tuned
 
 
+def allocator_tuned() -> bool:
+    """Whether `keep_freed_memory()` has tuned this process."""
+    return _state.get("tuned", False)
+
+
 def release_freed_memory() -> None:
-    """Hand memory freed by dropped captures back to the system (e.g. when a session closes)."""
+    """Hand memory freed by dropped captures back to the system.
+
+    Call it after dropping a large capture (`del rec`): glibc otherwise keeps freed
+    blocks below the top of its heaps, and with the tuning on up to 2 GiB on top.
+    """
     libc = _libc()
-    if libc is not None and _state.get("tuned"):
+    if libc is not None:
         libc.malloc_trim(0)

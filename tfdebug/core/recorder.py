@@ -4,7 +4,9 @@
         logits = model(src, tgt)
     rec.captures  # forward order, tensors detached on their own device
 
-Hooks (Tap.attach) are removed in `finally`, also when the forward raises.
+Hooks (Tap.attach) are removed in `finally`, also when the forward raises. Entering a
+Recorder changes nothing process-wide (see tfdebug.core.memory for the opt-in
+allocator tuning and for handing a dropped capture's memory back).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from typing import Callable, Iterable, Sequence
 import torch
 from torch import Tensor, nn
 
-from tfdebug.core.memory import keep_freed_memory
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.tap import Tap, iter_taps
 
@@ -78,8 +79,6 @@ class Recorder:
         self.captures: list[Capture] = []
 
     def __enter__(self) -> "Recorder":
-        if self.keep:
-            keep_freed_memory()  # kept tensors would otherwise fault in fresh pages on every pass
         busy = [t.info.name for t in self.model_taps if t.hook is not None]
         if busy:
             raise RuntimeError(f"Stage {busy[0]} is already being recorded: one Recorder at a time.")
