@@ -34,7 +34,9 @@ def _recording_of_size(config: BenchConfig, target_bytes: int) -> Recording:
             if total >= target_bytes:
                 break
         round_ += 1
-    return Recording(captures=captures, tokens={"src": [], "tgt": []}, model_name="bench",
+    # Token labels must match the token axes they label, or the snapshot would not reopen.
+    tokens = {"src": [f"s{i}" for i in range(src.shape[1])], "tgt": [f"t{i}" for i in range(tgt.shape[1])]}
+    return Recording(captures=captures, tokens=tokens, model_name="bench",
                      model_config={}, device="cpu", dtype="float32")
 
 

@@ -23,15 +23,16 @@ def summary(path: str, doc: dict, nbytes: int) -> str:
     """The human-readable summary of a validated manifest."""
     config = doc.get("model_config") or {}
     keys = ("n_layer", "n_heads", "n_embd", "hidden_dim", "vocab_size", "src_vocab_size")
-    shape = ", ".join(f"{k}={config[k]}" for k in keys if k in config)
+    # Only whole numbers are printed: the rest of a config is the file's own business.
+    shape = ", ".join(f"{k}={config[k]}" for k in keys if isinstance(config.get(k), int))
     stages = doc["stages"]
     rows = [(s["name"], s["kind"], "(" + ", ".join(map(str, s["shape"])) + ")", s["dtype"],
              " ".join(s.get("axes", [])), "edited" if s.get("edited") else "") for s in stages]
     return "\n".join([
         f"snapshot {path}: format {doc['format_version']}, written by tfdebug {doc.get('tfdebug_version', '?')}",
         f"model    {doc.get('model') or '?'} on {doc['device']} ({doc['dtype']}){': ' + shape if shape else ''}",
-        f"src      {' '.join(doc['tokens']['src'])}",
-        f"tgt      {' '.join(doc['tokens']['tgt'])}",
+        *(f"{stream:<8} {' '.join(words)}" for stream, words in doc["tokens"].items()),
+        *([f"adapter  {doc['adapter']}"] if doc.get("adapter") else []),
         f"stages   {len(stages)}, {nbytes:,} bytes of tensors, file {os.path.getsize(path):,} bytes",
         "",
         _table(("stage", "kind", "shape", "dtype", "axes", "note"), rows),
@@ -42,14 +43,15 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.io.snapshot import open_snapshot, read_manifest
 
     doc = read_manifest(args.file)  # validates header, manifest and tensor list
+    with open_snapshot(args.file) as recording:
+        if args.verify:  # the same with and without --json: every tensor is read and checked
+            for capture in recording.captures:
+                recording.tensor(capture)
+        text = summary(args.file, doc, recording.nbytes) if not args.json else None
     if args.json:
         print(json.dumps(doc, ensure_ascii=False, indent=1))
         return 0
-    with open_snapshot(args.file) as recording:
-        if args.verify:
-            for capture in recording.captures:
-                recording.tensor(capture)
-        print(summary(args.file, doc, recording.nbytes))
+    print(text)
     if args.verify:
         print(f"all {len(doc['stages'])} stages read back")
     return 0

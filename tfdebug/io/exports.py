@@ -29,7 +29,7 @@ from torch import Tensor
 from tfdebug.core.display import DisplaySlice
 from tfdebug.core.errors import ExportError, SnapshotError
 from tfdebug.io.atomic import ProgressCallback, atomic_write, report
-from tfdebug.io.manifest import check_tensors, parse_manifest, recording_from_manifest
+from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
 from tfdebug.io.recording import EXPORT_MANIFEST_KEY, Recording
 from tfdebug.io.snapshot import open_snapshot, save_snapshot
 
@@ -38,7 +38,7 @@ FORMATS = PASS_FORMATS + (".csv",)
 
 
 def _manifest_json(recording: Recording, stored: dict[str, str] | None = None) -> str:
-    return json.dumps(recording.manifest(stored), ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(checked_manifest(recording, stored), ensure_ascii=False, separators=(",", ":"))
 
 
 class _Counting(io.RawIOBase):
@@ -96,6 +96,7 @@ def export_pt(recording: Recording, path: str | os.PathLike, progress: ProgressC
 
     Progress counts stages gathered; the final torch.save itself cannot be cancelled.
     """
+    manifest = _manifest_json(recording)  # checked before anything is gathered or written
     total, done = recording.nbytes, 0
     data: dict[str, object] = {}
     report(progress, 0, total)
@@ -103,7 +104,7 @@ def export_pt(recording: Recording, path: str | os.PathLike, progress: ProgressC
         data[capture.name] = _own_storage(recording.tensor(capture))
         done += capture.nbytes
         report(progress, done, total)
-    data[EXPORT_MANIFEST_KEY] = _manifest_json(recording)
+    data[EXPORT_MANIFEST_KEY] = manifest
     with atomic_write(path, ExportError) as f:
         torch.save(data, f)
 

@@ -15,12 +15,16 @@ from torch import Tensor
 from tfdebug import __version__
 from tfdebug.core.errors import UnknownStageError
 from tfdebug.core.recorder import Capture
+from tfdebug.io.limits import escape_controls
 from tfdebug.io.safetensors_file import dtype_name
 
 if TYPE_CHECKING:
     from tfdebug.core.stepper import Stepper
 
-FORMAT_VERSION = 1
+# 1: tokens are exactly {"src": [...], "tgt": [...]} (the reference translator).
+# 2: tokens are any named streams ({"prompt": [...]}, {"src": ..., "tgt": ...}), plus the
+#    optional texts typed (`inputs`, by field key) and the model adapter's name (`adapter`).
+FORMAT_VERSION = 2
 MANIFEST_KEY = "tfdebug"  # the safetensors metadata key holding the manifest
 EXPORT_MANIFEST_KEY = "__tfdebug__"  # the same manifest inside .npz and .pt exports
 
@@ -29,6 +33,8 @@ EXPORT_MANIFEST_KEY = "__tfdebug__"  # the same manifest inside .npz and .pt exp
 class Recording:
     """Captured stages in forward order plus what is needed to read them elsewhere.
 
+    `tokens` holds one list of token strings per named stream; `inputs` the texts
+    typed, by input field key (may be empty); `adapter` names the model adapter.
     `load(capture)` reads a tensor that is not in memory (a snapshot opened lazily);
     `close()` releases whatever the loader holds open.
     """
@@ -42,6 +48,8 @@ class Recording:
     load: Callable[[Capture], Tensor] | None = None
     path: str | None = None
     closer: Callable[[], None] | None = None
+    inputs: dict[str, str] = field(default_factory=dict)
+    adapter: str | None = None
 
     @classmethod
     def from_session(cls, session, captures: Sequence[Capture] | None = None) -> "Recording":
@@ -120,13 +128,20 @@ class Recording:
             if stored_dtypes and capture.name in stored_dtypes:
                 entry["stored_dtype"] = stored_dtypes[capture.name]
             stages.append(entry)
-        return {
+        doc = {
             "format_version": FORMAT_VERSION,
             "tfdebug_version": __version__,
             "model": self.model_name,
             "model_config": dict(self.model_config),
             "device": self.device,
             "dtype": self.dtype,
-            "tokens": {"src": list(self.tokens.get("src", [])), "tgt": list(self.tokens.get("tgt", []))},
+            # A tokenizer may produce "\n" or other control characters: stored escaped, so
+            # the file opens (manifests refuse raw control characters) and lengths still match.
+            "tokens": {stream: [escape_controls(w) for w in words] for stream, words in self.tokens.items()},
             "stages": stages,
         }
+        if self.inputs:
+            doc["inputs"] = {key: escape_controls(text) for key, text in self.inputs.items()}
+        if self.adapter is not None:
+            doc["adapter"] = self.adapter
+        return doc

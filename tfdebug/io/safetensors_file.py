@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import struct
 import sys
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from torch import Tensor
 
 from tfdebug.core.errors import SnapshotError
 from tfdebug.io.atomic import ProgressCallback, report
+from tfdebug.io.limits import MAX_STAGES, name_problem, shape_problem
 
 MAX_HEADER_BYTES = 100 * 1024 * 1024  # the limit safetensors itself enforces
 CHUNK_BYTES = 64 * 1024 * 1024  # progress and cancel granularity while writing
@@ -78,10 +80,27 @@ def is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    doc = dict(pairs)
+    if len(doc) != len(pairs):
+        # Readers disagree on which of two equal keys wins: such a file means two things.
+        raise _DuplicateKey()
+    return doc
+
+
 def json_object(text: str, problem: str) -> dict:
-    """Parse `text` as a JSON object; else SnapshotError "<problem> is not valid JSON / a JSON object"."""
+    """Parse `text` as a JSON object with no key given twice at any level; else SnapshotError.
+
+    The sentence is "<problem> is not valid JSON / a JSON object / gives a key twice".
+    """
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise SnapshotError(f"{problem} gives the same key twice.") from exc
     except (ValueError, RecursionError) as exc:
         raise SnapshotError(f"{problem} is not valid JSON.") from exc
     if not isinstance(doc, dict):
@@ -90,30 +109,65 @@ def json_object(text: str, problem: str) -> dict:
 
 
 def _entry(name: str, raw, data_len: int, where: str) -> TensorEntry:
+    problem = name_problem(name, "tensor name")
+    if problem:
+        raise SnapshotError(f"{where} is damaged: {problem}.")
     if not isinstance(raw, dict):
         raise SnapshotError(f"{where} is damaged: the entry for tensor '{name}' is not an object.")
     code, shape, offsets = raw.get("dtype"), raw.get("shape"), raw.get("data_offsets")
-    if code not in CODES:
-        raise SnapshotError(f"{where} stores tensor '{name}' as dtype {code!r}, which tfdebug cannot read.")
+    if not isinstance(code, str) or code not in CODES:
+        raise SnapshotError(f"{where} stores tensor '{name}' in a dtype tfdebug cannot read.")
     if not isinstance(shape, list) or not all(is_int(d) and d >= 0 for d in shape) or len(shape) > 64:
         raise SnapshotError(f"{where} is damaged: tensor '{name}' has an invalid shape.")
+    dtype = CODES[code]
+    problem = shape_problem(shape, dtype.itemsize, allow_empty=True)
+    if problem:
+        raise SnapshotError(f"{where} is damaged: tensor '{name}' has {problem}.")
     if (not isinstance(offsets, list) or len(offsets) != 2 or not all(is_int(o) for o in offsets)
             or not 0 <= offsets[0] <= offsets[1]):
         raise SnapshotError(f"{where} is damaged: tensor '{name}' has invalid data offsets.")
     begin, end = offsets
     if end > data_len:
         raise SnapshotError(f"{where} is truncated or damaged: tensor '{name}' ends past the end of the file.")
-    dtype = CODES[code]
-    if end - begin != _numel(shape) * torch.empty((), dtype=dtype).element_size():
+    if end - begin != _numel(shape) * dtype.itemsize:
         raise SnapshotError(f"{where} is damaged: tensor '{name}' has a size that does not match its shape.")
     return TensorEntry(name, dtype, tuple(shape), begin, end)
+
+
+def open_regular(path: str | os.PathLike, error: type[Exception] = SnapshotError) -> BinaryIO:
+    """Open `path` for reading only if it is a regular file (a FIFO or device would hang or never end).
+
+    O_NONBLOCK keeps opening a FIFO from waiting for a writer; it is cleared again for reading.
+    """
+    shown = os.fspath(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except IsADirectoryError as exc:
+        raise error(f"{shown} is a folder, not a snapshot file.") from exc
+    except FileNotFoundError as exc:
+        raise error(f"There is no file {shown}.") from exc
+    except OSError as exc:
+        raise error(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise error(f"{shown} is a folder, not a snapshot file.")
+        if not stat.S_ISREG(mode):
+            raise error(f"{shown} is not a regular file (a pipe, device or socket); tfdebug reads only files.")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> Header:
     """Read and validate the header of a safetensors file; SnapshotError says what is wrong."""
     where = f"The file {os.fspath(path)}"
+    f = open_regular(path)
     try:
-        with open(path, "rb") as f:
+        with f:
             size = os.fstat(f.fileno()).st_size
             if size < 8:
                 raise SnapshotError(f"{where} is too short to be a snapshot ({size} bytes).")
@@ -125,10 +179,6 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
                 raise SnapshotError(f"{where} is truncated: its header needs {n} bytes but only "
                                     f"{size - 8} follow.")
             raw = f.read(n)
-    except IsADirectoryError as exc:
-        raise SnapshotError(f"{os.fspath(path)} is a folder, not a snapshot file.") from exc
-    except FileNotFoundError as exc:
-        raise SnapshotError(f"There is no file {os.fspath(path)}.") from exc
     except OSError as exc:
         raise SnapshotError(f"Cannot read {os.fspath(path)}: {exc.strerror or exc}.") from exc
     if len(raw) != n:
@@ -142,6 +192,8 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
         raise SnapshotError(f"{where} is damaged: its metadata is not a map of strings.")
     data_len = size - 8 - n
+    if len(doc) > MAX_STAGES:
+        raise SnapshotError(f"{where} is damaged: it holds {len(doc):,} tensors (at most {MAX_STAGES:,}).")
     entries = {name: _entry(name, raw_entry, data_len, where) for name, raw_entry in doc.items()}
     # The tensors must tile the data section exactly, as safetensors requires.
     position = 0
@@ -190,7 +242,7 @@ def write_file(f: BinaryIO, items: Sequence[Item], metadata: dict[str, str],
         if item.dtype not in CODE_OF:
             raise SnapshotError(f"Stage '{item.name}' has dtype {dtype_name(item.dtype)}, which a snapshot "
                                 f"cannot hold.")
-        nbytes = _numel(item.shape) * torch.empty((), dtype=item.dtype).element_size()
+        nbytes = _numel(item.shape) * item.dtype.itemsize
         header[item.name] = {"dtype": CODE_OF[item.dtype], "shape": list(item.shape),
                              "data_offsets": [offset, offset + nbytes]}
         offset += nbytes

@@ -24,7 +24,7 @@ from torch import Tensor
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.recorder import Capture
 from tfdebug.io.atomic import ProgressCallback, atomic_write
-from tfdebug.io.manifest import check_tensors, parse_manifest, recording_from_manifest
+from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
 from tfdebug.io.recording import MANIFEST_KEY, Recording
 from tfdebug.io.safetensors_file import Item, read_header, write_file
 
@@ -41,7 +41,7 @@ def save_snapshot(recording: Recording, path: str | os.PathLike, progress: Progr
     """
     if not recording.captures:
         raise SnapshotError("There are no stages to save: capture a pass first.")
-    manifest = json.dumps(recording.manifest(), ensure_ascii=False, separators=(",", ":"))
+    manifest = json.dumps(checked_manifest(recording), ensure_ascii=False, separators=(",", ":"))
     items = [Item(c.name, c.dtype, c.shape, partial(recording.tensor, c)) for c in recording.captures]
     with atomic_write(path, SnapshotError, durable) as f:
         write_file(f, items, {MANIFEST_KEY: manifest}, progress)
@@ -59,12 +59,15 @@ def read_manifest(path: str | os.PathLike) -> dict:
 class _Reader:
     """Reads one stage at a time through safetensors' memory map; refuses a file changed under it."""
 
-    def __init__(self, path: str, device: str):
+    def __init__(self, path: str, device: str, identity: tuple | None):
         from safetensors import safe_open
 
         self._path = path
-        self._stat = _identity(path)
+        self._stat = identity
         self._lock = threading.Lock()
+        if _identity(path) != identity:
+            # Swapped after validation (for a FIFO, safe_open would wait forever).
+            raise SnapshotError(f"The snapshot {path} changed on disk while being opened; open it again.")
         try:
             self._handle = safe_open(path, framework="pt", device=device)
         except Exception as exc:  # safetensors raises its own types
@@ -78,13 +81,21 @@ class _Reader:
                 # Reading a memory map of a file truncated in place would crash the process.
                 raise SnapshotError(f"The snapshot {self._path} changed on disk after it was opened; open it again.")
             try:
-                return self._handle.get_tensor(capture.name)
+                tensor = self._handle.get_tensor(capture.name)
             except Exception as exc:
-                raise SnapshotError(f"Cannot read stage {capture.name} from {self._path}: {exc}.") from exc
+                raise SnapshotError(f"Cannot read stage {capture.name} from {self._path}.") from exc
+        check_values(tensor, capture.name, f"The snapshot {self._path}")
+        return tensor
 
     def close(self) -> None:
         with self._lock:
             self._handle = None
+
+
+def check_values(tensor: Tensor, name: str, where: str) -> None:
+    """Refuse stored values no tensor of that dtype can hold (a bool byte other than 0 or 1)."""
+    if tensor.dtype == torch.bool and tensor.numel() and int(tensor.view(torch.uint8).max()) > 1:
+        raise SnapshotError(f"{where} is damaged: the true/false stage {name} holds bytes other than 0 and 1.")
 
 
 def _identity(path: str) -> tuple | None:
@@ -102,6 +113,7 @@ def open_snapshot(path: str | os.PathLike, device: str = "cpu") -> Recording:
     (or use it as a context manager) to release the file.
     """
     path = os.fspath(Path(path))
+    identity = _identity(path)
     doc = read_manifest(path)
-    reader = _Reader(path, device)
+    reader = _Reader(path, device, identity)
     return recording_from_manifest(doc, load=reader.load, path=path, closer=reader.close)

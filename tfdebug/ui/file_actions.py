@@ -62,7 +62,7 @@ def open_snapshot(window, path: str) -> bool:
         window.show_error(f"Cannot open {path}: {type(exc).__name__}: {exc}.")
         return False
     tokens = recording.tokens
-    title = f"{Path(path).name} · {' '.join(tokens['src'])} → {' '.join(tokens['tgt'])}"
+    title = f"{Path(path).name} · " + " → ".join(" ".join(words) for words in tokens.values())
     window.load_replay(stepper, tokens, title)
     state = getattr(window, "file_actions", None)
     if state is not None:

@@ -1,0 +1,135 @@
+"""Bounds on what a snapshot or export may contain, checked before anything else uses it.
+
+A file is data from anyone: its names end up as zip members, terminal output and window
+labels, its counts and sizes decide how much memory opening it takes. Each check here
+returns a sentence (the problem) or None, so the header, the manifest and the writers
+share one rule and one wording.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Iterable
+
+MAX_NAME_CHARS = 256
+MAX_STAGES = 50_000
+MAX_STRING_CHARS = 4096  # any other string in a manifest (formula, source line, config value, ...)
+MAX_TOKENS_PER_STREAM = 100_000
+MAX_STREAMS = 16
+MAX_NESTING = 32  # JSON containers inside the manifest (model_config is the deep part)
+MAX_ITEMS = 4_000_000  # JSON values in a manifest, all levels together
+MAX_TENSOR_BYTES = 1 << 50  # 1 PiB: any shape claiming more is damage, not data
+NAME_PUNCTUATION = frozenset("._-:[]")
+STREAM_PUNCTUATION = frozenset("_-")
+
+
+# Bidirectional embeddings, overrides and isolates: they make text display as other text.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def has_control(text: str) -> bool:
+    """True when `text` holds a control character (NUL, newline, ESC, DEL, C1, line separators, bidi overrides)."""
+    return any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI_CONTROLS for ch in text)
+
+
+def name_problem(name: object, what: str = "stage name") -> str | None:
+    """Why `name` cannot be a stage (tensor) name, or None.
+
+    Names become zip members, file-system-like keys and labels: 1-256 letters, digits
+    and . _ - : [ ], not starting with a dot, so no path, markup or escape fits in one.
+    """
+    if not isinstance(name, str) or not name:
+        return f"a {what} is missing or not text"
+    if len(name) > MAX_NAME_CHARS:
+        return f"a {what} is {len(name):,} characters long (at most {MAX_NAME_CHARS})"
+    if name.startswith(".") or not all(ch.isalnum() or ch in NAME_PUNCTUATION for ch in name):
+        return (f"the {what} {shown(name)} holds characters other than letters, digits and . _ - : [ ] "
+                f"(or starts with a dot)")
+    return None
+
+
+def stream_problem(stream: object) -> str | None:
+    """Why `stream` cannot name a token stream or an input field ('src', 'prompt', ...), or None."""
+    if (not isinstance(stream, str) or not stream or len(stream) > 64
+            or not all(ch.isalnum() or ch in STREAM_PUNCTUATION for ch in stream)):
+        return f"the token stream name {shown(stream)} is not a short name of letters, digits, _ and -"
+    return None
+
+
+def shown(value: object, limit: int = 40) -> str:
+    """`value` quoted for a message: control characters escaped, long text cut."""
+    text = value if isinstance(value, str) else repr(value)
+    text = text[:limit] + ("…" if len(text) > limit else "")
+    return "'" + escape_controls(text) + "'"
+
+
+def escape_controls(text: str) -> str:
+    """`text` with control characters written as escapes (\\n, \\x1b, \\u202e)."""
+    return "".join(ch.encode("unicode_escape").decode("ascii") if has_control(ch) else ch for ch in text)
+
+
+def string_problem(text: object, what: str, limit: int = MAX_STRING_CHARS) -> str | None:
+    """Why `text` cannot be a string field of a manifest (too long, control characters), or None."""
+    if not isinstance(text, str):
+        return f"{what} is not text"
+    if len(text) > limit:
+        return f"{what} is {len(text):,} characters long (at most {limit:,})"
+    if has_control(text):
+        return f"{what} {shown(text)} holds control characters"
+    return None
+
+
+def tokens_problem(words: object, stream: str) -> str | None:
+    """Why `words` cannot be the token list of `stream`, or None."""
+    if not isinstance(words, list):
+        return f"the tokens of '{stream}' are not a list"
+    if len(words) > MAX_TOKENS_PER_STREAM:
+        return f"'{stream}' has {len(words):,} tokens (at most {MAX_TOKENS_PER_STREAM:,})"
+    for i, word in enumerate(words):
+        problem = string_problem(word, f"token {i} of '{stream}'", MAX_NAME_CHARS)
+        if problem:
+            return problem
+    return None
+
+
+def structure_problem(doc: object) -> str | None:
+    """Why a parsed JSON value is too deep, too big, or holds an unusable string anywhere, or None.
+
+    Walks iteratively (a deep document cannot exhaust the stack) and stops at the
+    first problem; dictionary keys count as strings.
+    """
+    pending: list[tuple[object, int]] = [(doc, 0)]
+    items = 0
+    while pending:
+        value, depth = pending.pop()
+        items += 1
+        if items > MAX_ITEMS:
+            return f"it holds more than {MAX_ITEMS:,} values"
+        if isinstance(value, str):
+            problem = string_problem(value, "a text")
+            if problem:
+                return problem
+        elif isinstance(value, (dict, list)):
+            if depth >= MAX_NESTING:
+                return f"it nests more than {MAX_NESTING} levels deep"
+            children: Iterable = value.items() if isinstance(value, dict) else value
+            for child in children:
+                if isinstance(value, dict):
+                    key, child = child
+                    pending.append((key, depth + 1))
+                pending.append((child, depth + 1))
+    return None
+
+
+def shape_problem(shape: Iterable[int], itemsize: int, allow_empty: bool = False) -> str | None:
+    """Why a tensor of `shape` cannot be a stage (no values, or absurdly large), or None."""
+    dims = list(shape)
+    # A zero dimension makes the byte count 0 and would hide an absurd one beside it.
+    size = itemsize
+    for d in dims:
+        size *= max(d, 1)
+        if size > MAX_TENSOR_BYTES:
+            return f"shape {tuple(dims)} is too large to be real"
+    if 0 in dims and not allow_empty:
+        return f"shape {tuple(dims)} holds no values"
+    return None
