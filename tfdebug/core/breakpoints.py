@@ -57,8 +57,18 @@ class Breakpoint:
             self.value, f"max |x| > {self.threshold:g}")
 
 
-def _condition_flags(tensor: Tensor, kind: str, conditions: list[Breakpoint]) -> list[bool]:
-    """Evaluate every condition on the tensor's device; one read back to the host."""
+def conditions_of(breakpoints: frozenset[Breakpoint]) -> list[Breakpoint]:
+    """The condition breakpoints, in a fixed order (flags are stacked in this order)."""
+    return sorted((b for b in breakpoints if b.by == "condition"), key=lambda b: (b.value, b.threshold or 0.0))
+
+
+def checkable(capture: Capture) -> bool:
+    """Whether conditions apply to this capture (a floating-point tensor is at hand)."""
+    return capture.tensor is not None and capture.tensor.is_floating_point()
+
+
+def condition_flags(tensor: Tensor, kind: str, conditions: list[Breakpoint]) -> Tensor:
+    """Every condition evaluated on the tensor's device into a bool vector; nothing is read back."""
     flags = []
     for bp in conditions:
         if bp.value == "nan":
@@ -66,25 +76,48 @@ def _condition_flags(tensor: Tensor, kind: str, conditions: list[Breakpoint]) ->
         elif bp.value == "inf":
             # In a mask stage −∞ marks the masked cells: only +∞ is a problem there.
             flags.append(torch.isposinf(tensor).any() if kind == "mask" else torch.isinf(tensor).any())
-        else:
+        elif tensor.numel():
             finite = torch.nan_to_num(tensor.abs(), nan=0.0, posinf=0.0, neginf=0.0)
-            flags.append(finite.amax() > bp.threshold if tensor.numel() else torch.tensor(False))
-    return torch.stack([f.to(tensor.device) for f in flags]).tolist()
+            flags.append(finite.amax() > bp.threshold)
+        else:
+            flags.append(torch.zeros((), dtype=torch.bool, device=tensor.device))
+    return torch.stack(flags)
+
+
+def place_hit(breakpoints: frozenset[Breakpoint], capture: Capture) -> Breakpoint | None:
+    """The stage or kind breakpoint at this capture (decided from its name alone: no sync)."""
+    info = capture.info
+    for bp in sorted(breakpoints, key=lambda b: (b.by, b.value)):
+        if (bp.by == "stage" and bp.value == info.name) or (bp.by == "kind" and bp.value == info.kind):
+            return bp
+    return None
+
+
+def first_condition_hit(flagged: list[tuple[int, Tensor]], conditions: list[Breakpoint]
+                        ) -> tuple[int, Breakpoint] | None:
+    """The first (index, condition) whose flag is set, from flags computed stage by stage.
+
+    All flags are read back together: one host sync however many stages they cover.
+    """
+    if not flagged or not conditions:
+        return None
+    device = flagged[0][1].device
+    rows = torch.stack([flags if flags.device == device else flags.to(device) for _, flags in flagged]).tolist()
+    for (index, _), row in zip(flagged, rows):
+        for bp, hit in zip(conditions, row):
+            if hit:
+                return index, bp
+    return None
 
 
 def first_hit(breakpoints: frozenset[Breakpoint], capture: Capture) -> Breakpoint | None:
-    """The breakpoint that stops at this capture, or None."""
-    info = capture.info
-    conditions = []
-    for bp in sorted(breakpoints, key=lambda b: (b.by, b.value)):
-        if bp.by == "stage" and bp.value == info.name:
-            return bp
-        if bp.by == "kind" and bp.value == info.kind:
-            return bp
-        if bp.by == "condition":
-            conditions.append(bp)
-    if conditions and capture.tensor is not None and capture.tensor.is_floating_point():
-        for bp, flag in zip(conditions, _condition_flags(capture.tensor, info.kind, conditions)):
-            if flag:
-                return bp
+    """The breakpoint that stops at this capture, or None (conditions cost one sync)."""
+    bp = place_hit(breakpoints, capture)
+    if bp is not None:
+        return bp
+    conditions = conditions_of(breakpoints)
+    if conditions and checkable(capture):
+        hit = first_condition_hit([(0, condition_flags(capture.tensor, capture.info.kind, conditions))],
+                                  conditions)
+        return hit[1] if hit else None
     return None

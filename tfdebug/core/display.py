@@ -41,6 +41,15 @@ class Stats:
                 "nan": self.nan, "posinf": self.posinf, "neginf": self.neginf}
 
 
+def on_host(tensor: Tensor) -> bool:
+    """Whether display math may read `tensor`'s values back freely (a CPU tensor: no sync).
+
+    Elsewhere every read makes the host wait for the device, so that path packs all it
+    needs into one transfer. (The sync-counting harness sends CPU tensors down that path.)
+    """
+    return tensor.device.type == "cpu"
+
+
 def _accumulator(device: torch.device) -> torch.dtype:
     """float64 for sums and packing, except where the backend has none (Apple's MPS)."""
     return torch.float32 if device.type == "mps" else torch.float64
@@ -55,7 +64,7 @@ def _stats_tensor(x: Tensor, bins: int) -> Tensor:
     n = finite.sum()
     nf = n.to(acc)
     zero = torch.zeros((), device=x.device, dtype=acc)
-    big = torch.tensor(float("inf"), device=x.device)
+    big = torch.full((), float("inf"), device=x.device)  # filled on the device: no host-to-device copy
     lo = torch.where(finite, x, big).amin() if x.numel() else big
     hi = torch.where(finite, x, -big).amax() if x.numel() else -big
     wide = x.to(acc)
@@ -73,11 +82,11 @@ def _stats_tensor(x: Tensor, bins: int) -> Tensor:
     counts = torch.zeros(bins + 1, dtype=acc, device=x.device).scatter_add_(
         0, idx, torch.ones_like(idx, dtype=acc))[:bins]
     no_finite = n == 0
-    nan_t = torch.tensor(float("nan"), device=x.device, dtype=acc)
+    nan_t = torch.full((), float("nan"), device=x.device, dtype=acc)
     head = torch.stack([
         torch.where(no_finite, nan_t, lo.to(acc)), torch.where(no_finite, nan_t, hi.to(acc)),
         torch.where(no_finite, nan_t, mean), torch.where(no_finite, nan_t, var.sqrt()),
-        nan.to(acc), posinf.to(acc), neginf.to(acc), torch.tensor(float(x.numel()), device=x.device, dtype=acc),
+        nan.to(acc), posinf.to(acc), neginf.to(acc), torch.full((), float(x.numel()), device=x.device, dtype=acc),
     ])
     return torch.cat([head, counts])
 
@@ -140,7 +149,7 @@ def _mean_std(values: Tensor) -> tuple[float, float]:
 def tensor_stats(tensor: Tensor, bins: int = HIST_BINS) -> Stats:
     """Stats of a whole tensor, computed where it lives; one transfer of 8 + bins numbers."""
     tensor = tensor.detach()
-    if tensor.device.type == "cpu":
+    if on_host(tensor):
         return _host_stats(tensor, bins)
     return _unpack_stats(_stats_tensor(tensor, bins).cpu().numpy(), bins)
 
@@ -196,27 +205,30 @@ def select_2d(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int
 
 
 def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = False) -> Tensor:
-    """Block-average to at most (max_rows, max_cols); NaN and ±∞ survive where they dominate a block."""
-    rows, cols = plane.shape
+    """Block-average the last two axes to at most (max_rows, max_cols); NaN and ±∞ survive
+    where they dominate a block. Leading axes (heads) are pooled as one batch."""
+    rows, cols = plane.shape[-2:]
     out = (min(rows, max_rows), min(cols, max_cols))
     if out == (rows, cols):
         return plane
+    batch = plane.reshape(-1, 1, rows, cols)  # (N, 1, R, C)
     if all_finite:
-        return F.adaptive_avg_pool2d(plane[None, None], out)[0, 0]
-    finite = torch.isfinite(plane)
-    stacked = torch.stack([
-        torch.where(finite, plane, torch.zeros((), device=plane.device)),
+        return F.adaptive_avg_pool2d(batch, out).reshape(*plane.shape[:-2], *out)
+    finite = torch.isfinite(batch)
+    stacked = torch.cat([
+        torch.where(finite, batch, torch.zeros((), device=plane.device)),
         finite.float(),
-        torch.isnan(plane).float(),
-        torch.isposinf(plane).float(),
-    ]).unsqueeze(0)  # (1, 4, R, C)
-    pooled = F.adaptive_avg_pool2d(stacked, out)[0]
-    total, finite_share, nan_share, posinf_share = pooled
+        torch.isnan(batch).float(),
+        torch.isposinf(batch).float(),
+    ], dim=1)  # (N, 4, R, C)
+    pooled = F.adaptive_avg_pool2d(stacked, out)
+    total, finite_share, nan_share, posinf_share = pooled.unbind(1)
     result = total / finite_share.clamp(min=1e-12)
     empty = finite_share == 0
     result = torch.where(empty & (posinf_share > 0), torch.full_like(result, float("inf")), result)
     result = torch.where(empty & (posinf_share == 0), torch.full_like(result, float("-inf")), result)
-    return torch.where(nan_share > 0, torch.full_like(result, float("nan")), result)
+    result = torch.where(nan_share > 0, torch.full_like(result, float("nan")), result)
+    return result.reshape(*plane.shape[:-2], *out)
 
 
 def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None = None,
@@ -227,7 +239,7 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
     """
     plane = select_2d(tensor.detach(), row_axis, col_axis, indices).float()
     limit = (max(1, max_size[0]), max(1, max_size[1]))
-    if plane.device.type == "cpu":
+    if on_host(plane):
         stats = _host_stats(plane, bins)
         all_finite = stats.nan == stats.posinf == stats.neginf == 0
         small = _downsample(plane, *limit, all_finite=all_finite)
@@ -243,3 +255,59 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
         row_axis, col_axis = -1, max(0, tensor.dim() - 1)
     return DisplaySlice(values=values, row_axis=row_axis, col_axis=col_axis,
                         source_shape=tuple(plane.shape), stats=stats)
+
+
+@dataclass(frozen=True)
+class HeadThumbnails:
+    """Every head of a stage's shown slice, downsampled: `values[h]` is head h's image.
+
+    `mins`/`maxs` are each head's finite extremes at full resolution (NaN when a head
+    has no finite value); `neginf` counts each head's −∞ (masked) cells.
+    """
+
+    values: np.ndarray
+    mins: np.ndarray
+    maxs: np.ndarray
+    neginf: np.ndarray
+    source_shape: tuple[int, int]
+
+
+def head_thumbnails(tensor: Tensor, row_axis: int, col_axis: int, head_axis: int,
+                    indices: Mapping[int, int] | None = None,
+                    max_size: tuple[int, int] = (48, 48)) -> HeadThumbnails:
+    """All heads at once: slice, downsample and summarise on the device, one transfer.
+
+    The heads are pooled as one batch, so the host waits once for all of them rather
+    than once per head.
+    """
+    tensor = tensor.detach()
+    if len({row_axis, col_axis, head_axis}) != 3:
+        raise ValueError("the head axis must differ from the shown axes")
+    fixed = {a: i for a, i in (indices or {}).items() if a != head_axis}
+    index: list = []
+    for axis in range(tensor.dim()):
+        if axis in (row_axis, col_axis, head_axis):
+            index.append(slice(None))
+        else:
+            index.append(fixed.get(axis, 0))
+    kept = [a for a in range(tensor.dim()) if a in (row_axis, col_axis, head_axis)]
+    # After indexing, the kept axes stay in their original order: put them as (head, row, col).
+    planes = tensor[tuple(index)].permute(kept.index(head_axis), kept.index(row_axis),
+                                          kept.index(col_axis)).float()
+    heads, rows, cols = planes.shape
+    out = (min(rows, max(1, max_size[0])), min(cols, max(1, max_size[1])))
+    finite = torch.isfinite(planes)
+    big = torch.full((), float("inf"), device=planes.device)
+    flat, flat_finite = planes.reshape(heads, -1), finite.reshape(heads, -1)
+    any_finite = flat_finite.any(dim=1)
+    nan = torch.full((heads,), float("nan"), device=planes.device)
+    mins = torch.where(any_finite, torch.where(flat_finite, flat, big).amin(dim=1), nan)
+    maxs = torch.where(any_finite, torch.where(flat_finite, flat, -big).amax(dim=1), nan)
+    neginf = torch.isneginf(flat).sum(dim=1).float()
+    small = _downsample(planes, *out) if heads else planes[:, :out[0], :out[1]]
+    packed = torch.cat([small.reshape(-1), mins, maxs, neginf]).cpu().numpy()
+    n = small.numel()
+    return HeadThumbnails(values=np.ascontiguousarray(packed[:n].reshape(heads, *out), dtype=np.float32),
+                          mins=packed[n:n + heads].astype(np.float64),
+                          maxs=packed[n + heads:n + 2 * heads].astype(np.float64),
+                          neginf=packed[n + 2 * heads:].astype(np.int64), source_shape=(rows, cols))

@@ -18,13 +18,18 @@ from typing import Any, Callable, Sequence
 import torch
 from torch import Tensor, nn
 
-from tfdebug.core.breakpoints import Breakpoint, first_hit
+from tfdebug.core.breakpoints import (Breakpoint, checkable, condition_flags, conditions_of, first_condition_hit,
+                                     first_hit, place_hit)
 from tfdebug.core.errors import (ForwardFailedError, ReplacementError, StepperStateError, TfdebugError,
                                  UnknownStageError)
 from tfdebug.core.recorder import Capture, Recorder, tap_names
 
 IDLE, RUNNING, PAUSED, FINISHED, FAILED, STOPPED = "idle", "running", "paused", "finished", "failed", "stopped"
 _ENDED = (FINISHED, FAILED, STOPPED)
+# Condition breakpoints: EXACT reads each stage's flags back before the forward goes on
+# (one host sync per stage on a GPU); FAST reads them together when the pass next pauses
+# or ends (one per forward) and moves the cursor back to the first hit (successors ran).
+EXACT, FAST = "exact", "fast"
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class Stepper:
         self._observers: list[Callable[[StepperEvent], None]] = []
         self._load = load
         self.breakpoints: frozenset[Breakpoint] = frozenset()
+        self.condition_mode = EXACT
         self._reset()
 
     @classmethod
@@ -108,6 +114,7 @@ class Stepper:
         self._stop = False
         self._replacement: Tensor | None = None
         self._thread: threading.Thread | None = None
+        self._flagged: list[tuple[int, Tensor]] = []  # fast mode: (history index, condition flags on device)
 
     # ----- observers -------------------------------------------------------------------
     def subscribe(self, callback: Callable[[StepperEvent], None]) -> None:
@@ -132,6 +139,12 @@ class Stepper:
 
     def clear_breakpoints(self) -> None:
         self.breakpoints = frozenset()
+
+    def set_condition_mode(self, mode: str) -> None:
+        """EXACT (pause at the stage, one sync per stage) or FAST (one sync per forward)."""
+        if mode not in (EXACT, FAST):
+            raise ValueError(f"condition mode must be {EXACT!r} or {FAST!r}, not {mode!r}")
+        self.condition_mode = mode
 
     # ----- lifecycle -------------------------------------------------------------------
     def start(self) -> None:
@@ -263,13 +276,10 @@ class Stepper:
     def _advance(self, predicate: Predicate | None, reason: str) -> None:
         with self._lock:
             # Behind the live point: walk the history first, no re-execution.
-            for i in range(self.cursor + 1, len(self.history)):
-                capture = self.history[i]
-                if self.breakpoints and self._load is not None and any(b.by == "condition" for b in self.breakpoints):
-                    self._ensure_tensor(capture)
-                if (predicate is not None and predicate(capture)) or first_hit(self.breakpoints, capture):
-                    self._move(i)
-                    return
+            stop = self._first_in_history(predicate)
+            if stop is not None:
+                self._move(stop)
+                return
             if self.state != PAUSED:
                 if self.state == RUNNING:
                     raise StepperStateError("The forward pass is running; wait for it to pause.")
@@ -284,6 +294,30 @@ class Stepper:
             self._go = True
             self._lock.notify_all()
 
+    def _first_in_history(self, predicate: Predicate | None) -> int | None:
+        """Index of the first stage after the cursor where the walk through history stops."""
+        conditions = conditions_of(self.breakpoints)
+        later = range(self.cursor + 1, len(self.history))
+        if conditions and self._load is not None:
+            for i in later:
+                self._ensure_tensor(self.history[i])
+        if self.condition_mode == EXACT:
+            return next((i for i in later if (predicate is not None and predicate(self.history[i]))
+                         or first_hit(self.breakpoints, self.history[i])), None)
+        stop = next((i for i in later if (predicate is not None and predicate(self.history[i]))
+                     or place_hit(self.breakpoints, self.history[i])), None)
+        end = len(self.history) if stop is None else stop
+        # Conditions of every stage up to that one, read back together (one sync).
+        hit = first_condition_hit([(i, condition_flags(self.history[i].tensor, self.history[i].info.kind,
+                                                       conditions)) for i in range(self.cursor + 1, end)
+                                   if checkable(self.history[i])], conditions)
+        return hit[0] if hit is not None else stop
+
+    def _resolve_flags(self) -> tuple[int, Breakpoint] | None:
+        """Fast mode: read back the flags gathered since the last pause (one sync)."""
+        flagged, self._flagged = self._flagged, []
+        return first_condition_hit(flagged, conditions_of(self.breakpoints))
+
     def _on_capture(self, capture: Capture) -> Tensor | None:
         with self._lock:
             if self._stop:
@@ -291,7 +325,14 @@ class Stepper:
             index = len(self.history)
             self.history.append(capture)
         self._emit(StepperEvent("captured", index, capture))
-        bp = first_hit(self.breakpoints, capture)
+        fast = self.condition_mode == FAST
+        if fast:
+            bp = place_hit(self.breakpoints, capture)
+            conditions = conditions_of(self.breakpoints)
+            if conditions and checkable(capture):
+                self._flagged.append((index, condition_flags(capture.tensor, capture.info.kind, conditions)))
+        else:
+            bp = first_hit(self.breakpoints, capture)
         with self._lock:
             if self._stop:
                 raise _StopRun()
@@ -301,11 +342,15 @@ class Stepper:
                 reason = predicate[1]
             if reason is None:
                 return None
+            shown = index
+            earlier = self._resolve_flags() if fast else None
+            if earlier is not None:  # a condition hit upstream: show it, stay paused here
+                shown, bp, reason = earlier[0], earlier[1], "breakpoint"
             self.state = PAUSED
-            self.live_index = self.cursor = index
+            self.live_index, self.cursor = index, shown
             self._go = False
             self._lock.notify_all()
-        self._emit(StepperEvent("paused", index, capture, reason=reason, breakpoint=bp))
+        self._emit(StepperEvent("paused", shown, self.history[shown], reason=reason, breakpoint=bp))
         with self._lock:
             self._lock.wait_for(lambda: self._go or self._stop)
             if self._stop:
@@ -332,17 +377,23 @@ class Stepper:
             self._finish(FAILED, error=error)
             event = StepperEvent("failed", error=error)
         else:
-            self._finish(FINISHED, output=output)
-            event = StepperEvent("finished", output=output)
+            hit = self._resolve_flags() if self._flagged else None
+            self._finish(FINISHED, output=output, shown=hit[0] if hit else None)
+            event = (StepperEvent("finished", output=output) if hit is None else
+                     StepperEvent("finished", hit[0], self.history[hit[0]], reason="breakpoint",
+                                  breakpoint=hit[1], output=output))
         self._emit(event)
 
-    def _finish(self, state: str, error: TfdebugError | None = None, output: Any = None) -> None:
+    def _finish(self, state: str, error: TfdebugError | None = None, output: Any = None,
+                shown: int | None = None) -> None:
         with self._lock:
             self.state = state
             self.error = error
             self.output = output
             self.live_index = None
-            if self.history and (self.cursor < 0 or state != STOPPED):
+            if shown is not None:  # fast conditions: the first hit, found after the pass
+                self.cursor = shown
+            elif self.history and (self.cursor < 0 or state != STOPPED):
                 # Finished or failed: show the last stage that was produced.
                 self.cursor = len(self.history) - 1
             self._lock.notify_all()

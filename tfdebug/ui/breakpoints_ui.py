@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QHBoxLayout, QLabel,
                                QMenu, QVBoxLayout, QWidget)
 
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.stages import KINDS
+from tfdebug.core.stepper import EXACT, FAST
 from tfdebug.ui.controller import DebugController
 
 
@@ -51,6 +53,13 @@ class ConditionDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(self.abs_gt)
         row.addWidget(self.threshold)
+        self.fast = QCheckBox("Fast check: one GPU synchronisation per pass instead of one per stage")
+        self.fast.setObjectName("condition-fast-mode")
+        trade_off = QLabel("A fast check lets the pass run on and then shows the first stage that met a "
+                           "condition: the stages after it have already run. To see that stage before its "
+                           "successors run, Restart and Run to it.")
+        trade_off.setWordWrap(True)
+        trade_off.setTextFormat(Qt.PlainText)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -59,6 +68,8 @@ class ConditionDialog(QDialog):
         layout.addWidget(self.nan)
         layout.addWidget(self.inf)
         layout.addLayout(row)
+        layout.addWidget(self.fast)
+        layout.addWidget(trade_off)
         layout.addWidget(buttons)
         self._load()
 
@@ -69,6 +80,7 @@ class ConditionDialog(QDialog):
         self.abs_gt.setChecked("abs_gt" in conditions)
         if "abs_gt" in conditions:
             self.threshold.setValue(conditions["abs_gt"].threshold)
+        self.fast.setChecked(self.ctl.condition_mode == FAST)
 
     def conditions(self) -> list[Breakpoint]:
         out = []
@@ -81,5 +93,6 @@ class ConditionDialog(QDialog):
         return out
 
     def accept(self) -> None:
+        self.ctl.set_condition_mode(FAST if self.fast.isChecked() else EXACT)
         self.ctl.set_conditions(self.conditions())
         super().accept()

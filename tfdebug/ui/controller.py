@@ -18,7 +18,7 @@ from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.display import DisplaySlice, Stats, display_slice, tensor_stats
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.recorder import Capture, held_bytes
-from tfdebug.core.stepper import FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
+from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
 from tfdebug.ui.qt_events import StepperSignals
 
 MAX_SLICE = (1024, 1024)
@@ -98,6 +98,7 @@ class DebugController(QObject):
         self._signals: StepperSignals | None = None
         self._model_cache: tuple[tuple[str, str], object] | None = None
         self._breakpoints: frozenset[Breakpoint] = frozenset()
+        self.condition_mode = EXACT  # how condition breakpoints are checked (Stepper.set_condition_mode)
         self._loaded.connect(self._on_loaded)
         # Whole-tensor stats wait until the stage and its slice have been drawn.
         self._stats_timer = QTimer(self)
@@ -176,6 +177,7 @@ class DebugController(QObject):
         self._shown = None
         self._signals = StepperSignals(stepper, self)
         self._signals.event.connect(self._on_event)
+        stepper.set_condition_mode(self.condition_mode)
         for bp in self._breakpoints:
             self._try_add(bp)
 
@@ -258,7 +260,10 @@ class DebugController(QObject):
             self.error.emit(event.error.message if event.error is not None else "The forward pass failed.")
             self._show_current()
         elif event.type == "finished":
-            if stepper.state == FINISHED:
+            if event.reason == "breakpoint" and event.breakpoint is not None:
+                self.info.emit(f"The pass finished; the first stage with a breakpoint hit is {event.capture.name} "
+                               f"({event.breakpoint.describe()}): the stages after it have already run.")
+            elif stepper.state == FINISHED:
                 self.info.emit("The forward pass finished.")
             self._show_current()
         self.state_changed.emit()
@@ -379,6 +384,12 @@ class DebugController(QObject):
     def toggle_stage_breakpoint(self, name: str) -> None:
         bp = Breakpoint.on_stage(name)
         self.set_breakpoint(bp, bp not in self._breakpoints)
+
+    def set_condition_mode(self, mode: str) -> None:
+        """EXACT or FAST condition checks, for this pass and the next ones."""
+        self.condition_mode = mode
+        if self.stepper is not None:
+            self.stepper.set_condition_mode(mode)
 
     def set_conditions(self, conditions: list[Breakpoint]) -> None:
         """Replace every condition breakpoint (NaN, Inf, |x| > t) with `conditions`."""
