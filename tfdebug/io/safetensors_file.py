@@ -162,13 +162,33 @@ def open_regular(path: str | os.PathLike, error: type[Exception] = SnapshotError
         raise
 
 
+SPARSE_CHECK_BYTES = 256 * 1024 * 1024  # smaller files are read quickly whatever they hold
+
+
+def _refuse_mostly_holes(st: os.stat_result, data_len: int, where: str) -> None:
+    """Refuse a large file that is mostly holes: it claims gigabytes it never stored.
+
+    tfdebug writes every byte, so a snapshot is never sparse; reading one that is
+    would take seconds and gigabytes of zeros. Compressing file systems store less
+    than the size too, but not under an eighth of it for real tensor data.
+    """
+    blocks = getattr(st, "st_blocks", None)
+    if blocks is None or data_len < SPARSE_CHECK_BYTES:
+        return
+    stored = blocks * 512
+    if stored < data_len // 8:
+        raise SnapshotError(f"{where} is damaged: it declares {data_len / 2**30:.1f} GiB of tensor data but "
+                            f"only {stored / 2**20:.1f} MiB is stored on disk (a sparse file).")
+
+
 def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> Header:
     """Read and validate the header of a safetensors file; SnapshotError says what is wrong."""
     where = f"The file {os.fspath(path)}"
     f = open_regular(path)
     try:
         with f:
-            size = os.fstat(f.fileno()).st_size
+            st = os.fstat(f.fileno())
+            size = st.st_size
             if size < 8:
                 raise SnapshotError(f"{where} is too short to be a snapshot ({size} bytes).")
             (n,) = struct.unpack("<Q", f.read(8))
@@ -192,6 +212,7 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
         raise SnapshotError(f"{where} is damaged: its metadata is not a map of strings.")
     data_len = size - 8 - n
+    _refuse_mostly_holes(st, data_len, where)
     if len(doc) > MAX_STAGES:
         raise SnapshotError(f"{where} is damaged: it holds {len(doc):,} tensors (at most {MAX_STAGES:,}).")
     entries = {name: _entry(name, raw_entry, data_len, where) for name, raw_entry in doc.items()}
