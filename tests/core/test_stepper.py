@@ -11,12 +11,13 @@ from tfdebug.core.errors import ForwardFailedError, ReplacementError, StepperSta
 from tfdebug.core.stepper import FAILED, FINISHED, PAUSED, STOPPED, Stepper
 from tfdebug.core.tap import iter_taps
 from tfdebug.models.loader import load_model
-from tfdebug.models.session import DebugSession
+from tfdebug.adapters.reference import ReferenceAdapter
+from tfdebug.adapters.session import DebugSession
 
 
 @pytest.fixture()
 def session():
-    s = DebugSession(load_model("random"), "I love you", "我 爱 你")
+    s = DebugSession(ReferenceAdapter(load_model("random")), {"src": "I love you", "tgt": "我 爱 你"})
     yield s
     s.close()
 
@@ -87,8 +88,8 @@ def test_continue_stops_at_name_and_kind_breakpoints_then_finishes(session):
     stepper.continue_()
     assert stepper.wait() == FINISHED
     assert events[-1].type == "finished" and stepper.current.name == "logits"
-    assert stepper.output.shape[-1] == session.loaded.args.vocab_size
-    assert all(t.hook is None for t in iter_taps(session.loaded.model))
+    assert stepper.output.shape[-1] == session.adapter.loaded.args.vocab_size
+    assert all(t.hook is None for t in iter_taps(session.adapter.loaded.model))
     with pytest.raises(UnknownStageError):
         stepper.add_breakpoint(Breakpoint.on_stage("nope"))
 
@@ -106,7 +107,7 @@ def test_nan_in_a_weight_stops_at_the_first_stage_that_shows_it(device):
     loaded = load_model("random", device=device)
     with torch.no_grad():
         loaded.model.transformer.decoder.layers[0].mask_attention.wv.weight[3, 5] = float("nan")
-    session = DebugSession(loaded, "I love you", "我 爱 你")
+    session = DebugSession(ReferenceAdapter(loaded), {"src": "I love you", "tgt": "我 爱 你"})
     stepper, events = started(session)
     stepper.add_breakpoint(Breakpoint.on_nan())
     stepper.continue_()
@@ -137,7 +138,7 @@ def test_inf_breakpoint_ignores_masked_cells_and_abs_threshold(session):
 
 def test_replaced_tensor_flows_downstream(session):
     with torch.no_grad():
-        plain = session.loaded.forward(session.input)
+        plain = session.adapter.forward(session.prepared)
     stepper, events = started(session)
     stepper.run_to("dec.1.cross_attn.probs")
     stepper.wait()
@@ -150,12 +151,12 @@ def test_replaced_tensor_flows_downstream(session):
     assert stepper.wait() == FINISHED
     assert not torch.equal(stepper.output, plain)
     # The same replacement made by hand gives the same logits.
-    model = session.loaded.model
+    model = session.adapter.loaded.model
     attn = model.transformer.decoder.layers[1].attention
     handle = attn.taps["probs"].register_forward_hook(lambda m, i, o: uniform)
     try:
         with torch.no_grad():
-            expected = session.loaded.forward(session.input)
+            expected = session.adapter.forward(session.prepared)
     finally:
         handle.remove()
     assert torch.equal(stepper.output, expected)
@@ -176,7 +177,7 @@ def test_stop_ends_the_worker_and_removes_hooks(session):
     stepper.stop()
     assert stepper.state == STOPPED and not thread.is_alive()
     assert events[-1].type == "stopped"
-    assert all(t.hook is None for t in iter_taps(session.loaded.model))
+    assert all(t.hook is None for t in iter_taps(session.adapter.loaded.model))
     stepper.restart()
     assert stepper.wait() == PAUSED and stepper.current.name == "src.embed"
     assert len(stepper.history) == 1

@@ -5,11 +5,12 @@ import pytest
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.models.loader import load_model
-from tfdebug.models.session import DebugSession
+from tfdebug.adapters.reference import ReferenceAdapter
+from tfdebug.adapters.session import DebugSession
 
 
 def record(dtype: str = "float32", stages=None, device: str = "cpu") -> Recording:
-    session = DebugSession(load_model("random", device=device, dtype=dtype), "I love you", "我 爱 你", stages=stages)
+    session = DebugSession(ReferenceAdapter(load_model("random", device=device, dtype=dtype)), {"src": "I love you", "tgt": "我 爱 你"}, stages=stages)
     return Recording.from_session(session)
 
 

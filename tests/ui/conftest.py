@@ -8,7 +8,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 
 from tfdebug.models.loader import load_model  # noqa: E402
-from tfdebug.models.session import DebugSession  # noqa: E402
+from tfdebug.adapters.reference import ReferenceAdapter
+from tfdebug.adapters.session import DebugSession  # noqa: E402
 
 SRC, TGT = "I love you", "我 爱 你"
 
@@ -61,8 +62,8 @@ def make_window(qtbot, settings):
 def window(make_window, loaded, qtbot):
     """A window on the random model, paused at the first stage."""
     window = make_window()
-    window.input_bar.set_values("random", "cpu", SRC, TGT)
-    window.ctl.set_session(DebugSession(loaded, SRC, TGT))
+    window.input_bar.set_values("random", "cpu", {"src": SRC, "tgt": TGT})
+    window.ctl.set_session(DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT}))
     wait_paused(qtbot, window, "src.embed")
     yield window
     window.ctl.close()

@@ -14,7 +14,8 @@ from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.exports import load_export
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
-from tfdebug.models.session import DebugSession
+from tfdebug.adapters.reference import ReferenceAdapter
+from tfdebug.adapters.session import DebugSession
 from tfdebug.ui import file_actions
 from tfdebug.ui.export_dialog import ExportDialog
 
@@ -22,7 +23,7 @@ from tfdebug.ui.export_dialog import ExportDialog
 @pytest.fixture()
 def snapshot(loaded, tmp_path):
     path = tmp_path / "pass.safetensors"
-    save_snapshot(Recording.from_session(DebugSession(loaded, SRC, TGT)), path)
+    save_snapshot(Recording.from_session(DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT})), path)
     return path
 
 
@@ -44,8 +45,8 @@ def test_open_action_shows_the_snapshot_in_replay(make_window, snapshot, qtbot, 
     assert not window.actions_by_id["tfdebug.step.restart"].isEnabled()
     assert file_actions.recent_files(window.settings) == [str(snapshot.resolve())]
     # The (disabled) input bar shows the recorded sentence, not what it held before.
-    assert (window.input_bar.src.text(), window.input_bar.tgt.text()) == ("i love you", TGT)
-    assert not window.input_bar.src.isEnabled()
+    assert (window.input_bar.field("src").text(), window.input_bar.field("tgt").text()) == ("i love you", TGT)
+    assert not window.input_bar.field("src").isEnabled()
 
 
 def test_a_bad_file_shows_its_sentence_and_the_app_stays_up(make_window, snapshot, qtbot, tmp_path):
@@ -53,7 +54,7 @@ def test_a_bad_file_shows_its_sentence_and_the_app_stays_up(make_window, snapsho
     bad = tmp_path / "bad.safetensors"
     bad.write_bytes(snapshot.read_bytes()[:1000])
     assert not file_actions.open_snapshot(window, str(bad))
-    assert "truncated" in window.last_error and window.message_bar.isVisible()
+    assert "truncated" in window.last_error and window.message_bar.current is not None
     assert file_actions.recent_files(window.settings) == []
     assert file_actions.open_snapshot(window, str(snapshot))  # still working
     shows_replay(qtbot, window)
@@ -82,7 +83,7 @@ def test_the_snapshot_file_is_released_when_a_live_pass_replaces_it(make_window,
     recording = window.file_actions.recording
     closed = []
     recording.closer = lambda: closed.append(True)
-    window.ctl.set_session(DebugSession(loaded, SRC, TGT))
+    window.ctl.set_session(DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT}))
     wait_paused(qtbot, window, "src.embed")
     assert closed == [True] and window.file_actions.recording is None
     window.ctl.close()

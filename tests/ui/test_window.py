@@ -6,6 +6,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from tests.ui.conftest import SRC, TGT, wait_paused
+from tfdebug.adapters.reference import ReferenceAdapter
+from tfdebug.adapters.session import DebugSession
+from tfdebug.core.view import RunInputs
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import Stepper
 from tfdebug.ui import actions
@@ -18,7 +21,7 @@ def trigger(window, action_id):
 def test_launch_runs_off_the_ui_thread_and_pauses_at_the_first_stage(make_window, qtbot):
     window = make_window()
     assert not window.actions_by_id["tfdebug.step.next"].isEnabled()
-    window.start("random", "cpu", SRC, TGT)
+    window.start(RunInputs("random", "cpu", {"src": SRC, "tgt": TGT}))
     wait_paused(qtbot, window, "src.embed")
     assert window.actions_by_id["tfdebug.step.next"].isEnabled()
     assert not window.actions_by_id["tfdebug.step.back"].isEnabled()
@@ -123,11 +126,11 @@ def test_condition_breakpoint_from_the_dialog(window, qtbot):
 
 def test_bad_input_and_a_failing_forward_show_messages_and_the_app_keeps_working(window, qtbot, loaded,
                                                                                   monkeypatch):
-    window.input_bar.set_values("random", "cpu", "", "")
+    window.input_bar.set_values("random", "cpu", {"src": "", "tgt": ""})
     trigger(window, "tfdebug.session.run")
     qtbot.waitUntil(lambda: window.last_error is not None and not window.ctl.busy)
-    assert "source sentence is empty" in window.message_label.text()
-    assert window.message_bar.isVisible()
+    assert "source sentence is empty" in window.message_bar.text()
+    assert window.message_bar.current is not None
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
@@ -135,10 +138,10 @@ def test_bad_input_and_a_failing_forward_show_messages_and_the_app_keeps_working
     trigger(window, "tfdebug.step.continue")
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "failed")
     qtbot.waitUntil(lambda: "failed after" in (window.last_error or ""))
-    assert "boom" in window.message_label.text()
+    assert "boom" in window.message_bar.text()
     monkeypatch.undo()
 
-    window.input_bar.set_values("random", "cpu", SRC, TGT)
+    window.input_bar.set_values("random", "cpu", {"src": SRC, "tgt": TGT})
     trigger(window, "tfdebug.session.run")
     wait_paused(qtbot, window, "src.embed")
     trigger(window, "tfdebug.step.next")
@@ -146,11 +149,10 @@ def test_bad_input_and_a_failing_forward_show_messages_and_the_app_keeps_working
 
 
 def test_unknown_words_are_named(make_window, qtbot, loaded):
-    from tfdebug.models.session import DebugSession
     window = make_window()
-    window.ctl.set_session(DebugSession(loaded, "I love zebras", TGT))
+    window.ctl.set_session(DebugSession(ReferenceAdapter(loaded), {"src": "I love zebras", "tgt": TGT}))
     wait_paused(qtbot, window, "src.embed")
-    assert "zebras" in window.input_bar.unknown.text()
+    assert "zebras" in window.message_bar.text()
     window.ctl.close()
 
 
@@ -169,20 +171,19 @@ def test_settings_round_trip(make_window, settings, qtbot):
     size = (first.size().width(), first.size().height())
     assert size != (1600, 1000)
     first.docks["heads"].hide()
-    first.input_bar.set_recent([("Apple is delicious", "苹果 很 好吃")])
-    first.input_bar.set_values("random", "cpu", "I love you", "我")
+    first.input_bar.set_recent([{"src": "Apple is delicious", "tgt": "苹果 很 好吃"}])
+    first.input_bar.set_values("random", "cpu", {"src": "I love you", "tgt": "我"})
     first.close()
     second = make_window(settings)
     assert (second.size().width(), second.size().height()) == size
     assert not second.docks["heads"].isVisible()
     assert second.docks["heatmap"].isVisible()
-    assert second.input_bar.recent == [("Apple is delicious", "苹果 很 好吃")]
-    assert second.last_inputs() == ["random", "cpu", "I love you", "我"]
+    assert {"src": "Apple is delicious", "tgt": "苹果 很 好吃"} in second.input_bar.recent
+    assert second.last_inputs() == RunInputs("random", "cpu", {"src": "I love you", "tgt": "我"})
 
 
 def test_replay_shows_every_panel_and_disables_live_actions(make_window, qtbot, loaded):
-    from tfdebug.models.session import DebugSession
-    session = DebugSession(loaded, SRC, TGT)
+    session = DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT})
     captures, _ = session.capture_all()
     stored = {c.name: c.tensor for c in captures}
     bare = [Capture(c.info, c.shape, c.dtype, c.device) for c in captures]
@@ -193,7 +194,7 @@ def test_replay_shows_every_panel_and_disables_live_actions(make_window, qtbot, 
     restart = window.actions_by_id["tfdebug.step.restart"]
     assert not restart.isEnabled() and restart.toolTip() == actions.REPLAY_TIP
     assert not window.actions_by_id["tfdebug.session.run"].isEnabled()
-    assert not window.input_bar.src.isEnabled()
+    assert not window.input_bar.field("src").isEnabled()
     trigger(window, "tfdebug.step.next")
     wait_paused(qtbot, window, "src.pos")
     window.ctl.select_stage("dec.0.cross_attn.probs")
@@ -238,7 +239,7 @@ def test_run_works_in_a_window_with_nothing_loaded(make_window, qtbot):
     run = window.actions_by_id["tfdebug.session.run"]
     assert window.ctl.stepper is None and run.isEnabled()
     assert not window.actions_by_id["tfdebug.step.next"].isEnabled()
-    window.input_bar.set_values("random", "cpu", "I love you", "我")
+    window.input_bar.set_values("random", "cpu", {"src": "I love you", "tgt": "我"})
     run.trigger()
     wait_paused(qtbot, window, "src.embed")
     window.ctl.close()

@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from tfdebug.commands.common import add_model_arguments, load_from_args
+from tfdebug.commands.common import add_model_arguments, load_from_args, texts_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,14 +61,14 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.core.recorder import Recorder, matches
     from tfdebug.io.recording import Recording
     from tfdebug.io.snapshot import save_snapshot
-    from tfdebug.models.session import DebugSession
+    from tfdebug.adapters.session import DebugSession
+    from tfdebug.commands.stages import warn_unknown
 
     bar = ProgressBar(enabled=not args.quiet)
-    loaded = load_from_args(args)
-    session = DebugSession(loaded, args.src, args.tgt, stages=args.stages)
-    if session.unknown_words and not args.quiet:
-        print(f"tfdebug: not in the vocabulary (shown as <unk>): {', '.join(session.unknown_words)}",
-              file=sys.stderr)
+    adapter = load_from_args(args)
+    session = DebugSession(adapter, texts_from_args(args, adapter), stages=args.stages)
+    if not args.quiet:
+        warn_unknown(session)
     expected = sum(1 for c in session.plan if matches(c.name, args.stages))
     if expected == 0:
         raise InputError(f"No stage matches {' '.join(args.stages or [])}; see `tfdebug stages` for the names.")
@@ -80,13 +80,16 @@ def run(args: argparse.Namespace) -> int:
         bar.update("forward", count, expected)
 
     try:
-        with torch.no_grad(), Recorder(loaded.model, args.stages, on_capture=on_capture) as rec:
-            loaded.forward(session.input)
+        with torch.no_grad(), Recorder(adapter.module, args.stages, on_capture=on_capture) as rec:
+            output = adapter.forward(session.prepared)
+        session.verify(output)
         recording = Recording.from_session(session, rec.captures)
         save_snapshot(recording, args.out, progress=lambda done, total: bar.update("writing", done, total, "B"))
     finally:
         bar.close()
     if not args.quiet:
         print(f"wrote {args.out}: {len(recording.captures)} stages, {recording.nbytes / 1e6:.2f} MB "
-              f"({loaded.name} on {loaded.device})")
+              f"({adapter.describe()})")
+        if session.verification is not None:
+            print(session.verification.describe())
     return 0

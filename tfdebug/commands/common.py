@@ -1,25 +1,54 @@
-"""Arguments shared by several subcommands (model, sentences, device)."""
+"""Arguments shared by several subcommands (model, input texts, device)."""
 
 from __future__ import annotations
 
 import argparse
 
-DEFAULT_SRC = "I love you"
-DEFAULT_TGT = "我 爱 你"
+from tfdebug.core.errors import InputError
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True) -> None:
     parser.add_argument("--model", default=None,
                         help="demo (the bundled translator, default when present), random, or a model folder")
     if with_text:
-        parser.add_argument("--src", default=DEFAULT_SRC, help="source sentence (English)")
-        parser.add_argument("--tgt", default=DEFAULT_TGT, help="target prefix (Chinese, words split by spaces)")
+        parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",
+                            help="a text the model takes, by its input key (repeatable), e.g. src='I love you' "
+                                 "or prompt='Once upon a time'; the model's first preset fills the rest")
+        parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
+        parser.add_argument("--tgt", default=None,
+                            help="the translator's target prefix (same as --input tgt=TEXT)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N, mps or auto")
     parser.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"))
 
 
 def load_from_args(args: argparse.Namespace):
-    """The LoadedModel the arguments name (heavy imports happen here, not at parse time)."""
-    from tfdebug.models.loader import default_model_name, load_model
+    """The ModelAdapter the arguments name (heavy imports happen here, not at parse time)."""
+    from tfdebug.adapters.registry import default_model_name, load_adapter
 
-    return load_model(args.model or default_model_name(), device=args.device, dtype=args.dtype)
+    return load_adapter(args.model or default_model_name(), device=args.device, dtype=args.dtype)
+
+
+def texts_from_args(args: argparse.Namespace, adapter) -> dict[str, str]:
+    """The input texts: the adapter's first preset, or the texts given by --input KEY=TEXT, --src and --tgt.
+
+    When any text is given, only the fields given keep their text: a typed source sentence
+    does not inherit the preset's target prefix.
+    """
+    given = given_texts(args)
+    if not given:
+        return adapter.default_texts()
+    return {**{f.key: "" for f in adapter.inputs}, **given}
+
+
+def given_texts(args: argparse.Namespace) -> dict[str, str]:
+    """The texts named on the command line (--input KEY=TEXT, --src, --tgt), by input key."""
+    given: dict[str, str] = {}
+    for item in getattr(args, "input", None) or []:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--input takes KEY=TEXT (e.g. src='I love you'), not '{item}'.")
+        given[key.strip()] = text
+    for key in ("src", "tgt"):
+        if getattr(args, key, None) is not None:
+            given[key] = getattr(args, key)
+    return given

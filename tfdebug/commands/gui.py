@@ -12,8 +12,10 @@ import argparse
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None,
                         help="demo (the bundled translator, default when present), random, or a model folder")
-    parser.add_argument("--src", default=None, help="source sentence (English); default: the last one or 'I love you'")
-    parser.add_argument("--tgt", default=None, help="target prefix (Chinese, words split by spaces)")
+    parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",
+                        help="a text the model takes, by its input key (repeatable), e.g. prompt='Once upon'")
+    parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
+    parser.add_argument("--tgt", default=None, help="the translator's target prefix (same as --input tgt=TEXT)")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cpu)")
     parser.add_argument("--goto", default=None, metavar="STAGE", help="run to this stage after opening")
     parser.add_argument("--screenshot", default=None, metavar="FILE.png",
@@ -25,7 +27,8 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.ui.system_check import check_gui_can_start
 
     check_gui_can_start()  # before Qt loads: a missing library is a sentence, not a core dump
+    from tfdebug.commands.common import given_texts
     from tfdebug.ui.app import run_app
 
-    return run_app(model=args.model, src=args.src, tgt=args.tgt, device=args.device, goto=args.goto,
+    return run_app(model=args.model, texts=given_texts(args), device=args.device, goto=args.goto,
                    screenshot=args.screenshot)

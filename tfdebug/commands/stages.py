@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from tfdebug.commands.common import add_model_arguments, load_from_args
+from tfdebug.commands.common import add_model_arguments, load_from_args, texts_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,20 +51,27 @@ def format_table(rows: list[dict]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tfdebug.models.session import DebugSession
+    from tfdebug.adapters.session import DebugSession
 
-    loaded = load_from_args(args)
-    session = DebugSession(loaded, args.src, args.tgt, stages=args.stages)
-    if session.unknown_words:
-        print(f"tfdebug: not in the vocabulary (shown as <unk>): {', '.join(session.unknown_words)}",
-              file=sys.stderr)
+    adapter = load_from_args(args)
+    session = DebugSession(adapter, texts_from_args(args, adapter), stages=args.stages)
+    warn_unknown(session)
     captures, _ = session.capture_all()
     rows = stage_rows(captures)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
     else:
-        print(f"model {loaded.name} on {loaded.device} ({str(loaded.dtype).removeprefix('torch.')}), "
-              f"src {session.tokens['src']}, tgt {session.tokens['tgt']}")
+        streams = ", ".join(f"{key} {tokens}" for key, tokens in session.tokens.items())
+        print(f"model {adapter.describe()}, {streams}")
         print(format_table(rows))
         print(f"{len(rows)} stages")
+    if session.verification is not None:
+        print(session.verification.describe(), file=sys.stderr if args.json else sys.stdout)
     return 0
+
+
+def warn_unknown(session) -> None:
+    """Name the typed words the model has no token for, on stderr."""
+    if session.unknown_words:
+        print(f"tfdebug: not in the vocabulary (shown as <unk>): {', '.join(session.unknown_words)}",
+              file=sys.stderr)

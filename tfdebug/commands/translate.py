@@ -17,10 +17,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tfdebug.adapters.reference import ReferenceAdapter
+    from tfdebug.core.errors import ConfigError
     from tfdebug.models.translate import translate
 
-    loaded = load_from_args(args)
-    result = translate(loaded, " ".join(args.text), max_len=args.max_len)
+    adapter = load_from_args(args)
+    if not isinstance(adapter, ReferenceAdapter):
+        raise ConfigError(f"`tfdebug translate` runs the reference translator; {adapter.name} is not one "
+                          "(use `tfdebug generate` for other models).")
+    result = translate(adapter.loaded, " ".join(args.text), max_len=args.max_len)
     if result.unknown:
         print(f"tfdebug: not in the vocabulary (read as <unk>): {', '.join(result.unknown)}", file=sys.stderr)
     print(result.text)

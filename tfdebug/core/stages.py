@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from tfdebug.core.names import parse_name
+
 KINDS: tuple[str, ...] = (
     "embedding",
     "positional_add",
@@ -78,8 +80,7 @@ class StageInfo:
     @property
     def block(self) -> str:
         """The block a stage belongs to, e.g. 'enc.0.attn'; for stages outside layers, the site."""
-        parts = self.name.split(".")
-        return ".".join(parts[:3]) if self.layer is not None else self.site
+        return parse_name(self.name).block_id
 
     def with_source(self, source: str) -> "StageInfo":
         return replace(self, source=source)
@@ -132,9 +133,5 @@ def resolve_input(stage: str, name: str) -> str:
 
 def site_and_layer(name: str) -> tuple[str, int | None]:
     """Site and layer of a stage name: 'enc.0.attn.q' -> ('enc.attn', 0); 'src.pos' -> ('src', None)."""
-    parts = name.split(".")
-    if len(parts) >= 4 and parts[1].isdigit():
-        return f"{parts[0]}.{parts[2]}", int(parts[1])
-    if parts[0] in ("src", "tgt", "enc", "dec"):
-        return parts[0], None
-    return "head", None
+    parsed = parse_name(name)
+    return parsed.site, parsed.layer

@@ -86,6 +86,7 @@ class Stepper:
         """
         stepper = cls(None, None, plan=[c.name for c in captures], load=load)
         stepper.history = list(captures)
+        stepper._positions = {c.name: i for i, c in enumerate(stepper.history)}
         stepper.state = FINISHED
         stepper.cursor = 0 if captures else -1
         if captures:
@@ -104,6 +105,7 @@ class Stepper:
 
     def _reset(self) -> None:
         self.history: list[Capture] = []
+        self._positions: dict[str, int] = {}  # stage name -> index in history
         self.cursor = -1
         self.live_index: int | None = None
         self.state = IDLE
@@ -190,6 +192,17 @@ class Stepper:
     def current(self) -> Capture | None:
         return self.history[self.cursor] if 0 <= self.cursor < len(self.history) else None
 
+    def forget_history(self) -> None:
+        """Drop every captured tensor (the pass has ended; its memory goes back)."""
+        with self._lock:
+            self.history = []
+            self._positions = {}
+            self.cursor = -1
+
+    def position_of(self, name: str) -> int | None:
+        """Index of the stage called `name` in the history, or None when it has not run yet."""
+        return self._positions.get(name)
+
     @property
     def at_live_point(self) -> bool:
         return self.state == PAUSED and self.cursor == self.live_index
@@ -208,10 +221,10 @@ class Stepper:
         if name not in self._known:
             raise UnknownStageError(f"There is no stage named '{name}' in this pass.")
         with self._lock:
-            for i, capture in enumerate(self.history):
-                if capture.name == name:
-                    self._move(i)
-                    return
+            i = self._positions.get(name)
+            if i is not None:
+                self._move(i)
+                return
         self._advance(lambda c: c.name == name, "run_to")
 
     def step_out(self) -> None:
@@ -324,6 +337,7 @@ class Stepper:
                 raise _StopRun()
             index = len(self.history)
             self.history.append(capture)
+            self._positions.setdefault(capture.name, index)
         self._emit(StepperEvent("captured", index, capture))
         fast = self.condition_mode == FAST
         if fast:

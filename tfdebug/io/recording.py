@@ -56,10 +56,9 @@ class Recording:
         """A recording of `session`'s pass: `captures` (e.g. a stepper's history), or a fresh full pass."""
         if captures is None:
             captures, _ = session.capture_all()
-        loaded = session.loaded
-        return cls(captures=list(captures), tokens={k: list(v) for k, v in session.tokens.items()},
-                   model_name=loaded.name, model_config=loaded.args.to_dict(), device=str(loaded.device),
-                   dtype=dtype_name(loaded.dtype))
+        adapter = session.adapter
+        return cls(captures=list(captures), tokens=session.tokens, model_name=adapter.name,
+                   model_config=adapter.config(), device=str(adapter.device), dtype=dtype_name(adapter.dtype))
 
     # ----- tensors ---------------------------------------------------------------------
     def tensor(self, capture: Capture) -> Tensor:

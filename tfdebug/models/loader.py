@@ -135,7 +135,7 @@ def load_model(name: str = "demo", device: str | torch.device | None = "cpu",
     if name == "random":
         model, src_vocab, tgt_vocab = random_model()
     elif name == "demo":
-        if not (_demo_dir() / WEIGHTS_FILE).is_file():
+        if not demo_available():
             raise ModelLoadError("The demo model is not bundled with this installation; use --model random.")
         model, src_vocab, tgt_vocab = _load_dir(_demo_dir())
     elif Path(name).is_dir():
@@ -149,9 +149,17 @@ def load_model(name: str = "demo", device: str | torch.device | None = "cpu",
     return LoadedModel(name=name, model=model, src_vocab=src_vocab, tgt_vocab=tgt_vocab, device=dev, dtype=dt)
 
 
+def demo_available() -> bool:
+    """Whether the demo model's files are bundled with this installation."""
+    return (_demo_dir() / WEIGHTS_FILE).is_file()
+
+
 def available_models() -> list[str]:
-    """Model names usable here: demo only when its files are bundled."""
-    return [n for n in MODEL_NAMES if n != "demo" or (_demo_dir() / WEIGHTS_FILE).is_file()]
+    """Reference-model names usable here: demo only when its files are bundled.
+
+    (Every kind of model, adapters included: `tfdebug.adapters.available_models`.)
+    """
+    return [n for n in MODEL_NAMES if n != "demo" or demo_available()]
 
 
 def default_model_name() -> str:

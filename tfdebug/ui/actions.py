@@ -64,31 +64,31 @@ def applies(id: str, ctl: DebugController) -> bool:
 @action("tfdebug.step.continue", "Continue", "F5", "Run to the next breakpoint, or to the end",
         enabled=DebugController.can_advance)
 def continue_(ctl: DebugController) -> None:
-    ctl.do("continue_")
+    ctl.continue_()
 
 
 @action("tfdebug.step.next", "Step", "F10", "Next stage", enabled=DebugController.can_advance)
 def step_next(ctl: DebugController) -> None:
-    ctl.do("step")
+    ctl.step()
 
 
 @action("tfdebug.step.into", "Step Into", "F11",
         "Into the next block (attention, FFN, layer): its first stage", enabled=DebugController.can_advance)
 def step_into(ctl: DebugController) -> None:
     # Stages form a flat list, so stepping into a block is stepping to its first stage.
-    ctl.do("step")
+    ctl.step()
 
 
 @action("tfdebug.step.out", "Step Out", "Shift+F11", "Run to the first stage after the current block",
         enabled=DebugController.can_advance)
 def step_out(ctl: DebugController) -> None:
-    ctl.do("step_out")
+    ctl.step_out()
 
 
 @action("tfdebug.step.back", "Step Back", "Shift+F10", "Previous captured stage (nothing runs again)",
         enabled=DebugController.can_step_back)
 def step_back(ctl: DebugController) -> None:
-    ctl.do("step_back")
+    ctl.step_back()
 
 
 def _can_run_to(ctl: DebugController, name: str | None = None) -> bool:
@@ -109,31 +109,31 @@ def run_to(ctl: DebugController, name: str | None = None) -> None:
 @action("tfdebug.step.pause", "Pause", "Ctrl+F5", "Pause a running pass at the next stage",
         enabled=DebugController.is_running, live_only=True, toolbar=False)
 def pause(ctl: DebugController) -> None:
-    ctl.do("pause")
+    ctl.pause()
 
 
 @action("tfdebug.step.restart", "Restart", "Ctrl+Shift+F5", "Run this pass again from the first stage",
         enabled=lambda ctl: ctl.stepper is not None and not ctl.busy, live_only=True)
 def restart(ctl: DebugController) -> None:
-    ctl.do("restart")
+    ctl.restart()
 
 
 @action("tfdebug.step.stop", "Stop", "Shift+F5", "End the pass; captured stages stay viewable",
         enabled=DebugController.is_alive, live_only=True)
 def stop(ctl: DebugController) -> None:
-    ctl.do("stop")
+    ctl.stop()
 
 
 @action("tfdebug.session.run", "Run", "Ctrl+Return", "Load the model and run the input bar's sentence pair",
         enabled=lambda ctl: not ctl.busy, live_only=True)
 def run_inputs(ctl: DebugController) -> None:
-    ctl.run(*ctl.inputs)
+    ctl.run()
 
 
 @action("tfdebug.session.live", "New Live Pass", "Ctrl+N", "Leave the recorded pass and run the input bar's "
         "sentence pair live", enabled=lambda ctl: not ctl.busy and not ctl.is_live, toolbar=False)
 def new_live_pass(ctl: DebugController) -> None:
-    ctl.run(*ctl.inputs)
+    ctl.run()
 
 
 # ----- binding --------------------------------------------------------------------

@@ -20,33 +20,34 @@ def _application() -> QApplication:
     return app
 
 
-def run_app(model: str | None = None, src: str | None = None, tgt: str | None = None, device: str | None = None,
+def run_app(model: str | None = None, texts: dict[str, str] | None = None, device: str | None = None,
             goto: str | None = None, screenshot: str | None = None, open_path: str | None = None) -> int:
     """Open the debugger window; with `screenshot`, render it at `goto`, save a PNG and exit.
 
-    Without arguments the window opens on the default model and sentence pair, paused at
-    the first stage. `open_path` opens a snapshot (through tfdebug.ui.file_actions).
+    Without arguments the window opens on the last inputs (or the default model and its
+    first preset), paused at the first stage. `texts` are input texts by key (`src`,
+    `prompt` …); fields not given take the model's first preset. `open_path` opens a
+    snapshot (through tfdebug.ui.file_actions).
     """
-    from tfdebug.commands.common import DEFAULT_SRC, DEFAULT_TGT
-    from tfdebug.models.loader import default_model_name
+    from tfdebug.adapters.registry import default_model_name
+    from tfdebug.core.view import RunInputs
     from tfdebug.ui.window import MainWindow
 
     app = _application()
     window = MainWindow(persist=screenshot is None)
-    last = window.last_inputs() if model is None and src is None and tgt is None and screenshot is None else None
-    model = model or (last[0] if last else default_model_name())
-    device = device or (last[1] if last else "cpu")
-    src = src if src is not None else (last[2] if last else DEFAULT_SRC)
-    tgt = tgt if tgt is not None else (last[3] if last else DEFAULT_TGT)
+    last = window.last_inputs() if model is None and not texts and screenshot is None else None
+    inputs = RunInputs(model or (last.model if last else default_model_name()),
+                       device or (last.device if last else "cpu"),
+                       dict(texts) if texts else (dict(last.texts) if last else {}))
     window.show()
     result = {"code": 0}
 
     if open_path is not None:
         from tfdebug.ui import file_actions  # written alongside: opening snapshots
-        window.input_bar.set_values(model, device, src, tgt)
+        window.input_bar.set_values(inputs.model, inputs.device, inputs.texts)
         file_actions.open_snapshot(window, open_path)
     else:
-        window.start(model, device, src, tgt)
+        window.start(inputs)
 
     if screenshot is not None:
         _arrange_screenshot(app, window, goto, screenshot, result)

@@ -1,8 +1,11 @@
-"""Architecture map: a schematic of the encoder–decoder with the current block lit.
+"""Architecture map: a schematic of the pass's model with the current block lit.
 
-Each box is one block of the pass (embeddings + PE, an attention or FFN of a layer, a
-final norm, lm_head). Clicking a box runs to its first stage (or shows it when it has
-run); its context menu can also run to the block's last stage.
+Drawn from the controller's PassLayout (columns of blocks, built once per pass from the
+plan): one column for a decoder-only or encoder-only model, two for an
+encoder–decoder, with the encoder's output linked to every cross-attention. Each box
+is one block (embeddings, an attention or FFN of a layer, a final norm, the output
+head). Clicking a box runs to its first stage (or shows it when it has run); its
+context menu can also run to the block's last stage.
 """
 
 from __future__ import annotations
@@ -13,13 +16,10 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
+from tfdebug.core.layout import Block
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
 
-_LABELS = {"src": "Source embedding + PE", "tgt": "Target embedding + PE", "enc": "Encoder norm",
-           "dec": "Decoder norm", "head": "lm_head → logits", "attn": "Self-attention",
-           "self_attn": "Masked self-attention", "cross_attn": "Cross-attention (reads encoder)",
-           "ffn": "Feed-forward (FFN)"}
 CURRENT = QColor(255, 170, 40)
 DONE = QColor(170, 205, 240)
 TODO = QColor(235, 235, 235)
@@ -28,19 +28,18 @@ FRAME = QColor(120, 120, 120)
 
 @dataclass
 class Part:
-    """One box of the schematic: a block id, its label, its stages (forward order) and where it is drawn."""
+    """One box of the schematic: a layout Block and where it is drawn."""
 
-    block: str
-    label: str
-    stages: list[str]
+    block: Block
     rect: QRectF = field(default_factory=QRectF)
 
+    @property
+    def label(self) -> str:
+        return self.block.title
 
-def block_label(block: str) -> str:
-    parts = block.split(".")
-    if len(parts) == 3:
-        return _LABELS.get(parts[2], parts[2])
-    return _LABELS.get(block, block)
+    @property
+    def stages(self) -> list[str]:
+        return self.block.stages
 
 
 class ArchitectureMap(QWidget):
@@ -50,6 +49,7 @@ class ArchitectureMap(QWidget):
         super().__init__(parent)
         self.ctl = ctl
         self.parts: list[Part] = []
+        self.columns: list[list[Part]] = []
         self.setMinimumSize(300, 320)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.setMouseTracking(True)
@@ -58,38 +58,28 @@ class ArchitectureMap(QWidget):
         ctl.stage_changed.connect(self.update)
 
     def _rebuild(self) -> None:
-        parts: dict[str, Part] = {}
-        for capture in self.ctl.plan:
-            block = capture.info.block
-            if block not in parts:
-                parts[block] = Part(block, block_label(block), [])
-            parts[block].stages.append(capture.name)
-        self.parts = list(parts.values())
+        layout = self.ctl.layout
+        self.columns = [[Part(b) for b in column.blocks] for column in layout.columns]
+        self.parts = [p for column in self.columns for p in column]
         self.update()
 
-    def part(self, block: str) -> Part | None:
-        return next((p for p in self.parts if p.block == block), None)
+    def part(self, block_id: str) -> Part | None:
+        return next((p for p in self.parts if p.block.id == block_id), None)
 
     # ----- layout ------------------------------------------------------------------------
-    def _columns(self) -> tuple[list[Part], list[Part]]:
-        left = [p for p in self.parts if p.block.split(".")[0] in ("src", "enc")]
-        right = [p for p in self.parts if p not in left]
-        return left, right
-
     def _layout(self) -> None:
         margin, gap = 8.0, 4.0
-        col_w = (self.width() - 3 * margin) / 2
-        for x, column in ((margin, self._columns()[0]), (2 * margin + col_w, self._columns()[1])):
-            if not column:
-                continue
+        n = max(1, len(self.columns))
+        col_w = (self.width() - (n + 1) * margin) / n
+        for c, column in enumerate(self.columns):
+            x = margin + c * (col_w + margin)
             # Layers get a little extra space for their frame and title.
-            layers = len({p.block.split(".")[1] for p in column if p.block.count(".") == 2})
+            layers = len({p.block.layer_id for p in column if p.block.layer_id is not None})
             box_h = min(34.0, (self.height() - 2 * margin - layers * 18 - gap * len(column)) / max(1, len(column)))
             y = margin
             last_layer = None
             for part in column:
-                pieces = part.block.split(".")
-                layer = pieces[1] if len(pieces) == 3 else None
+                layer = part.block.layer_id
                 if layer is not None and layer != last_layer:
                     y += 16
                 elif layer is None and last_layer is not None:
@@ -102,7 +92,7 @@ class ArchitectureMap(QWidget):
     # ----- painting ------------------------------------------------------------------------
     def _status(self, part: Part) -> str:
         current = self.ctl.current
-        if current is not None and current.info.block == part.block:
+        if current is not None and self.ctl.layout.stage_block.get(current.name) == part.block.id:
             return "current"
         return "done" if self.ctl.reached(part.stages[0]) is not None else "todo"
 
@@ -130,33 +120,30 @@ class ArchitectureMap(QWidget):
         painter.end()
 
     def _draw_frames(self, painter: QPainter) -> None:
-        layers: dict[str, QRectF] = {}
+        layers: dict[str, tuple[QRectF, str]] = {}
         for part in self.parts:
-            pieces = part.block.split(".")
-            if len(pieces) == 3:
-                key = f"{pieces[0]}.{pieces[1]}"
-                layers[key] = layers[key].united(part.rect) if key in layers else QRectF(part.rect)
+            key = part.block.layer_id
+            if key is not None:
+                rect = layers[key][0].united(part.rect) if key in layers else QRectF(part.rect)
+                layers[key] = (rect, part.block.layer_title or key)
         painter.setPen(QPen(FRAME, 1, Qt.DashLine))
         painter.setBrush(Qt.NoBrush)
-        for key, rect in layers.items():
+        for rect, title in layers.values():
             frame = rect.adjusted(-8, -15, 8, 3)
             painter.drawRoundedRect(frame, 6, 6)
-            stack, index = key.split(".")
-            title = f"{'Encoder' if stack == 'enc' else 'Decoder'} layer {index}"
             painter.drawText(frame.adjusted(6, 1, 0, 0), Qt.AlignLeft | Qt.AlignTop, title)
 
     def _draw_links(self, painter: QPainter) -> None:
-        """The encoder's output feeds every cross-attention."""
-        encoder_out = self.part("enc")
-        if encoder_out is None:
-            return
+        """The layout's links: the encoder's output feeds every cross-attention."""
         painter.setPen(QPen(QColor(90, 120, 200), 1.5))
-        start = QPointF(encoder_out.rect.right(), encoder_out.rect.center().y())
-        for part in self.parts:
-            if part.block.endswith(".cross_attn"):
-                end = QPointF(part.rect.left(), part.rect.center().y())
-                mid = (start.x() + end.x()) / 2
-                painter.drawPolyline([start, QPointF(mid, start.y()), QPointF(mid, end.y()), end])
+        for source_id, target_id in self.ctl.layout.links:
+            source, target = self.part(source_id), self.part(target_id)
+            if source is None or target is None:
+                continue
+            start = QPointF(source.rect.right(), source.rect.center().y())
+            end = QPointF(target.rect.left(), target.rect.center().y())
+            mid = (start.x() + end.x()) / 2
+            painter.drawPolyline([start, QPointF(mid, start.y()), QPointF(mid, end.y()), end])
 
     # ----- interaction ----------------------------------------------------------------------
     def part_at(self, pos: QPointF) -> Part | None:

@@ -9,7 +9,7 @@ controller, connect to its signals and call its methods; they never call each ot
 
 from __future__ import annotations
 
-import threading
+from dataclasses import dataclass
 from typing import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -17,56 +17,39 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.display import DisplaySlice, Stats, display_slice, tensor_stats
 from tfdebug.core.errors import TfdebugError
+from tfdebug.core.layout import PassLayout, build_layout
+from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture, held_bytes
 from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
+from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.ui.qt_events import StepperSignals
+from tfdebug.ui.workers import Job
 
 MAX_SLICE = (1024, 1024)
 
 
-class ViewSelection:
-    """Which axes of the current stage are shown and where every other axis is fixed.
+@dataclass(frozen=True)
+class Message:
+    """Something the window tells the user: `level` is error, warning or info; `details` go behind a button.
 
-    Indices are kept by axis name so the head picked at one attention stage stays
-    picked at the next one.
+    `topic` names what the message is about ("run", "unknown-words" …): a later success on
+    the same topic clears it.
     """
 
-    def __init__(self):
-        self.row_axis = 0
-        self.col_axis = 0
-        self.indices_by_name: dict[str, int] = {}
-        self._preferred: tuple[str, str] | None = None
+    level: str
+    text: str
+    details: str = ""
+    topic: str = ""
 
-    def fit(self, info_axes: tuple[str, ...], shape: tuple[int, ...]) -> None:
-        """Choose axes for a stage: the user's last choice when the stage has both, else the last two."""
-        n = len(shape)
-        if n < 2:
-            self.row_axis, self.col_axis = 0, 0
-            return
-        names = list(info_axes) if len(info_axes) == n else [str(i) for i in range(n)]
-        if self._preferred and all(a in names for a in self._preferred):
-            self.row_axis, self.col_axis = names.index(self._preferred[0]), names.index(self._preferred[1])
-        else:
-            self.row_axis, self.col_axis = n - 2, n - 1
 
-    def prefer(self, names: tuple[str, str]) -> None:
-        self._preferred = names
-
-    def indices(self, axes: tuple[str, ...], shape: tuple[int, ...]) -> dict[int, int]:
-        """Index of every axis that is not shown, clamped to its size."""
-        out = {}
-        for i, size in enumerate(shape):
-            if i in (self.row_axis, self.col_axis):
-                continue
-            name = axes[i] if i < len(axes) else str(i)
-            out[i] = max(0, min(self.indices_by_name.get(name, 0), size - 1))
-        return out
+def _failure_sentence(exc: BaseException) -> str:
+    return "The model could not prepare this pass. Check the input and the model, then press Run again."
 
 
 class DebugController(QObject):
     """State shared by the window and panels; every change is announced by a signal."""
 
-    session_changed = Signal()      # a new pass (live or replay): plan and tokens changed
+    session_changed = Signal()      # a new pass (live or replay): plan, layout and tokens changed
     stage_changed = Signal()        # the shown stage changed (cursor moved, paused, replaced)
     state_changed = Signal()        # stepper state or history changed: actions re-check themselves
     stats_changed = Signal()        # current_stats (whole tensor) computed, just after the stage shows
@@ -74,16 +57,19 @@ class DebugController(QObject):
     breakpoints_changed = Signal()
     selection_changed = Signal(str)  # the stage selected in a navigator / map
     busy_changed = Signal(bool)     # a model is loading
-    error = Signal(str)             # a core error, as the core's sentence
-    info = Signal(str)              # a notice (breakpoint hit, pass finished)
-    _loaded = Signal(object, str)
+    inputs_changed = Signal()       # `inputs` changed (typed, or restored after a failed Run)
+    message = Signal(object)        # a Message for the message bar
+    clear_messages = Signal(str)    # messages on this topic no longer apply ("" clears all)
+    error = Signal(str)             # a sentence for the message bar (level error)
+    info = Signal(str)              # a passing notice for the status bar (breakpoint hit, pass finished)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.session = None
         self.stepper: Stepper | None = None
-        self.plan: list[Capture] = []
-        self.tokens: dict[str, list[str]] = {"src": [], "tgt": []}
+        self.plan: Plan = Plan()
+        self.layout: PassLayout = build_layout([])
+        self.tokens: dict[str, list[str]] = {}
         self.title = ""
         self.model_name = ""
         self.device = ""
@@ -93,13 +79,14 @@ class DebugController(QObject):
         self.current_stats: Stats | None = None
         self.busy = False
         self._shown: Capture | None = None
-        # (model, device, source, target prefix) the input bar holds; Run uses it.
-        self.inputs: tuple[str, str, str, str] = ("random", "cpu", "", "")
+        # What Run starts; the input bar edits it.
+        self.inputs = RunInputs("random")
+        self.load_job: Job | None = None
         self._signals: StepperSignals | None = None
-        self._model_cache: tuple[tuple[str, str], object] | None = None
+        self._adapter_cache: tuple[tuple[str, str], object] | None = None
         self._breakpoints: frozenset[Breakpoint] = frozenset()
         self.condition_mode = EXACT  # how condition breakpoints are checked (Stepper.set_condition_mode)
-        self._loaded.connect(self._on_loaded)
+        self.error.connect(lambda text: self.message.emit(Message("error", text)))
         # Whole-tensor stats wait until the stage and its slice have been drawn.
         self._stats_timer = QTimer(self)
         self._stats_timer.setSingleShot(True)
@@ -120,58 +107,114 @@ class DebugController(QObject):
     def breakpoints(self) -> frozenset[Breakpoint]:
         return self._breakpoints
 
-    def run(self, model: str, device: str, src: str, tgt: str) -> None:
-        """Load `model` on `device` and start a pass on the sentence pair, off the UI thread."""
+    @property
+    def adapter(self):
+        """The adapter of the live session, or None (nothing loaded, or a replay)."""
+        return self.session.adapter if self.session is not None else None
+
+    def set_inputs(self, inputs: RunInputs) -> None:
+        if inputs != self.inputs:
+            self.inputs = inputs
+            self.inputs_changed.emit()
+
+    def run(self, inputs: RunInputs | None = None) -> None:
+        """Start a pass on `inputs` (default: the input bar's), from any state.
+
+        Off the UI thread the model is loaded (or reused) and the texts are checked; only
+        then is the pass on screen stopped (its captured stages stay viewable) and the new
+        pass planned, opening paused at its first stage. When loading or checking fails,
+        the pass on screen is untouched and the input bar shows its texts again.
+        """
         if self.busy:
             return
+        inputs = inputs or self.inputs
+        self.set_inputs(inputs)
         self._set_busy(True)
-        threading.Thread(target=self._load_worker, args=(model, device, src, tgt), daemon=True,
-                         name="tfdebug-load").start()
+        cache = self._adapter_cache
+        self._start_job(lambda job: self._load(job, inputs, cache), self._on_loaded)
 
-    def _load_worker(self, model: str, device: str, src: str, tgt: str) -> None:
-        from tfdebug.models.loader import load_model
-        from tfdebug.models.session import DebugSession
-        try:
-            cached = self._model_cache
-            loaded = cached[1] if cached and cached[0] == (model, device) else load_model(model, device)
-            self._model_cache = ((model, device), loaded)
-            self._loaded.emit(DebugSession(loaded, src, tgt), "")
-        except TfdebugError as exc:
-            self._loaded.emit(False, exc.message)
-        except Exception as exc:  # a model's own failure while planning: say it, stay usable
-            self._loaded.emit(False, f"Could not prepare the pass: {type(exc).__name__}: {exc}")
+    def _start_job(self, work, on_finished) -> None:
+        job = Job(work, name="load", describe_failure=_failure_sentence)
+        job.finished.connect(on_finished)
+        job.failed.connect(self._on_load_failed)
+        job.cancelled_signal.connect(lambda: self._set_busy(False))
+        self.load_job = job
+        job.start()
 
-    def _on_loaded(self, session, message) -> None:
+    @staticmethod
+    def _load(job: Job, inputs: RunInputs, cache):
+        """(cache entry, adapter, texts): the model loaded or reused, the texts checked by preparing them."""
+        from tfdebug.adapters.registry import load_adapter
+
+        key = (inputs.model, inputs.device)
+        adapter = cache[1] if cache and cache[0] == key else load_adapter(inputs.model, inputs.device)
+        job.check()
+        fields = {f.key for f in adapter.inputs}
+        texts = {k: v for k, v in inputs.texts.items() if k in fields}
+        if not texts:  # another model's fields: start from this model's first preset
+            texts = adapter.default_texts()
+        adapter.prepare(texts)  # a typed error here leaves the pass on screen alone
+        return (key, adapter), adapter, texts
+
+    def _on_loaded(self, result) -> None:
+        cache_entry, adapter, texts = result
+        self._adapter_cache = cache_entry
+        # The new pass may use the same model: the running one's hooks must be gone before planning.
+        if self.stepper is not None and self.stepper.is_live and self.stepper.alive:
+            self.stepper.stop()
+            self.state_changed.emit()
+
+        def plan(job: Job):
+            from tfdebug.adapters.session import DebugSession
+            return DebugSession(adapter, texts)
+        self._start_job(plan, self._on_planned)
+
+    def _on_planned(self, session) -> None:
         self._set_busy(False)
-        if session is False:
-            self.error.emit(message)
-            return
         self.set_session(session)
+
+    def _on_load_failed(self, sentence: str, details: str) -> None:
+        self._set_busy(False)
+        self.message.emit(Message("error", sentence, details, topic="run"))
+        if self.session is not None:  # the input bar goes back to what is on screen
+            self.set_inputs(RunInputs(self.session.adapter.name, str(self.session.adapter.device),
+                                      self.session.texts))
+
+    def cancel_load(self) -> None:
+        if self.load_job is not None and self.load_job.running:
+            self.load_job.cancel()
 
     def set_session(self, session) -> None:
         """Show a live DebugSession and start its pass (paused at the first stage)."""
-        self._replace_stepper(session.stepper, session, list(session.plan), session.tokens,
-                              f"{session.src_text} → {session.tgt_text}")
-        self.model_name = session.loaded.name
-        self.device = str(session.loaded.device)
+        self._replace_stepper(session.stepper, session, session.plan, session.layout, session.tokens, session.title)
+        adapter = session.adapter
+        self.model_name = adapter.name
+        self.device = str(adapter.device)
+        self.set_inputs(RunInputs(adapter.name, self.inputs.device if self.inputs.model == adapter.name
+                                  else str(adapter.device), session.texts))
+        self.clear_messages.emit("")
         self.session_changed.emit()
         self.command(session.stepper.start)
         if session.unknown_words:
-            self.info.emit("Not in the vocabulary (shown as <unk>): " + ", ".join(session.unknown_words))
+            self.message.emit(Message("warning", "Not in the vocabulary (shown as <unk>): "
+                                      + ", ".join(session.unknown_words) + ".", topic="unknown-words"))
 
     def load_replay(self, stepper: Stepper, tokens: dict, title: str) -> None:
         """Show a recorded pass (Stepper.replay): every panel works, nothing can run."""
-        self._replace_stepper(stepper, None, list(stepper.history), dict(tokens), title)
+        plan = Plan(stepper.history)
+        self._replace_stepper(stepper, None, plan, build_layout(plan), dict(tokens), title)
         self.model_name = "recorded"
         current = stepper.current
         self.device = str(current.device) if current is not None else ""
+        self.clear_messages.emit("")
         self.session_changed.emit()
         self._show_current()
         self.state_changed.emit()
 
-    def _replace_stepper(self, stepper, session, plan, tokens, title) -> None:
+    def _replace_stepper(self, stepper, session, plan, layout, tokens, title) -> None:
         self.close()
-        self.session, self.stepper, self.plan, self.tokens, self.title = session, stepper, plan, tokens, title
+        self.session, self.stepper, self.plan, self.layout = session, stepper, plan, layout
+        self.tokens, self.title = tokens, title
         self.current_slice = None
         self.current_stats = None
         self._shown = None
@@ -193,6 +236,14 @@ class DebugController(QObject):
         self.session = None
         self.stepper = None
 
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """The window is closing: abandon a model load (joined, so no thread outlives Qt) and stop the pass."""
+        job = self.load_job
+        if job is not None and job.running:
+            job.cancel()
+            job.wait(timeout)
+        self.close()
+
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy
         self.busy_changed.emit(busy)
@@ -210,15 +261,37 @@ class DebugController(QObject):
             self.state_changed.emit()
         return True
 
-    def do(self, name: str, *args) -> bool:
-        """Run the stepper command called `name` (step, continue_, run_to, step_back, ...)."""
+    def _on_stepper(self, command: Callable[[Stepper], None]) -> bool:
         if self.stepper is None:
             self.error.emit("Nothing is loaded yet: press Run.")
             return False
-        return self.command(getattr(self.stepper, name), *args)
+        stepper = self.stepper
+        return self.command(lambda: command(stepper))
+
+    def step(self) -> bool:
+        """One stage on (through history first, else the live forward runs one stage)."""
+        return self._on_stepper(Stepper.step)
+
+    def continue_(self) -> bool:
+        return self._on_stepper(Stepper.continue_)
+
+    def step_out(self) -> bool:
+        return self._on_stepper(Stepper.step_out)
+
+    def step_back(self) -> bool:
+        return self._on_stepper(Stepper.step_back)
+
+    def pause(self) -> bool:
+        return self._on_stepper(Stepper.pause)
+
+    def restart(self) -> bool:
+        return self._on_stepper(Stepper.restart)
+
+    def stop(self) -> bool:
+        return self._on_stepper(Stepper.stop)
 
     def run_to(self, name: str) -> bool:
-        return self.do("run_to", name)
+        return self._on_stepper(lambda s: s.run_to(name))
 
     def can_advance(self) -> bool:
         s = self.stepper
@@ -238,12 +311,7 @@ class DebugController(QObject):
 
     def reached(self, name: str) -> int | None:
         """History index of the stage called `name`, or None when it has not run yet."""
-        if self.stepper is None:
-            return None
-        for i, capture in enumerate(self.stepper.history):
-            if capture.name == name:
-                return i
-        return None
+        return self.stepper.position_of(name) if self.stepper is not None else None
 
     def held_bytes(self) -> int:
         return held_bytes(self.stepper.history) if self.stepper is not None else 0
@@ -298,10 +366,7 @@ class DebugController(QObject):
     # ----- view selection --------------------------------------------------------------
     def axis_names(self, capture: Capture | None = None) -> tuple[str, ...]:
         capture = capture or self.current
-        if capture is None:
-            return ()
-        axes = capture.info.axes
-        return axes if len(axes) == len(capture.shape) else tuple(str(i) for i in range(len(capture.shape)))
+        return axis_names(capture.info.axes, capture.shape) if capture is not None else ()
 
     def set_axes(self, row: int, col: int) -> None:
         """Show axes `row` × `col` of the current stage (swapped in when equal to the other one)."""
@@ -310,7 +375,7 @@ class DebugController(QObject):
         self.view.row_axis, self.view.col_axis = row, col
         names = self.axis_names()
         if names:
-            self.view.prefer((names[row], names[col]))
+            self.view.pin((names[row], names[col]))
         self.refresh_slice()
 
     def set_index(self, axis_name: str, index: int) -> None:

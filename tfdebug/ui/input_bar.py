@@ -1,13 +1,20 @@
-"""Input bar: source sentence, target prefix, presets and recent inputs, model, device, Run."""
+"""Input bar: one text field per input the model takes, presets and recent inputs, model, device, Run.
+
+The fields come from the adapter of the pass on screen (`adapter.inputs`): the
+translator shows Source and Target prefix, a language model one Prompt. Until a model
+has loaded, the fields are those of the texts Run will use.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
+from tfdebug.core.view import RunInputs
 from tfdebug.ui.controller import DebugController
 
 MAX_RECENT = 10
+MIN_FIELD_CHARS = 25
 REPLAY_TIP = "A recorded pass is shown: its input cannot be edited. Use Debug ▸ New Live Pass to run live."
 
 
@@ -15,19 +22,18 @@ class InputBar(QWidget):
     """Edits the controller's `inputs`; Run (a registry action) starts a pass with them."""
 
     def __init__(self, ctl: DebugController, run_action: QAction, models: list[str], devices: list[str],
-                 presets: list[tuple[str, str]], parent: QWidget | None = None):
+                 parent: QWidget | None = None):
         super().__init__(parent)
         self.ctl = ctl
-        self.presets = list(presets)
-        self.recent: list[tuple[str, str]] = []
+        self.run_action = run_action
+        self.recent: list[dict[str, str]] = []
+        self.fields: dict[str, QLineEdit] = {}
+        self._labels: list[QLabel] = []
+        self._syncing = False
         self.preset = QComboBox()
-        self.preset.setToolTip("Sentences from the notes, and your recent inputs")
-        self.preset.setMinimumContentsLength(18)
+        self.preset.setToolTip("Example inputs for this model, and your recent inputs")
+        self.preset.setMinimumContentsLength(14)
         self.preset.activated.connect(self._preset_chosen)
-        self.src = QLineEdit()
-        self.src.setPlaceholderText("Source sentence (English)")
-        self.tgt = QLineEdit()
-        self.tgt.setPlaceholderText("Target prefix (Chinese, words split by spaces)")
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.addItems(models)
@@ -36,83 +42,147 @@ class InputBar(QWidget):
         self.device.addItems(devices)
         self.run_button = QToolButton()
         self.run_button.setDefaultAction(run_action)
-        self.unknown = QLabel("")
-        self.unknown.setStyleSheet("color: #b35c00")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 2, 4, 2)
-        for label, widget, stretch in (("Preset", self.preset, 0), ("Source", self.src, 3),
-                                       ("Target prefix", self.tgt, 2), ("Model", self.model, 0),
-                                       ("Device", self.device, 0)):
-            layout.addWidget(QLabel(label))
-            layout.addWidget(widget, stretch)
-        layout.addWidget(self.run_button)
-        layout.addWidget(self.unknown)
-        for signal in (self.src.textChanged, self.tgt.textChanged, self.model.currentTextChanged,
-                       self.device.currentTextChanged):
-            signal.connect(self._update_inputs)
-        self.src.returnPressed.connect(run_action.trigger)
-        self.tgt.returnPressed.connect(run_action.trigger)
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(4, 2, 4, 2)
+        self._layout.addWidget(QLabel("Preset"))
+        self._layout.addWidget(self.preset)
+        self._fields_at = self._layout.count()
+        for label, widget in (("Model", self.model), ("Device", self.device)):
+            self._layout.addWidget(QLabel(label))
+            self._layout.addWidget(widget)
+        self._layout.addWidget(self.run_button)
+        self.model.currentTextChanged.connect(self._update_inputs)
+        self.device.currentTextChanged.connect(self._update_inputs)
         ctl.session_changed.connect(self._session_changed)
-        ctl.info.connect(self._info)
+        ctl.inputs_changed.connect(self._show_inputs)
+        self._build_fields([(k, k.capitalize(), "") for k in ctl.inputs.texts])
+
+    # ----- fields -----------------------------------------------------------------------------
+    def _build_fields(self, specs: list[tuple[str, str, str]]) -> None:
+        """One labelled line edit per (key, label, placeholder), replacing the previous ones."""
+        if [k for k, _, _ in specs] == list(self.fields) and all(
+                lbl.text() == label for lbl, (_, label, _) in zip(self._labels, specs)):
+            return
+        for widget in self._labels + list(self.fields.values()):
+            self._layout.removeWidget(widget)
+            widget.deleteLater()
+        self.fields, self._labels = {}, []
+        at = self._fields_at
+        for key, label, placeholder in specs:
+            caption = QLabel(label)
+            edit = QLineEdit()
+            edit.setObjectName(f"input-{key}")
+            edit.setPlaceholderText(placeholder)
+            edit.setMinimumWidth(edit.fontMetrics().averageCharWidth() * MIN_FIELD_CHARS)
+            edit.textChanged.connect(self._update_inputs)
+            edit.returnPressed.connect(self.run_action.trigger)
+            self._layout.insertWidget(at, caption)
+            self._layout.insertWidget(at + 1, edit, 3)
+            at += 2
+            self.fields[key] = edit
+            self._labels.append(caption)
         self._fill_presets()
 
-    def set_values(self, model: str, device: str, src: str, tgt: str) -> None:
-        self.model.setCurrentText(model)
-        if self.device.findText(device) < 0:
-            self.device.addItem(device)
-        self.device.setCurrentText(device)
-        self.src.setText(src)
-        self.tgt.setText(tgt)
-        self._update_inputs()
+    def field(self, key: str) -> QLineEdit:
+        """The line edit of input `key` (e.g. 'src', 'prompt')."""
+        return self.fields[key]
+
+    def texts(self) -> dict[str, str]:
+        return {key: edit.text() for key, edit in self.fields.items()}
+
+    def set_values(self, model: str, device: str, texts: dict[str, str]) -> None:
+        """Fill the bar (and so the controller's inputs) with a model, a device and texts."""
+        self.ctl.set_inputs(RunInputs(model, device, dict(texts)))
+        self._show_inputs()
+
+    def _show_inputs(self) -> None:
+        """Show the controller's inputs (after a run, a failed run, or set_values)."""
+        inputs = self.ctl.inputs
+        self._syncing = True
+        try:
+            if list(inputs.texts) != list(self.fields):
+                self._build_fields(self._field_specs(inputs.texts))
+            self.model.setCurrentText(inputs.model)
+            if self.device.findText(inputs.device) < 0:
+                self.device.addItem(inputs.device)
+            self.device.setCurrentText(inputs.device)
+            for key, edit in self.fields.items():
+                if edit.text() != inputs.texts.get(key, ""):
+                    edit.setText(inputs.texts.get(key, ""))
+        finally:
+            self._syncing = False
         self._show_matching_preset()
 
-    def _update_inputs(self) -> None:
-        self.ctl.inputs = (self.model.currentText().strip(), self.device.currentText(), self.src.text(),
-                           self.tgt.text())
+    def _field_specs(self, texts: dict[str, str]) -> list[tuple[str, str, str]]:
+        adapter = self.ctl.adapter
+        known = {f.key: f for f in adapter.inputs} if adapter is not None else {}
+        return [(k, known[k].label if k in known else k.capitalize(), known[k].placeholder if k in known else "")
+                for k in texts]
 
-    def set_recent(self, pairs: list[tuple[str, str]]) -> None:
-        self.recent = [tuple(p) for p in pairs][:MAX_RECENT]
+    def _update_inputs(self) -> None:
+        if self._syncing:
+            return
+        self.ctl.set_inputs(RunInputs(self.model.currentText().strip(), self.device.currentText(), self.texts()))
+        self._show_matching_preset()
+
+    # ----- presets and recent inputs ----------------------------------------------------------
+    def set_recent(self, entries: list[dict[str, str]]) -> None:
+        self.recent = [dict(e) for e in entries][:MAX_RECENT]
         self._fill_presets()
+
+    def _presets(self) -> list[dict[str, str]]:
+        adapter = self.ctl.adapter
+        return [dict(p) for p in adapter.presets] if adapter is not None else []
 
     def _fill_presets(self) -> None:
         self.preset.clear()
-        for src, tgt in self.presets:
-            self.preset.addItem(f"{src}  |  {tgt}", (src, tgt))
-        if self.recent:
+        keys = set(self.fields)
+        for texts in self._presets():
+            self.preset.addItem("  |  ".join(texts.values()), texts)
+        mine = [r for r in self.recent if set(r) == keys]
+        if mine:
             self.preset.insertSeparator(self.preset.count())
-            for src, tgt in self.recent:
-                self.preset.addItem(f"recent: {src}  |  {tgt}", (src, tgt))
-        self.preset.setPlaceholderText("Choose a sentence…")
+            for texts in mine:
+                self.preset.addItem("recent: " + "  |  ".join(texts.values()), texts)
+        self.preset.setPlaceholderText("Choose an input…")
         self._show_matching_preset()
 
     def _show_matching_preset(self) -> None:
         """Select the preset equal to the current input, or none (the placeholder shows)."""
-        current = (self.src.text(), self.tgt.text())
+        current = self.texts()
         matches = [i for i in range(self.preset.count()) if self.preset.itemData(i) == current]
         self.preset.setCurrentIndex(matches[0] if matches else -1)
 
     def _preset_chosen(self, index: int) -> None:
-        pair = self.preset.itemData(index)
-        if pair:
-            self.src.setText(pair[0])
-            self.tgt.setText(pair[1])
+        texts = self.preset.itemData(index)
+        if texts:
+            for key, text in texts.items():
+                if key in self.fields:
+                    self.fields[key].setText(text)
 
+    # ----- the pass on screen -----------------------------------------------------------------
     def _session_changed(self) -> None:
         live = self.ctl.session is not None
-        for widget in (self.src, self.tgt, self.model, self.device, self.preset):
+        if live:
+            adapter = self.ctl.adapter
+            self._build_fields([(f.key, f.label, f.placeholder) for f in adapter.inputs])
+        else:  # a replay: show the texts it recorded, one field per token stream
+            self._build_fields([(k, k.capitalize(), "") for k in self.ctl.tokens])
+            self._syncing = True
+            for key, edit in self.fields.items():
+                edit.setText(" ".join(t for t in self.ctl.tokens.get(key, []) if not _special(t)))
+            self._syncing = False
+        for widget in [*self.fields.values(), self.model, self.device, self.preset]:
             widget.setEnabled(live)
             widget.setToolTip("" if live else REPLAY_TIP)
-        self.unknown.setText("")
-        if not live:  # a replay: show the sentence it recorded, not what the bar held before
-            tokens = self.ctl.tokens
-            self.src.setText(" ".join(tokens.get("src", [])))
-            self.tgt.setText(" ".join(t for t in tokens.get("tgt", []) if t != "<bos>"))
-            self._show_matching_preset()
         if live:
-            pair = (self.ctl.session.src_text, self.ctl.session.tgt_text)
-            self.recent = [pair] + [p for p in self.recent if p != pair][:MAX_RECENT - 1]
+            self._show_inputs()
+            texts = self.ctl.session.texts
+            self.recent = [texts] + [r for r in self.recent if r != texts][:MAX_RECENT - 1]
             self._fill_presets()
+        self._show_matching_preset()
 
-    def _info(self, message: str) -> None:
-        if message.startswith("Not in the vocabulary"):
-            self.unknown.setText(message)
+
+def _special(token: str) -> bool:
+    """<bos>, <eos>, <pad>: tokens the model adds, not words the user typed."""
+    return token.startswith("<") and token.endswith(">")

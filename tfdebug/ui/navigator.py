@@ -20,24 +20,9 @@ from tfdebug.ui.controller import DebugController
 
 GUTTER, NAME, SHAPE = range(3)
 NAME_ROLE = Qt.UserRole + 1
-_BLOCK_TITLES = {"attn": "Self-attention", "self_attn": "Masked self-attention",
-                 "cross_attn": "Cross-attention", "ffn": "Feed-forward (FFN)"}
-_SITE_TITLES = {"src": "Source embedding + PE", "tgt": "Target embedding + PE"}
-_STACK_TITLES = {"enc": "Encoder layer", "dec": "Decoder layer"}
 UNREACHED = QColor(150, 150, 150)
 CURRENT_BG = QColor(255, 224, 130)
 BREAK_FG = QColor(200, 30, 30)
-
-
-def group_path(name: str) -> list[str]:
-    """Tree groups above a stage: 'dec.0.cross_attn.q' -> ['Decoder layer 0', 'Cross-attention']."""
-    parts = name.split(".")
-    if len(parts) >= 4 and parts[1].isdigit():
-        stack = _STACK_TITLES.get(parts[0], parts[0])
-        return [f"{stack} {parts[1]}", _BLOCK_TITLES.get(parts[2], parts[2])]
-    if parts[0] in _SITE_TITLES:
-        return [_SITE_TITLES[parts[0]]]
-    return []
 
 
 class NavigatorPanel(QWidget):
@@ -96,7 +81,7 @@ class NavigatorPanel(QWidget):
         groups: dict[tuple[str, ...], QTreeWidgetItem] = {}
         for capture in self.ctl.plan:
             parent = None
-            path = group_path(capture.name)
+            path = self.ctl.layout.group_path(capture.name)
             for depth in range(len(path)):
                 key = tuple(path[:depth + 1])
                 if key not in groups:
@@ -190,7 +175,7 @@ class NavigatorPanel(QWidget):
         run_to.triggered.connect(lambda: actions.trigger("tfdebug.step.run_to", self.ctl, name))
         toggle = menu.addAction("Toggle Breakpoint")
         toggle.triggered.connect(lambda: self.ctl.toggle_stage_breakpoint(name))
-        capture = next((c for c in self.ctl.plan if c.name == name), None)
+        capture = self.ctl.plan.find(name)
         if capture is not None:
             kind = capture.info.kind
             bp = Breakpoint.on_kind(kind)

@@ -9,20 +9,23 @@ modules extend it through a small interface: `file_menu`, `settings`, `show_erro
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Callable
 
 from PySide6.QtCore import QSettings, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QToolButton, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
+from tfdebug.core.view import RunInputs
 from tfdebug.ui import actions
 from tfdebug.ui.archmap import ArchitectureMap
 from tfdebug.ui.breakpoints_ui import ConditionDialog, kind_menu
-from tfdebug.ui.controller import DebugController
+from tfdebug.ui.controller import DebugController, Message
 from tfdebug.ui.heads_panel import HeadsPanel
 from tfdebug.ui.gui_gc import collect_in_gui_thread
 from tfdebug.ui.heatmap import HeatmapPanel
 from tfdebug.ui.input_bar import InputBar
+from tfdebug.ui.message_bar import MessageBar
 from tfdebug.ui.navigator import NavigatorPanel
 from tfdebug.ui.shape_panel import ShapePanel, fmt_bytes
 from tfdebug.ui.stats_panel import StatsPanel
@@ -50,9 +53,8 @@ class MainWindow(QMainWindow):
                  devices: list[str] | None = None, persist: bool = True, parent: QWidget | None = None):
         super().__init__(parent)
         collect_in_gui_thread()  # before any worker thread starts allocating
+        from tfdebug.adapters.registry import available_models
         from tfdebug.core.devices import available_devices
-        from tfdebug.models.loader import available_models
-        from tfdebug.models.vocab import BUILTIN_PAIRS
 
         self.settings = settings if settings is not None else default_settings()
         self.ctl = DebugController(self)
@@ -65,14 +67,14 @@ class MainWindow(QMainWindow):
         self.actions_by_id = actions.bind(self, self.ctl)
 
         self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"],
-                                  models or available_models(), devices or available_devices(),
-                                  list(BUILTIN_PAIRS))
+                                  models or available_models(), devices or available_devices())
         self._build_toolbars()
         self._build_panels()
         self._build_menus()
         self._build_status_bar()
-        self.ctl.error.connect(self.show_error)
-        self.ctl.info.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.ctl.message.connect(self.show_message)
+        self.ctl.clear_messages.connect(self._clear_topic)
+        self.ctl.info.connect(lambda text: self.show_message(Message("info", text)))
         self.ctl.session_changed.connect(self._session_changed)
         if persist:
             self.restore_settings()
@@ -91,19 +93,7 @@ class MainWindow(QMainWindow):
         for action_id in TOOLBAR_ACTIONS:
             self.debug_toolbar.addAction(self.actions_by_id[action_id])
         self.addToolBar(Qt.TopToolBarArea, self.debug_toolbar)
-        self.message_bar = QToolBar("Messages")
-        self.message_bar.setObjectName("toolbar-messages")
-        self.message_label = QLabel("")
-        self.message_label.setWordWrap(True)
-        self.message_label.setStyleSheet("color: #a00000; padding: 2px 6px;")
-        dismiss = QToolButton()
-        dismiss.setText("✕")
-        dismiss.setToolTip("Dismiss")
-        dismiss.clicked.connect(self.clear_error)
-        self.message_bar.addWidget(self.message_label)
-        self.message_bar.addWidget(dismiss)
-        self.addToolBar(Qt.TopToolBarArea, self.message_bar)
-        self.message_bar.setVisible(False)
+
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -163,6 +153,7 @@ class MainWindow(QMainWindow):
             view.addAction(dock.toggleViewAction())
 
     def _build_status_bar(self) -> None:
+        self.message_bar = MessageBar(self)
         self.status_stage = QLabel("No pass loaded")
         self.status_model = QLabel("")
         self.status_device = QLabel("")
@@ -206,10 +197,10 @@ class MainWindow(QMainWindow):
         """The DisplaySlice the heatmap shows, or None."""
         return self.ctl.current_slice
 
-    def start(self, model: str, device: str, src: str, tgt: str) -> None:
+    def start(self, inputs: RunInputs) -> None:
         """Fill the input bar and run that pass (it pauses at the first stage)."""
-        self.input_bar.set_values(model, device, src, tgt)
-        self.ctl.run(model, device, src, tgt)
+        self.input_bar.set_values(inputs.model, inputs.device, inputs.texts)
+        self.ctl.run(inputs)
 
     def load_replay(self, stepper: Stepper, tokens: dict, title: str) -> None:
         """Show a recorded pass (`Stepper.replay`) in every panel; live-only actions are disabled."""
@@ -217,14 +208,18 @@ class MainWindow(QMainWindow):
 
     def show_error(self, message: str) -> None:
         """Show a user-facing error in the message bar (never a blocking dialog)."""
-        self.last_error = message
-        self.message_label.setText(message)
-        self.message_bar.setVisible(True)
-        self.statusBar().showMessage(message, 10000)
+        self.show_message(Message("error", message))
+
+    def show_message(self, message: Message) -> None:
+        if message.level == "error":
+            self.last_error = message.text
+        self.message_bar.show_message(message)
 
     def clear_error(self) -> None:
-        self.message_bar.setVisible(False)
-        self.message_label.setText("")
+        self.message_bar.dismiss()
+
+    def _clear_topic(self, topic: str) -> None:
+        self.message_bar.clear_topic(topic)
 
     # ----- status --------------------------------------------------------------------------
     def _schedule_status(self, *_args) -> None:
@@ -249,16 +244,14 @@ class MainWindow(QMainWindow):
 
     def _session_changed(self) -> None:
         self.setWindowTitle(f"tfdebug — {self.ctl.title}" if self.ctl.title else "tfdebug")
-        self.clear_error()
 
     # ----- settings ------------------------------------------------------------------------
     def save_settings(self) -> None:
         s = self.settings
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
-        s.setValue("input/recent", [list(p) for p in self.input_bar.recent])
-        model, device, src, tgt = self.ctl.inputs
-        s.setValue("input/last", [model, device, src, tgt])
+        s.setValue("input/recent", json.dumps(self.input_bar.recent, ensure_ascii=False))
+        s.setValue("input/last", json.dumps(self.ctl.inputs.to_list(), ensure_ascii=False))
         s.sync()
 
     def restore_settings(self) -> None:
@@ -269,19 +262,20 @@ class MainWindow(QMainWindow):
         state = s.value("window/state")
         if state is not None:
             self.restoreState(state)
-        recent = s.value("input/recent") or []
-        self.input_bar.set_recent([tuple(p) for p in recent if isinstance(p, (list, tuple)) and len(p) == 2])
+        recent = _json_setting(s, "input/recent")
+        if isinstance(recent, list):
+            self.input_bar.set_recent([r for r in recent if isinstance(r, dict)
+                                       and all(isinstance(k, str) and isinstance(v, str) for k, v in r.items())])
 
-    def last_inputs(self) -> list[str] | None:
-        """(model, device, src, tgt) of the last session, from settings."""
-        last = self.settings.value("input/last")
-        return list(last) if isinstance(last, (list, tuple)) and len(last) == 4 else None
+    def last_inputs(self) -> RunInputs | None:
+        """The inputs of the last session, from settings (None when absent or unreadable)."""
+        return RunInputs.from_list(_json_setting(self.settings, "input/last"))
 
     # ----- events --------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
         if self.persist:
             self.save_settings()
-        self.ctl.close()
+        self.ctl.shutdown()
         super().closeEvent(event)
 
     def dragEnterEvent(self, event) -> None:
@@ -293,3 +287,14 @@ class MainWindow(QMainWindow):
         if self.drop_handler is not None and paths:
             self.drop_handler(paths)
             event.acceptProposedAction()
+
+
+def _json_setting(settings: QSettings, key: str):
+    """A setting stored as JSON text, or None when it is missing or not JSON (older or damaged settings)."""
+    value = settings.value(key)
+    if not isinstance(value, str):
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None

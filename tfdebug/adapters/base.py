@@ -1,0 +1,130 @@
+"""The model adapter protocol (Qt-free).
+
+An adapter wraps one loaded model and says:
+- what it takes: `inputs`, one `InputField` per named text (a translator's `src` and
+  `tgt`, a language model's `prompt`, an encoder's `text`);
+- how to turn texts into tensors: `prepare(texts) -> Prepared`, which also gives the
+  token strings of every named stream and the words that became unknown tokens;
+- how to run it: `forward(prepared)`, a call of the model during which its taps fire;
+- what it is: `name`, `module` (the nn.Module whose Taps the Recorder finds), `device`,
+  `dtype`, `config()` (JSON-able, stored in snapshot manifests);
+- how to title its stacks and sites (`layer_titles`, `site_titles`), so the window can
+  say "Encoder layer 0" or "Block 3" without parsing names;
+- optionally, `verify(prepared, output)`: compare a tapped forward's output with the
+  unmodified model's (adapters that add taps to someone else's model must).
+
+Wrapping your own module takes a subclass of about thirty lines: see README
+("Bring your own module").
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import torch
+from torch import nn
+
+from tfdebug.core.errors import EmptyInputError, InputError
+
+
+@dataclass(frozen=True)
+class InputField:
+    """One text a model takes: its key, a label and a placeholder for the window."""
+
+    key: str
+    label: str
+    placeholder: str = ""
+    required: bool = True
+
+
+@dataclass
+class Prepared:
+    """Texts made ready for one forward: the model's arguments plus the token strings behind them.
+
+    `args`/`kwargs` are what `ModelAdapter.forward` passes on; `tokens` maps each named
+    stream (the keys that `StageInfo.tokens` refers to) to its token strings; `unknown`
+    lists the typed words that had no token of their own.
+    """
+
+    texts: dict[str, str]
+    args: tuple = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    tokens: dict[str, list[str]] = field(default_factory=dict)
+    unknown: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Verification:
+    """How a tapped forward's output compares with the unmodified model's on the same input."""
+
+    max_abs_diff: float
+    tolerance: float
+
+    @property
+    def ok(self) -> bool:
+        return self.max_abs_diff <= self.tolerance
+
+    def describe(self) -> str:
+        verdict = "verified" if self.ok else "MISMATCH"
+        return f"{verdict}: max |Δ| = {self.max_abs_diff:.1e} vs unmodified model (tolerance {self.tolerance:.0e})"
+
+
+class ModelAdapter(ABC):
+    """Everything the rest of tfdebug needs to know about one loaded model."""
+
+    #: the spec it was loaded from (`demo`, `random`, a folder, `hf:FOLDER` …)
+    name: str = ""
+    #: the module whose Taps the Recorder attaches to
+    module: nn.Module
+    device: torch.device = torch.device("cpu")
+    dtype: torch.dtype = torch.float32
+    #: the texts the model takes, in the order the window shows them
+    inputs: tuple[InputField, ...] = ()
+    #: example inputs, each a full set of texts by field key; the first is what the window opens with
+    presets: tuple[Mapping[str, str], ...] = ()
+    #: "{title} {i}" names layer i of a stack; missing stacks use core's defaults
+    layer_titles: Mapping[str, str] = {}
+    #: titles of the stages outside layers, by site ('src', 'head' …)
+    site_titles: Mapping[str, str] = {}
+    #: titles of the layered stacks drawn as columns ('enc': 'Encoder')
+    stack_titles: Mapping[str, str] = {}
+
+    @abstractmethod
+    def config(self) -> dict:
+        """The model's configuration as JSON-able data (stored in snapshot manifests)."""
+
+    @abstractmethod
+    def prepare(self, texts: Mapping[str, str]) -> Prepared:
+        """Tensors and token strings for `texts` (keys from `inputs`); a typed InputError when unusable."""
+
+    def forward(self, prepared: Prepared) -> Any:
+        """One call of the model on prepared inputs; its taps fire during it."""
+        return self.module(*prepared.args, **prepared.kwargs)
+
+    def verify(self, prepared: Prepared, output: Any) -> Verification | None:
+        """Compare `output` of a tapped forward with the unmodified model's; None when there is nothing to check."""
+        return None
+
+    def default_texts(self) -> dict[str, str]:
+        """The first preset (what the window opens with), blank fields when there is none."""
+        first = dict(self.presets[0]) if self.presets else {}
+        return {f.key: str(first.get(f.key, "")) for f in self.inputs}
+
+    def check_texts(self, texts: Mapping[str, str]) -> dict[str, str]:
+        """`texts` restricted to this adapter's fields; InputError for an unknown key, EmptyInputError for a blank required one."""
+        keys = {f.key for f in self.inputs}
+        unknown = sorted(set(texts) - keys)
+        if unknown:
+            raise InputError(f"This model takes no input called '{unknown[0]}'; "
+                             f"its inputs are: {', '.join(sorted(keys))}.")
+        out = {f.key: str(texts.get(f.key, "")) for f in self.inputs}
+        for f in self.inputs:
+            if f.required and not out[f.key].strip():
+                raise EmptyInputError(f"The {f.label.lower()} is empty: type at least one word.")
+        return out
+
+    def describe(self) -> str:
+        return f"{self.name} on {self.device} ({str(self.dtype).removeprefix('torch.')})"

@@ -1,0 +1,50 @@
+"""The reference encoder–decoder translator as an adapter: `demo`, `random` and model folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+import torch
+
+from tfdebug.adapters.base import InputField, ModelAdapter, Prepared
+from tfdebug.models.loader import LoadedModel, load_model
+from tfdebug.models.vocab import BUILTIN_PAIRS
+
+
+class ReferenceAdapter(ModelAdapter):
+    """The notes' Transformer: a source sentence for the encoder, a target prefix for the decoder."""
+
+    inputs = (
+        InputField("src", "Source sentence", "English, words separated by spaces"),
+        InputField("tgt", "Target prefix", "Chinese, words separated by spaces", required=False),
+    )
+    presets = tuple({"src": en, "tgt": zh} for en, zh in BUILTIN_PAIRS)
+    layer_titles = {"enc": "Encoder layer", "dec": "Decoder layer"}
+    stack_titles = {"enc": "Encoder", "dec": "Decoder"}
+    site_titles = {"src": "Source embedding + PE", "tgt": "Target embedding + PE", "enc": "Encoder norm",
+                   "dec": "Decoder norm", "head": "lm_head → logits"}
+
+    def __init__(self, loaded: LoadedModel):
+        self.loaded = loaded
+        self.name = loaded.name
+        self.module = loaded.model
+        self.device = loaded.device
+        self.dtype = loaded.dtype
+
+    def config(self) -> dict:
+        return self.loaded.args.to_dict()
+
+    def prepare(self, texts: Mapping[str, str]) -> Prepared:
+        texts = self.check_texts(texts)
+        p = self.loaded.prepare(texts["src"], texts["tgt"])
+        return Prepared(texts=texts, args=(p.src, p.tgt), tokens=p.tokens, unknown=list(p.unknown))
+
+
+def load_reference(spec: str, device: str | torch.device | None, dtype: str | torch.dtype) -> ReferenceAdapter:
+    """`demo`, `random` or a reference-model folder as an adapter."""
+    return ReferenceAdapter(load_model(spec, device, dtype))
+
+
+def is_reference_folder(spec: str) -> bool:
+    return Path(spec).is_dir() and (Path(spec) / "vocab.en.txt").is_file()

@@ -1,0 +1,84 @@
+"""DebugSession: one adapted model, one set of input texts, the plan of its pass and a Stepper over it.
+
+The GUI wraps a session's stepper events in Qt signals; the CLI records with it headless.
+Nothing here knows which kind of model it runs: the adapter says.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import torch
+
+from tfdebug.adapters.base import ModelAdapter, Prepared, Verification
+from tfdebug.core.layout import PassLayout, build_layout
+from tfdebug.core.memory import release_freed_memory
+from tfdebug.core.plan import Plan
+from tfdebug.core.recorder import Capture, Recorder, stage_plan
+from tfdebug.core.stages import StageInfo
+from tfdebug.core.stepper import Stepper
+
+
+class DebugSession:
+    """Texts ready to run through an adapter's model, stage by stage or all at once."""
+
+    def __init__(self, adapter: ModelAdapter, texts: Mapping[str, str] | None = None,
+                 stages: Sequence[str] | None = None):
+        self.adapter = adapter
+        self.stages = stages
+        self.prepared: Prepared = adapter.prepare(dict(texts) if texts is not None else adapter.default_texts())
+        self.plan = Plan(stage_plan(adapter.module, self._run))
+        self.layout: PassLayout = layout_of(adapter, self.plan)
+        self.stepper = Stepper(adapter.module, self._run, plan=self.plan.names(), stages=stages)
+        self.verification: Verification | None = None
+
+    def _run(self) -> Any:
+        return self.adapter.forward(self.prepared)
+
+    @property
+    def texts(self) -> dict[str, str]:
+        return dict(self.prepared.texts)
+
+    @property
+    def tokens(self) -> dict[str, list[str]]:
+        return {k: list(v) for k, v in self.prepared.tokens.items()}
+
+    @property
+    def unknown_words(self) -> list[str]:
+        return list(self.prepared.unknown)
+
+    @property
+    def title(self) -> str:
+        """The texts as one line, for a window title: 'I love you → 我 爱 你'."""
+        return " → ".join(t for t in self.prepared.texts.values() if t) or self.adapter.name
+
+    def capture_all(self) -> tuple[list[Capture], Any]:
+        """Run the whole pass without pausing; the captures (filtered by `stages`) and the output."""
+        with torch.no_grad(), Recorder(self.adapter.module, self.stages) as rec:
+            output = self._run()
+        self.verification = self.verify(output)
+        return rec.captures, output
+
+    def verify(self, output: Any) -> Verification | None:
+        """Compare a tapped pass's output with the unmodified model's (adapters that add taps do)."""
+        with torch.no_grad():
+            self.verification = self.adapter.verify(self.prepared, output)
+        return self.verification
+
+    def axis_labels(self, info: StageInfo, axis: int) -> list[str] | None:
+        """Token strings along `axis` of a stage's tensor when that axis indexes tokens, else None."""
+        if not 0 <= axis < len(info.axes):
+            return None
+        which = info.tokens.get(info.axes[axis])
+        return list(self.prepared.tokens[which]) if which in self.prepared.tokens else None
+
+    def close(self) -> None:
+        """Stop the pass and hand the memory its captures held back to the system."""
+        self.stepper.stop()
+        self.stepper.forget_history()
+        release_freed_memory()
+
+
+def layout_of(adapter: ModelAdapter, plan) -> PassLayout:
+    """The pass layout with the adapter's titles."""
+    return build_layout(plan, adapter.layer_titles, adapter.site_titles, adapter.stack_titles)

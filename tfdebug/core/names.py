@@ -1,0 +1,107 @@
+"""Stage names, parsed in one place: `[gen.{t}.]{stack}.{layer}.{block}.{stage}` or `{site}.{stage}`.
+
+Every part of tfdebug that needs to know which layer, block or stack a stage belongs
+to asks `parse_name`; nothing else splits stage names. Titles for blocks and for the
+standard stacks and sites live here too; an adapter may override the stack and site
+titles (e.g. "Block" instead of "Decoder layer" for a GPT-style model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+GEN_PREFIX = "gen"
+
+# Titles of the standard blocks inside a layer.
+BLOCK_TITLES: dict[str, str] = {
+    "attn": "Self-attention",
+    "self_attn": "Masked self-attention",
+    "cross_attn": "Cross-attention",
+    "ffn": "Feed-forward (FFN)",
+    "mlp": "Feed-forward (MLP)",
+}
+
+# "{title} {i}" names layer i of a layered stack.
+LAYER_TITLES: dict[str, str] = {"enc": "Encoder layer", "dec": "Decoder layer"}
+
+# Titles of the layered stacks, drawn above their column.
+STACK_TITLES: dict[str, str] = {"enc": "Encoder", "dec": "Decoder"}
+
+# Titles of the stages outside layers, by site.
+SITE_TITLES: dict[str, str] = {
+    "src": "Source embedding + PE",
+    "tgt": "Target embedding + PE",
+    "tok": "Token embedding",
+    "enc": "Encoder norm",
+    "dec": "Decoder norm",
+    "head": "Output head → logits",
+}
+
+
+@dataclass(frozen=True)
+class StageName:
+    """The parts of one stage name.
+
+    `stack` is the first part after any generation prefix ('enc', 'dec', 'src', 'tok',
+    'blocks' …, or 'head' for a bare name such as 'logits'); `layer` and `block` are None
+    outside layers; `step` is the generation step of a `gen.{t}.` name.
+    """
+
+    full: str
+    stack: str
+    layer: int | None
+    block: str | None
+    stage: str
+    step: int | None = None
+
+    @property
+    def prefix(self) -> str:
+        return f"{GEN_PREFIX}.{self.step}." if self.step is not None else ""
+
+    @property
+    def site(self) -> str:
+        """'enc.attn' inside a layer, the stack outside one ('src', 'enc', 'head')."""
+        return f"{self.stack}.{self.block}" if self.layer is not None else self.stack
+
+    @property
+    def block_id(self) -> str:
+        """The block a stage belongs to: 'enc.0.attn' inside a layer, the site outside (with any step prefix)."""
+        inner = f"{self.stack}.{self.layer}.{self.block}" if self.layer is not None else self.stack
+        return self.prefix + inner
+
+    @property
+    def layer_id(self) -> str | None:
+        """'enc.0' for stages inside a layer (with any step prefix), else None."""
+        return f"{self.prefix}{self.stack}.{self.layer}" if self.layer is not None else None
+
+
+@lru_cache(maxsize=65536)
+def parse_name(name: str) -> StageName:
+    """Split a stage name into its parts; any dotted name parses (unknown stacks keep their own name)."""
+    parts = name.split(".")
+    step = None
+    if len(parts) >= 3 and parts[0] == GEN_PREFIX and parts[1].isdigit():
+        step, parts = int(parts[1]), parts[2:]
+    if len(parts) >= 4 and parts[1].isdigit():
+        return StageName(name, parts[0], int(parts[1]), ".".join(parts[2:-1]), parts[-1], step)
+    if len(parts) >= 2:
+        return StageName(name, ".".join(parts[:-1]), None, None, parts[-1], step)
+    return StageName(name, "head", None, None, parts[0], step)
+
+
+def block_title(block: str) -> str:
+    return BLOCK_TITLES.get(block, block.replace("_", " ").capitalize())
+
+
+def layer_title(stack: str, layer: int, titles: dict[str, str] | None = None) -> str:
+    prefix = (titles or {}).get(stack) or LAYER_TITLES.get(stack) or stack.replace("_", " ").capitalize()
+    return f"{prefix} {layer}"
+
+
+def site_title(site: str, titles: dict[str, str] | None = None) -> str:
+    return (titles or {}).get(site) or SITE_TITLES.get(site) or site
+
+
+def stack_title(stack: str, titles: dict[str, str] | None = None) -> str:
+    return (titles or {}).get(stack) or STACK_TITLES.get(stack) or stack.replace("_", " ").capitalize()
