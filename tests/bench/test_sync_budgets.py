@@ -11,14 +11,15 @@ from tfdebug.core.display import display_slice, head_thumbnails, tensor_stats
 from tfdebug.core.recorder import Recorder
 from tfdebug.core.stepper import EXACT, FAST, FINISHED, PAUSED
 from tfdebug.models.loader import load_model
-from tfdebug.models.session import DebugSession
+from tfdebug.adapters.reference import ReferenceAdapter
+from tfdebug.adapters.session import DebugSession
 
 ALL_CONDITIONS = (Breakpoint.on_nan(), Breakpoint.on_inf(), Breakpoint.on_abs_above(1e9))
 
 
 @pytest.fixture()
 def session():
-    s = DebugSession(load_model("random"), "I love you", "我 爱 你")
+    s = DebugSession(ReferenceAdapter(load_model("random")), {"src": "I love you", "tgt": "我 爱 你"})
     yield s
     s.close()
 
@@ -45,11 +46,11 @@ def test_counter_sees_what_would_sync_and_nothing_else():
 
 def test_captured_forward_syncs_once(session):
     """(a) One sync per captured forward: the model's own input check; capturing adds none."""
-    model, prepared = session.loaded.model, session.input
+    adapter, prepared = session.adapter, session.prepared
     with torch.no_grad():
-        model(prepared.src, prepared.tgt)
-    with HostSyncCounter() as syncs, torch.no_grad(), Recorder(model) as rec:
-        model(prepared.src, prepared.tgt)
+        adapter.forward(prepared)
+    with HostSyncCounter() as syncs, torch.no_grad(), Recorder(adapter.module) as rec:
+        adapter.forward(prepared)
     assert len(rec.captures) > 100
     assert syncs.count == 1, syncs.by_kind
 
@@ -83,7 +84,7 @@ def test_fast_mode_moves_back_to_the_first_hit_after_the_pass():
     loaded = load_model("random")
     with torch.no_grad():
         loaded.model.transformer.decoder.layers[0].mask_attention.wv.weight[3, 5] = float("nan")
-    session = DebugSession(loaded, "I love you", "我 爱 你")
+    session = DebugSession(ReferenceAdapter(loaded), {"src": "I love you", "tgt": "我 爱 你"})
     stepper = session.stepper
     events = []
     stepper.subscribe(events.append)
@@ -120,8 +121,8 @@ def test_fast_mode_pause_reports_an_earlier_hit(session):
 
 def test_display_step_budget(session):
     """(c) One display step: slice and its stats packed (1), whole-tensor stats (1); all heads (1)."""
-    with torch.no_grad(), Recorder(session.loaded.model) as rec:
-        session.loaded.model(session.input.src, session.input.tgt)
+    with torch.no_grad(), Recorder(session.adapter.module) as rec:
+        session.adapter.forward(session.prepared)
     tensor = rec["dec.0.self_attn.masked"].tensor  # (batch, head, query, key), −∞ in masked cells
     with HostSyncCounter() as syncs:
         shown = display_slice(tensor, 2, 3, {0: 0, 1: 1})
