@@ -1,6 +1,11 @@
 """Panels tell the truth (issue 16): where data comes from, heads, axes, logits, navigator."""
 
-from tests.ui.user_actions import run_to_stage
+from PySide6.QtCore import QPointF, Qt
+
+from tests.ui.conftest import wait_paused
+from tests.ui.user_actions import choose_axes, press, run_to_stage
+from tfdebug.ui import colors
+from tfdebug.ui.heatmap import HOVER_HINT
 
 
 def from_line(window):
@@ -23,3 +28,127 @@ def test_from_names_the_stages_a_tensor_is_computed_from(window, qtbot):
     assert "dec.0.cross_attn.scaled" in from_line(window)
     run_to_stage(window, qtbot, "tgt.embed")
     assert "token ids" in from_line(window)
+
+
+def _thumb_pixel(heads, h, row, col):
+    image = heads.graphics.grab().toImage()
+    scene = heads.views[h].mapViewToScene(QPointF(col + 0.5, row + 0.5))
+    pos = heads.graphics.mapFromScene(scene)
+    c = image.pixelColor(pos * image.devicePixelRatio())
+    return c.red(), c.green(), c.blue()
+
+
+def _assert_masked_thumbnails(window):
+    heads = window.heads_panel
+    assert len(heads.views) == 4
+    for h in range(4):
+        assert _thumb_pixel(heads, h, 0, 3) == colors.MASK_RGBA[:3]  # above the diagonal: masked grey
+        for row, col in ((3, 0), (2, 1), (3, 3)):
+            pixel = _thumb_pixel(heads, h, row, col)
+            assert pixel != colors.MASK_RGBA[:3] and pixel != (255, 255, 255), (h, row, col, pixel)
+
+
+def test_masked_head_thumbnails_are_coloured_however_the_stage_is_reached(window, qtbot):
+    window.docks["heads"].show()
+    run_to_stage(window, qtbot, "dec.0.self_attn.scaled")
+    press(window, Qt.Key_F10)                        # step
+    wait_paused(qtbot, window, "dec.0.self_attn.masked")
+    qtbot.waitUntil(lambda: not window.heads_panel._dirty)
+    _assert_masked_thumbnails(window)
+    press(window, Qt.Key_F10)
+    wait_paused(qtbot, window, "dec.0.self_attn.probs")
+    press(window, Qt.Key_F10, Qt.ShiftModifier)      # step back
+    wait_paused(qtbot, window, "dec.0.self_attn.masked")
+    qtbot.waitUntil(lambda: not window.heads_panel._dirty)
+    _assert_masked_thumbnails(window)
+    run_to_stage(window, qtbot, "dec.1.self_attn.masked")  # run to, from a probability stage
+    qtbot.waitUntil(lambda: not window.heads_panel._dirty)
+    _assert_masked_thumbnails(window)
+
+
+def test_exactly_one_head_is_outlined_and_the_thumbnails_carry_their_scale(window, qtbot):
+    window.docks["heads"].show()
+    run_to_stage(window, qtbot, "enc.0.attn.scaled")
+    heads = window.heads_panel
+    qtbot.waitUntil(lambda: not heads._dirty)
+    window.heatmap_panel.spin_boxes["head"].setValue(2)
+    qtbot.waitUntil(lambda: heads.outlined() == [2])
+    # The thumbnails' own colour bar states their range, which covers every head's values.
+    lo, hi = heads.levels
+    stage = window.ctl.current.tensor
+    assert lo <= float(stage.min()) and hi >= float(stage.max())
+    assert heads.colour_bar.isVisible() and heads.colour_bar.text_range() == (lo, hi)
+    view = heads.views[1]
+    pos = heads.graphics.mapFromScene(view.sceneBoundingRect().center())
+    qtbot.mouseClick(heads.graphics.viewport(), Qt.LeftButton, pos=pos)
+    qtbot.waitUntil(lambda: heads.outlined() == [1])
+
+
+def test_head_as_a_heatmap_axis_gets_integer_ticks_and_an_honest_heads_note(window, qtbot):
+    window.docks["heads"].show()
+    run_to_stage(window, qtbot, "enc.0.attn.q_split")
+    heatmap = window.heatmap_panel
+    choose_axes(window, qtbot, "head", "head_dim")
+    ticks = heatmap.plot.getAxis("left")._tickLevels[0]
+    assert [label for _, label in ticks] == ["0", "1", "2", "3"]
+    assert [pos for pos, _ in ticks] == [0.5, 1.5, 2.5, 3.5]  # at the cell centres
+    heads = window.heads_panel
+    qtbot.waitUntil(lambda: not heads._dirty)
+    assert "no head axis" not in heads.note.text() and "rows" in heads.note.text()
+    assert not heads.graphics.isVisible()
+
+
+def test_axis_choices_carry_only_while_pinned_and_the_pin_is_visible(window, qtbot):
+    run_to_stage(window, qtbot, "enc.0.attn.q_split")
+    heatmap = window.heatmap_panel
+    assert not heatmap.pin_button.isChecked() and heatmap.pin_button.text() == "Pin axes"
+    choose_axes(window, qtbot, "head", "head_dim")   # choosing axes pins them, and says so
+    assert heatmap.pin_button.isChecked() and heatmap.pin_button.text() == "Pinned: head × head_dim"
+    press(window, Qt.Key_F10)
+    wait_paused(qtbot, window, "enc.0.attn.k_split")
+    sl = window.current_slice()
+    assert (sl.row_axis, sl.col_axis) == (1, 3)
+    press(window, Qt.Key_F10)
+    press(window, Qt.Key_F10)                         # scores have no head_dim: their natural axes
+    wait_paused(qtbot, window, "enc.0.attn.scores")
+    sl = window.current_slice()
+    assert (sl.row_axis, sl.col_axis) == (2, 3)
+    assert heatmap.pin_button.text() == "Pinned: head × head_dim"  # still pinned, visibly
+    qtbot.mouseClick(heatmap.pin_button, Qt.LeftButton)            # unpin
+    assert not heatmap.pin_button.isChecked() and heatmap.pin_button.text() == "Pin axes"
+    press(window, Qt.Key_F10, Qt.ShiftModifier)
+    press(window, Qt.Key_F10, Qt.ShiftModifier)
+    wait_paused(qtbot, window, "enc.0.attn.k_split")  # back where head × head_dim was shown
+    sl = window.current_slice()
+    names = window.ctl.axis_names()
+    assert (names[sl.row_axis], names[sl.col_axis]) == ("key", "head_dim")
+    qtbot.mouseClick(heatmap.pin_button, Qt.LeftButton)            # pin what is shown now
+    assert heatmap.pin_button.text() == "Pinned: key × head_dim"
+
+
+def test_hover_readout_is_cleared_when_the_stage_changes(window, qtbot):
+    run_to_stage(window, qtbot, "dec.0.self_attn.masked")
+    heatmap = window.heatmap_panel
+    # Column 3 (你): Qt drops a move to where the cursor already is, and other tests hover column 2.
+    scene_pos = heatmap.plot.vb.mapViewToScene(QPointF(3.5, 0.5))
+    qtbot.mouseMove(heatmap.graphics.viewport(), heatmap.graphics.mapFromScene(scene_pos))
+    qtbot.waitUntil(lambda: "你" in heatmap.readout.text())
+    press(window, Qt.Key_F10)
+    wait_paused(qtbot, window, "dec.0.self_attn.probs")
+    assert heatmap.readout.text() == HOVER_HINT  # nothing read at the previous stage stays
+
+
+def test_heads_dock_shows_a_short_note_not_a_black_box_without_heads(window, qtbot):
+    window.docks["heads"].show()
+    run_to_stage(window, qtbot, "enc.0.attn.resid")
+    heads = window.heads_panel
+    qtbot.waitUntil(lambda: not heads._dirty)
+    assert not heads.graphics.isVisible()
+    assert "no head axis" in heads.note.text()
+    press(window, Qt.Key_F10, Qt.ShiftModifier)
+    wait_paused(qtbot, window, "enc.0.attn.out")
+    press(window, Qt.Key_F10, Qt.ShiftModifier)
+    wait_paused(qtbot, window, "enc.0.attn.merged")
+    press(window, Qt.Key_F10, Qt.ShiftModifier)
+    wait_paused(qtbot, window, "enc.0.attn.context")
+    qtbot.waitUntil(lambda: heads.graphics.isVisible() and len(heads.views) == 4)

@@ -33,3 +33,21 @@ def run_to_stage(window, qtbot, name):
     if window.ctl.current is None or window.ctl.current.name != name:
         press(window, Qt.Key_F10, Qt.ControlModifier)
     wait_paused(qtbot, window, name)
+
+
+def choose_axes(window, qtbot, row, col):
+    """Pick the heatmap's row and column axes by name: open each combo box's list and click the entry."""
+    heatmap = window.heatmap_panel
+    for combo, name in ((heatmap.row_combo, row), (heatmap.col_combo, col)):
+        index = next(i for i in range(combo.count()) if combo.itemText(i).split(" ")[0] == name)
+        if combo.currentIndex() == index:
+            continue
+        combo.showPopup()
+        view = combo.view()
+        qtbot.waitUntil(view.isVisible)
+        rect = view.visualRect(view.model().index(index, 0))
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=rect.center())
+        qtbot.waitUntil(lambda: not view.isVisible())
+    names = window.ctl.axis_names()
+    qtbot.waitUntil(lambda: (names[window.current_slice().row_axis], names[window.current_slice().col_axis])
+                    == (row, col))

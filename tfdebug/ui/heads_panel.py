@@ -6,15 +6,53 @@ import dataclasses
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QTimer
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QRectF, Qt, QTimer
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
 
 THUMB = (48, 48)
 SELECTED_PEN = pg.mkPen((255, 140, 0), width=3)
-PLAIN_PEN = pg.mkPen((160, 160, 160), width=1)
+NO_PEN = pg.mkPen(None)
+
+
+class ColourBar(QWidget):
+    """A small horizontal colour bar with its low and high values: the thumbnails' own scale."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.lut = np.zeros((colors.LUT_SIZE, 3), dtype=np.uint8)
+        self.lo, self.hi = 0.0, 1.0
+        self.setFixedHeight(self.fontMetrics().height() + 4)
+        self.setMinimumWidth(180)
+        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
+
+    def set_scale(self, lut: np.ndarray, levels: tuple[float, float]) -> None:
+        self.lut = np.ascontiguousarray(lut[:, :3], dtype=np.uint8)
+        self.lo, self.hi = float(levels[0]), float(levels[1])
+        self.setToolTip(f"Colour scale of every thumbnail: {colors.format_value(self.lo)} to "
+                        f"{colors.format_value(self.hi)}, over all heads")
+        self.update()
+
+    def text_range(self) -> tuple[float, float]:
+        """The low and high values the bar is labelled with."""
+        return self.lo, self.hi
+
+    def paintEvent(self, _event) -> None:
+        painter = QPainter(self)
+        metrics = self.fontMetrics()
+        lo, hi = colors.format_value(self.lo), colors.format_value(self.hi)
+        left, right = metrics.horizontalAdvance(lo) + 4, metrics.horizontalAdvance(hi) + 4
+        width = max(self.width() - left - right, 8)
+        row = np.ascontiguousarray(self.lut[None, :, :])
+        strip = QImage(row.data, row.shape[1], 1, row.strides[0], QImage.Format_RGB888)
+        painter.drawImage(QRectF(left, 2, width, self.height() - 4), strip)
+        painter.setPen(self.palette().windowText().color())
+        painter.drawText(QRectF(0, 0, left, self.height()), Qt.AlignVCenter | Qt.AlignLeft, lo)
+        painter.drawText(QRectF(left + width, 0, right, self.height()), Qt.AlignVCenter | Qt.AlignRight, hi)
+        painter.end()
 
 
 class HeadsPanel(QWidget):
@@ -24,6 +62,9 @@ class HeadsPanel(QWidget):
         super().__init__(parent)
         self.ctl = ctl
         self.note = QLabel("")
+        self.note.setWordWrap(True)
+        self.colour_bar = ColourBar()
+        self.levels: tuple[float, float] = (0.0, 1.0)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.scene().sigMouseClicked.connect(self._clicked)
         self.views: list[pg.ViewBox] = []
@@ -36,8 +77,12 @@ class HeadsPanel(QWidget):
         self._timer.timeout.connect(self.refresh)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.note)
+        top = QHBoxLayout()
+        top.addWidget(self.note, 1)
+        top.addWidget(self.colour_bar)
+        layout.addLayout(top)
         layout.addWidget(self.graphics, 1)
+        layout.addStretch(0)
         ctl.slice_changed.connect(self._changed)
 
     def _changed(self, _slice=None) -> None:
@@ -58,13 +103,16 @@ class HeadsPanel(QWidget):
         return None if axis in (self.ctl.view.row_axis, self.ctl.view.col_axis) else axis
 
     def refresh(self) -> None:
-        """Redraw every head of the current stage (or say why there are none)."""
+        """Redraw every head of the current stage (or say in a short note why there are none)."""
         self._dirty = False
         capture = self.ctl.current
         axis = self.head_axis() if capture is not None and capture.tensor is not None else None
         if axis is None:
             self._clear()
-            self.note.setText("This stage has no head axis." if capture is not None else "Nothing to show yet.")
+            self.note.setText(self._why_no_thumbnails())
+            # No black box: the dock keeps only the note until a stage has heads to show.
+            self.graphics.setVisible(False)
+            self.colour_bar.setVisible(False)
             return
         n = capture.shape[axis]
         slices = [self.ctl.slice_of(capture, {"head": h}, THUMB) for h in range(n)]
@@ -75,25 +123,34 @@ class HeadsPanel(QWidget):
         probe = dataclasses.replace(slices[0].stats, min=lo, max=hi)
         cmap, levels, _ = colors.scheme(capture.info.kind, probe)
         lut = cmap.getLookupTable(nPts=colors.LUT_SIZE)
+        self.levels = levels
         selected = self.ctl.indices(capture).get(axis, 0)
         for h, (sl, view, image) in enumerate(zip(slices, self.views, self.images)):
-            data, overlay = colors.split_nonfinite(sl.values, levels[0])
-            if overlay is not None:
-                # Thumbnails are small: paint the special cells straight into an RGBA copy.
-                span = (levels[1] - levels[0]) or 1.0
-                idx = np.clip((data - levels[0]) / span * (len(lut) - 1), 0, len(lut) - 1).astype(np.intp)
-                rgba = np.empty(data.shape + (4,), dtype=np.uint8)
-                rgba[..., :3] = lut[idx][..., :3]
-                rgba[..., 3] = 255
-                special = overlay[..., 3] > 0
-                rgba[special] = overlay[special]
-                image.setImage(rgba, autoLevels=False)
-            else:
-                image.setImage(data, lut=lut, levels=levels, autoLevels=False)
+            # Always an explicit RGBA image: levels or a LUT left over from a previous stage
+            # would otherwise repaint it (masked stages came out blank white).
+            image.setImage(colors.to_rgba(sl.values, lut, levels), lut=None, levels=None, autoLevels=False)
             image.setRect(QRectF(0, 0, sl.source_shape[1], sl.source_shape[0]))
-            view.setBorder(SELECTED_PEN if h == selected else PLAIN_PEN)
+            view.setBorder(SELECTED_PEN if h == selected else NO_PEN)
             view.autoRange(padding=0)
-        self.note.setText(f"{n} heads of {capture.name} · click a head to show it in the heatmap")
+        self.colour_bar.set_scale(lut, levels)
+        self.graphics.setVisible(True)
+        self.colour_bar.setVisible(True)
+        self.note.setText(f"{n} heads of {capture.name}, one colour scale · click a head to show it")
+
+    def _why_no_thumbnails(self) -> str:
+        capture = self.ctl.current
+        if capture is None:
+            return "Nothing to show yet."
+        names = self.ctl.axis_names()
+        if "head" in names:
+            where = "rows" if names.index("head") == self.ctl.view.row_axis else "columns"
+            return (f"The heatmap shows the head axis as its {where}, so every head is there; "
+                    "choose other axes to see each head here.")
+        return "This stage has no head axis."
+
+    def outlined(self) -> list[int]:
+        """The heads drawn with the selection outline (one, or none without thumbnails)."""
+        return [h for h, view in enumerate(self.views) if view.border.style() != Qt.NoPen]
 
     def _clear(self) -> None:
         self.graphics.clear()

@@ -12,13 +12,23 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
 from tfdebug.core.display import DisplaySlice
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
 
 MAX_TICK_LABELS = 64
+MAX_INDEX_TICKS = 16
+HOVER_HINT = "Hover over a cell to read its value."
+
+
+def index_ticks(n: int) -> list[tuple[float, str]]:
+    """Integer ticks at cell centres for an axis of `n` positions (every 1, 2, 5, 10, … to stay legible)."""
+    step = 1
+    while n / step > MAX_INDEX_TICKS:
+        step = step * 5 // 2 if str(step)[0] == "2" else step * 2  # 1, 2, 5, 10, 20, 50, …
+    return [(i + 0.5, str(i)) for i in range(0, n, step)]
 
 
 class _HistogramLUT(pg.HistogramLUTItem):
@@ -71,6 +81,13 @@ class HeatmapPanel(QWidget):
         controls.addWidget(self.col_combo)
         controls.addLayout(self._index_row)
         controls.addStretch(1)
+        self.pin_button = QToolButton()
+        self.pin_button.setCheckable(True)
+        self.pin_button.setText("Pin axes")
+        self.pin_button.setToolTip("Choosing axes pins them: every stage that has both shows them. "
+                                   "Unpinned, each stage opens on its last two axes")
+        self.pin_button.toggled.connect(self._pin_toggled)
+        controls.addWidget(self.pin_button)
 
         self.graphics = pg.GraphicsLayoutWidget()
         self.plot = self.graphics.addPlot(row=0, col=0)
@@ -86,7 +103,7 @@ class HeatmapPanel(QWidget):
         self.graphics.addItem(self.histogram, row=0, col=1)
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
 
-        self.readout = QLabel("Hover over a cell to read its value.")
+        self.readout = QLabel(HOVER_HINT)
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.caption = QLabel("")
         self.caption.setWordWrap(True)
@@ -105,6 +122,8 @@ class HeatmapPanel(QWidget):
     def _stage_changed(self) -> None:
         capture = self.ctl.current
         names = self.ctl.axis_names()
+        self.readout.setText(HOVER_HINT)  # a value read at the previous stage is not this stage's
+        self._show_pin()
         for combo in (self.row_combo, self.col_combo):
             combo.blockSignals(True)
             combo.clear()
@@ -143,6 +162,21 @@ class HeatmapPanel(QWidget):
     def _axes_chosen(self) -> None:
         self.ctl.set_axes(self.row_combo.currentIndex(), self.col_combo.currentIndex())
         self._rebuild_spin_boxes()
+        self._show_pin()
+
+    def _pin_toggled(self, on: bool) -> None:
+        names = self.ctl.axis_names()
+        view = self.ctl.view
+        view.pin((names[view.row_axis], names[view.col_axis]) if on and len(names) >= 2 else None)
+        self._show_pin()
+
+    def _show_pin(self) -> None:
+        """The pin says which axes it keeps, so a carried choice is never silent (choosing axes pins them)."""
+        pinned = self.ctl.view.pinned
+        self.pin_button.blockSignals(True)
+        self.pin_button.setChecked(pinned is not None)
+        self.pin_button.blockSignals(False)
+        self.pin_button.setText(f"Pinned: {pinned[0]} × {pinned[1]}" if pinned else "Pin axes")
 
     # ----- drawing -----------------------------------------------------------------------
     def show_slice(self, sl: DisplaySlice | None) -> None:
@@ -192,18 +226,19 @@ class HeatmapPanel(QWidget):
         col_name = names[sl.col_axis] if 0 <= sl.col_axis < len(names) else ""
         self._row_labels = self.ctl.axis_labels(sl.row_axis) if sl.row_axis >= 0 else None
         self._col_labels = self.ctl.axis_labels(sl.col_axis)
-        key = (row_name, col_name, self._row_labels, self._col_labels)
+        key = (row_name, col_name, self._row_labels, self._col_labels, sl.source_shape)
         if key == self._axes_key:
             return  # relabelling costs a relayout: skip it when nothing changed
         self._axes_key = key
         self.plot.setLabel("left", row_name)
         self.plot.setLabel("bottom", col_name)
-        for side, labels in (("left", self._row_labels), ("bottom", self._col_labels)):
+        rows, cols = sl.source_shape
+        for side, labels, n in (("left", self._row_labels, rows), ("bottom", self._col_labels, cols)):
             axis = self.plot.getAxis(side)
             if labels and len(labels) <= MAX_TICK_LABELS:
                 axis.setTicks([[(i + 0.5, label) for i, label in enumerate(labels)]])
             else:
-                axis.setTicks(None)
+                axis.setTicks([index_ticks(n)])  # positions are integers: no 0.5 or 2.5 ticks
 
     # ----- hover ---------------------------------------------------------------------------
     def cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
