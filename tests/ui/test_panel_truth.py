@@ -109,6 +109,7 @@ def test_axis_choices_carry_only_while_pinned_and_the_pin_is_visible(window, qtb
     sl = window.current_slice()
     assert (sl.row_axis, sl.col_axis) == (1, 3)
     press(window, Qt.Key_F10)
+    wait_paused(qtbot, window, "enc.0.attn.v_split")
     press(window, Qt.Key_F10)                         # scores have no head_dim: their natural axes
     wait_paused(qtbot, window, "enc.0.attn.scores")
     sl = window.current_slice()
@@ -117,6 +118,7 @@ def test_axis_choices_carry_only_while_pinned_and_the_pin_is_visible(window, qtb
     qtbot.mouseClick(heatmap.pin_button, Qt.LeftButton)            # unpin
     assert not heatmap.pin_button.isChecked() and heatmap.pin_button.text() == "Pin axes"
     press(window, Qt.Key_F10, Qt.ShiftModifier)
+    wait_paused(qtbot, window, "enc.0.attn.v_split")
     press(window, Qt.Key_F10, Qt.ShiftModifier)
     wait_paused(qtbot, window, "enc.0.attn.k_split")  # back where head × head_dim was shown
     sl = window.current_slice()
