@@ -4,13 +4,22 @@ A write goes to a temporary file in the target's folder; only when everything is
 written, flushed and fsynced does `os.replace` put it in place. A failure, an
 interruption or a cancel removes the temporary file and leaves any existing file as
 it was.
+
+Temporary files are named `.NAME.PID.RANDOM.tfdebug-tmp.EXT`, so one a killed process
+left behind is recognisable: the next write of the same target removes those older than
+STALE_SECONDS whose process is gone, and says so (a warning on the `tfdebug` logger).
+Only regular files are replaced: a device, a pipe or a symbolic link as the target is
+refused (callers resolve a link first when the user asks for that).
 """
 
 from __future__ import annotations
 
 import errno
+import logging
 import os
+import stat
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
@@ -21,6 +30,9 @@ from tfdebug.core.errors import ExportCancelledError, ExportError, TfdebugError
 ProgressCallback = Callable[[int, int], "bool | None"]
 
 TEMP_SUFFIX = ".tfdebug-tmp"
+STALE_SECONDS = 300  # a write in progress touches its file far more often than this
+NAME_CHARS_IN_TEMP = 100  # the rest of a long target name is left out so the temp name still fits
+log = logging.getLogger("tfdebug")
 
 
 def report(progress: ProgressCallback | None, done: int, total: int) -> None:
@@ -50,7 +62,8 @@ def os_error_message(exc: OSError, path: Path) -> str:
     if code == errno.ENOENT:
         return f"The folder {folder} does not exist."
     if code == errno.ENAMETOOLONG:
-        return f"The file name {path.name} is too long for this file system."
+        name = path.name if len(path.name) <= 60 else f"{path.name[:40]}… ({len(path.name)} characters)"
+        return f"The file name {name} is too long for this file system."
     reason = exc.strerror or str(exc)
     return f"Cannot write {path}: {reason}."
 
@@ -87,6 +100,76 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def _temp_prefix(path: Path) -> str:
+    return f".{path.name[:NAME_CHARS_IN_TEMP]}."
+
+
+def _process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OSError, OverflowError):
+        return False  # alive under another user, or unknowable: keep its file
+    return False
+
+
+def remove_stale_temps(path: str | os.PathLike, older_than: float = STALE_SECONDS) -> list[Path]:
+    """Remove temporary files an interrupted earlier write of `path` left behind; returns them.
+
+    A temp file is stale when it is older than `older_than` seconds and the process
+    named in it is gone (files named before the process id was part of the name count
+    by age alone).
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    prefix, removed, now = _temp_prefix(path), [], time.time()
+    try:
+        candidates = [entry for entry in os.scandir(folder)
+                      if entry.name.startswith(prefix) and TEMP_SUFFIX in entry.name]
+    except OSError:
+        return []
+    for entry in candidates:
+        middle = entry.name[len(prefix):].split(".", 1)[0]
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or now - info.st_mtime < older_than:
+            continue
+        if middle.isdigit() and not _process_gone(int(middle)):
+            continue
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            continue
+        removed.append(Path(entry.path))
+        log.warning("removed %s, left behind %.0f minutes ago by an interrupted write of %s (%s).",
+                    entry.name, (now - info.st_mtime) / 60, path.name, _size(info.st_size))
+    return removed
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
+
+
+def _check_target(path: Path, error: type[TfdebugError]) -> None:
+    """Refuse targets a write must not replace: folders, links, devices, pipes, sockets."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:  # a name too long, a folder in the path that is a file, ...
+        raise error(os_error_message(exc, path)) from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise error(f"{path} is a folder; choose a file name to write.")
+    if stat.S_ISLNK(info.st_mode):
+        raise error(f"{path} is a symbolic link; tfdebug does not replace links (write to the file it "
+                    f"points to, or choose another name).")
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{path} is not a regular file (a device, pipe or socket); choose a file name to write.")
+
+
 @contextmanager
 def _staged(path: Path, error: type[TfdebugError], durable: bool = True) -> Iterator[tuple[int, Path]]:
     """A temporary file beside `path`, open as `fd`; fsynced and renamed over `path` on a clean exit.
@@ -96,13 +179,18 @@ def _staged(path: Path, error: type[TfdebugError], durable: bool = True) -> Iter
     fsyncs: the rename is still atomic for other processes, but a power cut may lose the file.
     """
     folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise error(f"{path} is a folder; choose a file name to write.")
-    if not folder.is_dir():
+    _check_target(path, error)
+    try:
+        folder_exists = folder.is_dir()
+    except OSError as exc:
+        raise error(os_error_message(exc, path)) from exc
+    if not folder_exists:
         raise error(f"The folder {folder} does not exist.")
+    remove_stale_temps(path)
     try:
         mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX + path.suffix, dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=f"{_temp_prefix(path)}{os.getpid()}.", suffix=TEMP_SUFFIX + path.suffix,
+                                   dir=folder)
     except OSError as exc:
         raise error(os_error_message(exc, path)) from exc
     try:

@@ -7,6 +7,8 @@
 - `.pt`: a dict of CPU tensors, loadable with `torch.load(path, weights_only=True)`.
 - `.csv`: a 2-D slice (the heatmap being shown), with token labels when given.
 
+Each format is registered once in tfdebug.io.formats (suffix, label, scope, writer,
+reader); `.png` and `.svg` are view formats whose picture the window draws.
 `.npz` and `.pt` hold one extra key, `__tfdebug__`: the manifest as a JSON string.
 Long exports call `progress(done_bytes, total_bytes)`; returning False cancels, and a
 cancelled or failed export leaves no file behind and keeps any earlier one.
@@ -28,13 +30,12 @@ from torch import Tensor
 
 from tfdebug.core.display import DisplaySlice
 from tfdebug.core.errors import ExportError, SnapshotError
-from tfdebug.io.atomic import ProgressCallback, atomic_write, report
+from tfdebug.io.atomic import ProgressCallback, atomic_path, atomic_write, report
+from tfdebug.io.formats import ExportFormat, View, format_for, register
 from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
 from tfdebug.io.recording import EXPORT_MANIFEST_KEY, Recording
-from tfdebug.io.snapshot import open_snapshot, save_snapshot
-
-PASS_FORMATS = (".safetensors", ".npz", ".pt")
-FORMATS = PASS_FORMATS + (".csv",)
+from tfdebug.io.safetensors_file import open_regular
+from tfdebug.io.snapshot import check_values, open_snapshot, save_snapshot
 
 
 def _manifest_json(recording: Recording, stored: dict[str, str] | None = None) -> str:
@@ -106,7 +107,17 @@ def export_pt(recording: Recording, path: str | os.PathLike, progress: ProgressC
         report(progress, done, total)
     data[EXPORT_MANIFEST_KEY] = manifest
     with atomic_write(path, ExportError) as f:
-        torch.save(data, f)
+        try:
+            torch.save(data, f)
+        except RuntimeError as exc:
+            # torch.save reports a failed write (disk full, I/O error) as its own internal
+            # error; the OSError behind it becomes the same sentence other formats give.
+            cause = exc.__context__
+            while cause is not None and not isinstance(cause, OSError):
+                cause = cause.__context__
+            if cause is not None:
+                raise cause from None
+            raise ExportError(f"The .pt file {Path(path).name} could not be written.") from exc
 
 
 def export_safetensors(recording: Recording, path: str | os.PathLike,
@@ -115,31 +126,14 @@ def export_safetensors(recording: Recording, path: str | os.PathLike,
     save_snapshot(recording, path, progress)
 
 
-EXPORTERS: dict[str, Callable[..., None]] = {
-    ".safetensors": export_safetensors, ".npz": export_npz, ".pt": export_pt,
-}
-
-
-def format_of(path: str | os.PathLike, fmt: str | None = None) -> str:
-    """The export format ('.npz', ...) named by `fmt` or by the path's extension."""
-    suffix = (fmt if fmt is None or fmt.startswith(".") else "." + fmt) or Path(path).suffix
-    suffix = suffix.lower()
-    if suffix not in FORMATS:
-        raise ExportError(f"Cannot export to '{suffix or Path(path).name}': choose a .safetensors, .npz, .pt "
-                          f"or .csv file.")
-    return suffix
-
-
 def export_pass(recording: Recording, path: str | os.PathLike, stages: Iterable[str] | None = None,
                 fmt: str | None = None, progress: ProgressCallback | None = None) -> None:
     """Export the whole pass, or only `stages`, in the format the extension (or `fmt`) names."""
-    suffix = format_of(path, fmt)
-    if suffix not in EXPORTERS:
-        raise ExportError(f"A whole pass cannot be exported as {suffix}; choose .safetensors, .npz or .pt.")
+    writer = format_for(path, fmt, scope="pass").writer
     selected = recording.select(stages)
     if not selected.captures:
         raise ExportError("No stages are selected: choose at least one stage to export.")
-    EXPORTERS[suffix](selected, path, progress)
+    writer(selected, path, progress)
 
 
 def export_csv(values: np.ndarray | DisplaySlice, path: str | os.PathLike,
@@ -169,36 +163,77 @@ def export_csv(values: np.ndarray | DisplaySlice, path: str | os.PathLike,
 
 
 # ----- reading exports back ------------------------------------------------------------------
+def _read_npz(f) -> tuple[dict[str, Tensor], object]:
+    with np.load(f, allow_pickle=False) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    manifest = arrays.pop(EXPORT_MANIFEST_KEY, None)
+    manifest = str(manifest.item()) if manifest is not None and manifest.ndim == 0 else None
+    return {name: torch.from_numpy(a) for name, a in arrays.items()}, manifest
+
+
+def _read_pt(f) -> tuple[dict[str, Tensor], object]:
+    data = torch.load(f, map_location="cpu", weights_only=True)
+    if not isinstance(data, dict):
+        return None, None
+    return data, data.pop(EXPORT_MANIFEST_KEY, None)
+
+
+def _reader(read: Callable) -> Callable[[str | os.PathLike], Recording]:
+    """A reader for an export holding tensors plus the manifest as `__tfdebug__`: checked like a snapshot."""
+
+    def load(path: str | os.PathLike) -> Recording:
+        where = f"The file {os.fspath(path)}"
+        with open_regular(path) as f:
+            try:
+                tensors, manifest = read(f)
+            except Exception as exc:  # numpy, zipfile and torch each raise their own types
+                raise SnapshotError(f"{where} cannot be read as a tfdebug export.") from exc
+        if tensors is None or not all(isinstance(t, Tensor) for t in tensors.values()):
+            raise SnapshotError(f"{where} holds something other than tensors.")
+        doc = parse_manifest(manifest if isinstance(manifest, str) else None, where)
+        check_tensors(doc, {n: (t.dtype, tuple(t.shape)) for n, t in tensors.items()}, where, stored=True)
+        recording = recording_from_manifest(doc, path=os.fspath(path))
+        for capture in recording.captures:
+            check_values(tensors[capture.name], capture.name, where)
+            capture.tensor = tensors[capture.name].to(capture.dtype)
+        return recording
+
+    return load
+
+
 def load_export(path: str | os.PathLike) -> Recording:
-    """Read a .safetensors, .npz or .pt export back into a Recording (no code runs, no pickle)."""
-    suffix = format_of(path)
-    if suffix == ".safetensors":
-        return open_snapshot(path)
-    where = f"The file {os.fspath(path)}"
-    try:
-        if suffix == ".npz":
-            with np.load(path, allow_pickle=False) as npz:
-                arrays = {name: npz[name] for name in npz.files}
-            manifest = arrays.pop(EXPORT_MANIFEST_KEY, None)
-            manifest = str(manifest.item()) if manifest is not None and manifest.ndim == 0 else None
-            tensors = {name: torch.from_numpy(a) for name, a in arrays.items()}
-        elif suffix == ".pt":
-            data = torch.load(path, map_location="cpu", weights_only=True)
-            if not isinstance(data, dict):
-                raise SnapshotError(f"{where} does not hold a dict of tensors.")
-            manifest = data.pop(EXPORT_MANIFEST_KEY, None)
-            tensors = data
-        else:
-            raise SnapshotError(f"{where} is a CSV slice, not a recorded pass.")
-    except SnapshotError:
-        raise
-    except Exception as exc:  # numpy, zipfile and torch each raise their own types
-        raise SnapshotError(f"{where} cannot be read as a tfdebug export: {exc}.") from exc
-    if not all(isinstance(t, Tensor) for t in tensors.values()):
-        raise SnapshotError(f"{where} holds something other than tensors.")
-    doc = parse_manifest(manifest if isinstance(manifest, str) else None, where)
-    check_tensors(doc, {n: (t.dtype, tuple(t.shape)) for n, t in tensors.items()}, where, stored=True)
-    recording = recording_from_manifest(doc, path=os.fspath(path))
-    for capture in recording.captures:
-        capture.tensor = tensors[capture.name].to(capture.dtype)
-    return recording
+    """Read a recorded pass back from any pass format (.safetensors, .npz, .pt); no code runs, no pickle."""
+    fmt = format_for(path)
+    if fmt.reader is None:
+        raise SnapshotError(f"The file {os.fspath(path)} is a {fmt.label}, not a recorded pass.")
+    return fmt.reader(path)
+
+
+# ----- views -----------------------------------------------------------------------------------
+def _write_csv(view: View, path: str | os.PathLike) -> None:
+    export_csv(view.values, path, view.row_labels, view.col_labels)
+
+
+def _write_picture(view: View, path: str | os.PathLike) -> None:
+    suffix = Path(path).suffix.lower()
+    if view.render is None:
+        raise ExportError(f"A {suffix} picture of the heatmap can only be drawn from the window.")
+    with atomic_path(path, ExportError) as tmp:
+        view.render(str(tmp), suffix)
+
+
+def export_view(view: View, path: str | os.PathLike, fmt: str | None = None) -> None:
+    """Export the heatmap being shown in the view format the extension (or `fmt`) names."""
+    format_for(path, fmt, scope="view").writer(view, path)
+
+
+# Offered in this order: first what records a pass, then what records the view.
+for _fmt in (
+    ExportFormat(".safetensors", "Snapshot (.safetensors)", "pass", export_safetensors, open_snapshot),
+    ExportFormat(".npz", "NumPy arrays (.npz; bfloat16 saved as float32)", "pass", export_npz, _reader(_read_npz)),
+    ExportFormat(".pt", "PyTorch tensors (.pt)", "pass", export_pt, _reader(_read_pt)),
+    ExportFormat(".csv", "Heatmap slice as CSV (.csv)", "view", _write_csv),
+    ExportFormat(".png", "Heatmap image (.png)", "view", _write_picture),
+    ExportFormat(".svg", "Heatmap vector image (.svg)", "view", _write_picture),
+):
+    register(_fmt)

@@ -9,16 +9,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBo
                                QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
                                QRadioButton, QVBoxLayout, QWidget)
 
-# suffix -> label; the first three export recorded stages, the rest the heatmap being shown
-FORMATS: dict[str, str] = {
-    ".safetensors": "Snapshot (.safetensors)",
-    ".npz": "NumPy arrays (.npz; bfloat16 saved as float32)",
-    ".pt": "PyTorch tensors (.pt)",
-    ".csv": "Heatmap slice as CSV (.csv)",
-    ".png": "Heatmap image (.png)",
-    ".svg": "Heatmap vector image (.svg)",
-}
-PASS_SUFFIXES = (".safetensors", ".npz", ".pt")
+from tfdebug.io.formats import formats, suffixes
 
 
 class ExportDialog(QDialog):
@@ -30,9 +21,11 @@ class ExportDialog(QDialog):
         self.setWindowTitle("Export")
         self.setObjectName("export-dialog")
         self.format_box = QComboBox()
-        for suffix, label in FORMATS.items():
-            self.format_box.addItem(label, suffix)
-            if suffix not in PASS_SUFFIXES and not has_slice:
+        self._labels = {fmt.suffix: fmt.label for fmt in formats()}
+        self._pass_suffixes = suffixes("pass")
+        for fmt in formats():  # the one registry: pass formats record stages, view formats the heatmap
+            self.format_box.addItem(fmt.label, fmt.suffix)
+            if fmt.scope == "view" and not has_slice:
                 self.format_box.model().item(self.format_box.count() - 1).setEnabled(False)
         self.path_edit = QLineEdit(str(Path(folder) / "pass.safetensors"))
         browse = QPushButton("Browse…")
@@ -84,14 +77,14 @@ class ExportDialog(QDialog):
     def _format_changed(self) -> None:
         suffix = self.suffix()
         for widget in (self.whole, self.selected):
-            widget.setEnabled(suffix in PASS_SUFFIXES)
-        self.stage_list.setEnabled(suffix in PASS_SUFFIXES and self.selected.isChecked())
+            widget.setEnabled(suffix in self._pass_suffixes)
+        self.stage_list.setEnabled(suffix in self._pass_suffixes and self.selected.isChecked())
         path = Path(self.path_edit.text() or "pass")
         self.path_edit.setText(str(path.with_suffix(suffix)))
 
     def _path_edited(self, text: str) -> None:
         suffix = Path(text).suffix.lower()
-        if suffix in FORMATS and suffix != self.suffix():
+        if suffix in self._labels and suffix != self.suffix():
             self.format_box.blockSignals(True)
             self.set_format(suffix)
             self.format_box.blockSignals(False)
@@ -99,7 +92,7 @@ class ExportDialog(QDialog):
     def _browse(self) -> None:
         suffix = self.suffix()
         path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path_edit.text(),
-                                              f"{FORMATS[suffix]} (*{suffix});;All files (*)")
+                                              f"{self._labels[suffix]} (*{suffix});;All files (*)")
         if path:
             self.path_edit.setText(path)
             self._path_edited(path)
@@ -110,5 +103,5 @@ class ExportDialog(QDialog):
 
     def choice(self) -> tuple[str, str, list[str] | None]:
         """(path, suffix, stages) — stages is None for the whole pass."""
-        stages = self.checked_stages() if self.selected.isChecked() and self.suffix() in PASS_SUFFIXES else None
+        stages = self.checked_stages() if self.selected.isChecked() and self.suffix() in self._pass_suffixes else None
         return self.path_edit.text(), self.suffix(), stages

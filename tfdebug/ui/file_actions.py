@@ -19,8 +19,8 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDialog, QFileDialog, QProgressDialog
 
 from tfdebug.core.errors import ExportCancelledError, ExportError, TfdebugError
-from tfdebug.io.atomic import atomic_path
-from tfdebug.io.exports import export_csv, export_pass, format_of
+from tfdebug.io.exports import export_pass, export_view as write_view
+from tfdebug.io.formats import View, format_for
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import open_snapshot as read_snapshot
 from tfdebug.ui.export_dialog import ExportDialog
@@ -29,7 +29,6 @@ RECENT_KEY = "files/recent"
 FOLDER_KEY = "files/folder"
 MAX_RECENT = 10
 CANCELLED = "Export cancelled; nothing was written."
-VIEW_SUFFIXES = (".csv", ".png", ".svg")  # the heatmap being shown, written in place
 
 
 # ----- recent files ----------------------------------------------------------------------------
@@ -116,16 +115,16 @@ def export_view(window, path: str, suffix: str) -> bool:
     if shown is None:
         window.show_error("No heatmap is shown: step to a stage first.")
         return False
+    panel = window.heatmap_panel
+
+    def render(target: str, picture: str) -> None:
+        (panel.export_png if picture == ".png" else panel.export_svg)(target)
+
+    rows, cols = shown.values.shape
+    view = View(shown, _labels(window, shown.row_axis, rows, shown.source_shape[0], shown.source_row),
+                _labels(window, shown.col_axis, cols, shown.source_shape[1], shown.source_col), render)
     try:
-        if suffix == ".csv":
-            rows, cols = shown.values.shape
-            export_csv(shown, path,
-                       _labels(window, shown.row_axis, rows, shown.source_shape[0], shown.source_row),
-                       _labels(window, shown.col_axis, cols, shown.source_shape[1], shown.source_col))
-        else:
-            writer = window.heatmap_panel.export_png if suffix == ".png" else window.heatmap_panel.export_svg
-            with atomic_path(path, ExportError) as tmp:
-                writer(str(tmp))
+        write_view(view, path, suffix)
     except TfdebugError as exc:
         window.show_error(exc.message)
         return False
@@ -217,14 +216,14 @@ class ExportJob(QObject):
 
 def start_export(window, path: str, stages: list[str] | None = None, fmt: str | None = None) -> ExportJob | None:
     """Export to `path` (format from `fmt` or the extension); returns the running job for pass formats."""
-    suffix = ("." + fmt.lstrip(".") if fmt else Path(path).suffix).lower()
-    if suffix in VIEW_SUFFIXES:
-        export_view(window, path, suffix)
-        return None
     try:
-        format_of(path, suffix)
+        chosen = format_for(path, fmt)
     except ExportError as exc:
         window.show_error(exc.message)
+        return None
+    suffix = chosen.suffix
+    if chosen.scope == "view":
+        export_view(window, path, suffix)
         return None
     state = getattr(window, "file_actions", None)
     if state is not None and state.job is not None and not state.job.done:
