@@ -7,7 +7,11 @@ the console commands never load Qt.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import io
+import logging
+import os
 import sys
 
 from tfdebug import __version__
@@ -49,7 +53,79 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _OutputLost(Exception):
+    """Standard output cannot be written (a full disk, a closed pipe); carries the OSError."""
+
+
+class _GuardedStdout:
+    """sys.stdout for the length of a command: a failed write becomes _OutputLost, wherever it happens."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise _OutputLost() from exc
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise _OutputLost() from exc
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _output_sentence(exc: OSError) -> tuple[str, int]:
+    """What to say when stdout failed, and the exit status: a reader that left is not a failure."""
+    if isinstance(exc, BrokenPipeError):
+        return "the output was cut short: the program reading it closed the pipe.", 0
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        return "the output could not be written: the disk is full.", 2
+    return f"the output could not be written: {(exc.strerror or 'write error').lower()}.", 2
+
+
+def _discard_stdout(stream) -> None:
+    """Point the stdout descriptor at the null device, so the flush at exit cannot fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # not a real file (a test's capture): nothing is flushed at exit
+
+
+def _log_to_stderr() -> None:
+    """Warnings of the `tfdebug` logger (e.g. stale temporary files removed) as 'tfdebug: ...' lines."""
+    log = logging.getLogger("tfdebug")
+    if not log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("tfdebug: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.WARNING)
+        log.propagate = False
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand; every failure a user can cause is one sentence on stderr (exit 2)."""
+    _log_to_stderr()
+    real = sys.stdout
+    sys.stdout = _GuardedStdout(real)
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+        return code
+    except _OutputLost as lost:
+        _discard_stdout(real)
+        sentence, code = _output_sentence(lost.__cause__)
+        print(f"tfdebug: {sentence}", file=sys.stderr)
+        return code
+    finally:
+        sys.stdout = real
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
@@ -67,9 +143,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        # The reader went away (`tfdebug info FILE | head`): not an error worth a traceback.
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0

@@ -1,8 +1,9 @@
-"""`tfdebug capture`: run one forward headless (e.g. on a GPU server) and save a snapshot."""
+"""`tfdebug capture`: run one forward headless (e.g. on a GPU server) and save it (snapshot, .npz or .pt)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -11,7 +12,10 @@ from tfdebug.commands.common import add_model_arguments, load_from_args, texts_f
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_arguments(parser)
-    parser.add_argument("--out", required=True, metavar="FILE.safetensors", help="the snapshot file to write")
+    parser.add_argument("--out", required=True, metavar="FILE",
+                        help="the file to write; its suffix picks the format: .safetensors (a snapshot), .npz or .pt")
+    parser.add_argument("--follow-symlinks", action="store_true",
+                        help="when --out is a symbolic link, write to the file it points to (else refused)")
     parser.add_argument("--stages", nargs="*", default=None, metavar="PATTERN",
                         help="only stages whose names match these glob patterns (e.g. 'dec.*.cross_attn.*')")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
@@ -59,11 +63,14 @@ def run(args: argparse.Namespace) -> int:
 
     from tfdebug.core.errors import InputError
     from tfdebug.core.recorder import Recorder, matches
+    from tfdebug.io.exports import export_pass
+    from tfdebug.io.formats import format_for
     from tfdebug.io.recording import Recording
-    from tfdebug.io.snapshot import save_snapshot
     from tfdebug.adapters.session import DebugSession
     from tfdebug.commands.stages import warn_unknown
 
+    out = os.path.realpath(args.out) if args.follow_symlinks else args.out
+    fmt = format_for(out, scope="pass")  # an unknown suffix is refused before the model loads
     bar = ProgressBar(enabled=not args.quiet)
     adapter = load_from_args(args)
     session = DebugSession(adapter, texts_from_args(args, adapter), stages=args.stages)
@@ -84,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
             output = adapter.forward(session.prepared)
         session.verify(output)
         recording = Recording.from_session(session, rec.captures)
-        save_snapshot(recording, args.out, progress=lambda done, total: bar.update("writing", done, total, "B"))
+        export_pass(recording, out, fmt=fmt.suffix,
+                    progress=lambda done, total: bar.update("writing", done, total, "B"))
     finally:
         bar.close()
     if not args.quiet:

@@ -78,7 +78,7 @@ def format_for(path: str | os.PathLike, fmt: str | None = None, scope: Scope | N
     known = {f.suffix: f for f in formats()}
     if suffix not in known:
         shown = suffix or f"'{Path(path).name}' (no suffix)"
-        raise ExportError(f"Cannot export to {shown}: choose a {_choices(None)} file.")
+        raise ExportError(f"Cannot export to {shown}: choose a {_choices(scope)} file.")
     found = known[suffix]
     if scope is not None and found.scope != scope:
         what = "A whole pass" if scope == "pass" else "The heatmap"

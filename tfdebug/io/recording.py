@@ -58,7 +58,8 @@ class Recording:
             captures, _ = session.capture_all()
         adapter = session.adapter
         return cls(captures=list(captures), tokens=session.tokens, model_name=adapter.name,
-                   model_config=adapter.config(), device=str(adapter.device), dtype=dtype_name(adapter.dtype))
+                   model_config=adapter.config(), device=str(adapter.device), dtype=dtype_name(adapter.dtype),
+                   inputs=session.texts)
 
     # ----- tensors ---------------------------------------------------------------------
     def tensor(self, capture: Capture) -> Tensor:
