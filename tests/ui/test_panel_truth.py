@@ -3,9 +3,11 @@
 from PySide6.QtCore import QPointF, Qt
 
 from tests.ui.conftest import wait_paused
-from tests.ui.user_actions import choose_axes, press, run_to_stage
+from tests.ui.user_actions import choose_axes, click_stage, press, run_to_stage
+from tfdebug.core.stages import KIND_TITLES, KINDS, kind_title
 from tfdebug.ui import colors
 from tfdebug.ui.heatmap import HOVER_HINT
+from tfdebug.ui.navigator import CURRENT_BG
 
 
 def from_line(window):
@@ -154,3 +156,42 @@ def test_heads_dock_shows_a_short_note_not_a_black_box_without_heads(window, qtb
     press(window, Qt.Key_F10, Qt.ShiftModifier)
     wait_paused(qtbot, window, "enc.0.attn.context")
     qtbot.waitUntil(lambda: heads.graphics.isVisible() and len(heads.views) == 4)
+
+
+def test_a_single_click_on_a_captured_stage_shows_it_and_the_current_mark_stays(window, qtbot):
+    run_to_stage(window, qtbot, "enc.0.attn.scores")
+    nav = window.navigator
+    click_stage(window, qtbot, "enc.0.attn.k")             # captured: one click shows it
+    wait_paused(qtbot, window, "enc.0.attn.k")
+    assert window.ctl.stepper.history[-1].name == "enc.0.attn.scores"  # from history, nothing ran
+    click_stage(window, qtbot, "dec.0.self_attn.probs")    # not run yet: selected only
+    qtbot.waitUntil(lambda: window.ctl.selected_stage == "dec.0.self_attn.probs")
+    assert window.ctl.current.name == "enc.0.attn.k"
+    current = nav.items["enc.0.attn.k"]
+    assert nav.tree.currentItem() is nav.items["dec.0.self_attn.probs"]
+    assert not current.icon(1).isNull() and current.background(1).color() == CURRENT_BG
+    assert nav.items["dec.0.self_attn.probs"].icon(1).isNull()
+    # Selected and current at once: the highlight shows through the translucent selection.
+    click_stage(window, qtbot, "enc.0.attn.q")
+    wait_paused(qtbot, window, "enc.0.attn.q")
+    item = nav.items["enc.0.attn.q"]
+    assert nav.tree.currentItem() is item and not item.icon(1).isNull()
+    rect = nav.tree.visualItemRect(item)
+    image = nav.tree.viewport().grab().toImage()
+    x = nav.tree.header().sectionViewportPosition(2) + 4   # the Shape column, beside the text
+    pixel = image.pixelColor(x * image.devicePixelRatio(), rect.center().y() * image.devicePixelRatio())
+    assert pixel.red() > 200 and pixel.green() > 180, pixel.getRgb()  # still yellow, not the plain selection
+
+
+def test_break_on_kind_lists_readable_names(window, qtbot):
+    menu = window.navigator.kind_button.menu()
+    titles = [a.text() for a in menu.actions()]
+    assert "Softmax" in titles and "Q projection" in titles and "q_proj" not in titles
+    assert all(kind_title(kind) in titles for kind in KINDS)
+    assert set(KINDS) <= set(KIND_TITLES)
+    softmax = next(a for a in menu.actions() if a.text() == "Softmax")
+    softmax.trigger()                                      # check it, as a click on the entry does
+    press(window, Qt.Key_F5)
+    wait_paused(qtbot, window, "enc.0.attn.probs")
+    stage_menu = window.navigator.stage_menu("enc.0.attn.q")
+    assert "Break on Every Q projection" in [a.text() for a in stage_menu.actions()]

@@ -32,6 +32,25 @@ KINDS: tuple[str, ...] = (
     "logits",
 )
 
+# What a person reads for each kind (menus, tooltips); the design's whole vocabulary, so
+# kinds other models add are titled too.
+KIND_TITLES: dict[str, str] = {
+    "embedding": "Embedding", "positional_encoding": "Positional encoding",
+    "positional_add": "Add positional encoding", "layer_norm": "LayerNorm", "rms_norm": "RMSNorm",
+    "q_proj": "Q projection", "k_proj": "K projection", "v_proj": "V projection", "head_split": "Head split",
+    "rotary": "Rotary embedding", "kv_repeat": "K/V repeat", "kv_cache": "KV cache", "scores": "Scores Q·Kᵀ",
+    "scale": "Scale ÷√d_k", "position_bias": "Position bias", "softcap": "Soft cap", "mask": "Mask",
+    "softmax": "Softmax", "attn_dropout": "Attention dropout", "attn_v": "Weighted sum P·V",
+    "head_merge": "Head merge", "out_proj": "Output projection W^O", "residual": "Residual add",
+    "ffn_gate": "FFN gate", "ffn_hidden": "FFN hidden layer", "ffn_out": "FFN output", "logits": "Logits",
+}
+
+
+def kind_title(kind: str) -> str:
+    """The readable name of a stage kind: 'q_proj' -> 'Q projection'."""
+    return KIND_TITLES.get(kind) or kind.replace("_", " ").capitalize()
+
+
 AXES: tuple[str, ...] = (
     "batch", "token", "query", "key", "head", "head_dim", "model", "hidden", "vocab",
 )

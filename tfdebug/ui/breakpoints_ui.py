@@ -7,17 +7,18 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDoubleSpin
                                QMenu, QVBoxLayout, QWidget)
 
 from tfdebug.core.breakpoints import Breakpoint
-from tfdebug.core.stages import KINDS
+from tfdebug.core.stages import KINDS, kind_title
 from tfdebug.core.stepper import EXACT, FAST
 from tfdebug.ui.controller import DebugController
 
 
 def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
-    """A menu of checkable kinds: checking 'softmax' breaks on every softmax."""
+    """A menu of checkable kinds by readable name: checking "Softmax" breaks on every softmax."""
     menu = QMenu("Break on Every…", parent)
     actions = {}
     for kind in KINDS:
-        act = menu.addAction(kind)
+        act = menu.addAction(kind_title(kind))
+        act.setToolTip(f"Stop at every stage of kind {kind}")
         act.setCheckable(True)
         act.setObjectName(f"break-kind-{kind}")
         act.toggled.connect(lambda on, k=kind: ctl.set_breakpoint(Breakpoint.on_kind(k), on))

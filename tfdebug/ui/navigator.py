@@ -1,19 +1,21 @@
 """Stage navigator: every stage of the pass as a tree, with a breakpoint gutter.
 
-Stages not reached yet are grey, the current one is bold and highlighted. Clicking the
-gutter toggles a breakpoint; double-clicking a stage runs to it (or shows it when it
-has run); its context menu offers Run to Stage and breakpoints.
+Stages not reached yet are grey, the current one is bold, highlighted and marked ▶.
+Clicking the gutter toggles a breakpoint; clicking a stage that has run shows it;
+double-clicking a stage runs to it; its context menu offers Run to Stage and breakpoints.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QMenu, QPushButton, QToolButton, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPalette, QPen, QPixmap, QPolygonF
+from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QMenu, QPushButton, QStyle, QStyledItemDelegate,
+                               QStyleOptionViewItem, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+                               QWidget)
 
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.recorder import Capture
+from tfdebug.core.stages import kind_title
 from tfdebug.ui import actions
 from tfdebug.ui.breakpoints_ui import ConditionDialog, kind_menu
 from tfdebug.ui.controller import DebugController
@@ -23,6 +25,40 @@ NAME_ROLE = Qt.UserRole + 1
 UNREACHED = QColor(150, 150, 150)
 CURRENT_BG = QColor(255, 224, 130)
 BREAK_FG = QColor(200, 30, 30)
+CURRENT_MARK = QColor(230, 120, 0)
+
+
+def _current_icon(size: int = 12) -> QIcon:
+    """An orange ▶ beside the current stage: it stays visible when another row is selected."""
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.Antialiasing)
+    painter.setPen(Qt.NoPen)
+    painter.setBrush(CURRENT_MARK)
+    painter.drawPolygon(QPolygonF([QPointF(1, 1), QPointF(size - 1, size / 2), QPointF(1, size - 1)]))
+    painter.end()
+    return QIcon(pixmap)
+
+
+class _CurrentStaysVisible(QStyledItemDelegate):
+    """Draws a selected row that has its own background (the current stage) in that background
+    with a selection frame, instead of letting the selection colour hide it."""
+
+    def paint(self, painter, option, index) -> None:
+        brush = index.data(Qt.BackgroundRole)
+        if brush is None or not option.state & QStyle.State_Selected:
+            super().paint(painter, option, index)
+            return
+        painter.fillRect(option.rect, brush)
+        plain = QStyleOptionViewItem(option)
+        plain.state &= ~QStyle.State_Selected
+        super().paint(painter, plain, index)
+        painter.save()
+        painter.setPen(QPen(option.palette.color(QPalette.Highlight), 2))
+        painter.drawLine(option.rect.topLeft(), option.rect.topRight())
+        painter.drawLine(option.rect.bottomLeft(), option.rect.bottomRight())
+        painter.restore()
 
 
 class NavigatorPanel(QWidget):
@@ -60,6 +96,8 @@ class NavigatorPanel(QWidget):
         self.tree.itemClicked.connect(self._clicked)
         self.tree.itemDoubleClicked.connect(self._double_clicked)
         self.tree.headerItem().setToolTip(GUTTER, "Click a stage's gutter to toggle a breakpoint")
+        self.tree.setItemDelegate(_CurrentStaysVisible(self.tree))
+        self.current_icon = _current_icon()
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -103,7 +141,7 @@ class NavigatorPanel(QWidget):
         label = capture.name.rsplit(".", 1)[-1] if short else capture.name
         item = QTreeWidgetItem(["", label, "×".join(map(str, capture.shape))])
         item.setData(NAME, NAME_ROLE, capture.name)
-        item.setToolTip(NAME, f"{capture.name} — {capture.info.kind}\n{capture.info.formula}")
+        item.setToolTip(NAME, f"{capture.name} — {kind_title(capture.info.kind)}\n{capture.info.formula}")
         item.setTextAlignment(GUTTER, Qt.AlignCenter)
         return item
 
@@ -124,12 +162,14 @@ class NavigatorPanel(QWidget):
                 for col in (NAME, SHAPE):
                     old.setBackground(col, QBrush())
                     old.setFont(col, font)
+                old.setIcon(NAME, QIcon())
             if current in self.items:
                 item = self.items[current]
                 font.setBold(True)
                 for col in (NAME, SHAPE):
                     item.setBackground(col, QBrush(CURRENT_BG))
                     item.setFont(col, font)
+                item.setIcon(NAME, self.current_icon)
                 parent = item.parent()
                 while parent is not None:
                     parent.setExpanded(True)
@@ -154,6 +194,11 @@ class NavigatorPanel(QWidget):
         if column == GUTTER:
             self.ctl.toggle_stage_breakpoint(name)
         self.ctl.select_stage(name)
+        current = self.ctl.current.name if self.ctl.current is not None else None
+        if (column != GUTTER and name != current and self.ctl.reached(name) is not None
+                and actions.applies("tfdebug.step.run_to", self.ctl)):
+            # A stage that has run is shown at once (from history: nothing runs again).
+            actions.trigger("tfdebug.step.run_to", self.ctl, name)
 
     def _double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
         name = item.data(NAME, NAME_ROLE)
@@ -179,7 +224,7 @@ class NavigatorPanel(QWidget):
         if capture is not None:
             kind = capture.info.kind
             bp = Breakpoint.on_kind(kind)
-            every = menu.addAction(f"Break on Every {kind}")
+            every = menu.addAction(f"Break on Every {kind_title(kind)}")
             every.setCheckable(True)
             every.setChecked(bp in self.ctl.breakpoints)
             every.toggled.connect(lambda on: self.ctl.set_breakpoint(bp, on))
@@ -199,7 +244,8 @@ class NavigatorPanel(QWidget):
         def visit(item: QTreeWidgetItem) -> bool:
             name = item.data(NAME, NAME_ROLE)
             if name:
-                shown = not text or text in name.lower() or text in kinds.get(name, "")
+                kind = kinds.get(name, "")
+                shown = not text or text in name.lower() or text in kind or text in kind_title(kind).lower()
             else:
                 shown = False
                 for i in range(item.childCount()):
