@@ -106,7 +106,7 @@ def test_breakpoint_from_the_gutter_stops_continue(window, qtbot):
 
 def test_kind_breakpoint_breaks_on_every_softmax(window, qtbot):
     menu = window.navigator.kind_button.menu()
-    next(a for a in menu.actions() if a.text() == "softmax").setChecked(True)
+    next(a for a in menu.actions() if a.text() == "Softmax").setChecked(True)
     for expected in ("enc.0.attn.probs", "enc.1.attn.probs", "dec.0.self_attn.probs"):
         trigger(window, "tfdebug.step.continue")
         wait_paused(qtbot, window, expected)
