@@ -52,7 +52,10 @@ def test_every_stage_in_forward_order_with_its_kind(loaded, pair):
         assert c.info.formula
         assert c.info.source.startswith("tfdebug/models/"), (c.name, c.info.source)
     kinds = {c.info.kind for c in rec.captures}
-    assert kinds == set(KINDS)
+    # The reference model shows every kind it has; the rest belong to other architectures.
+    others = {"rms_norm", "rotary", "kv_repeat", "kv_cache", "position_bias", "softcap", "ffn_gate",
+              "positional_encoding"}
+    assert kinds == set(KINDS) - others
 
 
 def test_sites_layers_and_roles(loaded, pair):
