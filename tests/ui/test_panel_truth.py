@@ -8,6 +8,7 @@ from tfdebug.core.stages import KIND_TITLES, KINDS, kind_title
 from tfdebug.ui import colors
 from tfdebug.ui.heatmap import HOVER_HINT
 from tfdebug.ui.navigator import CURRENT_BG
+from tfdebug.ui.prediction import format_probability
 
 
 def from_line(window):
@@ -195,3 +196,41 @@ def test_break_on_kind_lists_readable_names(window, qtbot):
     wait_paused(qtbot, window, "enc.0.attn.probs")
     stage_menu = window.navigator.stage_menu("enc.0.attn.q")
     assert "Break on Every Q projection" in [a.text() for a in stage_menu.actions()]
+
+
+def test_logits_are_labelled_with_words_and_the_top_5_next_tokens_are_listed(window, qtbot):
+    window.docks["heads"].show()
+    run_to_stage(window, qtbot, "logits")
+    words = window.ctl.adapter.vocabulary()
+    heatmap = window.heatmap_panel
+    levels = heatmap.plot.getAxis("bottom")._tickLevels
+    labelled = {label for level in levels for _, label in level}
+    assert labelled == set(words)                     # every column can be read, zoomed in
+    assert 1 < len(levels[0]) <= 16                   # a legible subset at full view
+    assert all(label in words for _, label in levels[0])
+    window.docks["values"].raise_()
+    values = window.values_panel
+    qtbot.waitUntil(lambda: values.model.columnCount() == len(words))
+    assert values.model.headerData(5, Qt.Horizontal) == f"5 {words[5]}"
+    prediction = window.heads_panel.prediction
+    assert prediction.isVisible() and prediction.row_combo.currentText() == "after 3 '你'"
+    logits = window.ctl.current.tensor[0].float()
+    probs = logits.softmax(-1)
+    for row in (3, 1):
+        expected = probs[row].topk(5)
+        got = prediction.predictions
+        assert [w for w, _ in got] == [words[i] for i in expected.indices.tolist()]
+        assert [round(p, 4) for _, p in got] == [round(float(p), 4) for p in expected.values]
+        assert prediction.table.item(0, 0).text() == got[0][0]
+        assert prediction.table.item(0, 1).text() == format_probability(got[0][1])
+        assert format_probability(0.91234) == "0.912" and format_probability(3.14e-5) == "3.1e-05"
+        # Choose the row after '我' from the list, as a person would.
+        combo = prediction.row_combo
+        combo.showPopup()
+        view = combo.view()
+        qtbot.waitUntil(view.isVisible)
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=view.visualRect(view.model().index(1, 0)).center())
+        qtbot.waitUntil(lambda: combo.currentIndex() == 1)
+    press(window, Qt.Key_F10, Qt.ShiftModifier)       # dec.norm: no vocabulary, no prediction
+    wait_paused(qtbot, window, "dec.norm")
+    assert not prediction.isVisible()

@@ -108,6 +108,11 @@ class ModelAdapter(ABC):
         """Compare `output` of a tapped forward with the unmodified model's; None when there is nothing to check."""
         return None
 
+    def vocabulary(self) -> list[str] | None:
+        """The token string of every output id, in id order (what a logits stage's `vocab` axis
+        indexes), or None when the model has no word list to offer."""
+        return None
+
     def default_texts(self) -> dict[str, str]:
         """The first preset (what the window opens with), blank fields when there is none."""
         first = dict(self.presets[0]) if self.presets else {}

@@ -35,6 +35,9 @@ class ReferenceAdapter(ModelAdapter):
     def config(self) -> dict:
         return self.loaded.args.to_dict()
 
+    def vocabulary(self) -> list[str]:
+        return list(self.loaded.tgt_vocab.tokens)  # the decoder's words: what logits score
+
     def prepare(self, texts: Mapping[str, str]) -> Prepared:
         texts = self.check_texts(texts)
         p = self.loaded.prepare(texts["src"], texts["tgt"])

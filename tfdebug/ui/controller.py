@@ -410,12 +410,15 @@ class DebugController(QObject):
         self.slice_changed.emit()
 
     def axis_labels(self, axis: int) -> list[str] | None:
-        """Token strings along `axis` of the current stage, when it indexes tokens."""
+        """Token strings along `axis` of the current stage, when it indexes tokens or the vocabulary."""
         capture = self.current
         if capture is None or not 0 <= axis < len(capture.info.axes):
             return None
-        which = capture.info.tokens.get(capture.info.axes[axis])
-        labels = self.tokens.get(which) if which else None
+        if capture.info.axes[axis] == "vocab":  # the model's words, from its adapter (none in a replay)
+            labels = self.adapter.vocabulary() if self.adapter is not None else None
+        else:
+            which = capture.info.tokens.get(capture.info.axes[axis])
+            labels = self.tokens.get(which) if which else None
         return list(labels) if labels and len(labels) == capture.shape[axis] else None
 
     def select_stage(self, name: str) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWi
 
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.prediction import PredictionView
 
 THUMB = (48, 48)
 SELECTED_PEN = pg.mkPen((255, 140, 0), width=3)
@@ -81,6 +82,9 @@ class HeadsPanel(QWidget):
         top.addWidget(self.note, 1)
         top.addWidget(self.colour_bar)
         layout.addLayout(top)
+        # At the logits there are no heads: the dock shows the next-token prediction instead.
+        self.prediction = PredictionView(ctl)
+        layout.addWidget(self.prediction)
         layout.addWidget(self.graphics, 1)
         layout.addStretch(0)
         ctl.slice_changed.connect(self._changed)
@@ -142,6 +146,8 @@ class HeadsPanel(QWidget):
         if capture is None:
             return "Nothing to show yet."
         names = self.ctl.axis_names()
+        if self.prediction.applies():
+            return f"{capture.name} has no heads; the most probable next tokens:"
         if "head" in names:
             where = "rows" if names.index("head") == self.ctl.view.row_axis else "columns"
             return (f"The heatmap shows the head axis as its {where}, so every head is there; "

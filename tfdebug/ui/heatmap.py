@@ -18,17 +18,31 @@ from tfdebug.core.display import DisplaySlice
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
 
-MAX_TICK_LABELS = 64
+MAX_WORD_TICKS = 4096   # beyond this many words only the major labels are set (pyqtgraph walks every tick)
 MAX_INDEX_TICKS = 16
 HOVER_HINT = "Hover over a cell to read its value."
 
 
-def index_ticks(n: int) -> list[tuple[float, str]]:
-    """Integer ticks at cell centres for an axis of `n` positions (every 1, 2, 5, 10, … to stay legible)."""
+def tick_step(n: int) -> int:
+    """Every how many positions a label goes so that at most MAX_INDEX_TICKS show: 1, 2, 5, 10, 20, 50, …"""
     step = 1
     while n / step > MAX_INDEX_TICKS:
-        step = step * 5 // 2 if str(step)[0] == "2" else step * 2  # 1, 2, 5, 10, 20, 50, …
-    return [(i + 0.5, str(i)) for i in range(0, n, step)]
+        step = step * 5 // 2 if str(step)[0] == "2" else step * 2
+    return step
+
+
+def index_ticks(n: int) -> list[tuple[float, str]]:
+    """Integer ticks at cell centres for an axis of `n` positions."""
+    return [(i + 0.5, str(i)) for i in range(0, n, tick_step(n))]
+
+
+def label_ticks(labels: list[str]) -> list[list[tuple[float, str]]]:
+    """Tick levels for labelled cells: every `tick_step`-th label, then the rest (pyqtgraph draws
+    a level's text only where it fits, so zooming in reveals every word)."""
+    step = tick_step(len(labels))
+    major = [(i + 0.5, label) for i, label in enumerate(labels) if i % step == 0]
+    minor = [(i + 0.5, label) for i, label in enumerate(labels) if i % step]
+    return [major, minor] if minor and len(labels) <= MAX_WORD_TICKS else [major]
 
 
 class _HistogramLUT(pg.HistogramLUTItem):
@@ -235,8 +249,8 @@ class HeatmapPanel(QWidget):
         rows, cols = sl.source_shape
         for side, labels, n in (("left", self._row_labels, rows), ("bottom", self._col_labels, cols)):
             axis = self.plot.getAxis(side)
-            if labels and len(labels) <= MAX_TICK_LABELS:
-                axis.setTicks([[(i + 0.5, label) for i, label in enumerate(labels)]])
+            if labels:
+                axis.setTicks(label_ticks(labels))
             else:
                 axis.setTicks([index_ticks(n)])  # positions are integers: no 0.5 or 2.5 ticks
 
