@@ -1,4 +1,4 @@
-"""`tfdebug` entry point: subcommands gui (default), stages, capture, open, info, translate, bench.
+"""`tfdebug` entry point: subcommands gui (default), stages, capture, open, info, diff, translate, bench.
 
 Each subcommand lives in tfdebug.commands.<name> and is imported only when used, so
 the console commands never load Qt.
@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "capture": ("tfdebug.commands.capture", "capture a forward pass headless into a snapshot file"),
     "open": ("tfdebug.commands.open", "open a snapshot in the debugger window (replay)"),
     "info": ("tfdebug.commands.info", "validate a snapshot and summarise it"),
+    "diff": ("tfdebug.commands.diff", "compare two recorded passes stage by stage: the first stage where they diverge"),
     "translate": ("tfdebug.commands.translate", "print the model's greedy translation of a sentence"),
     "bench": ("tfdebug.commands.bench", "measure capture overhead, step latency, memory, snapshot speed"),
 }

@@ -1,0 +1,116 @@
+"""`tfdebug diff A B`: compare two recorded passes stage by stage; print the table and the first divergent stage.
+
+Exit status: 0 when no stage diverges, 1 when one does (or two stages of the same name
+differ in shape), 2 when a file cannot be read — so it fits in a script or CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from pathlib import Path
+
+from tfdebug.core.compare import (COMPARED, DEFAULT_ATOL, DEFAULT_RTOL, ONLY_A, ONLY_B, SHAPE, Comparison,
+                                  StageComparison, compare)
+from tfdebug.core.errors import SnapshotError, TfdebugError
+
+# The comparison itself never touches the allocator: reading two files is all this does.
+TUNE_ALLOCATOR = False
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("a", metavar="A", help="the reference pass (.safetensors snapshot, .npz or .pt export)")
+    parser.add_argument("b", metavar="B", help="the pass compared with it")
+    parser.add_argument("--atol", type=float, default=DEFAULT_ATOL,
+                        help=f"absolute tolerance (default {DEFAULT_ATOL:g})")
+    parser.add_argument("--rtol", type=float, default=DEFAULT_RTOL,
+                        help=f"relative tolerance, times |A| (default {DEFAULT_RTOL:g}); a cell diverges "
+                             "when |A − B| > atol + rtol·|A|")
+    parser.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
+
+
+def open_pass(path: str):
+    """A recorded pass from any pass format, or a SnapshotError sentence."""
+    from tfdebug.io.exports import load_export
+    from tfdebug.io.formats import suffixes
+
+    pass_suffixes = suffixes("pass")
+    if Path(path).suffix.lower() not in pass_suffixes:
+        raise SnapshotError(f"{path} is not a recorded pass: tfdebug diff reads "
+                            f"{', '.join(pass_suffixes[:-1])} or {pass_suffixes[-1]} files.")
+    if not os.path.exists(path):
+        raise SnapshotError(f"The file {path} does not exist.")
+    return load_export(path)
+
+
+def fmt_number(x: float | None) -> str:
+    if x is None:
+        return ""
+    if math.isinf(x):
+        return "inf"
+    return "0" if x == 0 else f"{x:.2e}"
+
+
+def fmt_shape(shape) -> str:
+    return "(" + ",".join(map(str, shape)) + ")"
+
+
+def status_text(row: StageComparison) -> str:
+    """What a row says in words: same, DIVERGES, only in A/B, or the two shapes."""
+    if row.status == COMPARED:
+        return "DIVERGES" if row.diverges else "same"
+    if row.status == ONLY_A:
+        return "only in A"
+    if row.status == ONLY_B:
+        return "only in B"
+    return f"shape {fmt_shape(row.shape_a)} vs {fmt_shape(row.shape_b)}"
+
+
+def table(result: Comparison) -> str:
+    """The comparison as a fixed-width text table, forward order, the first divergent row marked »."""
+    first = result.first_divergent
+    header = ("", "stage", "status", "shape", "max |Δ|", "mean |Δ|", "rel err", "over tol")
+    rows = []
+    for r in result.stages:
+        shape = r.shape_a if r.shape_a is not None else r.shape_b
+        share = "" if r.over_share is None else f"{100 * r.over_share:.1f}%"
+        rows.append(("»" if r is first else "", r.name, status_text(r),
+                     fmt_shape(shape) if r.status != SHAPE else "", fmt_number(r.max_abs),
+                     fmt_number(r.mean_abs), fmt_number(r.rel_error), share))
+    widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(header)]
+    lines = [header, tuple("-" * w for w in widths), *rows]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
+
+
+def verdict(result: Comparison) -> str:
+    """One closing sentence: where the passes first part ways, or that they agree."""
+    first = result.first_divergent
+    tolerance = f"atol {result.atol:g} + rtol {result.rtol:g}·|A|"
+    shapes = result.of_status(SHAPE)
+    if first is not None:
+        over = f"{100 * first.over_share:.1f}% of its {first.cells:,} cells"
+        return (f"first divergent stage: {first.name} (max |Δ| {fmt_number(first.max_abs)}; {over} "
+                f"have |A − B| > {tolerance})")
+    if shapes:
+        return f"no stage diverges in value ({tolerance}), but {len(shapes)} stage(s) differ in shape"
+    return f"no stage diverges ({tolerance})"
+
+
+def run(args: argparse.Namespace) -> int:
+    if not (args.atol >= 0 and args.rtol >= 0):
+        raise TfdebugError("--atol and --rtol must be zero or positive numbers.")
+    with open_pass(args.a) as a, open_pass(args.b) as b:
+        result = compare(a, b, atol=args.atol, rtol=args.rtol)
+    counts = {s: len(result.of_status(s)) for s in (COMPARED, ONLY_A, ONLY_B, SHAPE)}
+    if args.json:
+        print(json.dumps({"a": args.a, "b": args.b, **result.to_dict()}, ensure_ascii=False, indent=1))
+    else:
+        print(f"A  {args.a}\nB  {args.b}")
+        print(f"{counts[COMPARED]} stages compared, {counts[SHAPE]} differ in shape, "
+              f"{counts[ONLY_A]} only in A, {counts[ONLY_B]} only in B\n")
+        print(table(result))
+        print()
+        print(verdict(result))
+    return 1 if result.differs else 0
