@@ -94,7 +94,7 @@ def test_heads_panel_click_shows_that_head(window, qtbot):
     window.docks["heads"].show()
     goto(window, qtbot, "enc.1.attn.probs")
     heads = window.heads_panel
-    assert len(heads.images) == 4
+    qtbot.waitUntil(lambda: len(heads.images) == 4)  # thumbnails are drawn off the GUI thread
     view = heads.views[3]
     pos = heads.graphics.mapFromScene(view.sceneBoundingRect().center())
     qtbot.mouseClick(heads.graphics.viewport(), Qt.LeftButton, pos=pos)

@@ -15,17 +15,17 @@ from typing import Callable
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from tfdebug.core.breakpoints import Breakpoint
-from tfdebug.core.display import DisplaySlice, Stats, display_slice, tensor_stats
+from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture, held_bytes
 from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
+from tfdebug.ui.display_worker import DisplayMixin, DisplayWorker
 from tfdebug.ui.qt_events import StepperSignals
 from tfdebug.ui.workers import Job
 
-MAX_SLICE = (1024, 1024)
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def _failure_sentence(exc: BaseException) -> str:
     return "The model could not prepare this pass. Check the input and the model, then press Run again."
 
 
-class DebugController(QObject):
+class DebugController(DisplayMixin, QObject):
     """State shared by the window and panels; every change is announced by a signal."""
 
     session_changed = Signal()      # a new pass (live or replay): plan, layout and tokens changed
@@ -87,11 +87,13 @@ class DebugController(QObject):
         self._breakpoints: frozenset[Breakpoint] = frozenset()
         self.condition_mode = EXACT  # how condition breakpoints are checked (Stepper.set_condition_mode)
         self.error.connect(lambda text: self.message.emit(Message("error", text)))
-        # Whole-tensor stats wait until the stage and its slice have been drawn.
-        self._stats_timer = QTimer(self)
-        self._stats_timer.setSingleShot(True)
-        self._stats_timer.setInterval(0)
-        self._stats_timer.timeout.connect(self._compute_stats)
+        # Whole-tensor stats, large slices and head thumbnails are computed off the GUI thread.
+        self.display = DisplayWorker(self)
+        # Captured events come by the hundred during Continue: re-check actions at most every 50 ms.
+        self._state_timer = QTimer(self)
+        self._state_timer.setSingleShot(True)
+        self._state_timer.setInterval(50)
+        self._state_timer.timeout.connect(self.state_changed.emit)
 
     # ----- the pass ------------------------------------------------------------------
     @property
@@ -226,6 +228,7 @@ class DebugController(QObject):
 
     def close(self) -> None:
         """Stop the current pass (the worker ends) and forget it."""
+        self.display.cancel()
         if self._signals is not None:
             self._signals.detach()
             self._signals = None
@@ -320,6 +323,10 @@ class DebugController(QObject):
     def _on_event(self, stepper: Stepper, event: StepperEvent) -> None:
         if stepper is not self.stepper:
             return  # a queued event of a pass already replaced
+        if event.type == "captured":
+            if not self._state_timer.isActive():
+                self._state_timer.start()
+            return
         if event.type in ("paused", "moved", "replaced"):
             self._show_current()
             if event.type == "paused" and event.reason == "breakpoint" and event.breakpoint is not None:
@@ -335,33 +342,6 @@ class DebugController(QObject):
                 self.info.emit("The forward pass finished.")
             self._show_current()
         self.state_changed.emit()
-
-    def _show_current(self) -> None:
-        capture = self._shown = self.stepper.current if self.stepper is not None else None
-        self.current_stats = None
-        if capture is not None and capture.tensor is not None:
-            self.view.fit(capture.info.axes, capture.shape)
-        self.stage_changed.emit()
-        self.refresh_slice()
-        self._stats_timer.start()
-
-    def _compute_stats(self) -> None:
-        capture = self._shown
-        if capture is None or capture.tensor is None:
-            return
-        try:
-            self.current_stats = tensor_stats(capture.tensor)
-        except Exception as exc:  # a dtype the stats cannot read: the rest still shows
-            self.error.emit(f"Cannot summarise {capture.name}: {exc}")
-            return
-        self.stats_changed.emit()
-
-    def ensure_stats(self) -> Stats | None:
-        """Whole-tensor stats of the shown stage, computed now if they are still pending."""
-        if self.current_stats is None and self._stats_timer.isActive():
-            self._stats_timer.stop()
-            self._compute_stats()
-        return self.current_stats
 
     # ----- view selection --------------------------------------------------------------
     def axis_names(self, capture: Capture | None = None) -> tuple[str, ...]:
@@ -388,26 +368,6 @@ class DebugController(QObject):
     def indices(self, capture: Capture | None = None) -> dict[int, int]:
         capture = capture or self.current
         return self.view.indices(self.axis_names(capture), capture.shape) if capture is not None else {}
-
-    def slice_of(self, capture: Capture, overrides: dict[str, int] | None = None,
-                 max_size: tuple[int, int] = MAX_SLICE) -> DisplaySlice:
-        """The shown axes of `capture` with named indices overridden (the heads view uses this)."""
-        indices = self.indices(capture)
-        names = self.axis_names(capture)
-        for name, value in (overrides or {}).items():
-            if name in names:
-                indices[names.index(name)] = value
-        return display_slice(capture.tensor, self.view.row_axis, self.view.col_axis, indices, max_size)
-
-    def refresh_slice(self) -> None:
-        capture = self.current
-        self.current_slice = None
-        if capture is not None and capture.tensor is not None:
-            try:
-                self.current_slice = self.slice_of(capture)
-            except (ValueError, IndexError, RuntimeError) as exc:
-                self.error.emit(f"Cannot show this slice of {capture.name}: {exc}")
-        self.slice_changed.emit()
 
     def axis_labels(self, axis: int) -> list[str] | None:
         """Token strings along `axis` of the current stage, when it indexes tokens or the vocabulary."""

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from tfdebug.core.display import HeadThumbnails, Stats
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.prediction import PredictionView
@@ -118,24 +117,29 @@ class HeadsPanel(QWidget):
             self.graphics.setVisible(False)
             self.colour_bar.setVisible(False)
             return
-        n = capture.shape[axis]
-        slices = [self.ctl.slice_of(capture, {"head": h}, THUMB) for h in range(n)]
+        # Every head in one job on the display worker (one transfer from the device), drawn when it arrives.
+        self.ctl.request_heads(capture, axis, THUMB, lambda thumbs: self._draw(capture, axis, thumbs))
+
+    def _draw(self, capture, axis: int, thumbs: HeadThumbnails) -> None:
+        n = len(thumbs.values)
         if len(self.views) != n:
             self._build(n)
-        lo = min((s.stats.min for s in slices if s.stats.min == s.stats.min), default=0.0)
-        hi = max((s.stats.max for s in slices if s.stats.max == s.stats.max), default=1.0)
-        probe = dataclasses.replace(slices[0].stats, min=lo, max=hi)
+        finite_lo, finite_hi = thumbs.mins[thumbs.mins == thumbs.mins], thumbs.maxs[thumbs.maxs == thumbs.maxs]
+        probe = Stats(min=float(finite_lo.min()) if finite_lo.size else 0.0,
+                      max=float(finite_hi.max()) if finite_hi.size else 1.0, mean=0.0, std=0.0, nan=0, posinf=0,
+                      neginf=int(thumbs.neginf.sum()), count=0, hist_counts=np.zeros(0), hist_edges=np.zeros(1))
         cmap, levels, _ = colors.scheme(capture.info.kind, probe)
         lut = cmap.getLookupTable(nPts=colors.LUT_SIZE)
         self.levels = levels
         selected = self.ctl.indices(capture).get(axis, 0)
-        for h, (sl, view, image) in enumerate(zip(slices, self.views, self.images)):
+        rows, cols = thumbs.source_shape
+        for h, (values, view, image) in enumerate(zip(thumbs.values, self.views, self.images)):
             # Always an explicit RGBA image: levels or a LUT left over from a previous stage
             # would otherwise repaint it (masked stages came out blank white).
-            image.setImage(colors.to_rgba(sl.values, lut, levels), lut=None, levels=None, autoLevels=False)
-            image.setRect(QRectF(0, 0, sl.source_shape[1], sl.source_shape[0]))
+            image.setImage(colors.to_rgba(values, lut, levels), lut=None, levels=None, autoLevels=False)
+            image.setRect(QRectF(0, 0, cols, rows))
             view.setBorder(SELECTED_PEN if h == selected else NO_PEN)
-            view.autoRange(padding=0)
+            view.setRange(QRectF(0, 0, cols, rows), padding=0)  # the image's extent: cheaper than autoRange
         self.colour_bar.set_scale(lut, levels)
         self.graphics.setVisible(True)
         self.colour_bar.setVisible(True)
@@ -168,7 +172,8 @@ class HeadsPanel(QWidget):
         for h in range(n):
             row, col = divmod(h, per_row)
             self.graphics.addLabel(f"head {h}", row=2 * row, col=col, size="8pt")
-            view = self.graphics.addViewBox(row=2 * row + 1, col=col, lockAspect=False, enableMouse=False)
+            view = self.graphics.addViewBox(row=2 * row + 1, col=col, lockAspect=False, enableMouse=False,
+                                            enableMenu=False)  # its context menu alone costs ~10 ms a head
             view.invertY(True)
             image = pg.ImageItem(axisOrder="row-major")
             view.addItem(image)

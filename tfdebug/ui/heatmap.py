@@ -50,6 +50,7 @@ class _HistogramLUT(pg.HistogramLUTItem):
 
     def __init__(self):
         self._counts: tuple[np.ndarray, np.ndarray] | None = None
+        self._luts: dict[tuple, np.ndarray] = {}
         super().__init__(orientation="vertical")
 
     def set_histogram(self, edges: np.ndarray, counts: np.ndarray) -> None:
@@ -63,7 +64,15 @@ class _HistogramLUT(pg.HistogramLUTItem):
             self.region.setRegion(image.getLevels())
 
     def getLookupTable(self, img=None, n=None, alpha=None):
-        return super().getLookupTable(img, n=colors.LUT_SIZE, alpha=alpha)
+        if self.lut is None:
+            # Rebuilding a 256-entry table from the gradient costs ~6 ms (4,096 colour lookups):
+            # stages alternate between two schemes, so keep each scheme's table.
+            positions, stop_colours = self.gradient.colorMap().getStops()
+            key = (np.asarray(positions).tobytes(), np.asarray(stop_colours).tobytes(), alpha)
+            cached = self._luts.get(key)
+            self.lut = cached if cached is not None else self._luts.setdefault(
+                key, super().getLookupTable(img, n=colors.LUT_SIZE, alpha=alpha))
+        return self.lut
 
 
 class HeatmapPanel(QWidget):
@@ -121,6 +130,9 @@ class HeatmapPanel(QWidget):
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.caption = QLabel("")
         self.caption.setWordWrap(True)
+        # A fixed height: a caption that changes its line count per stage would resize the
+        # plot below it, and a resize repaints and re-ranges everything in it.
+        self.caption.setFixedHeight(2 * self.caption.fontMetrics().lineSpacing() + 4)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -233,6 +245,10 @@ class HeatmapPanel(QWidget):
         down = f", downsampled to {sl.values.shape[0]}×{sl.values.shape[1]}" if sl.downsampled else ""
         masked = f" · {sl.stats.neginf} masked (−∞) cells in grey" if sl.stats.neginf else ""
         self.caption.setText(f"<b>{capture.name}</b> · {rows}×{cols}{down} · {scale}{masked}")
+        if self.graphics.isVisible():
+            # Paint the new image now, before the other panels' updates queue up behind it:
+            # the heatmap is what the user is waiting for.
+            self.graphics.viewport().repaint()
 
     def _label_axes(self, sl: DisplaySlice) -> None:
         names = self.ctl.axis_names()

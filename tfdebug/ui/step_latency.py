@@ -1,9 +1,17 @@
-"""Step latency: from a stage change to the heatmap repainted, in the real window (offscreen Qt).
+"""Step latency to the painted pixel, in the real window (offscreen Qt).
 
 Used by `tfdebug bench`; it lives in ui/ because it drives the window.
 
-A replay of two stages holding N×N attention-like matrices; each step moves to the
-other one, and the clock stops once the heatmap widget has painted the new image.
+A replay whose stages alternate between two N×N attention-like matrices (two heads
+each, so the Heads panel has work too). Each timed step is a real F10 key press on the
+window. Two clocks stop per step:
+
+- "painted": the heatmap's image item has painted the new stage's image (its `paint`
+  ran after the new slice was set — pyqtgraph converts data to colours inside paint,
+  so this includes the colour lookup);
+- "settled": every visible panel is done: the display worker has delivered the slice,
+  whole-tensor stats and head thumbnails, and no widget repainted in a further pass of
+  the event loop (the settle time is when the last paint finished).
 """
 
 from __future__ import annotations
@@ -11,9 +19,12 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from contextlib import contextmanager
 
+import pyqtgraph as pg
 import torch
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from tfdebug.core.recorder import Capture
@@ -21,54 +32,116 @@ from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper import Stepper
 from tfdebug.ui.window import MainWindow
 
-_NAMES = ("enc.0.attn.scaled", "enc.0.attn.probs")
+WARMUP = 2
+_KINDS = (("scaled", "scale"), ("probs", "softmax"))
+_TIMEOUT_S = 30.0
+_QUIET_S = 0.1  # no paint for this long after the last result: the window is settled
 
 
-def _captures(n: int) -> list[Capture]:
+def _captures(n: int, steps: int) -> list[Capture]:
+    """`steps` + 1 stages alternating between two (1, 2, n, n) tensors (shared: memory stays 2 tensors)."""
     generator = torch.Generator().manual_seed(n)
+    scores = torch.randn(1, 2, n, n, generator=generator)
+    tensors = {"scale": scores, "softmax": scores.softmax(-1)}
     out = []
-    for name, kind in zip(_NAMES, ("scale", "softmax")):
-        info = StageInfo(name=name, kind=kind, site="enc.attn", layer=0, axes=("batch", "head", "query", "key"),
-                         formula="bench")
-        tensor = torch.randn(1, 1, n, n, generator=generator)
-        out.append(Capture.of(info, tensor.softmax(-1) if kind == "softmax" else tensor))
+    for i in range(steps + 1):
+        stage, kind = _KINDS[i % 2]
+        info = StageInfo(name=f"enc.{i // 2}.attn.{stage}", kind=kind, site="enc.attn", layer=i // 2,
+                         axes=("batch", "head", "query", "key"), formula="bench")
+        out.append(Capture.of(info, tensors[kind]))
     return out
 
 
-def _drain(app, rounds: int = 5) -> None:
-    for _ in range(rounds):
+class _PaintClock:
+    """Records when the heatmap image painted a given slice, and when any graphics view last painted.
+
+    Installed before the window exists: PySide resolves a Python override of a virtual
+    method once, so patching after the first paint would not be seen.
+    """
+
+    def __init__(self):
+        self.window: MainWindow | None = None
+        self.painted_slice = None
+        self.painted_at = 0.0
+        self.last_paint = 0.0
+
+    @contextmanager
+    def installed(self):
+        image_paint, view_paint = pg.ImageItem.paint, pg.GraphicsView.paintEvent
+        clock = self
+
+        def paint(item, *args):
+            result = image_paint(item, *args)
+            heatmap = clock.window.heatmap_panel if clock.window is not None else None
+            if heatmap is not None and item is heatmap.image:
+                clock.painted_slice, clock.painted_at = heatmap.slice, time.perf_counter()
+            return result
+
+        def paint_event(view, event):
+            result = view_paint(view, event)
+            clock.last_paint = time.perf_counter()
+            return result
+        pg.ImageItem.paint, pg.GraphicsView.paintEvent = paint, paint_event
+        try:
+            yield self
+        finally:
+            pg.ImageItem.paint, pg.GraphicsView.paintEvent = image_paint, view_paint
+
+
+def _settled(window: MainWindow, capture: Capture) -> bool:
+    ctl = window.ctl
+    heads = window.heads_panel
+    return (ctl.current is capture and ctl.current_slice is not None and ctl.current_stats is not None
+            and ctl.display_settled() and not heads._timer.isActive() and not heads._dirty)
+
+
+def _one_step(app, window: MainWindow, clock: _PaintClock, target: Capture) -> tuple[float, float]:
+    """Press F10 once; (ms to the painted heatmap, ms until every panel settled)."""
+    ctl = window.ctl
+    clock.painted_slice = None
+    start = time.perf_counter()
+    deadline = start + _TIMEOUT_S
+    QTest.keyClick(window, Qt.Key_F10)
+    while time.perf_counter() < deadline:
+        sl = ctl.current_slice
+        if ctl.current is target and sl is not None and clock.painted_slice is sl:
+            break
         app.processEvents()
+    painted = clock.painted_at
+    # Settled: every result delivered, then no widget painted for a quiet period (the
+    # scene's queued updates take a few passes of the event loop to reach the screen).
+    while time.perf_counter() < deadline:
+        app.processEvents()
+        if _settled(window, target) and time.perf_counter() - max(clock.last_paint, painted) > _QUIET_S:
+            break
+    return (painted - start) * 1000.0, (max(clock.last_paint, painted) - start) * 1000.0
 
 
-def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, list[float]]:
-    """Milliseconds of each timed step, per N×N slice size (needs a QApplication-capable platform)."""
+def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, list[float]]]:
+    """Per N×N slice size: {"painted": [ms…], "settled": [ms…]} over `repeats` timed F10 presses."""
     app = QApplication.instance() or QApplication([])
-    timings: dict[int, list[float]] = {}
-    with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder:
+    timings: dict[int, dict[str, list[float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder, _PaintClock().installed() as clock:
         settings = QSettings(os.path.join(folder, "bench.ini"), QSettings.IniFormat)
-        window = MainWindow(settings=settings, models=["random"], devices=["cpu"])
+        window = clock.window = MainWindow(settings=settings, models=["random"], devices=["cpu"])
         window.resize(1600, 1000)
         window.show()
+        window.docks["heads"].show()
         app.processEvents()
-        panel = window.heatmap_panel
-        for n in sizes:
-            stepper = Stepper.replay(_captures(n))
-            window.load_replay(stepper, {"src": [], "tgt": []}, f"bench {n}×{n}")
-            app.processEvents()
-            times = []
-            for r in range(repeats + 2):
-                _drain(app)  # work deferred by the previous step (stats panel, head thumbnails)
-                target = (stepper.cursor + 1) % 2
-                start = time.perf_counter()
-                stepper.goto(target)
-                deadline = start + 30
-                while window.ctl.current is not stepper.history[target] and time.perf_counter() < deadline:
+        if True:
+            for n in sizes:
+                stepper = Stepper.replay(_captures(n, repeats + WARMUP))
+                window.load_replay(stepper, {"src": [], "tgt": []}, f"bench {n}×{n}")
+                window.activateWindow()
+                for _ in range(20):
                     app.processEvents()
-                panel.graphics.repaint()  # paint now, synchronously, what the user would see
-                elapsed = (time.perf_counter() - start) * 1000.0
-                if r >= 2:  # the first two steps warm caches
-                    times.append(elapsed)
-            timings[n] = times
+                painted, settled = [], []
+                for r in range(repeats + WARMUP):
+                    p, s = _one_step(app, window, clock, stepper.history[stepper.cursor + 1])
+                    if r >= WARMUP:  # the first steps warm caches
+                        painted.append(p)
+                        settled.append(s)
+                timings[n] = {"painted": painted, "settled": settled}
         window.ctl.close()
         window.close()
         window.deleteLater()

@@ -1,0 +1,214 @@
+"""Display math off the GUI thread: one worker, the latest job of each kind, stale results dropped.
+
+`DisplayMixin` holds the controller's display methods (what the shown stage's slice,
+stats and head thumbnails are, and where they are computed); `DisplayWorker` runs the
+heavy ones.
+
+The controller submits work (a slice of a large stage, whole-tensor stats, every
+head's thumbnail) under a kind; a newer job of the same kind replaces a pending one,
+and a result that arrives after a newer job of its kind was submitted is dropped, so
+panels never show an older stage's numbers. Results reach the GUI thread through a
+queued Qt signal. The torch kernels release the GIL, so the event loop keeps running.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from tfdebug.core.display import DisplaySlice, HeadThumbnails, Stats, display_slice, head_thumbnails, tensor_stats
+from tfdebug.core.recorder import Capture
+
+MAX_SLICE = (1024, 1024)
+# Planes with more cells than this are sliced off the GUI thread (smaller ones take a few ms
+# and are drawn in the same event-loop turn as the step).
+OFF_THREAD_CELLS = 1 << 18
+
+# Kinds in the order the worker takes them: what the user looks at first.
+KINDS = ("slice", "heads", "stats")
+
+
+@dataclass
+class _Job:
+    kind: str
+    seq: int
+    compute: Callable[[], Any]
+    done: Callable[[Any], None]
+    failed: Callable[[Exception], None]
+
+
+class DisplayWorker(QObject):
+    """`submit(kind, compute, done, failed)`: `compute()` runs on the worker thread, then
+    `done(result)` or `failed(exception)` on the GUI thread — unless a newer job of that
+    kind was submitted meanwhile."""
+
+    _finished = Signal(object, object, object)  # job, result, error
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._cond = threading.Condition()
+        self._pending: dict[str, _Job] = {}
+        self._latest: dict[str, int] = {}
+        self._in_flight: dict[str, int] = {}  # kind -> seq taken by the worker, result not yet delivered
+        self._seq = 0
+        self._closed = False
+        self._finished.connect(self._deliver)
+        self._thread = threading.Thread(target=self._loop, name="tfdebug-display", daemon=True)
+        self._thread.start()
+
+    def submit(self, kind: str, compute: Callable[[], Any], done: Callable[[Any], None],
+               failed: Callable[[Exception], None]) -> None:
+        with self._cond:
+            self._seq += 1
+            self._latest[kind] = self._seq
+            self._pending[kind] = _Job(kind, self._seq, compute, done, failed)
+            self._cond.notify()
+
+    def cancel(self, kind: str | None = None) -> None:
+        """Forget pending and in-flight jobs (of one kind, or all): their results are dropped."""
+        with self._cond:
+            for k in ([kind] if kind else list(KINDS)):
+                self._pending.pop(k, None)
+                self._seq += 1
+                self._latest[k] = self._seq
+
+    def busy(self, kind: str | None = None) -> bool:
+        """Whether a job (of `kind`) is pending, running, or its result is not delivered yet."""
+        with self._cond:
+            kinds = [kind] if kind else list(KINDS)
+            return any(k in self._pending or k in self._in_flight for k in kinds)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._pending.clear()
+            self._cond.notify()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._pending or self._closed)
+                if self._closed:
+                    return
+                job = self._pending.pop(next(k for k in KINDS if k in self._pending))
+                self._in_flight[job.kind] = job.seq
+            result, error = None, None
+            if self._latest.get(job.kind) == job.seq:  # not already superseded
+                try:
+                    result = job.compute()
+                except Exception as exc:  # reported on the GUI thread, as a sentence
+                    error = exc
+            self._finished.emit(job, result, error)
+
+    def _deliver(self, job: _Job, result, error) -> None:
+        with self._cond:
+            stale = self._latest.get(job.kind) != job.seq
+            if self._in_flight.get(job.kind) == job.seq:
+                del self._in_flight[job.kind]
+        if stale:
+            return
+        if error is not None:
+            job.failed(error)
+        else:
+            job.done(result)
+
+
+class DisplayMixin:
+    """The display methods of DebugController: the shown stage's slice (now when small, on
+    the worker when large), its whole-tensor stats and every head's thumbnail (on the worker).
+
+    Uses the controller's `display` (a DisplayWorker), `stepper`, `view`, `current`,
+    `current_slice`, `current_stats`, `_shown`, `indices()` and its signals.
+    """
+
+    def _show_current(self) -> None:
+        capture = self._shown = self.stepper.current if self.stepper is not None else None
+        self.current_stats = None
+        if capture is not None and capture.tensor is not None:
+            self.view.fit(capture.info.axes, capture.shape)
+        self.stage_changed.emit()
+        self.refresh_slice()
+        self._compute_stats()
+
+    def _compute_stats(self) -> None:
+        """Whole-tensor stats of the shown stage, on the display worker; stats_changed when ready."""
+        capture = self._shown
+        self.display.cancel("stats")
+        if capture is not None and capture.tensor is not None:
+            tensor = capture.tensor
+            self.display.submit("stats", lambda: tensor_stats(tensor), lambda st: self._stats_ready(capture, st),
+                                lambda exc: self.error.emit(f"Cannot summarise {capture.name}: {exc}"))
+
+    def _stats_ready(self, capture: Capture, stats: Stats) -> None:
+        if capture is self._shown:
+            self.current_stats = stats
+            self.stats_changed.emit()
+
+    def ensure_stats(self) -> Stats | None:
+        """Whole-tensor stats of the shown stage, computed now if they are still pending."""
+        capture = self._shown
+        if self.current_stats is None and capture is not None and self.display.busy("stats"):
+            self.display.cancel("stats")
+            try:
+                self._stats_ready(capture, tensor_stats(capture.tensor))
+            except Exception as exc:  # a dtype the stats cannot read: the rest still shows
+                self.error.emit(f"Cannot summarise {capture.name}: {exc}")
+        return self.current_stats
+
+    def slice_of(self, capture: Capture, overrides: dict[str, int] | None = None,
+                 max_size: tuple[int, int] = MAX_SLICE) -> DisplaySlice:
+        """The shown axes of `capture` with named indices overridden (the heads view uses this)."""
+        indices = self.indices(capture)
+        names = self.axis_names(capture)
+        for name, value in (overrides or {}).items():
+            if name in names:
+                indices[names.index(name)] = value
+        return display_slice(capture.tensor, self.view.row_axis, self.view.col_axis, indices, max_size)
+
+    def refresh_slice(self) -> None:
+        """Recompute the shown slice: now when it is small, else on the display worker."""
+        capture = self.current
+        self.display.cancel("slice")
+        if capture is None or capture.tensor is None:
+            self.current_slice = None
+            self.slice_changed.emit()
+            return
+        shape, row, col = capture.shape, self.view.row_axis, self.view.col_axis
+        cells = shape[row] * shape[col] if len(shape) >= 2 and row != col else capture.tensor.numel()
+        if cells <= OFF_THREAD_CELLS:
+            try:
+                self._slice_ready(capture, self.slice_of(capture))
+            except (ValueError, IndexError, RuntimeError) as exc:
+                self._slice_failed(capture, exc)
+            return
+        tensor, indices = capture.tensor, self.indices(capture)  # the selection as it is now
+        self.display.submit("slice", lambda: display_slice(tensor, row, col, indices, MAX_SLICE),
+                            lambda sl: self._slice_ready(capture, sl), lambda exc: self._slice_failed(capture, exc))
+
+    def _slice_ready(self, capture: Capture, sl: DisplaySlice) -> None:
+        if capture is self.current:
+            self.current_slice = sl
+            self.slice_changed.emit()
+
+    def _slice_failed(self, capture: Capture, exc: Exception) -> None:
+        if capture is self.current:
+            self.current_slice = None
+            self.error.emit(f"Cannot show this slice of {capture.name}: {exc}")
+            self.slice_changed.emit()
+
+    def request_heads(self, capture: Capture, head_axis: int, max_size: tuple[int, int],
+                      done: Callable[[HeadThumbnails], None]) -> None:
+        """Every head of `capture` on the display worker; `done(thumbnails)` on the GUI thread
+        unless the stage changed or a newer request came first."""
+        row, col, indices, tensor = self.view.row_axis, self.view.col_axis, self.indices(capture), capture.tensor
+        self.display.submit("heads", lambda: head_thumbnails(tensor, row, col, head_axis, indices, max_size),
+                            lambda thumbs: done(thumbs) if capture is self.current else None,
+                            lambda exc: self.error.emit(f"Cannot draw the heads of {capture.name}: {exc}"))
+
+    def display_settled(self) -> bool:
+        """Whether no display work (slice, stats, thumbnails) is pending or undelivered."""
+        return not self.display.busy()
+
