@@ -5,11 +5,10 @@ display step."""
 import pytest
 import torch
 
-from tfdebug.bench.syncs import HostSyncCounter
+from tfdebug.bench.syncs import HostSyncCounter, sync_counts
 from tfdebug.core.breakpoints import Breakpoint
-from tfdebug.core.display import display_slice, head_thumbnails, tensor_stats
-from tfdebug.core.recorder import Recorder
-from tfdebug.core.stepper import EXACT, FAST, FINISHED, PAUSED
+from tfdebug.core.display import display_slice, head_thumbnails
+from tfdebug.core.stepper import FAST, FINISHED, PAUSED
 from tfdebug.models.loader import load_model
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.adapters.session import DebugSession
@@ -44,40 +43,29 @@ def test_counter_sees_what_would_sync_and_nothing_else():
     assert torch.Tensor.item is torch._C.TensorBase.item  # every patch undone
 
 
-def test_captured_forward_syncs_once(session):
+@pytest.fixture(scope="module")
+def counts():
+    return sync_counts()
+
+
+def test_captured_forward_syncs_once(counts):
     """(a) One sync per captured forward: the model's own input check; capturing adds none."""
-    adapter, prepared = session.adapter, session.prepared
-    with torch.no_grad():
-        adapter.forward(prepared)
-    with HostSyncCounter() as syncs, torch.no_grad(), Recorder(adapter.module) as rec:
-        adapter.forward(prepared)
-    assert len(rec.captures) > 100
-    assert syncs.count == 1, syncs.by_kind
+    assert counts["stages"] > 100 and counts["captured_forward"] == 1
 
 
-def _continue_counted(session, mode):
-    stepper = session.stepper
-    stepper.set_condition_mode(mode)
-    stepper.start()
-    assert stepper.wait() == PAUSED
-    for bp in ALL_CONDITIONS:
-        stepper.add_breakpoint(bp)
-    with HostSyncCounter() as syncs:
-        stepper.continue_()
-        assert stepper.wait() == FINISHED
-    return syncs.count, len(stepper.history)
-
-
-def test_fast_conditions_cost_one_sync_per_forward(session):
+def test_fast_conditions_cost_one_sync_per_forward(counts):
     """(b) Every condition set, fast mode: Continue from the first stage to the end reads all
     flags back once (the model's input check ran before the first stage)."""
-    count, stages = _continue_counted(session, FAST)
-    assert stages > 100 and count == 1
+    assert counts["conditions_fast"] == 1
 
 
-def test_exact_conditions_cost_at_most_one_sync_per_stage(session):
-    count, stages = _continue_counted(session, EXACT)
-    assert count <= stages
+def test_exact_conditions_cost_at_most_one_sync_per_stage(counts):
+    assert 1 < counts["conditions_exact"] <= counts["stages"]
+
+
+def test_display_step_and_heads_budgets(counts):
+    """(c) One display step: slice and its stats packed (1), whole-tensor stats (1); all heads (1)."""
+    assert counts["display_step"] == 2 and counts["heads"] == 1
 
 
 def test_fast_mode_moves_back_to_the_first_hit_after_the_pass():
@@ -119,17 +107,11 @@ def test_fast_mode_pause_reports_an_earlier_hit(session):
     assert stepper.current.name == "src.pos"  # the first stage after src.embed where |x| > 0
 
 
-def test_display_step_budget(session):
-    """(c) One display step: slice and its stats packed (1), whole-tensor stats (1); all heads (1)."""
-    with torch.no_grad(), Recorder(session.adapter.module) as rec:
-        session.adapter.forward(session.prepared)
-    tensor = rec["dec.0.self_attn.masked"].tensor  # (batch, head, query, key), −∞ in masked cells
-    with HostSyncCounter() as syncs:
-        shown = display_slice(tensor, 2, 3, {0: 0, 1: 1})
-        stats = tensor_stats(tensor)
-    assert syncs.count == 2, syncs.by_kind
-    with HostSyncCounter() as syncs:
-        heads = head_thumbnails(tensor, 2, 3, 1, {0: 0})
-    assert syncs.count == 1, syncs.by_kind
-    assert heads.values.shape[0] == tensor.shape[1] and stats.neginf == int(torch.isneginf(tensor).sum())
-    assert shown.stats.neginf == int(heads.neginf[1])
+def test_all_heads_at_once_match_one_slice_per_head(session):
+    captures, _ = session.capture_all()
+    tensor = next(c for c in captures if c.name == "dec.0.self_attn.masked").tensor  # −∞ in masked cells
+    heads = head_thumbnails(tensor, 2, 3, 1, {0: 0})
+    for h in range(tensor.shape[1]):
+        one = display_slice(tensor, 2, 3, {0: 0, 1: h})
+        assert torch.equal(torch.from_numpy(heads.values[h]), torch.from_numpy(one.values))
+        assert heads.neginf[h] == one.stats.neginf and heads.maxs[h] == pytest.approx(one.stats.max)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import gc
+import json
+import os
 import resource
-from dataclasses import dataclass
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
 
 import torch
 
 from tfdebug.bench.timing import interleaved_ms, median
+from tfdebug.core.memory import allocator_tuned, release_freed_memory
 from tfdebug.core.recorder import Recorder, held_bytes
 from tfdebug.core.tap import Tap, iter_taps
 from tfdebug.models.config import ModelArgs
@@ -101,21 +107,60 @@ def distinct_stage_bytes(captures) -> int:
     return sum(largest.values())
 
 
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
 def memory_row(config: BenchConfig, device: torch.device) -> dict:
-    """Bytes a capture keeps alive against the sum of its stages' sizes, and the process's peak RSS.
+    """Bytes a capture keeps alive against the sum of its stages' sizes, the process's peak
+    RSS, and the RSS still kept once the capture is dropped (before and after
+    `release_freed_memory()`).
 
     Head splits are views of the projections and share their storage, so the honest
     comparison is with `distinct_stage_bytes`; any excess there is a hidden copy.
     """
     model, src, tgt = build(config, device)
+    gc.collect()
+    before = _rss_bytes() if sys.platform.startswith("linux") else 0
     with torch.no_grad(), Recorder(model) as rec:
         model(src, tgt)
     stage_bytes = sum(c.nbytes for c in rec.captures)
     distinct = distinct_stage_bytes(rec.captures)
     held = held_bytes(rec.captures)
+    stages = len(rec.captures)
+    del rec
+    gc.collect()
+    dropped = _rss_bytes() if before else 0
+    release_freed_memory()
+    released = _rss_bytes() if before else 0
     return {
-        "config": config.name, "stages": len(rec.captures), "stage_bytes": stage_bytes,
+        "config": config.name, "stages": stages, "stage_bytes": stage_bytes,
         "distinct_stage_bytes": distinct, "held_bytes": held,
         "ratio_held_to_distinct": round(held / distinct, 4),
         "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "allocator_tuned": allocator_tuned(),
+        "kept_after_drop_bytes": max(0, dropped - before), "kept_after_release_bytes": max(0, released - before),
     }
+
+
+_TUNED_SCRIPT = """
+import json, sys, torch
+from tfdebug.bench.capture import BenchConfig, overhead_row
+from tfdebug.core.memory import keep_freed_memory
+config, repeats, threads = BenchConfig(**json.loads(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+torch.set_num_threads(threads)
+tuned = keep_freed_memory()
+row = overhead_row(config, torch.device("cpu"), repeats)
+row["allocator_tuned"] = tuned
+print(json.dumps(row))
+"""
+
+
+def tuned_overhead_row(config: BenchConfig, repeats: int) -> dict | None:
+    """The same row in a fresh process that opted in to the allocator tuning (as the app does)."""
+    out = subprocess.run([sys.executable, "-c", _TUNED_SCRIPT, json.dumps(asdict(config)), str(repeats),
+                          str(torch.get_num_threads())], capture_output=True, text=True, timeout=3600)
+    if out.returncode != 0:
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])

@@ -7,6 +7,7 @@ import warnings
 import torch
 
 from tfdebug.bench.capture import BenchConfig, build, overhead_row
+from tfdebug.core.display import display_slice, head_thumbnails, tensor_stats
 from tfdebug.core.recorder import Recorder
 
 
@@ -27,7 +28,8 @@ def count_host_syncs(fn) -> int:
 def cuda_section(configs: list[BenchConfig], repeats: int) -> dict:
     """Capture rows on cuda:0 and the sync count of one captured forward; {'available': False} without a GPU."""
     if not torch.cuda.is_available():
-        return {"available": False, "capture_overhead": [], "host_syncs_per_captured_forward": None}
+        return {"available": False, "capture_overhead": [], "host_syncs_per_captured_forward": None,
+                "host_syncs_display_step": None, "host_syncs_heads": None}
     device = torch.device("cuda:0")
     rows = [overhead_row(c, device, repeats) for c in configs]
     model, src, tgt = build(configs[0], device)
@@ -37,5 +39,14 @@ def cuda_section(configs: list[BenchConfig], repeats: int) -> dict:
             model(src, tgt)
 
     captured_forward()  # warm-up: first-call allocations are not the steady state
+    with torch.no_grad(), Recorder(model) as rec:
+        model(src, tgt)
+    scores = next(c.tensor for c in rec.captures if c.info.kind == "scores")  # (batch, head, query, key)
+
+    def display_step():
+        display_slice(scores, 2, 3, {0: 0, 1: 0})
+        tensor_stats(scores)
     return {"available": True, "device": torch.cuda.get_device_name(0), "capture_overhead": rows,
-            "host_syncs_per_captured_forward": count_host_syncs(captured_forward)}
+            "host_syncs_per_captured_forward": count_host_syncs(captured_forward),
+            "host_syncs_display_step": count_host_syncs(display_step),
+            "host_syncs_heads": count_host_syncs(lambda: head_thumbnails(scores, 2, 3, 1, {0: 0}))}

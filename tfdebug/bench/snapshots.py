@@ -69,6 +69,7 @@ def snapshot_section(config: BenchConfig, target_bytes: int, runs: int = 3) -> d
             "save_file": lambda: save_file(tensors, theirs),
             "save_nosync": lambda: save_snapshot(recording, ours, durable=False),
             "save_file_fsync": lambda: _fsynced(lambda: save_file(tensors, theirs), theirs),
+            "save_again": lambda: save_snapshot(recording, ours),  # A/A: the same save timed twice
         }
         times = interleaved_ms(variants, runs, warmup=1)
         middle = recording.captures[len(recording.captures) // 2].name
@@ -83,7 +84,7 @@ def snapshot_section(config: BenchConfig, target_bytes: int, runs: int = 3) -> d
 
         opens = interleaved_ms({"ours": open_ours, "theirs": open_theirs}, max(runs, 5), warmup=1)
         file_bytes = os.path.getsize(ours)
-    s_ours, s_theirs, s_nosync, s_durable = (median(times[k]) / 1000.0 for k in variants)
+    s_ours, s_theirs, s_nosync, s_durable, s_again = (median(times[k]) / 1000.0 for k in variants)
     mb = nbytes / 1e6
     return {
         "bytes": nbytes, "file_bytes": file_bytes, "stages": len(recording.captures),
@@ -92,6 +93,7 @@ def snapshot_section(config: BenchConfig, target_bytes: int, runs: int = 3) -> d
         "ratio_save_throughput": round(s_theirs / s_ours, 3),
         "save_file_fsync_s": round(s_durable, 4), "ratio_save_throughput_durable": round(s_durable / s_ours, 3),
         "save_nosync_s": round(s_nosync, 4), "ratio_save_throughput_nosync": round(s_theirs / s_nosync, 3),
+        "aa_ratio": round(s_again / s_ours, 4),
         "open_one_stage_s": round(median(opens["ours"]) / 1000.0, 4),
         "safe_open_one_stage_s": round(median(opens["theirs"]) / 1000.0, 4),
     }

@@ -106,3 +106,57 @@ class HostSyncCounter:
                 setattr(owner, name, original)
             else:
                 delattr(owner, name)
+
+
+def sync_counts(model_name: str = "random", texts: dict[str, str] | None = None) -> dict:
+    """Host syncs of the budgets, counted on the CPU with HostSyncCounter:
+
+    captured_forward: one forward under the Recorder (budget 1);
+    conditions_fast / conditions_exact: Continue from the first stage to the end with
+    every condition breakpoint set (budget 1 per forward / at most 1 per stage);
+    display_step: the shown slice with its stats, then whole-tensor stats (budget 2);
+    heads: every head's thumbnail (budget 1).
+    """
+    from tfdebug.adapters.reference import ReferenceAdapter
+    from tfdebug.adapters.session import DebugSession
+    from tfdebug.core.breakpoints import Breakpoint
+    from tfdebug.core.display import display_slice, head_thumbnails, tensor_stats
+    from tfdebug.core.stepper import EXACT, FAST
+    from tfdebug.models.loader import load_model
+
+    adapter = ReferenceAdapter(load_model(model_name))
+    texts = texts or {"src": "I love you", "tgt": "我 爱 你"}
+    out: dict = {}
+    session = DebugSession(adapter, texts)
+    try:
+        session.capture_all()  # warm-up
+        with HostSyncCounter() as syncs:
+            captures, _ = session.capture_all()
+        out["captured_forward"] = syncs.count
+        out["stages"] = len(captures)
+        masked = next(c for c in captures if c.info.kind == "mask" and c.tensor.dim() == 4)
+        with HostSyncCounter() as syncs:
+            display_slice(masked.tensor, 2, 3, {0: 0, 1: 0})
+            tensor_stats(masked.tensor)
+        out["display_step"] = syncs.count
+        with HostSyncCounter() as syncs:
+            head_thumbnails(masked.tensor, 2, 3, 1, {0: 0})
+        out["heads"] = syncs.count
+    finally:
+        session.close()
+    for mode in (FAST, EXACT):
+        session = DebugSession(adapter, texts)
+        stepper = session.stepper
+        try:
+            stepper.set_condition_mode(mode)
+            stepper.start()
+            stepper.wait()
+            for bp in (Breakpoint.on_nan(), Breakpoint.on_inf(), Breakpoint.on_abs_above(1e30)):
+                stepper.add_breakpoint(bp)
+            with HostSyncCounter() as syncs:
+                stepper.continue_()
+                stepper.wait()
+            out[f"conditions_{mode}"] = syncs.count
+        finally:
+            session.close()
+    return out

@@ -15,11 +15,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fewer repeats, skip the 12-layer × 768 row, a 256 MB snapshot instead of 1 GB")
     parser.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)  # the test suite's smallest run
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    parser.add_argument("--threads", type=int, default=None, metavar="N",
+                        help="torch threads for the whole run (recorded in the report); default: torch's own")
 
 
 def run(args: argparse.Namespace) -> int:
     from tfdebug.bench.report import format_report, run_all
 
-    result = run_all(quick=args.quick, tiny=args.tiny)
+    if args.threads is not None and args.threads < 1:
+        from tfdebug.core.errors import ConfigError
+
+        raise ConfigError("--threads must be at least 1.")
+    result = run_all(quick=args.quick, tiny=args.tiny, threads=args.threads)
     print(json.dumps(result, indent=1) if args.json else format_report(result))
     return 0

@@ -106,11 +106,14 @@ class HeadsPanel(QWidget):
         return None if axis in (self.ctl.view.row_axis, self.ctl.view.col_axis) else axis
 
     def refresh(self) -> None:
-        """Redraw every head of the current stage (or say in a short note why there are none)."""
-        self._dirty = False
+        """Redraw every head of the current stage (or say in a short note why there are none).
+
+        Thumbnails are computed on the display worker: the panel stays dirty until they are drawn.
+        """
         capture = self.ctl.current
         axis = self.head_axis() if capture is not None and capture.tensor is not None else None
         if axis is None:
+            self._dirty = False
             self._clear()
             self.note.setText(self._why_no_thumbnails())
             # No black box: the dock keeps only the note until a stage has heads to show.
@@ -144,6 +147,7 @@ class HeadsPanel(QWidget):
         self.graphics.setVisible(True)
         self.colour_bar.setVisible(True)
         self.note.setText(f"{n} heads of {capture.name}, one colour scale · click a head to show it")
+        self._dirty = False
 
     def _why_no_thumbnails(self) -> str:
         capture = self.ctl.current

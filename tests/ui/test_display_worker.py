@@ -1,0 +1,50 @@
+"""Display work off the GUI thread: stale results are dropped, large slices come from the worker."""
+
+import threading
+
+import torch
+from PySide6.QtCore import Qt
+
+from tests.ui.user_actions import press
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stages import StageInfo
+from tfdebug.core.stepper import Stepper
+from tfdebug.ui import display_worker
+from tfdebug.ui.display_worker import OFF_THREAD_CELLS, DisplayWorker
+
+
+def test_a_newer_job_of_the_same_kind_drops_the_older_result(qtbot):
+    worker = DisplayWorker()
+    gate = threading.Event()
+    got = []
+    worker.submit("slice", lambda: gate.wait(5) and "old", got.append, got.append)
+    qtbot.waitUntil(lambda: "slice" in worker._in_flight)  # the old job is running
+    worker.submit("slice", lambda: "new", got.append, got.append)
+    gate.set()
+    qtbot.waitUntil(lambda: not worker.busy())
+    assert got == ["new"]
+    worker.submit("stats", lambda: 1 / 0, got.append, lambda exc: got.append(type(exc).__name__))
+    qtbot.waitUntil(lambda: not worker.busy())
+    assert got == ["new", "ZeroDivisionError"]
+    worker.close()
+
+
+def test_a_large_stage_is_sliced_off_the_gui_thread(window, qtbot, monkeypatch):
+    n = int(OFF_THREAD_CELLS ** 0.5) + 64  # a plane just over the limit
+    info = StageInfo(name="enc.0.attn.scores", kind="scores", site="enc.attn", layer=0,
+                     axes=("batch", "head", "query", "key"), formula="Q·Kᵀ")
+    small = Capture.of(StageInfo(name="src.embed", kind="embedding", site="src", layer=None,
+                                 axes=("batch", "token", "model"), formula="E[x]"), torch.randn(1, 4, 8))
+    big = Capture.of(info, torch.randn(1, 2, n, n))
+    threads = []
+    original = display_worker.display_slice
+    monkeypatch.setattr(display_worker, "display_slice",
+                        lambda *a, **k: threads.append(threading.current_thread().name) or original(*a, **k))
+    window.load_replay(Stepper.replay([small, big]), {"src": [], "tgt": []}, "large stage")
+    qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None)
+    press(window, Qt.Key_F10)
+    qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None and window.heatmap_panel.slice.source_shape == (n, n))
+    assert threads[-1] == "tfdebug-display"
+    assert window.ctl.current is window.ctl.stepper.history[1]
+    qtbot.waitUntil(lambda: window.ctl.current_stats is not None)
+    assert window.ctl.current_stats.count == big.tensor.numel()
