@@ -72,6 +72,29 @@ class Verification:
         return f"{verdict}: max |Δ| = {self.max_abs_diff:.1e} vs unmodified model (tolerance {self.tolerance:.0e})"
 
 
+def max_abs_difference(output: Any, reference: Any) -> float:
+    """Largest |Δ| between two model outputs (tensors, or tuples/lists/dicts of them); NaN where only one is NaN.
+
+    Cells that are NaN (or the same infinity) in both count as equal; a structural difference (another type,
+    length or shape) is infinite.
+    """
+    if isinstance(output, torch.Tensor) and isinstance(reference, torch.Tensor):
+        if output.shape != reference.shape:
+            return float("inf")
+        a, b = output.detach().double(), reference.detach().to(output.device).double()
+        same = (a == b) | (a.isnan() & b.isnan())  # also equal infinities
+        diff = torch.where(same, 0.0, (a - b).abs()).nan_to_num(nan=float("inf"))
+        return float(diff.max()) if diff.numel() else 0.0
+    if isinstance(output, (tuple, list)) and isinstance(reference, (tuple, list)) and len(output) == len(reference):
+        return max((max_abs_difference(a, b) for a, b in zip(output, reference)), default=0.0)
+    if isinstance(output, Mapping) and isinstance(reference, Mapping) and output.keys() == reference.keys():
+        return max((max_abs_difference(output[k], reference[k]) for k in output), default=0.0)
+    try:
+        return 0.0 if output is reference or bool(output == reference) else float("inf")
+    except Exception:  # objects that do not compare
+        return float("inf")
+
+
 class ModelAdapter(ABC):
     """Everything the rest of tfdebug needs to know about one loaded model."""
 

@@ -33,6 +33,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("demo", "tfdebug.adapters.reference:load_reference", available="tfdebug.models.loader:demo_available",
           help="the bundled English→Chinese translator"),
     Entry("random", "tfdebug.adapters.reference:load_reference", help="a small random reference model"),
+    Entry("torch:", "tfdebug.adapters.sdpa:load_torch", listed=False,
+          help="package.module:factory, a module calling scaled_dot_product_attention or a torch.nn Transformer"),
 )
 # A folder with the reference model's files (config.json, model.safetensors, vocab.*.txt).
 FOLDER_ENTRY = Entry("FOLDER", "tfdebug.adapters.reference:load_reference", listed=False,

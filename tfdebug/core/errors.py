@@ -49,6 +49,10 @@ class ModelLoadError(TfdebugError):
     """A model or its vocabulary could not be loaded."""
 
 
+class UnsupportedModelError(ModelLoadError):
+    """A model, or a call inside it, that tfdebug cannot tap without changing its numbers (e.g. attention dropout)."""
+
+
 class SnapshotError(TfdebugError):
     """A snapshot file that cannot be read or written."""
 
