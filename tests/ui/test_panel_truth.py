@@ -1,6 +1,9 @@
 """Panels tell the truth (issue 16): where data comes from, heads, axes, logits, navigator."""
 
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from tests.ui.conftest import wait_paused
 from tests.ui.user_actions import choose_axes, click_stage, press, run_to_stage
@@ -234,3 +237,38 @@ def test_logits_are_labelled_with_words_and_the_top_5_next_tokens_are_listed(win
     press(window, Qt.Key_F10, Qt.ShiftModifier)       # dec.norm: no vocabulary, no prediction
     wait_paused(qtbot, window, "dec.norm")
     assert not prediction.isVisible()
+
+
+def _hold(window, key, repeats):
+    """Key events as holding a key delivers them: one press, then auto-repeated presses, then a release."""
+    window.activateWindow()
+    QTest.keyPress(window, key)
+    for _ in range(repeats):
+        QApplication.sendEvent(window, QKeyEvent(QEvent.KeyPress, key, Qt.NoModifier, "", True))
+    QTest.keyRelease(window, key)
+
+
+def test_holding_f10_steps_once_per_key_event(window, qtbot):
+    plan = [c.name for c in window.ctl.plan]
+    _hold(window, Qt.Key_F10, 11)                      # 12 key presses in a row, no pause between
+    wait_paused(qtbot, window, plan[12])
+    assert [c.name for c in window.ctl.stepper.history] == plan[:13]
+    assert window.ctl.queued_steps == 0
+    # Through history (back, then forward again) every key event counts too.
+    _hold(window, Qt.Key_F10, 0)
+    wait_paused(qtbot, window, plan[13])
+    for _ in range(5):
+        press(window, Qt.Key_F10, Qt.ShiftModifier)
+    wait_paused(qtbot, window, plan[8])
+    _hold(window, Qt.Key_F10, 9)                       # 5 from history, 5 live
+    wait_paused(qtbot, window, plan[18])
+    assert len(window.ctl.stepper.history) == 19
+
+
+def test_a_breakpoint_ends_a_run_of_queued_steps(window, qtbot):
+    plan = [c.name for c in window.ctl.plan]
+    window.ctl.toggle_stage_breakpoint(plan[3])
+    _hold(window, Qt.Key_F10, 9)
+    wait_paused(qtbot, window)
+    qtbot.waitUntil(lambda: window.ctl.queued_steps == 0 and window.ctl.stepper.state == "paused")
+    assert window.ctl.current.name == plan[3] and len(window.ctl.stepper.history) == 4

@@ -67,13 +67,13 @@ def continue_(ctl: DebugController) -> None:
     ctl.continue_()
 
 
-@action("tfdebug.step.next", "Step", "F10", "Next stage", enabled=DebugController.can_advance)
+@action("tfdebug.step.next", "Step", "F10", "Next stage", enabled=DebugController.can_step)
 def step_next(ctl: DebugController) -> None:
     ctl.step()
 
 
 @action("tfdebug.step.into", "Step Into", "F11",
-        "Into the next block (attention, FFN, layer): its first stage", enabled=DebugController.can_advance)
+        "Into the next block (attention, FFN, layer): its first stage", enabled=DebugController.can_step)
 def step_into(ctl: DebugController) -> None:
     # Stages form a flat list, so stepping into a block is stepping to its first stage.
     ctl.step()
