@@ -1,9 +1,9 @@
-"""Panels tell the truth (issue 16): where data comes from, heads, axes, logits, navigator."""
+"""Panels tell the truth (issue 16): where data comes from, heads, axes, logits, navigator, key repeat."""
 
-from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QKeyEvent
+import time
+
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 
 from tests.ui.conftest import wait_paused
 from tests.ui.user_actions import choose_axes, click_stage, press, run_to_stage
@@ -240,17 +240,28 @@ def test_logits_are_labelled_with_words_and_the_top_5_next_tokens_are_listed(win
 
 
 def _hold(window, key, repeats):
-    """Key events as holding a key delivers them: one press, then auto-repeated presses, then a release."""
+    """Key events as holding a key delivers them: a press, `repeats` more presses, then one release.
+
+    Each press goes through Qt's shortcut handling like a real one (QTest cannot flag them as
+    auto-repeats; QAction's autoRepeat is on, so they would be handled alike). Nothing is
+    processed between them: they arrive faster than a stage runs.
+    """
     window.activateWindow()
-    QTest.keyPress(window, key)
-    for _ in range(repeats):
-        QApplication.sendEvent(window, QKeyEvent(QEvent.KeyPress, key, Qt.NoModifier, "", True))
+    for _ in range(repeats + 1):
+        QTest.keyPress(window, key)
     QTest.keyRelease(window, key)
+
+
+def _slow_stages(window, seconds=0.1):
+    """Each stage takes `seconds` to compute (a big model): the worker sleeps as it captures one."""
+    window.ctl.stepper.subscribe(lambda event: time.sleep(seconds) if event.type == "captured" else None)
 
 
 def test_holding_f10_steps_once_per_key_event(window, qtbot):
     plan = [c.name for c in window.ctl.plan]
-    _hold(window, Qt.Key_F10, 11)                      # 12 key presses in a row, no pause between
+    _slow_stages(window)
+    _hold(window, Qt.Key_F10, 11)                      # 12 key presses, faster than stages run
+    assert window.ctl.queued_steps > 0
     wait_paused(qtbot, window, plan[12])
     assert [c.name for c in window.ctl.stepper.history] == plan[:13]
     assert window.ctl.queued_steps == 0
@@ -267,6 +278,7 @@ def test_holding_f10_steps_once_per_key_event(window, qtbot):
 
 def test_a_breakpoint_ends_a_run_of_queued_steps(window, qtbot):
     plan = [c.name for c in window.ctl.plan]
+    _slow_stages(window)
     window.ctl.toggle_stage_breakpoint(plan[3])
     _hold(window, Qt.Key_F10, 9)
     wait_paused(qtbot, window)

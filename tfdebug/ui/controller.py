@@ -85,8 +85,8 @@ class DebugController(DisplayMixin, QObject):
         self._signals: StepperSignals | None = None
         self._adapter_cache: tuple[tuple[str, str], object] | None = None
         self._breakpoints: frozenset[Breakpoint] = frozenset()
-        self._stepping = False    # the pass is running because of Step
-        self.queued_steps = 0     # Steps asked for while it runs (key repeat), run one per pause
+        self._step_in_flight = False  # a live Step runs and its pause has not been shown yet
+        self.queued_steps = 0         # Steps asked for meanwhile (key repeat): one runs per pause
         self.condition_mode = EXACT  # how condition breakpoints are checked (Stepper.set_condition_mode)
         self.error.connect(lambda text: self.message.emit(Message("error", text)))
         # Whole-tensor stats, large slices and head thumbnails are computed off the GUI thread.
@@ -267,7 +267,7 @@ class DebugController(DisplayMixin, QObject):
         return True
 
     def _on_stepper(self, command: Callable[[Stepper], None]) -> bool:
-        self._stepping, self.queued_steps = False, 0  # any other command ends a run of steps
+        self._step_in_flight, self.queued_steps = False, 0  # any other command ends a run of steps
         if self.stepper is None:
             self.error.emit("Nothing is loaded yet: press Run.")
             return False
@@ -277,25 +277,35 @@ class DebugController(DisplayMixin, QObject):
     def step(self) -> bool:
         """One stage on (through history first, else the live forward runs one stage).
 
-        Asked again while that stage is still running (F10 held down repeats), the step is
-        queued and runs when the pass pauses: one stage per key event, none dropped.
+        Asked again before the window has shown the stage a live step ran to (F10 held down
+        repeats faster than that), the step is queued and runs once that pause arrives: one
+        stage per key event, none dropped.
         """
-        if self._stepping and self.is_running():
+        if self._step_in_flight:
             self.queued_steps += 1
             return True
-        self._stepping = self._on_stepper(Stepper.step)
-        return self._stepping
+        queued = self.queued_steps
+
+        def step_and_note(stepper: Stepper) -> None:
+            stepper.step()
+            # Set before state_changed re-checks the actions: Step stays enabled while it runs.
+            self._step_in_flight = stepper.state == RUNNING
+        ok = self._on_stepper(step_and_note)
+        self.queued_steps = queued
+        return ok
 
     def can_step(self) -> bool:
-        """Step applies: the pass can advance, or a step is running (the new one is queued)."""
-        return self.can_advance() or (self._stepping and self.is_running())
+        """Step applies: the pass can advance, or a step runs (the new one is queued)."""
+        return self.can_advance() or self._step_in_flight
 
     def _next_queued_step(self, event: StepperEvent) -> None:
+        if event.type not in ("paused", "finished", "failed", "stopped"):
+            return
+        self._step_in_flight = False
         if event.type == "paused" and event.reason == "step" and self.queued_steps:
-            left = self.queued_steps - 1
+            self.queued_steps -= 1
             self.step()
-            self.queued_steps = left
-        elif event.type in ("paused", "finished", "failed", "stopped"):
+        else:
             self.queued_steps = 0  # a breakpoint, the end or a failure: the rest of the run is dropped
 
     def continue_(self) -> bool:
