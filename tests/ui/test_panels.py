@@ -1,6 +1,7 @@
 """Panels: heatmap slicing, hover readout, mask colour, heads, shape transition, stats, values, navigator."""
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
 from tests.ui.conftest import wait_paused
@@ -77,17 +78,24 @@ def test_masked_cells_get_the_mask_colour_not_the_scale_minimum(window, qtbot):
     assert not heatmap.overlay.isVisible()
 
 
-def test_fast_path_row_major_float32_explicit_levels_256_lut(window, qtbot):
+def test_image_is_lut_indices_drawn_without_conversion_and_levels_requantise(window, qtbot):
     goto(window, qtbot, "enc.0.attn.scaled")
     heatmap = window.heatmap_panel
     image = heatmap.image
     assert image.axisOrder == "row-major"
-    assert image.image.dtype == np.float32 and image.image.flags["C_CONTIGUOUS"]
-    lo, hi = image.getLevels()
-    assert lo == -hi  # signed data: diverging map centred on 0
-    assert len(heatmap.lookup_table()) == 256
+    # uint8 LUT indices with a 256-entry LUT: pyqtgraph makes an indexed QImage, no per-pixel work.
+    assert image.image.dtype == np.uint8 and image.image.flags["C_CONTIGUOUS"]
+    assert len(heatmap.lookup_table()) == 256 and tuple(image.getLevels()) == (0, 255)
+    lo, hi = heatmap.shown_levels()
+    assert lo == -hi and tuple(heatmap.histogram.getLevels()) == pytest.approx((lo, hi))  # diverging, centred on 0
+    values = heatmap.slice.values
+    assert image.image[np.unravel_index(values.argmax(), values.shape)] == 255
+    before = image.image.copy()
+    heatmap.histogram.setLevels(lo / 2, hi / 2)  # the user narrows the colour bar's levels
+    assert heatmap.shown_levels() == pytest.approx((lo / 2, hi / 2))
+    assert (image.image >= before).sum() > 0 and not np.array_equal(before, image.image)
     goto(window, qtbot, "enc.0.attn.probs")
-    assert heatmap.image.getLevels()[0] == 0  # probabilities: sequential from 0
+    assert heatmap.shown_levels()[0] == 0  # probabilities: sequential from 0
 
 
 def test_heads_panel_click_shows_that_head(window, qtbot):

@@ -261,8 +261,9 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
 class HeadThumbnails:
     """Every head of a stage's shown slice, downsampled: `values[h]` is head h's image.
 
-    `mins`/`maxs` are each head's finite extremes at full resolution (NaN when a head
-    has no finite value); `neginf` counts each head's −∞ (masked) cells.
+    `mins`/`maxs` are each head's finite extremes (NaN when a head has no finite value);
+    `neginf` counts each head's −∞ (masked) cells. Both are of every cell, except for planes
+    over 8 × the thumbnail size along an axis, which are read on an evenly strided grid.
     """
 
     values: np.ndarray
@@ -296,6 +297,12 @@ def head_thumbnails(tensor: Tensor, row_axis: int, col_axis: int, head_axis: int
                                           kept.index(col_axis)).float()
     heads, rows, cols = planes.shape
     out = (min(rows, max(1, max_size[0])), min(cols, max(1, max_size[1])))
+    # A thumbnail of a huge plane averages blocks of an evenly strided grid (at most 8 samples
+    # per thumbnail cell along each axis) instead of every cell: 48² pixels cannot show more,
+    # and pooling all of a 4096² plane per head would cost more than the main heatmap.
+    step_r, step_c = max(1, rows // (8 * out[0])), max(1, cols // (8 * out[1]))
+    if step_r > 1 or step_c > 1:
+        planes = planes[:, ::step_r, ::step_c]
     finite = torch.isfinite(planes)
     big = torch.full((), float("inf"), device=planes.device)
     flat, flat_finite = planes.reshape(heads, -1), finite.reshape(heads, -1)

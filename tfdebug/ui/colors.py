@@ -83,6 +83,18 @@ def to_rgba(values: np.ndarray, lut: np.ndarray, levels: tuple[float, float]) ->
     return rgba
 
 
+def quantize(values: np.ndarray, levels: tuple[float, float]) -> np.ndarray:
+    """`values` as LUT indices (uint8, 0–255 between `levels`; non-finite cells 0: the overlay
+    paints them). pyqtgraph draws uint8 data with a 256-entry LUT as an indexed QImage,
+    with no per-pixel conversion of its own."""
+    span = (levels[1] - levels[0]) or 1.0
+    scaled = np.subtract(values, np.float32(levels[0]), dtype=np.float32)
+    scaled *= np.float32((LUT_SIZE - 1) / span)
+    np.clip(scaled, 0, LUT_SIZE - 1, out=scaled)
+    np.nan_to_num(scaled, copy=False, nan=0.0)
+    return scaled.astype(np.uint8)
+
+
 def format_value(x: float) -> str:
     if x != x:
         return "NaN"

@@ -21,11 +21,13 @@ from PySide6.QtCore import QObject, Signal
 
 from tfdebug.core.display import DisplaySlice, HeadThumbnails, Stats, display_slice, head_thumbnails, tensor_stats
 from tfdebug.core.recorder import Capture
+from tfdebug.ui import colors
 
 MAX_SLICE = (1024, 1024)
-# Planes with more cells than this are sliced off the GUI thread (smaller ones take a few ms
-# and are drawn in the same event-loop turn as the step).
-OFF_THREAD_CELLS = 1 << 18
+# Planes with more cells than this are sliced off the GUI thread; up to 1024² a CPU slice,
+# its stats and its LUT indices take well under the 50 ms the GUI thread may spend, and are
+# drawn in the same event-loop turn as the step (no thread hop).
+OFF_THREAD_CELLS = 1024 * 1024
 
 # Kinds in the order the worker takes them: what the user looks at first.
 KINDS = ("slice", "heads", "stats")
@@ -184,14 +186,26 @@ class DisplayMixin:
             except (ValueError, IndexError, RuntimeError) as exc:
                 self._slice_failed(capture, exc)
             return
-        tensor, indices = capture.tensor, self.indices(capture)  # the selection as it is now
-        self.display.submit("slice", lambda: display_slice(tensor, row, col, indices, MAX_SLICE),
-                            lambda sl: self._slice_ready(capture, sl), lambda exc: self._slice_failed(capture, exc))
+        tensor, indices, kind = capture.tensor, self.indices(capture), capture.info.kind  # the selection now
 
-    def _slice_ready(self, capture: Capture, sl: DisplaySlice) -> None:
+        def compute():
+            sl = display_slice(tensor, row, col, indices, MAX_SLICE)
+            # The heatmap's LUT indices too, so the GUI thread converts no pixels.
+            levels = colors.scheme(kind, sl.stats)[1]
+            return sl, (levels, colors.quantize(sl.values, levels))
+        self.display.submit("slice", compute, lambda done: self._slice_ready(capture, *done),
+                            lambda exc: self._slice_failed(capture, exc))
+
+    def _slice_ready(self, capture: Capture, sl: DisplaySlice, indexed=None) -> None:
         if capture is self.current:
             self.current_slice = sl
+            self._indexed = (sl, *indexed) if indexed is not None else None
             self.slice_changed.emit()
+
+    def indexed_image(self, sl: DisplaySlice, levels: tuple[float, float]):
+        """The slice's LUT indices between `levels` when the worker computed them, else None."""
+        cached = getattr(self, "_indexed", None)
+        return cached[2] if cached is not None and cached[0] is sl and cached[1] == levels else None
 
     def _slice_failed(self, capture: Capture, exc: Exception) -> None:
         if capture is self.current:

@@ -55,13 +55,8 @@ class _HistogramLUT(pg.HistogramLUTItem):
 
     def set_histogram(self, edges: np.ndarray, counts: np.ndarray) -> None:
         self._counts = ((edges[:-1] + edges[1:]) / 2, counts.astype(float)) if len(counts) else None
-
-    def imageChanged(self, autoLevel=False, autoRange=False):
         if self._counts is not None:
             self.plot.setData(*self._counts)
-        image = self.imageItem()
-        if image is not None and image.getLevels() is not None:
-            self.region.setRegion(image.getLevels())
 
     def getLookupTable(self, img=None, n=None, alpha=None):
         if self.lut is None:
@@ -121,8 +116,12 @@ class HeatmapPanel(QWidget):
         self.overlay.setZValue(1)
         self.plot.addItem(self.image)
         self.plot.addItem(self.overlay)
+        # Not linked to the image: the image holds LUT indices (uint8, quantised between the
+        # levels) that pyqtgraph draws without converting a pixel; moving the levels re-quantises.
         self.histogram = _HistogramLUT()
-        self.histogram.setImageItem(self.image)
+        self.histogram.region.setBrush(pg.mkBrush(None))  # a filled band costs a large alpha fill per paint
+        self.histogram.sigLevelChangeFinished.connect(self._levels_dragged)
+        self._levels: tuple[float, float] | None = None
         self.graphics.addItem(self.histogram, row=0, col=1)
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
 
@@ -230,9 +229,9 @@ class HeatmapPanel(QWidget):
             self._scheme_name = name
         self.histogram.set_histogram(sl.stats.hist_edges, sl.stats.hist_counts)
         rows, cols = sl.source_shape
-        self.image.setImage(data, levels=levels, autoLevels=False)
+        indexed = self.ctl.indexed_image(sl, levels)
+        self._show_indices(colors.quantize(data, levels) if indexed is None else indexed, levels)
         self.image.setRect(QRectF(0, 0, cols, rows))
-        self.histogram.setLevels(*levels)
         if overlay is None:
             self.overlay.setVisible(False)
         else:
@@ -249,6 +248,23 @@ class HeatmapPanel(QWidget):
             # Paint the new image now, before the other panels' updates queue up behind it:
             # the heatmap is what the user is waiting for.
             self.graphics.viewport().repaint()
+
+    def _show_indices(self, indexed: np.ndarray, levels: tuple[float, float]) -> None:
+        self._levels = levels
+        self.image.setImage(indexed, levels=(0, colors.LUT_SIZE - 1), lut=self.lookup_table(), autoLevels=False)
+        self.histogram.blockSignals(True)  # setting levels from the data is not a drag
+        self.histogram.setLevels(*levels)
+        self.histogram.blockSignals(False)
+
+    def _levels_dragged(self) -> None:
+        """The user moved the colour bar's levels: re-quantise the shown slice between them."""
+        levels = tuple(float(v) for v in self.histogram.getLevels())
+        if self.slice is not None and levels != self._levels:
+            self._show_indices(colors.quantize(self.slice.values, levels), levels)
+
+    def shown_levels(self) -> tuple[float, float] | None:
+        """The data values the colour scale spans (its low and high ends)."""
+        return self._levels
 
     def _label_axes(self, sl: DisplaySlice) -> None:
         names = self.ctl.axis_names()
@@ -302,7 +318,7 @@ class HeatmapPanel(QWidget):
     # ----- export --------------------------------------------------------------------------
     def lookup_table(self) -> np.ndarray:
         """The LUT the image is drawn with (256 × RGB(A))."""
-        return self.histogram.getLookupTable(self.image.image)
+        return self.histogram.getLookupTable()
 
     def export_png(self, path: str) -> None:
         """Save the heatmap (image, axes, colour bar) as it is shown."""

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 import pyqtgraph as pg
 import torch
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -106,12 +106,12 @@ def _one_step(app, window: MainWindow, clock: _PaintClock, target: Capture) -> t
         sl = ctl.current_slice
         if ctl.current is target and sl is not None and clock.painted_slice is sl:
             break
-        app.processEvents()
+        app.processEvents(QEventLoop.WaitForMoreEvents)  # sleep until something happens: no spinning
     painted = clock.painted_at
     # Settled: every result delivered, then no widget painted for a quiet period (the
     # scene's queued updates take a few passes of the event loop to reach the screen).
     while time.perf_counter() < deadline:
-        app.processEvents()
+        app.processEvents(QEventLoop.WaitForMoreEvents)
         if _settled(window, target) and time.perf_counter() - max(clock.last_paint, painted) > _QUIET_S:
             break
     return (painted - start) * 1000.0, (max(clock.last_paint, painted) - start) * 1000.0
@@ -128,20 +128,22 @@ def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, li
         window.show()
         window.docks["heads"].show()
         app.processEvents()
-        if True:
-            for n in sizes:
-                stepper = Stepper.replay(_captures(n, repeats + WARMUP))
-                window.load_replay(stepper, {"src": [], "tgt": []}, f"bench {n}×{n}")
-                window.activateWindow()
-                for _ in range(20):
-                    app.processEvents()
-                painted, settled = [], []
-                for r in range(repeats + WARMUP):
-                    p, s = _one_step(app, window, clock, stepper.history[stepper.cursor + 1])
-                    if r >= WARMUP:  # the first steps warm caches
-                        painted.append(p)
-                        settled.append(s)
-                timings[n] = {"painted": painted, "settled": settled}
+        tick = QTimer()  # wakes the waiting loops at least every 5 ms
+        tick.start(5)
+        for n in sizes:
+            stepper = Stepper.replay(_captures(n, repeats + WARMUP))
+            window.load_replay(stepper, {"src": [], "tgt": []}, f"bench {n}×{n}")
+            window.activateWindow()
+            for _ in range(20):
+                app.processEvents()
+            painted, settled = [], []
+            for r in range(repeats + WARMUP):
+                p, s = _one_step(app, window, clock, stepper.history[stepper.cursor + 1])
+                if r >= WARMUP:  # the first steps warm caches
+                    painted.append(p)
+                    settled.append(s)
+            timings[n] = {"painted": painted, "settled": settled}
+        tick.stop()
         window.ctl.close()
         window.close()
         window.deleteLater()
