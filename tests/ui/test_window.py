@@ -223,7 +223,8 @@ def test_advancing_actions_are_disabled_at_the_end(window, qtbot, action_id):
     trigger(window, "tfdebug.step.continue")
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
     qtbot.waitUntil(lambda: not window.actions_by_id[action_id].isEnabled())
-    assert window.actions_by_id["tfdebug.step.back"].isEnabled()
+    # The window learns of the end from the worker's queued event: wait for it, as a user does.
+    qtbot.waitUntil(lambda: window.actions_by_id["tfdebug.step.back"].isEnabled())
 
 
 def test_garbage_is_collected_only_in_the_gui_thread(window):
