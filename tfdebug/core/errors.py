@@ -41,6 +41,10 @@ class ReplacementError(TfdebugError):
     """A replacement tensor that does not fit the stage it replaces."""
 
 
+class EditError(ReplacementError):
+    """An edit of a paused tensor that cannot be applied (not a number, a CSV of the wrong shape); nothing changed."""
+
+
 class ForwardFailedError(TfdebugError):
     """The forward pass raised part-way; the original exception is the cause."""
 

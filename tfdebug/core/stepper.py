@@ -115,6 +115,7 @@ class Stepper:
         self._go = False
         self._stop = False
         self._replacement: Tensor | None = None
+        self._undo: list[Tensor | None] = []  # the paused stage's tensors before each replace
         self._thread: threading.Thread | None = None
         self._flagged: list[tuple[int, Tensor]] = []  # fast mode: (history index, condition flags on device)
 
@@ -266,7 +267,7 @@ class Stepper:
         """Replace the tensor of the stage the forward is paused at; it flows downstream."""
         with self._lock:
             if not self.at_live_point:
-                raise ReplacementError("Only the stage the forward is paused at can be replaced.")
+                raise ReplacementError(self._why_not_replaceable())
             capture = self.history[self.cursor]
             if tuple(tensor.shape) != capture.shape:
                 raise ReplacementError(
@@ -275,9 +276,36 @@ class Stepper:
             if not (tensor.is_floating_point() or tensor.is_complex()) and capture.dtype.is_floating_point:
                 tensor = tensor.float()
             new = tensor.detach().to(device=capture.device, dtype=capture.dtype)
+            self._undo.append(capture.tensor)
             self._replacement = new
             capture.tensor = new
             capture.edited = True
+        self._emit(StepperEvent("replaced", self.cursor, capture))
+
+    def _why_not_replaceable(self) -> str:
+        shown = self.current
+        if self.state == PAUSED and shown is not None:
+            live = self.history[self.live_index].name
+            return (f"Stage {shown.name} has already run: only the stage the forward is paused at ({live}) "
+                    f"can be edited. Restart to edit an earlier one.")
+        if self.state in _ENDED:
+            return "The pass has ended: Restart it and pause at a stage to edit it."
+        return "Only the stage the forward is paused at can be replaced."
+
+    @property
+    def edits_to_undo(self) -> int:
+        """How many replacements of the paused stage `undo_replace` can take back."""
+        return len(self._undo) if self.at_live_point else 0
+
+    def undo_replace(self) -> None:
+        """Take back the last `replace` of the paused stage; with all taken back it is unedited again."""
+        with self._lock:
+            if not self.at_live_point or not self._undo:
+                raise ReplacementError("There is no edit of the paused stage to undo.")
+            capture = self.history[self.cursor]
+            capture.tensor = self._undo.pop()
+            self._replacement = capture.tensor if self._undo else None
+            capture.edited = bool(self._undo)
         self._emit(StepperEvent("replaced", self.cursor, capture))
 
     # ----- internals -------------------------------------------------------------------
@@ -371,6 +399,7 @@ class Stepper:
                 raise _StopRun()
             self.live_index = None
             replacement, self._replacement = self._replacement, None
+            self._undo = []  # the stage has passed: its edit is part of the pass now
             return replacement
 
     def _worker(self) -> None:

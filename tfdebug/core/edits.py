@@ -1,0 +1,197 @@
+"""Edits of a paused stage's tensor, as data: what to change and how, applied on the tensor's device.
+
+    region = Region(row_axis=2, col_axis=3, indices={0: 0, 1: 1})   # the slice the heatmap shows
+    new = apply_edit(tensor, Edit(ZERO_HEAD, head=0), region, axes)  # a new tensor; `tensor` untouched
+    stepper.replace(new)                                             # flows downstream on Continue
+
+Every problem (text that is not a number, a CSV of the wrong shape, a head that does not
+exist) is an EditError with one sentence, raised before anything changes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import torch
+from torch import Tensor
+
+from tfdebug.core.errors import EditError
+
+SET, SCALE, ZERO_HEAD, KEEP_HEAD, FILL_CSV = "set", "scale", "zero_head", "keep_head", "fill_csv"
+CELL, ROW, COLUMN, SLICE, TENSOR = "cell", "row", "column", "slice", "tensor"
+OPERATIONS = (SET, SCALE, ZERO_HEAD, KEEP_HEAD, FILL_CSV)
+TARGETS = (CELL, ROW, COLUMN, SLICE, TENSOR)
+HEAD_AXIS = "head"
+
+
+@dataclass(frozen=True)
+class Region:
+    """The 2-D slice a view shows: two shown axes and the index of every other axis."""
+
+    row_axis: int
+    col_axis: int
+    indices: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One edit. `op` is set, scale, zero_head, keep_head or fill_csv.
+
+    set/scale act on `target` (cell, row, column, the shown slice or the whole tensor) with
+    `value` (the new value, or the factor); `row`/`col` are positions in the shown slice.
+    The head edits use `head`; fill_csv copies `values` (rows × columns of the shown slice).
+    """
+
+    op: str
+    target: str = SLICE
+    value: float = 0.0
+    row: int | None = None
+    col: int | None = None
+    head: int | None = None
+    values: tuple[tuple[float, ...], ...] | None = None
+
+    def describe(self) -> str:
+        """What the edit did, in words: 'head 0 zeroed', 'row 2 set to 0'."""
+        where = {CELL: f"cell ({self.row}, {self.col})", ROW: f"row {self.row}", COLUMN: f"column {self.col}",
+                 SLICE: "the shown slice", TENSOR: "the whole tensor"}.get(self.target, self.target)
+        if self.op == SET:
+            return f"{where} set to {self.value:g}"
+        if self.op == SCALE:
+            return f"{where} scaled by {self.value:g}"
+        if self.op == ZERO_HEAD:
+            return f"head {self.head} zeroed"
+        if self.op == KEEP_HEAD:
+            return f"only head {self.head} kept"
+        return "the shown slice filled from a CSV file"
+
+
+def parse_number(text: str, what: str = "The value") -> float:
+    """A number typed by a person ('0', '-1e-3', '-inf', '−∞'); EditError for anything else."""
+    cleaned = text.strip().replace("−", "-").replace("∞", "inf")
+    try:
+        return float(cleaned)
+    except ValueError:
+        raise EditError(f"{what} '{text.strip()}' is not a number.") from None
+
+
+def read_csv_values(text: str, shape: tuple[int, int]) -> tuple[tuple[float, ...], ...]:
+    """The numbers of a CSV holding `shape` = (rows, columns) values.
+
+    Plain numbers, or the layout tfdebug's CSV export writes (a header row of column
+    labels, each row starting with its label): a first row or column that is not all
+    numbers is taken as labels.
+    """
+    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+    if rows and not _all_numbers(rows[0][1:] or rows[0]):
+        rows = rows[1:]  # a header row of column labels
+    if rows and all(r and not _is_number(r[0]) for r in rows):
+        rows = [r[1:] for r in rows]  # each row starts with its label
+    got = (len(rows), max((len(r) for r in rows), default=0))
+    if got != tuple(shape) or any(len(r) != shape[1] for r in rows):
+        raise EditError(f"The CSV file holds {got[0]} rows × {got[1]} columns; the shown slice is "
+                        f"{shape[0]} × {shape[1]}.")
+    values = []
+    for i, row in enumerate(rows):
+        values.append(tuple(parse_number(cell, f"Row {i + 1} of the CSV file holds") for cell in row))
+    return tuple(values)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        parse_number(text)
+    except EditError:
+        return False
+    return True
+
+
+def _all_numbers(cells: Sequence[str]) -> bool:
+    return all(_is_number(c) for c in cells)
+
+
+def head_axis(axes: Sequence[str]) -> int | None:
+    """Position of the head axis in a stage's axis names, or None."""
+    return list(axes).index(HEAD_AXIS) if HEAD_AXIS in axes else None
+
+
+def slice_shape(shape: Sequence[int], region: Region) -> tuple[int, int]:
+    """(rows, columns) of the shown slice of a tensor of `shape`."""
+    if len(shape) < 2:
+        return (1, shape[0] if shape else 1)
+    return (shape[region.row_axis], shape[region.col_axis])
+
+
+def apply_edit(tensor: Tensor, edit: Edit, region: Region, axes: Sequence[str]) -> Tensor:
+    """A new tensor on `tensor`'s device with `edit` applied (`tensor` itself is not changed).
+
+    `region` is the shown slice; `axes` the stage's axis names (the head edits need 'head').
+    """
+    if not tensor.is_floating_point():
+        raise EditError(f"This stage holds {str(tensor.dtype).removeprefix('torch.')} values; only "
+                        f"floating-point stages can be edited.")
+    if edit.op not in OPERATIONS:
+        raise EditError(f"There is no edit called '{edit.op}'.")
+    out = tensor.clone()
+    if edit.op in (ZERO_HEAD, KEEP_HEAD):
+        _edit_heads(out, edit, axes)
+        return out
+    if tensor.dim() < 2 and edit.target in (ROW, COLUMN, CELL):
+        raise EditError("This stage has fewer than two axes: edit the whole tensor instead.")
+    target = out if edit.target == TENSOR else _region_view(out, edit, region)
+    if edit.op == SET:
+        target.fill_(edit.value)
+    elif edit.op == SCALE:
+        target.mul_(edit.value)
+    else:
+        if edit.values is None:
+            raise EditError("Choose a CSV file to fill the shown slice from.")
+        shown = _region_view(out, Edit(SET, SLICE), region)
+        source = torch.tensor(edit.values, dtype=torch.float64)
+        if tuple(source.shape) != tuple(shown.shape):
+            raise EditError(f"The CSV values are {source.shape[0]} × {source.shape[1]}; the shown slice is "
+                            f"{shown.shape[0]} × {shown.shape[1]}.")
+        shown.copy_(source.to(device=out.device, dtype=out.dtype))
+    return out
+
+
+def _edit_heads(out: Tensor, edit: Edit, axes: Sequence[str]) -> None:
+    axis = head_axis(axes) if len(axes) == out.dim() else None
+    if axis is None:
+        raise EditError("This stage has no head axis: there is no head to zero or keep.")
+    n = out.shape[axis]
+    if edit.head is None or not 0 <= edit.head < n:
+        raise EditError(f"There is no head {edit.head}: this stage has heads 0 to {n - 1}.")
+    if edit.op == ZERO_HEAD:
+        out.select(axis, edit.head).zero_()
+    else:
+        keep = out.select(axis, edit.head).clone()
+        out.zero_()
+        out.select(axis, edit.head).copy_(keep)
+
+
+def _region_view(out: Tensor, edit: Edit, region: Region) -> Tensor:
+    """A view of `out` on the edit's target inside the shown slice, laid out as (rows, columns)."""
+    if out.dim() < 2:
+        return out
+    rows, cols = out.shape[region.row_axis], out.shape[region.col_axis]
+    if edit.target in (CELL, ROW) and (edit.row is None or not 0 <= edit.row < rows):
+        raise EditError(f"There is no row {edit.row}: the shown slice has rows 0 to {rows - 1}.")
+    if edit.target in (CELL, COLUMN) and (edit.col is None or not 0 <= edit.col < cols):
+        raise EditError(f"There is no column {edit.col}: the shown slice has columns 0 to {cols - 1}.")
+    index: list = []
+    for axis in range(out.dim()):
+        if axis == region.row_axis:
+            index.append(edit.row if edit.target in (CELL, ROW) else slice(None))
+        elif axis == region.col_axis:
+            index.append(edit.col if edit.target in (CELL, COLUMN) else slice(None))
+        else:
+            i = region.indices.get(axis, 0)
+            if not 0 <= i < out.shape[axis]:
+                raise EditError(f"Axis {axis} has no index {i}.")
+            index.append(i)
+    view = out[tuple(index)]  # ints and full slices only: a view, so writes land in `out`
+    if view.dim() == 2 and region.row_axis > region.col_axis:
+        view = view.transpose(0, 1)
+    return view
