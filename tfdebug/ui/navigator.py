@@ -26,6 +26,8 @@ UNREACHED = QColor(150, 150, 150)
 CURRENT_BG = QColor(255, 224, 130)
 BREAK_FG = QColor(200, 30, 30)
 CURRENT_MARK = QColor(230, 120, 0)
+EDITED = QColor(179, 92, 0)
+EDITED_MARK = " · edited"
 
 
 def _current_icon(size: int = 12) -> QIcon:
@@ -150,10 +152,13 @@ class NavigatorPanel(QWidget):
         """Grey what has not run, highlight the current stage."""
         history = self.ctl.stepper.history if self.ctl.stepper is not None else []
         reached = {c.name for c in history}
+        edited = {c.name for c in history if c.edited}
         for name, item in self.items.items():
-            colour = QBrush() if name in reached else QBrush(UNREACHED)
+            colour = QBrush(EDITED) if name in edited else QBrush() if name in reached else QBrush(UNREACHED)
             item.setForeground(NAME, colour)
             item.setForeground(SHAPE, colour)
+            shape = item.text(SHAPE).removesuffix(EDITED_MARK)
+            item.setText(SHAPE, shape + EDITED_MARK if name in edited else shape)
         current = self.ctl.current.name if self.ctl.current is not None else None
         if current != self._current:
             font = QFont()

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar,
 
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
-from tfdebug.ui import actions
+from tfdebug.ui import actions, edit_dialog  # edit_dialog registers the edit actions before binding
 from tfdebug.ui.archmap import ArchitectureMap
 from tfdebug.ui.breakpoints_ui import ConditionDialog, kind_menu
 from tfdebug.ui.controller import DebugController, Message
@@ -35,7 +35,8 @@ TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.i
                    "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop")
 DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause", None,
                                    "tfdebug.step.restart", "tfdebug.step.stop", None,
-                                   "tfdebug.session.run", "tfdebug.session.live")
+                                   "tfdebug.session.run", "tfdebug.session.live", None,
+                                   "tfdebug.edit.tensor", "tfdebug.edit.undo")
 
 
 def default_settings() -> QSettings:
@@ -179,6 +180,7 @@ class MainWindow(QMainWindow):
             module = None
         if module is not None:
             module.install(self)
+        edit_dialog.install(self)
         self.file_menu.addSeparator()
         quit_action = self.file_menu.addAction("Quit", self.close)
         quit_action.setShortcut("Ctrl+Q")

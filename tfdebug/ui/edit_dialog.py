@@ -1,0 +1,299 @@
+"""Edit Tensor…: change the paused stage's tensor from the window, and take the change back.
+
+Debug → Edit Tensor… (Ctrl+Shift+E) and the heatmap's context menu open one dialog: set a
+cell, a row, a column, the shown slice or the whole tensor to a value, scale it, zero a
+head or keep only one, or fill the shown slice from a CSV file. The edit is made by
+core.edits on the tensor's device and applied with `Stepper.replace`, so Continue runs
+the rest of the pass on it; Debug → Undo Edit (Ctrl+Alt+Z) takes it back before the pass
+moves on. A bad edit shows one sentence and changes nothing. `EditTools.last_edit`
+remembers the model and texts of the last edited pass, for "the pass before the last edit".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import (QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QMenu, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from tfdebug.core.edits import (CELL, COLUMN, FILL_CSV, KEEP_HEAD, ROW, SCALE, SET, SLICE, TENSOR, ZERO_HEAD, Edit,
+                                Region, apply_edit, head_axis, parse_number, read_csv_values, slice_shape)
+from tfdebug.core.errors import EditError, TfdebugError
+from tfdebug.ui import actions
+from tfdebug.ui.controller import DebugController
+
+OPERATIONS = ((SET, "Set to a value"), (SCALE, "Scale by a factor"), (ZERO_HEAD, "Zero a head"),
+              (KEEP_HEAD, "Keep only one head"), (FILL_CSV, "Fill the shown slice from a CSV file"))
+TARGETS = ((CELL, "One cell"), (ROW, "One row"), (COLUMN, "One column"), (SLICE, "The shown slice"),
+           (TENSOR, "The whole tensor"))
+MAX_CSV_BYTES = 16 << 20  # a shown slice is at most a few million cells
+
+
+@dataclass(frozen=True)
+class LastEdit:
+    """The pass an edit was made in: its adapter and texts (to run it again unedited), stage and edit."""
+
+    adapter: object
+    texts: dict
+    stage: str
+    description: str
+
+
+def can_edit(ctl: DebugController) -> bool:
+    s = ctl.stepper
+    return s is not None and s.is_live and s.at_live_point and ctl.current is not None
+
+
+def _tools(ctl: DebugController) -> "EditTools | None":
+    return getattr(ctl.parent(), "edit_tools", None)
+
+
+@actions.action("tfdebug.edit.tensor", "Edit Tensor…", "Ctrl+Shift+E",
+                "Change the paused stage's tensor: a cell, row, column, head or slice; Continue runs on it",
+                enabled=can_edit, live_only=True, toolbar=False)
+def edit_tensor(ctl: DebugController) -> None:
+    tools = _tools(ctl)
+    if tools is not None:
+        tools.open_dialog()
+
+
+@actions.action("tfdebug.edit.undo", "Undo Edit", "Ctrl+Alt+Z", "Take back the last edit of the paused stage",
+                enabled=lambda ctl: ctl.stepper is not None and ctl.stepper.edits_to_undo > 0, live_only=True,
+                toolbar=False)
+def undo_edit(ctl: DebugController) -> None:
+    if ctl.command(ctl.stepper.undo_replace):
+        ctl.info.emit(f"Edit of {ctl.current.name} undone." if ctl.current is not None else "Edit undone.")
+
+
+class EditDialog(QDialog):
+    """The fields of one edit of the current stage; Apply makes it, Undo takes the last one back."""
+
+    def __init__(self, ctl: DebugController, tools: "EditTools", parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.tools = tools
+        self.setWindowTitle("Edit Tensor")
+        self.stage_label = QLabel()
+        self.stage_label.setWordWrap(True)
+        self.stage_label.setTextFormat(Qt.PlainText)
+        self.operation = QComboBox()
+        for key, text in OPERATIONS:
+            self.operation.addItem(text, key)
+        self.target = QComboBox()
+        for key, text in TARGETS:
+            self.target.addItem(text, key)
+        self.row = QSpinBox()
+        self.col = QSpinBox()
+        self.head = QSpinBox()
+        self.value = QLineEdit("0")
+        self.value.setToolTip("A number: 0, -1e-3, -inf …")
+        self.csv_path = QLineEdit()
+        self.csv_path.setPlaceholderText("a CSV file of the shown slice's shape")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        csv_row = QHBoxLayout()
+        csv_row.addWidget(self.csv_path, 1)
+        csv_row.addWidget(browse)
+        form = QFormLayout()
+        form.addRow("Edit", self.operation)
+        form.addRow("Where", self.target)
+        form.addRow("Row", self.row)
+        form.addRow("Column", self.col)
+        form.addRow("Head", self.head)
+        form.addRow("Value", self.value)
+        form.addRow("CSV file", csv_row)
+        self.form = form
+        self.error_label = QLabel("")
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextFormat(Qt.PlainText)
+        self.error_label.setStyleSheet("color: #b00020")
+        self.apply_button = QPushButton("Apply")
+        self.apply_button.setDefault(True)
+        self.apply_button.clicked.connect(self.apply)
+        self.undo_button = QPushButton("Undo Edit")
+        self.undo_button.clicked.connect(lambda: actions.trigger("tfdebug.edit.undo", ctl))
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        for button in (self.undo_button, self.apply_button, close):
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.stage_label)
+        layout.addLayout(form)
+        layout.addWidget(self.error_label)
+        layout.addLayout(buttons)
+        self.operation.currentIndexChanged.connect(self._fields_shown)
+        self.target.currentIndexChanged.connect(self._fields_shown)
+        ctl.stage_changed.connect(self.refresh)
+        ctl.slice_changed.connect(self.refresh)
+        ctl.state_changed.connect(self._buttons)
+        self.refresh()
+
+    # ----- what the fields say ---------------------------------------------------------
+    def choose(self, op: str, target: str | None = None, row: int | None = None, col: int | None = None) -> None:
+        """Preset the fields (the heatmap's context menu opens the dialog on a cell, row or column)."""
+        self.operation.setCurrentIndex(self.operation.findData(op))
+        if target is not None:
+            self.target.setCurrentIndex(self.target.findData(target))
+        if row is not None:
+            self.row.setValue(row)
+        if col is not None:
+            self.col.setValue(col)
+
+    def region(self) -> Region:
+        ctl = self.ctl
+        return Region(ctl.view.row_axis, ctl.view.col_axis, ctl.indices(ctl.current))
+
+    def refresh(self) -> None:
+        """Describe the current stage and fit the row, column and head ranges to it."""
+        capture = self.ctl.current
+        self.error_label.setText("")
+        if capture is None:
+            self.stage_label.setText("No stage is shown.")
+            self._buttons()
+            return
+        names = self.ctl.axis_names(capture)
+        rows, cols = slice_shape(capture.shape, self.region())
+        self.row.setRange(0, max(rows - 1, 0))
+        self.col.setRange(0, max(cols - 1, 0))
+        heads = head_axis(names)
+        self.head.setRange(0, capture.shape[heads] - 1 if heads is not None else 0)
+        shown = ""
+        if len(names) >= 2:
+            fixed = ", ".join(f"{names[a]} {i}" for a, i in self.ctl.indices(capture).items())
+            shown = f"; shown slice {names[self.ctl.view.row_axis]} × {names[self.ctl.view.col_axis]}" + (
+                f" at {fixed}" if fixed else "")
+        shape = "(" + ",".join(map(str, capture.shape)) + ")"
+        state = " (edited)" if capture.edited else ""
+        where = "" if can_edit(self.ctl) else " — not the stage the pass is paused at, so it cannot be edited"
+        self.stage_label.setText(f"{capture.name}{state} {shape}{shown}{where}")
+        self._fields_shown()
+        self._buttons()
+
+    def _fields_shown(self) -> None:
+        op = self.operation.currentData()
+        target = self.target.currentData()
+        on_region = op in (SET, SCALE)
+        show = {self.target: on_region, self.row: on_region and target in (CELL, ROW),
+                self.col: on_region and target in (CELL, COLUMN), self.value: on_region,
+                self.head: op in (ZERO_HEAD, KEEP_HEAD), self.csv_path: op == FILL_CSV}
+        for widget, visible in show.items():
+            self.form.setRowVisible(widget if widget is not self.csv_path else 6, visible)
+        self.form.labelForField(self.value).setText("Factor" if op == SCALE else "Value")
+
+    def _buttons(self) -> None:
+        self.apply_button.setEnabled(self.ctl.current is not None)
+        self.undo_button.setEnabled(actions.applies("tfdebug.edit.undo", self.ctl))
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "CSV file of the shown slice", "", "CSV files (*.csv);;All files (*)")
+        if path:
+            self.csv_path.setText(path)
+
+    def edit(self) -> Edit:
+        """The Edit the fields describe; EditError for a value that is not a number or a bad CSV."""
+        op = self.operation.currentData()
+        if op in (ZERO_HEAD, KEEP_HEAD):
+            return Edit(op, head=self.head.value())
+        if op == FILL_CSV:
+            shape = slice_shape(self.ctl.current.shape, self.region())
+            return Edit(FILL_CSV, values=read_csv_values(read_text(self.csv_path.text()), shape))
+        what = "The factor" if op == SCALE else "The value"
+        return Edit(op, self.target.currentData(), parse_number(self.value.text(), what),
+                    row=self.row.value(), col=self.col.value())
+
+    # ----- applying ----------------------------------------------------------------------
+    def apply(self) -> bool:
+        """Make the edit on the paused stage; a bad one shows its sentence and changes nothing."""
+        ctl = self.ctl
+        capture = ctl.current
+        try:
+            if capture is None or ctl.stepper is None:
+                raise EditError("Nothing is shown yet: run a pass and pause at a stage first.")
+            if not ctl.stepper.is_live:
+                raise EditError("A recorded pass cannot be edited: there is no model to run the rest of it.")
+            edit = self.edit()
+            new = apply_edit(capture.tensor, edit, self.region(), ctl.axis_names(capture))
+            ctl.stepper.replace(new)
+        except TfdebugError as exc:
+            self.error_label.setText(exc.message)
+            ctl.error.emit(exc.message)
+            return False
+        finally:
+            ctl.state_changed.emit()
+        self.tools.remember(capture.name, edit.describe())
+        ctl.info.emit(f"{capture.name}: {edit.describe()}. Continue runs the rest of the pass on it.")
+        self.error_label.setText("")
+        return True
+
+
+def read_text(path: str) -> str:
+    """The text of a CSV file; EditError in one sentence when it cannot be read."""
+    if not path.strip():
+        raise EditError("Choose a CSV file to fill the shown slice from.")
+    file = Path(path.strip())
+    try:
+        if file.stat().st_size > MAX_CSV_BYTES:
+            raise EditError(f"{file.name} is too large for a slice of this view.")
+        return file.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EditError(f"Cannot read {file.name}: {getattr(exc, 'strerror', None) or 'not UTF-8 text'}.") from None
+
+
+class EditTools:
+    """The window's edit dialog, the heatmap's context menu, and the last edit made."""
+
+    def __init__(self, window):
+        self.window = window
+        self.ctl: DebugController = window.ctl
+        self.dialog: EditDialog | None = None
+        self.last_edit: LastEdit | None = None
+        self.menu: QMenu | None = None  # the heatmap's context menu last shown
+        graphics = window.heatmap_panel.graphics
+        graphics.setContextMenuPolicy(Qt.CustomContextMenu)
+        graphics.customContextMenuRequested.connect(self._heatmap_menu)
+
+    def remember(self, stage: str, description: str) -> None:
+        session = self.ctl.session
+        if session is not None:
+            self.last_edit = LastEdit(session.adapter, session.texts, stage, description)
+
+    def open_dialog(self) -> EditDialog:
+        """Show the dialog (not modal: the heatmap stays usable beside it)."""
+        if self.dialog is None:
+            self.dialog = EditDialog(self.ctl, self, self.window)
+        self.dialog.refresh()
+        self.dialog.show()
+        self.dialog.raise_()
+        self.dialog.activateWindow()
+        return self.dialog
+
+    def heatmap_menu(self, pos: QPoint) -> QMenu:
+        """The heatmap's context menu at widget position `pos`: edit that cell, its row or its column."""
+        panel = self.window.heatmap_panel
+        menu = QMenu(panel)
+        cell = panel.cell_at(panel.graphics.mapToScene(pos))
+        enabled = actions.applies("tfdebug.edit.tensor", self.ctl)
+        if cell is not None:
+            r, c = cell
+            for target, text in ((CELL, f"Edit Cell ({r}, {c})…"), (ROW, f"Edit Row {r}…"),
+                                 (COLUMN, f"Edit Column {c}…")):
+                item = menu.addAction(text)
+                item.setEnabled(enabled)
+                item.triggered.connect(lambda _=False, t=target, r=r, c=c: self.open_dialog().choose(SET, t, r, c))
+        menu.addAction(self.window.actions_by_id["tfdebug.edit.tensor"])
+        menu.addAction(self.window.actions_by_id["tfdebug.edit.undo"])
+        return menu
+
+    def _heatmap_menu(self, pos: QPoint) -> None:
+        self.menu = self.heatmap_menu(pos)
+        self.menu.popup(self.window.heatmap_panel.graphics.mapToGlobal(pos))
+
+
+def install(window) -> EditTools:
+    """Give `window` its edit tools (menu items come from the action registry)."""
+    window.edit_tools = EditTools(window)
+    return window.edit_tools
