@@ -7,7 +7,7 @@ import torch
 
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.adapters.session import DebugSession
-from tfdebug.core.compare import COMPARED, ONLY_A, ONLY_B, SHAPE, compare, merged_order
+from tfdebug.core.compare import COMPARED, ONLY_A, ONLY_B, SHAPE, compare, difference, merged_order
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 
@@ -110,3 +110,13 @@ def test_two_passes_of_the_model_on_different_inputs(loaded):
     shorter = compare(a, c)
     assert shorter["src.embed"].status == SHAPE and shorter["tgt.embed"].status == COMPARED
     assert not shorter["tgt.embed"].diverges  # the decoder's input is the same sentence
+
+
+def test_difference_for_the_diff_heatmap():
+    inf = float("inf")
+    a = torch.tensor([[1.0, -inf, -inf, 2.0, float("nan")]])
+    b = torch.tensor([[0.25, -inf, 3.0, 2.0, float("nan")]])
+    d = difference(a, b, "mask")
+    assert d.dtype == torch.float32 and d.shape == a.shape
+    assert d[0, 0] == 0.75 and d[0, 1] == -inf  # masked in both: drawn as masked
+    assert torch.isnan(d[0, 2]) and d[0, 3] == 0 and d[0, 4] == 0  # masked in A only: NaN; NaN in both: equal

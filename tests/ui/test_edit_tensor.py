@@ -6,28 +6,9 @@ from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication
 
 from tests.ui.conftest import wait_paused
-from tests.ui.user_actions import press, run_to_stage
+from tests.ui.user_actions import pick, press, run_to_stage, type_into
 
 STAGE = "dec.1.cross_attn.probs"
-
-
-def pick(qtbot, combo, text):
-    """Open a combo box's list and click the entry `text`, as a person does."""
-    index = combo.findText(text)
-    assert index >= 0, text
-    if combo.currentIndex() == index:
-        return
-    combo.showPopup()
-    view = combo.view()
-    qtbot.waitUntil(view.isVisible)
-    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=view.visualRect(view.model().index(index, 0)).center())
-    qtbot.waitUntil(lambda: not view.isVisible())
-    assert combo.currentIndex() == index
-
-
-def type_into(qtbot, line_edit, text):
-    line_edit.selectAll()
-    qtbot.keyClicks(line_edit, text)
 
 
 def open_dialog(window, qtbot):

@@ -51,3 +51,23 @@ def choose_axes(window, qtbot, row, col):
     names = window.ctl.axis_names()
     qtbot.waitUntil(lambda: (names[window.current_slice().row_axis], names[window.current_slice().col_axis])
                     == (row, col))
+
+
+def pick(qtbot, combo, text):
+    """Open a combo box's list and click the entry `text`, as a person does."""
+    index = combo.findText(text)
+    assert index >= 0, text
+    if combo.currentIndex() == index:
+        return
+    combo.showPopup()
+    view = combo.view()
+    qtbot.waitUntil(view.isVisible)
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=view.visualRect(view.model().index(index, 0)).center())
+    qtbot.waitUntil(lambda: not view.isVisible())
+    assert combo.currentIndex() == index
+
+
+def type_into(qtbot, line_edit, text):
+    """Replace a line edit's text by typing `text` into it."""
+    line_edit.selectAll()
+    qtbot.keyClicks(line_edit, text)

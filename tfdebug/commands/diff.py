@@ -9,12 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-from pathlib import Path
 
 from tfdebug.core.compare import (COMPARED, DEFAULT_ATOL, DEFAULT_RTOL, ONLY_A, ONLY_B, SHAPE, Comparison,
                                   StageComparison, compare)
-from tfdebug.core.errors import SnapshotError, TfdebugError
+from tfdebug.core.errors import TfdebugError
 
 # The comparison itself never touches the allocator: reading two files is all this does.
 TUNE_ALLOCATOR = False
@@ -29,20 +27,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"relative tolerance, times |A| (default {DEFAULT_RTOL:g}); a cell diverges "
                              "when |A − B| > atol + rtol·|A|")
     parser.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
-
-
-def open_pass(path: str):
-    """A recorded pass from any pass format, or a SnapshotError sentence."""
-    from tfdebug.io.exports import load_export
-    from tfdebug.io.formats import suffixes
-
-    pass_suffixes = suffixes("pass")
-    if Path(path).suffix.lower() not in pass_suffixes:
-        raise SnapshotError(f"{path} is not a recorded pass: tfdebug diff reads "
-                            f"{', '.join(pass_suffixes[:-1])} or {pass_suffixes[-1]} files.")
-    if not os.path.exists(path):
-        raise SnapshotError(f"The file {path} does not exist.")
-    return load_export(path)
 
 
 def fmt_number(x: float | None) -> str:
@@ -99,6 +83,8 @@ def verdict(result: Comparison) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tfdebug.io.passes import open_pass
+
     if not (args.atol >= 0 and args.rtol >= 0):
         raise TfdebugError("--atol and --rtol must be zero or positive numbers.")
     with open_pass(args.a) as a, open_pass(args.b) as b:

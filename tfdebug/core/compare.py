@@ -113,7 +113,7 @@ class Comparison:
 Getter = Callable[[Capture], Tensor]
 
 
-def _entries(source: Any) -> tuple[list[Capture], Getter]:
+def pass_entries(source: Any) -> tuple[list[Capture], Getter]:
     """(captures in forward order, how to get a capture's tensor) of a recording or a capture list."""
     if hasattr(source, "captures") and hasattr(source, "tensor"):
         return list(source.captures), source.tensor
@@ -157,21 +157,49 @@ def _accumulator(device: torch.device) -> torch.dtype:
     return torch.float32 if device.type == "mps" else torch.float64
 
 
+@dataclass(frozen=True)
+class _Cells:
+    """Two tensors' cells classified: x, y widened; `both` finite in both; `masked` masked in both;
+    `same` equal specials (masked, NaN or +∞ in both); `mismatched` special in one pass only."""
+
+    x: Tensor
+    y: Tensor
+    both: Tensor
+    masked: Tensor
+    same: Tensor
+    mismatched: Tensor
+
+
+def _cells(a: Tensor, b: Tensor, kind: str) -> _Cells:
+    acc = _accumulator(a.device)
+    b = b.to(a.device)
+    ma, mb = masked_cells(a, kind), masked_cells(b, kind)
+    x, y = a.to(acc), b.to(acc)
+    both = torch.isfinite(x) & torch.isfinite(y) & ~ma & ~mb
+    same = (ma & mb) | (torch.isnan(x) & torch.isnan(y)) | (torch.isposinf(x) & torch.isposinf(y))
+    return _Cells(x, y, both, ma & mb, same, ~(both | same))
+
+
+def difference(a: Tensor, b: Tensor, kind: str) -> Tensor:
+    """A − B as float32 on A's device, for a diff heatmap: cells masked in both are −∞ (drawn as
+    masked), other specials equal in both are 0, cells special in one pass only are NaN."""
+    c = _cells(a, b.reshape(a.shape), kind)
+    out = torch.where(c.both, c.x - c.y, torch.full((), float("nan"), dtype=c.x.dtype, device=a.device))
+    out = torch.where(c.same, torch.zeros((), dtype=c.x.dtype, device=a.device), out)
+    return torch.where(c.masked, torch.full((), float("-inf"), dtype=c.x.dtype, device=a.device), out).float()
+
+
 def _stage_sums(a: Tensor, b: Tensor, kind: str, atol: float, rtol: float) -> Tensor:
     """The packed scalars (see _MAX …) of one stage, computed on A's device in chunks; no read-back."""
     acc = _accumulator(a.device)
     flat_a, flat_b = a.reshape(-1), b.to(a.device).reshape(-1)
     totals = torch.zeros(7, dtype=acc, device=a.device)
     for start in range(0, flat_a.numel(), _CHUNK):
-        ca, cb = flat_a[start:start + _CHUNK], flat_b[start:start + _CHUNK]
-        ma, mb = masked_cells(ca, kind), masked_cells(cb, kind)
-        x, y = ca.to(acc), cb.to(acc)
-        both = torch.isfinite(x) & torch.isfinite(y) & ~ma & ~mb
-        same_special = (ma & mb) | (torch.isnan(x) & torch.isnan(y)) | (torch.isposinf(x) & torch.isposinf(y))
-        mismatched = ~(both | same_special)
+        c = _cells(flat_a[start:start + _CHUNK], flat_b[start:start + _CHUNK], kind)
+        x, both, mismatched = c.x, c.both, c.mismatched
         zero = torch.zeros((), dtype=acc, device=a.device)
         ref = torch.where(both, x, zero)
-        delta = torch.where(both, x - y, zero).abs()
+        delta = torch.where(both, x - c.y, zero).abs()
         over = (delta > atol + rtol * ref.abs()) | mismatched
         chunk = torch.stack([delta.max(), delta.sum(), (delta ** 2).sum(), (ref ** 2).sum(),
                              both.sum().to(acc), over.sum().to(acc), mismatched.sum().to(acc)])
@@ -193,8 +221,8 @@ def compare(a: Any, b: Any, atol: float = DEFAULT_ATOL, rtol: float = DEFAULT_RT
     """
     if not (atol >= 0 and rtol >= 0):
         raise ValueError("tolerances must be zero or positive")
-    captures_a, tensor_a = _entries(a)
-    captures_b, tensor_b = _entries(b)
+    captures_a, tensor_a = pass_entries(a)
+    captures_b, tensor_b = pass_entries(b)
     by_a = {c.name: c for c in captures_a}
     by_b = {c.name: c for c in captures_b}
     pending: list[tuple[int, Tensor, int]] = []  # (row, packed sums on the device, cells)

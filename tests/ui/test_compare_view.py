@@ -1,0 +1,102 @@
+"""Compare With… in the window: an edited pass against the unedited one, a file, and what cannot be compared."""
+
+import torch
+from PySide6.QtCore import Qt
+
+from tests.ui.conftest import wait_paused
+from tests.ui.test_edit_tensor import STAGE, open_dialog
+from tests.ui.user_actions import pick, press, run_to_stage, type_into
+from tfdebug.io.recording import Recording
+from tfdebug.io.snapshot import save_snapshot
+from tfdebug.ui.compare_view import FIRST_BG
+
+
+def compare_dialog(window, qtbot):
+    window.activateWindow()  # a dialog closed just before may still be the active window
+    qtbot.waitUntil(window.isActiveWindow)
+    press(window, Qt.Key_D, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: window.compare_tools.dialog is not None and window.compare_tools.dialog.isVisible())
+    return window.compare_tools.dialog
+
+
+def run_comparison(window, qtbot, dialog):
+    before = window.compare_tools.result
+    qtbot.mouseClick(dialog.compare_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: window.compare_tools.result is not before, timeout=30000)
+    return window.compare_tools.result
+
+
+def test_zeroing_a_head_diverges_first_at_that_stage(window, qtbot):
+    run_to_stage(window, qtbot, STAGE)
+    dialog = open_dialog(window, qtbot)
+    pick(qtbot, dialog.operation, "Zero a head")
+    qtbot.mouseClick(dialog.apply_button, Qt.LeftButton)
+    dialog.close()
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
+    wait_paused(qtbot, window, "logits")
+
+    chooser = compare_dialog(window, qtbot)
+    assert chooser.a.kind.currentText() == "The pass on screen"
+    assert chooser.b.kind.currentText() == "The pass before the last edit"
+    result = run_comparison(window, qtbot, chooser)
+    assert result.first_divergent.name == STAGE
+    assert result["logits"].diverges and result["logits"].max_abs > 1e-3  # the logits differ from the unedited pass
+    names = [r.name for r in result.stages]
+    assert not any(r.diverges for r in result.stages[:names.index(STAGE)])
+
+    view = window.compare_tools.view
+    assert window.compare_tools.dock.isVisible()
+    assert view.selected_stage() == STAGE
+    row = view.rows[STAGE]
+    assert view.table.item(row, 1).text() == "DIVERGES"
+    assert view.table.item(row, 0).background().color() == FIRST_BG
+    assert "First divergent stage: dec.1.cross_attn.probs." in view.summary.text()
+    # A − B of head 0 is −(the unedited probabilities): every cell negative, each row summing to −1
+    a, b, _, _ = window.compare_tools.tensors(STAGE)
+    assert (a[0, 0] == 0).all() and torch.allclose((a - b)[0, 0].sum(-1), -torch.ones(4))
+    assert view.caption.text().startswith(f"{STAGE}: query × key at batch 0, head 0")
+    assert view.images[2].image is not None and view.images[2].image.shape == (4, 3, 4)
+
+    qtbot.mouseClick(view.go_button, Qt.LeftButton)  # Go: the window shows the stage
+    wait_paused(qtbot, window, STAGE)
+
+
+def test_compare_with_a_file_and_with_another_input(window, qtbot, tmp_path):
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
+    path = tmp_path / "same.safetensors"
+    save_snapshot(Recording.from_session(window.ctl.session, window.ctl.stepper.history), path)
+
+    chooser = compare_dialog(window, qtbot)
+    pick(qtbot, chooser.b.kind, "A snapshot or export file")
+    type_into(qtbot, chooser.b.path, str(path))
+    result = run_comparison(window, qtbot, chooser)
+    assert result.first_divergent is None and len(result.stages) == len(window.ctl.stepper.history)
+    assert "No stage diverges." in window.compare_tools.view.summary.text()
+
+    chooser = compare_dialog(window, qtbot)
+    pick(qtbot, chooser.b.kind, "Another input on the same model")
+    type_into(qtbot, chooser.b.fields["src"], "I love apples")
+    result = run_comparison(window, qtbot, chooser)
+    assert result.first_divergent.name == "src.embed"
+    assert window.compare_tools.view.table.item(0, 1).text() == "DIVERGES"
+
+
+def test_what_cannot_be_compared_is_one_sentence(window, qtbot):
+    chooser = compare_dialog(window, qtbot)  # paused at the first stage
+    assert chooser.b.kind.currentText() == "A snapshot or export file"  # no edit yet
+    qtbot.mouseClick(chooser.compare_button, Qt.LeftButton)
+    assert chooser.error_label.text() == "Choose the snapshot or export file to compare."
+    pick(qtbot, chooser.b.kind, "The pass before the last edit")
+    qtbot.mouseClick(chooser.compare_button, Qt.LeftButton)
+    assert chooser.error_label.text().startswith("The pass on screen is paused mid-forward and holds the model")
+    pick(qtbot, chooser.b.kind, "A snapshot or export file")
+    type_into(qtbot, chooser.b.path, "/nonexistent/pass.safetensors")
+    type_into(qtbot, chooser.atol, "abc")
+    qtbot.mouseClick(chooser.compare_button, Qt.LeftButton)
+    assert chooser.error_label.text() == "The atol value 'abc' is not a number." and chooser.isVisible()
+    type_into(qtbot, chooser.atol, "1e-5")
+    qtbot.mouseClick(chooser.compare_button, Qt.LeftButton)  # the file is read off the UI thread
+    qtbot.waitUntil(lambda: window.last_error == "The file /nonexistent/pass.safetensors does not exist.")
+    assert window.compare_tools.result is None

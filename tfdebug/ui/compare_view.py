@@ -1,0 +1,316 @@
+"""The Compare dock: two passes stage by stage, the first divergent stage, and A, B, A − B side by side.
+
+File → Compare With… (Ctrl+Shift+D) opens CompareDialog; the comparison (core.compare)
+runs as a Job and lands here: a table in forward order with the first divergent stage
+highlighted and a button that goes to it, and for the selected stage three heatmaps — A,
+B and A − B on a diverging map centred on 0, cells masked in both in grey.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QSplitter, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from tfdebug.core.compare import (COMPARED, DEFAULT_ATOL, DEFAULT_RTOL, ONLY_A, ONLY_B, Comparison, compare,
+                                  difference, pass_entries)
+from tfdebug.core.display import display_slice
+from tfdebug.core.errors import TfdebugError
+from tfdebug.core.view import ViewSelection, axis_names
+from tfdebug.ui import actions, colors
+from tfdebug.ui.compare_dialog import BEFORE_EDIT, FILE, LIVE, CompareDialog, PassSource, describe
+from tfdebug.ui.controller import DebugController, Message
+from tfdebug.ui.workers import Job
+
+COLUMNS = ("Stage", "Status", "max |Δ|", "mean |Δ|", "rel err", "over tol")
+FIRST_BG = QColor(255, 200, 120)
+DIVERGES_FG = QColor(176, 0, 32)
+PANEL_SIZE = (256, 256)
+
+
+def fmt(x: float | None) -> str:
+    if x is None:
+        return ""
+    return "inf" if x == float("inf") else ("0" if x == 0 else f"{x:.2e}")
+
+
+def status_text(row) -> str:
+    if row.status == COMPARED:
+        return "DIVERGES" if row.diverges else "same"
+    if row.status in (ONLY_A, ONLY_B):
+        return "only in A" if row.status == ONLY_A else "only in B"
+    return "shape " + "×".join(map(str, row.shape_a)) + " vs " + "×".join(map(str, row.shape_b))
+
+
+@actions.action("tfdebug.compare.with", "Compare With…", "Ctrl+Shift+D",
+                "Compare two passes stage by stage and find the first stage where they diverge",
+                enabled=lambda ctl: not ctl.busy, toolbar=False)
+def compare_with(ctl: DebugController) -> None:
+    tools = getattr(ctl.parent(), "compare_tools", None)
+    if tools is not None:
+        tools.open_dialog()
+
+
+class CompareView(QWidget):
+    """The table of a Comparison and the A / B / A − B heatmaps of the selected stage."""
+
+    def __init__(self, tools: "CompareTools", parent: QWidget | None = None):
+        super().__init__(parent)
+        self.tools = tools
+        self.summary = QLabel("Compare two passes with File → Compare With….")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.PlainText)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.itemSelectionChanged.connect(self._selected)
+        self.table.itemDoubleClicked.connect(lambda item: self.go(self.table.item(item.row(), 0).text()))
+        self.go_button = QPushButton("Go to First Divergent Stage")
+        self.go_button.setEnabled(False)
+        self.go_button.clicked.connect(self.go_first)
+        self.caption = QLabel("")
+        self.caption.setTextFormat(Qt.PlainText)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.plots, self.images = [], []
+        for col, title in enumerate(("A", "B", "A − B")):
+            plot = self.graphics.addPlot(row=0, col=col, title=title)
+            plot.invertY(True)
+            plot.setMenuEnabled(False)
+            plot.setAspectLocked(False)
+            image = pg.ImageItem(axisOrder="row-major")
+            plot.addItem(image)
+            self.plots.append(plot)
+            self.images.append(image)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addWidget(self.go_button)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.caption)
+        right_layout.addWidget(self.graphics, 1)
+        split = QSplitter()
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([520, 760])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.summary)
+        layout.addWidget(split, 1)
+        self.rows: dict[str, int] = {}
+
+    def show_result(self, result: Comparison, summary: str) -> None:
+        """Fill the table in forward order, highlight the first divergent stage and select it."""
+        self.summary.setText(summary)
+        first = result.first_divergent
+        self.table.setRowCount(len(result.stages))
+        self.rows = {}
+        bold = QFont()
+        bold.setBold(True)
+        for i, row in enumerate(result.stages):
+            share = "" if row.over_share is None else f"{100 * row.over_share:.1f}%"
+            cells = (row.name, status_text(row), fmt(row.max_abs), fmt(row.mean_abs), fmt(row.rel_error), share)
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if row is first:
+                    item.setBackground(QBrush(FIRST_BG))
+                    item.setFont(bold)
+                if row.diverges:
+                    item.setForeground(QBrush(DIVERGES_FG))
+                self.table.setItem(i, col, item)
+            self.rows[row.name] = i
+        self.table.resizeColumnsToContents()
+        self.go_button.setEnabled(first is not None)
+        if first is not None:
+            self.select(first.name)
+        elif result.stages:
+            self.select(result.stages[0].name)
+
+    def select(self, name: str) -> None:
+        """Select the stage's row (its heatmaps follow) and scroll to it."""
+        i = self.rows[name]
+        self.table.selectRow(i)
+        self.table.scrollToItem(self.table.item(i, 0), QAbstractItemView.PositionAtCenter)
+
+    def selected_stage(self) -> str | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.table.item(rows[0].row(), 0).text() if rows else None
+
+    def go_first(self) -> None:
+        first = self.tools.result.first_divergent if self.tools.result is not None else None
+        if first is not None:
+            self.select(first.name)
+            self.go(first.name)
+
+    def go(self, name: str) -> None:
+        """Show `name` in the window (from history when it has run, else the pass runs to it)."""
+        ctl = self.tools.ctl
+        if name not in ctl.plan:
+            ctl.error.emit(f"The pass on screen has no stage {name}.")
+            return
+        actions.trigger("tfdebug.step.run_to", ctl, name)
+
+    def _selected(self) -> None:
+        name = self.selected_stage()
+        if name is not None:
+            self.show_stage(name)
+
+    def show_stage(self, name: str) -> None:
+        """Draw A, B and A − B of stage `name` (its last two axes, other axes at the window's indices)."""
+        for image in self.images:
+            image.clear()
+        row = self.tools.result[name]
+        if row.status != COMPARED or not row.cells:
+            self.caption.setText(f"{name}: {status_text(row)} — nothing to draw side by side.")
+            return
+        try:
+            a, b, kind, axes = self.tools.tensors(name)
+            view = ViewSelection()
+            view.indices_by_name = dict(self.tools.ctl.view.indices_by_name)
+            view.fit(axes, tuple(a.shape))
+            indices = view.indices(axes, tuple(a.shape))
+            slices = [display_slice(t, view.row_axis, view.col_axis, indices, PANEL_SIZE)
+                      for t in (a, b, difference(a, b, kind))]
+        except (TfdebugError, ValueError, RuntimeError) as exc:
+            self.caption.setText(f"Cannot draw {name}: {getattr(exc, 'message', exc)}")
+            return
+        names = axis_names(axes, tuple(a.shape))
+        cmap, levels, _ = colors.scheme(kind, slices[0].stats)
+        m = max(abs(slices[2].stats.min), abs(slices[2].stats.max))
+        m = m if m == m and m > 0 else 1.0
+        schemes = ((cmap, levels), (cmap, levels), (colors.diverging(), (-m, m)))
+        for image, plot, sl, (scheme_map, lv) in zip(self.images, self.plots, slices, schemes):
+            lut = scheme_map.getLookupTable(0.0, 1.0, colors.LUT_SIZE)
+            image.setImage(colors.to_rgba(sl.values, lut, lv), autoLevels=False)
+            rows, cols = sl.source_shape
+            image.setRect(QRectF(0, 0, cols, rows))
+            plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0)
+        fixed = ", ".join(f"{names[a]} {i}" for a, i in indices.items())
+        shown = f"{names[view.row_axis]} × {names[view.col_axis]}" if len(names) >= 2 else "values"
+        self.caption.setText(f"{name}: {shown}{' at ' + fixed if fixed else ''} · A − B from {-m:.3g} to {m:.3g}, "
+                             f"masked in both in grey")
+
+
+class CompareTools:
+    """The Compare dialog, the running comparison Job, and the Compare dock with its last result."""
+
+    def __init__(self, window):
+        self.window = window
+        self.ctl: DebugController = window.ctl
+        self.atol, self.rtol = DEFAULT_ATOL, DEFAULT_RTOL
+        self.result: Comparison | None = None
+        self.passes: tuple[Any, Any] | None = None
+        self._opened: list = []  # files this tool opened (the replay's own recording is not among them)
+        self.job: Job | None = None
+        self.dialog: CompareDialog | None = None
+        self.view = CompareView(self)
+        self.dock = window._dock("Compare", "compare", self.view, Qt.BottomDockWidgetArea)
+        self.dock.hide()
+        window.file_menu.addAction(window.actions_by_id["tfdebug.compare.with"])
+
+    def open_dialog(self) -> CompareDialog:
+        self.dialog = CompareDialog(self, self.window)
+        self.dialog.show()
+        return self.dialog
+
+    def _work(self, source: PassSource):
+        """What to run (off the UI thread) for one side; checks that need the UI thread happen now."""
+        ctl, window = self.ctl, self.window
+        if source.kind == LIVE:
+            from tfdebug.ui.file_actions import current_recording
+
+            recording, _ = current_recording(window)
+            if recording is None:
+                raise TfdebugError("Nothing is on screen to compare: run a pass or open a snapshot first.")
+            return lambda job: recording
+        if source.kind == FILE:
+            if not source.path:
+                raise TfdebugError("Choose the snapshot or export file to compare.")
+            from tfdebug.io.passes import open_pass
+            return lambda job: open_pass(source.path)
+        if ctl.stepper is not None and ctl.stepper.is_live and ctl.stepper.alive:
+            raise TfdebugError("The pass on screen is paused mid-forward and holds the model: Continue it "
+                               "to the end (or Stop it), then compare.")
+        if source.kind == BEFORE_EDIT:
+            last = getattr(getattr(window, "edit_tools", None), "last_edit", None)
+            if last is None:
+                raise TfdebugError("No tensor has been edited yet: there is no pass before an edit.")
+            adapter, texts = last.adapter, last.texts
+        else:
+            adapter, texts = ctl.adapter, source.texts
+            if adapter is None:
+                raise TfdebugError("No model is loaded: run a pass live to compare another input on it.")
+
+        def run(job: Job):
+            from tfdebug.adapters.session import DebugSession
+            captures, _ = DebugSession(adapter, texts).capture_all()
+            return captures
+        return run
+
+    def start(self, a: PassSource, b: PassSource, atol: float, rtol: float) -> None:
+        """Start comparing; raises a TfdebugError (shown by the dialog) for a side that cannot be had."""
+        if self.job is not None and self.job.running:
+            raise TfdebugError("A comparison is already running.")
+        work_a, work_b = self._work(a), self._work(b)
+        opened = [FILE == a.kind, FILE == b.kind]
+        summary = f"A: {describe(a, self.window)}   B: {describe(b, self.window)}   atol {atol:g}, rtol {rtol:g}"
+        self.atol, self.rtol = atol, rtol
+
+        def work(job: Job):
+            pass_a = work_a(job)
+            job.check()
+            pass_b = work_b(job)
+            job.check()
+            try:
+                result = compare(pass_a, pass_b, atol=atol, rtol=rtol)
+            except BaseException:
+                for p, own in zip((pass_a, pass_b), opened):
+                    if own:
+                        p.close()
+                raise
+            return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own], summary
+        self.job = Job(work, name="compare",
+                       describe_failure=lambda exc: "The comparison failed; the details say why.")
+        self.job.finished.connect(self._finished)
+        self.job.failed.connect(lambda text, details: self.window.show_message(Message("error", text, details)))
+        self.job.start()
+
+    def _finished(self, outcome) -> None:
+        result, passes, opened, summary = outcome
+        self._close_passes()
+        self.result, self.passes, self._opened = result, passes, opened
+        first = result.first_divergent
+        verdict = (f"First divergent stage: {first.name}." if first is not None
+                   else "No stage diverges.")
+        self.dock.show()
+        self.dock.raise_()
+        self.view.show_result(result, f"{summary}\n{verdict}")
+        self.ctl.info.emit(verdict)
+        self.ctl.state_changed.emit()  # the overview's max |Δ| follows
+
+    def _close_passes(self) -> None:
+        for recording in self._opened:
+            recording.close()  # a snapshot read lazily: release its file
+        self._opened = []
+
+    def tensors(self, name: str):
+        """(A's tensor, B's tensor, kind, axes) of stage `name` in the compared passes."""
+        (captures_a, get_a), (captures_b, get_b) = (pass_entries(p) for p in self.passes)
+        ca = next(c for c in captures_a if c.name == name)
+        cb = next(c for c in captures_b if c.name == name)
+        return get_a(ca), get_b(cb), ca.info.kind, tuple(ca.info.axes)
+
+
+def install(window) -> CompareTools:
+    """Give `window` File → Compare With… and the Compare dock."""
+    window.compare_tools = CompareTools(window)
+    return window.compare_tools
