@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar,
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
 # edit_dialog and compare_view register their actions before `actions.bind` reads the registry
-from tfdebug.ui import actions, compare_view, edit_dialog
+from tfdebug.ui import actions, compare_view, edit_dialog, overview
 from tfdebug.ui.archmap import ArchitectureMap
 from tfdebug.ui.breakpoints_ui import ConditionDialog, kind_menu
 from tfdebug.ui.controller import DebugController, Message
@@ -183,6 +183,7 @@ class MainWindow(QMainWindow):
             module.install(self)
         edit_dialog.install(self)
         compare_view.install(self)
+        overview.install(self)
         self.file_menu.addSeparator()
         quit_action = self.file_menu.addAction("Quit", self.close)
         quit_action.setShortcut("Ctrl+Q")

@@ -1,0 +1,40 @@
+"""Per-stage statistics across a pass and the layer boundaries the Overview marks."""
+
+import math
+
+import pytest
+import torch
+
+from tfdebug.adapters.reference import ReferenceAdapter
+from tfdebug.adapters.session import DebugSession
+from tfdebug.core.overview import MAX_ABS, RMS, layer_starts, stage_statistics
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stages import StageInfo
+
+
+def cap(name, tensor, kind="residual"):
+    return Capture.of(StageInfo(name, kind, "enc", None, (), "x"), tensor)
+
+
+def test_rms_and_max_abs_leave_masked_and_non_finite_cells_out():
+    x = torch.tensor([[3.0, -4.0, float("-inf"), float("nan")]])
+    rms, = stage_statistics([cap("a", x, "mask")], RMS)
+    top, = stage_statistics([cap("a", x, "mask")], MAX_ABS)
+    assert rms == pytest.approx(math.sqrt((9 + 16) / 2)) and top == 4.0
+    fmin = torch.tensor([[1.0, torch.finfo(torch.float32).min]])
+    assert stage_statistics([cap("m", fmin, "mask")], MAX_ABS) == [1.0]  # a finfo.min mask is masked
+    assert math.isnan(stage_statistics([cap("e", torch.full((2,), float("-inf")))], RMS)[0])  # nothing finite
+
+
+def test_a_whole_pass_in_forward_order(loaded):
+    captures, _ = DebugSession(ReferenceAdapter(loaded), {"src": "I love you", "tgt": "我 爱 你"}).capture_all()
+    values = stage_statistics(captures, MAX_ABS)
+    assert len(values) == len(captures)
+    for capture, value in zip(captures[:5], values):
+        assert value == capture.tensor.abs().max().item()
+    marks = dict(layer_starts([c.name for c in captures]))
+    names = [c.name for c in captures]
+    assert {marks[names.index("enc.0.attn.norm")], marks[names.index("enc.1.attn.norm")],
+            marks[names.index("dec.1.self_attn.norm")], marks[names.index("logits")]} == {
+        "enc.0", "enc.1", "dec.1", "head"}
+    assert names.index("src.pos") not in marks  # src.embed and src.pos are one group

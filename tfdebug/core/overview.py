@@ -1,0 +1,71 @@
+"""One number per stage across a pass, in forward order: where activations grow, where passes split.
+
+    values = stage_statistics(captures, RMS)      # [rms of each stage], NaN where nothing is finite
+    marks = layer_starts([c.name for c in captures])
+
+Each statistic is computed on the stage's own device; all of them cross to the host in
+one transfer per device. Masked cells (−∞, or ≤ finfo.min / 2 in a mask stage) and
+non-finite cells are left out, so a mask does not read as an explosion.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import torch
+from torch import Tensor
+
+from tfdebug.core.compare import masked_cells
+from tfdebug.core.names import parse_name
+from tfdebug.core.recorder import Capture
+
+RMS, MAX_ABS = "rms", "max_abs"
+STATISTICS = {RMS: "RMS", MAX_ABS: "max |x|"}
+
+
+def _statistic(tensor: Tensor, kind: str, statistic: str) -> Tensor:
+    """The statistic of one tensor as a 0-d float32 tensor on its device (NaN with no finite cell)."""
+    x = tensor.float()
+    keep = torch.isfinite(x) & ~masked_cells(tensor, kind)
+    count = keep.sum()
+    nan = torch.full((), float("nan"), device=x.device)
+    if statistic == RMS:
+        value = torch.sqrt(torch.where(keep, x * x, torch.zeros((), device=x.device)).sum() / count.clamp(min=1))
+    elif statistic == MAX_ABS:
+        value = torch.where(keep, x.abs(), torch.zeros((), device=x.device)).amax() if x.numel() else nan
+    else:
+        raise ValueError(f"unknown statistic {statistic!r}; choose one of {', '.join(STATISTICS)}")
+    return torch.where(count > 0, value, nan)
+
+
+def stage_statistics(captures: Sequence[Capture], statistic: str,
+                     tensor: Callable[[Capture], Tensor] | None = None) -> list[float]:
+    """`statistic` (RMS or MAX_ABS) of every capture, in order; `tensor(capture)` reads one not in memory."""
+    values: list[Tensor] = []
+    for capture in captures:
+        t = capture.tensor if capture.tensor is not None or tensor is None else tensor(capture)
+        if t is None or not (t.is_floating_point() or t.dtype == torch.bool) or t.numel() == 0:
+            values.append(torch.full((), float("nan")))
+        else:
+            values.append(_statistic(t, capture.info.kind, statistic))
+    out = [float("nan")] * len(values)
+    by_device: dict[torch.device, list[int]] = {}
+    for i, v in enumerate(values):
+        by_device.setdefault(v.device, []).append(i)
+    for indices in by_device.values():
+        for i, v in zip(indices, torch.stack([values[i] for i in indices]).cpu().tolist()):
+            out[i] = v
+    return out
+
+
+def layer_starts(names: Sequence[str]) -> list[tuple[int, str]]:
+    """(position, label) where a new layer (or a stage outside layers after one) begins, for boundary marks."""
+    marks: list[tuple[int, str]] = []
+    previous: str | None = None
+    for i, name in enumerate(names):
+        parsed = parse_name(name)
+        group = parsed.layer_id or parsed.prefix + parsed.stack
+        if group != previous and i > 0:
+            marks.append((i, group))
+        previous = group
+    return marks

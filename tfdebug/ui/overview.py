@@ -1,0 +1,189 @@
+"""The Overview dock: one statistic per stage across the whole pass, in forward order.
+
+RMS or max |x| of every stage that has run (masked cells left out), or, once two passes
+have been compared, max |Δ| between them: activations that blow up or the stage where two
+passes split show at a glance. Dashed lines mark where each layer begins; the current
+stage is an orange line; clicking a point goes to that stage. View → Overview shows it.
+"""
+
+from __future__ import annotations
+
+import math
+from weakref import ref
+
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer, Qt
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from tfdebug.core.overview import MAX_ABS, RMS, STATISTICS, layer_starts, stage_statistics
+from tfdebug.ui import actions
+from tfdebug.ui.controller import DebugController
+
+MAX_DELTA = "max_delta"
+CURRENT_PEN = pg.mkPen((230, 120, 0), width=2)
+LAYER_PEN = pg.mkPen((140, 140, 140), style=Qt.DashLine)
+
+
+class OverviewPanel(QWidget):
+    """A pyqtgraph plot of a per-stage statistic with layer boundaries; click a point to go there."""
+
+    def __init__(self, window, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.window = window
+        self.ctl: DebugController = window.ctl
+        self.names: list[str] = []
+        self.values: list[float] = []
+        # statistic -> {id(tensor): (weak reference, value)}; an edit or Restart makes new tensors,
+        # and the reference tells a reused id from the tensor it was computed for
+        self._cache: dict[str, dict[int, tuple[ref, float]]] = {}
+        self._file_cache: dict[tuple[str, str], float] = {}  # (statistic, stage) of a pass read from a file
+        self.statistic = QComboBox()
+        for key, text in ((RMS, STATISTICS[RMS]), (MAX_ABS, STATISTICS[MAX_ABS]),
+                          (MAX_DELTA, "max |Δ| of the last comparison")):
+            self.statistic.addItem(text, key)
+        self.statistic.currentIndexChanged.connect(self.refresh)
+        self.log_y = QCheckBox("log scale")
+        self.log_y.toggled.connect(self.refresh)
+        self.readout = QLabel("Click a point to go to its stage.")
+        self.readout.setTextFormat(Qt.PlainText)
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("Per stage:"))
+        controls.addWidget(self.statistic)
+        controls.addWidget(self.log_y)
+        controls.addWidget(self.readout, 1)
+        self.plot = pg.PlotWidget()
+        self.plot.setMenuEnabled(False)
+        self.plot.showGrid(y=True, alpha=0.2)
+        self.plot.setLabel("bottom", "stage (forward order)")
+        self.curve = pg.PlotDataItem(symbol="o", symbolSize=6, symbolBrush=(40, 90, 200), pen=(40, 90, 200),
+                                     connect="finite")
+        self.curve.sigPointsClicked.connect(self._clicked)
+        self.plot.addItem(self.curve)
+        self.current_line = pg.InfiniteLine(angle=90, pen=CURRENT_PEN, movable=False)
+        self.plot.addItem(self.current_line)
+        self.marks: list[pg.InfiniteLine] = []
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(controls)
+        layout.addWidget(self.plot, 1)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(50)
+        self._timer.timeout.connect(self.refresh)
+        self.ctl.state_changed.connect(self.schedule)
+        self.ctl.session_changed.connect(self._file_cache.clear)
+        self.ctl.stage_changed.connect(self._show_current)
+
+    def schedule(self) -> None:
+        if self.isVisible() and not self._timer.isActive():
+            self._timer.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.schedule()
+
+    def set_statistic(self, key: str) -> None:
+        self.statistic.setCurrentIndex(self.statistic.findData(key))
+
+    # ----- data ------------------------------------------------------------------------------
+    def _pass_values(self, statistic: str) -> tuple[list[str], list[float]]:
+        """Names of the pass on screen in forward order and the statistic of each stage that ran."""
+        from tfdebug.ui.file_actions import current_recording
+
+        recording, _ = current_recording(self.window)
+        names = self.ctl.plan.names()
+        if recording is None:
+            return names, [math.nan] * len(names)
+        cache = self._cache.setdefault(statistic, {})
+        if len(cache) > 4 * len(recording.captures):
+            cache = self._cache[statistic] = {k: v for k, v in cache.items() if v[0]() is not None}
+
+        def cached(capture):
+            if capture.tensor is None:
+                return self._file_cache.get((statistic, capture.name))
+            entry = cache.get(id(capture.tensor))
+            return entry[1] if entry is not None and entry[0]() is capture.tensor else None
+        todo = [c for c in recording.captures if cached(c) is None]
+        for capture, value in zip(todo, stage_statistics(todo, statistic, recording.tensor)):
+            if capture.tensor is None:
+                self._file_cache[(statistic, capture.name)] = value
+            else:
+                cache[id(capture.tensor)] = (ref(capture.tensor), value)
+        got = {c.name: cached(c) for c in recording.captures}
+        return names, [got.get(n, math.nan) for n in names]
+
+    def _comparison_values(self) -> tuple[list[str], list[float]]:
+        tools = getattr(self.window, "compare_tools", None)
+        result = tools.result if tools is not None else None
+        if result is None:
+            return [], []
+        values = [r.max_abs if r.max_abs is not None and math.isfinite(r.max_abs) else math.nan
+                  for r in result.stages]
+        return [r.name for r in result.stages], values
+
+    def refresh(self) -> None:
+        """Recompute (new stages only; edited ones again) and redraw."""
+        key = self.statistic.currentData()
+        names, values = self._comparison_values() if key == MAX_DELTA else self._pass_values(key)
+        self.names, self.values = names, values
+        log = self.log_y.isChecked()
+        shown = [v if v == v and (not log or v > 0) else math.nan for v in values]
+        self.plot.setLogMode(y=log)
+        self.curve.setData(list(range(len(shown))), shown)
+        self.plot.setLabel("left", self.statistic.currentText())
+        for line in self.marks:
+            self.plot.removeItem(line)
+        self.marks = []
+        for i, label in layer_starts(names):
+            line = pg.InfiniteLine(pos=i - 0.5, angle=90, pen=LAYER_PEN, movable=False, label=label,
+                                   labelOpts={"position": 0.95, "color": (110, 110, 110), "rotateAxis": (1, 0)})
+            self.plot.addItem(line)
+            self.marks.append(line)
+        if key == MAX_DELTA and not names:
+            self.readout.setText("Compare two passes first (File → Compare With…).")
+        self._show_current()
+
+    def _show_current(self) -> None:
+        current = self.ctl.current
+        if current is not None and current.name in self.names:
+            self.current_line.setValue(self.names.index(current.name))
+            self.current_line.setVisible(True)
+        else:
+            self.current_line.setVisible(False)
+
+    # ----- interaction ---------------------------------------------------------------------------
+    def go(self, index: int) -> None:
+        """Go to the stage at `index` of the plot (from history when it has run)."""
+        name = self.names[index]
+        if name not in self.ctl.plan:
+            self.ctl.error.emit(f"The pass on screen has no stage {name}.")
+            return
+        actions.trigger("tfdebug.step.run_to", self.ctl, name)
+
+    def _clicked(self, item, points, *args) -> None:
+        if len(points):
+            self.go(int(points[0].index()))
+
+    def _hover(self, scene_pos) -> None:
+        if not self.names or not self.plot.sceneBoundingRect().contains(scene_pos):
+            return
+        x = round(self.plot.getPlotItem().vb.mapSceneToView(scene_pos).x())
+        if 0 <= x < len(self.names):
+            v = self.values[x]
+            self.readout.setText(f"{self.names[x]}: {'not run' if v != v else f'{v:.4g}'}")
+
+
+def install(window) -> OverviewPanel:
+    """Add the Overview dock (hidden until chosen in the View menu, or shown by a comparison)."""
+    panel = OverviewPanel(window)
+    dock = window._dock("Overview", "overview", panel, Qt.BottomDockWidgetArea)
+    dock.hide()
+    view_menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&View"), None)
+    if view_menu is not None:
+        view_menu.addAction(dock.toggleViewAction())
+        compare = window.docks.get("compare")
+        if compare is not None:
+            view_menu.addAction(compare.toggleViewAction())
+    window.overview = panel
+    return panel
