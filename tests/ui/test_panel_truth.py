@@ -284,3 +284,22 @@ def test_a_breakpoint_ends_a_run_of_queued_steps(window, qtbot):
     wait_paused(qtbot, window)
     qtbot.waitUntil(lambda: window.ctl.queued_steps == 0 and window.ctl.stepper.state == "paused")
     assert window.ctl.current.name == plan[3] and len(window.ctl.stepper.history) == 4
+
+
+def test_small_screen_keeps_fields_and_stages_readable_and_a_big_one_widens_the_heatmap(window, qtbot):
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.width() == 1280 and window.height() == 720)
+    qtbot.wait(50)
+    for key in ("src", "tgt"):
+        edit = window.input_bar.field(key)
+        assert edit.isVisible() and edit.width() >= 25 * edit.fontMetrics().averageCharWidth()
+    tree = window.navigator.tree
+    assert tree.viewport().height() // tree.sizeHintForRow(0) >= 15
+    heat, nav, shape = (window.docks[n].width() for n in ("heatmap", "navigator", "shape"))
+    assert heat >= nav + shape - 20                   # the heatmap keeps half the width
+    window.resize(1920, 1080)
+    qtbot.waitUntil(lambda: window.width() == 1920)
+    qtbot.wait(50)
+    assert window.docks["heatmap"].width() - heat >= 0.9 * 640   # the extra width went to the heatmap
+    assert window.docks["navigator"].width() == nav and window.docks["shape"].width() == shape
+    assert tree.viewport().height() // tree.sizeHintForRow(0) >= 15

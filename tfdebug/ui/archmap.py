@@ -50,7 +50,7 @@ class ArchitectureMap(QWidget):
         self.ctl = ctl
         self.parts: list[Part] = []
         self.columns: list[list[Part]] = []
-        self.setMinimumSize(300, 320)
+        self.setMinimumSize(300, 240)  # leaves the Stages tree 15+ rows in a 720-pixel-high window
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.setMouseTracking(True)
         ctl.session_changed.connect(self._rebuild)

@@ -12,7 +12,7 @@ import importlib
 import json
 from typing import Callable
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
@@ -38,6 +38,9 @@ DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause",
                                    "tfdebug.step.restart", "tfdebug.step.stop", None,
                                    "tfdebug.session.run", "tfdebug.session.live", None,
                                    "tfdebug.edit.tensor", "tfdebug.edit.undo")
+
+
+MIN_HEATMAP_SHARE = 0.5  # of the width of the three columns, when the window is too narrow for the sides
 
 
 def default_settings() -> QSettings:
@@ -135,6 +138,12 @@ class MainWindow(QMainWindow):
         self.resizeDocks([nav, arch], [520, 380], Qt.Vertical)
         self.resizeDocks([heat, heads], [640, 260], Qt.Vertical)
         self.resizeDocks([shape, stats], [380, 520], Qt.Vertical)
+        # Qt hands a growing window's width to the left dock area (there is no central widget):
+        # the side columns keep the sizes the user left them at, and the heatmap takes the rest.
+        self._side_sizes: tuple[int, int, int, int] = (330, 400, 520, 380)  # as resized above
+        self._laid_out_at = self.size()
+        for dock in (nav, arch, shape):
+            dock.installEventFilter(self)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -277,6 +286,48 @@ class MainWindow(QMainWindow):
         return RunInputs.from_list(_json_setting(self.settings, "input/last"))
 
     # ----- events --------------------------------------------------------------------------
+    def eventFilter(self, watched, event) -> bool:
+        # A side dock resized while the window keeps its size: the user moved a separator.
+        if event.type() == QEvent.Resize and self.size() == self._laid_out_at:
+            self._remember_sides()
+        return super().eventFilter(watched, event)
+
+    def _remember_sides(self) -> None:
+        if self._default_columns():
+            d = self.docks
+            self._side_sizes = (d["navigator"].width(), d["shape"].width(), d["navigator"].height(),
+                                d["architecture"].height())
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self._remember_sides)  # the sizes restored from settings, once laid out
+
+    def _default_columns(self) -> bool:
+        """Stages, Heatmap and Shape docked side by side as built (not moved, floated or hidden)."""
+        d = self.docks
+        return (all(d[n].isVisible() and not d[n].isFloating() for n in ("navigator", "architecture", "heatmap", "shape"))
+                and self.dockWidgetArea(d["navigator"]) == Qt.LeftDockWidgetArea
+                and self.dockWidgetArea(d["heatmap"]) == self.dockWidgetArea(d["shape"]) == Qt.RightDockWidgetArea)
+
+    def resizeEvent(self, event) -> None:
+        """Extra width goes to the heatmap; the Stages tree keeps its share of the height."""
+        super().resizeEvent(event)
+        self._laid_out_at = event.size()
+        if not self._default_columns():
+            return
+        nav_w, shape_w, nav_h, arch_h = self._side_sizes
+        d = self.docks
+        total = d["navigator"].width() + d["heatmap"].width() + d["shape"].width()
+        if nav_w + shape_w > total * (1 - MIN_HEATMAP_SHARE):  # a small screen: the sides give way too
+            scale = total * (1 - MIN_HEATMAP_SHARE) / (nav_w + shape_w)
+            nav_w, shape_w = round(nav_w * scale), round(shape_w * scale)
+        self.resizeDocks([d["navigator"], d["heatmap"], d["shape"]], [nav_w, total - nav_w - shape_w, shape_w],
+                         Qt.Horizontal)
+        if nav_h + arch_h > 0:
+            height = d["navigator"].height() + d["architecture"].height()
+            tree = round(height * nav_h / (nav_h + arch_h))
+            self.resizeDocks([d["navigator"], d["architecture"]], [tree, height - tree], Qt.Vertical)
+
     def closeEvent(self, event) -> None:
         if self.persist:
             self.save_settings()
