@@ -56,6 +56,7 @@ def test_tfdebug_without_libxcb_icccm4_prints_the_install_sentence_and_exits_2(m
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.setattr(system_check, "library_loads", without("libxcb-icccm.so.4"))
     monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setattr("tfdebug.core.memory.keep_freed_memory", lambda: None)  # no process-wide change here
 
     def qt_must_not_start(**_kw):
         raise AssertionError("Qt started although a library is missing")
