@@ -11,6 +11,12 @@ from tfdebug.core.errors import ModelLoadError
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def leave_the_allocator_alone(monkeypatch):
+    """cli.main opts the process into allocator tuning; in-process here it would leak into later tests."""
+    monkeypatch.setattr("tfdebug.core.memory.keep_freed_memory", lambda: None)
+
+
 def test_example_gpt_block_opens_from_the_repository_root(monkeypatch, capsys):
     monkeypatch.chdir(ROOT)
     assert main(["stages", "--model", "torch:examples.gpt_block:factory", "--input", "text=a b c d"]) == 0
