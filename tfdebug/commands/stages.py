@@ -71,7 +71,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def warn_unknown(session) -> None:
-    """Name the typed words the model has no token for, on stderr."""
-    if session.unknown_words:
-        print(f"tfdebug: not in the vocabulary (shown as <unk>): {', '.join(session.unknown_words)}",
-              file=sys.stderr)
+    """Name the typed words the model has no token for, on stderr, with the closest known word when one is close."""
+    print_unknown(session.unknown_words, getattr(session.adapter, "loaded", None))
+
+
+def print_unknown(words, loaded) -> None:
+    """One line on stderr per unknown word ("mum is not in the vocabulary; did you mean mom?")."""
+    from tfdebug.models.vocab import unknown_sentences
+
+    vocabs = [v for v in (getattr(loaded, "src_vocab", None), getattr(loaded, "tgt_vocab", None)) if v is not None]
+    for sentence in unknown_sentences(words, vocabs):
+        print(f"tfdebug: {sentence}", file=sys.stderr)

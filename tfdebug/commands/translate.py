@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from tfdebug.commands.common import add_model_arguments, load_from_args
+from tfdebug.commands.stages import print_unknown
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +26,6 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"`tfdebug translate` runs the reference translator; {adapter.name} is not one "
                           "(use `tfdebug generate` for other models).")
     result = translate(adapter.loaded, " ".join(args.text), max_len=args.max_len)
-    if result.unknown:
-        print(f"tfdebug: not in the vocabulary (read as <unk>): {', '.join(result.unknown)}", file=sys.stderr)
+    print_unknown(result.unknown, adapter.loaded)
     print(result.text)
     return 0

@@ -1,101 +1,44 @@
-"""The demo model's parallel corpus: English–Chinese pairs generated from templates.
+"""The demo model's parallel corpus: English–Chinese pairs drawn from sentence families.
 
-Every pair comes from a small grammar written for this project (subjects, verbs,
-objects, adjectives, times, negation), plus the seed notes' sentences. Chinese is
-written with spaces between words, which is how the Chinese vocabulary splits it.
+Every pair comes from a grammar written for this project (`lexicon`, `phrases`,
+`templates`, `templates_actions`): people, colours, weather, times, places, food,
+animals, school and work, everyday verbs, adjectives with 很 and comparisons with 比,
+negation with 不 and 没有, yes/no questions with 吗, what/where/who questions,
+possessives, plural subjects, requests and greetings; plus the seed notes' sentences,
+which always stay in training. Chinese is written with spaces between words, which is
+how the Chinese vocabulary splits it; final punctuation is kept as a token.
+
 The generator is deterministic: the same seed always gives the same pairs and split.
+Sentences of the hand-written dev and held-out sets (`resources/demo/*_handwritten.tsv`)
+are never generated into the corpus, so those sets stay unseen.
 
-    python -m tfdebug.models.corpus OUT.tsv     # write the corpus (en, zh, split)
+    python -m tfdebug.models.corpus OUT.tsv     # write the corpus (en, zh, split); OUT.tsv.gz packs it
 """
 
 from __future__ import annotations
 
+import gzip
+import io
 import random
 import sys
 from pathlib import Path
 
-from tfdebug.models.vocab import BUILTIN_PAIRS
+from tfdebug.models import templates as tp
+from tfdebug.models import templates_actions as ta
+from tfdebug.models.phrases import surface
+from tfdebug.models.vocab import BUILTIN_PAIRS, tokenize
 
 Pair = tuple[str, str]
 
-# (English, Chinese, agreement): "1s" I, "2" you, "3s" he/she/names, "p" plural.
-SUBJECTS = (
-    ("I", "我", "1s"), ("you", "你", "2"), ("he", "他", "3s"), ("she", "她", "3s"),
-    ("we", "我们", "p"), ("they", "他们", "p"), ("Xiaoming", "小明", "3s"),
-    ("Xiaohong", "小红", "3s"), ("my friend", "我的 朋友", "3s"), ("the teacher", "老师", "3s"),
+# How many pairs each family contributes (before removing duplicates).
+FAMILIES = (
+    (tp.adjective, 4000), (tp.weather, 1200), (tp.colour, 2600), (tp.comparison, 2200), (tp.identity, 2600),
+    (tp.location, 2400), (ta.present, 5600), (ta.past, 4800), (ta.future, 1600), (ta.progressive, 2800),
+    (ta.activity, 2800), (ta.modal, 2800), (ta.motion, 2800), (ta.give, 1200), (ta.request, 1200),
+    (ta.greeting, 500), (ta.names, 400), (ta.share, 150),
 )
-PERSON_OBJECTS = (
-    ("me", "我"), ("you", "你"), ("him", "他"), ("her", "她"), ("us", "我们"), ("them", "他们"),
-    ("Xiaoming", "小明"), ("Xiaohong", "小红"), ("the teacher", "老师"),
-)
-# Verbs taking a person: (base, third-person singular, Chinese).
-PERSON_VERBS = (
-    ("love", "loves", "爱"), ("like", "likes", "喜欢"), ("miss", "misses", "想念"),
-    ("help", "helps", "帮助"), ("know", "knows", "认识"), ("trust", "trusts", "相信"),
-)
-# Things in the plural or as a mass noun: (English, Chinese).
-THINGS = {
-    "apples": "苹果", "bananas": "香蕉", "noodles": "面条", "rice": "米饭", "bread": "面包",
-    "tea": "茶", "milk": "牛奶", "books": "书", "cats": "猫", "dogs": "狗", "music": "音乐",
-    "learning": "学习",
-}
-_FOOD = ("apples", "bananas", "noodles", "rice", "bread")
-# Verbs taking a thing, with the things they make sense with.
-THING_VERBS = (
-    ("love", "loves", "爱", tuple(THINGS)),
-    ("like", "likes", "喜欢", tuple(THINGS)),
-    ("eat", "eats", "吃", _FOOD),
-    ("drink", "drinks", "喝", ("tea", "milk")),
-    ("buy", "buys", "买", _FOOD + ("tea", "milk", "books")),
-    ("want", "wants", "想要", _FOOD + ("tea", "milk", "books", "cats", "dogs")),
-    ("read", "reads", "看", ("books",)),
-)
-
-# Countable items for the past tense: English with article, Chinese with measure word,
-# and the bare forms a negated sentence uses (None: no negated form).
-ITEMS = {
-    "apple": ("an apple", "一个 苹果", "apples", "苹果"),
-    "banana": ("a banana", "一根 香蕉", "bananas", "香蕉"),
-    "noodles": ("a bowl of noodles", "一碗 面条", "noodles", "面条"),
-    "bread": ("a piece of bread", "一块 面包", "bread", "面包"),
-    "book": ("a book", "一本 书", "books", "书"),
-    "tea": ("a cup of tea", "一杯 茶", "tea", "茶"),
-    "milk": ("a glass of milk", "一杯 牛奶", "milk", "牛奶"),
-    "share": ("a share of Apple", "一股 苹果", None, None),
-    "car": ("a car", "一辆 车", "cars", "车"),
-    "cat": ("a cat", "一只 猫", "cats", "猫"),
-    "dog": ("a dog", "一只 狗", "dogs", "狗"),
-    "movie": ("a movie", "一部 电影", "movies", "电影"),
-}
-# (past, base, Chinese, items)
-PAST_VERBS = (
-    ("ate", "eat", "吃", ("apple", "banana", "noodles", "bread")),
-    ("bought", "buy", "买", ("apple", "banana", "book", "tea", "share", "car")),
-    ("drank", "drink", "喝", ("tea", "milk")),
-    ("read", "read", "看", ("book",)),
-    ("saw", "see", "看见", ("cat", "dog", "movie")),
-)
-TIMES = (("yesterday", "昨天"), ("today", "今天"), ("last night", "昨晚"),
-         ("this morning", "今天 早上"), ("last week", "上周"))
-
-# "<thing> is <adjective>": (English, Chinese, adjectives that fit).
-_ADJ = {
-    "delicious": "好吃", "sweet": "甜", "expensive": "贵", "cheap": "便宜", "fresh": "新鲜",
-    "hot": "热", "cold": "冷", "good": "好", "interesting": "有趣", "long": "长",
-    "big": "大", "small": "小", "fast": "快",
-}
-DESCRIBED = (
-    ("apple", "苹果", ("delicious", "sweet", "expensive", "cheap", "fresh")),
-    ("bread", "面包", ("delicious", "sweet", "expensive", "cheap", "fresh")),
-    ("rice", "米饭", ("delicious", "expensive", "cheap", "hot", "cold")),
-    ("tea", "茶", ("sweet", "expensive", "cheap", "hot", "cold")),
-    ("milk", "牛奶", ("sweet", "expensive", "cheap", "hot", "cold", "fresh")),
-    ("the book", "这本 书", ("interesting", "expensive", "cheap", "good", "long")),
-    ("the weather", "天气", ("good", "hot", "cold")),
-    ("the car", "这辆 车", ("expensive", "cheap", "big", "small", "fast")),
-)
-# Adjectives describing people: "<subject> is tired" -> "<subject> 很 累".
-FEELINGS = (("tired", "累"), ("happy", "高兴"), ("busy", "忙"), ("hungry", "饿"), ("sad", "难过"))
+HELD_OUT_FRACTION = 0.05
+HANDWRITTEN_FILES = ("dev_handwritten.tsv", "heldout_handwritten.tsv")
 
 # Xiaoming's apple: "<who> <manner> and bit into a <adjective> <fruit>".
 EATERS = (("Xiaoming", "小明"), ("Xiaohong", "小红"), ("he", "他"), ("she", "她"), ("the child", "孩子"))
@@ -110,13 +53,11 @@ PLACES = (("street", "那条 街道"), ("road", "那条 马路"), ("river", "那
 TOO = (("tired", "累"), ("wide", "宽"), ("long", "长"), ("lazy", "懒"), ("hungry", "饿"),
        ("scared", "害怕"))
 
-HELD_OUT_FRACTION = 0.1
-
-
-def _be(agreement: str, past: bool = False) -> str:
-    if past:
-        return "were" if agreement in ("2", "p") else "was"
-    return {"1s": "am", "2": "are", "p": "are"}.get(agreement, "is")
+# Contractions read as their full forms when comparing sentences.
+_FULL = {"don't": "do not", "doesn't": "does not", "didn't": "did not", "can't": "cannot", "won't": "will not",
+         "isn't": "is not", "aren't": "are not", "wasn't": "was not", "weren't": "were not", "i'm": "i am",
+         "you're": "you are", "we're": "we are", "they're": "they are", "he's": "he is", "she's": "she is",
+         "it's": "it is", "what's": "what is", "where's": "where is", "who's": "who is", "let's": "let us"}
 
 
 def _sentence(*words: str) -> str:
@@ -125,50 +66,13 @@ def _sentence(*words: str) -> str:
     return text[0].upper() + text[1:]
 
 
-def present_pairs() -> list[Pair]:
-    """Present tense, with and without negation: "He likes apples" -> "他 喜欢 苹果"."""
-    pairs = []
-    for s_en, s_zh, agr in SUBJECTS:
-        objects = [(base, third, v_zh, o_en, o_zh) for base, third, v_zh in PERSON_VERBS
-                   for o_en, o_zh in PERSON_OBJECTS]
-        objects += [(base, third, v_zh, o_en, THINGS[o_en]) for base, third, v_zh, things in THING_VERBS
-                    for o_en in things]
-        for base, third, v_zh, o_en, o_zh in objects:
-            verb, do = (third, "doesn't") if agr == "3s" else (base, "don't")
-            pairs.append((_sentence(s_en, verb, o_en), f"{s_zh} {v_zh} {o_zh}"))
-            pairs.append((_sentence(s_en, do, base, o_en), f"{s_zh} 不 {v_zh} {o_zh}"))
-    return pairs
-
-
-def past_pairs() -> list[Pair]:
-    """Past tense with a time: "I ate an apple yesterday" -> "我 昨天 吃 了 一个 苹果"."""
-    pairs = []
-    for s_en, s_zh, _ in SUBJECTS:
-        for past, base, v_zh, items in PAST_VERBS:
-            for key in items:
-                a_en, a_zh, bare_en, bare_zh = ITEMS[key]
-                for t_en, t_zh in TIMES:
-                    pairs.append((_sentence(s_en, past, a_en, t_en), f"{s_zh} {t_zh} {v_zh} 了 {a_zh}"))
-                    if bare_en is not None:
-                        # Chinese negates a completed action with 没有 and drops 了.
-                        pairs.append((_sentence(s_en, "didn't", base, bare_en, t_en),
-                                      f"{s_zh} {t_zh} 没有 {v_zh} {bare_zh}"))
-    return pairs
-
-
-def adjective_pairs() -> list[Pair]:
-    """Descriptions: "Apple is delicious" -> "苹果 很 好吃"; "She was too tired" -> "她 太 累 了"."""
-    pairs = []
-    for n_en, n_zh, adjectives in DESCRIBED:
-        for adj in adjectives:
-            pairs.append((_sentence(n_en, "is", adj), f"{n_zh} 很 {_ADJ[adj]}"))
-            pairs.append((_sentence(n_en, "is not", adj), f"{n_zh} 不 {_ADJ[adj]}"))
-    for s_en, s_zh, agr in SUBJECTS:
-        for adj, a_zh in FEELINGS:
-            pairs.append((_sentence(s_en, _be(agr), adj), f"{s_zh} 很 {a_zh}"))
-            pairs.append((_sentence(s_en, _be(agr), "not", adj), f"{s_zh} 不 {a_zh}"))
-            pairs.append((_sentence(s_en, _be(agr, past=True), "too", adj), f"{s_zh} 太 {a_zh} 了"))
-    return pairs
+def normalized(en: str) -> tuple[str, ...]:
+    """The words of an English sentence without punctuation, contractions spelt out, lower-cased."""
+    words = []
+    for token in tokenize(en, "en"):
+        if token.isalnum() or "'" in token:
+            words.extend(_FULL.get(token, token).split())
+    return tuple(words)
 
 
 def story_pairs() -> list[Pair]:
@@ -188,19 +92,46 @@ def story_pairs() -> list[Pair]:
     return pairs
 
 
-def generate_pairs() -> list[Pair]:
-    """Every template pair plus the notes' sentences, without duplicates, in a fixed order.
+def family_pairs(family, count: int, rng: random.Random) -> list[Pair]:
+    """`count` draws of one sentence family, with capitals, contractions and punctuation added."""
+    return [surface(*family(rng), rng) for _ in range(count)]
 
-    Raises ValueError if one English sentence would get two different translations
-    (the model could then not translate it exactly).
+
+def handwritten_sentences(folder: Path | None = None) -> set[tuple[str, ...]]:
+    """Normalised English of the hand-written dev and held-out sets (kept out of the corpus)."""
+    if folder is None:
+        from tfdebug.models.loader import _demo_dir  # the bundled folder, from a checkout or a wheel
+        folder = _demo_dir()
+    folder = Path(folder)
+    out = set()
+    for name in HANDWRITTEN_FILES:
+        if (folder / name).is_file():
+            out |= {normalized(en) for en, _ in load_pairs(folder / name)}
+    return out
+
+
+def generate_pairs(seed: int = 0, exclude: set[tuple[str, ...]] | None = None) -> list[Pair]:
+    """The notes' sentences, their story variations and every family's draws, without duplicates.
+
+    Sentences whose normalised English is in `exclude` (by default the hand-written
+    dev and held-out sets) are left out. Raises ValueError if one English sentence
+    would get two different translations (the model could then not learn it exactly).
     """
+    exclude = handwritten_sentences() if exclude is None else exclude
+    rng = random.Random(seed)
+    drawn = [*BUILTIN_PAIRS, *story_pairs()]
+    for family, count in FAMILIES:
+        drawn += family_pairs(family, count, rng)
     seen: dict[str, str] = {}
     pairs = []
-    for en, zh in [*BUILTIN_PAIRS, *present_pairs(), *past_pairs(), *adjective_pairs(), *story_pairs()]:
+    protected = {en for en, _ in BUILTIN_PAIRS}
+    for en, zh in drawn:
         key = en.lower()
         if key in seen:
             if seen[key] != zh:
                 raise ValueError(f"'{en}' has two translations: '{seen[key]}' and '{zh}'.")
+            continue
+        if en not in protected and normalized(en) in exclude:
             continue
         seen[key] = zh
         pairs.append((en, zh))
@@ -220,24 +151,46 @@ def split_pairs(pairs: list[Pair], seed: int = 0,
 
 
 def save_tsv(path: Path, train: list[Pair], held_out: list[Pair]) -> None:
-    """One pair a line: English, Chinese, and 'train' or 'heldout', tab-separated."""
+    """One pair a line: English, Chinese, and 'train' or 'heldout', tab-separated; gzip for a '.gz' name."""
     lines = ["# en\tzh\tsplit"]
     lines += [f"{en}\t{zh}\ttrain" for en, zh in train]
     lines += [f"{en}\t{zh}\theldout" for en, zh in held_out]
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    if str(path).endswith(".gz"):
+        # No name and no time in the gzip header: the same corpus gives the same bytes.
+        buffer = io.BytesIO()
+        with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0) as f:
+            f.write(data)
+        data = buffer.getvalue()
+    Path(path).write_bytes(data)
+
+
+def _rows(path: Path, width: int):
+    """(line number, fields) of a tab-separated file's data lines ('#' starts a comment); '.gz' is unpacked."""
+    data = Path(path).read_bytes()
+    if str(path).endswith(".gz"):
+        data = gzip.decompress(data)
+    for number, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        if line.strip() and not line.startswith("#"):
+            fields = line.split("\t")
+            if len(fields) != width:
+                raise ValueError(f"{path}:{number}: expected {width} tab-separated fields.")
+            yield number, fields
 
 
 def load_tsv(path: Path) -> tuple[list[Pair], list[Pair]]:
     """The (train, held_out) pairs of a corpus file written by save_tsv."""
     train, held_out = [], []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
-        if len(fields) != 3 or fields[2] not in ("train", "heldout"):
+    for number, (en, zh, split) in _rows(path, 3):
+        if split not in ("train", "heldout"):
             raise ValueError(f"{path}:{number}: expected 'en<TAB>zh<TAB>train|heldout'.")
-        (train if fields[2] == "train" else held_out).append((fields[0], fields[1]))
+        (train if split == "train" else held_out).append((en, zh))
     return train, held_out
+
+
+def load_pairs(path: Path) -> list[Pair]:
+    """The pairs of a two-column file (English, Chinese), such as the hand-written held-out set."""
+    return [(en, zh) for _, (en, zh) in _rows(path, 2)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -67,15 +67,15 @@ def greedy_ids(model: Transformer, src: Tensor, max_len: int | None = None) -> l
 
 
 def translate_batch(model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab,
-                    sentences: list[str], batch_size: int = 256) -> list[list[str]]:
-    """Greedy translations (lists of Chinese words) of many English sentences."""
+                    sentences: list[str], batch_size: int = 256, max_len: int | None = None) -> list[list[str]]:
+    """Greedy translations (lists of Chinese words) of many English sentences, each at most `max_len` - 1 words."""
     device = next(model.parameters()).device
     results: list[list[str]] = []
     for start in range(0, len(sentences), batch_size):
         chunk = [src_vocab.encode(s).ids for s in sentences[start: start + batch_size]]
         if any(not ids for ids in chunk):
             raise EmptyInputError("A source sentence is empty: type at least one word.")
-        ids = greedy_ids(model, pad_batch(chunk, device))
+        ids = greedy_ids(model, pad_batch(chunk, device), max_len)
         results.extend(tgt_vocab.decode(row) for row in ids)
     return results
 

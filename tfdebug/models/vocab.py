@@ -1,4 +1,9 @@
-"""Word-level vocabularies: English split on words and punctuation, Chinese on spaces."""
+"""Word-level vocabularies: English split on words and punctuation, Chinese on spaces.
+
+Words outside a vocabulary become <unk> and are listed; `suggest` finds the known word a
+learner probably meant ("mum" -> "mom"), and `unknown_sentences` says so in one sentence
+per word, for the CLI and the window to show.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,8 @@ from tfdebug.core.errors import ModelLoadError
 SPECIALS = ("<pad>", "<bos>", "<eos>", "<unk>")
 PAD, BOS, EOS, UNK = range(4)
 
-_EN_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
+# A special token typed in the text stays one word, so that it can be named and refused.
+_EN_WORD = re.compile(r"<(?:pad|bos|eos|unk)>|[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
 
 
 def tokenize(text: str, lang: str) -> list[str]:
@@ -52,10 +58,14 @@ class Vocab:
         return self._index.get(token, UNK)
 
     def encode(self, text: str) -> Encoded:
-        """Ids of the words of `text`; words outside the vocabulary become <unk> and are listed."""
+        """Ids of the words of `text`; words outside the vocabulary become <unk> and are listed.
+
+        A special token typed as text ("<eos>", "<pad>", "<bos>", "<unk>") is not a word:
+        it is read as <unk> and listed too, never silently turned into that token's id.
+        """
         words = tokenize(text, self.lang)
-        ids = [self.id(w) for w in words]
-        unknown = [w for w, i in zip(words, ids) if i == UNK and w != "<unk>"]
+        ids = [UNK if w in SPECIALS else self.id(w) for w in words]
+        unknown = [w for w, i in zip(words, ids) if i == UNK]
         return Encoded(ids=ids, tokens=[self.tokens[i] if i != UNK else w for w, i in zip(words, ids)],
                        unknown=unknown)
 
@@ -112,3 +122,86 @@ def builtin_vocabs() -> tuple[Vocab, Vocab]:
     """Small English and Chinese vocabularies covering the notes' sentences."""
     return (Vocab.build((en for en, _ in BUILTIN_PAIRS), "en"),
             Vocab.build((zh for _, zh in BUILTIN_PAIRS), "zh"))
+
+
+# Words a learner types for which the corpus uses another word: checked against the
+# vocabulary at lookup, so an entry whose target is unknown suggests nothing.
+SYNONYMS = {
+    "mum": "mom", "mummy": "mom", "mommy": "mom", "mama": "mom", "daddy": "dad", "papa": "dad",
+    "granny": "grandma", "grandad": "grandpa", "auntie": "aunt", "kid": "child", "kids": "children",
+    "pupil": "student", "pupils": "students", "lady": "woman", "guy": "man", "kitten": "cat", "kitty": "cat",
+    "puppy": "dog", "doggy": "dog", "automobile": "car", "bicycle": "bike", "film": "movie", "films": "movies",
+    "cellphone": "phone", "mobile": "phone", "store": "shop", "cafe": "restaurant", "tasty": "delicious",
+    "yummy": "delicious", "large": "big", "huge": "big", "little": "small", "tiny": "small",
+    "pretty": "beautiful", "lovely": "beautiful", "glad": "happy", "unhappy": "sad", "mad": "angry",
+    "quick": "fast", "sleepy": "tired", "clever": "smart", "intelligent": "smart", "simple": "easy",
+    "hard": "difficult", "buddy": "friend", "pal": "friend", "sofa": "chair", "cab": "car", "taxi": "car",
+}
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Insertions, deletions, substitutions and swaps of neighbours that turn `a` into `b`."""
+    prev2, prev = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i]
+        for j, cb in enumerate(b, 1):
+            cost = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if prev2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cost = min(cost, prev2[j - 2] + 1)
+            row.append(cost)
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def _word_forms(word: str) -> list[str]:
+    """Other inflections of an English word: "apple" for "apples", "play" for "playing"."""
+    forms = []
+    for suffix, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ing", ""), ("ing", "e"), ("ed", ""),
+                         ("ed", "e"), ("", "s"), ("", "es")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 1:
+            forms.append(word[: len(word) - len(suffix)] + repl)
+    return forms
+
+
+def suggest(word: str, vocab: Vocab) -> str | None:
+    """The known word closest to an unknown `word`, or None when nothing is close.
+
+    Tries, in order: another inflection of the word ("apple" for "apples"), a word the
+    corpus uses instead ("mom" for "mum"), and a spelling a typing slip away ("banana"
+    for "banan"; one edit for words up to four letters, two up to eight, else three).
+    """
+    word = word.lower() if vocab.lang == "en" else word
+    if word in SPECIALS:
+        return None
+    known = [t for t in vocab.tokens[len(SPECIALS):] if t.isalpha() or "'" in t]
+    if vocab.lang == "en":
+        for form in [*_word_forms(word), SYNONYMS.get(word)]:
+            if form and form != word and form in vocab and form not in SPECIALS:
+                return form
+    limit = 1 if len(word) <= 4 else 2 if len(word) <= 8 else 3
+    if vocab.lang != "en":
+        limit = 1 if len(word) > 1 else 0  # one character of a Chinese word
+    best = min(known, key=lambda t: (edit_distance(word, t), -len(t)), default=None)
+    if best is None or not 0 < edit_distance(word, best) <= limit or len(best) < 2:
+        return None
+    return best
+
+
+def unknown_sentences(words, vocabs) -> list[str]:
+    """One sentence per unknown word, naming it and the closest known word when there is one.
+
+    `vocabs` are the model's vocabularies; each word is looked up in the one of its
+    language (Chinese when it has a CJK character, else English).
+    """
+    by_lang = {v.lang: v for v in vocabs}
+    out = []
+    for word in words:
+        if word in SPECIALS:
+            out.append(f"{word} is a special token, not a word; it is read as <unk>.")
+            continue
+        lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in word) else "en"
+        vocab = by_lang.get(lang)
+        hint = suggest(word, vocab) if vocab is not None else None
+        out.append(f"{word} is not in the vocabulary; did you mean {hint}?" if hint
+                   else f"{word} is not in the vocabulary; it is read as <unk>.")
+    return out

@@ -1,0 +1,60 @@
+"""Vocabularies: special tokens typed as text are refused, and unknown words get a suggestion."""
+
+import pytest
+
+from tfdebug.cli import main
+from tfdebug.models.loader import load_model
+from tfdebug.models.vocab import EOS, PAD, UNK, Vocab, edit_distance, suggest, unknown_sentences
+
+EN = Vocab.build(["I love my mom", "She likes apples and bananas", "We are playing", "He is happy"], "en")
+ZH = Vocab.build(["我 爱 我的 妈妈", "她 喜欢 苹果 和 香蕉"], "zh")
+
+
+@pytest.mark.parametrize("special", ["<pad>", "<bos>", "<eos>", "<unk>"])
+def test_a_typed_special_token_is_flagged_not_turned_into_its_id(special):
+    src = EN.encode(f"I love {special} mom")
+    assert src.tokens == ["i", "love", special, "mom"]
+    assert src.ids[2] == UNK and src.unknown == [special]
+    tgt = ZH.encode(f"我 爱 {special}")
+    assert tgt.ids[2] == UNK and tgt.unknown == [special]
+
+
+def test_a_typed_eos_does_not_end_the_decoder_input():
+    prepared = load_model("random").prepare("I love you", "我 <eos> <pad>")
+    assert EOS not in prepared.tgt[0, 1:].tolist() and PAD not in prepared.tgt[0].tolist()
+    assert prepared.unknown == ["<eos>", "<pad>"]
+
+
+def test_suggestions_for_inflections_synonyms_and_typing_slips():
+    assert suggest("apple", EN) == "apples"
+    assert suggest("plays", EN) is None  # "play" is not known either, and "playing" is two edits away
+    assert suggest("mum", EN) == "mom" and suggest("Mommy", EN) == "mom"
+    assert suggest("banan", EN) == "bananas"
+    assert suggest("bananass", EN) == "bananas"
+    assert suggest("hapy", EN) == "happy"
+    assert suggest("zebras", EN) is None and suggest("<eos>", EN) is None
+    assert suggest("妈", ZH) is None  # one character is too little to guess from
+
+
+def test_edit_distance_counts_swaps_as_one_edit():
+    assert edit_distance("mom", "mom") == 0
+    assert edit_distance("hapy", "happy") == 1
+    assert edit_distance("teh", "the") == 1
+    assert edit_distance("kitten", "sitting") == 3
+
+
+def test_one_sentence_per_unknown_word():
+    assert unknown_sentences(["mum", "zebras", "<eos>", "斑马"], [EN, ZH]) == [
+        "mum is not in the vocabulary; did you mean mom?",
+        "zebras is not in the vocabulary; it is read as <unk>.",
+        "<eos> is a special token, not a word; it is read as <unk>.",
+        "斑马 is not in the vocabulary; it is read as <unk>.",
+    ]
+
+
+def test_the_cli_names_unknown_words_with_a_suggestion(capsys):
+    assert main(["translate", "I love bananna"]) == 0
+    err = capsys.readouterr().err
+    assert "bananna is not in the vocabulary; did you mean banana?" in err
+    assert main(["stages", "--src", "I love <eos>", "--tgt", "我 爱"]) == 0
+    assert "<eos> is a special token, not a word" in capsys.readouterr().err
