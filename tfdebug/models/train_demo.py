@@ -37,6 +37,7 @@ CORPUS_FILE, METRICS_FILE = "corpus.tsv.gz", "metrics.json"
 SHOWCASE = ("I love you", "The apple is red", "Do you love me?", "I love my mother", "The weather is nice today")
 # The notes' sentences are repeated in every epoch so that they stay exact among 40,000 others.
 NOTES_REPEAT = 4
+TRAIN_SAMPLE_EVERY = 9
 
 
 @dataclass
@@ -46,10 +47,10 @@ class TrainConfig:
     n_embd: int = 128
     n_heads: int = 4
     n_layer: int = 2
-    hidden_dim: int = 512
+    hidden_dim: int = 256
     dropout: float = 0.1
     max_seq_len: int = 64
-    epochs: int = 12
+    epochs: int = 5
     max_steps: int | None = None
     batch_size: int = 64
     lr: float = 2e-3
@@ -246,7 +247,11 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> dict:
     step, loss_avg = _fit(model, examples, config, progress)
     train_seconds, cpu_seconds = time.monotonic() - started, time.process_time() - cpu_started
 
-    train_exact, train_misses = exact_match(model, src_vocab, tgt_vocab, train_pairs)
+    # The weights are written first: scoring only reads them.
+    save_model(out, model, src_vocab, tgt_vocab)
+    save_tsv(out / CORPUS_FILE, train_pairs, held_out)
+    # Every TRAIN_SAMPLE_EVERY-th training pair: greedy decoding of all 36,000 costs minutes on a CPU.
+    train_exact, train_misses = exact_match(model, src_vocab, tgt_vocab, train_pairs[::TRAIN_SAMPLE_EVERY])
     template = score(model, src_vocab, tgt_vocab, held_out)
     metrics = {
         "config": asdict(config),
@@ -255,6 +260,7 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> dict:
         "parameters": model.get_num_params(), "steps": step, "train_seconds": round(train_seconds, 1),
         "train_cpu_seconds": round(cpu_seconds, 1), "final_loss": round(loss_avg or 0.0, 4),
         "train_exact_match": round(train_exact, 4),
+        "train_exact_match_sample": len(train_pairs[::TRAIN_SAMPLE_EVERY]),
         "held_out_exact_match": template["exact_match"],
         "held_out_token_accuracy": template["token_accuracy"],
         "train_misses": train_misses[:20], "held_out_misses": template["misses"],
@@ -269,8 +275,6 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> dict:
     if "love" in src_vocab and "我" in tgt_vocab and "爱" in tgt_vocab:
         metrics["cross_attention"] = cross_attention_check(model, src_vocab, tgt_vocab)
 
-    save_model(out, model, src_vocab, tgt_vocab)
-    save_tsv(out / CORPUS_FILE, train_pairs, held_out)
     (out / METRICS_FILE).write_text(json.dumps(metrics, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return metrics
 
