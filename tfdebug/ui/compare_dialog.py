@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QVBoxLayout, QWidget)
 
 from tfdebug.core.compare import DEFAULT_ATOL, DEFAULT_RTOL
 from tfdebug.core.edits import parse_number
 from tfdebug.core.errors import TfdebugError
+from tfdebug.ui.edit_dialog import sentence_label
 
 LIVE, BEFORE_EDIT, FILE, INPUT = "live", "before_edit", "file", "input"
 SOURCES = ((LIVE, "The pass on screen"), (BEFORE_EDIT, "The pass before the last edit"),
@@ -104,10 +104,7 @@ class CompareDialog(QDialog):
         tolerance.addWidget(QLabel("rtol"))
         tolerance.addWidget(self.rtol)
         rule = QLabel("A cell diverges when |A − B| > atol + rtol·|A|.")
-        self.error_label = QLabel("")
-        self.error_label.setWordWrap(True)
-        self.error_label.setTextFormat(Qt.PlainText)
-        self.error_label.setStyleSheet("color: #b00020")
+        self.error_label = sentence_label()
         self.compare_button = QPushButton("Compare")
         self.compare_button.setDefault(True)
         self.compare_button.clicked.connect(self.start)

@@ -24,12 +24,14 @@ from tfdebug.core.view import ViewSelection, axis_names
 from tfdebug.ui import actions, colors
 from tfdebug.ui.compare_dialog import BEFORE_EDIT, FILE, LIVE, CompareDialog, PassSource, describe
 from tfdebug.ui.controller import DebugController, Message
+from tfdebug.ui.heatmap import index_ticks
 from tfdebug.ui.workers import Job
 
 COLUMNS = ("Stage", "Status", "max |Δ|", "mean |Δ|", "rel err", "over tol")
 FIRST_BG = QColor(255, 200, 120)
 DIVERGES_FG = QColor(176, 0, 32)
 PANEL_SIZE = (256, 256)
+MAX_TOKEN_TICKS = 32
 
 
 def fmt(x: float | None) -> str:
@@ -101,7 +103,7 @@ class CompareView(QWidget):
         split = QSplitter()
         split.addWidget(left)
         split.addWidget(right)
-        split.setSizes([520, 760])
+        split.setSizes([600, 700])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)
@@ -184,6 +186,7 @@ class CompareView(QWidget):
             self.caption.setText(f"Cannot draw {name}: {getattr(exc, 'message', exc)}")
             return
         names = axis_names(axes, tuple(a.shape))
+        self._label_axes(name, view.row_axis, view.col_axis, slices[0].source_shape)
         cmap, levels, _ = colors.scheme(kind, slices[0].stats)
         m = max(abs(slices[2].stats.min), abs(slices[2].stats.max))
         m = m if m == m and m > 0 else 1.0
@@ -198,6 +201,20 @@ class CompareView(QWidget):
         shown = f"{names[view.row_axis]} × {names[view.col_axis]}" if len(names) >= 2 else "values"
         self.caption.setText(f"{name}: {shown}{' at ' + fixed if fixed else ''} · A − B from {-m:.3g} to {m:.3g}, "
                              f"masked in both in grey")
+
+
+    def _label_axes(self, name: str, row_axis: int, col_axis: int, shape: tuple[int, int]) -> None:
+        """Token strings (of pass A) on token axes, integer ticks at cell centres elsewhere."""
+        capture, tokens = self.tools.capture_a(name)
+        names = axis_names(capture.info.axes, capture.shape)
+        for side, axis, n in (("left", row_axis, shape[0]), ("bottom", col_axis, shape[1])):
+            stream = capture.info.tokens.get(names[axis]) if 0 <= axis < len(names) else None
+            labels = tokens.get(stream) if stream else None
+            ticks = ([(i + 0.5, w) for i, w in enumerate(labels)] if labels and len(labels) == n <= MAX_TOKEN_TICKS
+                     else index_ticks(n))
+            for plot in self.plots:
+                plot.getAxis(side).setTicks([ticks])
+                plot.setLabel(side, names[axis] if 0 <= axis < len(names) else "")
 
 
 class CompareTools:
@@ -252,8 +269,10 @@ class CompareTools:
 
         def run(job: Job):
             from tfdebug.adapters.session import DebugSession
-            captures, _ = DebugSession(adapter, texts).capture_all()
-            return captures
+            from tfdebug.io.recording import Recording
+            session = DebugSession(adapter, texts)
+            captures, _ = session.capture_all()
+            return Recording(captures=captures, tokens=session.tokens, model_name=adapter.name)
         return run
 
     def start(self, a: PassSource, b: PassSource, atol: float, rtol: float) -> None:
@@ -301,6 +320,11 @@ class CompareTools:
         for recording in self._opened:
             recording.close()  # a snapshot read lazily: release its file
         self._opened = []
+
+    def capture_a(self, name: str):
+        """Pass A's capture of stage `name` and pass A's token streams."""
+        captures, _ = pass_entries(self.passes[0])
+        return next(c for c in captures if c.name == name), dict(getattr(self.passes[0], "tokens", {}) or {})
 
     def tensors(self, name: str):
         """(A's tensor, B's tensor, kind, axes) of stage `name` in the compared passes."""

@@ -67,6 +67,15 @@ def undo_edit(ctl: DebugController) -> None:
         ctl.info.emit(f"Edit of {ctl.current.name} undone." if ctl.current is not None else "Edit undone.")
 
 
+def sentence_label() -> QLabel:
+    """The line in a dialog where a problem is said in one sentence (plain text, never rich text)."""
+    label = QLabel("")
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.PlainText)
+    label.setStyleSheet("color: #b00020")
+    return label
+
+
 class EditDialog(QDialog):
     """The fields of one edit of the current stage; Apply makes it, Undo takes the last one back."""
 
@@ -105,10 +114,7 @@ class EditDialog(QDialog):
         form.addRow("Value", self.value)
         form.addRow("CSV file", csv_row)
         self.form = form
-        self.error_label = QLabel("")
-        self.error_label.setWordWrap(True)
-        self.error_label.setTextFormat(Qt.PlainText)
-        self.error_label.setStyleSheet("color: #b00020")
+        self.error_label = sentence_label()
         self.apply_button = QPushButton("Apply")
         self.apply_button.setDefault(True)
         self.apply_button.clicked.connect(self.apply)

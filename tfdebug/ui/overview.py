@@ -55,6 +55,7 @@ class OverviewPanel(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.showGrid(y=True, alpha=0.2)
         self.plot.setLabel("bottom", "stage (forward order)")
+        self.plot.showAxis("top")
         self.curve = pg.PlotDataItem(symbol="o", symbolSize=6, symbolBrush=(40, 90, 200), pen=(40, 90, 200),
                                      connect="finite")
         self.curve.sigPointsClicked.connect(self._clicked)
@@ -135,11 +136,13 @@ class OverviewPanel(QWidget):
         for line in self.marks:
             self.plot.removeItem(line)
         self.marks = []
-        for i, label in layer_starts(names):
-            line = pg.InfiniteLine(pos=i - 0.5, angle=90, pen=LAYER_PEN, movable=False, label=label,
-                                   labelOpts={"position": 0.95, "color": (110, 110, 110), "rotateAxis": (1, 0)})
+        starts = layer_starts(names)
+        for i, _ in starts:
+            line = pg.InfiniteLine(pos=i - 0.5, angle=90, pen=LAYER_PEN, movable=False)
             self.plot.addItem(line)
             self.marks.append(line)
+        # the layer names along the top axis, each where its layer begins
+        self.plot.getAxis("top").setTicks([[(i - 0.5, label) for i, label in starts], []])
         if key == MAX_DELTA and not names:
             self.readout.setText("Compare two passes first (File → Compare With…).")
         self._show_current()
