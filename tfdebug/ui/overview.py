@@ -131,7 +131,10 @@ class OverviewPanel(QWidget):
         log = self.log_y.isChecked()
         shown = [v if v == v and (not log or v > 0) else math.nan for v in values]
         self.plot.setLogMode(y=log)
-        self.curve.setData(list(range(len(shown))), shown)
+        if all(v != v for v in shown):
+            self.curve.setData([], [])  # nothing to plot yet (pyqtgraph cannot bound an all-NaN scatter)
+        else:
+            self.curve.setData(list(range(len(shown))), shown)
         self.plot.setLabel("left", self.statistic.currentText())
         for line in self.marks:
             self.plot.removeItem(line)
