@@ -1,4 +1,8 @@
-"""Dependencies point one way: core, models and io never import Qt or pyqtgraph; core never imports models."""
+"""Dependencies point one way (DESIGN.md's table); Qt and pyqtgraph appear only in tfdebug/ui.
+
+Every `tfdebug.X` import in a module of package P must have X in ALLOWED[P]; any other
+arrow fails, wherever in the module it is written (top level or inside a function).
+"""
 
 import ast
 from pathlib import Path
@@ -6,7 +10,22 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "tfdebug"
-QT = ("PySide6", "pyqtgraph", "PyQt5", "PyQt6", "qtpy")
+QT = ("PySide6", "pyqtgraph", "PyQt5", "PyQt6", "qtpy", "shiboken6")
+
+# package -> the tfdebug packages it may import (itself is always allowed)
+ALLOWED: dict[str, set[str]] = {
+    "core": set(),
+    "models": {"core"},
+    "adapters": {"models", "core"},
+    "io": {"core"},
+    "ui": {"adapters", "models", "io", "core"},
+    "bench": {"adapters", "models", "io", "core", "ui"},
+    "commands": {"adapters", "models", "io", "core", "ui", "bench"},
+    "cli": {"commands", "core"},
+    "__main__": {"cli"},
+    "__init__": set(),
+}
+QT_FREE = ("core", "models", "adapters", "io", "commands", "cli", "bench")
 
 
 def imports(path: Path) -> set[str]:
@@ -14,19 +33,46 @@ def imports(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
     return names
 
 
-@pytest.mark.parametrize("package", ["core", "models", "io"])
-def test_no_qt_outside_ui(package):
-    for path in (ROOT / package).rglob("*.py"):
-        bad = [n for n in imports(path) if n.split(".")[0] in QT]
-        assert not bad, f"{path} imports {bad}"
+def package_of(path: Path, root: Path = ROOT) -> str:
+    rel = path.relative_to(root)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
-def test_core_depends_on_nothing_above_it():
-    for path in (ROOT / "core").rglob("*.py"):
-        bad = [n for n in imports(path) if n.startswith(("tfdebug.models", "tfdebug.io", "tfdebug.ui"))]
-        assert not bad, f"{path} imports {bad}"
+def forbidden_arrows(path: Path, root: Path = ROOT) -> list[str]:
+    """The imports of `path` that the table does not allow."""
+    package = package_of(path, root)
+    allowed = ALLOWED[package] | {package}
+    bad = []
+    for name in imports(path):
+        parts = name.split(".")
+        if parts[0] == "tfdebug" and len(parts) > 1 and parts[1] not in allowed and name != "tfdebug":
+            bad.append(name)
+        if parts[0] in QT and package in QT_FREE:
+            bad.append(name)
+    return bad
+
+
+def modules():
+    return sorted(ROOT.rglob("*.py"))
+
+
+def test_every_package_is_in_the_table():
+    assert {package_of(p) for p in modules()} <= set(ALLOWED)
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_follow_the_table(path):
+    assert not forbidden_arrows(path), f"{path.relative_to(ROOT)} imports {forbidden_arrows(path)}"
+
+
+def test_the_check_catches_a_forbidden_arrow(tmp_path):
+    """A deliberate break (core importing ui and Qt) is caught, so the table is really enforced."""
+    (tmp_path / "tfdebug" / "core").mkdir(parents=True)
+    bad = tmp_path / "tfdebug" / "core" / "bad.py"
+    bad.write_text("from tfdebug.ui.window import MainWindow\nimport PySide6\n", encoding="utf-8")
+    assert sorted(forbidden_arrows(bad, tmp_path / "tfdebug")) == ["PySide6", "tfdebug.ui.window"]

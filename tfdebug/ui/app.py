@@ -54,6 +54,9 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     elif goto is not None:
         _when_ready(window, lambda: window.ctl.run_to(goto))
     code = app.exec()
+    from tfdebug.ui.workers import wait_for_all
+
+    wait_for_all()  # a model still loading is abandoned and joined: no thread inside torch at exit
     return result["code"] or code
 
 

@@ -14,6 +14,7 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from tfdebug.adapters.base import ModelAdapter
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.errors import TfdebugError
@@ -82,6 +83,7 @@ class DebugController(DisplayMixin, QObject):
         # What Run starts; the input bar edits it.
         self.inputs = RunInputs("random")
         self.load_job: Job | None = None
+        self.verification = None  # how the last finished live pass compares with the unmodified model
         self._signals: StepperSignals | None = None
         self._adapter_cache: tuple[tuple[str, str], object] | None = None
         self._breakpoints: frozenset[Breakpoint] = frozenset()
@@ -217,6 +219,7 @@ class DebugController(DisplayMixin, QObject):
 
     def _replace_stepper(self, stepper, session, plan, layout, tokens, title) -> None:
         self.close()
+        self.verification = None
         self.session, self.stepper, self.plan, self.layout = session, stepper, plan, layout
         self.tokens, self.title = tokens, title
         self.current_slice = None
@@ -374,6 +377,33 @@ class DebugController(DisplayMixin, QObject):
             elif stepper.state == FINISHED:
                 self.info.emit("The forward pass finished.")
             self._show_current()
+            if stepper.state == FINISHED and self.session is not None:
+                self._verify(self.session, stepper.output)
+        self.state_changed.emit()
+
+    def _verify(self, session, output) -> None:
+        """Compare the finished pass's output with the unmodified model's, off the UI thread.
+
+        Adapters that tap someone else's model say how close the two are; a mismatch is an
+        error in the window, a match a notice and the `verification` the status bar shows.
+        """
+        if type(session.adapter).verify is ModelAdapter.verify:
+            return  # written with taps: nothing to compare against
+        job = Job(lambda job: session.verify(output), name="verify",
+                  describe_failure=lambda exc: "The check against the unmodified model could not run.")
+        job.finished.connect(lambda result, s=session: self._verified(s, result))
+        job.failed.connect(lambda sentence, details: self.message.emit(Message("error", sentence, details)))
+        job.start()
+
+    def _verified(self, session, verification) -> None:
+        if session is not self.session or verification is None:
+            return
+        self.verification = verification
+        if verification.ok:
+            self.info.emit(verification.describe())
+        else:
+            self.message.emit(Message("error", "The tapped model's output differs from the unmodified model's: "
+                                      + verification.describe(), topic="verify"))
         self.state_changed.emit()
         self._next_queued_step(event)
 

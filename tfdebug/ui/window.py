@@ -250,7 +250,10 @@ class MainWindow(QMainWindow):
         current = stepper.current
         total = len(ctl.plan) or len(stepper.history)
         self.status_stage.setText(f"Stage {stepper.cursor + 1} of {total}" + (f" · {current.name}" if current else ""))
-        self.status_model.setText(f"model {ctl.model_name}")
+        verified = ""
+        if ctl.verification is not None:
+            verified = f" · {'verified' if ctl.verification.ok else 'MISMATCH'} (max |Δ| {ctl.verification.max_abs_diff:.1e})"
+        self.status_model.setText(f"model {ctl.model_name}{verified}")
         self.status_device.setText(ctl.device)
         self.status_memory.setText(f"captures hold {fmt_bytes(ctl.held_bytes())}")
         if not ctl.busy:

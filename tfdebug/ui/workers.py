@@ -36,6 +36,7 @@ class Job(QObject):
     finished = Signal(object)           # the work's result (not emitted when cancelled)
     failed = Signal(str, str)           # a user sentence, details (an exception's text)
     cancelled_signal = Signal()
+    _ended = Signal()                   # last of all; releases the job on the UI thread
 
     def __init__(self, work: Callable[["Job"], Any], name: str = "work",
                  describe_failure: Callable[[BaseException], str] | None = None):
@@ -46,6 +47,9 @@ class Job(QObject):
         self._describe = describe_failure or (lambda exc: "The work failed unexpectedly.")
         self._thread = threading.Thread(target=self._run, daemon=True, name=f"tfdebug-{name}")
         self.done = False
+        # Released on the UI thread after its other signals were delivered: a job dropped
+        # by its owner still reaches its slots.
+        self._ended.connect(self._release)
 
     @property
     def cancelled(self) -> bool:
@@ -97,7 +101,10 @@ class Job(QObject):
                 self._emit(self.finished, result)
         finally:
             self.done = True
-            _RUNNING.discard(self)
+            self._emit(self._ended)
+
+    def _release(self) -> None:
+        _RUNNING.discard(self)
 
     @staticmethod
     def _emit(signal, *args) -> None:
@@ -108,7 +115,7 @@ class Job(QObject):
 
 
 def wait_for_all(timeout: float = 10.0) -> None:
-    """Join every running job (a closing application calls this before Python shuts down)."""
+    """Cancel and join every running job (a closing application calls this before Python shuts down)."""
     for job in list(_RUNNING):
         job.cancel()
         job.wait(timeout)
