@@ -380,6 +380,7 @@ class DebugController(DisplayMixin, QObject):
             if stepper.state == FINISHED and self.session is not None:
                 self._verify(self.session, stepper.output)
         self.state_changed.emit()
+        self._next_queued_step(event)
 
     def _verify(self, session, output) -> None:
         """Compare the finished pass's output with the unmodified model's, off the UI thread.
@@ -405,7 +406,6 @@ class DebugController(DisplayMixin, QObject):
             self.message.emit(Message("error", "The tapped model's output differs from the unmodified model's: "
                                       + verification.describe(), topic="verify"))
         self.state_changed.emit()
-        self._next_queued_step(event)
 
     # ----- view selection --------------------------------------------------------------
     def axis_names(self, capture: Capture | None = None) -> tuple[str, ...]:
