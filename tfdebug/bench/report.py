@@ -26,29 +26,13 @@ TARGETS = {
 SYNC_BUDGETS = {"captured_forward": 1, "conditions_fast": 1, "display_step": 2, "heads": 1}
 
 
-def _quiet_qt_messages():
-    """Drop the offscreen platform plugin's chatter (e.g. "This plugin does not support
-    propagateSizeHints()"): it says nothing about the measurement."""
-    from PySide6.QtCore import qInstallMessageHandler
-
-    def handler(mode, context, message):
-        if "plugin" not in message and not (context.category or "").startswith("qt.qpa"):
-            print(f"Qt: {message}")
-    return qInstallMessageHandler(handler)
-
-
 def _step_latency(sizes: tuple[int, ...], repeats: int) -> list[dict]:
     """The window's step latency to the painted heatmap and until every panel settled (offscreen)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import qInstallMessageHandler
+    from tfdebug.ui.step_latency import quiet_qt_messages, step_latency
 
-    previous = _quiet_qt_messages()
-    try:
-        from tfdebug.ui.step_latency import step_latency
-
+    with quiet_qt_messages():
         timings = step_latency(sizes, repeats)
-    finally:
-        qInstallMessageHandler(previous)
     rows = []
     for n, samples in timings.items():
         row = {"size": n}

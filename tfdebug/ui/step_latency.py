@@ -16,6 +16,8 @@ window. Two clocks stop per step:
 
 from __future__ import annotations
 
+import contextlib
+
 import os
 import tempfile
 import time
@@ -149,3 +151,19 @@ def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, li
         window.deleteLater()
         app.processEvents()
     return timings
+
+
+@contextlib.contextmanager
+def quiet_qt_messages():
+    """Drop the offscreen platform plugin's chatter (e.g. "This plugin does not support
+    propagateSizeHints()") while measuring: it says nothing about the measurement."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(mode, context, message):
+        if "plugin" not in message and not (context.category or "").startswith("qt.qpa"):
+            print(f"Qt: {message}")
+    previous = qInstallMessageHandler(handler)
+    try:
+        yield
+    finally:
+        qInstallMessageHandler(previous)
