@@ -123,3 +123,14 @@ def test_repeated_captures_reuse_freed_pages():
         name, tuned, faulted, size = line.split()
         if tuned == "True":
             assert int(faulted) < int(size) / 10, line
+
+
+def test_recorder_errors_are_typed_sentences(loaded, pair):
+    from tfdebug.core.errors import RecorderBusyError, UnknownStageError
+    from tfdebug.core.recorder import Recorder
+
+    with Recorder(loaded.model) as rec:
+        with pytest.raises(RecorderBusyError, match="stop that pass first"):
+            Recorder(loaded.model).__enter__()
+    with pytest.raises(UnknownStageError):
+        rec["no.such.stage"]

@@ -71,3 +71,7 @@ class ExportCancelledError(ExportError):
 
 class DisplayError(TfdebugError):
     """The window cannot open here: no display, or a system library Qt needs is missing."""
+
+
+class RecorderBusyError(TfdebugError):
+    """A stage is already being recorded: one Recorder (or live pass) per model at a time."""

@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Sequence
 import torch
 from torch import Tensor, nn
 
+from tfdebug.core.errors import RecorderBusyError, UnknownStageError
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.tap import Tap, iter_taps
 
@@ -81,7 +82,8 @@ class Recorder:
     def __enter__(self) -> "Recorder":
         busy = [t.info.name for t in self.model_taps if t.hook is not None]
         if busy:
-            raise RuntimeError(f"Stage {busy[0]} is already being recorded: one Recorder at a time.")
+            raise RecorderBusyError(f"Stage {busy[0]} is already being recorded by another pass of this model: "
+                                    "stop that pass first.")
         for tap in self.model_taps:
             tap.attach(self._hook)
         return self
@@ -105,7 +107,7 @@ class Recorder:
         for capture in self.captures:
             if capture.name == name:
                 return capture
-        raise KeyError(name)
+        raise UnknownStageError(f"Nothing recorded a stage named '{name}'.")
 
     def names(self) -> list[str]:
         return [c.name for c in self.captures]
