@@ -30,7 +30,14 @@ def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
             act.setChecked(Breakpoint.on_kind(kind) in ctl.breakpoints)
             act.blockSignals(False)
 
+    def only_this_pass() -> None:
+        # The vocabulary covers every architecture; list the kinds this pass has (all before one loads).
+        present = {c.info.kind for c in ctl.plan}
+        for kind, act in actions.items():
+            act.setVisible(not present or kind in present or Breakpoint.on_kind(kind) in ctl.breakpoints)
+
     ctl.breakpoints_changed.connect(sync)
+    ctl.session_changed.connect(only_this_pass)
     return menu
 
 
