@@ -120,3 +120,17 @@ def test_difference_for_the_diff_heatmap():
     assert d.dtype == torch.float32 and d.shape == a.shape
     assert d[0, 0] == 0.75 and d[0, 1] == -inf  # masked in both: drawn as masked
     assert torch.isnan(d[0, 2]) and d[0, 3] == 0 and d[0, 4] == 0  # masked in A only: NaN; NaN in both: equal
+
+
+def test_compare_where_the_tensors_live(device):
+    torch.manual_seed(1)
+    a = torch.randn(3, 4, 5)
+    b = a.clone()
+    b[1, 2, 3] += 0.5
+    mask = torch.triu(torch.full((4, 4), float("-inf")), 1)
+    on_cpu = compare([cap("s", a), cap("m", mask, "mask")], [cap("s", b), cap("m", mask.clone(), "mask")])
+    there = compare([cap("s", a.to(device)), cap("m", mask.to(device), "mask")],
+                    [cap("s", b.to(device)), cap("m", mask.clone().to(device), "mask")])
+    assert there.first_divergent.name == "s" and not there["m"].diverges
+    assert there["s"].max_abs == pytest.approx(on_cpu["s"].max_abs) == pytest.approx(0.5)
+    assert difference(a.to(device), b.to(device), "residual").device.type == torch.device(device).type

@@ -129,3 +129,11 @@ def test_edit_flows_downstream_undo_takes_it_back_restart_is_unedited(session):
     stepper.continue_(); stepper.wait()
     assert torch.equal(stepper.output, unedited)  # Restart runs the unedited pass
     assert not any(c.edited for c in stepper.history)
+
+
+def test_an_edit_stays_on_the_tensor_device(device):
+    probs = torch.rand(1, 4, 3, 3, device=device)
+    out = apply_edit(probs, Edit(ZERO_HEAD, head=2), Region(2, 3), AXES)
+    assert out.device == probs.device and (out[:, 2] == 0).all()
+    out = apply_edit(probs, Edit(FILL_CSV, values=((1, 2, 3),) * 3), Region(2, 3, {1: 1}), AXES)
+    assert out.device == probs.device and out[0, 1, 2, 2].item() == 3

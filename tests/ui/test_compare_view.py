@@ -1,5 +1,7 @@
 """Compare With… in the window: an edited pass against the unedited one, a file, and what cannot be compared."""
 
+from dataclasses import replace
+
 import torch
 from PySide6.QtCore import Qt
 
@@ -100,3 +102,26 @@ def test_what_cannot_be_compared_is_one_sentence(window, qtbot):
     qtbot.mouseClick(chooser.compare_button, Qt.LeftButton)  # the file is read off the UI thread
     qtbot.waitUntil(lambda: window.last_error == "The file /nonexistent/pass.safetensors does not exist.")
     assert window.compare_tools.result is None
+
+
+def test_a_replayed_snapshot_compares_but_cannot_be_edited(window, qtbot, tmp_path):
+    from tfdebug.ui import file_actions
+
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
+    session, history = window.ctl.session, window.ctl.stepper.history
+    save_snapshot(Recording.from_session(session, history), tmp_path / "a.safetensors")
+    changed = Recording.from_session(session, [replace(c, tensor=c.tensor.clone()) for c in history])
+    changed["enc.1.ffn.hidden"].tensor.view(-1)[3] += 1e-3
+    save_snapshot(changed, tmp_path / "b.safetensors")
+
+    assert file_actions.open_snapshot(window, str(tmp_path / "a.safetensors"))
+    qtbot.waitUntil(lambda: not window.ctl.is_live and window.ctl.current is not None)
+    assert not window.actions_by_id["tfdebug.edit.tensor"].isEnabled()
+    chooser = compare_dialog(window, qtbot)
+    type_into(qtbot, chooser.b.path, str(tmp_path / "b.safetensors"))
+    result = run_comparison(window, qtbot, chooser)
+    assert result.first_divergent.name == "enc.1.ffn.hidden"
+    assert [r.name for r in result.stages if r.diverges] == ["enc.1.ffn.hidden"]
+    qtbot.mouseClick(window.compare_tools.view.go_button, Qt.LeftButton)
+    wait_paused(qtbot, window, "enc.1.ffn.hidden")
