@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 
-from tfdebug.core.compare import (COMPARED, DEFAULT_ATOL, DEFAULT_RTOL, ONLY_A, ONLY_B, SHAPE, Comparison,
-                                  StageComparison, compare)
+from tfdebug.core.compare import (COMPARED, DEFAULT_ATOL, DEFAULT_RTOL, ONLY_A, ONLY_B, SHAPE, Comparison, compare,
+                                  format_delta)
 from tfdebug.core.errors import TfdebugError
 
 # The comparison itself never touches the allocator: reading two files is all this does.
@@ -29,27 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
 
 
-def fmt_number(x: float | None) -> str:
-    if x is None:
-        return ""
-    if math.isinf(x):
-        return "inf"
-    return "0" if x == 0 else f"{x:.2e}"
-
-
 def fmt_shape(shape) -> str:
     return "(" + ",".join(map(str, shape)) + ")"
-
-
-def status_text(row: StageComparison) -> str:
-    """What a row says in words: same, DIVERGES, only in A/B, or the two shapes."""
-    if row.status == COMPARED:
-        return "DIVERGES" if row.diverges else "same"
-    if row.status == ONLY_A:
-        return "only in A"
-    if row.status == ONLY_B:
-        return "only in B"
-    return f"shape {fmt_shape(row.shape_a)} vs {fmt_shape(row.shape_b)}"
 
 
 def table(result: Comparison) -> str:
@@ -60,9 +40,9 @@ def table(result: Comparison) -> str:
     for r in result.stages:
         shape = r.shape_a if r.shape_a is not None else r.shape_b
         share = "" if r.over_share is None else f"{100 * r.over_share:.1f}%"
-        rows.append(("»" if r is first else "", r.name, status_text(r),
-                     fmt_shape(shape) if r.status != SHAPE else "", fmt_number(r.max_abs),
-                     fmt_number(r.mean_abs), fmt_number(r.rel_error), share))
+        rows.append(("»" if r is first else "", r.name, r.verdict,
+                     fmt_shape(shape) if r.status != SHAPE else "", format_delta(r.max_abs),
+                     format_delta(r.mean_abs), format_delta(r.rel_error), share))
     widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(header)]
     lines = [header, tuple("-" * w for w in widths), *rows]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
@@ -75,7 +55,7 @@ def verdict(result: Comparison) -> str:
     shapes = result.of_status(SHAPE)
     if first is not None:
         over = f"{100 * first.over_share:.1f}% of its {first.cells:,} cells"
-        return (f"first divergent stage: {first.name} (max |Δ| {fmt_number(first.max_abs)}; {over} "
+        return (f"first divergent stage: {first.name} (max |Δ| {format_delta(first.max_abs)}; {over} "
                 f"have |A − B| > {tolerance})")
     if shapes:
         return f"no stage diverges in value ({tolerance}), but {len(shapes)} stage(s) differ in shape"

@@ -60,6 +60,15 @@ class StageComparison:
     cells: int = 0
     diverges: bool = False
 
+    @property
+    def verdict(self) -> str:
+        """The row's status in words: same, DIVERGES, only in A, only in B, or both shapes."""
+        if self.status == COMPARED:
+            return "DIVERGES" if self.diverges else "same"
+        if self.status in (ONLY_A, ONLY_B):
+            return "only in A" if self.status == ONLY_A else "only in B"
+        return f"shape {_shape_text(self.shape_a)} vs {_shape_text(self.shape_b)}"
+
     def to_dict(self) -> dict:
         """JSON-friendly: infinities as the strings "inf" (JSON has no infinity)."""
         def num(x):
@@ -70,6 +79,19 @@ class StageComparison:
                 "dtype_a": self.dtype_a, "dtype_b": self.dtype_b,
                 "max_abs": num(self.max_abs), "mean_abs": num(self.mean_abs), "rel_error": num(self.rel_error),
                 "over_share": self.over_share, "mismatched": self.mismatched, "cells": self.cells}
+
+
+def _shape_text(shape) -> str:
+    return "(" + ",".join(map(str, shape)) + ")"
+
+
+def format_delta(x: float | None) -> str:
+    """A difference for a table: '' when absent, 0, inf, else three significant digits."""
+    if x is None:
+        return ""
+    if math.isinf(x):
+        return "inf"
+    return "0" if x == 0 else f"{x:.2e}"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from pathlib import Path
 from PySide6.QtWidgets import (QComboBox, QDialog, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QVBoxLayout, QWidget)
 
-from tfdebug.core.compare import DEFAULT_ATOL, DEFAULT_RTOL
 from tfdebug.core.edits import parse_number
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.edit_dialog import sentence_label

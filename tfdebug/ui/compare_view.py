@@ -13,11 +13,11 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QSplitter, QTableWidget,
+from PySide6.QtWidgets import (QAbstractItemView, QLabel, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from tfdebug.core.compare import (COMPARED, DEFAULT_ATOL, DEFAULT_RTOL, ONLY_A, ONLY_B, Comparison, compare,
-                                  difference, pass_entries)
+from tfdebug.core.compare import (COMPARED, DEFAULT_ATOL, DEFAULT_RTOL, Comparison, compare, difference,
+                                  format_delta, pass_entries)
 from tfdebug.core.display import display_slice
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.view import ViewSelection, axis_names
@@ -32,20 +32,6 @@ FIRST_BG = QColor(255, 200, 120)
 DIVERGES_FG = QColor(176, 0, 32)
 PANEL_SIZE = (256, 256)
 MAX_TOKEN_TICKS = 32
-
-
-def fmt(x: float | None) -> str:
-    if x is None:
-        return ""
-    return "inf" if x == float("inf") else ("0" if x == 0 else f"{x:.2e}")
-
-
-def status_text(row) -> str:
-    if row.status == COMPARED:
-        return "DIVERGES" if row.diverges else "same"
-    if row.status in (ONLY_A, ONLY_B):
-        return "only in A" if row.status == ONLY_A else "only in B"
-    return "shape " + "×".join(map(str, row.shape_a)) + " vs " + "×".join(map(str, row.shape_b))
 
 
 @actions.action("tfdebug.compare.with", "Compare With…", "Ctrl+Shift+D",
@@ -120,7 +106,7 @@ class CompareView(QWidget):
         bold.setBold(True)
         for i, row in enumerate(result.stages):
             share = "" if row.over_share is None else f"{100 * row.over_share:.1f}%"
-            cells = (row.name, status_text(row), fmt(row.max_abs), fmt(row.mean_abs), fmt(row.rel_error), share)
+            cells = (row.name, row.verdict, format_delta(row.max_abs), format_delta(row.mean_abs), format_delta(row.rel_error), share)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if row is first:
@@ -172,7 +158,7 @@ class CompareView(QWidget):
             image.clear()
         row = self.tools.result[name]
         if row.status != COMPARED or not row.cells:
-            self.caption.setText(f"{name}: {status_text(row)} — nothing to draw side by side.")
+            self.caption.setText(f"{name}: {row.verdict} — nothing to draw side by side.")
             return
         try:
             a, b, kind, axes = self.tools.tensors(name)
