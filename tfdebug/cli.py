@@ -1,4 +1,5 @@
-"""`tfdebug` entry point: subcommands gui (default), stages, capture, open, info, diff, translate, bench.
+"""`tfdebug` entry point: subcommands gui (default), stages, capture, open, info, diff, translate, generate,
+bench.
 
 Each subcommand lives in tfdebug.commands.<name> and is imported only when used, so
 the console commands never load Qt.
@@ -26,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "info": ("tfdebug.commands.info", "validate a snapshot and summarise it"),
     "diff": ("tfdebug.commands.diff", "compare two recorded passes stage by stage: the first stage where they diverge"),
     "translate": ("tfdebug.commands.translate", "print the model's greedy translation of a sentence"),
+    "generate": ("tfdebug.commands.generate", "generate token by token (KV cache), optionally into a snapshot"),
     "bench": ("tfdebug.commands.bench", "measure capture overhead, step latency, memory, snapshot speed"),
 }
 

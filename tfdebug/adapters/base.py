@@ -21,12 +21,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import torch
 from torch import nn
 
 from tfdebug.core.errors import EmptyInputError, InputError
+
+if TYPE_CHECKING:
+    from tfdebug.models.generate import StepDecoder
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,10 @@ class ModelAdapter(ABC):
     def forward(self, prepared: Prepared) -> Any:
         """One call of the model on prepared inputs; its taps fire during it."""
         return self.module(*prepared.args, **prepared.kwargs)
+
+    def step_decoder(self, prepared: Prepared, use_cache: bool = True) -> "StepDecoder":
+        """A decoder that generates from `prepared` one token per step (see tfdebug.models.generate)."""
+        raise InputError(f"{self.name} cannot generate text: it has no decoder to feed tokens to.")
 
     def verify(self, prepared: Prepared, output: Any) -> Verification | None:
         """Compare `output` of a tapped forward with the unmodified model's; None when there is nothing to check."""

@@ -8,6 +8,7 @@ from typing import Mapping
 import torch
 
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared
+from tfdebug.models.generate import ReferenceDecoder
 from tfdebug.models.loader import LoadedModel, load_model
 from tfdebug.models.vocab import BUILTIN_PAIRS
 
@@ -42,6 +43,12 @@ class ReferenceAdapter(ModelAdapter):
         texts = self.check_texts(texts)
         p = self.loaded.prepare(texts["src"], texts["tgt"])
         return Prepared(texts=texts, args=(p.src, p.tgt), tokens=p.tokens, unknown=list(p.unknown))
+
+
+    def step_decoder(self, prepared: Prepared, use_cache: bool = True) -> ReferenceDecoder:
+        """Translate the source after <bos> and the typed target prefix, one word per step."""
+        src, tgt = prepared.args
+        return ReferenceDecoder(self.loaded.model, src, tgt[0].tolist(), self.loaded.tgt_vocab, use_cache)
 
 
 def load_reference(spec: str, device: str | torch.device | None, dtype: str | torch.dtype) -> ReferenceAdapter:

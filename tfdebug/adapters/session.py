@@ -15,11 +15,41 @@ from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.memory import release_freed_memory
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture, Recorder, stage_plan
-from tfdebug.core.stages import StageInfo
+from tfdebug.core.stages import StageInfo, token_labels
 from tfdebug.core.stepper import Stepper
 
 
-class DebugSession:
+class SessionTexts:
+    """What a session tells about its inputs, shared by a single pass and a generation.
+
+    Needs `adapter`, `prepared` and a `tokens` mapping of stream -> token strings.
+    """
+
+    adapter: ModelAdapter
+    prepared: Prepared
+
+    @property
+    def texts(self) -> dict[str, str]:
+        return dict(self.prepared.texts)
+
+    @property
+    def unknown_words(self) -> list[str]:
+        return list(self.prepared.unknown)
+
+    @property
+    def title(self) -> str:
+        """The texts as one line, for a window title: 'I love you → 我 爱 你'."""
+        return " → ".join(t for t in self.prepared.texts.values() if t) or self.adapter.name
+
+    def axis_labels(self, info: StageInfo, axis: int) -> list[str] | None:
+        """Token strings along `axis` of a stage's tensor when that axis indexes tokens, else None."""
+        if not 0 <= axis < len(info.axes):
+            return None
+        which = info.tokens.get(info.axes[axis])
+        return token_labels(self.tokens, which) if which else None
+
+
+class DebugSession(SessionTexts):
     """Texts ready to run through an adapter's model, stage by stage or all at once."""
 
     def __init__(self, adapter: ModelAdapter, texts: Mapping[str, str] | None = None,
@@ -36,21 +66,8 @@ class DebugSession:
         return self.adapter.forward(self.prepared)
 
     @property
-    def texts(self) -> dict[str, str]:
-        return dict(self.prepared.texts)
-
-    @property
     def tokens(self) -> dict[str, list[str]]:
         return {k: list(v) for k, v in self.prepared.tokens.items()}
-
-    @property
-    def unknown_words(self) -> list[str]:
-        return list(self.prepared.unknown)
-
-    @property
-    def title(self) -> str:
-        """The texts as one line, for a window title: 'I love you → 我 爱 你'."""
-        return " → ".join(t for t in self.prepared.texts.values() if t) or self.adapter.name
 
     def capture_all(self) -> tuple[list[Capture], Any]:
         """Run the whole pass without pausing; the captures (filtered by `stages`) and the output."""
@@ -64,13 +81,6 @@ class DebugSession:
         with torch.no_grad():
             self.verification = self.adapter.verify(self.prepared, output)
         return self.verification
-
-    def axis_labels(self, info: StageInfo, axis: int) -> list[str] | None:
-        """Token strings along `axis` of a stage's tensor when that axis indexes tokens, else None."""
-        if not 0 <= axis < len(info.axes):
-            return None
-        which = info.tokens.get(info.axes[axis])
-        return list(self.prepared.tokens[which]) if which in self.prepared.tokens else None
 
     def close(self) -> None:
         """Stop the pass and hand the memory its captures held back to the system."""

@@ -52,3 +52,25 @@ def given_texts(args: argparse.Namespace) -> dict[str, str]:
         if getattr(args, key, None) is not None:
             given[key] = getattr(args, key)
     return given
+
+
+def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
+    """The decoding settings of a generation (tfdebug generate, tfdebug gui --generate)."""
+    parser.add_argument("--max-new-tokens", type=int, default=20, metavar="N",
+                        help="generate at most N tokens (default 20)")
+    parser.add_argument("--sample", action="store_true",
+                        help="sample the next token (with --temperature, --top-k, --top-p, --seed); default greedy")
+    parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (default 1.0)")
+    parser.add_argument("--top-k", type=int, default=0, help="sample among the k likeliest tokens (0: all)")
+    parser.add_argument("--top-p", type=float, default=1.0,
+                        help="sample among the fewest tokens whose probabilities reach p (1.0: all)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sampling (the same seed, the same tokens)")
+    parser.add_argument("--no-eos-stop", action="store_true", help="keep generating after <eos>")
+
+
+def settings_from_args(args: argparse.Namespace):
+    """The DecodingSettings the decoding arguments give (InputError for impossible values)."""
+    from tfdebug.models.sampling import DecodingSettings
+
+    return DecodingSettings(max_new_tokens=args.max_new_tokens, sample=args.sample, temperature=args.temperature,
+                            top_k=args.top_k, top_p=args.top_p, seed=args.seed, stop_at_eos=not args.no_eos_stop)

@@ -69,14 +69,18 @@ class Recorder:
 
     keep=False records descriptions, shapes and dtypes only (a plan of the pass).
     `on_capture` runs inside the hook, in the thread running the forward; what it
-    returns, when not None, replaces the stage's tensor downstream.
+    returns, when not None, replaces the stage's tensor downstream. `relabel`, when
+    given, turns a tap's description (and its tensor) into the description captured (a generation names each
+    step's stages `gen.{t}.…`); `stages` patterns match the taps' own names.
     """
 
     def __init__(self, model: nn.Module, stages: Sequence[str] | None = None, *, keep: bool = True,
-                 on_capture: CaptureCallback | None = None):
+                 on_capture: CaptureCallback | None = None,
+                 relabel: Callable[[StageInfo, Tensor], StageInfo] | None = None):
         self.model_taps: list[Tap] = [t for t in iter_taps(model) if matches(t.info.name, stages)]
         self.keep = keep
         self.on_capture = on_capture
+        self.relabel = relabel
         self.captures: list[Capture] = []
 
     def __enter__(self) -> "Recorder":
@@ -95,7 +99,8 @@ class Recorder:
         self.model_taps = []
 
     def _hook(self, tap: Tap, output: Tensor) -> Tensor:
-        capture = Capture.of(tap.info, output, keep=self.keep)
+        info = tap.info if self.relabel is None else self.relabel(tap.info, output)
+        capture = Capture.of(info, output, keep=self.keep)
         self.captures.append(capture)
         if self.on_capture is not None:
             replacement = self.on_capture(capture)

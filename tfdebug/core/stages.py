@@ -67,6 +67,38 @@ AXES: tuple[str, ...] = (
 TOKEN_AXES = frozenset({"token", "query", "key"})
 
 
+def token_ref(stream: str, start: int, stop: int) -> str:
+    """A reference to positions start … stop − 1 of a token stream: 'tgt[3:4]'.
+
+    A generation step reads part of a stream that keeps growing (its new token as the
+    query, every token so far as the keys): its stages label their axes with a slice.
+    """
+    return f"{stream}[{start}:{stop}]"
+
+
+def parse_token_ref(ref: str) -> tuple[str, int | None, int | None]:
+    """('tgt', 3, 4) for 'tgt[3:4]', ('src', None, None) for a whole stream 'src'; ValueError when malformed."""
+    stream, bracket, rest = ref.partition("[")
+    if not bracket:
+        return ref, None, None
+    start, colon, stop = rest.removesuffix("]").partition(":")
+    if not rest.endswith("]") or not colon or not start.isdigit() or not stop.isdigit() or int(start) > int(stop):
+        raise ValueError(f"malformed token reference {ref!r}")
+    return stream, int(start), int(stop)
+
+
+def token_labels(streams: "dict[str, list[str]]", ref: str) -> list[str] | None:
+    """The token strings a stage's axis refers to (a stream or a slice of one); None when they are not there."""
+    try:
+        stream, start, stop = parse_token_ref(ref)
+    except ValueError:
+        return None
+    words = streams.get(stream)
+    if words is None or (stop is not None and stop > len(words)):
+        return None
+    return list(words) if start is None else list(words[start:stop])
+
+
 @dataclass(frozen=True)
 class StageInfo:
     """What a stage is, independent of any tensor: data only, no model reference.
@@ -74,7 +106,8 @@ class StageInfo:
     `source` is "file:line" of the line that produced the stage's tensor, filled the
     first time the stage runs. `ops` names the reshapes between the previous stage and
     this one (e.g. ("view", "transpose") for a head split) so a view can show the
-    transition. `tokens` says which sequence ("src" or "tgt") each token axis indexes.
+    transition. `tokens` says which sequence ("src" or "tgt") each token axis indexes,
+    or which slice of it ('tgt[3:4]', see `token_ref`).
 
     `inputs` names the stages this one is computed from, as absolute stage names in
     the order they enter the formula: `scores` from (`….q_split`, `….k_split`),

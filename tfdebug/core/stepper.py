@@ -23,6 +23,7 @@ from tfdebug.core.breakpoints import (Breakpoint, checkable, condition_flags, co
 from tfdebug.core.errors import (ForwardFailedError, ReplacementError, StepperStateError, TfdebugError,
                                  UnknownStageError)
 from tfdebug.core.recorder import Capture, Recorder, tap_names
+from tfdebug.core.stages import StageInfo
 
 IDLE, RUNNING, PAUSED, FINISHED, FAILED, STOPPED = "idle", "running", "paused", "finished", "failed", "stopped"
 _ENDED = (FINISHED, FAILED, STOPPED)
@@ -61,12 +62,15 @@ class Stepper:
 
     `plan`, when given, is the list of stage names this pass goes through; run_to
     rejects names outside it. Without a plan, names of the model's taps are accepted.
+    `relabel` is handed to the Recorder (a generation's step-prefixed names).
     """
 
     def __init__(self, model: nn.Module | None, run: Callable[[], Any] | None, *,
                  plan: Sequence[str] | None = None, stages: Sequence[str] | None = None,
-                 load: Callable[[Capture], Tensor] | None = None):
+                 load: Callable[[Capture], Tensor] | None = None,
+                 relabel: Callable[[StageInfo, Tensor], StageInfo] | None = None):
         self._model = model
+        self._relabel = relabel
         self._run = run
         self._stages = stages
         self._known = list(plan) if plan is not None else tap_names(model)
@@ -405,7 +409,8 @@ class Stepper:
     def _worker(self) -> None:
         event: StepperEvent
         try:
-            with torch.no_grad(), Recorder(self._model, self._stages, on_capture=self._on_capture):
+            with torch.no_grad(), Recorder(self._model, self._stages, on_capture=self._on_capture,
+                                                relabel=self._relabel):
                 output = self._run()
         except _StopRun:
             self._finish(STOPPED)

@@ -17,8 +17,8 @@ import torch
 
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.recorder import Capture
-from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo
-from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, name_problem, shape_problem,
+from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo, parse_token_ref
+from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, name_problem, shape_problem, shown,
                                stream_problem, string_problem, structure_problem, tokens_problem)
 from tfdebug.io.recording import FORMAT_VERSION, Recording
 from tfdebug.io.safetensors_file import DTYPE_BY_NAME, is_int, json_object
@@ -135,16 +135,22 @@ def _check_stage(stage, i: int, streams: dict) -> None:
         raise _Damaged(f"stage '{name}' names {len(axes)} axes for {len(shape)} dimensions")
     if len(set(axes)) != len(axes):
         raise _Damaged(f"stage '{name}' names an axis twice")
-    for axis, stream in (stage.get("tokens") or {}).items():
+    for axis, ref in (stage.get("tokens") or {}).items():
         if axis not in axes or axis not in TOKEN_AXES:
             raise _Damaged(f"stage '{name}' labels axis '{axis}', which it does not have as a token axis")
+        try:
+            stream, start, stop = parse_token_ref(ref)
+        except ValueError:
+            raise _Damaged(f"stage '{name}' labels its {axis} axis with {shown(ref)}, not a token stream") from None
         if stream not in streams:
             raise _Damaged(f"stage '{name}' labels its {axis} axis with tokens '{stream}', which the file "
                            f"does not hold")
+        # A generation step's stage reads a slice of a stream (its new token, the keys so far).
+        held = len(streams[stream]) if start is None else (stop - start if stop <= len(streams[stream]) else -1)
         length = shape[axes.index(axis)]
-        if length != len(streams[stream]):
-            raise _Damaged(f"stage '{name}' has {length} positions on its {axis} axis but '{stream}' "
-                           f"lists {len(streams[stream])} tokens")
+        if length != held:
+            raise _Damaged(f"stage '{name}' has {length} positions on its {axis} axis but '{ref}' "
+                           f"lists {max(held, 0)} tokens")
 
 
 def _check_description(stage: dict, name: str) -> None:

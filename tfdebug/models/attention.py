@@ -1,6 +1,10 @@
 """Multi-head attention written out step by step, so every intermediate can be tapped.
 
 No fused scaled_dot_product_attention: each line below is one stage a user can pause at.
+
+Generation adds a KV cache (`KVCache`): masked self-attention appends each step's K and
+V to it and attends over everything cached, so earlier tokens are never recomputed;
+cross-attention computes the encoder's K and V once, at the first step, and reuses them.
 """
 
 from __future__ import annotations
@@ -20,6 +24,29 @@ _SPLIT_AXES = {"q": ("batch", "head", "query", "head_dim"), "k": ("batch", "head
 _MATRIX = ("batch", "head", "query", "key")
 
 
+class KVCache:
+    """The keys and values one attention block has seen so far, split into heads: (B, H, T_cached, Dh).
+
+    Empty (None) until the first step. Self-attention grows it by the new tokens each
+    step; cross-attention fills it once from the encoder output.
+    """
+
+    def __init__(self):
+        self.k: Tensor | None = None
+        self.v: Tensor | None = None
+
+    @property
+    def length(self) -> int:
+        """How many keys are cached."""
+        return 0 if self.k is None else self.k.shape[2]
+
+    def append(self, k: Tensor, v: Tensor) -> tuple[Tensor, Tensor]:
+        """Add this step's K and V (B, H, T_new, Dh) after the cached ones; return the whole cache."""
+        self.k = k if self.k is None else torch.cat([self.k, k], dim=2)  # (B, H, T_cached + T_new, Dh)
+        self.v = v if self.v is None else torch.cat([self.v, v], dim=2)  # (B, H, T_cached + T_new, Dh)
+        return self.k, self.v
+
+
 def _attention_taps(prefix: str, query_tokens: str, key_tokens: str, cross: bool, masked: bool,
                     kv_from: str) -> nn.ModuleDict:
     """The taps of one attention block, in forward order. Q reads the block's norm; K and V read `kv_from`."""
@@ -37,6 +64,14 @@ def _attention_taps(prefix: str, query_tokens: str, key_tokens: str, cross: bool
             f"{prefix}.{role}_split", "head_split", _SPLIT_AXES[role],
             f"{role.upper()}.view(B, T, H, d_k).transpose(1, 2)",
             role=role, ops=("view", "transpose"), tokens=tokens, inputs=(f".{role}",),
+        )
+    # With a KV cache, K and V are read from the cache (all keys so far), stages of their own.
+    for role in ("k", "v"):
+        taps[f"cache_{role}"] = Tap(
+            f"{prefix}.cache_{role}", "kv_cache", _SPLIT_AXES[role],
+            f"cache_{role.upper()} = concat(cached {role.upper()}, this step's {role.upper()})" if not cross
+            else f"cache_{role.upper()} = {role.upper()} of H_enc, computed at step 0 and reused",
+            role=role, tokens=t_k, inputs=(f".{role}_split",),
         )
     taps["scores"] = Tap(f"{prefix}.scores", "scores", _MATRIX, "Q·Kᵀ", tokens=t_qk, inputs=(".q_split", ".k_split"))
     taps["scaled"] = Tap(f"{prefix}.scaled", "scale", _MATRIX, "Q·Kᵀ / √d_k", tokens=t_qk, inputs=(".scores",))
@@ -92,19 +127,38 @@ class MultiHeadAttention(nn.Module):
         self.taps = _attention_taps(prefix, query_tokens, key_tokens, cross=is_cross, masked=True,
                                     kv_from=kv_from)
 
-    def forward(self, q: Tensor, k: Tensor, v: Tensor, key_padding: Tensor | None = None) -> Tensor:
-        """q: (B, Tq, D); k, v: (B, Tk, D); key_padding: additive (B, 1, 1, Tk) of 0/−∞, or None."""
+    def forward(self, q: Tensor, k: Tensor, v: Tensor, key_padding: Tensor | None = None,
+                cache: KVCache | None = None) -> Tensor:
+        """q: (B, Tq, D); k, v: (B, Tk, D); key_padding: additive (B, 1, 1, Tk) of 0/−∞, or None.
+
+        With a `cache`, self-attention appends this call's K and V to it and attends over
+        the whole cache; cross-attention fills an empty cache and otherwise reuses it
+        (then `k` and `v` are not read).
+        """
         taps = self.taps
         bsz, q_len, _ = q.shape
-        k_len = k.shape[1]
+        # Cross-attention with a filled cache reuses the encoder's K and V from the first step.
+        reuse = cache is not None and self.is_cross and cache.k is not None
+        kv_len = k.shape[1]
 
         xq = taps["q"](self.wq(q))  # (B, Tq, D)
-        xk = taps["k"](self.wk(k))  # (B, Tk, D)
-        xv = taps["v"](self.wv(v))  # (B, Tk, D)
+        if not reuse:
+            xk = taps["k"](self.wk(k))  # (B, Tk, D)
+            xv = taps["v"](self.wv(v))  # (B, Tk, D)
 
         xq = taps["q_split"](xq.view(bsz, q_len, self.n_heads, self.head_dim).transpose(1, 2))  # (B, H, Tq, Dh)
-        xk = taps["k_split"](xk.view(bsz, k_len, self.n_heads, self.head_dim).transpose(1, 2))  # (B, H, Tk, Dh)
-        xv = taps["v_split"](xv.view(bsz, k_len, self.n_heads, self.head_dim).transpose(1, 2))  # (B, H, Tk, Dh)
+        if reuse:
+            xk, xv = cache.k, cache.v  # (B, H, Ts, Dh)
+        else:
+            xk = taps["k_split"](xk.view(bsz, kv_len, self.n_heads, self.head_dim).transpose(1, 2))  # (B, H, Tk, Dh)
+            xv = taps["v_split"](xv.view(bsz, kv_len, self.n_heads, self.head_dim).transpose(1, 2))  # (B, H, Tk, Dh)
+            if cache is not None:
+                xk, xv = cache.append(xk, xv)  # (B, H, T_cached + Tk, Dh)
+        if cache is not None:
+            # What the cache holds is what attention reads: a replaced tensor is cached too.
+            cache.k = xk = taps["cache_k"](xk)  # (B, H, T_cached, Dh)
+            cache.v = xv = taps["cache_v"](xv)  # (B, H, T_cached, Dh)
+        k_len = xk.shape[2]
 
         scores = taps["scores"](torch.matmul(xq, xk.transpose(2, 3)))  # (B, H, Tq, Tk)
         scores = taps["scaled"](scores / math.sqrt(self.head_dim))  # (B, H, Tq, Tk)
@@ -124,7 +178,8 @@ class MultiHeadAttention(nn.Module):
     def _additive_mask(self, q_len: int, k_len: int, key_padding: Tensor | None, dtype) -> Tensor | None:
         masks = []
         if self.is_causal:
-            masks.append(self.mask[:, :, :q_len, :k_len].to(dtype))  # (1, 1, Tq, Tk)
+            # The queries are the last q_len of the k_len positions (all of them without a cache).
+            masks.append(self.mask[:, :, k_len - q_len:k_len, :k_len].to(dtype))  # (1, 1, Tq, Tk)
         if key_padding is not None:
             masks.append(key_padding.to(dtype))  # (B, 1, 1, Tk)
         if not masks:

@@ -41,8 +41,9 @@ class PositionalEncoding(nn.Module):
         # Not a parameter and not saved: it is a formula, rebuilt on load.
         self.register_buffer("pe", pe.unsqueeze(0), persistent=False)  # (1, L, D)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return x + self.pe[:, : x.size(1)]  # (B, T, D)
+    def forward(self, x: Tensor, start: int = 0) -> Tensor:
+        """x: (B, T, D) of the tokens at positions start … start + T − 1 (start > 0 when decoding with a cache)."""
+        return x + self.pe[:, start: start + x.size(1)]  # (B, T, D)
 
 
 class MLP(nn.Module):

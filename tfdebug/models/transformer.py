@@ -3,16 +3,22 @@
 Reads like the notes: `wte`/`wpe` embeddings, N encoder layers (self-attention + FFN),
 N decoder layers (masked self-attention, cross-attention reading the encoder, FFN),
 final norms, `lm_head`. The decoder reads the BOS-prefixed target tokens.
+
+For generation the same model runs in two halves: `encode(src)` once, then
+`decode(tgt_new, memory, cache)` once per step with a `DecoderCache`, feeding only the
+new tokens; each attention block keeps its K and V in the cache (see attention.py).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
 
 from tfdebug.core.errors import EmptyInputError, InputError, SequenceTooLongError, TokenOutOfRangeError
 from tfdebug.core.tap import Tap
-from tfdebug.models.attention import MultiHeadAttention
+from tfdebug.models.attention import KVCache, MultiHeadAttention
 from tfdebug.models.config import ModelArgs
 from tfdebug.models.layers import MLP, LayerNorm, PositionalEncoding
 
@@ -85,15 +91,45 @@ class DecoderLayer(nn.Module):
         })
 
     def forward(self, x: Tensor, enc_out: Tensor, src_padding: Tensor | None,
-                tgt_padding: Tensor | None) -> Tensor:
+                tgt_padding: Tensor | None, cache: "LayerCache | None" = None) -> Tensor:
         taps = self.taps
+        self_cache, cross_cache = (cache.self_attn, cache.cross_attn) if cache is not None else (None, None)
         normed = taps["self_norm"](self.attention_norm_1(x))  # (B, Tt, D)
-        x = taps["self_resid"](x + self.mask_attention(normed, normed, normed, tgt_padding))  # (B, Tt, D)
+        x = taps["self_resid"](x + self.mask_attention(normed, normed, normed, tgt_padding,
+                                                       cache=self_cache))  # (B, Tt, D)
         normed = taps["cross_norm"](self.attention_norm_2(x))  # (B, Tt, D)
         # Q from the decoder, K and V from the encoder's output: no causal mask here.
-        x = taps["cross_resid"](x + self.attention(normed, enc_out, enc_out, src_padding))  # (B, Tt, D)
+        x = taps["cross_resid"](x + self.attention(normed, enc_out, enc_out, src_padding,
+                                                   cache=cross_cache))  # (B, Tt, D)
         normed = taps["ffn_norm"](self.ffn_norm(x))  # (B, Tt, D)
         return taps["ffn_resid"](x + self.feed_forward(normed))  # (B, Tt, D)
+
+
+class LayerCache:
+    """One decoder layer's caches: its masked self-attention's (grows) and its cross-attention's (filled once)."""
+
+    def __init__(self):
+        self.self_attn = KVCache()
+        self.cross_attn = KVCache()
+
+
+class DecoderCache:
+    """Every decoder layer's KV caches for one generation; `length` is how many target tokens were fed."""
+
+    def __init__(self, n_layer: int):
+        self.layers = [LayerCache() for _ in range(n_layer)]
+
+    @property
+    def length(self) -> int:
+        return self.layers[0].self_attn.length if self.layers else 0
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The encoder's output for one source batch and its padding mask: read by every decoding step."""
+
+    enc_out: Tensor  # (B, Ts, D)
+    src_padding: Tensor | None  # (B, 1, 1, Ts) additive, or None
 
 
 class Encoder(nn.Module):
@@ -121,9 +157,9 @@ class Decoder(nn.Module):
         self.tap = _norm_tap("dec.norm", "tgt", _layer_input("dec", args.n_layer))
 
     def forward(self, x: Tensor, enc_out: Tensor, src_padding: Tensor | None,
-                tgt_padding: Tensor | None) -> Tensor:
-        for layer in self.layers:
-            x = layer(x, enc_out, src_padding, tgt_padding)
+                tgt_padding: Tensor | None, cache: DecoderCache | None = None) -> Tensor:
+        for i, layer in enumerate(self.layers):
+            x = layer(x, enc_out, src_padding, tgt_padding, cache.layers[i] if cache is not None else None)
         return self.tap(self.norm(x))  # (B, Tt, D)
 
 
@@ -169,46 +205,77 @@ class Transformer(nn.Module):
     def forward(self, src: Tensor, tgt: Tensor) -> Tensor:
         """src: (B, Ts) source ids; tgt: (B, Tt) BOS-prefixed target ids. Returns (B, Tt, vocab_size)."""
         src_padding, tgt_padding = self._check_inputs(src, tgt)
+        enc_out = self._encode(src, src_padding)  # (B, Ts, D)
+        return self._decode(tgt, enc_out, src_padding, tgt_padding)  # (B, Tt, vocab_size)
+
+    def encode(self, src: Tensor) -> "Memory":
+        """Run the encoder once over the source: what every decoding step reads."""
+        src_padding, _ = self._check_inputs(src, None)
+        return Memory(self._encode(src, src_padding), src_padding)
+
+    def decode(self, tgt: Tensor, memory: "Memory", cache: DecoderCache) -> Tensor:
+        """Feed the next target tokens tgt (B, T_new) after the `cache.length` already fed; logits (B, T_new, vocab).
+
+        The cache grows by T_new keys per self-attention; the first call also fills the
+        cross-attention caches from the encoder output.
+        """
+        start = cache.length
+        _, tgt_padding = self._check_inputs(None, tgt, start)
+        return self._decode(tgt, memory.enc_out, memory.src_padding, tgt_padding, cache, start)
+
+    def _encode(self, src: Tensor, src_padding: Tensor | None) -> Tensor:
         taps = self.taps
         src_wte = self.transformer["src_wte"] if "src_wte" in self.transformer else self.transformer.wte
-
         x = taps["src_embed"](src_wte(src))  # (B, Ts, D)
         x = self.transformer.drop(taps["src_pos"](self.transformer.wpe(x)))  # (B, Ts, D)
-        enc_out = self.transformer.encoder(x, src_padding)  # (B, Ts, D)
+        return self.transformer.encoder(x, src_padding)  # (B, Ts, D)
 
+    def _decode(self, tgt: Tensor, enc_out: Tensor, src_padding: Tensor | None, tgt_padding: Tensor | None,
+                cache: DecoderCache | None = None, start: int = 0) -> Tensor:
+        taps = self.taps
         y = taps["tgt_embed"](self.transformer.wte(tgt))  # (B, Tt, D)
-        y = self.transformer.drop(taps["tgt_pos"](self.transformer.wpe(y)))  # (B, Tt, D)
-        y = self.transformer.decoder(y, enc_out, src_padding, tgt_padding)  # (B, Tt, D)
+        y = self.transformer.drop(taps["tgt_pos"](self.transformer.wpe(y, start)))  # (B, Tt, D)
+        y = self.transformer.decoder(y, enc_out, src_padding, tgt_padding, cache)  # (B, Tt, D)
         return taps["logits"](self.lm_head(y))  # (B, Tt, vocab_size)
 
-    def _check_inputs(self, src: Tensor, tgt: Tensor) -> tuple[Tensor | None, Tensor | None]:
-        """Validate both sequences; return additive key-padding masks (or None without padding).
+    def _check_inputs(self, src: Tensor | None, tgt: Tensor | None,
+                      start: int = 0) -> tuple[Tensor | None, Tensor | None]:
+        """Validate the sequences given (None: not checked); return additive key-padding masks (or None).
 
+        `start` is how many target tokens were fed before `tgt` (decoding with a cache).
         All value checks are gathered into one small tensor read once, so a forward on a
         GPU synchronises with the host at most once.
         """
         args = self.args
         checks = []
-        for label, ids, vocab in (("source", src, args.source_vocab_size), ("target", tgt, args.vocab_size)):
+        given = [(label, ids, vocab, offset) for label, ids, vocab, offset in (
+            ("source", src, args.source_vocab_size, 0), ("target", tgt, args.vocab_size, start)) if ids is not None]
+        for label, ids, vocab, offset in given:
             if not isinstance(ids, Tensor) or ids.dim() != 2:
                 raise InputError(f"The {label} must be a (batch, tokens) tensor of token ids.")
             if ids.dtype not in (torch.int64, torch.int32):
                 raise InputError(f"The {label} token ids must be integers, not {ids.dtype}.")
             if ids.shape[0] == 0 or ids.shape[1] == 0:
                 raise EmptyInputError(f"The {label} sequence is empty: give at least one token.")
-            if ids.shape[1] > args.max_len:
+            if offset + ids.shape[1] > args.max_len:
                 raise SequenceTooLongError(
-                    f"The {label} sequence has {ids.shape[1]} tokens; this model takes at most {args.max_len}."
+                    f"The {label} sequence has {offset + ids.shape[1]} tokens; this model takes at most {args.max_len}."
                 )
             checks.append(((ids < 0) | (ids >= vocab)).any())
             checks.append((ids == args.pad_id).any())
-        bad_src, pad_src, bad_tgt, pad_tgt = torch.stack(checks).tolist()
-        if bad_src or bad_tgt:
-            label, vocab = ("source", args.source_vocab_size) if bad_src else ("target", args.vocab_size)
-            raise TokenOutOfRangeError(f"A {label} token id is outside the vocabulary (0 to {vocab - 1}).")
-        return (self._padding(src) if pad_src else None, self._padding(tgt) if pad_tgt else None)
+        flags = torch.stack(checks).tolist()
+        padded = {}
+        for (label, ids, vocab, offset), bad, pad in zip(given, flags[0::2], flags[1::2]):
+            if bad:
+                raise TokenOutOfRangeError(f"A {label} token id is outside the vocabulary (0 to {vocab - 1}).")
+            if pad and offset:
+                # A cache holds every earlier key: a padding mask over the new tokens alone would not fit it.
+                raise InputError("A <pad> token cannot be fed while decoding with a cache.")
+            padded[label] = self._padding(ids) if pad else None
+        return padded.get("source"), padded.get("target")
 
     def _padding(self, ids: Tensor) -> Tensor:
+        """Additive key-padding mask (B, 1, 1, T): −∞ at <pad> keys, 0 elsewhere."""
         dtype = self.lm_head.weight.dtype
         pad = (ids == self.args.pad_id)[:, None, None, :]  # (B, 1, 1, T)
         return torch.zeros(pad.shape, dtype=dtype, device=ids.device).masked_fill(pad, float("-inf"))

@@ -21,6 +21,7 @@ from tfdebug.core.errors import TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture, held_bytes
+from tfdebug.core.stages import token_labels
 from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.ui.display_worker import DisplayMixin, DisplayWorker
@@ -442,7 +443,7 @@ class DebugController(DisplayMixin, QObject):
             labels = self.adapter.vocabulary() if self.adapter is not None else None
         else:
             which = capture.info.tokens.get(capture.info.axes[axis])
-            labels = self.tokens.get(which) if which else None
+            labels = token_labels(self.tokens, which) if which else None
         return list(labels) if labels and len(labels) == capture.shape[axis] else None
 
     def select_stage(self, name: str) -> None:

@@ -1,0 +1,246 @@
+"""GenerationSession: a generation run as a sequence of passes, one per token, stepped like one pass.
+
+The whole generation runs in the Stepper's one worker loop, so Step, Continue and
+breakpoints work inside every step as in a single pass. Each step's stages are named
+`gen.{t}.{stage}` (core.names parses the prefix; the navigator groups by step). Step 0
+feeds the prompt (after the encoder, for a translator); step t feeds the token chosen
+at step t − 1. The token stream that grows (the translator's 'tgt') holds the prompt
+and every token chosen so far; a step's stages label their axes with a slice of it
+(`tgt[3:4]` for the new token's query, `tgt[0:4]` for the keys so far).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Mapping, Sequence
+
+import torch
+
+from tfdebug.adapters.base import ModelAdapter, Prepared
+from tfdebug.adapters.session import SessionTexts, layout_of
+from tfdebug.core.errors import StepperStateError
+from tfdebug.core.layout import PassLayout
+from tfdebug.core.memory import release_freed_memory
+from tfdebug.core.names import GEN_PREFIX, parse_name
+from tfdebug.core.plan import Plan
+from tfdebug.core.recorder import Capture, Recorder
+from tfdebug.core.stages import StageInfo, parse_token_ref, token_ref
+from tfdebug.core.stepper import Stepper
+from tfdebug.models.generate import StepDecoder, generate, text_of
+from tfdebug.models.sampling import Choice, DecodingSettings
+
+
+@dataclass(frozen=True)
+class TokenEntry:
+    """One token of the strip: its text, the step that feeds it (None once nothing feeds it) or chose it,
+    and, for a generated token, its probability and the likeliest alternatives (text, probability)."""
+
+    text: str
+    step: int | None
+    generated: bool
+    probability: float | None = None
+    alternatives: tuple[tuple[str, float], ...] = ()
+
+
+class GenerationSession(SessionTexts):
+    """Generate from `texts` with an adapter's model, step by step under a Stepper.
+
+    `settings` say how tokens are chosen; `use_cache=False` reruns the whole sequence
+    every step (what the KV cache saves). The API matches DebugSession's where it can
+    (`plan`, `layout`, `stepper`, `tokens`, `texts`, `title`, `close`).
+    """
+
+    def __init__(self, adapter: ModelAdapter, texts: Mapping[str, str] | None = None,
+                 settings: DecodingSettings | None = None, stages: Sequence[str] | None = None,
+                 use_cache: bool = True):
+        self.adapter = adapter
+        self.settings = settings or DecodingSettings()
+        self.stages = stages
+        self.use_cache = use_cache
+        self.prepared: Prepared = adapter.prepare(dict(texts) if texts is not None else adapter.default_texts())
+        self.verification = None
+        self.choices: list[Choice] = []
+        #: called with each Choice as it is made, in the thread generating (the CLI prints tokens)
+        self.on_choice: Callable[[Choice], None] | None = None
+        self._decoder: StepDecoder | None = None
+        self._stream = ""
+        self._words: list[str] = []
+        self._labels: dict[tuple[int, str], StageInfo] = {}
+        self._bases: dict[str, StageInfo] = {}  # step stage name -> the tap's own description
+        self._where = (0, 0, 0)  # (step, start, stop) of the step running now
+        self.plan = Plan(self._plan())
+        self.layout: PassLayout = layout_of(adapter, self.plan)
+        self.stepper = Stepper(adapter.module, self._run, plan=self.plan.names(), stages=stages,
+                               relabel=self._relabel)
+
+    # ----- running -----------------------------------------------------------------------
+    def _begin(self) -> StepDecoder:
+        decoder = self.adapter.step_decoder(self.prepared, self.use_cache)
+        self._decoder, self._stream = decoder, decoder.stream
+        typed = self.prepared.tokens.get(decoder.stream, [])
+        prompt = [decoder.token(i) for i in decoder.prompt_ids]
+        self._words = list(typed) if len(typed) == len(prompt) else prompt
+        self.choices = []
+        self._labels = {}
+        return decoder
+
+    def run(self) -> list[Choice]:
+        """Generate once, without pausing or recording (unless a Recorder is attached); the choices."""
+        return self._run()
+
+    def _run(self, settings: DecodingSettings | None = None) -> list[Choice]:
+        decoder = self._begin()
+        return generate(decoder, settings or self.settings, on_step=self._on_step, on_choice=self._on_choice)
+
+    def _on_step(self, step: int, start: int, count: int) -> None:
+        self._where = (step, start, start + count)
+
+    def _on_choice(self, choice: Choice) -> None:
+        self._words.append(self._decoder.token(choice.id))
+        self.choices.append(choice)
+        if self.on_choice is not None:
+            self.on_choice(choice)
+
+    def _relabel(self, info: StageInfo, tensor) -> StageInfo:
+        """The description of a tap's stage at the step running now: `gen.{t}.` name, token slices."""
+        step, _, stop = self._where
+        key = (step, info.name)
+        out = self._labels.get(key)
+        if out is None:
+            out = step_info(info, step, self._stream, stop, tuple(tensor.shape))
+            self._labels[key] = out
+            self._bases[out.name] = info
+        return out
+
+    def _plan(self) -> list[Capture]:
+        """Steps 0 and 1 as run (greedy, shapes only); later steps as step 1, its axes over all tokens one longer each."""
+        probe = replace(self.settings, sample=False, max_new_tokens=min(2, self.settings.max_new_tokens),
+                        stop_at_eos=False)
+        with torch.no_grad(), Recorder(self.adapter.module, self.stages, keep=False, relabel=self._relabel) as rec:
+            self._run(probe)
+        decoder = self._decoder
+        prompt = len(decoder.prompt_ids)
+        captures = list(rec.captures)
+        step_one = [c for c in captures if parse_name(c.name).step == 1]
+        # Step t feeds the token at position prompt + t − 1; it runs while the stream has room for one more.
+        for step in range(2, self.settings.max_new_tokens):
+            if prompt + step >= decoder.capacity:
+                break
+            for c in step_one:
+                shape = _grown(c, self._stream, prompt + 1, step - 1)
+                info = step_info(self._bases[c.name], step, self._stream, prompt + step, shape)
+                captures.append(Capture(info, shape, c.dtype, c.device))
+        self.choices, self._labels, self._bases = [], {}, {}
+        self._words = list(self._words[:prompt])
+        return captures
+
+    # ----- what the window and the CLI read ---------------------------------------------------
+    @property
+    def tokens(self) -> dict[str, list[str]]:
+        """The prepared streams, with the growing one holding the prompt and every token chosen so far."""
+        out = {k: list(v) for k, v in self.prepared.tokens.items()}
+        if self._stream:
+            out[self._stream] = list(self._words)
+        return out
+
+    @property
+    def generated(self) -> list[str]:
+        """The tokens generated so far, without a final <eos>."""
+        return text_of(self._decoder, self.choices) if self._decoder is not None else []
+
+    def word(self, choice: Choice) -> str:
+        """The text of a chosen token."""
+        return self._decoder.token(choice.id)
+
+    def is_eos(self, choice: Choice) -> bool:
+        return self._decoder is not None and choice.id == self._decoder.eos_id
+
+    def entries(self) -> list[TokenEntry]:
+        """The token strip: the prompt (fed at step 0), then each chosen token with its probability."""
+        words = list(self._words)
+        prompt = len(words) - len(self.choices)
+        out = [TokenEntry(w, 0, False) for w in words[:prompt]]
+        decoder = self._decoder
+        for choice, word in zip(self.choices, words[prompt:]):
+            alternatives = tuple((decoder.token(i), p) for i, p in choice.top)
+            out.append(TokenEntry(word, choice.step, True, choice.probability, alternatives))
+        return out
+
+    # ----- stepping by token ------------------------------------------------------------------
+    def first_stage(self, step: int) -> str | None:
+        """The name of step `step`'s first stage in the plan, or None when generation never gets there."""
+        return self._firsts().get(step)
+
+    def _firsts(self) -> dict[int, str]:
+        firsts: dict[int, str] = {}
+        for name in self.plan.names():
+            firsts.setdefault(parse_name(name).step, name)
+        return firsts
+
+    def current_step(self) -> int | None:
+        current = self.stepper.current
+        return parse_name(current.name).step if current is not None else None
+
+    def next_token(self) -> None:
+        """Run to the end of this step: pause where the next step reads the token just chosen (or at the end)."""
+        step = self.current_step()
+        self.run_to_token((step if step is not None else -1) + 1)
+
+    def run_to_token(self, n: int) -> None:
+        """Run until generated token `n` (1 = the first) has been chosen: pause at the step that feeds it.
+
+        A token that is never fed (the last one, or after <eos>) runs the pass to its end.
+        Already captured: the cursor moves there through history.
+        """
+        if n < 1:
+            raise StepperStateError("Tokens are counted from 1: the first generated token is token 1.")
+        name = self.first_stage(n)
+        if name is not None:
+            self.stepper.run_to(name)
+        elif self.stepper.alive:
+            self.stepper.continue_()  # to the end (or a breakpoint on the way)
+        elif self.stepper.history:
+            self.stepper.goto(len(self.stepper.history) - 1)
+
+    def goto_step(self, step: int) -> None:
+        """Show the first stage of `step`: through history when it has run, else run to it."""
+        name = self.first_stage(step)
+        if name is None:
+            raise StepperStateError(f"This generation has no step {step}.")
+        self.stepper.run_to(name)
+
+    def capture_all(self) -> tuple[list[Capture], Any]:
+        """Generate without pausing; the captures (filtered by `stages`) and the choices."""
+        with torch.no_grad(), Recorder(self.adapter.module, self.stages, relabel=self._relabel) as rec:
+            output = self._run()
+        return rec.captures, output
+
+    def close(self) -> None:
+        self.stepper.stop()
+        self.stepper.forget_history()
+        release_freed_memory()
+
+
+def step_info(info: StageInfo, step: int, stream: str, stop: int, shape: tuple[int, ...]) -> StageInfo:
+    """A tap's description at generation step `step`, after which `stream` holds `stop` tokens.
+
+    Every axis over the growing stream ends at the newest token: an axis of n positions
+    labels the last n (the new token alone as a query with a cache; every token so far
+    as the cached keys, or everywhere without a cache).
+    """
+    prefix = f"{GEN_PREFIX}.{step}."
+    tokens = {}
+    for axis, ref in info.tokens.items():
+        n = shape[info.axes.index(axis)] if axis in info.axes and len(shape) == len(info.axes) else stop
+        tokens[axis] = token_ref(stream, stop - n, stop) if ref == stream else ref
+    return replace(info, name=prefix + info.name, tokens=tokens, inputs=tuple(prefix + i for i in info.inputs))
+
+
+def _grown(capture: Capture, stream: str, stop: int, more: int) -> tuple[int, ...]:
+    """A step-1 stage's shape `more` steps later: axes spanning all `stop` tokens of the stream grow with it."""
+    out = list(capture.shape)
+    for axis, ref in capture.info.tokens.items():
+        i = capture.info.axes.index(axis)
+        if parse_token_ref(ref)[0] == stream and out[i] == stop:
+            out[i] += more
+    return tuple(out)
