@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DEMO_FILES = ("config.json", "model.safetensors", "vocab.en.txt", "vocab.zh.txt", "corpus.tsv", "metrics.json")
+DEMO_FILES = ("config.json", "model.safetensors", "vocab.en.txt", "vocab.zh.txt", "corpus.tsv.gz", "metrics.json")
 
 
 def _build_command(src: Path, out: Path) -> list[str]:

@@ -1,13 +1,14 @@
-"""The shipped demo translator: its files, exact translations, and attention that means something."""
+"""The shipped demo translator: its files, exact translations, sentences a learner types, reported
+figures that match the model, and attention that means something."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from tfdebug.models.corpus import load_tsv
+from tfdebug.models.corpus import load_pairs, load_tsv
 from tfdebug.models.loader import _demo_dir, default_model_name, load_model
-from tfdebug.models.train_demo import cross_attention_check
+from tfdebug.models.train_demo import CORPUS_FILE, cross_attention_check, score
 from tfdebug.models.translate import translate, translate_batch
 from tfdebug.models.vocab import BUILTIN_PAIRS
 
@@ -19,11 +20,17 @@ def demo():
     return load_model("demo")
 
 
+@pytest.fixture(scope="module")
+def metrics():
+    return json.loads((DEMO / "metrics.json").read_text(encoding="utf-8"))
+
+
 def test_the_demo_files_are_bundled_and_small():
     assert (_demo_dir() / "model.safetensors").is_file()
     names = {p.name for p in DEMO.iterdir()}
-    assert {"config.json", "model.safetensors", "vocab.en.txt", "vocab.zh.txt", "corpus.tsv"} <= names
-    assert sum(p.stat().st_size for p in DEMO.rglob("*") if p.is_file()) < 5 * 1024 * 1024
+    assert {"config.json", "model.safetensors", "vocab.en.txt", "vocab.zh.txt", CORPUS_FILE,
+            "heldout_handwritten.tsv"} <= names
+    assert sum(p.stat().st_size for p in DEMO.rglob("*") if p.is_file()) < 6 * 1024 * 1024
     assert default_model_name() == "demo"
 
 
@@ -34,18 +41,26 @@ def test_the_notes_sentences_translate_exactly(demo):
         assert translate(demo, en).text == zh, en
 
 
-def test_training_sentences_translate_exactly(demo):
-    train, _ = load_tsv(DEMO / "corpus.tsv")
-    sample = train[::40]  # a spread over every template family; the full set is checked at training time
+def test_sentences_a_learner_types(demo):
+    assert translate(demo, "The apple is red").text == "苹果 是 红色 的"
+    assert translate(demo, "Do you love me?").text == "你 爱 我 吗 ?"
+    assert translate(demo, "I love my mother").text == "我 爱 我的 妈妈"
+
+
+def test_training_sentences_translate(demo):
+    train, _ = load_tsv(DEMO / CORPUS_FILE)
+    sample = train[::300]  # a spread over every sentence family; the full set is scored at training time
     outputs = translate_batch(demo.model, demo.src_vocab, demo.tgt_vocab, [en for en, _ in sample])
-    misses = [(en, zh, " ".join(out)) for (en, zh), out in zip(sample, outputs) if " ".join(out) != zh]
-    assert not misses
+    right = sum(" ".join(out) == zh for (_, zh), out in zip(sample, outputs))
+    assert right >= 0.97 * len(sample)
 
 
-def test_reported_metrics_match_the_shipped_model():
-    metrics = json.loads((DEMO / "metrics.json").read_text(encoding="utf-8"))
-    assert metrics["train_exact_match"] == 1.0
-    assert metrics["held_out_exact_match"] >= 0.9
+def test_reported_figures_are_the_shipped_models(demo, metrics):
+    held = load_pairs(DEMO / "heldout_handwritten.tsv")
+    figures = score(demo.model, demo.src_vocab, demo.tgt_vocab, held, shown=100)
+    assert figures == metrics["heldout_handwritten"]
+    assert figures["exact_match"] >= 0.7  # the issue's acceptance bar for sentences written by hand
+    assert metrics["train_exact_match"] >= 0.95 and metrics["held_out_exact_match"] >= 0.95
 
 
 def test_a_last_layer_cross_attention_head_reads_love_when_predicting_ai(demo):
