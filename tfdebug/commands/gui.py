@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from tfdebug.commands.common import add_decoding_arguments
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None,
@@ -17,6 +19,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
     parser.add_argument("--tgt", default=None, help="the translator's target prefix (same as --input tgt=TEXT)")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cpu)")
+    parser.add_argument("--generate", action="store_true",
+                        help="generate token by token (KV cache): each step's stages are gen.{t}.…; "
+                             "Next Token (Ctrl+T) and Run to Token (Ctrl+Shift+T) step by token")
+    add_decoding_arguments(parser)
     parser.add_argument("--goto", default=None, metavar="STAGE", help="run to this stage after opening")
     parser.add_argument("--screenshot", default=None, metavar="FILE.png",
                         help="render the window (at --goto), save it as PNG and exit; works headless "
@@ -30,5 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.commands.common import given_texts
     from tfdebug.ui.app import run_app
 
+    from tfdebug.commands.common import settings_from_args
+
     return run_app(model=args.model, texts=given_texts(args), device=args.device, goto=args.goto,
+                   generation=settings_from_args(args) if args.generate else None,
                    screenshot=args.screenshot)

@@ -124,6 +124,30 @@ def stop(ctl: DebugController) -> None:
     ctl.stop()
 
 
+def _can_generate(ctl: DebugController) -> bool:
+    return ctl.is_generating() and (ctl.can_advance() or ctl.stepper is not None and ctl.stepper.history != [])
+
+
+@action("tfdebug.gen.next_token", "Next Token", "Ctrl+T",
+        "Run to the end of this generation step: the next step reads the token it chose", enabled=_can_generate)
+def next_token(ctl: DebugController) -> None:
+    ctl.next_token()
+
+
+@action("tfdebug.gen.run_to_token", "Run to Token…", "Ctrl+Shift+T", "Run until generated token N has been chosen",
+        enabled=_can_generate, toolbar=False)
+def run_to_token(ctl: DebugController, n: int | None = None) -> None:
+    if n is None:
+        from PySide6.QtWidgets import QApplication, QInputDialog
+
+        n, ok = QInputDialog.getInt(QApplication.activeWindow(), QApplication.translate("actions", "Run to Token"),
+                                    QApplication.translate("actions", "Generated token number (1 = the first):"),
+                                    1, 1, 10_000)
+        if not ok:
+            return
+    ctl.run_to_token(n)
+
+
 @action("tfdebug.session.run", "Run", "Ctrl+Return", "Load the model and run the input bar's sentence pair",
         enabled=lambda ctl: not ctl.busy, live_only=True)
 def run_inputs(ctl: DebugController) -> None:

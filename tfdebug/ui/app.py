@@ -21,13 +21,15 @@ def _application() -> QApplication:
 
 
 def run_app(model: str | None = None, texts: dict[str, str] | None = None, device: str | None = None,
-            goto: str | None = None, screenshot: str | None = None, open_path: str | None = None) -> int:
+            goto: str | None = None, screenshot: str | None = None, open_path: str | None = None,
+            generation=None) -> int:
     """Open the debugger window; with `screenshot`, render it at `goto`, save a PNG and exit.
 
     Without arguments the window opens on the last inputs (or the default model and its
     first preset), paused at the first stage. `texts` are input texts by key (`src`,
     `prompt` …); fields not given take the model's first preset. `open_path` opens a
-    snapshot (through tfdebug.ui.file_actions).
+    snapshot (through tfdebug.ui.file_actions). `generation` (DecodingSettings) makes Run
+    generate token by token.
     """
     from tfdebug.adapters.registry import default_model_name
     from tfdebug.core.view import RunInputs
@@ -35,6 +37,7 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
 
     app = _application()
     window = MainWindow(persist=screenshot is None)
+    window.ctl.generation = generation
     last = window.last_inputs() if model is None and not texts and screenshot is None else None
     inputs = RunInputs(model or (last.model if last else default_model_name()),
                        device or (last.device if last else "cpu"),

@@ -83,6 +83,8 @@ class DebugController(DisplayMixin, QObject):
         self._shown: Capture | None = None
         # What Run starts; the input bar edits it.
         self.inputs = RunInputs("random")
+        # Decoding settings when Run generates token by token (a GenerationSession); None: one pass.
+        self.generation = None
         self.load_job: Job | None = None
         self.verification = None  # how the last finished live pass compares with the unmodified model
         self._signals: StepperSignals | None = None
@@ -171,7 +173,15 @@ class DebugController(DisplayMixin, QObject):
             self.stepper.stop()
             self.state_changed.emit()
 
+        settings = self.generation
+
         def plan(job: Job):
+            if settings is not None:  # a generation: every step's pass under one stepper
+                from tfdebug.adapters.generation import GenerationSession
+                given = texts
+                if texts == adapter.default_texts():  # a preset generates from its required texts alone
+                    given = {f.key: texts[f.key] if f.required else "" for f in adapter.inputs}
+                return GenerationSession(adapter, given, settings)
             from tfdebug.adapters.session import DebugSession
             return DebugSession(adapter, texts)
         self._start_job(plan, self._on_planned)
@@ -332,6 +342,20 @@ class DebugController(DisplayMixin, QObject):
 
     def run_to(self, name: str) -> bool:
         return self._on_stepper(lambda s: s.run_to(name))
+
+    def is_generating(self) -> bool:
+        """Whether the live pass is a generation (Next Token and Run to Token apply)."""
+        return self.session is not None and hasattr(self.session, "run_to_token")
+
+    def next_token(self) -> bool:
+        """Run to the end of this step: the next step reads the token just chosen."""
+        session = self.session
+        return self._on_stepper(lambda s: session.next_token())
+
+    def run_to_token(self, n: int) -> bool:
+        """Run until generated token `n` (1 = the first) has been chosen."""
+        session = self.session
+        return self._on_stepper(lambda s: session.run_to_token(n))
 
     def can_advance(self) -> bool:
         s = self.stepper

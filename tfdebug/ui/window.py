@@ -33,8 +33,9 @@ from tfdebug.ui.stats_panel import StatsPanel
 from tfdebug.ui.values_panel import ValuesPanel
 
 TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.into", "tfdebug.step.out",
-                   "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop")
+                   "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop", "tfdebug.gen.next_token")
 DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause", None,
+                                   "tfdebug.gen.next_token", "tfdebug.gen.run_to_token", None,
                                    "tfdebug.step.restart", "tfdebug.step.stop", None,
                                    "tfdebug.session.run", "tfdebug.session.live", None,
                                    "tfdebug.edit.tensor", "tfdebug.edit.undo")
