@@ -1,0 +1,30 @@
+"""Generation in the window: Next Token (Ctrl+T) and Run to Token through the window's actions."""
+
+from PySide6.QtCore import Qt
+
+from tests.ui.conftest import wait_paused
+from tests.ui.user_actions import press
+from tfdebug.core.view import RunInputs
+from tfdebug.models.sampling import DecodingSettings
+from tfdebug.ui import actions
+
+
+def test_next_token_and_run_to_token(make_window, qtbot):
+    window = make_window()
+    window.ctl.generation = DecodingSettings(max_new_tokens=6)
+    window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
+    wait_paused(qtbot, window, "gen.0.src.embed")
+    next_token = window.actions_by_id["tfdebug.gen.next_token"]
+    assert next_token.isEnabled()
+    press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token: step 1 reads the first chosen token
+    wait_paused(qtbot, window, "gen.1.tgt.embed")
+    assert window.ctl.session.tokens["tgt"] == ["<bos>", "我"]
+    assert "gen.1.tgt.embed" in window.shape_panel.plain_text()
+    actions.trigger("tfdebug.gen.run_to_token", window.ctl, 3)  # the Debug menu's Run to Token…, N = 3
+    wait_paused(qtbot, window, "gen.3.tgt.embed")
+    window.ctl.run_to("gen.2.dec.1.self_attn.cache_k")  # back through history: three cached keys
+    wait_paused(qtbot, window, "gen.2.dec.1.self_attn.cache_k")
+    assert window.ctl.current.shape[2] == 3
+    press(window, Qt.Key_F10, Qt.ShiftModifier)  # Step Back across stages of the step
+    wait_paused(qtbot, window, "gen.2.dec.1.self_attn.v_split")
+    window.ctl.close()
