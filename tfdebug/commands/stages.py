@@ -76,9 +76,14 @@ def warn_unknown(session) -> None:
 
 
 def print_unknown(words, loaded) -> None:
-    """One line on stderr per unknown word ("mum is not in the vocabulary; did you mean mom?")."""
+    """One line on stderr per unknown word ("mum is not in the vocabulary; did you mean mom?").
+
+    Control characters a typed word holds are printed escaped: raw, they would act on
+    the terminal instead of being shown.
+    """
+    from tfdebug.io.limits import escape_controls
     from tfdebug.models.vocab import unknown_sentences
 
     vocabs = [v for v in (getattr(loaded, "src_vocab", None), getattr(loaded, "tgt_vocab", None)) if v is not None]
     for sentence in unknown_sentences(words, vocabs):
-        print(f"tfdebug: {sentence}", file=sys.stderr)
+        print(f"tfdebug: {escape_controls(sentence)}", file=sys.stderr)

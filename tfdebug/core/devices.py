@@ -25,17 +25,26 @@ def default_device() -> str:
 
 
 def resolve_device(name: str | None) -> torch.device:
-    """A torch.device for 'cpu', 'cuda', 'cuda:N', 'mps' or 'auto'/None; ConfigError if absent here."""
-    if name in (None, "", "auto"):
+    """A torch.device for 'cpu', 'cuda', 'cuda:N', 'mps' or 'auto'/None; ConfigError if absent here.
+
+    An empty name is refused (it is a mistake, e.g. an unset shell variable, not a choice),
+    and so is any CPU index but 0: there is one CPU device.
+    """
+    if name is None or name == "auto":
         return torch.device(default_device())
+    shown = repr(name)[:60]  # quoted, control characters escaped
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError("The device name is empty; use cpu, cuda, cuda:N, mps or auto.")
     try:
         device = torch.device(name)
-    except (RuntimeError, TypeError) as exc:
-        raise ConfigError(f"'{name}' is not a device name; use cpu, cuda, cuda:N or mps.") from exc
+    except (RuntimeError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{shown} is not a device name; use cpu, cuda, cuda:N, mps or auto.") from exc
+    if device.type == "cpu" and device.index not in (None, 0):
+        raise ConfigError(f"{shown} names a CPU that does not exist: there is one CPU device, 'cpu'.")
     if device.type == "cuda" and device.index is None:
         device = torch.device("cuda:0")
     if device.type != "cpu" and str(device) not in available_devices():
-        raise ConfigError(f"Device '{name}' is not available on this machine; available: "
+        raise ConfigError(f"Device {shown} is not available on this machine; available: "
                           f"{', '.join(available_devices())}.")
     return device
 

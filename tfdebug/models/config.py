@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import math
+import os
+import stat
 from dataclasses import asdict, dataclass, fields
 
 from tfdebug.core.errors import ConfigError
@@ -32,6 +36,7 @@ class ModelArgs:
     pad_id: int = 0
 
     def __post_init__(self):
+        _check_types(self)  # before the defaults below do arithmetic with the values
         if self.dim is None:
             self.dim = self.n_embd
         if self.block_size is None:
@@ -41,13 +46,16 @@ class ModelArgs:
         self.validate()
 
     def validate(self) -> None:
-        """Raise ConfigError with a sentence when the numbers cannot build a model."""
-        for name in ("n_embd", "n_heads", "max_seq_len", "vocab_size", "n_layer", "hidden_dim", "block_size"):
+        """Raise ConfigError naming the field when the values cannot build a model here.
+
+        Checks types, then ranges, then the memory the parameters and buffers would
+        take, all before anything is allocated.
+        """
+        _check_types(self)
+        for name, (low, high) in RANGES.items():
             value = getattr(self, name)
-            if not isinstance(value, int) or value <= 0:
-                raise ConfigError(f"{name} must be a positive whole number, not {value!r}.")
-        if self.src_vocab_size is not None and self.src_vocab_size <= 0:
-            raise ConfigError(f"src_vocab_size must be positive, not {self.src_vocab_size!r}.")
+            if value is not None and not low <= value <= high:
+                raise ConfigError(f"{name} must be a whole number from {low:,} to {high:,}, not {_shown(value)}.")
         if self.n_embd % self.n_heads != 0:
             raise ConfigError(
                 f"n_embd ({self.n_embd}) must be divisible by n_heads ({self.n_heads}): "
@@ -58,7 +66,35 @@ class ModelArgs:
                 f"dim ({self.dim}) must equal n_embd ({self.n_embd}): W^O writes back into the residual stream."
             )
         if not 0.0 <= self.dropout < 1.0:
-            raise ConfigError(f"dropout must be in [0, 1), not {self.dropout!r}.")
+            raise ConfigError(f"dropout must be in [0, 1), not {_shown(self.dropout)}.")
+        if self.pad_id >= min(self.vocab_size, self.source_vocab_size):
+            raise ConfigError(f"pad_id ({self.pad_id}) must be a token id of both vocabularies "
+                              f"(below {min(self.vocab_size, self.source_vocab_size):,}).")
+        parts = self.memory_parts()
+        total = sum(parts.values())
+        if total > max_model_bytes():
+            field = max(parts, key=parts.get)
+            raise ConfigError(f"This config asks for about {_bytes(total)} of parameters and buffers, mostly "
+                              f"from {field} = {getattr(self, field):,}; tfdebug builds models up to "
+                              f"{_bytes(max_model_bytes())} on this machine.")
+
+    def memory_parts(self) -> dict[str, int]:
+        """Bytes (float32) of the reference model's parameters and buffers, by the field that sizes them.
+
+        Attention and feed-forward weights are counted under n_layer, the causal masks
+        (max_seq_len² per decoder layer) under max_seq_len.
+        """
+        d, layers = self.n_embd, self.n_layer
+        norms = 2 * d
+        encoder = layers * (4 * d * d + 2 * d * self.hidden_dim + 2 * norms) + norms
+        decoder = layers * (8 * d * d + 2 * d * self.hidden_dim + 3 * norms) + norms
+        return {name: 4 * n for name, n in {
+            "vocab_size": 2 * self.vocab_size * d,  # embedding table and lm_head
+            "src_vocab_size": (self.src_vocab_size or 0) * d,
+            "block_size": self.block_size * d,  # the positional table
+            "max_seq_len": layers * self.max_seq_len ** 2,  # one causal mask per decoder layer
+            "n_layer": encoder + decoder,
+        }.items()}
 
     @property
     def head_dim(self) -> int:
@@ -78,8 +114,87 @@ class ModelArgs:
 
     @classmethod
     def from_dict(cls, data: dict) -> "ModelArgs":
+        """A checked ModelArgs from a parsed config; ConfigError names the first bad field."""
+        if not isinstance(data, dict):
+            raise ConfigError("The model config must be a JSON object of field names and values.")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ConfigError(f"Unknown model config keys: {', '.join(unknown)}.")
+            raise ConfigError(f"Unknown model config keys: {', '.join(_shown(k) for k in unknown[:5])}.")
         return cls(**data)
+
+    @classmethod
+    def from_json(cls, text: str) -> "ModelArgs":
+        """A checked ModelArgs from config.json's text (size and nesting bounded before parsing finishes)."""
+        if len(text) > MAX_CONFIG_CHARS:
+            raise ConfigError(f"config.json is {len(text):,} characters long; a model config is at most "
+                              f"{MAX_CONFIG_CHARS:,}.")
+        try:
+            data = json.loads(text)
+        except RecursionError:
+            raise ConfigError("config.json is nested too deeply to be a model config.") from None
+        except ValueError as exc:
+            raise ConfigError(f"config.json is not valid JSON ({exc}).") from None
+        return cls.from_dict(data)
+
+
+def load_config(path: str | os.PathLike) -> ModelArgs:
+    """Read and check a model folder's config.json (a regular file of at most MAX_CONFIG_CHARS)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ConfigError(f"{path} is not a regular file.")
+        with open(path, encoding="utf-8") as f:
+            text = f.read(MAX_CONFIG_CHARS + 1)
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text.") from None
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    return ModelArgs.from_json(text)
+
+
+MAX_CONFIG_CHARS = 1_000_000
+INT_FIELDS = ("n_embd", "n_heads", "dim", "max_seq_len", "vocab_size", "block_size", "n_layer",
+              "src_vocab_size", "hidden_dim", "pad_id")
+OPTIONAL = frozenset({"dim", "block_size", "src_vocab_size", "hidden_dim"})
+RANGES: dict[str, tuple[int, int]] = {
+    "n_embd": (1, 1 << 16), "n_heads": (1, 1 << 12), "max_seq_len": (1, 1 << 20), "vocab_size": (1, 1 << 24),
+    "block_size": (1, 1 << 20), "n_layer": (1, 1 << 10), "src_vocab_size": (1, 1 << 24),
+    "hidden_dim": (1, 1 << 20), "pad_id": (0, 1 << 24),
+}
+
+
+def _check_types(args: ModelArgs) -> None:
+    for name in INT_FIELDS:
+        value = getattr(args, name)
+        if value is None and name in OPTIONAL:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool):  # JSON true is not a number here
+            raise ConfigError(f"{name} must be a whole number, not {_shown(value)}.")
+    dropout = args.dropout
+    if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not math.isfinite(dropout):
+        raise ConfigError(f"dropout must be a number in [0, 1), not {_shown(dropout)}.")
+
+
+def _shown(value) -> str:
+    """A value for a sentence: short and on one line (repr escapes control characters)."""
+    if isinstance(value, (dict, list)):
+        return "an object" if isinstance(value, dict) else "a list"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n:,} bytes"
+
+
+def max_model_bytes() -> int:
+    """The most parameter and buffer memory tfdebug builds a model with: 64 GB, or half the RAM when less."""
+    cap = 64 * 10**9
+    try:
+        cap = min(cap, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2)
+    except (AttributeError, ValueError, OSError):
+        pass
+    return cap

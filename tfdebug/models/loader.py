@@ -7,7 +7,6 @@ config.json, model.safetensors, vocab.en.txt and vocab.zh.txt.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -17,7 +16,7 @@ from torch import Tensor
 
 from tfdebug.core.devices import resolve_device, resolve_dtype
 from tfdebug.core.errors import ConfigError, EmptyInputError, ModelLoadError
-from tfdebug.models.config import ModelArgs
+from tfdebug.models.config import ModelArgs, load_config
 from tfdebug.models.transformer import Transformer
 from tfdebug.models.vocab import BOS, Vocab, builtin_vocabs
 
@@ -106,8 +105,7 @@ def _load_dir(folder: Path) -> tuple[Transformer, Vocab, Vocab]:
         if not (folder / name).is_file():
             raise ModelLoadError(f"The model folder {folder} has no {name}.")
     try:
-        config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
-        args = ModelArgs.from_dict(config)
+        args = load_config(folder / CONFIG_FILE)
     except (OSError, ValueError, TypeError) as exc:
         raise ModelLoadError(f"Cannot read the model config in {folder}: {exc}.") from exc
     src_vocab = Vocab.load(folder / SRC_VOCAB_FILE, "en")
