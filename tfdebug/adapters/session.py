@@ -6,11 +6,12 @@ Nothing here knows which kind of model it runs: the adapter says.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
 from tfdebug.adapters.base import ModelAdapter, Prepared, Verification
+from tfdebug.core.budget import CaptureBudget, CaptureEstimate, estimate_capture
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.memory import release_freed_memory
 from tfdebug.core.plan import Plan
@@ -50,16 +51,23 @@ class SessionTexts:
 
 
 class DebugSession(SessionTexts):
-    """Texts ready to run through an adapter's model, stage by stage or all at once."""
+    """Texts ready to run through an adapter's model, stage by stage or all at once.
+
+    `stages` (glob patterns) filters what is captured; `max_capture_bytes` is a capture
+    budget (tfdebug.core.budget): `capture_estimate()` says before a pass what it will
+    hold and drop, and both the stepper and `capture_all` keep within it.
+    """
 
     def __init__(self, adapter: ModelAdapter, texts: Mapping[str, str] | None = None,
-                 stages: Sequence[str] | None = None):
+                 stages: Sequence[str] | None = None, max_capture_bytes: int | None = None):
         self.adapter = adapter
         self.stages = stages
+        self.max_capture_bytes = max_capture_bytes
         self.prepared: Prepared = adapter.prepare(dict(texts) if texts is not None else adapter.default_texts())
         self.plan = Plan(stage_plan(adapter.module, self._run))
         self.layout: PassLayout = layout_of(adapter, self.plan)
-        self.stepper = Stepper(adapter.module, self._run, plan=self.plan.names(), stages=stages)
+        self.stepper = Stepper(adapter.module, self._run, plan=self.plan.names(), stages=stages,
+                               max_capture_bytes=max_capture_bytes)
         self.verification: Verification | None = None
 
     def _run(self) -> Any:
@@ -69,9 +77,24 @@ class DebugSession(SessionTexts):
     def tokens(self) -> dict[str, list[str]]:
         return {k: list(v) for k, v in self.prepared.tokens.items()}
 
-    def capture_all(self) -> tuple[list[Capture], Any]:
-        """Run the whole pass without pausing; the captures (filtered by `stages`) and the output."""
-        with torch.no_grad(), Recorder(self.adapter.module, self.stages) as rec:
+    def capture_estimate(self) -> CaptureEstimate:
+        """What a pass will hold (from the plan, before it runs) and what the budget drops."""
+        return estimate_capture(self.plan, self.stages, self.max_capture_bytes)
+
+    def capture_all(self, on_capture: Callable[[Capture], None] | None = None) -> tuple[list[Capture], Any]:
+        """Run the whole pass without pausing; the captures (filtered by `stages`) and the output.
+
+        Stages beyond the budget come back `dropped`, without tensors; `on_capture` sees
+        every stage with its tensor while the pass runs (e.g. to compute its stats).
+        """
+        budget = CaptureBudget(self.max_capture_bytes)
+
+        def keep_within_budget(capture: Capture) -> None:
+            if on_capture is not None:
+                on_capture(capture)
+            budget.keep_or_drop(capture)
+
+        with torch.no_grad(), Recorder(self.adapter.module, self.stages, on_capture=keep_within_budget) as rec:
             output = self._run()
         self.verification = self.verify(output)
         return rec.captures, output

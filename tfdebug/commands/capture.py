@@ -7,7 +7,8 @@ import os
 import sys
 import time
 
-from tfdebug.commands.common import add_model_arguments, load_from_args, texts_from_args
+from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, load_from_args,
+                                     texts_from_args)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,6 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stages", nargs="*", default=None, metavar="PATTERN",
                         help="only stages whose names match these glob patterns (e.g. 'dec.*.cross_attn.*')")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    add_budget_argument(parser)
 
 
 class ProgressBar:
@@ -61,6 +63,7 @@ def _amount(x: float, unit: str) -> str:
 def run(args: argparse.Namespace) -> int:
     import torch
 
+    from tfdebug.core.budget import CaptureBudget, format_bytes
     from tfdebug.core.errors import InputError
     from tfdebug.core.recorder import Recorder, matches
     from tfdebug.io.exports import export_pass
@@ -73,18 +76,23 @@ def run(args: argparse.Namespace) -> int:
     fmt = format_for(out, scope="pass")  # an unknown suffix is refused before the model loads
     bar = ProgressBar(enabled=not args.quiet)
     adapter = load_from_args(args)
-    session = DebugSession(adapter, texts_from_args(args, adapter), stages=args.stages)
+    session = DebugSession(adapter, texts_from_args(args, adapter), stages=args.stages,
+                           max_capture_bytes=budget_from_args(args))
     if not args.quiet:
         warn_unknown(session)
+        if session.max_capture_bytes is not None:
+            print(f"tfdebug: {session.capture_estimate().describe()}", file=sys.stderr)
+    budget = CaptureBudget(session.max_capture_bytes)
     expected = sum(1 for c in session.plan if matches(c.name, args.stages))
     if expected == 0:
         raise InputError(f"No stage matches {' '.join(args.stages or [])}; see `tfdebug stages` for the names.")
     count = 0
 
-    def on_capture(_capture):
+    def on_capture(capture):
         nonlocal count
         count += 1
         bar.update("forward", count, expected)
+        budget.keep_or_drop(capture)
 
     try:
         with torch.no_grad(), Recorder(adapter.module, args.stages, on_capture=on_capture) as rec:
@@ -98,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"wrote {args.out}: {len(recording.captures)} stages, {recording.nbytes / 1e6:.2f} MB "
               f"({adapter.describe()})")
+        if budget.dropped:
+            print(f"left out {len(budget.dropped)} stages beyond the {format_bytes(session.max_capture_bytes)} "
+                  f"budget, from {budget.dropped[0]}")
         if session.verification is not None:
             print(session.verification.describe())
     return 0

@@ -74,3 +74,18 @@ def settings_from_args(args: argparse.Namespace):
 
     return DecodingSettings(max_new_tokens=args.max_new_tokens, sample=args.sample, temperature=args.temperature,
                             top_k=args.top_k, top_p=args.top_p, seed=args.seed, stop_at_eos=not args.no_eos_stop)
+
+
+def add_budget_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-capture-mb", type=float, default=None, metavar="MB",
+                        help="keep at most this many MB of stage tensors; stages beyond it are left out "
+                             "(the plan says which before the pass runs)")
+
+
+def budget_from_args(args: argparse.Namespace) -> int | None:
+    """The capture budget in bytes (None: no budget); a negative one is refused."""
+    from tfdebug.core.budget import megabytes
+
+    if args.max_capture_mb is not None and args.max_capture_mb < 0:
+        raise InputError(f"--max-capture-mb takes a size in MB of 0 or more, not {args.max_capture_mb:g}.")
+    return megabytes(args.max_capture_mb)

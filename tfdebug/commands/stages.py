@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 
-from tfdebug.commands.common import add_model_arguments, load_from_args, texts_from_args
+from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, load_from_args,
+                                     texts_from_args)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -14,22 +15,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stages", nargs="*", default=None, metavar="PATTERN",
                         help="only stages whose names match these glob patterns (e.g. 'dec.*.cross_attn.*')")
     parser.add_argument("--json", action="store_true", help="print a JSON list, one object per stage")
+    add_budget_argument(parser)
 
 
-def stage_rows(captures) -> list[dict]:
-    """One JSON-ready dict per capture: description, shape, dtype and stats."""
+def stage_row(capture) -> dict:
+    """A JSON-ready dict for one capture with its tensor: description, shape, dtype and stats."""
     from tfdebug.core.display import tensor_stats
 
-    rows = []
-    for capture in captures:
-        info = capture.info
-        rows.append({
-            "name": info.name, "kind": info.kind, "site": info.site, "layer": info.layer,
-            "shape": list(capture.shape), "dtype": str(capture.dtype).removeprefix("torch."),
-            "axes": list(info.axes), "formula": info.formula,
-            "stats": tensor_stats(capture.tensor).to_dict(),
-        })
-    return rows
+    info = capture.info
+    return {
+        "name": info.name, "kind": info.kind, "site": info.site, "layer": info.layer,
+        "shape": list(capture.shape), "dtype": str(capture.dtype).removeprefix("torch."),
+        "axes": list(info.axes), "formula": info.formula,
+        "stats": tensor_stats(capture.tensor).to_dict(),
+    }
 
 
 def _fmt(x) -> str:
@@ -54,10 +53,13 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.adapters.session import DebugSession
 
     adapter = load_from_args(args)
-    session = DebugSession(adapter, texts_from_args(args, adapter), stages=args.stages)
+    session = DebugSession(adapter, texts_from_args(args, adapter), stages=args.stages,
+                           max_capture_bytes=budget_from_args(args))
     warn_unknown(session)
-    captures, _ = session.capture_all()
-    rows = stage_rows(captures)
+    rows: list[dict] = []
+    # Rows are made as each stage runs, so stages beyond the capture budget keep their stats.
+    session.capture_all(on_capture=lambda capture: rows.append(stage_row(capture)))
+    notes = sys.stderr if args.json else sys.stdout
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
     else:
@@ -65,8 +67,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"model {adapter.describe()}, {streams}")
         print(format_table(rows))
         print(f"{len(rows)} stages")
+    if session.max_capture_bytes is not None:
+        print(session.capture_estimate().describe(), file=notes)
     if session.verification is not None:
-        print(session.verification.describe(), file=sys.stderr if args.json else sys.stdout)
+        print(session.verification.describe(), file=notes)
     return 0
 
 

@@ -27,7 +27,8 @@ from tfdebug.core.tap import Tap, iter_taps
 class Capture:
     """One captured stage: its description and its tensor (None in a plan, which keeps no data).
 
-    Holds no reference to the model. `edited` marks a tensor the user replaced.
+    Holds no reference to the model. `edited` marks a tensor the user replaced;
+    `dropped` one a capture budget left out of the history (shape and dtype remain).
     """
 
     info: StageInfo
@@ -36,6 +37,8 @@ class Capture:
     device: torch.device
     tensor: Tensor | None = None
     edited: bool = field(default=False)
+    #: left out of the history by a capture budget (tfdebug.core.budget): its tensor is gone
+    dropped: bool = field(default=False)
 
     @property
     def name(self) -> str:
@@ -48,6 +51,10 @@ class Capture:
         for n in self.shape:
             numel *= n
         return numel * self.dtype.itemsize
+
+    def drop(self) -> None:
+        """Let the tensor go (a capture budget has no room for it); the description stays."""
+        self.tensor, self.dropped = None, True
 
     @classmethod
     def of(cls, info: StageInfo, tensor: Tensor, keep: bool = True) -> "Capture":

@@ -20,6 +20,7 @@ from torch import Tensor, nn
 
 from tfdebug.core.breakpoints import (Breakpoint, checkable, condition_flags, conditions_of, first_condition_hit,
                                      first_hit, place_hit)
+from tfdebug.core.budget import CaptureBudget
 from tfdebug.core.errors import (ForwardFailedError, ReplacementError, StepperStateError, TfdebugError,
                                  UnknownStageError)
 from tfdebug.core.recorder import Capture, Recorder, tap_names
@@ -63,14 +64,19 @@ class Stepper:
     `plan`, when given, is the list of stage names this pass goes through; run_to
     rejects names outside it. Without a plan, names of the model's taps are accepted.
     `relabel` is handed to the Recorder (a generation's step-prefixed names).
+    `max_capture_bytes` is a capture budget (tfdebug.core.budget): stages beyond it are
+    shown while the pass is paused at them, then their tensors leave the history
+    (`Capture.dropped`; their names in `dropped`).
     """
 
     def __init__(self, model: nn.Module | None, run: Callable[[], Any] | None, *,
                  plan: Sequence[str] | None = None, stages: Sequence[str] | None = None,
                  load: Callable[[Capture], Tensor] | None = None,
-                 relabel: Callable[[StageInfo, Tensor], StageInfo] | None = None):
+                 relabel: Callable[[StageInfo, Tensor], StageInfo] | None = None,
+                 max_capture_bytes: int | None = None):
         self._model = model
         self._relabel = relabel
+        self.max_capture_bytes = max_capture_bytes
         self._run = run
         self._stages = stages
         self._known = list(plan) if plan is not None else tap_names(model)
@@ -122,6 +128,7 @@ class Stepper:
         self._undo: list[Tensor | None] = []  # the paused stage's tensors before each replace
         self._thread: threading.Thread | None = None
         self._flagged: list[tuple[int, Tensor]] = []  # fast mode: (history index, condition flags on device)
+        self._budget = CaptureBudget(self.max_capture_bytes)
 
     # ----- observers -------------------------------------------------------------------
     def subscribe(self, callback: Callable[[StepperEvent], None]) -> None:
@@ -207,6 +214,11 @@ class Stepper:
     def position_of(self, name: str) -> int | None:
         """Index of the stage called `name` in the history, or None when it has not run yet."""
         return self._positions.get(name)
+
+    @property
+    def dropped(self) -> list[str]:
+        """Names of the stages this pass left out of the history (beyond the capture budget)."""
+        return list(self._budget.dropped)
 
     @property
     def at_live_point(self) -> bool:
@@ -364,6 +376,14 @@ class Stepper:
         return first_condition_hit(flagged, conditions_of(self.breakpoints))
 
     def _on_capture(self, capture: Capture) -> Tensor | None:
+        keep = self._budget.admit(capture)
+        try:
+            return self._pause_if_due(capture)
+        finally:
+            if not keep:  # beyond the budget: shown while paused here, gone once the pass moves on
+                capture.drop()
+
+    def _pause_if_due(self, capture: Capture) -> Tensor | None:
         with self._lock:
             if self._stop:
                 raise _StopRun()

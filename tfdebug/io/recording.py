@@ -53,9 +53,13 @@ class Recording:
 
     @classmethod
     def from_session(cls, session, captures: Sequence[Capture] | None = None) -> "Recording":
-        """A recording of `session`'s pass: `captures` (e.g. a stepper's history), or a fresh full pass."""
+        """A recording of `session`'s pass: `captures` (e.g. a stepper's history), or a fresh full pass.
+
+        Stages a capture budget dropped have no tensor to save and are left out.
+        """
         if captures is None:
             captures, _ = session.capture_all()
+        captures = [c for c in captures if not c.dropped]
         adapter = session.adapter
         return cls(captures=list(captures), tokens=session.tokens, model_name=adapter.name,
                    model_config=adapter.config(), device=str(adapter.device), dtype=dtype_name(adapter.dtype),

@@ -1,0 +1,94 @@
+"""A capture budget: the plan says before the pass what it holds; the pass runs to the end within the budget."""
+
+import pytest
+import torch
+from torch import nn
+
+from tfdebug.adapters.sdpa import wrap
+from tfdebug.adapters.session import DebugSession
+from tfdebug.cli import main
+from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.recorder import held_bytes
+from tfdebug.core.stepper import FINISHED, PAUSED
+
+
+def _encoder(text="a b c d e f g h", budget=None, stages=None):
+    torch.manual_seed(0)
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(32, 4, 64, batch_first=True), 2,
+                                    enable_nested_tensor=False)
+
+    def make(t):
+        words = t.split()
+        return (torch.randn(1, len(words), 32, generator=torch.Generator().manual_seed(1)),), words
+
+    return DebugSession(wrap(encoder, make), {"text": text}, stages=stages, max_capture_bytes=budget)
+
+
+def test_the_estimate_is_the_sum_of_the_plan_and_equals_a_full_capture():
+    session = _encoder()
+    estimate = session.capture_estimate()
+    captures, _ = session.capture_all()
+    assert estimate.total_bytes == sum(c.nbytes for c in captures) == estimate.kept_bytes
+    assert estimate.dropped == () and len(estimate.kept) == len(captures)
+    # the stage filter applies to the estimate as to the pass
+    probs_only = _encoder(stages=["*.probs"])
+    assert probs_only.capture_estimate().kept == ("enc.0.attn.probs", "enc.1.attn.probs")
+    assert [c.name for c in probs_only.capture_all()[0]] == ["enc.0.attn.probs", "enc.1.attn.probs"]
+
+
+def test_a_stepped_pass_over_budget_runs_to_the_end_within_it():
+    total = _encoder().capture_estimate().total_bytes
+    budget = total // 3
+    session = _encoder(budget=budget)
+    estimate = session.capture_estimate()
+    assert estimate.dropped and estimate.kept_bytes <= budget
+    first_dropped = estimate.dropped[0]
+    stepper = session.stepper
+    held_at_each_stage = []
+    stepper.subscribe(lambda e: held_at_each_stage.append(
+        held_bytes(c for c in stepper.history if not c.dropped and c.name != e.capture.name))
+        if e.type == "captured" else None)
+    stepper.add_breakpoint(Breakpoint("stage", first_dropped))
+    stepper.start()
+    assert stepper.wait() == PAUSED
+    stepper.continue_()
+    assert stepper.wait() == PAUSED and stepper.current.name == first_dropped
+    paused_at = stepper.current
+    assert paused_at.tensor is not None and not paused_at.dropped  # shown while paused at it
+    stepper.continue_()
+    assert stepper.wait() == FINISHED
+    assert paused_at.tensor is None and paused_at.dropped  # gone once the pass moved on
+    assert stepper.dropped == list(estimate.dropped)
+    assert [c.name for c in stepper.history if not c.dropped] == list(estimate.kept)
+    assert held_bytes(stepper.history) <= budget
+    assert max(held_at_each_stage) <= budget
+    assert session.verify(stepper.output).ok
+
+
+def test_capture_all_keeps_within_the_budget():
+    session = _encoder(budget=20_000)
+    captures, _ = session.capture_all()
+    kept = [c for c in captures if not c.dropped]
+    assert sum(c.nbytes for c in kept) <= 20_000 and len(kept) < len(captures)
+    assert all(c.tensor is None for c in captures if c.dropped)
+    assert session.verification.ok
+
+
+def test_cli_max_capture_mb(capsys, tmp_path):
+    spec = "torch:examples/gpt_block.py:factory"
+    assert main(["stages", "--model", spec, "--max-capture-mb", "0.01"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[-1].startswith("verified") and "budget keeps" in out[-2] and "16 stages" in out[-3]
+    assert "nan" not in " ".join(out[2:-3]).split()  # every stage has its stats, dropped or not
+    target = tmp_path / "pass.safetensors"
+    assert main(["capture", "--model", spec, "--max-capture-mb", "0.01", "--out", str(target)]) == 0
+    out = capsys.readouterr().out
+    assert "wrote" in out and "left out 12 stages beyond the 10.0 kB budget" in out
+    assert main(["stages", "--model", spec, "--max-capture-mb", "-1"]) == 2
+    assert "--max-capture-mb takes a size" in capsys.readouterr().err
+
+
+@pytest.fixture(autouse=True)
+def _repo_root(monkeypatch):
+    from pathlib import Path
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
