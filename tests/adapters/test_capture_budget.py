@@ -89,6 +89,8 @@ def test_cli_max_capture_mb(capsys, tmp_path):
 
 
 @pytest.fixture(autouse=True)
-def _repo_root(monkeypatch):
+def _repo_root_and_allocator_alone(monkeypatch):
+    """The example opens from the repository root; cli.main's allocator opt-in must not leak into later tests."""
     from pathlib import Path
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    monkeypatch.setattr("tfdebug.core.memory.keep_freed_memory", lambda: None)

@@ -15,6 +15,7 @@ from tfdebug.bench.capture import LARGE, TINY, WIDE, BenchConfig, memory_row, ov
 from tfdebug.bench.cuda import cuda_section
 from tfdebug.bench.noise import TOO_BUSY, halves_ratio, trustworthy, verdict
 from tfdebug.bench.peers import nnsight_row, transformer_lens_row
+from tfdebug.bench.sdpa import TINY_SDPA, format_sdpa, sdpa_row
 from tfdebug.bench.snapshots import snapshot_section
 from tfdebug.bench.syncs import sync_counts
 from tfdebug.bench.timing import median, p95
@@ -119,6 +120,7 @@ def run_all(quick: bool = False, tiny: bool = False, threads: int | None = None)
         "memory": memory_row(configs[-1] if tiny else WIDE, cpu),
         "snapshots": snapshot_section(TINY if tiny else WIDE, snap_bytes, runs=2 if (quick or tiny) else 3),
         "host_syncs": sync_counts(),
+        "sdpa": sdpa_row(cpu, repeats, TINY_SDPA if tiny else None),
         "cuda": cuda_section([TINY] if tiny else [WIDE] + ([] if quick else [LARGE]), repeats),
         "targets": dict(TARGETS), "sync_budgets": dict(SYNC_BUDGETS),
     }
@@ -170,6 +172,7 @@ def format_report(result: dict) -> str:
                 "of the steps over the first"]
     out += _table(result["step_latency_ms"], ["size", "painted_median", "painted_p95", "settled_median",
                                               "settled_p95", "aa_ratio"])
+    out += format_sdpa(result["sdpa"])
     mem = result["memory"]
     out += ["", f"Memory ({mem['config']}): {mem['stages']} stages, stage sizes {mem['stage_bytes']:,} B "
                 f"({mem['distinct_stage_bytes']:,} B counting views once), held {mem['held_bytes']:,} B "
