@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -25,10 +26,13 @@ from tfdebug.core.stages import KINDS  # noqa: E402
 from tfdebug.io.recording import Recording  # noqa: E402
 from tfdebug.io.snapshot import open_snapshot, save_snapshot  # noqa: E402
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # id -> (adapter factory, texts or None for the adapter's first preset)
 ADAPTERS = {
     "reference-random": (lambda: load_adapter("random"), {"src": "I love you", "tgt": "我 爱 你"}),
     "toy": (ToyAdapter, {"text": "abcab"}),
+    "sdpa-gpt-block": (lambda: load_adapter(f"torch:{EXAMPLES / 'gpt_block.py'}:factory"), None),
+    "sdpa-nn-transformer": (lambda: load_adapter(f"torch:{EXAMPLES / 'nn_transformer.py'}:factory"), None),
 }
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
