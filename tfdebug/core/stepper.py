@@ -440,7 +440,9 @@ class Stepper:
             event = StepperEvent("failed", error=exc)
         except Exception as exc:  # the model's own failure, reported not raised
             where = self.history[-1].name if self.history else "the start"
-            error = ForwardFailedError(f"The forward pass failed after {where}: {type(exc).__name__}: {exc}")
+            # The sentence says what happened in the model's own words; the exception's class
+            # is a detail (the window puts it behind Details).
+            error = ForwardFailedError(f"The forward pass failed after {where}: {exc or type(exc).__name__}")
             error.__cause__ = exc
             self._finish(FAILED, error=error)
             event = StepperEvent("failed", error=error)

@@ -393,7 +393,10 @@ class DebugController(DisplayMixin, QObject):
             if event.type == "paused" and event.reason == "breakpoint" and event.breakpoint is not None:
                 self.info.emit(f"Stopped at {event.capture.name}: breakpoint on {event.breakpoint.describe()}.")
         elif event.type == "failed":
-            self.error.emit(event.error.message if event.error is not None else "The forward pass failed.")
+            cause = event.error.__cause__ if event.error is not None else None
+            self.message.emit(Message("error", event.error.message if event.error is not None
+                                      else "The forward pass failed.",
+                                      f"{type(cause).__name__}: {cause}" if cause is not None else "", topic="run"))
             self._show_current()
         elif event.type == "finished":
             if event.reason == "breakpoint" and event.breakpoint is not None:

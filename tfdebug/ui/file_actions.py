@@ -58,7 +58,7 @@ def open_snapshot(window, path: str) -> bool:
         window.show_error(exc.message)
         return False
     except Exception as exc:  # whatever a file does, the app stays up and says so
-        window.show_error(f"Cannot open {path}: {type(exc).__name__}: {exc}.")
+        window.show_error(f"Cannot open {path}: {exc or 'the file could not be read'}.")
         return False
     tokens = recording.tokens
     title = f"{Path(path).name} · " + " → ".join(" ".join(words) for words in tokens.values())
@@ -187,7 +187,7 @@ class ExportJob(QObject):
         except TfdebugError as exc:
             message = exc.message
         except Exception as exc:  # reported, never raised into Qt
-            message = f"The export failed: {type(exc).__name__}: {exc}."
+            message = f"The export failed: {exc or 'the writer stopped'}."
         else:
             message = None
         self._emit(self.finished, message)
