@@ -53,6 +53,7 @@ def test_bench_json_has_every_key(result):
 def test_table_names_absent_peers_and_warns_when_too_busy(result):
     text = format_report(json.loads(json.dumps(result)))
     assert "Capture overhead" in text and "to painted heatmap" in text and "Snapshots" in text
+    assert "Hugging Face GPT-2 through the adapter" in text  # the hf extra is part of the test install
     assert "None" not in text
     noisy = json.loads(json.dumps(result))
     noisy["capture_overhead"][0]["ratio_plain_again"] = 1.3

@@ -35,6 +35,9 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("random", "tfdebug.adapters.reference:load_reference", help="a small random reference model"),
     Entry("torch:", "tfdebug.adapters.sdpa:load_torch", listed=False,
           help="package.module:factory, a module calling scaled_dot_product_attention or a torch.nn Transformer"),
+    Entry("tiny-gpt2", "tfdebug.adapters.hf:load_bundled", available="tfdebug.adapters.hf_load:tiny_gpt2_available",
+          help="the bundled tiny GPT-2-style language model (needs tfdebug[hf])"),
+    Entry("hf:", "tfdebug.adapters.hf:load", listed=False, help="a Hugging Face model folder (needs tfdebug[hf])"),
 )
 # A folder with the reference model's files (config.json, model.safetensors, vocab.*.txt).
 FOLDER_ENTRY = Entry("FOLDER", "tfdebug.adapters.reference:load_reference", listed=False,

@@ -13,6 +13,8 @@ import torch
 
 from tfdebug.bench.capture import LARGE, TINY, WIDE, BenchConfig, memory_row, overhead_row, tuned_overhead_row
 from tfdebug.bench.cuda import cuda_section
+from tfdebug.bench.hf import COLUMNS as HF_COLUMNS
+from tfdebug.bench.hf import hf_section
 from tfdebug.bench.noise import TOO_BUSY, halves_ratio, trustworthy, verdict
 from tfdebug.bench.peers import nnsight_row, transformer_lens_row
 from tfdebug.bench.sdpa import TINY_SDPA, format_sdpa, sdpa_row
@@ -121,6 +123,7 @@ def run_all(quick: bool = False, tiny: bool = False, threads: int | None = None)
         "snapshots": snapshot_section(TINY if tiny else WIDE, snap_bytes, runs=2 if (quick or tiny) else 3),
         "host_syncs": sync_counts(),
         "sdpa": sdpa_row(cpu, repeats, TINY_SDPA if tiny else None),
+        "hf": hf_section(quick, tiny),
         "cuda": cuda_section([TINY] if tiny else [WIDE] + ([] if quick else [LARGE]), repeats),
         "targets": dict(TARGETS), "sync_budgets": dict(SYNC_BUDGETS),
     }
@@ -191,6 +194,9 @@ def format_report(result: dict) -> str:
                 f"{syncs['captured_forward']}; Continue with every condition breakpoint: fast {syncs['conditions_fast']}"
                 f", exact {syncs['conditions_exact']} ({syncs['stages']} stages); display step "
                 f"{syncs['display_step']}; all heads {syncs['heads']}"]
+    if result.get("hf"):
+        out += ["", "Hugging Face GPT-2 through the adapter (median ms; ratios against the model's own eager forward)"]
+        out += _table(result["hf"], HF_COLUMNS)
     cuda = result["cuda"]
     if cuda["available"]:
         out += ["", f"CUDA ({cuda['device']}): host syncs per captured forward (torch sync debug mode): "

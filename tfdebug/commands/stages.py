@@ -27,7 +27,7 @@ def stage_row(capture) -> dict:
         "name": info.name, "kind": info.kind, "site": info.site, "layer": info.layer,
         "shape": list(capture.shape), "dtype": str(capture.dtype).removeprefix("torch."),
         "axes": list(info.axes), "formula": info.formula,
-        "stats": tensor_stats(capture.tensor).to_dict(),
+        "stats": tensor_stats(capture.tensor, kind=info.kind).to_dict(),
     }
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from tfdebug.core.display import masked_as_neginf
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import KINDS
 
@@ -69,6 +70,7 @@ def checkable(capture: Capture) -> bool:
 
 def condition_flags(tensor: Tensor, kind: str, conditions: list[Breakpoint]) -> Tensor:
     """Every condition evaluated on the tensor's device into a bool vector; nothing is read back."""
+    tensor = masked_as_neginf(tensor, kind)  # finfo.min-marked mask cells are masked, not huge values
     flags = []
     for bp in conditions:
         if bp.value == "nan":

@@ -41,6 +41,17 @@ class Stats:
                 "nan": self.nan, "posinf": self.posinf, "neginf": self.neginf}
 
 
+def masked_as_neginf(tensor: Tensor, kind: str | None) -> Tensor:
+    """A mask stage's tensor with its masked cells as −∞, whichever way the model marked them.
+
+    The reference model adds −∞; transformers adds finfo(dtype).min, a finite number. Cells
+    at or below finfo.min / 2 in a mask stage are masked. Other stages come back unchanged.
+    """
+    if kind != "mask" or not tensor.is_floating_point():
+        return tensor
+    return tensor.masked_fill(tensor <= torch.finfo(tensor.dtype).min / 2, float("-inf"))
+
+
 def on_host(tensor: Tensor) -> bool:
     """Whether display math may read `tensor`'s values back freely (a CPU tensor: no sync).
 
@@ -146,9 +157,11 @@ def _mean_std(values: Tensor) -> tuple[float, float]:
     return mean, math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1))
 
 
-def tensor_stats(tensor: Tensor, bins: int = HIST_BINS) -> Stats:
-    """Stats of a whole tensor, computed where it lives; one transfer of 8 + bins numbers."""
-    tensor = tensor.detach()
+def tensor_stats(tensor: Tensor, bins: int = HIST_BINS, kind: str | None = None) -> Stats:
+    """Stats of a whole tensor, computed where it lives; one transfer of 8 + bins numbers.
+
+    `kind` "mask" counts finfo.min-marked cells as masked (−∞) rather than as values."""
+    tensor = masked_as_neginf(tensor.detach(), kind)
     if on_host(tensor):
         return _host_stats(tensor, bins)
     return _unpack_stats(_stats_tensor(tensor, bins).cpu().numpy(), bins)
@@ -232,12 +245,14 @@ def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = 
 
 
 def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None = None,
-                  max_size: tuple[int, int] = (1024, 1024), bins: int = HIST_BINS) -> DisplaySlice:
+                  max_size: tuple[int, int] = (1024, 1024), bins: int = HIST_BINS,
+                  kind: str | None = None) -> DisplaySlice:
     """Slice, downsample and summarise on the tensor's device; return the small host copy.
 
-    Stats are of the full (not downsampled) slice.
+    Stats are of the full (not downsampled) slice. In a `kind` "mask" stage, cells at or
+    below finfo.min / 2 show as masked (−∞).
     """
-    plane = select_2d(tensor.detach(), row_axis, col_axis, indices).float()
+    plane = masked_as_neginf(select_2d(tensor.detach(), row_axis, col_axis, indices), kind).float()
     limit = (max(1, max_size[0]), max(1, max_size[1]))
     if on_host(plane):
         stats = _host_stats(plane, bins)
@@ -275,11 +290,11 @@ class HeadThumbnails:
 
 def head_thumbnails(tensor: Tensor, row_axis: int, col_axis: int, head_axis: int,
                     indices: Mapping[int, int] | None = None,
-                    max_size: tuple[int, int] = (48, 48)) -> HeadThumbnails:
+                    max_size: tuple[int, int] = (48, 48), kind: str | None = None) -> HeadThumbnails:
     """All heads at once: slice, downsample and summarise on the device, one transfer.
 
     The heads are pooled as one batch, so the host waits once for all of them rather
-    than once per head.
+    than once per head. In a `kind` "mask" stage, finfo.min-marked cells count as masked.
     """
     tensor = tensor.detach()
     if len({row_axis, col_axis, head_axis}) != 3:
@@ -293,8 +308,8 @@ def head_thumbnails(tensor: Tensor, row_axis: int, col_axis: int, head_axis: int
             index.append(fixed.get(axis, 0))
     kept = [a for a in range(tensor.dim()) if a in (row_axis, col_axis, head_axis)]
     # After indexing, the kept axes stay in their original order: put them as (head, row, col).
-    planes = tensor[tuple(index)].permute(kept.index(head_axis), kept.index(row_axis),
-                                          kept.index(col_axis)).float()
+    planes = masked_as_neginf(tensor[tuple(index)], kind).permute(kept.index(head_axis), kept.index(row_axis),
+                                                                kept.index(col_axis)).float()
     heads, rows, cols = planes.shape
     out = (min(rows, max(1, max_size[0])), min(cols, max(1, max_size[1])))
     # A thumbnail of a huge plane averages blocks of an evenly strided grid (at most 8 samples

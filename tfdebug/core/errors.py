@@ -54,7 +54,8 @@ class ModelLoadError(TfdebugError):
 
 
 class UnsupportedModelError(ModelLoadError):
-    """A model, or a call inside it, that tfdebug cannot tap without changing its numbers (e.g. attention dropout)."""
+    """A model, or a call inside it, that tfdebug cannot tap without changing its numbers (an unknown
+    architecture, attention dropout, an attention keyword the tapped function does not implement)."""
 
 
 class SnapshotError(TfdebugError):

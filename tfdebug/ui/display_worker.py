@@ -140,8 +140,9 @@ class DisplayMixin:
         capture = self._shown
         self.display.cancel("stats")
         if capture is not None and capture.tensor is not None:
-            tensor = capture.tensor
-            self.display.submit("stats", lambda: tensor_stats(tensor), lambda st: self._stats_ready(capture, st),
+            tensor, kind = capture.tensor, capture.info.kind
+            self.display.submit("stats", lambda: tensor_stats(tensor, kind=kind),
+                                lambda st: self._stats_ready(capture, st),
                                 lambda exc: self.error.emit(f"Cannot summarise {capture.name}: {exc}"))
 
     def _stats_ready(self, capture: Capture, stats: Stats) -> None:
@@ -155,7 +156,7 @@ class DisplayMixin:
         if self.current_stats is None and capture is not None and self.display.busy("stats"):
             self.display.cancel("stats")
             try:
-                self._stats_ready(capture, tensor_stats(capture.tensor))
+                self._stats_ready(capture, tensor_stats(capture.tensor, kind=capture.info.kind))
             except Exception as exc:  # a dtype the stats cannot read: the rest still shows
                 self.error.emit(f"Cannot summarise {capture.name}: {exc}")
         return self.current_stats
@@ -168,7 +169,8 @@ class DisplayMixin:
         for name, value in (overrides or {}).items():
             if name in names:
                 indices[names.index(name)] = value
-        return display_slice(capture.tensor, self.view.row_axis, self.view.col_axis, indices, max_size)
+        return display_slice(capture.tensor, self.view.row_axis, self.view.col_axis, indices, max_size,
+                             kind=capture.info.kind)
 
     def refresh_slice(self) -> None:
         """Recompute the shown slice: now when it is small, else on the display worker."""
@@ -189,7 +191,7 @@ class DisplayMixin:
         tensor, indices, kind = capture.tensor, self.indices(capture), capture.info.kind  # the selection now
 
         def compute():
-            sl = display_slice(tensor, row, col, indices, MAX_SLICE)
+            sl = display_slice(tensor, row, col, indices, MAX_SLICE, kind=kind)
             # The heatmap's LUT indices too, so the GUI thread converts no pixels.
             levels = colors.scheme(kind, sl.stats)[1]
             return sl, (levels, colors.quantize(sl.values, levels))
@@ -218,7 +220,9 @@ class DisplayMixin:
         """Every head of `capture` on the display worker; `done(thumbnails)` on the GUI thread
         unless the stage changed or a newer request came first."""
         row, col, indices, tensor = self.view.row_axis, self.view.col_axis, self.indices(capture), capture.tensor
-        self.display.submit("heads", lambda: head_thumbnails(tensor, row, col, head_axis, indices, max_size),
+        kind = capture.info.kind
+        self.display.submit("heads",
+                            lambda: head_thumbnails(tensor, row, col, head_axis, indices, max_size, kind=kind),
                             lambda thumbs: done(thumbs) if capture is self.current else None,
                             lambda exc: self.error.emit(f"Cannot draw the heads of {capture.name}: {exc}"))
 

@@ -242,7 +242,8 @@ class HeatmapPanel(QWidget):
         self.plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0)
         scale = "diverging colour map centred on 0" if signed else "sequential colour map"
         down = f", downsampled to {sl.values.shape[0]}×{sl.values.shape[1]}" if sl.downsampled else ""
-        masked = f" · {sl.stats.neginf} masked (−∞) cells in grey" if sl.stats.neginf else ""
+        # Masked cells: −∞ in the reference model, finfo.min in transformers' masks (display_slice makes both −∞).
+        masked = f" · {sl.stats.neginf} masked cells (−∞ or ≤ finfo.min/2) in grey" if sl.stats.neginf else ""
         self.caption.setText(f"<b>{capture.name}</b> · {rows}×{cols}{down} · {scale}{masked}")
         if self.graphics.isVisible():
             # Paint the new image now, before the other panels' updates queue up behind it:

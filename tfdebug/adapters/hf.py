@@ -1,0 +1,214 @@
+"""Hugging Face Transformers models as adapters: `--model hf:FOLDER`, or `wrap(model, tokenizer)` from Python.
+
+The model stays unmodified. During `forward` only, module hooks (`hf_hooks`) show the
+tensors passed between its modules and a registered attention function
+(`hf_attention`) computes attention the way eager attention does, one tap per
+sub-stage; both are removed in `finally`. Every run is verified: `verify` runs the
+unmodified model (its own attention implementation) on the same input and compares.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any, Mapping
+
+import torch
+from torch import Tensor, nn
+
+from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification
+from tfdebug.adapters.hf_load import bundled_folder, load_folder, require_transformers
+from tfdebug.core.devices import resolve_dtype
+from tfdebug.core.errors import InputError
+
+PREFIX = "hf:"
+_PRESETS = {
+    "prompt": ({"prompt": "I love you"}, {"prompt": "我 爱 你"}),
+    "text": ({"text": "I love you"},),
+    "src": ({"src": "I love you", "tgt": ""},),
+}
+
+
+class TappedModel(nn.Module):
+    """The Hugging Face model beside its taps (what the Recorder walks); the model itself is not changed."""
+
+    def __init__(self, model: nn.Module, taps: Mapping[str, nn.Module]):
+        super().__init__()
+        self.model = model
+        # ModuleDict keys may not hold dots: stage names use '|' there.
+        self.taps = nn.ModuleDict({name.replace(".", "|"): tap for name, tap in taps.items()})
+
+
+class HFAdapter(ModelAdapter):
+    """A Hugging Face model of a supported family with every stage tapped; verified on every run."""
+
+    def __init__(self, model: nn.Module, tokenizer: Any, name: str = "hf"):
+        require_transformers()
+        from tfdebug.adapters.hf_names import tap_plan
+
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.name = name
+        self.plan = tap_plan(model)
+        self.module = TappedModel(model, self.plan.taps)
+        first = next(model.parameters())
+        self.device, self.dtype = first.device, first.dtype
+        streams = self.plan.streams
+        self.encoder_decoder = streams == ("src", "tgt")
+        if self.encoder_decoder:
+            self.inputs = (InputField("src", "Encoder input", "text for the encoder"),
+                           InputField("tgt", "Decoder input", "text the decoder has produced so far", required=False))
+            self.layer_titles = {"enc": "Encoder layer", "dec": "Decoder layer"}
+            self.stack_titles = {"enc": "Encoder", "dec": "Decoder"}
+            self.site_titles = {"src": "Encoder embedding", "tgt": "Decoder embedding", "enc": "Encoder norm",
+                                "dec": "Decoder norm", "head": "lm_head → logits"}
+        elif streams == ("text",):
+            self.inputs = (InputField("text", "Text", "a sentence for the encoder"),)
+            self.layer_titles, self.stack_titles = {"enc": "Layer"}, {"enc": "Encoder"}
+            self.site_titles = {"tok": "Embeddings", "head": "MLM head → logits"}
+        else:
+            self.inputs = (InputField("prompt", "Prompt", "text the model continues"),)
+            self.layer_titles, self.stack_titles = {"dec": "Block"}, {"dec": "Decoder"}
+            self.site_titles = {"tok": "Token embedding", "dec": "Final norm", "head": "lm_head → logits"}
+        self.presets = _PRESETS[streams[0]]
+        self._vocabulary: list[str] | None = None
+
+    def config(self) -> dict:
+        return {"hf_model_type": self.model.config.model_type, "hf_class": type(self.model).__name__,
+                **self.model.config.to_diff_dict()}
+
+    def vocabulary(self) -> list[str] | None:
+        if self._vocabulary is None:
+            size = self.model.config.get_text_config().vocab_size
+            self._vocabulary = [self._id_label(i) for i in range(size)]
+        return list(self._vocabulary)
+
+    # ----- inputs ------------------------------------------------------------------------
+    def _encode(self, text: str, special: bool = True) -> tuple[list[int], list[str]]:
+        """Token ids and readable token strings of `text` (a `tokenizers.Tokenizer` or a transformers tokenizer)."""
+        tok = getattr(self.tokenizer, "backend_tokenizer", self.tokenizer)
+        if hasattr(tok, "id_to_token"):
+            ids = list(tok.encode(text, add_special_tokens=special).ids)
+        else:
+            ids = list(self.tokenizer(text, add_special_tokens=special)["input_ids"])
+        return ids, [self._id_label(i) for i in ids]
+
+    def _ids(self, ids: list[int]) -> Tensor:
+        device = self.model.get_input_embeddings().weight.device
+        return torch.tensor([ids], dtype=torch.long, device=device)
+
+    def prepare(self, texts: Mapping[str, str]) -> Prepared:
+        texts = self.check_texts(texts)
+        if self.encoder_decoder:
+            src_ids, src_tokens = self._encode(texts["src"])
+            start = self.model.config.decoder_start_token_id
+            start = self.model.config.pad_token_id if start is None else start
+            tgt_ids, tgt_tokens = self._encode(texts["tgt"], special=False) if texts["tgt"].strip() else ([], [])
+            start_label = self._id_label(start)
+            kwargs = {"input_ids": self._ids(src_ids), "decoder_input_ids": self._ids([start] + tgt_ids),
+                      "use_cache": False}
+            tokens = {"src": src_tokens, "tgt": [start_label] + tgt_tokens}
+        else:
+            key = self.inputs[0].key
+            ids, labels = self._encode(texts[key])
+            if not ids:
+                raise InputError(f"The {self.inputs[0].label.lower()} gives no tokens: type at least one word.")
+            kwargs = {"input_ids": self._ids(ids)}
+            if key == "prompt":
+                kwargs["use_cache"] = False
+            tokens = {key: labels}
+        _check_length(self.model.config, kwargs)
+        return Prepared(texts=texts, kwargs=kwargs, tokens=tokens)
+
+    def _id_label(self, token_id: int) -> str:
+        """The readable string of one token id ('<id 7>' for an id the tokenizer does not know)."""
+        tok = getattr(self.tokenizer, "backend_tokenizer", self.tokenizer)
+        if hasattr(tok, "id_to_token"):
+            token = tok.id_to_token(token_id)
+            return f"<id {token_id}>" if token is None else _label(tok.decode([token_id], skip_special_tokens=False),
+                                                                      token)
+        return _label(self.tokenizer.decode([token_id]), str(self.tokenizer.convert_ids_to_tokens(token_id)))
+
+    # ----- running -----------------------------------------------------------------------
+    def forward(self, prepared: Prepared) -> Tensor:
+        """The tapped forward: hooks and the tapped attention exist only inside this call."""
+        from tfdebug.adapters.hf_attention import tapped_attention
+        from tfdebug.adapters.hf_hooks import hooks_installed
+
+        with ExitStack() as stack:
+            stack.enter_context(tapped_attention(self.model, self.plan.sites))
+            stack.enter_context(hooks_installed(self.model, self.plan.hooks, self.plan.taps))
+            return primary_output(self.model(**prepared.kwargs))
+
+    def plain_forward(self, prepared: Prepared) -> Tensor:
+        """The unmodified model on the same input (its own attention implementation, no hooks)."""
+        return primary_output(self.model(**prepared.kwargs))
+
+    def verify(self, prepared: Prepared, output: Any) -> Verification | None:
+        with torch.no_grad():
+            reference = self.plain_forward(prepared)
+        return compare(output, reference, prepared.kwargs.get("attention_mask"))
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.model.config.model_type}) on {self.device} ({str(self.dtype).removeprefix('torch.')})"
+
+
+def _label(decoded: str, token: str) -> str:
+    """A token as a person reads it: its decoded text, or the raw token when decoding alone garbles it."""
+    return decoded if decoded and "\ufffd" not in decoded else token
+
+
+def _check_length(config, kwargs: dict) -> None:
+    limit = getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", None)
+    for name in ("input_ids", "decoder_input_ids"):
+        if limit and name in kwargs and kwargs[name].shape[1] > limit:
+            from tfdebug.core.errors import SequenceTooLongError
+
+            raise SequenceTooLongError(f"The input is {kwargs[name].shape[1]} tokens long; this model takes at most "
+                                       f"{limit}.")
+
+
+def primary_output(output: Any) -> Tensor:
+    """The tensor a run is judged by: the logits when the model has a head, else the last hidden state."""
+    for key in ("logits", "last_hidden_state"):
+        value = getattr(output, key, None)
+        if isinstance(value, Tensor):
+            return value
+    return output[0] if isinstance(output, (tuple, list)) else output
+
+
+def tolerance_for(reference: Tensor) -> float:
+    """1e-5 in float32 (relative to the output's largest magnitude when that exceeds 1); looser in half precision."""
+    base = {torch.float16: 1e-2, torch.bfloat16: 5e-2, torch.float64: 1e-9}.get(reference.dtype, 1e-5)
+    scale = float(reference.detach().abs().max()) if reference.numel() else 1.0
+    return base * max(1.0, scale)
+
+
+def compare(output: Tensor, reference: Tensor, attention_mask: Tensor | None = None) -> Verification:
+    """Max |output − reference| over every position that is not padding (`attention_mask` 0)."""
+    diff = (output.detach().float() - reference.detach().float().to(output.device)).abs()
+    if attention_mask is not None and diff.dim() >= 2:
+        keep = attention_mask.to(diff.device).bool()
+        keep = keep.reshape(*keep.shape, *([1] * (diff.dim() - keep.dim())))
+        diff = torch.where(keep, diff, torch.zeros((), device=diff.device))
+    return Verification(max_abs_diff=float(diff.max()) if diff.numel() else 0.0, tolerance=tolerance_for(reference))
+
+
+def wrap(model: nn.Module, tokenizer: Any, name: str = "hf") -> HFAdapter:
+    """An adapter for a Hugging Face model already in memory (eval mode is set; nothing else changes)."""
+    return HFAdapter(model, tokenizer, name)
+
+
+def load(spec: str, device: torch.device, dtype: str | torch.dtype) -> HFAdapter:
+    """The registry's loader for `hf:FOLDER`."""
+    require_transformers()
+    folder = Path(spec[len(PREFIX):] if spec.startswith(PREFIX) else spec).expanduser()
+    model, tokenizer = load_folder(folder, device, resolve_dtype(dtype))
+    return HFAdapter(model, tokenizer, name=spec)
+
+
+def load_bundled(spec: str, device: torch.device, dtype: str | torch.dtype) -> HFAdapter:
+    """A bundled tiny model (`tiny-gpt2`)."""
+    require_transformers()
+    model, tokenizer = load_folder(bundled_folder(spec), device, resolve_dtype(dtype))
+    return HFAdapter(model, tokenizer, name=spec)

@@ -1,0 +1,181 @@
+"""Attention of a Hugging Face model, computed the way eager attention computes it, with a tap at every sub-stage.
+
+transformers picks a model's attention function by name through `AttentionInterface`
+and builds its mask through `AttentionMaskInterface`. `tapped_attention(model, sites)`
+registers one function under the name "tfdebug" (and eager's additive mask under the
+same name: without it transformers builds no mask for an unknown name and causal models
+would see the future), switches every config of the model to it, and restores the
+original names and registrations in `finally`, also when the forward raises.
+
+The function finds the taps of the module calling it in `sites` (module id →
+`AttentionSite`); a module without a site gets the same arithmetic and no taps.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator, Mapping
+
+import torch
+from torch import Tensor, nn
+
+from tfdebug.core.errors import UnsupportedModelError
+from tfdebug.core.tap import Tap
+
+IMPLEMENTATION = "tfdebug"
+
+# Keywords the function computes with.
+HANDLED_KEYWORDS = frozenset({"position_bias", "softcap"})
+# Bookkeeping keywords the models pass along that change nothing in eager's arithmetic
+# (the causal flag and the sliding window are already in the mask transformers builds).
+IGNORED_KEYWORDS = frozenset({
+    "position_ids", "cache_position", "output_attentions", "output_hidden_states", "use_cache", "is_causal",
+    "past_key_values", "cache", "return_dict", "sliding_window", "token_type_ids",
+})
+
+
+@dataclass
+class AttentionSite:
+    """The taps of one attention module (keyed by stage suffix: 'scores', 'probs' …) and how it computes.
+
+    `rotary`: the query and key arrive rotated (their splits are tapped at the projections,
+    here they are `q_rotary`/`k_rotary`); `bias`: a position bias added to the scores is shown.
+    """
+
+    taps: Mapping[str, Tap]
+    rotary: bool = False
+    bias: bool = False
+
+
+def _identity(x: Tensor) -> Tensor:
+    return x
+
+
+class _NoTaps(dict):
+    def __missing__(self, key):
+        return _identity
+
+
+_NO_SITE = AttentionSite(_NoTaps())
+_SITES: dict[int, AttentionSite] = {}
+_LOCK = threading.Lock()
+_ACTIVE = 0  # how many models run with the function registered right now
+
+
+def repeat_kv(x: Tensor, n_rep: int) -> Tensor:
+    """(B, H_kv, T, Dh) → (B, H_kv·n_rep, T, Dh): each K/V head serves n_rep query heads."""
+    batch, kv_heads, length, head_dim = x.shape
+    x = x[:, :, None, :, :].expand(batch, kv_heads, n_rep, length, head_dim)
+    return x.reshape(batch, kv_heads * n_rep, length, head_dim)  # (B, H, T, Dh)
+
+
+def check_keywords(module: nn.Module, kwargs: Mapping) -> None:
+    """Refuse, in one sentence, a keyword this function does not implement (never compute silently wrong)."""
+    for key, value in kwargs.items():
+        if value is not None and key not in HANDLED_KEYWORDS and key not in IGNORED_KEYWORDS:
+            raise UnsupportedModelError(
+                f"{type(module).__name__} passes the attention keyword '{key}', which tfdebug's tapped "
+                f"attention does not implement, so it cannot show this model's attention faithfully.")
+
+
+def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, value: Tensor,
+                             attention_mask: Tensor | None, scaling: float | None = None, dropout: float = 0.0,
+                             **kwargs):
+    """What transformers' eager attention computes, one tapped line per sub-stage.
+
+    query: (B, H, Tq, Dh); key, value: (B, H_kv, Tk, Dh); attention_mask: additive (B, 1, Tq, Tk)
+    with finfo.min at masked cells, or None. Returns ((B, Tq, H, Dh), probabilities).
+    """
+    check_keywords(module, kwargs)
+    site = _SITES.get(id(module), _NO_SITE)
+    taps = site.taps
+    if site.rotary:
+        query = taps["q_rotary"](query)  # (B, H, Tq, Dh) after the rotation
+        key = taps["k_rotary"](key)  # (B, H_kv, Tk, Dh)
+        value = taps["v_split"](value)  # (B, H_kv, Tk, Dh)
+    else:
+        query = taps["q_split"](query)  # (B, H, Tq, Dh)
+        key = taps["k_split"](key)  # (B, H, Tk, Dh)
+        value = taps["v_split"](value)  # (B, H, Tk, Dh)
+    groups = query.shape[1] // key.shape[1]
+    if groups > 1:  # grouped-query attention
+        key = taps["k_repeat"](repeat_kv(key, groups))  # (B, H, Tk, Dh)
+        value = taps["v_repeat"](repeat_kv(value, groups))  # (B, H, Tk, Dh)
+    if scaling is None:
+        scaling = query.size(-1) ** -0.5
+    scores = taps["scores"](torch.matmul(query, key.transpose(2, 3)))  # (B, H, Tq, Tk)
+    scores = taps["scaled"](scores * scaling)  # (B, H, Tq, Tk)
+    position_bias = kwargs.get("position_bias")
+    if position_bias is not None:
+        biased = scores + position_bias  # (B, H, Tq, Tk)
+        scores = taps["position_bias"](biased) if site.bias else biased
+    softcap = kwargs.get("softcap")
+    if softcap is not None:
+        scores = taps["softcap"](torch.tanh(scores / softcap) * softcap)  # (B, H, Tq, Tk)
+    if attention_mask is not None:
+        if attention_mask.shape[-1] != key.shape[-2]:
+            attention_mask = attention_mask[:, :, :, : key.shape[-2]]
+        scores = taps["masked"](scores + attention_mask)  # (B, H, Tq, Tk): finfo.min at masked cells
+    # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
+    probs = taps["probs"](nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype))
+    probs = nn.functional.dropout(probs, p=dropout, training=module.training)
+    context = taps["context"](torch.matmul(probs, value))  # (B, H, Tq, Dh)
+    return context.transpose(1, 2).contiguous(), probs  # (B, Tq, H, Dh)
+
+
+def _register() -> None:
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, eager_mask
+
+    AttentionInterface.register(IMPLEMENTATION, tapped_attention_forward)
+    AttentionMaskInterface.register(IMPLEMENTATION, eager_mask)
+
+
+def _unregister() -> None:
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface
+
+    AttentionInterface._global_mapping.pop(IMPLEMENTATION, None)
+    AttentionMaskInterface._global_mapping.pop(IMPLEMENTATION, None)
+
+
+def model_configs(model: nn.Module) -> list:
+    """Every distinct transformers config a model's modules read their attention implementation from."""
+    from transformers import PretrainedConfig
+
+    seen: dict[int, object] = {}
+    pending = [getattr(m, "config", None) for m in model.modules()]
+    while pending:
+        config = pending.pop()
+        if isinstance(config, PretrainedConfig) and id(config) not in seen:
+            seen[id(config)] = config
+            pending.extend(getattr(config, key, None) for key in getattr(config, "sub_configs", {}))
+    return list(seen.values())
+
+
+@contextmanager
+def tapped_attention(model: nn.Module, sites: Mapping[nn.Module, AttentionSite]) -> Iterator[None]:
+    """Run `model` with the tapped attention function inside the block; everything restored in `finally`."""
+    global _ACTIVE
+    configs = model_configs(model)
+    before = [c._attn_implementation_internal for c in configs]
+    with _LOCK:
+        if _ACTIVE == 0:
+            _register()
+        _ACTIVE += 1
+        _SITES.update({id(module): site for module, site in sites.items()})
+    try:
+        for config in configs:
+            config._attn_implementation_internal = IMPLEMENTATION
+        yield
+    finally:
+        for config, name in zip(configs, before):
+            config._attn_implementation_internal = name
+        with _LOCK:
+            for module in sites:
+                _SITES.pop(id(module), None)
+            _ACTIVE -= 1
+            if _ACTIVE == 0:
+                _unregister()

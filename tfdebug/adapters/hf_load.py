@@ -1,0 +1,130 @@
+"""Loading a Hugging Face model folder, locally only, and refusing what tfdebug should not load.
+
+A folder needs `config.json`, weights as `model.safetensors` (or a sharded
+`model.safetensors.index.json` with its shards) and `tokenizer.json`. A pickle-only
+checkpoint (`pytorch_model.bin`) is refused without being opened. Nothing reaches a
+model hub: every call passes `local_files_only=True`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import torch
+
+from tfdebug.core.errors import ModelLoadError, UnsupportedModelError
+
+INSTALL_HINT = 'Hugging Face models need the optional extra: pip install "tfdebug[hf]" (transformers and tokenizers).'
+BUNDLED = {"tiny-gpt2": "tiny-gpt2"}
+
+
+def transformers_available() -> bool:
+    """Whether transformers and tokenizers can be imported here."""
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in ("transformers", "tokenizers"))
+    except (ImportError, ValueError):
+        return False
+
+
+def require_transformers() -> None:
+    if not transformers_available():
+        raise ModelLoadError(INSTALL_HINT)
+
+
+def bundled_folder(name: str) -> Path:
+    """Where a bundled tiny model lives (resources/<name>)."""
+    from importlib.resources import files
+
+    return Path(str(files("tfdebug.resources"))) / BUNDLED[name]
+
+
+def tiny_gpt2_available() -> bool:
+    """The bundled tiny GPT-2-style model is listed when the extra is installed and its files are present."""
+    return transformers_available() and (bundled_folder("tiny-gpt2") / "model.safetensors").is_file()
+
+
+def check_folder(folder: Path) -> dict:
+    """The folder's config as a dict, after checking every file a load needs; ModelLoadError naming what is wrong."""
+    if not folder.is_dir():
+        raise ModelLoadError(f"No model folder at {folder}.")
+    config_file = folder / "config.json"
+    if not config_file.is_file():
+        raise ModelLoadError(f"{folder} has no config.json, so it is not a Hugging Face model folder.")
+    has_weights = (folder / "model.safetensors").is_file() or (folder / "model.safetensors.index.json").is_file()
+    if not has_weights:
+        pickles = sorted(p.name for p in folder.glob("*.bin"))
+        if pickles:
+            raise ModelLoadError(
+                f"{folder} holds only a pickle checkpoint ({pickles[0]}); tfdebug loads safetensors only and "
+                "does not open pickles: save the model with save_pretrained(..., safe_serialization=True).")
+        raise ModelLoadError(f"{folder} has no model.safetensors (or model.safetensors.index.json).")
+    _check_shards(folder)
+    if not (folder / "tokenizer.json").is_file():
+        raise ModelLoadError(f"{folder} has no tokenizer.json (a tokenizer saved by the tokenizers library).")
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelLoadError(f"{config_file} is not readable JSON ({exc}).") from None
+    if not isinstance(config, dict):
+        raise ModelLoadError(f"{config_file} does not hold a JSON object.")
+    return config
+
+
+def _check_shards(folder: Path) -> None:
+    index = folder / "model.safetensors.index.json"
+    if (folder / "model.safetensors").is_file() or not index.is_file():
+        return
+    try:
+        weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
+        shards = sorted(set(weight_map.values()))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError):
+        raise ModelLoadError(f"{index} is not a readable shard index.") from None
+    missing = [s for s in shards if not (folder / str(s)).is_file()]
+    if missing:
+        raise ModelLoadError(f"{folder} is missing the weight shard {missing[0]} named in its index.")
+
+
+def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
+    """(model, tokenizer) from a checked folder, on `device` in `dtype`, in eval mode."""
+    require_transformers()
+    config_dict = check_folder(folder)
+    from tfdebug.adapters.hf_names import FAMILIES
+
+    model_type = config_dict.get("model_type", "")
+    if model_type not in FAMILIES:
+        raise UnsupportedModelError(
+            f"tfdebug cannot tap Hugging Face model type '{model_type or 'unknown'}': supported are "
+            f"{', '.join(sorted(FAMILIES))}.")
+    import transformers
+    from tokenizers import Tokenizer
+
+    config = transformers.AutoConfig.from_pretrained(str(folder), local_files_only=True)
+    model_class = _model_class(config)
+    try:
+        model = model_class.from_pretrained(str(folder), config=config, local_files_only=True, use_safetensors=True,
+                                            dtype=dtype)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise ModelLoadError(f"Could not load the weights in {folder}: {str(exc).splitlines()[0]}") from None
+    try:
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    except Exception as exc:  # the tokenizers library raises its own exception type
+        raise ModelLoadError(f"{folder / 'tokenizer.json'} is not a tokenizer the tokenizers library reads ({exc}).") \
+            from None
+    return model.to(device).eval(), tokenizer
+
+
+def _model_class(config):
+    """The class named in config.architectures when transformers has it, else the family's usual head."""
+    import transformers
+
+    for name in getattr(config, "architectures", None) or ():
+        cls = getattr(transformers, name, None)
+        if cls is not None:
+            return cls
+    if config.model_type == "t5":
+        return transformers.AutoModelForSeq2SeqLM
+    if config.model_type == "bert":
+        return transformers.AutoModel
+    return transformers.AutoModelForCausalLM

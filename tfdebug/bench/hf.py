@@ -1,0 +1,109 @@
+"""Hugging Face rows of `tfdebug bench`: a GPT-2-style model through the adapter against its own forward.
+
+One randomly initialised GPT2LMHeadModel (n_embd 512, 8 layers, 8 heads, seq 256 by
+default); variants, interleaved: the model's plain forward with sdpa and with eager
+attention, tfdebug with every tap hooked but nothing kept ("taps only"), tfdebug keeping
+every stage ("capture all"), and the verification pass (the unmodified model again, run
+once per captured pass and reported on its own). Ratios are against plain eager: the
+tapped attention computes what eager computes. TransformerLens' `run_with_cache` on the
+same shape when it is installed. Empty when transformers is not installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tfdebug.bench.capture import BenchConfig
+from tfdebug.bench.peers import transformer_lens_row
+from tfdebug.bench.timing import interleaved_ms, median
+
+GPT2_WIDE = BenchConfig("hf-gpt2 8x512", 8, 512, 8, 256)
+GPT2_TINY = BenchConfig("hf-gpt2 tiny", 1, 32, 4, 8, 50)
+
+
+def _build(config: BenchConfig):
+    import torch
+    import transformers
+
+    cfg = transformers.GPT2Config(vocab_size=config.vocab_size, n_embd=config.n_embd, n_layer=config.n_layer,
+                                  n_head=config.n_heads, n_positions=config.seq_len, bos_token_id=0, eos_token_id=0)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = transformers.GPT2LMHeadModel(cfg).eval()
+    ids = torch.randint(0, config.vocab_size, (1, config.seq_len), generator=torch.Generator().manual_seed(0))
+    return model, ids
+
+
+def hf_row(config: BenchConfig, repeats: int) -> dict:
+    """Median ms of each variant and the ratios against the plain eager forward."""
+    import torch
+
+    from tfdebug.adapters.base import Prepared
+    from tfdebug.adapters.hf import wrap
+    from tfdebug.core.recorder import Recorder
+
+    model, ids = _build(config)
+    adapter = wrap(model, tokenizer=None, name="bench")
+    prepared = Prepared(texts={}, kwargs={"input_ids": ids, "use_cache": False})
+    configs = [model.config]
+
+    def plain(implementation: str):
+        def run():
+            before = configs[0]._attn_implementation_internal
+            configs[0]._attn_implementation_internal = implementation
+            try:
+                with torch.no_grad():
+                    return model(**prepared.kwargs).logits
+            finally:
+                configs[0]._attn_implementation_internal = before
+        return run
+
+    def taps_only():
+        with torch.no_grad(), Recorder(adapter.module, keep=False):
+            return adapter.forward(prepared)
+
+    def capture_all():
+        with torch.no_grad(), Recorder(adapter.module) as rec:
+            adapter.forward(prepared)
+        return rec.captures
+
+    def verification():
+        with torch.no_grad():
+            return adapter.plain_forward(prepared)
+
+    times = interleaved_ms({"sdpa": plain("sdpa"), "eager": plain("eager"), "taps_only": taps_only,
+                            "capture_all": capture_all, "verify": verification, "eager_again": plain("eager")},
+                           repeats)
+    ms = {name: median(values) for name, values in times.items()}
+    eager = ms["eager"]
+    with torch.no_grad(), Recorder(adapter.module, keep=False) as rec:
+        adapter.forward(prepared)
+    row = {
+        "config": config.name, "n_layer": config.n_layer, "n_embd": config.n_embd, "seq_len": config.seq_len,
+        "stages": len(rec.captures),
+        **{f"{name}_ms": round(value, 3) for name, value in ms.items()},
+        "ratio_taps_only": round(ms["taps_only"] / eager, 4), "ratio_capture_all": round(ms["capture_all"] / eager, 4),
+        "ratio_eager_again": round(ms["eager_again"] / eager, 4),
+    }
+    # transformer_lens_row builds 2 × n_layer decoder layers (it stands beside an encoder–decoder): halve it.
+    peer = transformer_lens_row(replace(config, n_layer=max(1, config.n_layer // 2)), repeats)
+    row["transformer_lens"] = peer
+    if peer.get("status") == "ok":
+        row.update(transformer_lens_plain_ms=peer["plain_ms"], transformer_lens_ms=peer["hooked_ms"],
+                   ratio_transformer_lens=peer["ratio"])
+    return row
+
+
+def hf_section(quick: bool, tiny: bool) -> list[dict]:
+    """The Hugging Face rows, or none without transformers."""
+    from tfdebug.adapters.hf_load import transformers_available
+
+    if not transformers_available():
+        return []
+    if tiny:
+        return [hf_row(GPT2_TINY, 3)]
+    return [hf_row(GPT2_WIDE, 5 if quick else 15)]
+
+
+COLUMNS = ["config", "stages", "sdpa_ms", "eager_ms", "taps_only_ms", "capture_all_ms", "verify_ms", "ratio_taps_only",
+           "ratio_capture_all", "ratio_eager_again", "transformer_lens_plain_ms", "transformer_lens_ms", "ratio_transformer_lens"]
