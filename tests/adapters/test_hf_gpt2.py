@@ -129,10 +129,47 @@ def test_everything_restored_after_a_forward_that_raises(adapter, model):
     assert session.verification.ok
 
 
-def test_stages_cli_on_a_saved_folder_ends_with_verified(tmp_path, capsys, model):
+def test_stages_cli_on_a_saved_folder_ends_with_verified(tmp_path, capsys, model, monkeypatch):
+    import tfdebug.commands.stages
+
+    # The CLI tunes the allocator process-wide at start-up; this shared test process stays untuned.
+    monkeypatch.setattr(tfdebug.commands.stages, "TUNE_ALLOCATOR", False, raising=False)
     folder = hf_tiny.save_folder(model, tmp_path / "gpt2")
     assert main(["stages", "--model", f"hf:{folder}", "--input", "prompt=I love you"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[-1].startswith("verified: max |Δ| = ")
     assert any(line.startswith("dec.1.self_attn.masked ") for line in lines)
     assert lines[-2] == "43 stages"  # 3 embedding stages, 19 per block, final norm, logits
+
+
+def test_stepper_pauses_steps_back_and_replaces_inside_the_hf_forward(adapter, model):
+    from tfdebug.core.breakpoints import Breakpoint
+
+    session = DebugSession(adapter, {"prompt": "I love you"})
+    stepper = session.stepper
+    stepper.add_breakpoint(Breakpoint.on_kind("softmax"))
+    try:
+        stepper.start()
+        stepper.wait()
+        stepper.continue_()
+        stepper.wait()
+        assert stepper.current.name == "dec.0.self_attn.probs"
+        assert model.config._attn_implementation == "tfdebug"  # paused inside the tapped forward
+        stepper.step_back()
+        assert stepper.current.name == "dec.0.self_attn.masked"
+        stepper.step_forward()
+        stepper.clear_breakpoints()
+        stepper.run_to("dec.1.self_attn.probs")
+        stepper.wait()
+        uniform = torch.tril(torch.ones(3, 3)) / torch.arange(1, 4).unsqueeze(1)
+        stepper.replace(uniform.expand(1, 4, 3, 3).clone())
+        stepper.continue_()
+        stepper.wait()
+        edited = stepper.output
+    finally:
+        session.close()
+    assert model.config._attn_implementation == "sdpa" and hf_tiny.no_hooks_left(model)
+    logits, _ = _replace(DebugSession(adapter, {"prompt": "I love you"}), "dec.1.self_attn.probs",
+                         lambda p: uniform.expand_as(p).clone())
+    assert torch.allclose(edited, logits, atol=1e-6)
+    assert not session.verify(edited).ok  # an edited pass no longer matches the unmodified model

@@ -23,7 +23,9 @@ from tfdebug.core.errors import InputError
 
 PREFIX = "hf:"
 _PRESETS = {
-    "prompt": ({"prompt": "I love you"}, {"prompt": "我 爱 你"}),
+    # The bundled tiny model continues "English = " with the Chinese translation.
+    "prompt": ({"prompt": "I love you = 我 爱 你"}, {"prompt": "Apple is delicious = 苹果 很 好吃"},
+               {"prompt": "I ate an apple yesterday ="}),
     "text": ({"text": "I love you"},),
     "src": ({"src": "I love you", "tgt": ""},),
 }

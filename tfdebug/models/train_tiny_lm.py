@@ -121,7 +121,7 @@ def train(out: Path, epochs: int, batch_size: int = 64, lr: float = 3e-3) -> dic
         print(f"epoch {epoch + 1}/{epochs}: loss {loss.item():.4f}", flush=True)
     model.eval()
     metrics = {"train_seconds": round(time.perf_counter() - started, 1), "steps": steps,
-               "final_loss": round(float(loss), 5), "parameters": sum(p.numel() for p in model.parameters()),
+               "final_loss": round(loss.item(), 5), "parameters": sum(p.numel() for p in model.parameters()),
                "held_out": evaluate(model, tok, held_out), "training_sample": evaluate(model, tok, train_pairs[:400])}
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out))
