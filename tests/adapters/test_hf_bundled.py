@@ -36,4 +36,4 @@ def test_it_translates_after_the_equals_sign_and_is_verified():
     probs = {c.name: c for c in captures}["dec.1.self_attn.probs"]
     assert probs.shape == (1, 4, 8, 8)
     metrics = json.loads((FOLDER / "metrics.json").read_text())
-    assert metrics["held_out"]["pairs"] == 412
+    assert metrics["held_out"]["exact_match"] >= 0.95  # what training measured on held-out pairs
