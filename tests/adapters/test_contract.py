@@ -35,6 +35,25 @@ ADAPTERS = {
     "sdpa-nn-transformer": (lambda: load_adapter(f"torch:{EXAMPLES / 'nn_transformer.py'}:factory"), None),
 }
 
+
+def _hf_entries() -> dict:
+    """Hugging Face adapters (with the hf extra): the bundled GPT-2, LLaMA-style GQA, T5 encoder–decoder."""
+    from tfdebug.adapters.hf_load import transformers_available
+
+    if not transformers_available():
+        return {}
+    from tests.adapters import hf_tiny
+    from tfdebug.adapters.hf import wrap
+
+    return {
+        "hf-tiny-gpt2": (lambda: load_adapter("tiny-gpt2"), None),
+        "hf-llama-gqa": (lambda: wrap(hf_tiny.llama(), hf_tiny.word_tokenizer()), {"prompt": "I love you"}),
+        "hf-t5": (lambda: wrap(hf_tiny.t5(), hf_tiny.word_tokenizer()), {"src": "I love you", "tgt": "我 爱"}),
+    }
+
+
+ADAPTERS.update(_hf_entries())
+
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
 
 
