@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from tfdebug.bench.capture import BenchConfig
 from tfdebug.bench.peers import transformer_lens_row
-from tfdebug.bench.timing import interleaved_ms, median
+from tfdebug.bench.timing import adapter_passes, interleaved_ms, median
 
 GPT2_WIDE = BenchConfig("hf-gpt2 8x512", 8, 512, 8, 256)
 GPT2_TINY = BenchConfig("hf-gpt2 tiny", 1, 32, 4, 8, 50)
@@ -58,14 +58,7 @@ def hf_row(config: BenchConfig, repeats: int) -> dict:
                 configs[0]._attn_implementation_internal = before
         return run
 
-    def taps_only():
-        with torch.no_grad(), Recorder(adapter.module, keep=False):
-            return adapter.forward(prepared)
-
-    def capture_all():
-        with torch.no_grad(), Recorder(adapter.module) as rec:
-            adapter.forward(prepared)
-        return rec.captures
+    taps_only, capture_all = adapter_passes(adapter, prepared)
 
     def verification():
         with torch.no_grad():

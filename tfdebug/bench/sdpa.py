@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from tfdebug.adapters.sdpa import wrap
-from tfdebug.bench.timing import interleaved_ms, median
+from tfdebug.bench.timing import adapter_passes, interleaved_ms, median
 from tfdebug.core.recorder import Recorder
 
 # n_embd 512, 8 layers, 8 heads, 256 tokens (the size); TINY_SDPA is the test suite's.
@@ -48,14 +48,7 @@ def sdpa_row(device: torch.device, repeats: int, size: dict | None = None) -> di
         with torch.no_grad():
             return adapter.forward(prepared)
 
-    def taps_only():
-        with torch.no_grad(), Recorder(adapter.module, keep=False):
-            return adapter.forward(prepared)
-
-    def capture_all():
-        with torch.no_grad(), Recorder(adapter.module) as rec:
-            adapter.forward(prepared)
-        return rec.captures
+    taps_only, capture_all = adapter_passes(adapter, prepared)
 
     sync = torch.cuda.synchronize if device.type == "cuda" else None
     times = interleaved_ms({"plain": plain, "switches_on": switches_on, "taps_only": taps_only,

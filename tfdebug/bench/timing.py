@@ -38,3 +38,21 @@ def median(values: list[float]) -> float:
 def p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
+def adapter_passes(adapter, prepared):
+    """(taps only, capture all): an adapter's forward with its taps attached but keeping nothing,
+    and with every stage captured — the two tapped columns every adapter's bench row times."""
+    import torch
+
+    from tfdebug.core.recorder import Recorder
+
+    def taps_only():
+        with torch.no_grad(), Recorder(adapter.module, keep=False):
+            return adapter.forward(prepared)
+
+    def capture_all():
+        with torch.no_grad(), Recorder(adapter.module) as rec:
+            adapter.forward(prepared)
+        return rec.captures
+    return taps_only, capture_all
