@@ -161,3 +161,18 @@ def test_a_hidden_values_panel_fills_its_table_when_shown(window, qtbot):
     window.docks["values"].raise_()
     qtbot.waitUntil(lambda: values.shown is window.ctl.current_slice)
     assert values.model.rowCount() == 4
+
+
+
+def test_heatmap_caption_shows_a_stage_name_as_text_not_markup(window):
+    import torch
+
+    from tfdebug.core.display import display_slice
+    from tfdebug.core.recorder import Capture
+    from tfdebug.core.stages import StageInfo
+
+    capture = Capture.of(StageInfo("<i>x</i>.probs", "softmax", "head", None, ("query", "key"), "p"),
+                         torch.full((2, 2), 0.25))
+    window.ctl._shown = capture  # what the controller shows; the caption must escape its name
+    window.heatmap_panel.show_slice(display_slice(capture.tensor, 0, 1, {}, (64, 64)))
+    assert "&lt;i&gt;x&lt;/i&gt;.probs" in window.heatmap_panel.caption.text()

@@ -23,7 +23,8 @@ from tfdebug.core.errors import TfdebugError
 from tfdebug.core.view import ViewSelection, axis_names
 from tfdebug.ui import actions, colors
 from tfdebug.ui.compare_dialog import BEFORE_EDIT, FILE, LIVE, CompareDialog, PassSource, describe
-from tfdebug.ui.controller import DebugController, Message
+from tfdebug.ui.controller import DebugController
+from tfdebug.ui.messages import Message
 from tfdebug.ui.heatmap import index_ticks
 from tfdebug.ui.workers import Job
 

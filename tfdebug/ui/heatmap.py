@@ -7,6 +7,8 @@ Non-finite cells are drawn by an RGBA overlay in colours of their own.
 
 from __future__ import annotations
 
+import html
+
 import math
 
 import numpy as np
@@ -128,6 +130,7 @@ class HeatmapPanel(QWidget):
         self.readout = QLabel(HOVER_HINT)
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.caption = QLabel("")
+        self.caption.setTextFormat(Qt.RichText)
         self.caption.setWordWrap(True)
         # A fixed height: a caption that changes its line count per stage would resize the
         # plot below it, and a resize repaints and re-ranges everything in it.
@@ -244,7 +247,8 @@ class HeatmapPanel(QWidget):
         down = f", downsampled to {sl.values.shape[0]}×{sl.values.shape[1]}" if sl.downsampled else ""
         # Masked cells: −∞ in the reference model, finfo.min in transformers' masks (display_slice makes both −∞).
         masked = f" · {sl.stats.neginf} masked cells (−∞ or ≤ finfo.min/2) in grey" if sl.stats.neginf else ""
-        self.caption.setText(f"<b>{capture.name}</b> · {rows}×{cols}{down} · {scale}{masked}")
+        # Rich text for the bold name only; the name itself comes from a model or a file: escaped.
+        self.caption.setText(f"<b>{html.escape(capture.name)}</b> · {rows}×{cols}{down} · {scale}{masked}")
         if self.graphics.isVisible():
             # Paint the new image now, before the other panels' updates queue up behind it:
             # the heatmap is what the user is waiting for.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSizePolicy, QToolButton, QWidget
 
-from tfdebug.ui.controller import Message
+from tfdebug.ui.messages import Message
 
 STYLES = {
     "error": "background: #fde2e1; color: #8a0000;",

@@ -20,8 +20,9 @@ from tfdebug.core.view import RunInputs
 # edit_dialog and compare_view register their actions before `actions.bind` reads the registry
 from tfdebug.ui import actions, compare_view, edit_dialog, overview
 from tfdebug.ui.archmap import ArchitectureMap
-from tfdebug.ui.breakpoints_ui import ConditionDialog, kind_menu
-from tfdebug.ui.controller import DebugController, Message
+from tfdebug.ui.breakpoints_ui import kind_menu
+from tfdebug.ui.controller import DebugController
+from tfdebug.ui.messages import Message
 from tfdebug.ui.heads_panel import HeadsPanel
 from tfdebug.ui.gui_gc import collect_in_gui_thread
 from tfdebug.ui.heatmap import HeatmapPanel
