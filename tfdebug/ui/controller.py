@@ -23,6 +23,7 @@ from tfdebug.core.stages import token_labels
 from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.ui.display_worker import DisplayMixin, DisplayWorker
+from tfdebug.ui.generating import GenerationMixin
 from tfdebug.ui.loading import LoadingMixin
 from tfdebug.ui.messages import Message
 from tfdebug.ui.qt_events import StepperSignals
@@ -30,7 +31,7 @@ from tfdebug.ui.workers import Job
 
 
 
-class DebugController(LoadingMixin, DisplayMixin, QObject):
+class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
     """State shared by the window and panels; every change is announced by a signal."""
 
     session_changed = Signal()      # a new pass (live or replay): plan, layout and tokens changed
@@ -53,7 +54,7 @@ class DebugController(LoadingMixin, DisplayMixin, QObject):
         self.stepper: Stepper | None = None
         self.plan: Plan = Plan()
         self.layout: PassLayout = build_layout([])
-        self.tokens: dict[str, list[str]] = {}
+        self._tokens: dict[str, list[str]] = {}
         self.title = ""
         self.model_name = ""
         self.device = ""
@@ -139,7 +140,7 @@ class DebugController(LoadingMixin, DisplayMixin, QObject):
         self.close()
         self.verification = None
         self.session, self.stepper, self.plan, self.layout = session, stepper, plan, layout
-        self.tokens, self.title = tokens, title
+        self._tokens, self.title = tokens, title
         self.current_slice = None
         self.current_stats = None
         self._shown = None
@@ -241,20 +242,6 @@ class DebugController(LoadingMixin, DisplayMixin, QObject):
 
     def run_to(self, name: str) -> bool:
         return self._on_stepper(lambda s: s.run_to(name))
-
-    def is_generating(self) -> bool:
-        """Whether the live pass is a generation (Next Token and Run to Token apply)."""
-        return self.session is not None and hasattr(self.session, "run_to_token")
-
-    def next_token(self) -> bool:
-        """Run to the end of this step: the next step reads the token just chosen."""
-        session = self.session
-        return self._on_stepper(lambda s: session.next_token())
-
-    def run_to_token(self, n: int) -> bool:
-        """Run until generated token `n` (1 = the first) has been chosen."""
-        session = self.session
-        return self._on_stepper(lambda s: session.run_to_token(n))
 
     def can_advance(self) -> bool:
         s = self.stepper

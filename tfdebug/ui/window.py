@@ -23,6 +23,8 @@ from tfdebug.ui.archmap import ArchitectureMap
 from tfdebug.ui.breakpoints_ui import kind_menu
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.messages import Message
+from tfdebug.ui.generation_data import is_generation
+from tfdebug.ui.generation_panel import GenerationPanel
 from tfdebug.ui.heads_panel import HeadsPanel
 from tfdebug.ui.gui_gc import collect_in_gui_thread
 from tfdebug.ui.heatmap import HeatmapPanel
@@ -135,6 +137,10 @@ class MainWindow(QMainWindow):
         values.visibilityChanged.connect(self.values_panel.set_on_screen)
         self.tabifyDockWidget(stats, values)
         stats.raise_()
+        # Behind Heads until a generation runs (then raised: it follows each token).
+        self.generation_panel = GenerationPanel(ctl)
+        self.tabifyDockWidget(heads, self._dock(self.tr("Generation"), "generation", self.generation_panel, right))
+        heads.raise_()
         self.resize(1600, 1000)
         self.resizeDocks([nav, heat, shape], [330, 860, 400], Qt.Horizontal)
         self.resizeDocks([nav, arch], [520, 380], Qt.Vertical)
@@ -263,6 +269,8 @@ class MainWindow(QMainWindow):
 
     def _session_changed(self) -> None:
         self.setWindowTitle(f"tfdebug — {self.ctl.title}" if self.ctl.title else "tfdebug")
+        if is_generation(self.ctl.plan):
+            self.docks["generation"].raise_()
 
     # ----- settings ------------------------------------------------------------------------
     def save_settings(self) -> None:

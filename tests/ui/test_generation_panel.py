@@ -1,0 +1,86 @@
+"""The Generation dock, driven through the window: token strip, attention rows and K/V cache follow each step."""
+
+from PySide6.QtCore import Qt
+
+from tests.ui.conftest import wait_paused
+from tests.ui.user_actions import press
+from tfdebug.core.view import RunInputs
+from tfdebug.models.sampling import DecodingSettings
+
+
+def start_generation(make_window, qtbot, tokens=6):
+    window = make_window()
+    window.ctl.generation = DecodingSettings(max_new_tokens=tokens)
+    window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
+    wait_paused(qtbot, window, "gen.0.src.embed")
+    return window
+
+
+def shown(window, qtbot):
+    """Wait until the Generation dock has redrawn for the stage on screen."""
+    panel = window.generation_panel
+    qtbot.waitUntil(lambda: not panel._dirty and not panel._timer.isActive())
+    return panel
+
+
+def test_next_token_grows_strip_cache_and_attention_rows(make_window, qtbot):
+    window = start_generation(make_window, qtbot)
+    assert window.docks["generation"].isVisible()  # raised over Heads when a generation runs
+    press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token
+    wait_paused(qtbot, window, "gen.1.tgt.embed")
+    press(window, Qt.Key_T, Qt.ControlModifier)
+    wait_paused(qtbot, window, "gen.2.tgt.embed")
+    panel = shown(window, qtbot)
+    # The strip: the prompt, then each chosen token with its probability; step 2 feeds 爱.
+    assert [e.text for e in panel.strip.entries[:3]] == ["<bos>", "我", "爱"]
+    first = window.ctl.session.entries()[1]
+    assert 0 < first.probability <= 1 and panel.strip.buttons[1].text() == f"我\n{first.probability:.2f}"
+    assert panel.strip.roles()[:3] == ["", "", "fed"]
+    tip = panel.strip.buttons[1].toolTip()
+    assert "我" in tip and "Top 5 alternatives" in tip and tip.count("<tr>") == 5
+    # At the step's first stage its attention has not run: the dock shows step 1's (two keys).
+    assert panel.cache.shown["k"].shape[0] == 2 and panel.cache.new_rows == 1
+    window.ctl.run_to("gen.2.dec.1.cross_attn.out")  # past this step's self- and cross-attention
+    wait_paused(qtbot, window, "gen.2.dec.1.cross_attn.out")
+    panel = shown(window, qtbot)
+    assert panel.layer == ("dec", 1)
+    assert panel.cache.shown["k"].shape == (3, 32) and panel.cache.shown["v"].shape == (3, 32)
+    assert panel.cache.new_rows == 1  # 爱's key and value, outlined
+    assert window.generation_panel.cache.outlines["k"].isVisible()
+    self_row, cross_row = panel.rows["self_attn"], panel.rows["cross_attn"]
+    assert self_row.labels == ["<bos>", "我", "爱"] and abs(float(self_row.weights.sum()) - 1) < 1e-5
+    assert "query 爱 at step 2" in self_row.title
+    assert cross_row.labels[:3] == ["i", "love", "you"] and abs(float(cross_row.weights.sum()) - 1) < 1e-5
+    window.ctl.close()
+
+
+def test_later_steps_label_axes_with_tokens(make_window, qtbot):
+    """Regression: the controller copied the tokens once, so step 2's key axis showed 0, 1, 2."""
+    window = start_generation(make_window, qtbot)
+    window.ctl.run_to_token(3)
+    wait_paused(qtbot, window, "gen.3.tgt.embed")
+    window.ctl.run_to("gen.2.dec.0.self_attn.cache_k")
+    wait_paused(qtbot, window, "gen.2.dec.0.self_attn.cache_k")
+    key_axis = window.ctl.current.info.axes.index("key")
+    assert window.ctl.axis_labels(key_axis) == ["<bos>", "我", "爱"]
+    window.ctl.close()
+
+
+def test_click_token_goes_to_its_step_and_heads_choose_the_head(make_window, qtbot):
+    window = start_generation(make_window, qtbot)
+    window.ctl.run_to_token(3)
+    wait_paused(qtbot, window, "gen.3.tgt.embed")
+    panel = shown(window, qtbot)
+    qtbot.mouseClick(panel.strip.buttons[2], Qt.LeftButton)  # 爱, chosen at step 1
+    wait_paused(qtbot, window, "gen.1.tgt.embed")
+    panel = shown(window, qtbot)
+    assert panel.step == 1 and panel.strip.roles()[:4] == ["", "fed", "chosen", "later"]
+    assert panel.summary.text().startswith("Step 1 · chooses 爱")
+    window.ctl.run_to("gen.1.dec.1.self_attn.probs")
+    wait_paused(qtbot, window, "gen.1.dec.1.self_attn.probs")
+    window.ctl.set_index("head", 2)  # what a click on a head thumbnail does
+    panel = shown(window, qtbot)
+    probs = window.ctl.current.tensor
+    assert "head 2" in panel.rows["self_attn"].title
+    assert panel.rows["self_attn"].weights.tolist() == probs[0, 2, -1].tolist()
+    window.ctl.close()
