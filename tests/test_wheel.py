@@ -44,6 +44,7 @@ def test_the_wheel_contains_the_demo_model(tmp_path):
         assert "tfdebug/resources/__init__.py" in names
         for name in ("config.json", "model.safetensors", "tokenizer.json"):  # the bundled Hugging Face model
             assert f"tfdebug/resources/tiny-gpt2/{name}" in names, name
+        assert "tfdebug/resources/i18n/tfdebug_zh_CN.qm" in names  # the Chinese window
         for init in (ROOT / "tfdebug").rglob("__init__.py"):  # every subpackage ships (pyproject lists them)
             assert init.relative_to(ROOT).as_posix() in names, init
         site = tmp_path / "site"

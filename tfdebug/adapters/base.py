@@ -153,12 +153,13 @@ class ModelAdapter(ABC):
         keys = {f.key for f in self.inputs}
         unknown = sorted(set(texts) - keys)
         if unknown:
-            raise InputError(f"This model takes no input called '{unknown[0]}'; "
-                             f"its inputs are: {', '.join(sorted(keys))}.")
+            raise InputError("This model takes no input called '{key}'; its inputs are: {keys}.",
+                             id="input.unknown_key", key=unknown[0], keys=", ".join(sorted(keys)))
         out = {f.key: str(texts.get(f.key, "")) for f in self.inputs}
         for f in self.inputs:
             if f.required and not out[f.key].strip():
-                raise EmptyInputError(f"The {f.label.lower()} is empty: type at least one word.")
+                raise EmptyInputError("The {field} is empty: type at least one word.", id="input.empty",
+                                      field=f.label.lower())
         return out
 
     def describe(self) -> str:

@@ -23,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="generate token by token (KV cache): each step's stages are gen.{t}.…; "
                              "Next Token (Ctrl+T) and Run to Token (Ctrl+Shift+T) step by token")
     add_decoding_arguments(parser)
+    parser.add_argument("--lang", default=None, choices=("en", "zh"),
+                        help="the window's language (default: the one chosen in View > Language, else the "
+                             "system locale's)")
     parser.add_argument("--goto", default=None, metavar="STAGE", help="run to this stage after opening")
     parser.add_argument("--screenshot", default=None, metavar="FILE.png",
                         help="render the window (at --goto), save it as PNG and exit; works headless "
@@ -40,4 +43,4 @@ def run(args: argparse.Namespace) -> int:
 
     return run_app(model=args.model, texts=given_texts(args), device=args.device, goto=args.goto,
                    generation=settings_from_args(args) if args.generate else None,
-                   screenshot=args.screenshot)
+                   screenshot=args.screenshot, lang=args.lang)

@@ -34,18 +34,20 @@ def resolve_device(name: str | None) -> torch.device:
         return torch.device(default_device())
     shown = repr(name)[:60]  # quoted, control characters escaped
     if not isinstance(name, str) or not name.strip():
-        raise ConfigError("The device name is empty; use cpu, cuda, cuda:N, mps or auto.")
+        raise ConfigError("The device name is empty; use cpu, cuda, cuda:N, mps or auto.", id="device.empty")
     try:
         device = torch.device(name)
     except (RuntimeError, TypeError, ValueError) as exc:
-        raise ConfigError(f"{shown} is not a device name; use cpu, cuda, cuda:N, mps or auto.") from exc
+        raise ConfigError("{device} is not a device name; use cpu, cuda, cuda:N, mps or auto.",
+                          id="device.bad_name", device=shown) from exc
     if device.type == "cpu" and device.index not in (None, 0):
-        raise ConfigError(f"{shown} names a CPU that does not exist: there is one CPU device, 'cpu'.")
+        raise ConfigError("{device} names a CPU that does not exist: there is one CPU device, 'cpu'.",
+                          id="device.no_such_cpu", device=shown)
     if device.type == "cuda" and device.index is None:
         device = torch.device("cuda:0")
     if device.type != "cpu" and str(device) not in available_devices():
-        raise ConfigError(f"Device {shown} is not available on this machine; available: "
-                          f"{', '.join(available_devices())}.")
+        raise ConfigError("Device {device} is not available on this machine; available: {available}.",
+                          id="device.unavailable", device=shown, available=", ".join(available_devices()))
     return device
 
 

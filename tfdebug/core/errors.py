@@ -2,11 +2,20 @@
 
 
 class TfdebugError(Exception):
-    """Base of every error tfdebug raises on purpose."""
+    """Base of every error tfdebug raises on purpose.
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+    `message` is the English sentence. With a stable `id` ("input.empty"), `message` is a
+    template filled from `params` (`str.format` names), so the window can translate the
+    template by its id and fill in the same values; `template` keeps the unfilled text.
+    """
+
+    def __init__(self, message: str, *, id: str = "", **params):
+        text = message.format(**params) if id else message
+        super().__init__(text)
+        self.message = text
+        self.id = id
+        self.template = message if id else ""
+        self.params = params
 
 
 class InputError(TfdebugError):

@@ -145,7 +145,8 @@ class Stepper:
     # ----- breakpoints -----------------------------------------------------------------
     def add_breakpoint(self, bp: Breakpoint) -> None:
         if bp.by == "stage" and bp.value not in self._known:
-            raise UnknownStageError(f"There is no stage named '{bp.value}' in this model.")
+            raise UnknownStageError("There is no stage named '{name}' in this model.", id="stage.unknown_in_model",
+                                    name=bp.value)
         self.breakpoints = self.breakpoints | {bp}
 
     def remove_breakpoint(self, bp: Breakpoint) -> None:
@@ -164,10 +165,12 @@ class Stepper:
     def start(self) -> None:
         """Start the forward in a worker thread; it pauses at the first stage."""
         if not self.is_live:
-            raise StepperStateError("A recorded pass cannot run again: open the model to run it live.")
+            raise StepperStateError("A recorded pass cannot run again: open the model to run it live.",
+                                    id="stepper.recorded")
         with self._lock:
             if self.state in (RUNNING, PAUSED):
-                raise StepperStateError("The forward pass is already running; stop or restart it.")
+                raise StepperStateError("The forward pass is already running; stop or restart it.",
+                                        id="stepper.already_running")
             self._reset()
             self.state = RUNNING
             self._predicate = (lambda c: True, "start")
@@ -236,7 +239,7 @@ class Stepper:
     def run_to(self, name: str) -> None:
         """Run (or move through history) to the stage called `name`."""
         if name not in self._known:
-            raise UnknownStageError(f"There is no stage named '{name}' in this pass.")
+            raise UnknownStageError("There is no stage named '{name}' in this pass.", id="stage.unknown_in_pass", name=name)
         with self._lock:
             i = self._positions.get(name)
             if i is not None:
@@ -248,7 +251,7 @@ class Stepper:
         """Run to the first stage outside the current block (attention, FFN, ...)."""
         current = self.current
         if current is None:
-            raise StepperStateError("Nothing has run yet.")
+            raise StepperStateError("Nothing has run yet.", id="stepper.nothing_run")
         block = current.info.block
         self._advance(lambda c: c.info.block != block, "step_out")
 
@@ -256,21 +259,21 @@ class Stepper:
         """Previous captured stage (history; nothing runs again)."""
         with self._lock:
             if self.cursor <= 0:
-                raise StepperStateError("Already at the first stage.")
+                raise StepperStateError("Already at the first stage.", id="stepper.at_first")
             self._move(self.cursor - 1)
 
     def step_forward(self) -> None:
         """Next captured stage in history (nothing runs)."""
         with self._lock:
             if self.cursor >= len(self.history) - 1:
-                raise StepperStateError("Already at the last captured stage.")
+                raise StepperStateError("Already at the last captured stage.", id="stepper.at_last")
             self._move(self.cursor + 1)
 
     def goto(self, index: int) -> None:
         """Show the captured stage at `index` of the history."""
         with self._lock:
             if not 0 <= index < len(self.history):
-                raise StepperStateError(f"No captured stage at position {index}.")
+                raise StepperStateError("No captured stage at position {index}.", id="stepper.no_position", index=index)
             self._move(index)
 
     def pause(self) -> None:
@@ -283,12 +286,12 @@ class Stepper:
         """Replace the tensor of the stage the forward is paused at; it flows downstream."""
         with self._lock:
             if not self.at_live_point:
-                raise ReplacementError(self._why_not_replaceable())
+                raise self._not_replaceable()
             capture = self.history[self.cursor]
             if tuple(tensor.shape) != capture.shape:
-                raise ReplacementError(
-                    f"The replacement has shape {tuple(tensor.shape)}; stage {capture.name} needs {capture.shape}."
-                )
+                raise ReplacementError("The replacement has shape {got}; stage {name} needs {shape}.",
+                                       id="replace.shape", got=tuple(tensor.shape), name=capture.name,
+                                       shape=capture.shape)
             if not (tensor.is_floating_point() or tensor.is_complex()) and capture.dtype.is_floating_point:
                 tensor = tensor.float()
             new = tensor.detach().to(device=capture.device, dtype=capture.dtype)
@@ -298,15 +301,16 @@ class Stepper:
             capture.edited = True
         self._emit(StepperEvent("replaced", self.cursor, capture))
 
-    def _why_not_replaceable(self) -> str:
+    def _not_replaceable(self) -> ReplacementError:
         shown = self.current
         if self.state == PAUSED and shown is not None:
-            live = self.history[self.live_index].name
-            return (f"Stage {shown.name} has already run: only the stage the forward is paused at ({live}) "
-                    f"can be edited. Restart to edit an earlier one.")
+            return ReplacementError("Stage {name} has already run: only the stage the forward is paused at ({live}) "
+                                    "can be edited. Restart to edit an earlier one.", id="replace.already_run",
+                                    name=shown.name, live=self.history[self.live_index].name)
         if self.state in _ENDED:
-            return "The pass has ended: Restart it and pause at a stage to edit it."
-        return "Only the stage the forward is paused at can be replaced."
+            return ReplacementError("The pass has ended: Restart it and pause at a stage to edit it.",
+                                    id="replace.ended")
+        return ReplacementError("Only the stage the forward is paused at can be replaced.", id="replace.not_paused")
 
     @property
     def edits_to_undo(self) -> int:
@@ -317,7 +321,7 @@ class Stepper:
         """Take back the last `replace` of the paused stage; with all taken back it is unedited again."""
         with self._lock:
             if not self.at_live_point or not self._undo:
-                raise ReplacementError("There is no edit of the paused stage to undo.")
+                raise ReplacementError("There is no edit of the paused stage to undo.", id="replace.nothing_to_undo")
             capture = self.history[self.cursor]
             capture.tensor = self._undo.pop()
             self._replacement = capture.tensor if self._undo else None
@@ -339,13 +343,13 @@ class Stepper:
                 return
             if self.state != PAUSED:
                 if self.state == RUNNING:
-                    raise StepperStateError("The forward pass is running; wait for it to pause.")
+                    raise StepperStateError("The forward pass is running; wait for it to pause.", id="stepper.running")
                 if self.state in _ENDED:
                     if self.cursor < len(self.history) - 1:
                         self._move(len(self.history) - 1)
                         return
-                    raise StepperStateError("The forward pass has ended; restart it to run again.")
-                raise StepperStateError("The forward pass has not started.")
+                    raise StepperStateError("The forward pass has ended; restart it to run again.", id="stepper.ended")
+                raise StepperStateError("The forward pass has not started.", id="stepper.not_started")
             self._predicate = (predicate, reason) if predicate is not None else None
             self.state = RUNNING
             self._go = True

@@ -63,7 +63,7 @@ class LoadedModel:
         """Encode a source sentence and a target prefix; EmptyInputError when the source has no words."""
         src = self.src_vocab.encode(src_text)
         if not src.ids:
-            raise EmptyInputError("The source sentence is empty: type at least one word.")
+            raise EmptyInputError("The source sentence is empty: type at least one word.", id="input.source_empty")
         tgt = self.tgt_vocab.encode(tgt_text)
         return PreparedInput(
             src=torch.tensor([src.ids], dtype=torch.long, device=self.device),
@@ -134,12 +134,14 @@ def load_model(name: str = "demo", device: str | torch.device | None = "cpu",
         model, src_vocab, tgt_vocab = random_model()
     elif name == "demo":
         if not demo_available():
-            raise ModelLoadError("The demo model is not bundled with this installation; use --model random.")
+            raise ModelLoadError("The demo model is not bundled with this installation; use --model random.",
+                                 id="model.no_demo")
         model, src_vocab, tgt_vocab = _load_dir(_demo_dir())
     elif Path(name).is_dir():
         model, src_vocab, tgt_vocab = _load_dir(Path(name))
     else:
-        raise ModelLoadError(f"Unknown model '{name}': use demo, random or a model folder.")
+        raise ModelLoadError("Unknown model '{name}': use demo, random or a model folder.", id="model.unknown",
+                             name=name)
     try:
         model = model.to(device=dev, dtype=dt).eval()
     except (RuntimeError, TypeError) as exc:

@@ -36,13 +36,13 @@ class DecodingSettings:
 
     def __post_init__(self):
         if self.max_new_tokens < 1:
-            raise InputError("Max new tokens must be at least 1.")
+            raise InputError("Max new tokens must be at least 1.", id="decoding.max_new_tokens")
         if not self.temperature > 0:
-            raise InputError("The temperature must be greater than 0.")
+            raise InputError("The temperature must be greater than 0.", id="decoding.temperature")
         if self.top_k < 0:
-            raise InputError("Top-k must be 0 (off) or a positive number of tokens.")
+            raise InputError("Top-k must be 0 (off) or a positive number of tokens.", id="decoding.top_k")
         if not 0 < self.top_p <= 1:
-            raise InputError("Top-p must be greater than 0 and at most 1.")
+            raise InputError("Top-p must be greater than 0 and at most 1.", id="decoding.top_p")
 
     def describe(self) -> str:
         """One line: 'greedy, up to 20 tokens' or 'sampling (T=0.8, top-k 40, top-p 0.9, seed 1), up to 20 tokens'."""

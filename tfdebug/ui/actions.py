@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
 from tfdebug.ui.controller import DebugController
 
-REPLAY_TIP = "Not available for a recorded pass: there is no model to run. Open the model to run it live."
+REPLAY_TIP = QT_TRANSLATE_NOOP("actions", "Not available for a recorded pass: there is no model to run. Open the model to run it live.")
 
 
 @dataclass(frozen=True)
@@ -61,31 +62,31 @@ def applies(id: str, ctl: DebugController) -> bool:
 
 
 # ----- the debug actions ------------------------------------------------------------
-@action("tfdebug.step.continue", "Continue", "F5", "Run to the next breakpoint, or to the end",
+@action("tfdebug.step.continue", QT_TRANSLATE_NOOP("actions", "Continue"), "F5", QT_TRANSLATE_NOOP("actions", "Run to the next breakpoint, or to the end"),
         enabled=DebugController.can_advance)
 def continue_(ctl: DebugController) -> None:
     ctl.continue_()
 
 
-@action("tfdebug.step.next", "Step", "F10", "Next stage", enabled=DebugController.can_step)
+@action("tfdebug.step.next", QT_TRANSLATE_NOOP("actions", "Step"), "F10", QT_TRANSLATE_NOOP("actions", "Next stage"), enabled=DebugController.can_step)
 def step_next(ctl: DebugController) -> None:
     ctl.step()
 
 
-@action("tfdebug.step.into", "Step Into", "F11",
-        "Into the next block (attention, FFN, layer): its first stage", enabled=DebugController.can_step)
+@action("tfdebug.step.into", QT_TRANSLATE_NOOP("actions", "Step Into"), "F11",
+        QT_TRANSLATE_NOOP("actions", "Into the next block (attention, FFN, layer): its first stage"), enabled=DebugController.can_step)
 def step_into(ctl: DebugController) -> None:
     # Stages form a flat list, so stepping into a block is stepping to its first stage.
     ctl.step()
 
 
-@action("tfdebug.step.out", "Step Out", "Shift+F11", "Run to the first stage after the current block",
+@action("tfdebug.step.out", QT_TRANSLATE_NOOP("actions", "Step Out"), "Shift+F11", QT_TRANSLATE_NOOP("actions", "Run to the first stage after the current block"),
         enabled=DebugController.can_advance)
 def step_out(ctl: DebugController) -> None:
     ctl.step_out()
 
 
-@action("tfdebug.step.back", "Step Back", "Shift+F10", "Previous captured stage (nothing runs again)",
+@action("tfdebug.step.back", QT_TRANSLATE_NOOP("actions", "Step Back"), "Shift+F10", QT_TRANSLATE_NOOP("actions", "Previous captured stage (nothing runs again)"),
         enabled=DebugController.can_step_back)
 def step_back(ctl: DebugController) -> None:
     ctl.step_back()
@@ -96,29 +97,29 @@ def _can_run_to(ctl: DebugController, name: str | None = None) -> bool:
     return bool(name) and (ctl.reached(name) is not None or ctl.can_advance())
 
 
-@action("tfdebug.step.run_to", "Run to Stage", "Ctrl+F10", "Run to the stage selected in the navigator",
+@action("tfdebug.step.run_to", QT_TRANSLATE_NOOP("actions", "Run to Stage"), "Ctrl+F10", QT_TRANSLATE_NOOP("actions", "Run to the stage selected in the navigator"),
         enabled=_can_run_to, toolbar=False)
 def run_to(ctl: DebugController, name: str | None = None) -> None:
     name = name or ctl.selected_stage
     if not name:
-        ctl.error.emit("Select a stage in the navigator first.")
+        ctl.error.emit(QCoreApplication.translate("actions", "Select a stage in the navigator first."))
         return
     ctl.run_to(name)
 
 
-@action("tfdebug.step.pause", "Pause", "Ctrl+F5", "Pause a running pass at the next stage",
+@action("tfdebug.step.pause", QT_TRANSLATE_NOOP("actions", "Pause"), "Ctrl+F5", QT_TRANSLATE_NOOP("actions", "Pause a running pass at the next stage"),
         enabled=DebugController.is_running, live_only=True, toolbar=False)
 def pause(ctl: DebugController) -> None:
     ctl.pause()
 
 
-@action("tfdebug.step.restart", "Restart", "Ctrl+Shift+F5", "Run this pass again from the first stage",
+@action("tfdebug.step.restart", QT_TRANSLATE_NOOP("actions", "Restart"), "Ctrl+Shift+F5", QT_TRANSLATE_NOOP("actions", "Run this pass again from the first stage"),
         enabled=lambda ctl: ctl.stepper is not None and not ctl.busy, live_only=True)
 def restart(ctl: DebugController) -> None:
     ctl.restart()
 
 
-@action("tfdebug.step.stop", "Stop", "Shift+F5", "End the pass; captured stages stay viewable",
+@action("tfdebug.step.stop", QT_TRANSLATE_NOOP("actions", "Stop"), "Shift+F5", QT_TRANSLATE_NOOP("actions", "End the pass; captured stages stay viewable"),
         enabled=DebugController.is_alive, live_only=True)
 def stop(ctl: DebugController) -> None:
     ctl.stop()
@@ -128,13 +129,13 @@ def _can_generate(ctl: DebugController) -> bool:
     return ctl.is_generating() and (ctl.can_advance() or ctl.stepper is not None and ctl.stepper.history != [])
 
 
-@action("tfdebug.gen.next_token", "Next Token", "Ctrl+T",
-        "Run to the end of this generation step: the next step reads the token it chose", enabled=_can_generate)
+@action("tfdebug.gen.next_token", QT_TRANSLATE_NOOP("actions", "Next Token"), "Ctrl+T",
+        QT_TRANSLATE_NOOP("actions", "Run to the end of this generation step: the next step reads the token it chose"), enabled=_can_generate)
 def next_token(ctl: DebugController) -> None:
     ctl.next_token()
 
 
-@action("tfdebug.gen.run_to_token", "Run to Token…", "Ctrl+Shift+T", "Run until generated token N has been chosen",
+@action("tfdebug.gen.run_to_token", QT_TRANSLATE_NOOP("actions", "Run to Token…"), "Ctrl+Shift+T", QT_TRANSLATE_NOOP("actions", "Run until generated token N has been chosen"),
         enabled=_can_generate, toolbar=False)
 def run_to_token(ctl: DebugController, n: int | None = None) -> None:
     if n is None:
@@ -148,41 +149,56 @@ def run_to_token(ctl: DebugController, n: int | None = None) -> None:
     ctl.run_to_token(n)
 
 
-@action("tfdebug.session.run", "Run", "Ctrl+Return", "Load the model and run the input bar's sentence pair",
+@action("tfdebug.session.run", QT_TRANSLATE_NOOP("actions", "Run"), "Ctrl+Return", QT_TRANSLATE_NOOP("actions", "Load the model and run the input bar's sentence pair"),
         enabled=lambda ctl: not ctl.busy, live_only=True)
 def run_inputs(ctl: DebugController) -> None:
     ctl.run()
 
 
-@action("tfdebug.session.live", "New Live Pass", "Ctrl+N", "Leave the recorded pass and run the input bar's "
-        "sentence pair live", enabled=lambda ctl: not ctl.busy and not ctl.is_live, toolbar=False)
+@action("tfdebug.session.live", QT_TRANSLATE_NOOP("actions", "New Live Pass"), "Ctrl+N", QT_TRANSLATE_NOOP("actions", "Leave the recorded pass and run the input bar's "
+        "sentence pair live"), enabled=lambda ctl: not ctl.busy and not ctl.is_live, toolbar=False)
 def new_live_pass(ctl: DebugController) -> None:
     ctl.run()
 
 
 # ----- binding --------------------------------------------------------------------
+def _tr(text: str) -> str:
+    # Registered texts are marked with QT_TRANSLATE_NOOP("actions", ...): translated when shown.
+    return QCoreApplication.translate("actions", text) if text else text
+
+
+def _tooltip(spec: ActionSpec, ctl: DebugController) -> str:
+    if spec.live_only and ctl.stepper is not None and not ctl.is_live:
+        return _tr(REPLAY_TIP)
+    return _tr(spec.tip) + (f" ({spec.shortcut})" if spec.shortcut else "")
+
+
+def retranslate(actions: dict[str, QAction], ctl: DebugController) -> None:
+    """Set the texts of bound actions again in the current language (after a LanguageChange)."""
+    for spec_id, qaction in actions.items():
+        spec = REGISTRY[spec_id]
+        qaction.setText(_tr(spec.text))
+        qaction.setStatusTip(_tr(spec.tip))
+        qaction.setToolTip(_tooltip(spec, ctl))
+
+
 def bind(parent: QWidget, ctl: DebugController, ids: list[str] | None = None) -> dict[str, QAction]:
     """QActions for the registered actions, kept enabled/disabled as the controller changes."""
     actions: dict[str, QAction] = {}
     for spec in (REGISTRY[i] for i in (ids or list(REGISTRY))):
-        qaction = QAction(spec.text, parent)
+        qaction = QAction(parent)
         qaction.setObjectName(spec.id)
         if spec.shortcut:
             qaction.setShortcut(QKeySequence(spec.shortcut))
-        qaction.setToolTip(f"{spec.tip} ({spec.shortcut})" if spec.shortcut else spec.tip)
-        qaction.setStatusTip(spec.tip)
         qaction.triggered.connect(lambda checked=False, s=spec: s.func(ctl))
         actions[spec.id] = qaction
 
     def update() -> None:
         for spec_id, qaction in actions.items():
-            spec = REGISTRY[spec_id]
             qaction.setEnabled(applies(spec_id, ctl))
-            if spec.live_only and ctl.stepper is not None and not ctl.is_live:
-                qaction.setToolTip(REPLAY_TIP)
-            else:
-                qaction.setToolTip(f"{spec.tip} ({spec.shortcut})" if spec.shortcut else spec.tip)
+            qaction.setToolTip(_tooltip(REGISTRY[spec_id], ctl))
 
+    retranslate(actions, ctl)
     ctl.state_changed.connect(update)
     update()
     return actions

@@ -22,20 +22,24 @@ def _application() -> QApplication:
 
 def run_app(model: str | None = None, texts: dict[str, str] | None = None, device: str | None = None,
             goto: str | None = None, screenshot: str | None = None, open_path: str | None = None,
-            generation=None) -> int:
+            generation=None, lang: str | None = None) -> int:
     """Open the debugger window; with `screenshot`, render it at `goto`, save a PNG and exit.
 
     Without arguments the window opens on the last inputs (or the default model and its
     first preset), paused at the first stage. `texts` are input texts by key (`src`,
     `prompt` …); fields not given take the model's first preset. `open_path` opens a
     snapshot (through tfdebug.ui.file_actions). `generation` (DecodingSettings) makes Run
-    generate token by token.
+    generate token by token. `lang` ("en", "zh") overrides the language chosen last time
+    in View ▸ Language (which itself defaults to the system locale's).
     """
     from tfdebug.adapters.registry import default_model_name
     from tfdebug.core.view import RunInputs
-    from tfdebug.ui.window import MainWindow
+    from tfdebug.ui import i18n
+    from tfdebug.ui.window import MainWindow, default_settings
 
     app = _application()
+    i18n.apply_cjk_font(app)
+    i18n.set_language(i18n.initial_language(default_settings(), lang))
     window = MainWindow(persist=screenshot is None)
     window.ctl.generation = generation
     last = window.last_inputs() if model is None and not texts and screenshot is None else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QLabel, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
@@ -217,7 +217,7 @@ class CompareTools:
         self.job: Job | None = None
         self.dialog: CompareDialog | None = None
         self.view = CompareView(self)
-        self.dock = window._dock("Compare", "compare", self.view, Qt.BottomDockWidgetArea)
+        self.dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Compare"), "compare", self.view, Qt.BottomDockWidgetArea)
         self.dock.hide()
         window.file_menu.addAction(window.actions_by_id["tfdebug.compare.with"])
 

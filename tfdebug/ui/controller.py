@@ -24,6 +24,7 @@ from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, Step
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.ui.display_worker import DisplayMixin, DisplayWorker
 from tfdebug.ui.generating import GenerationMixin
+from tfdebug.ui.i18n import error_text
 from tfdebug.ui.loading import LoadingMixin
 from tfdebug.ui.messages import Message
 from tfdebug.ui.qt_events import StepperSignals
@@ -121,8 +122,8 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         self.session_changed.emit()
         self.command(session.stepper.start)
         if session.unknown_words:
-            self.message.emit(Message("warning", "Not in the vocabulary (shown as <unk>): "
-                                      + ", ".join(session.unknown_words) + ".", topic="unknown-words"))
+            self.message.emit(Message("warning", self.tr("Not in the vocabulary (shown as <unk>): {words}.").format(
+                words=", ".join(session.unknown_words)), topic="unknown-words"))
 
     def load_replay(self, stepper: Stepper, tokens: dict, title: str) -> None:
         """Show a recorded pass (Stepper.replay): every panel works, nothing can run."""
@@ -174,7 +175,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         try:
             func(*args)
         except TfdebugError as exc:
-            self.error.emit(exc.message)
+            self.error.emit(error_text(exc))
             return False
         finally:
             self.state_changed.emit()
@@ -183,7 +184,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
     def _on_stepper(self, command: Callable[[Stepper], None]) -> bool:
         self._step_in_flight, self.queued_steps = False, 0  # any other command ends a run of steps
         if self.stepper is None:
-            self.error.emit("Nothing is loaded yet: press Run.")
+            self.error.emit(self.tr("Nothing is loaded yet: press Run."))
             return False
         stepper = self.stepper
         return self.command(lambda: command(stepper))
@@ -277,19 +278,21 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         if event.type in ("paused", "moved", "replaced"):
             self._show_current()
             if event.type == "paused" and event.reason == "breakpoint" and event.breakpoint is not None:
-                self.info.emit(f"Stopped at {event.capture.name}: breakpoint on {event.breakpoint.describe()}.")
+                self.info.emit(self.tr("Stopped at {stage}: breakpoint on {what}.").format(
+                    stage=event.capture.name, what=event.breakpoint.describe()))
         elif event.type == "failed":
             cause = event.error.__cause__ if event.error is not None else None
-            self.message.emit(Message("error", event.error.message if event.error is not None
-                                      else "The forward pass failed.",
+            self.message.emit(Message("error", error_text(event.error) if event.error is not None
+                                      else self.tr("The forward pass failed."),
                                       f"{type(cause).__name__}: {cause}" if cause is not None else "", topic="run"))
             self._show_current()
         elif event.type == "finished":
             if event.reason == "breakpoint" and event.breakpoint is not None:
-                self.info.emit(f"The pass finished; the first stage with a breakpoint hit is {event.capture.name} "
-                               f"({event.breakpoint.describe()}): the stages after it have already run.")
+                self.info.emit(self.tr("The pass finished; the first stage with a breakpoint hit is {stage} "
+                                       "({what}): the stages after it have already run.").format(
+                    stage=event.capture.name, what=event.breakpoint.describe()))
             elif stepper.state == FINISHED:
-                self.info.emit("The forward pass finished.")
+                self.info.emit(self.tr("The forward pass finished."))
             self._show_current()
             if stepper.state == FINISHED and self.session is not None:
                 self._verify(self.session, stepper.output)
@@ -346,7 +349,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         try:
             self.stepper.add_breakpoint(bp)
         except TfdebugError as exc:
-            self.error.emit(exc.message)
+            self.error.emit(error_text(exc))
             return False
         return True
 

@@ -8,6 +8,8 @@ model, a third `Job` compares its output with the unmodified model's.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
+
 from tfdebug.adapters.base import ModelAdapter
 from tfdebug.core.view import RunInputs
 from tfdebug.ui.messages import Message
@@ -15,7 +17,8 @@ from tfdebug.ui.workers import Job
 
 
 def _failure_sentence(exc: BaseException) -> str:
-    return "The model could not prepare this pass. Check the input and the model, then press Run again."
+    return QCoreApplication.translate("LoadingMixin", "The model could not prepare this pass. Check the input and "
+                                      "the model, then press Run again.")
 
 
 class LoadingMixin:
@@ -113,7 +116,8 @@ class LoadingMixin:
         if type(session.adapter).verify is ModelAdapter.verify:
             return  # written with taps: nothing to compare against
         job = Job(lambda job: session.verify(output), name="verify",
-                  describe_failure=lambda exc: "The check against the unmodified model could not run.")
+                  describe_failure=lambda exc: QCoreApplication.translate(
+                      "LoadingMixin", "The check against the unmodified model could not run."))
         job.finished.connect(lambda result, s=session: self._verified(s, result))
         job.failed.connect(lambda sentence, details: self.message.emit(Message("error", sentence, details)))
         job.start()
@@ -125,6 +129,7 @@ class LoadingMixin:
         if verification.ok:
             self.info.emit(verification.describe())
         else:
-            self.message.emit(Message("error", "The tapped model's output differs from the unmodified model's: "
-                                      + verification.describe(), topic="verify"))
+            self.message.emit(Message("error", QCoreApplication.translate(
+                "LoadingMixin", "The tapped model's output differs from the unmodified model's: {what}").format(
+                what=verification.describe()), topic="verify"))
         self.state_changed.emit()

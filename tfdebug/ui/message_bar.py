@@ -9,7 +9,7 @@ always plain text: data from files is never rendered as rich text.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSizePolicy, QToolButton, QWidget
 
 from tfdebug.ui.messages import Message
@@ -33,11 +33,10 @@ class MessageBar(QWidget):
         self.label.setTextFormat(Qt.PlainText)
         self.label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.details = QToolButton()
-        self.details.setText("Details…")
         self.details.clicked.connect(self.show_details)
         self.dismiss_button = QToolButton()
         self.dismiss_button.setText("✕")
-        self.dismiss_button.setToolTip("Dismiss")
+        self.retranslate_ui()
         self.dismiss_button.clicked.connect(self.dismiss)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
@@ -49,6 +48,15 @@ class MessageBar(QWidget):
         self._expire.timeout.connect(self._expire_info)
         window.statusBar().addWidget(self, 1)
         self._show(None)
+
+    def retranslate_ui(self) -> None:
+        self.details.setText(self.tr("Details…"))
+        self.dismiss_button.setToolTip(self.tr("Dismiss"))
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
 
     def show_message(self, message: Message) -> None:
         """Show `message`; an info never hides a standing error or warning."""
@@ -74,7 +82,7 @@ class MessageBar(QWidget):
     def show_details(self) -> None:
         if self.current is None:
             return
-        box = QMessageBox(QMessageBox.Information, "Details", self.current.text, QMessageBox.Close,
+        box = QMessageBox(QMessageBox.Information, self.tr("Details"), self.current.text, QMessageBox.Close,
                           self.window())
         box.setTextFormat(Qt.PlainText)
         box.setDetailedText(self.current.details)

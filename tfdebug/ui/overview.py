@@ -12,7 +12,7 @@ import math
 from weakref import ref
 
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QTimer, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.overview import MAX_ABS, RMS, STATISTICS, layer_starts, stage_statistics
@@ -183,7 +183,7 @@ class OverviewPanel(QWidget):
 def install(window) -> OverviewPanel:
     """Add the Overview dock (hidden until chosen in the View menu, or shown by a comparison)."""
     panel = OverviewPanel(window)
-    dock = window._dock("Overview", "overview", panel, Qt.BottomDockWidgetArea)
+    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Overview"), "overview", panel, Qt.BottomDockWidgetArea)
     dock.hide()
     view_menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&View"), None)
     if view_menu is not None:

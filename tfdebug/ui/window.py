@@ -12,13 +12,13 @@ import importlib
 import json
 from typing import Callable
 
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
 # edit_dialog and compare_view register their actions before `actions.bind` reads the registry
-from tfdebug.ui import actions, compare_view, edit_dialog, overview
+from tfdebug.ui import actions, compare_view, edit_dialog, i18n, overview
 from tfdebug.ui.archmap import ArchitectureMap
 from tfdebug.ui.breakpoints_ui import kind_menu
 from tfdebug.ui.controller import DebugController
@@ -91,12 +91,12 @@ class MainWindow(QMainWindow):
 
     # ----- construction -------------------------------------------------------------------
     def _build_toolbars(self) -> None:
-        bar = QToolBar("Input")
+        bar = self.input_toolbar = QToolBar()
         bar.setObjectName("toolbar-input")
         bar.addWidget(self.input_bar)
         self.addToolBar(Qt.TopToolBarArea, bar)
         self.addToolBarBreak()
-        self.debug_toolbar = QToolBar("Debug")
+        self.debug_toolbar = QToolBar()
         self.debug_toolbar.setObjectName("toolbar-debug")
         self.debug_toolbar.setToolButtonStyle(Qt.ToolButtonTextOnly)
         for action_id in TOOLBAR_ACTIONS:
@@ -105,7 +105,10 @@ class MainWindow(QMainWindow):
 
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
-        dock = QDockWidget(title, self)
+        """A dock called `name`; `title` is English, marked QT_TRANSLATE_NOOP("MainWindow", …) by the caller
+        and translated here and at every language change."""
+        dock = QDockWidget(QCoreApplication.translate("MainWindow", title), self)
+        self._dock_titles[name] = title
         dock.setObjectName(f"dock-{name}")
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
@@ -114,6 +117,7 @@ class MainWindow(QMainWindow):
 
     def _build_panels(self) -> None:
         self.docks: dict[str, QDockWidget] = {}
+        self._dock_titles: dict[str, str] = {}
         ctl = self.ctl
         self.navigator = NavigatorPanel(ctl)
         self.architecture_map = ArchitectureMap(ctl)
@@ -123,17 +127,18 @@ class MainWindow(QMainWindow):
         self.stats_panel = StatsPanel(ctl)
         self.values_panel = ValuesPanel(ctl)
         left, right = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
-        nav = self._dock("Stages", "navigator", self.navigator, left)
-        arch = self._dock("Architecture", "architecture", self.architecture_map, left)
+        nav = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Stages"), "navigator", self.navigator, left)
+        arch = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Architecture"), "architecture", self.architecture_map,
+                          left)
         self.splitDockWidget(nav, arch, Qt.Vertical)
-        heat = self._dock("Heatmap", "heatmap", self.heatmap_panel, right)
-        shape = self._dock("Shape", "shape", self.shape_panel, right)
+        heat = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Heatmap"), "heatmap", self.heatmap_panel, right)
+        shape = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Shape"), "shape", self.shape_panel, right)
         self.splitDockWidget(heat, shape, Qt.Horizontal)
-        heads = self._dock("Heads", "heads", self.heads_panel, right)
+        heads = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Heads"), "heads", self.heads_panel, right)
         self.splitDockWidget(heat, heads, Qt.Vertical)
-        stats = self._dock("Stats", "stats", self.stats_panel, right)
+        stats = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Stats"), "stats", self.stats_panel, right)
         self.splitDockWidget(shape, stats, Qt.Vertical)
-        values = self._dock("Values", "values", self.values_panel, right)
+        values = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Values"), "values", self.values_panel, right)
         values.visibilityChanged.connect(self.values_panel.set_on_screen)
         self.tabifyDockWidget(stats, values)
         stats.raise_()
@@ -155,25 +160,29 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        self.file_menu = bar.addMenu("&File")
+        self.file_menu = bar.addMenu("")
         self.file_menu.setObjectName("menu-file")
-        debug = bar.addMenu("&Debug")
+        debug = self.debug_menu = bar.addMenu("")
         for action_id in DEBUG_MENU:
             if action_id is None:
                 debug.addSeparator()
             else:
                 debug.addAction(self.actions_by_id[action_id])
-        breakpoints = bar.addMenu("&Breakpoints")
+        breakpoints = self.breakpoints_menu = bar.addMenu("")
         breakpoints.addMenu(kind_menu(self.ctl, breakpoints))
-        breakpoints.addAction("Conditions…", self.navigator.open_conditions)
-        breakpoints.addAction("Clear All Breakpoints", self.ctl.clear_breakpoints)
-        view: QMenu = bar.addMenu("&View")
+        self._conditions_action = breakpoints.addAction("", self.navigator.open_conditions)
+        self._clear_breakpoints_action = breakpoints.addAction("", self.ctl.clear_breakpoints)
+        view = self.view_menu = bar.addMenu("")
+        view.setObjectName("menu-view")
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
+        view.addSeparator()
+        self.language_menu = i18n.language_menu(self, self.settings)
+        view.addMenu(self.language_menu)
 
     def _build_status_bar(self) -> None:
         self.message_bar = MessageBar(self)
-        self.status_stage = QLabel("No pass loaded")
+        self.status_stage = QLabel()
         self.status_model = QLabel("")
         self.status_device = QLabel("")
         self.status_memory = QLabel("")
@@ -202,9 +211,10 @@ class MainWindow(QMainWindow):
         compare_view.install(self)
         overview.install(self)
         self.file_menu.addSeparator()
-        quit_action = self.file_menu.addAction("Quit", self.close)
-        quit_action.setShortcut("Ctrl+Q")
+        self._quit_action = self.file_menu.addAction("", self.close)
+        self._quit_action.setShortcut("Ctrl+Q")
         self.setAcceptDrops(True)
+        self.retranslate_ui()
 
     # ----- interface for other modules ---------------------------------------------------------
     @property
@@ -252,20 +262,48 @@ class MainWindow(QMainWindow):
         ctl = self.ctl
         stepper = ctl.stepper
         if ctl.busy:
-            self.status_state.setText("loading…")
+            self.status_state.setText(self.tr("loading…"))
         if stepper is None:
+            self.status_stage.setText(self.tr("No pass loaded"))
             return
         current = stepper.current
         total = len(ctl.plan) or len(stepper.history)
-        self.status_stage.setText(f"Stage {stepper.cursor + 1} of {total}" + (f" · {current.name}" if current else ""))
+        self.status_stage.setText(self.tr("Stage {i} of {n}").format(i=stepper.cursor + 1, n=total)
+                                  + (f" · {current.name}" if current else ""))
         verified = ""
         if ctl.verification is not None:
-            verified = f" · {'verified' if ctl.verification.ok else 'MISMATCH'} (max |Δ| {ctl.verification.max_abs_diff:.1e})"
-        self.status_model.setText(f"model {ctl.model_name}{verified}")
+            verified = " · " + (self.tr("verified") if ctl.verification.ok else self.tr("MISMATCH")) + \
+                f" (max |Δ| {ctl.verification.max_abs_diff:.1e})"
+        model = self.tr("recorded") if ctl.model_name == "recorded" else ctl.model_name
+        self.status_model.setText(self.tr("model {name}").format(name=model) + verified)
         self.status_device.setText(ctl.device)
-        self.status_memory.setText(f"captures hold {fmt_bytes(ctl.held_bytes())}")
+        self.status_memory.setText(self.tr("captures hold {size}").format(size=fmt_bytes(ctl.held_bytes())))
         if not ctl.busy:
-            self.status_state.setText(stepper.state if stepper.is_live else "recorded")
+            self.status_state.setText(_state_text(stepper.state) if stepper.is_live else self.tr("recorded"))
+
+    # ----- language ------------------------------------------------------------------------
+    def retranslate_ui(self) -> None:
+        """Every text the window itself owns, in the current language (panels do their own)."""
+        self.input_toolbar.setWindowTitle(self.tr("Input"))
+        self.debug_toolbar.setWindowTitle(self.tr("Debug"))
+        for name, title in self._dock_titles.items():
+            self.docks[name].setWindowTitle(self.tr(title))
+        self.file_menu.setTitle(self.tr("&File"))
+        self.debug_menu.setTitle(self.tr("&Debug"))
+        self.breakpoints_menu.setTitle(self.tr("&Breakpoints"))
+        self._conditions_action.setText(self.tr("Conditions…"))
+        self._clear_breakpoints_action.setText(self.tr("Clear All Breakpoints"))
+        self.view_menu.setTitle(self.tr("&View"))
+        self.language_menu.setTitle(self.tr("&Language"))
+        self._quit_action.setText(self.tr("Quit"))
+        actions.retranslate(self.actions_by_id, self.ctl)
+        self.update_status()
+        self._session_changed()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
 
     def _session_changed(self) -> None:
         self.setWindowTitle(f"tfdebug — {self.ctl.title}" if self.ctl.title else "tfdebug")
@@ -356,6 +394,15 @@ class MainWindow(QMainWindow):
         if self.drop_handler is not None and paths:
             self.drop_handler(paths)
             event.acceptProposedAction()
+
+
+def _state_text(state: str) -> str:
+    """A stepper state ("paused", "running" …) as the status bar says it."""
+    names = {"idle": QT_TRANSLATE_NOOP("MainWindow", "idle"), "paused": QT_TRANSLATE_NOOP("MainWindow", "paused"),
+             "running": QT_TRANSLATE_NOOP("MainWindow", "running"),
+             "finished": QT_TRANSLATE_NOOP("MainWindow", "finished"),
+             "stopped": QT_TRANSLATE_NOOP("MainWindow", "stopped"), "failed": QT_TRANSLATE_NOOP("MainWindow", "failed")}
+    return QCoreApplication.translate("MainWindow", names[state]) if state in names else state
 
 
 def _json_setting(settings: QSettings, key: str):

@@ -20,6 +20,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Signal
 
 from tfdebug.core.errors import TfdebugError
+from tfdebug.ui.i18n import error_text
 
 _RUNNING: set["Job"] = set()  # strong references while threads run
 
@@ -44,7 +45,7 @@ class Job(QObject):
         self._work = work
         self.name = name
         self._cancel = threading.Event()
-        self._describe = describe_failure or (lambda exc: "The work failed unexpectedly.")
+        self._describe = describe_failure or (lambda exc: self.tr("The work failed unexpectedly."))
         self._thread = threading.Thread(target=self._run, daemon=True, name=f"tfdebug-{name}")
         self.done = False
         # Released on the UI thread after its other signals were delivered: a job dropped
@@ -90,7 +91,7 @@ class Job(QObject):
         except JobCancelled:
             self._emit(self.cancelled_signal)
         except TfdebugError as exc:
-            self._emit(self.failed, exc.message, "")
+            self._emit(self.failed, error_text(exc), "")
         except Exception as exc:  # someone's model or file: said in words, never raised into Qt
             if not self.cancelled:
                 self._emit(self.failed, self._describe(exc), f"{type(exc).__name__}: {exc}")

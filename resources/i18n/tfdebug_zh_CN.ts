@@ -1,0 +1,747 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>DebugController</name>
+    <message>
+        <source>Not in the vocabulary (shown as &lt;unk&gt;): {words}.</source>
+        <translation>不在词表中（显示为 &lt;unk&gt;）：{words}。</translation>
+    </message>
+    <message>
+        <source>Nothing is loaded yet: press Run.</source>
+        <translation>尚未载入任何内容：请按“运行”。</translation>
+    </message>
+    <message>
+        <source>Stopped at {stage}: breakpoint on {what}.</source>
+        <translation>停在 {stage}：断点条件为 {what}。</translation>
+    </message>
+    <message>
+        <source>The forward pass failed.</source>
+        <translation>前向过程失败。</translation>
+    </message>
+    <message>
+        <source>The pass finished; the first stage with a breakpoint hit is {stage} ({what}): the stages after it have already run.</source>
+        <translation>前向过程已结束；第一个命中断点的阶段是 {stage}（{what}），其后的阶段已经运行过。</translation>
+    </message>
+    <message>
+        <source>The forward pass finished.</source>
+        <translation>前向过程已完成。</translation>
+    </message>
+</context>
+<context>
+    <name>Job</name>
+    <message>
+        <source>The work failed unexpectedly.</source>
+        <translation>任务意外失败。</translation>
+    </message>
+</context>
+<context>
+    <name>LoadingMixin</name>
+    <message>
+        <source>The model could not prepare this pass. Check the input and the model, then press Run again.</source>
+        <translation>模型无法准备这次前向过程。请检查输入和模型，然后再按“运行”。</translation>
+    </message>
+    <message>
+        <source>The check against the unmodified model could not run.</source>
+        <translation>无法运行与原始模型的对照检查。</translation>
+    </message>
+    <message>
+        <source>The tapped model&apos;s output differs from the unmodified model&apos;s: {what}</source>
+        <translation>插桩后模型的输出与原始模型不同：{what}</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>loading…</source>
+        <translation>加载中…</translation>
+    </message>
+    <message>
+        <source>No pass loaded</source>
+        <translation>尚未载入前向过程</translation>
+    </message>
+    <message>
+        <source>Stage {i} of {n}</source>
+        <translation>第 {i} / {n} 个阶段</translation>
+    </message>
+    <message>
+        <source>verified</source>
+        <translation>已验证</translation>
+    </message>
+    <message>
+        <source>MISMATCH</source>
+        <translation>不一致</translation>
+    </message>
+    <message>
+        <source>recorded</source>
+        <translation>录制</translation>
+    </message>
+    <message>
+        <source>model {name}</source>
+        <translation>模型 {name}</translation>
+    </message>
+    <message>
+        <source>captures hold {size}</source>
+        <translation>捕获占用 {size}</translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Debug</source>
+        <translation>调试</translation>
+    </message>
+    <message>
+        <source>Stages</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>结构图</translation>
+    </message>
+    <message>
+        <source>Heatmap</source>
+        <translation>热力图</translation>
+    </message>
+    <message>
+        <source>Shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>注意力头</translation>
+    </message>
+    <message>
+        <source>Stats</source>
+        <translation>统计</translation>
+    </message>
+    <message>
+        <source>Values</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Debug</source>
+        <translation>调试(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;Breakpoints</source>
+        <translation>断点(&amp;B)</translation>
+    </message>
+    <message>
+        <source>Conditions…</source>
+        <translation>条件…</translation>
+    </message>
+    <message>
+        <source>Clear All Breakpoints</source>
+        <translation>清除所有断点</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation>总览</translation>
+    </message>
+</context>
+<context>
+    <name>MessageBar</name>
+    <message>
+        <source>Details…</source>
+        <translation>详情…</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+</context>
+<context>
+    <name>actions</name>
+    <message>
+        <source>Not available for a recorded pass: there is no model to run. Open the model to run it live.</source>
+        <translation>录制的前向过程不可用：没有可运行的模型。请打开模型以实时运行。</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Run to the next breakpoint, or to the end</source>
+        <translation>运行到下一个断点或结束</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>单步</translation>
+    </message>
+    <message>
+        <source>Next stage</source>
+        <translation>下一个阶段</translation>
+    </message>
+    <message>
+        <source>Step Into</source>
+        <translation>步入</translation>
+    </message>
+    <message>
+        <source>Into the next block (attention, FFN, layer): its first stage</source>
+        <translation>进入下一个模块（注意力、FFN、层）的第一个阶段</translation>
+    </message>
+    <message>
+        <source>Step Out</source>
+        <translation>步出</translation>
+    </message>
+    <message>
+        <source>Run to the first stage after the current block</source>
+        <translation>运行到当前模块之后的第一个阶段</translation>
+    </message>
+    <message>
+        <source>Step Back</source>
+        <translation>后退</translation>
+    </message>
+    <message>
+        <source>Previous captured stage (nothing runs again)</source>
+        <translation>上一个已捕获的阶段（不会重新运行）</translation>
+    </message>
+    <message>
+        <source>Run to Stage</source>
+        <translation>运行到阶段</translation>
+    </message>
+    <message>
+        <source>Run to the stage selected in the navigator</source>
+        <translation>运行到导航栏中选中的阶段</translation>
+    </message>
+    <message>
+        <source>Select a stage in the navigator first.</source>
+        <translation>请先在导航栏中选择一个阶段。</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Pause a running pass at the next stage</source>
+        <translation>在下一个阶段暂停正在运行的前向过程</translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation>重新开始</translation>
+    </message>
+    <message>
+        <source>Run this pass again from the first stage</source>
+        <translation>从第一个阶段重新运行这次前向过程</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>End the pass; captured stages stay viewable</source>
+        <translation>结束前向过程；已捕获的阶段仍可查看</translation>
+    </message>
+    <message>
+        <source>Next Token</source>
+        <translation>下一个词元</translation>
+    </message>
+    <message>
+        <source>Run to the end of this generation step: the next step reads the token it chose</source>
+        <translation>运行到本生成步结束：下一步读取本步选出的词元</translation>
+    </message>
+    <message>
+        <source>Run to Token…</source>
+        <translation>运行到词元…</translation>
+    </message>
+    <message>
+        <source>Run until generated token N has been chosen</source>
+        <translation>运行到第 N 个生成的词元选出为止</translation>
+    </message>
+    <message>
+        <source>Run to Token</source>
+        <translation>运行到词元</translation>
+    </message>
+    <message>
+        <source>Generated token number (1 = the first):</source>
+        <translation>生成词元的序号（1 = 第一个）：</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Load the model and run the input bar&apos;s sentence pair</source>
+        <translation>加载模型并运行输入栏中的句子</translation>
+    </message>
+    <message>
+        <source>New Live Pass</source>
+        <translation>新的实时前向过程</translation>
+    </message>
+    <message>
+        <source>Leave the recorded pass and run the input bar&apos;s sentence pair live</source>
+        <translation>离开录制的前向过程，实时运行输入栏中的句子</translation>
+    </message>
+</context>
+<context>
+    <name>errors</name>
+    <message>
+        <source>A recorded pass cannot run again: open the model to run it live.</source>
+        <comment>stepper.recorded</comment>
+        <translation>录制的前向过程不能再次运行：请打开模型以实时运行。</translation>
+    </message>
+    <message>
+        <source>Already at the first stage.</source>
+        <comment>stepper.at_first</comment>
+        <translation>已经在第一个阶段。</translation>
+    </message>
+    <message>
+        <source>Already at the last captured stage.</source>
+        <comment>stepper.at_last</comment>
+        <translation>已经在最后一个已捕获的阶段。</translation>
+    </message>
+    <message>
+        <source>Device {device} is not available on this machine; available: {available}.</source>
+        <comment>device.unavailable</comment>
+        <translation>本机没有设备 {device}；可用的设备：{available}。</translation>
+    </message>
+    <message>
+        <source>Max new tokens must be at least 1.</source>
+        <comment>decoding.max_new_tokens</comment>
+        <translation>最多新词元数至少为 1。</translation>
+    </message>
+    <message>
+        <source>No captured stage at position {index}.</source>
+        <comment>stepper.no_position</comment>
+        <translation>位置 {index} 没有已捕获的阶段。</translation>
+    </message>
+    <message>
+        <source>Nothing has run yet.</source>
+        <comment>stepper.nothing_run</comment>
+        <translation>还没有运行任何阶段。</translation>
+    </message>
+    <message>
+        <source>Only the stage the forward is paused at can be replaced.</source>
+        <comment>replace.not_paused</comment>
+        <translation>只能替换前向过程当前暂停所在的阶段。</translation>
+    </message>
+    <message>
+        <source>Stage {name} has already run: only the stage the forward is paused at ({live}) can be edited. Restart to edit an earlier one.</source>
+        <comment>replace.already_run</comment>
+        <translation>阶段 {name} 已经运行过：只能编辑前向过程当前暂停所在的阶段（{live}）。要编辑更早的阶段，请重新开始。</translation>
+    </message>
+    <message>
+        <source>The demo model is not bundled with this installation; use --model random.</source>
+        <comment>model.no_demo</comment>
+        <translation>此安装未附带演示模型；请使用 --model random。</translation>
+    </message>
+    <message>
+        <source>The device name is empty; use cpu, cuda, cuda:N, mps or auto.</source>
+        <comment>device.empty</comment>
+        <translation>设备名为空；请使用 cpu、cuda、cuda:N、mps 或 auto。</translation>
+    </message>
+    <message>
+        <source>The forward pass has ended; restart it to run again.</source>
+        <comment>stepper.ended</comment>
+        <translation>前向过程已结束；要再次运行，请重新开始。</translation>
+    </message>
+    <message>
+        <source>The forward pass has not started.</source>
+        <comment>stepper.not_started</comment>
+        <translation>前向过程尚未开始。</translation>
+    </message>
+    <message>
+        <source>The forward pass is already running; stop or restart it.</source>
+        <comment>stepper.already_running</comment>
+        <translation>前向过程已在运行；请停止或重新开始。</translation>
+    </message>
+    <message>
+        <source>The forward pass is running; wait for it to pause.</source>
+        <comment>stepper.running</comment>
+        <translation>前向过程正在运行；请等待它暂停。</translation>
+    </message>
+    <message>
+        <source>The pass has ended: Restart it and pause at a stage to edit it.</source>
+        <comment>replace.ended</comment>
+        <translation>前向过程已结束：请重新开始，并在要编辑的阶段暂停。</translation>
+    </message>
+    <message>
+        <source>The replacement has shape {got}; stage {name} needs {shape}.</source>
+        <comment>replace.shape</comment>
+        <translation>替换张量的形状是 {got}；阶段 {name} 需要 {shape}。</translation>
+    </message>
+    <message>
+        <source>The source sentence is empty: type at least one word.</source>
+        <comment>input.source_empty</comment>
+        <translation>源句子为空：请至少输入一个词。</translation>
+    </message>
+    <message>
+        <source>The temperature must be greater than 0.</source>
+        <comment>decoding.temperature</comment>
+        <translation>温度必须大于 0。</translation>
+    </message>
+    <message>
+        <source>The {field} is empty: type at least one word.</source>
+        <comment>input.empty</comment>
+        <translation>{field}为空：请至少输入一个词。</translation>
+    </message>
+    <message>
+        <source>There is no edit of the paused stage to undo.</source>
+        <comment>replace.nothing_to_undo</comment>
+        <translation>当前暂停的阶段没有可撤销的编辑。</translation>
+    </message>
+    <message>
+        <source>There is no stage named &apos;{name}&apos; in this model.</source>
+        <comment>stage.unknown_in_model</comment>
+        <translation>此模型中没有名为“{name}”的阶段。</translation>
+    </message>
+    <message>
+        <source>There is no stage named &apos;{name}&apos; in this pass.</source>
+        <comment>stage.unknown_in_pass</comment>
+        <translation>这次前向过程中没有名为“{name}”的阶段。</translation>
+    </message>
+    <message>
+        <source>This model takes no input called &apos;{key}&apos;; its inputs are: {keys}.</source>
+        <comment>input.unknown_key</comment>
+        <translation>此模型没有名为“{key}”的输入；它的输入是：{keys}。</translation>
+    </message>
+    <message>
+        <source>Top-k must be 0 (off) or a positive number of tokens.</source>
+        <comment>decoding.top_k</comment>
+        <translation>Top-k 必须为 0（关闭）或正的词元数。</translation>
+    </message>
+    <message>
+        <source>Top-p must be greater than 0 and at most 1.</source>
+        <comment>decoding.top_p</comment>
+        <translation>Top-p 必须大于 0 且不超过 1。</translation>
+    </message>
+    <message>
+        <source>Unknown model &apos;{name}&apos;: use demo, random or a model folder.</source>
+        <comment>model.unknown</comment>
+        <translation>未知模型“{name}”：请使用 demo、random 或模型文件夹。</translation>
+    </message>
+    <message>
+        <source>{device} is not a device name; use cpu, cuda, cuda:N, mps or auto.</source>
+        <comment>device.bad_name</comment>
+        <translation>{device} 不是设备名；请使用 cpu、cuda、cuda:N、mps 或 auto。</translation>
+    </message>
+    <message>
+        <source>{device} names a CPU that does not exist: there is one CPU device, &apos;cpu&apos;.</source>
+        <comment>device.no_such_cpu</comment>
+        <translation>{device} 指向的 CPU 不存在：只有一个 CPU 设备“cpu”。</translation>
+    </message>
+</context>
+<context>
+    <name>inputs</name>
+    <message>
+        <source>Chinese, words separated by spaces</source>
+        <translation>中文，词与词之间用空格分隔</translation>
+    </message>
+    <message>
+        <source>Decoder input</source>
+        <translation>解码器输入</translation>
+    </message>
+    <message>
+        <source>Encoder input</source>
+        <translation>编码器输入</translation>
+    </message>
+    <message>
+        <source>English, words separated by spaces</source>
+        <translation>英文，词与词之间用空格分隔</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <source>Source sentence</source>
+        <translation>源句子</translation>
+    </message>
+    <message>
+        <source>Target prefix</source>
+        <translation>目标前缀</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>a sentence for the encoder</source>
+        <translation>给编码器的句子</translation>
+    </message>
+    <message>
+        <source>text for the encoder</source>
+        <translation>给编码器的文本</translation>
+    </message>
+    <message>
+        <source>text the decoder has produced so far</source>
+        <translation>解码器目前已生成的文本</translation>
+    </message>
+    <message>
+        <source>text the model continues</source>
+        <translation>模型要续写的文本</translation>
+    </message>
+    <message>
+        <source>words your make_inputs turns into the module&apos;s arguments</source>
+        <translation>由你的 make_inputs 转换为模块参数的词</translation>
+    </message>
+</context>
+<context>
+    <name>kinds</name>
+    <message>
+        <source>Add positional encoding</source>
+        <translation>加上位置编码</translation>
+    </message>
+    <message>
+        <source>Attention dropout</source>
+        <translation>注意力 Dropout</translation>
+    </message>
+    <message>
+        <source>Embedding</source>
+        <translation>词嵌入</translation>
+    </message>
+    <message>
+        <source>FFN gate</source>
+        <translation>FFN 门控</translation>
+    </message>
+    <message>
+        <source>FFN hidden layer</source>
+        <translation>FFN 隐藏层</translation>
+    </message>
+    <message>
+        <source>FFN output</source>
+        <translation>FFN 输出</translation>
+    </message>
+    <message>
+        <source>Head merge</source>
+        <translation>多头合并</translation>
+    </message>
+    <message>
+        <source>Head split</source>
+        <translation>多头拆分</translation>
+    </message>
+    <message>
+        <source>K projection</source>
+        <translation>K 投影</translation>
+    </message>
+    <message>
+        <source>K/V repeat</source>
+        <translation>K/V 复制</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>LayerNorm</source>
+        <translation>层归一化 LayerNorm</translation>
+    </message>
+    <message>
+        <source>Logits</source>
+        <translation>Logits 输出</translation>
+    </message>
+    <message>
+        <source>Mask</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
+        <source>Output projection W^O</source>
+        <translation>输出投影 W^O</translation>
+    </message>
+    <message>
+        <source>Position bias</source>
+        <translation>位置偏置</translation>
+    </message>
+    <message>
+        <source>Positional encoding</source>
+        <translation>位置编码</translation>
+    </message>
+    <message>
+        <source>Q projection</source>
+        <translation>Q 投影</translation>
+    </message>
+    <message>
+        <source>RMSNorm</source>
+        <translation>RMS 归一化 RMSNorm</translation>
+    </message>
+    <message>
+        <source>Residual add</source>
+        <translation>残差相加</translation>
+    </message>
+    <message>
+        <source>Rotary embedding</source>
+        <translation>旋转位置编码</translation>
+    </message>
+    <message>
+        <source>Scale ÷√d_k</source>
+        <translation>缩放 ÷√d_k</translation>
+    </message>
+    <message>
+        <source>Scores Q·Kᵀ</source>
+        <translation>注意力分数 Q·Kᵀ</translation>
+    </message>
+    <message>
+        <source>Soft cap</source>
+        <translation>软截断</translation>
+    </message>
+    <message>
+        <source>Softmax</source>
+        <translation>Softmax 归一化</translation>
+    </message>
+    <message>
+        <source>V projection</source>
+        <translation>V 投影</translation>
+    </message>
+    <message>
+        <source>Weighted sum P·V</source>
+        <translation>加权求和 P·V</translation>
+    </message>
+</context>
+<context>
+    <name>titles</name>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Block</source>
+        <translation>块</translation>
+    </message>
+    <message>
+        <source>Cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>Decoder</source>
+        <translation>解码器</translation>
+    </message>
+    <message>
+        <source>Decoder embedding</source>
+        <translation>解码器嵌入</translation>
+    </message>
+    <message>
+        <source>Decoder layer</source>
+        <translation>解码器层</translation>
+    </message>
+    <message>
+        <source>Decoder norm</source>
+        <translation>解码器归一化</translation>
+    </message>
+    <message>
+        <source>Embeddings</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>Encoder</source>
+        <translation>编码器</translation>
+    </message>
+    <message>
+        <source>Encoder embedding</source>
+        <translation>编码器嵌入</translation>
+    </message>
+    <message>
+        <source>Encoder layer</source>
+        <translation>编码器层</translation>
+    </message>
+    <message>
+        <source>Encoder norm</source>
+        <translation>编码器归一化</translation>
+    </message>
+    <message>
+        <source>Feed-forward (FFN)</source>
+        <translation>前馈网络（FFN）</translation>
+    </message>
+    <message>
+        <source>Feed-forward (MLP)</source>
+        <translation>前馈网络（MLP）</translation>
+    </message>
+    <message>
+        <source>Final norm</source>
+        <translation>最终归一化</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>MLM head → logits</source>
+        <translation>MLM 输出头 → logits</translation>
+    </message>
+    <message>
+        <source>Masked self-attention</source>
+        <translation>掩码自注意力</translation>
+    </message>
+    <message>
+        <source>Output head → logits</source>
+        <translation>输出头 → logits</translation>
+    </message>
+    <message>
+        <source>Self-attention</source>
+        <translation>自注意力</translation>
+    </message>
+    <message>
+        <source>Source embedding + PE</source>
+        <translation>源端嵌入 + 位置编码</translation>
+    </message>
+    <message>
+        <source>Target embedding + PE</source>
+        <translation>目标端嵌入 + 位置编码</translation>
+    </message>
+    <message>
+        <source>Token embedding</source>
+        <translation>词元嵌入</translation>
+    </message>
+    <message>
+        <source>lm_head → logits</source>
+        <translation>lm_head → logits</translation>
+    </message>
+    <message>
+        <source>{title} {n}</source>
+        <translation>{title} {n}</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,133 @@
+"""The window in Chinese and English: the catalogue is complete, View ▸ Language switches at run
+time and is remembered, --lang overrides, core errors are translated by id, Chinese has a font."""
+
+import shutil
+
+import pytest
+from PySide6.QtCore import QLocale, QSettings
+from PySide6.QtWidgets import QApplication
+
+from tfdebug.adapters.reference import ReferenceAdapter
+from tfdebug.core.errors import EmptyInputError, TfdebugError
+from tfdebug.ui import i18n, i18n_catalog
+
+
+HOW_TO_FIX = (
+    "Every user-visible string in tfdebug/ui needs a Chinese entry. Fix it like this:\n"
+    "  1. python -m tfdebug.ui.i18n_catalog        (regenerates core_strings.py, the .ts and the .qm)\n"
+    "  2. write the Chinese of each entry listed above in resources/i18n/tfdebug_zh_CN.ts\n"
+    "     (pyside6-linguist resources/i18n/tfdebug_zh_CN.ts, or edit its <translation> elements\n"
+    "     and remove type=\"unfinished\"), keeping every {placeholder} of the English\n"
+    "  3. python -m tfdebug.ui.i18n_catalog again (builds the .qm), and commit the .ts and .qm\n"
+    "Strings must reach the catalogue through self.tr(\"…\") / QCoreApplication.translate(\"ctx\", \"…\")\n"
+    "(or QT_TRANSLATE_NOOP for data), with literal text and .format(name=…) instead of f-strings.")
+
+
+@pytest.fixture(autouse=True)
+def english_again():
+    """Tests elsewhere read English texts: every test here ends in English."""
+    yield
+    i18n.set_language("en")
+
+
+def test_every_ui_string_has_a_finished_chinese_translation(tmp_path):
+    committed = i18n_catalog.TS_FILES["zh"]
+    updated = tmp_path / committed.name
+    shutil.copy2(committed, updated)
+    i18n_catalog.run_lupdate(updated, i18n_catalog.ui_sources())
+    problems = i18n_catalog.problems(updated, committed)
+    assert not problems, "\n".join(problems) + "\n\n" + HOW_TO_FIX
+
+
+def test_core_strings_and_the_compiled_catalogue_are_current(tmp_path):
+    generated = i18n_catalog.render_core_strings(i18n_catalog.core_strings())
+    assert i18n_catalog.CORE_STRINGS.read_text(encoding="utf-8") == generated, (
+        "tfdebug/ui/core_strings.py is out of date (a kind, title, input label or error id changed).\n" + HOW_TO_FIX)
+    committed = i18n_catalog.TS_FILES["zh"]
+    qm = tmp_path / "built.qm"
+    i18n_catalog.run_lrelease(committed, qm)
+    assert qm.read_bytes() == committed.with_suffix(".qm").read_bytes(), (
+        "resources/i18n/tfdebug_zh_CN.qm is older than its .ts: run python -m tfdebug.ui.i18n_catalog and commit it.")
+
+
+def test_the_catalogue_holds_the_core_vocabulary():
+    strings = i18n_catalog.core_strings()
+    assert ("Softmax", "") in strings["kinds"] and ("Masked self-attention", "") in strings["titles"]
+    assert ("Source sentence", "") in strings["inputs"]
+    ids = [error_id for _, error_id in strings["errors"]]
+    assert len(ids) == len(set(ids)), "an error id is used with two different sentences"
+
+
+def _menu_titles(window):
+    return [a.text() for a in window.menuBar().actions()]
+
+
+def _choose_language(window, qtbot, code):
+    view = window.view_menu
+    view.popup(window.mapToGlobal(window.rect().center()))
+    window.language_menu.aboutToShow.emit()
+    item = next(a for a in window.language_menu.actions() if a.objectName() == f"language-{code}")
+    item.trigger()
+    view.hide()
+
+
+def test_view_language_switches_the_window_at_run_time_and_is_remembered(window, qtbot, settings):
+    assert _menu_titles(window)[:4] == ["&File", "&Debug", "&Breakpoints", "&View"]
+    assert window.docks["navigator"].windowTitle() == "Stages"
+    step = window.actions_by_id["tfdebug.step.next"]
+    assert step.text() == "Step"
+
+    _choose_language(window, qtbot, "zh")
+    qtbot.waitUntil(lambda: window.docks["navigator"].windowTitle() == "阶段")
+    assert _menu_titles(window)[:4] == ["文件(&F)", "调试(&D)", "断点(&B)", "视图(&V)"]
+    assert window.docks["heatmap"].windowTitle() == "热力图"
+    assert step.text() == "单步" and step.toolTip() == "下一个阶段 (F10)"
+    assert window.status_stage.text().startswith("第 1 / ")
+    assert window.message_bar.dismiss_button.toolTip() == "关闭"
+    assert settings.value(i18n.SETTING) == "zh"
+    assert i18n.initial_language(settings) == "zh"  # the next launch opens in Chinese
+
+    _choose_language(window, qtbot, "en")
+    qtbot.waitUntil(lambda: window.docks["navigator"].windowTitle() == "Stages")
+    assert step.text() == "Step" and window.status_stage.text().startswith("Stage 1 of ")
+    assert settings.value(i18n.SETTING) == "en"
+
+
+def test_the_language_defaults_to_the_system_locale_and_lang_overrides(tmp_path):
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)
+    system = QLocale.system().language()
+    assert i18n.initial_language(settings) == ("zh" if system == QLocale.Chinese else "en")
+    assert i18n.initial_language(settings, "zh") == "zh"
+    settings.setValue(i18n.SETTING, "zh")
+    assert i18n.initial_language(settings) == "zh"
+    assert i18n.initial_language(settings, "en") == "en"  # --lang en beats the remembered choice
+    assert [i18n.normalise(c) for c in ("zh_CN", "zh-Hans", "en_US", "fr", "")] == ["zh", "zh", "en", None, None]
+
+
+def test_core_errors_are_translated_by_their_id(qapp, loaded):
+    with pytest.raises(EmptyInputError) as raised:
+        ReferenceAdapter(loaded).check_texts({"src": " ", "tgt": ""})
+    error = raised.value
+    assert error.id == "input.empty" and error.params == {"field": "source sentence"}
+    assert error.message == "The source sentence is empty: type at least one word."  # the English default
+    assert i18n.error_text(error) == error.message
+    assert i18n.set_language("zh")
+    assert i18n.error_text(error) == "源句子为空：请至少输入一个词。"
+    plain = TfdebugError("A sentence with no id.")
+    assert i18n.error_text(plain) == "A sentence with no id."  # no id: the English stays
+
+
+def test_titles_and_kinds_are_translated(qapp):
+    i18n.set_language("zh")
+    assert i18n.kind_title("softmax") == "Softmax 归一化"
+    assert i18n.title("Encoder layer 3") == "编码器层 3"
+    assert i18n.title("Masked self-attention") == "掩码自注意力"
+    assert i18n.title("my_block 2") == "my_block 2"  # not in the catalogue: unchanged
+
+
+def test_chinese_text_gets_a_cjk_font(qapp):
+    family = i18n.cjk_family()
+    if family is None:
+        pytest.skip("no CJK font installed here (README: Translations)")
+    assert i18n.apply_cjk_font(QApplication.instance()) == family
+    assert family in QApplication.font().families()

@@ -1,0 +1,193 @@
+"""The window's language: Qt translators, the View ▸ Language menu, core texts, a CJK font.
+
+Every string a user reads goes through `QCoreApplication.translate` / `self.tr`; the
+Chinese catalogue is `resources/i18n/tfdebug_zh_CN.ts`, compiled to the `.qm` next to it
+(`python -m tfdebug.ui.i18n_catalog` regenerates both; README "Translations").
+Installing or removing a translator makes Qt send every widget a LanguageChange event;
+widgets with text of their own answer it in `changeEvent` by setting their texts again.
+
+Texts that come from Qt-free layers (stage kinds, block titles, the core's error
+sentences) are English data there; `kind_title`, `title` and `error_text` translate them
+here (their catalogue entries come from `tfdebug/ui/core_strings.py`, generated).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
+from PySide6.QtGui import QAction, QActionGroup, QFont, QFontDatabase
+from PySide6.QtWidgets import QApplication, QMenu, QWidget
+
+# Language code -> its name in that language (a language menu lists each in its own script).
+LANGUAGES = {"en": "English", "zh": "中文"}
+CATALOGUES = {"zh": "tfdebug_zh_CN"}       # language -> .qm file name (without suffix) in resources/i18n
+QT_CATALOGUES = {"zh": "qtbase_zh_CN"}     # Qt's own texts (OK, Cancel, file dialogs) for that language
+SETTING = "ui/language"
+# Fonts with Chinese glyphs, best first: Noto/Source Han (Linux, fonts-noto-cjk), WenQuanYi (Linux),
+# Microsoft YaHei / SimHei (Windows), PingFang / Hiragino (macOS).
+CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "Source Han Sans CN",
+                "WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "Microsoft YaHei", "PingFang SC",
+                "Hiragino Sans GB", "SimHei", "Droid Sans Fallback", "AR PL UMing CN")
+
+_installed: list[QTranslator] = []
+_language = "en"
+
+
+def translate(context: str, text: str, disambiguation: str | None = None) -> str:
+    """`QCoreApplication.translate`, for texts built outside a QObject."""
+    return QCoreApplication.translate(context, text, disambiguation)
+
+
+def current_language() -> str:
+    """The code of the language the window speaks now ("en" or "zh")."""
+    return _language
+
+
+def normalise(code: str | None) -> str | None:
+    """'zh', 'zh_CN', 'zh-Hans', 'en_US' … -> a code of LANGUAGES, or None when unknown."""
+    if not code:
+        return None
+    code = code.strip().lower().replace("-", "_")
+    base = code.split("_", 1)[0]
+    return base if base in LANGUAGES else None
+
+
+def system_language() -> str:
+    """The system locale's language when it is one we have, else English."""
+    return "zh" if QLocale.system().language() == QLocale.Chinese else "en"
+
+
+def initial_language(settings: QSettings | None, override: str | None = None) -> str:
+    """`--lang` first, then the language chosen last time (settings), then the system locale."""
+    stored = settings.value(SETTING) if settings is not None else None
+    return normalise(override) or normalise(stored if isinstance(stored, str) else None) or system_language()
+
+
+def _catalogue_path(name: str) -> str:
+    return str(resources.files("tfdebug.resources").joinpath("i18n", f"{name}.qm"))
+
+
+def set_language(code: str) -> bool:
+    """Speak `code` from now on: remove our translators, install that language's ones.
+
+    Qt then sends LanguageChange to every widget, which sets its texts again. Returns False
+    (and stays in English) when the catalogue cannot be loaded.
+    """
+    global _language
+    app = QCoreApplication.instance()
+    code = normalise(code) or "en"
+    if app is None:
+        return False
+    if code == _language:
+        return True
+    for translator in _installed:
+        app.removeTranslator(translator)
+    _installed.clear()
+    ok = True
+    if code in CATALOGUES:
+        ours = QTranslator(app)
+        ok = ours.load(_catalogue_path(CATALOGUES[code]))
+        if ok:
+            qt = QTranslator(app)
+            if qt.load(QT_CATALOGUES[code], QLibraryInfo.path(QLibraryInfo.TranslationsPath)):
+                _installed.append(qt)
+            _installed.append(ours)  # installed last: asked first
+    for translator in _installed:
+        app.installTranslator(translator)
+    _language = code if ok else "en"
+    QLocale.setDefault(QLocale(QLocale.Chinese, QLocale.China) if _language == "zh" else QLocale(QLocale.English))
+    return ok
+
+
+def cjk_family() -> str | None:
+    """The first installed font family of CJK_FAMILIES, or None (then Chinese may show as boxes)."""
+    installed = set(QFontDatabase.families())
+    return next((f for f in CJK_FAMILIES if f in installed), None)
+
+
+def apply_cjk_font(app: QApplication) -> str | None:
+    """Give the application font a CJK fallback family, so every widget and plot (tick labels,
+    tables, histograms) draws Chinese with real glyphs. Returns the family used, or None."""
+    family = cjk_family()
+    if family is None:
+        return None
+    font: QFont = app.font()
+    families = [f for f in font.families() or [font.family()] if f != family]
+    font.setFamilies(families + [family])
+    app.setFont(font)
+    return family
+
+
+def language_menu(parent: QWidget, settings: QSettings) -> QMenu:
+    """View ▸ Language: one checkable item per language; choosing one switches now and is remembered."""
+    menu = QMenu(parent)
+    menu.setObjectName("menu-language")
+    group = QActionGroup(menu)
+    group.setExclusive(True)
+    for code, name in LANGUAGES.items():
+        item = QAction(name, menu)
+        item.setObjectName(f"language-{code}")
+        item.setCheckable(True)
+        item.setChecked(code == _language)
+        item.triggered.connect(lambda checked=False, c=code: _choose(c, settings))
+        group.addAction(item)
+        menu.addAction(item)
+    menu.aboutToShow.connect(lambda: [a.setChecked(a.objectName() == f"language-{_language}")
+                                      for a in menu.actions()])
+    return menu
+
+
+def _choose(code: str, settings: QSettings) -> None:
+    if set_language(code):
+        settings.setValue(SETTING, code)
+
+
+def kind_title(kind: str) -> str:
+    """The readable, translated name of a stage kind ("Softmax" / "Softmax 归一化")."""
+    from tfdebug.core.stages import kind_title as english
+
+    return translate("kinds", english(kind))
+
+
+def title(text: str) -> str:
+    """A layer, block, site or column title from core or an adapter, translated when the catalogue
+    has it; "Encoder layer 3" is translated as its title and number (core builds it as "{title} {n}")."""
+    translated = translate("titles", text)
+    if translated != text:
+        return translated
+    head, _, number = text.rpartition(" ")
+    if head and number.isdigit():
+        return translate("titles", "{title} {n}").format(title=translate("titles", head), n=number)
+    return text
+
+
+QT_TRANSLATE_NOOP("titles", "Model")  # the column of a pass without layered stacks (core.layout)
+
+
+def _input_label(text: str) -> str:
+    """An input label an error names ("source sentence"), translated; any other text unchanged."""
+    for candidate in (text, text[:1].upper() + text[1:]):
+        translated = translate("inputs", candidate)
+        if translated != candidate:
+            return translated
+    return text
+
+
+def error_text(exc) -> str:
+    """The sentence of a TfdebugError in the window's language.
+
+    Errors raised with a stable `id` carry their English template and its arguments: the
+    template is looked up in the catalogue (context "errors", disambiguated by the id) and
+    filled in. Errors without an id keep their English sentence.
+    """
+    template = getattr(exc, "template", "")
+    error_id = getattr(exc, "id", "")
+    if not error_id or not template:
+        return exc.message
+    translated = translate("errors", template, error_id)
+    params = {k: _input_label(v) if isinstance(v, str) else v for k, v in exc.params.items()}
+    try:
+        return translated.format(**params)
+    except (KeyError, IndexError, ValueError):  # a translation with a broken placeholder: English is right
+        return exc.message
