@@ -29,6 +29,68 @@
     </message>
 </context>
 <context>
+    <name>GenerationMixin</name>
+    <message>
+        <source>This generation has no step {0}.</source>
+        <translation>这次生成没有第 {0} 步。</translation>
+    </message>
+</context>
+<context>
+    <name>GenerationPanel</name>
+    <message>
+        <source>The decoder layer whose cache and attention rows are shown</source>
+        <translation>显示其缓存和注意力行的解码器层</translation>
+    </message>
+    <message>
+        <source>Which attention&apos;s K/V cache is shown</source>
+        <translation>显示哪一种注意力的 K/V 缓存</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Cache</source>
+        <translation>缓存</translation>
+    </message>
+    <message>
+        <source>self-attention</source>
+        <translation>自注意力</translation>
+    </message>
+    <message>
+        <source>cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>Not a generation. Start one with tfdebug gui --generate (or the generate option of Run); this dock then follows each token.</source>
+        <translation>当前不是生成过程。请用 tfdebug gui --generate（或“运行”的生成选项）开始生成；之后此面板会跟随每个词元。</translation>
+    </message>
+    <message>
+        <source>Step {0}</source>
+        <translation>第 {0} 步</translation>
+    </message>
+    <message>
+        <source>chooses {0}</source>
+        <translation>选出 {0}</translation>
+    </message>
+    <message>
+        <source>not computed yet at this step</source>
+        <translation>这一步尚未计算</translation>
+    </message>
+    <message>
+        <source>{0} · {1}.{2} · head {3} · query {4} at step {5}</source>
+        <translation>{0} · {1}.{2} · 头 {3} · 第 {5} 步的查询 {4}</translation>
+    </message>
+    <message>
+        <source>{0} cache · head {1} · step {2} · {3} keys</source>
+        <translation>{0} 缓存 · 头 {1} · 第 {2} 步 · {3} 个键</translation>
+    </message>
+    <message>
+        <source>The cache fills when this step&apos;s attention runs.</source>
+        <translation>这一步的注意力运行时缓存才会填入。</translation>
+    </message>
+</context>
+<context>
     <name>Job</name>
     <message>
         <source>The work failed unexpectedly.</source>
@@ -121,6 +183,10 @@
         <translation>数值</translation>
     </message>
     <message>
+        <source>Generation</source>
+        <translation>生成</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -198,6 +264,21 @@
     <message>
         <source>Details</source>
         <translation>详情</translation>
+    </message>
+</context>
+<context>
+    <name>TokenStrip</name>
+    <message>
+        <source>{0}: prompt, fed at step 0</source>
+        <translation>{0}：提示词，在第 0 步输入</translation>
+    </message>
+    <message>
+        <source>{0}: chosen at step {1}</source>
+        <translation>{0}：在第 {1} 步选出</translation>
+    </message>
+    <message>
+        <source>Probabilities are not recorded in a snapshot.</source>
+        <translation>快照中不记录概率。</translation>
     </message>
 </context>
 <context>

@@ -144,7 +144,9 @@ class MainWindow(QMainWindow):
         stats.raise_()
         # Behind Heads until a generation runs (then raised: it follows each token).
         self.generation_panel = GenerationPanel(ctl)
-        self.tabifyDockWidget(heads, self._dock(self.tr("Generation"), "generation", self.generation_panel, right))
+        generation = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation", self.generation_panel,
+                                right)
+        self.tabifyDockWidget(heads, generation)
         heads.raise_()
         self.resize(1600, 1000)
         self.resizeDocks([nav, heat, shape], [330, 860, 400], Qt.Horizontal)
