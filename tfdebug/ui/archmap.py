@@ -53,14 +53,23 @@ class ArchitectureMap(QWidget):
         self.setMinimumSize(300, 240)  # leaves the Stages tree 15+ rows in a 720-pixel-high window
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.setMouseTracking(True)
+        self._drawn: tuple = ()
         ctl.session_changed.connect(self._rebuild)
-        ctl.state_changed.connect(self.update)
-        ctl.stage_changed.connect(self.update)
+        ctl.state_changed.connect(self._changed)
+        ctl.stage_changed.connect(self._changed)
+
+    def _changed(self) -> None:
+        """Repaint only when a box changes colour: most steps stay inside one block."""
+        statuses = tuple(self._status(p) for p in self.parts)
+        if statuses != self._drawn:
+            self._drawn = statuses
+            self.update()
 
     def _rebuild(self) -> None:
         layout = self.ctl.layout
         self.columns = [[Part(b) for b in column.blocks] for column in layout.columns]
         self.parts = [p for column in self.columns for p in column]
+        self._drawn = ()
         self.update()
 
     def part(self, block_id: str) -> Part | None:

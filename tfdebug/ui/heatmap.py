@@ -92,9 +92,12 @@ class HeatmapPanel(QWidget):
         self.col_combo.setToolTip("Axis shown as columns")
         self.row_combo.activated.connect(self._axes_chosen)
         self.col_combo.activated.connect(self._axes_chosen)
-        self.spin_boxes: dict[str, QSpinBox] = {}
+        self.spin_boxes: dict[str, QSpinBox] = {}  # the shown stage's index boxes, by axis name
+        self._spin_pool: dict[str, QSpinBox] = {}  # every box made so far: reused, never rebuilt per step
         self._index_row = QHBoxLayout()
-        controls = QHBoxLayout()
+        controls_row = QWidget()
+        controls = QHBoxLayout(controls_row)
+        controls.setContentsMargins(0, 0, 0, 0)
         controls.addWidget(QLabel("Rows"))
         controls.addWidget(self.row_combo)
         controls.addWidget(QLabel("Columns"))
@@ -108,6 +111,10 @@ class HeatmapPanel(QWidget):
                                    "Unpinned, each stage opens on its last two axes")
         self.pin_button.toggled.connect(self._pin_toggled)
         controls.addWidget(self.pin_button)
+        # A fixed height: a row whose height follows its index boxes (taller than the combos)
+        # would resize the plot below it, and a resize relayouts and repaints the whole plot.
+        controls_row.setFixedHeight(max(QSpinBox().sizeHint().height(), self.row_combo.sizeHint().height(),
+                                        self.pin_button.sizeHint().height()))
 
         self.graphics = pg.GraphicsLayoutWidget()
         self.plot = self.graphics.addPlot(row=0, col=0)
@@ -138,7 +145,7 @@ class HeatmapPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(controls)
+        layout.addWidget(controls_row)
         layout.addWidget(self.caption)
         layout.addWidget(self.graphics, 1)
         layout.addWidget(self.readout)
@@ -163,10 +170,11 @@ class HeatmapPanel(QWidget):
         self._rebuild_spin_boxes()
 
     def _rebuild_spin_boxes(self) -> None:
+        """One index box per axis not shown, in axis order (boxes are reused by axis name)."""
         while self._index_row.count():
-            widget = self._index_row.takeAt(0).widget()
-            if widget is not None:
-                widget.deleteLater()
+            self._index_row.takeAt(0)
+        for spin in self.spin_boxes.values():
+            spin.hide()
         self.spin_boxes = {}
         capture = self.ctl.current
         if capture is None:
@@ -178,13 +186,18 @@ class HeatmapPanel(QWidget):
             self.col_combo.setCurrentIndex(view.col_axis)
         for axis, index in self.ctl.indices().items():
             name = names[axis]
-            spin = QSpinBox()
+            spin = self._spin_pool.get(name)
+            if spin is None:
+                spin = self._spin_pool[name] = QSpinBox()
+                spin.setPrefix(f"{name} ")
+                spin.valueChanged.connect(lambda value, n=name: self.ctl.set_index(n, value))
+            spin.blockSignals(True)  # setting the stage's range and index is not the user choosing one
             spin.setRange(0, capture.shape[axis] - 1)
             spin.setValue(index)
-            spin.setPrefix(f"{name} ")
+            spin.blockSignals(False)
             spin.setToolTip(f"Index along the {name} axis (size {capture.shape[axis]})")
-            spin.valueChanged.connect(lambda value, n=name: self.ctl.set_index(n, value))
             self._index_row.addWidget(spin)
+            spin.show()
             self.spin_boxes[name] = spin
 
     def _axes_chosen(self) -> None:

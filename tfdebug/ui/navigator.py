@@ -71,6 +71,7 @@ class NavigatorPanel(QWidget):
         self.ctl = ctl
         self.items: dict[str, QTreeWidgetItem] = {}
         self._current: str | None = None
+        self._marked: dict[str, str] = {}  # stage -> "todo" / "run" / "edited" as last drawn
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter stages (name or kind)…")
         self.filter.setClearButtonEnabled(True)
@@ -116,6 +117,7 @@ class NavigatorPanel(QWidget):
     def rebuild(self) -> None:
         """One leaf per planned stage, under its layer and block."""
         self.tree.clear()
+        self._marked = {}
         self.items = {}
         self._current = None
         groups: dict[tuple[str, ...], QTreeWidgetItem] = {}
@@ -149,16 +151,23 @@ class NavigatorPanel(QWidget):
 
     # ----- state ----------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Grey what has not run, highlight the current stage."""
+        """Grey what has not run, highlight the current stage.
+
+        Only rows whose state changed are touched: every item setter is a model change the
+        tree view processes, and a step changes one or two of hundreds of rows.
+        """
         history = self.ctl.stepper.history if self.ctl.stepper is not None else []
-        reached = {c.name for c in history}
-        edited = {c.name for c in history if c.edited}
+        states = {c.name: "edited" if c.edited else "run" for c in history}
         for name, item in self.items.items():
-            colour = QBrush(EDITED) if name in edited else QBrush() if name in reached else QBrush(UNREACHED)
+            state = states.get(name, "todo")
+            if self._marked.get(name) == state:
+                continue
+            self._marked[name] = state
+            colour = QBrush(EDITED) if state == "edited" else QBrush() if state == "run" else QBrush(UNREACHED)
             item.setForeground(NAME, colour)
             item.setForeground(SHAPE, colour)
             shape = item.text(SHAPE).removesuffix(EDITED_MARK)
-            item.setText(SHAPE, shape + EDITED_MARK if name in edited else shape)
+            item.setText(SHAPE, shape + EDITED_MARK if state == "edited" else shape)
         current = self.ctl.current.name if self.ctl.current is not None else None
         if current != self._current:
             font = QFont()
