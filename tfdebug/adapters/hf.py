@@ -9,9 +9,9 @@ unmodified model (its own attention implementation) on the same input and compar
 
 from __future__ import annotations
 
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import torch
 from torch import Tensor, nn
@@ -134,13 +134,31 @@ class HFAdapter(ModelAdapter):
     # ----- running -----------------------------------------------------------------------
     def forward(self, prepared: Prepared) -> Tensor:
         """The tapped forward: hooks and the tapped attention exist only inside this call."""
+        with self.tapped():
+            return primary_output(self.model(**prepared.kwargs))
+
+    @contextmanager
+    def tapped(self, cached: bool = False) -> Iterator[None]:
+        """Hooks and the tapped attention installed for the calls inside the block, removed in `finally`.
+
+        `cached`: the calls pass a KV cache (generation): attention shows it as `cache_k`/`cache_v`.
+        """
         from tfdebug.adapters.hf_attention import tapped_attention
         from tfdebug.adapters.hf_hooks import hooks_installed
 
         with ExitStack() as stack:
-            stack.enter_context(tapped_attention(self.model, self.plan.sites))
+            stack.enter_context(tapped_attention(self.model, self.plan.sites, cached))
             stack.enter_context(hooks_installed(self.model, self.plan.hooks, self.plan.taps))
-            return primary_output(self.model(**prepared.kwargs))
+            yield
+
+    def step_decoder(self, prepared: Prepared, use_cache: bool = True):
+        """Generate after the prompt (or the decoder input, after the encoder), one token per step,
+        the model keeping its keys and values in a transformers `DynamicCache`."""
+        from tfdebug.adapters.hf_generate import HFDecoder
+
+        if self.inputs[0].key == "text":
+            raise InputError(f"{self.name} is an encoder only: it has no decoder to generate text with.")
+        return HFDecoder(self, prepared, use_cache)
 
     def plain_forward(self, prepared: Prepared) -> Tensor:
         """The unmodified model on the same input (its own attention implementation, no hooks)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator, Mapping
 
 import torch
@@ -41,12 +41,15 @@ class AttentionSite:
     """The taps of one attention module (keyed by stage suffix: 'scores', 'probs' …) and how it computes.
 
     `rotary`: the query and key arrive rotated (their splits are tapped at the projections,
-    here they are `q_rotary`/`k_rotary`); `bias`: a position bias added to the scores is shown.
+    here they are `q_rotary`/`k_rotary`); `bias`: a position bias added to the scores is shown;
+    `cached`: the model runs with a KV cache (generation), so the key and value arriving
+    here are the cache's contents after this step's update (after RoPE): `cache_k`/`cache_v`.
     """
 
     taps: Mapping[str, Tap]
     rotary: bool = False
     bias: bool = False
+    cached: bool = False
 
 
 def _identity(x: Tensor) -> Tensor:
@@ -91,7 +94,11 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     check_keywords(module, kwargs)
     site = _SITES.get(id(module), _NO_SITE)
     taps = site.taps
-    if site.rotary:
+    if site.cached:  # every key and value so far, this step's appended (the new ones' splits are upstream)
+        query = taps["q_rotary" if site.rotary else "q_split"](query)  # (B, H, Tq, Dh)
+        key = taps["cache_k"](key)  # (B, H_kv, Tk, Dh): Tk = all tokens so far
+        value = taps["cache_v"](value)  # (B, H_kv, Tk, Dh)
+    elif site.rotary:
         query = taps["q_rotary"](query)  # (B, H, Tq, Dh) after the rotation
         key = taps["k_rotary"](key)  # (B, H_kv, Tk, Dh)
         value = taps["v_split"](value)  # (B, H_kv, Tk, Dh)
@@ -156,8 +163,12 @@ def model_configs(model: nn.Module) -> list:
 
 
 @contextmanager
-def tapped_attention(model: nn.Module, sites: Mapping[nn.Module, AttentionSite]) -> Iterator[None]:
-    """Run `model` with the tapped attention function inside the block; everything restored in `finally`."""
+def tapped_attention(model: nn.Module, sites: Mapping[nn.Module, AttentionSite], cached: bool = False
+                     ) -> Iterator[None]:
+    """Run `model` with the tapped attention function inside the block; everything restored in `finally`.
+
+    `cached`: the model is called with a KV cache, its keys and values are shown as the cache.
+    """
     global _ACTIVE
     configs = model_configs(model)
     before = [c._attn_implementation_internal for c in configs]
@@ -165,7 +176,7 @@ def tapped_attention(model: nn.Module, sites: Mapping[nn.Module, AttentionSite])
         if _ACTIVE == 0:
             _register()
         _ACTIVE += 1
-        _SITES.update({id(module): site for module, site in sites.items()})
+        _SITES.update({id(module): replace(site, cached=cached) for module, site in sites.items()})
     try:
         for config in configs:
             config._attn_implementation_internal = IMPLEMENTATION

@@ -124,6 +124,13 @@ class _Builder:
                 site_taps[f"{role}_rotary"] = self.tap(
                     f"{prefix}.{role}_rotary", "rotary", _SPLIT_AXES[role], f"RoPE({role.upper()}_split, pos)",
                     role_tokens[role], role=role, inputs=(f".{role}_split",))
+        # Generating with a KV cache, the attention function receives the cache after this step's update.
+        after = " (after RoPE)" if rotary else ""
+        for role in "kv":
+            site_taps[f"cache_{role}"] = self.tap(
+                f"{prefix}.cache_{role}", "kv_cache", _SPLIT_AXES[role],
+                f"cache_{role.upper()} = cache.update({role.upper()}_split{after}): every {role.upper()} so far",
+                tk, role=role, inputs=(f".{role}_rotary" if rotary and role == "k" else f".{role}_split",))
         k_in, v_in = (".k_rotary" if rotary else ".k_split"), ".v_split"
         if kv_heads != heads:
             groups = heads // kv_heads

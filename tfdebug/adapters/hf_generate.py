@@ -1,0 +1,72 @@
+"""Generation with a Hugging Face model through tfdebug's loop (`tfdebug.models.generate`).
+
+`HFDecoder` feeds a model one step at a time with the model's own cache object,
+transformers' `DynamicCache` (`EncoderDecoderCache` of two for T5-style models): the
+attention function then receives the cache after this step's update, which the tapped
+attention shows as `cache_k`/`cache_v`. Every call runs inside `adapter.tapped()`, so
+hooks exist only while the model runs. Without a cache each step reruns the whole
+sequence, as the reference decoder does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from tfdebug.adapters.base import Prepared
+from tfdebug.models.generate import StepDecoder
+
+# The largest number of positions when a config names none: enough for any debugging session.
+DEFAULT_CAPACITY = 4096
+
+
+class HFDecoder(StepDecoder):
+    """One generation by a Hugging Face model: decoder-only after its prompt, encoder–decoder after
+    `decoder_start_token_id` (and any typed decoder input), the encoder run once at step 0."""
+
+    def __init__(self, adapter: Any, prepared: Prepared, use_cache: bool = True):
+        from transformers import DynamicCache, EncoderDecoderCache
+
+        self.adapter = adapter
+        self.model = adapter.model
+        self.use_cache = use_cache
+        config = self.model.config
+        kwargs = prepared.kwargs
+        self.encoder_decoder = "decoder_input_ids" in kwargs
+        self.stream = "tgt" if self.encoder_decoder else adapter.inputs[0].key
+        ids = kwargs["decoder_input_ids"] if self.encoder_decoder else kwargs["input_ids"]
+        self.prompt_ids = ids[0].tolist()
+        self.src = kwargs["input_ids"] if self.encoder_decoder else None
+        eos = getattr(config, "eos_token_id", None)
+        self.eos_id = eos[0] if isinstance(eos, (list, tuple)) else eos
+        self.capacity = (getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", None)
+                         or DEFAULT_CAPACITY)
+        self._ids: list[int] = []
+        self._encoder_outputs = None
+        self.cache = None
+        if use_cache:
+            self.cache = (EncoderDecoderCache(DynamicCache(config=config), DynamicCache(config=config))
+                          if self.encoder_decoder else DynamicCache(config=config))
+
+    @property
+    def fed(self) -> int:
+        return len(self._ids)
+
+    def feed(self, ids: list[int]) -> Tensor:
+        self._ids.extend(ids)
+        device = self.model.get_input_embeddings().weight.device
+        new = torch.tensor([ids if self.use_cache else self._ids], dtype=torch.long, device=device)  # (1, T)
+        with self.adapter.tapped(cached=self.use_cache):
+            if not self.encoder_decoder:
+                out = self.model(input_ids=new, cache=self.cache, use_cache=self.use_cache)
+            else:
+                if self._encoder_outputs is None:  # the encoder reads the source once, at step 0
+                    self._encoder_outputs = self.model.get_encoder()(input_ids=self.src)
+                out = self.model(encoder_outputs=self._encoder_outputs, decoder_input_ids=new, cache=self.cache,
+                                 use_cache=self.use_cache)
+        return out.logits[0, -1]  # (V,)
+
+    def token(self, token_id: int) -> str:
+        return self.adapter._id_label(token_id)
