@@ -109,6 +109,7 @@ def test_a_snapshot_round_trips_bit_for_bit(captured, tmp_path):
     with open_snapshot(path) as recording:
         assert recording.names() == [c.name for c in captures]
         assert recording.tokens == session.tokens
+        assert recording.adapter == session.adapter.adapter_kind  # which adapter tapped the model
         for c in captures:
             stored = recording.tensor(recording[c.name])
             assert stored.dtype == c.tensor.dtype and torch.equal(stored, c.tensor.cpu()), c.name

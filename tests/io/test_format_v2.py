@@ -44,7 +44,7 @@ def test_exports_keep_the_streams(recording, tmp_path, suffix):
 def test_translator_streams_are_written_as_named_streams(snapshot_path):
     doc = read_manifest(snapshot_path)
     assert doc["tokens"] == {"src": ["i", "love", "you"], "tgt": ["<bos>", "我", "爱", "你"]}
-    assert "adapter" not in doc  # the recording did not name one
+    assert doc["adapter"] == "reference"  # the adapter that tapped the model
 
 
 def test_control_characters_in_tokens_are_stored_escaped(recording, tmp_path):

@@ -22,8 +22,7 @@ def arm():
     from PySide6.QtWidgets import QApplication
     windows = [w for w in QApplication.topLevelWidgets() if w.objectName() == "tfdebug-main"]
     if export and windows and windows[0].ctl.stepper is not None:
-        from tfdebug.ui import file_actions
-        file_actions.start_export(windows[0], sys.argv[4])
+        windows[0].exports.start(sys.argv[4])
     QTimer.singleShot(delay_ms, lambda: [w.close() for w in windows])
 
 QTimer.singleShot(0, arm)

@@ -105,8 +105,6 @@ def test_what_cannot_be_compared_is_one_sentence(window, qtbot):
 
 
 def test_a_replayed_snapshot_compares_but_cannot_be_edited(window, qtbot, tmp_path):
-    from tfdebug.ui import file_actions
-
     press(window, Qt.Key_F5)
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
     session, history = window.ctl.session, window.ctl.stepper.history
@@ -115,7 +113,7 @@ def test_a_replayed_snapshot_compares_but_cannot_be_edited(window, qtbot, tmp_pa
     changed["enc.1.ffn.hidden"].tensor.view(-1)[3] += 1e-3
     save_snapshot(changed, tmp_path / "b.safetensors")
 
-    assert file_actions.open_snapshot(window, str(tmp_path / "a.safetensors"))
+    assert window.open_snapshot(str(tmp_path / "a.safetensors"))
     qtbot.waitUntil(lambda: not window.ctl.is_live and window.ctl.current is not None)
     assert not window.actions_by_id["tfdebug.edit.tensor"].isEnabled()
     chooser = compare_dialog(window, qtbot)

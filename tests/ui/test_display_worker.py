@@ -40,7 +40,7 @@ def test_a_large_stage_is_sliced_off_the_gui_thread(window, qtbot, monkeypatch):
     original = display_worker.display_slice
     monkeypatch.setattr(display_worker, "display_slice",
                         lambda *a, **k: threads.append(threading.current_thread().name) or original(*a, **k))
-    window.load_replay(Stepper.replay([small, big]), {"src": [], "tgt": []}, "large stage")
+    window.ctl.load_replay(Stepper.replay([small, big]), {"src": [], "tgt": []}, "large stage")
     qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None)
     press(window, Qt.Key_F10)
     qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None and window.heatmap_panel.slice.source_shape == (n, n))

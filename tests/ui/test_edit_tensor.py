@@ -108,8 +108,7 @@ def test_continue_runs_on_the_edit_restart_runs_unedited(window, qtbot):
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
     edited_logits = window.ctl.stepper.output.clone()
     # File → Export… of this pass writes the mark into the manifest
-    from tfdebug.ui.file_actions import current_recording
-    recording, _ = current_recording(window)
+    recording, _ = window.ctl.recording()
     marks = {s["name"]: s["edited"] for s in recording.manifest()["stages"]}
     assert marks[STAGE] is True and sum(marks.values()) == 1
     press(window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)  # Restart

@@ -31,6 +31,6 @@ def test_file_export_writes_a_registered_format(window, names_format, qtbot, mon
         return QDialog.Accepted
 
     monkeypatch.setattr(ExportDialog, "exec", answer)
-    window.file_actions.export_action.trigger()
-    qtbot.waitUntil(lambda: window.file_actions.job is not None and window.file_actions.job.done, timeout=10000)
+    window.actions_by_id["tfdebug.file.export"].trigger()
+    qtbot.waitUntil(lambda: window.exports.job is not None and window.exports.job.done, timeout=10000)
     assert json.loads(out.read_text()) == ["src.embed"]  # the stages run so far

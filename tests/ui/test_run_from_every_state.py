@@ -75,7 +75,7 @@ def get_into(state, window, qtbot):
         ctl.stop()
         qtbot.waitUntil(lambda: ctl.stepper.state == "stopped")
         captures, _ = session.capture_all()
-        window.load_replay(Stepper.replay(captures), session.tokens, "recorded pass")
+        window.ctl.load_replay(Stepper.replay(captures), session.tokens, "recorded pass")
         wait_paused(qtbot, window, "src.embed")
         window.actions_by_id["tfdebug.session.live"].trigger()  # a replay's bar is read-only: go live first
         qtbot.waitUntil(lambda: ctl.is_live and not ctl.busy)

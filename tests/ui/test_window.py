@@ -189,7 +189,7 @@ def test_replay_shows_every_panel_and_disables_live_actions(make_window, qtbot, 
     bare = [Capture(c.info, c.shape, c.dtype, c.device) for c in captures]
     replay = Stepper.replay(bare, load=lambda c: stored[c.name])
     window = make_window()
-    window.load_replay(replay, session.tokens, "recorded pass")
+    window.ctl.load_replay(replay, session.tokens, "recorded pass")
     wait_paused(qtbot, window, "src.embed")
     restart = window.actions_by_id["tfdebug.step.restart"]
     assert not restart.isEnabled() and restart.toolTip() == actions.REPLAY_TIP

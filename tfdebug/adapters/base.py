@@ -103,6 +103,9 @@ class ModelAdapter(ABC):
 
     #: the spec it was loaded from (`demo`, `random`, a folder, `hf:FOLDER` …)
     name: str = ""
+    #: which kind of adapter taps the model ('reference', 'hf', 'sdpa' …): a snapshot's
+    #: manifest records it as `adapter`; the class name when a subclass leaves it empty
+    kind: str = ""
     #: the module whose Taps the Recorder attaches to
     module: nn.Module
     device: torch.device = torch.device("cpu")
@@ -117,6 +120,11 @@ class ModelAdapter(ABC):
     site_titles: Mapping[str, str] = {}
     #: titles of the layered stacks drawn as columns ('enc': 'Encoder')
     stack_titles: Mapping[str, str] = {}
+
+    @property
+    def adapter_kind(self) -> str:
+        """`kind`, or the class name when the subclass does not set one."""
+        return self.kind or type(self).__name__
 
     @abstractmethod
     def config(self) -> dict:

@@ -24,7 +24,8 @@ from tfdebug.core.memory import release_freed_memory
 from tfdebug.core.names import GEN_PREFIX, parse_name
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture, Recorder
-from tfdebug.core.stages import StageInfo, parse_token_ref, token_ref
+from tfdebug.core.names import parse_token_ref, token_ref
+from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper import Stepper
 from tfdebug.models.generate import StepDecoder, generate, text_of
 from tfdebug.models.sampling import Choice, DecodingSettings

@@ -44,6 +44,8 @@ class TappedModel(nn.Module):
 class HFAdapter(ModelAdapter):
     """A Hugging Face model of a supported family with every stage tapped; verified on every run."""
 
+    kind = "hf"
+
     def __init__(self, model: nn.Module, tokenizer: Any, name: str = "hf"):
         require_transformers()
         from tfdebug.adapters.hf_names import tap_plan

@@ -16,6 +16,8 @@ from tfdebug.models.vocab import BUILTIN_PAIRS
 class ReferenceAdapter(ModelAdapter):
     """The notes' Transformer: a source sentence for the encoder, a target prefix for the decoder."""
 
+    kind = "reference"
+
     inputs = (
         InputField("src", "Source sentence", "English, words separated by spaces"),
         InputField("tgt", "Target prefix", "Chinese, words separated by spaces", required=False),

@@ -60,6 +60,8 @@ class TappedModule(nn.Module):
 class SdpaAdapter(ModelAdapter):
     """A module calling scaled_dot_product_attention (or nn.MultiheadAttention), with one text input."""
 
+    kind = "sdpa"
+
     inputs = (InputField("text", "Text", "words your make_inputs turns into the module's arguments"),)
     layer_titles = {"enc": "Encoder layer", "dec": "Decoder layer", "blocks": "Block", "layers": "Layer",
                     "h": "Block"}

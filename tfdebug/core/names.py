@@ -1,7 +1,9 @@
 """Stage names, parsed in one place: `[gen.{t}.]{stack}.{layer}.{block}.{stage}` or `{site}.{stage}`.
 
 Every part of tfdebug that needs to know which layer, block or stack a stage belongs
-to asks `parse_name`; nothing else splits stage names. Titles for blocks and for the
+to asks `parse_name`; nothing else splits stage names. The references a stage's token
+axes make to token streams (`src`, or `tgt[3:4]` during generation) are written and
+parsed here too (`token_ref`, `parse_token_ref`). Titles for blocks and for the
 standard stacks and sites live here too; an adapter may override the stack and site
 titles (e.g. "Block" instead of "Decoder layer" for a GPT-style model).
 """
@@ -105,3 +107,24 @@ def site_title(site: str, titles: dict[str, str] | None = None) -> str:
 
 def stack_title(stack: str, titles: dict[str, str] | None = None) -> str:
     return (titles or {}).get(stack) or STACK_TITLES.get(stack) or stack.replace("_", " ").capitalize()
+
+
+# ----- token stream references ----------------------------------------------------------
+def token_ref(stream: str, start: int, stop: int) -> str:
+    """A reference to positions start … stop − 1 of a token stream: 'tgt[3:4]'.
+
+    A generation step reads part of a stream that keeps growing (its new token as the
+    query, every token so far as the keys): its stages label their axes with a slice.
+    """
+    return f"{stream}[{start}:{stop}]"
+
+
+def parse_token_ref(ref: str) -> tuple[str, int | None, int | None]:
+    """('tgt', 3, 4) for 'tgt[3:4]', ('src', None, None) for a whole stream 'src'; ValueError when malformed."""
+    stream, bracket, rest = ref.partition("[")
+    if not bracket:
+        return ref, None, None
+    start, colon, stop = rest.removesuffix("]").partition(":")
+    if not rest.endswith("]") or not colon or not start.isdigit() or not stop.isdigit() or int(start) > int(stop):
+        raise ValueError(f"malformed token reference {ref!r}")
+    return stream, int(start), int(stop)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from tfdebug.core.names import parse_name
+from tfdebug.core.names import parse_name, parse_token_ref
 
 KINDS: tuple[str, ...] = (
     "embedding",
@@ -65,26 +65,6 @@ AXES: tuple[str, ...] = (
 
 # Axes whose positions are tokens: a view labels them with token strings.
 TOKEN_AXES = frozenset({"token", "query", "key"})
-
-
-def token_ref(stream: str, start: int, stop: int) -> str:
-    """A reference to positions start … stop − 1 of a token stream: 'tgt[3:4]'.
-
-    A generation step reads part of a stream that keeps growing (its new token as the
-    query, every token so far as the keys): its stages label their axes with a slice.
-    """
-    return f"{stream}[{start}:{stop}]"
-
-
-def parse_token_ref(ref: str) -> tuple[str, int | None, int | None]:
-    """('tgt', 3, 4) for 'tgt[3:4]', ('src', None, None) for a whole stream 'src'; ValueError when malformed."""
-    stream, bracket, rest = ref.partition("[")
-    if not bracket:
-        return ref, None, None
-    start, colon, stop = rest.removesuffix("]").partition(":")
-    if not rest.endswith("]") or not colon or not start.isdigit() or not stop.isdigit() or int(start) > int(stop):
-        raise ValueError(f"malformed token reference {ref!r}")
-    return stream, int(start), int(stop)
 
 
 def token_labels(streams: "dict[str, list[str]]", ref: str) -> list[str] | None:

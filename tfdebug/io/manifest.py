@@ -17,7 +17,8 @@ import torch
 
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.recorder import Capture
-from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo, parse_token_ref
+from tfdebug.core.names import parse_token_ref
+from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo
 from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, name_problem, shape_problem, shown,
                                stream_problem, string_problem, structure_problem, tokens_problem)
 from tfdebug.io.recording import FORMAT_VERSION, Recording

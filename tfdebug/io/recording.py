@@ -63,7 +63,7 @@ class Recording:
         adapter = session.adapter
         return cls(captures=list(captures), tokens=session.tokens, model_name=adapter.name,
                    model_config=adapter.config(), device=str(adapter.device), dtype=dtype_name(adapter.dtype),
-                   inputs=session.texts)
+                   inputs=session.texts, adapter=adapter.adapter_kind)
 
     # ----- tensors ---------------------------------------------------------------------
     def tensor(self, capture: Capture) -> Tensor:
@@ -149,3 +149,25 @@ class Recording:
         if self.adapter is not None:
             doc["adapter"] = self.adapter
         return doc
+
+
+def recording_on_screen(stepper: "Stepper | None", session, replayed: Recording | None) -> tuple[Recording | None, str]:
+    """The pass a window shows as a Recording, and a note when it is incomplete.
+
+    A replayed snapshot (`replayed`, the recording `stepper` replays) exports as it was
+    opened; a live pass exports the stages it has run so far (with any edits), since the
+    model cannot run twice at once.
+    """
+    if stepper is None:
+        return None, ""
+    if not stepper.is_live:
+        return replayed, ""
+    history = list(stepper.history)
+    if session is None or not history:
+        return None, ""
+    note = ""
+    if stepper.state != "finished":
+        total = len(session.plan) if session.stages is None else len(history)
+        note = (f"The pass has run {len(history)} of {total} stages; only those are exported. "
+                f"Continue to the end to export them all.")
+    return Recording.from_session(session, history), note

@@ -161,6 +161,12 @@ def new_live_pass(ctl: DebugController) -> None:
     ctl.run()
 
 
+@action("tfdebug.file.quit", QT_TRANSLATE_NOOP("actions", "Quit"), "Ctrl+Q",
+        QT_TRANSLATE_NOOP("actions", "Close the window (a running pass is stopped)"), toolbar=False)
+def quit_window(ctl: DebugController) -> None:
+    ctl.close_requested.emit()
+
+
 # ----- binding --------------------------------------------------------------------
 def _tr(text: str) -> str:
     # Registered texts are marked with QT_TRANSLATE_NOOP("actions", ...): translated when shown.

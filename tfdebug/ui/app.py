@@ -28,7 +28,7 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     Without arguments the window opens on the last inputs (or the default model and its
     first preset), paused at the first stage. `texts` are input texts by key (`src`,
     `prompt` …); fields not given take the model's first preset. `open_path` opens a
-    snapshot (through tfdebug.ui.file_actions). `generation` (DecodingSettings) makes Run
+    snapshot (through the window's snapshot actions). `generation` (DecodingSettings) makes Run
     generate token by token. `lang` ("en", "zh") overrides the language chosen last time
     in View ▸ Language (which itself defaults to the system locale's).
     """
@@ -50,9 +50,8 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     result = {"code": 0}
 
     if open_path is not None:
-        from tfdebug.ui import file_actions  # written alongside: opening snapshots
         window.input_bar.set_values(inputs.model, inputs.device, inputs.texts)
-        file_actions.open_snapshot(window, open_path)
+        window.open_snapshot(open_path)
     else:
         window.start(inputs)
 

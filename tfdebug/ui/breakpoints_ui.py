@@ -2,30 +2,31 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QHBoxLayout, QLabel,
                                QMenu, QVBoxLayout, QWidget)
 
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.stages import KINDS, kind_title
 from tfdebug.core.stepper import EXACT, FAST
+from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
 
 
 def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
     """A menu of checkable kinds by readable name: checking "Softmax" breaks on every softmax."""
     menu = QMenu("Break on Every…", parent)
-    actions = {}
+    by_kind = {}
     for kind in KINDS:
         act = menu.addAction(kind_title(kind))
         act.setToolTip(f"Stop at every stage of kind {kind}")
         act.setCheckable(True)
         act.setObjectName(f"break-kind-{kind}")
         act.toggled.connect(lambda on, k=kind: ctl.set_breakpoint(Breakpoint.on_kind(k), on))
-        actions[kind] = act
+        by_kind[kind] = act
 
     def sync() -> None:
-        for kind, act in actions.items():
+        for kind, act in by_kind.items():
             act.blockSignals(True)
             act.setChecked(Breakpoint.on_kind(kind) in ctl.breakpoints)
             act.blockSignals(False)
@@ -33,7 +34,7 @@ def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
     def only_this_pass() -> None:
         # The vocabulary covers every architecture; list the kinds this pass has (all before one loads).
         present = {c.info.kind for c in ctl.plan}
-        for kind, act in actions.items():
+        for kind, act in by_kind.items():
             act.setVisible(not present or kind in present or Breakpoint.on_kind(kind) in ctl.breakpoints)
 
     ctl.breakpoints_changed.connect(sync)
@@ -104,3 +105,17 @@ class ConditionDialog(QDialog):
         self.ctl.set_condition_mode(FAST if self.fast.isChecked() else EXACT)
         self.ctl.set_conditions(self.conditions())
         super().accept()
+
+
+@actions.action("tfdebug.breakpoints.conditions", QT_TRANSLATE_NOOP("actions", "Conditions…"),
+                tip=QT_TRANSLATE_NOOP("actions", "Break on a NaN, an Inf outside masked cells, or a large value"),
+                toolbar=False)
+def edit_conditions(ctl: DebugController) -> None:
+    if ctl.tools.conditions is not None:
+        ctl.tools.conditions()
+
+
+@actions.action("tfdebug.breakpoints.clear", QT_TRANSLATE_NOOP("actions", "Clear All Breakpoints"), "Ctrl+Shift+F9",
+                QT_TRANSLATE_NOOP("actions", "Remove every stage, kind and condition breakpoint"), toolbar=False)
+def clear_breakpoints(ctl: DebugController) -> None:
+    ctl.clear_breakpoints()

@@ -92,7 +92,8 @@ class CompareDialog(QDialog):
         self.tools = tools
         window = tools.window
         self.setWindowTitle("Compare With")
-        has_edit = getattr(getattr(window, "edit_tools", None), "last_edit", None) is not None
+        edit = window.ctl.tools.edit
+        has_edit = edit is not None and edit.last_edit is not None
         self.a = SourcePicker("A (the reference)", window, LIVE)
         self.b = SourcePicker("B (compared with A)", window, BEFORE_EDIT if has_edit else FILE)
         self.atol = QLineEdit(f"{tools.atol:g}")

@@ -39,9 +39,8 @@ MAX_TOKEN_TICKS = 32
                 "Compare two passes stage by stage and find the first stage where they diverge",
                 enabled=lambda ctl: not ctl.busy, toolbar=False)
 def compare_with(ctl: DebugController) -> None:
-    tools = getattr(ctl.parent(), "compare_tools", None)
-    if tools is not None:
-        tools.open_dialog()
+    if ctl.tools.compare is not None:
+        ctl.tools.compare.open_dialog()
 
 
 class CompareView(QWidget):
@@ -230,9 +229,7 @@ class CompareTools:
         """What to run (off the UI thread) for one side; checks that need the UI thread happen now."""
         ctl, window = self.ctl, self.window
         if source.kind == LIVE:
-            from tfdebug.ui.file_actions import current_recording
-
-            recording, _ = current_recording(window)
+            recording, _ = ctl.recording()
             if recording is None:
                 raise TfdebugError("Nothing is on screen to compare: run a pass or open a snapshot first.")
             return lambda job: recording
@@ -245,7 +242,7 @@ class CompareTools:
             raise TfdebugError("The pass on screen is paused mid-forward and holds the model: Continue it "
                                "to the end (or Stop it), then compare.")
         if source.kind == BEFORE_EDIT:
-            last = getattr(getattr(window, "edit_tools", None), "last_edit", None)
+            last = ctl.tools.edit.last_edit if ctl.tools.edit is not None else None
             if last is None:
                 raise TfdebugError("No tensor has been edited yet: there is no pass before an edit.")
             adapter, texts = last.adapter, last.texts
@@ -323,5 +320,5 @@ class CompareTools:
 
 def install(window) -> CompareTools:
     """Give `window` File → Compare With… and the Compare dock."""
-    window.compare_tools = CompareTools(window)
+    window.compare_tools = window.ctl.tools.compare = CompareTools(window)
     return window.compare_tools

@@ -22,12 +22,14 @@ from tfdebug.core.recorder import Capture, held_bytes
 from tfdebug.core.stages import token_labels
 from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
+from tfdebug.io.recording import Recording, recording_on_screen
 from tfdebug.ui.display_worker import DisplayMixin, DisplayWorker
 from tfdebug.ui.generating import GenerationMixin
 from tfdebug.ui.i18n import error_text
 from tfdebug.ui.loading import LoadingMixin
 from tfdebug.ui.messages import Message
 from tfdebug.ui.qt_events import StepperSignals
+from tfdebug.ui.tools import WindowTools
 from tfdebug.ui.workers import Job
 
 
@@ -48,11 +50,14 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
     clear_messages = Signal(str)    # messages on this topic no longer apply ("" clears all)
     error = Signal(str)             # a sentence for the message bar (level error)
     info = Signal(str)              # a passing notice for the status bar (breakpoint hit, pass finished)
+    close_requested = Signal()      # File → Quit: the window closes (and shuts the controller down)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.session = None
         self.stepper: Stepper | None = None
+        self.replayed: Recording | None = None  # the snapshot a replay reads from (kept open for lazy reads)
+        self.tools = WindowTools()  # the window's dialogs and file actions, for registry actions
         self.plan: Plan = Plan()
         self.layout: PassLayout = build_layout([])
         self._tokens: dict[str, list[str]] = {}
@@ -125,10 +130,15 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
             self.message.emit(Message("warning", self.tr("Not in the vocabulary (shown as <unk>): {words}.").format(
                 words=", ".join(session.unknown_words)), topic="unknown-words"))
 
-    def load_replay(self, stepper: Stepper, tokens: dict, title: str) -> None:
-        """Show a recorded pass (Stepper.replay): every panel works, nothing can run."""
+    def load_replay(self, stepper: Stepper, tokens: dict, title: str, recording: Recording | None = None) -> None:
+        """Show a recorded pass (Stepper.replay): every panel works, nothing can run.
+
+        `recording` is the snapshot the stepper reads from: it is what Export and Compare
+        take for this pass, and it is closed when the window shows another pass.
+        """
         plan = Plan(stepper.history)
         self._replace_stepper(stepper, None, plan, build_layout(plan), dict(tokens), title)
+        self.replayed = recording
         self.model_name = "recorded"
         current = stepper.current
         self.device = str(current.device) if current is not None else ""
@@ -161,8 +171,15 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
             self.session.close()
         elif self.stepper is not None and self.stepper.is_live:
             self.stepper.stop()
+        if self.replayed is not None:
+            self.replayed.close()
+            self.replayed = None
         self.session = None
         self.stepper = None
+
+    def recording(self) -> tuple[Recording | None, str]:
+        """The pass on screen as a Recording (for Export, Compare, the Overview) and a note when partial."""
+        return recording_on_screen(self.stepper, self.session, self.replayed)
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy

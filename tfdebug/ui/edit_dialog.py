@@ -46,17 +46,12 @@ def can_edit(ctl: DebugController) -> bool:
     return s is not None and s.is_live and s.at_live_point and ctl.current is not None
 
 
-def _tools(ctl: DebugController) -> "EditTools | None":
-    return getattr(ctl.parent(), "edit_tools", None)
-
-
 @actions.action("tfdebug.edit.tensor", "Edit Tensor…", "Ctrl+Shift+E",
                 "Change the paused stage's tensor: a cell, row, column, head or slice; Continue runs on it",
                 enabled=can_edit, live_only=True, toolbar=False)
 def edit_tensor(ctl: DebugController) -> None:
-    tools = _tools(ctl)
-    if tools is not None:
-        tools.open_dialog()
+    if ctl.tools.edit is not None:
+        ctl.tools.edit.open_dialog()
 
 
 @actions.action("tfdebug.edit.undo", "Undo Edit", "Ctrl+Alt+Z", "Take back the last edit of the paused stage",
@@ -301,5 +296,5 @@ class EditTools:
 
 def install(window) -> EditTools:
     """Give `window` its edit tools (menu items come from the action registry)."""
-    window.edit_tools = EditTools(window)
+    window.edit_tools = window.ctl.tools.edit = EditTools(window)
     return window.edit_tools

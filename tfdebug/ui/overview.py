@@ -90,9 +90,7 @@ class OverviewPanel(QWidget):
     # ----- data ------------------------------------------------------------------------------
     def _pass_values(self, statistic: str) -> tuple[list[str], list[float]]:
         """Names of the pass on screen in forward order and the statistic of each stage that ran."""
-        from tfdebug.ui.file_actions import current_recording
-
-        recording, _ = current_recording(self.window)
+        recording, _ = self.ctl.recording()
         names = self.ctl.plan.names()
         if recording is None:
             return names, [math.nan] * len(names)
@@ -115,7 +113,7 @@ class OverviewPanel(QWidget):
         return names, [got.get(n, math.nan) for n in names]
 
     def _comparison_values(self) -> tuple[list[str], list[float]]:
-        tools = getattr(self.window, "compare_tools", None)
+        tools = self.ctl.tools.compare
         result = tools.result if tools is not None else None
         if result is None:
             return [], []
@@ -185,11 +183,9 @@ def install(window) -> OverviewPanel:
     panel = OverviewPanel(window)
     dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Overview"), "overview", panel, Qt.BottomDockWidgetArea)
     dock.hide()
-    view_menu = next((a.menu() for a in window.menuBar().actions() if a.text() == "&View"), None)
-    if view_menu is not None:
-        view_menu.addAction(dock.toggleViewAction())
-        compare = window.docks.get("compare")
-        if compare is not None:
-            view_menu.addAction(compare.toggleViewAction())
+    window.view_menu.addAction(dock.toggleViewAction())
+    compare = window.docks.get("compare")
+    if compare is not None:
+        window.view_menu.addAction(compare.toggleViewAction())
     window.overview = panel
     return panel

@@ -134,7 +134,7 @@ def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, li
         tick.start(5)
         for n in sizes:
             stepper = Stepper.replay(_captures(n, repeats + WARMUP))
-            window.load_replay(stepper, {"src": [], "tgt": []}, f"bench {n}×{n}")
+            window.ctl.load_replay(stepper, {"src": [], "tgt": []}, f"bench {n}×{n}")
             window.activateWindow()
             for _ in range(20):
                 app.processEvents()

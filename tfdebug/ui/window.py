@@ -1,27 +1,27 @@
 """MainWindow: menus, toolbar, input bar, dock panels, status bar, settings.
 
-The window wires panels to one DebugController; panels never call each other. Other
-modules extend it through a small interface: `file_menu`, `settings`, `show_error`,
-`load_replay`, `stepper`, `session`, `heatmap_panel`, `current_slice()` and
-`drop_handler` (called with the local paths dropped on the window).
+The window wires panels to one DebugController; panels never call each other. Every
+menu item is an action from the registry (`ui/actions.py`); the tools behind them
+(opening snapshots, exporting, editing, comparing) are created here and reachable as
+`ctl.tools`. Dock modules (compare, overview) extend the window through `_dock`,
+`file_menu`, `view_menu` and `settings`.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-from typing import Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
-# edit_dialog and compare_view register their actions before `actions.bind` reads the registry
+# these modules register their actions before `actions.bind` reads the registry
 from tfdebug.ui import actions, compare_view, edit_dialog, i18n, overview
 from tfdebug.ui.archmap import ArchitectureMap
 from tfdebug.ui.breakpoints_ui import kind_menu
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.export_actions import ExportActions
 from tfdebug.ui.messages import Message
 from tfdebug.ui.generation_data import is_generation
 from tfdebug.ui.generation_panel import GenerationPanel
@@ -32,6 +32,7 @@ from tfdebug.ui.input_bar import InputBar
 from tfdebug.ui.message_bar import MessageBar
 from tfdebug.ui.navigator import NavigatorPanel
 from tfdebug.ui.shape_panel import ShapePanel, fmt_bytes
+from tfdebug.ui.snapshot_actions import SnapshotActions
 from tfdebug.ui.stats_panel import StatsPanel
 from tfdebug.ui.values_panel import ValuesPanel
 
@@ -67,7 +68,6 @@ class MainWindow(QMainWindow):
 
         self.settings = settings if settings is not None else default_settings()
         self.ctl = DebugController(self)
-        self.drop_handler: Callable[[list[str]], None] | None = None
         self.last_error: str | None = None
         self.persist = persist
         self.setObjectName("tfdebug-main")
@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         self.ctl.clear_messages.connect(self._clear_topic)
         self.ctl.info.connect(lambda text: self.show_message(Message("info", text)))
         self.ctl.session_changed.connect(self._session_changed)
+        self.ctl.close_requested.connect(self.close)
         if persist:
             self.restore_settings()
         self._install_extensions()
@@ -162,8 +163,18 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
+        by_id = self.actions_by_id
+        self.snapshots = SnapshotActions(self.ctl, self.settings, self)
+        self.exports = ExportActions(self.ctl, self.settings, self.heatmap_panel, self)
         self.file_menu = bar.addMenu("")
         self.file_menu.setObjectName("menu-file")
+        self.file_menu.addAction(by_id["tfdebug.file.open"])
+        self.recent_menu = self.file_menu.addMenu("")
+        self.recent_menu.setObjectName("menu-recent")
+        self.recent_menu.aboutToShow.connect(self.rebuild_recent)
+        self.rebuild_recent()
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(by_id["tfdebug.file.export"])
         debug = self.debug_menu = bar.addMenu("")
         for action_id in DEBUG_MENU:
             if action_id is None:
@@ -172,8 +183,9 @@ class MainWindow(QMainWindow):
                 debug.addAction(self.actions_by_id[action_id])
         breakpoints = self.breakpoints_menu = bar.addMenu("")
         breakpoints.addMenu(kind_menu(self.ctl, breakpoints))
-        self._conditions_action = breakpoints.addAction("", self.navigator.open_conditions)
-        self._clear_breakpoints_action = breakpoints.addAction("", self.ctl.clear_breakpoints)
+        self.ctl.tools.conditions = self.navigator.open_conditions
+        breakpoints.addAction(by_id["tfdebug.breakpoints.conditions"])
+        breakpoints.addAction(by_id["tfdebug.breakpoints.clear"])
         view = self.view_menu = bar.addMenu("")
         view.setObjectName("menu-view")
         for dock in self.docks.values():
@@ -181,6 +193,10 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         self.language_menu = i18n.language_menu(self, self.settings)
         view.addMenu(self.language_menu)
+
+    def rebuild_recent(self) -> None:
+        """Fill File → Open Recent from the settings (before it shows, and after Clear Recent)."""
+        self.snapshots.fill_recent(self.recent_menu, self.actions_by_id["tfdebug.file.clear_recent"])
 
     def _build_status_bar(self) -> None:
         self.message_bar = MessageBar(self)
@@ -200,21 +216,12 @@ class MainWindow(QMainWindow):
         self.ctl.busy_changed.connect(self._schedule_status)
 
     def _install_extensions(self) -> None:
-        """Let tfdebug.ui.file_actions (snapshots) add its menu items and drop handling, when present."""
-        try:
-            module = importlib.import_module("tfdebug.ui.file_actions")
-        except ModuleNotFoundError as exc:
-            if exc.name != "tfdebug.ui.file_actions":
-                raise
-            module = None
-        if module is not None:
-            module.install(self)
+        """The edit tools, the Compare and Overview docks, then Quit at the end of the File menu."""
         edit_dialog.install(self)
         compare_view.install(self)
         overview.install(self)
         self.file_menu.addSeparator()
-        self._quit_action = self.file_menu.addAction("", self.close)
-        self._quit_action.setShortcut("Ctrl+Q")
+        self.file_menu.addAction(self.actions_by_id["tfdebug.file.quit"])
         self.setAcceptDrops(True)
         self.retranslate_ui()
 
@@ -236,9 +243,9 @@ class MainWindow(QMainWindow):
         self.input_bar.set_values(inputs.model, inputs.device, inputs.texts)
         self.ctl.run(inputs)
 
-    def load_replay(self, stepper: Stepper, tokens: dict, title: str) -> None:
-        """Show a recorded pass (`Stepper.replay`) in every panel; live-only actions are disabled."""
-        self.ctl.load_replay(stepper, tokens, title)
+    def open_snapshot(self, path: str) -> bool:
+        """Show the snapshot at `path` in replay mode (a bad file shows its sentence); True when shown."""
+        return self.snapshots.open(path)
 
     def show_error(self, message: str) -> None:
         """Show a user-facing error in the message bar (never a blocking dialog)."""
@@ -291,13 +298,11 @@ class MainWindow(QMainWindow):
         for name, title in self._dock_titles.items():
             self.docks[name].setWindowTitle(self.tr(title))
         self.file_menu.setTitle(self.tr("&File"))
+        self.recent_menu.setTitle(self.tr("Open Recent"))
         self.debug_menu.setTitle(self.tr("&Debug"))
         self.breakpoints_menu.setTitle(self.tr("&Breakpoints"))
-        self._conditions_action.setText(self.tr("Conditions…"))
-        self._clear_breakpoints_action.setText(self.tr("Clear All Breakpoints"))
         self.view_menu.setTitle(self.tr("&View"))
         self.language_menu.setTitle(self.tr("&Language"))
-        self._quit_action.setText(self.tr("Quit"))
         actions.retranslate(self.actions_by_id, self.ctl)
         self.update_status()
         self._session_changed()
@@ -388,13 +393,13 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def dragEnterEvent(self, event) -> None:
-        if self.drop_handler is not None and event.mimeData().hasUrls():
+        if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if self.drop_handler is not None and paths:
-            self.drop_handler(paths)
+        if paths:
+            self.snapshots.drop(paths)
             event.acceptProposedAction()
 
 

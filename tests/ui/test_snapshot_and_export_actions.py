@@ -1,4 +1,4 @@
-"""File menu: Open…, Open Recent, drag and drop, Export… with its progress dialog and Cancel."""
+"""File menu: Open…, Open Recent, drag and drop, Export… with its progress dialog and Cancel, Quit."""
 
 import time
 
@@ -16,7 +16,9 @@ from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.adapters.session import DebugSession
-from tfdebug.ui import file_actions
+from tfdebug.ui import export_actions
+from tfdebug.ui.export_actions import CANCELLED
+from tfdebug.ui.snapshot_actions import recent_files
 from tfdebug.ui.export_dialog import ExportDialog
 
 
@@ -36,14 +38,14 @@ def shows_replay(qtbot, window, name="src.embed"):
 def test_open_action_shows_the_snapshot_in_replay(make_window, snapshot, qtbot, monkeypatch):
     window = make_window()
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(snapshot), "")))
-    window.file_actions.open_action.trigger()
+    window.actions_by_id["tfdebug.file.open"].trigger()
     shows_replay(qtbot, window)
-    assert window.file_actions.recording.captures[1].tensor is None  # read only when shown
+    assert window.ctl.replayed.captures[1].tensor is None  # read only when shown
     window.actions_by_id["tfdebug.step.next"].trigger()
     wait_paused(qtbot, window, "src.pos")
-    assert window.file_actions.recording.captures[1].tensor is not None
+    assert window.ctl.replayed.captures[1].tensor is not None
     assert not window.actions_by_id["tfdebug.step.restart"].isEnabled()
-    assert file_actions.recent_files(window.settings) == [str(snapshot.resolve())]
+    assert recent_files(window.settings) == [str(snapshot.resolve())]
     # The (disabled) input bar shows the recorded sentence, not what it held before.
     assert (window.input_bar.field("src").text(), window.input_bar.field("tgt").text()) == ("i love you", TGT)
     assert not window.input_bar.field("src").isEnabled()
@@ -53,39 +55,43 @@ def test_a_bad_file_shows_its_sentence_and_the_app_stays_up(make_window, snapsho
     window = make_window()
     bad = tmp_path / "bad.safetensors"
     bad.write_bytes(snapshot.read_bytes()[:1000])
-    assert not file_actions.open_snapshot(window, str(bad))
+    assert not window.open_snapshot(str(bad))
     assert "truncated" in window.last_error and window.message_bar.current is not None
-    assert file_actions.recent_files(window.settings) == []
-    assert file_actions.open_snapshot(window, str(snapshot))  # still working
+    assert recent_files(window.settings) == []
+    assert window.open_snapshot(str(snapshot))  # still working
     shows_replay(qtbot, window)
 
 
 def test_open_recent_is_remembered_across_windows(make_window, snapshot, settings, qtbot):
     first = make_window()
-    file_actions.open_snapshot(first, str(snapshot))
+    first.open_snapshot(str(snapshot))
     shows_replay(qtbot, first)
     first.close()
     second = make_window(settings)
-    menu = second.file_actions.recent_menu
+    menu = second.recent_menu
     menu.aboutToShow.emit()
     entries = [a for a in menu.actions() if a.data()]
     assert [a.data() for a in entries] == [str(snapshot.resolve())]
     entries[0].trigger()
     shows_replay(qtbot, second)
-    second.file_actions.clear_recent()
-    assert file_actions.recent_files(settings) == []
+    menu.aboutToShow.emit()
+    clear = next(a for a in menu.actions() if a.objectName() == "tfdebug.file.clear_recent")
+    clear.trigger()
+    assert recent_files(settings) == []
+    menu.aboutToShow.emit()
+    assert [a.text() for a in menu.actions()] == ["No recent snapshots"]
 
 
 def test_the_snapshot_file_is_released_when_a_live_pass_replaces_it(make_window, snapshot, loaded, qtbot):
     window = make_window()
-    file_actions.open_snapshot(window, str(snapshot))
+    window.open_snapshot(str(snapshot))
     shows_replay(qtbot, window)
-    recording = window.file_actions.recording
+    recording = window.ctl.replayed
     closed = []
     recording.closer = lambda: closed.append(True)
     window.ctl.set_session(DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT}))
     wait_paused(qtbot, window, "src.embed")
-    assert closed == [True] and window.file_actions.recording is None
+    assert closed == [True] and window.ctl.replayed is None
     window.ctl.close()
 
 
@@ -118,12 +124,12 @@ def wait_job(qtbot, job, timeout=15000):
 @pytest.mark.parametrize("suffix", [".safetensors", ".npz", ".pt"])
 def test_export_a_replayed_snapshot(make_window, snapshot, qtbot, tmp_path, suffix):
     window = make_window()
-    file_actions.open_snapshot(window, str(snapshot))
+    window.open_snapshot(str(snapshot))
     shows_replay(qtbot, window)
     out = tmp_path / f"out{suffix}"
-    job = file_actions.start_export(window, str(out))
+    job = window.exports.start(str(out))
     wait_job(qtbot, job)
-    assert job.message is None
+    assert window.exports.outcome is None
     with load_export(out) as back, load_export(snapshot) as original:
         assert back.manifest() == original.manifest()
         for a, b in zip(original.captures, back.captures):
@@ -131,13 +137,13 @@ def test_export_a_replayed_snapshot(make_window, snapshot, qtbot, tmp_path, suff
 
 
 def test_export_of_a_live_pass_says_what_it_holds(window, qtbot, tmp_path):
-    recording, note = file_actions.current_recording(window)
+    recording, note = window.ctl.recording()
     assert recording.names() == ["src.embed"] and "run 1 of 115 stages" in note
     window.actions_by_id["tfdebug.step.continue"].trigger()
     qtbot.waitUntil(lambda: window.stepper.state == "finished", timeout=10000)
-    recording, note = file_actions.current_recording(window)
+    recording, note = window.ctl.recording()
     assert len(recording.captures) == 115 and note == ""
-    job = file_actions.start_export(window, str(tmp_path / "live.npz"), stages=["logits", "enc.0.attn.probs"])
+    job = window.exports.start(str(tmp_path / "live.npz"), stages=["logits", "enc.0.attn.probs"])
     wait_job(qtbot, job)
     with np.load(tmp_path / "live.npz", allow_pickle=False) as npz:
         assert set(npz.files) == {"enc.0.attn.probs", "logits", "__tfdebug__"}
@@ -145,45 +151,47 @@ def test_export_of_a_live_pass_says_what_it_holds(window, qtbot, tmp_path):
 
 def test_export_shows_progress_and_cancel_leaves_nothing(make_window, snapshot, qtbot, tmp_path, monkeypatch):
     window = make_window()
-    file_actions.open_snapshot(window, str(snapshot))
+    window.open_snapshot(str(snapshot))
     shows_replay(qtbot, window)
-    real = file_actions.export_pass
+    real = export_actions.export_pass
 
     def slow(recording, path, stages, fmt, progress):
         return real(recording, path, stages, fmt, lambda d, t: (time.sleep(0.05), progress(d, t))[1])
 
-    monkeypatch.setattr(file_actions, "export_pass", slow)
+    monkeypatch.setattr(export_actions, "export_pass", slow)
     out = tmp_path / "out.npz"
     out.write_bytes(b"older export")
-    job = file_actions.start_export(window, str(out))
-    qtbot.waitUntil(lambda: job.dialog.isVisible() and job.dialog.value() > 0, timeout=10000)
-    assert file_actions.start_export(window, str(tmp_path / "second.npz")) is None  # one at a time
+    job = window.exports.start(str(out))
+    dialog = window.exports.dialog
+    qtbot.waitUntil(lambda: dialog.isVisible() and dialog.value() > 0, timeout=10000)
+    assert window.exports.start(str(tmp_path / "second.npz")) is None  # one at a time
     assert "already running" in window.last_error
-    job.dialog.findChild(QPushButton).click()  # the dialog's Cancel button
+    dialog.findChild(QPushButton).click()  # the dialog's Cancel button
     wait_job(qtbot, job)
-    assert job.message == file_actions.CANCELLED and not job.dialog.isVisible()
+    qtbot.waitUntil(lambda: window.exports.outcome == CANCELLED)
+    assert not dialog.isVisible()
     assert out.read_bytes() == b"older export"
     assert not leftover_temp_files(tmp_path) and not (tmp_path / "second.npz").exists()
 
 
 def test_export_errors_are_shown(make_window, snapshot, qtbot, tmp_path):
     window = make_window()
-    assert file_actions.start_export(window, str(tmp_path / "x.npz")) is None
+    assert window.exports.start(str(tmp_path / "x.npz")) is None
     assert "no recorded pass" in window.last_error
-    file_actions.open_snapshot(window, str(snapshot))
+    window.open_snapshot(str(snapshot))
     shows_replay(qtbot, window)
     folder = tmp_path / "taken.pt"
     folder.mkdir()
-    job = file_actions.start_export(window, str(folder))
+    job = window.exports.start(str(folder))
     wait_job(qtbot, job)
     assert "is a folder" in window.last_error
-    assert file_actions.start_export(window, str(tmp_path / "x.docx")) is None
+    assert window.exports.start(str(tmp_path / "x.docx")) is None
     assert "choose a .safetensors" in window.last_error
 
 
 def test_export_dialog_picks_format_and_stages(make_window, snapshot, qtbot, tmp_path, monkeypatch):
     window = make_window()
-    file_actions.open_snapshot(window, str(snapshot))
+    window.open_snapshot(str(snapshot))
     shows_replay(qtbot, window)
     target = tmp_path / "chosen.pt"
 
@@ -199,8 +207,8 @@ def test_export_dialog_picks_format_and_stages(make_window, snapshot, qtbot, tmp
         return QDialog.Accepted
 
     monkeypatch.setattr(ExportDialog, "exec", answer)
-    window.file_actions.export_action.trigger()
-    job = window.file_actions.job
+    window.actions_by_id["tfdebug.file.export"].trigger()
+    job = window.exports.job
     wait_job(qtbot, job)
     data = torch.load(target, weights_only=True)
     assert sorted(k for k in data if k != "__tfdebug__") == ["logits", "src.embed"]  # current stage pre-checked
@@ -211,7 +219,7 @@ def test_heatmap_exports(window, qtbot, tmp_path, suffix):
     window.ctl.run_to("enc.0.attn.probs")
     wait_paused(qtbot, window, "enc.0.attn.probs")
     out = tmp_path / f"heat{suffix}"
-    assert file_actions.start_export(window, str(out)) is None
+    assert window.exports.start(str(out)) is None
     assert out.exists() and out.stat().st_size > 0, window.last_error
     assert not leftover_temp_files(tmp_path)
     if suffix == ".csv":
@@ -223,7 +231,7 @@ def test_heatmap_exports(window, qtbot, tmp_path, suffix):
 
 def test_svg_export_writes_the_heatmap(window, qtbot, tmp_path):
     out = tmp_path / "heat.svg"
-    assert file_actions.export_view(window, str(out), ".svg")
+    assert window.exports.export_view(str(out), ".svg")
     text = out.read_text(encoding="utf-8")
     assert text.lstrip().startswith("<?xml") and "<svg" in text
     assert "<image" in text  # the heatmap cells
@@ -233,5 +241,28 @@ def test_svg_export_writes_the_heatmap(window, qtbot, tmp_path):
 
 def test_heatmap_export_needs_a_shown_slice(make_window, tmp_path):
     window = make_window()
-    assert file_actions.start_export(window, str(tmp_path / "heat.csv")) is None
+    assert window.exports.start(str(tmp_path / "heat.csv")) is None
     assert "No heatmap is shown" in window.last_error
+
+
+def test_quit_in_the_file_menu_closes_the_window(make_window, qtbot):
+    window = make_window()
+    file_menu = window.file_menu
+    ids = [a.objectName() for a in file_menu.actions() if a.objectName()]
+    assert ids[0] == "tfdebug.file.open" and ids[-1] == "tfdebug.file.quit"
+    assert "tfdebug.file.export" in ids
+    window.actions_by_id["tfdebug.file.quit"].trigger()
+    qtbot.waitUntil(lambda: not window.isVisible())
+
+
+def test_breakpoints_menu_items_are_registry_actions(window, qtbot):
+    from tfdebug.core.breakpoints import Breakpoint
+
+    window.ctl.set_breakpoint(Breakpoint.on_kind("softmax"), True)
+    assert window.ctl.breakpoints
+    window.actions_by_id["tfdebug.breakpoints.clear"].trigger()
+    assert not window.ctl.breakpoints
+    window.actions_by_id["tfdebug.breakpoints.conditions"].trigger()
+    dialog = window.navigator.condition_dialog
+    qtbot.waitUntil(dialog.isVisible)
+    dialog.reject()

@@ -1,0 +1,172 @@
+"""Exporting: File → Export… for the pass on screen (every stage, or chosen ones) and the heatmap.
+
+Pass exports (snapshot, .npz, .pt …) run as a `Job` (the one worker pattern) behind a
+progress dialog whose Cancel stops the write; nothing is left behind. Heatmap exports
+(CSV, PNG, SVG) are quick and run in place. Every outcome reaches the user through the
+controller: an error sentence in the message bar, or a notice in the status bar.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QSettings, Qt
+from PySide6.QtWidgets import QDialog, QProgressDialog, QWidget
+
+from tfdebug.core.errors import ExportCancelledError, ExportError, TfdebugError
+from tfdebug.io.exports import export_pass, export_view as write_view
+from tfdebug.io.formats import View, format_for
+from tfdebug.io.recording import Recording
+from tfdebug.ui import actions
+from tfdebug.ui.controller import DebugController
+from tfdebug.ui.export_dialog import ExportDialog
+from tfdebug.ui.heatmap import HeatmapPanel
+from tfdebug.ui.i18n import error_text
+from tfdebug.ui.snapshot_actions import FOLDER_KEY, last_folder
+from tfdebug.ui.workers import Job, JobCancelled
+
+CANCELLED = QT_TRANSLATE_NOOP("ExportActions", "Export cancelled; nothing was written.")
+
+
+class ExportActions(QObject):
+    """Exports of the pass on screen. `job` is the running (or last) pass export.
+
+    `outcome` says how the last pass export ended: None while running or after success,
+    else the sentence shown (CANCELLED after a cancel).
+    """
+
+    def __init__(self, ctl: DebugController, settings: QSettings, heatmap: HeatmapPanel, parent: QWidget):
+        super().__init__(parent)
+        self.ctl, self.settings, self.heatmap, self.widget = ctl, settings, heatmap, parent
+        self.job: Job | None = None
+        self.dialog: QProgressDialog | None = None
+        self.outcome: str | None = None
+        ctl.tools.exports = self
+
+    # ----- the dialog ------------------------------------------------------------------------
+    def export_dialog(self) -> None:
+        ctl = self.ctl
+        recording, note = ctl.recording()
+        has_slice = ctl.current_slice is not None
+        if recording is None and not has_slice:
+            ctl.error.emit(self.tr("There is nothing to export yet: run a pass or open a snapshot first."))
+            return
+        current = ctl.current.name if ctl.current is not None else None
+        dialog = ExportDialog(recording.names() if recording else [], current, last_folder(self.settings), note,
+                              has_slice, self.widget)
+        if recording is None:
+            dialog.set_format(".png")
+        if dialog.exec() != QDialog.Accepted:
+            return
+        path, suffix, stages = dialog.choice()
+        self.settings.setValue(FOLDER_KEY, str(Path(path).parent))
+        self.start(path, stages, suffix)
+
+    # ----- exporting -------------------------------------------------------------------------
+    def start(self, path: str, stages: list[str] | None = None, fmt: str | None = None) -> Job | None:
+        """Export to `path` (format from `fmt` or the extension); returns the running job for pass formats."""
+        ctl = self.ctl
+        try:
+            chosen = format_for(path, fmt)
+        except ExportError as exc:
+            ctl.error.emit(error_text(exc))
+            return None
+        if chosen.scope == "view":
+            self.export_view(path, chosen.suffix)
+            return None
+        if self.job is not None and not self.job.done:
+            ctl.error.emit(self.tr("An export is already running; wait for it or cancel it."))
+            return None
+        recording, _ = ctl.recording()
+        if recording is None:
+            ctl.error.emit(self.tr("There is no recorded pass to export yet: run a pass or open a snapshot first."))
+            return None
+        try:
+            selected = recording.select(stages)
+        except TfdebugError as exc:
+            ctl.error.emit(error_text(exc))
+            return None
+        return self._run(selected, path, chosen.suffix)
+
+    def _run(self, recording: Recording, path: str, suffix: str) -> Job:
+        stages = len(recording.captures)
+
+        def work(job: Job) -> None:
+            try:
+                export_pass(recording, path, None, suffix, job.report)
+            except ExportCancelledError:
+                raise JobCancelled() from None
+
+        job = Job(work, name="export", describe_failure=lambda exc: self.tr("The export failed: {reason}.").format(
+            reason=str(exc) or self.tr("the writer stopped")))
+        dialog = QProgressDialog(self.tr("Exporting {n} stages to {name}…").format(n=stages, name=Path(path).name),
+                                 self.tr("Cancel"), 0, 1000, self.widget)
+        dialog.setObjectName("export-progress")
+        dialog.setWindowTitle(self.tr("Export"))
+        dialog.setWindowModality(Qt.WindowModal)
+        dialog.setMinimumDuration(300)
+        dialog.setAutoClose(False)
+        dialog.setAutoReset(False)
+        dialog.canceled.connect(job.cancel)
+        job.progress.connect(lambda done, total: job.done or dialog.setValue(int(1000 * done / total) if total else 0))
+        exported = self.tr("Exported {n} stages to {path}").format(n=stages, path=path)
+        cancelled = QCoreApplication.translate("ExportActions", CANCELLED)
+        job.finished.connect(lambda _result: self._ended(dialog, None, exported))
+        job.cancelled_signal.connect(lambda: self._ended(dialog, CANCELLED, cancelled))
+        job.failed.connect(lambda sentence, details: self._ended(dialog, sentence, None))
+        self.job, self.dialog, self.outcome = job, dialog, None
+        job.start()
+        return job
+
+    def _ended(self, dialog: QProgressDialog, outcome: str | None, notice: str | None) -> None:
+        self.outcome = outcome
+        dialog.close()
+        if notice is not None:
+            self.ctl.info.emit(notice)
+        else:
+            self.ctl.error.emit(outcome)
+
+    def export_view(self, path: str, suffix: str) -> bool:
+        """Export the heatmap being shown as CSV (its values), PNG or SVG; errors go to the message bar."""
+        ctl = self.ctl
+        shown = ctl.current_slice
+        if shown is None:
+            ctl.error.emit(self.tr("No heatmap is shown: step to a stage first."))
+            return False
+        heatmap = self.heatmap
+
+        def render(target: str, picture: str) -> None:
+            (heatmap.export_png if picture == ".png" else heatmap.export_svg)(target)
+
+        rows, cols = shown.values.shape
+        view = View(shown, self._labels(shown.row_axis, rows, shown.source_shape[0], shown.source_row),
+                    self._labels(shown.col_axis, cols, shown.source_shape[1], shown.source_col), render)
+        try:
+            write_view(view, path, suffix)
+        except TfdebugError as exc:
+            ctl.error.emit(error_text(exc))
+            return False
+        except Exception as exc:  # an image writer's own failure
+            ctl.error.emit(self.tr("Cannot export the heatmap to {path}: {reason}.").format(path=path, reason=exc))
+            return False
+        ctl.info.emit(self.tr("Exported the heatmap to {path}").format(path=path))
+        return True
+
+    def _labels(self, axis: int, shown: int, source: int, source_index) -> list[str] | None:
+        """Token labels of the shown rows or columns; a downsampled axis takes each cell's first token."""
+        labels = self.ctl.axis_labels(axis) if axis >= 0 else None
+        if not labels:
+            return None
+        if len(labels) == shown:
+            return list(labels)
+        if len(labels) == source:
+            return [labels[source_index(i)] for i in range(shown)]
+        return None
+
+
+@actions.action("tfdebug.file.export", QT_TRANSLATE_NOOP("actions", "Export…"), "Ctrl+E",
+                QT_TRANSLATE_NOOP("actions", "Export the pass (snapshot, NumPy, PyTorch) or the heatmap (CSV, PNG, SVG)"),
+                toolbar=False)
+def export(ctl: DebugController) -> None:
+    if ctl.tools.exports is not None:
+        ctl.tools.exports.export_dialog()

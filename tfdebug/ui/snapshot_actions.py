@@ -1,0 +1,129 @@
+"""Opening snapshots: File → Open Snapshot…, Open Recent, and files dropped on the window.
+
+A snapshot opens in replay mode through `DebugController.load_replay`, which keeps the
+recording open so stages are read when shown; a bad file is one sentence in the message
+bar (the controller's `error`) and the app goes on. The menu items are registry actions
+(`tfdebug.file.open`, `tfdebug.file.clear_recent`); the recent files are settings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSettings
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
+
+from tfdebug.core.errors import TfdebugError
+from tfdebug.io.snapshot import open_snapshot
+from tfdebug.ui import actions
+from tfdebug.ui.controller import DebugController
+from tfdebug.ui.i18n import error_text
+
+RECENT_KEY = "files/recent"
+FOLDER_KEY = "files/folder"
+MAX_RECENT = 10
+SNAPSHOT_SUFFIX = ".safetensors"
+
+
+# ----- recent files ----------------------------------------------------------------------------
+def recent_files(settings: QSettings) -> list[str]:
+    """Recently opened snapshots, newest first (QSettings may hand back a str, a list or None)."""
+    value = settings.value(RECENT_KEY)
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else []
+    return [str(p) for p in items if p]
+
+
+def add_recent(settings: QSettings, path: str) -> None:
+    path = str(Path(path).resolve())
+    items = [path] + [p for p in recent_files(settings) if p != path]
+    settings.setValue(RECENT_KEY, items[:MAX_RECENT])
+    settings.setValue(FOLDER_KEY, str(Path(path).parent))
+
+
+def last_folder(settings: QSettings) -> str:
+    """The folder of the last snapshot opened or exported (the home folder at first)."""
+    value = settings.value(FOLDER_KEY)
+    return value if isinstance(value, str) and value else str(Path.home())
+
+
+# ----- the actions -----------------------------------------------------------------------------
+class SnapshotActions(QObject):
+    """Opens snapshots into the controller; `parent` is the widget its file dialog belongs to."""
+
+    def __init__(self, ctl: DebugController, settings: QSettings, parent: QWidget):
+        super().__init__(parent)
+        self.ctl, self.settings, self.widget = ctl, settings, parent
+        ctl.tools.snapshots = self
+
+    def open(self, path: str) -> bool:
+        """Show the snapshot at `path` in replay mode; on a bad file, say why. True when shown."""
+        try:
+            recording = open_snapshot(path)
+        except TfdebugError as exc:
+            self.ctl.error.emit(error_text(exc))
+            return False
+        except Exception as exc:  # whatever a file does, the app stays up and says so
+            self.ctl.error.emit(self.tr("Cannot open {path}: {reason}.").format(
+                path=path, reason=str(exc) or self.tr("the file could not be read")))
+            return False
+        try:
+            stepper = recording.stepper()  # reads the first stage, which may fail too
+        except Exception as exc:
+            recording.close()
+            self.ctl.error.emit(error_text(exc) if isinstance(exc, TfdebugError)
+                                else self.tr("Cannot open {path}: {reason}.").format(path=path, reason=exc))
+            return False
+        tokens = recording.tokens
+        title = f"{Path(path).name} · " + " → ".join(" ".join(words) for words in tokens.values())
+        self.ctl.load_replay(stepper, tokens, title, recording)
+        add_recent(self.settings, path)
+        return True
+
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.widget, self.tr("Open Snapshot"), last_folder(self.settings),
+                                              self.tr("tfdebug snapshots (*.safetensors);;All files (*)"))
+        if path:
+            self.open(path)
+
+    def fill_recent(self, menu: QMenu, clear: QAction) -> None:
+        """Rebuild the Open Recent menu: one entry per file, then `clear` (the registry's Clear Recent)."""
+        menu.clear()
+        paths = recent_files(self.settings)
+        for path in paths:
+            entry = menu.addAction(Path(path).name)
+            entry.triggered.connect(lambda checked=False, p=path: self.open(p))
+            entry.setToolTip(path)
+            entry.setData(path)
+        if not paths:
+            menu.addAction(self.tr("No recent snapshots")).setEnabled(False)
+            return
+        menu.addSeparator()
+        menu.addAction(clear)
+
+    def clear_recent(self) -> None:
+        self.settings.setValue(RECENT_KEY, [])
+
+    def drop(self, paths: list[str]) -> None:
+        """Files dropped on the window: open the first snapshot among them."""
+        snapshots = [p for p in paths if p.lower().endswith(SNAPSHOT_SUFFIX)]
+        if not snapshots:
+            self.ctl.error.emit(self.tr("Drop a .safetensors snapshot on the window to open it."))
+            return
+        self.open(snapshots[0])
+
+
+@actions.action("tfdebug.file.open", QT_TRANSLATE_NOOP("actions", "Open Snapshot…"), "Ctrl+O",
+                QT_TRANSLATE_NOOP("actions", "Open a recorded pass (.safetensors) and replay it"), toolbar=False)
+def open_snapshot_dialog(ctl: DebugController) -> None:
+    if ctl.tools.snapshots is not None:
+        ctl.tools.snapshots.open_dialog()
+
+
+@actions.action("tfdebug.file.clear_recent", QT_TRANSLATE_NOOP("actions", "Clear Recent"),
+                tip=QT_TRANSLATE_NOOP("actions", "Forget the recently opened snapshots"), toolbar=False)
+def clear_recent(ctl: DebugController) -> None:
+    if ctl.tools.snapshots is not None:
+        ctl.tools.snapshots.clear_recent()
