@@ -33,7 +33,6 @@ from tfdebug.ui.tools import WindowTools
 from tfdebug.ui.workers import Job
 
 
-
 class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
     """State shared by the window and panels; every change is announced by a signal."""
 
