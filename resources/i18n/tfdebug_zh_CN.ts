@@ -29,6 +29,61 @@
     </message>
 </context>
 <context>
+    <name>ExportActions</name>
+    <message>
+        <source>Export cancelled; nothing was written.</source>
+        <translation>导出已取消；没有写入任何文件。</translation>
+    </message>
+    <message>
+        <source>There is nothing to export yet: run a pass or open a snapshot first.</source>
+        <translation>还没有可导出的内容：请先运行一次，或打开一个快照。</translation>
+    </message>
+    <message>
+        <source>An export is already running; wait for it or cancel it.</source>
+        <translation>已有一个导出正在进行；请等待它完成或取消它。</translation>
+    </message>
+    <message>
+        <source>There is no recorded pass to export yet: run a pass or open a snapshot first.</source>
+        <translation>还没有可导出的已记录前向过程：请先运行一次，或打开一个快照。</translation>
+    </message>
+    <message>
+        <source>The export failed: {reason}.</source>
+        <translation>导出失败：{reason}。</translation>
+    </message>
+    <message>
+        <source>the writer stopped</source>
+        <translation>写入已中止</translation>
+    </message>
+    <message>
+        <source>Exporting {n} stages to {name}…</source>
+        <translation>正在将 {n} 个阶段导出到 {name}…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Exported {n} stages to {path}</source>
+        <translation>已将 {n} 个阶段导出到 {path}</translation>
+    </message>
+    <message>
+        <source>No heatmap is shown: step to a stage first.</source>
+        <translation>当前没有显示热力图：请先单步到某个阶段。</translation>
+    </message>
+    <message>
+        <source>Cannot export the heatmap to {path}: {reason}.</source>
+        <translation>无法将热力图导出到 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Exported the heatmap to {path}</source>
+        <translation>已将热力图导出到 {path}</translation>
+    </message>
+</context>
+<context>
     <name>GenerationMixin</name>
     <message>
         <source>This generation has no step {0}.</source>
@@ -191,6 +246,10 @@
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
+        <source>Open Recent</source>
+        <translation>最近打开</translation>
+    </message>
+    <message>
         <source>&amp;Debug</source>
         <translation>调试(&amp;D)</translation>
     </message>
@@ -199,24 +258,12 @@
         <translation>断点(&amp;B)</translation>
     </message>
     <message>
-        <source>Conditions…</source>
-        <translation>条件…</translation>
-    </message>
-    <message>
-        <source>Clear All Breakpoints</source>
-        <translation>清除所有断点</translation>
-    </message>
-    <message>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
-    </message>
-    <message>
-        <source>Quit</source>
-        <translation>退出</translation>
     </message>
     <message>
         <source>idle</source>
@@ -264,6 +311,33 @@
     <message>
         <source>Details</source>
         <translation>详情</translation>
+    </message>
+</context>
+<context>
+    <name>SnapshotActions</name>
+    <message>
+        <source>Cannot open {path}: {reason}.</source>
+        <translation>无法打开 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <source>the file could not be read</source>
+        <translation>无法读取该文件</translation>
+    </message>
+    <message>
+        <source>Open Snapshot</source>
+        <translation>打开快照</translation>
+    </message>
+    <message>
+        <source>tfdebug snapshots (*.safetensors);;All files (*)</source>
+        <translation>tfdebug 快照 (*.safetensors);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>No recent snapshots</source>
+        <translation>没有最近打开的快照</translation>
+    </message>
+    <message>
+        <source>Drop a .safetensors snapshot on the window to open it.</source>
+        <translation>把 .safetensors 快照拖到窗口上即可打开。</translation>
     </message>
 </context>
 <context>
@@ -402,6 +476,54 @@
     <message>
         <source>Leave the recorded pass and run the input bar&apos;s sentence pair live</source>
         <translation>离开录制的前向过程，实时运行输入栏中的句子</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Close the window (a running pass is stopped)</source>
+        <translation>关闭窗口（正在运行的前向过程会被停止）</translation>
+    </message>
+    <message>
+        <source>Conditions…</source>
+        <translation>条件断点…</translation>
+    </message>
+    <message>
+        <source>Break on a NaN, an Inf outside masked cells, or a large value</source>
+        <translation>遇到 NaN、掩码之外的 Inf 或过大的数值时暂停</translation>
+    </message>
+    <message>
+        <source>Clear All Breakpoints</source>
+        <translation>清除所有断点</translation>
+    </message>
+    <message>
+        <source>Remove every stage, kind and condition breakpoint</source>
+        <translation>移除所有阶段断点、类型断点和条件断点</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Export the pass (snapshot, NumPy, PyTorch) or the heatmap (CSV, PNG, SVG)</source>
+        <translation>导出前向过程（快照、NumPy、PyTorch）或热力图（CSV、PNG、SVG）</translation>
+    </message>
+    <message>
+        <source>Open Snapshot…</source>
+        <translation>打开快照…</translation>
+    </message>
+    <message>
+        <source>Open a recorded pass (.safetensors) and replay it</source>
+        <translation>打开一个已记录的前向过程（.safetensors）并回放</translation>
+    </message>
+    <message>
+        <source>Clear Recent</source>
+        <translation>清除最近记录</translation>
+    </message>
+    <message>
+        <source>Forget the recently opened snapshots</source>
+        <translation>清除最近打开的快照列表</translation>
     </message>
 </context>
 <context>
