@@ -28,3 +28,28 @@ def test_next_token_and_run_to_token(make_window, qtbot):
     press(window, Qt.Key_F10, Qt.ShiftModifier)  # Step Back across stages of the step
     wait_paused(qtbot, window, "gen.2.dec.1.self_attn.v_split")
     window.ctl.close()
+
+
+def test_the_map_draws_the_step_being_shown(make_window, qtbot):
+    """A generation runs the decoder once per step: the map shows this step's blocks, not all steps stacked."""
+    window = make_window()
+    window.ctl.generation = DecodingSettings(max_new_tokens=3)
+    window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
+    wait_paused(qtbot, window, "gen.0.src.embed")
+    arch = window.architecture_map
+
+    def drawn() -> set[str]:
+        return {part.block.id for part in arch.parts}
+
+    first = drawn()
+    assert "gen.0.enc.0.attn" in first and "gen.0.dec.1.cross_attn" in first
+    assert not any(b.startswith("gen.1.") for b in first)
+    press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token
+    wait_paused(qtbot, window, "gen.1.tgt.embed")
+    second = drawn()
+    decoder = {b for b in second if ".dec." in b or b.endswith((".tgt", ".head"))}
+    assert decoder and all(b.startswith("gen.1.") for b in decoder)
+    assert "gen.0.enc.1.ffn" in second  # the encoder ran at step 0 only: still drawn, as done
+    assert arch._status(arch.part("gen.0.enc.1.ffn")) == "done"
+    assert len(second) == len(first)  # one pass's worth of boxes
+    window.ctl.close()

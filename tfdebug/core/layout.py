@@ -27,6 +27,7 @@ class Block:
     layer_id: str | None
     layer_title: str | None
     stages: list[str] = field(default_factory=list)
+    step: int | None = None  # the generation step it belongs to (`gen.{t}.`), None outside generation
 
 
 @dataclass
@@ -48,6 +49,25 @@ class PassLayout:
     def block_of(self, stage: str) -> Block | None:
         block_id = self.stage_block.get(stage)
         return None if block_id is None else self.blocks[block_id]
+
+    def columns_at(self, step: int | None) -> list[list[Block]]:
+        """The blocks to draw while the pass is at generation step `step`, column by column.
+
+        A generation runs the same blocks once per step: drawing them all would stack
+        every step's boxes in one column. Each column shows its blocks of this step, and a
+        stack this step does not run (the encoder, after step 0) its blocks of the last
+        step that ran it. A pass that is not a generation draws every block.
+        """
+        if step is None or not self.steps:
+            return [list(column.blocks) for column in self.columns]
+        shown = []
+        for column in self.columns:
+            blocks = [b for b in column.blocks if b.step == step]
+            if not blocks:
+                last = max((b.step for b in column.blocks if b.step is not None and b.step < step), default=None)
+                blocks = [b for b in column.blocks if b.step == last]
+            shown.append(blocks)
+        return shown
 
     def group_path(self, stage: str) -> list[str]:
         """Tree groups above a stage: ['Decoder layer 0', 'Cross-attention'], or ['Source embedding + PE'].
@@ -105,9 +125,9 @@ def build_layout(plan: Iterable[Capture], layer_titles: Mapping[str, str] | None
         if block_id not in blocks:
             if p.layer is not None:
                 block = Block(block_id, block_title(p.block), column, p.layer_id,
-                              layer_title(p.stack, p.layer, layer_titles))
+                              layer_title(p.stack, p.layer, layer_titles), step=p.step)
             else:
-                block = Block(block_id, site_title(p.site, site_titles), column, None, None)
+                block = Block(block_id, site_title(p.site, site_titles), column, None, None, step=p.step)
             blocks[block_id] = block
             columns[column].blocks.append(block)
         blocks[block_id].stages.append(p.full)

@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
 from tfdebug.core.layout import Block
+from tfdebug.core.names import parse_name
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
 
@@ -54,20 +55,32 @@ class ArchitectureMap(QWidget):
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.setMouseTracking(True)
         self._drawn: tuple = ()
+        self._step: int | None = None  # the generation step drawn (a generation draws one step)
         ctl.session_changed.connect(self._rebuild)
         ctl.state_changed.connect(self._changed)
         ctl.stage_changed.connect(self._changed)
 
     def _changed(self) -> None:
         """Repaint only when a box changes colour: most steps stay inside one block."""
+        if self._current_step() != self._step:
+            self._rebuild()
+            return
         statuses = tuple(self._status(p) for p in self.parts)
         if statuses != self._drawn:
             self._drawn = statuses
             self.update()
 
+    def _current_step(self) -> int | None:
+        steps = self.ctl.layout.steps
+        if not steps:
+            return None
+        current = self.ctl.current
+        step = parse_name(current.name).step if current is not None else None
+        return step if step is not None else steps[0]
+
     def _rebuild(self) -> None:
-        layout = self.ctl.layout
-        self.columns = [[Part(b) for b in column.blocks] for column in layout.columns]
+        self._step = self._current_step()
+        self.columns = [[Part(b) for b in blocks] for blocks in self.ctl.layout.columns_at(self._step)]
         self.parts = [p for column in self.columns for p in column]
         self._drawn = ()
         self.update()
