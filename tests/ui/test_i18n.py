@@ -86,10 +86,24 @@ def test_view_language_switches_the_window_at_run_time_and_is_remembered(window,
     assert window.message_bar.dismiss_button.toolTip() == "关闭"
     assert settings.value(i18n.SETTING) == "zh"
     assert i18n.initial_language(settings) == "zh"  # the next launch opens in Chinese
+    # The panels too: input labels, heatmap controls, the stage tree's groups, shape and stats.
+    bar = window.input_bar
+    assert [label.text() for label in bar._labels] == ["源句子", "目标前缀"]
+    assert bar.fields["src"].placeholderText() == "英文，词与词之间用空格分隔"
+    heatmap = window.heatmap_panel
+    assert heatmap.rows_label.text() == "行" and heatmap.pin_button.text() == "固定轴"
+    assert heatmap.readout.text() == "将鼠标悬停在单元格上可读取其数值。"
+    top = window.navigator.tree.topLevelItem(0)
+    assert top.text(1) == "源端嵌入 + 位置编码"
+    assert window.navigator.tree.headerItem().text(1) == "阶段"
+    assert "形状" in window.shape_panel.plain_text() and "批次=1" in window.shape_panel.plain_text()
+    assert window.stats_panel.row_titles["min"].text() == "最小值"
 
     _choose_language(window, qtbot, "en")
     qtbot.waitUntil(lambda: window.docks["navigator"].windowTitle() == "Stages")
     assert step.text() == "Step" and window.status_stage.text().startswith("Stage 1 of ")
+    assert window.navigator.tree.topLevelItem(0).text(1) == "Source embedding + PE"
+    assert "Shape" in window.shape_panel.plain_text() and heatmap.rows_label.text() == "Rows"
     assert settings.value(i18n.SETTING) == "en"
 
 
@@ -131,3 +145,13 @@ def test_chinese_text_gets_a_cjk_font(qapp):
         pytest.skip("no CJK font installed here (README: Translations)")
     assert i18n.apply_cjk_font(QApplication.instance()) == family
     assert family in QApplication.font().families()
+
+
+def test_lang_zh_opens_the_window_in_chinese(tmp_path, qapp):
+    from tfdebug.cli import build_parser
+    from tfdebug.ui.app import run_app
+
+    assert build_parser().parse_args(["gui", "--lang", "zh"]).lang == "zh"
+    path = tmp_path / "zh.png"
+    assert run_app(model="random", goto="dec.0.self_attn.masked", screenshot=str(path), lang="zh") == 0
+    assert path.stat().st_size > 0 and i18n.current_language() == "zh"

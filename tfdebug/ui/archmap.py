@@ -20,6 +20,7 @@ from tfdebug.core.layout import Block
 from tfdebug.core.names import parse_name
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.i18n import title as block_title
 
 CURRENT = QColor(255, 170, 40)
 DONE = QColor(170, 205, 240)
@@ -123,7 +124,7 @@ class ArchitectureMap(QWidget):
         painter.setRenderHint(QPainter.Antialiasing)
         painter.fillRect(self.rect(), self.palette().base())
         if not self.parts:
-            painter.drawText(self.rect(), Qt.AlignCenter, "Nothing loaded")
+            painter.drawText(self.rect(), Qt.AlignCenter, self.tr("Nothing loaded"))
             return
         self._layout()
         self._draw_frames(painter)
@@ -138,7 +139,7 @@ class ArchitectureMap(QWidget):
             painter.setBrush(fill)
             painter.drawRoundedRect(part.rect, 5, 5)
             painter.setPen(QColor(20, 20, 20) if status != "todo" else QColor(130, 130, 130))
-            painter.drawText(part.rect.adjusted(4, 0, -4, 0), Qt.AlignCenter | Qt.TextWordWrap, part.label)
+            painter.drawText(part.rect.adjusted(4, 0, -4, 0), Qt.AlignCenter | Qt.TextWordWrap, block_title(part.label))
         painter.end()
 
     def _draw_frames(self, painter: QPainter) -> None:
@@ -147,7 +148,7 @@ class ArchitectureMap(QWidget):
             key = part.block.layer_id
             if key is not None:
                 rect = layers[key][0].united(part.rect) if key in layers else QRectF(part.rect)
-                layers[key] = (rect, part.block.layer_title or key)
+                layers[key] = (rect, block_title(part.block.layer_title) if part.block.layer_title else key)
         painter.setPen(QPen(FRAME, 1, Qt.DashLine))
         painter.setBrush(Qt.NoBrush)
         for rect, title in layers.values():
@@ -184,14 +185,14 @@ class ArchitectureMap(QWidget):
 
     def mouseMoveEvent(self, event) -> None:
         part = self.part_at(event.position())
-        self.setToolTip(f"{part.label}: {part.stages[0]} … {part.stages[-1]} ({len(part.stages)} stages)"
-                        if part else "")
+        self.setToolTip(self.tr("{block}: {first} … {last} ({n} stages)").format(
+            block=block_title(part.label), first=part.stages[0], last=part.stages[-1], n=len(part.stages)) if part else "")
 
     def part_menu(self, part: Part) -> QMenu:
         """Context menu of a box: run to its first or last stage."""
         menu = QMenu(self)
-        for label, name in (("Run to Stage (start of block)", part.stages[0]),
-                            ("Run to Stage (end of block)", part.stages[-1])):
+        for label, name in ((self.tr("Run to Stage (start of block)"), part.stages[0]),
+                            (self.tr("Run to Stage (end of block)"), part.stages[-1])):
             act = menu.addAction(f"{label}: {name}")
             act.triggered.connect(lambda checked=False, n=name: actions.trigger("tfdebug.step.run_to", self.ctl, n))
         return menu

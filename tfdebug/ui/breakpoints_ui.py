@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QHBoxLayout, QLabel,
                                QMenu, QVBoxLayout, QWidget)
 
 from tfdebug.core.breakpoints import Breakpoint
-from tfdebug.core.stages import KINDS, kind_title
+from tfdebug.core.stages import KINDS
 from tfdebug.core.stepper import EXACT, FAST
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.i18n import kind_title, retranslate_with
 
 
 def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
     """A menu of checkable kinds by readable name: checking "Softmax" breaks on every softmax."""
-    menu = QMenu("Break on Every…", parent)
+    menu = QMenu(parent)
     by_kind = {}
     for kind in KINDS:
-        act = menu.addAction(kind_title(kind))
-        act.setToolTip(f"Stop at every stage of kind {kind}")
+        act = menu.addAction(kind)
         act.setCheckable(True)
         act.setObjectName(f"break-kind-{kind}")
         act.toggled.connect(lambda on, k=kind: ctl.set_breakpoint(Breakpoint.on_kind(k), on))
@@ -37,8 +37,16 @@ def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
         for kind, act in by_kind.items():
             act.setVisible(not present or kind in present or Breakpoint.on_kind(kind) in ctl.breakpoints)
 
+    def retranslate() -> None:
+        menu.setTitle(QCoreApplication.translate("kind_menu", "Break on Every…"))
+        for kind, act in by_kind.items():
+            act.setText(kind_title(kind))
+            act.setToolTip(QCoreApplication.translate("kind_menu", "Stop at every stage of kind {kind}").format(
+                kind=kind))
+
     ctl.breakpoints_changed.connect(sync)
     ctl.session_changed.connect(only_this_pass)
+    retranslate_with(menu, retranslate)
     return menu
 
 
@@ -51,10 +59,10 @@ class ConditionDialog(QDialog):
     def __init__(self, ctl: DebugController, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctl = ctl
-        self.setWindowTitle("Condition Breakpoints")
-        self.nan = QCheckBox("Stop at a stage that contains NaN")
-        self.inf = QCheckBox("Stop at a stage that contains ±Inf (−∞ in mask stages is expected)")
-        self.abs_gt = QCheckBox("Stop where max |x| is above")
+        self.setWindowTitle(self.tr("Condition Breakpoints"))
+        self.nan = QCheckBox(self.tr("Stop at a stage that contains NaN"))
+        self.inf = QCheckBox(self.tr("Stop at a stage that contains ±Inf (−∞ in mask stages is expected)"))
+        self.abs_gt = QCheckBox(self.tr("Stop where max |x| is above"))
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.0, 1e12)
         self.threshold.setDecimals(3)
@@ -62,18 +70,18 @@ class ConditionDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(self.abs_gt)
         row.addWidget(self.threshold)
-        self.fast = QCheckBox("Fast check: one GPU synchronisation per pass instead of one per stage")
+        self.fast = QCheckBox(self.tr("Fast check: one GPU synchronisation per pass instead of one per stage"))
         self.fast.setObjectName("condition-fast-mode")
-        trade_off = QLabel("A fast check lets the pass run on and then shows the first stage that met a "
-                           "condition: the stages after it have already run. To see that stage before its "
-                           "successors run, Restart and Run to it.")
+        trade_off = QLabel(self.tr("A fast check lets the pass run on and then shows the first stage that met a "
+                                   "condition: the stages after it have already run. To see that stage before its "
+                                   "successors run, Restart and Run to it."))
         trade_off.setWordWrap(True)
         trade_off.setTextFormat(Qt.PlainText)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Conditions are checked where the tensor lives, at every stage."))
+        layout.addWidget(QLabel(self.tr("Conditions are checked where the tensor lives, at every stage.")))
         layout.addWidget(self.nan)
         layout.addWidget(self.inf)
         layout.addLayout(row)

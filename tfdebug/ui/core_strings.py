@@ -7,6 +7,15 @@ translate = QCoreApplication.translate
 
 
 def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
+    translate('axes', 'batch')
+    translate('axes', 'head')
+    translate('axes', 'head_dim')
+    translate('axes', 'hidden')
+    translate('axes', 'key')
+    translate('axes', 'model')
+    translate('axes', 'query')
+    translate('axes', 'token')
+    translate('axes', 'vocab')
     translate('errors', 'A recorded pass cannot run again: open the model to run it live.', 'stepper.recorded')
     translate('errors', 'Already at the first stage.', 'stepper.at_first')
     translate('errors', 'Already at the last captured stage.', 'stepper.at_last')

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, QTimer
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -32,8 +32,8 @@ class ColourBar(QWidget):
     def set_scale(self, lut: np.ndarray, levels: tuple[float, float]) -> None:
         self.lut = np.ascontiguousarray(lut[:, :3], dtype=np.uint8)
         self.lo, self.hi = float(levels[0]), float(levels[1])
-        self.setToolTip(f"Colour scale of every thumbnail: {colors.format_value(self.lo)} to "
-                        f"{colors.format_value(self.hi)}, over all heads")
+        self.setToolTip(self.tr("Colour scale of every thumbnail: {lo} to {hi}, over all heads").format(
+            lo=colors.format_value(self.lo), hi=colors.format_value(self.hi)))
         self.update()
 
     def text_range(self) -> tuple[float, float]:
@@ -87,6 +87,12 @@ class HeadsPanel(QWidget):
         layout.addWidget(self.graphics, 1)
         layout.addStretch(0)
         ctl.slice_changed.connect(self._changed)
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self._clear()  # the "head h" labels are built with the thumbnails
+            self._changed()
+        super().changeEvent(event)
 
     def _changed(self, _slice=None) -> None:
         self._dirty = True
@@ -146,21 +152,24 @@ class HeadsPanel(QWidget):
         self.colour_bar.set_scale(lut, levels)
         self.graphics.setVisible(True)
         self.colour_bar.setVisible(True)
-        self.note.setText(f"{n} heads of {capture.name}, one colour scale · click a head to show it")
+        self.note.setText(self.tr("{n} heads of {stage}, one colour scale · click a head to show it").format(
+            n=n, stage=capture.name))
         self._dirty = False
 
     def _why_no_thumbnails(self) -> str:
         capture = self.ctl.current
         if capture is None:
-            return "Nothing to show yet."
+            return self.tr("Nothing to show yet.")
         names = self.ctl.axis_names()
         if self.prediction.applies():
-            return f"{capture.name} has no heads; the most probable next tokens:"
+            return self.tr("{stage} has no heads; the most probable next tokens:").format(stage=capture.name)
         if "head" in names:
-            where = "rows" if names.index("head") == self.ctl.view.row_axis else "columns"
-            return (f"The heatmap shows the head axis as its {where}, so every head is there; "
-                    "choose other axes to see each head here.")
-        return "This stage has no head axis."
+            if names.index("head") == self.ctl.view.row_axis:
+                return self.tr("The heatmap shows the head axis as its rows, so every head is there; "
+                               "choose other axes to see each head here.")
+            return self.tr("The heatmap shows the head axis as its columns, so every head is there; "
+                           "choose other axes to see each head here.")
+        return self.tr("This stage has no head axis.")
 
     def outlined(self) -> list[int]:
         """The heads drawn with the selection outline (one, or none without thumbnails)."""
@@ -175,7 +184,7 @@ class HeadsPanel(QWidget):
         per_row = 4 if n <= 8 else 8
         for h in range(n):
             row, col = divmod(h, per_row)
-            self.graphics.addLabel(f"head {h}", row=2 * row, col=col, size="8pt")
+            self.graphics.addLabel(self.tr("head {h}").format(h=h), row=2 * row, col=col, size="8pt")
             view = self.graphics.addViewBox(row=2 * row + 1, col=col, lockAspect=False, enableMouse=False,
                                             enableMenu=False)  # its context menu alone costs ~10 ms a head
             view.invertY(True)

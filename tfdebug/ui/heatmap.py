@@ -13,16 +13,17 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QPointF, QRectF, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
 from tfdebug.core.display import DisplaySlice
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.i18n import axis_title
 
 MAX_WORD_TICKS = 4096   # beyond this many words only the major labels are set (pyqtgraph walks every tick)
 MAX_INDEX_TICKS = 16
-HOVER_HINT = "Hover over a cell to read its value."
+HOVER_HINT = QT_TRANSLATE_NOOP("HeatmapPanel", "Hover over a cell to read its value.")
 
 
 def tick_step(n: int) -> int:
@@ -88,8 +89,6 @@ class HeatmapPanel(QWidget):
         self.col_combo = QComboBox()
         for combo in (self.row_combo, self.col_combo):
             combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
-        self.row_combo.setToolTip("Axis shown as rows")
-        self.col_combo.setToolTip("Axis shown as columns")
         self.row_combo.activated.connect(self._axes_chosen)
         self.col_combo.activated.connect(self._axes_chosen)
         self.spin_boxes: dict[str, QSpinBox] = {}  # the shown stage's index boxes, by axis name
@@ -98,17 +97,15 @@ class HeatmapPanel(QWidget):
         controls_row = QWidget()
         controls = QHBoxLayout(controls_row)
         controls.setContentsMargins(0, 0, 0, 0)
-        controls.addWidget(QLabel("Rows"))
+        self.rows_label, self.columns_label = QLabel(), QLabel()
+        controls.addWidget(self.rows_label)
         controls.addWidget(self.row_combo)
-        controls.addWidget(QLabel("Columns"))
+        controls.addWidget(self.columns_label)
         controls.addWidget(self.col_combo)
         controls.addLayout(self._index_row)
         controls.addStretch(1)
         self.pin_button = QToolButton()
         self.pin_button.setCheckable(True)
-        self.pin_button.setText("Pin axes")
-        self.pin_button.setToolTip("Choosing axes pins them: every stage that has both shows them. "
-                                   "Unpinned, each stage opens on its last two axes")
         self.pin_button.toggled.connect(self._pin_toggled)
         controls.addWidget(self.pin_button)
         # A fixed height: a row whose height follows its index boxes (taller than the combos)
@@ -134,7 +131,7 @@ class HeatmapPanel(QWidget):
         self.graphics.addItem(self.histogram, row=0, col=1)
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
 
-        self.readout = QLabel(HOVER_HINT)
+        self.readout = QLabel()
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.caption = QLabel("")
         self.caption.setTextFormat(Qt.RichText)
@@ -152,17 +149,40 @@ class HeatmapPanel(QWidget):
 
         ctl.stage_changed.connect(self._stage_changed)
         ctl.slice_changed.connect(lambda: self.show_slice(ctl.current_slice))
+        self.retranslate_ui()
+
+    def hover_hint(self) -> str:
+        return self.tr(HOVER_HINT)
+
+    def retranslate_ui(self) -> None:
+        self.row_combo.setToolTip(self.tr("Axis shown as rows"))
+        self.col_combo.setToolTip(self.tr("Axis shown as columns"))
+        self.rows_label.setText(self.tr("Rows"))
+        self.columns_label.setText(self.tr("Columns"))
+        self.pin_button.setToolTip(self.tr("Choosing axes pins them: every stage that has both shows them. "
+                                           "Unpinned, each stage opens on its last two axes"))
+        self.readout.setText(self.hover_hint())
+        self._show_pin()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+            if self.ctl.current is not None:  # axis names, captions and tick titles again
+                self._stage_changed()
+                self._axes_key = None
+                self.show_slice(self.slice)
+        super().changeEvent(event)
 
     # ----- controls ----------------------------------------------------------------------
     def _stage_changed(self) -> None:
         capture = self.ctl.current
         names = self.ctl.axis_names()
-        self.readout.setText(HOVER_HINT)  # a value read at the previous stage is not this stage's
+        self.readout.setText(self.hover_hint())  # a value read at the previous stage is not this stage's
         self._show_pin()
         for combo in (self.row_combo, self.col_combo):
             combo.blockSignals(True)
             combo.clear()
-            combo.addItems([f"{n} ({capture.shape[i]})" for i, n in enumerate(names)] if capture else [])
+            combo.addItems([f"{axis_title(n)} ({capture.shape[i]})" for i, n in enumerate(names)] if capture else [])
             combo.blockSignals(False)
         enough = len(names) >= 2
         self.row_combo.setEnabled(enough)
@@ -189,13 +209,16 @@ class HeatmapPanel(QWidget):
             spin = self._spin_pool.get(name)
             if spin is None:
                 spin = self._spin_pool[name] = QSpinBox()
-                spin.setPrefix(f"{name} ")
                 spin.valueChanged.connect(lambda value, n=name: self.ctl.set_index(n, value))
             spin.blockSignals(True)  # setting the stage's range and index is not the user choosing one
             spin.setRange(0, capture.shape[axis] - 1)
             spin.setValue(index)
             spin.blockSignals(False)
-            spin.setToolTip(f"Index along the {name} axis (size {capture.shape[axis]})")
+            prefix = f"{axis_title(name)} "  # the language may have changed since the box was made
+            if spin.prefix() != prefix:
+                spin.setPrefix(prefix)
+            spin.setToolTip(self.tr("Index along the {axis} axis (size {size})").format(
+                axis=axis_title(name), size=capture.shape[axis]))
             self._index_row.addWidget(spin)
             spin.show()
             self.spin_boxes[name] = spin
@@ -217,7 +240,8 @@ class HeatmapPanel(QWidget):
         self.pin_button.blockSignals(True)
         self.pin_button.setChecked(pinned is not None)
         self.pin_button.blockSignals(False)
-        self.pin_button.setText(f"Pinned: {pinned[0]} × {pinned[1]}" if pinned else "Pin axes")
+        self.pin_button.setText(self.tr("Pinned: {row} × {col}").format(row=axis_title(pinned[0]), col=axis_title(pinned[1]))
+                                if pinned else self.tr("Pin axes"))
 
     # ----- drawing -----------------------------------------------------------------------
     def show_slice(self, sl: DisplaySlice | None) -> None:
@@ -227,7 +251,7 @@ class HeatmapPanel(QWidget):
         if sl is None or capture is None:
             self.image.clear()
             self.overlay.clear()
-            self.caption.setText("Nothing to show yet." if capture is None else "")
+            self.caption.setText(self.tr("Nothing to show yet.") if capture is None else "")
             return
         names = self.ctl.axis_names()
         for axis, index in self.ctl.indices().items():
@@ -256,10 +280,12 @@ class HeatmapPanel(QWidget):
             self.overlay.setVisible(True)
         self._label_axes(sl)
         self.plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0)
-        scale = "diverging colour map centred on 0" if signed else "sequential colour map"
-        down = f", downsampled to {sl.values.shape[0]}×{sl.values.shape[1]}" if sl.downsampled else ""
+        scale = self.tr("diverging colour map centred on 0") if signed else self.tr("sequential colour map")
+        down = self.tr(", downsampled to {rows}×{cols}").format(rows=sl.values.shape[0], cols=sl.values.shape[1]) \
+            if sl.downsampled else ""
         # Masked cells: −∞ in the reference model, finfo.min in transformers' masks (display_slice makes both −∞).
-        masked = f" · {sl.stats.neginf} masked cells (−∞ or ≤ finfo.min/2) in grey" if sl.stats.neginf else ""
+        masked = self.tr(" · {n} masked cells (−∞ or ≤ finfo.min/2) in grey").format(n=sl.stats.neginf) \
+            if sl.stats.neginf else ""
         # Rich text for the bold name only; the name itself comes from a model or a file: escaped.
         self.caption.setText(f"<b>{html.escape(capture.name)}</b> · {rows}×{cols}{down} · {scale}{masked}")
         if self.graphics.isVisible():
@@ -294,8 +320,8 @@ class HeatmapPanel(QWidget):
         if key == self._axes_key:
             return  # relabelling costs a relayout: skip it when nothing changed
         self._axes_key = key
-        self.plot.setLabel("left", row_name)
-        self.plot.setLabel("bottom", col_name)
+        self.plot.setLabel("left", axis_title(row_name))
+        self.plot.setLabel("bottom", axis_title(col_name))
         rows, cols = sl.source_shape
         for side, labels, n in (("left", self._row_labels, rows), ("bottom", self._col_labels, cols)):
             axis = self.plot.getAxis(side)
@@ -322,11 +348,11 @@ class HeatmapPanel(QWidget):
         names = self.ctl.axis_names()
 
         def where(axis: int, i: int, labels) -> str:
-            name = names[axis] if 0 <= axis < len(names) else "row"
+            name = axis_title(names[axis]) if 0 <= axis < len(names) else self.tr("row")
             return f"{name} {i} '{labels[i]}'" if labels else f"{name} {i}"
-        approx = " (block average)" if sl.downsampled else ""
+        approx = self.tr(" (block average)") if sl.downsampled else ""
         return (f"{where(sl.row_axis, row, self._row_labels)} · {where(sl.col_axis, col, self._col_labels)}"
-                f" · value {colors.format_value(value)}{approx}")
+                " · " + self.tr("value {value}").format(value=colors.format_value(value)) + approx)
 
     def _mouse_moved(self, scene_pos) -> None:
         cell = self.cell_at(QPointF(scene_pos))

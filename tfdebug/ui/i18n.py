@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLibraryInfo, QLocale, QSettings, QTranslator
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QLibraryInfo, QLocale, QObject, QSettings, QTranslator
 from PySide6.QtGui import QAction, QActionGroup, QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
@@ -100,6 +100,27 @@ def set_language(code: str) -> bool:
     return ok
 
 
+class _LanguageWatcher(QObject):
+    """Calls back when a LanguageChange reaches the object it watches."""
+
+    def __init__(self, target: QObject, callback):
+        super().__init__(target)
+        self._callback = callback
+        target.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.LanguageChange:
+            self._callback()
+        return False
+
+
+def retranslate_with(target: QObject, callback) -> None:
+    """Call `callback` now and again whenever the language changes: for widgets that are not
+    subclasses of ours (a QMenu built by a function), where `changeEvent` cannot be overridden."""
+    callback()
+    _LanguageWatcher(target, callback)
+
+
 def cjk_family() -> str | None:
     """The first installed font family of CJK_FAMILIES, or None (then Chinese may show as boxes)."""
     installed = set(QFontDatabase.families())
@@ -148,6 +169,11 @@ def kind_title(kind: str) -> str:
     from tfdebug.core.stages import kind_title as english
 
     return translate("kinds", english(kind))
+
+
+def axis_title(name: str) -> str:
+    """An axis name ("query", "head") as the window shows it; unknown names ("0", "dim") unchanged."""
+    return translate("axes", name)
 
 
 def title(text: str) -> str:

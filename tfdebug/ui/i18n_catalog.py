@@ -71,17 +71,23 @@ def _call_name(node: ast.Call) -> str:
 def core_strings(root: Path = ROOT) -> dict[str, list[tuple[str, str]]]:
     """context -> [(source text, disambiguation)] found in tfdebug/{core,models,adapters,io}.
 
-    "kinds": KIND_TITLES values; "titles": values of the *_titles dicts; "inputs": labels and
+    "axes": core's AXES; "kinds": KIND_TITLES values; "titles": values of the *_titles dicts; "inputs": labels and
     placeholders of InputField(...); "errors": (template, id) of every `…Error("…", id="…")`.
     """
-    found: dict[str, dict[tuple[str, str], None]] = {"kinds": {}, "titles": {}, "inputs": {}, "errors": {}}
+    found: dict[str, dict[tuple[str, str], None]] = {"axes": {}, "kinds": {}, "titles": {}, "inputs": {}, "errors": {}}
     for layer in QT_LAYERS:
         for path in sorted((root / "tfdebug" / layer).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
             for node in ast.walk(tree):
-                if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
+                if isinstance(node, (ast.Assign, ast.AnnAssign)):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     names = {t.attr if isinstance(t, ast.Attribute) else getattr(t, "id", "") for t in targets}
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Tuple) \
+                        and "AXES" in names:
+                    for value in node.value.elts:
+                        if _string(value):
+                            found["axes"][(_string(value), "")] = None
+                elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
                     context = "kinds" if "KIND_TITLES" in names else "titles" if names & set(TITLE_ATTRIBUTES) else ""
                     if context:
                         for value in node.value.values:

@@ -7,15 +7,18 @@ has loaded, the fields are those of the texts Run will use.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
 from tfdebug.core.view import RunInputs
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.i18n import translate
 
 MAX_RECENT = 10
 MIN_FIELD_CHARS = 25
-REPLAY_TIP = "A recorded pass is shown: its input cannot be edited. Use Debug ▸ New Live Pass to run live."
+REPLAY_TIP = QT_TRANSLATE_NOOP("InputBar", "A recorded pass is shown: its input cannot be edited. Use Debug ▸ New Live "
+                               "Pass to run live.")
 
 
 class InputBar(QWidget):
@@ -30,25 +33,25 @@ class InputBar(QWidget):
         self.fields: dict[str, QLineEdit] = {}
         self._labels: list[QLabel] = []
         self._syncing = False
+        self._specs: list[tuple[str, str, str]] = []  # (key, English label, English placeholder) of the fields
         self.preset = QComboBox()
-        self.preset.setToolTip("Example inputs for this model, and your recent inputs")
         self.preset.setMinimumContentsLength(14)
         self.preset.activated.connect(self._preset_chosen)
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.addItems(models)
-        self.model.setToolTip("demo, random, or the path of a model folder")
         self.device = QComboBox()
         self.device.addItems(devices)
         self.run_button = QToolButton()
         self.run_button.setDefaultAction(run_action)
         self._layout = QHBoxLayout(self)
         self._layout.setContentsMargins(4, 2, 4, 2)
-        self._layout.addWidget(QLabel("Preset"))
+        self.preset_label, self.model_label, self.device_label = QLabel(), QLabel(), QLabel()
+        self._layout.addWidget(self.preset_label)
         self._layout.addWidget(self.preset)
         self._fields_at = self._layout.count()
-        for label, widget in (("Model", self.model), ("Device", self.device)):
-            self._layout.addWidget(QLabel(label))
+        for label, widget in ((self.model_label, self.model), (self.device_label, self.device)):
+            self._layout.addWidget(label)
             self._layout.addWidget(widget)
         self._layout.addWidget(self.run_button)
         self.model.currentTextChanged.connect(self._update_inputs)
@@ -56,23 +59,45 @@ class InputBar(QWidget):
         ctl.session_changed.connect(self._session_changed)
         ctl.inputs_changed.connect(self._show_inputs)
         self._build_fields([(k, k.capitalize(), "") for k in ctl.inputs.texts])
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        self.preset_label.setText(self.tr("Preset"))
+        self.model_label.setText(self.tr("Model"))
+        self.device_label.setText(self.tr("Device"))
+        self.model.setToolTip(self.tr("demo, random, or the path of a model folder"))
+        live = self.ctl.stepper is None or self.ctl.session is not None
+        self.preset.setToolTip(self.tr("Example inputs for this model, and your recent inputs") if live
+                               else self.tr(REPLAY_TIP))
+        for widget in [*self.fields.values(), self.model, self.device]:
+            if not live:
+                widget.setToolTip(self.tr(REPLAY_TIP))
+        for (key, label, placeholder), caption in zip(self._specs, self._labels):
+            caption.setText(translate("inputs", label))
+            self.fields[key].setPlaceholderText(translate("inputs", placeholder) if placeholder else "")
+        self._fill_presets()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
 
     # ----- fields -----------------------------------------------------------------------------
     def _build_fields(self, specs: list[tuple[str, str, str]]) -> None:
         """One labelled line edit per (key, label, placeholder), replacing the previous ones."""
-        if [k for k, _, _ in specs] == list(self.fields) and all(
-                lbl.text() == label for lbl, (_, label, _) in zip(self._labels, specs)):
+        if specs == self._specs:
             return
+        self._specs = list(specs)
         for widget in self._labels + list(self.fields.values()):
             self._layout.removeWidget(widget)
             widget.deleteLater()
         self.fields, self._labels = {}, []
         at = self._fields_at
         for key, label, placeholder in specs:
-            caption = QLabel(label)
+            caption = QLabel(translate("inputs", label))  # adapters' labels are in the catalogue (core_strings)
             edit = QLineEdit()
             edit.setObjectName(f"input-{key}")
-            edit.setPlaceholderText(placeholder)
+            edit.setPlaceholderText(translate("inputs", placeholder) if placeholder else "")
             edit.setMinimumWidth(edit.fontMetrics().averageCharWidth() * MIN_FIELD_CHARS)
             edit.textChanged.connect(self._update_inputs)
             edit.returnPressed.connect(self.run_action.trigger)
@@ -143,8 +168,8 @@ class InputBar(QWidget):
         if mine:
             self.preset.insertSeparator(self.preset.count())
             for texts in mine:
-                self.preset.addItem("recent: " + "  |  ".join(texts.values()), texts)
-        self.preset.setPlaceholderText("Choose an input…")
+                self.preset.addItem(self.tr("recent: {texts}").format(texts="  |  ".join(texts.values())), texts)
+        self.preset.setPlaceholderText(self.tr("Choose an input…"))
         self._show_matching_preset()
 
     def _show_matching_preset(self) -> None:
@@ -174,7 +199,7 @@ class InputBar(QWidget):
             self._syncing = False
         for widget in [*self.fields.values(), self.model, self.device, self.preset]:
             widget.setEnabled(live)
-            widget.setToolTip("" if live else REPLAY_TIP)
+            widget.setToolTip("" if live else self.tr(REPLAY_TIP))
         if live:
             self._show_inputs()
             texts = self.ctl.session.texts

@@ -7,7 +7,7 @@ double-clicking a stage runs to it; its context menu offers Run to Stage and bre
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPalette, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QMenu, QPushButton, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QMenu, QPushButton, QStyl
 
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.recorder import Capture
-from tfdebug.core.stages import kind_title
+from tfdebug.core.stages import kind_title as english_kind_title
+from tfdebug.ui.i18n import kind_title, title
 from tfdebug.ui import actions
 from tfdebug.ui.breakpoints_ui import ConditionDialog, kind_menu
 from tfdebug.ui.controller import DebugController
@@ -27,7 +28,7 @@ CURRENT_BG = QColor(255, 224, 130)
 BREAK_FG = QColor(200, 30, 30)
 CURRENT_MARK = QColor(230, 120, 0)
 EDITED = QColor(179, 92, 0)
-EDITED_MARK = " · edited"
+SHAPE_ROLE = Qt.UserRole + 2  # the shape text without the edited mark
 
 
 def _current_icon(size: int = 12) -> QIcon:
@@ -73,15 +74,12 @@ class NavigatorPanel(QWidget):
         self._current: str | None = None
         self._marked: dict[str, str] = {}  # stage -> "todo" / "run" / "edited" as last drawn
         self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter stages (name or kind)…")
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self.apply_filter)
         self.kind_button = QToolButton()
-        self.kind_button.setText("Break on kind")
         self.kind_button.setPopupMode(QToolButton.InstantPopup)
         self.kind_button.setMenu(kind_menu(ctl, self))
-        conditions = QPushButton("Conditions…")
-        conditions.setToolTip("Break on NaN, ±Inf or |x| above a threshold")
+        conditions = self.conditions_button = QPushButton()
         conditions.clicked.connect(self.open_conditions)
         top = QHBoxLayout()
         top.addWidget(self.filter, 1)
@@ -90,7 +88,6 @@ class NavigatorPanel(QWidget):
 
         self.tree = QTreeWidget()
         self.tree.setColumnCount(3)
-        self.tree.setHeaderLabels(["●", "Stage", "Shape"])
         self.tree.setTreePosition(NAME)  # the gutter stays a narrow column without indentation
         self.tree.setColumnWidth(GUTTER, 28)
         self.tree.setColumnWidth(NAME, 190)
@@ -98,7 +95,6 @@ class NavigatorPanel(QWidget):
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.tree.itemClicked.connect(self._clicked)
         self.tree.itemDoubleClicked.connect(self._double_clicked)
-        self.tree.headerItem().setToolTip(GUTTER, "Click a stage's gutter to toggle a breakpoint")
         self.tree.setItemDelegate(_CurrentStaysVisible(self.tree))
         self.current_icon = _current_icon()
 
@@ -112,6 +108,23 @@ class NavigatorPanel(QWidget):
         ctl.stage_changed.connect(self.refresh)
         ctl.breakpoints_changed.connect(self.refresh_breakpoints)
         self.condition_dialog: ConditionDialog | None = None
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        """Texts of the panel and its tree (group titles, tooltips, the edited mark) in the current language."""
+        self.filter.setPlaceholderText(self.tr("Filter stages (name or kind)…"))
+        self.kind_button.setText(self.tr("Break on kind"))
+        self.conditions_button.setText(self.tr("Conditions…"))
+        self.conditions_button.setToolTip(self.tr("Break on NaN, ±Inf or |x| above a threshold"))
+        self.tree.setHeaderLabels(["●", self.tr("Stage"), self.tr("Shape")])
+        self.tree.headerItem().setToolTip(GUTTER, self.tr("Click a stage's gutter to toggle a breakpoint"))
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+            if self.items:
+                self.rebuild()
+        super().changeEvent(event)
 
     # ----- building -----------------------------------------------------------------------
     def rebuild(self) -> None:
@@ -127,7 +140,7 @@ class NavigatorPanel(QWidget):
             for depth in range(len(path)):
                 key = tuple(path[:depth + 1])
                 if key not in groups:
-                    group = QTreeWidgetItem([ "", path[depth], ""])
+                    group = QTreeWidgetItem(["", title(path[depth]), ""])
                     group.setFirstColumnSpanned(False)
                     (parent.addChild(group) if parent else self.tree.addTopLevelItem(group))
                     groups[key] = group
@@ -143,8 +156,10 @@ class NavigatorPanel(QWidget):
     @staticmethod
     def _leaf(capture: Capture, short: bool) -> QTreeWidgetItem:
         label = capture.name.rsplit(".", 1)[-1] if short else capture.name
-        item = QTreeWidgetItem(["", label, "×".join(map(str, capture.shape))])
+        shape = "×".join(map(str, capture.shape))
+        item = QTreeWidgetItem(["", label, shape])
         item.setData(NAME, NAME_ROLE, capture.name)
+        item.setData(SHAPE, SHAPE_ROLE, shape)
         item.setToolTip(NAME, f"{capture.name} — {kind_title(capture.info.kind)}\n{capture.info.formula}")
         item.setTextAlignment(GUTTER, Qt.AlignCenter)
         return item
@@ -158,6 +173,7 @@ class NavigatorPanel(QWidget):
         """
         history = self.ctl.stepper.history if self.ctl.stepper is not None else []
         states = {c.name: "edited" if c.edited else "run" for c in history}
+        mark = self.tr(" · edited")
         for name, item in self.items.items():
             state = states.get(name, "todo")
             if self._marked.get(name) == state:
@@ -166,8 +182,8 @@ class NavigatorPanel(QWidget):
             colour = QBrush(EDITED) if state == "edited" else QBrush() if state == "run" else QBrush(UNREACHED)
             item.setForeground(NAME, colour)
             item.setForeground(SHAPE, colour)
-            shape = item.text(SHAPE).removesuffix(EDITED_MARK)
-            item.setText(SHAPE, shape + EDITED_MARK if state == "edited" else shape)
+            shape = item.data(SHAPE, SHAPE_ROLE)
+            item.setText(SHAPE, shape + mark if state == "edited" else shape)
         current = self.ctl.current.name if self.ctl.current is not None else None
         if current != self._current:
             font = QFont()
@@ -229,16 +245,16 @@ class NavigatorPanel(QWidget):
     def stage_menu(self, name: str) -> QMenu:
         """The context menu of one stage: Run to Stage, breakpoints."""
         menu = QMenu(self)
-        run_to = menu.addAction("Run to Stage" if self.ctl.reached(name) is None else "Show Stage")
+        run_to = menu.addAction(self.tr("Run to Stage") if self.ctl.reached(name) is None else self.tr("Show Stage"))
         run_to.setEnabled(self.ctl.reached(name) is not None or self.ctl.can_advance())
         run_to.triggered.connect(lambda: actions.trigger("tfdebug.step.run_to", self.ctl, name))
-        toggle = menu.addAction("Toggle Breakpoint")
+        toggle = menu.addAction(self.tr("Toggle Breakpoint"))
         toggle.triggered.connect(lambda: self.ctl.toggle_stage_breakpoint(name))
         capture = self.ctl.plan.find(name)
         if capture is not None:
             kind = capture.info.kind
             bp = Breakpoint.on_kind(kind)
-            every = menu.addAction(f"Break on Every {kind_title(kind)}")
+            every = menu.addAction(self.tr("Break on Every {kind}").format(kind=kind_title(kind)))
             every.setCheckable(True)
             every.setChecked(bp in self.ctl.breakpoints)
             every.toggled.connect(lambda on: self.ctl.set_breakpoint(bp, on))
@@ -259,7 +275,8 @@ class NavigatorPanel(QWidget):
             name = item.data(NAME, NAME_ROLE)
             if name:
                 kind = kinds.get(name, "")
-                shown = not text or text in name.lower() or text in kind or text in kind_title(kind).lower()
+                shown = (not text or text in name.lower() or text in kind or text in kind_title(kind).lower()
+                         or text in english_kind_title(kind).lower())
             else:
                 shown = False
                 for i in range(item.childCount()):

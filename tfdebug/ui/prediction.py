@@ -6,7 +6,7 @@ model put next, and how sure is it?
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
@@ -31,15 +31,14 @@ class PredictionView(QWidget):
         super().__init__(parent)
         self.ctl = ctl
         self.row_combo = QComboBox()
-        self.row_combo.setToolTip("The position whose prediction is listed (the last one predicts the next word)")
         self.row_combo.activated.connect(lambda _i: self.refresh())
         self.table = QTableWidget(0, 2)
-        self.table.setHorizontalHeaderLabels(["Next token", "Probability"])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
         top = QHBoxLayout()
-        top.addWidget(QLabel("Prediction"))
+        self.title = QLabel()
+        top.addWidget(self.title)
         top.addWidget(self.row_combo, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -49,6 +48,20 @@ class PredictionView(QWidget):
         self.predictions: list[tuple[str, float]] = []
         ctl.stage_changed.connect(self._stage_changed)
         self.setVisible(False)
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        self.row_combo.setToolTip(self.tr("The position whose prediction is listed (the last one predicts the "
+                                          "next word)"))
+        self.table.setHorizontalHeaderLabels([self.tr("Next token"), self.tr("Probability")])
+        self.title.setText(self.tr("Prediction"))
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+            self._stage = None  # the row names again
+            self._stage_changed()
+        super().changeEvent(event)
 
     def _axes(self) -> tuple[int, int] | None:
         """(position axis, vocab axis) of the current stage, or None when it predicts nothing."""
@@ -77,8 +90,8 @@ class PredictionView(QWidget):
             labels = self.ctl.axis_labels(axes[0])
             n = capture.shape[axes[0]]
             self.row_combo.clear()
-            self.row_combo.addItems([f"after {i} '{labels[i]}'" if labels else f"after position {i}"
-                                     for i in range(n)])
+            self.row_combo.addItems([self.tr("after {i} '{token}'").format(i=i, token=labels[i]) if labels
+                                     else self.tr("after position {i}").format(i=i) for i in range(n)])
             self.row_combo.setCurrentIndex(n - 1)
         self.refresh()
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import html
 
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from tfdebug.core.recorder import Capture
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.i18n import axis_title, current_language, kind_title
 
 
 def fmt_shape(shape) -> str:
@@ -58,7 +60,7 @@ def describe_inputs(inputs: list[Capture], shape: tuple[int, ...], ops: tuple[st
     """'enc.0.attn.k' and its transition, or several inputs with their shapes joined into one."""
     if len(inputs) == 1:
         return f"{inputs[0].name}\n{transition(inputs[0].shape, ops, shape)}"
-    parts = " and ".join(f"{c.name} {fmt_shape(c.shape)}" for c in inputs)
+    parts = QCoreApplication.translate("ShapePanel", " and ").join(f"{c.name} {fmt_shape(c.shape)}" for c in inputs)
     return f"{parts}\n→ {fmt_shape(shape)}"
 
 
@@ -76,35 +78,44 @@ class ShapePanel(QWidget):
         ctl.stage_changed.connect(self.refresh)
         self.refresh()
 
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.refresh()
+        super().changeEvent(event)
+
     def plain_text(self) -> str:
         return self.text.toPlainText()
 
     def refresh(self) -> None:
         capture = self.ctl.current
         if capture is None:
-            self.text.setHtml("<i>No stage yet.</i>")
+            self.text.setHtml("<i>" + html.escape(self.tr("No stage yet.")) + "</i>")
             return
         info = capture.info
         names = self.ctl.axis_names(capture)
-        axes = ", ".join(f"{n}={s}" for n, s in zip(names, capture.shape))
+        axes = ", ".join(f"{axis_title(n)}={s}" for n, s in zip(names, capture.shape))
         dtype = str(capture.dtype).removeprefix("torch.")
         inputs = input_stages(self.ctl.plan, capture)
         rows = [
-            ("Shape", f"<b>{fmt_shape(capture.shape)}</b> &nbsp; {html.escape(axes)}"),
-            ("dtype", dtype),
-            ("Device", html.escape(str(capture.device))),
-            ("Bytes", f"{fmt_bytes(capture.nbytes)} ({capture.nbytes:,})"),
+            (self.tr("Shape"), f"<b>{fmt_shape(capture.shape)}</b> &nbsp; {html.escape(axes)}"),
+            (self.tr("dtype"), dtype),
+            (self.tr("Device"), html.escape(str(capture.device))),
+            (self.tr("Bytes"), f"{fmt_bytes(capture.nbytes)} ({capture.nbytes:,})"),
         ]
         if inputs:
             text = describe_inputs(inputs, capture.shape, info.ops)
-            rows.append(("From", html.escape(text).replace("\n", "<br>")))
+            rows.append((self.tr("From"), html.escape(text).replace("\n", "<br>")))
         elif info.kind == "embedding":
-            rows.append(("From", "the token ids (a lookup in the embedding table)"))
-        rows.append(("Formula", f"<span style='font-size:large'>{html.escape(info.formula)}</span>"))
-        rows.append(("Source", html.escape(info.source or "unknown")))
-        edited = " <span style='color:#b35c00'>(edited)</span>" if capture.edited else ""
+            rows.append((self.tr("From"), html.escape(self.tr("the token ids (a lookup in the embedding table)"))))
+        rows.append((self.tr("Formula"), f"<span style='font-size:large'>{html.escape(info.formula)}</span>"))
+        rows.append((self.tr("Source"), html.escape(info.source or self.tr("unknown"))))
+        edited = f" <span style='color:#b35c00'>{html.escape(self.tr('(edited)'))}</span>" if capture.edited else ""
+        # English shows the kind's identifier; another language its title, with the identifier after it.
+        kind = info.kind if current_language() == "en" else f"{kind_title(info.kind)} ({info.kind})"
+        where = self.tr("kind {kind} · site {site}").format(kind=kind, site=info.site)
+        if info.layer is not None:
+            where += self.tr(" · layer {layer}").format(layer=info.layer)
         body = "".join(f"<tr><td style='padding-right:10px;color:#555'>{k}</td><td>{v}</td></tr>" for k, v in rows)
         self.text.setHtml(f"<h3 style='margin:2px'>{html.escape(info.name)}{edited}</h3>"
-                          f"<div style='color:#555'>kind {info.kind} · site {info.site}"
-                          f"{'' if info.layer is None else f' · layer {info.layer}'}</div>"
+                          f"<div style='color:#555'>{html.escape(where)}</div>"
                           f"<table>{body}</table>")

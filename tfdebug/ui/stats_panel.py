@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.display import Stats
@@ -12,6 +13,9 @@ from tfdebug.ui.colors import format_value
 from tfdebug.ui.controller import DebugController
 
 ROWS = ("min", "max", "mean", "std", "NaN", "+Inf", "−Inf", "count")
+ROW_TITLES = {"min": QT_TRANSLATE_NOOP("StatsPanel", "min"), "max": QT_TRANSLATE_NOOP("StatsPanel", "max"),
+              "mean": QT_TRANSLATE_NOOP("StatsPanel", "mean"), "std": QT_TRANSLATE_NOOP("StatsPanel", "std"),
+              "count": QT_TRANSLATE_NOOP("StatsPanel", "count")}
 
 
 def stats_values(stats: Stats | None) -> list[str]:
@@ -28,11 +32,14 @@ class StatsPanel(QWidget):
         super().__init__(parent)
         self.ctl = ctl
         grid = QGridLayout()
-        grid.addWidget(QLabel("<b>stage tensor</b>"), 0, 1)
-        grid.addWidget(QLabel("<b>shown slice</b>"), 0, 2)
+        self.tensor_title, self.slice_title = QLabel(), QLabel()
+        grid.addWidget(self.tensor_title, 0, 1)
+        grid.addWidget(self.slice_title, 0, 2)
         self.cells: dict[tuple[str, int], QLabel] = {}
+        self.row_titles: dict[str, QLabel] = {}
         for r, name in enumerate(ROWS, start=1):
-            grid.addWidget(QLabel(name), r, 0)
+            self.row_titles[name] = QLabel(name)
+            grid.addWidget(self.row_titles[name], r, 0)
             for c in (1, 2):
                 label = QLabel("–")
                 grid.addWidget(label, r, c)
@@ -40,8 +47,6 @@ class StatsPanel(QWidget):
         self.plot = pg.PlotWidget()
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(False, False)
-        self.plot.setLabel("bottom", "value")
-        self.plot.setLabel("left", "count")
         self.plot.setMinimumHeight(120)
         self.bars = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=(80, 130, 200, 160))
         self.plot.addItem(self.bars)
@@ -52,6 +57,20 @@ class StatsPanel(QWidget):
         ctl.stage_changed.connect(self._stage)
         ctl.stats_changed.connect(self._stage)
         ctl.slice_changed.connect(lambda: self._slice(ctl.current_slice))
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        self.tensor_title.setText("<b>" + self.tr("stage tensor") + "</b>")
+        self.slice_title.setText("<b>" + self.tr("shown slice") + "</b>")
+        for name, label in self.row_titles.items():
+            label.setText(self.tr(ROW_TITLES[name]) if name in ROW_TITLES else name)
+        self.plot.setLabel("bottom", self.tr("value"))
+        self.plot.setLabel("left", self.tr("count"))
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
 
     def text(self, name: str, column: int = 1) -> str:
         return self.cells[(name, column)].text()

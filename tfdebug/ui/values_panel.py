@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt
 from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
 
 from tfdebug.core.display import DisplaySlice
@@ -71,6 +71,11 @@ class ValuesPanel(QWidget):
         layout.addWidget(self.table, 1)
         ctl.slice_changed.connect(lambda: self._slice_changed(ctl.current_slice))
 
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.show_slice(self.shown)
+        super().changeEvent(event)
+
     shown: DisplaySlice | None = None
     on_screen = True
 
@@ -89,19 +94,20 @@ class ValuesPanel(QWidget):
         self.shown = sl
         if sl is None:
             self.model.set(np.zeros((0, 0), dtype=np.float32), [], [])
-            self.note.setText("Nothing to show yet.")
+            self.note.setText(self.tr("Nothing to show yet."))
             return
         cells = sl.source_shape[0] * sl.source_shape[1]
         if cells > MAX_CELLS or sl.downsampled:
             self.model.set(np.zeros((0, 0), dtype=np.float32), [], [])
-            self.note.setText(f"The shown slice has {cells:,} cells; the table lists slices of at most "
-                              f"{MAX_CELLS:,}. Pick smaller axes or read values by hovering over the heatmap.")
+            self.note.setText(self.tr("The shown slice has {cells} cells; the table lists slices of at most "
+                                      "{most}. Pick smaller axes or read values by hovering over the heatmap.").format(
+                cells=f"{cells:,}", most=f"{MAX_CELLS:,}"))
             return
         names = self.ctl.axis_names()
         rows = self._labels(sl.row_axis, sl.values.shape[0], names)
         cols = self._labels(sl.col_axis, sl.values.shape[1], names)
         self.model.set(sl.values, rows, cols)
-        self.note.setText(f"{sl.values.shape[0]} × {sl.values.shape[1]} values")
+        self.note.setText(self.tr("{rows} × {cols} values").format(rows=sl.values.shape[0], cols=sl.values.shape[1]))
         # One width from the widest text (resizeColumnsToContents reads every cell: ~50 ms at 4,096).
         metrics = self.table.fontMetrics()
         widest = max([self.model.widest(), *cols], key=len, default="")
