@@ -11,16 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import (QComboBox, QDialog, QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QVBoxLayout, QWidget)
 
 from tfdebug.core.edits import parse_number
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.edit_dialog import sentence_label
+from tfdebug.ui.i18n import error_text, translate
 
 LIVE, BEFORE_EDIT, FILE, INPUT = "live", "before_edit", "file", "input"
-SOURCES = ((LIVE, "The pass on screen"), (BEFORE_EDIT, "The pass before the last edit"),
-           (FILE, "A snapshot or export file"), (INPUT, "Another input on the same model"))
+SOURCES = ((LIVE, QT_TRANSLATE_NOOP("SourcePicker", "The pass on screen")),
+           (BEFORE_EDIT, QT_TRANSLATE_NOOP("SourcePicker", "The pass before the last edit")),
+           (FILE, QT_TRANSLATE_NOOP("SourcePicker", "A snapshot or export file")),
+           (INPUT, QT_TRANSLATE_NOOP("SourcePicker", "Another input on the same model")))
 
 
 @dataclass(frozen=True)
@@ -40,10 +44,10 @@ class SourcePicker(QGroupBox):
         self.window = window
         self.kind = QComboBox()
         for key, text in SOURCES:
-            self.kind.addItem(text, key)
+            self.kind.addItem(self.tr(text), key)
         self.path = QLineEdit()
-        self.path.setPlaceholderText("a .safetensors snapshot, or a .npz / .pt export")
-        browse = QPushButton("Browse…")
+        self.path.setPlaceholderText(self.tr("a .safetensors snapshot, or a .npz / .pt export"))
+        browse = QPushButton(self.tr("Browse…"))
         browse.clicked.connect(self._browse)
         self.file_row = QWidget()
         row = QHBoxLayout(self.file_row)
@@ -57,8 +61,8 @@ class SourcePicker(QGroupBox):
         adapter = window.ctl.adapter
         for input_field in (adapter.inputs if adapter is not None else ()):
             edit = QLineEdit(window.ctl.inputs.texts.get(input_field.key, ""))
-            edit.setPlaceholderText(input_field.placeholder)
-            form.addRow(input_field.label, edit)
+            edit.setPlaceholderText(translate("inputs", input_field.placeholder) if input_field.placeholder else "")
+            form.addRow(translate("inputs", input_field.label), edit)
             self.fields[input_field.key] = edit
         layout = QVBoxLayout(self)
         layout.addWidget(self.kind)
@@ -74,8 +78,8 @@ class SourcePicker(QGroupBox):
         self.inputs.setVisible(kind == INPUT)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "A recorded pass", "",
-                                              "Recorded passes (*.safetensors *.npz *.pt);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("A recorded pass"), "",
+                                              self.tr("Recorded passes (*.safetensors *.npz *.pt);;All files (*)"))
         if path:
             self.path.setText(path)
 
@@ -91,11 +95,11 @@ class CompareDialog(QDialog):
         super().__init__(parent)
         self.tools = tools
         window = tools.window
-        self.setWindowTitle("Compare With")
+        self.setWindowTitle(self.tr("Compare With"))
         edit = window.ctl.tools.edit
         has_edit = edit is not None and edit.last_edit is not None
-        self.a = SourcePicker("A (the reference)", window, LIVE)
-        self.b = SourcePicker("B (compared with A)", window, BEFORE_EDIT if has_edit else FILE)
+        self.a = SourcePicker(self.tr("A (the reference)"), window, LIVE)
+        self.b = SourcePicker(self.tr("B (compared with A)"), window, BEFORE_EDIT if has_edit else FILE)
         self.atol = QLineEdit(f"{tools.atol:g}")
         self.rtol = QLineEdit(f"{tools.rtol:g}")
         tolerance = QHBoxLayout()
@@ -103,12 +107,12 @@ class CompareDialog(QDialog):
         tolerance.addWidget(self.atol)
         tolerance.addWidget(QLabel("rtol"))
         tolerance.addWidget(self.rtol)
-        rule = QLabel("A cell diverges when |A − B| > atol + rtol·|A|.")
+        rule = QLabel(self.tr("A cell diverges when |A − B| > atol + rtol·|A|."))
         self.error_label = sentence_label()
-        self.compare_button = QPushButton("Compare")
+        self.compare_button = QPushButton(self.tr("Compare"))
         self.compare_button.setDefault(True)
         self.compare_button.clicked.connect(self.start)
-        cancel = QPushButton("Close")
+        cancel = QPushButton(self.tr("Close"))
         cancel.clicked.connect(self.close)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -127,13 +131,13 @@ class CompareDialog(QDialog):
     def start(self) -> bool:
         """Check the fields and start the comparison; a problem is one sentence here."""
         try:
-            atol = parse_number(self.atol.text(), "The atol value")
-            rtol = parse_number(self.rtol.text(), "The rtol value")
+            atol = parse_number(self.atol.text(), self.tr("The atol value"))
+            rtol = parse_number(self.rtol.text(), self.tr("The rtol value"))
             if not (atol >= 0 and rtol >= 0):
-                raise TfdebugError("atol and rtol must be zero or positive numbers.")
+                raise TfdebugError(self.tr("atol and rtol must be zero or positive numbers."))
             self.tools.start(self.a.source(), self.b.source(), atol, rtol)
         except TfdebugError as exc:
-            self.error_label.setText(exc.message)
+            self.error_label.setText(error_text(exc))
             return False
         self.error_label.setText("")
         self.close()
@@ -143,10 +147,12 @@ class CompareDialog(QDialog):
 def describe(source: PassSource, window) -> str:
     """A short label for a side of the comparison, shown above the table."""
     if source.kind == LIVE:
-        return f"the pass on screen ({window.ctl.title or window.ctl.model_name})"
+        return QCoreApplication.translate("CompareDialog", "the pass on screen ({title})").format(
+            title=window.ctl.title or window.ctl.model_name)
     if source.kind == BEFORE_EDIT:
         last = window.edit_tools.last_edit
-        return f"the pass before the last edit ({last.stage}: {last.description})"
+        return QCoreApplication.translate("CompareDialog", "the pass before the last edit ({stage}: {edit})").format(
+            stage=last.stage, edit=last.description)
     if source.kind == FILE:
         return Path(source.path).name
     return " → ".join(t for t in source.texts.values() if t)

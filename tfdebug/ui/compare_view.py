@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QLabel, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
@@ -26,17 +26,19 @@ from tfdebug.ui.compare_dialog import BEFORE_EDIT, FILE, LIVE, CompareDialog, Pa
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.messages import Message
 from tfdebug.ui.heatmap import index_ticks
+from tfdebug.ui.i18n import error_text
 from tfdebug.ui.workers import Job
 
-COLUMNS = ("Stage", "Status", "max |Δ|", "mean |Δ|", "rel err", "over tol")
+COLUMNS = (QT_TRANSLATE_NOOP("CompareView", "Stage"), QT_TRANSLATE_NOOP("CompareView", "Status"), "max |Δ|", "mean |Δ|",
+           QT_TRANSLATE_NOOP("CompareView", "rel err"), QT_TRANSLATE_NOOP("CompareView", "over tol"))
 FIRST_BG = QColor(255, 200, 120)
 DIVERGES_FG = QColor(176, 0, 32)
 PANEL_SIZE = (256, 256)
 MAX_TOKEN_TICKS = 32
 
 
-@actions.action("tfdebug.compare.with", "Compare With…", "Ctrl+Shift+D",
-                "Compare two passes stage by stage and find the first stage where they diverge",
+@actions.action("tfdebug.compare.with", QT_TRANSLATE_NOOP("actions", "Compare With…"), "Ctrl+Shift+D",
+                QT_TRANSLATE_NOOP("actions", "Compare two passes stage by stage and find the first stage where they diverge"),
                 enabled=lambda ctl: not ctl.busy, toolbar=False)
 def compare_with(ctl: DebugController) -> None:
     if ctl.tools.compare is not None:
@@ -49,18 +51,18 @@ class CompareView(QWidget):
     def __init__(self, tools: "CompareTools", parent: QWidget | None = None):
         super().__init__(parent)
         self.tools = tools
-        self.summary = QLabel("Compare two passes with File → Compare With….")
+        self.summary = QLabel(self.tr("Compare two passes with File → Compare With…."))
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.PlainText)
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setHorizontalHeaderLabels([self.tr(c) for c in COLUMNS])
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemDoubleClicked.connect(lambda item: self.go(self.table.item(item.row(), 0).text()))
-        self.go_button = QPushButton("Go to First Divergent Stage")
+        self.go_button = QPushButton(self.tr("Go to First Divergent Stage"))
         self.go_button.setEnabled(False)
         self.go_button.clicked.connect(self.go_first)
         self.caption = QLabel("")
@@ -143,7 +145,7 @@ class CompareView(QWidget):
         """Show `name` in the window (from history when it has run, else the pass runs to it)."""
         ctl = self.tools.ctl
         if name not in ctl.plan:
-            ctl.error.emit(f"The pass on screen has no stage {name}.")
+            ctl.error.emit(self.tr("The pass on screen has no stage {name}.").format(name=name))
             return
         actions.trigger("tfdebug.step.run_to", ctl, name)
 
@@ -158,7 +160,8 @@ class CompareView(QWidget):
             image.clear()
         row = self.tools.result[name]
         if row.status != COMPARED or not row.cells:
-            self.caption.setText(f"{name}: {row.verdict} — nothing to draw side by side.")
+            self.caption.setText(self.tr("{name}: {verdict} — nothing to draw side by side.").format(
+                name=name, verdict=row.verdict))
             return
         try:
             a, b, kind, axes = self.tools.tensors(name)
@@ -169,7 +172,8 @@ class CompareView(QWidget):
             slices = [display_slice(t, view.row_axis, view.col_axis, indices, PANEL_SIZE)
                       for t in (a, b, difference(a, b, kind))]
         except (TfdebugError, ValueError, RuntimeError) as exc:
-            self.caption.setText(f"Cannot draw {name}: {getattr(exc, 'message', exc)}")
+            self.caption.setText(self.tr("Cannot draw {name}: {why}").format(
+                name=name, why=error_text(exc) if isinstance(exc, TfdebugError) else exc))
             return
         names = axis_names(axes, tuple(a.shape))
         self._label_axes(name, view.row_axis, view.col_axis, slices[0].source_shape)
@@ -184,9 +188,10 @@ class CompareView(QWidget):
             image.setRect(QRectF(0, 0, cols, rows))
             plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0)
         fixed = ", ".join(f"{names[a]} {i}" for a, i in indices.items())
-        shown = f"{names[view.row_axis]} × {names[view.col_axis]}" if len(names) >= 2 else "values"
-        self.caption.setText(f"{name}: {shown}{' at ' + fixed if fixed else ''} · A − B from {-m:.3g} to {m:.3g}, "
-                             f"masked in both in grey")
+        shown = f"{names[view.row_axis]} × {names[view.col_axis]}" if len(names) >= 2 else self.tr("values")
+        at = self.tr(" at {fixed}").format(fixed=fixed) if fixed else ""
+        self.caption.setText(self.tr("{name}: {shown}{at} · A − B from {lo} to {hi}, masked in both in grey").format(
+            name=name, shown=shown, at=at, lo=f"{-m:.3g}", hi=f"{m:.3g}"))
 
 
     def _label_axes(self, name: str, row_axis: int, col_axis: int, shape: tuple[int, int]) -> None:
@@ -231,25 +236,29 @@ class CompareTools:
         if source.kind == LIVE:
             recording, _ = ctl.recording()
             if recording is None:
-                raise TfdebugError("Nothing is on screen to compare: run a pass or open a snapshot first.")
+                raise TfdebugError(QCoreApplication.translate(
+                    "CompareTools", "Nothing is on screen to compare: run a pass or open a snapshot first."))
             return lambda job: recording
         if source.kind == FILE:
             if not source.path:
-                raise TfdebugError("Choose the snapshot or export file to compare.")
+                raise TfdebugError(QCoreApplication.translate("CompareTools", "Choose the snapshot or export file to compare."))
             from tfdebug.io.passes import open_pass
             return lambda job: open_pass(source.path)
         if ctl.stepper is not None and ctl.stepper.is_live and ctl.stepper.alive:
-            raise TfdebugError("The pass on screen is paused mid-forward and holds the model: Continue it "
-                               "to the end (or Stop it), then compare.")
+            raise TfdebugError(QCoreApplication.translate(
+                "CompareTools", "The pass on screen is paused mid-forward and holds the model: Continue it "
+                "to the end (or Stop it), then compare."))
         if source.kind == BEFORE_EDIT:
             last = ctl.tools.edit.last_edit if ctl.tools.edit is not None else None
             if last is None:
-                raise TfdebugError("No tensor has been edited yet: there is no pass before an edit.")
+                raise TfdebugError(QCoreApplication.translate(
+                    "CompareTools", "No tensor has been edited yet: there is no pass before an edit."))
             adapter, texts = last.adapter, last.texts
         else:
             adapter, texts = ctl.adapter, source.texts
             if adapter is None:
-                raise TfdebugError("No model is loaded: run a pass live to compare another input on it.")
+                raise TfdebugError(QCoreApplication.translate(
+                    "CompareTools", "No model is loaded: run a pass live to compare another input on it."))
 
         def run(job: Job):
             from tfdebug.adapters.session import DebugSession
@@ -262,7 +271,7 @@ class CompareTools:
     def start(self, a: PassSource, b: PassSource, atol: float, rtol: float) -> None:
         """Start comparing; raises a TfdebugError (shown by the dialog) for a side that cannot be had."""
         if self.job is not None and self.job.running:
-            raise TfdebugError("A comparison is already running.")
+            raise TfdebugError(QCoreApplication.translate("CompareTools", "A comparison is already running."))
         work_a, work_b = self._work(a), self._work(b)
         opened = [FILE == a.kind, FILE == b.kind]
         summary = f"A: {describe(a, self.window)}   B: {describe(b, self.window)}   atol {atol:g}, rtol {rtol:g}"
@@ -282,7 +291,8 @@ class CompareTools:
                 raise
             return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own], summary
         self.job = Job(work, name="compare",
-                       describe_failure=lambda exc: "The comparison failed; the details say why.")
+                       describe_failure=lambda exc: QCoreApplication.translate(
+                           "CompareTools", "The comparison failed; the details say why."))
         self.job.finished.connect(self._finished)
         self.job.failed.connect(lambda text, details: self.window.show_message(Message("error", text, details)))
         self.job.start()
@@ -292,8 +302,8 @@ class CompareTools:
         self._close_passes()
         self.result, self.passes, self._opened = result, passes, opened
         first = result.first_divergent
-        verdict = (f"First divergent stage: {first.name}." if first is not None
-                   else "No stage diverges.")
+        verdict = (QCoreApplication.translate("CompareTools", "First divergent stage: {name}.").format(name=first.name)
+                   if first is not None else QCoreApplication.translate("CompareTools", "No stage diverges."))
         self.dock.show()
         self.dock.raise_()
         self.view.show_result(result, f"{summary}\n{verdict}")

@@ -17,11 +17,13 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 
 from tfdebug.core.display import DisplaySlice, HeadThumbnails, Stats, display_slice, head_thumbnails, tensor_stats
+from tfdebug.core.errors import TfdebugError
 from tfdebug.core.recorder import Capture
 from tfdebug.ui import colors
+from tfdebug.ui.i18n import error_text
 
 MAX_SLICE = (1024, 1024)
 # Planes with more cells than this are sliced off the GUI thread; up to 1024² a CPU slice,
@@ -143,7 +145,7 @@ class DisplayMixin:
             tensor, kind = capture.tensor, capture.info.kind
             self.display.submit("stats", lambda: tensor_stats(tensor, kind=kind),
                                 lambda st: self._stats_ready(capture, st),
-                                lambda exc: self.error.emit(f"Cannot summarise {capture.name}: {exc}"))
+                                lambda exc: self.error.emit(_cannot("Cannot summarise {name}: {why}", capture, exc)))
 
     def _stats_ready(self, capture: Capture, stats: Stats) -> None:
         if capture is self._shown:
@@ -158,7 +160,7 @@ class DisplayMixin:
             try:
                 self._stats_ready(capture, tensor_stats(capture.tensor, kind=capture.info.kind))
             except Exception as exc:  # a dtype the stats cannot read: the rest still shows
-                self.error.emit(f"Cannot summarise {capture.name}: {exc}")
+                self.error.emit(_cannot("Cannot summarise {name}: {why}", capture, exc))
         return self.current_stats
 
     def slice_of(self, capture: Capture, overrides: dict[str, int] | None = None,
@@ -212,7 +214,7 @@ class DisplayMixin:
     def _slice_failed(self, capture: Capture, exc: Exception) -> None:
         if capture is self.current:
             self.current_slice = None
-            self.error.emit(f"Cannot show this slice of {capture.name}: {exc}")
+            self.error.emit(_cannot("Cannot show this slice of {name}: {why}", capture, exc))
             self.slice_changed.emit()
 
     def request_heads(self, capture: Capture, head_axis: int, max_size: tuple[int, int],
@@ -224,9 +226,19 @@ class DisplayMixin:
         self.display.submit("heads",
                             lambda: head_thumbnails(tensor, row, col, head_axis, indices, max_size, kind=kind),
                             lambda thumbs: done(thumbs) if capture is self.current else None,
-                            lambda exc: self.error.emit(f"Cannot draw the heads of {capture.name}: {exc}"))
+                            lambda exc: self.error.emit(_cannot("Cannot draw the heads of {name}: {why}", capture, exc)))
 
     def display_settled(self) -> bool:
         """Whether no display work (slice, stats, thumbnails) is pending or undelivered."""
         return not self.display.busy()
 
+
+QT_TRANSLATE_NOOP("DisplayMixin", "Cannot summarise {name}: {why}")
+QT_TRANSLATE_NOOP("DisplayMixin", "Cannot show this slice of {name}: {why}")
+QT_TRANSLATE_NOOP("DisplayMixin", "Cannot draw the heads of {name}: {why}")
+
+
+def _cannot(sentence: str, capture, exc: BaseException) -> str:
+    """One of the sentences above, translated, for a stage whose display math failed."""
+    why = error_text(exc) if isinstance(exc, TfdebugError) else str(exc)
+    return QCoreApplication.translate("DisplayMixin", sentence).format(name=capture.name, why=why)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPoint, Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QMenu, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
@@ -23,11 +23,17 @@ from tfdebug.core.edits import (CELL, COLUMN, FILL_CSV, KEEP_HEAD, ROW, SCALE, S
 from tfdebug.core.errors import EditError, TfdebugError
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.i18n import error_text
 
-OPERATIONS = ((SET, "Set to a value"), (SCALE, "Scale by a factor"), (ZERO_HEAD, "Zero a head"),
-              (KEEP_HEAD, "Keep only one head"), (FILL_CSV, "Fill the shown slice from a CSV file"))
-TARGETS = ((CELL, "One cell"), (ROW, "One row"), (COLUMN, "One column"), (SLICE, "The shown slice"),
-           (TENSOR, "The whole tensor"))
+OPERATIONS = ((SET, QT_TRANSLATE_NOOP("EditDialog", "Set to a value")),
+              (SCALE, QT_TRANSLATE_NOOP("EditDialog", "Scale by a factor")),
+              (ZERO_HEAD, QT_TRANSLATE_NOOP("EditDialog", "Zero a head")),
+              (KEEP_HEAD, QT_TRANSLATE_NOOP("EditDialog", "Keep only one head")),
+              (FILL_CSV, QT_TRANSLATE_NOOP("EditDialog", "Fill the shown slice from a CSV file")))
+TARGETS = ((CELL, QT_TRANSLATE_NOOP("EditDialog", "One cell")), (ROW, QT_TRANSLATE_NOOP("EditDialog", "One row")),
+           (COLUMN, QT_TRANSLATE_NOOP("EditDialog", "One column")),
+           (SLICE, QT_TRANSLATE_NOOP("EditDialog", "The shown slice")),
+           (TENSOR, QT_TRANSLATE_NOOP("EditDialog", "The whole tensor")))
 MAX_CSV_BYTES = 16 << 20  # a shown slice is at most a few million cells
 
 
@@ -46,20 +52,22 @@ def can_edit(ctl: DebugController) -> bool:
     return s is not None and s.is_live and s.at_live_point and ctl.current is not None
 
 
-@actions.action("tfdebug.edit.tensor", "Edit Tensor…", "Ctrl+Shift+E",
-                "Change the paused stage's tensor: a cell, row, column, head or slice; Continue runs on it",
+@actions.action("tfdebug.edit.tensor", QT_TRANSLATE_NOOP("actions", "Edit Tensor…"), "Ctrl+Shift+E",
+                QT_TRANSLATE_NOOP("actions", "Change the paused stage's tensor: a cell, row, column, head or slice; "
+                                  "Continue runs on it"),
                 enabled=can_edit, live_only=True, toolbar=False)
 def edit_tensor(ctl: DebugController) -> None:
     if ctl.tools.edit is not None:
         ctl.tools.edit.open_dialog()
 
 
-@actions.action("tfdebug.edit.undo", "Undo Edit", "Ctrl+Alt+Z", "Take back the last edit of the paused stage",
+@actions.action("tfdebug.edit.undo", QT_TRANSLATE_NOOP("actions", "Undo Edit"), "Ctrl+Alt+Z", QT_TRANSLATE_NOOP("actions", "Take back the last edit of the paused stage"),
                 enabled=lambda ctl: ctl.stepper is not None and ctl.stepper.edits_to_undo > 0, live_only=True,
                 toolbar=False)
 def undo_edit(ctl: DebugController) -> None:
     if ctl.command(ctl.stepper.undo_replace):
-        ctl.info.emit(f"Edit of {ctl.current.name} undone." if ctl.current is not None else "Edit undone.")
+        ctl.info.emit(QCoreApplication.translate("EditDialog", "Edit of {name} undone.").format(name=ctl.current.name)
+                      if ctl.current is not None else QCoreApplication.translate("EditDialog", "Edit undone."))
 
 
 def sentence_label() -> QLabel:
@@ -78,44 +86,44 @@ class EditDialog(QDialog):
         super().__init__(parent)
         self.ctl = ctl
         self.tools = tools
-        self.setWindowTitle("Edit Tensor")
+        self.setWindowTitle(self.tr("Edit Tensor"))
         self.stage_label = QLabel()
         self.stage_label.setWordWrap(True)
         self.stage_label.setTextFormat(Qt.PlainText)
         self.operation = QComboBox()
         for key, text in OPERATIONS:
-            self.operation.addItem(text, key)
+            self.operation.addItem(self.tr(text), key)
         self.target = QComboBox()
         for key, text in TARGETS:
-            self.target.addItem(text, key)
+            self.target.addItem(self.tr(text), key)
         self.row = QSpinBox()
         self.col = QSpinBox()
         self.head = QSpinBox()
         self.value = QLineEdit("0")
-        self.value.setToolTip("A number: 0, -1e-3, -inf …")
+        self.value.setToolTip(self.tr("A number: 0, -1e-3, -inf …"))
         self.csv_path = QLineEdit()
-        self.csv_path.setPlaceholderText("a CSV file of the shown slice's shape")
-        browse = QPushButton("Browse…")
+        self.csv_path.setPlaceholderText(self.tr("a CSV file of the shown slice's shape"))
+        browse = QPushButton(self.tr("Browse…"))
         browse.clicked.connect(self._browse)
         csv_row = QHBoxLayout()
         csv_row.addWidget(self.csv_path, 1)
         csv_row.addWidget(browse)
         form = QFormLayout()
-        form.addRow("Edit", self.operation)
-        form.addRow("Where", self.target)
-        form.addRow("Row", self.row)
-        form.addRow("Column", self.col)
-        form.addRow("Head", self.head)
-        form.addRow("Value", self.value)
-        form.addRow("CSV file", csv_row)
+        form.addRow(self.tr("Edit"), self.operation)
+        form.addRow(self.tr("Where"), self.target)
+        form.addRow(self.tr("Row"), self.row)
+        form.addRow(self.tr("Column"), self.col)
+        form.addRow(self.tr("Head"), self.head)
+        form.addRow(self.tr("Value"), self.value)
+        form.addRow(self.tr("CSV file"), csv_row)
         self.form = form
         self.error_label = sentence_label()
-        self.apply_button = QPushButton("Apply")
+        self.apply_button = QPushButton(self.tr("Apply"))
         self.apply_button.setDefault(True)
         self.apply_button.clicked.connect(self.apply)
-        self.undo_button = QPushButton("Undo Edit")
+        self.undo_button = QPushButton(self.tr("Undo Edit"))
         self.undo_button.clicked.connect(lambda: actions.trigger("tfdebug.edit.undo", ctl))
-        close = QPushButton("Close")
+        close = QPushButton(self.tr("Close"))
         close.clicked.connect(self.close)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -153,7 +161,7 @@ class EditDialog(QDialog):
         capture = self.ctl.current
         self.error_label.setText("")
         if capture is None:
-            self.stage_label.setText("No stage is shown.")
+            self.stage_label.setText(self.tr("No stage is shown."))
             self._buttons()
             return
         names = self.ctl.axis_names(capture)
@@ -165,11 +173,12 @@ class EditDialog(QDialog):
         shown = ""
         if len(names) >= 2:
             fixed = ", ".join(f"{names[a]} {i}" for a, i in self.ctl.indices(capture).items())
-            shown = f"; shown slice {names[self.ctl.view.row_axis]} × {names[self.ctl.view.col_axis]}" + (
-                f" at {fixed}" if fixed else "")
+            shown = self.tr("; shown slice {row} × {col}").format(
+                row=names[self.ctl.view.row_axis], col=names[self.ctl.view.col_axis]) + (
+                self.tr(" at {fixed}").format(fixed=fixed) if fixed else "")
         shape = "(" + ",".join(map(str, capture.shape)) + ")"
-        state = " (edited)" if capture.edited else ""
-        where = "" if can_edit(self.ctl) else " — not the stage the pass is paused at, so it cannot be edited"
+        state = self.tr(" (edited)") if capture.edited else ""
+        where = "" if can_edit(self.ctl) else self.tr(" — not the stage the pass is paused at, so it cannot be edited")
         self.stage_label.setText(f"{capture.name}{state} {shape}{shown}{where}")
         self._fields_shown()
         self._buttons()
@@ -183,14 +192,15 @@ class EditDialog(QDialog):
                 self.head: op in (ZERO_HEAD, KEEP_HEAD), self.csv_path: op == FILL_CSV}
         for widget, visible in show.items():
             self.form.setRowVisible(widget if widget is not self.csv_path else 6, visible)
-        self.form.labelForField(self.value).setText("Factor" if op == SCALE else "Value")
+        self.form.labelForField(self.value).setText(self.tr("Factor") if op == SCALE else self.tr("Value"))
 
     def _buttons(self) -> None:
         self.apply_button.setEnabled(self.ctl.current is not None)
         self.undo_button.setEnabled(actions.applies("tfdebug.edit.undo", self.ctl))
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "CSV file of the shown slice", "", "CSV files (*.csv);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("CSV file of the shown slice"), "",
+                                              self.tr("CSV files (*.csv);;All files (*)"))
         if path:
             self.csv_path.setText(path)
 
@@ -202,7 +212,7 @@ class EditDialog(QDialog):
         if op == FILL_CSV:
             shape = slice_shape(self.ctl.current.shape, self.region())
             return Edit(FILL_CSV, values=read_csv_values(read_text(self.csv_path.text()), shape))
-        what = "The factor" if op == SCALE else "The value"
+        what = self.tr("The factor") if op == SCALE else self.tr("The value")
         return Edit(op, self.target.currentData(), parse_number(self.value.text(), what),
                     row=self.row.value(), col=self.col.value())
 
@@ -213,20 +223,21 @@ class EditDialog(QDialog):
         capture = ctl.current
         try:
             if capture is None or ctl.stepper is None:
-                raise EditError("Nothing is shown yet: run a pass and pause at a stage first.")
+                raise EditError(self.tr("Nothing is shown yet: run a pass and pause at a stage first."))
             if not ctl.stepper.is_live:
-                raise EditError("A recorded pass cannot be edited: there is no model to run the rest of it.")
+                raise EditError(self.tr("A recorded pass cannot be edited: there is no model to run the rest of it."))
             edit = self.edit()
             new = apply_edit(capture.tensor, edit, self.region(), ctl.axis_names(capture))
             ctl.stepper.replace(new)
         except TfdebugError as exc:
-            self.error_label.setText(exc.message)
-            ctl.error.emit(exc.message)
+            self.error_label.setText(error_text(exc))
+            ctl.error.emit(error_text(exc))
             return False
         finally:
             ctl.state_changed.emit()
         self.tools.remember(capture.name, edit.describe())
-        ctl.info.emit(f"{capture.name}: {edit.describe()}. Continue runs the rest of the pass on it.")
+        ctl.info.emit(self.tr("{name}: {edit}. Continue runs the rest of the pass on it.").format(
+            name=capture.name, edit=edit.describe()))
         self.error_label.setText("")
         return True
 
@@ -234,14 +245,17 @@ class EditDialog(QDialog):
 def read_text(path: str) -> str:
     """The text of a CSV file; EditError in one sentence when it cannot be read."""
     if not path.strip():
-        raise EditError("Choose a CSV file to fill the shown slice from.")
+        raise EditError(QCoreApplication.translate("EditDialog", "Choose a CSV file to fill the shown slice from."))
     file = Path(path.strip())
     try:
         if file.stat().st_size > MAX_CSV_BYTES:
-            raise EditError(f"{file.name} is too large for a slice of this view.")
+            raise EditError(QCoreApplication.translate("EditDialog", "{name} is too large for a slice of this view.").format(
+                name=file.name))
         return file.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise EditError(f"Cannot read {file.name}: {getattr(exc, 'strerror', None) or 'not UTF-8 text'}.") from None
+        why = getattr(exc, "strerror", None) or QCoreApplication.translate("EditDialog", "not UTF-8 text")
+        raise EditError(QCoreApplication.translate("EditDialog", "Cannot read {name}: {why}.").format(
+            name=file.name, why=why)) from None
 
 
 class EditTools:
@@ -280,8 +294,10 @@ class EditTools:
         enabled = actions.applies("tfdebug.edit.tensor", self.ctl)
         if cell is not None:
             r, c = cell
-            for target, text in ((CELL, f"Edit Cell ({r}, {c})…"), (ROW, f"Edit Row {r}…"),
-                                 (COLUMN, f"Edit Column {c}…")):
+            translate = QCoreApplication.translate
+            for target, text in ((CELL, translate("EditTools", "Edit Cell ({r}, {c})…").format(r=r, c=c)),
+                                 (ROW, translate("EditTools", "Edit Row {r}…").format(r=r)),
+                                 (COLUMN, translate("EditTools", "Edit Column {c}…").format(c=c))):
                 item = menu.addAction(text)
                 item.setEnabled(enabled)
                 item.triggered.connect(lambda _=False, t=target, r=r, c=c: self.open_dialog().choose(SET, t, r, c))

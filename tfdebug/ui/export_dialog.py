@@ -18,7 +18,7 @@ class ExportDialog(QDialog):
     def __init__(self, stage_names: list[str], current: str | None, folder: str, note: str = "",
                  has_slice: bool = True, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWindowTitle("Export")
+        self.setWindowTitle(self.tr("Export"))
         self.setObjectName("export-dialog")
         self.format_box = QComboBox()
         self._labels = {fmt.suffix: fmt.label for fmt in formats()}
@@ -28,14 +28,14 @@ class ExportDialog(QDialog):
             if fmt.scope == "view" and not has_slice:
                 self.format_box.model().item(self.format_box.count() - 1).setEnabled(False)
         self.path_edit = QLineEdit(str(Path(folder) / "pass.safetensors"))
-        browse = QPushButton("Browse…")
+        browse = QPushButton(self.tr("Browse…"))
         browse.clicked.connect(self._browse)
         path_row = QHBoxLayout()
         path_row.addWidget(self.path_edit, 1)
         path_row.addWidget(browse)
 
-        self.whole = QRadioButton("Whole pass")
-        self.selected = QRadioButton("Selected stages")
+        self.whole = QRadioButton(self.tr("Whole pass"))
+        self.selected = QRadioButton(self.tr("Selected stages"))
         self.whole.setChecked(True)
         group = QButtonGroup(self)
         group.addButton(self.whole)
@@ -56,8 +56,8 @@ class ExportDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout()
-        form.addRow("Format", self.format_box)
-        form.addRow("File", path_row)
+        form.addRow(self.tr("Format"), self.format_box)
+        form.addRow(self.tr("File"), path_row)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.whole)
@@ -91,8 +91,8 @@ class ExportDialog(QDialog):
 
     def _browse(self) -> None:
         suffix = self.suffix()
-        path, _ = QFileDialog.getSaveFileName(self, "Export to", self.path_edit.text(),
-                                              f"{self._labels[suffix]} (*{suffix});;All files (*)")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export to"), self.path_edit.text(),
+                                              f"{self._labels[suffix]} (*{suffix});;" + self.tr("All files (*)"))
         if path:
             self.path_edit.setText(path)
             self._path_edited(path)

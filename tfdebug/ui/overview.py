@@ -39,22 +39,22 @@ class OverviewPanel(QWidget):
         self._file_cache: dict[tuple[str, str], float] = {}  # (statistic, stage) of a pass read from a file
         self.statistic = QComboBox()
         for key, text in ((RMS, STATISTICS[RMS]), (MAX_ABS, STATISTICS[MAX_ABS]),
-                          (MAX_DELTA, "max |Δ| of the last comparison")):
+                          (MAX_DELTA, self.tr("max |Δ| of the last comparison"))):
             self.statistic.addItem(text, key)
         self.statistic.currentIndexChanged.connect(self.refresh)
-        self.log_y = QCheckBox("log scale")
+        self.log_y = QCheckBox(self.tr("log scale"))
         self.log_y.toggled.connect(self.refresh)
-        self.readout = QLabel("Click a point to go to its stage.")
+        self.readout = QLabel(self.tr("Click a point to go to its stage."))
         self.readout.setTextFormat(Qt.PlainText)
         controls = QHBoxLayout()
-        controls.addWidget(QLabel("Per stage:"))
+        controls.addWidget(QLabel(self.tr("Per stage:")))
         controls.addWidget(self.statistic)
         controls.addWidget(self.log_y)
         controls.addWidget(self.readout, 1)
         self.plot = pg.PlotWidget()
         self.plot.setMenuEnabled(False)
         self.plot.showGrid(y=True, alpha=0.2)
-        self.plot.setLabel("bottom", "stage (forward order)")
+        self.plot.setLabel("bottom", self.tr("stage (forward order)"))
         self.plot.showAxis("top")
         self.curve = pg.PlotDataItem(symbol="o", symbolSize=6, symbolBrush=(40, 90, 200), pen=(40, 90, 200),
                                      connect="finite")
@@ -145,7 +145,7 @@ class OverviewPanel(QWidget):
         # the layer names along the top axis, each where its layer begins
         self.plot.getAxis("top").setTicks([[(i - 0.5, label) for i, label in starts], []])
         if key == MAX_DELTA and not names:
-            self.readout.setText("Compare two passes first (File → Compare With…).")
+            self.readout.setText(self.tr("Compare two passes first (File → Compare With…)."))
         self._show_current()
 
     def _show_current(self) -> None:
@@ -161,7 +161,7 @@ class OverviewPanel(QWidget):
         """Go to the stage at `index` of the plot (from history when it has run)."""
         name = self.names[index]
         if name not in self.ctl.plan:
-            self.ctl.error.emit(f"The pass on screen has no stage {name}.")
+            self.ctl.error.emit(self.tr("The pass on screen has no stage {name}.").format(name=name))
             return
         actions.trigger("tfdebug.step.run_to", self.ctl, name)
 
@@ -175,7 +175,7 @@ class OverviewPanel(QWidget):
         x = round(self.plot.getPlotItem().vb.mapSceneToView(scene_pos).x())
         if 0 <= x < len(self.names):
             v = self.values[x]
-            self.readout.setText(f"{self.names[x]}: {'not run' if v != v else f'{v:.4g}'}")
+            self.readout.setText(f"{self.names[x]}: " + (self.tr("not run") if v != v else f"{v:.4g}"))
 
 
 def install(window) -> OverviewPanel:
