@@ -2,6 +2,200 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ArchitectureMap</name>
+    <message>
+        <source>Nothing loaded</source>
+        <translation>尚未载入</translation>
+    </message>
+    <message>
+        <source>{block}: {first} … {last} ({n} stages)</source>
+        <translation>{block}：{first} … {last}（{n} 个阶段）</translation>
+    </message>
+    <message>
+        <source>Run to Stage (start of block)</source>
+        <translation>运行到阶段（模块开头）</translation>
+    </message>
+    <message>
+        <source>Run to Stage (end of block)</source>
+        <translation>运行到阶段（模块末尾）</translation>
+    </message>
+</context>
+<context>
+    <name>ColourBar</name>
+    <message>
+        <source>Colour scale of every thumbnail: {lo} to {hi}, over all heads</source>
+        <translation>所有缩略图共用的色标：{lo} 到 {hi}，覆盖全部注意力头</translation>
+    </message>
+</context>
+<context>
+    <name>CompareDialog</name>
+    <message>
+        <source>Compare With</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>A (the reference)</source>
+        <translation>A（参照）</translation>
+    </message>
+    <message>
+        <source>B (compared with A)</source>
+        <translation>B（与 A 对比）</translation>
+    </message>
+    <message>
+        <source>A cell diverges when |A − B| &gt; atol + rtol·|A|.</source>
+        <translation>当 |A − B| &gt; atol + rtol·|A| 时，认为该单元格出现分歧。</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>The atol value</source>
+        <translation>atol 的值</translation>
+    </message>
+    <message>
+        <source>The rtol value</source>
+        <translation>rtol 的值</translation>
+    </message>
+    <message>
+        <source>atol and rtol must be zero or positive numbers.</source>
+        <translation>atol 和 rtol 必须是零或正数。</translation>
+    </message>
+    <message>
+        <source>the pass on screen ({title})</source>
+        <translation>屏幕上的前向过程（{title}）</translation>
+    </message>
+    <message>
+        <source>the pass before the last edit ({stage}: {edit})</source>
+        <translation>上一次编辑之前的前向过程（{stage}：{edit}）</translation>
+    </message>
+</context>
+<context>
+    <name>CompareTools</name>
+    <message>
+        <source>Nothing is on screen to compare: run a pass or open a snapshot first.</source>
+        <translation>屏幕上没有可对比的内容：请先运行一次前向过程或打开快照。</translation>
+    </message>
+    <message>
+        <source>Choose the snapshot or export file to compare.</source>
+        <translation>请选择要对比的快照或导出文件。</translation>
+    </message>
+    <message>
+        <source>The pass on screen is paused mid-forward and holds the model: Continue it to the end (or Stop it), then compare.</source>
+        <translation>屏幕上的前向过程暂停在中途并占用着模型：请继续运行到结束（或停止它），然后再对比。</translation>
+    </message>
+    <message>
+        <source>No tensor has been edited yet: there is no pass before an edit.</source>
+        <translation>还没有编辑过任何张量：不存在编辑之前的前向过程。</translation>
+    </message>
+    <message>
+        <source>No model is loaded: run a pass live to compare another input on it.</source>
+        <translation>尚未加载模型：请实时运行一次前向过程，才能用另一个输入对比。</translation>
+    </message>
+    <message>
+        <source>A comparison is already running.</source>
+        <translation>已有一个对比正在运行。</translation>
+    </message>
+    <message>
+        <source>The comparison failed; the details say why.</source>
+        <translation>对比失败；原因见详情。</translation>
+    </message>
+    <message>
+        <source>First divergent stage: {name}.</source>
+        <translation>第一个分歧阶段：{name}。</translation>
+    </message>
+    <message>
+        <source>No stage diverges.</source>
+        <translation>没有阶段出现分歧。</translation>
+    </message>
+</context>
+<context>
+    <name>CompareView</name>
+    <message>
+        <source>Stage</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>rel err</source>
+        <translation>相对误差</translation>
+    </message>
+    <message>
+        <source>over tol</source>
+        <translation>超出容差</translation>
+    </message>
+    <message>
+        <source>Compare two passes with File → Compare With….</source>
+        <translation>用 文件 → 对比… 来对比两次前向过程。</translation>
+    </message>
+    <message>
+        <source>Go to First Divergent Stage</source>
+        <translation>转到第一个分歧阶段</translation>
+    </message>
+    <message>
+        <source>The pass on screen has no stage {name}.</source>
+        <translation>屏幕上的前向过程没有阶段 {name}。</translation>
+    </message>
+    <message>
+        <source>{name}: {verdict} — nothing to draw side by side.</source>
+        <translation>{name}：{verdict} — 没有可并排绘制的内容。</translation>
+    </message>
+    <message>
+        <source>Cannot draw {name}: {why}</source>
+        <translation>无法绘制 {name}：{why}</translation>
+    </message>
+    <message>
+        <source>values</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source> at {fixed}</source>
+        <translation>，位于 {fixed}</translation>
+    </message>
+    <message>
+        <source>{name}: {shown}{at} · A − B from {lo} to {hi}, masked in both in grey</source>
+        <translation>{name}：{shown}{at} · A − B 从 {lo} 到 {hi}，两边都被掩码的单元格为灰色</translation>
+    </message>
+</context>
+<context>
+    <name>ConditionDialog</name>
+    <message>
+        <source>Condition Breakpoints</source>
+        <translation>条件断点</translation>
+    </message>
+    <message>
+        <source>Stop at a stage that contains NaN</source>
+        <translation>在含有 NaN 的阶段停下</translation>
+    </message>
+    <message>
+        <source>Stop at a stage that contains ±Inf (−∞ in mask stages is expected)</source>
+        <translation>在含有 ±Inf 的阶段停下（掩码阶段中的 −∞ 属于正常）</translation>
+    </message>
+    <message>
+        <source>Stop where max |x| is above</source>
+        <translation>在 max |x| 超过此值处停下</translation>
+    </message>
+    <message>
+        <source>Fast check: one GPU synchronisation per pass instead of one per stage</source>
+        <translation>快速检查：每次前向过程只做一次 GPU 同步，而不是每个阶段一次</translation>
+    </message>
+    <message>
+        <source>A fast check lets the pass run on and then shows the first stage that met a condition: the stages after it have already run. To see that stage before its successors run, Restart and Run to it.</source>
+        <translation>快速检查会让前向过程继续运行，然后显示第一个满足条件的阶段：它之后的阶段已经运行过。若想在后续阶段运行之前看到该阶段，请重新开始并运行到它。</translation>
+    </message>
+    <message>
+        <source>Conditions are checked where the tensor lives, at every stage.</source>
+        <translation>条件在张量所在的设备上、于每个阶段检查。</translation>
+    </message>
+</context>
+<context>
     <name>DebugController</name>
     <message>
         <source>Not in the vocabulary (shown as &lt;unk&gt;): {words}.</source>
@@ -26,6 +220,211 @@
     <message>
         <source>The forward pass finished.</source>
         <translation>前向过程已完成。</translation>
+    </message>
+</context>
+<context>
+    <name>DisplayMixin</name>
+    <message>
+        <source>Cannot summarise {name}: {why}</source>
+        <translation>无法汇总 {name}：{why}</translation>
+    </message>
+    <message>
+        <source>Cannot show this slice of {name}: {why}</source>
+        <translation>无法显示 {name} 的这个切片：{why}</translation>
+    </message>
+    <message>
+        <source>Cannot draw the heads of {name}: {why}</source>
+        <translation>无法绘制 {name} 的注意力头：{why}</translation>
+    </message>
+</context>
+<context>
+    <name>EditDialog</name>
+    <message>
+        <source>Set to a value</source>
+        <translation>设为某个值</translation>
+    </message>
+    <message>
+        <source>Scale by a factor</source>
+        <translation>乘以一个因子</translation>
+    </message>
+    <message>
+        <source>Zero a head</source>
+        <translation>将一个头置零</translation>
+    </message>
+    <message>
+        <source>Keep only one head</source>
+        <translation>只保留一个头</translation>
+    </message>
+    <message>
+        <source>Fill the shown slice from a CSV file</source>
+        <translation>用 CSV 文件填充显示的切片</translation>
+    </message>
+    <message>
+        <source>One cell</source>
+        <translation>一个单元格</translation>
+    </message>
+    <message>
+        <source>One row</source>
+        <translation>一行</translation>
+    </message>
+    <message>
+        <source>One column</source>
+        <translation>一列</translation>
+    </message>
+    <message>
+        <source>The shown slice</source>
+        <translation>显示的切片</translation>
+    </message>
+    <message>
+        <source>The whole tensor</source>
+        <translation>整个张量</translation>
+    </message>
+    <message>
+        <source>Edit of {name} undone.</source>
+        <translation>已撤销对 {name} 的编辑。</translation>
+    </message>
+    <message>
+        <source>Edit undone.</source>
+        <translation>已撤销编辑。</translation>
+    </message>
+    <message>
+        <source>Edit Tensor</source>
+        <translation>编辑张量</translation>
+    </message>
+    <message>
+        <source>A number: 0, -1e-3, -inf …</source>
+        <translation>一个数：0、-1e-3、-inf …</translation>
+    </message>
+    <message>
+        <source>a CSV file of the shown slice&apos;s shape</source>
+        <translation>与显示切片形状相同的 CSV 文件</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Row</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>Column</source>
+        <translation>列</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>CSV file</source>
+        <translation>CSV 文件</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Undo Edit</source>
+        <translation>撤销编辑</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>No stage is shown.</source>
+        <translation>没有显示任何阶段。</translation>
+    </message>
+    <message>
+        <source>; shown slice {row} × {col}</source>
+        <translation>；显示的切片 {row} × {col}</translation>
+    </message>
+    <message>
+        <source> at {fixed}</source>
+        <translation>，位于 {fixed}</translation>
+    </message>
+    <message>
+        <source> (edited)</source>
+        <translation>（已编辑）</translation>
+    </message>
+    <message>
+        <source> — not the stage the pass is paused at, so it cannot be edited</source>
+        <translation> — 不是前向过程暂停所在的阶段，因此不能编辑</translation>
+    </message>
+    <message>
+        <source>Factor</source>
+        <translation>因子</translation>
+    </message>
+    <message>
+        <source>CSV file of the shown slice</source>
+        <translation>显示切片的 CSV 文件</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv);;All files (*)</source>
+        <translation>CSV 文件 (*.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>The factor</source>
+        <translation>因子</translation>
+    </message>
+    <message>
+        <source>The value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>Nothing is shown yet: run a pass and pause at a stage first.</source>
+        <translation>尚未显示任何内容：请先运行前向过程并在某个阶段暂停。</translation>
+    </message>
+    <message>
+        <source>A recorded pass cannot be edited: there is no model to run the rest of it.</source>
+        <translation>录制的前向过程不能编辑：没有模型来运行剩余部分。</translation>
+    </message>
+    <message>
+        <source>{name}: {edit}. Continue runs the rest of the pass on it.</source>
+        <translation>{name}：{edit}。“继续”会在此基础上运行剩余的前向过程。</translation>
+    </message>
+    <message>
+        <source>Choose a CSV file to fill the shown slice from.</source>
+        <translation>请选择用来填充显示切片的 CSV 文件。</translation>
+    </message>
+    <message>
+        <source>{name} is too large for a slice of this view.</source>
+        <translation>{name} 对于此视图的切片来说太大了。</translation>
+    </message>
+    <message>
+        <source>not UTF-8 text</source>
+        <translation>不是 UTF-8 文本</translation>
+    </message>
+    <message>
+        <source>Cannot read {name}: {why}.</source>
+        <translation>无法读取 {name}：{why}。</translation>
+    </message>
+</context>
+<context>
+    <name>EditTools</name>
+    <message>
+        <source>Edit Cell ({r}, {c})…</source>
+        <translation>编辑单元格 ({r}, {c})…</translation>
+    </message>
+    <message>
+        <source>Edit Row {r}…</source>
+        <translation>编辑第 {r} 行…</translation>
+    </message>
+    <message>
+        <source>Edit Column {c}…</source>
+        <translation>编辑第 {c} 列…</translation>
     </message>
 </context>
 <context>
@@ -81,6 +480,41 @@
     <message>
         <source>Exported the heatmap to {path}</source>
         <translation>已将热力图导出到 {path}</translation>
+    </message>
+</context>
+<context>
+    <name>ExportDialog</name>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Whole pass</source>
+        <translation>整个前向过程</translation>
+    </message>
+    <message>
+        <source>Selected stages</source>
+        <translation>选中的阶段</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Export to</source>
+        <translation>导出到</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
     </message>
 </context>
 <context>
@@ -143,6 +577,143 @@
     <message>
         <source>The cache fills when this step&apos;s attention runs.</source>
         <translation>这一步的注意力运行时缓存才会填入。</translation>
+    </message>
+</context>
+<context>
+    <name>HeadsPanel</name>
+    <message>
+        <source>{n} heads of {stage}, one colour scale · click a head to show it</source>
+        <translation>{stage} 的 {n} 个注意力头，共用一个色标 · 点击某个头即可显示</translation>
+    </message>
+    <message>
+        <source>Nothing to show yet.</source>
+        <translation>暂无可显示的内容。</translation>
+    </message>
+    <message>
+        <source>{stage} has no heads; the most probable next tokens:</source>
+        <translation>{stage} 没有注意力头；最可能的下一个词元：</translation>
+    </message>
+    <message>
+        <source>The heatmap shows the head axis as its rows, so every head is there; choose other axes to see each head here.</source>
+        <translation>热力图把头轴作为行显示，所有头都在其中；选择其他轴即可在这里逐个查看每个头。</translation>
+    </message>
+    <message>
+        <source>The heatmap shows the head axis as its columns, so every head is there; choose other axes to see each head here.</source>
+        <translation>热力图把头轴作为列显示，所有头都在其中；选择其他轴即可在这里逐个查看每个头。</translation>
+    </message>
+    <message>
+        <source>This stage has no head axis.</source>
+        <translation>这个阶段没有头轴。</translation>
+    </message>
+    <message>
+        <source>head {h}</source>
+        <translation>头 {h}</translation>
+    </message>
+</context>
+<context>
+    <name>HeatmapPanel</name>
+    <message>
+        <source>Hover over a cell to read its value.</source>
+        <translation>将鼠标悬停在单元格上可读取其数值。</translation>
+    </message>
+    <message>
+        <source>Axis shown as rows</source>
+        <translation>作为行显示的轴</translation>
+    </message>
+    <message>
+        <source>Axis shown as columns</source>
+        <translation>作为列显示的轴</translation>
+    </message>
+    <message>
+        <source>Rows</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>Columns</source>
+        <translation>列</translation>
+    </message>
+    <message>
+        <source>Choosing axes pins them: every stage that has both shows them. Unpinned, each stage opens on its last two axes</source>
+        <translation>选择轴即固定它们：凡是同时具有这两个轴的阶段都按它们显示。不固定时，每个阶段显示其最后两个轴</translation>
+    </message>
+    <message>
+        <source>Index along the {axis} axis (size {size})</source>
+        <translation>沿 {axis} 轴的索引（大小 {size}）</translation>
+    </message>
+    <message>
+        <source>Pinned: {row} × {col}</source>
+        <translation>已固定：{row} × {col}</translation>
+    </message>
+    <message>
+        <source>Pin axes</source>
+        <translation>固定轴</translation>
+    </message>
+    <message>
+        <source>Nothing to show yet.</source>
+        <translation>暂无可显示的内容。</translation>
+    </message>
+    <message>
+        <source>diverging colour map centred on 0</source>
+        <translation>以 0 为中心的发散色图</translation>
+    </message>
+    <message>
+        <source>sequential colour map</source>
+        <translation>顺序色图</translation>
+    </message>
+    <message>
+        <source>, downsampled to {rows}×{cols}</source>
+        <translation>，降采样到 {rows}×{cols}</translation>
+    </message>
+    <message>
+        <source> · {n} masked cells (−∞ or ≤ finfo.min/2) in grey</source>
+        <translation> · {n} 个被掩码的单元格（−∞ 或 ≤ finfo.min/2）显示为灰色</translation>
+    </message>
+    <message>
+        <source>row</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source> (block average)</source>
+        <translation>（块平均值）</translation>
+    </message>
+    <message>
+        <source>value {value}</source>
+        <translation>值 {value}</translation>
+    </message>
+</context>
+<context>
+    <name>InputBar</name>
+    <message>
+        <source>A recorded pass is shown: its input cannot be edited. Use Debug ▸ New Live Pass to run live.</source>
+        <translation>正在显示录制的前向过程：其输入不能编辑。请用 调试 ▸ 新的实时前向过程 来实时运行。</translation>
+    </message>
+    <message>
+        <source>Preset</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>demo, random, or the path of a model folder</source>
+        <translation>demo、random，或模型文件夹的路径</translation>
+    </message>
+    <message>
+        <source>Example inputs for this model, and your recent inputs</source>
+        <translation>此模型的示例输入，以及你最近的输入</translation>
+    </message>
+    <message>
+        <source>recent: {texts}</source>
+        <translation>最近：{texts}</translation>
+    </message>
+    <message>
+        <source>Choose an input…</source>
+        <translation>选择一个输入…</translation>
     </message>
 </context>
 <context>
@@ -314,6 +885,174 @@
     </message>
 </context>
 <context>
+    <name>NavigatorPanel</name>
+    <message>
+        <source>Filter stages (name or kind)…</source>
+        <translation>筛选阶段（名称或类型）…</translation>
+    </message>
+    <message>
+        <source>Break on kind</source>
+        <translation>按类型中断</translation>
+    </message>
+    <message>
+        <source>Conditions…</source>
+        <translation>条件…</translation>
+    </message>
+    <message>
+        <source>Break on NaN, ±Inf or |x| above a threshold</source>
+        <translation>在出现 NaN、±Inf 或 |x| 超过阈值时中断</translation>
+    </message>
+    <message>
+        <source>Stage</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>Shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <source>Click a stage&apos;s gutter to toggle a breakpoint</source>
+        <translation>点击阶段左侧的标记栏以切换断点</translation>
+    </message>
+    <message>
+        <source> · edited</source>
+        <translation> · 已编辑</translation>
+    </message>
+    <message>
+        <source>Run to Stage</source>
+        <translation>运行到阶段</translation>
+    </message>
+    <message>
+        <source>Show Stage</source>
+        <translation>显示阶段</translation>
+    </message>
+    <message>
+        <source>Toggle Breakpoint</source>
+        <translation>切换断点</translation>
+    </message>
+    <message>
+        <source>Break on Every {kind}</source>
+        <translation>在每个“{kind}”阶段中断</translation>
+    </message>
+</context>
+<context>
+    <name>OverviewPanel</name>
+    <message>
+        <source>max |Δ| of the last comparison</source>
+        <translation>上一次对比的 max |Δ|</translation>
+    </message>
+    <message>
+        <source>log scale</source>
+        <translation>对数刻度</translation>
+    </message>
+    <message>
+        <source>Click a point to go to its stage.</source>
+        <translation>点击某个点可转到其阶段。</translation>
+    </message>
+    <message>
+        <source>Per stage:</source>
+        <translation>每个阶段：</translation>
+    </message>
+    <message>
+        <source>stage (forward order)</source>
+        <translation>阶段（前向顺序）</translation>
+    </message>
+    <message>
+        <source>Compare two passes first (File → Compare With…).</source>
+        <translation>请先对比两次前向过程（文件 → 对比…）。</translation>
+    </message>
+    <message>
+        <source>The pass on screen has no stage {name}.</source>
+        <translation>屏幕上的前向过程没有阶段 {name}。</translation>
+    </message>
+    <message>
+        <source>not run</source>
+        <translation>尚未运行</translation>
+    </message>
+</context>
+<context>
+    <name>PredictionView</name>
+    <message>
+        <source>The position whose prediction is listed (the last one predicts the next word)</source>
+        <translation>列出其预测的位置（最后一个位置预测下一个词）</translation>
+    </message>
+    <message>
+        <source>Next token</source>
+        <translation>下一个词元</translation>
+    </message>
+    <message>
+        <source>Probability</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <source>Prediction</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>after {i} &apos;{token}&apos;</source>
+        <translation>在 {i}“{token}”之后</translation>
+    </message>
+    <message>
+        <source>after position {i}</source>
+        <translation>在位置 {i} 之后</translation>
+    </message>
+</context>
+<context>
+    <name>ShapePanel</name>
+    <message>
+        <source> and </source>
+        <translation> 和 </translation>
+    </message>
+    <message>
+        <source>No stage yet.</source>
+        <translation>还没有阶段。</translation>
+    </message>
+    <message>
+        <source>Shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <source>dtype</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Bytes</source>
+        <translation>字节数</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>来自</translation>
+    </message>
+    <message>
+        <source>the token ids (a lookup in the embedding table)</source>
+        <translation>词元 id（在嵌入表中查找）</translation>
+    </message>
+    <message>
+        <source>Formula</source>
+        <translation>公式</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>源代码</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>kind {kind} · site {site}</source>
+        <translation>类型 {kind} · 位置 {site}</translation>
+    </message>
+    <message>
+        <source> · layer {layer}</source>
+        <translation> · 第 {layer} 层</translation>
+    </message>
+</context>
+<context>
     <name>SnapshotActions</name>
     <message>
         <source>Cannot open {path}: {reason}.</source>
@@ -341,6 +1080,76 @@
     </message>
 </context>
 <context>
+    <name>SourcePicker</name>
+    <message>
+        <source>The pass on screen</source>
+        <translation>屏幕上的前向过程</translation>
+    </message>
+    <message>
+        <source>The pass before the last edit</source>
+        <translation>上一次编辑之前的前向过程</translation>
+    </message>
+    <message>
+        <source>A snapshot or export file</source>
+        <translation>快照或导出文件</translation>
+    </message>
+    <message>
+        <source>Another input on the same model</source>
+        <translation>同一模型上的另一个输入</translation>
+    </message>
+    <message>
+        <source>a .safetensors snapshot, or a .npz / .pt export</source>
+        <translation>.safetensors 快照，或 .npz / .pt 导出文件</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>A recorded pass</source>
+        <translation>录制的前向过程</translation>
+    </message>
+    <message>
+        <source>Recorded passes (*.safetensors *.npz *.pt);;All files (*)</source>
+        <translation>录制的前向过程 (*.safetensors *.npz *.pt);;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
+    <name>StatsPanel</name>
+    <message>
+        <source>min</source>
+        <translation>最小值</translation>
+    </message>
+    <message>
+        <source>max</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>std</source>
+        <translation>标准差</translation>
+    </message>
+    <message>
+        <source>count</source>
+        <translation>个数</translation>
+    </message>
+    <message>
+        <source>stage tensor</source>
+        <translation>阶段张量</translation>
+    </message>
+    <message>
+        <source>shown slice</source>
+        <translation>显示的切片</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>数值</translation>
+    </message>
+</context>
+<context>
     <name>TokenStrip</name>
     <message>
         <source>{0}: prompt, fed at step 0</source>
@@ -353,6 +1162,21 @@
     <message>
         <source>Probabilities are not recorded in a snapshot.</source>
         <translation>快照中不记录概率。</translation>
+    </message>
+</context>
+<context>
+    <name>ValuesPanel</name>
+    <message>
+        <source>Nothing to show yet.</source>
+        <translation>暂无可显示的内容。</translation>
+    </message>
+    <message>
+        <source>The shown slice has {cells} cells; the table lists slices of at most {most}. Pick smaller axes or read values by hovering over the heatmap.</source>
+        <translation>显示的切片有 {cells} 个单元格；表格最多列出 {most} 个单元格的切片。请选择更小的轴，或把鼠标悬停在热力图上读取数值。</translation>
+    </message>
+    <message>
+        <source>{rows} × {cols} values</source>
+        <translation>{rows} × {cols} 个数值</translation>
     </message>
 </context>
 <context>
@@ -524,6 +1348,69 @@
     <message>
         <source>Forget the recently opened snapshots</source>
         <translation>清除最近打开的快照列表</translation>
+    </message>
+    <message>
+        <source>Compare With…</source>
+        <translation>对比…</translation>
+    </message>
+    <message>
+        <source>Compare two passes stage by stage and find the first stage where they diverge</source>
+        <translation>逐阶段对比两次前向过程，找出第一个出现分歧的阶段</translation>
+    </message>
+    <message>
+        <source>Edit Tensor…</source>
+        <translation>编辑张量…</translation>
+    </message>
+    <message>
+        <source>Change the paused stage&apos;s tensor: a cell, row, column, head or slice; Continue runs on it</source>
+        <translation>修改当前暂停阶段的张量：一个单元格、一行、一列、一个头或一个切片；“继续”会在其基础上运行</translation>
+    </message>
+    <message>
+        <source>Undo Edit</source>
+        <translation>撤销编辑</translation>
+    </message>
+    <message>
+        <source>Take back the last edit of the paused stage</source>
+        <translation>撤销对当前暂停阶段的上一次编辑</translation>
+    </message>
+</context>
+<context>
+    <name>axes</name>
+    <message>
+        <source>batch</source>
+        <translation>批次</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>head_dim</source>
+        <translation>头维度</translation>
+    </message>
+    <message>
+        <source>hidden</source>
+        <translation>隐藏维度</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>模型维度</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>vocab</source>
+        <translation>词表</translation>
     </message>
 </context>
 <context>
@@ -727,6 +1614,17 @@
     <message>
         <source>words your make_inputs turns into the module&apos;s arguments</source>
         <translation>由你的 make_inputs 转换为模块参数的词</translation>
+    </message>
+</context>
+<context>
+    <name>kind_menu</name>
+    <message>
+        <source>Break on Every…</source>
+        <translation>在每种类型处中断…</translation>
+    </message>
+    <message>
+        <source>Stop at every stage of kind {kind}</source>
+        <translation>在每个 {kind} 类型的阶段停下</translation>
     </message>
 </context>
 <context>
