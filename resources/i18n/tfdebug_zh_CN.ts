@@ -1431,6 +1431,21 @@
         <translation>已经在最后一个已捕获的阶段。</translation>
     </message>
     <message>
+        <source>Axis {axis} has no index {index}.</source>
+        <comment>edit.no_index</comment>
+        <translation>轴 {axis} 没有索引 {index}。</translation>
+    </message>
+    <message>
+        <source>Cannot read stage {name} from {path}.</source>
+        <comment>snapshot.stage_unreadable</comment>
+        <translation>无法从 {path} 读取阶段 {name}。</translation>
+    </message>
+    <message>
+        <source>Choose a CSV file to fill the shown slice from.</source>
+        <comment>edit.no_csv</comment>
+        <translation>请选择用来填充显示切片的 CSV 文件。</translation>
+    </message>
+    <message>
         <source>Device {device} is not available on this machine; available: {available}.</source>
         <comment>device.unavailable</comment>
         <translation>本机没有设备 {device}；可用的设备：{available}。</translation>
@@ -1461,6 +1476,16 @@
         <translation>阶段 {name} 已经运行过：只能编辑前向过程当前暂停所在的阶段（{live}）。要编辑更早的阶段，请重新开始。</translation>
     </message>
     <message>
+        <source>The CSV file holds {rows} rows × {cols} columns; the shown slice is {want_rows} × {want_cols}.</source>
+        <comment>edit.csv_shape</comment>
+        <translation>CSV 文件有 {rows} 行 × {cols} 列；显示的切片是 {want_rows} × {want_cols}。</translation>
+    </message>
+    <message>
+        <source>The CSV values are {rows} × {cols}; the shown slice is {want_rows} × {want_cols}.</source>
+        <comment>edit.csv_values_shape</comment>
+        <translation>CSV 数值是 {rows} × {cols}；显示的切片是 {want_rows} × {want_cols}。</translation>
+    </message>
+    <message>
         <source>The demo model is not bundled with this installation; use --model random.</source>
         <comment>model.no_demo</comment>
         <translation>此安装未附带演示模型；请使用 --model random。</translation>
@@ -1469,6 +1494,16 @@
         <source>The device name is empty; use cpu, cuda, cuda:N, mps or auto.</source>
         <comment>device.empty</comment>
         <translation>设备名为空；请使用 cpu、cuda、cuda:N、mps 或 auto。</translation>
+    </message>
+    <message>
+        <source>The file {path} does not exist.</source>
+        <comment>pass.missing</comment>
+        <translation>文件 {path} 不存在。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a readable safetensors file: {why}.</source>
+        <comment>snapshot.unreadable</comment>
+        <translation>文件 {path} 不是可读的 safetensors 文件：{why}。</translation>
     </message>
     <message>
         <source>The forward pass has ended; restart it to run again.</source>
@@ -1501,6 +1536,21 @@
         <translation>替换张量的形状是 {got}；阶段 {name} 需要 {shape}。</translation>
     </message>
     <message>
+        <source>The snapshot {path} changed on disk after it was opened; open it again.</source>
+        <comment>snapshot.changed</comment>
+        <translation>快照 {path} 打开后在磁盘上被修改；请重新打开。</translation>
+    </message>
+    <message>
+        <source>The snapshot {path} changed on disk while being opened; open it again.</source>
+        <comment>snapshot.changed_opening</comment>
+        <translation>快照 {path} 在打开过程中被修改；请重新打开。</translation>
+    </message>
+    <message>
+        <source>The snapshot {path} is closed.</source>
+        <comment>snapshot.closed</comment>
+        <translation>快照 {path} 已关闭。</translation>
+    </message>
+    <message>
         <source>The source sentence is empty: type at least one word.</source>
         <comment>input.source_empty</comment>
         <translation>源句子为空：请至少输入一个词。</translation>
@@ -1516,9 +1566,34 @@
         <translation>{field}为空：请至少输入一个词。</translation>
     </message>
     <message>
+        <source>There are no stages to save: capture a pass first.</source>
+        <comment>snapshot.empty</comment>
+        <translation>没有可保存的阶段：请先捕获一次前向过程。</translation>
+    </message>
+    <message>
+        <source>There is no column {col}: the shown slice has columns 0 to {last}.</source>
+        <comment>edit.no_column</comment>
+        <translation>没有第 {col} 列：显示的切片列号为 0 到 {last}。</translation>
+    </message>
+    <message>
+        <source>There is no edit called &apos;{op}&apos;.</source>
+        <comment>edit.unknown_op</comment>
+        <translation>没有名为“{op}”的编辑操作。</translation>
+    </message>
+    <message>
         <source>There is no edit of the paused stage to undo.</source>
         <comment>replace.nothing_to_undo</comment>
         <translation>当前暂停的阶段没有可撤销的编辑。</translation>
+    </message>
+    <message>
+        <source>There is no head {head}: this stage has heads 0 to {last}.</source>
+        <comment>edit.no_head</comment>
+        <translation>没有头 {head}：这个阶段的头编号为 0 到 {last}。</translation>
+    </message>
+    <message>
+        <source>There is no row {row}: the shown slice has rows 0 to {last}.</source>
+        <comment>edit.no_row</comment>
+        <translation>没有第 {row} 行：显示的切片行号为 0 到 {last}。</translation>
     </message>
     <message>
         <source>There is no stage named &apos;{name}&apos; in this model.</source>
@@ -1536,6 +1611,21 @@
         <translation>此模型没有名为“{key}”的输入；它的输入是：{keys}。</translation>
     </message>
     <message>
+        <source>This stage has fewer than two axes: edit the whole tensor instead.</source>
+        <comment>edit.one_axis</comment>
+        <translation>这个阶段少于两个轴：请改为编辑整个张量。</translation>
+    </message>
+    <message>
+        <source>This stage has no head axis: there is no head to zero or keep.</source>
+        <comment>edit.no_head_axis</comment>
+        <translation>这个阶段没有头轴：没有可置零或保留的头。</translation>
+    </message>
+    <message>
+        <source>This stage holds {dtype} values; only floating-point stages can be edited.</source>
+        <comment>edit.not_float</comment>
+        <translation>这个阶段的值是 {dtype}；只有浮点阶段才能编辑。</translation>
+    </message>
+    <message>
         <source>Top-k must be 0 (off) or a positive number of tokens.</source>
         <comment>decoding.top_k</comment>
         <translation>Top-k 必须为 0（关闭）或正的词元数。</translation>
@@ -1551,6 +1641,11 @@
         <translation>未知模型“{name}”：请使用 demo、random 或模型文件夹。</translation>
     </message>
     <message>
+        <source>Unknown model &apos;{name}&apos;: use {names} or a model folder.</source>
+        <comment>model.unknown_spec</comment>
+        <translation>未知模型“{name}”：请使用 {names} 或模型文件夹。</translation>
+    </message>
+    <message>
         <source>{device} is not a device name; use cpu, cuda, cuda:N, mps or auto.</source>
         <comment>device.bad_name</comment>
         <translation>{device} 不是设备名；请使用 cpu、cuda、cuda:N、mps 或 auto。</translation>
@@ -1559,6 +1654,11 @@
         <source>{device} names a CPU that does not exist: there is one CPU device, &apos;cpu&apos;.</source>
         <comment>device.no_such_cpu</comment>
         <translation>{device} 指向的 CPU 不存在：只有一个 CPU 设备“cpu”。</translation>
+    </message>
+    <message>
+        <source>{what} &apos;{text}&apos; is not a number.</source>
+        <comment>edit.not_a_number</comment>
+        <translation>{what}“{text}”不是数字。</translation>
     </message>
 </context>
 <context>

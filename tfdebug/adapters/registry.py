@@ -57,7 +57,8 @@ def find_entry(spec: str) -> Entry:
     if spec and Path(spec).is_dir():
         return FOLDER_ENTRY
     names = ", ".join(e.spec + ("FOLDER" if e.spec.endswith(":") else "") for e in ENTRIES)
-    raise ModelLoadError(f"Unknown model '{spec}': use {names} or a model folder.")
+    raise ModelLoadError("Unknown model '{name}': use {names} or a model folder.", id="model.unknown_spec", name=spec,
+                         names=names)
 
 
 def load_adapter(spec: str, device: str | torch.device | None = "cpu", dtype: str | torch.dtype = "float32"):

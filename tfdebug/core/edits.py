@@ -74,7 +74,8 @@ def parse_number(text: str, what: str = "The value") -> float:
     try:
         return float(cleaned)
     except ValueError:
-        raise EditError(f"{what} '{text.strip()}' is not a number.") from None
+        raise EditError("{what} '{text}' is not a number.", id="edit.not_a_number", what=what,
+                        text=text.strip()) from None
 
 
 def read_csv_values(text: str, shape: tuple[int, int]) -> tuple[tuple[float, ...], ...]:
@@ -91,8 +92,8 @@ def read_csv_values(text: str, shape: tuple[int, int]) -> tuple[tuple[float, ...
         rows = [r[1:] for r in rows]  # each row starts with its label
     got = (len(rows), max((len(r) for r in rows), default=0))
     if got != tuple(shape) or any(len(r) != shape[1] for r in rows):
-        raise EditError(f"The CSV file holds {got[0]} rows × {got[1]} columns; the shown slice is "
-                        f"{shape[0]} × {shape[1]}.")
+        raise EditError("The CSV file holds {rows} rows × {cols} columns; the shown slice is {want_rows} × {want_cols}.",
+                        id="edit.csv_shape", rows=got[0], cols=got[1], want_rows=shape[0], want_cols=shape[1])
     values = []
     for i, row in enumerate(rows):
         values.append(tuple(parse_number(cell, f"Row {i + 1} of the CSV file holds") for cell in row))
@@ -129,16 +130,16 @@ def apply_edit(tensor: Tensor, edit: Edit, region: Region, axes: Sequence[str]) 
     `region` is the shown slice; `axes` the stage's axis names (the head edits need 'head').
     """
     if not tensor.is_floating_point():
-        raise EditError(f"This stage holds {str(tensor.dtype).removeprefix('torch.')} values; only "
-                        f"floating-point stages can be edited.")
+        raise EditError("This stage holds {dtype} values; only floating-point stages can be edited.",
+                        id="edit.not_float", dtype=str(tensor.dtype).removeprefix("torch."))
     if edit.op not in OPERATIONS:
-        raise EditError(f"There is no edit called '{edit.op}'.")
+        raise EditError("There is no edit called '{op}'.", id="edit.unknown_op", op=edit.op)
     out = tensor.clone()
     if edit.op in (ZERO_HEAD, KEEP_HEAD):
         _edit_heads(out, edit, axes)
         return out
     if tensor.dim() < 2 and edit.target in (ROW, COLUMN, CELL):
-        raise EditError("This stage has fewer than two axes: edit the whole tensor instead.")
+        raise EditError("This stage has fewer than two axes: edit the whole tensor instead.", id="edit.one_axis")
     target = out if edit.target == TENSOR else _region_view(out, edit, region)
     if edit.op == SET:
         target.fill_(edit.value)
@@ -146,12 +147,13 @@ def apply_edit(tensor: Tensor, edit: Edit, region: Region, axes: Sequence[str]) 
         target.mul_(edit.value)
     else:
         if edit.values is None:
-            raise EditError("Choose a CSV file to fill the shown slice from.")
+            raise EditError("Choose a CSV file to fill the shown slice from.", id="edit.no_csv")
         shown = _region_view(out, Edit(SET, SLICE), region)
         source = torch.tensor(edit.values, dtype=torch.float64)
         if tuple(source.shape) != tuple(shown.shape):
-            raise EditError(f"The CSV values are {source.shape[0]} × {source.shape[1]}; the shown slice is "
-                            f"{shown.shape[0]} × {shown.shape[1]}.")
+            raise EditError("The CSV values are {rows} × {cols}; the shown slice is {want_rows} × {want_cols}.",
+                            id="edit.csv_values_shape", rows=source.shape[0], cols=source.shape[1],
+                            want_rows=shown.shape[0], want_cols=shown.shape[1])
         shown.copy_(source.to(device=out.device, dtype=out.dtype))
     return out
 
@@ -159,10 +161,11 @@ def apply_edit(tensor: Tensor, edit: Edit, region: Region, axes: Sequence[str]) 
 def _edit_heads(out: Tensor, edit: Edit, axes: Sequence[str]) -> None:
     axis = head_axis(axes) if len(axes) == out.dim() else None
     if axis is None:
-        raise EditError("This stage has no head axis: there is no head to zero or keep.")
+        raise EditError("This stage has no head axis: there is no head to zero or keep.", id="edit.no_head_axis")
     n = out.shape[axis]
     if edit.head is None or not 0 <= edit.head < n:
-        raise EditError(f"There is no head {edit.head}: this stage has heads 0 to {n - 1}.")
+        raise EditError("There is no head {head}: this stage has heads 0 to {last}.", id="edit.no_head",
+                        head=edit.head, last=n - 1)
     if edit.op == ZERO_HEAD:
         out.select(axis, edit.head).zero_()
     else:
@@ -177,9 +180,11 @@ def _region_view(out: Tensor, edit: Edit, region: Region) -> Tensor:
         return out
     rows, cols = out.shape[region.row_axis], out.shape[region.col_axis]
     if edit.target in (CELL, ROW) and (edit.row is None or not 0 <= edit.row < rows):
-        raise EditError(f"There is no row {edit.row}: the shown slice has rows 0 to {rows - 1}.")
+        raise EditError("There is no row {row}: the shown slice has rows 0 to {last}.", id="edit.no_row",
+                        row=edit.row, last=rows - 1)
     if edit.target in (CELL, COLUMN) and (edit.col is None or not 0 <= edit.col < cols):
-        raise EditError(f"There is no column {edit.col}: the shown slice has columns 0 to {cols - 1}.")
+        raise EditError("There is no column {col}: the shown slice has columns 0 to {last}.", id="edit.no_column",
+                        col=edit.col, last=cols - 1)
     index: list = []
     for axis in range(out.dim()):
         if axis == region.row_axis:
@@ -189,7 +194,7 @@ def _region_view(out: Tensor, edit: Edit, region: Region) -> Tensor:
         else:
             i = region.indices.get(axis, 0)
             if not 0 <= i < out.shape[axis]:
-                raise EditError(f"Axis {axis} has no index {i}.")
+                raise EditError("Axis {axis} has no index {index}.", id="edit.no_index", axis=axis, index=i)
             index.append(i)
     view = out[tuple(index)]  # ints and full slices only: a view, so writes land in `out`
     if view.dim() == 2 and region.row_axis > region.col_axis:

@@ -22,5 +22,5 @@ def open_pass(path: str | os.PathLike) -> Recording:
         raise SnapshotError(f"{path} is not a recorded pass: choose a "
                             f"{', '.join(pass_suffixes[:-1])} or {pass_suffixes[-1]} file.")
     if not os.path.exists(path):
-        raise SnapshotError(f"The file {path} does not exist.")
+        raise SnapshotError("The file {path} does not exist.", id="pass.missing", path=path)
     return load_export(path)

@@ -40,7 +40,7 @@ def save_snapshot(recording: Recording, path: str | os.PathLike, progress: Progr
     durable=False skips fsync (still atomic between processes, not across a power cut).
     """
     if not recording.captures:
-        raise SnapshotError("There are no stages to save: capture a pass first.")
+        raise SnapshotError("There are no stages to save: capture a pass first.", id="snapshot.empty")
     manifest = json.dumps(checked_manifest(recording), ensure_ascii=False, separators=(",", ":"))
     items = [Item(c.name, c.dtype, c.shape, partial(recording.tensor, c)) for c in recording.captures]
     with atomic_write(path, SnapshotError, durable) as f:
@@ -67,23 +67,27 @@ class _Reader:
         self._lock = threading.Lock()
         if _identity(path) != identity:
             # Swapped after validation (for a FIFO, safe_open would wait forever).
-            raise SnapshotError(f"The snapshot {path} changed on disk while being opened; open it again.")
+            raise SnapshotError("The snapshot {path} changed on disk while being opened; open it again.",
+                                id="snapshot.changed_opening", path=path)
         try:
             self._handle = safe_open(path, framework="pt", device=device)
         except Exception as exc:  # safetensors raises its own types
-            raise SnapshotError(f"The file {path} is not a readable safetensors file: {exc}.") from exc
+            raise SnapshotError("The file {path} is not a readable safetensors file: {why}.", id="snapshot.unreadable",
+                                path=path, why=exc) from exc
 
     def load(self, capture: Capture) -> Tensor:
         with self._lock:
             if self._handle is None:
-                raise SnapshotError(f"The snapshot {self._path} is closed.")
+                raise SnapshotError("The snapshot {path} is closed.", id="snapshot.closed", path=self._path)
             if _identity(self._path) != self._stat:
                 # Reading a memory map of a file truncated in place would crash the process.
-                raise SnapshotError(f"The snapshot {self._path} changed on disk after it was opened; open it again.")
+                raise SnapshotError("The snapshot {path} changed on disk after it was opened; open it again.",
+                                    id="snapshot.changed", path=self._path)
             try:
                 tensor = self._handle.get_tensor(capture.name)
             except Exception as exc:
-                raise SnapshotError(f"Cannot read stage {capture.name} from {self._path}.") from exc
+                raise SnapshotError("Cannot read stage {name} from {path}.", id="snapshot.stage_unreadable",
+                                    name=capture.name, path=self._path) from exc
         check_values(tensor, capture.name, f"The snapshot {self._path}")
         return tensor
 
