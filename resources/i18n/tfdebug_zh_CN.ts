@@ -1414,6 +1414,29 @@
     </message>
 </context>
 <context>
+    <name>breakpoints</name>
+    <message>
+        <source>stage {name}</source>
+        <translation>阶段 {name}</translation>
+    </message>
+    <message>
+        <source>every {kind}</source>
+        <translation>每个“{kind}”</translation>
+    </message>
+    <message>
+        <source>contains NaN</source>
+        <translation>含有 NaN</translation>
+    </message>
+    <message>
+        <source>contains ±Inf outside masked cells</source>
+        <translation>在掩码单元格之外含有 ±Inf</translation>
+    </message>
+    <message>
+        <source>max |x| &gt; {threshold}</source>
+        <translation>max |x| &gt; {threshold}</translation>
+    </message>
+</context>
+<context>
     <name>errors</name>
     <message>
         <source>A recorded pass cannot run again: open the model to run it live.</source>
@@ -1943,6 +1966,17 @@
     <message>
         <source>Model</source>
         <translation>模型</translation>
+    </message>
+</context>
+<context>
+    <name>verification</name>
+    <message>
+        <source>verified: max |Δ| = {diff} vs unmodified model (tolerance {tol})</source>
+        <translation>已验证：与原始模型相比 max |Δ| = {diff}（容差 {tol}）</translation>
+    </message>
+    <message>
+        <source>MISMATCH: max |Δ| = {diff} vs unmodified model (tolerance {tol})</source>
+        <translation>不一致：与原始模型相比 max |Δ| = {diff}（容差 {tol}）</translation>
     </message>
 </context>
 </TS>

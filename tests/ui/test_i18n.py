@@ -159,3 +159,28 @@ def test_lang_zh_opens_the_window_in_chinese(tmp_path):
                           capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert path.stat().st_size > 10_000
+
+
+def test_errors_and_notices_reach_the_window_in_chinese(window, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMenu
+
+    from tests.ui.user_actions import press
+
+    i18n.set_language("zh")
+    qtbot.waitUntil(lambda: window.docks["navigator"].windowTitle() == "阶段")
+    source = window.input_bar.field("src")
+    source.selectAll()
+    qtbot.keyClick(source, Qt.Key_Backspace)
+    window.actions_by_id["tfdebug.session.run"].trigger()  # Run with an empty source sentence
+    qtbot.waitUntil(lambda: window.last_error is not None and not window.ctl.busy)
+    assert window.message_bar.text() == "源句子为空：请至少输入一个词。"  # the core's error, by its id
+    window.message_bar.dismiss()
+    kinds = window.breakpoints_menu.findChild(QMenu)  # Breakpoints ▸ Break on Every… ▸ Softmax
+    assert kinds.title() == "在每种类型处中断…"
+    softmax = next(a for a in kinds.actions() if a.objectName() == "break-kind-softmax")
+    assert softmax.text() == "Softmax 归一化"
+    softmax.trigger()
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.message_bar.text().startswith("停在 enc.0.attn.probs"))
+    assert window.message_bar.text() == "停在 enc.0.attn.probs：断点条件为 每个“Softmax 归一化”。"

@@ -25,7 +25,7 @@ from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.io.recording import Recording, recording_on_screen
 from tfdebug.ui.display_worker import DisplayMixin, DisplayWorker
 from tfdebug.ui.generating import GenerationMixin
-from tfdebug.ui.i18n import error_text
+from tfdebug.ui.i18n import breakpoint_text, error_text
 from tfdebug.ui.loading import LoadingMixin
 from tfdebug.ui.messages import Message
 from tfdebug.ui.qt_events import StepperSignals
@@ -295,7 +295,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
             self._show_current()
             if event.type == "paused" and event.reason == "breakpoint" and event.breakpoint is not None:
                 self.info.emit(self.tr("Stopped at {stage}: breakpoint on {what}.").format(
-                    stage=event.capture.name, what=event.breakpoint.describe()))
+                    stage=event.capture.name, what=breakpoint_text(event.breakpoint)))
         elif event.type == "failed":
             cause = event.error.__cause__ if event.error is not None else None
             self.message.emit(Message("error", error_text(event.error) if event.error is not None
@@ -306,7 +306,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
             if event.reason == "breakpoint" and event.breakpoint is not None:
                 self.info.emit(self.tr("The pass finished; the first stage with a breakpoint hit is {stage} "
                                        "({what}): the stages after it have already run.").format(
-                    stage=event.capture.name, what=event.breakpoint.describe()))
+                    stage=event.capture.name, what=breakpoint_text(event.breakpoint)))
             elif stepper.state == FINISHED:
                 self.info.emit(self.tr("The forward pass finished."))
             self._show_current()

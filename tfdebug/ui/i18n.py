@@ -191,6 +191,31 @@ def title(text: str) -> str:
 QT_TRANSLATE_NOOP("titles", "Model")  # the column of a pass without layered stacks (core.layout)
 
 
+def breakpoint_text(bp) -> str:
+    """What a Breakpoint stops on, in the window's language (English: the core's own words)."""
+    if _language == "en":
+        return bp.describe()
+    if bp.by == "stage":
+        return translate("breakpoints", "stage {name}").format(name=bp.value)
+    if bp.by == "kind":
+        return translate("breakpoints", "every {kind}").format(kind=kind_title(bp.value))
+    if bp.value == "nan":
+        return translate("breakpoints", "contains NaN")
+    if bp.value == "inf":
+        return translate("breakpoints", "contains ±Inf outside masked cells")
+    return translate("breakpoints", "max |x| > {threshold}").format(threshold=f"{bp.threshold:g}")
+
+
+def verification_text(verification) -> str:
+    """How a tapped model's output compares with the unmodified model's (English: the adapter's words)."""
+    if _language == "en":
+        return verification.describe()
+    template = (translate("verification", "verified: max |Δ| = {diff} vs unmodified model (tolerance {tol})")
+                if verification.ok else
+                translate("verification", "MISMATCH: max |Δ| = {diff} vs unmodified model (tolerance {tol})"))
+    return template.format(diff=f"{verification.max_abs_diff:.1e}", tol=f"{verification.tolerance:.0e}")
+
+
 def _input_label(text: str) -> str:
     """An input label an error names ("source sentence"), translated; any other text unchanged."""
     for candidate in (text, text[:1].upper() + text[1:]):

@@ -12,6 +12,7 @@ from PySide6.QtCore import QCoreApplication
 
 from tfdebug.adapters.base import ModelAdapter
 from tfdebug.core.view import RunInputs
+from tfdebug.ui.i18n import verification_text
 from tfdebug.ui.messages import Message
 from tfdebug.ui.workers import Job
 
@@ -127,9 +128,9 @@ class LoadingMixin:
             return
         self.verification = verification
         if verification.ok:
-            self.info.emit(verification.describe())
+            self.info.emit(verification_text(verification))
         else:
             self.message.emit(Message("error", QCoreApplication.translate(
                 "LoadingMixin", "The tapped model's output differs from the unmodified model's: {what}").format(
-                what=verification.describe()), topic="verify"))
+                what=verification_text(verification)), topic="verify"))
         self.state_changed.emit()
