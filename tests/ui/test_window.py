@@ -182,6 +182,18 @@ def test_settings_round_trip(make_window, settings, qtbot):
     assert second.last_inputs() == RunInputs("random", "cpu", {"src": "I love you", "tgt": "我"})
 
 
+def test_the_compare_and_overview_docks_keep_their_place(make_window, settings, qtbot):
+    """Docks added after the main panels (Overview, Compare) are restored too, shown or hidden."""
+    first = make_window(settings)
+    assert not first.docks["overview"].isVisible()
+    first.docks["overview"].toggleViewAction().trigger()  # View ▸ Overview
+    first.docks["heads"].hide()
+    first.close()
+    second = make_window(settings)
+    assert second.docks["overview"].isVisible() and not second.docks["compare"].isVisible()
+    assert not second.docks["heads"].isVisible()
+
+
 def test_replay_shows_every_panel_and_disables_live_actions(make_window, qtbot, loaded):
     session = DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT})
     captures, _ = session.capture_all()

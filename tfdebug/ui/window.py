@@ -86,9 +86,9 @@ class MainWindow(QMainWindow):
         self.ctl.info.connect(lambda text: self.show_message(Message("info", text)))
         self.ctl.session_changed.connect(self._session_changed)
         self.ctl.close_requested.connect(self.close)
-        if persist:
-            self.restore_settings()
         self._install_extensions()
+        if persist:  # after every dock exists (Compare, Overview too), so each gets its saved place
+            self.restore_settings()
 
     # ----- construction -------------------------------------------------------------------
     def _build_toolbars(self) -> None:
