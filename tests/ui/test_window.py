@@ -223,6 +223,15 @@ def test_screenshot_mode_saves_the_window_at_a_stage(tmp_path, qapp):
     assert run_app(model="random", goto="no.such.stage", screenshot=str(tmp_path / "bad.png")) == 2
 
 
+def test_screenshot_mode_exits_2_at_once_when_the_model_cannot_load(tmp_path, qapp, capsys):
+    """A model that fails to load ends screenshot mode with its sentence, not a two-minute wait."""
+    from tfdebug.ui.app import run_app
+    missing = tmp_path / "no-such-model"
+    assert run_app(model=str(missing), screenshot=str(tmp_path / "x.png")) == 2
+    assert "Unknown model" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
 def test_registry_ids_are_dotted_and_bound_once(window):
     assert all(i.startswith("tfdebug.") for i in actions.REGISTRY)
     shortcuts = [a.shortcut().toString() for a in window.actions_by_id.values() if not a.shortcut().isEmpty()]

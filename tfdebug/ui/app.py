@@ -113,7 +113,9 @@ def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict) 
             QTimer.singleShot(400, save)
 
     ctl.stage_changed.connect(check)
-    ctl.error.connect(fail)  # in screenshot mode any error is fatal: say it and exit 2
+    # In screenshot mode any error is fatal: say it and exit 2. Errors of every origin (a
+    # failed load, a bad --goto, a stepper error) reach the message bar as error Messages.
+    ctl.message.connect(lambda message: message.level == "error" and fail(message.text))
     if goto is not None:
         _when_ready(window, lambda: ctl.run_to(goto))
     QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, lambda: fail("timed out waiting for the stage to show."))
