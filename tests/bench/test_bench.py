@@ -87,3 +87,21 @@ def test_bench_output_has_no_qt_plugin_warnings(capfd, qapp):
 def test_bad_thread_count_is_one_sentence(capsys):
     assert main(["bench", "--threads", "0"]) == 2
     assert "--threads must be at least 1." in capsys.readouterr().err
+
+
+def test_generation_rows_time_every_variant_at_each_prompt(result):
+    rows = result["generation"]
+    assert [r["prompt"] for r in rows] == [4, 8]
+    for r in rows:
+        for name in ("no_cache", "cache", "capture_all", "cache_again"):
+            assert r[f"{name}_ms"] > 0
+        assert r["speedup_cache"] == pytest.approx(r["no_cache_ms"] / r["cache_ms"], rel=0.02)
+        assert r["aa_ratio"] == pytest.approx(r["cache_again_ms"] / r["cache_ms"], rel=0.02)
+        assert r["stages_captured"] > 0
+    assert "Generation, per token" in format_report(json.loads(json.dumps(result)))
+
+
+def test_bench_generation_alone(capsys):
+    assert main(["bench", "--generation", "--tiny", "--threads", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "Generation, per token" in text and "speedup_cache" in text and "load average" in text

@@ -84,3 +84,27 @@ def test_click_token_goes_to_its_step_and_heads_choose_the_head(make_window, qtb
     assert "head 2" in panel.rows["self_attn"].title
     assert panel.rows["self_attn"].weights.tolist() == probs[0, 2, -1].tolist()
     window.ctl.close()
+
+
+def test_recorded_generation_replays_in_the_dock(make_window, qtbot, tmp_path):
+    """A `tfdebug generate --out` snapshot: the strip lists its tokens (no probabilities), a click goes to
+    the step, and the cache shown grows with the step."""
+    from tfdebug.cli import main
+    from tfdebug.ui.file_actions import open_snapshot
+
+    path = tmp_path / "run.safetensors"
+    assert main(["generate", "--model", "demo", "--input", "src=I love you", "--max-new-tokens", "4",
+                 "--out", str(path)]) == 0
+    window = make_window()
+    assert open_snapshot(window, str(path))
+    wait_paused(qtbot, window)
+    panel = shown(window, qtbot)
+    assert [e.text for e in panel.strip.entries[:4]] == ["<bos>", "我", "爱", "你"]
+    assert all(e.probability is None for e in panel.strip.entries)
+    assert "not recorded" in panel.strip.buttons[2].toolTip()
+    qtbot.mouseClick(panel.strip.buttons[3], Qt.LeftButton)  # 你, chosen at step 2
+    wait_paused(qtbot, window, "gen.2.tgt.embed")
+    window.ctl.run_to("gen.2.dec.0.self_attn.probs")
+    wait_paused(qtbot, window, "gen.2.dec.0.self_attn.probs")
+    panel = shown(window, qtbot)
+    assert panel.cache.shown["k"].shape[0] == 3 and panel.rows["self_attn"].labels == ["<bos>", "我", "爱"]

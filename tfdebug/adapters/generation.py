@@ -158,11 +158,11 @@ class GenerationSession(SessionTexts):
 
     def entries(self) -> list[TokenEntry]:
         """The token strip: the prompt (fed at step 0), then each chosen token with its probability."""
-        words = list(self._words)
-        prompt = len(words) - len(self.choices)
+        # Copies first: the worker thread appends while the window reads (zip stops at the shorter).
+        choices, words, decoder = list(self.choices), list(self._words), self._decoder
+        prompt = len(decoder.prompt_ids) if decoder is not None else len(words) - len(choices)
         out = [TokenEntry(w, 0, False) for w in words[:prompt]]
-        decoder = self._decoder
-        for choice, word in zip(self.choices, words[prompt:]):
+        for choice, word in zip(choices, words[prompt:]):
             alternatives = tuple((decoder.token(i), p) for i, p in choice.top)
             out.append(TokenEntry(word, choice.step, True, choice.probability, alternatives))
         return out

@@ -7,12 +7,12 @@ when that ratio is within 0.95–1.05 (tfdebug.bench.noise).
 from __future__ import annotations
 
 import os
-import platform
 
 import torch
 
 from tfdebug.bench.capture import LARGE, TINY, WIDE, BenchConfig, memory_row, overhead_row, tuned_overhead_row
 from tfdebug.bench.cuda import cuda_section
+from tfdebug.bench.generation import TINY_GEN, format_generation, generation_rows
 from tfdebug.bench.hf import COLUMNS as HF_COLUMNS
 from tfdebug.bench.hf import hf_section
 from tfdebug.bench.noise import TOO_BUSY, halves_ratio, trustworthy, verdict
@@ -20,7 +20,8 @@ from tfdebug.bench.peers import nnsight_row, transformer_lens_row
 from tfdebug.bench.sdpa import TINY_SDPA, format_sdpa, sdpa_row
 from tfdebug.bench.snapshots import snapshot_section
 from tfdebug.bench.syncs import sync_counts
-from tfdebug.bench.timing import median, p95
+from tfdebug.bench.timing import machine, median, p95
+from tfdebug.bench.timing import table as _table
 
 TARGETS = {
     "ratio_capture_all": 1.10, "ratio_taps_only": 1.02, "painted_1024_ms": 16.0, "painted_4096_ms": 50.0,
@@ -114,9 +115,7 @@ def run_all(quick: bool = False, tiny: bool = False, threads: int | None = None)
         row["peers"] = [transformer_lens_row(config, repeats), nnsight_row(config, repeats)]
         overhead.append(row)
     result = {
-        "machine": {"cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-                    "platform": platform.platform(), "torch": torch.__version__, "quick": quick,
-                    "load_average": [round(x, 2) for x in os.getloadavg()]},
+        "machine": machine(quick),
         "capture_overhead": overhead,
         "step_latency_ms": _step_latency(sizes, lat_repeats),
         "memory": memory_row(configs[-1] if tiny else WIDE, cpu),
@@ -124,21 +123,12 @@ def run_all(quick: bool = False, tiny: bool = False, threads: int | None = None)
         "host_syncs": sync_counts(),
         "sdpa": sdpa_row(cpu, repeats, TINY_SDPA if tiny else None),
         "hf": hf_section(quick, tiny),
+        "generation": generation_rows(cpu, 2 if (quick or tiny) else 5, TINY_GEN if tiny else None),
         "cuda": cuda_section([TINY] if tiny else [WIDE] + ([] if quick else [LARGE]), repeats),
         "targets": dict(TARGETS), "sync_budgets": dict(SYNC_BUDGETS),
     }
     result["verdicts"] = _verdicts(result)
     return result
-
-
-def _table(rows: list[dict], columns: list[str]) -> list[str]:
-    def cell(value) -> str:
-        return "–" if value is None else str(value)
-    cells = [[cell(r.get(c)) for c in columns] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
-    return lines
 
 
 def _peer_lines(rows: list[dict]) -> list[str]:
@@ -197,6 +187,8 @@ def format_report(result: dict) -> str:
     if result.get("hf"):
         out += ["", "Hugging Face GPT-2 through the adapter (median ms; ratios against the model's own eager forward)"]
         out += _table(result["hf"], HF_COLUMNS)
+    if result.get("generation"):
+        out += format_generation(result["generation"])
     cuda = result["cuda"]
     if cuda["available"]:
         out += ["", f"CUDA ({cuda['device']}): host syncs per captured forward (torch sync debug mode): "

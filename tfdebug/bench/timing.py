@@ -56,3 +56,25 @@ def adapter_passes(adapter, prepared):
             adapter.forward(prepared)
         return rec.captures
     return taps_only, capture_all
+
+
+def table(rows: list[dict], columns: list[str]) -> list[str]:
+    """Rows as plain-text columns (– for a missing value), a header line first."""
+    def cell(value) -> str:
+        return "–" if value is None else str(value)
+    cells = [[cell(r.get(c)) for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
+    return lines
+
+
+def machine(quick: bool) -> dict:
+    """What a report says about where it ran: CPUs, torch threads, platform, torch, load average."""
+    import os
+    import platform
+
+    import torch
+
+    return {"cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(), "platform": platform.platform(),
+            "torch": torch.__version__, "quick": quick, "load_average": [round(x, 2) for x in os.getloadavg()]}

@@ -17,6 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
                         help="torch threads for the whole run (recorded in the report); default: torch's own")
+    parser.add_argument("--generation", action="store_true",
+                        help="only the generation section: per-token time with and without the KV cache at "
+                             "prompt lengths 16, 128, 512, and the cost of capturing every stage")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,6 +29,12 @@ def run(args: argparse.Namespace) -> int:
         from tfdebug.core.errors import ConfigError
 
         raise ConfigError("--threads must be at least 1.")
+    if args.generation:
+        from tfdebug.bench.generation import format_generation_only, generation_only
+
+        result = generation_only(quick=args.quick, tiny=args.tiny, threads=args.threads)
+        print(json.dumps(result, indent=1) if args.json else format_generation_only(result))
+        return 0
     result = run_all(quick=args.quick, tiny=args.tiny, threads=args.threads)
     print(json.dumps(result, indent=1) if args.json else format_report(result))
     return 0

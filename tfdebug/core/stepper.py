@@ -108,6 +108,10 @@ class Stepper:
         """False for a replay: there is no model to run, restart or edit."""
         return self._run is not None
 
+    def tensor_of(self, capture: Capture) -> Tensor | None:
+        """The tensor of a captured stage, read now when a replay has not read it yet (None when dropped)."""
+        return self._ensure_tensor(capture).tensor
+
     def _ensure_tensor(self, capture: Capture) -> Capture:
         if capture.tensor is None and self._load is not None:
             capture.tensor = self._load(capture)

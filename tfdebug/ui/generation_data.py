@@ -61,7 +61,8 @@ def latest(stepper, step: int, stack: str, layer: int, block: str, stage: str) -
         position = stepper.position_of(stage_name(s, stack, layer, block, stage))
         if position is not None and position <= stepper.cursor:
             capture = stepper.history[position]
-            return Found(capture, s) if capture.tensor is not None else None
+            # A replay reads a stage's tensor when it is first shown.
+            return Found(capture, s) if stepper.tensor_of(capture) is not None else None
     return None
 
 

@@ -93,9 +93,13 @@ class TokenStrip(QScrollArea):
 
     def _mark(self, step: int | None) -> None:
         for button, entry in zip(self.buttons, self._entries):
-            button.setProperty("role", role_of(entry, step, self._entries))
-            button.style().unpolish(button)
-            button.style().polish(button)
+            role = role_of(entry, step)
+            if button.property("role") != role:
+                button.setProperty("role", role)
+                button.style().unpolish(button)
+                button.style().polish(button)
+            if role == "fed":
+                self.ensureWidgetVisible(button)  # a long generation scrolls to the step's token
 
     def roles(self) -> list[str]:
         """Each button's state ('fed', 'chosen', 'later' or ''), for tests and screenshots."""
@@ -106,7 +110,7 @@ class TokenStrip(QScrollArea):
             self.step_clicked.emit(self._entries[index].step)
 
 
-def role_of(entry: TokenEntry, step: int | None, entries: tuple[TokenEntry, ...]) -> str:
+def role_of(entry: TokenEntry, step: int | None) -> str:
     """'fed' for the tokens step `step` reads, 'chosen' for the one it chose, 'later' after it."""
     if step is None:
         return ""
