@@ -90,13 +90,12 @@ def test_recorded_generation_replays_in_the_dock(make_window, qtbot, tmp_path):
     """A `tfdebug generate --out` snapshot: the strip lists its tokens (no probabilities), a click goes to
     the step, and the cache shown grows with the step."""
     from tfdebug.cli import main
-    from tfdebug.ui.file_actions import open_snapshot
 
     path = tmp_path / "run.safetensors"
     assert main(["generate", "--model", "demo", "--input", "src=I love you", "--max-new-tokens", "4",
                  "--out", str(path)]) == 0
     window = make_window()
-    assert open_snapshot(window, str(path))
+    assert window.open_snapshot(str(path))
     wait_paused(qtbot, window)
     panel = shown(window, qtbot)
     assert [e.text for e in panel.strip.entries[:4]] == ["<bos>", "我", "爱", "你"]
