@@ -89,7 +89,7 @@ def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict) 
         done["saved"] = True
         print(f"tfdebug: {message}", file=sys.stderr)
         result["code"] = 2
-        app.quit()
+        QTimer.singleShot(0, app.quit)  # not from inside the slot reporting the error
 
     def save() -> None:
         if done["saved"]:
