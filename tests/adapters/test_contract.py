@@ -30,6 +30,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # id -> (adapter factory, texts or None for the adapter's first preset)
 ADAPTERS = {
     "reference-random": (lambda: load_adapter("random"), {"src": "I love you", "tgt": "我 爱 你"}),
+    "reference-notes": (lambda: load_adapter("notes"), {"src": "I love you", "tgt": "我 爱 你"}),  # padded: masks
     "toy": (ToyAdapter, {"text": "abcab"}),
     "sdpa-gpt-block": (lambda: load_adapter(f"torch:{EXAMPLES / 'gpt_block.py'}:factory"), None),
     "sdpa-nn-transformer": (lambda: load_adapter(f"torch:{EXAMPLES / 'nn_transformer.py'}:factory"), None),

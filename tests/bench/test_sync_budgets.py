@@ -104,7 +104,7 @@ def test_fast_mode_pause_reports_an_earlier_hit(session):
     stepper.continue_()
     assert stepper.wait() == PAUSED
     assert stepper.history[stepper.live_index].name == "enc.0.attn.q"
-    assert stepper.current.name == "src.pos"  # the first stage after src.embed where |x| > 0
+    assert stepper.current.name == "src.pe"  # the first stage after src.embed where |x| > 0
 
 
 def test_all_heads_at_once_match_one_slice_per_head(session):

@@ -20,11 +20,11 @@ FFN_STAGES = {"norm": "layer_norm", "hidden": "ffn_hidden", "out": "ffn_out", "r
 
 
 def expected_names(n_layer):
-    names = ["src.embed", "src.pos"]
+    names = ["src.embed", "src.pe", "src.pos"]
     for i in range(n_layer):
         names += [f"enc.{i}.attn.{s}" for s in ATTN_STAGES]
         names += [f"enc.{i}.ffn.{s}" for s in FFN_STAGES]
-    names += ["enc.norm", "tgt.embed", "tgt.pos"]
+    names += ["enc.norm", "tgt.embed", "tgt.pe", "tgt.pos"]
     for i in range(n_layer):
         self_attn = ATTN_STAGES[:9] + ["masked"] + ATTN_STAGES[9:]
         names += [f"dec.{i}.self_attn.{s}" for s in self_attn]
@@ -53,8 +53,7 @@ def test_every_stage_in_forward_order_with_its_kind(loaded, pair):
         assert c.info.source.startswith("tfdebug/models/"), (c.name, c.info.source)
     kinds = {c.info.kind for c in rec.captures}
     # The reference model shows every kind it has; the rest belong to other architectures.
-    others = {"rms_norm", "rotary", "kv_repeat", "kv_cache", "position_bias", "softcap", "ffn_gate",
-              "positional_encoding"}
+    others = {"rms_norm", "rotary", "kv_repeat", "kv_cache", "position_bias", "softcap", "ffn_gate"}
     assert kinds == set(KINDS) - others
 
 
@@ -80,7 +79,7 @@ def test_inputs_name_the_stages_each_tensor_is_computed_from(loaded, pair):
     assert info["enc.1.attn.resid"].inputs == ("enc.0.ffn.resid", "enc.1.attn.out")
     assert info["dec.0.self_attn.probs"].inputs == ("dec.0.self_attn.masked",)
     assert info["enc.norm"].inputs == ("enc.1.ffn.resid",) and info["logits"].inputs == ("dec.norm",)
-    assert info["src.embed"].inputs == () and info["tgt.pos"].inputs == ("tgt.embed",)
+    assert info["src.embed"].inputs == () and info["tgt.pos"].inputs == ("tgt.embed", "tgt.pe")
     order = {name: i for i, name in enumerate(rec.names())}
     for name, stage in info.items():
         ran = stage.input_names(order)

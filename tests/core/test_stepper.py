@@ -43,12 +43,15 @@ def test_step_and_step_back_walk_history_without_rerunning(session):
     stepper, events = started(session)
     stepper.step()
     stepper.wait()
+    assert stepper.current.name == "src.pe"
+    stepper.step()
+    stepper.wait()
     stepper.step()
     stepper.wait()
     assert stepper.current.name == "enc.0.attn.norm"
     captured = sum(e.type == "captured" for e in events)
     stepper.step_back()
-    assert stepper.current.name == "src.pos" and stepper.cursor == 1
+    assert stepper.current.name == "src.pos" and stepper.cursor == 2
     stepper.step()  # forward through history: nothing runs
     assert stepper.current.name == "enc.0.attn.norm"
     assert sum(e.type == "captured" for e in events) == captured

@@ -26,7 +26,7 @@ def captured(tmp_path, capsys):
     code, out, err = run(["capture", "--model", "random", "--src", "I love you", "--tgt", "我 爱",
                           "--out", str(path)], capsys)
     assert code == 0, err
-    assert "wrote" in out and "115 stages" in out
+    assert "wrote" in out and "117 stages" in out
     return path
 
 
@@ -58,7 +58,7 @@ def test_info_summarises_a_good_snapshot(captured, capsys):
     assert code == 0
     assert "model    random on cpu (float32)" in out
     assert "src      i love you" in out and "tgt      <bos> 我 爱" in out
-    assert "stages   115," in out and "bytes of tensors" in out
+    assert "stages   117," in out and "bytes of tensors" in out
     assert "enc.0.attn.probs" in out and "softmax" in out and "(1, 4, 3, 3)" in out
     code, out, _ = run(["info", str(captured), "--json"], capsys)
     assert code == 0 and json.loads(out)["format_version"] == 2
@@ -122,5 +122,5 @@ def test_capture_draws_its_bar_on_stderr_when_slow(tmp_path, capsys, monkeypatch
     monkeypatch.setattr(capture, "ProgressBar", Eager)
     code, out, err = run(["capture", "--model", "random", "--out", str(tmp_path / "p.safetensors")], capsys)
     assert code == 0
-    assert "\rforward" in err and "115/115" in err and "\rwriting" in err and "100%" in err
+    assert "\rforward" in err and "117/117" in err and "\rwriting" in err and "100%" in err
     assert "\r" not in out

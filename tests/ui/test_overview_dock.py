@@ -47,7 +47,7 @@ def test_overview_grows_as_the_pass_runs_and_follows_an_edit(window, qtbot):
     qtbot.waitUntil(lambda: len(panel.values) > 0 and not math.isnan(panel.values[0]))
     assert math.isnan(panel.values[-1])  # logits have not run yet
     press(window, Qt.Key_F10)
-    wait_paused(qtbot, window, "src.pos")
+    wait_paused(qtbot, window, "src.pe")
     qtbot.waitUntil(lambda: not math.isnan(panel.values[1]))
     before = panel.values[1]
     dialog = window.edit_tools.open_dialog()

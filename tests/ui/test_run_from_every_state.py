@@ -38,7 +38,7 @@ def get_into(state, window, qtbot):
     ctl = window.ctl
     if state == "paused":
         press(window, Qt.Key_F10)
-        wait_paused(qtbot, window, "src.pos")
+        wait_paused(qtbot, window, "src.pe")
     elif state == "finished":
         press(window, Qt.Key_F5)
         qtbot.waitUntil(lambda: ctl.stepper.state == "finished")
@@ -98,14 +98,14 @@ def test_ctrl_return_starts_the_new_pass_from(state, make_window, qtbot):
     assert window.message_bar.current is None or window.message_bar.current.level != "error"
     assert NEW in window.windowTitle()
     press(window, Qt.Key_F10)  # and it steps
-    wait_paused(qtbot, window, "src.pos")
+    wait_paused(qtbot, window, "src.pe")
     window.ctl.shutdown()
 
 
 def test_switching_model_while_paused(make_window, qtbot):
     window = loaded_window(make_window, qtbot)
     press(window, Qt.Key_F10)
-    wait_paused(qtbot, window, "src.pos")
+    wait_paused(qtbot, window, "src.pe")
     window.input_bar.model.setCurrentText("demo")
     press(window.input_bar.field("src"), Qt.Key_Return, Qt.ControlModifier)
     qtbot.waitUntil(lambda: window.ctl.model_name == "demo" and not window.ctl.busy, timeout=20000)
@@ -117,7 +117,7 @@ def test_switching_model_while_paused(make_window, qtbot):
 def test_a_failed_run_keeps_the_pass_on_screen_and_a_later_run_clears_the_error(make_window, qtbot):
     window = loaded_window(make_window, qtbot)
     press(window, Qt.Key_F10)
-    wait_paused(qtbot, window, "src.pos")
+    wait_paused(qtbot, window, "src.pe")
     title = window.windowTitle()
     type_source(window, "")
     press(window.input_bar.field("src"), Qt.Key_Return, Qt.ControlModifier)
@@ -126,7 +126,7 @@ def test_a_failed_run_keeps_the_pass_on_screen_and_a_later_run_clears_the_error(
     assert "source sentence is empty" in text
     assert "Recorder" not in text and "Error" not in text  # no internal names
     # The pass on screen is untouched and the bar and title still describe it.
-    assert window.ctl.stepper.state == "paused" and window.ctl.current.name == "src.pos"
+    assert window.ctl.stepper.state == "paused" and window.ctl.current.name == "src.pe"
     assert window.input_bar.field("src").text() == SRC and window.windowTitle() == title
     type_source(window, NEW)
     press(window.input_bar.field("src"), Qt.Key_Return, Qt.ControlModifier)

@@ -42,7 +42,7 @@ def test_open_action_shows_the_snapshot_in_replay(make_window, snapshot, qtbot, 
     shows_replay(qtbot, window)
     assert window.ctl.replayed.captures[1].tensor is None  # read only when shown
     window.actions_by_id["tfdebug.step.next"].trigger()
-    wait_paused(qtbot, window, "src.pos")
+    wait_paused(qtbot, window, "src.pe")
     assert window.ctl.replayed.captures[1].tensor is not None
     assert not window.actions_by_id["tfdebug.step.restart"].isEnabled()
     assert recent_files(window.settings) == [str(snapshot.resolve())]
@@ -138,11 +138,11 @@ def test_export_a_replayed_snapshot(make_window, snapshot, qtbot, tmp_path, suff
 
 def test_export_of_a_live_pass_says_what_it_holds(window, qtbot, tmp_path):
     recording, note = window.ctl.recording()
-    assert recording.names() == ["src.embed"] and "run 1 of 115 stages" in note
+    assert recording.names() == ["src.embed"] and "run 1 of 117 stages" in note
     window.actions_by_id["tfdebug.step.continue"].trigger()
     qtbot.waitUntil(lambda: window.stepper.state == "finished", timeout=10000)
     recording, note = window.ctl.recording()
-    assert len(recording.captures) == 115 and note == ""
+    assert len(recording.captures) == 117 and note == ""
     job = window.exports.start(str(tmp_path / "live.npz"), stages=["logits", "enc.0.attn.probs"])
     wait_job(qtbot, job)
     with np.load(tmp_path / "live.npz", allow_pickle=False) as npz:

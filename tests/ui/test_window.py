@@ -35,10 +35,10 @@ def test_launch_runs_off_the_ui_thread_and_pauses_at_the_first_stage(make_window
 def test_step_moves_the_stage_and_updates_shape_and_heatmap(window, qtbot):
     before = window.heatmap_panel.image.image.copy()
     trigger(window, "tfdebug.step.next")
-    wait_paused(qtbot, window, "src.pos")
-    assert "src.pos" in window.shape_panel.plain_text()
+    wait_paused(qtbot, window, "src.pe")
+    assert "src.pe" in window.shape_panel.plain_text()
     assert not np.array_equal(before, window.heatmap_panel.image.image)
-    assert window.navigator.current_item() is window.navigator.items["src.pos"]
+    assert window.navigator.current_item() is window.navigator.items["src.pe"]
 
 
 def _key(window, key, modifier=Qt.NoModifier):
@@ -48,6 +48,8 @@ def _key(window, key, modifier=Qt.NoModifier):
 
 def test_each_shortcut(window, qtbot):
     ctl = window.ctl
+    _key(window, Qt.Key_F10)
+    wait_paused(qtbot, window, "src.pe")
     _key(window, Qt.Key_F10)
     wait_paused(qtbot, window, "src.pos")
     _key(window, Qt.Key_F11)
@@ -68,7 +70,7 @@ def test_each_shortcut(window, qtbot):
 
 
 def test_step_back_walks_history_without_running(window, qtbot):
-    for name in ("src.pos", "enc.0.attn.norm"):
+    for name in ("src.pe", "src.pos", "enc.0.attn.norm"):
         trigger(window, "tfdebug.step.next")
         wait_paused(qtbot, window, name)
     captured = len(window.ctl.stepper.history)
@@ -145,7 +147,7 @@ def test_bad_input_and_a_failing_forward_show_messages_and_the_app_keeps_working
     trigger(window, "tfdebug.session.run")
     wait_paused(qtbot, window, "src.embed")
     trigger(window, "tfdebug.step.next")
-    wait_paused(qtbot, window, "src.pos")
+    wait_paused(qtbot, window, "src.pe")
 
 
 def test_unknown_words_are_named(make_window, qtbot, loaded):
@@ -208,7 +210,7 @@ def test_replay_shows_every_panel_and_disables_live_actions(make_window, qtbot, 
     assert not window.actions_by_id["tfdebug.session.run"].isEnabled()
     assert not window.input_bar.field("src").isEnabled()
     trigger(window, "tfdebug.step.next")
-    wait_paused(qtbot, window, "src.pos")
+    wait_paused(qtbot, window, "src.pe")
     window.ctl.select_stage("dec.0.cross_attn.probs")
     trigger(window, "tfdebug.step.run_to")
     wait_paused(qtbot, window, "dec.0.cross_attn.probs")

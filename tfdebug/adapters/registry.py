@@ -33,6 +33,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("demo", "tfdebug.adapters.reference:load_reference", available="tfdebug.models.loader:demo_available",
           help="the bundled English→Chinese translator"),
     Entry("random", "tfdebug.adapters.reference:load_reference", help="a small random reference model"),
+    Entry("notes", "tfdebug.adapters.notes:load_notes",
+          help="the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens (random weights)"),
     Entry("torch:", "tfdebug.adapters.sdpa:load_torch", listed=False,
           help="package.module:factory, a module calling scaled_dot_product_attention or a torch.nn Transformer"),
     Entry("tiny-gpt2", "tfdebug.adapters.hf:load_bundled", available="tfdebug.adapters.hf_load:tiny_gpt2_available",

@@ -10,11 +10,13 @@ cross-attention computes the encoder's K and V once, at the first step, and reus
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from tfdebug.core.masks import mask_formula
 from tfdebug.core.tap import Tap
 from tfdebug.models.config import ModelArgs
 
@@ -76,9 +78,9 @@ def _attention_taps(prefix: str, query_tokens: str, key_tokens: str, cross: bool
     taps["scores"] = Tap(f"{prefix}.scores", "scores", _MATRIX, "Q·Kᵀ", tokens=t_qk, inputs=(".q_split", ".k_split"))
     taps["scaled"] = Tap(f"{prefix}.scaled", "scale", _MATRIX, "Q·Kᵀ / √d_k", tokens=t_qk, inputs=(".scores",))
     if masked:
-        what = "−∞ above the diagonal" if not cross else "−∞ at padded keys"
-        taps["masked"] = Tap(f"{prefix}.masked", "mask", _MATRIX, f"Q·Kᵀ / √d_k + M  (M: {what})", tokens=t_qk,
-                             inputs=(".scaled",))
+        # Labelled for the masks a pass applies (MultiHeadAttention.forward relabels it): this is the usual one.
+        taps["masked"] = Tap(f"{prefix}.masked", "mask", _MATRIX, mask_formula(causal=not cross, padding=cross),
+                             tokens=t_qk, inputs=(".scaled",))
     # Softmax reads the masked scores; in a pass where no mask applies `masked` does not run
     # and the scores come straight from `scaled` (StageInfo.inputs says how views handle that).
     taps["probs"] = Tap(f"{prefix}.probs", "softmax", _MATRIX, "P = softmax(·, over keys)", tokens=t_qk,
@@ -95,6 +97,12 @@ def _attention_taps(prefix: str, query_tokens: str, key_tokens: str, cross: bool
     taps["out"] = Tap(f"{prefix}.out", "out_proj", ("batch", "query", "model"), "concat(heads)·W^O", tokens=t_q,
                       inputs=(".merged",))
     return nn.ModuleDict(taps)
+
+
+def _label(tap: Tap, formula: str) -> None:
+    """Say in the tap's formula what this pass masks: an encoder masks only padding, a decoder the future too."""
+    if tap.info.formula != formula:
+        tap.info = replace(tap.info, formula=formula)
 
 
 class MultiHeadAttention(nn.Module):
@@ -165,7 +173,8 @@ class MultiHeadAttention(nn.Module):
 
         additive = self._additive_mask(q_len, k_len, key_padding, scores.dtype)
         if additive is not None:
-            scores = taps["masked"](scores + additive)  # (B, H, Tq, Tk)
+            _label(taps["masked"], mask_formula(causal=self.is_causal, padding=key_padding is not None))
+            scores = taps["masked"](scores + additive)  # (B, H, Tq, Tk); M broadcast from (1|B, 1, 1|Tq, Tk)
 
         # Softmax in float32: in half precision exp() overflows; the result returns to the input dtype.
         probs = taps["probs"](F.softmax(scores.float(), dim=-1).type_as(xq))  # (B, H, Tq, Tk)

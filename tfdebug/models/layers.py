@@ -41,9 +41,16 @@ class PositionalEncoding(nn.Module):
         # Not a parameter and not saved: it is a formula, rebuilt on load.
         self.register_buffer("pe", pe.unsqueeze(0), persistent=False)  # (1, L, D)
 
+    def table(self, length: int, start: int = 0) -> Tensor:
+        """The rows for positions start … start + length − 1: what is added to those tokens. (T, D)
+
+        A copy, not a view: a captured `pe` stage then holds its own rows, not the whole buffer.
+        """
+        return self.pe[0, start: start + length].clone()  # (T, D)
+
     def forward(self, x: Tensor, start: int = 0) -> Tensor:
         """x: (B, T, D) of the tokens at positions start … start + T − 1 (start > 0 when decoding with a cache)."""
-        return x + self.pe[:, start: start + x.size(1)]  # (B, T, D)
+        return x + self.table(x.size(1), start)  # (B, T, D): one table broadcast over the batch
 
 
 class MLP(nn.Module):

@@ -142,11 +142,17 @@ def load_model(name: str = "demo", device: str | torch.device | None = "cpu",
     else:
         raise ModelLoadError("Unknown model '{name}': use demo, random or a model folder.", id="model.unknown",
                              name=name)
+    return place(name, model, src_vocab, tgt_vocab, dev, dt)
+
+
+def place(name: str, model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, device: torch.device,
+          dtype: torch.dtype) -> LoadedModel:
+    """A built model moved to `device` as `dtype`, in eval mode, with its vocabularies."""
     try:
-        model = model.to(device=dev, dtype=dt).eval()
+        model = model.to(device=device, dtype=dtype).eval()
     except (RuntimeError, TypeError) as exc:
-        raise ConfigError(f"Cannot put the model on {dev} as {dt}: {exc}.") from exc
-    return LoadedModel(name=name, model=model, src_vocab=src_vocab, tgt_vocab=tgt_vocab, device=dev, dtype=dt)
+        raise ConfigError(f"Cannot put the model on {device} as {dtype}: {exc}.") from exc
+    return LoadedModel(name=name, model=model, src_vocab=src_vocab, tgt_vocab=tgt_vocab, device=device, dtype=dtype)
 
 
 def demo_available() -> bool:

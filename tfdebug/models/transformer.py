@@ -36,6 +36,13 @@ def _resid_tap(name: str, sublayer: str, tokens: str, x_from: str) -> Tap:
                inputs=(x_from, ".out"))
 
 
+def _pe_tap(stream: str) -> Tap:
+    """The sinusoidal table rows added to a stream's tokens: row 0 is [0, 1, 0, 1, …] (sin 0, cos 0)."""
+    return Tap(f"{stream}.pe", "positional_encoding", ("token", "model"),
+               "PE[pos, 2i] = sin(pos / 10000^(2i/d_model)),  PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))",
+               tokens={"token": stream})
+
+
 def _layer_input(stack: str, index: int) -> str:
     """The stage a layer reads: the positional encoding for the first layer, else the last layer's output."""
     return f"{'src' if stack == 'enc' else 'tgt'}.pos" if index == 0 else f"{stack}.{index - 1}.ffn.resid"
@@ -184,11 +191,13 @@ class Transformer(nn.Module):
         emb = "E[token]"
         self.taps = nn.ModuleDict({
             "src_embed": Tap("src.embed", "embedding", _STREAM, emb, tokens={"token": "src"}),
+            "src_pe": _pe_tap("src"),
             "src_pos": Tap("src.pos", "positional_add", _STREAM, f"{emb} + PE[pos]", tokens={"token": "src"},
-                           inputs=("src.embed",)),
+                           inputs=("src.embed", "src.pe")),
             "tgt_embed": Tap("tgt.embed", "embedding", _STREAM, emb, tokens={"token": "tgt"}),
+            "tgt_pe": _pe_tap("tgt"),
             "tgt_pos": Tap("tgt.pos", "positional_add", _STREAM, f"{emb} + PE[pos]", tokens={"token": "tgt"},
-                           inputs=("tgt.embed",)),
+                           inputs=("tgt.embed", "tgt.pe")),
             "logits": Tap("logits", "logits", ("batch", "token", "vocab"), "h·W_lm", tokens={"token": "tgt"},
                           inputs=("dec.norm",)),
         })
@@ -227,14 +236,16 @@ class Transformer(nn.Module):
         taps = self.taps
         src_wte = self.transformer["src_wte"] if "src_wte" in self.transformer else self.transformer.wte
         x = taps["src_embed"](src_wte(src))  # (B, Ts, D)
-        x = self.transformer.drop(taps["src_pos"](self.transformer.wpe(x)))  # (B, Ts, D)
+        pe = taps["src_pe"](self.transformer.wpe.table(x.size(1)))  # (Ts, D): the same rows for every sentence
+        x = self.transformer.drop(taps["src_pos"](x + pe))  # (B, Ts, D): PE broadcast over the batch
         return self.transformer.encoder(x, src_padding)  # (B, Ts, D)
 
     def _decode(self, tgt: Tensor, enc_out: Tensor, src_padding: Tensor | None, tgt_padding: Tensor | None,
                 cache: DecoderCache | None = None, start: int = 0) -> Tensor:
         taps = self.taps
         y = taps["tgt_embed"](self.transformer.wte(tgt))  # (B, Tt, D)
-        y = self.transformer.drop(taps["tgt_pos"](self.transformer.wpe(y, start)))  # (B, Tt, D)
+        pe = taps["tgt_pe"](self.transformer.wpe.table(y.size(1), start))  # (Tt, D): positions start … start+Tt−1
+        y = self.transformer.drop(taps["tgt_pos"](y + pe))  # (B, Tt, D)
         y = self.transformer.decoder(y, enc_out, src_padding, tgt_padding, cache)  # (B, Tt, D)
         return taps["logits"](self.lm_head(y))  # (B, Tt, vocab_size)
 
