@@ -1,0 +1,92 @@
+"""Live checks hold on a real pass, and fail when the tensor breaks the promise of its kind."""
+
+import pytest
+import torch
+
+from tfdebug.adapters.registry import load_adapter
+from tfdebug.adapters.session import DebugSession
+from tfdebug.core.checks import stage_checks
+from tfdebug.core.explain import EXPLANATIONS
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stages import KINDS
+
+
+def _pass(spec, texts):
+    session = DebugSession(load_adapter(spec), texts)
+    captures, _ = session.capture_all()
+    session.close()
+    return {c.name: c for c in captures}
+
+
+@pytest.fixture(scope="module")
+def random_pass():
+    return _pass("random", {"src": "I love you", "tgt": "我 爱 你"})
+
+
+@pytest.fixture(scope="module")
+def padded_notes_pass():
+    return _pass("notes", {"src": "I love you", "tgt": "我 爱 你"})
+
+
+def checks(captures, name, tensor=None):
+    capture = captures[name]
+    return stage_checks(capture.info, capture.tensor if tensor is None else tensor, captures.get)
+
+
+def test_every_check_of_every_stage_passes_on_a_real_pass(random_pass, padded_notes_pass):
+    for captures in (random_pass, padded_notes_pass):
+        for name in captures:
+            for check in checks(captures, name):
+                assert check.ok is True, (name, check.text.en, check.detail)
+
+
+def test_the_stages_the_issue_names_have_their_checks(random_pass):
+    probs = {c.text.en for c in checks(random_pass, "dec.0.self_attn.probs")}
+    assert "Every row sums to 1" in probs
+    assert "0 wherever the mask is −∞ (strictly above the diagonal)" in probs
+    masked = {c.text.en for c in checks(random_pass, "dec.0.self_attn.masked")}
+    assert "−∞ everywhere strictly above the diagonal" in masked
+    assert "Nothing on or below the diagonal is masked" in masked
+    scaled = checks(random_pass, "dec.0.self_attn.scaled")
+    assert scaled[0].text.en == "scaled × √16 equals scores (÷ 4)"  # random: d_model 64, 4 heads
+    assert checks(random_pass, "src.pe")[0].text.zh == "第 0 行恰好是 [0, 1, 0, 1, …]"
+
+
+def test_a_padding_mask_is_checked_as_padding(padded_notes_pass):
+    texts = {c.text.en: c.ok for c in checks(padded_notes_pass, "enc.0.attn.masked")}
+    assert texts["Padding hides whole key columns (<pad> keys)"] is True
+    assert "−∞ everywhere strictly above the diagonal" not in texts
+    both = {c.text.en for c in checks(padded_notes_pass, "dec.0.self_attn.masked")}
+    assert {"−∞ everywhere strictly above the diagonal", "Padding hides whole key columns (<pad> keys)"} <= both
+    scaled = checks(padded_notes_pass, "dec.0.self_attn.scaled")
+    assert scaled[0].text.en == "scaled × √64 equals scores (÷ 8)" and scaled[0].ok
+
+
+def test_broken_tensors_get_a_cross(random_pass):
+    probs = random_pass["dec.0.self_attn.probs"].tensor
+    leaky = probs.clone()
+    leaky[..., 0, -1] = 0.5  # the first query reads the future
+    results = {c.text.en: c.ok for c in checks(random_pass, "dec.0.self_attn.probs", leaky)}
+    assert results["Every row sums to 1"] is False
+    assert results["0 wherever the mask is −∞ (strictly above the diagonal)"] is False
+    masked = random_pass["dec.0.self_attn.masked"].tensor.clone()
+    masked[..., 0, -1] = 0.0
+    results = {c.text.en: c.ok for c in checks(random_pass, "dec.0.self_attn.masked", masked)}
+    assert results["−∞ everywhere strictly above the diagonal"] is False
+    scaled = random_pass["dec.0.self_attn.scaled"].tensor * 1.01
+    assert checks(random_pass, "dec.0.self_attn.scaled", scaled)[0].ok is False
+
+
+def test_a_missing_input_stage_is_said_not_guessed(random_pass):
+    capture = random_pass["enc.0.attn.scaled"]
+    (check,) = stage_checks(capture.info, capture.tensor, lambda name: None)
+    assert check.ok is None and "not in this pass" in check.detail
+
+
+def test_every_kind_is_explained_in_english_and_chinese():
+    assert set(EXPLANATIONS) == set(KINDS)
+    for kind, e in EXPLANATIONS.items():
+        for text in (e.what, e.look_for):
+            assert text.en.strip() and text.get("en") == text.en
+            assert any("\u4e00" <= ch <= "\u9fff" for ch in text.get("zh_CN")), kind
+        assert e.formula.strip()

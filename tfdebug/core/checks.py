@@ -1,0 +1,236 @@
+"""Live checks of a stage's tensor against what its kind promises, with a tick or a cross.
+
+`stage_checks(info, tensor, lookup)` runs where the tensor lives (any device) and returns
+a few `Check`s: rows of `probs` sum to 1, `masked` is −∞ strictly above the diagonal
+and `probs` is 0 there, `scaled` × √d_k equals `scores` with this pass's d_k, a head
+split only regroups the projection, a residual is exactly its two inputs added … Other
+stages of the same pass come from `_t(lookup, name)`, a Capture or None (that stage did not
+run, or its tensor was dropped: the check then says it could not be made). Each check reads its
+tensors once: the window runs them on its display worker, off the GUI thread.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+from torch import Tensor
+
+from tfdebug.core.explain import Text
+from tfdebug.core.masks import CAUSAL, PADDING, mask_parts
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stages import StageInfo
+
+Lookup = Callable[[str], "Capture | None"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One claim about a tensor: `ok` True (tick), False (cross) or None (could not be checked); `detail` the figures."""
+
+    ok: bool | None
+    text: Text
+    detail: str = ""
+
+
+def _tolerance(t: Tensor) -> float:
+    return 1e-2 if t.dtype in (torch.float16, torch.bfloat16) else 1e-5
+
+
+def _sibling(info: StageInfo, stage: str) -> str:
+    """The stage `stage` of the same block: 'dec.0.self_attn.probs' -> 'dec.0.self_attn.masked'."""
+    return info.name.rsplit(".", 1)[0] + "." + stage
+
+
+def _masked_cells(t: Tensor) -> Tensor:
+    """−∞ cells, or cells at or below finfo.min / 2 (how transformers marks them)."""
+    return t <= torch.finfo(t.dtype).min / 2
+
+
+def _above_diagonal(t: Tensor) -> Tensor:
+    """True strictly above the diagonal of the last two axes; with fewer queries than keys (a KV cache)
+    the queries are the last ones, so the diagonal is shifted right by T_k − T_q."""
+    tq, tk = t.shape[-2], t.shape[-1]
+    return torch.ones(tq, tk, dtype=torch.bool, device=t.device).triu(tk - tq + 1)
+
+
+def _t(lookup: Lookup, name: str) -> Tensor | None:
+    """The tensor of stage `name` in this pass, or None."""
+    capture = lookup(name)
+    return capture.tensor if capture is not None else None
+
+
+def _max_diff(a: Tensor, b: Tensor) -> float:
+    return float((a.double() - b.double()).abs().max()) if a.numel() else 0.0
+
+
+def _close(a: Tensor, b: Tensor) -> tuple[bool, float]:
+    """Whether a ≈ b within the dtype's tolerance relative to b's size; the max |Δ|."""
+    diff = _max_diff(a, b)
+    scale = max(1.0, float(b.double().abs().max())) if b.numel() else 1.0
+    return diff <= _tolerance(a) * scale, diff
+
+
+def _equal_check(ok_diff: tuple[bool, float], en: str, zh: str) -> Check:
+    ok, diff = ok_diff
+    return Check(ok, Text(en, zh), f"max |Δ| = {diff:.1e}")
+
+
+def _missing(en: str, zh: str, stage: str) -> Check:
+    return Check(None, Text(en, zh), f"{stage} is not in this pass's history")
+
+
+# ----- per kind -----------------------------------------------------------------------------
+def _softmax(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    sums = t.double().sum(-1)
+    off = float((sums - 1).abs().max()) if sums.numel() else 0.0
+    out = [Check(off <= _tolerance(t) * t.shape[-1], Text("Every row sums to 1", "每一行的和都是 1"),
+                 f"max |Σ − 1| = {off:.1e}"),
+           Check(bool(((t >= 0) & (t <= 1)).all()), Text("Every weight is between 0 and 1", "每个权重都在 0 到 1 之间"),
+                 f"min {float(t.min()):.3g}, max {float(t.max()):.3g}")]
+    masked_stage = lookup(_sibling(info, "masked"))
+    masked = masked_stage.tensor if masked_stage is not None else None
+    if masked is not None and masked.shape == t.shape:
+        cells = _masked_cells(masked)
+        parts = mask_parts(masked_stage.info.formula) or ()
+        where = Text(" (strictly above the diagonal)", "（对角线以上）") if parts == (CAUSAL,) else Text("", "")
+        top = float(t.masked_select(cells).abs().max()) if bool(cells.any()) else 0.0
+        out.append(Check(top == 0.0, Text(f"0 wherever the mask is −∞{where.en}", f"被遮住（−∞）的位置恰好为 0{where.zh}"),
+                         f"{int(cells.sum())} masked cells, largest weight there {top:.1e}"))
+    return out
+
+
+def _mask(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    cells = _masked_cells(t)
+    parts = mask_parts(info.formula)
+    out = []
+    if t.dim() >= 2:
+        above = _above_diagonal(t).expand_as(cells)
+        if parts is not None and CAUSAL in parts:
+            out.append(Check(bool(cells[above].all()), Text("−∞ everywhere strictly above the diagonal",
+                                                            "对角线以上严格全为 −∞"),
+                             f"{int(cells[above].sum())} of {int(above.sum())} cells above the diagonal masked"))
+        below = cells & ~above
+        if parts == (CAUSAL,):
+            out.append(Check(not bool(below.any()), Text("Nothing on or below the diagonal is masked",
+                                                         "对角线及以下没有被遮住的格子"),
+                             f"{int(below.sum())} masked cells on or below the diagonal"))
+        elif parts is not None and PADDING in parts:
+            # A padded key is hidden from every query that could otherwise see it: whole columns.
+            padded = below.any(dim=-2, keepdim=True)  # keys masked somewhere on or below the diagonal
+            out.append(Check(bool((below == (padded & ~above)).all()),
+                             Text("Padding hides whole key columns (<pad> keys)", "填充掩码遮住整列（<pad> 键）"),
+                             f"{int(padded.sum())} masked key columns over all sentences and heads"))
+        full = cells.all(-1)
+        out.append(Check(not bool(full.any()), Text("No query row is masked entirely (softmax would give NaN)",
+                                                    "没有哪一行被完全遮住（否则 softmax 会得到 NaN）"),
+                         f"{int(full.sum())} fully masked rows"))
+    scaled = _t(lookup, _sibling(info, "scaled"))
+    if scaled is not None and scaled.shape == t.shape:
+        open_cells = ~cells
+        out.append(_equal_check(_close(t[open_cells], scaled[open_cells]),
+                                "Elsewhere equal to scaled: M adds 0 there", "其余位置等于 scaled：M 在那里加 0"))
+    return out
+
+
+def _scale(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    scores = _t(lookup, _sibling(info, "scores"))
+    q = _t(lookup, _sibling(info, "q_split"))
+    d_k = q.shape[-1] if q is not None else None
+    if scores is None or d_k is None or scores.shape != t.shape:
+        return [_missing("scaled = scores ÷ √d_k", "scaled = scores ÷ √d_k", _sibling(info, "scores"))]
+    root = math.sqrt(d_k)
+    return [_equal_check(_close(t * root, scores), f"scaled × √{d_k} equals scores (÷ {root:.4g})",
+                         f"scaled × √{d_k} 等于 scores（除以 {root:.4g}）")]
+
+
+def _keys(info: StageInfo, lookup: Lookup, role: str) -> Tensor | None:
+    cached = _t(lookup, _sibling(info, f"cache_{role}"))
+    return cached if cached is not None else _t(lookup, _sibling(info, f"{role}_split"))
+
+
+def _scores(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    q, k = _t(lookup, _sibling(info, "q_split")), _keys(info, lookup, "k")
+    if q is None or k is None or q.dim() != 4 or k.dim() != 4:
+        return [_missing("scores = Q·Kᵀ", "scores = Q·Kᵀ", _sibling(info, "q_split"))]
+    product = torch.matmul(q.double(), k.double().transpose(-2, -1))
+    if product.shape != t.shape:
+        return []
+    return [_equal_check(_close(t, product), f"Equal to Q·Kᵀ recomputed (d_k = {q.shape[-1]} summed away)",
+                         f"等于重新计算的 Q·Kᵀ（d_k = {q.shape[-1]} 被求和消去）")]
+
+
+def _head_split(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    proj = _t(lookup, _sibling(info, info.role)) if info.role else None
+    if proj is None or t.dim() != 4 or proj.dim() != 3:
+        return []
+    b, h, n, d_k = t.shape
+    regrouped = proj.view(b, n, h, d_k).transpose(1, 2)
+    same = bool(torch.equal(regrouped, t))
+    return [Check(h * d_k == proj.shape[-1], Text(f"{h} heads × d_k {d_k} = d_model {proj.shape[-1]}",
+                                                  f"{h} 个头 × d_k {d_k} = d_model {proj.shape[-1]}")),
+            Check(same, Text("Only a view and a transpose of the projection: the same numbers",
+                             "只是对投影做 view 和 transpose：数值完全相同"))]
+
+
+def _head_merge(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    context = _t(lookup, _sibling(info, "context"))
+    if context is None or context.dim() != 4 or t.dim() != 3:
+        return []
+    merged = context.transpose(1, 2).reshape(t.shape)
+    return [Check(bool(torch.equal(merged, t)), Text("The heads side by side, numbers unchanged",
+                                                     "各头并排拼接，数值不变"))]
+
+
+def _attn_v(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    probs, v = _t(lookup, _sibling(info, "dropout")), _keys(info, lookup, "v")
+    if probs is None or v is None:
+        return [_missing("context = P·V", "context = P·V", _sibling(info, "dropout"))]
+    return [_equal_check(_close(t, torch.matmul(probs.double(), v.double()).to(t.dtype)),
+                         "Equal to P·V recomputed", "等于重新计算的 P·V")]
+
+
+def _sum_of_inputs(info: StageInfo, t: Tensor, lookup: Lookup, en: str, zh: str) -> list[Check]:
+    parts = [_t(lookup, name) for name in info.inputs]
+    if len(parts) != 2 or any(p is None for p in parts):
+        return []
+    return [_equal_check(_close(t, parts[0] + parts[1]), en, zh)]
+
+
+def _residual(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    return _sum_of_inputs(info, t, lookup, "Exactly the block's input + the sublayer's output",
+                          "恰好等于本块输入 + 子层输出")
+
+
+def _positional_add(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    return _sum_of_inputs(info, t, lookup, "Exactly the embedding + the PE table (broadcast over the batch)",
+                          "恰好等于词嵌入 + 位置编码表（在批次上广播）")
+
+
+def _positional_encoding(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    if "sin" not in info.formula or t.dim() != 2:
+        return []  # a learned position table (GPT-2's P[pos]) promises none of this
+    row0 = t[0].double()
+    expected = torch.zeros_like(row0)
+    expected[1::2] = 1
+    return [Check(bool(torch.equal(row0, expected)), Text("Row 0 is exactly [0, 1, 0, 1, …]", "第 0 行恰好是 [0, 1, 0, 1, …]"),
+                  "[" + ", ".join(f"{x:g}" for x in row0[:6].tolist()) + ", …]"),
+            Check(bool((t.abs() <= 1).all()), Text("Every value lies in [−1, 1]", "所有数值都在 [−1, 1] 之间"))]
+
+
+_CHECKS: dict[str, Callable[[StageInfo, Tensor, Lookup], list[Check]]] = {
+    "softmax": _softmax, "mask": _mask, "scale": _scale, "scores": _scores, "head_split": _head_split,
+    "head_merge": _head_merge, "attn_v": _attn_v, "residual": _residual, "positional_add": _positional_add,
+    "positional_encoding": _positional_encoding,
+}
+
+
+def stage_checks(info: StageInfo, tensor: Tensor | None, lookup: Lookup) -> list[Check]:
+    """The checks a stage of this kind can be held to, computed on its tensor (none without one)."""
+    func = _CHECKS.get(info.kind)
+    if func is None or tensor is None or not tensor.is_floating_point():
+        return []
+    with torch.no_grad():
+        return func(info, tensor, lookup)
