@@ -428,6 +428,81 @@
     </message>
 </context>
 <context>
+    <name>ExplainPanel</name>
+    <message>
+        <source>No stage yet.</source>
+        <translation>还没有阶段。</translation>
+    </message>
+    <message>
+        <source>Checks on this tensor</source>
+        <translation>对本张量的检查</translation>
+    </message>
+    <message>
+        <source>What it does</source>
+        <translation>作用</translation>
+    </message>
+    <message>
+        <source>Formula</source>
+        <translation>公式</translation>
+    </message>
+    <message>
+        <source>In this pass</source>
+        <translation>本次前向</translation>
+    </message>
+    <message>
+        <source>What to look for</source>
+        <translation>看点</translation>
+    </message>
+    <message>
+        <source>This model: {formula}</source>
+        <translation>本模型：{formula}</translation>
+    </message>
+    <message>
+        <source>causal: the future is hidden</source>
+        <translation>因果：遮住未来的词</translation>
+    </message>
+    <message>
+        <source>padding: &lt;pad&gt; keys are hidden</source>
+        <translation>填充：遮住 &lt;pad&gt; 键</translation>
+    </message>
+    <message>
+        <source>causal and padding: the future and &lt;pad&gt; keys are hidden</source>
+        <translation>因果和填充：遮住未来的词和 &lt;pad&gt; 键</translation>
+    </message>
+    <message>
+        <source>This pass masks: {what}</source>
+        <translation>本次前向的掩码：{what}</translation>
+    </message>
+    <message>
+        <source>M {mask} broadcast over {scores}</source>
+        <translation>M {mask} 广播到 {scores}</translation>
+    </message>
+    <message>
+        <source>PE {table} broadcast over the batch {batch}</source>
+        <translation>PE {table} 在批次上广播为 {batch}</translation>
+    </message>
+    <message>
+        <source>computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
+        <source>No check applies to this kind of stage.</source>
+        <translation>这类阶段没有可做的检查。</translation>
+    </message>
+    <message>
+        <source>The positional-encoding table has not been computed in this pass yet.</source>
+        <translation>本次前向还没有算出位置编码表。</translation>
+    </message>
+    <message>
+        <source>Positional Encoding Curves…</source>
+        <translation>位置编码曲线…</translation>
+    </message>
+    <message>
+        <source>sin and cos of every dimension of the PE table, over the positions</source>
+        <translation>位置编码表每一维的正弦和余弦随位置的变化</translation>
+    </message>
+</context>
+<context>
     <name>ExportActions</name>
     <message>
         <source>Export cancelled; nothing was written.</source>
@@ -724,6 +799,17 @@
     </message>
 </context>
 <context>
+    <name>LearnMenu</name>
+    <message>
+        <source>&amp;Learn</source>
+        <translation>学习(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Attention Playground…</source>
+        <translation>注意力演练场…</translation>
+    </message>
+</context>
+<context>
     <name>LoadingMixin</name>
     <message>
         <source>The model could not prepare this pass. Check the input and the model, then press Run again.</source>
@@ -868,6 +954,10 @@
         <source>Overview</source>
         <translation>总览</translation>
     </message>
+    <message>
+        <source>Explain</source>
+        <translation>讲解</translation>
+    </message>
 </context>
 <context>
     <name>MessageBar</name>
@@ -968,6 +1058,130 @@
     <message>
         <source>not run</source>
         <translation>尚未运行</translation>
+    </message>
+</context>
+<context>
+    <name>PlaygroundDialog</name>
+    <message>
+        <source>Attention Playground</source>
+        <translation>注意力演练场</translation>
+    </message>
+    <message>
+        <source>apple</source>
+        <translation>苹果</translation>
+    </message>
+    <message>
+        <source>banana</source>
+        <translation>香蕉</translation>
+    </message>
+    <message>
+        <source>chair</source>
+        <translation>椅子</translation>
+    </message>
+    <message>
+        <source>q (fruit)</source>
+        <translation>q（水果）</translation>
+    </message>
+    <message>
+        <source>dim {n}</source>
+        <translation>第 {n} 维</translation>
+    </message>
+    <message>
+        <source>Query q</source>
+        <translation>查询 q</translation>
+    </message>
+    <message>
+        <source>Keys K</source>
+        <translation>键 K</translation>
+    </message>
+    <message>
+        <source>Values V</source>
+        <translation>值 V</translation>
+    </message>
+    <message>
+        <source>Scores, weights and output</source>
+        <translation>分数、权重和输出</translation>
+    </message>
+    <message>
+        <source>Divide the scores by √d_k</source>
+        <translation>分数除以 √d_k</translation>
+    </message>
+    <message>
+        <source>Scaled dot-product attention: softmax(q·Kᵀ / √d_k)·V, with d_k the length of q and of every key</source>
+        <translation>缩放点积注意力：softmax(q·Kᵀ / √d_k)·V，d_k 是 q 和每个键的长度</translation>
+    </message>
+    <message>
+        <source>The Notes&apos; Example</source>
+        <translation>笔记中的例子</translation>
+    </message>
+    <message>
+        <source>Put back q, K and V as the notes give them</source>
+        <translation>把 q、K、V 恢复成笔记中的数值</translation>
+    </message>
+    <message>
+        <source>score q·k</source>
+        <translation>分数 q·k</translation>
+    </message>
+    <message>
+        <source>scaled</source>
+        <translation>缩放后</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>About the notes: they round the unscaled weights to {rounded} and multiply those, which gives {printed}. The exact weights of their example are {weights} and the output {output}; with ÷√2 they are {scaled_weights} and {scaled_output}.</source>
+        <translation>关于笔记：笔记把未缩放的权重四舍五入为 {rounded} 再相乘，于是得到 {printed}。这个例子的精确权重是 {weights}，输出是 {output}；除以 √2 后分别是 {scaled_weights} 和 {scaled_output}。</translation>
+    </message>
+    <message>
+        <source>A cell is not a number (marked in red): the figures below are from the last table that was.</source>
+        <translation>有一个格子不是数字（红色标出）：下面的数值来自上一次有效的表格。</translation>
+    </message>
+    <message>
+        <source>scores ÷ √{d_k}</source>
+        <translation>分数 ÷ √{d_k}</translation>
+    </message>
+    <message>
+        <source>scores</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>weights w = softmax({scores}) = {weights}   (sum {total})
+output w·V = {output}</source>
+        <translation>权重 w = softmax({scores}) = {weights}   （和 {total}）
+输出 w·V = {output}</translation>
+    </message>
+</context>
+<context>
+    <name>PositionalEncodingView</name>
+    <message>
+        <source>sin</source>
+        <translation>正弦</translation>
+    </message>
+    <message>
+        <source>cos</source>
+        <translation>余弦</translation>
+    </message>
+    <message>
+        <source>dim {d} ({wave})</source>
+        <translation>第 {d} 维（{wave}）</translation>
+    </message>
+    <message>
+        <source>Positional Encoding Curves: {name}</source>
+        <translation>位置编码曲线：{name}</translation>
+    </message>
+    <message>
+        <source>First dimension</source>
+        <translation>起始维度</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>PE[pos, dim]</source>
+        <translation>PE[位置, 维度]</translation>
     </message>
 </context>
 <context>
@@ -1549,6 +1763,11 @@
         <translation>前向过程正在运行；请等待它暂停。</translation>
     </message>
     <message>
+        <source>The notes preset shows the notes&apos; shapes in one pass; generate with the demo model.</source>
+        <comment>notes.no_generation</comment>
+        <translation>notes 预设只用一次前向展示笔记中的形状；要逐词生成请用 demo 模型。</translation>
+    </message>
+    <message>
         <source>The pass has ended: Restart it and pause at a stage to edit it.</source>
         <comment>replace.ended</comment>
         <translation>前向过程已结束：请重新开始，并在要编辑的阶段暂停。</translation>
@@ -1587,6 +1806,11 @@
         <source>The {field} is empty: type at least one word.</source>
         <comment>input.empty</comment>
         <translation>{field}为空：请至少输入一个词。</translation>
+    </message>
+    <message>
+        <source>The {label} has {count} tokens; the notes preset takes at most {most}.</source>
+        <comment>notes.too_long</comment>
+        <translation>{label}有 {count} 个词元；notes 预设最多接受 {most} 个。</translation>
     </message>
     <message>
         <source>There are no stages to save: capture a pass first.</source>

@@ -39,7 +39,7 @@ class NotesAdapter(ReferenceAdapter):
         loaded = self.loaded
         src = loaded.src_vocab.encode(texts["src"])
         if not src.ids:
-            raise EmptyInputError("The source sentence is empty: type at least one word.")
+            raise EmptyInputError("The source sentence is empty: type at least one word.", id="input.source_empty")
         tgt = loaded.tgt_vocab.encode(texts["tgt"])
         src_ids, src_tokens = _padded(src.ids, src.tokens, "source")
         tgt_ids, tgt_tokens = _padded([BOS] + tgt.ids, ["<bos>"] + tgt.tokens, "target")
@@ -51,13 +51,15 @@ class NotesAdapter(ReferenceAdapter):
                         unknown=src.unknown + tgt.unknown, notes=notes)
 
     def step_decoder(self, prepared: Prepared, use_cache: bool = True):
-        raise InputError("The notes preset shows the notes' shapes in one pass; generate with the demo model.")
+        raise InputError("The notes preset shows the notes' shapes in one pass; generate with the demo model.",
+                         id="notes.no_generation")
 
 
 def _padded(ids: list[int], tokens: list[str], label: str) -> tuple[list[int], list[str]]:
     """`ids` and their words filled up to TOKENS with <pad>; InputError when there are more."""
     if len(ids) > TOKENS:
-        raise InputError(f"The {label} has {len(ids)} tokens; the notes preset takes at most {TOKENS}.")
+        raise InputError("The {label} has {count} tokens; the notes preset takes at most {most}.", id="notes.too_long",
+                         label=label, count=len(ids), most=TOKENS)
     fill = TOKENS - len(ids)
     return ids + [PAD] * fill, tokens + [SPECIALS[PAD]] * fill
 

@@ -32,7 +32,7 @@ MAX_SLICE = (1024, 1024)
 OFF_THREAD_CELLS = 1024 * 1024
 
 # Kinds in the order the worker takes them: what the user looks at first.
-KINDS = ("slice", "heads", "stats")
+KINDS = ("slice", "heads", "stats", "checks")
 
 
 @dataclass

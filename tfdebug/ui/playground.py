@@ -7,7 +7,7 @@ results says where the notes round and what that changes. Learn → Attention Pl
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QCheckBox, QDialog, QGridLayout, QHBoxLayout, QLabel, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
@@ -32,39 +32,31 @@ class PlaygroundDialog(QDialog):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("attention-playground")
-        self.setWindowTitle(self.tr("Attention Playground"))
         self.result: toy.ToyAttention | None = None
         self._filling = False
 
-        self.query = self._matrix((toy.QUERY,), [self.tr("q (fruit)")])
-        words = [self.tr("apple"), self.tr("banana"), self.tr("chair")]
-        self.keys = self._matrix(toy.KEYS, words)
-        self.values = self._matrix(toy.VALUES, words)
-        self.scale = QCheckBox(self.tr("Divide the scores by √d_k"))
-        self.scale.setToolTip(self.tr("Scaled dot-product attention: softmax(q·Kᵀ / √d_k)·V, with d_k the "
-                                      "length of q and of every key"))
+        self.query = self._matrix((toy.QUERY,))
+        self.keys = self._matrix(toy.KEYS)
+        self.values = self._matrix(toy.VALUES)
+        self.scale = QCheckBox()
         self.scale.toggled.connect(self.recompute)
-        self.reset_button = QPushButton(self.tr("The Notes' Example"))
-        self.reset_button.setToolTip(self.tr("Put back q, K and V as the notes give them"))
+        self.reset_button = QPushButton()
         self.reset_button.clicked.connect(self.reset)
-
         self.results = QTableWidget(3, 3)
-        self.results.setHorizontalHeaderLabels([self.tr("score q·k"), self.tr("scaled"), self.tr("weight")])
-        self.results.setVerticalHeaderLabels(words)
         self.results.setEditTriggers(QTableWidget.NoEditTriggers)
         self.results.setFixedHeight(self.results.horizontalHeader().height() + 30 * 3 + 4)
         self.output = QLabel()
         self.output.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.problem = QLabel()
         self.problem.setStyleSheet("color: #b00020")
-        self.note = QLabel(self._notes_note())
+        self.note = QLabel()
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #555")
+        self.labels = [QLabel() for _ in range(4)]  # Query q, Keys K, Values V, the results' heading
 
         grid = QGridLayout()
-        for row, (label, table) in enumerate(((self.tr("Query q"), self.query), (self.tr("Keys K"), self.keys),
-                                              (self.tr("Values V"), self.values))):
-            grid.addWidget(QLabel(label), row, 0, Qt.AlignTop)
+        for row, table in enumerate((self.query, self.keys, self.values)):
+            grid.addWidget(self.labels[row], row, 0, Qt.AlignTop)
             grid.addWidget(table, row, 1)
         controls = QHBoxLayout()
         controls.addWidget(self.scale)
@@ -73,7 +65,7 @@ class PlaygroundDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(grid)
         layout.addLayout(controls)
-        layout.addWidget(QLabel(self.tr("Scores, weights and output")))
+        layout.addWidget(self.labels[3])
         layout.addWidget(self.results)
         layout.addWidget(self.output)
         layout.addWidget(self.problem)
@@ -81,23 +73,47 @@ class PlaygroundDialog(QDialog):
         for table in (self.query, self.keys, self.values):
             table.itemChanged.connect(self._edited)
         self.resize(560, 640)
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        """Every text of the dialog in the current language; the figures are computed again."""
+        self.setWindowTitle(self.tr("Attention Playground"))
+        words = [self.tr("apple"), self.tr("banana"), self.tr("chair")]
+        for table, rows in ((self.query, [self.tr("q (fruit)")]), (self.keys, words), (self.values, words)):
+            table.setHorizontalHeaderLabels([self.tr("dim {n}").format(n=i + 1) for i in range(table.columnCount())])
+            table.setVerticalHeaderLabels(rows)
+        for label, text in zip(self.labels, (self.tr("Query q"), self.tr("Keys K"), self.tr("Values V"),
+                                             self.tr("Scores, weights and output"))):
+            label.setText(text)
+        self.scale.setText(self.tr("Divide the scores by √d_k"))
+        self.scale.setToolTip(self.tr("Scaled dot-product attention: softmax(q·Kᵀ / √d_k)·V, with d_k the "
+                                      "length of q and of every key"))
+        self.reset_button.setText(self.tr("The Notes' Example"))
+        self.reset_button.setToolTip(self.tr("Put back q, K and V as the notes give them"))
+        self.results.setHorizontalHeaderLabels([self.tr("score q·k"), self.tr("scaled"), self.tr("weight")])
+        self.results.setVerticalHeaderLabels(words)
+        self.note.setText(self._notes_note())
         self.recompute()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
 
     def _notes_note(self) -> str:
         """Where the notes round, and the exact figures of their example (computed, not typed in)."""
         exact, scaled = toy.attend(), toy.attend(scale=True)  # the notes' own q, K and V
         return self.tr(
-            "About the notes: they round the unscaled weights to {0} and multiply those, which gives {1}. "
-            "The exact weights of their example are {2} and the output {3}; with ÷√2 they are {4} and {5}.").format(
-            "[" + ", ".join(f"{x:.2f}" for x in toy.NOTES_WEIGHTS) + "]",
-            "[" + ", ".join(f"{x:.2f}" for x in toy.notes_output()) + "]",
-            fmt_vector(exact.weights), fmt_vector(exact.output), fmt_vector(scaled.weights),
-            fmt_vector(scaled.output))
+            "About the notes: they round the unscaled weights to {rounded} and multiply those, which gives "
+            "{printed}. The exact weights of their example are {weights} and the output {output}; with ÷√2 "
+            "they are {scaled_weights} and {scaled_output}.").format(
+            rounded="[" + ", ".join(f"{x:.2f}" for x in toy.NOTES_WEIGHTS) + "]",
+            printed="[" + ", ".join(f"{x:.2f}" for x in toy.notes_output()) + "]",
+            weights=fmt_vector(exact.weights), output=fmt_vector(exact.output),
+            scaled_weights=fmt_vector(scaled.weights), scaled_output=fmt_vector(scaled.output))
 
-    def _matrix(self, rows, row_labels) -> QTableWidget:
+    def _matrix(self, rows) -> QTableWidget:
         table = QTableWidget(len(rows), len(rows[0]))
-        table.setHorizontalHeaderLabels([self.tr("dim {0}").format(i + 1) for i in range(len(rows[0]))])
-        table.setVerticalHeaderLabels(row_labels)
         table.setFixedHeight(table.horizontalHeader().height() + 30 * len(rows) + 4)
         self._fill(table, rows)
         return table
@@ -158,9 +174,10 @@ class PlaygroundDialog(QDialog):
                 item = QTableWidgetItem(fmt(value))
                 item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.results.setItem(row, col, item)
-        scores = (self.tr("scores ÷ √{0}").format(len(q[0])) if self.scale.isChecked() else self.tr("scores"))
-        self.output.setText(self.tr("weights w = softmax({0}) = {1}   (sum {2})\noutput w·V = {3}").format(
-            scores, fmt_vector(r.weights), fmt(r.weights_sum), fmt_vector(r.output)))
+        scores = (self.tr("scores ÷ √{d_k}").format(d_k=len(q[0])) if self.scale.isChecked() else self.tr("scores"))
+        self.output.setText(self.tr("weights w = softmax({scores}) = {weights}   (sum {total})\n"
+                                    "output w·V = {output}").format(
+            scores=scores, weights=fmt_vector(r.weights), total=fmt(r.weights_sum), output=fmt_vector(r.output)))
 
 
 def open_playground(window) -> PlaygroundDialog:
