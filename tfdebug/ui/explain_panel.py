@@ -43,6 +43,7 @@ class ExplainPanel(QWidget):
         self.window = window
         self.checks: list[Check] | None = None  # None: not computed (yet) for the shown stage
         # The stage and tensor the checks were asked for: an edit replaces the tensor of the same stage.
+        # (Compared by identity: Capture is a dataclass whose == would compare tensors.)
         self._checked: tuple[Capture, int] | None = None
         self.text = QTextBrowser()
         self.text.setOpenLinks(False)
@@ -63,11 +64,16 @@ class ExplainPanel(QWidget):
         """Texts for the current stage now; its checks on the display worker when the dock is on screen."""
         capture = self.ctl.current
         self.pe_button.setVisible(capture is not None and capture.info.kind in POSITIONAL_KINDS)
-        if capture is None or self._checked != (capture, id(capture.tensor)):
+        if not self._checked_for(capture):
             self.checks = None
             if capture is not None and self.isVisible():
                 self._request_checks(capture)
         self._render(capture)
+
+    def _checked_for(self, capture: Capture | None) -> bool:
+        """Whether the checks asked for last were for this stage and its tensor as it is now."""
+        return (capture is not None and self._checked is not None and self._checked[0] is capture
+                and self._checked[1] == id(capture.tensor))
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -83,7 +89,7 @@ class ExplainPanel(QWidget):
                                 lambda exc: self._checks_ready(capture, []))
 
     def _checks_ready(self, capture: Capture, checks: list[Check]) -> None:
-        if capture is self.ctl.current and self._checked == (capture, id(capture.tensor)):
+        if capture is self.ctl.current and self._checked_for(capture):
             self.checks = checks
             self._render(capture)
 

@@ -42,7 +42,9 @@ class PositionalEncodingView(QDialog):
         self.plot = pg.PlotWidget(background="w")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.setYRange(-1.1, 1.1)
-        self.legend = self.plot.addLegend(offset=(10, 10))
+        self.plot.setLimits(yMin=-1.5, yMax=1.5)
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="k", brush=pg.mkBrush(255, 255, 255, 230),
+                                          pen=pg.mkPen(180, 180, 180))
         controls = QHBoxLayout()
         controls.addWidget(self.first_label)
         controls.addWidget(self.first)
