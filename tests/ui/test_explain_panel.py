@@ -100,3 +100,20 @@ def test_notes_preset_in_the_window_shows_the_notes_shapes(make_window, qtbot):
     panel = checks_shown(window, qtbot)
     assert "M (1,1,10,10) broadcast over (32,8,10,10)" in panel.plain_text()
     window.ctl.close()
+
+
+def test_a_typed_special_token_is_named_like_an_unknown_word(make_window, qtbot):
+    window = make_window()
+    window.start(RunInputs("notes", "cpu", {}))
+    wait_paused(qtbot, window, "src.embed", timeout=30000)
+    field = window.input_bar.field("src")
+    field.selectAll()
+    qtbot.keyClick(field, Qt.Key_Backspace)
+    qtbot.keyClicks(field, "I love <eos> you")
+    qtbot.keyClick(field, Qt.Key_Return, Qt.ControlModifier)  # Run
+    qtbot.waitUntil(lambda: window.ctl.tokens.get("src", [])[:4] == ["i", "love", "<eos>", "you"], timeout=30000)
+    wait_paused(qtbot, window, "src.embed", timeout=30000)
+    assert "<eos>" in window.message_bar.text() and "<unk>" in window.message_bar.text()
+    src, _ = window.ctl.session.prepared.args
+    assert src[0, 2].item() == 3  # read as <unk>, not as the id of <eos> (2)
+    window.ctl.close()

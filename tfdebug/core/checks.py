@@ -28,11 +28,15 @@ Lookup = Callable[[str], "Capture | None"]
 
 @dataclass(frozen=True)
 class Check:
-    """One claim about a tensor: `ok` True (tick), False (cross) or None (could not be checked); `detail` the figures."""
+    """One claim about a tensor: `ok` True (tick), False (cross) or None (could not be checked); `detail` the
+    figures (plain text when it has no words to translate)."""
 
     ok: bool | None
     text: Text
-    detail: str = ""
+    detail: Text | str = ""
+
+    def detail_in(self, lang: str) -> str:
+        return self.detail.get(lang) if isinstance(self.detail, Text) else self.detail
 
 
 def _tolerance(t: Tensor) -> float:
@@ -79,7 +83,7 @@ def _equal_check(ok_diff: tuple[bool, float], en: str, zh: str) -> Check:
 
 
 def _missing(en: str, zh: str, stage: str) -> Check:
-    return Check(None, Text(en, zh), f"{stage} is not in this pass's history")
+    return Check(None, Text(en, zh), Text(f"{stage} is not in this pass's history", f"本次前向的历史中没有 {stage}"))
 
 
 # ----- per kind -----------------------------------------------------------------------------
@@ -98,7 +102,8 @@ def _softmax(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
         where = Text(" (strictly above the diagonal)", "（对角线以上）") if parts == (CAUSAL,) else Text("", "")
         top = float(t.masked_select(cells).abs().max()) if bool(cells.any()) else 0.0
         out.append(Check(top == 0.0, Text(f"0 wherever the mask is −∞{where.en}", f"被遮住（−∞）的位置恰好为 0{where.zh}"),
-                         f"{int(cells.sum())} masked cells, largest weight there {top:.1e}"))
+                         Text(f"{int(cells.sum())} masked cells, largest weight there {top:.1e}",
+                              f"{int(cells.sum())} 个被遮住的格子，其中最大权重 {top:.1e}")))
     return out
 
 
@@ -111,48 +116,77 @@ def _mask(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
         if parts is not None and CAUSAL in parts:
             out.append(Check(bool(cells[above].all()), Text("−∞ everywhere strictly above the diagonal",
                                                             "对角线以上严格全为 −∞"),
-                             f"{int(cells[above].sum())} of {int(above.sum())} cells above the diagonal masked"))
+                             Text(f"{int(cells[above].sum())} of {int(above.sum())} cells above the diagonal masked",
+                                  f"对角线以上 {int(above.sum())} 个格子中 {int(cells[above].sum())} 个被遮住")))
         below = cells & ~above
         if parts == (CAUSAL,):
             out.append(Check(not bool(below.any()), Text("Nothing on or below the diagonal is masked",
                                                          "对角线及以下没有被遮住的格子"),
-                             f"{int(below.sum())} masked cells on or below the diagonal"))
+                             Text(f"{int(below.sum())} masked cells on or below the diagonal",
+                                  f"对角线及以下有 {int(below.sum())} 个被遮住的格子")))
         elif parts is not None and PADDING in parts:
             # A padded key is hidden from every query that could otherwise see it: whole columns.
             padded = below.any(dim=-2, keepdim=True)  # keys masked somewhere on or below the diagonal
             out.append(Check(bool((below == (padded & ~above)).all()),
                              Text("Padding hides whole key columns (<pad> keys)", "填充掩码遮住整列（<pad> 键）"),
-                             f"{int(padded.sum())} masked key columns over all sentences and heads"))
+                             Text(f"{int(padded.sum())} masked key columns over all sentences and heads",
+                                  f"所有句子和头中共 {int(padded.sum())} 列键被遮住")))
         full = cells.all(-1)
         out.append(Check(not bool(full.any()), Text("No query row is masked entirely (softmax would give NaN)",
                                                     "没有哪一行被完全遮住（否则 softmax 会得到 NaN）"),
-                         f"{int(full.sum())} fully masked rows"))
-    scaled = _t(lookup, _sibling(info, "scaled"))
-    if scaled is not None and scaled.shape == t.shape:
+                         Text(f"{int(full.sum())} fully masked rows", f"{int(full.sum())} 行被完全遮住")))
+    # What the mask was added to: its declared input (scaled, or T5's position_bias), else `scaled`.
+    before_name = info.inputs[0] if info.inputs else _sibling(info, "scaled")
+    before = _t(lookup, before_name)
+    if before is not None and before.shape == t.shape:
         open_cells = ~cells
-        out.append(_equal_check(_close(t[open_cells], scaled[open_cells]),
-                                "Elsewhere equal to scaled: M adds 0 there", "其余位置等于 scaled：M 在那里加 0"))
+        stage = before_name.rsplit(".", 1)[-1]
+        out.append(_equal_check(_close(t[open_cells], before[open_cells]),
+                                f"Elsewhere equal to {stage}: M adds 0 there", f"其余位置等于 {stage}：M 在那里加 0"))
     return out
 
 
 def _scale(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     scores = _t(lookup, _sibling(info, "scores"))
-    q = _t(lookup, _sibling(info, "q_split"))
-    d_k = q.shape[-1] if q is not None else None
-    if scores is None or d_k is None or scores.shape != t.shape:
+    q = _operand(info, lookup, "q")
+    if scores is None or q is None or scores.shape != t.shape:
         return [_missing("scaled = scores ÷ √d_k", "scaled = scores ÷ √d_k", _sibling(info, "scores"))]
+    d_k = q.shape[-1]
     root = math.sqrt(d_k)
-    return [_equal_check(_close(t * root, scores), f"scaled × √{d_k} equals scores (÷ {root:.4g})",
-                         f"scaled × √{d_k} 等于 scores（除以 {root:.4g}）")]
+    factor = _stated_factor(info.formula)
+    if factor is None or math.isclose(factor * root, 1.0, rel_tol=1e-6):
+        return [_equal_check(_close(t * root, scores), f"scaled × √{d_k} equals scores (÷ {root:.4g})",
+                             f"scaled × √{d_k} 等于 scores（除以 {root:.4g}）")]
+    # A model with its own scale (T5 multiplies by 1): checked as stated, and said to differ from 1/√d_k.
+    return [_equal_check(_close(t, scores * factor), f"scaled = scores × {factor:.4g} (not ÷ √{d_k}: this model's own scale)",
+                         f"scaled = scores × {factor:.4g}（不是 ÷ √{d_k}：本模型自己的缩放）")]
 
 
-def _keys(info: StageInfo, lookup: Lookup, role: str) -> Tensor | None:
-    cached = _t(lookup, _sibling(info, f"cache_{role}"))
-    return cached if cached is not None else _t(lookup, _sibling(info, f"{role}_split"))
+def _stated_factor(formula: str) -> float | None:
+    """The factor in a formula 'Q·Kᵀ × 0.125' (adapters state theirs); None for 'Q·Kᵀ / √d_k'."""
+    _, times, rest = formula.partition("×")
+    try:
+        return float(rest.strip().split()[0]) if times else None
+    except (ValueError, IndexError):
+        return None
+
+
+def _first(info: StageInfo, lookup: Lookup, stages: tuple[str, ...]) -> Tensor | None:
+    """The tensor of the first of `stages` (siblings) that ran in this pass."""
+    for stage in stages:
+        tensor = _t(lookup, _sibling(info, stage))
+        if tensor is not None:
+            return tensor
+    return None
+
+
+def _operand(info: StageInfo, lookup: Lookup, role: str) -> Tensor | None:
+    """Q, K or V as attention multiplied it: repeated for grouped queries, else cached, else rotated, else split."""
+    return _first(info, lookup, (f"{role}_repeat", f"cache_{role}", f"{role}_rotary", f"{role}_split"))
 
 
 def _scores(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
-    q, k = _t(lookup, _sibling(info, "q_split")), _keys(info, lookup, "k")
+    q, k = _operand(info, lookup, "q"), _operand(info, lookup, "k")
     if q is None or k is None or q.dim() != 4 or k.dim() != 4:
         return [_missing("scores = Q·Kᵀ", "scores = Q·Kᵀ", _sibling(info, "q_split"))]
     product = torch.matmul(q.double(), k.double().transpose(-2, -1))
@@ -185,7 +219,7 @@ def _head_merge(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
 
 
 def _attn_v(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
-    probs, v = _t(lookup, _sibling(info, "dropout")), _keys(info, lookup, "v")
+    probs, v = _first(info, lookup, ("dropout", "probs")), _operand(info, lookup, "v")
     if probs is None or v is None:
         return [_missing("context = P·V", "context = P·V", _sibling(info, "dropout"))]
     return [_equal_check(_close(t, torch.matmul(probs.double(), v.double()).to(t.dtype)),

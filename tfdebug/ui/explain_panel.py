@@ -150,7 +150,8 @@ class ExplainPanel(QWidget):
         rows = []
         for check in self.checks:
             symbol = mark(check)
-            detail = f" <span style='color:#777'>({html.escape(check.detail)})</span>" if check.detail else ""
+            figures = check.detail_in(lang)
+            detail = f" <span style='color:#777'>({html.escape(figures)})</span>" if figures else ""
             rows.append(f"<span style='color:{_MARK_COLOURS[symbol]};font-weight:bold'>{symbol}</span> "
                         f"{html.escape(check.text.get(lang))}{detail}")
         return "<br>".join(rows)
