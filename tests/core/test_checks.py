@@ -89,7 +89,8 @@ def test_every_kind_is_explained_in_english_and_chinese():
         for text in (e.what, e.look_for):
             assert text.en.strip() and text.get("en") == text.en
             assert any("\u4e00" <= ch <= "\u9fff" for ch in text.get("zh_CN")), kind
-        assert e.formula.strip()
+        assert e.formula.en.strip() and e.formula.zh.strip()
+    assert EXPLANATIONS["softmax"].formula.get("zh") != EXPLANATIONS["softmax"].formula.en  # its words too
 
 
 @pytest.mark.parametrize("adapter_id", sorted(__import__("tests.adapters.test_contract",

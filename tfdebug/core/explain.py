@@ -29,11 +29,12 @@ class Explanation:
     """What a kind of stage does, its formula (notes' notation), and what to look for in it."""
 
     what: Text
-    formula: str
+    formula: Text  # mostly symbols; the words in it are translated too
     look_for: Text
 
 
-def _e(what_en: str, what_zh: str, formula: str, look_en: str, look_zh: str) -> Explanation:
+def _e(what_en: str, what_zh: str, formula: str | Text, look_en: str, look_zh: str) -> Explanation:
+    formula = formula if isinstance(formula, Text) else Text(formula, formula)
     return Explanation(Text(what_en, what_zh), formula, Text(look_en, look_zh))
 
 
@@ -97,7 +98,7 @@ EXPLANATIONS: dict[str, Explanation] = {
         "In cross-attention the keys come from the encoder's output, that is from the source tokens.",
         "把输入乘以 W^K：每个词得到一个键向量 K，也就是供查询匹配的\u201c标签\u201d。在交叉注意力里，"
         "键来自编码器的输出，也就是源语言的词。",
-        "K = X · W^K   (cross-attention: K = H_enc · W^K)",
+        Text("K = X · W^K   (cross-attention: K = H_enc · W^K)", "K = X · W^K   （交叉注意力：K = H_enc · W^K）"),
         "Cross-attention keys are source tokens: this axis is labelled with the source sentence.",
         "交叉注意力的键是源句子的词：这条轴用源句子的词来标注。"),
     "v_proj": _e(
@@ -134,14 +135,15 @@ EXPLANATIONS: dict[str, Explanation] = {
         "The keys or values kept from earlier generation steps plus this step's: the new token's query "
         "attends over all of them, and nothing earlier is computed again.",
         "生成时保存下来的前几步的键或值，加上这一步新算的：新词的查询对它们全部做注意力，之前的部分不再重算。",
-        "cache = concat(cached, this step's K or V)",
+        Text("cache = concat(cached, this step's K or V)", "cache = concat(已缓存的, 这一步的 K 或 V)"),
         "The key axis grows by one token per step; the old rows are unchanged from the step before.",
         "键这一维每一步增加一个词；旧的行与上一步完全相同。"),
     "scores": _e(
         "The dot product of every query with every key: how well each token's question matches each "
         "token's label. Each head computes its own score matrix.",
         "每个查询与每个键的点积：每个词的\u201c问题\u201d与每个词的\u201c标签\u201d有多匹配。每个头各算一张分数表。",
-        "x = Q · Kᵀ   (per head: (T_q, d_k) · (d_k, T_k) → (T_q, T_k))",
+        Text("x = Q · Kᵀ   (per head: (T_q, d_k) · (d_k, T_k) → (T_q, T_k))",
+             "x = Q · Kᵀ   （每个头：(T_q, d_k) · (d_k, T_k) → (T_q, T_k)）"),
         "The head_dim axis is gone: (B, H, T, d_k) · (B, H, d_k, T) gives (B, H, T, T). Scores grow with "
         "d_k, which is why the next stage divides by √d_k.",
         "head_dim 这一维被消耗掉了：(B, H, T, d_k) · (B, H, d_k, T) 得到 (B, H, T, T)。"
@@ -172,7 +174,7 @@ EXPLANATIONS: dict[str, Explanation] = {
         "it. A padding mask hides <pad> keys, which are not words. After softmax, −∞ becomes weight 0.",
         "加上一个由 0 和 −∞ 组成的掩码 M。因果掩码遮住未来：一个词不能读它后面的词。"
         "填充掩码遮住 <pad> 键，因为它们不是真正的词。经过 softmax 后，−∞ 变成权重 0。",
-        "scores + M,  M = 0 where allowed, −∞ where masked",
+        Text("scores + M,  M = 0 where allowed, −∞ where masked", "scores + M，M 在允许处为 0，在遮住处为 −∞"),
         "Causal: −∞ strictly above the diagonal, the diagonal itself allowed. Padding: whole key columns "
         "at <pad>. M is one small tensor broadcast over every sentence and head. No row may be masked "
         "entirely.",
@@ -183,7 +185,8 @@ EXPLANATIONS: dict[str, Explanation] = {
         "of e^x across the keys. Computed in float32 even for half-precision models.",
         "把每个查询那一行分数变成正的、和为 1 的权重：e^x 除以所有键的 e^x 之和。"
         "即使模型是半精度，这一步也用 float32 计算。",
-        "softmax(x_i) = e^(x_i) / Σ_j e^(x_j)   (over the key axis)",
+        Text("softmax(x_i) = e^(x_i) / Σ_j e^(x_j)   (over the key axis)",
+             "softmax(x_i) = e^(x_i) / Σ_j e^(x_j)   （沿键这一维）"),
         "Every row sums to 1. Masked cells (−∞) are exactly 0, so with a causal mask everything strictly "
         "above the diagonal is 0. A row with one value near 1 looks at a single token.",
         "每一行的和都是 1。被遮住的格子（−∞）恰好为 0，所以有因果掩码时对角线以上严格全为 0。"

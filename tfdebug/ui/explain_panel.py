@@ -107,7 +107,7 @@ class ExplainPanel(QWidget):
         if e is not None:
             sections.append(self._section(self.tr("What it does"), html.escape(e.what.get(lang))))
             sections.append(self._section(self.tr("Formula"), f"<span style='font-size:large'>"
-                                          f"{html.escape(e.formula)}</span>"))
+                                          f"{html.escape(e.formula.get(lang))}</span>"))
         sections.append(self._section(self.tr("In this pass"), self._this_pass(capture)))
         if e is not None:
             sections.append(self._section(self.tr("What to look for"), html.escape(e.look_for.get(lang))))
