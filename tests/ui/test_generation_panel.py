@@ -107,3 +107,25 @@ def test_recorded_generation_replays_in_the_dock(make_window, qtbot, tmp_path):
     wait_paused(qtbot, window, "gen.2.dec.0.self_attn.probs")
     panel = shown(window, qtbot)
     assert panel.cache.shown["k"].shape[0] == 3 and panel.rows["self_attn"].labels == ["<bos>", "我", "爱"]
+
+
+def test_hugging_face_language_model_in_the_dock(make_window, qtbot):
+    """The bundled tiny GPT-2 generating: its DynamicCache in the cache view, no cross-attention row."""
+    import pytest
+
+    pytest.importorskip("transformers")
+    window = make_window()
+    window.ctl.generation = DecodingSettings(max_new_tokens=4)
+    window.start(RunInputs("tiny-gpt2", "cpu", {"prompt": "I love you ="}))
+    wait_paused(qtbot, window, "gen.0.tok.embed")
+    press(window, Qt.Key_T, Qt.ControlModifier)
+    wait_paused(qtbot, window, "gen.1.tok.embed")
+    window.ctl.run_to("gen.1.dec.1.self_attn.context")
+    wait_paused(qtbot, window, "gen.1.dec.1.self_attn.context")
+    panel = shown(window, qtbot)
+    prompt = window.ctl.session.prepared.tokens["prompt"]
+    assert [e.text for e in panel.strip.entries][:len(prompt) + 1] == prompt + ["我"]
+    assert panel.cache.shown["k"].shape[0] == len(prompt) + 1 and panel.cache.new_rows == 1
+    assert panel.rows["self_attn"].labels == prompt + ["我"]
+    assert panel.rows["self_attn"].isVisible() and not panel.rows["cross_attn"].isVisible()
+    window.ctl.close()

@@ -52,6 +52,7 @@ class GenerationPanel(QWidget):
             layout.addWidget(row)
         layout.addWidget(self.cache, 1)
         self.layers: list[tuple[str, int]] = []
+        self.attention_blocks: set[str] = set()
         self.layer: tuple[str, int] | None = None
         self.step: int | None = None
         self._dirty = True
@@ -75,6 +76,7 @@ class GenerationPanel(QWidget):
             self.layer_box.addItem(f"{stack}.{layer}")
         self.layer_box.setCurrentIndex(len(self.layers) - 1)
         self.block_box.clear()
+        self.attention_blocks = {parse_name(c.name).block for c in self.ctl.plan if c.info.kind == "softmax"}
         blocks = {parse_name(c.name).block for c in self.ctl.plan if c.info.kind == "kv_cache"}
         for block, title in ((data.SELF, self.tr("self-attention")), (data.CROSS, self.tr("cross-attention"))):
             if block in blocks:
@@ -146,8 +148,7 @@ class GenerationPanel(QWidget):
         found = data.latest(self.ctl.stepper, self.step, stack, layer, block, "probs")
         if found is None:
             row.set_row(None, [], what, self.tr("not computed yet at this step"))
-            row.setVisible(block == data.SELF or any(
-                parse_name(c.name).block == block for c in self.ctl.plan if c.info.kind == "softmax"))
+            row.setVisible(block == data.SELF or block in self.attention_blocks)  # no cross row for an LM
             return
         row.setVisible(True)
         capture = found.capture
