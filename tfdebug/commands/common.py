@@ -9,7 +9,7 @@ from tfdebug.core.errors import InputError
 
 def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True) -> None:
     parser.add_argument("--model", default=None,
-                        help="demo (the bundled translator, default when present), random, or a model folder")
+                        help="demo (the bundled translator, default when present), random, notes (the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens), or a model folder")
     if with_text:
         parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",
                             help="a text the model takes, by its input key (repeatable), e.g. src='I love you' "

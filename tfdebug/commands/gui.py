@@ -13,7 +13,7 @@ from tfdebug.commands.common import add_decoding_arguments
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None,
-                        help="demo (the bundled translator, default when present), random, or a model folder")
+                        help="demo (the bundled translator, default when present), random, notes (the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens), or a model folder")
     parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",
                         help="a text the model takes, by its input key (repeatable), e.g. prompt='Once upon'")
     parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
