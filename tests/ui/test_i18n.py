@@ -53,6 +53,19 @@ def test_core_strings_and_the_compiled_catalogue_are_current(tmp_path):
         "resources/i18n/tfdebug_zh_CN.qm is older than its .ts: run python -m tfdebug.ui.i18n_catalog and commit it.")
 
 
+def test_no_text_reaches_the_window_without_tr(tmp_path):
+    found = i18n_catalog.untranslated_literals()
+    assert not found, "These texts are handed to Qt without tr():\n" + "\n".join(found) + "\n\n" + HOW_TO_FIX
+    # The check itself sees such a text in a label, a painter's text, a plot label and a message.
+    sample = tmp_path / "sample.py"
+    sample.write_text('QLabel("Hello world")\npainter.drawText(rect, 0, "Nothing loaded")\n'
+                      'plot.setLabel("left", f"count of {n}")\nMessage("error", "It failed.")\n'
+                      'QLabel(self.tr("Fine"))\nQLabel("atol")\nQLabel(f"{a} × {b}")\n', encoding="utf-8")
+    found = i18n_catalog.untranslated_literals([sample])
+    assert [line.split(": ", 1)[1] for line in found] == ["'Hello world'", "'Nothing loaded'", "'count of '",
+                                                           "'It failed.'"]
+
+
 def test_the_catalogue_holds_the_core_vocabulary():
     strings = i18n_catalog.core_strings()
     assert ("Softmax", "") in strings["kinds"] and ("Masked self-attention", "") in strings["titles"]

@@ -1,7 +1,7 @@
 """Regenerate and check the translation catalogue (`python -m tfdebug.ui.i18n_catalog`).
 
     python -m tfdebug.ui.i18n_catalog           # core_strings.py, lupdate -> .ts, lrelease -> .qm
-    python -m tfdebug.ui.i18n_catalog --check   # list what is missing or unfinished; exit 1 if any
+    python -m tfdebug.ui.i18n_catalog --check   # list what is missing, unfinished or not through tr(); exit 1 if any
 
 Steps of an update:
 1. `tfdebug/ui/core_strings.py` is written from the Qt-free layers: stage kind titles,
@@ -119,6 +119,45 @@ def render_core_strings(strings: dict[str, list[tuple[str, str]]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ----- literals that bypass the catalogue -----------------------------------------------------
+# Qt calls whose first argument a person reads: a literal with words there must go through tr().
+TEXT_CALLS = {"setText", "setToolTip", "setStatusTip", "setWindowTitle", "setPlaceholderText", "addAction",
+              "addMenu", "setTitle", "addRow", "setLabel", "addItem", "addLabel", "QLabel", "QPushButton",
+              "QCheckBox", "QRadioButton", "QGroupBox", "QMenu", "QToolButton", "QAction", "QDockWidget",
+              "QToolBar", "Message", "setHtml", "drawText"}
+TEXT_ARGUMENT = {"Message": 1, "setLabel": 1, "drawText": -1}  # where the text is, when not first
+NOT_WORDS = {"tfdebug", "atol", "rtol"}  # names, identical in every language
+WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _literal_text(node) -> str | None:
+    """The fixed text of a str literal or f-string argument (None for anything else)."""
+    if _string(node) is not None:
+        return _string(node)
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return None
+
+
+def untranslated_literals(files: list[Path] | None = None) -> list[str]:
+    """'file:line: text' for each literal with words passed straight to a Qt text call in tfdebug/ui."""
+    found = []
+    for path in files or ui_sources():
+        if path == CORE_STRINGS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if not isinstance(node, ast.Call) or _call_name(node) not in TEXT_CALLS:
+                continue
+            at = TEXT_ARGUMENT.get(_call_name(node), 0)
+            for arg in node.args[at:at + 1] if at >= 0 else node.args[at:]:
+                text = _literal_text(arg)
+                text = re.sub(r"<[^>]*>", "", text) if text else text  # markup is not words
+                if text and any(w.lower() not in NOT_WORDS for w in WORD.findall(text)):
+                    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+                    found.append(f"{shown}:{node.lineno}: {text!r}")
+    return found
+
+
 # ----- lupdate, lrelease, reading a .ts -----------------------------------------------------
 def run_lupdate(ts: Path, sources: list[Path]) -> None:
     """Merge the strings of `sources` into `ts` (created when missing); vanished ones are dropped."""
@@ -193,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.copy2(ts, copy)
                 run_lupdate(copy, ui_sources())
                 left += problems(copy, ts)
+        left += [f"not through tr(): {line}" for line in untranslated_literals()]
         if CORE_STRINGS.read_text(encoding="utf-8") != render_core_strings(core_strings()):
             left.append(f"{os.path.relpath(CORE_STRINGS)} is out of date")
     else:
