@@ -1678,6 +1678,11 @@ output w·V = {output}</source>
         <translation>无法从 {path} 读取阶段 {name}。</translation>
     </message>
     <message>
+        <source>Cannot read {path}: {why}.</source>
+        <comment>config.unreadable</comment>
+        <translation>无法读取 {path}：{why}。</translation>
+    </message>
+    <message>
         <source>Choose a CSV file to fill the shown slice from.</source>
         <comment>edit.no_csv</comment>
         <translation>请选择用来填充显示切片的 CSV 文件。</translation>
@@ -1761,6 +1766,11 @@ output w·V = {output}</source>
         <source>The forward pass is running; wait for it to pause.</source>
         <comment>stepper.running</comment>
         <translation>前向过程正在运行；请等待它暂停。</translation>
+    </message>
+    <message>
+        <source>The model config must be a JSON object of field names and values.</source>
+        <comment>config.not_object</comment>
+        <translation>模型配置必须是由字段名和值组成的 JSON 对象。</translation>
     </message>
     <message>
         <source>The notes preset shows the notes&apos; shapes in one pass; generate with the demo model.</source>
@@ -1853,6 +1863,11 @@ output w·V = {output}</source>
         <translation>这次前向过程中没有名为“{name}”的阶段。</translation>
     </message>
     <message>
+        <source>This config asks for about {size} of parameters and buffers, mostly from {field} = {value}; tfdebug builds models up to {most} on this machine.</source>
+        <comment>config.memory</comment>
+        <translation>这个配置需要约 {size} 的参数和缓冲区，主要来自 {field} = {value}；tfdebug 在本机最多构建 {most} 的模型。</translation>
+    </message>
+    <message>
         <source>This model takes no input called &apos;{key}&apos;; its inputs are: {keys}.</source>
         <comment>input.unknown_key</comment>
         <translation>此模型没有名为“{key}”的输入；它的输入是：{keys}。</translation>
@@ -1893,6 +1908,51 @@ output w·V = {output}</source>
         <translation>未知模型“{name}”：请使用 {names} 或模型文件夹。</translation>
     </message>
     <message>
+        <source>Unknown model config keys: {keys}.</source>
+        <comment>config.unknown_keys</comment>
+        <translation>未知的模型配置键：{keys}。</translation>
+    </message>
+    <message>
+        <source>config.json is nested too deeply to be a model config.</source>
+        <comment>config.nested</comment>
+        <translation>config.json 嵌套过深，不可能是模型配置。</translation>
+    </message>
+    <message>
+        <source>config.json is not valid JSON ({why}).</source>
+        <comment>config.json</comment>
+        <translation>config.json 不是有效的 JSON（{why}）。</translation>
+    </message>
+    <message>
+        <source>config.json is {n} characters long; a model config is at most {most}.</source>
+        <comment>config.too_long</comment>
+        <translation>config.json 有 {n} 个字符；模型配置最多 {most} 个字符。</translation>
+    </message>
+    <message>
+        <source>dim ({dim}) must equal n_embd ({n_embd}): W^O writes back into the residual stream.</source>
+        <comment>config.dim</comment>
+        <translation>dim（{dim}）必须等于 n_embd（{n_embd}）：W^O 要写回残差流。</translation>
+    </message>
+    <message>
+        <source>dropout must be a number in [0, 1), not {value}.</source>
+        <comment>config.dropout_type</comment>
+        <translation>dropout 必须是 [0, 1) 之内的数，而不是 {value}。</translation>
+    </message>
+    <message>
+        <source>dropout must be in [0, 1), not {value}.</source>
+        <comment>config.dropout_range</comment>
+        <translation>dropout 必须在 [0, 1) 之内，而不是 {value}。</translation>
+    </message>
+    <message>
+        <source>n_embd ({n_embd}) must be divisible by n_heads ({n_heads}): each head gets n_embd / n_heads features.</source>
+        <comment>config.heads</comment>
+        <translation>n_embd（{n_embd}）必须能被 n_heads（{n_heads}）整除：每个头分到 n_embd / n_heads 个特征。</translation>
+    </message>
+    <message>
+        <source>pad_id ({pad_id}) must be a token id of both vocabularies (below {below}).</source>
+        <comment>config.pad_id</comment>
+        <translation>pad_id（{pad_id}）必须是两个词表中都有的词元 id（小于 {below}）。</translation>
+    </message>
+    <message>
         <source>{device} is not a device name; use cpu, cuda, cuda:N, mps or auto.</source>
         <comment>device.bad_name</comment>
         <translation>{device} 不是设备名；请使用 cpu、cuda、cuda:N、mps 或 auto。</translation>
@@ -1901,6 +1961,26 @@ output w·V = {output}</source>
         <source>{device} names a CPU that does not exist: there is one CPU device, &apos;cpu&apos;.</source>
         <comment>device.no_such_cpu</comment>
         <translation>{device} 指向的 CPU 不存在：只有一个 CPU 设备“cpu”。</translation>
+    </message>
+    <message>
+        <source>{name} must be a whole number from {low} to {high}, not {value}.</source>
+        <comment>config.range</comment>
+        <translation>{name} 必须是 {low} 到 {high} 之间的整数，而不是 {value}。</translation>
+    </message>
+    <message>
+        <source>{name} must be a whole number, not {value}.</source>
+        <comment>config.not_int</comment>
+        <translation>{name} 必须是整数，而不是 {value}。</translation>
+    </message>
+    <message>
+        <source>{path} is not UTF-8 text.</source>
+        <comment>config.not_utf8</comment>
+        <translation>{path} 不是 UTF-8 文本。</translation>
+    </message>
+    <message>
+        <source>{path} is not a regular file.</source>
+        <comment>config.not_file</comment>
+        <translation>{path} 不是普通文件。</translation>
     </message>
     <message>
         <source>{what} &apos;{text}&apos; is not a number.</source>

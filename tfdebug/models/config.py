@@ -55,28 +55,30 @@ class ModelArgs:
         for name, (low, high) in RANGES.items():
             value = getattr(self, name)
             if value is not None and not low <= value <= high:
-                raise ConfigError(f"{name} must be a whole number from {low:,} to {high:,}, not {_shown(value)}.")
+                raise ConfigError("{name} must be a whole number from {low} to {high}, not {value}.",
+                                  id="config.range", name=name, low=f"{low:,}", high=f"{high:,}", value=_shown(value))
         if self.n_embd % self.n_heads != 0:
-            raise ConfigError(
-                f"n_embd ({self.n_embd}) must be divisible by n_heads ({self.n_heads}): "
-                f"each head gets n_embd / n_heads features."
-            )
+            raise ConfigError("n_embd ({n_embd}) must be divisible by n_heads ({n_heads}): "
+                              "each head gets n_embd / n_heads features.", id="config.heads",
+                              n_embd=self.n_embd, n_heads=self.n_heads)
         if self.dim != self.n_embd:
-            raise ConfigError(
-                f"dim ({self.dim}) must equal n_embd ({self.n_embd}): W^O writes back into the residual stream."
-            )
+            raise ConfigError("dim ({dim}) must equal n_embd ({n_embd}): W^O writes back into the residual stream.",
+                              id="config.dim", dim=self.dim, n_embd=self.n_embd)
         if not 0.0 <= self.dropout < 1.0:
-            raise ConfigError(f"dropout must be in [0, 1), not {_shown(self.dropout)}.")
+            raise ConfigError("dropout must be in [0, 1), not {value}.", id="config.dropout_range",
+                              value=_shown(self.dropout))
         if self.pad_id >= min(self.vocab_size, self.source_vocab_size):
-            raise ConfigError(f"pad_id ({self.pad_id}) must be a token id of both vocabularies "
-                              f"(below {min(self.vocab_size, self.source_vocab_size):,}).")
+            raise ConfigError("pad_id ({pad_id}) must be a token id of both vocabularies (below {below}).",
+                              id="config.pad_id", pad_id=self.pad_id,
+                              below=f"{min(self.vocab_size, self.source_vocab_size):,}")
         parts = self.memory_parts()
         total = sum(parts.values())
         if total > max_model_bytes():
             field = max(parts, key=parts.get)
-            raise ConfigError(f"This config asks for about {_bytes(total)} of parameters and buffers, mostly "
-                              f"from {field} = {getattr(self, field):,}; tfdebug builds models up to "
-                              f"{_bytes(max_model_bytes())} on this machine.")
+            raise ConfigError("This config asks for about {size} of parameters and buffers, mostly from {field} = "
+                              "{value}; tfdebug builds models up to {most} on this machine.", id="config.memory",
+                              size=_bytes(total), field=field, value=f"{getattr(self, field):,}",
+                              most=_bytes(max_model_bytes()))
 
     def memory_parts(self) -> dict[str, int]:
         """Bytes (float32) of the reference model's parameters and buffers, by the field that sizes them.
@@ -116,25 +118,26 @@ class ModelArgs:
     def from_dict(cls, data: dict) -> "ModelArgs":
         """A checked ModelArgs from a parsed config; ConfigError names the first bad field."""
         if not isinstance(data, dict):
-            raise ConfigError("The model config must be a JSON object of field names and values.")
+            raise ConfigError("The model config must be a JSON object of field names and values.", id="config.not_object")
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ConfigError(f"Unknown model config keys: {', '.join(_shown(k) for k in unknown[:5])}.")
+            raise ConfigError("Unknown model config keys: {keys}.", id="config.unknown_keys",
+                              keys=", ".join(_shown(k) for k in unknown[:5]))
         return cls(**data)
 
     @classmethod
     def from_json(cls, text: str) -> "ModelArgs":
         """A checked ModelArgs from config.json's text (size and nesting bounded before parsing finishes)."""
         if len(text) > MAX_CONFIG_CHARS:
-            raise ConfigError(f"config.json is {len(text):,} characters long; a model config is at most "
-                              f"{MAX_CONFIG_CHARS:,}.")
+            raise ConfigError("config.json is {n} characters long; a model config is at most {most}.",
+                              id="config.too_long", n=f"{len(text):,}", most=f"{MAX_CONFIG_CHARS:,}")
         try:
             data = json.loads(text)
         except RecursionError:
-            raise ConfigError("config.json is nested too deeply to be a model config.") from None
+            raise ConfigError("config.json is nested too deeply to be a model config.", id="config.nested") from None
         except ValueError as exc:
-            raise ConfigError(f"config.json is not valid JSON ({exc}).") from None
+            raise ConfigError("config.json is not valid JSON ({why}).", id="config.json", why=exc) from None
         return cls.from_dict(data)
 
 
@@ -142,13 +145,14 @@ def load_config(path: str | os.PathLike) -> ModelArgs:
     """Read and check a model folder's config.json (a regular file of at most MAX_CONFIG_CHARS)."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ConfigError(f"{path} is not a regular file.")
+            raise ConfigError("{path} is not a regular file.", id="config.not_file", path=path)
         with open(path, encoding="utf-8") as f:
             text = f.read(MAX_CONFIG_CHARS + 1)
     except UnicodeDecodeError:
-        raise ConfigError(f"{path} is not UTF-8 text.") from None
+        raise ConfigError("{path} is not UTF-8 text.", id="config.not_utf8", path=path) from None
     except OSError as exc:
-        raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}.") from None
+        raise ConfigError("Cannot read {path}: {why}.", id="config.unreadable", path=path,
+                          why=exc.strerror or exc) from None
     return ModelArgs.from_json(text)
 
 
@@ -169,10 +173,12 @@ def _check_types(args: ModelArgs) -> None:
         if value is None and name in OPTIONAL:
             continue
         if not isinstance(value, int) or isinstance(value, bool):  # JSON true is not a number here
-            raise ConfigError(f"{name} must be a whole number, not {_shown(value)}.")
+            raise ConfigError("{name} must be a whole number, not {value}.", id="config.not_int", name=name,
+                              value=_shown(value))
     dropout = args.dropout
     if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not math.isfinite(dropout):
-        raise ConfigError(f"dropout must be a number in [0, 1), not {_shown(dropout)}.")
+        raise ConfigError("dropout must be a number in [0, 1), not {value}.", id="config.dropout_type",
+                          value=_shown(dropout))
 
 
 def _shown(value) -> str:

@@ -237,7 +237,8 @@ def error_text(exc) -> str:
     if not error_id or not template:
         return exc.message
     translated = translate("errors", template, error_id)
-    params = {k: _input_label(v) if isinstance(v, str) else v for k, v in exc.params.items()}
+    # An input's label ("source sentence") is a word of the window: the catalogue has it.
+    params = {k: _input_label(v) if k == "field" and isinstance(v, str) else v for k, v in exc.params.items()}
     try:
         return translated.format(**params)
     except (KeyError, IndexError, ValueError):  # a translation with a broken placeholder: English is right
