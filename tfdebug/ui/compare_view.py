@@ -26,7 +26,7 @@ from tfdebug.ui.compare_dialog import BEFORE_EDIT, FILE, LIVE, CompareDialog, Pa
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.messages import Message
 from tfdebug.ui.heatmap import index_ticks
-from tfdebug.ui.i18n import error_text
+from tfdebug.ui.i18n import axis_title, error_text
 from tfdebug.ui.workers import Job
 
 COLUMNS = (QT_TRANSLATE_NOOP("CompareView", "Stage"), QT_TRANSLATE_NOOP("CompareView", "Status"), "max |Δ|", "mean |Δ|",
@@ -187,8 +187,9 @@ class CompareView(QWidget):
             rows, cols = sl.source_shape
             image.setRect(QRectF(0, 0, cols, rows))
             plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0)
-        fixed = ", ".join(f"{names[a]} {i}" for a, i in indices.items())
-        shown = f"{names[view.row_axis]} × {names[view.col_axis]}" if len(names) >= 2 else self.tr("values")
+        fixed = ", ".join(f"{axis_title(names[a])} {i}" for a, i in indices.items())
+        shown = (f"{axis_title(names[view.row_axis])} × {axis_title(names[view.col_axis])}" if len(names) >= 2
+                 else self.tr("values"))
         at = self.tr(" at {fixed}").format(fixed=fixed) if fixed else ""
         self.caption.setText(self.tr("{name}: {shown}{at} · A − B from {lo} to {hi}, masked in both in grey").format(
             name=name, shown=shown, at=at, lo=f"{-m:.3g}", hi=f"{m:.3g}"))
@@ -205,7 +206,7 @@ class CompareView(QWidget):
                      else index_ticks(n))
             for plot in self.plots:
                 plot.getAxis(side).setTicks([ticks])
-                plot.setLabel(side, names[axis] if 0 <= axis < len(names) else "")
+                plot.setLabel(side, axis_title(names[axis]) if 0 <= axis < len(names) else "")
 
 
 class CompareTools:

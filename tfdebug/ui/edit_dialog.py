@@ -23,7 +23,7 @@ from tfdebug.core.edits import (CELL, COLUMN, FILL_CSV, KEEP_HEAD, ROW, SCALE, S
 from tfdebug.core.errors import EditError, TfdebugError
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
-from tfdebug.ui.i18n import error_text
+from tfdebug.ui.i18n import axis_title, error_text
 
 OPERATIONS = ((SET, QT_TRANSLATE_NOOP("EditDialog", "Set to a value")),
               (SCALE, QT_TRANSLATE_NOOP("EditDialog", "Scale by a factor")),
@@ -172,9 +172,9 @@ class EditDialog(QDialog):
         self.head.setRange(0, capture.shape[heads] - 1 if heads is not None else 0)
         shown = ""
         if len(names) >= 2:
-            fixed = ", ".join(f"{names[a]} {i}" for a, i in self.ctl.indices(capture).items())
+            fixed = ", ".join(f"{axis_title(names[a])} {i}" for a, i in self.ctl.indices(capture).items())
             shown = self.tr("; shown slice {row} × {col}").format(
-                row=names[self.ctl.view.row_axis], col=names[self.ctl.view.col_axis]) + (
+                row=axis_title(names[self.ctl.view.row_axis]), col=axis_title(names[self.ctl.view.col_axis])) + (
                 self.tr(" at {fixed}").format(fixed=fixed) if fixed else "")
         shape = "(" + ",".join(map(str, capture.shape)) + ")"
         state = self.tr(" (edited)") if capture.edited else ""
