@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 from PySide6.QtWidgets import QApplication
 
 SCREENSHOT_TIMEOUT_MS = 120_000
@@ -60,6 +60,13 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     elif goto is not None:
         _when_ready(window, lambda: window.ctl.run_to(goto))
     code = app.exec()
+    # Screenshot mode quits with the window open and its pass paused: stop the pass and close
+    # the window here. Closing the last window posts a Quit event; left queued, it would end
+    # the application's event loops for good when a later processEvents delivers it (tests
+    # that open a window after this one then never see a timer or a queued signal).
+    if window.isVisible():
+        window.close()  # its closeEvent stops the pass (ctl.shutdown)
+    QCoreApplication.removePostedEvents(app, QEvent.Quit)
     from tfdebug.ui.workers import wait_for_all
 
     wait_for_all()  # a model still loading is abandoned and joined: no thread inside torch at exit
