@@ -234,6 +234,19 @@ def test_screenshot_mode_exits_2_at_once_when_the_model_cannot_load(tmp_path, qa
     assert not (tmp_path / "x.png").exists()
 
 
+def test_a_screenshot_leaves_the_event_loop_working(tmp_path, qapp):
+    """After a screenshot the window is gone but timers and queued signals still run (later windows need them)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from tfdebug.ui.app import run_app
+    assert run_app(model="random", goto="src.pos", screenshot=str(tmp_path / "shot.png")) == 0
+    fired = []
+    loop = QEventLoop()
+    QTimer.singleShot(300, loop.quit)
+    QTimer.singleShot(0, lambda: fired.append(1))
+    assert loop.exec() == 0 and fired == [1]
+
+
 def test_registry_ids_are_dotted_and_bound_once(window):
     assert all(i.startswith("tfdebug.") for i in actions.REGISTRY)
     shortcuts = [a.shortcut().toString() for a in window.actions_by_id.values() if not a.shortcut().isEmpty()]
