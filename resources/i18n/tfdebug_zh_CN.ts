@@ -1989,6 +1989,21 @@ output w·V = {output}</source>
     </message>
 </context>
 <context>
+    <name>formulas</name>
+    <message>
+        <source>−∞ above the diagonal</source>
+        <translation>对角线以上为 −∞</translation>
+    </message>
+    <message>
+        <source>−∞ above the diagonal and at padded keys</source>
+        <translation>对角线以上和填充的键处为 −∞</translation>
+    </message>
+    <message>
+        <source>−∞ at padded keys</source>
+        <translation>填充的键处为 −∞</translation>
+    </message>
+</context>
+<context>
     <name>inputs</name>
     <message>
         <source>Chinese, words separated by spaces</source>

@@ -70,6 +70,7 @@ def test_the_catalogue_holds_the_core_vocabulary():
     strings = i18n_catalog.core_strings()
     assert ("Softmax", "") in strings["kinds"] and ("Masked self-attention", "") in strings["titles"]
     assert ("Source sentence", "") in strings["inputs"]
+    assert ("−∞ above the diagonal", "") in strings["formulas"]
     ids = [error_id for _, error_id in strings["errors"]]
     assert len(ids) == len(set(ids)), "an error id is used with two different sentences"
 
@@ -153,6 +154,7 @@ def test_titles_and_kinds_are_translated(qapp):
     assert i18n.title("Encoder layer 3") == "编码器层 3"
     assert i18n.title("Masked self-attention") == "掩码自注意力"
     assert i18n.title("my_block 2") == "my_block 2"  # not in the catalogue: unchanged
+    assert i18n.formula_text("Q·Kᵀ / √d_k + M  (M: −∞ above the diagonal)") == "Q·Kᵀ / √d_k + M  (M: 对角线以上为 −∞)"
 
 
 def test_chinese_text_gets_a_cjk_font(qapp):

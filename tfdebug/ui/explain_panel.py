@@ -120,7 +120,7 @@ class ExplainPanel(QWidget):
     def _this_pass(self, capture: Capture) -> str:
         """This stage's own formula and shape transition, the mask's broadcast and what it hides."""
         info = capture.info
-        lines = [self.tr("This model: {formula}").format(formula=info.formula)]
+        lines = [self.tr("This model: {formula}").format(formula=i18n.formula_text(info.formula))]
         inputs = input_stages(self.ctl.plan, capture)
         if inputs:
             lines.extend(describe_inputs(inputs, capture.shape, info.ops).split("\n"))

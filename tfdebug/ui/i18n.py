@@ -13,6 +13,7 @@ here (their catalogue entries come from `tfdebug/ui/core_strings.py`, generated)
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QLibraryInfo, QLocale, QObject, QSettings, QTranslator
@@ -169,6 +170,11 @@ def kind_title(kind: str) -> str:
     from tfdebug.core.stages import kind_title as english
 
     return translate("kinds", english(kind))
+
+
+def formula_text(formula: str) -> str:
+    """A stage's formula with the words of its mask note translated: "… + M  (M: −∞ above the diagonal)"."""
+    return re.sub(r"\(M: ([^)]*)\)", lambda m: f"(M: {translate('formulas', m.group(1))})", formula)
 
 
 def axis_title(name: str) -> str:

@@ -33,6 +33,7 @@ CORE_STRINGS = UI_DIR / "core_strings.py"
 I18N_DIR = ROOT / "resources" / "i18n"
 TS_FILES = {"zh": I18N_DIR / "tfdebug_zh_CN.ts"}
 QT_LAYERS = ("core", "models", "adapters", "io")  # the Qt-free layers whose texts the window shows
+FORMULA_PHRASES = ("_WHAT",)  # core/masks.py: what a mask hides, inside a mask stage's formula label
 TITLE_ATTRIBUTES = ("layer_titles", "stack_titles", "site_titles", "BLOCK_TITLES", "LAYER_TITLES",
                     "STACK_TITLES", "SITE_TITLES")
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
@@ -71,10 +72,11 @@ def _call_name(node: ast.Call) -> str:
 def core_strings(root: Path = ROOT) -> dict[str, list[tuple[str, str]]]:
     """context -> [(source text, disambiguation)] found in tfdebug/{core,models,adapters,io}.
 
-    "axes": core's AXES; "kinds": KIND_TITLES values; "titles": values of the *_titles dicts; "inputs": labels and
+    "axes": core's AXES; "kinds": KIND_TITLES values; "formulas": what a mask hides; "titles": values of the *_titles dicts; "inputs": labels and
     placeholders of InputField(...); "errors": (template, id) of every `…Error("…", id="…")`.
     """
-    found: dict[str, dict[tuple[str, str], None]] = {"axes": {}, "kinds": {}, "titles": {}, "inputs": {}, "errors": {}}
+    found: dict[str, dict[tuple[str, str], None]] = {"axes": {}, "kinds": {}, "titles": {}, "formulas": {},
+                                                     "inputs": {}, "errors": {}}
     for layer in QT_LAYERS:
         for path in sorted((root / "tfdebug" / layer).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
@@ -88,7 +90,8 @@ def core_strings(root: Path = ROOT) -> dict[str, list[tuple[str, str]]]:
                         if _string(value):
                             found["axes"][(_string(value), "")] = None
                 elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
-                    context = "kinds" if "KIND_TITLES" in names else "titles" if names & set(TITLE_ATTRIBUTES) else ""
+                    context = ("kinds" if "KIND_TITLES" in names else "titles" if names & set(TITLE_ATTRIBUTES)
+                               else "formulas" if names & set(FORMULA_PHRASES) else "")
                     if context:
                         for value in node.value.values:
                             if _string(value):

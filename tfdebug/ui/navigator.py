@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QMenu, QPushButton, QStyl
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import kind_title as english_kind_title
-from tfdebug.ui.i18n import kind_title, title
+from tfdebug.ui.i18n import formula_text, kind_title, title
 from tfdebug.ui import actions
 from tfdebug.ui.breakpoints_ui import ConditionDialog, kind_menu
 from tfdebug.ui.controller import DebugController
@@ -160,7 +160,7 @@ class NavigatorPanel(QWidget):
         item = QTreeWidgetItem(["", label, shape])
         item.setData(NAME, NAME_ROLE, capture.name)
         item.setData(SHAPE, SHAPE_ROLE, shape)
-        item.setToolTip(NAME, f"{capture.name} — {kind_title(capture.info.kind)}\n{capture.info.formula}")
+        item.setToolTip(NAME, f"{capture.name} — {kind_title(capture.info.kind)}\n{formula_text(capture.info.formula)}")
         item.setTextAlignment(GUTTER, Qt.AlignCenter)
         return item
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from tfdebug.core.recorder import Capture
 from tfdebug.ui.controller import DebugController
-from tfdebug.ui.i18n import axis_title, current_language, kind_title
+from tfdebug.ui.i18n import axis_title, current_language, formula_text, kind_title
 
 
 def fmt_shape(shape) -> str:
@@ -107,7 +107,7 @@ class ShapePanel(QWidget):
             rows.append((self.tr("From"), html.escape(text).replace("\n", "<br>")))
         elif info.kind == "embedding":
             rows.append((self.tr("From"), html.escape(self.tr("the token ids (a lookup in the embedding table)"))))
-        rows.append((self.tr("Formula"), f"<span style='font-size:large'>{html.escape(info.formula)}</span>"))
+        rows.append((self.tr("Formula"), f"<span style='font-size:large'>{html.escape(formula_text(info.formula))}</span>"))
         rows.append((self.tr("Source"), html.escape(info.source or self.tr("unknown"))))
         edited = f" <span style='color:#b35c00'>{html.escape(self.tr('(edited)'))}</span>" if capture.edited else ""
         # English shows the kind's identifier; another language its title, with the identifier after it.
