@@ -37,3 +37,18 @@ def test_it_translates_after_the_equals_sign_and_is_verified():
     assert probs.shape == (1, 4, 8, 8)
     metrics = json.loads((FOLDER / "metrics.json").read_text())
     assert metrics["held_out"]["exact_match"] >= 0.95  # what training measured on held-out pairs
+
+
+def test_a_special_token_typed_in_the_prompt_is_named(capsys, monkeypatch):
+    """Typed as text, <|endoftext|> becomes that one special token: tfdebug says so instead of staying silent."""
+    from tfdebug.cli import main
+
+    monkeypatch.setattr("tfdebug.core.memory.keep_freed_memory", lambda: None)  # in-process: no process-wide tuning
+
+    adapter = load_adapter("tiny-gpt2", "cpu", "float32")
+    session = DebugSession(adapter, {"prompt": "i love you <|endoftext|>"})
+    assert session.tokens["prompt"][-1] == "<|endoftext|>"
+    assert session.notes == ["<|endoftext|> is a special token, not text: the model reads it as that one token."]
+    assert DebugSession(adapter, {"prompt": "i love you"}).notes == []
+    assert main(["stages", "--model", "tiny-gpt2", "--input", "prompt=i love <|endoftext|>"]) == 0
+    assert "note: <|endoftext|> is a special token" in capsys.readouterr().err

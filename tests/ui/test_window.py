@@ -280,3 +280,15 @@ def test_run_works_in_a_window_with_nothing_loaded(make_window, qtbot):
     run.trigger()
     wait_paused(qtbot, window, "src.embed")
     window.ctl.close()
+
+
+def test_the_adapters_notes_about_the_inputs_reach_the_message_bar(make_window, qtbot):
+    """The notes preset says its one sentence pair fills the batch: the window shows it."""
+    window = make_window()
+    shown = []
+    window.ctl.message.connect(shown.append)
+    window.start(RunInputs("notes", "cpu", {"src": "I love you", "tgt": "我 爱 你"}))
+    wait_paused(qtbot, window, timeout=60000)
+    [note] = [m for m in shown if m.topic == "input-notes"]
+    assert "fills all 32 rows" in note.text and note.text == " ".join(window.ctl.session.notes)
+    window.ctl.close()

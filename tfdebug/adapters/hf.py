@@ -97,6 +97,21 @@ class HFAdapter(ModelAdapter):
             ids = list(self.tokenizer(text, add_special_tokens=special)["input_ids"])
         return ids, [self._id_label(i) for i in ids]
 
+    def _special_tokens(self) -> list[str]:
+        """The tokenizer's special tokens as typed text ('<|endoftext|>', '</s>' …)."""
+        tok = getattr(self.tokenizer, "backend_tokenizer", self.tokenizer)
+        if hasattr(tok, "get_added_tokens_decoder"):
+            return [t.content for t in tok.get_added_tokens_decoder().values() if t.special]
+        return list(getattr(self.tokenizer, "all_special_tokens", []))
+
+    def _typed_special(self, texts: Mapping[str, str]) -> list[str]:
+        """A sentence per special token typed in `texts`: the tokenizer reads it as that token, not as text."""
+        notes = []
+        for token in self._special_tokens():
+            if token and any(token in text for text in texts.values()):
+                notes.append(f"{token} is a special token, not text: the model reads it as that one token.")
+        return notes
+
     def _ids(self, ids: list[int]) -> Tensor:
         device = self.model.get_input_embeddings().weight.device
         return torch.tensor([ids], dtype=torch.long, device=device)
@@ -122,7 +137,7 @@ class HFAdapter(ModelAdapter):
                 kwargs["use_cache"] = False
             tokens = {key: labels}
         _check_length(self.model.config, kwargs)
-        return Prepared(texts=texts, kwargs=kwargs, tokens=tokens)
+        return Prepared(texts=texts, kwargs=kwargs, tokens=tokens, notes=self._typed_special(texts))
 
     def _id_label(self, token_id: int) -> str:
         """The readable string of one token id ('<id 7>' for an id the tokenizer does not know)."""

@@ -38,6 +38,11 @@ class SessionTexts:
         return list(self.prepared.unknown)
 
     @property
+    def notes(self) -> list[str]:
+        """What the adapter wants the user to know about these inputs (a typed special token …)."""
+        return list(self.prepared.notes)
+
+    @property
     def title(self) -> str:
         """The texts as one line, for a window title: 'I love you → 我 爱 你'."""
         return " → ".join(t for t in self.prepared.texts.values() if t) or self.adapter.name

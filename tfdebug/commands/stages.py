@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from tfdebug.io.limits import escape_controls
 from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, load_from_args,
                                      texts_from_args)
 
@@ -75,8 +76,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def warn_unknown(session) -> None:
-    """Name the typed words the model has no token for, on stderr, with the closest known word when one is close."""
+    """Name the typed words the model has no token for, on stderr, with the closest known word when one is close;
+    then the adapter's notes about the inputs (a special token typed as text …)."""
     print_unknown(session.unknown_words, getattr(session.adapter, "loaded", None))
+    for note in session.notes:
+        print(f"note: {escape_controls(note)}", file=sys.stderr)
 
 
 def print_unknown(words, loaded) -> None:

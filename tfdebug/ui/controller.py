@@ -128,6 +128,8 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         if session.unknown_words:
             self.message.emit(Message("warning", self.tr("Not in the vocabulary (shown as <unk>): {words}.").format(
                 words=", ".join(session.unknown_words)), topic="unknown-words"))
+        if session.notes:  # the adapter's own sentences about these inputs
+            self.message.emit(Message("info", " ".join(session.notes), topic="input-notes"))
 
     def load_replay(self, stepper: Stepper, tokens: dict, title: str, recording: Recording | None = None) -> None:
         """Show a recorded pass (Stepper.replay): every panel works, nothing can run.
