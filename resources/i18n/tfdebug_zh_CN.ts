@@ -1808,6 +1808,16 @@ output w·V = {output}</source>
         <translation>源句子为空：请至少输入一个词。</translation>
     </message>
     <message>
+        <source>The source sequence has {n} tokens; this model takes at most {most}.</source>
+        <comment>input.too_long_source</comment>
+        <translation>源序列有 {n} 个词元；此模型最多接受 {most} 个。</translation>
+    </message>
+    <message>
+        <source>The target sequence has {n} tokens; this model takes at most {most}.</source>
+        <comment>input.too_long_target</comment>
+        <translation>目标序列有 {n} 个词元；此模型最多接受 {most} 个。</translation>
+    </message>
+    <message>
         <source>The temperature must be greater than 0.</source>
         <comment>decoding.temperature</comment>
         <translation>温度必须大于 0。</translation>
@@ -1868,6 +1878,11 @@ output w·V = {output}</source>
         <translation>这个配置需要约 {size} 的参数和缓冲区，主要来自 {field} = {value}；tfdebug 在本机最多构建 {most} 的模型。</translation>
     </message>
     <message>
+        <source>This generation has no step {step}.</source>
+        <comment>generation.no_step</comment>
+        <translation>这次生成没有第 {step} 步。</translation>
+    </message>
+    <message>
         <source>This model takes no input called &apos;{key}&apos;; its inputs are: {keys}.</source>
         <comment>input.unknown_key</comment>
         <translation>此模型没有名为“{key}”的输入；它的输入是：{keys}。</translation>
@@ -1886,6 +1901,11 @@ output w·V = {output}</source>
         <source>This stage holds {dtype} values; only floating-point stages can be edited.</source>
         <comment>edit.not_float</comment>
         <translation>这个阶段的值是 {dtype}；只有浮点阶段才能编辑。</translation>
+    </message>
+    <message>
+        <source>Tokens are counted from 1: the first generated token is token 1.</source>
+        <comment>generation.token_from_1</comment>
+        <translation>词元从 1 开始计数：第一个生成的词元是第 1 个。</translation>
     </message>
     <message>
         <source>Top-k must be 0 (off) or a positive number of tokens.</source>

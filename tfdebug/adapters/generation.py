@@ -194,7 +194,8 @@ class GenerationSession(SessionTexts):
         Already captured: the cursor moves there through history.
         """
         if n < 1:
-            raise StepperStateError("Tokens are counted from 1: the first generated token is token 1.")
+            raise StepperStateError("Tokens are counted from 1: the first generated token is token 1.",
+                                    id="generation.token_from_1")
         name = self.first_stage(n)
         if name is not None:
             self.stepper.run_to(name)
@@ -207,7 +208,7 @@ class GenerationSession(SessionTexts):
         """Show the first stage of `step`: through history when it has run, else run to it."""
         name = self.first_stage(step)
         if name is None:
-            raise StepperStateError(f"This generation has no step {step}.")
+            raise StepperStateError("This generation has no step {step}.", id="generation.no_step", step=step)
         self.stepper.run_to(name)
 
     def capture_all(self) -> tuple[list[Capture], Any]:

@@ -269,9 +269,12 @@ class Transformer(nn.Module):
             if ids.shape[0] == 0 or ids.shape[1] == 0:
                 raise EmptyInputError(f"The {label} sequence is empty: give at least one token.")
             if offset + ids.shape[1] > args.max_len:
-                raise SequenceTooLongError(
-                    f"The {label} sequence has {offset + ids.shape[1]} tokens; this model takes at most {args.max_len}."
-                )
+                n = offset + ids.shape[1]
+                if label == "source":  # one sentence per side: the window translates each by its id
+                    raise SequenceTooLongError("The source sequence has {n} tokens; this model takes at most {most}.",
+                                               id="input.too_long_source", n=n, most=args.max_len)
+                raise SequenceTooLongError("The target sequence has {n} tokens; this model takes at most {most}.",
+                                           id="input.too_long_target", n=n, most=args.max_len)
             checks.append(((ids < 0) | (ids >= vocab)).any())
             checks.append((ids == args.pad_id).any())
         flags = torch.stack(checks).tolist()
