@@ -117,9 +117,9 @@ def test_hugging_face_language_model_in_the_dock(make_window, qtbot):
     window = make_window()
     window.ctl.generation = DecodingSettings(max_new_tokens=4)
     window.start(RunInputs("tiny-gpt2", "cpu", {"prompt": "I love you ="}))
-    wait_paused(qtbot, window, "gen.0.tok.embed")
+    wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)  # loading transformers takes a while
     press(window, Qt.Key_T, Qt.ControlModifier)
-    wait_paused(qtbot, window, "gen.1.tok.embed")
+    wait_paused(qtbot, window, "gen.1.tok.embed", timeout=30000)
     window.ctl.run_to("gen.1.dec.1.self_attn.context")
     wait_paused(qtbot, window, "gen.1.dec.1.self_attn.context")
     panel = shown(window, qtbot)
@@ -128,4 +128,28 @@ def test_hugging_face_language_model_in_the_dock(make_window, qtbot):
     assert panel.cache.shown["k"].shape[0] == len(prompt) + 1 and panel.cache.new_rows == 1
     assert panel.rows["self_attn"].labels == prompt + ["我"]
     assert panel.rows["self_attn"].isVisible() and not panel.rows["cross_attn"].isVisible()
+    window.ctl.close()
+
+
+def test_grouped_query_cache_shows_the_kv_head_the_query_head_reads(make_window, qtbot):
+    """LLaMA-style GQA (4 query heads, 2 K/V heads): query head 3 reads K/V head 1."""
+    import pytest
+
+    pytest.importorskip("transformers")
+    from tests.adapters import hf_tiny
+    from tfdebug.adapters.generation import GenerationSession
+    from tfdebug.adapters.hf import wrap
+
+    window = make_window()
+    adapter = wrap(hf_tiny.llama(), hf_tiny.word_tokenizer())
+    window.ctl.set_session(GenerationSession(adapter, {"prompt": "I love you"}, DecodingSettings(max_new_tokens=3)))
+    wait_paused(qtbot, window, "gen.0.tok.embed")
+    window.ctl.run_to("gen.1.dec.0.self_attn.context")
+    wait_paused(qtbot, window, "gen.1.dec.0.self_attn.context")
+    window.ctl.set_index("head", 3)
+    panel = shown(window, qtbot)
+    cache_k = window.ctl.stepper.history[window.ctl.reached("gen.1.dec.0.self_attn.cache_k")].tensor
+    assert cache_k.shape[1] == 2
+    assert panel.cache.shown["k"].tolist() == cache_k[0, 1].tolist()
+    assert "head 1" in panel.cache.plots["k"].titleLabel.text and "head 3" in panel.rows["self_attn"].title
     window.ctl.close()

@@ -13,6 +13,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.names import parse_name
+from tfdebug.core.stages import token_labels
 from tfdebug.ui import generation_data as data
 from tfdebug.ui.attention_row import AttentionRow
 from tfdebug.ui.cache_view import ROLES, CacheView
@@ -161,11 +162,17 @@ class GenerationPanel(QWidget):
         row.set_row(weights, labels, title)
 
     def _query_label(self, capture) -> str:
-        from tfdebug.core.stages import token_labels
-
         ref = capture.info.tokens.get("query")
         labels = token_labels(self.ctl.tokens, ref) if ref else None
         return labels[-1] if labels else "?"
+
+    def _kv_head(self, kv_heads: int, stack: str, layer: int, block: str) -> int:
+        """The cache head the selected query head reads: with grouped-query attention (fewer K/V
+        heads than query heads) query head h shares K/V head h // (query heads / K/V heads)."""
+        probs = self.ctl.plan.find(data.stage_name(0, stack, layer, block, "probs"))
+        heads = probs.shape[1] if probs is not None else kv_heads
+        head = min(self.head(), heads - 1)
+        return min(head // max(1, heads // kv_heads), kv_heads - 1)
 
     def _cache(self) -> None:
         stack, layer = self.layer
@@ -177,7 +184,7 @@ class GenerationPanel(QWidget):
             if found is None:
                 continue
             capture = found.capture
-            head = min(self.head(), capture.shape[1] - 1)
+            head = self._kv_head(capture.shape[1], stack, layer, block)
             planes[role] = capture.tensor[0, head].detach().float().cpu().numpy()  # (keys, head_dim)
             labels = data.key_labels(self.ctl.tokens, capture)
             new = data.new_rows(self.ctl.stepper, found, stack, layer, block, stage)
