@@ -1658,6 +1658,11 @@ output w·V = {output}</source>
         <translation>录制的前向过程不能再次运行：请打开模型以实时运行。</translation>
     </message>
     <message>
+        <source>A {suffix} picture of the heatmap can only be drawn from the window.</source>
+        <comment>export.picture_needs_window</comment>
+        <translation>热力图的 {suffix} 图片只能在窗口中绘制。</translation>
+    </message>
+    <message>
         <source>Already at the first stage.</source>
         <comment>stepper.at_first</comment>
         <translation>已经在第一个阶段。</translation>
@@ -1703,9 +1708,19 @@ output w·V = {output}</source>
         <translation>位置 {index} 没有已捕获的阶段。</translation>
     </message>
     <message>
+        <source>No stages are selected: choose at least one stage to export.</source>
+        <comment>export.no_stages</comment>
+        <translation>未选择任何阶段：请至少选择一个要导出的阶段。</translation>
+    </message>
+    <message>
         <source>Nothing has run yet.</source>
         <comment>stepper.nothing_run</comment>
         <translation>还没有运行任何阶段。</translation>
+    </message>
+    <message>
+        <source>Only a 2-D slice can be exported as CSV; this one has {ndim} dimensions.</source>
+        <comment>export.csv_not_2d</comment>
+        <translation>只有二维切片可以导出为 CSV；此切片有 {ndim} 个维度。</translation>
     </message>
     <message>
         <source>Only the stage the forward is paused at can be replaced.</source>
@@ -1718,9 +1733,19 @@ output w·V = {output}</source>
         <translation>阶段 {name} 已经运行过：只能编辑前向过程当前暂停所在的阶段（{live}）。要编辑更早的阶段，请重新开始。</translation>
     </message>
     <message>
+        <source>The .pt file {name} could not be written.</source>
+        <comment>export.pt_write_failed</comment>
+        <translation>无法写入 .pt 文件 {name}。</translation>
+    </message>
+    <message>
         <source>The CSV file holds {rows} rows × {cols} columns; the shown slice is {want_rows} × {want_cols}.</source>
         <comment>edit.csv_shape</comment>
         <translation>CSV 文件有 {rows} 行 × {cols} 列；显示的切片是 {want_rows} × {want_cols}。</translation>
+    </message>
+    <message>
+        <source>The CSV labels do not match the slice&apos;s size.</source>
+        <comment>export.csv_labels</comment>
+        <translation>CSV 标签与切片的大小不一致。</translation>
     </message>
     <message>
         <source>The CSV values are {rows} × {cols}; the shown slice is {want_rows} × {want_cols}.</source>
@@ -1738,9 +1763,24 @@ output w·V = {output}</source>
         <translation>设备名为空；请使用 cpu、cuda、cuda:N、mps 或 auto。</translation>
     </message>
     <message>
+        <source>The file {path} cannot be read as a tfdebug export.</source>
+        <comment>export.unreadable</comment>
+        <translation>文件 {path} 无法作为 tfdebug 导出文件读取。</translation>
+    </message>
+    <message>
         <source>The file {path} does not exist.</source>
         <comment>pass.missing</comment>
         <translation>文件 {path} 不存在。</translation>
+    </message>
+    <message>
+        <source>The file {path} holds something other than tensors.</source>
+        <comment>export.not_tensors</comment>
+        <translation>文件 {path} 中包含张量以外的内容。</translation>
+    </message>
+    <message>
+        <source>The file {path} is a {label}, not a recorded pass.</source>
+        <comment>export.not_a_pass</comment>
+        <translation>文件 {path} 是{label}，而不是一次记录的前向传播。</translation>
     </message>
     <message>
         <source>The file {path} is not a readable safetensors file: {why}.</source>

@@ -117,7 +117,8 @@ def export_pt(recording: Recording, path: str | os.PathLike, progress: ProgressC
                 cause = cause.__context__
             if cause is not None:
                 raise cause from None
-            raise ExportError(f"The .pt file {Path(path).name} could not be written.") from exc
+            raise ExportError("The .pt file {name} could not be written.", id="export.pt_write_failed",
+                              name=Path(path).name) from exc
 
 
 def export_safetensors(recording: Recording, path: str | os.PathLike,
@@ -132,7 +133,7 @@ def export_pass(recording: Recording, path: str | os.PathLike, stages: Iterable[
     writer = format_for(path, fmt, scope="pass").writer
     selected = recording.select(stages)
     if not selected.captures:
-        raise ExportError("No stages are selected: choose at least one stage to export.")
+        raise ExportError("No stages are selected: choose at least one stage to export.", id="export.no_stages")
     writer(selected, path, progress)
 
 
@@ -147,12 +148,13 @@ def export_csv(values: np.ndarray | DisplaySlice, path: str | os.PathLike,
     if array.ndim == 1:
         array = array.reshape(1, -1)
     if array.ndim != 2:
-        raise ExportError(f"Only a 2-D slice can be exported as CSV; this one has {array.ndim} dimensions.")
+        raise ExportError("Only a 2-D slice can be exported as CSV; this one has {ndim} dimensions.",
+                          id="export.csv_not_2d", ndim=array.ndim)
     rows, cols = array.shape
     row_labels = list(row_labels) if row_labels is not None else [str(i) for i in range(rows)]
     col_labels = list(col_labels) if col_labels is not None else [str(j) for j in range(cols)]
     if len(row_labels) != rows or len(col_labels) != cols:
-        raise ExportError("The CSV labels do not match the slice's size.")
+        raise ExportError("The CSV labels do not match the slice's size.", id="export.csv_labels")
     text = io.StringIO(newline="")
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(["", *col_labels])
@@ -187,9 +189,11 @@ def _reader(read: Callable) -> Callable[[str | os.PathLike], Recording]:
             try:
                 tensors, manifest = read(f)
             except Exception as exc:  # numpy, zipfile and torch each raise their own types
-                raise SnapshotError(f"{where} cannot be read as a tfdebug export.") from exc
+                raise SnapshotError("The file {path} cannot be read as a tfdebug export.", id="export.unreadable",
+                                    path=os.fspath(path)) from exc
         if tensors is None or not all(isinstance(t, Tensor) for t in tensors.values()):
-            raise SnapshotError(f"{where} holds something other than tensors.")
+            raise SnapshotError("The file {path} holds something other than tensors.", id="export.not_tensors",
+                                path=os.fspath(path))
         doc = parse_manifest(manifest if isinstance(manifest, str) else None, where)
         check_tensors(doc, {n: (t.dtype, tuple(t.shape)) for n, t in tensors.items()}, where, stored=True)
         recording = recording_from_manifest(doc, path=os.fspath(path))
@@ -205,7 +209,8 @@ def load_export(path: str | os.PathLike) -> Recording:
     """Read a recorded pass back from any pass format (.safetensors, .npz, .pt); no code runs, no pickle."""
     fmt = format_for(path)
     if fmt.reader is None:
-        raise SnapshotError(f"The file {os.fspath(path)} is a {fmt.label}, not a recorded pass.")
+        raise SnapshotError("The file {path} is a {label}, not a recorded pass.", id="export.not_a_pass",
+                            path=os.fspath(path), label=fmt.label)
     return fmt.reader(path)
 
 
@@ -217,7 +222,8 @@ def _write_csv(view: View, path: str | os.PathLike) -> None:
 def _write_picture(view: View, path: str | os.PathLike) -> None:
     suffix = Path(path).suffix.lower()
     if view.render is None:
-        raise ExportError(f"A {suffix} picture of the heatmap can only be drawn from the window.")
+        raise ExportError("A {suffix} picture of the heatmap can only be drawn from the window.",
+                          id="export.picture_needs_window", suffix=suffix)
     with atomic_path(path, ExportError) as tmp:
         view.render(str(tmp), suffix)
 
