@@ -1928,6 +1928,11 @@ output w·V = {output}</source>
         <translation>此模型没有名为“{key}”的输入；它的输入是：{keys}。</translation>
     </message>
     <message>
+        <source>This pass cannot be saved: {problem}.</source>
+        <comment>manifest.unsavable</comment>
+        <translation>无法保存此次前向传播：{problem}。</translation>
+    </message>
+    <message>
         <source>This stage has fewer than two axes: edit the whole tensor instead.</source>
         <comment>edit.one_axis</comment>
         <translation>这个阶段少于两个轴：请改为编辑整个张量。</translation>
@@ -2046,6 +2051,41 @@ output w·V = {output}</source>
         <source>{what} &apos;{text}&apos; is not a number.</source>
         <comment>edit.not_a_number</comment>
         <translation>{what}“{text}”不是数字。</translation>
+    </message>
+    <message>
+        <source>{where} does not match its manifest: stage &apos;{name}&apos; has no tensor in the file.</source>
+        <comment>manifest.missing_tensor</comment>
+        <translation>{where} 与其清单不一致：阶段“{name}”在文件中没有张量。</translation>
+    </message>
+    <message>
+        <source>{where} does not match its manifest: stage &apos;{name}&apos; has shape {shape} in the file but {listed} in the manifest.</source>
+        <comment>manifest.shape_mismatch</comment>
+        <translation>{where} 与其清单不一致：阶段“{name}”在文件中的形状为 {shape}，而清单中为 {listed}。</translation>
+    </message>
+    <message>
+        <source>{where} does not match its manifest: stage &apos;{name}&apos; is {dtype} in the file but {want} in the manifest.</source>
+        <comment>manifest.dtype_mismatch</comment>
+        <translation>{where} 与其清单不一致：阶段“{name}”在文件中是 {dtype}，而清单中是 {want}。</translation>
+    </message>
+    <message>
+        <source>{where} does not match its manifest: tensor &apos;{name}&apos; is not a listed stage.</source>
+        <comment>manifest.extra_tensor</comment>
+        <translation>{where} 与其清单不一致：张量“{name}”不是清单中列出的阶段。</translation>
+    </message>
+    <message>
+        <source>{where} has a damaged manifest: {problem}.</source>
+        <comment>manifest.damaged</comment>
+        <translation>{where} 的清单已损坏：{problem}。</translation>
+    </message>
+    <message>
+        <source>{where} has no tfdebug manifest: it is a plain safetensors file, not a snapshot.</source>
+        <comment>manifest.missing</comment>
+        <translation>{where} 没有 tfdebug 清单：它是普通的 safetensors 文件，而不是快照。</translation>
+    </message>
+    <message>
+        <source>{where} {problem}.</source>
+        <comment>manifest.unsupported</comment>
+        <translation>{where} {problem}。</translation>
     </message>
 </context>
 <context>

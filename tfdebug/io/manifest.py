@@ -36,7 +36,8 @@ class _Damaged(Exception):
 def parse_manifest(text: str | None, where: str) -> dict:
     """The manifest in `text` after checking its structure (not yet against tensors)."""
     if text is None:
-        raise SnapshotError(f"{where} has no tfdebug manifest: it is a plain safetensors file, not a snapshot.")
+        raise SnapshotError("{where} has no tfdebug manifest: it is a plain safetensors file, not a snapshot.",
+                            id="manifest.missing", where=where)
     doc = json_object(text, f"{where} has a damaged manifest: it")
     return check_manifest(doc, where)
 
@@ -50,10 +51,13 @@ def check_manifest(doc: dict, where: str, writing: bool = False) -> dict:
         _check(doc)
     except _Damaged as problem:
         if writing:
-            raise SnapshotError(f"This pass cannot be saved: {problem}.") from None
-        raise SnapshotError(f"{where} has a damaged manifest: {problem}.") from None
+            raise SnapshotError("This pass cannot be saved: {problem}.", id="manifest.unsavable",
+                                problem=str(problem)) from None
+        raise SnapshotError("{where} has a damaged manifest: {problem}.", id="manifest.damaged",
+                            where=where, problem=str(problem)) from None
     except _Unsupported as problem:
-        raise SnapshotError(f"{where} {problem}.") from None
+        raise SnapshotError("{where} {problem}.", id="manifest.unsupported", where=where,
+                            problem=str(problem)) from None
     return doc
 
 
@@ -199,19 +203,23 @@ def check_tensors(doc: dict, tensors: Mapping[str, tuple[torch.dtype, tuple[int,
     listed = [s["name"] for s in doc["stages"]]
     for name in listed:
         if name not in tensors:
-            raise SnapshotError(f"{where} does not match its manifest: stage '{name}' has no tensor in the file.")
+            raise SnapshotError("{where} does not match its manifest: stage '{name}' has no tensor in the file.",
+                                id="manifest.missing_tensor", where=where, name=name)
     extra = sorted(set(tensors) - set(listed))
     if extra:
-        raise SnapshotError(f"{where} does not match its manifest: tensor '{extra[0]}' is not a listed stage.")
+        raise SnapshotError("{where} does not match its manifest: tensor '{name}' is not a listed stage.",
+                            id="manifest.extra_tensor", where=where, name=extra[0])
     for stage in doc["stages"]:
         dtype, shape = tensors[stage["name"]]
         if tuple(shape) != tuple(stage["shape"]):
-            raise SnapshotError(f"{where} does not match its manifest: stage '{stage['name']}' has shape "
-                                f"{tuple(shape)} in the file but {tuple(stage['shape'])} in the manifest.")
+            raise SnapshotError("{where} does not match its manifest: stage '{name}' has shape "
+                                "{shape} in the file but {listed} in the manifest.", id="manifest.shape_mismatch",
+                                where=where, name=stage["name"], shape=tuple(shape), listed=tuple(stage["shape"]))
         want = stage.get("stored_dtype", stage["dtype"]) if stored else stage["dtype"]
         if DTYPE_BY_NAME[want] != dtype:
-            raise SnapshotError(f"{where} does not match its manifest: stage '{stage['name']}' is "
-                                f"{str(dtype).removeprefix('torch.')} in the file but {want} in the manifest.")
+            raise SnapshotError("{where} does not match its manifest: stage '{name}' is "
+                                "{dtype} in the file but {want} in the manifest.", id="manifest.dtype_mismatch",
+                                where=where, name=stage["name"], dtype=str(dtype).removeprefix("torch."), want=want)
 
 
 def recording_from_manifest(doc: dict, **kwargs) -> Recording:
