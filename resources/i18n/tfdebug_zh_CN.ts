@@ -1683,6 +1683,11 @@ output w·V = {output}</source>
         <translation>无法从 {path} 读取阶段 {name}。</translation>
     </message>
     <message>
+        <source>Cannot read {path}: {reason}.</source>
+        <comment>safetensors.cannot_read</comment>
+        <translation>无法读取 {path}：{reason}。</translation>
+    </message>
+    <message>
         <source>Cannot read {path}: {why}.</source>
         <comment>config.unreadable</comment>
         <translation>无法读取 {path}：{why}。</translation>
@@ -1726,6 +1731,21 @@ output w·V = {output}</source>
         <source>Only the stage the forward is paused at can be replaced.</source>
         <comment>replace.not_paused</comment>
         <translation>只能替换前向过程当前暂停所在的阶段。</translation>
+    </message>
+    <message>
+        <source>Snapshots can only be written on a little-endian machine.</source>
+        <comment>safetensors.big_endian</comment>
+        <translation>快照只能在小端字节序的机器上写入。</translation>
+    </message>
+    <message>
+        <source>Stage &apos;{name}&apos; changed shape or dtype while being written.</source>
+        <comment>safetensors.changed_while_writing</comment>
+        <translation>阶段“{name}”在写入过程中改变了形状或数据类型。</translation>
+    </message>
+    <message>
+        <source>Stage &apos;{name}&apos; has dtype {dtype}, which a snapshot cannot hold.</source>
+        <comment>safetensors.dtype_unwritable</comment>
+        <translation>阶段“{name}”的数据类型为 {dtype}，快照无法保存这种类型。</translation>
     </message>
     <message>
         <source>Stage {name} has already run: only the stage the forward is paused at ({live}) can be edited. Restart to edit an earlier one.</source>
@@ -2048,6 +2068,21 @@ output w·V = {output}</source>
         <translation>{path} 不是普通文件。</translation>
     </message>
     <message>
+        <source>{problem} gives the same key twice.</source>
+        <comment>json.duplicate_key</comment>
+        <translation>{problem} 中同一个键出现了两次。</translation>
+    </message>
+    <message>
+        <source>{problem} is not a JSON object.</source>
+        <comment>json.not_object</comment>
+        <translation>{problem} 不是 JSON 对象。</translation>
+    </message>
+    <message>
+        <source>{problem} is not valid JSON.</source>
+        <comment>json.invalid</comment>
+        <translation>{problem} 不是有效的 JSON。</translation>
+    </message>
+    <message>
         <source>{what} &apos;{text}&apos; is not a number.</source>
         <comment>edit.not_a_number</comment>
         <translation>{what}“{text}”不是数字。</translation>
@@ -2081,6 +2116,96 @@ output w·V = {output}</source>
         <source>{where} has no tfdebug manifest: it is a plain safetensors file, not a snapshot.</source>
         <comment>manifest.missing</comment>
         <translation>{where} 没有 tfdebug 清单：它是普通的 safetensors 文件，而不是快照。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged or extended: {extra} bytes after the last tensor belong to none.</source>
+        <comment>safetensors.trailing</comment>
+        <translation>{where} 已损坏或被追加了内容：最后一个张量之后有 {extra} 字节不属于任何张量。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged: it declares {gib} GiB of tensor data but only {mib} MiB is stored on disk (a sparse file).</source>
+        <comment>safetensors.sparse</comment>
+        <translation>{where} 已损坏：它声明有 {gib} GiB 的张量数据，但磁盘上只存储了 {mib} MiB（稀疏文件）。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged: it holds {count} tensors (at most {limit}).</source>
+        <comment>safetensors.too_many</comment>
+        <translation>{where} 已损坏：它包含 {count} 个张量（最多 {limit} 个）。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged: its metadata is not a map of strings.</source>
+        <comment>safetensors.bad_metadata</comment>
+        <translation>{where} 已损坏：其元数据不是字符串映射。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged: tensor &apos;{name}&apos; has a size that does not match its shape.</source>
+        <comment>safetensors.size_mismatch</comment>
+        <translation>{where} 已损坏：张量“{name}”的大小与其形状不符。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged: tensor &apos;{name}&apos; has an invalid shape.</source>
+        <comment>safetensors.bad_shape</comment>
+        <translation>{where} 已损坏：张量“{name}”的形状无效。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged: tensor &apos;{name}&apos; has invalid data offsets.</source>
+        <comment>safetensors.bad_offsets</comment>
+        <translation>{where} 已损坏：张量“{name}”的数据偏移无效。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged: tensor &apos;{name}&apos; has {problem}.</source>
+        <comment>safetensors.shape_problem</comment>
+        <translation>{where} 已损坏：张量“{name}”有 {problem}。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged: the data of tensor &apos;{name}&apos; overlaps or leaves a gap.</source>
+        <comment>safetensors.overlap</comment>
+        <translation>{where} 已损坏：张量“{name}”的数据与其他数据重叠或留有空隙。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged: the entry for tensor &apos;{name}&apos; is not an object.</source>
+        <comment>safetensors.entry_not_object</comment>
+        <translation>{where} 已损坏：张量“{name}”的条目不是对象。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged: {problem}.</source>
+        <comment>safetensors.bad_name</comment>
+        <translation>{where} 已损坏：{problem}。</translation>
+    </message>
+    <message>
+        <source>{where} is not a snapshot: it does not start with a safetensors header (its first 8 bytes claim a header of {n} bytes).</source>
+        <comment>safetensors.no_header</comment>
+        <translation>{where} 不是快照：它不是以 safetensors 文件头开始的（其前 8 个字节声称文件头有 {n} 字节）。</translation>
+    </message>
+    <message>
+        <source>{where} is not a snapshot: its header is not UTF-8 text.</source>
+        <comment>safetensors.header_not_utf8</comment>
+        <translation>{where} 不是快照：其文件头不是 UTF-8 文本。</translation>
+    </message>
+    <message>
+        <source>{where} is too short to be a snapshot ({size} bytes).</source>
+        <comment>safetensors.too_short</comment>
+        <translation>{where} 太短，不可能是快照（{size} 字节）。</translation>
+    </message>
+    <message>
+        <source>{where} is truncated or damaged: tensor &apos;{name}&apos; ends past the end of the file.</source>
+        <comment>safetensors.past_end</comment>
+        <translation>{where} 被截断或已损坏：张量“{name}”的结尾超出了文件末尾。</translation>
+    </message>
+    <message>
+        <source>{where} is truncated: it changed while being read.</source>
+        <comment>safetensors.changed</comment>
+        <translation>{where} 被截断：读取过程中文件发生了变化。</translation>
+    </message>
+    <message>
+        <source>{where} is truncated: its header needs {n} bytes but only {left} follow.</source>
+        <comment>safetensors.header_truncated</comment>
+        <translation>{where} 被截断：其文件头需要 {n} 字节，但后面只有 {left} 字节。</translation>
+    </message>
+    <message>
+        <source>{where} stores tensor &apos;{name}&apos; in a dtype tfdebug cannot read.</source>
+        <comment>safetensors.unknown_dtype</comment>
+        <translation>{where} 以 tfdebug 无法读取的数据类型存储张量“{name}”。</translation>
     </message>
     <message>
         <source>{where} {problem}.</source>

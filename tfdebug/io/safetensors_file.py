@@ -100,37 +100,45 @@ def json_object(text: str, problem: str) -> dict:
     try:
         doc = json.loads(text, object_pairs_hook=_unique_keys)
     except _DuplicateKey as exc:
-        raise SnapshotError(f"{problem} gives the same key twice.") from exc
+        raise SnapshotError("{problem} gives the same key twice.", id="json.duplicate_key", problem=problem) from exc
     except (ValueError, RecursionError) as exc:
-        raise SnapshotError(f"{problem} is not valid JSON.") from exc
+        raise SnapshotError("{problem} is not valid JSON.", id="json.invalid", problem=problem) from exc
     if not isinstance(doc, dict):
-        raise SnapshotError(f"{problem} is not a JSON object.")
+        raise SnapshotError("{problem} is not a JSON object.", id="json.not_object", problem=problem)
     return doc
 
 
 def _entry(name: str, raw, data_len: int, where: str) -> TensorEntry:
     problem = name_problem(name, "tensor name")
     if problem:
-        raise SnapshotError(f"{where} is damaged: {problem}.")
+        raise SnapshotError("{where} is damaged: {problem}.", id="safetensors.bad_name", where=where,
+                            problem=problem)
     if not isinstance(raw, dict):
-        raise SnapshotError(f"{where} is damaged: the entry for tensor '{name}' is not an object.")
+        raise SnapshotError("{where} is damaged: the entry for tensor '{name}' is not an object.",
+                            id="safetensors.entry_not_object", where=where, name=name)
     code, shape, offsets = raw.get("dtype"), raw.get("shape"), raw.get("data_offsets")
     if not isinstance(code, str) or code not in CODES:
-        raise SnapshotError(f"{where} stores tensor '{name}' in a dtype tfdebug cannot read.")
+        raise SnapshotError("{where} stores tensor '{name}' in a dtype tfdebug cannot read.",
+                            id="safetensors.unknown_dtype", where=where, name=name)
     if not isinstance(shape, list) or not all(is_int(d) and d >= 0 for d in shape) or len(shape) > 64:
-        raise SnapshotError(f"{where} is damaged: tensor '{name}' has an invalid shape.")
+        raise SnapshotError("{where} is damaged: tensor '{name}' has an invalid shape.",
+                            id="safetensors.bad_shape", where=where, name=name)
     dtype = CODES[code]
     problem = shape_problem(shape, dtype.itemsize, allow_empty=True)
     if problem:
-        raise SnapshotError(f"{where} is damaged: tensor '{name}' has {problem}.")
+        raise SnapshotError("{where} is damaged: tensor '{name}' has {problem}.",
+                            id="safetensors.shape_problem", where=where, name=name, problem=problem)
     if (not isinstance(offsets, list) or len(offsets) != 2 or not all(is_int(o) for o in offsets)
             or not 0 <= offsets[0] <= offsets[1]):
-        raise SnapshotError(f"{where} is damaged: tensor '{name}' has invalid data offsets.")
+        raise SnapshotError("{where} is damaged: tensor '{name}' has invalid data offsets.",
+                            id="safetensors.bad_offsets", where=where, name=name)
     begin, end = offsets
     if end > data_len:
-        raise SnapshotError(f"{where} is truncated or damaged: tensor '{name}' ends past the end of the file.")
+        raise SnapshotError("{where} is truncated or damaged: tensor '{name}' ends past the end of the file.",
+                            id="safetensors.past_end", where=where, name=name)
     if end - begin != _numel(shape) * dtype.itemsize:
-        raise SnapshotError(f"{where} is damaged: tensor '{name}' has a size that does not match its shape.")
+        raise SnapshotError("{where} is damaged: tensor '{name}' has a size that does not match its shape.",
+                            id="safetensors.size_mismatch", where=where, name=name)
     return TensorEntry(name, dtype, tuple(shape), begin, end)
 
 
@@ -177,8 +185,9 @@ def _refuse_mostly_holes(st: os.stat_result, data_len: int, where: str) -> None:
         return
     stored = blocks * 512
     if stored < data_len // 8:
-        raise SnapshotError(f"{where} is damaged: it declares {data_len / 2**30:.1f} GiB of tensor data but "
-                            f"only {stored / 2**20:.1f} MiB is stored on disk (a sparse file).")
+        raise SnapshotError("{where} is damaged: it declares {gib} GiB of tensor data but "
+                            "only {mib} MiB is stored on disk (a sparse file).", id="safetensors.sparse",
+                            where=where, gib=f"{data_len / 2**30:.1f}", mib=f"{stored / 2**20:.1f}")
 
 
 def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> Header:
@@ -190,41 +199,51 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
             st = os.fstat(f.fileno())
             size = st.st_size
             if size < 8:
-                raise SnapshotError(f"{where} is too short to be a snapshot ({size} bytes).")
+                raise SnapshotError("{where} is too short to be a snapshot ({size} bytes).",
+                                    id="safetensors.too_short", where=where, size=size)
             (n,) = struct.unpack("<Q", f.read(8))
             if n < 2 or n > max_header:
-                raise SnapshotError(f"{where} is not a snapshot: it does not start with a safetensors header "
-                                    f"(its first 8 bytes claim a header of {n:,} bytes).")
+                raise SnapshotError("{where} is not a snapshot: it does not start with a safetensors header "
+                                    "(its first 8 bytes claim a header of {n} bytes).", id="safetensors.no_header",
+                                    where=where, n=f"{n:,}")
             if 8 + n > size:
-                raise SnapshotError(f"{where} is truncated: its header needs {n} bytes but only "
-                                    f"{size - 8} follow.")
+                raise SnapshotError("{where} is truncated: its header needs {n} bytes but only "
+                                    "{left} follow.", id="safetensors.header_truncated", where=where, n=n,
+                                    left=size - 8)
             raw = f.read(n)
     except OSError as exc:
-        raise SnapshotError(f"Cannot read {os.fspath(path)}: {exc.strerror or exc}.") from exc
+        raise SnapshotError("Cannot read {path}: {reason}.", id="safetensors.cannot_read",
+                            path=os.fspath(path), reason=str(exc.strerror or exc)) from exc
     if len(raw) != n:
-        raise SnapshotError(f"{where} is truncated: it changed while being read.")
+        raise SnapshotError("{where} is truncated: it changed while being read.", id="safetensors.changed",
+                            where=where)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SnapshotError(f"{where} is not a snapshot: its header is not UTF-8 text.") from exc
+        raise SnapshotError("{where} is not a snapshot: its header is not UTF-8 text.",
+                            id="safetensors.header_not_utf8", where=where) from exc
     doc = json_object(text, f"{where} is not a snapshot: its header")
     metadata = doc.pop("__metadata__", None) or {}
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
-        raise SnapshotError(f"{where} is damaged: its metadata is not a map of strings.")
+        raise SnapshotError("{where} is damaged: its metadata is not a map of strings.",
+                            id="safetensors.bad_metadata", where=where)
     data_len = size - 8 - n
     _refuse_mostly_holes(st, data_len, where)
     if len(doc) > MAX_STAGES:
-        raise SnapshotError(f"{where} is damaged: it holds {len(doc):,} tensors (at most {MAX_STAGES:,}).")
+        raise SnapshotError("{where} is damaged: it holds {count} tensors (at most {limit}).",
+                            id="safetensors.too_many", where=where, count=f"{len(doc):,}", limit=f"{MAX_STAGES:,}")
     entries = {name: _entry(name, raw_entry, data_len, where) for name, raw_entry in doc.items()}
     # The tensors must tile the data section exactly, as safetensors requires.
     position = 0
     for entry in sorted(entries.values(), key=lambda e: (e.begin, e.end)):
         if entry.begin != position:
-            raise SnapshotError(f"{where} is damaged: the data of tensor '{entry.name}' overlaps or leaves a gap.")
+            raise SnapshotError("{where} is damaged: the data of tensor '{name}' overlaps or leaves a gap.",
+                                id="safetensors.overlap", where=where, name=entry.name)
         position = entry.end
     if position != data_len:
-        raise SnapshotError(f"{where} is damaged or extended: {data_len - position} bytes after the last "
-                            f"tensor belong to none.")
+        raise SnapshotError("{where} is damaged or extended: {extra} bytes after the last "
+                            "tensor belong to none.", id="safetensors.trailing", where=where,
+                            extra=data_len - position)
     return Header(tensors=entries, metadata=metadata, data_start=8 + n, file_size=size)
 
 
@@ -256,13 +275,15 @@ def write_file(f: BinaryIO, items: Sequence[Item], metadata: dict[str, str],
     `progress(done_bytes, total_bytes)` is called as data goes out; returning False cancels.
     """
     if sys.byteorder != "little":  # safetensors is little-endian; tfdebug writes raw memory
-        raise SnapshotError("Snapshots can only be written on a little-endian machine.")
+        raise SnapshotError("Snapshots can only be written on a little-endian machine.",
+                            id="safetensors.big_endian")
     header: dict = {"__metadata__": metadata} if metadata else {}
     offset = 0
     for item in items:
         if item.dtype not in CODE_OF:
-            raise SnapshotError(f"Stage '{item.name}' has dtype {dtype_name(item.dtype)}, which a snapshot "
-                                f"cannot hold.")
+            raise SnapshotError("Stage '{name}' has dtype {dtype}, which a snapshot "
+                                "cannot hold.", id="safetensors.dtype_unwritable", name=item.name,
+                                dtype=dtype_name(item.dtype))
         nbytes = _numel(item.shape) * item.dtype.itemsize
         header[item.name] = {"dtype": CODE_OF[item.dtype], "shape": list(item.shape),
                              "data_offsets": [offset, offset + nbytes]}
@@ -276,7 +297,8 @@ def write_file(f: BinaryIO, items: Sequence[Item], metadata: dict[str, str],
     for item in items:
         tensor = item.fetch()
         if tensor.dtype != item.dtype or tuple(tensor.shape) != tuple(item.shape):
-            raise SnapshotError(f"Stage '{item.name}' changed shape or dtype while being written.")
+            raise SnapshotError("Stage '{name}' changed shape or dtype while being written.",
+                                id="safetensors.changed_while_writing", name=item.name)
         data = _host_bytes(tensor)
         for start in range(0, len(data), CHUNK_BYTES):
             piece = data[start:start + CHUNK_BYTES]
