@@ -1678,6 +1678,11 @@ output w·V = {output}</source>
         <translation>轴 {axis} 没有索引 {index}。</translation>
     </message>
     <message>
+        <source>BERT as a decoder (is_decoder / add_cross_attention) is not supported.</source>
+        <comment>hf.bert_decoder</comment>
+        <translation>不支持把 BERT 用作解码器（is_decoder / add_cross_attention）。</translation>
+    </message>
+    <message>
         <source>Cannot read stage {name} from {path}.</source>
         <comment>snapshot.stage_unreadable</comment>
         <translation>无法从 {path} 读取阶段 {name}。</translation>
@@ -1698,9 +1703,24 @@ output w·V = {output}</source>
         <translation>请选择用来填充显示切片的 CSV 文件。</translation>
     </message>
     <message>
+        <source>Could not load the weights in {folder}: {reason}</source>
+        <comment>hf.weights_failed</comment>
+        <translation>无法加载 {folder} 中的权重：{reason}</translation>
+    </message>
+    <message>
         <source>Device {device} is not available on this machine; available: {available}.</source>
         <comment>device.unavailable</comment>
         <translation>本机没有设备 {device}；可用的设备：{available}。</translation>
+    </message>
+    <message>
+        <source>GPT-2 with cross-attention (add_cross_attention) is not supported.</source>
+        <comment>hf.gpt2_cross_attention</comment>
+        <translation>不支持带交叉注意力（add_cross_attention）的 GPT-2。</translation>
+    </message>
+    <message>
+        <source>Hugging Face models need the optional extra: pip install &quot;tfdebug[hf]&quot; (transformers and tokenizers).</source>
+        <comment>hf.install_hint</comment>
+        <translation>Hugging Face 模型需要安装可选扩展：pip install &quot;tfdebug[hf]&quot;（transformers 和 tokenizers）。</translation>
     </message>
     <message>
         <source>Max new tokens must be at least 1.</source>
@@ -1711,6 +1731,11 @@ output w·V = {output}</source>
         <source>No captured stage at position {index}.</source>
         <comment>stepper.no_position</comment>
         <translation>位置 {index} 没有已捕获的阶段。</translation>
+    </message>
+    <message>
+        <source>No model folder at {folder}.</source>
+        <comment>hf.no_folder</comment>
+        <translation>{folder} 处没有模型文件夹。</translation>
     </message>
     <message>
         <source>No stages are selected: choose at least one stage to export.</source>
@@ -1828,6 +1853,11 @@ output w·V = {output}</source>
         <translation>前向过程正在运行；请等待它暂停。</translation>
     </message>
     <message>
+        <source>The input is {n} tokens long; this model takes at most {most}.</source>
+        <comment>hf.too_long</comment>
+        <translation>输入有 {n} 个词元；此模型最多接受 {most} 个。</translation>
+    </message>
+    <message>
         <source>The model config must be a JSON object of field names and values.</source>
         <comment>config.not_object</comment>
         <translation>模型配置必须是由字段名和值组成的 JSON 对象。</translation>
@@ -1881,6 +1911,11 @@ output w·V = {output}</source>
         <source>The temperature must be greater than 0.</source>
         <comment>decoding.temperature</comment>
         <translation>温度必须大于 0。</translation>
+    </message>
+    <message>
+        <source>The {field} gives no tokens: type at least one word.</source>
+        <comment>hf.no_tokens</comment>
+        <translation>{field} 没有产生任何词元：请至少输入一个词。</translation>
     </message>
     <message>
         <source>The {field} is empty: type at least one word.</source>
@@ -2038,6 +2073,11 @@ output w·V = {output}</source>
         <translation>pad_id（{pad_id}）必须是两个词表中都有的词元 id（小于 {below}）。</translation>
     </message>
     <message>
+        <source>tfdebug cannot tap Hugging Face model type &apos;{model_type}&apos;: supported are {supported}.</source>
+        <comment>hf.unsupported_type</comment>
+        <translation>tfdebug 无法探查 Hugging Face 模型类型“{model_type}”：支持的类型有 {supported}。</translation>
+    </message>
+    <message>
         <source>{device} is not a device name; use cpu, cuda, cuda:N, mps or auto.</source>
         <comment>device.bad_name</comment>
         <translation>{device} 不是设备名；请使用 cpu、cuda、cuda:N、mps 或 auto。</translation>
@@ -2046,6 +2086,56 @@ output w·V = {output}</source>
         <source>{device} names a CPU that does not exist: there is one CPU device, &apos;cpu&apos;.</source>
         <comment>device.no_such_cpu</comment>
         <translation>{device} 指向的 CPU 不存在：只有一个 CPU 设备“cpu”。</translation>
+    </message>
+    <message>
+        <source>{file} does not hold a JSON object.</source>
+        <comment>hf.config_not_object</comment>
+        <translation>{file} 中不是一个 JSON 对象。</translation>
+    </message>
+    <message>
+        <source>{file} is not a tokenizer the tokenizers library reads ({reason}).</source>
+        <comment>hf.bad_tokenizer</comment>
+        <translation>{file} 不是 tokenizers 库能读取的分词器（{reason}）。</translation>
+    </message>
+    <message>
+        <source>{file} is not readable JSON ({reason}).</source>
+        <comment>hf.config_unreadable</comment>
+        <translation>{file} 不是可读取的 JSON（{reason}）。</translation>
+    </message>
+    <message>
+        <source>{folder} has no config.json, so it is not a Hugging Face model folder.</source>
+        <comment>hf.no_config</comment>
+        <translation>{folder} 中没有 config.json，因此不是 Hugging Face 模型文件夹。</translation>
+    </message>
+    <message>
+        <source>{folder} has no model.safetensors (or model.safetensors.index.json).</source>
+        <comment>hf.no_weights</comment>
+        <translation>{folder} 中没有 model.safetensors（或 model.safetensors.index.json）。</translation>
+    </message>
+    <message>
+        <source>{folder} has no tokenizer.json (a tokenizer saved by the tokenizers library).</source>
+        <comment>hf.no_tokenizer</comment>
+        <translation>{folder} 中没有 tokenizer.json（由 tokenizers 库保存的分词器）。</translation>
+    </message>
+    <message>
+        <source>{folder} holds only a pickle checkpoint ({pickle}); tfdebug loads safetensors only and does not open pickles: save the model with save_pretrained(..., safe_serialization=True).</source>
+        <comment>hf.pickle_only</comment>
+        <translation>{folder} 中只有 pickle 格式的检查点（{pickle}）；tfdebug 只加载 safetensors，不会打开 pickle：请用 save_pretrained(..., safe_serialization=True) 保存模型。</translation>
+    </message>
+    <message>
+        <source>{folder} is missing the weight shard {shard} named in its index.</source>
+        <comment>hf.missing_shard</comment>
+        <translation>{folder} 缺少其索引中列出的权重分片 {shard}。</translation>
+    </message>
+    <message>
+        <source>{index} is not a readable shard index.</source>
+        <comment>hf.bad_index</comment>
+        <translation>{index} 不是可读取的分片索引。</translation>
+    </message>
+    <message>
+        <source>{name} is an encoder only: it has no decoder to generate text with.</source>
+        <comment>hf.encoder_only</comment>
+        <translation>{name} 只有编码器：没有可用于生成文本的解码器。</translation>
     </message>
     <message>
         <source>{name} must be a whole number from {low} to {high}, not {value}.</source>

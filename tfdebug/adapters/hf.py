@@ -131,7 +131,8 @@ class HFAdapter(ModelAdapter):
             key = self.inputs[0].key
             ids, labels = self._encode(texts[key])
             if not ids:
-                raise InputError(f"The {self.inputs[0].label.lower()} gives no tokens: type at least one word.")
+                raise InputError("The {field} gives no tokens: type at least one word.", id="hf.no_tokens",
+                                 field=self.inputs[0].label.lower())
             kwargs = {"input_ids": self._ids(ids)}
             if key == "prompt":
                 kwargs["use_cache"] = False
@@ -174,7 +175,8 @@ class HFAdapter(ModelAdapter):
         from tfdebug.adapters.hf_generate import HFDecoder
 
         if self.inputs[0].key == "text":
-            raise InputError(f"{self.name} is an encoder only: it has no decoder to generate text with.")
+            raise InputError("{name} is an encoder only: it has no decoder to generate text with.",
+                             id="hf.encoder_only", name=self.name)
         return HFDecoder(self, prepared, use_cache)
 
     def plain_forward(self, prepared: Prepared) -> Tensor:
@@ -201,8 +203,8 @@ def _check_length(config, kwargs: dict) -> None:
         if limit and name in kwargs and kwargs[name].shape[1] > limit:
             from tfdebug.core.errors import SequenceTooLongError
 
-            raise SequenceTooLongError(f"The input is {kwargs[name].shape[1]} tokens long; this model takes at most "
-                                       f"{limit}.")
+            raise SequenceTooLongError("The input is {n} tokens long; this model takes at most {most}.",
+                                       id="hf.too_long", n=kwargs[name].shape[1], most=limit)
 
 
 def primary_output(output: Any) -> Tensor:

@@ -30,7 +30,8 @@ def transformers_available() -> bool:
 
 def require_transformers() -> None:
     if not transformers_available():
-        raise ModelLoadError(INSTALL_HINT)
+        raise ModelLoadError('Hugging Face models need the optional extra: pip install "tfdebug[hf]" '
+                             '(transformers and tokenizers).', id="hf.install_hint")  # = INSTALL_HINT
 
 
 def bundled_folder(name: str) -> Path:
@@ -48,27 +49,33 @@ def tiny_gpt2_available() -> bool:
 def check_folder(folder: Path) -> dict:
     """The folder's config as a dict, after checking every file a load needs; ModelLoadError naming what is wrong."""
     if not folder.is_dir():
-        raise ModelLoadError(f"No model folder at {folder}.")
+        raise ModelLoadError("No model folder at {folder}.", id="hf.no_folder", folder=str(folder))
     config_file = folder / "config.json"
     if not config_file.is_file():
-        raise ModelLoadError(f"{folder} has no config.json, so it is not a Hugging Face model folder.")
+        raise ModelLoadError("{folder} has no config.json, so it is not a Hugging Face model folder.",
+                             id="hf.no_config", folder=str(folder))
     has_weights = (folder / "model.safetensors").is_file() or (folder / "model.safetensors.index.json").is_file()
     if not has_weights:
         pickles = sorted(p.name for p in folder.glob("*.bin"))
         if pickles:
             raise ModelLoadError(
-                f"{folder} holds only a pickle checkpoint ({pickles[0]}); tfdebug loads safetensors only and "
-                "does not open pickles: save the model with save_pretrained(..., safe_serialization=True).")
-        raise ModelLoadError(f"{folder} has no model.safetensors (or model.safetensors.index.json).")
+                "{folder} holds only a pickle checkpoint ({pickle}); tfdebug loads safetensors only and "
+                "does not open pickles: save the model with save_pretrained(..., safe_serialization=True).",
+                id="hf.pickle_only", folder=str(folder), pickle=pickles[0])
+        raise ModelLoadError("{folder} has no model.safetensors (or model.safetensors.index.json).",
+                             id="hf.no_weights", folder=str(folder))
     _check_shards(folder)
     if not (folder / "tokenizer.json").is_file():
-        raise ModelLoadError(f"{folder} has no tokenizer.json (a tokenizer saved by the tokenizers library).")
+        raise ModelLoadError("{folder} has no tokenizer.json (a tokenizer saved by the tokenizers library).",
+                             id="hf.no_tokenizer", folder=str(folder))
     try:
         config = json.loads(config_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelLoadError(f"{config_file} is not readable JSON ({exc}).") from None
+        raise ModelLoadError("{file} is not readable JSON ({reason}).", id="hf.config_unreadable",
+                             file=str(config_file), reason=str(exc)) from None
     if not isinstance(config, dict):
-        raise ModelLoadError(f"{config_file} does not hold a JSON object.")
+        raise ModelLoadError("{file} does not hold a JSON object.", id="hf.config_not_object",
+                             file=str(config_file))
     return config
 
 
@@ -80,10 +87,11 @@ def _check_shards(folder: Path) -> None:
         weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
         shards = sorted(set(weight_map.values()))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError):
-        raise ModelLoadError(f"{index} is not a readable shard index.") from None
+        raise ModelLoadError("{index} is not a readable shard index.", id="hf.bad_index", index=str(index)) from None
     missing = [s for s in shards if not (folder / str(s)).is_file()]
     if missing:
-        raise ModelLoadError(f"{folder} is missing the weight shard {missing[0]} named in its index.")
+        raise ModelLoadError("{folder} is missing the weight shard {shard} named in its index.",
+                             id="hf.missing_shard", folder=str(folder), shard=str(missing[0]))
 
 
 def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
@@ -95,8 +103,8 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
     model_type = config_dict.get("model_type", "")
     if model_type not in FAMILIES:
         raise UnsupportedModelError(
-            f"tfdebug cannot tap Hugging Face model type '{model_type or 'unknown'}': supported are "
-            f"{', '.join(sorted(FAMILIES))}.")
+            "tfdebug cannot tap Hugging Face model type '{model_type}': supported are {supported}.",
+            id="hf.unsupported_type", model_type=model_type or "unknown", supported=", ".join(sorted(FAMILIES)))
     import transformers
     from tokenizers import Tokenizer
 
@@ -106,12 +114,13 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
         model = model_class.from_pretrained(str(folder), config=config, local_files_only=True, use_safetensors=True,
                                             dtype=dtype)
     except (OSError, ValueError, RuntimeError) as exc:
-        raise ModelLoadError(f"Could not load the weights in {folder}: {str(exc).splitlines()[0]}") from None
+        raise ModelLoadError("Could not load the weights in {folder}: {reason}", id="hf.weights_failed",
+                             folder=str(folder), reason=str(exc).splitlines()[0]) from None
     try:
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     except Exception as exc:  # the tokenizers library raises its own exception type
-        raise ModelLoadError(f"{folder / 'tokenizer.json'} is not a tokenizer the tokenizers library reads ({exc}).") \
-            from None
+        raise ModelLoadError("{file} is not a tokenizer the tokenizers library reads ({reason}).",
+                             id="hf.bad_tokenizer", file=str(folder / "tokenizer.json"), reason=str(exc)) from None
     return model.to(device).eval(), tokenizer
 
 

@@ -207,7 +207,8 @@ def _logits(b: _Builder, stream: str, inputs: tuple[str, ...]) -> None:
 def gpt2(model: nn.Module) -> TapPlan:
     """GPT-2: learned positions, pre-norm blocks, a fused Q/K/V projection (c_attn)."""
     if getattr(model.config, "add_cross_attention", False):
-        raise UnsupportedModelError("GPT-2 with cross-attention (add_cross_attention) is not supported.")
+        raise UnsupportedModelError("GPT-2 with cross-attention (add_cross_attention) is not supported.",
+                                    id="hf.gpt2_cross_attention")
     b, base, t = _Builder(model, ("prompt",)), _prefix(model, "transformer"), {"token": "prompt"}
     b.output(f"{base}wte", "tok.embed", "embedding", STREAM, "E[token]", t)
     b.output(f"{base}wpe", "tok.pos_embed", "positional_encoding", STREAM, "P[pos]", t)
@@ -270,7 +271,8 @@ def bert(model: nn.Module) -> TapPlan:
     """BERT: an encoder with learned positions and token types, post-norm blocks."""
     config = model.config
     if getattr(config, "is_decoder", False) or getattr(config, "add_cross_attention", False):
-        raise UnsupportedModelError("BERT as a decoder (is_decoder / add_cross_attention) is not supported.")
+        raise UnsupportedModelError("BERT as a decoder (is_decoder / add_cross_attention) is not supported.",
+                                    id="hf.bert_decoder")
     b, base, t = _Builder(model, ("text",)), _prefix(model, "bert"), {"token": "text"}
     emb = f"{base}embeddings"
     b.output(f"{emb}.word_embeddings", "tok.embed", "embedding", STREAM, "E[token]", t)
@@ -375,6 +377,6 @@ def tap_plan(model: nn.Module) -> TapPlan:
     family = FAMILIES.get(model_type)
     if family is None:
         raise UnsupportedModelError(
-            f"tfdebug cannot tap Hugging Face model type '{model_type}': supported are "
-            f"{', '.join(sorted(FAMILIES))}.")
+            "tfdebug cannot tap Hugging Face model type '{model_type}': supported are {supported}.",
+            id="hf.unsupported_type", model_type=model_type, supported=", ".join(sorted(FAMILIES)))
     return family(model)
