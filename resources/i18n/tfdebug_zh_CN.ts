@@ -1653,6 +1653,11 @@ output w·V = {output}</source>
 <context>
     <name>errors</name>
     <message>
+        <source>&apos;{spec}&apos; is not torch:package.module:factory (e.g. torch:examples.gpt_block:factory).</source>
+        <comment>sdpa.bad_spec</comment>
+        <translation>“{spec}”不是 torch:package.module:factory 形式（例如 torch:examples.gpt_block:factory）。</translation>
+    </message>
+    <message>
         <source>A recorded pass cannot run again: open the model to run it live.</source>
         <comment>stepper.recorded</comment>
         <translation>录制的前向过程不能再次运行：请打开模型以实时运行。</translation>
@@ -1681,6 +1686,11 @@ output w·V = {output}</source>
         <source>BERT as a decoder (is_decoder / add_cross_attention) is not supported.</source>
         <comment>hf.bert_decoder</comment>
         <translation>不支持把 BERT 用作解码器（is_decoder / add_cross_attention）。</translation>
+    </message>
+    <message>
+        <source>Cannot import {module}: {reason}. Run tfdebug from the folder that holds it (e.g. the repository root for examples.gpt_block) or install it.</source>
+        <comment>sdpa.cannot_import</comment>
+        <translation>无法导入 {module}：{reason}。请在包含它的文件夹中运行 tfdebug（例如 examples.gpt_block 需在仓库根目录运行），或先安装它。</translation>
     </message>
     <message>
         <source>Cannot read stage {name} from {path}.</source>
@@ -1721,6 +1731,11 @@ output w·V = {output}</source>
         <source>Hugging Face models need the optional extra: pip install &quot;tfdebug[hf]&quot; (transformers and tokenizers).</source>
         <comment>hf.install_hint</comment>
         <translation>Hugging Face 模型需要安装可选扩展：pip install &quot;tfdebug[hf]&quot;（transformers 和 tokenizers）。</translation>
+    </message>
+    <message>
+        <source>Importing {module} failed: {error}: {reason}</source>
+        <comment>sdpa.import_failed</comment>
+        <translation>导入 {module} 失败：{error}: {reason}</translation>
     </message>
     <message>
         <source>Max new tokens must be at least 1.</source>
@@ -1863,6 +1878,11 @@ output w·V = {output}</source>
         <translation>模型配置必须是由字段名和值组成的 JSON 对象。</translation>
     </message>
     <message>
+        <source>The module failed on the inputs make_inputs gave: {error}: {reason}</source>
+        <comment>sdpa.module_failed</comment>
+        <translation>模块在 make_inputs 给出的输入上运行失败：{error}: {reason}</translation>
+    </message>
+    <message>
         <source>The notes preset shows the notes&apos; shapes in one pass; generate with the demo model.</source>
         <comment>notes.no_generation</comment>
         <translation>notes 预设只用一次前向展示笔记中的形状；要逐词生成请用 demo 模型。</translation>
@@ -1948,6 +1968,11 @@ output w·V = {output}</source>
         <translation>当前暂停的阶段没有可撤销的编辑。</translation>
     </message>
     <message>
+        <source>There is no file {path}.</source>
+        <comment>sdpa.no_file</comment>
+        <translation>不存在文件 {path}。</translation>
+    </message>
+    <message>
         <source>There is no head {head}: this stage has heads 0 to {last}.</source>
         <comment>edit.no_head</comment>
         <translation>没有头 {head}：这个阶段的头编号为 0 到 {last}。</translation>
@@ -2018,6 +2043,11 @@ output w·V = {output}</source>
         <translation>Top-p 必须大于 0 且不超过 1。</translation>
     </message>
     <message>
+        <source>Unknown dtype &apos;{dtype}&apos;: use float32, float16 or bfloat16.</source>
+        <comment>sdpa.unknown_dtype</comment>
+        <translation>未知的数据类型“{dtype}”：请使用 float32、float16 或 bfloat16。</translation>
+    </message>
+    <message>
         <source>Unknown model &apos;{name}&apos;: use demo, random or a model folder.</source>
         <comment>model.unknown</comment>
         <translation>未知模型“{name}”：请使用 demo、random 或模型文件夹。</translation>
@@ -2063,6 +2093,16 @@ output w·V = {output}</source>
         <translation>dropout 必须在 [0, 1) 之内，而不是 {value}。</translation>
     </message>
     <message>
+        <source>make_inputs could not use this text: {error}: {reason}</source>
+        <comment>sdpa.make_inputs_failed</comment>
+        <translation>make_inputs 无法使用这段文本：{error}: {reason}</translation>
+    </message>
+    <message>
+        <source>make_inputs(text) must return (args, tokens): the module&apos;s arguments and the token strings they stand for.</source>
+        <comment>sdpa.make_inputs_result</comment>
+        <translation>make_inputs(text) 必须返回 (args, tokens)：即模块的参数和它们所代表的词元字符串。</translation>
+    </message>
+    <message>
         <source>n_embd ({n_embd}) must be divisible by n_heads ({n_heads}): each head gets n_embd / n_heads features.</source>
         <comment>config.heads</comment>
         <translation>n_embd（{n_embd}）必须能被 n_heads（{n_heads}）整除：每个头分到 n_embd / n_heads 个特征。</translation>
@@ -2076,6 +2116,16 @@ output w·V = {output}</source>
         <source>tfdebug cannot tap Hugging Face model type &apos;{model_type}&apos;: supported are {supported}.</source>
         <comment>hf.unsupported_type</comment>
         <translation>tfdebug 无法探查 Hugging Face 模型类型“{model_type}”：支持的类型有 {supported}。</translation>
+    </message>
+    <message>
+        <source>wrap() needs make_inputs(text) -&gt; (args, tokens) as its second argument.</source>
+        <comment>sdpa.no_make_inputs</comment>
+        <translation>wrap() 的第二个参数必须是 make_inputs(text) -&gt; (args, tokens)。</translation>
+    </message>
+    <message>
+        <source>wrap() takes an nn.Module, not {type}.</source>
+        <comment>sdpa.not_a_module</comment>
+        <translation>wrap() 需要一个 nn.Module，而不是 {type}。</translation>
     </message>
     <message>
         <source>{device} is not a device name; use cpu, cuda, cuda:N, mps or auto.</source>
@@ -2131,6 +2181,26 @@ output w·V = {output}</source>
         <source>{index} is not a readable shard index.</source>
         <comment>hf.bad_index</comment>
         <translation>{index} 不是可读取的分片索引。</translation>
+    </message>
+    <message>
+        <source>{model} calls neither F.scaled_dot_product_attention nor nn.MultiheadAttention, and holds no Tap: tfdebug found no stage to show.</source>
+        <comment>sdpa.no_stages</comment>
+        <translation>{model} 既没有调用 F.scaled_dot_product_attention 也没有调用 nn.MultiheadAttention，也不含 Tap：tfdebug 找不到可显示的阶段。</translation>
+    </message>
+    <message>
+        <source>{module} has no function called {factory}.</source>
+        <comment>sdpa.no_factory</comment>
+        <translation>{module} 中没有名为 {factory} 的函数。</translation>
+    </message>
+    <message>
+        <source>{module}.{factory}() failed: {error}: {reason}</source>
+        <comment>sdpa.factory_failed</comment>
+        <translation>{module}.{factory}() 失败：{error}: {reason}</translation>
+    </message>
+    <message>
+        <source>{module}.{factory}() must return (module, make_inputs).</source>
+        <comment>sdpa.factory_result</comment>
+        <translation>{module}.{factory}() 必须返回 (module, make_inputs)。</translation>
     </message>
     <message>
         <source>{name} is an encoder only: it has no decoder to generate text with.</source>

@@ -111,10 +111,11 @@ class SdpaAdapter(ModelAdapter):
         except TfdebugError:
             raise
         except Exception as exc:
-            raise InputError(f"make_inputs could not use this text: {type(exc).__name__}: {exc}") from exc
+            raise InputError("make_inputs could not use this text: {error}: {reason}", id="sdpa.make_inputs_failed",
+                             error=type(exc).__name__, reason=str(exc)) from exc
         if not (isinstance(result, tuple) and len(result) == 2):
             raise InputError("make_inputs(text) must return (args, tokens): the module's arguments "
-                             "and the token strings they stand for.")
+                             "and the token strings they stand for.", id="sdpa.make_inputs_result")
         args, tokens = result
         args = (args,) if isinstance(args, Tensor) else tuple(args)
         if isinstance(tokens, Mapping):
@@ -146,11 +147,13 @@ class SdpaAdapter(ModelAdapter):
         except TfdebugError:
             raise
         except Exception as exc:
-            raise InputError(f"The module failed on the inputs make_inputs gave: {type(exc).__name__}: {exc}") from exc
+            raise InputError("The module failed on the inputs make_inputs gave: {error}: {reason}",
+                             id="sdpa.module_failed", error=type(exc).__name__, reason=str(exc)) from exc
         if not any(True for _ in iter_taps(self.module)):
             raise UnsupportedModelError(
-                f"{type(self.module.model).__name__} calls neither F.scaled_dot_product_attention nor "
-                "nn.MultiheadAttention, and holds no Tap: tfdebug found no stage to show.")
+                "{model} calls neither F.scaled_dot_product_attention nor "
+                "nn.MultiheadAttention, and holds no Tap: tfdebug found no stage to show.",
+                id="sdpa.no_stages", model=type(self.module.model).__name__)
 
     def _make_tap(self, name: str, spec: StageSpec, tokens: dict[str, str], tensor: Tensor) -> Tap:
         # An axis indexes tokens only when it is as long as the stream it would be labelled with.
@@ -182,7 +185,8 @@ def _resolve_dtype(dtype: str | torch.dtype | None, module: nn.Module) -> torch.
     if dtype:
         resolved = getattr(torch, str(dtype), None)
         if not isinstance(resolved, torch.dtype):
-            raise ModelLoadError(f"Unknown dtype '{dtype}': use float32, float16 or bfloat16.")
+            raise ModelLoadError("Unknown dtype '{dtype}': use float32, float16 or bfloat16.", id="sdpa.unknown_dtype",
+                                 dtype=dtype)
         return resolved
     param = next(iter(module.parameters()), None)
     return param.dtype if param is not None else torch.float32
@@ -197,9 +201,11 @@ def wrap(module: nn.Module, make_inputs: MakeInputs, *, name: str | None = None,
     the token strings they stand for (a list, or a dict of named lists).
     """
     if not isinstance(module, nn.Module):
-        raise ModelLoadError(f"wrap() takes an nn.Module, not {type(module).__name__}.")
+        raise ModelLoadError("wrap() takes an nn.Module, not {type}.", id="sdpa.not_a_module",
+                             type=type(module).__name__)
     if not callable(make_inputs):
-        raise ModelLoadError("wrap() needs make_inputs(text) -> (args, tokens) as its second argument.")
+        raise ModelLoadError("wrap() needs make_inputs(text) -> (args, tokens) as its second argument.",
+                             id="sdpa.no_make_inputs")
     resolved = _resolve_dtype(dtype, module)
     param = next(iter(module.parameters()), None)
     dev = torch.device(device) if device is not None else (param.device if param is not None else torch.device("cpu"))
@@ -213,17 +219,21 @@ def load_torch(spec: str, device: torch.device, dtype: str | torch.dtype) -> Sdp
     target = spec.removeprefix(SPEC_PREFIX)
     module_name, sep, factory_name = target.rpartition(":")
     if not sep or not module_name or not factory_name.isidentifier():
-        raise ModelLoadError(f"'{spec}' is not torch:package.module:factory (e.g. torch:examples.gpt_block:factory).")
+        raise ModelLoadError("'{spec}' is not torch:package.module:factory (e.g. torch:examples.gpt_block:factory).",
+                             id="sdpa.bad_spec", spec=spec)
     source = _import(module_name)
     factory = getattr(source, factory_name, None)
     if not callable(factory):
-        raise ModelLoadError(f"{module_name} has no function called {factory_name}.")
+        raise ModelLoadError("{module} has no function called {factory}.", id="sdpa.no_factory",
+                             module=module_name, factory=factory_name)
     try:
         made = factory()
     except Exception as exc:
-        raise ModelLoadError(f"{module_name}.{factory_name}() failed: {type(exc).__name__}: {exc}") from exc
+        raise ModelLoadError("{module}.{factory}() failed: {error}: {reason}", id="sdpa.factory_failed",
+                             module=module_name, factory=factory_name, error=type(exc).__name__, reason=str(exc)) from exc
     if not (isinstance(made, tuple) and len(made) == 2):
-        raise ModelLoadError(f"{module_name}.{factory_name}() must return (module, make_inputs).")
+        raise ModelLoadError("{module}.{factory}() must return (module, make_inputs).", id="sdpa.factory_result",
+                             module=module_name, factory=factory_name)
     module, make_inputs = made
     return wrap(module, make_inputs, name=spec, device=device, dtype=dtype,
                 examples=getattr(source, "EXAMPLES", None))
@@ -234,7 +244,7 @@ def _import(module_name: str):
     if module_name.endswith(".py"):
         path = Path(module_name)
         if not path.is_file():
-            raise ModelLoadError(f"There is no file {module_name}.")
+            raise ModelLoadError("There is no file {path}.", id="sdpa.no_file", path=module_name)
         loader_spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(loader_spec)
         _run_import(lambda: loader_spec.loader.exec_module(module), module_name)
@@ -254,7 +264,9 @@ def _run_import(load: Callable[[], Any], module_name: str):
     try:
         return load()
     except ModuleNotFoundError as exc:
-        raise ModelLoadError(f"Cannot import {module_name}: {exc}. Run tfdebug from the folder that holds it "
-                             "(e.g. the repository root for examples.gpt_block) or install it.") from exc
+        raise ModelLoadError("Cannot import {module}: {reason}. Run tfdebug from the folder that holds it "
+                             "(e.g. the repository root for examples.gpt_block) or install it.",
+                             id="sdpa.cannot_import", module=module_name, reason=str(exc)) from exc
     except Exception as exc:
-        raise ModelLoadError(f"Importing {module_name} failed: {type(exc).__name__}: {exc}") from exc
+        raise ModelLoadError("Importing {module} failed: {error}: {reason}", id="sdpa.import_failed",
+                             module=module_name, error=type(exc).__name__, reason=str(exc)) from exc
