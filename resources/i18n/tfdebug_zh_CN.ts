@@ -1658,9 +1658,39 @@ output w·V = {output}</source>
         <translation>“{spec}”不是 torch:package.module:factory 形式（例如 torch:examples.gpt_block:factory）。</translation>
     </message>
     <message>
+        <source>A &lt;pad&gt; token cannot be fed while decoding with a cache.</source>
+        <comment>input.pad_with_cache</comment>
+        <translation>使用缓存解码时不能输入 &lt;pad&gt; 词元。</translation>
+    </message>
+    <message>
         <source>A recorded pass cannot run again: open the model to run it live.</source>
         <comment>stepper.recorded</comment>
         <translation>录制的前向过程不能再次运行：请打开模型以实时运行。</translation>
+    </message>
+    <message>
+        <source>A source sentence is empty: type at least one word.</source>
+        <comment>input.empty_sentence</comment>
+        <translation>有一个源句子是空的：请至少输入一个词。</translation>
+    </message>
+    <message>
+        <source>A source token id is outside the vocabulary (0 to {last}).</source>
+        <comment>input.out_of_range_source</comment>
+        <translation>有一个源词元 id 超出了词表范围（0 到 {last}）。</translation>
+    </message>
+    <message>
+        <source>A target token id is outside the vocabulary (0 to {last}).</source>
+        <comment>input.out_of_range_target</comment>
+        <translation>有一个目标词元 id 超出了词表范围（0 到 {last}）。</translation>
+    </message>
+    <message>
+        <source>A vocabulary lists the same token twice.</source>
+        <comment>vocab.duplicate</comment>
+        <translation>词表中同一个词元出现了两次。</translation>
+    </message>
+    <message>
+        <source>A vocabulary must start with {specials}.</source>
+        <comment>vocab.specials</comment>
+        <translation>词表必须以 {specials} 开头。</translation>
     </message>
     <message>
         <source>A {suffix} picture of the heatmap can only be drawn from the window.</source>
@@ -1693,9 +1723,29 @@ output w·V = {output}</source>
         <translation>无法导入 {module}：{reason}。请在包含它的文件夹中运行 tfdebug（例如 examples.gpt_block 需在仓库根目录运行），或先安装它。</translation>
     </message>
     <message>
+        <source>Cannot put the model on {device} as {dtype}: {reason}.</source>
+        <comment>model.cannot_place</comment>
+        <translation>无法把模型以 {dtype} 放到 {device} 上：{reason}。</translation>
+    </message>
+    <message>
         <source>Cannot read stage {name} from {path}.</source>
         <comment>snapshot.stage_unreadable</comment>
         <translation>无法从 {path} 读取阶段 {name}。</translation>
+    </message>
+    <message>
+        <source>Cannot read the model config in {folder}: {reason}.</source>
+        <comment>model.config_unreadable</comment>
+        <translation>无法读取 {folder} 中的模型配置：{reason}。</translation>
+    </message>
+    <message>
+        <source>Cannot read the vocabulary {path}: {reason}.</source>
+        <comment>vocab.unreadable</comment>
+        <translation>无法读取词表 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Cannot read the weights in {folder}: {reason}.</source>
+        <comment>model.weights_unreadable</comment>
+        <translation>无法读取 {folder} 中的权重：{reason}。</translation>
     </message>
     <message>
         <source>Cannot read {path}: {reason}.</source>
@@ -1878,6 +1928,11 @@ output w·V = {output}</source>
         <translation>模型配置必须是由字段名和值组成的 JSON 对象。</translation>
     </message>
     <message>
+        <source>The model folder {folder} has no {name}.</source>
+        <comment>model.missing_file</comment>
+        <translation>模型文件夹 {folder} 中没有 {name}。</translation>
+    </message>
+    <message>
         <source>The module failed on the inputs make_inputs gave: {error}: {reason}</source>
         <comment>sdpa.module_failed</comment>
         <translation>模块在 make_inputs 给出的输入上运行失败：{error}: {reason}</translation>
@@ -1913,6 +1968,11 @@ output w·V = {output}</source>
         <translation>快照 {path} 已关闭。</translation>
     </message>
     <message>
+        <source>The source must be a (batch, tokens) tensor of token ids.</source>
+        <comment>input.not_2d_source</comment>
+        <translation>源输入必须是由词元 id 组成的 (batch, tokens) 张量。</translation>
+    </message>
+    <message>
         <source>The source sentence is empty: type at least one word.</source>
         <comment>input.source_empty</comment>
         <translation>源句子为空：请至少输入一个词。</translation>
@@ -1923,14 +1983,49 @@ output w·V = {output}</source>
         <translation>源序列有 {n} 个词元；此模型最多接受 {most} 个。</translation>
     </message>
     <message>
+        <source>The source sequence is empty: give at least one token.</source>
+        <comment>input.empty_source</comment>
+        <translation>源序列为空：请至少给出一个词元。</translation>
+    </message>
+    <message>
+        <source>The source token ids must be integers, not {dtype}.</source>
+        <comment>input.not_int_source</comment>
+        <translation>源词元 id 必须是整数，而不是 {dtype}。</translation>
+    </message>
+    <message>
+        <source>The target must be a (batch, tokens) tensor of token ids.</source>
+        <comment>input.not_2d_target</comment>
+        <translation>目标输入必须是由词元 id 组成的 (batch, tokens) 张量。</translation>
+    </message>
+    <message>
         <source>The target sequence has {n} tokens; this model takes at most {most}.</source>
         <comment>input.too_long_target</comment>
         <translation>目标序列有 {n} 个词元；此模型最多接受 {most} 个。</translation>
     </message>
     <message>
+        <source>The target sequence is empty: give at least one token.</source>
+        <comment>input.empty_target</comment>
+        <translation>目标序列为空：请至少给出一个词元。</translation>
+    </message>
+    <message>
+        <source>The target token ids must be integers, not {dtype}.</source>
+        <comment>input.not_int_target</comment>
+        <translation>目标词元 id 必须是整数，而不是 {dtype}。</translation>
+    </message>
+    <message>
         <source>The temperature must be greater than 0.</source>
         <comment>decoding.temperature</comment>
         <translation>温度必须大于 0。</translation>
+    </message>
+    <message>
+        <source>The vocabularies in {folder} do not match the model&apos;s vocabulary sizes.</source>
+        <comment>model.vocab_size_mismatch</comment>
+        <translation>{folder} 中的词表与模型的词表大小不一致。</translation>
+    </message>
+    <message>
+        <source>The weights in {folder} do not fit the model config: {reason}.</source>
+        <comment>model.weights_mismatch</comment>
+        <translation>{folder} 中的权重与模型配置不符：{reason}。</translation>
     </message>
     <message>
         <source>The {field} gives no tokens: type at least one word.</source>

@@ -103,25 +103,30 @@ def _load_dir(folder: Path) -> tuple[Transformer, Vocab, Vocab]:
     folder = Path(folder)
     for name in (CONFIG_FILE, WEIGHTS_FILE, SRC_VOCAB_FILE, TGT_VOCAB_FILE):
         if not (folder / name).is_file():
-            raise ModelLoadError(f"The model folder {folder} has no {name}.")
+            raise ModelLoadError("The model folder {folder} has no {name}.", id="model.missing_file",
+                                 folder=str(folder), name=name)
     try:
         args = load_config(folder / CONFIG_FILE)
     except (OSError, ValueError, TypeError) as exc:
-        raise ModelLoadError(f"Cannot read the model config in {folder}: {exc}.") from exc
+        raise ModelLoadError("Cannot read the model config in {folder}: {reason}.", id="model.config_unreadable",
+                             folder=str(folder), reason=str(exc)) from exc
     src_vocab = Vocab.load(folder / SRC_VOCAB_FILE, "en")
     tgt_vocab = Vocab.load(folder / TGT_VOCAB_FILE, "zh")
     if len(src_vocab) != args.source_vocab_size or len(tgt_vocab) != args.vocab_size:
-        raise ModelLoadError(f"The vocabularies in {folder} do not match the model's vocabulary sizes.")
+        raise ModelLoadError("The vocabularies in {folder} do not match the model's vocabulary sizes.",
+                             id="model.vocab_size_mismatch", folder=str(folder))
     from safetensors.torch import load_file
     try:
         state = load_file(str(folder / WEIGHTS_FILE))
     except Exception as exc:  # safetensors raises its own error types
-        raise ModelLoadError(f"Cannot read the weights in {folder}: {exc}.") from exc
+        raise ModelLoadError("Cannot read the weights in {folder}: {reason}.", id="model.weights_unreadable",
+                             folder=str(folder), reason=str(exc)) from exc
     model = Transformer(args)
     try:
         model.load_state_dict(state, strict=True)
     except RuntimeError as exc:
-        raise ModelLoadError(f"The weights in {folder} do not fit the model config: {exc}.") from exc
+        raise ModelLoadError("The weights in {folder} do not fit the model config: {reason}.",
+                             id="model.weights_mismatch", folder=str(folder), reason=str(exc)) from exc
     return model, src_vocab, tgt_vocab
 
 
@@ -151,7 +156,8 @@ def place(name: str, model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, dev
     try:
         model = model.to(device=device, dtype=dtype).eval()
     except (RuntimeError, TypeError) as exc:
-        raise ConfigError(f"Cannot put the model on {device} as {dtype}: {exc}.") from exc
+        raise ConfigError("Cannot put the model on {device} as {dtype}: {reason}.", id="model.cannot_place",
+                          device=str(device), dtype=str(dtype), reason=str(exc)) from exc
     return LoadedModel(name=name, model=model, src_vocab=src_vocab, tgt_vocab=tgt_vocab, device=device, dtype=dtype)
 
 

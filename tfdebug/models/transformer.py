@@ -263,11 +263,18 @@ class Transformer(nn.Module):
             ("source", src, args.source_vocab_size, 0), ("target", tgt, args.vocab_size, start)) if ids is not None]
         for label, ids, vocab, offset in given:
             if not isinstance(ids, Tensor) or ids.dim() != 2:
-                raise InputError(f"The {label} must be a (batch, tokens) tensor of token ids.")
+                raise (InputError("The source must be a (batch, tokens) tensor of token ids.", id="input.not_2d_source")
+                       if label == "source" else
+                       InputError("The target must be a (batch, tokens) tensor of token ids.", id="input.not_2d_target"))
             if ids.dtype not in (torch.int64, torch.int32):
-                raise InputError(f"The {label} token ids must be integers, not {ids.dtype}.")
+                raise (InputError("The source token ids must be integers, not {dtype}.", id="input.not_int_source",
+                                  dtype=str(ids.dtype)) if label == "source" else
+                       InputError("The target token ids must be integers, not {dtype}.", id="input.not_int_target",
+                                  dtype=str(ids.dtype)))
             if ids.shape[0] == 0 or ids.shape[1] == 0:
-                raise EmptyInputError(f"The {label} sequence is empty: give at least one token.")
+                raise (EmptyInputError("The source sequence is empty: give at least one token.", id="input.empty_source")
+                       if label == "source" else
+                       EmptyInputError("The target sequence is empty: give at least one token.", id="input.empty_target"))
             if offset + ids.shape[1] > args.max_len:
                 n = offset + ids.shape[1]
                 if label == "source":  # one sentence per side: the window translates each by its id
@@ -281,10 +288,13 @@ class Transformer(nn.Module):
         padded = {}
         for (label, ids, vocab, offset), bad, pad in zip(given, flags[0::2], flags[1::2]):
             if bad:
-                raise TokenOutOfRangeError(f"A {label} token id is outside the vocabulary (0 to {vocab - 1}).")
+                raise (TokenOutOfRangeError("A source token id is outside the vocabulary (0 to {last}).",
+                                              id="input.out_of_range_source", last=vocab - 1) if label == "source" else
+                       TokenOutOfRangeError("A target token id is outside the vocabulary (0 to {last}).",
+                                            id="input.out_of_range_target", last=vocab - 1))
             if pad and offset:
                 # A cache holds every earlier key: a padding mask over the new tokens alone would not fit it.
-                raise InputError("A <pad> token cannot be fed while decoding with a cache.")
+                raise InputError("A <pad> token cannot be fed while decoding with a cache.", id="input.pad_with_cache")
             padded[label] = self._padding(ids) if pad else None
         return padded.get("source"), padded.get("target")
 

@@ -74,7 +74,7 @@ def translate_batch(model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab,
     for start in range(0, len(sentences), batch_size):
         chunk = [src_vocab.encode(s).ids for s in sentences[start: start + batch_size]]
         if any(not ids for ids in chunk):
-            raise EmptyInputError("A source sentence is empty: type at least one word.")
+            raise EmptyInputError("A source sentence is empty: type at least one word.", id="input.empty_sentence")
         ids = greedy_ids(model, pad_batch(chunk, device), max_len)
         results.extend(tgt_vocab.decode(row) for row in ids)
     return results

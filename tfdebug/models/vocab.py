@@ -41,9 +41,10 @@ class Vocab:
 
     def __init__(self, tokens: list[str], lang: str):
         if tuple(tokens[:4]) != SPECIALS:
-            raise ModelLoadError(f"A vocabulary must start with {' '.join(SPECIALS)}.")
+            raise ModelLoadError("A vocabulary must start with {specials}.", id="vocab.specials",
+                                 specials=" ".join(SPECIALS))
         if len(set(tokens)) != len(tokens):
-            raise ModelLoadError("A vocabulary lists the same token twice.")
+            raise ModelLoadError("A vocabulary lists the same token twice.", id="vocab.duplicate")
         self.tokens = list(tokens)
         self.lang = lang
         self._index = {t: i for i, t in enumerate(self.tokens)}
@@ -100,7 +101,8 @@ class Vocab:
         try:
             lines = Path(path).read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
-            raise ModelLoadError(f"Cannot read the vocabulary {path}: {exc}.") from exc
+            raise ModelLoadError("Cannot read the vocabulary {path}: {reason}.", id="vocab.unreadable",
+                                 path=str(path), reason=str(exc)) from exc
         return cls([line for line in lines if line], lang)
 
 
