@@ -1693,6 +1693,11 @@ output w·V = {output}</source>
         <translation>词表必须以 {specials} 开头。</translation>
     </message>
     <message>
+        <source>A whole pass cannot be exported as {suffix}; choose {choices}.</source>
+        <comment>export.pass_suffix</comment>
+        <translation>整次前向传播不能导出为 {suffix}；请选择 {choices}。</translation>
+    </message>
+    <message>
         <source>A {suffix} picture of the heatmap can only be drawn from the window.</source>
         <comment>export.picture_needs_window</comment>
         <translation>热力图的 {suffix} 图片只能在窗口中绘制。</translation>
@@ -1716,6 +1721,11 @@ output w·V = {output}</source>
         <source>BERT as a decoder (is_decoder / add_cross_attention) is not supported.</source>
         <comment>hf.bert_decoder</comment>
         <translation>不支持把 BERT 用作解码器（is_decoder / add_cross_attention）。</translation>
+    </message>
+    <message>
+        <source>Cannot export to {shown}: choose a {choices} file.</source>
+        <comment>export.unknown_suffix</comment>
+        <translation>无法导出为 {shown}：请选择 {choices} 文件。</translation>
     </message>
     <message>
         <source>Cannot import {module}: {reason}. Run tfdebug from the folder that holds it (e.g. the repository root for examples.gpt_block) or install it.</source>
@@ -1843,6 +1853,11 @@ output w·V = {output}</source>
         <translation>阶段 {name} 已经运行过：只能编辑前向过程当前暂停所在的阶段（{live}）。要编辑更早的阶段，请重新开始。</translation>
     </message>
     <message>
+        <source>Stage {name} has no tensor in this recording.</source>
+        <comment>recording.no_tensor</comment>
+        <translation>阶段 {name} 在此记录中没有张量。</translation>
+    </message>
+    <message>
         <source>The .pt file {name} could not be written.</source>
         <comment>export.pt_write_failed</comment>
         <translation>无法写入 .pt 文件 {name}。</translation>
@@ -1871,6 +1886,11 @@ output w·V = {output}</source>
         <source>The device name is empty; use cpu, cuda, cuda:N, mps or auto.</source>
         <comment>device.empty</comment>
         <translation>设备名为空；请使用 cpu、cuda、cuda:N、mps 或 auto。</translation>
+    </message>
+    <message>
+        <source>The export was cancelled; nothing was written.</source>
+        <comment>export.cancelled</comment>
+        <translation>导出已取消；没有写入任何内容。</translation>
     </message>
     <message>
         <source>The file {path} cannot be read as a tfdebug export.</source>
@@ -1916,6 +1936,11 @@ output w·V = {output}</source>
         <source>The forward pass is running; wait for it to pause.</source>
         <comment>stepper.running</comment>
         <translation>前向过程正在运行；请等待它暂停。</translation>
+    </message>
+    <message>
+        <source>The heatmap cannot be exported as {suffix}; choose {choices}.</source>
+        <comment>export.view_suffix</comment>
+        <translation>热力图不能导出为 {suffix}；请选择 {choices}。</translation>
     </message>
     <message>
         <source>The input is {n} tokens long; this model takes at most {most}.</source>
@@ -2086,6 +2111,11 @@ output w·V = {output}</source>
         <source>There is no stage named &apos;{name}&apos; in this pass.</source>
         <comment>stage.unknown_in_pass</comment>
         <translation>这次前向过程中没有名为“{name}”的阶段。</translation>
+    </message>
+    <message>
+        <source>There is no stage named &apos;{name}&apos; in this recording.</source>
+        <comment>recording.unknown_stage</comment>
+        <translation>此记录中没有名为“{name}”的阶段。</translation>
     </message>
     <message>
         <source>This config asks for about {size} of parameters and buffers, mostly from {field} = {value}; tfdebug builds models up to {most} on this machine.</source>
@@ -2318,6 +2348,11 @@ output w·V = {output}</source>
         <translation>{path} 不是 UTF-8 文本。</translation>
     </message>
     <message>
+        <source>{path} is not a recorded pass: choose a {choices} or {last} file.</source>
+        <comment>pass.wrong_suffix</comment>
+        <translation>{path} 不是记录的前向传播：请选择 {choices} 或 {last} 文件。</translation>
+    </message>
+    <message>
         <source>{path} is not a regular file.</source>
         <comment>config.not_file</comment>
         <translation>{path} 不是普通文件。</translation>
@@ -2421,6 +2456,11 @@ output w·V = {output}</source>
         <source>{where} is damaged: the entry for tensor &apos;{name}&apos; is not an object.</source>
         <comment>safetensors.entry_not_object</comment>
         <translation>{where} 已损坏：张量“{name}”的条目不是对象。</translation>
+    </message>
+    <message>
+        <source>{where} is damaged: the true/false stage {name} holds bytes other than 0 and 1.</source>
+        <comment>snapshot.bad_bool</comment>
+        <translation>{where} 已损坏：布尔阶段 {name} 中含有 0 和 1 以外的字节。</translation>
     </message>
     <message>
         <source>{where} is damaged: {problem}.</source>

@@ -44,9 +44,9 @@ def report(progress: ProgressCallback | None, done: int, total: int) -> None:
     except TfdebugError:
         raise
     except BaseException as exc:  # KeyboardInterrupt included: the write is abandoned cleanly
-        raise ExportCancelledError("The export was cancelled; nothing was written.") from exc
+        raise ExportCancelledError("The export was cancelled; nothing was written.", id="export.cancelled") from exc
     if keep_going is False:
-        raise ExportCancelledError("The export was cancelled; nothing was written.")
+        raise ExportCancelledError("The export was cancelled; nothing was written.", id="export.cancelled")
 
 
 def os_error_message(exc: OSError, path: Path) -> str:

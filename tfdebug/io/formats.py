@@ -78,9 +78,13 @@ def format_for(path: str | os.PathLike, fmt: str | None = None, scope: Scope | N
     known = {f.suffix: f for f in formats()}
     if suffix not in known:
         shown = suffix or f"'{Path(path).name}' (no suffix)"
-        raise ExportError(f"Cannot export to {shown}: choose a {_choices(scope)} file.")
+        raise ExportError("Cannot export to {shown}: choose a {choices} file.", id="export.unknown_suffix",
+                          shown=shown, choices=_choices(scope))
     found = known[suffix]
     if scope is not None and found.scope != scope:
-        what = "A whole pass" if scope == "pass" else "The heatmap"
-        raise ExportError(f"{what} cannot be exported as {suffix}; choose {_choices(scope)}.")
+        if scope == "pass":
+            raise ExportError("A whole pass cannot be exported as {suffix}; choose {choices}.",
+                              id="export.pass_suffix", suffix=suffix, choices=_choices(scope))
+        raise ExportError("The heatmap cannot be exported as {suffix}; choose {choices}.",
+                          id="export.view_suffix", suffix=suffix, choices=_choices(scope))
     return found

@@ -19,8 +19,9 @@ def open_pass(path: str | os.PathLike) -> Recording:
     path = os.fspath(path)
     pass_suffixes = suffixes("pass")
     if Path(path).suffix.lower() not in pass_suffixes:
-        raise SnapshotError(f"{path} is not a recorded pass: choose a "
-                            f"{', '.join(pass_suffixes[:-1])} or {pass_suffixes[-1]} file.")
+        raise SnapshotError("{path} is not a recorded pass: choose a {choices} or {last} file.",
+                            id="pass.wrong_suffix", path=path, choices=", ".join(pass_suffixes[:-1]),
+                            last=pass_suffixes[-1])
     if not os.path.exists(path):
         raise SnapshotError("The file {path} does not exist.", id="pass.missing", path=path)
     return load_export(path)

@@ -71,14 +71,16 @@ class Recording:
         if capture.tensor is not None:
             return capture.tensor
         if self.load is None:
-            raise UnknownStageError(f"Stage {capture.name} has no tensor in this recording.")
+            raise UnknownStageError("Stage {name} has no tensor in this recording.", id="recording.no_tensor",
+                                    name=capture.name)
         return self.load(capture)
 
     def __getitem__(self, name: str) -> Capture:
         for capture in self.captures:
             if capture.name == name:
                 return capture
-        raise UnknownStageError(f"There is no stage named '{name}' in this recording.")
+        raise UnknownStageError("There is no stage named '{name}' in this recording.", id="recording.unknown_stage",
+                                name=name)
 
     def names(self) -> list[str]:
         """Stage names in forward order."""
@@ -96,7 +98,8 @@ class Recording:
         wanted = set(names)
         unknown = wanted - set(self.names())
         if unknown:
-            raise UnknownStageError(f"There is no stage named '{sorted(unknown)[0]}' in this recording.")
+            raise UnknownStageError("There is no stage named '{name}' in this recording.", id="recording.unknown_stage",
+                                    name=sorted(unknown)[0])
         return replace(self, captures=[c for c in self.captures if c.name in wanted])
 
     def stepper(self) -> "Stepper":

@@ -99,7 +99,8 @@ class _Reader:
 def check_values(tensor: Tensor, name: str, where: str) -> None:
     """Refuse stored values no tensor of that dtype can hold (a bool byte other than 0 or 1)."""
     if tensor.dtype == torch.bool and tensor.numel() and int(tensor.view(torch.uint8).max()) > 1:
-        raise SnapshotError(f"{where} is damaged: the true/false stage {name} holds bytes other than 0 and 1.")
+        raise SnapshotError("{where} is damaged: the true/false stage {name} holds bytes other than 0 and 1.",
+                            id="snapshot.bad_bool", where=where, name=name)
 
 
 def _identity(path: str) -> tuple | None:
