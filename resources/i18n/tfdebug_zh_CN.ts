@@ -1823,6 +1823,11 @@ output w·V = {output}</source>
         <translation>还没有运行任何阶段。</translation>
     </message>
     <message>
+        <source>Nothing recorded a stage named &apos;{name}&apos;.</source>
+        <comment>recorder.unknown_stage</comment>
+        <translation>没有任何记录包含名为“{name}”的阶段。</translation>
+    </message>
+    <message>
         <source>Only a 2-D slice can be exported as CSV; this one has {ndim} dimensions.</source>
         <comment>export.csv_not_2d</comment>
         <translation>只有二维切片可以导出为 CSV；此切片有 {ndim} 个维度。</translation>
@@ -1856,6 +1861,11 @@ output w·V = {output}</source>
         <source>Stage {name} has no tensor in this recording.</source>
         <comment>recording.no_tensor</comment>
         <translation>阶段 {name} 在此记录中没有张量。</translation>
+    </message>
+    <message>
+        <source>Stage {name} is already being recorded by another pass of this model: stop that pass first.</source>
+        <comment>recorder.busy</comment>
+        <translation>阶段 {name} 正在被此模型的另一次前向传播记录：请先停止那次传播。</translation>
     </message>
     <message>
         <source>The .pt file {name} could not be written.</source>
@@ -2109,6 +2119,11 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>There is no stage named &apos;{name}&apos; in this pass.</source>
+        <comment>plan.unknown_stage</comment>
+        <translation>此次前向传播中没有名为“{name}”的阶段。</translation>
+    </message>
+    <message>
+        <source>There is no stage named &apos;{name}&apos; in this pass.</source>
         <comment>stage.unknown_in_pass</comment>
         <translation>这次前向过程中没有名为“{name}”的阶段。</translation>
     </message>
@@ -2218,6 +2233,11 @@ output w·V = {output}</source>
         <translation>dropout 必须在 [0, 1) 之内，而不是 {value}。</translation>
     </message>
     <message>
+        <source>dtype must be one of {choices}, not &apos;{name}&apos;.</source>
+        <comment>config.unknown_dtype</comment>
+        <translation>dtype 必须是 {choices} 之一，而不是“{name}”。</translation>
+    </message>
+    <message>
         <source>make_inputs could not use this text: {error}: {reason}</source>
         <comment>sdpa.make_inputs_failed</comment>
         <translation>make_inputs 无法使用这段文本：{error}: {reason}</translation>
@@ -2236,6 +2256,16 @@ output w·V = {output}</source>
         <source>pad_id ({pad_id}) must be a token id of both vocabularies (below {below}).</source>
         <comment>config.pad_id</comment>
         <translation>pad_id（{pad_id}）必须是两个词表中都有的词元 id（小于 {below}）。</translation>
+    </message>
+    <message>
+        <source>scaled_dot_product_attention at {where} was called with dropout_p={dropout}: tfdebug steps through inference passes only, so call it with dropout_p=0.0 outside training (model.eval()).</source>
+        <comment>sdpa.dropout</comment>
+        <translation>{where} 处的 scaled_dot_product_attention 调用使用了 dropout_p={dropout}：tfdebug 只单步执行推理传播，请在训练之外（model.eval()）以 dropout_p=0.0 调用它。</translation>
+    </message>
+    <message>
+        <source>scaled_dot_product_attention at {where} was given both attn_mask and is_causal=True, which the fused kernel refuses too: pass one of them.</source>
+        <comment>sdpa.mask_and_causal</comment>
+        <translation>{where} 处的 scaled_dot_product_attention 同时收到了 attn_mask 和 is_causal=True，融合内核同样会拒绝这种调用：请只传其中一个。</translation>
     </message>
     <message>
         <source>tfdebug cannot tap Hugging Face model type &apos;{model_type}&apos;: supported are {supported}.</source>
@@ -2318,6 +2348,11 @@ output w·V = {output}</source>
         <translation>{module} 中没有名为 {factory} 的函数。</translation>
     </message>
     <message>
+        <source>{module} passes the attention keyword &apos;{key}&apos;, which tfdebug&apos;s tapped attention does not implement, so it cannot show this model&apos;s attention faithfully.</source>
+        <comment>hf.unknown_attention_keyword</comment>
+        <translation>{module} 传入了注意力关键字参数“{key}”，tfdebug 的探查注意力没有实现它，因此无法如实显示此模型的注意力。</translation>
+    </message>
+    <message>
         <source>{module}.{factory}() failed: {error}: {reason}</source>
         <comment>sdpa.factory_failed</comment>
         <translation>{module}.{factory}() 失败：{error}: {reason}</translation>
@@ -2326,6 +2361,11 @@ output w·V = {output}</source>
         <source>{module}.{factory}() must return (module, make_inputs).</source>
         <comment>sdpa.factory_result</comment>
         <translation>{module}.{factory}() 必须返回 (module, make_inputs)。</translation>
+    </message>
+    <message>
+        <source>{name} cannot generate text: it has no decoder to feed tokens to.</source>
+        <comment>adapter.no_decoder</comment>
+        <translation>{name} 无法生成文本：它没有可输入词元的解码器。</translation>
     </message>
     <message>
         <source>{name} is an encoder only: it has no decoder to generate text with.</source>

@@ -140,7 +140,8 @@ class ModelAdapter(ABC):
 
     def step_decoder(self, prepared: Prepared, use_cache: bool = True) -> "StepDecoder":
         """A decoder that generates from `prepared` one token per step (see tfdebug.models.generate)."""
-        raise InputError(f"{self.name} cannot generate text: it has no decoder to feed tokens to.")
+        raise InputError("{name} cannot generate text: it has no decoder to feed tokens to.", id="adapter.no_decoder",
+                         name=self.name)
 
     def verify(self, prepared: Prepared, output: Any) -> Verification | None:
         """Compare `output` of a tapped forward with the unmodified model's; None when there is nothing to check."""

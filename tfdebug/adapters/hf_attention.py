@@ -79,8 +79,9 @@ def check_keywords(module: nn.Module, kwargs: Mapping) -> None:
     for key, value in kwargs.items():
         if value is not None and key not in HANDLED_KEYWORDS and key not in IGNORED_KEYWORDS:
             raise UnsupportedModelError(
-                f"{type(module).__name__} passes the attention keyword '{key}', which tfdebug's tapped "
-                f"attention does not implement, so it cannot show this model's attention faithfully.")
+                "{module} passes the attention keyword '{key}', which tfdebug's tapped "
+                "attention does not implement, so it cannot show this model's attention faithfully.",
+                id="hf.unknown_attention_keyword", module=type(module).__name__, key=key)
 
 
 def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, value: Tensor,

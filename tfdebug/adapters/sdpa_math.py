@@ -36,12 +36,13 @@ def check_call(dropout_p: float, is_causal: bool, attn_mask: Tensor | None, wher
     """Refuse what the decomposition does not compute (dropout) or what the fused kernel refuses."""
     if dropout_p and dropout_p > 0.0:
         raise UnsupportedModelError(
-            f"scaled_dot_product_attention at {where} was called with dropout_p={dropout_p:g}: tfdebug steps "
-            "through inference passes only, so call it with dropout_p=0.0 outside training (model.eval()).")
+            "scaled_dot_product_attention at {where} was called with dropout_p={dropout}: tfdebug steps "
+            "through inference passes only, so call it with dropout_p=0.0 outside training (model.eval()).",
+            id="sdpa.dropout", where=where, dropout=f"{dropout_p:g}")
     if is_causal and attn_mask is not None:
         raise UnsupportedModelError(
-            f"scaled_dot_product_attention at {where} was given both attn_mask and is_causal=True, "
-            "which the fused kernel refuses too: pass one of them.")
+            "scaled_dot_product_attention at {where} was given both attn_mask and is_causal=True, "
+            "which the fused kernel refuses too: pass one of them.", id="sdpa.mask_and_causal", where=where)
 
 
 def causal_keep(query_len: int, key_len: int, device: torch.device) -> Tensor:

@@ -60,4 +60,5 @@ def resolve_dtype(name: str | torch.dtype) -> torch.dtype:
     try:
         return DTYPES[name]
     except KeyError:
-        raise ConfigError(f"dtype must be one of {', '.join(DTYPES)}, not '{name}'.") from None
+        raise ConfigError("dtype must be one of {choices}, not '{name}'.", id="config.unknown_dtype",
+                          choices=", ".join(DTYPES), name=name) from None

@@ -32,7 +32,8 @@ class Plan(Sequence[Capture]):
         try:
             return self._index[name]
         except KeyError:
-            raise UnknownStageError(f"There is no stage named '{name}' in this pass.") from None
+            raise UnknownStageError("There is no stage named '{name}' in this pass.", id="plan.unknown_stage",
+                                    name=name) from None
 
     def find(self, name: str) -> Capture | None:
         i = self._index.get(name)

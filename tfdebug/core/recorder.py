@@ -93,8 +93,8 @@ class Recorder:
     def __enter__(self) -> "Recorder":
         busy = [t.info.name for t in self.model_taps if t.hook is not None]
         if busy:
-            raise RecorderBusyError(f"Stage {busy[0]} is already being recorded by another pass of this model: "
-                                    "stop that pass first.")
+            raise RecorderBusyError("Stage {name} is already being recorded by another pass of this model: "
+                                    "stop that pass first.", id="recorder.busy", name=busy[0])
         for tap in self.model_taps:
             tap.attach(self._hook)
         return self
@@ -119,7 +119,7 @@ class Recorder:
         for capture in self.captures:
             if capture.name == name:
                 return capture
-        raise UnknownStageError(f"Nothing recorded a stage named '{name}'.")
+        raise UnknownStageError("Nothing recorded a stage named '{name}'.", id="recorder.unknown_stage", name=name)
 
     def names(self) -> list[str]:
         return [c.name for c in self.captures]
