@@ -74,3 +74,27 @@ def test_host_and_device_paths_agree():
         np.testing.assert_allclose([host.min, host.max, host.mean, host.std],
                                    [device.min, device.max, device.mean, device.std], rtol=1e-5, atol=1e-6)
         assert abs(int(host.hist_counts.sum()) - int(device.hist_counts.sum())) == 0
+
+
+def test_a_softmax_shows_the_cells_its_mask_stage_masked_and_nothing_else():
+    """Masked cells of a softmax are exact zeros; the mask it read marks them, not their value:
+    an fp16 probability that underflowed to 0 is not masked."""
+    import torch
+
+    from tfdebug.core.display import display_slice, head_thumbnails
+
+    masked = torch.zeros(1, 2, 3, 3)
+    masked[..., 0, 1:] = torch.finfo(torch.float32).min  # transformers' way: a finite minimum
+    masked[..., 1, 2] = float("-inf")                     # the reference model's way
+    probs = torch.softmax(masked, dim=-1)
+    assert (probs[..., 0, 1:] == 0).all()
+    sl = display_slice(probs, 2, 3, {0: 0, 1: 1}, kind="softmax", mask=masked)
+    assert np.isneginf(sl.values[0, 1:]).all() and np.isneginf(sl.values[1, 2])
+    assert sl.stats.neginf == 3 and sl.stats.min > 0
+    thumbs = head_thumbnails(probs, 2, 3, 1, {0: 0}, kind="softmax", mask=masked)
+    assert thumbs.neginf.tolist() == [3, 3]
+    # Without a mask (or with one of another shape) a zero probability is a value like any other.
+    underflow = torch.tensor([[1.0, 0.0], [0.5, 0.5]], dtype=torch.float16)
+    plain = display_slice(underflow, 0, 1, kind="softmax")
+    assert plain.stats.neginf == 0 and plain.values[0, 1] == 0
+    assert display_slice(probs, 2, 3, kind="softmax", mask=masked[..., :2]).stats.neginf == 0

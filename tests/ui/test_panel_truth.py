@@ -63,6 +63,8 @@ def test_masked_head_thumbnails_are_coloured_however_the_stage_is_reached(window
     _assert_masked_thumbnails(window)
     press(window, Qt.Key_F10)
     wait_paused(qtbot, window, "dec.0.self_attn.probs")
+    qtbot.waitUntil(lambda: not window.heads_panel._dirty)
+    _assert_masked_thumbnails(window)                # the softmax's masked cells (zeros) too
     press(window, Qt.Key_F10, Qt.ShiftModifier)      # step back
     wait_paused(qtbot, window, "dec.0.self_attn.masked")
     qtbot.waitUntil(lambda: not window.heads_panel._dirty)

@@ -74,8 +74,15 @@ def test_masked_cells_get_the_mask_colour_not_the_scale_minimum(window, qtbot):
     assert (visible.red(), visible.green(), visible.blue()) != colors.MASK_RGBA[:3]
     assert tuple(low[:3]) != colors.MASK_RGBA[:3]
     assert heatmap.overlay.isVisible()
+    # At the softmax the masked cells are exact zeros: the mask stage it read says which
+    # are masked, and they are drawn in the mask colour too, not as the scale's minimum.
     goto(window, qtbot, "dec.0.self_attn.probs")
-    assert not heatmap.overlay.isVisible()
+    qtbot.waitUntil(lambda: heatmap.overlay.isVisible())
+    masked = _pixel(heatmap, 0, 3)
+    assert (masked.red(), masked.green(), masked.blue()) == colors.MASK_RGBA[:3]
+    visible = _pixel(heatmap, 3, 0)
+    assert (visible.red(), visible.green(), visible.blue()) != colors.MASK_RGBA[:3]
+    assert "6 masked cells" in heatmap.caption.text()  # 4×4 causal: 3+2+1 above the diagonal
 
 
 def test_image_is_lut_indices_drawn_without_conversion_and_levels_requantise(window, qtbot):

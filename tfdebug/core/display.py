@@ -41,15 +41,27 @@ class Stats:
                 "nan": self.nan, "posinf": self.posinf, "neginf": self.neginf}
 
 
-def masked_as_neginf(tensor: Tensor, kind: str | None) -> Tensor:
+def is_masked(mask: Tensor) -> Tensor:
+    """The cells a mask stage's tensor marks as masked: −∞, or at or below finfo.min / 2."""
+    return mask <= torch.finfo(mask.dtype).min / 2
+
+
+def masked_as_neginf(tensor: Tensor, kind: str | None, mask: Tensor | None = None) -> Tensor:
     """A mask stage's tensor with its masked cells as −∞, whichever way the model marked them.
 
     The reference model adds −∞; transformers adds finfo(dtype).min, a finite number. Cells
-    at or below finfo.min / 2 in a mask stage are masked. Other stages come back unchanged.
+    at or below finfo.min / 2 in a mask stage are masked. `mask`, the tensor of the mask
+    stage a softmax read (same shape), marks that softmax's masked cells: there they are
+    exact zeros, which only the mask tells apart from a probability that underflowed
+    (fp16 rounds anything below 6e-8 to 0). Other stages come back unchanged.
     """
-    if kind != "mask" or not tensor.is_floating_point():
+    if not tensor.is_floating_point():
         return tensor
-    return tensor.masked_fill(tensor <= torch.finfo(tensor.dtype).min / 2, float("-inf"))
+    if mask is not None and mask.shape == tensor.shape and mask.is_floating_point():
+        return tensor.masked_fill(is_masked(mask), float("-inf"))
+    if kind != "mask":
+        return tensor
+    return tensor.masked_fill(is_masked(tensor), float("-inf"))
 
 
 def on_host(tensor: Tensor) -> bool:
@@ -246,13 +258,17 @@ def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = 
 
 def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None = None,
                   max_size: tuple[int, int] = (1024, 1024), bins: int = HIST_BINS,
-                  kind: str | None = None) -> DisplaySlice:
+                  kind: str | None = None, mask: Tensor | None = None) -> DisplaySlice:
     """Slice, downsample and summarise on the tensor's device; return the small host copy.
 
     Stats are of the full (not downsampled) slice. In a `kind` "mask" stage, cells at or
-    below finfo.min / 2 show as masked (−∞).
+    below finfo.min / 2 show as masked (−∞); so do the cells `mask` marks (the mask stage
+    a softmax read: see masked_as_neginf), and the slice's stats count them as masked.
     """
-    plane = masked_as_neginf(select_2d(tensor.detach(), row_axis, col_axis, indices), kind).float()
+    plane = select_2d(tensor.detach(), row_axis, col_axis, indices)
+    if mask is not None and mask.shape == tensor.shape:
+        mask = select_2d(mask.detach(), row_axis, col_axis, indices)
+    plane = masked_as_neginf(plane, kind, mask).float()
     limit = (max(1, max_size[0]), max(1, max_size[1]))
     if on_host(plane):
         stats = _host_stats(plane, bins)
@@ -290,11 +306,13 @@ class HeadThumbnails:
 
 def head_thumbnails(tensor: Tensor, row_axis: int, col_axis: int, head_axis: int,
                     indices: Mapping[int, int] | None = None,
-                    max_size: tuple[int, int] = (48, 48), kind: str | None = None) -> HeadThumbnails:
+                    max_size: tuple[int, int] = (48, 48), kind: str | None = None,
+                    mask: Tensor | None = None) -> HeadThumbnails:
     """All heads at once: slice, downsample and summarise on the device, one transfer.
 
     The heads are pooled as one batch, so the host waits once for all of them rather
-    than once per head. In a `kind` "mask" stage, finfo.min-marked cells count as masked.
+    than once per head. In a `kind` "mask" stage, finfo.min-marked cells count as masked,
+    and so do the cells `mask` marks (the mask stage a softmax read).
     """
     tensor = tensor.detach()
     if len({row_axis, col_axis, head_axis}) != 3:
@@ -308,7 +326,8 @@ def head_thumbnails(tensor: Tensor, row_axis: int, col_axis: int, head_axis: int
             index.append(fixed.get(axis, 0))
     kept = [a for a in range(tensor.dim()) if a in (row_axis, col_axis, head_axis)]
     # After indexing, the kept axes stay in their original order: put them as (head, row, col).
-    planes = masked_as_neginf(tensor[tuple(index)], kind).permute(kept.index(head_axis), kept.index(row_axis),
+    mask = mask.detach()[tuple(index)] if mask is not None and mask.shape == tensor.shape else None
+    planes = masked_as_neginf(tensor[tuple(index)], kind, mask).permute(kept.index(head_axis), kept.index(row_axis),
                                                                 kept.index(col_axis)).float()
     heads, rows, cols = planes.shape
     out = (min(rows, max(1, max_size[0])), min(cols, max(1, max_size[1])))

@@ -222,6 +222,11 @@ class Stepper:
         """Index of the stage called `name` in the history, or None when it has not run yet."""
         return self._positions.get(name)
 
+    def captured(self, name: str) -> Capture | None:
+        """The stage called `name` from the history with its tensor (a replay loads it), or None."""
+        index = self._positions.get(name)
+        return None if index is None else self._ensure_tensor(self.history[index])
+
     @property
     def dropped(self) -> list[str]:
         """Names of the stages this pass left out of the history (beyond the capture budget)."""

@@ -172,7 +172,18 @@ class DisplayMixin:
             if name in names:
                 indices[names.index(name)] = value
         return display_slice(capture.tensor, self.view.row_axis, self.view.col_axis, indices, max_size,
-                             kind=capture.info.kind)
+                             kind=capture.info.kind, mask=self.mask_of(capture))
+
+    def mask_of(self, capture: Capture):
+        """The tensor of the mask stage a softmax stage read, when captured: the softmax's
+        masked cells (exact zeros) are drawn in the masked colour too. None otherwise."""
+        if capture.info.kind != "softmax" or self.stepper is None:
+            return None
+        for name in capture.info.inputs:
+            source = self.stepper.captured(name)
+            if source is not None and source.info.kind == "mask" and source.tensor is not None:
+                return source.tensor
+        return None
 
     def refresh_slice(self) -> None:
         """Recompute the shown slice: now when it is small, else on the display worker."""
@@ -191,9 +202,10 @@ class DisplayMixin:
                 self._slice_failed(capture, exc)
             return
         tensor, indices, kind = capture.tensor, self.indices(capture), capture.info.kind  # the selection now
+        mask = self.mask_of(capture)
 
         def compute():
-            sl = display_slice(tensor, row, col, indices, MAX_SLICE, kind=kind)
+            sl = display_slice(tensor, row, col, indices, MAX_SLICE, kind=kind, mask=mask)
             # The heatmap's LUT indices too, so the GUI thread converts no pixels.
             levels = colors.scheme(kind, sl.stats)[1]
             return sl, (levels, colors.quantize(sl.values, levels))
@@ -222,9 +234,10 @@ class DisplayMixin:
         """Every head of `capture` on the display worker; `done(thumbnails)` on the GUI thread
         unless the stage changed or a newer request came first."""
         row, col, indices, tensor = self.view.row_axis, self.view.col_axis, self.indices(capture), capture.tensor
-        kind = capture.info.kind
+        kind, mask = capture.info.kind, self.mask_of(capture)
         self.display.submit("heads",
-                            lambda: head_thumbnails(tensor, row, col, head_axis, indices, max_size, kind=kind),
+                            lambda: head_thumbnails(tensor, row, col, head_axis, indices, max_size, kind=kind,
+                                                    mask=mask),
                             lambda thumbs: done(thumbs) if capture is self.current else None,
                             lambda exc: self.error.emit(_cannot("Cannot draw the heads of {name}: {why}", capture, exc)))
 
