@@ -47,13 +47,14 @@ class GenerationSession(SessionTexts):
     """Generate from `texts` with an adapter's model, step by step under a Stepper.
 
     `settings` say how tokens are chosen; `use_cache=False` reruns the whole sequence
-    every step (what the KV cache saves). The API matches DebugSession's where it can
+    every step (what the KV cache saves); `max_capture_bytes` is a capture budget for the
+    whole generation (tfdebug.core.budget). The API matches DebugSession's where it can
     (`plan`, `layout`, `stepper`, `tokens`, `texts`, `title`, `close`).
     """
 
     def __init__(self, adapter: ModelAdapter, texts: Mapping[str, str] | None = None,
                  settings: DecodingSettings | None = None, stages: Sequence[str] | None = None,
-                 use_cache: bool = True):
+                 use_cache: bool = True, max_capture_bytes: int | None = None):
         self.adapter = adapter
         self.settings = settings or DecodingSettings()
         self.stages = stages
@@ -72,7 +73,7 @@ class GenerationSession(SessionTexts):
         self.plan = Plan(self._plan())
         self.layout: PassLayout = layout_of(adapter, self.plan)
         self.stepper = Stepper(adapter.module, self._run, plan=self.plan.names(), stages=stages,
-                               relabel=self._relabel)
+                               relabel=self._relabel, max_capture_bytes=max_capture_bytes)
 
     # ----- running -----------------------------------------------------------------------
     def _begin(self) -> StepDecoder:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from tfdebug.commands.common import add_decoding_arguments
+from tfdebug.commands.common import add_budget_argument, add_decoding_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default=None, choices=("en", "zh"),
                         help="the window's language (default: the one chosen in View > Language, else the "
                              "system locale's)")
+    add_budget_argument(parser)
     parser.add_argument("--goto", default=None, metavar="STAGE", help="run to this stage after opening")
     parser.add_argument("--screenshot", default=None, metavar="FILE.png",
                         help="render the window (at --goto), save it as PNG and exit; works headless "
@@ -39,8 +40,9 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.commands.common import given_texts
     from tfdebug.ui.app import run_app
 
-    from tfdebug.commands.common import settings_from_args
+    from tfdebug.commands.common import budget_from_args, settings_from_args
 
+    budget_from_args(args)  # a negative budget is refused before the window opens
     return run_app(model=args.model, texts=given_texts(args), device=args.device, goto=args.goto,
                    generation=settings_from_args(args) if args.generate else None,
-                   screenshot=args.screenshot, lang=args.lang)
+                   screenshot=args.screenshot, lang=args.lang, max_capture_mb=args.max_capture_mb)

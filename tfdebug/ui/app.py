@@ -22,7 +22,7 @@ def _application() -> QApplication:
 
 def run_app(model: str | None = None, texts: dict[str, str] | None = None, device: str | None = None,
             goto: str | None = None, screenshot: str | None = None, open_path: str | None = None,
-            generation=None, lang: str | None = None) -> int:
+            generation=None, lang: str | None = None, max_capture_mb: float | None = None) -> int:
     """Open the debugger window; with `screenshot`, render it at `goto`, save a PNG and exit.
 
     Without arguments the window opens on the last inputs (or the default model and its
@@ -31,6 +31,7 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     snapshot (through the window's snapshot actions). `generation` (DecodingSettings) makes Run
     generate token by token. `lang` ("en", "zh") overrides the language chosen last time
     in View ▸ Language (which itself defaults to the system locale's).
+    `max_capture_mb` sets the capture budget for this run (not stored).
     """
     from tfdebug.adapters.registry import default_model_name
     from tfdebug.core.view import RunInputs
@@ -42,6 +43,8 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     i18n.set_language(i18n.initial_language(default_settings(), lang))
     window = MainWindow(persist=screenshot is None)
     window.ctl.generation = generation
+    if max_capture_mb is not None:
+        window.ctl.capture_budget = f"{max_capture_mb:g}"
     last = window.last_inputs() if model is None and not texts and screenshot is None else None
     inputs = RunInputs(model or (last.model if last else default_model_name()),
                        device or (last.device if last else "cpu"),

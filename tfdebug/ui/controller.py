@@ -73,6 +73,8 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         self.inputs = RunInputs("random")
         # Decoding settings when Run generates token by token (a GenerationSession); None: one pass.
         self.generation = None
+        # The capture budget of the next pass: "auto", "off" or MB as text (tfdebug.ui.capture_budget).
+        self.capture_budget = "auto"
         self.load_job: Job | None = None
         self.verification = None  # how the last finished live pass compares with the unmodified model
         self._signals: StepperSignals | None = None

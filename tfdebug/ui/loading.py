@@ -72,17 +72,19 @@ class LoadingMixin:
             self.stepper.stop()
             self.state_changed.emit()
 
-        settings = self.generation
+        settings, budget_setting = self.generation, self.capture_budget
 
         def plan(job: Job):
+            from tfdebug.ui.capture_budget import budget_bytes
+            budget = budget_bytes(budget_setting, adapter.device)  # "auto" asks the device: off the GUI thread
             if settings is not None:  # a generation: every step's pass under one stepper
                 from tfdebug.adapters.generation import GenerationSession
                 given = texts
                 if texts == adapter.default_texts():  # a preset generates from its required texts alone
                     given = {f.key: texts[f.key] if f.required else "" for f in adapter.inputs}
-                return GenerationSession(adapter, given, settings)
+                return GenerationSession(adapter, given, settings, max_capture_bytes=budget)
             from tfdebug.adapters.session import DebugSession
-            return DebugSession(adapter, texts)
+            return DebugSession(adapter, texts, max_capture_bytes=budget)
         self._start_job(plan, self._on_planned)
 
     def _on_planned(self, session) -> None:

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar,
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
 # these modules register their actions before `actions.bind` reads the registry
-from tfdebug.ui import actions, compare_view, edit_dialog, i18n, learn, overview
+from tfdebug.ui import actions, capture_budget, compare_view, edit_dialog, i18n, learn, overview
 from tfdebug.ui.archmap import ArchitectureMap
 from tfdebug.ui.breakpoints_ui import kind_menu
 from tfdebug.ui.controller import DebugController
@@ -221,6 +221,7 @@ class MainWindow(QMainWindow):
         compare_view.install(self)
         overview.install(self)
         learn.install(self)
+        capture_budget.install(self)
         self.file_menu.addSeparator()
         self.file_menu.addAction(self.actions_by_id["tfdebug.file.quit"])
         self.setAcceptDrops(True)
