@@ -21,6 +21,72 @@
     </message>
 </context>
 <context>
+    <name>BudgetDialog</name>
+    <message>
+        <source>Capture Budget</source>
+        <translation>捕获预算</translation>
+    </message>
+    <message>
+        <source>Half of the memory free on the device (default)</source>
+        <translation>设备空闲内存的一半（默认）</translation>
+    </message>
+    <message>
+        <source>No budget: keep every stage</source>
+        <translation>不设预算：保留每个阶段</translation>
+    </message>
+    <message>
+        <source>At most:</source>
+        <translation>最多：</translation>
+    </message>
+    <message>
+        <source>Stages beyond the budget are shown while the pass is paused at them, then dropped from the history. Applies from the next Run.</source>
+        <translation>超出预算的阶段只在前向传播暂停于该处时显示，之后从历史中丢弃。从下一次运行起生效。</translation>
+    </message>
+</context>
+<context>
+    <name>CapturePanel</name>
+    <message>
+        <source>Capture budget: none, every stage is kept.</source>
+        <translation>捕获预算：无，保留每个阶段。</translation>
+    </message>
+    <message>
+        <source>Capture budget: {size} (half of the free memory when the pass was planned).</source>
+        <translation>捕获预算：{size}（规划这次前向传播时空闲内存的一半）。</translation>
+    </message>
+    <message>
+        <source>Capture budget: {size}.</source>
+        <translation>捕获预算：{size}。</translation>
+    </message>
+    <message>
+        <source>{count} stages dropped: shown while the pass is paused at them, then gone from the history (Restart and run to one to see it again).</source>
+        <translation>已丢弃 {count} 个阶段：仅在暂停于该处时显示，之后从历史中移除（重新开始并运行到该阶段可再次查看）。</translation>
+    </message>
+    <message>
+        <source>No stage dropped.</source>
+        <translation>没有丢弃任何阶段。</translation>
+    </message>
+    <message>
+        <source>The capture budget ({size}) is full: from {stage} on, stages are kept only while the pass is paused at them. The Capture panel lists them.</source>
+        <translation>捕获预算（{size}）已满：从 {stage} 起，阶段只在暂停于该处时保留。“捕获”面板列出了它们。</translation>
+    </message>
+    <message>
+        <source>The pass will hold {total} in {stages} stages: all of them fit.</source>
+        <translation>这次前向传播将在 {stages} 个阶段中保存 {total}：全部在预算之内。</translation>
+    </message>
+    <message>
+        <source>The pass will hold {total} in {stages} stages: the budget keeps {kept} ({kept_size}) and drops {dropped}, from {first} on.</source>
+        <translation>这次前向传播将在 {stages} 个阶段中保存 {total}：预算保留 {kept} 个（{kept_size}），从 {first} 起丢弃 {dropped} 个。</translation>
+    </message>
+    <message>
+        <source>Capture Budget…</source>
+        <translation>捕获预算…</translation>
+    </message>
+    <message>
+        <source>Capture budget: {setting}; applies from the next Run.</source>
+        <translation>捕获预算：{setting}；从下一次运行起生效。</translation>
+    </message>
+</context>
+<context>
     <name>ColourBar</name>
     <message>
         <source>Colour scale of every thumbnail: {lo} to {hi}, over all heads</source>
@@ -958,6 +1024,10 @@
         <source>Explain</source>
         <translation>讲解</translation>
     </message>
+    <message>
+        <source>Capture</source>
+        <translation>捕获</translation>
+    </message>
 </context>
 <context>
     <name>MessageBar</name>
@@ -1648,6 +1718,17 @@ output w·V = {output}</source>
     <message>
         <source>max |x| &gt; {threshold}</source>
         <translation>max |x| &gt; {threshold}</translation>
+    </message>
+</context>
+<context>
+    <name>capture_budget</name>
+    <message>
+        <source>half of the free memory</source>
+        <translation>空闲内存的一半</translation>
+    </message>
+    <message>
+        <source>no budget</source>
+        <translation>无预算</translation>
     </message>
 </context>
 <context>

@@ -17,7 +17,7 @@ were dropped, their names and sizes.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import (QButtonGroup, QDialog, QDialogButtonBox, QDoubleSpinBox, QLabel, QListWidget,
                                QRadioButton, QVBoxLayout, QWidget)
 
@@ -78,7 +78,8 @@ class CapturePanel(QWidget):
         layout.addWidget(self.dropped_title)
         layout.addWidget(self.dropped_list, 1)
         self._announced = None  # the stepper whose first drop the message bar has reported
-        self._shown: tuple = ()
+        self._shown: tuple | None = None
+        self.budget_action = None  # Debug ▸ Capture Budget…, retitled here when the language changes
         ctl.session_changed.connect(self.refresh)
         ctl.state_changed.connect(self.refresh)
         self.refresh()
@@ -92,15 +93,18 @@ class CapturePanel(QWidget):
         stepper = ctl.stepper
         session = ctl.session
         limit = getattr(stepper, "max_capture_bytes", None) if stepper is not None and stepper.is_live else None
-        lines = [self.tr("Capture budget: {0}").format(
-            self.tr("none, every stage is kept") if limit is None else format_bytes(limit))]
-        if limit is not None and ctl.capture_budget == AUTO:
-            lines[0] += self.tr(" (half of the free memory when the pass was planned)")
+        if limit is None:
+            lines = [self.tr("Capture budget: none, every stage is kept.")]
+        elif ctl.capture_budget == AUTO:
+            lines = [self.tr("Capture budget: {size} (half of the free memory when the pass was planned).").format(
+                size=format_bytes(limit))]
+        else:
+            lines = [self.tr("Capture budget: {size}.").format(size=format_bytes(limit))]
         if session is not None and hasattr(session, "capture_estimate") and stepper is not None and stepper.is_live:
-            lines.append(session.capture_estimate().describe().capitalize() + ".")
+            lines.append(self._estimate_line(session.capture_estimate()))
         self.summary.setText("\n".join(lines))
         dropped = stepper.dropped if stepper is not None and stepper.is_live else []
-        if tuple(dropped) == self._shown:
+        if tuple(dropped) == self._shown:  # unchanged: leave the list (and its scroll position) alone
             return
         self._shown = tuple(dropped)
         self.dropped_list.clear()
@@ -110,15 +114,35 @@ class CapturePanel(QWidget):
             self.dropped_list.addItem(name + size)
             self.dropped_list.item(self.dropped_list.count() - 1).setData(Qt.UserRole, name)
         self.dropped_title.setText(
-            self.tr("{0} stages dropped: shown while the pass is paused at them, then gone from the history "
-                    "(Restart and run to one to see it again).").format(len(dropped)) if dropped
+            self.tr("{count} stages dropped: shown while the pass is paused at them, then gone from the history "
+                    "(Restart and run to one to see it again).").format(count=len(dropped)) if dropped
             else self.tr("No stage dropped."))
         if dropped and self._announced is not stepper:
             self._announced = stepper
             ctl.message.emit(Message("warning", self.tr(
-                "The capture budget ({0}) is full: from {1} on, stages are kept only while the pass is paused at "
-                "them. The Capture panel lists them.").format(format_bytes(limit) if limit else "0 B", dropped[0]),
+                "The capture budget ({size}) is full: from {stage} on, stages are kept only while the pass is "
+                "paused at them. The Capture panel lists them.").format(size=format_bytes(limit or 0),
+                                                                       stage=dropped[0]),
                 topic="capture-budget"))
+
+    def _estimate_line(self, estimate) -> str:
+        """What the plan says the pass will hold, and what the budget keeps and drops."""
+        stages = len(estimate.kept) + len(estimate.dropped)
+        if not estimate.dropped:
+            return self.tr("The pass will hold {total} in {stages} stages: all of them fit.").format(
+                total=format_bytes(estimate.total_bytes), stages=stages)
+        return self.tr("The pass will hold {total} in {stages} stages: the budget keeps {kept} ({kept_size}) and "
+                       "drops {dropped}, from {first} on.").format(
+            total=format_bytes(estimate.total_bytes), stages=stages, kept=len(estimate.kept),
+            kept_size=format_bytes(estimate.kept_bytes), dropped=len(estimate.dropped), first=estimate.dropped[0])
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self._shown = None  # every text again, in the new language
+            self.refresh()
+            if self.budget_action is not None:
+                self.budget_action.setText(self.tr("Capture Budget…"))
+        super().changeEvent(event)
 
 
 class BudgetDialog(QDialog):
@@ -164,8 +188,8 @@ def install(window) -> None:
     if window.persist:
         ctl.capture_budget = parse_setting(window.settings.value(SETTING_KEY))
     window.capture_panel = CapturePanel(ctl)
-    dock = window._dock(window.tr("Capture"), "capture", window.capture_panel, window.dockWidgetArea(
-        window.docks["stats"]))
+    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Capture"), "capture", window.capture_panel,
+                        window.dockWidgetArea(window.docks["stats"]))
     window.tabifyDockWidget(window.docks["stats"], dock)
     window.docks["stats"].raise_()
     window.view_menu.addAction(dock.toggleViewAction())
@@ -179,8 +203,9 @@ def install(window) -> None:
             ctl.capture_budget = dialog.setting()
             if window.persist:
                 window.settings.setValue(SETTING_KEY, ctl.capture_budget)
-            ctl.info.emit(window.tr("Capture budget: {0}; applies from the next Run.").format(
-                describe_setting(ctl.capture_budget)))
-    action = window.debug_menu.addAction(window.tr("Capture Budget…"), choose)
+            ctl.info.emit(QCoreApplication.translate("CapturePanel", "Capture budget: {setting}; applies from the next Run.").format(
+                setting=describe_setting(ctl.capture_budget)))
+    action = window.debug_menu.addAction(QCoreApplication.translate("CapturePanel", "Capture Budget…"), choose)
+    window.capture_panel.budget_action = action
     action.setObjectName("tfdebug.capture.budget")
     window.capture_budget_action = action
