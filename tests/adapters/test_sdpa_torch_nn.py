@@ -10,6 +10,7 @@ from torch import nn
 from tfdebug.adapters.sdpa import wrap
 from tfdebug.adapters.sdpa_patch import ORIGINAL_SDPA
 from tfdebug.adapters.session import DebugSession
+from tfdebug.core.errors import InputError
 from tfdebug.core.stepper import FINISHED, PAUSED
 
 D, H = 32, 4
@@ -180,3 +181,49 @@ def test_a_paused_pass_leaves_other_threads_with_the_fused_kernel():
     assert torch.allclose(context, v.mean(-2, keepdim=True).expand_as(context), atol=1e-6)
     assert not session.verify(stepper.output).ok
     assert F.scaled_dot_product_attention is ORIGINAL_SDPA and torch.backends.mha.get_fastpath_enabled()
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_default_encoder_with_padding_is_verified_on_the_rows_that_are_not_padding(first):
+    """nn.TransformerEncoder's default (nested tensors on its fast path) gives zeros at padded rows,
+    the tapped pass computes them: the rows that are padding are left out of the comparison."""
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(D, H, 64, batch_first=first), 2)
+    padded = torch.tensor([[False, False, False, False, True, True], [False] * 6])
+    x = torch.randn(2, 6, D, generator=torch.Generator().manual_seed(3))
+    x = x if first else x.transpose(0, 1)
+
+    session = _verified(_session(encoder, lambda text: ((x, None, padded), ["w"] * 6)))
+    captures, output = session.capture_all()
+    with torch.no_grad():
+        reference = encoder.eval()(x, src_key_padding_mask=padded)
+    rows = (0, slice(4, 6)) if first else (slice(4, 6), 0)
+    assert (output[rows] != 0).any()  # the tapped pass computes the padded rows
+    # Batch first, the fast path runs on nested tensors and gives zeros there; sequence first it has none.
+    assert bool((reference[rows] == 0).all()) is first
+    keys = {c.name: c for c in captures}["enc.0.attn.masked"].tensor
+    assert torch.isinf(keys[0, :, :, 4:]).all() and torch.isfinite(keys[1]).all()
+
+
+def test_a_nested_tensor_is_refused_with_what_to_pass_instead():
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(D, H, 64, batch_first=True), 1)
+    nested = torch.nested.nested_tensor([torch.randn(5, D), torch.randn(3, D)])
+    adapter = wrap(encoder, lambda text: ((nested,), ["w"] * 5))
+    with pytest.raises(InputError, match="cannot tap nested tensors.*padded tensor and a key padding mask"):
+        adapter.prepare({"text": "x"})
+
+
+def test_transformer_with_padded_source_says_why_without_a_memory_mask():
+    """nn.Transformer's encoder runs nested tensors on its fast path: padded memory rows are 0 there
+    and computed in the tapped pass. With memory_key_padding_mask the decoder never reads them."""
+    transformer = nn.Transformer(D, H, 1, 1, 64, batch_first=True)
+    src = torch.randn(2, 5, D, generator=torch.Generator().manual_seed(4))
+    tgt = torch.randn(2, 4, D, generator=torch.Generator().manual_seed(5))
+    pad = torch.tensor([[False] * 5, [False, False, False, True, True]])
+    words = {"src": list("abcde"), "tgt": list("wxyz")}
+
+    masked = _session(transformer, lambda text: ((src, tgt, None, None, None, pad, None, pad), words))
+    _verified(masked)
+    unmasked = _session(transformer, lambda text: ((src, tgt, None, None, None, pad), words))
+    unmasked.capture_all()
+    assert not unmasked.verification.ok
+    assert "Pass memory_key_padding_mask too." in unmasked.verification.describe()

@@ -65,6 +65,8 @@ class Verification:
 
     max_abs_diff: float
     tolerance: float
+    #: a known cause of a mismatch, told with it ("" when none is known)
+    cause: str = ""
 
     @property
     def ok(self) -> bool:
@@ -72,7 +74,8 @@ class Verification:
 
     def describe(self) -> str:
         verdict = "verified" if self.ok else "MISMATCH"
-        return f"{verdict}: max |Δ| = {self.max_abs_diff:.1e} vs unmodified model (tolerance {self.tolerance:.0e})"
+        line = f"{verdict}: max |Δ| = {self.max_abs_diff:.1e} vs unmodified model (tolerance {self.tolerance:.0e})"
+        return f"{line}. {self.cause}" if self.cause and not self.ok else line
 
 
 def max_abs_difference(output: Any, reference: Any) -> float:

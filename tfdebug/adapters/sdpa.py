@@ -31,6 +31,8 @@ from torch import Tensor, nn
 
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification, max_abs_difference
 from tfdebug.adapters.sdpa_names import Naming, StageSpec, name_modules
+from tfdebug.adapters.sdpa_padding import (batch_first, mismatch_cause, padded_rows, refuse_nested,
+                                           without_padded_rows)
 from tfdebug.adapters.sdpa_patch import StageSink, TappedPass
 from tfdebug.core.errors import InputError, ModelLoadError, TfdebugError, UnsupportedModelError
 from tfdebug.core.tap import Tap, iter_taps
@@ -99,10 +101,19 @@ class SdpaAdapter(ModelAdapter):
             return self.module.model(*prepared.args, **prepared.kwargs)
 
     def verify(self, prepared: Prepared, output: Any) -> Verification:
-        """The unmodified module (fused attention, fast path as the process has it) on the same input."""
+        """The unmodified module (fused attention, fast path as the process has it) on the same input.
+
+        Rows a key padding mask marks as padding are left out (sdpa_padding: the fast path
+        gives zeros there, the tapped pass computes them; no real token reads them)."""
+        model = self.module.model
         with torch.no_grad():
-            reference = self.module.model(*prepared.args, **prepared.kwargs)
-        return Verification(max_abs_difference(output, reference), TOLERANCE.get(self.dtype, 1e-5))
+            reference = model(*prepared.args, **prepared.kwargs)
+        rows = padded_rows(model, prepared.args, prepared.kwargs)
+        if rows is not None:
+            first = batch_first(model)
+            output, reference = (without_padded_rows(t, rows, first) for t in (output, reference))
+        return Verification(max_abs_difference(output, reference), TOLERANCE.get(self.dtype, 1e-5),
+                            cause=mismatch_cause(model, prepared.args, prepared.kwargs))
 
     # ----- inputs ------------------------------------------------------------------------
     def _inputs_for(self, text: str) -> tuple[tuple, dict[str, list[str]]]:
@@ -118,6 +129,7 @@ class SdpaAdapter(ModelAdapter):
                              "and the token strings they stand for.", id="sdpa.make_inputs_result")
         args, tokens = result
         args = (args,) if isinstance(args, Tensor) else tuple(args)
+        refuse_nested(args, {})
         if isinstance(tokens, Mapping):
             streams = {str(k): [str(t) for t in v] for k, v in tokens.items()}
         else:
