@@ -17,7 +17,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification
-from tfdebug.adapters.hf_load import bundled_folder, load_folder, require_transformers
+from tfdebug.adapters.hf_load import bundled_folder, execution_device, load_folder, require_transformers
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import InputError
 
@@ -55,8 +55,8 @@ class HFAdapter(ModelAdapter):
         self.name = name
         self.plan = tap_plan(model)
         self.module = TappedModel(model, self.plan.taps)
-        first = next(model.parameters())
-        self.device, self.dtype = first.device, first.dtype
+        # Where the inputs go: the embedding's execution device (a device_map may offload its weights).
+        self.device, self.dtype = execution_device(model.get_input_embeddings()), next(model.parameters()).dtype
         streams = self.plan.streams
         self.encoder_decoder = streams == ("src", "tgt")
         if self.encoder_decoder:
@@ -113,8 +113,7 @@ class HFAdapter(ModelAdapter):
         return notes
 
     def _ids(self, ids: list[int]) -> Tensor:
-        device = self.model.get_input_embeddings().weight.device
-        return torch.tensor([ids], dtype=torch.long, device=device)
+        return torch.tensor([ids], dtype=torch.long, device=self.device)
 
     def prepare(self, texts: Mapping[str, str]) -> Prepared:
         texts = self.check_texts(texts)

@@ -56,8 +56,8 @@ class HFDecoder(StepDecoder):
 
     def feed(self, ids: list[int]) -> Tensor:
         self._ids.extend(ids)
-        device = self.model.get_input_embeddings().weight.device
-        new = torch.tensor([ids if self.use_cache else self._ids], dtype=torch.long, device=device)  # (1, T)
+        new = torch.tensor([ids if self.use_cache else self._ids], dtype=torch.long,
+                           device=self.adapter.device)  # (1, T)
         with self.adapter.tapped(cached=self.use_cache):
             if not self.encoder_decoder:
                 out = self.model(input_ids=new, cache=self.cache, use_cache=self.use_cache)

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import torch
+from torch import nn
 
 from tfdebug.core.errors import ModelLoadError, UnsupportedModelError
 
@@ -122,6 +123,16 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
         raise ModelLoadError("{file} is not a tokenizer the tokenizers library reads ({reason}).",
                              id="hf.bad_tokenizer", file=str(folder / "tokenizer.json"), reason=str(exc)) from None
     return model.to(device).eval(), tokenizer
+
+
+def execution_device(module: nn.Module) -> torch.device:
+    """Where `module` computes. A module a Hugging Face `device_map` offloads (to "disk", or to
+    the CPU for a GPU) keeps its weights on the meta device and has accelerate's hook bring them
+    to its execution device for each call: inputs must go there, not to the weights' device."""
+    device = getattr(getattr(module, "_hf_hook", None), "execution_device", None)
+    if device is not None:
+        return torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
+    return next(module.parameters()).device
 
 
 def _model_class(config):
