@@ -40,8 +40,16 @@ def test_copies_match_the_model_and_buffers_are_reused_once_dropped():
 
 def test_the_lever_row_reports_every_variant_with_its_noise():
     row = lever_row(TINY, repeats=2)
+    assert row["config"] == "tiny"
     for clock in ("wall", "cpu"):
         for name in ("capture_all", "reused", "plain_again"):
             assert row[f"{clock}_ratio_{name}"] > 0
     assert row["faults_reused"] >= 0 and row["reused_buffer_bytes"] > 0
     assert "reused buffers" in format_levers([row])[-1]
+
+
+def test_the_lever_row_runs_on_the_sdpa_adapter_too():
+    from tfdebug.bench.sdpa import TINY_SDPA
+
+    row = lever_row(TINY_SDPA, repeats=2)
+    assert row["config"].startswith("SDPA nn.TransformerEncoder 1x32") and row["reused_buffer_bytes"] > 0

@@ -14,7 +14,7 @@ the kernel (a page fault and a zeroed page per 4 KiB). Variants, timed interleav
 Each variant reports wall ms, CPU ms (this process's CPU time: less sensitive to other
 people's load than the wall clock) and minor page faults per pass (a count, no noise).
 `lever_rows` runs the variants in this process and in a fresh one that opted in to the
-allocator tuning.
+allocator tuning, on the reference model or (`sdpa`) the SDPA adapter's nn.TransformerEncoder.
 """
 
 from __future__ import annotations
@@ -86,24 +86,42 @@ class ReusedBuffers:
         return sum(b.nbytes() for b in self.buffers)
 
 
-def lever_row(config: BenchConfig, repeats: int) -> dict:
-    """Median wall ms, CPU ms and page faults of each variant on the CPU, with ratios to plain."""
+def _reference_model(config: BenchConfig):
+    """(name, plain forward, tapped module, tapped forward) of the reference model of `config`."""
     model, src, tgt = build(config, torch.device("cpu"))
+    return config.name, lambda: model(src, tgt), model, lambda: model(src, tgt)
+
+
+def _sdpa_encoder(size: dict):
+    """The same for the SDPA adapter on an nn.TransformerEncoder (plain: the module's own fused forward)."""
+    from tfdebug.bench.sdpa import build_encoder
+
+    encoder, adapter, prepared = build_encoder(**size, device=torch.device("cpu"))
+    x = prepared.args[0]
+    name = f"SDPA nn.TransformerEncoder {size['n_layer']}x{size['n_embd']}, seq {size['seq_len']}"
+    return name, lambda: encoder(x), adapter.module, lambda: adapter.forward(prepared)
+
+
+def lever_row(config: BenchConfig | dict, repeats: int) -> dict:
+    """Median wall ms, CPU ms and page faults of each variant on the CPU, with ratios to plain.
+
+    `config` is a reference-model BenchConfig, or an SDPA encoder size (tfdebug.bench.sdpa.FULL)."""
+    label, forward, module, tapped = _sdpa_encoder(config) if isinstance(config, dict) else _reference_model(config)
     reused = ReusedBuffers()
 
     def plain():
         with torch.no_grad():
-            return model(src, tgt)
+            return forward()
 
     def capture_all():
-        with torch.no_grad(), Recorder(model) as rec:
-            model(src, tgt)
+        with torch.no_grad(), Recorder(module) as rec:
+            tapped()
         return rec.captures
 
     def capture_reused():
         reused.start_pass()
-        with torch.no_grad(), Recorder(model, on_capture=reused.keep) as rec:
-            model(src, tgt)
+        with torch.no_grad(), Recorder(module, on_capture=reused.keep) as rec:
+            tapped()
         return rec.captures
 
     variants = {"plain": plain, "capture_all": capture_all, "reused": capture_reused, "plain_again": plain}
@@ -122,7 +140,7 @@ def lever_row(config: BenchConfig, repeats: int) -> dict:
             wall[name].append((time.perf_counter() - start) * 1000.0)
             faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
             del result
-    row = {"config": config.name, "threads": torch.get_num_threads(), "repeats": repeats,
+    row = {"config": label, "threads": torch.get_num_threads(), "repeats": repeats,
            "allocator_tuned": allocator_tuned(), "reused_buffer_bytes": reused.nbytes}
     for clock, samples in (("wall", wall), ("cpu", cpu)):
         base = median(samples["plain"])
@@ -140,17 +158,19 @@ import json, sys, torch
 from tfdebug.bench.capture import BenchConfig
 from tfdebug.bench.levers import lever_row
 from tfdebug.core.memory import keep_freed_memory
-config, repeats, threads = BenchConfig(**json.loads(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+given, repeats, threads = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+config = BenchConfig(**given) if "name" in given else given
 torch.set_num_threads(threads)
 keep_freed_memory()
 print(json.dumps(lever_row(config, repeats)))
 """
 
 
-def lever_rows(config: BenchConfig, repeats: int) -> list[dict]:
+def lever_rows(config: BenchConfig | dict, repeats: int) -> list[dict]:
     """The variants untuned (this process: it must never have tuned) and tuned (a fresh process)."""
     rows = [lever_row(config, repeats)]
-    out = subprocess.run([sys.executable, "-c", _TUNED_SCRIPT, json.dumps(asdict(config)), str(repeats),
+    given = config if isinstance(config, dict) else asdict(config)
+    out = subprocess.run([sys.executable, "-c", _TUNED_SCRIPT, json.dumps(given), str(repeats),
                           str(torch.get_num_threads())], capture_output=True, text=True, timeout=3600)
     if out.returncode == 0:
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -171,10 +191,12 @@ def format_levers(rows: list[dict]) -> list[str]:
     return lines
 
 
-if __name__ == "__main__":  # python -m tfdebug.bench.levers [repeats] [threads]
+if __name__ == "__main__":  # python -m tfdebug.bench.levers [repeats] [threads] [sdpa]
     from tfdebug.bench.capture import WIDE
+    from tfdebug.bench.sdpa import FULL
 
     torch.set_num_threads(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
-    result = lever_rows(WIDE, int(sys.argv[1]) if len(sys.argv) > 1 else 9)
+    target = FULL if sys.argv[3:] == ["sdpa"] else WIDE
+    result = lever_rows(target, int(sys.argv[1]) if len(sys.argv) > 1 else 9)
     print("\n".join(format_levers(result)))
     print(json.dumps(result))
