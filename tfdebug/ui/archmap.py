@@ -21,6 +21,7 @@ from tfdebug.core.names import parse_name
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.i18n import title as block_title
+from tfdebug.ui.plain_text import plain_tooltip
 
 CURRENT = QColor(255, 170, 40)
 DONE = QColor(170, 205, 240)
@@ -185,8 +186,9 @@ class ArchitectureMap(QWidget):
 
     def mouseMoveEvent(self, event) -> None:
         part = self.part_at(event.position())
-        self.setToolTip(self.tr("{block}: {first} … {last} ({n} stages)").format(
-            block=block_title(part.label), first=part.stages[0], last=part.stages[-1], n=len(part.stages)) if part else "")
+        self.setToolTip(plain_tooltip(self.tr("{block}: {first} … {last} ({n} stages)").format(
+            block=block_title(part.label), first=part.stages[0], last=part.stages[-1], n=len(part.stages)))
+                        if part else "")
 
     def part_menu(self, part: Part) -> QMenu:
         """Context menu of a box: run to its first or last stage."""

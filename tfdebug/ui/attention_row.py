@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from tfdebug.ui.colors import sequential
+from tfdebug.ui.plain_text import plain_tooltip
 
 MIN_CELL = 28  # px: narrower cells drop their labels (the colour still shows)
 HEIGHT = 54
@@ -35,7 +36,7 @@ class AttentionRow(QWidget):
         """Show `weights` (T,) over keys `labels` under `title`; with no weights, `note` says why."""
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float32)
         self.labels, self.title, self.note = list(labels), title, note
-        self.setToolTip(self._tooltip())
+        self.setToolTip(plain_tooltip(self._tooltip()))  # token strings: shown literally
         self.update()
 
     def strongest(self) -> str | None:

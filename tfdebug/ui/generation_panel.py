@@ -9,7 +9,7 @@ in a recorded generation. With a single pass on screen it says how to start a ge
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.names import parse_name
@@ -28,6 +28,7 @@ class GenerationPanel(QWidget):
         super().__init__(parent)
         self.ctl = ctl
         self.summary = QLabel("")
+        self.summary.setTextFormat(Qt.PlainText)  # it quotes generated tokens
         self.summary.setWordWrap(True)
         self.layer_box = QComboBox()
         self.layer_box.setToolTip(self.tr("The decoder layer whose cache and attention rows are shown"))

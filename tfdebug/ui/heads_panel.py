@@ -62,6 +62,7 @@ class HeadsPanel(QWidget):
         super().__init__(parent)
         self.ctl = ctl
         self.note = QLabel("")
+        self.note.setTextFormat(Qt.PlainText)  # it names the stage
         self.note.setWordWrap(True)
         self.colour_bar = ColourBar()
         self.levels: tuple[float, float] = (0.0, 1.0)

@@ -7,8 +7,6 @@ Non-finite cells are drawn by an RGBA overlay in colours of their own.
 
 from __future__ import annotations
 
-import html
-
 import math
 
 import numpy as np
@@ -131,10 +129,12 @@ class HeatmapPanel(QWidget):
         self.graphics.addItem(self.histogram, row=0, col=1)
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
 
+        # Plain text: stage names and token strings come from a model or a file.
         self.readout = QLabel()
+        self.readout.setTextFormat(Qt.PlainText)
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.caption = QLabel("")
-        self.caption.setTextFormat(Qt.RichText)
+        self.caption.setTextFormat(Qt.PlainText)
         self.caption.setWordWrap(True)
         # A fixed height: a caption that changes its line count per stage would resize the
         # plot below it, and a resize repaints and re-ranges everything in it.
@@ -286,8 +286,7 @@ class HeatmapPanel(QWidget):
         # Masked cells: −∞ in the reference model, finfo.min in transformers' masks (display_slice makes both −∞).
         masked = self.tr(" · {n} masked cells (−∞ or ≤ finfo.min/2) in grey").format(n=sl.stats.neginf) \
             if sl.stats.neginf else ""
-        # Rich text for the bold name only; the name itself comes from a model or a file: escaped.
-        self.caption.setText(f"<b>{html.escape(capture.name)}</b> · {rows}×{cols}{down} · {scale}{masked}")
+        self.caption.setText(f"{capture.name} · {rows}×{cols}{down} · {scale}{masked}")
         if self.graphics.isVisible():
             # Paint the new image now, before the other panels' updates queue up behind it:
             # the heatmap is what the user is waiting for.

@@ -13,6 +13,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSizePolicy, QToolButton, QWidget
 
 from tfdebug.ui.messages import Message
+from tfdebug.ui.plain_text import plain_tooltip
 
 STYLES = {
     "error": "background: #fde2e1; color: #8a0000;",
@@ -97,7 +98,7 @@ class MessageBar(QWidget):
         self.current = message
         shown = message is not None
         self.label.setText(message.text if shown else "")
-        self.label.setToolTip(message.text if shown else "")
+        self.label.setToolTip(plain_tooltip(message.text) if shown else "")  # messages quote names
         self.setStyleSheet(f"QLabel {{ {STYLES.get(message.level, '')} padding: 1px 6px; }}" if shown else "")
         self.details.setVisible(shown and bool(message.details))
         self.dismiss_button.setVisible(shown and message.level != "info")

@@ -20,6 +20,7 @@ from tfdebug.ui.i18n import formula_text, kind_title, title
 from tfdebug.ui import actions
 from tfdebug.ui.breakpoints_ui import ConditionDialog, kind_menu
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.plain_text import plain_tooltip
 
 GUTTER, NAME, SHAPE = range(3)
 NAME_ROLE = Qt.UserRole + 1
@@ -160,7 +161,8 @@ class NavigatorPanel(QWidget):
         item = QTreeWidgetItem(["", label, shape])
         item.setData(NAME, NAME_ROLE, capture.name)
         item.setData(SHAPE, SHAPE_ROLE, shape)
-        item.setToolTip(NAME, f"{capture.name} — {kind_title(capture.info.kind)}\n{formula_text(capture.info.formula)}")
+        item.setToolTip(NAME, plain_tooltip(
+            f"{capture.name} — {kind_title(capture.info.kind)}\n{formula_text(capture.info.formula)}"))
         item.setTextAlignment(GUTTER, Qt.AlignCenter)
         return item
 

@@ -64,6 +64,7 @@ class ValuesPanel(QWidget):
         self.table = QTableView()
         self.table.setModel(self.model)
         self.note = QLabel("")
+        self.note.setTextFormat(Qt.PlainText)
         self.note.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)

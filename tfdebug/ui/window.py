@@ -207,6 +207,7 @@ class MainWindow(QMainWindow):
         self.status_state = QLabel("")
         for label in (self.status_stage, self.status_model, self.status_device, self.status_memory,
                       self.status_state):
+            label.setTextFormat(Qt.PlainText)  # stage and model names come from a model or a file
             self.statusBar().addPermanentWidget(label)
         self._status_timer = QTimer(self)
         self._status_timer.setSingleShot(True)

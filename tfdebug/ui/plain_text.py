@@ -1,0 +1,16 @@
+"""Text from a model or a file (stage names, token strings, paths) shown as text, never as markup.
+
+Labels take `setTextFormat(Qt.PlainText)`. Tooltips have no format switch: Qt renders one
+as rich text when its first line looks like HTML, so a stage called `<img src=…>` would be
+drawn as an image. `plain_tooltip` escapes the text into rich text that shows it literally.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import Qt
+
+
+def plain_tooltip(text: str) -> str:
+    """`text` as a tooltip that shows every character literally (line breaks kept)."""
+    return Qt.convertFromPlainText(text) if text else ""
+
