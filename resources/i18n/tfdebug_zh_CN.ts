@@ -731,6 +731,10 @@
         <translation>暂无可显示的内容。</translation>
     </message>
     <message>
+        <source>{name} holds {held}, above the {limit} read in full: only the heatmap&apos;s slice is read, so the heads are not drawn here; pick one with the head index.</source>
+        <translation>{name} 占用 {held}，超过完整读取的上限 {limit}：只读取热图的切片，因此这里不绘制各个头；请用 head 索引选择一个头。</translation>
+    </message>
+    <message>
         <source>{stage} has no heads; the most probable next tokens:</source>
         <translation>{stage} 没有注意力头；最可能的下一个词元：</translation>
     </message>
@@ -1431,6 +1435,10 @@ output w·V = {output}</source>
     <message>
         <source>value</source>
         <translation>数值</translation>
+    </message>
+    <message>
+        <source>{name} holds {held}, above the {limit} read in full: only the heatmap&apos;s slice is read and summarised; the whole-tensor column stays empty.</source>
+        <translation>{name} 占用 {held}，超过完整读取的上限 {limit}：只读取并统计热图的切片；整个张量一栏留空。</translation>
     </message>
 </context>
 <context>

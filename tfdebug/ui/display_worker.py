@@ -30,6 +30,10 @@ MAX_SLICE = (1024, 1024)
 # its stats and its LUT indices take well under the 50 ms the GUI thread may spend, and are
 # drawn in the same event-loop turn as the step (no thread hop).
 OFF_THREAD_CELLS = 1024 * 1024
+# Stages holding more bytes than this are shown through the on-device slice only, cut on the
+# worker: no whole-tensor stats and no head thumbnails (each reads the whole stage; from a
+# memory-mapped or sparse snapshot that is gigabytes of page faults).
+LARGE_STAGE_BYTES = 256 * 2**20
 
 # Kinds in the order the worker takes them: what the user looks at first.
 KINDS = ("slice", "heads", "stats", "checks")
@@ -128,6 +132,14 @@ class DisplayMixin:
     `current_slice`, `current_stats`, `_shown`, `indices()` and its signals.
     """
 
+    large_stage_bytes = LARGE_STAGE_BYTES
+
+    def is_large(self, capture: Capture | None = None) -> bool:
+        """Whether `capture` (the shown stage) is above `large_stage_bytes`: shown by its slice only."""
+        capture = capture or self.current
+        tensor = capture.tensor if capture is not None else None
+        return tensor is not None and tensor.numel() * tensor.element_size() > self.large_stage_bytes
+
     def _show_current(self) -> None:
         capture = self._shown = self.stepper.current if self.stepper is not None else None
         self.current_stats = None
@@ -141,7 +153,7 @@ class DisplayMixin:
         """Whole-tensor stats of the shown stage, on the display worker; stats_changed when ready."""
         capture = self._shown
         self.display.cancel("stats")
-        if capture is not None and capture.tensor is not None:
+        if capture is not None and capture.tensor is not None and not self.is_large(capture):
             tensor, kind = capture.tensor, capture.info.kind
             self.display.submit("stats", lambda: tensor_stats(tensor, kind=kind),
                                 lambda st: self._stats_ready(capture, st),
@@ -195,7 +207,7 @@ class DisplayMixin:
             return
         shape, row, col = capture.shape, self.view.row_axis, self.view.col_axis
         cells = shape[row] * shape[col] if len(shape) >= 2 and row != col else capture.tensor.numel()
-        if cells <= OFF_THREAD_CELLS:
+        if cells <= OFF_THREAD_CELLS and not self.is_large(capture):
             try:
                 self._slice_ready(capture, self.slice_of(capture))
             except (ValueError, IndexError, RuntimeError) as exc:

@@ -12,6 +12,7 @@ from tfdebug.core.display import HeadThumbnails, Stats
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.prediction import PredictionView
+from tfdebug.ui.stats_panel import large_sizes
 
 THUMB = (48, 48)
 SELECTED_PEN = pg.mkPen((255, 140, 0), width=3)
@@ -119,7 +120,7 @@ class HeadsPanel(QWidget):
         """
         capture = self.ctl.current
         axis = self.head_axis() if capture is not None and capture.tensor is not None else None
-        if axis is None:
+        if axis is None or self.ctl.is_large(capture):
             self._dirty = False
             self._clear()
             self.note.setText(self._why_no_thumbnails())
@@ -161,6 +162,10 @@ class HeadsPanel(QWidget):
         capture = self.ctl.current
         if capture is None:
             return self.tr("Nothing to show yet.")
+        if self.ctl.is_large(capture) and self.head_axis() is not None:
+            return self.tr("{name} holds {held}, above the {limit} read in full: only the heatmap's slice is "
+                           "read, so the heads are not drawn here; pick one with the head index.").format(
+                **large_sizes(capture, self.ctl.large_stage_bytes))
         names = self.ctl.axis_names()
         if self.prediction.applies():
             return self.tr("{stage} has no heads; the most probable next tokens:").format(stage=capture.name)

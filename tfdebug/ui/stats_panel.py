@@ -5,17 +5,25 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.display import Stats
+from tfdebug.core.recorder import Capture
 from tfdebug.ui.colors import format_value
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.shape_panel import fmt_bytes
 
 ROWS = ("min", "max", "mean", "std", "NaN", "+Inf", "−Inf", "count")
 ROW_TITLES = {"min": QT_TRANSLATE_NOOP("StatsPanel", "min"), "max": QT_TRANSLATE_NOOP("StatsPanel", "max"),
               "mean": QT_TRANSLATE_NOOP("StatsPanel", "mean"), "std": QT_TRANSLATE_NOOP("StatsPanel", "std"),
               "count": QT_TRANSLATE_NOOP("StatsPanel", "count")}
+
+
+def large_sizes(capture: Capture, limit: int) -> dict[str, str]:
+    """The stage's name, its bytes and the limit, for the sentences of panels that skip a large stage."""
+    held = capture.tensor.numel() * capture.tensor.element_size()
+    return {"name": capture.name, "held": fmt_bytes(held), "limit": fmt_bytes(limit)}
 
 
 def stats_values(stats: Stats | None) -> list[str]:
@@ -44,6 +52,10 @@ class StatsPanel(QWidget):
                 label = QLabel("–")
                 grid.addWidget(label, r, c)
                 self.cells[(name, c)] = label
+        self.note = QLabel("")
+        self.note.setTextFormat(Qt.PlainText)  # it names the stage
+        self.note.setWordWrap(True)
+        self.note.setVisible(False)
         self.plot = pg.PlotWidget()
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(False, False)
@@ -53,6 +65,7 @@ class StatsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(grid)
+        layout.addWidget(self.note)
         layout.addWidget(self.plot, 1)
         ctl.stage_changed.connect(self._stage)
         ctl.stats_changed.connect(self._stage)
@@ -82,6 +95,12 @@ class StatsPanel(QWidget):
     def _stage(self) -> None:
         stats = self.ctl.current_stats
         self._fill(stats, 1)
+        large = self.ctl.is_large()
+        if large or not self.note.isHidden():
+            self.note.setText(self.tr("{name} holds {held}, above the {limit} read in full: only the heatmap's "
+                                      "slice is read and summarised; the whole-tensor column stays empty.").format(
+                **large_sizes(self.ctl.current, self.ctl.large_stage_bytes)) if large else "")
+            self.note.setVisible(large)
         if stats is None or stats.min != stats.min:
             self.bars.setData([0, 1], [0])
             return

@@ -1,0 +1,54 @@
+"""A stage above the size limit is shown through its slice only: the heatmap draws it, the
+whole-tensor stats and the head thumbnails are not computed (each would read all of it), and
+the panels say so. Below the limit everything is back."""
+
+import torch
+from PySide6.QtCore import Qt
+
+from tests.ui.conftest import wait_paused
+from tests.ui.user_actions import press
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stages import StageInfo
+from tfdebug.core.stepper import Stepper
+
+N = 256  # (1, 4, 256, 256) float32: 1 MiB, above the 256 KiB limit the test sets
+
+
+def _replay():
+    captures = []
+    for i, (stage, kind, n) in enumerate((("scaled", "scale", 8), ("probs", "softmax", N))):
+        info = StageInfo(name=f"enc.0.attn.{stage}", kind=kind, site="enc.attn", layer=0,
+                         axes=("batch", "head", "query", "key"), formula="x")
+        captures.append(Capture.of(info, torch.rand(1, 4, n, n) + i))
+    return Stepper.replay(captures)
+
+
+def _step(window, qtbot, key, modifier, name):
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    press(window, key, modifier)
+    wait_paused(qtbot, window, name)
+    qtbot.waitUntil(lambda: window.ctl.display_settled() and not window.heads_panel._dirty)
+
+
+def test_a_stage_above_the_limit_is_shown_by_its_slice_only(make_window, qtbot):
+    window = make_window()
+    window.docks["heads"].show()
+    window.docks["stats"].show()
+    window.ctl.large_stage_bytes = 256 * 1024
+    window.load_replay(_replay(), {"src": [], "tgt": []}, "large")
+    wait_paused(qtbot, window, "enc.0.attn.scaled")
+    stats, heads = window.stats_panel, window.heads_panel
+    qtbot.waitUntil(lambda: window.ctl.current_stats is not None and heads.graphics.isVisible())
+
+    _step(window, qtbot, Qt.Key_F10, Qt.NoModifier, "enc.0.attn.probs")
+    sl = window.heatmap_panel.slice
+    assert sl is not None and sl.source_shape == (N, N)
+    assert window.ctl.current_stats is None and window.ctl.ensure_stats() is None
+    assert stats.text("min", 1) == "–" and stats.text("min", 2) != "–"  # the slice is summarised
+    assert stats.note.isVisible() and "1.0 MB" in stats.note.text() and "256.0 KB" in stats.note.text()
+    assert not heads.graphics.isVisible() and "enc.0.attn.probs holds 1.0 MB" in heads.note.text()
+
+    _step(window, qtbot, Qt.Key_F10, Qt.ShiftModifier, "enc.0.attn.scaled")
+    qtbot.waitUntil(lambda: window.ctl.current_stats is not None and heads.graphics.isVisible())
+    assert not stats.note.isVisible() and stats.text("min", 1) != "–"
