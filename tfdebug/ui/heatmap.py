@@ -1,8 +1,12 @@
 """Heatmap panel: the shown 2-D slice of the current stage.
 
-pyqtgraph fast path: row-major float32 data, explicit levels, a 256-entry LUT. The
-histogram beside it is drawn from core's stats (no second pass over the pixels).
-Non-finite cells are drawn by an RGBA overlay in colours of their own.
+The image item receives uint8 LUT indices (the float32 slice quantised between the
+colour levels; by the display worker for planes over 1024², else here), levels (0, 255)
+and a 256-entry LUT: pyqtgraph wraps them in an indexed QImage without converting a pixel.
+The float32 slice stays for the hover readout and for re-quantising when the levels are
+dragged. The histogram beside it is drawn from core's stats (no second pass over the
+pixels). Non-finite cells are drawn by an RGBA uint8 overlay in colours of their own;
+head thumbnails are RGBA uint8 images.
 """
 
 from __future__ import annotations
