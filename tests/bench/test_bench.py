@@ -58,6 +58,7 @@ def test_table_names_absent_peers_and_warns_when_too_busy(result):
     noisy = json.loads(json.dumps(result))
     noisy["capture_overhead"][0]["ratio_plain_again"] = 1.3
     noisy["step_latency_ms"][0]["aa_ratio"] = 0.7
+    noisy["step_latency_ms"][0]["aa_ratio_settled"] = 0.7
     noisy["snapshots"]["aa_ratio"] = 1.2
     noisy["capture_overhead"][0]["n_embd"] = 512  # judged rows are the wide ones
     from tfdebug.bench.report import _verdicts

@@ -36,7 +36,7 @@ def test_a_stage_above_the_limit_is_shown_by_its_slice_only(make_window, qtbot):
     window.docks["heads"].show()
     window.docks["stats"].show()
     window.ctl.large_stage_bytes = 256 * 1024
-    window.load_replay(_replay(), {"src": [], "tgt": []}, "large")
+    window.ctl.load_replay(_replay(), {"src": [], "tgt": []}, "large")
     wait_paused(qtbot, window, "enc.0.attn.scaled")
     stats, heads = window.stats_panel, window.heads_panel
     qtbot.waitUntil(lambda: window.ctl.current_stats is not None and heads.graphics.isVisible())

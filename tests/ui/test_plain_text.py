@@ -36,7 +36,7 @@ def test_an_html_stage_name_and_html_tokens_show_as_plain_text(make_window, qtbo
     window = make_window()
     window.resize(1400, 900)
     window.docks["heads"].show()
-    window.load_replay(_replay(), {"src": TOKENS, "tgt": []}, f"{MARK} recording")
+    window.ctl.load_replay(_replay(), {"src": TOKENS, "tgt": []}, f"{MARK} recording")
     wait_paused(qtbot, window)
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
