@@ -47,6 +47,7 @@ def test_a_stage_above_the_limit_is_shown_by_its_slice_only(make_window, qtbot):
     assert window.ctl.current_stats is None and window.ctl.ensure_stats() is None
     assert stats.text("min", 1) == "–" and stats.text("min", 2) != "–"  # the slice is summarised
     assert stats.note.isVisible() and "1.0 MB" in stats.note.text() and "256.0 KB" in stats.note.text()
+    assert stats.bars.yData.sum() == sl.stats.hist_counts.sum() > 0  # the histogram is the slice's
     assert not heads.graphics.isVisible() and "enc.0.attn.probs holds 1.0 MB" in heads.note.text()
 
     _step(window, qtbot, Qt.Key_F10, Qt.ShiftModifier, "enc.0.attn.scaled")

@@ -101,6 +101,11 @@ class StatsPanel(QWidget):
                                       "slice is read and summarised; the whole-tensor column stays empty.").format(
                 **large_sizes(self.ctl.current, self.ctl.large_stage_bytes)) if large else "")
             self.note.setVisible(large)
+        sl = self.ctl.current_slice
+        # A stage above the size limit has no whole-tensor histogram: its slice's stands in.
+        self._histogram(sl.stats if large and sl is not None else stats)
+
+    def _histogram(self, stats: Stats | None) -> None:
         if stats is None or stats.min != stats.min:
             self.bars.setData([0, 1], [0])
             return
@@ -111,3 +116,5 @@ class StatsPanel(QWidget):
 
     def _slice(self, sl) -> None:
         self._fill(sl.stats if sl is not None else None, 2)
+        if self.ctl.is_large():
+            self._histogram(sl.stats if sl is not None else None)
