@@ -10,17 +10,18 @@ from tests.ui.user_actions import press
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper import Stepper
+from tfdebug.io.recording import Recording
 
 N = 256  # (1, 4, 256, 256) float32: 1 MiB, above the 256 KiB limit the test sets
 
 
-def _replay():
+def _captures():
     captures = []
     for i, (stage, kind, n) in enumerate((("scaled", "scale", 8), ("probs", "softmax", N))):
         info = StageInfo(name=f"enc.0.attn.{stage}", kind=kind, site="enc.attn", layer=0,
                          axes=("batch", "head", "query", "key"), formula="x")
         captures.append(Capture.of(info, torch.rand(1, 4, n, n) + i))
-    return Stepper.replay(captures)
+    return captures
 
 
 def _step(window, qtbot, key, modifier, name):
@@ -36,7 +37,9 @@ def test_a_stage_above_the_limit_is_shown_by_its_slice_only(make_window, qtbot):
     window.docks["heads"].show()
     window.docks["stats"].show()
     window.ctl.large_stage_bytes = 256 * 1024
-    window.ctl.load_replay(_replay(), {"src": [], "tgt": []}, "large")
+    captures = _captures()
+    window.ctl.load_replay(Stepper.replay(captures), {"src": [], "tgt": []}, "large",
+                           Recording(captures, {"src": [], "tgt": []}))
     wait_paused(qtbot, window, "enc.0.attn.scaled")
     stats, heads = window.stats_panel, window.heads_panel
     qtbot.waitUntil(lambda: window.ctl.current_stats is not None and heads.graphics.isVisible())
@@ -49,6 +52,12 @@ def test_a_stage_above_the_limit_is_shown_by_its_slice_only(make_window, qtbot):
     assert stats.note.isVisible() and "1.0 MB" in stats.note.text() and "256.0 KB" in stats.note.text()
     assert stats.bars.yData.sum() == sl.stats.hist_counts.sum() > 0  # the histogram is the slice's
     assert not heads.graphics.isVisible() and "enc.0.attn.probs holds 1.0 MB" in heads.note.text()
+
+    overview = window.overview  # the per-stage overview reads no stage above the limit either
+    window.docks["overview"].show()
+    window.docks["overview"].raise_()
+    qtbot.waitUntil(lambda: len(overview.values) == 2 and overview.values[0] == overview.values[0])
+    assert overview.values[1] != overview.values[1]  # NaN: not computed
 
     _step(window, qtbot, Qt.Key_F10, Qt.ShiftModifier, "enc.0.attn.scaled")
     qtbot.waitUntil(lambda: window.ctl.current_stats is not None and heads.graphics.isVisible())

@@ -137,8 +137,7 @@ class DisplayMixin:
     def is_large(self, capture: Capture | None = None) -> bool:
         """Whether `capture` (the shown stage) is above `large_stage_bytes`: shown by its slice only."""
         capture = capture or self.current
-        tensor = capture.tensor if capture is not None else None
-        return tensor is not None and tensor.numel() * tensor.element_size() > self.large_stage_bytes
+        return capture is not None and capture.nbytes > self.large_stage_bytes
 
     def _show_current(self) -> None:
         capture = self._shown = self.stepper.current if self.stepper is not None else None

@@ -103,14 +103,15 @@ class OverviewPanel(QWidget):
                 return self._file_cache.get((statistic, capture.name))
             entry = cache.get(id(capture.tensor))
             return entry[1] if entry is not None and entry[0]() is capture.tensor else None
-        todo = [c for c in recording.captures if cached(c) is None]
+        # Stages above the size limit are read only through the heatmap's slice: no point for them.
+        todo = [c for c in recording.captures if cached(c) is None and not self.ctl.is_large(c)]
         for capture, value in zip(todo, stage_statistics(todo, statistic, recording.tensor)):
             if capture.tensor is None:
                 self._file_cache[(statistic, capture.name)] = value
             else:
                 cache[id(capture.tensor)] = (ref(capture.tensor), value)
         got = {c.name: cached(c) for c in recording.captures}
-        return names, [got.get(n, math.nan) for n in names]
+        return names, [math.nan if got.get(n) is None else got[n] for n in names]  # None: not computed (too large)
 
     def _comparison_values(self) -> tuple[list[str], list[float]]:
         tools = self.ctl.tools.compare

@@ -22,8 +22,7 @@ ROW_TITLES = {"min": QT_TRANSLATE_NOOP("StatsPanel", "min"), "max": QT_TRANSLATE
 
 def large_sizes(capture: Capture, limit: int) -> dict[str, str]:
     """The stage's name, its bytes and the limit, for the sentences of panels that skip a large stage."""
-    held = capture.tensor.numel() * capture.tensor.element_size()
-    return {"name": capture.name, "held": fmt_bytes(held), "limit": fmt_bytes(limit)}
+    return {"name": capture.name, "held": fmt_bytes(capture.nbytes), "limit": fmt_bytes(limit)}
 
 
 def stats_values(stats: Stats | None) -> list[str]:
