@@ -64,3 +64,16 @@ def test_an_html_stage_name_and_html_tokens_show_as_plain_text(make_window, qtbo
     document.setHtml(tip)
     assert document.toPlainText().startswith(f"enc.0.attn.{MARK}probs")
     assert f"{MARK} = softmax(x)" in document.toPlainText()
+
+
+def test_a_recent_file_whose_name_looks_like_markup_reads_literally(make_window, settings, tmp_path):
+    from tfdebug.ui.snapshot_actions import add_recent
+
+    path = str(tmp_path / f"{MARK}.safetensors")
+    add_recent(settings, path)
+    window = make_window(settings)
+    window.recent_menu.aboutToShow.emit()
+    entry = next(a for a in window.recent_menu.actions() if a.data() == path)
+    document = QTextDocument()
+    document.setHtml(entry.toolTip())
+    assert document.toPlainText() == path

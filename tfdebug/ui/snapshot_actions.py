@@ -19,6 +19,7 @@ from tfdebug.io.snapshot import open_snapshot
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.i18n import error_text
+from tfdebug.ui.plain_text import plain_tooltip
 
 RECENT_KEY = "files/recent"
 FOLDER_KEY = "files/folder"
@@ -95,7 +96,7 @@ class SnapshotActions(QObject):
         for path in paths:
             entry = menu.addAction(Path(path).name)
             entry.triggered.connect(lambda checked=False, p=path: self.open(p))
-            entry.setToolTip(path)
+            entry.setToolTip(plain_tooltip(path))  # a file name may look like markup
             entry.setData(path)
         if not paths:
             menu.addAction(self.tr("No recent snapshots")).setEnabled(False)
