@@ -818,6 +818,10 @@
         <translation>行</translation>
     </message>
     <message>
+        <source>0 (masked)</source>
+        <translation>0（被遮住）</translation>
+    </message>
+    <message>
         <source> (block average)</source>
         <translation>（块平均值）</translation>
     </message>

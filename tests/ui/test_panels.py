@@ -83,6 +83,9 @@ def test_masked_cells_get_the_mask_colour_not_the_scale_minimum(window, qtbot):
     visible = _pixel(heatmap, 3, 0)
     assert (visible.red(), visible.green(), visible.blue()) != colors.MASK_RGBA[:3]
     assert "6 masked cells" in heatmap.caption.text()  # 4×4 causal: 3+2+1 above the diagonal
+    # Hovering a masked probability reads what the tensor holds there: 0, marked as masked.
+    assert heatmap.readout_at(0, 3).endswith("value 0 (masked)")
+    assert "(masked)" not in heatmap.readout_at(3, 0)
 
 
 def test_image_is_lut_indices_drawn_without_conversion_and_levels_requantise(window, qtbot):

@@ -266,3 +266,14 @@ def test_breakpoints_menu_items_are_registry_actions(window, qtbot):
     dialog = window.navigator.condition_dialog
     qtbot.waitUntil(dialog.isVisible)
     dialog.reject()
+
+
+def test_csv_of_a_masked_softmax_holds_its_zeros(window, qtbot, tmp_path):
+    """The heatmap draws a softmax's masked cells as masked; the CSV holds the tensor's 0 there."""
+    window.ctl.run_to("dec.0.self_attn.probs")
+    wait_paused(qtbot, window, "dec.0.self_attn.probs")
+    out = tmp_path / "probs.csv"
+    assert window.exports.export_view(str(out), ".csv")
+    rows = [line.split(",")[1:] for line in out.read_text(encoding="utf-8").splitlines()[1:]]
+    assert rows[0][1:] == ["0", "0", "0"] and "-inf" not in out.read_text()
+    assert abs(sum(float(x) for x in rows[3]) - 1) < 1e-5

@@ -206,6 +206,17 @@ class DisplaySlice:
         return (c * self.source_shape[1]) // self.values.shape[1]
 
 
+def held_values(values: np.ndarray, kind: str | None) -> np.ndarray:
+    """Slice values as the stage's tensor holds them, for reading and export.
+
+    A softmax's masked cells are drawn as −∞ (masked) although the tensor holds 0 there
+    (see `masked_as_neginf`); a mask stage's −∞ is its real value.
+    """
+    if kind == "softmax" and np.isneginf(values).any():
+        return np.where(np.isneginf(values), np.float32(0), values)
+    return values
+
+
 def select_2d(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None = None) -> Tensor:
     """The 2-D slice (rows=row_axis, cols=col_axis) with every other axis fixed at its index (default 0)."""
     ndim = tensor.dim()

@@ -13,6 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QSettings, Qt
 from PySide6.QtWidgets import QDialog, QProgressDialog, QWidget
 
+from tfdebug.core.display import held_values
 from tfdebug.core.errors import ExportCancelledError, ExportError, TfdebugError
 from tfdebug.io.exports import export_pass, export_view as write_view
 from tfdebug.io.formats import View, format_for
@@ -139,7 +140,8 @@ class ExportActions(QObject):
             (heatmap.export_png if picture == ".png" else heatmap.export_svg)(target)
 
         rows, cols = shown.values.shape
-        view = View(shown, self._labels(shown.row_axis, rows, shown.source_shape[0], shown.source_row),
+        kind = ctl.current.info.kind if ctl.current is not None else None
+        view = View(held_values(shown.values, kind), self._labels(shown.row_axis, rows, shown.source_shape[0], shown.source_row),
                     self._labels(shown.col_axis, cols, shown.source_shape[1], shown.source_col), render)
         try:
             write_view(view, path, suffix)

@@ -353,9 +353,14 @@ class HeatmapPanel(QWidget):
         def where(axis: int, i: int, labels) -> str:
             name = axis_title(names[axis]) if 0 <= axis < len(names) else self.tr("row")
             return f"{name} {i} '{labels[i]}'" if labels else f"{name} {i}"
+        current = self.ctl.current
+        if value == float("-inf") and current is not None and current.info.kind == "softmax":
+            shown = self.tr("0 (masked)")  # drawn as masked; the tensor holds exactly 0 there
+        else:
+            shown = colors.format_value(value)
         approx = self.tr(" (block average)") if sl.downsampled else ""
         return (f"{where(sl.row_axis, row, self._row_labels)} · {where(sl.col_axis, col, self._col_labels)}"
-                " · " + self.tr("value {value}").format(value=colors.format_value(value)) + approx)
+                " · " + self.tr("value {value}").format(value=shown) + approx)
 
     def _mouse_moved(self, scene_pos) -> None:
         cell = self.cell_at(QPointF(scene_pos))
