@@ -798,6 +798,10 @@
         <translation>暂无可显示的内容。</translation>
     </message>
     <message>
+        <source>{name} was not kept: the capture budget dropped it. Restart and run to it to see it.</source>
+        <translation>{name} 没有保留：捕获预算把它丢弃了。重新开始并运行到该阶段即可查看。</translation>
+    </message>
+    <message>
         <source>diverging colour map centred on 0</source>
         <translation>以 0 为中心的发散色图</translation>
     </message>

@@ -53,6 +53,13 @@ def test_a_pass_beyond_the_budget_lists_the_stages_it_dropped(make_window, qtbot
     first = panel.dropped_list.item(0).text()
     assert first == f"{dropped[0]}  ({format_bytes(held[dropped[0]].nbytes)})"  # name and size
     assert "capture budget (30.0 kB) is full" in window.message_bar.text()
+    # The last stage was dropped once the pass ended: the heatmap says so instead of
+    # drawing an empty plot under the previous stage's axes.
+    qtbot.waitUntil(lambda: window.ctl.current.name == "logits")
+    assert window.ctl.current.dropped
+    heatmap = window.heatmap_panel
+    qtbot.waitUntil(lambda: "logits was not kept" in heatmap.caption.text())
+    assert heatmap.plot.getAxis("bottom").labelText == ""
 
     # No budget from the next Run on: nothing is dropped and the list empties.
     _choose_budget(window, qtbot, off=True)

@@ -255,7 +255,16 @@ class HeatmapPanel(QWidget):
         if sl is None or capture is None:
             self.image.clear()
             self.overlay.clear()
-            self.caption.setText(self.tr("Nothing to show yet.") if capture is None else "")
+            for side in ("left", "bottom"):  # no axes of an earlier stage over an empty plot
+                self.plot.setLabel(side, "")
+                self.plot.getAxis(side).setTicks([[]])
+            if capture is None:
+                self.caption.setText(self.tr("Nothing to show yet."))
+            elif capture.dropped:
+                self.caption.setText(self.tr("{name} was not kept: the capture budget dropped it. Restart and "
+                                             "run to it to see it.").format(name=capture.name))
+            else:
+                self.caption.setText("")
             return
         names = self.ctl.axis_names()
         for axis, index in self.ctl.indices().items():
