@@ -86,6 +86,10 @@ def test_masked_cells_get_the_mask_colour_not_the_scale_minimum(window, qtbot):
     # Hovering a masked probability reads what the tensor holds there: 0, marked as masked.
     assert heatmap.readout_at(0, 3).endswith("value 0 (masked)")
     assert "(masked)" not in heatmap.readout_at(3, 0)
+    # The Stats panel's slice column counts what the softmax holds: zeros, no −∞.
+    stats = window.stats_panel
+    qtbot.waitUntil(lambda: stats.text("min", 2) == "0")
+    assert stats.text("−Inf", 2) == "0" and stats.text("count", 2) == "16"
 
 
 def test_image_is_lut_indices_drawn_without_conversion_and_levels_requantise(window, qtbot):

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+import torch
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from tfdebug.core.display import Stats
+from tfdebug.core.display import Stats, held_values, tensor_stats
 from tfdebug.core.recorder import Capture
 from tfdebug.ui.colors import format_value
 from tfdebug.ui.controller import DebugController
@@ -114,6 +115,11 @@ class StatsPanel(QWidget):
         self.bars.setData(edges, stats.hist_counts.astype(float))
 
     def _slice(self, sl) -> None:
-        self._fill(sl.stats if sl is not None else None, 2)
+        stats = sl.stats if sl is not None else None
+        current = self.ctl.current
+        if stats is not None and stats.neginf and current is not None and current.info.kind == "softmax":
+            # The slice draws a softmax's masked cells as masked; its numbers are the zeros the tensor holds.
+            stats = tensor_stats(torch.from_numpy(held_values(sl.values, "softmax")), kind="softmax")
+        self._fill(stats, 2)
         if self.ctl.is_large():
-            self._histogram(sl.stats if sl is not None else None)
+            self._histogram(stats)
