@@ -12,7 +12,6 @@ plain callbacks (from the worker thread for captured/paused/finished/failed/stop
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import torch
@@ -21,34 +20,13 @@ from torch import Tensor, nn
 from tfdebug.core.breakpoints import (Breakpoint, checkable, condition_flags, conditions_of, first_condition_hit,
                                      first_hit, place_hit)
 from tfdebug.core.budget import CaptureBudget
-from tfdebug.core.errors import (ForwardFailedError, ReplacementError, StepperStateError, TfdebugError,
-                                 UnknownStageError)
+from tfdebug.core.errors import ForwardFailedError, StepperStateError, TfdebugError, UnknownStageError
 from tfdebug.core.recorder import Capture, Recorder, tap_names
 from tfdebug.core.stages import StageInfo
-
-IDLE, RUNNING, PAUSED, FINISHED, FAILED, STOPPED = "idle", "running", "paused", "finished", "failed", "stopped"
-_ENDED = (FINISHED, FAILED, STOPPED)
-# Condition breakpoints: EXACT reads each stage's flags back before the forward goes on
-# (one host sync per stage on a GPU); FAST reads them together when the pass next pauses
-# or ends (one per forward) and moves the cursor back to the first hit (successors ran).
-EXACT, FAST = "exact", "fast"
-
-
-@dataclass(frozen=True)
-class StepperEvent:
-    """Something that happened. type: captured | paused | moved | replaced | finished | failed | stopped.
-
-    `paused` is the live forward stopping at a stage; `moved` is the cursor moving
-    through history. `reason` says why it paused ("start", "step", "breakpoint", "run_to", "step_out").
-    """
-
-    type: str
-    index: int | None = None
-    capture: Capture | None = None
-    reason: str | None = None
-    breakpoint: Breakpoint | None = None
-    error: TfdebugError | None = None
-    output: Any = None
+from tfdebug.core.stepper_edits import EditsMixin
+# The states and events are part of the stepper's interface: importable from here too.
+from tfdebug.core.stepper_state import (_ENDED, EXACT, FAILED, FAST, FINISHED, IDLE, PAUSED,  # noqa: F401
+                                        RUNNING, STOPPED, StepperEvent)
 
 
 class _StopRun(BaseException):
@@ -58,7 +36,7 @@ class _StopRun(BaseException):
 Predicate = Callable[[Capture], bool]
 
 
-class Stepper:
+class Stepper(EditsMixin):
     """Pausable forward pass of `model`, run by calling `run()`.
 
     `plan`, when given, is the list of stage names this pass goes through; run_to
@@ -290,52 +268,6 @@ class Stepper:
         with self._lock:
             if self.state == RUNNING:
                 self._predicate = (lambda c: True, "pause")
-
-    def replace(self, tensor: Tensor) -> None:
-        """Replace the tensor of the stage the forward is paused at; it flows downstream."""
-        with self._lock:
-            if not self.at_live_point:
-                raise self._not_replaceable()
-            capture = self.history[self.cursor]
-            if tuple(tensor.shape) != capture.shape:
-                raise ReplacementError("The replacement has shape {got}; stage {name} needs {shape}.",
-                                       id="replace.shape", got=tuple(tensor.shape), name=capture.name,
-                                       shape=capture.shape)
-            if not (tensor.is_floating_point() or tensor.is_complex()) and capture.dtype.is_floating_point:
-                tensor = tensor.float()
-            new = tensor.detach().to(device=capture.device, dtype=capture.dtype)
-            self._undo.append(capture.tensor)
-            self._replacement = new
-            capture.tensor = new
-            capture.edited = True
-        self._emit(StepperEvent("replaced", self.cursor, capture))
-
-    def _not_replaceable(self) -> ReplacementError:
-        shown = self.current
-        if self.state == PAUSED and shown is not None:
-            return ReplacementError("Stage {name} has already run: only the stage the forward is paused at ({live}) "
-                                    "can be edited. Restart to edit an earlier one.", id="replace.already_run",
-                                    name=shown.name, live=self.history[self.live_index].name)
-        if self.state in _ENDED:
-            return ReplacementError("The pass has ended: Restart it and pause at a stage to edit it.",
-                                    id="replace.ended")
-        return ReplacementError("Only the stage the forward is paused at can be replaced.", id="replace.not_paused")
-
-    @property
-    def edits_to_undo(self) -> int:
-        """How many replacements of the paused stage `undo_replace` can take back."""
-        return len(self._undo) if self.at_live_point else 0
-
-    def undo_replace(self) -> None:
-        """Take back the last `replace` of the paused stage; with all taken back it is unedited again."""
-        with self._lock:
-            if not self.at_live_point or not self._undo:
-                raise ReplacementError("There is no edit of the paused stage to undo.", id="replace.nothing_to_undo")
-            capture = self.history[self.cursor]
-            capture.tensor = self._undo.pop()
-            self._replacement = capture.tensor if self._undo else None
-            capture.edited = bool(self._undo)
-        self._emit(StepperEvent("replaced", self.cursor, capture))
 
     # ----- internals -------------------------------------------------------------------
     def _move(self, index: int) -> None:
