@@ -54,8 +54,11 @@ class Breakpoint:
             return f"stage {self.value}"
         if self.by == "kind":
             return f"every {self.value}"
-        return {"nan": "contains NaN", "inf": "contains ±Inf outside masked cells"}.get(
-            self.value, f"max |x| > {self.threshold:g}")
+        if self.value == "nan":
+            return "contains NaN"
+        if self.value == "inf":
+            return "contains ±Inf outside masked cells"
+        return f"max |x| > {self.threshold:g}"  # only abs_gt has a threshold
 
 
 def conditions_of(breakpoints: frozenset[Breakpoint]) -> list[Breakpoint]:
