@@ -6,11 +6,11 @@ from tests.ui.conftest import wait_paused
 from tests.ui.user_actions import pick, press, type_into
 
 
-def test_a_nan_condition_stops_where_the_nan_arrives_and_says_so(window, qtbot):
-    dialog = window.navigator.open_conditions()  # Breakpoints ▸ Conditions…
+def nan_carried_to_src_pos(window, qtbot) -> None:
+    """Break on NaN (Breakpoints ▸ Conditions…), put a NaN in the paused src.embed (Edit Tensor…), press F5."""
+    dialog = window.navigator.open_conditions()
     qtbot.mouseClick(dialog.nan, Qt.LeftButton)
     dialog.accept()
-    # Put a NaN into the paused stage (Edit Tensor…), then Continue.
     press(window, Qt.Key_E, Qt.ControlModifier | Qt.ShiftModifier)
     qtbot.waitUntil(lambda: window.edit_tools.dialog is not None and window.edit_tools.dialog.isVisible())
     edit = window.edit_tools.dialog
@@ -21,4 +21,17 @@ def test_a_nan_condition_stops_where_the_nan_arrives_and_says_so(window, qtbot):
     edit.close()
     press(window, Qt.Key_F5)
     wait_paused(qtbot, window, "src.pos")  # src.pe is the table, without the NaN; src.pos adds it
+
+
+def test_a_nan_condition_stops_where_the_nan_arrives_and_says_so(window, qtbot):
+    nan_carried_to_src_pos(window, qtbot)
     assert window.message_bar.text() == "Stopped at src.pos: breakpoint on contains NaN."
+
+
+def test_a_nan_carried_through_an_addition_keeps_its_tick(window, qtbot):
+    # src.pos is exactly src.embed + src.pe, NaN cell included: the Explain panel must not blame the addition.
+    nan_carried_to_src_pos(window, qtbot)
+    panel = window.explain_panel
+    qtbot.waitUntil(lambda: panel.checks is not None and "computing…" not in panel.plain_text())
+    assert "✓ Exactly the embedding + the PE table" in panel.plain_text()
+    assert "max |Δ| = 0.0e+00" in panel.plain_text()
