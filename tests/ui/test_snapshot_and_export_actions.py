@@ -10,6 +10,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QPushButton
 
 from tests.ui.conftest import SRC, TGT, wait_paused
+from tests.ui.user_actions import press, type_into
 from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.exports import load_export
 from tfdebug.io.recording import Recording
@@ -277,3 +278,23 @@ def test_csv_of_a_masked_softmax_holds_its_zeros(window, qtbot, tmp_path):
     rows = [line.split(",")[1:] for line in out.read_text(encoding="utf-8").splitlines()[1:]]
     assert rows[0][1:] == ["0", "0", "0"] and "-inf" not in out.read_text()
     assert abs(sum(float(x) for x in rows[3]) - 1) < 1e-5
+
+
+def test_an_exported_snapshot_reopens_from_open_recent(window, qtbot, tmp_path, monkeypatch):
+    target = tmp_path / "mine.safetensors"
+
+    def answer(dialog):
+        type_into(qtbot, dialog.path_edit, str(target))
+        return QDialog.Accepted
+
+    press(window, Qt.Key_F5)  # Continue to the end
+    qtbot.waitUntil(lambda: window.stepper.state == "finished", timeout=10000)
+    monkeypatch.setattr(ExportDialog, "exec", answer)
+    window.actions_by_id["tfdebug.file.export"].trigger()  # File ▸ Export…
+    qtbot.waitUntil(lambda: window.message_bar.text() == f"Exported 117 stages to {target}", timeout=15000)
+    window.recent_menu.aboutToShow.emit()  # File ▸ Open Recent
+    entry = next(a for a in window.recent_menu.actions() if a.data() == str(target.resolve()))
+    assert entry.text() == "mine.safetensors"
+    entry.trigger()
+    shows_replay(qtbot, window)
+    assert len(window.ctl.replayed.captures) == 117

@@ -23,7 +23,7 @@ from tfdebug.ui.controller import DebugController
 from tfdebug.ui.export_dialog import ExportDialog
 from tfdebug.ui.heatmap import HeatmapPanel
 from tfdebug.ui.i18n import error_text
-from tfdebug.ui.snapshot_actions import FOLDER_KEY, last_folder
+from tfdebug.ui.snapshot_actions import FOLDER_KEY, SNAPSHOT_SUFFIX, add_recent, last_folder
 from tfdebug.ui.workers import Job, JobCancelled
 
 CANCELLED = QT_TRANSLATE_NOOP("ExportActions", "Export cancelled; nothing was written.")
@@ -113,6 +113,8 @@ class ExportActions(QObject):
         exported = self.tr("Exported {n} stages to {path}").format(n=stages, path=path)
         cancelled = QCoreApplication.translate("ExportActions", CANCELLED)
         job.finished.connect(lambda _result: self._ended(dialog, None, exported))
+        if suffix == SNAPSHOT_SUFFIX:  # a snapshot the user wrote is one File ▸ Open Recent offers back
+            job.finished.connect(lambda _result: add_recent(self.settings, path))
         job.cancelled_signal.connect(lambda: self._ended(dialog, CANCELLED, cancelled))
         job.failed.connect(lambda sentence, details: self._ended(dialog, sentence, None))
         self.job, self.dialog, self.outcome = job, dialog, None
