@@ -88,14 +88,20 @@ class HFAdapter(ModelAdapter):
         return list(self._vocabulary)
 
     # ----- inputs ------------------------------------------------------------------------
-    def _encode(self, text: str, special: bool = True) -> tuple[list[int], list[str]]:
-        """Token ids and readable token strings of `text` (a `tokenizers.Tokenizer` or a transformers tokenizer)."""
+    def _encode(self, text: str, special: bool = True) -> tuple[list[int], list[str], list[str]]:
+        """Token ids, readable token strings and the words read as the unknown token, of `text`
+        (a `tokenizers.Tokenizer` or a transformers tokenizer)."""
         tok = getattr(self.tokenizer, "backend_tokenizer", self.tokenizer)
-        if hasattr(tok, "id_to_token"):
-            ids = list(tok.encode(text, add_special_tokens=special).ids)
-        else:
+        if not hasattr(tok, "id_to_token"):  # a slow tokenizer: no offsets to name the unknown words by
             ids = list(self.tokenizer(text, add_special_tokens=special)["input_ids"])
-        return ids, [self._id_label(i) for i in ids]
+            return ids, [self._id_label(i) for i in ids], []
+        encoding = tok.encode(text, add_special_tokens=special)
+        ids = list(encoding.ids)
+        unk = getattr(tok.model, "unk_token", None)
+        unk_id = tok.token_to_id(unk) if unk else None
+        unknown = [] if unk_id is None else list(dict.fromkeys(
+            text[start:end] for i, (start, end) in zip(ids, encoding.offsets) if i == unk_id and end > start))
+        return ids, [self._id_label(i) for i in ids], unknown
 
     def _special_tokens(self) -> list[str]:
         """The tokenizer's special tokens as typed text ('<|endoftext|>', '</s>' …)."""
@@ -118,17 +124,19 @@ class HFAdapter(ModelAdapter):
     def prepare(self, texts: Mapping[str, str]) -> Prepared:
         texts = self.check_texts(texts)
         if self.encoder_decoder:
-            src_ids, src_tokens = self._encode(texts["src"])
+            src_ids, src_tokens, unknown = self._encode(texts["src"])
             start = self.model.config.decoder_start_token_id
             start = self.model.config.pad_token_id if start is None else start
-            tgt_ids, tgt_tokens = self._encode(texts["tgt"], special=False) if texts["tgt"].strip() else ([], [])
+            tgt_ids, tgt_tokens, tgt_unknown = (self._encode(texts["tgt"], special=False) if texts["tgt"].strip()
+                                                else ([], [], []))
+            unknown = list(dict.fromkeys(unknown + tgt_unknown))
             start_label = self._id_label(start)
             kwargs = {"input_ids": self._ids(src_ids), "decoder_input_ids": self._ids([start] + tgt_ids),
                       "use_cache": False}
             tokens = {"src": src_tokens, "tgt": [start_label] + tgt_tokens}
         else:
             key = self.inputs[0].key
-            ids, labels = self._encode(texts[key])
+            ids, labels, unknown = self._encode(texts[key])
             if not ids:
                 raise InputError("The {field} gives no tokens: type at least one word.", id="hf.no_tokens",
                                  field=self.inputs[0].label.lower())
@@ -137,7 +145,7 @@ class HFAdapter(ModelAdapter):
                 kwargs["use_cache"] = False
             tokens = {key: labels}
         _check_length(self.model.config, kwargs)
-        return Prepared(texts=texts, kwargs=kwargs, tokens=tokens, notes=self._typed_special(texts))
+        return Prepared(texts=texts, kwargs=kwargs, tokens=tokens, unknown=unknown, notes=self._typed_special(texts))
 
     def _id_label(self, token_id: int) -> str:
         """The readable string of one token id ('<id 7>' for an id the tokenizer does not know)."""
