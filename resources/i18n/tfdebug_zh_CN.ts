@@ -1141,6 +1141,10 @@
         <source>not run</source>
         <translation>尚未运行</translation>
     </message>
+    <message>
+        <source>step {t}: {label}</source>
+        <translation>第 {t} 步：{label}</translation>
+    </message>
 </context>
 <context>
     <name>PlaygroundDialog</name>
@@ -1856,6 +1860,11 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>Cannot read {path}: {reason}.</source>
+        <comment>read.failed</comment>
+        <translation>无法读取 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Cannot read {path}: {reason}.</source>
         <comment>safetensors.cannot_read</comment>
         <translation>无法读取 {path}：{reason}。</translation>
     </message>
@@ -1863,6 +1872,16 @@ output w·V = {output}</source>
         <source>Cannot read {path}: {why}.</source>
         <comment>config.unreadable</comment>
         <translation>无法读取 {path}：{why}。</translation>
+    </message>
+    <message>
+        <source>Cannot write in {folder}: the folder is read-only or you lack permission.</source>
+        <comment>write.read_only</comment>
+        <translation>无法在 {folder} 中写入：该文件夹只读，或你没有权限。</translation>
+    </message>
+    <message>
+        <source>Cannot write {path}: {reason}.</source>
+        <comment>write.failed</comment>
+        <translation>无法写入 {path}：{reason}。</translation>
     </message>
     <message>
         <source>Choose a CSV file to fill the shown slice from.</source>
@@ -1995,9 +2014,19 @@ output w·V = {output}</source>
         <translation>设备名为空；请使用 cpu、cuda、cuda:N、mps 或 auto。</translation>
     </message>
     <message>
+        <source>The disk is full: {name} was not written and any earlier file there is unchanged.</source>
+        <comment>write.disk_full</comment>
+        <translation>磁盘已满：{name} 未写入，原有的同名文件保持不变。</translation>
+    </message>
+    <message>
         <source>The export was cancelled; nothing was written.</source>
         <comment>export.cancelled</comment>
         <translation>导出已取消；没有写入任何内容。</translation>
+    </message>
+    <message>
+        <source>The file name {name} is too long for this file system.</source>
+        <comment>write.name_too_long</comment>
+        <translation>文件名 {name} 对此文件系统来说太长。</translation>
     </message>
     <message>
         <source>The file {path} cannot be read as a tfdebug export.</source>
@@ -2023,6 +2052,16 @@ output w·V = {output}</source>
         <source>The file {path} is not a readable safetensors file: {why}.</source>
         <comment>snapshot.unreadable</comment>
         <translation>文件 {path} 不是可读的 safetensors 文件：{why}。</translation>
+    </message>
+    <message>
+        <source>The folder {folder} does not exist.</source>
+        <comment>write.no_folder</comment>
+        <translation>文件夹 {folder} 不存在。</translation>
+    </message>
+    <message>
+        <source>The forward pass failed after {where}: {reason}</source>
+        <comment>stepper.forward_failed</comment>
+        <translation>前向传播在 {where} 之后失败：{reason}</translation>
     </message>
     <message>
         <source>The forward pass has ended; restart it to run again.</source>
@@ -2193,6 +2232,11 @@ output w·V = {output}</source>
         <source>There is no edit of the paused stage to undo.</source>
         <comment>replace.nothing_to_undo</comment>
         <translation>当前暂停的阶段没有可撤销的编辑。</translation>
+    </message>
+    <message>
+        <source>There is no file {path}.</source>
+        <comment>read.no_file</comment>
+        <translation>没有文件 {path}。</translation>
     </message>
     <message>
         <source>There is no file {path}.</source>
@@ -2480,14 +2524,29 @@ output w·V = {output}</source>
         <translation>{name} 必须是整数，而不是 {value}。</translation>
     </message>
     <message>
+        <source>{path} is a folder, not a snapshot file.</source>
+        <comment>read.is_folder</comment>
+        <translation>{path} 是文件夹，不是快照文件。</translation>
+    </message>
+    <message>
+        <source>{path} is a folder; choose a file name to write.</source>
+        <comment>write.is_folder</comment>
+        <translation>{path} 是文件夹；请选择要写入的文件名。</translation>
+    </message>
+    <message>
         <source>{path} is not UTF-8 text.</source>
         <comment>config.not_utf8</comment>
         <translation>{path} 不是 UTF-8 文本。</translation>
     </message>
     <message>
-        <source>{path} is not a recorded pass: choose a {choices} or {last} file.</source>
+        <source>{path} is not a recorded pass: choose a {choices} file.</source>
         <comment>pass.wrong_suffix</comment>
-        <translation>{path} 不是记录的前向传播：请选择 {choices} 或 {last} 文件。</translation>
+        <translation>{path} 不是记录的前向传播：请选择 {choices} 文件。</translation>
+    </message>
+    <message>
+        <source>{path} is not a regular file (a pipe, device or socket); tfdebug reads only files.</source>
+        <comment>read.not_regular</comment>
+        <translation>{path} 不是普通文件（而是管道、设备或套接字）；tfdebug 只读取文件。</translation>
     </message>
     <message>
         <source>{path} is not a regular file.</source>
@@ -2582,7 +2641,7 @@ output w·V = {output}</source>
     <message>
         <source>{where} is damaged: tensor &apos;{name}&apos; has {problem}.</source>
         <comment>safetensors.shape_problem</comment>
-        <translation>{where} 已损坏：张量“{name}”有 {problem}。</translation>
+        <translation>{where} 已损坏：张量“{name}”：{problem}。</translation>
     </message>
     <message>
         <source>{where} is damaged: the data of tensor &apos;{name}&apos; overlaps or leaves a gap.</source>
@@ -2835,6 +2894,472 @@ output w·V = {output}</source>
     <message>
         <source>Weighted sum P·V</source>
         <translation>加权求和 P·V</translation>
+    </message>
+</context>
+<context>
+    <name>phrases</name>
+    <message>
+        <source>&apos;inputs&apos; is not a map of field names to texts</source>
+        <comment>manifest.inputs_not_map</comment>
+        <translation>“inputs”不是从字段名到文本的映射</translation>
+    </message>
+    <message>
+        <source>&apos;model_config&apos; is not an object</source>
+        <comment>manifest.config_not_object</comment>
+        <translation>“model_config”不是对象</translation>
+    </message>
+    <message>
+        <source>&apos;tokens&apos; must hold at least one named list of tokens</source>
+        <comment>manifest.no_tokens</comment>
+        <translation>“tokens”必须至少包含一个有名称的词元列表</translation>
+    </message>
+    <message>
+        <source>&apos;tokens&apos; must hold the src and tgt word lists</source>
+        <comment>manifest.v1_tokens</comment>
+        <translation>“tokens”必须包含 src 和 tgt 两个词列表</translation>
+    </message>
+    <message>
+        <source>&apos;{name}&apos; (no suffix)</source>
+        <comment>export.no_suffix</comment>
+        <translation>“{name}”（没有后缀）</translation>
+    </message>
+    <message>
+        <source>&apos;{stream}&apos; has {n} tokens (at most {most})</source>
+        <comment>limits.too_many_tokens</comment>
+        <translation>“{stream}”有 {n} 个词元（最多 {most} 个）</translation>
+    </message>
+    <message>
+        <source>Connection timed out</source>
+        <comment>os.timed_out</comment>
+        <translation>连接超时</translation>
+    </message>
+    <message>
+        <source>Device or resource busy</source>
+        <comment>os.busy</comment>
+        <translation>设备或资源忙</translation>
+    </message>
+    <message>
+        <source>Disk quota exceeded</source>
+        <comment>os.quota</comment>
+        <translation>超出磁盘配额</translation>
+    </message>
+    <message>
+        <source>File exists</source>
+        <comment>os.exists</comment>
+        <translation>文件已存在</translation>
+    </message>
+    <message>
+        <source>File name too long</source>
+        <comment>os.name_too_long</comment>
+        <translation>文件名太长</translation>
+    </message>
+    <message>
+        <source>Heatmap image (.png)</source>
+        <comment>format.png</comment>
+        <translation>热力图图片 (.png)</translation>
+    </message>
+    <message>
+        <source>Heatmap slice as CSV (.csv)</source>
+        <comment>format.csv</comment>
+        <translation>热力图切片，CSV 格式 (.csv)</translation>
+    </message>
+    <message>
+        <source>Heatmap vector image (.svg)</source>
+        <comment>format.svg</comment>
+        <translation>热力图矢量图 (.svg)</translation>
+    </message>
+    <message>
+        <source>Input/output error</source>
+        <comment>os.io</comment>
+        <translation>输入/输出错误</translation>
+    </message>
+    <message>
+        <source>Is a directory</source>
+        <comment>os.is_folder</comment>
+        <translation>是一个文件夹</translation>
+    </message>
+    <message>
+        <source>No space left on device</source>
+        <comment>os.no_space</comment>
+        <translation>设备上没有剩余空间</translation>
+    </message>
+    <message>
+        <source>No such file or directory</source>
+        <comment>os.not_found</comment>
+        <translation>没有该文件或文件夹</translation>
+    </message>
+    <message>
+        <source>Not a directory</source>
+        <comment>os.not_folder</comment>
+        <translation>不是文件夹</translation>
+    </message>
+    <message>
+        <source>NumPy arrays (.npz; bfloat16 saved as float32)</source>
+        <comment>format.npz</comment>
+        <translation>NumPy 数组（.npz；bfloat16 存为 float32）</translation>
+    </message>
+    <message>
+        <source>Operation not permitted</source>
+        <comment>os.not_permitted</comment>
+        <translation>不允许的操作</translation>
+    </message>
+    <message>
+        <source>Permission denied</source>
+        <comment>os.permission</comment>
+        <translation>权限不足</translation>
+    </message>
+    <message>
+        <source>PyTorch tensors (.pt)</source>
+        <comment>format.pt</comment>
+        <translation>PyTorch 张量 (.pt)</translation>
+    </message>
+    <message>
+        <source>Read-only file system</source>
+        <comment>os.read_only</comment>
+        <translation>只读文件系统</translation>
+    </message>
+    <message>
+        <source>Row {n} of the CSV file holds</source>
+        <comment>edit.csv_row</comment>
+        <translation>CSV 文件第 {n} 行中的</translation>
+    </message>
+    <message>
+        <source>Snapshot (.safetensors)</source>
+        <comment>format.safetensors</comment>
+        <translation>快照 (.safetensors)</translation>
+    </message>
+    <message>
+        <source>The file {path}</source>
+        <comment>where.file</comment>
+        <translation>文件 {path}</translation>
+    </message>
+    <message>
+        <source>The sentence pair fills all {rows} rows of the batch, each padded to {tokens} tokens.</source>
+        <comment>notes.fills_batch</comment>
+        <translation>这对句子填满批次的全部 {rows} 行，每行都用 &lt;pad&gt; 补齐到 {tokens} 个词元。</translation>
+    </message>
+    <message>
+        <source>The snapshot {path}</source>
+        <comment>where.snapshot</comment>
+        <translation>快照 {path}</translation>
+    </message>
+    <message>
+        <source>The value</source>
+        <comment>edit.the_value</comment>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>This pass</source>
+        <comment>where.pass</comment>
+        <translation>此次前向传播</translation>
+    </message>
+    <message>
+        <source>Too many open files</source>
+        <comment>os.too_many_files</comment>
+        <translation>打开的文件过多</translation>
+    </message>
+    <message>
+        <source>a text</source>
+        <comment>what.text</comment>
+        <translation>一段文本</translation>
+    </message>
+    <message>
+        <source>a {what} is missing or not text</source>
+        <comment>limits.name_missing</comment>
+        <translation>{what}缺失或不是文本</translation>
+    </message>
+    <message>
+        <source>a {what} is {n} characters long (at most {most})</source>
+        <comment>limits.name_long</comment>
+        <translation>{what}长 {n} 个字符（最多 {most} 个）</translation>
+    </message>
+    <message>
+        <source>cell ({row}, {col})</source>
+        <comment>edit.cell</comment>
+        <translation>单元格 ({row}, {col})</translation>
+    </message>
+    <message>
+        <source>column {col}</source>
+        <comment>edit.column</comment>
+        <translation>第 {col} 列</translation>
+    </message>
+    <message>
+        <source>has an unknown snapshot format version ({version})</source>
+        <comment>manifest.unknown_version</comment>
+        <translation>的快照格式版本未知（{version}）</translation>
+    </message>
+    <message>
+        <source>head {head} zeroed</source>
+        <comment>edit.zero_head</comment>
+        <translation>头 {head} 置零</translation>
+    </message>
+    <message>
+        <source>it has {n} token streams (at most {most})</source>
+        <comment>manifest.too_many_streams</comment>
+        <translation>它有 {n} 个词元流（最多 {most} 个）</translation>
+    </message>
+    <message>
+        <source>it holds more than {most} values</source>
+        <comment>limits.too_many_values</comment>
+        <translation>它包含超过 {most} 个值</translation>
+    </message>
+    <message>
+        <source>it lists no stages</source>
+        <comment>manifest.no_stages</comment>
+        <translation>它没有列出任何阶段</translation>
+    </message>
+    <message>
+        <source>it lists {n} stages (at most {most})</source>
+        <comment>manifest.too_many_stages</comment>
+        <translation>它列出了 {n} 个阶段（最多 {most} 个）</translation>
+    </message>
+    <message>
+        <source>it nests more than {most} levels deep</source>
+        <comment>limits.too_deep</comment>
+        <translation>它的嵌套超过 {most} 层</translation>
+    </message>
+    <message>
+        <source>only head {head} kept</source>
+        <comment>edit.keep_head</comment>
+        <translation>只保留头 {head}</translation>
+    </message>
+    <message>
+        <source>row {row}</source>
+        <comment>edit.row</comment>
+        <translation>第 {row} 行</translation>
+    </message>
+    <message>
+        <source>shape {shape} holds no values</source>
+        <comment>limits.shape_empty</comment>
+        <translation>形状 {shape} 不含任何值</translation>
+    </message>
+    <message>
+        <source>shape {shape} is too large to be real</source>
+        <comment>limits.shape_huge</comment>
+        <translation>形状 {shape} 大得不可能是真实数据</translation>
+    </message>
+    <message>
+        <source>source</source>
+        <comment>notes.source</comment>
+        <translation>源句</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; has &apos;{key}&apos; that is not a list of names</source>
+        <comment>manifest.not_names</comment>
+        <translation>阶段“{name}”的“{key}”不是名称列表</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; has a layer that is not a whole number</source>
+        <comment>manifest.bad_layer</comment>
+        <translation>阶段“{name}”的层号不是整数</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; has an &apos;edited&apos; mark that is not true or false</source>
+        <comment>manifest.bad_edited</comment>
+        <translation>阶段“{name}”的“edited”标记不是 true 或 false</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; has an invalid shape</source>
+        <comment>manifest.bad_shape</comment>
+        <translation>阶段“{name}”的形状无效</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; has an unknown dtype</source>
+        <comment>manifest.unknown_dtype</comment>
+        <translation>阶段“{name}”的数据类型未知</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; has an unknown kind</source>
+        <comment>manifest.unknown_kind</comment>
+        <translation>阶段“{name}”的种类未知</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; has an unknown stored dtype</source>
+        <comment>manifest.unknown_stored_dtype</comment>
+        <translation>阶段“{name}”的存储数据类型未知</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; has token labels that are not a map of axis to stream</source>
+        <comment>manifest.bad_token_labels</comment>
+        <translation>阶段“{name}”的词元标签不是从轴到词元流的映射</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; has {length} positions on its {axis} axis but &apos;{ref}&apos; lists {held} tokens</source>
+        <comment>manifest.token_count</comment>
+        <translation>阶段“{name}”的 {axis} 轴有 {length} 个位置，但“{ref}”列出了 {held} 个词元</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; has {problem}</source>
+        <comment>manifest.stage_shape</comment>
+        <translation>阶段“{name}”：{problem}</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; is listed twice</source>
+        <comment>manifest.stage_twice</comment>
+        <translation>阶段“{name}”被列出了两次</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; labels axis &apos;{axis}&apos;, which it does not have as a token axis</source>
+        <comment>manifest.not_token_axis</comment>
+        <translation>阶段“{name}”为轴“{axis}”加了标签，但它没有这个词元轴</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; labels its {axis} axis with tokens &apos;{stream}&apos;, which the file does not hold</source>
+        <comment>manifest.missing_stream</comment>
+        <translation>阶段“{name}”用词元流“{stream}”标注其 {axis} 轴，但文件中没有这个词元流</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; labels its {axis} axis with {ref}, not a token stream</source>
+        <comment>manifest.bad_token_ref</comment>
+        <translation>阶段“{name}”用 {ref} 标注其 {axis} 轴，这不是词元流</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; names an axis twice</source>
+        <comment>manifest.axis_twice</comment>
+        <translation>阶段“{name}”把同一个轴列了两次</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; names an unknown axis</source>
+        <comment>manifest.unknown_axis</comment>
+        <translation>阶段“{name}”列出了未知的轴</translation>
+    </message>
+    <message>
+        <source>stage &apos;{name}&apos; names {n} axes for {dims} dimensions</source>
+        <comment>manifest.axes_count</comment>
+        <translation>阶段“{name}”为 {dims} 个维度列出了 {n} 个轴名</translation>
+    </message>
+    <message>
+        <source>stage input name</source>
+        <comment>what.stage_input_name</comment>
+        <translation>阶段输入名</translation>
+    </message>
+    <message>
+        <source>stage name</source>
+        <comment>what.stage_name</comment>
+        <translation>阶段名</translation>
+    </message>
+    <message>
+        <source>stage {i} is not an object</source>
+        <comment>manifest.stage_not_object</comment>
+        <translation>第 {i} 个阶段不是对象</translation>
+    </message>
+    <message>
+        <source>target</source>
+        <comment>notes.target</comment>
+        <translation>目标句</translation>
+    </message>
+    <message>
+        <source>tensor name</source>
+        <comment>what.tensor_name</comment>
+        <translation>张量名</translation>
+    </message>
+    <message>
+        <source>the input &apos;{field}&apos;</source>
+        <comment>what.input</comment>
+        <translation>输入“{field}”</translation>
+    </message>
+    <message>
+        <source>the shown slice</source>
+        <comment>edit.slice</comment>
+        <translation>显示的切片</translation>
+    </message>
+    <message>
+        <source>the shown slice filled from a CSV file</source>
+        <comment>edit.fill_csv</comment>
+        <translation>显示的切片已用 CSV 文件填充</translation>
+    </message>
+    <message>
+        <source>the start</source>
+        <comment>stepper.start</comment>
+        <translation>开始处</translation>
+    </message>
+    <message>
+        <source>the token stream name {name} is not a short name of letters, digits, _ and -</source>
+        <comment>limits.stream_name</comment>
+        <translation>词元流名 {name} 不是由字母、数字、_ 和 - 组成的短名称</translation>
+    </message>
+    <message>
+        <source>the tokens of &apos;{stream}&apos; are not a list</source>
+        <comment>limits.tokens_not_list</comment>
+        <translation>“{stream}”的词元不是列表</translation>
+    </message>
+    <message>
+        <source>the whole tensor</source>
+        <comment>edit.tensor</comment>
+        <translation>整个张量</translation>
+    </message>
+    <message>
+        <source>the {key} of stage &apos;{name}&apos;</source>
+        <comment>what.stage_field</comment>
+        <translation>阶段“{name}”的 {key}</translation>
+    </message>
+    <message>
+        <source>the {what} {name} holds characters other than letters, digits and . _ - : [ ] (or starts with a dot)</source>
+        <comment>limits.name_characters</comment>
+        <translation>{what} {name} 含有字母、数字和 . _ - : [ ] 以外的字符（或以点开头）</translation>
+    </message>
+    <message>
+        <source>token {i} of &apos;{stream}&apos;</source>
+        <comment>what.token</comment>
+        <translation>“{stream}”的第 {i} 个词元</translation>
+    </message>
+    <message>
+        <source>uses snapshot format {version}, newer than this tfdebug reads ({ours}); update tfdebug to open it</source>
+        <comment>manifest.newer</comment>
+        <translation>使用快照格式 {version}，比此 tfdebug 能读取的格式（{ours}）更新；请更新 tfdebug 后再打开</translation>
+    </message>
+    <message>
+        <source>{start}… ({n} characters)</source>
+        <comment>write.long_name</comment>
+        <translation>{start}…（{n} 个字符）</translation>
+    </message>
+    <message>
+        <source>{token} is a special token, not text: the model reads it as that one token.</source>
+        <comment>hf.special_token</comment>
+        <translation>{token} 是特殊词元，不是文本：模型把它当作这一个词元读取。</translation>
+    </message>
+    <message>
+        <source>{what} is not text</source>
+        <comment>limits.not_text</comment>
+        <translation>{what}不是文本</translation>
+    </message>
+    <message>
+        <source>{what} is {n} characters long (at most {most})</source>
+        <comment>limits.text_long</comment>
+        <translation>{what}长 {n} 个字符（最多 {most} 个）</translation>
+    </message>
+    <message>
+        <source>{what} {text} holds control characters</source>
+        <comment>limits.control</comment>
+        <translation>{what} {text} 含有控制字符</translation>
+    </message>
+    <message>
+        <source>{where} has a damaged manifest: it</source>
+        <comment>json.manifest</comment>
+        <translation>{where} 的清单已损坏：其内容</translation>
+    </message>
+    <message>
+        <source>{where} is not a snapshot: its header</source>
+        <comment>json.header</comment>
+        <translation>{where} 不是快照：其文件头</translation>
+    </message>
+    <message>
+        <source>{where} scaled by {value}</source>
+        <comment>edit.scale</comment>
+        <translation>{where}乘以 {value}</translation>
+    </message>
+    <message>
+        <source>{where} set to {value}</source>
+        <comment>edit.set</comment>
+        <translation>{where}设为 {value}</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source> or </source>
+        <translation> 或 </translation>
     </message>
 </context>
 <context>

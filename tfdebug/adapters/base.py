@@ -48,7 +48,8 @@ class Prepared:
 
     `args`/`kwargs` are what `ModelAdapter.forward` passes on; `tokens` maps each named
     stream (the keys that `StageInfo.tokens` refers to) to its token strings; `unknown`
-    lists the typed words that had no token of their own.
+    lists the typed words that had no token of their own. `notes` are the adapter's sentences
+    about these inputs, each a `core.phrases.Phrase` (its English text; the window translates it).
     """
 
     texts: dict[str, str]

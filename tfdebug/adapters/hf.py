@@ -20,6 +20,7 @@ from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verificati
 from tfdebug.adapters.hf_load import bundled_folder, execution_device, load_folder, require_transformers
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import InputError
+from tfdebug.core.phrases import Phrase
 
 PREFIX = "hf:"
 _PRESETS = {
@@ -115,7 +116,8 @@ class HFAdapter(ModelAdapter):
         notes = []
         for token in self._special_tokens():
             if token and any(token in text for text in texts.values()):
-                notes.append(f"{token} is a special token, not text: the model reads it as that one token.")
+                notes.append(Phrase("{token} is a special token, not text: the model reads it as that one token.",
+                                    id="hf.special_token", token=token))
         return notes
 
     def _ids(self, ids: list[int]) -> Tensor:

@@ -19,6 +19,7 @@ from tfdebug.adapters.base import Prepared
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.core.devices import resolve_device, resolve_dtype
 from tfdebug.core.errors import EmptyInputError, InputError
+from tfdebug.core.phrases import Phrase
 from tfdebug.models.loader import place, random_model
 from tfdebug.models.vocab import BOS, BUILTIN_PAIRS, PAD, SPECIALS
 
@@ -41,12 +42,13 @@ class NotesAdapter(ReferenceAdapter):
         if not src.ids:
             raise EmptyInputError("The source sentence is empty: type at least one word.", id="input.source_empty")
         tgt = loaded.tgt_vocab.encode(texts["tgt"])
-        src_ids, src_tokens = _padded(src.ids, src.tokens, "source")
-        tgt_ids, tgt_tokens = _padded([BOS] + tgt.ids, ["<bos>"] + tgt.tokens, "target")
+        src_ids, src_tokens = _padded(src.ids, src.tokens, Phrase("source", id="notes.source"))
+        tgt_ids, tgt_tokens = _padded([BOS] + tgt.ids, ["<bos>"] + tgt.tokens, Phrase("target", id="notes.target"))
         device = loaded.device
         batch = (torch.tensor([src_ids], dtype=torch.long, device=device).expand(BATCH, TOKENS).contiguous(),
                  torch.tensor([tgt_ids], dtype=torch.long, device=device).expand(BATCH, TOKENS).contiguous())
-        notes = [f"The sentence pair fills all {BATCH} rows of the batch, each padded to {TOKENS} tokens."]
+        notes = [Phrase("The sentence pair fills all {rows} rows of the batch, each padded to {tokens} tokens.",
+                        id="notes.fills_batch", rows=BATCH, tokens=TOKENS)]
         return Prepared(texts=texts, args=batch, tokens={"src": src_tokens, "tgt": tgt_tokens},
                         unknown=src.unknown + tgt.unknown, notes=notes)
 

@@ -19,6 +19,7 @@ import torch
 from torch import Tensor
 
 from tfdebug.core.errors import EditError
+from tfdebug.core.phrases import Phrase
 
 SET, SCALE, ZERO_HEAD, KEEP_HEAD, FILL_CSV = "set", "scale", "zero_head", "keep_head", "fill_csv"
 CELL, ROW, COLUMN, SLICE, TENSOR = "cell", "row", "column", "slice", "tensor"
@@ -53,22 +54,25 @@ class Edit:
     head: int | None = None
     values: tuple[tuple[float, ...], ...] | None = None
 
-    def describe(self) -> str:
-        """What the edit did, in words: 'head 0 zeroed', 'row 2 set to 0'."""
-        where = {CELL: f"cell ({self.row}, {self.col})", ROW: f"row {self.row}", COLUMN: f"column {self.col}",
-                 SLICE: "the shown slice", TENSOR: "the whole tensor"}.get(self.target, self.target)
+    def describe(self) -> Phrase:
+        """What the edit did, in words: 'head 0 zeroed', 'row 2 set to 0' (a Phrase the window translates)."""
+        where = {CELL: Phrase("cell ({row}, {col})", id="edit.cell", row=self.row, col=self.col),
+                 ROW: Phrase("row {row}", id="edit.row", row=self.row),
+                 COLUMN: Phrase("column {col}", id="edit.column", col=self.col),
+                 SLICE: Phrase("the shown slice", id="edit.slice"),
+                 TENSOR: Phrase("the whole tensor", id="edit.tensor")}.get(self.target, self.target)
         if self.op == SET:
-            return f"{where} set to {self.value:g}"
+            return Phrase("{where} set to {value}", id="edit.set", where=where, value=f"{self.value:g}")
         if self.op == SCALE:
-            return f"{where} scaled by {self.value:g}"
+            return Phrase("{where} scaled by {value}", id="edit.scale", where=where, value=f"{self.value:g}")
         if self.op == ZERO_HEAD:
-            return f"head {self.head} zeroed"
+            return Phrase("head {head} zeroed", id="edit.zero_head", head=self.head)
         if self.op == KEEP_HEAD:
-            return f"only head {self.head} kept"
-        return "the shown slice filled from a CSV file"
+            return Phrase("only head {head} kept", id="edit.keep_head", head=self.head)
+        return Phrase("the shown slice filled from a CSV file", id="edit.fill_csv")
 
 
-def parse_number(text: str, what: str = "The value") -> float:
+def parse_number(text: str, what: str = Phrase("The value", id="edit.the_value")) -> float:
     """A number typed by a person ('0', '-1e-3', '-inf', '−∞'); EditError for anything else."""
     cleaned = text.strip().replace("−", "-").replace("∞", "inf")
     try:
@@ -96,7 +100,8 @@ def read_csv_values(text: str, shape: tuple[int, int]) -> tuple[tuple[float, ...
                         id="edit.csv_shape", rows=got[0], cols=got[1], want_rows=shape[0], want_cols=shape[1])
     values = []
     for i, row in enumerate(rows):
-        values.append(tuple(parse_number(cell, f"Row {i + 1} of the CSV file holds") for cell in row))
+        what = Phrase("Row {n} of the CSV file holds", id="edit.csv_row", n=i + 1)
+        values.append(tuple(parse_number(cell, what) for cell in row))
     return tuple(values)
 
 

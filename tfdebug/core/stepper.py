@@ -21,6 +21,7 @@ from tfdebug.core.breakpoints import (Breakpoint, checkable, condition_flags, co
                                      first_hit, place_hit)
 from tfdebug.core.budget import CaptureBudget
 from tfdebug.core.errors import ForwardFailedError, StepperStateError, TfdebugError, UnknownStageError
+from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture, Recorder, tap_names
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper_edits import EditsMixin
@@ -384,10 +385,11 @@ class Stepper(EditsMixin):
             self._finish(FAILED, error=exc)
             event = StepperEvent("failed", error=exc)
         except Exception as exc:  # the model's own failure, reported not raised
-            where = self.history[-1].name if self.history else "the start"
+            where = self.history[-1].name if self.history else Phrase("the start", id="stepper.start")
             # The sentence says what happened in the model's own words; the exception's class
             # is a detail (the window puts it behind Details).
-            error = ForwardFailedError(f"The forward pass failed after {where}: {exc or type(exc).__name__}")
+            error = ForwardFailedError("The forward pass failed after {where}: {reason}", id="stepper.forward_failed",
+                                       where=where, reason=str(exc) or type(exc).__name__)
             error.__cause__ = exc
             self._finish(FAILED, error=error)
             event = StepperEvent("failed", error=error)

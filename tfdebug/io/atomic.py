@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from tfdebug.core.errors import ExportCancelledError, ExportError, TfdebugError
+from tfdebug.core.phrases import Phrase, os_reason
 
 # progress(done, total) -> False (or raising) cancels; anything else goes on.
 ProgressCallback = Callable[[int, int], "bool | None"]
@@ -49,23 +50,25 @@ def report(progress: ProgressCallback | None, done: int, total: int) -> None:
         raise ExportCancelledError("The export was cancelled; nothing was written.", id="export.cancelled")
 
 
-def os_error_message(exc: OSError, path: Path) -> str:
-    """One sentence for an OSError met while writing `path`."""
+def os_error(error: type[TfdebugError], exc: OSError, path: Path) -> TfdebugError:
+    """`error` with one sentence (and a stable id the window translates) for an OSError met while writing `path`."""
     folder = path.parent
     code = exc.errno
     if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
-        return f"The disk is full: {path.name} was not written and any earlier file there is unchanged."
+        return error("The disk is full: {name} was not written and any earlier file there is unchanged.",
+                     id="write.disk_full", name=path.name)
     if code == errno.EISDIR or isinstance(exc, IsADirectoryError):
-        return f"{path} is a folder; choose a file name to write."
+        return error("{path} is a folder; choose a file name to write.", id="write.is_folder", path=str(path))
     if code in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"Cannot write in {folder}: the folder is read-only or you lack permission."
+        return error("Cannot write in {folder}: the folder is read-only or you lack permission.",
+                     id="write.read_only", folder=str(folder))
     if code == errno.ENOENT:
-        return f"The folder {folder} does not exist."
+        return error("The folder {folder} does not exist.", id="write.no_folder", folder=str(folder))
     if code == errno.ENAMETOOLONG:
-        name = path.name if len(path.name) <= 60 else f"{path.name[:40]}… ({len(path.name)} characters)"
-        return f"The file name {name} is too long for this file system."
-    reason = exc.strerror or str(exc)
-    return f"Cannot write {path}: {reason}."
+        name = path.name if len(path.name) <= 60 else Phrase("{start}… ({n} characters)", id="write.long_name",
+                                                             start=path.name[:40], n=len(path.name))
+        return error("The file name {name} is too long for this file system.", id="write.name_too_long", name=name)
+    return error("Cannot write {path}: {reason}.", id="write.failed", path=str(path), reason=os_reason(exc))
 
 
 def _umask() -> int:
@@ -160,7 +163,7 @@ def _check_target(path: Path, error: type[TfdebugError]) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:  # a name too long, a folder in the path that is a file, ...
-        raise error(os_error_message(exc, path)) from exc
+        raise os_error(error, exc, path) from exc
     if stat.S_ISDIR(info.st_mode):
         raise error(f"{path} is a folder; choose a file name to write.")
     if stat.S_ISLNK(info.st_mode):
@@ -183,7 +186,7 @@ def _staged(path: Path, error: type[TfdebugError], durable: bool = True) -> Iter
     try:
         folder_exists = folder.is_dir()
     except OSError as exc:
-        raise error(os_error_message(exc, path)) from exc
+        raise os_error(error, exc, path) from exc
     if not folder_exists:
         raise error(f"The folder {folder} does not exist.")
     remove_stale_temps(path)
@@ -192,7 +195,7 @@ def _staged(path: Path, error: type[TfdebugError], durable: bool = True) -> Iter
         fd, tmp = tempfile.mkstemp(prefix=f"{_temp_prefix(path)}{os.getpid()}.", suffix=TEMP_SUFFIX + path.suffix,
                                    dir=folder)
     except OSError as exc:
-        raise error(os_error_message(exc, path)) from exc
+        raise os_error(error, exc, path) from exc
     try:
         try:
             yield fd, Path(tmp)
@@ -204,7 +207,7 @@ def _staged(path: Path, error: type[TfdebugError], durable: bool = True) -> Iter
         os.replace(tmp, path)
     except OSError as exc:
         _remove_quietly(tmp)
-        raise error(os_error_message(exc, path)) from exc
+        raise os_error(error, exc, path) from exc
     except BaseException:
         _remove_quietly(tmp)
         raise
@@ -237,7 +240,7 @@ def atomic_write(path: str | os.PathLike, error: type[TfdebugError] = ExportErro
                 yield f
                 f.flush()
         except OSError as exc:
-            raise error(os_error_message(exc, Path(path))) from exc
+            raise os_error(error, exc, Path(path)) from exc
 
 
 def leftover_temp_files(folder: str | os.PathLike) -> list[Path]:

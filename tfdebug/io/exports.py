@@ -30,11 +30,12 @@ from torch import Tensor
 
 from tfdebug.core.display import DisplaySlice
 from tfdebug.core.errors import ExportError, SnapshotError
+from tfdebug.core.phrases import Phrase
 from tfdebug.io.atomic import ProgressCallback, atomic_path, atomic_write, report
 from tfdebug.io.formats import ExportFormat, View, format_for, register
 from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
 from tfdebug.io.recording import EXPORT_MANIFEST_KEY, Recording
-from tfdebug.io.safetensors_file import open_regular
+from tfdebug.io.safetensors_file import file_phrase, open_regular
 from tfdebug.io.snapshot import check_values, open_snapshot, save_snapshot
 
 
@@ -184,7 +185,7 @@ def _reader(read: Callable) -> Callable[[str | os.PathLike], Recording]:
     """A reader for an export holding tensors plus the manifest as `__tfdebug__`: checked like a snapshot."""
 
     def load(path: str | os.PathLike) -> Recording:
-        where = f"The file {os.fspath(path)}"
+        where = file_phrase(path)
         with open_regular(path) as f:
             try:
                 tensors, manifest = read(f)
@@ -235,11 +236,13 @@ def export_view(view: View, path: str | os.PathLike, fmt: str | None = None) -> 
 
 # Offered in this order: first what records a pass, then what records the view.
 for _fmt in (
-    ExportFormat(".safetensors", "Snapshot (.safetensors)", "pass", export_safetensors, open_snapshot),
-    ExportFormat(".npz", "NumPy arrays (.npz; bfloat16 saved as float32)", "pass", export_npz, _reader(_read_npz)),
-    ExportFormat(".pt", "PyTorch tensors (.pt)", "pass", export_pt, _reader(_read_pt)),
-    ExportFormat(".csv", "Heatmap slice as CSV (.csv)", "view", _write_csv),
-    ExportFormat(".png", "Heatmap image (.png)", "view", _write_picture),
-    ExportFormat(".svg", "Heatmap vector image (.svg)", "view", _write_picture),
+    ExportFormat(".safetensors", Phrase("Snapshot (.safetensors)", id="format.safetensors"), "pass",
+                 export_safetensors, open_snapshot),
+    ExportFormat(".npz", Phrase("NumPy arrays (.npz; bfloat16 saved as float32)", id="format.npz"), "pass",
+                 export_npz, _reader(_read_npz)),
+    ExportFormat(".pt", Phrase("PyTorch tensors (.pt)", id="format.pt"), "pass", export_pt, _reader(_read_pt)),
+    ExportFormat(".csv", Phrase("Heatmap slice as CSV (.csv)", id="format.csv"), "view", _write_csv),
+    ExportFormat(".png", Phrase("Heatmap image (.png)", id="format.png"), "view", _write_picture),
+    ExportFormat(".svg", Phrase("Heatmap vector image (.svg)", id="format.svg"), "view", _write_picture),
 ):
     register(_fmt)

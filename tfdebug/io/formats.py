@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
 
 from tfdebug.core.errors import ExportError
+from tfdebug.core.phrases import Choices, Phrase
 
 Scope = Literal["pass", "view"]
 
@@ -67,9 +68,8 @@ def suffixes(scope: Scope | None = None) -> tuple[str, ...]:
     return tuple(f.suffix for f in formats(scope))
 
 
-def _choices(scope: Scope | None) -> str:
-    names = list(suffixes(scope))
-    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+def _choices(scope: Scope | None) -> Choices:
+    return Choices(suffixes(scope))
 
 
 def format_for(path: str | os.PathLike, fmt: str | None = None, scope: Scope | None = None) -> ExportFormat:
@@ -77,7 +77,7 @@ def format_for(path: str | os.PathLike, fmt: str | None = None, scope: Scope | N
     suffix = ("." + fmt.lstrip(".") if fmt else Path(path).suffix).lower()
     known = {f.suffix: f for f in formats()}
     if suffix not in known:
-        shown = suffix or f"'{Path(path).name}' (no suffix)"
+        shown = suffix or Phrase("'{name}' (no suffix)", id="export.no_suffix", name=Path(path).name)
         raise ExportError("Cannot export to {shown}: choose a {choices} file.", id="export.unknown_suffix",
                           shown=shown, choices=_choices(scope))
     found = known[suffix]

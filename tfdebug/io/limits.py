@@ -11,6 +11,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Iterable
 
+from tfdebug.core.phrases import Phrase
+
 MAX_NAME_CHARS = 256
 MAX_STAGES = 50_000
 MAX_STRING_CHARS = 4096  # any other string in a manifest (formula, source line, config value, ...)
@@ -19,6 +21,10 @@ MAX_STREAMS = 16
 MAX_NESTING = 32  # JSON containers inside the manifest (model_config is the deep part)
 MAX_ITEMS = 4_000_000  # JSON values in a manifest, all levels together
 MAX_TENSOR_BYTES = 1 << 50  # 1 PiB: any shape claiming more is damage, not data
+# What a name_problem is about, by the `what` its callers pass.
+NAME_KINDS = {"stage name": Phrase("stage name", id="what.stage_name"),
+              "tensor name": Phrase("tensor name", id="what.tensor_name"),
+              "stage input name": Phrase("stage input name", id="what.stage_input_name")}
 NAME_PUNCTUATION = frozenset("._-:[]")
 STREAM_PUNCTUATION = frozenset("_-")
 
@@ -38,13 +44,15 @@ def name_problem(name: object, what: str = "stage name") -> str | None:
     Names become zip members, file-system-like keys and labels: 1-256 letters, digits
     and . _ - : [ ], not starting with a dot, so no path, markup or escape fits in one.
     """
+    what = NAME_KINDS[what]
     if not isinstance(name, str) or not name:
-        return f"a {what} is missing or not text"
+        return Phrase("a {what} is missing or not text", id="limits.name_missing", what=what)
     if len(name) > MAX_NAME_CHARS:
-        return f"a {what} is {len(name):,} characters long (at most {MAX_NAME_CHARS})"
+        return Phrase("a {what} is {n} characters long (at most {most})", id="limits.name_long", what=what,
+                      n=f"{len(name):,}", most=MAX_NAME_CHARS)
     if name.startswith(".") or not all(ch.isalnum() or ch in NAME_PUNCTUATION for ch in name):
-        return (f"the {what} {shown(name)} holds characters other than letters, digits and . _ - : [ ] "
-                f"(or starts with a dot)")
+        return Phrase("the {what} {name} holds characters other than letters, digits and . _ - : [ ] "
+                      "(or starts with a dot)", id="limits.name_characters", what=what, name=shown(name))
     return None
 
 
@@ -52,7 +60,8 @@ def stream_problem(stream: object) -> str | None:
     """Why `stream` cannot name a token stream or an input field ('src', 'prompt', ...), or None."""
     if (not isinstance(stream, str) or not stream or len(stream) > 64
             or not all(ch.isalnum() or ch in STREAM_PUNCTUATION for ch in stream)):
-        return f"the token stream name {shown(stream)} is not a short name of letters, digits, _ and -"
+        return Phrase("the token stream name {name} is not a short name of letters, digits, _ and -",
+                      id="limits.stream_name", name=shown(stream))
     return None
 
 
@@ -71,22 +80,25 @@ def escape_controls(text: str) -> str:
 def string_problem(text: object, what: str, limit: int = MAX_STRING_CHARS) -> str | None:
     """Why `text` cannot be a string field of a manifest (too long, control characters), or None."""
     if not isinstance(text, str):
-        return f"{what} is not text"
+        return Phrase("{what} is not text", id="limits.not_text", what=what)
     if len(text) > limit:
-        return f"{what} is {len(text):,} characters long (at most {limit:,})"
+        return Phrase("{what} is {n} characters long (at most {most})", id="limits.text_long", what=what,
+                      n=f"{len(text):,}", most=f"{limit:,}")
     if has_control(text):
-        return f"{what} {shown(text)} holds control characters"
+        return Phrase("{what} {text} holds control characters", id="limits.control", what=what, text=shown(text))
     return None
 
 
 def tokens_problem(words: object, stream: str) -> str | None:
     """Why `words` cannot be the token list of `stream`, or None."""
     if not isinstance(words, list):
-        return f"the tokens of '{stream}' are not a list"
+        return Phrase("the tokens of '{stream}' are not a list", id="limits.tokens_not_list", stream=stream)
     if len(words) > MAX_TOKENS_PER_STREAM:
-        return f"'{stream}' has {len(words):,} tokens (at most {MAX_TOKENS_PER_STREAM:,})"
+        return Phrase("'{stream}' has {n} tokens (at most {most})", id="limits.too_many_tokens", stream=stream,
+                      n=f"{len(words):,}", most=f"{MAX_TOKENS_PER_STREAM:,}")
     for i, word in enumerate(words):
-        problem = string_problem(word, f"token {i} of '{stream}'", MAX_NAME_CHARS)
+        problem = string_problem(word, Phrase("token {i} of '{stream}'", id="what.token", i=i, stream=stream),
+                                 MAX_NAME_CHARS)
         if problem:
             return problem
     return None
@@ -104,14 +116,14 @@ def structure_problem(doc: object) -> str | None:
         value, depth = pending.pop()
         items += 1
         if items > MAX_ITEMS:
-            return f"it holds more than {MAX_ITEMS:,} values"
+            return Phrase("it holds more than {most} values", id="limits.too_many_values", most=f"{MAX_ITEMS:,}")
         if isinstance(value, str):
-            problem = string_problem(value, "a text")
+            problem = string_problem(value, Phrase("a text", id="what.text"))
             if problem:
                 return problem
         elif isinstance(value, (dict, list)):
             if depth >= MAX_NESTING:
-                return f"it nests more than {MAX_NESTING} levels deep"
+                return Phrase("it nests more than {most} levels deep", id="limits.too_deep", most=MAX_NESTING)
             children: Iterable = value.items() if isinstance(value, dict) else value
             for child in children:
                 if isinstance(value, dict):
@@ -129,7 +141,7 @@ def shape_problem(shape: Iterable[int], itemsize: int, allow_empty: bool = False
     for d in dims:
         size *= max(d, 1)
         if size > MAX_TENSOR_BYTES:
-            return f"shape {tuple(dims)} is too large to be real"
+            return Phrase("shape {shape} is too large to be real", id="limits.shape_huge", shape=tuple(dims))
     if 0 in dims and not allow_empty:
-        return f"shape {tuple(dims)} holds no values"
+        return Phrase("shape {shape} holds no values", id="limits.shape_empty", shape=tuple(dims))
     return None

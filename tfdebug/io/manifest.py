@@ -16,6 +16,7 @@ from typing import Mapping
 import torch
 
 from tfdebug.core.errors import SnapshotError
+from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture
 from tfdebug.core.names import parse_token_ref
 from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo
@@ -38,7 +39,7 @@ def parse_manifest(text: str | None, where: str) -> dict:
     if text is None:
         raise SnapshotError("{where} has no tfdebug manifest: it is a plain safetensors file, not a snapshot.",
                             id="manifest.missing", where=where)
-    doc = json_object(text, f"{where} has a damaged manifest: it")
+    doc = json_object(text, Phrase("{where} has a damaged manifest: it", id="json.manifest", where=where))
     return check_manifest(doc, where)
 
 
@@ -52,12 +53,12 @@ def check_manifest(doc: dict, where: str, writing: bool = False) -> dict:
     except _Damaged as problem:
         if writing:
             raise SnapshotError("This pass cannot be saved: {problem}.", id="manifest.unsavable",
-                                problem=str(problem)) from None
+                                problem=problem.args[0]) from None
         raise SnapshotError("{where} has a damaged manifest: {problem}.", id="manifest.damaged",
-                            where=where, problem=str(problem)) from None
+                            where=where, problem=problem.args[0]) from None
     except _Unsupported as problem:
         raise SnapshotError("{where} {problem}.", id="manifest.unsupported", where=where,
-                            problem=str(problem)) from None
+                            problem=problem.args[0]) from None
     return doc
 
 
@@ -68,13 +69,16 @@ class _Unsupported(Exception):
 def _check(doc: dict) -> None:
     version = doc.get("format_version")
     if not is_int(version) or version < 1:
-        raise _Unsupported(f"has an unknown snapshot format version ({str(version)[:20]!r})")
+        raise _Unsupported(Phrase("has an unknown snapshot format version ({version})", id="manifest.unknown_version",
+                                  version=repr(str(version)[:20])))
     if version > FORMAT_VERSION:
-        raise _Unsupported(f"uses snapshot format {version}, newer than this tfdebug reads "
-                           f"({FORMAT_VERSION}); update tfdebug to open it")
+        raise _Unsupported(Phrase("uses snapshot format {version}, newer than this tfdebug reads ({ours}); "
+                                  "update tfdebug to open it", id="manifest.newer", version=version,
+                                  ours=FORMAT_VERSION))
     stages = doc.get("stages")
     if isinstance(stages, list) and len(stages) > MAX_STAGES:
-        raise _Damaged(f"it lists {len(stages):,} stages (at most {MAX_STAGES:,})")
+        raise _Damaged(Phrase("it lists {n} stages (at most {most})", id="manifest.too_many_stages",
+                              n=f"{len(stages):,}", most=f"{MAX_STAGES:,}"))
     problem = structure_problem(doc)
     if problem:
         raise _Damaged(problem)
@@ -85,14 +89,14 @@ def _check(doc: dict) -> None:
         if doc.get(key) is not None:
             _require(string_problem(doc[key], f"'{key}'", MAX_NAME_CHARS))
     if not isinstance(doc.get("model_config", {}), dict):
-        raise _Damaged("'model_config' is not an object")
+        raise _Damaged(Phrase("'model_config' is not an object", id="manifest.config_not_object"))
     if not isinstance(stages, list) or not stages:
-        raise _Damaged("it lists no stages")
+        raise _Damaged(Phrase("it lists no stages", id="manifest.no_stages"))
     seen: set[str] = set()
     for i, stage in enumerate(stages):
         _check_stage(stage, i, doc["tokens"])
         if stage["name"] in seen:
-            raise _Damaged(f"stage '{stage['name']}' is listed twice")
+            raise _Damaged(Phrase("stage '{name}' is listed twice", id="manifest.stage_twice", name=stage["name"]))
         seen.add(stage["name"])
 
 
@@ -105,88 +109,102 @@ def _check_streams(doc: dict, version: int) -> None:
     tokens = doc.get("tokens")
     if version == 1:
         if not isinstance(tokens, dict) or sorted(tokens) != sorted(V1_STREAMS):
-            raise _Damaged("'tokens' must hold the src and tgt word lists")
+            raise _Damaged(Phrase("'tokens' must hold the src and tgt word lists", id="manifest.v1_tokens"))
     elif not isinstance(tokens, dict) or not tokens:
-        raise _Damaged("'tokens' must hold at least one named list of tokens")
+        raise _Damaged(Phrase("'tokens' must hold at least one named list of tokens", id="manifest.no_tokens"))
     if len(tokens) > MAX_STREAMS:
-        raise _Damaged(f"it has {len(tokens)} token streams (at most {MAX_STREAMS})")
+        raise _Damaged(Phrase("it has {n} token streams (at most {most})", id="manifest.too_many_streams",
+                              n=len(tokens), most=MAX_STREAMS))
     for stream, words in tokens.items():
         _require(stream_problem(stream) or tokens_problem(words, stream))
     inputs = doc.get("inputs", {}) if version >= 2 else {}
     if not isinstance(inputs, dict):
-        raise _Damaged("'inputs' is not a map of field names to texts")
+        raise _Damaged(Phrase("'inputs' is not a map of field names to texts", id="manifest.inputs_not_map"))
     for field, text in inputs.items():
-        _require(stream_problem(field) or string_problem(text, f"the input '{field}'", MAX_INPUT_CHARS))
+        _require(stream_problem(field) or string_problem(text, Phrase("the input '{field}'", id="what.input",
+                                                                       field=field), MAX_INPUT_CHARS))
 
 
 def _check_stage(stage, i: int, streams: dict) -> None:
     if not isinstance(stage, dict):
-        raise _Damaged(f"stage {i} is not an object")
+        raise _Damaged(Phrase("stage {i} is not an object", id="manifest.stage_not_object", i=i))
     name = stage.get("name")
     _require(name_problem(name))
     shape, dtype = stage.get("shape"), stage.get("dtype")
     if not isinstance(shape, list) or len(shape) > len(AXES) or not all(is_int(d) and d >= 0 for d in shape):
-        raise _Damaged(f"stage '{name}' has an invalid shape")
+        raise _Damaged(Phrase("stage '{name}' has an invalid shape", id="manifest.bad_shape", name=name))
     for key in ("dtype", "stored_dtype"):
         value = stage.get(key, dtype)
         if not isinstance(value, str) or value not in DTYPE_BY_NAME:
-            raise _Damaged(f"stage '{name}' has an unknown {key.replace('_', ' ')}")
+            raise _Damaged(Phrase("stage '{name}' has an unknown dtype", id="manifest.unknown_dtype", name=name)
+                           if key == "dtype" else
+                           Phrase("stage '{name}' has an unknown stored dtype", id="manifest.unknown_stored_dtype",
+                                  name=name))
     problem = shape_problem(shape, DTYPE_BY_NAME[dtype].itemsize)
     if problem:
-        raise _Damaged(f"stage '{name}' has {problem}")
+        raise _Damaged(Phrase("stage '{name}' has {problem}", id="manifest.stage_shape", name=name, problem=problem))
     _check_description(stage, name)
     axes = stage.get("axes", [])
     if len(axes) != len(shape):
-        raise _Damaged(f"stage '{name}' names {len(axes)} axes for {len(shape)} dimensions")
+        raise _Damaged(Phrase("stage '{name}' names {n} axes for {dims} dimensions", id="manifest.axes_count",
+                              name=name, n=len(axes), dims=len(shape)))
     if len(set(axes)) != len(axes):
-        raise _Damaged(f"stage '{name}' names an axis twice")
+        raise _Damaged(Phrase("stage '{name}' names an axis twice", id="manifest.axis_twice", name=name))
     for axis, ref in (stage.get("tokens") or {}).items():
         if axis not in axes or axis not in TOKEN_AXES:
-            raise _Damaged(f"stage '{name}' labels axis '{axis}', which it does not have as a token axis")
+            raise _Damaged(Phrase("stage '{name}' labels axis '{axis}', which it does not have as a token axis",
+                                  id="manifest.not_token_axis", name=name, axis=axis))
         try:
             stream, start, stop = parse_token_ref(ref)
         except ValueError:
-            raise _Damaged(f"stage '{name}' labels its {axis} axis with {shown(ref)}, not a token stream") from None
+            raise _Damaged(Phrase("stage '{name}' labels its {axis} axis with {ref}, not a token stream",
+                                  id="manifest.bad_token_ref", name=name, axis=axis, ref=shown(ref))) from None
         if stream not in streams:
-            raise _Damaged(f"stage '{name}' labels its {axis} axis with tokens '{stream}', which the file "
-                           f"does not hold")
+            raise _Damaged(Phrase("stage '{name}' labels its {axis} axis with tokens '{stream}', which the file "
+                                  "does not hold", id="manifest.missing_stream", name=name, axis=axis, stream=stream))
         # A generation step's stage reads a slice of a stream (its new token, the keys so far).
         held = len(streams[stream]) if start is None else (stop - start if stop <= len(streams[stream]) else -1)
         length = shape[axes.index(axis)]
         if length != held:
-            raise _Damaged(f"stage '{name}' has {length} positions on its {axis} axis but '{ref}' "
-                           f"lists {max(held, 0)} tokens")
+            raise _Damaged(Phrase("stage '{name}' has {length} positions on its {axis} axis but '{ref}' "
+                                  "lists {held} tokens", id="manifest.token_count", name=name, length=length,
+                                  axis=axis, ref=ref, held=max(held, 0)))
 
 
 def _check_description(stage: dict, name: str) -> None:
     """Type-check every descriptive field tfdebug reads; unknown extra keys are left alone."""
     if stage.get("kind") not in KINDS:
-        raise _Damaged(f"stage '{name}' has an unknown kind")
+        raise _Damaged(Phrase("stage '{name}' has an unknown kind", id="manifest.unknown_kind", name=name))
     for key in ("site", "formula", "role", "source"):
         value = stage.get(key)
         if key == "site" or value is not None:
-            _require(string_problem(value, f"the {key} of stage '{name}'"))
+            _require(string_problem(value, Phrase("the {key} of stage '{name}'", id="what.stage_field",
+                                                  key=key, name=name)))
     layer = stage.get("layer")
     if layer is not None and not (is_int(layer) and 0 <= layer < 1_000_000):
-        raise _Damaged(f"stage '{name}' has a layer that is not a whole number")
+        raise _Damaged(Phrase("stage '{name}' has a layer that is not a whole number", id="manifest.bad_layer",
+                              name=name))
     for key in ("axes", "ops", "inputs"):
         value = stage.get(key, [])
         if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
-            raise _Damaged(f"stage '{name}' has '{key}' that is not a list of names")
+            raise _Damaged(Phrase("stage '{name}' has '{key}' that is not a list of names", id="manifest.not_names",
+                                  name=name, key=key))
     if not all(axis in AXES for axis in stage.get("axes", [])):
-        raise _Damaged(f"stage '{name}' names an unknown axis")
+        raise _Damaged(Phrase("stage '{name}' names an unknown axis", id="manifest.unknown_axis", name=name))
     for source in stage.get("inputs", []):
         _require(name_problem(source, "stage input name"))
     tokens = stage.get("tokens") or {}
     if not isinstance(tokens, dict) or not all(isinstance(v, str) for v in tokens.values()):
-        raise _Damaged(f"stage '{name}' has token labels that are not a map of axis to stream")
+        raise _Damaged(Phrase("stage '{name}' has token labels that are not a map of axis to stream",
+                              id="manifest.bad_token_labels", name=name))
     if not isinstance(stage.get("edited", False), bool):
-        raise _Damaged(f"stage '{name}' has an 'edited' mark that is not true or false")
+        raise _Damaged(Phrase("stage '{name}' has an 'edited' mark that is not true or false",
+                              id="manifest.bad_edited", name=name))
 
 
 def checked_manifest(recording: Recording, stored_dtypes: dict[str, str] | None = None) -> dict:
     """`recording.manifest(...)` after the checks a file gets on opening (what is written must reopen)."""
-    return check_manifest(recording.manifest(stored_dtypes), "This pass", writing=True)
+    return check_manifest(recording.manifest(stored_dtypes), Phrase("This pass", id="where.pass"), writing=True)
 
 
 def stage_info(stage: dict) -> StageInfo:

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from tfdebug.core.errors import SnapshotError
+from tfdebug.core.phrases import Choices
 from tfdebug.io.exports import load_export
 from tfdebug.io.formats import suffixes
 from tfdebug.io.recording import Recording
@@ -19,9 +20,8 @@ def open_pass(path: str | os.PathLike) -> Recording:
     path = os.fspath(path)
     pass_suffixes = suffixes("pass")
     if Path(path).suffix.lower() not in pass_suffixes:
-        raise SnapshotError("{path} is not a recorded pass: choose a {choices} or {last} file.",
-                            id="pass.wrong_suffix", path=path, choices=", ".join(pass_suffixes[:-1]),
-                            last=pass_suffixes[-1])
+        raise SnapshotError("{path} is not a recorded pass: choose a {choices} file.",
+                            id="pass.wrong_suffix", path=path, choices=Choices(pass_suffixes))
     if not os.path.exists(path):
         raise SnapshotError("The file {path} does not exist.", id="pass.missing", path=path)
     return load_export(path)

@@ -23,7 +23,8 @@ from typing import BinaryIO, Callable, NamedTuple, Sequence
 import torch
 from torch import Tensor
 
-from tfdebug.core.errors import SnapshotError
+from tfdebug.core.errors import SnapshotError, TfdebugError
+from tfdebug.core.phrases import Phrase, os_reason
 from tfdebug.io.atomic import ProgressCallback, report
 from tfdebug.io.limits import MAX_STAGES, name_problem, shape_problem
 
@@ -142,7 +143,12 @@ def _entry(name: str, raw, data_len: int, where: str) -> TensorEntry:
     return TensorEntry(name, dtype, tuple(shape), begin, end)
 
 
-def open_regular(path: str | os.PathLike, error: type[Exception] = SnapshotError) -> BinaryIO:
+def file_phrase(path: str | os.PathLike) -> Phrase:
+    """"The file PATH", the subject of a sentence about a file (the window translates it)."""
+    return Phrase("The file {path}", id="where.file", path=os.fspath(path))
+
+
+def open_regular(path: str | os.PathLike, error: type[TfdebugError] = SnapshotError) -> BinaryIO:
     """Open `path` for reading only if it is a regular file (a FIFO or device would hang or never end).
 
     O_NONBLOCK keeps opening a FIFO from waiting for a writer; it is cleared again for reading.
@@ -151,17 +157,18 @@ def open_regular(path: str | os.PathLike, error: type[Exception] = SnapshotError
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except IsADirectoryError as exc:
-        raise error(f"{shown} is a folder, not a snapshot file.") from exc
+        raise error("{path} is a folder, not a snapshot file.", id="read.is_folder", path=shown) from exc
     except FileNotFoundError as exc:
-        raise error(f"There is no file {shown}.") from exc
+        raise error("There is no file {path}.", id="read.no_file", path=shown) from exc
     except OSError as exc:
-        raise error(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
+        raise error("Cannot read {path}: {reason}.", id="read.failed", path=shown, reason=os_reason(exc)) from exc
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            raise error(f"{shown} is a folder, not a snapshot file.")
+            raise error("{path} is a folder, not a snapshot file.", id="read.is_folder", path=shown)
         if not stat.S_ISREG(mode):
-            raise error(f"{shown} is not a regular file (a pipe, device or socket); tfdebug reads only files.")
+            raise error("{path} is not a regular file (a pipe, device or socket); tfdebug reads only files.",
+                        id="read.not_regular", path=shown)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
@@ -192,7 +199,7 @@ def _refuse_mostly_holes(st: os.stat_result, data_len: int, where: str) -> None:
 
 def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> Header:
     """Read and validate the header of a safetensors file; SnapshotError says what is wrong."""
-    where = f"The file {os.fspath(path)}"
+    where = file_phrase(path)
     f = open_regular(path)
     try:
         with f:
@@ -213,7 +220,7 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
             raw = f.read(n)
     except OSError as exc:
         raise SnapshotError("Cannot read {path}: {reason}.", id="safetensors.cannot_read",
-                            path=os.fspath(path), reason=str(exc.strerror or exc)) from exc
+                            path=os.fspath(path), reason=os_reason(exc)) from exc
     if len(raw) != n:
         raise SnapshotError("{where} is truncated: it changed while being read.", id="safetensors.changed",
                             where=where)
@@ -222,7 +229,7 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
     except UnicodeDecodeError as exc:
         raise SnapshotError("{where} is not a snapshot: its header is not UTF-8 text.",
                             id="safetensors.header_not_utf8", where=where) from exc
-    doc = json_object(text, f"{where} is not a snapshot: its header")
+    doc = json_object(text, Phrase("{where} is not a snapshot: its header", id="json.header", where=where))
     metadata = doc.pop("__metadata__", None) or {}
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
         raise SnapshotError("{where} is damaged: its metadata is not a map of strings.",

@@ -22,11 +22,12 @@ import torch
 from torch import Tensor
 
 from tfdebug.core.errors import SnapshotError
+from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture
 from tfdebug.io.atomic import ProgressCallback, atomic_write
 from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
 from tfdebug.io.recording import MANIFEST_KEY, Recording
-from tfdebug.io.safetensors_file import Item, read_header, write_file
+from tfdebug.io.safetensors_file import Item, file_phrase, read_header, write_file
 
 SUFFIX = ".safetensors"
 
@@ -50,7 +51,7 @@ def save_snapshot(recording: Recording, path: str | os.PathLike, progress: Progr
 def read_manifest(path: str | os.PathLike) -> dict:
     """The validated manifest of a snapshot (header, manifest and tensor list all checked)."""
     header = read_header(path)
-    where = f"The file {os.fspath(path)}"
+    where = file_phrase(path)
     doc = parse_manifest(header.metadata.get(MANIFEST_KEY), where)
     check_tensors(doc, {n: (e.dtype, e.shape) for n, e in header.tensors.items()}, where)
     return doc
@@ -88,7 +89,7 @@ class _Reader:
             except Exception as exc:
                 raise SnapshotError("Cannot read stage {name} from {path}.", id="snapshot.stage_unreadable",
                                     name=capture.name, path=self._path) from exc
-        check_values(tensor, capture.name, f"The snapshot {self._path}")
+        check_values(tensor, capture.name, Phrase("The snapshot {path}", id="where.snapshot", path=self._path))
         return tensor
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ import stat
 from dataclasses import asdict, dataclass, fields
 
 from tfdebug.core.errors import ConfigError
+from tfdebug.core.phrases import os_reason
 
 
 @dataclass
@@ -152,7 +153,7 @@ def load_config(path: str | os.PathLike) -> ModelArgs:
         raise ConfigError("{path} is not UTF-8 text.", id="config.not_utf8", path=path) from None
     except OSError as exc:
         raise ConfigError("Cannot read {path}: {why}.", id="config.unreadable", path=path,
-                          why=exc.strerror or exc) from None
+                          why=os_reason(exc)) from None
     return ModelArgs.from_json(text)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfdebug.core.errors import ModelLoadError
+from tfdebug.core.phrases import os_reason
 
 SPECIALS = ("<pad>", "<bos>", "<eos>", "<unk>")
 PAD, BOS, EOS, UNK = range(4)
@@ -102,7 +103,8 @@ class Vocab:
             lines = Path(path).read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
             raise ModelLoadError("Cannot read the vocabulary {path}: {reason}.", id="vocab.unreadable",
-                                 path=str(path), reason=str(exc)) from exc
+                                 path=str(path),
+                                 reason=os_reason(exc, str(exc)) if isinstance(exc, OSError) else str(exc)) from exc
         return cls([line for line in lines if line], lang)
 
 

@@ -102,7 +102,7 @@ def _can_run_to(ctl: DebugController, name: str | None = None) -> bool:
 def run_to(ctl: DebugController, name: str | None = None) -> None:
     name = name or ctl.selected_stage
     if not name:
-        ctl.error.emit(QCoreApplication.translate("actions", "Select a stage in the navigator first."))
+        ctl.error.emit(lambda: QCoreApplication.translate("actions", "Select a stage in the navigator first."))
         return
     ctl.run_to(name)
 

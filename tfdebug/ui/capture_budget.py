@@ -203,8 +203,10 @@ def install(window) -> None:
             ctl.capture_budget = dialog.setting()
             if window.persist:
                 window.settings.setValue(SETTING_KEY, ctl.capture_budget)
-            ctl.info.emit(QCoreApplication.translate("CapturePanel", "Capture budget: {setting}; applies from the next Run.").format(
-                setting=describe_setting(ctl.capture_budget)))
+            setting = ctl.capture_budget
+            ctl.info.emit(lambda: QCoreApplication.translate(
+                "CapturePanel", "Capture budget: {setting}; applies from the next Run.").format(
+                setting=describe_setting(setting)))
     action = window.debug_menu.addAction(QCoreApplication.translate("CapturePanel", "Capture Budget…"), choose)
     window.capture_panel.budget_action = action
     action.setObjectName("tfdebug.capture.budget")

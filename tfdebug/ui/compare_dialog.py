@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QFileDialog, QFormLayout, QGr
 from tfdebug.core.edits import parse_number
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.edit_dialog import sentence_label
-from tfdebug.ui.i18n import error_text, translate
+from tfdebug.ui.i18n import error_text, phrase_text, translate
 
 LIVE, BEFORE_EDIT, FILE, INPUT = "live", "before_edit", "file", "input"
 SOURCES = ((LIVE, QT_TRANSLATE_NOOP("SourcePicker", "The pass on screen")),
@@ -152,7 +152,7 @@ def describe(source: PassSource, window) -> str:
     if source.kind == BEFORE_EDIT:
         last = window.edit_tools.last_edit
         return QCoreApplication.translate("CompareDialog", "the pass before the last edit ({stage}: {edit})").format(
-            stage=last.stage, edit=last.description)
+            stage=last.stage, edit=phrase_text(last.description))
     if source.kind == FILE:
         return Path(source.path).name
     return " → ".join(t for t in source.texts.values() if t)

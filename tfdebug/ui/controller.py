@@ -25,7 +25,7 @@ from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.io.recording import Recording, recording_on_screen
 from tfdebug.ui.display_worker import DisplayMixin, DisplayWorker
 from tfdebug.ui.generating import GenerationMixin
-from tfdebug.ui.i18n import breakpoint_text, error_text
+from tfdebug.ui.i18n import breakpoint_text, error_phrase, phrase_text
 from tfdebug.ui.loading import LoadingMixin
 from tfdebug.ui.messages import Message
 from tfdebug.ui.qt_events import StepperSignals
@@ -47,8 +47,8 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
     inputs_changed = Signal()       # `inputs` changed (typed, or restored after a failed Run)
     message = Signal(object)        # a Message for the message bar
     clear_messages = Signal(str)    # messages on this topic no longer apply ("" clears all)
-    error = Signal(str)             # a sentence for the message bar (level error)
-    info = Signal(str)              # a passing notice for the status bar (breakpoint hit, pass finished)
+    error = Signal(object)          # a sentence for the message bar (level error): a Message content
+    info = Signal(object)           # a passing notice (breakpoint hit, pass finished): a Message content
     close_requested = Signal()      # File → Quit: the window closes (and shuts the controller down)
 
     def __init__(self, parent: QObject | None = None):
@@ -128,10 +128,12 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         self.session_changed.emit()
         self.command(session.stepper.start)
         if session.unknown_words:
-            self.message.emit(Message("warning", self.tr("Not in the vocabulary (shown as <unk>): {words}.").format(
-                words=", ".join(session.unknown_words)), topic="unknown-words"))
-        if session.notes:  # the adapter's own sentences about these inputs
-            self.message.emit(Message("info", " ".join(session.notes), topic="input-notes"))
+            words = ", ".join(session.unknown_words)
+            self.message.emit(Message("warning", lambda: self.tr(
+                "Not in the vocabulary (shown as <unk>): {words}.").format(words=words), topic="unknown-words"))
+        if session.notes:  # the adapter's own sentences about these inputs (Phrases: said in the window's language)
+            notes = tuple(session.notes)
+            self.message.emit(Message("info", lambda: " ".join(phrase_text(n) for n in notes), topic="input-notes"))
 
     def load_replay(self, stepper: Stepper, tokens: dict, title: str, recording: Recording | None = None) -> None:
         """Show a recorded pass (Stepper.replay): every panel works, nothing can run.
@@ -195,7 +197,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         try:
             func(*args)
         except TfdebugError as exc:
-            self.error.emit(error_text(exc))
+            self.error.emit(error_phrase(exc))
             return False
         finally:
             self.state_changed.emit()
@@ -204,7 +206,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
     def _on_stepper(self, command: Callable[[Stepper], None]) -> bool:
         self._step_in_flight, self.queued_steps = False, 0  # any other command ends a run of steps
         if self.stepper is None:
-            self.error.emit(self.tr("Nothing is loaded yet: press Run."))
+            self.error.emit(lambda: self.tr("Nothing is loaded yet: press Run."))
             return False
         stepper = self.stepper
         return self.command(lambda: command(stepper))
@@ -298,21 +300,23 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         if event.type in ("paused", "moved", "replaced"):
             self._show_current()
             if event.type == "paused" and event.reason == "breakpoint" and event.breakpoint is not None:
-                self.info.emit(self.tr("Stopped at {stage}: breakpoint on {what}.").format(
-                    stage=event.capture.name, what=breakpoint_text(event.breakpoint)))
+                stage, hit = event.capture.name, event.breakpoint
+                self.info.emit(lambda: self.tr("Stopped at {stage}: breakpoint on {what}.").format(
+                    stage=stage, what=breakpoint_text(hit)))
         elif event.type == "failed":
             cause = event.error.__cause__ if event.error is not None else None
-            self.message.emit(Message("error", error_text(event.error) if event.error is not None
-                                      else self.tr("The forward pass failed."),
+            self.message.emit(Message("error", error_phrase(event.error) if event.error is not None
+                                      else lambda: self.tr("The forward pass failed."),
                                       f"{type(cause).__name__}: {cause}" if cause is not None else "", topic="run"))
             self._show_current()
         elif event.type == "finished":
             if event.reason == "breakpoint" and event.breakpoint is not None:
-                self.info.emit(self.tr("The pass finished; the first stage with a breakpoint hit is {stage} "
-                                       "({what}): the stages after it have already run.").format(
-                    stage=event.capture.name, what=breakpoint_text(event.breakpoint)))
+                stage, hit = event.capture.name, event.breakpoint
+                self.info.emit(lambda: self.tr("The pass finished; the first stage with a breakpoint hit is {stage} "
+                                               "({what}): the stages after it have already run.").format(
+                    stage=stage, what=breakpoint_text(hit)))
             elif stepper.state == FINISHED:
-                self.info.emit(self.tr("The forward pass finished."))
+                self.info.emit(lambda: self.tr("The forward pass finished."))
             self._show_current()
             if stepper.state == FINISHED and self.session is not None:
                 self._verify(self.session, stepper.output)
@@ -369,7 +373,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         try:
             self.stepper.add_breakpoint(bp)
         except TfdebugError as exc:
-            self.error.emit(error_text(exc))
+            self.error.emit(error_phrase(exc))
             return False
         return True
 

@@ -23,7 +23,7 @@ from tfdebug.core.edits import (CELL, COLUMN, FILL_CSV, KEEP_HEAD, ROW, SCALE, S
 from tfdebug.core.errors import EditError, TfdebugError
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
-from tfdebug.ui.i18n import axis_title, error_text
+from tfdebug.ui.i18n import axis_title, error_phrase, error_text, phrase_text
 
 OPERATIONS = ((SET, QT_TRANSLATE_NOOP("EditDialog", "Set to a value")),
               (SCALE, QT_TRANSLATE_NOOP("EditDialog", "Scale by a factor")),
@@ -66,8 +66,9 @@ def edit_tensor(ctl: DebugController) -> None:
                 toolbar=False)
 def undo_edit(ctl: DebugController) -> None:
     if ctl.command(ctl.stepper.undo_replace):
-        ctl.info.emit(QCoreApplication.translate("EditDialog", "Edit of {name} undone.").format(name=ctl.current.name)
-                      if ctl.current is not None else QCoreApplication.translate("EditDialog", "Edit undone."))
+        name = ctl.current.name if ctl.current is not None else None
+        ctl.info.emit(lambda: QCoreApplication.translate("EditDialog", "Edit of {name} undone.").format(name=name)
+                      if name is not None else QCoreApplication.translate("EditDialog", "Edit undone."))
 
 
 def sentence_label() -> QLabel:
@@ -231,13 +232,14 @@ class EditDialog(QDialog):
             ctl.stepper.replace(new)
         except TfdebugError as exc:
             self.error_label.setText(error_text(exc))
-            ctl.error.emit(error_text(exc))
+            ctl.error.emit(error_phrase(exc))
             return False
         finally:
             ctl.state_changed.emit()
         self.tools.remember(capture.name, edit.describe())
-        ctl.info.emit(self.tr("{name}: {edit}. Continue runs the rest of the pass on it.").format(
-            name=capture.name, edit=edit.describe()))
+        name, done = capture.name, edit.describe()
+        ctl.info.emit(lambda: self.tr("{name}: {edit}. Continue runs the rest of the pass on it.").format(
+            name=name, edit=phrase_text(done)))
         self.error_label.setText("")
         return True
 

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QDialog, QDialogButtonBo
                                QRadioButton, QVBoxLayout, QWidget)
 
 from tfdebug.io.formats import formats, suffixes
+from tfdebug.ui.i18n import phrase_text
 
 
 class ExportDialog(QDialog):
@@ -21,10 +22,10 @@ class ExportDialog(QDialog):
         self.setWindowTitle(self.tr("Export"))
         self.setObjectName("export-dialog")
         self.format_box = QComboBox()
-        self._labels = {fmt.suffix: fmt.label for fmt in formats()}
+        self._labels = {fmt.suffix: phrase_text(fmt.label) for fmt in formats()}  # the registry's Phrases
         self._pass_suffixes = suffixes("pass")
         for fmt in formats():  # the one registry: pass formats record stages, view formats the heatmap
-            self.format_box.addItem(fmt.label, fmt.suffix)
+            self.format_box.addItem(self._labels[fmt.suffix], fmt.suffix)
             if fmt.scope == "view" and not has_slice:
                 self.format_box.model().item(self.format_box.count() - 1).setEnabled(False)
         self.path_edit = QLineEdit(str(Path(folder) / "pass.safetensors"))

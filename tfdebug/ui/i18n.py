@@ -20,6 +20,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QLibrary
 from PySide6.QtGui import QAction, QActionGroup, QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
+from tfdebug.core.phrases import Choices, Phrase
+
 # Language code -> its name in that language (a language menu lists each in its own script).
 LANGUAGES = {"en": "English", "zh": "中文"}
 CATALOGUES = {"zh": "tfdebug_zh_CN"}       # language -> .qm file name (without suffix) in resources/i18n
@@ -238,14 +240,48 @@ def error_text(exc) -> str:
     template is looked up in the catalogue (context "errors", disambiguated by the id) and
     filled in. Errors without an id keep their English sentence.
     """
+    return phrase_text(error_phrase(exc))
+
+
+def error_phrase(exc) -> str:
+    """A TfdebugError as a Phrase (context "errors"): what a message keeps to say it again in another
+    language, without holding the exception (and its traceback's frames). Its English sentence when
+    the error has no id."""
     template = getattr(exc, "template", "")
     error_id = getattr(exc, "id", "")
     if not error_id or not template:
         return exc.message
-    translated = translate("errors", template, error_id)
+    return Phrase(template, id=error_id, context="errors", english=exc.message, **exc.params)
+
+
+def shown_text(content) -> str:
+    """What a message says, in the current language: `content` is a Phrase, a function returning
+    the sentence (it calls tr() itself), or plain text."""
+    return content() if callable(content) else phrase_text(content)
+
+
+def phrase_text(value) -> str:
+    """A Phrase or Choices of the Qt-free layers (core.phrases) in the window's language, the values
+    inside it translated too; any other value as `str` gives it (names, paths, numbers)."""
+    if _language == "en" or not isinstance(value, (Phrase, Choices)):
+        return str(value)
+    if isinstance(value, Choices):
+        items = value.items
+        if len(items) < 2:
+            return str(value)
+        return (translate("phrases", ", ").join(items[:-1]) + translate("phrases", " or ") + items[-1])
+    return _filled(translate(value.context, value.template, value.id), value.params, str(value))
+
+
+def _filled(template: str, params: dict, english: str) -> str:
     # An input's label ("source sentence") is a word of the window: the catalogue has it.
-    params = {k: _input_label(v) if k == "field" and isinstance(v, str) else v for k, v in exc.params.items()}
+    shown = {k: _input_label(v) if k == "field" and type(v) is str
+             else phrase_text(v) if isinstance(v, (Phrase, Choices)) else v for k, v in params.items()}
     try:
-        return translated.format(**params)
+        return template.format(**shown)
     except (KeyError, IndexError, ValueError):  # a translation with a broken placeholder: English is right
-        return exc.message
+        return english
+
+
+QT_TRANSLATE_NOOP("phrases", ", ")     # between the items of a list of choices but the last two
+QT_TRANSLATE_NOOP("phrases", " or ")   # between the last two

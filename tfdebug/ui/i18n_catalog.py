@@ -73,10 +73,11 @@ def core_strings(root: Path = ROOT) -> dict[str, list[tuple[str, str]]]:
     """context -> [(source text, disambiguation)] found in tfdebug/{core,models,adapters,io}.
 
     "axes": core's AXES; "kinds": KIND_TITLES values; "formulas": what a mask hides; "titles": values of the *_titles dicts; "inputs": labels and
-    placeholders of InputField(...); "errors": (template, id) of every `…Error("…", id="…")`.
+    placeholders of InputField(...); "errors": (template, id) of every `…Error("…", id="…")`;
+    "phrases": (template, id) of every `Phrase("…", id="…")` (core.phrases: parts of sentences).
     """
     found: dict[str, dict[tuple[str, str], None]] = {"axes": {}, "kinds": {}, "titles": {}, "formulas": {},
-                                                     "inputs": {}, "errors": {}}
+                                                     "inputs": {}, "errors": {}, "phrases": {}}
     for layer in QT_LAYERS:
         for path in sorted((root / "tfdebug" / layer).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
@@ -102,10 +103,10 @@ def core_strings(root: Path = ROOT) -> dict[str, list[tuple[str, str]]]:
                         for arg in node.args[1:3]:
                             if _string(arg):
                                 found["inputs"][(_string(arg), "")] = None
-                    elif name.endswith("Error") and node.args and _string(node.args[0]):
-                        error_id = next((_string(k.value) for k in node.keywords if k.arg == "id"), None)
-                        if error_id:
-                            found["errors"][(_string(node.args[0]), error_id)] = None
+                    elif (name.endswith("Error") or name in ("error", "Phrase")) and node.args and _string(node.args[0]):
+                        text_id = next((_string(k.value) for k in node.keywords if k.arg == "id"), None)
+                        if text_id:
+                            found["errors" if name != "Phrase" else "phrases"][(_string(node.args[0]), text_id)] = None
     return {context: list(entries) for context, entries in found.items()}
 
 

@@ -57,6 +57,7 @@ class MessageBar(QWidget):
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
             self.retranslate_ui()
+            self._show(self.current)  # the message keeps what it says, not its words: said again
         super().changeEvent(event)
 
     def show_message(self, message: Message) -> None:

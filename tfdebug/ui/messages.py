@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Union
+
+from tfdebug.ui.i18n import shown_text
+
+# What a message says, kept in a form that can be said again in another language: a Phrase
+# (a core error or phrase, by id and values), a function returning the sentence in the current
+# language (`lambda: self.tr("…").format(…)`), or plain text (data, said as it is).
+Content = Union[str, Callable[[], str]]
 
 
 @dataclass(frozen=True)
 class Message:
     """Something the window tells the user: `level` is error, warning or info; `details` go behind a button.
 
+    `content` is rendered when shown (`text`), so a message on screen follows View ▸ Language.
     `topic` names what the message is about ("run", "unknown-words" …): a later success on
     the same topic clears it.
     """
 
     level: str
-    text: str
+    content: Content
     details: str = ""
     topic: str = ""
+
+    @property
+    def text(self) -> str:
+        """The sentence in the window's current language."""
+        return shown_text(self.content)

@@ -12,12 +12,14 @@ import math
 from weakref import ref
 
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QTimer, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QTimer, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from tfdebug.core.names import layer_title, parse_name, site_title
 from tfdebug.core.overview import MAX_ABS, RMS, STATISTICS, layer_starts, stage_statistics
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.i18n import title
 
 MAX_DELTA = "max_delta"
 CURRENT_PEN = pg.mkPen((230, 120, 0), width=2)
@@ -38,23 +40,22 @@ class OverviewPanel(QWidget):
         self._cache: dict[str, dict[int, tuple[ref, float]]] = {}
         self._file_cache: dict[tuple[str, str], float] = {}  # (statistic, stage) of a pass read from a file
         self.statistic = QComboBox()
-        for key, text in ((RMS, STATISTICS[RMS]), (MAX_ABS, STATISTICS[MAX_ABS]),
-                          (MAX_DELTA, self.tr("max |Δ| of the last comparison"))):
-            self.statistic.addItem(text, key)
+        for key in (RMS, MAX_ABS, MAX_DELTA):
+            self.statistic.addItem("", key)
         self.statistic.currentIndexChanged.connect(self.refresh)
-        self.log_y = QCheckBox(self.tr("log scale"))
+        self.log_y = QCheckBox()
         self.log_y.toggled.connect(self.refresh)
-        self.readout = QLabel(self.tr("Click a point to go to its stage."))
+        self.readout = QLabel()
         self.readout.setTextFormat(Qt.PlainText)
+        self.per_stage = QLabel()
         controls = QHBoxLayout()
-        controls.addWidget(QLabel(self.tr("Per stage:")))
+        controls.addWidget(self.per_stage)
         controls.addWidget(self.statistic)
         controls.addWidget(self.log_y)
         controls.addWidget(self.readout, 1)
         self.plot = pg.PlotWidget()
         self.plot.setMenuEnabled(False)
         self.plot.showGrid(y=True, alpha=0.2)
-        self.plot.setLabel("bottom", self.tr("stage (forward order)"))
         self.plot.showAxis("top")
         self.curve = pg.PlotDataItem(symbol="o", symbolSize=6, symbolBrush=(40, 90, 200), pen=(40, 90, 200),
                                      connect="finite")
@@ -75,6 +76,24 @@ class OverviewPanel(QWidget):
         self.ctl.state_changed.connect(self.schedule)
         self.ctl.session_changed.connect(self._file_cache.clear)
         self.ctl.stage_changed.connect(self._show_current)
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        """Every text of the panel in the current language (at start and after View ▸ Language)."""
+        for key, text in ((RMS, STATISTICS[RMS]), (MAX_ABS, STATISTICS[MAX_ABS]),
+                          (MAX_DELTA, self.tr("max |Δ| of the last comparison"))):
+            self.statistic.setItemText(self.statistic.findData(key), text)
+        self.log_y.setText(self.tr("log scale"))
+        self.readout.setText(self.tr("Click a point to go to its stage."))
+        self.per_stage.setText(self.tr("Per stage:"))
+        self.plot.setLabel("bottom", self.tr("stage (forward order)"))
+        self.plot.setLabel("left", self.statistic.currentText())
+        self._set_ticks()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
 
     def schedule(self) -> None:
         if self.isVisible() and not self._timer.isActive():
@@ -143,11 +162,16 @@ class OverviewPanel(QWidget):
             line = pg.InfiniteLine(pos=i - 0.5, angle=90, pen=LAYER_PEN, movable=False)
             self.plot.addItem(line)
             self.marks.append(line)
-        # the layer names along the top axis, each where its layer begins
-        self.plot.getAxis("top").setTicks([[(i - 0.5, label) for i, label in starts], []])
+        self._set_ticks()
         if key == MAX_DELTA and not names:
             self.readout.setText(self.tr("Compare two passes first (File → Compare With…)."))
         self._show_current()
+
+    def _set_ticks(self) -> None:
+        """The layer titles along the top axis, each where its layer begins, in the window's language."""
+        adapter = self.ctl.adapter
+        starts = [(i, tick_label(self.names[i], adapter)) for i, _ in layer_starts(self.names)]
+        self.plot.getAxis("top").setTicks([[(i - 0.5, label) for i, label in starts], []])
 
     def _show_current(self) -> None:
         current = self.ctl.current
@@ -162,7 +186,7 @@ class OverviewPanel(QWidget):
         """Go to the stage at `index` of the plot (from history when it has run)."""
         name = self.names[index]
         if name not in self.ctl.plan:
-            self.ctl.error.emit(self.tr("The pass on screen has no stage {name}.").format(name=name))
+            self.ctl.error.emit(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name))
             return
         actions.trigger("tfdebug.step.run_to", self.ctl, name)
 
@@ -177,6 +201,19 @@ class OverviewPanel(QWidget):
         if 0 <= x < len(self.names):
             v = self.values[x]
             self.readout.setText(f"{self.names[x]}: " + (self.tr("not run") if v != v else f"{v:.4g}"))
+
+
+def tick_label(name: str, adapter=None) -> str:
+    """What the top axis says where the layer (or the stages outside layers) of stage `name` begins:
+    its title ("Encoder layer 1", "Output head → logits"; the adapter's own titles first), translated."""
+    parsed = parse_name(name)
+    if parsed.layer is not None:
+        label = title(layer_title(parsed.stack, parsed.layer, getattr(adapter, "layer_titles", None)))
+    else:
+        label = title(site_title(parsed.site, getattr(adapter, "site_titles", None)))
+    if parsed.step is not None:  # a generation step's stages
+        label = QCoreApplication.translate("OverviewPanel", "step {t}: {label}").format(t=parsed.step, label=label)
+    return label
 
 
 def install(window) -> OverviewPanel:

@@ -18,7 +18,7 @@ from tfdebug.core.errors import TfdebugError
 from tfdebug.io.snapshot import open_snapshot
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
-from tfdebug.ui.i18n import error_text
+from tfdebug.ui.i18n import error_phrase
 from tfdebug.ui.plain_text import plain_tooltip
 
 RECENT_KEY = "files/recent"
@@ -64,18 +64,20 @@ class SnapshotActions(QObject):
         try:
             recording = open_snapshot(path)
         except TfdebugError as exc:
-            self.ctl.error.emit(error_text(exc))
+            self.ctl.error.emit(error_phrase(exc))
             return False
         except Exception as exc:  # whatever a file does, the app stays up and says so
-            self.ctl.error.emit(self.tr("Cannot open {path}: {reason}.").format(
-                path=path, reason=str(exc) or self.tr("the file could not be read")))
+            reason = str(exc)
+            self.ctl.error.emit(lambda: self.tr("Cannot open {path}: {reason}.").format(
+                path=path, reason=reason or self.tr("the file could not be read")))
             return False
         try:
             stepper = recording.stepper()  # reads the first stage, which may fail too
         except Exception as exc:
             recording.close()
-            self.ctl.error.emit(error_text(exc) if isinstance(exc, TfdebugError)
-                                else self.tr("Cannot open {path}: {reason}.").format(path=path, reason=exc))
+            reason = str(exc)
+            self.ctl.error.emit(error_phrase(exc) if isinstance(exc, TfdebugError)
+                                else lambda: self.tr("Cannot open {path}: {reason}.").format(path=path, reason=reason))
             return False
         tokens = recording.tokens
         title = f"{Path(path).name} · " + " → ".join(" ".join(words) for words in tokens.values())
@@ -111,7 +113,7 @@ class SnapshotActions(QObject):
         """Files dropped on the window: open the first snapshot among them."""
         snapshots = [p for p in paths if p.lower().endswith(SNAPSHOT_SUFFIX)]
         if not snapshots:
-            self.ctl.error.emit(self.tr("Drop a .safetensors snapshot on the window to open it."))
+            self.ctl.error.emit(lambda: self.tr("Drop a .safetensors snapshot on the window to open it."))
             return
         self.open(snapshots[0])
 

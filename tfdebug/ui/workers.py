@@ -20,7 +20,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Signal
 
 from tfdebug.core.errors import TfdebugError
-from tfdebug.ui.i18n import error_text
+from tfdebug.ui.i18n import error_phrase
 
 _RUNNING: set["Job"] = set()  # strong references while threads run
 
@@ -35,17 +35,19 @@ class Job(QObject):
     started = Signal()
     progress = Signal(object, object)   # (done, total)
     finished = Signal(object)           # the work's result (not emitted when cancelled)
-    failed = Signal(str, str)           # a user sentence, details (an exception's text)
+    failed = Signal(object, str)        # a user sentence (a Message content), details (an exception's text)
     cancelled_signal = Signal()
     _ended = Signal()                   # last of all; releases the job on the UI thread
 
     def __init__(self, work: Callable[["Job"], Any], name: str = "work",
-                 describe_failure: Callable[[BaseException], str] | None = None):
+                 describe_failure: Callable[[BaseException], Any] | None = None):
         super().__init__()
         self._work = work
         self.name = name
         self._cancel = threading.Event()
-        self._describe = describe_failure or (lambda exc: self.tr("The work failed unexpectedly."))
+        # What to say about an unexpected exception: a Message content (a function calling tr() is
+        # said again in another language after View ▸ Language).
+        self._describe = describe_failure or (lambda exc: lambda: self.tr("The work failed unexpectedly."))
         self._thread = threading.Thread(target=self._run, daemon=True, name=f"tfdebug-{name}")
         self.done = False
         # Released on the UI thread after its other signals were delivered: a job dropped
@@ -91,7 +93,7 @@ class Job(QObject):
         except JobCancelled:
             self._emit(self.cancelled_signal)
         except TfdebugError as exc:
-            self._emit(self.failed, error_text(exc), "")
+            self._emit(self.failed, error_phrase(exc), "")
         except Exception as exc:  # someone's model or file: said in words, never raised into Qt
             if not self.cancelled:
                 self._emit(self.failed, self._describe(exc), f"{type(exc).__name__}: {exc}")
