@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.i18n import said
 
 REPLAY_TIP = QT_TRANSLATE_NOOP("actions", "Not available for a recorded pass: there is no model to run. Open the model to run it live.")
 
@@ -102,7 +103,7 @@ def _can_run_to(ctl: DebugController, name: str | None = None) -> bool:
 def run_to(ctl: DebugController, name: str | None = None) -> None:
     name = name or ctl.selected_stage
     if not name:
-        ctl.error.emit(lambda: QCoreApplication.translate("actions", "Select a stage in the navigator first."))
+        ctl.error.emit(said(lambda: QCoreApplication.translate("actions", "Select a stage in the navigator first.")))
         return
     ctl.run_to(name)
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QButtonGroup, QDialog, QDialogButtonBox, QDoubleS
                                QRadioButton, QVBoxLayout, QWidget)
 
 from tfdebug.core.budget import default_capture_budget, format_bytes, megabytes
+from tfdebug.ui.i18n import said
 from tfdebug.ui.messages import Message
 
 SETTING_KEY = "capture/budget"
@@ -204,9 +205,9 @@ def install(window) -> None:
             if window.persist:
                 window.settings.setValue(SETTING_KEY, ctl.capture_budget)
             setting = ctl.capture_budget
-            ctl.info.emit(lambda: QCoreApplication.translate(
+            ctl.info.emit(said(lambda: QCoreApplication.translate(
                 "CapturePanel", "Capture budget: {setting}; applies from the next Run.").format(
-                setting=describe_setting(setting)))
+                setting=describe_setting(setting))))
     action = window.debug_menu.addAction(QCoreApplication.translate("CapturePanel", "Capture Budget…"), choose)
     window.capture_panel.budget_action = action
     action.setObjectName("tfdebug.capture.budget")

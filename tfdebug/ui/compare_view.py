@@ -26,7 +26,7 @@ from tfdebug.ui.compare_dialog import BEFORE_EDIT, FILE, LIVE, CompareDialog, Pa
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.messages import Message
 from tfdebug.ui.heatmap import index_ticks
-from tfdebug.ui.i18n import axis_title, error_text
+from tfdebug.ui.i18n import axis_title, error_text, said
 from tfdebug.ui.workers import Job
 
 COLUMNS = (QT_TRANSLATE_NOOP("CompareView", "Stage"), QT_TRANSLATE_NOOP("CompareView", "Status"), "max |Δ|", "mean |Δ|",
@@ -145,7 +145,7 @@ class CompareView(QWidget):
         """Show `name` in the window (from history when it has run, else the pass runs to it)."""
         ctl = self.tools.ctl
         if name not in ctl.plan:
-            ctl.error.emit(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name))
+            ctl.error.emit(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
             return
         actions.trigger("tfdebug.step.run_to", ctl, name)
 
@@ -292,8 +292,8 @@ class CompareTools:
                 raise
             return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own], summary
         self.job = Job(work, name="compare",
-                       describe_failure=lambda exc: lambda: QCoreApplication.translate(
-                           "CompareTools", "The comparison failed; the details say why."))
+                       describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
+                           "CompareTools", "The comparison failed; the details say why.")))
         self.job.finished.connect(self._finished)
         self.job.failed.connect(lambda text, details: self.window.show_message(Message("error", text, details)))
         self.job.start()
@@ -309,8 +309,8 @@ class CompareTools:
         self.dock.raise_()
         self.view.show_result(result, f"{summary}\n{verdict}")
         name = first.name if first is not None else None
-        self.ctl.info.emit(lambda: QCoreApplication.translate("CompareTools", "First divergent stage: {name}.").format(
-            name=name) if name is not None else QCoreApplication.translate("CompareTools", "No stage diverges."))
+        self.ctl.info.emit(said(lambda: QCoreApplication.translate("CompareTools", "First divergent stage: {name}.").format(
+            name=name) if name is not None else QCoreApplication.translate("CompareTools", "No stage diverges.")))
         self.ctl.state_changed.emit()  # the overview's max |Δ| follows
 
     def _close_passes(self) -> None:

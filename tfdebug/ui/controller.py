@@ -25,7 +25,7 @@ from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.io.recording import Recording, recording_on_screen
 from tfdebug.ui.display_worker import DisplayMixin, DisplayWorker
 from tfdebug.ui.generating import GenerationMixin
-from tfdebug.ui.i18n import breakpoint_text, error_phrase, phrase_text
+from tfdebug.ui.i18n import breakpoint_text, error_phrase, phrase_text, said
 from tfdebug.ui.loading import LoadingMixin
 from tfdebug.ui.messages import Message
 from tfdebug.ui.qt_events import StepperSignals
@@ -129,11 +129,11 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         self.command(session.stepper.start)
         if session.unknown_words:
             words = ", ".join(session.unknown_words)
-            self.message.emit(Message("warning", lambda: self.tr(
-                "Not in the vocabulary (shown as <unk>): {words}.").format(words=words), topic="unknown-words"))
+            self.message.emit(Message("warning", said(lambda: self.tr(
+                "Not in the vocabulary (shown as <unk>): {words}.").format(words=words)), topic="unknown-words"))
         if session.notes:  # the adapter's own sentences about these inputs (Phrases: said in the window's language)
             notes = tuple(session.notes)
-            self.message.emit(Message("info", lambda: " ".join(phrase_text(n) for n in notes), topic="input-notes"))
+            self.message.emit(Message("info", said(lambda: " ".join(phrase_text(n) for n in notes)), topic="input-notes"))
 
     def load_replay(self, stepper: Stepper, tokens: dict, title: str, recording: Recording | None = None) -> None:
         """Show a recorded pass (Stepper.replay): every panel works, nothing can run.
@@ -206,7 +206,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
     def _on_stepper(self, command: Callable[[Stepper], None]) -> bool:
         self._step_in_flight, self.queued_steps = False, 0  # any other command ends a run of steps
         if self.stepper is None:
-            self.error.emit(lambda: self.tr("Nothing is loaded yet: press Run."))
+            self.error.emit(said(lambda: self.tr("Nothing is loaded yet: press Run.")))
             return False
         stepper = self.stepper
         return self.command(lambda: command(stepper))
@@ -301,22 +301,22 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
             self._show_current()
             if event.type == "paused" and event.reason == "breakpoint" and event.breakpoint is not None:
                 stage, hit = event.capture.name, event.breakpoint
-                self.info.emit(lambda: self.tr("Stopped at {stage}: breakpoint on {what}.").format(
-                    stage=stage, what=breakpoint_text(hit)))
+                self.info.emit(said(lambda: self.tr("Stopped at {stage}: breakpoint on {what}.").format(
+                    stage=stage, what=breakpoint_text(hit))))
         elif event.type == "failed":
             cause = event.error.__cause__ if event.error is not None else None
             self.message.emit(Message("error", error_phrase(event.error) if event.error is not None
-                                      else lambda: self.tr("The forward pass failed."),
+                                      else said(lambda: self.tr("The forward pass failed.")),
                                       f"{type(cause).__name__}: {cause}" if cause is not None else "", topic="run"))
             self._show_current()
         elif event.type == "finished":
             if event.reason == "breakpoint" and event.breakpoint is not None:
                 stage, hit = event.capture.name, event.breakpoint
-                self.info.emit(lambda: self.tr("The pass finished; the first stage with a breakpoint hit is {stage} "
+                self.info.emit(said(lambda: self.tr("The pass finished; the first stage with a breakpoint hit is {stage} "
                                                "({what}): the stages after it have already run.").format(
-                    stage=stage, what=breakpoint_text(hit)))
+                    stage=stage, what=breakpoint_text(hit))))
             elif stepper.state == FINISHED:
-                self.info.emit(lambda: self.tr("The forward pass finished."))
+                self.info.emit(said(lambda: self.tr("The forward pass finished.")))
             self._show_current()
             if stepper.state == FINISHED and self.session is not None:
                 self._verify(self.session, stepper.output)

@@ -23,7 +23,7 @@ from tfdebug.core.edits import (CELL, COLUMN, FILL_CSV, KEEP_HEAD, ROW, SCALE, S
 from tfdebug.core.errors import EditError, TfdebugError
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
-from tfdebug.ui.i18n import axis_title, error_phrase, error_text, phrase_text
+from tfdebug.ui.i18n import axis_title, error_phrase, error_text, phrase_text, said
 
 OPERATIONS = ((SET, QT_TRANSLATE_NOOP("EditDialog", "Set to a value")),
               (SCALE, QT_TRANSLATE_NOOP("EditDialog", "Scale by a factor")),
@@ -67,8 +67,8 @@ def edit_tensor(ctl: DebugController) -> None:
 def undo_edit(ctl: DebugController) -> None:
     if ctl.command(ctl.stepper.undo_replace):
         name = ctl.current.name if ctl.current is not None else None
-        ctl.info.emit(lambda: QCoreApplication.translate("EditDialog", "Edit of {name} undone.").format(name=name)
-                      if name is not None else QCoreApplication.translate("EditDialog", "Edit undone."))
+        ctl.info.emit(said(lambda: QCoreApplication.translate("EditDialog", "Edit of {name} undone.").format(name=name)
+                      if name is not None else QCoreApplication.translate("EditDialog", "Edit undone.")))
 
 
 def sentence_label() -> QLabel:
@@ -238,8 +238,8 @@ class EditDialog(QDialog):
             ctl.state_changed.emit()
         self.tools.remember(capture.name, edit.describe())
         name, done = capture.name, edit.describe()
-        ctl.info.emit(lambda: self.tr("{name}: {edit}. Continue runs the rest of the pass on it.").format(
-            name=name, edit=phrase_text(done)))
+        ctl.info.emit(said(lambda: self.tr("{name}: {edit}. Continue runs the rest of the pass on it.").format(
+            name=name, edit=phrase_text(done))))
         self.error_label.setText("")
         return True
 

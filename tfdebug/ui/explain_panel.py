@@ -173,8 +173,8 @@ class ExplainPanel(QWidget):
 
         table = self.pe_table()
         if table is None:
-            self.ctl.error.emit(lambda: self.tr(
-                "The positional-encoding table has not been computed in this pass yet."))
+            self.ctl.error.emit(i18n.said(lambda: self.tr(
+                "The positional-encoding table has not been computed in this pass yet.")))
             return None
         view = PositionalEncodingView(table.tensor.detach().float().cpu().numpy(), table.name, self)
         view.setAttribute(Qt.WA_DeleteOnClose)

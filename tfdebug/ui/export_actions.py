@@ -22,7 +22,7 @@ from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.export_dialog import ExportDialog
 from tfdebug.ui.heatmap import HeatmapPanel
-from tfdebug.ui.i18n import error_phrase
+from tfdebug.ui.i18n import error_phrase, said
 from tfdebug.ui.snapshot_actions import FOLDER_KEY, SNAPSHOT_SUFFIX, add_recent, last_folder
 from tfdebug.ui.workers import Job, JobCancelled
 
@@ -50,7 +50,7 @@ class ExportActions(QObject):
         recording, note = ctl.recording()
         has_slice = ctl.current_slice is not None
         if recording is None and not has_slice:
-            ctl.error.emit(lambda: self.tr("There is nothing to export yet: run a pass or open a snapshot first."))
+            ctl.error.emit(said(lambda: self.tr("There is nothing to export yet: run a pass or open a snapshot first.")))
             return
         current = ctl.current.name if ctl.current is not None else None
         dialog = ExportDialog(recording.names() if recording else [], current, last_folder(self.settings), note,
@@ -76,12 +76,12 @@ class ExportActions(QObject):
             self.export_view(path, chosen.suffix)
             return None
         if self.job is not None and not self.job.done:
-            ctl.error.emit(lambda: self.tr("An export is already running; wait for it or cancel it."))
+            ctl.error.emit(said(lambda: self.tr("An export is already running; wait for it or cancel it.")))
             return None
         recording, _ = ctl.recording()
         if recording is None:
-            ctl.error.emit(lambda: self.tr(
-                "There is no recorded pass to export yet: run a pass or open a snapshot first."))
+            ctl.error.emit(said(lambda: self.tr(
+                "There is no recorded pass to export yet: run a pass or open a snapshot first.")))
             return None
         try:
             selected = recording.select(stages)
@@ -101,7 +101,7 @@ class ExportActions(QObject):
 
         def failure(exc: BaseException):
             reason = str(exc)
-            return lambda: self.tr("The export failed: {reason}.").format(reason=reason or self.tr("the writer stopped"))
+            return said(lambda: self.tr("The export failed: {reason}.").format(reason=reason or self.tr("the writer stopped")))
 
         job = Job(work, name="export", describe_failure=failure)
         dialog = QProgressDialog(self.tr("Exporting {n} stages to {name}…").format(n=stages, name=Path(path).name),
@@ -114,8 +114,8 @@ class ExportActions(QObject):
         dialog.setAutoReset(False)
         dialog.canceled.connect(job.cancel)
         job.progress.connect(lambda done, total: job.done or dialog.setValue(int(1000 * done / total) if total else 0))
-        exported = lambda: self.tr("Exported {n} stages to {path}").format(n=stages, path=path)  # noqa: E731
-        cancelled = lambda: QCoreApplication.translate("ExportActions", CANCELLED)  # noqa: E731
+        exported = said(lambda: self.tr("Exported {n} stages to {path}").format(n=stages, path=path))  # noqa: E731
+        cancelled = said(lambda: QCoreApplication.translate("ExportActions", CANCELLED))  # noqa: E731
         job.finished.connect(lambda _result: self._ended(dialog, None, exported))
         if suffix == SNAPSHOT_SUFFIX:  # a snapshot the user wrote is one File ▸ Open Recent offers back
             job.finished.connect(lambda _result: add_recent(self.settings, path))
@@ -139,7 +139,7 @@ class ExportActions(QObject):
         ctl = self.ctl
         shown = ctl.current_slice
         if shown is None:
-            ctl.error.emit(lambda: self.tr("No heatmap is shown: step to a stage first."))
+            ctl.error.emit(said(lambda: self.tr("No heatmap is shown: step to a stage first.")))
             return False
         heatmap = self.heatmap
 
@@ -157,10 +157,10 @@ class ExportActions(QObject):
             return False
         except Exception as exc:  # an image writer's own failure
             reason = str(exc)
-            ctl.error.emit(lambda: self.tr("Cannot export the heatmap to {path}: {reason}.").format(path=path,
-                                                                                                   reason=reason))
+            ctl.error.emit(said(lambda: self.tr("Cannot export the heatmap to {path}: {reason}.").format(path=path,
+                                                                                                   reason=reason)))
             return False
-        ctl.info.emit(lambda: self.tr("Exported the heatmap to {path}").format(path=path))
+        ctl.info.emit(said(lambda: self.tr("Exported the heatmap to {path}").format(path=path)))
         return True
 
     def _labels(self, axis: int, shown: int, source: int, source_index) -> list[str] | None:

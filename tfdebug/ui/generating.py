@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from tfdebug.core.names import parse_name
+from tfdebug.ui.i18n import said
 
 
 class GenerationMixin:
@@ -40,7 +41,7 @@ class GenerationMixin:
         it has run, else run to it."""
         name = next((n for n in self.plan.names() if parse_name(n).step == step), None)
         if name is None:
-            self.error.emit(lambda: self.tr("This generation has no step {0}.").format(step))
+            self.error.emit(said(lambda: self.tr("This generation has no step {0}.").format(step)))
             return False
         return self.run_to(name)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from importlib import resources
+from typing import Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QLibraryInfo, QLocale, QObject, QSettings, QTranslator
 from PySide6.QtGui import QAction, QActionGroup, QFont, QFontDatabase
@@ -254,10 +255,28 @@ def error_phrase(exc) -> str:
     return Phrase(template, id=error_id, context="errors", english=exc.message, **exc.params)
 
 
+class Said(str):
+    """A sentence of the window as said now (the str value) and how to say it again (`render`, a function
+    that calls tr()): a message keeps it to follow View ▸ Language. Make one with `said(lambda: …)`."""
+
+    render: Callable[[], str]
+
+    def __new__(cls, render: Callable[[], str]) -> "Said":
+        self = super().__new__(cls, render())
+        self.render = render
+        return self
+
+
+def said(render: Callable[[], str]) -> Said:
+    """`render()` now, remembering `render` to say it again in another language:
+    `ctl.info.emit(said(lambda: self.tr("Exported to {path}").format(path=path)))`."""
+    return Said(render)
+
+
 def shown_text(content) -> str:
-    """What a message says, in the current language: `content` is a Phrase, a function returning
-    the sentence (it calls tr() itself), or plain text."""
-    return content() if callable(content) else phrase_text(content)
+    """What a message says, in the current language: `content` is a Said (said again), a Phrase of
+    the Qt-free layers (translated by its id) or plain text (data, as it is)."""
+    return content.render() if isinstance(content, Said) else phrase_text(content)
 
 
 def phrase_text(value) -> str:

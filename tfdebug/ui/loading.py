@@ -12,14 +12,14 @@ from PySide6.QtCore import QCoreApplication
 
 from tfdebug.adapters.base import ModelAdapter
 from tfdebug.core.view import RunInputs
-from tfdebug.ui.i18n import verification_text
+from tfdebug.ui.i18n import said, verification_text
 from tfdebug.ui.messages import Message
 from tfdebug.ui.workers import Job
 
 
 def _failure_sentence(exc: BaseException):
-    return lambda: QCoreApplication.translate("LoadingMixin", "The model could not prepare this pass. Check the "
-                                              "input and the model, then press Run again.")
+    return said(lambda: QCoreApplication.translate("LoadingMixin", "The model could not prepare this pass. Check the "
+                                              "input and the model, then press Run again."))
 
 
 class LoadingMixin:
@@ -119,8 +119,8 @@ class LoadingMixin:
         if type(session.adapter).verify is ModelAdapter.verify:
             return  # written with taps: nothing to compare against
         job = Job(lambda job: session.verify(output), name="verify",
-                  describe_failure=lambda exc: lambda: QCoreApplication.translate(
-                      "LoadingMixin", "The check against the unmodified model could not run."))
+                  describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
+                      "LoadingMixin", "The check against the unmodified model could not run.")))
         job.finished.connect(lambda result, s=session: self._verified(s, result))
         job.failed.connect(lambda sentence, details: self.message.emit(Message("error", sentence, details)))
         job.start()
@@ -130,9 +130,9 @@ class LoadingMixin:
             return
         self.verification = verification
         if verification.ok:
-            self.info.emit(lambda: verification_text(verification))
+            self.info.emit(said(lambda: verification_text(verification)))
         else:
-            self.message.emit(Message("error", lambda: QCoreApplication.translate(
+            self.message.emit(Message("error", said(lambda: QCoreApplication.translate(
                 "LoadingMixin", "The tapped model's output differs from the unmodified model's: {what}").format(
-                what=verification_text(verification)), topic="verify"))
+                what=verification_text(verification))), topic="verify"))
         self.state_changed.emit()

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Union
 
 from tfdebug.ui.i18n import shown_text
 
-# What a message says, kept in a form that can be said again in another language: a Phrase
-# (a core error or phrase, by id and values), a function returning the sentence in the current
-# language (`lambda: self.tr("…").format(…)`), or plain text (data, said as it is).
-Content = Union[str, Callable[[], str]]
+# What a message says, kept in a form that can be said again in another language; each is a str
+# (its text in the language of the moment it was made): a Phrase (a core error or phrase, by id
+# and values: i18n.error_phrase), a Said (`said(lambda: self.tr("…").format(…))`), or plain text.
+Content = str
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from tfdebug.core.names import layer_title, parse_name, site_title
 from tfdebug.core.overview import MAX_ABS, RMS, STATISTICS, layer_starts, stage_statistics
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
-from tfdebug.ui.i18n import title
+from tfdebug.ui.i18n import said, title
 
 MAX_DELTA = "max_delta"
 CURRENT_PEN = pg.mkPen((230, 120, 0), width=2)
@@ -186,7 +186,7 @@ class OverviewPanel(QWidget):
         """Go to the stage at `index` of the plot (from history when it has run)."""
         name = self.names[index]
         if name not in self.ctl.plan:
-            self.ctl.error.emit(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name))
+            self.ctl.error.emit(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
             return
         actions.trigger("tfdebug.step.run_to", self.ctl, name)
 

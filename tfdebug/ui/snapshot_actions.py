@@ -18,7 +18,7 @@ from tfdebug.core.errors import TfdebugError
 from tfdebug.io.snapshot import open_snapshot
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
-from tfdebug.ui.i18n import error_phrase
+from tfdebug.ui.i18n import error_phrase, said
 from tfdebug.ui.plain_text import plain_tooltip
 
 RECENT_KEY = "files/recent"
@@ -68,8 +68,8 @@ class SnapshotActions(QObject):
             return False
         except Exception as exc:  # whatever a file does, the app stays up and says so
             reason = str(exc)
-            self.ctl.error.emit(lambda: self.tr("Cannot open {path}: {reason}.").format(
-                path=path, reason=reason or self.tr("the file could not be read")))
+            self.ctl.error.emit(said(lambda: self.tr("Cannot open {path}: {reason}.").format(
+                path=path, reason=reason or self.tr("the file could not be read"))))
             return False
         try:
             stepper = recording.stepper()  # reads the first stage, which may fail too
@@ -77,7 +77,7 @@ class SnapshotActions(QObject):
             recording.close()
             reason = str(exc)
             self.ctl.error.emit(error_phrase(exc) if isinstance(exc, TfdebugError)
-                                else lambda: self.tr("Cannot open {path}: {reason}.").format(path=path, reason=reason))
+                                else said(lambda: self.tr("Cannot open {path}: {reason}.").format(path=path, reason=reason)))
             return False
         tokens = recording.tokens
         title = f"{Path(path).name} · " + " → ".join(" ".join(words) for words in tokens.values())
@@ -113,7 +113,7 @@ class SnapshotActions(QObject):
         """Files dropped on the window: open the first snapshot among them."""
         snapshots = [p for p in paths if p.lower().endswith(SNAPSHOT_SUFFIX)]
         if not snapshots:
-            self.ctl.error.emit(lambda: self.tr("Drop a .safetensors snapshot on the window to open it."))
+            self.ctl.error.emit(said(lambda: self.tr("Drop a .safetensors snapshot on the window to open it.")))
             return
         self.open(snapshots[0])
 

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Signal
 
 from tfdebug.core.errors import TfdebugError
-from tfdebug.ui.i18n import error_phrase
+from tfdebug.ui.i18n import error_phrase, said
 
 _RUNNING: set["Job"] = set()  # strong references while threads run
 
@@ -47,7 +47,7 @@ class Job(QObject):
         self._cancel = threading.Event()
         # What to say about an unexpected exception: a Message content (a function calling tr() is
         # said again in another language after View ▸ Language).
-        self._describe = describe_failure or (lambda exc: lambda: self.tr("The work failed unexpectedly."))
+        self._describe = describe_failure or (lambda exc: said(lambda: self.tr("The work failed unexpectedly.")))
         self._thread = threading.Thread(target=self._run, daemon=True, name=f"tfdebug-{name}")
         self.done = False
         # Released on the UI thread after its other signals were delivered: a job dropped
