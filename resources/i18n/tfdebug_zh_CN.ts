@@ -882,10 +882,6 @@
         <source>&amp;Learn</source>
         <translation>学习(&amp;L)</translation>
     </message>
-    <message>
-        <source>Attention Playground…</source>
-        <translation>注意力演练场…</translation>
-    </message>
 </context>
 <context>
     <name>LoadingMixin</name>
@@ -1676,6 +1672,22 @@ output w·V = {output}</source>
     <message>
         <source>Take back the last edit of the paused stage</source>
         <translation>撤销对当前暂停阶段的上一次编辑</translation>
+    </message>
+    <message>
+        <source>Explain</source>
+        <translation>讲解</translation>
+    </message>
+    <message>
+        <source>Show the Explain panel: what this stage does and what to look for</source>
+        <translation>显示讲解面板：这个阶段做什么、该看什么</translation>
+    </message>
+    <message>
+        <source>Attention Playground…</source>
+        <translation>注意力演练场…</translation>
+    </message>
+    <message>
+        <source>The notes&apos; toy attention example as tables you can edit</source>
+        <translation>笔记中的玩具注意力示例，以可编辑的表格呈现</translation>
     </message>
 </context>
 <context>

@@ -7,9 +7,10 @@ from tests.ui.user_actions import press
 
 
 def open_from_menu(window, qtbot):
-    action = next(a for a in window.learn_menu.actions() if a.objectName() == "action-learn-playground")
+    action = next(a for a in window.learn_menu.actions() if a.objectName() == "tfdebug.learn.playground")
+    assert action is window.actions_by_id["tfdebug.learn.playground"]  # the registry's action, in the menu
     action.trigger()
-    dialog = window.playground
+    dialog = window.ctl.tools.learn.playground
     qtbot.waitExposed(dialog)
     return dialog
 
@@ -46,8 +47,9 @@ def test_the_notes_figures_unscaled_then_scaled(make_window, qtbot):
 
 def test_editing_a_cell_updates_the_figures(window, qtbot):
     press(window, Qt.Key_L, Qt.ControlModifier | Qt.ShiftModifier)
-    qtbot.waitUntil(lambda: getattr(window, "playground", None) is not None and window.playground.isVisible())
-    dialog = window.playground
+    learn = window.ctl.tools.learn
+    qtbot.waitUntil(lambda: learn.playground is not None and learn.playground.isVisible())
+    dialog = learn.playground
     type_in_cell(qtbot, dialog.keys, 2, 0, "2")  # chair's key becomes [2, 0.1]: q·k = 2.05
     assert shown(dialog.results, 0) == ["1.2000", "1.1500", "2.0500"]
     weights = [float(w) for w in shown(dialog.results, 2)]
@@ -57,3 +59,22 @@ def test_editing_a_cell_updates_the_figures(window, qtbot):
     assert shown(dialog.results, 0)[2] == "2.0500"
     qtbot.mouseClick(dialog.reset_button, Qt.LeftButton)
     assert dialog.problem.text() == "" and shown(dialog.results, 2) == ["0.4346", "0.4134", "0.1521"]
+
+
+def test_the_learn_menu_holds_registry_actions_that_speak_the_window_language(window, qtbot):
+    from tfdebug.ui import i18n
+
+    menu_ids = [a.objectName() for a in window.learn_menu.actions()]
+    assert menu_ids == ["tfdebug.learn.explain", "tfdebug.learn.playground"]
+    explain = window.docks["explain"]
+    explain.close()
+    press(window, Qt.Key_F1)  # Learn ▸ Explain's shortcut brings the closed dock back
+    qtbot.waitUntil(explain.isVisible)
+    try:
+        i18n.set_language("zh")
+        qtbot.waitUntil(lambda: window.learn_menu.title() == "学习(&L)")
+        assert [a.text() for a in window.learn_menu.actions()] == ["讲解", "注意力演练场…"]
+        assert window.actions_by_id["tfdebug.learn.playground"].toolTip() == (
+            "笔记中的玩具注意力示例，以可编辑的表格呈现 (Ctrl+Shift+L)")
+    finally:
+        i18n.set_language("en")

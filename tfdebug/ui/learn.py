@@ -1,30 +1,68 @@
-"""The Learn menu: the Explain dock and the attention playground."""
+"""The Learn menu: the Explain dock and the attention playground.
+
+Both items are registry actions (`tfdebug.learn.explain` F1, `tfdebug.learn.playground`
+Ctrl+Shift+L) like every other menu item; they reach the window's Explain dock and its one
+playground dialog through `ctl.tools.learn` (LearnTools).
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent
 from PySide6.QtWidgets import QMenu
 
-from tfdebug.ui import explain_panel
-from tfdebug.ui.playground import open_playground
+from tfdebug.ui import actions, explain_panel
+from tfdebug.ui.controller import DebugController
+from tfdebug.ui.playground import PlaygroundDialog
+
+
+class LearnTools:
+    """What the Learn actions open: the Explain dock, and the playground (one per window, kept when
+    closed so its edits stay; None until first opened)."""
+
+    def __init__(self, window):
+        self.window = window
+        self.playground: PlaygroundDialog | None = None
+
+    def show_explain(self) -> None:
+        dock = self.window.docks["explain"]
+        dock.show()
+        dock.raise_()
+
+    def open_playground(self) -> PlaygroundDialog:
+        if self.playground is None:
+            self.playground = PlaygroundDialog(self.window)
+        self.playground.show()
+        self.playground.raise_()
+        return self.playground
+
+
+@actions.action("tfdebug.learn.explain", QT_TRANSLATE_NOOP("actions", "Explain"), "F1",
+                QT_TRANSLATE_NOOP("actions", "Show the Explain panel: what this stage does and what to look for"),
+                toolbar=False)
+def explain(ctl: DebugController) -> None:
+    if ctl.tools.learn is not None:
+        ctl.tools.learn.show_explain()
+
+
+@actions.action("tfdebug.learn.playground", QT_TRANSLATE_NOOP("actions", "Attention Playground…"), "Ctrl+Shift+L",
+                QT_TRANSLATE_NOOP("actions", "The notes' toy attention example as tables you can edit"), toolbar=False)
+def playground(ctl: DebugController) -> None:
+    if ctl.tools.learn is not None:
+        ctl.tools.learn.open_playground()
 
 
 class LearnMenu(QMenu):
-    """Learn ▸ Explain (the dock's toggle) and Attention Playground…, retitled at every language change."""
+    """Learn ▸ Explain and Attention Playground… (the registry's actions), retitled at every language change."""
 
     def __init__(self, window):
         super().__init__(window)
         self.setObjectName("menu-learn")
-        self.explain = window.docks["explain"].toggleViewAction()
-        self.addAction(self.explain)
-        self.playground = self.addAction("", lambda: open_playground(window))
-        self.playground.setObjectName("action-learn-playground")
-        self.playground.setShortcut("Ctrl+Shift+L")
+        for action_id in ("tfdebug.learn.explain", "tfdebug.learn.playground"):
+            self.addAction(window.actions_by_id[action_id])
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
         self.setTitle(self.tr("&Learn"))
-        self.playground.setText(self.tr("Attention Playground…"))
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -33,8 +71,9 @@ class LearnMenu(QMenu):
 
 
 def install(window) -> LearnMenu:
-    """Add the Explain dock and the Learn menu to `window`."""
+    """Add the Explain dock, the Learn tools and the Learn menu to `window`."""
     explain_panel.install(window)
+    window.ctl.tools.learn = LearnTools(window)
     menu = LearnMenu(window)
     window.menuBar().addMenu(menu)
     window.learn_menu = menu

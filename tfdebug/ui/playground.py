@@ -2,7 +2,8 @@
 
 Every edit recomputes the scores q·kⱼ, the optional ÷√d_k, the softmax weights and the
 output Σ wⱼ·vⱼ at once (tfdebug.models.toy_attention, exact doubles). A note under the
-results says where the notes round and what that changes. Learn → Attention Playground.
+results says where the notes round and what that changes. Learn → Attention Playground
+(the registry action tfdebug.learn.playground; the window keeps one, `ctl.tools.learn.playground`).
 """
 
 from __future__ import annotations
@@ -178,13 +179,3 @@ class PlaygroundDialog(QDialog):
         self.output.setText(self.tr("weights w = softmax({scores}) = {weights}   (sum {total})\n"
                                     "output w·V = {output}").format(
             scores=scores, weights=fmt_vector(r.weights), total=fmt(r.weights_sum), output=fmt_vector(r.output)))
-
-
-def open_playground(window) -> PlaygroundDialog:
-    """Show the playground (one per window, kept when closed so the edits stay)."""
-    dialog = getattr(window, "playground", None)
-    if dialog is None:
-        dialog = window.playground = PlaygroundDialog(window)
-    dialog.show()
-    dialog.raise_()
-    return dialog

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from tfdebug.ui.compare_view import CompareTools
     from tfdebug.ui.edit_dialog import EditTools
     from tfdebug.ui.export_actions import ExportActions
+    from tfdebug.ui.learn import LearnTools
     from tfdebug.ui.snapshot_actions import SnapshotActions
 
 
@@ -26,5 +27,6 @@ class WindowTools:
     exports: "ExportActions | None" = None
     edit: "EditTools | None" = None
     compare: "CompareTools | None" = None
+    learn: "LearnTools | None" = None
     #: opens the condition breakpoint dialog (the navigator owns it)
     conditions: Callable[[], object] | None = None
