@@ -2426,6 +2426,11 @@ output w·V = {output}</source>
         <translation>tfdebug 无法探查 Hugging Face 模型类型“{model_type}”：支持的类型有 {supported}。</translation>
     </message>
     <message>
+        <source>tfdebug cannot tap nested tensors: have make_inputs return a padded tensor and a key padding mask (src_key_padding_mask, True at padding) instead.</source>
+        <comment>sdpa.nested</comment>
+        <translation>tfdebug 无法为嵌套张量设置探针：请让 make_inputs 改为返回补齐后的张量和键填充掩码（src_key_padding_mask，在填充处为 True）。</translation>
+    </message>
+    <message>
         <source>wrap() needs make_inputs(text) -&gt; (args, tokens) as its second argument.</source>
         <comment>sdpa.no_make_inputs</comment>
         <translation>wrap() 的第二个参数必须是 make_inputs(text) -&gt; (args, tokens)。</translation>
@@ -2546,6 +2551,11 @@ output w·V = {output}</source>
         <translation>{path} 是文件夹；请选择要写入的文件名。</translation>
     </message>
     <message>
+        <source>{path} is a symbolic link; tfdebug does not replace links (write to the file it points to, or choose another name).</source>
+        <comment>write.link</comment>
+        <translation>{path} 是符号链接；tfdebug 不会替换链接（请写入它指向的文件，或另选一个名称）。</translation>
+    </message>
+    <message>
         <source>{path} is not UTF-8 text.</source>
         <comment>config.not_utf8</comment>
         <translation>{path} 不是 UTF-8 文本。</translation>
@@ -2554,6 +2564,11 @@ output w·V = {output}</source>
         <source>{path} is not a recorded pass: choose a {choices} file.</source>
         <comment>pass.wrong_suffix</comment>
         <translation>{path} 不是记录的前向传播：请选择 {choices} 文件。</translation>
+    </message>
+    <message>
+        <source>{path} is not a regular file (a device, pipe or socket); choose a file name to write.</source>
+        <comment>write.not_regular</comment>
+        <translation>{path} 不是普通文件（而是设备、管道或套接字）；请选择要写入的文件名。</translation>
     </message>
     <message>
         <source>{path} is not a regular file (a pipe, device or socket); tfdebug reads only files.</source>
@@ -2946,6 +2961,11 @@ output w·V = {output}</source>
         <translation>连接超时</translation>
     </message>
     <message>
+        <source>DIVERGES</source>
+        <comment>compare.diverges</comment>
+        <translation>有分歧</translation>
+    </message>
+    <message>
         <source>Device or resource busy</source>
         <comment>os.busy</comment>
         <translation>设备或资源忙</translation>
@@ -3136,9 +3156,29 @@ output w·V = {output}</source>
         <translation>只保留头 {head}</translation>
     </message>
     <message>
+        <source>only in A</source>
+        <comment>compare.only_a</comment>
+        <translation>仅在 A 中</translation>
+    </message>
+    <message>
+        <source>only in B</source>
+        <comment>compare.only_b</comment>
+        <translation>仅在 B 中</translation>
+    </message>
+    <message>
         <source>row {row}</source>
         <comment>edit.row</comment>
         <translation>第 {row} 行</translation>
+    </message>
+    <message>
+        <source>same</source>
+        <comment>compare.same</comment>
+        <translation>相同</translation>
+    </message>
+    <message>
+        <source>shape {a} vs {b}</source>
+        <comment>compare.shapes</comment>
+        <translation>形状 {a} 对 {b}</translation>
     </message>
     <message>
         <source>shape {shape} holds no values</source>

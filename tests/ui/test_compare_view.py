@@ -10,6 +10,7 @@ from tests.ui.test_edit_tensor import STAGE, open_dialog
 from tests.ui.user_actions import pick, press, run_to_stage, type_into
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
+from tfdebug.ui import i18n
 from tfdebug.ui.compare_view import FIRST_BG
 
 
@@ -59,6 +60,18 @@ def test_zeroing_a_head_diverges_first_at_that_stage(window, qtbot):
     assert (a[0, 0] == 0).all() and torch.allclose((a - b)[0, 0].sum(-1), -torch.ones(4))
     assert view.caption.text().startswith(f"{STAGE}: query × key at batch 0, head 0")
     assert view.images[2].image is not None and view.images[2].image.shape == (4, 3, 4)
+
+    i18n.set_language("zh")  # View ▸ Language: the table, summary and caption are said again in Chinese
+    try:
+        qtbot.waitUntil(lambda: view.table.item(row, 1).text() == "有分歧")
+        summary = view.summary.text()
+        assert "B: 上一次编辑之前的前向过程（dec.1.cross_attn.probs：头 0 置零）" in summary
+        assert summary.endswith("第一个分歧阶段：dec.1.cross_attn.probs。")
+        assert view.caption.text().startswith(f"{STAGE}：查询 × 键，位于 批次 0, 头 0 · A − B 从 ")
+    finally:
+        i18n.set_language("en")
+    qtbot.waitUntil(lambda: view.table.item(row, 1).text() == "DIVERGES")
+    assert "First divergent stage: dec.1.cross_attn.probs." in view.summary.text()
 
     qtbot.mouseClick(view.go_button, Qt.LeftButton)  # Go: the window shows the stage
     wait_paused(qtbot, window, STAGE)

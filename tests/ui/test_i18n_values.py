@@ -150,3 +150,18 @@ def test_the_overview_names_its_layers_in_chinese(window, qtbot):
     qtbot.waitUntil(lambda: panel.per_stage.text() == "Per stage:")
     assert [label for _, label in panel.plot.getAxis("top")._tickLevels[0]][:2] == ["Encoder layer 0",
                                                                                     "Encoder layer 1"]
+
+
+def test_the_windows_own_message_is_said_again_in_the_new_language(window, qtbot, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a snapshot")
+    window.snapshots.drop([str(notes)])  # what dropping a text file on the window does
+    english = "Drop a .safetensors snapshot on the window to open it."
+    assert window.message_bar.label.text() == english
+    i18n.set_language("zh")
+    qtbot.waitUntil(lambda: window.message_bar.label.text() != english)
+    shown = window.message_bar.label.text()
+    assert english_words(shown, ".safetensors") == [] and shown == window.message_bar.text()
+    assert shown in window.message_bar.label.toolTip().replace("\xa0", " ")  # the tooltip (whole sentence) too
+    i18n.set_language("en")
+    qtbot.waitUntil(lambda: window.message_bar.label.text() == english)

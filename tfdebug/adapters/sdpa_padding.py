@@ -38,7 +38,8 @@ def refuse_nested(args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
     for value in (*args, *kwargs.values()):
         if isinstance(value, Tensor) and value.is_nested:
             raise InputError("tfdebug cannot tap nested tensors: have make_inputs return a padded tensor "
-                             "and a key padding mask (src_key_padding_mask, True at padding) instead.")
+                             "and a key padding mask (src_key_padding_mask, True at padding) instead.",
+                             id="sdpa.nested")
 
 
 def padded_rows(model: nn.Module, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Tensor | None:

@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 import torch
 from torch import Tensor
 
+from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture
 
 COMPARED, ONLY_A, ONLY_B, SHAPE = "compared", "only_a", "only_b", "shape"
@@ -61,13 +62,14 @@ class StageComparison:
     diverges: bool = False
 
     @property
-    def verdict(self) -> str:
-        """The row's status in words: same, DIVERGES, only in A, only in B, or both shapes."""
+    def verdict(self) -> Phrase:
+        """The row's status in words: same, DIVERGES, only in A, only in B, or both shapes (a Phrase)."""
         if self.status == COMPARED:
-            return "DIVERGES" if self.diverges else "same"
+            return Phrase("DIVERGES", id="compare.diverges") if self.diverges else Phrase("same", id="compare.same")
         if self.status in (ONLY_A, ONLY_B):
-            return "only in A" if self.status == ONLY_A else "only in B"
-        return f"shape {_shape_text(self.shape_a)} vs {_shape_text(self.shape_b)}"
+            return (Phrase("only in A", id="compare.only_a") if self.status == ONLY_A
+                    else Phrase("only in B", id="compare.only_b"))
+        return Phrase("shape {a} vs {b}", id="compare.shapes", a=_shape_text(self.shape_a), b=_shape_text(self.shape_b))
 
     def to_dict(self) -> dict:
         """JSON-friendly: infinities as the strings "inf" (JSON has no infinity)."""

@@ -165,12 +165,13 @@ def _check_target(path: Path, error: type[TfdebugError]) -> None:
     except OSError as exc:  # a name too long, a folder in the path that is a file, ...
         raise os_error(error, exc, path) from exc
     if stat.S_ISDIR(info.st_mode):
-        raise error(f"{path} is a folder; choose a file name to write.")
+        raise error("{path} is a folder; choose a file name to write.", id="write.is_folder", path=str(path))
     if stat.S_ISLNK(info.st_mode):
-        raise error(f"{path} is a symbolic link; tfdebug does not replace links (write to the file it "
-                    f"points to, or choose another name).")
+        raise error("{path} is a symbolic link; tfdebug does not replace links (write to the file it "
+                    "points to, or choose another name).", id="write.link", path=str(path))
     if not stat.S_ISREG(info.st_mode):
-        raise error(f"{path} is not a regular file (a device, pipe or socket); choose a file name to write.")
+        raise error("{path} is not a regular file (a device, pipe or socket); choose a file name to write.",
+                    id="write.not_regular", path=str(path))
 
 
 @contextmanager
@@ -188,7 +189,7 @@ def _staged(path: Path, error: type[TfdebugError], durable: bool = True) -> Iter
     except OSError as exc:
         raise os_error(error, exc, path) from exc
     if not folder_exists:
-        raise error(f"The folder {folder} does not exist.")
+        raise error("The folder {folder} does not exist.", id="write.no_folder", folder=str(folder))
     remove_stale_temps(path)
     try:
         mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()

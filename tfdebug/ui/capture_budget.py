@@ -120,10 +120,10 @@ class CapturePanel(QWidget):
             else self.tr("No stage dropped."))
         if dropped and self._announced is not stepper:
             self._announced = stepper
-            ctl.message.emit(Message("warning", self.tr(
+            size, first = format_bytes(limit or 0), dropped[0]
+            ctl.message.emit(Message("warning", said(lambda: self.tr(
                 "The capture budget ({size}) is full: from {stage} on, stages are kept only while the pass is "
-                "paused at them. The Capture panel lists them.").format(size=format_bytes(limit or 0),
-                                                                       stage=dropped[0]),
+                "paused at them. The Capture panel lists them.").format(size=size, stage=first)),
                 topic="capture-budget"))
 
     def _estimate_line(self, estimate) -> str:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QFileDialog, QFormLayout, QGr
 from tfdebug.core.edits import parse_number
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.edit_dialog import sentence_label
-from tfdebug.ui.i18n import error_text, phrase_text, translate
+from tfdebug.ui.i18n import error_text, phrase_text, said, translate
 
 LIVE, BEFORE_EDIT, FILE, INPUT = "live", "before_edit", "file", "input"
 SOURCES = ((LIVE, QT_TRANSLATE_NOOP("SourcePicker", "The pass on screen")),
@@ -145,14 +145,16 @@ class CompareDialog(QDialog):
 
 
 def describe(source: PassSource, window) -> str:
-    """A short label for a side of the comparison, shown above the table."""
+    """A short label for a side of the comparison, shown above the table (said again in another language)."""
     if source.kind == LIVE:
-        return QCoreApplication.translate("CompareDialog", "the pass on screen ({title})").format(
-            title=window.ctl.title or window.ctl.model_name)
+        title = window.ctl.title or window.ctl.model_name
+        return said(lambda: QCoreApplication.translate("CompareDialog", "the pass on screen ({title})").format(
+            title=title))
     if source.kind == BEFORE_EDIT:
         last = window.edit_tools.last_edit
-        return QCoreApplication.translate("CompareDialog", "the pass before the last edit ({stage}: {edit})").format(
-            stage=last.stage, edit=phrase_text(last.description))
+        return said(lambda: QCoreApplication.translate(
+            "CompareDialog", "the pass before the last edit ({stage}: {edit})").format(
+            stage=last.stage, edit=phrase_text(last.description)))
     if source.kind == FILE:
         return Path(source.path).name
     return " → ".join(t for t in source.texts.values() if t)

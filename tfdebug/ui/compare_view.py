@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QLabel, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
@@ -26,7 +26,7 @@ from tfdebug.ui.compare_dialog import BEFORE_EDIT, FILE, LIVE, CompareDialog, Pa
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.messages import Message
 from tfdebug.ui.heatmap import index_ticks
-from tfdebug.ui.i18n import axis_title, error_text, said
+from tfdebug.ui.i18n import axis_title, error_text, phrase_text, said, shown_text
 from tfdebug.ui.workers import Job
 
 COLUMNS = (QT_TRANSLATE_NOOP("CompareView", "Stage"), QT_TRANSLATE_NOOP("CompareView", "Status"), "max |Δ|", "mean |Δ|",
@@ -51,18 +51,18 @@ class CompareView(QWidget):
     def __init__(self, tools: "CompareTools", parent: QWidget | None = None):
         super().__init__(parent)
         self.tools = tools
-        self.summary = QLabel(self.tr("Compare two passes with File → Compare With…."))
+        self._summary: str | None = None  # what the summary says once a comparison is shown (a Said)
+        self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.PlainText)
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels([self.tr(c) for c in COLUMNS])
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemDoubleClicked.connect(lambda item: self.go(self.table.item(item.row(), 0).text()))
-        self.go_button = QPushButton(self.tr("Go to First Divergent Stage"))
+        self.go_button = QPushButton()
         self.go_button.setEnabled(False)
         self.go_button.clicked.connect(self.go_first)
         self.caption = QLabel("")
@@ -97,10 +97,32 @@ class CompareView(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(split, 1)
         self.rows: dict[str, int] = {}
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        """Texts, the verdicts of the table and the caption of the stage shown, in the current language."""
+        self.table.setHorizontalHeaderLabels([self.tr(c) for c in COLUMNS])
+        self.go_button.setText(self.tr("Go to First Divergent Stage"))
+        self.summary.setText(shown_text(self._summary) if self._summary is not None
+                             else self.tr("Compare two passes with File → Compare With…."))
+        result = self.tools.result
+        if result is not None and self.rows:
+            for row in result.stages:
+                item = self.table.item(self.rows[row.name], 1)
+                if item is not None:
+                    item.setText(phrase_text(row.verdict))
+            self._selected()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
 
     def show_result(self, result: Comparison, summary: str) -> None:
-        """Fill the table in forward order, highlight the first divergent stage and select it."""
-        self.summary.setText(summary)
+        """Fill the table in forward order, highlight the first divergent stage and select it.
+        `summary` is a Message content (a Said follows a language switch)."""
+        self._summary = summary
+        self.summary.setText(shown_text(summary))
         first = result.first_divergent
         self.table.setRowCount(len(result.stages))
         self.rows = {}
@@ -108,7 +130,7 @@ class CompareView(QWidget):
         bold.setBold(True)
         for i, row in enumerate(result.stages):
             share = "" if row.over_share is None else f"{100 * row.over_share:.1f}%"
-            cells = (row.name, row.verdict, format_delta(row.max_abs), format_delta(row.mean_abs), format_delta(row.rel_error), share)
+            cells = (row.name, phrase_text(row.verdict), format_delta(row.max_abs), format_delta(row.mean_abs), format_delta(row.rel_error), share)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if row is first:
@@ -161,7 +183,7 @@ class CompareView(QWidget):
         row = self.tools.result[name]
         if row.status != COMPARED or not row.cells:
             self.caption.setText(self.tr("{name}: {verdict} — nothing to draw side by side.").format(
-                name=name, verdict=row.verdict))
+                name=name, verdict=phrase_text(row.verdict)))
             return
         try:
             a, b, kind, axes = self.tools.tensors(name)
@@ -275,7 +297,8 @@ class CompareTools:
             raise TfdebugError(QCoreApplication.translate("CompareTools", "A comparison is already running."))
         work_a, work_b = self._work(a), self._work(b)
         opened = [FILE == a.kind, FILE == b.kind]
-        summary = f"A: {describe(a, self.window)}   B: {describe(b, self.window)}   atol {atol:g}, rtol {rtol:g}"
+        side_a, side_b = describe(a, self.window), describe(b, self.window)
+        summary = said(lambda: f"A: {shown_text(side_a)}   B: {shown_text(side_b)}   atol {atol:g}, rtol {rtol:g}")
         self.atol, self.rtol = atol, rtol
 
         def work(job: Job):
@@ -302,15 +325,13 @@ class CompareTools:
         result, passes, opened, summary = outcome
         self._close_passes()
         self.result, self.passes, self._opened = result, passes, opened
-        first = result.first_divergent
-        verdict = (QCoreApplication.translate("CompareTools", "First divergent stage: {name}.").format(name=first.name)
-                   if first is not None else QCoreApplication.translate("CompareTools", "No stage diverges."))
+        name = result.first_divergent.name if result.first_divergent is not None else None
+        verdict = said(lambda: QCoreApplication.translate("CompareTools", "First divergent stage: {name}.").format(
+            name=name) if name is not None else QCoreApplication.translate("CompareTools", "No stage diverges."))
         self.dock.show()
         self.dock.raise_()
-        self.view.show_result(result, f"{summary}\n{verdict}")
-        name = first.name if first is not None else None
-        self.ctl.info.emit(said(lambda: QCoreApplication.translate("CompareTools", "First divergent stage: {name}.").format(
-            name=name) if name is not None else QCoreApplication.translate("CompareTools", "No stage diverges.")))
+        self.view.show_result(result, said(lambda: f"{shown_text(summary)}\n{shown_text(verdict)}"))
+        self.ctl.info.emit(verdict)
         self.ctl.state_changed.emit()  # the overview's max |Δ| follows
 
     def _close_passes(self) -> None:

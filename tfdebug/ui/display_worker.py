@@ -23,7 +23,7 @@ from tfdebug.core.display import DisplaySlice, HeadThumbnails, Stats, display_sl
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.recorder import Capture
 from tfdebug.ui import colors
-from tfdebug.ui.i18n import error_text
+from tfdebug.ui.i18n import error_phrase, phrase_text, said
 
 MAX_SLICE = (1024, 1024)
 # Planes with more cells than this are sliced off the GUI thread; up to 1024² a CPU slice,
@@ -263,6 +263,7 @@ QT_TRANSLATE_NOOP("DisplayMixin", "Cannot draw the heads of {name}: {why}")
 
 
 def _cannot(sentence: str, capture, exc: BaseException) -> str:
-    """One of the sentences above, translated, for a stage whose display math failed."""
-    why = error_text(exc) if isinstance(exc, TfdebugError) else str(exc)
-    return QCoreApplication.translate("DisplayMixin", sentence).format(name=capture.name, why=why)
+    """One of the sentences above, translated (and said again after View ▸ Language), for a stage whose
+    display math failed."""
+    why, name = error_phrase(exc) if isinstance(exc, TfdebugError) else str(exc), capture.name
+    return said(lambda: QCoreApplication.translate("DisplayMixin", sentence).format(name=name, why=phrase_text(why)))

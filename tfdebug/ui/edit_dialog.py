@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QFileDialog, QFormLayout, QHB
 from tfdebug.core.edits import (CELL, COLUMN, FILL_CSV, KEEP_HEAD, ROW, SCALE, SET, SLICE, TENSOR, ZERO_HEAD, Edit,
                                 Region, apply_edit, head_axis, parse_number, read_csv_values, slice_shape)
 from tfdebug.core.errors import EditError, TfdebugError
+from tfdebug.core.phrases import os_reason
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.i18n import axis_title, error_phrase, error_text, phrase_text, said
@@ -224,9 +225,10 @@ class EditDialog(QDialog):
         capture = ctl.current
         try:
             if capture is None or ctl.stepper is None:
-                raise EditError(self.tr("Nothing is shown yet: run a pass and pause at a stage first."))
+                raise EditError(said(lambda: self.tr("Nothing is shown yet: run a pass and pause at a stage first.")))
             if not ctl.stepper.is_live:
-                raise EditError(self.tr("A recorded pass cannot be edited: there is no model to run the rest of it."))
+                raise EditError(said(lambda: self.tr(
+                    "A recorded pass cannot be edited: there is no model to run the rest of it.")))
             edit = self.edit()
             new = apply_edit(capture.tensor, edit, self.region(), ctl.axis_names(capture))
             ctl.stepper.replace(new)
@@ -247,17 +249,19 @@ class EditDialog(QDialog):
 def read_text(path: str) -> str:
     """The text of a CSV file; EditError in one sentence when it cannot be read."""
     if not path.strip():
-        raise EditError(QCoreApplication.translate("EditDialog", "Choose a CSV file to fill the shown slice from."))
+        raise EditError(said(lambda: QCoreApplication.translate("EditDialog",
+                                                                "Choose a CSV file to fill the shown slice from.")))
     file = Path(path.strip())
     try:
         if file.stat().st_size > MAX_CSV_BYTES:
-            raise EditError(QCoreApplication.translate("EditDialog", "{name} is too large for a slice of this view.").format(
-                name=file.name))
+            raise EditError(said(lambda: QCoreApplication.translate(
+                "EditDialog", "{name} is too large for a slice of this view.").format(name=file.name)))
         return file.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        why = getattr(exc, "strerror", None) or QCoreApplication.translate("EditDialog", "not UTF-8 text")
-        raise EditError(QCoreApplication.translate("EditDialog", "Cannot read {name}: {why}.").format(
-            name=file.name, why=why)) from None
+        reason = os_reason(exc) if isinstance(exc, OSError) else None  # a known errno is translated
+        raise EditError(said(lambda: QCoreApplication.translate("EditDialog", "Cannot read {name}: {why}.").format(
+            name=file.name, why=phrase_text(reason) if reason is not None
+            else QCoreApplication.translate("EditDialog", "not UTF-8 text")))) from None
 
 
 class EditTools:

@@ -9,7 +9,7 @@ in a recorded generation. With a single pass on screen it says how to start a ge
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.names import parse_name
@@ -31,10 +31,8 @@ class GenerationPanel(QWidget):
         self.summary.setTextFormat(Qt.PlainText)  # it quotes generated tokens
         self.summary.setWordWrap(True)
         self.layer_box = QComboBox()
-        self.layer_box.setToolTip(self.tr("The decoder layer whose cache and attention rows are shown"))
         self.layer_box.activated.connect(lambda _i: self._layer_chosen())
         self.block_box = QComboBox()
-        self.block_box.setToolTip(self.tr("Which attention's K/V cache is shown"))
         self.block_box.activated.connect(lambda _i: self.refresh())
         self.strip = TokenStrip()
         self.strip.step_clicked.connect(self._go_to_step)
@@ -42,9 +40,10 @@ class GenerationPanel(QWidget):
         self.cache = CacheView()
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
-        top.addWidget(QLabel(self.tr("Layer")))
+        self.layer_label, self.cache_label = QLabel(), QLabel()
+        top.addWidget(self.layer_label)
         top.addWidget(self.layer_box)
-        top.addWidget(QLabel(self.tr("Cache")))
+        top.addWidget(self.cache_label)
         top.addWidget(self.block_box)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -68,6 +67,25 @@ class GenerationPanel(QWidget):
         ctl.state_changed.connect(self._changed)
         ctl.slice_changed.connect(self._changed)  # the head chosen in the Heads panel
         self._session_changed()
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        """The panel's own texts in the current language; what it shows is drawn again."""
+        self.layer_box.setToolTip(self.tr("The decoder layer whose cache and attention rows are shown"))
+        self.block_box.setToolTip(self.tr("Which attention's K/V cache is shown"))
+        self.layer_label.setText(self.tr("Layer"))
+        self.cache_label.setText(self.tr("Cache"))
+        for i in range(self.block_box.count()):
+            self.block_box.setItemText(i, self._block_title(self.block_box.itemData(i)))
+        self._changed()  # drawn again (when shown) with the new words
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
+
+    def _block_title(self, block: str) -> str:
+        return self.tr("self-attention") if block == data.SELF else self.tr("cross-attention")
 
     # ----- following the controller ---------------------------------------------------------
     def _session_changed(self) -> None:
@@ -80,9 +98,9 @@ class GenerationPanel(QWidget):
         self.block_box.clear()
         self.attention_blocks = {parse_name(c.name).block for c in self.ctl.plan if c.info.kind == "softmax"}
         blocks = {parse_name(c.name).block for c in self.ctl.plan if c.info.kind == "kv_cache"}
-        for block, title in ((data.SELF, self.tr("self-attention")), (data.CROSS, self.tr("cross-attention"))):
+        for block in (data.SELF, data.CROSS):
             if block in blocks:
-                self.block_box.addItem(title, block)
+                self.block_box.addItem(self._block_title(block), block)
         self._changed()
 
     def _changed(self, *_args) -> None:
@@ -146,7 +164,7 @@ class GenerationPanel(QWidget):
 
     def _attention_row(self, block: str, row: AttentionRow) -> None:
         stack, layer = self.layer
-        what = self.tr("self-attention") if block == data.SELF else self.tr("cross-attention")
+        what = self._block_title(block)
         found = data.latest(self.ctl.stepper, self.step, stack, layer, block, "probs")
         if found is None:
             row.set_row(None, [], what, self.tr("not computed yet at this step"))
