@@ -109,10 +109,15 @@ class StatsPanel(QWidget):
         if stats is None or stats.min != stats.min:
             self.bars.setData([0, 1], [0])
             return
-        edges = stats.hist_edges
+        edges, counts = stats.hist_edges, stats.hist_counts.astype(float)
         if edges[-1] == edges[0]:
-            edges = np.linspace(edges[0] - 0.5, edges[0] + 0.5, len(edges))
-        self.bars.setData(edges, stats.hist_counts.astype(float))
+            # Every value is the same (the stats put them all in bin 0): one bar centred on that value,
+            # in the middle of a unit-wide axis, not at its left edge.
+            bins = len(counts)
+            edges = edges[0] + (np.arange(bins + 1) - bins // 2 - 0.5) / bins
+            counts = np.zeros(bins)
+            counts[bins // 2] = stats.hist_counts.sum()
+        self.bars.setData(edges, counts)
 
     def _slice(self, sl) -> None:
         stats = sl.stats if sl is not None else None
