@@ -41,8 +41,8 @@ def _seeded(build):
         return build().eval()
 
 
-def gpt2(n_layer: int = 2, n_embd: int = 32, n_head: int = 4):
-    cfg = transformers.GPT2Config(vocab_size=VOCAB, n_embd=n_embd, n_layer=n_layer, n_head=n_head, n_positions=64,
+def gpt2(n_layer: int = 2, n_embd: int = 32, n_head: int = 4, vocab: int = VOCAB):
+    cfg = transformers.GPT2Config(vocab_size=vocab, n_embd=n_embd, n_layer=n_layer, n_head=n_head, n_positions=64,
                                   bos_token_id=0, eos_token_id=0)
     return _seeded(lambda: transformers.GPT2LMHeadModel(cfg))
 

@@ -3,7 +3,7 @@
 from PySide6.QtCore import Qt
 
 from tests.ui.conftest import wait_paused
-from tests.ui.user_actions import press
+from tests.ui.user_actions import press, tooltip_as_read
 from tfdebug.core.view import RunInputs
 from tfdebug.models.sampling import DecodingSettings
 
@@ -36,8 +36,8 @@ def test_next_token_grows_strip_cache_and_attention_rows(make_window, qtbot):
     first = window.ctl.session.entries()[1]
     assert 0 < first.probability <= 1 and panel.strip.buttons[1].text() == f"我\n{first.probability:.2f}"
     assert panel.strip.roles()[:3] == ["", "", "fed"]
-    tip = panel.strip.buttons[1].toolTip()
-    assert "我" in tip and "Top 5 alternatives" in tip and tip.count("<tr>") == 5
+    tip = tooltip_as_read(panel.strip.buttons[1].toolTip()).splitlines()
+    assert tip[0].startswith("我: chosen at step 0") and tip[1] == "Top 5 alternatives:" and len(tip) == 7
     # At the step's first stage its attention has not run: the dock shows step 1's (two keys).
     assert panel.cache.shown["k"].shape[0] == 2 and panel.cache.new_rows == 1
     window.ctl.run_to("gen.2.dec.1.cross_attn.out")  # past this step's self- and cross-attention
@@ -100,7 +100,7 @@ def test_recorded_generation_replays_in_the_dock(make_window, qtbot, tmp_path):
     panel = shown(window, qtbot)
     assert [e.text for e in panel.strip.entries[:4]] == ["<bos>", "我", "爱", "你"]
     assert all(e.probability is None for e in panel.strip.entries)
-    assert "not recorded" in panel.strip.buttons[2].toolTip()
+    assert "not recorded" in tooltip_as_read(panel.strip.buttons[2].toolTip())
     qtbot.mouseClick(panel.strip.buttons[3], Qt.LeftButton)  # 你, chosen at step 2
     wait_paused(qtbot, window, "gen.2.tgt.embed")
     window.ctl.run_to("gen.2.dec.0.self_attn.probs")

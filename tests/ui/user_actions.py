@@ -71,3 +71,15 @@ def type_into(qtbot, line_edit, text):
     """Replace a line edit's text by typing `text` into it."""
     line_edit.selectAll()
     qtbot.keyClicks(line_edit, text)
+
+
+def tooltip_as_read(tooltip: str) -> str:
+    """What a person reads in a tooltip (Qt renders it as rich text when it looks like markup)."""
+    from PySide6.QtGui import Qt as GuiQt, QTextDocument
+
+    document = QTextDocument()
+    if GuiQt.mightBeRichText(tooltip):
+        document.setHtml(tooltip)
+    else:
+        document.setPlainText(tooltip)
+    return document.toPlainText()

@@ -8,12 +8,11 @@ and tokens chosen after it (seen again by stepping back) are dimmed.
 
 from __future__ import annotations
 
-from html import escape
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QToolButton, QWidget
 
 from tfdebug.adapters.generation import TokenEntry
+from tfdebug.ui.plain_text import plain_tooltip
 
 # Data-driven looks: a dynamic property per state, one style sheet.
 STYLE = """
@@ -78,18 +77,16 @@ class TokenStrip(QScrollArea):
         return f"{entry.text}\n{entry.probability:.2f}"
 
     def _tooltip(self, entry: TokenEntry) -> str:
-        """Rich text with the token strings escaped (they come from the model's vocabulary)."""
+        """Plain text shown literally (token strings come from the model's vocabulary: a leading space,
+        a newline or markup in one is part of the token): one line per alternative, probability first."""
         if not entry.generated:
-            return "<p>" + escape(self.tr("{0}: prompt, fed at step 0").format(entry.text)) + "</p>"
+            return plain_tooltip(self.tr("{0}: prompt, fed at step 0").format(entry.text))
         head = self.tr("{0}: chosen at step {1}").format(entry.text, entry.step)
         if entry.probability is None:
-            return ("<p>" + escape(head) + "<br>"
-                    + escape(self.tr("Probabilities are not recorded in a snapshot.")) + "</p>")
-        rows = "".join(f"<tr><td>{'▶ ' if text == entry.text else ''}{escape(text)}</td>"
-                       f"<td align='right'>{p:.3f}</td></tr>" for text, p in entry.alternatives)
-        return (f"<p><b>{escape(head)}</b> (p = {entry.probability:.3f})</p>"
-                f"<p>{escape(self.tr('Top {0} alternatives:').format(len(entry.alternatives)))}</p>"
-                f"<table>{rows}</table>")
+            return plain_tooltip(head + "\n" + self.tr("Probabilities are not recorded in a snapshot."))
+        lines = [f"{head} (p = {entry.probability:.3f})", self.tr("Top {0} alternatives:").format(len(entry.alternatives))]
+        lines += [f"{p:.3f}  {'▶ ' if text == entry.text else ''}{text}" for text, p in entry.alternatives]
+        return plain_tooltip("\n".join(lines))
 
     def _mark(self, step: int | None) -> None:
         for button, entry in zip(self.buttons, self._entries):
