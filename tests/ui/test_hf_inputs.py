@@ -20,3 +20,21 @@ def test_words_the_tokenizer_does_not_know_are_named(make_window, qtbot):
     assert window.ctl.session.tokens["prompt"].count("<unk>") == 2
     assert window.message_bar.text() == "Not in the vocabulary (shown as <unk>): zebras, qwxz."
     window.ctl.close()
+
+
+def test_a_tokenizer_that_is_not_the_models_is_one_sentence(make_window, qtbot, tmp_path):
+    from tests.adapters import hf_tiny
+    from tests.ui.test_token_strip_text import byte_level_tokenizer
+
+    # A 277-token byte-level tokenizer beside a model with a 40-row embedding (another model's tokenizer.json).
+    folder = hf_tiny.save_folder(hf_tiny.gpt2(), tmp_path / "gpt2", byte_level_tokenizer())
+    window = make_window()
+    window.input_bar.set_values(f"hf:{folder}", "cpu", {"prompt": ""})
+    prompt = window.input_bar.field("prompt")
+    type_into(qtbot, prompt, "I love you")
+    QTest.keyClick(prompt, Qt.Key_Return, Qt.ControlModifier)  # Run
+    qtbot.waitUntil(lambda: window.message_bar.current is not None and not window.ctl.busy, timeout=60000)
+    assert window.message_bar.text() == (
+        "The tokenizer gives 'I' the id 41, but the model's embedding has only 40 rows: "
+        "the folder's tokenizer.json does not belong to this model.")
+    assert window.ctl.stepper is None

@@ -19,7 +19,7 @@ from torch import Tensor, nn
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification
 from tfdebug.adapters.hf_load import bundled_folder, execution_device, load_folder, require_transformers
 from tfdebug.core.devices import resolve_dtype
-from tfdebug.core.errors import InputError
+from tfdebug.core.errors import InputError, TokenOutOfRangeError
 from tfdebug.core.phrases import Phrase
 
 PREFIX = "hf:"
@@ -147,7 +147,21 @@ class HFAdapter(ModelAdapter):
                 kwargs["use_cache"] = False
             tokens = {key: labels}
         _check_length(self.model.config, kwargs)
+        self._check_ids(kwargs)
         return Prepared(texts=texts, kwargs=kwargs, tokens=tokens, unknown=unknown, notes=self._typed_special(texts))
+
+    def _check_ids(self, kwargs: dict) -> None:
+        """InputError when the tokenizer gives an id past the model's embedding (another model's tokenizer.json):
+        the forward would fail with an IndexError deep inside torch."""
+        rows = self.model.get_input_embeddings().num_embeddings
+        for name in ("input_ids", "decoder_input_ids"):
+            ids = kwargs.get(name)
+            bad = [i for i in ids[0].tolist() if not 0 <= i < rows] if ids is not None else []
+            if bad:
+                raise TokenOutOfRangeError(
+                    "The tokenizer gives {token} the id {number}, but the model's embedding has only {rows} rows: "
+                    "the folder's tokenizer.json does not belong to this model.",
+                    id="hf.id_past_vocab", token=repr(self._id_label(bad[0])), number=bad[0], rows=rows)
 
     def _id_label(self, token_id: int) -> str:
         """The readable string of one token id ('<id 7>' for an id the tokenizer does not know)."""
