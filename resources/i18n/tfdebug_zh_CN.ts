@@ -1463,6 +1463,10 @@ output w·V = {output}</source>
         <source>Probabilities are not recorded in a snapshot.</source>
         <translation>快照中不记录概率。</translation>
     </message>
+    <message>
+        <source>Top {0} alternatives:</source>
+        <translation>前 {0} 个候选：</translation>
+    </message>
 </context>
 <context>
     <name>ValuesPanel</name>
@@ -2199,6 +2203,11 @@ output w·V = {output}</source>
         <source>The temperature must be greater than 0.</source>
         <comment>decoding.temperature</comment>
         <translation>温度必须大于 0。</translation>
+    </message>
+    <message>
+        <source>The tokenizer gives {token} the id {number}, but the model&apos;s embedding has only {rows} rows: the folder&apos;s tokenizer.json does not belong to this model.</source>
+        <comment>hf.id_past_vocab</comment>
+        <translation>分词器给 {token} 的编号是 {number}，但模型的嵌入表只有 {rows} 行：文件夹中的 tokenizer.json 不属于这个模型。</translation>
     </message>
     <message>
         <source>The vocabularies in {folder} do not match the model&apos;s vocabulary sizes.</source>

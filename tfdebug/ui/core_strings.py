@@ -103,6 +103,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'The target sequence is empty: give at least one token.', 'input.empty_target')
     translate('errors', 'The target token ids must be integers, not {dtype}.', 'input.not_int_target')
     translate('errors', 'The temperature must be greater than 0.', 'decoding.temperature')
+    translate('errors', "The tokenizer gives {token} the id {number}, but the model's embedding has only {rows} rows: the folder's tokenizer.json does not belong to this model.", 'hf.id_past_vocab')
     translate('errors', "The vocabularies in {folder} do not match the model's vocabulary sizes.", 'model.vocab_size_mismatch')
     translate('errors', 'The weights in {folder} do not fit the model config: {reason}.', 'model.weights_mismatch')
     translate('errors', 'The {field} gives no tokens: type at least one word.', 'hf.no_tokens')
