@@ -307,3 +307,25 @@ def test_small_screen_keeps_fields_and_stages_readable_and_a_big_one_widens_the_
     assert window.docks["heatmap"].width() - heat >= 0.9 * 640   # the extra width went to the heatmap
     assert window.docks["navigator"].width() == nav and window.docks["shape"].width() == shape
     assert tree.viewport().height() // tree.sizeHintForRow(0) >= 15
+
+
+def _heatmap_share(window) -> float:
+    heat, heads = window.docks["heatmap"].height(), window.docks["heads"].height()
+    return heat / (heat + heads)
+
+
+def test_the_heatmap_keeps_most_of_the_height_on_a_small_screen_and_beside_the_overview(window, qtbot):
+    # Heads (with Generation tabbed behind it) sits under the heatmap: the heatmap is what a user reads.
+    assert _heatmap_share(window) >= 0.6
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.width() == 1280 and window.height() == 720)
+    qtbot.wait(50)
+    assert _heatmap_share(window) >= 0.6
+    window.docks["overview"].toggleViewAction().trigger()  # View ▸ Overview: a dock across the bottom
+    qtbot.waitUntil(window.docks["overview"].isVisible)
+    qtbot.wait(50)
+    assert _heatmap_share(window) >= 0.5 and window.docks["heatmap"].height() >= 250
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: window.height() == 1000)
+    qtbot.wait(50)
+    assert _heatmap_share(window) >= 0.6  # growing back, the height goes to the heatmap again

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QScrollArea, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
@@ -145,8 +145,10 @@ class MainWindow(QMainWindow):
         stats.raise_()
         # Behind Heads until a generation runs (then raised: it follows each token).
         self.generation_panel = GenerationPanel(ctl)
-        generation = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation", self.generation_panel,
-                                right)
+        # In a scroll area: its strip, rows and caches need ~380 px, and a dock's minimum height would hold the
+        # Heads tab at that height and squeeze the heatmap above it in every pass, generating or not.
+        generation = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation",
+                                _scrolled(self.generation_panel), right)
         self.tabifyDockWidget(heads, generation)
         heads.raise_()
         self.resize(1600, 1000)
@@ -319,6 +321,16 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"tfdebug — {self.ctl.title}" if self.ctl.title else "tfdebug")
         if is_generation(self.ctl.plan):
             self.docks["generation"].raise_()
+            self._fit_generation()
+
+    def _fit_generation(self) -> None:
+        """Give the Generation dock the height its strip, rows and caches ask for, up to half of the height it shares
+        with the heatmap."""
+        heat, generation = self.docks["heatmap"], self.docks["generation"]
+        total = heat.height() + generation.height()
+        need = min(self.generation_panel.sizeHint().height() + generation.minimumSizeHint().height(), total // 2)
+        if generation.height() < need:
+            self.resizeDocks([heat, generation], [total - need, need], Qt.Vertical)
 
     # ----- settings ------------------------------------------------------------------------
     def save_settings(self) -> None:
@@ -404,6 +416,27 @@ class MainWindow(QMainWindow):
         if paths:
             self.snapshots.drop(paths)
             event.acceptProposedAction()
+
+
+class _FitScroller(QScrollArea):
+    """A frameless scroll area that gives its widget the viewport's size, never less than the widget's minimum
+    (QScrollArea's own resizing follows a word-wrapped label's height-for-width and keeps the widget at its
+    preferred height, scrolling content that would fit)."""
+
+    def __init__(self, widget: QWidget):
+        super().__init__()
+        self.setFrameShape(QScrollArea.NoFrame)
+        self.setWidget(widget)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        widget, minimum = self.widget(), self.widget().minimumSizeHint()
+        widget.resize(max(self.viewport().width(), minimum.width()), max(self.viewport().height(), minimum.height()))
+
+
+def _scrolled(widget: QWidget) -> QScrollArea:
+    """`widget` in a scroll area: a dock holding it can be shorter than the widget's minimum."""
+    return _FitScroller(widget)
 
 
 def _state_text(state: str) -> str:
