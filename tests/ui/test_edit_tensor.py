@@ -57,7 +57,7 @@ def test_zero_a_head_undo_and_bad_edits(window, qtbot, tmp_path):
     qtbot.mouseClick(dialog.apply_button, Qt.LeftButton)
     assert (window.ctl.current.tensor[0, 0] == 0).all()
     assert window.navigator.items[STAGE].text(2).endswith("· edited")
-    assert "(edited)" in window.shape_panel.plain_text()
+    qtbot.waitUntil(lambda: "(edited)" in window.shape_panel.plain_text())  # the panel follows the heatmap
     press(window, Qt.Key_Z, Qt.ControlModifier | Qt.AltModifier)
     qtbot.waitUntil(lambda: torch.equal(window.ctl.current.tensor[0, 0], torch.arange(12.0).reshape(4, 3)))
     qtbot.mouseClick(dialog.undo_button, Qt.LeftButton)

@@ -23,6 +23,13 @@ def wide_model():
     return LoadedModel("random", model.eval(), src_vocab, tgt_vocab, torch.device("cpu"), torch.float32)
 
 
+def key_from_event_loop(window, key, modifier=Qt.NoModifier):
+    """Press a key the way the system delivers one: as an event the event loop dispatches.
+    (Pressing it straight from the test's own code would run step after step on the GUI
+    thread without the event loop turning in between, and starve the heartbeat itself.)"""
+    QTimer.singleShot(0, lambda: press(window, key, modifier))
+
+
 class Heartbeat:
     """A 10 ms timer in the GUI thread. `largest_gap_ms`: the longest wait between beats;
     `largest_busy_ms`: the most CPU time the GUI thread itself spent between two beats
@@ -73,13 +80,13 @@ def test_heartbeat_keeps_beating_while_stepping_a_wide_model(make_window, qtbot,
         wait_paused(qtbot, window, "enc.0.attn.q")
         for _ in range(10):  # through an attention block: 8 heads × 120 × 120 stages
             before = ctl.stepper.cursor
-            press(window, Qt.Key_F10)
+            key_from_event_loop(window, Qt.Key_F10)
             qtbot.waitUntil(lambda: ctl.stepper.cursor == before + 1 and ctl.current is ctl.stepper.current)
         for _ in range(6):
             before = ctl.stepper.cursor
-            press(window, Qt.Key_F10, Qt.ShiftModifier)
+            key_from_event_loop(window, Qt.Key_F10, Qt.ShiftModifier)
             qtbot.waitUntil(lambda: ctl.stepper.cursor == before - 1 and ctl.current is ctl.stepper.current)
-        press(window, Qt.Key_F5)  # Continue: the rest of the pass runs while the window stays live
+        key_from_event_loop(window, Qt.Key_F5)  # Continue: the rest of the pass runs while the window stays live
         qtbot.waitUntil(lambda: ctl.stepper.state == "finished" and ctl.current is ctl.stepper.current,
                         timeout=60000)
         qtbot.wait(300)  # whatever the last stage left to draw

@@ -185,7 +185,7 @@ def test_export_errors_are_shown(make_window, snapshot, qtbot, tmp_path):
     folder.mkdir()
     job = window.exports.start(str(folder))
     wait_job(qtbot, job)
-    assert "is a folder" in window.last_error
+    qtbot.waitUntil(lambda: "is a folder" in window.last_error)  # the failure is reported on the GUI thread
     assert window.exports.start(str(tmp_path / "x.docx")) is None
     assert "choose a .safetensors" in window.last_error
 

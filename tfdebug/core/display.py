@@ -150,12 +150,16 @@ def _host_stats(x: Tensor, bins: int) -> Stats:
     return _unpack_stats(np.concatenate([[lo, hi, mean, std, nan, posinf, neginf, x.numel()], counts]), bins)
 
 
+_CHUNK = 1 << 22  # elements per pass of the deviation sum: a 16 MB buffer, few parallel regions
+
+
 def _mean_std(values: Tensor) -> tuple[float, float]:
     """Mean and sample std of a 1-D float32 CPU tensor.
 
-    Sum and a BLAS dot product read the data twice without allocating; torch.std_mean
-    is ~20× slower on large tensors. When the mean dominates the spread the
-    sum-of-squares form loses precision, so that case takes std_mean.
+    Sum and a BLAS dot product read the data twice without allocating. When the mean
+    dominates the spread (a softmax) the sum-of-squares form loses precision; then the
+    squared deviations from the mean are summed chunk by chunk into one reused buffer
+    (no full-size temporary, ~10× faster than torch.std_mean on large tensors).
     """
     n = values.numel()
     if n == 1:
@@ -163,10 +167,15 @@ def _mean_std(values: Tensor) -> tuple[float, float]:
     total = float(values.sum())  # torch sums float32 pairwise on the CPU: accurate enough to display
     squares = float(torch.dot(values, values))
     mean = total / n
-    if n * mean * mean > 0.25 * squares:
-        std, mean_t = torch.std_mean(values)
-        return float(mean_t), float(std)
-    return mean, math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1))
+    if n * mean * mean <= 0.25 * squares:
+        return mean, math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1))
+    buffer = torch.empty(min(n, _CHUNK), dtype=values.dtype)
+    squares = 0.0
+    for start in range(0, n, _CHUNK):
+        chunk = values[start:start + _CHUNK]
+        deviation = torch.sub(chunk, mean, out=buffer[:chunk.numel()])
+        squares += float(torch.dot(deviation, deviation))
+    return mean, math.sqrt(squares / (n - 1))
 
 
 def tensor_stats(tensor: Tensor, bins: int = HIST_BINS, kind: str | None = None) -> Stats:

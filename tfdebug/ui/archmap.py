@@ -60,7 +60,7 @@ class ArchitectureMap(QWidget):
         self._step: int | None = None  # the generation step drawn (a generation draws one step)
         ctl.session_changed.connect(self._rebuild)
         ctl.state_changed.connect(self._changed)
-        ctl.stage_changed.connect(self._changed)
+        ctl.stage_shown.connect(self._changed)
 
     def _changed(self) -> None:
         """Repaint only when a box changes colour: most steps stay inside one block."""

@@ -38,6 +38,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
 
     session_changed = Signal()      # a new pass (live or replay): plan, layout and tokens changed
     stage_changed = Signal()        # the shown stage changed (cursor moved, paused, replaced)
+    stage_shown = Signal()          # one event-loop turn later: the heatmap has drawn it; other panels follow
     state_changed = Signal()        # stepper state or history changed: actions re-check themselves
     stats_changed = Signal()        # current_stats (whole tensor) computed, just after the stage shows
     slice_changed = Signal()        # current_slice changed (no argument: PySide mishandles None payloads)
@@ -91,6 +92,13 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         self._state_timer.setSingleShot(True)
         self._state_timer.setInterval(50)
         self._state_timer.timeout.connect(self.state_changed.emit)
+        # Panels other than the heatmap follow a new stage one event-loop turn later: the
+        # heatmap, which the user is waiting for, paints first and alone, and the GUI thread
+        # returns to the event loop between the two halves of a step.
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setSingleShot(True)
+        self._follow_timer.setInterval(0)
+        self._follow_timer.timeout.connect(self.stage_shown.emit)
 
     # ----- the pass ------------------------------------------------------------------
     @property

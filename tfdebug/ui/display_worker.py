@@ -14,6 +14,7 @@ queued Qt signal. The torch kernels release the GIL, so the event loop keeps run
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -62,6 +63,7 @@ class DisplayWorker(QObject):
         self._latest: dict[str, int] = {}
         self._in_flight: dict[str, int] = {}  # kind -> seq taken by the worker, result not yet delivered
         self._seq = 0
+        self._held = 0
         self._closed = False
         self._finished.connect(self._deliver)
         self._thread = threading.Thread(target=self._loop, name="tfdebug-display", daemon=True)
@@ -74,6 +76,20 @@ class DisplayWorker(QObject):
             self._latest[kind] = self._seq
             self._pending[kind] = _Job(kind, self._seq, compute, done, failed)
             self._cond.notify()
+
+    @contextmanager
+    def held(self):
+        """Jobs submitted inside are taken only after it ends, most urgent kind first (a
+        stage's panels ask for thumbnails and checks before its slice is submitted; the
+        slice must not wait behind them)."""
+        with self._cond:
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._held -= 1
+                self._cond.notify()
 
     def cancel(self, kind: str | None = None) -> None:
         """Forget pending and in-flight jobs (of one kind, or all): their results are dropped."""
@@ -98,7 +114,7 @@ class DisplayWorker(QObject):
     def _loop(self) -> None:
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._pending or self._closed)
+                self._cond.wait_for(lambda: (self._pending and not self._held) or self._closed)
                 if self._closed:
                     return
                 job = self._pending.pop(next(k for k in KINDS if k in self._pending))
@@ -129,7 +145,7 @@ class DisplayMixin:
     the worker when large), its whole-tensor stats and every head's thumbnail (on the worker).
 
     Uses the controller's `display` (a DisplayWorker), `stepper`, `view`, `current`,
-    `current_slice`, `current_stats`, `_shown`, `indices()` and its signals.
+    `current_slice`, `current_stats`, `_shown`, `_follow_timer`, `indices()` and its signals.
     """
 
     large_stage_bytes = LARGE_STAGE_BYTES
@@ -144,9 +160,11 @@ class DisplayMixin:
         self.current_stats = None
         if capture is not None and capture.tensor is not None:
             self.view.fit(capture.info.axes, capture.shape)
-        self.stage_changed.emit()
-        self.refresh_slice()
-        self._compute_stats()
+        with self.display.held():
+            self.stage_changed.emit()
+            self.refresh_slice()
+            self._compute_stats()
+        self._follow_timer.start()  # stage_shown: the other panels, after the heatmap's paint
 
     def _compute_stats(self) -> None:
         """Whole-tensor stats of the shown stage, on the display worker; stats_changed when ready."""
@@ -253,8 +271,9 @@ class DisplayMixin:
                             lambda exc: self.error.emit(_cannot("Cannot draw the heads of {name}: {why}", capture, exc)))
 
     def display_settled(self) -> bool:
-        """Whether no display work (slice, stats, thumbnails) is pending or undelivered."""
-        return not self.display.busy()
+        """Whether no display work (slice, stats, thumbnails, panels following the stage) is
+        pending or undelivered."""
+        return not self.display.busy() and not self._follow_timer.isActive()
 
 
 QT_TRANSLATE_NOOP("DisplayMixin", "Cannot summarise {name}: {why}")

@@ -138,7 +138,7 @@ class EditDialog(QDialog):
         layout.addLayout(buttons)
         self.operation.currentIndexChanged.connect(self._fields_shown)
         self.target.currentIndexChanged.connect(self._fields_shown)
-        ctl.stage_changed.connect(self.refresh)
+        ctl.stage_shown.connect(self.refresh)
         ctl.slice_changed.connect(self.refresh)
         ctl.state_changed.connect(self._buttons)
         self.refresh()

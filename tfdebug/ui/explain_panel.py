@@ -53,7 +53,7 @@ class ExplainPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.text)
         layout.addWidget(self.pe_button)
-        ctl.stage_changed.connect(self.refresh)
+        ctl.stage_shown.connect(self.refresh)
         self.retranslate_ui()
 
     # ----- showing -----------------------------------------------------------------------

@@ -63,7 +63,7 @@ class GenerationPanel(QWidget):
         self._timer.setInterval(50)
         self._timer.timeout.connect(self.refresh)
         ctl.session_changed.connect(self._session_changed)
-        ctl.stage_changed.connect(self._changed)
+        ctl.stage_shown.connect(self._changed)
         ctl.state_changed.connect(self._changed)
         ctl.slice_changed.connect(self._changed)  # the head chosen in the Heads panel
         self._session_changed()

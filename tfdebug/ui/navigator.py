@@ -106,7 +106,7 @@ class NavigatorPanel(QWidget):
 
         ctl.session_changed.connect(self.rebuild)
         ctl.state_changed.connect(self.refresh)
-        ctl.stage_changed.connect(self.refresh)
+        ctl.stage_shown.connect(self.refresh)
         ctl.breakpoints_changed.connect(self.refresh_breakpoints)
         self.condition_dialog: ConditionDialog | None = None
         self.retranslate_ui()

@@ -75,7 +75,7 @@ class OverviewPanel(QWidget):
         self._timer.timeout.connect(self.refresh)
         self.ctl.state_changed.connect(self.schedule)
         self.ctl.session_changed.connect(self._file_cache.clear)
-        self.ctl.stage_changed.connect(self._show_current)
+        self.ctl.stage_shown.connect(self._show_current)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:

@@ -75,7 +75,7 @@ class ShapePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.text)
-        ctl.stage_changed.connect(self.refresh)
+        ctl.stage_shown.connect(self.refresh)
         self.refresh()
 
     def changeEvent(self, event) -> None:

@@ -67,7 +67,7 @@ class StatsPanel(QWidget):
         layout.addLayout(grid)
         layout.addWidget(self.note)
         layout.addWidget(self.plot, 1)
-        ctl.stage_changed.connect(self._stage)
+        ctl.stage_shown.connect(self._stage)
         ctl.stats_changed.connect(self._stage)
         ctl.slice_changed.connect(lambda: self._slice(ctl.current_slice))
         self.retranslate_ui()

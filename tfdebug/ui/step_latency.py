@@ -10,8 +10,9 @@ window. Two clocks stop per step:
   ran after the new slice was set — pyqtgraph converts data to colours inside paint,
   so this includes the colour lookup);
 - "settled": every visible panel is done: the display worker has delivered the slice,
-  whole-tensor stats and head thumbnails, and no widget repainted in a further pass of
-  the event loop (the settle time is when the last paint finished).
+  whole-tensor stats, head thumbnails and the Explain panel's checks, and no widget
+  repainted in a further pass of the event loop (the settle time is when the window's
+  last paint finished, whichever panel it drew).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from contextlib import contextmanager
 
 import pyqtgraph as pg
 import torch
-from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -55,7 +56,7 @@ def _captures(n: int, steps: int) -> list[Capture]:
 
 
 class _PaintClock:
-    """Records when the heatmap image painted a given slice, and when any graphics view last painted.
+    """Records when the heatmap image painted a given slice, and when the window last painted.
 
     Installed before the window exists: PySide resolves a Python override of a virtual
     method once, so patching after the first paint would not be seen.
@@ -69,7 +70,7 @@ class _PaintClock:
 
     @contextmanager
     def installed(self):
-        image_paint, view_paint = pg.ImageItem.paint, pg.GraphicsView.paintEvent
+        image_paint = pg.ImageItem.paint
         clock = self
 
         def paint(item, *args):
@@ -79,15 +80,19 @@ class _PaintClock:
                 clock.painted_slice, clock.painted_at = heatmap.slice, time.perf_counter()
             return result
 
-        def paint_event(view, event):
-            result = view_paint(view, event)
-            clock.last_paint = time.perf_counter()
+        def window_event(window, event):
+            # Every widget of the window paints inside the window's update request (a forced
+            # repaint() sends one too): its end is when the last panel reached the screen.
+            result = window_handler(window, event)
+            if event.type() == QEvent.UpdateRequest:
+                clock.last_paint = time.perf_counter()
             return result
-        pg.ImageItem.paint, pg.GraphicsView.paintEvent = paint, paint_event
+        window_handler = MainWindow.event
+        pg.ImageItem.paint, MainWindow.event = paint, window_event
         try:
             yield self
         finally:
-            pg.ImageItem.paint, pg.GraphicsView.paintEvent = image_paint, view_paint
+            pg.ImageItem.paint, MainWindow.event = image_paint, window_handler
 
 
 def _settled(window: MainWindow, capture: Capture) -> bool:
