@@ -26,7 +26,7 @@ from contextlib import contextmanager
 
 import pyqtgraph as pg
 import torch
-from PySide6.QtCore import QEvent, QEventLoop, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -58,8 +58,8 @@ def _captures(n: int, steps: int) -> list[Capture]:
 class _PaintClock:
     """Records when the heatmap image painted a given slice, and when the window last painted.
 
-    Installed before the window exists: PySide resolves a Python override of a virtual
-    method once, so patching after the first paint would not be seen.
+    The image item's paint is patched before the window exists (PySide resolves a Python
+    override of a virtual method once); the window's paints are timed by an event filter.
     """
 
     def __init__(self):
@@ -80,19 +80,32 @@ class _PaintClock:
                 clock.painted_slice, clock.painted_at = heatmap.slice, time.perf_counter()
             return result
 
-        def window_event(window, event):
-            # Every widget of the window paints inside the window's update request (a forced
-            # repaint() sends one too): its end is when the last panel reached the screen.
-            result = window_handler(window, event)
-            if event.type() == QEvent.UpdateRequest:
-                clock.last_paint = time.perf_counter()
-            return result
-        window_handler = MainWindow.event
-        pg.ImageItem.paint, MainWindow.event = paint, window_event
+        pg.ImageItem.paint = paint
         try:
             yield self
         finally:
-            pg.ImageItem.paint, MainWindow.event = image_paint, window_handler
+            pg.ImageItem.paint = image_paint
+
+    def watch(self, window: MainWindow) -> None:
+        self.window = window
+        _WindowPaints(window, self)
+
+
+class _WindowPaints(QObject):
+    """Times the window's update requests: every widget of the window paints inside one (a
+    forced repaint() sends one too), so the end of the last is when the last panel drew."""
+
+    def __init__(self, window: MainWindow, clock: _PaintClock):
+        super().__init__(window)
+        self._clock = clock
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.UpdateRequest:
+            watched.event(event)  # the paint itself, now, to see when it ends
+            self._clock.last_paint = time.perf_counter()
+            return True
+        return False
 
 
 def _settled(window: MainWindow, capture: Capture) -> bool:
@@ -132,7 +145,8 @@ def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, li
     timings: dict[int, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder, _PaintClock().installed() as clock:
         settings = QSettings(os.path.join(folder, "bench.ini"), QSettings.IniFormat)
-        window = clock.window = MainWindow(settings=settings, models=["random"], devices=["cpu"])
+        window = MainWindow(settings=settings, models=["random"], devices=["cpu"])
+        clock.watch(window)
         window.resize(1600, 1000)
         window.show()
         window.docks["heads"].show()
