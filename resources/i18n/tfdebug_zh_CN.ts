@@ -3070,9 +3070,19 @@ output w·V = {output}</source>
         <translation>快照 (.safetensors)</translation>
     </message>
     <message>
+        <source>The decoder reads the padded encoder rows (src_key_padding_mask without memory_key_padding_mask): torch&apos;s fast path makes them 0, the regular path tfdebug taps computes them, so the outputs differ. Pass memory_key_padding_mask too.</source>
+        <comment>sdpa.unmasked_memory</comment>
+        <translation>解码器读取了编码器中被填充的行（给了 src_key_padding_mask 却没有给 memory_key_padding_mask）：torch 的快速路径把它们置为 0，而 tfdebug 设探针的常规路径会计算它们，所以两者的输出不同。请同时传入 memory_key_padding_mask。</translation>
+    </message>
+    <message>
         <source>The file {path}</source>
         <comment>where.file</comment>
         <translation>文件 {path}</translation>
+    </message>
+    <message>
+        <source>The pass has run {n} of {total} stages; only those are exported. Continue to the end to export them all.</source>
+        <comment>export.partial</comment>
+        <translation>这次前向传播已运行 {total} 个阶段中的 {n} 个；只导出这些。继续运行到结束即可全部导出。</translation>
     </message>
     <message>
         <source>The sentence pair fills all {rows} rows of the batch, each padded to {tokens} tokens.</source>
@@ -3539,6 +3549,10 @@ output w·V = {output}</source>
     <message>
         <source>MISMATCH: max |Δ| = {diff} vs unmodified model (tolerance {tol})</source>
         <translation>不一致：与原始模型相比 max |Δ| = {diff}（容差 {tol}）</translation>
+    </message>
+    <message>
+        <source>{line}. {cause}</source>
+        <translation>{line}。{cause}</translation>
     </message>
 </context>
 </TS>

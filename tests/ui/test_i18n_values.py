@@ -165,3 +165,17 @@ def test_the_windows_own_message_is_said_again_in_the_new_language(window, qtbot
     assert shown in window.message_bar.label.toolTip().replace("\xa0", " ")  # the tooltip (whole sentence) too
     i18n.set_language("en")
     qtbot.waitUntil(lambda: window.message_bar.label.text() == english)
+
+
+def test_a_mismatch_names_its_known_cause_in_chinese(qapp):
+    from tfdebug.adapters.base import Verification
+    from tfdebug.adapters.sdpa_padding import UNMASKED_MEMORY
+
+    mismatch = Verification(max_abs_diff=0.5, tolerance=1e-5, cause=UNMASKED_MEMORY)
+    english = mismatch.describe()
+    assert english.endswith("Pass memory_key_padding_mask too.") and i18n.verification_text(mismatch) == english
+    i18n.set_language("zh")
+    shown = i18n.verification_text(mismatch)
+    assert shown.startswith("不一致：与原始模型相比 max |Δ| = 5.0e-01（容差 1e-05）。解码器读取了编码器中被填充的行")
+    assert shown.endswith("请同时传入 memory_key_padding_mask。")
+    assert english_words(shown, "max", "src_key_padding_mask", "memory_key_padding_mask", "torch", "tfdebug") == []

@@ -292,3 +292,19 @@ def test_the_adapters_notes_about_the_inputs_reach_the_message_bar(make_window, 
     [note] = [m for m in shown if m.topic == "input-notes"]
     assert "fills all 32 rows" in note.text and note.text == " ".join(window.ctl.session.notes)
     window.ctl.close()
+
+
+def test_no_stale_dock_tab_bar_is_left_on_screen(make_window, qtbot, settings):
+    """Qt left a copy of the Heads | Generation tabs across the Heads dock (and, after a restored
+    layout, of Stats | Values too): each tabbed group shows one tab bar, at the foot of its docks."""
+    from PySide6.QtWidgets import QTabBar
+
+    def shown_groups(window):
+        bars = [b for b in window.findChildren(QTabBar) if b.isVisible()]
+        return sorted(tuple(b.tabText(i) for i in range(b.count())) for b in bars)
+
+    first = make_window()
+    assert shown_groups(first) == [("Heads", "Generation"), ("Stats", "Values", "Capture")]
+    first.close()  # saves the layout: the next window restores it
+    again = make_window()
+    assert shown_groups(again) == [("Heads", "Generation"), ("Stats", "Values", "Capture")]

@@ -22,6 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.core.errors import InputError
+from tfdebug.core.phrases import Phrase
 
 # The key padding mask of the sequence a module's output runs over, by module class.
 _OUTPUT_PADDING = {
@@ -57,9 +58,10 @@ def padded_rows(model: nn.Module, args: Sequence[Any], kwargs: Mapping[str, Any]
     return mask if mask.dtype == torch.bool else torch.isneginf(mask)
 
 
-UNMASKED_MEMORY = ("The decoder reads the padded encoder rows (src_key_padding_mask without "
-                   "memory_key_padding_mask): torch's fast path makes them 0, the regular path tfdebug taps "
-                   "computes them, so the outputs differ. Pass memory_key_padding_mask too.")
+UNMASKED_MEMORY = Phrase("The decoder reads the padded encoder rows (src_key_padding_mask without "
+                         "memory_key_padding_mask): torch's fast path makes them 0, the regular path tfdebug taps "
+                         "computes them, so the outputs differ. Pass memory_key_padding_mask too.",
+                         id="sdpa.unmasked_memory")
 
 
 def mismatch_cause(model: nn.Module, args: Sequence[Any], kwargs: Mapping[str, Any]) -> str:

@@ -14,6 +14,7 @@ from torch import Tensor
 
 from tfdebug import __version__
 from tfdebug.core.errors import UnknownStageError
+from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture
 from tfdebug.io.limits import escape_controls
 from tfdebug.io.safetensors_file import dtype_name
@@ -171,6 +172,6 @@ def recording_on_screen(stepper: "Stepper | None", session, replayed: Recording 
     note = ""
     if stepper.state != "finished":
         total = len(session.plan) if session.stages is None else len(history)
-        note = (f"The pass has run {len(history)} of {total} stages; only those are exported. "
-                f"Continue to the end to export them all.")
+        note = Phrase("The pass has run {n} of {total} stages; only those are exported. "
+                      "Continue to the end to export them all.", id="export.partial", n=len(history), total=total)
     return Recording.from_session(session, history), note

@@ -49,7 +49,7 @@ class ExportDialog(QDialog):
             self.stage_list.addItem(item)
         self.stage_list.setEnabled(False)
         self.selected.toggled.connect(self.stage_list.setEnabled)
-        self.note = QLabel(note)
+        self.note = QLabel(phrase_text(note))  # io's note about a partial pass: a Phrase
         self.note.setWordWrap(True)
         self.note.setVisible(bool(note))
 

@@ -222,7 +222,11 @@ def verification_text(verification) -> str:
     template = (translate("verification", "verified: max |Δ| = {diff} vs unmodified model (tolerance {tol})")
                 if verification.ok else
                 translate("verification", "MISMATCH: max |Δ| = {diff} vs unmodified model (tolerance {tol})"))
-    return template.format(diff=f"{verification.max_abs_diff:.1e}", tol=f"{verification.tolerance:.0e}")
+    line = template.format(diff=f"{verification.max_abs_diff:.1e}", tol=f"{verification.tolerance:.0e}")
+    cause = getattr(verification, "cause", "")  # a Phrase when the adapter knows why they differ
+    if cause and not verification.ok:
+        return translate("verification", "{line}. {cause}").format(line=line, cause=phrase_text(cause))
+    return line
 
 
 def _input_label(text: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QScrollArea, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QScrollArea, QTabBar, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
         self._install_extensions()
         if persist:  # after every dock exists (Compare, Overview too), so each gets its saved place
             self.restore_settings()
+            self._hide_stale_tab_bars()  # restoreState makes new tab bars and leaves the old ones shown
 
     # ----- construction -------------------------------------------------------------------
     def _build_toolbars(self) -> None:
@@ -229,6 +230,18 @@ class MainWindow(QMainWindow):
         self.file_menu.addAction(self.actions_by_id["tfdebug.file.quit"])
         self.setAcceptDrops(True)
         self.retranslate_ui()
+        self._hide_stale_tab_bars()
+
+    def _hide_stale_tab_bars(self) -> None:
+        """Qt leaves a stale copy of the second tabbed dock group's tab bar on screen (found with Heads |
+        Generation): it never moves nor retranslates, and showed English tabs across the Heads dock. Hide
+        every tab bar that repeats a later one's docks; Qt shows again any bar it lays out itself."""
+        seen: set[tuple[str, ...]] = set()
+        for bar in reversed(self.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly)):
+            tabs = tuple(bar.tabText(i) for i in range(bar.count()))
+            if tabs in seen:
+                bar.hide()
+            seen.add(tabs)
 
     # ----- interface for other modules ---------------------------------------------------------
     @property
