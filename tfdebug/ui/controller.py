@@ -266,7 +266,12 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         return self._on_stepper(Stepper.pause)
 
     def restart(self) -> bool:
-        return self._on_stepper(Stepper.restart)
+        """The same pass again; what was said about the last run (its failure, its verification) no longer applies."""
+        ok = self._on_stepper(Stepper.restart)
+        if ok:
+            self.verification = None
+            self.clear_messages.emit("run"), self.clear_messages.emit("verify")
+        return ok
 
     def stop(self) -> bool:
         return self._on_stepper(Stepper.stop)
