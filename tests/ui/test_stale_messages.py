@@ -1,9 +1,11 @@
-"""What the message bar and status bar say always belongs to the pass on screen, not to the one before it."""
+"""What the window says belongs to the pass on screen: messages, the status bar and the input bar's model box."""
 
+import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 
 from tests.ui.conftest import wait_paused
-from tests.ui.user_actions import press
+from tests.ui.user_actions import press, type_into
 
 
 def test_restart_after_a_failed_pass_clears_the_failure(window, qtbot, loaded, monkeypatch):
@@ -20,3 +22,16 @@ def test_restart_after_a_failed_pass_clears_the_failure(window, qtbot, loaded, m
     assert window.message_bar.current is None or window.message_bar.current.level != "error"
     press(window, Qt.Key_F5)
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
+
+
+@pytest.mark.parametrize("modifier", [Qt.NoModifier, Qt.ControlModifier])
+def test_typing_a_model_and_pressing_return_runs_it(make_window, qtbot, modifier):
+    # Return runs from a text field; from the Model box it did nothing, and Ctrl+Return (Run) neither.
+    window = make_window()
+    window.input_bar.set_values("random", "cpu", {"src": "I love you", "tgt": "我"})
+    type_into(qtbot, window.input_bar.model.lineEdit(), "demo")
+    QTest.keyClick(window.input_bar.model.lineEdit(), Qt.Key_Return, modifier)
+    qtbot.waitUntil(lambda: window.ctl.model_name == "demo" and not window.ctl.busy, timeout=30000)
+    wait_paused(qtbot, window, "src.embed")
+    window.ctl.close()
+

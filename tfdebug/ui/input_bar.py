@@ -55,6 +55,8 @@ class InputBar(QWidget):
             self._layout.addWidget(widget)
         self._layout.addWidget(self.run_button)
         self.model.currentTextChanged.connect(self._update_inputs)
+        # Return (and Ctrl+Return, which the editable box's line edit keeps from the shortcut) runs, as in the fields.
+        self.model.lineEdit().returnPressed.connect(self.run_action.trigger)
         self.device.currentTextChanged.connect(self._update_inputs)
         ctl.session_changed.connect(self._session_changed)
         ctl.inputs_changed.connect(self._show_inputs)
