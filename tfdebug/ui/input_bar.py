@@ -17,6 +17,7 @@ from tfdebug.ui.i18n import translate
 
 MAX_RECENT = 10
 MIN_FIELD_CHARS = 25
+MAX_MODEL_CHARS = 48  # a model folder's path shows whole up to this long (the text fields give way)
 REPLAY_TIP = QT_TRANSLATE_NOOP("InputBar", "A recorded pass is shown: its input cannot be edited. Use Debug ▸ New Live "
                                "Pass to run live.")
 
@@ -130,6 +131,7 @@ class InputBar(QWidget):
             if list(inputs.texts) != list(self.fields):
                 self._build_fields(self._field_specs(inputs.texts))
             self.model.setCurrentText(inputs.model)
+            self._fit_model_box()
             if self.device.findText(inputs.device) < 0:
                 self.device.addItem(inputs.device)
             self.device.setCurrentText(inputs.device)
@@ -188,6 +190,17 @@ class InputBar(QWidget):
                     self.fields[key].setText(text)
 
     # ----- the pass on screen -----------------------------------------------------------------
+    def _fit_model_box(self) -> None:
+        """Widen the Model box to its text (a folder or module spec), up to MAX_MODEL_CHARS: a narrower box
+        shows only the end of a path, and which model is loaded cannot be read."""
+        box = self.model
+        text = box.currentText()[:MAX_MODEL_CHARS]
+        # The frame and arrow around the line edit (laid out once the bar shows; before that, about 40 px).
+        chrome = box.width() - box.lineEdit().width() if box.isVisible() else 40
+        fm = box.fontMetrics()
+        text_width = fm.horizontalAdvance(text) + 2 * fm.averageCharWidth()  # the line edit's margins and cursor
+        box.setMinimumWidth(max(box.minimumSizeHint().width(), text_width + chrome))
+
     def _session_changed(self) -> None:
         live = self.ctl.session is not None
         if live:
