@@ -4,6 +4,7 @@ from dataclasses import replace
 
 import torch
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage, QPainter
 
 from tests.ui.conftest import wait_paused
 from tests.ui.test_edit_tensor import STAGE, open_dialog
@@ -136,3 +137,31 @@ def test_a_replayed_snapshot_compares_but_cannot_be_edited(window, qtbot, tmp_pa
     assert [r.name for r in result.stages if r.diverges] == ["enc.1.ffn.hidden"]
     qtbot.mouseClick(window.compare_tools.view.go_button, Qt.LeftButton)
     wait_paused(qtbot, window, "enc.1.ffn.hidden")
+
+
+def _drawn_labels(axis):
+    """The tick labels an axis draws, as (rect, text), laid out the way its paint does."""
+    image = QImage(int(axis.width()) + 1, int(axis.height()) + 1, QImage.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [(rect, text) for rect, _flags, text in specs[2]] if specs else []
+
+
+def test_the_three_small_plots_draw_tick_labels_that_do_not_overlap(window, qtbot):
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
+    chooser = compare_dialog(window, qtbot)
+    pick(qtbot, chooser.b.kind, "Another input on the same model")
+    type_into(qtbot, chooser.b.fields["src"], "I love apples")
+    run_comparison(window, qtbot, chooser)
+    view = window.compare_tools.view
+    view.show_stage("enc.0.attn.context")  # query × head_dim: 32 columns in a plot a third of the dock wide
+    qtbot.wait(100)
+    for plot in view.plots:
+        labels = _drawn_labels(plot.getAxis("bottom"))
+        assert len(labels) >= 3
+        rects = sorted((r for r, _ in labels), key=lambda r: r.left())
+        assert all(a.right() <= b.left() for a, b in zip(rects, rects[1:])), [t for _, t in labels]

@@ -8,6 +8,7 @@ B and A − B on a diverging map centred on 0, cells masked in both in grey.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pyqtgraph as pg
@@ -25,7 +26,7 @@ from tfdebug.ui import actions, colors
 from tfdebug.ui.compare_dialog import BEFORE_EDIT, FILE, LIVE, CompareDialog, PassSource, describe
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.messages import Message
-from tfdebug.ui.heatmap import index_ticks
+from tfdebug.ui.heatmap import MAX_INDEX_TICKS, tick_step
 from tfdebug.ui.i18n import axis_title, error_text, phrase_text, said, shown_text
 from tfdebug.ui.workers import Job
 
@@ -35,6 +36,7 @@ FIRST_BG = QColor(255, 200, 120)
 DIVERGES_FG = QColor(176, 0, 32)
 PANEL_SIZE = (256, 256)
 MAX_TOKEN_TICKS = 32
+SMALL_PLOT_TICKS = 5  # labels that fit under a third of the dock's width
 
 
 @actions.action("tfdebug.compare.with", QT_TRANSLATE_NOOP("actions", "Compare With…"), "Ctrl+Shift+D",
@@ -224,11 +226,19 @@ class CompareView(QWidget):
         for side, axis, n in (("left", row_axis, shape[0]), ("bottom", col_axis, shape[1])):
             stream = capture.info.tokens.get(names[axis]) if 0 <= axis < len(names) else None
             labels = tokens.get(stream) if stream else None
-            ticks = ([(i + 0.5, w) for i, w in enumerate(labels)] if labels and len(labels) == n <= MAX_TOKEN_TICKS
-                     else index_ticks(n))
+            words = labels if labels and len(labels) == n <= MAX_TOKEN_TICKS else [str(i) for i in range(n)]
             for plot in self.plots:
-                plot.getAxis(side).setTicks([ticks])
+                plot.getAxis(side).setTicks(_small_plot_ticks(words))
                 plot.setLabel(side, axis_title(names[axis]) if 0 <= axis < len(names) else "")
+
+
+def _small_plot_ticks(words: list[str]) -> list[list[tuple[float, str]]]:
+    """Tick levels for one of the three plots (a third of the dock wide): at most SMALL_PLOT_TICKS labels
+    always drawn, the others in a second level pyqtgraph draws only when they fit (as the plot grows)."""
+    step = tick_step(math.ceil(len(words) * MAX_INDEX_TICKS / SMALL_PLOT_TICKS))  # n / step ≤ SMALL_PLOT_TICKS
+    major = [(i + 0.5, w) for i, w in enumerate(words) if i % step == 0]
+    minor = [(i + 0.5, w) for i, w in enumerate(words) if i % step]
+    return [major, minor] if minor else [major]
 
 
 class CompareTools:
