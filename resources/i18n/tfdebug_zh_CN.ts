@@ -178,6 +178,10 @@
         <source>No stage diverges.</source>
         <translation>没有阶段出现分歧。</translation>
     </message>
+    <message>
+        <source>{n} stages differ in shape and are not compared cell by cell; the first is {name}.</source>
+        <translation>{n} 个阶段的形状不同，无法逐格比较；第一个是 {name}。</translation>
+    </message>
 </context>
 <context>
     <name>CompareView</name>

@@ -139,6 +139,20 @@ def test_a_replayed_snapshot_compares_but_cannot_be_edited(window, qtbot, tmp_pa
     wait_paused(qtbot, window, "enc.1.ffn.hidden")
 
 
+def test_inputs_of_another_length_say_which_stages_differ_in_shape(window, qtbot):
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
+    chooser = compare_dialog(window, qtbot)
+    pick(qtbot, chooser.b.kind, "Another input on the same model")
+    type_into(qtbot, chooser.b.fields["src"], "I love my mother")  # 4 source words against 3
+    result = run_comparison(window, qtbot, chooser)
+    # Every source-side stage differs in shape and cannot be compared cell by cell: the summary says so
+    # before naming the first stage of the same shape that diverges (the target side comes later).
+    summary = window.compare_tools.view.summary.text()
+    assert result.first_divergent.name != "src.embed"
+    assert "stages differ in shape and are not compared cell by cell; the first is src.embed." in summary
+
+
 def _drawn_labels(axis):
     """The tick labels an axis draws, as (rect, text), laid out the way its paint does."""
     image = QImage(int(axis.width()) + 1, int(axis.height()) + 1, QImage.Format_ARGB32)

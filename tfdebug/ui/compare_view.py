@@ -17,7 +17,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QLabel, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from tfdebug.core.compare import (COMPARED, DEFAULT_ATOL, DEFAULT_RTOL, Comparison, compare, difference,
+from tfdebug.core.compare import (COMPARED, DEFAULT_ATOL, DEFAULT_RTOL, SHAPE, Comparison, compare, difference,
                                   format_delta, pass_entries)
 from tfdebug.core.display import display_slice
 from tfdebug.core.errors import TfdebugError
@@ -340,6 +340,11 @@ class CompareTools:
             name=name) if name is not None else QCoreApplication.translate("CompareTools", "No stage diverges."))
         self.dock.show()
         self.dock.raise_()
+        shaped = [r.name for r in result.of_status(SHAPE)]
+        if shaped:  # inputs of another length: a divergence of its own, which no delta measures
+            verdict = said(lambda v=verdict: QCoreApplication.translate(
+                "CompareTools", "{n} stages differ in shape and are not compared cell by cell; the first is {name}."
+            ).format(n=len(shaped), name=shaped[0]) + " " + shown_text(v))
         self.view.show_result(result, said(lambda: f"{shown_text(summary)}\n{shown_text(verdict)}"))
         self.ctl.info.emit(verdict)
         self.ctl.state_changed.emit()  # the overview's max |Δ| follows
