@@ -22,6 +22,21 @@ def temporary_settings(tmp_path):
     return tmp_path / "settings"
 
 
+@pytest.fixture(autouse=True)
+def english_at_the_end():
+    """Every UI test ends in English (tests read English texts), the LanguageChange delivered while
+    the test's window still exists: one left pending for a closed window crashed the interpreter's
+    exit (about 4 runs in 5 of a file whose last test switched to Chinese)."""
+    yield
+    from PySide6.QtWidgets import QApplication
+
+    from tfdebug.ui import i18n
+
+    if i18n.current_language() != "en":
+        i18n.set_language("en")
+        QApplication.processEvents()
+
+
 @pytest.fixture(scope="session")
 def loaded():
     return load_model("random", device="cpu")

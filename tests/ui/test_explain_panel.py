@@ -1,7 +1,6 @@
 """The Explain dock: texts per stage kind in the window's language, this pass's shapes, live checks, PE curves."""
 
 import numpy as np
-import pytest
 from PySide6.QtCore import Qt
 
 from tests.ui.conftest import wait_paused
@@ -10,12 +9,6 @@ from tfdebug.core.explain import EXPLANATIONS
 from tfdebug.core.view import RunInputs
 from tfdebug.ui import i18n
 from tfdebug.ui.explain_panel import CROSS
-
-
-@pytest.fixture(autouse=True)
-def english_again():
-    yield
-    i18n.set_language("en")
 
 
 def checks_shown(window, qtbot):

@@ -26,13 +26,6 @@ HOW_TO_FIX = (
     "(or QT_TRANSLATE_NOOP for data), with literal text and .format(name=…) instead of f-strings.")
 
 
-@pytest.fixture(autouse=True)
-def english_again():
-    """Tests elsewhere read English texts: every test here ends in English."""
-    yield
-    i18n.set_language("en")
-
-
 def test_every_ui_string_has_a_finished_chinese_translation(tmp_path):
     committed = i18n_catalog.TS_FILES["zh"]
     updated = tmp_path / committed.name

@@ -18,15 +18,9 @@ from tfdebug.io.recording import MANIFEST_KEY
 from tfdebug.io.snapshot import open_snapshot, save_snapshot
 from tfdebug.ui import i18n
 from tests.ui.conftest import wait_paused
-from tests.ui.user_actions import press
+from tests.ui.user_actions import press, run_to_stage
 
 WORD = re.compile(r"[A-Za-z]{2,}")
-
-
-@pytest.fixture(autouse=True)
-def english_again():
-    yield
-    i18n.set_language("en")
 
 
 def english_words(text: str, *allowed: str) -> list[str]:
@@ -179,3 +173,28 @@ def test_a_mismatch_names_its_known_cause_in_chinese(qapp):
     assert shown.startswith("不一致：与原始模型相比 max |Δ| = 5.0e-01（容差 1e-05）。解码器读取了编码器中被填充的行")
     assert shown.endswith("请同时传入 memory_key_padding_mask。")
     assert english_words(shown, "max", "src_key_padding_mask", "memory_key_padding_mask", "torch", "tfdebug") == []
+
+
+# Words that are names in every language: the model and device, stage and kind names, symbols.
+NAMES = ("NaN", "Inf", "finfo.min", "LayerNorm", "RMSNorm", "Softmax", "Dropout", "FFN", "Logits", "RMS", "English",
+         "random", "cpu", "tfdebug gui --generate", "lm_head", "logits", "I love you", "KV", "KB", "kB", "MB")
+
+
+def test_the_chinese_window_at_a_masked_stage_has_no_english_words_left(window, qtbot):
+    """What a person reads on screen (labels, buttons, dock titles, tabs, menus and their items) is
+    Chinese; only names, symbols and the typed sentence stay as they are."""
+    from PySide6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QMenu, QTabBar
+
+    run_to_stage(window, qtbot, "dec.0.self_attn.masked")
+    i18n.set_language("zh")
+    qtbot.waitUntil(lambda: window.docks["navigator"].windowTitle() == "阶段")
+    qtbot.waitUntil(lambda: "掩码" in window.explain_panel.plain_text())
+    shown = [w.text() for w in window.findChildren(QLabel) + window.findChildren(QAbstractButton) if w.isVisible()]
+    shown += [d.windowTitle() for d in window.findChildren(QDockWidget)]
+    shown += [b.tabText(i) for b in window.findChildren(QTabBar) if b.isVisible() for i in range(b.count())]
+    shown += [m.title() for m in window.findChildren(QMenu)]
+    shown += [a.text() for m in window.findChildren(QMenu) for a in m.actions()]
+    stage_name = re.compile(r"\b[a-z_]+(\.[a-z_0-9]+)+\b")
+    left = {text: english_words(stage_name.sub(" ", text), *NAMES) for text in shown}
+    english = {text: words for text, words in left.items() if words}
+    assert not english, "\n".join(f"{text!r}: {words}" for text, words in english.items())

@@ -322,6 +322,7 @@ class MainWindow(QMainWindow):
         self.view_menu.setTitle(self.tr("&View"))
         self.language_menu.setTitle(self.tr("&Language"))
         actions.retranslate(self.actions_by_id, self.ctl)
+        self.rebuild_recent()  # its "No recent snapshots" entry
         self.update_status()
         self._session_changed()
 
