@@ -3379,6 +3379,11 @@ output w·V = {output}</source>
         <translation>“{stream}”的第 {i} 个词元</translation>
     </message>
     <message>
+        <source>unknown</source>
+        <comment>hf.unknown_type</comment>
+        <translation>未知</translation>
+    </message>
+    <message>
         <source>uses snapshot format {version}, newer than this tfdebug reads ({ours}); update tfdebug to open it</source>
         <comment>manifest.newer</comment>
         <translation>使用快照格式 {version}，比此 tfdebug 能读取的格式（{ours}）更新；请更新 tfdebug 后再打开</translation>
@@ -3542,6 +3547,10 @@ output w·V = {output}</source>
     <message>
         <source>Model</source>
         <translation>模型</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>生成步</translation>
     </message>
 </context>
 <context>

@@ -198,3 +198,22 @@ def test_the_chinese_window_at_a_masked_stage_has_no_english_words_left(window, 
     left = {text: english_words(stage_name.sub(" ", text), *NAMES) for text in shown}
     english = {text: words for text, words in left.items() if words}
     assert not english, "\n".join(f"{text!r}: {words}" for text, words in english.items())
+
+
+def test_a_generation_in_chinese_names_its_steps_and_its_dock_follows_a_switch(make_window, qtbot):
+    from tfdebug.models.sampling import DecodingSettings
+
+    window = make_window()
+    window.ctl.generation = DecodingSettings(max_new_tokens=2)
+    window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
+    wait_paused(qtbot, window, "gen.0.src.embed")
+    window.ctl.run_to("gen.1.dec.0.self_attn.probs")
+    wait_paused(qtbot, window, "gen.1.dec.0.self_attn.probs")
+    panel = window.generation_panel
+    qtbot.waitUntil(lambda: panel.summary.text().startswith("Step 1"))
+    i18n.set_language("zh")
+    tree = window.navigator.tree
+    qtbot.waitUntil(lambda: [tree.topLevelItem(i).text(1) for i in range(2)] == ["生成步 0", "生成步 1"])
+    qtbot.waitUntil(lambda: panel.summary.text().startswith("第 1 步"))
+    assert panel.layer_label.text() == "层" and english_words(panel.summary.text()) == []
+    window.ctl.close()

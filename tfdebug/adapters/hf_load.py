@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from tfdebug.core.errors import ModelLoadError, UnsupportedModelError
+from tfdebug.core.phrases import Phrase
 
 INSTALL_HINT = 'Hugging Face models need the optional extra: pip install "tfdebug[hf]" (transformers and tokenizers).'
 BUNDLED = {"tiny-gpt2": "tiny-gpt2"}
@@ -105,7 +106,8 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
     if model_type not in FAMILIES:
         raise UnsupportedModelError(
             "tfdebug cannot tap Hugging Face model type '{model_type}': supported are {supported}.",
-            id="hf.unsupported_type", model_type=model_type or "unknown", supported=", ".join(sorted(FAMILIES)))
+            id="hf.unsupported_type", model_type=model_type or Phrase("unknown", id="hf.unknown_type"),
+            supported=", ".join(sorted(FAMILIES)))
     import transformers
     from tokenizers import Tokenizer
 

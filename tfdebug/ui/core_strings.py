@@ -341,6 +341,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('phrases', "the {key} of stage '{name}'", 'what.stage_field')
     translate('phrases', 'the {what} {name} holds characters other than letters, digits and . _ - : [ ] (or starts with a dot)', 'limits.name_characters')
     translate('phrases', "token {i} of '{stream}'", 'what.token')
+    translate('phrases', 'unknown', 'hf.unknown_type')
     translate('phrases', 'uses snapshot format {version}, newer than this tfdebug reads ({ours}); update tfdebug to open it', 'manifest.newer')
     translate('phrases', '{start}… ({n} characters)', 'write.long_name')
     translate('phrases', '{token} is a special token, not text: the model reads it as that one token.', 'hf.special_token')

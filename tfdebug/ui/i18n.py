@@ -198,6 +198,7 @@ def title(text: str) -> str:
 
 
 QT_TRANSLATE_NOOP("titles", "Model")  # the column of a pass without layered stacks (core.layout)
+QT_TRANSLATE_NOOP("titles", "Step")   # a generation step's group in the Stages tree: "Step 3" (core.layout)
 
 
 def breakpoint_text(bp) -> str:
