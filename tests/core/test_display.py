@@ -98,3 +98,18 @@ def test_a_softmax_shows_the_cells_its_mask_stage_masked_and_nothing_else():
     plain = display_slice(underflow, 0, 1, kind="softmax")
     assert plain.stats.neginf == 0 and plain.values[0, 1] == 0
     assert display_slice(probs, 2, 3, kind="softmax", mask=masked[..., :2]).stats.neginf == 0
+
+
+def test_std_is_exact_when_the_mean_dominates_the_spread():
+    """A softmax (values near 1/n) or an offset signal: the sum-of-squares shortcut would
+    cancel away the spread; the shown std matches a float64 reference."""
+    from tfdebug.core.display import tensor_stats
+    generator = torch.Generator().manual_seed(0)
+    probs = torch.randn(4, 64, 300, generator=generator).mul(0.1).softmax(-1)
+    offset = torch.randn(300_000, generator=generator) * 1e-3 + 1000.0
+    wide = torch.randn(300_000, generator=generator)
+    for tensor in (probs, offset, wide):
+        stats = tensor_stats(tensor)
+        std, mean = torch.std_mean(tensor.double())
+        assert abs(stats.mean - float(mean)) <= 1e-6 * abs(float(mean)) + 1e-9
+        assert abs(stats.std - float(std)) <= 1e-4 * float(std)

@@ -140,8 +140,8 @@ def _host_stats(x: Tensor, bins: int) -> Stats:
             return _unpack_stats(np.array([np.nan] * 4 + [nan, posinf, neginf, x.numel()] + [0] * bins), bins)
         lo, hi = (float(v) for v in torch.aminmax(values))
     n = values.numel()
-    mean, std = _mean_std(values)
     sample = values[:: max(1, n // _HIST_SAMPLE)]
+    mean, std = _mean_std(values, sample)
     if hi > lo:
         counts = torch.histc(sample, bins, lo, hi).numpy()
     else:
@@ -153,22 +153,24 @@ def _host_stats(x: Tensor, bins: int) -> Stats:
 _CHUNK = 1 << 22  # elements per pass of the deviation sum: a 16 MB buffer, few parallel regions
 
 
-def _mean_std(values: Tensor) -> tuple[float, float]:
-    """Mean and sample std of a 1-D float32 CPU tensor.
+def _mean_std(values: Tensor, sample: Tensor | None = None) -> tuple[float, float]:
+    """Mean and sample std of a 1-D float32 CPU tensor (`sample`: an evenly strided subset of it).
 
     Sum and a BLAS dot product read the data twice without allocating. When the mean
     dominates the spread (a softmax) the sum-of-squares form loses precision; then the
     squared deviations from the mean are summed chunk by chunk into one reused buffer
-    (no full-size temporary, ~10× faster than torch.std_mean on large tensors).
+    (no full-size temporary, ~10× faster than torch.std_mean on large tensors). When the
+    sample already shows the mean dominating, the dot product is not computed at all.
     """
     n = values.numel()
     if n == 1:
         return float(values[0]), 0.0
     total = float(values.sum())  # torch sums float32 pairwise on the CPU: accurate enough to display
-    squares = float(torch.dot(values, values))
     mean = total / n
-    if n * mean * mean <= 0.25 * squares:
-        return mean, math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1))
+    if sample is None or not _mean_dominates(sample):
+        squares = float(torch.dot(values, values))
+        if n * mean * mean <= 0.25 * squares:
+            return mean, math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1))
     buffer = torch.empty(min(n, _CHUNK), dtype=values.dtype)
     squares = 0.0
     for start in range(0, n, _CHUNK):
@@ -176,6 +178,12 @@ def _mean_std(values: Tensor) -> tuple[float, float]:
         deviation = torch.sub(chunk, mean, out=buffer[:chunk.numel()])
         squares += float(torch.dot(deviation, deviation))
     return mean, math.sqrt(squares / (n - 1))
+
+
+def _mean_dominates(sample: Tensor) -> bool:
+    """Whether a sample's mean is large against its spread (mean square under 10 × mean²)."""
+    m = float(sample.mean())
+    return m * m > 0.1 * float(torch.dot(sample, sample)) / sample.numel()
 
 
 def tensor_stats(tensor: Tensor, bins: int = HIST_BINS, kind: str | None = None) -> Stats:
