@@ -92,6 +92,8 @@ def test_heartbeat_keeps_beating_while_stepping_a_wide_model(make_window, qtbot,
         qtbot.wait(300)  # whatever the last stage left to draw
     assert len(heart.beats) > 20
     load = os.getloadavg()[0]
+    print(f"heartbeat: largest gap {heart.largest_gap_ms:.0f} ms, GUI thread's own work {heart.largest_busy_ms:.0f} ms, "
+          f"load {load:.1f}")  # shown with -s: the figures the README reports
     if load >= os.cpu_count():
         # Other processes hold the CPUs: gaps then measure the machine, not the window.
         pytest.skip(f"machine too busy to judge GUI latency (load {load:.1f} on {os.cpu_count()} CPUs): largest "

@@ -203,7 +203,9 @@ def bind(parent: QWidget, ctl: DebugController, ids: list[str] | None = None) ->
     def update() -> None:
         for spec_id, qaction in actions.items():
             qaction.setEnabled(applies(spec_id, ctl))
-            qaction.setToolTip(_tooltip(REGISTRY[spec_id], ctl))
+            tip = _tooltip(REGISTRY[spec_id], ctl)
+            if qaction.toolTip() != tip:  # setting it always tells every toolbar button and menu item
+                qaction.setToolTip(tip)
 
     retranslate(actions, ctl)
     ctl.state_changed.connect(update)
