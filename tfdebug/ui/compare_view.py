@@ -132,7 +132,8 @@ class CompareView(QWidget):
         bold.setBold(True)
         for i, row in enumerate(result.stages):
             share = "" if row.over_share is None else f"{100 * row.over_share:.1f}%"
-            cells = (row.name, phrase_text(row.verdict), format_delta(row.max_abs), format_delta(row.mean_abs), format_delta(row.rel_error), share)
+            cells = (row.name, phrase_text(row.verdict), format_delta(row.max_abs), format_delta(row.mean_abs),
+                     format_delta(row.rel_error), share)
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if row is first:

@@ -141,7 +141,8 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
                 "Not in the vocabulary (shown as <unk>): {words}.").format(words=words)), topic="unknown-words"))
         if session.notes:  # the adapter's own sentences about these inputs (Phrases: said in the window's language)
             notes = tuple(session.notes)
-            self.message.emit(Message("info", said(lambda: " ".join(phrase_text(n) for n in notes)), topic="input-notes"))
+            self.message.emit(Message("info", said(lambda: " ".join(phrase_text(n) for n in notes)),
+                                      topic="input-notes"))
 
     def load_replay(self, stepper: Stepper, tokens: dict, title: str, recording: Recording | None = None) -> None:
         """Show a recorded pass (Stepper.replay): every panel works, nothing can run.
@@ -325,8 +326,9 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         elif event.type == "finished":
             if event.reason == "breakpoint" and event.breakpoint is not None:
                 stage, hit = event.capture.name, event.breakpoint
-                self.info.emit(said(lambda: self.tr("The pass finished; the first stage with a breakpoint hit is {stage} "
-                                               "({what}): the stages after it have already run.").format(
+                self.info.emit(said(lambda: self.tr(
+                    "The pass finished; the first stage with a breakpoint hit is {stage} "
+                    "({what}): the stages after it have already run.").format(
                     stage=stage, what=breakpoint_text(hit))))
             elif stepper.state == FINISHED:
                 self.info.emit(said(lambda: self.tr("The forward pass finished.")))
