@@ -9,6 +9,10 @@ widgets with text of their own answer it in `changeEvent` by setting their texts
 Texts that come from Qt-free layers (stage kinds, block titles, the core's error
 sentences) are English data there; `kind_title`, `title` and `error_text` translate them
 here (their catalogue entries come from `tfdebug/ui/core_strings.py`, generated).
+Values inside those sentences that are words (`core.phrases.Phrase`, `Choices`) are
+translated part by part by `phrase_text`. What a message says is kept as a Phrase
+(`error_phrase`) or a `Said` (`said(lambda: self.tr(…))`), so `shown_text` can say it
+again after the language changed.
 """
 
 from __future__ import annotations
