@@ -1130,6 +1130,10 @@
         <translation>阶段（前向顺序）</translation>
     </message>
     <message>
+        <source>Cannot compute the overview: {why}</source>
+        <translation>无法计算总览：{why}</translation>
+    </message>
+    <message>
         <source>Compare two passes first (File → Compare With…).</source>
         <translation>请先对比两次前向过程（文件 → 对比…）。</translation>
     </message>

@@ -158,7 +158,9 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         self.device = str(current.device) if current is not None else ""
         self.clear_messages.emit("")
         self.session_changed.emit()
-        self._show_current()
+        # The first stage shows one event-loop turn later: reading the file and drawing its first
+        # stage each hold the GUI thread for tens of ms; back to back they would hold it for both.
+        QTimer.singleShot(0, self, lambda: self._show_current() if self.stepper is stepper else None)
         self.state_changed.emit()
 
     def _replace_stepper(self, stepper, session, plan, layout, tokens, title) -> None:

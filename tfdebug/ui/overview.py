@@ -35,6 +35,7 @@ class OverviewPanel(QWidget):
         self.ctl: DebugController = window.ctl
         self.names: list[str] = []
         self.values: list[float] = []
+        self._drawn: tuple | None = None  # what the plot shows: (names, values, log, statistic)
         # statistic -> {id(tensor): (weak reference, value)}; an edit or Restart makes new tensors,
         # and the reference tells a reused id from the tensor it was computed for
         self._cache: dict[str, dict[int, tuple[ref, float]]] = {}
@@ -74,9 +75,13 @@ class OverviewPanel(QWidget):
         self._timer.setInterval(50)
         self._timer.timeout.connect(self.refresh)
         self.ctl.state_changed.connect(self.schedule)
-        self.ctl.session_changed.connect(self._file_cache.clear)
+        self.ctl.session_changed.connect(self._new_pass)
         self.ctl.stage_shown.connect(self._show_current)
         self.retranslate_ui()
+
+    def _new_pass(self) -> None:
+        self._file_cache.clear()
+        self._drawn = None  # another model may title the same layers otherwise
 
     def retranslate_ui(self) -> None:
         """Every text of the panel in the current language (at start and after View ▸ Language)."""
@@ -108,7 +113,8 @@ class OverviewPanel(QWidget):
 
     # ----- data ------------------------------------------------------------------------------
     def _pass_values(self, statistic: str) -> tuple[list[str], list[float]]:
-        """Names of the pass on screen in forward order and the statistic of each stage that ran."""
+        """Names of the pass on screen in forward order and the statistic of each stage that ran
+        (NaN where none: not run, too large, or still being computed on the display worker)."""
         recording, _ = self.ctl.recording()
         names = self.ctl.plan.names()
         if recording is None:
@@ -116,21 +122,34 @@ class OverviewPanel(QWidget):
         cache = self._cache.setdefault(statistic, {})
         if len(cache) > 4 * len(recording.captures):
             cache = self._cache[statistic] = {k: v for k, v in cache.items() if v[0]() is not None}
-
-        def cached(capture):
-            if capture.tensor is None:
-                return self._file_cache.get((statistic, capture.name))
-            entry = cache.get(id(capture.tensor))
-            return entry[1] if entry is not None and entry[0]() is capture.tensor else None
         # Stages above the size limit are read only through the heatmap's slice: no point for them.
-        todo = [c for c in recording.captures if cached(c) is None and not self.ctl.is_large(c)]
-        for capture, value in zip(todo, stage_statistics(todo, statistic, recording.tensor)):
+        todo = [c for c in recording.captures if self._cached(statistic, c) is None and not self.ctl.is_large(c)]
+        if todo:
+            # Hundreds of stages (each read once, a snapshot's from its file) take far longer
+            # than the GUI thread may spend: the worker computes them, then the plot redraws.
+            read = recording.tensor
+            self.ctl.display.submit("overview", lambda: stage_statistics(todo, statistic, read),
+                                    lambda values: self._computed(statistic, todo, values),
+                                    lambda exc: self.ctl.error.emit(said(lambda: self.tr(
+                                        "Cannot compute the overview: {why}").format(why=exc))))
+        got = {c.name: self._cached(statistic, c) for c in recording.captures}
+        return names, [math.nan if got.get(n) is None else got[n] for n in names]  # None: not computed (too large)
+
+    def _cached(self, statistic: str, capture) -> float | None:
+        if capture.tensor is None:
+            return self._file_cache.get((statistic, capture.name))
+        entry = self._cache.setdefault(statistic, {}).get(id(capture.tensor))
+        return entry[1] if entry is not None and entry[0]() is capture.tensor else None
+
+    def _computed(self, statistic: str, captures: list, values: list[float]) -> None:
+        cache = self._cache.setdefault(statistic, {})
+        for capture, value in zip(captures, values):
             if capture.tensor is None:
                 self._file_cache[(statistic, capture.name)] = value
             else:
                 cache[id(capture.tensor)] = (ref(capture.tensor), value)
-        got = {c.name: cached(c) for c in recording.captures}
-        return names, [math.nan if got.get(n) is None else got[n] for n in names]  # None: not computed (too large)
+        if statistic == self.statistic.currentData():
+            self.refresh()
 
     def _comparison_values(self) -> tuple[list[str], list[float]]:
         tools = self.ctl.tools.compare
@@ -145,6 +164,10 @@ class OverviewPanel(QWidget):
         """Recompute (new stages only; edited ones again) and redraw."""
         key = self.statistic.currentData()
         names, values = self._comparison_values() if key == MAX_DELTA else self._pass_values(key)
+        drawn = (names, values, self.log_y.isChecked(), self.statistic.currentText())
+        if drawn == self._drawn:
+            return  # during Continue this runs every 50 ms: redraw only what changed
+        same_stages = names == self.names
         self.names, self.values = names, values
         log = self.log_y.isChecked()
         shown = [v if v == v and (not log or v > 0) else math.nan for v in values]
@@ -154,15 +177,16 @@ class OverviewPanel(QWidget):
         else:
             self.curve.setData(list(range(len(shown))), shown)
         self.plot.setLabel("left", self.statistic.currentText())
-        for line in self.marks:
-            self.plot.removeItem(line)
-        self.marks = []
-        starts = layer_starts(names)
-        for i, _ in starts:
-            line = pg.InfiniteLine(pos=i - 0.5, angle=90, pen=LAYER_PEN, movable=False)
-            self.plot.addItem(line)
-            self.marks.append(line)
-        self._set_ticks()
+        if not same_stages or self._drawn is None:
+            for line in self.marks:
+                self.plot.removeItem(line)
+            self.marks = []
+            for i, _ in layer_starts(names):
+                line = pg.InfiniteLine(pos=i - 0.5, angle=90, pen=LAYER_PEN, movable=False)
+                self.plot.addItem(line)
+                self.marks.append(line)
+            self._set_ticks()
+        self._drawn = drawn
         if key == MAX_DELTA and not names:
             self.readout.setText(self.tr("Compare two passes first (File → Compare With…)."))
         self._show_current()
