@@ -77,7 +77,10 @@ class GenerationPanel(QWidget):
         self.cache_label.setText(self.tr("Cache"))
         for i in range(self.block_box.count()):
             self.block_box.setItemText(i, self._block_title(self.block_box.itemData(i)))
-        self._changed()  # drawn again (when shown) with the new words
+        if self.isVisible():
+            self.refresh()  # drawn again now with the new words, like every other panel
+        else:
+            self._dirty = True
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
