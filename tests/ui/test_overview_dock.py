@@ -56,3 +56,23 @@ def test_overview_grows_as_the_pass_runs_and_follows_an_edit(window, qtbot):
     type_into(qtbot, dialog.value, "2")
     qtbot.mouseClick(dialog.apply_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: abs(panel.values[1] - 2 * before) < 1e-5 * before)
+
+
+def test_overview_statistics_are_computed_off_the_gui_thread(window, qtbot, monkeypatch):
+    """Hundreds of stages, each read once: the display worker computes them, the window stays live."""
+    import threading
+
+    import tfdebug.ui.overview as overview
+
+    threads = []
+    real = overview.stage_statistics
+
+    def recorded(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(overview, "stage_statistics", recorded)
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
+    panel = show_overview(window, qtbot)
+    qtbot.waitUntil(lambda: bool(panel.names) and not any(math.isnan(v) for v in panel.values))
+    assert threads and set(threads) == {"tfdebug-display"}
