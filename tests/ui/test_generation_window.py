@@ -53,3 +53,27 @@ def test_the_map_draws_the_step_being_shown(make_window, qtbot):
     assert arch._status(arch.part("gen.0.enc.1.ffn")) == "done"
     assert len(second) == len(first)  # one pass's worth of boxes
     window.ctl.close()
+
+
+def test_next_token_after_the_last_token_is_off_and_says_nothing_wrong(make_window, qtbot):
+    window = make_window()
+    window.ctl.generation = DecodingSettings(max_new_tokens=6)
+    window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
+    wait_paused(qtbot, window, "gen.0.src.embed")
+    next_token = window.actions_by_id["tfdebug.gen.next_token"]
+    for step in (1, 2, 3):
+        press(window, Qt.Key_T, Qt.ControlModifier)
+        wait_paused(qtbot, window, f"gen.{step}.tgt.embed")
+    press(window, Qt.Key_T, Qt.ControlModifier)  # step 3 chooses <eos>: the generation ends
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
+    assert window.ctl.session.generated == ["我", "爱", "你"]
+    qtbot.waitUntil(lambda: not next_token.isEnabled())  # like Continue and Step at the end of a pass
+    press(window, Qt.Key_T, Qt.ControlModifier)
+    qtbot.wait(100)
+    assert window.message_bar.current is None or window.message_bar.current.level != "error"
+    press(window, Qt.Key_F10, Qt.ShiftModifier)  # back into step 3: Next Token walks the history again
+    qtbot.waitUntil(next_token.isEnabled)
+    press(window, Qt.Key_T, Qt.ControlModifier)
+    qtbot.waitUntil(lambda: window.ctl.current is window.ctl.stepper.history[-1])
+    assert window.message_bar.current is None or window.message_bar.current.level != "error"
+    window.ctl.close()

@@ -198,8 +198,8 @@ class GenerationSession(SessionTexts):
             raise StepperStateError("Tokens are counted from 1: the first generated token is token 1.",
                                     id="generation.token_from_1")
         name = self.first_stage(n)
-        if name is not None:
-            self.stepper.run_to(name)
+        if name is not None and (self.stepper.alive or self.stepper.position_of(name) is not None):
+            self.stepper.run_to(name)  # planned steps after <eos> never run: an ended pass goes to its end below
         elif self.stepper.alive:
             self.stepper.continue_()  # to the end (or a breakpoint on the way)
         elif self.stepper.history:

@@ -130,8 +130,14 @@ def _can_generate(ctl: DebugController) -> bool:
     return ctl.is_generating() and (ctl.can_advance() or ctl.stepper is not None and ctl.stepper.history != [])
 
 
+def _can_next_token(ctl: DebugController) -> bool:
+    """A token comes after the stage on screen: the pass can run on, or history lies ahead (not at the end)."""
+    return ctl.is_generating() and ctl.can_advance()
+
+
 @action("tfdebug.gen.next_token", QT_TRANSLATE_NOOP("actions", "Next Token"), "Ctrl+T",
-        QT_TRANSLATE_NOOP("actions", "Run to the end of this generation step: the next step reads the token it chose"), enabled=_can_generate)
+        QT_TRANSLATE_NOOP("actions", "Run to the end of this generation step: the next step reads the token it chose"),
+        enabled=_can_next_token)
 def next_token(ctl: DebugController) -> None:
     ctl.next_token()
 
