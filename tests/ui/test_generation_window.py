@@ -55,18 +55,24 @@ def test_the_map_draws_the_step_being_shown(make_window, qtbot):
     window.ctl.close()
 
 
-def test_next_token_after_the_last_token_is_off_and_says_nothing_wrong(make_window, qtbot):
+def generate_to_the_end(make_window, qtbot):
+    """Generate 我 爱 你 from 'I love you' with up to 6 tokens, pressing Ctrl+T (Next Token) until <eos>."""
     window = make_window()
     window.ctl.generation = DecodingSettings(max_new_tokens=6)
     window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
     wait_paused(qtbot, window, "gen.0.src.embed")
-    next_token = window.actions_by_id["tfdebug.gen.next_token"]
     for step in (1, 2, 3):
         press(window, Qt.Key_T, Qt.ControlModifier)
         wait_paused(qtbot, window, f"gen.{step}.tgt.embed")
     press(window, Qt.Key_T, Qt.ControlModifier)  # step 3 chooses <eos>: the generation ends
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
     assert window.ctl.session.generated == ["我", "爱", "你"]
+    return window
+
+
+def test_next_token_after_the_last_token_is_off_and_says_nothing_wrong(make_window, qtbot):
+    window = generate_to_the_end(make_window, qtbot)
+    next_token = window.actions_by_id["tfdebug.gen.next_token"]
     qtbot.waitUntil(lambda: not next_token.isEnabled())  # like Continue and Step at the end of a pass
     press(window, Qt.Key_T, Qt.ControlModifier)
     qtbot.wait(100)
@@ -76,4 +82,12 @@ def test_next_token_after_the_last_token_is_off_and_says_nothing_wrong(make_wind
     press(window, Qt.Key_T, Qt.ControlModifier)
     qtbot.waitUntil(lambda: window.ctl.current is window.ctl.stepper.history[-1])
     assert window.message_bar.current is None or window.message_bar.current.level != "error"
+    window.ctl.close()
+
+
+def test_the_status_bar_counts_the_stages_a_finished_generation_ran(make_window, qtbot):
+    window = generate_to_the_end(make_window, qtbot)
+    ran = len(window.ctl.stepper.history)  # steps 0-3 of the 6 planned: <eos> ended it
+    assert ran < len(window.ctl.plan)
+    qtbot.waitUntil(lambda: window.status_stage.text() == f"Stage {ran} of {ran} · gen.3.logits")
     window.ctl.close()

@@ -294,7 +294,8 @@ class MainWindow(QMainWindow):
             self.status_stage.setText(self.tr("No pass loaded"))
             return
         current = stepper.current
-        total = len(ctl.plan) or len(stepper.history)
+        # A finished pass counts what it ran (a generation stops at <eos>, before its planned last step).
+        total = len(stepper.history) if stepper.state == "finished" or not len(ctl.plan) else len(ctl.plan)
         self.status_stage.setText(self.tr("Stage {i} of {n}").format(i=stepper.cursor + 1, n=total)
                                   + (f" · {current.name}" if current else ""))
         verified = ""
