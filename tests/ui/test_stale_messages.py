@@ -1,4 +1,4 @@
-"""What the window says belongs to the pass on screen: messages, the status bar and the input bar's model box."""
+"""What the window says and offers is current and readable: messages, the status bar, the model box, the View menu."""
 
 import pytest
 from PySide6.QtCore import Qt
@@ -48,3 +48,13 @@ def test_a_long_model_spec_stays_readable_in_the_model_box(make_window, qtbot):
     edit = box.lineEdit()
     assert edit.width() >= edit.fontMetrics().horizontalAdvance(spec) + 4  # all of it shows, not "…k:factory"
     window.ctl.close()
+
+
+def test_the_view_menu_lists_every_dock_before_the_language(window):
+    menu = window.view_menu
+    menu.aboutToShow.emit()
+    entries = [a for a in menu.actions()]
+    language = next(i for i, a in enumerate(entries) if a.menu() is window.language_menu)
+    toggles = [a.text() for a in entries[:language] if not a.isSeparator()]
+    assert sorted(toggles) == sorted(d.windowTitle() for d in window.docks.values())
+    assert all(a.isSeparator() or a.menu() is not None for a in entries[language:])  # nothing after it

@@ -193,7 +193,6 @@ def install(window) -> None:
                         window.dockWidgetArea(window.docks["stats"]))
     window.tabifyDockWidget(window.docks["stats"], dock)
     window.docks["stats"].raise_()
-    window.view_menu.addAction(dock.toggleViewAction())
 
     def choose() -> None:
         dialog = BudgetDialog(ctl.capture_budget, window)

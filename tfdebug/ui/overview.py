@@ -245,9 +245,5 @@ def install(window) -> OverviewPanel:
     panel = OverviewPanel(window)
     dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Overview"), "overview", panel, Qt.BottomDockWidgetArea)
     dock.hide()
-    window.view_menu.addAction(dock.toggleViewAction())
-    compare = window.docks.get("compare")
-    if compare is not None:
-        window.view_menu.addAction(compare.toggleViewAction())
     window.overview = panel
     return panel

@@ -115,6 +115,8 @@ class MainWindow(QMainWindow):
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.docks[name] = dock
+        if hasattr(self, "view_menu"):  # docks added after the menus (Compare, Overview, Capture, Explain)
+            self.view_menu.insertAction(self._view_docks_end, dock.toggleViewAction())
         return dock
 
     def _build_panels(self) -> None:
@@ -193,7 +195,7 @@ class MainWindow(QMainWindow):
         view.setObjectName("menu-view")
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
-        view.addSeparator()
+        self._view_docks_end = view.addSeparator()  # `_dock` puts later docks' toggles before it
         self.language_menu = i18n.language_menu(self, self.settings)
         view.addMenu(self.language_menu)
 
