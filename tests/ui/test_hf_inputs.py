@@ -38,3 +38,23 @@ def test_a_tokenizer_that_is_not_the_models_is_one_sentence(make_window, qtbot, 
         "The tokenizer gives 'I' the id 41, but the model's embedding has only 40 rows: "
         "the folder's tokenizer.json does not belong to this model.")
     assert window.ctl.stepper is None
+
+
+def test_a_generation_that_ends_reports_no_error(make_window, qtbot):
+    from tfdebug.core.view import RunInputs
+    from tfdebug.models.sampling import DecodingSettings
+    from tfdebug.ui import workers
+
+    window = make_window()
+    window.ctl.generation = DecodingSettings(max_new_tokens=4)
+    window.start(RunInputs("tiny-gpt2", "cpu", {"prompt": "i love you ="}))
+    wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)
+    errors = []
+    window.ctl.message.connect(lambda m: m.level == "error" and errors.append(m))
+    QTest.keyClick(window, Qt.Key_F5)  # Continue to the end of the generation
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=60000)
+    qtbot.waitUntil(lambda: not workers._RUNNING, timeout=30000)  # what the window does after a pass ends
+    qtbot.wait(100)
+    assert window.ctl.session.generated[:3] == ["我", "爱", "你"]
+    assert errors == []  # was: "The check against the unmodified model could not run." (AttributeError)
+    window.ctl.close()
