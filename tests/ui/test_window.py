@@ -234,6 +234,16 @@ def test_screenshot_mode_exits_2_at_once_when_the_model_cannot_load(tmp_path, qa
     assert not (tmp_path / "x.png").exists()
 
 
+def test_screenshot_mode_says_at_once_when_a_generation_ends_before_the_stage(tmp_path, qapp, capsys):
+    """'I love you' gives 我 爱 你 and <eos> at step 3: step 8 is planned but never runs."""
+    from tfdebug.models.sampling import DecodingSettings
+    from tfdebug.ui.app import run_app
+    assert run_app(model="demo", texts={"src": "I love you"}, generation=DecodingSettings(max_new_tokens=10),
+                   goto="gen.8.logits", screenshot=str(tmp_path / "x.png")) == 2
+    assert "The pass ended at gen.3.logits before reaching gen.8.logits." in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
 def test_a_screenshot_leaves_the_event_loop_working(tmp_path, qapp):
     """After a screenshot the window is gone but timers and queued signals still run (later windows need them)."""
     from PySide6.QtCore import QEventLoop, QTimer

@@ -121,6 +121,9 @@ def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict) 
             ctl.stage_changed.disconnect(check)
             # Let docks and plots lay out at their final size before grabbing.
             QTimer.singleShot(400, save)
+        elif current is not None and ctl.stepper is not None and not ctl.stepper.alive and ctl.stepper.is_live:
+            # Planned but never run (a generation's steps after <eos>): no point waiting for it.
+            fail(f"The pass ended at {current.name} before reaching {goto}.")
 
     ctl.stage_changed.connect(check)
     # In screenshot mode any error is fatal: say it and exit 2. Errors of every origin (a
