@@ -24,3 +24,10 @@ def test_stages_table_and_bad_input(capsys):
     assert "logits" in out and "1 stages" in out
     assert main(["stages", "--model", "random", "--src", ""]) == 2
     assert "source sentence is empty" in capsys.readouterr().err
+
+
+def test_a_stage_pattern_that_matches_nothing_is_named(capsys):
+    # A typo (attention blocks are 'attn' / 'self_attn') printed "0 stages" and exit 0.
+    assert main(["stages", "--model", "random", "--stages", "logits", "enc.*.attention.probs"]) == 2
+    err = capsys.readouterr().err
+    assert "No stage matches 'enc.*.attention.probs'; stage names look like enc.1.attn.probs." in err

@@ -1953,6 +1953,11 @@ output w·V = {output}</source>
         <translation>{folder} 处没有模型文件夹。</translation>
     </message>
     <message>
+        <source>No stage matches &apos;{pattern}&apos;; stage names look like {example}.</source>
+        <comment>stages.no_match</comment>
+        <translation>没有阶段匹配 &apos;{pattern}&apos;；阶段名形如 {example}。</translation>
+    </message>
+    <message>
         <source>No stages are selected: choose at least one stage to export.</source>
         <comment>export.no_stages</comment>
         <translation>未选择任何阶段：请至少选择一个要导出的阶段。</translation>

@@ -15,7 +15,7 @@ from tfdebug.core.budget import CaptureBudget, CaptureEstimate, estimate_capture
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.memory import release_freed_memory
 from tfdebug.core.plan import Plan
-from tfdebug.core.recorder import Capture, Recorder, stage_plan
+from tfdebug.core.recorder import Capture, Recorder, check_patterns, stage_plan
 from tfdebug.core.stages import StageInfo, token_labels
 from tfdebug.core.stepper import Stepper
 
@@ -70,6 +70,7 @@ class DebugSession(SessionTexts):
         self.max_capture_bytes = max_capture_bytes
         self.prepared: Prepared = adapter.prepare(dict(texts) if texts is not None else adapter.default_texts())
         self.plan = Plan(stage_plan(adapter.module, self._run))
+        check_patterns(self.plan.names(), stages)
         self.layout: PassLayout = layout_of(adapter, self.plan)
         self.stepper = Stepper(adapter.module, self._run, plan=self.plan.names(), stages=stages,
                                max_capture_bytes=max_capture_bytes)

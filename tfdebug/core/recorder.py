@@ -71,6 +71,18 @@ def matches(name: str, patterns: Sequence[str] | None) -> bool:
     return patterns is None or any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
+def check_patterns(names: Sequence[str], patterns: Sequence[str] | None) -> None:
+    """UnknownStageError naming the first pattern that matches none of `names` (a typo would capture
+    nothing and say nothing), with the closest stage name as an example."""
+    import difflib
+
+    for pattern in patterns or ():
+        if names and not any(fnmatch.fnmatchcase(name, pattern) for name in names):
+            [like] = difflib.get_close_matches(pattern, names, n=1, cutoff=0)
+            raise UnknownStageError("No stage matches '{pattern}'; stage names look like {example}.",
+                                    id="stages.no_match", pattern=pattern, example=like)
+
+
 class Recorder:
     """Context manager recording the taps of `model` that match `stages` (glob patterns).
 

@@ -51,6 +51,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'Max new tokens must be at least 1.', 'decoding.max_new_tokens')
     translate('errors', 'No captured stage at position {index}.', 'stepper.no_position')
     translate('errors', 'No model folder at {folder}.', 'hf.no_folder')
+    translate('errors', "No stage matches '{pattern}'; stage names look like {example}.", 'stages.no_match')
     translate('errors', 'No stages are selected: choose at least one stage to export.', 'export.no_stages')
     translate('errors', 'Nothing has run yet.', 'stepper.nothing_run')
     translate('errors', "Nothing recorded a stage named '{name}'.", 'recorder.unknown_stage')
