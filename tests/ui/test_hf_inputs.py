@@ -58,3 +58,20 @@ def test_a_generation_that_ends_reports_no_error(make_window, qtbot):
     assert window.ctl.session.generated[:3] == ["我", "爱", "你"]
     assert errors == []  # was: "The check against the unmodified model could not run." (AttributeError)
     window.ctl.close()
+
+
+def test_the_explain_panel_checks_a_grouped_query_repeat(make_window, qtbot, tmp_path):
+    from tests.adapters import hf_tiny
+    from tests.ui.user_actions import run_to_stage
+    from tfdebug.core.view import RunInputs
+
+    folder = hf_tiny.save_folder(hf_tiny.llama(), tmp_path / "llama")  # 4 query heads share 2 K/V heads
+    window = make_window()
+    window.start(RunInputs(f"hf:{folder}", "cpu", {"prompt": "I love you"}))
+    wait_paused(qtbot, window, timeout=60000)
+    run_to_stage(window, qtbot, "dec.0.self_attn.k_repeat")
+    panel = window.explain_panel
+    qtbot.waitUntil(lambda: panel.checks is not None and "computing…" not in panel.plain_text())
+    assert "✓ Each group of 2 heads holds 2 copies of one K/V head" in panel.plain_text()
+    window.ctl.close()
+

@@ -233,6 +233,17 @@ def _attn_v(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
                          "Equal to P·V recomputed", "等于重新计算的 P·V")]
 
 
+def _kv_repeat(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    """Grouped-query attention: every K/V head of the input, repeated in place for its group of query heads."""
+    source = _t(lookup, info.inputs[0]) if len(info.inputs) == 1 else None
+    if source is None or t.dim() != 4 or source.dim() != 4 or t.shape[1] % source.shape[1]:
+        return []
+    group = t.shape[1] // source.shape[1]
+    same = source.shape[2:] == t.shape[2:] and bool(torch.equal(source.repeat_interleave(group, dim=1), t))
+    return [Check(same, Text(f"Each group of {group} heads holds {group} copies of one K/V head",
+                             f"每 {group} 个头一组，都是同一个 K/V 头的 {group} 份拷贝"))]
+
+
 def _sum_of_inputs(info: StageInfo, t: Tensor, lookup: Lookup, en: str, zh: str) -> list[Check]:
     parts = [_t(lookup, name) for name in info.inputs]
     if len(parts) != 2 or any(p is None for p in parts):
@@ -263,7 +274,8 @@ def _positional_encoding(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Che
 
 _CHECKS: dict[str, Callable[[StageInfo, Tensor, Lookup], list[Check]]] = {
     "softmax": _softmax, "mask": _mask, "scale": _scale, "scores": _scores, "head_split": _head_split,
-    "head_merge": _head_merge, "attn_v": _attn_v, "residual": _residual, "positional_add": _positional_add,
+    "head_merge": _head_merge, "attn_v": _attn_v, "kv_repeat": _kv_repeat, "residual": _residual,
+    "positional_add": _positional_add,
     "positional_encoding": _positional_encoding,
 }
 
