@@ -75,3 +75,25 @@ def test_the_explain_panel_checks_a_grouped_query_repeat(make_window, qtbot, tmp
     assert "✓ Each group of 2 heads holds 2 copies of one K/V head" in panel.plain_text()
     window.ctl.close()
 
+
+def test_a_cached_generation_step_says_what_each_stage_reads(make_window, qtbot, tmp_path):
+    from tests.adapters import hf_tiny
+    from tfdebug.core.view import RunInputs
+    from tfdebug.models.sampling import DecodingSettings
+
+    folder = hf_tiny.save_folder(hf_tiny.llama(), tmp_path / "llama")  # rotary, 4 query heads on 2 K/V heads
+    window = make_window()
+    window.ctl.generation = DecodingSettings(max_new_tokens=3)
+    window.start(RunInputs(f"hf:{folder}", "cpu", {"prompt": "I love you"}))
+    wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)
+    QTest.keyClick(window, Qt.Key_T, Qt.ControlModifier)  # Next Token: step 1 runs on the cache
+    wait_paused(qtbot, window, "gen.1.tok.embed", timeout=60000)
+    window.ctl.run_to("gen.1.dec.0.self_attn.k_repeat")
+    wait_paused(qtbot, window, "gen.1.dec.0.self_attn.k_repeat")
+    # It repeats the K cache (every key so far), not the V cache as the Shape panel said (nor this step's K).
+    text = window.shape_panel.plain_text()
+    assert "gen.1.dec.0.self_attn.cache_k" in text and "cache_v" not in text
+    panel = window.explain_panel
+    qtbot.waitUntil(lambda: panel.checks is not None and "computing…" not in panel.plain_text())
+    assert "✓ Each group of 2 heads holds 2 copies of one K/V head" in panel.plain_text()
+    window.ctl.close()

@@ -110,9 +110,34 @@ class GenerationSession(SessionTexts):
         out = self._labels.get(key)
         if out is None:
             out = step_info(info, step, self._stream, stop, tuple(tensor.shape))
+            out = replace(out, inputs=tuple(self._source(base, info.name, step) for base in info.inputs))
             self._labels[key] = out
             self._bases[out.name] = info
         return out
+
+    def _source(self, base: str, own: str, step: int) -> str:
+        """The stage (of this step or an earlier one) that input `base` of stage `own` reads at `step`.
+
+        With a KV cache a step does not run what a full pass runs: attention reads the cache (K and V
+        of every token so far), not this step's split; what enters the cache is this step's split, or
+        its projection where no split is tapped (K is rotated inside the model on its way in);
+        cross-attention's K and V come from step 0 (computed once).
+        """
+        ran = {name for (s, name) in self._labels if s == step}  # what this step has run so far
+        block, _, stage = base.rpartition(".")
+        role = stage[:1] if stage in ("k_split", "v_split", "k_rotary", "v_rotary") else ""
+        cache = f"{block}.cache_{role}"
+        candidates = []
+        if role and cache in ran and own != cache:
+            candidates.append(cache)
+        candidates.append(base)
+        if role:  # the cache's own input, when this step's rotary or split is not tapped
+            candidates += [f"{block}.{role}_split", f"{block}.{role}"]
+        found = next((name for name in candidates if name in ran), None)
+        if found is not None:
+            return f"{GEN_PREFIX}.{step}.{found}"
+        earlier = max((s for (s, name) in self._labels if name == base and s < step), default=None)
+        return f"{GEN_PREFIX}.{step if earlier is None else earlier}.{base}"
 
     def _plan(self) -> list[Capture]:
         """Steps 0 and 1 as run (greedy, shapes only); later steps as step 1, its axes over all tokens one longer each."""
@@ -131,6 +156,7 @@ class GenerationSession(SessionTexts):
             for c in step_one:
                 shape = _grown(c, self._stream, prompt + 1, step - 1)
                 info = step_info(self._bases[c.name], step, self._stream, prompt + step, shape)
+                info = replace(info, inputs=tuple(_later_step(name, step) for name in c.info.inputs))
                 captures.append(Capture(info, shape, c.dtype, c.device))
         self.choices, self._labels, self._bases = [], {}, {}
         self._words = list(self._words[:prompt])
@@ -237,6 +263,12 @@ def step_info(info: StageInfo, step: int, stream: str, stop: int, shape: tuple[i
         n = shape[info.axes.index(axis)] if axis in info.axes and len(shape) == len(info.axes) else stop
         tokens[axis] = token_ref(stream, stop - n, stop) if ref == stream else ref
     return replace(info, name=prefix + info.name, tokens=tokens, inputs=tuple(prefix + i for i in info.inputs))
+
+
+def _later_step(name: str, step: int) -> str:
+    """Step 1's input `name` at a later `step`: this step's stage, or a stage of step 0 (computed once)."""
+    prefix = f"{GEN_PREFIX}.1."
+    return f"{GEN_PREFIX}.{step}.{name[len(prefix):]}" if name.startswith(prefix) else name
 
 
 def _grown(capture: Capture, stream: str, stop: int, more: int) -> tuple[int, ...]:
