@@ -250,7 +250,7 @@ def error_text(exc) -> str:
     template is looked up in the catalogue (context "errors", disambiguated by the id) and
     filled in. Errors without an id keep their English sentence.
     """
-    return phrase_text(error_phrase(exc))
+    return shown_text(error_phrase(exc))
 
 
 def error_phrase(exc) -> str:

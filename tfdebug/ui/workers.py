@@ -40,13 +40,13 @@ class Job(QObject):
     _ended = Signal()                   # last of all; releases the job on the UI thread
 
     def __init__(self, work: Callable[["Job"], Any], name: str = "work",
-                 describe_failure: Callable[[BaseException], Any] | None = None):
+                 describe_failure: Callable[[BaseException], str] | None = None):
         super().__init__()
         self._work = work
         self.name = name
         self._cancel = threading.Event()
-        # What to say about an unexpected exception: a Message content (a function calling tr() is
-        # said again in another language after View ▸ Language).
+        # What to say about an unexpected exception: a Message content (a Said, `said(lambda: self.tr(…))`,
+        # is said again in another language after View ▸ Language).
         self._describe = describe_failure or (lambda exc: said(lambda: self.tr("The work failed unexpectedly.")))
         self._thread = threading.Thread(target=self._run, daemon=True, name=f"tfdebug-{name}")
         self.done = False
