@@ -23,6 +23,7 @@ from tfdebug.core.stages import token_labels
 from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.io.recording import Recording, recording_on_screen
+from tfdebug.ui.breakpoint_control import BreakpointsMixin
 from tfdebug.ui.display_worker import DisplayMixin, DisplayWorker
 from tfdebug.ui.generating import GenerationMixin
 from tfdebug.ui.i18n import breakpoint_text, error_phrase, phrase_text, said
@@ -33,7 +34,7 @@ from tfdebug.ui.tools import WindowTools
 from tfdebug.ui.workers import Job
 
 
-class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
+class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMixin, QObject):
     """State shared by the window and panels; every change is announced by a signal."""
 
     session_changed = Signal()      # a new pass (live or replay): plan, layout and tokens changed
@@ -109,10 +110,6 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
     def current(self) -> Capture | None:
         """The stage the panels show (the stepper's cursor as of its last event)."""
         return self._shown
-
-    @property
-    def breakpoints(self) -> frozenset[Breakpoint]:
-        return self._breakpoints
 
     @property
     def adapter(self):
@@ -384,47 +381,3 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, QObject):
         self.state_changed.emit()
 
     # ----- breakpoints -----------------------------------------------------------------
-    def _try_add(self, bp: Breakpoint) -> bool:
-        if self.stepper is None:
-            return True
-        try:
-            self.stepper.add_breakpoint(bp)
-        except TfdebugError as exc:
-            self.error.emit(error_phrase(exc))
-            return False
-        return True
-
-    def set_breakpoint(self, bp: Breakpoint, on: bool) -> None:
-        """Add or remove a breakpoint; it is kept across restarts and new inputs."""
-        if on:
-            if not self._try_add(bp):
-                return
-            self._breakpoints = self._breakpoints | {bp}
-        else:
-            self._breakpoints = self._breakpoints - {bp}
-            if self.stepper is not None:
-                self.stepper.remove_breakpoint(bp)
-        self.breakpoints_changed.emit()
-
-    def toggle_stage_breakpoint(self, name: str) -> None:
-        bp = Breakpoint.on_stage(name)
-        self.set_breakpoint(bp, bp not in self._breakpoints)
-
-    def set_condition_mode(self, mode: str) -> None:
-        """EXACT or FAST condition checks, for this pass and the next ones."""
-        self.condition_mode = mode
-        if self.stepper is not None:
-            self.stepper.set_condition_mode(mode)
-
-    def set_conditions(self, conditions: list[Breakpoint]) -> None:
-        """Replace every condition breakpoint (NaN, Inf, |x| > t) with `conditions`."""
-        for bp in [b for b in self._breakpoints if b.by == "condition"]:
-            self.set_breakpoint(bp, False)
-        for bp in conditions:
-            self.set_breakpoint(bp, True)
-
-    def clear_breakpoints(self) -> None:
-        self._breakpoints = frozenset()
-        if self.stepper is not None:
-            self.stepper.clear_breakpoints()
-        self.breakpoints_changed.emit()

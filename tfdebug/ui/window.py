@@ -9,10 +9,9 @@ menu item is an action from the registry (`ui/actions.py`); the tools behind the
 
 from __future__ import annotations
 
-import json
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QScrollArea, QTabBar, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
@@ -35,6 +34,7 @@ from tfdebug.ui.shape_panel import ShapePanel, fmt_bytes
 from tfdebug.ui.snapshot_actions import SnapshotActions
 from tfdebug.ui.stats_panel import StatsPanel
 from tfdebug.ui.values_panel import ValuesPanel
+from tfdebug.ui.window_layout import WindowLayout, scrolled
 
 TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.into", "tfdebug.step.out",
                    "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop", "tfdebug.gen.next_token")
@@ -45,14 +45,13 @@ DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause",
                                    "tfdebug.edit.tensor", "tfdebug.edit.undo")
 
 
-MIN_HEATMAP_SHARE = 0.5  # of the width of the three columns, when the window is too narrow for the sides
 
 
 def default_settings() -> QSettings:
     return QSettings("tfdebug", "tfdebug")
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowLayout, QMainWindow):
     """The debugger window. `settings` defaults to the user's tfdebug settings.
 
     persist=False (screenshot mode) neither restores nor saves layout and inputs, so a
@@ -151,7 +150,7 @@ class MainWindow(QMainWindow):
         # In a scroll area: its strip, rows and caches need ~380 px, and a dock's minimum height would hold the
         # Heads tab at that height and squeeze the heatmap above it in every pass, generating or not.
         generation = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation",
-                                _scrolled(self.generation_panel), right)
+                                scrolled(self.generation_panel), right)
         self.tabifyDockWidget(heads, generation)
         heads.raise_()
         self.resize(1600, 1000)
@@ -340,41 +339,6 @@ class MainWindow(QMainWindow):
             self.docks["generation"].raise_()
             self._fit_generation()
 
-    def _fit_generation(self) -> None:
-        """Give the Generation dock the height its strip, rows and caches ask for, up to half of the height it shares
-        with the heatmap."""
-        heat, generation = self.docks["heatmap"], self.docks["generation"]
-        total = heat.height() + generation.height()
-        need = min(self.generation_panel.sizeHint().height() + generation.minimumSizeHint().height(), total // 2)
-        if generation.height() < need:
-            self.resizeDocks([heat, generation], [total - need, need], Qt.Vertical)
-
-    # ----- settings ------------------------------------------------------------------------
-    def save_settings(self) -> None:
-        s = self.settings
-        s.setValue("window/geometry", self.saveGeometry())
-        s.setValue("window/state", self.saveState())
-        s.setValue("input/recent", json.dumps(self.input_bar.recent, ensure_ascii=False))
-        s.setValue("input/last", json.dumps(self.ctl.inputs.to_list(), ensure_ascii=False))
-        s.sync()
-
-    def restore_settings(self) -> None:
-        s = self.settings
-        geometry = s.value("window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        state = s.value("window/state")
-        if state is not None:
-            self.restoreState(state)
-        recent = _json_setting(s, "input/recent")
-        if isinstance(recent, list):
-            self.input_bar.set_recent([r for r in recent if isinstance(r, dict)
-                                       and all(isinstance(k, str) and isinstance(v, str) for k, v in r.items())])
-
-    def last_inputs(self) -> RunInputs | None:
-        """The inputs of the last session, from settings (None when absent or unreadable)."""
-        return RunInputs.from_list(_json_setting(self.settings, "input/last"))
-
     # ----- events --------------------------------------------------------------------------
     def eventFilter(self, watched, event) -> bool:
         # A side dock resized while the window keeps its size: the user moved a separator.
@@ -382,41 +346,15 @@ class MainWindow(QMainWindow):
             self._remember_sides()
         return super().eventFilter(watched, event)
 
-    def _remember_sides(self) -> None:
-        if self._default_columns():
-            d = self.docks
-            self._side_sizes = (d["navigator"].width(), d["shape"].width(), d["navigator"].height(),
-                                d["architecture"].height())
-
     def showEvent(self, event) -> None:
         super().showEvent(event)
         QTimer.singleShot(0, self._remember_sides)  # the sizes restored from settings, once laid out
-
-    def _default_columns(self) -> bool:
-        """Stages, Heatmap and Shape docked side by side as built (not moved, floated or hidden)."""
-        d = self.docks
-        return (all(d[n].isVisible() and not d[n].isFloating() for n in ("navigator", "architecture", "heatmap", "shape"))
-                and self.dockWidgetArea(d["navigator"]) == Qt.LeftDockWidgetArea
-                and self.dockWidgetArea(d["heatmap"]) == self.dockWidgetArea(d["shape"]) == Qt.RightDockWidgetArea)
 
     def resizeEvent(self, event) -> None:
         """Extra width goes to the heatmap; the Stages tree keeps its share of the height."""
         super().resizeEvent(event)
         self._laid_out_at = event.size()
-        if not self._default_columns():
-            return
-        nav_w, shape_w, nav_h, arch_h = self._side_sizes
-        d = self.docks
-        total = d["navigator"].width() + d["heatmap"].width() + d["shape"].width()
-        if nav_w + shape_w > total * (1 - MIN_HEATMAP_SHARE):  # a small screen: the sides give way too
-            scale = total * (1 - MIN_HEATMAP_SHARE) / (nav_w + shape_w)
-            nav_w, shape_w = round(nav_w * scale), round(shape_w * scale)
-        self.resizeDocks([d["navigator"], d["heatmap"], d["shape"]], [nav_w, total - nav_w - shape_w, shape_w],
-                         Qt.Horizontal)
-        if nav_h + arch_h > 0:
-            height = d["navigator"].height() + d["architecture"].height()
-            tree = round(height * nav_h / (nav_h + arch_h))
-            self.resizeDocks([d["navigator"], d["architecture"]], [tree, height - tree], Qt.Vertical)
+        self.keep_heatmap_share()
 
     def closeEvent(self, event) -> None:
         if self.persist:
@@ -435,27 +373,6 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
 
-class _FitScroller(QScrollArea):
-    """A frameless scroll area that gives its widget the viewport's size, never less than the widget's minimum
-    (QScrollArea's own resizing follows a word-wrapped label's height-for-width and keeps the widget at its
-    preferred height, scrolling content that would fit)."""
-
-    def __init__(self, widget: QWidget):
-        super().__init__()
-        self.setFrameShape(QScrollArea.NoFrame)
-        self.setWidget(widget)
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        widget, minimum = self.widget(), self.widget().minimumSizeHint()
-        widget.resize(max(self.viewport().width(), minimum.width()), max(self.viewport().height(), minimum.height()))
-
-
-def _scrolled(widget: QWidget) -> QScrollArea:
-    """`widget` in a scroll area: a dock holding it can be shorter than the widget's minimum."""
-    return _FitScroller(widget)
-
-
 def _state_text(state: str) -> str:
     """A stepper state ("paused", "running" …) as the status bar says it."""
     names = {"idle": QT_TRANSLATE_NOOP("MainWindow", "idle"), "paused": QT_TRANSLATE_NOOP("MainWindow", "paused"),
@@ -463,14 +380,3 @@ def _state_text(state: str) -> str:
              "finished": QT_TRANSLATE_NOOP("MainWindow", "finished"),
              "stopped": QT_TRANSLATE_NOOP("MainWindow", "stopped"), "failed": QT_TRANSLATE_NOOP("MainWindow", "failed")}
     return QCoreApplication.translate("MainWindow", names[state]) if state in names else state
-
-
-def _json_setting(settings: QSettings, key: str):
-    """A setting stored as JSON text, or None when it is missing or not JSON (older or damaged settings)."""
-    value = settings.value(key)
-    if not isinstance(value, str):
-        return None
-    try:
-        return json.loads(value)
-    except ValueError:
-        return None

@@ -1,0 +1,118 @@
+"""The main window's layout and its memory: settings saved and restored, the heatmap's
+share of the width kept as the window resizes, the Generation dock's height.
+
+`WindowLayout` is a plain mixin of `MainWindow` (Qt's event handlers stay on the window
+and call into it); it uses the window's `settings`, `docks`, `input_bar`, `ctl`,
+`generation_panel`, `_side_sizes` and `_laid_out_at`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QScrollArea, QWidget
+
+from tfdebug.core.view import RunInputs
+
+MIN_HEATMAP_SHARE = 0.5  # of the width of the three columns, when the window is too narrow for the sides
+
+
+class WindowLayout:
+    """Saving and restoring the window, and how its docks share the space."""
+
+    def save_settings(self) -> None:
+        s = self.settings
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.setValue("input/recent", json.dumps(self.input_bar.recent, ensure_ascii=False))
+        s.setValue("input/last", json.dumps(self.ctl.inputs.to_list(), ensure_ascii=False))
+        s.sync()
+
+    def restore_settings(self) -> None:
+        s = self.settings
+        geometry = s.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = s.value("window/state")
+        if state is not None:
+            self.restoreState(state)
+        recent = _json_setting(s, "input/recent")
+        if isinstance(recent, list):
+            self.input_bar.set_recent([r for r in recent if isinstance(r, dict)
+                                       and all(isinstance(k, str) and isinstance(v, str) for k, v in r.items())])
+
+    def last_inputs(self) -> RunInputs | None:
+        """The inputs of the last session, from settings (None when absent or unreadable)."""
+        return RunInputs.from_list(_json_setting(self.settings, "input/last"))
+
+    def _remember_sides(self) -> None:
+        if self._default_columns():
+            d = self.docks
+            self._side_sizes = (d["navigator"].width(), d["shape"].width(), d["navigator"].height(),
+                                d["architecture"].height())
+
+    def _default_columns(self) -> bool:
+        """Stages, Heatmap and Shape docked side by side as built (not moved, floated or hidden)."""
+        d = self.docks
+        return (all(d[n].isVisible() and not d[n].isFloating() for n in ("navigator", "architecture", "heatmap", "shape"))
+                and self.dockWidgetArea(d["navigator"]) == Qt.LeftDockWidgetArea
+                and self.dockWidgetArea(d["heatmap"]) == self.dockWidgetArea(d["shape"]) == Qt.RightDockWidgetArea)
+
+    def keep_heatmap_share(self) -> None:
+        """After a resize: extra width goes to the heatmap; the Stages tree keeps its share of the height."""
+        if not self._default_columns():
+            return
+        nav_w, shape_w, nav_h, arch_h = self._side_sizes
+        d = self.docks
+        total = d["navigator"].width() + d["heatmap"].width() + d["shape"].width()
+        if nav_w + shape_w > total * (1 - MIN_HEATMAP_SHARE):  # a small screen: the sides give way too
+            scale = total * (1 - MIN_HEATMAP_SHARE) / (nav_w + shape_w)
+            nav_w, shape_w = round(nav_w * scale), round(shape_w * scale)
+        self.resizeDocks([d["navigator"], d["heatmap"], d["shape"]], [nav_w, total - nav_w - shape_w, shape_w],
+                         Qt.Horizontal)
+        if nav_h + arch_h > 0:
+            height = d["navigator"].height() + d["architecture"].height()
+            tree = round(height * nav_h / (nav_h + arch_h))
+            self.resizeDocks([d["navigator"], d["architecture"]], [tree, height - tree], Qt.Vertical)
+
+    def _fit_generation(self) -> None:
+        """Give the Generation dock the height its strip, rows and caches ask for, up to half of the height it shares
+        with the heatmap."""
+        heat, generation = self.docks["heatmap"], self.docks["generation"]
+        total = heat.height() + generation.height()
+        need = min(self.generation_panel.sizeHint().height() + generation.minimumSizeHint().height(), total // 2)
+        if generation.height() < need:
+            self.resizeDocks([heat, generation], [total - need, need], Qt.Vertical)
+
+
+class _FitScroller(QScrollArea):
+    """A frameless scroll area that gives its widget the viewport's size, never less than the widget's minimum
+    (QScrollArea's own resizing follows a word-wrapped label's height-for-width and keeps the widget at its
+    preferred height, scrolling content that would fit)."""
+
+    def __init__(self, widget: QWidget):
+        super().__init__()
+        self.setFrameShape(QScrollArea.NoFrame)
+        self.setWidget(widget)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        widget, minimum = self.widget(), self.widget().minimumSizeHint()
+        widget.resize(max(self.viewport().width(), minimum.width()), max(self.viewport().height(), minimum.height()))
+
+
+def scrolled(widget: QWidget) -> QScrollArea:
+    """`widget` in a scroll area: a dock holding it can be shorter than the widget's minimum."""
+    return _FitScroller(widget)
+
+
+def _json_setting(settings: QSettings, key: str):
+    """A setting stored as JSON text, or None when it is missing or not JSON (older or damaged settings)."""
+    value = settings.value(key)
+    if not isinstance(value, str):
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None
