@@ -141,33 +141,34 @@ def _host_stats(x: Tensor, bins: int) -> Stats:
         lo, hi = (float(v) for v in torch.aminmax(values))
     n = values.numel()
     sample = values[:: max(1, n // _HIST_SAMPLE)]
-    mean, std = _mean_std(values, sample)
     if hi > lo:
         counts = torch.histc(sample, bins, lo, hi).numpy()
-    else:
+        mean, std = _mean_std(values, _mean_dominates(counts, lo, hi))
+    else:  # one value throughout
         counts = np.zeros(bins)
         counts[0] = sample.numel()
+        mean, std = lo, 0.0
     return _unpack_stats(np.concatenate([[lo, hi, mean, std, nan, posinf, neginf, x.numel()], counts]), bins)
 
 
 _CHUNK = 1 << 22  # elements per pass of the deviation sum: a 16 MB buffer, few parallel regions
 
 
-def _mean_std(values: Tensor, sample: Tensor | None = None) -> tuple[float, float]:
-    """Mean and sample std of a 1-D float32 CPU tensor (`sample`: an evenly strided subset of it).
+def _mean_std(values: Tensor, dominated: bool = False) -> tuple[float, float]:
+    """Mean and sample std of a 1-D float32 CPU tensor.
 
     Sum and a BLAS dot product read the data twice without allocating. When the mean
     dominates the spread (a softmax) the sum-of-squares form loses precision; then the
     squared deviations from the mean are summed chunk by chunk into one reused buffer
-    (no full-size temporary, ~10× faster than torch.std_mean on large tensors). When the
-    sample already shows the mean dominating, the dot product is not computed at all.
+    (no full-size temporary, ~10× faster than torch.std_mean on large tensors).
+    `dominated` (known beforehand, e.g. from the histogram) skips the dot product.
     """
     n = values.numel()
     if n == 1:
         return float(values[0]), 0.0
     total = float(values.sum())  # torch sums float32 pairwise on the CPU: accurate enough to display
     mean = total / n
-    if sample is None or not _mean_dominates(sample):
+    if not dominated:
         squares = float(torch.dot(values, values))
         if n * mean * mean <= 0.25 * squares:
             return mean, math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1))
@@ -180,10 +181,15 @@ def _mean_std(values: Tensor, sample: Tensor | None = None) -> tuple[float, floa
     return mean, math.sqrt(squares / (n - 1))
 
 
-def _mean_dominates(sample: Tensor) -> bool:
-    """Whether a sample's mean is large against its spread (mean square under 10 × mean²)."""
-    m = float(sample.mean())
-    return m * m > 0.1 * float(torch.dot(sample, sample)) / sample.numel()
+def _mean_dominates(counts: np.ndarray, lo: float, hi: float) -> bool:
+    """Whether the histogram (bin centres weighted by their counts) shows the mean large against
+    the spread (mean square under 10 × mean²): then the std needs the deviations' path."""
+    total = counts.sum()
+    if total == 0:
+        return False
+    centres = lo + (np.arange(len(counts)) + 0.5) * ((hi - lo) / len(counts))
+    mean = float(counts @ centres) / total
+    return mean * mean > 0.1 * float(counts @ (centres * centres)) / total
 
 
 def tensor_stats(tensor: Tensor, bins: int = HIST_BINS, kind: str | None = None) -> Stats:
