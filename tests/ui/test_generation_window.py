@@ -91,3 +91,20 @@ def test_the_status_bar_counts_the_stages_a_finished_generation_ran(make_window,
     assert ran < len(window.ctl.plan)
     qtbot.waitUntil(lambda: window.status_stage.text() == f"Stage {ran} of {ran} · gen.3.logits")
     window.ctl.close()
+
+
+def test_a_generation_steps_positional_table_is_checked_at_its_position(make_window, qtbot):
+    # With a KV cache step 1 adds the PE row of position 1 alone: its row 0 is not position 0's [0, 1, 0, 1, …].
+    window = make_window()
+    window.ctl.generation = DecodingSettings(max_new_tokens=3)
+    window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
+    wait_paused(qtbot, window, "gen.0.src.embed")
+    press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token
+    wait_paused(qtbot, window, "gen.1.tgt.embed")
+    press(window, Qt.Key_F10)  # Step: the PE table of this step
+    wait_paused(qtbot, window, "gen.1.tgt.pe")
+    panel = window.explain_panel
+    qtbot.waitUntil(lambda: panel.checks is not None and "computing…" not in panel.plain_text())
+    text = panel.plain_text()
+    assert "✓ Row 0 is position 1: the sin and cos of the formula" in text and "✗" not in text
+    window.ctl.close()

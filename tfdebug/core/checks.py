@@ -21,7 +21,7 @@ from torch import Tensor
 from tfdebug.core.explain import Text
 from tfdebug.core.masks import CAUSAL, PADDING, mask_parts
 from tfdebug.core.recorder import Capture
-from tfdebug.core.stages import StageInfo
+from tfdebug.core.stages import StageInfo, parse_token_ref
 
 Lookup = Callable[[str], "Capture | None"]
 
@@ -265,11 +265,20 @@ def _positional_encoding(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Che
     if "sin" not in info.formula or t.dim() != 2:
         return []  # a learned position table (GPT-2's P[pos]) promises none of this
     row0 = t[0].double()
+    in_range = Check(bool((t.abs() <= 1).all()), Text("Every value lies in [−1, 1]", "所有数值都在 [−1, 1] 之间"))
+    position = parse_token_ref(info.tokens.get("token", ""))[1] or 0  # a generation step's row is its token's
+    if position:
+        d = row0.numel()
+        angle = position / 10000 ** (torch.arange(0, d, 2, dtype=torch.float64, device=row0.device) / d)
+        expected = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten()[:d]
+        diff = float((row0 - expected).abs().max())
+        return [Check(diff <= _tolerance(t), Text(f"Row 0 is position {position}: the sin and cos of the formula",
+                                                 f"第 0 行是位置 {position}：与公式的 sin、cos 一致"),
+                      f"max |Δ| = {diff:.1e}"), in_range]
     expected = torch.zeros_like(row0)
     expected[1::2] = 1
     return [Check(bool(torch.equal(row0, expected)), Text("Row 0 is exactly [0, 1, 0, 1, …]", "第 0 行恰好是 [0, 1, 0, 1, …]"),
-                  "[" + ", ".join(f"{x:g}" for x in row0[:6].tolist()) + ", …]"),
-            Check(bool((t.abs() <= 1).all()), Text("Every value lies in [−1, 1]", "所有数值都在 [−1, 1] 之间"))]
+                  "[" + ", ".join(f"{x:g}" for x in row0[:6].tolist()) + ", …]"), in_range]
 
 
 _CHECKS: dict[str, Callable[[StageInfo, Tensor, Lookup], list[Check]]] = {
