@@ -110,3 +110,28 @@ def test_a_typed_special_token_is_named_like_an_unknown_word(make_window, qtbot)
     src, _ = window.ctl.session.prepared.args
     assert src[0, 2].item() == 3  # read as <unk>, not as the id of <eos> (2)
     window.ctl.close()
+
+
+def test_a_reopened_snapshot_keeps_the_checks_that_read_other_stages(make_window, loaded, qtbot, tmp_path,
+                                                                      monkeypatch):
+    # A snapshot's stages are read when shown: the checks of scores (Q, K) and of src.pos (embedding + PE)
+    # said "enc.0.attn.q_split is not in this pass's history" or nothing at all.
+    from PySide6.QtWidgets import QFileDialog
+
+    from tests.ui.conftest import SRC, TGT
+    from tfdebug.adapters.reference import ReferenceAdapter
+    from tfdebug.adapters.session import DebugSession
+    from tfdebug.io.recording import Recording
+    from tfdebug.io.snapshot import save_snapshot
+
+    path = tmp_path / "pass.safetensors"
+    save_snapshot(Recording.from_session(DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT})), path)
+    window = make_window()
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(path), "")))
+    window.actions_by_id["tfdebug.file.open"].trigger()  # File ▸ Open Snapshot…
+    wait_paused(qtbot, window, "src.embed")
+    for stage, tick in (("src.pos", "✓ Exactly the embedding + the PE table"),
+                        ("enc.0.attn.scores", "✓ Equal to Q·Kᵀ recomputed")):
+        run_to_stage(window, qtbot, stage)
+        panel = checks_shown(window, qtbot)
+        assert tick in panel.plain_text() and "not in this pass" not in panel.plain_text()

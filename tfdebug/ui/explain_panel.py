@@ -84,7 +84,13 @@ class ExplainPanel(QWidget):
         stepper = self.ctl.stepper
         by_name = {c.name: c for c in stepper.history} if stepper is not None else {}
         info, tensor = capture.info, capture.tensor
-        self.ctl.display.submit("checks", lambda: stage_checks(info, tensor, by_name.get),
+
+        def lookup(name: str) -> Capture | None:  # on the display worker: a snapshot's stage is read here
+            other = by_name.get(name)
+            if other is not None and other.tensor is None:
+                stepper.tensor_of(other)
+            return other
+        self.ctl.display.submit("checks", lambda: stage_checks(info, tensor, lookup),
                                 lambda checks: self._checks_ready(capture, checks),
                                 lambda exc: self._checks_ready(capture, []))
 
