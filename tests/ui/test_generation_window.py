@@ -3,6 +3,7 @@
 from PySide6.QtCore import Qt
 
 from tests.ui.conftest import wait_paused
+from tests.ui.test_generation_panel import start_generation
 from tests.ui.user_actions import press
 from tfdebug.core.view import RunInputs
 from tfdebug.models.sampling import DecodingSettings
@@ -57,10 +58,7 @@ def test_the_map_draws_the_step_being_shown(make_window, qtbot):
 
 def generate_to_the_end(make_window, qtbot):
     """Generate 我 爱 你 from 'I love you' with up to 6 tokens, pressing Ctrl+T (Next Token) until <eos>."""
-    window = make_window()
-    window.ctl.generation = DecodingSettings(max_new_tokens=6)
-    window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
-    wait_paused(qtbot, window, "gen.0.src.embed")
+    window = start_generation(make_window, qtbot, tokens=6)
     for step in (1, 2, 3):
         press(window, Qt.Key_T, Qt.ControlModifier)
         wait_paused(qtbot, window, f"gen.{step}.tgt.embed")
@@ -95,10 +93,7 @@ def test_the_status_bar_counts_the_stages_a_finished_generation_ran(make_window,
 
 def test_a_generation_steps_positional_table_is_checked_at_its_position(make_window, qtbot):
     # With a KV cache step 1 adds the PE row of position 1 alone: its row 0 is not position 0's [0, 1, 0, 1, …].
-    window = make_window()
-    window.ctl.generation = DecodingSettings(max_new_tokens=3)
-    window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
-    wait_paused(qtbot, window, "gen.0.src.embed")
+    window = start_generation(make_window, qtbot, tokens=3)
     press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token
     wait_paused(qtbot, window, "gen.1.tgt.embed")
     press(window, Qt.Key_F10)  # Step: the PE table of this step
