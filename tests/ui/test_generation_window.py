@@ -103,3 +103,15 @@ def test_a_generation_steps_positional_table_is_checked_at_its_position(make_win
     text = panel.plain_text()
     assert "✓ Row 0 is position 1: the sin and cos of the formula" in text and "✗" not in text
     window.ctl.close()
+
+
+def test_the_generation_docks_choices_read_whole(make_window, qtbot):
+    window = start_generation(make_window, qtbot, tokens=3)
+    press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token: the Generation dock fills its layer and cache boxes
+    wait_paused(qtbot, window, "gen.1.tgt.embed")
+    panel = window.generation_panel
+    qtbot.waitUntil(lambda: panel.block_box.count() > 0)
+    for box in (panel.layer_box, panel.block_box):  # the cache box showed 'self-atten'
+        widest = max(box.fontMetrics().horizontalAdvance(box.itemText(i)) for i in range(box.count()))
+        qtbot.waitUntil(lambda: box.width() >= widest + 20)  # the text and the arrow
+    window.ctl.close()

@@ -33,6 +33,8 @@ class GenerationPanel(QWidget):
         self.layer_box = QComboBox()
         self.layer_box.activated.connect(lambda _i: self._layer_chosen())
         self.block_box = QComboBox()
+        for box in (self.layer_box, self.block_box):  # filled when a generation shows, after the first show
+            box.setSizeAdjustPolicy(QComboBox.AdjustToContents)
         self.block_box.activated.connect(lambda _i: self.refresh())
         self.strip = TokenStrip()
         self.strip.step_clicked.connect(self._go_to_step)
