@@ -6,7 +6,7 @@ Only the small float32 result crosses to the host, in one transfer.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 import numpy as np
@@ -32,6 +32,8 @@ class Stats:
     count: int
     hist_counts: np.ndarray
     hist_edges: np.ndarray
+    #: mean and std not computed yet (NaN until `slice_stats` fills them in); the rest is exact
+    partial: bool = False
 
     def to_dict(self) -> dict:
         """JSON-friendly scalar stats (no histogram)."""
@@ -122,7 +124,7 @@ def _unpack_stats(packed: np.ndarray, bins: int) -> Stats:
                  hist_counts=packed[8:8 + bins].astype(np.int64), hist_edges=edges)
 
 
-def _host_stats(x: Tensor, bins: int) -> Stats:
+def _host_stats(x: Tensor, bins: int, moments: bool = True) -> Stats:
     """Stats of a CPU tensor. On the CPU a data-dependent branch costs nothing, so the
     common all-finite case (told by min and max alone: both propagate NaN and ±∞)
     takes three passes instead of the masked general path."""
@@ -143,12 +145,13 @@ def _host_stats(x: Tensor, bins: int) -> Stats:
     sample = values[:: max(1, n // _HIST_SAMPLE)]
     if hi > lo:
         counts = torch.histc(sample, bins, lo, hi).numpy()
-        mean, std = _mean_std(values, _mean_dominates(counts, lo, hi))
+        mean, std = _mean_std(values, _mean_dominates(counts, lo, hi)) if moments else (math.nan, math.nan)
     else:  # one value throughout
         counts = np.zeros(bins)
         counts[0] = sample.numel()
         mean, std = lo, 0.0
-    return _unpack_stats(np.concatenate([[lo, hi, mean, std, nan, posinf, neginf, x.numel()], counts]), bins)
+    stats = _unpack_stats(np.concatenate([[lo, hi, mean, std, nan, posinf, neginf, x.numel()], counts]), bins)
+    return stats if moments or hi == lo else replace(stats, partial=True)
 
 
 _CHUNK = 1 << 22  # elements per pass of the deviation sum: a 16 MB buffer, few parallel regions
@@ -290,22 +293,30 @@ def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = 
     return result.reshape(*plane.shape[:-2], *out)
 
 
+def _shown_plane(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None,
+                 kind: str | None, mask: Tensor | None) -> Tensor:
+    """The 2-D float slice display_slice summarises, masked cells as −∞."""
+    plane = select_2d(tensor.detach(), row_axis, col_axis, indices)
+    if mask is not None and mask.shape == tensor.shape:
+        mask = select_2d(mask.detach(), row_axis, col_axis, indices)
+    return masked_as_neginf(plane, kind, mask).float()
+
+
 def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None = None,
                   max_size: tuple[int, int] = (1024, 1024), bins: int = HIST_BINS,
-                  kind: str | None = None, mask: Tensor | None = None) -> DisplaySlice:
+                  kind: str | None = None, mask: Tensor | None = None, moments: bool = True) -> DisplaySlice:
     """Slice, downsample and summarise on the tensor's device; return the small host copy.
 
     Stats are of the full (not downsampled) slice. In a `kind` "mask" stage, cells at or
     below finfo.min / 2 show as masked (−∞); so do the cells `mask` marks (the mask stage
     a softmax read: see masked_as_neginf), and the slice's stats count them as masked.
+    `moments=False` (a CPU tensor) leaves the slice's mean and std for `slice_stats`
+    (`Stats.partial`): the image is ready a pass or two over the plane sooner.
     """
-    plane = select_2d(tensor.detach(), row_axis, col_axis, indices)
-    if mask is not None and mask.shape == tensor.shape:
-        mask = select_2d(mask.detach(), row_axis, col_axis, indices)
-    plane = masked_as_neginf(plane, kind, mask).float()
+    plane = _shown_plane(tensor, row_axis, col_axis, indices, kind, mask)
     limit = (max(1, max_size[0]), max(1, max_size[1]))
     if on_host(plane):
-        stats = _host_stats(plane, bins)
+        stats = _host_stats(plane, bins, moments)
         all_finite = stats.nan == stats.posinf == stats.neginf == 0
         small = _downsample(plane, *limit, all_finite=all_finite)
         values = np.ascontiguousarray(small.numpy(), dtype=np.float32)
@@ -320,6 +331,15 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
         row_axis, col_axis = -1, max(0, tensor.dim() - 1)
     return DisplaySlice(values=values, row_axis=row_axis, col_axis=col_axis,
                         source_shape=tuple(plane.shape), stats=stats)
+
+
+def slice_stats(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None = None,
+                bins: int = HIST_BINS, kind: str | None = None, mask: Tensor | None = None) -> Stats:
+    """The complete stats of the slice display_slice shows (what `moments=False` left out)."""
+    plane = _shown_plane(tensor, row_axis, col_axis, indices, kind, mask)
+    if on_host(plane):
+        return _host_stats(plane, bins)
+    return _unpack_stats(_stats_tensor(plane, bins).cpu().numpy(), bins)
 
 
 @dataclass(frozen=True)

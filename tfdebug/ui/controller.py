@@ -43,6 +43,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
     state_changed = Signal()        # stepper state or history changed: actions re-check themselves
     stats_changed = Signal()        # current_stats (whole tensor) computed, just after the stage shows
     slice_changed = Signal()        # current_slice changed (no argument: PySide mishandles None payloads)
+    slice_stats_changed = Signal()  # the shown slice's mean and std arrived (a large slice shows before them)
     breakpoints_changed = Signal()
     selection_changed = Signal(str)  # the stage selected in a navigator / map
     busy_changed = Signal(bool)     # a model is loading

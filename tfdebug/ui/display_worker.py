@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 
-from tfdebug.core.display import DisplaySlice, HeadThumbnails, Stats, display_slice, head_thumbnails, tensor_stats
+from tfdebug.core.display import (DisplaySlice, HeadThumbnails, Stats, display_slice, head_thumbnails, slice_stats,
+                                  tensor_stats)
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.recorder import Capture
 from tfdebug.ui import colors
@@ -37,7 +38,7 @@ OFF_THREAD_CELLS = 1024 * 1024
 LARGE_STAGE_BYTES = 256 * 2**20
 
 # Kinds in the order the worker takes them: what the user looks at first.
-KINDS = ("slice", "heads", "stats", "checks", "overview")
+KINDS = ("slice", "moments", "heads", "stats", "checks", "overview")
 
 
 @dataclass
@@ -234,18 +235,35 @@ class DisplayMixin:
         mask = self.mask_of(capture)
 
         def compute():
-            sl = display_slice(tensor, row, col, indices, MAX_SLICE, kind=kind, mask=mask)
+            # The slice's mean and std come after the image (the "moments" job): the colour
+            # levels need only its extremes.
+            sl = display_slice(tensor, row, col, indices, MAX_SLICE, kind=kind, mask=mask, moments=False)
             # The heatmap's LUT indices too, so the GUI thread converts no pixels.
             levels = colors.scheme(kind, sl.stats)[1]
             return sl, (levels, colors.quantize(sl.values, levels))
-        self.display.submit("slice", compute, lambda done: self._slice_ready(capture, *done),
-                            lambda exc: self._slice_failed(capture, exc))
+
+        def shown(done):
+            self._slice_ready(capture, *done)
+            sl = done[0]
+            if sl.stats.partial and self.current_slice is sl:
+                self.display.submit("moments", lambda: slice_stats(tensor, row, col, indices, kind=kind, mask=mask),
+                                    lambda stats: self._moments_ready(sl, stats),
+                                    lambda exc: self._slice_failed(capture, exc))
+        self.display.submit("slice", compute, shown, lambda exc: self._slice_failed(capture, exc))
 
     def _slice_ready(self, capture: Capture, sl: DisplaySlice, indexed=None) -> None:
         if capture is self.current:
             self.current_slice = sl
             self._indexed = (sl, *indexed) if indexed is not None else None
             self.slice_changed.emit()
+
+    def _moments_ready(self, sl: DisplaySlice, stats: Stats) -> None:
+        """The shown slice's complete stats (mean and std) arrived: the same slice, its numbers filled in."""
+        if self.current_slice is sl:
+            self.current_slice = replace(sl, stats=stats)
+            if getattr(self, "_indexed", None) is not None and self._indexed[0] is sl:
+                self._indexed = (self.current_slice, *self._indexed[1:])
+            self.slice_stats_changed.emit()
 
     def indexed_image(self, sl: DisplaySlice, levels: tuple[float, float]):
         """The slice's LUT indices between `levels` when the worker computed them, else None."""

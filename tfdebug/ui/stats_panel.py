@@ -29,7 +29,9 @@ def large_sizes(capture: Capture, limit: int) -> dict[str, str]:
 def stats_values(stats: Stats | None) -> list[str]:
     if stats is None:
         return ["–"] * len(ROWS)
-    return [format_value(stats.min), format_value(stats.max), format_value(stats.mean), format_value(stats.std),
+    pending = "…"  # a large slice's mean and std follow its image
+    return [format_value(stats.min), format_value(stats.max),
+            pending if stats.partial else format_value(stats.mean), pending if stats.partial else format_value(stats.std),
             str(stats.nan), str(stats.posinf), str(stats.neginf), f"{stats.count:,}"]
 
 
@@ -70,6 +72,7 @@ class StatsPanel(QWidget):
         ctl.stage_shown.connect(self._stage)
         ctl.stats_changed.connect(self._stage)
         ctl.slice_changed.connect(lambda: self._slice(ctl.current_slice))
+        ctl.slice_stats_changed.connect(lambda: self._slice(ctl.current_slice))
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
