@@ -186,9 +186,11 @@ def test_the_chinese_window_at_a_masked_stage_has_no_english_words_left(window, 
     from PySide6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QMenu, QTabBar
 
     run_to_stage(window, qtbot, "dec.0.self_attn.masked")
+    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())  # every panel drew it
     i18n.set_language("zh")
     qtbot.waitUntil(lambda: window.docks["navigator"].windowTitle() == "阶段")
     qtbot.waitUntil(lambda: "掩码" in window.explain_panel.plain_text())
+    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())  # heads redrawn in Chinese
     shown = [w.text() for w in window.findChildren(QLabel) + window.findChildren(QAbstractButton) if w.isVisible()]
     shown += [d.windowTitle() for d in window.findChildren(QDockWidget)]
     shown += [b.tabText(i) for b in window.findChildren(QTabBar) if b.isVisible() for i in range(b.count())]

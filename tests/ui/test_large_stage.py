@@ -29,7 +29,7 @@ def _step(window, qtbot, key, modifier, name):
     qtbot.waitUntil(window.isActiveWindow)
     press(window, key, modifier)
     wait_paused(qtbot, window, name)
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and not window.heads_panel._dirty)
+    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())
 
 
 def test_a_stage_above_the_limit_is_shown_by_its_slice_only(make_window, qtbot):

@@ -59,18 +59,18 @@ def test_masked_head_thumbnails_are_coloured_however_the_stage_is_reached(window
     run_to_stage(window, qtbot, "dec.0.self_attn.scaled")
     press(window, Qt.Key_F10)                        # step
     wait_paused(qtbot, window, "dec.0.self_attn.masked")
-    qtbot.waitUntil(lambda: not window.heads_panel._dirty)
+    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())
     _assert_masked_thumbnails(window)
     press(window, Qt.Key_F10)
     wait_paused(qtbot, window, "dec.0.self_attn.probs")
-    qtbot.waitUntil(lambda: not window.heads_panel._dirty)
+    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())
     _assert_masked_thumbnails(window)                # the softmax's masked cells (zeros) too
     press(window, Qt.Key_F10, Qt.ShiftModifier)      # step back
     wait_paused(qtbot, window, "dec.0.self_attn.masked")
-    qtbot.waitUntil(lambda: not window.heads_panel._dirty)
+    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())
     _assert_masked_thumbnails(window)
     run_to_stage(window, qtbot, "dec.1.self_attn.masked")  # run to, from a probability stage
-    qtbot.waitUntil(lambda: not window.heads_panel._dirty)
+    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())
     _assert_masked_thumbnails(window)
 
 
@@ -78,7 +78,7 @@ def test_exactly_one_head_is_outlined_and_the_thumbnails_carry_their_scale(windo
     window.docks["heads"].show()
     run_to_stage(window, qtbot, "enc.0.attn.scaled")
     heads = window.heads_panel
-    qtbot.waitUntil(lambda: not heads._dirty)
+    qtbot.waitUntil(lambda: window.ctl.display_settled() and heads.settled())
     window.heatmap_panel.spin_boxes["head"].setValue(2)
     qtbot.waitUntil(lambda: heads.outlined() == [2])
     # The thumbnails' own colour bar states their range, which covers every head's values.
@@ -101,7 +101,7 @@ def test_head_as_a_heatmap_axis_gets_integer_ticks_and_an_honest_heads_note(wind
     assert [label for _, label in ticks] == ["0", "1", "2", "3"]
     assert [pos for pos, _ in ticks] == [0.5, 1.5, 2.5, 3.5]  # at the cell centres
     heads = window.heads_panel
-    qtbot.waitUntil(lambda: not heads._dirty)
+    qtbot.waitUntil(lambda: window.ctl.display_settled() and heads.settled())
     assert "no head axis" not in heads.note.text() and "rows" in heads.note.text()
     assert not heads.graphics.isVisible()
 
@@ -152,7 +152,7 @@ def test_heads_dock_shows_a_short_note_not_a_black_box_without_heads(window, qtb
     window.docks["heads"].show()
     run_to_stage(window, qtbot, "enc.0.attn.resid")
     heads = window.heads_panel
-    qtbot.waitUntil(lambda: not heads._dirty)
+    qtbot.waitUntil(lambda: window.ctl.display_settled() and heads.settled())
     assert not heads.graphics.isVisible()
     assert "no head axis" in heads.note.text()
     press(window, Qt.Key_F10, Qt.ShiftModifier)

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer, Signal
 
 from tfdebug.core.display import (DisplaySlice, HeadThumbnails, Stats, display_slice, head_thumbnails, slice_stats,
                                   tensor_stats)
@@ -66,7 +66,15 @@ class DisplayWorker(QObject):
         self._seq = 0
         self._held = 0
         self._closed = False
-        self._finished.connect(self._deliver)
+        self._finished.connect(self._arrived)
+        # Results are handed to the panels from a zero-timer, not from the queued signal that
+        # brings them: Qt dispatches posted events (results, and the repaints they cause) back
+        # to back while more keep arriving, and no timer or input would run in between.
+        self._ready: list[tuple[_Job, Any, Exception | None]] = []
+        self._ready_timer = QTimer(self)
+        self._ready_timer.setSingleShot(True)
+        self._ready_timer.setInterval(0)
+        self._ready_timer.timeout.connect(self._deliver_ready)
         self._thread = threading.Thread(target=self._loop, name="tfdebug-display", daemon=True)
         self._thread.start()
 
@@ -127,6 +135,15 @@ class DisplayWorker(QObject):
                 except Exception as exc:  # reported on the GUI thread, as a sentence
                     error = exc
             self._finished.emit(job, result, error)
+
+    def _arrived(self, job: _Job, result, error) -> None:
+        self._ready.append((job, result, error))
+        self._ready_timer.start()
+
+    def _deliver_ready(self) -> None:
+        ready, self._ready = self._ready, []
+        for job, result, error in ready:
+            self._deliver(job, result, error)
 
     def _deliver(self, job: _Job, result, error) -> None:
         with self._cond:

@@ -96,6 +96,10 @@ class HeadsPanel(QWidget):
             self._changed()
         super().changeEvent(event)
 
+    def settled(self) -> bool:
+        """Whether the panel shows the current stage (no redraw pending or waiting for thumbnails)."""
+        return not self._timer.isActive() and not self._dirty
+
     def _changed(self, _slice=None) -> None:
         self._dirty = True
         if self.isVisible():
@@ -121,6 +125,7 @@ class HeadsPanel(QWidget):
         capture = self.ctl.current
         axis = self.head_axis() if capture is not None and capture.tensor is not None else None
         if axis is None or self.ctl.is_large(capture):
+            self.ctl.display.cancel("heads")  # thumbnails asked for before (other axes) must not land now
             self._dirty = False
             self._clear()
             self.note.setText(self._why_no_thumbnails())

@@ -112,7 +112,7 @@ def _settled(window: MainWindow, capture: Capture) -> bool:
     ctl = window.ctl
     heads = window.heads_panel
     return (ctl.current is capture and ctl.current_slice is not None and ctl.current_stats is not None
-            and ctl.display_settled() and not heads._timer.isActive() and not heads._dirty)
+            and ctl.display_settled() and heads.settled())
 
 
 def _one_step(app, window: MainWindow, clock: _PaintClock, target: Capture) -> tuple[float, float]:
