@@ -7,7 +7,8 @@ import torch
 
 from tfdebug.bench.syncs import HostSyncCounter, sync_counts
 from tfdebug.core.breakpoints import Breakpoint
-from tfdebug.core.display import display_slice, head_thumbnails
+from tfdebug.core.display import display_slice
+from tfdebug.core.thumbnails import head_thumbnails
 from tfdebug.core.stepper import FAST, FINISHED, PAUSED
 from tfdebug.models.loader import load_model
 from tfdebug.adapters.reference import ReferenceAdapter

@@ -81,7 +81,8 @@ def test_a_softmax_shows_the_cells_its_mask_stage_masked_and_nothing_else():
     an fp16 probability that underflowed to 0 is not masked."""
     import torch
 
-    from tfdebug.core.display import display_slice, head_thumbnails
+    from tfdebug.core.display import display_slice
+    from tfdebug.core.thumbnails import head_thumbnails
 
     masked = torch.zeros(1, 2, 3, 3)
     masked[..., 0, 1:] = torch.finfo(torch.float32).min  # transformers' way: a finite minimum

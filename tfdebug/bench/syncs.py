@@ -120,7 +120,8 @@ def sync_counts(model_name: str = "random", texts: dict[str, str] | None = None)
     from tfdebug.adapters.reference import ReferenceAdapter
     from tfdebug.adapters.session import DebugSession
     from tfdebug.core.breakpoints import Breakpoint
-    from tfdebug.core.display import display_slice, head_thumbnails, tensor_stats
+    from tfdebug.core.display import display_slice, tensor_stats
+    from tfdebug.core.thumbnails import head_thumbnails
     from tfdebug.core.stepper import EXACT, FAST
     from tfdebug.models.loader import load_model
 

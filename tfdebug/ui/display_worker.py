@@ -20,8 +20,8 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer, Signal
 
-from tfdebug.core.display import (DisplaySlice, HeadThumbnails, Stats, display_slice, head_thumbnails, slice_stats,
-                                  tensor_stats)
+from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_stats, tensor_stats
+from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.recorder import Capture
 from tfdebug.ui import colors

@@ -8,7 +8,8 @@ from PySide6.QtCore import QEvent, QRectF, Qt, QTimer
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from tfdebug.core.display import HeadThumbnails, Stats
+from tfdebug.core.display import Stats
+from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.prediction import PredictionView

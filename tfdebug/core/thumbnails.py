@@ -1,0 +1,82 @@
+"""Every head of a stage's shown slice at once, as small images (the Heads panel's thumbnails).
+
+Sliced, downsampled and summarised on the tensor's device with the same helpers as the
+heatmap's slice (tfdebug.core.display), in one transfer for all heads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from tfdebug.core.display import _downsample, masked_as_neginf
+
+
+@dataclass(frozen=True)
+class HeadThumbnails:
+    """Every head of a stage's shown slice, downsampled: `values[h]` is head h's image.
+
+    `mins`/`maxs` are each head's finite extremes (NaN when a head has no finite value);
+    `neginf` counts each head's −∞ (masked) cells. Both are of every cell, except for planes
+    over 8 × the thumbnail size along an axis, which are read on an evenly strided grid.
+    """
+
+    values: np.ndarray
+    mins: np.ndarray
+    maxs: np.ndarray
+    neginf: np.ndarray
+    source_shape: tuple[int, int]
+
+
+def head_thumbnails(tensor: Tensor, row_axis: int, col_axis: int, head_axis: int,
+                    indices: Mapping[int, int] | None = None,
+                    max_size: tuple[int, int] = (48, 48), kind: str | None = None,
+                    mask: Tensor | None = None) -> HeadThumbnails:
+    """All heads at once: slice, downsample and summarise on the device, one transfer.
+
+    The heads are pooled as one batch, so the host waits once for all of them rather
+    than once per head. In a `kind` "mask" stage, finfo.min-marked cells count as masked,
+    and so do the cells `mask` marks (the mask stage a softmax read).
+    """
+    tensor = tensor.detach()
+    if len({row_axis, col_axis, head_axis}) != 3:
+        raise ValueError("the head axis must differ from the shown axes")
+    fixed = {a: i for a, i in (indices or {}).items() if a != head_axis}
+    index: list = []
+    for axis in range(tensor.dim()):
+        if axis in (row_axis, col_axis, head_axis):
+            index.append(slice(None))
+        else:
+            index.append(fixed.get(axis, 0))
+    kept = [a for a in range(tensor.dim()) if a in (row_axis, col_axis, head_axis)]
+    # After indexing, the kept axes stay in their original order: put them as (head, row, col).
+    mask = mask.detach()[tuple(index)] if mask is not None and mask.shape == tensor.shape else None
+    planes = masked_as_neginf(tensor[tuple(index)], kind, mask).permute(kept.index(head_axis), kept.index(row_axis),
+                                                                kept.index(col_axis)).float()
+    heads, rows, cols = planes.shape
+    out = (min(rows, max(1, max_size[0])), min(cols, max(1, max_size[1])))
+    # A thumbnail of a huge plane averages blocks of an evenly strided grid (at most 8 samples
+    # per thumbnail cell along each axis) instead of every cell: 48² pixels cannot show more,
+    # and pooling all of a 4096² plane per head would cost more than the main heatmap.
+    step_r, step_c = max(1, rows // (8 * out[0])), max(1, cols // (8 * out[1]))
+    if step_r > 1 or step_c > 1:
+        planes = planes[:, ::step_r, ::step_c]
+    finite = torch.isfinite(planes)
+    big = torch.full((), float("inf"), device=planes.device)
+    flat, flat_finite = planes.reshape(heads, -1), finite.reshape(heads, -1)
+    any_finite = flat_finite.any(dim=1)
+    nan = torch.full((heads,), float("nan"), device=planes.device)
+    mins = torch.where(any_finite, torch.where(flat_finite, flat, big).amin(dim=1), nan)
+    maxs = torch.where(any_finite, torch.where(flat_finite, flat, -big).amax(dim=1), nan)
+    neginf = torch.isneginf(flat).sum(dim=1).float()
+    small = _downsample(planes, *out) if heads else planes[:, :out[0], :out[1]]
+    packed = torch.cat([small.reshape(-1), mins, maxs, neginf]).cpu().numpy()
+    n = small.numel()
+    return HeadThumbnails(values=np.ascontiguousarray(packed[:n].reshape(heads, *out), dtype=np.float32),
+                          mins=packed[n:n + heads].astype(np.float64),
+                          maxs=packed[n + heads:n + 2 * heads].astype(np.float64),
+                          neginf=packed[n + 2 * heads:].astype(np.int64), source_shape=(rows, cols))
