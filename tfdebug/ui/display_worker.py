@@ -123,7 +123,11 @@ class DisplayWorker(QObject):
     def _loop(self) -> None:
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: (self._pending and not self._held) or self._closed)
+                # After a slice, the next job waits until the GUI thread has drawn it: the two
+                # cores are the GUI's paint and the worker's torch threads, and sharing them
+                # slowed both (torch's threads wait for the busy core at every barrier).
+                self._cond.wait_for(lambda: (self._pending and not self._held and "slice" not in self._in_flight)
+                                    or self._closed)
                 if self._closed:
                     return
                 job = self._pending.pop(next(k for k in KINDS if k in self._pending))
@@ -148,14 +152,14 @@ class DisplayWorker(QObject):
     def _deliver(self, job: _Job, result, error) -> None:
         with self._cond:
             stale = self._latest.get(job.kind) != job.seq
-            if self._in_flight.get(job.kind) == job.seq:
-                del self._in_flight[job.kind]
-        if stale:
-            return
-        if error is not None:
-            job.failed(error)
-        else:
-            job.done(result)
+        try:
+            if not stale:
+                job.failed(error) if error is not None else job.done(result)
+        finally:
+            with self._cond:  # delivered and handled (a slice: drawn): the worker may go on
+                if self._in_flight.get(job.kind) == job.seq:
+                    del self._in_flight[job.kind]
+                self._cond.notify()
 
 
 class DisplayMixin:
