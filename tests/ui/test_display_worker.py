@@ -61,8 +61,8 @@ def test_a_large_slice_shows_before_its_mean_and_std_which_follow(window, qtbot,
                                  axes=("batch", "token", "model"), formula="E[x]"), torch.randn(1, 4, 8))
     big = Capture.of(info, torch.randn(1, 2, n, n, generator=torch.Generator().manual_seed(0)).softmax(-1))
     gate = threading.Event()
-    original = display_worker.slice_stats
-    monkeypatch.setattr(display_worker, "slice_stats", lambda *a, **k: gate.wait(10) and original(*a, **k))
+    original = display_worker.slice_moments
+    monkeypatch.setattr(display_worker, "slice_moments", lambda *a, **k: gate.wait(10) and original(*a, **k))
     window.docks["stats"].show()
     window.docks["stats"].raise_()
     window.ctl.load_replay(Stepper.replay([small, big]), {"src": [], "tgt": []}, "large stage")

@@ -32,7 +32,7 @@ class Stats:
     count: int
     hist_counts: np.ndarray
     hist_edges: np.ndarray
-    #: mean and std not computed yet (NaN until `slice_stats` fills them in); the rest is exact
+    #: mean and std not computed yet (NaN until `slice_moments` fills them in); the rest is exact
     partial: bool = False
 
     def to_dict(self) -> dict:
@@ -310,7 +310,7 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
     Stats are of the full (not downsampled) slice. In a `kind` "mask" stage, cells at or
     below finfo.min / 2 show as masked (−∞); so do the cells `mask` marks (the mask stage
     a softmax read: see masked_as_neginf), and the slice's stats count them as masked.
-    `moments=False` (a CPU tensor) leaves the slice's mean and std for `slice_stats`
+    `moments=False` (a CPU tensor) leaves the slice's mean and std for `slice_moments`
     (`Stats.partial`): the image is ready a pass or two over the plane sooner.
     """
     plane = _shown_plane(tensor, row_axis, col_axis, indices, kind, mask)
@@ -333,10 +333,11 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
                         source_shape=tuple(plane.shape), stats=stats)
 
 
-def slice_stats(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None = None,
-                bins: int = HIST_BINS, kind: str | None = None, mask: Tensor | None = None) -> Stats:
-    """The complete stats of the slice display_slice shows (what `moments=False` left out)."""
-    plane = _shown_plane(tensor, row_axis, col_axis, indices, kind, mask)
-    if on_host(plane):
-        return _host_stats(plane, bins)
-    return _unpack_stats(_stats_tensor(plane, bins).cpu().numpy(), bins)
+def slice_moments(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None,
+                  partial: Stats, kind: str | None = None, mask: Tensor | None = None) -> Stats:
+    """`partial` (display_slice's stats with `moments=False`) with the slice's mean and std
+    filled in: only the pass that was left out; extremes, counts and histogram are kept."""
+    plane = _shown_plane(tensor, row_axis, col_axis, indices, kind, mask).reshape(-1)
+    finite = plane if partial.nan == partial.posinf == partial.neginf == 0 else plane[torch.isfinite(plane)]
+    mean, std = _mean_std(finite, _mean_dominates(partial.hist_counts, partial.min, partial.max))
+    return replace(partial, mean=mean, std=std, partial=False)

@@ -70,6 +70,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self.selected_stage: str | None = None
         self.current_slice: DisplaySlice | None = None
         self.current_stats: Stats | None = None
+        self._indexed: tuple | None = None  # (slice, levels, LUT indices) the worker quantised with the slice
         self.busy = False
         self._shown: Capture | None = None
         # What Run starts; the input bar edits it.

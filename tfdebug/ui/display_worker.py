@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer, Signal
 
-from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_stats, tensor_stats
+from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.recorder import Capture
@@ -167,7 +167,7 @@ class DisplayMixin:
     the worker when large), its whole-tensor stats and every head's thumbnail (on the worker).
 
     Uses the controller's `display` (a DisplayWorker), `stepper`, `view`, `current`,
-    `current_slice`, `current_stats`, `_shown`, `_follow_timer`, `indices()` and its signals.
+    `current_slice`, `current_stats`, `_shown`, `_indexed`, `_follow_timer`, `indices()` and its signals.
     """
 
     large_stage_bytes = LARGE_STAGE_BYTES
@@ -267,7 +267,7 @@ class DisplayMixin:
             self._slice_ready(capture, *done)
             sl = done[0]
             if sl.stats.partial and self.current_slice is sl:
-                self.display.submit("moments", lambda: slice_stats(tensor, row, col, indices, kind=kind, mask=mask),
+                self.display.submit("moments", lambda: slice_moments(tensor, row, col, indices, sl.stats, kind, mask),
                                     lambda stats: self._moments_ready(sl, stats),
                                     lambda exc: self._slice_failed(capture, exc))
         self.display.submit("slice", compute, shown, lambda exc: self._slice_failed(capture, exc))
@@ -282,13 +282,13 @@ class DisplayMixin:
         """The shown slice's complete stats (mean and std) arrived: the same slice, its numbers filled in."""
         if self.current_slice is sl:
             self.current_slice = replace(sl, stats=stats)
-            if getattr(self, "_indexed", None) is not None and self._indexed[0] is sl:
+            if self._indexed is not None and self._indexed[0] is sl:
                 self._indexed = (self.current_slice, *self._indexed[1:])
             self.slice_stats_changed.emit()
 
     def indexed_image(self, sl: DisplaySlice, levels: tuple[float, float]):
         """The slice's LUT indices between `levels` when the worker computed them, else None."""
-        cached = getattr(self, "_indexed", None)
+        cached = self._indexed
         return cached[2] if cached is not None and cached[0] is sl and cached[1] == levels else None
 
     def _slice_failed(self, capture: Capture, exc: Exception) -> None:
