@@ -119,12 +119,14 @@ def _one_step(app, window: MainWindow, clock: _PaintClock, target: Capture) -> t
     """Press F10 once; (ms to the painted heatmap, ms until every panel settled)."""
     ctl = window.ctl
     clock.painted_slice = None
-    previous = ctl.current_slice  # shown until the new slice arrives (from the worker, for large ones)
+    heatmap = window.heatmap_panel
+    # The heatmap's own slice (ctl.current_slice is replaced once a large slice's mean and std arrive).
+    previous = heatmap.slice  # shown until the new slice arrives (from the worker, for large ones)
     start = time.perf_counter()
     deadline = start + _TIMEOUT_S
     QTest.keyClick(window, Qt.Key_F10)
     while time.perf_counter() < deadline:
-        sl = ctl.current_slice
+        sl = heatmap.slice
         # The new stage's own slice painted: a repaint of the previous image does not count.
         if ctl.current is target and sl is not None and sl is not previous and clock.painted_slice is sl:
             break
