@@ -12,6 +12,7 @@ from tfdebug.core.display import Stats
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.plot_paint import settle
 from tfdebug.ui.prediction import PredictionView
 from tfdebug.ui.stats_panel import large_sizes
 
@@ -70,8 +71,10 @@ class HeadsPanel(QWidget):
         self.levels: tuple[float, float] = (0.0, 1.0)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.scene().sigMouseClicked.connect(self._clicked)
-        self.views: list[pg.ViewBox] = []
+        self.views: list[pg.ViewBox] = []      # the thumbnails shown now (none while hidden)
         self.images: list[pg.ImageItem] = []
+        # The grid last built, kept while hidden: rebuilding 8 views costs ~20 ms on the GUI thread.
+        self._grid: tuple[list[pg.ViewBox], list[pg.ImageItem]] = ([], [])
         self._dirty = True
         # Redrawn after the heatmap has painted: thumbnails cost one slice per head.
         self._timer = QTimer(self)
@@ -93,7 +96,8 @@ class HeadsPanel(QWidget):
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
-            self._clear()  # the "head h" labels are built with the thumbnails
+            self._build(0)  # the "head h" labels are built with the thumbnails
+            self._clear()
             self._changed()
         super().changeEvent(event)
 
@@ -139,8 +143,9 @@ class HeadsPanel(QWidget):
 
     def _draw(self, capture, axis: int, thumbs: HeadThumbnails) -> None:
         n = len(thumbs.values)
-        if len(self.views) != n:
+        if len(self._grid[0]) != n:
             self._build(n)
+        self.views, self.images = self._grid
         finite_lo, finite_hi = thumbs.mins[thumbs.mins == thumbs.mins], thumbs.maxs[thumbs.maxs == thumbs.maxs]
         probe = Stats(min=float(finite_lo.min()) if finite_lo.size else 0.0,
                       max=float(finite_hi.max()) if finite_hi.size else 1.0, mean=0.0, std=0.0, nan=0, posinf=0,
@@ -158,6 +163,7 @@ class HeadsPanel(QWidget):
             view.setBorder(SELECTED_PEN if h == selected else NO_PEN)
             view.setRange(QRectF(0, 0, cols, rows), padding=0)  # the image's extent: cheaper than autoRange
         self.colour_bar.set_scale(lut, levels)
+        settle(self.graphics)
         self.graphics.setVisible(True)
         self.colour_bar.setVisible(True)
         self.note.setText(self.tr("{n} heads of {stage}, one colour scale · click a head to show it").format(
@@ -188,11 +194,12 @@ class HeadsPanel(QWidget):
         return [h for h, view in enumerate(self.views) if view.border.style() != Qt.NoPen]
 
     def _clear(self) -> None:
-        self.graphics.clear()
+        """No thumbnails shown (the grid stays built for the next stage with as many heads)."""
         self.views, self.images = [], []
 
     def _build(self, n: int) -> None:
-        self._clear()
+        self.graphics.clear()
+        views, images = [], []
         per_row = 4 if n <= 8 else 8
         for h in range(n):
             row, col = divmod(h, per_row)
@@ -202,8 +209,9 @@ class HeadsPanel(QWidget):
             view.invertY(True)
             image = pg.ImageItem(axisOrder="row-major")
             view.addItem(image)
-            self.views.append(view)
-            self.images.append(image)
+            views.append(view)
+            images.append(image)
+        self._grid = (views, images)
 
     def _clicked(self, event) -> None:
         for h, view in enumerate(self.views):

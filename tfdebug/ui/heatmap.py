@@ -22,6 +22,7 @@ from tfdebug.core.display import DisplaySlice
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.i18n import axis_title
+from tfdebug.ui.plot_paint import settle
 
 MAX_WORD_TICKS = 4096   # beyond this many words only the major labels are set (pyqtgraph walks every tick)
 MAX_INDEX_TICKS = 16
@@ -300,6 +301,7 @@ class HeatmapPanel(QWidget):
         masked = self.tr(" · {n} masked cells (−∞ or ≤ finfo.min/2) in grey").format(n=sl.stats.neginf) \
             if sl.stats.neginf else ""
         self.caption.setText(f"{capture.name} · {rows}×{cols}{down} · {scale}{masked}")
+        settle(self.graphics)
         if self.graphics.isVisible():
             # Paint the new image now, before the other panels' updates queue up behind it:
             # the heatmap is what the user is waiting for.

@@ -20,6 +20,7 @@ from tfdebug.core.overview import MAX_ABS, RMS, STATISTICS, layer_starts, stage_
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.i18n import said, title
+from tfdebug.ui.plot_paint import settle
 
 MAX_DELTA = "max_delta"
 CURRENT_PEN = pg.mkPen((230, 120, 0), width=2)
@@ -187,6 +188,7 @@ class OverviewPanel(QWidget):
                 self.marks.append(line)
             self._set_ticks()
         self._drawn = drawn
+        settle(self.plot)
         if key == MAX_DELTA and not names:
             self.readout.setText(self.tr("Compare two passes first (File → Compare With…)."))
         self._show_current()

@@ -13,6 +13,7 @@ from tfdebug.core.display import Stats, held_values, tensor_stats
 from tfdebug.core.recorder import Capture
 from tfdebug.ui.colors import format_value
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.plot_paint import settle
 from tfdebug.ui.shape_panel import fmt_bytes
 
 ROWS = ("min", "max", "mean", "std", "NaN", "+Inf", "−Inf", "count")
@@ -111,6 +112,7 @@ class StatsPanel(QWidget):
     def _histogram(self, stats: Stats | None) -> None:
         if stats is None or stats.min != stats.min:
             self.bars.setData([0, 1], [0])
+            settle(self.plot)
             return
         edges, counts = stats.hist_edges, stats.hist_counts.astype(float)
         if edges[-1] == edges[0]:
@@ -121,6 +123,7 @@ class StatsPanel(QWidget):
             counts = np.zeros(bins)
             counts[bins // 2] = stats.hist_counts.sum()
         self.bars.setData(edges, counts)
+        settle(self.plot)
 
     def _slice(self, sl) -> None:
         stats = sl.stats if sl is not None else None
