@@ -68,6 +68,7 @@ class DebugSession(SessionTexts):
         self.adapter = adapter
         self.stages = stages
         self.max_capture_bytes = max_capture_bytes
+        self._estimate: tuple[tuple, CaptureEstimate] | None = None
         self.prepared: Prepared = adapter.prepare(dict(texts) if texts is not None else adapter.default_texts())
         self.plan = Plan(stage_plan(adapter.module, self._run))
         check_patterns(self.plan.names(), stages)
@@ -84,8 +85,13 @@ class DebugSession(SessionTexts):
         return {k: list(v) for k, v in self.prepared.tokens.items()}
 
     def capture_estimate(self) -> CaptureEstimate:
-        """What a pass will hold (from the plan, before it runs) and what the budget drops."""
-        return estimate_capture(self.plan, self.stages, self.max_capture_bytes)
+        """What a pass will hold (from the plan, before it runs) and what the budget drops.
+
+        Kept while the stage filter and the budget stay the same (the window asks at every step)."""
+        key = (tuple(self.stages) if self.stages is not None else None, self.max_capture_bytes)
+        if self._estimate is None or self._estimate[0] != key:
+            self._estimate = (key, estimate_capture(self.plan, self.stages, self.max_capture_bytes))
+        return self._estimate[1]
 
     def capture_all(self, on_capture: Callable[[Capture], None] | None = None) -> tuple[list[Capture], Any]:
         """Run the whole pass without pausing; the captures (filtered by `stages`) and the output.
