@@ -22,7 +22,7 @@ from tfdebug.core.display import DisplaySlice
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.i18n import axis_title
-from tfdebug.ui.plot_paint import settle
+from tfdebug.ui.plot_paint import keep_text_space, settle
 
 MAX_WORD_TICKS = 4096   # beyond this many words only the major labels are set (pyqtgraph walks every tick)
 MAX_INDEX_TICKS = 16
@@ -132,6 +132,7 @@ class HeatmapPanel(QWidget):
         self.histogram.sigLevelChangeFinished.connect(self._levels_dragged)
         self._levels: tuple[float, float] | None = None
         self.graphics.addItem(self.histogram, row=0, col=1)
+        keep_text_space(self.plot.getAxis("left"), self.plot.getAxis("bottom"), self.histogram.axis)
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
 
         # Plain text: stage names and token strings come from a model or a file.

@@ -14,3 +14,14 @@ import pyqtgraph as pg
 def settle(view: pg.GraphicsView) -> None:
     """Run the view's deferred range and matrix updates now, before its next paint."""
     view.scene().prepareForPaint()
+
+
+def keep_text_space(*axes: pg.AxisItem) -> None:
+    """Let the axes' room for tick labels grow but never shrink.
+
+    pyqtgraph sizes an axis from the labels it drew last. Labels that change width from one
+    stage to the next (counts 0…1 while the stats are pending, then 0…200000) would resize
+    the axis, relayout its plot and repaint it whole, two or three times a step.
+    """
+    for axis in axes:
+        axis.setStyle(autoReduceTextSpace=False)

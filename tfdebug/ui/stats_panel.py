@@ -13,7 +13,7 @@ from tfdebug.core.display import Stats, held_values, tensor_stats
 from tfdebug.core.recorder import Capture
 from tfdebug.ui.colors import format_value
 from tfdebug.ui.controller import DebugController
-from tfdebug.ui.plot_paint import settle
+from tfdebug.ui.plot_paint import keep_text_space, settle
 from tfdebug.ui.shape_panel import fmt_bytes
 
 ROWS = ("min", "max", "mean", "std", "NaN", "+Inf", "−Inf", "count")
@@ -65,6 +65,7 @@ class StatsPanel(QWidget):
         self.plot.setMinimumHeight(120)
         self.bars = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=(80, 130, 200, 160))
         self.plot.addItem(self.bars)
+        keep_text_space(self.plot.getAxis("left"), self.plot.getAxis("bottom"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(grid)
