@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QPointF, QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF, QRectF, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
 from tfdebug.core.display import DisplaySlice
@@ -315,8 +315,10 @@ class HeatmapPanel(QWidget):
         settle(self.graphics)
         if self.graphics.isVisible():
             # Paint the new image now, before the other panels' updates queue up behind it:
-            # the heatmap is what the user is waiting for.
-            self.graphics.viewport().repaint()
+            # the heatmap is what the user is waiting for. The scene's own queued pass over its
+            # changed items is what paints (Qt sends the window's update request from it); a
+            # repaint() here would paint once, and that pass would paint the same items again.
+            QCoreApplication.sendPostedEvents(self.graphics.scene(), QEvent.MetaCall)
 
     def _show_indices(self, indexed: np.ndarray, levels: tuple[float, float]) -> None:
         self._levels = levels

@@ -92,8 +92,8 @@ class _PaintClock:
 
 
 class _WindowPaints(QObject):
-    """Times the window's update requests: every widget of the window paints inside one (a
-    forced repaint() sends one too), so the end of the last is when the last panel drew."""
+    """Times the window's update requests: every widget of the window paints inside one (the
+    heatmap's immediate paint sends one too), so the end of the last is when the last panel drew."""
 
     def __init__(self, window: MainWindow, clock: _PaintClock):
         super().__init__(window)
