@@ -100,9 +100,11 @@ def test_heartbeat_keeps_beating_while_stepping_a_wide_model(make_window, qtbot,
                     f"gap {heart.largest_gap_ms:.0f} ms, of which the GUI thread's own work {heart.largest_busy_ms:.0f} ms")
     # Issue 18, item 4. What held the GUI thread: the plot resized twice per step, every Stages row
     # restyled per event, full collections over ~200k start-up objects, every panel redrawn before
-    # the heatmap painted, the Overview's statistics, and worker results handed over as posted events
-    # (Qt dispatches those back to back while more arrive, so no timer ran between them). On the idle
-    # 2-core machine the largest gap is now ~55-70 ms.
+    # the heatmap painted, the Overview's statistics, worker results handed over as posted events
+    # (Qt dispatches those back to back while more arrive, so no timer ran between them), and two
+    # to five paints of each plot per step (pyqtgraph ranging while painting, axes relaid out when
+    # tick labels change width). On the idle 2-core machine the largest gap is now ~35-57 ms (49 in
+    # the full suite); CI's machine measured ~1.6x this machine's figure when it failed at 107.
     assert heart.largest_gap_ms < 100 and heart.largest_busy_ms < 100, (
         f"GUI thread blocked: largest gap {heart.largest_gap_ms:.0f} ms, its own work "
         f"{heart.largest_busy_ms:.0f} ms (must stay under 100 ms)")
