@@ -830,6 +830,10 @@
         <translation>0（被遮住）</translation>
     </message>
     <message>
+        <source>{value} (masked)</source>
+        <translation>{value}（被遮住）</translation>
+    </message>
+    <message>
         <source> (block average)</source>
         <translation>（块平均值）</translation>
     </message>

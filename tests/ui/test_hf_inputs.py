@@ -1,6 +1,7 @@
 """A Hugging Face model in the window, driven by typing a prompt and pressing Run, as an ML engineer does."""
 
 import pytest
+import torch
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
@@ -96,4 +97,25 @@ def test_a_cached_generation_step_says_what_each_stage_reads(make_window, qtbot,
     panel = window.explain_panel
     qtbot.waitUntil(lambda: panel.checks is not None and "computing…" not in panel.plain_text())
     assert "✓ Each group of 2 heads holds 2 copies of one K/V head" in panel.plain_text()
+    window.ctl.close()
+
+
+def test_hovering_a_masked_cell_of_a_transformers_mask_reads_what_the_tensor_holds(make_window, qtbot):
+    """transformers marks masked scores with finfo.min, not −∞: the heatmap draws them as masked,
+    and the hover readout names the number the tensor holds there."""
+    from tests.adapters import hf_tiny
+    from tfdebug.adapters.hf import wrap
+    from tfdebug.adapters.session import DebugSession
+
+    window = make_window()
+    session = DebugSession(wrap(hf_tiny.gpt2(), hf_tiny.word_tokenizer()), {"prompt": "the cat sat on the mat"})
+    window.ctl.set_session(session)
+    wait_paused(qtbot, window, "tok.embed", timeout=60000)
+    window.ctl.run_to("dec.0.self_attn.masked")
+    wait_paused(qtbot, window, "dec.0.self_attn.masked", timeout=60000)
+    heatmap = window.heatmap_panel
+    qtbot.waitUntil(lambda: heatmap.slice is not None and heatmap.slice is window.ctl.current_slice)
+    finfo_min = f"{torch.finfo(torch.float32).min:.4g}"
+    assert heatmap.readout_at(0, 5).endswith(f"value {finfo_min} (masked)")  # above the diagonal
+    assert "(masked)" not in heatmap.readout_at(5, 0)
     window.ctl.close()

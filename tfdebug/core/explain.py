@@ -154,8 +154,10 @@ EXPLANATIONS: dict[str, Explanation] = {
         "把分数除以 √d_k。d_k 个乘积相加后，分数的离散程度按 √d_k 增长；不缩放的话，"
         "softmax 会几乎把全部权重给一个键（赢家通吃）。",
         "scaled = Q · Kᵀ / √d_k",
-        "scaled × √d_k equals scores exactly; with d_k = 64 every score is divided by 8.",
-        "scaled × √d_k 恰好等于 scores；当 d_k = 64 时，每个分数都除以 8。"),
+        "scaled × √d_k equals scores exactly (the check above uses this pass's d_k). In the notes' model "
+        "d_k = 512 / 8 heads = 64, so every score there is divided by 8.",
+        "scaled × √d_k 恰好等于 scores（上面的检查用的是本次前向的 d_k）。笔记中的模型 "
+        "d_k = 512 / 8 个头 = 64，所以那里每个分数都除以 8。"),
     "position_bias": _e(
         "Adds a learned bias that depends on the distance between query and key (T5's relative positions).",
         "加上一个随查询与键之间距离变化的可学习偏置（T5 的相对位置）。",

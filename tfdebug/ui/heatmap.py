@@ -18,7 +18,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF, QRectF, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
-from tfdebug.core.display import DisplaySlice
+from tfdebug.core.display import DisplaySlice, select_2d
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.i18n import axis_title
@@ -380,11 +380,25 @@ class HeatmapPanel(QWidget):
         current = self.ctl.current
         if value == float("-inf") and current is not None and current.info.kind == "softmax":
             shown = self.tr("0 (masked)")  # drawn as masked; the tensor holds exactly 0 there
+        elif value == float("-inf") and not sl.downsampled and (held := self._held_value(row, col)) is not None \
+                and held != value:
+            # Drawn as masked; the tensor holds a finite stand-in (transformers' finfo.min).
+            shown = self.tr("{value} (masked)").format(value=colors.format_value(held))
         else:
             shown = colors.format_value(value)
         approx = self.tr(" (block average)") if sl.downsampled else ""
         return (f"{where(sl.row_axis, row, self._row_labels)} · {where(sl.col_axis, col, self._col_labels)}"
                 " · " + self.tr("value {value}").format(value=shown) + approx)
+
+    def _held_value(self, row: int, col: int) -> float | None:
+        """The value the shown stage's tensor holds at source cell (row, col) of the shown slice."""
+        current, sl = self.ctl.current, self.slice
+        if current is None or current.tensor is None:
+            return None
+        try:
+            return float(select_2d(current.tensor, sl.row_axis, sl.col_axis, self.ctl.indices())[row, col])
+        except (IndexError, RuntimeError, ValueError):  # a 1-D stage, or axes changed under the pointer
+            return None
 
     def _mouse_moved(self, scene_pos) -> None:
         cell = self.cell_at(QPointF(scene_pos))
