@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPalette, QPen, QPixmap, QPolygonF
-from PySide6.QtWidgets import (QHBoxLayout, QLineEdit, QMenu, QPushButton, QStyle, QStyledItemDelegate,
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QMenu, QPushButton, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
                                QWidget)
 
@@ -91,7 +91,11 @@ class NavigatorPanel(QWidget):
         self.tree.setColumnCount(3)
         self.tree.setTreePosition(NAME)  # the gutter stays a narrow column without indentation
         self.tree.setColumnWidth(GUTTER, 28)
-        self.tree.setColumnWidth(NAME, 190)
+        # The stage names take what the shapes leave (the shape column is fitted to the pass's
+        # widest shape when the tree is built): no shape is clipped in a narrow dock.
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(NAME, QHeaderView.Stretch)
         self.tree.setContextMenuPolicy(Qt.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.tree.itemClicked.connect(self._clicked)
@@ -150,9 +154,16 @@ class NavigatorPanel(QWidget):
             (parent.addChild(item) if parent else self.tree.addTopLevelItem(item))
             self.items[capture.name] = item
         self.tree.expandToDepth(0)
+        self._fit_shape_column()
         self.refresh()
         self.refresh_breakpoints()
         self.apply_filter(self.filter.text())
+
+    def _fit_shape_column(self) -> None:
+        """The shape column as wide as the widest shape of the pass (or its title)."""
+        metrics = self.tree.fontMetrics()
+        texts = [self.tree.headerItem().text(SHAPE)] + [item.data(SHAPE, SHAPE_ROLE) for item in self.items.values()]
+        self.tree.setColumnWidth(SHAPE, max(metrics.horizontalAdvance(text) for text in texts) + 16)
 
     @staticmethod
     def _leaf(capture: Capture, short: bool) -> QTreeWidgetItem:

@@ -66,6 +66,8 @@ class StatsPanel(QWidget):
         self.bars = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=(80, 130, 200, 160))
         self.plot.addItem(self.bars)
         keep_text_space(self.plot.getAxis("left"), self.plot.getAxis("bottom"))
+        # Tick values as the Stats table writes them (0.1, 0.2), not rescaled under a "(x0.001)" title.
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(grid)
