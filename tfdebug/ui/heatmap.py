@@ -156,6 +156,7 @@ class HeatmapPanel(QWidget):
         ctl.stage_changed.connect(self._stage_changed)
         ctl.slice_changed.connect(lambda: self.show_slice(ctl.current_slice))
         self.retranslate_ui()
+        self.show_slice(None)  # before the first pass: a caption, no made-up axes
 
     def hover_hint(self) -> str:
         return self.tr(HOVER_HINT)
@@ -177,6 +178,8 @@ class HeatmapPanel(QWidget):
                 self._stage_changed()
                 self._axes_key = None
                 self.show_slice(self.slice)
+            else:
+                self.show_slice(None)
         super().changeEvent(event)
 
     # ----- controls ----------------------------------------------------------------------
