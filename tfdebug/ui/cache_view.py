@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 
 from tfdebug.ui.colors import diverging, quantize
-from tfdebug.ui.heatmap import label_ticks
+from tfdebug.ui.heatmap_axes import label_ticks
 
 ROLES = ("k", "v")
 

@@ -26,7 +26,7 @@ from tfdebug.ui import actions, colors
 from tfdebug.ui.compare_dialog import BEFORE_EDIT, FILE, LIVE, CompareDialog, PassSource, describe
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.messages import Message
-from tfdebug.ui.heatmap import MAX_INDEX_TICKS, tick_step
+from tfdebug.ui.heatmap_axes import MAX_INDEX_TICKS, tick_step
 from tfdebug.ui.i18n import axis_title, error_text, phrase_text, said, shown_text
 from tfdebug.ui.workers import Job
 
@@ -266,7 +266,7 @@ class CompareTools:
 
     def _work(self, source: PassSource):
         """What to run (off the UI thread) for one side; checks that need the UI thread happen now."""
-        ctl, window = self.ctl, self.window
+        ctl = self.ctl
         if source.kind == LIVE:
             recording, _ = ctl.recording()
             if recording is None:

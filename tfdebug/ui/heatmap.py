@@ -22,58 +22,10 @@ from tfdebug.core.display import DisplaySlice, select_2d
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.i18n import axis_title
+from tfdebug.ui.heatmap_axes import HistogramLUT, index_ticks, label_ticks
 from tfdebug.ui.plot_paint import keep_text_space, settle
 
-MAX_WORD_TICKS = 4096   # beyond this many words only the major labels are set (pyqtgraph walks every tick)
-MAX_INDEX_TICKS = 16
 HOVER_HINT = QT_TRANSLATE_NOOP("HeatmapPanel", "Hover over a cell to read its value.")
-
-
-def tick_step(n: int) -> int:
-    """Every how many positions a label goes so that at most MAX_INDEX_TICKS show: 1, 2, 5, 10, 20, 50, …"""
-    step = 1
-    while n / step > MAX_INDEX_TICKS:
-        step = step * 5 // 2 if str(step)[0] == "2" else step * 2
-    return step
-
-
-def index_ticks(n: int) -> list[tuple[float, str]]:
-    """Integer ticks at cell centres for an axis of `n` positions."""
-    return [(i + 0.5, str(i)) for i in range(0, n, tick_step(n))]
-
-
-def label_ticks(labels: list[str]) -> list[list[tuple[float, str]]]:
-    """Tick levels for labelled cells: every `tick_step`-th label, then the rest (pyqtgraph draws
-    a level's text only where it fits, so zooming in reveals every word)."""
-    step = tick_step(len(labels))
-    major = [(i + 0.5, label) for i, label in enumerate(labels) if i % step == 0]
-    minor = [(i + 0.5, label) for i, label in enumerate(labels) if i % step]
-    return [major, minor] if minor and len(labels) <= MAX_WORD_TICKS else [major]
-
-
-class _HistogramLUT(pg.HistogramLUTItem):
-    """HistogramLUTItem with a 256-entry LUT whose histogram comes from core's stats."""
-
-    def __init__(self):
-        self._counts: tuple[np.ndarray, np.ndarray] | None = None
-        self._luts: dict[tuple, np.ndarray] = {}
-        super().__init__(orientation="vertical")
-
-    def set_histogram(self, edges: np.ndarray, counts: np.ndarray) -> None:
-        self._counts = ((edges[:-1] + edges[1:]) / 2, counts.astype(float)) if len(counts) else None
-        if self._counts is not None:
-            self.plot.setData(*self._counts)
-
-    def getLookupTable(self, img=None, n=None, alpha=None):
-        if self.lut is None:
-            # Rebuilding a 256-entry table from the gradient costs ~6 ms (4,096 colour lookups):
-            # stages alternate between two schemes, so keep each scheme's table.
-            positions, stop_colours = self.gradient.colorMap().getStops()
-            key = (np.asarray(positions).tobytes(), np.asarray(stop_colours).tobytes(), alpha)
-            cached = self._luts.get(key)
-            self.lut = cached if cached is not None else self._luts.setdefault(
-                key, super().getLookupTable(img, n=colors.LUT_SIZE, alpha=alpha))
-        return self.lut
 
 
 class HeatmapPanel(QWidget):
@@ -127,7 +79,7 @@ class HeatmapPanel(QWidget):
         self.plot.addItem(self.overlay)
         # Not linked to the image: the image holds LUT indices (uint8, quantised between the
         # levels) that pyqtgraph draws without converting a pixel; moving the levels re-quantises.
-        self.histogram = _HistogramLUT()
+        self.histogram = HistogramLUT()
         self.histogram.region.setBrush(pg.mkBrush(None))  # a filled band costs a large alpha fill per paint
         self.histogram.sigLevelChangeFinished.connect(self._levels_dragged)
         self._levels: tuple[float, float] | None = None
