@@ -8,7 +8,7 @@ from PySide6.QtGui import QImage, QPainter
 
 from tests.ui.conftest import wait_paused
 from tests.ui.test_edit_tensor import STAGE, open_dialog
-from tests.ui.user_actions import pick, press, run_to_stage, type_into
+from tests.ui.user_actions import open_snapshot, pick, press, run_to_stage, type_into
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.ui import i18n
@@ -127,7 +127,7 @@ def test_a_replayed_snapshot_compares_but_cannot_be_edited(window, qtbot, tmp_pa
     changed["enc.1.ffn.hidden"].tensor.view(-1)[3] += 1e-3
     save_snapshot(changed, tmp_path / "b.safetensors")
 
-    assert window.open_snapshot(str(tmp_path / "a.safetensors"))
+    assert open_snapshot(qtbot, window, tmp_path / "a.safetensors")
     qtbot.waitUntil(lambda: not window.ctl.is_live and window.ctl.current is not None)
     assert not window.actions_by_id["tfdebug.edit.tensor"].isEnabled()
     chooser = compare_dialog(window, qtbot)

@@ -3,7 +3,7 @@
 from PySide6.QtCore import Qt
 
 from tests.ui.conftest import wait_paused
-from tests.ui.user_actions import press, tooltip_as_read
+from tests.ui.user_actions import open_snapshot, press, tooltip_as_read
 from tfdebug.core.view import RunInputs
 from tfdebug.models.sampling import DecodingSettings
 
@@ -95,7 +95,7 @@ def test_recorded_generation_replays_in_the_dock(make_window, qtbot, tmp_path):
     assert main(["generate", "--model", "demo", "--input", "src=I love you", "--max-new-tokens", "4",
                  "--out", str(path)]) == 0
     window = make_window()
-    assert window.open_snapshot(str(path))
+    assert open_snapshot(qtbot, window, path)
     wait_paused(qtbot, window)
     panel = shown(window, qtbot)
     assert [e.text for e in panel.strip.entries[:4]] == ["<bos>", "我", "爱", "你"]

@@ -56,6 +56,7 @@ def test_a_damaged_snapshot_opened_from_the_file_menu_is_explained_in_chinese(wi
     i18n.set_language("zh")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(path), "")))
     window.actions_by_id["tfdebug.file.open"].trigger()
+    qtbot.waitUntil(lambda: not window.ctl.busy and window.message_bar.text() != "")  # read off the UI thread
     shown = window.message_bar.text()
     assert shown == f"文件 {path} 的清单已损坏：阶段“src.embed”的种类未知。"
     assert english_words(shown, str(path), "src.embed") == []

@@ -10,7 +10,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QPushButton
 
 from tests.ui.conftest import SRC, TGT, wait_paused
-from tests.ui.user_actions import press, type_into
+from tests.ui.user_actions import open_snapshot, press, type_into
 from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.exports import load_export
 from tfdebug.io.recording import Recording
@@ -56,10 +56,10 @@ def test_a_bad_file_shows_its_sentence_and_the_app_stays_up(make_window, snapsho
     window = make_window()
     bad = tmp_path / "bad.safetensors"
     bad.write_bytes(snapshot.read_bytes()[:1000])
-    assert not window.open_snapshot(str(bad))
+    assert not open_snapshot(qtbot, window, bad)
     assert "truncated" in window.last_error and window.message_bar.current is not None
     assert recent_files(window.settings) == []
-    assert window.open_snapshot(str(snapshot))  # still working
+    assert open_snapshot(qtbot, window, snapshot)  # still working
     shows_replay(qtbot, window)
 
 

@@ -92,3 +92,16 @@ def tooltip_as_read(tooltip: str) -> str:
     else:
         document.setPlainText(tooltip)
     return document.toPlainText()
+
+
+def open_snapshot(qtbot, window, path) -> bool:
+    """File ▸ Open with a file, waited for as a person waits: the file is read off the UI thread.
+    True when the window replays this file."""
+    from pathlib import Path
+
+    from tfdebug.ui.snapshot_actions import recent_files
+
+    window.open_snapshot(str(path))
+    qtbot.waitUntil(lambda: not window.ctl.busy, timeout=30000)
+    recent = recent_files(window.settings)
+    return window.ctl.replayed is not None and bool(recent) and recent[0] == str(Path(path).resolve())

@@ -3,10 +3,13 @@
 `LoadingMixin` is part of `DebugController`: Run loads (or reuses) the model and checks
 the texts in a `Job`, stops the pass on screen only then, plans the new pass in a second
 `Job`, and shows it; when a finished pass came from an adapter that taps someone else's
-model, a third `Job` compares its output with the unmodified model's.
+model, a third `Job` compares its output with the unmodified model's. Opening a snapshot
+reads and checks the file the same way (`load_in_background`).
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 from PySide6.QtCore import QCoreApplication
 
@@ -97,6 +100,25 @@ class LoadingMixin:
         if self.session is not None:  # the input bar goes back to what is on screen
             self.set_inputs(RunInputs(self.session.adapter.name, str(self.session.adapter.device),
                                       self.session.texts))
+
+    def load_in_background(self, work: Callable[[Job], object], on_loaded: Callable[[object], None],
+                           describe_failure: Callable[[BaseException], object]) -> None:
+        """Other reading before a pass goes on screen (a snapshot), done as a model load is: off
+        the UI thread, busy meanwhile, abandoned when the window closes, a failure said in the
+        message bar with the pass on screen untouched."""
+        if self.busy:
+            return
+        self._set_busy(True)
+        job = Job(work, name="open", describe_failure=describe_failure)
+
+        def loaded(result) -> None:
+            self._set_busy(False)
+            on_loaded(result)
+        job.finished.connect(loaded)
+        job.failed.connect(self._on_load_failed)
+        job.cancelled_signal.connect(lambda: self._set_busy(False))
+        self.load_job = job
+        job.start()
 
     def cancel_load(self) -> None:
         if self.load_job is not None and self.load_job.running:

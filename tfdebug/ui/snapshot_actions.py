@@ -1,8 +1,9 @@
 """Opening snapshots: File → Open Snapshot…, Open Recent, and files dropped on the window.
 
-A snapshot opens in replay mode through `DebugController.load_replay`, which keeps the
+A snapshot is read and checked off the UI thread (`DebugController.load_in_background`),
+then opens in replay mode through `DebugController.load_replay`, which keeps the
 recording open so stages are read when shown; a bad file is one sentence in the message
-bar (the controller's `error`) and the app goes on. The menu items are registry actions
+bar and the app goes on. The menu items are registry actions
 (`tfdebug.file.open`, `tfdebug.file.clear_recent`); the recent files are settings.
 """
 
@@ -10,15 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSettings
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QSettings
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
-from tfdebug.core.errors import TfdebugError
 from tfdebug.io.snapshot import open_snapshot
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
-from tfdebug.ui.i18n import error_phrase, said
+from tfdebug.ui.i18n import said
 from tfdebug.ui.plain_text import plain_tooltip
 
 RECENT_KEY = "files/recent"
@@ -59,31 +59,21 @@ class SnapshotActions(QObject):
         self.ctl, self.settings, self.widget = ctl, settings, parent
         ctl.tools.snapshots = self
 
-    def open(self, path: str) -> bool:
-        """Show the snapshot at `path` in replay mode; on a bad file, say why. True when shown."""
-        try:
-            recording = open_snapshot(path)
-        except TfdebugError as exc:
-            self.ctl.error.emit(error_phrase(exc))
-            return False
-        except Exception as exc:  # whatever a file does, the app stays up and says so
-            reason = str(exc)
-            self.ctl.error.emit(said(lambda: self.tr("Cannot open {path}: {reason}.").format(
-                path=path, reason=reason or self.tr("the file could not be read"))))
-            return False
-        try:
-            stepper = recording.stepper()  # reads the first stage, which may fail too
-        except Exception as exc:
-            recording.close()
-            reason = str(exc)
-            self.ctl.error.emit(error_phrase(exc) if isinstance(exc, TfdebugError)
-                                else said(lambda: self.tr("Cannot open {path}: {reason}.").format(path=path, reason=reason)))
-            return False
+    def open(self, path: str) -> None:
+        """Show the snapshot at `path` in replay mode; on a bad file, say why.
+
+        The file is read and checked off the UI thread (a large pass's manifest and first
+        stage would hold the window for ~100 ms); the window is busy meanwhile, as when a
+        model loads, and the replay replaces the pass on screen only once the file passed.
+        """
+        self.ctl.load_in_background(lambda job: _read(path), lambda opened: self._show(path, *opened),
+                                    lambda exc: _cannot_open(path, exc))
+
+    def _show(self, path: str, recording, stepper) -> None:
         tokens = recording.tokens
         title = f"{Path(path).name} · " + " → ".join(" ".join(words) for words in tokens.values())
         self.ctl.load_replay(stepper, tokens, title, recording)
         add_recent(self.settings, path)
-        return True
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.widget, self.tr("Open Snapshot"), last_folder(self.settings),
@@ -116,6 +106,23 @@ class SnapshotActions(QObject):
             self.ctl.error.emit(said(lambda: self.tr("Drop a .safetensors snapshot on the window to open it.")))
             return
         self.open(snapshots[0])
+
+
+def _read(path: str):
+    """(recording, stepper) of the snapshot at `path`: on the worker thread, with its first stage read."""
+    recording = open_snapshot(path)
+    try:
+        return recording, recording.stepper()  # reads the first stage, which may fail too
+    except BaseException:
+        recording.close()
+        raise
+
+
+def _cannot_open(path: str, exc: BaseException):
+    """What the message bar says about a file that failed in a way no typed error names."""
+    reason = str(exc)
+    return said(lambda: QCoreApplication.translate("SnapshotActions", "Cannot open {path}: {reason}.").format(
+        path=path, reason=reason or QCoreApplication.translate("SnapshotActions", "the file could not be read")))
 
 
 @actions.action("tfdebug.file.open", QT_TRANSLATE_NOOP("actions", "Open Snapshot…"), "Ctrl+O",

@@ -262,9 +262,10 @@ class MainWindow(WindowLayout, QMainWindow):
         self.input_bar.set_values(inputs.model, inputs.device, inputs.texts)
         self.ctl.run(inputs)
 
-    def open_snapshot(self, path: str) -> bool:
-        """Show the snapshot at `path` in replay mode (a bad file shows its sentence); True when shown."""
-        return self.snapshots.open(path)
+    def open_snapshot(self, path: str) -> None:
+        """Show the snapshot at `path` in replay mode once it is read off the UI thread (a bad file
+        shows its sentence)."""
+        self.snapshots.open(path)
 
     def show_error(self, message: str) -> None:
         """Show a user-facing error in the message bar (never a blocking dialog)."""
