@@ -63,6 +63,42 @@ def test_a_bad_file_shows_its_sentence_and_the_app_stays_up(make_window, snapsho
     shows_replay(qtbot, window)
 
 
+def test_the_file_is_read_off_the_ui_thread_and_closing_meanwhile_is_clean(make_window, snapshot, qtbot,
+                                                                          monkeypatch):
+    """A large snapshot's manifest and first stage are read by a worker: the window stays live
+    (busy, its pass untouched) until the replay is ready; closing it meanwhile leaves nothing open."""
+    import threading
+
+    from tfdebug.ui import snapshot_actions
+
+    gate, threads = threading.Event(), []
+    read = snapshot_actions._read
+
+    def slow_read(path):
+        threads.append(threading.current_thread())
+        gate.wait(10)
+        return read(path)
+    monkeypatch.setattr(snapshot_actions, "_read", slow_read)
+    window = make_window()
+    window.open_snapshot(str(snapshot))  # returns at once
+    assert window.ctl.busy and window.ctl.replayed is None
+    qtbot.waitUntil(lambda: len(threads) == 1)
+    assert threads[0] is not threading.main_thread()
+    qtbot.wait(50)  # the event loop turns while the file is read
+    assert window.ctl.busy and window.ctl.stepper is None
+    gate.set()
+    shows_replay(qtbot, window)
+    assert not window.ctl.busy
+    # Closed while reading: the job is abandoned, the window closes, no replay is opened behind it.
+    gate.clear()
+    second = make_window()
+    second.open_snapshot(str(snapshot))
+    qtbot.waitUntil(lambda: len(threads) == 2)
+    gate.set()
+    second.close()
+    assert second.ctl.replayed is None and second.ctl.load_job.wait(5)
+
+
 def test_open_recent_is_remembered_across_windows(make_window, snapshot, settings, qtbot):
     first = make_window()
     first.open_snapshot(str(snapshot))
