@@ -96,6 +96,7 @@ def _finite_host_thumbnails(planes: Tensor, out: tuple[int, int]) -> HeadThumbna
     if not bool(torch.isfinite(mins).all() and torch.isfinite(maxs).all()):
         return None
     small = _downsample(planes, *out, all_finite=True)
-    return HeadThumbnails(values=np.ascontiguousarray(small.numpy(), dtype=np.float32),
+    # A copy: without downsampling, `small` is a view of the stage's own tensor.
+    return HeadThumbnails(values=np.array(small.numpy(), dtype=np.float32, order="C"),
                           mins=mins.double().numpy(), maxs=maxs.double().numpy(),
                           neginf=np.zeros(heads, dtype=np.int64), source_shape=(rows, cols))
