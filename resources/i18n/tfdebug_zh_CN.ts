@@ -1375,6 +1375,10 @@ output w·V = {output}</source>
         <translation>打开快照</translation>
     </message>
     <message>
+        <source>A model or snapshot is still loading: open {name} once it is on screen.</source>
+        <translation>模型或快照仍在加载：等它显示出来后再打开 {name}。</translation>
+    </message>
+    <message>
         <source>tfdebug snapshots (*.safetensors);;All files (*)</source>
         <translation>tfdebug 快照 (*.safetensors);;所有文件 (*)</translation>
     </message>

@@ -86,6 +86,10 @@ def test_the_file_is_read_off_the_ui_thread_and_closing_meanwhile_is_clean(make_
     assert threads[0] is not threading.main_thread()
     qtbot.wait(50)  # the event loop turns while the file is read
     assert window.ctl.busy and window.ctl.stepper is None
+    window.open_snapshot(str(snapshot))  # again, impatient: said, not queued behind the first
+    assert window.message_bar.text() == ("A model or snapshot is still loading: open pass.safetensors once it "
+                                         "is on screen.")
+    assert len(threads) == 1
     gate.set()
     shows_replay(qtbot, window)
     assert not window.ctl.busy

@@ -102,12 +102,12 @@ class LoadingMixin:
                                       self.session.texts))
 
     def load_in_background(self, work: Callable[[Job], object], on_loaded: Callable[[object], None],
-                           describe_failure: Callable[[BaseException], object]) -> None:
+                           describe_failure: Callable[[BaseException], object]) -> bool:
         """Other reading before a pass goes on screen (a snapshot), done as a model load is: off
         the UI thread, busy meanwhile, abandoned when the window closes, a failure said in the
-        message bar with the pass on screen untouched."""
+        message bar with the pass on screen untouched. False (nothing started) while busy."""
         if self.busy:
-            return
+            return False
         self._set_busy(True)
         job = Job(work, name="open", describe_failure=describe_failure)
 
@@ -119,6 +119,7 @@ class LoadingMixin:
         job.cancelled_signal.connect(lambda: self._set_busy(False))
         self.load_job = job
         job.start()
+        return True
 
     def cancel_load(self) -> None:
         if self.load_job is not None and self.load_job.running:

@@ -66,8 +66,10 @@ class SnapshotActions(QObject):
         stage would hold the window for ~100 ms); the window is busy meanwhile, as when a
         model loads, and the replay replaces the pass on screen only once the file passed.
         """
-        self.ctl.load_in_background(lambda job: _read(path), lambda opened: self._show(path, *opened),
-                                    lambda exc: _cannot_open(path, exc))
+        if not self.ctl.load_in_background(lambda job: _read(path), lambda opened: self._show(path, *opened),
+                                           lambda exc: _cannot_open(path, exc)):
+            self.ctl.error.emit(said(lambda: self.tr(
+                "A model or snapshot is still loading: open {name} once it is on screen.").format(name=Path(path).name)))
 
     def _show(self, path: str, recording, stepper) -> None:
         tokens = recording.tokens
