@@ -22,7 +22,7 @@ from tfdebug.core.display import DisplaySlice, select_2d
 from tfdebug.ui import colors
 from tfdebug.ui.controller import DebugController
 from tfdebug.ui.i18n import axis_title
-from tfdebug.ui.heatmap_axes import HistogramLUT, index_ticks, label_ticks
+from tfdebug.ui.heatmap_axes import HistogramLUT, NonOverlappingAxis, index_ticks, label_ticks
 from tfdebug.ui.plot_paint import keep_text_space, settle
 
 HOVER_HINT = QT_TRANSLATE_NOOP("HeatmapPanel", "Hover over a cell to read its value.")
@@ -69,7 +69,8 @@ class HeatmapPanel(QWidget):
                                         self.pin_button.sizeHint().height()))
 
         self.graphics = pg.GraphicsLayoutWidget()
-        self.plot = self.graphics.addPlot(row=0, col=0)
+        self.plot = self.graphics.addPlot(row=0, col=0, axisItems={side: NonOverlappingAxis(side)
+                                                                   for side in ("left", "bottom")})
         self.plot.invertY(True)
         self.plot.setMenuEnabled(False)
         self.image = pg.ImageItem(axisOrder="row-major")

@@ -1,6 +1,6 @@
-"""The heatmap's axes and colour bar: tick labels for token and index axes, and the
-histogram beside the image, drawn from core's stats with a cached 256-entry LUT.
-(Also used by the compare and cache views.)"""
+"""The heatmap's axes and colour bar: tick labels for token and index axes, axes whose
+labels never overwrite each other, and the histogram beside the image, drawn from core's
+stats with a cached 256-entry LUT. (Also used by the compare, cache and overview views.)"""
 
 from __future__ import annotations
 
@@ -33,6 +33,24 @@ def label_ticks(labels: list[str]) -> list[list[tuple[float, str]]]:
     major = [(i + 0.5, label) for i, label in enumerate(labels) if i % step == 0]
     minor = [(i + 0.5, label) for i, label in enumerate(labels) if i % step]
     return [major, minor] if minor and len(labels) <= MAX_WORD_TICKS else [major]
+
+
+class NonOverlappingAxis(pg.AxisItem):
+    """An axis whose tick labels never overwrite each other: a label that would overlap one
+    already placed is left out (pyqtgraph places a level's labels left to right, the major
+    level first, so word labels in a narrow heatmap or layer titles that start a few stages
+    apart stay readable). Hovering still names every cell or stage."""
+
+    def generateDrawSpecs(self, p):
+        specs = super().generateDrawSpecs(p)
+        if specs is None:
+            return specs
+        axis, ticks, texts = specs
+        placed: list = []
+        for spec in texts:
+            if not any(spec[0].intersects(other[0]) for other in placed):
+                placed.append(spec)
+        return axis, ticks, placed
 
 
 class HistogramLUT(pg.HistogramLUTItem):

@@ -19,6 +19,7 @@ from tfdebug.core.names import layer_title, parse_name, site_title
 from tfdebug.core.overview import MAX_ABS, RMS, STATISTICS, layer_starts, stage_statistics
 from tfdebug.ui import actions
 from tfdebug.ui.controller import DebugController
+from tfdebug.ui.heatmap_axes import NonOverlappingAxis
 from tfdebug.ui.i18n import said, title
 from tfdebug.ui.plot_paint import settle
 
@@ -55,7 +56,9 @@ class OverviewPanel(QWidget):
         controls.addWidget(self.statistic)
         controls.addWidget(self.log_y)
         controls.addWidget(self.readout, 1)
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(axisItems={"top": NonOverlappingAxis("top")})  # layer titles a few stages apart
+        # Titles never overlap on this axis, so they may fill more of it than pyqtgraph's default allows.
+        self.plot.getAxis("top").setStyle(textFillLimits=[(0, 0.9)])
         self.plot.setMenuEnabled(False)
         self.plot.showGrid(y=True, alpha=0.2)
         self.plot.showAxis("top")
@@ -196,8 +199,11 @@ class OverviewPanel(QWidget):
     def _set_ticks(self) -> None:
         """The layer titles along the top axis, each where its layer begins, in the window's language."""
         adapter = self.ctl.adapter
-        starts = [(i, tick_label(self.names[i], adapter)) for i, _ in layer_starts(self.names)]
-        self.plot.getAxis("top").setTicks([[(i - 0.5, label) for i, label in starts], []])
+        starts = [(i - 0.5, tick_label(self.names[i], adapter), parse_name(self.names[i]).layer is not None)
+                  for i, _ in layer_starts(self.names)]
+        # Layers first: where titles would overlap, "Decoder layer 0" wins over the norm just before it.
+        self.plot.getAxis("top").setTicks([[(x, label) for x, label, layer in starts if layer],
+                                           [(x, label) for x, label, layer in starts if not layer]])
 
     def _show_current(self) -> None:
         current = self.ctl.current
