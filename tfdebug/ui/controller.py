@@ -26,6 +26,7 @@ from tfdebug.io.recording import Recording, recording_on_screen
 from tfdebug.ui.breakpoint_control import BreakpointsMixin
 from tfdebug.ui.display_worker import DisplayMixin, DisplayWorker
 from tfdebug.ui.generating import GenerationMixin
+from tfdebug.ui.gui_gc import note_activity
 from tfdebug.ui.i18n import breakpoint_text, error_phrase, phrase_text, said
 from tfdebug.ui.loading import LoadingMixin
 from tfdebug.ui.messages import Message
@@ -308,6 +309,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
     def _on_event(self, stepper: Stepper, event: StepperEvent) -> None:
         if stepper is not self.stepper:
             return  # a queued event of a pass already replaced
+        note_activity()  # no long garbage collection while a pass moves
         if event.type == "captured":
             if not self._state_timer.isActive():
                 self._state_timer.start()

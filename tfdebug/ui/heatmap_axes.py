@@ -4,6 +4,8 @@ stats with a cached 256-entry LUT. (Also used by the compare, cache and overview
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 import pyqtgraph as pg
 
@@ -46,10 +48,17 @@ class NonOverlappingAxis(pg.AxisItem):
         if specs is None:
             return specs
         axis, ticks, texts = specs
-        placed: list = []
+        along = 0 if self.orientation in ("top", "bottom") else 1  # labels sit side by side along the axis
+        taken: list[tuple[float, float]] = []  # sorted, disjoint spans along the axis of the labels placed
+        placed = []
         for spec in texts:
-            if not any(spec[0].intersects(other[0]) for other in placed):
-                placed.append(spec)
+            rect = spec[0]
+            lo, hi = (rect.left(), rect.right()) if along == 0 else (rect.top(), rect.bottom())
+            i = bisect.bisect_left(taken, (lo, hi))
+            if (i > 0 and taken[i - 1][1] > lo) or (i < len(taken) and taken[i][0] < hi):
+                continue  # overlaps the label before or after it
+            taken.insert(i, (lo, hi))
+            placed.append(spec)
         return axis, ticks, placed
 
 
