@@ -50,3 +50,12 @@ def test_closing_during_an_export_exits_0(tmp_path):
     proc = close_at(700, "random", "export", tmp_path=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
+
+
+def test_closing_the_window_ends_its_display_worker(make_window, qtbot):
+    """No thread of a closed window is left waiting (or inside torch when the process exits)."""
+    window = make_window()
+    thread = window.ctl.display._thread
+    assert thread.is_alive()
+    window.close()
+    assert not thread.is_alive()

@@ -30,3 +30,4 @@ def test_older_generations_wait_for_a_pause_in_input(qapp):
     finally:
         collector.timer.stop()
         QApplication.instance().removeEventFilter(collector)
+

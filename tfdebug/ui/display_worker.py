@@ -81,6 +81,8 @@ class DisplayWorker(QObject):
     def submit(self, kind: str, compute: Callable[[], Any], done: Callable[[Any], None],
                failed: Callable[[Exception], None]) -> None:
         with self._cond:
+            if self._closed:
+                return  # the window is closing: nothing will draw the result
             self._seq += 1
             self._latest[kind] = self._seq
             self._pending[kind] = _Job(kind, self._seq, compute, done, failed)
@@ -114,11 +116,14 @@ class DisplayWorker(QObject):
             kinds = [kind] if kind else list(KINDS)
             return any(k in self._pending or k in self._in_flight for k in kinds)
 
-    def close(self) -> None:
+    def close(self, timeout: float | None = None) -> None:
+        """End the worker thread after the job it is on (waiting up to `timeout` s for it)."""
         with self._cond:
             self._closed = True
             self._pending.clear()
             self._cond.notify()
+        if timeout is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
 
     def _loop(self) -> None:
         while True:

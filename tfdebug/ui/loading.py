@@ -126,12 +126,14 @@ class LoadingMixin:
             self.load_job.cancel()
 
     def shutdown(self, timeout: float = 10.0) -> None:
-        """The window is closing: abandon a model load (joined, so no thread outlives Qt) and stop the pass."""
+        """The window is closing: abandon a model load and end the display worker (both joined, so
+        no thread outlives Qt or sits inside torch at exit) and stop the pass."""
         job = self.load_job
         if job is not None and job.running:
             job.cancel()
             job.wait(timeout)
         self.close()
+        self.display.close(timeout)
 
     def _verify(self, session, output) -> None:
         """Compare the finished pass's output with the unmodified model's, off the UI thread.
