@@ -27,7 +27,15 @@ def test_older_generations_wait_for_a_pause_in_input(qapp):
         assert collector.check() in (1, 2)
         assert gc.get_count()[1] == 0
         assert not gc.isenabled()  # never in a worker thread's allocation
+        # A minute of unbroken activity (a long generation): they run anyway, garbage stays bounded.
+        for _ in range(collector.threshold[1] + 1):
+            gc.collect(0)
+        collector.last_activity = time.monotonic()
+        assert collector.check() in (None, 0)
+        collector.last_old = time.monotonic() - gui_gc.MAX_DEFER_S
+        assert collector.check() in (1, 2)
     finally:
         collector.timer.stop()
+        gc.callbacks.remove(collector._collected)
         QApplication.instance().removeEventFilter(collector)
 

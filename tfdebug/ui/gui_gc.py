@@ -16,7 +16,8 @@ The young generation is collected every second (a few ms). The older ones walk e
 object that survived since the last time — after a model load or a new window, ~100,000
 of them, ~170 ms measured — so they wait until no key press, click or scroll has come
 and no pass has moved (`note_activity`) for `IDLE_S`: a pause nobody sees instead of a
-stutter in the middle of stepping or of a running pass.
+stutter in the middle of stepping or of a running pass. After `MAX_DEFER_S` of unbroken
+activity (a long generation) they run anyway, so garbage never piles up without bound.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
 IDLE_S = 1.5  # no input or pass activity for this long: the older generations may be walked
+MAX_DEFER_S = 60.0  # the older generations wait for a pause at most this long
 _INPUT = frozenset({QEvent.KeyPress, QEvent.KeyRelease, QEvent.MouseButtonPress, QEvent.MouseButtonRelease,
                     QEvent.MouseButtonDblClick, QEvent.Wheel, QEvent.ShortcutOverride})
 
@@ -40,9 +42,10 @@ class _GuiCollector(QObject):
     def __init__(self, interval_s: float, idle_s: float):
         super().__init__()
         self.idle_s = idle_s
-        self.last_activity = time.monotonic()
+        self.last_activity = self.last_old = time.monotonic()
         self.threshold = gc.get_threshold()
         gc.disable()
+        gc.callbacks.append(self._collected)  # whoever collects (a test, a tool), the clock restarts
         QApplication.instance().installEventFilter(self)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.check)
@@ -53,11 +56,16 @@ class _GuiCollector(QObject):
             self.last_activity = time.monotonic()
         return False
 
+    def _collected(self, phase: str, info: dict) -> None:
+        if phase == "stop" and info["generation"] >= 1:
+            self.last_old = time.monotonic()
+
     def check(self) -> int | None:
         """Collect what is due: the generation collected (None when nothing was)."""
         young, middle, old = gc.get_count()
         t0, t1, t2 = self.threshold
-        if middle > t1 and time.monotonic() - self.last_activity >= self.idle_s:
+        now = time.monotonic()
+        if middle > t1 and (now - self.last_activity >= self.idle_s or now - self.last_old >= MAX_DEFER_S):
             generation = 2 if old > t2 else 1
         elif young > t0:
             generation = 0
