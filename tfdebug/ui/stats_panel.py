@@ -113,19 +113,7 @@ class StatsPanel(QWidget):
         self._histogram(sl.stats if large and sl is not None else stats)
 
     def _histogram(self, stats: Stats | None) -> None:
-        if stats is None or stats.min != stats.min:
-            self.bars.setData([0, 1], [0])
-            settle(self.plot)
-            return
-        edges, counts = stats.hist_edges, stats.hist_counts.astype(float)
-        if edges[-1] == edges[0]:
-            # Every value is the same (the stats put them all in bin 0): one bar centred on that value,
-            # in the middle of a unit-wide axis, not at its left edge.
-            bins = len(counts)
-            edges = edges[0] + (np.arange(bins + 1) - bins // 2 - 0.5) / bins
-            counts = np.zeros(bins)
-            counts[bins // 2] = stats.hist_counts.sum()
-        self.bars.setData(edges, counts)
+        self.bars.setData(*_bars(stats))
         settle(self.plot)
 
     def _slice(self, sl) -> None:
@@ -137,3 +125,18 @@ class StatsPanel(QWidget):
         self._fill(stats, 2)
         if self.ctl.is_large():
             self._histogram(stats)
+
+
+def _bars(stats: Stats | None) -> tuple:
+    """(edges, counts) of the histogram to draw: an empty axis without finite values; one bar
+    centred on the value when every value is the same (the stats put them all in bin 0), in the
+    middle of a unit-wide axis, not at its left edge."""
+    if stats is None or stats.min != stats.min:
+        return [0, 1], [0]
+    edges, counts = stats.hist_edges, stats.hist_counts.astype(float)
+    if edges[-1] == edges[0]:
+        bins = len(counts)
+        edges = edges[0] + (np.arange(bins + 1) - bins // 2 - 0.5) / bins
+        counts = np.zeros(bins)
+        counts[bins // 2] = stats.hist_counts.sum()
+    return edges, counts
