@@ -7,8 +7,8 @@ from tests.ui.conftest import wait_paused
 from tests.ui.user_actions import press, run_to_stage
 from tfdebug.core.explain import EXPLANATIONS
 from tfdebug.core.view import RunInputs
-from tfdebug.ui import i18n
-from tfdebug.ui.explain_panel import CROSS
+from tfdebug.ui.i18n import language as i18n
+from tfdebug.ui.panels.explain import CROSS
 
 
 def checks_shown(window, qtbot):

@@ -7,7 +7,7 @@ from tests.ui.test_generation_panel import start_generation
 from tests.ui.user_actions import press
 from tfdebug.core.view import RunInputs
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.ui import actions
+from tfdebug.ui.actions import registry as actions
 
 
 def test_next_token_and_run_to_token(make_window, qtbot):

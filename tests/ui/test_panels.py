@@ -5,8 +5,8 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
 from tests.ui.conftest import wait_paused
-from tfdebug.ui import colors
-from tfdebug.ui.shape_panel import transition
+from tfdebug.ui.render.stage_text import transition
+from tfdebug.ui.render import colors
 
 
 def goto(window, qtbot, name):

@@ -62,7 +62,7 @@ def test_editing_a_cell_updates_the_figures(window, qtbot):
 
 
 def test_the_learn_menu_holds_registry_actions_that_speak_the_window_language(window, qtbot):
-    from tfdebug.ui import i18n
+    from tfdebug.ui.i18n import language as i18n
 
     menu_ids = [a.objectName() for a in window.learn_menu.actions()]
     assert menu_ids == ["tfdebug.learn.explain", "tfdebug.learn.playground"]

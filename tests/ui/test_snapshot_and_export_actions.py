@@ -11,16 +11,16 @@ from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QPushButton
 
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tests.ui.user_actions import open_snapshot, press, type_into
+from tfdebug.adapters.reference import ReferenceAdapter
+from tfdebug.adapters.session import DebugSession
 from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.exports import load_export
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
-from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
-from tfdebug.ui import export_actions
-from tfdebug.ui.export_actions import CANCELLED
-from tfdebug.ui.snapshot_actions import recent_files
-from tfdebug.ui.export_dialog import ExportDialog
+from tfdebug.ui.actions import exports as export_actions
+from tfdebug.ui.actions.exports import CANCELLED
+from tfdebug.ui.actions.snapshots import recent_files
+from tfdebug.ui.dialogs.export import ExportDialog
 
 
 @pytest.fixture()
@@ -69,7 +69,7 @@ def test_the_file_is_read_off_the_ui_thread_and_closing_meanwhile_is_clean(make_
     (busy, its pass untouched) until the replay is ready; closing it meanwhile leaves nothing open."""
     import threading
 
-    from tfdebug.ui import snapshot_actions
+    from tfdebug.ui.actions import snapshots as snapshot_actions
 
     gate, threads = threading.Event(), []
     read = snapshot_actions._read

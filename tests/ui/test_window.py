@@ -8,10 +8,10 @@ from PySide6.QtTest import QTest
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.adapters.session import DebugSession
-from tfdebug.core.view import RunInputs
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import Stepper
-from tfdebug.ui import actions
+from tfdebug.core.view import RunInputs
+from tfdebug.ui.actions import registry as actions
 
 
 def trigger(window, action_id):
