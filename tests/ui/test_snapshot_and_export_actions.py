@@ -304,7 +304,7 @@ def test_breakpoints_menu_items_are_registry_actions(window, qtbot):
     window.actions_by_id["tfdebug.breakpoints.clear"].trigger()
     assert not window.ctl.breakpoints
     window.actions_by_id["tfdebug.breakpoints.conditions"].trigger()
-    dialog = window.navigator.condition_dialog
+    dialog = window.tools.conditions.dialog
     qtbot.waitUntil(dialog.isVisible)
     dialog.reject()
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from tfdebug.io.snapshot import open_snapshot
 from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.i18n.language import said
 from tfdebug.ui.render.plain_text import plain_tooltip
 from tfdebug.ui.state.controller import DebugController
@@ -57,7 +58,6 @@ class SnapshotActions(QObject):
     def __init__(self, ctl: DebugController, settings: QSettings, parent: QWidget):
         super().__init__(parent)
         self.ctl, self.settings, self.widget = ctl, settings, parent
-        ctl.tools.snapshots = self
 
     def open(self, path: str) -> None:
         """Show the snapshot at `path` in replay mode; on a bad file, say why.
@@ -129,13 +129,11 @@ def _cannot_open(path: str, exc: BaseException):
 
 @actions.action("tfdebug.file.open", QT_TRANSLATE_NOOP("actions", "Open Snapshot…"), "Ctrl+O",
                 QT_TRANSLATE_NOOP("actions", "Open a recorded pass (.safetensors) and replay it"), toolbar=False)
-def open_snapshot_dialog(ctl: DebugController) -> None:
-    if ctl.tools.snapshots is not None:
-        ctl.tools.snapshots.open_dialog()
+def open_snapshot_dialog(ctx: ActionContext) -> None:
+    ctx.tools.snapshots.open_dialog()
 
 
 @actions.action("tfdebug.file.clear_recent", QT_TRANSLATE_NOOP("actions", "Clear Recent"),
                 tip=QT_TRANSLATE_NOOP("actions", "Forget the recently opened snapshots"), toolbar=False)
-def clear_recent(ctl: DebugController) -> None:
-    if ctl.tools.snapshots is not None:
-        ctl.tools.snapshots.clear_recent()
+def clear_recent(ctx: ActionContext) -> None:
+    ctx.tools.snapshots.clear_recent()

@@ -107,7 +107,7 @@ class CompareDialog(QDialog):
         self.tools = tools
         window = tools.window
         self.setWindowTitle(self.tr("Compare With"))
-        edit = window.ctl.tools.edit
+        edit = window.tools.edit
         has_edit = edit is not None and edit.last_edit is not None
         self.a = SourcePicker(self.tr("A (the reference)"), window, LIVE)
         self.b = SourcePicker(self.tr("B (compared with A)"), window, BEFORE_EDIT if has_edit else FILE)

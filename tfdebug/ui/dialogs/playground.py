@@ -3,7 +3,7 @@
 Every edit recomputes the scores q·kⱼ, the optional ÷√d_k, the softmax weights and the
 output Σ wⱼ·vⱼ at once (tfdebug.models.toy_attention, exact doubles). A note under the
 results says where the notes round and what that changes. Learn → Attention Playground
-(the registry action tfdebug.learn.playground; the window keeps one, `ctl.tools.learn.playground`).
+(the registry action tfdebug.learn.playground; the window keeps one, `window.tools.learn.playground`).
 """
 
 from __future__ import annotations

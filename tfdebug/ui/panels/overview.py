@@ -13,24 +13,10 @@ from weakref import ref
 
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.names import layer_title, parse_name, site_title
-from tfdebug.core.overview import (
-    MAX_ABS,
-    RMS,
-    STATISTICS,
-    layer_starts,
-    stage_statistics,
-)
-from tfdebug.ui.actions import registry as actions
+from tfdebug.core.overview import MAX_ABS, RMS, STATISTICS, layer_starts, stage_statistics
 from tfdebug.ui.i18n.language import said, title
 from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.state.controller import DebugController
@@ -55,6 +41,7 @@ class OverviewPanel(QWidget):
         # and the reference tells a reused id from the tensor it was computed for
         self._cache: dict[str, dict[int, tuple[ref, float]]] = {}
         self._file_cache: dict[tuple[str, str], float] = {}  # (statistic, stage) of a pass read from a file
+        self.comparison = None  # the last Compare result (core.compare.Comparison), for max |Δ|
         self.statistic = QComboBox()
         for key in (RMS, MAX_ABS, MAX_DELTA):
             self.statistic.addItem("", key)
@@ -169,13 +156,17 @@ class OverviewPanel(QWidget):
             self.refresh()
 
     def _comparison_values(self) -> tuple[list[str], list[float]]:
-        tools = self.ctl.tools.compare
-        result = tools.result if tools is not None else None
+        result = self.comparison
         if result is None:
             return [], []
         values = [r.max_abs if r.max_abs is not None and math.isfinite(r.max_abs) else math.nan
                   for r in result.stages]
         return [r.name for r in result.stages], values
+
+    def show_comparison(self, result) -> None:
+        """Plot max |Δ| of this comparison (the Compare tool hands each new result here)."""
+        self.comparison = result
+        self.refresh()
 
     def refresh(self) -> None:
         """Recompute (new stages only; edited ones again) and redraw."""
@@ -233,7 +224,7 @@ class OverviewPanel(QWidget):
         if name not in self.ctl.plan:
             self.ctl.error.emit(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
             return
-        actions.trigger("tfdebug.step.run_to", self.ctl, name)
+        self.ctl.run_to(name)
 
     def _clicked(self, item, points, *args) -> None:
         if len(points):

@@ -1,41 +1,30 @@
 """MainWindow: menus, toolbar, input bar, dock panels, status bar, settings.
 
 The window wires panels to one DebugController; panels never call each other. Every
-menu item is an action from the registry (`ui/actions.py`); the tools behind them
-(opening snapshots, exporting, editing, comparing) are created here and reachable as
-`ctl.tools`. Dock modules (compare, overview) extend the window through `_dock`,
+menu item is an action from the registry (`ui/actions/registry.py`), bound to the window's
+ActionContext; the tools behind them (opening snapshots, exporting, editing, comparing,
+conditions) are created here and registered in `self.tools` (the context's tools).
+Dock modules (compare, overview) extend the window through `_dock`,
 `file_menu`, `view_menu` and `settings`.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QCoreApplication,
-    QEvent,
-    QSettings,
-    Qt,
-    QTimer,
-)
-from PySide6.QtWidgets import (
-    QDockWidget,
-    QLabel,
-    QMainWindow,
-    QTabBar,
-    QToolBar,
-    QWidget,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
 
 # these modules register their actions before `actions.bind` reads the registry
+from tfdebug.ui.actions import compare as compare_tools
 from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.exports import ExportActions
 from tfdebug.ui.actions.snapshots import SnapshotActions
 from tfdebug.ui.dialogs import edit as edit_dialog
+from tfdebug.ui.dialogs.conditions import ConditionTools
 from tfdebug.ui.i18n import language as i18n
-from tfdebug.ui.panels import compare as compare_view
 from tfdebug.ui.panels import overview
 from tfdebug.ui.panels.archmap import ArchitectureMap
 from tfdebug.ui.panels.generation import GenerationPanel
@@ -93,7 +82,9 @@ class MainWindow(WindowLayout, QMainWindow):
         self.setObjectName("tfdebug-main")
         self.setWindowTitle("tfdebug")
         self.setDockNestingEnabled(True)
-        self.actions_by_id = actions.bind(self, self.ctl)
+        self.action_context = ActionContext(self.ctl, self)
+        self.tools = self.action_context.tools
+        self.actions_by_id = actions.bind(self, self.action_context)
 
         self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"],
                                   models or available_models(), devices or available_devices())
@@ -189,8 +180,8 @@ class MainWindow(WindowLayout, QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         by_id = self.actions_by_id
-        self.snapshots = SnapshotActions(self.ctl, self.settings, self)
-        self.exports = ExportActions(self.ctl, self.settings, self.heatmap_panel, self)
+        self.snapshots = self.tools.snapshots = SnapshotActions(self.ctl, self.settings, self)
+        self.exports = self.tools.exports = ExportActions(self.ctl, self.settings, self.heatmap_panel, self)
         self.file_menu = bar.addMenu("")
         self.file_menu.setObjectName("menu-file")
         self.file_menu.addAction(by_id["tfdebug.file.open"])
@@ -208,7 +199,8 @@ class MainWindow(WindowLayout, QMainWindow):
                 debug.addAction(self.actions_by_id[action_id])
         breakpoints = self.breakpoints_menu = bar.addMenu("")
         breakpoints.addMenu(kind_menu(self.ctl, breakpoints))
-        self.ctl.tools.conditions = self.navigator.open_conditions
+        self.tools.conditions = ConditionTools(self)
+        self.navigator.conditions_requested.connect(by_id["tfdebug.breakpoints.conditions"].trigger)
         breakpoints.addAction(by_id["tfdebug.breakpoints.conditions"])
         breakpoints.addAction(by_id["tfdebug.breakpoints.clear"])
         view = self.view_menu = bar.addMenu("")
@@ -244,7 +236,7 @@ class MainWindow(WindowLayout, QMainWindow):
     def _install_extensions(self) -> None:
         """The edit tools, the Compare and Overview docks, then Quit at the end of the File menu."""
         edit_dialog.install(self)
-        compare_view.install(self)
+        compare_tools.install(self)
         overview.install(self)
         learn.install(self)
         capture_budget.install(self)

@@ -28,7 +28,6 @@ from tfdebug.ui.state.breakpoints import BreakpointsMixin
 from tfdebug.ui.state.generating import GenerationMixin
 from tfdebug.ui.state.loading import LoadingMixin
 from tfdebug.ui.state.messages import Message
-from tfdebug.ui.state.tools import WindowTools
 from tfdebug.ui.workers.display import DisplayMixin, DisplayWorker
 from tfdebug.ui.workers.gui_gc import note_activity
 from tfdebug.ui.workers.jobs import Job
@@ -60,7 +59,6 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self.session = None
         self.stepper: Stepper | None = None
         self.replayed: Recording | None = None  # the snapshot a replay reads from (kept open for lazy reads)
-        self.tools = WindowTools()  # the window's dialogs and file actions, for registry actions
         self.plan: Plan = Plan()
         self.layout: PassLayout = build_layout([])
         self._tokens: dict[str, list[str]] = {}
