@@ -1,4 +1,7 @@
-"""Opening snapshots: File → Open Snapshot…, Open Recent, and files dropped on the window.
+"""Opening recorded passes: File → Open Snapshot…, Open Recent, and files dropped on the window.
+
+Every pass format the export registry reads back opens here (a .safetensors snapshot, a .npz or
+.pt export), through the same `io.passes.open_pass` as Compare and `tfdebug diff`.
 
 A snapshot is read and checked off the UI thread (`DebugController.load_in_background`),
 then opens in replay mode through `DebugController.load_replay`, which keeps the
@@ -15,7 +18,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QSettin
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
-from tfdebug.io.snapshot import open_snapshot
+from tfdebug.io.formats import suffixes
+from tfdebug.io.passes import open_pass
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.i18n.language import said
@@ -25,7 +29,6 @@ from tfdebug.ui.state.controller import DebugController
 RECENT_KEY = "files/recent"
 FOLDER_KEY = "files/folder"
 MAX_RECENT = 10
-SNAPSHOT_SUFFIX = ".safetensors"
 
 
 # ----- recent files ----------------------------------------------------------------------------
@@ -49,6 +52,18 @@ def last_folder(settings: QSettings) -> str:
     """The folder of the last snapshot opened or exported (the home folder at first)."""
     value = settings.value(FOLDER_KEY)
     return value if isinstance(value, str) and value else str(Path.home())
+
+
+def pass_filter() -> str:
+    """The file dialogs' filter for recorded passes: every pass format the export registry can read back."""
+    patterns = " ".join(f"*{suffix}" for suffix in suffixes("pass"))
+    return QCoreApplication.translate("SnapshotActions", "Recorded passes ({patterns});;All files (*)").format(
+        patterns=patterns)
+
+
+def is_pass_file(path: str) -> bool:
+    """Whether `path` names a format File ▸ Open reads (by its suffix, as the registry knows them)."""
+    return Path(path).suffix.lower() in suffixes("pass")
 
 
 # ----- the actions -----------------------------------------------------------------------------
@@ -79,7 +94,7 @@ class SnapshotActions(QObject):
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.widget, self.tr("Open Snapshot"), last_folder(self.settings),
-                                              self.tr("tfdebug snapshots (*.safetensors);;All files (*)"))
+                                              pass_filter())
         if path:
             self.open(path)
 
@@ -103,16 +118,17 @@ class SnapshotActions(QObject):
 
     def drop(self, paths: list[str]) -> None:
         """Files dropped on the window: open the first snapshot among them."""
-        snapshots = [p for p in paths if p.lower().endswith(SNAPSHOT_SUFFIX)]
+        snapshots = [p for p in paths if is_pass_file(p)]
         if not snapshots:
-            self.ctl.error.emit(said(lambda: self.tr("Drop a .safetensors snapshot on the window to open it.")))
+            self.ctl.error.emit(said(lambda: self.tr("Drop a recorded pass ({suffixes}) on the window to open it.").format(
+                suffixes=", ".join(suffixes("pass")))))
             return
         self.open(snapshots[0])
 
 
 def _read(path: str):
     """(recording, stepper) of the snapshot at `path`: on the worker thread, with its first stage read."""
-    recording = open_snapshot(path)
+    recording = open_pass(path)  # a .safetensors snapshot lazily, a .npz / .pt export whole
     try:
         return recording, recording.stepper()  # reads the first stage, which may fail too
     except BaseException:

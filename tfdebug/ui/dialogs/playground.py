@@ -144,11 +144,6 @@ class PlaygroundDialog(QDialog):
             self._fill(table, rows)
         self.recompute()
 
-    def set_cell(self, which: str, row: int, col: int, text: str) -> None:
-        """Type `text` into a cell of 'q', 'K' or 'V' (what a person does with the keyboard)."""
-        table = {"q": self.query, "K": self.keys, "V": self.values}[which]
-        table.item(row, col).setText(text)
-
     def _edited(self, _item) -> None:
         if not self._filling:
             self.recompute()

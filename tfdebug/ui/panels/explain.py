@@ -37,7 +37,7 @@ def mark(check: Check) -> str:
 class ExplainPanel(QWidget):
     """Explains the controller's current stage; `checks` holds the last checks computed for it."""
 
-    #: the Positional Encoding Curves… button was pressed (the Learn tools open the curves)
+    # the Positional Encoding Curves… button was pressed (the Learn tools open the curves)
     pe_curves_requested = Signal()
 
     def __init__(self, ctl: DebugController, window=None, parent: QWidget | None = None):

@@ -80,7 +80,7 @@ class _CurrentStaysVisible(QStyledItemDelegate):
 class NavigatorPanel(QWidget):
     """The stage tree, its filter box, and the kind / condition breakpoint buttons."""
 
-    #: the Conditions… button was pressed (the window opens the condition dialog)
+    # the Conditions… button was pressed (the window opens the condition dialog)
     conditions_requested = Signal()
 
     def __init__(self, ctl: DebugController, parent: QWidget | None = None):

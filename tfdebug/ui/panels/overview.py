@@ -112,9 +112,6 @@ class OverviewPanel(QWidget):
         super().showEvent(event)
         self.schedule()
 
-    def set_statistic(self, key: str) -> None:
-        self.statistic.setCurrentIndex(self.statistic.findData(key))
-
     # ----- data ------------------------------------------------------------------------------
     def _pass_values(self, statistic: str) -> tuple[list[str], list[float]]:
         """Names of the pass on screen in forward order and the statistic of each stage that ran

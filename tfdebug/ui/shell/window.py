@@ -280,17 +280,10 @@ class MainWindow(WindowLayout, QMainWindow):
         shows its sentence)."""
         self.snapshots.open(path)
 
-    def show_error(self, message: str) -> None:
-        """Show a user-facing error in the message bar (never a blocking dialog)."""
-        self.show_message(Message("error", message))
-
     def show_message(self, message: Message) -> None:
         if message.level == "error":
             self.last_error = message.text
         self.message_bar.show_message(message)
-
-    def clear_error(self) -> None:
-        self.message_bar.dismiss()
 
     def _clear_topic(self, topic: str) -> None:
         self.message_bar.clear_topic(topic)

@@ -45,7 +45,6 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
     slice_changed = Signal()        # current_slice changed (no argument: PySide mishandles None payloads)
     slice_stats_changed = Signal()  # the shown slice's mean and std arrived (a large slice shows before them)
     breakpoints_changed = Signal()
-    selection_changed = Signal(str)  # the stage selected in a navigator / map
     busy_changed = Signal(bool)     # a model is loading
     inputs_changed = Signal()       # `inputs` changed (typed, or restored after a failed Run)
     message = Signal(object)        # a Message for the message bar
@@ -379,7 +378,6 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
 
     def select_stage(self, name: str) -> None:
         self.selected_stage = name
-        self.selection_changed.emit(name)
         self.state_changed.emit()
 
     # ----- breakpoints -----------------------------------------------------------------

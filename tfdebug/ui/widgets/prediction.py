@@ -94,11 +94,6 @@ class PredictionView(QWidget):
             self.row_combo.setCurrentIndex(n - 1)
         self.refresh()
 
-    def select_row(self, row: int) -> None:
-        """Show the prediction made at position `row`."""
-        self.row_combo.setCurrentIndex(row)
-        self.refresh()
-
     def refresh(self) -> None:
         axes = self._axes()
         if axes is None:
