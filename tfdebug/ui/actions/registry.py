@@ -15,8 +15,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
-from tfdebug.ui.i18n.language import said
 from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.i18n.language import said
 from tfdebug.ui.state.controller import DebugController
 
 REPLAY_TIP = QT_TRANSLATE_NOOP("actions", "Not available for a recorded pass: there is no model to run. Open the model to run it live.")

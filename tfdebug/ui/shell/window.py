@@ -45,6 +45,7 @@ from tfdebug.ui.state.generation_data import is_generation
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.widgets.breakpoints import kind_menu
 from tfdebug.ui.workers.gui_gc import collect_in_gui_thread
+from tfdebug.ui.workers.throttle import throttler
 
 TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.into", "tfdebug.step.out",
                    "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop", "tfdebug.gen.next_token")
@@ -226,9 +227,7 @@ class MainWindow(WindowLayout, QMainWindow):
                       self.status_state):
             label.setTextFormat(Qt.PlainText)  # stage and model names come from a model or a file
             self.statusBar().addPermanentWidget(label)
-        self._status_timer = QTimer(self)
-        self._status_timer.setSingleShot(True)
-        self._status_timer.timeout.connect(self.update_status)
+        self._status_throttle = throttler(30, self.update_status, self)
         self.ctl.state_changed.connect(self._schedule_status)
         self.ctl.stage_changed.connect(self._schedule_status)
         self.ctl.busy_changed.connect(self._schedule_status)
@@ -290,8 +289,7 @@ class MainWindow(WindowLayout, QMainWindow):
 
     # ----- status --------------------------------------------------------------------------
     def _schedule_status(self, *_args) -> None:
-        if not self._status_timer.isActive():
-            self._status_timer.start(30)
+        self._status_throttle.throttle()
 
     def update_status(self) -> None:
         ctl = self.ctl
