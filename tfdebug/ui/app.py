@@ -43,6 +43,8 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     i18n.set_language(i18n.initial_language(default_settings(), lang))
     window = MainWindow(persist=screenshot is None)
     window.ctl.generation = generation
+    if generation is not None:  # --generate: Generate in the window goes on with the same settings
+        window.ctl.decoding = generation
     if max_capture_mb is not None:
         window.ctl.capture_budget = f"{max_capture_mb:g}"
     last = window.last_inputs() if model is None and not texts and screenshot is None else None

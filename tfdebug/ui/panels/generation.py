@@ -150,8 +150,8 @@ class GenerationPanel(QWidget):
 
     def _idle(self) -> None:
         self.strip.set_entries([], None)
-        self.summary.setText(self.tr("Not a generation. Start one with tfdebug gui --generate "
-                                     "(or the generate option of Run); this dock then follows each token."))
+        self.summary.setText(self.tr("Not a generation. Press Generate (Ctrl+G) beside Run to generate token by "
+                                     "token; Debug ▸ Decoding Settings… chooses how. This dock then follows each token."))
         for row in self.rows.values():
             row.set_row(None, [], "")
         self.cache.clear("")

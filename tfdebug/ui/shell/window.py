@@ -24,6 +24,7 @@ from tfdebug.ui.actions.exports import ExportActions
 from tfdebug.ui.actions.snapshots import SnapshotActions
 from tfdebug.ui.dialogs import edit as edit_dialog
 from tfdebug.ui.dialogs.conditions import ConditionTools
+from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.i18n import language as i18n
 from tfdebug.ui.panels import overview
 from tfdebug.ui.panels.archmap import ArchitectureMap
@@ -52,7 +53,8 @@ TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.i
 DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause", None,
                                    "tfdebug.gen.next_token", "tfdebug.gen.run_to_token", None,
                                    "tfdebug.step.restart", "tfdebug.step.stop", None,
-                                   "tfdebug.session.run", "tfdebug.session.live", None,
+                                   "tfdebug.session.run", "tfdebug.session.generate", "tfdebug.session.decoding",
+                                   "tfdebug.session.live", None,
                                    "tfdebug.edit.tensor", "tfdebug.edit.undo")
 
 
@@ -87,7 +89,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self.tools = self.action_context.tools
         self.actions_by_id = actions.bind(self, self.action_context)
 
-        self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"],
+        self.tools.decoding = DecodingTools(self)  # before a pass can start: Generate reads its settings
+        self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"], self.actions_by_id["tfdebug.session.generate"],
                                   models or available_models(), devices or available_devices())
         self._build_toolbars()
         self._build_panels()

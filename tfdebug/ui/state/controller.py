@@ -23,6 +23,7 @@ from tfdebug.core.stages import token_labels
 from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.io.recording import Recording, recording_on_screen
+from tfdebug.models.sampling import DecodingSettings
 from tfdebug.ui.i18n.language import breakpoint_text, error_phrase, phrase_text, said
 from tfdebug.ui.state.breakpoints import BreakpointsMixin
 from tfdebug.ui.state.generating import GenerationMixin
@@ -74,8 +75,9 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self._shown: Capture | None = None
         # What Run starts; the input bar edits it.
         self.inputs = RunInputs("random")
-        # Decoding settings when Run generates token by token (a GenerationSession); None: one pass.
+        # Decoding settings when the next run generates token by token (a GenerationSession); None: one pass.
         self.generation = None
+        self.decoding = DecodingSettings()  # what Generate uses (Debug ▸ Decoding Settings…)
         # The capture budget of the next pass: "auto", "off" or MB as text (tfdebug.ui.state.capture_budget).
         self.capture_budget = "auto"
         self.load_job: Job | None = None
