@@ -3,15 +3,7 @@ the split, the TSV files, and the hand-written sets kept out of it."""
 
 import pytest
 
-from tfdebug.demo.corpus import (
-    HANDWRITTEN_FILES,
-    generate_pairs,
-    load_pairs,
-    load_tsv,
-    normalized,
-    save_tsv,
-    split_pairs,
-)
+from tfdebug.demo.corpus import HANDWRITTEN_FILES, generate_pairs, load_pairs, load_tsv, normalized, save_tsv, split_pairs
 from tfdebug.models.loader import _demo_dir
 from tfdebug.models.vocab import BUILTIN_PAIRS, Vocab, tokenize
 

@@ -152,12 +152,12 @@ def test_the_windows_own_message_is_said_again_in_the_new_language(window, qtbot
     notes = tmp_path / "notes.txt"
     notes.write_text("not a snapshot")
     window.snapshots.drop([str(notes)])  # what dropping a text file on the window does
-    english = "Drop a .safetensors snapshot on the window to open it."
+    english = "Drop a recorded pass (.safetensors, .npz, .pt) on the window to open it."
     assert window.message_bar.label.text() == english
     i18n.set_language("zh")
     qtbot.waitUntil(lambda: window.message_bar.label.text() != english)
     shown = window.message_bar.label.text()
-    assert english_words(shown, ".safetensors") == [] and shown == window.message_bar.text()
+    assert english_words(shown, ".safetensors", ".npz", ".pt") == [] and shown == window.message_bar.text()
     assert shown in window.message_bar.label.toolTip().replace("\xa0", " ")  # the tooltip (whole sentence) too
     i18n.set_language("en")
     qtbot.waitUntil(lambda: window.message_bar.label.text() == english)

@@ -115,7 +115,7 @@ def test_kind_breakpoint_breaks_on_every_softmax(window, qtbot):
 
 
 def test_condition_breakpoint_from_the_dialog(window, qtbot):
-    dialog = window.navigator.open_conditions()
+    dialog = window.tools.conditions.open()
     dialog.abs_gt.setChecked(True)
     dialog.threshold.setValue(1.5)
     dialog.accept()

@@ -134,8 +134,6 @@ water - 水
 juice - 果汁
 beer - 啤酒 瓶
 """)
-# "a cup of tea" -> "一杯 茶"
-CONTAINERS = (("cup", "杯"), ("glass", "杯"), ("bottle", "瓶"))
 
 THINGS = _nouns("thing", "个", """
 book books 书 本

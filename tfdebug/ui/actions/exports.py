@@ -20,12 +20,8 @@ from tfdebug.io.exports import export_view as write_view
 from tfdebug.io.formats import View, format_for
 from tfdebug.io.recording import Recording
 from tfdebug.ui.actions import registry as actions
-from tfdebug.ui.actions.snapshots import (
-    FOLDER_KEY,
-    SNAPSHOT_SUFFIX,
-    add_recent,
-    last_folder,
-)
+from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.actions.snapshots import FOLDER_KEY, add_recent, is_pass_file, last_folder
 from tfdebug.ui.dialogs.export import ExportDialog
 from tfdebug.ui.i18n.language import error_phrase, said
 from tfdebug.ui.panels.heatmap import HeatmapPanel
@@ -48,7 +44,6 @@ class ExportActions(QObject):
         self.job: Job | None = None
         self.dialog: QProgressDialog | None = None
         self.outcome: str | None = None
-        ctl.tools.exports = self
 
     # ----- the dialog ------------------------------------------------------------------------
     def export_dialog(self) -> None:
@@ -123,7 +118,7 @@ class ExportActions(QObject):
         exported = said(lambda: self.tr("Exported {n} stages to {path}").format(n=stages, path=path))  # noqa: E731
         cancelled = said(lambda: QCoreApplication.translate("ExportActions", CANCELLED))  # noqa: E731
         job.finished.connect(lambda _result: self._ended(dialog, None, exported))
-        if suffix == SNAPSHOT_SUFFIX:  # a snapshot the user wrote is one File ▸ Open Recent offers back
+        if is_pass_file(path):  # a pass the user wrote is one File ▸ Open Recent offers back
             job.finished.connect(lambda _result: add_recent(self.settings, path))
         job.cancelled_signal.connect(lambda: self._ended(dialog, CANCELLED, cancelled))
         job.failed.connect(lambda sentence, details: self._ended(dialog, sentence, None))
@@ -184,6 +179,5 @@ class ExportActions(QObject):
 @actions.action("tfdebug.file.export", QT_TRANSLATE_NOOP("actions", "Export…"), "Ctrl+E",
                 QT_TRANSLATE_NOOP("actions", "Export the pass (snapshot, NumPy, PyTorch) or the heatmap (CSV, PNG, SVG)"),
                 toolbar=False)
-def export(ctl: DebugController) -> None:
-    if ctl.tools.exports is not None:
-        ctl.tools.exports.export_dialog()
+def export(ctx: ActionContext) -> None:
+    ctx.tools.exports.export_dialog()

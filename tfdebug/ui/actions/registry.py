@@ -1,8 +1,9 @@
 """The action registry: plain functions with dotted ids, registered once.
 
 Menus, the toolbar, shortcuts and context menus are all built from this registry
-(`bind` makes the QActions). Each action is a function of the controller; `enabled`
-says when it applies, and live-only actions say why they are off for a recorded pass.
+(`bind` makes the QActions). Each action is a function of an ActionContext (the controller,
+the window and its tools); `enabled` says from the controller's state when it applies, and
+live-only actions say why they are off for a recorded pass.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
+from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.i18n.language import said
 from tfdebug.ui.state.controller import DebugController
 
@@ -26,7 +28,7 @@ class ActionSpec:
 
     id: str
     text: str
-    func: Callable[..., None]
+    func: Callable[..., None]  # (ActionContext, *args)
     shortcut: str | None = None
     tip: str = ""
     enabled: Callable[[DebugController], bool] = lambda ctl: True
@@ -49,9 +51,9 @@ def action(id: str, text: str, shortcut: str | None = None, tip: str = "",
     return register
 
 
-def trigger(id: str, ctl: DebugController, *args) -> None:
-    """Run the action `id` (context menus pass a stage name)."""
-    REGISTRY[id].func(ctl, *args)
+def trigger(id: str, ctx: ActionContext, *args) -> None:
+    """Run the action `id` (a caller may pass an argument, e.g. Run to Token's N)."""
+    REGISTRY[id].func(ctx, *args)
 
 
 def applies(id: str, ctl: DebugController) -> bool:
@@ -65,32 +67,32 @@ def applies(id: str, ctl: DebugController) -> bool:
 # ----- the debug actions ------------------------------------------------------------
 @action("tfdebug.step.continue", QT_TRANSLATE_NOOP("actions", "Continue"), "F5", QT_TRANSLATE_NOOP("actions", "Run to the next breakpoint, or to the end"),
         enabled=DebugController.can_advance)
-def continue_(ctl: DebugController) -> None:
-    ctl.continue_()
+def continue_(ctx: ActionContext) -> None:
+    ctx.ctl.continue_()
 
 
 @action("tfdebug.step.next", QT_TRANSLATE_NOOP("actions", "Step"), "F10", QT_TRANSLATE_NOOP("actions", "Next stage"), enabled=DebugController.can_step)
-def step_next(ctl: DebugController) -> None:
-    ctl.step()
+def step_next(ctx: ActionContext) -> None:
+    ctx.ctl.step()
 
 
 @action("tfdebug.step.into", QT_TRANSLATE_NOOP("actions", "Step Into"), "F11",
         QT_TRANSLATE_NOOP("actions", "Into the next block (attention, FFN, layer): its first stage"), enabled=DebugController.can_step)
-def step_into(ctl: DebugController) -> None:
+def step_into(ctx: ActionContext) -> None:
     # Stages form a flat list, so stepping into a block is stepping to its first stage.
-    ctl.step()
+    ctx.ctl.step()
 
 
 @action("tfdebug.step.out", QT_TRANSLATE_NOOP("actions", "Step Out"), "Shift+F11", QT_TRANSLATE_NOOP("actions", "Run to the first stage after the current block"),
         enabled=DebugController.can_advance)
-def step_out(ctl: DebugController) -> None:
-    ctl.step_out()
+def step_out(ctx: ActionContext) -> None:
+    ctx.ctl.step_out()
 
 
 @action("tfdebug.step.back", QT_TRANSLATE_NOOP("actions", "Step Back"), "Shift+F10", QT_TRANSLATE_NOOP("actions", "Previous captured stage (nothing runs again)"),
         enabled=DebugController.can_step_back)
-def step_back(ctl: DebugController) -> None:
-    ctl.step_back()
+def step_back(ctx: ActionContext) -> None:
+    ctx.ctl.step_back()
 
 
 def _can_run_to(ctl: DebugController, name: str | None = None) -> bool:
@@ -100,7 +102,8 @@ def _can_run_to(ctl: DebugController, name: str | None = None) -> bool:
 
 @action("tfdebug.step.run_to", QT_TRANSLATE_NOOP("actions", "Run to Stage"), "Ctrl+F10", QT_TRANSLATE_NOOP("actions", "Run to the stage selected in the navigator"),
         enabled=_can_run_to, toolbar=False)
-def run_to(ctl: DebugController, name: str | None = None) -> None:
+def run_to(ctx: ActionContext, name: str | None = None) -> None:
+    ctl = ctx.ctl
     name = name or ctl.selected_stage
     if not name:
         ctl.error.emit(said(lambda: QCoreApplication.translate("actions", "Select a stage in the navigator first.")))
@@ -110,20 +113,20 @@ def run_to(ctl: DebugController, name: str | None = None) -> None:
 
 @action("tfdebug.step.pause", QT_TRANSLATE_NOOP("actions", "Pause"), "Ctrl+F5", QT_TRANSLATE_NOOP("actions", "Pause a running pass at the next stage"),
         enabled=DebugController.is_running, live_only=True, toolbar=False)
-def pause(ctl: DebugController) -> None:
-    ctl.pause()
+def pause(ctx: ActionContext) -> None:
+    ctx.ctl.pause()
 
 
 @action("tfdebug.step.restart", QT_TRANSLATE_NOOP("actions", "Restart"), "Ctrl+Shift+F5", QT_TRANSLATE_NOOP("actions", "Run this pass again from the first stage"),
         enabled=lambda ctl: ctl.stepper is not None and not ctl.busy, live_only=True)
-def restart(ctl: DebugController) -> None:
-    ctl.restart()
+def restart(ctx: ActionContext) -> None:
+    ctx.ctl.restart()
 
 
 @action("tfdebug.step.stop", QT_TRANSLATE_NOOP("actions", "Stop"), "Shift+F5", QT_TRANSLATE_NOOP("actions", "End the pass; captured stages stay viewable"),
         enabled=DebugController.is_alive, live_only=True)
-def stop(ctl: DebugController) -> None:
-    ctl.stop()
+def stop(ctx: ActionContext) -> None:
+    ctx.ctl.stop()
 
 
 def _can_generate(ctl: DebugController) -> bool:
@@ -138,17 +141,18 @@ def _can_next_token(ctl: DebugController) -> bool:
 @action("tfdebug.gen.next_token", QT_TRANSLATE_NOOP("actions", "Next Token"), "Ctrl+T",
         QT_TRANSLATE_NOOP("actions", "Run to the end of this generation step: the next step reads the token it chose"),
         enabled=_can_next_token)
-def next_token(ctl: DebugController) -> None:
-    ctl.next_token()
+def next_token(ctx: ActionContext) -> None:
+    ctx.ctl.next_token()
 
 
 @action("tfdebug.gen.run_to_token", QT_TRANSLATE_NOOP("actions", "Run to Token…"), "Ctrl+Shift+T", QT_TRANSLATE_NOOP("actions", "Run until generated token N has been chosen"),
         enabled=_can_generate, toolbar=False)
-def run_to_token(ctl: DebugController, n: int | None = None) -> None:
+def run_to_token(ctx: ActionContext, n: int | None = None) -> None:
+    ctl = ctx.ctl
     if n is None:
         from PySide6.QtWidgets import QApplication, QInputDialog
 
-        n, ok = QInputDialog.getInt(QApplication.activeWindow(), QApplication.translate("actions", "Run to Token"),
+        n, ok = QInputDialog.getInt(ctx.window, QApplication.translate("actions", "Run to Token"),
                                     QApplication.translate("actions", "Generated token number (1 = the first):"),
                                     1, 1, 10_000)
         if not ok:
@@ -158,20 +162,20 @@ def run_to_token(ctl: DebugController, n: int | None = None) -> None:
 
 @action("tfdebug.session.run", QT_TRANSLATE_NOOP("actions", "Run"), "Ctrl+Return", QT_TRANSLATE_NOOP("actions", "Load the model and run the input bar's sentence pair"),
         enabled=lambda ctl: not ctl.busy, live_only=True)
-def run_inputs(ctl: DebugController) -> None:
-    ctl.run()
+def run_inputs(ctx: ActionContext) -> None:
+    ctx.ctl.run()
 
 
 @action("tfdebug.session.live", QT_TRANSLATE_NOOP("actions", "New Live Pass"), "Ctrl+N", QT_TRANSLATE_NOOP("actions", "Leave the recorded pass and run the input bar's "
         "sentence pair live"), enabled=lambda ctl: not ctl.busy and not ctl.is_live, toolbar=False)
-def new_live_pass(ctl: DebugController) -> None:
-    ctl.run()
+def new_live_pass(ctx: ActionContext) -> None:
+    ctx.ctl.run()
 
 
 @action("tfdebug.file.quit", QT_TRANSLATE_NOOP("actions", "Quit"), "Ctrl+Q",
         QT_TRANSLATE_NOOP("actions", "Close the window (a running pass is stopped)"), toolbar=False)
-def quit_window(ctl: DebugController) -> None:
-    ctl.close_requested.emit()
+def quit_window(ctx: ActionContext) -> None:
+    ctx.ctl.close_requested.emit()
 
 
 # ----- binding --------------------------------------------------------------------
@@ -195,15 +199,16 @@ def retranslate(actions: dict[str, QAction], ctl: DebugController) -> None:
         qaction.setToolTip(_tooltip(spec, ctl))
 
 
-def bind(parent: QWidget, ctl: DebugController, ids: list[str] | None = None) -> dict[str, QAction]:
-    """QActions for the registered actions, kept enabled/disabled as the controller changes."""
+def bind(parent: QWidget, ctx: ActionContext, ids: list[str] | None = None) -> dict[str, QAction]:
+    """QActions for the registered actions, run with `ctx`, kept enabled/disabled as its controller changes."""
+    ctl = ctx.ctl
     actions: dict[str, QAction] = {}
     for spec in (REGISTRY[i] for i in (ids or list(REGISTRY))):
         qaction = QAction(parent)
         qaction.setObjectName(spec.id)
         if spec.shortcut:
             qaction.setShortcut(QKeySequence(spec.shortcut))
-        qaction.triggered.connect(lambda checked=False, s=spec: s.func(ctl))
+        qaction.triggered.connect(lambda checked=False, s=spec: s.func(ctx))
         actions[spec.id] = qaction
 
     def update() -> None:

@@ -1,4 +1,7 @@
-"""Opening snapshots: File → Open Snapshot…, Open Recent, and files dropped on the window.
+"""Opening recorded passes: File → Open Snapshot…, Open Recent, and files dropped on the window.
+
+Every pass format the export registry reads back opens here (a .safetensors snapshot, a .npz or
+.pt export), through the same `io.passes.open_pass` as Compare and `tfdebug diff`.
 
 A snapshot is read and checked off the UI thread (`DebugController.load_in_background`),
 then opens in replay mode through `DebugController.load_replay`, which keeps the
@@ -15,8 +18,10 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QSettin
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
-from tfdebug.io.snapshot import open_snapshot
+from tfdebug.io.formats import suffixes
+from tfdebug.io.passes import open_pass
 from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.i18n.language import said
 from tfdebug.ui.render.plain_text import plain_tooltip
 from tfdebug.ui.state.controller import DebugController
@@ -24,7 +29,6 @@ from tfdebug.ui.state.controller import DebugController
 RECENT_KEY = "files/recent"
 FOLDER_KEY = "files/folder"
 MAX_RECENT = 10
-SNAPSHOT_SUFFIX = ".safetensors"
 
 
 # ----- recent files ----------------------------------------------------------------------------
@@ -50,6 +54,18 @@ def last_folder(settings: QSettings) -> str:
     return value if isinstance(value, str) and value else str(Path.home())
 
 
+def pass_filter() -> str:
+    """The file dialogs' filter for recorded passes: every pass format the export registry can read back."""
+    patterns = " ".join(f"*{suffix}" for suffix in suffixes("pass"))
+    return QCoreApplication.translate("SnapshotActions", "Recorded passes ({patterns});;All files (*)").format(
+        patterns=patterns)
+
+
+def is_pass_file(path: str) -> bool:
+    """Whether `path` names a format File ▸ Open reads (by its suffix, as the registry knows them)."""
+    return Path(path).suffix.lower() in suffixes("pass")
+
+
 # ----- the actions -----------------------------------------------------------------------------
 class SnapshotActions(QObject):
     """Opens snapshots into the controller; `parent` is the widget its file dialog belongs to."""
@@ -57,7 +73,6 @@ class SnapshotActions(QObject):
     def __init__(self, ctl: DebugController, settings: QSettings, parent: QWidget):
         super().__init__(parent)
         self.ctl, self.settings, self.widget = ctl, settings, parent
-        ctl.tools.snapshots = self
 
     def open(self, path: str) -> None:
         """Show the snapshot at `path` in replay mode; on a bad file, say why.
@@ -79,7 +94,7 @@ class SnapshotActions(QObject):
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.widget, self.tr("Open Snapshot"), last_folder(self.settings),
-                                              self.tr("tfdebug snapshots (*.safetensors);;All files (*)"))
+                                              pass_filter())
         if path:
             self.open(path)
 
@@ -103,16 +118,17 @@ class SnapshotActions(QObject):
 
     def drop(self, paths: list[str]) -> None:
         """Files dropped on the window: open the first snapshot among them."""
-        snapshots = [p for p in paths if p.lower().endswith(SNAPSHOT_SUFFIX)]
+        snapshots = [p for p in paths if is_pass_file(p)]
         if not snapshots:
-            self.ctl.error.emit(said(lambda: self.tr("Drop a .safetensors snapshot on the window to open it.")))
+            self.ctl.error.emit(said(lambda: self.tr("Drop a recorded pass ({suffixes}) on the window to open it.").format(
+                suffixes=", ".join(suffixes("pass")))))
             return
         self.open(snapshots[0])
 
 
 def _read(path: str):
     """(recording, stepper) of the snapshot at `path`: on the worker thread, with its first stage read."""
-    recording = open_snapshot(path)
+    recording = open_pass(path)  # a .safetensors snapshot lazily, a .npz / .pt export whole
     try:
         return recording, recording.stepper()  # reads the first stage, which may fail too
     except BaseException:
@@ -129,13 +145,11 @@ def _cannot_open(path: str, exc: BaseException):
 
 @actions.action("tfdebug.file.open", QT_TRANSLATE_NOOP("actions", "Open Snapshot…"), "Ctrl+O",
                 QT_TRANSLATE_NOOP("actions", "Open a recorded pass (.safetensors) and replay it"), toolbar=False)
-def open_snapshot_dialog(ctl: DebugController) -> None:
-    if ctl.tools.snapshots is not None:
-        ctl.tools.snapshots.open_dialog()
+def open_snapshot_dialog(ctx: ActionContext) -> None:
+    ctx.tools.snapshots.open_dialog()
 
 
 @actions.action("tfdebug.file.clear_recent", QT_TRANSLATE_NOOP("actions", "Clear Recent"),
                 tip=QT_TRANSLATE_NOOP("actions", "Forget the recently opened snapshots"), toolbar=False)
-def clear_recent(ctl: DebugController) -> None:
-    if ctl.tools.snapshots is not None:
-        ctl.tools.snapshots.clear_recent()
+def clear_recent(ctx: ActionContext) -> None:
+    ctx.tools.snapshots.clear_recent()

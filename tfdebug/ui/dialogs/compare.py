@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from tfdebug.core.edits import parse_number
 from tfdebug.core.errors import TfdebugError
+from tfdebug.ui.actions.snapshots import pass_filter
 from tfdebug.ui.dialogs.edit import sentence_label
 from tfdebug.ui.i18n.language import error_text, phrase_text, said, translate
 
@@ -90,7 +91,7 @@ class SourcePicker(QGroupBox):
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("A recorded pass"), "",
-                                              self.tr("Recorded passes (*.safetensors *.npz *.pt);;All files (*)"))
+                                              pass_filter())
         if path:
             self.path.setText(path)
 
@@ -107,7 +108,7 @@ class CompareDialog(QDialog):
         self.tools = tools
         window = tools.window
         self.setWindowTitle(self.tr("Compare With"))
-        edit = window.ctl.tools.edit
+        edit = window.tools.edit
         has_edit = edit is not None and edit.last_edit is not None
         self.a = SourcePicker(self.tr("A (the reference)"), window, LIVE)
         self.b = SourcePicker(self.tr("B (compared with A)"), window, BEFORE_EDIT if has_edit else FILE)

@@ -52,13 +52,8 @@ from tfdebug.core.edits import (
 from tfdebug.core.errors import EditError, TfdebugError
 from tfdebug.core.phrases import os_reason
 from tfdebug.ui.actions import registry as actions
-from tfdebug.ui.i18n.language import (
-    axis_title,
-    error_phrase,
-    error_text,
-    phrase_text,
-    said,
-)
+from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.i18n.language import axis_title, error_phrase, error_text, phrase_text, said
 from tfdebug.ui.state.controller import DebugController
 
 OPERATIONS = ((SET, QT_TRANSLATE_NOOP("EditDialog", "Set to a value")),
@@ -92,15 +87,15 @@ def can_edit(ctl: DebugController) -> bool:
                 QT_TRANSLATE_NOOP("actions", "Change the paused stage's tensor: a cell, row, column, head or slice; "
                                   "Continue runs on it"),
                 enabled=can_edit, live_only=True, toolbar=False)
-def edit_tensor(ctl: DebugController) -> None:
-    if ctl.tools.edit is not None:
-        ctl.tools.edit.open_dialog()
+def edit_tensor(ctx: ActionContext) -> None:
+    ctx.tools.edit.open_dialog()
 
 
 @actions.action("tfdebug.edit.undo", QT_TRANSLATE_NOOP("actions", "Undo Edit"), "Ctrl+Alt+Z", QT_TRANSLATE_NOOP("actions", "Take back the last edit of the paused stage"),
                 enabled=lambda ctl: ctl.stepper is not None and ctl.stepper.edits_to_undo > 0, live_only=True,
                 toolbar=False)
-def undo_edit(ctl: DebugController) -> None:
+def undo_edit(ctx: ActionContext) -> None:
+    ctl = ctx.ctl
     if ctl.command(ctl.stepper.undo_replace):
         name = ctl.current.name if ctl.current is not None else None
         ctl.info.emit(said(lambda: QCoreApplication.translate("EditDialog", "Edit of {name} undone.").format(name=name)
@@ -159,7 +154,7 @@ class EditDialog(QDialog):
         self.apply_button.setDefault(True)
         self.apply_button.clicked.connect(self.apply)
         self.undo_button = QPushButton(self.tr("Undo Edit"))
-        self.undo_button.clicked.connect(lambda: actions.trigger("tfdebug.edit.undo", ctl))
+        self.undo_button.clicked.connect(lambda: actions.trigger("tfdebug.edit.undo", tools.window.action_context))
         close = QPushButton(self.tr("Close"))
         close.clicked.connect(self.close)
         buttons = QHBoxLayout()
@@ -353,5 +348,5 @@ class EditTools:
 
 def install(window) -> EditTools:
     """Give `window` its edit tools (menu items come from the action registry)."""
-    window.edit_tools = window.ctl.tools.edit = EditTools(window)
+    window.edit_tools = window.tools.edit = EditTools(window)
     return window.edit_tools

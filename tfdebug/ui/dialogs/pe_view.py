@@ -13,14 +13,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import (
-    QDialog,
-    QHBoxLayout,
-    QLabel,
-    QSpinBox,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 SHOWN = 4  # dimensions drawn at once: two sin/cos pairs
 PALETTE = ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40))

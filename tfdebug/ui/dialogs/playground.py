@@ -3,7 +3,7 @@
 Every edit recomputes the scores q·kⱼ, the optional ÷√d_k, the softmax weights and the
 output Σ wⱼ·vⱼ at once (tfdebug.models.toy_attention, exact doubles). A note under the
 results says where the notes round and what that changes. Learn → Attention Playground
-(the registry action tfdebug.learn.playground; the window keeps one, `ctl.tools.learn.playground`).
+(the registry action tfdebug.learn.playground; the window keeps one, `window.tools.learn.playground`).
 """
 
 from __future__ import annotations
@@ -143,11 +143,6 @@ class PlaygroundDialog(QDialog):
         for table, rows in ((self.query, (toy.QUERY,)), (self.keys, toy.KEYS), (self.values, toy.VALUES)):
             self._fill(table, rows)
         self.recompute()
-
-    def set_cell(self, which: str, row: int, col: int, text: str) -> None:
-        """Type `text` into a cell of 'q', 'K' or 'V' (what a person does with the keyboard)."""
-        table = {"q": self.query, "K": self.keys, "V": self.values}[which]
-        table.item(row, col).setText(text)
 
     def _edited(self, _item) -> None:
         if not self._filling:

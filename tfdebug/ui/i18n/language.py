@@ -21,16 +21,7 @@ import re
 from importlib import resources
 from typing import Callable
 
-from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QCoreApplication,
-    QEvent,
-    QLibraryInfo,
-    QLocale,
-    QObject,
-    QSettings,
-    QTranslator,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QLibraryInfo, QLocale, QObject, QSettings, QTranslator
 from PySide6.QtGui import QAction, QActionGroup, QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
 

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
 from tfdebug.core.layout import Block
 from tfdebug.core.names import parse_name
-from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.i18n.language import title as block_title
 from tfdebug.ui.render.plain_text import plain_tooltip
 from tfdebug.ui.state.controller import DebugController
@@ -180,7 +179,7 @@ class ArchitectureMap(QWidget):
             return
         if event.button() == Qt.LeftButton:
             self.ctl.select_stage(part.stages[0])
-            actions.trigger("tfdebug.step.run_to", self.ctl, part.stages[0])
+            self.ctl.run_to(part.stages[0])
         elif event.button() == Qt.RightButton:
             self.part_menu(part).popup(event.globalPosition().toPoint())
 
@@ -196,5 +195,5 @@ class ArchitectureMap(QWidget):
         for label, name in ((self.tr("Run to Stage (start of block)"), part.stages[0]),
                             (self.tr("Run to Stage (end of block)"), part.stages[-1])):
             act = menu.addAction(f"{label}: {name}")
-            act.triggered.connect(lambda checked=False, n=name: actions.trigger("tfdebug.step.run_to", self.ctl, n))
+            act.triggered.connect(lambda checked=False, n=name: self.ctl.run_to(n))
         return menu

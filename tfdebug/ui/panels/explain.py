@@ -3,14 +3,14 @@
 The texts come from tfdebug.core.explain in the window's language (View ▸ Language); the
 checks (tfdebug.core.checks) run on the display worker, off the GUI thread, on the
 stage's whole tensor and the other stages of this pass they refer to, and arrive with a
-tick or a cross. Positional stages offer the PE curves (tfdebug.ui.dialogs.pe_view).
+tick or a cross. Positional stages offer the PE curves (the Learn tools open tfdebug.ui.dialogs.pe_view).
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Signal
 from PySide6.QtWidgets import QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from tfdebug.core.checks import Check, stage_checks
@@ -37,6 +37,9 @@ def mark(check: Check) -> str:
 class ExplainPanel(QWidget):
     """Explains the controller's current stage; `checks` holds the last checks computed for it."""
 
+    # the Positional Encoding Curves… button was pressed (the Learn tools open the curves)
+    pe_curves_requested = Signal()
+
     def __init__(self, ctl: DebugController, window=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctl = ctl
@@ -48,7 +51,7 @@ class ExplainPanel(QWidget):
         self.text = QTextBrowser()
         self.text.setOpenLinks(False)
         self.pe_button = QPushButton()
-        self.pe_button.clicked.connect(self.open_pe_view)
+        self.pe_button.clicked.connect(self.pe_curves_requested)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.text)
@@ -173,20 +176,6 @@ class ExplainPanel(QWidget):
         position = stepper.position_of(name) if stepper is not None else None
         table = stepper.history[position] if position is not None else None
         return table if table is not None and table.tensor is not None else None
-
-    def open_pe_view(self):
-        from tfdebug.ui.dialogs.pe_view import PositionalEncodingView
-
-        table = self.pe_table()
-        if table is None:
-            self.ctl.error.emit(i18n.said(lambda: self.tr(
-                "The positional-encoding table has not been computed in this pass yet.")))
-            return None
-        view = PositionalEncodingView(table.tensor.detach().float().cpu().numpy(), table.name, self)
-        view.setAttribute(Qt.WA_DeleteOnClose)
-        view.show()
-        self.pe_view = view
-        return view
 
     # ----- language ---------------------------------------------------------------------
     def retranslate_ui(self) -> None:

@@ -15,35 +15,15 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QCoreApplication,
-    QEvent,
-    QPointF,
-    QRectF,
-    Qt,
-)
-from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QSpinBox,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF, QRectF, Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
 from tfdebug.core.display import DisplaySlice, select_2d
 from tfdebug.ui.i18n.language import axis_title
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.plot_paint import keep_text_space, settle
 from tfdebug.ui.state.controller import DebugController
-from tfdebug.ui.widgets.heatmap_axes import (
-    HistogramLUT,
-    NonOverlappingAxis,
-    index_ticks,
-    label_ticks,
-)
+from tfdebug.ui.widgets.heatmap_axes import HistogramLUT, NonOverlappingAxis, index_ticks, label_ticks
 
 HOVER_HINT = QT_TRANSLATE_NOOP("HeatmapPanel", "Hover over a cell to read its value.")
 

@@ -7,18 +7,8 @@ double-clicking a stage runs to it; its context menu offers Run to Stage and bre
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import (
-    QBrush,
-    QColor,
-    QFont,
-    QIcon,
-    QPainter,
-    QPalette,
-    QPen,
-    QPixmap,
-    QPolygonF,
-)
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPalette, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -42,7 +32,7 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.i18n.language import formula_text, kind_title, title
 from tfdebug.ui.render.plain_text import plain_tooltip
 from tfdebug.ui.state.controller import DebugController
-from tfdebug.ui.widgets.breakpoints import ConditionDialog, kind_menu
+from tfdebug.ui.widgets.breakpoints import kind_menu
 
 GUTTER, NAME, SHAPE = range(3)
 NAME_ROLE = Qt.UserRole + 1
@@ -90,6 +80,9 @@ class _CurrentStaysVisible(QStyledItemDelegate):
 class NavigatorPanel(QWidget):
     """The stage tree, its filter box, and the kind / condition breakpoint buttons."""
 
+    # the Conditions… button was pressed (the window opens the condition dialog)
+    conditions_requested = Signal()
+
     def __init__(self, ctl: DebugController, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctl = ctl
@@ -103,7 +96,7 @@ class NavigatorPanel(QWidget):
         self.kind_button.setPopupMode(QToolButton.InstantPopup)
         self.kind_button.setMenu(kind_menu(ctl, self))
         conditions = self.conditions_button = QPushButton()
-        conditions.clicked.connect(self.open_conditions)
+        conditions.clicked.connect(self.conditions_requested)
         top = QHBoxLayout()
         top.addWidget(self.filter, 1)
         top.addWidget(self.kind_button)
@@ -134,7 +127,6 @@ class NavigatorPanel(QWidget):
         ctl.state_changed.connect(self.refresh)
         ctl.stage_shown.connect(self.refresh)
         ctl.breakpoints_changed.connect(self.refresh_breakpoints)
-        self.condition_dialog: ConditionDialog | None = None
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
@@ -263,12 +255,12 @@ class NavigatorPanel(QWidget):
         if (column != GUTTER and name != current and self.ctl.reached(name) is not None
                 and actions.applies("tfdebug.step.run_to", self.ctl)):
             # A stage that has run is shown at once (from history: nothing runs again).
-            actions.trigger("tfdebug.step.run_to", self.ctl, name)
+            self.ctl.run_to(name)
 
     def _double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
         name = item.data(NAME, NAME_ROLE)
         if name and column != GUTTER:
-            actions.trigger("tfdebug.step.run_to", self.ctl, name)
+            self.ctl.run_to(name)
 
     def _context_menu(self, pos) -> None:
         item = self.tree.itemAt(pos)
@@ -282,7 +274,7 @@ class NavigatorPanel(QWidget):
         menu = QMenu(self)
         run_to = menu.addAction(self.tr("Run to Stage") if self.ctl.reached(name) is None else self.tr("Show Stage"))
         run_to.setEnabled(self.ctl.reached(name) is not None or self.ctl.can_advance())
-        run_to.triggered.connect(lambda: actions.trigger("tfdebug.step.run_to", self.ctl, name))
+        run_to.triggered.connect(lambda: self.ctl.run_to(name))
         toggle = menu.addAction(self.tr("Toggle Breakpoint"))
         toggle.triggered.connect(lambda: self.ctl.toggle_stage_breakpoint(name))
         capture = self.ctl.plan.find(name)
@@ -294,12 +286,6 @@ class NavigatorPanel(QWidget):
             every.setChecked(bp in self.ctl.breakpoints)
             every.toggled.connect(lambda on: self.ctl.set_breakpoint(bp, on))
         return menu
-
-    def open_conditions(self) -> ConditionDialog:
-        """Show the condition breakpoint dialog without blocking."""
-        self.condition_dialog = ConditionDialog(self.ctl, self)
-        self.condition_dialog.open()
-        return self.condition_dialog
 
     def apply_filter(self, text: str) -> None:
         """Show only stages whose name or kind contains `text` (and the groups above them)."""

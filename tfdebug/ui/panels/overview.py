@@ -12,29 +12,16 @@ import math
 from weakref import ref
 
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.names import layer_title, parse_name, site_title
-from tfdebug.core.overview import (
-    MAX_ABS,
-    RMS,
-    STATISTICS,
-    layer_starts,
-    stage_statistics,
-)
-from tfdebug.ui.actions import registry as actions
+from tfdebug.core.overview import MAX_ABS, RMS, STATISTICS, layer_starts, stage_statistics
 from tfdebug.ui.i18n.language import said, title
 from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.heatmap_axes import NonOverlappingAxis
+from tfdebug.ui.workers.throttle import throttler
 
 MAX_DELTA = "max_delta"
 CURRENT_PEN = pg.mkPen((230, 120, 0), width=2)
@@ -55,6 +42,7 @@ class OverviewPanel(QWidget):
         # and the reference tells a reused id from the tensor it was computed for
         self._cache: dict[str, dict[int, tuple[ref, float]]] = {}
         self._file_cache: dict[tuple[str, str], float] = {}  # (statistic, stage) of a pass read from a file
+        self.comparison = None  # the last Compare result (core.compare.Comparison), for max |Δ|
         self.statistic = QComboBox()
         for key in (RMS, MAX_ABS, MAX_DELTA):
             self.statistic.addItem("", key)
@@ -87,10 +75,7 @@ class OverviewPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(controls)
         layout.addWidget(self.plot, 1)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(50)
-        self._timer.timeout.connect(self.refresh)
+        self._redraw = throttler(50, self.refresh, self)
         self.ctl.state_changed.connect(self.schedule)
         self.ctl.session_changed.connect(self._new_pass)
         self.ctl.stage_shown.connect(self._show_current)
@@ -118,15 +103,12 @@ class OverviewPanel(QWidget):
         super().changeEvent(event)
 
     def schedule(self) -> None:
-        if self.isVisible() and not self._timer.isActive():
-            self._timer.start()
+        if self.isVisible():
+            self._redraw.throttle()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self.schedule()
-
-    def set_statistic(self, key: str) -> None:
-        self.statistic.setCurrentIndex(self.statistic.findData(key))
 
     # ----- data ------------------------------------------------------------------------------
     def _pass_values(self, statistic: str) -> tuple[list[str], list[float]]:
@@ -169,13 +151,17 @@ class OverviewPanel(QWidget):
             self.refresh()
 
     def _comparison_values(self) -> tuple[list[str], list[float]]:
-        tools = self.ctl.tools.compare
-        result = tools.result if tools is not None else None
+        result = self.comparison
         if result is None:
             return [], []
         values = [r.max_abs if r.max_abs is not None and math.isfinite(r.max_abs) else math.nan
                   for r in result.stages]
         return [r.name for r in result.stages], values
+
+    def show_comparison(self, result) -> None:
+        """Plot max |Δ| of this comparison (the Compare tool hands each new result here)."""
+        self.comparison = result
+        self.refresh()
 
     def refresh(self) -> None:
         """Recompute (new stages only; edited ones again) and redraw."""
@@ -233,7 +219,7 @@ class OverviewPanel(QWidget):
         if name not in self.ctl.plan:
             self.ctl.error.emit(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
             return
-        actions.trigger("tfdebug.step.run_to", self.ctl, name)
+        self.ctl.run_to(name)
 
     def _clicked(self, item, points, *args) -> None:
         if len(points):

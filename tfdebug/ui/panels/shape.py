@@ -8,18 +8,8 @@ import html
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from tfdebug.ui.i18n.language import (
-    axis_title,
-    current_language,
-    formula_text,
-    kind_title,
-)
-from tfdebug.ui.render.stage_text import (
-    describe_inputs,
-    fmt_bytes,
-    fmt_shape,
-    input_stages,
-)
+from tfdebug.ui.i18n.language import axis_title, current_language, formula_text, kind_title
+from tfdebug.ui.render.stage_text import describe_inputs, fmt_bytes, fmt_shape, input_stages
 from tfdebug.ui.state.controller import DebugController
 
 

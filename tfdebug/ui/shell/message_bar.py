@@ -10,15 +10,7 @@ always plain text: data from files is never rendered as rich text.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QMainWindow,
-    QMessageBox,
-    QSizePolicy,
-    QToolButton,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSizePolicy, QToolButton, QWidget
 
 from tfdebug.ui.render.plain_text import plain_tooltip
 from tfdebug.ui.state.messages import Message

@@ -1,41 +1,30 @@
 """MainWindow: menus, toolbar, input bar, dock panels, status bar, settings.
 
 The window wires panels to one DebugController; panels never call each other. Every
-menu item is an action from the registry (`ui/actions.py`); the tools behind them
-(opening snapshots, exporting, editing, comparing) are created here and reachable as
-`ctl.tools`. Dock modules (compare, overview) extend the window through `_dock`,
+menu item is an action from the registry (`ui/actions/registry.py`), bound to the window's
+ActionContext; the tools behind them (opening snapshots, exporting, editing, comparing,
+conditions) are created here and registered in `self.tools` (the context's tools).
+Dock modules (compare, overview) extend the window through `_dock`,
 `file_menu`, `view_menu` and `settings`.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QCoreApplication,
-    QEvent,
-    QSettings,
-    Qt,
-    QTimer,
-)
-from PySide6.QtWidgets import (
-    QDockWidget,
-    QLabel,
-    QMainWindow,
-    QTabBar,
-    QToolBar,
-    QWidget,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
 
 # these modules register their actions before `actions.bind` reads the registry
+from tfdebug.ui.actions import compare as compare_tools
 from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.exports import ExportActions
 from tfdebug.ui.actions.snapshots import SnapshotActions
 from tfdebug.ui.dialogs import edit as edit_dialog
+from tfdebug.ui.dialogs.conditions import ConditionTools
 from tfdebug.ui.i18n import language as i18n
-from tfdebug.ui.panels import compare as compare_view
 from tfdebug.ui.panels import overview
 from tfdebug.ui.panels.archmap import ArchitectureMap
 from tfdebug.ui.panels.generation import GenerationPanel
@@ -56,6 +45,7 @@ from tfdebug.ui.state.generation_data import is_generation
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.widgets.breakpoints import kind_menu
 from tfdebug.ui.workers.gui_gc import collect_in_gui_thread
+from tfdebug.ui.workers.throttle import throttler
 
 TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.into", "tfdebug.step.out",
                    "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop", "tfdebug.gen.next_token")
@@ -93,7 +83,9 @@ class MainWindow(WindowLayout, QMainWindow):
         self.setObjectName("tfdebug-main")
         self.setWindowTitle("tfdebug")
         self.setDockNestingEnabled(True)
-        self.actions_by_id = actions.bind(self, self.ctl)
+        self.action_context = ActionContext(self.ctl, self)
+        self.tools = self.action_context.tools
+        self.actions_by_id = actions.bind(self, self.action_context)
 
         self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"],
                                   models or available_models(), devices or available_devices())
@@ -189,8 +181,8 @@ class MainWindow(WindowLayout, QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         by_id = self.actions_by_id
-        self.snapshots = SnapshotActions(self.ctl, self.settings, self)
-        self.exports = ExportActions(self.ctl, self.settings, self.heatmap_panel, self)
+        self.snapshots = self.tools.snapshots = SnapshotActions(self.ctl, self.settings, self)
+        self.exports = self.tools.exports = ExportActions(self.ctl, self.settings, self.heatmap_panel, self)
         self.file_menu = bar.addMenu("")
         self.file_menu.setObjectName("menu-file")
         self.file_menu.addAction(by_id["tfdebug.file.open"])
@@ -208,7 +200,8 @@ class MainWindow(WindowLayout, QMainWindow):
                 debug.addAction(self.actions_by_id[action_id])
         breakpoints = self.breakpoints_menu = bar.addMenu("")
         breakpoints.addMenu(kind_menu(self.ctl, breakpoints))
-        self.ctl.tools.conditions = self.navigator.open_conditions
+        self.tools.conditions = ConditionTools(self)
+        self.navigator.conditions_requested.connect(by_id["tfdebug.breakpoints.conditions"].trigger)
         breakpoints.addAction(by_id["tfdebug.breakpoints.conditions"])
         breakpoints.addAction(by_id["tfdebug.breakpoints.clear"])
         view = self.view_menu = bar.addMenu("")
@@ -234,9 +227,7 @@ class MainWindow(WindowLayout, QMainWindow):
                       self.status_state):
             label.setTextFormat(Qt.PlainText)  # stage and model names come from a model or a file
             self.statusBar().addPermanentWidget(label)
-        self._status_timer = QTimer(self)
-        self._status_timer.setSingleShot(True)
-        self._status_timer.timeout.connect(self.update_status)
+        self._status_throttle = throttler(30, self.update_status, self)
         self.ctl.state_changed.connect(self._schedule_status)
         self.ctl.stage_changed.connect(self._schedule_status)
         self.ctl.busy_changed.connect(self._schedule_status)
@@ -244,7 +235,7 @@ class MainWindow(WindowLayout, QMainWindow):
     def _install_extensions(self) -> None:
         """The edit tools, the Compare and Overview docks, then Quit at the end of the File menu."""
         edit_dialog.install(self)
-        compare_view.install(self)
+        compare_tools.install(self)
         overview.install(self)
         learn.install(self)
         capture_budget.install(self)
@@ -288,25 +279,17 @@ class MainWindow(WindowLayout, QMainWindow):
         shows its sentence)."""
         self.snapshots.open(path)
 
-    def show_error(self, message: str) -> None:
-        """Show a user-facing error in the message bar (never a blocking dialog)."""
-        self.show_message(Message("error", message))
-
     def show_message(self, message: Message) -> None:
         if message.level == "error":
             self.last_error = message.text
         self.message_bar.show_message(message)
-
-    def clear_error(self) -> None:
-        self.message_bar.dismiss()
 
     def _clear_topic(self, topic: str) -> None:
         self.message_bar.clear_topic(topic)
 
     # ----- status --------------------------------------------------------------------------
     def _schedule_status(self, *_args) -> None:
-        if not self._status_timer.isActive():
-            self._status_timer.start(30)
+        self._status_throttle.throttle()
 
     def update_status(self) -> None:
         ctl = self.ctl

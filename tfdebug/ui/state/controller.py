@@ -28,11 +28,11 @@ from tfdebug.ui.state.breakpoints import BreakpointsMixin
 from tfdebug.ui.state.generating import GenerationMixin
 from tfdebug.ui.state.loading import LoadingMixin
 from tfdebug.ui.state.messages import Message
-from tfdebug.ui.state.tools import WindowTools
 from tfdebug.ui.workers.display import DisplayMixin, DisplayWorker
 from tfdebug.ui.workers.gui_gc import note_activity
 from tfdebug.ui.workers.jobs import Job
 from tfdebug.ui.workers.qt_events import StepperSignals
+from tfdebug.ui.workers.throttle import throttler
 
 
 class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMixin, QObject):
@@ -46,7 +46,6 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
     slice_changed = Signal()        # current_slice changed (no argument: PySide mishandles None payloads)
     slice_stats_changed = Signal()  # the shown slice's mean and std arrived (a large slice shows before them)
     breakpoints_changed = Signal()
-    selection_changed = Signal(str)  # the stage selected in a navigator / map
     busy_changed = Signal(bool)     # a model is loading
     inputs_changed = Signal()       # `inputs` changed (typed, or restored after a failed Run)
     message = Signal(object)        # a Message for the message bar
@@ -60,7 +59,6 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self.session = None
         self.stepper: Stepper | None = None
         self.replayed: Recording | None = None  # the snapshot a replay reads from (kept open for lazy reads)
-        self.tools = WindowTools()  # the window's dialogs and file actions, for registry actions
         self.plan: Plan = Plan()
         self.layout: PassLayout = build_layout([])
         self._tokens: dict[str, list[str]] = {}
@@ -92,10 +90,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         # Whole-tensor stats, large slices and head thumbnails are computed off the GUI thread.
         self.display = DisplayWorker(self)
         # Captured events come by the hundred during Continue: re-check actions at most every 50 ms.
-        self._state_timer = QTimer(self)
-        self._state_timer.setSingleShot(True)
-        self._state_timer.setInterval(50)
-        self._state_timer.timeout.connect(self.state_changed.emit)
+        self._state_throttle = throttler(50, self.state_changed.emit, self)
         # Panels other than the heatmap follow a new stage one event-loop turn later: the
         # heatmap, which the user is waiting for, paints first and alone, and the GUI thread
         # returns to the event loop between the two halves of a step.
@@ -311,8 +306,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
             return  # a queued event of a pass already replaced
         note_activity()  # no long garbage collection while a pass moves
         if event.type == "captured":
-            if not self._state_timer.isActive():
-                self._state_timer.start()
+            self._state_throttle.throttle()
             return
         if event.type in ("paused", "moved", "replaced"):
             self._show_current()
@@ -381,7 +375,6 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
 
     def select_stage(self, name: str) -> None:
         self.selected_stage = name
-        self.selection_changed.emit(name)
         self.state_changed.emit()
 
     # ----- breakpoints -----------------------------------------------------------------

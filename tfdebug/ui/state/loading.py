@@ -121,10 +121,6 @@ class LoadingMixin:
         job.start()
         return True
 
-    def cancel_load(self) -> None:
-        if self.load_job is not None and self.load_job.running:
-            self.load_job.cancel()
-
     def shutdown(self, timeout: float = 10.0) -> None:
         """The window is closing: abandon a model load and end the display worker (both joined, so
         no thread outlives Qt or sits inside torch at exit) and stop the pass."""

@@ -7,16 +7,7 @@ model put next, and how sure is it?
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from tfdebug.core.prediction import top_predictions
 from tfdebug.ui.state.controller import DebugController
@@ -101,11 +92,6 @@ class PredictionView(QWidget):
             self.row_combo.addItems([self.tr("after {i} '{token}'").format(i=i, token=labels[i]) if labels
                                      else self.tr("after position {i}").format(i=i) for i in range(n)])
             self.row_combo.setCurrentIndex(n - 1)
-        self.refresh()
-
-    def select_row(self, row: int) -> None:
-        """Show the prediction made at position `row`."""
-        self.row_combo.setCurrentIndex(row)
         self.refresh()
 
     def refresh(self) -> None:

@@ -20,13 +20,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer, Signal
 
-from tfdebug.core.display import (
-    DisplaySlice,
-    Stats,
-    display_slice,
-    slice_moments,
-    tensor_stats,
-)
+from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.recorder import Capture
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
