@@ -18,7 +18,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QCheckBox
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The tfdebug of this checkout (not whichever one is installed), and window_driver beside this file.
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
 from window_driver import Driver, click, visible_labels, wait  # noqa: E402
 
 PICTURES = ("learn-playground", "learn-pe-curves")

@@ -20,7 +20,8 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The tfdebug of this checkout (not whichever one is installed), and window_driver beside this file.
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
 from window_driver import Driver  # noqa: E402
 
 DEMO = {"src": "I love you", "tgt": "我 爱 你"}
