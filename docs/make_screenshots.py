@@ -10,6 +10,10 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
 - gui-zh-dec.0.self_attn.masked: a window started in Chinese (as `--lang zh`), the same way;
 - gui-hf-tiny-gpt2-masked and gui-hf-tiny-gpt2-probs: the bundled tiny GPT-2 (needs the hf
   extra) on the prompt "I love you = 我 爱 你", block 0.
+- learn-notes-head-split: the `notes` model typed into the Model box (Return opens its first
+  preset), at dec.0.self_attn.q_split;
+- sdpa-encoder-layer: `torch:examples.encoder_layer:factory` typed into the Model box, at
+  enc.0.attn.probs (a bare nn.TransformerEncoderLayer).
 Each NAME.png comes with NAME.json, the texts the window showed (see window_driver.py); OUT_DIR
 defaults to docs/.
 """
@@ -29,7 +33,8 @@ TINY_GPT2 = {"prompt": "I love you = 我 爱 你"}
 ENGLISH = ("gui-stepped-dec.0.self_attn.masked", "gui-1280x720", "gui-dec.1.cross_attn.probs", "gui-1920x1080")
 CHINESE = ("gui-zh-dec.0.self_attn.masked",)
 HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs")
-PICTURES = ENGLISH + CHINESE + HF
+OTHERS = ("learn-notes-head-split", "sdpa-encoder-layer")
+PICTURES = ENGLISH + CHINESE + HF + OTHERS
 
 
 def english(out: Path, only: set[str] | None) -> None:
@@ -78,8 +83,24 @@ def tiny_gpt2(out: Path, only: set[str] | None) -> None:
         driver.close()
 
 
+def other_models(out: Path, only: set[str] | None) -> None:
+    driver = Driver(out, only)
+    try:
+        from tfdebug.adapters.notes import NotesAdapter
+
+        notes_preset = NotesAdapter.presets[0]  # the pair of exactly 10 tokens: only the causal mask applies
+        for model, texts, stage, name in (("notes", notes_preset, "dec.0.self_attn.q_split", OTHERS[0]),
+                                          ("torch:examples.encoder_layer:factory", None, "enc.0.attn.probs", OTHERS[1])):
+            if driver.wanted(name):
+                driver.run(model, texts)
+                driver.run_to(stage)
+                driver.shot(name, 1600, 1000)
+    finally:
+        driver.close()
+
+
 def main(out: Path, only: set[str] | None = None) -> None:
-    for names, make in ((ENGLISH, english), (CHINESE, chinese), (HF, tiny_gpt2)):
+    for names, make in ((ENGLISH, english), (CHINESE, chinese), (HF, tiny_gpt2), (OTHERS, other_models)):
         if only is None or only & set(names):
             make(out, only)
 

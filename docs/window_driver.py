@@ -102,15 +102,19 @@ class Driver:
         self.window.start(RunInputs(default_model_name(), "cpu", {}))
         wait(lambda: self.paused() and self.ctl.stepper.position_of(self.ctl.current.name) == 0)
 
-    def run(self, model: str, texts: dict[str, str]) -> None:
-        """Type the model and the texts into the input bar and press Return: the loading path."""
+    def run(self, model: str, texts: dict[str, str] | None = None) -> None:
+        """Type the model (and the texts) into the input bar and press Return: the loading path.
+        Without `texts` the model opens on its first preset."""
         if self.ctl.session is None:
             self.launch()
         bar, before = self.window.input_bar, self.ctl.session
         type_into(bar.model.lineEdit(), model)
-        if set(bar.fields) != set(texts):  # another kind of model: Return loads it (on its first preset)
+        if texts is None or set(bar.fields) != set(texts):  # Return in the Model box loads it on its first preset
             QTest.keyClick(bar.model.lineEdit(), Qt.Key_Return)
-            wait(lambda: self.ctl.session is not before and self.paused() and set(bar.fields) == set(texts))
+            wait(lambda: self.ctl.session is not before and self.paused()
+                 and self.ctl.stepper.position_of(self.ctl.current.name) == 0)
+            if texts is None:
+                return
             before = self.ctl.session
         for key, text in texts.items():
             type_into(bar.field(key), text)
