@@ -17,7 +17,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QFontDatabase, QInputMethodEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
@@ -59,11 +59,10 @@ class Driver:
     """A window on temporary settings, driven by keys and clicks; `shot` saves a PNG and its texts."""
 
     def __init__(self, out: Path, only: set[str] | None = None, language: str = "en"):
+        from tfdebug.ui.i18n import language as i18n
         from tfdebug.ui.shell.window import MainWindow
 
         self.out, self.only = out, only
-        from tfdebug.ui.i18n import language as i18n
-
         self.app = QApplication.instance() or QApplication(["tfdebug-docs"])
         for font in filter(None, os.environ.get("TFDEBUG_DOCS_FONTS", "").split(os.pathsep)):
             # A CJK font file for a machine without one installed (the pictures show Chinese tokens).
@@ -190,6 +189,6 @@ def _items(tree):
         stack.extend(item.child(i) for i in range(item.childCount()))
 
 
-def click(widget: QWidget, at: QPoint | None = None) -> None:
-    """A left click on `widget` (at its centre unless `at` is given)."""
-    QTest.mouseClick(widget, Qt.LeftButton, Qt.NoModifier, at or widget.rect().center())
+def click(widget: QWidget) -> None:
+    """A left click at the centre of `widget`."""
+    QTest.mouseClick(widget, Qt.LeftButton, Qt.NoModifier, widget.rect().center())
