@@ -14,6 +14,8 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
   preset), at dec.0.self_attn.q_split;
 - sdpa-encoder-layer: `torch:examples.encoder_layer:factory` typed into the Model box, at
   enc.0.attn.probs (a bare nn.TransformerEncoderLayer).
+- gui-capture-budget: Debug ▸ Capture Budget… set to at most 0.03 MB, Ctrl+Return, F5 to the
+  end, a click on the Capture tab.
 Each NAME.png comes with NAME.json, the texts the window showed (see window_driver.py); OUT_DIR
 defaults to docs/.
 """
@@ -34,7 +36,8 @@ ENGLISH = ("gui-stepped-dec.0.self_attn.masked", "gui-1280x720", "gui-dec.1.cros
 CHINESE = ("gui-zh-dec.0.self_attn.masked",)
 HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs")
 OTHERS = ("learn-notes-head-split", "sdpa-encoder-layer")
-PICTURES = ENGLISH + CHINESE + HF + OTHERS
+BUDGET = ("gui-capture-budget",)
+PICTURES = ENGLISH + CHINESE + HF + OTHERS + BUDGET
 
 
 def english(out: Path, only: set[str] | None) -> None:
@@ -99,8 +102,21 @@ def other_models(out: Path, only: set[str] | None) -> None:
         driver.close()
 
 
+def capture_budget(out: Path, only: set[str] | None) -> None:
+    driver = Driver(out, only)
+    try:
+        driver.run("demo", DEMO)
+        driver.choose_capture_budget("0.03")
+        driver.rerun_to_the_end()
+        driver.click_tab("Capture")
+        driver.shot(BUDGET[0], 1600, 1000)
+    finally:
+        driver.close()
+
+
 def main(out: Path, only: set[str] | None = None) -> None:
-    for names, make in ((ENGLISH, english), (CHINESE, chinese), (HF, tiny_gpt2), (OTHERS, other_models)):
+    for names, make in ((ENGLISH, english), (CHINESE, chinese), (HF, tiny_gpt2), (OTHERS, other_models),
+                        (BUDGET, capture_budget)):
         if only is None or only & set(names):
             make(out, only)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QFontDatabase, QInputMethodEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QLabel, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QTabBar, QWidget
 
 from tfdebug.ui.panels.navigator import NAME, NAME_ROLE
 
@@ -133,6 +133,36 @@ class Driver:
             self.key(Qt.Key_F10)
             wait(lambda: self.paused() and len(self.ctl.stepper.history) > before)
 
+    def choose_capture_budget(self, megabytes: str) -> None:
+        """Debug ▸ Capture Budget…: type `megabytes` into "At most" and press OK (the dialog is modal)."""
+        from PySide6.QtCore import QTimer
+        from PySide6.QtWidgets import QDialogButtonBox
+
+        def answer() -> None:
+            dialog = getattr(self.window, "budget_dialog", None)
+            if dialog is None or not dialog.isVisible():
+                QTimer.singleShot(50, answer)
+                return
+            type_into(dialog.mb.lineEdit(), megabytes)
+            click(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok))
+        QTimer.singleShot(50, answer)
+        self.window.capture_budget_action.trigger()
+
+    def rerun_to_the_end(self) -> None:
+        """Ctrl+Return (Run) on the inputs on screen, then F5 (Continue) until the pass has finished."""
+        before = self.ctl.session
+        self.key(Qt.Key_Return, Qt.ControlModifier)
+        wait(lambda: self.ctl.session is not before and self.paused())
+        self.key(Qt.Key_F5)
+        wait(lambda: self.ctl.stepper.state == "finished")
+
+    def click_tab(self, text: str) -> None:
+        """Click the tab called `text` in the window's tabbed docks (e.g. "Capture" beside "Stats")."""
+        bar = next(b for b in self.window.findChildren(QTabBar) if text in [b.tabText(i) for i in range(b.count())])
+        index = [bar.tabText(i) for i in range(bar.count())].index(text)
+        QTest.mouseClick(bar, Qt.LeftButton, Qt.NoModifier, bar.tabRect(index).center())
+        wait(lambda: bar.currentIndex() == index)
+
     def run_to(self, name: str) -> None:
         """Filter the Stages tree to `name`, click its row, press Ctrl+F10 (Run to Stage)."""
         navigator = self.window.navigator
@@ -161,6 +191,7 @@ class Driver:
             "docks": docks,
             "heatmap": w.heatmap_panel.caption.text(),
             "heads": visible_labels(w.docks["heads"]) if "heads" in docks else [],
+            **({"capture": visible_labels(w.docks["capture"])} if "capture" in docks else {}),
         }
 
     def save(self, name: str, widget: QWidget, texts: dict) -> None:
