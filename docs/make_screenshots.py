@@ -9,7 +9,8 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
   Stages tree, then Ctrl+F10 (Run to Stage);
 - gui-zh-dec.0.self_attn.masked: a window started in Chinese (as `--lang zh`), the same way;
 - gui-hf-tiny-gpt2-masked and gui-hf-tiny-gpt2-probs: the bundled tiny GPT-2 (needs the hf
-  extra) on the prompt "I love you = 我 爱 你", block 0.
+  extra) on the prompt "I love you = 我 爱 你", block 0; gui-generation-tiny-gpt2: then Generate
+  (Ctrl+G) and Next Token (Ctrl+T) three times, from the preset "I love you =".
 - learn-notes-head-split: the `notes` model typed into the Model box (Return opens its first
   preset), at dec.0.self_attn.q_split;
 - sdpa-encoder-layer: `torch:examples.encoder_layer:factory` typed into the Model box, at
@@ -34,7 +35,7 @@ DEMO = {"src": "I love you", "tgt": "我 爱 你"}
 TINY_GPT2 = {"prompt": "I love you = 我 爱 你"}
 ENGLISH = ("gui-stepped-dec.0.self_attn.masked", "gui-1280x720", "gui-dec.1.cross_attn.probs", "gui-1920x1080")
 CHINESE = ("gui-zh-dec.0.self_attn.masked",)
-HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs")
+HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs", "gui-generation-tiny-gpt2")
 OTHERS = ("learn-notes-head-split", "sdpa-encoder-layer")
 BUDGET = ("gui-capture-budget",)
 PICTURES = ENGLISH + CHINESE + HF + OTHERS + BUDGET
@@ -82,6 +83,9 @@ def tiny_gpt2(out: Path, only: set[str] | None) -> None:
             if driver.wanted(name):
                 driver.run_to(stage)
                 driver.shot(name, 1600, 1000)
+        if driver.wanted(HF[2]):  # no flag: Generate beside Run, then Next Token three times
+            driver.generate(3)
+            driver.shot(HF[2], 1600, 1000)
     finally:
         driver.close()
 

@@ -126,6 +126,17 @@ class Driver:
         wait(self.window.isActiveWindow, timeout_s=10)
         QTest.keyClick(self.window, key, modifiers)
 
+    def generate(self, tokens: int) -> None:
+        """Press Generate (Ctrl+G), then Next Token (Ctrl+T) until `tokens` tokens have been chosen."""
+        before = self.ctl.session
+        self.key(Qt.Key_G, Qt.ControlModifier)
+        wait(lambda: self.ctl.session is not before and self.paused())
+        start = len(self.ctl.session.generated)
+        while len(self.ctl.session.generated) < start + tokens:
+            chosen = len(self.ctl.session.generated)
+            self.key(Qt.Key_T, Qt.ControlModifier)
+            wait(lambda: self.paused() and len(self.ctl.session.generated) > chosen)
+
     def step_to(self, name: str) -> None:
         """Press F10 until the window shows stage `name`."""
         while self.ctl.current.name != name:
