@@ -6,9 +6,6 @@ import argparse
 import json
 import os
 
-# Reading a file never needs the allocator tuned for captures.
-TUNE_ALLOCATOR = False
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="a .safetensors snapshot")
