@@ -124,8 +124,8 @@ def _tensors(value) -> list[torch.Tensor]:
 
     if hasattr(value, "cache_dict"):  # TransformerLens' ActivationCache
         value = dict(value.cache_dict)
-    if hasattr(value, "layer_list"):  # TorchLens' ModelLog
-        value = [getattr(layer, "activation", None) for layer in value.layer_list]
+    if hasattr(value, "layer_list"):  # TorchLens' Trace
+        value = [getattr(layer, "out", None) for layer in value.layer_list]
     return [t for t in tree_leaves(value) if isinstance(t, torch.Tensor)]
 
 
@@ -162,9 +162,11 @@ def _nnsight(model):
         config = model.config
         before = config._attn_implementation_internal
         config._attn_implementation_internal = "eager"
+        saved = []  # nnsight runs the block's body in its own frame: results go into an outer list
         try:
             with torch.no_grad(), wrapped.trace(input_ids=ids, use_cache=False):
-                saved = [block.attn.output.save() for block in wrapped.transformer.h]
+                for block in wrapped.transformer.h:
+                    saved.append(block.attn.output.save())
         finally:
             config._attn_implementation_internal = before
         return saved
@@ -176,19 +178,28 @@ def _torchlens(model):
     if version is None:
         return None
     import torchlens
+    from torchlens.options import CaptureOptions
 
     eager = _eager(model, "eager")
 
     def logged(ids):
-        with torch.no_grad():
-            return torchlens.log_forward_pass(model, ids, layers_to_save="all")
-    return version, "torchlens.log_forward_pass(layers_to_save='all')", eager, logged
+        config = model.config
+        before = config._attn_implementation_internal
+        config._attn_implementation_internal = "eager"
+        try:
+            with torch.no_grad():
+                # unwrap_when_done: TorchLens wraps torch's functions, which would slow every other variant
+                return torchlens.trace(model, ids, capture=CaptureOptions(unwrap_when_done=True))
+        finally:
+            config._attn_implementation_internal = before
+    return version, "torchlens.trace (saves every operation's output; torch unwrapped after)", eager, logged
 
 
 def peers_section(shape: str, repeats: int) -> dict:
     """Every variant on one GPT-2 of `shape` and one input, interleaved: ms per forward, × its own plain
     forward, × HF sdpa, tensors captured, bytes they hold, RSS added while held. Peers not installed,
     or that fail, are named with the reason."""
+    import copy
     import gc
     import tempfile
 
@@ -218,8 +229,10 @@ def peers_section(shape: str, repeats: int) -> dict:
     fns["tfdebug_taps_only"] = lambda _ids: taps_only()
     fns["tfdebug_capture_all"] = lambda _ids: [c.tensor for c in capture_all()]
     with tempfile.TemporaryDirectory(prefix="tfdebug-peers-") as folder:
-        for name, make in (("transformer_lens", lambda: _transformer_lens(model, folder)),
-                           ("nnsight", lambda: _nnsight(model)), ("torchlens", lambda: _torchlens(model))):
+        # Each peer gets its own copy of the model (same weights): a peer may rewrap modules it is handed.
+        for name, make in (("transformer_lens", lambda: _transformer_lens(copy.deepcopy(model), folder)),
+                           ("nnsight", lambda: _nnsight(copy.deepcopy(model))),
+                           ("torchlens", lambda: _torchlens(copy.deepcopy(model)))):
             try:
                 made = make()
                 if made is not None:
