@@ -113,3 +113,25 @@ def test_a_check_in_the_background_never_overlaps_the_next_capture(adapter, monk
     gate.set()
     worker.join(30)
     assert finished.is_set()
+
+
+def test_a_lazy_session_plans_from_its_own_pass_one_forward_in_all(adapter):
+    heads = []
+    hook = adapter.model.lm_head.register_forward_hook(lambda m, i, o: heads.append(o.device.type))
+    try:
+        session = DebugSession(adapter, planning="lazy")
+        captures, _ = session.capture_all(verify="never")
+    finally:
+        hook.remove()
+    assert heads == ["cpu"]  # the capture was the only forward
+    assert session.plan.method == "captured"
+    assert session.plan.names() == [c.name for c in captures]
+    assert all(c.tensor is None for c in session.plan)  # a plan holds no data
+    assert session.plan.names() == DebugSession(adapter, planning="real").plan.names()
+
+
+def test_a_lazy_session_with_a_filter_still_refuses_a_typo_at_once(adapter):
+    from tfdebug.core.errors import UnknownStageError
+
+    with pytest.raises(UnknownStageError):
+        DebugSession(adapter, stages=["dec.*.nope"], planning="lazy")

@@ -90,8 +90,9 @@ class DebugSession(SessionTexts):
     hold and drop, and both the stepper and `capture_all` keep within it.
 
     The plan of the pass is made without a real forward where that is cheaper
-    (`planning`, see tfdebug.core.plan.plan_pass; `plan.method` says how it was made),
-    so a pass costs one forward. The check against the unmodified model runs after a
+    (`planning` "auto", or "meta" / "real", see tfdebug.core.plan.plan_pass;
+    `plan.method` says how it was made), so a pass costs one forward. "lazy" plans only
+    when first asked: a `capture_all` before that makes the plan from its own pass. The check against the unmodified model runs after a
     pass, in the background (`capture_all`), once per model, input, dtype and device.
     `prepared` hands in inputs already prepared (the bench builds its own token ids).
     """
@@ -105,11 +106,13 @@ class DebugSession(SessionTexts):
         self._estimate: tuple[tuple, CaptureEstimate] | None = None
         self.prepared: Prepared = prepared if prepared is not None else adapter.prepare(
             dict(texts) if texts is not None else adapter.default_texts())
-        self.plan = plan_pass(adapter.module, self._run, input_tensors(self.prepared), method=planning)
-        check_patterns(self.plan.names(), stages)
-        self.layout: PassLayout = layout_of(adapter, self.plan)
-        self.stepper = Stepper(adapter.module, self._run, plan=self.plan.names(), stages=stages,
-                               max_capture_bytes=max_capture_bytes)
+        self._planning = planning
+        self._plan: Plan | None = None
+        self._layout: PassLayout | None = None
+        self._stepper: Stepper | None = None
+        if planning != "lazy" or stages is not None:
+            # Planned now: a typo in a filter, or an input the model refuses, is an error here, not at the first step.
+            check_patterns(self.plan.names(), stages)
         self._verification: Verification | None = None
         #: seconds the last check against the unmodified model took (0.0 when a verdict was reused)
         self.verification_seconds: float | None = None
@@ -117,6 +120,30 @@ class DebugSession(SessionTexts):
 
     def _run(self) -> Any:
         return self.adapter.forward(self.prepared)
+
+    @property
+    def plan(self) -> Plan:
+        """The stages of the pass in order (shapes, no tensors), made when first asked for.
+
+        A `capture_all` that runs before anyone asked makes it from its own pass: no extra forward."""
+        if self._plan is None:
+            method = "auto" if self._planning == "lazy" else self._planning
+            self._plan = plan_pass(self.adapter.module, self._run, input_tensors(self.prepared), method=method)
+        return self._plan
+
+    @property
+    def layout(self) -> PassLayout:
+        if self._layout is None:
+            self._layout = layout_of(self.adapter, self.plan)
+        return self._layout
+
+    @property
+    def stepper(self) -> Stepper:
+        """The Stepper over this session's pass (made, with the plan, when first asked for)."""
+        if self._stepper is None:
+            self._stepper = Stepper(self.adapter.module, self._run, plan=self.plan.names(), stages=self.stages,
+                                    max_capture_bytes=self.max_capture_bytes)
+        return self._stepper
 
     @property
     def verification(self) -> Verification | None:
@@ -157,6 +184,8 @@ class DebugSession(SessionTexts):
         with forward_lock(self.adapter.module), torch.no_grad(), \
                 Recorder(self.adapter.module, self.stages, on_capture=keep_within_budget) as rec:
             output = self._run()
+        if self._plan is None and self.stages is None:  # every stage ran: the pass is its own plan
+            self._plan = Plan([Capture(c.info, c.shape, c.dtype, c.device) for c in rec.captures], method="captured")
         if verify == "now":
             verdict = self.verify(output)
             if on_verified is not None:
@@ -209,8 +238,9 @@ class DebugSession(SessionTexts):
 
     def close(self) -> None:
         """Stop the pass and hand the memory its captures held back to the system."""
-        self.stepper.stop()
-        self.stepper.forget_history()
+        if self._stepper is not None:
+            self._stepper.stop()
+            self._stepper.forget_history()
         release_freed_memory()
 
 
