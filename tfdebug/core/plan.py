@@ -120,10 +120,21 @@ class _MetaPass(TorchDispatchMode):
             return twin
         return t.to("meta")
 
+    def _planned(self, values) -> bool:
+        """Whether a weight or a planned (meta) tensor is among `values` (an op's arguments, one level of lists)."""
+        weights = self._weights
+        for a in values:
+            if isinstance(a, Tensor):
+                if a.is_meta or id(a) in weights:
+                    return True
+            elif isinstance(a, (list, tuple)) and any(isinstance(b, Tensor) and (b.is_meta or id(b) in weights)
+                                                      for b in tree_leaves(a)):
+                return True
+        return False
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if not any(isinstance(a, Tensor) and (a.is_meta or id(a) in self._weights)
-                   for a in tree_leaves((args, kwargs))):
+        if not (self._planned(args) or (kwargs and self._planned(kwargs.values()))):
             device = kwargs.get("device")
             if device is not None and torch.device(device).type == "meta":
                 # `x.device` of a planned tensor says meta; what is made from it alone is real.
