@@ -197,7 +197,7 @@ def _torchlens(model):
 
 def peers_section(shape: str, repeats: int) -> dict:
     """Every variant on one GPT-2 of `shape` and one input, interleaved: ms per forward, × its own plain
-    forward, × HF sdpa, tensors captured, bytes they hold, RSS added while held. Peers not installed,
+    forward, × HF sdpa, tensors captured, bytes they hold. Peers not installed,
     or that fail, are named with the reason."""
     import copy
     import gc
@@ -205,7 +205,6 @@ def peers_section(shape: str, repeats: int) -> dict:
 
     from tfdebug.adapters.base import Prepared
     from tfdebug.adapters.hf import wrap
-    from tfdebug.bench.capture import _rss_bytes
     from tfdebug.bench.hf import GPT2_SHAPES, build_gpt2
     from tfdebug.bench.timing import adapter_passes
     from tfdebug.core.memory import allocator_tuned
@@ -255,14 +254,12 @@ def peers_section(shape: str, repeats: int) -> dict:
             if name not in fns:
                 continue
             gc.collect()
-            before = _rss_bytes()
             kept = fns[name](ids)
             tensors = _tensors(kept)
             row.update(status="ok", ms=round(ms[name], 2), own_plain_ms=round(ms[row["own_plain"]], 2),
                        ratio_own_plain=round(ms[name] / ms[row["own_plain"]], 4),
                        ratio_hf_sdpa=round(ms[name] / ms["hf_sdpa"], 4),
-                       tensors_kept=len(tensors), bytes_held=held_bytes(_as_captures(tensors)),
-                       rss_added_while_held=max(0, _rss_bytes() - before))
+                       tensors_kept=len(tensors), bytes_held=held_bytes(_as_captures(tensors)))
             del kept, tensors
     return {"config": config.name, "n_layer": config.n_layer, "n_embd": config.n_embd, "n_heads": config.n_heads,
             "seq_len": config.seq_len, "vocab_size": config.vocab_size, "repeats": repeats,
@@ -278,7 +275,7 @@ def _as_captures(tensors: list[torch.Tensor]):
 
 
 PEER_COLUMNS = ["variant", "version", "ms", "ratio_own_plain", "ratio_hf_sdpa", "tensors_kept", "bytes_held",
-                "rss_added_while_held", "status"]
+                "status"]
 
 
 def format_peers(result: dict) -> list[str]:

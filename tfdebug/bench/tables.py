@@ -40,21 +40,20 @@ def _load_line(result: dict) -> str:
 
 
 def peers_table(result: dict) -> str:
-    """The peers side by side: ms, × own plain, × HF sdpa, tensors kept, MB held, MB of RSS added."""
+    """The peers side by side: ms, × own plain, × HF sdpa, tensors kept, MB held."""
     peers = result["peers"]
     rows = []
     for row in peers["rows"]:
         if row.get("status") != "ok":
-            rows.append([row["variant"], row.get("version", "–"), row["status"], "", "", "", "", ""])
+            rows.append([row["variant"], row.get("version", "–"), row["status"], "", "", "", ""])
             continue
         rows.append([row["variant"], row.get("version") or "–", f"{row['ms']:.1f}", _x(row["ratio_own_plain"]),
-                     _x(row["ratio_hf_sdpa"]), str(row["tensors_kept"]), _mb(row["bytes_held"]),
-                     _mb(row["rss_added_while_held"])])
+                     _x(row["ratio_hf_sdpa"]), str(row["tensors_kept"]), _mb(row["bytes_held"])])
     head = (f"{peers['config']} ({peers['n_heads']} heads, seq {peers['seq_len']}, vocab {peers['vocab_size']}), "
             f"float32, allocator {'opted in' if peers['allocator_tuned'] else 'untuned'}, {peers['repeats']} "
             f"interleaved repeats, A/A (HF eager timed twice) {peers['aa_ratio']:.3f}. " + _load_line(result))
-    return head + _markdown(["variant", "version", "ms", "× own plain", "× HF sdpa", "tensors kept", "MB held",
-                             "MB RSS added"], rows)
+    return head + _markdown(["variant", "version", "ms", "× own plain", "× HF sdpa", "tensors kept", "MB held"],
+                            rows)
 
 
 def session_table(result: dict) -> str:
