@@ -42,7 +42,7 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     "tiny": Profile("tiny", ("tiny",), 3, True, (64, 128), 4, 1 << 20, 2, "tiny", "tiny", "tiny", 2, 600.0),
     "quick": Profile("quick", ("6x512",), 3, False, (256, 1024), 6, 64 << 20, 2, "quick", "quick", "quick", 1,
-                     55.0, {"capture": 8, "session": 6, "hf": 6, "latency": 8, "memory": 2, "snapshots": 5,
+                     45.0, {"capture": 8, "session": 6, "hf": 6, "latency": 8, "memory": 2, "snapshots": 5,
                             "syncs": 1, "sdpa": 4, "levers": 8, "generation": 5}),
     "default": Profile("default", ("demo", "6x512"), 7, True, (256, 1024, 4096), 10, 256 << 20, 2, "full", "wide",
                        "quick", 2, 290.0, {"capture": 50, "session": 25, "hf": 45, "latency": 17, "memory": 2,

@@ -68,11 +68,15 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
                 "planned_session_capture": session_capture("auto"), "planned_real_verified_inline": before_issue,
                 "plain_again": plain}
     times: dict[str, list[float]] = {name: [] for name in variants}
+    # This thread's CPU time too: the forward runs here (one torch thread), so other people's load barely moves it.
+    cpu: dict[str, list[float]] = {name: [] for name in variants}
     for round_ in range(repeats + 1):  # the first round warms up
         for name, fn in variants.items():
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.thread_time()
             result = fn()
             elapsed = (time.perf_counter() - start) * 1000.0
+            if round_:
+                cpu[name].append((time.thread_time() - start_cpu) * 1000.0)
             if name in ("session_capture", "planned_session_capture"):
                 session = result[0]
                 session.wait_verification()
@@ -92,12 +96,16 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
         "ratio_planned_session_capture": round(ms["planned_session_capture"] / base, 4),
         "ratio_planned_real_verified_inline": round(ms["planned_real_verified_inline"] / base, 4),
         "ratio_plain_again": round(ms["plain_again"] / base, 4),
+        "threads": torch.get_num_threads(),
+        **{f"cpu_ratio_{name}": round(median(cpu[name]) / median(cpu["plain"]), 4) for name in variants
+           if name != "plain"},
     }]
 
 
-COLUMNS = ["config", "plan", "plain_ms", "session_capture_ms", "ratio_session_capture", "planned_session_capture_ms",
-           "ratio_planned_session_capture", "verify_in_background_ms",
-           "planned_real_verified_inline_ms", "ratio_planned_real_verified_inline", "ratio_plain_again"]
+COLUMNS = ["config", "plan", "plain_ms", "session_capture_ms", "ratio_session_capture", "cpu_ratio_session_capture",
+           "planned_session_capture_ms", "ratio_planned_session_capture", "cpu_ratio_planned_session_capture",
+           "verify_in_background_ms",
+           "planned_real_verified_inline_ms", "ratio_planned_real_verified_inline", "ratio_plain_again", "cpu_ratio_plain_again"]
 
 
 def format_session(rows: list[dict]) -> list[str]:

@@ -58,15 +58,19 @@ def peers_table(result: dict) -> str:
 
 def session_table(result: dict) -> str:
     """What the user waits for in a session against the plain forward, and the check's own cost."""
+    def cpu(r, key):  # the CPU-time ratio, in runs that measured it
+        return f" (CPU {r[key]:.3f}×)" if key in r else ""
+
     rows = [[r["config"], r["plan"], f"{r['plain_ms']:.1f}", f"{r['session_capture_ms']:.1f}",
-             _x(r["ratio_session_capture"]), f"{r['planned_session_capture_ms']:.1f}",
-             _x(r["ratio_planned_session_capture"]), f"{r['verify_in_background_ms']:.1f}",
-             f"{r['planned_real_verified_inline_ms']:.1f}", _x(r["ratio_planned_real_verified_inline"]),
-             f"{r['ratio_plain_again']:.3f}"] for r in result["session"]]
+             _x(r["ratio_session_capture"]) + cpu(r, "cpu_ratio_session_capture"),
+             f"{r['planned_session_capture_ms']:.1f}",
+             _x(r["ratio_planned_session_capture"]) + cpu(r, "cpu_ratio_planned_session_capture"),
+             f"{r['verify_in_background_ms']:.1f}", f"{r['planned_real_verified_inline_ms']:.1f}",
+             _x(r["ratio_planned_real_verified_inline"]) + cpu(r, "cpu_ratio_planned_real_verified_inline"),
+             f"{r['ratio_plain_again']:.3f}" + cpu(r, "cpu_ratio_plain_again")] for r in result["session"]]
     return _load_line(result) + _markdown(
         ["model", "plans", "plain ms", "stages: session ms", "× plain", "window: plan + pass ms", "× plain",
-         "check ms (background)",
-         "before: real plan + inline check ms", "before × plain", "A/A"], rows)
+         "check ms (background)", "before: real plan + inline check ms", "before × plain", "A/A"], rows)
 
 
 def capture_table(result: dict) -> str:
