@@ -1,8 +1,10 @@
 """Peers measured beside tfdebug when they are installed (never dependencies).
 
-Each peer row states what it ran (library version and API) and ms per layer, so rows
-of different architectures can be compared fairly; a peer that is not installed is
-reported as "not installed".
+Two kinds of rows. Beside each reference-model capture row: TransformerLens and nnsight
+on a model of the same size (ms per layer, so rows of different architectures compare).
+`peers_section` (`tfdebug bench --peers`): every library on one Hugging Face GPT-2 and
+one input, interleaved with an A/A, each peer on its own copy of the model. A peer that
+is not installed is reported as "not installed", one that fails with its error.
 """
 
 from __future__ import annotations
