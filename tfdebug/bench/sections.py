@@ -25,7 +25,7 @@ def step_latency_rows(sizes: tuple[int, ...], repeats: int) -> list[dict]:
     from tfdebug.bench.noise import halves_ratio
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from tfdebug.ui.step_latency import quiet_qt_messages, step_latency
+    from tfdebug.ui.workers.step_latency import quiet_qt_messages, step_latency
 
     with quiet_qt_messages():
         timings = step_latency(sizes, repeats)

@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 
     from tfdebug.core.recorder import Capture
 
-SUFFIX = ".safetensors"
-
 
 def save_snapshot(recording: Recording, path: str | os.PathLike, progress: ProgressCallback | None = None,
                   durable: bool = True) -> None:
