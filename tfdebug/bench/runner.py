@@ -45,7 +45,7 @@ PROFILES: dict[str, Profile] = {
                      45.0, {"capture": 8, "session": 6, "hf": 6, "latency": 8, "memory": 2, "snapshots": 5,
                             "syncs": 1, "sdpa": 4, "levers": 8, "generation": 5}),
     "default": Profile("default", ("demo", "6x512"), 7, True, (256, 1024, 4096), 10, 256 << 20, 2, "full", "wide",
-                       "quick", 2, 290.0, {"capture": 50, "session": 25, "hf": 45, "latency": 17, "memory": 2,
+                       "quick", 2, 280.0, {"capture": 50, "session": 45, "hf": 45, "latency": 17, "memory": 2,
                                            "snapshots": 20, "syncs": 1, "sdpa": 25, "levers": 40,
                                            "generation": 15}),
     "full": Profile("full", ("demo", "6x512", "12x768"), 15, True, (256, 1024, 4096), 30, 1 << 30, 3, "full",

@@ -111,7 +111,7 @@ def run_all(profile: str = "default", sections: list[str] | None = None, threads
 def _session(profile) -> list[dict]:
     from tfdebug.bench.session import session_rows
 
-    return session_rows(profile.hf, max(3, profile.repeats))
+    return session_rows(profile.hf, min(5, max(3, profile.repeats)))
 
 
 def _hf(profile) -> list[dict]:
