@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import importlib.util
 import io
 import logging
 import os
@@ -32,6 +33,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def _available(name: str) -> bool:
+    """Whether the command's module is installed, found without importing it."""
+    return importlib.util.find_spec(COMMANDS[name][0]) is not None
+
+
 def _load(name: str):
     module, _ = COMMANDS[name]
     try:
@@ -42,17 +48,26 @@ def _load(name: str):
         raise
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; only `command`'s module is imported and given its arguments.
+
+    Importing a command module may import torch (1–2 s), so `tfdebug --help` imports
+    none and `tfdebug info FILE` only the info command's. None loads every command.
+    """
     parser = argparse.ArgumentParser(prog="tfdebug", description="Step through a Transformer's forward pass.")
     parser.add_argument("--version", action="version", version=f"tfdebug {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in COMMANDS.items():
+        if command is not None and name != command:
+            if _available(name):
+                sub.add_parser(name, help=help_text, description=help_text)
+            continue
         module = _load(name)
         if module is None:
             continue
-        command = sub.add_parser(name, help=help_text, description=help_text)
-        module.add_arguments(command)
-        command.set_defaults(_module=module)
+        parser_of_command = sub.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(parser_of_command)
+        parser_of_command.set_defaults(_module=module)
     return parser
 
 
@@ -130,9 +145,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv = ["gui", *argv]
+    parser = build_parser(argv[0] if argv[0] in COMMANDS else "")
     args = parser.parse_args(argv)
     if getattr(args._module, "TUNE_ALLOCATOR", True):
         # The application's explicit opt-in (the library never does this on its own).

@@ -1,7 +1,7 @@
 """`tfdebug gui` (the default command): open the debugger window.
 
-Only argparse at import time: cli.py imports every command module to build its
-parser, and the console commands must not load Qt.
+Only argparse at import time: cli.py imports this module whenever `gui` is the command
+(the default), and Qt loads only once the window is really opened.
 """
 
 from __future__ import annotations

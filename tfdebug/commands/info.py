@@ -40,14 +40,18 @@ def summary(path: str, doc: dict, nbytes: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tfdebug.io.snapshot import open_snapshot, read_manifest
+    from tfdebug.io.manifest import tensor_bytes
+    from tfdebug.io.snapshot import read_manifest
 
+    # Reading and checking the header needs no torch (a 2 s import); only --verify reads tensors.
     doc = read_manifest(args.file)  # validates header, manifest and tensor list
-    with open_snapshot(args.file) as recording:
-        if args.verify:  # the same with and without --json: every tensor is read and checked
+    if args.verify:  # the same with and without --json: every tensor is read and checked
+        from tfdebug.io.snapshot import open_snapshot
+
+        with open_snapshot(args.file) as recording:
             for capture in recording.captures:
                 recording.tensor(capture)
-        text = summary(args.file, doc, recording.nbytes) if not args.json else None
+    text = summary(args.file, doc, tensor_bytes(doc)) if not args.json else None
     if args.json:
         print(json.dumps(doc, ensure_ascii=False, indent=1))
         return 0

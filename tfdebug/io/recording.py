@@ -10,16 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
-from torch import Tensor
-
 from tfdebug import __version__
 from tfdebug.core.errors import UnknownStageError
 from tfdebug.core.phrases import Phrase
-from tfdebug.core.recorder import Capture
 from tfdebug.io.limits import escape_controls
 from tfdebug.io.safetensors_file import dtype_name
 
 if TYPE_CHECKING:
+    from torch import Tensor
+
+    from tfdebug.core.recorder import Capture
     from tfdebug.core.stepper import Stepper
 
 # 1: tokens are exactly {"src": [...], "tgt": [...]} (the reference translator).

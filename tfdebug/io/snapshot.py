@@ -17,18 +17,19 @@ import os
 import threading
 from functools import partial
 from pathlib import Path
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING
 
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.phrases import Phrase
-from tfdebug.core.recorder import Capture
 from tfdebug.io.atomic import ProgressCallback, atomic_write
 from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
 from tfdebug.io.recording import MANIFEST_KEY, Recording
 from tfdebug.io.safetensors_file import Item, file_phrase, read_header, write_file
 
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from tfdebug.core.recorder import Capture
 
 
 def save_snapshot(recording: Recording, path: str | os.PathLike, progress: ProgressCallback | None = None,
@@ -52,7 +53,7 @@ def read_manifest(path: str | os.PathLike) -> dict:
     header = read_header(path)
     where = file_phrase(path)
     doc = parse_manifest(header.metadata.get(MANIFEST_KEY), where)
-    check_tensors(doc, {n: (e.dtype, e.shape) for n, e in header.tensors.items()}, where)
+    check_tensors(doc, {n: (e.dtype_name, e.shape) for n, e in header.tensors.items()}, where)
     return doc
 
 
@@ -98,6 +99,8 @@ class _Reader:
 
 def check_values(tensor: Tensor, name: str, where: str) -> None:
     """Refuse stored values no tensor of that dtype can hold (a bool byte other than 0 or 1)."""
+    import torch
+
     if tensor.dtype == torch.bool and tensor.numel() and int(tensor.view(torch.uint8).max()) > 1:
         raise SnapshotError("{where} is damaged: the true/false stage {name} holds bytes other than 0 and 1.",
                             id="snapshot.bad_bool", where=where, name=name)
