@@ -197,14 +197,19 @@ def _check_description(stage: dict, name: str) -> None:
     if not isinstance(tokens, dict) or not all(isinstance(v, str) for v in tokens.values()):
         raise _Damaged(Phrase("stage '{name}' has token labels that are not a map of axis to stream",
                               id="manifest.bad_token_labels", name=name))
+    if not isinstance(stage.get("finite", False), bool):
+        raise _Damaged(Phrase("stage '{name}' has a 'finite' mark that is not true or false",
+                              id="manifest.bad_finite", name=name))
     if not isinstance(stage.get("edited", False), bool):
         raise _Damaged(Phrase("stage '{name}' has an 'edited' mark that is not true or false",
                               id="manifest.bad_edited", name=name))
 
 
-def checked_manifest(recording: Recording, stored_dtypes: dict[str, str] | None = None) -> dict:
+def checked_manifest(recording: Recording, stored_dtypes: dict[str, str] | None = None,
+                     finite: dict[str, bool] | None = None) -> dict:
     """`recording.manifest(...)` after the checks a file gets on opening (what is written must reopen)."""
-    return check_manifest(recording.manifest(stored_dtypes), Phrase("This pass", id="where.pass"), writing=True)
+    return check_manifest(recording.manifest(stored_dtypes, finite), Phrase("This pass", id="where.pass"),
+                          writing=True)
 
 
 def stage_info(stage: dict) -> StageInfo:

@@ -265,6 +265,32 @@ def _host_bytes(tensor: Tensor):
     return memoryview(t.reshape(-1).view(torch.uint8).numpy())
 
 
+READ_CHUNK_BYTES = 1 << 30  # one read call stays under Linux's ~2 GiB per-call limit
+
+
+def read_into(f: BinaryIO, offset: int, tensor: Tensor) -> bool:
+    """Fill the (CPU, contiguous) `tensor` with the file's bytes from `offset`; False when the file ends first.
+
+    Reads with pread into the tensor's own memory: one copy, no memory map (a mapped file
+    truncated underneath faults when touched), the file position left alone.
+    """
+    if tensor.numel() == 0:
+        return True
+    view = memoryview(tensor.reshape(-1).view(torch.uint8).numpy())
+    fd, done = f.fileno(), 0
+    while done < len(view):
+        piece = view[done:done + READ_CHUNK_BYTES]
+        if hasattr(os, "preadv"):
+            n = os.preadv(fd, [piece], offset + done)
+        else:  # no preadv (macOS before 11, Windows): seek and read on the file object
+            f.seek(offset + done)
+            n = f.readinto(piece)
+        if not n:
+            return False
+        done += n
+    return True
+
+
 class Item(NamedTuple):
     """One tensor to write: its facts up front, its data fetched only when its turn comes."""
 
