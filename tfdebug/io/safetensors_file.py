@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import struct
 import sys
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import BinaryIO, Callable, NamedTuple, Sequence
 import torch
 from torch import Tensor
 
+from tfdebug.core import files
 from tfdebug.core.errors import SnapshotError, TfdebugError
 from tfdebug.core.phrases import Phrase, os_reason
 from tfdebug.io.atomic import ProgressCallback, report
@@ -149,32 +149,8 @@ def file_phrase(path: str | os.PathLike) -> Phrase:
 
 
 def open_regular(path: str | os.PathLike, error: type[TfdebugError] = SnapshotError) -> BinaryIO:
-    """Open `path` for reading only if it is a regular file (a FIFO or device would hang or never end).
-
-    O_NONBLOCK keeps opening a FIFO from waiting for a writer; it is cleared again for reading.
-    """
-    shown = os.fspath(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except IsADirectoryError as exc:
-        raise error("{path} is a folder, not a snapshot file.", id="read.is_folder", path=shown) from exc
-    except FileNotFoundError as exc:
-        raise error("There is no file {path}.", id="read.no_file", path=shown) from exc
-    except OSError as exc:
-        raise error("Cannot read {path}: {reason}.", id="read.failed", path=shown, reason=os_reason(exc)) from exc
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise error("{path} is a folder, not a snapshot file.", id="read.is_folder", path=shown)
-        if not stat.S_ISREG(mode):
-            raise error("{path} is not a regular file (a pipe, device or socket); tfdebug reads only files.",
-                        id="read.not_regular", path=shown)
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+    """Open `path` for reading only if it is a regular file (see tfdebug.core.files.open_regular)."""
+    return files.open_regular(path, error)
 
 
 SPARSE_CHECK_BYTES = 256 * 1024 * 1024  # smaller files are read quickly whatever they hold
