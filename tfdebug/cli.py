@@ -17,6 +17,7 @@ import sys
 
 from tfdebug import __version__
 from tfdebug.core.errors import TfdebugError
+from tfdebug.core.safe_text import terminal_safe
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -142,7 +143,8 @@ def _main(argv: list[str] | None) -> int:
     try:
         return int(args._module.run(args) or 0)
     except TfdebugError as exc:
-        print(f"tfdebug: {exc.message}", file=sys.stderr)
+        # Whatever a file or argument put into the sentence reaches the terminal escaped, on one line.
+        print(f"tfdebug: {terminal_safe(exc.message)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -156,7 +156,7 @@ def open_regular(path: str | os.PathLike, error: type[TfdebugError] = SnapshotEr
 SPARSE_CHECK_BYTES = 256 * 1024 * 1024  # smaller files are read quickly whatever they hold
 
 
-def _refuse_mostly_holes(st: os.stat_result, data_len: int, where: str) -> None:
+def refuse_mostly_holes(st: os.stat_result, data_len: int, where: str) -> None:
     """Refuse a large file that is mostly holes: it claims gigabytes it never stored.
 
     tfdebug writes every byte, so a snapshot is never sparse; reading one that is
@@ -211,7 +211,7 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
         raise SnapshotError("{where} is damaged: its metadata is not a map of strings.",
                             id="safetensors.bad_metadata", where=where)
     data_len = size - 8 - n
-    _refuse_mostly_holes(st, data_len, where)
+    refuse_mostly_holes(st, data_len, where)
     if len(doc) > MAX_STAGES:
         raise SnapshotError("{where} is damaged: it holds {count} tensors (at most {limit}).",
                             id="safetensors.too_many", where=where, count=f"{len(doc):,}", limit=f"{MAX_STAGES:,}")
