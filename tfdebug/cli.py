@@ -44,7 +44,9 @@ def _load(name: str):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tfdebug", description="Step through a Transformer's forward pass.")
+    from tfdebug.commands.arguments import Parser
+
+    parser = Parser(prog="tfdebug", description="Step through a Transformer's forward pass.")
     parser.add_argument("--version", action="version", version=f"tfdebug {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in COMMANDS.items():
@@ -62,14 +64,15 @@ class _OutputLost(Exception):
 
 
 class _GuardedStdout:
-    """sys.stdout for the length of a command: a failed write becomes _OutputLost, wherever it happens."""
+    """sys.stdout for the length of a command: a failed write becomes _OutputLost, wherever it happens,
+    and text from files (tokens, names) reaches the terminal escaped: only newlines and tabs act."""
 
     def __init__(self, stream):
         self._stream = stream
 
     def write(self, text):
         try:
-            return self._stream.write(text)
+            return self._stream.write(terminal_safe(text, keep="\n\t"))
         except OSError as exc:
             raise _OutputLost() from exc
 
@@ -100,12 +103,19 @@ def _discard_stdout(stream) -> None:
         pass  # not a real file (a test's capture): nothing is flushed at exit
 
 
+class _SafeFormatter(logging.Formatter):
+    """A log line whose message (it may name files) is escaped onto one line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_safe(super().format(record))
+
+
 def _log_to_stderr() -> None:
     """Warnings of the `tfdebug` logger (e.g. stale temporary files removed) as 'tfdebug: ...' lines."""
     log = logging.getLogger("tfdebug")
     if not log.handlers:
         handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("tfdebug: %(message)s"))
+        handler.setFormatter(_SafeFormatter("tfdebug: %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.WARNING)
         log.propagate = False
@@ -114,6 +124,8 @@ def _log_to_stderr() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; every failure a user can cause is one sentence on stderr (exit 2)."""
     _log_to_stderr()
+    if hasattr(sys.stderr, "reconfigure"):  # a sentence holding a lone surrogate is written, not a traceback
+        sys.stderr.reconfigure(errors="backslashreplace")
     real = sys.stdout
     sys.stdout = _GuardedStdout(real)
     try:
@@ -130,7 +142,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    from tfdebug.commands.arguments import argv_problem
+
     argv = list(sys.argv[1:] if argv is None else argv)
+    problem = argv_problem(argv)
+    if problem:
+        print(f"tfdebug: {problem}", file=sys.stderr)
+        return 2
     parser = build_parser()
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv = ["gui", *argv]

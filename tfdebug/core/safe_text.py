@@ -32,9 +32,14 @@ def _escape(match: re.Match) -> str:
     return f"\\u{code:04x}"
 
 
-def terminal_safe(text: object, limit: int | None = None) -> str:
-    """`text` (or its str()) with every unsafe character written as an escape; cut to `limit` characters with '…'."""
+def terminal_safe(text: object, limit: int | None = None, keep: str = "") -> str:
+    """`text` (or its str()) with every unsafe character written as an escape; cut to `limit` characters with '…'.
+
+    `keep` lists control characters left as they are (a multi-line table keeps "\n").
+    """
     text = text if isinstance(text, str) else str(text)
     if limit is not None and len(text) > limit:
         text = text[:limit] + "…"
+    if keep:
+        return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
     return _UNSAFE.sub(_escape, text)
