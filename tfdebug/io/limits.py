@@ -16,11 +16,13 @@ from tfdebug.core.safe_text import has_unsafe as has_control, terminal_safe as e
 
 MAX_NAME_CHARS = 256
 MAX_STAGES = 50_000
-MAX_STRING_CHARS = 4096  # any other string in a manifest (formula, source line, config value, ...)
-MAX_TOKENS_PER_STREAM = 100_000
+MAX_STRING_CHARS = 4096  # a stage's descriptive fields (formula, source line, site, role)
+# A typed text may be as long as a model's context: ~4 characters a token, 2M-token contexts exist.
+MAX_TEXT_CHARS = 8_000_000
+MAX_TOKENS_PER_STREAM = 2_097_152
 MAX_STREAMS = 16
 MAX_NESTING = 32  # JSON containers inside the manifest (model_config is the deep part)
-MAX_ITEMS = 4_000_000  # JSON values in a manifest, all levels together
+MAX_ITEMS = 8_000_000  # JSON values in a manifest, all levels together (a long context's tokens are most)
 MAX_TENSOR_BYTES = 1 << 50  # 1 PiB: any shape claiming more is damage, not data
 # What a name_problem is about, by the `what` its callers pass.
 NAME_KINDS = {"stage name": Phrase("stage name", id="what.stage_name"),
@@ -104,8 +106,8 @@ def structure_problem(doc: object) -> str | None:
         if items > MAX_ITEMS:
             return Phrase("it holds more than {most} values", id="limits.too_many_values", most=f"{MAX_ITEMS:,}")
         if isinstance(value, str):
-            if len(value) > MAX_STRING_CHARS or has_control(value):  # the sentence only when there is a problem
-                return string_problem(value, Phrase("a text", id="what.text"))
+            if len(value) > MAX_TEXT_CHARS or has_control(value):  # the sentence only when there is a problem
+                return string_problem(value, Phrase("a text", id="what.text"), MAX_TEXT_CHARS)
         elif isinstance(value, (dict, list)):
             if depth >= MAX_NESTING:
                 return Phrase("it nests more than {most} levels deep", id="limits.too_deep", most=MAX_NESTING)

@@ -20,14 +20,13 @@ from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture
 from tfdebug.core.names import parse_token_ref
 from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo
-from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, name_problem, shape_problem, shown,
-                               stream_problem, string_problem, structure_problem, tokens_problem)
+from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, MAX_TEXT_CHARS, name_problem,
+                               shape_problem, shown, stream_problem, string_problem, structure_problem, tokens_problem)
 from tfdebug.io.recording import FORMAT_VERSION, Recording
 from tfdebug.io.safetensors_file import DTYPE_BY_NAME, is_int, json_object
 
 CPU = torch.device("cpu")
 V1_STREAMS = ("src", "tgt")
-MAX_INPUT_CHARS = 10_000
 
 
 class _Damaged(Exception):
@@ -122,7 +121,7 @@ def _check_streams(doc: dict, version: int) -> None:
         raise _Damaged(Phrase("'inputs' is not a map of field names to texts", id="manifest.inputs_not_map"))
     for field, text in inputs.items():
         _require(stream_problem(field) or string_problem(text, Phrase("the input '{field}'", id="what.input",
-                                                                       field=field), MAX_INPUT_CHARS))
+                                                                       field=field), MAX_TEXT_CHARS))
 
 
 def _check_stage(stage, i: int, streams: dict) -> None:
