@@ -2079,6 +2079,51 @@ output w·V = {output}</source>
         <translation>文件 {path} 是{label}，而不是一次记录的前向传播。</translation>
     </message>
     <message>
+        <source>The file {path} is not a tfdebug export: a member name is given twice.</source>
+        <comment>export.member_twice</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：有成员名出现了两次。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: array {name} does not hold exactly its shape&apos;s bytes.</source>
+        <comment>export.array_short</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：数组 {name} 的字节数与其形状不符。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: array {name} is not stored as its stage&apos;s {dtype} {shape}.</source>
+        <comment>export.array_mismatch</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：数组 {name} 没有按其阶段的 {dtype} {shape} 存储。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: it holds {n} members (at most {most}).</source>
+        <comment>export.too_many_members</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：它含有 {n} 个成员（最多 {most} 个）。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: its members declare {declared} bytes but the file holds {size}.</source>
+        <comment>export.declares_more</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：其成员声明 {declared} 字节，但文件只有 {size} 字节。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: member {name} is compressed (tfdebug writes exports uncompressed; a compressed member may expand without bound).</source>
+        <comment>export.compressed</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：成员 {name} 是压缩的（tfdebug 写出的导出文件不压缩；压缩成员可能无限膨胀）。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: member {name} is not a stage array.</source>
+        <comment>export.not_stage_array</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：成员 {name} 不是阶段数组。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: tensor {name} is not stored as its own data (it views {held} bytes as {shape}).</source>
+        <comment>export.not_own_storage</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：张量 {name} 不是以自己的数据存储的（它把 {held} 字节视为 {shape}）。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: {problem}.</source>
+        <comment>export.bad_key</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：{problem}。</translation>
+    </message>
+    <message>
         <source>The folder {folder} does not exist.</source>
         <comment>write.no_folder</comment>
         <translation>文件夹 {folder} 不存在。</translation>

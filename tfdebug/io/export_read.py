@@ -33,11 +33,6 @@ _NUMPY_DTYPES = {np.dtype(d): DTYPE_BY_NAME[d] for d in ("float64", "float32", "
                                                           "int8", "uint8", "bool")}
 
 
-def _damaged(path: str, id: str, problem: str, **params) -> SnapshotError:
-    return SnapshotError("The file {path} is not a tfdebug export: " + problem + ".", id="export." + id, path=path,
-                         **params)
-
-
 def _directory(f: BinaryIO, path: str) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
     """The archive's members after checking its directory: few enough, stored, no larger than the file."""
     size = os.fstat(f.fileno()).st_size
@@ -48,19 +43,23 @@ def _directory(f: BinaryIO, path: str) -> tuple[zipfile.ZipFile, list[zipfile.Zi
                             id="export.not_zip", path=path) from exc
     infos = archive.infolist()
     if len(infos) > MAX_MEMBERS:
-        raise _damaged(path, "too_many_members", "it holds {n} members (at most {most})", n=f"{len(infos):,}", most=f"{MAX_MEMBERS:,}")
+        raise SnapshotError("The file {path} is not a tfdebug export: it holds {n} members (at most {most}).",
+                            id="export.too_many_members", path=path, n=f"{len(infos):,}", most=f"{MAX_MEMBERS:,}")
     declared = 0
     for info in infos:
         if info.compress_type != zipfile.ZIP_STORED or info.compress_size != info.file_size:
-            raise _damaged(path, "compressed", "member {name} is compressed (tfdebug writes exports uncompressed; a compressed "
-                           "member may expand without bound)", name=terminal_safe(repr(info.filename), 80))
+            raise SnapshotError("The file {path} is not a tfdebug export: member {name} is compressed (tfdebug "
+                                "writes exports uncompressed; a compressed member may expand without bound).",
+                                id="export.compressed", path=path, name=terminal_safe(repr(info.filename), 80))
         declared += info.file_size
     if declared > size:
-        raise _damaged(path, "declares_more", "its members declare {declared} bytes but the file holds {size}",
-                       declared=f"{declared:,}", size=f"{size:,}")
+        raise SnapshotError("The file {path} is not a tfdebug export: its members declare {declared} bytes but "
+                            "the file holds {size}.", id="export.declares_more", path=path,
+                            declared=f"{declared:,}", size=f"{size:,}")
     names = [i.filename for i in infos]
     if len(set(names)) != len(names):
-        raise _damaged(path, "member_twice", "a member name is given twice")
+        raise SnapshotError("The file {path} is not a tfdebug export: a member name is given twice.",
+                            id="export.member_twice", path=path)
     refuse_mostly_holes(os.fstat(f.fileno()), size, file_phrase(path))
     return archive, infos
 
@@ -82,7 +81,8 @@ def read_npz(f: BinaryIO, path: str) -> tuple[dict[str, Tensor], dict | None]:
         stem = info.filename.removesuffix(".npy")
         problem = None if stem == EXPORT_MANIFEST_KEY else name_problem(stem, "tensor name")
         if not info.filename.endswith(".npy") or problem:
-            raise _damaged(path, "not_stage_array", "member {name} is not a stage array", name=terminal_safe(repr(info.filename), 80))
+            raise SnapshotError("The file {path} is not a tfdebug export: member {name} is not a stage array.",
+                                id="export.not_stage_array", path=path, name=terminal_safe(repr(info.filename), 80))
         by_name[stem] = info
     manifest_info = by_name.pop(EXPORT_MANIFEST_KEY, None)
     if manifest_info is None or manifest_info.file_size > MAX_HEADER_BYTES:
@@ -103,13 +103,15 @@ def read_npz(f: BinaryIO, path: str) -> tuple[dict[str, Tensor], dict | None]:
             shape, fortran, dtype = _npy_header(member)
             want = DTYPE_BY_NAME[stage.get("stored_dtype", stage["dtype"])]
             if _NUMPY_DTYPES.get(dtype) != want or tuple(shape) != tuple(stage["shape"]) or fortran:
-                raise _damaged(path, "array_mismatch", "array {name} is not stored as its stage's {dtype} {shape}", name=name,
-                               dtype=str(want).removeprefix("torch."), shape=tuple(stage["shape"]))
+                raise SnapshotError("The file {path} is not a tfdebug export: array {name} is not stored as its "
+                                    "stage's {dtype} {shape}.", id="export.array_mismatch", path=path, name=name,
+                                    dtype=str(want).removeprefix("torch."), shape=tuple(stage["shape"]))
             tensor = torch.empty(tuple(shape), dtype=want)
             if tensor.numel():
                 data = memoryview(tensor.reshape(-1).view(torch.uint8).numpy())
                 if member.readinto(data) != len(data) or member.read(1):
-                    raise _damaged(path, "array_short", "array {name} does not hold exactly its shape's bytes", name=name)
+                    raise SnapshotError("The file {path} is not a tfdebug export: array {name} does not hold "
+                                        "exactly its shape's bytes.", id="export.array_short", path=path, name=name)
         tensors[name] = tensor
     return tensors, doc
 
@@ -127,13 +129,15 @@ def read_pt(f: BinaryIO, path: str) -> tuple[dict[str, Tensor], object]:
             return None, None
         problem = name_problem(name, "tensor name")
         if problem:
-            raise _damaged(path, "bad_key", "{problem}", problem=problem)
+            raise SnapshotError("The file {path} is not a tfdebug export: {problem}.", id="export.bad_key", path=path,
+                                problem=problem)
         own = tensor.numel() * tensor.element_size()
         if (tensor.layout != torch.strided or not _dense(tensor) or tensor.storage_offset()
                 or tensor.untyped_storage().nbytes() != own):
-            raise _damaged(path, "not_own_storage", "tensor {name} is not stored as its own data (it views {held} bytes as {shape})",
-                           name=terminal_safe(repr(name), 80), held=f"{tensor.untyped_storage().nbytes():,}",
-                           shape=tuple(tensor.shape))
+            raise SnapshotError("The file {path} is not a tfdebug export: tensor {name} is not stored as its own "
+                                "data (it views {held} bytes as {shape}).", id="export.not_own_storage", path=path,
+                                name=terminal_safe(repr(name), 80), held=f"{tensor.untyped_storage().nbytes():,}",
+                                shape=tuple(tensor.shape))
     return data, manifest
 
 
