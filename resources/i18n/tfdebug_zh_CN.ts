@@ -2029,6 +2029,11 @@ output w·V = {output}</source>
         <translation>CSV 数值是 {rows} × {cols}；显示的切片是 {want_rows} × {want_cols}。</translation>
     </message>
     <message>
+        <source>The config names the architecture &apos;{name}&apos;, which in transformers is not a model class.</source>
+        <comment>hf.config_not_model_class</comment>
+        <translation>配置指定的架构 &apos;{name}&apos; 在 transformers 中不是模型类。</translation>
+    </message>
+    <message>
         <source>The demo model is not bundled with this installation; use --model random.</source>
         <comment>model.no_demo</comment>
         <translation>此安装未附带演示模型；请使用 --model random。</translation>

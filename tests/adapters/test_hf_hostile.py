@@ -98,9 +98,16 @@ def test_a_config_value_the_model_cannot_use_is_one_sentence(folder, capsys, cha
     assert words in refused(folder, capsys)
 
 
-def test_architectures_naming_a_function_falls_back_to_the_family_head(folder, capsys):
-    edit_config(folder, architectures=["pipeline"], attn_implementation="flash_attention_2")
-    # A folder's choice of attention kernel is not used: tfdebug runs its own tapped attention.
+def test_architectures_naming_something_else_in_transformers_is_one_sentence(folder, capsys):
+    edit_config(folder, architectures=["pipeline"])
+    assert "'pipeline', which in transformers is not a model class" in refused(folder, capsys)
+
+
+def test_an_unknown_architecture_and_a_flash_attention_setting_still_load(folder, capsys):
+    # A newer or custom class name falls back to the family's head; a folder's choice of attention
+    # kernel is not used (tfdebug runs its own tapped attention), so flash_attention_2 needs no package.
+    edit_config(folder, architectures=["GPT2FromTheFutureLMHeadModel"], attn_implementation="flash_attention_2",
+                _attn_implementation="flash_attention_2")
     assert cli.main(["stages", "--model", f"hf:{folder}"]) == 0, capsys.readouterr().err
 
 

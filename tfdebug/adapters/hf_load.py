@@ -179,7 +179,8 @@ def execution_device(module: nn.Module) -> torch.device:
 def _model_class(config):
     """The model class named in config.architectures when transformers has it, else the family's usual head.
 
-    Only a PreTrainedModel subclass counts: `architectures: ["pipeline"]` names a function.
+    A name transformers does not have (a newer or custom class) falls back to the family's
+    head; a name it has for something else (`architectures: ["pipeline"]`, a function) is refused.
     """
     import transformers
 
@@ -187,6 +188,9 @@ def _model_class(config):
         cls = getattr(transformers, name, None)
         if isinstance(cls, type) and issubclass(cls, transformers.PreTrainedModel):
             return cls
+        if cls is not None:
+            raise ModelLoadError("The config names the architecture '{name}', which in transformers is not a model "
+                                 "class.", id="hf.config_not_model_class", name=name)
     if config.model_type == "t5":
         return transformers.AutoModelForSeq2SeqLM
     if config.model_type == "bert":

@@ -67,6 +67,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'The CSV file holds {rows} rows × {cols} columns; the shown slice is {want_rows} × {want_cols}.', 'edit.csv_shape')
     translate('errors', "The CSV labels do not match the slice's size.", 'export.csv_labels')
     translate('errors', 'The CSV values are {rows} × {cols}; the shown slice is {want_rows} × {want_cols}.', 'edit.csv_values_shape')
+    translate('errors', "The config names the architecture '{name}', which in transformers is not a model class.", 'hf.config_not_model_class')
     translate('errors', 'The demo model is not bundled with this installation; use --model random.', 'model.no_demo')
     translate('errors', 'The device name is empty; use cpu, cuda, cuda:N, mps or auto.', 'device.empty')
     translate('errors', 'The disk is full: {name} was not written and any earlier file there is unchanged.', 'write.disk_full')
