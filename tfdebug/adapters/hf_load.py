@@ -155,10 +155,10 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
         raise UnsupportedModelError(
             "tfdebug cannot tap Hugging Face model type '{model_type}': supported are {supported}.",
             id="hf.unsupported_type", model_type=model_type, supported=", ".join(sorted(FAMILIES)))
+    tokenizer = load_tokenizer(folder)  # before any model class is imported: the cheaper refusal first
     config = _config_object(config_dict, folder)
     model_class = _model_class(config)
     _check_size(model_class, config, weights, folder)
-    tokenizer = load_tokenizer(folder)
     with foreign_call(ModelLoadError, "Could not load the weights in {folder}: {reason}", id="hf.weights_failed",
                       folder=str(folder)):
         model = model_class.from_pretrained(str(folder), config=config, local_files_only=True, use_safetensors=True,
