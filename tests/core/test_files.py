@@ -86,3 +86,27 @@ def test_tfdebug_errors_and_interrupts_pass_through():
     with pytest.raises(KeyboardInterrupt):
         with foreign_call(ModelLoadError, "{reason}", id="test.failed"):
             raise KeyboardInterrupt
+
+
+def test_a_native_panic_inside_the_forward_fails_the_pass_in_words():
+    # A Rust or C++ extension's panic is a BaseException: the forward thread must not die silently.
+    from tfdebug.core.errors import ForwardFailedError
+    from tfdebug.core.stepper import FAILED, Stepper
+    from tfdebug.models.loader import load_model
+
+    loaded = load_model("random")
+
+    def panic(module, inputs, output):
+        raise PanicException("tokenizer panicked at 'byte index 3 is not a char boundary'")
+
+    handle = loaded.model.transformer.decoder.layers[0].feed_forward.w1.register_forward_hook(panic)
+    try:
+        prepared = loaded.prepare("I love you", "我")
+        stepper = Stepper(loaded.model, lambda: loaded.model(prepared.src, prepared.tgt))
+        stepper.start()
+        stepper.wait()
+        stepper.continue_()
+        assert stepper.wait() == FAILED
+        assert isinstance(stepper.error, ForwardFailedError) and "panicked" in stepper.error.message
+    finally:
+        handle.remove()

@@ -117,3 +117,19 @@ def test_open_with_a_screenshot_over_its_snapshot_is_refused_before_the_window(s
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and ("being read" in err or "symbolic link" in err)
     assert snapshot.read_bytes() == before
+
+
+def test_a_native_panic_in_background_work_reaches_the_window_as_a_failure(qtbot):
+    from tfdebug.ui.workers.jobs import Job
+
+    class PanicException(BaseException):  # what pyo3 raises for a Rust panic (a tokenizer's regex)
+        pass
+
+    def work(job):
+        raise PanicException("regex panicked")
+
+    job = Job(work, name="panics")
+    with qtbot.waitSignal(job.failed, timeout=10000) as failed:
+        job.start()
+    assert "PanicException: regex panicked" in failed.args[1]
+    assert job.wait(5)

@@ -26,6 +26,9 @@ def reason_of(exc: BaseException) -> str:
     return terminal_safe(text, REASON_CHARS)
 
 
+INTERRUPTS = (KeyboardInterrupt, SystemExit, GeneratorExit)  # what a catch-all must let through
+
+
 @contextmanager
 def foreign_call(error: type[TfdebugError], template: str, *, id: str, **params) -> Iterator[None]:
     """Run the block; any failure but tfdebug's own and an interrupt becomes `error(template, reason=…)`.
@@ -36,7 +39,7 @@ def foreign_call(error: type[TfdebugError], template: str, *, id: str, **params)
         yield
     except TfdebugError:
         raise
-    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+    except INTERRUPTS:
         raise
     except BaseException as exc:  # noqa: BLE001 - a Rust panic is a BaseException
         raise error(template, id=id, reason=reason_of(exc), **params) from None
