@@ -43,6 +43,11 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.commands.common import budget_from_args, settings_from_args
 
     budget_from_args(args)  # a negative budget is refused before the window opens
+    if args.screenshot is not None:
+        from tfdebug.core.errors import ExportError
+        from tfdebug.io.atomic import check_output
+
+        check_output(args.screenshot, ExportError)  # a link, pipe or device is refused before the window opens
     return run_app(model=args.model, texts=given_texts(args), device=args.device, goto=args.goto,
                    generation=settings_from_args(args) if args.generate else None,
                    screenshot=args.screenshot, lang=args.lang, max_capture_mb=args.max_capture_mb)

@@ -17,8 +17,8 @@ from tfdebug.core.errors import SnapshotError
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.names import parse_token_ref
 from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo
-from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, name_problem, shape_problem, shown,
-                               stream_problem, string_problem, structure_problem, tokens_problem)
+from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, MAX_TEXT_CHARS, name_problem,
+                               shape_problem, shown, stream_problem, string_problem, structure_problem, tokens_problem)
 from tfdebug.io.recording import FORMAT_VERSION, Recording
 from tfdebug.io.safetensors_file import ITEMSIZE_BY_NAME, dtype_name, is_int, json_object, torch_dtype
 
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     import torch
 
 V1_STREAMS = ("src", "tgt")
-MAX_INPUT_CHARS = 10_000
 
 
 class _Damaged(Exception):
@@ -121,7 +120,7 @@ def _check_streams(doc: dict, version: int) -> None:
         raise _Damaged(Phrase("'inputs' is not a map of field names to texts", id="manifest.inputs_not_map"))
     for field, text in inputs.items():
         _require(stream_problem(field) or string_problem(text, Phrase("the input '{field}'", id="what.input",
-                                                                       field=field), MAX_INPUT_CHARS))
+                                                                       field=field), MAX_TEXT_CHARS))
 
 
 def _check_stage(stage, i: int, streams: dict) -> None:
@@ -196,14 +195,19 @@ def _check_description(stage: dict, name: str) -> None:
     if not isinstance(tokens, dict) or not all(isinstance(v, str) for v in tokens.values()):
         raise _Damaged(Phrase("stage '{name}' has token labels that are not a map of axis to stream",
                               id="manifest.bad_token_labels", name=name))
+    if not isinstance(stage.get("finite", False), bool):
+        raise _Damaged(Phrase("stage '{name}' has a 'finite' mark that is not true or false",
+                              id="manifest.bad_finite", name=name))
     if not isinstance(stage.get("edited", False), bool):
         raise _Damaged(Phrase("stage '{name}' has an 'edited' mark that is not true or false",
                               id="manifest.bad_edited", name=name))
 
 
-def checked_manifest(recording: Recording, stored_dtypes: dict[str, str] | None = None) -> dict:
+def checked_manifest(recording: Recording, stored_dtypes: dict[str, str] | None = None,
+                     finite: dict[str, bool] | None = None) -> dict:
     """`recording.manifest(...)` after the checks a file gets on opening (what is written must reopen)."""
-    return check_manifest(recording.manifest(stored_dtypes), Phrase("This pass", id="where.pass"), writing=True)
+    return check_manifest(recording.manifest(stored_dtypes, finite), Phrase("This pass", id="where.pass"),
+                          writing=True)
 
 
 def stage_info(stage: dict) -> StageInfo:

@@ -121,11 +121,12 @@ class Recording:
         self.close()
 
     # ----- manifest --------------------------------------------------------------------
-    def manifest(self, stored_dtypes: dict[str, str] | None = None) -> dict:
+    def manifest(self, stored_dtypes: dict[str, str] | None = None, finite: dict[str, bool] | None = None) -> dict:
         """The JSON manifest: format, versions, model, device, dtype, tokens and stages in order.
 
         `stored_dtypes` notes stages whose stored tensors use another dtype than the
-        captured one (an .npz holds bfloat16 as float32).
+        captured one (an .npz holds bfloat16 as float32); `finite` whether a floating
+        stage held only finite values when written (what `tfdebug info --verify` checks).
         """
         stages = []
         for capture in self.captures:
@@ -135,6 +136,8 @@ class Recording:
                      "dtype": dtype_name(capture.dtype), **info, "edited": bool(capture.edited)}
             if stored_dtypes and capture.name in stored_dtypes:
                 entry["stored_dtype"] = stored_dtypes[capture.name]
+            if finite and capture.name in finite:
+                entry["finite"] = finite[capture.name]
             stages.append(entry)
         doc = {
             "format_version": FORMAT_VERSION,

@@ -15,12 +15,12 @@ from __future__ import annotations
 import functools
 import json
 import os
-import stat
 import struct
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, Callable, NamedTuple, Sequence
 
+from tfdebug.core import files
 from tfdebug.core.errors import SnapshotError, TfdebugError
 from tfdebug.core.phrases import Phrase, os_reason
 from tfdebug.io.atomic import ProgressCallback, report
@@ -183,38 +183,14 @@ def file_phrase(path: str | os.PathLike) -> Phrase:
 
 
 def open_regular(path: str | os.PathLike, error: type[TfdebugError] = SnapshotError) -> BinaryIO:
-    """Open `path` for reading only if it is a regular file (a FIFO or device would hang or never end).
-
-    O_NONBLOCK keeps opening a FIFO from waiting for a writer; it is cleared again for reading.
-    """
-    shown = os.fspath(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except IsADirectoryError as exc:
-        raise error("{path} is a folder, not a snapshot file.", id="read.is_folder", path=shown) from exc
-    except FileNotFoundError as exc:
-        raise error("There is no file {path}.", id="read.no_file", path=shown) from exc
-    except OSError as exc:
-        raise error("Cannot read {path}: {reason}.", id="read.failed", path=shown, reason=os_reason(exc)) from exc
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise error("{path} is a folder, not a snapshot file.", id="read.is_folder", path=shown)
-        if not stat.S_ISREG(mode):
-            raise error("{path} is not a regular file (a pipe, device or socket); tfdebug reads only files.",
-                        id="read.not_regular", path=shown)
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+    """Open `path` for reading only if it is a regular file (see tfdebug.core.files.open_regular)."""
+    return files.open_regular(path, error)
 
 
 SPARSE_CHECK_BYTES = 256 * 1024 * 1024  # smaller files are read quickly whatever they hold
 
 
-def _refuse_mostly_holes(st: os.stat_result, data_len: int, where: str) -> None:
+def refuse_mostly_holes(st: os.stat_result, data_len: int, where: str) -> None:
     """Refuse a large file that is mostly holes: it claims gigabytes it never stored.
 
     tfdebug writes every byte, so a snapshot is never sparse; reading one that is
@@ -269,7 +245,7 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
         raise SnapshotError("{where} is damaged: its metadata is not a map of strings.",
                             id="safetensors.bad_metadata", where=where)
     data_len = size - 8 - n
-    _refuse_mostly_holes(st, data_len, where)
+    refuse_mostly_holes(st, data_len, where)
     if len(doc) > MAX_STAGES:
         raise SnapshotError("{where} is damaged: it holds {count} tensors (at most {limit}).",
                             id="safetensors.too_many", where=where, count=f"{len(doc):,}", limit=f"{MAX_STAGES:,}")
@@ -299,6 +275,32 @@ def _host_bytes(tensor: Tensor):
     if t.numel() == 0:
         return memoryview(b"")
     return memoryview(t.reshape(-1).view(torch.uint8).numpy())
+
+
+READ_CHUNK_BYTES = 1 << 30  # one read call stays under Linux's ~2 GiB per-call limit
+
+
+def read_into(f: BinaryIO, offset: int, tensor: Tensor) -> bool:
+    """Fill the (CPU, contiguous) `tensor` with the file's bytes from `offset`; False when the file ends first.
+
+    Reads with pread into the tensor's own memory: one copy, no memory map (a mapped file
+    truncated underneath faults when touched), the file position left alone.
+    """
+    if tensor.numel() == 0:
+        return True
+    view = memoryview(tensor.reshape(-1).view(torch.uint8).numpy())
+    fd, done = f.fileno(), 0
+    while done < len(view):
+        piece = view[done:done + READ_CHUNK_BYTES]
+        if hasattr(os, "preadv"):
+            n = os.preadv(fd, [piece], offset + done)
+        else:  # no preadv (macOS before 11, Windows): seek and read on the file object
+            f.seek(offset + done)
+            n = f.readinto(piece)
+        if not n:
+            return False
+        done += n
+    return True
 
 
 class Item(NamedTuple):
