@@ -286,6 +286,8 @@ def read_into(f: BinaryIO, offset: int, tensor: Tensor) -> bool:
     Reads with pread into the tensor's own memory: one copy, no memory map (a mapped file
     truncated underneath faults when touched), the file position left alone.
     """
+    import torch
+
     if tensor.numel() == 0:
         return True
     view = memoryview(tensor.reshape(-1).view(torch.uint8).numpy())
