@@ -243,13 +243,14 @@ class SumResidual:
         def hook(module, args, output):
             out = _first(output)
             stream = stash.get(key)
-            if stream is None or stream.shape != out.shape:
+            if stream is None or stream.numel() != out.numel():
                 return output
-            resid = stream + out * scale if scale != 1.0 else stream + out  # (B, T, D): the model's own sum
+            flat = out.reshape(stream.shape)  # OPT adds in (B·T, D)
+            resid = stream + flat * scale if scale != 1.0 else stream + flat  # (B, T, D): the model's own sum
             shown = resid_tap(resid)
             if shown is resid:
                 return output
-            return _with_first(output, (shown - stream) / scale)
+            return _with_first(output, ((shown - stream) / scale).reshape(out.shape))
 
         return [taps[self.previous].register_forward_hook(remember),
                 model.get_submodule(self.path).register_forward_hook(hook)]

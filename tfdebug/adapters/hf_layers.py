@@ -26,9 +26,21 @@ from tfdebug.adapters.hf_probe import Call
 from tfdebug.core.errors import UnsupportedModelError
 
 
+def like(x: Tensor | None, ref: Tensor) -> Tensor | None:
+    """`x` in `ref`'s shape when it is the same tokens × features, flattened or not (OPT's (B·T, D) stream)."""
+    if not isinstance(x, Tensor) or not isinstance(ref, Tensor):
+        return None
+    if x.shape == ref.shape:
+        return x
+    if x.numel() == ref.numel() and x.dim() and ref.dim() and x.shape[-1] == ref.shape[-1]:
+        return x.reshape(ref.shape)
+    return None
+
+
 def close(a: Tensor | None, b: Tensor | None) -> bool:
     """The same tensor, or equal values up to rounding (tolerance by dtype)."""
-    if a is None or b is None or not isinstance(a, Tensor) or not isinstance(b, Tensor) or a.shape != b.shape:
+    a = like(a, b)
+    if a is None or b is None:
         return False
     if a is b:
         return True
@@ -109,7 +121,8 @@ class LayerPlanner:
         """(call reading the sum or None for the layer's output, the sum, the module added, its scalar)."""
         for c in self._calls(lo, layer.end + 1):
             x = c.input
-            if x is None or x.shape != stream.shape or x is stream or self.rec.produced(x) is not None:
+            if like(x, stream) is None or x is stream or (self.rec.produced(x) is not None
+                                                          and not self._wraps(self.rec.produced(x), lo)):
                 continue
             added = self._added(stream, x, lo, c.index, exclude)
             if added:
@@ -117,12 +130,18 @@ class LayerPlanner:
         added = self._added(stream, layer.out, lo, layer.end + 1, exclude)
         return (None, layer.out, *added) if added else None
 
+    def _wraps(self, producer: Call, lo: int) -> bool:
+        """Whether `producer` is a wrapper that returns the sum itself (T5's T5LayerSelfAttention): it started
+        before the sublayer's output projection and ended after it."""
+        return producer.index < lo <= producer.end
+
     def _added(self, stream: Tensor, total: Tensor, lo: int, hi: int, exclude: Call | None = None):
-        diff = total.double() - stream.double()
+        diff = like(total, stream).double() - stream.double()
         for m in self._calls(lo, hi):
-            if m is exclude or m.out is None or m.out.shape != stream.shape or conv.is_dropout(m.module):
+            out = like(m.out, stream)
+            if m is exclude or out is None or conv.is_dropout(m.module):
                 continue
-            scale = _scale(diff, m.out)
+            scale = _scale(diff, out)
             if scale is not None:
                 return m, scale
         return None
@@ -183,6 +202,7 @@ class LayerPlanner:
                 kind, formula = conv.norm_kind(norm.module)
                 self.b.output(norm.path, f"{prefix}.norm", kind, STREAM, formula, t, inputs=(option.stage,))
             shape = self._shape(call, module_call, projections, mask, scaling, kwargs)
+            shape.bias = shape.bias and not cross  # T5's cross-attention adds only the mask there
             self._projections(prefix, module_call, projections, shape, cross, call,
                               ".norm" if norm is not None else option.stage)
             self.b.site(prefix, call.module, shape, self.stream, "src" if cross else self.stream,
