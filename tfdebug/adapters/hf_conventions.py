@@ -36,8 +36,20 @@ SHARED_EXPERT = frozenset({"shared_expert", "shared_experts"})
 POSITION_EMBEDDINGS = frozenset({"wpe", "position_embeddings", "embed_positions", "pos_embed"})
 TYPE_EMBEDDINGS = frozenset({"token_type_embeddings"})
 
-# Models tfdebug refuses with the part named: they compute attention in their own code.
+# Models tfdebug refuses before loading them, with the part named: they compute attention in their own
+# code (any other model that does is refused after one probing run, see hf_probe).
 OWN_ATTENTION = {"bloom": "BloomAttention", "falcon": "FalconAttention", "deberta-v2": "DisentangledSelfAttention"}
+
+
+def refuse_before_loading(model_type: str) -> None:
+    """UnsupportedModelError for a model type known to compute attention in its own code."""
+    from tfdebug.core.errors import UnsupportedModelError
+
+    if model_type in OWN_ATTENTION:
+        raise UnsupportedModelError(
+            "tfdebug cannot tap Hugging Face model type '{model_type}': its attention ({part}) is computed in its "
+            "own code, not through transformers' attention interface.", id="hf.own_attention",
+            model_type=model_type, part=OWN_ATTENTION[model_type])
 
 
 def last(path: str) -> str:

@@ -189,38 +189,6 @@ class ProjectionSplit:
 
 
 @dataclass(frozen=True)
-class AttentionResidual:
-    """A pre-norm block's attention: its output is stage `stage`, and block input + output stage `resid`.
-
-    The model adds the block's input to the attention's output itself; a replaced residual
-    is handed back as (resid − block input) so that the model's own sum gives it.
-    """
-
-    path: str
-    stage: str
-    resid: str
-    block: str
-
-    def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
-        tap, resid_tap, key = taps[self.stage], taps[self.resid], self.block
-
-        def remember(module, args, kwargs):
-            stash[key] = _input_of(args, kwargs)
-
-        def hook(module, args, output):
-            out = tap(_first(output))
-            block_input = stash.pop(key)
-            resid = out + block_input  # (B, T, D): the model's own sum
-            shown = resid_tap(resid)
-            if shown is not resid:
-                out = shown - block_input
-            return _with_first(output, out)
-
-        return [model.get_submodule(self.block).register_forward_pre_hook(remember, with_kwargs=True),
-                model.get_submodule(self.path).register_forward_hook(hook)]
-
-
-@dataclass(frozen=True)
 class SumResidual:
     """A residual sum the model makes between modules: stage `previous` + `scale` × the output of `path`.
 
@@ -303,7 +271,7 @@ class ModelLogits:
         return [model.register_forward_hook(hook)]
 
 
-Hook = Output | Input | FusedQKV | ProjectionSplit | AttentionResidual | SumResidual | Router | ModelLogits | StackMarker
+Hook = Output | Input | FusedQKV | ProjectionSplit | SumResidual | Router | ModelLogits | StackMarker
 
 
 @contextmanager

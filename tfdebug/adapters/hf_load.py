@@ -100,14 +100,9 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
     """(model, tokenizer) from a checked folder, on `device` in `dtype`, in eval mode."""
     require_transformers()
     config_dict = check_folder(folder)
-    from tfdebug.adapters.hf_names import FAMILIES
+    from tfdebug.adapters.hf_conventions import refuse_before_loading
 
-    model_type = config_dict.get("model_type", "")
-    if model_type not in FAMILIES:
-        raise UnsupportedModelError(
-            "tfdebug cannot tap Hugging Face model type '{model_type}': supported are {supported}.",
-            id="hf.unsupported_type", model_type=model_type or Phrase("unknown", id="hf.unknown_type"),
-            supported=", ".join(sorted(FAMILIES)))
+    refuse_before_loading(config_dict.get("model_type", ""))
     import transformers
     from tokenizers import Tokenizer
 

@@ -71,7 +71,9 @@ class Probe:
 
 def probe_inputs(model: nn.Module) -> dict:
     """A few token ids every tiny test vocabulary holds (1 … 6), and a decoder input for encoder–decoders."""
-    device = next(model.parameters()).device
+    from tfdebug.adapters.hf_load import execution_device
+
+    device = execution_device(model.get_input_embeddings())  # not the weights' device under a device_map
     ids = torch.arange(1, PROBE_TOKENS + 1, device=device)[None]  # (1, T)
     kwargs: dict = {"input_ids": ids}
     if getattr(model.config, "is_encoder_decoder", False):

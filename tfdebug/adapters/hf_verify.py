@@ -63,11 +63,22 @@ def stages_kept(taps: Mapping[str, nn.Module], names, into: dict) -> Iterator[No
             handle.remove()
 
 
+_FLAG = "_output_capturing_hooks_installed"
+
+
 @contextmanager
 def eager(model: nn.Module) -> Iterator[None]:
-    """The model runs with transformers' eager attention inside the block (restored in `finally`)."""
+    """The model runs with transformers' eager attention inside the block; its attention implementation,
+    and its modules' hooks, are as before afterwards (in `finally`).
+
+    transformers collects `output_attentions`/`output_hidden_states` with forward hooks it installs on
+    the first such call and keeps; tfdebug leaves no hooks behind, so they go again (with the flag that
+    says they are there, so that the model's own later calls install them anew).
+    """
     configs = model_configs(model)
     before = [c._attn_implementation_internal for c in configs]
+    modules = list(model.modules())
+    hooks = [(set(m._forward_hooks), set(m._forward_pre_hooks), m.__dict__.get(_FLAG)) for m in modules]
     try:
         for config in configs:
             config._attn_implementation_internal = "eager"
@@ -75,6 +86,18 @@ def eager(model: nn.Module) -> Iterator[None]:
     finally:
         for config, name in zip(configs, before):
             config._attn_implementation_internal = name
+        for module, (post, pre, flag) in zip(modules, hooks):
+            for key in set(module._forward_hooks) - post:
+                module._forward_hooks.pop(key, None)
+                module._forward_hooks_with_kwargs.pop(key, None)
+                module._forward_hooks_always_called.pop(key, None)
+            for key in set(module._forward_pre_hooks) - pre:
+                module._forward_pre_hooks.pop(key, None)
+                module._forward_pre_hooks_with_kwargs.pop(key, None)
+            if flag is None:
+                module.__dict__.pop(_FLAG, None)
+            else:
+                module.__dict__[_FLAG] = flag
 
 
 def _diff(seen: Tensor, expected: Tensor, keep: Tensor | None) -> float:
