@@ -174,7 +174,8 @@ class Builder:
                                    inputs=(before_mask,))
         if shape.softcap:
             before_mask = ".softcap"
-        where = (f"outside a causal window of {shape.window} keys" if shape.window
+        side = "causal " if q_tokens in ("prompt", "tgt") else ""
+        where = (f"outside a {side}window of {shape.window} keys" if shape.window
                  else "where a query may not look")
         taps["masked"] = self.tap(f"{prefix}.masked", "mask", MATRIX, f"S + M  (M: finfo.min {where})", tqk,
                                   inputs=(before_mask,))

@@ -116,7 +116,13 @@ class Planner:
             raise _refuse("cannot find where {model} looks up its token embeddings before {path}.", "no_embedding",
                           model=type(self.model).__name__, path=first_layer.path)
         b = self.b
-        b.output(embed.path, f"{prefix}.embed", "embedding", STREAM, "E[token]", t, within)
+        formula = "E[token]"
+        ids, weight = embed.input, getattr(embed.module, "weight", None)
+        if isinstance(weight, Tensor) and isinstance(ids, Tensor) and not ids.is_floating_point():
+            scale = _scale(embed.out, nn.functional.embedding(ids, weight.detach()))
+            if scale is not None and scale != 1.0:  # Gemma's and BART's scaled embeddings multiply inside
+                formula = f"E[token] × {scale:.6g}  (the embedding's own multiplier)"
+        b.output(embed.path, f"{prefix}.embed", "embedding", STREAM, formula, t, within)
         last, value = f"{prefix}.embed", embed.out
         added = []
         for call in region:
@@ -243,6 +249,8 @@ def _scale(x: Tensor, y: Tensor) -> float | None:
         return None
     x, y = x.double(), y.double()
     c = float((x * y).sum() / (y * y).sum().clamp_min(1e-30))
+    if abs(c - 1.0) < 1e-6:
+        c = 1.0
     return c if close(x, y * c) else None
 
 
