@@ -118,3 +118,9 @@ def test_refused_with_the_part_named(arch):
         wrap(model, hf_tiny.word_tokenizer())
     assert arch.refused in info.value.message
     assert hf_tiny.no_hooks_left(model)
+
+
+def test_the_models_page_lists_this_table():
+    """docs/models.md is rendered from ARCHITECTURES (python -m tests.adapters.hf_archs regenerates it)."""
+    text = hf_archs.DOC.read_text(encoding="utf-8")
+    assert text == hf_archs.render_doc(text), "docs/models.md is stale: run python -m tests.adapters.hf_archs"
