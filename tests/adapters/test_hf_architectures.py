@@ -59,6 +59,7 @@ def test_captured_with_every_sub_stage_and_verified_stage_by_stage(arch):
     model, adapter, session, by_name = _built(arch)
     names = list(by_name)
     assert all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*", n) for n in names)
+    assert [n for n, c in by_name.items() if len(c.info.axes) != len(c.shape)] == []  # every axis named
     blocks = {n.rsplit(".", 1)[0] for n in names if n.endswith(".probs")}
     assert blocks, "no attention block"
     for block in blocks:

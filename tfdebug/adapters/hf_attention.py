@@ -110,10 +110,8 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     elif site.rotary:
         query = taps["q_rotary"](query)  # (B, H, Tq, Dh) after the rotation
         key = taps["k_rotary"](key)  # (B, H_kv, Tk, Dh)
-        if not site.split_upstream:
+        if not site.split_upstream:  # a fused projection's splits are all shown there
             value = taps["v_split"](value)  # (B, H_kv, Tk, Dh)
-    elif site.split_upstream:  # the splits were shown at the fused projection
-        pass
     else:
         query = taps["q_split"](query)  # (B, H, Tq, Dh)
         key = taps["k_split"](key)  # (B, H, Tk, Dh)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from torch import nn
 
 from tfdebug.adapters.hf_attention import AttentionSite
-from tfdebug.adapters.hf_hooks import FusedQKV, Hook, Input, Output, ProjectionSplit
+from tfdebug.adapters.hf_hooks import FusedQKV, Hook, Input, Output
 from tfdebug.core.tap import Tap
 
 STREAM = ("batch", "token", "model")
@@ -77,9 +77,16 @@ class AttentionShape:
 class Builder:
     """Collects taps and hooks for one model; each method adds one stage (or one group)."""
 
-    def __init__(self, model: nn.Module, streams: tuple[str, ...]):
+    def __init__(self, model: nn.Module, streams: tuple[str, ...], dims: dict[str, tuple[int, int]] | None = None):
         self.model = model
         self.plan = TapPlan(streams=streams)
+        #: module path → (dims of its input, of its output) in the probe: a (B·T, D) tensor (OPT's FFN)
+        #: has no batch axis
+        self.dims = dims or {}
+
+    def _axes(self, path: str, axes: tuple[str, ...], which: int) -> tuple[str, ...]:
+        dims = self.dims.get(path, (len(axes), len(axes)))[which]
+        return axes[1:] if axes and axes[0] == "batch" and dims == len(axes) - 1 else axes
 
     def tap(self, name: str, kind: str, axes: tuple[str, ...], formula: str, tokens: dict[str, str],
             path: str | None = None, **extra) -> Tap:
@@ -93,12 +100,12 @@ class Builder:
 
     def output(self, path: str, name: str, kind: str, axes, formula: str, tokens: dict, within: str | None = None,
                **extra) -> None:
-        self.tap(name, kind, axes, formula, tokens, path, **extra)
+        self.tap(name, kind, self._axes(path, axes, 1), formula, tokens, path, **extra)
         self.plan.hooks.append(Output(path, name, within))
 
     def input(self, path: str, name: str, kind: str, axes, formula: str, tokens: dict, within: str | None = None,
               **extra) -> None:
-        self.tap(name, kind, axes, formula, tokens, path, **extra)
+        self.tap(name, kind, self._axes(path, axes, 0), formula, tokens, path, **extra)
         self.plan.hooks.append(Input(path, name, within))
 
     def split(self, prefix: str, role: str, tokens: dict, heads: int, head_dim: int, source: str = "") -> Tap:

@@ -190,37 +190,38 @@ class ProjectionSplit:
 
 @dataclass(frozen=True)
 class SumResidual:
-    """A residual sum the model makes between modules: stage `previous` + `scale` × the output of `path`.
+    """A residual sum the model makes between modules: the stream + `scale` × the output of `path`.
 
-    The model adds the stream to a sublayer's output itself (after the module at `path`
-    returns); the hook shows that sum as stage `resid`, and a replaced sum is handed back as
-    (resid − stream) / scale, so that the model's own sum gives it.
+    The model adds its stream (what the module at `stream_path` read: the sublayer's norm or
+    the sublayer itself) to a sublayer's output after the module at `path` returns; the hook
+    shows that sum as stage `resid`, and a replaced sum is handed back as (resid − stream) / scale,
+    so that the model's own sum gives it.
     """
 
     path: str
-    previous: str
+    stream_path: str
     resid: str
     scale: float = 1.0
 
     def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
-        resid_tap, key, scale = taps[self.resid], ("stage", self.previous), self.scale
+        resid_tap, key, scale = taps[self.resid], ("stream", self.resid), self.scale
 
-        def remember(tap, args, output):
-            stash[key] = output
+        def remember(module, args, kwargs):
+            stash[key] = _input_of(args, kwargs)
 
         def hook(module, args, output):
             out = _first(output)
-            stream = stash.get(key)
+            stream = stash.pop(key, None)
             if stream is None or stream.numel() != out.numel():
                 return output
-            flat = out.reshape(stream.shape)  # OPT adds in (B·T, D)
+            flat = out.reshape(stream.shape)  # OPT's attention output is (B, T, D), its stream there (B·T, D)
             resid = stream + flat * scale if scale != 1.0 else stream + flat  # (B, T, D): the model's own sum
             shown = resid_tap(resid)
             if shown is resid:
                 return output
             return _with_first(output, ((shown - stream) / scale).reshape(out.shape))
 
-        return [taps[self.previous].register_forward_hook(remember),
+        return [model.get_submodule(self.stream_path).register_forward_pre_hook(remember, with_kwargs=True),
                 model.get_submodule(self.path).register_forward_hook(hook)]
 
 

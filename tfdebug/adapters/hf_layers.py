@@ -15,56 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
 from torch import Tensor
 
 from tfdebug.adapters import hf_conventions as conv
 from tfdebug.adapters.hf_attention import check_keywords
-from tfdebug.adapters.hf_builder import HIDDEN, PROJ_AXES, STREAM, AttentionShape
-from tfdebug.adapters.hf_hooks import Output, ProjectionSplit, Router, SumResidual
+from tfdebug.adapters.hf_builder import PROJ_AXES, STREAM, AttentionShape
+from tfdebug.adapters.hf_hooks import Output, ProjectionSplit, SumResidual
+from tfdebug.adapters.hf_ffn import FeedForward
+from tfdebug.adapters.hf_match import close, like, refuse as _refuse, scale as _scale
 from tfdebug.adapters.hf_probe import Call
-from tfdebug.core.errors import UnsupportedModelError
-
-
-def like(x: Tensor | None, ref: Tensor) -> Tensor | None:
-    """`x` in `ref`'s shape when it is the same tokens × features, flattened or not (OPT's (B·T, D) stream)."""
-    if not isinstance(x, Tensor) or not isinstance(ref, Tensor):
-        return None
-    if x.shape == ref.shape:
-        return x
-    if x.numel() == ref.numel() and x.dim() and ref.dim() and x.shape[-1] == ref.shape[-1]:
-        return x.reshape(ref.shape)
-    return None
-
-
-def close(a: Tensor | None, b: Tensor | None) -> bool:
-    """The same tensor, or equal values up to rounding (tolerance by dtype)."""
-    a = like(a, b)
-    if a is None or b is None:
-        return False
-    if a is b:
-        return True
-    tol = 1e-5 if a.dtype in (torch.float32, torch.float64) else 2e-2
-    scale = max(1.0, float(b.detach().abs().max())) if b.numel() else 1.0
-    return bool(((a.detach().double() - b.detach().double()).abs() <= tol * scale).all())
-
-
-def _scale(diff: Tensor, out: Tensor) -> float | None:
-    """c when diff = c·out."""
-    if out is None or diff.shape != out.shape:
-        return None
-    d, o = diff.double(), out.double()
-    denom = float((o * o).sum())
-    if denom == 0.0:
-        return None
-    c = float((d * o).sum()) / denom
-    if abs(c - 1.0) < 1e-6:
-        c = 1.0
-    return c if close(d, o * c) else None
-
-
-def _refuse(sentence: str, id: str, **fields) -> UnsupportedModelError:
-    return UnsupportedModelError(sentence, id=f"hf.{id}", **fields)
 
 
 @dataclass
@@ -79,7 +38,7 @@ class Stream:
     post: bool = False  # the stream is `after`'s output: the unit before is post-norm
 
 
-class LayerPlanner:
+class LayerPlanner(FeedForward):
     """Plans the layers of one stack (see the module docstring)."""
 
     def __init__(self, planner, stack: str, within: str | None, encoder_out: str | None):
@@ -154,7 +113,7 @@ class LayerPlanner:
                           inputs=(".resid",))
 
     def _sum(self, prefix: str, option: Stream, m: Call, scale: float, what: str, out_call: Call, total: Tensor,
-             c: Call | None, pre: bool) -> list[Stream]:
+             c: Call | None, pre: bool, reader: Call) -> list[Stream]:
         """The `.resid` stage (and `.post_norm` when the sublayer's output is normed before the sum); the
         streams the next unit may read: the sum, or (post-norm) the norm of it."""
         t = {"token": self.stream}
@@ -168,9 +127,9 @@ class LayerPlanner:
         inner = f"{what}(Norm(x))" if pre else f"{what}(x)"
         if m is not out_call:
             inner = f"Norm({inner})"
-        self.b.tap(f"{prefix}.resid", "residual", STREAM, f"x + {factor}{inner}", t, m.path,
-                   inputs=(option.stage, added))
-        self.b.plan.hooks.append(SumResidual(m.path, option.stage, f"{prefix}.resid", scale))
+        self.b.tap(f"{prefix}.resid", "residual", self.b._axes(reader.path, STREAM, 0), f"x + {factor}{inner}", t,
+                   m.path, inputs=(option.stage, added))
+        self.b.plan.hooks.append(SumResidual(m.path, reader.path, f"{prefix}.resid", scale))
         options = [Stream(total, f"{prefix}.resid", c, prefix)]
         if c is not None and conv.is_norm(c.module) and not pre:
             options.append(Stream(c.out, f"{prefix}.norm", c, prefix, post=True))
@@ -212,7 +171,8 @@ class LayerPlanner:
             if found is None:
                 return self._parallel_ffn(layer, prefix, option, out_call, parallel, norm)
             c, total, m, scale = found
-            return self._sum(prefix, option, m, scale, "Attention", out_call, total, c, norm is not None), \
+            return self._sum(prefix, option, m, scale, "Attention", out_call, total, c, norm is not None,
+                             norm or module_call), \
                 (c.index - 1 if c is not None else layer.end)
         raise _refuse("cannot follow the residual stream through {path}: no sum of the stream and the attention's "
                       "output was found.", "resid_unclear", path=module_call.path)
@@ -336,10 +296,14 @@ class LayerPlanner:
         if kv_norm is None or "kv_b_proj" not in names:
             raise _refuse("cannot tell which child of {path} decompresses the keys and values.", "no_kv_b_proj",
                           path=module_call.path)
-        b.output(kv_norm.path, f"{prefix}.kv_compressed", "qk_norm", PROJ_AXES["k"],
+        b.output(kv_norm.path, f"{prefix}.kv_compressed", "qk_norm", self._latent_axes(kv_norm.path),
                  "c_KV = Norm(X·W_DKV): keys and values compressed together", t_k, inputs=(".norm",))
-        b.output(names["kv_b_proj"].path, f"{prefix}.kv", "k_proj", PROJ_AXES["k"],
+        b.output(names["kv_b_proj"].path, f"{prefix}.kv", "k_proj", self._latent_axes(names["kv_b_proj"].path),
                  "[K_nope | V] of every head = c_KV·W_UKV (decompressed)", t_k, inputs=(".kv_compressed",))
+
+    def _latent_axes(self, path: str) -> tuple[str, ...]:
+        """(B, T, W), or (B, 1, T, W) where DeepSeek views the compressed keys with a head axis of one."""
+        return ("batch", "head", "key", "model") if self.b.dims.get(path, (3, 3))[1] == 4 else PROJ_AXES["k"]
 
     # ----- feed-forward ------------------------------------------------------------------
     def ffn_unit(self, layer: Call, prefix: str, options: list[Stream], cursor: int) -> str:
@@ -367,94 +331,13 @@ class LayerPlanner:
                 self.b.output(norm.path, f"{prefix}.norm", kind, STREAM, formula, t, inputs=(option.stage,))
             out_call = self._ffn_out(m, lo)
             self._ffn_parts(prefix, out_call, lo, ".norm" if norm is not None else option.stage)
-            self._sum(prefix, option, m, scale, "FFN", out_call, total, c, norm is not None)
+            reader = norm or next((r for r in self._calls(lo, out_call.end + 1) if r.input is not None
+                                   and close(r.input, option.value)), None)
+            if reader is None:
+                raise _refuse("cannot tell which module of {path} reads the residual stream.", "no_stream_reader",
+                              path=layer.path)
+            self._sum(prefix, option, m, scale, "FFN", out_call, total, c, norm is not None, reader)
             self._settle(last)
             return last.stage
         raise _refuse("cannot follow the residual stream through the feed-forward part of {path}.", "ffn_unclear",
                       path=layer.path)
-
-    def _ffn_out(self, m: Call, lo: int) -> Call:
-        """The feed-forward module's own output call: `m`, or the module whose output `m` (a post-norm) reads."""
-        if not conv.is_norm(m.module):
-            return m
-        return next((c for c in self._calls(lo, m.index) if c.out is m.input), m)
-
-    def _ffn_parts(self, prefix: str, out_call: Call, lo: int, source: str) -> None:
-        b, t = self.b, {"token": self.stream}
-        region = self._calls(lo, out_call.end + 1)
-        names = [(conv.last(c.path), c) for c in region]
-        experts = next((c for n, c in names if n in conv.EXPERTS or "Experts" in type(c.module).__name__), None)
-        if experts is not None:
-            router = next((c for n, c in names if n in conv.ROUTER and c.index < experts.index), None)
-            if router is not None:
-                routing = isinstance(router.output, tuple) and len(router.output) >= 3
-                b.tap(f"{prefix}.router_logits", "router_logits", ("token", "expert"), "x·W_router: one score per "
-                      "expert", t, router.path, inputs=(source,))
-                if routing:
-                    k = router.output[2].shape[-1]
-                    b.tap(f"{prefix}.routing", "routing", ("token", "expert"), f"the top {k} experts of each token "
-                          "and their weights (0: not chosen)", t, router.path, inputs=(".router_logits",))
-                b.plan.hooks.append(Router(router.path, f"{prefix}.router_logits",
-                                           f"{prefix}.routing" if routing else None))
-            b.output(experts.path, f"{prefix}.experts", "expert_out", ("token", "model"),
-                     "Σ over the chosen experts: weight × FFN_expert(x)", t,
-                     inputs=(".routing",) if f"{prefix}.routing" in b.plan.taps else (source,))
-            shared = next((c for n, c in names if n in conv.SHARED_EXPERT), None)
-            if shared is not None:
-                b.output(shared.path, f"{prefix}.shared", "ffn_out", shared.out.dim() == 3 and STREAM
-                         or ("token", "model"), "FFN_shared(x): the expert every token uses", t, inputs=(source,))
-            b.output(out_call.path, f"{prefix}.out", "ffn_out", STREAM, "experts + shared" if shared else
-                     "the chosen experts' weighted sum", t, inputs=(".experts",))
-            return
-        down = out_call if conv.is_linear(out_call.module) else next(
-            (c for c in reversed(self._calls(out_call.index + 1, out_call.end + 1)) if conv.is_linear(c.module)), None)
-        if down is None:
-            raise _refuse("cannot tell which child of {path} is the feed-forward's down projection.", "no_down_proj",
-                          path=out_call.path)
-        before = [(n, c) for n, c in names if c.index < down.index]
-        gate = next((c for n, c in before if n in conv.GATE), None)
-        up = next((c for n, c in before if n in conv.UP), None)
-        fused = next((c for n, c in before if n in conv.FUSED_GATE_UP), None)
-        act = next((c for n, c in before if n in conv.ACTIVATION), None)
-        hidden_formula, hidden_inputs = "act(x·W_1 + b_1)", (source,)
-        if gate is not None and up is not None:
-            where = act if act is not None and close(act.input, gate.out) else gate
-            b.output(where.path, f"{prefix}.gate", "ffn_gate", HIDDEN,
-                     "act(x·W_gate)" if where is act else "x·W_gate", t, inputs=(source,))
-            b.output(up.path, f"{prefix}.up", "ffn_hidden", HIDDEN, "x·W_up", t, inputs=(source,))
-            hidden_formula, hidden_inputs = "act(x·W_gate) ⊙ x·W_up", (".gate", ".up")
-        elif fused is not None:
-            b.output(fused.path, f"{prefix}.up", "ffn_hidden", ("batch", "token", "hidden"),
-                     "[x·W_gate | x·W_up]  (one fused projection)", t, inputs=(source,))
-            hidden_formula, hidden_inputs = "act(gate) ⊙ up", (".up",)
-        b.input(down.path, f"{prefix}.hidden", "ffn_hidden", HIDDEN, hidden_formula, t, inputs=hidden_inputs)
-        b.output(out_call.path, f"{prefix}.out", "ffn_out", STREAM, "hidden·W_2", t, inputs=(".hidden",))
-
-    # ----- parallel blocks ---------------------------------------------------------------
-    def _parallel(self, layer: Call, option: Stream, out_call: Call):
-        """The FFN output call of a parallel block: layer output = stream + attention out + FFN out."""
-        if layer.out is None or out_call.out is None or out_call.out.shape != layer.out.shape:
-            return None
-        rest = layer.out.double() - option.value.double() - out_call.out.double()
-        for m in self._calls(out_call.end + 1, layer.end + 1):
-            if m.out is not None and m.out.shape == rest.shape and close(rest, m.out.double()):
-                return m
-        return None
-
-    def _parallel_ffn(self, layer: Call, attn: str, option: Stream, out_call: Call, m: Call, attn_norm) -> str:
-        prefix = attn.rsplit(".", 1)[0] + ".ffn"
-        t = {"token": self.stream}
-        lo = out_call.end + 1
-        norm = next((c for c in self._calls(lo, m.index + 1) if conv.is_norm(c.module) and close(c.input, option.value)),
-                    None)
-        if norm is not None:
-            kind, formula = conv.norm_kind(norm.module)
-            self.b.output(norm.path, f"{prefix}.norm", kind, STREAM, formula, t, inputs=(option.stage,))
-            lo = norm.end + 1
-        source = ".norm" if norm is not None else f"{attn}.norm"
-        self._ffn_parts(prefix, m, lo, source)
-        self.b.output(layer.path, f"{prefix}.resid", "residual", STREAM,
-                      "x + Attention(Norm(x)) + FFN(Norm(x))  (attention and FFN read the same x, side by side)", t,
-                      inputs=(option.stage, f"{attn}.out", ".out"))
-        return f"{prefix}.resid"
-

@@ -15,8 +15,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from tfdebug.core.errors import ModelLoadError, UnsupportedModelError
-from tfdebug.core.phrases import Phrase
+from tfdebug.core.errors import ModelLoadError
 
 INSTALL_HINT = 'Hugging Face models need the optional extra: pip install "tfdebug[hf]" (transformers and tokenizers).'
 BUNDLED = {"tiny-gpt2": "tiny-gpt2"}

@@ -15,19 +15,16 @@ A part it cannot match is refused with the part named, never captured wrongly.
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters import hf_conventions as conv
 from tfdebug.adapters.hf_builder import STREAM, AttentionShape, Builder, TapPlan
-from tfdebug.adapters.hf_layers import LayerPlanner, close
+from tfdebug.adapters.hf_layers import LayerPlanner
+from tfdebug.adapters.hf_match import close, refuse as _refuse, scale as _scale
 from tfdebug.adapters.hf_probe import Call, Probe, probe
-from tfdebug.core.errors import UnsupportedModelError
 
 __all__ = ["TapPlan", "tap_plan"]
-
-
-def _refuse(sentence: str, id: str, **fields) -> UnsupportedModelError:
-    return UnsupportedModelError(sentence, id=f"hf.{id}", **fields)
 
 
 def _layer_of(path: str, model: nn.Module) -> tuple[str, int] | None:
@@ -47,9 +44,14 @@ class Planner:
         self.paths = {id(m): p for p, m in model.named_modules()}
         config = model.config
         self.encoder_decoder = bool(getattr(config, "is_encoder_decoder", False))
-        generates = model.can_generate() if hasattr(model, "can_generate") else False
+        causal = _causal(record)  # a decoder without its head (GPT2Model) still masks the future
+        generates = (model.can_generate() if hasattr(model, "can_generate") else False) or causal
         self.streams = ("src", "tgt") if self.encoder_decoder else (("prompt",) if generates else ("text",))
-        self.b = Builder(model, self.streams)
+        dims: dict[str, tuple[int, int]] = {}
+        for call in record.calls:
+            if call.attention is None and call.out is not None:
+                dims.setdefault(call.path, (call.input.dim() if call.input is not None else -1, call.out.dim()))
+        self.b = Builder(model, self.streams, dims)
 
     # ----- stacks ------------------------------------------------------------------------
     def stacks(self) -> list[tuple[str, str, list[Call]]]:
@@ -118,7 +120,8 @@ class Planner:
         b = self.b
         formula = "E[token]"
         ids, weight = embed.input, getattr(embed.module, "weight", None)
-        if isinstance(weight, Tensor) and isinstance(ids, Tensor) and not ids.is_floating_point():
+        if isinstance(weight, Tensor) and isinstance(ids, Tensor) and not ids.is_floating_point() \
+                and weight.device == ids.device:  # not weights offloaded by a device_map
             scale = _scale(embed.out, nn.functional.embedding(ids, weight.detach()))
             if scale is not None and scale != 1.0:  # Gemma's and BART's scaled embeddings multiply inside
                 formula = f"E[token] × {scale:.6g}  (the embedding's own multiplier)"
@@ -243,15 +246,13 @@ class Planner:
         self.b.plan.hooks.append(ModelLogits("logits"))
 
 
-def _scale(x: Tensor, y: Tensor) -> float | None:
-    """c when x = c·y (a scalar multiplier), else None."""
-    if x is None or y is None or x.shape != y.shape:
-        return None
-    x, y = x.double(), y.double()
-    c = float((x * y).sum() / (y * y).sum().clamp_min(1e-30))
-    if abs(c - 1.0) < 1e-6:
-        c = 1.0
-    return c if close(x, y * c) else None
+def _causal(record: Probe) -> bool:
+    """Whether the first attention call's mask hides the second key from the first query (a causal mask)."""
+    mask = record.attention_calls()[0].attention[3]
+    if not isinstance(mask, Tensor) or mask.dim() != 4 or mask.shape[-1] < 2 or mask.shape[-2] < 1:
+        return False
+    first = mask[0, 0, 0, 1]
+    return bool(first <= torch.finfo(mask.dtype).min / 2) if mask.is_floating_point() else not bool(first)
 
 
 def tap_plan(model: nn.Module) -> TapPlan:
