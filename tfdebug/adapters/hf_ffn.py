@@ -86,7 +86,8 @@ class FeedForward:
             return None
         rest = layer.out.double() - option.value.double() - out_call.out.double()
         for m in self._calls(out_call.end + 1, layer.end + 1):
-            if m.out is not None and m.out.shape == rest.shape and close(rest, m.out.double()):
+            if m.out is not None and m.out.shape == rest.shape and close(
+                    rest, m.out.double(), m.out.dtype, float(layer.out.detach().abs().max())):
                 return m
         return None
 

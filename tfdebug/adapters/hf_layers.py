@@ -96,13 +96,14 @@ class LayerPlanner(FeedForward):
 
     def _added(self, stream: Tensor, total: Tensor, lo: int, hi: int, exclude: Call | None = None):
         diff = like(total, stream).double() - stream.double()
-        for m in self._calls(lo, hi):
-            out = like(m.out, stream)
-            if m is exclude or out is None or conv.is_dropout(m.module):
-                continue
-            scale = _scale(diff, out)
-            if scale is not None:
-                return m, scale
+        size = float(total.detach().abs().max()) if total.numel() else 1.0
+        candidates = [(m, like(m.out, stream)) for m in self._calls(lo, hi)
+                      if m is not exclude and like(m.out, stream) is not None and not conv.is_dropout(m.module)]
+        for allowed in (frozenset(), self.p.scales):  # a plain sum first, then one the config names
+            for m, out in candidates:
+                scale = _scale(diff, out, size, allowed)
+                if scale is not None:
+                    return m, scale
         return None
 
     def _settle(self, option: Stream) -> None:
@@ -132,7 +133,9 @@ class LayerPlanner(FeedForward):
         self.b.plan.hooks.append(SumResidual(m.path, reader.path, f"{prefix}.resid", scale))
         options = [Stream(total, f"{prefix}.resid", c, prefix)]
         if c is not None and conv.is_norm(c.module) and not pre:
-            options.append(Stream(c.out, f"{prefix}.norm", c, prefix, post=True))
+            # Post-norm (BERT, BART) is tried first: in half precision a tiny model's sublayer outputs are
+            # too small for the sums to tell it from a pre-norm FFN (ModernBERT's first layer) otherwise.
+            options.insert(0, Stream(c.out, f"{prefix}.norm", c, prefix, post=True))
         return options
 
     # ----- attention ---------------------------------------------------------------------

@@ -21,7 +21,7 @@ from torch import Tensor, nn
 from tfdebug.adapters import hf_conventions as conv
 from tfdebug.adapters.hf_builder import STREAM, AttentionShape, Builder, TapPlan
 from tfdebug.adapters.hf_layers import LayerPlanner
-from tfdebug.adapters.hf_match import close, refuse as _refuse, scale as _scale
+from tfdebug.adapters.hf_match import close, config_scales, refuse as _refuse, scale as _scale
 from tfdebug.adapters.hf_probe import Call, Probe, probe
 
 __all__ = ["TapPlan", "tap_plan"]
@@ -52,6 +52,7 @@ class Planner:
             if call.attention is None and call.out is not None:
                 dims.setdefault(call.path, (call.input.dim() if call.input is not None else -1, call.out.dim()))
         self.b = Builder(model, self.streams, dims)
+        self.scales = config_scales(config)
 
     # ----- stacks ------------------------------------------------------------------------
     def stacks(self) -> list[tuple[str, str, list[Call]]]:
@@ -163,7 +164,7 @@ class Planner:
                 last, value = f"{prefix}.proj", call.out
         x0 = first_layer.input
         if not close(x0, value):
-            scale = _scale(x0, value)
+            scale = _scale(x0, value, allowed=self.scales)
             if scale is None:
                 raise _refuse("cannot tell how {model}'s embeddings become the input of {path}.", "embedding_unclear",
                               model=type(self.model).__name__, path=first_layer.path)
@@ -225,19 +226,18 @@ class Planner:
         t = {"token": stream}
         returned = getattr(self.record.output, "logits", None)
         formula = "h·W_vocab" if self.streams != ("text",) else "transform(h)·W_vocab"
-        if not isinstance(returned, Tensor) or returned is call.out or close(returned, call.out):
+        cap = getattr(self.model.config, "final_logit_softcapping", None)
+        if not isinstance(returned, Tensor) or returned is call.out or (not cap and close(returned, call.out)):
             self.b.output(call.path, "logits", "logits", ("batch", "token", "vocab"), formula, t, inputs=(previous,))
             return
         from tfdebug.adapters.hf_hooks import ModelLogits
 
         self.b.output(call.path, "head.raw", "logits", ("batch", "token", "vocab"), formula, t, inputs=(previous,))
-        config = self.model.config
-        cap = getattr(config, "final_logit_softcapping", None)
         if cap:
             self.b.tap("logits", "softcap", ("batch", "token", "vocab"), f"{cap:g}·tanh(logits / {cap:g})", t,
                        inputs=("head.raw",))
         else:
-            scale = _scale(returned, call.out)
+            scale = _scale(returned, call.out, allowed=self.scales)
             if scale is None:
                 raise _refuse("{model} changes its logits after {path} in a way tfdebug cannot name.",
                               "logits_unclear", model=type(self.model).__name__, path=call.path)
