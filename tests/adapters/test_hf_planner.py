@@ -54,3 +54,20 @@ def test_a_replaced_residual_after_gemma2s_post_norm_flows_to_the_next_sublayer(
         expected = layer.pre_feedforward_layernorm(torch.ones_like(seen["dec.0.self_attn.resid"]))
     assert torch.allclose(seen["dec.0.ffn.norm"], expected, atol=1e-6)
     assert torch.allclose(seen["dec.0.ffn.resid"], 1.0 + seen["dec.0.ffn.post_norm"], atol=1e-6)
+
+
+@pytest.mark.parametrize("model_type", ["bert", "olmo2", "granite"])
+def test_half_precision_models_get_the_float32_plan_and_come_back_unchanged(model_type):
+    arch = hf_archs.BY_TYPE[model_type]
+    tokenizer = hf_tiny.word_tokenizer(arch.kind == "encoder")
+    full = wrap(hf_archs.build(arch), tokenizer).plan
+    model = hf_archs.build(arch).to(torch.bfloat16)
+    before = {name: t.clone() for name, t in model.state_dict().items()}
+    half = wrap(model, tokenizer)
+    assert [(n, t.info.kind, t.info.inputs) for n, t in half.plan.taps.items()] == \
+        [(n, t.info.kind, t.info.inputs) for n, t in full.taps.items()]
+    after = model.state_dict()
+    assert all(after[n].dtype == t.dtype and torch.equal(after[n], t) for n, t in before.items())
+    session = DebugSession(half, {"text": "the cat sat"} if arch.kind == "encoder" else PROMPT)
+    session.capture_all()
+    assert session.verification.ok, session.verification.describe()

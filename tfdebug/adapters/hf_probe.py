@@ -10,9 +10,9 @@ Nothing of the record is kept after planning; every hook is removed in `finally`
 
 from __future__ import annotations
 
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import torch
 from torch import Tensor, nn
@@ -20,6 +20,9 @@ from torch import Tensor, nn
 from tfdebug.adapters import hf_attention
 from tfdebug.core.errors import UnsupportedModelError
 
+# Half-precision models up to this many bytes in float32 are probed in float32: their sums are then
+# exact enough to tell a tiny sublayer output from rounding (see `float32_for_the_probe`).
+UPCAST_LIMIT = 4 << 30
 # Long enough that a sliding window of 4 and rotary positions show, short enough to cost nothing.
 PROBE_TOKENS = 6
 PROBE_TARGET = 3
@@ -83,6 +86,26 @@ def probe_inputs(model: nn.Module) -> dict:
     return kwargs
 
 
+@contextmanager
+def float32_for_the_probe(model: nn.Module) -> Iterator[None]:
+    """A half-precision model's weights and buffers in float32 inside the block, each back to its own dtype
+    after (bf16 → float32 → bf16 is exact). Left as they are when the model is float32, too large
+    (`UPCAST_LIMIT`), or partly offloaded by a device_map."""
+    tensors = {id(t): t for t in list(model.parameters()) + list(model.buffers())}.values()
+    half = [t for t in tensors if t.dtype in (torch.float16, torch.bfloat16)]
+    if not half or any(t.is_meta for t in tensors) or sum(t.numel() for t in half) * 4 > UPCAST_LIMIT:
+        yield
+        return
+    dtypes = [t.dtype for t in half]
+    try:
+        for t in half:
+            t.data = t.data.float()
+        yield
+    finally:
+        for t, dtype in zip(half, dtypes):
+            t.data = t.data.to(dtype)
+
+
 def probe(model: nn.Module) -> Probe:
     """Run `model` once on `probe_inputs` and record its calls (see the module docstring)."""
     record = Probe(kwargs=probe_inputs(model))
@@ -131,6 +154,7 @@ def probe(model: nn.Module) -> Probe:
         stack_ctx.callback(restore)
         for config in configs:
             config._attn_implementation_internal = hf_attention.IMPLEMENTATION
+        stack_ctx.enter_context(float32_for_the_probe(model))
         try:
             with torch.no_grad():
                 record.output = model(**record.kwargs)
