@@ -43,13 +43,17 @@ def _hf_entries() -> dict:
 
     if not transformers_available():
         return {}
-    from tests.adapters import hf_tiny
+    from tests.adapters import hf_archs, hf_tiny
     from tfdebug.adapters.hf import wrap
 
     return {
         "hf-tiny-gpt2": (lambda: load_adapter("tiny-gpt2"), None),
         "hf-llama-gqa": (lambda: wrap(hf_tiny.llama(), hf_tiny.word_tokenizer()), {"prompt": "I love you"}),
         "hf-t5": (lambda: wrap(hf_tiny.t5(), hf_tiny.word_tokenizer()), {"src": "I love you", "tgt": "我 爱"}),
+        # Found by convention (tests/adapters/hf_archs.py has all 40): q/k norm, experts, soft caps and
+        # sliding windows, fused projections, through the window too.
+        **{f"hf-{t}": (lambda t=t: wrap(hf_archs.build(hf_archs.BY_TYPE[t]), hf_tiny.word_tokenizer()),
+                       {"prompt": "the cat sat on the mat"}) for t in ("qwen3", "mixtral", "gemma2", "phi3")},
     }
 
 

@@ -59,11 +59,10 @@ def test_a_missing_shard_is_named(tmp_path):
         _load(folder)
 
 
-def test_an_unknown_model_type_is_refused_by_name(tmp_path):
-    cfg = hf_tiny.transformers.OPTConfig(vocab_size=40, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                                         ffn_dim=32, max_position_embeddings=32, word_embed_proj_dim=16)
-    folder = hf_tiny.save_folder(hf_tiny.transformers.OPTForCausalLM(cfg), tmp_path / "opt")
-    with pytest.raises(UnsupportedModelError, match="cannot tap Hugging Face model type 'opt': supported are bert"):
+def test_a_model_type_computing_attention_in_its_own_code_is_refused_with_the_part_named(tmp_path):
+    cfg = hf_tiny.transformers.BloomConfig(vocab_size=40, hidden_size=16, n_layer=1, n_head=2)
+    folder = hf_tiny.save_folder(hf_tiny.transformers.BloomForCausalLM(cfg), tmp_path / "bloom")
+    with pytest.raises(UnsupportedModelError, match="'bloom': its attention \\(BloomAttention\\) is computed in its own"):
         _load(folder)
 
 
@@ -72,10 +71,12 @@ def test_an_attention_keyword_the_tapped_function_lacks_is_refused():
     module = model.model.layers[0].self_attn
     q = torch.zeros(1, 4, 3, 8)
     kv = torch.zeros(1, 2, 3, 8)
-    with pytest.raises(UnsupportedModelError, match="passes the attention keyword 's_aux'"):
-        tapped_attention_forward(module, q, kv, kv, None, scaling=0.35, s_aux=torch.zeros(4))
-    # Bookkeeping keywords are fine, and the arithmetic is eager's.
-    out, probs = tapped_attention_forward(module, q, kv, kv, None, scaling=0.35, position_ids=torch.arange(3))
+    with pytest.raises(UnsupportedModelError, match="passes the attention keyword 'alibi_slopes'"):
+        tapped_attention_forward(module, q, kv, kv, None, scaling=0.35, alibi_slopes=torch.zeros(4))
+    # Bookkeeping keywords are fine (MoE models' output_router_logits, ModernBERT's deterministic),
+    # and the arithmetic is eager's.
+    out, probs = tapped_attention_forward(module, q, kv, kv, None, scaling=0.35, position_ids=torch.arange(3),
+                                          output_router_logits=False, deterministic=True)
     assert out.shape == (1, 3, 4, 8) and torch.allclose(probs, torch.full((1, 4, 3, 3), 1 / 3))
 
 

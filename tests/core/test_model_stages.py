@@ -53,7 +53,8 @@ def test_every_stage_in_forward_order_with_its_kind(loaded, pair):
         assert c.info.source.startswith("tfdebug/models/"), (c.name, c.info.source)
     kinds = {c.info.kind for c in rec.captures}
     # The reference model shows every kind it has; the rest belong to other architectures.
-    others = {"rms_norm", "rotary", "kv_repeat", "kv_cache", "position_bias", "softcap", "ffn_gate"}
+    others = {"rms_norm", "rotary", "kv_repeat", "kv_cache", "position_bias", "softcap", "ffn_gate", "qk_norm",
+              "attn_sink", "router_logits", "routing", "expert_out", "embed_scale", "logit_scale"}
     assert kinds == set(KINDS) - others
 
 

@@ -68,14 +68,25 @@ class Verification:
     tolerance: float
     #: a known cause of a mismatch, told with it ("" when none is known)
     cause: str = ""
+    #: stage-level checks (adapters that can make them): the stages compared with what the unmodified
+    #: model returns for them, the stages nothing checks, and the first stage that differs (None: none)
+    checked: tuple[str, ...] = ()
+    unchecked: tuple[str, ...] = ()
+    first_mismatch: str | None = None
+    mismatch_diff: float = 0.0
 
     @property
     def ok(self) -> bool:
-        return self.max_abs_diff <= self.tolerance
+        return self.max_abs_diff <= self.tolerance and self.first_mismatch is None
 
     def describe(self) -> str:
         verdict = "verified" if self.ok else "MISMATCH"
         line = f"{verdict}: max |Δ| = {self.max_abs_diff:.1e} vs unmodified model (tolerance {self.tolerance:.0e})"
+        if self.first_mismatch is not None:
+            line += f"; the first stage that differs is {self.first_mismatch} (|Δ| = {self.mismatch_diff:.1e})"
+        elif self.checked:
+            line += (f"; {len(self.checked)} stages checked one by one against the model's own eager outputs "
+                     f"(logits, every layer's attention probabilities and input), {len(self.unchecked)} unchecked")
         return f"{line}. {self.cause}" if self.cause and not self.ok else line
 
 

@@ -179,8 +179,13 @@ class HFAdapter(ModelAdapter):
 
     # ----- running -----------------------------------------------------------------------
     def forward(self, prepared: Prepared) -> Tensor:
-        """The tapped forward: hooks and the tapped attention exist only inside this call."""
-        with self.tapped():
+        """The tapped forward: hooks and the tapped attention exist only inside this call.
+
+        The stages the verification checks are kept (by reference) until the next forward."""
+        from tfdebug.adapters.hf_verify import checked_stages, stages_kept
+
+        self._kept = {}
+        with self.tapped(), stages_kept(self.plan.taps, checked_stages(self.plan), self._kept):
             return primary_output(self.model(**prepared.kwargs))
 
     @contextmanager
@@ -212,9 +217,12 @@ class HFAdapter(ModelAdapter):
         return primary_output(self.model(**prepared.kwargs))
 
     def verify(self, prepared: Prepared, output: Any) -> Verification | None:
-        with torch.no_grad():
-            reference = self.plain_forward(prepared)
-        return compare(output, reference, prepared.kwargs.get("attention_mask"))
+        """The output and, stage by stage, the logits, every layer's probabilities and input against the
+        unmodified model run with its own eager attention (`hf_verify`)."""
+        from tfdebug.adapters.hf_verify import verify_stages
+
+        return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
+                             [n for n, tap in self.plan.taps.items() if tap.info.kind != "kv_cache"])
 
     def describe(self) -> str:
         return f"{self.name} ({self.model.config.model_type}) on {self.device} ({str(self.dtype).removeprefix('torch.')})"

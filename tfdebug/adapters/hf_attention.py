@@ -27,12 +27,13 @@ from tfdebug.core.tap import Tap
 IMPLEMENTATION = "tfdebug"
 
 # Keywords the function computes with.
-HANDLED_KEYWORDS = frozenset({"position_bias", "softcap"})
+HANDLED_KEYWORDS = frozenset({"position_bias", "softcap", "s_aux"})
 # Bookkeeping keywords the models pass along that change nothing in eager's arithmetic
 # (the causal flag and the sliding window are already in the mask transformers builds).
 IGNORED_KEYWORDS = frozenset({
     "position_ids", "cache_position", "output_attentions", "output_hidden_states", "use_cache", "is_causal",
-    "past_key_values", "cache", "return_dict", "sliding_window", "token_type_ids",
+    "past_key_values", "cache", "return_dict", "sliding_window", "token_type_ids", "output_router_logits",
+    "deterministic",
 })
 
 
@@ -48,6 +49,8 @@ class AttentionSite:
 
     taps: Mapping[str, Tap]
     rotary: bool = False
+    #: the splits arrive at the projections (fused or rotated models); here only the rotated q/k are tapped
+    split_upstream: bool = False
     bias: bool = False
     cached: bool = False
 
@@ -63,6 +66,8 @@ class _NoTaps(dict):
 
 _NO_SITE = AttentionSite(_NoTaps())
 _SITES: dict[int, AttentionSite] = {}
+# While a probe runs (hf_probe), every call of the function is reported here: (module, query, key, value, kwargs).
+PROBE: list | None = None
 _LOCK = threading.Lock()
 _ACTIVE = 0  # how many models run with the function registered right now
 
@@ -92,7 +97,10 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     query: (B, H, Tq, Dh); key, value: (B, H_kv, Tk, Dh); attention_mask: additive (B, 1, Tq, Tk)
     with finfo.min at masked cells, or None. Returns ((B, Tq, H, Dh), probabilities).
     """
-    check_keywords(module, kwargs)
+    if PROBE is not None:
+        PROBE.append((module, query, key, value, attention_mask, scaling, dict(kwargs)))
+    else:
+        check_keywords(module, kwargs)
     site = _SITES.get(id(module), _NO_SITE)
     taps = site.taps
     if site.cached:  # every key and value so far, this step's appended (the new ones' splits are upstream)
@@ -102,7 +110,8 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     elif site.rotary:
         query = taps["q_rotary"](query)  # (B, H, Tq, Dh) after the rotation
         key = taps["k_rotary"](key)  # (B, H_kv, Tk, Dh)
-        value = taps["v_split"](value)  # (B, H_kv, Tk, Dh)
+        if not site.split_upstream:  # a fused projection's splits are all shown there
+            value = taps["v_split"](value)  # (B, H_kv, Tk, Dh)
     else:
         query = taps["q_split"](query)  # (B, H, Tq, Dh)
         key = taps["k_split"](key)  # (B, H, Tk, Dh)
@@ -126,8 +135,16 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
         if attention_mask.shape[-1] != key.shape[-2]:
             attention_mask = attention_mask[:, :, :, : key.shape[-2]]
         scores = taps["masked"](scores + attention_mask)  # (B, H, Tq, Tk): finfo.min at masked cells
-    # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
-    probs = taps["probs"](nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype))
+    sinks = kwargs.get("s_aux")
+    if sinks is not None:  # gpt-oss: one learned logit per head, a column every query may put weight on
+        column = sinks.reshape(1, -1, 1, 1).expand(query.shape[0], -1, query.shape[-2], -1)  # (B, H, Tq, 1)
+        combined = torch.cat([scores, column.to(scores.dtype)], dim=-1)  # (B, H, Tq, Tk + 1)
+        combined = combined - combined.max(dim=-1, keepdim=True).values
+        with_sink = taps["sinks"](nn.functional.softmax(combined, dim=-1, dtype=combined.dtype))
+        probs = taps["probs"](with_sink[..., :-1].to(value.dtype))  # (B, H, Tq, Tk): rows sum to 1 − sink share
+    else:
+        # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
+        probs = taps["probs"](nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype))
     probs = nn.functional.dropout(probs, p=dropout, training=module.training)
     context = taps["context"](torch.matmul(probs, value))  # (B, H, Tq, Dh)
     return context.transpose(1, 2).contiguous(), probs  # (B, Tq, H, Dh)

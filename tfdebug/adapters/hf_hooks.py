@@ -41,17 +41,46 @@ def _with_input(args: tuple, kwargs: dict, tensor: Tensor):
     return args, {**kwargs, "hidden_states": tensor}
 
 
+def _in_stack(stash: dict, within: str | None) -> bool:
+    """Whether a hook limited to the stack `within` fires now (a module shared by encoder and decoder)."""
+    return within is None or stash.get("stack") == within
+
+
+@dataclass(frozen=True)
+class StackMarker:
+    """While the module at `path` runs (an encoder or a decoder), hooks limited to it fire."""
+
+    path: str
+
+    def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
+        outer: list = []
+
+        def enter(module, args):
+            outer.append(stash.get("stack"))
+            stash["stack"] = self.path
+
+        def leave(module, args, output):
+            stash["stack"] = outer.pop() if outer else None
+
+        module = model.get_submodule(self.path)
+        return [module.register_forward_pre_hook(enter), module.register_forward_hook(leave)]
+
+
 @dataclass(frozen=True)
 class Output:
-    """The module's output (the first item when it returns a tuple) is stage `stage`."""
+    """The module's output (the first item when it returns a tuple) is stage `stage`
+    (only while the stack `within` runs, when given)."""
 
     path: str
     stage: str
+    within: str | None = None
 
     def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
-        tap = taps[self.stage]
+        tap, within = taps[self.stage], self.within
 
         def hook(module, args, output):
+            if not _in_stack(stash, within):
+                return output
             return _with_first(output, tap(_first(output)))
 
         return [model.get_submodule(self.path).register_forward_hook(hook)]
@@ -63,11 +92,14 @@ class Input:
 
     path: str
     stage: str
+    within: str | None = None
 
     def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
-        tap = taps[self.stage]
+        tap, within = taps[self.stage], self.within
 
         def hook(module, args, kwargs):
+            if not _in_stack(stash, within):
+                return None
             x = _input_of(args, kwargs)
             new = tap(x)
             return None if new is x else _with_input(args, kwargs, new)
@@ -77,20 +109,53 @@ class Input:
 
 @dataclass(frozen=True)
 class FusedQKV:
-    """A fused projection's output (B, T, 3·D) is three stages, q, k and v (GPT-2's c_attn)."""
+    """A fused projection's output is three stages, q, k and v, and with `splits` their head splits too.
+
+    `layout` 'blocks': Q, then K, then V along the last axis, of widths `widths` (GPT-2's c_attn,
+    Phi-3's qkv_proj with fewer K/V heads); 'heads': per head [q | k | v] of `head_dim` each
+    (GPT-NeoX's query_key_value). A replaced part is put back where it came from.
+    """
 
     path: str
     stages: tuple[str, str, str]
+    layout: str = "blocks"
+    widths: tuple[int, int, int] | None = None
+    head_dim: int = 0
+    splits: tuple[str, str, str] | None = None
+
+    def _parts(self, output: Tensor) -> list[Tensor]:
+        if self.layout == "heads":
+            batch, length, width = output.shape
+            heads = output.view(batch, length, width // (3 * self.head_dim), 3 * self.head_dim)  # (B, T, H, 3·Dh)
+            return [p.reshape(batch, length, -1) for p in heads.split(self.head_dim, dim=-1)]  # 3 × (B, T, H·Dh)
+        widths = self.widths or (output.shape[-1] // 3,) * 3
+        return list(output.split(list(widths), dim=-1))  # (B, T, Wq), (B, T, Wk), (B, T, Wv)
+
+    def _join(self, parts: list[Tensor]) -> Tensor:
+        if self.layout == "heads":
+            batch, length, _ = parts[0].shape
+            per_head = [p.reshape(batch, length, -1, self.head_dim) for p in parts]  # 3 × (B, T, H, Dh)
+            return torch.cat(per_head, dim=-1).reshape(batch, length, -1)  # (B, T, H·3·Dh)
+        return torch.cat(parts, dim=-1)  # (B, T, Wq + Wk + Wv)
 
     def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
         chosen = [taps[s] for s in self.stages]
+        split_taps = [taps[s] for s in self.splits] if self.splits else None
+        head_dim = self.head_dim
 
         def hook(module, args, output):
-            parts = output.chunk(3, dim=-1)  # 3 × (B, T, D)
+            parts = self._parts(output)
             shown = [tap(part) for tap, part in zip(chosen, parts)]
+            if split_taps is not None:
+                for i, (tap, part) in enumerate(zip(split_taps, shown)):
+                    batch, length, width = part.shape
+                    heads = part.view(batch, length, width // head_dim, head_dim).transpose(1, 2)  # (B, H, T, Dh)
+                    new = tap(heads)
+                    if new is not heads:
+                        shown[i] = new.transpose(1, 2).reshape(batch, length, width)  # (B, T, H·Dh)
             if all(a is b for a, b in zip(shown, parts)):
                 return output
-            return torch.cat(shown, dim=-1)  # (B, T, 3·D)
+            return self._join(shown)
 
         return [model.get_submodule(self.path).register_forward_hook(hook)]
 
@@ -124,38 +189,90 @@ class ProjectionSplit:
 
 
 @dataclass(frozen=True)
-class AttentionResidual:
-    """A pre-norm block's attention: its output is stage `stage`, and block input + output stage `resid`.
+class SumResidual:
+    """A residual sum the model makes between modules: the stream + `scale` × the output of `path`.
 
-    The model adds the block's input to the attention's output itself; a replaced residual
-    is handed back as (resid − block input) so that the model's own sum gives it.
+    The model adds its stream (what the module at `stream_path` read: the sublayer's norm or
+    the sublayer itself) to a sublayer's output after the module at `path` returns; the hook
+    shows that sum as stage `resid`, and a replaced sum is handed back as (resid − stream) / scale,
+    so that the model's own sum gives it.
     """
 
     path: str
-    stage: str
+    stream_path: str
     resid: str
-    block: str
+    scale: float = 1.0
 
     def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
-        tap, resid_tap, key = taps[self.stage], taps[self.resid], self.block
+        resid_tap, key, scale = taps[self.resid], ("stream", self.resid), self.scale
 
         def remember(module, args, kwargs):
             stash[key] = _input_of(args, kwargs)
 
         def hook(module, args, output):
-            out = tap(_first(output))
-            block_input = stash.pop(key)
-            resid = out + block_input  # (B, T, D): the model's own sum
+            out = _first(output)
+            stream = stash.pop(key, None)
+            if stream is None or stream.numel() != out.numel():
+                return output
+            flat = out.reshape(stream.shape)  # OPT's attention output is (B, T, D), its stream there (B·T, D)
+            resid = stream + flat * scale if scale != 1.0 else stream + flat  # (B, T, D): the model's own sum
             shown = resid_tap(resid)
-            if shown is not resid:
-                out = shown - block_input
-            return _with_first(output, out)
+            if shown is resid:
+                return output
+            return _with_first(output, ((shown - stream) / scale).reshape(out.shape))
 
-        return [model.get_submodule(self.block).register_forward_pre_hook(remember, with_kwargs=True),
+        return [model.get_submodule(self.stream_path).register_forward_pre_hook(remember, with_kwargs=True),
                 model.get_submodule(self.path).register_forward_hook(hook)]
 
 
-Hook = Output | Input | FusedQKV | ProjectionSplit | AttentionResidual
+@dataclass(frozen=True)
+class Router:
+    """A mixture-of-experts router's output: its logits (tokens × experts) and, when it returns the choice,
+    the chosen experts' weights spread over every expert (0 where an expert was not chosen)."""
+
+    path: str
+    logits: str
+    routing: str | None = None
+
+    def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
+        logits_tap = taps[self.logits]
+        routing_tap = taps[self.routing] if self.routing else None
+
+        def hook(module, args, output):
+            if not isinstance(output, tuple):
+                return logits_tap(output)
+            logits = logits_tap(output[0])
+            if routing_tap is not None and len(output) >= 3:
+                weights, chosen = output[1], output[2]
+                # (T, E): each token's weight on each expert, the top-k chosen ones non-zero
+                dense = torch.zeros(logits.shape, dtype=weights.dtype, device=weights.device)
+                routing_tap(dense.scatter(-1, chosen.long(), weights))
+            return (logits, *output[1:])
+
+        return [model.get_submodule(self.path).register_forward_hook(hook)]
+
+
+@dataclass(frozen=True)
+class ModelLogits:
+    """The logits the whole model returns (after a final soft cap or scaling that no module makes)."""
+
+    stage: str
+
+    def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
+        tap = taps[self.stage]
+
+        def hook(module, args, output):
+            logits = getattr(output, "logits", None)
+            if isinstance(logits, Tensor):
+                new = tap(logits)
+                if new is not logits:
+                    output.logits = new
+            return output
+
+        return [model.register_forward_hook(hook)]
+
+
+Hook = Output | Input | FusedQKV | ProjectionSplit | SumResidual | Router | ModelLogits | StackMarker
 
 
 @contextmanager

@@ -22,7 +22,7 @@ from torch import nn
 from tfdebug.adapters.hf_config import check_config, configured_layers
 from tfdebug.adapters.hf_folder import (INDEX, MAX_CONFIG_BYTES, MAX_TOKENIZER_BYTES, WEIGHTS, Weights,
                                         check_readable_folder, inside, read_config, read_weights, weight_files)
-from tfdebug.core.errors import ModelLoadError, UnsupportedModelError
+from tfdebug.core.errors import ModelLoadError
 from tfdebug.core.files import read_json, read_text
 from tfdebug.core.foreign import foreign_call
 
@@ -149,13 +149,9 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
     from transformers.activations import ACT2FN
 
     config_dict, weights = check_folder(folder, frozenset(ACT2FN))
-    from tfdebug.adapters.hf_names import FAMILIES
+    from tfdebug.adapters.hf_conventions import refuse_before_loading
 
-    model_type = config_dict["model_type"]
-    if model_type not in FAMILIES:
-        raise UnsupportedModelError(
-            "tfdebug cannot tap Hugging Face model type '{model_type}': supported are {supported}.",
-            id="hf.unsupported_type", model_type=model_type, supported=", ".join(sorted(FAMILIES)))
+    refuse_before_loading(config_dict.get("model_type", ""))  # a family that computes attention itself
     tokenizer = load_tokenizer(folder)  # before any model class is imported: the cheaper refusal first
     config = _config_object(config_dict, folder)
     model_class = _model_class(config)

@@ -1,382 +1,263 @@
-"""Stage names of Hugging Face models, from their module paths (DESIGN.md's grammar).
+"""Stage names of any Hugging Face model, found by convention from one probing run (DESIGN.md's grammar).
 
 Decoder-only models: `tok.*`, `dec.{i}.self_attn.*`, `dec.{i}.ffn.*`, `dec.norm`, `logits`.
-Encoder-only: `tok.*`, `enc.{i}.attn.*`, `enc.{i}.ffn.*`. Encoder–decoder: `src.embed`,
-`enc.{i}.*`, `enc.norm`, `tgt.embed`, `dec.{i}.{self_attn,cross_attn,ffn}.*`, `dec.norm`,
-`logits`. Layer numbers come from the module path (`….h.3`, `decoder.block.3`), never
-from `layer_idx` (which T5 repeats across its encoder, decoder and cross-attention).
+Encoder-only: `tok.*`, `enc.{i}.attn.*`, `enc.{i}.ffn.*`. Encoder–decoder: `src.*`,
+`enc.{i}.*`, `enc.norm`, `tgt.*`, `dec.{i}.{self_attn,cross_attn,ffn}.*`, `dec.norm`, `logits`.
+Layer numbers come from module paths (`….h.3`, `decoder.block.3`), never from `layer_idx`.
 
-One function per supported family walks the model and returns a `TapPlan`: the taps,
-the module hooks that call them, and the attention modules whose tapped function calls
-the rest. Anything outside `FAMILIES` is refused by name.
+There is no walk per family. `hf_probe` runs the model once and records which modules call
+transformers' attention interface and what every module passed to the next; from that the
+planner finds the stacks (the module lists holding those attention modules), each layer's
+norms, projections (by the data table in `hf_conventions`), residual sums (checked by value:
+the stream plus which module's output) and feed-forward parts, the embeddings and the head.
+A part it cannot match is refused with the part named, never captured wrongly.
 """
 
 from __future__ import annotations
 
-import inspect
-import os
-from dataclasses import dataclass, field
-from typing import Callable
+import torch
+from torch import Tensor, nn
 
-from torch import nn
+from tfdebug.adapters import hf_conventions as conv
+from tfdebug.adapters.hf_builder import STREAM, AttentionShape, Builder, TapPlan
+from tfdebug.adapters.hf_layers import LayerPlanner
+from tfdebug.adapters.hf_match import close, config_scales, refuse as _refuse, scale as _scale
+from tfdebug.adapters.hf_probe import Call, Probe, probe
 
-from tfdebug.adapters.hf_attention import AttentionSite
-from tfdebug.adapters.hf_hooks import AttentionResidual, FusedQKV, Hook, Input, Output, ProjectionSplit
-from tfdebug.core.errors import UnsupportedModelError
-from tfdebug.core.tap import Tap
-
-STREAM = ("batch", "token", "model")
-HIDDEN = ("batch", "token", "hidden")
-LOGITS = ("batch", "token", "vocab")
-MATRIX = ("batch", "head", "query", "key")
-_PROJ_AXES = {"q": ("batch", "query", "model"), "k": ("batch", "key", "model"), "v": ("batch", "key", "model")}
-_SPLIT_AXES = {"q": ("batch", "head", "query", "head_dim"), "k": ("batch", "head", "key", "head_dim"),
-               "v": ("batch", "head", "key", "head_dim")}
+__all__ = ["TapPlan", "tap_plan"]
 
 
-@dataclass
-class TapPlan:
-    """Everything that shows one model's stages: taps by name, module hooks, attention sites by module."""
-
-    taps: dict[str, Tap] = field(default_factory=dict)
-    hooks: list[Hook] = field(default_factory=list)
-    sites: dict[nn.Module, AttentionSite] = field(default_factory=dict)
-    streams: tuple[str, ...] = ("prompt",)
-
-
-def _source_of(model: nn.Module, path: str) -> str | None:
-    """'transformers/models/gpt2/modeling_gpt2.py:240': the model code whose forward made the stage's tensor.
-
-    A generic module (nn.Linear, Conv1D) points at its parent's forward, which calls it.
-    """
-    parent = path.rsplit(".", 1)[0] if "." in path else ""
-    for candidate in (path, parent):
-        code = getattr(inspect.unwrap(type(model.get_submodule(candidate)).forward), "__code__", None)
-        if code is not None and f"transformers{os.sep}models{os.sep}" in code.co_filename:
-            return f"{code.co_filename.split(os.sep + 'site-packages' + os.sep, 1)[-1]}:{code.co_firstlineno}"
+def _layer_of(path: str, model: nn.Module) -> tuple[str, int] | None:
+    """('model.layers', 3) for 'model.layers.3.self_attn': the module list holding a layer, and its index."""
+    parts = path.split(".")
+    for i in range(1, len(parts)):  # the outermost list: T5's blocks, not the sublayers inside one
+        if parts[i].isdigit() and isinstance(model.get_submodule(".".join(parts[:i])), nn.ModuleList):
+            return ".".join(parts[:i]), int(parts[i])
     return None
 
 
-class _Builder:
-    """Collects taps and hooks for one model; each method adds one stage (or one group)."""
+class Planner:
+    """Plans one model: stacks, embeddings, layers (`hf_layers.LayerPlanner`), final norms and the head."""
 
-    def __init__(self, model: nn.Module, streams: tuple[str, ...]):
-        self.model = model
-        self.plan = TapPlan(streams=streams)
+    def __init__(self, model: nn.Module, record: Probe):
+        self.model, self.record = model, record
+        self.paths = {id(m): p for p, m in model.named_modules()}
+        config = model.config
+        self.encoder_decoder = bool(getattr(config, "is_encoder_decoder", False))
+        causal = _causal(record)  # a decoder without its head (GPT2Model) still masks the future
+        generates = (model.can_generate() if hasattr(model, "can_generate") else False) or causal
+        self.streams = ("src", "tgt") if self.encoder_decoder else (("prompt",) if generates else ("text",))
+        dims: dict[str, tuple[int, int]] = {}
+        for call in record.calls:
+            if call.attention is None and call.out is not None:
+                dims.setdefault(call.path, (call.input.dim() if call.input is not None else -1, call.out.dim()))
+        self.b = Builder(model, self.streams, dims)
+        self.scales = config_scales(config)
 
-    def tap(self, name: str, kind: str, axes: tuple[str, ...], formula: str, tokens: dict[str, str],
-            path: str | None = None, **extra) -> Tap:
-        tap = Tap(name, kind, axes, formula, tokens=tokens, **extra)
-        if path is not None:
-            source = _source_of(self.model, path)
-            if source:
-                tap.info = tap.info.with_source(source)
-        self.plan.taps[name] = tap
-        return tap
-
-    def output(self, path: str, name: str, kind: str, axes, formula: str, tokens: dict, **extra) -> None:
-        self.tap(name, kind, axes, formula, tokens, path, **extra)
-        self.plan.hooks.append(Output(path, name))
-
-    def input(self, path: str, name: str, kind: str, axes, formula: str, tokens: dict, **extra) -> None:
-        self.tap(name, kind, axes, formula, tokens, path, **extra)
-        self.plan.hooks.append(Input(path, name))
-
-    def attention(self, prefix: str, path: str, q_tokens: str, k_tokens: str, *, projections: dict[str, str] | None,
-                  fused: str | None = None, rotary: bool = False, bias: bool = False, kv_from: str = ".norm",
-                  merge_into: str, source: str = "X") -> None:
-        """Q/K/V projections, every sub-stage of the attention function, and the head merge of one block.
-
-        `projections` maps 'q'/'k'/'v' to the module path of each projection (or `fused`
-        names GPT-2's single c_attn); `merge_into` is the output projection whose input is
-        the merged heads.
-        """
-        module = self.model.get_submodule(path)
-        heads, head_dim, kv_heads = _head_shape(module)
-        tq, tk = {"query": q_tokens}, {"key": k_tokens}
-        tqk = {"query": q_tokens, "key": k_tokens}
-        role_tokens = {"q": tq, "k": tk, "v": tk}
-        inputs = {"q": (".norm",), "k": (kv_from,), "v": (kv_from,)}
-        for role in "qkv":
-            src = "X" if role == "q" else source
-            kind = f"{role}_proj"
-            formula = f"{role.upper()} = {src}·W^{role.upper()}"
-            if fused is not None:
-                self.tap(f"{prefix}.{role}", kind, _PROJ_AXES[role], formula + "  (a third of c_attn's output)",
-                         role_tokens[role], fused, inputs=inputs[role])
-            elif rotary and role != "v":
-                self.tap(f"{prefix}.{role}", kind, _PROJ_AXES[role], formula, role_tokens[role],
-                         projections[role], inputs=inputs[role])
-                self._split(prefix, role, role_tokens[role], heads if role == "q" else kv_heads, head_dim)
-                self.plan.hooks.append(ProjectionSplit(projections[role], f"{prefix}.{role}",
-                                                       f"{prefix}.{role}_split", head_dim))
+    # ----- stacks ------------------------------------------------------------------------
+    def stacks(self) -> list[tuple[str, str, list[Call]]]:
+        """(list path, stack name, layer calls in order) for every module list whose layers compute attention."""
+        found: dict[str, dict[int, Call]] = {}
+        for call in self.record.attention_calls():
+            where = _layer_of(call.path, self.model)
+            if where is None:
+                raise _refuse("{path} computes attention outside any list of layers, so tfdebug cannot number "
+                              "its layer.", "no_layer_list", path=call.path)
+            found.setdefault(where[0], {})
+        result = []
+        for list_path in found:
+            calls = [c for c in self.record.calls if c.attention is None and c.path.startswith(list_path + ".")
+                     and c.path[len(list_path) + 1:].isdigit()]
+            indices = [int(c.path.rsplit(".", 1)[1]) for c in calls]
+            if len(set(indices)) != len(indices):
+                raise _refuse("{path} runs one layer module several times (shared weights across layers), so its "
+                              "stages cannot be named by module path.", "shared_layers", path=list_path)
+            if self.encoder_decoder:
+                name = "dec" if "decoder" in list_path.split(".") else "enc"
             else:
-                self.output(projections[role], f"{prefix}.{role}", kind, _PROJ_AXES[role], formula,
-                            role_tokens[role], inputs=inputs[role])
-        if fused is not None:
-            self.plan.hooks.append(FusedQKV(fused, (f"{prefix}.q", f"{prefix}.k", f"{prefix}.v")))
-        site_taps: dict[str, Tap] = {}
-        for role in ("qkv" if not rotary else "v"):
-            site_taps[f"{role}_split"] = self._split(prefix, role, role_tokens[role],
-                                                     heads if role == "q" else kv_heads, head_dim)
-        if rotary:
-            for role in "qk":
-                site_taps[f"{role}_rotary"] = self.tap(
-                    f"{prefix}.{role}_rotary", "rotary", _SPLIT_AXES[role], f"RoPE({role.upper()}_split, pos)",
-                    role_tokens[role], role=role, inputs=(f".{role}_split",))
-        # Generating with a KV cache, the attention function receives the cache after this step's update.
-        after = " (after RoPE)" if rotary else ""
-        for role in "kv":
-            site_taps[f"cache_{role}"] = self.tap(
-                f"{prefix}.cache_{role}", "kv_cache", _SPLIT_AXES[role],
-                f"cache_{role.upper()} = cache.update({role.upper()}_split{after}): every {role.upper()} so far",
-                tk, role=role, inputs=(f".{role}_rotary" if rotary and role == "k" else f".{role}_split",))
-        k_in, v_in = (".k_rotary" if rotary else ".k_split"), ".v_split"
-        if kv_heads != heads:
-            groups = heads // kv_heads
-            site_taps["k_repeat"] = self.tap(f"{prefix}.k_repeat", "kv_repeat", _SPLIT_AXES["k"],
-                                             f"each K head repeated {groups}× (grouped-query attention)", tk,
-                                             role="k", inputs=(k_in,))
-            site_taps["v_repeat"] = self.tap(f"{prefix}.v_repeat", "kv_repeat", _SPLIT_AXES["v"],
-                                             f"each V head repeated {groups}× (grouped-query attention)", tk,
-                                             role="v", inputs=(v_in,))
-            k_in, v_in = ".k_repeat", ".v_repeat"
-        q_in = ".q_rotary" if rotary else ".q_split"
-        scaling = float(getattr(module, "scaling", head_dim ** -0.5))
-        site_taps["scores"] = self.tap(f"{prefix}.scores", "scores", MATRIX, "Q·Kᵀ", tqk, inputs=(q_in, k_in))
-        site_taps["scaled"] = self.tap(f"{prefix}.scaled", "scale", MATRIX, f"Q·Kᵀ × {scaling:.6g}", tqk,
-                                       inputs=(".scores",))
-        before_mask = ".scaled"
-        if bias:
-            site_taps["position_bias"] = self.tap(f"{prefix}.position_bias", "position_bias", MATRIX,
-                                                  "Q·Kᵀ + B  (B: learned relative position bias)", tqk,
-                                                  inputs=(".scaled",))
-            before_mask = ".position_bias"
-        site_taps["softcap"] = self.tap(f"{prefix}.softcap", "softcap", MATRIX, "c·tanh(S / c)", tqk,
-                                        inputs=(before_mask,))
-        site_taps["masked"] = self.tap(f"{prefix}.masked", "mask", MATRIX,
-                                       "S + M  (M: finfo.min where a query may not look)", tqk,
-                                       inputs=(before_mask,))
-        site_taps["probs"] = self.tap(f"{prefix}.probs", "softmax", MATRIX, "P = softmax(·, over keys)", tqk,
-                                      inputs=(".masked",))
-        site_taps["context"] = self.tap(f"{prefix}.context", "attn_v", _SPLIT_AXES["q"], "P·V", tq,
-                                        inputs=(".probs", v_in))
-        self.plan.sites[module] = AttentionSite(site_taps, rotary=rotary, bias=bias)
-        self.input(merge_into, f"{prefix}.merged", "head_merge", ("batch", "query", "model"),
-                   "concat(heads) = context.transpose(1, 2).reshape(B, T, H·d_k)", tq,
-                   ops=("transpose", "reshape"), inputs=(".context",))
+                name = "dec" if self.streams == ("prompt",) else "enc"
+            result.append((list_path, name, calls))
+        names = [r[1] for r in result]
+        if len(set(names)) != len(names):
+            raise _refuse("{model} has several lists of attention layers ({paths}) that tfdebug cannot tell apart "
+                          "as an encoder and a decoder.", "stacks_unclear", model=type(self.model).__name__,
+                          paths=", ".join(r[0] for r in result))
+        return result
 
-    def _split(self, prefix: str, role: str, tokens: dict, heads: int, head_dim: int) -> Tap:
-        return self.tap(f"{prefix}.{role}_split", "head_split", _SPLIT_AXES[role],
-                        f"{role.upper()}.view(B, T, {heads}, {head_dim}).transpose(1, 2)", tokens, role=role,
-                        ops=("view", "transpose"), inputs=(f".{role}",))
+    def container(self, list_path: str, name: str) -> Call:
+        """The call of the module that runs a stack (the encoder, the decoder, or the base model)."""
+        if self.encoder_decoder:
+            module = self.model.get_encoder() if name == "enc" else self.model.get_decoder()
+            call = next((c for c in self.record.calls if c.module is module and c.attention is None), None)
+        else:  # the innermost module around the layers that also looks up the embeddings (OPT's model.decoder)
+            parts, call = list_path.split("."), None
+            for i in range(len(parts) - 1, -1, -1):
+                candidate = self.record.first(".".join(parts[:i]))
+                if candidate is not None and any(self._is_embedding(c.module) for c in self.record.inside(candidate)):
+                    call = candidate
+                    break
+        if call is None:
+            raise _refuse("cannot find the module that runs {path}.", "no_stack_module", path=list_path)
+        return call
 
+    # ----- embeddings --------------------------------------------------------------------
+    def _is_embedding(self, module: nn.Module) -> bool:
+        """The input embedding, or a module sharing its table (BART's scaled copy in each stack)."""
+        embedding = self.model.get_input_embeddings()
+        weight = getattr(module, "weight", None)
+        return module is embedding or (weight is not None and weight is getattr(embedding, "weight", None))
 
-def _head_shape(module: nn.Module) -> tuple[int, int, int]:
-    """(query heads, head size, key/value heads) of an attention module of any supported family."""
-    config = module.config
-    heads = getattr(module, "num_heads", None) or getattr(module, "n_heads", None) \
-        or getattr(module, "num_attention_heads", None) or config.num_attention_heads
-    head_dim = getattr(module, "head_dim", None) or getattr(module, "attention_head_size", None) \
-        or getattr(module, "key_value_proj_dim", None)
-    kv_heads = heads // getattr(module, "num_key_value_groups", 1)
-    return int(heads), int(head_dim), int(kv_heads)
-
-
-def _norm_kind(module: nn.Module) -> tuple[str, str]:
-    if isinstance(module, nn.LayerNorm):
-        return "layer_norm", "γ·(x − μ)/√(σ² + ε) + β"
-    return "rms_norm", "γ·x/√(mean(x²) + ε)"
-
-
-def _norm(b: _Builder, path: str, name: str, stream: str, inputs: tuple[str, ...] = ()) -> None:
-    kind, formula = _norm_kind(b.model.get_submodule(path))
-    b.output(path, name, kind, STREAM, formula, {"token": stream}, inputs=inputs)
-
-
-def _prefix(model: nn.Module, name: str) -> str:
-    """'transformer.' when the model wraps its base model under `name`, '' when it is the base model."""
-    return f"{name}." if hasattr(model, name) else ""
-
-
-def _logits(b: _Builder, stream: str, inputs: tuple[str, ...]) -> None:
-    if isinstance(getattr(b.model, "lm_head", None), nn.Module):
-        b.output("lm_head", "logits", "logits", LOGITS, "h·W_vocab", {"token": stream}, inputs=inputs)
-
-
-def gpt2(model: nn.Module) -> TapPlan:
-    """GPT-2: learned positions, pre-norm blocks, a fused Q/K/V projection (c_attn)."""
-    if getattr(model.config, "add_cross_attention", False):
-        raise UnsupportedModelError("GPT-2 with cross-attention (add_cross_attention) is not supported.",
-                                    id="hf.gpt2_cross_attention")
-    b, base, t = _Builder(model, ("prompt",)), _prefix(model, "transformer"), {"token": "prompt"}
-    b.output(f"{base}wte", "tok.embed", "embedding", STREAM, "E[token]", t)
-    b.output(f"{base}wpe", "tok.pos_embed", "positional_encoding", STREAM, "P[pos]", t)
-    b.output(f"{base}drop", "tok.pos", "positional_add", STREAM, "E[token] + P[pos]", t,
-             inputs=("tok.embed", "tok.pos_embed"))
-    previous = "tok.pos"
-    for i in range(len(model.get_submodule(f"{base}h"))):
-        path, attn, ffn = f"{base}h.{i}", f"dec.{i}.self_attn", f"dec.{i}.ffn"
-        _norm(b, f"{path}.ln_1", f"{attn}.norm", "prompt", (previous,))
-        b.attention(attn, f"{path}.attn", "prompt", "prompt", projections=None, fused=f"{path}.attn.c_attn",
-                    merge_into=f"{path}.attn.c_proj")
-        _pre_norm_tail(b, path, attn, ffn, previous, attn_path=f"{path}.attn", mlp=f"{path}.mlp",
-                       norm2=f"{path}.ln_2", down=f"{path}.mlp.c_proj")
-        previous = f"{ffn}.resid"
-    _norm(b, f"{base}ln_f", "dec.norm", "prompt", (previous,))
-    _logits(b, "prompt", ("dec.norm",))
-    return b.plan
-
-
-def _pre_norm_tail(b: _Builder, path: str, attn: str, ffn: str, previous: str, *, attn_path: str, mlp: str,
-                   norm2: str, down: str, gate: str | None = None, up: str | None = None) -> None:
-    """Output projection, residual and FFN of a pre-norm block (GPT-2, LLaMA)."""
-    t = {"token": "prompt"}
-    b.tap(f"{attn}.out", "out_proj", ("batch", "query", "model"), "concat(heads)·W^O", {"query": "prompt"},
-          attn_path, inputs=(".merged",))
-    b.tap(f"{attn}.resid", "residual", STREAM, "x + Attention(Norm(x))", t, path, inputs=(previous, ".out"))
-    b.plan.hooks.append(AttentionResidual(attn_path, f"{attn}.out", f"{attn}.resid", path))
-    _norm(b, norm2, f"{ffn}.norm", "prompt", (f"{attn}.resid",))
-    if gate is not None:
-        b.output(gate, f"{ffn}.gate", "ffn_gate", HIDDEN, "act(x·W_gate)", t, inputs=(".norm",))
-        b.output(up, f"{ffn}.up", "ffn_hidden", HIDDEN, "x·W_up", t, inputs=(".norm",))
-        b.input(down, f"{ffn}.hidden", "ffn_hidden", HIDDEN, "act(x·W_gate) ⊙ x·W_up", t, inputs=(".gate", ".up"))
-    else:
-        b.input(down, f"{ffn}.hidden", "ffn_hidden", HIDDEN, "act(x·W_1 + b_1)", t, inputs=(".norm",))
-    b.output(mlp, f"{ffn}.out", "ffn_out", STREAM, "hidden·W_2", t, inputs=(".hidden",))
-    b.output(path, f"{ffn}.resid", "residual", STREAM, "x + FFN(Norm(x))", t, inputs=(f"{attn}.resid", ".out"))
-
-
-def llama(model: nn.Module) -> TapPlan:
-    """LLaMA, Qwen2, Mistral: rotary positions, RMSNorm, grouped-query attention, a gated FFN."""
-    b, base = _Builder(model, ("prompt",)), _prefix(model, "model")
-    b.output(f"{base}embed_tokens", "tok.embed", "embedding", STREAM, "E[token]", {"token": "prompt"})
-    previous = "tok.embed"
-    for i in range(len(model.get_submodule(f"{base}layers"))):
-        path, attn, ffn = f"{base}layers.{i}", f"dec.{i}.self_attn", f"dec.{i}.ffn"
-        _norm(b, f"{path}.input_layernorm", f"{attn}.norm", "prompt", (previous,))
-        a = f"{path}.self_attn"
-        b.attention(attn, a, "prompt", "prompt", projections={r: f"{a}.{r}_proj" for r in "qkv"}, rotary=True,
-                    merge_into=f"{a}.o_proj")
-        _pre_norm_tail(b, path, attn, ffn, previous, attn_path=a, mlp=f"{path}.mlp",
-                       norm2=f"{path}.post_attention_layernorm", down=f"{path}.mlp.down_proj",
-                       gate=f"{path}.mlp.act_fn", up=f"{path}.mlp.up_proj")
-        previous = f"{ffn}.resid"
-    _norm(b, f"{base}norm", "dec.norm", "prompt", (previous,))
-    _logits(b, "prompt", ("dec.norm",))
-    return b.plan
-
-
-def bert(model: nn.Module) -> TapPlan:
-    """BERT: an encoder with learned positions and token types, post-norm blocks."""
-    config = model.config
-    if getattr(config, "is_decoder", False) or getattr(config, "add_cross_attention", False):
-        raise UnsupportedModelError("BERT as a decoder (is_decoder / add_cross_attention) is not supported.",
-                                    id="hf.bert_decoder")
-    b, base, t = _Builder(model, ("text",)), _prefix(model, "bert"), {"token": "text"}
-    emb = f"{base}embeddings"
-    b.output(f"{emb}.word_embeddings", "tok.embed", "embedding", STREAM, "E[token]", t)
-    b.output(f"{emb}.token_type_embeddings", "tok.type_embed", "embedding", STREAM, "T[token type]", t)
-    b.output(f"{emb}.position_embeddings", "tok.pos_embed", "positional_encoding", STREAM, "P[pos]", t)
-    b.input(f"{emb}.LayerNorm", "tok.pos", "positional_add", STREAM, "E[token] + T[type] + P[pos]", t,
-            inputs=("tok.embed", "tok.type_embed", "tok.pos_embed"))
-    _norm(b, f"{emb}.LayerNorm", "tok.norm", "text", ("tok.pos",))
-    previous = "tok.norm"
-    for i in range(len(model.get_submodule(f"{base}encoder.layer"))):
-        path, attn, ffn = f"{base}encoder.layer.{i}", f"enc.{i}.attn", f"enc.{i}.ffn"
-        a = f"{path}.attention.self"
-        b.attention(attn, a, "text", "text", projections={"q": f"{a}.query", "k": f"{a}.key", "v": f"{a}.value"},
-                    kv_from=previous, merge_into=f"{path}.attention.output.dense")
-        _post_norm(b, f"{path}.attention.output", attn, previous, "Attention")
-        b.input(f"{path}.output.dense", f"{ffn}.hidden", "ffn_hidden", HIDDEN, "GELU(x·W_1 + b_1)", t,
-                inputs=(f"{attn}.norm",))
-        _post_norm(b, f"{path}.output", ffn, f"{attn}.norm", "FFN")
-        previous = f"{ffn}.norm"
-    head = "cls.predictions.decoder"
-    if _has(model, head):
-        b.output(head, "logits", "logits", LOGITS, "transform(h)·W_vocab", t, inputs=(previous,))
-    return b.plan
-
-
-def _post_norm(b: _Builder, path: str, prefix: str, previous: str, what: str) -> None:
-    """Output projection, residual and LayerNorm of a post-norm sublayer (BERT's …Output modules)."""
-    t = {"token": "text"}
-    b.output(f"{path}.dense", f"{prefix}.out", "out_proj" if what == "Attention" else "ffn_out", STREAM,
-             "concat(heads)·W^O" if what == "Attention" else "hidden·W_2", t,
-             inputs=(".merged",) if what == "Attention" else (".hidden",))
-    b.input(f"{path}.LayerNorm", f"{prefix}.resid", "residual", STREAM, f"x + {what}(x)", t, inputs=(previous, ".out"))
-    _norm(b, f"{path}.LayerNorm", f"{prefix}.norm", "text", (".resid",))
-
-
-def _has(model: nn.Module, path: str) -> bool:
-    try:
-        model.get_submodule(path)
-    except AttributeError:
-        return False
-    return True
-
-
-def t5(model: nn.Module) -> TapPlan:
-    """T5: an encoder–decoder with a relative position bias, RMSNorm, pre-norm sublayers."""
-    b = _Builder(model, ("src", "tgt"))
-    stacks = [("encoder", "enc", "src")] + ([("decoder", "dec", "tgt")] if _has(model, "decoder") else [])
-    for stack_path, stack, stream in stacks:
+    def embeddings(self, stack: str, container: Call, first_layer: Call, within: str | None) -> str:
+        """Stages from the token ids to the first layer's input; the name of the last one."""
+        prefix = {"enc": "src", "dec": "tgt"}[stack] if self.encoder_decoder else "tok"
+        stream = {"src": "src", "tgt": "tgt"}.get(prefix, self.streams[0])
         t = {"token": stream}
-        first = f"{stack_path}.block.0"
-        embed = "src.embed" if stack == "enc" else "tgt.embed"
-        b.input(first, embed, "embedding", STREAM, "E[token]  (positions enter as an attention bias)", t)
-        previous = embed
-        for i in range(len(model.get_submodule(f"{stack_path}.block"))):
-            path = f"{stack_path}.block.{i}"
-            blocks = [("attn" if stack == "enc" else "self_attn", "SelfAttention", stream)]
-            if stack == "dec":
-                blocks.append(("cross_attn", "EncDecAttention", "src"))
-            for j, (block, attr, k_stream) in enumerate(blocks):
-                prefix, layer = f"{stack}.{i}.{block}", f"{path}.layer.{j}"
-                a = f"{layer}.{attr}"
-                cross = block == "cross_attn"
-                _norm(b, f"{layer}.layer_norm", f"{prefix}.norm", stream, (previous,))
-                b.attention(prefix, a, stream, k_stream, projections={r: f"{a}.{r}" for r in "qkv"},
-                            bias=not cross, kv_from="enc.norm" if cross else ".norm",
-                            source="H_enc" if cross else "X", merge_into=f"{a}.o")
-                b.output(f"{a}.o", f"{prefix}.out", "out_proj", ("batch", "query", "model"), "concat(heads)·W^O",
-                         {"query": stream}, inputs=(".merged",))
-                b.output(layer, f"{prefix}.resid", "residual", STREAM, "x + Attention(RMSNorm(x))", t,
-                         inputs=(previous, ".out"))
-                previous = f"{prefix}.resid"
-            _t5_ffn(b, f"{path}.layer.{len(blocks)}", f"{stack}.{i}.ffn", stream, previous)
-            previous = f"{stack}.{i}.ffn.resid"
-        _norm(b, f"{stack_path}.final_layer_norm", f"{stack}.norm", stream, (previous,))
-    _logits(b, "tgt", ("dec.norm",))
-    return b.plan
+        region = [c for c in self.record.calls[container.index + 1: first_layer.index] if c.attention is None]
+        embed = next((c for c in region if self._is_embedding(c.module)), None)
+        embedding = embed.module if embed is not None else None
+        if embed is None:
+            raise _refuse("cannot find where {model} looks up its token embeddings before {path}.", "no_embedding",
+                          model=type(self.model).__name__, path=first_layer.path)
+        b = self.b
+        formula = "E[token]"
+        ids, weight = embed.input, getattr(embed.module, "weight", None)
+        if isinstance(weight, Tensor) and isinstance(ids, Tensor) and not ids.is_floating_point() \
+                and weight.device == ids.device:  # not weights offloaded by a device_map
+            scale = _scale(embed.out, nn.functional.embedding(ids, weight.detach()))
+            if scale is not None and scale != 1.0:  # Gemma's and BART's scaled embeddings multiply inside
+                formula = f"E[token] × {scale:.6g}  (the embedding's own multiplier)"
+        b.output(embed.path, f"{prefix}.embed", "embedding", STREAM, formula, t, within)
+        last, value = f"{prefix}.embed", embed.out
+        added = []
+        for call in region:
+            name = conv.last(call.path)
+            if call.module is embedding or call.index < embed.index or not isinstance(call.module, nn.Embedding) \
+                    and "Embedding" not in type(call.module).__name__:
+                continue
+            if name in conv.POSITION_EMBEDDINGS:
+                b.output(call.path, f"{prefix}.pos_embed", "positional_encoding", STREAM, "P[pos]", t, within)
+                added.append(f"{prefix}.pos_embed")
+            elif name in conv.TYPE_EMBEDDINGS:
+                b.output(call.path, f"{prefix}.type_embed", "embedding", STREAM, "T[token type]", t, within)
+                added.append(f"{prefix}.type_embed")
+        after = max([embed.end] + [c.end for c in region if c.path.rsplit(".", 1)[-1] in
+                                   conv.POSITION_EMBEDDINGS | conv.TYPE_EMBEDDINGS])
+        later = [c for c in region if c.index > after]
+        if added:
+            consumer = next((c for c in later if c.input is not None and self.record.produced(c.input) is None),
+                            first_layer)
+            terms = " + ".join(["E[token]"] + [{"pos_embed": "P[pos]", "type_embed": "T[type]"}[a.split(".")[1]]
+                                               for a in added])
+            b.input(consumer.path, f"{prefix}.pos", "positional_add", STREAM, terms, t, within,
+                    inputs=(f"{prefix}.embed", *added))
+            last, value = f"{prefix}.pos", consumer.input
+        for call in later:
+            if call.input is None or not close(call.input, value):
+                continue
+            if conv.is_norm(call.module):
+                kind, formula = conv.norm_kind(call.module)
+                b.output(call.path, f"{prefix}.norm", kind, STREAM, formula, t, within, inputs=(last,))
+                last, value = f"{prefix}.norm", call.out
+            elif conv.is_linear(call.module):
+                b.output(call.path, f"{prefix}.proj", "embedding", STREAM, "X·W_proj  (embedding size → model size)",
+                         t, within, inputs=(last,))
+                last, value = f"{prefix}.proj", call.out
+        x0 = first_layer.input
+        if not close(x0, value):
+            scale = _scale(x0, value, allowed=self.scales)
+            if scale is None:
+                raise _refuse("cannot tell how {model}'s embeddings become the input of {path}.", "embedding_unclear",
+                              model=type(self.model).__name__, path=first_layer.path)
+            b.input(first_layer.path, f"{prefix}.scaled", "embed_scale", STREAM, f"X × {scale:.6g}", t, within,
+                    inputs=(last,))
+            last = f"{prefix}.scaled"
+        return last
+
+    # ----- the whole model ---------------------------------------------------------------
+    def plan(self) -> TapPlan:
+        stacks = self.stacks()
+        encoder_out = None
+        markers = []
+        last = None
+        for list_path, stack, layers in stacks:
+            container = self.container(list_path, stack)
+            within = container.path if self.encoder_decoder else None
+            if within:
+                markers.append(within)
+            previous = self.embeddings(stack, container, layers[0], within)
+            planner = LayerPlanner(self, stack, within, encoder_out)
+            inputs = []
+            for layer in layers:
+                inputs.append(previous)
+                previous = planner.layer(layer, previous)
+            key = "hidden_states" if not self.encoder_decoder else f"{'encoder' if stack == 'enc' else 'decoder'}" \
+                                                                    "_hidden_states"
+            self.b.plan.layer_inputs[key] = inputs
+            for role, names in planner.probs.items():
+                self.b.plan.probs[role] = names
+            previous = self.final_norm(stack, container, layers[-1], previous, within)
+            if stack == "enc":
+                encoder_out = previous
+            last = previous
+        self.head(last)
+        from tfdebug.adapters.hf_hooks import StackMarker
+
+        self.b.plan.hooks[:0] = [StackMarker(p) for p in markers]
+        return self.b.plan
+
+    def final_norm(self, stack: str, container: Call, layer: Call, previous: str, within: str | None) -> str:
+        after = [c for c in self.record.calls[layer.end + 1: container.end + 1] if c.attention is None]
+        norm = next((c for c in after if conv.is_norm(c.module) and close(c.input, layer.out)), None)
+        if norm is None:
+            return previous
+        kind, formula = conv.norm_kind(norm.module)
+        stream = {"enc": "src", "dec": "tgt"}[stack] if self.encoder_decoder else self.streams[0]
+        self.b.output(norm.path, f"{stack}.norm", kind, STREAM, formula, {"token": stream}, within,
+                      inputs=(previous,))
+        return f"{stack}.norm"
+
+    def head(self, previous: str) -> None:
+        """`logits`: the output embedding's output, or the model's returned logits when something follows it."""
+        head = self.model.get_output_embeddings() if hasattr(self.model, "get_output_embeddings") else None
+        call = next((c for c in self.record.calls if head is not None and c.module is head), None)
+        if call is None:
+            return
+        stream = "tgt" if self.encoder_decoder else self.streams[0]
+        t = {"token": stream}
+        returned = getattr(self.record.output, "logits", None)
+        formula = "h·W_vocab" if self.streams != ("text",) else "transform(h)·W_vocab"
+        cap = getattr(self.model.config, "final_logit_softcapping", None)
+        if not isinstance(returned, Tensor) or returned is call.out or (not cap and close(returned, call.out)):
+            self.b.output(call.path, "logits", "logits", ("batch", "token", "vocab"), formula, t, inputs=(previous,))
+            return
+        from tfdebug.adapters.hf_hooks import ModelLogits
+
+        self.b.output(call.path, "head.raw", "logits", ("batch", "token", "vocab"), formula, t, inputs=(previous,))
+        if cap:
+            self.b.tap("logits", "softcap", ("batch", "token", "vocab"), f"{cap:g}·tanh(logits / {cap:g})", t,
+                       inputs=("head.raw",))
+        else:
+            scale = _scale(returned, call.out, allowed=self.scales)
+            if scale is None:
+                raise _refuse("{model} changes its logits after {path} in a way tfdebug cannot name.",
+                              "logits_unclear", model=type(self.model).__name__, path=call.path)
+            self.b.tap("logits", "logit_scale", ("batch", "token", "vocab"), f"logits × {scale:.6g}", t,
+                       inputs=("head.raw",))
+        self.b.plan.hooks.append(ModelLogits("logits"))
 
 
-def _t5_ffn(b: _Builder, layer: str, prefix: str, stream: str, previous: str) -> None:
-    t = {"token": stream}
-    _norm(b, f"{layer}.layer_norm", f"{prefix}.norm", stream, (previous,))
-    dense = f"{layer}.DenseReluDense"
-    if _has(b.model, f"{dense}.wi_0"):  # gated
-        b.output(f"{dense}.act", f"{prefix}.gate", "ffn_gate", HIDDEN, "act(x·W_gate)", t, inputs=(".norm",))
-        b.output(f"{dense}.wi_1", f"{prefix}.up", "ffn_hidden", HIDDEN, "x·W_up", t, inputs=(".norm",))
-        b.input(f"{dense}.wo", f"{prefix}.hidden", "ffn_hidden", HIDDEN, "act(x·W_gate) ⊙ x·W_up", t,
-                inputs=(".gate", ".up"))
-    else:
-        b.input(f"{dense}.wo", f"{prefix}.hidden", "ffn_hidden", HIDDEN, "ReLU(x·W_1)", t, inputs=(".norm",))
-    b.output(dense, f"{prefix}.out", "ffn_out", STREAM, "hidden·W_2", t, inputs=(".hidden",))
-    b.output(layer, f"{prefix}.resid", "residual", STREAM, "x + FFN(RMSNorm(x))", t, inputs=(previous, ".out"))
-
-
-FAMILIES: dict[str, Callable[[nn.Module], TapPlan]] = {
-    "gpt2": gpt2, "bert": bert, "llama": llama, "qwen2": llama, "mistral": llama, "t5": t5,
-}
+def _causal(record: Probe) -> bool:
+    """Whether the first attention call's mask hides the second key from the first query (a causal mask)."""
+    mask = record.attention_calls()[0].attention[3]
+    if not isinstance(mask, Tensor) or mask.dim() != 4 or mask.shape[-1] < 2 or mask.shape[-2] < 1:
+        return False
+    first = mask[0, 0, 0, 1]
+    return bool(first <= torch.finfo(mask.dtype).min / 2) if mask.is_floating_point() else not bool(first)
 
 
 def tap_plan(model: nn.Module) -> TapPlan:
-    """The taps and hooks of a supported model; UnsupportedModelError naming anything else."""
-    model_type = getattr(model.config, "model_type", "")
-    family = FAMILIES.get(model_type)
-    if family is None:
-        raise UnsupportedModelError(
-            "tfdebug cannot tap Hugging Face model type '{model_type}': supported are {supported}.",
-            id="hf.unsupported_type", model_type=model_type, supported=", ".join(sorted(FAMILIES)))
-    return family(model)
+    """The taps and hooks of a Hugging Face model; UnsupportedModelError naming the part that does not match."""
+    return Planner(model, probe(model)).plan()
+
+
+__all__ += ["AttentionShape"]

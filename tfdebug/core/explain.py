@@ -166,8 +166,9 @@ EXPLANATIONS: dict[str, Explanation] = {
         "同一条对角线上（相同距离）的格子得到相同的偏置。"),
     "softcap": _e(
         "Squashes very large scores smoothly into a fixed range with tanh, so that no single score can "
-        "dominate the softmax.",
-        "用 tanh 把过大的分数平滑地压进固定范围，使任何一个分数都无法独占 softmax。",
+        "dominate the softmax. Gemma 2 caps its final logits the same way, after the output layer.",
+        "用 tanh 把过大的分数平滑地压进固定范围，使任何一个分数都无法独占 softmax。"
+        "Gemma 2 也用同样的方法在输出层之后给最终的 logits 封顶。",
         "c · tanh(x / c)",
         "No value exceeds the cap c in absolute size.",
         "所有数值的绝对值都不超过上限 c。"),
@@ -179,9 +180,12 @@ EXPLANATIONS: dict[str, Explanation] = {
         Text("scores + M,  M = 0 where allowed, −∞ where masked", "scores + M，M 在允许处为 0，在遮住处为 −∞"),
         "Causal: −∞ strictly above the diagonal, the diagonal itself allowed. Padding: whole key columns "
         "at <pad>. M is one small tensor broadcast over every sentence and head. No row may be masked "
-        "entirely.",
+        "entirely. A sliding window (Mistral, Gemma 2, GPT-OSS, ModernBERT: the formula names its size) "
+        "leaves a band: each query sees only the nearest w keys, older ones are −∞ too.",
         "因果掩码：对角线以上严格为 −∞，对角线本身允许。填充掩码：<pad> 所在的整列键被遮住。"
-        "M 是一个小张量，广播到每个句子和每个头上。任何一行都不能被完全遮住。"),
+        "M 是一个小张量，广播到每个句子和每个头上。任何一行都不能被完全遮住。"
+        "滑动窗口（Mistral、Gemma 2、GPT-OSS、ModernBERT，公式里写着窗口大小）只留下一条带：每个查询只能看到最近的 w 个键，"
+        "更早的键也是 −∞。"),
     "softmax": _e(
         "Turns each query's row of scores into weights that are positive and sum to 1: e^x over the sum "
         "of e^x across the keys. Computed in float32 even for half-precision models.",
@@ -259,6 +263,68 @@ EXPLANATIONS: dict[str, Explanation] = {
         "logits = h · W_lm",
         "At each position the largest logit is the word the model predicts next.",
         "在每个位置上，最大的 logit 就是模型预测的下一个词。"),
+    "qk_norm": _e(
+        "Normalises the queries (or keys) before the scores are taken, each head's features on their own "
+        "(Qwen3, Gemma 3) or all heads at once (OLMo 2). It keeps Q·Kᵀ from growing without bound, so the "
+        "softmax stays smooth. In latent attention (DeepSeek-V3) the same kind shows the compressed query "
+        "or key/value after its norm.",
+        "在计算分数之前先把查询（或键）归一化：每个头各自归一化（Qwen3、Gemma 3），或所有头一起（OLMo 2）。"
+        "这样 Q·Kᵀ 不会无限增大，softmax 保持平滑。在潜在注意力（DeepSeek-V3）中，同一类阶段显示归一化后的"
+        "压缩查询或压缩键值。",
+        "q̂ = γ · q / √(mean(q²) + ε)   (per head)",
+        "Every head's row has a similar size now (an RMS near the mean of γ), whatever the projection gave.",
+        "无论投影结果多大，现在每个头的每一行大小都相近（均方根接近 γ 的均值）。"),
+    "attn_sink": _e(
+        "Attention sinks (GPT-OSS): each head has one learned logit, appended as an extra last column of the "
+        "scores. The softmax runs over the keys and that column together, so a query can put weight on "
+        "\u201cnothing\u201d instead of on some token; the column is then dropped.",
+        "注意力汇（GPT-OSS）：每个头有一个可学习的 logit，作为额外的最后一列接在分数后面。softmax 同时作用于"
+        "所有键和这一列，于是查询可以把权重放在\u201c什么也不看\u201d上，而不必分给某个词；之后这一列被丢掉。",
+        "softmax([S | s_h]) over keys + 1",
+        "Each row sums to 1 including the last column; that column is how much the head chose to ignore. "
+        "The next stage, P, is this without the last column, so its rows sum to less than 1.",
+        "包含最后一列时每一行之和为 1；最后一列就是这个头选择\u201c忽略\u201d的份额。下一个阶段 P 去掉了这一列，"
+        "所以它的每一行之和小于 1。"),
+    "router_logits": _e(
+        "Mixture of experts: the router scores every expert for every token with one linear layer. The "
+        "highest scores decide which few experts process the token.",
+        "混合专家：路由器用一个线性层给每个词的每个专家打分。分数最高的几个专家会处理这个词。",
+        "r = x · W_router   (tokens × experts)",
+        "Look along a row for the experts this token prefers; a column that is high everywhere is an expert "
+        "every token uses.",
+        "沿着一行看这个词偏爱哪些专家；如果某一列处处都高，说明每个词都在用这个专家。"),
+    "routing": _e(
+        "The experts chosen for each token and the weight each gets: the top k of the router's "
+        "probabilities (renormalised in many models), laid out over all experts with 0 where an expert "
+        "was not chosen.",
+        "每个词选中的专家以及各自的权重：路由概率中最大的 k 个（很多模型会重新归一化），摊开到所有专家上，"
+        "未被选中的专家为 0。",
+        "w = topk(softmax(r), k)",
+        "Exactly k non-zero cells in each row; their sum is 1 where the model renormalises.",
+        "每一行恰好有 k 个非零格；在重新归一化的模型里它们之和为 1。"),
+    "expert_out": _e(
+        "The experts' combined output for each token: each chosen expert's feed-forward output times its "
+        "routing weight, summed. Experts that no token chose did not run at all.",
+        "每个词的专家合并输出：每个被选中专家的前馈输出乘以它的路由权重，再求和。没有被任何词选中的专家根本没有运行。",
+        "y = Σ_k w_k · FFN_k(x)",
+        "Its rows are the tokens flattened over the batch; the shape is (tokens, d_model).",
+        "它的行是展平到批次上的词；形状为 (tokens, d_model)。"),
+    "embed_scale": _e(
+        "Multiplies the embeddings by a constant before the first layer (Gemma: √d_model; Granite: its "
+        "embedding multiplier), so they have the size the layers expect.",
+        "在第一层之前把嵌入乘以一个常数（Gemma：√d_model；Granite：它的嵌入乘数），让数值具有各层期望的大小。",
+        "X = c · E[token]",
+        "This stage divided by the embedding is the same number c everywhere.",
+        "本阶段除以嵌入，处处都是同一个数 c。"),
+    "logit_scale": _e(
+        "Scales the logits after the output layer by a constant (Granite divides by its logits scaling, "
+        "Cohere multiplies by its logit scale). The ranking of the words does not change, the softmax's "
+        "sharpness does.",
+        "在输出层之后把 logits 乘以一个常数（Granite 除以它的 logits_scaling，Cohere 乘以 logit_scale）。"
+        "词的排序不变，softmax 的尖锐程度会变。",
+        "logits = c · h · W_vocab",
+        "The same word wins as in the stage before; the values are c times as large.",
+        "获胜的词与上一个阶段相同；数值变为 c 倍。"),
 }
 
 def explain(kind: str) -> Explanation | None:

@@ -38,6 +38,14 @@ KINDS: tuple[str, ...] = (
     "ffn_hidden",
     "ffn_out",
     "logits",
+    # sub-stages of real models (Hugging Face adapter)
+    "qk_norm",
+    "attn_sink",
+    "router_logits",
+    "routing",
+    "expert_out",
+    "embed_scale",
+    "logit_scale",
 )
 
 # What a person reads for each kind (menus, tooltips); the design's whole vocabulary, so
@@ -51,6 +59,9 @@ KIND_TITLES: dict[str, str] = {
     "softmax": "Softmax", "attn_dropout": "Attention dropout", "attn_v": "Weighted sum P·V",
     "head_merge": "Head merge", "out_proj": "Output projection W^O", "residual": "Residual add",
     "ffn_gate": "FFN gate", "ffn_hidden": "FFN hidden layer", "ffn_out": "FFN output", "logits": "Logits",
+    "qk_norm": "Q/K norm", "attn_sink": "Attention sink", "router_logits": "Router logits",
+    "routing": "Expert routing", "expert_out": "Experts' output", "embed_scale": "Embedding multiplier",
+    "logit_scale": "Logit scaling",
 }
 
 
@@ -60,7 +71,7 @@ def kind_title(kind: str) -> str:
 
 
 AXES: tuple[str, ...] = (
-    "batch", "token", "query", "key", "head", "head_dim", "model", "hidden", "vocab",
+    "batch", "token", "query", "key", "head", "head_dim", "model", "hidden", "vocab", "expert",
 )
 
 # Axes whose positions are tokens: a view labels them with token strings.

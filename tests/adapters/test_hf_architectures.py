@@ -1,0 +1,127 @@
+"""The contract over every architecture of `hf_archs.ARCHITECTURES`, each a tiny random model (no download).
+
+Captured ones: stages follow the grammar, every attention block shows its sub-stages and
+the architecture's own ones (`Arch.shows`), the pass is verified stage by stage against
+the model's own eager outputs (every layer's probabilities and input, the logits), and
+greedy generation through tfdebug's loop gives the tokens of the model's own generate().
+Refused ones: refused with the part named. Each model is built once per module.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+
+from tests.adapters import hf_archs, hf_tiny
+from tfdebug.adapters.generation import GenerationSession
+from tfdebug.adapters.hf import wrap
+from tfdebug.adapters.session import DebugSession
+from tfdebug.core.errors import UnsupportedModelError
+from tfdebug.models.sampling import DecodingSettings
+
+TEXTS = {"decoder": {"prompt": "the cat sat on the mat"}, "encoder": {"text": "the cat sat on the mat"},
+         "encoder-decoder": {"src": "the cat sat on the mat", "tgt": "我 爱"}}
+STEPS = 3
+# What each label of Arch.shows means: a stage suffix (any layer) or a whole name, and its kind.
+SHOWS = {
+    "q_norm": (".q_norm", "qk_norm"), "k_norm": (".k_norm", "qk_norm"), "router_logits": (".router_logits",
+                                                                                             "router_logits"),
+    "routing": (".routing", "routing"), "sinks": (".sinks", "attn_sink"), "softcap": ("self_attn.softcap", "softcap"),
+    "embed_scale": ("tok.scaled", "embed_scale"), "logit_scale": ("logits", "logit_scale"),
+    "final_softcap": ("logits", "softcap"), "post_norm": (".post_norm", None), "position_bias": (".position_bias",
+                                                                                                "position_bias"),
+}
+CAPTURED = [a for a in hf_archs.ARCHITECTURES if a.refused is None]
+REFUSED = [a for a in hf_archs.ARCHITECTURES if a.refused is not None]
+_CACHE: dict[str, tuple] = {}
+
+
+def _built(arch):
+    """(model, adapter, session after one capture-all pass, its captures by name), made once per architecture."""
+    if arch.model_type not in _CACHE:
+        model = hf_archs.build(arch)
+        adapter = wrap(model, hf_tiny.word_tokenizer(arch.kind == "encoder"))
+        session = DebugSession(adapter, TEXTS[arch.kind])
+        captures, _ = session.capture_all()
+        _CACHE[arch.model_type] = (model, adapter, session, {c.name: c for c in captures})
+    return _CACHE[arch.model_type]
+
+
+def test_the_table_covers_forty_architectures_and_refuses_few():
+    assert len(hf_archs.ARCHITECTURES) == 40
+    assert len(CAPTURED) >= 36
+
+
+@pytest.mark.parametrize("arch", CAPTURED, ids=[a.model_type for a in CAPTURED])
+def test_captured_with_every_sub_stage_and_verified_stage_by_stage(arch):
+    model, adapter, session, by_name = _built(arch)
+    names = list(by_name)
+    assert all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*", n) for n in names)
+    assert [n for n, c in by_name.items() if len(c.info.axes) != len(c.shape)] == []  # every axis named
+    blocks = {n.rsplit(".", 1)[0] for n in names if n.endswith(".probs")}
+    assert blocks, "no attention block"
+    for block in blocks:
+        for stage in ("scores", "scaled", "probs", "context", "merged", "out"):
+            assert f"{block}.{stage}" in by_name, (block, stage)
+        probs = by_name[f"{block}.probs"].tensor
+        sums = probs.sum(-1)
+        assert (sums <= 1 + 1e-5).all() and (sums > (0 if "sinks" in arch.shows else 1 - 1e-5)).all()
+    for label in arch.shows:
+        if label in ("parallel", "sliding"):
+            continue
+        suffix, kind = SHOWS[label]
+        found = [n for n in names if n == suffix or n.endswith(suffix)]
+        if label == "embed_scale" and not found:  # the multiplier inside the embedding module (Gemma)
+            assert "×" in by_name["tok.embed"].info.formula
+            continue
+        assert found, (arch.model_type, label)
+        assert kind is None or all(by_name[n].info.kind == kind for n in found), (label, found)
+    if "parallel" in arch.shows:
+        resid = by_name["dec.0.ffn.resid"]
+        assert resid.info.inputs == ("tok.embed", "dec.0.self_attn.out", "dec.0.ffn.out")
+        assert "dec.0.self_attn.resid" not in by_name
+    if "sliding" in arch.shows:
+        assert any(re.search(r"window of \d+ keys", c.info.formula) for c in by_name.values() if c.info.kind == "mask")
+    verification = session.verification
+    assert verification.ok, verification.describe()
+    assert verification.max_abs_diff <= 1e-4
+    assert {f"{b}.probs" for b in blocks} <= set(verification.checked)
+    if "logits" in by_name:
+        assert "logits" in verification.checked
+    assert "dec.0.self_attn.scores" in verification.unchecked or "enc.0.attn.scores" in verification.unchecked
+    assert hf_tiny.no_hooks_left(model)
+
+
+@pytest.mark.parametrize("arch", [a for a in CAPTURED if a.kind != "encoder"],
+                         ids=[a.model_type for a in CAPTURED if a.kind != "encoder"])
+def test_greedy_generation_with_the_cache_equals_the_models_own_generate(arch):
+    model, adapter, session, _ = _built(arch)
+    texts = dict(TEXTS[arch.kind], tgt="") if arch.kind == "encoder-decoder" else TEXTS[arch.kind]
+    generation = GenerationSession(adapter, texts, DecodingSettings(max_new_tokens=STEPS, stop_at_eos=False))
+    captures, choices = generation.capture_all()
+    generation.close()
+    ids = adapter.prepare(texts).kwargs["input_ids"]
+    with torch.no_grad():
+        own = model.generate(ids, max_new_tokens=STEPS, min_new_tokens=STEPS, do_sample=False, eos_token_id=None,
+                             pad_token_id=0)
+    start = 1 if arch.kind == "encoder-decoder" else ids.shape[1]
+    assert [c.id for c in choices] == own[0, start:].tolist()
+    assert any(c.info.kind == "kv_cache" for c in captures)
+    assert hf_tiny.no_hooks_left(model)
+
+
+@pytest.mark.parametrize("arch", REFUSED, ids=[a.model_type for a in REFUSED])
+def test_refused_with_the_part_named(arch):
+    model = hf_archs.build(arch)
+    with pytest.raises(UnsupportedModelError) as info:
+        wrap(model, hf_tiny.word_tokenizer())
+    assert arch.refused in info.value.message
+    assert hf_tiny.no_hooks_left(model)
+
+
+def test_the_models_page_lists_this_table():
+    """docs/models.md is rendered from ARCHITECTURES (python -m tests.adapters.hf_archs regenerates it)."""
+    text = hf_archs.DOC.read_text(encoding="utf-8")
+    assert text == hf_archs.render_doc(text), "docs/models.md is stale: run python -m tests.adapters.hf_archs"
