@@ -85,7 +85,7 @@ def test_cli_max_capture_mb(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "wrote" in out and "left out 12 stages beyond the 10.0 kB budget" in out
     assert main(["stages", "--model", spec, "--max-capture-mb", "-1"]) == 2
-    assert "--max-capture-mb takes a size" in capsys.readouterr().err
+    assert "--max-capture-mb takes a finite number of MB" in capsys.readouterr().err
 
 
 @pytest.fixture(autouse=True)

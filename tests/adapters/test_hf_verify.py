@@ -64,12 +64,14 @@ def test_granite_multipliers_are_stages_and_a_missing_one_is_caught(granite):
     assert by_name["logits"].info.kind == "logit_scale" and "0.25" in by_name["logits"].info.formula
     assert "x + 0.5·" in by_name["dec.0.self_attn.resid"].info.formula  # the residual multiplier
     assert session.verification.ok and session.verification.first_mismatch is None
-    # Without the multiplier stage, the first layer's input is shown as the unscaled embedding.
-    plan = session.adapter.plan
+    # Without the multiplier stage, the first layer's input is shown as the unscaled embedding
+    # (a new adapter: a verdict is kept per adapter, input and dtype, and reused by a Restart).
+    broken = _session(granite)
+    plan = broken.adapter.plan
     plan.hooks[:] = [h for h in plan.hooks if not (isinstance(h, Input) and h.stage == "tok.scaled")]
     plan.layer_inputs["hidden_states"][0] = "tok.embed"
-    session.capture_all()
-    assert session.verification.first_mismatch == "tok.embed"
+    broken.capture_all()
+    assert broken.verification.first_mismatch == "tok.embed"
 
 
 def test_a_replaced_stage_is_not_verified(granite):

@@ -165,6 +165,13 @@ class ModelAdapter(ABC):
         """Compare `output` of a tapped forward with the unmodified model's; None when there is nothing to check."""
         return None
 
+    @property
+    def model_root(self) -> nn.Module:
+        """The model whose forward this adapter runs: one tfdebug forward of it at a time
+        (core.model_lock). A wrapper around a user's model names the model, so two adapters
+        of one model share the lock."""
+        return self.module
+
     def vocabulary(self) -> list[str] | None:
         """The token string of every output id, in id order (what a logits stage's `vocab` axis
         indexes), or None when the model has no word list to offer."""

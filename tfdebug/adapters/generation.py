@@ -21,10 +21,10 @@ from tfdebug.adapters.session import SessionTexts, layout_of
 from tfdebug.core.errors import StepperStateError
 from tfdebug.core.layout import PassLayout
 from tfdebug.core.memory import release_freed_memory
-from tfdebug.core.names import GEN_PREFIX, parse_name
+from tfdebug.core.model_lock import forward_lock
+from tfdebug.core.names import GEN_PREFIX, parse_name, parse_token_ref, token_ref
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture, Recorder
-from tfdebug.core.names import parse_token_ref, token_ref
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper import Stepper
 from tfdebug.models.generate import StepDecoder, generate, text_of
@@ -143,7 +143,8 @@ class GenerationSession(SessionTexts):
         """Steps 0 and 1 as run (greedy, shapes only); later steps as step 1, its axes over all tokens one longer each."""
         probe = replace(self.settings, sample=False, max_new_tokens=min(2, self.settings.max_new_tokens),
                         stop_at_eos=False)
-        with torch.no_grad(), Recorder(self.adapter.module, self.stages, keep=False, relabel=self._relabel) as rec:
+        with forward_lock(self.adapter.model_root), torch.no_grad(), \
+                Recorder(self.adapter.module, self.stages, keep=False, relabel=self._relabel) as rec:
             self._run(probe)
         decoder = self._decoder
         prompt = len(decoder.prompt_ids)
@@ -240,7 +241,8 @@ class GenerationSession(SessionTexts):
 
     def capture_all(self) -> tuple[list[Capture], Any]:
         """Generate without pausing; the captures (filtered by `stages`) and the choices."""
-        with torch.no_grad(), Recorder(self.adapter.module, self.stages, relabel=self._relabel) as rec:
+        with forward_lock(self.adapter.model_root), torch.no_grad(), \
+                Recorder(self.adapter.module, self.stages, relabel=self._relabel) as rec:
             output = self._run()
         return rec.captures, output
 

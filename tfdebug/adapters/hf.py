@@ -83,6 +83,10 @@ class HFAdapter(ModelAdapter):
         self.generation_presets = _GENERATION_PRESETS.get(streams[0], ())
         self._vocabulary: list[str] | None = None
 
+
+    @property
+    def model_root(self) -> nn.Module:
+        return self.model  # every adapter of this Hugging Face model shares its forward lock
     def config(self) -> dict:
         return {"hf_model_type": self.model.config.model_type, "hf_class": type(self.model).__name__,
                 **self.model.config.to_diff_dict()}

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from tfdebug.adapters import hf_conventions as conv
 from tfdebug.adapters.hf_builder import HIDDEN, STREAM
 from tfdebug.adapters.hf_hooks import Router
-from tfdebug.adapters.hf_match import close, refuse as _refuse
+from tfdebug.adapters.hf_match import close
+from tfdebug.adapters.hf_match import refuse as _refuse
 from tfdebug.adapters.hf_probe import Call
 
 if TYPE_CHECKING:

@@ -20,9 +20,11 @@ from torch import Tensor
 from tfdebug.adapters import hf_conventions as conv
 from tfdebug.adapters.hf_attention import check_keywords
 from tfdebug.adapters.hf_builder import PROJ_AXES, STREAM, AttentionShape
-from tfdebug.adapters.hf_hooks import Output, ProjectionSplit, SumResidual
 from tfdebug.adapters.hf_ffn import FeedForward
-from tfdebug.adapters.hf_match import close, like, refuse as _refuse, scale as _scale
+from tfdebug.adapters.hf_hooks import Output, ProjectionSplit, SumResidual
+from tfdebug.adapters.hf_match import close, like
+from tfdebug.adapters.hf_match import refuse as _refuse
+from tfdebug.adapters.hf_match import scale as _scale
 from tfdebug.adapters.hf_probe import Call
 
 

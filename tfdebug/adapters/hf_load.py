@@ -20,8 +20,18 @@ import torch
 from torch import nn
 
 from tfdebug.adapters.hf_config import check_config, configured_layers
-from tfdebug.adapters.hf_folder import (INDEX, MAX_CONFIG_BYTES, MAX_TOKENIZER_BYTES, WEIGHTS, Weights,
-                                        check_readable_folder, inside, read_config, read_weights, weight_files)
+from tfdebug.adapters.hf_folder import (
+    INDEX,
+    MAX_CONFIG_BYTES,
+    MAX_TOKENIZER_BYTES,
+    WEIGHTS,
+    Weights,
+    check_readable_folder,
+    inside,
+    read_config,
+    read_weights,
+    weight_files,
+)
 from tfdebug.core.errors import ModelLoadError
 from tfdebug.core.files import read_json, read_text
 from tfdebug.core.foreign import foreign_call

@@ -21,8 +21,11 @@ from torch import Tensor, nn
 from tfdebug.adapters import hf_conventions as conv
 from tfdebug.adapters.hf_builder import STREAM, AttentionShape, Builder, TapPlan
 from tfdebug.adapters.hf_layers import LayerPlanner
-from tfdebug.adapters.hf_match import close, config_scales, refuse as _refuse, scale as _scale
+from tfdebug.adapters.hf_match import close, config_scales
+from tfdebug.adapters.hf_match import refuse as _refuse
+from tfdebug.adapters.hf_match import scale as _scale
 from tfdebug.adapters.hf_probe import Call, Probe, probe
+from tfdebug.core.model_lock import forward_lock
 
 __all__ = ["TapPlan", "tap_plan"]
 
@@ -257,7 +260,9 @@ def _causal(record: Probe) -> bool:
 
 def tap_plan(model: nn.Module) -> TapPlan:
     """The taps and hooks of a Hugging Face model; UnsupportedModelError naming the part that does not match."""
-    return Planner(model, probe(model)).plan()
+    with forward_lock(model):  # not while a background check of this model runs its forward
+        record = probe(model)
+    return Planner(model, record).plan()
 
 
 __all__ += ["AttentionShape"]

@@ -31,8 +31,7 @@ from torch import Tensor, nn
 
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification, max_abs_difference
 from tfdebug.adapters.sdpa_names import Naming, StageSpec, name_modules
-from tfdebug.adapters.sdpa_padding import (batch_first, mismatch_cause, padded_rows, refuse_nested,
-                                           without_padded_rows)
+from tfdebug.adapters.sdpa_padding import batch_first, mismatch_cause, padded_rows, refuse_nested, without_padded_rows
 from tfdebug.adapters.sdpa_patch import StageSink, TappedPass
 from tfdebug.core.errors import InputError, ModelLoadError, TfdebugError, UnsupportedModelError
 from tfdebug.core.tap import Tap, iter_taps

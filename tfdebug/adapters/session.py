@@ -17,6 +17,7 @@ from tfdebug.adapters.base import ModelAdapter, Prepared, Verification
 from tfdebug.core.budget import CaptureBudget, CaptureEstimate, estimate_capture
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.memory import release_freed_memory
+from tfdebug.core.model_lock import forward_lock
 from tfdebug.core.plan import Plan, plan_pass
 from tfdebug.core.recorder import Capture, Recorder, check_patterns
 from tfdebug.core.stages import StageInfo, token_labels
@@ -62,21 +63,6 @@ class SessionTexts:
 # input, dtype and device: a Restart, or a new session on the same texts, reuses it.
 _VERDICTS: "weakref.WeakKeyDictionary[torch.nn.Module, dict[tuple, Verification | None]]" = \
     weakref.WeakKeyDictionary()
-# One forward of a model at a time: a check running in the background and a new capture of
-# the same model must not interleave (taps fire in whichever forward passes through them).
-_FORWARD_LOCKS: "weakref.WeakKeyDictionary[torch.nn.Module, threading.Lock]" = weakref.WeakKeyDictionary()
-_LOCKS_LOCK = threading.Lock()
-
-
-def forward_lock(module: torch.nn.Module) -> threading.Lock:
-    """The lock a capture and a verification of `module` hold while its forward runs."""
-    with _LOCKS_LOCK:
-        lock = _FORWARD_LOCKS.get(module)
-        if lock is None:
-            lock = _FORWARD_LOCKS[module] = threading.Lock()
-        return lock
-
-
 def input_tensors(prepared: Prepared) -> list:
     """The tensors a prepared input hands the model (what sizes its forward)."""
     return [v for v in (*prepared.args, *prepared.kwargs.values()) if isinstance(v, torch.Tensor)]
@@ -181,7 +167,7 @@ class DebugSession(SessionTexts):
                 on_capture(capture)
             budget.keep_or_drop(capture)
 
-        with forward_lock(self.adapter.module), torch.no_grad(), \
+        with forward_lock(self.adapter.model_root), torch.no_grad(), \
                 Recorder(self.adapter.module, self.stages, on_capture=keep_within_budget) as rec:
             output = self._run()
         if self._plan is None and self.stages is None:  # every stage ran: the pass is its own plan
@@ -208,7 +194,7 @@ class DebugSession(SessionTexts):
             self._verification, self.verification_seconds = verdicts[key], 0.0
             return verdicts[key]
         start = time.perf_counter()
-        with forward_lock(self.adapter.module), torch.no_grad():
+        with forward_lock(self.adapter.model_root), torch.no_grad():
             verification = self.adapter.verify(self.prepared, output)
         self.verification_seconds = time.perf_counter() - start
         verdicts[key] = self._verification = verification

@@ -17,8 +17,15 @@ from typing import Any, Callable, Sequence
 import torch
 from torch import Tensor, nn
 
-from tfdebug.core.breakpoints import (Breakpoint, checkable, condition_flags, conditions_of, first_condition_hit,
-                                     first_hit, place_hit)
+from tfdebug.core.breakpoints import (
+    Breakpoint,
+    checkable,
+    condition_flags,
+    conditions_of,
+    first_condition_hit,
+    first_hit,
+    place_hit,
+)
 from tfdebug.core.budget import CaptureBudget
 from tfdebug.core.errors import ForwardFailedError, StepperStateError, TfdebugError, UnknownStageError
 from tfdebug.core.foreign import INTERRUPTS
@@ -26,9 +33,9 @@ from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture, Recorder, tap_names
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper_edits import EditsMixin
+
 # The states and events are part of the stepper's interface: importable from here too.
-from tfdebug.core.stepper_state import (_ENDED, EXACT, FAILED, FAST, FINISHED, IDLE, PAUSED,  # noqa: F401
-                                        RUNNING, STOPPED, StepperEvent)
+from tfdebug.core.stepper_state import _ENDED, EXACT, FAILED, FAST, FINISHED, IDLE, PAUSED, RUNNING, STOPPED, StepperEvent  # noqa: F401
 
 
 class _StopRun(BaseException):
