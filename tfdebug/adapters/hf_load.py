@@ -96,8 +96,9 @@ def _check_shards(folder: Path) -> None:
                              id="hf.missing_shard", folder=str(folder), shard=str(missing[0]))
 
 
-def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
-    """(model, tokenizer) from a checked folder, on `device` in `dtype`, in eval mode."""
+def load_folder(folder: Path, device: torch.device, dtype: torch.dtype, device_map: str | None = None):
+    """(model, tokenizer) from a checked folder, on `device` in `dtype`, in eval mode; with a
+    `device_map` ("auto", "balanced", "cpu", "cuda:N") accelerate places it instead of `device`."""
     require_transformers()
     config_dict = check_folder(folder)
     from tfdebug.adapters.hf_names import FAMILIES
@@ -115,7 +116,7 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
     model_class = _model_class(config)
     try:
         model = model_class.from_pretrained(str(folder), config=config, local_files_only=True, use_safetensors=True,
-                                            dtype=dtype)
+                                            dtype=dtype, **({"device_map": device_map} if device_map else {}))
     except (OSError, ValueError, RuntimeError) as exc:
         raise ModelLoadError("Could not load the weights in {folder}: {reason}", id="hf.weights_failed",
                              folder=str(folder), reason=str(exc).splitlines()[0]) from None
@@ -124,7 +125,7 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
     except Exception as exc:  # the tokenizers library raises its own exception type
         raise ModelLoadError("{file} is not a tokenizer the tokenizers library reads ({reason}).",
                              id="hf.bad_tokenizer", file=str(folder / "tokenizer.json"), reason=str(exc)) from None
-    return model.to(device).eval(), tokenizer
+    return (model if device_map else model.to(device)).eval(), tokenizer
 
 
 def execution_device(module: nn.Module) -> torch.device:

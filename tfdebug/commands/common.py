@@ -9,7 +9,7 @@ from tfdebug.core.errors import InputError
 
 def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True) -> None:
     parser.add_argument("--model", default=None,
-                        help="demo (the bundled translator, default when present), random, notes (the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens), or a model folder")
+                        help="demo (the bundled translator, default when present), random, notes (the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens), a model folder, hf:FOLDER, or hf:ORG/NAME[@REVISION] from the Hugging Face cache")
     if with_text:
         parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",
                             help="a text the model takes, by its input key (repeatable), e.g. src='I love you' "
@@ -18,14 +18,27 @@ def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True)
         parser.add_argument("--tgt", default=None,
                             help="the translator's target prefix (same as --input tgt=TEXT)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N, mps or auto")
-    parser.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"))
+    add_placement_arguments(parser)
+
+
+def add_placement_arguments(parser: argparse.ArgumentParser) -> None:
+    """--dtype, --device-map and --download: how a model is loaded (every command that loads one)."""
+    parser.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
+                        help="the precision the model's weights and stages are in (default float32)")
+    parser.add_argument("--device-map", default=None, metavar="MAP",
+                        help="auto, balanced, cpu or cuda:N: let accelerate place a Hugging Face model (over "
+                             "several GPUs, or part on the CPU) instead of --device")
+    parser.add_argument("--download", action="store_true",
+                        help="fetch an hf:ORG/NAME model missing from the Hugging Face cache (default: the cache "
+                             "only, no network)")
 
 
 def load_from_args(args: argparse.Namespace):
     """The ModelAdapter the arguments name (heavy imports happen here, not at parse time)."""
     from tfdebug.adapters.registry import default_model_name, load_adapter
 
-    return load_adapter(args.model or default_model_name(), device=args.device, dtype=args.dtype)
+    return load_adapter(args.model or default_model_name(), device=args.device, dtype=args.dtype,
+                        device_map=args.device_map, download=args.download)
 
 
 def texts_from_args(args: argparse.Namespace, adapter) -> dict[str, str]:
