@@ -111,6 +111,12 @@ def resolve(hub_id: HubId, download: bool = False, progress: Callable[[int, int]
                              reason=str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
 
 
+def fetch_spec(spec: str) -> Path | None:
+    """Download the hub model a model spec names (huggingface_hub's bars on stderr); None when it names none."""
+    hub_id = parse_hub_id(spec.removeprefix("hf:")) if spec.startswith("hf:") else None
+    return resolve(hub_id, download=True) if hub_id else None
+
+
 def _progress_class(progress, cancelled):
     """A tqdm class for snapshot_download: reports the byte bars to `progress`, raises when `cancelled()`."""
     if progress is None and cancelled is None:
