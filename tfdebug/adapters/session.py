@@ -11,11 +11,12 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 
 from tfdebug.adapters.base import ModelAdapter, Prepared, Verification
-from tfdebug.core.budget import CaptureBudget, CaptureEstimate, estimate_capture
+from tfdebug.core.budget import FIRST_FIT, CaptureBudget, CaptureEstimate, KeepPolicy, estimate_capture
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.memory import release_freed_memory
+from tfdebug.core.errors import UnknownStageError
 from tfdebug.core.plan import Plan
-from tfdebug.core.recorder import Capture, Recorder, check_patterns, stage_plan
+from tfdebug.core.recorder import Capture, Recorder, check_patterns, matches, stage_plan
 from tfdebug.core.stages import StageInfo, token_labels
 from tfdebug.core.stepper import Stepper
 
@@ -60,21 +61,27 @@ class DebugSession(SessionTexts):
 
     `stages` (glob patterns) filters what is captured; `max_capture_bytes` is a capture
     budget (tfdebug.core.budget): `capture_estimate()` says before a pass what it will
-    hold and drop, and both the stepper and `capture_all` keep within it.
+    hold and drop, and both the stepper and `capture_all` keep within it; `keep` (a
+    KeepPolicy) chooses what stays when not all fits (default: forward order, first fit).
     """
 
     def __init__(self, adapter: ModelAdapter, texts: Mapping[str, str] | None = None,
-                 stages: Sequence[str] | None = None, max_capture_bytes: int | None = None):
+                 stages: Sequence[str] | None = None, max_capture_bytes: int | None = None,
+                 keep: KeepPolicy = FIRST_FIT):
         self.adapter = adapter
         self.stages = stages
         self.max_capture_bytes = max_capture_bytes
+        self.keep = keep
         self._estimate: tuple[tuple, CaptureEstimate] | None = None
         self.prepared: Prepared = adapter.prepare(dict(texts) if texts is not None else adapter.default_texts())
         self.plan = Plan(stage_plan(adapter.module, self._run))
         check_patterns(self.plan.names(), stages)
+        if keep.focus is not None and keep.focus not in self.plan.names():
+            raise UnknownStageError("The capture budget's focus {stage} is not a stage of this pass; see "
+                                    "`tfdebug stages` for the names.", id="budget.unknown_focus", stage=keep.focus)
         self.layout: PassLayout = layout_of(adapter, self.plan)
         self.stepper = Stepper(adapter.module, self._run, plan=self.plan.names(), stages=stages,
-                               max_capture_bytes=max_capture_bytes)
+                               max_capture_bytes=max_capture_bytes, keep=keep)
         self.verification: Verification | None = None
 
     def _run(self) -> Any:
@@ -88,9 +95,9 @@ class DebugSession(SessionTexts):
         """What a pass will hold (from the plan, before it runs) and what the budget drops.
 
         Kept while the stage filter and the budget stay the same (the window asks at every step)."""
-        key = (tuple(self.stages) if self.stages is not None else None, self.max_capture_bytes)
+        key = (tuple(self.stages) if self.stages is not None else None, self.max_capture_bytes, self.keep)
         if self._estimate is None or self._estimate[0] != key:
-            self._estimate = (key, estimate_capture(self.plan, self.stages, self.max_capture_bytes))
+            self._estimate = (key, estimate_capture(self.plan, self.stages, self.max_capture_bytes, self.keep))
         return self._estimate[1]
 
     def capture_all(self, on_capture: Callable[[Capture], None] | None = None) -> tuple[list[Capture], Any]:
@@ -99,7 +106,7 @@ class DebugSession(SessionTexts):
         Stages beyond the budget come back `dropped`, without tensors; `on_capture` sees
         every stage with its tensor while the pass runs (e.g. to compute its stats).
         """
-        budget = CaptureBudget(self.max_capture_bytes)
+        budget = self.new_budget()
 
         def keep_within_budget(capture: Capture) -> None:
             if on_capture is not None:
@@ -110,6 +117,11 @@ class DebugSession(SessionTexts):
             output = self._run()
         self.verification = self.verify(output)
         return rec.captures, output
+
+    def new_budget(self) -> CaptureBudget:
+        """A capture budget for one pass of this session (its limit, policy and stage order)."""
+        order = [c.name for c in self.plan if matches(c.name, self.stages)]
+        return CaptureBudget(self.max_capture_bytes, self.keep, order=order)
 
     def verify(self, output: Any) -> Verification | None:
         """Compare a tapped pass's output with the unmodified model's (adapters that add taps do)."""

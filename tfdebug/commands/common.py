@@ -89,10 +89,21 @@ def settings_from_args(args: argparse.Namespace):
                             top_k=args.top_k, top_p=args.top_p, seed=args.seed, stop_at_eos=not args.no_eos_stop)
 
 
-def add_budget_argument(parser: argparse.ArgumentParser) -> None:
+def add_budget_argument(parser: argparse.ArgumentParser, with_keep: bool = True) -> None:
+    """--max-capture-mb, and with `with_keep` the policy of what it keeps (--keep, --focus, --pin)."""
     parser.add_argument("--max-capture-mb", type=float, default=None, metavar="MB",
                         help="keep at most this many MB of stage tensors; stages beyond it are left out "
                              "(the plan says which before the pass runs)")
+    if not with_keep:
+        return
+    parser.add_argument("--keep", default="near", choices=("near", "first"),
+                        help="under --max-capture-mb, which stages stay: near (default) the ones nearest --focus "
+                             "(else the last ones run), first the ones that run first")
+    parser.add_argument("--focus", default=None, metavar="STAGE",
+                        help="under --max-capture-mb, keep the stages nearest this one (e.g. dec.7.self_attn.probs)")
+    parser.add_argument("--pin", action="append", default=[], metavar="KIND",
+                        help="under --max-capture-mb, keep every stage of this kind first, in every layer "
+                             "(repeatable, e.g. --pin softmax)")
 
 
 def budget_from_args(args: argparse.Namespace) -> int | None:
@@ -102,3 +113,14 @@ def budget_from_args(args: argparse.Namespace) -> int | None:
     if args.max_capture_mb is not None and args.max_capture_mb < 0:
         raise InputError(f"--max-capture-mb takes a size in MB of 0 or more, not {args.max_capture_mb:g}.")
     return megabytes(args.max_capture_mb)
+
+
+def keep_from_args(args: argparse.Namespace):
+    """The KeepPolicy of --keep, --focus and --pin (an unknown kind is refused with the kinds there are)."""
+    from tfdebug.core.budget import KeepPolicy
+    from tfdebug.core.stages import KINDS
+
+    unknown = [k for k in args.pin if k not in KINDS]
+    if unknown:
+        raise InputError(f"--pin takes a stage kind ({', '.join(KINDS)}), not '{unknown[0]}'.")
+    return KeepPolicy(args.keep, args.focus, tuple(args.pin))

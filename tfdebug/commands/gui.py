@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default=None, choices=("en", "zh"),
                         help="the window's language (default: the one chosen in View > Language, else the "
                              "system locale's)")
-    add_budget_argument(parser)
+    add_budget_argument(parser, with_keep=False)  # the window chooses by where the user is
     parser.add_argument("--goto", default=None, metavar="STAGE", help="run to this stage after opening")
     parser.add_argument("--screenshot", default=None, metavar="FILE.png",
                         help="render the window (at --goto), save it as PNG and exit; works headless "
