@@ -27,7 +27,7 @@ from tfdebug.io.safetensors_file import DTYPE_BY_NAME, is_int, json_object
 
 CPU = torch.device("cpu")
 V1_STREAMS = ("src", "tgt")
-MAX_INPUT_CHARS = 10_000
+MAX_INPUT_CHARS = 1_048_576  # a typed input: a 128k-token context at ~8 characters a token
 
 
 class _Damaged(Exception):
@@ -79,7 +79,7 @@ def _check(doc: dict) -> None:
     if isinstance(stages, list) and len(stages) > MAX_STAGES:
         raise _Damaged(Phrase("it lists {n} stages (at most {most})", id="manifest.too_many_stages",
                               n=f"{len(stages):,}", most=f"{MAX_STAGES:,}"))
-    problem = structure_problem(doc)
+    problem = structure_problem(doc, long_texts="inputs")
     if problem:
         raise _Damaged(problem)
     _check_streams(doc, version)
