@@ -242,6 +242,11 @@ class Stepper(EditsMixin):
                 return
         self._advance(lambda c: c.name == name, "run_to")
 
+    def run_until(self, predicate: Predicate, reason: str = "until") -> None:
+        """Run (or move through history) to the first stage where `predicate(capture)` holds (a divergence
+        from a reference pass, say: tfdebug.adapters.crosscheck.divergence_predicate)."""
+        self._advance(predicate, reason)
+
     def step_out(self) -> None:
         """Run to the first stage outside the current block (attention, FFN, ...)."""
         current = self.current
