@@ -3,9 +3,9 @@
 A hub id resolves to a snapshot folder through huggingface_hub's own cache functions
 (`snapshot_download(..., local_files_only=True)`, `scan_cache_dir`), in the cache that
 `HF_HUB_CACHE`, else `HF_HOME`/hub, names — read when called, so a changed environment
-counts. Nothing reaches the network unless the user asks for a download (`--download`,
-the window's button); a download fetches safetensors weights, configs and tokenizer files
-only (never a pickle checkpoint).
+counts. Nothing reaches the network unless the user asks for a download (`--download`);
+a download fetches safetensors weights, configs and tokenizer files only (never a pickle
+checkpoint).
 """
 
 from __future__ import annotations
@@ -94,8 +94,8 @@ def resolve(hub_id: HubId, download: bool = False, progress: Callable[[int, int]
                                       tqdm_class=_progress_class(progress, cancelled)))
     except LocalEntryNotFoundError:
         if not download:
-            raise ModelLoadError("{model} is not in the Hugging Face cache ({cache}); add --download to fetch it "
-                                 "(or the window's Download button).", id="hub.not_cached",
+            raise ModelLoadError("{model} is not in the Hugging Face cache ({cache}); add --download to fetch it.",
+                                 id="hub.not_cached",
                                  model=hub_id.spec, cache=str(cache_dir())) from None
         raise ModelLoadError("Could not download {model}: the Hugging Face hub cannot be reached from here "
                              "(no network, or HF_HUB_OFFLINE is set).", id="hub.offline", model=hub_id.spec) from None
