@@ -25,7 +25,7 @@ _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$")
 
 
-class DownloadCancelled(TfdebugError):
+class DownloadCancelledError(TfdebugError):
     """The user cancelled a download (nothing half-written is used: the cache keeps only complete blobs)."""
 
 
@@ -79,7 +79,7 @@ def resolve(hub_id: HubId, download: bool = False, progress: Callable[[int, int]
     """The snapshot folder of `hub_id` in the cache; with `download`, fetched first when missing or stale.
 
     `progress(done_bytes, total_bytes)` follows a download; `cancelled()` returning True stops
-    it (DownloadCancelled). Without `download` nothing touches the network: a model not in the
+    it (DownloadCancelledError). Without `download` nothing touches the network: a model not in the
     cache is a ModelLoadError that says how to get it.
     """
     _require_hub()
@@ -131,7 +131,7 @@ def _progress_class(progress, cancelled):
 
         def update(self, n=1):
             if cancelled is not None and cancelled():
-                raise DownloadCancelled("The download was cancelled.", id="hub.cancelled")
+                raise DownloadCancelledError("The download was cancelled.", id="hub.cancelled")
             super().update(n)
             if progress is not None and self._bytes:
                 progress(int(self.n), int(self.total or 0))

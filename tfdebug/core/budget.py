@@ -75,18 +75,20 @@ FIRST_FIT = KeepPolicy(FIRST)  # what a budget does unless told: the rule before
 def drop_reason(code: str, limit: int | None) -> Phrase:
     """The sentence the Stages tree shows for a stage left out with reason `code`."""
     size = format_bytes(limit or 0)
-    texts = {
-        TOO_LARGE: ("Not kept: this stage alone is larger than the {size} capture budget (pause here to see it).",
-                    "budget.why_too_large"),
-        FULL: ("Not kept: the {size} capture budget was full when this stage ran.", "budget.why_full"),
-        FARTHER: ("Not kept: stages nearer the one you look at fill the {size} capture budget.",
-                  "budget.why_farther"),
-        EVICTED: ("Let go: kept at first, then its room in the {size} capture budget went to a stage nearer the one "
-                  "you look at.", "budget.why_evicted"),
-        PINNED_FULL: ("Not kept: the pinned stages before it fill the {size} capture budget.", "budget.why_pinned_full"),
-    }
-    template, phrase_id = texts[code]
-    return Phrase(template, id=phrase_id, size=size)
+    if code == TOO_LARGE:
+        return Phrase("Not kept: this stage alone is larger than the {size} capture budget (pause here to see it).",
+                      id="budget.why_too_large", size=size)
+    if code == FULL:
+        return Phrase("Not kept: the {size} capture budget was full when this stage ran.", id="budget.why_full",
+                      size=size)
+    if code == FARTHER:
+        return Phrase("Not kept: stages nearer the one you look at fill the {size} capture budget.",
+                      id="budget.why_farther", size=size)
+    if code == EVICTED:
+        return Phrase("Let go: kept at first, then its room in the {size} capture budget went to a stage nearer the "
+                      "one you look at.", id="budget.why_evicted", size=size)
+    return Phrase("Not kept: the pinned stages before it fill the {size} capture budget.",
+                  id="budget.why_pinned_full", size=size)
 
 
 @dataclass
