@@ -118,3 +118,18 @@ def test_download_without_network_says_so_in_one_sentence(cache, env):
     assert done.stderr.strip().splitlines() == [
         "tfdebug: Could not download hf:org/absent: the Hugging Face hub cannot be reached from here "
         "(no network, or HF_HUB_OFFLINE is set)."]
+
+
+def test_a_download_reports_its_bytes_and_stops_when_cancelled():
+    seen, stop = [], []
+    bar_class = hub._progress_class(lambda done, total: seen.append((done, total)), lambda: bool(stop))
+    files = bar_class(total=3)  # the per-file bar huggingface_hub draws: not bytes, not reported
+    files.update(1)
+    bytes_bar = bar_class(total=1000, unit="B")
+    bytes_bar.update(400)
+    bytes_bar.update(600)
+    assert seen == [(400, 1000), (1000, 1000)]
+    stop.append(True)
+    with pytest.raises(hub.DownloadCancelledError):
+        bytes_bar.update(1)
+    assert hub._progress_class(None, None) is None  # the command line keeps huggingface_hub's own bars

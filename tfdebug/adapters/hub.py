@@ -128,13 +128,14 @@ def _progress_class(progress, cancelled):
             kwargs["disable"] = True  # the caller draws the bar
             super().__init__(*args, **kwargs)
             self._bytes = kwargs.get("unit") == "B"
+            self._done = kwargs.get("initial", 0) or 0  # a disabled tqdm counts nothing itself
 
         def update(self, n=1):
             if cancelled is not None and cancelled():
                 raise DownloadCancelledError("The download was cancelled.", id="hub.cancelled")
-            super().update(n)
+            self._done += n or 0
             if progress is not None and self._bytes:
-                progress(int(self.n), int(self.total or 0))
+                progress(int(self._done), int(self.total or 0))
 
     return Reporting
 
