@@ -87,3 +87,11 @@ def test_the_estimate_makes_the_same_choice_without_touching_the_plan():
     assert estimate.reasons == budget.reasons and not any(c.dropped for c in plan)
     assert estimate.why(estimate.dropped[0]) == drop_reason(budget.reasons[estimate.dropped[0]], 700)
     assert "keeping those nearest dec.1.self_attn.softmax, every attn_v kept" in estimate.describe()
+
+
+def test_a_stage_that_runs_twice_is_counted_twice_and_let_go_once_each():
+    captures = _pass(layers=1)
+    again = [Capture.of(c.info, c.tensor.clone()) for c in captures]  # a module called a second time
+    budget = _run(captures + again, 400, KeepPolicy())
+    assert budget.held == sum(c.nbytes for c in captures + again if not c.dropped) == 400
+    assert all(c.dropped for c in captures) and not any(c.dropped for c in again)

@@ -107,7 +107,7 @@ class CaptureBudget:
     release: Callable[[Capture], None] = Capture.drop
     held: int = 0
     reasons: dict[str, str] = field(default_factory=dict)
-    _kept: dict[str, tuple[Capture, int]] = field(default_factory=dict, repr=False)
+    _kept: dict[int, tuple[Capture, int]] = field(default_factory=dict, repr=False)  # by arrival: (capture, position)
     _where: dict[str, int] = field(default_factory=dict, repr=False)
     _arrived: int = field(default=0, repr=False)
 
@@ -122,47 +122,47 @@ class CaptureBudget:
     @property
     def kept(self) -> list[str]:
         """Names of the stages held now, in forward order."""
-        return sorted(self._kept, key=self._where.__getitem__)
+        return [capture.name for capture, _ in sorted(self._kept.values(), key=lambda kept: kept[1])]
 
     def admit(self, capture: Capture) -> bool:
         """Whether `capture` stays in the history (it is counted then); may let farther ones go to make room."""
-        position = self._index.get(capture.name, self._arrived)
+        arrival, position = self._arrived, self._index.get(capture.name, self._arrived)
         self._arrived += 1
         self._where[capture.name] = position
         size = capture.nbytes
         if self.limit is None or self.held + size <= self.limit:
-            return self._keep(capture, position)
+            return self._keep(capture, position, arrival)
         if size > self.limit:
             return self._refuse(capture, TOO_LARGE)
         focus = self._index.get(self.policy.focus, position) if self.policy.focus else position
         rank = self._rank(capture, position, focus)
-        victims = sorted((self._rank(c, p, focus), name) for name, (c, p) in self._kept.items()
+        victims = sorted((self._rank(c, p, focus), key) for key, (c, p) in self._kept.items()
                          if self._rank(c, p, focus) < rank)
         room = self.limit - self.held
         chosen = []
-        for _, name in victims:
+        for _, key in victims:
             if room >= size:
                 break
-            chosen.append(name)
-            room += self._kept[name][0].nbytes
+            chosen.append(key)
+            room += self._kept[key][0].nbytes
         if room < size:
             pinned = capture.info.kind in self.policy.pinned
             return self._refuse(capture, PINNED_FULL if pinned else FULL if self.policy.mode == FIRST else FARTHER)
-        for name in chosen:
-            evicted, _ = self._kept.pop(name)
+        for key in chosen:
+            evicted, _ = self._kept.pop(key)
             self.held -= evicted.nbytes
-            self.reasons[name] = EVICTED
+            self.reasons[evicted.name] = EVICTED
             self.release(evicted)
-        return self._keep(capture, position)
+        return self._keep(capture, position, arrival)
 
     def _rank(self, capture: Capture, position: int, focus: int) -> tuple[bool, int]:
         """Higher is kept first: pinned kinds, then nearness to the focus (first fit: earlier stages)."""
         closeness = -position if self.policy.mode == FIRST else -abs(position - focus)
         return capture.info.kind in self.policy.pinned, closeness
 
-    def _keep(self, capture: Capture, position: int) -> bool:
+    def _keep(self, capture: Capture, position: int, arrival: int) -> bool:
         self.held += capture.nbytes
-        self._kept[capture.name] = (capture, position)
+        self._kept[arrival] = (capture, position)
         self.reasons.pop(capture.name, None)
         return True
 
