@@ -293,6 +293,53 @@
     </message>
 </context>
 <context>
+    <name>DecodingDialog</name>
+    <message>
+        <source>Decoding Settings</source>
+        <translation>解码设置</translation>
+    </message>
+    <message>
+        <source>Greedy (the likeliest token)</source>
+        <translation>贪心（概率最大的词元）</translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation>采样</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>Stop at the end-of-sequence token</source>
+        <translation>遇到序列结束词元时停止</translation>
+    </message>
+    <message>
+        <source>Max new tokens</source>
+        <translation>最多生成词元数</translation>
+    </message>
+    <message>
+        <source>Next token</source>
+        <translation>下一个词元</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+</context>
+<context>
     <name>DisplayMixin</name>
     <message>
         <source>Cannot summarise {name}: {why}</source>
@@ -696,8 +743,8 @@
         <translation>交叉注意力</translation>
     </message>
     <message>
-        <source>Not a generation. Start one with tfdebug gui --generate (or the generate option of Run); this dock then follows each token.</source>
-        <translation>当前不是生成过程。请用 tfdebug gui --generate（或“运行”的生成选项）开始生成；之后此面板会跟随每个词元。</translation>
+        <source>Not a generation. Press Generate (Ctrl+G) beside Run to generate token by token; Debug ▸ Decoding Settings… chooses how. This dock then follows each token.</source>
+        <translation>这不是生成过程。按“运行”旁的“生成”（Ctrl+G）逐个词元生成；“调试 ▸ 解码设置…”选择生成方式。之后本面板会跟随每个词元。</translation>
     </message>
     <message>
         <source>Step {0}</source>
@@ -1375,20 +1422,20 @@ output w·V = {output}</source>
         <translation>打开快照</translation>
     </message>
     <message>
+        <source>Recorded passes ({patterns});;All files (*)</source>
+        <translation>录制的前向过程 ({patterns});;所有文件 (*)</translation>
+    </message>
+    <message>
         <source>A model or snapshot is still loading: open {name} once it is on screen.</source>
         <translation>模型或快照仍在加载：等它显示出来后再打开 {name}。</translation>
     </message>
     <message>
-        <source>tfdebug snapshots (*.safetensors);;All files (*)</source>
-        <translation>tfdebug 快照 (*.safetensors);;所有文件 (*)</translation>
+        <source>Drop a recorded pass ({suffixes}) on the window to open it.</source>
+        <translation>把录制的前向过程（{suffixes}）拖到窗口上即可打开。</translation>
     </message>
     <message>
         <source>No recent snapshots</source>
         <translation>没有最近打开的快照</translation>
-    </message>
-    <message>
-        <source>Drop a .safetensors snapshot on the window to open it.</source>
-        <translation>把 .safetensors 快照拖到窗口上即可打开。</translation>
     </message>
 </context>
 <context>
@@ -1420,10 +1467,6 @@ output w·V = {output}</source>
     <message>
         <source>A recorded pass</source>
         <translation>录制的前向过程</translation>
-    </message>
-    <message>
-        <source>Recorded passes (*.safetensors *.npz *.pt);;All files (*)</source>
-        <translation>录制的前向过程 (*.safetensors *.npz *.pt);;所有文件 (*)</translation>
     </message>
 </context>
 <context>
@@ -1614,6 +1657,14 @@ output w·V = {output}</source>
         <translation>加载模型并运行输入栏中的句子</translation>
     </message>
     <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Generate token by token from the input bar&apos;s texts (KV cache); Next Token (Ctrl+T) steps by token, Debug ▸ Decoding Settings… chooses how</source>
+        <translation>从输入栏的文本逐个词元生成（KV 缓存）；“下一个词元”（Ctrl+T）按词元单步，“调试 ▸ 解码设置…”选择生成方式</translation>
+    </message>
+    <message>
         <source>New Live Pass</source>
         <translation>新的实时前向过程</translation>
     </message>
@@ -1708,6 +1759,14 @@ output w·V = {output}</source>
     <message>
         <source>The notes&apos; toy attention example as tables you can edit</source>
         <translation>笔记中的玩具注意力示例，以可编辑的表格呈现</translation>
+    </message>
+    <message>
+        <source>Decoding Settings…</source>
+        <translation>解码设置…</translation>
+    </message>
+    <message>
+        <source>How Generate chooses each token (greedy or sampled) and when it stops</source>
+        <translation>“生成”如何选择每个词元（贪心或采样）以及何时停止</translation>
     </message>
 </context>
 <context>

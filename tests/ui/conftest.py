@@ -8,8 +8,6 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 
 from tfdebug.models.loader import load_model  # noqa: E402
-from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession  # noqa: E402
 
 SRC, TGT = "I love you", "我 爱 你"
 
@@ -23,6 +21,20 @@ def temporary_settings(tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def application_state_restored(qapp):
+    """What a test changes application-wide (the font a CJK test applies, the style, the palette)
+    is put back after it, so no test's layout depends on which tests ran before it."""
+    font, palette, style = qapp.font(), qapp.palette(), qapp.style().name()
+    yield
+    if qapp.font() != font:
+        qapp.setFont(font)
+    if qapp.palette() != palette:
+        qapp.setPalette(palette)
+    if qapp.style().name() != style:
+        qapp.setStyle(style)
+
+
+@pytest.fixture(autouse=True)
 def english_at_the_end():
     """Every UI test ends in English (tests read English texts), the LanguageChange delivered while
     the test's window still exists: one left pending for a closed window crashed the interpreter's
@@ -30,7 +42,7 @@ def english_at_the_end():
     yield
     from PySide6.QtWidgets import QApplication
 
-    from tfdebug.ui import i18n
+    from tfdebug.ui.i18n import language as i18n
 
     if i18n.current_language() != "en":
         i18n.set_language("en")
@@ -63,7 +75,7 @@ def wait_paused(qtbot, window, name=None, timeout=10000):
 
 @pytest.fixture()
 def make_window(qtbot, settings):
-    from tfdebug.ui.window import MainWindow
+    from tfdebug.ui.shell.window import MainWindow
 
     def make(settings_=None):
         window = MainWindow(settings=settings_ or settings)
@@ -75,11 +87,15 @@ def make_window(qtbot, settings):
 
 
 @pytest.fixture()
-def window(make_window, loaded, qtbot):
+def window(make_window, qtbot):
     """A window on the random model, paused at the first stage."""
+    from PySide6.QtCore import Qt
+
+    from tests.ui.user_actions import press
+
     window = make_window()
     window.input_bar.set_values("random", "cpu", {"src": SRC, "tgt": TGT})
-    window.ctl.set_session(DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT}))
-    wait_paused(qtbot, window, "src.embed")
+    press(window, Qt.Key_Return, Qt.ControlModifier)  # Run, through the loading path a person takes
+    wait_paused(qtbot, window, "src.embed", timeout=30000)
     yield window
     window.ctl.close()

@@ -31,6 +31,7 @@ def transformers_available() -> bool:
 
 
 def require_transformers() -> None:
+    """Raise ModelLoadError, saying which pip line installs it, when transformers is not installed."""
     if not transformers_available():
         raise ModelLoadError('Hugging Face models need the optional extra: pip install "tfdebug[hf]" '
                              '(transformers and tokenizers).', id="hf.install_hint")  # = INSTALL_HINT

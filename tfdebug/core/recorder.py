@@ -166,6 +166,7 @@ def _fake_plan(model: nn.Module, run: Callable[[], object]) -> list[Capture] | N
 
 
 def tap_names(model: nn.Module) -> list[str]:
+    """The stage names of every Tap in `model`, in module order."""
     return [t.info.name for t in iter_taps(model)]
 
 
