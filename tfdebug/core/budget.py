@@ -95,6 +95,8 @@ def drop_reason(code: str, limit: int | None) -> Phrase:
 class CaptureBudget:
     """Admits the captures of a pass, in forward order, within `limit` bytes (None: everything fits).
 
+    The pass's thread admits; any thread may read `dropped`, `kept` and `reasons` (copied first).
+
     `order` is the pass's stage names in forward order (the filtered plan): a stage's place
     in it is its distance to the focus; stages outside it (a generation's step-prefixed
     names) are placed by arrival. `release` lets an admitted capture go when a nearer one
@@ -117,12 +119,12 @@ class CaptureBudget:
     @property
     def dropped(self) -> list[str]:
         """Names of the stages left out so far, in forward order."""
-        return sorted(self.reasons, key=self._where.__getitem__)
+        return sorted(dict(self.reasons), key=self._where.__getitem__)  # a copy: the pass may be adding to it
 
     @property
     def kept(self) -> list[str]:
         """Names of the stages held now, in forward order."""
-        return [capture.name for capture, _ in sorted(self._kept.values(), key=lambda kept: kept[1])]
+        return [capture.name for capture, _ in sorted(list(self._kept.values()), key=lambda kept: kept[1])]
 
     def admit(self, capture: Capture) -> bool:
         """Whether `capture` stays in the history (it is counted then); may let farther ones go to make room."""

@@ -216,7 +216,8 @@ class Stepper(EditsMixin):
     @property
     def drop_reasons(self) -> dict[str, Phrase]:
         """Why each stage in `dropped` left the history (too large, farther from the focus …), by name."""
-        return {name: drop_reason(code, self.max_capture_bytes) for name, code in self._budget.reasons.items()}
+        reasons = dict(self._budget.reasons)  # a copy: the pass may be adding to it
+        return {name: drop_reason(code, self.max_capture_bytes) for name, code in reasons.items()}
 
     @property
     def at_live_point(self) -> bool:
