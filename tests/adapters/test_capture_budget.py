@@ -81,9 +81,16 @@ def test_cli_max_capture_mb(capsys, tmp_path):
     assert out[-1].startswith("verified") and "budget keeps" in out[-2] and "16 stages" in out[-3]
     assert "nan" not in " ".join(out[2:-3]).split()  # every stage has its stats, dropped or not
     target = tmp_path / "pass.safetensors"
+    assert main(["capture", "--model", spec, "--max-capture-mb", "0.01", "--keep", "first", "--out", str(target)]) == 0
+    out = capsys.readouterr().out
+    assert "wrote" in out and "left out 12 stages beyond the 10.0 kB budget, keeping those in forward order" in out
+    # The default keeps the stages nearest the focus (here: the end of the pass, the logits).
     assert main(["capture", "--model", spec, "--max-capture-mb", "0.01", "--out", str(target)]) == 0
     out = capsys.readouterr().out
-    assert "wrote" in out and "left out 12 stages beyond the 10.0 kB budget" in out
+    assert "keeping those nearest the current stage" in out
+    assert main(["capture", "--model", spec, "--max-capture-mb", "0.01", "--focus", "nowhere", "--out",
+                 str(target)]) == 2
+    assert "focus nowhere is not a stage" in capsys.readouterr().err
     assert main(["stages", "--model", spec, "--max-capture-mb", "-1"]) == 2
     assert "--max-capture-mb takes a finite number of MB" in capsys.readouterr().err
 
@@ -94,3 +101,32 @@ def _repo_root_and_allocator_alone(monkeypatch):
     from pathlib import Path
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
     monkeypatch.setattr("tfdebug.core.memory.keep_freed_memory", lambda: None)
+
+
+def test_a_stepped_pass_keeps_the_stages_near_the_focus_and_says_why_others_went():
+    from tfdebug.core.budget import TOO_LARGE, KeepPolicy
+
+    text = " ".join("abcdefgh") * 4  # 32 tokens: a 32 × 32 × 4-head score plane (16 kB) outweighs the rest (4 kB)
+    plan = _encoder(text).plan
+    largest = max(plan, key=lambda c: c.nbytes)
+    budget = largest.nbytes - 1  # the largest stage alone does not fit; three others do
+    focus = "enc.1.attn.v"
+    session = _encoder(text, budget=budget)
+    session.keep = session.stepper.keep = KeepPolicy(focus=focus)
+    estimate = session.capture_estimate()
+    assert estimate.reasons[largest.name] == TOO_LARGE and focus in estimate.kept
+    stepper = session.stepper
+    stepper.add_breakpoint(Breakpoint("stage", largest.name))
+    stepper.start()
+    assert stepper.wait() == PAUSED
+    stepper.continue_()
+    assert stepper.wait() == PAUSED and stepper.current.name == largest.name
+    assert stepper.current.tensor is not None  # too large to keep, still shown while paused at it
+    stepper.continue_()
+    assert stepper.wait() == FINISHED
+    assert [c.name for c in stepper.history if not c.dropped] == list(estimate.kept)
+    assert stepper.dropped == list(estimate.dropped)
+    reasons = stepper.drop_reasons
+    assert set(reasons) == set(estimate.dropped) and "larger than" in reasons[largest.name]
+    assert set(estimate.kept) == {"enc.1.attn.k", "enc.1.attn.v", "enc.1.attn.q_split"}  # the focus, its neighbours
+    assert held_bytes(stepper.history) <= budget

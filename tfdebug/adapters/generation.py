@@ -18,6 +18,7 @@ import torch
 
 from tfdebug.adapters.base import ModelAdapter, Prepared
 from tfdebug.adapters.session import SessionTexts, layout_of
+from tfdebug.core.budget import FIRST_FIT, KeepPolicy
 from tfdebug.core.errors import StepperStateError
 from tfdebug.core.layout import PassLayout
 from tfdebug.core.memory import release_freed_memory
@@ -48,13 +49,13 @@ class GenerationSession(SessionTexts):
 
     `settings` say how tokens are chosen; `use_cache=False` reruns the whole sequence
     every step (what the KV cache saves); `max_capture_bytes` is a capture budget for the
-    whole generation (tfdebug.core.budget). The API matches DebugSession's where it can
+    whole generation (tfdebug.core.budget), `keep` the KeepPolicy of what it keeps. The API matches DebugSession's where it can
     (`plan`, `layout`, `stepper`, `tokens`, `texts`, `title`, `close`).
     """
 
     def __init__(self, adapter: ModelAdapter, texts: Mapping[str, str] | None = None,
                  settings: DecodingSettings | None = None, stages: Sequence[str] | None = None,
-                 use_cache: bool = True, max_capture_bytes: int | None = None):
+                 use_cache: bool = True, max_capture_bytes: int | None = None, keep: KeepPolicy = FIRST_FIT):
         self.adapter = adapter
         self.settings = settings or DecodingSettings()
         self.stages = stages
@@ -73,7 +74,7 @@ class GenerationSession(SessionTexts):
         self.plan = Plan(self._plan())
         self.layout: PassLayout = layout_of(adapter, self.plan)
         self.stepper = Stepper(adapter.module, self._run, plan=self.plan.names(), stages=stages,
-                               relabel=self._relabel, max_capture_bytes=max_capture_bytes)
+                               relabel=self._relabel, max_capture_bytes=max_capture_bytes, keep=keep)
 
     # ----- running -----------------------------------------------------------------------
     def _begin(self) -> StepDecoder:

@@ -153,8 +153,9 @@ def load_tokenizer(folder: Path):
     return tokenizer
 
 
-def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
-    """(model, tokenizer) from a checked folder, on `device` in `dtype`, in eval mode."""
+def load_folder(folder: Path, device: torch.device, dtype: torch.dtype, device_map: str | None = None):
+    """(model, tokenizer) from a checked folder, on `device` in `dtype`, in eval mode; with a
+    `device_map` ("auto", "balanced", "cpu", "cuda:N") accelerate places it instead of `device`."""
     require_transformers()
     from transformers.activations import ACT2FN
 
@@ -169,8 +170,8 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
     with foreign_call(ModelLoadError, "Could not load the weights in {folder}: {reason}", id="hf.weights_failed",
                       folder=str(folder)):
         model = model_class.from_pretrained(str(folder), config=config, local_files_only=True, use_safetensors=True,
-                                            dtype=dtype)
-    return model.to(device).eval(), tokenizer
+                                            dtype=dtype, **({"device_map": device_map} if device_map else {}))
+    return (model if device_map else model.to(device)).eval(), tokenizer
 
 
 def execution_device(module: nn.Module) -> torch.device:

@@ -15,7 +15,7 @@ from typing import Callable
 import torch
 
 from tfdebug.core.devices import resolve_device
-from tfdebug.core.errors import ModelLoadError
+from tfdebug.core.errors import ConfigError, ModelLoadError
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class Entry:
     listed: bool = True            # shown in the window's model list
     available: str | None = None   # "module:function() -> bool": can it load here?
     help: str = ""
+    placed: bool = False           # the loader also takes device_map= and download= (Hugging Face models)
 
 
 ENTRIES: tuple[Entry, ...] = (
@@ -37,9 +38,10 @@ ENTRIES: tuple[Entry, ...] = (
           help="the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens (random weights)"),
     Entry("torch:", "tfdebug.adapters.sdpa:load_torch", listed=False,
           help="package.module:factory, a module calling scaled_dot_product_attention or a torch.nn Transformer"),
-    Entry("tiny-gpt2", "tfdebug.adapters.hf:load_bundled", available="tfdebug.adapters.hf_load:tiny_gpt2_available",
-          help="the bundled tiny GPT-2-style language model (needs tfdebug[hf])"),
-    Entry("hf:", "tfdebug.adapters.hf:load", listed=False, help="a Hugging Face model folder (needs tfdebug[hf])"),
+    Entry("tiny-gpt2", "tfdebug.adapters.hub:load_bundled", available="tfdebug.adapters.hf_load:tiny_gpt2_available",
+          help="the bundled tiny GPT-2-style language model (needs tfdebug[hf])", placed=True),
+    Entry("hf:", "tfdebug.adapters.hub:load", listed=False, placed=True,
+          help="a Hugging Face model folder, or ORG/NAME[@REVISION] from the local hub cache (needs tfdebug[hf])"),
 )
 # A folder with the reference model's files (config.json, model.safetensors, vocab.*.txt).
 FOLDER_ENTRY = Entry("FOLDER", "tfdebug.adapters.reference:load_reference", listed=False,
@@ -63,11 +65,48 @@ def find_entry(spec: str) -> Entry:
                          names=names)
 
 
-def load_adapter(spec: str, device: str | torch.device | None = "cpu", dtype: str | torch.dtype = "float32"):
-    """Load the model `spec` names onto `device` as a ModelAdapter."""
+DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")
+
+
+def check_device_map(device_map: str | None) -> str | None:
+    """`device_map` when it is one accelerate takes ("auto", "balanced", …, "cpu", "cuda:N"), else ConfigError."""
+    if device_map is None or device_map in DEVICE_MAPS:
+        return device_map
+    if device_map.startswith(("cpu", "cuda")):
+        return str(resolve_device(device_map))
+    raise ConfigError("--device-map takes auto, balanced, cpu or cuda:N, not {name}.", id="device_map.bad_name",
+                      name=repr(device_map)[:60])
+
+
+def load_adapter(spec: str, device: str | torch.device | None = "cpu", dtype: str | torch.dtype = "float32",
+                 device_map: str | None = None, download: bool = False):
+    """Load the model `spec` names onto `device` in `dtype` as a ModelAdapter.
+
+    `device_map` places a Hugging Face model with accelerate instead (over several GPUs, or
+    part on the CPU); a model of another kind runs on one device, so "cpu"/"cuda:N" is that
+    device and "auto" the best one here. `download` lets a hub id be fetched when missing.
+    """
     entry = find_entry(spec)
+    device_map = check_device_map(device_map)
+    if entry.placed:
+        dev = device if isinstance(device, torch.device) else resolve_device(device)
+        if device_map is not None:
+            _require_accelerate()
+        return _resolve(entry.loader)(spec, dev, dtype, device_map=device_map, download=download)
+    if device_map is not None and device_map != "auto" and not device_map.startswith(("cpu", "cuda")):
+        raise ConfigError("--device-map {name} spreads a Hugging Face model over devices; {spec} runs on one "
+                          "device: use --device.", id="device_map.single_device", name=device_map, spec=spec)
+    if device_map is not None:
+        device = None if device_map == "auto" else device_map
     dev = device if isinstance(device, torch.device) else resolve_device(device)
     return _resolve(entry.loader)(spec, dev, dtype)
+
+
+def _require_accelerate() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("accelerate") is None:
+        raise ConfigError('--device-map needs accelerate: pip install "tfdebug[hf]".', id="device_map.no_accelerate")
 
 
 def available_models() -> list[str]:

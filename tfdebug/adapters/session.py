@@ -14,12 +14,13 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 
 from tfdebug.adapters.base import ModelAdapter, Prepared, Verification
-from tfdebug.core.budget import CaptureBudget, CaptureEstimate, estimate_capture
+from tfdebug.core.budget import FIRST_FIT, CaptureBudget, CaptureEstimate, KeepPolicy, estimate_capture
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.memory import release_freed_memory
+from tfdebug.core.errors import UnknownStageError
 from tfdebug.core.model_lock import forward_lock
 from tfdebug.core.plan import Plan, plan_pass
-from tfdebug.core.recorder import Capture, Recorder, check_patterns
+from tfdebug.core.recorder import Capture, Recorder, check_patterns, matches
 from tfdebug.core.stages import StageInfo, token_labels
 from tfdebug.core.stepper import Stepper
 
@@ -73,7 +74,8 @@ class DebugSession(SessionTexts):
 
     `stages` (glob patterns) filters what is captured; `max_capture_bytes` is a capture
     budget (tfdebug.core.budget): `capture_estimate()` says before a pass what it will
-    hold and drop, and both the stepper and `capture_all` keep within it.
+    hold and drop, and both the stepper and `capture_all` keep within it; `keep` (a
+    KeepPolicy) chooses what stays when not all fits (default: forward order, first fit).
 
     The plan of the pass is made without a real forward where that is cheaper
     (`planning` "auto", or "meta" / "real", see tfdebug.core.plan.plan_pass;
@@ -85,10 +87,11 @@ class DebugSession(SessionTexts):
 
     def __init__(self, adapter: ModelAdapter, texts: Mapping[str, str] | None = None,
                  stages: Sequence[str] | None = None, max_capture_bytes: int | None = None,
-                 planning: str = "auto", prepared: Prepared | None = None):
+                 planning: str = "auto", prepared: Prepared | None = None, keep: KeepPolicy = FIRST_FIT):
         self.adapter = adapter
         self.stages = stages
         self.max_capture_bytes = max_capture_bytes
+        self.keep = keep
         self._estimate: tuple[tuple, CaptureEstimate] | None = None
         self.prepared: Prepared = prepared if prepared is not None else adapter.prepare(
             dict(texts) if texts is not None else adapter.default_texts())
@@ -96,9 +99,12 @@ class DebugSession(SessionTexts):
         self._plan: Plan | None = None
         self._layout: PassLayout | None = None
         self._stepper: Stepper | None = None
-        if planning != "lazy" or stages is not None:
+        if planning != "lazy" or stages is not None or keep.focus is not None:
             # Planned now: a typo in a filter, or an input the model refuses, is an error here, not at the first step.
             check_patterns(self.plan.names(), stages)
+            if keep.focus is not None and keep.focus not in self.plan.names():
+                raise UnknownStageError("The capture budget's focus {stage} is not a stage of this pass; see "
+                                        "`tfdebug stages` for the names.", id="budget.unknown_focus", stage=keep.focus)
         self._verification: Verification | None = None
         #: seconds the last check against the unmodified model took (0.0 when a verdict was reused)
         self.verification_seconds: float | None = None
@@ -128,7 +134,7 @@ class DebugSession(SessionTexts):
         """The Stepper over this session's pass (made, with the plan, when first asked for)."""
         if self._stepper is None:
             self._stepper = Stepper(self.adapter.module, self._run, plan=self.plan.names(), stages=self.stages,
-                                    max_capture_bytes=self.max_capture_bytes)
+                                    max_capture_bytes=self.max_capture_bytes, keep=self.keep)
         return self._stepper
 
     @property
@@ -144,9 +150,9 @@ class DebugSession(SessionTexts):
         """What a pass will hold (from the plan, before it runs) and what the budget drops.
 
         Kept while the stage filter and the budget stay the same (the window asks at every step)."""
-        key = (tuple(self.stages) if self.stages is not None else None, self.max_capture_bytes)
+        key = (tuple(self.stages) if self.stages is not None else None, self.max_capture_bytes, self.keep)
         if self._estimate is None or self._estimate[0] != key:
-            self._estimate = (key, estimate_capture(self.plan, self.stages, self.max_capture_bytes))
+            self._estimate = (key, estimate_capture(self.plan, self.stages, self.max_capture_bytes, self.keep))
         return self._estimate[1]
 
     def capture_all(self, on_capture: Callable[[Capture], None] | None = None, verify: str = "background",
@@ -160,7 +166,7 @@ class DebugSession(SessionTexts):
         kept in `verification`; `wait_verification()` waits for it); "now" checks before
         returning; "never" does not check.
         """
-        budget = CaptureBudget(self.max_capture_bytes)
+        budget = self.new_budget()
 
         def keep_within_budget(capture: Capture) -> None:
             if on_capture is not None:
@@ -183,6 +189,13 @@ class DebugSession(SessionTexts):
     def _verdict_key(self) -> tuple:
         adapter = self.adapter
         return (tuple(sorted(self.prepared.texts.items())), str(adapter.dtype), str(adapter.device))
+
+    def new_budget(self) -> CaptureBudget:
+        """A capture budget for one pass of this session (its limit, policy and stage order)."""
+        if self.max_capture_bytes is None or self.keep == FIRST_FIT and self._plan is None:
+            return CaptureBudget(self.max_capture_bytes, self.keep)  # forward order needs no plan: one forward
+        order = [c.name for c in self.plan if matches(c.name, self.stages)]
+        return CaptureBudget(self.max_capture_bytes, self.keep, order=order)
 
     def verify(self, output: Any) -> Verification | None:
         """Compare a tapped pass's output with the unmodified model's (adapters that add taps do).

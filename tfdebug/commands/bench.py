@@ -41,6 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--generation", action="store_true",
                         help="only the generation section: per-token time with and without the KV cache at "
                              "prompt lengths 16, 128, 512, and the cost of capturing every stage")
+    parser.add_argument("--real-size", action="store_true",
+                        help="only the real-size section (minutes, ~6 GB): a Llama-3.2-1B-shaped model in bfloat16 "
+                             "with random weights, saved and loaded as hf:FOLDER; load time, time to the first "
+                             "stage, peak RSS, captured bytes")
+    parser.add_argument("--seq-len", type=int, default=128, metavar="N",
+                        help="the prompt length of the real-size section (default 128)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,6 +55,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.threads is not None and args.threads < 1:
         raise ConfigError("--threads must be at least 1.")
+    if args.real_size:
+        from tfdebug.bench.real_size import format_real_size, real_size_section
+
+        if args.threads is not None:
+            import torch
+
+            torch.set_num_threads(args.threads)
+        result = real_size_section(seq_len=args.seq_len, tiny=args.tiny)
+        print(json.dumps(result, indent=1) if args.json else format_real_size(result))
+        return 0
     limit = load_limit() if args.max_load is None else (args.max_load if args.max_load > 0 else None)
     check_quiet(limit)
     if args.generation:

@@ -7,8 +7,8 @@ import os
 import sys
 import time
 
-from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, load_from_args,
-                                     texts_from_args)
+from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, keep_from_args,
+                                     load_from_args, texts_from_args)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +63,7 @@ def _amount(x: float, unit: str) -> str:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from tfdebug.core.budget import CaptureBudget, format_bytes
+    from tfdebug.core.budget import format_bytes
     from tfdebug.core.errors import InputError
     from tfdebug.core.recorder import Recorder, matches
     from tfdebug.io.exports import export_pass
@@ -77,12 +77,12 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar(enabled=not args.quiet)
     adapter = load_from_args(args)
     session = DebugSession(adapter, texts_from_args(args, adapter), stages=args.stages,
-                           max_capture_bytes=budget_from_args(args))
+                           max_capture_bytes=budget_from_args(args), keep=keep_from_args(args))
     if not args.quiet:
         warn_unknown(session)
         if session.max_capture_bytes is not None:
             print(f"tfdebug: {session.capture_estimate().describe()}", file=sys.stderr)
-    budget = CaptureBudget(session.max_capture_bytes)
+    budget = session.new_budget()
     expected = sum(1 for c in session.plan if matches(c.name, args.stages))
     if expected == 0:
         raise InputError(f"No stage matches {' '.join(args.stages or [])}; see `tfdebug stages` for the names.")
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
               f"({adapter.describe()})")
         if budget.dropped:
             print(f"left out {len(budget.dropped)} stages beyond the {format_bytes(session.max_capture_bytes)} "
-                  f"budget, from {budget.dropped[0]}")
+                  f"budget, keeping those {session.keep.describe()}")
         if session.verification is not None:
             print(session.verification.describe())
     return 0

@@ -9,7 +9,7 @@ from tfdebug.core.errors import InputError
 
 def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True) -> None:
     parser.add_argument("--model", default=None,
-                        help="demo (the bundled translator, default when present), random, notes (the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens), or a model folder")
+                        help="demo (the bundled translator, default when present), random, notes (the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens), a model folder, hf:FOLDER, or hf:ORG/NAME[@REVISION] from the Hugging Face cache")
     if with_text:
         parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",
                             help="a text the model takes, by its input key (repeatable), e.g. src='I love you' "
@@ -18,14 +18,27 @@ def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True)
         parser.add_argument("--tgt", default=None,
                             help="the translator's target prefix (same as --input tgt=TEXT)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N, mps or auto")
-    parser.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"))
+    add_placement_arguments(parser)
+
+
+def add_placement_arguments(parser: argparse.ArgumentParser) -> None:
+    """--dtype, --device-map and --download: how a model is loaded (every command that loads one)."""
+    parser.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
+                        help="the precision the model's weights and stages are in (default float32)")
+    parser.add_argument("--device-map", default=None, metavar="MAP",
+                        help="auto, balanced, cpu or cuda:N: let accelerate place a Hugging Face model (over "
+                             "several GPUs, or part on the CPU) instead of --device")
+    parser.add_argument("--download", action="store_true",
+                        help="fetch an hf:ORG/NAME model missing from the Hugging Face cache (default: the cache "
+                             "only, no network)")
 
 
 def load_from_args(args: argparse.Namespace):
     """The ModelAdapter the arguments name (heavy imports happen here, not at parse time)."""
     from tfdebug.adapters.registry import default_model_name, load_adapter
 
-    return load_adapter(args.model or default_model_name(), device=args.device, dtype=args.dtype)
+    return load_adapter(args.model or default_model_name(), device=args.device, dtype=args.dtype,
+                        device_map=args.device_map, download=args.download)
 
 
 def texts_from_args(args: argparse.Namespace, adapter) -> dict[str, str]:
@@ -76,10 +89,21 @@ def settings_from_args(args: argparse.Namespace):
                             top_k=args.top_k, top_p=args.top_p, seed=args.seed, stop_at_eos=not args.no_eos_stop)
 
 
-def add_budget_argument(parser: argparse.ArgumentParser) -> None:
+def add_budget_argument(parser: argparse.ArgumentParser, with_keep: bool = True) -> None:
+    """--max-capture-mb, and with `with_keep` the policy of what it keeps (--keep, --focus, --pin)."""
     parser.add_argument("--max-capture-mb", type=float, default=None, metavar="MB",
                         help="keep at most this many MB of stage tensors; stages beyond it are left out "
                              "(the plan says which before the pass runs)")
+    if not with_keep:
+        return
+    parser.add_argument("--keep", default="near", choices=("near", "first"),
+                        help="under --max-capture-mb, which stages stay: near (default) the ones nearest --focus "
+                             "(else the last ones run), first the ones that run first")
+    parser.add_argument("--focus", default=None, metavar="STAGE",
+                        help="under --max-capture-mb, keep the stages nearest this one (e.g. dec.7.self_attn.probs)")
+    parser.add_argument("--pin", action="append", default=[], metavar="KIND",
+                        help="under --max-capture-mb, keep every stage of this kind first, in every layer "
+                             "(repeatable, e.g. --pin softmax)")
 
 
 def budget_from_args(args: argparse.Namespace) -> int | None:
@@ -89,3 +113,14 @@ def budget_from_args(args: argparse.Namespace) -> int | None:
 
     # nan, inf and 1e400 (which float() reads as inf) are refused, not turned into "no budget".
     return megabytes(finite_number(args.max_capture_mb, "--max-capture-mb", unit=" of MB"))
+
+
+def keep_from_args(args: argparse.Namespace):
+    """The KeepPolicy of --keep, --focus and --pin (an unknown kind is refused with the kinds there are)."""
+    from tfdebug.core.budget import KeepPolicy
+    from tfdebug.core.stages import KINDS
+
+    unknown = [k for k in args.pin if k not in KINDS]
+    if unknown:
+        raise InputError(f"--pin takes a stage kind ({', '.join(KINDS)}), not '{unknown[0]}'.")
+    return KeepPolicy(args.keep, args.focus, tuple(args.pin))

@@ -1,5 +1,10 @@
 """`tfdebug diff A B`: compare two recorded passes stage by stage; print the table and the first divergent stage.
 
+`tfdebug diff --model M --dtype bfloat16 --against float32` runs the pass itself, twice:
+the reference A on M as `--against` says (a dtype, a device, or DTYPE@DEVICE), then B as
+--dtype/--device say, and names the first stage where B leaves A's tolerance (by default
+what the coarser dtype can hold).
+
 Exit status: 0 when no stage diverges, 1 when one does (or two stages of the same name
 differ in shape), 2 when a file cannot be read — so it fits in a script or CI.
 """
@@ -18,13 +23,21 @@ TUNE_ALLOCATOR = False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("a", metavar="A", help="the reference pass (.safetensors snapshot, .npz or .pt export)")
-    parser.add_argument("b", metavar="B", help="the pass compared with it")
-    parser.add_argument("--atol", type=float, default=DEFAULT_ATOL,
-                        help=f"absolute tolerance (default {DEFAULT_ATOL:g})")
-    parser.add_argument("--rtol", type=float, default=DEFAULT_RTOL,
-                        help=f"relative tolerance, times |A| (default {DEFAULT_RTOL:g}); a cell diverges "
-                             "when |A − B| > atol + rtol·|A|")
+    from tfdebug.commands.common import add_model_arguments
+
+    parser.add_argument("a", metavar="A", nargs="?", help="the reference pass (.safetensors snapshot, .npz or .pt export)")
+    parser.add_argument("b", metavar="B", nargs="?", help="the pass compared with it")
+    parser.add_argument("--atol", type=float, default=None,
+                        help=f"absolute tolerance (default {DEFAULT_ATOL:g}; with --against, the coarser dtype's)")
+    parser.add_argument("--rtol", type=float, default=None,
+                        help=f"relative tolerance, times |A| (default {DEFAULT_RTOL:g}; with --against, the coarser "
+                             "dtype's); a cell diverges when |A − B| > atol + rtol·|A|")
+    parser.add_argument("--against", default=None, metavar="DTYPE|DEVICE",
+                        help="instead of two files: run --model twice, the reference in this dtype or on this device "
+                             "(float32, cuda:0, float32@cpu …), the other as --dtype and --device say")
+    parser.add_argument("--stages", nargs="*", default=None, metavar="PATTERN",
+                        help="with --against, only stages whose names match these glob patterns")
+    add_model_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
 
 
@@ -62,13 +75,36 @@ def verdict(result: Comparison) -> str:
     return f"no stage diverges ({tolerance})"
 
 
+def _placed(args: argparse.Namespace) -> tuple[Comparison, str, str]:
+    """The comparison of --model run as --against says (A) and as --dtype/--device say (B), and their names."""
+    from tfdebug.adapters.crosscheck import Placement, compare_placements, parse_against
+    from tfdebug.adapters.registry import default_model_name
+    from tfdebug.commands.common import given_texts
+
+    spec = args.model or default_model_name()
+    other = Placement(args.dtype, args.device, args.device_map)
+    reference = parse_against(args.against, other)
+    result = compare_placements(spec, given_texts(args) or None, reference, other, stages=args.stages,
+                                atol=args.atol, rtol=args.rtol)
+    return result, f"{spec}, {reference.describe()}", f"{spec}, {other.describe()}"
+
+
 def run(args: argparse.Namespace) -> int:
     from tfdebug.io.passes import open_pass
 
-    if not (args.atol >= 0 and args.rtol >= 0):
+    if not ((args.atol is None or args.atol >= 0) and (args.rtol is None or args.rtol >= 0)):
         raise TfdebugError("--atol and --rtol must be zero or positive numbers.")
-    with open_pass(args.a) as a, open_pass(args.b) as b:
-        result = compare(a, b, atol=args.atol, rtol=args.rtol)
+    if args.against is not None:
+        if args.a is not None:
+            raise TfdebugError("Give two passes to compare, or --model with --against, not both.")
+        result, args.a, args.b = _placed(args)
+    else:
+        if args.b is None:
+            raise TfdebugError("Give two passes to compare (A B), or --model … --against DTYPE|DEVICE.")
+        atol = DEFAULT_ATOL if args.atol is None else args.atol
+        rtol = DEFAULT_RTOL if args.rtol is None else args.rtol
+        with open_pass(args.a) as a, open_pass(args.b) as b:
+            result = compare(a, b, atol=atol, rtol=rtol)
     counts = {s: len(result.of_status(s)) for s in (COMPARED, ONLY_A, ONLY_B, SHAPE)}
     if args.json:
         print(json.dumps({"a": args.a, "b": args.b, **result.to_dict()}, ensure_ascii=False, indent=1))

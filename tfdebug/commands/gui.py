@@ -19,6 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
     parser.add_argument("--tgt", default=None, help="the translator's target prefix (same as --input tgt=TEXT)")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cpu)")
+    parser.add_argument("--download", action="store_true",
+                        help="fetch an hf:ORG/NAME model missing from the Hugging Face cache before the window opens")
     parser.add_argument("--generate", action="store_true",
                         help="generate token by token (KV cache): each step's stages are gen.{t}.…; "
                              "Next Token (Ctrl+T) and Run to Token (Ctrl+Shift+T) step by token")
@@ -26,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default=None, choices=("en", "zh"),
                         help="the window's language (default: the one chosen in View > Language, else the "
                              "system locale's)")
-    add_budget_argument(parser)
+    add_budget_argument(parser, with_keep=False)  # the window chooses by where the user is
     parser.add_argument("--goto", default=None, metavar="STAGE", help="run to this stage after opening")
     parser.add_argument("--screenshot", default=None, metavar="FILE.png",
                         help="render the window (at --goto), save it as PNG and exit; works headless "
@@ -48,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
         from tfdebug.io.atomic import check_output
 
         check_output(args.screenshot, ExportError)  # a link, pipe or device is refused before the window opens
+    if args.download and args.model:
+        from tfdebug.adapters.hub import fetch_spec
+
+        fetch_spec(args.model)  # the window then opens it from the cache
     return run_app(model=args.model, texts=given_texts(args), device=args.device, goto=args.goto,
                    generation=settings_from_args(args) if args.generate else None,
                    screenshot=args.screenshot, lang=args.lang, max_capture_mb=args.max_capture_mb)

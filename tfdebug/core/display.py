@@ -201,6 +201,7 @@ def _dominating_mean(counts: np.ndarray, lo: float, hi: float) -> float | None:
     """The histogram's estimate of the mean (bin centres weighted by their counts) when it is large
     against the spread (mean square under 10 × mean²): the std then needs the deviations' path,
     and the estimate is a good shift for it. None otherwise."""
+    counts = counts.astype(np.float64)  # float32 sums of values near finfo.max (a mask's finfo.min) overflow
     total = counts.sum()
     if total == 0:
         return None

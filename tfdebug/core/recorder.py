@@ -138,9 +138,30 @@ class Recorder:
 
 
 def stage_plan(model: nn.Module, run: Callable[[], object]) -> list[Capture]:
-    """The stages one call of `run` passes through, in order, with shapes but no tensors."""
+    """The stages one call of `run` passes through, in order, with shapes but no tensors.
+
+    First tried with fake tensors (shapes and dtypes only, no arithmetic: a 1.2 B-parameter
+    model plans in about a second instead of a whole forward); a model whose forward reads
+    values (a Python branch on a tensor) cannot run that way, and is planned by running it.
+    """
+    plan = _fake_plan(model, run)
+    if plan is not None:
+        return plan
     with torch.no_grad(), Recorder(model, keep=False) as rec:
         run()
+    return rec.captures
+
+
+def _fake_plan(model: nn.Module, run: Callable[[], object]) -> list[Capture] | None:
+    try:
+        from torch._subclasses.fake_tensor import FakeTensorMode
+    except ImportError:
+        return None
+    try:
+        with torch.no_grad(), FakeTensorMode(allow_non_fake_inputs=True), Recorder(model, keep=False) as rec:
+            run()
+    except Exception:  # data-dependent control flow, an op fake tensors lack: plan by running instead
+        return None
     return rec.captures
 
 

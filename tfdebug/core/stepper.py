@@ -17,20 +17,13 @@ from typing import Any, Callable, Sequence
 import torch
 from torch import Tensor, nn
 
-from tfdebug.core.breakpoints import (
-    Breakpoint,
-    checkable,
-    condition_flags,
-    conditions_of,
-    first_condition_hit,
-    first_hit,
-    place_hit,
-)
-from tfdebug.core.budget import CaptureBudget
+from tfdebug.core.breakpoints import (Breakpoint, checkable, condition_flags, conditions_of, first_condition_hit,
+                                     first_hit, place_hit)
+from tfdebug.core.budget import FIRST_FIT, CaptureBudget, KeepPolicy, drop_reason
 from tfdebug.core.errors import ForwardFailedError, StepperStateError, TfdebugError, UnknownStageError
 from tfdebug.core.foreign import INTERRUPTS
 from tfdebug.core.phrases import Phrase
-from tfdebug.core.recorder import Capture, Recorder, tap_names
+from tfdebug.core.recorder import Capture, Recorder, matches, tap_names
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper_edits import EditsMixin
 
@@ -60,10 +53,11 @@ class Stepper(EditsMixin):
                  plan: Sequence[str] | None = None, stages: Sequence[str] | None = None,
                  load: Callable[[Capture], Tensor] | None = None,
                  relabel: Callable[[StageInfo, Tensor], StageInfo] | None = None,
-                 max_capture_bytes: int | None = None):
+                 max_capture_bytes: int | None = None, keep: KeepPolicy = FIRST_FIT):
         self._model = model
         self._relabel = relabel
         self.max_capture_bytes = max_capture_bytes
+        self.keep = keep  # which stages the budget keeps; read when a pass starts
         self._run = run
         self._stages = stages
         self._known = list(plan) if plan is not None else tap_names(model)
@@ -119,7 +113,8 @@ class Stepper(EditsMixin):
         self._undo: list[Tensor | None] = []  # the paused stage's tensors before each replace
         self._thread: threading.Thread | None = None
         self._flagged: list[tuple[int, Tensor]] = []  # fast mode: (history index, condition flags on device)
-        self._budget = CaptureBudget(self.max_capture_bytes)
+        order = [name for name in self._known if matches(name, self._stages)]
+        self._budget = CaptureBudget(self.max_capture_bytes, self.keep, order=order)
 
     # ----- observers -------------------------------------------------------------------
     def subscribe(self, callback: Callable[[StepperEvent], None]) -> None:
@@ -220,6 +215,12 @@ class Stepper(EditsMixin):
         return list(self._budget.dropped)
 
     @property
+    def drop_reasons(self) -> dict[str, Phrase]:
+        """Why each stage in `dropped` left the history (too large, farther from the focus …), by name."""
+        reasons = dict(self._budget.reasons)  # a copy: the pass may be adding to it
+        return {name: drop_reason(code, self.max_capture_bytes) for name, code in reasons.items()}
+
+    @property
     def at_live_point(self) -> bool:
         return self.state == PAUSED and self.cursor == self.live_index
 
@@ -242,6 +243,11 @@ class Stepper(EditsMixin):
                 self._move(i)
                 return
         self._advance(lambda c: c.name == name, "run_to")
+
+    def run_until(self, predicate: Predicate, reason: str = "until") -> None:
+        """Run (or move through history) to the first stage where `predicate(capture)` holds (a divergence
+        from a reference pass, say: tfdebug.adapters.crosscheck.divergence_predicate)."""
+        self._advance(predicate, reason)
 
     def step_out(self) -> None:
         """Run to the first stage outside the current block (attention, FFN, ...)."""

@@ -92,11 +92,13 @@ def tokens_problem(words: object, stream: str) -> str | None:
     return None
 
 
-def structure_problem(doc: object) -> str | None:
+def structure_problem(doc: object, long_texts: str | None = None) -> str | None:
     """Why a parsed JSON value is too deep, too big, or holds an unusable string anywhere, or None.
 
     Walks iteratively (a deep document cannot exhaust the stack) and stops at the
-    first problem; dictionary keys count as strings.
+    first problem; dictionary keys count as strings. The string values of the top-level
+    map `long_texts` (a pass's input texts: a long prompt) are left to the caller, which
+    checks them against their own, larger limit.
     """
     pending: list[tuple[object, int]] = [(doc, 0)]
     items = 0
@@ -105,6 +107,10 @@ def structure_problem(doc: object) -> str | None:
         items += 1
         if items > MAX_ITEMS:
             return Phrase("it holds more than {most} values", id="limits.too_many_values", most=f"{MAX_ITEMS:,}")
+        if depth == 0 and long_texts and isinstance(value, dict) and isinstance(value.get(long_texts), dict):
+            value = {k: v for k, v in value.items() if k != long_texts}
+            pending.extend((key, 2) for key in doc[long_texts])  # its keys are still checked here
+            items += len(doc[long_texts])
         if isinstance(value, str):
             if len(value) > MAX_TEXT_CHARS or has_control(value):  # the sentence only when there is a problem
                 return string_problem(value, Phrase("a text", id="what.text"), MAX_TEXT_CHARS)

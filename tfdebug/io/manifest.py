@@ -77,7 +77,7 @@ def _check(doc: dict) -> None:
     if isinstance(stages, list) and len(stages) > MAX_STAGES:
         raise _Damaged(Phrase("it lists {n} stages (at most {most})", id="manifest.too_many_stages",
                               n=f"{len(stages):,}", most=f"{MAX_STAGES:,}"))
-    problem = structure_problem(doc)
+    problem = structure_problem(doc, long_texts="inputs")
     if problem:
         raise _Damaged(problem)
     _check_streams(doc, version)

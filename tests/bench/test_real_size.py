@@ -1,0 +1,42 @@
+"""The real-size bench section, at a tiny size: every row is there and the pass really ran (no timing asserted)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("transformers")
+
+from tfdebug.bench.real_size import LLAMA_1B, build_random  # noqa: E402
+from tfdebug.cli import main  # noqa: E402
+
+
+def test_the_llama_1b_shape_has_its_parameter_count_on_the_meta_device():
+    import torch
+    import transformers
+
+    with torch.device("meta"):
+        model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**LLAMA_1B))
+    assert 1.23e9 < sum(p.numel() for p in model.parameters()) < 1.25e9
+
+
+def test_a_random_model_is_materialised_tied_and_finite():
+    import torch
+
+    from tfdebug.bench.real_size import TINY
+
+    model = build_random(TINY, torch.bfloat16)
+    assert model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
+    assert all(p.dtype == torch.bfloat16 and torch.isfinite(p).all() for p in model.parameters())
+    assert torch.isfinite(model.model.rotary_emb.inv_freq).all()
+
+
+def test_cli_bench_real_size_tiny(capsys):
+    assert main(["bench", "--real-size", "--tiny", "--seq-len", "12", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["seq_len"] == 12 and row["dtype"] == "bfloat16" and row["stages"] > 40
+    assert row["kept"] == row["stages"] and row["captured_bytes"] <= row["stage_bytes"]
+    for key in ("build_s", "save_s", "load_s", "first_stage_s", "rest_of_pass_s", "plain_forward_s",
+                "peak_rss_bytes"):
+        assert row[key] > 0, key

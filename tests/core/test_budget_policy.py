@@ -1,0 +1,97 @@
+"""What a capture budget keeps when not everything fits: the stages near the focus, pinned kinds first, and why."""
+
+from __future__ import annotations
+
+import torch
+
+from tfdebug.core.budget import (EVICTED, FARTHER, FIRST_FIT, FULL, PINNED_FULL, TOO_LARGE, CaptureBudget, KeepPolicy,
+                                 drop_reason, estimate_capture)
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stages import StageInfo
+
+KINDS = ("q_proj", "scores", "softmax", "attn_v")
+
+
+def _pass(layers: int = 4, cells: int = 25) -> list[Capture]:
+    """A pass of `layers` layers, 4 stages each, every stage `cells` float32 cells (100 bytes), with tensors."""
+    out = []
+    for layer in range(layers):
+        for kind in KINDS:
+            info = StageInfo(f"dec.{layer}.self_attn.{kind}", kind, "dec.self_attn", layer, ("model",), "")
+            out.append(Capture.of(info, torch.full((cells,), float(layer))))
+    return out
+
+
+def _run(captures, limit, policy):
+    budget = CaptureBudget(limit, policy, order=[c.name for c in captures])
+    for capture in captures:
+        if not budget.admit(capture):
+            capture.drop()
+    return budget
+
+
+def test_first_fit_keeps_the_start_and_drops_the_rest():
+    captures = _pass()
+    budget = _run(captures, 600, FIRST_FIT)
+    assert budget.kept == [c.name for c in captures[:6]]
+    assert set(budget.reasons.values()) == {FULL}
+
+
+def test_near_without_focus_is_a_window_behind_the_live_stage():
+    captures = _pass()
+    budget = _run(captures, 600, KeepPolicy())
+    assert budget.kept == [c.name for c in captures[-6:]]
+    assert budget.held == 600 and all(c.tensor is None for c in captures[:-6])
+    assert set(budget.reasons.values()) == {EVICTED}  # each was kept, then let go for a nearer one
+
+
+def test_near_a_named_focus_keeps_the_stages_around_it():
+    captures = _pass()
+    focus = "dec.2.self_attn.scores"  # index 9
+    budget = _run(captures, 500, KeepPolicy(focus=focus))
+    assert budget.kept == [c.name for c in captures[7:12]]
+    assert budget.reasons["dec.3.self_attn.attn_v"] == FARTHER
+    assert budget.reasons["dec.0.self_attn.q_proj"] == EVICTED
+
+
+def test_pinned_kinds_are_kept_in_every_layer():
+    captures = _pass()
+    budget = _run(captures, 600, KeepPolicy(pinned=("softmax",)))
+    kept = budget.kept
+    assert [n for n in kept if n.endswith("softmax")] == [f"dec.{i}.self_attn.softmax" for i in range(4)]
+    assert kept[-2:] == ["dec.3.self_attn.softmax", "dec.3.self_attn.attn_v"]
+    # Pinned stages that do not all fit compete by nearness like the others …
+    tight = _run(_pass(), 250, KeepPolicy(pinned=("softmax",)))
+    assert tight.kept == ["dec.2.self_attn.softmax", "dec.3.self_attn.softmax"]
+    # … or, in forward order, the first ones stay.
+    first = _run(_pass(), 250, KeepPolicy("first", pinned=("softmax",)))
+    assert first.kept == ["dec.0.self_attn.softmax", "dec.1.self_attn.softmax"]
+    assert first.reasons["dec.2.self_attn.softmax"] == PINNED_FULL
+
+
+def test_a_stage_larger_than_the_budget_is_refused_as_too_large():
+    captures = _pass()
+    big = Capture.of(StageInfo("dec.4.self_attn.scores", "scores", "dec.self_attn", 4, ("model",), ""),
+                     torch.zeros(1000))
+    budget = _run(captures + [big], 600, KeepPolicy())
+    assert budget.reasons[big.name] == TOO_LARGE and big.tensor is None
+    assert "larger than the 600 B capture budget" in drop_reason(TOO_LARGE, 600)
+
+
+def test_the_estimate_makes_the_same_choice_without_touching_the_plan():
+    plan = [Capture(c.info, c.shape, c.dtype, c.device) for c in _pass()]
+    policy = KeepPolicy(focus="dec.1.self_attn.softmax", pinned=("attn_v",))
+    estimate = estimate_capture(plan, limit=700, policy=policy)
+    budget = _run(_pass(), 700, policy)
+    assert list(estimate.kept) == budget.kept and list(estimate.dropped) == budget.dropped
+    assert estimate.reasons == budget.reasons and not any(c.dropped for c in plan)
+    assert estimate.why(estimate.dropped[0]) == drop_reason(budget.reasons[estimate.dropped[0]], 700)
+    assert "keeping those nearest dec.1.self_attn.softmax, every attn_v kept" in estimate.describe()
+
+
+def test_a_stage_that_runs_twice_is_counted_twice_and_let_go_once_each():
+    captures = _pass(layers=1)
+    again = [Capture.of(c.info, c.tensor.clone()) for c in captures]  # a module called a second time
+    budget = _run(captures + again, 400, KeepPolicy())
+    assert budget.held == sum(c.nbytes for c in captures + again if not c.dropped) == 400
+    assert len(budget.kept) == 4 and sum(c.dropped for c in captures + again) == 4

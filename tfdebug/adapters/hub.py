@@ -1,0 +1,244 @@
+"""Hugging Face hub ids (`hf:ORG/NAME[@REVISION]`) from the local cache, and the cache as a model list.
+
+A hub id resolves to a snapshot folder through huggingface_hub's own cache functions
+(`snapshot_download(..., local_files_only=True)`, `scan_cache_dir`), in the cache that
+`HF_HUB_CACHE`, else `HF_HOME`/hub, names — read when called, so a changed environment
+counts. Nothing reaches the network unless the user asks for a download (`--download`);
+a download fetches safetensors weights, configs and tokenizer files only (never a pickle
+checkpoint).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from tfdebug.core.errors import ModelLoadError, TfdebugError
+
+# What a download fetches: enough for hf_load.check_folder, nothing that needs unpickling.
+DOWNLOAD_PATTERNS = ("*.json", "*.safetensors", "tokenizer.model", "*.txt", "*.tiktoken")
+_REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
+_REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$")
+
+
+class DownloadCancelledError(TfdebugError):
+    """The user cancelled a download (nothing half-written is used: the cache keeps only complete blobs)."""
+
+
+@dataclass(frozen=True)
+class HubId:
+    """A model on the Hugging Face hub: `repo_id` ("org/name") and an optional revision (branch, tag or commit)."""
+
+    repo_id: str
+    revision: str | None = None
+
+    @property
+    def spec(self) -> str:
+        return "hf:" + self.repo_id + (f"@{self.revision}" if self.revision else "")
+
+
+def parse_hub_id(text: str) -> HubId | None:
+    """The hub id `text` ("org/name" or "org/name@revision") names, or None when it is not one.
+
+    A path that exists is never a hub id (a folder "org/name" beside the user wins), and
+    neither is anything absolute, home-relative or dotted like a path.
+    """
+    if not text or text.startswith(("/", "~", ".")) or "\\" in text or Path(text).exists():
+        return None
+    repo, at, revision = text.partition("@")
+    if not _REPO_ID.match(repo) or ".." in repo or (at and (not _REVISION.match(revision) or ".." in revision)):
+        return None
+    return HubId(repo, revision or None)
+
+
+def cache_dir() -> Path:
+    """The hub cache: $HF_HUB_CACHE, else $HF_HOME/hub, else huggingface_hub's default (~/.cache/huggingface/hub)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    if os.environ.get("HF_HOME"):
+        return Path(os.environ["HF_HOME"]).expanduser() / "hub"
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE)
+
+
+def _require_hub() -> None:
+    try:
+        import huggingface_hub  # noqa: F401
+    except ImportError:
+        raise ModelLoadError('Hub ids need the optional extra: pip install "tfdebug[hf]" (huggingface_hub).',
+                             id="hub.install_hint") from None
+
+
+def resolve(hub_id: HubId, download: bool = False, progress: Callable[[int, int], None] | None = None,
+            cancelled: Callable[[], bool] | None = None) -> Path:
+    """The snapshot folder of `hub_id` in the cache; with `download`, fetched first when missing or stale.
+
+    `progress(done_bytes, total_bytes)` follows a download; `cancelled()` returning True stops
+    it (DownloadCancelledError). Without `download` nothing touches the network: a model not in the
+    cache is a ModelLoadError that says how to get it.
+    """
+    _require_hub()
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
+
+    args = dict(repo_id=hub_id.repo_id, revision=hub_id.revision, cache_dir=str(cache_dir()))
+    try:
+        if not download:
+            return Path(snapshot_download(**args, local_files_only=True))
+        return Path(snapshot_download(**args, allow_patterns=list(DOWNLOAD_PATTERNS),
+                                      tqdm_class=_progress_class(progress, cancelled)))
+    except LocalEntryNotFoundError:
+        if not download:
+            raise ModelLoadError("{model} is not in the Hugging Face cache ({cache}); add --download to fetch it.",
+                                 id="hub.not_cached",
+                                 model=hub_id.spec, cache=str(cache_dir())) from None
+        raise ModelLoadError("Could not download {model}: the Hugging Face hub cannot be reached from here "
+                             "(no network, or HF_HUB_OFFLINE is set).", id="hub.offline", model=hub_id.spec) from None
+    except RevisionNotFoundError:
+        raise ModelLoadError("{model}: the hub has no revision {revision}.", id="hub.no_revision",
+                             model=hub_id.spec, revision=str(hub_id.revision)) from None
+    except RepositoryNotFoundError:
+        raise ModelLoadError("The Hugging Face hub has no model {model} you can read (a typo, a private or a "
+                             "gated model: log in with `hf auth login`).", id="hub.no_repo",
+                             model=hub_id.spec) from None
+    except OSError as exc:  # a network error huggingface_hub passes through, a full disk
+        raise ModelLoadError("Could not download {model}: {reason}", id="hub.download_failed", model=hub_id.spec,
+                             reason=str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+
+
+def fetch_spec(spec: str) -> Path | None:
+    """Download the hub model a model spec names (huggingface_hub's bars on stderr); None when it names none."""
+    hub_id = parse_hub_id(spec.removeprefix("hf:")) if spec.startswith("hf:") else None
+    return resolve(hub_id, download=True) if hub_id else None
+
+
+def _progress_class(progress, cancelled):
+    """A tqdm class for snapshot_download: reports the byte bars to `progress`, raises when `cancelled()`."""
+    if progress is None and cancelled is None:
+        return None  # huggingface_hub's own bars on stderr (the CLI)
+    from tqdm.auto import tqdm
+
+    class Reporting(tqdm):
+        def __init__(self, *args, **kwargs):
+            kwargs["disable"] = True  # the caller draws the bar
+            super().__init__(*args, **kwargs)
+            self._bytes = kwargs.get("unit") == "B"
+            self._done = kwargs.get("initial", 0) or 0  # a disabled tqdm counts nothing itself
+
+        def update(self, n=1):
+            if cancelled is not None and cancelled():
+                raise DownloadCancelledError("The download was cancelled.", id="hub.cancelled")
+            self._done += n or 0
+            if progress is not None and self._bytes:
+                progress(int(self._done), int(self.total or 0))
+
+    return Reporting
+
+
+def load(spec: str, device, dtype, device_map: str | None = None, download: bool = False):
+    """The registry's loader for `hf:…`: a hub id from the cache, else a folder (hf_load checks it)."""
+    from tfdebug.adapters.hf import PREFIX
+
+    rest = spec[len(PREFIX):] if spec.startswith(PREFIX) else spec
+    hub_id = parse_hub_id(rest)
+    folder = resolve(hub_id, download=download) if hub_id else Path(rest).expanduser()
+    return _adapter(folder, spec, device, dtype, device_map)
+
+
+def load_bundled(spec: str, device, dtype, device_map: str | None = None, download: bool = False):
+    """The registry's loader for a bundled tiny model (`tiny-gpt2`); `download` does not apply."""
+    from tfdebug.adapters.hf_load import bundled_folder
+
+    return _adapter(bundled_folder(spec), spec, device, dtype, device_map)
+
+
+def _adapter(folder: Path, name: str, device, dtype, device_map: str | None):
+    from tfdebug.adapters.hf import HFAdapter
+    from tfdebug.adapters.hf_load import load_folder, require_transformers
+    from tfdebug.core.devices import resolve_dtype
+
+    require_transformers()
+    model, tokenizer = load_folder(folder, device, resolve_dtype(dtype), device_map=device_map)
+    return HFAdapter(model, tokenizer, name=name)
+
+
+@dataclass(frozen=True)
+class CachedModel:
+    """One model in the hub cache, for a picker: what it is, how big, and whether tfdebug opens it (and why not)."""
+
+    spec: str
+    repo_id: str
+    revision: str
+    architecture: str
+    model_type: str
+    size_on_disk: int
+    supported: bool
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def scan_cache() -> list[CachedModel]:
+    """The models in the hub cache (one row per repository: the revision `main` points at, else the newest),
+    sorted by id. An absent or unreadable cache is an empty list."""
+    _require_hub()
+    from huggingface_hub import scan_cache_dir
+    from huggingface_hub.errors import CacheNotFound
+
+    try:
+        info = scan_cache_dir(cache_dir())
+    except (CacheNotFound, OSError, ValueError):
+        return []
+    rows = []
+    for repo in info.repos:
+        if repo.repo_type != "model" or not repo.revisions:
+            continue
+        revisions = sorted(repo.revisions, key=lambda r: ("main" in r.refs, r.last_modified))
+        rows.append(_row(repo.repo_id, revisions[-1], repo.size_on_disk))
+    return sorted(rows, key=lambda r: r.repo_id.lower())
+
+
+def _row(repo_id: str, revision, size: int) -> CachedModel:
+    folder = Path(revision.snapshot_path)
+    config = _config(folder)
+    architecture = ", ".join(config.get("architectures") or []) if isinstance(config.get("architectures"), list) else ""
+    model_type = str(config.get("model_type", ""))
+    supported, reason = support(folder)
+    return CachedModel("hf:" + repo_id, repo_id, revision.commit_hash, architecture or model_type or "?", model_type,
+                       int(size), supported, reason)
+
+
+def _config(folder: Path) -> dict:
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def support(folder: Path) -> tuple[bool, str]:
+    """Whether tfdebug can open the model folder, and the sentence saying why not ("" when it can).
+
+    The folder's files are checked the way a load checks them, and its model type against the
+    families tfdebug taps; nothing is imported from transformers and no weight is read.
+    """
+    from tfdebug.adapters.hf_load import check_folder
+
+    try:
+        config = check_folder(folder)
+    except ModelLoadError as exc:
+        return False, exc.message
+    try:
+        from tfdebug.adapters.hf_names import FAMILIES
+    except ImportError:
+        return True, ""  # the planner decides at load time
+    model_type = config.get("model_type", "")
+    if model_type not in FAMILIES:
+        return False, f"tfdebug cannot tap model type '{model_type or 'unknown'}' (supported: {', '.join(sorted(FAMILIES))})."
+    return True, ""
