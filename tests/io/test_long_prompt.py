@@ -13,7 +13,8 @@ from tests.adapters.hf_tiny import VOCAB, save_folder  # noqa: E402
 from tfdebug.adapters.registry import load_adapter  # noqa: E402
 from tfdebug.adapters.session import DebugSession  # noqa: E402
 from tfdebug.core.display import display_slice  # noqa: E402
-from tfdebug.io.manifest import MAX_INPUT_CHARS, check_manifest  # noqa: E402
+from tfdebug.io.limits import MAX_TEXT_CHARS  # noqa: E402
+from tfdebug.io.manifest import check_manifest  # noqa: E402
 from tfdebug.io.recording import Recording  # noqa: E402
 from tfdebug.io.snapshot import open_snapshot, save_snapshot  # noqa: E402
 from tfdebug.core.errors import SnapshotError  # noqa: E402
@@ -53,7 +54,7 @@ def test_an_8k_token_pass_is_captured_saved_reopened_and_shown(tmp_path):
 
 def test_input_texts_stay_bounded():
     doc = {"format_version": 2, "tfdebug_version": "0", "device": "cpu", "dtype": "float32", "model_config": {},
-           "tokens": {"prompt": ["a"]}, "inputs": {"prompt": "a" * (MAX_INPUT_CHARS + 1)},
+           "tokens": {"prompt": ["a"]}, "inputs": {"prompt": "a" * (MAX_TEXT_CHARS + 1)},
            "stages": [{"name": "logits", "kind": "logits", "site": "head", "layer": None, "shape": [1, 1, 2],
                        "dtype": "float32", "axes": ["batch", "token", "vocab"], "formula": "",
                        "tokens": {"token": "prompt"}}]}
