@@ -44,17 +44,16 @@ class ServedSession:
         self.export_dir = Path(export_dir)
         self._on_event = on_event
         self.pass_id = 0
-        self.session = self._open(None)
         self.exports: dict[int, "ExportJob"] = {}
+        self._start(self._make_session(None))
 
     # ----- the pass --------------------------------------------------------------------------
-    def _open(self, texts: Mapping[str, str] | None) -> DebugSession:
-        session = self._make_session(texts)
+    def _start(self, session: DebugSession) -> None:
+        self.session = session
         session.stepper.subscribe(self._on_event)
         self.display = LocalDisplay(session.stepper)
         self.pass_id += 1
         session.stepper.start()
-        return session
 
     @property
     def stepper(self) -> Stepper:
@@ -168,10 +167,14 @@ class ServedSession:
 
     def _on_open(self, m: Message) -> Reply:
         """New input texts: a new session of the same model (its pass starts paused at the first stage)."""
-        new = self._open(m["texts"])
-        old, self.session = self.session, new
-        old.stepper.unsubscribe(self._on_event)
-        old.close()
+        old = self.session
+        self.close()  # planning the new pass runs the model: the old pass's hooks must be gone
+        try:
+            new = self._make_session(m["texts"])
+        except TfdebugError:
+            self._start(old)  # texts the model cannot take: the old inputs run again, from their first stage
+            raise
+        self._start(new)
         return {}, []
 
     def _on_export(self, m: Message) -> Reply:

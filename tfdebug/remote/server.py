@@ -192,6 +192,7 @@ class RemoteServer:
             return
         if message.type == "open":
             self._send_pass()
+        self._forward_events()  # what the command made happen arrives before its reply, as a local call's events do
         self._send(peer, "reply", {"ok": True, "result": fields, "state": self._state()}, buffers, id=message.id)
 
     def _hello(self, peer: bytes, message: Message) -> None:

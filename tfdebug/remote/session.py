@@ -273,6 +273,7 @@ class RemoteSession:
         self.client.connect(timeout)
         if not self._attached.wait(timeout):
             raise ConnectionLostError("The server let the window in but sent no pass.", id="remote.no_pass")
+        self.stepper.wait(timeout)  # a pass just started runs to its first stage
 
     def request(self, kind: str, fields: dict | None = None, buffers=(), **options) -> Message:
         return self.client.request(kind, fields, buffers, **options)
@@ -346,6 +347,7 @@ class RemoteSession:
     def open(self, texts: Mapping[str, str]) -> None:
         """New input texts for the served model: a new pass, paused at its first stage."""
         self.request("open", {"texts": dict(texts)})
+        self.stepper.wait()
 
     # ----- export ----------------------------------------------------------------------------
     def export(self, path: str | os.PathLike, progress: Callable[[int, int], bool | None] | None = None) -> str:
