@@ -245,8 +245,10 @@ class _Link:
             self.forget(message.id)
             future.set_result(message)
             return
-        if message.type == "reply" and not message["ok"]:  # a refusal of a message without id
-            self._fail(from_reply(message["error"] or {}))
+        if message.type == "reply" and not message["ok"]:  # a refusal no request of ours waits for
+            error = from_reply(message["error"] or {})
+            if error.id == "remote.not_attached":  # another window took over, or the server let this one go
+                self._fail(error)
             return
         self._deliver(message)
 

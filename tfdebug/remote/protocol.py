@@ -238,6 +238,18 @@ def decode(frames: Sequence[bytes], *, max_header: int, max_buffer: int, accept:
     return Message(kind, request_id, fields, _buffers(header.get("buffers"), frames[1:], max_buffer))
 
 
+def peek_id(frames: Sequence[bytes], max_header: int) -> int | None:
+    """The request id of a message `decode` refused, when its header can tell (so the refusal can answer
+    that request); None otherwise."""
+    try:
+        if frames and len(frames[0]) <= max_header:
+            value = json.loads(bytes(frames[0]).decode("utf-8"), parse_constant=_no_constant).get("id")
+            return optional(integer(0, 2**53))("id", value)
+    except (UnicodeDecodeError, ValueError, RecursionError, AttributeError, FrameError):
+        pass
+    return None
+
+
 def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 

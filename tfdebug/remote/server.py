@@ -35,7 +35,7 @@ from tfdebug.remote import wire
 from tfdebug.remote.errors import AuthError, FrameError, InsecureBindError, to_reply
 from tfdebug.remote.handlers import ServedSession
 from tfdebug.remote.protocol import (DEFAULT_MAX_UPLOAD, EXPORT_CHUNK, MAX_FRAMES, REQUESTS, SERVER_MAX_HEADER,
-                                     Message, decode, encode)
+                                     Message, decode, encode, peek_id)
 
 HANDSHAKE_MS = 2000      # a peer that has not finished ZeroMQ's greeting by then is dropped (slow loris)
 SEND_QUEUE = 1000        # messages queued for one peer; beyond it sends wait for the next turn
@@ -169,7 +169,7 @@ class RemoteServer:
                              max_buffer=self.max_upload_bytes if attached else 0, accept=REQUESTS)
         except TfdebugError as exc:
             self.refused[exc.id] += 1
-            self._send(peer, "reply", {"ok": False, "error": to_reply(exc)}, id=None)
+            self._send(peer, "reply", {"ok": False, "error": to_reply(exc)}, id=peek_id(body, SERVER_MAX_HEADER))
             return
         if message.type == "hello":
             self._hello(peer, message)
