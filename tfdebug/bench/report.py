@@ -17,6 +17,7 @@ from tfdebug.bench.hf import COLUMNS as HF_COLUMNS
 from tfdebug.bench.hf import hf_section
 from tfdebug.bench.noise import TOO_BUSY, halves_ratio, trustworthy, verdict
 from tfdebug.bench.peers import nnsight_row, transformer_lens_row
+from tfdebug.bench.remote import format_remote, remote_section
 from tfdebug.bench.sdpa import TINY_SDPA, format_sdpa, sdpa_row
 from tfdebug.bench.snapshots import snapshot_section
 from tfdebug.bench.syncs import sync_counts
@@ -127,6 +128,7 @@ def run_all(quick: bool = False, tiny: bool = False, threads: int | None = None)
         "hf": hf_section(quick, tiny),
         "generation": generation_rows(cpu, 2 if (quick or tiny) else 5, TINY_GEN if tiny else None),
         "cuda": cuda_section([TINY] if tiny else [WIDE] + ([] if quick else [LARGE]), repeats),
+        "remote": remote_section(sizes, 3 if tiny else lat_repeats // 3),
         "targets": dict(TARGETS), "sync_budgets": dict(SYNC_BUDGETS),
     }
     result["verdicts"] = _verdicts(result)
@@ -191,6 +193,8 @@ def format_report(result: dict) -> str:
         out += _table(result["hf"], HF_COLUMNS)
     if result.get("generation"):
         out += format_generation(result["generation"])
+    if result.get("remote"):
+        out += format_remote(result["remote"])
     cuda = result["cuda"]
     if cuda["available"]:
         out += ["", f"CUDA ({cuda['device']}): host syncs per captured forward (torch sync debug mode): "

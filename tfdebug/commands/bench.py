@@ -20,6 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--generation", action="store_true",
                         help="only the generation section: per-token time with and without the KV cache at "
                              "prompt lengths 16, 128, 512, and the cost of capturing every stage")
+    parser.add_argument("--remote", action="store_true",
+                        help="only the remote-session section: bytes per step and step latency over loopback "
+                             "against the same pass local, at 256², 1024² and 4096² stages")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,6 +37,12 @@ def run(args: argparse.Namespace) -> int:
 
         result = generation_only(quick=args.quick, tiny=args.tiny, threads=args.threads)
         print(json.dumps(result, indent=1) if args.json else format_generation_only(result))
+        return 0
+    if args.remote:
+        from tfdebug.bench.remote import format_remote, remote_section
+
+        result = remote_section((64, 128) if args.tiny else (256, 1024, 4096), 3 if args.tiny else 10)
+        print(json.dumps(result, indent=1) if args.json else "\n".join(format_remote(result)).lstrip())
         return 0
     result = run_all(quick=args.quick, tiny=args.tiny, threads=args.threads)
     print(json.dumps(result, indent=1) if args.json else format_report(result))

@@ -57,6 +57,8 @@ class RemoteClient:
         self.lost: TfdebugError | None = None
         self._ids = itertools.count(1)
         self._link: _Link | None = None
+        self.bytes_sent = 0       # every frame of every connection, both ways (the bench reads these)
+        self.bytes_received = 0
 
     def connect(self, timeout: float = 10.0) -> dict:
         """Attach (again, after a lost connection: the server keeps the pass paused for the same window).
@@ -185,6 +187,7 @@ class _Link:
                     except zmq.Again:
                         break
                     last_heard = time.monotonic()
+                    client.bytes_received += sum(len(f) for f in frames)
                     self._receive(frames)
                 now = time.monotonic()
                 if now - last_ping >= client.heartbeat_s:
@@ -211,6 +214,7 @@ class _Link:
                 frames = self._outbox.popleft()
             try:
                 self._socket.send_multipart(frames, zmq.NOBLOCK, copy=False)
+                self.client.bytes_sent += sum(len(f) if isinstance(f, bytes) else f.nbytes for f in frames)
             except zmq.Again:  # not connected yet or the queue is full: keep it for the next turn
                 with self._lock:
                     self._outbox.appendleft(frames)
