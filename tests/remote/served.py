@@ -20,6 +20,7 @@ class Served:
     token: str
     process: subprocess.Popen
     export_dir: Path
+    server_key: str | None = None
 
     @property
     def port(self) -> int:
@@ -39,7 +40,9 @@ def start_server(export_dir: Path, *extra: str, timeout: float = 120.0) -> Serve
             raise RuntimeError(f"tfdebug serve ended: {process.stderr.read()}")
         if "--connect" in line:
             words = line.split()
-            return Served(words[words.index("--connect") + 1], words[words.index("--token") + 1], process, export_dir)
+            key = words[words.index("--server-key") + 1] if "--server-key" in words else None
+            return Served(words[words.index("--connect") + 1], words[words.index("--token") + 1], process, export_dir,
+                          key)
     process.kill()
     raise RuntimeError("tfdebug serve printed no line to paste")
 

@@ -24,6 +24,7 @@ import zmq
 
 from tfdebug.core.errors import TfdebugError
 from tfdebug.remote.errors import ConnectionLostError, FrameError, RemoteError, from_reply
+from tfdebug.remote.security import secure_client
 from tfdebug.remote.protocol import CLIENT_MAX_BUFFER, CLIENT_MAX_HEADER, Message, decode, encode
 
 PUSHED = ("welcome", "pass", "event", "reply", "chunk", "heartbeat")
@@ -44,11 +45,13 @@ def normalise_address(address: str) -> str:
 class RemoteClient:
     """A connection to `tfdebug serve` at `address`, attached with `token`."""
 
-    def __init__(self, address: str, token: str, *, timeout_s: float = 1.0, heartbeat_s: float = 0.2,
+    def __init__(self, address: str, token: str, *, server_key: str | None = None, timeout_s: float = 1.0,
+                 heartbeat_s: float = 0.2,
                  on_message: Callable[[Message], None] | None = None,
                  on_lost: Callable[[TfdebugError], None] | None = None):
         self.address = normalise_address(address)
         self.token = token
+        self.server_key = server_key  # the server's CURVE public key: the connection is encrypted to it
         self.timeout_s, self.heartbeat_s = timeout_s, heartbeat_s
         self.on_message = on_message or (lambda m: None)
         self.on_lost = on_lost or (lambda e: None)
@@ -78,6 +81,7 @@ class RemoteClient:
             self._link = None
             raise
         self.server, self.resume = dict(welcome["server"] or {}), welcome["resume"]
+        self._link.attached = True
         return self.server
 
     @property
@@ -99,8 +103,9 @@ class RemoteClient:
             return future.result(timeout)
         except FutureTimeout:
             link.forget(request_id)
-            raise ConnectionLostError("The server did not answer within {s:g} s.", id="remote.no_answer",
-                                      s=timeout) from None
+            hint = "" if self.server_key else " If tfdebug serve printed a --server-key, give it too."
+            raise ConnectionLostError("The server did not answer within {s:g} s.{hint}", id="remote.no_answer",
+                                      s=timeout, hint=hint) from None
 
     def send_only(self, kind: str, fields: dict | None = None) -> None:
         """A message no reply answers (bye)."""
@@ -130,6 +135,10 @@ class _Link:
         for option, value in ((zmq.LINGER, 0), (zmq.MAXMSGSIZE, CLIENT_MAX_HEADER + CLIENT_MAX_BUFFER),
                               (zmq.RECONNECT_IVL, 100), (zmq.RECONNECT_IVL_MAX, 1000)):
             self._socket.setsockopt(option, value)
+        if client.server_key:
+            secure_client(self._socket, client.server_key)
+        if client.address.startswith("tcp://["):
+            self._socket.setsockopt(zmq.IPV6, 1)
         self._socket.connect(client.address)
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
@@ -138,6 +147,7 @@ class _Link:
         self._lock = threading.Lock()
         self._closing = False
         self._flush = False
+        self.attached = False  # the heartbeat clock runs from the welcome on (connect has its own timeout)
         self._thread = threading.Thread(target=self._loop, name="tfdebug-remote", daemon=True)
         self._thread.start()
 
@@ -194,7 +204,7 @@ class _Link:
                     last_ping = now
                     self._outbox.append(encode("ping"))
                     self._send_outbox()
-                if client.lost is None and now - last_heard > client.timeout_s:
+                if self.attached and client.lost is None and now - last_heard > client.timeout_s:
                     self._fail(ConnectionLostError(
                         "Connection lost: the server at {address} has not answered for {s:.1f} s (it ended, or the "
                         "network went away).", id="remote.lost", address=client.address, s=now - last_heard))

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import collections
 import hmac
-import ipaddress
 import secrets
 import socket
 import threading
@@ -32,28 +31,15 @@ from tfdebug.adapters.session import DebugSession
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.stepper import StepperEvent
 from tfdebug.remote import wire
-from tfdebug.remote.errors import AuthError, FrameError, InsecureBindError, to_reply
+from tfdebug.remote.errors import AuthError, FrameError, to_reply
 from tfdebug.remote.handlers import ServedSession
+from tfdebug.remote.security import needs_encryption, secure_server, server_keys
 from tfdebug.remote.protocol import (DEFAULT_MAX_UPLOAD, EXPORT_CHUNK, MAX_FRAMES, REQUESTS, SERVER_MAX_HEADER,
                                      Message, decode, encode, peek_id)
 
 HANDSHAKE_MS = 2000      # a peer that has not finished ZeroMQ's greeting by then is dropped (slow loris)
 SEND_QUEUE = 1000        # messages queued for one peer; beyond it sends wait for the next turn
 MESSAGES_PER_TURN = 64   # so heartbeats and events are never starved by a flood
-
-
-def check_loopback(host: str) -> None:
-    """InsecureBindError unless `host` is a loopback address: the protocol is not encrypted."""
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
-        raise InsecureBindError(
-            "tfdebug serve listens only on loopback (127.0.0.1): its connection is not encrypted, so on {host} "
-            "anyone on that network could read the tensors and the token. From another machine, forward the port "
-            "over SSH instead: ssh -N -L PORT:127.0.0.1:PORT this-server, then connect to 127.0.0.1:PORT.",
-            id="remote.insecure_host", host=host)
 
 
 def device_description(device: torch.device | str) -> str:
@@ -69,12 +55,14 @@ class RemoteServer:
 
     `token` (default: a fresh random one) is what a window must say to attach. Heartbeats go
     to the attached window every `heartbeat_s`; it is detached after `client_timeout_s` silent.
+    Off loopback (or with `encrypt`) the socket takes only CURVE-encrypted peers; `server_key`
+    is then the public key a window needs (tfdebug.remote.security).
     """
 
     def __init__(self, make_session: Callable[[Mapping[str, str] | None], DebugSession], *, host: str = "127.0.0.1",
                  port: int = 0, token: str | None = None, heartbeat_s: float = 0.2, client_timeout_s: float = 3.0,
-                 max_upload_bytes: int = DEFAULT_MAX_UPLOAD, export_dir: str | Path = "."):
-        check_loopback(host)
+                 max_upload_bytes: int = DEFAULT_MAX_UPLOAD, export_dir: str | Path = ".", encrypt: bool = False):
+        encrypt = needs_encryption(host, encrypt)
         self.token = token or secrets.token_urlsafe(24)
         self.heartbeat_s, self.client_timeout_s = heartbeat_s, client_timeout_s
         self.max_upload_bytes = max_upload_bytes
@@ -90,9 +78,19 @@ class RemoteServer:
                               (zmq.HANDSHAKE_IVL, HANDSHAKE_MS), (zmq.SNDHWM, SEND_QUEUE), (zmq.RCVHWM, SEND_QUEUE),
                               (zmq.ROUTER_MANDATORY, 1)):
             self._socket.setsockopt(option, value)
+        self.server_key: str | None = None
+        if encrypt:
+            public, secret = server_keys()
+            secure_server(self._socket, public, secret)
+            self.server_key = public.decode("ascii")
         bind_host = "127.0.0.1" if host == "localhost" else host
+        if ":" in bind_host:  # IPv6
+            self._socket.setsockopt(zmq.IPV6, 1)
+            bind_host = f"[{bind_host}]"
         self._socket.bind(f"tcp://{bind_host}:{port if port else '*'}")
         self.address = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        if host in ("0.0.0.0", "::"):  # every interface: the desktop needs a name it can reach
+            self.address = f"tcp://{socket.getfqdn()}:{self.address.rpartition(':')[2]}"
         self.device = device_description(self.served.session.adapter.device)
         self._peer: bytes | None = None      # the attached window's routing id
         self._resume: str | None = None      # the key that lets the same window reattach at once
@@ -106,7 +104,8 @@ class RemoteServer:
     # ----- what prints for the user ------------------------------------------------------------
     def paste_line(self) -> str:
         """The one line to run on the desktop."""
-        return f"tfdebug gui --connect {self.address} --token {self.token}"
+        key = f" --server-key {self.server_key}" if self.server_key else ""
+        return f"tfdebug gui --connect {self.address} --token {self.token}{key}"
 
     # ----- the loop ---------------------------------------------------------------------------
     def _on_event(self, event: StepperEvent) -> None:
