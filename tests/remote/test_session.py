@@ -82,6 +82,22 @@ def test_the_shown_slice_heads_and_stats_are_computed_on_the_server_and_equal_lo
     assert remote.display.moments_of(there, *view[:3], partial).std == pytest.approx(expected.stats.std)
 
 
+def test_a_followed_view_brings_each_stages_slice_with_its_event(remote, local):
+    remote.display.follow(None, {"head": 1}, (64, 64))
+    try:
+        remote.stepper.run_to(PROBS)
+        remote.stepper.wait()
+        asked = remote.client.requests
+        got = remote.display.slice_of(remote.stepper.current, 2, 3, {0: 0, 1: 1}, (64, 64))
+        assert remote.client.requests == asked  # it came with the pause: no round trip
+        expected = LocalDisplay(local.stepper).slice_of(local.stepper.current, 2, 3, {0: 0, 1: 1}, (64, 64))
+        np.testing.assert_array_equal(got.values, expected.values)
+        other = remote.display.slice_of(remote.stepper.current, 2, 3, {0: 0, 1: 2}, (64, 64))  # another head
+        assert remote.client.requests == asked + 1 and not np.array_equal(other.values, got.values)
+    finally:
+        remote.display.unfollow()
+
+
 def test_a_nan_breakpoint_on_the_server_stops_after_an_edited_cell(remote):
     stepper = remote.stepper
     stepper.run_to(PROBS)

@@ -4,7 +4,7 @@ A step here is what the window waits for before it can paint: the stepper moves 
 (the forward runs it) and the shown slice (at most 1024² cells, downsampled where the tensor
 lives) is in hand with its stats. Locally that is Stepper.step + LocalDisplay.slice_of; remotely
 the same calls through RemoteSession, with a RemoteServer on 127.0.0.1 in this process (its
-own thread, a real TCP connection).
+own thread, a real TCP connection), following the window's view: the slice comes with the pause.
 """
 
 from __future__ import annotations
@@ -55,59 +55,60 @@ class PlanesAdapter(ModelAdapter):
         return Prepared(texts={}, args=(torch.randn(1, self.n, self.n, generator=generator),))
 
 
-def _steps(stepper, display, repeats: int, on_step=None) -> list[float]:
-    """Milliseconds per step, from the command to the shown slice in hand."""
+def _one_step(stepper, display) -> float:
+    """Milliseconds from the command to the shown slice in hand."""
+    start = time.perf_counter()
+    stepper.step()
     stepper.wait()
-    times = []
-    for r in range(repeats + WARMUP):
-        start = time.perf_counter()
-        stepper.step()
-        stepper.wait()
-        display.slice_of(stepper.current, 1, 2, {0: 0}, MAX_SHOWN)
-        if r >= WARMUP:
-            times.append((time.perf_counter() - start) * 1000.0)
-            if on_step is not None:
-                on_step()
-    return times
+    display.slice_of(stepper.current, 1, 2, {0: 0}, MAX_SHOWN)
+    return (time.perf_counter() - start) * 1000.0
 
 
 def remote_row(n: int, repeats: int) -> dict:
-    """One stage size: local and loopback step latency, and the bytes that crossed per step."""
+    """One stage size: local and loopback step latency, and the bytes that crossed per step.
+
+    Local and remote steps alternate, so both see the same load on a shared machine; a capture
+    budget of 0 keeps only the paused stage (its tensor is shown, then let go), as memory is not
+    what this measures.
+    """
     from tfdebug.remote.server import RemoteServer
     from tfdebug.remote.session import RemoteSession
 
-    adapter = PlanesAdapter(n, repeats + WARMUP + 2)
-    local = DebugSession(adapter)
-    local.stepper.start()
-    try:
-        local_ms = _steps(local.stepper, LocalDisplay(local.stepper), repeats)
-    finally:
-        local.close()
-    server = RemoteServer(lambda texts: DebugSession(adapter), port=0)
+    stages = repeats + WARMUP + 2
+    local = DebugSession(PlanesAdapter(n, stages), max_capture_bytes=0)
+    served = PlanesAdapter(n, stages)  # a model of its own: one module is tapped by one pass at a time
+    server = RemoteServer(lambda texts: DebugSession(served, max_capture_bytes=0), port=0)
     thread = threading.Thread(target=server.serve_forever, name="tfdebug-bench-server", daemon=True)
     thread.start()
+    local_ms, remote_ms, crossed = [], [], []
     try:
+        local.stepper.start()
+        local.stepper.wait()
         remote = RemoteSession.connect(server.address, server.token, timeout_s=10.0)
-        counted = []
-        mark = [remote.client.bytes_sent + remote.client.bytes_received]
-
-        def count():
-            now = remote.client.bytes_sent + remote.client.bytes_received
-            counted.append(now - mark[0])
-            mark[0] = now
-        remote_ms = _steps(remote.stepper, remote.display, repeats, on_step=count)
+        remote.display.follow(None, {}, MAX_SHOWN)  # as the window does: each pause brings its slice
+        client, shown = remote.client, LocalDisplay(local.stepper)
+        for r in range(repeats + WARMUP):
+            before = client.bytes_sent + client.bytes_received
+            remote_step = _one_step(remote.stepper, remote.display)
+            after = client.bytes_sent + client.bytes_received
+            local_step = _one_step(local.stepper, shown)
+            if r >= WARMUP:
+                local_ms.append(local_step)
+                remote_ms.append(remote_step)
+                crossed.append(after - before)
         remote.close()
     finally:
+        local.close()
         server.stop()
         thread.join(30)
-    shown = min(n, MAX_SHOWN[0]) * min(n, MAX_SHOWN[1]) * 4
-    return {"size": n, "stage_bytes": n * n * 4, "shown_plane_bytes": shown,
-            "bytes_per_step": int(median(counted[1:] or counted)),
+    shown_bytes = min(n, MAX_SHOWN[0]) * min(n, MAX_SHOWN[1]) * 4
+    return {"size": n, "stage_bytes": n * n * 4, "shown_plane_bytes": shown_bytes,
+            "bytes_per_step": int(median(crossed)),
             "local_ms": round(median(local_ms), 2), "local_p95": round(p95(local_ms), 2),
             "remote_ms": round(median(remote_ms), 2), "remote_p95": round(p95(remote_ms), 2),
             "added_ms": round(median(remote_ms) - median(local_ms), 2),
             "ratio": round(median(remote_ms) / median(local_ms), 2),
-            "aa_ratio": halves_ratio(remote_ms)}
+            "aa_ratio": halves_ratio(remote_ms), "aa_ratio_local": halves_ratio(local_ms)}
 
 
 def remote_section(sizes: tuple[int, ...] = (256, 1024, 4096), repeats: int = 10) -> dict:

@@ -62,6 +62,7 @@ class RemoteClient:
         self._link: _Link | None = None
         self.bytes_sent = 0       # every frame of every connection, both ways (the bench reads these)
         self.bytes_received = 0
+        self.requests = 0         # requests sent (a slice the server pushed needs none)
 
     def connect(self, timeout: float = 10.0) -> dict:
         """Attach (again, after a lost connection: the server keeps the pass paused for the same window).
@@ -98,6 +99,7 @@ class RemoteClient:
         if link is None or self.lost is not None:
             raise self.lost or ConnectionLostError("Not connected to a tfdebug server.", id="remote.not_connected")
         request_id = next(self._ids)
+        self.requests += 1
         future = link.send(encode(kind, fields, buffers, id=request_id), request_id, on_chunk)
         try:
             return future.result(timeout)

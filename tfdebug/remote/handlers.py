@@ -20,6 +20,7 @@ from tfdebug.core.display import Stats
 from tfdebug.core.edits import Edit, Region, apply_edit
 from tfdebug.core.errors import DisplayError, ExportError, ReplacementError, StepperStateError, TfdebugError
 from tfdebug.core.stepper import Stepper, StepperEvent
+from tfdebug.core.view import ViewSelection, axis_names
 from tfdebug.io.recording import recording_on_screen
 from tfdebug.io.snapshot import SUFFIX, save_snapshot
 from tfdebug.remote import wire
@@ -44,6 +45,7 @@ class ServedSession:
         self.export_dir = Path(export_dir)
         self._on_event = on_event
         self.pass_id = 0
+        self.follow: tuple[ViewSelection, tuple[int, int], bool] | None = None  # the window's view, when it follows
         self.exports: dict[int, "ExportJob"] = {}
         self._start(self._make_session(None))
 
@@ -164,6 +166,33 @@ class ServedSession:
         region = Region(m["row_axis"], m["col_axis"], {int(k): v for k, v in m["indices"].items()})
         self.stepper.replace(apply_edit(capture.tensor, edit, region, capture.info.axes))
         return {"describe": str(edit.describe())}, []
+
+    def _on_follow(self, m: Message) -> Reply:
+        """The window's view: from now on each stage it pauses or moves to comes with its slice."""
+        if not m["on"]:
+            self.follow = None
+            return {}, []
+        view = ViewSelection()
+        view.pinned = tuple(m["pinned"]) if m["pinned"] and len(m["pinned"]) == 2 else None
+        view.indices_by_name = dict(m["indices"])
+        self.follow = (view, (m["max_rows"], m["max_cols"]), m["moments"])
+        return {}, []
+
+    def pushed_slice(self, index: int) -> Reply | None:
+        """The slice of history[index] in the followed view, as the window's `slice` request would get it
+        (None when not following, or the stage has no tensor)."""
+        history = self.stepper.history
+        if self.follow is None or not 0 <= index < len(history) or history[index].tensor is None:
+            return None
+        view, size, moments = self.follow
+        capture = history[index]
+        view.fit(capture.info.axes, capture.shape)
+        indices = view.indices(axis_names(capture.info.axes, capture.shape), capture.shape)
+        fields, buffers = wire.slice_fields(self.display.slice_of(capture, view.row_axis, view.col_axis, indices,
+                                                                  size, moments=moments))
+        return {**fields, "view": {"index": index, "row": view.row_axis, "col": view.col_axis,
+                                   "indices": {str(k): v for k, v in indices.items()}, "max_rows": size[0],
+                                   "max_cols": size[1], "moments": moments}}, buffers
 
     def _on_open(self, m: Message) -> Reply:
         """New input texts: a new session of the same model (its pass starts paused at the first stage)."""

@@ -153,17 +153,20 @@ SCHEMAS: dict[str, dict[str, Check]] = {
              "row": optional(_INDEX), "col": optional(_INDEX), "head": optional(_INDEX), "row_axis": _AXIS,
              "col_axis": _AXIS, "indices": mapping(text(2), _INDEX, MAX_NDIM)},
     "open": {"texts": mapping(text(64), text(20000), 16)},
+    # the window's view (tfdebug.core.view.ViewSelection): the server pushes each new stage's slice with its event
+    "follow": {"on": flag(), "pinned": optional(list_of(text(32), 2)), "indices": mapping(text(32), _INDEX, 16),
+               "max_rows": _SIZE, "max_cols": _SIZE, "moments": flag()},
     "export": {"to": text(8, ("window", "server")), "path": optional(text(4096))},
     # server -> window
     "welcome": {"server": anything(), "resume": anything(), "heartbeat_s": anything()},
     "pass": {"pass": anything()},
-    "event": {"event": anything(), "state": anything()},
+    "event": {"event": anything(), "state": anything(), "slice": anything()},
     "reply": {"ok": anything(), "error": anything(), "result": anything(), "state": anything()},
     "chunk": {"offset": anything(), "total": anything(), "last": anything()},
     "heartbeat": {"state": anything()},
 }
 REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "stats", "replace",
-            "edit", "open", "export")
+            "edit", "open", "follow", "export")
 
 
 # ----- encoding ------------------------------------------------------------------------------------

@@ -266,15 +266,26 @@ class RemoteServer:
             fields = {"type": event.type, "index": event.index, "reason": event.reason,
                       "breakpoint": wire.breakpoint_fields(event.breakpoint) if event.breakpoint else None,
                       "error": to_reply(event.error) if event.error is not None else None}
-            self._send_state("event", {"event": fields})
+            pushed = self._pushed(event)
+            self._send_state("event", {"event": fields, **({"slice": pushed[0]} if pushed else {})},
+                             pushed[1] if pushed else ())
         if captured:
             self._send_state("event", {"event": {"type": "captured", "index": len(self.served.stepper.history) - 1}})
 
-    def _send_state(self, kind: str, fields: dict) -> None:
+    def _pushed(self, event: StepperEvent):
+        """The followed view's slice of the stage an event shows (the window would ask for it next)."""
+        if self._peer is None or event.index is None or event.type not in ("paused", "moved", "replaced", "finished"):
+            return None
+        try:
+            return self.served.pushed_slice(event.index)
+        except (TfdebugError, ValueError, IndexError, RuntimeError):
+            return None  # the window asks, and hears why, when it shows the stage
+
+    def _send_state(self, kind: str, fields: dict, buffers=()) -> None:
         if self._peer is None:
             return
         mark = (self._sent_pass, self._sent_len, self._sent_flags)
-        if not self._send(self._peer, kind, {**fields, "state": self._state()}):
+        if not self._send(self._peer, kind, {**fields, "state": self._state()}, buffers):
             self._sent_pass, self._sent_len, self._sent_flags = mark  # not queued: resend those entries later
 
     def _beat(self) -> None:

@@ -33,6 +33,33 @@ class RemoteDisplay:
 
     def __init__(self, session: "RemoteSession"):
         self._session = session
+        self._pushed: tuple[tuple, DisplaySlice] | None = None  # the slice the server sent with the last event
+
+    def follow(self, pinned: tuple[str, str] | None, indices_by_name: Mapping[str, int],
+               max_size: tuple[int, int], moments: bool = True) -> None:
+        """Tell the server the window's view (tfdebug.core.view.ViewSelection's pinned axes and indices): each
+        stage the pass pauses or moves to then comes with its slice, and `slice_of` for it needs no round trip."""
+        self._session.request("follow", {"on": True, "pinned": list(pinned) if pinned else None,
+                                         "indices": {str(k): int(v) for k, v in indices_by_name.items()},
+                                         "max_rows": int(max_size[0]), "max_cols": int(max_size[1]),
+                                         "moments": moments})
+
+    def unfollow(self) -> None:
+        self._pushed = None
+        self._session.request("follow", {"on": False, "indices": {}, "max_rows": 1, "max_cols": 1, "moments": False})
+
+    def take_pushed(self, fields, buffers) -> None:
+        """A slice the server pushed with an event (None: the event brought none; any earlier one is stale)."""
+        if fields is None:
+            self._pushed = None
+            return
+        view = fields.get("view") or {}
+        self._pushed = (self._key(view), wire.slice_of(fields, buffers))
+
+    @staticmethod
+    def _key(view: dict) -> tuple:
+        return (view.get("index"), view.get("row"), view.get("col"), tuple(sorted((view.get("indices") or {}).items())),
+                view.get("max_rows"), view.get("max_cols"), view.get("moments"))
 
     def _view(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], max_size=(1, 1)) -> dict:
         index = self._session.stepper.position_of(capture.name)
@@ -44,8 +71,11 @@ class RemoteDisplay:
 
     def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
                  max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
-        reply = self._session.request("slice", {**self._view(capture, row, col, indices, max_size),
-                                                "moments": moments})
+        view = {**self._view(capture, row, col, indices, max_size), "moments": moments}
+        pushed = self._pushed
+        if pushed is not None and pushed[0] == self._key(view):
+            return pushed[1]
+        reply = self._session.request("slice", view)
         return wire.slice_of(reply["result"], reply.buffers)
 
     def moments_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], partial: Stats) -> Stats:
@@ -106,6 +136,7 @@ class RemoteSession:
         if message["state"] is not None:
             self.stepper.apply(message["state"])
         if message.type == "event":
+            self.display.take_pushed(message["slice"], message.buffers)
             event = message["event"] or {}
             self.stepper.emit(event)
             if event.get("type") == "attached":
