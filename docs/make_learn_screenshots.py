@@ -20,8 +20,8 @@ from make_screenshots import wait  # noqa: E402
 
 def main(out: Path) -> None:
     from tfdebug.core.view import RunInputs
-    from tfdebug.ui.playground import open_playground
-    from tfdebug.ui.window import MainWindow
+    from tfdebug.ui.dialogs.playground import open_playground
+    from tfdebug.ui.shell.window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     window = MainWindow(settings=QSettings(str(out / ".screenshots.ini"), QSettings.IniFormat), persist=False)

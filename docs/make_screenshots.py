@@ -28,7 +28,7 @@ def wait(app, until, timeout_s: float = 60.0) -> None:
 
 def main(out: Path) -> None:
     from tfdebug.core.view import RunInputs
-    from tfdebug.ui.window import MainWindow
+    from tfdebug.ui.shell.window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     settings = QSettings(str(out / ".screenshots.ini"), QSettings.IniFormat)

@@ -16,17 +16,18 @@ QT = ("PySide6", "pyqtgraph", "PyQt5", "PyQt6", "qtpy", "shiboken6")
 ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "models": {"core"},
+    "demo": {"models", "core"},
     "adapters": {"models", "core"},
     "io": {"core"},
     "remote": {"adapters", "models", "io", "core"},
     "ui": {"remote", "adapters", "models", "io", "core"},
     "bench": {"adapters", "models", "io", "core", "remote", "ui"},
-    "commands": {"adapters", "models", "io", "core", "remote", "ui", "bench"},
+    "commands": {"adapters", "models", "io", "core", "remote", "ui", "bench", "demo"},
     "cli": {"commands", "core"},
     "__main__": {"cli"},
     "__init__": set(),
 }
-QT_FREE = ("core", "models", "adapters", "io", "remote", "commands", "cli", "bench")
+QT_FREE = ("core", "models", "demo", "adapters", "io", "remote", "commands", "cli", "bench")
 
 
 def imports(path: Path) -> set[str]:
@@ -75,5 +76,42 @@ def test_the_check_catches_a_forbidden_arrow(tmp_path):
     """A deliberate break (core importing ui and Qt) is caught, so the table is really enforced."""
     (tmp_path / "tfdebug" / "core").mkdir(parents=True)
     bad = tmp_path / "tfdebug" / "core" / "bad.py"
-    bad.write_text("from tfdebug.ui.window import MainWindow\nimport PySide6\n", encoding="utf-8")
-    assert sorted(forbidden_arrows(bad, tmp_path / "tfdebug")) == ["PySide6", "tfdebug.ui.window"]
+    bad.write_text("from tfdebug.ui.shell.window import MainWindow\nimport PySide6\n", encoding="utf-8")
+    assert sorted(forbidden_arrows(bad, tmp_path / "tfdebug")) == ["PySide6", "tfdebug.ui.shell.window"]
+
+
+# Inside ui/: the rooms a room may not import (DESIGN.md: panels import no panels or dialogs).
+UI = ROOT / "ui"
+UI_FORBIDDEN: dict[str, set[str]] = {
+    "panels": {"panels", "dialogs", "shell"},
+    "widgets": {"panels", "dialogs", "shell"},
+    "render": {"panels", "dialogs", "shell", "actions", "widgets", "state", "workers"},
+    "i18n": {"panels", "dialogs", "shell", "actions", "widgets", "state", "workers"},
+}
+
+
+def ui_rooms_broken(path: Path, ui_root: Path = UI) -> list[str]:
+    """The imports of a ui module that its room's rule forbids (a panel importing another panel …)."""
+    rel = path.relative_to(ui_root)
+    room = rel.parts[0] if len(rel.parts) > 1 else None
+    forbidden = UI_FORBIDDEN.get(room, set())
+    bad = []
+    for name in imports(path):
+        parts = name.split(".")
+        if parts[:2] == ["tfdebug", "ui"] and len(parts) >= 3 and parts[2] in forbidden:
+            bad.append(name)
+    return bad
+
+
+def test_ui_keeps_to_its_rooms():
+    assert len([p for p in UI.glob("*.py")]) <= 6  # the rest lives in rooms
+    broken = {str(p.relative_to(UI)): ui_rooms_broken(p) for p in sorted(UI.rglob("*.py")) if ui_rooms_broken(p)}
+    assert not broken
+
+
+def test_the_room_check_catches_a_panel_importing_a_panel(tmp_path):
+    (tmp_path / "panels").mkdir()
+    bad = tmp_path / "panels" / "bad.py"
+    bad.write_text("from tfdebug.ui.panels.heatmap import HeatmapPanel\nfrom tfdebug.ui.render import colors\n",
+                   encoding="utf-8")
+    assert ui_rooms_broken(bad, tmp_path) == ["tfdebug.ui.panels.heatmap"]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tfdebug import cli
-from tfdebug.ui import system_check
-from tfdebug.ui.system_check import XCB_LIBRARIES, gui_problem, system_packages
+from tfdebug.ui.shell import system_check
+from tfdebug.ui.shell.system_check import XCB_LIBRARIES, gui_problem, system_packages
 
 DEBIAN = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n'
 FEDORA = 'NAME="Fedora Linux"\nID=fedora\n'

@@ -30,7 +30,7 @@ def test_the_wheel_contains_the_demo_model(tmp_path):
     skip = shutil.ignore_patterns("__pycache__", "*.pyc")
     for folder in ("tfdebug", "resources"):
         shutil.copytree(ROOT / folder, src / folder, ignore=skip)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(ROOT / name, src / name)
     out = tmp_path / "dist"
     proc = subprocess.run(_build_command(src, out), capture_output=True, text=True, timeout=600)

@@ -1375,20 +1375,20 @@ output w·V = {output}</source>
         <translation>打开快照</translation>
     </message>
     <message>
+        <source>Recorded passes ({patterns});;All files (*)</source>
+        <translation>录制的前向过程 ({patterns});;所有文件 (*)</translation>
+    </message>
+    <message>
         <source>A model or snapshot is still loading: open {name} once it is on screen.</source>
         <translation>模型或快照仍在加载：等它显示出来后再打开 {name}。</translation>
     </message>
     <message>
-        <source>tfdebug snapshots (*.safetensors);;All files (*)</source>
-        <translation>tfdebug 快照 (*.safetensors);;所有文件 (*)</translation>
+        <source>Drop a recorded pass ({suffixes}) on the window to open it.</source>
+        <translation>把录制的前向过程（{suffixes}）拖到窗口上即可打开。</translation>
     </message>
     <message>
         <source>No recent snapshots</source>
         <translation>没有最近打开的快照</translation>
-    </message>
-    <message>
-        <source>Drop a .safetensors snapshot on the window to open it.</source>
-        <translation>把 .safetensors 快照拖到窗口上即可打开。</translation>
     </message>
 </context>
 <context>
@@ -1420,10 +1420,6 @@ output w·V = {output}</source>
     <message>
         <source>A recorded pass</source>
         <translation>录制的前向过程</translation>
-    </message>
-    <message>
-        <source>Recorded passes (*.safetensors *.npz *.pt);;All files (*)</source>
-        <translation>录制的前向过程 (*.safetensors *.npz *.pt);;所有文件 (*)</translation>
     </message>
 </context>
 <context>

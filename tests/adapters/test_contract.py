@@ -130,7 +130,7 @@ def test_the_window_opens_the_pass_and_runs_to_its_last_stage(adapter_id, qtbot,
     from PySide6.QtCore import QSettings
 
     from tests.ui.conftest import wait_paused
-    from tfdebug.ui.window import MainWindow
+    from tfdebug.ui.shell.window import MainWindow
 
     factory, texts = ADAPTERS[adapter_id]
     session = DebugSession(factory(), texts)

@@ -69,3 +69,16 @@ def test_view_formats_need_the_window_for_pictures(tmp_path):
     export_view(View([[1.0]], render=lambda path, suffix: drawn.append(suffix) or open(path, "wb").close()),
                 tmp_path / "v.svg")
     assert drawn == [".svg"] and (tmp_path / "v.svg").exists()
+
+
+def test_a_format_registered_before_first_use_is_not_replaced_by_the_built_in(tmp_path):
+    """In a fresh interpreter, a plug-in's .npz writer registered before anything lists the formats stays."""
+    import subprocess
+    import sys
+
+    code = ("from tfdebug.io.formats import ExportFormat, register, format_for\n"
+            "mine = register(ExportFormat('.npz', 'My NumPy', 'pass', lambda r, p, progress=None: None))\n"
+            "assert format_for('x.npz') is mine, format_for('x.npz')\n"
+            "assert format_for('x.pt').label is not None  # the built-ins are there too\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tfdebug.models.corpus import load_pairs, load_tsv
+from tfdebug.demo.corpus import load_pairs, load_tsv
 from tfdebug.models.loader import _demo_dir, default_model_name, load_model
-from tfdebug.models.train_demo import CORPUS_FILE, cross_attention_check, score
+from tfdebug.demo.train_demo import CORPUS_FILE, cross_attention_check, score
 from tfdebug.models.translate import translate, translate_batch
 from tfdebug.models.vocab import BUILTIN_PAIRS
 

@@ -7,9 +7,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 
-from tfdebug.models.loader import load_model  # noqa: E402
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.adapters.session import DebugSession  # noqa: E402
+from tfdebug.models.loader import load_model  # noqa: E402
 
 SRC, TGT = "I love you", "我 爱 你"
 
@@ -30,7 +30,7 @@ def english_at_the_end():
     yield
     from PySide6.QtWidgets import QApplication
 
-    from tfdebug.ui import i18n
+    from tfdebug.ui.i18n import language as i18n
 
     if i18n.current_language() != "en":
         i18n.set_language("en")
@@ -63,7 +63,7 @@ def wait_paused(qtbot, window, name=None, timeout=10000):
 
 @pytest.fixture()
 def make_window(qtbot, settings):
-    from tfdebug.ui.window import MainWindow
+    from tfdebug.ui.shell.window import MainWindow
 
     def make(settings_=None):
         window = MainWindow(settings=settings_ or settings)

@@ -11,8 +11,8 @@ from tests.ui.test_edit_tensor import STAGE, open_dialog
 from tests.ui.user_actions import open_snapshot, pick, press, run_to_stage, type_into
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
-from tfdebug.ui import i18n
-from tfdebug.ui.compare_view import FIRST_BG
+from tfdebug.ui.i18n import language as i18n
+from tfdebug.ui.panels.compare import FIRST_BG
 
 
 def compare_dialog(window, qtbot):

@@ -8,7 +8,7 @@ from tests.ui.user_actions import pick, press, type_into
 
 def nan_carried_to_src_pos(window, qtbot) -> None:
     """Break on NaN (Breakpoints ▸ Conditions…), put a NaN in the paused src.embed (Edit Tensor…), press F5."""
-    dialog = window.navigator.open_conditions()
+    dialog = window.tools.conditions.open()
     qtbot.mouseClick(dialog.nan, Qt.LeftButton)
     dialog.accept()
     press(window, Qt.Key_E, Qt.ControlModifier | Qt.ShiftModifier)

@@ -7,7 +7,7 @@ from tests.ui.user_actions import press
 
 
 def test_fast_condition_check_shows_the_first_hit_after_the_pass(window, qtbot):
-    dialog = window.navigator.open_conditions()
+    dialog = window.tools.conditions.open()
     assert any("already run" in label.text() for label in dialog.findChildren(QLabel))
     dialog.abs_gt.setChecked(True)
     dialog.threshold.setValue(1.5)
@@ -27,4 +27,4 @@ def test_fast_condition_check_shows_the_first_hit_after_the_pass(window, qtbot):
                if c.tensor.is_floating_point())
     assert any(shown.name in n and "already run" in n for n in notices)
     # The choice persists for the next pass.
-    assert window.navigator.open_conditions().fast.isChecked()
+    assert window.tools.conditions.open().fast.isChecked()

@@ -9,8 +9,8 @@ from tests.ui.user_actions import press
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper import Stepper
-from tfdebug.ui import display_worker
-from tfdebug.ui.display_worker import OFF_THREAD_CELLS, DisplayWorker
+from tfdebug.ui.workers import display as display_worker
+from tfdebug.ui.workers.display import OFF_THREAD_CELLS, DisplayWorker
 
 
 def test_a_newer_job_of_the_same_kind_drops_the_older_result(qtbot):

@@ -7,8 +7,8 @@ from tests.ui.conftest import wait_paused
 from tests.ui.user_actions import press, run_to_stage
 from tfdebug.core.explain import EXPLANATIONS
 from tfdebug.core.view import RunInputs
-from tfdebug.ui import i18n
-from tfdebug.ui.explain_panel import CROSS
+from tfdebug.ui.i18n import language as i18n
+from tfdebug.ui.panels.explain import CROSS
 
 
 def checks_shown(window, qtbot):
@@ -65,7 +65,7 @@ def test_pe_curves_from_the_explain_panel_of_a_pos_stage(window, qtbot):
     wait_paused(qtbot, window, "src.pos")
     assert panel.pe_button.isVisible()
     qtbot.mouseClick(panel.pe_button, Qt.LeftButton)
-    view = panel.pe_view
+    view = window.tools.learn.pe_view
     qtbot.waitExposed(view)
     assert view.dimensions() == [0, 1, 2, 3]
     dots = [item for item in view.plot.listDataItems() if item.opts["symbol"] == "o"]

@@ -7,7 +7,7 @@ from tests.ui.test_generation_panel import start_generation
 from tests.ui.user_actions import press
 from tfdebug.core.view import RunInputs
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.ui import actions
+from tfdebug.ui.actions import registry as actions
 
 
 def test_next_token_and_run_to_token(make_window, qtbot):
@@ -21,7 +21,7 @@ def test_next_token_and_run_to_token(make_window, qtbot):
     wait_paused(qtbot, window, "gen.1.tgt.embed")
     assert window.ctl.session.tokens["tgt"] == ["<bos>", "我"]
     assert "gen.1.tgt.embed" in window.shape_panel.plain_text()
-    actions.trigger("tfdebug.gen.run_to_token", window.ctl, 3)  # the Debug menu's Run to Token…, N = 3
+    actions.trigger("tfdebug.gen.run_to_token", window.action_context, 3)  # the Debug menu's Run to Token…, N = 3
     wait_paused(qtbot, window, "gen.3.tgt.embed")
     window.ctl.run_to("gen.2.dec.1.self_attn.cache_k")  # back through history: three cached keys
     wait_paused(qtbot, window, "gen.2.dec.1.self_attn.cache_k")

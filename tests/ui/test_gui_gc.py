@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-from tfdebug.ui import gui_gc
+from tfdebug.ui.workers import gui_gc
 
 
 def test_older_generations_wait_for_a_pause_in_input(qapp):

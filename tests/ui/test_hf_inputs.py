@@ -44,7 +44,7 @@ def test_a_tokenizer_that_is_not_the_models_is_one_sentence(make_window, qtbot, 
 def test_a_generation_that_ends_reports_no_error(make_window, qtbot):
     from tfdebug.core.view import RunInputs
     from tfdebug.models.sampling import DecodingSettings
-    from tfdebug.ui import workers
+    from tfdebug.ui.workers import jobs as workers
 
     window = make_window()
     window.ctl.generation = DecodingSettings(max_new_tokens=4)

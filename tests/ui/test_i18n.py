@@ -12,16 +12,16 @@ from PySide6.QtWidgets import QApplication
 
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.core.errors import EmptyInputError, TfdebugError
-from tfdebug.ui import i18n, i18n_catalog
-
+from tfdebug.ui.i18n import catalog as i18n_catalog
+from tfdebug.ui.i18n import language as i18n
 
 HOW_TO_FIX = (
     "Every user-visible string in tfdebug/ui needs a Chinese entry. Fix it like this:\n"
-    "  1. python -m tfdebug.ui.i18n_catalog        (regenerates core_strings.py, the .ts and the .qm)\n"
+    "  1. python -m tfdebug.ui.i18n.catalog        (regenerates core_strings.py, the .ts and the .qm)\n"
     "  2. write the Chinese of each entry listed above in resources/i18n/tfdebug_zh_CN.ts\n"
     "     (pyside6-linguist resources/i18n/tfdebug_zh_CN.ts, or edit its <translation> elements\n"
     "     and remove type=\"unfinished\"), keeping every {placeholder} of the English\n"
-    "  3. python -m tfdebug.ui.i18n_catalog again (builds the .qm), and commit the .ts and .qm\n"
+    "  3. python -m tfdebug.ui.i18n.catalog again (builds the .qm), and commit the .ts and .qm\n"
     "Strings must reach the catalogue through self.tr(\"…\") / QCoreApplication.translate(\"ctx\", \"…\")\n"
     "(or QT_TRANSLATE_NOOP for data), with literal text and .format(name=…) instead of f-strings.")
 
@@ -38,12 +38,12 @@ def test_every_ui_string_has_a_finished_chinese_translation(tmp_path):
 def test_core_strings_and_the_compiled_catalogue_are_current(tmp_path):
     generated = i18n_catalog.render_core_strings(i18n_catalog.core_strings())
     assert i18n_catalog.CORE_STRINGS.read_text(encoding="utf-8") == generated, (
-        "tfdebug/ui/core_strings.py is out of date (a kind, title, input label or error id changed).\n" + HOW_TO_FIX)
+        "tfdebug/ui/i18n/core_strings.py is out of date (a kind, title, input label or error id changed).\n" + HOW_TO_FIX)
     committed = i18n_catalog.TS_FILES["zh"]
     qm = tmp_path / "built.qm"
     i18n_catalog.run_lrelease(committed, qm)
     assert qm.read_bytes() == committed.with_suffix(".qm").read_bytes(), (
-        "resources/i18n/tfdebug_zh_CN.qm is older than its .ts: run python -m tfdebug.ui.i18n_catalog and commit it.")
+        "resources/i18n/tfdebug_zh_CN.qm is older than its .ts: run python -m tfdebug.ui.i18n.catalog and commit it.")
 
 
 def test_no_text_reaches_the_window_without_tr(tmp_path):

@@ -11,14 +11,14 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
+from tests.ui.conftest import wait_paused
+from tests.ui.user_actions import press, run_to_stage
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.phrases import Choices, os_reason
 from tfdebug.core.view import RunInputs
 from tfdebug.io.recording import MANIFEST_KEY
 from tfdebug.io.snapshot import open_snapshot, save_snapshot
-from tfdebug.ui import i18n
-from tests.ui.conftest import wait_paused
-from tests.ui.user_actions import press, run_to_stage
+from tfdebug.ui.i18n import language as i18n
 
 WORD = re.compile(r"[A-Za-z]{2,}")
 
@@ -89,7 +89,7 @@ def test_export_choices_and_format_labels_are_chinese(window, qtbot, tmp_path):
     shown = window.message_bar.text()
     assert shown == "无法导出为 .xyz：请选择 .safetensors、.npz、.pt、.csv、.png 或 .svg 文件。"
     assert english_words(shown, ".safetensors", ".npz", ".pt", ".csv", ".png", ".svg", ".xyz") == []
-    from tfdebug.ui.export_dialog import ExportDialog
+    from tfdebug.ui.dialogs.export import ExportDialog
 
     dialog = ExportDialog(["src.embed"], "src.embed", str(tmp_path), parent=window)
     labels = [dialog.format_box.itemText(i) for i in range(dialog.format_box.count())]
@@ -152,12 +152,12 @@ def test_the_windows_own_message_is_said_again_in_the_new_language(window, qtbot
     notes = tmp_path / "notes.txt"
     notes.write_text("not a snapshot")
     window.snapshots.drop([str(notes)])  # what dropping a text file on the window does
-    english = "Drop a .safetensors snapshot on the window to open it."
+    english = "Drop a recorded pass (.safetensors, .npz, .pt) on the window to open it."
     assert window.message_bar.label.text() == english
     i18n.set_language("zh")
     qtbot.waitUntil(lambda: window.message_bar.label.text() != english)
     shown = window.message_bar.label.text()
-    assert english_words(shown, ".safetensors") == [] and shown == window.message_bar.text()
+    assert english_words(shown, ".safetensors", ".npz", ".pt") == [] and shown == window.message_bar.text()
     assert shown in window.message_bar.label.toolTip().replace("\xa0", " ")  # the tooltip (whole sentence) too
     i18n.set_language("en")
     qtbot.waitUntil(lambda: window.message_bar.label.text() == english)

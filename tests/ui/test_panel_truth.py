@@ -8,10 +8,10 @@ from PySide6.QtTest import QTest
 from tests.ui.conftest import wait_paused
 from tests.ui.user_actions import choose_axes, click_stage, press, run_to_stage
 from tfdebug.core.stages import KIND_TITLES, KINDS, kind_title
-from tfdebug.ui import colors
-from tfdebug.ui.heatmap import HOVER_HINT
-from tfdebug.ui.navigator import CURRENT_BG
-from tfdebug.ui.prediction import format_probability
+from tfdebug.ui.panels.heatmap import HOVER_HINT
+from tfdebug.ui.panels.navigator import CURRENT_BG
+from tfdebug.ui.render import colors
+from tfdebug.ui.widgets.prediction import format_probability
 
 
 def from_line(window):

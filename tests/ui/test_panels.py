@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPointF, Qt
 
 from tests.ui.conftest import wait_paused
-from tfdebug.ui import colors
-from tfdebug.ui.shape_panel import transition
+from tfdebug.ui.render import colors
+from tfdebug.ui.render.stage_text import transition
 
 
 def goto(window, qtbot, name):

@@ -3,8 +3,8 @@ a replay whose stage name and tokens are HTML shows the tags literally in every 
 
 import torch
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtTest import QTest
 from PySide6.QtGui import QTextDocument
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel
 
 from tests.ui.conftest import wait_paused
@@ -67,7 +67,7 @@ def test_an_html_stage_name_and_html_tokens_show_as_plain_text(make_window, qtbo
 
 
 def test_a_recent_file_whose_name_looks_like_markup_reads_literally(make_window, settings, tmp_path):
-    from tfdebug.ui.snapshot_actions import add_recent
+    from tfdebug.ui.actions.snapshots import add_recent
 
     path = str(tmp_path / f"{MARK}.safetensors")
     add_recent(settings, path)

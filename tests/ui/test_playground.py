@@ -10,7 +10,7 @@ def open_from_menu(window, qtbot):
     action = next(a for a in window.learn_menu.actions() if a.objectName() == "tfdebug.learn.playground")
     assert action is window.actions_by_id["tfdebug.learn.playground"]  # the registry's action, in the menu
     action.trigger()
-    dialog = window.ctl.tools.learn.playground
+    dialog = window.tools.learn.playground
     qtbot.waitExposed(dialog)
     return dialog
 
@@ -47,7 +47,7 @@ def test_the_notes_figures_unscaled_then_scaled(make_window, qtbot):
 
 def test_editing_a_cell_updates_the_figures(window, qtbot):
     press(window, Qt.Key_L, Qt.ControlModifier | Qt.ShiftModifier)
-    learn = window.ctl.tools.learn
+    learn = window.tools.learn
     qtbot.waitUntil(lambda: learn.playground is not None and learn.playground.isVisible())
     dialog = learn.playground
     type_in_cell(qtbot, dialog.keys, 2, 0, "2")  # chair's key becomes [2, 0.1]: q·k = 2.05
@@ -62,7 +62,7 @@ def test_editing_a_cell_updates_the_figures(window, qtbot):
 
 
 def test_the_learn_menu_holds_registry_actions_that_speak_the_window_language(window, qtbot):
-    from tfdebug.ui import i18n
+    from tfdebug.ui.i18n import language as i18n
 
     menu_ids = [a.objectName() for a in window.learn_menu.actions()]
     assert menu_ids == ["tfdebug.learn.explain", "tfdebug.learn.playground"]

@@ -11,16 +11,16 @@ from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QPushButton
 
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tests.ui.user_actions import open_snapshot, press, type_into
-from tfdebug.io.atomic import leftover_temp_files
-from tfdebug.io.exports import load_export
-from tfdebug.io.recording import Recording
-from tfdebug.io.snapshot import save_snapshot
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.adapters.session import DebugSession
-from tfdebug.ui import export_actions
-from tfdebug.ui.export_actions import CANCELLED
-from tfdebug.ui.snapshot_actions import recent_files
-from tfdebug.ui.export_dialog import ExportDialog
+from tfdebug.io.atomic import leftover_temp_files
+from tfdebug.io.exports import export_pass, load_export
+from tfdebug.io.recording import Recording
+from tfdebug.io.snapshot import save_snapshot
+from tfdebug.ui.actions import exports as export_actions
+from tfdebug.ui.actions.exports import CANCELLED
+from tfdebug.ui.actions.snapshots import recent_files
+from tfdebug.ui.dialogs.export import ExportDialog
 
 
 @pytest.fixture()
@@ -69,7 +69,7 @@ def test_the_file_is_read_off_the_ui_thread_and_closing_meanwhile_is_clean(make_
     (busy, its pass untouched) until the replay is ready; closing it meanwhile leaves nothing open."""
     import threading
 
-    from tfdebug.ui import snapshot_actions
+    from tfdebug.ui.actions import snapshots as snapshot_actions
 
     gate, threads = threading.Event(), []
     read = snapshot_actions._read
@@ -152,9 +152,28 @@ def test_drag_and_drop_opens_a_snapshot(make_window, snapshot, qtbot, tmp_path):
     other = tmp_path / "notes.txt"
     other.write_text("hello")
     _drop(window, [other])
-    assert "Drop a .safetensors" in window.last_error
+    assert "Drop a recorded pass (.safetensors, .npz, .pt)" in window.last_error
     _drop(window, [snapshot])
     shows_replay(qtbot, window)
+
+
+@pytest.mark.parametrize("suffix", [".npz", ".pt"])
+def test_file_open_reads_every_pass_format_the_app_writes(make_window, snapshot, qtbot, tmp_path, suffix):
+    """An export reopens through File ▸ Open (dropped here) as Compare and `tfdebug diff` read it."""
+    out = tmp_path / f"pass{suffix}"
+    with load_export(snapshot) as original:
+        export_pass(original, out)
+        names = original.names()
+    window = make_window()
+    _drop(window, [out])
+    shows_replay(qtbot, window)
+    assert [c.name for c in window.ctl.plan] == names
+
+
+def test_the_open_dialog_offers_every_pass_format():
+    from tfdebug.ui.actions.snapshots import pass_filter
+
+    assert pass_filter().startswith("Recorded passes (*.safetensors *.npz *.pt)")
 
 
 def wait_job(qtbot, job, timeout=15000):
@@ -304,7 +323,7 @@ def test_breakpoints_menu_items_are_registry_actions(window, qtbot):
     window.actions_by_id["tfdebug.breakpoints.clear"].trigger()
     assert not window.ctl.breakpoints
     window.actions_by_id["tfdebug.breakpoints.conditions"].trigger()
-    dialog = window.navigator.condition_dialog
+    dialog = window.tools.conditions.dialog
     qtbot.waitUntil(dialog.isVisible)
     dialog.reject()
 

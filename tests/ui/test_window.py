@@ -8,10 +8,10 @@ from PySide6.QtTest import QTest
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.adapters.session import DebugSession
-from tfdebug.core.view import RunInputs
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import Stepper
-from tfdebug.ui import actions
+from tfdebug.core.view import RunInputs
+from tfdebug.ui.actions import registry as actions
 
 
 def trigger(window, action_id):
@@ -115,7 +115,7 @@ def test_kind_breakpoint_breaks_on_every_softmax(window, qtbot):
 
 
 def test_condition_breakpoint_from_the_dialog(window, qtbot):
-    dialog = window.navigator.open_conditions()
+    dialog = window.tools.conditions.open()
     dialog.abs_gt.setChecked(True)
     dialog.threshold.setValue(1.5)
     dialog.accept()

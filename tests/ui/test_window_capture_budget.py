@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tests.ui.user_actions import press
 from tfdebug.core.budget import format_bytes
-from tfdebug.ui.capture_budget import AUTO, OFF, SETTING_KEY, budget_bytes, parse_setting
+from tfdebug.ui.state.capture_budget import AUTO, OFF, SETTING_KEY, budget_bytes, parse_setting
 
 
 def _choose_budget(window, qtbot, mb=None, off=False):

@@ -84,7 +84,8 @@ def type_into(qtbot, line_edit, text):
 
 def tooltip_as_read(tooltip: str) -> str:
     """What a person reads in a tooltip (Qt renders it as rich text when it looks like markup)."""
-    from PySide6.QtGui import Qt as GuiQt, QTextDocument
+    from PySide6.QtGui import Qt as GuiQt
+    from PySide6.QtGui import QTextDocument
 
     document = QTextDocument()
     if GuiQt.mightBeRichText(tooltip):
@@ -99,7 +100,7 @@ def open_snapshot(qtbot, window, path) -> bool:
     True when the window replays this file."""
     from pathlib import Path
 
-    from tfdebug.ui.snapshot_actions import recent_files
+    from tfdebug.ui.actions.snapshots import recent_files
 
     window.open_snapshot(str(path))
     qtbot.waitUntil(lambda: not window.ctl.busy, timeout=30000)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Mapping
 
 import torch
@@ -57,6 +56,3 @@ def load_reference(spec: str, device: str | torch.device | None, dtype: str | to
     """`demo`, `random` or a reference-model folder as an adapter."""
     return ReferenceAdapter(load_model(spec, device, dtype))
 
-
-def is_reference_folder(spec: str) -> bool:
-    return Path(spec).is_dir() and (Path(spec) / "vocab.en.txt").is_file()

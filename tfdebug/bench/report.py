@@ -34,7 +34,7 @@ SYNC_BUDGETS = {"captured_forward": 1, "conditions_fast": 1, "display_step": 2, 
 def _step_latency(sizes: tuple[int, ...], repeats: int) -> list[dict]:
     """The window's step latency to the painted heatmap and until every panel settled (offscreen)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from tfdebug.ui.step_latency import quiet_qt_messages, step_latency
+    from tfdebug.ui.workers.step_latency import quiet_qt_messages, step_latency
 
     with quiet_qt_messages():
         timings = step_latency(sizes, repeats)

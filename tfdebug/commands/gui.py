@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tfdebug.ui.system_check import check_gui_can_start
+    from tfdebug.ui.shell.system_check import check_gui_can_start
 
     check_gui_can_start()  # before Qt loads: a missing library is a sentence, not a core dump
     from tfdebug.commands.common import given_texts

@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
         raise UnknownStageError(f"There is no stage named '{goto}' in {args.file}.")
     if args.screenshot is not None and goto is None:
         goto = doc["stages"][0]["name"]
-    from tfdebug.ui.system_check import check_gui_can_start
+    from tfdebug.ui.shell.system_check import check_gui_can_start
 
     check_gui_can_start()  # before Qt loads: a missing library is a sentence, not a core dump
     from tfdebug.ui.app import run_app

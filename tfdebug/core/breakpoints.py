@@ -11,8 +11,6 @@ from tfdebug.core.display import masked_as_neginf
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import KINDS
 
-CONDITIONS = ("nan", "inf", "abs_gt")
-
 
 @dataclass(frozen=True)
 class Breakpoint:

@@ -4,8 +4,8 @@ A `Phrase` is a `str` (its English text, so the CLI, logs and every `str` use re
 as before) that also carries its English template, a stable id and the values filled in.
 Values that are themselves phrases (the file a sentence is about, the problem found in it,
 a system error's reason, a list of choices) stay structured, so the window can translate
-each part: `tfdebug.ui.i18n.phrase_text` looks the template up by its id and renders the
-values the same way. `python -m tfdebug.ui.i18n_catalog` finds every `Phrase("…", id=…)`.
+each part: `tfdebug.ui.i18n.language.phrase_text` looks the template up by its id and renders the
+values the same way. `python -m tfdebug.ui.i18n.catalog` finds every `Phrase("…", id=…)`.
 """
 
 from __future__ import annotations

@@ -49,18 +49,25 @@ class View:
 _REGISTRY: dict[str, ExportFormat] = {}
 
 
+def _builtins() -> None:
+    # The built-in formats register when io.exports is first imported. That module needs torch,
+    # which reading a snapshot's header does not, so it is imported here, before the registry is
+    # first read or added to: a format registered early replaces a built-in, never the reverse.
+    import tfdebug.io.exports  # noqa: F401
+
+
 def register(fmt: ExportFormat) -> ExportFormat:
     """Add (or replace) the format for `fmt.suffix`; registration order is the order offered."""
     if not fmt.suffix.startswith(".") or fmt.suffix != fmt.suffix.lower():
         raise ValueError(f"an export suffix is a lower-case '.ext', not {fmt.suffix!r}")
+    _builtins()
     _REGISTRY[fmt.suffix] = fmt
     return fmt
 
 
 def formats(scope: Scope | None = None) -> list[ExportFormat]:
     """Registered formats in the order offered, optionally only those of one scope."""
-    import tfdebug.io.exports  # noqa: F401 - registers the built-in formats on first use
-
+    _builtins()
     return [f for f in _REGISTRY.values() if scope is None or f.scope == scope]
 
 

@@ -29,7 +29,6 @@ from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest,
 from tfdebug.io.recording import MANIFEST_KEY, Recording
 from tfdebug.io.safetensors_file import Item, file_phrase, read_header, write_file
 
-SUFFIX = ".safetensors"
 
 
 def save_snapshot(recording: Recording, path: str | os.PathLike, progress: ProgressCallback | None = None,

@@ -35,8 +35,8 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     """
     from tfdebug.adapters.registry import default_model_name
     from tfdebug.core.view import RunInputs
-    from tfdebug.ui import i18n
-    from tfdebug.ui.window import MainWindow, default_settings
+    from tfdebug.ui.i18n import language as i18n
+    from tfdebug.ui.shell.window import MainWindow, default_settings
 
     app = _application()
     i18n.apply_cjk_font(app)
@@ -70,7 +70,7 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     if window.isVisible():
         window.close()  # its closeEvent stops the pass (ctl.shutdown)
     QCoreApplication.removePostedEvents(app, QEvent.Quit)
-    from tfdebug.ui.workers import wait_for_all
+    from tfdebug.ui.workers.jobs import wait_for_all
 
     wait_for_all()  # a model still loading is abandoned and joined: no thread inside torch at exit
     return result["code"] or code

@@ -1,0 +1,161 @@
+"""File → Compare With…: the Compare tool behind the dialog, the running comparison and the Compare dock.
+
+The dialog (dialogs/compare) chooses two passes and the tolerance; the comparison (core.compare)
+runs as a Job; its result goes to the Compare dock (panels/compare) and to the Overview's max |Δ|.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+
+from tfdebug.core.compare import DEFAULT_ATOL, DEFAULT_RTOL, SHAPE, Comparison, compare, pass_entries
+from tfdebug.core.errors import TfdebugError
+from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.dialogs.compare import BEFORE_EDIT, FILE, LIVE, CompareDialog, PassSource, describe
+from tfdebug.ui.i18n.language import said, shown_text
+from tfdebug.ui.panels.compare import CompareView
+from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.state.messages import Message
+from tfdebug.ui.workers.jobs import Job
+
+
+@actions.action("tfdebug.compare.with", QT_TRANSLATE_NOOP("actions", "Compare With…"), "Ctrl+Shift+D",
+                QT_TRANSLATE_NOOP("actions", "Compare two passes stage by stage and find the first stage where they diverge"),
+                enabled=lambda ctl: not ctl.busy, toolbar=False)
+def compare_with(ctx: ActionContext) -> None:
+    ctx.tools.compare.open_dialog()
+
+
+class CompareTools:
+    """The Compare dialog, the running comparison Job, and the Compare dock with its last result."""
+
+    def __init__(self, window):
+        self.window = window
+        self.ctl: DebugController = window.ctl
+        self.atol, self.rtol = DEFAULT_ATOL, DEFAULT_RTOL
+        self.result: Comparison | None = None
+        self.passes: tuple[Any, Any] | None = None
+        self._opened: list = []  # files this tool opened (the replay's own recording is not among them)
+        self.job: Job | None = None
+        self.dialog: CompareDialog | None = None
+        self.view = CompareView(self)
+        self.dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Compare"), "compare", self.view, Qt.BottomDockWidgetArea)
+        self.dock.hide()
+        window.file_menu.addAction(window.actions_by_id["tfdebug.compare.with"])
+
+    def open_dialog(self) -> CompareDialog:
+        self.dialog = CompareDialog(self, self.window)
+        self.dialog.show()
+        return self.dialog
+
+    def _work(self, source: PassSource):
+        """What to run (off the UI thread) for one side; checks that need the UI thread happen now."""
+        ctl = self.ctl
+        if source.kind == LIVE:
+            recording, _ = ctl.recording()
+            if recording is None:
+                raise TfdebugError(QCoreApplication.translate(
+                    "CompareTools", "Nothing is on screen to compare: run a pass or open a snapshot first."))
+            return lambda job: recording
+        if source.kind == FILE:
+            if not source.path:
+                raise TfdebugError(QCoreApplication.translate("CompareTools", "Choose the snapshot or export file to compare."))
+            from tfdebug.io.passes import open_pass
+            return lambda job: open_pass(source.path)
+        if ctl.stepper is not None and ctl.stepper.is_live and ctl.stepper.alive:
+            raise TfdebugError(QCoreApplication.translate(
+                "CompareTools", "The pass on screen is paused mid-forward and holds the model: Continue it "
+                "to the end (or Stop it), then compare."))
+        if source.kind == BEFORE_EDIT:
+            last = self.window.tools.edit.last_edit
+            if last is None:
+                raise TfdebugError(QCoreApplication.translate(
+                    "CompareTools", "No tensor has been edited yet: there is no pass before an edit."))
+            adapter, texts = last.adapter, last.texts
+        else:
+            adapter, texts = ctl.adapter, source.texts
+            if adapter is None:
+                raise TfdebugError(QCoreApplication.translate(
+                    "CompareTools", "No model is loaded: run a pass live to compare another input on it."))
+
+        def run(job: Job):
+            from tfdebug.adapters.session import DebugSession
+            from tfdebug.io.recording import Recording
+            session = DebugSession(adapter, texts)
+            captures, _ = session.capture_all()
+            return Recording(captures=captures, tokens=session.tokens, model_name=adapter.name)
+        return run
+
+    def start(self, a: PassSource, b: PassSource, atol: float, rtol: float) -> None:
+        """Start comparing; raises a TfdebugError (shown by the dialog) for a side that cannot be had."""
+        if self.job is not None and self.job.running:
+            raise TfdebugError(QCoreApplication.translate("CompareTools", "A comparison is already running."))
+        work_a, work_b = self._work(a), self._work(b)
+        opened = [FILE == a.kind, FILE == b.kind]
+        side_a, side_b = describe(a, self.window), describe(b, self.window)
+        summary = said(lambda: f"A: {shown_text(side_a)}   B: {shown_text(side_b)}   atol {atol:g}, rtol {rtol:g}")
+        self.atol, self.rtol = atol, rtol
+
+        def work(job: Job):
+            pass_a = work_a(job)
+            job.check()
+            pass_b = work_b(job)
+            job.check()
+            try:
+                result = compare(pass_a, pass_b, atol=atol, rtol=rtol)
+            except BaseException:
+                for p, own in zip((pass_a, pass_b), opened):
+                    if own:
+                        p.close()
+                raise
+            return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own], summary
+        self.job = Job(work, name="compare",
+                       describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
+                           "CompareTools", "The comparison failed; the details say why.")))
+        self.job.finished.connect(self._finished)
+        self.job.failed.connect(lambda text, details: self.window.show_message(Message("error", text, details)))
+        self.job.start()
+
+    def _finished(self, outcome) -> None:
+        result, passes, opened, summary = outcome
+        self._close_passes()
+        self.result, self.passes, self._opened = result, passes, opened
+        name = result.first_divergent.name if result.first_divergent is not None else None
+        verdict = said(lambda: QCoreApplication.translate("CompareTools", "First divergent stage: {name}.").format(
+            name=name) if name is not None else QCoreApplication.translate("CompareTools", "No stage diverges."))
+        self.dock.show()
+        self.dock.raise_()
+        shaped = [r.name for r in result.of_status(SHAPE)]
+        if shaped:  # inputs of another length: a divergence of its own, which no delta measures
+            verdict = said(lambda v=verdict: QCoreApplication.translate(
+                "CompareTools", "{n} stages differ in shape and are not compared cell by cell; the first is {name}."
+            ).format(n=len(shaped), name=shaped[0]) + " " + shown_text(v))
+        self.view.show_result(result, said(lambda: f"{shown_text(summary)}\n{shown_text(verdict)}"))
+        self.ctl.info.emit(verdict)
+        self.window.overview.show_comparison(result)
+
+    def _close_passes(self) -> None:
+        for recording in self._opened:
+            recording.close()  # a snapshot read lazily: release its file
+        self._opened = []
+
+    def capture_a(self, name: str):
+        """Pass A's capture of stage `name` and pass A's token streams."""
+        captures, _ = pass_entries(self.passes[0])
+        return next(c for c in captures if c.name == name), dict(getattr(self.passes[0], "tokens", {}) or {})
+
+    def tensors(self, name: str):
+        """(A's tensor, B's tensor, kind, axes) of stage `name` in the compared passes."""
+        (captures_a, get_a), (captures_b, get_b) = (pass_entries(p) for p in self.passes)
+        ca = next(c for c in captures_a if c.name == name)
+        cb = next(c for c in captures_b if c.name == name)
+        return get_a(ca), get_b(cb), ca.info.kind, tuple(ca.info.axes)
+
+
+def install(window) -> CompareTools:
+    """Give `window` File → Compare With… and the Compare dock."""
+    window.compare_tools = window.tools.compare = CompareTools(window)
+    return window.compare_tools

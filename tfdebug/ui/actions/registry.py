@@ -1,0 +1,224 @@
+"""The action registry: plain functions with dotted ids, registered once.
+
+Menus, the toolbar, shortcuts and context menus are all built from this registry
+(`bind` makes the QActions). Each action is a function of an ActionContext (the controller,
+the window and its tools); `enabled` says from the controller's state when it applies, and
+live-only actions say why they are off for a recorded pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QWidget
+
+from tfdebug.ui.i18n.language import said
+from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.state.controller import DebugController
+
+REPLAY_TIP = QT_TRANSLATE_NOOP("actions", "Not available for a recorded pass: there is no model to run. Open the model to run it live.")
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One user action: id, label, shortcut, what it does, when it applies."""
+
+    id: str
+    text: str
+    func: Callable[..., None]  # (ActionContext, *args)
+    shortcut: str | None = None
+    tip: str = ""
+    enabled: Callable[[DebugController], bool] = lambda ctl: True
+    live_only: bool = False
+    toolbar: bool = True
+
+
+REGISTRY: dict[str, ActionSpec] = {}
+
+
+def action(id: str, text: str, shortcut: str | None = None, tip: str = "",
+           enabled: Callable[[DebugController], bool] = lambda ctl: True, live_only: bool = False,
+           toolbar: bool = True):
+    """Register the decorated function as the action `id`."""
+    def register(func):
+        if id in REGISTRY:
+            raise ValueError(f"action {id} registered twice")
+        REGISTRY[id] = ActionSpec(id, text, func, shortcut, tip, enabled, live_only, toolbar)
+        return func
+    return register
+
+
+def trigger(id: str, ctx: ActionContext, *args) -> None:
+    """Run the action `id` (a caller may pass an argument, e.g. Run to Token's N)."""
+    REGISTRY[id].func(ctx, *args)
+
+
+def applies(id: str, ctl: DebugController) -> bool:
+    """Whether action `id` can run now. Live-only actions are off only while a recorded pass
+    is shown; with nothing loaded yet (say the first load failed) Run must still work."""
+    spec = REGISTRY[id]
+    replaying = ctl.stepper is not None and not ctl.is_live
+    return not (spec.live_only and replaying) and spec.enabled(ctl)
+
+
+# ----- the debug actions ------------------------------------------------------------
+@action("tfdebug.step.continue", QT_TRANSLATE_NOOP("actions", "Continue"), "F5", QT_TRANSLATE_NOOP("actions", "Run to the next breakpoint, or to the end"),
+        enabled=DebugController.can_advance)
+def continue_(ctx: ActionContext) -> None:
+    ctx.ctl.continue_()
+
+
+@action("tfdebug.step.next", QT_TRANSLATE_NOOP("actions", "Step"), "F10", QT_TRANSLATE_NOOP("actions", "Next stage"), enabled=DebugController.can_step)
+def step_next(ctx: ActionContext) -> None:
+    ctx.ctl.step()
+
+
+@action("tfdebug.step.into", QT_TRANSLATE_NOOP("actions", "Step Into"), "F11",
+        QT_TRANSLATE_NOOP("actions", "Into the next block (attention, FFN, layer): its first stage"), enabled=DebugController.can_step)
+def step_into(ctx: ActionContext) -> None:
+    # Stages form a flat list, so stepping into a block is stepping to its first stage.
+    ctx.ctl.step()
+
+
+@action("tfdebug.step.out", QT_TRANSLATE_NOOP("actions", "Step Out"), "Shift+F11", QT_TRANSLATE_NOOP("actions", "Run to the first stage after the current block"),
+        enabled=DebugController.can_advance)
+def step_out(ctx: ActionContext) -> None:
+    ctx.ctl.step_out()
+
+
+@action("tfdebug.step.back", QT_TRANSLATE_NOOP("actions", "Step Back"), "Shift+F10", QT_TRANSLATE_NOOP("actions", "Previous captured stage (nothing runs again)"),
+        enabled=DebugController.can_step_back)
+def step_back(ctx: ActionContext) -> None:
+    ctx.ctl.step_back()
+
+
+def _can_run_to(ctl: DebugController, name: str | None = None) -> bool:
+    name = name or ctl.selected_stage
+    return bool(name) and (ctl.reached(name) is not None or ctl.can_advance())
+
+
+@action("tfdebug.step.run_to", QT_TRANSLATE_NOOP("actions", "Run to Stage"), "Ctrl+F10", QT_TRANSLATE_NOOP("actions", "Run to the stage selected in the navigator"),
+        enabled=_can_run_to, toolbar=False)
+def run_to(ctx: ActionContext, name: str | None = None) -> None:
+    ctl = ctx.ctl
+    name = name or ctl.selected_stage
+    if not name:
+        ctl.error.emit(said(lambda: QCoreApplication.translate("actions", "Select a stage in the navigator first.")))
+        return
+    ctl.run_to(name)
+
+
+@action("tfdebug.step.pause", QT_TRANSLATE_NOOP("actions", "Pause"), "Ctrl+F5", QT_TRANSLATE_NOOP("actions", "Pause a running pass at the next stage"),
+        enabled=DebugController.is_running, live_only=True, toolbar=False)
+def pause(ctx: ActionContext) -> None:
+    ctx.ctl.pause()
+
+
+@action("tfdebug.step.restart", QT_TRANSLATE_NOOP("actions", "Restart"), "Ctrl+Shift+F5", QT_TRANSLATE_NOOP("actions", "Run this pass again from the first stage"),
+        enabled=lambda ctl: ctl.stepper is not None and not ctl.busy, live_only=True)
+def restart(ctx: ActionContext) -> None:
+    ctx.ctl.restart()
+
+
+@action("tfdebug.step.stop", QT_TRANSLATE_NOOP("actions", "Stop"), "Shift+F5", QT_TRANSLATE_NOOP("actions", "End the pass; captured stages stay viewable"),
+        enabled=DebugController.is_alive, live_only=True)
+def stop(ctx: ActionContext) -> None:
+    ctx.ctl.stop()
+
+
+def _can_generate(ctl: DebugController) -> bool:
+    return ctl.is_generating() and (ctl.can_advance() or ctl.stepper is not None and ctl.stepper.history != [])
+
+
+def _can_next_token(ctl: DebugController) -> bool:
+    """A token comes after the stage on screen: the pass can run on, or history lies ahead (not at the end)."""
+    return ctl.is_generating() and ctl.can_advance()
+
+
+@action("tfdebug.gen.next_token", QT_TRANSLATE_NOOP("actions", "Next Token"), "Ctrl+T",
+        QT_TRANSLATE_NOOP("actions", "Run to the end of this generation step: the next step reads the token it chose"),
+        enabled=_can_next_token)
+def next_token(ctx: ActionContext) -> None:
+    ctx.ctl.next_token()
+
+
+@action("tfdebug.gen.run_to_token", QT_TRANSLATE_NOOP("actions", "Run to Token…"), "Ctrl+Shift+T", QT_TRANSLATE_NOOP("actions", "Run until generated token N has been chosen"),
+        enabled=_can_generate, toolbar=False)
+def run_to_token(ctx: ActionContext, n: int | None = None) -> None:
+    ctl = ctx.ctl
+    if n is None:
+        from PySide6.QtWidgets import QApplication, QInputDialog
+
+        n, ok = QInputDialog.getInt(ctx.window, QApplication.translate("actions", "Run to Token"),
+                                    QApplication.translate("actions", "Generated token number (1 = the first):"),
+                                    1, 1, 10_000)
+        if not ok:
+            return
+    ctl.run_to_token(n)
+
+
+@action("tfdebug.session.run", QT_TRANSLATE_NOOP("actions", "Run"), "Ctrl+Return", QT_TRANSLATE_NOOP("actions", "Load the model and run the input bar's sentence pair"),
+        enabled=lambda ctl: not ctl.busy, live_only=True)
+def run_inputs(ctx: ActionContext) -> None:
+    ctx.ctl.run()
+
+
+@action("tfdebug.session.live", QT_TRANSLATE_NOOP("actions", "New Live Pass"), "Ctrl+N", QT_TRANSLATE_NOOP("actions", "Leave the recorded pass and run the input bar's "
+        "sentence pair live"), enabled=lambda ctl: not ctl.busy and not ctl.is_live, toolbar=False)
+def new_live_pass(ctx: ActionContext) -> None:
+    ctx.ctl.run()
+
+
+@action("tfdebug.file.quit", QT_TRANSLATE_NOOP("actions", "Quit"), "Ctrl+Q",
+        QT_TRANSLATE_NOOP("actions", "Close the window (a running pass is stopped)"), toolbar=False)
+def quit_window(ctx: ActionContext) -> None:
+    ctx.ctl.close_requested.emit()
+
+
+# ----- binding --------------------------------------------------------------------
+def _tr(text: str) -> str:
+    # Registered texts are marked with QT_TRANSLATE_NOOP("actions", ...): translated when shown.
+    return QCoreApplication.translate("actions", text) if text else text
+
+
+def _tooltip(spec: ActionSpec, ctl: DebugController) -> str:
+    if spec.live_only and ctl.stepper is not None and not ctl.is_live:
+        return _tr(REPLAY_TIP)
+    return _tr(spec.tip) + (f" ({spec.shortcut})" if spec.shortcut else "")
+
+
+def retranslate(actions: dict[str, QAction], ctl: DebugController) -> None:
+    """Set the texts of bound actions again in the current language (after a LanguageChange)."""
+    for spec_id, qaction in actions.items():
+        spec = REGISTRY[spec_id]
+        qaction.setText(_tr(spec.text))
+        qaction.setStatusTip(_tr(spec.tip))
+        qaction.setToolTip(_tooltip(spec, ctl))
+
+
+def bind(parent: QWidget, ctx: ActionContext, ids: list[str] | None = None) -> dict[str, QAction]:
+    """QActions for the registered actions, run with `ctx`, kept enabled/disabled as its controller changes."""
+    ctl = ctx.ctl
+    actions: dict[str, QAction] = {}
+    for spec in (REGISTRY[i] for i in (ids or list(REGISTRY))):
+        qaction = QAction(parent)
+        qaction.setObjectName(spec.id)
+        if spec.shortcut:
+            qaction.setShortcut(QKeySequence(spec.shortcut))
+        qaction.triggered.connect(lambda checked=False, s=spec: s.func(ctx))
+        actions[spec.id] = qaction
+
+    def update() -> None:
+        for spec_id, qaction in actions.items():
+            qaction.setEnabled(applies(spec_id, ctl))
+            tip = _tooltip(REGISTRY[spec_id], ctl)
+            if qaction.toolTip() != tip:  # setting it always tells every toolbar button and menu item
+                qaction.setToolTip(tip)
+
+    retranslate(actions, ctl)
+    ctl.state_changed.connect(update)
+    update()
+    return actions

@@ -1,0 +1,172 @@
+"""File → Compare With…: choose two passes and the tolerance; the comparison runs as a Job.
+
+Each side is the pass on screen, the pass before the last edit (run again, unedited),
+a snapshot or export file, or another input on the same model. Passes that need the
+model run off the UI thread; the model must not be paused mid-forward then (its taps
+belong to the live pass), which the dialog says in one sentence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tfdebug.core.edits import parse_number
+from tfdebug.core.errors import TfdebugError
+from tfdebug.ui.actions.snapshots import pass_filter
+from tfdebug.ui.dialogs.edit import sentence_label
+from tfdebug.ui.i18n.language import error_text, phrase_text, said, translate
+
+LIVE, BEFORE_EDIT, FILE, INPUT = "live", "before_edit", "file", "input"
+SOURCES = ((LIVE, QT_TRANSLATE_NOOP("SourcePicker", "The pass on screen")),
+           (BEFORE_EDIT, QT_TRANSLATE_NOOP("SourcePicker", "The pass before the last edit")),
+           (FILE, QT_TRANSLATE_NOOP("SourcePicker", "A snapshot or export file")),
+           (INPUT, QT_TRANSLATE_NOOP("SourcePicker", "Another input on the same model")))
+
+
+@dataclass(frozen=True)
+class PassSource:
+    """Which pass one side of a comparison is: `kind` with its file path or input texts."""
+
+    kind: str
+    path: str = ""
+    texts: dict = field(default_factory=dict)
+
+
+class SourcePicker(QGroupBox):
+    """One side of the comparison: what it is, and the file or texts it needs."""
+
+    def __init__(self, title: str, window, default: str, parent: QWidget | None = None):
+        super().__init__(title, parent)
+        self.window = window
+        self.kind = QComboBox()
+        for key, text in SOURCES:
+            self.kind.addItem(self.tr(text), key)
+        self.path = QLineEdit()
+        self.path.setPlaceholderText(self.tr("a .safetensors snapshot, or a .npz / .pt export"))
+        browse = QPushButton(self.tr("Browse…"))
+        browse.clicked.connect(self._browse)
+        self.file_row = QWidget()
+        row = QHBoxLayout(self.file_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.path, 1)
+        row.addWidget(browse)
+        self.fields: dict[str, QLineEdit] = {}
+        self.inputs = QWidget()
+        form = QFormLayout(self.inputs)
+        form.setContentsMargins(0, 0, 0, 0)
+        adapter = window.ctl.adapter
+        for input_field in (adapter.inputs if adapter is not None else ()):
+            edit = QLineEdit(window.ctl.inputs.texts.get(input_field.key, ""))
+            edit.setPlaceholderText(translate("inputs", input_field.placeholder) if input_field.placeholder else "")
+            form.addRow(translate("inputs", input_field.label), edit)
+            self.fields[input_field.key] = edit
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.kind)
+        layout.addWidget(self.file_row)
+        layout.addWidget(self.inputs)
+        self.kind.currentIndexChanged.connect(self._shown)
+        self.kind.setCurrentIndex(self.kind.findData(default))
+        self._shown()
+
+    def _shown(self) -> None:
+        kind = self.kind.currentData()
+        self.file_row.setVisible(kind == FILE)
+        self.inputs.setVisible(kind == INPUT)
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("A recorded pass"), "",
+                                              pass_filter())
+        if path:
+            self.path.setText(path)
+
+    def source(self) -> PassSource:
+        return PassSource(self.kind.currentData(), self.path.text().strip(),
+                          {k: e.text() for k, e in self.fields.items()})
+
+
+class CompareDialog(QDialog):
+    """A and B, atol and rtol; Compare starts the comparison and shows it in the Compare dock."""
+
+    def __init__(self, tools, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.tools = tools
+        window = tools.window
+        self.setWindowTitle(self.tr("Compare With"))
+        edit = window.tools.edit
+        has_edit = edit is not None and edit.last_edit is not None
+        self.a = SourcePicker(self.tr("A (the reference)"), window, LIVE)
+        self.b = SourcePicker(self.tr("B (compared with A)"), window, BEFORE_EDIT if has_edit else FILE)
+        self.atol = QLineEdit(f"{tools.atol:g}")
+        self.rtol = QLineEdit(f"{tools.rtol:g}")
+        tolerance = QHBoxLayout()
+        tolerance.addWidget(QLabel("atol"))
+        tolerance.addWidget(self.atol)
+        tolerance.addWidget(QLabel("rtol"))
+        tolerance.addWidget(self.rtol)
+        rule = QLabel(self.tr("A cell diverges when |A − B| > atol + rtol·|A|."))
+        self.error_label = sentence_label()
+        self.compare_button = QPushButton(self.tr("Compare"))
+        self.compare_button.setDefault(True)
+        self.compare_button.clicked.connect(self.start)
+        cancel = QPushButton(self.tr("Close"))
+        cancel.clicked.connect(self.close)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.compare_button)
+        buttons.addWidget(cancel)
+        layout = QVBoxLayout(self)
+        sides = QHBoxLayout()
+        sides.addWidget(self.a)
+        sides.addWidget(self.b)
+        layout.addLayout(sides)
+        layout.addLayout(tolerance)
+        layout.addWidget(rule)
+        layout.addWidget(self.error_label)
+        layout.addLayout(buttons)
+
+    def start(self) -> bool:
+        """Check the fields and start the comparison; a problem is one sentence here."""
+        try:
+            atol = parse_number(self.atol.text(), self.tr("The atol value"))
+            rtol = parse_number(self.rtol.text(), self.tr("The rtol value"))
+            if not (atol >= 0 and rtol >= 0):
+                raise TfdebugError(self.tr("atol and rtol must be zero or positive numbers."))
+            self.tools.start(self.a.source(), self.b.source(), atol, rtol)
+        except TfdebugError as exc:
+            self.error_label.setText(error_text(exc))
+            return False
+        self.error_label.setText("")
+        self.close()
+        return True
+
+
+def describe(source: PassSource, window) -> str:
+    """A short label for a side of the comparison, shown above the table (said again in another language)."""
+    if source.kind == LIVE:
+        title = window.ctl.title or window.ctl.model_name
+        return said(lambda: QCoreApplication.translate("CompareDialog", "the pass on screen ({title})").format(
+            title=title))
+    if source.kind == BEFORE_EDIT:
+        last = window.edit_tools.last_edit
+        return said(lambda: QCoreApplication.translate(
+            "CompareDialog", "the pass before the last edit ({stage}: {edit})").format(
+            stage=last.stage, edit=phrase_text(last.description)))
+    if source.kind == FILE:
+        return Path(source.path).name
+    return " → ".join(t for t in source.texts.values() if t)

@@ -1,0 +1,199 @@
+"""Architecture map: a schematic of the pass's model with the current block lit.
+
+Drawn from the controller's PassLayout (columns of blocks, built once per pass from the
+plan): one column for a decoder-only or encoder-only model, two for an
+encoder–decoder, with the encoder's output linked to every cross-attention. Each box
+is one block (embeddings, an attention or FFN of a layer, a final norm, the output
+head). Clicking a box runs to its first stage (or shows it when it has run); its
+context menu can also run to the block's last stage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
+
+from tfdebug.core.layout import Block
+from tfdebug.core.names import parse_name
+from tfdebug.ui.i18n.language import title as block_title
+from tfdebug.ui.render.plain_text import plain_tooltip
+from tfdebug.ui.state.controller import DebugController
+
+CURRENT = QColor(255, 170, 40)
+DONE = QColor(170, 205, 240)
+TODO = QColor(235, 235, 235)
+FRAME = QColor(120, 120, 120)
+
+
+@dataclass
+class Part:
+    """One box of the schematic: a layout Block and where it is drawn."""
+
+    block: Block
+    rect: QRectF = field(default_factory=QRectF)
+
+    @property
+    def label(self) -> str:
+        return self.block.title
+
+    @property
+    def stages(self) -> list[str]:
+        return self.block.stages
+
+
+class ArchitectureMap(QWidget):
+    """The clickable schematic; state comes from the controller's signals."""
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.parts: list[Part] = []
+        self.columns: list[list[Part]] = []
+        self.setMinimumSize(300, 240)  # leaves the Stages tree 15+ rows in a 720-pixel-high window
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.setMouseTracking(True)
+        self._drawn: tuple = ()
+        self._step: int | None = None  # the generation step drawn (a generation draws one step)
+        ctl.session_changed.connect(self._rebuild)
+        ctl.state_changed.connect(self._changed)
+        ctl.stage_shown.connect(self._changed)
+
+    def _changed(self) -> None:
+        """Repaint only when a box changes colour: most steps stay inside one block."""
+        if self._current_step() != self._step:
+            self._rebuild()
+            return
+        statuses = tuple(self._status(p) for p in self.parts)
+        if statuses != self._drawn:
+            self._drawn = statuses
+            self.update()
+
+    def _current_step(self) -> int | None:
+        steps = self.ctl.layout.steps
+        if not steps:
+            return None
+        current = self.ctl.current
+        step = parse_name(current.name).step if current is not None else None
+        return step if step is not None else steps[0]
+
+    def _rebuild(self) -> None:
+        self._step = self._current_step()
+        self.columns = [[Part(b) for b in blocks] for blocks in self.ctl.layout.columns_at(self._step)]
+        self.parts = [p for column in self.columns for p in column]
+        self._drawn = ()
+        self.update()
+
+    def part(self, block_id: str) -> Part | None:
+        return next((p for p in self.parts if p.block.id == block_id), None)
+
+    # ----- layout ------------------------------------------------------------------------
+    def _layout(self) -> None:
+        margin, gap = 8.0, 4.0
+        n = max(1, len(self.columns))
+        col_w = (self.width() - (n + 1) * margin) / n
+        for c, column in enumerate(self.columns):
+            x = margin + c * (col_w + margin)
+            # Layers get a little extra space for their frame and title.
+            layers = len({p.block.layer_id for p in column if p.block.layer_id is not None})
+            box_h = min(34.0, (self.height() - 2 * margin - layers * 18 - gap * len(column)) / max(1, len(column)))
+            y = margin
+            last_layer = None
+            for part in column:
+                layer = part.block.layer_id
+                if layer is not None and layer != last_layer:
+                    y += 16
+                elif layer is None and last_layer is not None:
+                    y += 6
+                last_layer = layer
+                inset = 10.0 if layer is not None else 0.0
+                part.rect = QRectF(x + inset, y, col_w - 2 * inset, box_h)
+                y += box_h + gap
+
+    # ----- painting ------------------------------------------------------------------------
+    def _status(self, part: Part) -> str:
+        current = self.ctl.current
+        if current is not None and self.ctl.layout.stage_block.get(current.name) == part.block.id:
+            return "current"
+        return "done" if self.ctl.reached(part.stages[0]) is not None else "todo"
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.Antialiasing)
+        painter.fillRect(self.rect(), self.palette().base())
+        if not self.parts:
+            painter.drawText(self.rect(), Qt.AlignCenter, self.tr("Nothing loaded"))
+            return
+        self._layout()
+        self._draw_frames(painter)
+        self._draw_links(painter)
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.0, self.font().pointSizeF() - 1))
+        painter.setFont(small)
+        for part in self.parts:
+            status = self._status(part)
+            fill = {"current": CURRENT, "done": DONE}.get(status, TODO)
+            painter.setPen(QPen(FRAME, 2 if status == "current" else 1))
+            painter.setBrush(fill)
+            painter.drawRoundedRect(part.rect, 5, 5)
+            painter.setPen(QColor(20, 20, 20) if status != "todo" else QColor(130, 130, 130))
+            painter.drawText(part.rect.adjusted(4, 0, -4, 0), Qt.AlignCenter | Qt.TextWordWrap, block_title(part.label))
+        painter.end()
+
+    def _draw_frames(self, painter: QPainter) -> None:
+        layers: dict[str, tuple[QRectF, str]] = {}
+        for part in self.parts:
+            key = part.block.layer_id
+            if key is not None:
+                rect = layers[key][0].united(part.rect) if key in layers else QRectF(part.rect)
+                layers[key] = (rect, block_title(part.block.layer_title) if part.block.layer_title else key)
+        painter.setPen(QPen(FRAME, 1, Qt.DashLine))
+        painter.setBrush(Qt.NoBrush)
+        for rect, title in layers.values():
+            frame = rect.adjusted(-8, -15, 8, 3)
+            painter.drawRoundedRect(frame, 6, 6)
+            painter.drawText(frame.adjusted(6, 1, 0, 0), Qt.AlignLeft | Qt.AlignTop, title)
+
+    def _draw_links(self, painter: QPainter) -> None:
+        """The layout's links: the encoder's output feeds every cross-attention."""
+        painter.setPen(QPen(QColor(90, 120, 200), 1.5))
+        for source_id, target_id in self.ctl.layout.links:
+            source, target = self.part(source_id), self.part(target_id)
+            if source is None or target is None:
+                continue
+            start = QPointF(source.rect.right(), source.rect.center().y())
+            end = QPointF(target.rect.left(), target.rect.center().y())
+            mid = (start.x() + end.x()) / 2
+            painter.drawPolyline([start, QPointF(mid, start.y()), QPointF(mid, end.y()), end])
+
+    # ----- interaction ----------------------------------------------------------------------
+    def part_at(self, pos: QPointF) -> Part | None:
+        self._layout()
+        return next((p for p in self.parts if p.rect.contains(QPointF(pos))), None)
+
+    def mousePressEvent(self, event) -> None:
+        part = self.part_at(event.position())
+        if part is None:
+            return
+        if event.button() == Qt.LeftButton:
+            self.ctl.select_stage(part.stages[0])
+            self.ctl.run_to(part.stages[0])
+        elif event.button() == Qt.RightButton:
+            self.part_menu(part).popup(event.globalPosition().toPoint())
+
+    def mouseMoveEvent(self, event) -> None:
+        part = self.part_at(event.position())
+        self.setToolTip(plain_tooltip(self.tr("{block}: {first} … {last} ({n} stages)").format(
+            block=block_title(part.label), first=part.stages[0], last=part.stages[-1], n=len(part.stages)))
+                        if part else "")
+
+    def part_menu(self, part: Part) -> QMenu:
+        """Context menu of a box: run to its first or last stage."""
+        menu = QMenu(self)
+        for label, name in ((self.tr("Run to Stage (start of block)"), part.stages[0]),
+                            (self.tr("Run to Stage (end of block)"), part.stages[-1])):
+            act = menu.addAction(f"{label}: {name}")
+            act.triggered.connect(lambda checked=False, n=name: self.ctl.run_to(n))
+        return menu

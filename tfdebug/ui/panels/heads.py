@@ -1,0 +1,224 @@
+"""Heads panel: every head of an attention stage as small multiples; clicking one shows it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from tfdebug.core.display import Stats
+from tfdebug.core.thumbnails import HeadThumbnails
+from tfdebug.ui.render import colors
+from tfdebug.ui.render.plot_paint import settle
+from tfdebug.ui.render.stage_text import large_sizes
+from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.prediction import PredictionView
+
+THUMB = (48, 48)
+SELECTED_PEN = pg.mkPen((255, 140, 0), width=3)
+NO_PEN = pg.mkPen(None)
+
+
+class ColourBar(QWidget):
+    """A small horizontal colour bar with its low and high values: the thumbnails' own scale."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.lut = np.zeros((colors.LUT_SIZE, 3), dtype=np.uint8)
+        self.lo, self.hi = 0.0, 1.0
+        self.setFixedHeight(self.fontMetrics().height() + 4)
+        self.setMinimumWidth(180)
+        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
+
+    def set_scale(self, lut: np.ndarray, levels: tuple[float, float]) -> None:
+        self.lut = np.ascontiguousarray(lut[:, :3], dtype=np.uint8)
+        self.lo, self.hi = float(levels[0]), float(levels[1])
+        self.setToolTip(self.tr("Colour scale of every thumbnail: {lo} to {hi}, over all heads").format(
+            lo=colors.format_value(self.lo), hi=colors.format_value(self.hi)))
+        self.update()
+
+    def text_range(self) -> tuple[float, float]:
+        """The low and high values the bar is labelled with."""
+        return self.lo, self.hi
+
+    def paintEvent(self, _event) -> None:
+        painter = QPainter(self)
+        metrics = self.fontMetrics()
+        lo, hi = colors.format_value(self.lo), colors.format_value(self.hi)
+        left, right = metrics.horizontalAdvance(lo) + 4, metrics.horizontalAdvance(hi) + 4
+        width = max(self.width() - left - right, 8)
+        row = np.ascontiguousarray(self.lut[None, :, :])
+        strip = QImage(row.data, row.shape[1], 1, row.strides[0], QImage.Format_RGB888)
+        painter.drawImage(QRectF(left, 2, width, self.height() - 4), strip)
+        painter.setPen(self.palette().windowText().color())
+        painter.drawText(QRectF(0, 0, left, self.height()), Qt.AlignVCenter | Qt.AlignLeft, lo)
+        painter.drawText(QRectF(left + width, 0, right, self.height()), Qt.AlignVCenter | Qt.AlignRight, hi)
+        painter.end()
+
+
+class HeadsPanel(QWidget):
+    """One thumbnail per head, same axes and colour levels as the heatmap, in a grid."""
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.note = QLabel("")
+        self.note.setTextFormat(Qt.PlainText)  # it names the stage
+        self.note.setWordWrap(True)
+        self.colour_bar = ColourBar()
+        self.levels: tuple[float, float] = (0.0, 1.0)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.scene().sigMouseClicked.connect(self._clicked)
+        self.views: list[pg.ViewBox] = []      # the thumbnails shown now (none while hidden)
+        self.images: list[pg.ImageItem] = []
+        # The grid last built, kept while hidden: rebuilding 8 views costs ~20 ms on the GUI thread.
+        self._grid: tuple[list[pg.ViewBox], list[pg.ImageItem]] = ([], [])
+        self._dirty = True
+        # Redrawn after the heatmap has painted: thumbnails cost one slice per head.
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.refresh)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        top = QHBoxLayout()
+        top.addWidget(self.note, 1)
+        top.addWidget(self.colour_bar)
+        layout.addLayout(top)
+        # At the logits there are no heads: the dock shows the next-token prediction instead.
+        self.prediction = PredictionView(ctl)
+        layout.addWidget(self.prediction)
+        layout.addWidget(self.graphics, 1)
+        layout.addStretch(0)
+        ctl.slice_changed.connect(self._changed)
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self._build(0)  # the "head h" labels are built with the thumbnails
+            self._clear()
+            self._changed()
+        super().changeEvent(event)
+
+    def settled(self) -> bool:
+        """Whether the panel shows the current stage (no redraw pending or waiting for thumbnails)."""
+        return not self._timer.isActive() and not self._dirty
+
+    def _changed(self, _slice=None) -> None:
+        self._dirty = True
+        if self.isVisible():
+            self._timer.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._dirty:
+            self.refresh()
+
+    def head_axis(self) -> int | None:
+        names = self.ctl.axis_names()
+        if "head" not in names:
+            return None
+        axis = names.index("head")
+        return None if axis in (self.ctl.view.row_axis, self.ctl.view.col_axis) else axis
+
+    def refresh(self) -> None:
+        """Redraw every head of the current stage (or say in a short note why there are none).
+
+        Thumbnails are computed on the display worker: the panel stays dirty until they are drawn.
+        """
+        capture = self.ctl.current
+        axis = self.head_axis() if capture is not None and capture.tensor is not None else None
+        if axis is None or self.ctl.is_large(capture):
+            self.ctl.display.cancel("heads")  # thumbnails asked for before (other axes) must not land now
+            self._dirty = False
+            self._clear()
+            self.note.setText(self._why_no_thumbnails())
+            # No black box: the dock keeps only the note until a stage has heads to show.
+            self.graphics.setVisible(False)
+            self.colour_bar.setVisible(False)
+            return
+        # Every head in one job on the display worker (one transfer from the device), drawn when it arrives.
+        self.ctl.request_heads(capture, axis, THUMB, lambda thumbs: self._draw(capture, axis, thumbs))
+
+    def _draw(self, capture, axis: int, thumbs: HeadThumbnails) -> None:
+        n = len(thumbs.values)
+        if len(self._grid[0]) != n:
+            self._build(n)
+        self.views, self.images = self._grid
+        finite_lo, finite_hi = thumbs.mins[thumbs.mins == thumbs.mins], thumbs.maxs[thumbs.maxs == thumbs.maxs]
+        probe = Stats(min=float(finite_lo.min()) if finite_lo.size else 0.0,
+                      max=float(finite_hi.max()) if finite_hi.size else 1.0, mean=0.0, std=0.0, nan=0, posinf=0,
+                      neginf=int(thumbs.neginf.sum()), count=0, hist_counts=np.zeros(0), hist_edges=np.zeros(1))
+        cmap, levels, _ = colors.scheme(capture.info.kind, probe)
+        lut = cmap.getLookupTable(nPts=colors.LUT_SIZE)
+        self.levels = levels
+        selected = self.ctl.indices(capture).get(axis, 0)
+        rows, cols = thumbs.source_shape
+        for h, (values, view, image) in enumerate(zip(thumbs.values, self.views, self.images)):
+            # Always an explicit RGBA image: levels or a LUT left over from a previous stage
+            # would otherwise repaint it (masked stages came out blank white).
+            image.setImage(colors.to_rgba(values, lut, levels), lut=None, levels=None, autoLevels=False)
+            image.setRect(QRectF(0, 0, cols, rows))
+            view.setBorder(SELECTED_PEN if h == selected else NO_PEN)
+            view.setRange(QRectF(0, 0, cols, rows), padding=0)  # the image's extent: cheaper than autoRange
+        self.colour_bar.set_scale(lut, levels)
+        settle(self.graphics)
+        self.graphics.setVisible(True)
+        self.colour_bar.setVisible(True)
+        self.note.setText(self.tr("{n} heads of {stage}, one colour scale · click a head to show it").format(
+            n=n, stage=capture.name))
+        self._dirty = False
+
+    def _why_no_thumbnails(self) -> str:
+        capture = self.ctl.current
+        if capture is None:
+            return self.tr("Nothing to show yet.")
+        if self.ctl.is_large(capture) and self.head_axis() is not None:
+            return self.tr("{name} holds {held}, above the {limit} read in full: only the heatmap's slice is "
+                           "read, so the heads are not drawn here; pick one with the head index.").format(
+                **large_sizes(capture, self.ctl.large_stage_bytes))
+        names = self.ctl.axis_names()
+        if self.prediction.applies():
+            return self.tr("{stage} has no heads; the most probable next tokens:").format(stage=capture.name)
+        if "head" in names:
+            if names.index("head") == self.ctl.view.row_axis:
+                return self.tr("The heatmap shows the head axis as its rows, so every head is there; "
+                               "choose other axes to see each head here.")
+            return self.tr("The heatmap shows the head axis as its columns, so every head is there; "
+                           "choose other axes to see each head here.")
+        return self.tr("This stage has no head axis.")
+
+    def outlined(self) -> list[int]:
+        """The heads drawn with the selection outline (one, or none without thumbnails)."""
+        return [h for h, view in enumerate(self.views) if view.border.style() != Qt.NoPen]
+
+    def _clear(self) -> None:
+        """No thumbnails shown (the grid stays built for the next stage with as many heads)."""
+        self.views, self.images = [], []
+
+    def _build(self, n: int) -> None:
+        self.graphics.clear()
+        views, images = [], []
+        per_row = 4 if n <= 8 else 8
+        for h in range(n):
+            row, col = divmod(h, per_row)
+            self.graphics.addLabel(self.tr("head {h}").format(h=h), row=2 * row, col=col, size="8pt")
+            view = self.graphics.addViewBox(row=2 * row + 1, col=col, lockAspect=False, enableMouse=False,
+                                            enableMenu=False)  # its context menu alone costs ~10 ms a head
+            view.invertY(True)
+            image = pg.ImageItem(axisOrder="row-major")
+            view.addItem(image)
+            views.append(view)
+            images.append(image)
+        self._grid = (views, images)
+
+    def _clicked(self, event) -> None:
+        for h, view in enumerate(self.views):
+            if view.sceneBoundingRect().contains(event.scenePos()):
+                self.select(h)
+                return
+
+    def select(self, head: int) -> None:
+        """Show head `head` in the heatmap (and every panel)."""
+        self.ctl.set_index("head", head)

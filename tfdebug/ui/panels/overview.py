@@ -1,0 +1,258 @@
+"""The Overview dock: one statistic per stage across the whole pass, in forward order.
+
+RMS or max |x| of every stage that has run (masked cells left out), or, once two passes
+have been compared, max |Δ| between them: activations that blow up or the stage where two
+passes split show at a glance. Dashed lines mark where each layer begins; the current
+stage is an orange line; clicking a point goes to that stage. View → Overview shows it.
+"""
+
+from __future__ import annotations
+
+import math
+from weakref import ref
+
+import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from tfdebug.core.names import layer_title, parse_name, site_title
+from tfdebug.core.overview import MAX_ABS, RMS, STATISTICS, layer_starts, stage_statistics
+from tfdebug.ui.i18n.language import said, title
+from tfdebug.ui.render.plot_paint import settle
+from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.heatmap_axes import NonOverlappingAxis
+
+MAX_DELTA = "max_delta"
+CURRENT_PEN = pg.mkPen((230, 120, 0), width=2)
+LAYER_PEN = pg.mkPen((140, 140, 140), style=Qt.DashLine)
+
+
+class OverviewPanel(QWidget):
+    """A pyqtgraph plot of a per-stage statistic with layer boundaries; click a point to go there."""
+
+    def __init__(self, window, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.window = window
+        self.ctl: DebugController = window.ctl
+        self.names: list[str] = []
+        self.values: list[float] = []
+        self._drawn: tuple | None = None  # what the plot shows: (names, values, log, statistic)
+        # statistic -> {id(tensor): (weak reference, value)}; an edit or Restart makes new tensors,
+        # and the reference tells a reused id from the tensor it was computed for
+        self._cache: dict[str, dict[int, tuple[ref, float]]] = {}
+        self._file_cache: dict[tuple[str, str], float] = {}  # (statistic, stage) of a pass read from a file
+        self.comparison = None  # the last Compare result (core.compare.Comparison), for max |Δ|
+        self.statistic = QComboBox()
+        for key in (RMS, MAX_ABS, MAX_DELTA):
+            self.statistic.addItem("", key)
+        self.statistic.currentIndexChanged.connect(self.refresh)
+        self.log_y = QCheckBox()
+        self.log_y.toggled.connect(self.refresh)
+        self.readout = QLabel()
+        self.readout.setTextFormat(Qt.PlainText)
+        self.per_stage = QLabel()
+        controls = QHBoxLayout()
+        controls.addWidget(self.per_stage)
+        controls.addWidget(self.statistic)
+        controls.addWidget(self.log_y)
+        controls.addWidget(self.readout, 1)
+        self.plot = pg.PlotWidget(axisItems={"top": NonOverlappingAxis("top")})  # layer titles a few stages apart
+        # Titles never overlap on this axis, so they may fill more of it than pyqtgraph's default allows.
+        self.plot.getAxis("top").setStyle(textFillLimits=[(0, 0.9)])
+        self.plot.setMenuEnabled(False)
+        self.plot.showGrid(y=True, alpha=0.2)
+        self.plot.showAxis("top")
+        self.curve = pg.PlotDataItem(symbol="o", symbolSize=6, symbolBrush=(40, 90, 200), pen=(40, 90, 200),
+                                     connect="finite")
+        self.curve.sigPointsClicked.connect(self._clicked)
+        self.plot.addItem(self.curve)
+        self.current_line = pg.InfiniteLine(angle=90, pen=CURRENT_PEN, movable=False)
+        self.plot.addItem(self.current_line)
+        self.marks: list[pg.InfiniteLine] = []
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(controls)
+        layout.addWidget(self.plot, 1)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(50)
+        self._timer.timeout.connect(self.refresh)
+        self.ctl.state_changed.connect(self.schedule)
+        self.ctl.session_changed.connect(self._new_pass)
+        self.ctl.stage_shown.connect(self._show_current)
+        self.retranslate_ui()
+
+    def _new_pass(self) -> None:
+        self._file_cache.clear()
+        self._drawn = None  # another model may title the same layers otherwise
+
+    def retranslate_ui(self) -> None:
+        """Every text of the panel in the current language (at start and after View ▸ Language)."""
+        for key, text in ((RMS, STATISTICS[RMS]), (MAX_ABS, STATISTICS[MAX_ABS]),
+                          (MAX_DELTA, self.tr("max |Δ| of the last comparison"))):
+            self.statistic.setItemText(self.statistic.findData(key), text)
+        self.log_y.setText(self.tr("log scale"))
+        self.readout.setText(self.tr("Click a point to go to its stage."))
+        self.per_stage.setText(self.tr("Per stage:"))
+        self.plot.setLabel("bottom", self.tr("stage (forward order)"))
+        self.plot.setLabel("left", self.statistic.currentText())
+        self._set_ticks()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
+
+    def schedule(self) -> None:
+        if self.isVisible() and not self._timer.isActive():
+            self._timer.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.schedule()
+
+    # ----- data ------------------------------------------------------------------------------
+    def _pass_values(self, statistic: str) -> tuple[list[str], list[float]]:
+        """Names of the pass on screen in forward order and the statistic of each stage that ran
+        (NaN where none: not run, too large, or still being computed on the display worker)."""
+        recording, _ = self.ctl.recording()
+        names = self.ctl.plan.names()
+        if recording is None:
+            return names, [math.nan] * len(names)
+        cache = self._cache.setdefault(statistic, {})
+        if len(cache) > 4 * len(recording.captures):
+            cache = self._cache[statistic] = {k: v for k, v in cache.items() if v[0]() is not None}
+        # Stages above the size limit are read only through the heatmap's slice: no point for them.
+        todo = [c for c in recording.captures if self._cached(statistic, c) is None and not self.ctl.is_large(c)]
+        if todo:
+            # Hundreds of stages (each read once, a snapshot's from its file) take far longer
+            # than the GUI thread may spend: the worker computes them, then the plot redraws.
+            read = recording.tensor
+            self.ctl.display.submit("overview", lambda: stage_statistics(todo, statistic, read),
+                                    lambda values: self._computed(statistic, todo, values),
+                                    lambda exc: self.ctl.error.emit(said(lambda: self.tr(
+                                        "Cannot compute the overview: {why}").format(why=exc))))
+        got = {c.name: self._cached(statistic, c) for c in recording.captures}
+        return names, [math.nan if got.get(n) is None else got[n] for n in names]  # None: not computed (too large)
+
+    def _cached(self, statistic: str, capture) -> float | None:
+        if capture.tensor is None:
+            return self._file_cache.get((statistic, capture.name))
+        entry = self._cache.setdefault(statistic, {}).get(id(capture.tensor))
+        return entry[1] if entry is not None and entry[0]() is capture.tensor else None
+
+    def _computed(self, statistic: str, captures: list, values: list[float]) -> None:
+        cache = self._cache.setdefault(statistic, {})
+        for capture, value in zip(captures, values):
+            if capture.tensor is None:
+                self._file_cache[(statistic, capture.name)] = value
+            else:
+                cache[id(capture.tensor)] = (ref(capture.tensor), value)
+        if statistic == self.statistic.currentData():
+            self.refresh()
+
+    def _comparison_values(self) -> tuple[list[str], list[float]]:
+        result = self.comparison
+        if result is None:
+            return [], []
+        values = [r.max_abs if r.max_abs is not None and math.isfinite(r.max_abs) else math.nan
+                  for r in result.stages]
+        return [r.name for r in result.stages], values
+
+    def show_comparison(self, result) -> None:
+        """Plot max |Δ| of this comparison (the Compare tool hands each new result here)."""
+        self.comparison = result
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute (new stages only; edited ones again) and redraw."""
+        key = self.statistic.currentData()
+        names, values = self._comparison_values() if key == MAX_DELTA else self._pass_values(key)
+        drawn = (names, values, self.log_y.isChecked(), self.statistic.currentText())
+        if drawn == self._drawn:
+            return  # during Continue this runs every 50 ms: redraw only what changed
+        same_stages = names == self.names
+        self.names, self.values = names, values
+        log = self.log_y.isChecked()
+        shown = [v if v == v and (not log or v > 0) else math.nan for v in values]
+        self.plot.setLogMode(y=log)
+        if all(v != v for v in shown):
+            self.curve.setData([], [])  # nothing to plot yet (pyqtgraph cannot bound an all-NaN scatter)
+        else:
+            self.curve.setData(list(range(len(shown))), shown)
+        self.plot.setLabel("left", self.statistic.currentText())
+        if not same_stages or self._drawn is None:
+            for line in self.marks:
+                self.plot.removeItem(line)
+            self.marks = []
+            for i, _ in layer_starts(names):
+                line = pg.InfiniteLine(pos=i - 0.5, angle=90, pen=LAYER_PEN, movable=False)
+                self.plot.addItem(line)
+                self.marks.append(line)
+            self._set_ticks()
+        self._drawn = drawn
+        settle(self.plot)
+        if key == MAX_DELTA and not names:
+            self.readout.setText(self.tr("Compare two passes first (File → Compare With…)."))
+        self._show_current()
+
+    def _set_ticks(self) -> None:
+        """The layer titles along the top axis, each where its layer begins, in the window's language."""
+        adapter = self.ctl.adapter
+        starts = [(i - 0.5, tick_label(self.names[i], adapter), parse_name(self.names[i]).layer is not None)
+                  for i, _ in layer_starts(self.names)]
+        # Layers first: where titles would overlap, "Decoder layer 0" wins over the norm just before it.
+        self.plot.getAxis("top").setTicks([[(x, label) for x, label, layer in starts if layer],
+                                           [(x, label) for x, label, layer in starts if not layer]])
+
+    def _show_current(self) -> None:
+        current = self.ctl.current
+        if current is not None and current.name in self.names:
+            self.current_line.setValue(self.names.index(current.name))
+            self.current_line.setVisible(True)
+        else:
+            self.current_line.setVisible(False)
+
+    # ----- interaction ---------------------------------------------------------------------------
+    def go(self, index: int) -> None:
+        """Go to the stage at `index` of the plot (from history when it has run)."""
+        name = self.names[index]
+        if name not in self.ctl.plan:
+            self.ctl.error.emit(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
+            return
+        self.ctl.run_to(name)
+
+    def _clicked(self, item, points, *args) -> None:
+        if len(points):
+            self.go(int(points[0].index()))
+
+    def _hover(self, scene_pos) -> None:
+        if not self.names or not self.plot.sceneBoundingRect().contains(scene_pos):
+            return
+        x = round(self.plot.getPlotItem().vb.mapSceneToView(scene_pos).x())
+        if 0 <= x < len(self.names):
+            v = self.values[x]
+            self.readout.setText(f"{self.names[x]}: " + (self.tr("not run") if v != v else f"{v:.4g}"))
+
+
+def tick_label(name: str, adapter=None) -> str:
+    """What the top axis says where the layer (or the stages outside layers) of stage `name` begins:
+    its title ("Encoder layer 1", "Output head → logits"; the adapter's own titles first), translated."""
+    parsed = parse_name(name)
+    if parsed.layer is not None:
+        label = title(layer_title(parsed.stack, parsed.layer, getattr(adapter, "layer_titles", None)))
+    else:
+        label = title(site_title(parsed.site, getattr(adapter, "site_titles", None)))
+    if parsed.step is not None:  # a generation step's stages
+        label = QCoreApplication.translate("OverviewPanel", "step {t}: {label}").format(t=parsed.step, label=label)
+    return label
+
+
+def install(window) -> OverviewPanel:
+    """Add the Overview dock (hidden until chosen in the View menu, or shown by a comparison)."""
+    panel = OverviewPanel(window)
+    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Overview"), "overview", panel, Qt.BottomDockWidgetArea)
+    dock.hide()
+    window.overview = panel
+    return panel

@@ -1,0 +1,70 @@
+"""Shape panel: named axes, dtype, device, bytes, the transition from the stage before,
+the formula and the source line."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+
+from tfdebug.ui.i18n.language import axis_title, current_language, formula_text, kind_title
+from tfdebug.ui.render.stage_text import describe_inputs, fmt_bytes, fmt_shape, input_stages
+from tfdebug.ui.state.controller import DebugController
+
+
+class ShapePanel(QWidget):
+    """Everything about the current stage's tensor that is not its values."""
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.text = QTextBrowser()
+        self.text.setOpenLinks(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.text)
+        ctl.stage_shown.connect(self.refresh)
+        self.refresh()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.refresh()
+        super().changeEvent(event)
+
+    def plain_text(self) -> str:
+        return self.text.toPlainText()
+
+    def refresh(self) -> None:
+        capture = self.ctl.current
+        if capture is None:
+            self.text.setHtml("<i>" + html.escape(self.tr("No stage yet.")) + "</i>")
+            return
+        info = capture.info
+        names = self.ctl.axis_names(capture)
+        axes = ", ".join(f"{axis_title(n)}={s}" for n, s in zip(names, capture.shape))
+        dtype = str(capture.dtype).removeprefix("torch.")
+        inputs = input_stages(self.ctl.plan, capture)
+        rows = [
+            (self.tr("Shape"), f"<b>{fmt_shape(capture.shape)}</b> &nbsp; {html.escape(axes)}"),
+            (self.tr("dtype"), dtype),
+            (self.tr("Device"), html.escape(str(capture.device))),
+            (self.tr("Bytes"), f"{fmt_bytes(capture.nbytes)} ({capture.nbytes:,})"),
+        ]
+        if inputs:
+            text = describe_inputs(inputs, capture.shape, info.ops)
+            rows.append((self.tr("From"), html.escape(text).replace("\n", "<br>")))
+        elif info.kind == "embedding":
+            rows.append((self.tr("From"), html.escape(self.tr("the token ids (a lookup in the embedding table)"))))
+        rows.append((self.tr("Formula"), f"<span style='font-size:large'>{html.escape(formula_text(info.formula))}</span>"))
+        rows.append((self.tr("Source"), html.escape(info.source or self.tr("unknown"))))
+        edited = f" <span style='color:#b35c00'>{html.escape(self.tr('(edited)'))}</span>" if capture.edited else ""
+        # English shows the kind's identifier; another language its title, with the identifier after it.
+        kind = info.kind if current_language() == "en" else f"{kind_title(info.kind)} ({info.kind})"
+        where = self.tr("kind {kind} · site {site}").format(kind=kind, site=info.site)
+        if info.layer is not None:
+            where += self.tr(" · layer {layer}").format(layer=info.layer)
+        body = "".join(f"<tr><td style='padding-right:10px;color:#555'>{k}</td><td>{v}</td></tr>" for k, v in rows)
+        self.text.setHtml(f"<h3 style='margin:2px'>{html.escape(info.name)}{edited}</h3>"
+                          f"<div style='color:#555'>{html.escape(where)}</div>"
+                          f"<table>{body}</table>")

@@ -1,0 +1,136 @@
+"""Stats panel: min, max, mean, std, NaN/±Inf counts and a histogram, for the whole
+stage's tensor and for the shown slice (both computed by core where the tensor lives)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import torch
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+
+from tfdebug.core.display import Stats, held_values, tensor_stats
+from tfdebug.ui.render.colors import format_value
+from tfdebug.ui.render.plot_paint import keep_text_space, settle
+from tfdebug.ui.render.stage_text import large_sizes
+from tfdebug.ui.state.controller import DebugController
+
+ROWS = ("min", "max", "mean", "std", "NaN", "+Inf", "−Inf", "count")
+ROW_TITLES = {"min": QT_TRANSLATE_NOOP("StatsPanel", "min"), "max": QT_TRANSLATE_NOOP("StatsPanel", "max"),
+              "mean": QT_TRANSLATE_NOOP("StatsPanel", "mean"), "std": QT_TRANSLATE_NOOP("StatsPanel", "std"),
+              "count": QT_TRANSLATE_NOOP("StatsPanel", "count")}
+
+
+def stats_values(stats: Stats | None) -> list[str]:
+    if stats is None:
+        return ["–"] * len(ROWS)
+    pending = "…"  # a large slice's mean and std follow its image
+    return [format_value(stats.min), format_value(stats.max),
+            pending if stats.partial else format_value(stats.mean), pending if stats.partial else format_value(stats.std),
+            str(stats.nan), str(stats.posinf), str(stats.neginf), f"{stats.count:,}"]
+
+
+class StatsPanel(QWidget):
+    """A table of stats (tensor | slice) and the tensor's histogram."""
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        grid = QGridLayout()
+        self.tensor_title, self.slice_title = QLabel(), QLabel()
+        grid.addWidget(self.tensor_title, 0, 1)
+        grid.addWidget(self.slice_title, 0, 2)
+        self.cells: dict[tuple[str, int], QLabel] = {}
+        self.row_titles: dict[str, QLabel] = {}
+        for r, name in enumerate(ROWS, start=1):
+            self.row_titles[name] = QLabel(name)
+            grid.addWidget(self.row_titles[name], r, 0)
+            for c in (1, 2):
+                label = QLabel("–")
+                grid.addWidget(label, r, c)
+                self.cells[(name, c)] = label
+        self.note = QLabel("")
+        self.note.setTextFormat(Qt.PlainText)  # it names the stage
+        self.note.setWordWrap(True)
+        self.note.setVisible(False)
+        self.plot = pg.PlotWidget()
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(False, False)
+        self.plot.setMinimumHeight(120)
+        self.bars = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=(80, 130, 200, 160))
+        self.plot.addItem(self.bars)
+        keep_text_space(self.plot.getAxis("left"), self.plot.getAxis("bottom"))
+        # Tick values as the Stats table writes them (0.1, 0.2), not rescaled under a "(x0.001)" title.
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(grid)
+        layout.addWidget(self.note)
+        layout.addWidget(self.plot, 1)
+        ctl.stage_shown.connect(self._stage)
+        ctl.stats_changed.connect(self._stage)
+        ctl.slice_changed.connect(lambda: self._slice(ctl.current_slice))
+        ctl.slice_stats_changed.connect(lambda: self._slice(ctl.current_slice))
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        self.tensor_title.setText("<b>" + self.tr("stage tensor") + "</b>")
+        self.slice_title.setText("<b>" + self.tr("shown slice") + "</b>")
+        for name, label in self.row_titles.items():
+            label.setText(self.tr(ROW_TITLES[name]) if name in ROW_TITLES else name)
+        self.plot.setLabel("bottom", self.tr("value"))
+        self.plot.setLabel("left", self.tr("count"))
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
+
+    def text(self, name: str, column: int = 1) -> str:
+        return self.cells[(name, column)].text()
+
+    def _fill(self, stats: Stats | None, column: int) -> None:
+        for name, value in zip(ROWS, stats_values(stats)):
+            self.cells[(name, column)].setText(value)
+
+    def _stage(self) -> None:
+        stats = self.ctl.current_stats
+        self._fill(stats, 1)
+        large = self.ctl.is_large()
+        if large or not self.note.isHidden():
+            self.note.setText(self.tr("{name} holds {held}, above the {limit} read in full: only the heatmap's "
+                                      "slice is read and summarised; the whole-tensor column stays empty.").format(
+                **large_sizes(self.ctl.current, self.ctl.large_stage_bytes)) if large else "")
+            self.note.setVisible(large)
+        sl = self.ctl.current_slice
+        # A stage above the size limit has no whole-tensor histogram: its slice's stands in.
+        self._histogram(sl.stats if large and sl is not None else stats)
+
+    def _histogram(self, stats: Stats | None) -> None:
+        self.bars.setData(*_bars(stats))
+        settle(self.plot)
+
+    def _slice(self, sl) -> None:
+        stats = sl.stats if sl is not None else None
+        current = self.ctl.current
+        if stats is not None and stats.neginf and current is not None and current.info.kind == "softmax":
+            # The slice draws a softmax's masked cells as masked; its numbers are the zeros the tensor holds.
+            stats = tensor_stats(torch.from_numpy(held_values(sl.values, "softmax")), kind="softmax")
+        self._fill(stats, 2)
+        if self.ctl.is_large():
+            self._histogram(stats)
+
+
+def _bars(stats: Stats | None) -> tuple:
+    """(edges, counts) of the histogram to draw: an empty axis without finite values; one bar
+    centred on the value when every value is the same (the stats put them all in bin 0), in the
+    middle of a unit-wide axis, not at its left edge."""
+    if stats is None or stats.min != stats.min:
+        return [0, 1], [0]
+    edges, counts = stats.hist_edges, stats.hist_counts.astype(float)
+    if edges[-1] == edges[0]:
+        bins = len(counts)
+        edges = edges[0] + (np.arange(bins + 1) - bins // 2 - 0.5) / bins
+        counts = np.zeros(bins)
+        counts[bins // 2] = stats.hist_counts.sum()
+    return edges, counts

@@ -1,0 +1,1 @@
+"""Drawing helpers shared by panels and widgets: colour maps, one paint per change, plain text."""

@@ -1,0 +1,97 @@
+"""The Learn menu: the Explain dock, the attention playground and the PE curves.
+
+Both items are registry actions (`tfdebug.learn.explain` F1, `tfdebug.learn.playground`
+Ctrl+Shift+L) like every other menu item; they reach the window's Explain dock and its one
+playground dialog through the action context's `tools.learn` (LearnTools).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
+from PySide6.QtWidgets import QMenu
+
+from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.dialogs.pe_view import PositionalEncodingView
+from tfdebug.ui.dialogs.playground import PlaygroundDialog
+from tfdebug.ui.i18n.language import said
+from tfdebug.ui.panels import explain as explain_panel
+
+
+class LearnTools:
+    """What the Learn actions open: the Explain dock, and the playground (one per window, kept when
+    closed so its edits stay; None until first opened)."""
+
+    def __init__(self, window):
+        self.window = window
+        self.playground: PlaygroundDialog | None = None
+        self.pe_view: PositionalEncodingView | None = None
+
+    def show_explain(self) -> None:
+        dock = self.window.docks["explain"]
+        dock.show()
+        dock.raise_()
+
+    def open_pe_view(self) -> PositionalEncodingView | None:
+        """The PE curves of the shown positional stage's table, or a message when it has not run yet."""
+        ctl = self.window.ctl
+        table = self.window.explain_panel.pe_table()
+        if table is None:
+            ctl.error.emit(said(lambda: QCoreApplication.translate(
+                "ExplainPanel", "The positional-encoding table has not been computed in this pass yet.")))
+            return None
+        view = PositionalEncodingView(table.tensor.detach().float().cpu().numpy(), table.name, self.window)
+        view.setAttribute(Qt.WA_DeleteOnClose)
+        view.show()
+        self.pe_view = view
+        return view
+
+    def open_playground(self) -> PlaygroundDialog:
+        if self.playground is None:
+            self.playground = PlaygroundDialog(self.window)
+        self.playground.show()
+        self.playground.raise_()
+        return self.playground
+
+
+@actions.action("tfdebug.learn.explain", QT_TRANSLATE_NOOP("actions", "Explain"), "F1",
+                QT_TRANSLATE_NOOP("actions", "Show the Explain panel: what this stage does and what to look for"),
+                toolbar=False)
+def explain(ctx: ActionContext) -> None:
+    ctx.tools.learn.show_explain()
+
+
+@actions.action("tfdebug.learn.playground", QT_TRANSLATE_NOOP("actions", "Attention Playground…"), "Ctrl+Shift+L",
+                QT_TRANSLATE_NOOP("actions", "The notes' toy attention example as tables you can edit"), toolbar=False)
+def playground(ctx: ActionContext) -> None:
+    ctx.tools.learn.open_playground()
+
+
+class LearnMenu(QMenu):
+    """Learn ▸ Explain and Attention Playground… (the registry's actions), retitled at every language change."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.setObjectName("menu-learn")
+        for action_id in ("tfdebug.learn.explain", "tfdebug.learn.playground"):
+            self.addAction(window.actions_by_id[action_id])
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        self.setTitle(self.tr("&Learn"))
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
+
+
+def install(window) -> LearnMenu:
+    """Add the Explain dock, the Learn tools and the Learn menu to `window`."""
+    explain_panel.install(window)
+    window.tools.learn = LearnTools(window)
+    window.explain_panel.pe_curves_requested.connect(window.tools.learn.open_pe_view)
+    menu = LearnMenu(window)
+    window.menuBar().addMenu(menu)
+    window.learn_menu = menu
+    return menu

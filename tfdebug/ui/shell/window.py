@@ -1,0 +1,389 @@
+"""MainWindow: menus, toolbar, input bar, dock panels, status bar, settings.
+
+The window wires panels to one DebugController; panels never call each other. Every
+menu item is an action from the registry (`ui/actions/registry.py`), bound to the window's
+ActionContext; the tools behind them (opening snapshots, exporting, editing, comparing,
+conditions) are created here and registered in `self.tools` (the context's tools).
+Dock modules (compare, overview) extend the window through `_dock`,
+`file_menu`, `view_menu` and `settings`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QToolBar, QWidget
+
+from tfdebug.core.stepper import Stepper
+from tfdebug.core.view import RunInputs
+
+# these modules register their actions before `actions.bind` reads the registry
+from tfdebug.ui.actions import compare as compare_tools
+from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.actions.exports import ExportActions
+from tfdebug.ui.actions.snapshots import SnapshotActions
+from tfdebug.ui.dialogs import edit as edit_dialog
+from tfdebug.ui.dialogs.conditions import ConditionTools
+from tfdebug.ui.i18n import language as i18n
+from tfdebug.ui.panels import overview
+from tfdebug.ui.panels.archmap import ArchitectureMap
+from tfdebug.ui.panels.generation import GenerationPanel
+from tfdebug.ui.panels.heads import HeadsPanel
+from tfdebug.ui.panels.heatmap import HeatmapPanel
+from tfdebug.ui.panels.navigator import NavigatorPanel
+from tfdebug.ui.panels.shape import ShapePanel
+from tfdebug.ui.panels.stats import StatsPanel
+from tfdebug.ui.panels.values import ValuesPanel
+from tfdebug.ui.render.stage_text import fmt_bytes
+from tfdebug.ui.shell import learn
+from tfdebug.ui.shell.input_bar import InputBar
+from tfdebug.ui.shell.message_bar import MessageBar
+from tfdebug.ui.shell.window_layout import WindowLayout, scrolled
+from tfdebug.ui.state import capture_budget
+from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.state.generation_data import is_generation
+from tfdebug.ui.state.messages import Message
+from tfdebug.ui.widgets.breakpoints import kind_menu
+from tfdebug.ui.workers.gui_gc import collect_in_gui_thread
+
+TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.into", "tfdebug.step.out",
+                   "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop", "tfdebug.gen.next_token")
+DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause", None,
+                                   "tfdebug.gen.next_token", "tfdebug.gen.run_to_token", None,
+                                   "tfdebug.step.restart", "tfdebug.step.stop", None,
+                                   "tfdebug.session.run", "tfdebug.session.live", None,
+                                   "tfdebug.edit.tensor", "tfdebug.edit.undo")
+
+
+
+
+def default_settings() -> QSettings:
+    return QSettings("tfdebug", "tfdebug")
+
+
+class MainWindow(WindowLayout, QMainWindow):
+    """The debugger window. `settings` defaults to the user's tfdebug settings.
+
+    persist=False (screenshot mode) neither restores nor saves layout and inputs, so a
+    screenshot looks the same on every machine.
+    """
+
+    def __init__(self, settings: QSettings | None = None, models: list[str] | None = None,
+                 devices: list[str] | None = None, persist: bool = True, parent: QWidget | None = None):
+        super().__init__(parent)
+        collect_in_gui_thread()  # before any worker thread starts allocating
+        from tfdebug.adapters.registry import available_models
+        from tfdebug.core.devices import available_devices
+
+        self.settings = settings if settings is not None else default_settings()
+        self.ctl = DebugController(self)
+        self.last_error: str | None = None
+        self.persist = persist
+        self.setObjectName("tfdebug-main")
+        self.setWindowTitle("tfdebug")
+        self.setDockNestingEnabled(True)
+        self.action_context = ActionContext(self.ctl, self)
+        self.tools = self.action_context.tools
+        self.actions_by_id = actions.bind(self, self.action_context)
+
+        self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"],
+                                  models or available_models(), devices or available_devices())
+        self._build_toolbars()
+        self._build_panels()
+        self._build_menus()
+        self._build_status_bar()
+        self.ctl.message.connect(self.show_message)
+        self.ctl.clear_messages.connect(self._clear_topic)
+        self.ctl.info.connect(lambda text: self.show_message(Message("info", text)))
+        self.ctl.session_changed.connect(self._session_changed)
+        self.ctl.close_requested.connect(self.close)
+        self._install_extensions()
+        if persist:  # after every dock exists (Compare, Overview too), so each gets its saved place
+            self.restore_settings()
+            self._hide_stale_tab_bars()  # restoreState makes new tab bars and leaves the old ones shown
+
+    # ----- construction -------------------------------------------------------------------
+    def _build_toolbars(self) -> None:
+        bar = self.input_toolbar = QToolBar()
+        bar.setObjectName("toolbar-input")
+        bar.addWidget(self.input_bar)
+        self.addToolBar(Qt.TopToolBarArea, bar)
+        self.addToolBarBreak()
+        self.debug_toolbar = QToolBar()
+        self.debug_toolbar.setObjectName("toolbar-debug")
+        self.debug_toolbar.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        for action_id in TOOLBAR_ACTIONS:
+            self.debug_toolbar.addAction(self.actions_by_id[action_id])
+        self.addToolBar(Qt.TopToolBarArea, self.debug_toolbar)
+
+
+    def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
+        """A dock called `name`; `title` is English, marked QT_TRANSLATE_NOOP("MainWindow", …) by the caller
+        and translated here and at every language change."""
+        dock = QDockWidget(QCoreApplication.translate("MainWindow", title), self)
+        self._dock_titles[name] = title
+        dock.setObjectName(f"dock-{name}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        self.docks[name] = dock
+        if hasattr(self, "view_menu"):  # docks added after the menus (Compare, Overview, Capture, Explain)
+            self.view_menu.insertAction(self._view_docks_end, dock.toggleViewAction())
+        return dock
+
+    def _build_panels(self) -> None:
+        self.docks: dict[str, QDockWidget] = {}
+        self._dock_titles: dict[str, str] = {}
+        ctl = self.ctl
+        self.navigator = NavigatorPanel(ctl)
+        self.architecture_map = ArchitectureMap(ctl)
+        self.heatmap_panel = HeatmapPanel(ctl)
+        self.shape_panel = ShapePanel(ctl)
+        self.heads_panel = HeadsPanel(ctl)
+        self.stats_panel = StatsPanel(ctl)
+        self.values_panel = ValuesPanel(ctl)
+        left, right = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
+        nav = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Stages"), "navigator", self.navigator, left)
+        arch = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Architecture"), "architecture", self.architecture_map,
+                          left)
+        self.splitDockWidget(nav, arch, Qt.Vertical)
+        heat = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Heatmap"), "heatmap", self.heatmap_panel, right)
+        shape = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Shape"), "shape", self.shape_panel, right)
+        self.splitDockWidget(heat, shape, Qt.Horizontal)
+        heads = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Heads"), "heads", self.heads_panel, right)
+        self.splitDockWidget(heat, heads, Qt.Vertical)
+        stats = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Stats"), "stats", self.stats_panel, right)
+        self.splitDockWidget(shape, stats, Qt.Vertical)
+        values = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Values"), "values", self.values_panel, right)
+        values.visibilityChanged.connect(self.values_panel.set_on_screen)
+        self.tabifyDockWidget(stats, values)
+        stats.raise_()
+        # Behind Heads until a generation runs (then raised: it follows each token).
+        self.generation_panel = GenerationPanel(ctl)
+        # In a scroll area: its strip, rows and caches need ~380 px, and a dock's minimum height would hold the
+        # Heads tab at that height and squeeze the heatmap above it in every pass, generating or not.
+        generation = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation",
+                                scrolled(self.generation_panel), right)
+        self.tabifyDockWidget(heads, generation)
+        heads.raise_()
+        self.resize(1600, 1000)
+        self.resizeDocks([nav, heat, shape], [330, 860, 400], Qt.Horizontal)
+        self.resizeDocks([nav, arch], [520, 380], Qt.Vertical)
+        self.resizeDocks([heat, heads], [640, 260], Qt.Vertical)
+        self.resizeDocks([shape, stats], [380, 520], Qt.Vertical)
+        # Qt hands a growing window's width to the left dock area (there is no central widget):
+        # the side columns keep the sizes the user left them at, and the heatmap takes the rest.
+        self._side_sizes: tuple[int, int, int, int] = (330, 400, 520, 380)  # as resized above
+        self._laid_out_at = self.size()
+        for dock in (nav, arch, shape):
+            dock.installEventFilter(self)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        by_id = self.actions_by_id
+        self.snapshots = self.tools.snapshots = SnapshotActions(self.ctl, self.settings, self)
+        self.exports = self.tools.exports = ExportActions(self.ctl, self.settings, self.heatmap_panel, self)
+        self.file_menu = bar.addMenu("")
+        self.file_menu.setObjectName("menu-file")
+        self.file_menu.addAction(by_id["tfdebug.file.open"])
+        self.recent_menu = self.file_menu.addMenu("")
+        self.recent_menu.setObjectName("menu-recent")
+        self.recent_menu.aboutToShow.connect(self.rebuild_recent)
+        self.rebuild_recent()
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(by_id["tfdebug.file.export"])
+        debug = self.debug_menu = bar.addMenu("")
+        for action_id in DEBUG_MENU:
+            if action_id is None:
+                debug.addSeparator()
+            else:
+                debug.addAction(self.actions_by_id[action_id])
+        breakpoints = self.breakpoints_menu = bar.addMenu("")
+        breakpoints.addMenu(kind_menu(self.ctl, breakpoints))
+        self.tools.conditions = ConditionTools(self)
+        self.navigator.conditions_requested.connect(by_id["tfdebug.breakpoints.conditions"].trigger)
+        breakpoints.addAction(by_id["tfdebug.breakpoints.conditions"])
+        breakpoints.addAction(by_id["tfdebug.breakpoints.clear"])
+        view = self.view_menu = bar.addMenu("")
+        view.setObjectName("menu-view")
+        for dock in self.docks.values():
+            view.addAction(dock.toggleViewAction())
+        self._view_docks_end = view.addSeparator()  # `_dock` puts later docks' toggles before it
+        self.language_menu = i18n.language_menu(self, self.settings)
+        view.addMenu(self.language_menu)
+
+    def rebuild_recent(self) -> None:
+        """Fill File → Open Recent from the settings (before it shows, and after Clear Recent)."""
+        self.snapshots.fill_recent(self.recent_menu, self.actions_by_id["tfdebug.file.clear_recent"])
+
+    def _build_status_bar(self) -> None:
+        self.message_bar = MessageBar(self)
+        self.status_stage = QLabel()
+        self.status_model = QLabel("")
+        self.status_device = QLabel("")
+        self.status_memory = QLabel("")
+        self.status_state = QLabel("")
+        for label in (self.status_stage, self.status_model, self.status_device, self.status_memory,
+                      self.status_state):
+            label.setTextFormat(Qt.PlainText)  # stage and model names come from a model or a file
+            self.statusBar().addPermanentWidget(label)
+        self._status_timer = QTimer(self)
+        self._status_timer.setSingleShot(True)
+        self._status_timer.timeout.connect(self.update_status)
+        self.ctl.state_changed.connect(self._schedule_status)
+        self.ctl.stage_changed.connect(self._schedule_status)
+        self.ctl.busy_changed.connect(self._schedule_status)
+
+    def _install_extensions(self) -> None:
+        """The edit tools, the Compare and Overview docks, then Quit at the end of the File menu."""
+        edit_dialog.install(self)
+        compare_tools.install(self)
+        overview.install(self)
+        learn.install(self)
+        capture_budget.install(self)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.actions_by_id["tfdebug.file.quit"])
+        self.setAcceptDrops(True)
+        self.retranslate_ui()
+        self._hide_stale_tab_bars()
+
+    def _hide_stale_tab_bars(self) -> None:
+        """Qt leaves a stale copy of the second tabbed dock group's tab bar on screen (found with Heads |
+        Generation): it never moves nor retranslates, and showed English tabs across the Heads dock. Hide
+        every tab bar that repeats a later one's docks; Qt shows again any bar it lays out itself."""
+        seen: set[tuple[str, ...]] = set()
+        for bar in reversed(self.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly)):
+            tabs = tuple(bar.tabText(i) for i in range(bar.count()))
+            if tabs in seen:
+                bar.hide()
+            seen.add(tabs)
+
+    # ----- interface for other modules ---------------------------------------------------------
+    @property
+    def stepper(self) -> Stepper | None:
+        return self.ctl.stepper
+
+    @property
+    def session(self):
+        return self.ctl.session
+
+    def current_slice(self):
+        """The DisplaySlice the heatmap shows, or None."""
+        return self.ctl.current_slice
+
+    def start(self, inputs: RunInputs) -> None:
+        """Fill the input bar and run that pass (it pauses at the first stage)."""
+        self.input_bar.set_values(inputs.model, inputs.device, inputs.texts)
+        self.ctl.run(inputs)
+
+    def open_snapshot(self, path: str) -> None:
+        """Show the snapshot at `path` in replay mode once it is read off the UI thread (a bad file
+        shows its sentence)."""
+        self.snapshots.open(path)
+
+    def show_message(self, message: Message) -> None:
+        if message.level == "error":
+            self.last_error = message.text
+        self.message_bar.show_message(message)
+
+    def _clear_topic(self, topic: str) -> None:
+        self.message_bar.clear_topic(topic)
+
+    # ----- status --------------------------------------------------------------------------
+    def _schedule_status(self, *_args) -> None:
+        if not self._status_timer.isActive():
+            self._status_timer.start(30)
+
+    def update_status(self) -> None:
+        ctl = self.ctl
+        stepper = ctl.stepper
+        if ctl.busy:
+            self.status_state.setText(self.tr("loading…"))
+        if stepper is None:
+            self.status_stage.setText(self.tr("No pass loaded"))
+            return
+        current = stepper.current
+        # A finished pass counts what it ran (a generation stops at <eos>, before its planned last step).
+        total = len(stepper.history) if stepper.state == "finished" or not len(ctl.plan) else len(ctl.plan)
+        self.status_stage.setText(self.tr("Stage {i} of {n}").format(i=stepper.cursor + 1, n=total)
+                                  + (f" · {current.name}" if current else ""))
+        verified = ""
+        if ctl.verification is not None:
+            verified = " · " + (self.tr("verified") if ctl.verification.ok else self.tr("MISMATCH")) + \
+                f" (max |Δ| {ctl.verification.max_abs_diff:.1e})"
+        model = self.tr("recorded") if ctl.model_name == "recorded" else ctl.model_name
+        self.status_model.setText(self.tr("model {name}").format(name=model) + verified)
+        self.status_device.setText(ctl.device)
+        self.status_memory.setText(self.tr("captures hold {size}").format(size=fmt_bytes(ctl.held_bytes())))
+        if not ctl.busy:
+            self.status_state.setText(_state_text(stepper.state) if stepper.is_live else self.tr("recorded"))
+
+    # ----- language ------------------------------------------------------------------------
+    def retranslate_ui(self) -> None:
+        """Every text the window itself owns, in the current language (panels do their own)."""
+        self.input_toolbar.setWindowTitle(self.tr("Input"))
+        self.debug_toolbar.setWindowTitle(self.tr("Debug"))
+        for name, title in self._dock_titles.items():
+            self.docks[name].setWindowTitle(self.tr(title))
+        self.file_menu.setTitle(self.tr("&File"))
+        self.recent_menu.setTitle(self.tr("Open Recent"))
+        self.debug_menu.setTitle(self.tr("&Debug"))
+        self.breakpoints_menu.setTitle(self.tr("&Breakpoints"))
+        self.view_menu.setTitle(self.tr("&View"))
+        self.language_menu.setTitle(self.tr("&Language"))
+        actions.retranslate(self.actions_by_id, self.ctl)
+        self.rebuild_recent()  # its "No recent snapshots" entry
+        self.update_status()
+        self._session_changed()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
+
+    def _session_changed(self) -> None:
+        self.setWindowTitle(f"tfdebug — {self.ctl.title}" if self.ctl.title else "tfdebug")
+        if is_generation(self.ctl.plan):
+            self.docks["generation"].raise_()
+            self._fit_generation()
+
+    # ----- events --------------------------------------------------------------------------
+    def eventFilter(self, watched, event) -> bool:
+        # A side dock resized while the window keeps its size: the user moved a separator.
+        if event.type() == QEvent.Resize and self.size() == self._laid_out_at:
+            self._remember_sides()
+        return super().eventFilter(watched, event)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self._remember_sides)  # the sizes restored from settings, once laid out
+
+    def resizeEvent(self, event) -> None:
+        """Extra width goes to the heatmap; the Stages tree keeps its share of the height."""
+        super().resizeEvent(event)
+        self._laid_out_at = event.size()
+        self.keep_heatmap_share()
+
+    def closeEvent(self, event) -> None:
+        if self.persist:
+            self.save_settings()
+        self.ctl.shutdown()
+        super().closeEvent(event)
+
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            self.snapshots.drop(paths)
+            event.acceptProposedAction()
+
+
+def _state_text(state: str) -> str:
+    """A stepper state ("paused", "running" …) as the status bar says it."""
+    names = {"idle": QT_TRANSLATE_NOOP("MainWindow", "idle"), "paused": QT_TRANSLATE_NOOP("MainWindow", "paused"),
+             "running": QT_TRANSLATE_NOOP("MainWindow", "running"),
+             "finished": QT_TRANSLATE_NOOP("MainWindow", "finished"),
+             "stopped": QT_TRANSLATE_NOOP("MainWindow", "stopped"), "failed": QT_TRANSLATE_NOOP("MainWindow", "failed")}
+    return QCoreApplication.translate("MainWindow", names[state]) if state in names else state

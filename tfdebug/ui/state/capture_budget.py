@@ -1,0 +1,222 @@
+"""The window's capture budget: a setting, a dialog to change it, and a panel saying what it dropped.
+
+A pass keeps every stage it captures so the user can step back; a real model's pass can
+hold more than the machine has. The budget (tfdebug.core.budget) keeps stages in
+forward order while they fit; the others are shown while the pass is paused at them and
+then leave the history. The setting is one of:
+
+- "auto": half of the memory free on the pass's device when the pass is planned (default);
+- "off":  no budget, every stage is kept;
+- a number of MB (decimal, as `--max-capture-mb` takes).
+
+It is stored in the window's QSettings under `capture/budget`; `tfdebug gui
+--max-capture-mb MB` sets it for one run without storing it. The "Capture" dock shows
+the budget, what the pass will hold (from its plan, before it runs) and, once stages
+were dropped, their names and sizes.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QLabel,
+    QListWidget,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tfdebug.core.budget import default_capture_budget, format_bytes, megabytes
+from tfdebug.ui.i18n.language import said
+from tfdebug.ui.state.messages import Message
+
+SETTING_KEY = "capture/budget"
+AUTO, OFF = "auto", "off"
+
+
+def parse_setting(value) -> str:
+    """A stored setting as "auto", "off" or a number of MB as text; anything unreadable is "auto"."""
+    text = str(value).strip().lower() if value is not None else AUTO
+    if text in (AUTO, OFF):
+        return text
+    try:
+        mb = float(text)
+    except ValueError:
+        return AUTO
+    return f"{mb:g}" if mb >= 0 and mb == mb and mb != float("inf") else AUTO
+
+
+def budget_bytes(setting: str, device) -> int | None:
+    """The budget in bytes a pass on `device` gets under `setting` (None: no budget).
+
+    "auto" asks the device how much is free, so call it where slow work may run (the
+    planning job), not on the GUI thread."""
+    if setting == OFF:
+        return None
+    if setting == AUTO:
+        return default_capture_budget(device)
+    return megabytes(float(setting))
+
+
+def describe_setting(setting: str) -> str:
+    """The setting in words: 'half of the free memory', 'no budget' or '500.0 MB'."""
+    if setting == AUTO:
+        return QCoreApplication.translate("capture_budget", "half of the free memory")
+    if setting == OFF:
+        return QCoreApplication.translate("capture_budget", "no budget")
+    return format_bytes(megabytes(float(setting)))
+
+
+class CapturePanel(QWidget):
+    """The budget, what the pass will hold, and the stages the budget dropped (names and sizes)."""
+
+    def __init__(self, ctl, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.dropped_title = QLabel()
+        self.dropped_list = QListWidget()
+        self.dropped_list.setObjectName("dropped-stages")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.dropped_title)
+        layout.addWidget(self.dropped_list, 1)
+        self._announced = None  # the stepper whose first drop the message bar has reported
+        self._shown: tuple | None = None
+        self.budget_action = None  # Debug ▸ Capture Budget…, retitled here when the language changes
+        ctl.session_changed.connect(self.refresh)
+        ctl.state_changed.connect(self.refresh)
+        self.refresh()
+
+    def dropped_names(self) -> list[str]:
+        """The stage names the list shows, in forward order."""
+        return [self.dropped_list.item(i).data(Qt.UserRole) for i in range(self.dropped_list.count())]
+
+    def refresh(self) -> None:
+        ctl = self.ctl
+        stepper = ctl.stepper
+        session = ctl.session
+        limit = getattr(stepper, "max_capture_bytes", None) if stepper is not None and stepper.is_live else None
+        if limit is None:
+            lines = [self.tr("Capture budget: none, every stage is kept.")]
+        elif ctl.capture_budget == AUTO:
+            lines = [self.tr("Capture budget: {size} (half of the free memory when the pass was planned).").format(
+                size=format_bytes(limit))]
+        else:
+            lines = [self.tr("Capture budget: {size}.").format(size=format_bytes(limit))]
+        if session is not None and hasattr(session, "capture_estimate") and stepper is not None and stepper.is_live:
+            lines.append(self._estimate_line(session.capture_estimate()))
+        self.summary.setText("\n".join(lines))
+        dropped = stepper.dropped if stepper is not None and stepper.is_live else []
+        if tuple(dropped) == self._shown:  # unchanged: leave the list (and its scroll position) alone
+            return
+        self._shown = tuple(dropped)
+        self.dropped_list.clear()
+        for name in dropped:
+            capture = ctl.plan.find(name) if hasattr(ctl.plan, "find") else None
+            size = f"  ({format_bytes(capture.nbytes)})" if capture is not None else ""
+            self.dropped_list.addItem(name + size)
+            self.dropped_list.item(self.dropped_list.count() - 1).setData(Qt.UserRole, name)
+        self.dropped_title.setText(
+            self.tr("{count} stages dropped: shown while the pass is paused at them, then gone from the history "
+                    "(Restart and run to one to see it again).").format(count=len(dropped)) if dropped
+            else self.tr("No stage dropped."))
+        if dropped and self._announced is not stepper:
+            self._announced = stepper
+            size, first = format_bytes(limit or 0), dropped[0]
+            ctl.message.emit(Message("warning", said(lambda: self.tr(
+                "The capture budget ({size}) is full: from {stage} on, stages are kept only while the pass is "
+                "paused at them. The Capture panel lists them.").format(size=size, stage=first)),
+                topic="capture-budget"))
+
+    def _estimate_line(self, estimate) -> str:
+        """What the plan says the pass will hold, and what the budget keeps and drops."""
+        stages = len(estimate.kept) + len(estimate.dropped)
+        if not estimate.dropped:
+            return self.tr("The pass will hold {total} in {stages} stages: all of them fit.").format(
+                total=format_bytes(estimate.total_bytes), stages=stages)
+        return self.tr("The pass will hold {total} in {stages} stages: the budget keeps {kept} ({kept_size}) and "
+                       "drops {dropped}, from {first} on.").format(
+            total=format_bytes(estimate.total_bytes), stages=stages, kept=len(estimate.kept),
+            kept_size=format_bytes(estimate.kept_bytes), dropped=len(estimate.dropped), first=estimate.dropped[0])
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self._shown = None  # every text again, in the new language
+            self.refresh()
+            if self.budget_action is not None:
+                self.budget_action.setText(self.tr("Capture Budget…"))
+        super().changeEvent(event)
+
+
+class BudgetDialog(QDialog):
+    """Choose the capture budget: half of the free memory, none, or a number of MB."""
+
+    def __init__(self, setting: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Capture Budget"))
+        self.auto = QRadioButton(self.tr("Half of the memory free on the device (default)"))
+        self.off = QRadioButton(self.tr("No budget: keep every stage"))
+        self.fixed = QRadioButton(self.tr("At most:"))
+        self.mb = QDoubleSpinBox()
+        self.mb.setRange(0, 10_000_000)
+        self.mb.setDecimals(2)
+        self.mb.setSuffix(" MB")
+        self.mb.setValue(float(setting) if setting not in (AUTO, OFF) else 1000)
+        group = QButtonGroup(self)
+        for button in (self.auto, self.off, self.fixed):
+            group.addButton(button)
+        {AUTO: self.auto, OFF: self.off}.get(setting, self.fixed).setChecked(True)
+        self.mb.valueChanged.connect(lambda _v: self.fixed.setChecked(True))
+        note = QLabel(self.tr("Stages beyond the budget are shown while the pass is paused at them, then dropped "
+                              "from the history. Applies from the next Run."))
+        note.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        for widget in (self.auto, self.off, self.fixed, self.mb, note, buttons):
+            layout.addWidget(widget)
+
+    def setting(self) -> str:
+        if self.auto.isChecked():
+            return AUTO
+        if self.off.isChecked():
+            return OFF
+        return f"{self.mb.value():g}"
+
+
+def install(window) -> None:
+    """Add the Capture dock (tabbed with Stats) and Debug ▸ Capture Budget… to `window`."""
+    ctl = window.ctl
+    if window.persist:
+        ctl.capture_budget = parse_setting(window.settings.value(SETTING_KEY))
+    window.capture_panel = CapturePanel(ctl)
+    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Capture"), "capture", window.capture_panel,
+                        window.dockWidgetArea(window.docks["stats"]))
+    window.tabifyDockWidget(window.docks["stats"], dock)
+    window.docks["stats"].raise_()
+
+    def choose() -> None:
+        dialog = BudgetDialog(ctl.capture_budget, window)
+        window.budget_dialog = dialog  # tests reach the open dialog here
+        accepted = dialog.exec() == QDialog.Accepted
+        dialog.deleteLater()
+        if accepted:
+            ctl.capture_budget = dialog.setting()
+            if window.persist:
+                window.settings.setValue(SETTING_KEY, ctl.capture_budget)
+            setting = ctl.capture_budget
+            ctl.info.emit(said(lambda: QCoreApplication.translate(
+                "CapturePanel", "Capture budget: {setting}; applies from the next Run.").format(
+                setting=describe_setting(setting))))
+    action = window.debug_menu.addAction(QCoreApplication.translate("CapturePanel", "Capture Budget…"), choose)
+    window.capture_panel.budget_action = action
+    action.setObjectName("tfdebug.capture.budget")
+    window.capture_budget_action = action

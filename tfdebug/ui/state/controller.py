@@ -1,0 +1,383 @@
+"""DebugController: the one object panels talk to.
+
+It owns the current session (or replay), wraps the stepper's events in Qt signals,
+keeps the view selection shared by every panel (which two axes are shown, the index
+of every other axis, the selected stage), computes the shown slice with core's
+display math, and turns core errors into an `error` signal. Panels receive the
+controller, connect to its signals and call its methods; they never call each other.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.errors import TfdebugError
+from tfdebug.core.layout import PassLayout, build_layout
+from tfdebug.core.plan import Plan
+from tfdebug.core.recorder import Capture, held_bytes
+from tfdebug.core.stages import token_labels
+from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
+from tfdebug.core.view import RunInputs, ViewSelection, axis_names
+from tfdebug.io.recording import Recording, recording_on_screen
+from tfdebug.ui.i18n.language import breakpoint_text, error_phrase, phrase_text, said
+from tfdebug.ui.state.breakpoints import BreakpointsMixin
+from tfdebug.ui.state.generating import GenerationMixin
+from tfdebug.ui.state.loading import LoadingMixin
+from tfdebug.ui.state.messages import Message
+from tfdebug.ui.workers.display import DisplayMixin, DisplayWorker
+from tfdebug.ui.workers.gui_gc import note_activity
+from tfdebug.ui.workers.jobs import Job
+from tfdebug.ui.workers.qt_events import StepperSignals
+
+
+class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMixin, QObject):
+    """State shared by the window and panels; every change is announced by a signal."""
+
+    session_changed = Signal()      # a new pass (live or replay): plan, layout and tokens changed
+    stage_changed = Signal()        # the shown stage changed (cursor moved, paused, replaced)
+    stage_shown = Signal()          # one event-loop turn later: the heatmap has drawn it; other panels follow
+    state_changed = Signal()        # stepper state or history changed: actions re-check themselves
+    stats_changed = Signal()        # current_stats (whole tensor) computed, just after the stage shows
+    slice_changed = Signal()        # current_slice changed (no argument: PySide mishandles None payloads)
+    slice_stats_changed = Signal()  # the shown slice's mean and std arrived (a large slice shows before them)
+    breakpoints_changed = Signal()
+    busy_changed = Signal(bool)     # a model is loading
+    inputs_changed = Signal()       # `inputs` changed (typed, or restored after a failed Run)
+    message = Signal(object)        # a Message for the message bar
+    clear_messages = Signal(str)    # messages on this topic no longer apply ("" clears all)
+    error = Signal(object)          # a sentence for the message bar (level error): a Message content
+    info = Signal(object)           # a passing notice (breakpoint hit, pass finished): a Message content
+    close_requested = Signal()      # File → Quit: the window closes (and shuts the controller down)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.session = None
+        self.stepper: Stepper | None = None
+        self.replayed: Recording | None = None  # the snapshot a replay reads from (kept open for lazy reads)
+        self.plan: Plan = Plan()
+        self.layout: PassLayout = build_layout([])
+        self._tokens: dict[str, list[str]] = {}
+        self.title = ""
+        self.model_name = ""
+        self.device = ""
+        self.view = ViewSelection()
+        self.selected_stage: str | None = None
+        self.current_slice: DisplaySlice | None = None
+        self.current_stats: Stats | None = None
+        self._indexed: tuple | None = None  # (slice, levels, LUT indices) the worker quantised with the slice
+        self.busy = False
+        self._shown: Capture | None = None
+        # What Run starts; the input bar edits it.
+        self.inputs = RunInputs("random")
+        # Decoding settings when Run generates token by token (a GenerationSession); None: one pass.
+        self.generation = None
+        # The capture budget of the next pass: "auto", "off" or MB as text (tfdebug.ui.state.capture_budget).
+        self.capture_budget = "auto"
+        self.load_job: Job | None = None
+        self.verification = None  # how the last finished live pass compares with the unmodified model
+        self._signals: StepperSignals | None = None
+        self._adapter_cache: tuple[tuple[str, str], object] | None = None
+        self._breakpoints: frozenset[Breakpoint] = frozenset()
+        self._step_in_flight = False  # a live Step runs and its pause has not been shown yet
+        self.queued_steps = 0         # Steps asked for meanwhile (key repeat): one runs per pause
+        self.condition_mode = EXACT  # how condition breakpoints are checked (Stepper.set_condition_mode)
+        self.error.connect(lambda text: self.message.emit(Message("error", text)))
+        # Whole-tensor stats, large slices and head thumbnails are computed off the GUI thread.
+        self.display = DisplayWorker(self)
+        # Captured events come by the hundred during Continue: re-check actions at most every 50 ms.
+        self._state_timer = QTimer(self)
+        self._state_timer.setSingleShot(True)
+        self._state_timer.setInterval(50)
+        self._state_timer.timeout.connect(self.state_changed.emit)
+        # Panels other than the heatmap follow a new stage one event-loop turn later: the
+        # heatmap, which the user is waiting for, paints first and alone, and the GUI thread
+        # returns to the event loop between the two halves of a step.
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setSingleShot(True)
+        self._follow_timer.setInterval(0)
+        self._follow_timer.timeout.connect(self.stage_shown.emit)
+
+    # ----- the pass ------------------------------------------------------------------
+    @property
+    def is_live(self) -> bool:
+        return self.stepper is not None and self.stepper.is_live
+
+    @property
+    def current(self) -> Capture | None:
+        """The stage the panels show (the stepper's cursor as of its last event)."""
+        return self._shown
+
+    @property
+    def adapter(self):
+        """The adapter of the live session, or None (nothing loaded, or a replay)."""
+        return self.session.adapter if self.session is not None else None
+
+    def set_inputs(self, inputs: RunInputs) -> None:
+        if inputs != self.inputs:
+            self.inputs = inputs
+            self.inputs_changed.emit()
+
+    def set_session(self, session) -> None:
+        """Show a live DebugSession and start its pass (paused at the first stage)."""
+        self._replace_stepper(session.stepper, session, session.plan, session.layout, session.tokens, session.title)
+        adapter = session.adapter
+        self.model_name = adapter.name
+        self.device = str(adapter.device)
+        self.set_inputs(RunInputs(adapter.name, self.inputs.device if self.inputs.model == adapter.name
+                                  else str(adapter.device), session.texts))
+        self.clear_messages.emit("")
+        self.session_changed.emit()
+        self.command(session.stepper.start)
+        if session.unknown_words:
+            words = ", ".join(session.unknown_words)
+            self.message.emit(Message("warning", said(lambda: self.tr(
+                "Not in the vocabulary (shown as <unk>): {words}.").format(words=words)), topic="unknown-words"))
+        if session.notes:  # the adapter's own sentences about these inputs (Phrases: said in the window's language)
+            notes = tuple(session.notes)
+            self.message.emit(Message("info", said(lambda: " ".join(phrase_text(n) for n in notes)),
+                                      topic="input-notes"))
+
+    def load_replay(self, stepper: Stepper, tokens: dict, title: str, recording: Recording | None = None) -> None:
+        """Show a recorded pass (Stepper.replay): every panel works, nothing can run.
+
+        `recording` is the snapshot the stepper reads from: it is what Export and Compare
+        take for this pass, and it is closed when the window shows another pass.
+        """
+        plan = Plan(stepper.history)
+        self._replace_stepper(stepper, None, plan, build_layout(plan), dict(tokens), title)
+        self.replayed = recording
+        self.model_name = "recorded"
+        current = stepper.current
+        self.device = str(current.device) if current is not None else ""
+        self.clear_messages.emit("")
+        self.session_changed.emit()
+        # The first stage shows one event-loop turn later: reading the file and drawing its first
+        # stage each hold the GUI thread for tens of ms; back to back they would hold it for both.
+        QTimer.singleShot(0, self, lambda: self._show_current() if self.stepper is stepper else None)
+        self.state_changed.emit()
+
+    def _replace_stepper(self, stepper, session, plan, layout, tokens, title) -> None:
+        self.close()
+        self.verification = None
+        self.session, self.stepper, self.plan, self.layout = session, stepper, plan, layout
+        self._tokens, self.title = tokens, title
+        self.current_slice = None
+        self.current_stats = None
+        self._shown = None
+        self._signals = StepperSignals(stepper, self)
+        self._signals.event.connect(self._on_event)
+        stepper.set_condition_mode(self.condition_mode)
+        for bp in self._breakpoints:
+            self._try_add(bp)
+
+    def close(self) -> None:
+        """Stop the current pass (the worker ends) and forget it."""
+        self.display.cancel()
+        if self._signals is not None:
+            self._signals.detach()
+            self._signals = None
+        if self.session is not None:
+            self.session.close()
+        elif self.stepper is not None and self.stepper.is_live:
+            self.stepper.stop()
+        if self.replayed is not None:
+            self.replayed.close()
+            self.replayed = None
+        self.session = None
+        self.stepper = None
+
+    def recording(self) -> tuple[Recording | None, str]:
+        """The pass on screen as a Recording (for Export, Compare, the Overview) and a note when partial."""
+        return recording_on_screen(self.stepper, self.session, self.replayed)
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.busy_changed.emit(busy)
+        self.state_changed.emit()
+
+    # ----- commands ------------------------------------------------------------------
+    def command(self, func: Callable, *args) -> bool:
+        """Call a stepper command; a TfdebugError becomes the `error` signal. True when it applied."""
+        try:
+            func(*args)
+        except TfdebugError as exc:
+            self.error.emit(error_phrase(exc))
+            return False
+        finally:
+            self.state_changed.emit()
+        return True
+
+    def _on_stepper(self, command: Callable[[Stepper], None]) -> bool:
+        self._step_in_flight, self.queued_steps = False, 0  # any other command ends a run of steps
+        if self.stepper is None:
+            self.error.emit(said(lambda: self.tr("Nothing is loaded yet: press Run.")))
+            return False
+        stepper = self.stepper
+        return self.command(lambda: command(stepper))
+
+    def step(self) -> bool:
+        """One stage on (through history first, else the live forward runs one stage).
+
+        Asked again before the window has shown the stage a live step ran to (F10 held down
+        repeats faster than that), the step is queued and runs once that pause arrives: one
+        stage per key event, none dropped.
+        """
+        if self._step_in_flight:
+            self.queued_steps += 1
+            return True
+        queued = self.queued_steps
+
+        def step_and_note(stepper: Stepper) -> None:
+            stepper.step()
+            # Set before state_changed re-checks the actions: Step stays enabled while it runs.
+            self._step_in_flight = stepper.state == RUNNING
+        ok = self._on_stepper(step_and_note)
+        self.queued_steps = queued
+        return ok
+
+    def can_step(self) -> bool:
+        """Step applies: the pass can advance, or a step runs (the new one is queued)."""
+        return self.can_advance() or self._step_in_flight
+
+    def _next_queued_step(self, event: StepperEvent) -> None:
+        if event.type not in ("paused", "finished", "failed", "stopped"):
+            return
+        self._step_in_flight = False
+        if event.type == "paused" and event.reason == "step" and self.queued_steps:
+            self.queued_steps -= 1
+            self.step()
+        else:
+            self.queued_steps = 0  # a breakpoint, the end or a failure: the rest of the run is dropped
+
+    def continue_(self) -> bool:
+        return self._on_stepper(Stepper.continue_)
+
+    def step_out(self) -> bool:
+        return self._on_stepper(Stepper.step_out)
+
+    def step_back(self) -> bool:
+        return self._on_stepper(Stepper.step_back)
+
+    def pause(self) -> bool:
+        return self._on_stepper(Stepper.pause)
+
+    def restart(self) -> bool:
+        """The same pass again; what was said about the last run (its failure, its verification) no longer applies."""
+        ok = self._on_stepper(Stepper.restart)
+        if ok:
+            self.verification = None
+            self.clear_messages.emit("run"), self.clear_messages.emit("verify")
+        return ok
+
+    def stop(self) -> bool:
+        return self._on_stepper(Stepper.stop)
+
+    def run_to(self, name: str) -> bool:
+        return self._on_stepper(lambda s: s.run_to(name))
+
+    def can_advance(self) -> bool:
+        s = self.stepper
+        if s is None or self.busy or s.state == RUNNING:
+            return False
+        return s.state == PAUSED or s.cursor < len(s.history) - 1
+
+    def can_step_back(self) -> bool:
+        s = self.stepper
+        return s is not None and s.state != RUNNING and s.cursor > 0
+
+    def is_running(self) -> bool:
+        return self.stepper is not None and self.stepper.state == RUNNING
+
+    def is_alive(self) -> bool:
+        return self.stepper is not None and self.stepper.alive
+
+    def reached(self, name: str) -> int | None:
+        """History index of the stage called `name`, or None when it has not run yet."""
+        return self.stepper.position_of(name) if self.stepper is not None else None
+
+    def held_bytes(self) -> int:
+        return held_bytes(self.stepper.history) if self.stepper is not None else 0
+
+    # ----- events --------------------------------------------------------------------
+    def _on_event(self, stepper: Stepper, event: StepperEvent) -> None:
+        if stepper is not self.stepper:
+            return  # a queued event of a pass already replaced
+        note_activity()  # no long garbage collection while a pass moves
+        if event.type == "captured":
+            if not self._state_timer.isActive():
+                self._state_timer.start()
+            return
+        if event.type in ("paused", "moved", "replaced"):
+            self._show_current()
+            if event.type == "paused" and event.reason == "breakpoint" and event.breakpoint is not None:
+                stage, hit = event.capture.name, event.breakpoint
+                self.info.emit(said(lambda: self.tr("Stopped at {stage}: breakpoint on {what}.").format(
+                    stage=stage, what=breakpoint_text(hit))))
+        elif event.type == "failed":
+            cause = event.error.__cause__ if event.error is not None else None
+            self.message.emit(Message("error", error_phrase(event.error) if event.error is not None
+                                      else said(lambda: self.tr("The forward pass failed.")),
+                                      f"{type(cause).__name__}: {cause}" if cause is not None else "", topic="run"))
+            self._show_current()
+        elif event.type == "finished":
+            if event.reason == "breakpoint" and event.breakpoint is not None:
+                stage, hit = event.capture.name, event.breakpoint
+                self.info.emit(said(lambda: self.tr(
+                    "The pass finished; the first stage with a breakpoint hit is {stage} "
+                    "({what}): the stages after it have already run.").format(
+                    stage=stage, what=breakpoint_text(hit))))
+            elif stepper.state == FINISHED:
+                self.info.emit(said(lambda: self.tr("The forward pass finished.")))
+            self._show_current()
+            if stepper.state == FINISHED and self.session is not None:
+                self._verify(self.session, stepper.output)
+        self.state_changed.emit()
+        self._next_queued_step(event)
+
+    # ----- view selection --------------------------------------------------------------
+    def axis_names(self, capture: Capture | None = None) -> tuple[str, ...]:
+        capture = capture or self.current
+        return axis_names(capture.info.axes, capture.shape) if capture is not None else ()
+
+    def set_axes(self, row: int, col: int) -> None:
+        """Show axes `row` × `col` of the current stage (swapped in when equal to the other one)."""
+        if row == col:
+            row, col = self.view.col_axis, self.view.row_axis
+        self.view.row_axis, self.view.col_axis = row, col
+        names = self.axis_names()
+        if names:
+            self.view.pin((names[row], names[col]))
+        self.refresh_slice()
+
+    def set_index(self, axis_name: str, index: int) -> None:
+        """Fix the axis called `axis_name` (head, batch, ...) at `index` and redraw."""
+        if self.view.indices_by_name.get(axis_name) == index:
+            return
+        self.view.indices_by_name[axis_name] = index
+        self.refresh_slice()
+
+    def indices(self, capture: Capture | None = None) -> dict[int, int]:
+        capture = capture or self.current
+        return self.view.indices(self.axis_names(capture), capture.shape) if capture is not None else {}
+
+    def axis_labels(self, axis: int) -> list[str] | None:
+        """Token strings along `axis` of the current stage, when it indexes tokens or the vocabulary."""
+        capture = self.current
+        if capture is None or not 0 <= axis < len(capture.info.axes):
+            return None
+        if capture.info.axes[axis] == "vocab":  # the model's words, from its adapter (none in a replay)
+            labels = self.adapter.vocabulary() if self.adapter is not None else None
+        else:
+            which = capture.info.tokens.get(capture.info.axes[axis])
+            labels = token_labels(self.tokens, which) if which else None
+        return list(labels) if labels and len(labels) == capture.shape[axis] else None
+
+    def select_stage(self, name: str) -> None:
+        self.selected_stage = name
+        self.state_changed.emit()
+
+    # ----- breakpoints -----------------------------------------------------------------

@@ -1,0 +1,161 @@
+"""Loading a pass and checking it against the unmodified model, off the UI thread.
+
+`LoadingMixin` is part of `DebugController`: Run loads (or reuses) the model and checks
+the texts in a `Job`, stops the pass on screen only then, plans the new pass in a second
+`Job`, and shows it; when a finished pass came from an adapter that taps someone else's
+model, a third `Job` compares its output with the unmodified model's. Opening a snapshot
+reads and checks the file the same way (`load_in_background`).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QCoreApplication
+
+from tfdebug.adapters.base import ModelAdapter
+from tfdebug.core.view import RunInputs
+from tfdebug.ui.i18n.language import said, verification_text
+from tfdebug.ui.state.messages import Message
+from tfdebug.ui.workers.jobs import Job
+
+
+def _failure_sentence(exc: BaseException):
+    return said(lambda: QCoreApplication.translate("LoadingMixin", "The model could not prepare this pass. Check the "
+                                              "input and the model, then press Run again."))
+
+
+class LoadingMixin:
+    """Run, its loading jobs, shutdown and verification; state lives on the controller."""
+
+    def run(self, inputs: RunInputs | None = None) -> None:
+        """Start a pass on `inputs` (default: the input bar's), from any state.
+
+        Off the UI thread the model is loaded (or reused) and the texts are checked; only
+        then is the pass on screen stopped (its captured stages stay viewable) and the new
+        pass planned, opening paused at its first stage. When loading or checking fails,
+        the pass on screen is untouched and the input bar shows its texts again.
+        """
+        if self.busy:
+            return
+        inputs = inputs or self.inputs
+        self.set_inputs(inputs)
+        self._set_busy(True)
+        cache = self._adapter_cache
+        self._start_job(lambda job: self._load(job, inputs, cache), self._on_loaded)
+
+    def _start_job(self, work, on_finished) -> None:
+        job = Job(work, name="load", describe_failure=_failure_sentence)
+        job.finished.connect(on_finished)
+        job.failed.connect(self._on_load_failed)
+        job.cancelled_signal.connect(lambda: self._set_busy(False))
+        self.load_job = job
+        job.start()
+
+    @staticmethod
+    def _load(job: Job, inputs: RunInputs, cache):
+        """(cache entry, adapter, texts): the model loaded or reused, the texts checked by preparing them."""
+        from tfdebug.adapters.registry import load_adapter
+
+        key = (inputs.model, inputs.device)
+        adapter = cache[1] if cache and cache[0] == key else load_adapter(inputs.model, inputs.device)
+        job.check()
+        fields = {f.key for f in adapter.inputs}
+        texts = {k: v for k, v in inputs.texts.items() if k in fields}
+        if not texts:  # another model's fields: start from this model's first preset
+            texts = adapter.default_texts()
+        adapter.prepare(texts)  # a typed error here leaves the pass on screen alone
+        return (key, adapter), adapter, texts
+
+    def _on_loaded(self, result) -> None:
+        cache_entry, adapter, texts = result
+        self._adapter_cache = cache_entry
+        # The new pass may use the same model: the running one's hooks must be gone before planning.
+        if self.stepper is not None and self.stepper.is_live and self.stepper.alive:
+            self.stepper.stop()
+            self.state_changed.emit()
+
+        settings, budget_setting = self.generation, self.capture_budget
+
+        def plan(job: Job):
+            from tfdebug.ui.state.capture_budget import budget_bytes
+            budget = budget_bytes(budget_setting, adapter.device)  # "auto" asks the device: off the GUI thread
+            if settings is not None:  # a generation: every step's pass under one stepper
+                from tfdebug.adapters.generation import GenerationSession
+                given = texts
+                if texts == adapter.default_texts():  # a preset generates from its required texts alone
+                    given = {f.key: texts[f.key] if f.required else "" for f in adapter.inputs}
+                return GenerationSession(adapter, given, settings, max_capture_bytes=budget)
+            from tfdebug.adapters.session import DebugSession
+            return DebugSession(adapter, texts, max_capture_bytes=budget)
+        self._start_job(plan, self._on_planned)
+
+    def _on_planned(self, session) -> None:
+        self._set_busy(False)
+        self.set_session(session)
+
+    def _on_load_failed(self, sentence: str, details: str) -> None:
+        self._set_busy(False)
+        self.message.emit(Message("error", sentence, details, topic="run"))
+        if self.session is not None:  # the input bar goes back to what is on screen
+            self.set_inputs(RunInputs(self.session.adapter.name, str(self.session.adapter.device),
+                                      self.session.texts))
+
+    def load_in_background(self, work: Callable[[Job], object], on_loaded: Callable[[object], None],
+                           describe_failure: Callable[[BaseException], object]) -> bool:
+        """Other reading before a pass goes on screen (a snapshot), done as a model load is: off
+        the UI thread, busy meanwhile, abandoned when the window closes, a failure said in the
+        message bar with the pass on screen untouched. False (nothing started) while busy."""
+        if self.busy:
+            return False
+        self._set_busy(True)
+        job = Job(work, name="open", describe_failure=describe_failure)
+
+        def loaded(result) -> None:
+            self._set_busy(False)
+            on_loaded(result)
+        job.finished.connect(loaded)
+        job.failed.connect(self._on_load_failed)
+        job.cancelled_signal.connect(lambda: self._set_busy(False))
+        self.load_job = job
+        job.start()
+        return True
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """The window is closing: abandon a model load and end the display worker (both joined, so
+        no thread outlives Qt or sits inside torch at exit) and stop the pass."""
+        job = self.load_job
+        if job is not None and job.running:
+            job.cancel()
+            job.wait(timeout)
+        self.close()
+        self.display.close(timeout)
+
+    def _verify(self, session, output) -> None:
+        """Compare the finished pass's output with the unmodified model's, off the UI thread.
+
+        Adapters that tap someone else's model say how close the two are; a mismatch is an
+        error in the window, a match a notice and the `verification` the status bar shows.
+        """
+        if type(session.adapter).verify is ModelAdapter.verify:
+            return  # written with taps: nothing to compare against
+        if not hasattr(session, "verify"):
+            return  # a generation (GenerationSession): its steps are checked against generate() in the tests
+        job = Job(lambda job: session.verify(output), name="verify",
+                  describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
+                      "LoadingMixin", "The check against the unmodified model could not run.")))
+        job.finished.connect(lambda result, s=session: self._verified(s, result))
+        job.failed.connect(lambda sentence, details: self.message.emit(Message("error", sentence, details)))
+        job.start()
+
+    def _verified(self, session, verification) -> None:
+        if session is not self.session or verification is None:
+            return
+        self.verification = verification
+        if verification.ok:
+            self.info.emit(said(lambda: verification_text(verification)))
+        else:
+            self.message.emit(Message("error", said(lambda: QCoreApplication.translate(
+                "LoadingMixin", "The tapped model's output differs from the unmodified model's: {what}").format(
+                what=verification_text(verification))), topic="verify"))
+        self.state_changed.emit()

@@ -1,0 +1,58 @@
+"""Breakpoint widgets: the "break on every <kind>" menu, and Clear All Breakpoints."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtWidgets import (
+    QMenu,
+    QWidget,
+)
+
+from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.stages import KINDS
+from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.i18n.language import kind_title, retranslate_with
+from tfdebug.ui.state.controller import DebugController
+
+
+def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
+    """A menu of checkable kinds by readable name: checking "Softmax" breaks on every softmax."""
+    menu = QMenu(parent)
+    by_kind = {}
+    for kind in KINDS:
+        act = menu.addAction(kind)
+        act.setCheckable(True)
+        act.setObjectName(f"break-kind-{kind}")
+        act.toggled.connect(lambda on, k=kind: ctl.set_breakpoint(Breakpoint.on_kind(k), on))
+        by_kind[kind] = act
+
+    def sync() -> None:
+        for kind, act in by_kind.items():
+            act.blockSignals(True)
+            act.setChecked(Breakpoint.on_kind(kind) in ctl.breakpoints)
+            act.blockSignals(False)
+
+    def only_this_pass() -> None:
+        # The vocabulary covers every architecture; list the kinds this pass has (all before one loads).
+        present = {c.info.kind for c in ctl.plan}
+        for kind, act in by_kind.items():
+            act.setVisible(not present or kind in present or Breakpoint.on_kind(kind) in ctl.breakpoints)
+
+    def retranslate() -> None:
+        menu.setTitle(QCoreApplication.translate("kind_menu", "Break on Every…"))
+        for kind, act in by_kind.items():
+            act.setText(kind_title(kind))
+            act.setToolTip(QCoreApplication.translate("kind_menu", "Stop at every stage of kind {kind}").format(
+                kind=kind))
+
+    ctl.breakpoints_changed.connect(sync)
+    ctl.session_changed.connect(only_this_pass)
+    retranslate_with(menu, retranslate)
+    return menu
+
+
+@actions.action("tfdebug.breakpoints.clear", QT_TRANSLATE_NOOP("actions", "Clear All Breakpoints"), "Ctrl+Shift+F9",
+                QT_TRANSLATE_NOOP("actions", "Remove every stage, kind and condition breakpoint"), toolbar=False)
+def clear_breakpoints(ctx: ActionContext) -> None:
+    ctx.ctl.clear_breakpoints()

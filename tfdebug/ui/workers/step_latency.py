@@ -1,0 +1,196 @@
+"""Step latency to the painted pixel, in the real window (offscreen Qt).
+
+Used by `tfdebug bench`; it lives in ui/ because it drives the window.
+
+A replay whose stages alternate between two N×N attention-like matrices (two heads
+each, so the Heads panel has work too). Each timed step is a real F10 key press on the
+window. Two clocks stop per step:
+
+- "painted": the heatmap's image item has painted the new stage's image (its `paint`
+  ran after the new slice was set — pyqtgraph converts data to colours inside paint,
+  so this includes the colour lookup);
+- "settled": every visible panel is done: the display worker has delivered the slice,
+  whole-tensor stats, head thumbnails and the Explain panel's checks, and no widget
+  repainted in a further pass of the event loop (the settle time is when the window's
+  last paint finished, whichever panel it drew).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+from contextlib import contextmanager
+
+import pyqtgraph as pg
+import torch
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QTimer
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stages import StageInfo
+from tfdebug.core.stepper import Stepper
+from tfdebug.ui.shell.window import MainWindow
+
+WARMUP = 2
+_KINDS = (("scaled", "scale"), ("probs", "softmax"))
+_TIMEOUT_S = 30.0
+_QUIET_S = 0.1  # no paint for this long after the last result: the window is settled
+
+
+def _captures(n: int, steps: int) -> list[Capture]:
+    """`steps` + 1 stages alternating between two (1, 2, n, n) tensors (shared: memory stays 2 tensors)."""
+    generator = torch.Generator().manual_seed(n)
+    scores = torch.randn(1, 2, n, n, generator=generator)
+    tensors = {"scale": scores, "softmax": scores.softmax(-1)}
+    out = []
+    for i in range(steps + 1):
+        stage, kind = _KINDS[i % 2]
+        info = StageInfo(name=f"enc.{i // 2}.attn.{stage}", kind=kind, site="enc.attn", layer=i // 2,
+                         axes=("batch", "head", "query", "key"), formula="bench")
+        out.append(Capture.of(info, tensors[kind]))
+    return out
+
+
+class _PaintClock:
+    """Records when the heatmap image painted a given slice, and when the window last painted.
+
+    The image item's paint is patched before the window exists (PySide resolves a Python
+    override of a virtual method once); the window's paints are timed by an event filter.
+    """
+
+    def __init__(self):
+        self.window: MainWindow | None = None
+        self.painted_slice = None
+        self.painted_at = 0.0
+        self.last_paint = 0.0
+
+    @contextmanager
+    def installed(self):
+        image_paint = pg.ImageItem.paint
+        clock = self
+
+        def paint(item, *args):
+            result = image_paint(item, *args)
+            heatmap = clock.window.heatmap_panel if clock.window is not None else None
+            if heatmap is not None and item is heatmap.image:
+                clock.painted_slice, clock.painted_at = heatmap.slice, time.perf_counter()
+            return result
+
+        pg.ImageItem.paint = paint
+        try:
+            yield self
+        finally:
+            pg.ImageItem.paint = image_paint
+
+    def watch(self, window: MainWindow) -> None:
+        self.window = window
+        _WindowPaints(window, self)
+
+
+class _WindowPaints(QObject):
+    """Times the window's update requests: every widget of the window paints inside one (the
+    heatmap's immediate paint sends one too), so the end of the last is when the last panel drew."""
+
+    def __init__(self, window: MainWindow, clock: _PaintClock):
+        super().__init__(window)
+        self._clock = clock
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.UpdateRequest:
+            watched.event(event)  # the paint itself, now, to see when it ends
+            self._clock.last_paint = time.perf_counter()
+            return True
+        return False
+
+
+def _settled(window: MainWindow, capture: Capture) -> bool:
+    ctl = window.ctl
+    heads = window.heads_panel
+    return (ctl.current is capture and ctl.current_slice is not None and ctl.current_stats is not None
+            and ctl.display_settled() and heads.settled())
+
+
+def _one_step(app, window: MainWindow, clock: _PaintClock, target: Capture) -> tuple[float, float]:
+    """Press F10 once; (ms to the painted heatmap, ms until every panel settled)."""
+    ctl = window.ctl
+    clock.painted_slice = None
+    heatmap = window.heatmap_panel
+    # The heatmap's own slice (ctl.current_slice is replaced once a large slice's mean and std arrive).
+    previous = heatmap.slice  # shown until the new slice arrives (from the worker, for large ones)
+    start = time.perf_counter()
+    deadline = start + _TIMEOUT_S
+    QTest.keyClick(window, Qt.Key_F10)
+    while time.perf_counter() < deadline:
+        sl = heatmap.slice
+        # The new stage's own slice painted: a repaint of the previous image does not count.
+        if ctl.current is target and sl is not None and sl is not previous and clock.painted_slice is sl:
+            break
+        app.processEvents(QEventLoop.WaitForMoreEvents)  # sleep until something happens: no spinning
+    painted = clock.painted_at
+    # Settled: every result delivered, then no widget painted for a quiet period (the
+    # scene's queued updates take a few passes of the event loop to reach the screen).
+    while time.perf_counter() < deadline:
+        app.processEvents(QEventLoop.WaitForMoreEvents)
+        if _settled(window, target) and time.perf_counter() - max(clock.last_paint, painted) > _QUIET_S:
+            break
+    return (painted - start) * 1000.0, (max(clock.last_paint, painted) - start) * 1000.0
+
+
+def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, list[float]]]:
+    """Per N×N slice size: {"painted": [ms…], "settled": [ms…]} over `repeats` timed F10 presses."""
+    app = QApplication.instance() or QApplication([])
+    timings: dict[int, dict[str, list[float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder, _PaintClock().installed() as clock:
+        settings = QSettings(os.path.join(folder, "bench.ini"), QSettings.IniFormat)
+        window = MainWindow(settings=settings, models=["random"], devices=["cpu"])
+        clock.watch(window)
+        window.resize(1600, 1000)
+        window.show()
+        window.docks["heads"].show()
+        app.processEvents()
+        tick = QTimer()  # wakes the waiting loops at least every 5 ms
+        tick.start(5)
+        # A text field's blinking caret repaints every 500 ms whatever the step does; the
+        # settled clock would count a blink that falls in its quiet period as panel work.
+        flash = app.cursorFlashTime()
+        app.setCursorFlashTime(0)
+        for n in sizes:
+            stepper = Stepper.replay(_captures(n, repeats + WARMUP))
+            window.ctl.load_replay(stepper, {"src": [], "tgt": []}, f"bench {n}×{n}")
+            window.activateWindow()
+            for _ in range(20):
+                app.processEvents()
+            painted, settled = [], []
+            for r in range(repeats + WARMUP):
+                p, s = _one_step(app, window, clock, stepper.history[stepper.cursor + 1])
+                if r >= WARMUP:  # the first steps warm caches
+                    painted.append(p)
+                    settled.append(s)
+            timings[n] = {"painted": painted, "settled": settled}
+        tick.stop()
+        app.setCursorFlashTime(flash)
+        window.ctl.close()
+        window.close()
+        window.deleteLater()
+        app.processEvents()
+    return timings
+
+
+@contextlib.contextmanager
+def quiet_qt_messages():
+    """Drop the offscreen platform plugin's chatter (e.g. "This plugin does not support
+    propagateSizeHints()") while measuring: it says nothing about the measurement."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(mode, context, message):
+        if "plugin" not in message and not (context.category or "").startswith("qt.qpa"):
+            print(f"Qt: {message}")
+    previous = qInstallMessageHandler(handler)
+    try:
+        yield
+    finally:
+        qInstallMessageHandler(previous)
