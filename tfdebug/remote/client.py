@@ -42,6 +42,17 @@ def normalise_address(address: str) -> str:
     return address
 
 
+def parse_connect_line(line: str) -> tuple[str, str, str | None] | None:
+    """(address, token, server key or None) from the line tfdebug serve printed, or None when it is not one."""
+    words = line.split()
+    try:
+        address, token = words[words.index("--connect") + 1], words[words.index("--token") + 1]
+    except (ValueError, IndexError):
+        return None
+    key = words[words.index("--server-key") + 1] if "--server-key" in words[:-1] else None
+    return address, token, key
+
+
 class RemoteClient:
     """A connection to `tfdebug serve` at `address`, attached with `token`."""
 

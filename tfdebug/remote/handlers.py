@@ -22,13 +22,14 @@ from tfdebug.core.errors import DisplayError, ExportError, ReplacementError, Ste
 from tfdebug.core.stepper import Stepper, StepperEvent
 from tfdebug.core.view import ViewSelection, axis_names
 from tfdebug.io.recording import recording_on_screen
-from tfdebug.io.snapshot import SUFFIX, save_snapshot
+from tfdebug.io.snapshot import save_snapshot
 from tfdebug.remote import wire
 from tfdebug.remote.display import LocalDisplay
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import Message
 
 Reply = tuple[dict, list[np.ndarray]]
+SUFFIX = ".safetensors"  # a snapshot's file name ends so
 
 
 class ServedSession:

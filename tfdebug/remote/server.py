@@ -211,6 +211,7 @@ class RemoteServer:
             self._send(peer, "reply", {"ok": False, "error": to_reply(error)}, id=message.id)
             return
         self._peer, self._resume = peer, secrets.token_urlsafe(16)
+        self.served.follow = None  # the view is the new window's to tell
         self._last_heard = time.monotonic()
         self._sent_pass, self._sent_len, self._sent_flags = 0, 0, []
         self._send(peer, "welcome", {"server": {"version": __version__, "device": self.device},

@@ -34,18 +34,24 @@ class RemoteDisplay:
     def __init__(self, session: "RemoteSession"):
         self._session = session
         self._pushed: tuple[tuple, DisplaySlice] | None = None  # the slice the server sent with the last event
+        self._followed: tuple | None = None  # the view last told to the server
 
     def follow(self, pinned: tuple[str, str] | None, indices_by_name: Mapping[str, int],
                max_size: tuple[int, int], moments: bool = True) -> None:
         """Tell the server the window's view (tfdebug.core.view.ViewSelection's pinned axes and indices): each
-        stage the pass pauses or moves to then comes with its slice, and `slice_of` for it needs no round trip."""
+        stage the pass pauses or moves to then comes with its slice, and `slice_of` for it needs no round trip.
+        Telling it the same view again sends nothing."""
+        view = (tuple(pinned) if pinned else None, tuple(sorted(indices_by_name.items())), tuple(max_size), moments)
+        if view == self._followed:
+            return
+        self._followed = view
         self._session.request("follow", {"on": True, "pinned": list(pinned) if pinned else None,
                                          "indices": {str(k): int(v) for k, v in indices_by_name.items()},
                                          "max_rows": int(max_size[0]), "max_cols": int(max_size[1]),
                                          "moments": moments})
 
     def unfollow(self) -> None:
-        self._pushed = None
+        self._pushed, self._followed = None, None
         self._session.request("follow", {"on": False, "indices": {}, "max_rows": 1, "max_cols": 1, "moments": False})
 
     def take_pushed(self, fields, buffers) -> None:
@@ -98,6 +104,8 @@ class RemoteDisplay:
 class RemoteSession:
     """A pass served by `tfdebug serve`, attached through `client` (connected by `connect`)."""
 
+    adapter = None  # the model and its adapter are on the server
+
     def __init__(self, client: RemoteClient):
         self.client = client
         self.stepper = RemoteStepper(self)
@@ -121,6 +129,7 @@ class RemoteSession:
     def reconnect(self, timeout: float = 10.0) -> None:
         """Attach (again): the server's pass is where it was; its history and state come anew."""
         self._attached.clear()
+        self.display._followed = None  # a new attachment starts without the old view
         self.client.connect(timeout)
         if not self._attached.wait(timeout):
             raise ConnectionLostError("The server let the window in but sent no pass.", id="remote.no_pass")

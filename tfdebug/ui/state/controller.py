@@ -56,6 +56,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.session = None
+        self.remote = None  # the session when it is served by tfdebug serve (a RemoteSession), else None
         self.stepper: Stepper | None = None
         self.replayed: Recording | None = None  # the snapshot a replay reads from (kept open for lazy reads)
         self.plan: Plan = Plan()
@@ -188,6 +189,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
             self.replayed.close()
             self.replayed = None
         self.session = None
+        self.remote = None
         self.stepper = None
 
     def recording(self) -> tuple[Recording | None, str]:
