@@ -10,7 +10,8 @@ from PySide6.QtTest import QTest
 pytest.importorskip("zmq")
 
 from tests.remote.served import start_server, stop_server  # noqa: E402
-from tests.ui.user_actions import press, run_to_stage  # noqa: E402
+from tests.ui.user_actions import pick, press, run_to_stage, type_into  # noqa: E402
+from tfdebug.core.breakpoints import Breakpoint  # noqa: E402
 
 PROBS = "dec.0.self_attn.probs"
 
@@ -63,6 +64,23 @@ def test_connect_step_and_see_the_heatmap_then_lose_the_server(make_window, qtbo
                     and window.heatmap_panel.slice.stats.neginf > 0, timeout=10000)  # the causal mask, drawn
     assert window.heatmap_panel.image.image is not None
     qtbot.waitUntil(lambda: ctl.current_stats is not None, timeout=10000)  # whole-tensor stats, from the server
+
+    ctl.set_breakpoint(Breakpoint.on_nan(), True)  # evaluated on the server's device
+    press(window, Qt.Key_E, Qt.ControlModifier | Qt.ShiftModifier)  # Edit Tensor…: one cell to NaN
+    qtbot.waitUntil(lambda: window.edit_tools.dialog is not None and window.edit_tools.dialog.isVisible())
+    dialog = window.edit_tools.dialog
+    pick(qtbot, dialog.operation, "Set to a value")
+    pick(qtbot, dialog.target, "One cell")
+    type_into(qtbot, dialog.value, "nan")
+    qtbot.mouseClick(dialog.apply_button, Qt.LeftButton)
+    assert dialog.error_label.text() == ""
+    dialog.close()
+    qtbot.waitUntil(lambda: ctl.current.edited and window.heatmap_panel.slice.stats.nan == 1, timeout=10000)
+    press(window, Qt.Key_F5)  # Continue: the NaN flows on, the breakpoint stops at the next stage
+    qtbot.waitUntil(lambda: ctl.current.name != PROBS and ctl.stepper.state == "paused" and ctl.display_settled()
+                    and window.heatmap_panel.slice is ctl.current_slice and ctl.current_slice.stats.nan > 0,
+                    timeout=10000)
+    assert "breakpoint on" in window.message_bar.text()  # "Stopped at …: breakpoint on contains NaN."
 
     shown = window.heatmap_panel.slice
     served.process.kill()
