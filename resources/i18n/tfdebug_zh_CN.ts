@@ -1355,8 +1355,20 @@ output w·V = {output}</source>
         <translation>无法重新连接到服务器。</translation>
     </message>
     <message>
+        <source>The snapshot could not be streamed from the server.</source>
+        <translation>无法从服务器流式传输快照。</translation>
+    </message>
+    <message>
+        <source>Exported the server&apos;s pass to {path}.</source>
+        <translation>已将服务器上的前向过程导出到 {path}。</translation>
+    </message>
+    <message>
         <source>Reconnected to {host}.</source>
         <translation>已重新连接到 {host}。</translation>
+    </message>
+    <message>
+        <source>Export Snapshot</source>
+        <translation>导出快照</translation>
     </message>
 </context>
 <context>
@@ -1774,6 +1786,14 @@ output w·V = {output}</source>
     <message>
         <source>Attach again to the server whose connection was lost</source>
         <translation>重新连接到断开的服务器</translation>
+    </message>
+    <message>
+        <source>Export Snapshot from Server…</source>
+        <translation>从服务器导出快照…</translation>
+    </message>
+    <message>
+        <source>Stream the server&apos;s pass to a snapshot file on this machine</source>
+        <translation>把服务器上的前向过程流式保存为本机上的快照文件</translation>
     </message>
 </context>
 <context>

@@ -12,6 +12,7 @@ pytest.importorskip("zmq")
 from tests.remote.served import start_server, stop_server  # noqa: E402
 from tests.ui.user_actions import pick, press, run_to_stage, type_into  # noqa: E402
 from tfdebug.core.breakpoints import Breakpoint  # noqa: E402
+from tfdebug.io.snapshot import open_snapshot  # noqa: E402
 
 PROBS = "dec.0.self_attn.probs"
 
@@ -44,7 +45,7 @@ def connect_through_the_menu(window, qtbot, served):
                     and window.heatmap_panel.slice is not None, timeout=20000)
 
 
-def test_connect_step_and_see_the_heatmap_then_lose_the_server(make_window, qtbot, served):
+def test_connect_step_and_see_the_heatmap_then_lose_the_server(make_window, qtbot, served, tmp_path):
     window = make_window()
     window.ctl.close()
     connect_through_the_menu(window, qtbot, served)
@@ -81,6 +82,12 @@ def test_connect_step_and_see_the_heatmap_then_lose_the_server(make_window, qtbo
                     and window.heatmap_panel.slice is ctl.current_slice and ctl.current_slice.stats.nan > 0,
                     timeout=10000)
     assert "breakpoint on" in window.message_bar.text()  # "Stopped at …: breakpoint on contains NaN."
+
+    snapshot = tmp_path / "remote.safetensors"  # File ▸ Export Snapshot from Server…, its file chosen
+    window.tools.remote.export_to(str(snapshot))
+    qtbot.waitUntil(lambda: window.tools.remote.exported == str(snapshot), timeout=20000)
+    with open_snapshot(snapshot) as recording:
+        assert recording[PROBS].edited and recording.names()[0] == ctl.plan[0].name
 
     shown = window.heatmap_panel.slice
     served.process.kill()

@@ -29,6 +29,8 @@ class RemoteTools(QObject):
         self.window, self.ctl = window, window.ctl
         self.session = None
         self.job: Job | None = None
+        self.export_job: Job | None = None
+        self.exported: str | None = None  # the last snapshot streamed from the server
         self._lost.connect(self._on_lost)
 
     # ----- connecting -----------------------------------------------------------------------------
@@ -96,6 +98,31 @@ class RemoteTools(QObject):
             Message("error", sentence, details, topic="remote")))
         job.start()
 
+    # ----- export -----------------------------------------------------------------------------------
+    def export_to(self, path: str) -> Job | None:
+        """Stream the remote pass as a snapshot into `path` on this machine, off the GUI thread."""
+        session = self.ctl.remote
+        if session is None:
+            return None
+
+        def work(job: Job):
+            def progress(done: int, total: int) -> bool:
+                job.progress.emit(done, total)
+                return not job.cancelled
+            return session.export(path, progress)
+        job = self.export_job = Job(work, name="remote-export", describe_failure=lambda exc: said(
+            lambda: self.tr("The snapshot could not be streamed from the server.")))
+        job.finished.connect(lambda note: self._exported(path, note))
+        job.failed.connect(lambda sentence, details: self.ctl.message.emit(Message("error", sentence, details)))
+        job.start()
+        return job
+
+    def _exported(self, path: str, note: str) -> None:
+        self.exported = path
+        self.ctl.info.emit(said(lambda: self.tr("Exported the server's pass to {path}.").format(path=path)))
+        if note:
+            self.ctl.message.emit(Message("info", note, topic="export"))
+
     def _reconnected(self, session) -> None:
         if self.ctl.remote is not session:
             return
@@ -127,9 +154,25 @@ def reconnect_action(ctx: ActionContext) -> None:
     ctx.tools.remote.reconnect()
 
 
+@actions.action("tfdebug.file.export_remote", QT_TRANSLATE_NOOP("actions", "Export Snapshot from Server…"), None,
+                QT_TRANSLATE_NOOP("actions", "Stream the server's pass to a snapshot file on this machine"),
+                enabled=lambda ctl: ctl.remote is not None and ctl.remote.client.lost is None, toolbar=False)
+def export_remote_action(ctx: ActionContext) -> None:
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QFileDialog
+
+    path, _ = QFileDialog.getSaveFileName(ctx.window, QCoreApplication.translate("RemoteTools", "Export Snapshot"),
+                                          "pass.safetensors", QCoreApplication.translate(
+                                              "SnapshotActions", "Recorded passes ({patterns});;All files (*)").format(
+                                              patterns="*.safetensors"))
+    if path:
+        ctx.tools.remote.export_to(path)
+
+
 def install(window) -> None:
     """File ▸ Connect to Server… and Reconnect, and the tools they drive."""
     window.tools.remote = RemoteTools(window)
     window.file_menu.addSeparator()
     window.file_menu.addAction(window.actions_by_id["tfdebug.file.connect"])
     window.file_menu.addAction(window.actions_by_id["tfdebug.file.reconnect"])
+    window.file_menu.addAction(window.actions_by_id["tfdebug.file.export_remote"])
