@@ -1,72 +1,137 @@
-"""Make README's window pictures the way a person gets there: F10 presses, window sizes.
+"""Make the docs' window pictures the way a person gets there: typed inputs, Return, F10, clicks, Ctrl+F10.
 
-    QT_QPA_PLATFORM=offscreen python docs/make_screenshots.py [OUT_DIR]
+    QT_QPA_PLATFORM=offscreen python docs/make_screenshots.py [OUT_DIR] [--only NAME ...]
 
-Writes gui-stepped-dec.0.self_attn.masked.png (1600×1000, the masked stage reached by
-pressing F10 from the first stage), gui-1280x720.png (the same stage on a small screen)
-and gui-1920x1080.png (the logits with the next-token prediction) into OUT_DIR (docs/).
+On the demo model, "I love you" / "我 爱 你" typed into the input bar and Return:
+- gui-stepped-dec.0.self_attn.masked (1600×1000): F10 pressed until the masked self-attention;
+- gui-1280x720: the same stage on a small screen;
+- gui-dec.1.cross_attn.probs (1600×1000) and gui-1920x1080 (`logits`): the stage clicked in the
+  Stages tree, then Ctrl+F10 (Run to Stage);
+- gui-zh-dec.0.self_attn.masked: a window started in Chinese (as `--lang zh`), the same way;
+- gui-hf-tiny-gpt2-masked and gui-hf-tiny-gpt2-probs: the bundled tiny GPT-2 (needs the hf
+  extra) on the prompt "I love you = 我 爱 你", block 0; gui-generation-tiny-gpt2: then Generate
+  (Ctrl+G) and Next Token (Ctrl+T) three times, from the preset "I love you =".
+- learn-notes-head-split: the `notes` model typed into the Model box (Return opens its first
+  preset), at dec.0.self_attn.q_split;
+- sdpa-encoder-layer: `torch:examples.encoder_layer:factory` typed into the Model box, at
+  enc.0.attn.probs (a bare nn.TransformerEncoderLayer).
+- gui-capture-budget: Debug ▸ Capture Budget… set to at most 0.03 MB, Ctrl+Return, F5 to the
+  end, a click on the Capture tab.
+Each NAME.png comes with NAME.json, the texts the window showed (see window_driver.py); OUT_DIR
+defaults to docs/.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+# The tfdebug of this checkout (not whichever one is installed), and window_driver beside this file.
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
+from window_driver import Driver  # noqa: E402
+
+DEMO = {"src": "I love you", "tgt": "我 爱 你"}
+TINY_GPT2 = {"prompt": "I love you = 我 爱 你"}
+ENGLISH = ("gui-stepped-dec.0.self_attn.masked", "gui-1280x720", "gui-dec.1.cross_attn.probs", "gui-1920x1080")
+CHINESE = ("gui-zh-dec.0.self_attn.masked",)
+HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs", "gui-generation-tiny-gpt2")
+OTHERS = ("learn-notes-head-split", "sdpa-encoder-layer")
+BUDGET = ("gui-capture-budget",)
+PICTURES = ENGLISH + CHINESE + HF + OTHERS + BUDGET
 
 
-def wait(app, until, timeout_s: float = 60.0) -> None:
-    for _ in range(int(timeout_s * 100)):
-        app.processEvents()
-        if until():
-            return
-        QTest.qWait(10)
-    raise TimeoutError("the window did not get there in time")
+def english(out: Path, only: set[str] | None) -> None:
+    driver = Driver(out, only)
+    try:
+        driver.window.docks["heads"].show()
+        driver.run("demo", DEMO)
+        driver.step_to("dec.0.self_attn.masked")
+        driver.shot("gui-stepped-dec.0.self_attn.masked", 1600, 1000)
+        driver.shot("gui-1280x720", 1280, 720)
+        if driver.wanted("gui-dec.1.cross_attn.probs"):
+            driver.window.resize(1600, 1000)
+            driver.run_to("dec.1.cross_attn.probs")
+            driver.shot("gui-dec.1.cross_attn.probs", 1600, 1000)
+        if driver.wanted("gui-1920x1080"):
+            driver.run_to("logits")
+            driver.shot("gui-1920x1080", 1920, 1080)
+    finally:
+        driver.close()
 
 
-def main(out: Path) -> None:
-    from tfdebug.core.view import RunInputs
-    from tfdebug.ui.shell.window import MainWindow
+def chinese(out: Path, only: set[str] | None) -> None:
+    driver = Driver(out, only, language="zh")
+    try:
+        driver.run("demo", DEMO)
+        driver.run_to("dec.0.self_attn.masked")
+        driver.shot("gui-zh-dec.0.self_attn.masked", 1600, 1000)
+    finally:
+        driver.close()
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    settings = QSettings(str(out / ".screenshots.ini"), QSettings.IniFormat)
-    window = MainWindow(settings=settings, persist=False)
-    window.resize(1600, 1000)
-    window.show()
-    window.docks["heads"].show()
-    window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": "我 爱 你"}))
-    ctl = window.ctl
 
-    def paused_at(name=None):
-        current = ctl.current
-        return (current is not None and ctl.stepper.state != "running" and current is ctl.stepper.current
-                and (name is None or current.name == name))
-    wait(app, paused_at)
-    while ctl.current.name != "dec.0.self_attn.masked":  # F10, one stage at a time
-        before = len(ctl.stepper.history)
-        window.activateWindow()
-        QTest.keyClick(window, Qt.Key_F10)
-        wait(app, lambda: paused_at() and len(ctl.stepper.history) > before)
+def tiny_gpt2(out: Path, only: set[str] | None) -> None:
+    from tfdebug.adapters import available_models
 
-    def shot(name: str, w: int, h: int) -> None:
-        window.resize(w, h)
-        wait(app, lambda: window.width() == w and window.height() == h)
-        QTest.qWait(500)  # docks, plots and thumbnails laid out at their final size
-        path = out / name
-        if not window.grab().save(str(path), "PNG"):
-            raise OSError(f"could not write {path}")
-        print(f"saved {path}")
-    shot("gui-stepped-dec.0.self_attn.masked.png", 1600, 1000)
-    shot("gui-1280x720.png", 1280, 720)
-    window.navigator.filter.setText("")
-    ctl.run_to("logits")
-    wait(app, lambda: paused_at("logits"))
-    shot("gui-1920x1080.png", 1920, 1080)
-    window.close()
-    (out / ".screenshots.ini").unlink(missing_ok=True)
+    if "tiny-gpt2" not in available_models():
+        print("tiny-gpt2 is not available here (pip install -e '.[hf]'): its pictures are left as they are")
+        return
+    driver = Driver(out, only)
+    try:
+        driver.run("tiny-gpt2", TINY_GPT2)
+        for stage, name in (("dec.0.self_attn.masked", HF[0]), ("dec.0.self_attn.probs", HF[1])):
+            if driver.wanted(name):
+                driver.run_to(stage)
+                driver.shot(name, 1600, 1000)
+        if driver.wanted(HF[2]):  # no flag: Generate beside Run, then Next Token three times
+            driver.generate(3)
+            driver.shot(HF[2], 1600, 1000)
+    finally:
+        driver.close()
+
+
+def other_models(out: Path, only: set[str] | None) -> None:
+    driver = Driver(out, only)
+    try:
+        from tfdebug.adapters.notes import NotesAdapter
+
+        notes_preset = NotesAdapter.presets[0]  # the pair of exactly 10 tokens: only the causal mask applies
+        for model, texts, stage, name in (("notes", notes_preset, "dec.0.self_attn.q_split", OTHERS[0]),
+                                          ("torch:examples.encoder_layer:factory", None, "enc.0.attn.probs", OTHERS[1])):
+            if driver.wanted(name):
+                driver.run(model, texts)
+                driver.run_to(stage)
+                driver.shot(name, 1600, 1000)
+    finally:
+        driver.close()
+
+
+def capture_budget(out: Path, only: set[str] | None) -> None:
+    driver = Driver(out, only)
+    try:
+        driver.run("demo", DEMO)
+        driver.choose_capture_budget("0.03")
+        driver.rerun_to_the_end()
+        driver.click_tab("Capture")
+        driver.shot(BUDGET[0], 1600, 1000)
+    finally:
+        driver.close()
+
+
+def main(out: Path, only: set[str] | None = None) -> None:
+    for names, make in ((ENGLISH, english), (CHINESE, chinese), (HF, tiny_gpt2), (OTHERS, other_models),
+                        (BUDGET, capture_budget)):
+        if only is None or only & set(names):
+            make(out, only)
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", type=Path, default=Path(__file__).resolve().parent)
+    parser.add_argument("--only", nargs="+", choices=PICTURES, help="make only these pictures")
+    return parser.parse_args(argv)
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent)
+    args = parse(sys.argv[1:])
+    main(args.out, set(args.only) if args.only else None)

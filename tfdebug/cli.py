@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import importlib.util
 import io
 import logging
 import os
@@ -17,6 +18,7 @@ import sys
 
 from tfdebug import __version__
 from tfdebug.core.errors import TfdebugError
+from tfdebug.core.safe_text import terminal_safe
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -33,6 +35,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+def _available(name: str) -> bool:
+    """Whether the command's module is installed, found without importing it."""
+    return importlib.util.find_spec(COMMANDS[name][0]) is not None
+
+
 def _load(name: str):
     module, _ = COMMANDS[name]
     try:
@@ -43,17 +50,28 @@ def _load(name: str):
         raise
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tfdebug", description="Step through a Transformer's forward pass.")
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; only `command`'s module is imported and given its arguments.
+
+    Importing a command module may import torch (1–2 s), so `tfdebug --help` imports
+    none and `tfdebug info FILE` only the info command's. None loads every command.
+    """
+    from tfdebug.commands.arguments import Parser
+
+    parser = Parser(prog="tfdebug", description="Step through a Transformer's forward pass.")
     parser.add_argument("--version", action="version", version=f"tfdebug {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in COMMANDS.items():
+        if command is not None and name != command:
+            if _available(name):
+                sub.add_parser(name, help=help_text, description=help_text)
+            continue
         module = _load(name)
         if module is None:
             continue
-        command = sub.add_parser(name, help=help_text, description=help_text)
-        module.add_arguments(command)
-        command.set_defaults(_module=module)
+        parser_of_command = sub.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(parser_of_command)
+        parser_of_command.set_defaults(_module=module)
     return parser
 
 
@@ -62,14 +80,15 @@ class _OutputLost(Exception):
 
 
 class _GuardedStdout:
-    """sys.stdout for the length of a command: a failed write becomes _OutputLost, wherever it happens."""
+    """sys.stdout for the length of a command: a failed write becomes _OutputLost, wherever it happens,
+    and text from files (tokens, names) reaches the terminal escaped: only newlines and tabs act."""
 
     def __init__(self, stream):
         self._stream = stream
 
     def write(self, text):
         try:
-            return self._stream.write(text)
+            return self._stream.write(terminal_safe(text, keep="\n\t"))
         except OSError as exc:
             raise _OutputLost() from exc
 
@@ -100,12 +119,19 @@ def _discard_stdout(stream) -> None:
         pass  # not a real file (a test's capture): nothing is flushed at exit
 
 
+class _SafeFormatter(logging.Formatter):
+    """A log line whose message (it may name files) is escaped onto one line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_safe(super().format(record))
+
+
 def _log_to_stderr() -> None:
     """Warnings of the `tfdebug` logger (e.g. stale temporary files removed) as 'tfdebug: ...' lines."""
     log = logging.getLogger("tfdebug")
     if not log.handlers:
         handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("tfdebug: %(message)s"))
+        handler.setFormatter(_SafeFormatter("tfdebug: %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.WARNING)
         log.propagate = False
@@ -114,6 +140,8 @@ def _log_to_stderr() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; every failure a user can cause is one sentence on stderr (exit 2)."""
     _log_to_stderr()
+    if hasattr(sys.stderr, "reconfigure"):  # a sentence holding a lone surrogate is written, not a traceback
+        sys.stderr.reconfigure(errors="backslashreplace")
     real = sys.stdout
     sys.stdout = _GuardedStdout(real)
     try:
@@ -130,10 +158,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    from tfdebug.commands.arguments import argv_problem
+
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    problem = argv_problem(argv)
+    if problem:
+        print(f"tfdebug: {problem}", file=sys.stderr)
+        return 2
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv = ["gui", *argv]
+    parser = build_parser(argv[0] if argv[0] in COMMANDS else "")
     args = parser.parse_args(argv)
     if getattr(args._module, "TUNE_ALLOCATOR", True):
         # The application's explicit opt-in (the library never does this on its own).
@@ -143,7 +177,8 @@ def _main(argv: list[str] | None) -> int:
     try:
         return int(args._module.run(args) or 0)
     except TfdebugError as exc:
-        print(f"tfdebug: {exc.message}", file=sys.stderr)
+        # Whatever a file or argument put into the sentence reaches the terminal escaped, on one line.
+        print(f"tfdebug: {terminal_safe(exc.message)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -320,6 +320,53 @@
     </message>
 </context>
 <context>
+    <name>DecodingDialog</name>
+    <message>
+        <source>Decoding Settings</source>
+        <translation>解码设置</translation>
+    </message>
+    <message>
+        <source>Greedy (the likeliest token)</source>
+        <translation>贪心（概率最大的词元）</translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation>采样</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>Stop at the end-of-sequence token</source>
+        <translation>遇到序列结束词元时停止</translation>
+    </message>
+    <message>
+        <source>Max new tokens</source>
+        <translation>最多生成词元数</translation>
+    </message>
+    <message>
+        <source>Next token</source>
+        <translation>下一个词元</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+</context>
+<context>
     <name>DisplayMixin</name>
     <message>
         <source>Cannot summarise {name}: {why}</source>
@@ -495,18 +542,6 @@
     <message>
         <source>Choose a CSV file to fill the shown slice from.</source>
         <translation>请选择用来填充显示切片的 CSV 文件。</translation>
-    </message>
-    <message>
-        <source>{name} is too large for a slice of this view.</source>
-        <translation>{name} 对于此视图的切片来说太大了。</translation>
-    </message>
-    <message>
-        <source>not UTF-8 text</source>
-        <translation>不是 UTF-8 文本</translation>
-    </message>
-    <message>
-        <source>Cannot read {name}: {why}.</source>
-        <translation>无法读取 {name}：{why}。</translation>
     </message>
 </context>
 <context>
@@ -723,8 +758,8 @@
         <translation>交叉注意力</translation>
     </message>
     <message>
-        <source>Not a generation. Start one with tfdebug gui --generate (or the generate option of Run); this dock then follows each token.</source>
-        <translation>当前不是生成过程。请用 tfdebug gui --generate（或“运行”的生成选项）开始生成；之后此面板会跟随每个词元。</translation>
+        <source>Not a generation. Press Generate (Ctrl+G) beside Run to generate token by token; Debug ▸ Decoding Settings… chooses how. This dock then follows each token.</source>
+        <translation>这不是生成过程。按“运行”旁的“生成”（Ctrl+G）逐个词元生成；“调试 ▸ 解码设置…”选择生成方式。之后本面板会跟随每个词元。</translation>
     </message>
     <message>
         <source>Step {0}</source>
@@ -1070,6 +1105,10 @@
     <message>
         <source>Capture</source>
         <translation>捕获</translation>
+    </message>
+    <message>
+        <source>Some saved window settings were damaged and have been reset: {keys}.</source>
+        <translation>部分保存的窗口设置已损坏，已被重置：{keys}。</translation>
     </message>
 </context>
 <context>
@@ -1676,6 +1715,14 @@ output w·V = {output}</source>
         <translation>加载模型并运行输入栏中的句子</translation>
     </message>
     <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Generate token by token from the input bar&apos;s texts (KV cache); Next Token (Ctrl+T) steps by token, Debug ▸ Decoding Settings… chooses how</source>
+        <translation>从输入栏的文本逐个词元生成（KV 缓存）；“下一个词元”（Ctrl+T）按词元单步，“调试 ▸ 解码设置…”选择生成方式</translation>
+    </message>
+    <message>
         <source>New Live Pass</source>
         <translation>新的实时前向过程</translation>
     </message>
@@ -1770,6 +1817,14 @@ output w·V = {output}</source>
     <message>
         <source>The notes&apos; toy attention example as tables you can edit</source>
         <translation>笔记中的玩具注意力示例，以可编辑的表格呈现</translation>
+    </message>
+    <message>
+        <source>Decoding Settings…</source>
+        <translation>解码设置…</translation>
+    </message>
+    <message>
+        <source>How Generate chooses each token (greedy or sampled) and when it stops</source>
+        <translation>“生成”如何选择每个词元（贪心或采样）以及何时停止</translation>
     </message>
     <message>
         <source>Connect to Server…</source>
@@ -1962,14 +2017,14 @@ output w·V = {output}</source>
         <translation>无法从 {path} 读取阶段 {name}。</translation>
     </message>
     <message>
+        <source>Cannot read stage {name} from {path}: {reason}.</source>
+        <comment>snapshot.read_failed</comment>
+        <translation>无法从 {path} 读取阶段 {name}：{reason}。</translation>
+    </message>
+    <message>
         <source>Cannot read the model config in {folder}: {reason}.</source>
         <comment>model.config_unreadable</comment>
         <translation>无法读取 {folder} 中的模型配置：{reason}。</translation>
-    </message>
-    <message>
-        <source>Cannot read the vocabulary {path}: {reason}.</source>
-        <comment>vocab.unreadable</comment>
-        <translation>无法读取词表 {path}：{reason}。</translation>
     </message>
     <message>
         <source>Cannot read the weights in {folder}: {reason}.</source>
@@ -2005,11 +2060,6 @@ output w·V = {output}</source>
         <source>Choose a CSV file to fill the shown slice from.</source>
         <comment>edit.no_csv</comment>
         <translation>请选择用来填充显示切片的 CSV 文件。</translation>
-    </message>
-    <message>
-        <source>Could not load the weights in {folder}: {reason}</source>
-        <comment>hf.weights_failed</comment>
-        <translation>无法加载 {folder} 中的权重：{reason}</translation>
     </message>
     <message>
         <source>Device {device} is not available on this machine; available: {available}.</source>
@@ -2112,6 +2162,11 @@ output w·V = {output}</source>
         <translation>无法写入 .pt 文件 {name}。</translation>
     </message>
     <message>
+        <source>The CSV file cannot be read as CSV ({reason}).</source>
+        <comment>edit.csv_unreadable</comment>
+        <translation>该文件无法作为 CSV 读取（{reason}）。</translation>
+    </message>
+    <message>
         <source>The CSV file holds {rows} rows × {cols} columns; the shown slice is {want_rows} × {want_cols}.</source>
         <comment>edit.csv_shape</comment>
         <translation>CSV 文件有 {rows} 行 × {cols} 列；显示的切片是 {want_rows} × {want_cols}。</translation>
@@ -2125,6 +2180,11 @@ output w·V = {output}</source>
         <source>The CSV values are {rows} × {cols}; the shown slice is {want_rows} × {want_cols}.</source>
         <comment>edit.csv_values_shape</comment>
         <translation>CSV 数值是 {rows} × {cols}；显示的切片是 {want_rows} × {want_cols}。</translation>
+    </message>
+    <message>
+        <source>The config names the architecture &apos;{name}&apos;, which in transformers is not a model class.</source>
+        <comment>hf.config_not_model_class</comment>
+        <translation>配置指定的架构 &apos;{name}&apos; 在 transformers 中不是模型类。</translation>
     </message>
     <message>
         <source>The demo model is not bundled with this installation; use --model random.</source>
@@ -2152,6 +2212,11 @@ output w·V = {output}</source>
         <translation>文件名 {name} 对此文件系统来说太长。</translation>
     </message>
     <message>
+        <source>The file {path} cannot be read as a tfdebug export (it is not a zip archive).</source>
+        <comment>export.not_zip</comment>
+        <translation>文件 {path} 无法作为 tfdebug 导出文件读取（它不是 zip 压缩包）。</translation>
+    </message>
+    <message>
         <source>The file {path} cannot be read as a tfdebug export.</source>
         <comment>export.unreadable</comment>
         <translation>文件 {path} 无法作为 tfdebug 导出文件读取。</translation>
@@ -2172,9 +2237,49 @@ output w·V = {output}</source>
         <translation>文件 {path} 是{label}，而不是一次记录的前向传播。</translation>
     </message>
     <message>
-        <source>The file {path} is not a readable safetensors file: {why}.</source>
-        <comment>snapshot.unreadable</comment>
-        <translation>文件 {path} 不是可读的 safetensors 文件：{why}。</translation>
+        <source>The file {path} is not a tfdebug export: a member name is given twice.</source>
+        <comment>export.member_twice</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：有成员名出现了两次。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: array {name} does not hold exactly its shape&apos;s bytes.</source>
+        <comment>export.array_short</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：数组 {name} 的字节数与其形状不符。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: array {name} is not stored as its stage&apos;s {dtype} {shape}.</source>
+        <comment>export.array_mismatch</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：数组 {name} 没有按其阶段的 {dtype} {shape} 存储。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: it holds {n} members (at most {most}).</source>
+        <comment>export.too_many_members</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：它含有 {n} 个成员（最多 {most} 个）。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: its members declare {declared} bytes but the file holds {size}.</source>
+        <comment>export.declares_more</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：其成员声明 {declared} 字节，但文件只有 {size} 字节。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: member {name} is compressed (tfdebug writes exports uncompressed; a compressed member may expand without bound).</source>
+        <comment>export.compressed</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：成员 {name} 是压缩的（tfdebug 写出的导出文件不压缩；压缩成员可能无限膨胀）。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: member {name} is not a stage array.</source>
+        <comment>export.not_stage_array</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：成员 {name} 不是阶段数组。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: tensor {name} is not stored as its own data (it views {held} bytes as {shape}).</source>
+        <comment>export.not_own_storage</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：张量 {name} 不是以自己的数据存储的（它把 {held} 字节视为 {shape}）。</translation>
+    </message>
+    <message>
+        <source>The file {path} is not a tfdebug export: {problem}.</source>
+        <comment>export.bad_key</comment>
+        <translation>文件 {path} 不是 tfdebug 导出文件：{problem}。</translation>
     </message>
     <message>
         <source>The folder {folder} does not exist.</source>
@@ -2222,6 +2327,11 @@ output w·V = {output}</source>
         <translation>模型配置必须是由字段名和值组成的 JSON 对象。</translation>
     </message>
     <message>
+        <source>The model folder {folder} cannot be read: permission denied.</source>
+        <comment>hf.folder_permission</comment>
+        <translation>无法读取模型文件夹 {folder}：权限不足。</translation>
+    </message>
+    <message>
         <source>The model folder {folder} has no {name}.</source>
         <comment>model.missing_file</comment>
         <translation>模型文件夹 {folder} 中没有 {name}。</translation>
@@ -2245,6 +2355,11 @@ output w·V = {output}</source>
         <source>The replacement has shape {got}; stage {name} needs {shape}.</source>
         <comment>replace.shape</comment>
         <translation>替换张量的形状是 {got}；阶段 {name} 需要 {shape}。</translation>
+    </message>
+    <message>
+        <source>The seed must be a whole number from {least} to {most}.</source>
+        <comment>decoding.seed</comment>
+        <translation>随机种子必须是 {least} 到 {most} 之间的整数。</translation>
     </message>
     <message>
         <source>The snapshot {path} changed on disk after it was opened; open it again.</source>
@@ -2307,9 +2422,9 @@ output w·V = {output}</source>
         <translation>目标词元 id 必须是整数，而不是 {dtype}。</translation>
     </message>
     <message>
-        <source>The temperature must be greater than 0.</source>
+        <source>The temperature must be a number from {least:g} to {most:g}.</source>
         <comment>decoding.temperature</comment>
-        <translation>温度必须大于 0。</translation>
+        <translation>温度必须是 {least:g} 到 {most:g} 之间的数。</translation>
     </message>
     <message>
         <source>The tokenizer gives {token} the id {number}, but the model&apos;s embedding has only {rows} rows: the folder&apos;s tokenizer.json does not belong to this model.</source>
@@ -2567,19 +2682,114 @@ output w·V = {output}</source>
         <translation>{device} 指向的 CPU 不存在：只有一个 CPU 设备“cpu”。</translation>
     </message>
     <message>
-        <source>{file} does not hold a JSON object.</source>
-        <comment>hf.config_not_object</comment>
-        <translation>{file} 中不是一个 JSON 对象。</translation>
+        <source>{file} asks for {wanted} layers but the weights hold {held}; the config does not describe these weights.</source>
+        <comment>hf.config_layers</comment>
+        <translation>{file} 要求 {wanted} 层，但权重只有 {held} 层；该配置与这些权重不符。</translation>
     </message>
     <message>
-        <source>{file} is not a tokenizer the tokenizers library reads ({reason}).</source>
-        <comment>hf.bad_tokenizer</comment>
-        <translation>{file} 不是 tokenizers 库能读取的分词器（{reason}）。</translation>
+        <source>{file} describes a model of {params} parameters but the weights hold {held}; the config does not describe these weights.</source>
+        <comment>hf.config_too_large</comment>
+        <translation>{file} 描述的模型有 {params} 个参数，但权重只有 {held} 个；该配置与这些权重不符。</translation>
     </message>
     <message>
-        <source>{file} is not readable JSON ({reason}).</source>
-        <comment>hf.config_unreadable</comment>
-        <translation>{file} 不是可读取的 JSON（{reason}）。</translation>
+        <source>{file} describes a model whose buffers hold {n} values; it would not fit in memory.</source>
+        <comment>hf.config_buffers</comment>
+        <translation>{file} 描述的模型缓冲区含 {n} 个值，内存装不下。</translation>
+    </message>
+    <message>
+        <source>{file} describes quantized weights ({method}); tfdebug shows the numbers of unquantized float16, bfloat16 or float32 models only.</source>
+        <comment>hf.config_quantized</comment>
+        <translation>{file} 描述的是量化权重（{method}）；tfdebug 只显示未量化的 float16、bfloat16 或 float32 模型的数值。</translation>
+    </message>
+    <message>
+        <source>{file} gives &apos;{key}&apos; as {value}, not a positive finite number.</source>
+        <comment>hf.config_not_positive</comment>
+        <translation>{file} 中 &apos;{key}&apos; 为 {value}，不是有限正数。</translation>
+    </message>
+    <message>
+        <source>{file} gives &apos;{key}&apos; as {value}, not a whole number.</source>
+        <comment>hf.config_not_int</comment>
+        <translation>{file} 中 &apos;{key}&apos; 为 {value}，不是整数。</translation>
+    </message>
+    <message>
+        <source>{file} gives &apos;{key}&apos; as {value}; it must be from {least} to {most}.</source>
+        <comment>hf.config_out_of_range</comment>
+        <translation>{file} 中 &apos;{key}&apos; 为 {value}；它必须在 {least} 到 {most} 之间。</translation>
+    </message>
+    <message>
+        <source>{file} gives &apos;{key}&apos; as {value}; tfdebug loads float32, float16 or bfloat16.</source>
+        <comment>hf.config_dtype</comment>
+        <translation>{file} 中 &apos;{key}&apos; 为 {value}；tfdebug 只加载 float32、float16 或 bfloat16。</translation>
+    </message>
+    <message>
+        <source>{file} gives a width of {width} for {heads} heads; without &apos;head_dim&apos; the width must be a multiple of the heads.</source>
+        <comment>hf.config_head_split</comment>
+        <translation>{file} 给 {heads} 个头的宽度为 {width}；没有 &apos;head_dim&apos; 时宽度必须是头数的倍数。</translation>
+    </message>
+    <message>
+        <source>{file} gives {heads} attention heads and {kv} key/value heads; the heads must be a multiple of the key/value heads.</source>
+        <comment>hf.config_kv_heads</comment>
+        <translation>{file} 给出 {heads} 个注意力头和 {kv} 个键/值头；注意力头数必须是键/值头数的倍数。</translation>
+    </message>
+    <message>
+        <source>{file} has no usable model_type (it is {value}, not a short name such as &apos;llama&apos;).</source>
+        <comment>hf.config_model_type</comment>
+        <translation>{file} 没有可用的 model_type（它是 {value}，不是像 &apos;llama&apos; 这样的短名称）。</translation>
+    </message>
+    <message>
+        <source>{file} is damaged: tensor {name} has no valid shape.</source>
+        <comment>hf.bad_tensor_shape</comment>
+        <translation>{file} 已损坏：张量 {name} 没有有效的形状。</translation>
+    </message>
+    <message>
+        <source>{file} is not a safetensors file (it does not start with a safetensors header); tfdebug loads safetensors only and never opens pickles.</source>
+        <comment>hf.not_safetensors</comment>
+        <translation>{file} 不是 safetensors 文件（它不以 safetensors 头开始）；tfdebug 只加载 safetensors，从不打开 pickle。</translation>
+    </message>
+    <message>
+        <source>{file} lists architectures {value}, which are not model class names.</source>
+        <comment>hf.config_architectures</comment>
+        <translation>{file} 列出的 architectures {value} 不是模型类名。</translation>
+    </message>
+    <message>
+        <source>{file} names the activation {value} (&apos;{key}&apos;), which transformers does not have.</source>
+        <comment>hf.config_activation</comment>
+        <translation>{file} 指定的激活函数 {value}（&apos;{key}&apos;）在 transformers 中不存在。</translation>
+    </message>
+    <message>
+        <source>{index} has no &apos;metadata&apos; object (an index saved by save_pretrained has one).</source>
+        <comment>hf.index_metadata</comment>
+        <translation>{index} 没有 &apos;metadata&apos; 对象（save_pretrained 保存的索引都有）。</translation>
+    </message>
+    <message>
+        <source>{index} is not a readable shard index: its &apos;weight_map&apos; is not a map of tensor names to shard files.</source>
+        <comment>hf.bad_index</comment>
+        <translation>{index} 不是可读的分片索引：它的 &apos;weight_map&apos; 不是张量名到分片文件的映射。</translation>
+    </message>
+    <message>
+        <source>{index} names the weight file {shard}, which is not a .safetensors file inside the folder; tfdebug reads only a folder&apos;s own safetensors files.</source>
+        <comment>hf.shard_outside</comment>
+        <translation>{index} 指定的权重文件 {shard} 不是该文件夹内的 .safetensors 文件；tfdebug 只读取文件夹自己的 safetensors 文件。</translation>
+    </message>
+    <message>
+        <source>{index} names {n} shards (at most {most}).</source>
+        <comment>hf.too_many_shards</comment>
+        <translation>{index} 列出 {n} 个分片（最多 {most} 个）。</translation>
+    </message>
+    <message>
+        <source>{path} does not hold a JSON object.</source>
+        <comment>read.json_not_object</comment>
+        <translation>{path} 不包含 JSON 对象。</translation>
+    </message>
+    <message>
+        <source>{path} grew past {most} while being read, so it was not used.</source>
+        <comment>read.grew</comment>
+        <translation>{path} 在读取时增长超过 {most}，因此未被使用。</translation>
+    </message>
+    <message>
+        <source>{path} is a folder, not a file.</source>
+        <comment>read.is_folder</comment>
+        <translation>{path} 是文件夹，不是文件。</translation>
     </message>
     <message>
         <source>{folder} has no config.json, so it is not a Hugging Face model folder.</source>
@@ -2605,11 +2815,6 @@ output w·V = {output}</source>
         <source>{folder} is missing the weight shard {shard} named in its index.</source>
         <comment>hf.missing_shard</comment>
         <translation>{folder} 缺少其索引中列出的权重分片 {shard}。</translation>
-    </message>
-    <message>
-        <source>{index} is not a readable shard index.</source>
-        <comment>hf.bad_index</comment>
-        <translation>{index} 不是可读取的分片索引。</translation>
     </message>
     <message>
         <source>{model} calls neither F.scaled_dot_product_attention nor nn.MultiheadAttention, and holds no Tap: tfdebug found no stage to show.</source>
@@ -2642,6 +2847,11 @@ output w·V = {output}</source>
         <translation>{name} 无法生成文本：它没有可输入词元的解码器。</translation>
     </message>
     <message>
+        <source>{name} in {folder} leads outside the folder (to {target}); tfdebug reads only a folder&apos;s own files.</source>
+        <comment>hf.file_outside</comment>
+        <translation>{folder} 中的 {name} 指向文件夹之外（{target}）；tfdebug 只读取文件夹自己的文件。</translation>
+    </message>
+    <message>
         <source>{name} is an encoder only: it has no decoder to generate text with.</source>
         <comment>hf.encoder_only</comment>
         <translation>{name} 只有编码器：没有可用于生成文本的解码器。</translation>
@@ -2657,11 +2867,6 @@ output w·V = {output}</source>
         <translation>{name} 必须是整数，而不是 {value}。</translation>
     </message>
     <message>
-        <source>{path} is a folder, not a snapshot file.</source>
-        <comment>read.is_folder</comment>
-        <translation>{path} 是文件夹，不是快照文件。</translation>
-    </message>
-    <message>
         <source>{path} is a folder; choose a file name to write.</source>
         <comment>write.is_folder</comment>
         <translation>{path} 是文件夹；请选择要写入的文件名。</translation>
@@ -2670,6 +2875,21 @@ output w·V = {output}</source>
         <source>{path} is a symbolic link; tfdebug does not replace links (write to the file it points to, or choose another name).</source>
         <comment>write.link</comment>
         <translation>{path} 是符号链接；tfdebug 不会替换链接（请写入它指向的文件，或另选一个名称）。</translation>
+    </message>
+    <message>
+        <source>{path} is damaged: stage {name} was saved with only finite values but now holds NaN or infinity.</source>
+        <comment>verify.not_finite</comment>
+        <translation>{path} 已损坏：阶段 {name} 保存时全是有限值，现在却含有 NaN 或无穷大。</translation>
+    </message>
+    <message>
+        <source>{path} is damaged: the true/false stage {name} holds bytes other than 0 and 1.</source>
+        <comment>verify.bad_bool</comment>
+        <translation>{path} 已损坏：布尔阶段 {name} 含有 0 和 1 以外的字节。</translation>
+    </message>
+    <message>
+        <source>{path} is not UTF-8 text (byte {at} is not).</source>
+        <comment>read.not_utf8</comment>
+        <translation>{path} 不是 UTF-8 文本（第 {at} 个字节不是）。</translation>
     </message>
     <message>
         <source>{path} is not UTF-8 text.</source>
@@ -2695,6 +2915,26 @@ output w·V = {output}</source>
         <source>{path} is not a regular file.</source>
         <comment>config.not_file</comment>
         <translation>{path} 不是普通文件。</translation>
+    </message>
+    <message>
+        <source>{path} is not valid JSON ({reason}).</source>
+        <comment>read.json_invalid</comment>
+        <translation>{path} 不是有效的 JSON（{reason}）。</translation>
+    </message>
+    <message>
+        <source>{path} is the file being read; writing there would destroy it (choose another name).</source>
+        <comment>write.over_input</comment>
+        <translation>{path} 正是被读取的文件；写到那里会毁掉它（请换一个名字）。</translation>
+    </message>
+    <message>
+        <source>{path} is {size}; a file of this kind is at most {most}, so it was not read.</source>
+        <comment>read.too_large</comment>
+        <translation>{path} 大小为 {size}；这类文件最多 {most}，因此未读取。</translation>
+    </message>
+    <message>
+        <source>{path} nests more than {most} levels deep.</source>
+        <comment>read.json_deep</comment>
+        <translation>{path} 嵌套超过 {most} 层。</translation>
     </message>
     <message>
         <source>{problem} gives the same key twice.</source>
@@ -3327,6 +3567,11 @@ output w·V = {output}</source>
         <translation>阶段“{name}”的“{key}”不是名称列表</translation>
     </message>
     <message>
+        <source>stage &apos;{name}&apos; has a &apos;finite&apos; mark that is not true or false</source>
+        <comment>manifest.bad_finite</comment>
+        <translation>阶段 &apos;{name}&apos; 的 &apos;finite&apos; 标记不是 true 或 false</translation>
+    </message>
+    <message>
         <source>stage &apos;{name}&apos; has a layer that is not a whole number</source>
         <comment>manifest.bad_layer</comment>
         <translation>阶段“{name}”的层号不是整数</translation>
@@ -3482,9 +3727,9 @@ output w·V = {output}</source>
         <translation>“{stream}”的第 {i} 个词元</translation>
     </message>
     <message>
-        <source>unknown</source>
-        <comment>hf.unknown_type</comment>
-        <translation>未知</translation>
+        <source>{what} {text} holds control characters or broken Unicode</source>
+        <comment>limits.control</comment>
+        <translation>{what} {text} 含有控制字符或损坏的 Unicode</translation>
     </message>
     <message>
         <source>uses snapshot format {version}, newer than this tfdebug reads ({ours}); update tfdebug to open it</source>
@@ -3510,11 +3755,6 @@ output w·V = {output}</source>
         <source>{what} is {n} characters long (at most {most})</source>
         <comment>limits.text_long</comment>
         <translation>{what}长 {n} 个字符（最多 {most} 个）</translation>
-    </message>
-    <message>
-        <source>{what} {text} holds control characters</source>
-        <comment>limits.control</comment>
-        <translation>{what} {text} 含有控制字符</translation>
     </message>
     <message>
         <source>{where} has a damaged manifest: it</source>

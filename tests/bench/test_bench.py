@@ -19,14 +19,15 @@ def result(qapp):
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["bench", "--quick", "--json", "--tiny", "--threads", "1"]) == 0
+        assert main(["bench", "--json", "--tiny", "--threads", "1", "--max-load", "0"]) == 0
     return json.loads(out.getvalue())
 
 
 def test_bench_json_has_every_key(result):
-    for section in ("capture_overhead", "step_latency_ms", "memory", "snapshots", "host_syncs", "cuda", "targets",
-                    "verdicts"):
-        assert section in result
+    for section in ("capture_overhead", "session", "hf", "step_latency_ms", "memory", "snapshots", "host_syncs",
+                    "sdpa", "levers", "generation", "cuda", "targets", "verdicts", "run"):
+        assert section in result, section
+    assert result["run"]["skipped"] == {} and set(result["run"]["section_s"]) >= {"capture", "session", "latency"}
     assert result["machine"]["torch_threads"] == 1
     row = result["capture_overhead"][0]
     for key in ("config", "n_layer", "n_embd", "seq_len", "plain_ms", "taps_only_ms", "capture_all_ms",
@@ -61,8 +62,8 @@ def test_table_names_absent_peers_and_warns_when_too_busy(result):
     noisy["step_latency_ms"][0]["aa_ratio_settled"] = 0.7
     noisy["snapshots"]["aa_ratio"] = 1.2
     noisy["capture_overhead"][0]["n_embd"] = 512  # judged rows are the wide ones
-    from tfdebug.bench.report import _verdicts
-    noisy["verdicts"] = _verdicts(noisy)
+    from tfdebug.bench.report import verdicts
+    noisy["verdicts"] = verdicts(noisy)
     text = format_report(noisy)
     assert TOO_BUSY in text and "WARNING" in text and "too busy" in text
     absent = json.loads(json.dumps(result))
@@ -79,7 +80,7 @@ def test_verdicts_refuse_to_judge_a_noisy_run():
 
 
 def test_bench_output_has_no_qt_plugin_warnings(capfd, qapp):
-    assert main(["bench", "--quick", "--tiny", "--threads", "1"]) == 0
+    assert main(["bench", "--tiny", "--threads", "1", "--max-load", "0", "--section", "syncs"]) == 0
     captured = capfd.readouterr()
     assert "propagateSizeHints" not in captured.out + captured.err
     assert "tfdebug bench" in captured.out
@@ -103,6 +104,60 @@ def test_generation_rows_time_every_variant_at_each_prompt(result):
 
 
 def test_bench_generation_alone(capsys):
-    assert main(["bench", "--generation", "--tiny", "--threads", "1"]) == 0
+    assert main(["bench", "--generation", "--tiny", "--threads", "1", "--max-load", "0"]) == 0
     text = capsys.readouterr().out
     assert "Generation, per token" in text and "speedup_cache" in text and "load average" in text
+
+
+def test_a_busy_machine_is_refused_with_a_sentence(monkeypatch, capsys):
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.5, 9.0, 8.0))
+    assert main(["bench", "--tiny", "--section", "syncs", "--max-load", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "too busy" in err and "9.5" in err and "--max-load" in err
+
+
+def test_load_climbing_during_a_run_stops_it_at_the_next_section(monkeypatch):
+    from tfdebug.bench import runner
+
+    loads = iter([0.5, 20.0])  # quiet for the first section, then busy
+    monkeypatch.setattr(runner, "load_average", lambda: next(loads, 20.0))
+    run = runner.Run(runner.PROFILES["tiny"], limit=2.0)
+    assert run.section("syncs", lambda: "ran") == "ran"
+    assert run.section("memory", lambda: "ran") is None
+    assert run.section("sdpa", lambda: "ran") is None
+    summary = run.summary()
+    assert set(summary["skipped"]) == {"memory", "sdpa"} and "too busy" in summary["skipped"]["memory"]
+
+
+def test_a_section_that_would_pass_the_time_budget_is_skipped_and_named():
+    from dataclasses import replace
+
+    from tfdebug.bench import runner
+
+    profile = replace(runner.PROFILES["quick"], budget_s=10.0, estimates={"hf": 60.0})
+    run = runner.Run(profile, limit=None)
+    assert run.section("syncs", lambda: 1) == 1
+    assert run.section("hf", lambda: 1) is None
+    assert "time budget" in run.summary()["skipped"]["hf"]
+
+
+def test_sections_are_chosen_by_name_and_an_unknown_one_is_refused(capsys):
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["bench", "--tiny", "--json", "--max-load", "0", "--section", "syncs", "--section", "memory"]) == 0
+    result = json.loads(out.getvalue())
+    assert "host_syncs" in result and "memory" in result and "capture_overhead" not in result
+    assert list(result["run"]["section_s"]) == ["memory", "syncs"]
+    from tfdebug.bench.runner import choose_sections
+    from tfdebug.core.errors import ConfigError
+    with pytest.raises(ConfigError, match="no bench section 'nope'"):
+        choose_sections(["nope"])
+
+
+def test_out_writes_the_json_result(tmp_path, capsys):
+    path = tmp_path / "bench.json"
+    assert main(["bench", "--tiny", "--max-load", "0", "--section", "syncs", "--out", str(path)]) == 0
+    assert json.loads(path.read_text())["host_syncs"]["captured_forward"] == 1

@@ -8,10 +8,9 @@ from tfdebug.bench.hf import COLUMNS, hf_section  # noqa: E402
 
 
 def test_hf_rows_time_every_variant_and_count_the_stages():
-    [row] = hf_section(quick=True, tiny=True)
+    [row] = hf_section("tiny", 3)
     for key in COLUMNS:
-        assert key in row or key.startswith(("transformer_lens", "ratio_transformer_lens")), key
-    assert row["transformer_lens"]["peer"] == "TransformerLens"  # timed, or said to be missing
+        assert key in row, key
     assert row["stages"] == 3 + 19 + 2  # embeddings, one block, final norm, logits
     for key in ("sdpa_ms", "eager_ms", "taps_only_ms", "capture_all_ms", "verify_ms", "eager_again_ms"):
         assert row[key] > 0

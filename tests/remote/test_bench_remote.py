@@ -1,4 +1,4 @@
-"""`tfdebug bench --remote`: bytes per step and loopback latency against local (figures not asserted,
+"""`tfdebug bench --section remote`: bytes per step and loopback latency against local (figures not asserted,
 except what crosses: the shown slice, not the stage)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from tfdebug.cli import main
 def test_bench_remote_json_has_every_column():
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["bench", "--remote", "--tiny", "--json"]) == 0
-    rows = json.loads(out.getvalue())["rows"]
+        assert main(["bench", "--section", "remote", "--tiny", "--json", "--max-load", "0"]) == 0
+    rows = json.loads(out.getvalue())["remote"]["rows"]
     assert [r["size"] for r in rows] == [64, 128]
     for row in rows:
         assert row["local_ms"] > 0 and row["remote_ms"] > 0 and row["bytes_per_step"] >= row["shown_plane_bytes"]

@@ -7,8 +7,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 
-from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession  # noqa: E402
 from tfdebug.models.loader import load_model  # noqa: E402
 
 SRC, TGT = "I love you", "我 爱 你"
@@ -20,6 +18,20 @@ def temporary_settings(tmp_path):
     for fmt in (QSettings.NativeFormat, QSettings.IniFormat):
         QSettings.setPath(fmt, QSettings.UserScope, str(tmp_path / "settings"))
     return tmp_path / "settings"
+
+
+@pytest.fixture(autouse=True)
+def application_state_restored(qapp):
+    """What a test changes application-wide (the font a CJK test applies, the style, the palette)
+    is put back after it, so no test's layout depends on which tests ran before it."""
+    font, palette, style = qapp.font(), qapp.palette(), qapp.style().name()
+    yield
+    if qapp.font() != font:
+        qapp.setFont(font)
+    if qapp.palette() != palette:
+        qapp.setPalette(palette)
+    if qapp.style().name() != style:
+        qapp.setStyle(style)
 
 
 @pytest.fixture(autouse=True)
@@ -75,11 +87,15 @@ def make_window(qtbot, settings):
 
 
 @pytest.fixture()
-def window(make_window, loaded, qtbot):
+def window(make_window, qtbot):
     """A window on the random model, paused at the first stage."""
+    from PySide6.QtCore import Qt
+
+    from tests.ui.user_actions import press
+
     window = make_window()
     window.input_bar.set_values("random", "cpu", {"src": SRC, "tgt": TGT})
-    window.ctl.set_session(DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT}))
-    wait_paused(qtbot, window, "src.embed")
+    press(window, Qt.Key_Return, Qt.ControlModifier)  # Run, through the loading path a person takes
+    wait_paused(qtbot, window, "src.embed", timeout=30000)
     yield window
     window.ctl.close()

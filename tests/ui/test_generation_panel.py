@@ -19,7 +19,7 @@ def start_generation(make_window, qtbot, tokens=6):
 def shown(window, qtbot):
     """Wait until the Generation dock has redrawn for the stage on screen."""
     panel = window.generation_panel
-    qtbot.waitUntil(lambda: not panel._dirty and not panel._timer.isActive())
+    qtbot.waitUntil(lambda: not panel._dirty)
     return panel
 
 

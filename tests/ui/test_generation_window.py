@@ -115,3 +115,60 @@ def test_the_generation_docks_choices_read_whole(make_window, qtbot):
         widest = max(box.fontMetrics().horizontalAdvance(box.itemText(i)) for i in range(box.count()))
         qtbot.waitUntil(lambda: box.width() >= widest + 20)  # the text and the arrow
     window.ctl.close()
+
+
+def test_generate_from_the_window_with_keys_only(make_window, qtbot):
+    """No command-line flag: choose tiny-gpt2, press Generate (Ctrl+G), then Next Token (Ctrl+T) three
+    times; the tokens are the ones the model's own generate() chooses from the same prompt."""
+    import pytest
+
+    pytest.importorskip("transformers")
+    import torch
+    from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
+
+    from PySide6.QtTest import QTest
+
+    from tests.ui.user_actions import type_into
+    from tfdebug.adapters.hf_load import bundled_folder
+
+    window = make_window()
+    assert "Generate (Ctrl+G)" in window.generation_panel.summary.text()
+    type_into(qtbot, window.input_bar.model.lineEdit(), "tiny-gpt2")
+    QTest.keyClick(window.input_bar.model.lineEdit(), Qt.Key_Return)  # one pass on its first preset
+    wait_paused(qtbot, window, "tok.embed", timeout=60000)
+    assert window.input_bar.fields["prompt"].text() == "I love you = 我 爱 你"
+    press(window, Qt.Key_G, Qt.ControlModifier)  # Generate, beside Run: from the preset's question
+    wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)
+    assert "".join(window.ctl.session.tokens["prompt"]).endswith("iloveyou=")  # the tokenizer lowercases
+    for _ in range(3):
+        step = len(window.ctl.session.tokens["prompt"])
+        press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token
+        qtbot.waitUntil(lambda: len(window.ctl.session.tokens["prompt"]) > step, timeout=30000)
+    wait_paused(qtbot, window, timeout=30000)
+    got = window.ctl.session.tokens["prompt"]
+
+    folder = bundled_folder("tiny-gpt2")
+    model = AutoModelForCausalLM.from_pretrained(folder).eval()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
+    ids = tokenizer("I love you =", return_tensors="pt").input_ids
+    with torch.no_grad():
+        out = model.generate(ids, max_new_tokens=3, do_sample=False, pad_token_id=model.config.eos_token_id)
+    expected = [tokenizer.decode([int(t)]).strip() for t in out[0, ids.shape[1]:]]
+    assert [t.strip() for t in got[-3:]] == expected, (got, expected)
+    window.ctl.close()
+
+
+def test_decoding_settings_are_chosen_in_the_window_and_kept(make_window, qtbot, settings):
+    window = make_window()
+    window.actions_by_id["tfdebug.session.decoding"].trigger()
+    dialog = window.tools.decoding.dialog
+    qtbot.waitUntil(dialog.isVisible)
+    dialog.max_new_tokens.setValue(4)
+    dialog.how.setCurrentIndex(1)  # Sample
+    assert dialog.temperature.isEnabled()
+    dialog.temperature.setValue(0.7)
+    dialog.seed.setValue(3)
+    dialog.accept()
+    assert window.ctl.decoding == DecodingSettings(max_new_tokens=4, sample=True, temperature=0.7, seed=3)
+    again = make_window(settings)  # the next launch
+    assert again.ctl.decoding == window.ctl.decoding

@@ -191,3 +191,30 @@ def test_heatmap_caption_shows_a_stage_name_as_text_not_markup(window):
     window.heatmap_panel.show_slice(display_slice(capture.tensor, 0, 1, {}, (64, 64)))
     assert window.heatmap_panel.caption.text().startswith("<i>x</i>.probs")
     assert window.heatmap_panel.caption.textFormat() == Qt.PlainText
+
+
+def test_the_colour_map_follows_the_stage_in_the_heatmap_and_the_thumbnails(window, qtbot):
+    """Signed stages are diverging around 0 and probabilities sequential from 0, in both views, whatever
+    the slice on screen holds (a slice's own minimum decided it before, so the two views disagreed)."""
+    from tests.ui.user_actions import run_to_stage
+
+    window.docks["heads"].show()
+    for stage, signed in (("enc.0.attn.scores", True), ("enc.0.attn.probs", False)):
+        run_to_stage(window, qtbot, stage)
+        qtbot.waitUntil(lambda: window.heads_panel.settled() and window.heads_panel.levels is not None)
+        for lo, hi in (window.heatmap_panel.shown_levels(), window.heads_panel.levels):
+            assert (lo == -hi) if signed else (lo == 0 and hi > 0), (stage, lo, hi)
+
+
+def test_a_non_negative_slice_of_a_signed_stage_keeps_the_diverging_map():
+    import numpy as np
+
+    from tfdebug.core.display import Stats
+
+    def stats(lo, hi):
+        return Stats(min=lo, max=hi, mean=0.0, std=0.0, nan=0, posinf=0, neginf=0, count=4,
+                     hist_counts=np.zeros(0), hist_edges=np.zeros(1))
+    _, levels, signed = colors.scheme("scores", stats(0.5, 2.0))
+    assert signed and levels == (-2.0, 2.0)
+    _, levels, signed = colors.scheme("softmax", stats(0.1, 0.7))
+    assert not signed and levels == (0.0, 0.7)

@@ -8,10 +8,10 @@ from tests.ui.conftest import wait_paused
 from tests.ui.user_actions import press, type_into
 
 
-def test_restart_after_a_failed_pass_clears_the_failure(window, qtbot, loaded, monkeypatch):
+def test_restart_after_a_failed_pass_clears_the_failure(window, qtbot, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
-    monkeypatch.setattr(loaded.model.transformer.decoder.norm, "forward", broken)
+    monkeypatch.setattr(window.ctl.session.adapter.module.transformer.decoder.norm, "forward", broken)
     press(window, Qt.Key_F5)  # Continue: the forward raises in dec.norm
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "failed")
     qtbot.waitUntil(lambda: "failed after" in window.message_bar.text())

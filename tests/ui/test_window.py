@@ -126,8 +126,7 @@ def test_condition_breakpoint_from_the_dialog(window, qtbot):
     assert stats.max > 1.5 or -stats.min > 1.5
 
 
-def test_bad_input_and_a_failing_forward_show_messages_and_the_app_keeps_working(window, qtbot, loaded,
-                                                                                  monkeypatch):
+def test_bad_input_and_a_failing_forward_show_messages_and_the_app_keeps_working(window, qtbot, monkeypatch):
     window.input_bar.set_values("random", "cpu", {"src": "", "tgt": ""})
     trigger(window, "tfdebug.session.run")
     qtbot.waitUntil(lambda: window.last_error is not None and not window.ctl.busy)
@@ -136,7 +135,7 @@ def test_bad_input_and_a_failing_forward_show_messages_and_the_app_keeps_working
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
-    monkeypatch.setattr(loaded.model.transformer.decoder.norm, "forward", broken)
+    monkeypatch.setattr(window.ctl.session.adapter.module.transformer.decoder.norm, "forward", broken)
     trigger(window, "tfdebug.step.continue")
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "failed")
     qtbot.waitUntil(lambda: "failed after" in (window.last_error or ""))
@@ -150,10 +149,11 @@ def test_bad_input_and_a_failing_forward_show_messages_and_the_app_keeps_working
     wait_paused(qtbot, window, "src.pe")
 
 
-def test_unknown_words_are_named(make_window, qtbot, loaded):
+def test_unknown_words_are_named(make_window, qtbot):
     window = make_window()
-    window.ctl.set_session(DebugSession(ReferenceAdapter(loaded), {"src": "I love zebras", "tgt": TGT}))
-    wait_paused(qtbot, window, "src.embed")
+    window.input_bar.set_values("random", "cpu", {"src": "I love zebras", "tgt": TGT})
+    trigger(window, "tfdebug.session.run")
+    wait_paused(qtbot, window, "src.embed", timeout=30000)
     assert "zebras" in window.message_bar.text()
     window.ctl.close()
 

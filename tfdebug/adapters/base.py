@@ -118,6 +118,9 @@ class ModelAdapter(ABC):
     inputs: tuple[InputField, ...] = ()
     #: example inputs, each a full set of texts by field key; the first is what the window opens with
     presets: tuple[Mapping[str, str], ...] = ()
+    #: texts a generation starts from, leaving something to predict (default: the presets with the
+    #: fields that are not required left blank, e.g. the translator's target prefix)
+    generation_presets: tuple[Mapping[str, str], ...] = ()
     #: "{title} {i}" names layer i of a stack; missing stacks use core's defaults
     layer_titles: Mapping[str, str] = {}
     #: titles of the stages outside layers, by site ('src', 'head' …)
@@ -160,6 +163,15 @@ class ModelAdapter(ABC):
         """The first preset (what the window opens with), blank fields when there is none."""
         first = dict(self.presets[0]) if self.presets else {}
         return {f.key: str(first.get(f.key, "")) for f in self.inputs}
+
+    def generation_texts(self) -> dict[str, str]:
+        """What a generation starts from when the user gave no text: the first generation preset,
+        else the first preset with its optional fields blank (the model then writes them)."""
+        if self.generation_presets:
+            first = dict(self.generation_presets[0])
+            return {f.key: str(first.get(f.key, "")) for f in self.inputs}
+        texts = self.default_texts()
+        return {f.key: texts[f.key] if f.required else "" for f in self.inputs}
 
     def check_texts(self, texts: Mapping[str, str]) -> dict[str, str]:
         """`texts` restricted to this adapter's fields; InputError for an unknown key, EmptyInputError for a blank required one."""

@@ -30,6 +30,10 @@ _PRESETS = {
     "text": ({"text": "I love you"},),
     "src": ({"src": "I love you", "tgt": ""},),
 }
+# A generation starts before the answer, so the model has the translation to write.
+_GENERATION_PRESETS = {
+    "prompt": ({"prompt": "I love you ="}, {"prompt": "Apple is delicious ="}, {"prompt": "I ate an apple yesterday ="}),
+}
 
 
 class TappedModel(nn.Module):
@@ -76,6 +80,7 @@ class HFAdapter(ModelAdapter):
             self.layer_titles, self.stack_titles = {"dec": "Block"}, {"dec": "Decoder"}
             self.site_titles = {"tok": "Token embedding", "dec": "Final norm", "head": "lm_head → logits"}
         self.presets = _PRESETS[streams[0]]
+        self.generation_presets = _GENERATION_PRESETS.get(streams[0], ())
         self._vocabulary: list[str] | None = None
 
     def config(self) -> dict:

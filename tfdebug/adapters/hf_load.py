@@ -2,21 +2,29 @@
 
 A folder needs `config.json`, weights as `model.safetensors` (or a sharded
 `model.safetensors.index.json` with its shards) and `tokenizer.json`. A pickle-only
-checkpoint (`pytorch_model.bin`) is refused without being opened. Nothing reaches a
-model hub: every call passes `local_files_only=True`.
+checkpoint (`pytorch_model.bin`) is refused without being opened. Every file is read
+bounded and checked first (tfdebug.adapters.hf_folder), the config is checked against
+what building needs (tfdebug.adapters.hf_config) and against its weights (a skeleton on
+the meta device), and any failure inside transformers or tokenizers — a Rust panic
+included — is one sentence. Nothing reaches a model hub: every call passes
+`local_files_only=True`.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import json
+import os
 from pathlib import Path
 
 import torch
 from torch import nn
 
+from tfdebug.adapters.hf_config import check_config, configured_layers
+from tfdebug.adapters.hf_folder import (INDEX, MAX_CONFIG_BYTES, MAX_TOKENIZER_BYTES, WEIGHTS, Weights,
+                                        check_readable_folder, inside, read_config, read_weights, weight_files)
 from tfdebug.core.errors import ModelLoadError, UnsupportedModelError
-from tfdebug.core.phrases import Phrase
+from tfdebug.core.files import read_json, read_text
+from tfdebug.core.foreign import foreign_call
 
 INSTALL_HINT = 'Hugging Face models need the optional extra: pip install "tfdebug[hf]" (transformers and tokenizers).'
 BUNDLED = {"tiny-gpt2": "tiny-gpt2"}
@@ -31,6 +39,7 @@ def transformers_available() -> bool:
 
 
 def require_transformers() -> None:
+    """Raise ModelLoadError, saying which pip line installs it, when transformers is not installed."""
     if not transformers_available():
         raise ModelLoadError('Hugging Face models need the optional extra: pip install "tfdebug[hf]" '
                              '(transformers and tokenizers).', id="hf.install_hint")  # = INSTALL_HINT
@@ -48,15 +57,17 @@ def tiny_gpt2_available() -> bool:
     return transformers_available() and (bundled_folder("tiny-gpt2") / "model.safetensors").is_file()
 
 
-def check_folder(folder: Path) -> dict:
-    """The folder's config as a dict, after checking every file a load needs; ModelLoadError naming what is wrong."""
-    if not folder.is_dir():
-        raise ModelLoadError("No model folder at {folder}.", id="hf.no_folder", folder=str(folder))
-    config_file = folder / "config.json"
-    if not config_file.is_file():
+def check_folder(folder: Path, activations: frozenset[str] | None = None) -> tuple[dict, Weights]:
+    """The folder's config and what its weights hold, after checking every file a load reads.
+
+    ModelLoadError names what is wrong, in one sentence, before anything is built.
+    """
+    check_readable_folder(folder)
+    # lexists: a FIFO or a dangling link is "there" and is refused by name when read, not called missing.
+    if not os.path.lexists(folder / "config.json"):
         raise ModelLoadError("{folder} has no config.json, so it is not a Hugging Face model folder.",
                              id="hf.no_config", folder=str(folder))
-    has_weights = (folder / "model.safetensors").is_file() or (folder / "model.safetensors.index.json").is_file()
+    has_weights = (folder / WEIGHTS).is_file() or (folder / INDEX).is_file()
     if not has_weights:
         pickles = sorted(p.name for p in folder.glob("*.bin"))
         if pickles:
@@ -66,64 +77,93 @@ def check_folder(folder: Path) -> dict:
                 id="hf.pickle_only", folder=str(folder), pickle=pickles[0])
         raise ModelLoadError("{folder} has no model.safetensors (or model.safetensors.index.json).",
                              id="hf.no_weights", folder=str(folder))
-    _check_shards(folder)
-    if not (folder / "tokenizer.json").is_file():
+    files = weight_files(folder)
+    if not os.path.lexists(folder / "tokenizer.json"):
         raise ModelLoadError("{folder} has no tokenizer.json (a tokenizer saved by the tokenizers library).",
                              id="hf.no_tokenizer", folder=str(folder))
-    try:
-        config = json.loads(config_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelLoadError("{file} is not readable JSON ({reason}).", id="hf.config_unreadable",
-                             file=str(config_file), reason=str(exc)) from None
-    if not isinstance(config, dict):
-        raise ModelLoadError("{file} does not hold a JSON object.", id="hf.config_not_object",
-                             file=str(config_file))
-    return config
+    config = read_config(folder)
+    config_file = str(folder / "config.json")
+    check_config(config, config_file, activations)
+    if (folder / "generation_config.json").exists():  # transformers reads it too: bounded here first
+        read_json(inside(folder, "generation_config.json"), MAX_CONFIG_BYTES, ModelLoadError)
+    weights = read_weights(files)
+    wanted = configured_layers(config)
+    if weights.layers and wanted > weights.layers:
+        raise ModelLoadError("{file} asks for {wanted} layers but the weights hold {held}; the config does not "
+                             "describe these weights.", id="hf.config_layers", file=config_file,
+                             wanted=f"{wanted:,}", held=f"{weights.layers:,}")
+    return config, weights
 
 
-def _check_shards(folder: Path) -> None:
-    index = folder / "model.safetensors.index.json"
-    if (folder / "model.safetensors").is_file() or not index.is_file():
-        return
-    try:
-        weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
-        shards = sorted(set(weight_map.values()))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError):
-        raise ModelLoadError("{index} is not a readable shard index.", id="hf.bad_index", index=str(index)) from None
-    missing = [s for s in shards if not (folder / str(s)).is_file()]
-    if missing:
-        raise ModelLoadError("{folder} is missing the weight shard {shard} named in its index.",
-                             id="hf.missing_shard", folder=str(folder), shard=str(missing[0]))
+# Settings that choose transformers' attention kernel: tfdebug runs its own tapped attention, so a
+# folder's choice (flash_attention_2 needs a package and a GPU) is not used.
+ATTENTION_KEYS = ("attn_implementation", "_attn_implementation", "_attn_implementation_internal")
+SLACK_ELEMENTS = 1 << 24  # parameters a checkpoint may leave out (a pooler, a head) beyond what it stores
+MAX_BUFFER_ELEMENTS = 1 << 30
+
+
+def _config_object(config_dict: dict, folder: Path):
+    import transformers
+
+    clean = {k: v for k, v in config_dict.items() if k not in ATTENTION_KEYS}
+    with foreign_call(ModelLoadError, "{file} is not a config transformers accepts: {reason}.",
+                      id="hf.config_rejected", file=str(folder / "config.json")):
+        return transformers.CONFIG_MAPPING[clean["model_type"]].from_dict(clean)
+
+
+def _check_size(model_class, config, weights: Weights, folder: Path) -> None:
+    """Build the model's skeleton on the meta device (no memory) and refuse one larger than its weights."""
+    with foreign_call(ModelLoadError, "{file} describes a model transformers cannot build: {reason}.",
+                      id="hf.build_failed", file=str(folder / "config.json")):
+        # A model class builds with _from_config, an Auto class (the family's usual head) with from_config.
+        build = getattr(model_class, "_from_config", None) or model_class.from_config
+        with torch.device("meta"):
+            skeleton = build(config)
+    params = sum(p.numel() for p in skeleton.parameters())
+    buffers = sum(b.numel() for b in skeleton.buffers())
+    if params > weights.elements + weights.elements // 20 + SLACK_ELEMENTS:
+        raise ModelLoadError("{file} describes a model of {params} parameters but the weights hold {held}; the "
+                             "config does not describe these weights.", id="hf.config_too_large",
+                             file=str(folder / "config.json"), params=f"{params:,}", held=f"{weights.elements:,}")
+    if buffers > MAX_BUFFER_ELEMENTS:
+        raise ModelLoadError("{file} describes a model whose buffers hold {n} values; it would not fit in memory.",
+                             id="hf.config_buffers", file=str(folder / "config.json"), n=f"{buffers:,}")
+
+
+def load_tokenizer(folder: Path):
+    """tokenizer.json read bounded and parsed, then tried once: a panicking tokenizer is one sentence here."""
+    from tokenizers import Tokenizer
+
+    file = inside(folder, "tokenizer.json")
+    text = read_text(file, MAX_TOKENIZER_BYTES, ModelLoadError)
+    with foreign_call(ModelLoadError, "{file} is not a tokenizer the tokenizers library reads ({reason}).",
+                      id="hf.bad_tokenizer", file=str(file)):
+        tokenizer = Tokenizer.from_str(text)
+        tokenizer.encode("Hello, world. 123")  # a pattern that makes the regex engine panic does so here
+    return tokenizer
 
 
 def load_folder(folder: Path, device: torch.device, dtype: torch.dtype):
     """(model, tokenizer) from a checked folder, on `device` in `dtype`, in eval mode."""
     require_transformers()
-    config_dict = check_folder(folder)
+    from transformers.activations import ACT2FN
+
+    config_dict, weights = check_folder(folder, frozenset(ACT2FN))
     from tfdebug.adapters.hf_names import FAMILIES
 
-    model_type = config_dict.get("model_type", "")
+    model_type = config_dict["model_type"]
     if model_type not in FAMILIES:
         raise UnsupportedModelError(
             "tfdebug cannot tap Hugging Face model type '{model_type}': supported are {supported}.",
-            id="hf.unsupported_type", model_type=model_type or Phrase("unknown", id="hf.unknown_type"),
-            supported=", ".join(sorted(FAMILIES)))
-    import transformers
-    from tokenizers import Tokenizer
-
-    config = transformers.AutoConfig.from_pretrained(str(folder), local_files_only=True)
+            id="hf.unsupported_type", model_type=model_type, supported=", ".join(sorted(FAMILIES)))
+    tokenizer = load_tokenizer(folder)  # before any model class is imported: the cheaper refusal first
+    config = _config_object(config_dict, folder)
     model_class = _model_class(config)
-    try:
+    _check_size(model_class, config, weights, folder)
+    with foreign_call(ModelLoadError, "Could not load the weights in {folder}: {reason}", id="hf.weights_failed",
+                      folder=str(folder)):
         model = model_class.from_pretrained(str(folder), config=config, local_files_only=True, use_safetensors=True,
                                             dtype=dtype)
-    except (OSError, ValueError, RuntimeError) as exc:
-        raise ModelLoadError("Could not load the weights in {folder}: {reason}", id="hf.weights_failed",
-                             folder=str(folder), reason=str(exc).splitlines()[0]) from None
-    try:
-        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    except Exception as exc:  # the tokenizers library raises its own exception type
-        raise ModelLoadError("{file} is not a tokenizer the tokenizers library reads ({reason}).",
-                             id="hf.bad_tokenizer", file=str(folder / "tokenizer.json"), reason=str(exc)) from None
     return model.to(device).eval(), tokenizer
 
 
@@ -138,13 +178,20 @@ def execution_device(module: nn.Module) -> torch.device:
 
 
 def _model_class(config):
-    """The class named in config.architectures when transformers has it, else the family's usual head."""
+    """The model class named in config.architectures when transformers has it, else the family's usual head.
+
+    A name transformers does not have (a newer or custom class) falls back to the family's
+    head; a name it has for something else (`architectures: ["pipeline"]`, a function) is refused.
+    """
     import transformers
 
     for name in getattr(config, "architectures", None) or ():
         cls = getattr(transformers, name, None)
-        if cls is not None:
+        if isinstance(cls, type) and issubclass(cls, transformers.PreTrainedModel):
             return cls
+        if cls is not None:
+            raise ModelLoadError("The config names the architecture '{name}', which in transformers is not a model "
+                                 "class.", id="hf.config_not_model_class", name=name)
     if config.model_type == "t5":
         return transformers.AutoModelForSeq2SeqLM
     if config.model_type == "bert":

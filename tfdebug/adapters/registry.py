@@ -86,4 +86,5 @@ def available_models() -> list[str]:
 
 
 def default_model_name() -> str:
+    """The model the window and the CLI open when none is named: the first available one."""
     return available_models()[0]

@@ -197,6 +197,7 @@ OUT_SPEC_FORMULA = "concat(heads)·W^O + b^O  (out_proj)"
 
 
 def out_spec(tensor: Tensor, batch_first: bool) -> StageSpec:
+    """The stage spec of an attention module's output projection, with axes in its batch layout."""
     axes = ("query", "model") if tensor.dim() == 2 else (
         ("batch", "query", "model") if batch_first else ("query", "batch", "model"))
     return StageSpec("out_proj", axes, OUT_SPEC_FORMULA, inputs=(".context",))

@@ -6,6 +6,9 @@ Nothing here knows which kind of model it runs: the adapter says.
 
 from __future__ import annotations
 
+import threading
+import time
+import weakref
 from typing import Any, Callable, Mapping, Sequence
 
 import torch
@@ -14,8 +17,8 @@ from tfdebug.adapters.base import ModelAdapter, Prepared, Verification
 from tfdebug.core.budget import CaptureBudget, CaptureEstimate, estimate_capture
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.memory import release_freed_memory
-from tfdebug.core.plan import Plan
-from tfdebug.core.recorder import Capture, Recorder, check_patterns, stage_plan
+from tfdebug.core.plan import Plan, plan_pass
+from tfdebug.core.recorder import Capture, Recorder, check_patterns
 from tfdebug.core.stages import StageInfo, token_labels
 from tfdebug.core.stepper import Stepper
 
@@ -55,30 +58,97 @@ class SessionTexts:
         return token_labels(self.tokens, which) if which else None
 
 
+# Verdicts of the check against the unmodified model, per model (weakly held) and per
+# input, dtype and device: a Restart, or a new session on the same texts, reuses it.
+_VERDICTS: "weakref.WeakKeyDictionary[torch.nn.Module, dict[tuple, Verification | None]]" = \
+    weakref.WeakKeyDictionary()
+# One forward of a model at a time: a check running in the background and a new capture of
+# the same model must not interleave (taps fire in whichever forward passes through them).
+_FORWARD_LOCKS: "weakref.WeakKeyDictionary[torch.nn.Module, threading.Lock]" = weakref.WeakKeyDictionary()
+_LOCKS_LOCK = threading.Lock()
+
+
+def forward_lock(module: torch.nn.Module) -> threading.Lock:
+    """The lock a capture and a verification of `module` hold while its forward runs."""
+    with _LOCKS_LOCK:
+        lock = _FORWARD_LOCKS.get(module)
+        if lock is None:
+            lock = _FORWARD_LOCKS[module] = threading.Lock()
+        return lock
+
+
+def input_tensors(prepared: Prepared) -> list:
+    """The tensors a prepared input hands the model (what sizes its forward)."""
+    return [v for v in (*prepared.args, *prepared.kwargs.values()) if isinstance(v, torch.Tensor)]
+
+
 class DebugSession(SessionTexts):
     """Texts ready to run through an adapter's model, stage by stage or all at once.
 
     `stages` (glob patterns) filters what is captured; `max_capture_bytes` is a capture
     budget (tfdebug.core.budget): `capture_estimate()` says before a pass what it will
     hold and drop, and both the stepper and `capture_all` keep within it.
+
+    The plan of the pass is made without a real forward where that is cheaper
+    (`planning` "auto", or "meta" / "real", see tfdebug.core.plan.plan_pass;
+    `plan.method` says how it was made), so a pass costs one forward. "lazy" plans only
+    when first asked: a `capture_all` before that makes the plan from its own pass. The check against the unmodified model runs after a
+    pass, in the background (`capture_all`), once per model, input, dtype and device.
+    `prepared` hands in inputs already prepared (the bench builds its own token ids).
     """
 
     def __init__(self, adapter: ModelAdapter, texts: Mapping[str, str] | None = None,
-                 stages: Sequence[str] | None = None, max_capture_bytes: int | None = None):
+                 stages: Sequence[str] | None = None, max_capture_bytes: int | None = None,
+                 planning: str = "auto", prepared: Prepared | None = None):
         self.adapter = adapter
         self.stages = stages
         self.max_capture_bytes = max_capture_bytes
         self._estimate: tuple[tuple, CaptureEstimate] | None = None
-        self.prepared: Prepared = adapter.prepare(dict(texts) if texts is not None else adapter.default_texts())
-        self.plan = Plan(stage_plan(adapter.module, self._run))
-        check_patterns(self.plan.names(), stages)
-        self.layout: PassLayout = layout_of(adapter, self.plan)
-        self.stepper = Stepper(adapter.module, self._run, plan=self.plan.names(), stages=stages,
-                               max_capture_bytes=max_capture_bytes)
-        self.verification: Verification | None = None
+        self.prepared: Prepared = prepared if prepared is not None else adapter.prepare(
+            dict(texts) if texts is not None else adapter.default_texts())
+        self._planning = planning
+        self._plan: Plan | None = None
+        self._layout: PassLayout | None = None
+        self._stepper: Stepper | None = None
+        if planning != "lazy" or stages is not None:
+            # Planned now: a typo in a filter, or an input the model refuses, is an error here, not at the first step.
+            check_patterns(self.plan.names(), stages)
+        self._verification: Verification | None = None
+        #: seconds the last check against the unmodified model took (0.0 when a verdict was reused)
+        self.verification_seconds: float | None = None
+        self._verifying: threading.Thread | None = None
 
     def _run(self) -> Any:
         return self.adapter.forward(self.prepared)
+
+    @property
+    def plan(self) -> Plan:
+        """The stages of the pass in order (shapes, no tensors), made when first asked for.
+
+        A `capture_all` that runs before anyone asked makes it from its own pass: no extra forward."""
+        if self._plan is None:
+            method = "auto" if self._planning == "lazy" else self._planning
+            self._plan = plan_pass(self.adapter.module, self._run, input_tensors(self.prepared), method=method)
+        return self._plan
+
+    @property
+    def layout(self) -> PassLayout:
+        if self._layout is None:
+            self._layout = layout_of(self.adapter, self.plan)
+        return self._layout
+
+    @property
+    def stepper(self) -> Stepper:
+        """The Stepper over this session's pass (made, with the plan, when first asked for)."""
+        if self._stepper is None:
+            self._stepper = Stepper(self.adapter.module, self._run, plan=self.plan.names(), stages=self.stages,
+                                    max_capture_bytes=self.max_capture_bytes)
+        return self._stepper
+
+    @property
+    def verification(self) -> Verification | None:
+        """The verdict of the last check against the unmodified model (waits for one running in the background)."""
+        return self.wait_verification()
 
     @property
     def tokens(self) -> dict[str, list[str]]:
@@ -93,11 +163,16 @@ class DebugSession(SessionTexts):
             self._estimate = (key, estimate_capture(self.plan, self.stages, self.max_capture_bytes))
         return self._estimate[1]
 
-    def capture_all(self, on_capture: Callable[[Capture], None] | None = None) -> tuple[list[Capture], Any]:
+    def capture_all(self, on_capture: Callable[[Capture], None] | None = None, verify: str = "background",
+                    on_verified: Callable[[Verification | None], None] | None = None) -> tuple[list[Capture], Any]:
         """Run the whole pass without pausing; the captures (filtered by `stages`) and the output.
 
         Stages beyond the budget come back `dropped`, without tensors; `on_capture` sees
         every stage with its tensor while the pass runs (e.g. to compute its stats).
+        `verify`: "background" (default) checks the output against the unmodified model
+        after returning, in a thread, and hands the verdict to `on_verified` there (also
+        kept in `verification`; `wait_verification()` waits for it); "now" checks before
+        returning; "never" does not check.
         """
         budget = CaptureBudget(self.max_capture_bytes)
 
@@ -106,21 +181,66 @@ class DebugSession(SessionTexts):
                 on_capture(capture)
             budget.keep_or_drop(capture)
 
-        with torch.no_grad(), Recorder(self.adapter.module, self.stages, on_capture=keep_within_budget) as rec:
+        with forward_lock(self.adapter.module), torch.no_grad(), \
+                Recorder(self.adapter.module, self.stages, on_capture=keep_within_budget) as rec:
             output = self._run()
-        self.verification = self.verify(output)
+        if self._plan is None and self.stages is None:  # every stage ran: the pass is its own plan
+            self._plan = Plan([Capture(c.info, c.shape, c.dtype, c.device) for c in rec.captures], method="captured")
+        if verify == "now":
+            verdict = self.verify(output)
+            if on_verified is not None:
+                on_verified(verdict)
+        elif verify == "background":
+            self.verify_in_background(output, on_verified)
         return rec.captures, output
 
+    def _verdict_key(self) -> tuple:
+        adapter = self.adapter
+        return (tuple(sorted(self.prepared.texts.items())), str(adapter.dtype), str(adapter.device))
+
     def verify(self, output: Any) -> Verification | None:
-        """Compare a tapped pass's output with the unmodified model's (adapters that add taps do)."""
-        with torch.no_grad():
-            self.verification = self.adapter.verify(self.prepared, output)
-        return self.verification
+        """Compare a tapped pass's output with the unmodified model's (adapters that add taps do).
+
+        Once per model, input, dtype and device: a verdict already reached is reused."""
+        verdicts = _VERDICTS.setdefault(self.adapter.module, {})
+        key = self._verdict_key()
+        if key in verdicts:
+            self._verification, self.verification_seconds = verdicts[key], 0.0
+            return verdicts[key]
+        start = time.perf_counter()
+        with forward_lock(self.adapter.module), torch.no_grad():
+            verification = self.adapter.verify(self.prepared, output)
+        self.verification_seconds = time.perf_counter() - start
+        verdicts[key] = self._verification = verification
+        return verification
+
+    def verify_in_background(self, output: Any,
+                             on_verified: Callable[[Verification | None], None] | None = None) -> threading.Thread:
+        """Start `verify(output)` in a thread (it drops `output` once done) and hand the verdict to `on_verified`."""
+        box = [output]
+
+        def check() -> None:
+            verdict = self.verify(box.pop())
+            if on_verified is not None:
+                on_verified(verdict)
+
+        thread = threading.Thread(target=check, name="tfdebug-verify", daemon=True)
+        self._verifying = thread
+        thread.start()
+        return thread
+
+    def wait_verification(self, timeout: float | None = None) -> Verification | None:
+        """The verdict of the check running in the background, once it has finished (None: none ran)."""
+        thread = self._verifying
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+        return self._verification
 
     def close(self) -> None:
         """Stop the pass and hand the memory its captures held back to the system."""
-        self.stepper.stop()
-        self.stepper.forget_history()
+        if self._stepper is not None:
+            self._stepper.stop()
+            self._stepper.forget_history()
         release_freed_memory()
 
 

@@ -1,27 +1,28 @@
 """Hugging Face rows of `tfdebug bench`: a GPT-2-style model through the adapter against its own forward.
 
-One randomly initialised GPT2LMHeadModel (n_embd 512, 8 layers, 8 heads, seq 256 by
-default); variants, interleaved: the model's plain forward with sdpa and with eager
+One randomly initialised GPT2LMHeadModel (6 layers × n_embd 768, 12 heads, seq 256 by
+default: GPT-2 small's width); variants, interleaved: the model's plain forward with sdpa and with eager
 attention, tfdebug with every tap hooked but nothing kept ("taps only"), tfdebug keeping
 every stage ("capture all"), and the verification pass (the unmodified model again, run
 once per captured pass and reported on its own). Ratios are against plain eager: the
-tapped attention computes what eager computes. TransformerLens' `run_with_cache` on the
-same shape when it is installed. Empty when transformers is not installed.
+tapped attention computes what eager computes. The peers on the same model are in
+tfdebug.bench.peers (`tfdebug bench --peers`). Empty when transformers is not installed.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from tfdebug.bench.capture import BenchConfig
-from tfdebug.bench.peers import transformer_lens_row
 from tfdebug.bench.timing import adapter_passes, interleaved_ms, median
 
-GPT2_WIDE = BenchConfig("hf-gpt2 8x512", 8, 512, 8, 256)
-GPT2_TINY = BenchConfig("hf-gpt2 tiny", 1, 32, 4, 8, 50)
+GPT2_SHAPES = {
+    "tiny": BenchConfig("hf-gpt2 tiny", 1, 32, 4, 8, 50),
+    "quick": BenchConfig("hf-gpt2 4x256", 4, 256, 4, 128),
+    "wide": BenchConfig("hf-gpt2 6x768", 6, 768, 12, 256),
+}
 
 
-def _build(config: BenchConfig):
+def build_gpt2(config: BenchConfig):
+    """A randomly initialised GPT2LMHeadModel of `config` (eval mode) and seq_len random token ids."""
     import torch
     import transformers
 
@@ -42,7 +43,7 @@ def hf_row(config: BenchConfig, repeats: int) -> dict:
     from tfdebug.adapters.hf import wrap
     from tfdebug.core.recorder import Recorder
 
-    model, ids = _build(config)
+    model, ids = build_gpt2(config)
     adapter = wrap(model, tokenizer=None, name="bench")
     prepared = Prepared(texts={}, kwargs={"input_ids": ids, "use_cache": False})
     configs = [model.config]
@@ -78,25 +79,17 @@ def hf_row(config: BenchConfig, repeats: int) -> dict:
         "ratio_taps_only": round(ms["taps_only"] / eager, 4), "ratio_capture_all": round(ms["capture_all"] / eager, 4),
         "ratio_eager_again": round(ms["eager_again"] / eager, 4),
     }
-    # transformer_lens_row builds 2 × n_layer decoder layers (it stands beside an encoder–decoder): halve it.
-    peer = transformer_lens_row(replace(config, n_layer=max(1, config.n_layer // 2)), repeats)
-    row["transformer_lens"] = peer
-    if peer.get("status") == "ok":
-        row.update(transformer_lens_plain_ms=peer["plain_ms"], transformer_lens_ms=peer["hooked_ms"],
-                   ratio_transformer_lens=peer["ratio"])
     return row
 
 
-def hf_section(quick: bool, tiny: bool) -> list[dict]:
-    """The Hugging Face rows, or none without transformers."""
+def hf_section(shape: str, repeats: int) -> list[dict]:
+    """The Hugging Face rows at a shape of GPT2_SHAPES, or none without transformers."""
     from tfdebug.adapters.hf_load import transformers_available
 
     if not transformers_available():
         return []
-    if tiny:
-        return [hf_row(GPT2_TINY, 3)]
-    return [hf_row(GPT2_WIDE, 5 if quick else 15)]
+    return [hf_row(GPT2_SHAPES[shape], repeats)]
 
 
 COLUMNS = ["config", "stages", "sdpa_ms", "eager_ms", "taps_only_ms", "capture_all_ms", "verify_ms", "ratio_taps_only",
-           "ratio_capture_all", "ratio_eager_again", "transformer_lens_plain_ms", "transformer_lens_ms", "ratio_transformer_lens"]
+           "ratio_capture_all", "ratio_eager_again"]

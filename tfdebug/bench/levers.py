@@ -166,9 +166,11 @@ print(json.dumps(lever_row(config, repeats)))
 """
 
 
-def lever_rows(config: BenchConfig | dict, repeats: int) -> list[dict]:
-    """The variants untuned (this process: it must never have tuned) and tuned (a fresh process)."""
+def lever_rows(config: BenchConfig | dict, repeats: int, tuned: bool = True) -> list[dict]:
+    """The variants untuned (this process: it must never have tuned) and, with `tuned`, tuned (a fresh process)."""
     rows = [lever_row(config, repeats)]
+    if not tuned:
+        return rows
     given = config if isinstance(config, dict) else asdict(config)
     out = subprocess.run([sys.executable, "-c", _TUNED_SCRIPT, json.dumps(given), str(repeats),
                           str(torch.get_num_threads())], capture_output=True, text=True, timeout=3600)

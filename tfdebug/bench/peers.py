@@ -1,8 +1,10 @@
 """Peers measured beside tfdebug when they are installed (never dependencies).
 
-Each peer row states what it ran (library version and API) and ms per layer, so rows
-of different architectures can be compared fairly; a peer that is not installed is
-reported as "not installed".
+Two kinds of rows. Beside each reference-model capture row: TransformerLens and nnsight
+on a model of the same size (ms per layer, so rows of different architectures compare).
+`peers_section` (`tfdebug bench --peers`): every library on one Hugging Face GPT-2 and
+one input, interleaved with an A/A, each peer on its own copy of the model. A peer that
+is not installed is reported as "not installed", one that fails with its error.
 """
 
 from __future__ import annotations
@@ -99,3 +101,190 @@ def nnsight_row(config: BenchConfig, repeats: int) -> dict:
     return {"peer": "nnsight", "status": "ok", "version": version,
             "api": "NNsight(model).trace: every attention softmax .save()",
             **_timed(plain, traced, repeats, 2 * config.n_layer)}
+
+
+# ----- the peers side by side on one Hugging Face GPT-2 (`tfdebug bench --peers`) -------------------------------
+
+def _eager(model, implementation: str):
+    """The model's plain forward with the given attention implementation (its config switched back after)."""
+    config = model.config
+
+    def run(ids):
+        before = config._attn_implementation_internal
+        config._attn_implementation_internal = implementation
+        try:
+            with torch.no_grad():
+                return model(input_ids=ids, use_cache=False).logits
+        finally:
+            config._attn_implementation_internal = before
+    return run
+
+
+def _tensors(value) -> list[torch.Tensor]:
+    """Every tensor in a nest of tuples, lists, dicts and objects with tensor attributes (a peer's cache)."""
+    from torch.utils._pytree import tree_leaves
+
+    if hasattr(value, "cache_dict"):  # TransformerLens' ActivationCache
+        value = dict(value.cache_dict)
+    if hasattr(value, "layer_list"):  # TorchLens' Trace
+        value = [getattr(layer, "out", None) for layer in value.layer_list]
+    return [t for t in tree_leaves(value) if isinstance(t, torch.Tensor)]
+
+
+def _transformer_lens(model, folder: str):
+    version = _version("transformer-lens", "transformer_lens")
+    if version is None:
+        return None
+    from transformer_lens.model_bridge import TransformerBridge
+
+    model.config.save_pretrained(folder)  # the bridge reads the config by name; the weights are the model's own
+    bridge = TransformerBridge.boot_transformers(folder, hf_model=model, device="cpu")
+    bridge.eval()
+
+    def plain(ids):
+        with torch.no_grad():
+            return bridge(ids)
+
+    def cached(ids):
+        with torch.no_grad():
+            return bridge.run_with_cache(ids)[1]
+    return version, "TransformerBridge.boot_transformers(hf_model=the model).run_with_cache", plain, cached
+
+
+def _nnsight(model):
+    version = _version("nnsight", "nnsight")
+    if version is None:
+        return None
+    from nnsight import NNsight
+
+    wrapped = NNsight(model)
+    eager = _eager(model, "eager")  # eager attention returns the attention weights nnsight saves
+
+    def traced(ids):
+        config = model.config
+        before = config._attn_implementation_internal
+        config._attn_implementation_internal = "eager"
+        saved = []  # nnsight runs the block's body in its own frame: results go into an outer list
+        try:
+            with torch.no_grad(), wrapped.trace(input_ids=ids, use_cache=False):
+                for block in wrapped.transformer.h:
+                    saved.append(block.attn.output.save())
+        finally:
+            config._attn_implementation_internal = before
+        return saved
+    return version, "NNsight(model).trace: every attention block's output and weights .save()", eager, traced
+
+
+def _torchlens(model):
+    version = _version("torchlens", "torchlens")
+    if version is None:
+        return None
+    import torchlens
+    from torchlens.options import CaptureOptions
+
+    eager = _eager(model, "eager")
+
+    def logged(ids):
+        config = model.config
+        before = config._attn_implementation_internal
+        config._attn_implementation_internal = "eager"
+        try:
+            with torch.no_grad():
+                # unwrap_when_done: TorchLens wraps torch's functions, which would slow every other variant
+                return torchlens.trace(model, ids, capture=CaptureOptions(unwrap_when_done=True))
+        finally:
+            config._attn_implementation_internal = before
+    return version, "torchlens.trace (saves every operation's output; torch unwrapped after)", eager, logged
+
+
+def peers_section(shape: str, repeats: int) -> dict:
+    """Every variant on one GPT-2 of `shape` and one input, interleaved: ms per forward, × its own plain
+    forward, × HF sdpa, tensors captured, bytes they hold. Peers not installed,
+    or that fail, are named with the reason."""
+    import copy
+    import gc
+    import tempfile
+
+    from tfdebug.adapters.base import Prepared
+    from tfdebug.adapters.hf import wrap
+    from tfdebug.bench.hf import GPT2_SHAPES, build_gpt2
+    from tfdebug.bench.timing import adapter_passes
+    from tfdebug.core.memory import allocator_tuned
+    from tfdebug.core.recorder import held_bytes
+
+    config = GPT2_SHAPES[shape]
+    model, ids = build_gpt2(config)
+    adapter = wrap(model, tokenizer=None, name="bench")
+    taps_only, capture_all = adapter_passes(adapter, Prepared(texts={}, kwargs={"input_ids": ids,
+                                                                               "use_cache": False}))
+    # name -> (library, version, api, own plain forward's name, fn(ids) -> what it keeps)
+    rows: dict[str, dict] = {}
+    fns: dict[str, object] = {"hf_sdpa": _eager(model, "sdpa"), "hf_eager": _eager(model, "eager")}
+    for name, api in (("hf_sdpa", "model(input_ids) with sdpa attention"),
+                      ("hf_eager", "model(input_ids) with eager attention")):
+        rows[name] = {"variant": name, "library": "transformers", "api": api, "own_plain": name}
+    rows["tfdebug_taps_only"] = {"variant": "tfdebug_taps_only", "library": "tfdebug", "own_plain": "hf_eager",
+                                 "api": "Recorder(keep=False): every tap hooked, nothing kept"}
+    rows["tfdebug_capture_all"] = {"variant": "tfdebug_capture_all", "library": "tfdebug", "own_plain": "hf_eager",
+                                   "api": "Recorder: every stage kept"}
+    fns["tfdebug_taps_only"] = lambda _ids: taps_only()
+    fns["tfdebug_capture_all"] = lambda _ids: [c.tensor for c in capture_all()]
+    with tempfile.TemporaryDirectory(prefix="tfdebug-peers-") as folder:
+        # Each peer gets its own copy of the model (same weights): a peer may rewrap modules it is handed.
+        for name, make in (("transformer_lens", lambda: _transformer_lens(copy.deepcopy(model), folder)),
+                           ("nnsight", lambda: _nnsight(copy.deepcopy(model))),
+                           ("torchlens", lambda: _torchlens(copy.deepcopy(model)))):
+            try:
+                made = make()
+                if made is not None:
+                    version, api, plain, capture = made
+                    capture(ids)  # a peer that cannot run this model fails here, before the timing
+            except Exception as exc:  # noqa: BLE001 - a peer's failure is reported, not raised
+                rows[name] = {"variant": name, "library": name, "status": f"failed: {type(exc).__name__}: "
+                                                                         f"{str(exc).splitlines()[0][:200]}"}
+                continue
+            if made is None:
+                rows[name] = {"variant": name, "library": name, "status": NOT_INSTALLED}
+                continue
+            rows[name] = {"variant": name, "library": name, "version": version, "api": api,
+                          "own_plain": f"{name}_plain"}
+            fns[name], fns[f"{name}_plain"] = capture, plain
+        fns["hf_eager_again"] = fns["hf_eager"]
+        times = interleaved_ms({name: (lambda fn=fn: fn(ids)) for name, fn in fns.items()}, repeats, warmup=1)
+        ms = {name: median(values) for name, values in times.items()}
+        for name, row in rows.items():
+            if name not in fns:
+                continue
+            gc.collect()
+            kept = fns[name](ids)
+            tensors = _tensors(kept)
+            row.update(status="ok", ms=round(ms[name], 2), own_plain_ms=round(ms[row["own_plain"]], 2),
+                       ratio_own_plain=round(ms[name] / ms[row["own_plain"]], 4),
+                       ratio_hf_sdpa=round(ms[name] / ms["hf_sdpa"], 4),
+                       tensors_kept=len(tensors), bytes_held=held_bytes(_as_captures(tensors)))
+            del kept, tensors
+    return {"config": config.name, "n_layer": config.n_layer, "n_embd": config.n_embd, "n_heads": config.n_heads,
+            "seq_len": config.seq_len, "vocab_size": config.vocab_size, "repeats": repeats,
+            "threads": torch.get_num_threads(), "allocator_tuned": allocator_tuned(),
+            "aa_ratio": round(ms["hf_eager_again"] / ms["hf_eager"], 4), "rows": list(rows.values())}
+
+
+def _as_captures(tensors: list[torch.Tensor]):
+    """Stand-ins with a `tensor` attribute, so held_bytes counts each storage once."""
+    from types import SimpleNamespace
+
+    return [SimpleNamespace(tensor=t) for t in tensors]
+
+
+PEER_COLUMNS = ["variant", "version", "ms", "ratio_own_plain", "ratio_hf_sdpa", "tensors_kept", "bytes_held",
+                "status"]
+
+
+def format_peers(result: dict) -> list[str]:
+    """The report's lines for the peers section."""
+    from tfdebug.bench.timing import table
+
+    return ["", f"Peers on one Hugging Face GPT-2 ({result['config']}, {result['n_heads']} heads, seq "
+                f"{result['seq_len']}, {result['threads']} thread(s), allocator "
+                f"{'opted in' if result['allocator_tuned'] else 'untuned'}; interleaved, A/A {result['aa_ratio']})"] + \
+        table(result["rows"], PEER_COLUMNS)

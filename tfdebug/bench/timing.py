@@ -63,7 +63,7 @@ def table(rows: list[dict], columns: list[str]) -> list[str]:
     def cell(value) -> str:
         return "–" if value is None else str(value)
     cells = [[cell(r.get(c)) for c in columns] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+    widths = [max([len(c), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
     return lines

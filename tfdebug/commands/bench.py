@@ -1,4 +1,9 @@
-"""`tfdebug bench`: capture overhead, step latency, memory and snapshot speed in one run."""
+"""`tfdebug bench`: capture overhead, a session's cost, step latency, memory, snapshot speed, the peers.
+
+The default run ends within about 5 minutes on 2 cores and `--quick` within one: each
+section's sizes come from the run's profile, and a section that would pass the time
+budget is skipped and named. A machine busier than `--max-load` is refused.
+"""
 
 from __future__ import annotations
 
@@ -9,41 +14,62 @@ import json
 # tuned variant in a child process of its own.
 TUNE_ALLOCATOR = False
 
+SECTION_NAMES = ("capture", "session", "hf", "latency", "memory", "snapshots", "syncs", "sdpa", "levers",
+                 "generation", "cuda", "peers", "scale", "remote")  # tfdebug.bench.runner.SECTIONS, without importing it
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--quick", action="store_true",
-                        help="fewer repeats, skip the 12-layer × 768 row, a 256 MB snapshot instead of 1 GB")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats: under a minute")
+    size.add_argument("--full", action="store_true",
+                      help="the largest sizes and most repeats (the 12-layer × 768 row, a 1 GB snapshot): long")
     parser.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)  # the test suite's smallest run
+    parser.add_argument("--section", action="append", default=None, choices=SECTION_NAMES, metavar="NAME",
+                        help="run only this section (repeatable): " + ", ".join(SECTION_NAMES))
+    parser.add_argument("--peers", action="store_true",
+                        help="only the peers side by side on one Hugging Face GPT-2 shape (HF sdpa and eager, "
+                             "tfdebug, TransformerLens, nnsight, TorchLens: those installed)")
+    parser.add_argument("--scale", action="store_true",
+                        help="only the growth with size: sequence 64–4,096 × layers 2–24 on the GPT-2 shape")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    parser.add_argument("--out", metavar="FILE", default=None, help="also write the JSON result to FILE")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
                         help="torch threads for the whole run (recorded in the report); default: torch's own")
+    parser.add_argument("--max-load", type=float, default=None, metavar="L",
+                        help="refuse to start (and stop between sections) above this 1-minute load average; "
+                             "default 1.5 per CPU; 0 or less: never refuse")
     parser.add_argument("--generation", action="store_true",
                         help="only the generation section: per-token time with and without the KV cache at "
                              "prompt lengths 16, 128, 512, and the cost of capturing every stage")
-    parser.add_argument("--remote", action="store_true",
-                        help="only the remote-session section: bytes per step and step latency over loopback "
-                             "against the same pass local, at 256², 1024² and 4096² stages")
 
 
 def run(args: argparse.Namespace) -> int:
-    from tfdebug.bench.report import format_report, run_all
+    from tfdebug.bench.runner import check_quiet, load_limit
+    from tfdebug.core.errors import ConfigError
 
     if args.threads is not None and args.threads < 1:
-        from tfdebug.core.errors import ConfigError
-
         raise ConfigError("--threads must be at least 1.")
+    limit = load_limit() if args.max_load is None else (args.max_load if args.max_load > 0 else None)
+    check_quiet(limit)
     if args.generation:
         from tfdebug.bench.generation import format_generation_only, generation_only
 
         result = generation_only(quick=args.quick, tiny=args.tiny, threads=args.threads)
-        print(json.dumps(result, indent=1) if args.json else format_generation_only(result))
-        return 0
-    if args.remote:
-        from tfdebug.bench.remote import format_remote, remote_section
+        text = format_generation_only(result)
+    else:
+        from tfdebug.bench.report import format_report
+        from tfdebug.bench.sections import run_all
 
-        result = remote_section((64, 128) if args.tiny else (256, 1024, 4096), 3 if args.tiny else 10)
-        print(json.dumps(result, indent=1) if args.json else "\n".join(format_remote(result)).lstrip())
-        return 0
-    result = run_all(quick=args.quick, tiny=args.tiny, threads=args.threads)
-    print(json.dumps(result, indent=1) if args.json else format_report(result))
+        sections = list(args.section or [])
+        sections += (["peers"] if args.peers else []) + (["scale"] if args.scale else [])
+        profile = "tiny" if args.tiny else "quick" if args.quick else "full" if args.full else "default"
+        result = run_all(profile, sections or None, threads=args.threads, load_limit=limit)
+        text = format_report(result)
+    if args.out:
+        from tfdebug.core.errors import ExportError
+        from tfdebug.io.atomic import atomic_write
+
+        with atomic_write(args.out, ExportError) as f:
+            f.write((json.dumps(result, indent=1) + "\n").encode("utf-8"))
+    print(json.dumps(result, indent=1) if args.json else text)
     return 0

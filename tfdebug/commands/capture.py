@@ -97,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with torch.no_grad(), Recorder(adapter.module, args.stages, on_capture=on_capture) as rec:
             output = adapter.forward(session.prepared)
-        session.verify(output)
+        session.verify_in_background(output)  # checked while the file is written
+        del output
         recording = Recording.from_session(session, rec.captures)
         export_pass(recording, out, fmt=fmt.suffix,
                     progress=lambda done, total: bar.update("writing", done, total, "B"))

@@ -84,8 +84,8 @@ def add_budget_argument(parser: argparse.ArgumentParser) -> None:
 
 def budget_from_args(args: argparse.Namespace) -> int | None:
     """The capture budget in bytes (None: no budget); a negative one is refused."""
+    from tfdebug.commands.arguments import finite_number
     from tfdebug.core.budget import megabytes
 
-    if args.max_capture_mb is not None and args.max_capture_mb < 0:
-        raise InputError(f"--max-capture-mb takes a size in MB of 0 or more, not {args.max_capture_mb:g}.")
-    return megabytes(args.max_capture_mb)
+    # nan, inf and 1e400 (which float() reads as inf) are refused, not turned into "no budget".
+    return megabytes(finite_number(args.max_capture_mb, "--max-capture-mb", unit=" of MB"))

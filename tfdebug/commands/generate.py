@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tfdebug.commands.common import add_decoding_arguments, add_model_arguments, load_from_args, texts_from_args
+from tfdebug.commands.common import add_decoding_arguments, add_model_arguments, given_texts, load_from_args, texts_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +31,8 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     fmt = format_for(args.out, scope="pass") if args.out else None  # a bad suffix is refused before loading
     adapter = load_from_args(args)
-    session = GenerationSession(adapter, texts_from_args(args, adapter), settings, use_cache=not args.no_cache)
+    texts = texts_from_args(args, adapter) if given_texts(args) else adapter.generation_texts()
+    session = GenerationSession(adapter, texts, settings, use_cache=not args.no_cache)
     if not args.quiet:
         warn_unknown(session)
         print(f"tfdebug: {settings.describe()}", file=sys.stderr)

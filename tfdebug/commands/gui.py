@@ -1,7 +1,7 @@
 """`tfdebug gui` (the default command): open the debugger window.
 
-Only argparse at import time: cli.py imports every command module to build its
-parser, and the console commands must not load Qt.
+Only argparse at import time: cli.py imports this module whenever `gui` is the command
+(the default), and Qt loads only once the window is really opened.
 """
 
 from __future__ import annotations
@@ -48,6 +48,11 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.commands.common import budget_from_args, settings_from_args
 
     budget_from_args(args)  # a negative budget is refused before the window opens
+    if args.screenshot is not None:
+        from tfdebug.core.errors import ExportError
+        from tfdebug.io.atomic import check_output
+
+        check_output(args.screenshot, ExportError)  # a link, pipe or device is refused before the window opens
     connect = None
     if args.connect is not None:
         from tfdebug.core.errors import InputError

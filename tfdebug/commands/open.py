@@ -21,8 +21,13 @@ def run(args: argparse.Namespace) -> int:
     if goto is not None and goto not in {s["name"] for s in doc["stages"]}:
         from tfdebug.core.errors import UnknownStageError
         raise UnknownStageError(f"There is no stage named '{goto}' in {args.file}.")
-    if args.screenshot is not None and goto is None:
-        goto = doc["stages"][0]["name"]
+    if args.screenshot is not None:
+        from tfdebug.core.errors import ExportError
+        from tfdebug.io.atomic import check_output
+
+        # Refused before any window opens: the snapshot itself, a link, a pipe or a device.
+        check_output(args.screenshot, ExportError, inputs=(args.file,))
+        goto = goto if goto is not None else doc["stages"][0]["name"]
     from tfdebug.ui.shell.system_check import check_gui_can_start
 
     check_gui_can_start()  # before Qt loads: a missing library is a sentence, not a core dump

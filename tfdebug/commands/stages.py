@@ -54,8 +54,9 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.adapters.session import DebugSession
 
     adapter = load_from_args(args)
+    # Planned by the pass itself (one forward) unless a filter or a budget needs the plan first.
     session = DebugSession(adapter, texts_from_args(args, adapter), stages=args.stages,
-                           max_capture_bytes=budget_from_args(args))
+                           max_capture_bytes=budget_from_args(args), planning="lazy")
     warn_unknown(session)
     rows: list[dict] = []
     # Rows are made as each stage runs, so stages beyond the capture budget keep their stats.

@@ -55,6 +55,7 @@ DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.
 
 
 def resolve_dtype(name: str | torch.dtype) -> torch.dtype:
+    """The torch dtype `name` names ("float32", "float16", "bfloat16"), or `name` itself if it is one."""
     if isinstance(name, torch.dtype):
         return name
     try:

@@ -89,7 +89,11 @@ def read_csv_values(text: str, shape: tuple[int, int]) -> tuple[tuple[float, ...
     labels, each row starting with its label): a first row or column that is not all
     numbers is taken as labels.
     """
-    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+    except csv.Error as exc:  # a field over the csv module's limit (131,072 characters), a NUL byte
+        raise EditError("The CSV file cannot be read as CSV ({reason}).", id="edit.csv_unreadable",
+                        reason=str(exc)[:120]) from None
     if rows and not _all_numbers(rows[0][1:] or rows[0]):
         rows = rows[1:]  # a header row of column labels
     if rows and all(r and not _is_number(r[0]) for r in rows):

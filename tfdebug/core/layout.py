@@ -32,6 +32,8 @@ class Block:
 
 @dataclass
 class Column:
+    """One column of the architecture map: a layered stack (encoder, decoder, blocks) and its blocks."""
+
     title: str
     blocks: list[Block] = field(default_factory=list)
 

@@ -1,18 +1,30 @@
-"""Plan: the stages of one pass in forward order, with a name → index map."""
+"""Plan: the stages of one pass in forward order, with a name → index map, and how to make one
+without running the model for real (`plan_pass`)."""
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
+
+import torch
+from torch import Tensor, nn
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves, tree_map_only
 
 from tfdebug.core.errors import UnknownStageError
-from tfdebug.core.recorder import Capture
+from tfdebug.core.recorder import Capture, Recorder, stage_plan
 
 
 class Plan(Sequence[Capture]):
-    """Ordered captures (a plan carries shapes but no tensors) that look up names in O(1)."""
+    """Ordered captures (a plan carries shapes but no tensors) that look up names in O(1).
 
-    def __init__(self, captures: Iterable[Capture] = ()):
+    `method` says how it was made ("meta": without a real forward, "real", or "" when
+    given ready-made captures); `note` why a meta plan fell back to a real forward.
+    """
+
+    def __init__(self, captures: Iterable[Capture] = (), method: str = "", note: str = ""):
         self._captures = list(captures)
+        self.method = method
+        self.note = note
         self._index = {c.name: i for i, c in enumerate(self._captures)}
 
     def __len__(self) -> int:
@@ -41,3 +53,102 @@ class Plan(Sequence[Capture]):
 
     def names(self) -> list[str]:
         return [c.name for c in self._captures]
+
+
+# Forward FLOPs (≈ 2 × parameters × tokens) from which planning on the meta device is cheaper than a real
+# forward: planning costs ~0.1–1 ms per operation whatever the sizes, a real forward grows with them. A GPU
+# runs a real forward so fast that only very large passes are worth planning on meta.
+META_PLAN_FLOPS = {"cpu": 2e9, "cuda": 2e12}
+OTHER_DEVICE_META_PLAN_FLOPS = 2e11
+
+
+def plan_pass(model: nn.Module, run: Callable[[], object], inputs: Iterable[object] = (),
+              method: str = "auto") -> Plan:
+    """The Plan of one call of `run`: stage names, shapes and dtypes, before any real pass.
+
+    method "meta" runs the pass on the meta device: computations on the model's weights
+    produce shapes only, while those on the inputs alone (checks of token ids, masks)
+    run for real, since a model's code may branch on their values. Where its code needs
+    the values of computed tensors (a data-dependent branch), the plan falls back to a
+    real forward and `Plan.note` says why. "auto" (the default) plans on meta only where
+    that is cheaper than a real forward (`inputs`, the tensors the pass takes, size the
+    estimate); "real" always runs the forward.
+    """
+    if method == "auto":
+        method = "meta" if _meta_is_cheaper(model, inputs) else "real"
+    note = ""
+    if method == "meta":
+        devices = {p.device for p in model.parameters()} | {b.device for b in model.buffers()}
+        if len(devices) == 1:
+            try:
+                return Plan(_meta_plan(model, run, devices.pop()), method="meta")
+            except Exception as exc:  # noqa: BLE001 - whatever the model's code did, a real pass answers
+                note = (f"planned with a real forward: the model's code needs real values "
+                        f"({type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else 'no message'})")
+        else:
+            note = "planned with a real forward: the model's weights are on several devices"
+    return Plan(stage_plan(model, run), method="real", note=note)
+
+
+def _meta_is_cheaper(model: nn.Module, inputs: Iterable[object]) -> bool:
+    params = [p for p in model.parameters()]
+    if not params:
+        return False
+    tokens = max((t.numel() if not t.is_floating_point() else t.numel() // max(1, t.shape[-1]) if t.dim() else 1
+                  for t in inputs if isinstance(t, torch.Tensor)), default=1)
+    flops = 2.0 * sum(p.numel() for p in params) * tokens
+    return flops >= META_PLAN_FLOPS.get(params[0].device.type, OTHER_DEVICE_META_PLAN_FLOPS)
+
+
+class _MetaPass(TorchDispatchMode):
+    """Runs on the meta device every operation a weight (or a tensor computed from one) flows into;
+    the rest, computed from the inputs alone, runs for real on the model's device."""
+
+    def __init__(self, weights: set[int], device: torch.device):
+        super().__init__()
+        self._weights = weights
+        self._device = device
+        self._meta: dict[int, Tensor] = {}  # the meta twin of each weight, made once per pass
+
+    def _to_meta(self, t: Tensor) -> Tensor:
+        if t.is_meta:
+            return t
+        if id(t) in self._weights:
+            twin = self._meta.get(id(t))
+            if twin is None:
+                twin = self._meta[id(t)] = t.to("meta")
+            return twin
+        return t.to("meta")
+
+    def _planned(self, values) -> bool:
+        """Whether a weight or a planned (meta) tensor is among `values` (an op's arguments, one level of lists)."""
+        weights = self._weights
+        for a in values:
+            if isinstance(a, Tensor):
+                if a.is_meta or id(a) in weights:
+                    return True
+            elif isinstance(a, (list, tuple)) and any(isinstance(b, Tensor) and (b.is_meta or id(b) in weights)
+                                                      for b in tree_leaves(a)):
+                return True
+        return False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if not (self._planned(args) or (kwargs and self._planned(kwargs.values()))):
+            device = kwargs.get("device")
+            if device is not None and torch.device(device).type == "meta":
+                # `x.device` of a planned tensor says meta; what is made from it alone is real.
+                kwargs = {**kwargs, "device": self._device}
+            return func(*args, **kwargs)
+        args, kwargs = tree_map_only(Tensor, self._to_meta, (args, kwargs))
+        return func(*args, **kwargs)
+
+
+def _meta_plan(model: nn.Module, run: Callable[[], object], device: torch.device) -> list[Capture]:
+    weights = {id(p) for p in model.parameters()} | {id(b) for b in model.buffers()}
+    with torch.no_grad(), _MetaPass(weights, device), Recorder(model, keep=False) as rec:
+        run()
+    for capture in rec.captures:
+        if capture.device.type == "meta":
+            capture.device = device  # where the real pass will put it
+    return rec.captures

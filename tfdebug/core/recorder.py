@@ -145,6 +145,7 @@ def stage_plan(model: nn.Module, run: Callable[[], object]) -> list[Capture]:
 
 
 def tap_names(model: nn.Module) -> list[str]:
+    """The stage names of every Tap in `model`, in module order."""
     return [t.info.name for t in iter_taps(model)]
 
 

@@ -21,6 +21,7 @@ from tfdebug.core.breakpoints import (Breakpoint, checkable, condition_flags, co
                                      first_hit, place_hit)
 from tfdebug.core.budget import CaptureBudget
 from tfdebug.core.errors import ForwardFailedError, StepperStateError, TfdebugError, UnknownStageError
+from tfdebug.core.foreign import INTERRUPTS
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture, Recorder, tap_names
 from tfdebug.core.stages import StageInfo
@@ -384,7 +385,9 @@ class Stepper(EditsMixin):
         except TfdebugError as exc:
             self._finish(FAILED, error=exc)
             event = StepperEvent("failed", error=exc)
-        except Exception as exc:  # the model's own failure, reported not raised
+        except INTERRUPTS:
+            raise
+        except BaseException as exc:  # the model's own failure (a native panic included), reported not raised
             where = self.history[-1].name if self.history else Phrase("the start", id="stepper.start")
             # The sentence says what happened in the model's own words; the exception's class
             # is a detail (the window puts it behind Details).

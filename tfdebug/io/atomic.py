@@ -174,6 +174,24 @@ def _check_target(path: Path, error: type[TfdebugError]) -> None:
                     id="write.not_regular", path=str(path))
 
 
+def check_output(path: str | os.PathLike, error: type[TfdebugError] = ExportError,
+                 inputs: tuple[str | os.PathLike | None, ...] = ()) -> None:
+    """Refuse an output path before any work starts: one a write must not replace (a folder, a link,
+    a device or pipe), or one that is a file this command reads (`inputs`), whatever name it goes by."""
+    path = Path(path)
+    _check_target(path, error)
+    for source in inputs:
+        if source is None:
+            continue
+        try:
+            same = os.path.samefile(path, source)
+        except OSError:  # either does not exist (yet): they cannot be the same file
+            same = False
+        if same:
+            raise error("{path} is the file being read; writing there would destroy it (choose another name).",
+                        id="write.over_input", path=str(path))
+
+
 @contextmanager
 def _staged(path: Path, error: type[TfdebugError], durable: bool = True) -> Iterator[tuple[int, Path]]:
     """A temporary file beside `path`, open as `fd`; fsynced and renamed over `path` on a clean exit.

@@ -32,11 +32,11 @@ from tfdebug.core.display import DisplaySlice
 from tfdebug.core.errors import ExportError, SnapshotError
 from tfdebug.core.phrases import Phrase
 from tfdebug.io.atomic import ProgressCallback, atomic_path, atomic_write, report
+from tfdebug.io.export_read import read_npz, read_pt, reader
 from tfdebug.io.formats import ExportFormat, View, format_for, register
-from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
+from tfdebug.io.manifest import checked_manifest
 from tfdebug.io.recording import EXPORT_MANIFEST_KEY, Recording
-from tfdebug.io.safetensors_file import file_phrase, open_regular
-from tfdebug.io.snapshot import check_values, open_snapshot, save_snapshot
+from tfdebug.io.snapshot import open_snapshot, save_snapshot
 
 
 def _manifest_json(recording: Recording, stored: dict[str, str] | None = None) -> str:
@@ -165,47 +165,6 @@ def export_csv(values: np.ndarray | DisplaySlice, path: str | os.PathLike,
         f.write(text.getvalue().encode("utf-8"))
 
 
-# ----- reading exports back ------------------------------------------------------------------
-def _read_npz(f) -> tuple[dict[str, Tensor], object]:
-    with np.load(f, allow_pickle=False) as npz:
-        arrays = {name: npz[name] for name in npz.files}
-    manifest = arrays.pop(EXPORT_MANIFEST_KEY, None)
-    manifest = str(manifest.item()) if manifest is not None and manifest.ndim == 0 else None
-    return {name: torch.from_numpy(a) for name, a in arrays.items()}, manifest
-
-
-def _read_pt(f) -> tuple[dict[str, Tensor], object]:
-    data = torch.load(f, map_location="cpu", weights_only=True)
-    if not isinstance(data, dict):
-        return None, None
-    return data, data.pop(EXPORT_MANIFEST_KEY, None)
-
-
-def _reader(read: Callable) -> Callable[[str | os.PathLike], Recording]:
-    """A reader for an export holding tensors plus the manifest as `__tfdebug__`: checked like a snapshot."""
-
-    def load(path: str | os.PathLike) -> Recording:
-        where = file_phrase(path)
-        with open_regular(path) as f:
-            try:
-                tensors, manifest = read(f)
-            except Exception as exc:  # numpy, zipfile and torch each raise their own types
-                raise SnapshotError("The file {path} cannot be read as a tfdebug export.", id="export.unreadable",
-                                    path=os.fspath(path)) from exc
-        if tensors is None or not all(isinstance(t, Tensor) for t in tensors.values()):
-            raise SnapshotError("The file {path} holds something other than tensors.", id="export.not_tensors",
-                                path=os.fspath(path))
-        doc = parse_manifest(manifest if isinstance(manifest, str) else None, where)
-        check_tensors(doc, {n: (t.dtype, tuple(t.shape)) for n, t in tensors.items()}, where, stored=True)
-        recording = recording_from_manifest(doc, path=os.fspath(path))
-        for capture in recording.captures:
-            check_values(tensors[capture.name], capture.name, where)
-            capture.tensor = tensors[capture.name].to(capture.dtype)
-        return recording
-
-    return load
-
-
 def load_export(path: str | os.PathLike) -> Recording:
     """Read a recorded pass back from any pass format (.safetensors, .npz, .pt); no code runs, no pickle."""
     fmt = format_for(path)
@@ -239,8 +198,8 @@ for _fmt in (
     ExportFormat(".safetensors", Phrase("Snapshot (.safetensors)", id="format.safetensors"), "pass",
                  export_safetensors, open_snapshot),
     ExportFormat(".npz", Phrase("NumPy arrays (.npz; bfloat16 saved as float32)", id="format.npz"), "pass",
-                 export_npz, _reader(_read_npz)),
-    ExportFormat(".pt", Phrase("PyTorch tensors (.pt)", id="format.pt"), "pass", export_pt, _reader(_read_pt)),
+                 export_npz, reader(read_npz)),
+    ExportFormat(".pt", Phrase("PyTorch tensors (.pt)", id="format.pt"), "pass", export_pt, reader(read_pt)),
     ExportFormat(".csv", Phrase("Heatmap slice as CSV (.csv)", id="format.csv"), "view", _write_csv),
     ExportFormat(".png", Phrase("Heatmap image (.png)", id="format.png"), "view", _write_picture),
     ExportFormat(".svg", Phrase("Heatmap vector image (.svg)", id="format.svg"), "view", _write_picture),

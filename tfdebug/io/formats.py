@@ -72,6 +72,7 @@ def formats(scope: Scope | None = None) -> list[ExportFormat]:
 
 
 def suffixes(scope: Scope | None = None) -> tuple[str, ...]:
+    """The file suffixes of the registered formats (of one scope, "pass" or "view", when given)."""
     return tuple(f.suffix for f in formats(scope))
 
 

@@ -8,18 +8,21 @@ share one rule and one wording.
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 from tfdebug.core.phrases import Phrase
+# Control characters and lone surrogates: one rule for manifests, labels and the terminal.
+from tfdebug.core.safe_text import has_unsafe as has_control, terminal_safe as escape_controls  # noqa: F401
 
 MAX_NAME_CHARS = 256
 MAX_STAGES = 50_000
-MAX_STRING_CHARS = 4096  # any other string in a manifest (formula, source line, config value, ...)
-MAX_TOKENS_PER_STREAM = 100_000
+MAX_STRING_CHARS = 4096  # a stage's descriptive fields (formula, source line, site, role)
+# A typed text may be as long as a model's context: ~4 characters a token, 2M-token contexts exist.
+MAX_TEXT_CHARS = 8_000_000
+MAX_TOKENS_PER_STREAM = 2_097_152
 MAX_STREAMS = 16
 MAX_NESTING = 32  # JSON containers inside the manifest (model_config is the deep part)
-MAX_ITEMS = 4_000_000  # JSON values in a manifest, all levels together
+MAX_ITEMS = 8_000_000  # JSON values in a manifest, all levels together (a long context's tokens are most)
 MAX_TENSOR_BYTES = 1 << 50  # 1 PiB: any shape claiming more is damage, not data
 # What a name_problem is about, by the `what` its callers pass.
 NAME_KINDS = {"stage name": Phrase("stage name", id="what.stage_name"),
@@ -27,20 +30,6 @@ NAME_KINDS = {"stage name": Phrase("stage name", id="what.stage_name"),
               "stage input name": Phrase("stage input name", id="what.stage_input_name")}
 NAME_PUNCTUATION = frozenset("._-:[]")
 STREAM_PUNCTUATION = frozenset("_-")
-
-
-# Bidirectional embeddings, overrides and isolates: they make text display as other text.
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-# Unicode's Cc (C0, DEL, C1), Zl and Zp, and the bidi controls: one regex scans a string at C speed
-# (a manifest holds ~10,000 strings; a per-character Python test took ~100 ms to open one).
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029" + "".join(sorted(BIDI_CONTROLS)) + "]")
-
-
-def has_control(text: str) -> bool:
-    """True when `text` holds a control character (NUL, newline, ESC, DEL, C1, line separators, bidi overrides)."""
-    return _CONTROL.search(text) is not None
 
 
 def name_problem(name: object, what: str = "stage name") -> str | None:
@@ -77,11 +66,6 @@ def shown(value: object, limit: int = 40) -> str:
     return "'" + escape_controls(text) + "'"
 
 
-def escape_controls(text: str) -> str:
-    """`text` with control characters written as escapes (\\n, \\x1b, \\u202e)."""
-    return "".join(ch.encode("unicode_escape").decode("ascii") if has_control(ch) else ch for ch in text)
-
-
 def string_problem(text: object, what: str, limit: int = MAX_STRING_CHARS) -> str | None:
     """Why `text` cannot be a string field of a manifest (too long, control characters), or None."""
     if not isinstance(text, str):
@@ -90,7 +74,7 @@ def string_problem(text: object, what: str, limit: int = MAX_STRING_CHARS) -> st
         return Phrase("{what} is {n} characters long (at most {most})", id="limits.text_long", what=what,
                       n=f"{len(text):,}", most=f"{limit:,}")
     if has_control(text):
-        return Phrase("{what} {text} holds control characters", id="limits.control", what=what, text=shown(text))
+        return Phrase("{what} {text} holds control characters or broken Unicode", id="limits.control", what=what, text=shown(text))
     return None
 
 
@@ -122,8 +106,8 @@ def structure_problem(doc: object) -> str | None:
         if items > MAX_ITEMS:
             return Phrase("it holds more than {most} values", id="limits.too_many_values", most=f"{MAX_ITEMS:,}")
         if isinstance(value, str):
-            if len(value) > MAX_STRING_CHARS or has_control(value):  # the sentence only when there is a problem
-                return string_problem(value, Phrase("a text", id="what.text"))
+            if len(value) > MAX_TEXT_CHARS or has_control(value):  # the sentence only when there is a problem
+                return string_problem(value, Phrase("a text", id="what.text"), MAX_TEXT_CHARS)
         elif isinstance(value, (dict, list)):
             if depth >= MAX_NESTING:
                 return Phrase("it nests more than {most} levels deep", id="limits.too_deep", most=MAX_NESTING)

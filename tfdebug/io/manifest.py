@@ -11,23 +11,21 @@ streams, plus the optional `inputs` (texts typed, by field key) and `adapter`.
 
 from __future__ import annotations
 
-from typing import Mapping
-
-import torch
+from typing import TYPE_CHECKING, Mapping
 
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.phrases import Phrase
-from tfdebug.core.recorder import Capture
 from tfdebug.core.names import parse_token_ref
 from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo
-from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, name_problem, shape_problem, shown,
-                               stream_problem, string_problem, structure_problem, tokens_problem)
+from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, MAX_TEXT_CHARS, name_problem,
+                               shape_problem, shown, stream_problem, string_problem, structure_problem, tokens_problem)
 from tfdebug.io.recording import FORMAT_VERSION, Recording
-from tfdebug.io.safetensors_file import DTYPE_BY_NAME, is_int, json_object
+from tfdebug.io.safetensors_file import ITEMSIZE_BY_NAME, dtype_name, is_int, json_object, torch_dtype
 
-CPU = torch.device("cpu")
+if TYPE_CHECKING:
+    import torch
+
 V1_STREAMS = ("src", "tgt")
-MAX_INPUT_CHARS = 10_000
 
 
 class _Damaged(Exception):
@@ -122,7 +120,7 @@ def _check_streams(doc: dict, version: int) -> None:
         raise _Damaged(Phrase("'inputs' is not a map of field names to texts", id="manifest.inputs_not_map"))
     for field, text in inputs.items():
         _require(stream_problem(field) or string_problem(text, Phrase("the input '{field}'", id="what.input",
-                                                                       field=field), MAX_INPUT_CHARS))
+                                                                       field=field), MAX_TEXT_CHARS))
 
 
 def _check_stage(stage, i: int, streams: dict) -> None:
@@ -135,12 +133,12 @@ def _check_stage(stage, i: int, streams: dict) -> None:
         raise _Damaged(Phrase("stage '{name}' has an invalid shape", id="manifest.bad_shape", name=name))
     for key in ("dtype", "stored_dtype"):
         value = stage.get(key, dtype)
-        if not isinstance(value, str) or value not in DTYPE_BY_NAME:
+        if not isinstance(value, str) or value not in ITEMSIZE_BY_NAME:
             raise _Damaged(Phrase("stage '{name}' has an unknown dtype", id="manifest.unknown_dtype", name=name)
                            if key == "dtype" else
                            Phrase("stage '{name}' has an unknown stored dtype", id="manifest.unknown_stored_dtype",
                                   name=name))
-    problem = shape_problem(shape, DTYPE_BY_NAME[dtype].itemsize)
+    problem = shape_problem(shape, ITEMSIZE_BY_NAME[dtype])
     if problem:
         raise _Damaged(Phrase("stage '{name}' has {problem}", id="manifest.stage_shape", name=name, problem=problem))
     _check_description(stage, name)
@@ -197,14 +195,19 @@ def _check_description(stage: dict, name: str) -> None:
     if not isinstance(tokens, dict) or not all(isinstance(v, str) for v in tokens.values()):
         raise _Damaged(Phrase("stage '{name}' has token labels that are not a map of axis to stream",
                               id="manifest.bad_token_labels", name=name))
+    if not isinstance(stage.get("finite", False), bool):
+        raise _Damaged(Phrase("stage '{name}' has a 'finite' mark that is not true or false",
+                              id="manifest.bad_finite", name=name))
     if not isinstance(stage.get("edited", False), bool):
         raise _Damaged(Phrase("stage '{name}' has an 'edited' mark that is not true or false",
                               id="manifest.bad_edited", name=name))
 
 
-def checked_manifest(recording: Recording, stored_dtypes: dict[str, str] | None = None) -> dict:
+def checked_manifest(recording: Recording, stored_dtypes: dict[str, str] | None = None,
+                     finite: dict[str, bool] | None = None) -> dict:
     """`recording.manifest(...)` after the checks a file gets on opening (what is written must reopen)."""
-    return check_manifest(recording.manifest(stored_dtypes), Phrase("This pass", id="where.pass"), writing=True)
+    return check_manifest(recording.manifest(stored_dtypes, finite), Phrase("This pass", id="where.pass"),
+                          writing=True)
 
 
 def stage_info(stage: dict) -> StageInfo:
@@ -212,10 +215,11 @@ def stage_info(stage: dict) -> StageInfo:
     return StageInfo.from_dict({**stage, "tokens": dict(stage.get("tokens") or {})})
 
 
-def check_tensors(doc: dict, tensors: Mapping[str, tuple[torch.dtype, tuple[int, ...]]], where: str,
+def check_tensors(doc: dict, tensors: Mapping[str, tuple["torch.dtype | str", tuple[int, ...]]], where: str,
                   stored: bool = False) -> None:
     """The manifest must list exactly the file's tensors, with their shapes and dtypes.
 
+    A dtype is a torch dtype or its manifest name ('float32'), so a header is checked without torch.
     `stored=True` compares against `stored_dtype` where a stage has one (exports).
     """
     listed = [s["name"] for s in doc["stages"]]
@@ -234,16 +238,33 @@ def check_tensors(doc: dict, tensors: Mapping[str, tuple[torch.dtype, tuple[int,
                                 "{shape} in the file but {listed} in the manifest.", id="manifest.shape_mismatch",
                                 where=where, name=stage["name"], shape=tuple(shape), listed=tuple(stage["shape"]))
         want = stage.get("stored_dtype", stage["dtype"]) if stored else stage["dtype"]
-        if DTYPE_BY_NAME[want] != dtype:
+        dtype = dtype if isinstance(dtype, str) else dtype_name(dtype)
+        if want != dtype:
             raise SnapshotError("{where} does not match its manifest: stage '{name}' is "
                                 "{dtype} in the file but {want} in the manifest.", id="manifest.dtype_mismatch",
-                                where=where, name=stage["name"], dtype=str(dtype).removeprefix("torch."), want=want)
+                                where=where, name=stage["name"], dtype=dtype, want=want)
+
+
+def tensor_bytes(doc: dict) -> int:
+    """Bytes of all stage tensors a checked manifest lists (shape × element size)."""
+    total = 0
+    for stage in doc["stages"]:
+        numel = 1
+        for d in stage["shape"]:
+            numel *= d
+        total += numel * ITEMSIZE_BY_NAME[stage["dtype"]]
+    return total
 
 
 def recording_from_manifest(doc: dict, **kwargs) -> Recording:
     """A Recording whose captures carry the checked manifest's descriptions and no tensors yet."""
-    captures = [Capture(info=stage_info(s), shape=tuple(s["shape"]), dtype=DTYPE_BY_NAME[s["dtype"]],
-                        device=CPU, tensor=None, edited=s.get("edited", False))
+    import torch
+
+    from tfdebug.core.recorder import Capture
+
+    cpu = torch.device("cpu")
+    captures = [Capture(info=stage_info(s), shape=tuple(s["shape"]), dtype=torch_dtype(s["dtype"]),
+                        device=cpu, tensor=None, edited=s.get("edited", False))
                 for s in doc["stages"]]
     version = doc["format_version"]
     return Recording(captures=captures, tokens={k: list(v) for k, v in doc["tokens"].items()},

@@ -10,16 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
-from torch import Tensor
-
 from tfdebug import __version__
 from tfdebug.core.errors import UnknownStageError
 from tfdebug.core.phrases import Phrase
-from tfdebug.core.recorder import Capture
 from tfdebug.io.limits import escape_controls
 from tfdebug.io.safetensors_file import dtype_name
 
 if TYPE_CHECKING:
+    from torch import Tensor
+
+    from tfdebug.core.recorder import Capture
     from tfdebug.core.stepper import Stepper
 
 # 1: tokens are exactly {"src": [...], "tgt": [...]} (the reference translator).
@@ -121,11 +121,12 @@ class Recording:
         self.close()
 
     # ----- manifest --------------------------------------------------------------------
-    def manifest(self, stored_dtypes: dict[str, str] | None = None) -> dict:
+    def manifest(self, stored_dtypes: dict[str, str] | None = None, finite: dict[str, bool] | None = None) -> dict:
         """The JSON manifest: format, versions, model, device, dtype, tokens and stages in order.
 
         `stored_dtypes` notes stages whose stored tensors use another dtype than the
-        captured one (an .npz holds bfloat16 as float32).
+        captured one (an .npz holds bfloat16 as float32); `finite` whether a floating
+        stage held only finite values when written (what `tfdebug info --verify` checks).
         """
         stages = []
         for capture in self.captures:
@@ -135,6 +136,8 @@ class Recording:
                      "dtype": dtype_name(capture.dtype), **info, "edited": bool(capture.edited)}
             if stored_dtypes and capture.name in stored_dtypes:
                 entry["stored_dtype"] = stored_dtypes[capture.name]
+            if finite and capture.name in finite:
+                entry["finite"] = finite[capture.name]
             stages.append(entry)
         doc = {
             "format_version": FORMAT_VERSION,

@@ -12,51 +12,85 @@ building the whole file in memory first.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import stat
 import struct
 import sys
 from dataclasses import dataclass
-from typing import BinaryIO, Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, BinaryIO, Callable, NamedTuple, Sequence
 
-import torch
-from torch import Tensor
-
+from tfdebug.core import files
 from tfdebug.core.errors import SnapshotError, TfdebugError
 from tfdebug.core.phrases import Phrase, os_reason
 from tfdebug.io.atomic import ProgressCallback, report
 from tfdebug.io.limits import MAX_STAGES, name_problem, shape_problem
 
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
+
 MAX_HEADER_BYTES = 100 * 1024 * 1024  # the limit safetensors itself enforces
 CHUNK_BYTES = 64 * 1024 * 1024  # progress and cancel granularity while writing
 
-# safetensors dtype code <-> torch dtype
-CODES: dict[str, torch.dtype] = {
-    "F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
-    "I64": torch.int64, "I32": torch.int32, "I16": torch.int16, "I8": torch.int8,
-    "U8": torch.uint8, "BOOL": torch.bool,
+# safetensors dtype code -> (the manifest's dtype name, bytes per element). Plain data, so
+# reading and checking a header (`tfdebug info`) needs no torch; torch dtypes come lazily.
+DTYPE_FACTS: dict[str, tuple[str, int]] = {
+    "F64": ("float64", 8), "F32": ("float32", 4), "F16": ("float16", 2), "BF16": ("bfloat16", 2),
+    "I64": ("int64", 8), "I32": ("int32", 4), "I16": ("int16", 2), "I8": ("int8", 1),
+    "U8": ("uint8", 1), "BOOL": ("bool", 1),
 }
-CODE_OF: dict[torch.dtype, str] = {v: k for k, v in CODES.items()}
+ITEMSIZE_BY_NAME: dict[str, int] = {name: size for name, size in DTYPE_FACTS.values()}
 
 
-def dtype_name(dtype: torch.dtype) -> str:
+def dtype_name(dtype: "torch.dtype") -> str:
     """'float32' for torch.float32: the form manifests use."""
     return str(dtype).removeprefix("torch.")
 
 
-DTYPE_BY_NAME: dict[str, torch.dtype] = {dtype_name(d): d for d in CODES.values()}
+@functools.cache
+def _torch_tables() -> dict[str, dict]:
+    import torch
+
+    codes = {code: getattr(torch, name) for code, (name, _) in DTYPE_FACTS.items()}
+    return {"CODES": codes, "CODE_OF": {v: k for k, v in codes.items()},
+            "DTYPE_BY_NAME": {name: getattr(torch, name) for name in ITEMSIZE_BY_NAME}}
+
+
+def torch_dtype(name: str) -> "torch.dtype":
+    """The torch dtype of a manifest's dtype name ('float32' -> torch.float32); imports torch."""
+    return _torch_tables()["DTYPE_BY_NAME"][name]
+
+
+def __getattr__(name: str):
+    # CODES (code -> torch dtype), CODE_OF (its inverse) and DTYPE_BY_NAME (manifest name ->
+    # torch dtype) import torch on first use only.
+    if name in ("CODES", "CODE_OF", "DTYPE_BY_NAME"):
+        return _torch_tables()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
 class TensorEntry:
-    """Where one tensor lies: offsets are relative to the start of the data section."""
+    """Where one tensor lies: offsets are relative to the start of the data section.
+
+    `code` is the safetensors dtype code; `dtype` the torch dtype (imports torch).
+    """
 
     name: str
-    dtype: torch.dtype
+    code: str
     shape: tuple[int, ...]
     begin: int
     end: int
+
+    @property
+    def dtype_name(self) -> str:
+        """The manifest's name of the dtype ('float32')."""
+        return DTYPE_FACTS[self.code][0]
+
+    @property
+    def dtype(self) -> "torch.dtype":
+        return _torch_tables()["CODES"][self.code]
 
 
 @dataclass(frozen=True)
@@ -118,14 +152,14 @@ def _entry(name: str, raw, data_len: int, where: str) -> TensorEntry:
         raise SnapshotError("{where} is damaged: the entry for tensor '{name}' is not an object.",
                             id="safetensors.entry_not_object", where=where, name=name)
     code, shape, offsets = raw.get("dtype"), raw.get("shape"), raw.get("data_offsets")
-    if not isinstance(code, str) or code not in CODES:
+    if not isinstance(code, str) or code not in DTYPE_FACTS:
         raise SnapshotError("{where} stores tensor '{name}' in a dtype tfdebug cannot read.",
                             id="safetensors.unknown_dtype", where=where, name=name)
     if not isinstance(shape, list) or not all(is_int(d) and d >= 0 for d in shape) or len(shape) > 64:
         raise SnapshotError("{where} is damaged: tensor '{name}' has an invalid shape.",
                             id="safetensors.bad_shape", where=where, name=name)
-    dtype = CODES[code]
-    problem = shape_problem(shape, dtype.itemsize, allow_empty=True)
+    itemsize = DTYPE_FACTS[code][1]
+    problem = shape_problem(shape, itemsize, allow_empty=True)
     if problem:
         raise SnapshotError("{where} is damaged: tensor '{name}' has {problem}.",
                             id="safetensors.shape_problem", where=where, name=name, problem=problem)
@@ -137,10 +171,10 @@ def _entry(name: str, raw, data_len: int, where: str) -> TensorEntry:
     if end > data_len:
         raise SnapshotError("{where} is truncated or damaged: tensor '{name}' ends past the end of the file.",
                             id="safetensors.past_end", where=where, name=name)
-    if end - begin != _numel(shape) * dtype.itemsize:
+    if end - begin != _numel(shape) * itemsize:
         raise SnapshotError("{where} is damaged: tensor '{name}' has a size that does not match its shape.",
                             id="safetensors.size_mismatch", where=where, name=name)
-    return TensorEntry(name, dtype, tuple(shape), begin, end)
+    return TensorEntry(name, code, tuple(shape), begin, end)
 
 
 def file_phrase(path: str | os.PathLike) -> Phrase:
@@ -149,38 +183,14 @@ def file_phrase(path: str | os.PathLike) -> Phrase:
 
 
 def open_regular(path: str | os.PathLike, error: type[TfdebugError] = SnapshotError) -> BinaryIO:
-    """Open `path` for reading only if it is a regular file (a FIFO or device would hang or never end).
-
-    O_NONBLOCK keeps opening a FIFO from waiting for a writer; it is cleared again for reading.
-    """
-    shown = os.fspath(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except IsADirectoryError as exc:
-        raise error("{path} is a folder, not a snapshot file.", id="read.is_folder", path=shown) from exc
-    except FileNotFoundError as exc:
-        raise error("There is no file {path}.", id="read.no_file", path=shown) from exc
-    except OSError as exc:
-        raise error("Cannot read {path}: {reason}.", id="read.failed", path=shown, reason=os_reason(exc)) from exc
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise error("{path} is a folder, not a snapshot file.", id="read.is_folder", path=shown)
-        if not stat.S_ISREG(mode):
-            raise error("{path} is not a regular file (a pipe, device or socket); tfdebug reads only files.",
-                        id="read.not_regular", path=shown)
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+    """Open `path` for reading only if it is a regular file (see tfdebug.core.files.open_regular)."""
+    return files.open_regular(path, error)
 
 
 SPARSE_CHECK_BYTES = 256 * 1024 * 1024  # smaller files are read quickly whatever they hold
 
 
-def _refuse_mostly_holes(st: os.stat_result, data_len: int, where: str) -> None:
+def refuse_mostly_holes(st: os.stat_result, data_len: int, where: str) -> None:
     """Refuse a large file that is mostly holes: it claims gigabytes it never stored.
 
     tfdebug writes every byte, so a snapshot is never sparse; reading one that is
@@ -235,7 +245,7 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
         raise SnapshotError("{where} is damaged: its metadata is not a map of strings.",
                             id="safetensors.bad_metadata", where=where)
     data_len = size - 8 - n
-    _refuse_mostly_holes(st, data_len, where)
+    refuse_mostly_holes(st, data_len, where)
     if len(doc) > MAX_STAGES:
         raise SnapshotError("{where} is damaged: it holds {count} tensors (at most {limit}).",
                             id="safetensors.too_many", where=where, count=f"{len(doc):,}", limit=f"{MAX_STAGES:,}")
@@ -256,6 +266,8 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
 
 def _host_bytes(tensor: Tensor):
     """The tensor's bytes as a memoryview over its own (CPU, contiguous) memory: no copy when possible."""
+    import torch
+
     t = tensor.detach()
     if t.device.type != "cpu":
         t = t.to("cpu")
@@ -263,6 +275,32 @@ def _host_bytes(tensor: Tensor):
     if t.numel() == 0:
         return memoryview(b"")
     return memoryview(t.reshape(-1).view(torch.uint8).numpy())
+
+
+READ_CHUNK_BYTES = 1 << 30  # one read call stays under Linux's ~2 GiB per-call limit
+
+
+def read_into(f: BinaryIO, offset: int, tensor: Tensor) -> bool:
+    """Fill the (CPU, contiguous) `tensor` with the file's bytes from `offset`; False when the file ends first.
+
+    Reads with pread into the tensor's own memory: one copy, no memory map (a mapped file
+    truncated underneath faults when touched), the file position left alone.
+    """
+    if tensor.numel() == 0:
+        return True
+    view = memoryview(tensor.reshape(-1).view(torch.uint8).numpy())
+    fd, done = f.fileno(), 0
+    while done < len(view):
+        piece = view[done:done + READ_CHUNK_BYTES]
+        if hasattr(os, "preadv"):
+            n = os.preadv(fd, [piece], offset + done)
+        else:  # no preadv (macOS before 11, Windows): seek and read on the file object
+            f.seek(offset + done)
+            n = f.readinto(piece)
+        if not n:
+            return False
+        done += n
+    return True
 
 
 class Item(NamedTuple):
@@ -284,15 +322,16 @@ def write_file(f: BinaryIO, items: Sequence[Item], metadata: dict[str, str],
     if sys.byteorder != "little":  # safetensors is little-endian; tfdebug writes raw memory
         raise SnapshotError("Snapshots can only be written on a little-endian machine.",
                             id="safetensors.big_endian")
+    code_of = _torch_tables()["CODE_OF"]
     header: dict = {"__metadata__": metadata} if metadata else {}
     offset = 0
     for item in items:
-        if item.dtype not in CODE_OF:
+        if item.dtype not in code_of:
             raise SnapshotError("Stage '{name}' has dtype {dtype}, which a snapshot "
                                 "cannot hold.", id="safetensors.dtype_unwritable", name=item.name,
                                 dtype=dtype_name(item.dtype))
         nbytes = _numel(item.shape) * item.dtype.itemsize
-        header[item.name] = {"dtype": CODE_OF[item.dtype], "shape": list(item.shape),
+        header[item.name] = {"dtype": code_of[item.dtype], "shape": list(item.shape),
                              "data_offsets": [offset, offset + nbytes]}
         offset += nbytes
     blob = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

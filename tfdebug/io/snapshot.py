@@ -6,8 +6,9 @@ Tensor keys are stage names; the metadata key `tfdebug` holds the JSON manifest.
     with open_snapshot("pass.safetensors") as rec:   # validated; no tensor read yet
         stepper = rec.stepper()                        # a stage is read when shown
 
-Opening validates the header and the manifest by hand before safetensors maps the
-file; every problem is a SnapshotError with one sentence. Nothing is unpickled.
+Opening validates the header and the manifest by hand; a stage's bytes are then copied
+from the file when it is shown (never mapped, so a file changed underneath cannot fault);
+every problem is a SnapshotError with one sentence. Nothing is unpickled.
 """
 
 from __future__ import annotations
@@ -17,18 +18,19 @@ import os
 import threading
 from functools import partial
 from pathlib import Path
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING
 
 from tfdebug.core.errors import SnapshotError
-from tfdebug.core.phrases import Phrase
-from tfdebug.core.recorder import Capture
+from tfdebug.core.phrases import Phrase, os_reason
 from tfdebug.io.atomic import ProgressCallback, atomic_write
 from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
 from tfdebug.io.recording import MANIFEST_KEY, Recording
-from tfdebug.io.safetensors_file import Item, file_phrase, read_header, write_file
+from tfdebug.io.safetensors_file import Header, Item, file_phrase, open_regular, read_header, read_into, write_file
 
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from tfdebug.core.recorder import Capture
 
 
 def save_snapshot(recording: Recording, path: str | os.PathLike, progress: ProgressCallback | None = None,
@@ -41,74 +43,123 @@ def save_snapshot(recording: Recording, path: str | os.PathLike, progress: Progr
     """
     if not recording.captures:
         raise SnapshotError("There are no stages to save: capture a pass first.", id="snapshot.empty")
-    manifest = json.dumps(checked_manifest(recording), ensure_ascii=False, separators=(",", ":"))
+    manifest = json.dumps(checked_manifest(recording, finite=finite_marks(recording)), ensure_ascii=False,
+                          separators=(",", ":"))
     items = [Item(c.name, c.dtype, c.shape, partial(recording.tensor, c)) for c in recording.captures]
     with atomic_write(path, SnapshotError, durable) as f:
         write_file(f, items, {MANIFEST_KEY: manifest}, progress)
 
 
+def finite_marks(recording: Recording) -> dict[str, bool]:
+    """Whether each floating stage held in memory is all finite: what `info --verify` later checks.
+
+    Computed where each tensor lives and fetched in one transfer per device, so a GPU pass
+    pays one synchronisation, not one per stage. Stages read lazily from a file are not
+    read again for this (their mark, if any, is not carried).
+    """
+    import torch
+
+    by_device: dict[torch.device, list[tuple[str, Tensor]]] = {}
+    for c in recording.captures:
+        if c.tensor is not None and c.dtype.is_floating_point and c.tensor.numel():
+            by_device.setdefault(c.tensor.device, []).append((c.name, torch.isfinite(c.tensor).all()))
+    marks: dict[str, bool] = {}
+    for flags in by_device.values():
+        marks.update(zip((n for n, _ in flags), torch.stack([f for _, f in flags]).tolist()))
+    return marks
+
+
 def read_manifest(path: str | os.PathLike) -> dict:
     """The validated manifest of a snapshot (header, manifest and tensor list all checked)."""
-    header = read_header(path)
+    return manifest_of(path, read_header(path))
+
+
+def manifest_of(path: str | os.PathLike, header: Header) -> dict:
+    """The validated manifest of the snapshot at `path`, whose header `header` was read from it."""
     where = file_phrase(path)
     doc = parse_manifest(header.metadata.get(MANIFEST_KEY), where)
-    check_tensors(doc, {n: (e.dtype, e.shape) for n, e in header.tensors.items()}, where)
+    check_tensors(doc, {n: (e.dtype_name, e.shape) for n, e in header.tensors.items()}, where)
     return doc
 
 
 class _Reader:
-    """Reads one stage at a time through safetensors' memory map; refuses a file changed under it."""
+    """Reads one stage at a time by copying its bytes from the file into a fresh tensor.
 
-    def __init__(self, path: str, device: str, identity: tuple | None):
-        from safetensors import safe_open
+    Nothing is memory-mapped: a mapped view of a file that is truncated or rewritten in
+    place faults (SIGBUS) when touched, killing the process; a read of a changed file only
+    comes up short. The descriptor opened with the file stays open, so a file replaced by
+    a rename keeps being read as it was; a change in place (size or modification time of
+    the open file differing from when it was validated) is refused before and after each
+    read with one sentence, and tensors already read stay valid.
+    """
+
+    def __init__(self, path: str, device: str, header: Header, identity: tuple | None):
+        import torch  # a reader makes tensors; reading a header alone needs no torch
 
         self._path = path
-        self._stat = identity
+        self._device = torch.device(device)
+        self._header = header
         self._lock = threading.Lock()
-        if _identity(path) != identity:
-            # Swapped after validation (for a FIFO, safe_open would wait forever).
+        self._file = open_regular(path)
+        self._identity = file_identity(self._file.fileno())
+        if self._identity != identity:
+            self._file.close()
+            # Swapped between validation and opening.
             raise SnapshotError("The snapshot {path} changed on disk while being opened; open it again.",
                                 id="snapshot.changed_opening", path=path)
-        try:
-            self._handle = safe_open(path, framework="pt", device=device)
-        except Exception as exc:  # safetensors raises its own types
-            raise SnapshotError("The file {path} is not a readable safetensors file: {why}.", id="snapshot.unreadable",
-                                path=path, why=exc) from exc
+
+    def _check_unchanged(self) -> None:
+        if file_identity(self._file.fileno()) != self._identity:
+            raise SnapshotError("The snapshot {path} changed on disk after it was opened; open it again.",
+                                id="snapshot.changed", path=self._path)
 
     def load(self, capture: Capture) -> Tensor:
         with self._lock:
-            if self._handle is None:
+            if self._file is None:
                 raise SnapshotError("The snapshot {path} is closed.", id="snapshot.closed", path=self._path)
-            if _identity(self._path) != self._stat:
-                # Reading a memory map of a file truncated in place would crash the process.
+            entry = self._header.tensors.get(capture.name)
+            if entry is None:
+                raise SnapshotError("Cannot read stage {name} from {path}.", id="snapshot.stage_unreadable",
+                                    name=capture.name, path=self._path)
+            self._check_unchanged()
+            import torch
+
+            tensor = torch.empty(entry.shape, dtype=entry.dtype)
+            try:
+                complete = read_into(self._file, self._header.data_start + entry.begin, tensor)
+            except OSError as exc:
+                raise SnapshotError("Cannot read stage {name} from {path}: {reason}.", id="snapshot.read_failed",
+                                    name=capture.name, path=self._path, reason=os_reason(exc)) from exc
+            self._check_unchanged()  # a change during the read
+            if not complete:
                 raise SnapshotError("The snapshot {path} changed on disk after it was opened; open it again.",
                                     id="snapshot.changed", path=self._path)
-            try:
-                tensor = self._handle.get_tensor(capture.name)
-            except Exception as exc:
-                raise SnapshotError("Cannot read stage {name} from {path}.", id="snapshot.stage_unreadable",
-                                    name=capture.name, path=self._path) from exc
         check_values(tensor, capture.name, Phrase("The snapshot {path}", id="where.snapshot", path=self._path))
-        return tensor
+        return tensor if self._device.type == "cpu" else tensor.to(self._device)
 
     def close(self) -> None:
         with self._lock:
-            self._handle = None
+            if self._file is not None:
+                self._file.close()
+            self._file = None
 
 
 def check_values(tensor: Tensor, name: str, where: str) -> None:
     """Refuse stored values no tensor of that dtype can hold (a bool byte other than 0 or 1)."""
+    import torch
+
     if tensor.dtype == torch.bool and tensor.numel() and int(tensor.view(torch.uint8).max()) > 1:
         raise SnapshotError("{where} is damaged: the true/false stage {name} holds bytes other than 0 and 1.",
                             id="snapshot.bad_bool", where=where, name=name)
 
 
-def _identity(path: str) -> tuple | None:
+def file_identity(file: str | int) -> tuple | None:
+    """What tells a file apart from itself changed: inode, size and modification time (of a path or descriptor)."""
     try:
-        st = os.stat(path)
+        st = os.stat(file)
     except OSError:
         return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def open_snapshot(path: str | os.PathLike, device: str = "cpu") -> Recording:
@@ -118,7 +169,8 @@ def open_snapshot(path: str | os.PathLike, device: str = "cpu") -> Recording:
     (or use it as a context manager) to release the file.
     """
     path = os.fspath(Path(path))
-    identity = _identity(path)
-    doc = read_manifest(path)
-    reader = _Reader(path, device, identity)
+    identity = file_identity(path)
+    header = read_header(path)
+    doc = manifest_of(path, header)
+    reader = _Reader(path, device, header, identity)
     return recording_from_manifest(doc, load=reader.load, path=path, closer=reader.close)

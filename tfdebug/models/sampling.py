@@ -18,6 +18,10 @@ from tfdebug.core.errors import InputError
 TOP_SHOWN = 5  # alternatives kept with each choice (the token strip's hover list)
 
 
+MIN_TEMPERATURE, MAX_TEMPERATURE = 1e-4, 1e4
+MIN_SEED, MAX_SEED = -(2**63), 2**64 - 1  # what torch.Generator.manual_seed takes
+
+
 @dataclass(frozen=True)
 class DecodingSettings:
     """How the next token is chosen and when generation stops.
@@ -37,8 +41,13 @@ class DecodingSettings:
     def __post_init__(self):
         if self.max_new_tokens < 1:
             raise InputError("Max new tokens must be at least 1.", id="decoding.max_new_tokens")
-        if not self.temperature > 0:
-            raise InputError("The temperature must be greater than 0.", id="decoding.temperature")
+        if not MIN_TEMPERATURE <= self.temperature <= MAX_TEMPERATURE:  # nan and inf fail too
+            # Below ~1e-4 the scaled logits overflow float32 (1e-45 makes every score inf, then NaN).
+            raise InputError("The temperature must be a number from {least:g} to {most:g}.",
+                             id="decoding.temperature", least=MIN_TEMPERATURE, most=MAX_TEMPERATURE)
+        if not MIN_SEED <= self.seed <= MAX_SEED:
+            raise InputError("The seed must be a whole number from {least} to {most}.", id="decoding.seed",
+                             least=MIN_SEED, most=MAX_SEED)
         if self.top_k < 0:
             raise InputError("Top-k must be 0 (off) or a positive number of tokens.", id="decoding.top_k")
         if not 0 < self.top_p <= 1:

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfdebug.core.errors import ModelLoadError
-from tfdebug.core.phrases import os_reason
+from tfdebug.core.files import read_text
+
+MAX_VOCAB_BYTES = 64 * 2**20  # a million 60-byte words; the demo's are a few kB
 
 SPECIALS = ("<pad>", "<bos>", "<eos>", "<unk>")
 PAD, BOS, EOS, UNK = range(4)
@@ -99,12 +101,8 @@ class Vocab:
 
     @classmethod
     def load(cls, path: Path, lang: str) -> "Vocab":
-        try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ModelLoadError("Cannot read the vocabulary {path}: {reason}.", id="vocab.unreadable",
-                                 path=str(path),
-                                 reason=os_reason(exc, str(exc)) if isinstance(exc, OSError) else str(exc)) from exc
+        # Bounded and regular files only: a FIFO, /dev/zero or a sparse 8 GB file is refused unread.
+        lines = read_text(path, MAX_VOCAB_BYTES, ModelLoadError).splitlines()
         return cls([line for line in lines if line], lang)
 
 

@@ -8,6 +8,10 @@ import sys
 from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 from PySide6.QtWidgets import QApplication
 
+from tfdebug.core.errors import ExportError, TfdebugError
+from tfdebug.core.safe_text import terminal_safe
+from tfdebug.io.atomic import atomic_path, check_output
+
 SCREENSHOT_TIMEOUT_MS = 120_000
 
 
@@ -45,6 +49,8 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     i18n.set_language(i18n.initial_language(default_settings(), lang))
     window = MainWindow(persist=screenshot is None)
     window.ctl.generation = generation
+    if generation is not None:  # --generate: Generate in the window goes on with the same settings
+        window.ctl.decoding = generation
     if max_capture_mb is not None:
         window.ctl.capture_budget = f"{max_capture_mb:g}"
     last = window.last_inputs() if model is None and not texts and screenshot is None else None
@@ -63,7 +69,7 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
         window.start(inputs)
 
     if screenshot is not None:
-        _arrange_screenshot(app, window, goto, screenshot, result)
+        _arrange_screenshot(app, window, goto, screenshot, result, open_path)
     elif goto is not None:
         _when_ready(window, lambda: window.ctl.run_to(goto))
     code = app.exec()
@@ -80,6 +86,16 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     return result["code"] or code
 
 
+def save_picture(pixmap, path: str | os.PathLike, inputs: tuple = ()) -> None:
+    """Write `pixmap` as a PNG with the export rules: atomically (a temp file renamed into place, so a
+    full disk leaves any earlier file whole), never over a file being read, a link, a pipe or a device."""
+    check_output(path, ExportError, inputs)
+    with atomic_path(path, ExportError) as tmp:
+        if not pixmap.save(os.fspath(tmp), "PNG"):
+            raise ExportError("The picture {name} could not be written.", id="export.picture_failed",
+                              name=os.path.basename(os.fspath(path)))
+
+
 def _when_ready(window, then) -> None:
     """Call `then` once, the first time the window shows a stage."""
     ctl = window.ctl
@@ -93,7 +109,7 @@ def _when_ready(window, then) -> None:
         ctl.stage_changed.connect(once)
 
 
-def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict) -> None:
+def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict, open_path: str | None) -> None:
     ctl = window.ctl
     done = {"saved": False}
 
@@ -111,12 +127,13 @@ def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict) 
         done["saved"] = True
         window.repaint()
         app.processEvents()
-        ok = window.grab().save(os.fspath(path), "PNG")
-        if not ok:
-            print(f"tfdebug: could not write {path}", file=sys.stderr)
+        try:
+            save_picture(window.grab(), path, inputs=(open_path,))
+        except TfdebugError as exc:
+            print(f"tfdebug: {terminal_safe(exc.message)}", file=sys.stderr)
             result["code"] = 2
         else:
-            print(f"saved {path}")
+            print(f"saved {terminal_safe(os.fspath(path))}")
         app.quit()
 
     def check() -> None:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # only for the annotations: the tools import this module's us
     from tfdebug.ui.actions.exports import ExportActions
     from tfdebug.ui.actions.snapshots import SnapshotActions
     from tfdebug.ui.dialogs.conditions import ConditionTools
+    from tfdebug.ui.dialogs.decoding import DecodingTools
     from tfdebug.ui.dialogs.edit import EditTools
     from tfdebug.ui.remote.connection import RemoteTools
     from tfdebug.ui.shell.learn import LearnTools
@@ -34,6 +35,7 @@ class WindowTools:
     compare: CompareTools | None = None
     learn: LearnTools | None = None
     conditions: ConditionTools | None = None
+    decoding: DecodingTools | None = None
     remote: RemoteTools | None = None
 
 

@@ -15,8 +15,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
-from tfdebug.ui.i18n.language import said
 from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.i18n.language import said
 from tfdebug.ui.state.controller import DebugController
 
 REPLAY_TIP = QT_TRANSLATE_NOOP("actions", "Not available for a recorded pass: there is no model to run. Open the model to run it live.")
@@ -163,6 +163,16 @@ def run_to_token(ctx: ActionContext, n: int | None = None) -> None:
 @action("tfdebug.session.run", QT_TRANSLATE_NOOP("actions", "Run"), "Ctrl+Return", QT_TRANSLATE_NOOP("actions", "Load the model and run the input bar's sentence pair"),
         enabled=lambda ctl: not ctl.busy, live_only=True)
 def run_inputs(ctx: ActionContext) -> None:
+    ctx.ctl.generation = None  # one pass; Generate is the token-by-token run
+    ctx.ctl.run()
+
+
+@action("tfdebug.session.generate", QT_TRANSLATE_NOOP("actions", "Generate"), "Ctrl+G",
+        QT_TRANSLATE_NOOP("actions", "Generate token by token from the input bar's texts (KV cache); Next Token "
+                          "(Ctrl+T) steps by token, Debug ▸ Decoding Settings… chooses how"),
+        enabled=lambda ctl: not ctl.busy, live_only=True)
+def generate(ctx: ActionContext) -> None:
+    ctx.ctl.generation = ctx.ctl.decoding
     ctx.ctl.run()
 
 

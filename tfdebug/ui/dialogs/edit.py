@@ -12,7 +12,6 @@ remembers the model and texts of the last edited pass, for "the pass before the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPoint, Qt
 from PySide6.QtWidgets import (
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tfdebug.core import files
 from tfdebug.core.edits import (
     CELL,
     COLUMN,
@@ -50,7 +50,6 @@ from tfdebug.core.edits import (
     slice_shape,
 )
 from tfdebug.core.errors import EditError, TfdebugError
-from tfdebug.core.phrases import os_reason
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.i18n.language import axis_title, error_phrase, error_text, phrase_text, said
@@ -283,17 +282,9 @@ def read_text(path: str) -> str:
     if not path.strip():
         raise EditError(said(lambda: QCoreApplication.translate("EditDialog",
                                                                 "Choose a CSV file to fill the shown slice from.")))
-    file = Path(path.strip())
-    try:
-        if file.stat().st_size > MAX_CSV_BYTES:
-            raise EditError(said(lambda: QCoreApplication.translate(
-                "EditDialog", "{name} is too large for a slice of this view.").format(name=file.name)))
-        return file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = os_reason(exc) if isinstance(exc, OSError) else None  # a known errno is translated
-        raise EditError(said(lambda: QCoreApplication.translate("EditDialog", "Cannot read {name}: {why}.").format(
-            name=file.name, why=phrase_text(reason) if reason is not None
-            else QCoreApplication.translate("EditDialog", "not UTF-8 text")))) from None
+    # Regular files only, bounded before reading: a FIFO would block the GUI thread forever and a
+    # link to /dev/zero reports size 0 and never ends; both are one sentence instead.
+    return files.read_text(path.strip(), MAX_CSV_BYTES, EditError).removeprefix("\ufeff")
 
 
 class EditTools:

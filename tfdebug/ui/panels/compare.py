@@ -24,12 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tfdebug.core.compare import (
-    COMPARED,
-    Comparison,
-    difference,
-    format_delta,
-)
+from tfdebug.core.compare import COMPARED, Comparison, difference, format_delta
 from tfdebug.core.display import display_slice
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.view import ViewSelection, axis_names

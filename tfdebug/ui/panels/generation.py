@@ -9,7 +9,7 @@ in a recorded generation. With a single pass on screen it says how to start a ge
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.names import parse_name
@@ -19,6 +19,7 @@ from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.attention_row import AttentionRow
 from tfdebug.ui.widgets.cache_view import ROLES, CacheView
 from tfdebug.ui.widgets.token_strip import TokenStrip
+from tfdebug.ui.workers.throttle import throttler
 
 
 class GenerationPanel(QWidget):
@@ -60,10 +61,7 @@ class GenerationPanel(QWidget):
         self.step: int | None = None
         self._dirty = True
         # Captured events come by the hundred during Continue: redraw at most every 50 ms.
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(50)
-        self._timer.timeout.connect(self.refresh)
+        self._redraw = throttler(50, self.refresh, self)
         ctl.session_changed.connect(self._session_changed)
         ctl.stage_shown.connect(self._changed)
         ctl.state_changed.connect(self._changed)
@@ -110,8 +108,8 @@ class GenerationPanel(QWidget):
 
     def _changed(self, *_args) -> None:
         self._dirty = True
-        if self.isVisible() and not self._timer.isActive():
-            self._timer.start()
+        if self.isVisible():
+            self._redraw.throttle()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -152,8 +150,8 @@ class GenerationPanel(QWidget):
 
     def _idle(self) -> None:
         self.strip.set_entries([], None)
-        self.summary.setText(self.tr("Not a generation. Start one with tfdebug gui --generate "
-                                     "(or the generate option of Run); this dock then follows each token."))
+        self.summary.setText(self.tr("Not a generation. Press Generate (Ctrl+G) beside Run to generate token by "
+                                     "token; Debug ▸ Decoding Settings… chooses how. This dock then follows each token."))
         for row in self.rows.values():
             row.set_row(None, [], "")
         self.cache.clear("")

@@ -12,7 +12,7 @@ import math
 from weakref import ref
 
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.names import layer_title, parse_name, site_title
@@ -21,6 +21,7 @@ from tfdebug.ui.i18n.language import said, title
 from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.heatmap_axes import NonOverlappingAxis
+from tfdebug.ui.workers.throttle import throttler
 
 MAX_DELTA = "max_delta"
 CURRENT_PEN = pg.mkPen((230, 120, 0), width=2)
@@ -74,10 +75,7 @@ class OverviewPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(controls)
         layout.addWidget(self.plot, 1)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(50)
-        self._timer.timeout.connect(self.refresh)
+        self._redraw = throttler(50, self.refresh, self)
         self.ctl.state_changed.connect(self.schedule)
         self.ctl.session_changed.connect(self._new_pass)
         self.ctl.stage_shown.connect(self._show_current)
@@ -105,8 +103,8 @@ class OverviewPanel(QWidget):
         super().changeEvent(event)
 
     def schedule(self) -> None:
-        if self.isVisible() and not self._timer.isActive():
-            self._timer.start()
+        if self.isVisible():
+            self._redraw.throttle()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

@@ -1,7 +1,7 @@
 """Colour choices for heatmaps: which map and levels a stage gets, and the non-finite overlay.
 
-Signed data gets a diverging map centred on zero; probabilities and other
-non-negative data a sequential one. −∞ (masked), NaN and +∞ cells get colours of
+A stage's kind chooses the map: probabilities get a sequential one, every other
+stage a diverging map centred on zero. −∞ (masked), NaN and +∞ cells get colours of
 their own, drawn by an RGBA overlay, so they never read as the scale's minimum.
 """
 
@@ -44,13 +44,18 @@ def sequential() -> pg.ColorMap:
 
 
 def scheme(kind: str, stats: Stats) -> tuple[pg.ColorMap, tuple[float, float], bool]:
-    """(colour map, levels, signed) for data with `stats` from a stage of `kind`."""
+    """(colour map, levels, signed) for data with `stats` from a stage of `kind`.
+
+    The map follows the stage, not the slice on screen: probabilities get the sequential map,
+    every other kind the diverging one centred on 0 (a slice that happens to be non-negative
+    keeps the map its stage has, so the heatmap and the head thumbnails of one stage agree).
+    """
     lo, hi = stats.min, stats.max
-    if lo != lo or hi != hi:  # no finite value at all
-        return sequential(), (0.0, 1.0), False
-    if kind in PROBABILITY_KINDS or lo >= 0:
-        top = hi if hi > 0 else 1.0
+    if kind in PROBABILITY_KINDS:
+        top = hi if hi == hi and hi > 0 else 1.0
         return sequential(), (0.0, float(top)), False
+    if lo != lo or hi != hi:  # no finite value at all
+        return diverging(), (-1.0, 1.0), True
     m = max(abs(lo), abs(hi)) or 1.0
     return diverging(), (-float(m), float(m)), True
 

@@ -1,4 +1,4 @@
-"""Input bar: one text field per input the model takes, presets and recent inputs, model, device, Run.
+"""Input bar: one text field per input the model takes, presets and recent inputs, model, device, Run, Generate.
 
 The fields come from the adapter of the pass on screen (`adapter.inputs`): the
 translator shows Source and Target prefix, a language model one Prompt. Until a model
@@ -25,7 +25,7 @@ REPLAY_TIP = QT_TRANSLATE_NOOP("InputBar", "A recorded pass is shown: its input 
 class InputBar(QWidget):
     """Edits the controller's `inputs`; Run (a registry action) starts a pass with them."""
 
-    def __init__(self, ctl: DebugController, run_action: QAction, models: list[str], devices: list[str],
+    def __init__(self, ctl: DebugController, run_action: QAction, generate_action: QAction, models: list[str], devices: list[str],
                  parent: QWidget | None = None):
         super().__init__(parent)
         self.ctl = ctl
@@ -45,6 +45,8 @@ class InputBar(QWidget):
         self.device.addItems(devices)
         self.run_button = QToolButton()
         self.run_button.setDefaultAction(run_action)
+        self.generate_button = QToolButton()  # beside Run: the same texts, token by token
+        self.generate_button.setDefaultAction(generate_action)
         self._layout = QHBoxLayout(self)
         self._layout.setContentsMargins(4, 2, 4, 2)
         self.preset_label, self.model_label, self.device_label = QLabel(), QLabel(), QLabel()
@@ -55,6 +57,7 @@ class InputBar(QWidget):
             self._layout.addWidget(label)
             self._layout.addWidget(widget)
         self._layout.addWidget(self.run_button)
+        self._layout.addWidget(self.generate_button)
         self.model.currentTextChanged.connect(self._update_inputs)
         # Return (and Ctrl+Return, which the editable box's line edit keeps from the shortcut) runs, as in the fields.
         self.model.lineEdit().returnPressed.connect(self.run_action.trigger)

@@ -25,6 +25,7 @@ from tfdebug.ui.actions.snapshots import SnapshotActions
 from tfdebug.ui.remote import connection as remote_tools
 from tfdebug.ui.dialogs import edit as edit_dialog
 from tfdebug.ui.dialogs.conditions import ConditionTools
+from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.i18n import language as i18n
 from tfdebug.ui.panels import overview
 from tfdebug.ui.panels.archmap import ArchitectureMap
@@ -46,13 +47,15 @@ from tfdebug.ui.state.generation_data import is_generation
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.widgets.breakpoints import kind_menu
 from tfdebug.ui.workers.gui_gc import collect_in_gui_thread
+from tfdebug.ui.workers.throttle import throttler
 
 TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.into", "tfdebug.step.out",
                    "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop", "tfdebug.gen.next_token")
 DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause", None,
                                    "tfdebug.gen.next_token", "tfdebug.gen.run_to_token", None,
                                    "tfdebug.step.restart", "tfdebug.step.stop", None,
-                                   "tfdebug.session.run", "tfdebug.session.live", None,
+                                   "tfdebug.session.run", "tfdebug.session.generate", "tfdebug.session.decoding",
+                                   "tfdebug.session.live", None,
                                    "tfdebug.edit.tensor", "tfdebug.edit.undo")
 
 
@@ -87,7 +90,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self.tools = self.action_context.tools
         self.actions_by_id = actions.bind(self, self.action_context)
 
-        self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"],
+        self.tools.decoding = DecodingTools(self)  # before a pass can start: Generate reads its settings
+        self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"], self.actions_by_id["tfdebug.session.generate"],
                                   models or available_models(), devices or available_devices())
         self._build_toolbars()
         self._build_panels()
@@ -227,9 +231,7 @@ class MainWindow(WindowLayout, QMainWindow):
                       self.status_state):
             label.setTextFormat(Qt.PlainText)  # stage and model names come from a model or a file
             self.statusBar().addPermanentWidget(label)
-        self._status_timer = QTimer(self)
-        self._status_timer.setSingleShot(True)
-        self._status_timer.timeout.connect(self.update_status)
+        self._status_throttle = throttler(30, self.update_status, self)
         self.ctl.state_changed.connect(self._schedule_status)
         self.ctl.stage_changed.connect(self._schedule_status)
         self.ctl.busy_changed.connect(self._schedule_status)
@@ -292,8 +294,7 @@ class MainWindow(WindowLayout, QMainWindow):
 
     # ----- status --------------------------------------------------------------------------
     def _schedule_status(self, *_args) -> None:
-        if not self._status_timer.isActive():
-            self._status_timer.start(30)
+        self._status_throttle.throttle()
 
     def update_status(self) -> None:
         ctl = self.ctl

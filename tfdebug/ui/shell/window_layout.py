@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QByteArray, QCoreApplication, QSettings, Qt
 from PySide6.QtWidgets import QScrollArea, QWidget
 
+from tfdebug.core.files import nesting_depth
 from tfdebug.core.view import RunInputs
+from tfdebug.ui.i18n.language import said
+from tfdebug.ui.state.messages import Message
 
+MAX_SETTING_CHARS = 4 << 20  # the recent inputs: a few long texts
+MAX_SETTING_NESTING = 8  # the settings tfdebug writes nest two or three levels
 MIN_HEATMAP_SHARE = 0.5  # of the width of the three columns, when the window is too narrow for the sides
 
 
@@ -30,17 +35,27 @@ class WindowLayout:
         s.sync()
 
     def restore_settings(self) -> None:
+        """Restore the saved layout and inputs; a damaged setting is dropped and said once, never fatal."""
         s = self.settings
-        geometry = s.value("window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        state = s.value("window/state")
-        if state is not None:
-            self.restoreState(state)
-        recent = _json_setting(s, "input/recent")
+        dropped: list[str] = []
+        for key, restore in (("window/geometry", self.restoreGeometry), ("window/state", self.restoreState)):
+            value = s.value(key)
+            if value is None:
+                continue
+            # Stored by hand or by another program as text or a number: Qt would raise, not restore.
+            if not isinstance(value, (QByteArray, bytes)) or not restore(QByteArray(value)):
+                s.remove(key)
+                dropped.append(key)
+        recent = _json_setting(s, "input/recent", dropped)
         if isinstance(recent, list):
             self.input_bar.set_recent([r for r in recent if isinstance(r, dict)
                                        and all(isinstance(k, str) and isinstance(v, str) for k, v in r.items())])
+        _json_setting(s, "input/last", dropped)  # checked now, so a damaged one is said with the rest
+        if dropped:
+            keys = ", ".join(dropped)
+            self.show_message(Message("warning", said(lambda: QCoreApplication.translate(
+                "MainWindow", "Some saved window settings were damaged and have been reset: {keys}.").format(
+                keys=keys))))
 
     def last_inputs(self) -> RunInputs | None:
         """The inputs of the last session, from settings (None when absent or unreadable)."""
@@ -107,12 +122,19 @@ def scrolled(widget: QWidget) -> QScrollArea:
     return _FitScroller(widget)
 
 
-def _json_setting(settings: QSettings, key: str):
-    """A setting stored as JSON text, or None when it is missing or not JSON (older or damaged settings)."""
+def _json_setting(settings: QSettings, key: str, dropped: list[str] | None = None):
+    """A setting stored as JSON text, or None when it is missing or damaged (not text, not JSON, nested
+    deeper than any setting tfdebug writes). A damaged one is removed and its key added to `dropped`."""
     value = settings.value(key)
-    if not isinstance(value, str):
+    if value is None:
         return None
     try:
-        return json.loads(value)
-    except ValueError:
+        doc = json.loads(value) if isinstance(value, str) and len(value) <= MAX_SETTING_CHARS else None
+    except (ValueError, RecursionError):
+        doc = None
+    if doc is None or nesting_depth(doc, MAX_SETTING_NESTING + 1) > MAX_SETTING_NESTING:
+        if dropped is not None:
+            settings.remove(key)
+            dropped.append(key)
         return None
+    return doc

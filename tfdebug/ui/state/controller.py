@@ -23,6 +23,7 @@ from tfdebug.core.stages import token_labels
 from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.io.recording import Recording, recording_on_screen
+from tfdebug.models.sampling import DecodingSettings
 from tfdebug.ui.i18n.language import breakpoint_text, error_phrase, phrase_text, said
 from tfdebug.ui.state.breakpoints import BreakpointsMixin
 from tfdebug.ui.state.generating import GenerationMixin
@@ -32,6 +33,7 @@ from tfdebug.ui.workers.display import DisplayMixin, DisplayWorker
 from tfdebug.ui.workers.gui_gc import note_activity
 from tfdebug.ui.workers.jobs import Job
 from tfdebug.ui.workers.qt_events import StepperSignals
+from tfdebug.ui.workers.throttle import throttler
 
 
 class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMixin, QObject):
@@ -74,8 +76,9 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self._shown: Capture | None = None
         # What Run starts; the input bar edits it.
         self.inputs = RunInputs("random")
-        # Decoding settings when Run generates token by token (a GenerationSession); None: one pass.
+        # Decoding settings when the next run generates token by token (a GenerationSession); None: one pass.
         self.generation = None
+        self.decoding = DecodingSettings()  # what Generate uses (Debug ▸ Decoding Settings…)
         # The capture budget of the next pass: "auto", "off" or MB as text (tfdebug.ui.state.capture_budget).
         self.capture_budget = "auto"
         self.load_job: Job | None = None
@@ -90,10 +93,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         # Whole-tensor stats, large slices and head thumbnails are computed off the GUI thread.
         self.display = DisplayWorker(self)
         # Captured events come by the hundred during Continue: re-check actions at most every 50 ms.
-        self._state_timer = QTimer(self)
-        self._state_timer.setSingleShot(True)
-        self._state_timer.setInterval(50)
-        self._state_timer.timeout.connect(self.state_changed.emit)
+        self._state_throttle = throttler(50, self.state_changed.emit, self)
         # Panels other than the heatmap follow a new stage one event-loop turn later: the
         # heatmap, which the user is waiting for, paints first and alone, and the GUI thread
         # returns to the event loop between the two halves of a step.
@@ -314,8 +314,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
             return  # a queued event of a pass already replaced
         note_activity()  # no long garbage collection while a pass moves
         if event.type == "captured":
-            if not self._state_timer.isActive():
-                self._state_timer.start()
+            self._state_throttle.throttle()
             return
         if event.type in ("paused", "moved", "replaced"):
             self._show_current()

@@ -83,8 +83,8 @@ class LoadingMixin:
             if settings is not None:  # a generation: every step's pass under one stepper
                 from tfdebug.adapters.generation import GenerationSession
                 given = texts
-                if texts == adapter.default_texts():  # a preset generates from its required texts alone
-                    given = {f.key: texts[f.key] if f.required else "" for f in adapter.inputs}
+                if texts == adapter.default_texts():  # the opening preset: start where there is something to predict
+                    given = adapter.generation_texts()
                 return GenerationSession(adapter, given, settings, max_capture_bytes=budget)
             from tfdebug.adapters.session import DebugSession
             return DebugSession(adapter, texts, max_capture_bytes=budget)

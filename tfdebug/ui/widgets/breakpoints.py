@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
-from PySide6.QtWidgets import (
-    QMenu,
-    QWidget,
-)
+from PySide6.QtWidgets import QMenu, QWidget
 
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.stages import KINDS

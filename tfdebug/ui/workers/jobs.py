@@ -20,6 +20,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Signal
 
 from tfdebug.core.errors import TfdebugError
+from tfdebug.core.foreign import INTERRUPTS
 from tfdebug.ui.i18n.language import error_phrase, said
 
 _RUNNING: set["Job"] = set()  # strong references while threads run
@@ -94,7 +95,9 @@ class Job(QObject):
             self._emit(self.cancelled_signal)
         except TfdebugError as exc:
             self._emit(self.failed, error_phrase(exc), "")
-        except Exception as exc:  # someone's model or file: said in words, never raised into Qt
+        except INTERRUPTS:
+            raise
+        except BaseException as exc:  # someone's model or file (a Rust panic is a BaseException): said in words
             if not self.cancelled:
                 self._emit(self.failed, self._describe(exc), f"{type(exc).__name__}: {exc}")
         else:

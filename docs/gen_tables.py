@@ -1,0 +1,233 @@
+"""Tables the docs show, generated from the JSON files measurements wrote: no figure is typed by hand.
+
+A page asks for a table with a marker on a line of its own, `<!-- table: NAME -->`; the MkDocs
+hook `on_page_markdown` (mkdocs.yml: `hooks: [docs/gen_tables.py]`) replaces it with the table
+TABLES[NAME] builds from its JSON. An unknown name, or a JSON without the field a table reads,
+fails the build. `python docs/gen_tables.py NAME` prints one table.
+
+Sources: the `tfdebug bench --json` runs in docs/ (bench-cpu-2core.json, bench-generation-
+cpu-2core.json, bench-latency-cpu-2core.json) and the training metrics the bundled models were
+saved with (resources/demo/metrics.json, resources/tiny-gpt2/metrics.json).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+MARKER = re.compile(r"^<!-- table: ([a-z0-9-]+) -->$", re.MULTILINE)
+
+
+@lru_cache(maxsize=None)
+def load(relative: str) -> dict:
+    """The JSON at `relative` (to the repository root)."""
+    return json.loads((ROOT / relative).read_text(encoding="utf-8"))
+
+
+def bench() -> dict:
+    return load("docs/bench-cpu-2core.json")
+
+
+def table(header: list[str], rows: list[list[object]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def ms(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def pct(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def machine(relative: str) -> str:
+    """One sentence: where and how the JSON at `relative` was measured."""
+    m = load(relative)["machine"]
+    load_avg = m["load_average"]
+    load_text = load_avg if isinstance(load_avg, str) else " / ".join(f"{x:.1f}" for x in load_avg)
+    torch = f", torch {m['torch']}" if "torch" in m else ""
+    return (f"`{relative}`: {m['cpu_count']} CPUs, {m['torch_threads']} torch thread(s){torch}, "
+            f"load average {load_text}.")
+
+
+def capture_overhead() -> str:
+    rows = []
+    for r in bench()["capture_overhead"]:
+        tuned = r.get("tuned") or {}
+        rows.append([f"{r['config']} ({r['n_layer']}+{r['n_layer']} layers, {r['n_embd']}, seq {r['seq_len']})",
+                     f"{ms(r['plain_ms'])} ({ms(r['plain_ms'] / (2 * r['n_layer']))})", ms(r["taps_only_ms"]),
+                     ms(r["capture_all_ms"]), ratio(r["ratio_taps_only"]), ratio(r["ratio_capture_all"]),
+                     ratio(r["ratio_plain_again"]), ratio(tuned.get("ratio_capture_all")),
+                     ratio(tuned.get("ratio_plain_again"))])
+    return table(["config", "plain ms (per layer)", "taps only", "capture all", "×taps", "×all untuned", "A/A",
+                  "×all tuned", "A/A tuned"], rows)
+
+
+def peers() -> str:
+    rows = []
+    for r in bench()["capture_overhead"]:
+        for p in r.get("peers", []):
+            if p.get("status") != "ok":
+                rows.append([r["config"], p["peer"], p.get("status", "—"), "—", "—", "—"])
+                continue
+            rows.append([r["config"], f"{p['peer']} {p['version']}, `{p['api']}`", p["layers"],
+                         f"{ms(p['plain_ms'])} ({ms(p['plain_ms_per_layer'])})",
+                         f"{ms(p['hooked_ms'])} ({ms(p['hooked_ms_per_layer'])})", ratio(p["ratio"])])
+    return table(["config", "peer, version, API", "layers", "plain ms (per layer)", "hooked ms (per layer)",
+                  "×hooked"], rows)
+
+
+def latency_row(r: dict) -> list[object]:
+    return [f"{r['size']}²", f"{ms(r['painted_median'])} ({ms(r['painted_p95'])})",
+            f"{ms(r['settled_median'])} ({ms(r['settled_p95'])})", ratio(r["aa_ratio"]),
+            ratio(r.get("aa_ratio_settled"))]
+
+
+LATENCY_HEADER = ["slice", "to painted heatmap, median (p95) ms", "all panels settled, median (p95) ms",
+                  "A/A painted", "A/A settled"]
+
+
+def step_latency_idle() -> str:
+    runs = load("docs/bench-latency-cpu-2core.json")["step_latency_ms_runs"]
+    rows = [[f"run {i}", *latency_row(r)] for i, run in enumerate(runs, 1) for r in run]
+    return table(["run", *LATENCY_HEADER], rows)
+
+
+def step_latency_busy() -> str:
+    return table(LATENCY_HEADER, [latency_row(r) for r in bench()["step_latency_ms"]])
+
+
+def heartbeat() -> str:
+    h = load("docs/bench-latency-cpu-2core.json")["heartbeat_ms"]
+    gaps, work = h["largest_gap"], h["gui_thread_work"]
+    suite = h["in_the_full_suite"]
+    return table(["", "runs", "largest gap between beats (ms)", "GUI thread's own work (ms)"],
+                 [["fresh processes", len(gaps), f"{min(gaps)}–{max(gaps)} (median {sorted(gaps)[len(gaps) // 2]})",
+                   f"{min(work)}–{max(work)}"],
+                  ["in the full suite", 1, suite["largest_gap"], suite["gui_thread_work"]]])
+
+
+def host_syncs() -> str:
+    s, budgets = bench()["host_syncs"], bench()["sync_budgets"]
+    rows = [["one captured forward (the model's own input check)", s["captured_forward"],
+             budgets.get("captured_forward", "—")],
+            ["Continue to the end, every condition breakpoint, fast check", s["conditions_fast"],
+             budgets.get("conditions_fast", "—")],
+            [f"the same, exact check ({s['stages']} stages)", s["conditions_exact"],
+             "≤ 1 per stage"],
+            ["one display step: slice with its stats, then whole-tensor stats", s["display_step"],
+             budgets.get("display_step", "—")],
+            ["every head's thumbnail", s["heads"], budgets.get("heads", "—")]]
+    return table(["what", "host syncs", "budget"], rows)
+
+
+def memory_and_snapshots() -> str:
+    m, s = bench()["memory"], bench()["snapshots"]
+    mb = 1e6
+    return table(["measure", "result"], [
+        [f"bytes held by a {m['config']} capture ({m['stages']} stages)",
+         f"{m['held_bytes'] / mb:.1f} MB held = {m['distinct_stage_bytes'] / mb:.1f} MB of distinct stages "
+         f"({m['stage_bytes'] / mb:.1f} MB counting views twice): ratio {m['ratio_held_to_distinct']:.2f}"],
+        ["RSS kept after that capture is dropped (untuned process)",
+         f"{m['kept_after_drop_bytes'] / mb:.1f} MB; {m['kept_after_release_bytes'] / mb:.1f} MB after "
+         "`release_freed_memory()`"],
+        [f"snapshot save, {s['bytes'] / mb:.0f} MB, {s['stages']} tensors (atomic, fsynced)",
+         f"{s['save_s']:.2f} s vs `save_file` {s['save_file_s']:.2f} s (throughput ×{s['ratio_save_throughput']:.2f}), "
+         f"vs `save_file` + fsync ×{s['ratio_save_throughput_durable']:.2f} (A/A {s['aa_ratio']:.2f})"],
+        [f"open a {s['file_bytes'] / mb:.0f} MB snapshot and read one stage",
+         f"{1000 * s['open_one_stage_s']:.0f} ms vs `safe_open` {1000 * s['safe_open_one_stage_s']:.1f} ms"]])
+
+
+def verdicts() -> str:
+    rows = [[v["what"], v["value"], ratio(v["aa_ratio"]), v["verdict"]] for v in bench()["verdicts"]]
+    return table(["measure and target", "value", "A/A", "the bench's verdict"], rows)
+
+
+def generation() -> str:
+    rows = [[r["prompt"], ms(r["no_cache_ms"]), ms(r["cache_ms"]), f"{r['speedup_cache']:.1f}×",
+             ms(r["capture_all_ms"]), f"+{ms(r['capture_overhead_ms'])}", ratio(r["ratio_capture_all"]),
+             ratio(r["aa_ratio"])]
+            for r in load("docs/bench-generation-cpu-2core.json")["generation"]]
+    return table(["prompt L", "no cache (ms/token)", "KV cache (ms/token)", "speed-up", "capture all (ms/token)",
+                  "capture cost (ms/token)", "×capture", "A/A"], rows)
+
+
+def demo_accuracy() -> str:
+    d = load("resources/demo/metrics.json")
+    return table(["set", "pairs", "exact match", "token accuracy"], [
+        ["training (every 9th pair)", f"{d['train_exact_match_sample']:,}", pct(d["train_exact_match"]), "—"],
+        ["template held out", f"{d['held_out_pairs']:,}", pct(d["held_out_exact_match"]),
+         pct(d["held_out_token_accuracy"])],
+        *[[label, d[key]["pairs"], pct(d[key]["exact_match"]), pct(d[key]["token_accuracy"])]
+          for label, key in (("hand-written held out", "heldout_handwritten"), ("hand-written dev", "dev_handwritten"))]])
+
+
+def demo_misses() -> str:
+    misses = load("resources/demo/metrics.json")["heldout_handwritten"]["misses"]
+    return "\n".join(f"- \"{m['en']}\" → {m['got']} (expected {m['expected']})" for m in misses)
+
+
+def demo_training() -> str:
+    d = load("resources/demo/metrics.json")
+    c = d["config"]
+    return table(["pairs (train / held out)", "parameters", "steps", "epochs", "batch", "CPU time", "wall time",
+                  "final loss"],
+                 [[f"{d['train_pairs']:,} / {d['held_out_pairs']:,}", f"{d['parameters']:,}", f"{d['steps']:,}",
+                   c["epochs"], c["batch_size"], f"{d['train_cpu_seconds']:.0f} s", f"{d['train_seconds']:.0f} s",
+                   d["final_loss"]]])
+
+
+def tiny_gpt2() -> str:
+    d = load("resources/tiny-gpt2/metrics.json")
+    rows = [[label, d[key]["pairs"], f"{round(d[key]['exact_match'] * d[key]['pairs'])} ({pct(d[key]['exact_match'])})",
+             pct(d[key]["token_accuracy"])] for label, key in (("held out", "held_out"), ("training sample", "training_sample"))]
+    return (table(["set", "pairs", "Chinese after `=` exact", "next-token accuracy"], rows)
+            + f"\n\n{d['parameters']:,} parameters, {d['steps']:,} steps, {d['train_seconds']:.0f} s of training, "
+              f"final loss {d['final_loss']:.3f}.")
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "machine-bench": lambda: machine("docs/bench-cpu-2core.json"),
+    "machine-latency": lambda: machine("docs/bench-latency-cpu-2core.json"),
+    "machine-generation": lambda: machine("docs/bench-generation-cpu-2core.json"),
+    "capture-overhead": capture_overhead,
+    "peers": peers,
+    "step-latency-idle": step_latency_idle,
+    "step-latency-busy": step_latency_busy,
+    "heartbeat": heartbeat,
+    "host-syncs": host_syncs,
+    "memory-snapshots": memory_and_snapshots,
+    "verdicts": verdicts,
+    "generation": generation,
+    "demo-accuracy": demo_accuracy,
+    "demo-misses": demo_misses,
+    "demo-training": demo_training,
+    "tiny-gpt2": tiny_gpt2,
+}
+
+
+def fill(markdown: str) -> str:
+    """`markdown` with every table marker replaced by its table (KeyError for an unknown name)."""
+    return MARKER.sub(lambda m: TABLES[m.group(1)](), markdown)
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001 (MkDocs' hook signature)
+    return fill(markdown)
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or TABLES:
+        print(f"<!-- {name} -->\n{TABLES[name]()}\n")

@@ -1,0 +1,95 @@
+"""Commands that only read files start without torch or Qt (importing torch alone takes 1–2 s).
+
+Each command runs in a fresh interpreter, which then reports what it imported.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tfdebug.cli import main
+
+V1 = Path(__file__).parent / "io" / "data" / "v1_random.safetensors"
+
+# Runs the CLI like `python -m tfdebug ARGS`, then prints which heavy modules it imported.
+PROBE = """
+import sys
+from tfdebug.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:  # argparse's --help exits
+    code = exc.code
+print("\\n@@" + __import__("json").dumps({"code": code, "loaded": [m for m in ("torch", "PySide6", "numpy",
+      "safetensors") if m in sys.modules]}))
+"""
+
+
+def _probe(*args: str) -> tuple[dict, str]:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120)
+    out, _, report = done.stdout.rpartition("\n@@")
+    assert report, done.stderr
+    return json.loads(report), out
+
+
+@pytest.fixture(scope="module")
+def v2_snapshot(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("startup") / "pass.safetensors"
+    assert main(["capture", "--model", "random", "--out", str(path)]) == 0
+    return path
+
+
+@pytest.mark.parametrize("args", [("--help",), ("stages", "--help"), ("info", "--help"), ("--version",)])
+def test_help_imports_neither_torch_nor_qt(args):
+    report, out = _probe(*args)
+    assert report["code"] == 0
+    assert "usage: tfdebug" in out or out.startswith("tfdebug ")
+    assert "torch" not in report["loaded"] and "PySide6" not in report["loaded"]
+
+
+def test_top_level_help_still_lists_every_command():
+    report, out = _probe("--help")
+    for command in ("gui", "stages", "capture", "info", "diff", "bench"):
+        assert command in out
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_info_reads_a_snapshot_without_torch(v2_snapshot, as_json):
+    report, out = _probe("info", *(["--json"] if as_json else []), str(v2_snapshot))
+    assert report["code"] == 0
+    assert report["loaded"] == []  # not even numpy: the header is JSON
+    if as_json:
+        doc = json.loads(out)
+        assert doc["format_version"] == 2 and doc["stages"]
+    else:
+        assert "stages   " in out and "bytes of tensors" in out
+
+
+def test_info_of_a_format_1_snapshot_without_torch():
+    report, out = _probe("info", str(V1))
+    assert report["code"] == 0 and report["loaded"] == []
+    assert "format 1" in out
+
+
+def test_info_counts_the_same_bytes_as_the_opened_snapshot(v2_snapshot, capsys):
+    from tfdebug.io.snapshot import open_snapshot
+
+    with open_snapshot(v2_snapshot) as recording:
+        nbytes = recording.nbytes
+    assert main(["info", str(v2_snapshot)]) == 0
+    assert f"{nbytes:,} bytes of tensors" in capsys.readouterr().out
+
+
+def test_a_damaged_snapshot_is_still_refused_without_torch(tmp_path, v2_snapshot):
+    bad = tmp_path / "bad.safetensors"
+    data = bytearray(v2_snapshot.read_bytes())
+    bad.write_bytes(bytes(data[:-1]))  # one byte short: the last tensor ends past the end
+    report, _ = _probe("info", str(bad))
+    assert report["code"] == 2 and "torch" not in report["loaded"]
+
+
+def test_info_verify_still_reads_every_tensor(v2_snapshot):
+    report, out = _probe("info", "--verify", str(v2_snapshot))
+    assert report["code"] == 0 and "stages read back" in out

@@ -1,0 +1,175 @@
+"""Every section of `tfdebug bench`, run in order under one Run (its profile, time budget and load limit)."""
+
+from __future__ import annotations
+
+import os
+
+import torch
+
+from tfdebug.bench.capture import LARGE, TINY, WIDE, BenchConfig, memory_row, overhead_row, tuned_overhead_row
+from tfdebug.bench.runner import PROFILES, Run, choose_sections
+from tfdebug.bench.timing import machine, median, p95
+
+# Sizes the profiles name (tfdebug.bench.runner.PROFILES).
+SDPA_SIZES = {"tiny": {"n_embd": 32, "n_layer": 1, "n_head": 4, "seq_len": 8},
+              "quick": {"n_embd": 256, "n_layer": 4, "n_head": 4, "seq_len": 128},
+              "full": {"n_embd": 512, "n_layer": 8, "n_head": 8, "seq_len": 256}}
+GENERATION_SIZES = {"tiny": {"n_embd": 32, "n_heads": 4, "n_layer": 1, "prompts": (4, 8), "new_tokens": 4},
+                    "quick": {"n_embd": 256, "n_heads": 4, "n_layer": 2, "prompts": (16, 128), "new_tokens": 6},
+                    "full": {"n_embd": 512, "n_heads": 8, "n_layer": 2, "prompts": (16, 128, 512), "new_tokens": 16}}
+CAPTURE_CONFIGS = {"tiny": TINY, "6x512": WIDE, "12x768": LARGE}
+
+
+def step_latency_rows(sizes: tuple[int, ...], repeats: int) -> list[dict]:
+    """The window's step latency to the painted heatmap and until every panel settled (offscreen)."""
+    from tfdebug.bench.noise import halves_ratio
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from tfdebug.ui.workers.step_latency import quiet_qt_messages, step_latency
+
+    with quiet_qt_messages():
+        timings = step_latency(sizes, repeats)
+    rows = []
+    for n, samples in timings.items():
+        row = {"size": n}
+        for clock in ("painted", "settled"):
+            row[f"{clock}_median"] = round(median(samples[clock]), 2)
+            row[f"{clock}_p95"] = round(p95(samples[clock]), 2)
+        row["aa_ratio"] = halves_ratio(samples["painted"])
+        row["aa_ratio_settled"] = halves_ratio(samples["settled"])  # each clock judged by its own A/A
+        rows.append(row)
+    return rows
+
+
+def _demo_config() -> BenchConfig | None:
+    """The bundled demo model's shape, when it is bundled."""
+    from tfdebug.models.loader import available_models, load_model
+
+    if "demo" not in available_models():
+        return None
+    args = load_model("demo").args
+    return BenchConfig("demo", args.n_layer, args.n_embd, args.n_heads, min(16, args.max_len), args.vocab_size)
+
+
+def _capture_rows(profile, cpu) -> list[dict]:
+    from tfdebug.bench.peers import nnsight_row, transformer_lens_row
+
+    configs = [_demo_config() if name == "demo" else CAPTURE_CONFIGS[name] for name in profile.capture_configs]
+    rows = []
+    for config in (c for c in configs if c is not None):
+        row = overhead_row(config, cpu, profile.repeats)  # this process never tuned the allocator
+        row["tuned"] = tuned_overhead_row(config, profile.repeats) if profile.tuned else None
+        row["peers"] = [transformer_lens_row(config, profile.repeats), nnsight_row(config, profile.repeats)]
+        rows.append(row)
+    return rows
+
+
+def run_all(profile: str = "default", sections: list[str] | None = None, threads: int | None = None,
+            load_limit: float | None = None) -> dict:
+    """The chosen sections (default: every default section) at the profile's sizes.
+
+    Returns one JSON-ready dict: `machine`, one key per section that ran, `run` (seconds
+    per section, what was skipped and why) and the verdicts against the targets.
+    """
+    from tfdebug.bench.report import SYNC_BUDGETS, TARGETS, verdicts
+
+    if threads:
+        torch.set_num_threads(threads)
+    chosen = PROFILES[profile]
+    run = Run(chosen, load_limit)
+    wanted = choose_sections(sections)
+    cpu = torch.device("cpu")
+    tiny = chosen.name == "tiny"
+    result: dict = {"machine": machine(chosen.name != "default")}
+    result["machine"]["profile"] = chosen.name
+
+    def add(name: str, key: str, fn) -> None:
+        if name in wanted:
+            value = run.section(name, fn, threads=torch.get_num_threads())
+            if value is not None:
+                result[key] = value
+
+    add("capture", "capture_overhead", lambda: _capture_rows(chosen, cpu))
+    add("session", "session", lambda: _session(chosen))
+    add("hf", "hf", lambda: _hf(chosen))
+    add("latency", "step_latency_ms", lambda: step_latency_rows(chosen.latency_sizes, chosen.latency_repeats))
+    add("memory", "memory", lambda: memory_row(TINY if tiny else WIDE, cpu))
+    add("snapshots", "snapshots", lambda: _snapshots(chosen, tiny))
+    add("syncs", "host_syncs", _syncs)
+    add("sdpa", "sdpa", lambda: _sdpa(chosen, cpu))
+    add("levers", "levers", lambda: _levers(chosen, tiny))
+    add("generation", "generation", lambda: _generation(chosen, cpu))
+    add("cuda", "cuda", lambda: _cuda(chosen, tiny))
+    add("peers", "peers", lambda: _peers(chosen))
+    add("scale", "scale", lambda: _scale(chosen))
+    add("remote", "remote", lambda: _remote(chosen))
+    result["targets"], result["sync_budgets"] = dict(TARGETS), dict(SYNC_BUDGETS)
+    result["run"] = run.summary()
+    result["verdicts"] = verdicts(result)
+    return result
+
+
+def _remote(profile) -> dict:
+    from tfdebug.bench.remote import remote_section
+
+    return remote_section(profile.latency_sizes, max(3, profile.latency_repeats // 3))
+
+
+def _session(profile) -> list[dict]:
+    from tfdebug.bench.session import session_rows
+
+    return session_rows(profile.hf, min(5, max(3, profile.repeats)))
+
+
+def _hf(profile) -> list[dict]:
+    from tfdebug.bench.hf import hf_section
+
+    return hf_section(profile.hf, profile.repeats)
+
+
+def _snapshots(profile, tiny: bool) -> dict:
+    from tfdebug.bench.snapshots import snapshot_section
+
+    return snapshot_section(TINY if tiny else WIDE, profile.snapshot_bytes, runs=profile.snapshot_runs)
+
+
+def _syncs() -> dict:
+    from tfdebug.bench.syncs import sync_counts
+
+    return sync_counts()
+
+
+def _sdpa(profile, cpu) -> dict:
+    from tfdebug.bench.sdpa import sdpa_row
+
+    return sdpa_row(cpu, profile.repeats, SDPA_SIZES[profile.sdpa])
+
+
+def _levers(profile, tiny: bool) -> list[dict]:
+    from tfdebug.bench.levers import lever_rows
+
+    return lever_rows(TINY if tiny else WIDE, profile.repeats, tuned=profile.tuned)
+
+
+def _generation(profile, cpu) -> list[dict]:
+    from tfdebug.bench.generation import generation_rows
+
+    return generation_rows(cpu, profile.generation_repeats, GENERATION_SIZES[profile.generation])
+
+
+def _cuda(profile, tiny: bool) -> dict:
+    from tfdebug.bench.cuda import cuda_section
+
+    return cuda_section([TINY] if tiny else [WIDE] + ([LARGE] if profile.name == "full" else []), profile.repeats)
+
+
+def _peers(profile) -> dict:
+    from tfdebug.bench.peers import peers_section
+
+    return peers_section(profile.hf, max(5, profile.repeats))
+
+
+def _scale(profile) -> dict:
+    from tfdebug.bench.scale import scale_section
+
+    return scale_section(profile.name)

@@ -1,0 +1,115 @@
+"""What the user waits for in a session, against the plain forward, on a Hugging Face GPT-2 shape.
+
+A session's capture is everything between asking for a pass and having every stage:
+`DebugSession(...)` and `capture_all()`. `tfdebug stages` lets the pass plan itself
+(planning "lazy": one forward in all); the window plans first (on the meta device where
+that is cheaper than a real forward), then runs the pass: both are timed. The check against the
+unmodified model runs after it in the background; it is timed on its own (it is not
+waited for) and the next variant starts only once it is done, so it never overlaps a
+timing. Variants, interleaved: the model's plain eager forward, the two session captures,
+a session planned with a real forward and verified before returning (what a session
+cost before), and the plain forward again (A/A).
+"""
+
+from __future__ import annotations
+
+import time
+
+from tfdebug.bench.timing import median, table
+
+
+def session_rows(shape: str, repeats: int) -> list[dict]:
+    """One row: median ms of each variant, the ratios to plain eager, the verification's own cost."""
+    import torch
+
+    from tfdebug.adapters.base import Prepared
+    from tfdebug.adapters.hf import wrap
+    from tfdebug.adapters.hf_load import transformers_available
+    from tfdebug.adapters.session import _VERDICTS, DebugSession
+    from tfdebug.bench.hf import GPT2_SHAPES, build_gpt2
+
+    if not transformers_available():
+        return []
+    config = GPT2_SHAPES[shape]
+    model, ids = build_gpt2(config)
+    adapter = wrap(model, tokenizer=None, name="bench")
+    prepared = Prepared(texts={}, kwargs={"input_ids": ids, "use_cache": False})
+    eager = model.config
+
+    def plain():
+        before = eager._attn_implementation_internal
+        eager._attn_implementation_internal = "eager"
+        try:
+            with torch.no_grad():
+                return model(**prepared.kwargs).logits
+        finally:
+            eager._attn_implementation_internal = before
+
+    verify_ms: list[float] = []
+    plans: set[str] = set()
+
+    def session_capture(planning: str):
+        def run():
+            _VERDICTS.pop(adapter.module, None)  # each pass checks anew: the check's cost is timed every time
+            session = DebugSession(adapter, prepared=prepared, planning=planning)
+            captures, _ = session.capture_all()
+            plans.add(f"{planning}: {session.plan.method}" + (f" ({session.plan.note})" if session.plan.note else ""))
+            return session, captures
+        return run
+
+    def before_issue():
+        _VERDICTS.pop(adapter.module, None)
+        session = DebugSession(adapter, prepared=prepared, planning="real")
+        return session.capture_all(verify="now")
+
+    # session_capture: `tfdebug stages` (the pass plans itself); planned_session_capture: the window's path
+    # (the plan first, on meta where cheaper, then the pass).
+    variants = {"plain": plain, "session_capture": session_capture("lazy"),
+                "planned_session_capture": session_capture("auto"), "planned_real_verified_inline": before_issue,
+                "plain_again": plain}
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    # This thread's CPU time too: the forward runs here (one torch thread), so other people's load barely moves it.
+    cpu: dict[str, list[float]] = {name: [] for name in variants}
+    for round_ in range(repeats + 1):  # the first round warms up
+        for name, fn in variants.items():
+            start, start_cpu = time.perf_counter(), time.thread_time()
+            result = fn()
+            elapsed = (time.perf_counter() - start) * 1000.0
+            if round_:
+                cpu[name].append((time.thread_time() - start_cpu) * 1000.0)
+            if name in ("session_capture", "planned_session_capture"):
+                session = result[0]
+                session.wait_verification()
+                if round_:
+                    verify_ms.append(session.verification_seconds * 1000.0)
+            if round_:
+                times[name].append(elapsed)
+            del result
+    ms = {name: median(values) for name, values in times.items()}
+    base = ms["plain"]
+    return [{
+        "config": config.name, "n_layer": config.n_layer, "n_embd": config.n_embd, "seq_len": config.seq_len,
+        "plan": ", ".join(sorted(plans)), "repeats": repeats,
+        **{f"{name}_ms": round(value, 2) for name, value in ms.items()},
+        "verify_in_background_ms": round(median(verify_ms), 2),
+        "ratio_session_capture": round(ms["session_capture"] / base, 4),
+        "ratio_planned_session_capture": round(ms["planned_session_capture"] / base, 4),
+        "ratio_planned_real_verified_inline": round(ms["planned_real_verified_inline"] / base, 4),
+        "ratio_plain_again": round(ms["plain_again"] / base, 4),
+        "threads": torch.get_num_threads(),
+        **{f"cpu_ratio_{name}": round(median(cpu[name]) / median(cpu["plain"]), 4) for name in variants
+           if name != "plain"},
+    }]
+
+
+COLUMNS = ["config", "plan", "plain_ms", "session_capture_ms", "ratio_session_capture", "cpu_ratio_session_capture",
+           "planned_session_capture_ms", "ratio_planned_session_capture", "cpu_ratio_planned_session_capture",
+           "verify_in_background_ms",
+           "planned_real_verified_inline_ms", "ratio_planned_real_verified_inline", "ratio_plain_again", "cpu_ratio_plain_again"]
+
+
+def format_session(rows: list[dict]) -> list[str]:
+    """The report's lines for the session section."""
+    return ["", "A session's capture, what the user waits for (plan + captured forward; the check against the "
+                "unmodified model runs after it in the background, its cost shown on its own), against the plain "
+                "eager forward"] + table(rows, COLUMNS)

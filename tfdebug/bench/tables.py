@@ -1,0 +1,123 @@
+"""Markdown tables for the docs, made from bench JSON files (never typed by hand).
+
+    python -m tfdebug.bench.tables docs/performance.md
+
+rewrites every block of docs/performance.md between `<!-- bench:KEY FILE -->` and
+`<!-- /bench:KEY -->` with the table of section KEY from the JSON file FILE (a path
+relative to the document), so each figure in the page is one the JSON holds.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+BLOCK = re.compile(r"(<!-- bench:(?P<key>[a-z_]+) (?P<file>[^ ]+) -->\n)(?P<body>.*?)(<!-- /bench:(?P=key) -->)",
+                   re.S)
+
+
+def _mb(n) -> str:
+    return "–" if n is None else f"{n / 1e6:,.0f}"
+
+
+def _x(r) -> str:
+    return "–" if r is None else f"{r:.3f}×"
+
+
+def _markdown(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
+
+
+def _load_line(result: dict) -> str:
+    m = result["machine"]
+    run = result.get("run", {})
+    loads = ", ".join(f"{k} {v:g}" for k, v in run.get("load_after_section", {}).items())
+    return (f"torch {m['torch']}, {m['torch_threads']} thread(s) on {m['cpu_count']} CPUs; load average "
+            f"{m['load_average'][0]:g} at the start{f' (after each section: {loads})' if loads else ''}.\n\n")
+
+
+def peers_table(result: dict) -> str:
+    """The peers side by side: ms, × own plain, × HF sdpa, tensors kept, MB held."""
+    peers = result["peers"]
+    rows = []
+    for row in peers["rows"]:
+        if row.get("status") != "ok":
+            rows.append([row["variant"], row.get("version", "–"), row["status"], "", "", "", ""])
+            continue
+        rows.append([row["variant"], row.get("version") or "–", f"{row['ms']:.1f}", _x(row["ratio_own_plain"]),
+                     _x(row["ratio_hf_sdpa"]), str(row["tensors_kept"]), _mb(row["bytes_held"])])
+    head = (f"{peers['config']} ({peers['n_heads']} heads, seq {peers['seq_len']}, vocab {peers['vocab_size']}), "
+            f"float32, allocator {'opted in' if peers['allocator_tuned'] else 'untuned'}, {peers['repeats']} "
+            f"interleaved repeats, A/A (HF eager timed twice) {peers['aa_ratio']:.3f}. " + _load_line(result))
+    return head + _markdown(["variant", "version", "ms", "× own plain", "× HF sdpa", "tensors kept", "MB held"],
+                            rows)
+
+
+def session_table(result: dict) -> str:
+    """What the user waits for in a session against the plain forward, and the check's own cost."""
+    def cpu(r, key):  # the CPU-time ratio, in runs that measured it
+        return f" (CPU {r[key]:.3f}×)" if key in r else ""
+
+    rows = [[r["config"], r["plan"], f"{r['plain_ms']:.1f}", f"{r['session_capture_ms']:.1f}",
+             _x(r["ratio_session_capture"]) + cpu(r, "cpu_ratio_session_capture"),
+             f"{r['planned_session_capture_ms']:.1f}",
+             _x(r["ratio_planned_session_capture"]) + cpu(r, "cpu_ratio_planned_session_capture"),
+             f"{r['verify_in_background_ms']:.1f}", f"{r['planned_real_verified_inline_ms']:.1f}",
+             _x(r["ratio_planned_real_verified_inline"]) + cpu(r, "cpu_ratio_planned_real_verified_inline"),
+             f"{r['ratio_plain_again']:.3f}" + cpu(r, "cpu_ratio_plain_again")] for r in result["session"]]
+    return _load_line(result) + _markdown(
+        ["model", "plans", "plain ms", "stages: session ms", "× plain", "window: plan + pass ms", "× plain",
+         "check ms (background)", "before: real plan + inline check ms", "before × plain", "A/A"], rows)
+
+
+def capture_table(result: dict) -> str:
+    """Capture overhead on the reference model, untuned and tuned."""
+    rows = []
+    for r in result["capture_overhead"]:
+        tuned = r.get("tuned") or {}
+        rows.append([r["config"], f"{r['plain_ms']:.1f}", _x(r["ratio_taps_only"]), _x(r["ratio_capture_all"]),
+                     f"{r['ratio_plain_again']:.3f}", _x(tuned.get("ratio_capture_all")),
+                     "–" if not tuned else f"{tuned['ratio_plain_again']:.3f}"])
+    return _load_line(result) + _markdown(["model", "plain ms", "taps only", "capture all (untuned)", "A/A",
+                                           "capture all (opted in)", "A/A (opted in)"], rows)
+
+
+def levers_table(result: dict) -> str:
+    """The levers against capture-all's cost: ratios to plain per process."""
+    rows = [[r["config"], "opted in" if r["allocator_tuned"] else "untuned", _x(r["wall_ratio_capture_all"]),
+             _x(r["wall_ratio_reused"]), f"{r['wall_ratio_plain_again']:.3f}", str(r["faults_capture_all"]),
+             str(r["faults_reused"])] for r in result["levers"]]
+    return _load_line(result) + _markdown(["model", "allocator", "capture all", "reused buffers", "A/A",
+                                           "faults (capture all)", "faults (reused)"], rows)
+
+
+def scale_table(result: dict) -> str:
+    """Growth with size, and its one-line summary."""
+    scale = result["scale"]
+    rows = [[str(p["seq_len"]), str(p["n_layer"]), f"{p['plain_ms']:.0f}", _x(p["ratio_capture_all"]),
+             f"{p['ratio_plain_again']:.3f}", _mb(p["plan_bytes"]), _mb(p["captured_bytes"]), str(p["dropped"])]
+            for p in scale["points"]]
+    return _load_line(result) + _markdown(["seq", "layers", "plain ms", "capture all", "A/A", "plan MB",
+                                           "captured MB", "stages dropped"], rows) + f"\n{scale['summary']}.\n"
+
+
+TABLES = {"peers": peers_table, "session": session_table, "capture_overhead": capture_table,
+          "levers": levers_table, "scale": scale_table}
+
+
+def update_document(path: str | Path) -> str:
+    """The document at `path` with every bench block regenerated from its JSON file."""
+    path = Path(path)
+
+    def block(match: re.Match) -> str:
+        result = json.loads((path.parent / match["file"]).read_text(encoding="utf-8"))
+        return match.group(1) + TABLES[match["key"]](result) + match.group(5)
+    return BLOCK.sub(block, path.read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":
+    for doc in sys.argv[1:]:
+        Path(doc).write_text(update_document(doc), encoding="utf-8")

@@ -1,0 +1,20 @@
+"""Throttling with superqt: a callable run at most once per interval, at the end of it.
+
+Events come by the hundred during Continue (a captured stage each), and the window's state,
+status bar and the Generation and Overview docks follow them at most every few tens of ms.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QObject
+from superqt.utils import QSignalThrottler
+
+
+def throttler(ms: int, func: Callable[[], object], parent: QObject) -> QSignalThrottler:
+    """A throttler that calls `func` `ms` after the first of a burst of `throttle()` calls (trailing)."""
+    throttle = QSignalThrottler(QSignalThrottler.EmissionPolicy.Trailing, parent)
+    throttle.setTimeout(ms)
+    throttle.triggered.connect(func)
+    return throttle
