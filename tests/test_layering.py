@@ -19,14 +19,15 @@ ALLOWED: dict[str, set[str]] = {
     "demo": {"models", "core"},
     "adapters": {"models", "core"},
     "io": {"core"},
-    "ui": {"adapters", "models", "io", "core"},
-    "bench": {"adapters", "models", "io", "core", "ui"},
-    "commands": {"adapters", "models", "io", "core", "ui", "bench", "demo"},
+    "remote": {"adapters", "models", "io", "core"},
+    "ui": {"remote", "adapters", "models", "io", "core"},
+    "bench": {"adapters", "models", "io", "core", "remote", "ui"},
+    "commands": {"adapters", "models", "io", "core", "remote", "ui", "bench", "demo"},
     "cli": {"commands", "core"},
     "__main__": {"cli"},
     "__init__": set(),
 }
-QT_FREE = ("core", "models", "demo", "adapters", "io", "commands", "cli", "bench")
+QT_FREE = ("core", "models", "demo", "adapters", "io", "remote", "commands", "cli", "bench")
 
 
 def imports(path: Path) -> set[str]:

@@ -1,5 +1,5 @@
 """`tfdebug` entry point: subcommands gui (default), stages, capture, open, info, diff, translate, generate,
-bench.
+bench, serve.
 
 Each subcommand lives in tfdebug.commands.<name> and is imported only when used, so
 the console commands never load Qt.
@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "translate": ("tfdebug.commands.translate", "print the model's greedy translation of a sentence"),
     "generate": ("tfdebug.commands.generate", "generate token by token (KV cache), optionally into a snapshot"),
     "bench": ("tfdebug.commands.bench", "measure capture overhead, step latency, memory, snapshot speed"),
+    "serve": ("tfdebug.commands.serve", "run a model for a window on another machine to step through (loopback + ssh -L)"),
 }
 
 

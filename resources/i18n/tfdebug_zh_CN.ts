@@ -266,6 +266,33 @@
     </message>
 </context>
 <context>
+    <name>ConnectDialog</name>
+    <message>
+        <source>Connect to Server</source>
+        <translation>连接到服务器</translation>
+    </message>
+    <message>
+        <source>only for an encrypted server</source>
+        <translation>仅用于加密的服务器</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>Token</source>
+        <translation>令牌</translation>
+    </message>
+    <message>
+        <source>Server key</source>
+        <translation>服务器密钥</translation>
+    </message>
+    <message>
+        <source>Paste the line tfdebug serve printed, or its address and token. From another machine, forward the port first: ssh -N -L PORT:127.0.0.1:PORT server.</source>
+        <translation>粘贴 tfdebug serve 打印的那一行，或它的地址和令牌。从另一台机器连接时，先转发端口：ssh -N -L PORT:127.0.0.1:PORT server。</translation>
+    </message>
+</context>
+<context>
     <name>DebugController</name>
     <message>
         <source>Not in the vocabulary (shown as &lt;unk&gt;): {words}.</source>
@@ -1345,6 +1372,45 @@ output w·V = {output}</source>
     </message>
 </context>
 <context>
+    <name>RemoteTools</name>
+    <message>
+        <source>connecting…</source>
+        <translation>正在连接…</translation>
+    </message>
+    <message>
+        <source>Could not connect to the server.</source>
+        <translation>无法连接到服务器。</translation>
+    </message>
+    <message>
+        <source>Connected to {host}: the model runs there.</source>
+        <translation>已连接到 {host}：模型在那里运行。</translation>
+    </message>
+    <message>
+        <source>connection lost</source>
+        <translation>连接已断开</translation>
+    </message>
+    <message>
+        <source>Could not reconnect to the server.</source>
+        <translation>无法重新连接到服务器。</translation>
+    </message>
+    <message>
+        <source>The snapshot could not be streamed from the server.</source>
+        <translation>无法从服务器流式传输快照。</translation>
+    </message>
+    <message>
+        <source>Exported the server&apos;s pass to {path}.</source>
+        <translation>已将服务器上的前向过程导出到 {path}。</translation>
+    </message>
+    <message>
+        <source>Reconnected to {host}.</source>
+        <translation>已重新连接到 {host}。</translation>
+    </message>
+    <message>
+        <source>Export Snapshot</source>
+        <translation>导出快照</translation>
+    </message>
+</context>
+<context>
     <name>ShapePanel</name>
     <message>
         <source> and </source>
@@ -1759,6 +1825,30 @@ output w·V = {output}</source>
     <message>
         <source>How Generate chooses each token (greedy or sampled) and when it stops</source>
         <translation>“生成”如何选择每个词元（贪心或采样）以及何时停止</translation>
+    </message>
+    <message>
+        <source>Connect to Server…</source>
+        <translation>连接到服务器…</translation>
+    </message>
+    <message>
+        <source>Step through a model that tfdebug serve runs on another machine</source>
+        <translation>逐步调试另一台机器上由 tfdebug serve 运行的模型</translation>
+    </message>
+    <message>
+        <source>Reconnect</source>
+        <translation>重新连接</translation>
+    </message>
+    <message>
+        <source>Attach again to the server whose connection was lost</source>
+        <translation>重新连接到断开的服务器</translation>
+    </message>
+    <message>
+        <source>Export Snapshot from Server…</source>
+        <translation>从服务器导出快照…</translation>
+    </message>
+    <message>
+        <source>Stream the server&apos;s pass to a snapshot file on this machine</source>
+        <translation>把服务器上的前向过程流式保存为本机上的快照文件</translation>
     </message>
 </context>
 <context>

@@ -146,6 +146,7 @@ def _section_lines() -> dict:
     from tfdebug.bench.generation import format_generation
     from tfdebug.bench.levers import format_levers
     from tfdebug.bench.peers import format_peers
+    from tfdebug.bench.remote import format_remote
     from tfdebug.bench.scale import format_scale
     from tfdebug.bench.sdpa import format_sdpa
     from tfdebug.bench.session import format_session
@@ -153,7 +154,7 @@ def _section_lines() -> dict:
     return {"capture_overhead": _capture_lines, "session": format_session, "hf": _hf_lines,
             "step_latency_ms": _latency_lines, "memory": _memory_lines, "snapshots": _snapshot_lines,
             "host_syncs": _sync_lines, "sdpa": format_sdpa, "levers": format_levers, "generation": format_generation,
-            "cuda": _cuda_lines, "peers": format_peers, "scale": format_scale}
+            "cuda": _cuda_lines, "peers": format_peers, "scale": format_scale, "remote": format_remote}
 
 
 def format_report(result: dict) -> str:

@@ -54,7 +54,8 @@ PROFILES: dict[str, Profile] = {
 
 DEFAULT_SECTIONS = ("capture", "session", "hf", "latency", "memory", "snapshots", "syncs", "sdpa", "levers",
                     "generation", "cuda")
-EXTRA_SECTIONS = ("peers", "scale")  # only when asked for: they take minutes and want the peers' venv
+# only when asked for: peers and scale take minutes and want the peers' venv; remote needs pyzmq (tfdebug[remote])
+EXTRA_SECTIONS = ("peers", "scale", "remote")
 SECTIONS = DEFAULT_SECTIONS + EXTRA_SECTIONS
 
 

@@ -102,10 +102,17 @@ def run_all(profile: str = "default", sections: list[str] | None = None, threads
     add("cuda", "cuda", lambda: _cuda(chosen, tiny))
     add("peers", "peers", lambda: _peers(chosen))
     add("scale", "scale", lambda: _scale(chosen))
+    add("remote", "remote", lambda: _remote(chosen))
     result["targets"], result["sync_budgets"] = dict(TARGETS), dict(SYNC_BUDGETS)
     result["run"] = run.summary()
     result["verdicts"] = verdicts(result)
     return result
+
+
+def _remote(profile) -> dict:
+    from tfdebug.bench.remote import remote_section
+
+    return remote_section(profile.latency_sizes, max(3, profile.latency_repeats // 3))
 
 
 def _session(profile) -> list[dict]:

@@ -15,7 +15,7 @@ import json
 TUNE_ALLOCATOR = False
 
 SECTION_NAMES = ("capture", "session", "hf", "latency", "memory", "snapshots", "syncs", "sdpa", "levers",
-                 "generation", "cuda", "peers", "scale")  # tfdebug.bench.runner.SECTIONS, without importing it
+                 "generation", "cuda", "peers", "scale", "remote")  # tfdebug.bench.runner.SECTIONS, without importing it
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -29,6 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the window's language (default: the one chosen in View > Language, else the "
                              "system locale's)")
     add_budget_argument(parser, with_keep=False)  # the window chooses by where the user is
+    parser.add_argument("--connect", default=None, metavar="ADDRESS",
+                        help="attach to tfdebug serve at ADDRESS (the line it printed): the model runs there")
+    parser.add_argument("--token", default=None, help="the token tfdebug serve printed (with --connect)")
+    parser.add_argument("--server-key", default=None, metavar="KEY",
+                        help="an encrypted server's public key, as tfdebug serve printed it (with --connect)")
     parser.add_argument("--goto", default=None, metavar="STAGE", help="run to this stage after opening")
     parser.add_argument("--screenshot", default=None, metavar="FILE.png",
                         help="render the window (at --goto), save it as PNG and exit; works headless "
@@ -54,6 +59,13 @@ def run(args: argparse.Namespace) -> int:
         from tfdebug.adapters.hub import fetch_spec
 
         fetch_spec(args.model)  # the window then opens it from the cache
-    return run_app(model=args.model, texts=given_texts(args), device=args.device, goto=args.goto,
+    connect = None
+    if args.connect is not None:
+        from tfdebug.core.errors import InputError
+
+        if not args.token:
+            raise InputError("--connect needs the --token tfdebug serve printed with it.")
+        connect = (args.connect, args.token, args.server_key)
+    return run_app(connect=connect, model=args.model, texts=given_texts(args), device=args.device, goto=args.goto,
                    generation=settings_from_args(args) if args.generate else None,
                    screenshot=args.screenshot, lang=args.lang, max_capture_mb=args.max_capture_mb)

@@ -26,7 +26,8 @@ def _application() -> QApplication:
 
 def run_app(model: str | None = None, texts: dict[str, str] | None = None, device: str | None = None,
             goto: str | None = None, screenshot: str | None = None, open_path: str | None = None,
-            generation=None, lang: str | None = None, max_capture_mb: float | None = None) -> int:
+            generation=None, lang: str | None = None, max_capture_mb: float | None = None,
+            connect: tuple[str, str, str | None] | None = None) -> int:
     """Open the debugger window; with `screenshot`, render it at `goto`, save a PNG and exit.
 
     Without arguments the window opens on the last inputs (or the default model and its
@@ -35,7 +36,8 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     snapshot (through the window's snapshot actions). `generation` (DecodingSettings) makes Run
     generate token by token. `lang` ("en", "zh") overrides the language chosen last time
     in View ▸ Language (which itself defaults to the system locale's).
-    `max_capture_mb` sets the capture budget for this run (not stored).
+    `max_capture_mb` sets the capture budget for this run (not stored). `connect` (address, token,
+    server key) attaches to `tfdebug serve` instead of running a model here.
     """
     from tfdebug.adapters.registry import default_model_name
     from tfdebug.core.view import RunInputs
@@ -58,7 +60,9 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     window.show()
     result = {"code": 0}
 
-    if open_path is not None:
+    if connect is not None:
+        window.tools.remote.connect_to(*connect)
+    elif open_path is not None:
         window.input_bar.set_values(inputs.model, inputs.device, inputs.texts)
         window.open_snapshot(open_path)
     else:

@@ -259,8 +259,10 @@ class EditDialog(QDialog):
                 raise EditError(said(lambda: self.tr(
                     "A recorded pass cannot be edited: there is no model to run the rest of it.")))
             edit = self.edit()
-            new = apply_edit(capture.tensor, edit, self.region(), ctl.axis_names(capture))
-            ctl.stepper.replace(new)
+            if ctl.remote is not None:  # the tensor is on the server (tfdebug serve): the edit is made there
+                ctl.stepper.edit(edit, self.region())
+            else:
+                ctl.stepper.replace(apply_edit(capture.tensor, edit, self.region(), ctl.axis_names(capture)))
         except TfdebugError as exc:
             self.error_label.setText(error_text(exc))
             ctl.error.emit(error_phrase(exc))

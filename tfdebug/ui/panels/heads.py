@@ -128,7 +128,8 @@ class HeadsPanel(QWidget):
         Thumbnails are computed on the display worker: the panel stays dirty until they are drawn.
         """
         capture = self.ctl.current
-        axis = self.head_axis() if capture is not None and capture.tensor is not None else None
+        shown = capture is not None and (capture.tensor is not None or self.ctl.remote is not None)
+        axis = self.head_axis() if shown else None
         if axis is None or self.ctl.is_large(capture):
             self.ctl.display.cancel("heads")  # thumbnails asked for before (other axes) must not land now
             self._dirty = False

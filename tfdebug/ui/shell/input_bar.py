@@ -205,11 +205,11 @@ class InputBar(QWidget):
         box.setMinimumWidth(max(box.minimumSizeHint().width(), text_width + chrome))
 
     def _session_changed(self) -> None:
-        live = self.ctl.session is not None
+        live = self.ctl.adapter is not None  # a remote pass has its adapter on the server: shown like a replay
         if live:
             adapter = self.ctl.adapter
             self._build_fields([(f.key, f.label, f.placeholder) for f in adapter.inputs])
-        else:  # a replay: show the texts it recorded, one field per token stream
+        else:  # a replay or a remote pass: show the texts it ran, one field per token stream
             self._build_fields([(k, k.capitalize(), "") for k in self.ctl.tokens])
             self._syncing = True
             for key, edit in self.fields.items():

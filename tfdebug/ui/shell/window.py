@@ -22,6 +22,7 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.exports import ExportActions
 from tfdebug.ui.actions.snapshots import SnapshotActions
+from tfdebug.ui.remote import connection as remote_tools
 from tfdebug.ui.dialogs import edit as edit_dialog
 from tfdebug.ui.dialogs.conditions import ConditionTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
@@ -242,6 +243,7 @@ class MainWindow(WindowLayout, QMainWindow):
         overview.install(self)
         learn.install(self)
         capture_budget.install(self)
+        remote_tools.install(self)
         self.file_menu.addSeparator()
         self.file_menu.addAction(self.actions_by_id["tfdebug.file.quit"])
         self.setAcceptDrops(True)

@@ -58,6 +58,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.session = None
+        self.remote = None  # the session when it is served by tfdebug serve (a RemoteSession), else None
         self.stepper: Stepper | None = None
         self.replayed: Recording | None = None  # the snapshot a replay reads from (kept open for lazy reads)
         self.plan: Plan = Plan()
@@ -188,10 +189,15 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
             self.replayed.close()
             self.replayed = None
         self.session = None
+        self.remote = None
         self.stepper = None
 
     def recording(self) -> tuple[Recording | None, str]:
-        """The pass on screen as a Recording (for Export, Compare, the Overview) and a note when partial."""
+        """The pass on screen as a Recording (for Export, Compare, the Overview) and a note when partial.
+
+        None for a remote pass: its tensors are on the server (RemoteSession.export streams a snapshot)."""
+        if self.remote is not None:
+            return None, ""
         return recording_on_screen(self.stepper, self.session, self.replayed)
 
     def _set_busy(self, busy: bool) -> None:
@@ -254,27 +260,27 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
             self.queued_steps = 0  # a breakpoint, the end or a failure: the rest of the run is dropped
 
     def continue_(self) -> bool:
-        return self._on_stepper(Stepper.continue_)
+        return self._on_stepper(lambda s: s.continue_())
 
     def step_out(self) -> bool:
-        return self._on_stepper(Stepper.step_out)
+        return self._on_stepper(lambda s: s.step_out())
 
     def step_back(self) -> bool:
-        return self._on_stepper(Stepper.step_back)
+        return self._on_stepper(lambda s: s.step_back())
 
     def pause(self) -> bool:
-        return self._on_stepper(Stepper.pause)
+        return self._on_stepper(lambda s: s.pause())
 
     def restart(self) -> bool:
         """The same pass again; what was said about the last run (its failure, its verification) no longer applies."""
-        ok = self._on_stepper(Stepper.restart)
+        ok = self._on_stepper(lambda s: s.restart())
         if ok:
             self.verification = None
             self.clear_messages.emit("run"), self.clear_messages.emit("verify")
         return ok
 
     def stop(self) -> bool:
-        return self._on_stepper(Stepper.stop)
+        return self._on_stepper(lambda s: s.stop())
 
     def run_to(self, name: str) -> bool:
         return self._on_stepper(lambda s: s.run_to(name))

@@ -137,6 +137,8 @@ class LoadingMixin:
         Adapters that tap someone else's model say how close the two are; a mismatch is an
         error in the window, a match a notice and the `verification` the status bar shows.
         """
+        if session.adapter is None:
+            return  # a remote pass (tfdebug serve): the model and its check are on the server
         if type(session.adapter).verify is ModelAdapter.verify:
             return  # written with taps: nothing to compare against
         if not hasattr(session, "verify"):

@@ -25,6 +25,7 @@ from tfdebug.core.errors import TfdebugError
 from tfdebug.core.recorder import Capture
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
+from tfdebug.ui.remote import display as remote_display
 from tfdebug.ui.render import colors
 
 MAX_SLICE = (1024, 1024)
@@ -185,7 +186,7 @@ class DisplayMixin:
     def _show_current(self) -> None:
         capture = self._shown = self.stepper.current if self.stepper is not None else None
         self.current_stats = None
-        if capture is not None and capture.tensor is not None:
+        if capture is not None and (capture.tensor is not None or remote_display.served(self, capture)):
             self.view.fit(capture.info.axes, capture.shape)
         with self.display.held():
             self.stage_changed.emit()
@@ -197,7 +198,11 @@ class DisplayMixin:
         """Whole-tensor stats of the shown stage, on the display worker; stats_changed when ready."""
         capture = self._shown
         self.display.cancel("stats")
-        if capture is not None and capture.tensor is not None and not self.is_large(capture):
+        if remote_display.served(self, capture) and not self.is_large(capture):
+            remote_display.submit_stats(self, capture, lambda st: self._stats_ready(capture, st),
+                                        lambda exc: self.error.emit(_cannot("Cannot summarise {name}: {why}", capture,
+                                                                            exc)))
+        elif capture is not None and capture.tensor is not None and not self.is_large(capture):
             tensor, kind = capture.tensor, capture.info.kind
             self.display.submit("stats", lambda: tensor_stats(tensor, kind=kind),
                                 lambda st: self._stats_ready(capture, st),
@@ -211,7 +216,8 @@ class DisplayMixin:
     def ensure_stats(self) -> Stats | None:
         """Whole-tensor stats of the shown stage, computed now if they are still pending."""
         capture = self._shown
-        if self.current_stats is None and capture is not None and self.display.busy("stats"):
+        if (self.current_stats is None and capture is not None and self.display.busy("stats")
+                and capture.tensor is not None):
             self.display.cancel("stats")
             try:
                 self._stats_ready(capture, tensor_stats(capture.tensor, kind=capture.info.kind))
@@ -245,6 +251,9 @@ class DisplayMixin:
         """Recompute the shown slice: now when it is small, else on the display worker."""
         capture = self.current
         self.display.cancel("slice")
+        if remote_display.served(self, capture):
+            remote_display.submit_slice(self, capture, lambda exc: self._slice_failed(capture, exc))
+            return
         if capture is None or capture.tensor is None:
             self.current_slice = None
             self.slice_changed.emit()
@@ -306,6 +315,10 @@ class DisplayMixin:
                       done: Callable[[HeadThumbnails], None]) -> None:
         """Every head of `capture` on the display worker; `done(thumbnails)` on the GUI thread
         unless the stage changed or a newer request came first."""
+        if remote_display.served(self, capture):
+            remote_display.submit_heads(self, capture, head_axis, max_size, done, lambda exc: self.error.emit(
+                _cannot("Cannot draw the heads of {name}: {why}", capture, exc)))
+            return
         row, col, indices, tensor = self.view.row_axis, self.view.col_axis, self.indices(capture), capture.tensor
         kind, mask = capture.info.kind, self.mask_of(capture)
         self.display.submit("heads",

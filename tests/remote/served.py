@@ -1,0 +1,57 @@
+"""Start and stop a real `tfdebug serve` process on 127.0.0.1 (the small random reference model)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Served:
+    """A running server: its address, token and process."""
+
+    address: str
+    token: str
+    process: subprocess.Popen
+    export_dir: Path
+    server_key: str | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self.address.rpartition(":")[2])
+
+
+def start_server(export_dir: Path, *extra: str, timeout: float = 120.0) -> Served:
+    """Start `tfdebug serve --model random` on a free port and read the line it prints."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "tfdebug", "serve", "--model", "random", "--port", "0",
+                                "--export-dir", str(export_dir), *extra],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"tfdebug serve ended: {process.stderr.read()}")
+        if "--connect" in line:
+            words = line.split()
+            key = words[words.index("--server-key") + 1] if "--server-key" in words else None
+            return Served(words[words.index("--connect") + 1], words[words.index("--token") + 1], process, export_dir,
+                          key)
+    process.kill()
+    raise RuntimeError("tfdebug serve printed no line to paste")
+
+
+def stop_server(served: Served) -> None:
+    if served.process.poll() is None:
+        served.process.terminate()
+        try:
+            served.process.wait(10)
+        except subprocess.TimeoutExpired:
+            served.process.kill()
+            served.process.wait()

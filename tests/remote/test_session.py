@@ -1,0 +1,159 @@
+"""A window's session attached to a real `tfdebug serve` process: everything a local pass does, remotely."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tfdebug.adapters.registry import load_adapter
+from tfdebug.adapters.session import DebugSession
+from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.edits import Edit, Region
+from tfdebug.core.errors import ExportError, StepperStateError, UnknownStageError
+from tfdebug.io.snapshot import open_snapshot
+from tfdebug.remote.display import LocalDisplay
+from tfdebug.remote.session import RemoteSession
+
+PROBS = "dec.0.self_attn.probs"
+
+
+@pytest.fixture()
+def remote(server):
+    session = RemoteSession.connect(server.address, server.token, timeout_s=3.0)
+    session.stepper.restart()
+    session.stepper.clear_breakpoints()
+    session.stepper.wait()
+    yield session
+    session.close()
+
+
+@pytest.fixture(scope="module")
+def local():
+    session = DebugSession(load_adapter("random"))
+    session.stepper.start()
+    session.stepper.wait()
+    session.stepper.run_to(PROBS)
+    session.stepper.wait()
+    yield session
+    session.close()
+
+
+def test_the_pass_metadata_comes_once_with_names_shapes_tokens_and_the_servers_device(remote, local):
+    assert remote.plan.names() == local.plan.names()
+    assert [c.shape for c in remote.plan] == [c.shape for c in local.plan]
+    assert remote.plan.find(PROBS).info.formula == local.plan.find(PROBS).info.formula
+    assert remote.tokens == local.tokens and remote.title == local.title
+    assert remote.device == "cpu" and remote.host == "127.0.0.1" and remote.model_name == "random"
+    assert [b.title for b in remote.layout.blocks.values()] == [b.title for b in local.layout.blocks.values()]
+    assert [c.title for c in remote.layout.columns] == [c.title for c in local.layout.columns]
+
+
+def test_step_run_to_and_step_back_move_like_a_local_stepper(remote):
+    stepper, events = remote.stepper, []
+    stepper.subscribe(events.append)
+    assert stepper.state == "paused" and stepper.current.name == remote.plan[0].name
+    stepper.step()
+    assert stepper.wait() == "paused" and stepper.cursor == 1
+    stepper.run_to(PROBS)
+    stepper.wait()
+    assert stepper.current.name == PROBS and stepper.at_live_point
+    assert stepper.current.info.source  # filled when the stage ran, on the server
+    stepper.step_back()  # through history: applied by the time the call returns
+    assert stepper.current.name == remote.plan[remote.plan.index_of(PROBS) - 1].name
+    assert [e.type for e in events][-1] == "moved"
+    with pytest.raises(UnknownStageError, match="no stage named 'nowhere'"):
+        stepper.run_to("nowhere")
+
+
+def test_the_shown_slice_heads_and_stats_are_computed_on_the_server_and_equal_local_ones(remote, local):
+    remote.stepper.run_to(PROBS)
+    remote.stepper.wait()
+    here, there = local.stepper.current, remote.stepper.current
+    view = (2, 3, {0: 0, 1: 1}, (64, 64))
+    local_display = LocalDisplay(local.stepper)
+    expected, got = local_display.slice_of(here, *view), remote.display.slice_of(there, *view)
+    np.testing.assert_array_equal(got.values, expected.values)
+    assert got.stats.neginf == expected.stats.neginf > 0  # the causal mask's cells, found through the mask stage
+    assert got.stats.mean == pytest.approx(expected.stats.mean)
+    heads = remote.display.heads_of(there, 2, 3, 1, {0: 0}, (8, 8))
+    np.testing.assert_array_equal(heads.values, local_display.heads_of(here, 2, 3, 1, {0: 0}, (8, 8)).values)
+    assert remote.display.stats_of(there).count == local_display.stats_of(here).count
+    partial = remote.display.slice_of(there, *view[:3], (64, 64), moments=False).stats
+    assert remote.display.moments_of(there, *view[:3], partial).std == pytest.approx(expected.stats.std)
+
+
+def test_a_followed_view_brings_each_stages_slice_with_its_event(remote, local):
+    remote.display.follow(None, {"head": 1}, (64, 64))
+    try:
+        remote.stepper.run_to(PROBS)
+        remote.stepper.wait()
+        asked = remote.client.requests
+        got = remote.display.slice_of(remote.stepper.current, 2, 3, {0: 0, 1: 1}, (64, 64))
+        assert remote.client.requests == asked  # it came with the pause: no round trip
+        expected = LocalDisplay(local.stepper).slice_of(local.stepper.current, 2, 3, {0: 0, 1: 1}, (64, 64))
+        np.testing.assert_array_equal(got.values, expected.values)
+        other = remote.display.slice_of(remote.stepper.current, 2, 3, {0: 0, 1: 2}, (64, 64))  # another head
+        assert remote.client.requests == asked + 1 and not np.array_equal(other.values, got.values)
+    finally:
+        remote.display.unfollow()
+
+
+def test_a_nan_breakpoint_on_the_server_stops_after_an_edited_cell(remote):
+    stepper = remote.stepper
+    stepper.run_to(PROBS)
+    stepper.wait()
+    stepper.add_breakpoint(Breakpoint.on_nan())
+    assert stepper.breakpoints == {Breakpoint.on_nan()}
+    said = stepper.edit(Edit("set", "cell", float("nan"), row=0, col=0), Region(2, 3, {0: 0, 1: 0}))
+    assert said == "cell (0, 0) set to nan"
+    assert stepper.current.edited and stepper.edits_to_undo == 1
+    stepper.continue_()
+    assert stepper.wait() == "paused"
+    assert stepper.history[stepper.cursor - 1].name == PROBS  # the next stage holds the NaN
+    sl = remote.display.slice_of(stepper.current, 2, 3, {0: 0, 1: 0}, (16, 16))
+    assert sl.stats.nan > 0
+
+
+def test_a_replaced_tensor_of_the_wrong_shape_is_refused_and_nothing_changes(remote):
+    import torch
+
+    stepper = remote.stepper
+    with pytest.raises(Exception, match="needs"):
+        stepper.replace(torch.zeros(2, 2))
+    shape = stepper.current.shape
+    stepper.replace(torch.zeros(shape))
+    assert stepper.current.edited
+    stepper.undo_replace()
+    assert not stepper.current.edited
+
+
+def test_export_streams_a_valid_snapshot_to_this_machine(remote, tmp_path):
+    stepper = remote.stepper
+    stepper.continue_()
+    assert stepper.wait() == "finished"
+    seen = []
+    note = remote.export(tmp_path / "pass.safetensors", progress=lambda done, total: seen.append((done, total)))
+    assert note == "" and seen and seen[-1][0] == seen[-1][1]
+    with open_snapshot(tmp_path / "pass.safetensors") as recording:
+        assert recording.names() == remote.plan.names()
+    assert not list(tmp_path.glob(".*.part"))
+
+
+def test_export_on_the_server_writes_only_into_its_export_folder(remote, server):
+    remote.stepper.step()
+    remote.stepper.wait()
+    result = remote.export_on_server("there.safetensors")
+    assert (server.export_dir / "there.safetensors").stat().st_size == result["bytes"]
+    assert "2 of" in result["note"]
+    for name in ("../escape.safetensors", "/tmp/abs.safetensors", "x.txt"):
+        with pytest.raises(ExportError, match="export folder"):
+            remote.export_on_server(name)
+
+
+def test_new_inputs_start_a_new_pass_on_the_server(remote):
+    remote.open({"src": "you love me", "tgt": "你"})
+    remote.stepper.wait()
+    assert remote.texts["src"] == "you love me" and remote.stepper.cursor == 0
+    assert remote.tokens["tgt"] == ["<bos>", "你"]
+    with pytest.raises(StepperStateError, match="Already at the first stage"):
+        remote.stepper.step_back()

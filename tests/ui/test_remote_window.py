@@ -1,0 +1,97 @@
+"""The window attached to a real `tfdebug serve` process on 127.0.0.1: connect through File ▸ Connect to
+Server…, F10 to a stage, see its heatmap; the server killed, the window says the connection is lost."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtTest import QTest
+
+pytest.importorskip("zmq")
+
+from tests.remote.served import start_server, stop_server  # noqa: E402
+from tests.ui.user_actions import pick, press, run_to_stage, type_into  # noqa: E402
+from tfdebug.core.breakpoints import Breakpoint  # noqa: E402
+from tfdebug.io.snapshot import open_snapshot  # noqa: E402
+
+PROBS = "dec.0.self_attn.probs"
+
+
+@pytest.fixture()
+def served(tmp_path):
+    server = start_server(tmp_path)
+    yield server
+    stop_server(server)
+
+
+def connect_through_the_menu(window, qtbot, served):
+    """File ▸ Connect to Server…, paste the line tfdebug serve printed, OK."""
+    line = f"tfdebug gui --connect {served.address} --token {served.token}"
+
+    typed = {}
+
+    def fill():
+        dialog = window.connect_dialog
+        try:
+            dialog.address.setFocus()
+            QTest.keyClicks(dialog.address, line)  # the whole line into Address: it gives address and token
+            typed["values"] = dialog.values()
+        finally:
+            dialog.accept()
+    QTimer.singleShot(0, fill)
+    window.actions_by_id["tfdebug.file.connect"].trigger()
+    assert typed["values"] == (served.address, served.token, None)
+    qtbot.waitUntil(lambda: window.ctl.remote is not None and window.ctl.current is not None
+                    and window.heatmap_panel.slice is not None, timeout=20000)
+
+
+def test_connect_step_and_see_the_heatmap_then_lose_the_server(make_window, qtbot, served, tmp_path):
+    window = make_window()
+    window.ctl.close()
+    connect_through_the_menu(window, qtbot, served)
+    ctl = window.ctl
+    assert "remote: 127.0.0.1" in window.windowTitle()
+    qtbot.waitUntil(lambda: window.status_device.text() == "remote: 127.0.0.1 · cpu", timeout=5000)
+    first = ctl.current.name
+
+    press(window, Qt.Key_F10)
+    qtbot.waitUntil(lambda: ctl.current is not None and ctl.current.name != first
+                    and ctl.stepper.state == "paused" and window.heatmap_panel.slice is not None
+                    and ctl.current_slice is window.heatmap_panel.slice, timeout=10000)
+    assert ctl.current.name == ctl.plan[1].name and ctl.current.tensor is None  # the tensor stays on the server
+
+    run_to_stage(window, qtbot, PROBS)
+    qtbot.waitUntil(lambda: ctl.current.name == PROBS and window.heatmap_panel.slice is not None
+                    and window.heatmap_panel.slice.stats.neginf > 0, timeout=10000)  # the causal mask, drawn
+    assert window.heatmap_panel.image.image is not None
+    qtbot.waitUntil(lambda: ctl.current_stats is not None, timeout=10000)  # whole-tensor stats, from the server
+
+    ctl.set_breakpoint(Breakpoint.on_nan(), True)  # evaluated on the server's device
+    press(window, Qt.Key_E, Qt.ControlModifier | Qt.ShiftModifier)  # Edit Tensor…: one cell to NaN
+    qtbot.waitUntil(lambda: window.edit_tools.dialog is not None and window.edit_tools.dialog.isVisible())
+    dialog = window.edit_tools.dialog
+    pick(qtbot, dialog.operation, "Set to a value")
+    pick(qtbot, dialog.target, "One cell")
+    type_into(qtbot, dialog.value, "nan")
+    qtbot.mouseClick(dialog.apply_button, Qt.LeftButton)
+    assert dialog.error_label.text() == ""
+    dialog.close()
+    qtbot.waitUntil(lambda: ctl.current.edited and window.heatmap_panel.slice.stats.nan == 1, timeout=10000)
+    press(window, Qt.Key_F5)  # Continue: the NaN flows on, the breakpoint stops at the next stage
+    qtbot.waitUntil(lambda: ctl.current.name != PROBS and ctl.stepper.state == "paused" and ctl.display_settled()
+                    and window.heatmap_panel.slice is ctl.current_slice and ctl.current_slice.stats.nan > 0,
+                    timeout=10000)
+    assert "breakpoint on" in window.message_bar.text()  # "Stopped at …: breakpoint on contains NaN."
+
+    snapshot = tmp_path / "remote.safetensors"  # File ▸ Export Snapshot from Server…, its file chosen
+    window.tools.remote.export_to(str(snapshot))
+    qtbot.waitUntil(lambda: window.tools.remote.exported == str(snapshot), timeout=20000)
+    with open_snapshot(snapshot) as recording:
+        assert recording[PROBS].edited and recording.names()[0] == ctl.plan[0].name
+
+    shown = window.heatmap_panel.slice
+    served.process.kill()
+    qtbot.waitUntil(lambda: "connection lost" in window.status_device.text(), timeout=5000)
+    assert "Connection lost" in (window.last_error or "")
+    assert window.actions_by_id["tfdebug.file.reconnect"].isEnabled()
+    assert window.heatmap_panel.slice is shown  # what it showed stays on screen

@@ -1,0 +1,65 @@
+"""The display seam: what a window asks of a stage, answered where its tensor lives.
+
+`LocalDisplay` answers from a stepper in this process with core's display math; the server
+answers a window's requests with it, and `tfdebug.remote.session.RemoteDisplay` asks the same
+questions over the connection. A window that talks to either through these five methods does
+not care whether the pass is local or remote.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from torch import Tensor
+
+from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
+from tfdebug.core.errors import DisplayError
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stepper import Stepper
+from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
+
+
+class LocalDisplay:
+    """Slices, stats and head thumbnails of the captures of `stepper`, on their own device."""
+
+    def __init__(self, stepper: Stepper):
+        self.stepper = stepper
+
+    def mask_of(self, capture: Capture) -> Tensor | None:
+        """The tensor of the mask stage a softmax stage read, when captured (its masked cells
+        are drawn masked in the softmax too); None otherwise."""
+        if capture.info.kind != "softmax":
+            return None
+        for name in capture.info.inputs:
+            source = self.stepper.captured(name)
+            if source is not None and source.info.kind == "mask" and source.tensor is not None:
+                return source.tensor
+        return None
+
+    def _tensor(self, capture: Capture) -> Tensor:
+        tensor = self.stepper.tensor_of(capture)
+        if tensor is None:
+            raise DisplayError("Stage {name} was left out of the history by the capture budget: it has no tensor "
+                               "to show.", id="display.dropped", name=capture.name)
+        return tensor
+
+    def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
+                 max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
+        """The shown 2-D slice, downsampled to at most `max_size`, with its stats."""
+        return display_slice(self._tensor(capture), row, col, indices, max_size, kind=capture.info.kind,
+                             mask=self.mask_of(capture), moments=moments)
+
+    def moments_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], partial: Stats) -> Stats:
+        """`partial` (a slice's stats without mean and std) completed."""
+        return slice_moments(self._tensor(capture), row, col, indices, partial, capture.info.kind,
+                             self.mask_of(capture))
+
+    def heads_of(self, capture: Capture, row: int, col: int, head: int, indices: Mapping[int, int],
+                 max_size: tuple[int, int]) -> HeadThumbnails:
+        """Every head's thumbnail of the shown slice."""
+        return head_thumbnails(self._tensor(capture), row, col, head, indices, max_size, kind=capture.info.kind,
+                               mask=self.mask_of(capture))
+
+    def stats_of(self, capture: Capture) -> Stats:
+        """Whole-tensor stats of the stage."""
+        return tensor_stats(self._tensor(capture), kind=capture.info.kind)

@@ -1,0 +1,280 @@
+"""What the server does with each request: the served DebugSession's stepper, display and exports.
+
+No sockets here (tfdebug.remote.server moves the messages): `ServedSession.handle(message)`
+returns a reply's fields and buffers or raises a TfdebugError the reply carries.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Callable, Mapping
+
+import numpy as np
+import torch
+
+from tfdebug.adapters.session import DebugSession
+from tfdebug.core.display import Stats
+from tfdebug.core.edits import Edit, Region, apply_edit
+from tfdebug.core.errors import DisplayError, ExportError, ReplacementError, StepperStateError, TfdebugError
+from tfdebug.core.stepper import Stepper, StepperEvent
+from tfdebug.core.view import ViewSelection, axis_names
+from tfdebug.io.recording import recording_on_screen
+from tfdebug.io.snapshot import save_snapshot
+from tfdebug.remote import wire
+from tfdebug.remote.display import LocalDisplay
+from tfdebug.remote.errors import FrameError
+from tfdebug.remote.protocol import Message
+
+Reply = tuple[dict, list[np.ndarray]]
+SUFFIX = ".safetensors"  # a snapshot's file name ends so
+
+
+class ServedSession:
+    """One DebugSession served to the attached window; `pass_id` counts the passes it has started.
+
+    `make_session(texts)` builds a session for new input texts (None: the first inputs);
+    `export_dir` is the only folder the server writes snapshots into when asked to.
+    `on_event(event)` hears every stepper event (from the forward's thread).
+    """
+
+    def __init__(self, make_session: Callable[[Mapping[str, str] | None], DebugSession], export_dir: str | Path,
+                 on_event: Callable[[StepperEvent], None]):
+        self._make_session = make_session
+        self.export_dir = Path(export_dir)
+        self._on_event = on_event
+        self.pass_id = 0
+        self.follow: tuple[ViewSelection, tuple[int, int], bool] | None = None  # the window's view, when it follows
+        self.exports: dict[int, "ExportJob"] = {}
+        self._start(self._make_session(None))
+
+    # ----- the pass --------------------------------------------------------------------------
+    def _start(self, session: DebugSession) -> None:
+        self.session = session
+        session.stepper.subscribe(self._on_event)
+        self.display = LocalDisplay(session.stepper)
+        self.pass_id += 1
+        session.stepper.start()
+
+    @property
+    def stepper(self) -> Stepper:
+        return self.session.stepper
+
+    def pass_fields(self) -> dict:
+        """What a window needs once per pass: stage metadata, tokens, texts, titles, model and device."""
+        session, adapter = self.session, self.session.adapter
+        return {"pass": self.pass_id, "model": adapter.name, "device": str(adapter.device),
+                "dtype": str(adapter.dtype).removeprefix("torch."), "title": session.title,
+                "tokens": session.tokens, "texts": session.texts, "unknown": session.unknown_words,
+                "notes": [str(n) for n in session.notes], "stages": session.stages,
+                "titles": {"layer": dict(adapter.layer_titles), "site": dict(adapter.site_titles),
+                           "stack": dict(adapter.stack_titles)},
+                "plan": [wire.entry(c) for c in session.plan]}
+
+    def close(self) -> None:
+        self.session.stepper.unsubscribe(self._on_event)
+        self.session.close()
+
+    # ----- requests --------------------------------------------------------------------------
+    def handle(self, message: Message) -> Reply:
+        """The reply to one request from the attached window (a TfdebugError is the refusal)."""
+        handler = getattr(self, "_on_" + message.type)
+        try:
+            return handler(message)
+        except (ValueError, IndexError, RuntimeError) as exc:  # display math refusing a view: a sentence
+            raise DisplayError("The server cannot do that: {why}", id="remote.server_refused", why=str(exc)) from None
+
+    def _on_command(self, m: Message) -> Reply:
+        stepper, op = self.stepper, m["op"]
+        if op == "start" and stepper.alive:
+            return {}, []
+        if op in ("start", "restart"):
+            self.pass_id += 1
+        calls = {"start": stepper.start, "step": stepper.step, "continue": stepper.continue_,
+                 "step_out": stepper.step_out, "step_back": stepper.step_back, "step_forward": stepper.step_forward,
+                 "pause": stepper.pause, "stop": stepper.stop, "restart": stepper.restart,
+                 "undo_replace": stepper.undo_replace,
+                 "run_to": lambda: stepper.run_to(_needed(m, "name")),
+                 "goto": lambda: stepper.goto(_needed(m, "index"))}
+        calls[op]()
+        return {}, []
+
+    def _on_breakpoint(self, m: Message) -> Reply:
+        stepper, op = self.stepper, m["op"]
+        if op == "clear":
+            stepper.clear_breakpoints()
+        elif op == "mode":
+            stepper.set_condition_mode(_needed(m, "mode"))
+        else:
+            bp = wire.breakpoint_of({"by": _needed(m, "by"), "value": _needed(m, "value"), "threshold": m["threshold"]})
+            stepper.add_breakpoint(bp) if op == "add" else stepper.remove_breakpoint(bp)
+        return {}, []
+
+    def _capture(self, index: int):
+        history = self.stepper.history
+        if not 0 <= index < len(history):
+            raise StepperStateError("No captured stage at position {index}.", id="stepper.no_position", index=index)
+        return history[index]
+
+    @staticmethod
+    def _view(m: Message) -> tuple[int, int, dict[int, int], tuple[int, int]]:
+        return m["row"], m["col"], {int(k): v for k, v in m["indices"].items()}, (m["max_rows"], m["max_cols"])
+
+    def _on_slice(self, m: Message) -> Reply:
+        row, col, indices, size = self._view(m)
+        return wire.slice_fields(self.display.slice_of(self._capture(m["index"]), row, col, indices, size,
+                                                       moments=m["moments"]))
+
+    def _on_moments(self, m: Message) -> Reply:
+        row, col, indices, _ = self._view(m)
+        capture = self._capture(m["index"])
+        partial = self.display.slice_of(capture, row, col, indices, (1, 1), moments=False).stats
+        return self._stats_reply(self.display.moments_of(capture, row, col, indices, partial))
+
+    def _on_heads(self, m: Message) -> Reply:
+        row, col, indices, size = self._view(m)
+        return wire.heads_fields(self.display.heads_of(self._capture(m["index"]), row, col, m["head"], indices, size))
+
+    def _on_stats(self, m: Message) -> Reply:
+        return self._stats_reply(self.display.stats_of(self._capture(m["index"])))
+
+    @staticmethod
+    def _stats_reply(stats: Stats) -> Reply:
+        fields, buffers = wire.stats_fields(stats)
+        return {"stats": fields}, buffers
+
+    def _paused_capture(self):
+        stepper = self.stepper
+        if not stepper.at_live_point:
+            raise stepper._not_replaceable()
+        return stepper.current
+
+    def _on_replace(self, m: Message) -> Reply:
+        capture = self._paused_capture()
+        if len(m.buffers) != 1 or tuple(m.buffers[0].shape) != capture.shape:
+            got = tuple(m.buffers[0].shape) if len(m.buffers) == 1 else None
+            raise ReplacementError("The replacement has shape {got}; stage {name} needs {shape}.", id="replace.shape",
+                                   got=got, name=capture.name, shape=capture.shape)
+        self.stepper.replace(torch.from_numpy(np.array(m.buffers[0])))
+        return {}, []
+
+    def _on_edit(self, m: Message) -> Reply:
+        capture = self._paused_capture()
+        values = tuple(tuple(float(v) for v in row) for row in m.buffers[0]) if m.buffers else None
+        edit = Edit(m["op"], m["target"], m["value"], m["row"], m["col"], m["head"], values)
+        region = Region(m["row_axis"], m["col_axis"], {int(k): v for k, v in m["indices"].items()})
+        self.stepper.replace(apply_edit(capture.tensor, edit, region, capture.info.axes))
+        return {"describe": str(edit.describe())}, []
+
+    def _on_follow(self, m: Message) -> Reply:
+        """The window's view: from now on each stage it pauses or moves to comes with its slice."""
+        if not m["on"]:
+            self.follow = None
+            return {}, []
+        view = ViewSelection()
+        view.pinned = tuple(m["pinned"]) if m["pinned"] and len(m["pinned"]) == 2 else None
+        view.indices_by_name = dict(m["indices"])
+        self.follow = (view, (m["max_rows"], m["max_cols"]), m["moments"])
+        return {}, []
+
+    def pushed_slice(self, index: int) -> Reply | None:
+        """The slice of history[index] in the followed view, as the window's `slice` request would get it
+        (None when not following, or the stage has no tensor)."""
+        history = self.stepper.history
+        if self.follow is None or not 0 <= index < len(history) or history[index].tensor is None:
+            return None
+        view, size, moments = self.follow
+        capture = history[index]
+        view.fit(capture.info.axes, capture.shape)
+        indices = view.indices(axis_names(capture.info.axes, capture.shape), capture.shape)
+        fields, buffers = wire.slice_fields(self.display.slice_of(capture, view.row_axis, view.col_axis, indices,
+                                                                  size, moments=moments))
+        return {**fields, "view": {"index": index, "row": view.row_axis, "col": view.col_axis,
+                                   "indices": {str(k): v for k, v in indices.items()}, "max_rows": size[0],
+                                   "max_cols": size[1], "moments": moments}}, buffers
+
+    def _on_open(self, m: Message) -> Reply:
+        """New input texts: a new session of the same model (its pass starts paused at the first stage)."""
+        old = self.session
+        self.close()  # planning the new pass runs the model: the old pass's hooks must be gone
+        try:
+            new = self._make_session(m["texts"])
+        except TfdebugError:
+            self._start(old)  # texts the model cannot take: the old inputs run again, from their first stage
+            raise
+        self._start(new)
+        return {}, []
+
+    def _on_export(self, m: Message) -> Reply:
+        recording, note = recording_on_screen(self.stepper, self.session, None)
+        if recording is None:
+            raise ExportError("There are no stages to export yet: step into the pass first.", id="remote.export_empty")
+        if m["to"] == "server":
+            name = _needed(m, "path")
+            if os.path.basename(name) != name or not name.endswith(SUFFIX) or name.startswith("."):
+                raise ExportError("On the server, a snapshot is written into its export folder: give a file name "
+                                  "ending in {suffix}, without a folder.", id="remote.export_name", suffix=SUFFIX)
+            path = self.export_dir / name
+            save_snapshot(recording, path)
+            return {"path": str(path), "bytes": path.stat().st_size, "note": str(note)}, []
+        job = ExportJob(recording)
+        self.exports[m.id] = job
+        return {"note": str(note)}, []
+
+
+class ExportJob:
+    """A snapshot written to a temporary file on a thread, then read out in chunks to the window."""
+
+    def __init__(self, recording):
+        self._dir = tempfile.TemporaryDirectory(prefix="tfdebug-export-")
+        self.path = Path(self._dir.name) / ("export" + SUFFIX)
+        self.error: TfdebugError | None = None
+        self.offset = 0
+        self._file = None
+        self._thread = threading.Thread(target=self._write, args=(recording,), name="tfdebug-export", daemon=True)
+        self._thread.start()
+
+    def _write(self, recording) -> None:
+        try:
+            save_snapshot(recording, self.path, durable=False)
+        except TfdebugError as exc:
+            self.error = exc
+        except OSError as exc:
+            self.error = ExportError("The server could not write the snapshot: {why}", id="remote.export_failed",
+                                     why=exc.strerror or str(exc))
+
+    @property
+    def ready(self) -> bool:
+        return not self._thread.is_alive()
+
+    @property
+    def total(self) -> int:
+        return self.path.stat().st_size
+
+    def next_chunk(self, size: int) -> bytes:
+        if self._file is None:
+            self._file = open(self.path, "rb")
+        data = self._file.read(size)
+        self.offset += len(data)
+        return data
+
+    def rewind(self, offset: int) -> None:
+        """Read from `offset` again (a chunk that could not be sent)."""
+        self._file.seek(offset)
+        self.offset = offset
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        self._dir.cleanup()
+
+
+def _needed(m: Message, field: str):
+    value = m[field]
+    if value is None:
+        raise FrameError("A {kind} request needs the field '{field}'.", id="remote.missing_field", kind=m.type,
+                         field=field)
+    return value
+

@@ -1,0 +1,280 @@
+"""The wire format of a remote session: typed, versioned messages, every frame bounded and validated.
+
+A message is a ZeroMQ multipart message: frame 0 is a UTF-8 JSON object (the header), the
+frames after it raw array buffers the header describes (`buffers`: dtype and shape of each,
+C order, little-endian). Nothing is ever unpickled; a buffer becomes an array only after its
+declared size is checked against the limit and against the bytes that came.
+
+Every header carries `v` (PROTOCOL_VERSION) and `type`; requests carry an `id` the reply
+repeats. Each type's fields are declared once in SCHEMAS and checked on arrival, like a file
+read from disk: a wrong type, a number out of range or an unknown field is refused with a
+sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from tfdebug.remote.errors import FrameError, VersionError
+
+PROTOCOL_VERSION = 1
+
+# What one side accepts from the other. The server's inbound limits are small (commands, and
+# the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
+# metadata) and snapshot chunks.
+MAX_FRAMES = 8
+SERVER_MAX_HEADER = 64 * 1024
+CLIENT_MAX_HEADER = 32 * 2**20
+DEFAULT_MAX_UPLOAD = 256 * 2**20      # a replaced tensor, float32
+CLIENT_MAX_BUFFER = 64 * 2**20        # a slice plane, thumbnails or one snapshot chunk
+EXPORT_CHUNK = 4 * 2**20
+MAX_DIM = 2**31
+MAX_NDIM = 8
+
+# Buffers carry only these element types (bfloat16 and friends travel as float32).
+DTYPES = {"float32": np.float32, "float64": np.float64, "uint8": np.uint8, "int64": np.int64}
+
+OPS = ("start", "step", "continue", "run_to", "step_out", "step_back", "step_forward", "goto", "pause", "stop",
+       "restart", "undo_replace")
+BREAKPOINT_OPS = ("add", "remove", "clear", "mode")
+
+
+# ----- field validators: each returns the value or raises FrameError with a sentence -----
+Check = Callable[[str, Any], Any]
+
+
+def _bad(field: str, want: str, value: Any) -> FrameError:
+    shown = repr(value)
+    return FrameError("The field '{field}' must be {want}, not {value}.", id="remote.field",
+                      field=field, want=want, value=shown[:60])
+
+
+def integer(lo: int = -2**63, hi: int = 2**63 - 1) -> Check:
+    def check(field, value):
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise _bad(field, f"a whole number from {lo} to {hi}", value)
+        return value
+    return check
+
+
+_SPECIAL = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def number() -> Check:
+    """A number; NaN and ±∞ (which JSON lacks) travel as the texts "nan", "inf", "-inf"."""
+    def check(field, value):
+        if isinstance(value, str) and value in _SPECIAL:
+            return _SPECIAL[value]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _bad(field, "a number", value)
+        return float(value)
+    return check
+
+
+def wire_number(x: float) -> float | str:
+    """`x` as `number()` reads it back: finite numbers as themselves, NaN and ±∞ as texts."""
+    x = float(x)
+    return x if math.isfinite(x) else ("nan" if x != x else ("inf" if x > 0 else "-inf"))
+
+
+def text(max_len: int = 1024, choices: Sequence[str] | None = None) -> Check:
+    def check(field, value):
+        if not isinstance(value, str) or len(value) > max_len or (choices is not None and value not in choices):
+            want = "one of " + ", ".join(choices) if choices else f"a text of at most {max_len} characters"
+            raise _bad(field, want, value)
+        return value
+    return check
+
+
+def flag() -> Check:
+    def check(field, value):
+        if not isinstance(value, bool):
+            raise _bad(field, "true or false", value)
+        return value
+    return check
+
+
+def optional(inner: Check) -> Check:
+    def check(field, value):
+        return None if value is None else inner(field, value)
+    return check
+
+
+def list_of(inner: Check, max_len: int) -> Check:
+    def check(field, value):
+        if not isinstance(value, list) or len(value) > max_len:
+            raise _bad(field, f"a list of at most {max_len} items", value)
+        return [inner(f"{field}[{i}]", v) for i, v in enumerate(value)]
+    return check
+
+
+def mapping(key: Check, value_check: Check, max_len: int) -> Check:
+    def check(field, value):
+        if not isinstance(value, dict) or len(value) > max_len:
+            raise _bad(field, f"an object of at most {max_len} entries", value)
+        return {key(f"{field} key", k): value_check(f"{field}.{k}", v) for k, v in value.items()}
+    return check
+
+
+def anything() -> Check:
+    """Server → window data the window reads field by field itself (stage metadata, stats)."""
+    return lambda field, value: value
+
+
+_AXIS = integer(0, MAX_NDIM - 1)
+_INDEX = integer(0, 2**40)
+_SIZE = integer(1, 8192)
+_VIEW = {"index": _INDEX, "row": _AXIS, "col": _AXIS, "indices": mapping(text(2), _INDEX, MAX_NDIM),
+         "max_rows": _SIZE, "max_cols": _SIZE}
+
+# type -> {field: check}; `v`, `type`, `id` and `buffers` are common to all.
+SCHEMAS: dict[str, dict[str, Check]] = {
+    # window -> server
+    "hello": {"token": text(256), "resume": optional(text(256)), "client": optional(text(200))},
+    "ping": {},
+    "bye": {},
+    "command": {"op": text(32, OPS), "name": optional(text(1024)), "index": optional(_INDEX)},
+    "breakpoint": {"op": text(16, BREAKPOINT_OPS), "by": optional(text(16, ("stage", "kind", "condition"))),
+                   "value": optional(text(1024)), "threshold": optional(number()),
+                   "mode": optional(text(16, ("exact", "fast")))},
+    "slice": {**_VIEW, "moments": flag()},
+    "moments": dict(_VIEW),
+    "heads": {**_VIEW, "head": _AXIS},
+    "stats": {"index": _INDEX},
+    "replace": {},
+    # an Edit (tfdebug.core.edits) of the paused stage in the shown Region; fill_csv's values as a float64 buffer
+    "edit": {"op": text(16, ("set", "scale", "zero_head", "keep_head", "fill_csv")),
+             "target": text(16, ("cell", "row", "column", "slice", "tensor")), "value": number(),
+             "row": optional(_INDEX), "col": optional(_INDEX), "head": optional(_INDEX), "row_axis": _AXIS,
+             "col_axis": _AXIS, "indices": mapping(text(2), _INDEX, MAX_NDIM)},
+    "open": {"texts": mapping(text(64), text(20000), 16)},
+    # the window's view (tfdebug.core.view.ViewSelection): the server pushes each new stage's slice with its event
+    "follow": {"on": flag(), "pinned": optional(list_of(text(32), 2)), "indices": mapping(text(32), _INDEX, 16),
+               "max_rows": _SIZE, "max_cols": _SIZE, "moments": flag()},
+    "export": {"to": text(8, ("window", "server")), "path": optional(text(4096))},
+    # server -> window
+    "welcome": {"server": anything(), "resume": anything(), "heartbeat_s": anything()},
+    "pass": {"pass": anything()},
+    "event": {"event": anything(), "state": anything(), "slice": anything()},
+    "reply": {"ok": anything(), "error": anything(), "result": anything(), "state": anything()},
+    "chunk": {"offset": anything(), "total": anything(), "last": anything()},
+    "heartbeat": {"state": anything()},
+}
+REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "stats", "replace",
+            "edit", "open", "follow", "export")
+
+
+# ----- encoding ------------------------------------------------------------------------------------
+def encode(kind: str, fields: dict | None = None, buffers: Sequence[np.ndarray] = (), id: int | None = None
+           ) -> list[bytes | memoryview]:
+    """The frames of one message: the JSON header and each array's bytes (C order, little-endian)."""
+    header: dict[str, Any] = {"v": PROTOCOL_VERSION, "type": kind, **(fields or {})}
+    if id is not None:
+        header["id"] = id
+    frames: list[bytes | memoryview] = []
+    described = []
+    for array in buffers:
+        array = np.ascontiguousarray(array)
+        name = next((n for n, t in DTYPES.items() if array.dtype == t), None)
+        if name is None:
+            raise TypeError(f"no wire dtype for {array.dtype}")
+        if sys.byteorder != "little":
+            array = array.astype(array.dtype.newbyteorder("<"))
+        described.append({"dtype": name, "shape": list(array.shape)})
+        frames.append(memoryview(array).cast("B"))
+    if described:
+        header["buffers"] = described
+    return [json.dumps(header, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(), *frames]
+
+
+# ----- decoding ------------------------------------------------------------------------------------
+class Message:
+    """A validated message: its `type`, request `id` (or None), checked `fields` and array `buffers`."""
+
+    def __init__(self, type: str, id: int | None, fields: dict, buffers: list[np.ndarray]):
+        self.type, self.id, self.fields, self.buffers = type, id, fields, buffers
+
+    def __getitem__(self, key: str):
+        return self.fields.get(key)
+
+    def __repr__(self) -> str:
+        return f"Message({self.type!r}, id={self.id}, fields={sorted(self.fields)})"
+
+
+def decode(frames: Sequence[bytes], *, max_header: int, max_buffer: int, accept: Sequence[str]) -> Message:
+    """Check and read one message; FrameError (or VersionError) says what was wrong with it.
+
+    `accept` lists the types this side takes; `max_header` and `max_buffer` bound the header
+    and the total of the declared buffers (checked before any array is made).
+    """
+    if not frames or len(frames) > MAX_FRAMES:
+        raise FrameError("A message must have 1 to {n} frames, not {got}.", id="remote.frames", n=MAX_FRAMES,
+                         got=len(frames))
+    raw = bytes(frames[0])
+    if len(raw) > max_header:
+        raise FrameError("A message header of {got} bytes is larger than the limit of {limit}.",
+                         id="remote.header_size", got=len(raw), limit=max_header)
+    try:
+        header = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise FrameError("A message header is not a JSON object.", id="remote.not_json") from None
+    if not isinstance(header, dict):
+        raise FrameError("A message header is not a JSON object.", id="remote.not_json")
+    version = header.get("v")
+    if version != PROTOCOL_VERSION:
+        raise VersionError(version)
+    kind = header.get("type")
+    if kind not in accept:
+        raise FrameError("A message of type {kind} is not expected here.", id="remote.type", kind=repr(kind)[:40])
+    schema = SCHEMAS[kind]
+    unknown = set(header) - set(schema) - {"v", "type", "id", "buffers"}
+    if unknown:
+        raise FrameError("A {kind} message has an unknown field '{field}'.", id="remote.unknown_field", kind=kind,
+                         field=sorted(unknown)[0][:40])
+    fields = {name: check(name, header[name]) for name, check in schema.items() if name in header}
+    request_id = optional(integer(0, 2**53))("id", header.get("id"))
+    return Message(kind, request_id, fields, _buffers(header.get("buffers"), frames[1:], max_buffer))
+
+
+def peek_id(frames: Sequence[bytes], max_header: int) -> int | None:
+    """The request id of a message `decode` refused, when its header can tell (so the refusal can answer
+    that request); None otherwise."""
+    try:
+        if frames and len(frames[0]) <= max_header:
+            value = json.loads(bytes(frames[0]).decode("utf-8"), parse_constant=_no_constant).get("id")
+            return optional(integer(0, 2**53))("id", value)
+    except (UnicodeDecodeError, ValueError, RecursionError, AttributeError, FrameError):
+        pass
+    return None
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _buffers(described: Any, frames: Sequence[bytes], max_buffer: int) -> list[np.ndarray]:
+    described = list_of(lambda f, v: v, MAX_FRAMES)("buffers", described if described is not None else [])
+    if len(described) != len(frames):
+        raise FrameError("A message describes {n} buffers but carries {got}.", id="remote.buffer_count",
+                         n=len(described), got=len(frames))
+    total, arrays = 0, []
+    for i, (spec, frame) in enumerate(zip(described, frames)):
+        if not isinstance(spec, dict) or set(spec) != {"dtype", "shape"}:
+            raise FrameError("Buffer {i} is not described by its dtype and shape.", id="remote.buffer_spec", i=i)
+        dtype = DTYPES.get(text(16, tuple(DTYPES))(f"buffers[{i}].dtype", spec["dtype"]))
+        shape = list_of(integer(0, MAX_DIM), MAX_NDIM)(f"buffers[{i}].shape", spec["shape"])
+        nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+        total += nbytes
+        if total > max_buffer:  # before anything is allocated: a header may claim a terabyte
+            raise FrameError("A message claims {got} bytes of arrays, more than the limit of {limit}.",
+                             id="remote.buffer_size", got=total, limit=max_buffer)
+        if len(frame) != nbytes:
+            raise FrameError("Buffer {i} declares {want} bytes but carries {got}.", id="remote.buffer_length",
+                             i=i, want=nbytes, got=len(frame))
+        arrays.append(np.frombuffer(frame, dtype=np.dtype(dtype).newbyteorder("<")).reshape(shape))
+    return arrays

@@ -1,0 +1,254 @@
+"""`RemoteSession`: a served pass that a window treats like a local DebugSession.
+
+It has what the controller reads of a local session (plan, layout, tokens, texts, title, the
+model's name and device, a `stepper`) and a `display` with the methods of
+tfdebug.remote.display.LocalDisplay; its `stepper` is a tfdebug.remote.stepper.RemoteStepper.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Callable, Mapping
+
+import numpy as np
+
+from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.errors import ExportCancelledError, TfdebugError
+from tfdebug.core.layout import PassLayout, build_layout
+from tfdebug.core.plan import Plan
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stages import StageInfo, token_labels
+from tfdebug.core.thumbnails import HeadThumbnails
+from tfdebug.remote import wire
+from tfdebug.remote.client import RemoteClient
+from tfdebug.remote.errors import ConnectionLostError, FrameError
+from tfdebug.remote.protocol import Message
+from tfdebug.remote.stepper import RemoteStepper
+
+
+class RemoteDisplay:
+    """LocalDisplay's questions asked of the server: only the small answers cross."""
+
+    def __init__(self, session: "RemoteSession"):
+        self._session = session
+        self._pushed: tuple[tuple, DisplaySlice] | None = None  # the slice the server sent with the last event
+        self._followed: tuple | None = None  # the view last told to the server
+
+    def follow(self, pinned: tuple[str, str] | None, indices_by_name: Mapping[str, int],
+               max_size: tuple[int, int], moments: bool = True) -> None:
+        """Tell the server the window's view (tfdebug.core.view.ViewSelection's pinned axes and indices): each
+        stage the pass pauses or moves to then comes with its slice, and `slice_of` for it needs no round trip.
+        Telling it the same view again sends nothing."""
+        view = (tuple(pinned) if pinned else None, tuple(sorted(indices_by_name.items())), tuple(max_size), moments)
+        if view == self._followed:
+            return
+        self._followed = view
+        self._session.request("follow", {"on": True, "pinned": list(pinned) if pinned else None,
+                                         "indices": {str(k): int(v) for k, v in indices_by_name.items()},
+                                         "max_rows": int(max_size[0]), "max_cols": int(max_size[1]),
+                                         "moments": moments})
+
+    def unfollow(self) -> None:
+        self._pushed, self._followed = None, None
+        self._session.request("follow", {"on": False, "indices": {}, "max_rows": 1, "max_cols": 1, "moments": False})
+
+    def take_pushed(self, fields, buffers) -> None:
+        """A slice the server pushed with an event (None: the event brought none; any earlier one is stale)."""
+        if fields is None:
+            self._pushed = None
+            return
+        view = fields.get("view") or {}
+        self._pushed = (self._key(view), wire.slice_of(fields, buffers))
+
+    @staticmethod
+    def _key(view: dict) -> tuple:
+        return (view.get("index"), view.get("row"), view.get("col"), tuple(sorted((view.get("indices") or {}).items())),
+                view.get("max_rows"), view.get("max_cols"), view.get("moments"))
+
+    def _view(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], max_size=(1, 1)) -> dict:
+        index = self._session.stepper.position_of(capture.name)
+        if index is None:
+            raise FrameError("Stage {name} is not in the server's history.", id="remote.not_captured",
+                             name=capture.name)
+        return {"index": index, "row": row, "col": col, "indices": {str(k): int(v) for k, v in indices.items()},
+                "max_rows": int(max_size[0]), "max_cols": int(max_size[1])}
+
+    def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
+                 max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
+        view = {**self._view(capture, row, col, indices, max_size), "moments": moments}
+        pushed = self._pushed
+        if pushed is not None and pushed[0] == self._key(view):
+            return pushed[1]
+        reply = self._session.request("slice", view)
+        return wire.slice_of(reply["result"], reply.buffers)
+
+    def moments_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], partial: Stats) -> Stats:
+        reply = self._session.request("moments", self._view(capture, row, col, indices))
+        return wire.stats_of(reply["result"]["stats"], *reply.buffers[:2])
+
+    def heads_of(self, capture: Capture, row: int, col: int, head: int, indices: Mapping[int, int],
+                 max_size: tuple[int, int]) -> HeadThumbnails:
+        reply = self._session.request("heads", {**self._view(capture, row, col, indices, max_size), "head": head})
+        return wire.heads_of(reply["result"], reply.buffers)
+
+    def stats_of(self, capture: Capture) -> Stats:
+        index = self._session.stepper.position_of(capture.name)
+        reply = self._session.request("stats", {"index": index})
+        if len(reply.buffers) != 2:
+            raise FrameError("Stats from the server come without their histogram.", id="remote.stats")
+        return wire.stats_of(reply["result"]["stats"], *reply.buffers)
+
+
+class RemoteSession:
+    """A pass served by `tfdebug serve`, attached through `client` (connected by `connect`)."""
+
+    adapter = None  # the model and its adapter are on the server
+
+    def __init__(self, client: RemoteClient):
+        self.client = client
+        self.stepper = RemoteStepper(self)
+        self.display = RemoteDisplay(self)
+        self.plan: Plan = Plan()
+        self.layout: PassLayout = build_layout([])
+        self.pass_info: dict = {}
+        self._attached = threading.Event()  # the pass and the state after a hello have arrived
+        self.on_pass: Callable[[], None] = lambda: None      # a new pass's metadata arrived
+        self.on_lost: Callable[[TfdebugError], None] = lambda e: None
+        client.on_message, client.on_lost = self._on_message, lambda e: self.on_lost(e)
+        self.verification = None
+
+    @classmethod
+    def connect(cls, address: str, token: str, timeout: float = 10.0, **options) -> "RemoteSession":
+        """Attach to the server at `address` and wait for its pass's metadata."""
+        session = cls(RemoteClient(address, token, **options))
+        session.reconnect(timeout)
+        return session
+
+    def reconnect(self, timeout: float = 10.0) -> None:
+        """Attach (again): the server's pass is where it was; its history and state come anew."""
+        self._attached.clear()
+        self.display._followed = None  # a new attachment starts without the old view
+        self.client.connect(timeout)
+        if not self._attached.wait(timeout):
+            raise ConnectionLostError("The server let the window in but sent no pass.", id="remote.no_pass")
+        self.stepper.wait(timeout)  # a pass just started runs to its first stage
+
+    def request(self, kind: str, fields: dict | None = None, buffers=(), **options) -> Message:
+        return self.client.request(kind, fields, buffers, **options)
+
+    def _on_message(self, message: Message) -> None:
+        if message.type == "pass":
+            self._take_pass(message["pass"])
+            return
+        if message["state"] is not None:
+            self.stepper.apply(message["state"])
+        if message.type == "event":
+            self.display.take_pushed(message["slice"], message.buffers)
+            event = message["event"] or {}
+            self.stepper.emit(event)
+            if event.get("type") == "attached":
+                self._attached.set()
+
+    def _take_pass(self, data: dict) -> None:
+        try:
+            plan = Plan(wire.capture_of(e) for e in data["plan"])
+            titles = data["titles"]
+            layout = build_layout(plan, titles["layer"], titles["site"], titles["stack"])
+        except (KeyError, TypeError) as exc:
+            raise FrameError("The server's pass cannot be read: {why}", id="remote.pass", why=str(exc)[:200]) from None
+        self.plan, self.layout, self.pass_info = plan, layout, data
+        self.on_pass()
+
+    # ----- what the controller reads of a session ------------------------------------------------
+    @property
+    def model_name(self) -> str:
+        return str(self.pass_info.get("model", ""))
+
+    @property
+    def device(self) -> str:
+        """The server's device in words ('cuda:0 (NVIDIA H200)')."""
+        return str(self.client.server.get("device") or self.pass_info.get("device", ""))
+
+    @property
+    def host(self) -> str:
+        return self.client.address[len("tcp://"):].rpartition(":")[0]
+
+    @property
+    def tokens(self) -> dict[str, list[str]]:
+        return {k: list(v) for k, v in (self.pass_info.get("tokens") or {}).items()}
+
+    @property
+    def texts(self) -> dict[str, str]:
+        return dict(self.pass_info.get("texts") or {})
+
+    @property
+    def title(self) -> str:
+        return str(self.pass_info.get("title", ""))
+
+    @property
+    def unknown_words(self) -> list[str]:
+        return list(self.pass_info.get("unknown") or [])
+
+    @property
+    def notes(self) -> list[str]:
+        return list(self.pass_info.get("notes") or [])
+
+    @property
+    def stages(self):
+        return self.pass_info.get("stages")
+
+    def axis_labels(self, info: StageInfo, axis: int) -> list[str] | None:
+        if not 0 <= axis < len(info.axes):
+            return None
+        which = info.tokens.get(info.axes[axis])
+        return token_labels(self.tokens, which) if which else None
+
+    def open(self, texts: Mapping[str, str]) -> None:
+        """New input texts for the served model: a new pass, paused at its first stage."""
+        self.request("open", {"texts": dict(texts)})
+        self.stepper.wait()
+
+    # ----- export ----------------------------------------------------------------------------
+    def export(self, path: str | os.PathLike, progress: Callable[[int, int], bool | None] | None = None) -> str:
+        """Stream the pass as a snapshot into `path` on this machine (atomically); the server's note.
+
+        `progress(done, total)` returning False cancels (no file is left)."""
+        path = Path(path)
+        temp = path.with_name(f".{path.name}.part")
+        state = {"file": open(temp, "wb"), "cancelled": False, "note": ""}
+
+        def on_chunk(message: Message) -> None:
+            if message.type == "reply":  # the export has started: what the server says about it
+                state["note"] = str((message["result"] or {}).get("note") or "")
+                return
+            data = message.buffers[0] if message.buffers else np.zeros(0, np.uint8)
+            if state["file"].tell() != message["offset"]:
+                state["cancelled"] = True
+            if not state["cancelled"]:
+                state["file"].write(data.tobytes())
+                if progress is not None and progress(state["file"].tell(), int(message["total"])) is False:
+                    state["cancelled"] = True
+        try:
+            self.request("export", {"to": "window"}, on_chunk=on_chunk, timeout=3600)
+            state["file"].flush()
+            os.fsync(state["file"].fileno())
+            state["file"].close()
+            if state["cancelled"]:
+                raise ExportCancelledError("The export was cancelled; no file was written.", id="export.cancelled")
+            os.replace(temp, path)
+            return state["note"]
+        finally:
+            state["file"].close()
+            if temp.exists():
+                temp.unlink()
+
+    def export_on_server(self, name: str) -> dict:
+        """Write the snapshot into the server's export folder; {"path", "bytes", "note"} there."""
+        return dict(self.request("export", {"to": "server", "path": name})["result"])
+
+    def close(self) -> None:
+        """Detach; the server keeps the pass paused for the next window."""
+        self.client.close()
+

@@ -1,0 +1,137 @@
+"""Core's data (stage entries, stats, slices, thumbnails, breakpoints) as header fields and buffers, and back.
+
+Each conversion is written once here and used by both sides. What the window reads back is
+checked like a file: a missing field or a wrong shape is a FrameError, not a crash later.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stages import StageInfo
+from tfdebug.core.thumbnails import HeadThumbnails
+from tfdebug.remote.errors import FrameError
+from tfdebug.remote.protocol import wire_number
+
+_TORCH_DTYPES = {str(d).removeprefix("torch."): d for d in (
+    torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8,
+    torch.uint8, torch.bool, torch.complex64)}
+
+
+def dtype_of(name: str) -> torch.dtype:
+    """A torch dtype by its short name ('float16'); FrameError for any other."""
+    try:
+        return _TORCH_DTYPES[name]
+    except (KeyError, TypeError):
+        raise FrameError("Unknown element type {name}.", id="remote.dtype", name=repr(name)[:30]) from None
+
+
+# ----- stage entries (a plan's or a history's captures, without tensors) -----------------------------
+def entry(capture: Capture) -> dict:
+    """A capture's description as JSON: its stage info, shape, dtype, device and flags."""
+    return {"info": capture.info.to_dict(), "shape": list(capture.shape),
+            "dtype": str(capture.dtype).removeprefix("torch."), "device": str(capture.device),
+            "edited": bool(capture.edited), "dropped": bool(capture.dropped)}
+
+
+def capture_of(data: Any) -> Capture:
+    """A Capture without tensor from `entry`'s JSON (checked)."""
+    try:
+        info = StageInfo.from_dict(data["info"])
+        shape = tuple(int(n) for n in data["shape"])
+        capture = Capture(info=info, shape=shape, dtype=dtype_of(data["dtype"]), device=torch.device(data["device"]))
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        raise FrameError("A stage description from the server cannot be read: {why}", id="remote.entry",
+                         why=str(exc)[:200]) from None
+    capture.edited, capture.dropped = bool(data.get("edited")), bool(data.get("dropped"))
+    return capture
+
+
+# ----- breakpoints ---------------------------------------------------------------------------------
+def breakpoint_fields(bp: Breakpoint) -> dict:
+    return {"by": bp.by, "value": bp.value, "threshold": None if bp.threshold is None else wire_number(bp.threshold)}
+
+
+def breakpoint_of(data: dict | None) -> Breakpoint | None:
+    if not data:
+        return None
+    try:
+        if data["by"] == "kind":
+            return Breakpoint.on_kind(data["value"])
+        if data["by"] == "condition" and data["value"] not in ("nan", "inf", "abs_gt"):
+            raise ValueError(f"unknown condition {data['value']!r}")
+        if data["by"] not in ("stage", "condition"):
+            raise ValueError(f"unknown breakpoint {data['by']!r}")
+        threshold = data.get("threshold")
+        return Breakpoint(data["by"], str(data["value"]), None if threshold is None else float(threshold))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FrameError("A breakpoint cannot be read: {why}", id="remote.breakpoint", why=str(exc)[:200]) from None
+
+
+# ----- stats, slices, thumbnails -----------------------------------------------------------------
+def _num(x: float) -> float | None:
+    return None if x != x or x in (float("inf"), float("-inf")) else float(x)
+
+
+def stats_fields(stats: Stats) -> tuple[dict, list[np.ndarray]]:
+    """Scalar stats in the header; the histogram's counts and edges as two buffers."""
+    fields = {"min": _num(stats.min), "max": _num(stats.max), "mean": _num(stats.mean), "std": _num(stats.std),
+              "nan": int(stats.nan), "posinf": int(stats.posinf), "neginf": int(stats.neginf),
+              "count": int(stats.count), "partial": bool(stats.partial)}
+    return fields, [np.asarray(stats.hist_counts, dtype=np.int64), np.asarray(stats.hist_edges, dtype=np.float64)]
+
+
+def stats_of(fields: Any, counts: np.ndarray, edges: np.ndarray) -> Stats:
+    def real(key):
+        value = fields[key]
+        return float("nan") if value is None else float(value)
+    try:
+        return Stats(min=real("min"), max=real("max"), mean=real("mean"), std=real("std"), nan=int(fields["nan"]),
+                     posinf=int(fields["posinf"]), neginf=int(fields["neginf"]), count=int(fields["count"]),
+                     hist_counts=counts.copy(), hist_edges=edges.copy(), partial=bool(fields["partial"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FrameError("Stats from the server cannot be read: {why}", id="remote.stats", why=str(exc)[:200]) from None
+
+
+def slice_fields(sl: DisplaySlice) -> tuple[dict, list[np.ndarray]]:
+    """A display slice: its float32 plane first, then the stats' buffers."""
+    stats, buffers = stats_fields(sl.stats)
+    fields = {"row_axis": sl.row_axis, "col_axis": sl.col_axis, "source_shape": list(sl.source_shape),
+              "stats": stats}
+    return fields, [np.ascontiguousarray(sl.values, dtype=np.float32), *buffers]
+
+
+def slice_of(fields: Any, buffers: list[np.ndarray]) -> DisplaySlice:
+    if len(buffers) != 3 or buffers[0].ndim != 2:
+        raise FrameError("A slice from the server is not a 2-D plane with its stats.", id="remote.slice")
+    try:
+        source = tuple(int(n) for n in fields["source_shape"])
+        # Read-only views of the received bytes: nothing draws into a slice, and a copy of a 4 MB plane costs ms.
+        return DisplaySlice(values=buffers[0], row_axis=int(fields["row_axis"]),
+                            col_axis=int(fields["col_axis"]), source_shape=source,
+                            stats=stats_of(fields["stats"], buffers[1], buffers[2]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FrameError("A slice from the server cannot be read: {why}", id="remote.slice", why=str(exc)[:200]) from None
+
+
+def heads_fields(thumbs: HeadThumbnails) -> tuple[dict, list[np.ndarray]]:
+    return ({"source_shape": list(thumbs.source_shape)},
+            [np.ascontiguousarray(thumbs.values, dtype=np.float32), np.asarray(thumbs.mins, dtype=np.float64),
+             np.asarray(thumbs.maxs, dtype=np.float64), np.asarray(thumbs.neginf, dtype=np.int64)])
+
+
+def heads_of(fields: Any, buffers: list[np.ndarray]) -> HeadThumbnails:
+    if len(buffers) != 4 or buffers[0].ndim != 3 or any(b.shape != (buffers[0].shape[0],) for b in buffers[1:]):
+        raise FrameError("Head thumbnails from the server do not fit together.", id="remote.heads")
+    try:
+        return HeadThumbnails(values=buffers[0].copy(), mins=buffers[1].copy(), maxs=buffers[2].copy(),
+                              neginf=buffers[3].copy(), source_shape=tuple(int(n) for n in fields["source_shape"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise FrameError("Head thumbnails from the server cannot be read: {why}", id="remote.heads",
+                         why=str(exc)[:200]) from None
