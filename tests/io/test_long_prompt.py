@@ -58,7 +58,7 @@ def test_input_texts_stay_bounded():
            "stages": [{"name": "logits", "kind": "logits", "site": "head", "layer": None, "shape": [1, 1, 2],
                        "dtype": "float32", "axes": ["batch", "token", "vocab"], "formula": "",
                        "tokens": {"token": "prompt"}}]}
-    with pytest.raises(SnapshotError, match="1,048,577 characters long"):
+    with pytest.raises(SnapshotError, match="8,000,001 characters long"):
         check_manifest(json.loads(json.dumps(doc)), "x")
     doc["inputs"] = {"prompt": "b" * 40_000}
     check_manifest(doc, "x")  # a long prompt is no damage
