@@ -1858,6 +1858,10 @@ output w·V = {output}</source>
         <translation>批次</translation>
     </message>
     <message>
+        <source>expert</source>
+        <translation>专家</translation>
+    </message>
+    <message>
         <source>head</source>
         <translation>头</translation>
     </message>
@@ -1992,11 +1996,6 @@ output w·V = {output}</source>
         <translation>轴 {axis} 没有索引 {index}。</translation>
     </message>
     <message>
-        <source>BERT as a decoder (is_decoder / add_cross_attention) is not supported.</source>
-        <comment>hf.bert_decoder</comment>
-        <translation>不支持把 BERT 用作解码器（is_decoder / add_cross_attention）。</translation>
-    </message>
-    <message>
         <source>Cannot export to {shown}: choose a {choices} file.</source>
         <comment>export.unknown_suffix</comment>
         <translation>无法导出为 {shown}：请选择 {choices} 文件。</translation>
@@ -2067,11 +2066,6 @@ output w·V = {output}</source>
         <translation>本机没有设备 {device}；可用的设备：{available}。</translation>
     </message>
     <message>
-        <source>GPT-2 with cross-attention (add_cross_attention) is not supported.</source>
-        <comment>hf.gpt2_cross_attention</comment>
-        <translation>不支持带交叉注意力（add_cross_attention）的 GPT-2。</translation>
-    </message>
-    <message>
         <source>Hugging Face models need the optional extra: pip install &quot;tfdebug[hf]&quot; (transformers and tokenizers).</source>
         <comment>hf.install_hint</comment>
         <translation>Hugging Face 模型需要安装可选扩展：pip install &quot;tfdebug[hf]&quot;（transformers 和 tokenizers）。</translation>
@@ -2085,6 +2079,11 @@ output w·V = {output}</source>
         <source>Max new tokens must be at least 1.</source>
         <comment>decoding.max_new_tokens</comment>
         <translation>最多新词元数至少为 1。</translation>
+    </message>
+    <message>
+        <source>No attention module of {model} calls transformers&apos; attention interface: it computes attention in its own code, which tfdebug cannot tap.</source>
+        <comment>hf.no_attention_interface</comment>
+        <translation>{model} 没有任何注意力模块调用 transformers 的注意力接口：它在自己的代码里计算注意力，tfdebug 无法插桩。</translation>
     </message>
     <message>
         <source>No captured stage at position {index}.</source>
@@ -2182,6 +2181,16 @@ output w·V = {output}</source>
         <translation>CSV 数值是 {rows} × {cols}；显示的切片是 {want_rows} × {want_cols}。</translation>
     </message>
     <message>
+        <source>The Hugging Face hub has no model {model} you can read (a typo, a private or a gated model: log in with `hf auth login`).</source>
+        <comment>hub.no_repo</comment>
+        <translation>Hugging Face Hub 上没有你能读取的模型 {model}（拼写错误、私有或需授权的模型：请用 `hf auth login` 登录）。</translation>
+    </message>
+    <message>
+        <source>The capture budget&apos;s focus {stage} is not a stage of this pass; see `tfdebug stages` for the names.</source>
+        <comment>budget.unknown_focus</comment>
+        <translation>捕获预算的焦点 {stage} 不是本次前向的阶段；阶段名见 `tfdebug stages`。</translation>
+    </message>
+    <message>
         <source>The config names the architecture &apos;{name}&apos;, which in transformers is not a model class.</source>
         <comment>hf.config_not_model_class</comment>
         <translation>配置指定的架构 &apos;{name}&apos; 在 transformers 中不是模型类。</translation>
@@ -2200,6 +2209,11 @@ output w·V = {output}</source>
         <source>The disk is full: {name} was not written and any earlier file there is unchanged.</source>
         <comment>write.disk_full</comment>
         <translation>磁盘已满：{name} 未写入，原有的同名文件保持不变。</translation>
+    </message>
+    <message>
+        <source>The download was cancelled.</source>
+        <comment>hub.cancelled</comment>
+        <translation>下载已取消。</translation>
     </message>
     <message>
         <source>The export was cancelled; nothing was written.</source>
@@ -2652,11 +2666,6 @@ output w·V = {output}</source>
         <translation>{where} 处的 scaled_dot_product_attention 同时收到了 attn_mask 和 is_causal=True，融合内核同样会拒绝这种调用：请只传其中一个。</translation>
     </message>
     <message>
-        <source>tfdebug cannot tap Hugging Face model type &apos;{model_type}&apos;: supported are {supported}.</source>
-        <comment>hf.unsupported_type</comment>
-        <translation>tfdebug 无法探查 Hugging Face 模型类型“{model_type}”：支持的类型有 {supported}。</translation>
-    </message>
-    <message>
         <source>tfdebug cannot tap nested tensors: have make_inputs return a padded tensor and a key padding mask (src_key_padding_mask, True at padding) instead.</source>
         <comment>sdpa.nested</comment>
         <translation>tfdebug 无法为嵌套张量设置探针：请让 make_inputs 改为返回补齐后的张量和键填充掩码（src_key_padding_mask，在填充处为 True）。</translation>
@@ -2797,6 +2806,46 @@ output w·V = {output}</source>
         <translation>{folder} 中没有 config.json，因此不是 Hugging Face 模型文件夹。</translation>
     </message>
     <message>
+        <source>--device-map needs accelerate: pip install &quot;tfdebug[hf]&quot;.</source>
+        <comment>device_map.no_accelerate</comment>
+        <translation>--device-map 需要 accelerate：pip install &quot;tfdebug[hf]&quot;。</translation>
+    </message>
+    <message>
+        <source>--device-map takes auto, balanced, cpu or cuda:N, not {name}.</source>
+        <comment>device_map.bad_name</comment>
+        <translation>--device-map 取 auto、balanced、cpu 或 cuda:N，而不是 {name}。</translation>
+    </message>
+    <message>
+        <source>--device-map {name} spreads a Hugging Face model over devices; {spec} runs on one device: use --device.</source>
+        <comment>device_map.single_device</comment>
+        <translation>--device-map {name} 把 Hugging Face 模型分布到多个设备上；{spec} 只在一个设备上运行：请用 --device。</translation>
+    </message>
+    <message>
+        <source>Could not download {model}: the Hugging Face hub cannot be reached from here (no network, or HF_HUB_OFFLINE is set).</source>
+        <comment>hub.offline</comment>
+        <translation>无法下载 {model}：从这里连不上 Hugging Face Hub（没有网络，或设置了 HF_HUB_OFFLINE）。</translation>
+    </message>
+    <message>
+        <source>Could not download {model}: {reason}</source>
+        <comment>hub.download_failed</comment>
+        <translation>无法下载 {model}：{reason}</translation>
+    </message>
+    <message>
+        <source>Hub ids need the optional extra: pip install &quot;tfdebug[hf]&quot; (huggingface_hub).</source>
+        <comment>hub.install_hint</comment>
+        <translation>Hub 模型 id 需要可选依赖：pip install &quot;tfdebug[hf]&quot;（huggingface_hub）。</translation>
+    </message>
+    <message>
+        <source>tfdebug cannot tap Hugging Face model type &apos;{model_type}&apos;: its attention ({part}) is computed in its own code, not through transformers&apos; attention interface.</source>
+        <comment>hf.own_attention</comment>
+        <translation>tfdebug 无法对 Hugging Face 模型类型“{model_type}”插桩：它的注意力（{part}）在自己的代码里计算，而不是通过 transformers 的注意力接口。</translation>
+    </message>
+    <message>
+        <source>tfdebug could not run {model} once to find its stages: {reason}</source>
+        <comment>hf.probe_failed</comment>
+        <translation>tfdebug 无法运行一次 {model} 来找出它的阶段：{reason}</translation>
+    </message>
+    <message>
         <source>{folder} has no model.safetensors (or model.safetensors.index.json).</source>
         <comment>hf.no_weights</comment>
         <translation>{folder} 中没有 model.safetensors（或 model.safetensors.index.json）。</translation>
@@ -2820,6 +2869,16 @@ output w·V = {output}</source>
         <source>{model} calls neither F.scaled_dot_product_attention nor nn.MultiheadAttention, and holds no Tap: tfdebug found no stage to show.</source>
         <comment>sdpa.no_stages</comment>
         <translation>{model} 既没有调用 F.scaled_dot_product_attention 也没有调用 nn.MultiheadAttention，也不含 Tap：tfdebug 找不到可显示的阶段。</translation>
+    </message>
+    <message>
+        <source>{model} is not in the Hugging Face cache ({cache}); add --download to fetch it.</source>
+        <comment>hub.not_cached</comment>
+        <translation>{model} 不在 Hugging Face 缓存（{cache}）中；加上 --download 来下载。</translation>
+    </message>
+    <message>
+        <source>{model}: the hub has no revision {revision}.</source>
+        <comment>hub.no_revision</comment>
+        <translation>{model}：Hub 上没有版本 {revision}。</translation>
     </message>
     <message>
         <source>{module} has no function called {factory}.</source>
@@ -3179,8 +3238,24 @@ output w·V = {output}</source>
         <translation>注意力 Dropout</translation>
     </message>
     <message>
+        <source>Attention sink</source>
+        <translation>注意力汇聚（sink）</translation>
+    </message>
+    <message>
         <source>Embedding</source>
         <translation>词嵌入</translation>
+    </message>
+    <message>
+        <source>Embedding multiplier</source>
+        <translation>嵌入乘数</translation>
+    </message>
+    <message>
+        <source>Expert routing</source>
+        <translation>专家路由</translation>
+    </message>
+    <message>
+        <source>Experts&apos; output</source>
+        <translation>专家输出</translation>
     </message>
     <message>
         <source>FFN gate</source>
@@ -3219,6 +3294,10 @@ output w·V = {output}</source>
         <translation>层归一化 LayerNorm</translation>
     </message>
     <message>
+        <source>Logit scaling</source>
+        <translation>logits 缩放</translation>
+    </message>
+    <message>
         <source>Logits</source>
         <translation>Logits 输出</translation>
     </message>
@@ -3243,6 +3322,10 @@ output w·V = {output}</source>
         <translation>Q 投影</translation>
     </message>
     <message>
+        <source>Q/K norm</source>
+        <translation>Q/K 归一化</translation>
+    </message>
+    <message>
         <source>RMSNorm</source>
         <translation>RMS 归一化 RMSNorm</translation>
     </message>
@@ -3253,6 +3336,10 @@ output w·V = {output}</source>
     <message>
         <source>Rotary embedding</source>
         <translation>旋转位置编码</translation>
+    </message>
+    <message>
+        <source>Router logits</source>
+        <translation>路由器 logits</translation>
     </message>
     <message>
         <source>Scale ÷√d_k</source>
@@ -3367,6 +3454,11 @@ output w·V = {output}</source>
         <translation>是一个文件夹</translation>
     </message>
     <message>
+        <source>Let go: kept at first, then its room in the {size} capture budget went to a stage nearer the one you look at.</source>
+        <comment>budget.why_evicted</comment>
+        <translation>已释放：起初保留，后来它在 {size} 捕获预算中的空间让给了离你所看阶段更近的阶段。</translation>
+    </message>
+    <message>
         <source>No space left on device</source>
         <comment>os.no_space</comment>
         <translation>设备上没有剩余空间</translation>
@@ -3380,6 +3472,26 @@ output w·V = {output}</source>
         <source>Not a directory</source>
         <comment>os.not_folder</comment>
         <translation>不是文件夹</translation>
+    </message>
+    <message>
+        <source>Not kept: stages nearer the one you look at fill the {size} capture budget.</source>
+        <comment>budget.why_farther</comment>
+        <translation>未保留：离你所看阶段更近的阶段占满了 {size} 捕获预算。</translation>
+    </message>
+    <message>
+        <source>Not kept: the pinned stages before it fill the {size} capture budget.</source>
+        <comment>budget.why_pinned_full</comment>
+        <translation>未保留：它之前的固定阶段占满了 {size} 捕获预算。</translation>
+    </message>
+    <message>
+        <source>Not kept: the {size} capture budget was full when this stage ran.</source>
+        <comment>budget.why_full</comment>
+        <translation>未保留：这个阶段运行时 {size} 捕获预算已满。</translation>
+    </message>
+    <message>
+        <source>Not kept: this stage alone is larger than the {size} capture budget (pause here to see it).</source>
+        <comment>budget.why_too_large</comment>
+        <translation>未保留：这个阶段单独就超过了 {size} 捕获预算（停在这里可以查看它）。</translation>
     </message>
     <message>
         <source>NumPy arrays (.npz; bfloat16 saved as float32)</source>
@@ -3730,6 +3842,11 @@ output w·V = {output}</source>
         <source>{what} {text} holds control characters or broken Unicode</source>
         <comment>limits.control</comment>
         <translation>{what} {text} 含有控制字符或损坏的 Unicode</translation>
+    </message>
+    <message>
+        <source>|x| reaches {value}, over half of {dtype}&apos;s largest value {limit}: one doubling more and it becomes ±Inf.</source>
+        <comment>precision.near_overflow</comment>
+        <translation>|x| 达到 {value}，超过 {dtype} 最大值 {limit} 的一半：再翻一倍就变成 ±Inf。</translation>
     </message>
     <message>
         <source>uses snapshot format {version}, newer than this tfdebug reads ({ours}); update tfdebug to open it</source>

@@ -62,6 +62,6 @@ def test_input_texts_stay_bounded():
         check_manifest(json.loads(json.dumps(doc)), "x")
     doc["inputs"] = {"prompt": "b" * 40_000}
     check_manifest(doc, "x")  # a long prompt is no damage
-    doc["model_config"] = {"note": "c" * 40_000}
-    with pytest.raises(SnapshotError, match="40,000 characters long"):
-        check_manifest(doc, "x")  # any other long string still is
+    doc["model_config"] = {"note": "c" * (MAX_TEXT_CHARS + 1)}
+    with pytest.raises(SnapshotError, match="8,000,001 characters long"):
+        check_manifest(doc, "x")  # any other string is bounded by the same limit
