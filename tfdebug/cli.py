@@ -182,3 +182,12 @@ def _main(argv: list[str] | None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        _let_checks_finish()
+
+
+def _let_checks_finish() -> None:
+    """Wait for checks a command left running in the background (only if a session was made)."""
+    session = sys.modules.get("tfdebug.adapters.session")
+    if session is not None:
+        session.wait_for_checks()

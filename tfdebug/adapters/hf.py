@@ -17,7 +17,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification
-from tfdebug.adapters.hf_load import bundled_folder, execution_device, load_folder, require_transformers
+from tfdebug.adapters.hf_load import bundled_folder, execution_device, load_folder, quiet_transformers, require_transformers
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import InputError, TokenOutOfRangeError
 from tfdebug.core.phrases import Phrase
@@ -189,7 +189,7 @@ class HFAdapter(ModelAdapter):
         from tfdebug.adapters.hf_verify import checked_stages, stages_kept
 
         self._kept = {}
-        with self.tapped(), stages_kept(self.plan.taps, checked_stages(self.plan), self._kept):
+        with quiet_transformers(), self.tapped(), stages_kept(self.plan.taps, checked_stages(self.plan), self._kept):
             return primary_output(self.model(**prepared.kwargs))
 
     @contextmanager
@@ -225,8 +225,9 @@ class HFAdapter(ModelAdapter):
         unmodified model run with its own eager attention (`hf_verify`)."""
         from tfdebug.adapters.hf_verify import verify_stages
 
-        return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
-                             [n for n, tap in self.plan.taps.items() if tap.info.kind != "kv_cache"])
+        with quiet_transformers():
+            return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
+                                 [n for n, tap in self.plan.taps.items() if tap.info.kind != "kv_cache"])
 
     def describe(self) -> str:
         return f"{self.name} ({self.model.config.model_type}) on {self.device} ({str(self.dtype).removeprefix('torch.')})"

@@ -16,6 +16,7 @@ import torch
 from torch import Tensor
 
 from tfdebug.adapters.base import Prepared
+from tfdebug.adapters.hf_load import quiet_transformers
 from tfdebug.models.generate import StepDecoder
 
 # The largest number of positions when a config names none: enough for any debugging session.
@@ -58,7 +59,7 @@ class HFDecoder(StepDecoder):
         self._ids.extend(ids)
         new = torch.tensor([ids if self.use_cache else self._ids], dtype=torch.long,
                            device=self.adapter.device)  # (1, T)
-        with self.adapter.tapped(cached=self.use_cache):
+        with quiet_transformers(), self.adapter.tapped(cached=self.use_cache):
             if not self.encoder_decoder:
                 out = self.model(input_ids=new, cache=self.cache, use_cache=self.use_cache)
             else:

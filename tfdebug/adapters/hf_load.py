@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -167,8 +169,8 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype, device_m
     config = _config_object(config_dict, folder)
     model_class = _model_class(config)
     _check_size(model_class, config, weights, folder)
-    with foreign_call(ModelLoadError, "Could not load the weights in {folder}: {reason}", id="hf.weights_failed",
-                      folder=str(folder)):
+    with quiet_transformers(), foreign_call(ModelLoadError, "Could not load the weights in {folder}: {reason}",
+                                            id="hf.weights_failed", folder=str(folder)):
         model = model_class.from_pretrained(str(folder), config=config, local_files_only=True, use_safetensors=True,
                                             dtype=dtype, **({"device_map": device_map} if device_map else {}))
     return (model if device_map else model.to(device)).eval(), tokenizer
@@ -204,3 +206,31 @@ def _model_class(config):
     if config.model_type == "bert":
         return transformers.AutoModel
     return transformers.AutoModelForCausalLM
+
+
+_QUIET_LOCK = threading.Lock()
+_QUIET = {"depth": 0, "verbosity": None, "bars": True}
+
+
+@contextmanager
+def quiet_transformers():
+    """transformers' progress bars and warnings off while tfdebug loads or runs a model: its own
+    progress shows in the window or the CLI, and an error still raises. The first to enter saves
+    transformers' settings and the last to leave puts them back (loads and checks run in threads)."""
+    from transformers.utils import logging as hf_logging
+
+    with _QUIET_LOCK:
+        if _QUIET["depth"] == 0:
+            _QUIET["verbosity"], _QUIET["bars"] = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+            hf_logging.set_verbosity_error()
+            hf_logging.disable_progress_bar()
+        _QUIET["depth"] += 1
+    try:
+        yield
+    finally:
+        with _QUIET_LOCK:
+            _QUIET["depth"] -= 1
+            if _QUIET["depth"] == 0:
+                hf_logging.set_verbosity(_QUIET["verbosity"])
+                if _QUIET["bars"]:
+                    hf_logging.enable_progress_bar()

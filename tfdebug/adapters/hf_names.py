@@ -260,7 +260,9 @@ def _causal(record: Probe) -> bool:
 
 def tap_plan(model: nn.Module) -> TapPlan:
     """The taps and hooks of a Hugging Face model; UnsupportedModelError naming the part that does not match."""
-    with forward_lock(model):  # not while a background check of this model runs its forward
+    from tfdebug.adapters.hf_load import quiet_transformers
+
+    with forward_lock(model), quiet_transformers():  # not while a background check of this model runs
         record = probe(model)
     return Planner(model, record).plan()
 

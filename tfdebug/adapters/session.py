@@ -15,9 +15,9 @@ import torch
 
 from tfdebug.adapters.base import ModelAdapter, Prepared, Verification
 from tfdebug.core.budget import FIRST_FIT, CaptureBudget, CaptureEstimate, KeepPolicy, estimate_capture
+from tfdebug.core.errors import UnknownStageError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.memory import release_freed_memory
-from tfdebug.core.errors import UnknownStageError
 from tfdebug.core.model_lock import forward_lock
 from tfdebug.core.plan import Plan, plan_pass
 from tfdebug.core.recorder import Capture, Recorder, check_patterns, matches
@@ -64,6 +64,18 @@ class SessionTexts:
 # input, dtype and device: a Restart, or a new session on the same texts, reuses it.
 _VERDICTS: "weakref.WeakKeyDictionary[torch.nn.Module, dict[tuple, Verification | None]]" = \
     weakref.WeakKeyDictionary()
+# Checks running in the background, so a process can let them finish before it exits (a daemon
+# thread stopped inside torch's C++ code at exit aborts the interpreter).
+_CHECKS: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()
+
+
+def wait_for_checks(timeout: float | None = None) -> None:
+    """Wait until every check against the unmodified model started in the background has finished."""
+    for thread in list(_CHECKS):
+        if thread is not threading.current_thread():
+            thread.join(timeout)
+
+
 def input_tensors(prepared: Prepared) -> list:
     """The tensors a prepared input hands the model (what sizes its forward)."""
     return [v for v in (*prepared.args, *prepared.kwargs.values()) if isinstance(v, torch.Tensor)]
@@ -225,6 +237,7 @@ class DebugSession(SessionTexts):
 
         thread = threading.Thread(target=check, name="tfdebug-verify", daemon=True)
         self._verifying = thread
+        _CHECKS.add(thread)
         thread.start()
         return thread
 
