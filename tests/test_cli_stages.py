@@ -31,3 +31,20 @@ def test_a_stage_pattern_that_matches_nothing_is_named(capsys):
     assert main(["stages", "--model", "random", "--stages", "logits", "enc.*.attention.probs"]) == 2
     err = capsys.readouterr().err
     assert "No stage matches 'enc.*.attention.probs'; stage names look like enc.1.attn.probs." in err
+
+
+def test_a_near_miss_model_or_stage_name_gets_the_closest_one_named(capsys):
+    from tfdebug.cli import main
+
+    assert main(["stages", "--model", "tinygpt2"]) == 2
+    assert "did you mean tiny-gpt2?" in capsys.readouterr().err
+    from tfdebug.adapters import load_adapter
+    from tfdebug.adapters.session import DebugSession
+
+    session = DebugSession(load_adapter("random"), {"src": "I love you", "tgt": "我"})
+    import pytest
+
+    from tfdebug.core.errors import UnknownStageError
+
+    with pytest.raises(UnknownStageError, match="did you mean dec.0.self_attn.masked"):
+        session.stepper.run_to("dec.0.self_atn.masked")

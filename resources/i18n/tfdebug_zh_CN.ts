@@ -2516,14 +2516,9 @@ output w·V = {output}</source>
         <translation>此模型中没有名为“{name}”的阶段。</translation>
     </message>
     <message>
-        <source>There is no stage named &apos;{name}&apos; in this pass.</source>
-        <comment>plan.unknown_stage</comment>
-        <translation>此次前向传播中没有名为“{name}”的阶段。</translation>
-    </message>
-    <message>
-        <source>There is no stage named &apos;{name}&apos; in this pass.</source>
-        <comment>stage.unknown_in_pass</comment>
-        <translation>这次前向过程中没有名为“{name}”的阶段。</translation>
+        <source>There is no stage named &apos;{name}&apos; in this pass; did you mean {close}?</source>
+        <comment>stage.unknown_close</comment>
+        <translation>这次前向传播中没有名为“{name}”的阶段；你是不是想找 {close}？</translation>
     </message>
     <message>
         <source>There is no stage named &apos;{name}&apos; in this recording.</source>
@@ -2834,6 +2829,11 @@ output w·V = {output}</source>
         <source>Hub ids need the optional extra: pip install &quot;tfdebug[hf]&quot; (huggingface_hub).</source>
         <comment>hub.install_hint</comment>
         <translation>Hub 模型 id 需要可选依赖：pip install &quot;tfdebug[hf]&quot;（huggingface_hub）。</translation>
+    </message>
+    <message>
+        <source>Unknown model &apos;{name}&apos; (did you mean {close}?): use {names} or a model folder.</source>
+        <comment>model.unknown_close</comment>
+        <translation>未知模型“{name}”（你是不是想找 {close}？）：请用 {names} 或一个模型文件夹。</translation>
     </message>
     <message>
         <source>tfdebug cannot tap Hugging Face model type &apos;{model_type}&apos;: its attention ({part}) is computed in its own code, not through transformers&apos; attention interface.</source>

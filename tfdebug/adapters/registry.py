@@ -60,7 +60,14 @@ def find_entry(spec: str) -> Entry:
             return entry
     if spec and Path(spec).is_dir():
         return FOLDER_ENTRY
-    names = ", ".join(e.spec + ("FOLDER" if e.spec.endswith(":") else "") for e in ENTRIES)
+    shown = {"torch:": "torch:package.module:factory", "hf:": "hf:FOLDER or hf:ORG/NAME"}
+    names = ", ".join(shown.get(e.spec, e.spec) for e in ENTRIES)
+    import difflib
+
+    close = difflib.get_close_matches(spec, [e.spec for e in ENTRIES if not e.spec.endswith(":")], n=1, cutoff=0.6)
+    if close:
+        raise ModelLoadError("Unknown model '{name}' (did you mean {close}?): use {names} or a model folder.",
+                             id="model.unknown_close", name=spec, close=close[0], names=names)
     raise ModelLoadError("Unknown model '{name}': use {names} or a model folder.", id="model.unknown_spec", name=spec,
                          names=names)
 

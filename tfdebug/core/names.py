@@ -132,3 +132,16 @@ def parse_token_ref(ref: str) -> tuple[str, int | None, int | None]:
     if not rest.endswith("]") or not colon or not start.isdigit() or not stop.isdigit() or int(start) > int(stop):
         raise ValueError(f"malformed token reference {ref!r}")
     return stream, int(start), int(stop)
+
+
+def unknown_stage(name: str, names, id: str = "stage.unknown_in_pass"):
+    """The UnknownStageError for `name`, naming the closest of `names` when one is close (a typo)."""
+    import difflib
+
+    from tfdebug.core.errors import UnknownStageError
+
+    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.6)
+    if close:
+        return UnknownStageError("There is no stage named '{name}' in this pass; did you mean {close}?",
+                                 id="stage.unknown_close", name=name, close=close[0])
+    return UnknownStageError("There is no stage named '{name}' in this pass.", id=id, name=name)

@@ -10,7 +10,7 @@ from torch import Tensor, nn
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves, tree_map_only
 
-from tfdebug.core.errors import UnknownStageError
+from tfdebug.core.names import unknown_stage
 from tfdebug.core.recorder import Capture, Recorder, stage_plan
 
 
@@ -44,8 +44,7 @@ class Plan(Sequence[Capture]):
         try:
             return self._index[name]
         except KeyError:
-            raise UnknownStageError("There is no stage named '{name}' in this pass.", id="plan.unknown_stage",
-                                    name=name) from None
+            raise unknown_stage(name, self._index, id="plan.unknown_stage") from None
 
     def find(self, name: str) -> Capture | None:
         i = self._index.get(name)

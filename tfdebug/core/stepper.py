@@ -22,6 +22,7 @@ from tfdebug.core.breakpoints import (Breakpoint, checkable, condition_flags, co
 from tfdebug.core.budget import FIRST_FIT, CaptureBudget, KeepPolicy, drop_reason
 from tfdebug.core.errors import ForwardFailedError, StepperStateError, TfdebugError, UnknownStageError
 from tfdebug.core.foreign import INTERRUPTS
+from tfdebug.core.names import unknown_stage
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture, Recorder, matches, tap_names
 from tfdebug.core.stages import StageInfo
@@ -236,7 +237,7 @@ class Stepper(EditsMixin):
     def run_to(self, name: str) -> None:
         """Run (or move through history) to the stage called `name`."""
         if name not in self._known:
-            raise UnknownStageError("There is no stage named '{name}' in this pass.", id="stage.unknown_in_pass", name=name)
+            raise unknown_stage(name, self._known)
         with self._lock:
             i = self._positions.get(name)
             if i is not None:
