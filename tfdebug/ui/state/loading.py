@@ -34,7 +34,7 @@ class LoadingMixin:
         Off the UI thread the model is loaded (or reused) and the texts are checked; only
         then is the pass on screen stopped (its captured stages stay viewable) and the new
         pass planned, opening paused at its first stage. When loading or checking fails,
-        the pass on screen is untouched and the input bar shows its texts again.
+        the pass on screen is untouched and the input bar keeps the texts to correct.
         """
         if self.busy:
             return
@@ -96,10 +96,8 @@ class LoadingMixin:
 
     def _on_load_failed(self, sentence: str, details: str) -> None:
         self._set_busy(False)
+        # The input bar keeps what the user typed, to be corrected (the pass on screen is untouched).
         self.message.emit(Message("error", sentence, details, topic="run"))
-        if self.session is not None:  # the input bar goes back to what is on screen
-            self.set_inputs(RunInputs(self.session.adapter.name, str(self.session.adapter.device),
-                                      self.session.texts))
 
     def load_in_background(self, work: Callable[[Job], object], on_loaded: Callable[[object], None],
                            describe_failure: Callable[[BaseException], object]) -> bool:
