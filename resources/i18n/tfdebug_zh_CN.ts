@@ -3239,7 +3239,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>Attention sink</source>
-        <translation>注意力汇聚（sink）</translation>
+        <translation>注意力汇聚</translation>
     </message>
     <message>
         <source>Embedding</source>
