@@ -46,3 +46,15 @@ def mask_shape(parts: tuple[str, ...], scores_shape: tuple[int, ...]) -> tuple[i
     b, _, tq, tk = scores_shape
     causal, padding = CAUSAL in parts, PADDING in parts
     return (b if padding else 1, 1, tq if causal else 1, tk)
+
+
+def mask_read_by(capture, captured):
+    """The tensor of the mask stage a softmax stage read, when captured (`captured(name)` gives a
+    stage's Capture or None), so the softmax's masked cells are drawn masked too; None otherwise."""
+    if capture.info.kind != "softmax":
+        return None
+    for name in capture.info.inputs:
+        source = captured(name)
+        if source is not None and source.info.kind == "mask" and source.tensor is not None:
+            return source.tensor
+    return None

@@ -14,6 +14,7 @@ from torch import Tensor
 
 from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
 from tfdebug.core.errors import DisplayError
+from tfdebug.core.masks import mask_read_by
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
@@ -28,13 +29,7 @@ class LocalDisplay:
     def mask_of(self, capture: Capture) -> Tensor | None:
         """The tensor of the mask stage a softmax stage read, when captured (its masked cells
         are drawn masked in the softmax too); None otherwise."""
-        if capture.info.kind != "softmax":
-            return None
-        for name in capture.info.inputs:
-            source = self.stepper.captured(name)
-            if source is not None and source.info.kind == "mask" and source.tensor is not None:
-                return source.tensor
-        return None
+        return mask_read_by(capture, self.stepper.captured)
 
     def _tensor(self, capture: Capture) -> Tensor:
         tensor = self.stepper.tensor_of(capture)

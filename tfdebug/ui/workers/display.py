@@ -22,6 +22,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer,
 
 from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
 from tfdebug.core.errors import TfdebugError
+from tfdebug.core.masks import mask_read_by
 from tfdebug.core.recorder import Capture
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
@@ -239,13 +240,7 @@ class DisplayMixin:
     def mask_of(self, capture: Capture):
         """The tensor of the mask stage a softmax stage read, when captured: the softmax's
         masked cells (exact zeros) are drawn in the masked colour too. None otherwise."""
-        if capture.info.kind != "softmax" or self.stepper is None:
-            return None
-        for name in capture.info.inputs:
-            source = self.stepper.captured(name)
-            if source is not None and source.info.kind == "mask" and source.tensor is not None:
-                return source.tensor
-        return None
+        return mask_read_by(capture, self.stepper.captured) if self.stepper is not None else None
 
     def refresh_slice(self) -> None:
         """Recompute the shown slice: now when it is small, else on the display worker."""
