@@ -145,7 +145,7 @@ class ExportActions(QObject):
         heatmap = self.heatmap
 
         def render(target: str, picture: str) -> None:
-            (heatmap.export_png if picture == ".png" else heatmap.export_svg)(target)
+            (heatmap.render_png if picture == ".png" else heatmap.render_svg)(target)
 
         rows, cols = shown.values.shape
         kind = ctl.current.info.kind if ctl.current is not None else None

@@ -366,13 +366,15 @@ class HeatmapPanel(QWidget):
         """The LUT the image is drawn with (256 × RGB(A))."""
         return self.histogram.getLookupTable()
 
-    def export_png(self, path: str) -> None:
-        """Save the heatmap (image, axes, colour bar) as it is shown."""
+    def render_png(self, path: str) -> None:
+        """Draw the heatmap (image, axes, colour bar) as it is shown into `path`: the temporary file
+        the export registry renames into place (io.exports: atomic, after the output checks)."""
         if not self.graphics.grab().save(str(path), "PNG"):
             raise OSError(f"Could not write {path}.")
 
-    def export_svg(self, path: str) -> None:
-        """Save the heatmap (image, axes, colour bar) as SVG, rendered through Qt's SVG generator.
+    def render_svg(self, path: str) -> None:
+        """Draw the heatmap (image, axes, colour bar) as SVG into `path` (a temporary file, as for
+        render_png), rendered through Qt's SVG generator.
 
         pyqtgraph's own SVGExporter fails on current Qt versions (pyqtgraph issue #3485).
         The image cells are embedded as a bitmap; axes and labels stay vector text.
