@@ -108,6 +108,14 @@ class LayerPlanner(FeedForward):
                     return m, scale
         return None
 
+    def _settle_with_norm(self, option: Stream, norm, prefix: str) -> None:
+        """Settle on `option` as the block's input and tap the block's pre-norm (when it has one)."""
+        self._settle(option)
+        if norm is not None:
+            kind, formula = conv.norm_kind(norm.module)
+            self.b.output(norm.path, f"{prefix}.norm", kind, STREAM, formula, {"token": self.stream},
+                          inputs=(option.stage,))
+
     def _settle(self, option: Stream) -> None:
         """The stream chosen is a norm's output after the unit before: that unit was post-norm."""
         if option.post:
@@ -160,11 +168,7 @@ class LayerPlanner(FeedForward):
                 parallel = self._parallel(layer, option, out_call)
                 if parallel is None:
                     continue
-            self._settle(option)
-            t = {"token": self.stream}
-            if norm is not None:
-                kind, formula = conv.norm_kind(norm.module)
-                self.b.output(norm.path, f"{prefix}.norm", kind, STREAM, formula, t, inputs=(option.stage,))
+            self._settle_with_norm(option, norm, prefix)
             shape = self._shape(call, module_call, projections, mask, scaling, kwargs)
             shape.bias = shape.bias and not cross  # T5's cross-attention adds only the mask there
             self._projections(prefix, module_call, projections, shape, cross, call,
@@ -329,11 +333,7 @@ class LayerPlanner(FeedForward):
             last = next((n for n in nexts if close(layer.out, n.value)), None)
             if last is None:
                 continue
-            self._settle(option)
-            t = {"token": self.stream}
-            if norm is not None:
-                kind, formula = conv.norm_kind(norm.module)
-                self.b.output(norm.path, f"{prefix}.norm", kind, STREAM, formula, t, inputs=(option.stage,))
+            self._settle_with_norm(option, norm, prefix)
             out_call = self._ffn_out(m, lo)
             self._ffn_parts(prefix, out_call, lo, ".norm" if norm is not None else option.stage)
             reader = norm or next((r for r in self._calls(lo, out_call.end + 1) if r.input is not None
