@@ -28,6 +28,7 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.dialogs.edit import sentence_label
 from tfdebug.ui.i18n.language import error_text
+from tfdebug.ui.shell.window_layout import json_setting
 from tfdebug.ui.state.controller import DebugController
 
 SETTING_KEY = "generation/decoding"
@@ -37,14 +38,13 @@ MAX_SEED = 2**31 - 1
 
 def load_decoding(settings: QSettings) -> DecodingSettings:
     """The decoding settings saved last time; the defaults when none were saved or they do not parse."""
-    value = settings.value(SETTING_KEY)
-    try:
-        fields = json.loads(value) if isinstance(value, str) and len(value) < 4096 else None
-        names = {f.name for f in dataclasses.fields(DecodingSettings)}
-        if isinstance(fields, dict) and set(fields) <= names:
+    fields = json_setting(settings, SETTING_KEY)  # None when missing or damaged
+    names = {f.name for f in dataclasses.fields(DecodingSettings)}
+    if isinstance(fields, dict) and set(fields) <= names:
+        try:
             return DecodingSettings(**fields)
-    except (ValueError, TypeError, TfdebugError):
-        pass  # a damaged setting: the defaults, as on a first launch
+        except (TypeError, TfdebugError):
+            pass  # values DecodingSettings refuses: the defaults, as on a first launch
     return DecodingSettings()
 
 

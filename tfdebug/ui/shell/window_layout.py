@@ -46,11 +46,11 @@ class WindowLayout:
             if not isinstance(value, (QByteArray, bytes)) or not restore(QByteArray(value)):
                 s.remove(key)
                 dropped.append(key)
-        recent = _json_setting(s, "input/recent", dropped)
+        recent = json_setting(s, "input/recent", dropped)
         if isinstance(recent, list):
             self.input_bar.set_recent([r for r in recent if isinstance(r, dict)
                                        and all(isinstance(k, str) and isinstance(v, str) for k, v in r.items())])
-        _json_setting(s, "input/last", dropped)  # checked now, so a damaged one is said with the rest
+        json_setting(s, "input/last", dropped)  # checked now, so a damaged one is said with the rest
         if dropped:
             keys = ", ".join(dropped)
             self.show_message(Message("warning", said(lambda: QCoreApplication.translate(
@@ -59,7 +59,7 @@ class WindowLayout:
 
     def last_inputs(self) -> RunInputs | None:
         """The inputs of the last session, from settings (None when absent or unreadable)."""
-        return RunInputs.from_list(_json_setting(self.settings, "input/last"))
+        return RunInputs.from_list(json_setting(self.settings, "input/last"))
 
     def _remember_sides(self) -> None:
         if self._default_columns():
@@ -122,7 +122,7 @@ def scrolled(widget: QWidget) -> QScrollArea:
     return _FitScroller(widget)
 
 
-def _json_setting(settings: QSettings, key: str, dropped: list[str] | None = None):
+def json_setting(settings: QSettings, key: str, dropped: list[str] | None = None):
     """A setting stored as JSON text, or None when it is missing or damaged (not text, not JSON, nested
     deeper than any setting tfdebug writes). A damaged one is removed and its key added to `dropped`."""
     value = settings.value(key)
