@@ -129,21 +129,27 @@ def test_the_layout_builds_with_every_stage_in_one_block(captured):
     assert sorted(placed) == sorted(c.name for c in captures)
 
 
+def load_for_window(spec, device, dtype):
+    """The registry's loader for `contract:ID`: the adapter ADAPTERS[ID] builds."""
+    return ADAPTERS[spec.removeprefix("contract:")][0]()
+
+
 @pytest.mark.parametrize("adapter_id", sorted(ADAPTERS))
-def test_the_window_opens_the_pass_and_runs_to_its_last_stage(adapter_id, qtbot, tmp_path):
+def test_the_window_opens_the_pass_and_runs_to_its_last_stage(adapter_id, qtbot, tmp_path, monkeypatch):
     from PySide6.QtCore import QSettings
 
     from tests.ui.conftest import wait_paused
+    from tests.ui.user_actions import register_model, run_model
     from tfdebug.ui.shell.window import MainWindow
 
-    factory, texts = ADAPTERS[adapter_id]
-    session = DebugSession(factory(), texts)
+    register_model(monkeypatch, "contract:", "tests.adapters.test_contract:load_for_window")
     window = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat), persist=False)
     qtbot.addWidget(window)
     window.show()
-    window.ctl.set_session(session)
+    run_model(qtbot, window, f"contract:{adapter_id}", ADAPTERS[adapter_id][1] or {})  # none: the first preset
+    session = window.ctl.session
     first, last = session.plan[0].name, session.plan[-1].name
-    wait_paused(qtbot, window, first)
+    assert window.ctl.current.name == first
     assert list(window.input_bar.fields) == [f.key for f in session.adapter.inputs]
     window.ctl.run_to(last)
     wait_paused(qtbot, window, last)

@@ -9,7 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import torch  # noqa: E402
 
 from tests.adapters.toy import ToyAdapter  # noqa: E402
-from tests.ui.conftest import wait_paused  # noqa: E402
+from tests.ui.user_actions import register_model, run_model  # noqa: E402
 from tfdebug.adapters.session import DebugSession  # noqa: E402
 from tfdebug.core.recorder import Recorder  # noqa: E402
 from tfdebug.core.stepper import FINISHED  # noqa: E402
@@ -54,10 +54,15 @@ def test_a_snapshot_of_the_toy_opens_and_replays(tmp_path):
         assert replay.current.name == STAGES[-1] and replay.current.tensor.shape == (1, 3, 8)
 
 
-def test_the_window_shows_the_toy_in_one_column_with_its_one_field(make_window, qtbot):
+def load_toy(spec, device, dtype):
+    """The registry's loader for these tests' toys: `toy`, `verified-toy`, `verified-toy+OFFSET`."""
+    return ToyAdapter() if spec == "toy" else VerifiedToy(offset=float(spec.partition("+")[2] or 0))
+
+
+def test_the_window_shows_the_toy_in_one_column_with_its_one_field(make_window, qtbot, monkeypatch):
+    register_model(monkeypatch, "toy", "tests.adapters.test_toy_model:load_toy")
     window = make_window()
-    window.ctl.set_session(DebugSession(ToyAdapter(), {"text": "hello"}))
-    wait_paused(qtbot, window, STAGES[0])
+    run_model(qtbot, window, "toy", {"text": "hello"}, STAGES[0])
     assert list(window.input_bar.fields) == ["text"]
     assert window.input_bar.field("text").text() == "hello"
     assert len(window.architecture_map.columns) == 1
@@ -81,17 +86,17 @@ class VerifiedToy(ToyAdapter):
         return Verification(float((plain - output).abs().max()), 1e-5)
 
 
-def test_the_window_says_a_verified_pass_is_verified_and_a_mismatch_is_an_error(make_window, qtbot):
+def test_the_window_says_a_verified_pass_is_verified_and_a_mismatch_is_an_error(make_window, qtbot, monkeypatch):
+    for spec in ("verified-toy", "verified-toy+0.5"):
+        register_model(monkeypatch, spec, "tests.adapters.test_toy_model:load_toy")
     window = make_window()
-    window.ctl.set_session(DebugSession(VerifiedToy(), {"text": "hey"}))
-    wait_paused(qtbot, window, STAGES[0])
+    run_model(qtbot, window, "verified-toy", {"text": "hey"}, STAGES[0])
     window.actions_by_id["tfdebug.step.continue"].trigger()
     qtbot.waitUntil(lambda: window.ctl.verification is not None)
     assert window.ctl.verification.ok
     qtbot.waitUntil(lambda: "verified" in window.status_model.text())
 
-    window.ctl.set_session(DebugSession(VerifiedToy(offset=0.5), {"text": "hey"}))
-    wait_paused(qtbot, window, STAGES[0])
+    run_model(qtbot, window, "verified-toy+0.5", {"text": "hey"}, STAGES[0])
     window.actions_by_id["tfdebug.step.continue"].trigger()
     qtbot.waitUntil(lambda: window.ctl.verification is not None)
     assert not window.ctl.verification.ok

@@ -131,19 +131,18 @@ def test_hugging_face_language_model_in_the_dock(make_window, qtbot):
     window.ctl.close()
 
 
-def test_grouped_query_cache_shows_the_kv_head_the_query_head_reads(make_window, qtbot):
+def test_grouped_query_cache_shows_the_kv_head_the_query_head_reads(make_window, qtbot, tmp_path):
     """LLaMA-style GQA (4 query heads, 2 K/V heads): query head 3 reads K/V head 1."""
     import pytest
 
     pytest.importorskip("transformers")
     from tests.adapters import hf_tiny
-    from tfdebug.adapters.generation import GenerationSession
-    from tfdebug.adapters.hf import wrap
 
+    folder = hf_tiny.save_folder(hf_tiny.llama(), tmp_path / "llama")
     window = make_window()
-    adapter = wrap(hf_tiny.llama(), hf_tiny.word_tokenizer())
-    window.ctl.set_session(GenerationSession(adapter, {"prompt": "I love you"}, DecodingSettings(max_new_tokens=3)))
-    wait_paused(qtbot, window, "gen.0.tok.embed")
+    window.input_bar.set_values(f"hf:{folder}", "cpu", {"prompt": "I love you"})
+    press(window, Qt.Key_G, Qt.ControlModifier)  # Generate
+    wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)
     window.ctl.run_to("gen.1.dec.0.self_attn.context")
     wait_paused(qtbot, window, "gen.1.dec.0.self_attn.context")
     window.ctl.set_index("head", 3)

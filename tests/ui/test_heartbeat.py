@@ -14,19 +14,18 @@ import torch
 from PySide6.QtCore import Qt, QTimer
 
 from tests.ui.conftest import wait_paused
-from tests.ui.user_actions import press
+from tests.ui.user_actions import press, register_model, run_model
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
 from tfdebug.models.loader import LoadedModel, random_model
 
 WORDS = 120
 FREEZE_MS = 500.0  # what a person takes for a frozen window (the responsiveness target is 100 ms)
 
 
-@pytest.fixture(scope="module")
-def wide_model():
+def load_wide(spec, device, dtype):
+    """The registry's loader for `wide-random`: the reference model, 6 layers 512 wide, random weights."""
     model, src_vocab, tgt_vocab = random_model(n_embd=512, n_heads=8, n_layer=6, max_seq_len=WORDS + 8)
-    return LoadedModel("random", model.eval(), src_vocab, tgt_vocab, torch.device("cpu"), torch.float32)
+    return ReferenceAdapter(LoadedModel("random", model.eval(), src_vocab, tgt_vocab, torch.device("cpu"), torch.float32))
 
 
 def key_from_event_loop(window, key, modifier=Qt.NoModifier):
@@ -71,15 +70,14 @@ class Heartbeat:
         return self._largest(1)
 
 
-def test_heartbeat_keeps_beating_while_stepping_a_wide_model(make_window, qtbot, wide_model):
+def test_heartbeat_keeps_beating_while_stepping_a_wide_model(make_window, qtbot, monkeypatch):
+    register_model(monkeypatch, "wide-random", "tests.ui.test_heartbeat:load_wide")
     window = make_window()
     window.resize(1600, 1000)
     src = " ".join(["love", "you", "I"] * (WORDS // 3))
     tgt = " ".join((["我", "爱", "你"] * WORDS)[:WORDS - 1])  # after <bos>: 120 tokens
-    session = DebugSession(ReferenceAdapter(wide_model), {"src": src, "tgt": tgt})
-    assert [len(tokens) for tokens in session.tokens.values()] == [WORDS, WORDS]
-    window.ctl.set_session(session)
-    wait_paused(qtbot, window, "src.embed")
+    run_model(qtbot, window, "wide-random", {"src": src, "tgt": tgt}, "src.embed")
+    assert [len(tokens) for tokens in window.ctl.session.tokens.values()] == [WORDS, WORDS]
     ctl = window.ctl
     # The garbage of the tests before this one is not this window's work. (The app collects its
     # older generations when input pauses, as a user reads the first stage; see ui/gui_gc.)

@@ -100,17 +100,15 @@ def test_a_cached_generation_step_says_what_each_stage_reads(make_window, qtbot,
     window.ctl.close()
 
 
-def test_hovering_a_masked_cell_of_a_transformers_mask_reads_what_the_tensor_holds(make_window, qtbot):
+def test_hovering_a_masked_cell_of_a_transformers_mask_reads_what_the_tensor_holds(make_window, qtbot, tmp_path):
     """transformers marks masked scores with finfo.min, not −∞: the heatmap draws them as masked,
     and the hover readout names the number the tensor holds there."""
     from tests.adapters import hf_tiny
-    from tfdebug.adapters.hf import wrap
-    from tfdebug.adapters.session import DebugSession
+    from tests.ui.user_actions import run_model
 
+    folder = hf_tiny.save_folder(hf_tiny.gpt2(), tmp_path / "gpt2")
     window = make_window()
-    session = DebugSession(wrap(hf_tiny.gpt2(), hf_tiny.word_tokenizer()), {"prompt": "the cat sat on the mat"})
-    window.ctl.set_session(session)
-    wait_paused(qtbot, window, "tok.embed", timeout=60000)
+    run_model(qtbot, window, f"hf:{folder}", {"prompt": "the cat sat on the mat"}, "tok.embed")
     window.ctl.run_to("dec.0.self_attn.masked")
     wait_paused(qtbot, window, "dec.0.self_attn.masked", timeout=60000)
     heatmap = window.heatmap_panel

@@ -123,14 +123,16 @@ def test_open_recent_is_remembered_across_windows(make_window, snapshot, setting
     assert [a.text() for a in menu.actions()] == ["No recent snapshots"]
 
 
-def test_the_snapshot_file_is_released_when_a_live_pass_replaces_it(make_window, snapshot, loaded, qtbot):
+def test_the_snapshot_file_is_released_when_a_live_pass_replaces_it(make_window, snapshot, qtbot):
     window = make_window()
     window.open_snapshot(str(snapshot))
     shows_replay(qtbot, window)
     recording = window.ctl.replayed
     closed = []
     recording.closer = lambda: closed.append(True)
-    window.ctl.set_session(DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT}))
+    window.input_bar.set_values("random", "cpu", {"src": SRC, "tgt": TGT})
+    press(window, Qt.Key_N, Qt.ControlModifier)  # Debug ▸ New Live Pass: the input bar's pair, run live
+    qtbot.waitUntil(lambda: window.ctl.is_live, timeout=30000)
     wait_paused(qtbot, window, "src.embed")
     assert closed == [True] and window.ctl.replayed is None
     window.ctl.close()

@@ -106,3 +106,19 @@ def open_snapshot(qtbot, window, path) -> bool:
     qtbot.waitUntil(lambda: not window.ctl.busy, timeout=30000)
     recent = recent_files(window.settings)
     return window.ctl.replayed is not None and bool(recent) and recent[0] == str(Path(path).resolve())
+
+
+def register_model(monkeypatch, spec: str, loader: str) -> None:
+    """Add `spec` to the model registry for this test the way an adapter author does (one `Entry`;
+    `loader` is "module:function(spec, device, dtype) -> ModelAdapter")."""
+    from tfdebug.adapters import registry
+
+    monkeypatch.setattr(registry, "ENTRIES", registry.ENTRIES + (registry.Entry(spec, loader, listed=False),))
+
+
+def run_model(qtbot, window, spec: str, texts: dict, first: str | None = None, timeout: int = 60000) -> None:
+    """Type `spec` and `texts` into the input bar and press Run (Ctrl+Return), waiting for the
+    first stage as a person does: the model loads and the pass is planned off the UI thread."""
+    window.input_bar.set_values(spec, "cpu", texts)
+    press(window, Qt.Key_Return, Qt.ControlModifier)
+    wait_paused(qtbot, window, first, timeout=timeout)
