@@ -173,7 +173,7 @@ def test_the_three_small_plots_draw_tick_labels_that_do_not_overlap(window, qtbo
     run_comparison(window, qtbot, chooser)
     view = window.compare_tools.view
     view.show_stage("enc.0.attn.context")  # query × head_dim: 32 columns in a plot a third of the dock wide
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: all(len(_drawn_labels(plot.getAxis("bottom"))) >= 3 for plot in view.plots))  # laid out
     for plot in view.plots:
         labels = _drawn_labels(plot.getAxis("bottom"))
         assert len(labels) >= 3
