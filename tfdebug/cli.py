@@ -102,10 +102,11 @@ class _GuardedStdout:
         return getattr(self._stream, name)
 
 
-def _output_sentence(exc: OSError) -> tuple[str, int]:
-    """What to say when stdout failed, and the exit status: a reader that left is not a failure."""
+def _output_sentence(exc: OSError) -> tuple[str | None, int]:
+    """What to say when stdout failed, and the exit status. A reader that left (`tfdebug info F | head`)
+    is not a failure and, as with other command-line tools, nothing is said."""
     if isinstance(exc, BrokenPipeError):
-        return "the output was cut short: the program reading it closed the pipe.", 0
+        return None, 0
     if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
         return "the output could not be written: the disk is full.", 2
     return f"the output could not be written: {(exc.strerror or 'write error').lower()}.", 2
@@ -151,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     except _OutputLost as lost:
         _discard_stdout(real)
         sentence, code = _output_sentence(lost.__cause__)
-        print(f"tfdebug: {sentence}", file=sys.stderr)
+        if sentence is not None:
+            print(f"tfdebug: {sentence}", file=sys.stderr)
         return code
     finally:
         sys.stdout = real

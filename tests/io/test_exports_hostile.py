@@ -233,5 +233,4 @@ def test_real_dev_full_and_a_closed_pipe(tmp_path):
     reader = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
     reader.stdout.close()  # the reader leaves before anything is printed
     _, err = reader.communicate(timeout=120)
-    assert reader.returncode == 0
-    assert err.decode() == "tfdebug: the output was cut short: the program reading it closed the pipe.\n"
+    assert reader.returncode == 0 and err.decode() == ""  # a reader that left is no failure: nothing said
