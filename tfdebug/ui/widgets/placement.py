@@ -33,8 +33,8 @@ class PlacementPicker(QWidget):
         layout.addWidget(self.device)
         layout.addStretch(1)
         self.set(Placement(dtype, device))
-        self.dtype.currentIndexChanged.connect(self.changed.emit)
-        self.device.currentIndexChanged.connect(self.changed.emit)
+        self.dtype.currentIndexChanged.connect(lambda _: self.changed.emit())
+        self.device.currentIndexChanged.connect(lambda _: self.changed.emit())
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
