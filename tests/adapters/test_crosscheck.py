@@ -117,6 +117,23 @@ def test_the_stage_named_is_where_plain_hooks_see_float16_overflow_first(llama_o
     stepper.stop()
 
 
+def test_cli_diff_names_the_same_stage(llama_overflowing, capsys):
+    code = main(["diff", "--model", f"hf:{llama_overflowing}", "--dtype", "float16", "--against", "float32",
+                 "--input", f"prompt={LLAMA_TEXT}"])
+    assert code == 1 and "first divergent stage: dec.1.self_attn.v (max |Δ| inf;" in capsys.readouterr().out
+
+
+def test_stop_ends_a_wait_for_a_reference_that_never_comes(plain):
+    session = DebugSession(load_adapter(f"hf:{plain}"), TEXT)
+    stepper = session.stepper
+    stepper.reference = ReferencePass("key", "float16 on cpu")  # never filled
+    stepper.add_breakpoint(Breakpoint.on_divergence(1e-2, 2e-2))
+    stepper.start()
+    assert stepper.wait(0.5) == "running"  # waiting at its first stage
+    stepper.stop()
+    assert stepper.state == "stopped" and not stepper.alive
+
+
 def test_a_reference_beyond_its_limit_keeps_the_first_stages_and_names_the_rest(plain):
     reference = ReferencePass("key", "float16 on cpu", limit=4096)
     fill_reference(reference, f"hf:{plain}", TEXT, Placement("float16"))

@@ -68,6 +68,7 @@ class ConditionDialog(QDialog):
         layout.addWidget(self.nan)
         layout.addWidget(self.inf)
         layout.addLayout(row)
+        layout.addWidget(self.diverges)
         layout.addLayout(diverge_row)
         layout.addWidget(self.diverges_note)
         layout.addWidget(self.error_label)
@@ -85,10 +86,11 @@ class ConditionDialog(QDialog):
         self.atol, self.rtol = QLineEdit(), QLineEdit()
         self.placement.changed.connect(self._default_tolerance)
         self._default_tolerance()
-        row = QHBoxLayout()
-        row.addWidget(self.diverges)
+        row = QHBoxLayout()  # a second line, as narrow as the lines above: the dialog keeps its width
+        row.addSpacing(24)
         row.addWidget(self.placement)
         for label, edit in (("atol", self.atol), ("rtol", self.rtol)):
+            edit.setMaximumWidth(72)
             row.addWidget(QLabel(label))
             row.addWidget(edit)
         self.diverges_note = QLabel(self.tr(
