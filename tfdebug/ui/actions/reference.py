@@ -25,6 +25,12 @@ from tfdebug.ui.state.messages import Message
 from tfdebug.ui.workers.jobs import Job
 
 
+def placement_text(placement: Placement) -> str:
+    """'float16 on cpu' in the window's language."""
+    return QCoreApplication.translate("ReferenceTools", "{dtype} on {device}").format(dtype=placement.dtype,
+                                                                                      device=placement.device)
+
+
 def same_placement(adapter, placement: Placement) -> bool:
     """Whether `placement` is where and how `adapter` already runs (comparing would show nothing)."""
     return adapter.dtype == resolve_dtype(placement.dtype) and adapter.device == resolve_device(placement.device)
@@ -61,7 +67,7 @@ class ReferenceTools(QObject):
         if same_placement(session.adapter, placement):
             return TfdebugError(QCoreApplication.translate(
                 "ReferenceTools", "The reference would run as the pass on screen does ({placement}): choose "
-                "another dtype or device.").format(placement=placement.describe()))
+                "another dtype or device.").format(placement=placement_text(placement)))
         return None
 
     def check(self, placement: Placement) -> None:
@@ -103,23 +109,23 @@ class ReferenceTools(QObject):
         self.job.start()
         self.ctl.info.emit(said(lambda: QCoreApplication.translate(
             "ReferenceTools", "Computing the reference pass ({placement}) off the window's thread…").format(
-            placement=reference.placement)))
+            placement=placement_text(placement))))
         return reference
 
     def _filled(self, reference: ReferencePass) -> None:
-        held, kept = format_bytes(reference.held_bytes), len(reference.captures)
+        held, kept, placement = format_bytes(reference.held_bytes), len(reference.captures), reference.key[2]
         if reference.not_kept:
             first, left = reference.not_kept[0], len(reference.not_kept)
             limit = format_bytes(reference.limit or 0)
             self.ctl.message.emit(Message("warning", said(lambda: QCoreApplication.translate(
                 "ReferenceTools", "The reference pass ({placement}) keeps {kept} stages ({held}) within the {limit} "
                 "capture budget; the {left} others, from {first} on, are not compared.").format(
-                placement=reference.placement, kept=kept, held=held, limit=limit, left=left, first=first)),
+                placement=placement_text(placement), kept=kept, held=held, limit=limit, left=left, first=first)),
                 topic="reference"))
         else:
             self.ctl.info.emit(said(lambda: QCoreApplication.translate(
                 "ReferenceTools", "The reference pass ({placement}) is ready: {kept} stages, {held} on the host.").format(
-                placement=reference.placement, kept=kept, held=held)))
+                placement=placement_text(placement), kept=kept, held=held)))
         self.ready.emit(reference)
 
     # ----- the divergence condition ----------------------------------------------------------
@@ -172,9 +178,9 @@ class ReferenceTools(QObject):
         from tfdebug.io.recording import Recording
         ref_pass = Recording(captures=[c for c in reference.captures if c.name in names], tokens=recording.tokens,
                              model_name=recording.model_name, dtype=reference.key[2].dtype)
-        placement = reference.placement
+        placement = reference.key[2]
         side_a = said(lambda: QCoreApplication.translate("ReferenceTools", "the reference pass ({placement})").format(
-            placement=placement))
+            placement=placement_text(placement)))
         title = self.ctl.title or self.ctl.model_name
         side_b = said(lambda: QCoreApplication.translate("CompareDialog", "the pass on screen ({title})").format(
             title=title))

@@ -193,7 +193,7 @@ def describe(source: PassSource, window) -> str:
     if source.kind == FILE:
         return Path(source.path).name
     if source.kind == PLACED:
-        placement = source.placement.describe()
+        from tfdebug.ui.actions.reference import placement_text
         return said(lambda: QCoreApplication.translate("CompareDialog", "this input in {placement}").format(
-            placement=placement))
+            placement=placement_text(source.placement)))
     return " → ".join(t for t in source.texts.values() if t)
