@@ -280,18 +280,6 @@
         <source>A cell diverges when |reference − x| &gt; atol + rtol·|reference|. The reference pass runs once per model, input and dtype, off the window&apos;s thread; its stages are kept on the host within the capture budget.</source>
         <translation>当 |参考值 − x| &gt; atol + rtol·|参考值| 时，认为该单元格出现分歧。参考前向过程对每个模型、输入和数据类型只运行一次，且不在窗口线程中运行；它的各阶段保存在主机内存中，不超过捕获预算。</translation>
     </message>
-    <message>
-        <source>The atol value</source>
-        <translation>atol 的值</translation>
-    </message>
-    <message>
-        <source>The rtol value</source>
-        <translation>rtol 的值</translation>
-    </message>
-    <message>
-        <source>atol and rtol must be zero or positive numbers.</source>
-        <translation>atol 和 rtol 必须是零或正数。</translation>
-    </message>
 </context>
 <context>
     <name>ConnectDialog</name>

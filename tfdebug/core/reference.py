@@ -48,6 +48,7 @@ class ReferencePass:
 
     @property
     def held_bytes(self) -> int:
+        """What the kept stages hold (their own elements: views of one another counted twice)."""
         return sum(c.nbytes for c in self.captures)
 
     def fill(self, captures: Sequence[Capture], not_kept: Sequence[str] = ()) -> None:

@@ -166,10 +166,7 @@ class CompareDialog(QDialog):
     def start(self) -> bool:
         """Check the fields and start the comparison; a problem is one sentence here."""
         try:
-            atol = parse_number(self.atol.text(), self.tr("The atol value"))
-            rtol = parse_number(self.rtol.text(), self.tr("The rtol value"))
-            if not (atol >= 0 and rtol >= 0):
-                raise TfdebugError(self.tr("atol and rtol must be zero or positive numbers."))
+            atol, rtol = parse_tolerance(self.atol.text(), self.rtol.text())
             self.tools.start(self.a.source(), self.b.source(), atol, rtol)
         except TfdebugError as exc:
             self.error_label.setText(error_text(exc))
@@ -177,6 +174,15 @@ class CompareDialog(QDialog):
         self.error_label.setText("")
         self.close()
         return True
+
+
+def parse_tolerance(atol: str, rtol: str) -> tuple[float, float]:
+    """The atol and rtol a person typed, as numbers; a TfdebugError sentence for anything else."""
+    a = parse_number(atol, QCoreApplication.translate("CompareDialog", "The atol value"))
+    r = parse_number(rtol, QCoreApplication.translate("CompareDialog", "The rtol value"))
+    if not (a >= 0 and r >= 0):
+        raise TfdebugError(QCoreApplication.translate("CompareDialog", "atol and rtol must be zero or positive numbers."))
+    return a, r
 
 
 def describe(source: PassSource, window) -> str:

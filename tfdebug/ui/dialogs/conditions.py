@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
 from tfdebug.adapters.crosscheck import default_tolerance
 from tfdebug.core.breakpoints import DIVERGES, Breakpoint
 from tfdebug.core.devices import resolve_dtype
-from tfdebug.core.edits import parse_number
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.stepper import EXACT, FAST
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.dialogs.compare import parse_tolerance
 from tfdebug.ui.dialogs.edit import sentence_label
 from tfdebug.ui.i18n.language import error_text
 from tfdebug.ui.state.controller import DebugController
@@ -136,11 +136,7 @@ class ConditionDialog(QDialog):
         if self.abs_gt.isChecked():
             out.append(Breakpoint.on_abs_above(self.threshold.value()))
         if self.diverges.isChecked():
-            atol = parse_number(self.atol.text(), self.tr("The atol value"))
-            rtol = parse_number(self.rtol.text(), self.tr("The rtol value"))
-            if not (atol >= 0 and rtol >= 0):
-                raise TfdebugError(self.tr("atol and rtol must be zero or positive numbers."))
-            out.append(Breakpoint.on_divergence(atol, rtol))
+            out.append(Breakpoint.on_divergence(*parse_tolerance(self.atol.text(), self.rtol.text())))
         return out
 
     def accept(self) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from tfdebug.adapters.crosscheck import Placement
@@ -38,11 +38,10 @@ class PlacementPicker(QWidget):
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
+        """The word between the two boxes, in the window's language."""
         self.on.setText(self.tr("on"))
 
     def changeEvent(self, event) -> None:
-        from PySide6.QtCore import QEvent
-
         if event.type() == QEvent.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
@@ -54,4 +53,5 @@ class PlacementPicker(QWidget):
             self.device.setCurrentText(str(placement.device))
 
     def placement(self) -> Placement:
+        """The dtype and device chosen."""
         return Placement(self.dtype.currentText(), self.device.currentText())
