@@ -132,6 +132,10 @@
         <translation>atol 和 rtol 必须是零或正数。</translation>
     </message>
     <message>
+        <source>this input in {placement}</source>
+        <translation>此输入，{placement}</translation>
+    </message>
+    <message>
         <source>the pass on screen ({title})</source>
         <translation>屏幕上的前向过程（{title}）</translation>
     </message>
@@ -161,6 +165,10 @@
     <message>
         <source>No model is loaded: run a pass live to compare another input on it.</source>
         <translation>尚未加载模型：请实时运行一次前向过程，才能用另一个输入对比。</translation>
+    </message>
+    <message>
+        <source>The reference pass could not run: {why}</source>
+        <translation>参考前向过程无法运行：{why}</translation>
     </message>
     <message>
         <source>A comparison is already running.</source>
@@ -263,6 +271,14 @@
     <message>
         <source>Conditions are checked where the tensor lives, at every stage.</source>
         <translation>条件在张量所在的设备上、于每个阶段检查。</translation>
+    </message>
+    <message>
+        <source>Stop where the pass diverges from this input in</source>
+        <translation>在前向过程与此输入的以下版本出现分歧处停下：</translation>
+    </message>
+    <message>
+        <source>A cell diverges when |reference − x| &gt; atol + rtol·|reference|. The reference pass runs once per model, input and dtype, off the window&apos;s thread; its stages are kept on the host within the capture budget.</source>
+        <translation>当 |参考值 − x| &gt; atol + rtol·|参考值| 时，认为该单元格出现分歧。参考前向过程对每个模型、输入和数据类型只运行一次，且不在窗口线程中运行；它的各阶段保存在主机内存中，不超过捕获预算。</translation>
     </message>
 </context>
 <context>
@@ -1184,6 +1200,10 @@
         <translation>上一次对比的 max |Δ|</translation>
     </message>
     <message>
+        <source>relative error of the last comparison</source>
+        <translation>上一次对比的相对误差</translation>
+    </message>
+    <message>
         <source>log scale</source>
         <translation>对数刻度</translation>
     </message>
@@ -1218,6 +1238,13 @@
     <message>
         <source>step {t}: {label}</source>
         <translation>第 {t} 步：{label}</translation>
+    </message>
+</context>
+<context>
+    <name>PlacementPicker</name>
+    <message>
+        <source>on</source>
+        <translation>，设备</translation>
     </message>
 </context>
 <context>
@@ -1372,6 +1399,46 @@ output w·V = {output}</source>
     </message>
 </context>
 <context>
+    <name>ReferenceTools</name>
+    <message>
+        <source>{dtype} on {device}</source>
+        <translation>{dtype}，设备 {device}</translation>
+    </message>
+    <message>
+        <source>A served pass runs on the server: its reference pass cannot run here.</source>
+        <extracomment>what the divergence condition compares with (set by the condition dialog)</extracomment>
+        <translation>服务端的前向过程在服务器上运行：它的参考前向过程无法在这里运行。</translation>
+    </message>
+    <message>
+        <source>A reference pass needs one live pass of a model: run a pass first (a snapshot or a generation has none).</source>
+        <translation>参考前向过程需要一个模型的实时前向过程：请先运行一次（快照或生成过程没有）。</translation>
+    </message>
+    <message>
+        <source>The reference would run as the pass on screen does ({placement}): choose another dtype or device.</source>
+        <translation>参考前向过程会与屏幕上的前向过程完全相同（{placement}）：请选择另一种数据类型或设备。</translation>
+    </message>
+    <message>
+        <source>The reference pass failed; the details say why.</source>
+        <translation>参考前向过程失败；原因见详情。</translation>
+    </message>
+    <message>
+        <source>Computing the reference pass ({placement}) off the window&apos;s thread…</source>
+        <translation>正在窗口线程之外计算参考前向过程（{placement}）…</translation>
+    </message>
+    <message>
+        <source>The reference pass ({placement}) keeps {kept} stages ({held}) within the {limit} capture budget; the {left} others, from {first} on, are not compared.</source>
+        <translation>参考前向过程（{placement}）在 {limit} 的捕获预算内保留了 {kept} 个阶段（{held}）；从 {first} 起的其余 {left} 个阶段不参与对比。</translation>
+    </message>
+    <message>
+        <source>The reference pass ({placement}) is ready: {kept} stages, {held} on the host.</source>
+        <translation>参考前向过程（{placement}）已就绪：{kept} 个阶段，主机内存中 {held}。</translation>
+    </message>
+    <message>
+        <source>the reference pass ({placement})</source>
+        <translation>参考前向过程（{placement}）</translation>
+    </message>
+</context>
+<context>
     <name>RemoteTools</name>
     <message>
         <source>connecting…</source>
@@ -1513,6 +1580,10 @@ output w·V = {output}</source>
     <message>
         <source>Another input on the same model</source>
         <translation>同一模型上的另一个输入</translation>
+    </message>
+    <message>
+        <source>This input in another dtype or on another device</source>
+        <translation>此输入，换一种数据类型或设备</translation>
     </message>
     <message>
         <source>a .safetensors snapshot, or a .npz / .pt export</source>
@@ -1911,6 +1982,10 @@ output w·V = {output}</source>
     <message>
         <source>contains ±Inf outside masked cells</source>
         <translation>在掩码单元格之外含有 ±Inf</translation>
+    </message>
+    <message>
+        <source>diverges from the reference pass (atol {atol}, rtol {rtol})</source>
+        <translation>与参考前向过程出现分歧（atol {atol}，rtol {rtol}）</translation>
     </message>
     <message>
         <source>max |x| &gt; {threshold}</source>

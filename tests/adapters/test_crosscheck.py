@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 import torch
 
 from tests.adapters.hf_tiny import gpt2, save_folder
-from tfdebug.adapters.crosscheck import (Placement, compare_placements, default_tolerance, divergence_predicate,
-                                         parse_against)
+from tests.adapters.overflow import MODULE, first_nonfinite_output, save_overflowing
+from tests.adapters.overflow import TEXT as LLAMA_TEXT
+from tfdebug.adapters.crosscheck import Placement, compare_placements, default_tolerance, fill_reference, parse_against
 from tfdebug.adapters.registry import load_adapter
 from tfdebug.adapters.session import DebugSession
 from tfdebug.cli import main
-from tfdebug.core.stepper import PAUSED
+from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.reference import ReferencePass
+from tfdebug.core.stepper import EXACT, FAST, FINISHED, PAUSED
 
 TEXT = {"prompt": "I love you the cat sat on the mat"}
 OVERFLOWS_AT = "dec.1.self_attn.scores"
@@ -58,19 +62,87 @@ def test_an_fp16_overflow_is_named_at_the_stage_where_it_first_overflows(overflo
     assert not any(s.diverges for s in result.stages[:names.index(OVERFLOWS_AT)])
 
 
-def test_the_divergence_breakpoint_stops_a_live_pass_there(overflowing):
-    reference_session = DebugSession(load_adapter(f"hf:{overflowing}"), TEXT)
-    captures, _ = reference_session.capture_all()
-    found = []
+@pytest.mark.parametrize("mode", [EXACT, FAST])
+def test_the_divergence_breakpoint_stops_a_live_pass_there(overflowing, mode):
+    reference = ReferencePass("float32", "float32 on cpu")
+    fill_reference(reference, f"hf:{overflowing}", TEXT, Placement("float32"))
     session = DebugSession(load_adapter(f"hf:{overflowing}", dtype="float16"), TEXT)
     stepper = session.stepper
+    stepper.reference = reference
+    stepper.set_condition_mode(mode)  # fast: one read-back after the pass, which then shows the first hit
+    stepper.add_breakpoint(Breakpoint.on_divergence(*default_tolerance(torch.float32, torch.float16)))
     stepper.start()
     assert stepper.wait() == PAUSED
-    stepper.run_until(divergence_predicate({c.name: c for c in captures}, *default_tolerance(
-        torch.float32, torch.float16), found=found.append), "diverges")
-    assert stepper.wait() == PAUSED and stepper.current.name == OVERFLOWS_AT
-    assert torch.isinf(stepper.current.tensor).any() and found[0].name == OVERFLOWS_AT
+    stepper.continue_()
+    assert stepper.wait() == (PAUSED if mode == EXACT else FINISHED) and stepper.current.name == OVERFLOWS_AT
+    assert torch.isinf(stepper.current.tensor).any()
+    assert torch.isfinite(reference.capture(OVERFLOWS_AT).tensor).all()
     stepper.stop()
+
+
+@pytest.fixture(scope="module")
+def llama_overflowing(tmp_path_factory):
+    return save_overflowing(tmp_path_factory.mktemp("llama-overflow"))
+
+
+def test_the_stage_named_is_where_plain_hooks_see_float16_overflow_first(llama_overflowing):
+    """The first stage named, headless (tfdebug diff's comparison) and live (the divergence breakpoint, the
+    reference still being computed on another thread when the pass starts), is the output of the first module
+    whose float16 output is not finite, found with plain torch hooks on the unmodified model; in float32
+    nothing overflows."""
+    module, overflowed = first_nonfinite_output(llama_overflowing, torch.float16)
+    assert module == MODULE and first_nonfinite_output(llama_overflowing, torch.float32) == (None, None)
+    spec, text = f"hf:{llama_overflowing}", {"prompt": LLAMA_TEXT}
+    headless = compare_placements(spec, text, Placement("float32"), Placement("float16")).first_divergent
+    reference = ReferencePass("float32", "float32 on cpu", limit=None)
+    session = DebugSession(load_adapter(spec, dtype="float16"), text)
+    stepper = session.stepper
+    stepper.reference = reference
+    stepper.add_breakpoint(Breakpoint.on_divergence(1e-2, 2e-2))
+    stepper.start()  # the pass waits for the reference at its first floating-point stage
+    worker = threading.Thread(target=fill_reference, args=(reference, spec, text, Placement("float32")))
+    worker.start()
+    worker.join(60)
+    assert stepper.wait(60) == PAUSED and not reference.error
+    stepper.continue_()
+    assert stepper.wait(60) == PAUSED
+    live = stepper.current
+    assert headless.name == live.name == "dec.1.self_attn.v" and headless.mismatched > 0
+    # the tensor the hook saw: the same Inf cells, the finite ones within float16 rounding of the layer's input
+    # times the scaled weight (the unmodified model runs layer 0's attention through SDPA, tfdebug through
+    # eager's arithmetic: an ulp apart there)
+    assert torch.equal(torch.isinf(live.tensor), torch.isinf(overflowed)) and torch.isinf(overflowed).any()
+    finite = overflowed[torch.isfinite(overflowed)].float()
+    assert torch.allclose(live.tensor[torch.isfinite(overflowed)].float(), finite, atol=1e-3 * finite.abs().max())
+    before = stepper.history[:-1]
+    assert all(torch.isfinite(c.tensor).all() for c in before if c.tensor.is_floating_point())
+    stepper.stop()
+
+
+def test_cli_diff_names_the_same_stage(llama_overflowing, capsys):
+    code = main(["diff", "--model", f"hf:{llama_overflowing}", "--dtype", "float16", "--against", "float32",
+                 "--input", f"prompt={LLAMA_TEXT}"])
+    assert code == 1 and "first divergent stage: dec.1.self_attn.v (max |Δ| inf;" in capsys.readouterr().out
+
+
+def test_stop_ends_a_wait_for_a_reference_that_never_comes(plain):
+    session = DebugSession(load_adapter(f"hf:{plain}"), TEXT)
+    stepper = session.stepper
+    stepper.reference = ReferencePass("key", "float16 on cpu")  # never filled
+    stepper.add_breakpoint(Breakpoint.on_divergence(1e-2, 2e-2))
+    stepper.start()
+    assert stepper.wait(0.5) == "running"  # waiting at its first stage
+    stepper.stop()
+    assert stepper.state == "stopped" and not stepper.alive
+
+
+def test_a_reference_beyond_its_limit_keeps_the_first_stages_and_names_the_rest(plain):
+    reference = ReferencePass("key", "float16 on cpu", limit=4096)
+    fill_reference(reference, f"hf:{plain}", TEXT, Placement("float16"))
+    assert reference.ready and reference.held_bytes <= 4096 and reference.not_kept
+    assert {str(c.tensor.device) for c in reference.captures} == {"cpu"}
+    assert reference.captures[0].name == "tok.embed"  # forward order: the first stages are the ones kept
+    assert set(reference.not_kept).isdisjoint(c.name for c in reference.captures)
 
 
 def test_cli_diff_against_float32(overflowing, plain, capsys):

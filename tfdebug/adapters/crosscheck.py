@@ -4,15 +4,16 @@
                                 reference=Placement("float32"), other=Placement("bfloat16"))
     result.first_divergent        # the first stage beyond tolerance (core.compare semantics)
 
-The reference pass runs first and keeps its stages (filter them with `stages` on a big
+The reference pass runs first and keeps its stages (`fill_reference`, which the window's
+divergence condition and Compare With… use too; filter them with `stages` on a big
 model); its model is let go before the other one loads, and each stage of the other
 pass is compared as it runs and then let go, so at most one model and one stage beside
 the reference's stages are held. The tolerance defaults to what the coarser dtype can
 hold (`default_tolerance`): rounding is not divergence, an overflow (a cell ±Inf or NaN
 in one pass only) always is.
 
-`divergence_predicate` makes the same judgement live, for a stepper: it stops a pass at
-the first stage that diverges from a reference pass (`Stepper.run_until`).
+The same judgement live is a breakpoint condition (`Breakpoint.on_divergence`): a stepper
+whose `reference` is a filled ReferencePass stops at the first stage that leaves it.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 
+from tfdebug.core.budget import CaptureBudget
 from tfdebug.core.compare import Comparison, StageComparison, compare
 from tfdebug.core.devices import DTYPES, resolve_dtype
 from tfdebug.core.recorder import Capture
+from tfdebug.core.reference import ReferencePass
 
 # (atol, rtol) a stage of this dtype is held to against a more precise pass: a few of its epsilons,
 # loose enough for rounding that compounds over layers, far tighter than any overflow.
@@ -59,6 +62,46 @@ def default_tolerance(a: torch.dtype, b: torch.dtype) -> tuple[float, float]:
     return max(t[0] for t in tolerances), max(t[1] for t in tolerances)
 
 
+def fill_reference(reference: ReferencePass, spec: str, texts: Mapping[str, str] | None, placement: Placement,
+                   stages: Sequence[str] | None = None, load: Callable | None = None, to_host: bool = True,
+                   check: Callable[[], None] | None = None,
+                   progress: Callable[[int], None] | None = None) -> Mapping[str, str]:
+    """Run `texts` through model `spec` placed as `placement` and fill `reference` with its stages (within
+    `reference.limit` bytes, in forward order; moved to the host with `to_host`); the model is let go after.
+
+    `check()` may raise to abandon the pass (a cancelled Job); `progress(stages_done)` follows it. Returns
+    the texts as the session read them (the same input for the other pass).
+    """
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.adapters.session import DebugSession
+
+    adapter = (load or load_adapter)(spec, device=placement.device, dtype=placement.dtype,
+                                      device_map=placement.device_map)
+    session = DebugSession(adapter, texts, stages=stages)
+    budget = CaptureBudget(reference.limit)
+    kept: list[Capture] = []
+    not_kept: list[str] = []
+
+    def keep(capture: Capture) -> None:
+        if check is not None:
+            check()
+        if to_host and capture.tensor is not None:
+            capture.tensor = capture.tensor.to("cpu")
+        if budget.admit(capture):
+            kept.append(capture)
+        else:
+            capture.drop()
+            not_kept.append(capture.name)
+        if progress is not None:
+            progress(len(kept) + len(not_kept))
+    session.capture_all(on_capture=keep, verify="never")  # the pass on screen is the one verified
+    texts = session.texts
+    del adapter, session
+    gc.collect()  # the reference model goes before anything else loads
+    reference.fill(kept, not_kept)
+    return texts
+
+
 def compare_placements(spec: str, texts: Mapping[str, str] | None, reference: Placement, other: Placement,
                        stages: Sequence[str] | None = None, atol: float | None = None, rtol: float | None = None,
                        load: Callable | None = None,
@@ -76,44 +119,18 @@ def compare_placements(spec: str, texts: Mapping[str, str] | None, reference: Pl
     atol = default_atol if atol is None else atol
     rtol = default_rtol if rtol is None else rtol
 
-    adapter = load(spec, device=reference.device, dtype=reference.dtype, device_map=reference.device_map)
-    session = DebugSession(adapter, texts, stages=stages)
-    held: list[Capture] = []
-
-    def keep(capture: Capture) -> None:
-        held.append(capture)
-        if progress is not None:
-            progress("reference", len(held))
-    session.capture_all(on_capture=keep)
-    by_name = {c.name: c for c in held}
-    texts = session.texts
-    del adapter, session
-    gc.collect()  # the reference model goes before the other one loads
-
+    held = ReferencePass((spec, reference), reference.describe())
+    texts = fill_reference(held, spec, texts, reference, stages=stages, load=load, to_host=False,
+                           progress=None if progress is None else lambda n: progress("reference", n))
     adapter = load(spec, device=other.device, dtype=other.dtype, device_map=other.device_map)
     session = DebugSession(adapter, texts, stages=stages)
     rows: list[StageComparison] = []
 
     def judge(capture: Capture) -> None:
-        reference_capture = by_name.get(capture.name)
+        reference_capture = held.capture(capture.name)
         if reference_capture is not None:
             rows.extend(compare([reference_capture], [capture], atol=atol, rtol=rtol).stages)
         if progress is not None:
             progress("other", len(rows))
     session.capture_all(on_capture=lambda capture: (judge(capture), capture.drop()))
     return Comparison(tuple(rows), float(atol), float(rtol))
-
-
-def divergence_predicate(reference: Mapping[str, Capture], atol: float, rtol: float,
-                         found: Callable[[StageComparison], None] | None = None) -> Callable[[Capture], bool]:
-    """A stepper predicate: True at the first stage whose tensor diverges from the same stage of `reference`
-    (name → Capture holding a tensor). `found` receives that stage's comparison (for the A, B, A − B view)."""
-    def diverges(capture: Capture) -> bool:
-        ref = reference.get(capture.name)
-        if ref is None or capture.tensor is None or tuple(ref.shape) != tuple(capture.shape):
-            return False
-        row = compare([ref], [capture], atol=atol, rtol=rtol).stages[0]
-        if row.diverges and found is not None:
-            found(row)
-        return row.diverges
-    return diverges

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 from torch import Tensor
 
+from tfdebug.core.compare import over_tolerance
 from tfdebug.core.display import masked_as_neginf
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import KINDS
@@ -18,12 +20,15 @@ class Breakpoint:
 
     by="stage": `value` is a stage name; by="kind": a kind (every softmax, say);
     by="condition": `value` is "nan" (contains NaN), "inf" (±Inf outside masked
-    cells) or "abs_gt" (max |x| > `threshold`).
+    cells), "abs_gt" (max |x| > `threshold`) or "diverges" (a cell is farther from the
+    same stage of a reference pass than `threshold` (atol) + `rtol`·|reference|; the
+    stepper's `reference` holds that pass).
     """
 
     by: str
     value: str
     threshold: float | None = None
+    rtol: float | None = None
 
     @classmethod
     def on_stage(cls, name: str) -> "Breakpoint":
@@ -47,6 +52,13 @@ class Breakpoint:
     def on_abs_above(cls, threshold: float) -> "Breakpoint":
         return cls("condition", "abs_gt", float(threshold))
 
+    @classmethod
+    def on_divergence(cls, atol: float, rtol: float) -> "Breakpoint":
+        """Stop where the pass leaves a reference pass's tolerance (core.compare's rule, the reference as A)."""
+        if not (atol >= 0 and rtol >= 0):
+            raise ValueError("tolerances must be zero or positive")
+        return cls("condition", DIVERGES, float(atol), float(rtol))
+
     def describe(self) -> str:
         if self.by == "stage":
             return f"stage {self.value}"
@@ -56,7 +68,14 @@ class Breakpoint:
             return "contains NaN"
         if self.value == "inf":
             return "contains ±Inf outside masked cells"
+        if self.value == DIVERGES:
+            return f"diverges from the reference pass (atol {self.threshold:g}, rtol {self.rtol:g})"
         return f"max |x| > {self.threshold:g}"  # only abs_gt has a threshold
+
+
+DIVERGES = "diverges"
+# The reference pass's tensor of a capture's stage (None where it has none): what "diverges" compares with.
+ReferenceOf = Callable[[Capture], "Tensor | None"]
 
 
 def conditions_of(breakpoints: frozenset[Breakpoint]) -> list[Breakpoint]:
@@ -69,12 +88,22 @@ def checkable(capture: Capture) -> bool:
     return capture.tensor is not None and capture.tensor.is_floating_point()
 
 
-def condition_flags(tensor: Tensor, kind: str, conditions: list[Breakpoint]) -> Tensor:
-    """Every condition evaluated on the tensor's device into a bool vector; nothing is read back."""
+def condition_flags(tensor: Tensor, kind: str, conditions: list[Breakpoint],
+                    reference: Tensor | None = None) -> Tensor:
+    """Every condition evaluated on the tensor's device into a bool vector; nothing is read back.
+
+    `reference` is the reference pass's tensor of this stage ("diverges" is False without one,
+    or when its shape differs)."""
+    original = tensor
     tensor = masked_as_neginf(tensor, kind)  # finfo.min-marked mask cells are masked, not huge values
     flags = []
     for bp in conditions:
-        if bp.value == "nan":
+        if bp.value == DIVERGES:
+            if reference is None or tuple(reference.shape) != tuple(original.shape):
+                flags.append(torch.zeros((), dtype=torch.bool, device=original.device))
+            else:  # on the pass's device: the reference comes to it, never the other way
+                flags.append(over_tolerance(reference.to(original.device), original, kind, bp.threshold, bp.rtol))
+        elif bp.value == "nan":
             flags.append(torch.isnan(tensor).any())
         elif bp.value == "inf":
             # In a mask stage −∞ marks the masked cells: only +∞ is a problem there.
@@ -85,6 +114,12 @@ def condition_flags(tensor: Tensor, kind: str, conditions: list[Breakpoint]) -> 
         else:
             flags.append(torch.zeros((), dtype=torch.bool, device=tensor.device))
     return torch.stack(flags)
+
+
+def capture_flags(capture: Capture, conditions: list[Breakpoint], reference_of: ReferenceOf | None = None) -> Tensor:
+    """`condition_flags` of a capture, with its stage's reference tensor when a condition compares with one."""
+    wanted = reference_of is not None and any(bp.value == DIVERGES for bp in conditions)
+    return condition_flags(capture.tensor, capture.info.kind, conditions, reference_of(capture) if wanted else None)
 
 
 def place_hit(breakpoints: frozenset[Breakpoint], capture: Capture) -> Breakpoint | None:
@@ -113,14 +148,14 @@ def first_condition_hit(flagged: list[tuple[int, Tensor]], conditions: list[Brea
     return None
 
 
-def first_hit(breakpoints: frozenset[Breakpoint], capture: Capture) -> Breakpoint | None:
+def first_hit(breakpoints: frozenset[Breakpoint], capture: Capture,
+              reference_of: ReferenceOf | None = None) -> Breakpoint | None:
     """The breakpoint that stops at this capture, or None (conditions cost one sync)."""
     bp = place_hit(breakpoints, capture)
     if bp is not None:
         return bp
     conditions = conditions_of(breakpoints)
     if conditions and checkable(capture):
-        hit = first_condition_hit([(0, condition_flags(capture.tensor, capture.info.kind, conditions))],
-                                  conditions)
+        hit = first_condition_hit([(0, capture_flags(capture, conditions, reference_of))], conditions)
         return hit[1] if hit else None
     return None

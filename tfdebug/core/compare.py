@@ -231,6 +231,12 @@ def _stage_sums(a: Tensor, b: Tensor, kind: str, atol: float, rtol: float) -> Te
     return totals
 
 
+def over_tolerance(a: Tensor, b: Tensor, kind: str, atol: float, rtol: float) -> Tensor:
+    """Whether a cell of `b` is over the tolerance from reference `a` (the rule `compare` judges a stage
+    by): a 0-d bool tensor on A's device, nothing read back (a live condition stacks it with others)."""
+    return _stage_sums(a, b, kind, atol, rtol)[_OVER] > 0
+
+
 def _relative(sq_diff: float, sq_ref: float) -> float:
     if sq_diff == 0:
         return 0.0

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 import torch
 from torch import Tensor, nn
 
-from tfdebug.core.breakpoints import (Breakpoint, checkable, condition_flags, conditions_of, first_condition_hit,
+from tfdebug.core.breakpoints import (Breakpoint, capture_flags, checkable, conditions_of, first_condition_hit,
                                      first_hit, place_hit)
 from tfdebug.core.budget import FIRST_FIT, CaptureBudget, KeepPolicy, drop_reason
 from tfdebug.core.errors import ForwardFailedError, StepperStateError, TfdebugError, UnknownStageError
@@ -67,6 +67,8 @@ class Stepper(EditsMixin):
         self._load = load
         self.breakpoints: frozenset[Breakpoint] = frozenset()
         self.condition_mode = EXACT
+        #: the reference pass a "diverges" condition compares with (tfdebug.core.reference.ReferencePass)
+        self.reference = None
         self._reset()
 
     @classmethod
@@ -135,6 +137,11 @@ class Stepper(EditsMixin):
             raise UnknownStageError("There is no stage named '{name}' in this model.", id="stage.unknown_in_model",
                                     name=bp.value)
         self.breakpoints = self.breakpoints | {bp}
+
+    def _reference_of(self, capture: Capture) -> Tensor | None:
+        """The reference pass's tensor of this stage; only the pass's own thread waits for it (Stop ends that)."""
+        ref = self.reference
+        return None if ref is None else ref.tensor(capture, lambda: self._stop, threading.current_thread() is self._thread)
 
     def remove_breakpoint(self, bp: Breakpoint) -> None:
         self.breakpoints = self.breakpoints - {bp}
@@ -246,8 +253,7 @@ class Stepper(EditsMixin):
         self._advance(lambda c: c.name == name, "run_to")
 
     def run_until(self, predicate: Predicate, reason: str = "until") -> None:
-        """Run (or move through history) to the first stage where `predicate(capture)` holds (a divergence
-        from a reference pass, say: tfdebug.adapters.crosscheck.divergence_predicate)."""
+        """Run (or move through history) to the first stage where `predicate(capture)` holds."""
         self._advance(predicate, reason)
 
     def step_out(self) -> None:
@@ -321,14 +327,13 @@ class Stepper(EditsMixin):
                 self._ensure_tensor(self.history[i])
         if self.condition_mode == EXACT:
             return next((i for i in later if (predicate is not None and predicate(self.history[i]))
-                         or first_hit(self.breakpoints, self.history[i])), None)
+                         or first_hit(self.breakpoints, self.history[i], self._reference_of)), None)
         stop = next((i for i in later if (predicate is not None and predicate(self.history[i]))
                      or place_hit(self.breakpoints, self.history[i])), None)
         end = len(self.history) if stop is None else stop
         # Conditions of every stage up to that one, read back together (one sync).
-        hit = first_condition_hit([(i, condition_flags(self.history[i].tensor, self.history[i].info.kind,
-                                                       conditions)) for i in range(self.cursor + 1, end)
-                                   if checkable(self.history[i])], conditions)
+        hit = first_condition_hit([(i, capture_flags(self.history[i], conditions, self._reference_of))
+                                   for i in range(self.cursor + 1, end) if checkable(self.history[i])], conditions)
         return hit[0] if hit is not None else stop
 
     def _resolve_flags(self) -> tuple[int, Breakpoint] | None:
@@ -357,9 +362,9 @@ class Stepper(EditsMixin):
             bp = place_hit(self.breakpoints, capture)
             conditions = conditions_of(self.breakpoints)
             if conditions and checkable(capture):
-                self._flagged.append((index, condition_flags(capture.tensor, capture.info.kind, conditions)))
+                self._flagged.append((index, capture_flags(capture, conditions, self._reference_of)))
         else:
-            bp = first_hit(self.breakpoints, capture)
+            bp = first_hit(self.breakpoints, capture, self._reference_of)
         with self._lock:
             if self._stop:
                 raise _StopRun()

@@ -14,7 +14,8 @@ from tfdebug.core.compare import DEFAULT_ATOL, DEFAULT_RTOL, SHAPE, Comparison, 
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.dialogs.compare import BEFORE_EDIT, FILE, LIVE, CompareDialog, PassSource, describe
+from tfdebug.ui.actions.reference import ReferenceTools
+from tfdebug.ui.dialogs.compare import BEFORE_EDIT, FILE, LIVE, PLACED, CompareDialog, PassSource, describe
 from tfdebug.ui.i18n.language import said, shown_text
 from tfdebug.ui.panels.compare import CompareView
 from tfdebug.ui.state.controller import DebugController
@@ -41,6 +42,7 @@ class CompareTools:
         self._opened: list = []  # files this tool opened (the replay's own recording is not among them)
         self.job: Job | None = None
         self.dialog: CompareDialog | None = None
+        self.reference = ReferenceTools(self)  # the same input in another dtype or on another device
         self.view = CompareView(self)
         self.dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Compare"), "compare", self.view, Qt.BottomDockWidgetArea)
         self.dock.hide()
@@ -65,6 +67,8 @@ class CompareTools:
                 raise TfdebugError(QCoreApplication.translate("CompareTools", "Choose the snapshot or export file to compare."))
             from tfdebug.io.passes import open_pass
             return lambda job: open_pass(source.path)
+        if source.kind == PLACED:
+            return self._placed(source)
         if ctl.stepper is not None and ctl.stepper.is_live and ctl.stepper.alive:
             raise TfdebugError(QCoreApplication.translate(
                 "CompareTools", "The pass on screen is paused mid-forward and holds the model: Continue it "
@@ -89,13 +93,37 @@ class CompareTools:
             return Recording(captures=captures, tokens=session.tokens, model_name=adapter.name)
         return run
 
+    def _placed(self, source: PassSource):
+        """The reference pass in `source.placement` (a second model: the pass on screen may stay paused)."""
+        reference = self.reference.ensure(source.placement)
+        tokens, name = dict(self.ctl.tokens), self.ctl.model_name
+
+        def run(job: Job):
+            from tfdebug.io.recording import Recording
+            if not reference.wait(lambda: job.cancelled):
+                job.check()
+            if reference.error is not None:
+                raise TfdebugError(QCoreApplication.translate(
+                    "CompareTools", "The reference pass could not run: {why}").format(why=reference.error))
+            return Recording(captures=list(reference.captures), tokens=tokens, model_name=name,
+                             dtype=source.placement.dtype)
+        return run
+
     def start(self, a: PassSource, b: PassSource, atol: float, rtol: float) -> None:
         """Start comparing; raises a TfdebugError (shown by the dialog) for a side that cannot be had."""
         if self.job is not None and self.job.running:
             raise TfdebugError(QCoreApplication.translate("CompareTools", "A comparison is already running."))
         work_a, work_b = self._work(a), self._work(b)
-        opened = [FILE == a.kind, FILE == b.kind]
-        side_a, side_b = describe(a, self.window), describe(b, self.window)
+        self.run(work_a, work_b, atol, rtol, describe(a, self.window), describe(b, self.window),
+                 opened=(FILE == a.kind, FILE == b.kind))
+
+    def run(self, work_a, work_b, atol: float, rtol: float, side_a, side_b, opened=(False, False),
+            replace: bool = False, select: str | None = None) -> None:
+        """Compare the passes `work_a(job)` and `work_b(job)` return (off the UI thread) and show the result;
+        `opened`: which of them this tool must close; `replace`: a comparison still running is dropped;
+        `select`: the stage the dock shows (default: the first divergent)."""
+        if replace and self.job is not None and self.job.running:
+            self.job.cancel()
         summary = said(lambda: f"A: {shown_text(side_a)}   B: {shown_text(side_b)}   atol {atol:g}, rtol {rtol:g}")
         self.atol, self.rtol = atol, rtol
 
@@ -111,7 +139,7 @@ class CompareTools:
                     if own:
                         p.close()
                 raise
-            return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own], summary
+            return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own], summary, select
         self.job = Job(work, name="compare",
                        describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
                            "CompareTools", "The comparison failed; the details say why.")))
@@ -120,7 +148,7 @@ class CompareTools:
         self.job.start()
 
     def _finished(self, outcome) -> None:
-        result, passes, opened, summary = outcome
+        result, passes, opened, summary, select = outcome
         self._close_passes()
         self.result, self.passes, self._opened = result, passes, opened
         name = result.first_divergent.name if result.first_divergent is not None else None
@@ -134,6 +162,8 @@ class CompareTools:
                 "CompareTools", "{n} stages differ in shape and are not compared cell by cell; the first is {name}."
             ).format(n=len(shaped), name=shaped[0]) + " " + shown_text(v))
         self.view.show_result(result, said(lambda: f"{shown_text(summary)}\n{shown_text(verdict)}"))
+        if select is not None and select in self.view.rows:
+            self.view.select(select)
         self.ctl.info.emit(verdict)
         self.window.overview.show_comparison(result)
 

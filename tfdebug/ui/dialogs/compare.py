@@ -1,9 +1,11 @@
 """File → Compare With…: choose two passes and the tolerance; the comparison runs as a Job.
 
 Each side is the pass on screen, the pass before the last edit (run again, unedited),
-a snapshot or export file, or another input on the same model. Passes that need the
-model run off the UI thread; the model must not be paused mid-forward then (its taps
-belong to the live pass), which the dialog says in one sentence.
+a snapshot or export file, another input on the same model, or the same input on the
+same model in another dtype or on another device (the reference pass of
+actions/reference: loaded as a second model, so the pass on screen may stay paused). Passes
+that need the model on screen run off the UI thread; the model must not be paused
+mid-forward then (its taps belong to the live pass), which the dialog says in one sentence.
 """
 
 from __future__ import annotations
@@ -26,17 +28,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tfdebug.adapters.crosscheck import Placement, default_tolerance
+from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.edits import parse_number
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.actions.snapshots import pass_filter
 from tfdebug.ui.dialogs.edit import sentence_label
 from tfdebug.ui.i18n.language import error_text, phrase_text, said, translate
+from tfdebug.ui.widgets.placement import PlacementPicker, default_reference_dtype
 
-LIVE, BEFORE_EDIT, FILE, INPUT = "live", "before_edit", "file", "input"
+LIVE, BEFORE_EDIT, FILE, INPUT, PLACED = "live", "before_edit", "file", "input", "placed"
 SOURCES = ((LIVE, QT_TRANSLATE_NOOP("SourcePicker", "The pass on screen")),
            (BEFORE_EDIT, QT_TRANSLATE_NOOP("SourcePicker", "The pass before the last edit")),
            (FILE, QT_TRANSLATE_NOOP("SourcePicker", "A snapshot or export file")),
-           (INPUT, QT_TRANSLATE_NOOP("SourcePicker", "Another input on the same model")))
+           (INPUT, QT_TRANSLATE_NOOP("SourcePicker", "Another input on the same model")),
+           (PLACED, QT_TRANSLATE_NOOP("SourcePicker", "This input in another dtype or on another device")))
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,7 @@ class PassSource:
     kind: str
     path: str = ""
     texts: dict = field(default_factory=dict)
+    placement: Placement | None = None
 
 
 class SourcePicker(QGroupBox):
@@ -76,10 +83,13 @@ class SourcePicker(QGroupBox):
             edit.setPlaceholderText(translate("inputs", input_field.placeholder) if input_field.placeholder else "")
             form.addRow(translate("inputs", input_field.label), edit)
             self.fields[input_field.key] = edit
+        on_screen = str(adapter.dtype).removeprefix("torch.") if adapter is not None else "float32"
+        self.placement = PlacementPicker(default_reference_dtype(on_screen), str(adapter.device) if adapter else "cpu")
         layout = QVBoxLayout(self)
         layout.addWidget(self.kind)
         layout.addWidget(self.file_row)
         layout.addWidget(self.inputs)
+        layout.addWidget(self.placement)
         self.kind.currentIndexChanged.connect(self._shown)
         self.kind.setCurrentIndex(self.kind.findData(default))
         self._shown()
@@ -88,6 +98,7 @@ class SourcePicker(QGroupBox):
         kind = self.kind.currentData()
         self.file_row.setVisible(kind == FILE)
         self.inputs.setVisible(kind == INPUT)
+        self.placement.setVisible(kind == PLACED)
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("A recorded pass"), "",
@@ -97,7 +108,7 @@ class SourcePicker(QGroupBox):
 
     def source(self) -> PassSource:
         return PassSource(self.kind.currentData(), self.path.text().strip(),
-                          {k: e.text() for k, e in self.fields.items()})
+                          {k: e.text() for k, e in self.fields.items()}, self.placement.placement())
 
 
 class CompareDialog(QDialog):
@@ -139,14 +150,23 @@ class CompareDialog(QDialog):
         layout.addWidget(rule)
         layout.addWidget(self.error_label)
         layout.addLayout(buttons)
+        for side in (self.a, self.b):  # another dtype: the tolerance the coarser of the two can hold
+            side.kind.currentIndexChanged.connect(self._default_tolerance)
+            side.placement.changed.connect(self._default_tolerance)
+
+    def _default_tolerance(self) -> None:
+        adapter = self.tools.ctl.adapter
+        placed = [side.placement.placement() for side in (self.a, self.b) if side.kind.currentData() == PLACED]
+        if adapter is None or not placed:
+            return
+        atol, rtol = default_tolerance(adapter.dtype, resolve_dtype(placed[0].dtype))
+        self.atol.setText(f"{atol:g}")
+        self.rtol.setText(f"{rtol:g}")
 
     def start(self) -> bool:
         """Check the fields and start the comparison; a problem is one sentence here."""
         try:
-            atol = parse_number(self.atol.text(), self.tr("The atol value"))
-            rtol = parse_number(self.rtol.text(), self.tr("The rtol value"))
-            if not (atol >= 0 and rtol >= 0):
-                raise TfdebugError(self.tr("atol and rtol must be zero or positive numbers."))
+            atol, rtol = parse_tolerance(self.atol.text(), self.rtol.text())
             self.tools.start(self.a.source(), self.b.source(), atol, rtol)
         except TfdebugError as exc:
             self.error_label.setText(error_text(exc))
@@ -154,6 +174,15 @@ class CompareDialog(QDialog):
         self.error_label.setText("")
         self.close()
         return True
+
+
+def parse_tolerance(atol: str, rtol: str) -> tuple[float, float]:
+    """The atol and rtol a person typed, as numbers; a TfdebugError sentence for anything else."""
+    a = parse_number(atol, QCoreApplication.translate("CompareDialog", "The atol value"))
+    r = parse_number(rtol, QCoreApplication.translate("CompareDialog", "The rtol value"))
+    if not (a >= 0 and r >= 0):
+        raise TfdebugError(QCoreApplication.translate("CompareDialog", "atol and rtol must be zero or positive numbers."))
+    return a, r
 
 
 def describe(source: PassSource, window) -> str:
@@ -169,4 +198,8 @@ def describe(source: PassSource, window) -> str:
             stage=last.stage, edit=phrase_text(last.description)))
     if source.kind == FILE:
         return Path(source.path).name
+    if source.kind == PLACED:
+        from tfdebug.ui.actions.reference import placement_text
+        return said(lambda: QCoreApplication.translate("CompareDialog", "this input in {placement}").format(
+            placement=placement_text(source.placement)))
     return " → ".join(t for t in source.texts.values() if t)

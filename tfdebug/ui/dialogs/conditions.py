@@ -3,24 +3,44 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
-from PySide6.QtWidgets import QCheckBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
-from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.adapters.crosscheck import default_tolerance
+from tfdebug.core.breakpoints import DIVERGES, Breakpoint
+from tfdebug.core.devices import resolve_dtype
+from tfdebug.core.errors import TfdebugError
 from tfdebug.core.stepper import EXACT, FAST
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.dialogs.compare import parse_tolerance
+from tfdebug.ui.dialogs.edit import sentence_label
+from tfdebug.ui.i18n.language import error_text
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.placement import PlacementPicker, default_reference_dtype
 
 
 class ConditionDialog(QDialog):
-    """Condition breakpoints: NaN, ±Inf outside masked cells, max |x| above a threshold.
+    """Condition breakpoints: NaN, ±Inf outside masked cells, max |x| above a threshold, a divergence
+    from a reference pass (this input in another dtype or on another device: `reference`, the
+    window's actions.reference.ReferenceTools).
 
     Opened with `open()` (window-modal, not blocking); Apply sets the conditions.
     """
 
-    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+    def __init__(self, ctl: DebugController, reference=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctl = ctl
+        self.reference = reference
         self.setWindowTitle(self.tr("Condition Breakpoints"))
         self.nan = QCheckBox(self.tr("Stop at a stage that contains NaN"))
         self.inf = QCheckBox(self.tr("Stop at a stage that contains ±Inf (−∞ in mask stages is expected)"))
@@ -32,6 +52,7 @@ class ConditionDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(self.abs_gt)
         row.addWidget(self.threshold)
+        diverge_row = self._divergence_row()
         self.fast = QCheckBox(self.tr("Fast check: one GPU synchronisation per pass instead of one per stage"))
         self.fast.setObjectName("condition-fast-mode")
         trade_off = QLabel(self.tr("A fast check lets the pass run on and then shows the first stage that met a "
@@ -47,13 +68,58 @@ class ConditionDialog(QDialog):
         layout.addWidget(self.nan)
         layout.addWidget(self.inf)
         layout.addLayout(row)
+        layout.addWidget(self.diverges)
+        layout.addLayout(diverge_row)
+        layout.addWidget(self.diverges_note)
+        layout.addWidget(self.error_label)
         layout.addWidget(self.fast)
         layout.addWidget(trade_off)
         layout.addWidget(buttons)
         self._load()
 
+    def _divergence_row(self) -> QHBoxLayout:
+        adapter = self.ctl.adapter
+        on_screen = str(adapter.dtype).removeprefix("torch.") if adapter is not None else "float32"
+        self.diverges = QCheckBox(self.tr("Stop where the pass diverges from this input in"))
+        self.placement = PlacementPicker(default_reference_dtype(on_screen),
+                                         str(adapter.device) if adapter is not None else "cpu")
+        self.atol, self.rtol = QLineEdit(), QLineEdit()
+        self.placement.changed.connect(self._default_tolerance)
+        self._default_tolerance()
+        row = QHBoxLayout()  # a second line, as narrow as the lines above: the dialog keeps its width
+        row.addSpacing(24)
+        row.addWidget(self.placement)
+        for label, edit in (("atol", self.atol), ("rtol", self.rtol)):
+            edit.setMaximumWidth(72)
+            row.addWidget(QLabel(label))
+            row.addWidget(edit)
+        self.diverges_note = QLabel(self.tr(
+            "A cell diverges when |reference − x| > atol + rtol·|reference|. The reference pass runs once per "
+            "model, input and dtype, off the window's thread; its stages are kept on the host within the "
+            "capture budget."))
+        self.diverges_note.setWordWrap(True)
+        self.diverges_note.setTextFormat(Qt.PlainText)
+        self.error_label = sentence_label()
+        if self.reference is None or self.ctl.remote is not None:  # a served pass: the model is elsewhere
+            for widget in (self.diverges, self.placement, self.atol, self.rtol):
+                widget.setEnabled(False)
+        return row
+
+    def _default_tolerance(self) -> None:
+        """The tolerance the coarser of the two dtypes can hold (rounding is not divergence)."""
+        adapter = self.ctl.adapter
+        on_screen = adapter.dtype if adapter is not None else resolve_dtype("float32")
+        atol, rtol = default_tolerance(on_screen, resolve_dtype(self.placement.placement().dtype))
+        self.atol.setText(f"{atol:g}")
+        self.rtol.setText(f"{rtol:g}")
+
     def _load(self) -> None:
         conditions = {b.value: b for b in self.ctl.breakpoints if b.by == "condition"}
+        if DIVERGES in conditions and self.reference is not None and self.reference.placement is not None:
+            self.diverges.setChecked(True)
+            self.placement.set(self.reference.placement)
+            self.atol.setText(f"{conditions[DIVERGES].threshold:g}")
+            self.rtol.setText(f"{conditions[DIVERGES].rtol:g}")
         self.nan.setChecked("nan" in conditions)
         self.inf.setChecked("inf" in conditions)
         self.abs_gt.setChecked("abs_gt" in conditions)
@@ -69,11 +135,24 @@ class ConditionDialog(QDialog):
             out.append(Breakpoint.on_inf())
         if self.abs_gt.isChecked():
             out.append(Breakpoint.on_abs_above(self.threshold.value()))
+        if self.diverges.isChecked():
+            out.append(Breakpoint.on_divergence(*parse_tolerance(self.atol.text(), self.rtol.text())))
         return out
 
     def accept(self) -> None:
+        """Set the conditions; a problem with the divergence fields is one sentence here, the dialog stays."""
+        placement = self.placement.placement() if self.diverges.isChecked() else None
+        try:
+            conditions = self.conditions()
+            if placement is not None and self.ctl.session is not None:
+                self.reference.check(placement)  # the pass on screen cannot have it: say so now
+        except TfdebugError as exc:
+            self.error_label.setText(error_text(exc))
+            return
         self.ctl.set_condition_mode(FAST if self.fast.isChecked() else EXACT)
-        self.ctl.set_conditions(self.conditions())
+        self.ctl.set_conditions(conditions)
+        if self.reference is not None:
+            self.reference.set_condition_placement(placement)  # computes the reference off the GUI thread
         super().accept()
 
 
@@ -86,7 +165,9 @@ class ConditionTools:
 
     def open(self) -> ConditionDialog:
         """Show the condition breakpoint dialog without blocking."""
-        self.dialog = ConditionDialog(self.window.ctl, self.window)
+        compare = self.window.tools.compare
+        self.dialog = ConditionDialog(self.window.ctl, compare.reference if compare is not None else None,
+                                      self.window)
         self.dialog.open()
         return self.dialog
 

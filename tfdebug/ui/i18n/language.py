@@ -217,6 +217,9 @@ def breakpoint_text(bp) -> str:
         return translate("breakpoints", "contains NaN")
     if bp.value == "inf":
         return translate("breakpoints", "contains ±Inf outside masked cells")
+    if bp.value == "diverges":
+        return translate("breakpoints", "diverges from the reference pass (atol {atol}, rtol {rtol})").format(
+            atol=f"{bp.threshold:g}", rtol=f"{bp.rtol:g}")
     return translate("breakpoints", "max |x| > {threshold}").format(threshold=f"{bp.threshold:g}")
 
 

@@ -1,8 +1,9 @@
 """The Overview dock: one statistic per stage across the whole pass, in forward order.
 
 RMS or max |x| of every stage that has run (masked cells left out), or, once two passes
-have been compared, max |Δ| between them: activations that blow up or the stage where two
-passes split show at a glance. Dashed lines mark where each layer begins; the current
+have been compared, max |Δ| or the relative error ‖A − B‖ / ‖A‖ between them (a red line
+marks the first divergent stage): activations that blow up or the stage where two passes
+split — float16 leaving float32, say — show at a glance. Dashed lines mark where each layer begins; the current
 stage is an orange line; clicking a point goes to that stage. View → Overview shows it.
 """
 
@@ -23,7 +24,9 @@ from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.heatmap_axes import NonOverlappingAxis
 from tfdebug.ui.workers.throttle import throttler
 
-MAX_DELTA = "max_delta"
+MAX_DELTA, REL_ERROR = "max_delta", "rel_error"
+COMPARISONS = (MAX_DELTA, REL_ERROR)  # statistics of the last comparison, not of the pass on screen
+DIVERGES_PEN = pg.mkPen((176, 0, 32), width=2, style=Qt.DashLine)
 CURRENT_PEN = pg.mkPen((230, 120, 0), width=2)
 LAYER_PEN = pg.mkPen((140, 140, 140), style=Qt.DashLine)
 
@@ -44,7 +47,7 @@ class OverviewPanel(QWidget):
         self._file_cache: dict[tuple[str, str], float] = {}  # (statistic, stage) of a pass read from a file
         self.comparison = None  # the last Compare result (core.compare.Comparison), for max |Δ|
         self.statistic = QComboBox()
-        for key in (RMS, MAX_ABS, MAX_DELTA):
+        for key in (RMS, MAX_ABS, *COMPARISONS):
             self.statistic.addItem("", key)
         self.statistic.currentIndexChanged.connect(self.refresh)
         self.log_y = QCheckBox()
@@ -70,6 +73,9 @@ class OverviewPanel(QWidget):
         self.current_line = pg.InfiniteLine(angle=90, pen=CURRENT_PEN, movable=False)
         self.plot.addItem(self.current_line)
         self.marks: list[pg.InfiniteLine] = []
+        self.first_line = pg.InfiniteLine(angle=90, pen=DIVERGES_PEN, movable=False)  # the first divergent stage
+        self.first_line.setVisible(False)
+        self.plot.addItem(self.first_line)
         self.plot.scene().sigMouseMoved.connect(self._hover)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -88,7 +94,8 @@ class OverviewPanel(QWidget):
     def retranslate_ui(self) -> None:
         """Every text of the panel in the current language (at start and after View ▸ Language)."""
         for key, text in ((RMS, STATISTICS[RMS]), (MAX_ABS, STATISTICS[MAX_ABS]),
-                          (MAX_DELTA, self.tr("max |Δ| of the last comparison"))):
+                          (MAX_DELTA, self.tr("max |Δ| of the last comparison")),
+                          (REL_ERROR, self.tr("relative error of the last comparison"))):
             self.statistic.setItemText(self.statistic.findData(key), text)
         self.log_y.setText(self.tr("log scale"))
         self.readout.setText(self.tr("Click a point to go to its stage."))
@@ -150,13 +157,12 @@ class OverviewPanel(QWidget):
         if statistic == self.statistic.currentData():
             self.refresh()
 
-    def _comparison_values(self) -> tuple[list[str], list[float]]:
+    def _comparison_values(self, statistic: str) -> tuple[list[str], list[float]]:
         result = self.comparison
         if result is None:
             return [], []
-        values = [r.max_abs if r.max_abs is not None and math.isfinite(r.max_abs) else math.nan
-                  for r in result.stages]
-        return [r.name for r in result.stages], values
+        values = [getattr(r, "max_abs" if statistic == MAX_DELTA else statistic) for r in result.stages]
+        return [r.name for r in result.stages], [v if v is not None and math.isfinite(v) else math.nan for v in values]
 
     def show_comparison(self, result) -> None:
         """Plot max |Δ| of this comparison (the Compare tool hands each new result here)."""
@@ -166,7 +172,7 @@ class OverviewPanel(QWidget):
     def refresh(self) -> None:
         """Recompute (new stages only; edited ones again) and redraw."""
         key = self.statistic.currentData()
-        names, values = self._comparison_values() if key == MAX_DELTA else self._pass_values(key)
+        names, values = self._comparison_values(key) if key in COMPARISONS else self._pass_values(key)
         drawn = (names, values, self.log_y.isChecked(), self.statistic.currentText())
         if drawn == self._drawn:
             return  # during Continue this runs every 50 ms: redraw only what changed
@@ -191,8 +197,12 @@ class OverviewPanel(QWidget):
             self._set_ticks()
         self._drawn = drawn
         settle(self.plot)
-        if key == MAX_DELTA and not names:
+        if key in COMPARISONS and not names:
             self.readout.setText(self.tr("Compare two passes first (File → Compare With…)."))
+        first = self.comparison.first_divergent if key in COMPARISONS and self.comparison is not None else None
+        self.first_line.setVisible(first is not None and first.name in names)
+        if first is not None and first.name in names:
+            self.first_line.setValue(names.index(first.name))
         self._show_current()
 
     def _set_ticks(self) -> None:
