@@ -59,8 +59,9 @@ def settings(tmp_path):
     return QSettings(str(tmp_path / "tfdebug.ini"), QSettings.IniFormat)
 
 
-def wait_paused(qtbot, window, name=None, timeout=10000):
-    """Wait until the window shows a stage (called `name`) and the worker is not running."""
+def wait_paused(qtbot, window, name=None, timeout=60000):
+    """Wait until the window shows a stage (called `name`) and the worker is not running.
+    The bound is generous: it catches a window that never gets there, not a slow machine."""
     def ready():
         ctl = window.ctl
         current = ctl.current
