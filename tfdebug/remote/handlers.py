@@ -69,6 +69,7 @@ class ServedSession:
                 "dtype": str(adapter.dtype).removeprefix("torch."), "title": session.title,
                 "tokens": session.tokens, "texts": session.texts, "unknown": session.unknown_words,
                 "notes": [str(n) for n in session.notes], "stages": session.stages,
+                "inputs": [[f.key, f.label, f.placeholder] for f in adapter.inputs],
                 "titles": {"layer": dict(adapter.layer_titles), "site": dict(adapter.site_titles),
                            "stack": dict(adapter.stack_titles)},
                 "plan": [wire.entry(c) for c in session.plan]}
@@ -196,13 +197,22 @@ class ServedSession:
                                    "max_cols": size[1], "moments": moments}}, buffers
 
     def _on_open(self, m: Message) -> Reply:
-        """New input texts: a new session of the same model (its pass starts paused at the first stage)."""
+        """New input texts: a new session of the same model (its pass starts paused at the first stage).
+
+        The texts are checked first (the model's own tokenizer and limits, here on the server): texts it
+        refuses leave the pass where it is. Only the model's input fields are taken."""
+        fields = {f.key for f in self.session.adapter.inputs}
+        unknown = sorted(set(m["texts"]) - fields)
+        if unknown:
+            raise FrameError("The model takes no input named {name}.", id="remote.unknown_input", name=unknown[0])
+        texts = dict(m["texts"])
+        self.session.adapter.prepare(texts)  # a typed InputError here: nothing changed
         old = self.session
         self.close()  # planning the new pass runs the model: the old pass's hooks must be gone
         try:
-            new = self._make_session(m["texts"])
+            new = self._make_session(texts)
         except TfdebugError:
-            self._start(old)  # texts the model cannot take: the old inputs run again, from their first stage
+            self._start(old)  # the new pass could not be planned: the old inputs run again, from their first stage
             raise
         self._start(new)
         return {}, []

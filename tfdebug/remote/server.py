@@ -184,9 +184,12 @@ class RemoteServer:
         if message.type == "bye":
             self._detach()
             return
+        pass_id = self.served.pass_id
         try:
             fields, buffers = self.served.handle(message)
         except TfdebugError as exc:
+            if self.served.pass_id != pass_id:  # a refused open ran the old inputs again: a new pass
+                self._send_pass()
             self._send(peer, "reply", {"ok": False, "error": to_reply(exc), "state": self._state()}, id=message.id)
             return
         if message.type == "open":

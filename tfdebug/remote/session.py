@@ -106,7 +106,7 @@ class RemoteSession:
 
     adapter = None  # the model and its adapter are on the server
 
-    def __init__(self, client: RemoteClient):
+    def __init__(self, client: RemoteClient, hook: bool = True):
         self.client = client
         self.stepper = RemoteStepper(self)
         self.display = RemoteDisplay(self)
@@ -116,8 +116,14 @@ class RemoteSession:
         self._attached = threading.Event()  # the pass and the state after a hello have arrived
         self.on_pass: Callable[[], None] = lambda: None      # a new pass's metadata arrived
         self.on_lost: Callable[[TfdebugError], None] = lambda e: None
-        client.on_message, client.on_lost = self._on_message, lambda e: self.on_lost(e)
+        self._successor: RemoteSession | None = None  # the session a new pass (`reopen`) goes to
+        self.handed_over = False  # the connection now belongs to the successor: closing this one leaves it
+        if hook:
+            self._hook()
         self.verification = None
+
+    def _hook(self) -> None:
+        self.client.on_message, self.client.on_lost = self._on_message, lambda e: self.on_lost(e)
 
     @classmethod
     def connect(cls, address: str, token: str, timeout: float = 10.0, **options) -> "RemoteSession":
@@ -139,6 +145,12 @@ class RemoteSession:
         return self.client.request(kind, fields, buffers, **options)
 
     def _on_message(self, message: Message) -> None:
+        successor = self._successor
+        if message.type == "pass" and successor is not None:  # the new pass `reopen` asked for: its session's now
+            self.handed_over = True
+            successor._hook()
+            successor._on_message(message)
+            return
         if message.type == "pass":
             self._take_pass(message["pass"])
             return
@@ -205,10 +217,34 @@ class RemoteSession:
         which = info.tokens.get(info.axes[axis])
         return token_labels(self.tokens, which) if which else None
 
-    def open(self, texts: Mapping[str, str]) -> None:
-        """New input texts for the served model: a new pass, paused at its first stage."""
-        self.request("open", {"texts": dict(texts)})
-        self.stepper.wait()
+    @property
+    def input_fields(self) -> list[tuple[str, str, str]]:
+        """(key, label, placeholder) of each text the served model takes."""
+        fields = self.pass_info.get("inputs") or []
+        return [(str(f[0]), str(f[1]), str(f[2])) for f in fields if isinstance(f, list) and len(f) == 3]
+
+    def reopen(self, texts: Mapping[str, str], timeout: float = 600.0) -> "RemoteSession":
+        """A new pass of the served model on `texts` (checked on the server), paused at its first stage,
+        as a new RemoteSession over the same connection; this one then closes without detaching.
+
+        Texts the server refuses raise its typed error and leave this session and its pass as they were.
+        When the server could not plan the new pass and ran the old inputs again, that pass is returned,
+        with the error in `open_error`."""
+        successor = RemoteSession(self.client, hook=False)
+        self._successor = successor
+        try:
+            self.request("open", {"texts": dict(texts)}, timeout=timeout)
+            successor.open_error = None
+        except TfdebugError as exc:
+            if not self.handed_over:
+                raise
+            successor.open_error = exc
+        finally:
+            self._successor = None
+        if not self.handed_over:
+            raise FrameError("The server started no new pass.", id="remote.no_new_pass")
+        successor.stepper.wait()
+        return successor
 
     # ----- export ----------------------------------------------------------------------------
     def export(self, path: str | os.PathLike, progress: Callable[[int, int], bool | None] | None = None) -> str:
@@ -249,6 +285,8 @@ class RemoteSession:
         return dict(self.request("export", {"to": "server", "path": name})["result"])
 
     def close(self) -> None:
-        """Detach; the server keeps the pass paused for the next window."""
-        self.client.close()
+        """Detach; the server keeps the pass paused for the next window (a session whose connection went
+        on to a new pass leaves it open)."""
+        if not self.handed_over:
+            self.client.close()
 
