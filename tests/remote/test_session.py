@@ -9,11 +9,13 @@ from tfdebug.adapters.registry import load_adapter
 from tfdebug.adapters.session import DebugSession
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.edits import Edit, Region
-from tfdebug.core.errors import (ExportError, InputError, SequenceTooLongError, StepperStateError,
+from tfdebug.core.errors import (ExportCancelledError, ExportError, InputError, SequenceTooLongError, StepperStateError,
                                   UnknownStageError)
+from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.snapshot import open_snapshot
 from tfdebug.remote.display import LocalDisplay
 from tfdebug.remote.errors import FrameError
+from tfdebug.remote.protocol import EXPORT_CHUNK
 from tfdebug.remote.session import RemoteSession
 
 PROBS = "dec.0.self_attn.probs"
@@ -138,7 +140,21 @@ def test_export_streams_a_valid_snapshot_to_this_machine(remote, tmp_path):
     assert note == "" and seen and seen[-1][0] == seen[-1][1]
     with open_snapshot(tmp_path / "pass.safetensors") as recording:
         assert recording.names() == remote.plan.names()
-    assert not list(tmp_path.glob(".*.part"))
+    assert not leftover_temp_files(tmp_path)
+    assert len(seen) == -(-seen[-1][1] // EXPORT_CHUNK)  # one receipt per chunk: the server waited for them
+
+
+def test_a_cancelled_export_stops_the_server_and_leaves_no_file(remote, tmp_path):
+    remote.stepper.continue_()
+    remote.stepper.wait()
+    with pytest.raises(ExportCancelledError):
+        remote.export(tmp_path / "pass.safetensors", progress=lambda done, total: False)
+    assert not (tmp_path / "pass.safetensors").exists() and not leftover_temp_files(tmp_path)
+    remote.stepper.restart()  # the server still serves this window, and exports again
+    remote.stepper.wait()
+    remote.export(tmp_path / "again.npz")  # another format: written here from the streamed snapshot
+    with np.load(tmp_path / "again.npz", allow_pickle=False) as data:
+        assert remote.plan[0].name in data.files
 
 
 def test_export_on_the_server_writes_only_into_its_export_folder(remote, server):

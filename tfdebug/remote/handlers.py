@@ -241,7 +241,8 @@ class ExportJob:
         self._dir = tempfile.TemporaryDirectory(prefix="tfdebug-export-")
         self.path = Path(self._dir.name) / ("export" + SUFFIX)
         self.error: TfdebugError | None = None
-        self.offset = 0
+        self.offset = 0     # bytes sent
+        self.received = 0   # bytes the window has said it wrote
         self._file = None
         self._thread = threading.Thread(target=self._write, args=(recording,), name="tfdebug-export", daemon=True)
         self._thread.start()

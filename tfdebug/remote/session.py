@@ -8,11 +8,11 @@ tfdebug.remote.display.LocalDisplay; its `stepper` is a tfdebug.remote.stepper.R
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
-import numpy as np
 
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.errors import ExportCancelledError, TfdebugError
@@ -21,9 +21,14 @@ from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo, token_labels
 from tfdebug.core.thumbnails import HeadThumbnails
+from tfdebug.io.atomic import ProgressCallback, atomic_write, report
+from tfdebug.io.exports import export_pass
+from tfdebug.io.formats import format_for
+from tfdebug.io.snapshot import open_snapshot
 from tfdebug.remote import wire
 from tfdebug.remote.client import RemoteClient
 from tfdebug.remote.errors import ConnectionLostError, FrameError
+from tfdebug.remote.handlers import SUFFIX as SNAPSHOT_SUFFIX
 from tfdebug.remote.protocol import Message
 from tfdebug.remote.stepper import RemoteStepper
 
@@ -97,7 +102,7 @@ class RemoteDisplay:
         index = self._session.stepper.position_of(capture.name)
         reply = self._session.request("stats", {"index": index})
         if len(reply.buffers) != 2:
-            raise FrameError("Stats from the server come without their histogram.", id="remote.stats")
+            raise FrameError("Stats from the server come without their histogram.", id="remote.stats_histogram")
         return wire.stats_of(reply["result"]["stats"], *reply.buffers)
 
 
@@ -247,38 +252,51 @@ class RemoteSession:
         return successor
 
     # ----- export ----------------------------------------------------------------------------
-    def export(self, path: str | os.PathLike, progress: Callable[[int, int], bool | None] | None = None) -> str:
-        """Stream the pass as a snapshot into `path` on this machine (atomically); the server's note.
+    def export(self, path: str | os.PathLike, progress: ProgressCallback | None = None,
+               stages: Sequence[str] | None = None, fmt: str | None = None) -> str:
+        """Stream the pass as a snapshot to this machine and write it to `path` (atomically); the server's note.
 
-        `progress(done, total)` returning False cancels (no file is left)."""
-        path = Path(path)
-        temp = path.with_name(f".{path.name}.part")
-        state = {"file": open(temp, "wb"), "cancelled": False, "note": ""}
+        The snapshot comes in chunks, each written to disk before the server may send more (at most
+        EXPORT_WINDOW chunks are in flight). `progress(done, total)` returning False cancels: the server
+        stops and no file is left. Another format than a snapshot, or only some `stages`, is written here
+        from the streamed snapshot (tfdebug.io.exports.export_pass)."""
+        if stages is None and format_for(path, fmt, scope="pass").suffix == SNAPSHOT_SUFFIX:
+            return self._stream(path, progress)
+        with tempfile.TemporaryDirectory(prefix="tfdebug-remote-") as folder:
+            streamed = Path(folder) / ("pass" + SNAPSHOT_SUFFIX)
+            note = self._stream(streamed, progress)
+            with open_snapshot(streamed) as recording:
+                export_pass(recording, path, stages, fmt, progress)
+        return note
 
-        def on_chunk(message: Message) -> None:
-            if message.type == "reply":  # the export has started: what the server says about it
-                state["note"] = str((message["result"] or {}).get("note") or "")
-                return
-            data = message.buffers[0] if message.buffers else np.zeros(0, np.uint8)
-            if state["file"].tell() != message["offset"]:
-                state["cancelled"] = True
-            if not state["cancelled"]:
-                state["file"].write(data.tobytes())
-                if progress is not None and progress(state["file"].tell(), int(message["total"])) is False:
-                    state["cancelled"] = True
-        try:
-            self.request("export", {"to": "window"}, on_chunk=on_chunk, timeout=3600)
-            state["file"].flush()
-            os.fsync(state["file"].fileno())
-            state["file"].close()
-            if state["cancelled"]:
-                raise ExportCancelledError("The export was cancelled; no file was written.", id="export.cancelled")
-            os.replace(temp, path)
-            return state["note"]
-        finally:
-            state["file"].close()
-            if temp.exists():
-                temp.unlink()
+    def _stream(self, path: str | os.PathLike, progress: ProgressCallback | None) -> str:
+        state: dict = {"note": "", "cancelled": False, "error": None}
+        with atomic_write(path) as file:
+            def on_chunk(message: Message) -> None:  # on the connection's thread, one chunk at a time
+                if message.type == "reply":  # the export has started: what the server says about it
+                    state["note"] = str((message["result"] or {}).get("note") or "")
+                    return
+                if state["cancelled"]:
+                    return
+                if file.tell() != message["offset"]:
+                    state["error"] = FrameError("The server's snapshot chunks do not follow on.", id="remote.chunks")
+                else:
+                    file.write(message.buffers[0].data if message.buffers else b"")
+                    try:
+                        report(progress, file.tell(), int(message["total"]))
+                    except TfdebugError as exc:
+                        state["error"] = exc
+                state["cancelled"] = state["error"] is not None
+                self.client.send_only("transfer", {"export": message.id, "received": file.tell(),
+                                                   "cancel": state["cancelled"]})
+            try:
+                self.request("export", {"to": "window"}, on_chunk=on_chunk, timeout=3600)
+            except ExportCancelledError:
+                if state["error"] is None:
+                    raise
+            if state["error"] is not None:  # raised inside the write: the temporary file goes
+                raise state["error"]
+        return state["note"]
 
     def export_on_server(self, name: str) -> dict:
         """Write the snapshot into the server's export folder; {"path", "bytes", "note"} there."""
