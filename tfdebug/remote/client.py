@@ -208,7 +208,8 @@ class _Link:
                 self._send_outbox()
                 while True:
                     try:
-                        frames = self._socket.recv_multipart(zmq.NOBLOCK)
+                        # Not copied: a slice plane's array is made straight on the frame's memory.
+                        frames = self._socket.recv_multipart(zmq.NOBLOCK, copy=False)
                     except zmq.Again:
                         break
                     last_heard = time.monotonic()
