@@ -215,6 +215,8 @@ class InputBar(QWidget):
             self._syncing = True
             for key, edit in self.fields.items():
                 edit.setText(remote.texts.get(key, ""))
+            self.model.setCurrentText(remote.model_name)  # the served model, shown (not chosen) here
+            self._fit_model_box()
             self._syncing = False
         else:  # a replay: show the texts it ran, one field per token stream
             self._build_fields([(k, k.capitalize(), "") for k in self.ctl.tokens])
