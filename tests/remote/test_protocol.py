@@ -115,3 +115,12 @@ def test_an_error_crosses_as_its_id_template_and_values_and_a_hostile_template_i
     nested = {"phrase": {"template": "{p.__init__}", "id": "a", "english": "e", "context": "phrases", "params": {}}}
     assert from_reply({"class": "X", "id": "a.b", "message": "m", "template": "{p}", "params": {"p": nested}}
                       ).template == ""
+
+
+def test_an_export_receipt_is_typed_and_bounded():
+    good = decode(encode("transfer", {"export": 3, "received": 4096, "cancel": False}), **LIMITS)
+    assert (good["export"], good["received"], good["cancel"]) == (3, 4096, False)
+    for fields in ({"export": 3, "received": -1, "cancel": False}, {"export": 3, "received": 1, "cancel": "yes"},
+                   {"export": 3, "received": 1, "cancel": False, "bytes": 9}):
+        with pytest.raises(FrameError):
+            decode(encode("transfer", fields), **LIMITS)
