@@ -98,6 +98,29 @@ def test_a_followed_view_brings_each_stages_slice_with_its_event(remote, local):
         np.testing.assert_array_equal(got.values, expected.values)
         other = remote.display.slice_of(remote.stepper.current, 2, 3, {0: 0, 1: 2}, (64, 64))  # another head
         assert remote.client.requests == asked + 1 and not np.array_equal(other.values, got.values)
+        assert remote.display._pushed_stats is None  # whole-tensor stats were not asked to come along
+    finally:
+        remote.display.unfollow()
+
+
+def test_whole_tensor_stats_come_with_the_pause_for_stages_the_window_summarises(remote, local):
+    remote.display.follow(None, {}, (64, 64), stats_up_to=2**20)
+    try:
+        remote.stepper.run_to(PROBS)
+        remote.stepper.wait()
+        asked = remote.client.requests
+        stats = remote.display.stats_of(remote.stepper.current)
+        assert remote.client.requests == asked  # no round trip
+        expected = LocalDisplay(local.stepper).stats_of(local.stepper.current)
+        assert (stats.min, stats.max, stats.count, stats.neginf) == (expected.min, expected.max, expected.count,
+                                                                     expected.neginf)
+        np.testing.assert_array_equal(stats.hist_counts, expected.hist_counts)
+        remote.display.follow(None, {}, (64, 64), stats_up_to=16)  # smaller than any stage: stats are asked for
+        remote.stepper.step()
+        remote.stepper.wait()
+        asked = remote.client.requests
+        remote.display.stats_of(remote.stepper.current)
+        assert remote.client.requests == asked + 1
     finally:
         remote.display.unfollow()
 

@@ -46,7 +46,8 @@ class ServedSession:
         self.export_dir = Path(export_dir)
         self._on_event = on_event
         self.pass_id = 0
-        self.follow: tuple[ViewSelection, tuple[int, int], bool] | None = None  # the window's view, when it follows
+        # the window's view, when it follows: (view, max size, moments, whole-tensor stats up to this many bytes)
+        self.follow: tuple[ViewSelection, tuple[int, int], bool, int] | None = None
         self.exports: dict[int, "ExportJob"] = {}
         self._start(self._make_session(None))
 
@@ -177,7 +178,7 @@ class ServedSession:
         view = ViewSelection()
         view.pinned = tuple(m["pinned"]) if m["pinned"] and len(m["pinned"]) == 2 else None
         view.indices_by_name = dict(m["indices"])
-        self.follow = (view, (m["max_rows"], m["max_cols"]), m["moments"])
+        self.follow = (view, (m["max_rows"], m["max_cols"]), m["moments"], m["stats_up_to"] or 0)
         return {}, []
 
     def pushed_slice(self, index: int) -> Reply | None:
@@ -186,12 +187,15 @@ class ServedSession:
         history = self.stepper.history
         if self.follow is None or not 0 <= index < len(history) or history[index].tensor is None:
             return None
-        view, size, moments = self.follow
+        view, size, moments, stats_up_to = self.follow
         capture = history[index]
         view.fit(capture.info.axes, capture.shape)
         indices = view.indices(axis_names(capture.info.axes, capture.shape), capture.shape)
         fields, buffers = wire.slice_fields(self.display.slice_of(capture, view.row_axis, view.col_axis, indices,
                                                                   size, moments=moments))
+        if capture.nbytes <= stats_up_to:  # what the window asks next: no round trip for it
+            fields["whole"], whole = wire.stats_fields(self.display.stats_of(capture))
+            buffers = [*buffers, *whole]
         return {**fields, "view": {"index": index, "row": view.row_axis, "col": view.col_axis,
                                    "indices": {str(k): v for k, v in indices.items()}, "max_rows": size[0],
                                    "max_cols": size[1], "moments": moments}}, buffers

@@ -155,8 +155,9 @@ SCHEMAS: dict[str, dict[str, Check]] = {
              "col_axis": _AXIS, "indices": mapping(text(2), _INDEX, MAX_NDIM)},
     "open": {"texts": mapping(text(64), text(20000), 16)},
     # the window's view (tfdebug.core.view.ViewSelection): the server pushes each new stage's slice with its event
+    # `stats_up_to`: the stage's whole-tensor stats come too while its tensor has at most this many bytes
     "follow": {"on": flag(), "pinned": optional(list_of(text(32), 2)), "indices": mapping(text(32), _INDEX, 16),
-               "max_rows": _SIZE, "max_cols": _SIZE, "moments": flag()},
+               "max_rows": _SIZE, "max_cols": _SIZE, "moments": flag(), "stats_up_to": optional(integer(0, 2**62))},
     "export": {"to": text(8, ("window", "server")), "path": optional(text(4096))},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it

@@ -39,32 +39,41 @@ class RemoteDisplay:
     def __init__(self, session: "RemoteSession"):
         self._session = session
         self._pushed: tuple[tuple, DisplaySlice] | None = None  # the slice the server sent with the last event
+        self._pushed_stats: tuple[int, Stats] | None = None  # (history index, whole-tensor stats) sent with it
         self._followed: tuple | None = None  # the view last told to the server
 
     def follow(self, pinned: tuple[str, str] | None, indices_by_name: Mapping[str, int],
-               max_size: tuple[int, int], moments: bool = True) -> None:
+               max_size: tuple[int, int], moments: bool = True, stats_up_to: int | None = None) -> None:
         """Tell the server the window's view (tfdebug.core.view.ViewSelection's pinned axes and indices): each
-        stage the pass pauses or moves to then comes with its slice, and `slice_of` for it needs no round trip.
+        stage the pass pauses or moves to then comes with its slice, and `slice_of` for it needs no round trip;
+        with `stats_up_to`, stages of at most that many bytes bring their whole-tensor stats too (`stats_of`).
         Telling it the same view again sends nothing."""
-        view = (tuple(pinned) if pinned else None, tuple(sorted(indices_by_name.items())), tuple(max_size), moments)
+        view = (tuple(pinned) if pinned else None, tuple(sorted(indices_by_name.items())), tuple(max_size), moments,
+                stats_up_to)
         if view == self._followed:
             return
         self._followed = view
         self._session.request("follow", {"on": True, "pinned": list(pinned) if pinned else None,
                                          "indices": {str(k): int(v) for k, v in indices_by_name.items()},
                                          "max_rows": int(max_size[0]), "max_cols": int(max_size[1]),
-                                         "moments": moments})
+                                         "moments": moments, "stats_up_to": stats_up_to})
 
     def unfollow(self) -> None:
-        self._pushed, self._followed = None, None
+        self._pushed, self._pushed_stats, self._followed = None, None, None
         self._session.request("follow", {"on": False, "indices": {}, "max_rows": 1, "max_cols": 1, "moments": False})
 
     def take_pushed(self, fields, buffers) -> None:
         """A slice the server pushed with an event (None: the event brought none; any earlier one is stale)."""
         if fields is None:
-            self._pushed = None
+            self._pushed = self._pushed_stats = None
             return
         view = fields.get("view") or {}
+        whole = fields.get("whole")
+        if whole is not None and len(buffers) == 5:
+            self._pushed_stats = (view.get("index"), wire.stats_of(whole, *buffers[3:]))
+            buffers = buffers[:3]
+        else:
+            self._pushed_stats = None
         self._pushed = (self._key(view), wire.slice_of(fields, buffers))
 
     @staticmethod
@@ -100,6 +109,9 @@ class RemoteDisplay:
 
     def stats_of(self, capture: Capture) -> Stats:
         index = self._session.stepper.position_of(capture.name)
+        pushed = self._pushed_stats
+        if pushed is not None and pushed[0] == index and index is not None:
+            return pushed[1]
         reply = self._session.request("stats", {"index": index})
         if len(reply.buffers) != 2:
             raise FrameError("Stats from the server come without their histogram.", id="remote.stats_histogram")
