@@ -199,7 +199,30 @@ def tiny_gpt2() -> str:
               f"final loss {d['final_loss']:.3f}.")
 
 
+def _remote() -> dict:
+    return load("docs/bench-remote-cpu-2core.json")["remote"]
+
+
+def remote_steps() -> str:
+    """Bytes and ms per step to the shown slice in hand, local vs served on loopback."""
+    return table(["stage", "bytes per step", "stage bytes", "local ms", "remote ms", "added ms", "remote / local"],
+                 [[f"{r['size']}²", f"{r['bytes_per_step']:,}", f"{r['stage_bytes']:,}", ms(r["local_ms"]),
+                   ms(r["remote_ms"]), ms(r["added_ms"]), ratio(r["ratio"])] for r in _remote()["rows"]])
+
+
+def remote_painted() -> str:
+    """F10 to the painted heatmap in the window, the same pass local and served by a process on loopback."""
+    return table(["stage", "local ms", "remote ms", "remote p95", "added ms", "remote / local", "A/A local",
+                  "A/A remote"],
+                 [[f"{r['size']}²", ms(r["local_painted_ms"]), ms(r["remote_painted_ms"]),
+                   ms(r["remote_painted_p95"]), ms(r["added_painted_ms"]), ratio(r["painted_ratio"]),
+                   ratio(r["aa_ratio_local"]), ratio(r["aa_ratio"])] for r in _remote()["painted"]])
+
+
 TABLES: dict[str, Callable[[], str]] = {
+    "machine-remote": lambda: machine("docs/bench-remote-cpu-2core.json"),
+    "remote-steps": remote_steps,
+    "remote-painted": remote_painted,
     "machine-bench": lambda: machine("docs/bench-cpu-2core.json"),
     "machine-latency": lambda: machine("docs/bench-latency-cpu-2core.json"),
     "machine-generation": lambda: machine("docs/bench-generation-cpu-2core.json"),

@@ -17,6 +17,11 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
   enc.0.attn.probs (a bare nn.TransformerEncoderLayer).
 - gui-capture-budget: Debug ▸ Capture Budget… set to at most 0.03 MB, Ctrl+Return, F5 to the
   end, a click on the Capture tab.
+- gui-remote-*: `tfdebug serve --model tiny-gpt2` started in a process of its own, the window
+  attached through File ▸ Connect to Server… (the printed line pasted), F10 to
+  dec.0.self_attn.probs (gui-remote-tiny-gpt2-probs); Breakpoints ▸ Conditions… "contains NaN",
+  Edit Tensor… one cell set to nan (gui-remote-edited); F5, stopped by the NaN breakpoint on the
+  server (gui-remote-continued); File ▸ Export… streamed from the server (gui-remote-exported).
 Each NAME.png comes with NAME.json, the texts the window showed (see window_driver.py); OUT_DIR
 defaults to docs/.
 """
@@ -29,7 +34,7 @@ from pathlib import Path
 
 # The tfdebug of this checkout (not whichever one is installed), and window_driver beside this file.
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
-from window_driver import Driver  # noqa: E402
+from window_driver import Driver, wait  # noqa: E402
 
 DEMO = {"src": "I love you", "tgt": "我 爱 你"}
 TINY_GPT2 = {"prompt": "I love you = 我 爱 你"}
@@ -38,7 +43,8 @@ CHINESE = ("gui-zh-dec.0.self_attn.masked",)
 HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs", "gui-generation-tiny-gpt2")
 OTHERS = ("learn-notes-head-split", "sdpa-encoder-layer")
 BUDGET = ("gui-capture-budget",)
-PICTURES = ENGLISH + CHINESE + HF + OTHERS + BUDGET
+REMOTE = ("gui-remote-tiny-gpt2-probs", "gui-remote-edited", "gui-remote-continued", "gui-remote-exported")
+PICTURES = ENGLISH + CHINESE + HF + OTHERS + BUDGET + REMOTE
 
 
 def english(out: Path, only: set[str] | None) -> None:
@@ -118,9 +124,58 @@ def capture_budget(out: Path, only: set[str] | None) -> None:
         driver.close()
 
 
+def served_tiny_gpt2(folder: str):
+    """`tfdebug serve --model tiny-gpt2` in a process of its own; (process, the line it printed to paste)."""
+    import os
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    process = subprocess.Popen([sys.executable, "-m", "tfdebug", "serve", "--model", "tiny-gpt2", "--port", "0",
+                                "--export-dir", folder], stdout=subprocess.PIPE, text=True, cwd=root,
+                               env={**os.environ, "PYTHONPATH": str(root)})
+    for line in process.stdout:
+        if "--connect" in line:
+            return process, line.strip()
+    process.kill()
+    raise RuntimeError("tfdebug serve printed no line to paste")
+
+
+def remote(out: Path, only: set[str] | None) -> None:
+    import tempfile
+
+    from PySide6.QtCore import Qt
+
+    from tfdebug.adapters import available_models
+
+    if "tiny-gpt2" not in available_models():
+        print("tiny-gpt2 is not available here (pip install -e '.[hf]'): its pictures are left as they are")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        process, line = served_tiny_gpt2(folder)
+        driver = Driver(out, only)
+        try:
+            driver.connect(line)
+            driver.step_to("dec.0.self_attn.probs")
+            driver.shot(REMOTE[0], 1600, 1000)
+            driver.break_on_nan()
+            driver.edit_cell("nan")
+            driver.window.edit_tools.dialog.close()
+            driver.shot(REMOTE[1], 1600, 1000)
+            stopped = driver.ctl.current.name
+            driver.key(Qt.Key_F5)
+            wait(lambda: driver.paused() and driver.ctl.current.name != stopped)
+            driver.shot(REMOTE[2], 1600, 1000)
+            driver.export(Path(folder) / "remote-pass.safetensors")
+            driver.shot(REMOTE[3], 1600, 1000)
+        finally:
+            driver.close()
+            process.terminate()
+            process.wait(30)
+
+
 def main(out: Path, only: set[str] | None = None) -> None:
     for names, make in ((ENGLISH, english), (CHINESE, chinese), (HF, tiny_gpt2), (OTHERS, other_models),
-                        (BUDGET, capture_budget)):
+                        (BUDGET, capture_budget), (REMOTE, remote)):
         if only is None or only & set(names):
             make(out, only)
 

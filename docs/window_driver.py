@@ -167,6 +167,70 @@ class Driver:
         self.key(Qt.Key_F5)
         wait(lambda: self.ctl.stepper.state == "finished")
 
+    def answer_dialog(self, find, fill) -> None:
+        """Once `find()` gives a visible dialog (a modal one blocks the caller), call `fill(dialog)` on it."""
+        from PySide6.QtCore import QTimer
+
+        def answer() -> None:
+            dialog = find()
+            if dialog is None or not dialog.isVisible():
+                QTimer.singleShot(50, answer)
+                return
+            fill(dialog)
+        QTimer.singleShot(50, answer)
+
+    def connect(self, line: str) -> None:
+        """File ▸ Connect to Server…: paste the line tfdebug serve printed into Address, OK; wait for the pass."""
+        from PySide6.QtWidgets import QDialogButtonBox
+
+        def fill(dialog) -> None:
+            dialog.address.setFocus()
+            QTest.keyClicks(dialog.address, line)
+            click(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok))
+        self.answer_dialog(lambda: getattr(self.window, "connect_dialog", None), fill)
+        self.window.actions_by_id["tfdebug.file.connect"].trigger()
+        wait(lambda: self.ctl.remote is not None and self.paused() and self.window.heatmap_panel.slice is not None)
+
+    def break_on_nan(self) -> None:
+        """Breakpoints ▸ Conditions…: tick "contains NaN", OK."""
+        from PySide6.QtWidgets import QDialogButtonBox
+
+        def fill(dialog) -> None:
+            click(dialog.nan)
+            click(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok))
+        self.answer_dialog(lambda: self.window.tools.conditions.dialog, fill)
+        self.window.actions_by_id["tfdebug.breakpoints.conditions"].trigger()
+        wait(lambda: any(b.by == "condition" and b.value == "nan" for b in self.ctl.breakpoints))
+
+    def edit_cell(self, value: str) -> None:
+        """Edit Tensor… (Ctrl+Shift+E): Set to a value, One cell, type `value`, Apply; the dialog stays open."""
+        self.key(Qt.Key_E, Qt.ControlModifier | Qt.ShiftModifier)
+        wait(lambda: self.window.edit_tools.dialog is not None and self.window.edit_tools.dialog.isVisible())
+        dialog = self.window.edit_tools.dialog
+        for combo, text in ((dialog.operation, "Set to a value"), (dialog.target, "One cell")):
+            combo.setFocus()
+            while combo.currentText() != text:  # the arrow keys walk the list, as a person does
+                QTest.keyClick(combo, Qt.Key_Down)
+        type_into(dialog.value, value)
+        click(dialog.apply_button)
+        wait(lambda: self.ctl.current.edited and self.window.heatmap_panel.slice is not None
+             and self.window.heatmap_panel.slice.stats.nan > 0)
+
+    def export(self, path: Path) -> None:
+        """File ▸ Export…: type the file name, OK; wait until it is written."""
+        from PySide6.QtWidgets import QDialogButtonBox
+
+        def fill(dialog) -> None:
+            type_into(dialog.path_edit, str(path))
+            click(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok))
+        from PySide6.QtWidgets import QApplication as App
+
+        from tfdebug.ui.dialogs.export import ExportDialog
+        self.answer_dialog(lambda: next((w for w in App.topLevelWidgets() if isinstance(w, ExportDialog)
+                                         and w.isVisible()), None), fill)
+        self.window.actions_by_id["tfdebug.file.export"].trigger()
+        wait(lambda: self.window.exports.job is not None and self.window.exports.job.done and path.exists())
+
     def click_tab(self, text: str) -> None:
         """Click the tab called `text` in the window's tabbed docks (e.g. "Capture" beside "Stats")."""
         bar = next(b for b in self.window.findChildren(QTabBar) if text in [b.tabText(i) for i in range(b.count())])

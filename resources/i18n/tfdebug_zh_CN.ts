@@ -1453,6 +1453,10 @@ output w·V = {output}</source>
         <translation>已连接到 {host}：模型在那里运行。</translation>
     </message>
     <message>
+        <source>The server could not start the pass.</source>
+        <translation>服务器无法开始这一遍。</translation>
+    </message>
+    <message>
         <source>connection lost</source>
         <translation>连接已断开</translation>
     </message>
@@ -1461,20 +1465,24 @@ output w·V = {output}</source>
         <translation>无法重新连接到服务器。</translation>
     </message>
     <message>
-        <source>The snapshot could not be streamed from the server.</source>
-        <translation>无法从服务器流式传输快照。</translation>
+        <source>The server could not write the snapshot.</source>
+        <translation>服务器无法写入快照。</translation>
     </message>
     <message>
-        <source>Exported the server&apos;s pass to {path}.</source>
-        <translation>已将服务器上的前向过程导出到 {path}。</translation>
+        <source>The server wrote {path} ({size}).</source>
+        <translation>服务器已写入 {path}（{size}）。</translation>
+    </message>
+    <message>
+        <source>Export Snapshot on Server</source>
+        <translation>在服务器上导出快照</translation>
+    </message>
+    <message>
+        <source>File name in the server&apos;s export folder:</source>
+        <translation>服务器导出文件夹中的文件名：</translation>
     </message>
     <message>
         <source>Reconnected to {host}.</source>
         <translation>已重新连接到 {host}。</translation>
-    </message>
-    <message>
-        <source>Export Snapshot</source>
-        <translation>导出快照</translation>
     </message>
 </context>
 <context>
@@ -1914,12 +1922,12 @@ output w·V = {output}</source>
         <translation>重新连接到断开的服务器</translation>
     </message>
     <message>
-        <source>Export Snapshot from Server…</source>
-        <translation>从服务器导出快照…</translation>
+        <source>Export Snapshot on Server…</source>
+        <translation>在服务器上导出快照…</translation>
     </message>
     <message>
-        <source>Stream the server&apos;s pass to a snapshot file on this machine</source>
-        <translation>把服务器上的前向过程流式保存为本机上的快照文件</translation>
+        <source>Write the pass as a snapshot into the server&apos;s export folder, where the model runs (File ▸ Export… writes it on this machine)</source>
+        <translation>把这一遍作为快照写入服务器的导出文件夹，即模型运行之处（文件 ▸ 导出… 则写到本机）</translation>
     </message>
 </context>
 <context>
@@ -2016,9 +2024,49 @@ output w·V = {output}</source>
         <translation>使用缓存解码时不能输入 &lt;pad&gt; 词元。</translation>
     </message>
     <message>
+        <source>A breakpoint cannot be read: {why}</source>
+        <comment>remote.breakpoint</comment>
+        <translation>无法读取断点：{why}</translation>
+    </message>
+    <message>
+        <source>A message claims {got} bytes of arrays, more than the limit of {limit}.</source>
+        <comment>remote.buffer_size</comment>
+        <translation>一条消息声称带有 {got} 字节的数组，超过上限 {limit}。</translation>
+    </message>
+    <message>
+        <source>A message describes {n} buffers but carries {got}.</source>
+        <comment>remote.buffer_count</comment>
+        <translation>一条消息描述了 {n} 个缓冲区，实际却带了 {got} 个。</translation>
+    </message>
+    <message>
+        <source>A message header is not a JSON object.</source>
+        <comment>remote.not_json</comment>
+        <translation>消息头不是 JSON 对象。</translation>
+    </message>
+    <message>
+        <source>A message header of {got} bytes is larger than the limit of {limit}.</source>
+        <comment>remote.header_size</comment>
+        <translation>{got} 字节的消息头超过上限 {limit}。</translation>
+    </message>
+    <message>
+        <source>A message must have 1 to {n} frames, not {got}.</source>
+        <comment>remote.frames</comment>
+        <translation>一条消息须有 1 到 {n} 帧，而不是 {got} 帧。</translation>
+    </message>
+    <message>
+        <source>A message of type {kind} is not expected here.</source>
+        <comment>remote.type</comment>
+        <translation>此处不接受类型为 {kind} 的消息。</translation>
+    </message>
+    <message>
         <source>A recorded pass cannot run again: open the model to run it live.</source>
         <comment>stepper.recorded</comment>
         <translation>录制的前向过程不能再次运行：请打开模型以实时运行。</translation>
+    </message>
+    <message>
+        <source>A slice from the server cannot be read: {why}</source>
+        <comment>remote.slice</comment>
+        <translation>无法读取服务器发来的切片：{why}</translation>
     </message>
     <message>
         <source>A source sentence is empty: type at least one word.</source>
@@ -2029,6 +2077,11 @@ output w·V = {output}</source>
         <source>A source token id is outside the vocabulary (0 to {last}).</source>
         <comment>input.out_of_range_source</comment>
         <translation>有一个源词元 id 超出了词表范围（0 到 {last}）。</translation>
+    </message>
+    <message>
+        <source>A stage description from the server cannot be read: {why}</source>
+        <comment>remote.entry</comment>
+        <translation>无法读取服务器发来的阶段描述：{why}</translation>
     </message>
     <message>
         <source>A target token id is outside the vocabulary (0 to {last}).</source>
@@ -2051,6 +2104,16 @@ output w·V = {output}</source>
         <translation>整次前向传播不能导出为 {suffix}；请选择 {choices}。</translation>
     </message>
     <message>
+        <source>A {kind} message has an unknown field &apos;{field}&apos;.</source>
+        <comment>remote.unknown_field</comment>
+        <translation>{kind} 消息含有未知字段“{field}”。</translation>
+    </message>
+    <message>
+        <source>A {kind} request needs the field &apos;{field}&apos;.</source>
+        <comment>remote.missing_field</comment>
+        <translation>{kind} 请求需要字段“{field}”。</translation>
+    </message>
+    <message>
         <source>A {suffix} picture of the heatmap can only be drawn from the window.</source>
         <comment>export.picture_needs_window</comment>
         <translation>热力图的 {suffix} 图片只能在窗口中绘制。</translation>
@@ -2066,9 +2129,29 @@ output w·V = {output}</source>
         <translation>已经在最后一个已捕获的阶段。</translation>
     </message>
     <message>
+        <source>Another window is attached to this server. Close it (or disconnect it) first; a window that lost its connection is let go after {s:g} s.</source>
+        <comment>remote.busy</comment>
+        <translation>另一个窗口已连接到此服务器。请先关闭它（或断开它）；失去连接的窗口会在 {s:g} 秒后被释放。</translation>
+    </message>
+    <message>
+        <source>Attach with the token first.</source>
+        <comment>remote.not_attached</comment>
+        <translation>请先用令牌连接。</translation>
+    </message>
+    <message>
         <source>Axis {axis} has no index {index}.</source>
         <comment>edit.no_index</comment>
         <translation>轴 {axis} 没有索引 {index}。</translation>
+    </message>
+    <message>
+        <source>Buffer {i} declares {want} bytes but carries {got}.</source>
+        <comment>remote.buffer_length</comment>
+        <translation>缓冲区 {i} 声明 {want} 字节，实际带了 {got} 字节。</translation>
+    </message>
+    <message>
+        <source>Buffer {i} is not described by its dtype and shape.</source>
+        <comment>remote.buffer_spec</comment>
+        <translation>缓冲区 {i} 没有用元素类型和形状描述。</translation>
     </message>
     <message>
         <source>Cannot export to {shown}: choose a {choices} file.</source>
@@ -2136,9 +2219,19 @@ output w·V = {output}</source>
         <translation>请选择用来填充显示切片的 CSV 文件。</translation>
     </message>
     <message>
+        <source>Connection lost: the server at {address} has not answered for {s:.1f} s (it ended, or the network went away).</source>
+        <comment>remote.lost</comment>
+        <translation>连接已断开：{address} 上的服务器已 {s:.1f} 秒没有应答（它已结束，或网络已断）。</translation>
+    </message>
+    <message>
         <source>Device {device} is not available on this machine; available: {available}.</source>
         <comment>device.unavailable</comment>
         <translation>本机没有设备 {device}；可用的设备：{available}。</translation>
+    </message>
+    <message>
+        <source>Head thumbnails from the server cannot be read: {why}</source>
+        <comment>remote.heads</comment>
+        <translation>无法读取服务器发来的头缩略图：{why}</translation>
     </message>
     <message>
         <source>Hugging Face models need the optional extra: pip install &quot;tfdebug[hf]&quot; (transformers and tokenizers).</source>
@@ -2149,6 +2242,11 @@ output w·V = {output}</source>
         <source>Importing {module} failed: {error}: {reason}</source>
         <comment>sdpa.import_failed</comment>
         <translation>导入 {module} 失败：{error}: {reason}</translation>
+    </message>
+    <message>
+        <source>Listening on {host} needs encryption, and this pyzmq was built without CURVE. Listen on 127.0.0.1 and forward the port over SSH instead: ssh -N -L PORT:127.0.0.1:PORT this-server.</source>
+        <comment>remote.no_curve</comment>
+        <translation>在 {host} 上监听需要加密，而此 pyzmq 构建时未带 CURVE。请改为在 127.0.0.1 上监听，并通过 SSH 转发端口：ssh -N -L PORT:127.0.0.1:PORT this-server。</translation>
     </message>
     <message>
         <source>Max new tokens must be at least 1.</source>
@@ -2181,6 +2279,11 @@ output w·V = {output}</source>
         <translation>未选择任何阶段：请至少选择一个要导出的阶段。</translation>
     </message>
     <message>
+        <source>Not connected to a tfdebug server.</source>
+        <comment>remote.not_connected</comment>
+        <translation>未连接到 tfdebug 服务器。</translation>
+    </message>
+    <message>
         <source>Nothing has run yet.</source>
         <comment>stepper.nothing_run</comment>
         <translation>还没有运行任何阶段。</translation>
@@ -2189,6 +2292,11 @@ output w·V = {output}</source>
         <source>Nothing recorded a stage named &apos;{name}&apos;.</source>
         <comment>recorder.unknown_stage</comment>
         <translation>没有任何记录包含名为“{name}”的阶段。</translation>
+    </message>
+    <message>
+        <source>On the server, a snapshot is written into its export folder: give a file name ending in {suffix}, without a folder.</source>
+        <comment>remote.export_name</comment>
+        <translation>在服务器上，快照写入它的导出文件夹：请给出以 {suffix} 结尾、不含文件夹的文件名。</translation>
     </message>
     <message>
         <source>Only a 2-D slice can be exported as CSV; this one has {ndim} dimensions.</source>
@@ -2231,6 +2339,21 @@ output w·V = {output}</source>
         <translation>阶段 {name} 正在被此模型的另一次前向传播记录：请先停止那次传播。</translation>
     </message>
     <message>
+        <source>Stage {name} is not in the server&apos;s history.</source>
+        <comment>remote.not_captured</comment>
+        <translation>阶段 {name} 不在服务器的历史中。</translation>
+    </message>
+    <message>
+        <source>Stage {name} was left out of the history by the capture budget: it has no tensor to show.</source>
+        <comment>display.dropped</comment>
+        <translation>阶段 {name} 因捕获预算未留在历史中：没有可显示的张量。</translation>
+    </message>
+    <message>
+        <source>Stats from the server cannot be read: {why}</source>
+        <comment>remote.stats</comment>
+        <translation>无法读取服务器发来的统计量：{why}</translation>
+    </message>
+    <message>
         <source>The .pt file {name} could not be written.</source>
         <comment>export.pt_write_failed</comment>
         <translation>无法写入 .pt 文件 {name}。</translation>
@@ -2271,6 +2394,11 @@ output w·V = {output}</source>
         <translation>配置指定的架构 &apos;{name}&apos; 在 transformers 中不是模型类。</translation>
     </message>
     <message>
+        <source>The connection was closed.</source>
+        <comment>remote.closed</comment>
+        <translation>连接已关闭。</translation>
+    </message>
+    <message>
         <source>The demo model is not bundled with this installation; use --model random.</source>
         <comment>model.no_demo</comment>
         <translation>此安装未附带演示模型；请使用 --model random。</translation>
@@ -2294,6 +2422,11 @@ output w·V = {output}</source>
         <source>The export was cancelled; nothing was written.</source>
         <comment>export.cancelled</comment>
         <translation>导出已取消；没有写入任何内容。</translation>
+    </message>
+    <message>
+        <source>The field &apos;{field}&apos; must be {want}, not {value}.</source>
+        <comment>remote.field</comment>
+        <translation>字段“{field}”必须是{want}，而不是 {value}。</translation>
     </message>
     <message>
         <source>The file name {name} is too long for this file system.</source>
@@ -2426,6 +2559,11 @@ output w·V = {output}</source>
         <translation>模型文件夹 {folder} 中没有 {name}。</translation>
     </message>
     <message>
+        <source>The model takes no input named {name}.</source>
+        <comment>remote.unknown_input</comment>
+        <translation>模型没有名为 {name} 的输入。</translation>
+    </message>
+    <message>
         <source>The module failed on the inputs make_inputs gave: {error}: {reason}</source>
         <comment>sdpa.module_failed</comment>
         <translation>模块在 make_inputs 给出的输入上运行失败：{error}: {reason}</translation>
@@ -2449,6 +2587,51 @@ output w·V = {output}</source>
         <source>The seed must be a whole number from {least} to {most}.</source>
         <comment>decoding.seed</comment>
         <translation>随机种子必须是 {least} 到 {most} 之间的整数。</translation>
+    </message>
+    <message>
+        <source>The server cannot do that: {why}</source>
+        <comment>remote.server_refused</comment>
+        <translation>服务器无法执行此操作：{why}</translation>
+    </message>
+    <message>
+        <source>The server could not write the snapshot: {why}</source>
+        <comment>remote.export_failed</comment>
+        <translation>服务器无法写入快照：{why}</translation>
+    </message>
+    <message>
+        <source>The server did not answer within {s:g} s.{hint}</source>
+        <comment>remote.no_answer</comment>
+        <translation>服务器在 {s:g} 秒内没有应答。{hint}</translation>
+    </message>
+    <message>
+        <source>The server let the window in but sent no pass.</source>
+        <comment>remote.no_pass</comment>
+        <translation>服务器接受了窗口，却没有发来任何一遍。</translation>
+    </message>
+    <message>
+        <source>The server started no new pass.</source>
+        <comment>remote.no_new_pass</comment>
+        <translation>服务器没有开始新的一遍。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s history does not follow on from the window&apos;s.</source>
+        <comment>remote.gap</comment>
+        <translation>服务器的历史与窗口的历史接不上。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s pass cannot be read: {why}</source>
+        <comment>remote.pass</comment>
+        <translation>无法读取服务器的这一遍：{why}</translation>
+    </message>
+    <message>
+        <source>The server&apos;s snapshot chunks do not follow on.</source>
+        <comment>remote.chunks</comment>
+        <translation>服务器发来的快照分块接不上。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s state cannot be read: {why}</source>
+        <comment>remote.state</comment>
+        <translation>无法读取服务器的状态：{why}</translation>
     </message>
     <message>
         <source>The snapshot {path} changed on disk after it was opened; open it again.</source>
@@ -2516,6 +2699,11 @@ output w·V = {output}</source>
         <translation>温度必须是 {least:g} 到 {most:g} 之间的数。</translation>
     </message>
     <message>
+        <source>The token is wrong: copy the whole line tfdebug serve printed.</source>
+        <comment>remote.token</comment>
+        <translation>令牌不对：请复制 tfdebug serve 打印的整行。</translation>
+    </message>
+    <message>
         <source>The tokenizer gives {token} the id {number}, but the model&apos;s embedding has only {rows} rows: the folder&apos;s tokenizer.json does not belong to this model.</source>
         <comment>hf.id_past_vocab</comment>
         <translation>分词器给 {token} 的编号是 {number}，但模型的嵌入表只有 {rows} 行：文件夹中的 tokenizer.json 不属于这个模型。</translation>
@@ -2544,6 +2732,11 @@ output w·V = {output}</source>
         <source>The {label} has {count} tokens; the notes preset takes at most {most}.</source>
         <comment>notes.too_long</comment>
         <translation>{label}有 {count} 个词元；notes 预设最多接受 {most} 个。</translation>
+    </message>
+    <message>
+        <source>There are no stages to export yet: step into the pass first.</source>
+        <comment>remote.export_empty</comment>
+        <translation>还没有可导出的阶段：请先单步进入这一遍。</translation>
     </message>
     <message>
         <source>There are no stages to save: capture a pass first.</source>
@@ -2654,6 +2847,11 @@ output w·V = {output}</source>
         <source>Unknown dtype &apos;{dtype}&apos;: use float32, float16 or bfloat16.</source>
         <comment>sdpa.unknown_dtype</comment>
         <translation>未知的数据类型“{dtype}”：请使用 float32、float16 或 bfloat16。</translation>
+    </message>
+    <message>
+        <source>Unknown element type {name}.</source>
+        <comment>remote.dtype</comment>
+        <translation>未知的元素类型 {name}。</translation>
     </message>
     <message>
         <source>Unknown model &apos;{name}&apos;: use demo, random or a model folder.</source>
@@ -2876,6 +3074,16 @@ output w·V = {output}</source>
         <translation>{folder} 中没有 config.json，因此不是 Hugging Face 模型文件夹。</translation>
     </message>
     <message>
+        <source>&apos;{address}&apos; is not a server address: give HOST:PORT, as tfdebug serve printed it.</source>
+        <comment>remote.address</comment>
+        <translation>“{address}”不是服务器地址：请按 tfdebug serve 打印的样子给出 主机:端口。</translation>
+    </message>
+    <message>
+        <source>&apos;{key}&apos; is not a server key: give the 40 characters after --server-key in the line tfdebug serve printed.</source>
+        <comment>remote.server_key</comment>
+        <translation>“{key}”不是服务器密钥：请给出 tfdebug serve 打印的那一行中 --server-key 后面的 40 个字符。</translation>
+    </message>
+    <message>
         <source>--device-map needs accelerate: pip install &quot;tfdebug[hf]&quot;.</source>
         <comment>device_map.no_accelerate</comment>
         <translation>--device-map 需要 accelerate：pip install &quot;tfdebug[hf]&quot;。</translation>
@@ -2891,6 +3099,11 @@ output w·V = {output}</source>
         <translation>--device-map {name} 把 Hugging Face 模型分布到多个设备上；{spec} 只在一个设备上运行：请用 --device。</translation>
     </message>
     <message>
+        <source>A slice from the server is not a 2-D plane with its stats.</source>
+        <comment>remote.slice_shape</comment>
+        <translation>服务器发来的切片不是带统计量的二维平面。</translation>
+    </message>
+    <message>
         <source>Could not download {model}: the Hugging Face hub cannot be reached from here (no network, or HF_HUB_OFFLINE is set).</source>
         <comment>hub.offline</comment>
         <translation>无法下载 {model}：从这里连不上 Hugging Face Hub（没有网络，或设置了 HF_HUB_OFFLINE）。</translation>
@@ -2901,9 +3114,19 @@ output w·V = {output}</source>
         <translation>无法下载 {model}：{reason}</translation>
     </message>
     <message>
+        <source>Head thumbnails from the server do not fit together.</source>
+        <comment>remote.heads_fit</comment>
+        <translation>服务器发来的头缩略图彼此不相符。</translation>
+    </message>
+    <message>
         <source>Hub ids need the optional extra: pip install &quot;tfdebug[hf]&quot; (huggingface_hub).</source>
         <comment>hub.install_hint</comment>
         <translation>Hub 模型 id 需要可选依赖：pip install &quot;tfdebug[hf]&quot;（huggingface_hub）。</translation>
+    </message>
+    <message>
+        <source>Stats from the server come without their histogram.</source>
+        <comment>remote.stats_histogram</comment>
+        <translation>服务器发来的统计量缺少直方图。</translation>
     </message>
     <message>
         <source>Unknown model &apos;{name}&apos; (did you mean {close}?): use {names} or a model folder.</source>
@@ -3927,6 +4150,11 @@ output w·V = {output}</source>
         <source>uses snapshot format {version}, newer than this tfdebug reads ({ours}); update tfdebug to open it</source>
         <comment>manifest.newer</comment>
         <translation>使用快照格式 {version}，比此 tfdebug 能读取的格式（{ours}）更新；请更新 tfdebug 后再打开</translation>
+    </message>
+    <message>
+        <source> If tfdebug serve printed a --server-key, give it too.</source>
+        <comment>remote.hint_key</comment>
+        <translation>如果 tfdebug serve 打印了 --server-key，也请给出它。</translation>
     </message>
     <message>
         <source>{start}… ({n} characters)</source>

@@ -15,10 +15,15 @@ def test_bench_remote_json_has_every_column():
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["bench", "--section", "remote", "--tiny", "--json", "--max-load", "0"]) == 0
-    rows = json.loads(out.getvalue())["remote"]["rows"]
+    section = json.loads(out.getvalue())["remote"]
+    rows = section["rows"]
     assert [r["size"] for r in rows] == [64, 128]
     for row in rows:
         assert row["local_ms"] > 0 and row["remote_ms"] > 0 and row["bytes_per_step"] >= row["shown_plane_bytes"]
+    # F10 to the painted heatmap in the window, local and attached to a server process on loopback
+    assert [r["size"] for r in section["painted"]] == [64, 128]
+    for row in section["painted"]:
+        assert row["local_painted_ms"] > 0 and row["remote_painted_ms"] > 0
 
 
 def test_only_the_downsampled_slice_crosses_for_a_stage_larger_than_the_view():

@@ -91,3 +91,36 @@ def test_thumbnails_that_do_not_fit_together_are_refused():
     with pytest.raises(FrameError, match="do not fit"):
         wire.heads_of({"source_shape": [2, 2]}, [np.zeros((4, 2, 2), np.float32), np.zeros(3), np.zeros(4),
                                                    np.zeros(4, np.int64)])
+
+
+def test_an_error_crosses_as_its_id_template_and_values_and_a_hostile_template_is_dropped():
+    from tfdebug.core.errors import SnapshotError, StepperStateError
+    from tfdebug.core.phrases import Choices, Phrase
+    from tfdebug.remote.errors import from_reply, to_reply
+
+    reason = Phrase("Permission denied", id="os.permission")
+    sent = SnapshotError("Cannot write {path}: {why} (try {ways}).", id="snapshot.write", path="/tmp/x", why=reason,
+                         ways=Choices(["a", "b", "c"]))
+    wired = json.loads(json.dumps(to_reply(sent)))  # what crosses is JSON
+    back = from_reply(wired)
+    assert type(back) is SnapshotError and (back.id, back.template, back.message) == (
+        sent.id, sent.template, sent.message)
+    assert isinstance(back.params["why"], Phrase) and back.params["why"].id == "os.permission"
+    assert back.params["ways"].items == ("a", "b", "c")
+    for template, params in (("{why.__class__.__init__.__globals__}", {"why": "x"}), ("{0}", {}),
+                             ("{missing}", {}), ("{a[0]}", {"a": "xy"}), ("{a:{b}}", {"a": 1, "b": "d"})):
+        hostile = from_reply({"class": "StepperStateError", "id": "x.y", "message": "English.", "template": template,
+                              "params": params})
+        assert type(hostile) is StepperStateError and hostile.template == "" and hostile.message == "English."
+    nested = {"phrase": {"template": "{p.__init__}", "id": "a", "english": "e", "context": "phrases", "params": {}}}
+    assert from_reply({"class": "X", "id": "a.b", "message": "m", "template": "{p}", "params": {"p": nested}}
+                      ).template == ""
+
+
+def test_an_export_receipt_is_typed_and_bounded():
+    good = decode(encode("transfer", {"export": 3, "received": 4096, "cancel": False}), **LIMITS)
+    assert (good["export"], good["received"], good["cancel"]) == (3, 4096, False)
+    for fields in ({"export": 3, "received": -1, "cancel": False}, {"export": 3, "received": 1, "cancel": "yes"},
+                   {"export": 3, "received": 1, "cancel": False, "bytes": 9}):
+        with pytest.raises(FrameError):
+            decode(encode("transfer", fields), **LIMITS)

@@ -9,9 +9,13 @@ from tfdebug.adapters.registry import load_adapter
 from tfdebug.adapters.session import DebugSession
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.edits import Edit, Region
-from tfdebug.core.errors import ExportError, StepperStateError, UnknownStageError
+from tfdebug.core.errors import (ExportCancelledError, ExportError, InputError, SequenceTooLongError, StepperStateError,
+                                  UnknownStageError)
+from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.snapshot import open_snapshot
 from tfdebug.remote.display import LocalDisplay
+from tfdebug.remote.errors import FrameError
+from tfdebug.remote.protocol import EXPORT_CHUNK
 from tfdebug.remote.session import RemoteSession
 
 PROBS = "dec.0.self_attn.probs"
@@ -94,6 +98,29 @@ def test_a_followed_view_brings_each_stages_slice_with_its_event(remote, local):
         np.testing.assert_array_equal(got.values, expected.values)
         other = remote.display.slice_of(remote.stepper.current, 2, 3, {0: 0, 1: 2}, (64, 64))  # another head
         assert remote.client.requests == asked + 1 and not np.array_equal(other.values, got.values)
+        assert remote.display._pushed_stats is None  # whole-tensor stats were not asked to come along
+    finally:
+        remote.display.unfollow()
+
+
+def test_whole_tensor_stats_come_with_the_pause_for_stages_the_window_summarises(remote, local):
+    remote.display.follow(None, {}, (64, 64), stats_up_to=2**20)
+    try:
+        remote.stepper.run_to(PROBS)
+        remote.stepper.wait()
+        asked = remote.client.requests
+        stats = remote.display.stats_of(remote.stepper.current)
+        assert remote.client.requests == asked  # no round trip
+        expected = LocalDisplay(local.stepper).stats_of(local.stepper.current)
+        assert (stats.min, stats.max, stats.count, stats.neginf) == (expected.min, expected.max, expected.count,
+                                                                     expected.neginf)
+        np.testing.assert_array_equal(stats.hist_counts, expected.hist_counts)
+        remote.display.follow(None, {}, (64, 64), stats_up_to=16)  # smaller than any stage: stats are asked for
+        remote.stepper.step()
+        remote.stepper.wait()
+        asked = remote.client.requests
+        remote.display.stats_of(remote.stepper.current)
+        assert remote.client.requests == asked + 1
     finally:
         remote.display.unfollow()
 
@@ -136,7 +163,21 @@ def test_export_streams_a_valid_snapshot_to_this_machine(remote, tmp_path):
     assert note == "" and seen and seen[-1][0] == seen[-1][1]
     with open_snapshot(tmp_path / "pass.safetensors") as recording:
         assert recording.names() == remote.plan.names()
-    assert not list(tmp_path.glob(".*.part"))
+    assert not leftover_temp_files(tmp_path)
+    assert len(seen) == -(-seen[-1][1] // EXPORT_CHUNK)  # one receipt per chunk: the server waited for them
+
+
+def test_a_cancelled_export_stops_the_server_and_leaves_no_file(remote, tmp_path):
+    remote.stepper.continue_()
+    remote.stepper.wait()
+    with pytest.raises(ExportCancelledError):
+        remote.export(tmp_path / "pass.safetensors", progress=lambda done, total: False)
+    assert not (tmp_path / "pass.safetensors").exists() and not leftover_temp_files(tmp_path)
+    remote.stepper.restart()  # the server still serves this window, and exports again
+    remote.stepper.wait()
+    remote.export(tmp_path / "again.npz")  # another format: written here from the streamed snapshot
+    with np.load(tmp_path / "again.npz", allow_pickle=False) as data:
+        assert remote.plan[0].name in data.files
 
 
 def test_export_on_the_server_writes_only_into_its_export_folder(remote, server):
@@ -151,9 +192,42 @@ def test_export_on_the_server_writes_only_into_its_export_folder(remote, server)
 
 
 def test_new_inputs_start_a_new_pass_on_the_server(remote):
-    remote.open({"src": "you love me", "tgt": "你"})
+    first = remote.texts
+    remote.stepper.run_to(PROBS)
     remote.stepper.wait()
-    assert remote.texts["src"] == "you love me" and remote.stepper.cursor == 0
-    assert remote.tokens["tgt"] == ["<bos>", "你"]
-    with pytest.raises(StepperStateError, match="Already at the first stage"):
-        remote.stepper.step_back()
+    refused = [({"src": "", "tgt": "你"}, InputError), ({"src": "you", "tgt": "你", "extra": "x"}, FrameError),   # not a field of the model
+               ({"src": "x" * 20001, "tgt": "你"}, FrameError),           # longer than a frame may carry
+               ({f"k{i}": "x" for i in range(17)}, FrameError)]           # more fields than a frame may carry
+    for texts, error in refused:
+        with pytest.raises(error):
+            remote.reopen(texts)
+        assert not remote.handed_over and remote.stepper.current.name == PROBS  # the pass is where it was
+    # Texts the tokenizer takes but the model refuses when planning the pass: the server runs the old ones again.
+    again = remote.reopen({"src": "you " * 5000, "tgt": "你"})
+    assert isinstance(again.open_error, SequenceTooLongError) and again.texts == first
+    assert again.stepper.current.name == again.plan[0].name
+    new = again.reopen({"src": "you love me", "tgt": "你"})
+    try:
+        assert again.handed_over and new.client is remote.client and new.open_error is None
+        assert new.texts["src"] == "you love me" and new.stepper.cursor == 0
+        assert new.tokens["tgt"] == ["<bos>", "你"] and new.plan[0].name == new.stepper.current.name
+        with pytest.raises(StepperStateError, match="Already at the first stage"):
+            new.stepper.step_back()
+        new.stepper.run_to(PROBS)
+        new.stepper.wait()
+        assert new.stepper.current.shape[-1] == len(new.tokens["tgt"])  # the new pass's own shapes
+        assert [f[0] for f in new.input_fields] == ["src", "tgt"]
+    finally:
+        new.reopen(first).close()  # the server's other tests run on its first inputs
+
+
+def test_a_servers_error_comes_back_with_its_id_template_and_values_as_the_same_local_error(remote, local):
+    with pytest.raises(UnknownStageError) as there:
+        remote.stepper.run_to("dec.0.self_attn.prob")
+    with pytest.raises(UnknownStageError) as here:
+        local.stepper.run_to("dec.0.self_attn.prob")
+    assert (there.value.id, there.value.template, there.value.message) == (
+        here.value.id, here.value.template, here.value.message)
+    assert {k: getattr(v, "items", v) for k, v in there.value.params.items()} == {
+        k: getattr(v, "items", v) for k, v in here.value.params.items()}
+    assert type(there.value.params["close"]) is type(here.value.params["close"])  # a list of choices stays one

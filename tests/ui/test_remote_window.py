@@ -4,7 +4,9 @@ Server…, F10 to a stage, see its heatmap; the server killed, the window says t
 from __future__ import annotations
 
 import pytest
+import torch
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QDialog
 from PySide6.QtTest import QTest
 
 pytest.importorskip("zmq")
@@ -12,7 +14,9 @@ pytest.importorskip("zmq")
 from tests.remote.served import start_server, stop_server  # noqa: E402
 from tests.ui.user_actions import pick, press, run_to_stage, type_into  # noqa: E402
 from tfdebug.core.breakpoints import Breakpoint  # noqa: E402
+from tfdebug.io.atomic import leftover_temp_files  # noqa: E402
 from tfdebug.io.snapshot import open_snapshot  # noqa: E402
+from tfdebug.ui.dialogs.export import ExportDialog  # noqa: E402
 
 PROBS = "dec.0.self_attn.probs"
 
@@ -45,7 +49,25 @@ def connect_through_the_menu(window, qtbot, served):
                     and window.heatmap_panel.slice is not None, timeout=20000)
 
 
-def test_connect_step_and_see_the_heatmap_then_lose_the_server(make_window, qtbot, served, tmp_path):
+def export_through_the_dialog(window, qtbot, monkeypatch, target, suffix=".safetensors", stages=None):
+    """File ▸ Export…: choose the format and file (and stages), OK; wait for the job."""
+    def answer(dialog):
+        dialog.set_format(suffix)
+        dialog.path_edit.setText(str(target))
+        if stages is not None:
+            dialog.selected.setChecked(True)
+            for i in range(dialog.stage_list.count()):
+                item = dialog.stage_list.item(i)
+                item.setCheckState(Qt.Checked if item.text() in stages else Qt.Unchecked)
+        return QDialog.Accepted
+    monkeypatch.setattr(ExportDialog, "exec", answer)
+    window.actions_by_id["tfdebug.file.export"].trigger()
+    job = window.exports.job
+    qtbot.waitUntil(lambda: job.done, timeout=30000)
+    return job
+
+
+def test_connect_step_and_see_the_heatmap_then_lose_the_server(make_window, qtbot, served, tmp_path, monkeypatch):
     window = make_window()
     window.ctl.close()
     connect_through_the_menu(window, qtbot, served)
@@ -83,11 +105,16 @@ def test_connect_step_and_see_the_heatmap_then_lose_the_server(make_window, qtbo
                     timeout=10000)
     assert "breakpoint on" in window.message_bar.text()  # "Stopped at …: breakpoint on contains NaN."
 
-    snapshot = tmp_path / "remote.safetensors"  # File ▸ Export Snapshot from Server…, its file chosen
-    window.tools.remote.export_to(str(snapshot))
-    qtbot.waitUntil(lambda: window.tools.remote.exported == str(snapshot), timeout=20000)
+    snapshot = tmp_path / "remote.safetensors"  # File ▸ Export…: streamed from the server, written here
+    export_through_the_dialog(window, qtbot, monkeypatch, snapshot)
     with open_snapshot(snapshot) as recording:
         assert recording[PROBS].edited and recording.names()[0] == ctl.plan[0].name
+        assert recording.names() == [c.name for c in ctl.stepper.history]
+    chosen = tmp_path / "probs.pt"  # another format and one stage: converted here from the streamed snapshot
+    export_through_the_dialog(window, qtbot, monkeypatch, chosen, ".pt", [PROBS])
+    data = torch.load(chosen, weights_only=True)
+    assert PROBS in data and ctl.plan[0].name not in data and torch.isnan(data[PROBS]).sum() == 1
+    assert not leftover_temp_files(tmp_path)
 
     shown = window.heatmap_panel.slice
     served.process.kill()
@@ -95,3 +122,36 @@ def test_connect_step_and_see_the_heatmap_then_lose_the_server(make_window, qtbo
     assert "Connection lost" in (window.last_error or "")
     assert window.actions_by_id["tfdebug.file.reconnect"].isEnabled()
     assert window.heatmap_panel.slice is shown  # what it showed stays on screen
+
+
+def test_run_with_new_texts_runs_on_the_server_and_its_refusal_is_said_in_chinese(make_window, qtbot, served):
+    from tests.ui.test_i18n_values import english_words
+    from tfdebug.ui.i18n import language as i18n
+
+    window = make_window()
+    window.ctl.close()
+    connect_through_the_menu(window, qtbot, served)
+    ctl, bar = window.ctl, window.input_bar
+    qtbot.waitUntil(lambda: bar.field("src").text() == ctl.remote.texts["src"] and bar.field("src").isEnabled())
+    assert not bar.model.isEnabled()  # the model is the server's
+    run_to_stage(window, qtbot, PROBS)
+    i18n.set_language("zh")
+    bar.field("src").selectAll()
+    qtbot.keyClick(bar.field("src"), Qt.Key_Delete)
+    press(window, Qt.Key_Return, Qt.ControlModifier)  # Run: the server checks the texts and refuses them
+    qtbot.waitUntil(lambda: not ctl.busy and window.message_bar.text() != "", timeout=10000)
+    shown = window.message_bar.text()
+    assert english_words(shown) == [] and "。" in shown, shown  # the server's sentence, said in Chinese
+    assert ctl.current.name == PROBS and ctl.remote.texts["src"] != ""  # the pass on screen is as it was
+    i18n.set_language("en")
+    assert window.message_bar.text() == "The source sentence is empty: type at least one word."
+
+    first = ctl.remote
+    type_into(qtbot, bar.field("src"), "you love me")
+    press(window, Qt.Key_Return, Qt.ControlModifier)  # a new pass on the server, paused at its first stage
+    qtbot.waitUntil(lambda: ctl.remote is not first and ctl.current is not None and not ctl.busy
+                    and window.heatmap_panel.slice is not None, timeout=20000)
+    assert ctl.remote.texts["src"] == "you love me" and ctl.current.name == ctl.plan[0].name
+    assert ctl.tokens["src"][:3] == ["you", "love", "me"] and ctl.remote.client is first.client
+    run_to_stage(window, qtbot, PROBS)  # the new pass steps, on the server
+    assert ctl.current.shape[-1] == len(ctl.tokens["tgt"])

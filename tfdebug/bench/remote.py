@@ -71,15 +71,13 @@ def remote_row(n: int, repeats: int) -> dict:
     budget of 0 keeps only the paused stage (its tensor is shown, then let go), as memory is not
     what this measures.
     """
-    from tfdebug.remote.server import RemoteServer
     from tfdebug.remote.session import RemoteSession
 
     stages = repeats + WARMUP + 2
     local = DebugSession(PlanesAdapter(n, stages), max_capture_bytes=0)
-    served = PlanesAdapter(n, stages)  # a model of its own: one module is tapped by one pass at a time
-    server = RemoteServer(lambda texts: DebugSession(served, max_capture_bytes=0), port=0)
-    thread = threading.Thread(target=server.serve_forever, name="tfdebug-bench-server", daemon=True)
-    thread.start()
+    # a model of its own: one module is tapped by one pass at a time
+    served = _Served(DebugSession(PlanesAdapter(n, stages), max_capture_bytes=0))
+    server = served.server
     local_ms, remote_ms, crossed = [], [], []
     try:
         local.stepper.start()
@@ -99,8 +97,7 @@ def remote_row(n: int, repeats: int) -> dict:
         remote.close()
     finally:
         local.close()
-        server.stop()
-        thread.join(30)
+        served.close()
     shown_bytes = min(n, MAX_SHOWN[0]) * min(n, MAX_SHOWN[1]) * 4
     return {"size": n, "stage_bytes": n * n * 4, "shown_plane_bytes": shown_bytes,
             "bytes_per_step": int(median(crossed)),
@@ -111,17 +108,95 @@ def remote_row(n: int, repeats: int) -> dict:
             "aa_ratio": halves_ratio(remote_ms), "aa_ratio_local": halves_ratio(local_ms)}
 
 
+class _Served:
+    """A RemoteServer on 127.0.0.1 in this process (its own thread) serving `session`; `close` stops it."""
+
+    def __init__(self, session: DebugSession):
+        from tfdebug.remote.server import RemoteServer
+
+        self.server = RemoteServer(lambda texts: session, port=0)
+        self.thread = threading.Thread(target=self.server.serve_forever, name="tfdebug-bench-server", daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.stop()
+        self.thread.join(30)
+
+
+class _ServedProcess:
+    """`serve_planes(n, stages)` in a child process (`python -m tfdebug.bench.remote N STAGES`); `close` ends it."""
+
+    def __init__(self, n: int, stages: int):
+        import subprocess
+        import sys
+
+        self.process = subprocess.Popen([sys.executable, "-m", "tfdebug.bench.remote", str(n), str(stages)],
+                                        stdout=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline().split()
+        if len(line) != 2:
+            self.close()
+            raise RuntimeError("the bench's server process printed no address")
+        self.address, self.token = line
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait(30)
+
+
+def serve_planes(n: int, stages: int) -> None:
+    """Serve a PlanesAdapter pass on 127.0.0.1 until terminated; prints 'ADDRESS TOKEN' first."""
+    from tfdebug.remote.server import RemoteServer
+
+    server = RemoteServer(lambda texts: DebugSession(PlanesAdapter(n, stages), max_capture_bytes=0), port=0)
+    print(server.address, server.token, flush=True)
+    server.serve_forever()
+
+
+def painted_row(n: int, repeats: int) -> dict:
+    """One stage size in the real window (offscreen): F10 to the painted heatmap, the same pass local and
+    served on loopback (the window attached as File ▸ Connect to Server… attaches it)."""
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from tfdebug.remote.session import RemoteSession
+    from tfdebug.ui.workers.step_latency import WARMUP as UI_WARMUP
+    from tfdebug.ui.workers.step_latency import live_step_latency, quiet_qt_messages
+
+    stages = repeats + UI_WARMUP + 2
+
+    def local(window):
+        window.ctl.set_session(DebugSession(PlanesAdapter(n, stages), max_capture_bytes=0))
+
+    def remote(window):  # the server in a process of its own, as on a GPU server: it shares no GIL with the window
+        served = _ServedProcess(n, stages)
+        window.tools.remote.attach(RemoteSession.connect(served.address, served.token, timeout_s=10.0))
+        return served
+
+    with quiet_qt_messages():
+        timings = live_step_latency({"local": local, "remote": remote}, repeats)
+    here, there = timings["local"], timings["remote"]
+    return {"size": n, "local_painted_ms": round(median(here), 2), "local_painted_p95": round(p95(here), 2),
+            "remote_painted_ms": round(median(there), 2), "remote_painted_p95": round(p95(there), 2),
+            "added_painted_ms": round(median(there) - median(here), 2),
+            "painted_ratio": round(median(there) / median(here), 2),
+            "aa_ratio_local": halves_ratio(here), "aa_ratio": halves_ratio(there)}
+
+
 def remote_section(sizes: tuple[int, ...] = (256, 1024, 4096), repeats: int = 10) -> dict:
     """Every size, or why the section is skipped (pyzmq, the `remote` extra, is not installed)."""
     try:
         import zmq  # noqa: F401
     except ModuleNotFoundError:
-        return {"skipped": "pyzmq is not installed (pip install 'tfdebug[remote]')", "rows": []}
-    return {"rows": [remote_row(n, repeats) for n in sizes]}
+        return {"skipped": "pyzmq is not installed (pip install 'tfdebug[remote]')", "rows": [], "painted": []}
+    return {"rows": [remote_row(n, repeats) for n in sizes], "painted": [painted_row(n, repeats) for n in sizes]}
 
 
 COLUMNS = ["size", "bytes_per_step", "shown_plane_bytes", "stage_bytes", "local_ms", "remote_ms", "remote_p95",
            "added_ms", "ratio", "aa_ratio"]
+
+
+PAINTED_COLUMNS = ["size", "local_painted_ms", "remote_painted_ms", "remote_painted_p95", "added_painted_ms",
+                   "painted_ratio", "aa_ratio_local", "aa_ratio"]
 
 
 def format_remote(section: dict) -> list[str]:
@@ -131,4 +206,12 @@ def format_remote(section: dict) -> list[str]:
         return ["", f"Remote session: skipped, {section['skipped']}."]
     return (["", "Remote session over loopback (median ms from Step to the shown ≤1024² slice in hand, local vs "
                  "tfdebug serve on 127.0.0.1; bytes both ways per step, heartbeats included)"]
-            + table(section["rows"], COLUMNS))
+            + table(section["rows"], COLUMNS)
+            + ["", "Remote session in the window (median ms from F10 to the painted heatmap, the same pass local and "
+                   "served on 127.0.0.1)"] + table(section.get("painted") or [], PAINTED_COLUMNS))
+
+
+if __name__ == "__main__":  # the painted bench's server process
+    import sys
+
+    serve_planes(int(sys.argv[1]), int(sys.argv[2]))

@@ -23,6 +23,7 @@ import numpy as np
 import zmq
 
 from tfdebug.core.errors import TfdebugError
+from tfdebug.core.phrases import Phrase
 from tfdebug.remote.errors import ConnectionLostError, FrameError, RemoteError, from_reply
 from tfdebug.remote.security import secure_client
 from tfdebug.remote.protocol import CLIENT_MAX_BUFFER, CLIENT_MAX_HEADER, Message, decode, encode
@@ -116,7 +117,8 @@ class RemoteClient:
             return future.result(timeout)
         except FutureTimeout:
             link.forget(request_id)
-            hint = "" if self.server_key else " If tfdebug serve printed a --server-key, give it too."
+            hint = "" if self.server_key else Phrase(" If tfdebug serve printed a --server-key, give it too.",
+                                                     id="remote.hint_key")
             raise ConnectionLostError("The server did not answer within {s:g} s.{hint}", id="remote.no_answer",
                                       s=timeout, hint=hint) from None
 
@@ -206,7 +208,8 @@ class _Link:
                 self._send_outbox()
                 while True:
                     try:
-                        frames = self._socket.recv_multipart(zmq.NOBLOCK)
+                        # Not copied: a slice plane's array is made straight on the frame's memory.
+                        frames = self._socket.recv_multipart(zmq.NOBLOCK, copy=False)
                     except zmq.Again:
                         break
                     last_heard = time.monotonic()

@@ -46,7 +46,8 @@ class ServedSession:
         self.export_dir = Path(export_dir)
         self._on_event = on_event
         self.pass_id = 0
-        self.follow: tuple[ViewSelection, tuple[int, int], bool] | None = None  # the window's view, when it follows
+        # the window's view, when it follows: (view, max size, moments, whole-tensor stats up to this many bytes)
+        self.follow: tuple[ViewSelection, tuple[int, int], bool, int] | None = None
         self.exports: dict[int, "ExportJob"] = {}
         self._start(self._make_session(None))
 
@@ -69,6 +70,7 @@ class ServedSession:
                 "dtype": str(adapter.dtype).removeprefix("torch."), "title": session.title,
                 "tokens": session.tokens, "texts": session.texts, "unknown": session.unknown_words,
                 "notes": [str(n) for n in session.notes], "stages": session.stages,
+                "inputs": [[f.key, f.label, f.placeholder] for f in adapter.inputs],
                 "titles": {"layer": dict(adapter.layer_titles), "site": dict(adapter.site_titles),
                            "stack": dict(adapter.stack_titles)},
                 "plan": [wire.entry(c) for c in session.plan]}
@@ -176,7 +178,7 @@ class ServedSession:
         view = ViewSelection()
         view.pinned = tuple(m["pinned"]) if m["pinned"] and len(m["pinned"]) == 2 else None
         view.indices_by_name = dict(m["indices"])
-        self.follow = (view, (m["max_rows"], m["max_cols"]), m["moments"])
+        self.follow = (view, (m["max_rows"], m["max_cols"]), m["moments"], m["stats_up_to"] or 0)
         return {}, []
 
     def pushed_slice(self, index: int) -> Reply | None:
@@ -185,24 +187,36 @@ class ServedSession:
         history = self.stepper.history
         if self.follow is None or not 0 <= index < len(history) or history[index].tensor is None:
             return None
-        view, size, moments = self.follow
+        view, size, moments, stats_up_to = self.follow
         capture = history[index]
         view.fit(capture.info.axes, capture.shape)
         indices = view.indices(axis_names(capture.info.axes, capture.shape), capture.shape)
         fields, buffers = wire.slice_fields(self.display.slice_of(capture, view.row_axis, view.col_axis, indices,
                                                                   size, moments=moments))
+        if capture.nbytes <= stats_up_to:  # what the window asks next: no round trip for it
+            fields["whole"], whole = wire.stats_fields(self.display.stats_of(capture))
+            buffers = [*buffers, *whole]
         return {**fields, "view": {"index": index, "row": view.row_axis, "col": view.col_axis,
                                    "indices": {str(k): v for k, v in indices.items()}, "max_rows": size[0],
                                    "max_cols": size[1], "moments": moments}}, buffers
 
     def _on_open(self, m: Message) -> Reply:
-        """New input texts: a new session of the same model (its pass starts paused at the first stage)."""
+        """New input texts: a new session of the same model (its pass starts paused at the first stage).
+
+        The texts are checked first (the model's own tokenizer and limits, here on the server): texts it
+        refuses leave the pass where it is. Only the model's input fields are taken."""
+        fields = {f.key for f in self.session.adapter.inputs}
+        unknown = sorted(set(m["texts"]) - fields)
+        if unknown:
+            raise FrameError("The model takes no input named {name}.", id="remote.unknown_input", name=unknown[0])
+        texts = dict(m["texts"])
+        self.session.adapter.prepare(texts)  # a typed InputError here: nothing changed
         old = self.session
         self.close()  # planning the new pass runs the model: the old pass's hooks must be gone
         try:
-            new = self._make_session(m["texts"])
+            new = self._make_session(texts)
         except TfdebugError:
-            self._start(old)  # texts the model cannot take: the old inputs run again, from their first stage
+            self._start(old)  # the new pass could not be planned: the old inputs run again, from their first stage
             raise
         self._start(new)
         return {}, []
@@ -231,7 +245,8 @@ class ExportJob:
         self._dir = tempfile.TemporaryDirectory(prefix="tfdebug-export-")
         self.path = Path(self._dir.name) / ("export" + SUFFIX)
         self.error: TfdebugError | None = None
-        self.offset = 0
+        self.offset = 0     # bytes sent
+        self.received = 0   # bytes the window has said it wrote
         self._file = None
         self._thread = threading.Thread(target=self._write, args=(recording,), name="tfdebug-export", daemon=True)
         self._thread.start()

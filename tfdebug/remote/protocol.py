@@ -22,7 +22,7 @@ import numpy as np
 
 from tfdebug.remote.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -33,6 +33,7 @@ CLIENT_MAX_HEADER = 32 * 2**20
 DEFAULT_MAX_UPLOAD = 256 * 2**20      # a replaced tensor, float32
 CLIENT_MAX_BUFFER = 64 * 2**20        # a slice plane, thumbnails or one snapshot chunk
 EXPORT_CHUNK = 4 * 2**20
+EXPORT_WINDOW = 4          # chunks the server sends ahead of the window's receipts: what an export holds in flight
 MAX_DIM = 2**31
 MAX_NDIM = 8
 
@@ -154,9 +155,13 @@ SCHEMAS: dict[str, dict[str, Check]] = {
              "col_axis": _AXIS, "indices": mapping(text(2), _INDEX, MAX_NDIM)},
     "open": {"texts": mapping(text(64), text(20000), 16)},
     # the window's view (tfdebug.core.view.ViewSelection): the server pushes each new stage's slice with its event
+    # `stats_up_to`: the stage's whole-tensor stats come too while its tensor has at most this many bytes
     "follow": {"on": flag(), "pinned": optional(list_of(text(32), 2)), "indices": mapping(text(32), _INDEX, 16),
-               "max_rows": _SIZE, "max_cols": _SIZE, "moments": flag()},
+               "max_rows": _SIZE, "max_cols": _SIZE, "moments": flag(), "stats_up_to": optional(integer(0, 2**62))},
     "export": {"to": text(8, ("window", "server")), "path": optional(text(4096))},
+    # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
+    # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it
+    "transfer": {"export": integer(0, 2**53), "received": integer(0, 2**62), "cancel": flag()},
     # server -> window
     "welcome": {"server": anything(), "resume": anything(), "heartbeat_s": anything()},
     "pass": {"pass": anything()},
@@ -166,7 +171,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "heartbeat": {"state": anything()},
 }
 REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "stats", "replace",
-            "edit", "open", "follow", "export")
+            "edit", "open", "follow", "export", "transfer")
 
 
 # ----- encoding ------------------------------------------------------------------------------------

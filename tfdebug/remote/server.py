@@ -28,13 +28,13 @@ import zmq
 
 from tfdebug import __version__
 from tfdebug.adapters.session import DebugSession
-from tfdebug.core.errors import TfdebugError
+from tfdebug.core.errors import ExportCancelledError, TfdebugError
 from tfdebug.core.stepper import StepperEvent
 from tfdebug.remote import wire
 from tfdebug.remote.errors import AuthError, FrameError, to_reply
 from tfdebug.remote.handlers import ServedSession
 from tfdebug.remote.security import needs_encryption, secure_server, server_keys
-from tfdebug.remote.protocol import (DEFAULT_MAX_UPLOAD, EXPORT_CHUNK, MAX_FRAMES, REQUESTS, SERVER_MAX_HEADER,
+from tfdebug.remote.protocol import (DEFAULT_MAX_UPLOAD, EXPORT_CHUNK, EXPORT_WINDOW, MAX_FRAMES, REQUESTS, SERVER_MAX_HEADER,
                                      Message, decode, encode, peek_id)
 
 HANDSHAKE_MS = 2000      # a peer that has not finished ZeroMQ's greeting by then is dropped (slow loris)
@@ -184,9 +184,15 @@ class RemoteServer:
         if message.type == "bye":
             self._detach()
             return
+        if message.type == "transfer":
+            self._transfer(message)
+            return
+        pass_id = self.served.pass_id
         try:
             fields, buffers = self.served.handle(message)
         except TfdebugError as exc:
+            if self.served.pass_id != pass_id:  # a refused open ran the old inputs again: a new pass
+                self._send_pass()
             self._send(peer, "reply", {"ok": False, "error": to_reply(exc), "state": self._state()}, id=message.id)
             return
         if message.type == "open":
@@ -297,24 +303,40 @@ class RemoteServer:
             self._last_beat = now
             self._send_state("heartbeat", {})
 
+    def _transfer(self, message: Message) -> None:
+        """The window's receipt for an export's chunks (more may come), or its cancel (the export ends)."""
+        request_id = message["export"]
+        job = self.served.exports.get(request_id)
+        if job is None:
+            return  # it ended already
+        if message["cancel"]:
+            job.close()
+            del self.served.exports[request_id]
+            self._send(self._peer, "reply", {"ok": False, "error": to_reply(ExportCancelledError(
+                "The export was cancelled; nothing was written.", id="export.cancelled"))}, id=request_id)
+            return
+        job.received = max(job.received, min(message["received"], job.offset))
+
     def _stream_exports(self) -> None:
         for request_id, job in list(self.served.exports.items()):
             if not job.ready:
-                continue
+                continue  # still being written
             if job.error is not None or self._peer is None:
                 if job.error is not None:
                     self._send(self._peer, "reply", {"ok": False, "error": to_reply(job.error)}, id=request_id)
                 job.close()
                 del self.served.exports[request_id]
                 continue
-            total = job.total
-            start = job.offset
-            data = job.next_chunk(EXPORT_CHUNK)
-            last = job.offset >= total
-            if not self._send(self._peer, "chunk", {"offset": start, "total": total, "last": last},
-                              [np.frombuffer(data, dtype=np.uint8)], id=request_id):
-                job.rewind(start)  # not queued: the same chunk next turn
-                continue
-            if last:
-                job.close()
-                del self.served.exports[request_id]
+            # Up to EXPORT_WINDOW chunks beyond what the window has written: memory stays bounded on both sides.
+            while job.offset - job.received < EXPORT_WINDOW * EXPORT_CHUNK:
+                total, start = job.total, job.offset
+                data = job.next_chunk(EXPORT_CHUNK)
+                last = job.offset >= total
+                if not self._send(self._peer, "chunk", {"offset": start, "total": total, "last": last},
+                                  [np.frombuffer(data, dtype=np.uint8)], id=request_id):
+                    job.rewind(start)  # not queued: the same chunk next turn
+                    break
+                if last:
+                    job.close()
+                    del self.served.exports[request_id]
+                    break

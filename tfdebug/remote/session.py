@@ -8,11 +8,11 @@ tfdebug.remote.display.LocalDisplay; its `stepper` is a tfdebug.remote.stepper.R
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
-import numpy as np
 
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.errors import ExportCancelledError, TfdebugError
@@ -21,9 +21,14 @@ from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo, token_labels
 from tfdebug.core.thumbnails import HeadThumbnails
+from tfdebug.io.atomic import ProgressCallback, atomic_write, report
+from tfdebug.io.exports import export_pass
+from tfdebug.io.formats import format_for
+from tfdebug.io.snapshot import open_snapshot
 from tfdebug.remote import wire
 from tfdebug.remote.client import RemoteClient
 from tfdebug.remote.errors import ConnectionLostError, FrameError
+from tfdebug.remote.handlers import SUFFIX as SNAPSHOT_SUFFIX
 from tfdebug.remote.protocol import Message
 from tfdebug.remote.stepper import RemoteStepper
 
@@ -34,32 +39,41 @@ class RemoteDisplay:
     def __init__(self, session: "RemoteSession"):
         self._session = session
         self._pushed: tuple[tuple, DisplaySlice] | None = None  # the slice the server sent with the last event
+        self._pushed_stats: tuple[int, Stats] | None = None  # (history index, whole-tensor stats) sent with it
         self._followed: tuple | None = None  # the view last told to the server
 
     def follow(self, pinned: tuple[str, str] | None, indices_by_name: Mapping[str, int],
-               max_size: tuple[int, int], moments: bool = True) -> None:
+               max_size: tuple[int, int], moments: bool = True, stats_up_to: int | None = None) -> None:
         """Tell the server the window's view (tfdebug.core.view.ViewSelection's pinned axes and indices): each
-        stage the pass pauses or moves to then comes with its slice, and `slice_of` for it needs no round trip.
+        stage the pass pauses or moves to then comes with its slice, and `slice_of` for it needs no round trip;
+        with `stats_up_to`, stages of at most that many bytes bring their whole-tensor stats too (`stats_of`).
         Telling it the same view again sends nothing."""
-        view = (tuple(pinned) if pinned else None, tuple(sorted(indices_by_name.items())), tuple(max_size), moments)
+        view = (tuple(pinned) if pinned else None, tuple(sorted(indices_by_name.items())), tuple(max_size), moments,
+                stats_up_to)
         if view == self._followed:
             return
         self._followed = view
         self._session.request("follow", {"on": True, "pinned": list(pinned) if pinned else None,
                                          "indices": {str(k): int(v) for k, v in indices_by_name.items()},
                                          "max_rows": int(max_size[0]), "max_cols": int(max_size[1]),
-                                         "moments": moments})
+                                         "moments": moments, "stats_up_to": stats_up_to})
 
     def unfollow(self) -> None:
-        self._pushed, self._followed = None, None
+        self._pushed, self._pushed_stats, self._followed = None, None, None
         self._session.request("follow", {"on": False, "indices": {}, "max_rows": 1, "max_cols": 1, "moments": False})
 
     def take_pushed(self, fields, buffers) -> None:
         """A slice the server pushed with an event (None: the event brought none; any earlier one is stale)."""
         if fields is None:
-            self._pushed = None
+            self._pushed = self._pushed_stats = None
             return
         view = fields.get("view") or {}
+        whole = fields.get("whole")
+        if whole is not None and len(buffers) == 5:
+            self._pushed_stats = (view.get("index"), wire.stats_of(whole, *buffers[3:]))
+            buffers = buffers[:3]
+        else:
+            self._pushed_stats = None
         self._pushed = (self._key(view), wire.slice_of(fields, buffers))
 
     @staticmethod
@@ -95,9 +109,12 @@ class RemoteDisplay:
 
     def stats_of(self, capture: Capture) -> Stats:
         index = self._session.stepper.position_of(capture.name)
+        pushed = self._pushed_stats
+        if pushed is not None and pushed[0] == index and index is not None:
+            return pushed[1]
         reply = self._session.request("stats", {"index": index})
         if len(reply.buffers) != 2:
-            raise FrameError("Stats from the server come without their histogram.", id="remote.stats")
+            raise FrameError("Stats from the server come without their histogram.", id="remote.stats_histogram")
         return wire.stats_of(reply["result"]["stats"], *reply.buffers)
 
 
@@ -106,7 +123,7 @@ class RemoteSession:
 
     adapter = None  # the model and its adapter are on the server
 
-    def __init__(self, client: RemoteClient):
+    def __init__(self, client: RemoteClient, hook: bool = True):
         self.client = client
         self.stepper = RemoteStepper(self)
         self.display = RemoteDisplay(self)
@@ -116,8 +133,14 @@ class RemoteSession:
         self._attached = threading.Event()  # the pass and the state after a hello have arrived
         self.on_pass: Callable[[], None] = lambda: None      # a new pass's metadata arrived
         self.on_lost: Callable[[TfdebugError], None] = lambda e: None
-        client.on_message, client.on_lost = self._on_message, lambda e: self.on_lost(e)
+        self._successor: RemoteSession | None = None  # the session a new pass (`reopen`) goes to
+        self.handed_over = False  # the connection now belongs to the successor: closing this one leaves it
+        if hook:
+            self._hook()
         self.verification = None
+
+    def _hook(self) -> None:
+        self.client.on_message, self.client.on_lost = self._on_message, lambda e: self.on_lost(e)
 
     @classmethod
     def connect(cls, address: str, token: str, timeout: float = 10.0, **options) -> "RemoteSession":
@@ -139,6 +162,12 @@ class RemoteSession:
         return self.client.request(kind, fields, buffers, **options)
 
     def _on_message(self, message: Message) -> None:
+        successor = self._successor
+        if message.type == "pass" and successor is not None:  # the new pass `reopen` asked for: its session's now
+            self.handed_over = True
+            successor._hook()
+            successor._on_message(message)
+            return
         if message.type == "pass":
             self._take_pass(message["pass"])
             return
@@ -205,50 +234,89 @@ class RemoteSession:
         which = info.tokens.get(info.axes[axis])
         return token_labels(self.tokens, which) if which else None
 
-    def open(self, texts: Mapping[str, str]) -> None:
-        """New input texts for the served model: a new pass, paused at its first stage."""
-        self.request("open", {"texts": dict(texts)})
-        self.stepper.wait()
+    @property
+    def input_fields(self) -> list[tuple[str, str, str]]:
+        """(key, label, placeholder) of each text the served model takes."""
+        fields = self.pass_info.get("inputs") or []
+        return [(str(f[0]), str(f[1]), str(f[2])) for f in fields if isinstance(f, list) and len(f) == 3]
+
+    def reopen(self, texts: Mapping[str, str], timeout: float = 600.0) -> "RemoteSession":
+        """A new pass of the served model on `texts` (checked on the server), paused at its first stage,
+        as a new RemoteSession over the same connection; this one then closes without detaching.
+
+        Texts the server refuses raise its typed error and leave this session and its pass as they were.
+        When the server could not plan the new pass and ran the old inputs again, that pass is returned,
+        with the error in `open_error`."""
+        successor = RemoteSession(self.client, hook=False)
+        self._successor = successor
+        try:
+            self.request("open", {"texts": dict(texts)}, timeout=timeout)
+            successor.open_error = None
+        except TfdebugError as exc:
+            if not self.handed_over:
+                raise
+            successor.open_error = exc
+        finally:
+            self._successor = None
+        if not self.handed_over:
+            raise FrameError("The server started no new pass.", id="remote.no_new_pass")
+        successor.stepper.wait()
+        return successor
 
     # ----- export ----------------------------------------------------------------------------
-    def export(self, path: str | os.PathLike, progress: Callable[[int, int], bool | None] | None = None) -> str:
-        """Stream the pass as a snapshot into `path` on this machine (atomically); the server's note.
+    def export(self, path: str | os.PathLike, progress: ProgressCallback | None = None,
+               stages: Sequence[str] | None = None, fmt: str | None = None) -> str:
+        """Stream the pass as a snapshot to this machine and write it to `path` (atomically); the server's note.
 
-        `progress(done, total)` returning False cancels (no file is left)."""
-        path = Path(path)
-        temp = path.with_name(f".{path.name}.part")
-        state = {"file": open(temp, "wb"), "cancelled": False, "note": ""}
+        The snapshot comes in chunks, each written to disk before the server may send more (at most
+        EXPORT_WINDOW chunks are in flight). `progress(done, total)` returning False cancels: the server
+        stops and no file is left. Another format than a snapshot, or only some `stages`, is written here
+        from the streamed snapshot (tfdebug.io.exports.export_pass)."""
+        if stages is None and format_for(path, fmt, scope="pass").suffix == SNAPSHOT_SUFFIX:
+            return self._stream(path, progress)
+        with tempfile.TemporaryDirectory(prefix="tfdebug-remote-") as folder:
+            streamed = Path(folder) / ("pass" + SNAPSHOT_SUFFIX)
+            note = self._stream(streamed, progress)
+            with open_snapshot(streamed) as recording:
+                export_pass(recording, path, stages, fmt, progress)
+        return note
 
-        def on_chunk(message: Message) -> None:
-            if message.type == "reply":  # the export has started: what the server says about it
-                state["note"] = str((message["result"] or {}).get("note") or "")
-                return
-            data = message.buffers[0] if message.buffers else np.zeros(0, np.uint8)
-            if state["file"].tell() != message["offset"]:
-                state["cancelled"] = True
-            if not state["cancelled"]:
-                state["file"].write(data.tobytes())
-                if progress is not None and progress(state["file"].tell(), int(message["total"])) is False:
-                    state["cancelled"] = True
-        try:
-            self.request("export", {"to": "window"}, on_chunk=on_chunk, timeout=3600)
-            state["file"].flush()
-            os.fsync(state["file"].fileno())
-            state["file"].close()
-            if state["cancelled"]:
-                raise ExportCancelledError("The export was cancelled; no file was written.", id="export.cancelled")
-            os.replace(temp, path)
-            return state["note"]
-        finally:
-            state["file"].close()
-            if temp.exists():
-                temp.unlink()
+    def _stream(self, path: str | os.PathLike, progress: ProgressCallback | None) -> str:
+        state: dict = {"note": "", "cancelled": False, "error": None}
+        with atomic_write(path) as file:
+            def on_chunk(message: Message) -> None:  # on the connection's thread, one chunk at a time
+                if message.type == "reply":  # the export has started: what the server says about it
+                    state["note"] = str((message["result"] or {}).get("note") or "")
+                    return
+                if state["cancelled"]:
+                    return
+                if file.tell() != message["offset"]:
+                    state["error"] = FrameError("The server's snapshot chunks do not follow on.", id="remote.chunks")
+                else:
+                    file.write(message.buffers[0].data if message.buffers else b"")
+                    try:
+                        report(progress, file.tell(), int(message["total"]))
+                    except TfdebugError as exc:
+                        state["error"] = exc
+                state["cancelled"] = state["error"] is not None
+                self.client.send_only("transfer", {"export": message.id, "received": file.tell(),
+                                                   "cancel": state["cancelled"]})
+            try:
+                self.request("export", {"to": "window"}, on_chunk=on_chunk, timeout=3600)
+            except ExportCancelledError:
+                if state["error"] is None:
+                    raise
+            if state["error"] is not None:  # raised inside the write: the temporary file goes
+                raise state["error"]
+        return state["note"]
 
     def export_on_server(self, name: str) -> dict:
         """Write the snapshot into the server's export folder; {"path", "bytes", "note"} there."""
         return dict(self.request("export", {"to": "server", "path": name})["result"])
 
     def close(self) -> None:
-        """Detach; the server keeps the pass paused for the next window."""
-        self.client.close()
+        """Detach; the server keeps the pass paused for the next window (a session whose connection went
+        on to a new pass leaves it open)."""
+        if not self.handed_over:
+            self.client.close()
 

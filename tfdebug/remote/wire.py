@@ -109,7 +109,7 @@ def slice_fields(sl: DisplaySlice) -> tuple[dict, list[np.ndarray]]:
 
 def slice_of(fields: Any, buffers: list[np.ndarray]) -> DisplaySlice:
     if len(buffers) != 3 or buffers[0].ndim != 2:
-        raise FrameError("A slice from the server is not a 2-D plane with its stats.", id="remote.slice")
+        raise FrameError("A slice from the server is not a 2-D plane with its stats.", id="remote.slice_shape")
     try:
         source = tuple(int(n) for n in fields["source_shape"])
         # Read-only views of the received bytes: nothing draws into a slice, and a copy of a 4 MB plane costs ms.
@@ -128,7 +128,7 @@ def heads_fields(thumbs: HeadThumbnails) -> tuple[dict, list[np.ndarray]]:
 
 def heads_of(fields: Any, buffers: list[np.ndarray]) -> HeadThumbnails:
     if len(buffers) != 4 or buffers[0].ndim != 3 or any(b.shape != (buffers[0].shape[0],) for b in buffers[1:]):
-        raise FrameError("Head thumbnails from the server do not fit together.", id="remote.heads")
+        raise FrameError("Head thumbnails from the server do not fit together.", id="remote.heads_fit")
     try:
         return HeadThumbnails(values=buffers[0].copy(), mins=buffers[1].copy(), maxs=buffers[2].copy(),
                               neginf=buffers[3].copy(), source_shape=tuple(int(n) for n in fields["source_shape"]))

@@ -9,6 +9,7 @@ controller: an error sentence in the message bar, or a notice in the status bar.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QSettings, Qt
 from PySide6.QtWidgets import QDialog, QProgressDialog, QWidget
@@ -18,7 +19,6 @@ from tfdebug.core.errors import ExportCancelledError, ExportError, TfdebugError
 from tfdebug.io.exports import export_pass
 from tfdebug.io.exports import export_view as write_view
 from tfdebug.io.formats import View, format_for
-from tfdebug.io.recording import Recording
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.snapshots import FOLDER_KEY, add_recent, is_pass_file, last_folder
@@ -49,14 +49,14 @@ class ExportActions(QObject):
     def export_dialog(self) -> None:
         ctl = self.ctl
         recording, note = ctl.recording()
+        names = recording.names() if recording else _served_names(ctl)
         has_slice = ctl.current_slice is not None
-        if recording is None and not has_slice:
+        if not names and not has_slice:
             ctl.error.emit(said(lambda: self.tr("There is nothing to export yet: run a pass or open a snapshot first.")))
             return
         current = ctl.current.name if ctl.current is not None else None
-        dialog = ExportDialog(recording.names() if recording else [], current, last_folder(self.settings), note,
-                              has_slice, self.widget)
-        if recording is None:
+        dialog = ExportDialog(names, current, last_folder(self.settings), note, has_slice, self.widget)
+        if not names:
             dialog.set_format(".png")
         if dialog.exec() != QDialog.Accepted:
             return
@@ -79,6 +79,10 @@ class ExportActions(QObject):
         if self.job is not None and not self.job.done:
             ctl.error.emit(said(lambda: self.tr("An export is already running; wait for it or cancel it.")))
             return None
+        remote = ctl.remote
+        if remote is not None and _served_names(ctl):  # the tensors are on the server: it streams the snapshot here
+            count = len(stages) if stages is not None else len(_served_names(ctl))
+            return self._run(lambda report: remote.export(path, report, stages, chosen.suffix), count, path)
         recording, _ = ctl.recording()
         if recording is None:
             ctl.error.emit(said(lambda: self.tr(
@@ -89,14 +93,14 @@ class ExportActions(QObject):
         except TfdebugError as exc:
             ctl.error.emit(error_phrase(exc))
             return None
-        return self._run(selected, path, chosen.suffix)
+        return self._run(lambda report: export_pass(selected, path, None, chosen.suffix, report),
+                         len(selected.captures), path)
 
-    def _run(self, recording: Recording, path: str, suffix: str) -> Job:
-        stages = len(recording.captures)
-
+    def _run(self, write: Callable[[Callable[[int, int], bool]], object], stages: int, path: str) -> Job:
+        """Run `write(progress)` (the export of `stages` stages to `path`) behind a progress dialog with Cancel."""
         def work(job: Job) -> None:
             try:
-                export_pass(recording, path, None, suffix, job.report)
+                write(job.report)
             except ExportCancelledError:
                 raise JobCancelled() from None
 
@@ -181,3 +185,10 @@ class ExportActions(QObject):
                 toolbar=False)
 def export(ctx: ActionContext) -> None:
     ctx.tools.exports.export_dialog()
+
+
+def _served_names(ctl: DebugController) -> list[str]:
+    """The stages of a remote pass (tfdebug serve) whose tensors the server holds; [] for any other pass."""
+    if ctl.remote is None:
+        return []
+    return [c.name for c in ctl.stepper.history if not c.dropped]

@@ -163,6 +163,9 @@ def run_to_token(ctx: ActionContext, n: int | None = None) -> None:
 @action("tfdebug.session.run", QT_TRANSLATE_NOOP("actions", "Run"), "Ctrl+Return", QT_TRANSLATE_NOOP("actions", "Load the model and run the input bar's sentence pair"),
         enabled=lambda ctl: not ctl.busy, live_only=True)
 def run_inputs(ctx: ActionContext) -> None:
+    if ctx.ctl.remote is not None:  # tfdebug serve runs the model: a new pass there on the typed texts
+        ctx.tools.remote.run_texts(ctx.window.input_bar.texts())
+        return
     ctx.ctl.generation = None  # one pass; Generate is the token-by-token run
     ctx.ctl.run()
 
@@ -170,7 +173,7 @@ def run_inputs(ctx: ActionContext) -> None:
 @action("tfdebug.session.generate", QT_TRANSLATE_NOOP("actions", "Generate"), "Ctrl+G",
         QT_TRANSLATE_NOOP("actions", "Generate token by token from the input bar's texts (KV cache); Next Token "
                           "(Ctrl+T) steps by token, Debug ▸ Decoding Settings… chooses how"),
-        enabled=lambda ctl: not ctl.busy, live_only=True)
+        enabled=lambda ctl: not ctl.busy and ctl.remote is None, live_only=True)  # not yet over tfdebug serve
 def generate(ctx: ActionContext) -> None:
     ctx.ctl.generation = ctx.ctl.decoding
     ctx.ctl.run()

@@ -15,6 +15,7 @@ from tfdebug.remote.errors import RemoteError
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.i18n.language import error_phrase, said
+from tfdebug.ui.render.stage_text import fmt_bytes
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.workers.jobs import Job
 
@@ -29,8 +30,6 @@ class RemoteTools(QObject):
         self.window, self.ctl = window, window.ctl
         self.session = None
         self.job: Job | None = None
-        self.export_job: Job | None = None
-        self.exported: str | None = None  # the last snapshot streamed from the server
         self._lost.connect(self._on_lost)
 
     # ----- connecting -----------------------------------------------------------------------------
@@ -46,7 +45,7 @@ class RemoteTools(QObject):
             Message("error", sentence, details, topic="remote")))
         job.start()
 
-    def attach(self, session) -> None:
+    def attach(self, session, announce: bool = True) -> None:
         """Show `session` (a connected RemoteSession) as the window's pass."""
         ctl = self.ctl
         ctl._replace_stepper(session.stepper, session, session.plan, session.layout, session.tokens,
@@ -60,7 +59,35 @@ class RemoteTools(QObject):
         ctl._show_current()
         ctl.state_changed.emit()
         host = session.host
-        ctl.info.emit(said(lambda: self.tr("Connected to {host}: the model runs there.").format(host=host)))
+        if announce:
+            ctl.info.emit(said(lambda: self.tr("Connected to {host}: the model runs there.").format(host=host)))
+
+    # ----- a new pass on the server ---------------------------------------------------------------
+    def run_texts(self, texts: dict[str, str]) -> None:
+        """Run: a new pass of the served model on `texts`, checked there (off the GUI thread). Texts the
+        server refuses leave the pass on screen as it was, and the error says why in the window's language."""
+        session, ctl = self.ctl.remote, self.ctl
+        if session is None or ctl.busy:
+            return
+        ctl._set_busy(True)
+        job = self.job = Job(lambda job: session.reopen(texts), name="remote-run",
+                             describe_failure=lambda exc: said(lambda: self.tr("The server could not start the pass.")))
+
+        def started(new) -> None:
+            ctl._set_busy(False)
+            if ctl.remote is not session:
+                new.close()  # the window left this server meanwhile
+                return
+            self.attach(new, announce=False)
+            if new.open_error is not None:  # the server ran the old texts again: say why the new ones failed
+                ctl.message.emit(Message("error", error_phrase(new.open_error), topic="run"))
+
+        def failed(sentence, details) -> None:
+            ctl._set_busy(False)
+            ctl.message.emit(Message("error", sentence, details, topic="run"))
+        job.finished.connect(started)
+        job.failed.connect(failed)
+        job.start()
 
     @staticmethod
     def _title(session) -> str:
@@ -98,28 +125,24 @@ class RemoteTools(QObject):
             Message("error", sentence, details, topic="remote")))
         job.start()
 
-    # ----- export -----------------------------------------------------------------------------------
-    def export_to(self, path: str) -> Job | None:
-        """Stream the remote pass as a snapshot into `path` on this machine, off the GUI thread."""
+    # ----- export on the server ---------------------------------------------------------------------
+    def export_on_server(self, name: str) -> Job | None:
+        """Write the pass as a snapshot named `name` into the server's export folder (tfdebug serve --export-dir)."""
         session = self.ctl.remote
         if session is None:
             return None
-
-        def work(job: Job):
-            def progress(done: int, total: int) -> bool:
-                job.progress.emit(done, total)
-                return not job.cancelled
-            return session.export(path, progress)
-        job = self.export_job = Job(work, name="remote-export", describe_failure=lambda exc: said(
-            lambda: self.tr("The snapshot could not be streamed from the server.")))
-        job.finished.connect(lambda note: self._exported(path, note))
-        job.failed.connect(lambda sentence, details: self.ctl.message.emit(Message("error", sentence, details)))
+        job = Job(lambda job: session.export_on_server(name), name="remote-export", describe_failure=lambda exc: said(
+            lambda: self.tr("The server could not write the snapshot.")))
+        job.finished.connect(lambda result: self._written_on_server(result))
+        job.failed.connect(lambda sentence, details: self.ctl.message.emit(Message("error", sentence, details,
+                                                                                   topic="export")))
         job.start()
         return job
 
-    def _exported(self, path: str, note: str) -> None:
-        self.exported = path
-        self.ctl.info.emit(said(lambda: self.tr("Exported the server's pass to {path}.").format(path=path)))
+    def _written_on_server(self, result: dict) -> None:
+        path, size = str(result.get("path", "")), fmt_bytes(int(result.get("bytes") or 0))
+        self.ctl.info.emit(said(lambda: self.tr("The server wrote {path} ({size}).").format(path=path, size=size)))
+        note = str(result.get("note") or "")
         if note:
             self.ctl.message.emit(Message("info", note, topic="export"))
 
@@ -154,19 +177,19 @@ def reconnect_action(ctx: ActionContext) -> None:
     ctx.tools.remote.reconnect()
 
 
-@actions.action("tfdebug.file.export_remote", QT_TRANSLATE_NOOP("actions", "Export Snapshot from Server…"), None,
-                QT_TRANSLATE_NOOP("actions", "Stream the server's pass to a snapshot file on this machine"),
+@actions.action("tfdebug.file.export_on_server", QT_TRANSLATE_NOOP("actions", "Export Snapshot on Server…"), None,
+                QT_TRANSLATE_NOOP("actions", "Write the pass as a snapshot into the server's export folder, where the "
+                                  "model runs (File ▸ Export… writes it on this machine)"),
                 enabled=lambda ctl: ctl.remote is not None and ctl.remote.client.lost is None, toolbar=False)
-def export_remote_action(ctx: ActionContext) -> None:
+def export_on_server_action(ctx: ActionContext) -> None:
     from PySide6.QtCore import QCoreApplication
-    from PySide6.QtWidgets import QFileDialog
+    from PySide6.QtWidgets import QInputDialog
 
-    path, _ = QFileDialog.getSaveFileName(ctx.window, QCoreApplication.translate("RemoteTools", "Export Snapshot"),
-                                          "pass.safetensors", QCoreApplication.translate(
-                                              "SnapshotActions", "Recorded passes ({patterns});;All files (*)").format(
-                                              patterns="*.safetensors"))
-    if path:
-        ctx.tools.remote.export_to(path)
+    name, ok = QInputDialog.getText(ctx.window, QCoreApplication.translate("RemoteTools", "Export Snapshot on Server"),
+                                    QCoreApplication.translate("RemoteTools", "File name in the server's export folder:"),
+                                    text="pass.safetensors")
+    if ok and name.strip():
+        ctx.tools.remote.export_on_server(name.strip())
 
 
 def install(window) -> None:
@@ -175,4 +198,4 @@ def install(window) -> None:
     window.file_menu.addSeparator()
     window.file_menu.addAction(window.actions_by_id["tfdebug.file.connect"])
     window.file_menu.addAction(window.actions_by_id["tfdebug.file.reconnect"])
-    window.file_menu.addAction(window.actions_by_id["tfdebug.file.export_remote"])
+    window.file_menu.addAction(window.actions_by_id["tfdebug.file.export_on_server"])

@@ -24,10 +24,11 @@ def submit_slice(ctl, capture: Capture, failed: Callable[[Exception], None]) -> 
     """The shown slice (and the heatmap's LUT indices, made on the worker) from the server."""
     remote, view = ctl.remote, ctl.view
     row, col, indices, kind = view.row_axis, view.col_axis, ctl.indices(capture), capture.info.kind
-    pinned, named = view.pinned, dict(view.indices_by_name)
+    pinned, named, stats_up_to = view.pinned, dict(view.indices_by_name), ctl.large_stage_bytes
 
     def compute():
-        remote.display.follow(pinned, named, MAX_SLICE)  # sends nothing unless the view changed
+        # Sends nothing unless the view changed; stages the window summarises bring their stats along.
+        remote.display.follow(pinned, named, MAX_SLICE, stats_up_to=stats_up_to)
         sl = remote.display.slice_of(capture, row, col, indices, MAX_SLICE)
         levels = colors.scheme(kind, sl.stats)[1]
         return sl, (levels, colors.quantize(sl.values, levels))

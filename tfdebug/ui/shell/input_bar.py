@@ -205,19 +205,29 @@ class InputBar(QWidget):
         box.setMinimumWidth(max(box.minimumSizeHint().width(), text_width + chrome))
 
     def _session_changed(self) -> None:
-        live = self.ctl.adapter is not None  # a remote pass has its adapter on the server: shown like a replay
+        live = self.ctl.adapter is not None
+        remote = self.ctl.remote  # its model is on the server: the texts can change, not the model
         if live:
             adapter = self.ctl.adapter
             self._build_fields([(f.key, f.label, f.placeholder) for f in adapter.inputs])
-        else:  # a replay or a remote pass: show the texts it ran, one field per token stream
+        elif remote is not None:
+            self._build_fields(remote.input_fields)
+            self._syncing = True
+            for key, edit in self.fields.items():
+                edit.setText(remote.texts.get(key, ""))
+            self.model.setCurrentText(remote.model_name)  # the served model, shown (not chosen) here
+            self._fit_model_box()
+            self._syncing = False
+        else:  # a replay: show the texts it ran, one field per token stream
             self._build_fields([(k, k.capitalize(), "") for k in self.ctl.tokens])
             self._syncing = True
             for key, edit in self.fields.items():
                 edit.setText(" ".join(t for t in self.ctl.tokens.get(key, []) if not _special(t)))
             self._syncing = False
         for widget in [*self.fields.values(), self.model, self.device, self.preset]:
-            widget.setEnabled(live)
-            widget.setToolTip("" if live else self.tr(REPLAY_TIP))
+            editable = live or (remote is not None and widget in self.fields.values())
+            widget.setEnabled(editable)
+            widget.setToolTip("" if editable or remote is not None else self.tr(REPLAY_TIP))
         if live:
             self._show_inputs()
             texts = self.ctl.session.texts

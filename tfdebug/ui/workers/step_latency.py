@@ -22,6 +22,7 @@ import os
 import tempfile
 import time
 from contextlib import contextmanager
+from typing import Callable
 
 import pyqtgraph as pg
 import torch
@@ -140,10 +141,10 @@ def _one_step(app, window: MainWindow, clock: _PaintClock, target: Capture) -> t
     return (painted - start) * 1000.0, (max(clock.last_paint, painted) - start) * 1000.0
 
 
-def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, list[float]]]:
-    """Per N×N slice size: {"painted": [ms…], "settled": [ms…]} over `repeats` timed F10 presses."""
+@contextmanager
+def _bench_window():
+    """(app, window, clock): an offscreen window of benchmark size with the Heads dock shown, its paints timed."""
     app = QApplication.instance() or QApplication([])
-    timings: dict[int, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder, _PaintClock().installed() as clock:
         settings = QSettings(os.path.join(folder, "bench.ini"), QSettings.IniFormat)
         window = MainWindow(settings=settings, models=["random"], devices=["cpu"])
@@ -158,6 +159,21 @@ def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, li
         # settled clock would count a blink that falls in its quiet period as panel work.
         flash = app.cursorFlashTime()
         app.setCursorFlashTime(0)
+        try:
+            yield app, window, clock
+        finally:
+            tick.stop()
+            app.setCursorFlashTime(flash)
+            window.ctl.close()
+            window.close()
+            window.deleteLater()
+            app.processEvents()
+
+
+def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, list[float]]]:
+    """Per N×N slice size: {"painted": [ms…], "settled": [ms…]} over `repeats` timed F10 presses."""
+    timings: dict[int, dict[str, list[float]]] = {}
+    with _bench_window() as (app, window, clock):
         for n in sizes:
             stepper = Stepper.replay(_captures(n, repeats + WARMUP))
             window.ctl.load_replay(stepper, {"src": [], "tgt": []}, f"bench {n}×{n}")
@@ -171,12 +187,45 @@ def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, li
                     painted.append(p)
                     settled.append(s)
             timings[n] = {"painted": painted, "settled": settled}
-        tick.stop()
-        app.setCursorFlashTime(flash)
-        window.ctl.close()
-        window.close()
-        window.deleteLater()
-        app.processEvents()
+    return timings
+
+
+def _one_live_step(app, window: MainWindow, clock: _PaintClock) -> float:
+    """Press F10 on a live pass once; ms until the heatmap painted the stage it paused at."""
+    ctl, heatmap = window.ctl, window.heatmap_panel
+    clock.painted_slice = None
+    before, previous = ctl.current, heatmap.slice
+    start = time.perf_counter()
+    deadline = start + _TIMEOUT_S
+    QTest.keyClick(window, Qt.Key_F10)
+    while time.perf_counter() < deadline:
+        sl = heatmap.slice
+        if (ctl.current is not None and ctl.current is not before and sl is not None and sl is not previous
+                and clock.painted_slice is sl and ctl.current.name == ctl.stepper.current.name):
+            break
+        app.processEvents(QEventLoop.WaitForMoreEvents)
+    return (clock.painted_at - start) * 1000.0
+
+
+def live_step_latency(passes: dict[str, Callable[[MainWindow], object]], repeats: int) -> dict[str, list[float]]:
+    """Per named way of putting a live pass on the window (`show(window)`, e.g. a local DebugSession or a
+    RemoteSession attached): ms from F10 to the painted heatmap over `repeats` timed steps. Each pass must
+    have `repeats` + WARMUP stages after its first. What `show` returns is closed afterwards when it can be."""
+    timings: dict[str, list[float]] = {}
+    with _bench_window() as (app, window, clock):
+        for name, show in passes.items():
+            shown = show(window)
+            window.activateWindow()
+            deadline = time.perf_counter() + _TIMEOUT_S
+            while (window.heatmap_panel.slice is None or not window.ctl.display_settled()) \
+                    and time.perf_counter() < deadline:
+                app.processEvents(QEventLoop.WaitForMoreEvents)
+            samples = [_one_live_step(app, window, clock) for _ in range(repeats + WARMUP)]
+            timings[name] = samples[WARMUP:]
+            window.ctl.close()
+            if hasattr(shown, "close"):
+                shown.close()
+            app.processEvents()
     return timings
 
 
