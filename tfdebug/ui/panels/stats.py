@@ -97,6 +97,8 @@ class StatsPanel(QWidget):
             label.setText(self.tr(ROW_TITLES[name]) if name in ROW_TITLES else name)
         self.plot.setLabel("bottom", self.tr("value"))
         self.plot.setLabel("left", self.tr("count"))
+        if self.ctl.current is not None:  # the dtype's range and the overflow warning are sentences too
+            self._precision()
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -122,11 +124,14 @@ class StatsPanel(QWidget):
         sl = self.ctl.current_slice
         # A stage above the size limit has no whole-tensor histogram: its slice's stands in.
         self._histogram(sl.stats if large and sl is not None else stats)
-        self._precision(stats if stats is not None or sl is None else sl.stats)
+        self._precision()
 
-    def _precision(self, stats: Stats | None) -> None:
-        """The stage dtype's range, and a warning when `stats` (the whole tensor's, else the slice's) come
-        near float16's overflow."""
+    def _precision(self, stats: Stats | None = None) -> None:
+        """The stage dtype's range, and a warning when `stats` (default: the whole tensor's, else the shown
+        slice's) come near float16's overflow."""
+        if stats is None:
+            sl = self.ctl.current_slice
+            stats = self.ctl.current_stats or (sl.stats if sl is not None else None)
         current = self.ctl.current
         limits = dtype_range(current.dtype) if current is not None else None
         self.precision.setText("" if limits is None else self.tr(
