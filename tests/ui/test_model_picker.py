@@ -74,7 +74,7 @@ def test_the_model_box_lists_the_cache_and_a_cached_model_runs_in_bfloat16(cache
     qtbot.waitUntil(lambda: "hf:org/tiny-model" in _box_entries(window), timeout=30000)
     entries = _box_entries(window)
     # Checked against huggingface_hub's own scan of the same cache.
-    scanned = {repo.repo_id: repo for repo in hub.scan_cache_dir(cache).repos}
+    scanned = {repo.repo_id: repo for repo in hub.scan_cache_dir(cache).repos if repo.revisions}
     assert {s for s in entries if s.startswith("hf:")} == {"hf:" + r for r in scanned}
     tip, enabled = entries["hf:org/tiny-model"]
     assert tip == f"GPT2LMHeadModel · {fmt_bytes(scanned['org/tiny-model'].size_on_disk)} · tfdebug opens it"
@@ -92,7 +92,8 @@ def test_the_model_box_lists_the_cache_and_a_cached_model_runs_in_bfloat16(cache
     assert rows["hf:org/tiny-model"][1:] == ["GPT2LMHeadModel", fmt_bytes(scanned["org/tiny-model"].size_on_disk),
                                              "yes"]
     assert rows["hf:org/bloomish"][3].startswith("no: tfdebug cannot tap Hugging Face model type 'bloom'")
-    assert str(cache.parent / "home" / "hub") in dialog.where.text() and "3 models" in dialog.where.text()
+    assert str(cache.parent / "home" / "hub") in dialog.where.text()
+    assert f"{len(scanned)} models in the Hugging Face cache" in dialog.where.text()
     assert dialog.select("hf:org/bloomish") and not dialog.use_button.isEnabled()  # refused: Use is off
     assert dialog.select("hf:org/tiny-model") and dialog.use_button.isEnabled()
     qtbot.mouseClick(dialog.use_button, Qt.LeftButton)
@@ -163,3 +164,55 @@ def test_gui_dtype_and_device_map_preselect_the_input_bar(monkeypatch):
     assert cli.main(["gui", "--model", "random"]) == 0
     assert (seen["dtype"], seen["device_map"]) == (None, None)  # the window's remembered choice
     assert cli.main(["gui", "--model", "random", "--device-map", "everywhere"]) == 2
+
+
+@pytest.fixture
+def served(cache, monkeypatch, tmp_path):
+    """A hub on loopback (tests/adapters/fake_hub.py) serving org/remote (the tiny GPT-2's files) and
+    org/huge (a 50 MB file sent slowly); huggingface_hub is pointed at it and may go online."""
+    from tests.adapters.fake_hub import fake_hub
+
+    tiny = {p.name: p.read_bytes() for p in (cache / "models--org--tiny-model" / "snapshots").glob("*/*")}
+    with fake_hub({"org/remote": tiny, "org/huge": {"config.json": tiny["config.json"]}},
+                  slow={"model.safetensors": 50_000_000}) as url:
+        monkeypatch.setattr(hub.constants, "HF_HUB_OFFLINE", False)
+        monkeypatch.setattr(hub.constants, "ENDPOINT", url)
+        monkeypatch.setattr(hub.constants, "HUGGINGFACE_CO_URL_TEMPLATE", url + "/{repo_id}/resolve/{revision}/{filename}")
+        yield url
+
+
+def test_a_download_shows_its_progress_and_the_model_joins_the_list(served, cache, make_window, qtbot):
+    window = make_window()
+    dialog = _open_models_dialog(window, qtbot)
+    qtbot.waitUntil(lambda: window.tools.models.hub_models.scanned_once, timeout=30000)
+    seen = []
+    window.tools.models.hub_models.download_progress.connect(lambda done, total: seen.append((done, total)))
+    qtbot.keyClicks(dialog.hub_id, "org/remote")
+    qtbot.keyClick(dialog.hub_id, Qt.Key_Return)
+    assert dialog.progress.isVisible() and dialog.cancel_button.isVisible()
+    qtbot.waitUntil(lambda: "org/remote is in the Hugging Face cache" in dialog.status.text(), timeout=60000)
+    qtbot.waitUntil(lambda: "hf:org/remote" in _box_entries(window), timeout=30000)
+    assert _box_entries(window)["hf:org/remote"][1]  # supported
+    assert seen and seen[-1][0] == seen[-1][1] > 10_000  # the bytes of the weights, to the last
+    qtbot.waitUntil(lambda: dialog.selected_spec() == "hf:org/remote")
+    # What huggingface_hub itself now finds in the cache, without the network.
+    assert hub.snapshot_download("org/remote", cache_dir=str(cache), local_files_only=True)
+    assert not dialog.progress.isVisible()
+
+
+def test_cancel_stops_a_download_and_leaves_nothing_half_written(served, cache, make_window, qtbot):
+    window = make_window()
+    dialog = _open_models_dialog(window, qtbot)
+    models = window.tools.models.hub_models
+    qtbot.keyClicks(dialog.hub_id, "org/huge")
+    qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: dialog.progress.maximum() == 1000 and dialog.progress.value() > 0, timeout=30000)
+    assert "MB" in dialog.progress.format() or "KB" in dialog.progress.format()
+    qtbot.mouseClick(dialog.cancel_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: dialog.status.text() == "The download was cancelled.", timeout=30000)
+    assert not models.downloading and dialog.download_button.isEnabled()
+    with pytest.raises(hub.errors.LocalEntryNotFoundError):  # no snapshot of a half-fetched model
+        hub.snapshot_download("org/huge", cache_dir=str(cache), local_files_only=True)
+    # The weights are at most a partial file huggingface_hub resumes later (".incomplete"), never a blob.
+    partial = [b for b in (cache / "models--org--huge" / "blobs").glob("*") if b.stat().st_size > 10_000]
+    assert all(b.name.endswith(".incomplete") and b.stat().st_size < 50_000_000 for b in partial)
