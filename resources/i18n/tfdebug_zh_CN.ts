@@ -1090,6 +1090,10 @@
         <translation>生成</translation>
     </message>
     <message>
+        <source>Precision and placement</source>
+        <translation>精度与放置</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>

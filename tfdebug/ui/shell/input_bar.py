@@ -69,11 +69,17 @@ class InputBar(QWidget):
         self._layout.addWidget(self.preset)
         self._fields_at = self._layout.count()
         for label, widget in ((self.model_label, self.model), (None, self.models_button),
-                              (self.device_label, self.device), (self.dtype_label, self.dtype),
-                              (self.device_map_label, self.device_map)):
+                              (self.device_label, self.device)):
             if label is not None:
                 self._layout.addWidget(label)
             self._layout.addWidget(widget)
+        # Precision and Device map: a widget of their own, which the window puts on the row below (the
+        # input bar's row must still fit a 1280-pixel screen).
+        self.placement = QWidget()
+        placement = QHBoxLayout(self.placement)
+        placement.setContentsMargins(4, 2, 4, 2)
+        for widget in (self.dtype_label, self.dtype, self.device_map_label, self.device_map):
+            placement.addWidget(widget)
         self._layout.addWidget(self.run_button)
         self._layout.addWidget(self.generate_button)
         self.model.currentTextChanged.connect(self._update_inputs)

@@ -124,6 +124,10 @@ class MainWindow(WindowLayout, QMainWindow):
         for action_id in TOOLBAR_ACTIONS:
             self.debug_toolbar.addAction(self.actions_by_id[action_id])
         self.addToolBar(Qt.TopToolBarArea, self.debug_toolbar)
+        self.placement_toolbar = QToolBar()  # the input bar's Precision and Device map, beside the debug actions
+        self.placement_toolbar.setObjectName("toolbar-placement")
+        self.placement_toolbar.addWidget(self.input_bar.placement)
+        self.addToolBar(Qt.TopToolBarArea, self.placement_toolbar)
 
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
@@ -329,6 +333,7 @@ class MainWindow(WindowLayout, QMainWindow):
         """Every text the window itself owns, in the current language (panels do their own)."""
         self.input_toolbar.setWindowTitle(self.tr("Input"))
         self.debug_toolbar.setWindowTitle(self.tr("Debug"))
+        self.placement_toolbar.setWindowTitle(self.tr("Precision and placement"))
         for name, title in self._dock_titles.items():
             self.docks[name].setWindowTitle(self.tr(title))
         self.file_menu.setTitle(self.tr("&File"))
