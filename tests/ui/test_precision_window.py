@@ -110,6 +110,7 @@ def test_the_stages_tree_says_what_the_budget_did_not_keep_and_a_dropped_stage_s
     tip = _plain(item.toolTip(1))
     assert tip.endswith("\nNot kept: the 30.0 kB capture budget was full when this stage ran.")
     assert tip.startswith(late + " — ")
+    assert _plain(item.toolTip(2)) == "Not kept: the 30.0 kB capture budget was full when this stage ran."
     kept = next(c.name for c in window.ctl.stepper.history if not c.dropped)
     assert not window.navigator.items[kept].text(2).endswith(" · not kept")
     # Clicked afterwards it says it was not kept rather than drawing nothing under old axes.

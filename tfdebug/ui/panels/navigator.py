@@ -215,8 +215,9 @@ class NavigatorPanel(QWidget):
             item.setForeground(SHAPE, colour)
             item.setText(SHAPE, item.data(SHAPE, SHAPE_ROLE) + marks.get(state, ""))
             # Why the capture budget let it go (core.budget's reasons): the user learns what to change.
-            why = f"\n{phrase_text(reasons[name])}" if name in reasons else ""
-            item.setToolTip(NAME, plain_tooltip(item.data(NAME, TIP_ROLE) + why))
+            why = phrase_text(reasons[name]) if name in reasons else ""
+            item.setToolTip(NAME, plain_tooltip(item.data(NAME, TIP_ROLE) + (f"\n{why}" if why else "")))
+            item.setToolTip(SHAPE, plain_tooltip(why) if why else "")  # the mark may be cut off: its reason
         current = self.ctl.current.name if self.ctl.current is not None else None
         if current != self._current:
             font = QFont()
