@@ -141,6 +141,7 @@ class ModelsDialog(QDialog):
         self._selection_changed()
 
     def selected_spec(self) -> str | None:
+        """The spec of the selected row, or None."""
         items = self.table.selectedItems()
         return items[0].data(SPEC_ROLE) if items else None
 
@@ -165,6 +166,7 @@ class ModelsDialog(QDialog):
 
     # ----- downloads ----------------------------------------------------------------------------
     def download(self) -> None:
+        """Start downloading the hub id typed in the download row (the sentence below says how it went)."""
         if not self.hub_id.text().strip() or not self.hub_models.download(self.hub_id.text()):
             return
         self.status.setText(self.tr("Downloading {model}…").format(model=self.hub_id.text().strip()))
@@ -207,6 +209,7 @@ class ModelTools:
         self.hub_models.scan()
 
     def open(self) -> ModelsDialog:
+        """Show the Models dialog (made once), refilled, with the Model box's model selected."""
         if self.dialog is None:
             self.dialog = ModelsDialog(self.hub_models, self.bundled, self.window)
             self.dialog.chosen.connect(self.window.input_bar.choose_model)

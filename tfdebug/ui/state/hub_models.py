@@ -35,10 +35,12 @@ class HubModels(QObject):
 
     @property
     def scanning(self) -> bool:
+        """A scan of the cache is running."""
         return self._scan is not None
 
     @property
     def downloading(self) -> bool:
+        """A download is running."""
         return self._download is not None
 
     def scan(self) -> None:
