@@ -119,7 +119,6 @@ def _one_step(app, window: MainWindow, clock: _PaintClock, arrived: Callable[[],
               timeout_s: float = _TIMEOUT_S) -> tuple[float, float]:
     """Press F10 once; (ms to the painted heatmap, ms until every panel settled). `arrived()` tells
     when the window shows the stage the step goes to."""
-    ctl = window.ctl
     clock.painted_slice = None
     heatmap = window.heatmap_panel
     # The heatmap's own slice (ctl.current_slice is replaced once a large slice's mean and std arrive).
@@ -170,7 +169,7 @@ def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, li
             painted, settled = [], []
             for r in range(repeats + WARMUP):
                 target = stepper.history[stepper.cursor + 1]
-                p, s = _one_step(app, window, clock, lambda: window.ctl.current is target)
+                p, s = _one_step(app, window, clock, lambda target=target: window.ctl.current is target)
                 if r >= WARMUP:  # the first steps warm caches
                     painted.append(p)
                     settled.append(s)
@@ -219,7 +218,7 @@ def live_steps(spec: str, texts: dict[str, str], dtype: str, steps: int, timeout
                      "steps": []}
         for _ in range(steps):
             before = ctl.current
-            painted, settled = _one_step(app, window, clock, lambda: ctl.current is not before
+            painted, settled = _one_step(app, window, clock, lambda before=before: ctl.current is not before
                                          and ctl.current is ctl.stepper.current, timeout_s)
             row["steps"].append({"stage": ctl.current.name, "painted_ms": painted, "settled_ms": settled})
         tick.stop()
