@@ -219,6 +219,27 @@ def remote_painted() -> str:
                    ratio(r["aa_ratio_local"]), ratio(r["aa_ratio"])] for r in _remote()["painted"]])
 
 
+REAL_SIZE_WINDOW = "docs/bench-real-size-window-cpu-2core.json"
+
+
+def real_size_window() -> str:
+    """The Llama-3.2-1B-shaped model opened and stepped in the window (`bench --real-size --in-window`)."""
+    d = load(REAL_SIZE_WINDOW)["real_size_window"]
+    w = d["window"]
+    painted = sorted(step["painted_ms"] for step in w["steps"])
+    rows = [["build on meta + random bf16 weights; save as a folder", f"{d['build_s']:.1f} s; {d['save_s']:.1f} s"],
+            ["Run → the pass on screen (load `hf:FOLDER` in bfloat16, plan)", f"{w['run_to_pass_on_screen_s']:.1f} s"],
+            [f"Run → first stage painted (`{w['first_stage']}`)", f"{w['run_to_first_stage_painted_s']:.1f} s"],
+            [f"F10 → painted heatmap, median / max of {len(painted)}",
+             f"{ms(painted[len(painted) // 2], 0)} / {ms(painted[-1], 0)} ms"]]
+    rows += [[f"· F10 to `{step['stage']}`", f"{ms(step['painted_ms'], 0)} ms painted, "
+                                              f"{ms(step['settled_ms'], 0)} ms every panel settled"]
+             for step in w["steps"]]
+    rows.append(["peak RSS", f"{d['peak_rss_bytes'] / 1e9:.2f} GB = {pct(d['peak_rss_share_of_ram'])} of "
+                             f"{d['ram_bytes'] / 1e9:.1f} GB RAM (bound 40%)"])
+    return table(["row", "figure"], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "machine-remote": lambda: machine("docs/bench-remote-cpu-2core.json"),
     "remote-steps": remote_steps,
@@ -239,6 +260,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "demo-misses": demo_misses,
     "demo-training": demo_training,
     "tiny-gpt2": tiny_gpt2,
+    "machine-real-size-window": lambda: machine(REAL_SIZE_WINDOW),
+    "real-size-window": real_size_window,
 }
 
 

@@ -921,6 +921,25 @@
     </message>
 </context>
 <context>
+    <name>HubModels</name>
+    <message>
+        <source>The Hugging Face cache could not be read.</source>
+        <translation>无法读取 Hugging Face 缓存。</translation>
+    </message>
+    <message>
+        <source>{text} is not a Hugging Face model id (write it as org/name).</source>
+        <translation>{text} 不是 Hugging Face 模型标识（请写成 org/name）。</translation>
+    </message>
+    <message>
+        <source>A download is already running.</source>
+        <translation>已有一个下载正在进行。</translation>
+    </message>
+    <message>
+        <source>The download failed unexpectedly.</source>
+        <translation>下载意外失败。</translation>
+    </message>
+</context>
+<context>
     <name>InputBar</name>
     <message>
         <source>A recorded pass is shown: its input cannot be edited. Use Debug ▸ New Live Pass to run live.</source>
@@ -939,8 +958,36 @@
         <translation>设备</translation>
     </message>
     <message>
-        <source>demo, random, or the path of a model folder</source>
-        <translation>demo、random，或模型文件夹的路径</translation>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Device map</source>
+        <translation>设备映射</translation>
+    </message>
+    <message>
+        <source>demo, random, a model from the Hugging Face cache (hf:org/name), or the path of a model folder; Models… lists them and downloads</source>
+        <translation>demo、random、Hugging Face 缓存中的模型（hf:org/name）或模型文件夹的路径；“模型…”列出它们并可下载</translation>
+    </message>
+    <message>
+        <source>The precision the model&apos;s weights and stages are in (float32, bfloat16, float16)</source>
+        <translation>模型权重和各阶段张量所用的精度（float32、bfloat16、float16）</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Let accelerate place a Hugging Face model (auto, balanced over GPUs, cpu, cuda:N) instead of Device; none: the whole model on Device</source>
+        <translation>由 accelerate 放置 Hugging Face 模型（auto、在多块显卡间 balanced、cpu、cuda:N），而不是放在“设备”上；无：整个模型放在“设备”上</translation>
+    </message>
+    <message>
+        <source>Device maps need accelerate: pip install &quot;tfdebug[hf]&quot;</source>
+        <translation>设备映射需要 accelerate：pip install &quot;tfdebug[hf]&quot;</translation>
+    </message>
+    <message>
+        <source>tfdebug opens it</source>
+        <translation>tfdebug 可以打开</translation>
     </message>
     <message>
         <source>Example inputs for this model, and your recent inputs</source>
@@ -1059,6 +1106,10 @@
         <translation>生成</translation>
     </message>
     <message>
+        <source>Precision and placement</source>
+        <translation>精度与放置</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
@@ -1143,6 +1194,85 @@
     </message>
 </context>
 <context>
+    <name>ModelsDialog</name>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>Size on disk</source>
+        <translation>磁盘占用</translation>
+    </message>
+    <message>
+        <source>tfdebug</source>
+        <translation>tfdebug</translation>
+    </message>
+    <message>
+        <source>Use</source>
+        <translation>使用</translation>
+    </message>
+    <message>
+        <source>Rescan</source>
+        <translation>重新扫描</translation>
+    </message>
+    <message>
+        <source>org/name, e.g. Qwen/Qwen3-0.6B</source>
+        <translation>org/name，例如 Qwen/Qwen3-0.6B</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Download from the Hugging Face hub:</source>
+        <translation>从 Hugging Face Hub 下载：</translation>
+    </message>
+    <message>
+        <source>The download was cancelled.</source>
+        <translation>下载已取消。</translation>
+    </message>
+    <message>
+        <source>bundled with tfdebug</source>
+        <translation>随 tfdebug 附带</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no: {reason}</source>
+        <translation>否：{reason}</translation>
+    </message>
+    <message>
+        <source>Reading the Hugging Face cache {cache}…</source>
+        <translation>正在读取 Hugging Face 缓存 {cache}…</translation>
+    </message>
+    <message>
+        <source>{count} models in the Hugging Face cache {cache}.</source>
+        <translation>Hugging Face 缓存 {cache} 中有 {count} 个模型。</translation>
+    </message>
+    <message>
+        <source>Downloading {model}…</source>
+        <translation>正在下载 {model}…</translation>
+    </message>
+    <message>
+        <source>{model} is in the Hugging Face cache: select it and press Use.</source>
+        <translation>{model} 已在 Hugging Face 缓存中：选中它并按“使用”。</translation>
+    </message>
+</context>
+<context>
     <name>NavigatorPanel</name>
     <message>
         <source>Filter stages (name or kind)…</source>
@@ -1175,6 +1305,10 @@
     <message>
         <source> · edited</source>
         <translation> · 已编辑</translation>
+    </message>
+    <message>
+        <source> · not kept</source>
+        <translation> · 未保留</translation>
     </message>
     <message>
         <source>Run to Stage</source>
@@ -1644,6 +1778,10 @@ output w·V = {output}</source>
         <source>{name} holds {held}, above the {limit} read in full: only the heatmap&apos;s slice is read and summarised; the whole-tensor column stays empty.</source>
         <translation>{name} 占用 {held}，超过完整读取的上限 {limit}：只读取并统计热图的切片；整个张量一栏留空。</translation>
     </message>
+    <message>
+        <source>{dtype}: largest {max}, smallest normal {tiny}, eps {eps}</source>
+        <translation>{dtype}：最大值 {max}，最小正规数 {tiny}，机器精度 {eps}</translation>
+    </message>
 </context>
 <context>
     <name>TokenStrip</name>
@@ -1928,6 +2066,14 @@ output w·V = {output}</source>
     <message>
         <source>Write the pass as a snapshot into the server&apos;s export folder, where the model runs (File ▸ Export… writes it on this machine)</source>
         <translation>把这一遍作为快照写入服务器的导出文件夹，即模型运行之处（文件 ▸ 导出… 则写到本机）</translation>
+    </message>
+    <message>
+        <source>Models…</source>
+        <translation>模型…</translation>
+    </message>
+    <message>
+        <source>The bundled models and those in the Hugging Face cache, with their architecture, size and support; download one</source>
+        <translation>附带的模型和 Hugging Face 缓存中的模型，及其架构、大小和是否支持；可下载模型</translation>
     </message>
 </context>
 <context>
@@ -4140,6 +4286,11 @@ output w·V = {output}</source>
         <source>{what} {text} holds control characters or broken Unicode</source>
         <comment>limits.control</comment>
         <translation>{what} {text} 含有控制字符或损坏的 Unicode</translation>
+    </message>
+    <message>
+        <source>|x| reaches {value}, beyond float16&apos;s largest value {limit}: this stage would hold ±Inf if the pass ran in float16.</source>
+        <comment>precision.half_overflow</comment>
+        <translation>|x| 达到 {value}，超过 float16 的最大值 {limit}：若这次前向传播以 float16 运行，此阶段会出现 ±Inf。</translation>
     </message>
     <message>
         <source>|x| reaches {value}, over half of {dtype}&apos;s largest value {limit}: one doubling more and it becomes ±Inf.</source>

@@ -40,3 +40,17 @@ def test_cli_bench_real_size_tiny(capsys):
     for key in ("build_s", "save_s", "load_s", "first_stage_s", "rest_of_pass_s", "plain_forward_s",
                 "peak_rss_bytes"):
         assert row[key] > 0, key
+
+
+def test_cli_bench_real_size_in_the_window_tiny(capsys):
+    """The window section at a tiny size: Run through the input bar in bfloat16, then eight F10 presses, each
+    stopping at the next stage of the plan with its heatmap painted (no timing asserted)."""
+    assert main(["bench", "--real-size", "--in-window", "--tiny", "--seq-len", "12", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    window = row["window"]
+    assert window["first_stage"] == "tok.embed" and window["dtype"] == "bfloat16"
+    stages = [step["stage"] for step in window["steps"]]
+    assert len(stages) == 8 and len(set(stages)) == 8 and stages[0].startswith("dec.0.")
+    assert all(0 < step["painted_ms"] <= step["settled_ms"] for step in window["steps"])
+    assert 0 < window["run_to_pass_on_screen_s"] <= window["run_to_first_stage_painted_s"]
+    assert row["peak_rss_bytes"] > 0 and row["parameters"] > 0

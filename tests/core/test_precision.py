@@ -7,7 +7,7 @@ import torch
 
 from tfdebug.core.breakpoints import Breakpoint, condition_flags
 from tfdebug.core.display import display_slice, tensor_stats
-from tfdebug.core.precision import dtype_range, overflow_note
+from tfdebug.core.precision import dtype_range, half_overflow_note, overflow_note
 
 HALF = (torch.float16, torch.bfloat16)
 
@@ -61,3 +61,16 @@ def test_the_display_shows_float32_of_the_slice_and_leaves_the_stage_in_its_dtyp
     assert stage.dtype == dtype and shown.values.dtype.name == "float32"
     assert torch.equal(torch.from_numpy(shown.values), stage[1, 2].float())
     assert shown.stats.max == pytest.approx(float(stage[1, 2].float().max()))
+
+
+def test_values_that_would_overflow_a_float16_pass_are_flagged_in_other_dtypes():
+    limit = float(torch.finfo(torch.float16).max)
+    for dtype in (torch.float32, torch.bfloat16):
+        beyond = float(torch.tensor(limit * 2, dtype=dtype))
+        note = half_overflow_note(dtype, -1.0, beyond)
+        assert note is not None and note.id == "precision.half_overflow" and "would hold ±Inf" in note
+        assert torch.isinf(torch.tensor(beyond).half())  # torch agrees: float16 cannot hold it
+        assert half_overflow_note(dtype, -limit, limit) is None  # float16's largest value still fits
+        assert half_overflow_note(dtype, float("-inf"), 1.0) is None  # a mask's −∞ is not a value
+    assert half_overflow_note(torch.float16, 0.0, 60000.0) is None  # float16 stages: overflow_note judges
+    assert half_overflow_note(torch.int64, 0, 10**9) is None

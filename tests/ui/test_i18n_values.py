@@ -180,7 +180,8 @@ def test_a_mismatch_names_its_known_cause_in_chinese(qapp):
 # Words that are names in every language: the model and device, stage and kind names, symbols.
 NAMES = ("NaN", "Inf", "finfo.min", "LayerNorm", "RMSNorm", "Softmax", "Dropout", "FFN", "Logits", "RMS", "English",
          "random", "cpu", "lm_head", "logits", "I love you", "KV", "KB", "kB", "MB", "GB",
-         "Ctrl")  # sizes in any unit the free memory gives; key names as the keyboard shows them
+         "Ctrl", "float32", "bfloat16", "float16")  # sizes in any unit the free memory gives; key names as the
+# keyboard shows them; dtype names as torch writes them
 
 
 def test_the_chinese_window_at_a_masked_stage_has_no_english_words_left(window, qtbot):

@@ -225,20 +225,17 @@ def _config(folder: Path) -> dict:
 def support(folder: Path) -> tuple[bool, str]:
     """Whether tfdebug can open the model folder, and the sentence saying why not ("" when it can).
 
-    The folder's files are checked the way a load checks them, and its model type against the
-    families tfdebug taps; nothing is imported from transformers and no weight is read.
+    Config-only, for a picker: the folder's files are checked the way a load checks them, and its
+    model type against the types the planner refuses before loading (with the planner's own
+    sentence); nothing is imported from transformers and no weight is read. A model the planner
+    can only judge by running it once is refused at Run.
     """
+    from tfdebug.adapters.hf_conventions import refuse_before_loading
     from tfdebug.adapters.hf_load import check_folder
 
     try:
-        config = check_folder(folder)
-    except ModelLoadError as exc:
-        return False, exc.message
-    try:
-        from tfdebug.adapters.hf_names import FAMILIES
-    except ImportError:
-        return True, ""  # the planner decides at load time
-    model_type = config.get("model_type", "")
-    if model_type not in FAMILIES:
-        return False, f"tfdebug cannot tap model type '{model_type or 'unknown'}' (supported: {', '.join(sorted(FAMILIES))})."
+        config, _ = check_folder(folder)
+        refuse_before_loading(str(config.get("model_type", "")))
+    except TfdebugError as exc:
+        return False, exc.phrase()  # the window says it in its language
     return True, ""

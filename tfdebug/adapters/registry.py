@@ -109,10 +109,15 @@ def load_adapter(spec: str, device: str | torch.device | None = "cpu", dtype: st
     return _resolve(entry.loader)(spec, dev, dtype)
 
 
-def _require_accelerate() -> None:
+def accelerate_available() -> bool:
+    """Whether accelerate (the `hf` extra), which device maps need, is installed."""
     import importlib.util
 
-    if importlib.util.find_spec("accelerate") is None:
+    return importlib.util.find_spec("accelerate") is not None
+
+
+def _require_accelerate() -> None:
+    if not accelerate_available():
         raise ConfigError('--device-map needs accelerate: pip install "tfdebug[hf]".', id="device_map.no_accelerate")
 
 

@@ -71,28 +71,14 @@ def real_size_section(seq_len: int = 128, tiny: bool = False) -> dict:
 
     from tfdebug.adapters.registry import load_adapter
     from tfdebug.adapters.session import DebugSession
-    from tfdebug.core.budget import KeepPolicy, default_capture_budget, total_memory
+    from tfdebug.core.budget import KeepPolicy, default_capture_budget
     from tfdebug.core.recorder import held_bytes
     from tfdebug.core.stepper import FINISHED, PAUSED
 
-    shape = TINY if tiny else LLAMA_1B
-    row: dict = {"shape": {k: shape[k] for k in ("num_hidden_layers", "hidden_size", "num_attention_heads",
-                                                  "num_key_value_heads", "vocab_size")},
-                 "dtype": "bfloat16", "seq_len": seq_len, "threads": torch.get_num_threads()}
+    row = _header(tiny, seq_len)
     with tempfile.TemporaryDirectory(prefix="tfdebug-real-size-") as tmp:
         folder = Path(tmp)
-        start = time.perf_counter()
-        model = build_random(shape, torch.bfloat16)
-        row["build_s"] = time.perf_counter() - start
-        row["parameters"] = sum(p.numel() for p in model.parameters())
-        row["rss_after_build_bytes"] = _rss()
-        start = time.perf_counter()
-        model.save_pretrained(str(folder))
-        _tokenizer().save(str(folder / "tokenizer.json"))
-        row["save_s"] = time.perf_counter() - start
-        del model
-        gc.collect()
-        row["rss_before_load_bytes"] = _rss()
+        _build_and_save(TINY if tiny else LLAMA_1B, folder, row)
         start = time.perf_counter()
         adapter = load_adapter(f"hf:{folder}", dtype="bfloat16")
         row["load_s"] = time.perf_counter() - start
@@ -121,11 +107,85 @@ def real_size_section(seq_len: int = 128, tiny: bool = False) -> dict:
             adapter.plain_forward(session.prepared)
         row["plain_forward_s"] = time.perf_counter() - start
         session.close()
+    return _peak(row)
+
+
+def _header(tiny: bool, seq_len: int) -> dict:
+    import torch
+
+    shape = TINY if tiny else LLAMA_1B
+    return {"shape": {k: shape[k] for k in ("num_hidden_layers", "hidden_size", "num_attention_heads",
+                                             "num_key_value_heads", "vocab_size")},
+            "dtype": "bfloat16", "seq_len": seq_len, "threads": torch.get_num_threads()}
+
+
+def _build_and_save(shape: dict, folder: Path, row: dict) -> None:
+    """Build the random model, save it as a Hugging Face folder with its tokenizer, and let it go; the rows
+    build_s, parameters, rss_after_build_bytes, save_s and rss_before_load_bytes."""
+    import torch
+
+    start = time.perf_counter()
+    model = build_random(shape, torch.bfloat16)
+    row["build_s"] = time.perf_counter() - start
+    row["parameters"] = sum(p.numel() for p in model.parameters())
+    row["rss_after_build_bytes"] = _rss()
+    start = time.perf_counter()
+    model.save_pretrained(str(folder))
+    _tokenizer().save(str(folder / "tokenizer.json"))
+    row["save_s"] = time.perf_counter() - start
+    del model
+    gc.collect()
+    row["rss_before_load_bytes"] = _rss()
+
+
+def _peak(row: dict) -> dict:
+    from tfdebug.core.budget import total_memory
+
     row["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     total = total_memory()
     row["ram_bytes"] = total
     row["peak_rss_share_of_ram"] = None if not total else row["peak_rss_bytes"] / total
     return row
+
+
+def real_size_window_section(seq_len: int = 512, steps: int = 8, tiny: bool = False) -> dict:
+    """The same model opened in the window (offscreen Qt) as a person does: the folder typed into the
+    Model box, Precision bfloat16, Ctrl+Return, then F10 `steps` times; seconds from Run to the pass on
+    screen and to the first stage's painted heatmap, ms per step to the painted heatmap, peak RSS."""
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    import transformers  # noqa: F401  (imported before the clock starts)
+
+    from tfdebug.ui.workers.step_latency import live_steps, quiet_qt_messages
+
+    row = _header(tiny, seq_len)
+    with tempfile.TemporaryDirectory(prefix="tfdebug-real-size-") as tmp:
+        folder = Path(tmp)
+        _build_and_save(TINY if tiny else LLAMA_1B, folder, row)
+        prompt = " ".join(f"w{i % WORDS}" for i in range(seq_len))
+        with quiet_qt_messages():
+            row["window"] = live_steps(f"hf:{folder}", {"prompt": prompt}, "bfloat16", steps)
+    return _peak(row)
+
+
+def format_real_size_window(row: dict) -> str:
+    """The window section as lines of text."""
+    w, s = row["window"], row["shape"]
+    painted = sorted(step["painted_ms"] for step in w["steps"])
+    median = painted[len(painted) // 2] if painted else float("nan")
+    return "\n".join([
+        f"real size in the window: {s['num_hidden_layers']} layers, hidden {s['hidden_size']}, "
+        f"{row['parameters'] / 1e9:.2f} B parameters, {w['dtype']}, {row['seq_len']} tokens",
+        f"  Run to the pass on screen {w['run_to_pass_on_screen_s']:.1f} s   to the first stage painted "
+        f"{w['run_to_first_stage_painted_s']:.1f} s ({w['first_stage']})",
+        f"  {len(painted)} steps to the painted heatmap: median {median:.0f} ms, max {max(painted, default=0):.0f} ms",
+        *(f"    {step['stage']}: {step['painted_ms']:.0f} ms painted, {step['settled_ms']:.0f} ms settled"
+          for step in w["steps"]),
+        f"  peak RSS {row['peak_rss_bytes'] / 1e9:.2f} GB"
+        + (f" = {100 * row['peak_rss_share_of_ram']:.0f}% of {row['ram_bytes'] / 1e9:.1f} GB RAM (bound 40%)"
+           if row["peak_rss_share_of_ram"] is not None else ""),
+    ])
 
 
 def format_real_size(row: dict) -> str:

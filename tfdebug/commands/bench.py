@@ -47,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "stage, peak RSS, captured bytes")
     parser.add_argument("--seq-len", type=int, default=128, metavar="N",
                         help="the prompt length of the real-size section (default 128)")
+    parser.add_argument("--in-window", action="store_true",
+                        help="with --real-size: open the model in the window (offscreen) as a person does and "
+                             "step it: time to the first painted stage, step latency to the painted heatmap, peak RSS")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,6 +65,12 @@ def run(args: argparse.Namespace) -> int:
             import torch
 
             torch.set_num_threads(args.threads)
+        if args.in_window:
+            from tfdebug.bench.real_size import format_real_size_window, real_size_window_section
+
+            result = real_size_window_section(seq_len=args.seq_len, tiny=args.tiny)
+            print(json.dumps(result, indent=1) if args.json else format_real_size_window(result))
+            return 0
         result = real_size_section(seq_len=args.seq_len, tiny=args.tiny)
         print(json.dumps(result, indent=1) if args.json else format_real_size(result))
         return 0

@@ -21,10 +21,12 @@ def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True)
     add_placement_arguments(parser)
 
 
-def add_placement_arguments(parser: argparse.ArgumentParser) -> None:
-    """--dtype, --device-map and --download: how a model is loaded (every command that loads one)."""
-    parser.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
-                        help="the precision the model's weights and stages are in (default float32)")
+def add_placement_arguments(parser: argparse.ArgumentParser, dtype_default: str | None = "float32") -> None:
+    """--dtype, --device-map and --download: how a model is loaded (every command that loads one).
+    `dtype_default` None (the window): the precision chosen there last time."""
+    parser.add_argument("--dtype", default=dtype_default, choices=("float32", "bfloat16", "float16"),
+                        help="the precision the model's weights and stages are in (default "
+                             + (dtype_default or "the one chosen in the window last time, else float32") + ")")
     parser.add_argument("--device-map", default=None, metavar="MAP",
                         help="auto, balanced, cpu or cuda:N: let accelerate place a Hugging Face model (over "
                              "several GPUs, or part on the CPU) instead of --device")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from tfdebug.commands.common import add_budget_argument, add_decoding_arguments
+from tfdebug.commands.common import add_budget_argument, add_decoding_arguments, add_placement_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,8 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
     parser.add_argument("--tgt", default=None, help="the translator's target prefix (same as --input tgt=TEXT)")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cpu)")
-    parser.add_argument("--download", action="store_true",
-                        help="fetch an hf:ORG/NAME model missing from the Hugging Face cache before the window opens")
+    add_placement_arguments(parser, dtype_default=None)  # --dtype, --device-map, --download: as every command
     parser.add_argument("--generate", action="store_true",
                         help="generate token by token (KV cache): each step's stages are gen.{t}.…; "
                              "Next Token (Ctrl+T) and Run to Token (Ctrl+Shift+T) step by token")
@@ -55,6 +54,10 @@ def run(args: argparse.Namespace) -> int:
         from tfdebug.io.atomic import check_output
 
         check_output(args.screenshot, ExportError)  # a link, pipe or device is refused before the window opens
+    if args.device_map is not None:
+        from tfdebug.adapters.registry import check_device_map
+
+        check_device_map(args.device_map)  # a wrong name is refused before the window opens
     if args.download and args.model:
         from tfdebug.adapters.hub import fetch_spec
 
@@ -68,4 +71,5 @@ def run(args: argparse.Namespace) -> int:
         connect = (args.connect, args.token, args.server_key)
     return run_app(connect=connect, model=args.model, texts=given_texts(args), device=args.device, goto=args.goto,
                    generation=settings_from_args(args) if args.generate else None,
-                   screenshot=args.screenshot, lang=args.lang, max_capture_mb=args.max_capture_mb)
+                   screenshot=args.screenshot, lang=args.lang, max_capture_mb=args.max_capture_mb,
+                   dtype=args.dtype, device_map=args.device_map)

@@ -18,6 +18,14 @@ def available_devices() -> list[str]:
     return devices
 
 
+def available_device_maps(devices: list[str] | None = None) -> list[str]:
+    """The device maps that make sense here, for a picker: 'auto' and 'cpu' always, 'balanced' with two
+    GPUs or more, then 'cuda:N' for each GPU (accelerate places the model; see adapters.registry)."""
+    devices = available_devices() if devices is None else devices
+    gpus = [d for d in devices if d.startswith("cuda:")]
+    return ["auto"] + (["balanced"] if len(gpus) > 1 else []) + ["cpu"] + gpus
+
+
 def default_device() -> str:
     """The first GPU when there is one, else the CPU."""
     devices = available_devices()

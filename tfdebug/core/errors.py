@@ -1,5 +1,7 @@
 """Typed errors. Each carries one sentence a user understands; the GUI and CLI show it."""
 
+from tfdebug.core.phrases import Phrase
+
 
 class TfdebugError(Exception):
     """Base of every error tfdebug raises on purpose.
@@ -16,6 +18,13 @@ class TfdebugError(Exception):
         self.id = id
         self.template = message if id else ""
         self.params = params
+
+    def phrase(self) -> str:
+        """The sentence as a Phrase (context "errors") the window translates by its id; the English
+        sentence when the error has no id. It holds no reference to the exception or its traceback."""
+        if not self.id or not self.template:
+            return self.message
+        return Phrase(self.template, id=self.id, context="errors", english=self.message, **self.params)
 
 
 class InputError(TfdebugError):

@@ -64,3 +64,20 @@ def overflow_note(dtype: torch.dtype, min_value: float | None, max_value: float 
     return Phrase("|x| reaches {value}, over half of {dtype}'s largest value {limit}: one doubling more and it "
                   "becomes ±Inf.", id="precision.near_overflow", value=f"{max(finite):.4g}", dtype=limits.dtype,
                   limit=f"{limits.max:.5g}")
+
+
+HALF_MAX = float(torch.finfo(torch.float16).max)
+
+
+def half_overflow_note(dtype: torch.dtype, min_value: float | None, max_value: float | None) -> Phrase | None:
+    """For a stage computed in another floating dtype (float32, bfloat16): a sentence when its finite
+    extremes exceed float16's largest value, so the same pass run in float16 would hold ±Inf here;
+    None otherwise (and for float16 stages, which `overflow_note` judges)."""
+    if not dtype.is_floating_point or dtype == torch.float16:
+        return None
+    finite = [abs(v) for v in (min_value, max_value) if v is not None and math.isfinite(v)]
+    if not finite or max(finite) <= HALF_MAX:
+        return None
+    return Phrase("|x| reaches {value}, beyond float16's largest value {limit}: this stage would hold ±Inf if the "
+                  "pass ran in float16.", id="precision.half_overflow", value=f"{max(finite):.4g}",
+                  limit=f"{HALF_MAX:.5g}")

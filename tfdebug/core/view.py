@@ -11,11 +11,14 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class RunInputs:
-    """What Run starts: a model spec, a device, and the texts by input key."""
+    """What Run starts: a model spec, a device, the texts by input key, and how the model is loaded
+    (`dtype`, and a `device_map` that places a Hugging Face model instead of `device`; None: on `device`)."""
 
     model: str
     device: str = "cpu"
     texts: dict[str, str] = field(default_factory=dict)
+    dtype: str = "float32"
+    device_map: str | None = None
 
     def to_list(self) -> list:
         """A settings-friendly form: [model, device, {key: text}]."""

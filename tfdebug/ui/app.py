@@ -27,7 +27,8 @@ def _application() -> QApplication:
 def run_app(model: str | None = None, texts: dict[str, str] | None = None, device: str | None = None,
             goto: str | None = None, screenshot: str | None = None, open_path: str | None = None,
             generation=None, lang: str | None = None, max_capture_mb: float | None = None,
-            connect: tuple[str, str, str | None] | None = None) -> int:
+            connect: tuple[str, str, str | None] | None = None, dtype: str | None = None,
+            device_map: str | None = None) -> int:
     """Open the debugger window; with `screenshot`, render it at `goto`, save a PNG and exit.
 
     Without arguments the window opens on the last inputs (or the default model and its
@@ -37,7 +38,9 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     generate token by token. `lang` ("en", "zh") overrides the language chosen last time
     in View ▸ Language (which itself defaults to the system locale's).
     `max_capture_mb` sets the capture budget for this run (not stored). `connect` (address, token,
-    server key) attaches to `tfdebug serve` instead of running a model here.
+    server key) attaches to `tfdebug serve` instead of running a model here. `dtype` and `device_map`
+    (the CLI's --dtype/--device-map) preselect the input bar's Precision and Device map; without them the
+    window uses those chosen last time.
     """
     from tfdebug.adapters.registry import default_model_name
     from tfdebug.core.view import RunInputs
@@ -54,16 +57,18 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     if max_capture_mb is not None:
         window.ctl.capture_budget = f"{max_capture_mb:g}"
     last = window.last_inputs() if model is None and not texts and screenshot is None else None
+    saved_dtype, saved_map = window.last_loading() if screenshot is None else ("float32", None)
     inputs = RunInputs(model or (last.model if last else default_model_name()),
                        device or (last.device if last else "cpu"),
-                       dict(texts) if texts else (dict(last.texts) if last else {}))
+                       dict(texts) if texts else (dict(last.texts) if last else {}),
+                       dtype=dtype or saved_dtype, device_map=device_map if device_map is not None else saved_map)
     window.show()
     result = {"code": 0}
 
     if connect is not None:
         window.tools.remote.connect_to(*connect)
     elif open_path is not None:
-        window.input_bar.set_values(inputs.model, inputs.device, inputs.texts)
+        window.input_bar.set_values(inputs.model, inputs.device, inputs.texts, (inputs.dtype, inputs.device_map))
         window.open_snapshot(open_path)
     else:
         window.start(inputs)

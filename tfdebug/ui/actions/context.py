@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # only for the annotations: the tools import this module's us
     from tfdebug.ui.dialogs.conditions import ConditionTools
     from tfdebug.ui.dialogs.decoding import DecodingTools
     from tfdebug.ui.dialogs.edit import EditTools
+    from tfdebug.ui.dialogs.models import ModelTools
     from tfdebug.ui.remote.connection import RemoteTools
     from tfdebug.ui.shell.learn import LearnTools
     from tfdebug.ui.state.controller import DebugController
@@ -37,6 +38,7 @@ class WindowTools:
     conditions: ConditionTools | None = None
     decoding: DecodingTools | None = None
     remote: RemoteTools | None = None
+    models: ModelTools | None = None
 
 
 @dataclass

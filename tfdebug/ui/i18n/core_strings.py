@@ -458,6 +458,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('phrases', '{where} is not a snapshot: its header', 'json.header')
     translate('phrases', '{where} scaled by {value}', 'edit.scale')
     translate('phrases', '{where} set to {value}', 'edit.set')
+    translate('phrases', "|x| reaches {value}, beyond float16's largest value {limit}: this stage would hold ±Inf if the pass ran in float16.", 'precision.half_overflow')
     translate('phrases', "|x| reaches {value}, over half of {dtype}'s largest value {limit}: one doubling more and it becomes ±Inf.", 'precision.near_overflow')
     translate('titles', 'Attention')
     translate('titles', 'Block')

@@ -260,11 +260,8 @@ def error_phrase(exc) -> str:
     """A TfdebugError as a Phrase (context "errors"): what a message keeps to say it again in another
     language, without holding the exception (and its traceback's frames). Its English sentence when
     the error has no id."""
-    template = getattr(exc, "template", "")
-    error_id = getattr(exc, "id", "")
-    if not error_id or not template:
-        return exc.message
-    return Phrase(template, id=error_id, context="errors", english=exc.message, **exc.params)
+    phrase = getattr(exc, "phrase", None)
+    return phrase() if callable(phrase) else exc.message
 
 
 class Said(str):

@@ -29,7 +29,7 @@ from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import kind_title as english_kind_title
 from tfdebug.ui.actions import registry as actions
-from tfdebug.ui.i18n.language import formula_text, kind_title, title
+from tfdebug.ui.i18n.language import formula_text, kind_title, phrase_text, title
 from tfdebug.ui.render.plain_text import plain_tooltip
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.breakpoints import kind_menu
@@ -41,7 +41,8 @@ CURRENT_BG = QColor(255, 224, 130)
 BREAK_FG = QColor(200, 30, 30)
 CURRENT_MARK = QColor(230, 120, 0)
 EDITED = QColor(179, 92, 0)
-SHAPE_ROLE = Qt.UserRole + 2  # the shape text without the edited mark
+SHAPE_ROLE = Qt.UserRole + 2  # the shape text without the edited or not-kept mark
+TIP_ROLE = Qt.UserRole + 3  # the name tooltip without why the budget let the stage go
 
 
 def _current_icon(size: int = 12) -> QIcon:
@@ -88,7 +89,7 @@ class NavigatorPanel(QWidget):
         self.ctl = ctl
         self.items: dict[str, QTreeWidgetItem] = {}
         self._current: str | None = None
-        self._marked: dict[str, str] = {}  # stage -> "todo" / "run" / "edited" as last drawn
+        self._marked: dict[str, str] = {}  # stage -> "todo" / "run" / "edited" / "dropped" as last drawn
         self.filter = QLineEdit()
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self.apply_filter)
@@ -186,8 +187,9 @@ class NavigatorPanel(QWidget):
         item = QTreeWidgetItem(["", label, shape])
         item.setData(NAME, NAME_ROLE, capture.name)
         item.setData(SHAPE, SHAPE_ROLE, shape)
-        item.setToolTip(NAME, plain_tooltip(
-            f"{capture.name} — {kind_title(capture.info.kind)}\n{formula_text(capture.info.formula)}"))
+        tip = f"{capture.name} — {kind_title(capture.info.kind)}\n{formula_text(capture.info.formula)}"
+        item.setData(NAME, TIP_ROLE, tip)
+        item.setToolTip(NAME, plain_tooltip(tip))
         item.setTextAlignment(GUTTER, Qt.AlignCenter)
         return item
 
@@ -198,9 +200,11 @@ class NavigatorPanel(QWidget):
         Only rows whose state changed are touched: every item setter is a model change the
         tree view processes, and a step changes one or two of hundreds of rows.
         """
-        history = self.ctl.stepper.history if self.ctl.stepper is not None else []
-        states = {c.name: "edited" if c.edited else "run" for c in history}
-        mark = self.tr(" · edited")
+        stepper = self.ctl.stepper
+        history = stepper.history if stepper is not None else []
+        states = {c.name: "edited" if c.edited else "dropped" if c.dropped else "run" for c in history}
+        marks = {"edited": self.tr(" · edited"), "dropped": self.tr(" · not kept")}
+        reasons = stepper.drop_reasons if stepper is not None and "dropped" in states.values() else {}
         for name, item in self.items.items():
             state = states.get(name, "todo")
             if self._marked.get(name) == state:
@@ -209,8 +213,11 @@ class NavigatorPanel(QWidget):
             colour = QBrush(EDITED) if state == "edited" else QBrush() if state == "run" else QBrush(UNREACHED)
             item.setForeground(NAME, colour)
             item.setForeground(SHAPE, colour)
-            shape = item.data(SHAPE, SHAPE_ROLE)
-            item.setText(SHAPE, shape + mark if state == "edited" else shape)
+            item.setText(SHAPE, item.data(SHAPE, SHAPE_ROLE) + marks.get(state, ""))
+            # Why the capture budget let it go (core.budget's reasons): the user learns what to change.
+            why = phrase_text(reasons[name]) if name in reasons else ""
+            item.setToolTip(NAME, plain_tooltip(item.data(NAME, TIP_ROLE) + (f"\n{why}" if why else "")))
+            item.setToolTip(SHAPE, plain_tooltip(why) if why else "")  # the mark may be cut off: its reason
         current = self.ctl.current.name if self.ctl.current is not None else None
         if current != self._current:
             font = QFont()

@@ -1,5 +1,8 @@
 """Stats panel: min, max, mean, std, NaN/±Inf counts and a histogram, for the whole
-stage's tensor and for the shown slice (both computed by core where the tensor lives)."""
+stage's tensor and for the shown slice (both computed by core where the tensor lives), and the
+range of the dtype the stage was computed in (core.precision), with a warning when its values come
+near float16's overflow: over half of 65,504 in a float16 pass, over 65,504 (±Inf had the pass run
+in float16) in a float32 or bfloat16 one."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.display import Stats, held_values, tensor_stats
+from tfdebug.core.precision import dtype_range, half_overflow_note, overflow_note
+from tfdebug.ui.i18n.language import phrase_text
 from tfdebug.ui.render.colors import format_value
 from tfdebug.ui.render.plot_paint import keep_text_space, settle
 from tfdebug.ui.render.stage_text import large_sizes
@@ -53,6 +58,16 @@ class StatsPanel(QWidget):
         self.note.setTextFormat(Qt.PlainText)  # it names the stage
         self.note.setWordWrap(True)
         self.note.setVisible(False)
+        self.precision = QLabel("")  # the stage dtype's range
+        self.precision.setObjectName("stats-precision")
+        self.precision.setTextFormat(Qt.PlainText)
+        self.precision.setWordWrap(True)
+        self.overflow = QLabel("")  # values near float16's overflow
+        self.overflow.setObjectName("stats-overflow")
+        self.overflow.setTextFormat(Qt.PlainText)
+        self.overflow.setWordWrap(True)
+        self.overflow.setStyleSheet("color: #b35900")
+        self.overflow.setVisible(False)
         self.plot = pg.PlotWidget()
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(False, False)
@@ -66,6 +81,8 @@ class StatsPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(grid)
         layout.addWidget(self.note)
+        layout.addWidget(self.precision)
+        layout.addWidget(self.overflow)
         layout.addWidget(self.plot, 1)
         ctl.stage_shown.connect(self._stage)
         ctl.stats_changed.connect(self._stage)
@@ -80,6 +97,8 @@ class StatsPanel(QWidget):
             label.setText(self.tr(ROW_TITLES[name]) if name in ROW_TITLES else name)
         self.plot.setLabel("bottom", self.tr("value"))
         self.plot.setLabel("left", self.tr("count"))
+        if self.ctl.current is not None:  # the dtype's range and the overflow warning are sentences too
+            self._precision()
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -105,6 +124,25 @@ class StatsPanel(QWidget):
         sl = self.ctl.current_slice
         # A stage above the size limit has no whole-tensor histogram: its slice's stands in.
         self._histogram(sl.stats if large and sl is not None else stats)
+        self._precision()
+
+    def _precision(self, stats: Stats | None = None) -> None:
+        """The stage dtype's range, and a warning when `stats` (default: the whole tensor's, else the shown
+        slice's) come near float16's overflow."""
+        if stats is None:
+            sl = self.ctl.current_slice
+            stats = self.ctl.current_stats or (sl.stats if sl is not None else None)
+        current = self.ctl.current
+        limits = dtype_range(current.dtype) if current is not None else None
+        self.precision.setText("" if limits is None else self.tr(
+            "{dtype}: largest {max}, smallest normal {tiny}, eps {eps}").format(
+            dtype=limits.dtype, max=f"{limits.max:.5g}", tiny=f"{limits.tiny:.2g}", eps=f"{limits.eps:.2g}"))
+        note = None
+        if limits is not None and stats is not None:
+            note = (overflow_note(current.dtype, stats.min, stats.max)
+                    or half_overflow_note(current.dtype, stats.min, stats.max))
+        self.overflow.setText(phrase_text(note) if note is not None else "")
+        self.overflow.setVisible(note is not None)
 
     def _histogram(self, stats: Stats | None) -> None:
         self.bars.setData(*_bars(stats))
@@ -119,6 +157,7 @@ class StatsPanel(QWidget):
         self._fill(stats, 2)
         if self.ctl.is_large():
             self._histogram(stats)
+            self._precision(stats)
 
 
 def _bars(stats: Stats | None) -> tuple:

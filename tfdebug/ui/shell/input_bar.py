@@ -7,12 +7,16 @@ has loaded, the fields are those of the texts Run will use.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent
+from dataclasses import replace
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
+from tfdebug.adapters.registry import accelerate_available
+from tfdebug.core.devices import DTYPES, available_device_maps
 from tfdebug.core.view import RunInputs
-from tfdebug.ui.i18n.language import translate
+from tfdebug.ui.i18n.language import phrase_text, translate
 from tfdebug.ui.state.controller import DebugController
 
 MAX_RECENT = 10
@@ -43,6 +47,16 @@ class InputBar(QWidget):
         self.model.addItems(models)
         self.device = QComboBox()
         self.device.addItems(devices)
+        self.dtype = QComboBox()  # the CLI's --dtype
+        self.dtype.setObjectName("input-dtype")
+        self.dtype.addItems(list(DTYPES))
+        self.device_map = QComboBox()  # the CLI's --device-map: "" is none (the model goes on Device)
+        self.device_map.setObjectName("input-device-map")
+        self.device_map.addItem("", "")
+        for name in available_device_maps(devices) if accelerate_available() else []:
+            self.device_map.addItem(name, name)
+        self.models_button = QToolButton()  # Models… (dialogs.models binds it)
+        self._cached_specs: list[str] = []  # the Model box's entries from the Hugging Face cache
         self.run_button = QToolButton()
         self.run_button.setDefaultAction(run_action)
         self.generate_button = QToolButton()  # beside Run: the same texts, token by token
@@ -50,18 +64,30 @@ class InputBar(QWidget):
         self._layout = QHBoxLayout(self)
         self._layout.setContentsMargins(4, 2, 4, 2)
         self.preset_label, self.model_label, self.device_label = QLabel(), QLabel(), QLabel()
+        self.dtype_label, self.device_map_label = QLabel(), QLabel()
         self._layout.addWidget(self.preset_label)
         self._layout.addWidget(self.preset)
         self._fields_at = self._layout.count()
-        for label, widget in ((self.model_label, self.model), (self.device_label, self.device)):
-            self._layout.addWidget(label)
+        for label, widget in ((self.model_label, self.model), (None, self.models_button),
+                              (self.device_label, self.device)):
+            if label is not None:
+                self._layout.addWidget(label)
             self._layout.addWidget(widget)
+        # Precision and Device map: a widget of their own, which the window puts on the row below (the
+        # input bar's row must still fit a 1280-pixel screen).
+        self.placement = QWidget()
+        placement = QHBoxLayout(self.placement)
+        placement.setContentsMargins(4, 2, 4, 2)
+        for widget in (self.dtype_label, self.dtype, self.device_map_label, self.device_map):
+            placement.addWidget(widget)
         self._layout.addWidget(self.run_button)
         self._layout.addWidget(self.generate_button)
         self.model.currentTextChanged.connect(self._update_inputs)
         # Return (and Ctrl+Return, which the editable box's line edit keeps from the shortcut) runs, as in the fields.
         self.model.lineEdit().returnPressed.connect(self.run_action.trigger)
         self.device.currentTextChanged.connect(self._update_inputs)
+        self.dtype.currentTextChanged.connect(self._update_inputs)
+        self.device_map.currentIndexChanged.connect(self._update_inputs)
         ctl.session_changed.connect(self._session_changed)
         ctl.inputs_changed.connect(self._show_inputs)
         self._build_fields([(k, k.capitalize(), "") for k in ctl.inputs.texts])
@@ -71,11 +97,21 @@ class InputBar(QWidget):
         self.preset_label.setText(self.tr("Preset"))
         self.model_label.setText(self.tr("Model"))
         self.device_label.setText(self.tr("Device"))
-        self.model.setToolTip(self.tr("demo, random, or the path of a model folder"))
+        self.dtype_label.setText(self.tr("Precision"))
+        self.device_map_label.setText(self.tr("Device map"))
+        self.model.setToolTip(self.tr("demo, random, a model from the Hugging Face cache (hf:org/name), or the path "
+                                      "of a model folder; Models… lists them and downloads"))
+        self.dtype.setToolTip(self.tr("The precision the model's weights and stages are in (float32, bfloat16, "
+                                      "float16)"))
+        self.device_map.setItemText(0, self.tr("none"))
+        self.device_map.setToolTip(
+            self.tr("Let accelerate place a Hugging Face model (auto, balanced over GPUs, cpu, cuda:N) instead of "
+                    "Device; none: the whole model on Device") if accelerate_available()
+            else self.tr('Device maps need accelerate: pip install "tfdebug[hf]"'))
         live = self.ctl.stepper is None or self.ctl.session is not None
         self.preset.setToolTip(self.tr("Example inputs for this model, and your recent inputs") if live
                                else self.tr(REPLAY_TIP))
-        for widget in [*self.fields.values(), self.model, self.device]:
+        for widget in [*self.fields.values(), self.model, self.device, self.dtype, self.device_map]:
             if not live:
                 widget.setToolTip(self.tr(REPLAY_TIP))
         for (key, label, placeholder), caption in zip(self._specs, self._labels):
@@ -121,9 +157,14 @@ class InputBar(QWidget):
     def texts(self) -> dict[str, str]:
         return {key: edit.text() for key, edit in self.fields.items()}
 
-    def set_values(self, model: str, device: str, texts: dict[str, str]) -> None:
-        """Fill the bar (and so the controller's inputs) with a model, a device and texts."""
-        self.ctl.set_inputs(RunInputs(model, device, dict(texts)))
+    def set_values(self, model: str, device: str, texts: dict[str, str],
+                   loading: tuple[str, str | None] | None = None) -> None:
+        """Fill the bar (and so the controller's inputs) with a model, a device and texts; `loading`
+        (dtype, device map) too when given, else the bar keeps the ones chosen."""
+        inputs = replace(self.ctl.inputs, model=model, device=device, texts=dict(texts))
+        if loading is not None:
+            inputs = replace(inputs, dtype=loading[0], device_map=loading[1] or None)
+        self.ctl.set_inputs(inputs)
         self._show_inputs()
 
     def _show_inputs(self) -> None:
@@ -138,6 +179,13 @@ class InputBar(QWidget):
             if self.device.findText(inputs.device) < 0:
                 self.device.addItem(inputs.device)
             self.device.setCurrentText(inputs.device)
+            if self.dtype.findText(inputs.dtype) < 0:
+                self.dtype.addItem(inputs.dtype)
+            self.dtype.setCurrentText(inputs.dtype)
+            device_map = inputs.device_map or ""
+            if self.device_map.findData(device_map) < 0:  # given on the command line, not offered here
+                self.device_map.addItem(device_map, device_map)
+            self.device_map.setCurrentIndex(self.device_map.findData(device_map))
             for key, edit in self.fields.items():
                 if edit.text() != inputs.texts.get(key, ""):
                     edit.setText(inputs.texts.get(key, ""))
@@ -154,7 +202,8 @@ class InputBar(QWidget):
     def _update_inputs(self) -> None:
         if self._syncing:
             return
-        self.ctl.set_inputs(RunInputs(self.model.currentText().strip(), self.device.currentText(), self.texts()))
+        self.ctl.set_inputs(RunInputs(self.model.currentText().strip(), self.device.currentText(), self.texts(),
+                                      dtype=self.dtype.currentText(), device_map=self.device_map.currentData() or None))
         self._show_matching_preset()
 
     # ----- presets and recent inputs ----------------------------------------------------------
@@ -193,6 +242,37 @@ class InputBar(QWidget):
                     self.fields[key].setText(text)
 
     # ----- the pass on screen -----------------------------------------------------------------
+    def show_cached(self, rows) -> None:
+        """List the Hugging Face cache's models (hub.CachedModel rows) in the Model box after the bundled ones,
+        each with its architecture, size and support as a tooltip; one tfdebug cannot open is greyed."""
+        from tfdebug.ui.render.stage_text import fmt_bytes
+
+        box = self.model
+        text = box.currentText()
+        for spec in self._cached_specs:
+            at = box.findText(spec, Qt.MatchExactly)
+            if at >= 0:
+                box.removeItem(at)
+        self._cached_specs = []
+        for row in rows:
+            if box.findText(row.spec, Qt.MatchExactly) >= 0:
+                continue
+            box.addItem(row.spec)
+            at = box.count() - 1
+            support = self.tr("tfdebug opens it") if row.supported else phrase_text(row.reason)
+            box.setItemData(at, f"{row.architecture} · {fmt_bytes(row.size_on_disk)} · {support}", Qt.ToolTipRole)
+            if not row.supported:
+                box.model().item(at).setEnabled(False)
+            self._cached_specs.append(row.spec)
+        self._syncing = True
+        box.setCurrentText(text)  # the typed or loaded model stays, whatever the list holds now
+        self._syncing = False
+
+    def choose_model(self, spec: str) -> None:
+        """Put `spec` in the Model box (the next Run loads it), as choosing it from the list does."""
+        self.model.setCurrentText(spec)
+        self._fit_model_box()
+
     def _fit_model_box(self) -> None:
         """Widen the Model box to its text (a folder or module spec), up to MAX_MODEL_CHARS: a narrower box
         shows only the end of a path, and which model is loaded cannot be read."""
@@ -224,7 +304,7 @@ class InputBar(QWidget):
             for key, edit in self.fields.items():
                 edit.setText(" ".join(t for t in self.ctl.tokens.get(key, []) if not _special(t)))
             self._syncing = False
-        for widget in [*self.fields.values(), self.model, self.device, self.preset]:
+        for widget in [*self.fields.values(), self.model, self.device, self.dtype, self.device_map, self.preset]:
             editable = live or (remote is not None and widget in self.fields.values())
             widget.setEnabled(editable)
             widget.setToolTip("" if editable or remote is not None else self.tr(REPLAY_TIP))

@@ -26,6 +26,7 @@ from tfdebug.ui.remote import connection as remote_tools
 from tfdebug.ui.dialogs import edit as edit_dialog
 from tfdebug.ui.dialogs.conditions import ConditionTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
+from tfdebug.ui.dialogs.models import ModelTools
 from tfdebug.ui.i18n import language as i18n
 from tfdebug.ui.panels import overview
 from tfdebug.ui.panels.archmap import ArchitectureMap
@@ -55,7 +56,7 @@ DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause",
                                    "tfdebug.gen.next_token", "tfdebug.gen.run_to_token", None,
                                    "tfdebug.step.restart", "tfdebug.step.stop", None,
                                    "tfdebug.session.run", "tfdebug.session.generate", "tfdebug.session.decoding",
-                                   "tfdebug.session.live", None,
+                                   "tfdebug.session.models", "tfdebug.session.live", None,
                                    "tfdebug.edit.tensor", "tfdebug.edit.undo")
 
 
@@ -91,8 +92,11 @@ class MainWindow(WindowLayout, QMainWindow):
         self.actions_by_id = actions.bind(self, self.action_context)
 
         self.tools.decoding = DecodingTools(self)  # before a pass can start: Generate reads its settings
+        models = models or available_models()
         self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"], self.actions_by_id["tfdebug.session.generate"],
-                                  models or available_models(), devices or available_devices())
+                                  models, devices or available_devices())
+        self.input_bar.models_button.setDefaultAction(self.actions_by_id["tfdebug.session.models"])
+        self.tools.models = ModelTools(self, models)  # scans the Hugging Face cache off the GUI thread
         self._build_toolbars()
         self._build_panels()
         self._build_menus()
@@ -120,6 +124,10 @@ class MainWindow(WindowLayout, QMainWindow):
         for action_id in TOOLBAR_ACTIONS:
             self.debug_toolbar.addAction(self.actions_by_id[action_id])
         self.addToolBar(Qt.TopToolBarArea, self.debug_toolbar)
+        self.placement_toolbar = QToolBar()  # the input bar's Precision and Device map, beside the debug actions
+        self.placement_toolbar.setObjectName("toolbar-placement")
+        self.placement_toolbar.addWidget(self.input_bar.placement)
+        self.addToolBar(Qt.TopToolBarArea, self.placement_toolbar)
 
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
@@ -276,7 +284,7 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def start(self, inputs: RunInputs) -> None:
         """Fill the input bar and run that pass (it pauses at the first stage)."""
-        self.input_bar.set_values(inputs.model, inputs.device, inputs.texts)
+        self.input_bar.set_values(inputs.model, inputs.device, inputs.texts, (inputs.dtype, inputs.device_map))
         self.ctl.run(inputs)
 
     def open_snapshot(self, path: str) -> None:
@@ -315,7 +323,7 @@ class MainWindow(WindowLayout, QMainWindow):
                 f" (max |Δ| {ctl.verification.max_abs_diff:.1e})"
         model = self.tr("recorded") if ctl.model_name == "recorded" else ctl.model_name
         self.status_model.setText(self.tr("model {name}").format(name=model) + verified)
-        self.status_device.setText(ctl.device)
+        self.status_device.setText(" · ".join(t for t in (ctl.device, ctl.dtype) if t))
         self.status_memory.setText(self.tr("captures hold {size}").format(size=fmt_bytes(ctl.held_bytes())))
         if not ctl.busy:
             self.status_state.setText(_state_text(stepper.state) if stepper.is_live else self.tr("recorded"))
@@ -325,6 +333,7 @@ class MainWindow(WindowLayout, QMainWindow):
         """Every text the window itself owns, in the current language (panels do their own)."""
         self.input_toolbar.setWindowTitle(self.tr("Input"))
         self.debug_toolbar.setWindowTitle(self.tr("Debug"))
+        self.placement_toolbar.setWindowTitle(self.tr("Precision and placement"))
         for name, title in self._dock_titles.items():
             self.docks[name].setWindowTitle(self.tr(title))
         self.file_menu.setTitle(self.tr("&File"))

@@ -13,6 +13,7 @@ import json
 from PySide6.QtCore import QByteArray, QCoreApplication, QSettings, Qt
 from PySide6.QtWidgets import QScrollArea, QWidget
 
+from tfdebug.core.devices import DTYPES, available_device_maps
 from tfdebug.core.files import nesting_depth
 from tfdebug.core.view import RunInputs
 from tfdebug.ui.i18n.language import said
@@ -20,6 +21,7 @@ from tfdebug.ui.state.messages import Message
 
 MAX_SETTING_CHARS = 4 << 20  # the recent inputs: a few long texts
 MAX_SETTING_NESTING = 8  # the settings tfdebug writes nest two or three levels
+LOADING_KEY = "input/loading"  # {"dtype": "bfloat16", "device_map": "auto" or null}
 MIN_HEATMAP_SHARE = 0.5  # of the width of the three columns, when the window is too narrow for the sides
 
 
@@ -32,6 +34,7 @@ class WindowLayout:
         s.setValue("window/state", self.saveState())
         s.setValue("input/recent", json.dumps(self.input_bar.recent, ensure_ascii=False))
         s.setValue("input/last", json.dumps(self.ctl.inputs.to_list(), ensure_ascii=False))
+        s.setValue(LOADING_KEY, json.dumps({"dtype": self.ctl.inputs.dtype, "device_map": self.ctl.inputs.device_map}))
         s.sync()
 
     def restore_settings(self) -> None:
@@ -51,6 +54,7 @@ class WindowLayout:
             self.input_bar.set_recent([r for r in recent if isinstance(r, dict)
                                        and all(isinstance(k, str) and isinstance(v, str) for k, v in r.items())])
         json_setting(s, "input/last", dropped)  # checked now, so a damaged one is said with the rest
+        loading_setting(s, dropped)
         if dropped:
             keys = ", ".join(dropped)
             self.show_message(Message("warning", said(lambda: QCoreApplication.translate(
@@ -60,6 +64,10 @@ class WindowLayout:
     def last_inputs(self) -> RunInputs | None:
         """The inputs of the last session, from settings (None when absent or unreadable)."""
         return RunInputs.from_list(json_setting(self.settings, "input/last"))
+
+    def last_loading(self) -> tuple[str, str | None]:
+        """The precision and device map chosen last time (float32 and none when unset or unreadable)."""
+        return loading_setting(self.settings)
 
     def _remember_sides(self) -> None:
         if self._default_columns():
@@ -120,6 +128,22 @@ class _FitScroller(QScrollArea):
 def scrolled(widget: QWidget) -> QScrollArea:
     """`widget` in a scroll area: a dock holding it can be shorter than the widget's minimum."""
     return _FitScroller(widget)
+
+
+def loading_setting(settings: QSettings, dropped: list[str] | None = None) -> tuple[str, str | None]:
+    """(dtype, device map) as saved, when both are ones this machine offers; else ("float32", None), and a
+    damaged setting is removed and its key added to `dropped` (a device map saved on a machine with more
+    GPUs is not damaged: it is not offered here, so none is used)."""
+    doc = json_setting(settings, LOADING_KEY, dropped)
+    if doc is None:
+        return "float32", None
+    dtype, device_map = (doc.get("dtype"), doc.get("device_map")) if isinstance(doc, dict) else (None, None)
+    if dtype not in DTYPES or not (device_map is None or isinstance(device_map, str)):
+        if dropped is not None:
+            settings.remove(LOADING_KEY)
+            dropped.append(LOADING_KEY)
+        return "float32", None
+    return dtype, device_map if device_map in available_device_maps() else None
 
 
 def json_setting(settings: QSettings, key: str, dropped: list[str] | None = None):

@@ -9,6 +9,7 @@ controller, connect to its signals and call its methods; they never call each ot
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -67,6 +68,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self.title = ""
         self.model_name = ""
         self.device = ""
+        self.dtype = ""  # the pass's precision ("bfloat16"), for the status bar
         self.view = ViewSelection()
         self.selected_stage: str | None = None
         self.current_slice: DisplaySlice | None = None
@@ -84,7 +86,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self.load_job: Job | None = None
         self.verification = None  # how the last finished live pass compares with the unmodified model
         self._signals: StepperSignals | None = None
-        self._adapter_cache: tuple[tuple[str, str], object] | None = None
+        self._adapter_cache: tuple[tuple, object] | None = None
         self._breakpoints: frozenset[Breakpoint] = frozenset()
         self._step_in_flight = False  # a live Step runs and its pause has not been shown yet
         self.queued_steps = 0         # Steps asked for meanwhile (key repeat): one runs per pause
@@ -127,9 +129,10 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self._replace_stepper(session.stepper, session, session.plan, session.layout, session.tokens, session.title)
         adapter = session.adapter
         self.model_name = adapter.name
-        self.device = str(adapter.device)
-        self.set_inputs(RunInputs(adapter.name, self.inputs.device if self.inputs.model == adapter.name
-                                  else str(adapter.device), session.texts))
+        self.device, self.dtype = str(adapter.device), str(adapter.dtype).removeprefix("torch.")
+        self.set_inputs(replace(self.inputs, model=adapter.name, texts=session.texts,
+                                device=self.inputs.device if self.inputs.model == adapter.name
+                                else str(adapter.device)))
         self.clear_messages.emit("")
         self.session_changed.emit()
         self.command(session.stepper.start)
@@ -154,6 +157,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self.model_name = "recorded"
         current = stepper.current
         self.device = str(current.device) if current is not None else ""
+        self.dtype = str(current.dtype).removeprefix("torch.") if current is not None else ""
         self.clear_messages.emit("")
         self.session_changed.emit()
         # The first stage shows one event-loop turn later: reading the file and drawing its first
@@ -164,6 +168,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
     def _replace_stepper(self, stepper, session, plan, layout, tokens, title) -> None:
         self.close()
         self.verification = None
+        self.dtype = ""  # set by whoever shows the new pass (a remote one says its device only)
         self.session, self.stepper, self.plan, self.layout = session, stepper, plan, layout
         self._tokens, self.title = tokens, title
         self.current_slice = None

@@ -57,8 +57,10 @@ class LoadingMixin:
         """(cache entry, adapter, texts): the model loaded or reused, the texts checked by preparing them."""
         from tfdebug.adapters.registry import load_adapter
 
-        key = (inputs.model, inputs.device)
-        adapter = cache[1] if cache and cache[0] == key else load_adapter(inputs.model, inputs.device)
+        # The CLI's --dtype/--device-map path: the same load_adapter call with the window's choices.
+        key = (inputs.model, inputs.device, inputs.dtype, inputs.device_map)
+        adapter = cache[1] if cache and cache[0] == key else load_adapter(
+            inputs.model, inputs.device, dtype=inputs.dtype, device_map=inputs.device_map)
         job.check()
         fields = {f.key for f in adapter.inputs}
         texts = {k: v for k, v in inputs.texts.items() if k in fields}

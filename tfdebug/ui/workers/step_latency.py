@@ -108,27 +108,28 @@ class _WindowPaints(QObject):
         return False
 
 
-def _settled(window: MainWindow, capture: Capture) -> bool:
+def _settled(window: MainWindow) -> bool:
     ctl = window.ctl
     heads = window.heads_panel
-    return (ctl.current is capture and ctl.current_slice is not None and ctl.current_stats is not None
+    return (ctl.current_slice is not None and ctl.current_stats is not None
             and ctl.display_settled() and heads.settled())
 
 
-def _one_step(app, window: MainWindow, clock: _PaintClock, target: Capture) -> tuple[float, float]:
-    """Press F10 once; (ms to the painted heatmap, ms until every panel settled)."""
-    ctl = window.ctl
+def _one_step(app, window: MainWindow, clock: _PaintClock, arrived: Callable[[], bool],
+              timeout_s: float = _TIMEOUT_S) -> tuple[float, float]:
+    """Press F10 once; (ms to the painted heatmap, ms until every panel settled). `arrived()` tells
+    when the window shows the stage the step goes to."""
     clock.painted_slice = None
     heatmap = window.heatmap_panel
     # The heatmap's own slice (ctl.current_slice is replaced once a large slice's mean and std arrive).
     previous = heatmap.slice  # shown until the new slice arrives (from the worker, for large ones)
     start = time.perf_counter()
-    deadline = start + _TIMEOUT_S
+    deadline = start + timeout_s
     QTest.keyClick(window, Qt.Key_F10)
     while time.perf_counter() < deadline:
         sl = heatmap.slice
         # The new stage's own slice painted: a repaint of the previous image does not count.
-        if ctl.current is target and sl is not None and sl is not previous and clock.painted_slice is sl:
+        if arrived() and sl is not None and sl is not previous and clock.painted_slice is sl:
             break
         app.processEvents(QEventLoop.WaitForMoreEvents)  # sleep until something happens: no spinning
     painted = clock.painted_at
@@ -136,7 +137,7 @@ def _one_step(app, window: MainWindow, clock: _PaintClock, target: Capture) -> t
     # scene's queued updates take a few passes of the event loop to reach the screen).
     while time.perf_counter() < deadline:
         app.processEvents(QEventLoop.WaitForMoreEvents)
-        if _settled(window, target) and time.perf_counter() - max(clock.last_paint, painted) > _QUIET_S:
+        if arrived() and _settled(window) and time.perf_counter() - max(clock.last_paint, painted) > _QUIET_S:
             break
     return (painted - start) * 1000.0, (max(clock.last_paint, painted) - start) * 1000.0
 
@@ -182,7 +183,8 @@ def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, li
                 app.processEvents()
             painted, settled = [], []
             for r in range(repeats + WARMUP):
-                p, s = _one_step(app, window, clock, stepper.history[stepper.cursor + 1])
+                target = stepper.history[stepper.cursor + 1]
+                p, s = _one_step(app, window, clock, lambda target=target: window.ctl.current is target)
                 if r >= WARMUP:  # the first steps warm caches
                     painted.append(p)
                     settled.append(s)
@@ -227,6 +229,52 @@ def live_step_latency(passes: dict[str, Callable[[MainWindow], object]], repeats
                 shown.close()
             app.processEvents()
     return timings
+
+
+def live_steps(spec: str, texts: dict[str, str], dtype: str, steps: int, timeout_s: float = 900.0) -> dict:
+    """Open `spec` in the window as a person does (the input bar's model, texts and Precision, then
+    Ctrl+Return) and press F10 `steps` times. Returns seconds from Run to the pass on screen (load and
+    plan) and to the first stage's painted heatmap, and per step the stage and ms to its painted heatmap
+    and to every panel settled."""
+    app = QApplication.instance() or QApplication([])
+    with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder, _PaintClock().installed() as clock:
+        settings = QSettings(os.path.join(folder, "bench.ini"), QSettings.IniFormat)
+        window = MainWindow(settings=settings, models=["random"], devices=["cpu"], persist=False)
+        clock.watch(window)
+        window.resize(1600, 1000)
+        window.show()
+        app.processEvents()
+        tick = QTimer()  # wakes the waiting loops at least every 5 ms
+        tick.start(5)
+        ctl, heatmap = window.ctl, window.heatmap_panel
+        window.input_bar.set_values(spec, "cpu", texts, (dtype, None))
+        window.activateWindow()
+        start = time.perf_counter()
+        deadline = start + timeout_s
+        QTest.keyClick(window, Qt.Key_Return, Qt.ControlModifier)
+        on_screen = None
+        while time.perf_counter() < deadline:
+            if on_screen is None and ctl.session is not None:
+                on_screen = time.perf_counter() - start
+            if ctl.current is not None and heatmap.slice is not None and clock.painted_slice is heatmap.slice:
+                break
+            app.processEvents(QEventLoop.WaitForMoreEvents)
+        else:
+            raise TimeoutError(f"{spec} did not show its first stage in {timeout_s:.0f} s")
+        row: dict = {"run_to_pass_on_screen_s": on_screen, "run_to_first_stage_painted_s": clock.painted_at - start,
+                     "first_stage": ctl.current.name, "dtype": str(ctl.current.dtype).removeprefix("torch."),
+                     "steps": []}
+        for _ in range(steps):
+            before = ctl.current
+            painted, settled = _one_step(app, window, clock, lambda before=before: ctl.current is not before
+                                         and ctl.current is ctl.stepper.current, timeout_s)
+            row["steps"].append({"stage": ctl.current.name, "painted_ms": painted, "settled_ms": settled})
+        tick.stop()
+        ctl.close()
+        window.close()
+        window.deleteLater()
+        app.processEvents()
+    return row
 
 
 @contextlib.contextmanager
