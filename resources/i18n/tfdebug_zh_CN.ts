@@ -1110,6 +1110,10 @@
         <source>Some saved window settings were damaged and have been reset: {keys}.</source>
         <translation>部分保存的窗口设置已损坏，已被重置：{keys}。</translation>
     </message>
+    <message>
+        <source>Model View</source>
+        <translation>模型总览</translation>
+    </message>
 </context>
 <context>
     <name>MessageBar</name>
@@ -1124,6 +1128,25 @@
     <message>
         <source>Details</source>
         <translation>详情</translation>
+    </message>
+</context>
+<context>
+    <name>ModelViewPanel</name>
+    <message>
+        <source>The stage kind drawn: one row per stage of this kind</source>
+        <translation>所绘的阶段类型：该类型的每个阶段占一行</translation>
+    </message>
+    <message>
+        <source>No stage of this pass has a head axis to draw.</source>
+        <translation>这次前向传播中没有带注意力头轴的阶段可以绘制。</translation>
+    </message>
+    <message>
+        <source>Nothing to show yet.</source>
+        <translation>暂无可显示的内容。</translation>
+    </message>
+    <message>
+        <source>{stages} stages × {heads} heads, {drawn} drawn (empty: not run yet) · one colour scale · click a cell to show that stage and head</source>
+        <translation>{stages} 个阶段 × {heads} 个头，已绘制 {drawn} 个（空格：尚未运行）· 同一色标 · 点击格子即显示该阶段和该头</translation>
     </message>
 </context>
 <context>
@@ -1457,12 +1480,36 @@ output w·V = {output}</source>
         <translation>未知</translation>
     </message>
     <message>
+        <source>Check</source>
+        <translation>校验</translation>
+    </message>
+    <message>
         <source>kind {kind} · site {site}</source>
         <translation>类型 {kind} · 位置 {site}</translation>
     </message>
     <message>
         <source> · layer {layer}</source>
         <translation> · 第 {layer} 层</translation>
+    </message>
+    <message>
+        <source>verified against the unmodified model: max |Δ| {diff} (tolerance {tol})</source>
+        <translation>已与未修改的模型核对：最大 |Δ| {diff}（容差 {tol}）</translation>
+    </message>
+    <message>
+        <source>differs from the unmodified model: max |Δ| {diff} (tolerance {tol})</source>
+        <translation>与未修改的模型不一致：最大 |Δ| {diff}（容差 {tol}）</translation>
+    </message>
+    <message>
+        <source>unchecked: the unmodified model returns nothing to compare this stage with</source>
+        <translation>未校验：未修改的模型没有返回可与此阶段比较的结果</translation>
+    </message>
+    <message>
+        <source>the first stage of the pass that differs</source>
+        <translation>这是本次前向传播中第一个不一致的阶段</translation>
+    </message>
+    <message>
+        <source>the first stage that differs is {name}</source>
+        <translation>第一个不一致的阶段是 {name}</translation>
     </message>
 </context>
 <context>
@@ -1849,6 +1896,14 @@ output w·V = {output}</source>
     <message>
         <source>Stream the server&apos;s pass to a snapshot file on this machine</source>
         <translation>把服务器上的前向过程流式保存为本机上的快照文件</translation>
+    </message>
+    <message>
+        <source>Model View</source>
+        <translation>模型总览</translation>
+    </message>
+    <message>
+        <source>Show or hide every layer × head of one stage kind as thumbnails</source>
+        <translation>以缩略图显示或隐藏某一阶段类型的所有层 × 头</translation>
     </message>
 </context>
 <context>
