@@ -192,8 +192,8 @@ class ModelViewPanel(QWidget):
             self.note.setText(self.tr("No stage of this pass has a head axis to draw.") if self.ctl.stepper
                               is not None else self.tr("Nothing to show yet."))
             return
-        self.note.setText(self.tr("{stages} stages × {heads} heads, {drawn} drawn (empty: not run yet) · one "
-                                  "colour scale · click a cell to show that stage and head").format(
+        self.note.setText(self.tr("{stages} stages × {heads} heads; {drawn} of the stages drawn (empty: not run "
+                                  "yet) · one colour scale · click a cell to show that stage and head").format(
             stages=len(self.rows), heads=self.grid.heads, drawn=sum(n in self.thumbs for n in self.rows)))
 
     # ----- the user's click -------------------------------------------------------------
