@@ -203,6 +203,7 @@ class Driver:
             "heatmap": w.heatmap_panel.caption.text(),
             "heads": visible_labels(w.docks["heads"]) if "heads" in docks else [],
             **({"capture": visible_labels(w.docks["capture"])} if "capture" in docks else {}),
+            **({"model_view": visible_labels(w.docks["model_view"])} if "model_view" in docks else {}),
         }
 
     def save(self, name: str, widget: QWidget, texts: dict) -> None:

@@ -884,6 +884,10 @@
         <translation> · {n} 个被掩码的单元格（−∞ 或 ≤ finfo.min/2）显示为灰色</translation>
     </message>
     <message>
+        <source> · sliding window of {window} keys</source>
+        <translation> · 滑动窗口：{window} 个键</translation>
+    </message>
+    <message>
         <source>row</source>
         <translation>行</translation>
     </message>
@@ -1145,8 +1149,8 @@
         <translation>暂无可显示的内容。</translation>
     </message>
     <message>
-        <source>{stages} stages × {heads} heads, {drawn} drawn (empty: not run yet) · one colour scale · click a cell to show that stage and head</source>
-        <translation>{stages} 个阶段 × {heads} 个头，已绘制 {drawn} 个（空格：尚未运行）· 同一色标 · 点击格子即显示该阶段和该头</translation>
+        <source>{stages} stages × {heads} heads; {drawn} of the stages drawn (empty: not run yet) · one colour scale · click a cell to show that stage and head</source>
+        <translation>{stages} 个阶段 × {heads} 个头；已绘制其中 {drawn} 个阶段（空格：尚未运行）· 同一色标 · 点击格子即显示该阶段和该头</translation>
     </message>
 </context>
 <context>

@@ -35,7 +35,7 @@ def test_every_layer_and_head_is_drawn_as_the_pass_runs_and_a_click_shows_that_s
     assert view.rows == [c.name for c in probs] and len(probs) >= 4
     assert view.grid.heads == probs[0].shape[1]
     assert not view.thumbs  # paused at the first stage: no attention has run, every cell is empty
-    assert "0 drawn" in view.note.text()
+    assert "0 of the stages drawn" in view.note.text()
 
     press(window, Qt.Key_F5)  # Continue to the end
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
