@@ -18,7 +18,6 @@ OUT_DIR defaults to docs/.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
-from window_driver import Driver, wait  # noqa: E402
+from window_driver import Driver, command_line, wait  # noqa: E402
 
 PROMPT = {"prompt": "the cat sat on the mat I love you"}
 STEPPED = (("hf-qwen3-q-norm", "qwen3", "dec.0.self_attn.q_norm"),
@@ -98,13 +97,5 @@ def main(out: Path, only: set[str] | None = None) -> None:
         shutil.rmtree(where, ignore_errors=True)
 
 
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", nargs="?", type=Path, default=Path(__file__).resolve().parent)
-    parser.add_argument("--only", nargs="+", choices=PICTURES, help="make only these pictures")
-    return parser.parse_args(argv)
-
-
 if __name__ == "__main__":
-    args = parse(sys.argv[1:])
-    main(args.out, set(args.only) if args.only else None)
+    command_line(__doc__.splitlines()[0], PICTURES, main)

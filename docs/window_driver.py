@@ -235,3 +235,16 @@ def _items(tree):
 def click(widget: QWidget) -> None:
     """A left click at the centre of `widget`."""
     QTest.mouseClick(widget, Qt.LeftButton, Qt.NoModifier, widget.rect().center())
+
+
+def command_line(description: str, pictures: tuple[str, ...], main, argv: list[str] | None = None) -> None:
+    """A picture script's command line: `[OUT_DIR] [--only NAME ...]` (OUT_DIR defaults to docs/), then
+    `main(out, only)`."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("out", nargs="?", type=Path, default=Path(__file__).resolve().parent)
+    parser.add_argument("--only", nargs="+", choices=pictures, help="make only these pictures")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    main(args.out, set(args.only) if args.only else None)
