@@ -6,7 +6,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 
 from tests.ui.conftest import SRC, TGT, wait_paused
-from tests.ui.user_actions import open_snapshot, press
+from tests.ui.user_actions import open_snapshot, pick, press
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.adapters.session import DebugSession
 from tfdebug.io.recording import Recording
@@ -60,6 +60,12 @@ def test_every_layer_and_head_is_drawn_as_the_pass_runs_and_a_click_shows_that_s
     expected = window.ctl.stepper.captured(name).tensor[0, head].float().numpy()
     np.testing.assert_allclose(window.heatmap_panel.slice.values, expected, atol=1e-6)
     assert view.grid.selected == view.cell_of(name, head)
+
+    # Another kind from the box: one row per masked stage, drawn at once (the pass has run them).
+    pick(qtbot, view.kinds, view.kinds.itemText(view.kinds.findData("mask")))
+    masks = [c.name for c in window.ctl.plan if c.info.kind == "mask"]
+    assert view.rows == masks
+    qtbot.waitUntil(lambda: set(view.thumbs) == set(masks), timeout=30000)
 
 
 def test_a_replayed_snapshot_is_drawn_whole(make_window, loaded, qtbot, tmp_path):

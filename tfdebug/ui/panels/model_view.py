@@ -14,6 +14,7 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from tfdebug.core.masks import mask_read_by
 from tfdebug.core.names import parse_name
 from tfdebug.core.recorder import Capture
 from tfdebug.core.thumbnails import HeadThumbnails, head_plane_axes, head_thumbnails
@@ -47,6 +48,10 @@ class ModelViewPanel(QWidget):
         self.colour_bar = ColourBar()
         self.grid = LayerHeadGrid()
         self.grid.cell_clicked.connect(self.show_cell)
+        self._retry = QTimer(self)
+        self._retry.setSingleShot(True)
+        self._retry.setInterval(50)
+        self._retry.timeout.connect(self._pass_moved)
         scroll = QScrollArea()
         scroll.setWidget(self.grid)
         scroll.setWidgetResizable(False)
@@ -108,9 +113,9 @@ class ModelViewPanel(QWidget):
         kind = self.kinds.itemData(index)
         if kind and kind != self.kind:
             self.kind = kind
-            self.ctl.display.cancel("model")
-            self.thumbs = {}
+            self.thumbs = {}  # a job for the kind before may still arrive: its stages are no rows now
             self._rebuild_rows()
+            self._pass_moved()
 
     def _rebuild_rows(self) -> None:
         stages = [c for c in self._stages() if c.info.kind == self.kind and self._drawable(c)]
@@ -132,6 +137,7 @@ class ModelViewPanel(QWidget):
             self._fill_kinds()
             self._rebuild_rows()
         if self.ctl.display.busy("model"):
+            self._retry.start()  # after the job on the worker now (its result, or its drop when cancelled)
             return
         stepper, ctl = self.ctl.stepper, self.ctl
         todo = []
@@ -143,14 +149,15 @@ class ModelViewPanel(QWidget):
             if capture.dropped or ctl.is_large(capture) or (capture.tensor is None and stepper.is_live):
                 continue  # dropped by the budget, read in full nowhere, or on a server
             row, col, head = head_plane_axes(ctl.axis_names(capture))
-            todo.append((capture, row, col, head, ctl.indices(capture), ctl.mask_of(capture)))
+            todo.append((capture, row, col, head, ctl.indices(capture)))
         if not todo:
             return
 
-        def compute():
+        def compute():  # a replay reads each stage (and the mask its softmax read) here, off the GUI thread
             return {capture.name: head_thumbnails(stepper.tensor_of(capture), row, col, head, indices, THUMB,
-                                                  kind=capture.info.kind, mask=mask)
-                    for capture, row, col, head, indices, mask in todo}
+                                                  kind=capture.info.kind,
+                                                  mask=mask_read_by(capture, stepper.captured))
+                    for capture, row, col, head, indices in todo}
 
         def drawn(result):
             if stepper is self.ctl.stepper and all(name in self.rows for name in result):
