@@ -115,8 +115,10 @@ class Verification:
         elif self.checked:
             line += (f"; {len(self.checked)} stages checked one by one against the model's own eager outputs "
                      f"(logits, every layer's attention probabilities and input)")
-            if self.diffs:
-                worst = max(range(len(self.diffs)), key=self.diffs.__getitem__)
+            worst = max(range(len(self.diffs)), key=self.diffs.__getitem__) if self.diffs else None
+            if worst is not None and self.diffs[worst] == 0:
+                line += ", each exactly equal"
+            elif worst is not None:
                 line += (f", each within its tolerance (the largest |Δ| {self.diffs[worst]:.1e}, at "
                          f"{self.checked[worst]})")
             line += f"; {len(self.unchecked)} unchecked"
