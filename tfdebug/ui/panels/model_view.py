@@ -39,6 +39,9 @@ class ModelViewPanel(QWidget):
         self.kind = DEFAULT_KIND
         self.rows: list[str] = []                      # stage names, one per row, in forward order
         self.thumbs: dict[str, HeadThumbnails] = {}    # what the worker drew, by stage
+        self.rgba: dict[str, np.ndarray] = {}          # … coloured on the shared scale `_levels`
+        self._levels: tuple[float, float] | None = None
+        self._lut: np.ndarray | None = None
         self.kinds = QComboBox()
         self.kinds.setToolTip(self.tr("The stage kind drawn: one row per stage of this kind"))
         self.kinds.activated.connect(self._kind_chosen)
@@ -104,7 +107,7 @@ class ModelViewPanel(QWidget):
         self.kinds.blockSignals(False)
 
     def _new_pass(self) -> None:
-        self.thumbs = {}
+        self._forget()
         self.rows = []
         self._fill_kinds()
         self._rebuild_rows()
@@ -113,7 +116,7 @@ class ModelViewPanel(QWidget):
         kind = self.kinds.itemData(index)
         if kind and kind != self.kind:
             self.kind = kind
-            self.thumbs = {}  # a job for the kind before may still arrive: its stages are no rows now
+            self._forget()
             self._rebuild_rows()
             self._pass_moved()
 
@@ -153,35 +156,46 @@ class ModelViewPanel(QWidget):
         if not todo:
             return
 
+        cached, kind, shown = dict(self.thumbs), self.kind, self._levels
+
         def compute():  # a replay reads each stage (and the mask its softmax read) here, off the GUI thread
-            return {capture.name: head_thumbnails(stepper.tensor_of(capture), row, col, head, indices, THUMB,
-                                                  kind=capture.info.kind,
-                                                  mask=mask_read_by(capture, stepper.captured))
-                    for capture, row, col, head, indices in todo}
+            new = {capture.name: head_thumbnails(stepper.tensor_of(capture), row, col, head, indices, THUMB,
+                                                 kind=capture.info.kind, mask=mask_read_by(capture, stepper.captured))
+                   for capture, row, col, head, indices in todo}
+            every = {**cached, **new}
+            lut, levels = colors.thumbnail_scale(kind, np.concatenate([t.mins for t in every.values()]),
+                                                 np.concatenate([t.maxs for t in every.values()]))
+            # Coloured here too: every stage again only when the shared scale moved.
+            again = every if levels != shown else new
+            return new, lut, levels, {n: colors.to_rgba(t.values, lut, levels) for n, t in again.items()}
 
         def drawn(result):
-            if stepper is self.ctl.stepper and all(name in self.rows for name in result):
-                self.thumbs.update(result)
+            new, lut, levels, rgba = result
+            if stepper is self.ctl.stepper and kind == self.kind and all(name in self.rows for name in new):
+                self.thumbs.update(new)
+                self.rgba.update(rgba)
+                self._levels, self._lut = levels, lut
                 self._paint_all()
                 self._say()
             QTimer.singleShot(0, self, self._pass_moved)  # stages that ran meanwhile (once this job is off the worker)
 
         ctl.display.submit("model", compute, drawn, lambda exc: self.note.setText(str(exc)))
 
+    def _forget(self) -> None:
+        """No stage drawn (a new pass, another kind): a job for the old ones may still arrive and is ignored."""
+        self.thumbs, self.rgba = {}, {}
+        self._levels, self._lut = None, None
+
     def _paint_all(self) -> None:
-        """Every drawn thumbnail through one colour scale (the stage kind's, over every head of every stage)."""
-        drawn = [self.thumbs[n] for n in self.rows if n in self.thumbs]
-        if not drawn:
+        """Every drawn stage's images (coloured on the worker, on one scale) into the grid."""
+        if not self.rgba:
             self.colour_bar.setVisible(False)
             self._mark_current()
             return
-        lut, levels = colors.thumbnail_scale(self.kind, np.concatenate([t.mins for t in drawn]),
-                                             np.concatenate([t.maxs for t in drawn]))
         for row, name in enumerate(self.rows):
-            if name in self.thumbs:
-                values = self.thumbs[name].values
-                self.grid.set_row_images(row, np.stack([colors.to_rgba(v, lut, levels) for v in values]))
-        self.colour_bar.set_scale(lut, levels)
+            if name in self.rgba:
+                self.grid.set_row_images(row, self.rgba[name])
+        self.colour_bar.set_scale(self._lut, self._levels)
         self.colour_bar.setVisible(True)
         self._mark_current()
 

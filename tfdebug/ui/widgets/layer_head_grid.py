@@ -1,4 +1,7 @@
-"""A grid of small images, one row per stage and one column per head, that says which cell was clicked."""
+"""A grid of small images, one row per stage and one column per head, that says which cell was clicked.
+
+The images are one RGBA mosaic drawn with one `drawImage` (448 small images drawn one by one took
+~150 ms a paint at 28 × 16 on the development machine); a row without images is a row of empty boxes."""
 
 from __future__ import annotations
 
@@ -25,25 +28,30 @@ class LayerHeadGrid(QWidget):
         super().__init__(parent)
         self.row_labels: list[str] = []
         self.heads = 0
-        self.images: dict[tuple[int, int], QImage] = {}
+        self.mosaic = np.zeros((0, 0, 4), dtype=np.uint8)  # (rows·CELL, heads·CELL, RGBA)
+        self.drawn_rows: set[int] = set()
         self.selected: tuple[int, int] | None = None
         self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
-        self.setMouseTracking(False)
 
     def set_shape(self, row_labels: list[str], heads: int) -> None:
         """The rows and the number of head columns; the images are forgotten."""
         self.row_labels, self.heads = list(row_labels), heads
-        self.images = {}
+        self.mosaic = np.zeros((len(row_labels) * CELL, heads * CELL, 4), dtype=np.uint8)
+        self.drawn_rows = set()
         self.updateGeometry()
         self.resize(self.sizeHint())
         self.update()
 
     def set_row_images(self, row: int, rgba: np.ndarray) -> None:
-        """Row `row`'s images: `rgba[h]` is head h's (height, width, 4) uint8 image."""
-        for head, image in enumerate(rgba):
-            data = np.ascontiguousarray(image)
-            self.images[(row, head)] = QImage(data.data, data.shape[1], data.shape[0], data.strides[0],
-                                              QImage.Format_RGBA8888).copy()
+        """Row `row`'s images: `rgba[h]` is head h's (height, width, 4) uint8 image, scaled to the cell
+        (nearest neighbour: each value stays one flat block)."""
+        heads, height, width = rgba.shape[:3]
+        size = CELL - GAP
+        up = rgba[:, (np.arange(size) * height) // size][:, :, (np.arange(size) * width) // size]
+        block = np.zeros((size, self.heads, CELL, 4), dtype=np.uint8)
+        block[:, :heads, :size] = up.transpose(1, 0, 2, 3)
+        self.mosaic[row * CELL:row * CELL + size] = block.reshape(size, self.heads * CELL, 4)
+        self.drawn_rows.add(row)
         self.update()
 
     def set_selected(self, cell: tuple[int, int] | None) -> None:
@@ -75,7 +83,7 @@ class LayerHeadGrid(QWidget):
 
     def mousePressEvent(self, event) -> None:
         cell = self.cell_at(event.position().toPoint())
-        if cell is not None and cell in self.images and event.button() == Qt.LeftButton:
+        if cell is not None and cell[0] in self.drawn_rows and event.button() == Qt.LeftButton:
             self.cell_clicked.emit(*cell)
         super().mousePressEvent(event)
 
@@ -90,14 +98,14 @@ class LayerHeadGrid(QWidget):
         for row, label in enumerate(self.row_labels):
             painter.setPen(text)
             painter.drawText(QRect(0, top + row * CELL, left - 6, CELL), Qt.AlignRight | Qt.AlignVCenter, label)
-            for head in range(self.heads):
-                rect = self.cell_rect(row, head)
-                image = self.images.get((row, head))
-                if image is None:
-                    painter.setPen(QPen(EMPTY, 1, Qt.DotLine))
-                    painter.drawRect(rect.adjusted(0, 0, -1, -1))
-                else:
-                    painter.drawImage(rect, image)
+            if row not in self.drawn_rows:
+                painter.setPen(QPen(EMPTY, 1, Qt.DotLine))
+                for head in range(self.heads):
+                    painter.drawRect(self.cell_rect(row, head).adjusted(0, 0, -1, -1))
+        if self.drawn_rows and self.mosaic.size:
+            image = QImage(self.mosaic.data, self.mosaic.shape[1], self.mosaic.shape[0], self.mosaic.strides[0],
+                           QImage.Format_RGBA8888)
+            painter.drawImage(left, top, image)
         if self.selected is not None:
             painter.setPen(QPen(SELECTED, 2))
             painter.drawRect(self.cell_rect(*self.selected).adjusted(-1, -1, 0, 0))
