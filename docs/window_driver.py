@@ -267,6 +267,7 @@ class Driver:
             "heatmap": w.heatmap_panel.caption.text(),
             "heads": visible_labels(w.docks["heads"]) if "heads" in docks else [],
             **({"capture": visible_labels(w.docks["capture"])} if "capture" in docks else {}),
+            **({"model_view": visible_labels(w.docks["model_view"])} if "model_view" in docks else {}),
         }
 
     def save(self, name: str, widget: QWidget, texts: dict) -> None:
@@ -298,3 +299,16 @@ def _items(tree):
 def click(widget: QWidget) -> None:
     """A left click at the centre of `widget`."""
     QTest.mouseClick(widget, Qt.LeftButton, Qt.NoModifier, widget.rect().center())
+
+
+def command_line(description: str, pictures: tuple[str, ...], main, argv: list[str] | None = None) -> None:
+    """A picture script's command line: `[OUT_DIR] [--only NAME ...]` (OUT_DIR defaults to docs/), then
+    `main(out, only)`."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("out", nargs="?", type=Path, default=Path(__file__).resolve().parent)
+    parser.add_argument("--only", nargs="+", choices=pictures, help="make only these pictures")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    main(args.out, set(args.only) if args.only else None)

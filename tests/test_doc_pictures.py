@@ -29,7 +29,7 @@ def script_pictures(script: str) -> tuple[str, ...]:
     return module.PICTURES
 
 
-SCRIPTS = ("make_screenshots", "make_learn_screenshots")
+SCRIPTS = ("make_screenshots", "make_learn_screenshots", "make_model_screenshots")
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
@@ -43,7 +43,8 @@ def test_every_scripted_picture_has_its_texts_beside_it(script):
 # A cheap subset: one picture of each script (the stepped stage goes through typing, Return and F10).
 @pytest.mark.slow
 @pytest.mark.parametrize("script, name", [("make_screenshots", "gui-stepped-dec.0.self_attn.masked"),
-                                          ("make_learn_screenshots", "learn-playground")])
+                                          ("make_learn_screenshots", "learn-playground"),
+                                          ("make_model_screenshots", "hf-qwen3-q-norm")])
 def test_the_script_still_makes_what_the_picture_shows(script, name, tmp_path):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
     done = subprocess.run([sys.executable, str(DOCS / f"{script}.py"), str(tmp_path), "--only", name],

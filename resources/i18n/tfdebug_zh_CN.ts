@@ -900,6 +900,10 @@
         <translation> · {n} 个被掩码的单元格（−∞ 或 ≤ finfo.min/2）显示为灰色</translation>
     </message>
     <message>
+        <source> · sliding window of {window} keys</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>row</source>
         <translation>行</translation>
     </message>
@@ -1177,6 +1181,10 @@
         <source>Some saved window settings were damaged and have been reset: {keys}.</source>
         <translation>部分保存的窗口设置已损坏，已被重置：{keys}。</translation>
     </message>
+    <message>
+        <source>Model View</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>MessageBar</name>
@@ -1191,6 +1199,25 @@
     <message>
         <source>Details</source>
         <translation>详情</translation>
+    </message>
+</context>
+<context>
+    <name>ModelViewPanel</name>
+    <message>
+        <source>The stage kind drawn: one row per stage of this kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No stage of this pass has a head axis to draw.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing to show yet.</source>
+        <translation type="unfinished">暂无可显示的内容。</translation>
+    </message>
+    <message>
+        <source>{stages} stages × {heads} heads; {drawn} of the stages drawn (empty: not run yet) · one colour scale · click a cell to show that stage and head</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1666,12 +1693,36 @@ output w·V = {output}</source>
         <translation>未知</translation>
     </message>
     <message>
+        <source>Check</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>kind {kind} · site {site}</source>
         <translation>类型 {kind} · 位置 {site}</translation>
     </message>
     <message>
         <source> · layer {layer}</source>
         <translation> · 第 {layer} 层</translation>
+    </message>
+    <message>
+        <source>verified against the unmodified model: max |Δ| {diff} (tolerance {tol})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>differs from the unmodified model: max |Δ| {diff} (tolerance {tol})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unchecked: the unmodified model returns nothing to compare this stage with</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the first stage of the pass that differs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the first stage that differs is {name}</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2074,6 +2125,14 @@ output w·V = {output}</source>
     <message>
         <source>The bundled models and those in the Hugging Face cache, with their architecture, size and support; download one</source>
         <translation>附带的模型和 Hugging Face 缓存中的模型，及其架构、大小和是否支持；可下载模型</translation>
+    </message>
+    <message>
+        <source>Model View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show or hide every layer × head of one stage kind as thumbnails</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

@@ -19,6 +19,7 @@ from tfdebug.adapters.generation import GenerationSession
 from tfdebug.adapters.hf import wrap
 from tfdebug.adapters.session import DebugSession
 from tfdebug.core.errors import UnsupportedModelError
+from tfdebug.core.masks import window_size
 from tfdebug.models.sampling import DecodingSettings
 
 TEXTS = {"decoder": {"prompt": "the cat sat on the mat"}, "encoder": {"text": "the cat sat on the mat"},
@@ -28,7 +29,7 @@ STEPS = 3
 SHOWS = {
     "q_norm": (".q_norm", "qk_norm"), "k_norm": (".k_norm", "qk_norm"), "router_logits": (".router_logits",
                                                                                              "router_logits"),
-    "routing": (".routing", "routing"), "sinks": (".sinks", "attn_sink"), "softcap": ("self_attn.softcap", "softcap"),
+    "routing": (".routing", "routing"), "each_expert": (".each_expert", "expert_out"), "sinks": (".sinks", "attn_sink"), "softcap": ("self_attn.softcap", "softcap"),
     "embed_scale": ("tok.scaled", "embed_scale"), "logit_scale": ("logits", "logit_scale"),
     "final_softcap": ("logits", "softcap"), "post_norm": (".post_norm", None), "position_bias": (".position_bias",
                                                                                                 "position_bias"),
@@ -83,7 +84,7 @@ def test_captured_with_every_sub_stage_and_verified_stage_by_stage(arch):
         assert resid.info.inputs == ("tok.embed", "dec.0.self_attn.out", "dec.0.ffn.out")
         assert "dec.0.self_attn.resid" not in by_name
     if "sliding" in arch.shows:
-        assert any(re.search(r"window of \d+ keys", c.info.formula) for c in by_name.values() if c.info.kind == "mask")
+        assert any(window_size(c.info.formula) for c in by_name.values() if c.info.kind == "mask")  # the legend reads it
     verification = session.verification
     assert verification.ok, verification.describe()
     assert verification.max_abs_diff <= 1e-4

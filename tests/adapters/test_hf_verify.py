@@ -83,3 +83,36 @@ def test_a_replaced_stage_is_not_verified(granite):
     verification = session.adapter.verify(session.prepared, kept["logits"])
     assert verification.first_mismatch == "dec.1.self_attn.probs"
     assert dataclasses.replace(verification, first_mismatch=None).ok
+
+
+def test_each_stage_says_what_its_check_found(granite):
+    """Verified stages carry their own max |Δ| (recomputed here from the model's eager outputs), the
+    stages nothing compares are unchecked, and every stage names the first one that differs."""
+    session = _session(granite)
+    captures, _ = session.capture_all()
+    verification = session.verification
+    by_name = {c.name: c for c in captures}
+    before = granite.config._attn_implementation_internal
+    with torch.no_grad():
+        granite.config._attn_implementation_internal = "eager"
+        try:
+            reference = granite(**session.prepared.kwargs, output_attentions=True)
+        finally:
+            granite.config._attn_implementation_internal = before
+    probs = verification.stage_check("dec.1.self_attn.probs")
+    assert probs.verdict == "verified" and probs.tolerance == 1e-5 and probs.first_mismatch is None
+    assert probs.diff == float((by_name["dec.1.self_attn.probs"].tensor - reference.attentions[1]).abs().max())
+    assert verification.stage_check("dec.0.self_attn.q").verdict == "unchecked"
+    assert verification.stage_check("no.such.stage") is None
+    assert ("each exactly equal" if max(verification.diffs) == 0 else "each within its tolerance") in \
+        verification.describe()
+
+    session.adapter.forward(session.prepared)
+    kept = dict(session.adapter._kept)
+    kept["dec.1.self_attn.probs"] = kept["dec.1.self_attn.probs"] * 0.5
+    session.adapter._kept = kept
+    broken = session.adapter.verify(session.prepared, kept["logits"])
+    check = broken.stage_check("dec.1.self_attn.probs")
+    assert check.verdict == "mismatch" and check.diff > check.tolerance
+    assert broken.stage_check("dec.0.self_attn.q").first_mismatch == "dec.1.self_attn.probs"
+    assert broken.stage_check("logits").verdict == "verified"

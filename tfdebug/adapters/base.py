@@ -61,6 +61,18 @@ class Prepared:
 
 
 @dataclass(frozen=True)
+class StageCheck:
+    """One stage's part of a stage-level verification."""
+
+    #: "verified" (within tolerance), "mismatch" (beyond it) or "unchecked" (nothing compared it)
+    verdict: str
+    diff: float | None
+    tolerance: float | None
+    #: the first stage of the pass that differs (None: none does)
+    first_mismatch: str | None
+
+
+@dataclass(frozen=True)
 class Verification:
     """How a tapped forward's output compares with the unmodified model's on the same input."""
 
@@ -74,6 +86,22 @@ class Verification:
     unchecked: tuple[str, ...] = ()
     first_mismatch: str | None = None
     mismatch_diff: float = 0.0
+    #: for each stage in `checked`, in the same order: its max |Δ| and the tolerance it was held to
+    diffs: tuple[float, ...] = ()
+    tolerances: tuple[float, ...] = ()
+
+    def stage_check(self, name: str) -> StageCheck | None:
+        """What the stage-level check found for stage `name`; None when this check compared no stages."""
+        if not self.checked and not self.unchecked:
+            return None
+        if name in self.checked:
+            i = self.checked.index(name)
+            diff = self.diffs[i] if i < len(self.diffs) else float("nan")
+            tol = self.tolerances[i] if i < len(self.tolerances) else float("nan")
+            return StageCheck("verified" if diff <= tol else "mismatch", diff, tol, self.first_mismatch)
+        if name in self.unchecked:
+            return StageCheck("unchecked", None, None, self.first_mismatch)
+        return None
 
     @property
     def ok(self) -> bool:
@@ -86,7 +114,14 @@ class Verification:
             line += f"; the first stage that differs is {self.first_mismatch} (|Δ| = {self.mismatch_diff:.1e})"
         elif self.checked:
             line += (f"; {len(self.checked)} stages checked one by one against the model's own eager outputs "
-                     f"(logits, every layer's attention probabilities and input), {len(self.unchecked)} unchecked")
+                     f"(logits, every layer's attention probabilities and input)")
+            worst = max(range(len(self.diffs)), key=self.diffs.__getitem__) if self.diffs else None
+            if worst is not None and self.diffs[worst] == 0:
+                line += ", each exactly equal"
+            elif worst is not None:
+                line += (f", each within its tolerance (the largest |Δ| {self.diffs[worst]:.1e}, at "
+                         f"{self.checked[worst]})")
+            line += f"; {len(self.unchecked)} unchecked"
         return f"{line}. {self.cause}" if self.cause and not self.ok else line
 
 

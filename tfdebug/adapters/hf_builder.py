@@ -16,6 +16,7 @@ from torch import nn
 
 from tfdebug.adapters.hf_attention import AttentionSite
 from tfdebug.adapters.hf_hooks import FusedQKV, Hook, Input, Output
+from tfdebug.core.masks import window_note
 from tfdebug.core.tap import Tap
 
 STREAM = ("batch", "token", "model")
@@ -181,8 +182,7 @@ class Builder:
                                    inputs=(before_mask,))
         if shape.softcap:
             before_mask = ".softcap"
-        side = "causal " if q_tokens in ("prompt", "tgt") else ""
-        where = (f"outside a {side}window of {shape.window} keys" if shape.window
+        where = (window_note(shape.window, q_tokens in ("prompt", "tgt")) if shape.window
                  else "where a query may not look")
         taps["masked"] = self.tap(f"{prefix}.masked", "mask", MATRIX, f"S + M  (M: finfo.min {where})", tqk,
                                   inputs=(before_mask,))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from tfdebug.adapters import hf_conventions as conv
 from tfdebug.adapters.hf_builder import HIDDEN, STREAM
-from tfdebug.adapters.hf_hooks import Router
+from tfdebug.adapters.hf_hooks import EachExpert, Router
 from tfdebug.adapters.hf_match import close
 from tfdebug.adapters.hf_match import refuse as _refuse
 from tfdebug.adapters.hf_probe import Call
@@ -46,9 +46,13 @@ class FeedForward:
                           "and their weights (0: not chosen)", t, router.path, inputs=(".router_logits",))
                 b.plan.hooks.append(Router(router.path, f"{prefix}.router_logits",
                                            f"{prefix}.routing" if routing else None))
+            b.tap(f"{prefix}.each_expert", "expert_out", ("token", "expert", "model"),
+                  "FFN_e(x) for each token that chose expert e (0 where it did not)", t, experts.path,
+                  inputs=(source,))
+            b.plan.hooks.append(EachExpert(experts.path, f"{prefix}.each_expert"))
             b.output(experts.path, f"{prefix}.experts", "expert_out", ("token", "model"),
                      "Σ over the chosen experts: weight × FFN_expert(x)", t,
-                     inputs=(".routing",) if f"{prefix}.routing" in b.plan.taps else (source,))
+                     inputs=(".routing", ".each_expert") if f"{prefix}.routing" in b.plan.taps else (".each_expert",))
             shared = next((c for n, c in names if n in conv.SHARED_EXPERT), None)
             if shared is not None:
                 b.output(shared.path, f"{prefix}.shared", "ffn_out", shared.out.dim() == 3 and STREAM

@@ -253,6 +253,52 @@ class Router:
 
 
 @dataclass(frozen=True)
+class EachExpert:
+    """Each expert's own output for the tokens routed to it, (token, expert, model), 0 where a token did not
+    choose the expert.
+
+    transformers' experts modules take (hidden (T, D), chosen experts (T, k), their weights (T, k)) and return
+    the weighted sum, which is the next stage. To show every expert where it runs, the module's own code runs
+    once more per chosen expert, on just the tokens that chose it, with weight 1: the same work again, once.
+    A replaced tensor flows on: the experts' sum is then Σ_e weight · the replacement.
+    """
+
+    path: str
+    stage: str
+
+    def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
+        tap = taps[self.stage]
+
+        def hook(module, args, kwargs, output):
+            values = [*args, *kwargs.values()]
+            if len(values) < 3 or not all(isinstance(v, Tensor) for v in values[:3]) or values[0].dim() != 2:
+                return output
+            hidden, chosen, weights = values[:3]
+            experts = _expert_count(module)
+            each = hidden.new_zeros(hidden.shape[0], experts, hidden.shape[-1])
+            for e in (e for e in torch.unique(chosen).tolist() if 0 <= e < experts):
+                tokens = (chosen == e).any(dim=-1).nonzero().flatten()  # (n,) the tokens that chose e
+                one = torch.ones(len(tokens), 1, dtype=weights.dtype, device=weights.device)
+                each[tokens, e] = module.forward(hidden[tokens], torch.full_like(one, e, dtype=chosen.dtype),
+                                                 one).to(each.dtype)
+            shown = tap(each)
+            if shown is each:
+                return output
+            dense = torch.zeros(hidden.shape[0], experts, dtype=weights.dtype, device=weights.device)
+            dense = dense.scatter(-1, chosen.long().clamp(max=experts - 1), weights * (chosen < experts))
+            return _with_first(output, (dense.unsqueeze(-1) * shown).sum(1).to(hidden.dtype))
+
+        return [model.get_submodule(self.path).register_forward_hook(hook, with_kwargs=True)]
+
+
+def _expert_count(module: nn.Module) -> int:
+    count = getattr(module, "num_experts", None)
+    if isinstance(count, int):
+        return count
+    return next(p.shape[0] for p in module.parameters() if p.dim() == 3)
+
+
+@dataclass(frozen=True)
 class ModelLogits:
     """The logits the whole model returns (after a final soft cap or scaling that no module makes)."""
 

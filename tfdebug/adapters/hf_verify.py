@@ -122,7 +122,7 @@ def verify_stages(model: nn.Module, kwargs: dict, plan, seen: Mapping[str, Tenso
         expected_out = reference.last_hidden_state
     keep = kwargs.get("attention_mask")
     out_diff = _diff(output, expected_out, keep)
-    checked, first, first_diff = [], None, 0.0
+    checked, diffs, tolerances, first, first_diff = [], [], [], None, 0.0
     checks = checked_stages(plan)
     for name in [n for n in seen if n in checks]:  # in the order the pass ran them: the first that differs
         key, index, float32 = checks[name]
@@ -132,9 +132,10 @@ def verify_stages(model: nn.Module, kwargs: dict, plan, seen: Mapping[str, Tenso
         if expected is None or name not in seen:
             continue
         diff = _diff(seen[name], expected, keep if key != "attentions" and "attentions" not in key else None)
-        checked.append(name)
-        if first is None and not diff <= tolerance(expected, float32):
+        checked.append(name), diffs.append(diff), tolerances.append(tolerance(expected, float32))
+        if first is None and not diff <= tolerances[-1]:
             first, first_diff = name, diff
     unchecked = tuple(n for n in all_stages if n not in set(checked))
     return Verification(max_abs_diff=out_diff, tolerance=tolerance(expected_out, 1e-4), checked=tuple(checked),
-                        unchecked=unchecked, first_mismatch=first, mismatch_diff=first_diff)
+                        unchecked=unchecked, first_mismatch=first, mismatch_diff=first_diff,
+                        diffs=tuple(diffs), tolerances=tuple(tolerances))

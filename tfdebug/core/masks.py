@@ -8,6 +8,8 @@ stage's name.
 
 from __future__ import annotations
 
+import re
+
 CAUSAL, PADDING = "causal", "padding"
 
 _BASE = "Q·Kᵀ / √d_k + M"
@@ -58,3 +60,17 @@ def mask_read_by(capture, captured):
         if source is not None and source.info.kind == "mask" and source.tensor is not None:
             return source.tensor
     return None
+
+
+_WINDOW = re.compile(r"outside a (?:causal )?window of (\d+) keys")
+
+
+def window_note(window: int, causal: bool) -> str:
+    """What a sliding-window mask hides, as its formula says it (`window_size` reads the size back)."""
+    return f"outside a {'causal ' if causal else ''}window of {window} keys"
+
+
+def window_size(formula: str) -> int | None:
+    """The sliding window a mask stage's formula names (made with `window_note`), or None."""
+    match = _WINDOW.search(formula or "")
+    return int(match.group(1)) if match else None

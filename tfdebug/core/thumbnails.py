@@ -100,3 +100,14 @@ def _finite_host_thumbnails(planes: Tensor, out: tuple[int, int]) -> HeadThumbna
     return HeadThumbnails(values=np.array(small.numpy(), dtype=np.float32, order="C"),
                           mins=mins.double().numpy(), maxs=maxs.double().numpy(),
                           neginf=np.zeros(heads, dtype=np.int64), source_shape=(rows, cols))
+
+
+def head_plane_axes(names: tuple[str, ...] | list[str]) -> tuple[int, int, int] | None:
+    """(row, column, head) axes a stage with these axis names is drawn with, head by head: its last two axes
+    that are neither the head nor the batch (query × key for attention probabilities); None without a head
+    axis and two such axes."""
+    if "head" not in names:
+        return None
+    head = list(names).index("head")
+    rest = [i for i, n in enumerate(names) if i != head and n != "batch"]
+    return (rest[-2], rest[-1], head) if len(rest) >= 2 else None

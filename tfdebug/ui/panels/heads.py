@@ -2,60 +2,21 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer
-from PySide6.QtGui import QImage, QPainter
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from tfdebug.core.display import Stats
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.render.stage_text import large_sizes
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.colour_bar import ColourBar
 from tfdebug.ui.widgets.prediction import PredictionView
 
 THUMB = (48, 48)
 SELECTED_PEN = pg.mkPen((255, 140, 0), width=3)
 NO_PEN = pg.mkPen(None)
-
-
-class ColourBar(QWidget):
-    """A small horizontal colour bar with its low and high values: the thumbnails' own scale."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.lut = np.zeros((colors.LUT_SIZE, 3), dtype=np.uint8)
-        self.lo, self.hi = 0.0, 1.0
-        self.setFixedHeight(self.fontMetrics().height() + 4)
-        self.setMinimumWidth(180)
-        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
-
-    def set_scale(self, lut: np.ndarray, levels: tuple[float, float]) -> None:
-        self.lut = np.ascontiguousarray(lut[:, :3], dtype=np.uint8)
-        self.lo, self.hi = float(levels[0]), float(levels[1])
-        self.setToolTip(self.tr("Colour scale of every thumbnail: {lo} to {hi}, over all heads").format(
-            lo=colors.format_value(self.lo), hi=colors.format_value(self.hi)))
-        self.update()
-
-    def text_range(self) -> tuple[float, float]:
-        """The low and high values the bar is labelled with."""
-        return self.lo, self.hi
-
-    def paintEvent(self, _event) -> None:
-        painter = QPainter(self)
-        metrics = self.fontMetrics()
-        lo, hi = colors.format_value(self.lo), colors.format_value(self.hi)
-        left, right = metrics.horizontalAdvance(lo) + 4, metrics.horizontalAdvance(hi) + 4
-        width = max(self.width() - left - right, 8)
-        row = np.ascontiguousarray(self.lut[None, :, :])
-        strip = QImage(row.data, row.shape[1], 1, row.strides[0], QImage.Format_RGB888)
-        painter.drawImage(QRectF(left, 2, width, self.height() - 4), strip)
-        painter.setPen(self.palette().windowText().color())
-        painter.drawText(QRectF(0, 0, left, self.height()), Qt.AlignVCenter | Qt.AlignLeft, lo)
-        painter.drawText(QRectF(left + width, 0, right, self.height()), Qt.AlignVCenter | Qt.AlignRight, hi)
-        painter.end()
 
 
 class HeadsPanel(QWidget):
@@ -147,12 +108,7 @@ class HeadsPanel(QWidget):
         if len(self._grid[0]) != n:
             self._build(n)
         self.views, self.images = self._grid
-        finite_lo, finite_hi = thumbs.mins[thumbs.mins == thumbs.mins], thumbs.maxs[thumbs.maxs == thumbs.maxs]
-        probe = Stats(min=float(finite_lo.min()) if finite_lo.size else 0.0,
-                      max=float(finite_hi.max()) if finite_hi.size else 1.0, mean=0.0, std=0.0, nan=0, posinf=0,
-                      neginf=int(thumbs.neginf.sum()), count=0, hist_counts=np.zeros(0), hist_edges=np.zeros(1))
-        cmap, levels, _ = colors.scheme(capture.info.kind, probe)
-        lut = cmap.getLookupTable(nPts=colors.LUT_SIZE)
+        lut, levels = colors.thumbnail_scale(capture.info.kind, thumbs.mins, thumbs.maxs)
         self.levels = levels
         selected = self.ctl.indices(capture).get(axis, 0)
         rows, cols = thumbs.source_shape

@@ -19,6 +19,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF,
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
 from tfdebug.core.display import DisplaySlice, select_2d
+from tfdebug.core.masks import window_size
 from tfdebug.ui.i18n.language import axis_title
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.plot_paint import keep_text_space, settle
@@ -267,6 +268,9 @@ class HeatmapPanel(QWidget):
         # Masked cells: −∞ in the reference model, finfo.min in transformers' masks (display_slice makes both −∞).
         masked = self.tr(" · {n} masked cells (−∞ or ≤ finfo.min/2) in grey").format(n=sl.stats.neginf) \
             if sl.stats.neginf else ""
+        window = self._window(capture)
+        if masked and window is not None:
+            masked += self.tr(" · sliding window of {window} keys").format(window=window)
         self.caption.setText(f"{capture.name} · {rows}×{cols}{down} · {scale}{masked}")
         settle(self.graphics)
         if self.graphics.isVisible():
@@ -292,6 +296,15 @@ class HeatmapPanel(QWidget):
     def shown_levels(self) -> tuple[float, float] | None:
         """The data values the colour scale spans (its low and high ends)."""
         return self._levels
+
+    def _window(self, capture) -> int | None:
+        """The sliding window a mask stage (or the mask a softmax read) hides keys outside of, or None."""
+        window = window_size(capture.info.formula)
+        if window is None and capture.info.kind == "softmax":
+            sources = (self.ctl.plan.find(name) for name in capture.info.inputs)
+            window = next((window_size(c.info.formula) for c in sources if c is not None and c.info.kind == "mask"),
+                          None)
+        return window
 
     def _label_axes(self, sl: DisplaySlice) -> None:
         names = self.ctl.axis_names()

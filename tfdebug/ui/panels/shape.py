@@ -1,5 +1,5 @@
 """Shape panel: named axes, dtype, device, bytes, the transition from the stage before,
-the formula and the source line."""
+the formula, the source line and what the check against the unmodified model found for the stage."""
 
 from __future__ import annotations
 
@@ -24,8 +24,14 @@ class ShapePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.text)
+        self._verification = None  # the verification last shown: the check runs after the pass, in the background
         ctl.stage_shown.connect(self.refresh)
+        ctl.state_changed.connect(self._verification_arrived)
         self.refresh()
+
+    def _verification_arrived(self) -> None:
+        if self.ctl.verification is not self._verification:
+            self.refresh()
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -58,6 +64,10 @@ class ShapePanel(QWidget):
             rows.append((self.tr("From"), html.escape(self.tr("the token ids (a lookup in the embedding table)"))))
         rows.append((self.tr("Formula"), f"<span style='font-size:large'>{html.escape(formula_text(info.formula))}</span>"))
         rows.append((self.tr("Source"), html.escape(info.source or self.tr("unknown"))))
+        self._verification = self.ctl.verification
+        check = self._verification.stage_check(info.name) if self._verification is not None else None
+        if check is not None:
+            rows.append((self.tr("Check"), self._check_text(info.name, check)))
         edited = f" <span style='color:#b35c00'>{html.escape(self.tr('(edited)'))}</span>" if capture.edited else ""
         # English shows the kind's identifier; another language its title, with the identifier after it.
         kind = info.kind if current_language() == "en" else f"{kind_title(info.kind)} ({info.kind})"
@@ -68,3 +78,22 @@ class ShapePanel(QWidget):
         self.text.setHtml(f"<h3 style='margin:2px'>{html.escape(info.name)}{edited}</h3>"
                           f"<div style='color:#555'>{html.escape(where)}</div>"
                           f"<table>{body}</table>")
+
+    def _check_text(self, name: str, check) -> str:
+        """HTML for what the stage-level check against the unmodified model found for this stage."""
+        if check.verdict == "verified":
+            text = self.tr("verified against the unmodified model: max |Δ| {diff} (tolerance {tol})").format(
+                diff=f"{check.diff:.1e}", tol=f"{check.tolerance:.0e}")
+            colour = "#2e7d32"
+        elif check.verdict == "mismatch":
+            text = self.tr("differs from the unmodified model: max |Δ| {diff} (tolerance {tol})").format(
+                diff=f"{check.diff:.1e}", tol=f"{check.tolerance:.0e}")
+            colour = "#c62828"
+        else:
+            text = self.tr("unchecked: the unmodified model returns nothing to compare this stage with")
+            colour = "#777"
+        if check.first_mismatch == name:
+            text += " · " + self.tr("the first stage of the pass that differs")
+        elif check.first_mismatch is not None:
+            text += " · " + self.tr("the first stage that differs is {name}").format(name=check.first_mismatch)
+        return f"<span style='color:{colour}'>{html.escape(text)}</span>"

@@ -60,6 +60,17 @@ def scheme(kind: str, stats: Stats) -> tuple[pg.ColorMap, tuple[float, float], b
     return diverging(), (-float(m), float(m)), True
 
 
+def thumbnail_scale(kind: str, mins: np.ndarray, maxs: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
+    """(256-entry LUT, levels) of one colour scale over thumbnails whose finite extremes are `mins`/`maxs`
+    (NaN where a thumbnail has none), chosen as `scheme` chooses for a stage of `kind`."""
+    lo, hi = np.asarray(mins, dtype=np.float64), np.asarray(maxs, dtype=np.float64)
+    lo, hi = lo[~np.isnan(lo)], hi[~np.isnan(hi)]
+    probe = Stats(min=float(lo.min()) if lo.size else 0.0, max=float(hi.max()) if hi.size else 1.0, mean=0.0,
+                  std=0.0, nan=0, posinf=0, neginf=0, count=0, hist_counts=np.zeros(0), hist_edges=np.zeros(1))
+    cmap, levels, _ = scheme(kind, probe)
+    return cmap.getLookupTable(nPts=LUT_SIZE), levels
+
+
 def split_nonfinite(values: np.ndarray, fill: float) -> tuple[np.ndarray, np.ndarray | None]:
     """(image data with non-finite cells set to `fill`, RGBA overlay or None when all finite)."""
     finite = np.isfinite(values)

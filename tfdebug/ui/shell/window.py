@@ -28,7 +28,7 @@ from tfdebug.ui.dialogs.conditions import ConditionTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.dialogs.models import ModelTools
 from tfdebug.ui.i18n import language as i18n
-from tfdebug.ui.panels import overview
+from tfdebug.ui.panels import model_view, overview
 from tfdebug.ui.panels.archmap import ArchitectureMap
 from tfdebug.ui.panels.generation import GenerationPanel
 from tfdebug.ui.panels.heads import HeadsPanel
@@ -249,6 +249,7 @@ class MainWindow(WindowLayout, QMainWindow):
         edit_dialog.install(self)
         compare_tools.install(self)
         overview.install(self)
+        model_view.install(self)
         learn.install(self)
         capture_budget.install(self)
         remote_tools.install(self)

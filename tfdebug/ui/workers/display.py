@@ -40,7 +40,7 @@ OFF_THREAD_CELLS = 1024 * 1024
 LARGE_STAGE_BYTES = 256 * 2**20
 
 # Kinds in the order the worker takes them: what the user looks at first.
-KINDS = ("slice", "moments", "heads", "stats", "checks", "overview")
+KINDS = ("slice", "moments", "heads", "stats", "checks", "overview", "model")
 
 
 @dataclass

@@ -1,0 +1,47 @@
+"""A small horizontal colour bar labelled with its low and high values (thumbnails' shared scale)."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from tfdebug.ui.render import colors
+
+
+class ColourBar(QWidget):
+    """A small horizontal colour bar with its low and high values: the thumbnails' own scale."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.lut = np.zeros((colors.LUT_SIZE, 3), dtype=np.uint8)
+        self.lo, self.hi = 0.0, 1.0
+        self.setFixedHeight(self.fontMetrics().height() + 4)
+        self.setMinimumWidth(180)
+        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
+
+    def set_scale(self, lut: np.ndarray, levels: tuple[float, float]) -> None:
+        self.lut = np.ascontiguousarray(lut[:, :3], dtype=np.uint8)
+        self.lo, self.hi = float(levels[0]), float(levels[1])
+        self.setToolTip(self.tr("Colour scale of every thumbnail: {lo} to {hi}, over all heads").format(
+            lo=colors.format_value(self.lo), hi=colors.format_value(self.hi)))
+        self.update()
+
+    def text_range(self) -> tuple[float, float]:
+        """The low and high values the bar is labelled with."""
+        return self.lo, self.hi
+
+    def paintEvent(self, _event) -> None:
+        painter = QPainter(self)
+        metrics = self.fontMetrics()
+        lo, hi = colors.format_value(self.lo), colors.format_value(self.hi)
+        left, right = metrics.horizontalAdvance(lo) + 4, metrics.horizontalAdvance(hi) + 4
+        width = max(self.width() - left - right, 8)
+        row = np.ascontiguousarray(self.lut[None, :, :])
+        strip = QImage(row.data, row.shape[1], 1, row.strides[0], QImage.Format_RGB888)
+        painter.drawImage(QRectF(left, 2, width, self.height() - 4), strip)
+        painter.setPen(self.palette().windowText().color())
+        painter.drawText(QRectF(0, 0, left, self.height()), Qt.AlignVCenter | Qt.AlignLeft, lo)
+        painter.drawText(QRectF(left + width, 0, right, self.height()), Qt.AlignVCenter | Qt.AlignRight, hi)
+        painter.end()
