@@ -901,7 +901,7 @@
     </message>
     <message>
         <source> · sliding window of {window} keys</source>
-        <translation type="unfinished"></translation>
+        <translation> · 滑动窗口：{window} 个键</translation>
     </message>
     <message>
         <source>row</source>
@@ -1183,7 +1183,7 @@
     </message>
     <message>
         <source>Model View</source>
-        <translation type="unfinished"></translation>
+        <translation>模型总览</translation>
     </message>
 </context>
 <context>
@@ -1205,19 +1205,19 @@
     <name>ModelViewPanel</name>
     <message>
         <source>The stage kind drawn: one row per stage of this kind</source>
-        <translation type="unfinished"></translation>
+        <translation>所绘的阶段类型：该类型的每个阶段占一行</translation>
     </message>
     <message>
         <source>No stage of this pass has a head axis to draw.</source>
-        <translation type="unfinished"></translation>
+        <translation>这次前向传播中没有带注意力头轴的阶段可以绘制。</translation>
     </message>
     <message>
         <source>Nothing to show yet.</source>
-        <translation type="unfinished">暂无可显示的内容。</translation>
+        <translation>暂无可显示的内容。</translation>
     </message>
     <message>
         <source>{stages} stages × {heads} heads; {drawn} of the stages drawn (empty: not run yet) · one colour scale · click a cell to show that stage and head</source>
-        <translation type="unfinished"></translation>
+        <translation>{stages} 个阶段 × {heads} 个头；已绘制其中 {drawn} 个阶段（空格：尚未运行）· 同一色标 · 点击格子即显示该阶段和该头</translation>
     </message>
 </context>
 <context>
@@ -1694,7 +1694,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>Check</source>
-        <translation type="unfinished"></translation>
+        <translation>校验</translation>
     </message>
     <message>
         <source>kind {kind} · site {site}</source>
@@ -1706,23 +1706,23 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>verified against the unmodified model: max |Δ| {diff} (tolerance {tol})</source>
-        <translation type="unfinished"></translation>
+        <translation>已与未修改的模型核对：最大 |Δ| {diff}（容差 {tol}）</translation>
     </message>
     <message>
         <source>differs from the unmodified model: max |Δ| {diff} (tolerance {tol})</source>
-        <translation type="unfinished"></translation>
+        <translation>与未修改的模型不一致：最大 |Δ| {diff}（容差 {tol}）</translation>
     </message>
     <message>
         <source>unchecked: the unmodified model returns nothing to compare this stage with</source>
-        <translation type="unfinished"></translation>
+        <translation>未校验：未修改的模型没有返回可与此阶段比较的结果</translation>
     </message>
     <message>
         <source>the first stage of the pass that differs</source>
-        <translation type="unfinished"></translation>
+        <translation>这是本次前向传播中第一个不一致的阶段</translation>
     </message>
     <message>
         <source>the first stage that differs is {name}</source>
-        <translation type="unfinished"></translation>
+        <translation>第一个不一致的阶段是 {name}</translation>
     </message>
 </context>
 <context>
@@ -2128,11 +2128,11 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>Model View</source>
-        <translation type="unfinished"></translation>
+        <translation>模型总览</translation>
     </message>
     <message>
         <source>Show or hide every layer × head of one stage kind as thumbnails</source>
-        <translation type="unfinished"></translation>
+        <translation>以缩略图显示或隐藏某一阶段类型的所有层 × 头</translation>
     </message>
 </context>
 <context>
