@@ -206,8 +206,9 @@ def test_cancel_stops_a_download_and_leaves_nothing_half_written(served, cache, 
     models = window.tools.models.hub_models
     qtbot.keyClicks(dialog.hub_id, "org/huge")
     qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: dialog.progress.maximum() == 1000 and dialog.progress.value() > 0, timeout=30000)
-    assert "MB" in dialog.progress.format() or "KB" in dialog.progress.format()
+    # The small files come first (config.json: "816 B / 816 B"); then the weights, in KB or MB.
+    qtbot.waitUntil(lambda: dialog.progress.maximum() == 1000 and dialog.progress.value() > 0
+                    and ("MB" in dialog.progress.format() or "KB" in dialog.progress.format()), timeout=30000)
     qtbot.mouseClick(dialog.cancel_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: dialog.status.text() == "The download was cancelled.", timeout=30000)
     assert not models.downloading and dialog.download_button.isEnabled()
