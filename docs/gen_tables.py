@@ -91,7 +91,7 @@ def peers() -> str:
 
 
 def latency_row(r: dict) -> list[object]:
-    return [f"{r['size']}²", f"{ms(r['painted_median'])} ({ms(r['painted_p95'])})",
+    return [f"{r['size']}²" + (f", {r['source']}" if "source" in r else ""), f"{ms(r['painted_median'])} ({ms(r['painted_p95'])})",
             f"{ms(r['settled_median'])} ({ms(r['settled_p95'])})", ratio(r["aa_ratio"]),
             ratio(r.get("aa_ratio_settled"))]
 
