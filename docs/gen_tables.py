@@ -120,6 +120,23 @@ def heartbeat() -> str:
                   ["in the full suite", 1, suite["largest_gap"], suite["gui_thread_work"]]])
 
 
+def step_latency_replay() -> str:
+    """Before and after the neighbouring stages were prepared ahead: the same probe on both trees, interleaved."""
+    d = load("docs/bench-latency-cpu-2core.json")["replay_latency"]
+    rows = [[r["round"], r["tree"], f"{r['size']}², {r['source']}", r["steps"],
+             f"{ms(r['painted_median'])} ({ms(r['painted_p95'])})", f"{ms(r['settled_median'])} ({ms(r['settled_p95'])})",
+             r["load_after"]] for r in d["runs"]]
+    return table(["round", "tree", "slice, source", "steps", "to painted heatmap, median (p95) ms",
+                  "all panels settled, median (p95) ms", "load after"], rows)
+
+
+def heartbeat_before_after() -> str:
+    """tests/ui/test_heartbeat.py on both trees, interleaved, with the load each run saw."""
+    d = load("docs/bench-latency-cpu-2core.json")["heartbeat_before_after"]
+    rows = [[r["round"], r["tree"], r["largest_gap"], r["gui_thread_work"], r["load"]] for r in d["runs"]]
+    return table(["round", "tree", "largest gap (ms)", "GUI thread's own work (ms)", "load"], rows)
+
+
 def host_syncs() -> str:
     s, budgets = bench()["host_syncs"], bench()["sync_budgets"]
     rows = [["one captured forward (the model's own input check)", s["captured_forward"],
@@ -208,6 +225,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "step-latency-idle": step_latency_idle,
     "step-latency-busy": step_latency_busy,
     "heartbeat": heartbeat,
+    "step-latency-replay": step_latency_replay,
+    "heartbeat-before-after": heartbeat_before_after,
     "host-syncs": host_syncs,
     "memory-snapshots": memory_and_snapshots,
     "verdicts": verdicts,

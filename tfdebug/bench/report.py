@@ -104,6 +104,15 @@ def _latency_lines(rows: list[dict]) -> list[str]:
                            "settled_p95", "aa_ratio_settled"])
 
 
+def _startup_lines(start: dict) -> list[str]:
+    from tfdebug.bench.startup import PHASES
+
+    first, rest = start["first"], start["median_after_first"]
+    return ["", f"Window start to the first painted stage ({start['model']}, s since the process started; "
+                f"{len(start['runs'])} fresh processes, load after each {start['load_after_each']}):"] + [
+        f"  {phase}: first {first[phase]:.2f} s, median of the rest {rest[phase]:.2f} s" for phase in PHASES]
+
+
 def _memory_lines(mem: dict) -> list[str]:
     return ["", f"Memory ({mem['config']}): {mem['stages']} stages, stage sizes {mem['stage_bytes']:,} B "
                 f"({mem['distinct_stage_bytes']:,} B counting views once), held {mem['held_bytes']:,} B "
@@ -153,7 +162,8 @@ def _section_lines() -> dict:
     from tfdebug.bench.session import format_session
 
     return {"capture_overhead": _capture_lines, "session": format_session, "hf": _hf_lines,
-            "step_latency_ms": _latency_lines, "memory": _memory_lines, "snapshots": _snapshot_lines,
+            "startup": _startup_lines, "step_latency_ms": _latency_lines, "memory": _memory_lines,
+            "snapshots": _snapshot_lines,
             "host_syncs": _sync_lines, "sdpa": format_sdpa, "levers": format_levers, "generation": format_generation,
             "cuda": _cuda_lines, "peers": format_peers, "scale": format_scale, "remote": format_remote}
 

@@ -104,10 +104,17 @@ def run_all(profile: str = "default", sections: list[str] | None = None, threads
     add("peers", "peers", lambda: _peers(chosen))
     add("scale", "scale", lambda: _scale(chosen))
     add("remote", "remote", lambda: _remote(chosen))
+    add("startup", "startup", lambda: _startup(tiny))
     result["targets"], result["sync_budgets"] = dict(TARGETS), dict(SYNC_BUDGETS)
     result["run"] = run.summary()
     result["verdicts"] = verdicts(result)
     return result
+
+
+def _startup(tiny: bool) -> dict:
+    from tfdebug.bench.startup import startup_section
+
+    return startup_section("demo", runs=2 if tiny else 4)
 
 
 def _remote(profile) -> dict:
