@@ -137,6 +137,18 @@ def heartbeat_before_after() -> str:
     return table(["round", "tree", "largest gap (ms)", "GUI thread's own work (ms)", "load"], rows)
 
 
+def startup() -> str:
+    """`tfdebug bench --section startup`: seconds from a fresh process's start to each phase of the window's start."""
+    d = load("docs/bench-latency-cpu-2core.json")["startup"]
+    names = {"interpreter": "Python running", "torch": "torch imported", "pyside6": "PySide6 imported",
+             "pyqtgraph": "pyqtgraph imported", "tfdebug_ui": "the window's modules imported",
+             "window_shown": "window shown", "painted": "first stage painted"}
+    rows = [[names[phase], f"{d['first'][phase]:.2f}", f"{d['median_after_first'][phase]:.2f}"] for phase in names]
+    return (table(["phase", "first run (s)", "median of the rest (s)"], rows)
+            + f"\n\n{d['model']} model, {len(d['runs'])} fresh processes one after another; load after each: "
+              + ", ".join(f"{x:g}" for x in d["load_after_each"]) + ".")
+
+
 def host_syncs() -> str:
     s, budgets = bench()["host_syncs"], bench()["sync_budgets"]
     rows = [["one captured forward (the model's own input check)", s["captured_forward"],
@@ -227,6 +239,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "heartbeat": heartbeat,
     "step-latency-replay": step_latency_replay,
     "heartbeat-before-after": heartbeat_before_after,
+    "startup": startup,
     "host-syncs": host_syncs,
     "memory-snapshots": memory_and_snapshots,
     "verdicts": verdicts,

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 KEEP = 4  # stages kept: the shown one, its two neighbours and the one just left
 
 
-@dataclass
+@dataclass(eq=False)  # entries are told apart by identity (their fields hold tensors)
 class Prepared:
     """A stage's display worked out ahead: the slice for one view, its LUT indices, the stage's stats."""
 

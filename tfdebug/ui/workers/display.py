@@ -289,16 +289,21 @@ class DisplayMixin:
             self.slice_changed.emit()
             return
         shape, row, col = capture.shape, self.view.row_axis, self.view.col_axis
-        ready = self.display.ahead.slice_for(capture, view_key(row, col, self.indices(capture), self.mask_of(capture)))
-        if ready is not None:  # read and cut ahead, while the previous stage was shown
-            self._slice_ready(capture, ready.slice, (ready.levels, ready.image))
+        key = view_key(row, col, self.indices(capture), self.mask_of(capture))
+        ready = self.display.ahead.slice_for(capture, key)
+        if ready is not None:  # read and cut ahead, or cut when this stage was last shown
+            self._slice_ready(capture, ready.slice, (ready.levels, ready.image) if ready.image is not None else None)
             return
         cells = shape[row] * shape[col] if len(shape) >= 2 and row != col else capture.tensor.numel()
         if cells <= OFF_THREAD_CELLS and not self.is_large(capture):
             try:
-                self._slice_ready(capture, self.slice_of(capture))
+                sl = self.slice_of(capture)
             except (ValueError, IndexError, RuntimeError) as exc:
                 self._slice_failed(capture, exc)
+                return
+            # Kept: stepping back here (a live pass's history) need not cut it again, nor the worker ahead.
+            self.display.ahead.put(Prepared(capture, capture.tensor, key, sl, selection=selection_of(self.view)))
+            self._slice_ready(capture, sl)
             return
         tensor, indices, kind = capture.tensor, self.indices(capture), capture.info.kind  # the selection now
         mask = self.mask_of(capture)
