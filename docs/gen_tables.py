@@ -91,7 +91,7 @@ def peers() -> str:
 
 
 def latency_row(r: dict) -> list[object]:
-    return [f"{r['size']}²", f"{ms(r['painted_median'])} ({ms(r['painted_p95'])})",
+    return [f"{r['size']}²" + (f", {r['source']}" if "source" in r else ""), f"{ms(r['painted_median'])} ({ms(r['painted_p95'])})",
             f"{ms(r['settled_median'])} ({ms(r['settled_p95'])})", ratio(r["aa_ratio"]),
             ratio(r.get("aa_ratio_settled"))]
 
@@ -118,6 +118,35 @@ def heartbeat() -> str:
                  [["fresh processes", len(gaps), f"{min(gaps)}–{max(gaps)} (median {sorted(gaps)[len(gaps) // 2]})",
                    f"{min(work)}–{max(work)}"],
                   ["in the full suite", 1, suite["largest_gap"], suite["gui_thread_work"]]])
+
+
+def step_latency_replay() -> str:
+    """Before and after the neighbouring stages were prepared ahead: the same probe on both trees, interleaved."""
+    d = load("docs/bench-latency-cpu-2core.json")["replay_latency"]
+    rows = [[r["round"], r["tree"], f"{r['size']}², {r['source']}", r["steps"],
+             f"{ms(r['painted_median'])} ({ms(r['painted_p95'])})", f"{ms(r['settled_median'])} ({ms(r['settled_p95'])})",
+             r["load_after"]] for r in d["runs"]]
+    return table(["round", "tree", "slice, source", "steps", "to painted heatmap, median (p95) ms",
+                  "all panels settled, median (p95) ms", "load after"], rows)
+
+
+def heartbeat_before_after() -> str:
+    """tests/ui/test_heartbeat.py on both trees, interleaved, with the load each run saw."""
+    d = load("docs/bench-latency-cpu-2core.json")["heartbeat_before_after"]
+    rows = [[r["round"], r["tree"], r["largest_gap"], r["gui_thread_work"], r["load"]] for r in d["runs"]]
+    return table(["round", "tree", "largest gap (ms)", "GUI thread's own work (ms)", "load"], rows)
+
+
+def startup() -> str:
+    """`tfdebug bench --section startup`: seconds from a fresh process's start to each phase of the window's start."""
+    d = load("docs/bench-latency-cpu-2core.json")["startup"]
+    names = {"interpreter": "Python running", "torch": "torch imported", "pyside6": "PySide6 imported",
+             "pyqtgraph": "pyqtgraph imported", "tfdebug_ui": "the window's modules imported",
+             "window_shown": "window shown", "painted": "first stage painted"}
+    rows = [[names[phase], f"{d['first'][phase]:.2f}", f"{d['median_after_first'][phase]:.2f}"] for phase in names]
+    return (table(["phase", "first run (s)", "median of the rest (s)"], rows)
+            + f"\n\n{d['model']} model, {len(d['runs'])} fresh processes one after another; load after each: "
+              + ", ".join(f"{x:g}" for x in d["load_after_each"]) + ".")
 
 
 def host_syncs() -> str:
@@ -252,6 +281,9 @@ TABLES: dict[str, Callable[[], str]] = {
     "step-latency-idle": step_latency_idle,
     "step-latency-busy": step_latency_busy,
     "heartbeat": heartbeat,
+    "step-latency-replay": step_latency_replay,
+    "heartbeat-before-after": heartbeat_before_after,
+    "startup": startup,
     "host-syncs": host_syncs,
     "memory-snapshots": memory_and_snapshots,
     "verdicts": verdicts,

@@ -37,7 +37,8 @@ def test_bench_json_has_every_key(result):
     assert row["tuned"]["allocator_tuned"] is True  # the tuned row ran in a process that opted in
     assert {p["peer"] for p in row["peers"]} == {"TransformerLens", "nnsight"}
     assert all(p["status"] in ("ok", "not installed") for p in row["peers"])
-    assert [r["size"] for r in result["step_latency_ms"]] == [64, 128]
+    assert [(r["size"], r["source"]) for r in result["step_latency_ms"]] == [
+        (64, "memory"), (64, "snapshot"), (128, "memory"), (128, "snapshot")]
     for r in result["step_latency_ms"]:
         assert 0 < r["painted_median"] <= r["settled_median"]
     memory = result["memory"]

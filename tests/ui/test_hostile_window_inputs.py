@@ -6,10 +6,11 @@ from __future__ import annotations
 import os
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPixmap
 
 from tests.ui.conftest import SRC, TGT, wait_paused
-from tests.ui.user_actions import open_snapshot
+from tests.ui.user_actions import click_stage, open_snapshot, press
 from tfdebug import cli
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.adapters.session import DebugSession
@@ -36,8 +37,12 @@ def test_a_snapshot_truncated_while_shown_is_said_and_what_was_shown_stays(make_
     window.actions_by_id["tfdebug.step.next"].trigger()
     wait_paused(qtbot, window, "src.pe")
     shown = window.ctl.current.tensor.clone()
+    qtbot.waitUntil(lambda: not window.ctl.display.busy("ahead"))  # the next stage is read ahead, before the change
     os.truncate(snapshot, 300)  # what `cp other.safetensors FILE` does first: a mapped read would SIGBUS
-    window.actions_by_id["tfdebug.step.next"].trigger()
+    # A stage far from the shown one is read now, from the changed file.
+    click_stage(window, qtbot, "enc.0.ffn.out")
+    qtbot.waitUntil(lambda: window.ctl.selected_stage == "enc.0.ffn.out")
+    press(window, Qt.Key_F10, Qt.ControlModifier)  # Run to Stage
     qtbot.waitUntil(lambda: window.last_error is not None and "changed on disk" in window.last_error, timeout=10000)
     # It keeps what it has shown, and stays up.
     assert window.ctl.current.name == "src.pe" and window.isVisible()

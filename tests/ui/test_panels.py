@@ -199,11 +199,16 @@ def test_the_colour_map_follows_the_stage_in_the_heatmap_and_the_thumbnails(wind
     from tests.ui.user_actions import run_to_stage
 
     window.docks["heads"].show()
-    for stage, signed in (("enc.0.attn.scores", True), ("enc.0.attn.probs", False)):
+    for stage, signed in (("enc.0.attn.scores", True), ("enc.0.attn.probs", False), ("enc.0.attn.dropout", False),
+                          ("enc.0.attn.context", True)):
         run_to_stage(window, qtbot, stage)
         qtbot.waitUntil(lambda: window.heads_panel.settled() and window.heads_panel.levels is not None)
         for lo, hi in (window.heatmap_panel.shown_levels(), window.heads_panel.levels):
             assert (lo == -hi) if signed else (lo == 0 and hi > 0), (stage, lo, hi)
+        # The colour bar's gradient (recoloured in place when the map switches) holds the map's own stops.
+        shown_pos, shown_rgba = window.heatmap_panel.histogram.gradient.colorMap().getStops(mode="byte")
+        pos, rgba = (colors.diverging() if signed else colors.sequential()).getStops(mode="byte")
+        assert np.array_equal(shown_pos, pos) and np.array_equal(shown_rgba, rgba), stage
 
 
 def test_a_non_negative_slice_of_a_signed_stage_keeps_the_diverging_map():

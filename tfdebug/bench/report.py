@@ -36,11 +36,12 @@ def verdicts(result: dict) -> list[dict]:
                                            tuned["ratio_plain_again"])})
     for row in result.get("step_latency_ms", []):
         target = {1024: TARGETS["painted_1024_ms"], 4096: TARGETS["painted_4096_ms"]}.get(row["size"])
+        where = f" ({row['source']})" if "source" in row else ""
         if target is not None:
-            out.append({"what": f"{row['size']}² step to painted heatmap ≤ {target:g} ms",
+            out.append({"what": f"{row['size']}²{where} step to painted heatmap ≤ {target:g} ms",
                         "value": row["painted_median"], "aa_ratio": row["aa_ratio"],
                         "verdict": verdict(row["painted_median"], target, row["aa_ratio"])})
-        out.append({"what": f"{row['size']}² step until all panels settled ≤ {TARGETS['settled_ms']:g} ms",
+        out.append({"what": f"{row['size']}²{where} step until all panels settled ≤ {TARGETS['settled_ms']:g} ms",
                     "value": row["settled_median"], "aa_ratio": row.get("aa_ratio_settled", row["aa_ratio"]),
                     "verdict": verdict(row["settled_median"], TARGETS["settled_ms"],
                                        row.get("aa_ratio_settled", row["aa_ratio"]))})
@@ -98,9 +99,18 @@ def _capture_lines(rows: list[dict]) -> list[str]:
 
 def _latency_lines(rows: list[dict]) -> list[str]:
     return ["", "Step latency (ms, F10 on the window): to painted heatmap / all panels settled; A/A = second half "
-                "of the steps over the first, per clock"] + _table(rows, ["size", "painted_median", "painted_p95",
-                                                                          "aa_ratio", "settled_median",
-                                                                          "settled_p95", "aa_ratio_settled"])
+                "of the steps over the first, per clock; source: stages in memory, or read from a snapshot file"] + _table(
+                    rows, ["size", "source", "painted_median", "painted_p95", "aa_ratio", "settled_median",
+                           "settled_p95", "aa_ratio_settled"])
+
+
+def _startup_lines(start: dict) -> list[str]:
+    from tfdebug.bench.startup import PHASES
+
+    first, rest = start["first"], start["median_after_first"]
+    return ["", f"Window start to the first painted stage ({start['model']}, s since the process started; "
+                f"{len(start['runs'])} fresh processes, load after each {start['load_after_each']}):"] + [
+        f"  {phase}: first {first[phase]:.2f} s, median of the rest {rest[phase]:.2f} s" for phase in PHASES]
 
 
 def _memory_lines(mem: dict) -> list[str]:
@@ -152,7 +162,8 @@ def _section_lines() -> dict:
     from tfdebug.bench.session import format_session
 
     return {"capture_overhead": _capture_lines, "session": format_session, "hf": _hf_lines,
-            "step_latency_ms": _latency_lines, "memory": _memory_lines, "snapshots": _snapshot_lines,
+            "startup": _startup_lines, "step_latency_ms": _latency_lines, "memory": _memory_lines,
+            "snapshots": _snapshot_lines,
             "host_syncs": _sync_lines, "sdpa": format_sdpa, "levers": format_levers, "generation": format_generation,
             "cuda": _cuda_lines, "peers": format_peers, "scale": format_scale, "remote": format_remote}
 

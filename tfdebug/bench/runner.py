@@ -54,8 +54,9 @@ PROFILES: dict[str, Profile] = {
 
 DEFAULT_SECTIONS = ("capture", "session", "hf", "latency", "memory", "snapshots", "syncs", "sdpa", "levers",
                     "generation", "cuda")
-# only when asked for: peers and scale take minutes and want the peers' venv; remote needs pyzmq (tfdebug[remote])
-EXTRA_SECTIONS = ("peers", "scale", "remote")
+# only when asked for: peers and scale take minutes and want the peers' venv; remote needs pyzmq (tfdebug[remote]);
+# startup starts the window in fresh processes
+EXTRA_SECTIONS = ("peers", "scale", "remote", "startup")
 SECTIONS = DEFAULT_SECTIONS + EXTRA_SECTIONS
 
 

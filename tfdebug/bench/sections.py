@@ -21,17 +21,18 @@ CAPTURE_CONFIGS = {"tiny": TINY, "6x512": WIDE, "12x768": LARGE}
 
 
 def step_latency_rows(sizes: tuple[int, ...], repeats: int) -> list[dict]:
-    """The window's step latency to the painted heatmap and until every panel settled (offscreen)."""
+    """The window's step latency to the painted heatmap and until every panel settled (offscreen),
+    with the stages in memory and replayed from a snapshot file."""
     from tfdebug.bench.noise import halves_ratio
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from tfdebug.ui.workers.step_latency import quiet_qt_messages, step_latency
+    from tfdebug.ui.workers.step_latency import SOURCES, quiet_qt_messages, step_latency
 
     with quiet_qt_messages():
-        timings = step_latency(sizes, repeats)
+        timings = step_latency(sizes, repeats, SOURCES)
     rows = []
-    for n, samples in timings.items():
-        row = {"size": n}
+    for (source, n), samples in timings.items():
+        row = {"size": n, "source": source}
         for clock in ("painted", "settled"):
             row[f"{clock}_median"] = round(median(samples[clock]), 2)
             row[f"{clock}_p95"] = round(p95(samples[clock]), 2)
@@ -103,10 +104,17 @@ def run_all(profile: str = "default", sections: list[str] | None = None, threads
     add("peers", "peers", lambda: _peers(chosen))
     add("scale", "scale", lambda: _scale(chosen))
     add("remote", "remote", lambda: _remote(chosen))
+    add("startup", "startup", lambda: _startup(tiny))
     result["targets"], result["sync_budgets"] = dict(TARGETS), dict(SYNC_BUDGETS)
     result["run"] = run.summary()
     result["verdicts"] = verdicts(result)
     return result
+
+
+def _startup(tiny: bool) -> dict:
+    from tfdebug.bench.startup import startup_section
+
+    return startup_section("demo", runs=2 if tiny else 4)
 
 
 def _remote(profile) -> dict:

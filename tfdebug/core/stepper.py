@@ -65,6 +65,7 @@ class Stepper(EditsMixin):
         self._lock = threading.Condition(threading.RLock())
         self._observers: list[Callable[[StepperEvent], None]] = []
         self._load = load
+        self._load_lock = threading.Lock()  # a replay's stage is read once, by whichever thread asks first
         self.breakpoints: frozenset[Breakpoint] = frozenset()
         self.condition_mode = EXACT
         #: the reference pass a "diverges" condition compares with (tfdebug.core.reference.ReferencePass)
@@ -98,7 +99,9 @@ class Stepper(EditsMixin):
 
     def _ensure_tensor(self, capture: Capture) -> Capture:
         if capture.tensor is None and self._load is not None:
-            capture.tensor = self._load(capture)
+            with self._load_lock:  # the window's display worker reads neighbouring stages ahead
+                if capture.tensor is None:
+                    capture.tensor = self._load(capture)
         return capture
 
     def _reset(self) -> None:

@@ -224,12 +224,24 @@ def bind(parent: QWidget, ctx: ActionContext, ids: list[str] | None = None) -> d
         qaction.triggered.connect(lambda checked=False, s=spec: s.func(ctx))
         actions[spec.id] = qaction
 
+    enabled_now: dict[str, bool] = {}
+    tips_for: list[bool | None] = [None]  # whether a recorded pass was shown when the tooltips were set
+
     def update() -> None:
+        # state_changed comes every 50 ms during Continue: touch only what changed (each setter
+        # tells every toolbar button and menu item showing the action).
         for spec_id, qaction in actions.items():
-            qaction.setEnabled(applies(spec_id, ctl))
-            tip = _tooltip(REGISTRY[spec_id], ctl)
-            if qaction.toolTip() != tip:  # setting it always tells every toolbar button and menu item
-                qaction.setToolTip(tip)
+            enabled = applies(spec_id, ctl)
+            if enabled_now.get(spec_id) != enabled:
+                enabled_now[spec_id] = enabled
+                qaction.setEnabled(enabled)
+        replaying = ctl.stepper is not None and not ctl.is_live
+        if tips_for[0] != replaying:  # a tooltip depends only on that (retranslate sets them in a new language)
+            tips_for[0] = replaying
+            for spec_id, qaction in actions.items():
+                tip = _tooltip(REGISTRY[spec_id], ctl)
+                if qaction.toolTip() != tip:
+                    qaction.setToolTip(tip)
 
     retranslate(actions, ctl)
     ctl.state_changed.connect(update)

@@ -60,6 +60,7 @@ class GenerationPanel(QWidget):
         self.layer: tuple[str, int] | None = None
         self.step: int | None = None
         self._dirty = True
+        self._idle_drawn = False  # the "not a generation" text is shown (in the current language)
         # Captured events come by the hundred during Continue: redraw at most every 50 ms.
         self._redraw = throttler(50, self.refresh, self)
         ctl.session_changed.connect(self._session_changed)
@@ -77,6 +78,7 @@ class GenerationPanel(QWidget):
         self.cache_label.setText(self.tr("Cache"))
         for i in range(self.block_box.count()):
             self.block_box.setItemText(i, self._block_title(self.block_box.itemData(i)))
+        self._idle_drawn = False
         if self.isVisible():
             self.refresh()  # drawn again now with the new words, like every other panel
         else:
@@ -138,6 +140,7 @@ class GenerationPanel(QWidget):
         if self.step is None or not self.layers:
             self._idle()
             return
+        self._idle_drawn = False
         name = parse_name(current.name)
         if name.layer is not None and (name.stack, name.layer) in self.layers and (name.stack, name.layer) != self.layer:
             self.layer = (name.stack, name.layer)  # follow the stage on screen
@@ -149,6 +152,9 @@ class GenerationPanel(QWidget):
         self._cache()
 
     def _idle(self) -> None:
+        if self._idle_drawn:  # already says so: during Continue this came every 50 ms
+            return
+        self._idle_drawn = True
         self.strip.set_entries([], None)
         self.summary.setText(self.tr("Not a generation. Press Generate (Ctrl+G) beside Run to generate token by "
                                      "token; Debug ▸ Decoding Settings… chooses how. This dock then follows each token."))

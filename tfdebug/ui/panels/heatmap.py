@@ -246,8 +246,7 @@ class HeatmapPanel(QWidget):
         data, overlay = colors.split_nonfinite(sl.values, levels[0])
         name = cmap.name if hasattr(cmap, "name") else str(cmap)
         if name != self._scheme_name:
-            self.histogram.gradient.setColorMap(cmap)
-            self.histogram.gradient.showTicks(False)  # the map is fixed; its stops are not for editing
+            self.histogram.show_colormap(cmap)  # the map is fixed; its stops are not for editing
             self._scheme_name = name
         self.histogram.set_histogram(sl.stats.hist_edges, sl.stats.hist_counts)
         rows, cols = sl.source_shape

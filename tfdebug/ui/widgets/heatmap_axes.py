@@ -75,6 +75,25 @@ class HistogramLUT(pg.HistogramLUTItem):
         if self._counts is not None:
             self.plot.setData(*self._counts)
 
+    def show_colormap(self, cmap: pg.ColorMap) -> None:
+        """Show `cmap` in the gradient, its stops not editable. Maps with as many stops as the one
+        shown recolour its tick items in place: pyqtgraph's setColorMap removes and creates one
+        item per stop, and stages alternate between two maps (~20 ms a switch under load)."""
+        gradient = self.gradient
+        ticks = gradient.listTicks()
+        if len(ticks) != len(cmap.pos):
+            gradient.setColorMap(cmap)
+            gradient.showTicks(False)
+            return
+        blocked = gradient.blockSignals(True)
+        for (tick, _), x, colour in zip(ticks, cmap.pos, cmap.getColors(mode="qcolor")):
+            tick.color = colour
+            gradient.ticks[tick] = float(x)
+            tick.setPos(float(x) * gradient.length, tick.pos().y())
+        gradient.blockSignals(blocked)
+        gradient.sigTicksChanged.emit(gradient)  # as setColorMap ends: the gradient and the LUT follow
+        gradient.sigGradientChangeFinished.emit(gradient)
+
     def getLookupTable(self, img=None, n=None, alpha=None):
         if self.lut is None:
             # Rebuilding a 256-entry table from the gradient costs ~6 ms (4,096 colour lookups):

@@ -27,6 +27,7 @@ from tfdebug.core.recorder import Capture
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
 from tfdebug.ui.remote import display as remote_display
+from tfdebug.ui.workers.ahead import AheadCache, Prepared, frozen_view, prepare, selection_of, view_key
 from tfdebug.ui.render import colors
 
 MAX_SLICE = (1024, 1024)
@@ -39,8 +40,10 @@ OFF_THREAD_CELLS = 1024 * 1024
 # memory-mapped or sparse snapshot that is gigabytes of page faults).
 LARGE_STAGE_BYTES = 256 * 2**20
 
-# Kinds in the order the worker takes them: what the user looks at first.
-KINDS = ("slice", "moments", "heads", "stats", "checks", "overview", "model")
+# Kinds in the order the worker takes them: what the user looks at first; last, the
+# neighbouring stages read and sliced ahead (tfdebug.ui.workers.ahead), which no panel waits for.
+KINDS = ("slice", "moments", "heads", "stats", "checks", "overview", "model", "ahead")
+SHOWN_KINDS = KINDS[:-1]
 
 
 @dataclass
@@ -68,6 +71,7 @@ class DisplayWorker(QObject):
         self._seq = 0
         self._held = 0
         self._closed = False
+        self.ahead = AheadCache()  # the stages around the shown one, prepared by "ahead" jobs
         self._finished.connect(self._arrived)
         # Results are handed to the panels from a zero-timer, not from the queued signal that
         # brings them: Qt dispatches posted events (results, and the repaints they cause) back
@@ -105,7 +109,10 @@ class DisplayWorker(QObject):
                 self._cond.notify()
 
     def cancel(self, kind: str | None = None) -> None:
-        """Forget pending and in-flight jobs (of one kind, or all): their results are dropped."""
+        """Forget pending and in-flight jobs (of one kind, or all): their results are dropped.
+        Cancelling all (another pass is shown) forgets the prepared stages too."""
+        if kind is None:
+            self.ahead.clear()
         with self._cond:
             for k in ([kind] if kind else list(KINDS)):
                 self._pending.pop(k, None)
@@ -113,9 +120,10 @@ class DisplayWorker(QObject):
                 self._latest[k] = self._seq
 
     def busy(self, kind: str | None = None) -> bool:
-        """Whether a job (of `kind`) is pending, running, or its result is not delivered yet."""
+        """Whether a job (of `kind`; by default of any kind a panel shows) is pending, running, or
+        its result is not delivered yet."""
         with self._cond:
-            kinds = [kind] if kind else list(KINDS)
+            kinds = [kind] if kind else list(SHOWN_KINDS)
             return any(k in self._pending or k in self._in_flight for k in kinds)
 
     def close(self, timeout: float | None = None) -> None:
@@ -194,6 +202,30 @@ class DisplayMixin:
             self.refresh_slice()
             self._compute_stats()
         self._follow_timer.start()  # stage_shown: the other panels, after the heatmap's paint
+        # After them (the timers fire in order): the panels' own jobs are submitted first and come first.
+        QTimer.singleShot(0, self, lambda: self._prepare_neighbours(capture))
+
+    def _prepare_neighbours(self, shown: Capture | None) -> None:
+        """Have the worker read, slice and summarise the stages before and after the shown one
+        (history the next F10 or Shift+F10 lands on), unless a forward is running."""
+        stepper = self.stepper
+        if stepper is None or shown is not self._shown or self.is_running() or self.remote is not None:
+            return
+        cursor, history = stepper.cursor, stepper.history
+        around = [history[i] for i in (cursor + 1, cursor - 1) if 0 <= i < len(history)]
+        around = [c for c in around if not c.dropped and not self.is_large(c)]
+        missing = self.display.ahead.missing(around, selection_of(self.view))
+        if not missing:
+            return
+        view, ahead = frozen_view(self.view), self.display.ahead
+
+        def kept(prepared: list) -> None:
+            for p in prepared:
+                if p is not None:
+                    ahead.put(p)
+        # A stage that cannot be read or summarised ahead says why when it is shown, by the usual path.
+        self.display.submit("ahead", lambda: [prepare(stepper, c, view, MAX_SLICE, True) for c in missing],
+                            kept, lambda exc: None)
 
     def _compute_stats(self) -> None:
         """Whole-tensor stats of the shown stage, on the display worker; stats_changed when ready."""
@@ -205,13 +237,16 @@ class DisplayMixin:
                                                                             exc)))
         elif capture is not None and capture.tensor is not None and not self.is_large(capture):
             tensor, kind = capture.tensor, capture.info.kind
-            self.display.submit("stats", lambda: tensor_stats(tensor, kind=kind),
+            known = self.display.ahead.stats_for(capture)  # each stage's stats are computed once
+            self.display.submit("stats", (lambda: known) if known is not None else lambda: tensor_stats(tensor, kind=kind),
                                 lambda st: self._stats_ready(capture, st),
                                 lambda exc: self.error.emit(_cannot("Cannot summarise {name}: {why}", capture, exc)))
 
     def _stats_ready(self, capture: Capture, stats: Stats) -> None:
         if capture is self._shown:
             self.current_stats = stats
+            if capture.tensor is not None:
+                self.display.ahead.put(Prepared(capture, capture.tensor, stats=stats))
             self.stats_changed.emit()
 
     def ensure_stats(self) -> Stats | None:
@@ -254,12 +289,21 @@ class DisplayMixin:
             self.slice_changed.emit()
             return
         shape, row, col = capture.shape, self.view.row_axis, self.view.col_axis
+        key = view_key(row, col, self.indices(capture), self.mask_of(capture))
+        ready = self.display.ahead.slice_for(capture, key)
+        if ready is not None:  # read and cut ahead, or cut when this stage was last shown
+            self._slice_ready(capture, ready.slice, (ready.levels, ready.image) if ready.image is not None else None)
+            return
         cells = shape[row] * shape[col] if len(shape) >= 2 and row != col else capture.tensor.numel()
         if cells <= OFF_THREAD_CELLS and not self.is_large(capture):
             try:
-                self._slice_ready(capture, self.slice_of(capture))
+                sl = self.slice_of(capture)
             except (ValueError, IndexError, RuntimeError) as exc:
                 self._slice_failed(capture, exc)
+                return
+            # Kept: stepping back here (a live pass's history) need not cut it again, nor the worker ahead.
+            self.display.ahead.put(Prepared(capture, capture.tensor, key, sl, selection=selection_of(self.view)))
+            self._slice_ready(capture, sl)
             return
         tensor, indices, kind = capture.tensor, self.indices(capture), capture.info.kind  # the selection now
         mask = self.mask_of(capture)

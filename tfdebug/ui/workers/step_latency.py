@@ -2,9 +2,13 @@
 
 Used by `tfdebug bench`; it lives in ui/ because it drives the window.
 
-A replay whose stages alternate between two N×N attention-like matrices (two heads
-each, so the Heads panel has work too). Each timed step is a real F10 key press on the
-window. Two clocks stop per step:
+A pass whose stages alternate between two N×N attention-like matrices (two heads each,
+so the Heads panel has work too), from one of two sources: "memory", the stages held in
+memory (what stepping through a live pass's history shows), and "snapshot", the same
+stages saved to a snapshot file and opened through File ▸ Open (each stage read from the
+file when needed). Each timed step is a real F10 key press on the window, pressed once the
+window is idle (the display worker has also prepared the neighbouring stages, as it does
+while a person looks at a stage). Two clocks stop per step:
 
 - "painted": the heatmap's image item has painted the new stage's image (its `paint`
   ran after the new slice was set — pyqtgraph converts data to colours inside paint,
@@ -33,12 +37,15 @@ from PySide6.QtWidgets import QApplication
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper import Stepper
+from tfdebug.io.recording import Recording
+from tfdebug.io.snapshot import save_snapshot
 from tfdebug.ui.shell.window import MainWindow
 
 WARMUP = 2
 _KINDS = (("scaled", "scale"), ("probs", "softmax"))
 _TIMEOUT_S = 30.0
 _QUIET_S = 0.1  # no paint for this long after the last result: the window is settled
+SOURCES = ("memory", "snapshot")
 
 
 def _captures(n: int, steps: int) -> list[Capture]:
@@ -142,6 +149,25 @@ def _one_step(app, window: MainWindow, clock: _PaintClock, arrived: Callable[[],
     return (painted - start) * 1000.0, (max(clock.last_paint, painted) - start) * 1000.0
 
 
+def _wait(app, condition) -> None:
+    deadline = time.perf_counter() + _TIMEOUT_S
+    while not condition() and time.perf_counter() < deadline:
+        app.processEvents(QEventLoop.WaitForMoreEvents)
+
+
+def _load(app, window: MainWindow, source: str, captures: list[Capture], folder: str, title: str) -> Stepper:
+    """Show `captures` in the window from `source`; the stepper once its first stage is drawn."""
+    if source == "memory":
+        window.ctl.load_replay(Stepper.replay(captures), {"src": [], "tgt": []}, title)
+    else:
+        path = os.path.join(folder, "bench.safetensors")
+        save_snapshot(Recording(captures=captures, tokens={"src": [], "tgt": []}), path, durable=False)
+        window.open_snapshot(path)  # read and checked on a worker thread, as File ▸ Open does
+        _wait(app, lambda: window.ctl.replayed is not None and window.ctl.replayed.path == path)
+    _wait(app, lambda: window.ctl.current_slice is not None)
+    return window.ctl.stepper
+
+
 @contextmanager
 def _bench_window():
     """(app, window, clock): an offscreen window of benchmark size with the Heads dock shown, its paints timed."""
@@ -171,24 +197,27 @@ def _bench_window():
             app.processEvents()
 
 
-def step_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, list[float]]]:
-    """Per N×N slice size: {"painted": [ms…], "settled": [ms…]} over `repeats` timed F10 presses."""
-    timings: dict[int, dict[str, list[float]]] = {}
-    with _bench_window() as (app, window, clock):
+def step_latency(sizes: tuple[int, ...], repeats: int, sources: tuple[str, ...] = ("memory",)
+                 ) -> dict[tuple[str, int], dict[str, list[float]]]:
+    """Per source and N×N slice size: {"painted": [ms…], "settled": [ms…]} over `repeats` timed F10 presses."""
+    timings: dict[tuple[str, int], dict[str, list[float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder, _bench_window() as (app, window, clock):
         for n in sizes:
-            stepper = Stepper.replay(_captures(n, repeats + WARMUP))
-            window.ctl.load_replay(stepper, {"src": [], "tgt": []}, f"bench {n}×{n}")
-            window.activateWindow()
-            for _ in range(20):
-                app.processEvents()
-            painted, settled = [], []
-            for r in range(repeats + WARMUP):
-                target = stepper.history[stepper.cursor + 1]
-                p, s = _one_step(app, window, clock, lambda target=target: window.ctl.current is target)
-                if r >= WARMUP:  # the first steps warm caches
-                    painted.append(p)
-                    settled.append(s)
-            timings[n] = {"painted": painted, "settled": settled}
+            for source in sources:
+                stepper = _load(app, window, source, _captures(n, repeats + WARMUP), folder, f"bench {n}×{n}")
+                window.activateWindow()
+                for _ in range(20):
+                    app.processEvents()
+                painted, settled = [], []
+                for r in range(repeats + WARMUP):
+                    _wait(app, lambda: not window.ctl.display.busy("ahead"))  # idle, as between a person's steps
+                    target = stepper.history[stepper.cursor + 1]
+                    p, s = _one_step(app, window, clock, lambda target=target: window.ctl.current is target)
+                    if r >= WARMUP:  # the first steps warm caches
+                        painted.append(p)
+                        settled.append(s)
+                timings[(source, n)] = {"painted": painted, "settled": settled}
+                window.ctl.close()  # a snapshot's file is released before the folder goes
     return timings
 
 

@@ -1,0 +1,21 @@
+"""The start-up probe starts the real window in a fresh process and reports when its first stage painted."""
+
+from tfdebug.bench.report import format_report
+from tfdebug.bench.startup import PHASES, first_paint_run, startup_section
+
+
+def test_the_first_paint_comes_after_every_import_and_the_window():
+    run = first_paint_run("demo")
+    times = [run[phase] for phase in PHASES]
+    assert times == sorted(times) and times[0] > 0  # each phase after the one before it
+
+
+def test_the_section_reports_the_first_run_apart_from_the_rest(monkeypatch):
+    runs = iter([{p: float(i + 1) for i, p in enumerate(PHASES)}, {p: float(i) + 0.5 for i, p in enumerate(PHASES)}])
+    monkeypatch.setattr("tfdebug.bench.startup.first_paint_run", lambda model: next(runs))
+    section = startup_section("demo", runs=2)
+    assert section["first"]["painted"] == float(len(PHASES))
+    assert section["median_after_first"]["painted"] == len(PHASES) - 0.5
+    text = format_report({"machine": {"torch": "x", "torch_threads": 1, "cpu_count": 2, "load_average": [0.5]},
+                          "startup": section, "verdicts": []})
+    assert f"painted: first {len(PHASES):.2f} s, median of the rest {len(PHASES) - 0.5:.2f} s" in text

@@ -1,0 +1,89 @@
+"""Stepping through a replayed snapshot shows each stage's own numbers, though the display worker
+reads and slices the neighbouring stages ahead (tfdebug.ui.workers.ahead).
+
+The expected values are read from the file by safetensors' own reader, not by tfdebug's."""
+
+import numpy as np
+import pytest
+import torch
+from PySide6.QtCore import Qt
+from safetensors import safe_open
+
+from tests.ui.conftest import SRC, TGT, wait_paused
+from tests.ui.user_actions import open_snapshot, press, run_to_stage
+from tfdebug.adapters.reference import ReferenceAdapter
+from tfdebug.adapters.session import DebugSession
+from tfdebug.io.recording import Recording
+from tfdebug.io.snapshot import save_snapshot
+
+HEADED = "enc.0.attn.scores"  # (batch, head, query, key): the head picked applies to the next stages too
+
+
+@pytest.fixture()
+def snapshot(loaded, tmp_path):
+    path = tmp_path / "pass.safetensors"
+    save_snapshot(Recording.from_session(DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT})), path)
+    return path
+
+
+def idle(qtbot, window):
+    """Wait, as a person looking at the stage does, until the worker has done everything, ahead included."""
+    qtbot.waitUntil(lambda: not window.ctl.display.busy() and not window.ctl.display.busy("ahead"))
+
+
+def shown_plane(window, path) -> np.ndarray:
+    """The plane the window's view selects, cut from the tensor safetensors reads from the file."""
+    ctl = window.ctl
+    capture = ctl.current
+    with safe_open(str(path), framework="pt") as f:
+        tensor = f.get_tensor(capture.name).float()
+    index = [slice(None)] * tensor.dim()
+    for axis, i in ctl.indices().items():
+        index[axis] = i
+    plane = tensor[tuple(index)]
+    return (plane if ctl.view.row_axis < ctl.view.col_axis else plane.t()).numpy()
+
+
+def assert_shows_the_file(window, path):
+    sl = window.heatmap_panel.slice
+    assert sl is not None and not sl.downsampled
+    plane = shown_plane(window, path)
+    finite = np.isfinite(sl.values)  # masked cells are drawn −∞ (a softmax holds 0 there)
+    np.testing.assert_allclose(sl.values[finite], plane[finite], rtol=1e-6, atol=1e-6)
+    assert sl.stats.max == pytest.approx(float(plane[finite].max()), rel=1e-6)
+
+
+def test_stepping_forward_and_back_shows_each_stage_read_from_the_file(make_window, snapshot, qtbot):
+    window = make_window()
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    names = window.ctl.replayed.names()
+    assert all(c.tensor is None for c in window.ctl.replayed.captures[2:])  # only the neighbour is read ahead
+    run_to_stage(window, qtbot, HEADED)
+    start = names.index(HEADED)
+    for offset in list(range(1, 7)) + list(range(5, -1, -1)):  # on through the block, then back
+        idle(qtbot, window)
+        press(window, Qt.Key_F10, Qt.ShiftModifier if offset < window.ctl.stepper.cursor - start else Qt.NoModifier)
+        wait_paused(qtbot, window, names[start + offset])
+        assert_shows_the_file(window, snapshot)
+        qtbot.waitUntil(lambda: window.ctl.current_stats is not None)
+        with safe_open(str(snapshot), framework="pt") as f:
+            tensor = f.get_tensor(names[start + offset]).float()
+        finite = tensor[torch.isfinite(tensor)]
+        assert window.ctl.current_stats.max == pytest.approx(float(finite.max()), rel=1e-6)
+
+
+def test_a_head_picked_after_the_next_stage_was_read_ahead_is_the_one_shown(make_window, snapshot, qtbot):
+    window = make_window()
+    assert open_snapshot(qtbot, window, snapshot)
+    run_to_stage(window, qtbot, HEADED)
+    idle(qtbot, window)  # the next stage is prepared for head 0
+    spin = window.heatmap_panel.spin_boxes["head"]
+    spin.setFocus()
+    qtbot.keyClick(spin, Qt.Key_Up)  # head 1, as a person picks it
+    qtbot.waitUntil(lambda: window.ctl.indices()[1] == 1)
+    press(window, Qt.Key_F10)
+    names = window.ctl.replayed.names()
+    wait_paused(qtbot, window, names[names.index(HEADED) + 1])
+    assert window.ctl.indices()[1] == 1
+    assert_shows_the_file(window, snapshot)

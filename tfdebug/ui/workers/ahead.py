@@ -1,0 +1,128 @@
+"""The neighbouring stages' display, computed ahead on the display worker.
+
+Stepping through history (a replayed snapshot, or a live pass stepped back) moves to a
+stage that is already known: once a stage has been shown, the display worker reads the
+next and the previous stage (from the file, in a replay), cuts the slice the view would
+show there, quantises it for the heatmap and computes the stage's whole-tensor stats. An
+F10 that lands on such a stage draws those at once: no file read, no slicing, no stats on
+the GUI thread. Each stage's whole-tensor stats are computed once and kept with it.
+
+A prepared slice is used only when it was cut from the stage's tensor as it is now, with
+the shown axes, indices and mask the view has now; anything else is computed as usual.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tfdebug.core.display import DisplaySlice, Stats, display_slice, tensor_stats
+from tfdebug.core.masks import mask_read_by
+from tfdebug.ui.render import colors
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from tfdebug.core.recorder import Capture
+    from tfdebug.core.stepper import Stepper
+    from tfdebug.core.view import ViewSelection
+
+KEEP = 4  # stages kept: the shown one, its two neighbours and the one just left
+
+
+@dataclass(eq=False)  # entries are told apart by identity (their fields hold tensors)
+class Prepared:
+    """A stage's display worked out ahead: the slice for one view, its LUT indices, the stage's stats."""
+
+    capture: Capture
+    tensor: Tensor
+    key: tuple | None = None  # (row axis, column axis, fixed indices, mask tensor) the slice was cut for
+    slice: DisplaySlice | None = None
+    levels: tuple[float, float] | None = None
+    image: np.ndarray | None = None
+    stats: Stats | None = None
+    selection: tuple | None = None  # the view's choices (pinned axes, indices by name) it was cut for
+
+
+def selection_of(view: ViewSelection) -> tuple:
+    """The user's choices a neighbour's slice follows: the pinned axes and every fixed index by name."""
+    return (view.pinned, tuple(sorted(view.indices_by_name.items())))
+
+
+def frozen_view(view: ViewSelection) -> ViewSelection:
+    """A copy of `view` the worker may read while the GUI thread changes the original."""
+    frozen = copy.copy(view)
+    frozen.indices_by_name = dict(view.indices_by_name)
+    return frozen
+
+
+def view_key(row: int, col: int, indices: dict[int, int], mask) -> tuple:
+    """What a slice depends on besides the tensor: the shown axes, the fixed indices, the mask read."""
+    return (row, col, tuple(sorted(indices.items())), id(mask) if mask is not None else None)
+
+
+def prepare(stepper: Stepper, capture: Capture, view: ViewSelection, max_size: tuple[int, int],
+            with_stats: bool) -> Prepared | None:
+    """On the display worker: read `capture` (a replay loads it), cut the slice `view` (a frozen
+    copy) would show there, quantise it and, when `with_stats`, compute the whole-tensor stats.
+    None when the stage has no tensor."""
+    tensor = stepper.tensor_of(capture)
+    if tensor is None:
+        return None
+    view = copy.copy(view)  # fitted to the neighbour
+    view.fit(capture.info.axes, capture.shape)
+    kind = capture.info.kind
+    indices = view.indices(capture.info.axes, capture.shape)
+    mask = mask_read_by(capture, stepper.captured)
+    sl = display_slice(tensor, view.row_axis, view.col_axis, indices, max_size, kind=kind, mask=mask)
+    levels = colors.scheme(kind, sl.stats)[1]
+    return Prepared(capture, tensor, view_key(view.row_axis, view.col_axis, indices, mask), sl, levels,
+                    colors.quantize(sl.values, levels), tensor_stats(tensor, kind=kind) if with_stats else None,
+                    selection_of(view))
+
+
+class AheadCache:
+    """The prepared stages around the shown one (GUI thread only; the worker hands results in)."""
+
+    def __init__(self):
+        self._entries: list[Prepared] = []
+
+    def _entry(self, capture: Capture) -> Prepared | None:
+        for entry in self._entries:
+            if entry.capture is capture and entry.tensor is capture.tensor:
+                return entry
+        return None
+
+    def put(self, prepared: Prepared) -> None:
+        """Keep `prepared` (the most recent first), merging with what is known of its stage."""
+        old = self._entry(prepared.capture)
+        if old is not None:
+            self._entries.remove(old)
+            if prepared.slice is None:
+                prepared.key, prepared.slice, prepared.levels, prepared.image, prepared.selection = \
+                    old.key, old.slice, old.levels, old.image, old.selection
+            if prepared.stats is None:
+                prepared.stats = old.stats
+        self._entries.insert(0, prepared)
+        del self._entries[KEEP:]
+
+    def slice_for(self, capture: Capture, key: tuple) -> Prepared | None:
+        """The prepared slice of `capture` for the view `key`, or None."""
+        entry = self._entry(capture)
+        return entry if entry is not None and entry.slice is not None and entry.key == key else None
+
+    def stats_for(self, capture: Capture) -> Stats | None:
+        """The whole-tensor stats of `capture` as its tensor is now, when computed before."""
+        entry = self._entry(capture)
+        return entry.stats if entry is not None else None
+
+    def missing(self, captures: list[Capture], selection: tuple) -> list[Capture]:
+        """Of `captures`, those without stats or without a slice prepared for the view's `selection`."""
+        entries = [(c, self._entry(c)) for c in captures]
+        return [c for c, e in entries if e is None or e.stats is None or e.slice is None or e.selection != selection]
+
+    def clear(self) -> None:
+        self._entries = []
