@@ -1372,6 +1372,28 @@ output w·V = {output}</source>
     </message>
 </context>
 <context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Drive</source>
+        <translation>驱动器</translation>
+    </message>
+</context>
+<context>
+    <name>QFileDialog</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>查找范围(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>文件类型(&amp;T)：</translation>
+    </message>
+</context>
+<context>
     <name>RemoteTools</name>
     <message>
         <source>connecting…</source>
@@ -3160,6 +3182,22 @@ output w·V = {output}</source>
         <source>−∞ at padded keys</source>
         <translation>填充的键处为 −∞</translation>
     </message>
+    <message>
+        <source>a row with every key masked is 0</source>
+        <translation>所有键都被屏蔽的行为 0</translation>
+    </message>
+    <message>
+        <source>over keys</source>
+        <translation>沿键</translation>
+    </message>
+    <message>
+        <source>this step&apos;s</source>
+        <translation>本步的</translation>
+    </message>
+    <message>
+        <source>cached</source>
+        <translation>已缓存的</translation>
+    </message>
 </context>
 <context>
     <name>inputs</name>
@@ -3794,6 +3832,11 @@ output w·V = {output}</source>
         <translation>输入“{field}”</translation>
     </message>
     <message>
+        <source>the label of input &apos;{field}&apos;</source>
+        <comment>what.input_label</comment>
+        <translation>输入“{field}”的标签</translation>
+    </message>
+    <message>
         <source>the shown slice</source>
         <comment>edit.slice</comment>
         <translation>显示的切片</translation>
@@ -3852,6 +3895,11 @@ output w·V = {output}</source>
         <source>uses snapshot format {version}, newer than this tfdebug reads ({ours}); update tfdebug to open it</source>
         <comment>manifest.newer</comment>
         <translation>使用快照格式 {version}，比此 tfdebug 能读取的格式（{ours}）更新；请更新 tfdebug 后再打开</translation>
+    </message>
+    <message>
+        <source>&apos;input_labels&apos; is not a map of field names to labels</source>
+        <comment>manifest.labels_not_map</comment>
+        <translation>“input_labels”不是字段名到标签的映射</translation>
     </message>
     <message>
         <source>{start}… ({n} characters)</source>

@@ -92,7 +92,8 @@ class MainWindow(WindowLayout, QMainWindow):
 
         self.tools.decoding = DecodingTools(self)  # before a pass can start: Generate reads its settings
         self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"], self.actions_by_id["tfdebug.session.generate"],
-                                  models or available_models(), devices or available_devices())
+                                  models or available_models(), devices or available_devices(),
+                                  live_action=self.actions_by_id["tfdebug.session.live"])
         self._build_toolbars()
         self._build_panels()
         self._build_menus()
