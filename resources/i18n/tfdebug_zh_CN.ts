@@ -299,6 +299,10 @@
         <translation>不在词表中（显示为 &lt;unk&gt;）：{words}。</translation>
     </message>
     <message>
+        <source>{word} (did you mean {close}?)</source>
+        <translation>{word}（是不是{close}？）</translation>
+    </message>
+    <message>
         <source>Nothing is loaded yet: press Run.</source>
         <translation>尚未载入任何内容：请按“运行”。</translation>
     </message>
@@ -1363,8 +1367,8 @@ output w·V = {output}</source>
         <translation>预测</translation>
     </message>
     <message>
-        <source>after {i} &apos;{token}&apos;</source>
-        <translation>在 {i}“{token}”之后</translation>
+        <source>after &apos;{token}&apos; (position {i})</source>
+        <translation>“{token}”之后（位置 {i}）</translation>
     </message>
     <message>
         <source>after position {i}</source>
