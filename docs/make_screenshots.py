@@ -7,7 +7,12 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
 - gui-1280x720: the same stage on a small screen;
 - gui-dec.1.cross_attn.probs (1600×1000) and gui-1920x1080 (`logits`): the stage clicked in the
   Stages tree, then Ctrl+F10 (Run to Stage);
+- gui-1280x720-no-head-axis: enc.0.attn.q (no head axis) on a small screen: the empty Heads dock
+  lends its height to the heatmap;
+- gui-enc.0.attn.scores: the signed scores, diverging in the heatmap and the Heads thumbnails;
 - gui-zh-dec.0.self_attn.masked: a window started in Chinese (as `--lang zh`), the same way;
+- gui-zh-file-open: then File ▸ Open (Ctrl+O), the folder of a saved snapshot pasted and Return: Qt's
+  own dialog, in Chinese;
 - gui-hf-tiny-gpt2-masked and gui-hf-tiny-gpt2-probs: the bundled tiny GPT-2 (needs the hf
   extra) on the prompt "I love you = 我 爱 你", block 0; gui-generation-tiny-gpt2: then Generate
   (Ctrl+G) and Next Token (Ctrl+T) three times, from the preset "I love you =".
@@ -33,8 +38,9 @@ from window_driver import Driver  # noqa: E402
 
 DEMO = {"src": "I love you", "tgt": "我 爱 你"}
 TINY_GPT2 = {"prompt": "I love you = 我 爱 你"}
-ENGLISH = ("gui-stepped-dec.0.self_attn.masked", "gui-1280x720", "gui-dec.1.cross_attn.probs", "gui-1920x1080")
-CHINESE = ("gui-zh-dec.0.self_attn.masked",)
+ENGLISH = ("gui-stepped-dec.0.self_attn.masked", "gui-1280x720", "gui-dec.1.cross_attn.probs", "gui-1920x1080",
+           "gui-1280x720-no-head-axis", "gui-enc.0.attn.scores")
+CHINESE = ("gui-zh-dec.0.self_attn.masked", "gui-zh-file-open")
 HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs", "gui-generation-tiny-gpt2")
 OTHERS = ("learn-notes-head-split", "sdpa-encoder-layer")
 BUDGET = ("gui-capture-budget",)
@@ -56,6 +62,14 @@ def english(out: Path, only: set[str] | None) -> None:
         if driver.wanted("gui-1920x1080"):
             driver.run_to("logits")
             driver.shot("gui-1920x1080", 1920, 1080)
+        if driver.wanted("gui-1280x720-no-head-axis"):
+            driver.window.resize(1280, 720)
+            driver.run_to("enc.0.attn.q")
+            driver.shot("gui-1280x720-no-head-axis", 1280, 720)
+        if driver.wanted("gui-enc.0.attn.scores"):
+            driver.window.resize(1600, 1000)
+            driver.run_to("enc.0.attn.scores")
+            driver.shot("gui-enc.0.attn.scores", 1600, 1000)
     finally:
         driver.close()
 
@@ -66,6 +80,15 @@ def chinese(out: Path, only: set[str] | None) -> None:
         driver.run("demo", DEMO)
         driver.run_to("dec.0.self_attn.masked")
         driver.shot("gui-zh-dec.0.self_attn.masked", 1600, 1000)
+        if driver.wanted("gui-zh-file-open"):
+            import tempfile
+
+            from tfdebug.io.snapshot import save_snapshot
+
+            with tempfile.TemporaryDirectory() as folder:  # a snapshot of this pass and a folder beside it
+                save_snapshot(driver.ctl.recording()[0], Path(folder) / "pass.safetensors")
+                (Path(folder) / "older passes").mkdir()
+                driver.shot_file_open("gui-zh-file-open", Path(folder).resolve())
     finally:
         driver.close()
 

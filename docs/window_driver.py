@@ -207,11 +207,7 @@ class Driver:
 
     def save(self, name: str, widget: QWidget, texts: dict) -> None:
         """Write NAME.png (the widget as drawn) and NAME.json (the texts it showed)."""
-        path = self.out / f"{name}.png"
-        if not widget.grab().save(str(path), "PNG"):
-            raise OSError(f"could not write {path}")
-        (self.out / f"{name}.json").write_text(json.dumps(texts, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        print(f"saved {path}")
+        self.save_picture(name, widget.grab(), texts)
 
     def shot(self, name: str, width: int, height: int) -> None:
         """Resize the window, let docks and plots settle, save the picture and its texts."""
@@ -221,6 +217,63 @@ class Driver:
         wait(lambda: self.window.width() == width and self.window.height() == height)
         QTest.qWait(500)  # docks, plots and thumbnails laid out at their final size
         self.save(name, self.window, self.texts())
+
+
+    def shot_file_open(self, name: str, folder: Path) -> None:
+        """File ▸ Open (Ctrl+O), its folder pasted into the file name and Return, then the picture: the window
+        with the dialog drawn where it stands, and the dialog's texts beside the window's. Escape closes it."""
+        from PySide6.QtCore import QTimer
+        from PySide6.QtGui import QPainter
+        from PySide6.QtWidgets import QFileDialog, QTreeView
+
+        if not self.wanted(name):
+            return
+
+        def dialog():
+            return next((w for w in QApplication.topLevelWidgets() if isinstance(w, QFileDialog) and w.isVisible()), None)
+
+        def answer() -> None:
+            shown = dialog()
+            tree = shown.findChild(QTreeView) if shown is not None else None
+            if tree is None:
+                QTimer.singleShot(50, answer)
+                return
+            if shown.directory().absolutePath() != str(folder):
+                edit = shown.findChild(QLabel, "fileNameLabel").buddy()
+                edit.setFocus()
+                edit.selectAll()
+                edit.insert(str(folder))  # pasted: typed key by key, the completer would list each folder
+                QTest.keyClick(edit, Qt.Key_Return)
+                QTimer.singleShot(50, answer)
+                return
+            if tree.model().rowCount(tree.rootIndex()) == 0 or not getattr(answer, "settled", False):
+                answer.settled = tree.model().rowCount(tree.rootIndex()) > 0
+                QTimer.singleShot(500, answer)  # the listing and its columns laid out
+                return
+            picture = self.window.grab()
+            painter = QPainter(picture)
+            painter.drawPixmap(self.window.mapFromGlobal(shown.mapToGlobal(shown.rect().topLeft())), shown.grab())
+            painter.end()
+            model = tree.model()
+            texts = {**self.texts(), "dialog": {
+                "title": shown.windowTitle(),
+                "labels": visible_labels(shown),
+                "columns": [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount(tree.rootIndex()))],
+                "types": sorted({model.index(r, 2, tree.rootIndex()).data()
+                                 for r in range(model.rowCount(tree.rootIndex()))})}}
+            self.save_picture(name, picture, texts)
+            shown.reject()
+
+        QTimer.singleShot(50, answer)
+        self.key(Qt.Key_O, Qt.ControlModifier)  # returns when the dialog closes
+
+    def save_picture(self, name: str, picture, texts: dict) -> None:
+        """Write NAME.png (a drawn picture) and NAME.json (the texts it showed)."""
+        path = self.out / f"{name}.png"
+        if not picture.save(str(path), "PNG"):
+            raise OSError(f"could not write {path}")
+        (self.out / f"{name}.json").write_text(json.dumps(texts, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(f"saved {path}")
 
 
 def _items(tree):

@@ -180,6 +180,9 @@ class MainWindow(WindowLayout, QMainWindow):
         # the side columns keep the sizes the user left them at, and the heatmap takes the rest.
         self._side_sizes: tuple[int, int, int, int] = (330, 400, 520, 380)  # as resized above
         self._laid_out_at = self.size()
+        self._heads_share: float | None = None  # the Heads' share of the height an empty Heads dock lends the heatmap
+        ctl.stage_shown.connect(self.fit_heads)
+        heads.visibilityChanged.connect(lambda shown: shown and self.fit_heads())
         for dock in (nav, arch, shape):
             dock.installEventFilter(self)
 

@@ -3,7 +3,7 @@ share of the width kept as the window resizes, the Generation dock's height.
 
 `WindowLayout` is a plain mixin of `MainWindow` (Qt's event handlers stay on the window
 and call into it); it uses the window's `settings`, `docks`, `input_bar`, `ctl`,
-`generation_panel`, `_side_sizes` and `_laid_out_at`.
+`generation_panel`, `heads_panel`, `_side_sizes`, `_heads_share` and `_laid_out_at`.
 """
 
 from __future__ import annotations
@@ -90,6 +90,28 @@ class WindowLayout:
             height = d["navigator"].height() + d["architecture"].height()
             tree = round(height * nav_h / (nav_h + arch_h))
             self.resizeDocks([d["navigator"], d["architecture"]], [tree, height - tree], Qt.Vertical)
+        self.fit_heads()
+
+    def fit_heads(self) -> None:
+        """Heads with nothing to draw (a stage with no head axis and no prediction) keep the room of their note
+        only: the heatmap above them takes the rest. Their share of the height comes back with heads to draw."""
+        heat, heads = self.docks["heatmap"], self.docks["heads"]
+        if heads.isFloating() or heat.isFloating() or heads.visibleRegion().isEmpty() or self.ctl.current is None:
+            return
+        total = heat.height() + heads.height()
+        empty = "head" not in self.ctl.axis_names() and not self.heads_panel.prediction.applies()
+        if empty:
+            if self._heads_share is None:
+                self._heads_share = heads.height() / total
+            panel = self.heads_panel
+            note = panel.note.heightForWidth(panel.width()) if panel.note.hasHeightForWidth() else -1
+            chrome = heads.height() - panel.height()  # the dock's title bar
+            need = chrome + max(note, panel.note.sizeHint().height()) + 2 * panel.layout().spacing() + 8
+            if heads.height() > need:
+                self.resizeDocks([heat, heads], [total - need, need], Qt.Vertical)
+        elif self._heads_share is not None:
+            height, self._heads_share = round(total * min(self._heads_share, 0.5)), None
+            self.resizeDocks([heat, heads], [total - height, height], Qt.Vertical)
 
     def _fit_generation(self) -> None:
         """Give the Generation dock the height its strip, rows and caches ask for, up to half of the height it shares
