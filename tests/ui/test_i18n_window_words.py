@@ -4,61 +4,14 @@ names them, in English too), Explain's formula, and the heatmap's vertical axis 
 
 import re
 
-from PySide6.QtCore import QDateTime, QFileInfo, QLocale, Qt, QTimer
-from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QAbstractButton, QApplication, QComboBox, QFileDialog, QLabel, QTreeView
+from PySide6.QtCore import QFileInfo, QLocale, Qt
+from PySide6.QtWidgets import QApplication
 
-from tests.ui.user_actions import open_snapshot, run_to_stage
+from tests.ui.user_actions import open_snapshot, open_through_the_dialog, run_to_stage
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.ui.i18n import language as i18n
 
 WORD = re.compile(r"[A-Za-z]{2,}")
-
-
-def paste(edit, text: str) -> None:
-    """Paste `text` over the field and press Return (typed key by key, each key would ask the dialog's
-    completer to list a folder)."""
-    edit.setFocus()
-    edit.selectAll()
-    edit.insert(text)
-    QTest.keyClick(edit, Qt.Key_Return)
-
-
-def answer_file_dialog(path, seen: dict) -> None:
-    """Once File ▸ Open's dialog shows (it is modal): go to `path`'s folder by pasting it, note what the
-    dialog says there, paste the file's name and press Return. An error rejects the dialog (no hang)."""
-    dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, QFileDialog) and w.isVisible()]
-    if not dialogs:
-        QTimer.singleShot(20, lambda: answer_file_dialog(path, seen))
-        return
-    dialog = dialogs[0]
-    try:
-        edit = dialog.findChild(QLabel, "fileNameLabel").buddy()
-        tree = dialog.findChild(QTreeView)
-        model, root = tree.model(), tree.rootIndex()
-        if dialog.directory().absolutePath() != str(path.parent) or model.rowCount(root) < 2:
-            if dialog.directory().absolutePath() != str(path.parent):
-                paste(edit, str(path.parent))
-            QTimer.singleShot(20, lambda: answer_file_dialog(path, seen))
-            return
-        seen["labels"] = [label.text() for label in dialog.findChildren(QLabel) if label.isVisible()]
-        seen["buttons"] = [b.text() or b.toolTip() for b in dialog.findChildren(QAbstractButton) if b.isVisible()]
-        seen["header"] = [model.headerData(c, Qt.Horizontal) for c in range(4)]
-        seen["rows"] = {model.index(r, 0, root).data(): [model.index(r, c, root).data() for c in range(4)]
-                        for r in range(model.rowCount(root))}
-        paste(edit, path.name)
-    except Exception as exc:  # noqa: BLE001 - reported by the test, not lost in the event loop
-        seen["error"] = repr(exc)
-        dialog.reject()
-
-
-def open_through_the_dialog(qtbot, window, path) -> dict:
-    seen: dict = {}
-    QTimer.singleShot(20, lambda: answer_file_dialog(path, seen))
-    window.actions_by_id["tfdebug.file.open"].trigger()  # returns once the dialog is answered
-    assert "error" not in seen, seen
-    qtbot.waitUntil(lambda: not window.ctl.busy and window.ctl.replayed is not None, timeout=30000)
-    return seen
 
 
 def test_file_open_in_the_chinese_window_is_qts_own_dialog_in_chinese(window, qtbot, tmp_path):

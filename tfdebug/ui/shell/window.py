@@ -182,6 +182,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self._laid_out_at = self.size()
         self._heads_share: float | None = None  # the Heads' share of the height an empty Heads dock lends the heatmap
         ctl.stage_shown.connect(self.fit_heads)
+        ctl.stage_shown.connect(self.fit_shape)  # after the Shape panel's own refresh (connected before)
         heads.visibilityChanged.connect(lambda shown: shown and self.fit_heads())
         for dock in (nav, arch, shape):
             dock.installEventFilter(self)
