@@ -16,6 +16,9 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
 - gui-hf-tiny-gpt2-masked and gui-hf-tiny-gpt2-probs: the bundled tiny GPT-2 (needs the hf
   extra) on the prompt "I love you = 我 爱 你", block 0; gui-generation-tiny-gpt2: then Generate
   (Ctrl+G) and Next Token (Ctrl+T) three times, from the preset "I love you =".
+- gui-generate-cache_k and gui-generation-dock: "I love you" with an empty target prefix, Generate
+  (Ctrl+G), Next Token (Ctrl+T) twice, then gen.2.dec.1.self_attn.cache_k and gen.2.dec.1.cross_attn.out
+  clicked in the Stages tree and Ctrl+F10;
 - learn-notes-head-split: the `notes` model typed into the Model box (Return opens its first
   preset), at dec.0.self_attn.q_split;
 - sdpa-encoder-layer: `torch:examples.encoder_layer:factory` typed into the Model box, at
@@ -41,10 +44,11 @@ TINY_GPT2 = {"prompt": "I love you = 我 爱 你"}
 ENGLISH = ("gui-stepped-dec.0.self_attn.masked", "gui-1280x720", "gui-dec.1.cross_attn.probs", "gui-1920x1080",
            "gui-1280x720-no-head-axis", "gui-enc.0.attn.scores")
 CHINESE = ("gui-zh-dec.0.self_attn.masked", "gui-zh-file-open")
+GENERATION = ("gui-generate-cache_k", "gui-generation-dock")
 HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs", "gui-generation-tiny-gpt2")
 OTHERS = ("learn-notes-head-split", "sdpa-encoder-layer")
 BUDGET = ("gui-capture-budget",)
-PICTURES = ENGLISH + CHINESE + HF + OTHERS + BUDGET
+PICTURES = ENGLISH + CHINESE + GENERATION + HF + OTHERS + BUDGET
 
 
 def english(out: Path, only: set[str] | None) -> None:
@@ -86,9 +90,23 @@ def chinese(out: Path, only: set[str] | None) -> None:
             from tfdebug.io.snapshot import save_snapshot
 
             with tempfile.TemporaryDirectory() as folder:  # a snapshot of this pass and a folder beside it
-                save_snapshot(driver.ctl.recording()[0], Path(folder) / "pass.safetensors")
-                (Path(folder) / "older passes").mkdir()
-                driver.shot_file_open("gui-zh-file-open", Path(folder).resolve())
+                folder = Path(folder).resolve()
+                save_snapshot(driver.ctl.recording()[0], folder / "pass.safetensors")
+                (folder / "older passes").mkdir()
+                driver.file_open(folder, picture="gui-zh-file-open")
+    finally:
+        driver.close()
+
+
+def generation(out: Path, only: set[str] | None) -> None:
+    driver = Driver(out, only)
+    try:
+        driver.run("demo", {"src": "I love you", "tgt": ""})
+        driver.generate(2)  # Ctrl+G, then Ctrl+T twice: step 2 feeds 爱
+        for stage, name in (("gen.2.dec.1.self_attn.cache_k", GENERATION[0]), ("gen.2.dec.1.cross_attn.out", GENERATION[1])):
+            if driver.wanted(name):
+                driver.run_to(stage)
+                driver.shot(name, 1600, 1000)
     finally:
         driver.close()
 
@@ -142,7 +160,7 @@ def capture_budget(out: Path, only: set[str] | None) -> None:
 
 
 def main(out: Path, only: set[str] | None = None) -> None:
-    for names, make in ((ENGLISH, english), (CHINESE, chinese), (HF, tiny_gpt2), (OTHERS, other_models),
+    for names, make in ((ENGLISH, english), (CHINESE, chinese), (GENERATION, generation), (HF, tiny_gpt2), (OTHERS, other_models),
                         (BUDGET, capture_budget)):
         if only is None or only & set(names):
             make(out, only)

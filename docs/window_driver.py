@@ -22,6 +22,7 @@ from PySide6.QtGui import QFontDatabase, QInputMethodEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QTabBar, QWidget
 
+from tests.ui.user_actions import paste  # a file dialog's field filled as the suite fills it
 from tfdebug.ui.panels.navigator import NAME, NAME_ROLE
 
 
@@ -219,49 +220,40 @@ class Driver:
         self.save(name, self.window, self.texts())
 
 
-    def shot_file_open(self, name: str, folder: Path) -> None:
-        """File ▸ Open (Ctrl+O), its folder pasted into the file name and Return, then the picture: the window
-        with the dialog drawn where it stands, and the dialog's texts beside the window's. Escape closes it."""
+    def file_open(self, folder: Path, picture: str) -> None:
+        """File ▸ Open (Ctrl+O), its folder pasted into the file name and Open; then the picture: the window
+        with the dialog drawn where it stands (the dialog's texts beside the window's); then Cancel."""
         from PySide6.QtCore import QTimer
         from PySide6.QtGui import QPainter
         from PySide6.QtWidgets import QFileDialog, QTreeView
 
-        if not self.wanted(name):
-            return
-
-        def dialog():
-            return next((w for w in QApplication.topLevelWidgets() if isinstance(w, QFileDialog) and w.isVisible()), None)
-
         def answer() -> None:
-            shown = dialog()
+            shown = next((w for w in QApplication.topLevelWidgets() if isinstance(w, QFileDialog) and w.isVisible()), None)
             tree = shown.findChild(QTreeView) if shown is not None else None
             if tree is None:
                 QTimer.singleShot(50, answer)
                 return
+            edit = shown.findChild(QLabel, "fileNameLabel").buddy()
             if shown.directory().absolutePath() != str(folder):
-                edit = shown.findChild(QLabel, "fileNameLabel").buddy()
-                edit.setFocus()
-                edit.selectAll()
-                edit.insert(str(folder))  # pasted: typed key by key, the completer would list each folder
-                QTest.keyClick(edit, Qt.Key_Return)
+                paste(edit, str(folder))
                 QTimer.singleShot(50, answer)
                 return
-            if tree.model().rowCount(tree.rootIndex()) == 0 or not getattr(answer, "settled", False):
-                answer.settled = tree.model().rowCount(tree.rootIndex()) > 0
+            model, root = tree.model(), tree.rootIndex()
+            if model.rowCount(root) == 0 or not getattr(answer, "settled", False):
+                answer.settled = model.rowCount(root) > 0
                 QTimer.singleShot(500, answer)  # the listing and its columns laid out
                 return
-            picture = self.window.grab()
-            painter = QPainter(picture)
-            painter.drawPixmap(self.window.mapFromGlobal(shown.mapToGlobal(shown.rect().topLeft())), shown.grab())
-            painter.end()
-            model = tree.model()
-            texts = {**self.texts(), "dialog": {
-                "title": shown.windowTitle(),
-                "labels": visible_labels(shown),
-                "columns": [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount(tree.rootIndex()))],
-                "types": sorted({model.index(r, 2, tree.rootIndex()).data()
-                                 for r in range(model.rowCount(tree.rootIndex()))})}}
-            self.save_picture(name, picture, texts)
+            if self.wanted(picture):
+                drawn = self.window.grab()
+                painter = QPainter(drawn)
+                painter.drawPixmap(self.window.mapFromGlobal(shown.mapToGlobal(shown.rect().topLeft())), shown.grab())
+                painter.end()
+                texts = {**self.texts(), "dialog": {
+                    "title": shown.windowTitle(),
+                    "labels": visible_labels(shown),
+                    "columns": [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount(root))],
+                    "types": sorted({model.index(r, 2, root).data() for r in range(model.rowCount(root))})}}
+                self.save_picture(picture, drawn, texts)
             shown.reject()
 
         QTimer.singleShot(50, answer)
