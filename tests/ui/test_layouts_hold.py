@@ -1,5 +1,7 @@
 """Layouts that hold on a small screen and with any font: an empty Heads dock (a stage with no head axis)
-gives its height to the heatmap, and takes its share back at a stage with heads. Proportions, not pixels."""
+gives its height to the heatmap and takes its share back at a stage with heads; the Architecture map's
+labels fit or are cut with the name on hover; the Shape dock shows its rows unscrolled; the stage filter
+and its buttons are not cut. Proportions and measured text, not pixel figures of one font."""
 
 from tests.ui.user_actions import run_to_stage, tooltip_as_read
 
