@@ -7,10 +7,18 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
 - gui-1280x720: the same stage on a small screen;
 - gui-dec.1.cross_attn.probs (1600×1000) and gui-1920x1080 (`logits`): the stage clicked in the
   Stages tree, then Ctrl+F10 (Run to Stage);
+- gui-1280x720-no-head-axis: enc.0.attn.q (no head axis) on a small screen: the empty Heads dock
+  lends its height to the heatmap;
+- gui-enc.0.attn.scores: the signed scores, diverging in the heatmap and the Heads thumbnails;
 - gui-zh-dec.0.self_attn.masked: a window started in Chinese (as `--lang zh`), the same way;
+- gui-zh-file-open: then File ▸ Open (Ctrl+O), the folder of a saved snapshot pasted and Return: Qt's
+  own dialog, in Chinese;
 - gui-hf-tiny-gpt2-masked and gui-hf-tiny-gpt2-probs: the bundled tiny GPT-2 (needs the hf
   extra) on the prompt "I love you = 我 爱 你", block 0; gui-generation-tiny-gpt2: then Generate
   (Ctrl+G) and Next Token (Ctrl+T) three times, from the preset "I love you =".
+- gui-generate-cache_k and gui-generation-dock: "I love you" with an empty target prefix, Generate
+  (Ctrl+G), Next Token (Ctrl+T) twice, then gen.2.dec.1.self_attn.cache_k and gen.2.dec.1.cross_attn.out
+  clicked in the Stages tree and Ctrl+F10;
 - learn-notes-head-split: the `notes` model typed into the Model box (Return opens its first
   preset), at dec.0.self_attn.q_split;
 - sdpa-encoder-layer: `torch:examples.encoder_layer:factory` typed into the Model box, at
@@ -38,13 +46,15 @@ from window_driver import Driver, wait  # noqa: E402
 
 DEMO = {"src": "I love you", "tgt": "我 爱 你"}
 TINY_GPT2 = {"prompt": "I love you = 我 爱 你"}
-ENGLISH = ("gui-stepped-dec.0.self_attn.masked", "gui-1280x720", "gui-dec.1.cross_attn.probs", "gui-1920x1080")
-CHINESE = ("gui-zh-dec.0.self_attn.masked",)
+ENGLISH = ("gui-stepped-dec.0.self_attn.masked", "gui-1280x720", "gui-dec.1.cross_attn.probs", "gui-1920x1080",
+           "gui-1280x720-no-head-axis", "gui-enc.0.attn.scores")
+CHINESE = ("gui-zh-dec.0.self_attn.masked", "gui-zh-file-open")
+GENERATION = ("gui-generate-cache_k", "gui-generation-dock")
 HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs", "gui-generation-tiny-gpt2")
 OTHERS = ("learn-notes-head-split", "sdpa-encoder-layer")
 BUDGET = ("gui-capture-budget",)
 REMOTE = ("gui-remote-tiny-gpt2-probs", "gui-remote-edited", "gui-remote-continued", "gui-remote-exported")
-PICTURES = ENGLISH + CHINESE + HF + OTHERS + BUDGET + REMOTE
+PICTURES = ENGLISH + CHINESE + GENERATION + HF + OTHERS + BUDGET + REMOTE
 
 
 def english(out: Path, only: set[str] | None) -> None:
@@ -62,6 +72,14 @@ def english(out: Path, only: set[str] | None) -> None:
         if driver.wanted("gui-1920x1080"):
             driver.run_to("logits")
             driver.shot("gui-1920x1080", 1920, 1080)
+        if driver.wanted("gui-1280x720-no-head-axis"):
+            driver.window.resize(1280, 720)
+            driver.run_to("enc.0.attn.q")
+            driver.shot("gui-1280x720-no-head-axis", 1280, 720)
+        if driver.wanted("gui-enc.0.attn.scores"):
+            driver.window.resize(1600, 1000)
+            driver.run_to("enc.0.attn.scores")
+            driver.shot("gui-enc.0.attn.scores", 1600, 1000)
     finally:
         driver.close()
 
@@ -72,6 +90,29 @@ def chinese(out: Path, only: set[str] | None) -> None:
         driver.run("demo", DEMO)
         driver.run_to("dec.0.self_attn.masked")
         driver.shot("gui-zh-dec.0.self_attn.masked", 1600, 1000)
+        if driver.wanted("gui-zh-file-open"):
+            import tempfile
+
+            from tfdebug.io.snapshot import save_snapshot
+
+            with tempfile.TemporaryDirectory() as folder:  # a snapshot of this pass and a folder beside it
+                folder = Path(folder).resolve()
+                save_snapshot(driver.ctl.recording()[0], folder / "pass.safetensors")
+                (folder / "older passes").mkdir()
+                driver.file_open(folder, picture="gui-zh-file-open")
+    finally:
+        driver.close()
+
+
+def generation(out: Path, only: set[str] | None) -> None:
+    driver = Driver(out, only)
+    try:
+        driver.run("demo", {"src": "I love you", "tgt": ""})
+        driver.generate(2)  # Ctrl+G, then Ctrl+T twice: step 2 feeds 爱
+        for stage, name in (("gen.2.dec.1.self_attn.cache_k", GENERATION[0]), ("gen.2.dec.1.cross_attn.out", GENERATION[1])):
+            if driver.wanted(name):
+                driver.run_to(stage)
+                driver.shot(name, 1600, 1000)
     finally:
         driver.close()
 
@@ -174,8 +215,8 @@ def remote(out: Path, only: set[str] | None) -> None:
 
 
 def main(out: Path, only: set[str] | None = None) -> None:
-    for names, make in ((ENGLISH, english), (CHINESE, chinese), (HF, tiny_gpt2), (OTHERS, other_models),
-                        (BUDGET, capture_budget), (REMOTE, remote)):
+    for names, make in ((ENGLISH, english), (CHINESE, chinese), (GENERATION, generation), (HF, tiny_gpt2),
+                        (OTHERS, other_models), (BUDGET, capture_budget), (REMOTE, remote)):
         if only is None or only & set(names):
             make(out, only)
 

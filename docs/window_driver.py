@@ -22,6 +22,7 @@ from PySide6.QtGui import QFontDatabase, QInputMethodEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QTabBar, QWidget
 
+from tests.ui.user_actions import paste  # a file dialog's field filled as the suite fills it
 from tfdebug.ui.panels.navigator import NAME, NAME_ROLE
 
 
@@ -272,11 +273,7 @@ class Driver:
 
     def save(self, name: str, widget: QWidget, texts: dict) -> None:
         """Write NAME.png (the widget as drawn) and NAME.json (the texts it showed)."""
-        path = self.out / f"{name}.png"
-        if not widget.grab().save(str(path), "PNG"):
-            raise OSError(f"could not write {path}")
-        (self.out / f"{name}.json").write_text(json.dumps(texts, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        print(f"saved {path}")
+        self.save_picture(name, widget.grab(), texts)
 
     def shot(self, name: str, width: int, height: int) -> None:
         """Resize the window, let docks and plots settle, save the picture and its texts."""
@@ -286,6 +283,54 @@ class Driver:
         wait(lambda: self.window.width() == width and self.window.height() == height)
         QTest.qWait(500)  # docks, plots and thumbnails laid out at their final size
         self.save(name, self.window, self.texts())
+
+
+    def file_open(self, folder: Path, picture: str) -> None:
+        """File ▸ Open (Ctrl+O), its folder pasted into the file name and Open; then the picture: the window
+        with the dialog drawn where it stands (the dialog's texts beside the window's); then Cancel."""
+        from PySide6.QtCore import QTimer
+        from PySide6.QtGui import QPainter
+        from PySide6.QtWidgets import QFileDialog, QTreeView
+
+        def answer() -> None:
+            shown = next((w for w in QApplication.topLevelWidgets() if isinstance(w, QFileDialog) and w.isVisible()), None)
+            tree = shown.findChild(QTreeView) if shown is not None else None
+            if tree is None:
+                QTimer.singleShot(50, answer)
+                return
+            edit = shown.findChild(QLabel, "fileNameLabel").buddy()
+            if shown.directory().absolutePath() != str(folder):
+                paste(edit, str(folder))
+                QTimer.singleShot(50, answer)
+                return
+            model, root = tree.model(), tree.rootIndex()
+            if model.rowCount(root) == 0 or not getattr(answer, "settled", False):
+                answer.settled = model.rowCount(root) > 0
+                QTimer.singleShot(500, answer)  # the listing and its columns laid out
+                return
+            if self.wanted(picture):
+                drawn = self.window.grab()
+                painter = QPainter(drawn)
+                painter.drawPixmap(self.window.mapFromGlobal(shown.mapToGlobal(shown.rect().topLeft())), shown.grab())
+                painter.end()
+                texts = {**self.texts(), "dialog": {
+                    "title": shown.windowTitle(),
+                    "labels": visible_labels(shown),
+                    "columns": [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount(root))],
+                    "types": sorted({model.index(r, 2, root).data() for r in range(model.rowCount(root))})}}
+                self.save_picture(picture, drawn, texts)
+            shown.reject()
+
+        QTimer.singleShot(50, answer)
+        self.key(Qt.Key_O, Qt.ControlModifier)  # returns when the dialog closes
+
+    def save_picture(self, name: str, picture, texts: dict) -> None:
+        """Write NAME.png (a drawn picture) and NAME.json (the texts it showed)."""
+        path = self.out / f"{name}.png"
+        if not picture.save(str(path), "PNG"):
+            raise OSError(f"could not write {path}")
+        (self.out / f"{name}.json").write_text(json.dumps(texts, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(f"saved {path}")
 
 
 def _items(tree):

@@ -315,6 +315,10 @@
         <translation>不在词表中（显示为 &lt;unk&gt;）：{words}。</translation>
     </message>
     <message>
+        <source>{word} (did you mean {close}?)</source>
+        <translation>{word}（是不是{close}？）</translation>
+    </message>
+    <message>
         <source>Nothing is loaded yet: press Run.</source>
         <translation>尚未载入任何内容：请按“运行”。</translation>
     </message>
@@ -1551,12 +1555,34 @@ output w·V = {output}</source>
         <translation>预测</translation>
     </message>
     <message>
-        <source>after {i} &apos;{token}&apos;</source>
-        <translation>在 {i}“{token}”之后</translation>
+        <source>after &apos;{token}&apos; (position {i})</source>
+        <translation>“{token}”之后（位置 {i}）</translation>
     </message>
     <message>
         <source>after position {i}</source>
         <translation>在位置 {i} 之后</translation>
+    </message>
+</context>
+<context>
+    <name>QAbstractFileIconProvider</name>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Drive</source>
+        <translation>驱动器</translation>
+    </message>
+</context>
+<context>
+    <name>QFileDialog</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>查找范围(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>文件类型(&amp;T)：</translation>
     </message>
 </context>
 <context>
@@ -3663,6 +3689,22 @@ output w·V = {output}</source>
         <source>−∞ at padded keys</source>
         <translation>填充的键处为 −∞</translation>
     </message>
+    <message>
+        <source>a row with every key masked is 0</source>
+        <translation>所有键都被屏蔽的行为 0</translation>
+    </message>
+    <message>
+        <source>over keys</source>
+        <translation>沿键</translation>
+    </message>
+    <message>
+        <source>this step&apos;s</source>
+        <translation>本步的</translation>
+    </message>
+    <message>
+        <source>cached</source>
+        <translation>已缓存的</translation>
+    </message>
 </context>
 <context>
     <name>inputs</name>
@@ -4297,6 +4339,11 @@ output w·V = {output}</source>
         <translation>输入“{field}”</translation>
     </message>
     <message>
+        <source>the label of input &apos;{field}&apos;</source>
+        <comment>what.input_label</comment>
+        <translation>输入“{field}”的标签</translation>
+    </message>
+    <message>
         <source>the shown slice</source>
         <comment>edit.slice</comment>
         <translation>显示的切片</translation>
@@ -4365,6 +4412,11 @@ output w·V = {output}</source>
         <source> If tfdebug serve printed a --server-key, give it too.</source>
         <comment>remote.hint_key</comment>
         <translation>如果 tfdebug serve 打印了 --server-key，也请给出它。</translation>
+    </message>
+    <message>
+        <source>&apos;input_labels&apos; is not a map of field names to labels</source>
+        <comment>manifest.labels_not_map</comment>
+        <translation>“input_labels”不是字段名到标签的映射</translation>
     </message>
     <message>
         <source>{start}… ({n} characters)</source>

@@ -17,7 +17,7 @@ def prompt_only(recording):
     captures = [c for c in recording.captures if c.name.startswith("dec.0.self_attn.")]
     relabelled = [replace(c, info=replace(c.info, tokens={a: "prompt" for a in c.info.tokens})) for c in captures]
     return replace(recording, captures=relabelled, tokens={"prompt": list(recording.tokens["tgt"])},
-                   inputs={"prompt": "我 爱 你"}, adapter="toy-lm")
+                   inputs={"prompt": "我 爱 你"}, adapter="toy-lm", input_labels={"prompt": "Prompt"})
 
 
 def test_a_prompt_only_pass_round_trips_with_its_inputs_and_adapter(recording, tmp_path):
@@ -30,6 +30,7 @@ def test_a_prompt_only_pass_round_trips_with_its_inputs_and_adapter(recording, t
     with open_snapshot(path) as back:
         assert back.tokens == {"prompt": ["<bos>", "我", "爱", "你"]}
         assert back.inputs == {"prompt": "我 爱 你"} and back.adapter == "toy-lm"
+        assert back.input_labels == {"prompt": "Prompt"}  # a replay names its field as the adapter did
         assert back["dec.0.self_attn.probs"].info.tokens == {"query": "prompt", "key": "prompt"}
 
 
@@ -66,6 +67,10 @@ V2_CASES = {
     "inputs not a map": lambda m: m.update(inputs=["i love you"]),
     "an input not text": lambda m: m.update(inputs={"src": 3}),
     "adapter not text": lambda m: m.update(adapter={"name": "x"}),
+    "input labels not a map": lambda m: m.update(input_labels=["Source sentence"]),
+    "an input label not text": lambda m: m.update(input_labels={"src": 3}),
+    "an input label with a control character": lambda m: m.update(input_labels={"src": "Source\x1b[2J"}),
+    "an input label for a bad field name": lambda m: m.update(input_labels={"../x": "Source"}),
     "a stage labelled with a stream the file lacks": lambda m: m["tokens"].pop("tgt"),
 }
 

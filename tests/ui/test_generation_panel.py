@@ -26,6 +26,9 @@ def shown(window, qtbot):
 def test_next_token_grows_strip_cache_and_attention_rows(make_window, qtbot):
     window = start_generation(make_window, qtbot)
     assert window.docks["generation"].isVisible()  # raised over Heads when a generation runs
+    panel = shown(window, qtbot)  # before the first attention: a note, no empty plots
+    assert panel.cache.plots["k"].titleLabel.text == "The cache fills when this step's attention runs."
+    assert not any(plot.getAxis(side).isVisible() for plot in panel.cache.plots.values() for side in ("left", "bottom"))
     press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token
     wait_paused(qtbot, window, "gen.1.tgt.embed")
     press(window, Qt.Key_T, Qt.ControlModifier)
@@ -40,6 +43,7 @@ def test_next_token_grows_strip_cache_and_attention_rows(make_window, qtbot):
     assert tip[0].startswith("我: chosen at step 0") and tip[1] == "Top 5 alternatives:" and len(tip) == 7
     # At the step's first stage its attention has not run: the dock shows step 1's (two keys).
     assert panel.cache.shown["k"].shape[0] == 2 and panel.cache.new_rows == 1
+    assert all(plot.getAxis(side).isVisible() for plot in panel.cache.plots.values() for side in ("left", "bottom"))
     window.ctl.run_to("gen.2.dec.1.cross_attn.out")  # past this step's self- and cross-attention
     wait_paused(qtbot, window, "gen.2.dec.1.cross_attn.out")
     panel = shown(window, qtbot)

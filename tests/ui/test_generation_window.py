@@ -172,3 +172,21 @@ def test_decoding_settings_are_chosen_in_the_window_and_kept(make_window, qtbot,
     assert window.ctl.decoding == DecodingSettings(max_new_tokens=4, sample=True, temperature=0.7, seed=3)
     again = make_window(settings)  # the next launch
     assert again.ctl.decoding == window.ctl.decoding
+
+
+def test_a_generation_steps_prediction_is_named_by_its_token_and_its_place_in_the_sentence(make_window, qtbot):
+    # Step 2's logits have one row, the newest token's ('爱', third of <bos> 我 爱): "after 0 '爱'" misread it.
+    window = start_generation(make_window, qtbot, tokens=3)
+    for step in (1, 2):
+        press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token
+        wait_paused(qtbot, window, f"gen.{step}.tgt.embed")
+    window.ctl.run_to("gen.2.logits")
+    wait_paused(qtbot, window, "gen.2.logits")
+    assert window.ctl.current.shape[1] == 1  # the KV cache: this step computes one position
+    tokens = window.ctl.session.tokens["tgt"]
+    assert tokens[:3] == ["<bos>", "我", "爱"]
+    prediction = window.heads_panel.prediction
+    qtbot.waitUntil(prediction.isVisible)
+    assert [prediction.row_combo.itemText(i) for i in range(prediction.row_combo.count())] == ["after '爱' (position 2)"]
+    assert prediction.predictions[0][0] == "你"  # what the model chose next
+    window.ctl.close()

@@ -9,10 +9,9 @@ import struct
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog
 
 from tests.ui.conftest import wait_paused
-from tests.ui.user_actions import press, run_to_stage
+from tests.ui.user_actions import open_through_the_dialog, press, run_to_stage
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.phrases import Choices, os_reason
 from tfdebug.core.view import RunInputs
@@ -46,16 +45,14 @@ def damaged_snapshot(window, tmp_path):
     return path
 
 
-def test_a_damaged_snapshot_opened_from_the_file_menu_is_explained_in_chinese(window, qtbot, tmp_path,
-                                                                              monkeypatch):
+def test_a_damaged_snapshot_opened_from_the_file_menu_is_explained_in_chinese(window, qtbot, tmp_path):
     path = damaged_snapshot(window, tmp_path)
     with pytest.raises(SnapshotError) as raised:
         open_snapshot(path)
     english = raised.value.message  # what the CLI prints, unchanged
     assert english == f"The file {path} has a damaged manifest: stage 'src.embed' has an unknown kind."
     i18n.set_language("zh")
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(path), "")))
-    window.actions_by_id["tfdebug.file.open"].trigger()
+    open_through_the_dialog(qtbot, window, path)  # Qt's own dialog, in Chinese
     qtbot.waitUntil(lambda: not window.ctl.busy and window.message_bar.text() != "")  # read off the UI thread
     shown = window.message_bar.text()
     assert shown == f"文件 {path} 的清单已损坏：阶段“src.embed”的种类未知。"

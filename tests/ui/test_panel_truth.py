@@ -220,7 +220,7 @@ def test_logits_are_labelled_with_words_and_the_top_5_next_tokens_are_listed(win
     qtbot.waitUntil(lambda: values.model.columnCount() == len(words))
     assert values.model.headerData(5, Qt.Horizontal) == f"5 {words[5]}"
     prediction = window.heads_panel.prediction
-    assert prediction.isVisible() and prediction.row_combo.currentText() == "after 3 '你'"
+    assert prediction.isVisible() and prediction.row_combo.currentText() == "after '你' (position 3)"
     logits = window.ctl.current.tensor[0].float()
     probs = logits.softmax(-1)
     for row in (3, 1):

@@ -1,6 +1,6 @@
 """Learn → Attention Playground: the notes' toy example, edited cell by cell, recomputed at once."""
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLineEdit
 
 from tests.ui.user_actions import press
@@ -56,6 +56,12 @@ def test_editing_a_cell_updates_the_figures(window, qtbot):
     assert weights[2] > weights[0] > weights[1] and abs(sum(weights) - 1) < 2e-4
     type_in_cell(qtbot, dialog.values, 0, 0, "x")  # not a number: marked, figures kept
     assert "not a number" in dialog.problem.text()
+    table = dialog.values
+    bad = table.item(0, 0)
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualItemRect(bad).center())  # select it
+    qtbot.waitUntil(lambda: bad.isSelected())
+    colour = table.viewport().grab().toImage().pixelColor(table.visualItemRect(bad).topLeft() + QPoint(3, 3))
+    assert colour.red() > colour.green() + 60 and colour.red() > colour.blue() + 60, colour.name()  # red, as the note says
     assert shown(dialog.results, 0)[2] == "2.0500"
     qtbot.mouseClick(dialog.reset_button, Qt.LeftButton)
     assert dialog.problem.text() == "" and shown(dialog.results, 2) == ["0.4346", "0.4134", "0.1521"]

@@ -158,6 +158,23 @@ def test_unknown_words_are_named(make_window, qtbot):
     window.ctl.close()
 
 
+def test_an_unknown_word_is_offered_the_closest_word_the_cli_offers(make_window, qtbot):
+    from tests.ui.user_actions import type_into
+    from tfdebug.models.vocab import unknown_sentences, vocabularies_of
+
+    window = make_window()
+    window.input_bar.set_values("demo", "cpu", {"src": SRC, "tgt": TGT})
+    before = window.ctl.session
+    field = window.input_bar.field("src")
+    type_into(qtbot, field, "I love my mum")
+    qtbot.keyClick(field, Qt.Key_Return)
+    qtbot.waitUntil(lambda: window.ctl.session is not before and "mum" in window.message_bar.text(), timeout=30000)
+    cli = unknown_sentences(["mum"], vocabularies_of(window.ctl.adapter.loaded))  # what `tfdebug run` prints
+    assert cli == ["mum is not in the vocabulary; did you mean mom?"]
+    assert window.message_bar.text() == "Not in the vocabulary (shown as <unk>): mum (did you mean mom?)."
+    window.ctl.close()
+
+
 def test_closing_mid_pass_stops_the_worker(window, qtbot):
     stepper = window.ctl.stepper
     thread = stepper._thread

@@ -2,9 +2,9 @@
 
 import warnings
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLabel, QTreeView
 
 from tests.ui.conftest import wait_paused
 
@@ -122,3 +122,58 @@ def run_model(qtbot, window, spec: str, texts: dict, first: str | None = None, t
     window.input_bar.set_values(spec, "cpu", texts)
     press(window, Qt.Key_Return, Qt.ControlModifier)
     wait_paused(qtbot, window, first, timeout=timeout)
+
+
+def paste(edit, text: str) -> None:
+    """Paste `text` over a file dialog's file name and click its Open button (a folder's name opens the
+    folder). Typed key by key, each key would ask the dialog's completer to list a folder."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    edit.setFocus()
+    edit.selectAll()
+    edit.insert(text)
+    completer = edit.completer()
+    if completer is not None and completer.popup().isVisible():  # Escape closes the list of completions
+        QTest.keyClick(completer.popup(), Qt.Key_Escape)          # (a click outside it would only close it)
+    button = edit.window().findChild(QDialogButtonBox).button(QDialogButtonBox.Open)
+    QTest.mouseClick(button, Qt.LeftButton, Qt.NoModifier, button.rect().center())
+
+
+def answer_file_dialog(path, seen: dict) -> None:
+    """Once File ▸ Open's dialog shows (it is modal): go to `path`'s folder by pasting it, note what the
+    dialog says there, paste the file's name and press Return. An error rejects the dialog (no hang)."""
+    dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, QFileDialog) and w.isVisible()]
+    if not dialogs:
+        QTimer.singleShot(20, lambda: answer_file_dialog(path, seen))
+        return
+    dialog = dialogs[0]
+    try:
+        edit = dialog.findChild(QLabel, "fileNameLabel").buddy()
+        tree = dialog.findChild(QTreeView)
+        model, root = tree.model(), tree.rootIndex()
+        listed = {model.index(r, 0, root).data() for r in range(model.rowCount(root))}
+        if dialog.directory().absolutePath() != str(path.parent) or path.name not in listed:
+            if dialog.directory().absolutePath() != str(path.parent):
+                paste(edit, str(path.parent))
+            QTimer.singleShot(20, lambda: answer_file_dialog(path, seen))
+            return
+        seen["labels"] = [label.text() for label in dialog.findChildren(QLabel) if label.isVisible()]
+        seen["buttons"] = [b.text() or b.toolTip() for b in dialog.findChildren(QAbstractButton) if b.isVisible()]
+        seen["header"] = [model.headerData(c, Qt.Horizontal) for c in range(4)]
+        seen["rows"] = {model.index(r, 0, root).data(): [model.index(r, c, root).data() for c in range(4)]
+                        for r in range(model.rowCount(root))}
+        paste(edit, path.name)
+    except Exception as exc:  # noqa: BLE001 - reported by the test, not lost in the event loop
+        seen["error"] = repr(exc)
+        dialog.reject()
+
+
+def open_through_the_dialog(qtbot, window, path) -> dict:
+    """File ▸ Open Snapshot through Qt's own dialog (the Chinese window's): its folder pasted, then the
+    file's name; returns what the dialog said. Waits until the window has read the file."""
+    seen: dict = {}
+    QTimer.singleShot(20, lambda: answer_file_dialog(path, seen))
+    window.actions_by_id["tfdebug.file.open"].trigger()  # returns once the dialog is answered
+    assert "error" not in seen, seen
+    qtbot.waitUntil(lambda: not window.ctl.busy, timeout=30000)
+    return seen

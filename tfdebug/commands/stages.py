@@ -91,8 +91,7 @@ def print_unknown(words, loaded) -> None:
     the terminal instead of being shown.
     """
     from tfdebug.io.limits import escape_controls
-    from tfdebug.models.vocab import unknown_sentences
+    from tfdebug.models.vocab import unknown_sentences, vocabularies_of
 
-    vocabs = [v for v in (getattr(loaded, "src_vocab", None), getattr(loaded, "tgt_vocab", None)) if v is not None]
-    for sentence in unknown_sentences(words, vocabs):
+    for sentence in unknown_sentences(words, vocabularies_of(loaded)):
         print(f"tfdebug: {escape_controls(sentence)}", file=sys.stderr)

@@ -121,6 +121,13 @@ def _check_streams(doc: dict, version: int) -> None:
     for field, text in inputs.items():
         _require(stream_problem(field) or string_problem(text, Phrase("the input '{field}'", id="what.input",
                                                                        field=field), MAX_TEXT_CHARS))
+    labels = doc.get("input_labels", {}) if version >= 2 else {}
+    if not isinstance(labels, dict):
+        raise _Damaged(Phrase("'input_labels' is not a map of field names to labels", id="manifest.labels_not_map"))
+    for field, label in labels.items():
+        _require(stream_problem(field) or string_problem(label, Phrase("the label of input '{field}'",
+                                                                        id="what.input_label", field=field),
+                                                         MAX_NAME_CHARS))
 
 
 def _check_stage(stage, i: int, streams: dict) -> None:
@@ -271,4 +278,5 @@ def recording_from_manifest(doc: dict, **kwargs) -> Recording:
                      model_name=doc.get("model"), model_config=dict(doc.get("model_config") or {}),
                      device=doc["device"], dtype=doc["dtype"],
                      inputs=dict(doc.get("inputs", {})) if version >= 2 else {},
-                     adapter=doc.get("adapter") if version >= 2 else None, **kwargs)
+                     adapter=doc.get("adapter") if version >= 2 else None,
+                     input_labels=dict(doc.get("input_labels", {})) if version >= 2 else {}, **kwargs)

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 # 1: tokens are exactly {"src": [...], "tgt": [...]} (the reference translator).
 # 2: tokens are any named streams ({"prompt": [...]}, {"src": ..., "tgt": ...}), plus the
-#    optional texts typed (`inputs`, by field key) and the model adapter's name (`adapter`).
+#    optional texts typed (`inputs`, by field key) and the model adapter's name (`adapter`);
+#    optional `input_labels`, the adapter's label of each input field (a replay names its fields so).
 FORMAT_VERSION = 2
 MANIFEST_KEY = "tfdebug"  # the safetensors metadata key holding the manifest
 EXPORT_MANIFEST_KEY = "__tfdebug__"  # the same manifest inside .npz and .pt exports
@@ -35,7 +36,8 @@ class Recording:
     """Captured stages in forward order plus what is needed to read them elsewhere.
 
     `tokens` holds one list of token strings per named stream; `inputs` the texts
-    typed, by input field key (may be empty); `adapter` names the model adapter.
+    typed, by input field key (may be empty); `adapter` names the model adapter and
+    `input_labels` holds its label of each input field ("src": "Source sentence").
     `load(capture)` reads a tensor that is not in memory (a snapshot opened lazily);
     `close()` releases whatever the loader holds open.
     """
@@ -51,6 +53,7 @@ class Recording:
     closer: Callable[[], None] | None = None
     inputs: dict[str, str] = field(default_factory=dict)
     adapter: str | None = None
+    input_labels: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_session(cls, session, captures: Sequence[Capture] | None = None) -> "Recording":
@@ -64,7 +67,8 @@ class Recording:
         adapter = session.adapter
         return cls(captures=list(captures), tokens=session.tokens, model_name=adapter.name,
                    model_config=adapter.config(), device=str(adapter.device), dtype=dtype_name(adapter.dtype),
-                   inputs=session.texts, adapter=adapter.adapter_kind)
+                   inputs=session.texts, adapter=adapter.adapter_kind,
+                   input_labels={f.key: f.label for f in adapter.inputs})
 
     # ----- tensors ---------------------------------------------------------------------
     def tensor(self, capture: Capture) -> Tensor:
@@ -155,6 +159,8 @@ class Recording:
             doc["inputs"] = {key: escape_controls(text) for key, text in self.inputs.items()}
         if self.adapter is not None:
             doc["adapter"] = self.adapter
+        if self.input_labels:
+            doc["input_labels"] = dict(self.input_labels)
         return doc
 
 

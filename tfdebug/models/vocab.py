@@ -195,15 +195,25 @@ def unknown_sentences(words, vocabs) -> list[str]:
     `vocabs` are the model's vocabularies; each word is looked up in the one of its
     language (Chinese when it has a CJK character, else English).
     """
-    by_lang = {v.lang: v for v in vocabs}
     out = []
     for word in words:
         if word in SPECIALS:
             out.append(f"{word} is a special token, not a word; it is read as <unk>.")
             continue
-        lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in word) else "en"
-        vocab = by_lang.get(lang)
-        hint = suggest(word, vocab) if vocab is not None else None
+        hint = closest_known(word, vocabs)
         out.append(f"{word} is not in the vocabulary; did you mean {hint}?" if hint
                    else f"{word} is not in the vocabulary; it is read as <unk>.")
     return out
+
+
+def closest_known(word: str, vocabs) -> str | None:
+    """`suggest` in the vocabulary of the word's language (Chinese when it has a CJK character, else
+    English) among `vocabs`, or None."""
+    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in word) else "en"
+    vocab = next((v for v in vocabs if v.lang == lang), None)
+    return suggest(word, vocab) if vocab is not None else None
+
+
+def vocabularies_of(loaded) -> list[Vocab]:
+    """The source and target vocabularies of a loaded reference model (none for any other model)."""
+    return [v for v in (getattr(loaded, "src_vocab", None), getattr(loaded, "tgt_vocab", None)) if v is not None]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QSettings
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
+from PySide6.QtWidgets import QMenu, QWidget
 
 from tfdebug.io.formats import suffixes
 from tfdebug.io.passes import open_pass
@@ -25,6 +25,7 @@ from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.i18n.language import said
 from tfdebug.ui.render.plain_text import plain_tooltip
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.file_dialog import open_file_name
 
 RECENT_KEY = "files/recent"
 FOLDER_KEY = "files/folder"
@@ -93,8 +94,7 @@ class SnapshotActions(QObject):
         add_recent(self.settings, path)
 
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.widget, self.tr("Open Snapshot"), last_folder(self.settings),
-                                              pass_filter())
+        path = open_file_name(self.widget, self.tr("Open Snapshot"), last_folder(self.settings), pass_filter())
         if path:
             self.open(path)
 

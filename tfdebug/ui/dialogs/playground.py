@@ -9,7 +9,7 @@ results says where the notes round and what that changes. Learn → Attention Pl
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QStyledItemDelegate,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -26,6 +27,18 @@ from PySide6.QtWidgets import (
 from tfdebug.models import toy_attention as toy
 
 BAD_CELL = QColor(255, 205, 205)
+BAD_SELECTED = QColor(200, 40, 40)  # a selected bad cell: still red, not the selection's blue
+BAD_ROLE = Qt.UserRole + 1  # set on a cell whose text is not a number
+
+
+class _BadCellDelegate(QStyledItemDelegate):
+    """Draws a cell marked bad in red also while it is selected (the selection colour would hide it)."""
+
+    def initStyleOption(self, option, index) -> None:
+        super().initStyleOption(option, index)
+        if index.data(BAD_ROLE):
+            for group in (QPalette.Active, QPalette.Inactive):
+                option.palette.setColor(group, QPalette.Highlight, BAD_SELECTED)
 
 
 def fmt(x: float) -> str:
@@ -125,6 +138,7 @@ class PlaygroundDialog(QDialog):
 
     def _matrix(self, rows) -> QTableWidget:
         table = QTableWidget(len(rows), len(rows[0]))
+        table.setItemDelegate(_BadCellDelegate(table))
         table.setFixedHeight(table.horizontalHeader().height() + 30 * len(rows) + 4)
         self._fill(table, rows)
         return table
@@ -162,6 +176,7 @@ class PlaygroundDialog(QDialog):
                     bad, ok = True, False
                 self._filling = True
                 item.setBackground(BAD_CELL if bad else QColor(0, 0, 0, 0))
+                item.setData(BAD_ROLE, bad)
                 self._filling = False
             rows.append(tuple(row))
         return tuple(rows) if ok else None

@@ -179,9 +179,21 @@ def kind_title(kind: str) -> str:
     return translate("kinds", english(kind))
 
 
+# Words that models' formulas hold besides symbols ("P = softmax(·, over keys)"), longest first.
+FORMULA_WORDS = (QT_TRANSLATE_NOOP("formulas", "a row with every key masked is 0"),
+                 QT_TRANSLATE_NOOP("formulas", "over keys"),
+                 QT_TRANSLATE_NOOP("formulas", "this step's"),
+                 QT_TRANSLATE_NOOP("formulas", "cached"))
+
+
 def formula_text(formula: str) -> str:
-    """A stage's formula with the words of its mask note translated: "… + M  (M: −∞ above the diagonal)"."""
-    return re.sub(r"\(M: ([^)]*)\)", lambda m: f"(M: {translate('formulas', m.group(1))})", formula)
+    """A stage's formula with its words translated: the mask note "… + M  (M: −∞ above the diagonal)"
+    and the words of FORMULA_WORDS ("softmax(·, over keys)")."""
+    text = re.sub(r"\(M: ([^)]*)\)", lambda m: f"(M: {translate('formulas', m.group(1))})", formula)
+    for words in FORMULA_WORDS:
+        if words in text:
+            text = text.replace(words, translate("formulas", words))
+    return text
 
 
 def axis_title(name: str) -> str:

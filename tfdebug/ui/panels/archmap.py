@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
 from tfdebug.core.layout import Block
@@ -29,7 +29,6 @@ FRAME = QColor(120, 120, 120)
 
 
 # Combined once: or-ing Qt's flags in Python costs ~0.1 ms a box, and the map repaints as a pass runs.
-_CENTRED_WRAPPED = Qt.AlignCenter | Qt.TextWordWrap
 
 
 @dataclass
@@ -133,9 +132,7 @@ class ArchitectureMap(QWidget):
         self._layout()
         self._draw_frames(painter)
         self._draw_links(painter)
-        small = QFont(self.font())
-        small.setPointSizeF(max(7.0, self.font().pointSizeF() - 1))
-        painter.setFont(small)
+        painter.setFont(self.label_font())
         for part in self.parts:
             status = self._status(part)
             fill = {"current": CURRENT, "done": DONE}.get(status, TODO)
@@ -143,8 +140,25 @@ class ArchitectureMap(QWidget):
             painter.setBrush(fill)
             painter.drawRoundedRect(part.rect, 5, 5)
             painter.setPen(QColor(20, 20, 20) if status != "todo" else QColor(130, 130, 130))
-            painter.drawText(part.rect.adjusted(4, 0, -4, 0), _CENTRED_WRAPPED, block_title(part.label))
+            flags, text = self.shown_label(part)
+            painter.drawText(part.rect.adjusted(4, 0, -4, 0), flags, text)
         painter.end()
+
+    def label_font(self) -> QFont:
+        """The boxes' font: one point smaller than the window's."""
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.0, self.font().pointSizeF() - 1))
+        return small
+
+    def shown_label(self, part: Part) -> tuple[Qt.AlignmentFlag, str]:
+        """How a box's title is drawn: wrapped when the lines fit the box, else on one line cut with "…"
+        (hovering the box names it whole). Returns the drawing flags and the text."""
+        text, box = block_title(part.label), part.rect.adjusted(4, 0, -4, 0)
+        metrics = QFontMetrics(self.label_font())
+        wrapped = metrics.boundingRect(box.toRect(), int(Qt.AlignCenter | Qt.TextWordWrap), text)
+        if wrapped.height() <= box.height() and wrapped.width() <= box.width():
+            return Qt.AlignCenter | Qt.TextWordWrap, text
+        return Qt.AlignCenter, metrics.elidedText(text, Qt.ElideRight, int(box.width()))
 
     def _draw_frames(self, painter: QPainter) -> None:
         layers: dict[str, tuple[QRectF, str]] = {}

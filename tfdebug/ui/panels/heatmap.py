@@ -225,7 +225,7 @@ class HeatmapPanel(QWidget):
             self.image.clear()
             self.overlay.clear()
             for side in ("left", "bottom"):  # no axes of an earlier stage over an empty plot
-                self.plot.setLabel(side, "")
+                self.plot.getAxis(side).set_title("")
                 self.plot.getAxis(side).setTicks([[]])
             if capture is None:
                 self.caption.setText(self.tr("Nothing to show yet."))
@@ -315,8 +315,8 @@ class HeatmapPanel(QWidget):
         if key == self._axes_key:
             return  # relabelling costs a relayout: skip it when nothing changed
         self._axes_key = key
-        self.plot.setLabel("left", axis_title(row_name))
-        self.plot.setLabel("bottom", axis_title(col_name))
+        self.plot.getAxis("left").set_title(axis_title(row_name))
+        self.plot.getAxis("bottom").set_title(axis_title(col_name))
         rows, cols = sl.source_shape
         for side, labels, n in (("left", self._row_labels, rows), ("bottom", self._col_labels, cols)):
             axis = self.plot.getAxis(side)

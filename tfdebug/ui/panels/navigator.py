@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
-    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -93,15 +92,19 @@ class NavigatorPanel(QWidget):
         self.filter = QLineEdit()
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self.apply_filter)
-        self.kind_button = QToolButton()
-        self.kind_button.setPopupMode(QToolButton.InstantPopup)
+        # A push button draws its menu's arrow beside the text (a tool button's overlapped "Break on kind").
+        self.kind_button = QPushButton()
         self.kind_button.setMenu(kind_menu(ctl, self))
         conditions = self.conditions_button = QPushButton()
         conditions.clicked.connect(self.conditions_requested)
-        top = QHBoxLayout()
-        top.addWidget(self.filter, 1)
-        top.addWidget(self.kind_button)
-        top.addWidget(conditions)
+        # The filter on a row of its own: beside the buttons its placeholder was cut ("Filter stages (na…").
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.kind_button)
+        buttons.addWidget(conditions)
+        buttons.addStretch(1)
+        top = QVBoxLayout()
+        top.addWidget(self.filter)
+        top.addLayout(buttons)
 
         self.tree = QTreeWidget()
         self.tree.setColumnCount(3)

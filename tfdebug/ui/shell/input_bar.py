@@ -30,7 +30,7 @@ class InputBar(QWidget):
     """Edits the controller's `inputs`; Run (a registry action) starts a pass with them."""
 
     def __init__(self, ctl: DebugController, run_action: QAction, generate_action: QAction, models: list[str], devices: list[str],
-                 parent: QWidget | None = None):
+                 parent: QWidget | None = None, live_action: QAction | None = None):
         super().__init__(parent)
         self.ctl = ctl
         self.run_action = run_action
@@ -61,6 +61,12 @@ class InputBar(QWidget):
         self.run_button.setDefaultAction(run_action)
         self.generate_button = QToolButton()  # beside Run: the same texts, token by token
         self.generate_button.setDefaultAction(generate_action)
+        # Shown only while a recorded pass greys the bar: the way back to a live pass, where the user looks.
+        self.live_button = QToolButton()
+        self.live_button.setObjectName("input-live")
+        if live_action is not None:
+            self.live_button.setDefaultAction(live_action)
+        self.live_button.setVisible(False)
         self._layout = QHBoxLayout(self)
         self._layout.setContentsMargins(4, 2, 4, 2)
         self.preset_label, self.model_label, self.device_label = QLabel(), QLabel(), QLabel()
@@ -82,6 +88,7 @@ class InputBar(QWidget):
             placement.addWidget(widget)
         self._layout.addWidget(self.run_button)
         self._layout.addWidget(self.generate_button)
+        self._layout.addWidget(self.live_button)
         self.model.currentTextChanged.connect(self._update_inputs)
         # Return (and Ctrl+Return, which the editable box's line edit keeps from the shortcut) runs, as in the fields.
         self.model.lineEdit().returnPressed.connect(self.run_action.trigger)
@@ -299,7 +306,8 @@ class InputBar(QWidget):
             self._fit_model_box()
             self._syncing = False
         else:  # a replay: show the texts it ran, one field per token stream
-            self._build_fields([(k, k.capitalize(), "") for k in self.ctl.tokens])
+            labels = self.ctl.replayed.input_labels if self.ctl.replayed is not None else {}
+            self._build_fields([(k, labels.get(k) or k.capitalize(), "") for k in self.ctl.tokens])
             self._syncing = True
             for key, edit in self.fields.items():
                 edit.setText(" ".join(t for t in self.ctl.tokens.get(key, []) if not _special(t)))
@@ -308,6 +316,7 @@ class InputBar(QWidget):
             editable = live or (remote is not None and widget in self.fields.values())
             widget.setEnabled(editable)
             widget.setToolTip("" if editable or remote is not None else self.tr(REPLAY_TIP))
+        self.live_button.setVisible(not live and remote is None and self.live_button.defaultAction() is not None)
         if live:
             self._show_inputs()
             texts = self.ctl.session.texts

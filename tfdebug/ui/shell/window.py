@@ -94,7 +94,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self.tools.decoding = DecodingTools(self)  # before a pass can start: Generate reads its settings
         models = models or available_models()
         self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"], self.actions_by_id["tfdebug.session.generate"],
-                                  models, devices or available_devices())
+                                  models, devices or available_devices(),
+                                  live_action=self.actions_by_id["tfdebug.session.live"])
         self.input_bar.models_button.setDefaultAction(self.actions_by_id["tfdebug.session.models"])
         self.tools.models = ModelTools(self, models)  # scans the Hugging Face cache off the GUI thread
         self._build_toolbars()
@@ -187,6 +188,10 @@ class MainWindow(WindowLayout, QMainWindow):
         # the side columns keep the sizes the user left them at, and the heatmap takes the rest.
         self._side_sizes: tuple[int, int, int, int] = (330, 400, 520, 380)  # as resized above
         self._laid_out_at = self.size()
+        self._heads_share: float | None = None  # the Heads' share of the height an empty Heads dock lends the heatmap
+        ctl.stage_shown.connect(self.fit_heads)
+        ctl.stage_shown.connect(self.fit_shape)  # after the Shape panel's own refresh (connected before)
+        heads.visibilityChanged.connect(lambda shown: shown and self.fit_heads())
         for dock in (nav, arch, shape):
             dock.installEventFilter(self)
 

@@ -3,7 +3,7 @@ share of the width kept as the window resizes, the Generation dock's height.
 
 `WindowLayout` is a plain mixin of `MainWindow` (Qt's event handlers stay on the window
 and call into it); it uses the window's `settings`, `docks`, `input_bar`, `ctl`,
-`generation_panel`, `_side_sizes` and `_laid_out_at`.
+`generation_panel`, `heads_panel`, `shape_panel`, `_side_sizes`, `_heads_share` and `_laid_out_at`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from tfdebug.ui.state.messages import Message
 MAX_SETTING_CHARS = 4 << 20  # the recent inputs: a few long texts
 MAX_SETTING_NESTING = 8  # the settings tfdebug writes nest two or three levels
 LOADING_KEY = "input/loading"  # {"dtype": "bfloat16", "device_map": "auto" or null}
+MAX_SHAPE_SHARE = 0.4  # of the window's height, the most the Shape dock takes to show its rows unscrolled
 MIN_HEATMAP_SHARE = 0.5  # of the width of the three columns, when the window is too narrow for the sides
 
 
@@ -98,6 +99,48 @@ class WindowLayout:
             height = d["navigator"].height() + d["architecture"].height()
             tree = round(height * nav_h / (nav_h + arch_h))
             self.resizeDocks([d["navigator"], d["architecture"]], [tree, height - tree], Qt.Vertical)
+        self.fit_heads()
+        self.fit_shape()
+
+    def fit_heads(self) -> None:
+        """Heads with nothing to draw (a stage with no head axis and no prediction) keep the room of their note
+        only: the heatmap above them takes the rest. Their share of the height comes back with heads to draw."""
+        heat, heads = self.docks["heatmap"], self.docks["heads"]
+        if heads.isFloating() or heat.isFloating() or heads.visibleRegion().isEmpty() or self.ctl.current is None:
+            return
+        total = heat.height() + heads.height()
+        empty = "head" not in self.ctl.axis_names() and not self.heads_panel.prediction.applies()
+        if empty:
+            if self._heads_share is None:
+                self._heads_share = heads.height() / total
+            panel = self.heads_panel
+            note = panel.note.heightForWidth(panel.width()) if panel.note.hasHeightForWidth() else -1
+            chrome = heads.height() - panel.height()  # the dock's title bar
+            need = chrome + max(note, panel.note.sizeHint().height()) + 2 * panel.layout().spacing() + 8
+            if heads.height() > need:
+                self.resizeDocks([heat, heads], [total - need, need], Qt.Vertical)
+        elif self._heads_share is not None:
+            height, self._heads_share = round(total * min(self._heads_share, 0.5)), None
+            self.resizeDocks([heat, heads], [total - height, height], Qt.Vertical)
+
+    def fit_shape(self) -> None:
+        """The Shape dock grows to the height its rows need (shape, dtype, From, Formula, Source), up to
+        MAX_SHAPE_SHARE of the window's height; the dock below it gives way."""
+        shape = self.docks["shape"]
+        if not self._default_columns():
+            return
+        text = self.shape_panel.text
+        document = text.document().clone()  # measured at the viewport's width, the shown one left as it is
+        document.setTextWidth(text.viewport().width())
+        need = int(document.size().height()) + shape.height() - text.viewport().height() + 2
+        need = min(need, round(self.height() * MAX_SHAPE_SHARE))
+        below = [d for d in self.docks.values() if d is not shape and d.isVisible() and not d.isFloating()
+                 and d.geometry().left() == shape.geometry().left() and d.geometry().top() > shape.geometry().top()]
+        if shape.height() < need and below:  # the dock right under it gives the height (Qt spreads a lone resize)
+            under = min(below, key=lambda d: d.geometry().top())
+            both = shape.height() + under.height()
+            need = min(need, both - under.minimumSizeHint().height())
+            self.resizeDocks([shape, under], [need, both - need], Qt.Vertical)
 
     def _fit_generation(self) -> None:
         """Give the Generation dock the height its strip, rows and caches ask for, up to half of the height it shares

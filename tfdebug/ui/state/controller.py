@@ -25,6 +25,7 @@ from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, Step
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.io.recording import Recording, recording_on_screen
 from tfdebug.models.sampling import DecodingSettings
+from tfdebug.models.vocab import closest_known, vocabularies_of
 from tfdebug.ui.i18n.language import breakpoint_text, error_phrase, phrase_text, said
 from tfdebug.ui.state.breakpoints import BreakpointsMixin
 from tfdebug.ui.state.generating import GenerationMixin
@@ -137,9 +138,12 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self.session_changed.emit()
         self.command(session.stepper.start)
         if session.unknown_words:
-            words = ", ".join(session.unknown_words)
+            vocabs = vocabularies_of(getattr(adapter, "loaded", None))
+            hinted = [(word, closest_known(word, vocabs)) for word in session.unknown_words]
             self.message.emit(Message("warning", said(lambda: self.tr(
-                "Not in the vocabulary (shown as <unk>): {words}.").format(words=words)), topic="unknown-words"))
+                "Not in the vocabulary (shown as <unk>): {words}.").format(words=", ".join(
+                    self.tr("{word} (did you mean {close}?)").format(word=word, close=close) if close else word
+                    for word, close in hinted))), topic="unknown-words"))
         if session.notes:  # the adapter's own sentences about these inputs (Phrases: said in the window's language)
             notes = tuple(session.notes)
             self.message.emit(Message("info", said(lambda: " ".join(phrase_text(n) for n in notes)),

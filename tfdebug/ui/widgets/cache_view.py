@@ -59,6 +59,7 @@ class CacheView(QWidget):
             plot, image, outline = self.plots[role], self.images[role], self.outlines[role]
             plane = planes.get(role)
             plot.setTitle(titles.get(role, ""))
+            self._show_axes(plot, plane is not None)
             if plane is None:
                 image.clear()
                 outline.setVisible(False)
@@ -72,8 +73,15 @@ class CacheView(QWidget):
             outline.setVisible(new_rows > 0)
 
     def clear(self, note: str) -> None:
+        """No cache to draw: `note` says why, over no axes (empty axes would read as a cache of zeros)."""
         self.shown, self.new_rows = {}, 0
         for role in ROLES:
             self.images[role].clear()
             self.outlines[role].setVisible(False)
             self.plots[role].setTitle(note if role == "k" else "")
+            self._show_axes(self.plots[role], False)
+
+    @staticmethod
+    def _show_axes(plot: pg.PlotItem, shown: bool) -> None:
+        for side in ("left", "bottom"):
+            plot.showAxis(side, shown)

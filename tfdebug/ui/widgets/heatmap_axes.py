@@ -5,9 +5,12 @@ stats with a cached 256-entry LUT. (Also used by the compare, cache and overview
 from __future__ import annotations
 
 import bisect
+import html
+import unicodedata
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QPointF
 
 from tfdebug.ui.render import colors
 
@@ -60,6 +63,34 @@ class NonOverlappingAxis(pg.AxisItem):
             taken.insert(i, (lo, hi))
             placed.append(spec)
         return axis, ticks, placed
+
+
+    # ----- the axis title ---------------------------------------------------------------------
+    _upright = False
+
+    def set_title(self, text: str) -> None:
+        """Show `text` as the axis title (plain text). On a vertical axis a title of wide characters
+        (查询) stands upright, one character under the other: turned on its side it reads badly."""
+        vertical = self.orientation in ("left", "right")
+        self._upright = vertical and bool(text) and all(unicodedata.east_asian_width(c) in "WF" for c in text)
+        self.label.setRotation(0 if self._upright or not vertical else -90)
+        self.setLabel("<br>".join(html.escape(c) for c in text) if self._upright else html.escape(text))
+        self.showLabel(bool(text))
+
+    def resizeEvent(self, ev=None):
+        super().resizeEvent(ev)
+        if self._upright and self.label is not None:  # pyqtgraph places a turned label: centre the upright one
+            box = self.label.boundingRect()
+            x = -5 if self.orientation == "left" else self.size().width() - box.width() + 5
+            self.label.setPos(QPointF(x, int(self.size().height() / 2 - box.height() / 2)))
+
+    def _updateWidth(self):
+        super()._updateWidth()
+        if self._upright and self.fixedWidth is None and self.label.isVisible():
+            box = self.label.boundingRect()  # pyqtgraph counted a turned label's height: count its width
+            width = self.maximumWidth() - box.height() * 0.8 + box.width() * 0.8
+            self.setMaximumWidth(width)
+            self.setMinimumWidth(width)
 
 
 class HistogramLUT(pg.HistogramLUTItem):

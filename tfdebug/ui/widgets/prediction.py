@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from tfdebug.core.names import parse_token_ref
 from tfdebug.core.prediction import top_predictions
 from tfdebug.ui.state.controller import DebugController
 
@@ -88,9 +89,12 @@ class PredictionView(QWidget):
             self._stage = capture.name
             labels = self.ctl.axis_labels(axes[0])
             n = capture.shape[axes[0]]
+            first = _first_position(capture.info.tokens.get(self.ctl.axis_names()[axes[0]]))
             self.row_combo.clear()
-            self.row_combo.addItems([self.tr("after {i} '{token}'").format(i=i, token=labels[i]) if labels
-                                     else self.tr("after position {i}").format(i=i) for i in range(n)])
+            # Positions in the whole sequence: a generation step's logits hold one row, the newest token's.
+            self.row_combo.addItems([self.tr("after '{token}' (position {i})").format(i=first + i, token=labels[i])
+                                     if labels else self.tr("after position {i}").format(i=first + i)
+                                     for i in range(n)])
             self.row_combo.setCurrentIndex(n - 1)
         self.refresh()
 
@@ -111,3 +115,12 @@ class PredictionView(QWidget):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignVCenter | (Qt.AlignLeft if c == 0 else Qt.AlignRight))
                 self.table.setItem(r, c, item)
+
+
+def _first_position(ref: str | None) -> int:
+    """Where the axis starts in its token stream: 3 for 'tgt[3:4]', 0 for a whole stream or none."""
+    try:
+        start = parse_token_ref(ref)[1] if ref else None
+    except ValueError:
+        return 0
+    return start or 0
