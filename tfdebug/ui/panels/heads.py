@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRectF, Qt, QTimer
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.thumbnails import HeadThumbnails
@@ -21,6 +21,8 @@ NO_PEN = pg.mkPen(None)
 
 class HeadsPanel(QWidget):
     """One thumbnail per head, same axes and colour levels as the heatmap, in a grid."""
+
+    content_changed = Signal()  # the thumbnails or the note replaced them: the dock's room may change
 
     def __init__(self, ctl: DebugController, parent: QWidget | None = None):
         super().__init__(parent)
@@ -99,6 +101,7 @@ class HeadsPanel(QWidget):
             # No black box: the dock keeps only the note until a stage has heads to show.
             self.graphics.setVisible(False)
             self.colour_bar.setVisible(False)
+            self.content_changed.emit()
             return
         # Every head in one job on the display worker (one transfer from the device), drawn when it arrives.
         self.ctl.request_heads(capture, axis, THUMB, lambda thumbs: self._draw(capture, axis, thumbs))
@@ -126,6 +129,7 @@ class HeadsPanel(QWidget):
         self.note.setText(self.tr("{n} heads of {stage}, one colour scale · click a head to show it").format(
             n=n, stage=capture.name))
         self._dirty = False
+        self.content_changed.emit()
 
     def _why_no_thumbnails(self) -> str:
         capture = self.ctl.current

@@ -190,6 +190,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self._laid_out_at = self.size()
         self._heads_share: float | None = None  # the Heads' share of the height an empty Heads dock lends the heatmap
         ctl.stage_shown.connect(self.fit_heads)
+        # Its thumbnails are hidden later, on its own timer: fitted again once the layout has taken that in.
+        self.heads_panel.content_changed.connect(lambda: QTimer.singleShot(0, self.fit_heads))
         ctl.stage_shown.connect(self.fit_shape)  # after the Shape panel's own refresh (connected before)
         heads.visibilityChanged.connect(lambda shown: shown and self.fit_heads())
         for dock in (nav, arch, shape):
