@@ -123,6 +123,12 @@ class RemoteStepper:
     def dropped(self) -> list[str]:
         return [c.name for c in self.history if c.dropped]
 
+    @property
+    def drop_reasons(self) -> dict:
+        """Why each dropped stage was not kept: the server does not send its reasons yet, so none
+        (the Stages tree still marks the stage "not kept")."""
+        return {}
+
     def wait(self, timeout: float | None = 10.0) -> str:
         """Block until the server's pass is paused or has ended; returns the state."""
         with self._lock:

@@ -31,6 +31,7 @@ class HubModels(QObject):
         self.scan_error = ""  # a sentence when the cache could not be scanned (huggingface_hub missing)
         self.scanned_once = False
         self._scan: Job | None = None
+        self._again = False  # scan once more when the running scan ends
         self._download: Job | None = None
 
     @property
@@ -44,21 +45,30 @@ class HubModels(QObject):
         return self._download is not None
 
     def scan(self) -> None:
-        """Scan the cache again on a worker thread (a scan already running is left to finish)."""
+        """Scan the cache again on a worker thread. A scan already running may have read the cache
+        before what changed it (a download ending): it finishes, and one more scan follows it."""
         if self._scan is not None:
+            self._again = True
             return
+        self._again = False
         job = self._scan = Job(lambda job: hub.scan_cache(), name="scan-cache",
                                describe_failure=lambda exc: said(lambda: self.tr(
                                    "The Hugging Face cache could not be read.")))
         job.finished.connect(lambda rows: self._scanned(rows, ""))
         job.failed.connect(lambda sentence, details: self._scanned([], sentence))
-        job.cancelled_signal.connect(lambda: self._scanned(self.rows, self.scan_error))
+        job.cancelled_signal.connect(self._scan_cancelled)
         job.start()
 
     def _scanned(self, rows, error) -> None:
         self._scan = None
         self.rows, self.scan_error, self.scanned_once = list(rows), error, True
         self.scanned.emit()
+        if self._again:
+            self.scan()
+
+    def _scan_cancelled(self) -> None:
+        self._again = False  # cancelled as the window closes: no scan after it
+        self._scanned(self.rows, self.scan_error)
 
     def row(self, spec: str) -> hub.CachedModel | None:
         """The cached model `spec` names, or None."""
