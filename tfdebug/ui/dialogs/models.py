@@ -96,6 +96,7 @@ class ModelsDialog(QDialog):
         layout.addLayout(fetch)
         layout.addWidget(self.status)
         hub_models.scanned.connect(self.fill)
+        hub_models.scanned.connect(self._select_downloaded)  # after fill: the new row is in the table
         hub_models.download_progress.connect(self._progress)
         hub_models.download_finished.connect(self._downloaded)
         hub_models.download_failed.connect(lambda sentence: self._download_ended(shown_text(sentence)))
@@ -184,10 +185,12 @@ class ModelsDialog(QDialog):
     def _downloaded(self, spec: str) -> None:
         self._download_ended(self.tr("{model} is in the Hugging Face cache: select it and press Use.").format(model=spec))
         self._select_after_scan = spec
-        self.hub_models.scanned.connect(self._select_downloaded, Qt.SingleShotConnection)
 
     def _select_downloaded(self) -> None:
-        self.select(self._select_after_scan)
+        """Select the model just downloaded once a scan lists it (a scan that was already running
+        when the download ended may not; the scan after it does)."""
+        if self._select_after_scan and self.select(self._select_after_scan):
+            self._select_after_scan = ""
 
     def _download_ended(self, sentence: str) -> None:
         self.status.setText(sentence)
