@@ -3,6 +3,7 @@
 has paused, so a collection never lands in the middle of stepping."""
 
 import gc
+import threading
 import time
 
 from PySide6.QtCore import Qt
@@ -39,3 +40,28 @@ def test_older_generations_wait_for_a_pause_in_input(qapp):
         gc.callbacks.remove(collector._collected)
         QApplication.instance().removeEventFilter(collector)
 
+
+
+class _Garbage:
+    """A cycle whose finalizer notes the thread that collected it (a window's Qt objects, in the app)."""
+
+    def __init__(self, threads):
+        self.threads, self.me = threads, self
+
+    def __del__(self):
+        self.threads.append(threading.current_thread())
+
+
+def test_a_collection_asked_for_off_the_gui_thread_happens_on_it(make_window):
+    """A worker's explicit gc.collect() (a model's loading code, the reference pass letting its model go)
+    once destroyed a window's Qt objects off the GUI thread and hung the window: it is asked of the GUI
+    thread, which collects at its next tick."""
+    make_window()  # the window starts the GUI thread's collector
+    threads = []
+    _Garbage(threads)
+    worker = threading.Thread(target=lambda: threads.append(gc.collect()))
+    worker.start()
+    worker.join(10)
+    assert threads == [0]  # nothing collected there
+    assert gui_gc._collector.check() == 2  # the GUI thread's next tick: the full collection asked for
+    assert threads == [0, threading.main_thread()]

@@ -5,7 +5,10 @@ Automatic collection runs in whichever thread happens to allocate; when that is 
 worker (loading a model, running the forward) and the garbage holds Qt widgets, Qt
 objects get destroyed off the GUI thread — which Qt forbids, and which deadlocked the
 loader thread against the event loop here. So automatic collection is switched off
-and a timer in the GUI thread collects instead.
+and a timer in the GUI thread collects instead. An explicit `gc.collect()` off the GUI
+thread (a model's loading code, the reference pass letting its model go) is asked of the
+GUI thread instead: it collects at its next tick and the caller gets 0 — an explicit
+full collection in a worker once hung the window while it computed a reference pass.
 
 What exists when the collector starts (torch, Qt, pyqtgraph and every other module:
 ~200,000 objects) lives as long as the process, so it is frozen out of collection
@@ -23,6 +26,7 @@ activity (a long generation) they run anyway, so garbage never piles up without 
 from __future__ import annotations
 
 import gc
+import threading
 import time
 
 from PySide6.QtCore import QEvent, QObject, QTimer
@@ -34,6 +38,16 @@ _INPUT = frozenset({QEvent.KeyPress, QEvent.KeyRelease, QEvent.MouseButtonPress,
                     QEvent.MouseButtonDblClick, QEvent.Wheel, QEvent.ShortcutOverride})
 
 _collector: "_GuiCollector | None" = None
+_real_collect = gc.collect
+
+
+def _collect(generation: int = 2) -> int:
+    """`gc.collect` while the window runs: on the GUI thread as usual, elsewhere asked of the GUI thread."""
+    collector = _collector
+    if collector is None or threading.current_thread() is collector.thread:
+        return _real_collect(generation)
+    collector.asked = max(collector.asked, generation)  # an int, set whole: no lock needed
+    return 0
 
 
 class _GuiCollector(QObject):
@@ -44,6 +58,8 @@ class _GuiCollector(QObject):
         self.idle_s = idle_s
         self.last_activity = self.last_old = time.monotonic()
         self.threshold = gc.get_threshold()
+        self.thread = threading.current_thread()
+        self.asked = -1  # the generation a collection asked for off the GUI thread, -1 for none
         gc.disable()
         gc.callbacks.append(self._collected)  # whoever collects (a test, a tool), the clock restarts
         QApplication.instance().installEventFilter(self)
@@ -65,13 +81,15 @@ class _GuiCollector(QObject):
         young, middle, old = gc.get_count()
         t0, t1, t2 = self.threshold
         now = time.monotonic()
-        if middle > t1 and (now - self.last_activity >= self.idle_s or now - self.last_old >= MAX_DEFER_S):
+        if self.asked >= 0:
+            generation, self.asked = self.asked, -1
+        elif middle > t1 and (now - self.last_activity >= self.idle_s or now - self.last_old >= MAX_DEFER_S):
             generation = 2 if old > t2 else 1
         elif young > t0:
             generation = 0
         else:
             return None
-        gc.collect(generation)
+        _real_collect(generation)
         return generation
 
 
@@ -88,3 +106,4 @@ def collect_in_gui_thread(interval_s: float = 1.0, idle_s: float = IDLE_S) -> No
         gc.collect()  # the garbage of start-up goes now, not into the frozen generation
         gc.freeze()
         _collector = _GuiCollector(interval_s, idle_s)
+        gc.collect = _collect
