@@ -11,6 +11,8 @@ from tests.remote.served import start_server, stop_server  # noqa: E402  (after 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    served = start_server(tmp_path_factory.mktemp("exports"), "--client-timeout", "1.5")
+    # A window silent this long is let go. Long enough that a test process starved at load 7 (its client's
+    # heartbeat thread waiting for the GIL) is not let go in the middle of a test about something else.
+    served = start_server(tmp_path_factory.mktemp("exports"), "--client-timeout", "6")
     yield served
     stop_server(served)

@@ -26,7 +26,7 @@ REPLIES = ("reply", "welcome", "pass", "event", "heartbeat")
 
 @pytest.fixture()
 def window(server):
-    session = RemoteSession.connect(server.address, server.token, timeout_s=3.0)
+    session = RemoteSession.connect(server.address, server.token, timeout_s=6.0)
     session.stepper.restart()
     session.stepper.wait()
     yield session
@@ -169,7 +169,7 @@ def test_a_lost_window_leaves_the_pass_paused_for_the_next_one(server, window):
                           env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"})
     cursor = int(done.stdout.split()[-1])
     deadline = time.monotonic() + 20
-    while True:  # refused as "another window" until the server lets the lost one go (1.5 s here)
+    while True:  # refused as "another window" until the server lets the lost one go (6 s here)
         try:
             again = RemoteSession.connect(server.address, server.token, timeout_s=3.0)
             break

@@ -87,8 +87,15 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     QCoreApplication.removePostedEvents(app, QEvent.Quit)
     from tfdebug.ui.workers.jobs import wait_for_all
 
-    wait_for_all()  # a model still loading is abandoned and joined: no thread inside torch at exit
-    return result["code"] or code
+    code = result["code"] or code
+    if not wait_for_all():  # a model still loading is abandoned and joined: no thread inside torch at exit
+        # A job still inside native code after the wait (an import or a load on a very busy machine):
+        # finalising the interpreter around it aborts in C++ ("terminate called without an active
+        # exception"). The window saved its settings when it closed; nothing else is left to write.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def save_picture(pixmap, path: str | os.PathLike, inputs: tuple = ()) -> None:

@@ -15,6 +15,7 @@ closing window join it instead of leaving a thread inside torch at interpreter e
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal
@@ -120,8 +121,12 @@ class Job(QObject):
             pass
 
 
-def wait_for_all(timeout: float = 10.0) -> None:
-    """Cancel and join every running job (a closing application calls this before Python shuts down)."""
+def wait_for_all(timeout: float = 30.0) -> bool:
+    """Cancel and join every running job within `timeout` seconds in all (a closing application calls this
+    before Python shuts down); True when none is left running."""
+    deadline = time.monotonic() + timeout
     for job in list(_RUNNING):
         job.cancel()
-        job.wait(timeout)
+    for job in list(_RUNNING):
+        job.wait(max(0.0, deadline - time.monotonic()))
+    return not any(job.running for job in list(_RUNNING))
