@@ -22,6 +22,7 @@ from tests.adapters.toy import ToyAdapter  # noqa: E402
 from tfdebug.adapters.registry import load_adapter  # noqa: E402
 from tfdebug.adapters.session import DebugSession  # noqa: E402
 from tfdebug.core.names import parse_name  # noqa: E402
+from tfdebug.core.recorder import Recorder  # noqa: E402
 from tfdebug.core.stages import KINDS  # noqa: E402
 from tfdebug.io.recording import Recording  # noqa: E402
 from tfdebug.io.snapshot import open_snapshot, save_snapshot  # noqa: E402
@@ -105,6 +106,19 @@ def test_softmax_rows_sum_to_one(captured):
         if c.info.kind == "softmax":
             sums = c.tensor.float().sum(dim=-1)
             assert torch.allclose(sums, torch.ones_like(sums), atol=1e-5), c.name
+
+
+def test_no_stage_is_written_in_place_after_it_is_captured(captured):
+    """A capture keeps the model's own tensor, not a copy (copying every stage would cost one more
+    write of the whole pass): right only while nothing writes that tensor later in the pass.
+    torch's version counter, which every in-place write moves, says whether anything did."""
+    session, _, _ = captured
+    adapter = session.adapter
+    seen = []
+    with torch.no_grad(), Recorder(adapter.module, on_capture=lambda c: seen.append((c, c.tensor._version))):
+        adapter.forward(session.prepared)
+    assert seen
+    assert [c.name for c, version in seen if c.tensor._version != version] == []
 
 
 def test_a_snapshot_round_trips_bit_for_bit(captured, tmp_path):

@@ -1,7 +1,10 @@
 """Stepping through a replayed snapshot shows each stage's own numbers, though the display worker
-reads and slices the neighbouring stages ahead (tfdebug.ui.workers.ahead).
+reads and slices the neighbouring stages ahead (tfdebug.ui.workers.ahead); a jump (a click in the
+Stages tree) to a stage not read yet is read there too, never on the GUI thread.
 
 The expected values are read from the file by safetensors' own reader, not by tfdebug's."""
+
+import threading
 
 import numpy as np
 import pytest
@@ -10,10 +13,11 @@ from PySide6.QtCore import Qt
 from safetensors import safe_open
 
 from tests.ui.conftest import SRC, TGT, wait_paused
-from tests.ui.user_actions import open_snapshot, press, run_to_stage
+from tests.ui.user_actions import click_stage, open_snapshot, press, run_to_stage
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.adapters.session import DebugSession
 from tfdebug.io.recording import Recording
+from tfdebug.io import snapshot as snapshot_io
 from tfdebug.io.snapshot import save_snapshot
 
 HEADED = "enc.0.attn.scores"  # (batch, head, query, key): the head picked applies to the next stages too
@@ -87,3 +91,49 @@ def test_a_head_picked_after_the_next_stage_was_read_ahead_is_the_one_shown(make
     wait_paused(qtbot, window, names[names.index(HEADED) + 1])
     assert window.ctl.indices()[1] == 1
     assert_shows_the_file(window, snapshot)
+
+
+@pytest.fixture()
+def reads(monkeypatch):
+    """Every stage the snapshot reader reads, with whether the GUI thread read it."""
+    seen: list[tuple[str, bool]] = []
+    load = snapshot_io._Reader.load
+
+    def noted(reader, capture):
+        seen.append((capture.name, threading.current_thread() is threading.main_thread()))
+        return load(reader, capture)
+    monkeypatch.setattr(snapshot_io._Reader, "load", noted)
+    return seen
+
+
+def test_a_click_in_the_stages_tree_reads_the_stage_off_the_gui_thread(make_window, snapshot, reads, qtbot):
+    window = make_window()
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    idle(qtbot, window)
+    far = "dec.0.cross_attn.probs"  # (batch, head, query, key), far from the stages read ahead
+    assert window.ctl.replayed[far].tensor is None
+    click_stage(window, qtbot, far)
+    wait_paused(qtbot, window, far)
+    assert (far, False) in reads
+    assert_shows_the_file(window, snapshot)
+    qtbot.waitUntil(lambda: window.ctl.current_stats is not None)
+    with safe_open(str(snapshot), framework="pt") as f:
+        tensor = f.get_tensor(far).float()
+    assert window.ctl.current_stats.max == pytest.approx(float(tensor.max()), rel=1e-6)
+    idle(qtbot, window)
+    assert not [name for name, on_gui in reads if on_gui]  # no stage was read on the GUI thread
+
+
+def test_of_two_quick_clicks_the_last_stage_clicked_is_the_one_shown(make_window, snapshot, reads, qtbot):
+    window = make_window()
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    first, last = "enc.1.attn.scores", "dec.1.self_attn.masked"
+    click_stage(window, qtbot, first)
+    click_stage(window, qtbot, last)  # before or after the first has shown: the second click wins
+    wait_paused(qtbot, window, last)
+    idle(qtbot, window)
+    assert window.ctl.current.name == last and window.navigator.current_item() is window.navigator.items[last]
+    assert_shows_the_file(window, snapshot)
+    assert not [name for name, on_gui in reads if on_gui]

@@ -12,7 +12,8 @@ the kernel (a page fault and a zeroed page per 4 KiB). Variants, timed interleav
 - plain again:  the A/A check
 
 Each variant reports wall ms, CPU ms (this process's CPU time: less sensitive to other
-people's load than the wall clock) and minor page faults per pass (a count, no noise).
+people's load than the wall clock), the kernel's part of that CPU time (page faults and the
+zeroing of fresh pages land there) and minor page faults per pass (a count, no noise).
 `lever_rows` runs the variants in this process and in a fresh one that opted in to the
 allocator tuning, on the reference model or (`sdpa`) the SDPA adapter's nn.TransformerEncoder.
 """
@@ -130,15 +131,19 @@ def lever_row(config: BenchConfig | dict, repeats: int) -> dict:
             fn()
     wall: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in variants}
+    kernel: dict[str, list[float]] = {k: [] for k in variants}
     faults: dict[str, list[int]] = {k: [] for k in variants}
     for _ in range(repeats):
         for name, fn in variants.items():
-            before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-            start, start_cpu = time.perf_counter(), time.process_time()
+            before = resource.getrusage(resource.RUSAGE_SELF)
+            start = time.perf_counter()
             result = fn()
-            cpu[name].append((time.process_time() - start_cpu) * 1000.0)
             wall[name].append((time.perf_counter() - start) * 1000.0)
-            faults[name].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            # CPU time is user + kernel; the kernel's share is where page faults (and zeroing pages) go.
+            kernel[name].append((after.ru_stime - before.ru_stime) * 1000.0)
+            cpu[name].append((after.ru_utime - before.ru_utime) * 1000.0 + kernel[name][-1])
+            faults[name].append(after.ru_minflt - before.ru_minflt)
             del result
     row = {"config": label, "threads": torch.get_num_threads(), "repeats": repeats,
            "allocator_tuned": allocator_tuned(), "reused_buffer_bytes": reused.nbytes}
@@ -150,32 +155,41 @@ def lever_row(config: BenchConfig | dict, repeats: int) -> dict:
                 row[f"{clock}_ratio_{name}"] = round(median(values) / base, 4)
     for name, values in faults.items():
         row[f"faults_{name}"] = int(median(values))
+        row[f"kernel_{name}_ms"] = round(median(kernel[name]), 2)
     return row
 
 
-_TUNED_SCRIPT = """
+_CHILD_SCRIPT = """
 import json, sys, torch
 from tfdebug.bench.capture import BenchConfig
 from tfdebug.bench.levers import lever_row
 from tfdebug.core.memory import keep_freed_memory
-given, repeats, threads = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+given, repeats, threads, tune = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 config = BenchConfig(**given) if "name" in given else given
 torch.set_num_threads(threads)
-keep_freed_memory()
-print(json.dumps(lever_row(config, repeats)))
+if tune:
+    keep_freed_memory()
+print(json.dumps(dict(lever_row(config, repeats), process="fresh")))
 """
 
 
 def lever_rows(config: BenchConfig | dict, repeats: int, tuned: bool = True) -> list[dict]:
-    """The variants untuned (this process: it must never have tuned) and, with `tuned`, tuned (a fresh process)."""
-    rows = [lever_row(config, repeats)]
+    """The variants in this process (it must never have tuned) and, with `tuned`, in two fresh
+    processes, one untuned and one tuned.
+
+    An untuned process's figures depend on what it allocated and freed before: glibc raises its
+    mmap and trim thresholds each time it frees a large block, after which freed memory stays
+    with the process. This process has run other sections first; a fresh one has not.
+    """
+    rows = [dict(lever_row(config, repeats), process="this")]
     if not tuned:
         return rows
     given = config if isinstance(config, dict) else asdict(config)
-    out = subprocess.run([sys.executable, "-c", _TUNED_SCRIPT, json.dumps(given), str(repeats),
-                          str(torch.get_num_threads())], capture_output=True, text=True, timeout=3600)
-    if out.returncode == 0:
-        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    for tune in ("0", "1"):
+        out = subprocess.run([sys.executable, "-c", _CHILD_SCRIPT, json.dumps(given), str(repeats),
+                              str(torch.get_num_threads()), tune], capture_output=True, text=True, timeout=3600)
+        if out.returncode == 0:
+            rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
     return rows
 
 
@@ -184,12 +198,14 @@ def format_levers(rows: list[dict]) -> list[str]:
     lines = ["", "Capture levers on the CPU (ratios to plain; wall | CPU time; minor page faults per pass)"]
     for row in rows:
         lines.append(
-            f"{row['config']} {'tuned' if row['allocator_tuned'] else 'untuned'}: "
+            f"{row['config']} {'tuned' if row['allocator_tuned'] else 'untuned'}, "
+            f"{'a fresh process' if row.get('process') == 'fresh' else 'this process'}: "
             f"capture all ×{row['wall_ratio_capture_all']} | ×{row['cpu_ratio_capture_all']} "
             f"({row['faults_capture_all']} faults)  reused buffers ×{row['wall_ratio_reused']} | "
             f"×{row['cpu_ratio_reused']} ({row['faults_reused']} faults, "
             f"{row['reused_buffer_bytes'] / 1e6:.1f} MB kept)  A/A ×{row['wall_ratio_plain_again']} | "
-            f"×{row['cpu_ratio_plain_again']}  plain {row['faults_plain']} faults")
+            f"×{row['cpu_ratio_plain_again']}  plain {row['faults_plain']} faults; kernel ms plain "
+            f"{row['kernel_plain_ms']}, capture all {row['kernel_capture_all_ms']}, reused {row['kernel_reused_ms']}")
     return lines
 
 

@@ -46,7 +46,7 @@ PROFILES: dict[str, Profile] = {
                             "syncs": 1, "sdpa": 4, "levers": 8, "generation": 5}),
     "default": Profile("default", ("demo", "6x512"), 7, True, (256, 1024, 4096), 10, 256 << 20, 2, "full", "wide",
                        "quick", 2, 280.0, {"capture": 50, "session": 45, "hf": 45, "latency": 17, "memory": 2,
-                                           "snapshots": 20, "syncs": 1, "sdpa": 25, "levers": 40,
+                                           "snapshots": 20, "syncs": 1, "sdpa": 25, "levers": 55,
                                            "generation": 15}),
     "full": Profile("full", ("demo", "6x512", "12x768"), 15, True, (256, 1024, 4096), 30, 1 << 30, 3, "full",
                     "wide", "full", 5, 3600.0),

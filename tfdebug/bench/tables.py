@@ -87,11 +87,20 @@ def capture_table(result: dict) -> str:
 
 def levers_table(result: dict) -> str:
     """The levers against capture-all's cost: ratios to plain per process."""
-    rows = [[r["config"], "opted in" if r["allocator_tuned"] else "untuned", _x(r["wall_ratio_capture_all"]),
-             _x(r["wall_ratio_reused"]), f"{r['wall_ratio_plain_again']:.3f}", str(r["faults_capture_all"]),
-             str(r["faults_reused"])] for r in result["levers"]]
-    return _load_line(result) + _markdown(["model", "allocator", "capture all", "reused buffers", "A/A",
-                                           "faults (capture all)", "faults (reused)"], rows)
+    def kernel(r, name):  # the kernel's ms of CPU time per pass, in runs that measured it
+        return "–" if f"kernel_{name}_ms" not in r else f"{r[f'kernel_{name}_ms']:.1f}"
+
+    rows = [[r["config"], "opted in" if r["allocator_tuned"] else "untuned",
+             {"fresh": "fresh", "this": "after the other sections"}.get(r.get("process"), "–"),
+             _x(r["wall_ratio_capture_all"]),
+             _x(r["cpu_ratio_capture_all"]), _x(r["wall_ratio_reused"]), _x(r["cpu_ratio_reused"]),
+             f"{r['wall_ratio_plain_again']:.3f}", str(r["faults_plain"]), str(r["faults_capture_all"]),
+             str(r["faults_reused"]), kernel(r, "plain"), kernel(r, "capture_all"), kernel(r, "reused")]
+            for r in result["levers"]]
+    return _load_line(result) + _markdown(["model", "allocator", "process", "capture all", "(CPU)", "reused buffers",
+                                           "(CPU)", "A/A", "faults (plain)", "faults (capture all)",
+                                           "faults (reused)", "kernel ms (plain)", "kernel ms (capture all)",
+                                           "kernel ms (reused)"], rows)
 
 
 def scale_table(result: dict) -> str:

@@ -31,7 +31,8 @@ from tfdebug.ui.state.breakpoints import BreakpointsMixin
 from tfdebug.ui.state.generating import GenerationMixin
 from tfdebug.ui.state.loading import LoadingMixin
 from tfdebug.ui.state.messages import Message
-from tfdebug.ui.workers.display import DisplayMixin, DisplayWorker
+from tfdebug.ui.workers.ahead import read_before_jump
+from tfdebug.ui.workers.display import MAX_SLICE, DisplayMixin, DisplayWorker
 from tfdebug.ui.workers.gui_gc import note_activity
 from tfdebug.ui.workers.jobs import Job
 from tfdebug.ui.workers.qt_events import StepperSignals
@@ -228,6 +229,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
 
     def _on_stepper(self, command: Callable[[Stepper], None]) -> bool:
         self._step_in_flight, self.queued_steps = False, 0  # any other command ends a run of steps
+        self.display.cancel("jump")  # and a jump still reading its stage
         if self.stepper is None:
             self.error.emit(said(lambda: self.tr("Nothing is loaded yet: press Run.")))
             return False
@@ -292,7 +294,10 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         return self._on_stepper(lambda s: s.stop())
 
     def run_to(self, name: str) -> bool:
-        return self._on_stepper(lambda s: s.run_to(name))
+        """To stage `name`; a replayed stage not read yet is read on the display worker first."""
+        def move() -> bool:
+            return self._on_stepper(lambda s: s.run_to(name))
+        return read_before_jump(self, name, MAX_SLICE, move) or move()
 
     def can_advance(self) -> bool:
         s = self.stepper

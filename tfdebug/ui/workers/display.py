@@ -40,9 +40,10 @@ OFF_THREAD_CELLS = 1024 * 1024
 # memory-mapped or sparse snapshot that is gigabytes of page faults).
 LARGE_STAGE_BYTES = 256 * 2**20
 
-# Kinds in the order the worker takes them: what the user looks at first; last, the
-# neighbouring stages read and sliced ahead (tfdebug.ui.workers.ahead), which no panel waits for.
-KINDS = ("slice", "moments", "heads", "stats", "checks", "overview", "model", "ahead")
+# Kinds in the order the worker takes them: a stage the user jumped to, then what the user looks
+# at first; last, the neighbouring stages read and sliced ahead (tfdebug.ui.workers.ahead), which
+# no panel waits for.
+KINDS = ("jump", "slice", "moments", "heads", "stats", "checks", "overview", "model", "ahead")
 SHOWN_KINDS = KINDS[:-1]
 
 
