@@ -114,7 +114,7 @@ class _Served:
     def __init__(self, session: DebugSession):
         from tfdebug.remote.server import RemoteServer
 
-        self.server = RemoteServer(lambda texts: session, port=0)
+        self.server = RemoteServer(lambda texts, settings: session, port=0)
         self.thread = threading.Thread(target=self.server.serve_forever, name="tfdebug-bench-server", daemon=True)
         self.thread.start()
 
@@ -147,7 +147,7 @@ def serve_planes(n: int, stages: int) -> None:
     """Serve a PlanesAdapter pass on 127.0.0.1 until terminated; prints 'ADDRESS TOKEN' first."""
     from tfdebug.remote.server import RemoteServer
 
-    server = RemoteServer(lambda texts: DebugSession(PlanesAdapter(n, stages), max_capture_bytes=0), port=0)
+    server = RemoteServer(lambda texts, settings: DebugSession(PlanesAdapter(n, stages), max_capture_bytes=0), port=0)
     print(server.address, server.token, flush=True)
     server.serve_forever()
 

@@ -30,6 +30,7 @@ from tfdebug import __version__
 from tfdebug.adapters.session import DebugSession
 from tfdebug.core.errors import ExportCancelledError, TfdebugError
 from tfdebug.core.stepper import StepperEvent
+from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote import wire
 from tfdebug.remote.errors import AuthError, FrameError, to_reply
 from tfdebug.remote.handlers import ServedSession
@@ -51,7 +52,7 @@ def device_description(device: torch.device | str) -> str:
 
 
 class RemoteServer:
-    """Serve `make_session(texts)`'s DebugSession on tcp://host:port (port 0: a free one).
+    """Serve `make_session(texts, settings)`'s DebugSession (tfdebug.remote.handlers.ServedSession) on tcp://host:port (port 0: a free one).
 
     `token` (default: a fresh random one) is what a window must say to attach. Heartbeats go
     to the attached window every `heartbeat_s`; it is detached after `client_timeout_s` silent.
@@ -59,7 +60,7 @@ class RemoteServer:
     is then the public key a window needs (tfdebug.remote.security).
     """
 
-    def __init__(self, make_session: Callable[[Mapping[str, str] | None], DebugSession], *, host: str = "127.0.0.1",
+    def __init__(self, make_session: Callable[[Mapping[str, str] | None, DecodingSettings | None], DebugSession], *, host: str = "127.0.0.1",
                  port: int = 0, token: str | None = None, heartbeat_s: float = 0.2, client_timeout_s: float = 3.0,
                  max_upload_bytes: int = DEFAULT_MAX_UPLOAD, export_dir: str | Path = ".", encrypt: bool = False):
         encrypt = needs_encryption(host, encrypt)
@@ -257,7 +258,8 @@ class RemoteServer:
                  "entries": [wire.entry(c) for c in history[self._sent_len:]], "changed": changed,
                  "undo": stepper.edits_to_undo, "mode": stepper.condition_mode,
                  "breakpoints": [wire.breakpoint_fields(b) for b in stepper.breakpoints],
-                 "error": to_reply(stepper.error) if stepper.error is not None else None}
+                 "error": to_reply(stepper.error) if stepper.error is not None else None,
+                 "generation": self.served.generation_fields()}
         # Optimistic: a message that could not be queued is followed by a fresh state soon, sent from `from`.
         self._sent_len, self._sent_flags = len(history), flags
         return state

@@ -119,6 +119,10 @@ class RemoteStepper:
     def tensor_of(self, capture: Capture) -> Tensor | None:
         return None
 
+    def holds_tensor(self, capture: Capture) -> bool:
+        """Whether the server kept the stage's tensor (not dropped by its capture budget): its display can show it."""
+        return not capture.dropped
+
     @property
     def dropped(self) -> list[str]:
         return [c.name for c in self.history if c.dropped]

@@ -42,7 +42,7 @@ LARGE_STAGE_BYTES = 256 * 2**20
 
 # Kinds in the order the worker takes them: what the user looks at first; last, the
 # neighbouring stages read and sliced ahead (tfdebug.ui.workers.ahead), which no panel waits for.
-KINDS = ("slice", "moments", "heads", "stats", "checks", "overview", "model", "ahead")
+KINDS = ("slice", "moments", "heads", "stats", "generation", "checks", "overview", "model", "ahead")
 SHOWN_KINDS = KINDS[:-1]
 
 
