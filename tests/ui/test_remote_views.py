@@ -1,9 +1,10 @@
-"""Generate in the window attached to a real `tfdebug serve --model tiny-gpt2`: Ctrl+G and Ctrl+T run the decoding
-steps on the server; the tokens equal the model's own generate() and the Generation dock's attention row equals
-the model's own output_attentions."""
+"""The window attached to a real `tfdebug serve --model tiny-gpt2`: Generate (Ctrl+G) and Next Token (Ctrl+T) run
+the decoding steps on the server, and the Model View's thumbnails are cut there. The tokens equal the model's own
+generate(); the Generation dock's attention row and the Model View's cells equal its own output_attentions."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from PySide6.QtCore import Qt
@@ -18,20 +19,46 @@ from tests.ui.user_actions import press, run_to_stage, type_into  # noqa: E402
 from tfdebug.adapters.hf_load import bundled_folder  # noqa: E402
 
 
-@pytest.fixture()
-def gpt2_served(tmp_path):
-    server = start_server(tmp_path, model="tiny-gpt2")
+@pytest.fixture(scope="module")
+def gpt2_served(tmp_path_factory):
+    server = start_server(tmp_path_factory.mktemp("exports"), model="tiny-gpt2")
     yield server
     stop_server(server)
 
 
-def own_attention_row(words_ids: list[int], layer: int, head: int):
-    """The last query's attention weights in `layer`, `head`, from the model's own output_attentions."""
+def own_attentions(words_ids: list[int]) -> list[np.ndarray]:
+    """Each layer's attention weights (heads, queries, keys) from the model's own output_attentions."""
     folder = bundled_folder("tiny-gpt2")
     model = transformers.AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval()
     with torch.no_grad():
         out = model(torch.tensor([words_ids]), output_attentions=True)
-    return out.attentions[layer][0, head, -1].numpy()
+    return [a[0].numpy() for a in out.attentions]
+
+
+def tokenizer():
+    return transformers.PreTrainedTokenizerFast(tokenizer_file=str(bundled_folder("tiny-gpt2") / "tokenizer.json"))
+
+
+def test_the_model_view_over_a_remote_pass_draws_thumbnails_cut_on_the_server(make_window, qtbot, gpt2_served):
+    window = make_window()
+    window.ctl.close()
+    connect_through_the_menu(window, qtbot, gpt2_served)
+    press(window, Qt.Key_M, Qt.ControlModifier | Qt.ShiftModifier)  # View ▸ Model View
+    view = window.model_view
+    qtbot.waitUntil(window.docks["model_view"].isVisible)
+    probs = [c for c in window.ctl.plan if c.info.kind == "softmax"]
+    assert view.rows == [c.name for c in probs] and len(probs) == 2
+    press(window, Qt.Key_F5)  # Continue to the end, on the server
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
+    qtbot.waitUntil(lambda: len(view.thumbs) == len(probs), timeout=30000)
+    assert view.grid.drawn_rows == set(range(len(probs))) and "2 of the stages drawn" in view.note.text()
+    own = own_attentions(tokenizer()(window.ctl.remote.texts["prompt"]).input_ids)
+    for layer, capture in enumerate(probs):  # each cell is that head's probabilities (small: not downsampled)
+        drawn = view.thumbs[capture.name].values
+        masked = np.isneginf(drawn)  # the causal mask's cells, drawn in the masked colour
+        assert drawn.shape == own[layer].shape and masked.any()
+        np.testing.assert_allclose(drawn[~masked], own[layer][~masked], rtol=0, atol=1e-5)
+        assert (own[layer][masked] == 0).all()
 
 
 def test_generate_and_next_token_run_on_the_server_and_the_dock_shows_them(make_window, qtbot, gpt2_served):
@@ -69,9 +96,8 @@ def test_generate_and_next_token_run_on_the_server_and_the_dock_shows_them(make_
     assert row.labels == prompt + [words[len(prompt)]] and panel.cache.new_rows == 1
     assert [e.text for e in panel.strip.entries if e.generated] == words[len(prompt):]
     assert panel.summary.text().startswith(f"Step 1 · chooses {words[len(prompt) + 1]} (p = ")
-    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(bundled_folder("tiny-gpt2") / "tokenizer.json"))
-    ids = tokenizer(PROMPT).input_ids
-    first = tokenizer(words[len(prompt)], add_special_tokens=False).input_ids
-    expected = own_attention_row(ids + first[:1], layer=1, head=panel.head())
+    ids = tokenizer()(PROMPT).input_ids
+    first = tokenizer()(words[len(prompt)], add_special_tokens=False).input_ids
+    expected = own_attentions(ids + first[:1])[1][panel.head(), -1]  # layer 1, the newest query
     assert row.weights.shape == expected.shape and abs(row.weights - expected).max() < 1e-5
     ctl.close()
