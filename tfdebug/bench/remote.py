@@ -52,7 +52,9 @@ class PlanesAdapter(ModelAdapter):
 
     def prepare(self, texts) -> Prepared:
         generator = torch.Generator().manual_seed(0)
-        return Prepared(texts={}, args=(torch.randn(1, self.n, self.n, generator=generator),))
+        # one token per row: what a snapshot needs to be written (the export-window test streams one)
+        return Prepared(texts={}, args=(torch.randn(1, self.n, self.n, generator=generator),),
+                        tokens={"rows": [str(i) for i in range(self.n)]})
 
 
 def _one_step(stepper, display) -> float:
