@@ -15,7 +15,7 @@ transformers = pytest.importorskip("transformers")
 from tests.remote.served import start_server, stop_server  # noqa: E402
 from tests.remote.test_generation import PROMPT, own_generate  # noqa: E402
 from tests.ui.test_remote_window import connect_through_the_menu  # noqa: E402
-from tests.ui.user_actions import press, run_to_stage, type_into  # noqa: E402
+from tests.ui.user_actions import pick, press, run_to_stage, type_into  # noqa: E402
 from tfdebug.adapters.hf_load import bundled_folder  # noqa: E402
 
 
@@ -39,7 +39,7 @@ def tokenizer():
     return transformers.PreTrainedTokenizerFast(tokenizer_file=str(bundled_folder("tiny-gpt2") / "tokenizer.json"))
 
 
-def test_the_model_view_over_a_remote_pass_draws_thumbnails_cut_on_the_server(make_window, qtbot, gpt2_served):
+def test_the_model_view_and_overview_over_a_remote_pass_are_computed_on_the_server(make_window, qtbot, gpt2_served):
     window = make_window()
     window.ctl.close()
     connect_through_the_menu(window, qtbot, gpt2_served)
@@ -59,6 +59,17 @@ def test_the_model_view_over_a_remote_pass_draws_thumbnails_cut_on_the_server(ma
         assert drawn.shape == own[layer].shape and masked.any()
         np.testing.assert_allclose(drawn[~masked], own[layer][~masked], rtol=0, atol=1e-5)
         assert (own[layer][masked] == 0).all()
+
+    window.docks["overview"].toggleViewAction().trigger()  # View ▸ Overview: a statistic per stage, from the server
+    panel, names = window.overview, window.ctl.plan.names()
+    qtbot.waitUntil(window.docks["overview"].isVisible)
+    qtbot.waitUntil(lambda: panel.names == names and not any(np.isnan(v) for v in panel.values), timeout=20000)
+    for layer, capture in enumerate(probs):
+        rms = float(np.sqrt(np.mean(own[layer].astype(np.float64) ** 2)))
+        assert abs(panel.values[names.index(capture.name)] - rms) < 1e-5 * rms
+    pick(qtbot, panel.statistic, "max |x|")
+    qtbot.waitUntil(lambda: panel.values[names.index(probs[0].name)] == pytest.approx(float(own[0].max()), abs=1e-6),
+                    timeout=20000)
 
 
 def test_generate_and_next_token_run_on_the_server_and_the_dock_shows_them(make_window, qtbot, gpt2_served):

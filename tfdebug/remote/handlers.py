@@ -19,6 +19,7 @@ from tfdebug.adapters.generation import GenerationSession
 from tfdebug.adapters.session import DebugSession
 from tfdebug.core.display import Stats
 from tfdebug.core.edits import Edit, Region, apply_edit
+from tfdebug.core.overview import stage_statistics
 from tfdebug.core.errors import DisplayError, ExportError, ReplacementError, StepperStateError, TfdebugError
 from tfdebug.core.stepper import Stepper, StepperEvent
 from tfdebug.core.view import ViewSelection, axis_names
@@ -165,6 +166,11 @@ class ServedSession:
 
     def _on_stats(self, m: Message) -> Reply:
         return self._stats_reply(self.display.stats_of(self._capture(m["index"])))
+
+    def _on_overview(self, m: Message) -> Reply:
+        """The Overview's statistic of each stage asked for, computed where the tensors are (NaN: not kept)."""
+        captures = [self._capture(i) for i in m["indices"]]
+        return {}, [np.asarray(stage_statistics(captures, m["statistic"], self.stepper.tensor_of), dtype=np.float64)]
 
     @staticmethod
     def _stats_reply(stats: Stats) -> Reply:

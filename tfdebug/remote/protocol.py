@@ -23,7 +23,7 @@ import numpy as np
 from tfdebug.remote.errors import FrameError, VersionError
 
 PROTOCOL_VERSION = 3  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
-# 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`)
+# 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -163,6 +163,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "moments": dict(_VIEW),
     "heads": {**_VIEW, "head": _AXIS},
     "stats": {"index": _INDEX},
+    # the Overview: one statistic (tfdebug.core.overview) of each of these history positions, as one float64 buffer
+    "overview": {"statistic": text(16, ("rms", "max_abs")), "indices": list_of(_INDEX, 65536)},
     "replace": {},
     # an Edit (tfdebug.core.edits) of the paused stage in the shown Region; fill_csv's values as a float64 buffer
     "edit": {"op": text(16, ("set", "scale", "zero_head", "keep_head", "fill_csv")),
@@ -187,7 +189,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "chunk": {"offset": anything(), "total": anything(), "last": anything()},
     "heartbeat": {"state": anything()},
 }
-REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "stats", "replace",
+REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "stats", "overview", "replace",
             "edit", "open", "follow", "export", "transfer")
 
 

@@ -119,6 +119,19 @@ class RemoteDisplay:
             raise FrameError("Stats from the server come without their histogram.", id="remote.stats_histogram")
         return wire.stats_of(reply["result"]["stats"], *reply.buffers)
 
+    def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
+        """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture, computed on the
+        server; only the numbers cross (NaN where the server kept no tensor)."""
+        indices = [self._session.stepper.position_of(c.name) for c in captures]
+        if None in indices:
+            raise FrameError("Stage {name} is not in the server's history.", id="remote.not_captured",
+                             name=captures[indices.index(None)].name)
+        reply = self._session.request("overview", {"statistic": statistic, "indices": indices})
+        if len(reply.buffers) != 1 or reply.buffers[0].shape != (len(indices),):
+            raise FrameError("The server's overview has {got} values for {n} stages.", id="remote.overview",
+                             got=reply.buffers[0].size if reply.buffers else 0, n=len(indices))
+        return [float(v) for v in reply.buffers[0]]
+
 
 class RemoteSession:
     """A pass served by `tfdebug serve`, attached through `client` (connected by `connect`)."""

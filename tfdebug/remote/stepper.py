@@ -96,6 +96,11 @@ class RemoteStepper:
             self._observers.remove(callback)
 
     @property
+    def pass_id(self) -> int:
+        """The server's count of passes started: a restart or a new pass changes it."""
+        return self._pass
+
+    @property
     def alive(self) -> bool:
         return self.state in (RUNNING, PAUSED)
 
