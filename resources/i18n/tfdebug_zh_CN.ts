@@ -2320,6 +2320,11 @@ output w·V = {output}</source>
         <translation>有一个目标词元 id 超出了词表范围（0 到 {last}）。</translation>
     </message>
     <message>
+        <source>A token of the server&apos;s generation cannot be read: {why}</source>
+        <comment>remote.token</comment>
+        <translation>无法读取服务器生成过程中的一个词元：{why}</translation>
+    </message>
+    <message>
         <source>A vocabulary lists the same token twice.</source>
         <comment>vocab.duplicate</comment>
         <translation>词表中同一个词元出现了两次。</translation>
@@ -2820,6 +2825,11 @@ output w·V = {output}</source>
         <translation>随机种子必须是 {least} 到 {most} 之间的整数。</translation>
     </message>
     <message>
+        <source>The served pass is not a generation: press Generate to generate token by token.</source>
+        <comment>remote.not_generating</comment>
+        <translation>服务器上的这次前向传播不是生成：请按“生成”逐个词元地生成。</translation>
+    </message>
+    <message>
         <source>The server cannot do that: {why}</source>
         <comment>remote.server_refused</comment>
         <translation>服务器无法执行此操作：{why}</translation>
@@ -2845,9 +2855,19 @@ output w·V = {output}</source>
         <translation>服务器没有开始新的一遍。</translation>
     </message>
     <message>
+        <source>The server&apos;s generation cannot be read: {why}</source>
+        <comment>remote.generation</comment>
+        <translation>无法读取服务器的生成过程：{why}</translation>
+    </message>
+    <message>
         <source>The server&apos;s history does not follow on from the window&apos;s.</source>
         <comment>remote.gap</comment>
         <translation>服务器的历史与窗口的历史接不上。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s overview has {got} values for {n} stages.</source>
+        <comment>remote.overview</comment>
+        <translation>服务器的概览为 {n} 个阶段给出了 {got} 个值。</translation>
     </message>
     <message>
         <source>The server&apos;s pass cannot be read: {why}</source>
