@@ -2320,11 +2320,6 @@ output w·V = {output}</source>
         <translation>有一个目标词元 id 超出了词表范围（0 到 {last}）。</translation>
     </message>
     <message>
-        <source>A token of the server&apos;s generation cannot be read: {why}</source>
-        <comment>remote.token</comment>
-        <translation>无法读取服务器生成过程中的一个词元：{why}</translation>
-    </message>
-    <message>
         <source>A vocabulary lists the same token twice.</source>
         <comment>vocab.duplicate</comment>
         <translation>词表中同一个词元出现了两次。</translation>
@@ -3353,6 +3348,11 @@ output w·V = {output}</source>
         <source>A slice from the server is not a 2-D plane with its stats.</source>
         <comment>remote.slice_shape</comment>
         <translation>服务器发来的切片不是带统计量的二维平面。</translation>
+    </message>
+    <message>
+        <source>A token of the server&apos;s generation cannot be read: {why}</source>
+        <comment>remote.token_entry</comment>
+        <translation>无法读取服务器生成过程中的一个词元：{why}</translation>
     </message>
     <message>
         <source>Could not download {model}: the Hugging Face hub cannot be reached from here (no network, or HF_HUB_OFFLINE is set).</source>

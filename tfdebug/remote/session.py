@@ -83,12 +83,15 @@ class RemoteDisplay:
         return (view.get("index"), view.get("row"), view.get("col"), tuple(sorted((view.get("indices") or {}).items())),
                 view.get("max_rows"), view.get("max_cols"), view.get("moments"))
 
-    def _view(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], max_size=(1, 1)) -> dict:
+    def _position(self, capture: Capture) -> int:
         index = self._session.stepper.position_of(capture.name)
         if index is None:
             raise FrameError("Stage {name} is not in the server's history.", id="remote.not_captured",
                              name=capture.name)
-        return {"index": index, "row": row, "col": col, "indices": {str(k): int(v) for k, v in indices.items()},
+        return index
+
+    def _view(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], max_size=(1, 1)) -> dict:
+        return {"index": self._position(capture), "row": row, "col": col, "indices": {str(k): int(v) for k, v in indices.items()},
                 "max_rows": int(max_size[0]), "max_cols": int(max_size[1])}
 
     def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
@@ -122,10 +125,7 @@ class RemoteDisplay:
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
         """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture, computed on the
         server; only the numbers cross (NaN where the server kept no tensor)."""
-        indices = [self._session.stepper.position_of(c.name) for c in captures]
-        if None in indices:
-            raise FrameError("Stage {name} is not in the server's history.", id="remote.not_captured",
-                             name=captures[indices.index(None)].name)
+        indices = [self._position(c) for c in captures]
         reply = self._session.request("overview", {"statistic": statistic, "indices": indices})
         if len(reply.buffers) != 1 or reply.buffers[0].shape != (len(indices),):
             raise FrameError("The server's overview has {got} values for {n} stages.", id="remote.overview",

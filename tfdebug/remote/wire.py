@@ -151,5 +151,5 @@ def token_entry_of(data: Any) -> TokenEntry:
                           None if probability is None else float(probability),
                           tuple((str(t), float(p)) for t, p in alternatives))
     except (TypeError, ValueError) as exc:
-        raise FrameError("A token of the server's generation cannot be read: {why}", id="remote.token",
+        raise FrameError("A token of the server's generation cannot be read: {why}", id="remote.token_entry",
                          why=str(exc)[:200]) from None

@@ -38,7 +38,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'A source token id is outside the vocabulary (0 to {last}).', 'input.out_of_range_source')
     translate('errors', 'A stage description from the server cannot be read: {why}', 'remote.entry')
     translate('errors', 'A target token id is outside the vocabulary (0 to {last}).', 'input.out_of_range_target')
-    translate('errors', "A token of the server's generation cannot be read: {why}", 'remote.token')
+    translate('errors', "A token of the server's generation cannot be read: {why}", 'remote.token_entry')
     translate('errors', 'A vocabulary lists the same token twice.', 'vocab.duplicate')
     translate('errors', 'A vocabulary must start with {specials}.', 'vocab.specials')
     translate('errors', 'A whole pass cannot be exported as {suffix}; choose {choices}.', 'export.pass_suffix')
