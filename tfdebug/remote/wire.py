@@ -145,6 +145,7 @@ def token_entry(e: TokenEntry) -> list:
 
 
 def token_entry_of(data: Any) -> TokenEntry:
+    """`token_entry`'s list read back; a FrameError when it is not one."""
     try:
         text, step, generated, probability, alternatives = data
         return TokenEntry(str(text), None if step is None else int(step), bool(generated),
