@@ -100,6 +100,7 @@ class RemoteServer:
         self._sent_pass = 0
         self._sent_len = 0
         self._sent_flags: list[tuple[bool, bool]] = []
+        self._sent_generation: dict | None = None  # a generation's tokens and strip as last sent
         self.refused = collections.Counter()  # why messages were refused: the tests and the log read it
 
     # ----- what prints for the user ------------------------------------------------------------
@@ -258,8 +259,10 @@ class RemoteServer:
                  "entries": [wire.entry(c) for c in history[self._sent_len:]], "changed": changed,
                  "undo": stepper.edits_to_undo, "mode": stepper.condition_mode,
                  "breakpoints": [wire.breakpoint_fields(b) for b in stepper.breakpoints],
-                 "error": to_reply(stepper.error) if stepper.error is not None else None,
-                 "generation": self.served.generation_fields()}
+                 "error": to_reply(stepper.error) if stepper.error is not None else None}
+        generation = self.served.generation_fields()  # only when it changed (heartbeats come every 0.2 s)
+        if self._sent_len == 0 or generation != self._sent_generation:
+            state["generation"] = self._sent_generation = generation
         # Optimistic: a message that could not be queued is followed by a fresh state soon, sent from `from`.
         self._sent_len, self._sent_flags = len(history), flags
         return state
@@ -293,9 +296,10 @@ class RemoteServer:
     def _send_state(self, kind: str, fields: dict, buffers=()) -> None:
         if self._peer is None:
             return
-        mark = (self._sent_pass, self._sent_len, self._sent_flags)
+        mark = (self._sent_pass, self._sent_len, self._sent_flags, self._sent_generation)
         if not self._send(self._peer, kind, {**fields, "state": self._state()}, buffers):
-            self._sent_pass, self._sent_len, self._sent_flags = mark  # not queued: resend those entries later
+            # not queued: resend those entries (and the generation) later
+            self._sent_pass, self._sent_len, self._sent_flags, self._sent_generation = mark
 
     def _beat(self) -> None:
         now = time.monotonic()

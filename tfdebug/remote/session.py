@@ -189,8 +189,8 @@ class RemoteSession:
             return
         state = message["state"]
         if state is not None:
-            if isinstance(state, dict):  # a generation's tokens first: the events the state wakes read them
-                self._take_generation(state.get("generation"))
+            if isinstance(state, dict) and "generation" in state:  # sent when it changed; first: the events read it
+                self._take_generation(state["generation"])
             self.stepper.apply(state)
         if message.type == "event":
             self.display.take_pushed(message["slice"], message.buffers)
