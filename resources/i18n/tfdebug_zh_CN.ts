@@ -2820,6 +2820,11 @@ output w·V = {output}</source>
         <translation>随机种子必须是 {least} 到 {most} 之间的整数。</translation>
     </message>
     <message>
+        <source>The served pass is not a generation: press Generate to generate token by token.</source>
+        <comment>remote.not_generating</comment>
+        <translation>服务器上的这次前向传播不是生成：请按“生成”逐个词元地生成。</translation>
+    </message>
+    <message>
         <source>The server cannot do that: {why}</source>
         <comment>remote.server_refused</comment>
         <translation>服务器无法执行此操作：{why}</translation>
@@ -2845,9 +2850,19 @@ output w·V = {output}</source>
         <translation>服务器没有开始新的一遍。</translation>
     </message>
     <message>
+        <source>The server&apos;s generation cannot be read: {why}</source>
+        <comment>remote.generation</comment>
+        <translation>无法读取服务器的生成过程：{why}</translation>
+    </message>
+    <message>
         <source>The server&apos;s history does not follow on from the window&apos;s.</source>
         <comment>remote.gap</comment>
         <translation>服务器的历史与窗口的历史接不上。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s overview has {got} values for {n} stages.</source>
+        <comment>remote.overview</comment>
+        <translation>服务器的概览为 {n} 个阶段给出了 {got} 个值。</translation>
     </message>
     <message>
         <source>The server&apos;s pass cannot be read: {why}</source>
@@ -3333,6 +3348,11 @@ output w·V = {output}</source>
         <source>A slice from the server is not a 2-D plane with its stats.</source>
         <comment>remote.slice_shape</comment>
         <translation>服务器发来的切片不是带统计量的二维平面。</translation>
+    </message>
+    <message>
+        <source>A token of the server&apos;s generation cannot be read: {why}</source>
+        <comment>remote.token_entry</comment>
+        <translation>无法读取服务器生成过程中的一个词元：{why}</translation>
     </message>
     <message>
         <source>Could not download {model}: the Hugging Face hub cannot be reached from here (no network, or HF_HUB_OFFLINE is set).</source>

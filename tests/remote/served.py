@@ -27,10 +27,11 @@ class Served:
         return int(self.address.rpartition(":")[2])
 
 
-def start_server(export_dir: Path, *extra: str, timeout: float = 120.0) -> Served:
-    """Start `tfdebug serve --model random` on a free port and read the line it prints."""
+def start_server(export_dir: Path, *extra: str, timeout: float = 120.0, model: str = "random") -> Served:
+    """Start `tfdebug serve --model MODEL` (the small random reference model unless told) on a free port and
+    read the line it prints."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen([sys.executable, "-m", "tfdebug", "serve", "--model", "random", "--port", "0",
+    process = subprocess.Popen([sys.executable, "-m", "tfdebug", "serve", "--model", model, "--port", "0",
                                 "--export-dir", str(export_dir), *extra],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     deadline = time.monotonic() + timeout

@@ -44,6 +44,12 @@ class TokenEntry:
     alternatives: tuple[tuple[str, float], ...] = ()
 
 
+def generation_inputs(adapter: ModelAdapter, texts: Mapping[str, str]) -> dict[str, str]:
+    """What Generate starts from: `texts`, except the opening preset, which becomes the adapter's
+    generation texts (a place with something to predict)."""
+    return adapter.generation_texts() if dict(texts) == adapter.default_texts() else dict(texts)
+
+
 class GenerationSession(SessionTexts):
     """Generate from `texts` with an adapter's model, step by step under a Stepper.
 
@@ -52,6 +58,8 @@ class GenerationSession(SessionTexts):
     whole generation (tfdebug.core.budget), `keep` the KeepPolicy of what it keeps. The API matches DebugSession's where it can
     (`plan`, `layout`, `stepper`, `tokens`, `texts`, `title`, `close`).
     """
+
+    is_generation = True  # the window's Next Token and Generation dock apply
 
     def __init__(self, adapter: ModelAdapter, texts: Mapping[str, str] | None = None,
                  settings: DecodingSettings | None = None, stages: Sequence[str] | None = None,

@@ -52,7 +52,9 @@ class PlanesAdapter(ModelAdapter):
 
     def prepare(self, texts) -> Prepared:
         generator = torch.Generator().manual_seed(0)
-        return Prepared(texts={}, args=(torch.randn(1, self.n, self.n, generator=generator),))
+        # one token per row: what a snapshot needs to be written (the export-window test streams one)
+        return Prepared(texts={}, args=(torch.randn(1, self.n, self.n, generator=generator),),
+                        tokens={"rows": [str(i) for i in range(self.n)]})
 
 
 def _one_step(stepper, display) -> float:
@@ -114,7 +116,7 @@ class _Served:
     def __init__(self, session: DebugSession):
         from tfdebug.remote.server import RemoteServer
 
-        self.server = RemoteServer(lambda texts: session, port=0)
+        self.server = RemoteServer(lambda texts, settings: session, port=0)
         self.thread = threading.Thread(target=self.server.serve_forever, name="tfdebug-bench-server", daemon=True)
         self.thread.start()
 
@@ -147,7 +149,7 @@ def serve_planes(n: int, stages: int) -> None:
     """Serve a PlanesAdapter pass on 127.0.0.1 until terminated; prints 'ADDRESS TOKEN' first."""
     from tfdebug.remote.server import RemoteServer
 
-    server = RemoteServer(lambda texts: DebugSession(PlanesAdapter(n, stages), max_capture_bytes=0), port=0)
+    server = RemoteServer(lambda texts, settings: DebugSession(PlanesAdapter(n, stages), max_capture_bytes=0), port=0)
     print(server.address, server.token, flush=True)
     server.serve_forever()
 

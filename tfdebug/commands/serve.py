@@ -49,8 +49,12 @@ def run(args: argparse.Namespace) -> int:
     adapter = load_from_args(args)
     first = texts_from_args(args, adapter)
 
-    def make_session(texts):
-        return DebugSession(adapter, first if texts is None else texts, max_capture_bytes=budget)
+    def make_session(texts, settings):
+        texts = first if texts is None else texts
+        if settings is None:
+            return DebugSession(adapter, texts, max_capture_bytes=budget)
+        from tfdebug.adapters.generation import GenerationSession, generation_inputs
+        return GenerationSession(adapter, generation_inputs(adapter, texts), settings, max_capture_bytes=budget)
 
     server = RemoteServer(make_session, host=args.host, port=args.port, export_dir=args.export_dir,
                           client_timeout_s=args.client_timeout, encrypt=encrypt)

@@ -15,14 +15,17 @@ from typing import Callable, Mapping
 import numpy as np
 import torch
 
+from tfdebug.adapters.generation import GenerationSession
 from tfdebug.adapters.session import DebugSession
 from tfdebug.core.display import Stats
 from tfdebug.core.edits import Edit, Region, apply_edit
+from tfdebug.core.overview import stage_statistics
 from tfdebug.core.errors import DisplayError, ExportError, ReplacementError, StepperStateError, TfdebugError
 from tfdebug.core.stepper import Stepper, StepperEvent
 from tfdebug.core.view import ViewSelection, axis_names
 from tfdebug.io.recording import recording_on_screen
 from tfdebug.io.snapshot import save_snapshot
+from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote import wire
 from tfdebug.remote.display import LocalDisplay
 from tfdebug.remote.errors import FrameError
@@ -35,12 +38,14 @@ SUFFIX = ".safetensors"  # a snapshot's file name ends so
 class ServedSession:
     """One DebugSession served to the attached window; `pass_id` counts the passes it has started.
 
-    `make_session(texts)` builds a session for new input texts (None: the first inputs);
+    `make_session(texts, settings)` builds a session for new input texts (None: the first inputs), a
+    GenerationSession when `settings` (DecodingSettings) are given;
     `export_dir` is the only folder the server writes snapshots into when asked to.
     `on_event(event)` hears every stepper event (from the forward's thread).
     """
 
-    def __init__(self, make_session: Callable[[Mapping[str, str] | None], DebugSession], export_dir: str | Path,
+    def __init__(self, make_session: Callable[[Mapping[str, str] | None, DecodingSettings | None], DebugSession],
+                 export_dir: str | Path,
                  on_event: Callable[[StepperEvent], None]):
         self._make_session = make_session
         self.export_dir = Path(export_dir)
@@ -49,7 +54,7 @@ class ServedSession:
         # the window's view, when it follows: (view, max size, moments, whole-tensor stats up to this many bytes)
         self.follow: tuple[ViewSelection, tuple[int, int], bool, int] | None = None
         self.exports: dict[int, "ExportJob"] = {}
-        self._start(self._make_session(None))
+        self._start(self._make_session(None, None))
 
     # ----- the pass --------------------------------------------------------------------------
     def _start(self, session: DebugSession) -> None:
@@ -73,7 +78,19 @@ class ServedSession:
                 "inputs": [[f.key, f.label, f.placeholder] for f in adapter.inputs],
                 "titles": {"layer": dict(adapter.layer_titles), "site": dict(adapter.site_titles),
                            "stack": dict(adapter.stack_titles)},
-                "plan": [wire.entry(c) for c in session.plan]}
+                "plan": [wire.entry(c) for c in session.plan],
+                "generation": session.settings.describe() if self.generating else None}
+
+    @property
+    def generating(self) -> bool:
+        """Whether the served pass is a generation (a GenerationSession)."""
+        return isinstance(self.session, GenerationSession)
+
+    def generation_fields(self) -> dict | None:
+        """A generation's growing token streams and token strip (None for one pass): small, sent with each state."""
+        if not self.generating:
+            return None
+        return {"tokens": self.session.tokens, "entries": [wire.token_entry(e) for e in self.session.entries()]}
 
     def close(self) -> None:
         self.session.stepper.unsubscribe(self._on_event)
@@ -98,10 +115,18 @@ class ServedSession:
                  "step_out": stepper.step_out, "step_back": stepper.step_back, "step_forward": stepper.step_forward,
                  "pause": stepper.pause, "stop": stepper.stop, "restart": stepper.restart,
                  "undo_replace": stepper.undo_replace,
+                 "next_token": lambda: self._generation().next_token(),
+                 "run_to_token": lambda: self._generation().run_to_token(_needed(m, "index")),
                  "run_to": lambda: stepper.run_to(_needed(m, "name")),
                  "goto": lambda: stepper.goto(_needed(m, "index"))}
         calls[op]()
         return {}, []
+
+    def _generation(self) -> GenerationSession:
+        if not self.generating:
+            raise StepperStateError("The served pass is not a generation: press Generate to generate token by token.",
+                                    id="remote.not_generating")
+        return self.session
 
     def _on_breakpoint(self, m: Message) -> Reply:
         stepper, op = self.stepper, m["op"]
@@ -141,6 +166,11 @@ class ServedSession:
 
     def _on_stats(self, m: Message) -> Reply:
         return self._stats_reply(self.display.stats_of(self._capture(m["index"])))
+
+    def _on_overview(self, m: Message) -> Reply:
+        """The Overview's statistic of each stage asked for, computed where the tensors are (NaN: not kept)."""
+        captures = [self._capture(i) for i in m["indices"]]
+        return {}, [np.asarray(stage_statistics(captures, m["statistic"], self.stepper.tensor_of), dtype=np.float64)]
 
     @staticmethod
     def _stats_reply(stats: Stats) -> Reply:
@@ -210,11 +240,12 @@ class ServedSession:
         if unknown:
             raise FrameError("The model takes no input named {name}.", id="remote.unknown_input", name=unknown[0])
         texts = dict(m["texts"])
+        settings = DecodingSettings(**m["generate"]) if m["generate"] is not None else None  # typed InputErrors
         self.session.adapter.prepare(texts)  # a typed InputError here: nothing changed
         old = self.session
         self.close()  # planning the new pass runs the model: the old pass's hooks must be gone
         try:
-            new = self._make_session(texts)
+            new = self._make_session(texts, settings)
         except TfdebugError:
             self._start(old)  # the new pass could not be planned: the old inputs run again, from their first stage
             raise

@@ -22,7 +22,8 @@ import numpy as np
 
 from tfdebug.remote.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 2  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
+PROTOCOL_VERSION = 3  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
+# 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -41,7 +42,7 @@ MAX_NDIM = 8
 DTYPES = {"float32": np.float32, "float64": np.float64, "uint8": np.uint8, "int64": np.int64}
 
 OPS = ("start", "step", "continue", "run_to", "step_out", "step_back", "step_forward", "goto", "pause", "stop",
-       "restart", "undo_replace")
+       "restart", "undo_replace", "next_token", "run_to_token")
 BREAKPOINT_OPS = ("add", "remove", "clear", "mode")
 
 
@@ -122,6 +123,18 @@ def mapping(key: Check, value_check: Check, max_len: int) -> Check:
     return check
 
 
+def record(schema: dict[str, Check]) -> Check:
+    """An object with some of `schema`'s fields, each checked; an unknown field is refused."""
+    def check(field, value):
+        if not isinstance(value, dict):
+            raise _bad(field, "an object", value)
+        unknown = sorted(set(value) - set(schema))
+        if unknown:
+            raise _bad(field, "an object with the fields " + ", ".join(schema), unknown[0])
+        return {name: schema[name](f"{field}.{name}", v) for name, v in value.items()}
+    return check
+
+
 def anything() -> Check:
     """Server → window data the window reads field by field itself (stage metadata, stats)."""
     return lambda field, value: value
@@ -132,6 +145,9 @@ _INDEX = integer(0, 2**40)
 _SIZE = integer(1, 8192)
 _VIEW = {"index": _INDEX, "row": _AXIS, "col": _AXIS, "indices": mapping(text(2), _INDEX, MAX_NDIM),
          "max_rows": _SIZE, "max_cols": _SIZE}
+
+DECODING = {"max_new_tokens": integer(1, 4096), "sample": flag(), "temperature": number(), "top_k": integer(0, 2**31),
+            "top_p": number(), "seed": integer(-2**63, 2**64 - 1), "stop_at_eos": flag()}
 
 # type -> {field: check}; `v`, `type`, `id` and `buffers` are common to all.
 SCHEMAS: dict[str, dict[str, Check]] = {
@@ -147,13 +163,16 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "moments": dict(_VIEW),
     "heads": {**_VIEW, "head": _AXIS},
     "stats": {"index": _INDEX},
+    # the Overview: one statistic (tfdebug.core.overview) of each of these history positions, as one float64 buffer
+    "overview": {"statistic": text(16, ("rms", "max_abs")), "indices": list_of(_INDEX, 65536)},
     "replace": {},
     # an Edit (tfdebug.core.edits) of the paused stage in the shown Region; fill_csv's values as a float64 buffer
     "edit": {"op": text(16, ("set", "scale", "zero_head", "keep_head", "fill_csv")),
              "target": text(16, ("cell", "row", "column", "slice", "tensor")), "value": number(),
              "row": optional(_INDEX), "col": optional(_INDEX), "head": optional(_INDEX), "row_axis": _AXIS,
              "col_axis": _AXIS, "indices": mapping(text(2), _INDEX, MAX_NDIM)},
-    "open": {"texts": mapping(text(64), text(20000), 16)},
+    # `generate`: decoding settings (tfdebug.models.sampling.DecodingSettings) to generate token by token
+    "open": {"texts": mapping(text(64), text(20000), 16), "generate": optional(record(DECODING))},
     # the window's view (tfdebug.core.view.ViewSelection): the server pushes each new stage's slice with its event
     # `stats_up_to`: the stage's whole-tensor stats come too while its tensor has at most this many bytes
     "follow": {"on": flag(), "pinned": optional(list_of(text(32), 2)), "indices": mapping(text(32), _INDEX, 16),
@@ -170,7 +189,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "chunk": {"offset": anything(), "total": anything(), "last": anything()},
     "heartbeat": {"state": anything()},
 }
-REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "stats", "replace",
+REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "stats", "overview", "replace",
             "edit", "open", "follow", "export", "transfer")
 
 

@@ -30,6 +30,7 @@ from tfdebug import __version__
 from tfdebug.adapters.session import DebugSession
 from tfdebug.core.errors import ExportCancelledError, TfdebugError
 from tfdebug.core.stepper import StepperEvent
+from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote import wire
 from tfdebug.remote.errors import AuthError, FrameError, to_reply
 from tfdebug.remote.handlers import ServedSession
@@ -51,7 +52,7 @@ def device_description(device: torch.device | str) -> str:
 
 
 class RemoteServer:
-    """Serve `make_session(texts)`'s DebugSession on tcp://host:port (port 0: a free one).
+    """Serve `make_session(texts, settings)`'s DebugSession (tfdebug.remote.handlers.ServedSession) on tcp://host:port (port 0: a free one).
 
     `token` (default: a fresh random one) is what a window must say to attach. Heartbeats go
     to the attached window every `heartbeat_s`; it is detached after `client_timeout_s` silent.
@@ -59,7 +60,7 @@ class RemoteServer:
     is then the public key a window needs (tfdebug.remote.security).
     """
 
-    def __init__(self, make_session: Callable[[Mapping[str, str] | None], DebugSession], *, host: str = "127.0.0.1",
+    def __init__(self, make_session: Callable[[Mapping[str, str] | None, DecodingSettings | None], DebugSession], *, host: str = "127.0.0.1",
                  port: int = 0, token: str | None = None, heartbeat_s: float = 0.2, client_timeout_s: float = 3.0,
                  max_upload_bytes: int = DEFAULT_MAX_UPLOAD, export_dir: str | Path = ".", encrypt: bool = False):
         encrypt = needs_encryption(host, encrypt)
@@ -99,6 +100,7 @@ class RemoteServer:
         self._sent_pass = 0
         self._sent_len = 0
         self._sent_flags: list[tuple[bool, bool]] = []
+        self._sent_generation: dict | None = None  # a generation's tokens and strip as last sent
         self.refused = collections.Counter()  # why messages were refused: the tests and the log read it
 
     # ----- what prints for the user ------------------------------------------------------------
@@ -258,6 +260,9 @@ class RemoteServer:
                  "undo": stepper.edits_to_undo, "mode": stepper.condition_mode,
                  "breakpoints": [wire.breakpoint_fields(b) for b in stepper.breakpoints],
                  "error": to_reply(stepper.error) if stepper.error is not None else None}
+        generation = self.served.generation_fields()  # only when it changed (heartbeats come every 0.2 s)
+        if self._sent_len == 0 or generation != self._sent_generation:
+            state["generation"] = self._sent_generation = generation
         # Optimistic: a message that could not be queued is followed by a fresh state soon, sent from `from`.
         self._sent_len, self._sent_flags = len(history), flags
         return state
@@ -291,9 +296,10 @@ class RemoteServer:
     def _send_state(self, kind: str, fields: dict, buffers=()) -> None:
         if self._peer is None:
             return
-        mark = (self._sent_pass, self._sent_len, self._sent_flags)
+        mark = (self._sent_pass, self._sent_len, self._sent_flags, self._sent_generation)
         if not self._send(self._peer, kind, {**fields, "state": self._state()}, buffers):
-            self._sent_pass, self._sent_len, self._sent_flags = mark  # not queued: resend those entries later
+            # not queued: resend those entries (and the generation) later
+            self._sent_pass, self._sent_len, self._sent_flags, self._sent_generation = mark
 
     def _beat(self) -> None:
         now = time.monotonic()

@@ -7,13 +7,14 @@ tfdebug.remote.display.LocalDisplay; its `stepper` is a tfdebug.remote.stepper.R
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 import threading
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-
+from tfdebug.adapters.generation import TokenEntry
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.errors import ExportCancelledError, TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
@@ -29,7 +30,8 @@ from tfdebug.remote import wire
 from tfdebug.remote.client import RemoteClient
 from tfdebug.remote.errors import ConnectionLostError, FrameError
 from tfdebug.remote.handlers import SUFFIX as SNAPSHOT_SUFFIX
-from tfdebug.remote.protocol import Message
+from tfdebug.models.sampling import DecodingSettings
+from tfdebug.remote.protocol import Message, wire_number
 from tfdebug.remote.stepper import RemoteStepper
 
 
@@ -81,12 +83,15 @@ class RemoteDisplay:
         return (view.get("index"), view.get("row"), view.get("col"), tuple(sorted((view.get("indices") or {}).items())),
                 view.get("max_rows"), view.get("max_cols"), view.get("moments"))
 
-    def _view(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], max_size=(1, 1)) -> dict:
+    def _position(self, capture: Capture) -> int:
         index = self._session.stepper.position_of(capture.name)
         if index is None:
             raise FrameError("Stage {name} is not in the server's history.", id="remote.not_captured",
                              name=capture.name)
-        return {"index": index, "row": row, "col": col, "indices": {str(k): int(v) for k, v in indices.items()},
+        return index
+
+    def _view(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], max_size=(1, 1)) -> dict:
+        return {"index": self._position(capture), "row": row, "col": col, "indices": {str(k): int(v) for k, v in indices.items()},
                 "max_rows": int(max_size[0]), "max_cols": int(max_size[1])}
 
     def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
@@ -117,6 +122,16 @@ class RemoteDisplay:
             raise FrameError("Stats from the server come without their histogram.", id="remote.stats_histogram")
         return wire.stats_of(reply["result"]["stats"], *reply.buffers)
 
+    def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
+        """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture, computed on the
+        server; only the numbers cross (NaN where the server kept no tensor)."""
+        indices = [self._position(c) for c in captures]
+        reply = self._session.request("overview", {"statistic": statistic, "indices": indices})
+        if len(reply.buffers) != 1 or reply.buffers[0].shape != (len(indices),):
+            raise FrameError("The server's overview has {got} values for {n} stages.", id="remote.overview",
+                             got=reply.buffers[0].size if reply.buffers else 0, n=len(indices))
+        return [float(v) for v in reply.buffers[0]]
+
 
 class RemoteSession:
     """A pass served by `tfdebug serve`, attached through `client` (connected by `connect`)."""
@@ -130,6 +145,7 @@ class RemoteSession:
         self.plan: Plan = Plan()
         self.layout: PassLayout = build_layout([])
         self.pass_info: dict = {}
+        self._generation: tuple[dict[str, list[str]], list[TokenEntry]] | None = None  # the server's, with each state
         self._attached = threading.Event()  # the pass and the state after a hello have arrived
         self.on_pass: Callable[[], None] = lambda: None      # a new pass's metadata arrived
         self.on_lost: Callable[[TfdebugError], None] = lambda e: None
@@ -171,8 +187,11 @@ class RemoteSession:
         if message.type == "pass":
             self._take_pass(message["pass"])
             return
-        if message["state"] is not None:
-            self.stepper.apply(message["state"])
+        state = message["state"]
+        if state is not None:
+            if isinstance(state, dict) and "generation" in state:  # sent when it changed; first: the events read it
+                self._take_generation(state["generation"])
+            self.stepper.apply(state)
         if message.type == "event":
             self.display.take_pushed(message["slice"], message.buffers)
             event = message["event"] or {}
@@ -190,6 +209,37 @@ class RemoteSession:
         self.plan, self.layout, self.pass_info = plan, layout, data
         self.on_pass()
 
+    def _take_generation(self, data) -> None:
+        if data is None:
+            self._generation = None
+            return
+        try:
+            tokens = {str(k): [str(w) for w in v] for k, v in data["tokens"].items()}
+            entries = [wire.token_entry_of(e) for e in data["entries"]]
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise FrameError("The server's generation cannot be read: {why}", id="remote.generation",
+                             why=str(exc)[:200]) from None
+        self._generation = (tokens, entries)
+
+    # ----- a generation served (tfdebug.adapters.generation.GenerationSession on the server) ------------
+    @property
+    def is_generation(self) -> bool:
+        """Whether the served pass generates token by token (Next Token and the Generation dock apply)."""
+        return bool(self.pass_info.get("generation"))
+
+    def entries(self) -> list[TokenEntry]:
+        """The token strip as the server's generation has it: the prompt, then each chosen token."""
+        generation = self._generation
+        return list(generation[1]) if generation is not None else []
+
+    def next_token(self) -> None:
+        """Run on the server to the end of this step (GenerationSession.next_token there)."""
+        self.stepper._command("next_token")
+
+    def run_to_token(self, n: int) -> None:
+        """Run on the server until generated token `n` has been chosen (GenerationSession.run_to_token)."""
+        self.stepper._command("run_to_token", index=n)
+
     # ----- what the controller reads of a session ------------------------------------------------
     @property
     def model_name(self) -> str:
@@ -206,6 +256,10 @@ class RemoteSession:
 
     @property
     def tokens(self) -> dict[str, list[str]]:
+        """Token strings per stream (a generation's growing stream as far as the server has chosen)."""
+        generation = self._generation
+        if generation is not None:
+            return {k: list(v) for k, v in generation[0].items()}
         return {k: list(v) for k, v in (self.pass_info.get("tokens") or {}).items()}
 
     @property
@@ -240,9 +294,11 @@ class RemoteSession:
         fields = self.pass_info.get("inputs") or []
         return [(str(f[0]), str(f[1]), str(f[2])) for f in fields if isinstance(f, list) and len(f) == 3]
 
-    def reopen(self, texts: Mapping[str, str], timeout: float = 600.0) -> "RemoteSession":
+    def reopen(self, texts: Mapping[str, str], timeout: float = 600.0,
+               generate: DecodingSettings | None = None) -> "RemoteSession":
         """A new pass of the served model on `texts` (checked on the server), paused at its first stage,
-        as a new RemoteSession over the same connection; this one then closes without detaching.
+        as a new RemoteSession over the same connection; this one then closes without detaching. With
+        `generate`, the new pass generates token by token with those settings (a GenerationSession there).
 
         Texts the server refuses raise its typed error and leave this session and its pass as they were.
         When the server could not plan the new pass and ran the old inputs again, that pass is returned,
@@ -250,7 +306,9 @@ class RemoteSession:
         successor = RemoteSession(self.client, hook=False)
         self._successor = successor
         try:
-            self.request("open", {"texts": dict(texts)}, timeout=timeout)
+            settings = None if generate is None else {k: (wire_number(v) if isinstance(v, float) else v)
+                                                      for k, v in dataclasses.asdict(generate).items()}
+            self.request("open", {"texts": dict(texts), "generate": settings}, timeout=timeout)
             successor.open_error = None
         except TfdebugError as exc:
             if not self.handed_over:

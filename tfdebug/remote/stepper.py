@@ -96,6 +96,11 @@ class RemoteStepper:
             self._observers.remove(callback)
 
     @property
+    def pass_id(self) -> int:
+        """The server's count of passes started: a restart or a new pass changes it."""
+        return self._pass
+
+    @property
     def alive(self) -> bool:
         return self.state in (RUNNING, PAUSED)
 
@@ -118,6 +123,10 @@ class RemoteStepper:
 
     def tensor_of(self, capture: Capture) -> Tensor | None:
         return None
+
+    def holds_tensor(self, capture: Capture) -> bool:
+        """Whether the server kept the stage's tensor (not dropped by its capture budget): its display can show it."""
+        return not capture.dropped
 
     @property
     def dropped(self) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from tfdebug.adapters.generation import TokenEntry
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.recorder import Capture
@@ -134,4 +135,22 @@ def heads_of(fields: Any, buffers: list[np.ndarray]) -> HeadThumbnails:
                               neginf=buffers[3].copy(), source_shape=tuple(int(n) for n in fields["source_shape"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise FrameError("Head thumbnails from the server cannot be read: {why}", id="remote.heads",
+                         why=str(exc)[:200]) from None
+
+
+def token_entry(e: TokenEntry) -> list:
+    """One entry of a generation's token strip: [text, step, generated, probability, [[text, p], …]]."""
+    return [e.text, e.step, e.generated, None if e.probability is None else float(e.probability),
+            [[t, float(p)] for t, p in e.alternatives]]
+
+
+def token_entry_of(data: Any) -> TokenEntry:
+    """`token_entry`'s list read back; a FrameError when it is not one."""
+    try:
+        text, step, generated, probability, alternatives = data
+        return TokenEntry(str(text), None if step is None else int(step), bool(generated),
+                          None if probability is None else float(probability),
+                          tuple((str(t), float(p)) for t, p in alternatives))
+    except (TypeError, ValueError) as exc:
+        raise FrameError("A token of the server's generation cannot be read: {why}", id="remote.token_entry",
                          why=str(exc)[:200]) from None

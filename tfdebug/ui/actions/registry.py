@@ -173,8 +173,11 @@ def run_inputs(ctx: ActionContext) -> None:
 @action("tfdebug.session.generate", QT_TRANSLATE_NOOP("actions", "Generate"), "Ctrl+G",
         QT_TRANSLATE_NOOP("actions", "Generate token by token from the input bar's texts (KV cache); Next Token "
                           "(Ctrl+T) steps by token, Debug ▸ Decoding Settings… chooses how"),
-        enabled=lambda ctl: not ctl.busy and ctl.remote is None, live_only=True)  # not yet over tfdebug serve
+        enabled=lambda ctl: not ctl.busy, live_only=True)
 def generate(ctx: ActionContext) -> None:
+    if ctx.ctl.remote is not None:  # tfdebug serve generates: its decoding steps run where the model is
+        ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), generate=ctx.ctl.decoding)
+        return
     ctx.ctl.generation = ctx.ctl.decoding
     ctx.ctl.run()
 

@@ -21,6 +21,8 @@ from tfdebug.ui.widgets.cache_view import ROLES, CacheView
 from tfdebug.ui.widgets.token_strip import TokenStrip
 from tfdebug.ui.workers.throttle import throttler
 
+REMOTE_PLANE = (2048, 2048)  # a cache plane cut on the server: at most keys × head dim cells cross
+
 
 class GenerationPanel(QWidget):
     """Token strip, attention rows (self, cross) and K/V cache heatmaps of the step on screen."""
@@ -147,9 +149,42 @@ class GenerationPanel(QWidget):
             self.layer_box.setCurrentIndex(self.layers.index(self.layer))
         self.strip.set_entries(ctl.generation_entries(), self.step)
         self._summary()
+        self._fetch_planes()
+
+    def _fetch_planes(self) -> None:
+        """The attention rows' and the cache's found stages and heads, then their (rows × cols) planes: read
+        here from a local tensor, or cut on the server (only the plane crosses) for a remote pass."""
+        stack, layer = self.layer
+        block = self.block_box.currentData() or data.SELF
+        stepper = self.ctl.stepper
+        found: dict[tuple[str, str], tuple[data.Found, int]] = {}
+        for row_block in self.rows:
+            f = data.latest(stepper, self.step, stack, layer, row_block, "probs")
+            if f is not None:
+                found[("row", row_block)] = (f, min(self.head(), f.capture.shape[1] - 1))
+        for role in ROLES:
+            f = data.latest(stepper, self.step, stack, layer, block, f"cache_{role}")
+            if f is not None:
+                found[("cache", role)] = (f, self._kv_head(f.capture.shape[1], stack, layer, block))
+        shown = (self.step, self.layer, block)
+
+        def draw(planes: dict) -> None:
+            if shown == (self.step, self.layer, self.block_box.currentData() or data.SELF):  # not a stale answer
+                self._draw(found, planes)
+        remote = self.ctl.remote
+        if remote is None:
+            draw({key: f.capture.tensor[0, head].detach().float().cpu().numpy() for key, (f, head) in found.items()})
+            return
+
+        def fetch() -> dict:  # the display worker's thread: one small request per plane
+            return {key: remote.display.slice_of(f.capture, 2, 3, {0: 0, 1: head}, REMOTE_PLANE, moments=False).values
+                    for key, (f, head) in found.items()}
+        self.ctl.display.submit("generation", fetch, draw, lambda exc: self.cache.clear(str(exc)))
+
+    def _draw(self, found: dict, planes: dict) -> None:
         for block, row in self.rows.items():
-            self._attention_row(block, row)
-        self._cache()
+            self._attention_row(block, row, *found.get(("row", block), (None, 0)), planes.get(("row", block)))
+        self._cache(found, planes)
 
     def _idle(self) -> None:
         if self._idle_drawn:  # already says so: during Continue this came every 50 ms
@@ -171,18 +206,16 @@ class GenerationPanel(QWidget):
                 text += f" (p = {chosen.probability:.2f})"
         self.summary.setText(text)
 
-    def _attention_row(self, block: str, row: AttentionRow) -> None:
+    def _attention_row(self, block: str, row: AttentionRow, found: data.Found | None, head: int, plane) -> None:
         stack, layer = self.layer
         what = self._block_title(block)
-        found = data.latest(self.ctl.stepper, self.step, stack, layer, block, "probs")
         if found is None:
             row.set_row(None, [], what, self.tr("not computed yet at this step"))
             row.setVisible(block == data.SELF or block in self.attention_blocks)  # no cross row for an LM
             return
         row.setVisible(True)
         capture = found.capture
-        head = min(self.head(), capture.shape[1] - 1)
-        weights = capture.tensor[0, head, -1].detach().float().cpu().numpy()  # (Tk,): the newest query's row
+        weights = plane[-1]  # (Tk,): the newest query's row
         labels = data.key_labels(self.ctl.tokens, capture)
         query = self._query_label(capture)
         title = self.tr("{0} · {1}.{2} · head {3} · query {4} at step {5}").format(
@@ -202,23 +235,20 @@ class GenerationPanel(QWidget):
         head = min(self.head(), heads - 1)
         return min(head // max(1, heads // kv_heads), kv_heads - 1)
 
-    def _cache(self) -> None:
+    def _cache(self, found: dict, planes: dict) -> None:
         stack, layer = self.layer
         block = self.block_box.currentData() or data.SELF
-        planes, titles, labels, new = {}, {}, [], 0
+        shown, titles, labels, new = {}, {}, [], 0
         for role in ROLES:
-            stage = f"cache_{role}"
-            found = data.latest(self.ctl.stepper, self.step, stack, layer, block, stage)
-            if found is None:
+            if ("cache", role) not in found:
                 continue
-            capture = found.capture
-            head = self._kv_head(capture.shape[1], stack, layer, block)
-            planes[role] = capture.tensor[0, head].detach().float().cpu().numpy()  # (keys, head_dim)
-            labels = data.key_labels(self.ctl.tokens, capture)
-            new = data.new_rows(self.ctl.stepper, found, stack, layer, block, stage)
+            f, head = found[("cache", role)]
+            shown[role] = planes[("cache", role)]  # (keys, head_dim)
+            labels = data.key_labels(self.ctl.tokens, f.capture)
+            new = data.new_rows(self.ctl.stepper, f, stack, layer, block, f"cache_{role}")
             titles[role] = self.tr("{0} cache · head {1} · step {2} · {3} keys").format(
-                role.upper(), head, found.step, len(labels))
-        if not planes:
+                role.upper(), head, f.step, len(labels))
+        if not shown:
             self.cache.clear(self.tr("The cache fills when this step's attention runs."))
             return
-        self.cache.show_cache({r: np.ascontiguousarray(p) for r, p in planes.items()}, labels, new, titles)
+        self.cache.show_cache({r: np.ascontiguousarray(p) for r, p in shown.items()}, labels, new, titles)

@@ -3,7 +3,8 @@
 BertViz's model view, live: one row per stage of the chosen kind (a layer's self-attention,
 its cross-attention …), one column per head. Each stage is sliced and downsampled where its
 tensor lives, on the display worker (`core.thumbnails.head_thumbnails`, as the Heads dock
-does), as soon as it has run; a stage the pass has not reached yet is an empty box. Clicking
+does), as soon as it has run (on the server for a pass tfdebug serve runs: only the thumbnails
+cross); a stage the pass has not reached yet is an empty box. Clicking
 a cell shows that stage with that head in the heatmap and every panel. View ▸ Model View
 (Ctrl+Shift+M) shows it.
 """
@@ -143,14 +144,15 @@ class ModelViewPanel(QWidget):
             self._retry.start()  # after the job on the worker now (its result, or its drop when cancelled)
             return
         stepper, ctl = self.ctl.stepper, self.ctl
+        remote = ctl.remote  # a pass served by tfdebug serve: its thumbnails are cut on the server, only they cross
         todo = []
         for name in self.rows:
             index = stepper.position_of(name)
             if name in self.thumbs or index is None:
                 continue
             capture = stepper.history[index]
-            if capture.dropped or ctl.is_large(capture) or (capture.tensor is None and stepper.is_live):
-                continue  # dropped by the budget, read in full nowhere, or on a server
+            if capture.dropped or (remote is None and (ctl.is_large(capture) or capture.tensor is None and stepper.is_live)):
+                continue  # dropped by the budget, read in full nowhere, or not kept
             row, col, head = head_plane_axes(ctl.axis_names(capture))
             todo.append((capture, row, col, head, ctl.indices(capture)))
         if not todo:
@@ -159,9 +161,13 @@ class ModelViewPanel(QWidget):
         cached, kind, shown = dict(self.thumbs), self.kind, self._levels
 
         def compute():  # a replay reads each stage (and the mask its softmax read) here, off the GUI thread
-            new = {capture.name: head_thumbnails(stepper.tensor_of(capture), row, col, head, indices, THUMB,
-                                                 kind=capture.info.kind, mask=mask_read_by(capture, stepper.captured))
-                   for capture, row, col, head, indices in todo}
+            if remote is not None:
+                new = {capture.name: remote.display.heads_of(capture, row, col, head, indices, THUMB)
+                       for capture, row, col, head, indices in todo}
+            else:
+                new = {capture.name: head_thumbnails(stepper.tensor_of(capture), row, col, head, indices, THUMB,
+                                                     kind=capture.info.kind, mask=mask_read_by(capture, stepper.captured))
+                       for capture, row, col, head, indices in todo}
             every = {**cached, **new}
             lut, levels = colors.thumbnail_scale(kind, np.concatenate([t.mins for t in every.values()]),
                                                  np.concatenate([t.maxs for t in every.values()]))

@@ -45,6 +45,7 @@ class OverviewPanel(QWidget):
         # and the reference tells a reused id from the tensor it was computed for
         self._cache: dict[str, dict[int, tuple[ref, float]]] = {}
         self._file_cache: dict[tuple[str, str], float] = {}  # (statistic, stage) of a pass read from a file
+        self._remote_cache: dict[tuple, float] = {}  # (statistic, pass, stage, edited) of a pass tfdebug serve runs
         self.comparison = None  # the last Compare result (core.compare.Comparison), for max |Δ|
         self.statistic = QComboBox()
         for key in (RMS, MAX_ABS, *COMPARISONS):
@@ -89,6 +90,7 @@ class OverviewPanel(QWidget):
 
     def _new_pass(self) -> None:
         self._file_cache.clear()
+        self._remote_cache.clear()
         self._drawn = None  # another model may title the same layers otherwise
 
     def retranslate_ui(self) -> None:
@@ -121,6 +123,8 @@ class OverviewPanel(QWidget):
     def _pass_values(self, statistic: str) -> tuple[list[str], list[float]]:
         """Names of the pass on screen in forward order and the statistic of each stage that ran
         (NaN where none: not run, too large, or still being computed on the display worker)."""
+        if self.ctl.remote is not None:
+            return self._remote_values(statistic)
         recording, _ = self.ctl.recording()
         names = self.ctl.plan.names()
         if recording is None:
@@ -140,6 +144,27 @@ class OverviewPanel(QWidget):
                                         "Cannot compute the overview: {why}").format(why=exc))))
         got = {c.name: self._cached(statistic, c) for c in recording.captures}
         return names, [math.nan if got.get(n) is None else got[n] for n in names]  # None: not computed (too large)
+
+    def _remote_values(self, statistic: str) -> tuple[list[str], list[float]]:
+        """`_pass_values` of a pass tfdebug serve runs: the server computes each stage's statistic where its
+        tensor is, and only the numbers cross (asked once per stage, again after an edit or a restart)."""
+        stepper, remote, names = self.ctl.stepper, self.ctl.remote, self.ctl.plan.names()
+        history = list(stepper.history)
+
+        def key(c) -> tuple:
+            return statistic, stepper.pass_id, c.name, c.edited
+        todo = [c for c in history if key(c) not in self._remote_cache]
+        if todo:
+            def computed(values: list[float]) -> None:
+                self._remote_cache.update({k: v for k, v in zip(keys, values)})
+                if statistic == self.statistic.currentData():
+                    self.refresh()
+            keys = [key(c) for c in todo]
+            self.ctl.display.submit("overview", lambda: remote.display.statistics_of(todo, statistic), computed,
+                                    lambda exc: self.ctl.error.emit(said(lambda: self.tr(
+                                        "Cannot compute the overview: {why}").format(why=exc))))
+        got = {c.name: self._remote_cache.get(key(c), math.nan) for c in history}
+        return names, [got.get(n, math.nan) for n in names]
 
     def _cached(self, statistic: str, capture) -> float | None:
         if capture.tensor is None:

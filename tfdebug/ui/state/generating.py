@@ -1,7 +1,7 @@
 """Generation in the controller: Next Token, Run to Token, going to a step, the growing token stream.
 
-`GenerationMixin` is part of `DebugController`; a live generation is a
-`GenerationSession` (it has `run_to_token`), a recorded one is recognised by its
+`GenerationMixin` is part of `DebugController`; a live generation is a session whose
+`is_generation` is true (a GenerationSession, or a RemoteSession serving one), a recorded one is recognised by its
 `gen.{t}.` stage names.
 """
 
@@ -24,7 +24,7 @@ class GenerationMixin:
 
     def is_generating(self) -> bool:
         """Whether the live pass is a generation (Next Token and Run to Token apply)."""
-        return self.session is not None and hasattr(self.session, "run_to_token")
+        return self.session is not None and bool(getattr(self.session, "is_generation", False))
 
     def next_token(self) -> bool:
         """Run to the end of this step: the next step reads the token just chosen."""

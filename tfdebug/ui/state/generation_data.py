@@ -61,8 +61,10 @@ def latest(stepper, step: int, stack: str, layer: int, block: str, stage: str) -
         position = stepper.position_of(stage_name(s, stack, layer, block, stage))
         if position is not None and position <= stepper.cursor:
             capture = stepper.history[position]
-            # A replay reads a stage's tensor when it is first shown.
-            return Found(capture, s) if stepper.tensor_of(capture) is not None else None
+            # A replay reads a stage's tensor when it is first shown; a remote pass's stays on the server.
+            holds = getattr(stepper, "holds_tensor", None)
+            kept = holds(capture) if holds is not None else stepper.tensor_of(capture) is not None
+            return Found(capture, s) if kept else None
     return None
 
 
