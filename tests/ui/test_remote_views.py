@@ -91,7 +91,9 @@ def test_generate_and_next_token_run_on_the_server_and_the_dock_shows_them(make_
                     and ctl.current.name == "gen.0.tok.embed", timeout=60000)
     assert window.docks["generation"].isVisible()
     prompt = list(ctl.tokens["prompt"])
+    next_token = window.actions_by_id["tfdebug.gen.next_token"]
     for n in range(1, 4):
+        qtbot.waitUntil(next_token.isEnabled)  # a key pressed while the action is still grey does nothing
         press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token
         qtbot.waitUntil(lambda: len(ctl.tokens["prompt"]) == len(prompt) + n and ctl.stepper.state == "paused",
                         timeout=30000)
