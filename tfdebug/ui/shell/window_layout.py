@@ -138,13 +138,13 @@ class WindowLayout:
                  and d.geometry().left() == shape.geometry().left() and d.geometry().top() > shape.geometry().top()]
         if shape.height() >= need or not below:
             return
-        # The docks under it give the height, the one with the most to spare first, each down to its minimum
-        # (on a small screen the one right under it alone has too little); every one is named in the resize,
-        # or Qt spreads the change over the whole column.
+        # The docks under it give the height, the one right under it first, each down to its minimum (on a
+        # small screen that one alone has too little; the Stats histogram further down gives the rest); every
+        # one is named in the resize, or Qt spreads the change over the whole column.
         below.sort(key=lambda d: d.geometry().top())
         sizes = [d.height() for d in below]
         short = need - shape.height()
-        for i in sorted(range(len(below)), key=lambda i: below[i].minimumSizeHint().height() - sizes[i]):
+        for i in range(len(below)):
             give = max(0, min(short, sizes[i] - below[i].minimumSizeHint().height()))
             sizes[i] -= give
             short -= give
