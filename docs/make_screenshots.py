@@ -13,6 +13,8 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
 - gui-zh-dec.0.self_attn.masked: a window started in Chinese (as `--lang zh`), the same way;
 - gui-zh-file-open: then File ▸ Open (Ctrl+O), the folder of a saved snapshot pasted and Return: Qt's
   own dialog, in Chinese;
+- gui-zh-damaged-snapshot: that snapshot cut to half its length (a copy that stopped), then File ▸ Open,
+  its folder pasted, its row clicked and Open: the message bar says what is wrong with it, in Chinese;
 - gui-hf-tiny-gpt2-masked and gui-hf-tiny-gpt2-probs: the bundled tiny GPT-2 (needs the hf
   extra) on the prompt "I love you = 我 爱 你", block 0; gui-generation-tiny-gpt2: then Generate
   (Ctrl+G) and Next Token (Ctrl+T) three times, from the preset "I love you =".
@@ -48,7 +50,7 @@ DEMO = {"src": "I love you", "tgt": "我 爱 你"}
 TINY_GPT2 = {"prompt": "I love you = 我 爱 你"}
 ENGLISH = ("gui-stepped-dec.0.self_attn.masked", "gui-1280x720", "gui-dec.1.cross_attn.probs", "gui-1920x1080",
            "gui-1280x720-no-head-axis", "gui-enc.0.attn.scores")
-CHINESE = ("gui-zh-dec.0.self_attn.masked", "gui-zh-file-open")
+CHINESE = ("gui-zh-dec.0.self_attn.masked", "gui-zh-file-open", "gui-zh-damaged-snapshot")
 GENERATION = ("gui-generate-cache_k", "gui-generation-dock")
 HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs", "gui-generation-tiny-gpt2")
 OTHERS = ("learn-notes-head-split", "sdpa-encoder-layer")
@@ -90,16 +92,29 @@ def chinese(out: Path, only: set[str] | None) -> None:
         driver.run("demo", DEMO)
         driver.run_to("dec.0.self_attn.masked")
         driver.shot("gui-zh-dec.0.self_attn.masked", 1600, 1000)
-        if driver.wanted("gui-zh-file-open"):
-            import tempfile
+        if not driver.wanted(CHINESE[1]) and not driver.wanted(CHINESE[2]):
+            return
+        import shutil
+        import tempfile
 
-            from tfdebug.io.snapshot import save_snapshot
+        from tfdebug.io.snapshot import save_snapshot
 
-            with tempfile.TemporaryDirectory() as folder:  # a snapshot of this pass and a folder beside it
-                folder = Path(folder).resolve()
-                save_snapshot(driver.ctl.recording()[0], folder / "pass.safetensors")
-                (folder / "older passes").mkdir()
-                driver.file_open(folder, picture="gui-zh-file-open")
+        # A snapshot of this pass and a folder beside it, in one fixed folder: the message names the path.
+        folder = Path(tempfile.gettempdir()).resolve() / "tfdebug-docs-snapshots"
+        shutil.rmtree(folder, ignore_errors=True)
+        (folder / "older passes").mkdir(parents=True)
+        try:
+            snapshot = folder / "pass.safetensors"
+            save_snapshot(driver.ctl.recording()[0], snapshot)
+            driver.file_open(folder, picture=CHINESE[1])
+            if driver.wanted(CHINESE[2]):  # the copy cut short: its tensors end past the end of the file
+                with snapshot.open("r+b") as f:
+                    f.truncate(snapshot.stat().st_size // 2)
+                driver.open_file(snapshot)
+                wait(lambda: not driver.ctl.busy and driver.window.message_bar.text() != "")
+                driver.shot(CHINESE[2], 1600, 1000, message=driver.window.message_bar.text())
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
     finally:
         driver.close()
 

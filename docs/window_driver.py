@@ -22,7 +22,7 @@ from PySide6.QtGui import QFontDatabase, QInputMethodEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QTabBar, QWidget
 
-from tests.ui.user_actions import paste  # a file dialog's field filled as the suite fills it
+from tests.ui.user_actions import choose_file, paste  # a file dialog answered as the suite answers it
 from tfdebug.ui.panels.navigator import NAME, NAME_ROLE
 
 
@@ -208,10 +208,8 @@ class Driver:
         self.key(Qt.Key_E, Qt.ControlModifier | Qt.ShiftModifier)
         wait(lambda: self.window.edit_tools.dialog is not None and self.window.edit_tools.dialog.isVisible())
         dialog = self.window.edit_tools.dialog
-        for combo, text in ((dialog.operation, "Set to a value"), (dialog.target, "One cell")):
-            combo.setFocus()
-            while combo.currentText() != text:  # the arrow keys walk the list, as a person does
-                QTest.keyClick(combo, Qt.Key_Down)
+        choose(dialog.operation, "Set to a value")
+        choose(dialog.target, "One cell")
         type_into(dialog.value, value)
         click(dialog.apply_button)
         wait(lambda: self.ctl.current.edited and self.window.heatmap_panel.slice is not None
@@ -275,37 +273,30 @@ class Driver:
         """Write NAME.png (the widget as drawn) and NAME.json (the texts it showed)."""
         self.save_picture(name, widget.grab(), texts)
 
-    def shot(self, name: str, width: int, height: int) -> None:
-        """Resize the window, let docks and plots settle, save the picture and its texts."""
+    def shot(self, name: str, width: int, height: int, **more) -> None:
+        """Resize the window, let docks and plots settle, save the picture and its texts (and `more`)."""
         if not self.wanted(name):
             return
         self.window.resize(width, height)
         wait(lambda: self.window.width() == width and self.window.height() == height)
         QTest.qWait(500)  # docks, plots and thumbnails laid out at their final size
-        self.save(name, self.window, self.texts())
-
-
+        self.save(name, self.window, {**self.texts(), **more})
     def file_open(self, folder: Path, picture: str) -> None:
         """File ▸ Open (Ctrl+O), its folder pasted into the file name and Open; then the picture: the window
         with the dialog drawn where it stands (the dialog's texts beside the window's); then Cancel."""
         from PySide6.QtCore import QTimer
         from PySide6.QtGui import QPainter
-        from PySide6.QtWidgets import QFileDialog, QTreeView
+        from PySide6.QtWidgets import QTreeView
 
         def answer() -> None:
-            shown = next((w for w in QApplication.topLevelWidgets() if isinstance(w, QFileDialog) and w.isVisible()), None)
-            tree = shown.findChild(QTreeView) if shown is not None else None
-            if tree is None:
+            shown = _file_dialog()
+            if shown is None or not _in_folder(shown, folder):
                 QTimer.singleShot(50, answer)
                 return
-            edit = shown.findChild(QLabel, "fileNameLabel").buddy()
-            if shown.directory().absolutePath() != str(folder):
-                paste(edit, str(folder))
-                QTimer.singleShot(50, answer)
-                return
+            tree = shown.findChild(QTreeView)
             model, root = tree.model(), tree.rootIndex()
-            if model.rowCount(root) == 0 or not getattr(answer, "settled", False):
-                answer.settled = model.rowCount(root) > 0
+            if not getattr(answer, "settled", False):
+                answer.settled = True
                 QTimer.singleShot(500, answer)  # the listing and its columns laid out
                 return
             if self.wanted(picture):
@@ -324,6 +315,39 @@ class Driver:
         QTimer.singleShot(50, answer)
         self.key(Qt.Key_O, Qt.ControlModifier)  # returns when the dialog closes
 
+    def open_file(self, path: Path) -> None:
+        """File ▸ Open (Ctrl+O) as a person uses it: the file's folder pasted into the file name and Open,
+        then a click on the file's row and Open (`user_actions.choose_file` says why not its name pasted).
+        Returns once the dialog has closed; the window then reads the file. A dialog still up after the
+        click, or an error while answering it, cancels the dialog and is raised here (no script waits
+        on a modal dialog for ever)."""
+        from PySide6.QtCore import QTimer
+
+        state: dict = {}
+
+        def answer() -> None:
+            shown = _file_dialog()
+            try:
+                if "chosen" in state:
+                    if shown is not None:
+                        raise TimeoutError(f"File ▸ Open's dialog stayed up after {path.name} was chosen")
+                    return
+                if shown is None or not _in_folder(shown, path.parent):
+                    QTimer.singleShot(50, answer)
+                    return
+                state["chosen"] = True
+                choose_file(shown, path.name)
+                QTimer.singleShot(1000, answer)
+            except Exception as exc:  # noqa: BLE001 - raised below, once the dialog no longer blocks
+                state["error"] = exc
+                if shown is not None:
+                    shown.reject()
+
+        QTimer.singleShot(50, answer)
+        self.key(Qt.Key_O, Qt.ControlModifier)  # returns when the dialog closes
+        if "error" in state:
+            raise state["error"]
+
     def save_picture(self, name: str, picture, texts: dict) -> None:
         """Write NAME.png (a drawn picture) and NAME.json (the texts it showed)."""
         path = self.out / f"{name}.png"
@@ -333,12 +357,44 @@ class Driver:
         print(f"saved {path}")
 
 
+def _file_dialog():
+    """The file dialog on screen, or None."""
+    from PySide6.QtWidgets import QFileDialog
+
+    return next((w for w in QApplication.topLevelWidgets() if isinstance(w, QFileDialog) and w.isVisible()), None)
+
+
+def _in_folder(dialog, folder: Path) -> bool:
+    """Whether `dialog` shows `folder` with its listing read; if it shows another folder, paste `folder`
+    into the file name and click Open (a folder's name opens it)."""
+    from PySide6.QtWidgets import QTreeView
+
+    tree = dialog.findChild(QTreeView)
+    if tree is None:
+        return False
+    if dialog.directory().absolutePath() != str(folder):
+        paste(dialog.findChild(QLabel, "fileNameLabel").buddy(), str(folder))
+        return False
+    return tree.model().rowCount(tree.rootIndex()) > 0
+
+
 def _items(tree):
     stack = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
     while stack:
         item = stack.pop()
         yield item
         stack.extend(item.child(i) for i in range(item.childCount()))
+
+
+def choose(combo, text: str) -> None:
+    """Pick `text` in a combo box with the arrow keys, as a person walks its list (Down, then Up)."""
+    combo.setFocus()
+    for key in (Qt.Key_Down, Qt.Key_Up):
+        for _ in range(combo.count()):
+            if combo.currentText() == text:
+                return
+            QTest.keyClick(combo, key)
+    raise LookupError(f"{text!r} is not among {[combo.itemText(i) for i in range(combo.count())]}")
 
 
 def click(widget: QWidget) -> None:

@@ -1,6 +1,7 @@
 """Layouts that hold on a small screen and with any font: an empty Heads dock (a stage with no head axis)
 gives its height to the heatmap and takes its share back at a stage with heads; the Architecture map's
-labels fit or are cut with the name on hover; the Shape dock shows its rows unscrolled; the stage filter
+labels fit or are cut with the name on hover; the Shape dock shows its rows unscrolled (at 1280×720 up
+to Formula, the docks under it giving their spare height, the heatmap untouched); the stage filter
 and its buttons are not cut. Proportions and measured text, not pixel figures of one font."""
 
 from tests.ui.user_actions import run_to_stage, tooltip_as_read
@@ -80,6 +81,39 @@ def test_the_shape_dock_shows_its_rows_without_scrolling_at_the_default_size(win
         assert all(row in shown for row in ("Shape", "dtype", "From", "Formula"))
         qtbot.waitUntil(lambda: text.verticalScrollBar().maximum() == 0)  # every row in view
     assert window.docks["shape"].height() <= 0.4 * window.height() + 1
+
+
+def formula_bottom(text) -> int:
+    """Where the Shape dock's Formula row ends, in its viewport's pixels (the row's value is the next block)."""
+    from PySide6.QtGui import QTextCursor
+
+    cursor = text.document().find("Formula")
+    assert not cursor.isNull()
+    cursor.movePosition(QTextCursor.NextBlock)
+    cursor.movePosition(QTextCursor.EndOfBlock)
+    return text.cursorRect(cursor).bottom()
+
+
+def test_on_a_small_screen_the_shape_dock_shows_formula_unscrolled_and_the_heatmap_keeps_its_room(window, qtbot):
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.height() == 720)
+    text, docks, stats = window.shape_panel.text, window.docks, window.stats_panel
+    for stage in ("enc.0.attn.scores", "dec.0.self_attn.masked"):  # a From of two lines, a long formula
+        run_to_stage(window, qtbot, stage)
+        qtbot.waitUntil(lambda: stage in text.toPlainText())
+        assert all(row in text.toPlainText() for row in ("Shape", "dtype", "From", "Formula"))
+        # The rows up to Formula in view without scrolling (the docks under Shape gave their spare height).
+        qtbot.waitUntil(lambda: text.verticalScrollBar().value() == 0
+                        and formula_bottom(text) <= text.viewport().height())
+        assert docks["shape"].height() <= 0.4 * window.height() + 1
+    # Not at the heatmap's cost: it keeps the widest column and most of the centre's height; the Stats
+    # table keeps every row and the histogram its minimum.
+    heat = docks["heatmap"]
+    assert heat.width() >= max(docks["navigator"].width(), docks["shape"].width())
+    assert heat.height() >= 0.5 * (heat.height() + docks["heads"].height())
+    count = stats.row_titles["count"]
+    assert count.isVisible() and count.mapTo(stats, count.rect().bottomLeft()).y() <= stats.height()
+    assert stats.plot.height() >= stats.plot.minimumHeight()
 
 
 def test_the_stage_filter_and_its_buttons_are_not_cut(window, qtbot):

@@ -139,9 +139,31 @@ def paste(edit, text: str) -> None:
     QTest.mouseClick(button, Qt.LeftButton, Qt.NoModifier, button.rect().center())
 
 
+def choose_file(dialog, name: str) -> None:
+    """Click the row `name` in a file dialog's listing, then Open, as a person chooses a file.
+
+    Not its name pasted into the file name: when the dialog is not the active window (the offscreen
+    platform rarely makes it one) the field has no focus, and Qt then adds the name's row to the rows
+    already selected instead of replacing them. The folder pasted a moment before is one of them, so
+    Open opens that folder again, clears the name and leaves the dialog up: its `exec()` never returns.
+    A click on the row selects that row alone."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    tree = dialog.findChild(QTreeView)
+    model, root = tree.model(), tree.rootIndex()
+    row = next((model.index(r, 0, root) for r in range(model.rowCount(root)) if model.index(r, 0, root).data() == name),
+               None)
+    if row is None:
+        raise LookupError(f"the file dialog does not list {name}")
+    tree.scrollTo(row)
+    QTest.mouseClick(tree.viewport(), Qt.LeftButton, Qt.NoModifier, tree.visualRect(row).center())
+    button = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Open)
+    QTest.mouseClick(button, Qt.LeftButton, Qt.NoModifier, button.rect().center())
+
+
 def answer_file_dialog(path, seen: dict) -> None:
     """Once File ▸ Open's dialog shows (it is modal): go to `path`'s folder by pasting it, note what the
-    dialog says there, paste the file's name and press Return. An error rejects the dialog (no hang)."""
+    dialog says there, click the file's row and Open. An error rejects the dialog (no hang)."""
     dialogs = [w for w in QApplication.topLevelWidgets() if isinstance(w, QFileDialog) and w.isVisible()]
     if not dialogs:
         QTimer.singleShot(20, lambda: answer_file_dialog(path, seen))
@@ -162,7 +184,7 @@ def answer_file_dialog(path, seen: dict) -> None:
         seen["header"] = [model.headerData(c, Qt.Horizontal) for c in range(4)]
         seen["rows"] = {model.index(r, 0, root).data(): [model.index(r, c, root).data() for c in range(4)]
                         for r in range(model.rowCount(root))}
-        paste(edit, path.name)
+        choose_file(dialog, path.name)
     except Exception as exc:  # noqa: BLE001 - reported by the test, not lost in the event loop
         seen["error"] = repr(exc)
         dialog.reject()
@@ -170,7 +192,7 @@ def answer_file_dialog(path, seen: dict) -> None:
 
 def open_through_the_dialog(qtbot, window, path) -> dict:
     """File ▸ Open Snapshot through Qt's own dialog (the Chinese window's): its folder pasted, then the
-    file's name; returns what the dialog said. Waits until the window has read the file."""
+    file's row clicked and Open; returns what the dialog said. Waits until the window has read the file."""
     seen: dict = {}
     QTimer.singleShot(20, lambda: answer_file_dialog(path, seen))
     window.actions_by_id["tfdebug.file.open"].trigger()  # returns once the dialog is answered

@@ -42,6 +42,7 @@ class StatsPanel(QWidget):
         super().__init__(parent)
         self.ctl = ctl
         grid = QGridLayout()
+        grid.setVerticalSpacing(1)  # ten rows of one line each: the style's spacing would add six lines' worth
         self.tensor_title, self.slice_title = QLabel(), QLabel()
         grid.addWidget(self.tensor_title, 0, 1)
         grid.addWidget(self.slice_title, 0, 2)
@@ -71,7 +72,8 @@ class StatsPanel(QWidget):
         self.plot = pg.PlotWidget()
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(False, False)
-        self.plot.setMinimumHeight(120)
+        # Bars and both axes in five lines of text: on a small screen the Shape dock above takes the rest.
+        self.plot.setMinimumHeight(5 * self.fontMetrics().height())
         self.bars = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=(80, 130, 200, 160))
         self.plot.addItem(self.bars)
         keep_text_space(self.plot.getAxis("left"), self.plot.getAxis("bottom"))

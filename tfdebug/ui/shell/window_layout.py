@@ -125,7 +125,7 @@ class WindowLayout:
 
     def fit_shape(self) -> None:
         """The Shape dock grows to the height its rows need (shape, dtype, From, Formula, Source), up to
-        MAX_SHAPE_SHARE of the window's height; the dock below it gives way."""
+        MAX_SHAPE_SHARE of the window's height; the docks below it give way."""
         shape = self.docks["shape"]
         if not self._default_columns():
             return
@@ -136,11 +136,19 @@ class WindowLayout:
         need = min(need, round(self.height() * MAX_SHAPE_SHARE))
         below = [d for d in self.docks.values() if d is not shape and d.isVisible() and not d.isFloating()
                  and d.geometry().left() == shape.geometry().left() and d.geometry().top() > shape.geometry().top()]
-        if shape.height() < need and below:  # the dock right under it gives the height (Qt spreads a lone resize)
-            under = min(below, key=lambda d: d.geometry().top())
-            both = shape.height() + under.height()
-            need = min(need, both - under.minimumSizeHint().height())
-            self.resizeDocks([shape, under], [need, both - need], Qt.Vertical)
+        if shape.height() >= need or not below:
+            return
+        # The docks under it give the height, the one right under it first, each down to its minimum (on a
+        # small screen that one alone has too little; the Stats histogram further down gives the rest); every
+        # one is named in the resize, or Qt spreads the change over the whole column.
+        below.sort(key=lambda d: d.geometry().top())
+        sizes = [d.height() for d in below]
+        short = need - shape.height()
+        for i in range(len(below)):
+            give = max(0, min(short, sizes[i] - below[i].minimumSizeHint().height()))
+            sizes[i] -= give
+            short -= give
+        self.resizeDocks([shape, *below], [need - short, *sizes], Qt.Vertical)
 
     def _fit_generation(self) -> None:
         """Give the Generation dock the height its strip, rows and caches ask for, up to half of the height it shares
