@@ -228,8 +228,8 @@ class Stepper(EditsMixin):
     @property
     def drop_reasons(self) -> dict[str, Phrase]:
         """Why each stage in `dropped` left the history (too large, farther from the focus …), by name."""
-        reasons = dict(self._budget.reasons)  # a copy: the pass may be adding to it
-        return {name: drop_reason(code, self.max_capture_bytes) for name, code in reasons.items()}
+        reasons, far = dict(self._budget.reasons), dict(self._budget.distances)  # copies: the pass may be adding
+        return {name: drop_reason(code, self.max_capture_bytes, far.get(name)) for name, code in reasons.items()}
 
     @property
     def at_live_point(self) -> bool:
@@ -345,7 +345,9 @@ class Stepper(EditsMixin):
         return first_condition_hit(flagged, conditions_of(self.breakpoints))
 
     def _on_capture(self, capture: Capture) -> Tensor | None:
-        keep = self._budget.admit(capture)
+        with self._lock:  # the stage on screen: a near policy keeps the stages around it too
+            at = self.history[self.cursor].name if 0 <= self.cursor < len(self.history) else None
+        keep = self._budget.admit(capture, at)
         try:
             return self._pause_if_due(capture)
         finally:
