@@ -7,9 +7,9 @@ a `KeepPolicy` chooses what stays, by what the user looks at:
 
 - `near` (`KeepPolicy()`): the stages nearest the focus: a named stage (where the user is
   going, or was looking in the last pass), or, without one, the stage the pass is at, so
-  the history is a sliding window behind the live stage, and the stage the user is at
-  when one is given to `admit` (a window stepping through a pass: the stage on screen),
-  so both neighbourhoods stay. Stages farther away are let go to make room for nearer ones.
+  the history is a sliding window behind the live stage; and the stage the user looks at,
+  when one is given to `admit` (the Stepper gives the earlier stage on screen when the
+  user stepped back and then ran on), so both neighbourhoods stay. Stages farther away are let go to make room for nearer ones.
 - `pinned` kinds are kept before anything else in every layer (`("softmax",)`: every
   layer's attention probabilities), whatever the focus; with a `pin_share` only while
   the pinned stages held fit in that share of the budget (the rest stays for the stages

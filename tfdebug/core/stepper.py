@@ -119,6 +119,7 @@ class Stepper(EditsMixin):
         self._undo: list[Tensor | None] = []  # the paused stage's tensors before each replace
         self._thread: threading.Thread | None = None
         self._flagged: list[tuple[int, Tensor]] = []  # fast mode: (history index, condition flags on device)
+        self._looking_at: str | None = None  # the earlier stage on screen when the pass was last resumed
         order = [name for name in self._known if matches(name, self._stages)]
         self._budget = CaptureBudget(self.max_capture_bytes, self.keep, order=order)
 
@@ -317,6 +318,8 @@ class Stepper(EditsMixin):
                     raise StepperStateError("The forward pass has ended; restart it to run again.", id="stepper.ended")
                 raise StepperStateError("The forward pass has not started.", id="stepper.not_started")
             self._predicate = (predicate, reason) if predicate is not None else None
+            # Run on while looking back at an earlier stage: a near budget keeps the stages around it too.
+            self._looking_at = self.history[self.cursor].name if 0 <= self.cursor < len(self.history) - 1 else None
             self.state = RUNNING
             self._go = True
             self._lock.notify_all()
@@ -345,9 +348,7 @@ class Stepper(EditsMixin):
         return first_condition_hit(flagged, conditions_of(self.breakpoints))
 
     def _on_capture(self, capture: Capture) -> Tensor | None:
-        with self._lock:  # the stage on screen: a near policy keeps the stages around it too
-            at = self.history[self.cursor].name if 0 <= self.cursor < len(self.history) else None
-        keep = self._budget.admit(capture, at)
+        keep = self._budget.admit(capture, self._looking_at)
         try:
             return self._pause_if_due(capture)
         finally:

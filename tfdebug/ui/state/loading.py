@@ -77,7 +77,7 @@ class LoadingMixin:
             self.stepper.stop()
             self.state_changed.emit()
 
-        settings, budget_setting = self.generation, self.capture_budget
+        settings, budget_setting, keep = self.generation, self.capture_budget, self.keep.policy()
 
         def plan(job: Job):
             from tfdebug.ui.state.capture_budget import budget_bytes
@@ -87,9 +87,9 @@ class LoadingMixin:
                 given = texts
                 if texts == adapter.default_texts():  # the opening preset: start where there is something to predict
                     given = adapter.generation_texts()
-                return GenerationSession(adapter, given, settings, max_capture_bytes=budget)
+                return GenerationSession(adapter, given, settings, max_capture_bytes=budget, keep=keep)
             from tfdebug.adapters.session import DebugSession
-            return DebugSession(adapter, texts, max_capture_bytes=budget)
+            return DebugSession(adapter, texts, max_capture_bytes=budget, keep=keep)
         self._start_job(plan, self._on_planned)
 
     def _on_planned(self, session) -> None:
