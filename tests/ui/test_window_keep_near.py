@@ -101,6 +101,8 @@ def test_far_into_a_pass_the_budget_keeps_the_stages_near_you_and_every_softmax(
     assert looked in kept and "logits" in kept
     assert {n for n in plan if kind[n] == "softmax"} <= set(kept)  # all six, to the end
     assert sum(c.nbytes for c in stepper.history if c.tensor is not None) <= BUDGET
+    items = window.navigator.items
+    qtbot.waitUntil(lambda: all(items[n].text(2).endswith(" · not kept") for n in stepper.dropped if n in items))
     reasons = {name: tooltip_as_read(_reason(window, name)) for name in stepper.dropped
                if name in window.navigator.items}
     assert any(f"from {looked}, where you were looking" in r for r in reasons.values())
