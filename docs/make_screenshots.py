@@ -25,8 +25,9 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
   preset), at dec.0.self_attn.q_split;
 - sdpa-encoder-layer: `torch:examples.encoder_layer:factory` typed into the Model box, at
   enc.0.attn.probs (a bare nn.TransformerEncoderLayer).
-- gui-capture-budget: Debug ▸ Capture Budget… set to at most 0.03 MB, Ctrl+Return, F5 to the
-  end, a click on the Capture tab.
+- gui-capture-budget: Debug ▸ Capture Budget… set to at most 0.03 MB (keeping, by default, the
+  stages near you and every Softmax), Ctrl+Return, dec.1.self_attn.probs clicked in the Stages
+  tree and Ctrl+F10, a click on the Capture tab.
 - gui-remote-*: `tfdebug serve --model tiny-gpt2` started in a process of its own, the window
   attached through File ▸ Connect to Server… (the printed line pasted), F10 to
   dec.0.self_attn.probs (gui-remote-tiny-gpt2-probs); Breakpoints ▸ Conditions… "contains NaN",
@@ -173,7 +174,8 @@ def capture_budget(out: Path, only: set[str] | None) -> None:
     try:
         driver.run("demo", DEMO)
         driver.choose_capture_budget("0.03")
-        driver.rerun_to_the_end()
+        driver.rerun()
+        driver.run_to("dec.1.self_attn.probs")
         driver.click_tab("Capture")
         driver.shot(BUDGET[0], 1600, 1000)
     finally:

@@ -160,13 +160,11 @@ class Driver:
         QTimer.singleShot(50, answer)
         self.window.capture_budget_action.trigger()
 
-    def rerun_to_the_end(self) -> None:
-        """Ctrl+Return (Run) on the inputs on screen, then F5 (Continue) until the pass has finished."""
+    def rerun(self) -> None:
+        """Ctrl+Return (Run) on the inputs on screen, until the new pass is paused at its first stage."""
         before = self.ctl.session
         self.key(Qt.Key_Return, Qt.ControlModifier)
         wait(lambda: self.ctl.session is not before and self.paused())
-        self.key(Qt.Key_F5)
-        wait(lambda: self.ctl.stepper.state == "finished")
 
     def answer_dialog(self, find, fill) -> None:
         """Once `find()` gives a visible dialog (a modal one blocks the caller), call `fill(dialog)` on it."""

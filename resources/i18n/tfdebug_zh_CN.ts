@@ -58,12 +58,20 @@
         <translation>捕获预算：{size}。</translation>
     </message>
     <message>
+        <source>It keeps {what}.</source>
+        <translation>它保留{what}。</translation>
+    </message>
+    <message>
         <source>{count} stages dropped: shown while the pass is paused at them, then gone from the history (Restart and run to one to see it again).</source>
         <translation>已丢弃 {count} 个阶段：仅在暂停于该处时显示，之后从历史中移除（重新开始并运行到该阶段可再次查看）。</translation>
     </message>
     <message>
         <source>No stage dropped.</source>
         <translation>没有丢弃任何阶段。</translation>
+    </message>
+    <message>
+        <source>The capture budget ({size}) is full: the stages farthest from where you are and where the pass is leave the history, {stage} first. The Capture panel lists them.</source>
+        <translation>捕获预算（{size}）已满：离你所在之处和前向传播所到之处最远的阶段会移出历史，最先是 {stage}。“捕获”面板列出了它们。</translation>
     </message>
     <message>
         <source>The capture budget ({size}) is full: from {stage} on, stages are kept only while the pass is paused at them. The Capture panel lists them.</source>
@@ -74,6 +82,10 @@
         <translation>这次前向传播将在 {stages} 个阶段中保存 {total}：全部在预算之内。</translation>
     </message>
     <message>
+        <source>The pass will hold {total} in {stages} stages: run straight through, the budget keeps {kept} ({kept_size}) and drops {dropped}, those farthest from where you are and where the pass is.</source>
+        <translation>这次前向传播共有 {stages} 个阶段，占 {total}：若一次运行到底，预算保留 {kept} 个（{kept_size}），丢弃 {dropped} 个，即离你所在之处和前向传播所到之处最远的那些。</translation>
+    </message>
+    <message>
         <source>The pass will hold {total} in {stages} stages: the budget keeps {kept} ({kept_size}) and drops {dropped}, from {first} on.</source>
         <translation>这次前向传播将在 {stages} 个阶段中保存 {total}：预算保留 {kept} 个（{kept_size}），从 {first} 起丢弃 {dropped} 个。</translation>
     </message>
@@ -82,8 +94,8 @@
         <translation>捕获预算…</translation>
     </message>
     <message>
-        <source>Capture budget: {setting}; applies from the next Run.</source>
-        <translation>捕获预算：{setting}；从下一次运行起生效。</translation>
+        <source>Capture budget: {setting}, keeping {what}; applies from the next Run.</source>
+        <translation>捕获预算：{setting}，保留{what}；从下一次运行起生效。</translation>
     </message>
 </context>
 <context>
@@ -1018,6 +1030,25 @@
     </message>
 </context>
 <context>
+    <name>KeepBox</name>
+    <message>
+        <source>When not every stage fits, keep</source>
+        <translation>当放不下所有阶段时，保留</translation>
+    </message>
+    <message>
+        <source>The stages near the one you look at and the one the pass has reached (default)</source>
+        <translation>靠近你正在查看的阶段和前向传播已到达的阶段的那些阶段（默认）</translation>
+    </message>
+    <message>
+        <source>The stages that run first</source>
+        <translation>最先运行的那些阶段</translation>
+    </message>
+    <message>
+        <source>Always keep the stages of these kinds, in every layer, before any other (they take at most half of the budget):</source>
+        <translation>总是优先保留每一层中以下类型的阶段（它们最多占用一半预算）：</translation>
+    </message>
+</context>
+<context>
     <name>LearnMenu</name>
     <message>
         <source>&amp;Learn</source>
@@ -1356,6 +1387,18 @@
     <message>
         <source>Break on Every {kind}</source>
         <translation>在每个“{kind}”阶段中断</translation>
+    </message>
+    <message>
+        <source>Always Keep Every {kind}</source>
+        <translation>总是保留每个“{kind}”阶段</translation>
+    </message>
+    <message>
+        <source>Every {kind} stage is kept first when the capture budget is full, from the next Run.</source>
+        <translation>从下一次运行起，捕获预算已满时优先保留每个“{kind}”阶段。</translation>
+    </message>
+    <message>
+        <source>{kind} stages are no longer kept first, from the next Run.</source>
+        <translation>从下一次运行起，不再优先保留“{kind}”阶段。</translation>
     </message>
 </context>
 <context>
@@ -3782,6 +3825,25 @@ output w·V = {output}</source>
     </message>
 </context>
 <context>
+    <name>keeping</name>
+    <message>
+        <source>the stages nearest where you are and where the pass is</source>
+        <translation>离你所在之处和前向传播所到之处最近的阶段</translation>
+    </message>
+    <message>
+        <source>the stages that run first</source>
+        <translation>最先运行的阶段</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>{where}; every {kinds} first</source>
+        <translation>{where}；优先保留每个“{kinds}”阶段</translation>
+    </message>
+</context>
+<context>
     <name>kind_menu</name>
     <message>
         <source>Break on Every…</source>
@@ -4039,11 +4101,6 @@ output w·V = {output}</source>
         <translation>不是文件夹</translation>
     </message>
     <message>
-        <source>Not kept: stages nearer the one you look at fill the {size} capture budget.</source>
-        <comment>budget.why_farther</comment>
-        <translation>未保留：离你所看阶段更近的阶段占满了 {size} 捕获预算。</translation>
-    </message>
-    <message>
         <source>Not kept: the pinned stages before it fill the {size} capture budget.</source>
         <comment>budget.why_pinned_full</comment>
         <translation>未保留：它之前的固定阶段占满了 {size} 捕获预算。</translation>
@@ -4057,6 +4114,16 @@ output w·V = {output}</source>
         <source>Not kept: this stage alone is larger than the {size} capture budget (pause here to see it).</source>
         <comment>budget.why_too_large</comment>
         <translation>未保留：这个阶段单独就超过了 {size} 捕获预算（停在这里可以查看它）。</translation>
+    </message>
+    <message>
+        <source>Not kept: {distance} stages behind {stage}, where the pass was, when the {size} capture budget needed room for a nearer stage.</source>
+        <comment>budget.why_behind_pass</comment>
+        <translation>未保留：当 {size} 的捕获预算需要为更近的阶段腾出空间时，它落后于前向传播所在的 {stage} {distance} 个阶段。</translation>
+    </message>
+    <message>
+        <source>Not kept: {distance} stages from {stage}, where you were looking, when the {size} capture budget needed room for a nearer stage.</source>
+        <comment>budget.why_far_from_you</comment>
+        <translation>未保留：当 {size} 的捕获预算需要为更近的阶段腾出空间时，它离你正在查看的 {stage} 有 {distance} 个阶段。</translation>
     </message>
     <message>
         <source>NumPy arrays (.npz; bfloat16 saved as float32)</source>
@@ -4437,6 +4504,11 @@ output w·V = {output}</source>
         <source>&apos;input_labels&apos; is not a map of field names to labels</source>
         <comment>manifest.labels_not_map</comment>
         <translation>“input_labels”不是字段名到标签的映射</translation>
+    </message>
+    <message>
+        <source>Not kept: the kinds you keep may take only part of the {size} capture budget, and the stages of those kinds before it hold that part.</source>
+        <comment>budget.why_pinned_share</comment>
+        <translation>未保留：你要保留的类型只能占用 {size} 捕获预算的一部分，而它之前的同类阶段已占满这一部分。</translation>
     </message>
     <message>
         <source>{start}… ({n} characters)</source>

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from tfdebug.core.budget import (EVICTED, FARTHER, FIRST_FIT, FULL, PINNED_FULL, TOO_LARGE, CaptureBudget, KeepPolicy,
-                                 drop_reason, estimate_capture)
+from tfdebug.core.budget import (EVICTED, FARTHER, FIRST_FIT, FULL, PASS_ANCHOR, PINNED_FULL, PINNED_SHARE, TOO_LARGE,
+                                 USER_ANCHOR, CaptureBudget, KeepPolicy, drop_reason, estimate_capture)
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 
@@ -22,10 +22,10 @@ def _pass(layers: int = 4, cells: int = 25) -> list[Capture]:
     return out
 
 
-def _run(captures, limit, policy):
+def _run(captures, limit, policy, at=None):
     budget = CaptureBudget(limit, policy, order=[c.name for c in captures])
     for capture in captures:
-        if not budget.admit(capture):
+        if not budget.admit(capture, at):
             capture.drop()
     return budget
 
@@ -85,7 +85,11 @@ def test_the_estimate_makes_the_same_choice_without_touching_the_plan():
     budget = _run(_pass(), 700, policy)
     assert list(estimate.kept) == budget.kept and list(estimate.dropped) == budget.dropped
     assert estimate.reasons == budget.reasons and not any(c.dropped for c in plan)
-    assert estimate.why(estimate.dropped[0]) == drop_reason(budget.reasons[estimate.dropped[0]], 700)
+    first = estimate.dropped[0]
+    assert estimate.distances == budget.distances and estimate.distances[first] == (6, policy.focus, USER_ANCHOR)
+    assert estimate.why(first) == drop_reason(budget.reasons[first], 700, budget.distances[first])
+    assert str(estimate.why(first)) == ("Not kept: 6 stages from dec.1.self_attn.softmax, where you were looking, "
+                                        "when the 700 B capture budget needed room for a nearer stage.")
     assert "keeping those nearest dec.1.self_attn.softmax, every attn_v kept" in estimate.describe()
 
 
@@ -95,3 +99,37 @@ def test_a_stage_that_runs_twice_is_counted_twice_and_let_go_once_each():
     budget = _run(captures + again, 400, KeepPolicy())
     assert budget.held == sum(c.nbytes for c in captures + again if not c.dropped) == 400
     assert len(budget.kept) == 4 and sum(c.dropped for c in captures + again) == 4
+
+
+def test_near_the_user_keeps_where_they_are_and_where_the_pass_is():
+    captures = _pass()
+    at = "dec.1.self_attn.softmax"  # index 6: the stage on screen while the pass runs on to the end
+    budget = _run(captures, 600, KeepPolicy(), at=at)
+    names = [c.name for c in captures]
+    # The room is shared out by nearness to either: around the stage on screen, and behind the pass.
+    assert budget.kept == names[5:8] + names[13:16]
+    assert budget.reasons[names[0]] == EVICTED and budget.distances[names[0]] == (6, at, USER_ANCHOR)
+    assert budget.distances[names[12]] == (3, names[15], PASS_ANCHOR)  # the last to go, when the pass was at the end
+    assert str(drop_reason(EVICTED, 600, budget.distances[names[12]])) == (
+        "Not kept: 3 stages behind dec.3.self_attn.attn_v, where the pass was, when the 600 B capture budget needed "
+        "room for a nearer stage.")
+    # A named focus (the CLI's --focus) wins over the stage on screen.
+    focused = _run(_pass(), 500, KeepPolicy(focus="dec.2.self_attn.scores"), at=names[0])
+    assert focused.kept == names[7:12]
+
+
+def test_pinned_kinds_take_at_most_their_share_and_the_rest_stays_near():
+    captures = _pass()  # every stage 100 B; softmax 4 × 100 B
+    budget = _run(captures, 600, KeepPolicy(pinned=("softmax",), pin_share=0.5))
+    names = [c.name for c in captures]
+    pinned = [n for n in budget.kept if n.endswith("softmax")]
+    assert pinned[:3] == [f"dec.{i}.self_attn.softmax" for i in range(3)]  # 300 B: half of the budget
+    assert budget.reasons.get("dec.3.self_attn.softmax") != PINNED_SHARE  # kept as a near stage, the last ones
+    assert budget.kept[-3:] == names[-3:]
+    # Without the share, the pinned kind takes what it needs (4 × 100 B) and nearness the rest.
+    whole = _run(_pass(), 600, KeepPolicy(pinned=("softmax",)))
+    assert len([n for n in whole.kept if n.endswith("softmax")]) == 4
+    # A pinned kind beyond its share competes by nearness and, let go, says why.
+    tight = _run(_pass(), 300, KeepPolicy(pinned=("softmax",), pin_share=0.34))
+    assert tight.kept[0] == "dec.0.self_attn.softmax" and tight.reasons["dec.1.self_attn.softmax"] == PINNED_SHARE
+    assert "the kinds you keep may take only part of the 300 B" in str(drop_reason(PINNED_SHARE, 300))

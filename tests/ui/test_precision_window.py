@@ -88,7 +88,8 @@ def test_the_stages_tree_says_what_the_budget_did_not_keep_and_a_dropped_stage_s
         make_window, qtbot, settings):
     from tfdebug.ui.state.capture_budget import SETTING_KEY
 
-    settings.setValue(SETTING_KEY, "0.03")  # 30 kB of a ~96 kB pass
+    settings.setValue(SETTING_KEY, "0.03")  # 30 kB of a ~96 kB pass …
+    settings.setValue("capture/keep", "first")  # … kept in forward order
     window = make_window()
     window.input_bar.set_values("random", "cpu", {"src": SRC, "tgt": TGT})
     press(window, Qt.Key_Return, Qt.ControlModifier)

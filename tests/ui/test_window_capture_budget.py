@@ -1,24 +1,34 @@
 """The window's capture budget: set in Debug ▸ Capture Budget…, applied by Run, and the
 stages it dropped listed in the Capture dock (issue 11 item 3)."""
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tests.ui.user_actions import press
 from tfdebug.core.budget import format_bytes
 from tfdebug.ui.state.capture_budget import AUTO, OFF, SETTING_KEY, budget_bytes, parse_setting
+from tfdebug.ui.state.keeping import MODE_KEY
 
 
-def _choose_budget(window, qtbot, mb=None, off=False):
-    """Open Debug ▸ Capture Budget…, pick 'at most `mb` MB' (or 'no budget') and press OK."""
+def click_radio(qtbot, button):
+    """Click a radio button on its round mark: a wide button's middle can lie past its text."""
+    qtbot.mouseClick(button, Qt.LeftButton, pos=QPoint(8, button.height() // 2))
+    assert button.isChecked()
+
+
+def _choose_budget(window, qtbot, mb=None, off=False, first=False):
+    """Open Debug ▸ Capture Budget…, pick 'at most `mb` MB' (or 'no budget'), with `first` 'keep the
+    stages that run first', and press OK."""
     def answer():
         dialog = window.budget_dialog
         if off:
-            qtbot.mouseClick(dialog.off, Qt.LeftButton)
+            click_radio(qtbot, dialog.off)
         else:
             dialog.mb.setValue(mb)  # typing a size picks "At most"
             assert dialog.fixed.isChecked()
+        if first:
+            click_radio(qtbot, dialog.keep.first)
         dialog.accept()
     QTimer.singleShot(0, answer)
     window.capture_budget_action.trigger()
@@ -29,8 +39,8 @@ def _choose_budget(window, qtbot, mb=None, off=False):
 def test_a_pass_beyond_the_budget_lists_the_stages_it_dropped(make_window, qtbot, settings):
     window = make_window()
     assert window.ctl.capture_budget == AUTO  # default: half of the free memory
-    _choose_budget(window, qtbot, mb=0.03)    # 30 kB of a ~96 kB pass
-    assert settings.value(SETTING_KEY) == "0.03"
+    _choose_budget(window, qtbot, mb=0.03, first=True)    # 30 kB of a ~96 kB pass, in forward order
+    assert settings.value(SETTING_KEY) == "0.03" and settings.value(MODE_KEY) == "first"
     window.input_bar.set_values("random", "cpu", {"src": SRC, "tgt": TGT})
     window.actions_by_id["tfdebug.session.run"].trigger()
     wait_paused(qtbot, window, "src.embed")

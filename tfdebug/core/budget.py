@@ -7,10 +7,13 @@ a `KeepPolicy` chooses what stays, by what the user looks at:
 
 - `near` (`KeepPolicy()`): the stages nearest the focus: a named stage (where the user is
   going, or was looking in the last pass), or, without one, the stage the pass is at, so
-  the history is a sliding window behind the live stage. Stages farther away are let go
-  to make room for nearer ones.
+  the history is a sliding window behind the live stage; and the stage the user looks at,
+  when one is given to `admit` (the Stepper gives the earlier stage on screen when the
+  user stepped back and then ran on), so both neighbourhoods stay. Stages farther away are let go to make room for nearer ones.
 - `pinned` kinds are kept before anything else in every layer (`("softmax",)`: every
-  layer's attention probabilities), whatever the focus.
+  layer's attention probabilities), whatever the focus; with a `pin_share` only while
+  the pinned stages held fit in that share of the budget (the rest stays for the stages
+  near the focus: a long prompt's attention cannot crowd out everything else).
 - `first` (`FIRST_FIT`, what a budget does unless given a policy): forward order while
   the stages fit, the old rule; it drops everything after the first layers of a big
   model, which is rarely what a debugger wants.
@@ -43,12 +46,15 @@ DEFAULT_FREE_SHARE = 0.5
 DEFAULT_RAM_SHARE = 0.4
 
 FIRST, NEAR = "first", "near"
+# What a far stage's distance was counted from (CaptureBudget.distances): the user's stage or focus, or the pass's.
+USER_ANCHOR, PASS_ANCHOR = "user", "pass"
 # Why a stage was left out (keys of CaptureBudget.reasons).
 TOO_LARGE = "too_large"   # the stage alone is larger than the budget
 FULL = "full"             # first fit: the budget was full when the stage ran
 FARTHER = "farther"       # near: stages nearer the focus (or pinned kinds) hold the room
 EVICTED = "evicted"       # near: kept at first, let go later for a stage nearer the focus
 PINNED_FULL = "pinned_full"  # a pinned kind, but the pinned stages before it fill the budget
+PINNED_SHARE = "pinned_share"  # a pinned kind, but the pinned stages before it fill the policy's pin_share
 
 
 @dataclass(frozen=True)
@@ -58,35 +64,49 @@ class KeepPolicy:
     mode: str = NEAR
     focus: str | None = None
     pinned: tuple[str, ...] = ()
+    pin_share: float | None = None  # pinned kinds come first only within this share of the budget (None: all)
 
     def __post_init__(self):
         if self.mode not in (FIRST, NEAR):
             raise ValueError(f"keep policy mode must be {FIRST!r} or {NEAR!r}")
+        if self.pin_share is not None and not 0 <= self.pin_share <= 1:
+            raise ValueError("keep policy pin_share must be between 0 and 1")
 
     def describe(self) -> str:
         """'nearest dec.3.self_attn.probs, every softmax kept' (for the budget's summary line)."""
         where = "in forward order" if self.mode == FIRST else f"nearest {self.focus or 'the current stage'}"
-        return where + (f", every {', '.join(self.pinned)} kept" if self.pinned else "")
+        share = f" within {self.pin_share:.0%} of the budget" if self.pin_share is not None else ""
+        return where + (f", every {', '.join(self.pinned)} kept{share}" if self.pinned else "")
 
 
 FIRST_FIT = KeepPolicy(FIRST)  # what a budget does unless told: the rule before policies existed
 
 
-def drop_reason(code: str, limit: int | None) -> Phrase:
-    """The sentence the Stages tree shows for a stage left out with reason `code`."""
+def drop_reason(code: str, limit: int | None, far: tuple[int, str, str] | None = None) -> Phrase:
+    """The sentence the Stages tree shows for a stage left out with reason `code`; `far` is how far it
+    was from what the budget kept near, when it was let go (CaptureBudget.distances)."""
     size = format_bytes(limit or 0)
+    if far is not None and code in (FARTHER, EVICTED):
+        distance, stage, anchor = far
+        if anchor == PASS_ANCHOR:
+            return Phrase("Not kept: {distance} stages behind {stage}, where the pass was, when the {size} capture "
+                          "budget needed room for a nearer stage.", id="budget.why_behind_pass",
+                          distance=distance, stage=stage, size=size)
+        return Phrase("Not kept: {distance} stages from {stage}, where you were looking, when the {size} capture "
+                      "budget needed room for a nearer stage.", id="budget.why_far_from_you",
+                      distance=distance, stage=stage, size=size)
     if code == TOO_LARGE:
         return Phrase("Not kept: this stage alone is larger than the {size} capture budget (pause here to see it).",
                       id="budget.why_too_large", size=size)
     if code == FULL:
         return Phrase("Not kept: the {size} capture budget was full when this stage ran.", id="budget.why_full",
                       size=size)
-    if code == FARTHER:
-        return Phrase("Not kept: stages nearer the one you look at fill the {size} capture budget.",
-                      id="budget.why_farther", size=size)
     if code == EVICTED:
         return Phrase("Let go: kept at first, then its room in the {size} capture budget went to a stage nearer the "
                       "one you look at.", id="budget.why_evicted", size=size)
+    if code == PINNED_SHARE:
+        return Phrase("Not kept: the kinds you keep may take only part of the {size} capture budget, and the "
+                      "stages of those kinds before it hold that part.", id="budget.why_pinned_share", size=size)
     return Phrase("Not kept: the pinned stages before it fill the {size} capture budget.",
                   id="budget.why_pinned_full", size=size)
 
@@ -95,7 +115,8 @@ def drop_reason(code: str, limit: int | None) -> Phrase:
 class CaptureBudget:
     """Admits the captures of a pass, in forward order, within `limit` bytes (None: everything fits).
 
-    The pass's thread admits; any thread may read `dropped`, `kept` and `reasons` (copied first).
+    The pass's thread admits; any thread may read `dropped`, `kept`, `reasons` and `distances`
+    (copied first).
 
     `order` is the pass's stage names in forward order (the filtered plan): a stage's place
     in it is its distance to the focus; stages outside it (a generation's step-prefixed
@@ -109,9 +130,12 @@ class CaptureBudget:
     release: Callable[[Capture], None] = Capture.drop
     held: int = 0
     reasons: dict[str, str] = field(default_factory=dict)
-    _kept: dict[int, tuple[Capture, int]] = field(default_factory=dict, repr=False)  # by arrival: (capture, position)
+    #: stages let go for nearer ones: (distance, the stage it was counted from, USER_ANCHOR or PASS_ANCHOR)
+    distances: dict[str, tuple[int, str, str]] = field(default_factory=dict)
+    _kept: dict[int, tuple[Capture, int, bool]] = field(default_factory=dict, repr=False)  # by arrival
     _where: dict[str, int] = field(default_factory=dict, repr=False)
     _arrived: int = field(default=0, repr=False)
+    _pinned_held: int = field(default=0, repr=False)
 
     def __post_init__(self):
         self._index = {name: i for i, name in enumerate(self.order or ())}
@@ -124,22 +148,28 @@ class CaptureBudget:
     @property
     def kept(self) -> list[str]:
         """Names of the stages held now, in forward order."""
-        return [capture.name for capture, _ in sorted(list(self._kept.values()), key=lambda kept: kept[1])]
+        return [capture.name for capture, _, _ in sorted(list(self._kept.values()), key=lambda kept: kept[1])]
 
-    def admit(self, capture: Capture) -> bool:
-        """Whether `capture` stays in the history (it is counted then); may let farther ones go to make room."""
+    def admit(self, capture: Capture, at: str | None = None) -> bool:
+        """Whether `capture` stays in the history (it is counted then); may let farther ones go to make room.
+
+        `at`: the stage the user is at (already admitted or not); a near policy without a named focus
+        keeps the stages nearest it as well as those nearest the stage the pass is at."""
         arrival, position = self._arrived, self._index.get(capture.name, self._arrived)
         self._arrived += 1
         self._where[capture.name] = position
         size = capture.nbytes
+        share = self.policy.pin_share
+        pinned = capture.info.kind in self.policy.pinned and (
+            share is None or self.limit is None or self._pinned_held + size <= share * self.limit)
         if self.limit is None or self.held + size <= self.limit:
-            return self._keep(capture, position, arrival)
+            return self._keep(capture, position, arrival, pinned)
         if size > self.limit:
             return self._refuse(capture, TOO_LARGE)
-        focus = self._index.get(self.policy.focus, position) if self.policy.focus else position
-        rank = self._rank(capture, position, focus)
-        victims = sorted((self._rank(c, p, focus), key) for key, (c, p) in self._kept.items()
-                         if self._rank(c, p, focus) < rank)
+        anchors = self._anchors(capture.name, position, at)
+        rank = self._rank(pinned, position, anchors)
+        victims = sorted((self._rank(pin, p, anchors), key) for key, (c, p, pin) in self._kept.items()
+                         if self._rank(pin, p, anchors) < rank)
         room = self.limit - self.held
         chosen = []
         for _, key in victims:
@@ -148,28 +178,68 @@ class CaptureBudget:
             chosen.append(key)
             room += self._kept[key][0].nbytes
         if room < size:
-            pinned = capture.info.kind in self.policy.pinned
-            return self._refuse(capture, PINNED_FULL if pinned else FULL if self.policy.mode == FIRST else FARTHER)
+            return self._refuse(capture, self._refusal(capture, pinned, rank), self._far(position, anchors))
         for key in chosen:
-            evicted, _ = self._kept.pop(key)
+            evicted, where, pin = self._kept.pop(key)
             self.held -= evicted.nbytes
-            self.reasons[evicted.name] = EVICTED
+            self._pinned_held -= evicted.nbytes if pin else 0
+            self._refuse(evicted, PINNED_SHARE if self._of_pinned_kind(evicted) and not pin else EVICTED,
+                         self._far(where, anchors))
             self.release(evicted)
-        return self._keep(capture, position, arrival)
+        return self._keep(capture, position, arrival, pinned)
 
-    def _rank(self, capture: Capture, position: int, focus: int) -> tuple[bool, int]:
-        """Higher is kept first: pinned kinds, then nearness to the focus (first fit: earlier stages)."""
-        closeness = -position if self.policy.mode == FIRST else -abs(position - focus)
-        return capture.info.kind in self.policy.pinned, closeness
+    def _anchors(self, name: str, position: int, at: str | None) -> list[tuple[int, str, str]]:
+        """What nearness is counted from: (position, stage, USER_ANCHOR or PASS_ANCHOR); none in forward order."""
+        if self.policy.mode == FIRST:
+            return []
+        focus = self.policy.focus
+        if focus:
+            return [(self._index.get(focus, position), focus, USER_ANCHOR)]
+        anchors = [(position, name, USER_ANCHOR if at == name else PASS_ANCHOR)]
+        if at is not None and at != name and at in self._where:
+            anchors.append((self._where[at], at, USER_ANCHOR))
+        return anchors
 
-    def _keep(self, capture: Capture, position: int, arrival: int) -> bool:
+    def _rank(self, pinned: bool, position: int, anchors) -> tuple[bool, int]:
+        """Higher is kept first: pinned kinds, then nearness to the anchors (forward order: earlier stages)."""
+        closeness = -min(abs(position - p) for p, _, _ in anchors) if anchors else -position
+        return pinned, closeness
+
+    @staticmethod
+    def _far(position: int, anchors) -> tuple[int, str, str] | None:
+        """How far `position` is from the nearest anchor, and which (None in forward order)."""
+        if not anchors:
+            return None
+        anchor, stage, role = min(anchors, key=lambda a: abs(position - a[0]))
+        return abs(position - anchor), stage, role
+
+    def _of_pinned_kind(self, capture: Capture) -> bool:
+        return capture.info.kind in self.policy.pinned
+
+    def _refusal(self, capture: Capture, pinned: bool, rank: tuple[bool, int]) -> str:
+        """Why an arriving stage that does not fit is refused."""
+        if pinned:
+            return PINNED_FULL
+        if self._of_pinned_kind(capture):
+            return PINNED_SHARE
+        if self.policy.mode == FIRST:
+            return FULL
+        return FARTHER if rank[1] < 0 else PINNED_FULL  # at a focus itself, only pinned stages can hold the room
+
+    def _keep(self, capture: Capture, position: int, arrival: int, pinned: bool) -> bool:
         self.held += capture.nbytes
-        self._kept[arrival] = (capture, position)
+        self._pinned_held += capture.nbytes if pinned else 0
+        self._kept[arrival] = (capture, position, pinned)
         self.reasons.pop(capture.name, None)
+        self.distances.pop(capture.name, None)
         return True
 
-    def _refuse(self, capture: Capture, reason: str) -> bool:
+    def _refuse(self, capture: Capture, reason: str, far: tuple[int, str, str] | None = None) -> bool:
         self.reasons[capture.name] = reason
+        if far is not None and reason in (FARTHER, EVICTED):
+            self.distances[capture.name] = far
+        else:
+            self.distances.pop(capture.name, None)
         return False
 
     def keep_or_drop(self, capture: Capture) -> None:
@@ -189,6 +259,7 @@ class CaptureEstimate:
     limit: int | None
     reasons: dict[str, str] = field(default_factory=dict)
     policy: KeepPolicy = FIRST_FIT
+    distances: dict[str, tuple[int, str, str]] = field(default_factory=dict)
 
     def describe(self) -> str:
         """One line: 'capture 83.9 MB in 120 stages; the 50.0 MB budget keeps 70 (49.8 MB) and drops 50, from …'."""
@@ -205,7 +276,7 @@ class CaptureEstimate:
     def why(self, name: str) -> Phrase | None:
         """Why stage `name` will not be kept (None when it will be, or is not in the pass)."""
         code = self.reasons.get(name)
-        return None if code is None else drop_reason(code, self.limit)
+        return None if code is None else drop_reason(code, self.limit, self.distances.get(name))
 
 
 def format_bytes(n: int) -> str:
@@ -225,7 +296,7 @@ def estimate_capture(plan: Iterable[Capture], stages: Sequence[str] | None = Non
     for capture in planned:
         budget.admit(capture)
     return CaptureEstimate(sum(c.nbytes for c in planned), budget.held, tuple(budget.kept), tuple(budget.dropped),
-                           limit, dict(budget.reasons), policy)
+                           limit, dict(budget.reasons), policy, dict(budget.distances))
 
 
 def megabytes(mb: float | None) -> int | None:

@@ -119,6 +119,7 @@ class Stepper(EditsMixin):
         self._undo: list[Tensor | None] = []  # the paused stage's tensors before each replace
         self._thread: threading.Thread | None = None
         self._flagged: list[tuple[int, Tensor]] = []  # fast mode: (history index, condition flags on device)
+        self._looking_at: str | None = None  # the earlier stage on screen when the pass was last resumed
         order = [name for name in self._known if matches(name, self._stages)]
         self._budget = CaptureBudget(self.max_capture_bytes, self.keep, order=order)
 
@@ -228,8 +229,8 @@ class Stepper(EditsMixin):
     @property
     def drop_reasons(self) -> dict[str, Phrase]:
         """Why each stage in `dropped` left the history (too large, farther from the focus …), by name."""
-        reasons = dict(self._budget.reasons)  # a copy: the pass may be adding to it
-        return {name: drop_reason(code, self.max_capture_bytes) for name, code in reasons.items()}
+        reasons, far = dict(self._budget.reasons), dict(self._budget.distances)  # copies: the pass may be adding
+        return {name: drop_reason(code, self.max_capture_bytes, far.get(name)) for name, code in reasons.items()}
 
     @property
     def at_live_point(self) -> bool:
@@ -317,6 +318,8 @@ class Stepper(EditsMixin):
                     raise StepperStateError("The forward pass has ended; restart it to run again.", id="stepper.ended")
                 raise StepperStateError("The forward pass has not started.", id="stepper.not_started")
             self._predicate = (predicate, reason) if predicate is not None else None
+            # Run on while looking back at an earlier stage: a near budget keeps the stages around it too.
+            self._looking_at = self.history[self.cursor].name if 0 <= self.cursor < len(self.history) - 1 else None
             self.state = RUNNING
             self._go = True
             self._lock.notify_all()
@@ -345,7 +348,7 @@ class Stepper(EditsMixin):
         return first_condition_hit(flagged, conditions_of(self.breakpoints))
 
     def _on_capture(self, capture: Capture) -> Tensor | None:
-        keep = self._budget.admit(capture)
+        keep = self._budget.admit(capture, self._looking_at)
         try:
             return self._pause_if_due(capture)
         finally:

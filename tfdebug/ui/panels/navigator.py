@@ -2,7 +2,8 @@
 
 Stages not reached yet are grey, the current one is bold, highlighted and marked ▶.
 Clicking the gutter toggles a breakpoint; clicking a stage that has run shows it;
-double-clicking a stage runs to it; its context menu offers Run to Stage and breakpoints.
+double-clicking a stage runs to it; its context menu offers Run to Stage, breakpoints and
+"Always Keep Every <kind>" (the capture budget keeps that kind first, tfdebug.ui.state.keeping).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import kind_title as english_kind_title
 from tfdebug.ui.actions import registry as actions
-from tfdebug.ui.i18n.language import formula_text, kind_title, phrase_text, title
+from tfdebug.ui.i18n.language import formula_text, kind_title, phrase_text, said, title
 from tfdebug.ui.render.plain_text import plain_tooltip
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.breakpoints import kind_menu
@@ -295,7 +296,19 @@ class NavigatorPanel(QWidget):
             every.setCheckable(True)
             every.setChecked(bp in self.ctl.breakpoints)
             every.toggled.connect(lambda on: self.ctl.set_breakpoint(bp, on))
+            keep = menu.addAction(self.tr("Always Keep Every {kind}").format(kind=kind_title(kind)))
+            keep.setCheckable(True)
+            keep.setChecked(kind in self.ctl.keep.pinned)
+            keep.toggled.connect(lambda on: self._pin(kind, on))
         return menu
+
+    def _pin(self, kind: str, on: bool) -> None:
+        """Keep every stage of `kind` before any other when the capture budget is full (from the next Run)."""
+        self.ctl.keep.pin(kind, on)
+        title = kind_title(kind)
+        self.ctl.info.emit(said(lambda: (
+            self.tr("Every {kind} stage is kept first when the capture budget is full, from the next Run.") if on
+            else self.tr("{kind} stages are no longer kept first, from the next Run.")).format(kind=title)))
 
     def apply_filter(self, text: str) -> None:
         """Show only stages whose name or kind contains `text` (and the groups above them)."""

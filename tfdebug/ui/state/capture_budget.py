@@ -1,9 +1,11 @@
 """The window's capture budget: a setting, a dialog to change it, and a panel saying what it dropped.
 
 A pass keeps every stage it captures so the user can step back; a real model's pass can
-hold more than the machine has. The budget (tfdebug.core.budget) keeps stages in
-forward order while they fit; the others are shown while the pass is paused at them and
-then leave the history. The setting is one of:
+hold more than the machine has. The budget (tfdebug.core.budget) keeps the stages the
+keep choice ranks first (tfdebug.ui.state.keeping: by default those nearest the stage on
+screen and the stage the pass has reached, attention probabilities of every layer first);
+the others are shown while the pass is paused at them and then leave the history. The
+setting is one of:
 
 - "auto": half of the memory free on the pass's device when the pass is planned (default);
 - "off":  no budget, every stage is kept;
@@ -30,8 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tfdebug.core.budget import default_capture_budget, format_bytes, megabytes
+from tfdebug.core.budget import FIRST, default_capture_budget, format_bytes, megabytes
 from tfdebug.ui.i18n.language import said
+from tfdebug.ui.state.keeping import KeepBox, describe_keep
 from tfdebug.ui.state.messages import Message
 
 SETTING_KEY = "capture/budget"
@@ -110,6 +113,9 @@ class CapturePanel(QWidget):
                 size=format_bytes(limit))]
         else:
             lines = [self.tr("Capture budget: {size}.").format(size=format_bytes(limit))]
+        keep = getattr(stepper, "keep", None) if limit is not None else None
+        if keep is not None:
+            lines.append(self.tr("It keeps {what}.").format(what=describe_keep(keep.mode, keep.pinned)))
         if session is not None and hasattr(session, "capture_estimate") and stepper is not None and stepper.is_live:
             lines.append(self._estimate_line(session.capture_estimate()))
         self.summary.setText("\n".join(lines))
@@ -130,10 +136,16 @@ class CapturePanel(QWidget):
         if dropped and self._announced is not stepper:
             self._announced = stepper
             size, first = format_bytes(limit or 0), dropped[0]
-            ctl.message.emit(Message("warning", said(lambda: self.tr(
-                "The capture budget ({size}) is full: from {stage} on, stages are kept only while the pass is "
-                "paused at them. The Capture panel lists them.").format(size=size, stage=first)),
-                topic="capture-budget"))
+            if keep is not None and keep.mode != FIRST:
+                sentence = said(lambda: self.tr(
+                    "The capture budget ({size}) is full: the stages farthest from where you are and where the pass "
+                    "is leave the history, {stage} first. The Capture panel lists them.").format(size=size,
+                                                                                            stage=first))
+            else:
+                sentence = said(lambda: self.tr(
+                    "The capture budget ({size}) is full: from {stage} on, stages are kept only while the pass is "
+                    "paused at them. The Capture panel lists them.").format(size=size, stage=first))
+            ctl.message.emit(Message("warning", sentence, topic="capture-budget"))
 
     def _estimate_line(self, estimate) -> str:
         """What the plan says the pass will hold, and what the budget keeps and drops."""
@@ -141,6 +153,12 @@ class CapturePanel(QWidget):
         if not estimate.dropped:
             return self.tr("The pass will hold {total} in {stages} stages: all of them fit.").format(
                 total=format_bytes(estimate.total_bytes), stages=stages)
+        if estimate.policy.mode != FIRST:
+            return self.tr("The pass will hold {total} in {stages} stages: run straight through, the budget keeps "
+                           "{kept} ({kept_size}) and drops {dropped}, those farthest from where you are and where "
+                           "the pass is.").format(
+                total=format_bytes(estimate.total_bytes), stages=stages, kept=len(estimate.kept),
+                kept_size=format_bytes(estimate.kept_bytes), dropped=len(estimate.dropped))
         return self.tr("The pass will hold {total} in {stages} stages: the budget keeps {kept} ({kept_size}) and "
                        "drops {dropped}, from {first} on.").format(
             total=format_bytes(estimate.total_bytes), stages=stages, kept=len(estimate.kept),
@@ -156,9 +174,9 @@ class CapturePanel(QWidget):
 
 
 class BudgetDialog(QDialog):
-    """Choose the capture budget: half of the free memory, none, or a number of MB."""
+    """Choose the capture budget (half of the free memory, none, or a number of MB) and what it keeps."""
 
-    def __init__(self, setting: str, parent: QWidget | None = None):
+    def __init__(self, setting: str, keep, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Capture Budget"))
         self.auto = QRadioButton(self.tr("Half of the memory free on the device (default)"))
@@ -174,6 +192,7 @@ class BudgetDialog(QDialog):
             group.addButton(button)
         {AUTO: self.auto, OFF: self.off}.get(setting, self.fixed).setChecked(True)
         self.mb.valueChanged.connect(lambda _v: self.fixed.setChecked(True))
+        self.keep = KeepBox(keep)
         note = QLabel(self.tr("Stages beyond the budget are shown while the pass is paused at them, then dropped "
                               "from the history. Applies from the next Run."))
         note.setWordWrap(True)
@@ -181,7 +200,7 @@ class BudgetDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        for widget in (self.auto, self.off, self.fixed, self.mb, note, buttons):
+        for widget in (self.auto, self.off, self.fixed, self.mb, self.keep, note, buttons):
             layout.addWidget(widget)
 
     def setting(self) -> str:
@@ -197,6 +216,8 @@ def install(window) -> None:
     ctl = window.ctl
     if window.persist:
         ctl.capture_budget = parse_setting(window.settings.value(SETTING_KEY))
+        ctl.keep.read(window.settings)
+        ctl.keep.changed.connect(lambda: ctl.keep.write(window.settings))  # a Stages tree pin is remembered too
     window.capture_panel = CapturePanel(ctl)
     dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Capture"), "capture", window.capture_panel,
                         window.dockWidgetArea(window.docks["stats"]))
@@ -204,18 +225,19 @@ def install(window) -> None:
     window.docks["stats"].raise_()
 
     def choose() -> None:
-        dialog = BudgetDialog(ctl.capture_budget, window)
+        dialog = BudgetDialog(ctl.capture_budget, ctl.keep, window)
         window.budget_dialog = dialog  # tests reach the open dialog here
         accepted = dialog.exec() == QDialog.Accepted
         dialog.deleteLater()
         if accepted:
             ctl.capture_budget = dialog.setting()
+            ctl.keep.set(dialog.keep.mode(), dialog.keep.pinned())
             if window.persist:
                 window.settings.setValue(SETTING_KEY, ctl.capture_budget)
-            setting = ctl.capture_budget
+            setting, mode, pinned = ctl.capture_budget, ctl.keep.mode, ctl.keep.pinned
             ctl.info.emit(said(lambda: QCoreApplication.translate(
-                "CapturePanel", "Capture budget: {setting}; applies from the next Run.").format(
-                setting=describe_setting(setting))))
+                "CapturePanel", "Capture budget: {setting}, keeping {what}; applies from the next Run.").format(
+                setting=describe_setting(setting), what=describe_keep(mode, pinned))))
     action = window.debug_menu.addAction(QCoreApplication.translate("CapturePanel", "Capture Budget…"), choose)
     window.capture_panel.budget_action = action
     action.setObjectName("tfdebug.capture.budget")

@@ -29,6 +29,7 @@ from tfdebug.models.vocab import closest_known, vocabularies_of
 from tfdebug.ui.i18n.language import breakpoint_text, error_phrase, phrase_text, said
 from tfdebug.ui.state.breakpoints import BreakpointsMixin
 from tfdebug.ui.state.generating import GenerationMixin
+from tfdebug.ui.state.keeping import KeepChoice
 from tfdebug.ui.state.loading import LoadingMixin
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.workers.ahead import read_before_jump
@@ -83,8 +84,9 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         # Decoding settings when the next run generates token by token (a GenerationSession); None: one pass.
         self.generation = None
         self.decoding = DecodingSettings()  # what Generate uses (Debug ▸ Decoding Settings…)
-        # The capture budget of the next pass: "auto", "off" or MB as text (tfdebug.ui.state.capture_budget).
-        self.capture_budget = "auto"
+        # The capture budget of the next pass: "auto", "off" or MB as text (tfdebug.ui.state.capture_budget),
+        # and which stages it keeps when not all fit (tfdebug.ui.state.keeping).
+        self.capture_budget, self.keep = "auto", KeepChoice(self)
         self.load_job: Job | None = None
         self.verification = None  # how the last finished live pass compares with the unmodified model
         self._signals: StepperSignals | None = None
