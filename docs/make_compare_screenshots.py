@@ -66,8 +66,9 @@ def compare_with_the_pass_before(driver: Driver):
 
 
 def dock_texts(driver: Driver, dock_id: str) -> dict:
-    dock = driver.window.docks[dock_id]
-    return {"size": [dock.width(), dock.height()], "stage": driver.ctl.current.name, "dock": dock.windowTitle()}
+    # The window's size, not the dock's: the dock's pixels follow the layout of the docks around it.
+    dock, window = driver.window.docks[dock_id], driver.window
+    return {"size": [window.width(), window.height()], "stage": driver.ctl.current.name, "dock": dock.windowTitle()}
 
 
 def compare_texts(driver: Driver, result) -> dict:
