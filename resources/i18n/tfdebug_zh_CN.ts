@@ -4101,6 +4101,11 @@ output w·V = {output}</source>
         <translation>不是文件夹</translation>
     </message>
     <message>
+        <source>Not kept: stages nearer the one you look at fill the {size} capture budget.</source>
+        <comment>budget.why_farther</comment>
+        <translation>未保留：离你所看阶段更近的阶段占满了 {size} 捕获预算。</translation>
+    </message>
+    <message>
         <source>Not kept: the pinned stages before it fill the {size} capture budget.</source>
         <comment>budget.why_pinned_full</comment>
         <translation>未保留：它之前的固定阶段占满了 {size} 捕获预算。</translation>

@@ -133,3 +133,8 @@ def test_pinned_kinds_take_at_most_their_share_and_the_rest_stays_near():
     tight = _run(_pass(), 300, KeepPolicy(pinned=("softmax",), pin_share=0.34))
     assert tight.kept[0] == "dec.0.self_attn.softmax" and tight.reasons["dec.1.self_attn.softmax"] == PINNED_SHARE
     assert "the kinds you keep may take only part of the 300 B" in str(drop_reason(PINNED_SHARE, 300))
+
+
+def test_a_farther_stage_without_a_recorded_distance_says_nearer_stages_hold_the_room():
+    from tfdebug.core.budget import FARTHER, drop_reason
+    assert drop_reason(FARTHER, 10_000).id == "budget.why_farther"

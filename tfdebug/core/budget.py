@@ -101,6 +101,9 @@ def drop_reason(code: str, limit: int | None, far: tuple[int, str, str] | None =
     if code == FULL:
         return Phrase("Not kept: the {size} capture budget was full when this stage ran.", id="budget.why_full",
                       size=size)
+    if code == FARTHER:  # no distance recorded for it
+        return Phrase("Not kept: stages nearer the one you look at fill the {size} capture budget.",
+                      id="budget.why_farther", size=size)
     if code == EVICTED:
         return Phrase("Let go: kept at first, then its room in the {size} capture budget went to a stage nearer the "
                       "one you look at.", id="budget.why_evicted", size=size)

@@ -380,6 +380,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('phrases', 'No space left on device', 'os.no_space')
     translate('phrases', 'No such file or directory', 'os.not_found')
     translate('phrases', 'Not a directory', 'os.not_folder')
+    translate('phrases', 'Not kept: stages nearer the one you look at fill the {size} capture budget.', 'budget.why_farther')
     translate('phrases', 'Not kept: the kinds you keep may take only part of the {size} capture budget, and the stages of those kinds before it hold that part.', 'budget.why_pinned_share')
     translate('phrases', 'Not kept: the pinned stages before it fill the {size} capture budget.', 'budget.why_pinned_full')
     translate('phrases', 'Not kept: the {size} capture budget was full when this stage ran.', 'budget.why_full')
