@@ -140,8 +140,10 @@ def test_generate_from_the_window_with_keys_only(make_window, qtbot):
     press(window, Qt.Key_G, Qt.ControlModifier)  # Generate, beside Run: from the preset's question
     wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)
     assert "".join(window.ctl.session.tokens["prompt"]).endswith("iloveyou=")  # the tokenizer lowercases
+    next_token = window.actions_by_id["tfdebug.gen.next_token"]
     for _ in range(3):
         step = len(window.ctl.session.tokens["prompt"])
+        qtbot.waitUntil(next_token.isEnabled)  # a key pressed while the action is still grey does nothing
         press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token
         qtbot.waitUntil(lambda: len(window.ctl.session.tokens["prompt"]) > step, timeout=30000)
     wait_paused(qtbot, window, timeout=30000)
