@@ -41,7 +41,7 @@ def v2_snapshot(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("args", [("--help",), ("stages", "--help"), ("info", "--help"), ("--version",)])
+@pytest.mark.parametrize("args", [("--help",), ("stages", "--help"), ("info", "--help"), ("bench", "--help"), ("--version",)])
 def test_help_imports_neither_torch_nor_qt(args):
     report, out = _probe(*args)
     assert report["code"] == 0

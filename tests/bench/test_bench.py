@@ -158,6 +158,19 @@ def test_sections_are_chosen_by_name_and_an_unknown_one_is_refused(capsys):
         choose_sections(["nope"])
 
 
+def test_every_section_the_runner_has_is_a_choice_of_the_command_line():
+    """`--section startup` was refused by the command line while the runner had it (two lists of one fact)."""
+    import argparse
+
+    from tfdebug.bench.runner import SECTIONS
+    from tfdebug.commands.bench import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    for name in SECTIONS:
+        assert parser.parse_args(["--section", name]).section == [name]
+
+
 def test_out_writes_the_json_result(tmp_path, capsys):
     path = tmp_path / "bench.json"
     assert main(["bench", "--tiny", "--max-load", "0", "--section", "syncs", "--out", str(path)]) == 0

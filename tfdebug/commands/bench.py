@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 
+from tfdebug.bench.runner import SECTIONS  # imports no torch: `tfdebug bench --help` stays quick
+
 # The bench times the plain forward in a process that never tuned the allocator, and the
 # tuned variant in a child process of its own.
 TUNE_ALLOCATOR = False
 
-SECTION_NAMES = ("capture", "session", "hf", "latency", "memory", "snapshots", "syncs", "sdpa", "levers",
-                 "generation", "cuda", "peers", "scale", "remote")  # tfdebug.bench.runner.SECTIONS, without importing it
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,8 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     size.add_argument("--full", action="store_true",
                       help="the largest sizes and most repeats (the 12-layer × 768 row, a 1 GB snapshot): long")
     parser.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)  # the test suite's smallest run
-    parser.add_argument("--section", action="append", default=None, choices=SECTION_NAMES, metavar="NAME",
-                        help="run only this section (repeatable): " + ", ".join(SECTION_NAMES))
+    parser.add_argument("--section", action="append", default=None, choices=SECTIONS, metavar="NAME",
+                        help="run only this section (repeatable): " + ", ".join(SECTIONS))
     parser.add_argument("--peers", action="store_true",
                         help="only the peers side by side on one Hugging Face GPT-2 shape (HF sdpa and eager, "
                              "tfdebug, TransformerLens, nnsight, TorchLens: those installed)")
