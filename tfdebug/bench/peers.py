@@ -250,7 +250,9 @@ def peers_section(shape: str, repeats: int) -> dict:
                           "own_plain": f"{name}_plain"}
             fns[name], fns[f"{name}_plain"] = capture, plain
         fns["hf_eager_again"] = fns["hf_eager"]
-        times = interleaved_ms({name: (lambda fn=fn: fn(ids)) for name, fn in fns.items()}, repeats, warmup=1)
+        faults: dict[str, list[int]] = {}
+        times = interleaved_ms({name: (lambda fn=fn: fn(ids)) for name, fn in fns.items()}, repeats, warmup=1,
+                               faults=faults)
         ms = {name: median(values) for name, values in times.items()}
         for name, row in rows.items():
             if name not in fns:
@@ -261,7 +263,8 @@ def peers_section(shape: str, repeats: int) -> dict:
             row.update(status="ok", ms=round(ms[name], 2), own_plain_ms=round(ms[row["own_plain"]], 2),
                        ratio_own_plain=round(ms[name] / ms[row["own_plain"]], 4),
                        ratio_hf_sdpa=round(ms[name] / ms["hf_sdpa"], 4),
-                       tensors_kept=len(tensors), bytes_held=held_bytes(_as_captures(tensors)))
+                       tensors_kept=len(tensors), bytes_held=held_bytes(_as_captures(tensors)),
+                       faults_per_pass=round(median(faults[name])))
             del kept, tensors
     return {"config": config.name, "n_layer": config.n_layer, "n_embd": config.n_embd, "n_heads": config.n_heads,
             "seq_len": config.seq_len, "vocab_size": config.vocab_size, "repeats": repeats,
@@ -277,7 +280,7 @@ def _as_captures(tensors: list[torch.Tensor]):
 
 
 PEER_COLUMNS = ["variant", "version", "ms", "ratio_own_plain", "ratio_hf_sdpa", "tensors_kept", "bytes_held",
-                "status"]
+                "faults_per_pass", "status"]
 
 
 def format_peers(result: dict) -> list[str]:

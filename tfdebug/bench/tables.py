@@ -40,20 +40,22 @@ def _load_line(result: dict) -> str:
 
 
 def peers_table(result: dict) -> str:
-    """The peers side by side: ms, × own plain, × HF sdpa, tensors kept, MB held."""
+    """The peers side by side: ms, × own plain, × HF sdpa, tensors kept, MB held, page faults per pass."""
     peers = result["peers"]
     rows = []
     for row in peers["rows"]:
         if row.get("status") != "ok":
-            rows.append([row["variant"], row.get("version", "–"), row["status"], "", "", "", ""])
+            rows.append([row["variant"], row.get("version", "–"), row["status"], "", "", "", "", ""])
             continue
+        faults = row.get("faults_per_pass")  # a run older than the column has none
         rows.append([row["variant"], row.get("version") or "–", f"{row['ms']:.1f}", _x(row["ratio_own_plain"]),
-                     _x(row["ratio_hf_sdpa"]), str(row["tensors_kept"]), _mb(row["bytes_held"])])
+                     _x(row["ratio_hf_sdpa"]), str(row["tensors_kept"]), _mb(row["bytes_held"]),
+                     "–" if faults is None else f"{faults:,}"])
     head = (f"{peers['config']} ({peers['n_heads']} heads, seq {peers['seq_len']}, vocab {peers['vocab_size']}), "
             f"float32, allocator {'opted in' if peers['allocator_tuned'] else 'untuned'}, {peers['repeats']} "
             f"interleaved repeats, A/A (HF eager timed twice) {peers['aa_ratio']:.3f}. " + _load_line(result))
-    return head + _markdown(["variant", "version", "ms", "× own plain", "× HF sdpa", "tensors kept", "MB held"],
-                            rows)
+    return head + _markdown(["variant", "version", "ms", "× own plain", "× HF sdpa", "tensors kept", "MB held",
+                             "page faults per pass"], rows)
 
 
 def session_table(result: dict) -> str:

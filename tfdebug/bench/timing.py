@@ -8,11 +8,14 @@ from typing import Callable
 
 
 def interleaved_ms(variants: dict[str, Callable[[], object]], repeats: int, warmup: int = 2,
-                   sync: Callable[[], None] | None = None) -> dict[str, list[float]]:
+                   sync: Callable[[], None] | None = None,
+                   faults: dict[str, list[int]] | None = None) -> dict[str, list[float]]:
     """Run each variant `repeats` times, round-robin after `warmup` rounds; milliseconds per run.
 
     The result of each call is dropped before the next variant runs, so memory a
-    variant keeps alive does not carry over into another's timing.
+    variant keeps alive does not carry over into another's timing. `faults`, when given,
+    receives each timed run's minor page faults per variant (the process's, from getrusage):
+    on CPU most of what keeping tensors costs is the kernel handing out fresh pages.
     """
     for _ in range(warmup):
         for fn in variants.values():
@@ -22,13 +25,25 @@ def interleaved_ms(variants: dict[str, Callable[[], object]], repeats: int, warm
     times: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(repeats):
         for name, fn in variants.items():
+            before = _minor_faults() if faults is not None else 0
             start = time.perf_counter()
             result = fn()
             if sync:
                 sync()
             times[name].append((time.perf_counter() - start) * 1000.0)
+            if faults is not None:
+                faults.setdefault(name, []).append(_minor_faults() - before)
             del result
     return times
+
+
+def _minor_faults() -> int:
+    """This process's minor page faults so far (0 where getrusage does not exist)."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
 def median(values: list[float]) -> float:
