@@ -251,6 +251,26 @@ def remote_painted() -> str:
 REAL_SIZE_WINDOW = "docs/bench-real-size-window-cpu-2core.json"
 
 
+def real_size() -> str:
+    """The Llama-3.2-1B-shaped model headless (`bench --real-size`): build, load, plan, pass, memory."""
+    whole = load("docs/bench-real-size-cpu-2core.json")
+    d = whole["real_size"]
+    rows = [["build on meta + random bf16 weights", f"{d['build_s']:.1f} s, {d['rss_after_build_bytes'] / 1e9:.1f} GB RSS"],
+            ["save as a folder", f"{d['save_s']:.1f} s"],
+            ["load `hf:FOLDER --dtype bfloat16`", f"{d['load_s']:.1f} s"],
+            ["time to the first stage", f"{d['first_stage_s']:.2f} s ({d['plan_s']:.2f} s of it planning on the meta "
+                                        f"device) = {d['first_stage_s'] / d['plain_forward_s']:.2f}× the plain forward"],
+            ["rest of the stepped pass", f"{d['rest_of_pass_s']:.2f} s"],
+            ["plain forward (unmodified model)", f"{d['plain_forward_s']:.2f} s"],
+            ["stages; captured / sum of stage sizes", f"{d['stages']}; {d['captured_bytes'] / 1e6:.0f} MB / "
+                                                      f"{d['stage_bytes'] / 1e6:.0f} MB (budget "
+                                                      f"{d['budget_bytes'] / 1e9:.1f} GB: {d['dropped']} dropped)"],
+            ["peak RSS", f"{d['peak_rss_bytes'] / 1e9:.2f} GB = {pct(d['peak_rss_share_of_ram'])} of "
+                         f"{d['ram_bytes'] / 1e9:.1f} GB RAM (bound 40%)"]]
+    return f"{d['seq_len']} tokens, {d['threads']} torch threads; {whole['machine']} ({whole['date']}).\n\n" + \
+        table(["row", "figure"], rows)
+
+
 def real_size_window() -> str:
     """The Llama-3.2-1B-shaped model opened and stepped in the window (`bench --real-size --in-window`)."""
     d = load(REAL_SIZE_WINDOW)["real_size_window"]
@@ -294,6 +314,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "tiny-gpt2": tiny_gpt2,
     "machine-real-size-window": lambda: machine(REAL_SIZE_WINDOW),
     "real-size-window": real_size_window,
+    "real-size": real_size,
 }
 
 

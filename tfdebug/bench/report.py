@@ -63,7 +63,8 @@ def _session_verdicts(result: dict) -> list[dict]:
     out = []
     for row in result.get("session", []):
         target = TARGETS["ratio_session_capture"]
-        out.append({"what": f"{row['config']} session capture (what the user waits for) ≤ {target}",
+        allocator = "opted in, as the app" if row.get("allocator_tuned") else "untuned"
+        out.append({"what": f"{row['config']} session capture (what the user waits for), {allocator} ≤ {target}",
                     "value": row["ratio_session_capture"], "aa_ratio": row["ratio_plain_again"],
                     "verdict": verdict(row["ratio_session_capture"], target, row["ratio_plain_again"])})
     return out

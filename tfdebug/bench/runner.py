@@ -25,7 +25,7 @@ class Profile:
     name: str
     capture_configs: tuple[str, ...]  # names in tfdebug.bench.capture (demo: the bundled model's shape)
     repeats: int
-    tuned: bool  # also time the capture rows in a child process that opted in to the allocator tuning
+    tuned: bool  # also time the capture and session rows in a child process that opted in to the allocator tuning
     latency_sizes: tuple[int, ...]
     latency_repeats: int
     snapshot_bytes: int

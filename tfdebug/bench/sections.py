@@ -124,9 +124,11 @@ def _remote(profile) -> dict:
 
 
 def _session(profile) -> list[dict]:
-    from tfdebug.bench.session import session_rows
+    from tfdebug.bench.session import session_rows, tuned_session_rows
 
-    return session_rows(profile.hf, min(5, max(3, profile.repeats)))
+    repeats = min(5, max(3, profile.repeats))
+    rows = session_rows(profile.hf, repeats)
+    return rows + (tuned_session_rows(profile.hf, repeats) if rows and profile.tuned else [])
 
 
 def _hf(profile) -> list[dict]:

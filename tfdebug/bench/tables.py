@@ -63,7 +63,7 @@ def session_table(result: dict) -> str:
     def cpu(r, key):  # the CPU-time ratio, in runs that measured it
         return f" (CPU {r[key]:.3f}×)" if key in r else ""
 
-    rows = [[r["config"], r["plan"], f"{r['plain_ms']:.1f}", f"{r['session_capture_ms']:.1f}",
+    rows = [[r["config"], "opted in" if r.get("allocator_tuned") else "untuned", r["plan"], f"{r['plain_ms']:.1f}", f"{r['session_capture_ms']:.1f}",
              _x(r["ratio_session_capture"]) + cpu(r, "cpu_ratio_session_capture"),
              f"{r['planned_session_capture_ms']:.1f}",
              _x(r["ratio_planned_session_capture"]) + cpu(r, "cpu_ratio_planned_session_capture"),
@@ -71,7 +71,7 @@ def session_table(result: dict) -> str:
              _x(r["ratio_planned_real_verified_inline"]) + cpu(r, "cpu_ratio_planned_real_verified_inline"),
              f"{r['ratio_plain_again']:.3f}" + cpu(r, "cpu_ratio_plain_again")] for r in result["session"]]
     return _load_line(result) + _markdown(
-        ["model", "plans", "plain ms", "stages: session ms", "× plain", "window: plan + pass ms", "× plain",
+        ["model", "allocator", "plans", "plain ms", "stages: session ms", "× plain", "window: plan + pass ms", "× plain",
          "check ms (background)", "before: real plan + inline check ms", "before × plain", "A/A"], rows)
 
 
