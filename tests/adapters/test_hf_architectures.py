@@ -95,6 +95,22 @@ def test_captured_with_every_sub_stage_and_verified_stage_by_stage(arch):
     assert hf_tiny.no_hooks_left(model)
 
 
+@pytest.mark.parametrize("arch", CAPTURED, ids=[a.model_type for a in CAPTURED])
+def test_a_meta_plan_has_the_stages_shapes_and_dtypes_of_the_real_pass(arch):
+    """Planning on meta reuses an operation's result for arguments it has seen (each layer repeats the
+    same operations): the plan must still be the pass's own, stage for stage."""
+    from tfdebug.core.plan import plan_pass
+
+    model, adapter, session, by_name = _built(arch)
+    session.wait_verification()  # its check runs the model in the background: not while this plan runs it
+    prepared = adapter.prepare(TEXTS[arch.kind])
+    plan = plan_pass(adapter.module, lambda: adapter.forward(prepared), method="meta")
+    if plan.method != "meta":  # a model whose code reads values is planned by a real pass, and says why
+        assert plan.note
+    assert [(c.name, c.shape, c.dtype, c.info.kind) for c in plan] == [
+        (c.name, c.shape, c.dtype, c.info.kind) for c in by_name.values()]
+
+
 @pytest.mark.parametrize("arch", [a for a in CAPTURED if a.kind != "encoder"],
                          ids=[a.model_type for a in CAPTURED if a.kind != "encoder"])
 def test_greedy_generation_with_the_cache_equals_the_models_own_generate(arch):

@@ -108,6 +108,10 @@ class _MetaPass(TorchDispatchMode):
         self._weights = weights
         self._device = device
         self._meta: dict[int, Tensor] = {}  # the meta twin of each weight, made once per pass
+        # What an operation gave for arguments of these shapes, strides, dtypes and values: a Transformer
+        # repeats each operation once per layer on the same shapes, and torch's meta kernels cost Python
+        # time per call (a layer norm's decomposition ~1.5 ms), so each is worked out once per pass.
+        self._results: dict[tuple, object] = {}
 
     def _to_meta(self, t: Tensor) -> Tensor:
         if t.is_meta:
@@ -139,8 +143,59 @@ class _MetaPass(TorchDispatchMode):
                 # `x.device` of a planned tensor says meta; what is made from it alone is real.
                 kwargs = {**kwargs, "device": self._device}
             return func(*args, **kwargs)
+        key = _result_key(func, args, kwargs)
+        if key is not None:
+            known = self._results.get(key)
+            if known is not None:
+                return tree_map_only(Tensor, _like, known)
         args, kwargs = tree_map_only(Tensor, self._to_meta, (args, kwargs))
-        return func(*args, **kwargs)
+        result = func(*args, **kwargs)
+        if key is not None and all(t.is_meta for t in tree_leaves(result) if isinstance(t, Tensor)):
+            self._results[key] = result
+        return result
+
+
+_FRESH: dict[object, bool] = {}  # operator → whether its results are new tensors (no view, nothing written)
+
+
+def _returns_fresh(func) -> bool:
+    fresh = _FRESH.get(func)
+    if fresh is None:
+        schema = func._schema
+        fresh = _FRESH[func] = not schema.is_mutable and all(r.alias_info is None for r in schema.returns)
+    return fresh
+
+
+def _signature(value):
+    """A hashable description of an argument that decides a meta result's shape, strides and dtype; None when
+    there is none (an argument of a kind not described here: the result is then not reused)."""
+    if isinstance(value, Tensor):
+        return ("T", tuple(value.shape), value.stride(), value.dtype)
+    if isinstance(value, (list, tuple)):
+        parts = tuple(_signature(v) for v in value)
+        return None if any(p is None for p in parts) else (type(value).__name__, parts)
+    if value is None:
+        return _NONE
+    if isinstance(value, (bool, int, float, str, torch.dtype, torch.device, torch.layout, torch.memory_format)):
+        return (type(value).__name__, value)
+    return None
+
+
+_NONE = ("None",)
+
+
+def _result_key(func, args: tuple, kwargs: dict) -> tuple | None:
+    """The key under which an operation's meta result is reused within one pass, or None: never reused."""
+    if not _returns_fresh(func):
+        return None
+    parts = _signature(args)
+    named = _signature(tuple(sorted(kwargs.items()))) if kwargs else ()
+    return None if parts is None or named is None else (func, parts, named)
+
+
+def _like(t: Tensor) -> Tensor:
+    """A new meta tensor with `t`'s shape, strides and dtype."""
+    return torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
 
 
 def _meta_plan(model: nn.Module, run: Callable[[], object], device: torch.device) -> list[Capture]:
