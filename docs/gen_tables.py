@@ -149,6 +149,17 @@ def startup() -> str:
               + ", ".join(f"{x:g}" for x in d["load_after_each"]) + ".")
 
 
+def startup_commands() -> str:
+    """The commands that only read files, each from a fresh process's start to its exit."""
+    d = load("docs/bench-latency-cpu-2core.json")["startup"]["commands"]
+    rows = [[f"`tfdebug {' '.join(r['args'])}`", f"{r['median_s']:.3f}", f"{r['max_s']:.3f}",
+             ", ".join(r["imported"]) or "neither torch nor Qt"] for r in d.values()]
+    first = next(iter(d.values()))
+    return (table(["command", "median (s)", "max (s)", "imported"], rows)
+            + f"\n\n`{{snapshot}}`: a {first['snapshot_bytes'] / 1e3:.0f} kB snapshot of the `random` model; "
+              f"{first['runs']} runs each.")
+
+
 def host_syncs() -> str:
     s, budgets = bench()["host_syncs"], bench()["sync_budgets"]
     rows = [["one captured forward (the model's own input check)", s["captured_forward"],
@@ -315,6 +326,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "machine-real-size-window": lambda: machine(REAL_SIZE_WINDOW),
     "real-size-window": real_size_window,
     "real-size": real_size,
+    "startup-commands": startup_commands,
 }
 
 

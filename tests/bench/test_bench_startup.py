@@ -19,3 +19,22 @@ def test_the_section_reports_the_first_run_apart_from_the_rest(monkeypatch):
     text = format_report({"machine": {"torch": "x", "torch_threads": 1, "cpu_count": 2, "load_average": [0.5]},
                           "startup": section, "verdicts": []})
     assert f"painted: first {len(PHASES):.2f} s, median of the rest {len(PHASES) - 0.5:.2f} s" in text
+
+
+def test_the_commands_that_read_files_are_timed_in_fresh_processes_without_torch_or_qt():
+    from tfdebug.bench.report import verdicts
+    from tfdebug.bench.startup import COMMANDS, commands_startup
+
+    commands = commands_startup(runs=1)
+    assert set(commands) == set(COMMANDS)
+    for row in commands.values():
+        assert row["imported"] == [] and 0 < row["median_s"] <= row["max_s"] and row["snapshot_bytes"] > 0
+    judged = {v["what"]: v for v in verdicts({"startup": {"commands": commands}})}
+    assert "tfdebug info ≤ 0.3 s" in judged
+    assert judged["tfdebug info {snapshot} imports neither torch nor Qt"]["verdict"] == "pass"
+    text = format_report({"machine": {"torch": "x", "torch_threads": 1, "cpu_count": 2, "load_average": [0.5]},
+                          "startup": {"model": "demo", "runs": [], "load_after_each": [],
+                                      "first": {p: 1.0 for p in PHASES},
+                                      "median_after_first": {p: 1.0 for p in PHASES}, "commands": commands},
+                          "verdicts": []})
+    assert "tfdebug info --json {snapshot}: median" in text and "neither torch nor Qt" in text

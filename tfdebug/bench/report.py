@@ -13,7 +13,7 @@ from tfdebug.bench.timing import table as _table
 
 TARGETS = {
     "ratio_capture_all": 1.10, "ratio_taps_only": 1.02, "painted_1024_ms": 16.0, "painted_4096_ms": 50.0,
-    "settled_ms": 100.0, "ratio_save_throughput": 0.8, "ratio_session_capture": 1.10,
+    "settled_ms": 100.0, "ratio_save_throughput": 0.8, "ratio_session_capture": 1.10, "info_s": 0.3,
 }
 SYNC_BUDGETS = {"captured_forward": 1, "conditions_fast": 1, "display_step": 2, "heads": 1}
 
@@ -46,6 +46,7 @@ def verdicts(result: dict) -> list[dict]:
                     "verdict": verdict(row["settled_median"], TARGETS["settled_ms"],
                                        row.get("aa_ratio_settled", row["aa_ratio"]))})
     out += _session_verdicts(result)
+    out += _command_verdicts(result)
     snap = result.get("snapshots")
     if snap:
         out.append({"what": f"snapshot save ≥ {TARGETS['ratio_save_throughput']}× save_file",
@@ -67,6 +68,22 @@ def _session_verdicts(result: dict) -> list[dict]:
         out.append({"what": f"{row['config']} session capture (what the user waits for), {allocator} ≤ {target}",
                     "value": row["ratio_session_capture"], "aa_ratio": row["ratio_plain_again"],
                     "verdict": verdict(row["ratio_session_capture"], target, row["ratio_plain_again"])})
+    return out
+
+
+def _command_verdicts(result: dict) -> list[dict]:
+    """`tfdebug info` within its time, and no command that only reads files importing torch or Qt (a count:
+    no noise to judge)."""
+    commands = (result.get("startup") or {}).get("commands") or {}
+    out = []
+    if "info" in commands:
+        seconds = commands["info"]["median_s"]
+        out.append({"what": f"tfdebug info ≤ {TARGETS['info_s']:g} s", "value": seconds, "aa_ratio": None,
+                    "verdict": "pass" if seconds <= TARGETS["info_s"] else "fail"})
+    for name, row in commands.items():
+        out.append({"what": f"tfdebug {' '.join(row['args'])} imports neither torch nor Qt",
+                    "value": ", ".join(row["imported"]) or "none", "aa_ratio": None,
+                    "verdict": "fail" if row["imported"] else "pass"})
     return out
 
 
@@ -111,7 +128,10 @@ def _startup_lines(start: dict) -> list[str]:
     first, rest = start["first"], start["median_after_first"]
     return ["", f"Window start to the first painted stage ({start['model']}, s since the process started; "
                 f"{len(start['runs'])} fresh processes, load after each {start['load_after_each']}):"] + [
-        f"  {phase}: first {first[phase]:.2f} s, median of the rest {rest[phase]:.2f} s" for phase in PHASES]
+        f"  {phase}: first {first[phase]:.2f} s, median of the rest {rest[phase]:.2f} s" for phase in PHASES] + [
+        f"  tfdebug {' '.join(row['args'])}: median {row['median_s']:.3f} s, max {row['max_s']:.3f} s (start to exit; "
+        f"imported: {', '.join(row['imported']) or 'neither torch nor Qt'})"
+        for row in (start.get("commands") or {}).values()]
 
 
 def _memory_lines(mem: dict) -> list[str]:

@@ -112,9 +112,11 @@ def run_all(profile: str = "default", sections: list[str] | None = None, threads
 
 
 def _startup(tiny: bool) -> dict:
-    from tfdebug.bench.startup import startup_section
+    from tfdebug.bench.startup import commands_startup, startup_section
 
-    return startup_section("demo", runs=2 if tiny else 4)
+    section = startup_section("demo", runs=2 if tiny else 4)
+    section["commands"] = commands_startup(runs=2 if tiny else 5)
+    return section
 
 
 def _remote(profile) -> dict:

@@ -5,6 +5,10 @@ from just before the process was started: the interpreter, torch, PySide6, pyqtg
 window's modules imported, the window shown, and the heatmap's first painted stage. The files
 are in the page cache after the first run (a truly cold start, after a reboot, reads them
 from disk too); the first run is reported on its own.
+
+`commands_startup` times the commands that only read files (`tfdebug --help`, `info` and
+`info --json` on a small snapshot) in fresh processes, start to exit, and says whether each
+imported torch or Qt (none of them should).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 from tfdebug.bench.runner import load_average
@@ -42,3 +47,48 @@ def startup_section(model: str = "demo", runs: int = 3) -> dict:
     rest = results[1:] or results
     return {"model": model, "runs": results, "load_after_each": loads, "first": results[0],
             "median_after_first": {p: round(median([r[p] for r in rest]), 3) for p in PHASES}}
+
+
+# Commands that read files only, timed from a fresh process's start to its exit ("{snapshot}": a small snapshot).
+COMMANDS = {"help": ["--help"], "info": ["info", "{snapshot}"], "info_json": ["info", "--json", "{snapshot}"]}
+_PROBE = """
+import json, sys
+from tfdebug.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+sys.stdout.flush()
+sys.stderr.write("@@" + json.dumps(sorted(m for m in ("torch", "PySide6") if m in sys.modules)) + "\\n")
+sys.exit(code or 0)
+"""
+
+
+def _command_run(args: list[str], timeout_s: float = 60.0) -> tuple[float, list[str]]:
+    """Seconds from a fresh `tfdebug ARGS` process's start to its exit, and which of torch / PySide6 it imported."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True, timeout=timeout_s,
+                          check=False)
+    seconds = time.perf_counter() - start
+    marks = [line for line in done.stderr.splitlines() if line.startswith("@@")]
+    if done.returncode != 0 or not marks:
+        raise RuntimeError(f"tfdebug {' '.join(args)} failed (exit {done.returncode}): {done.stderr.strip()[-300:]}")
+    return seconds, json.loads(marks[-1][2:])
+
+
+def commands_startup(runs: int = 5) -> dict:
+    """Each command of COMMANDS `runs` times on a snapshot of the `random` model: median seconds, imports."""
+    from tfdebug.cli import main
+
+    out: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder:
+        snapshot = os.path.join(folder, "pass.safetensors")
+        if main(["capture", "--model", "random", "--out", snapshot]) != 0:
+            raise RuntimeError("the snapshot for the start-up commands could not be written")
+        for name, template in COMMANDS.items():
+            args = [a.format(snapshot=snapshot) for a in template]
+            timed = [_command_run(args) for _ in range(runs)]
+            out[name] = {"args": template, "runs": runs, "median_s": round(median([t for t, _ in timed]), 3),
+                         "max_s": round(max(t for t, _ in timed), 3), "imported": timed[-1][1],
+                         "snapshot_bytes": os.path.getsize(snapshot)}
+    return out
