@@ -126,13 +126,15 @@ class _Served:
 
 
 class _ServedProcess:
-    """`serve_planes(n, stages)` in a child process (`python -m tfdebug.bench.remote N STAGES`); `close` ends it."""
+    """`serve_planes(n, stages)` in a child process (`python -m tfdebug.bench.remote N STAGES [CLIENT_TIMEOUT_S]`);
+    `close` ends it."""
 
-    def __init__(self, n: int, stages: int):
+    def __init__(self, n: int, stages: int, client_timeout_s: float = 3.0):
         import subprocess
         import sys
 
-        self.process = subprocess.Popen([sys.executable, "-m", "tfdebug.bench.remote", str(n), str(stages)],
+        self.process = subprocess.Popen([sys.executable, "-m", "tfdebug.bench.remote", str(n), str(stages),
+                                         str(client_timeout_s)],
                                         stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline().split()
         if len(line) != 2:
@@ -145,11 +147,12 @@ class _ServedProcess:
         self.process.wait(30)
 
 
-def serve_planes(n: int, stages: int) -> None:
+def serve_planes(n: int, stages: int, client_timeout_s: float = 3.0) -> None:
     """Serve a PlanesAdapter pass on 127.0.0.1 until terminated; prints 'ADDRESS TOKEN' first."""
     from tfdebug.remote.server import RemoteServer
 
-    server = RemoteServer(lambda texts, settings: DebugSession(PlanesAdapter(n, stages), max_capture_bytes=0), port=0)
+    server = RemoteServer(lambda texts, settings: DebugSession(PlanesAdapter(n, stages), max_capture_bytes=0), port=0,
+                          client_timeout_s=client_timeout_s)
     print(server.address, server.token, flush=True)
     server.serve_forever()
 
@@ -216,4 +219,4 @@ def format_remote(section: dict) -> list[str]:
 if __name__ == "__main__":  # the painted bench's server process
     import sys
 
-    serve_planes(int(sys.argv[1]), int(sys.argv[2]))
+    serve_planes(int(sys.argv[1]), int(sys.argv[2]), *(float(a) for a in sys.argv[3:4]))

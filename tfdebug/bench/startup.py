@@ -78,13 +78,13 @@ def _command_run(args: list[str], timeout_s: float = 60.0) -> tuple[float, list[
 
 def commands_startup(runs: int = 5) -> dict:
     """Each command of COMMANDS `runs` times on a snapshot of the `random` model: median seconds, imports."""
-    from tfdebug.cli import main
-
     out: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder:
         snapshot = os.path.join(folder, "pass.safetensors")
-        if main(["capture", "--model", "random", "--out", snapshot]) != 0:
-            raise RuntimeError("the snapshot for the start-up commands could not be written")
+        made = subprocess.run([sys.executable, "-m", "tfdebug", "capture", "--model", "random", "--out", snapshot],
+                              capture_output=True, text=True, timeout=300, check=False)
+        if made.returncode != 0:
+            raise RuntimeError(f"the snapshot for the start-up commands could not be written: {made.stderr[-300:]}")
         for name, template in COMMANDS.items():
             args = [a.format(snapshot=snapshot) for a in template]
             timed = [_command_run(args) for _ in range(runs)]
