@@ -6,6 +6,7 @@ checked like a file: a missing field or a wrong shape is a FrameError, not a cra
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ import torch
 
 from tfdebug.adapters.generation import TokenEntry
 from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.compare import Comparison
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
@@ -52,6 +54,21 @@ def capture_of(data: Any) -> Capture:
                          why=str(exc)[:200]) from None
     capture.edited, capture.dropped = bool(data.get("edited")), bool(data.get("dropped"))
     return capture
+
+
+def plan_parts(entries: list[dict], max_bytes: int) -> list[list[dict]]:
+    """`entries` (a plan's `entry` dicts) in consecutive parts of at most `max_bytes` of JSON each (an entry
+    larger than that is a part of its own); always at least one part, so the `pass` message has its first."""
+    parts: list[list[dict]] = [[]]
+    size = 0
+    for e in entries:
+        n = len(json.dumps(e, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()) + 1
+        if parts[-1] and size + n > max_bytes:
+            parts.append([])
+            size = 0
+        parts[-1].append(e)
+        size += n
+    return parts
 
 
 # ----- breakpoints ---------------------------------------------------------------------------------
@@ -153,4 +170,13 @@ def token_entry_of(data: Any) -> TokenEntry:
                           tuple((str(t), float(p)) for t, p in alternatives))
     except (TypeError, ValueError) as exc:
         raise FrameError("A token of the server's generation cannot be read: {why}", id="remote.token_entry",
+                         why=str(exc)[:200]) from None
+
+
+def comparison_of(data: Any) -> Comparison:
+    """A comparison the server made (`Comparison.to_dict`'s JSON) read back; a FrameError when it is not one."""
+    try:
+        return Comparison.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise FrameError("The server's comparison cannot be read: {why}", id="remote.comparison",
                          why=str(exc)[:200]) from None

@@ -103,6 +103,11 @@ class ConditionDialog(QDialog):
         if self.reference is None or self.ctl.remote is not None:  # a served pass: the model is elsewhere
             for widget in (self.diverges, self.placement, self.atol, self.rtol):
                 widget.setEnabled(False)
+        if self.ctl.remote is not None:  # greyed with its reason (docs/remote.md)
+            self.diverges_note.setText(self.tr(
+                "The divergence condition is not available over a remote pass yet: its reference pass would run on "
+                "the server, which does not do that yet. File ▸ Compare With… compares a served pass with this input "
+                "in another dtype on the server."))
         return row
 
     def _default_tolerance(self) -> None:
