@@ -1,5 +1,6 @@
 """Compare over a real `tfdebug serve --model tiny-gpt2` process: the per-stage comparison runs on the server and
-only its table crosses; the table equals the one `tfdebug.core.compare` makes of the same two passes here."""
+only its table crosses; the table equals the one `tfdebug.core.compare` makes of the same two passes here. The
+divergence condition is evaluated on the server and stops where the same condition stops the pass here."""
 
 from __future__ import annotations
 
@@ -8,12 +9,17 @@ import json
 import pytest
 
 from tests.remote.served import attached, start_server, stop_server
-from tfdebug.adapters.crosscheck import Placement, compare_placements
+from tfdebug.adapters.crosscheck import Placement, compare_placements, fill_reference
+from tfdebug.adapters.registry import load_adapter
+from tfdebug.adapters.session import DebugSession
+from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.compare import compare
+from tfdebug.core.reference import ReferencePass
 from tfdebug.core.edits import Edit, Region
 from tfdebug.core.errors import ExportError, SnapshotError, StepperStateError
 from tfdebug.io.passes import open_pass
 from tfdebug.io.snapshot import save_snapshot
+from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote.comparing import compare_on_server
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import REQUESTS, SERVER_MAX_HEADER, decode, encode
@@ -120,3 +126,55 @@ def test_a_hostile_compare_frame_over_the_connection_leaves_the_server_serving(r
     remote.stepper.step()
     remote.stepper.wait()
     assert remote.stepper.cursor == 1
+
+
+def divergence_stop_here(texts: dict, atol: float, rtol: float) -> str:
+    """Where the same condition stops the same pass run here: tiny-gpt2 against this input in bfloat16."""
+    session = DebugSession(load_adapter("tiny-gpt2"), texts)
+    reference = ReferencePass(("tiny-gpt2", "bfloat16"), "bfloat16 on cpu")
+    fill_reference(reference, "tiny-gpt2", texts, Placement("bfloat16", "cpu"), to_host=False)
+    session.stepper.reference = reference
+    session.stepper.add_breakpoint(Breakpoint.on_divergence(atol, rtol))
+    try:
+        session.stepper.start()
+        session.stepper.wait()
+        session.stepper.continue_()
+        session.stepper.wait()
+        assert session.stepper.state == "paused"
+        return session.stepper.current.name
+    finally:
+        session.close()
+
+
+def test_the_divergence_condition_is_evaluated_on_the_server_and_stops_where_it_stops_here(remote):
+    atol, rtol = 1e-3, 1e-3
+    remote.set_reference("bfloat16")  # computed on the server, on a thread of its own
+    try:
+        remote.stepper.add_breakpoint(Breakpoint.on_divergence(atol, rtol))
+        assert Breakpoint.on_divergence(atol, rtol) in remote.stepper.breakpoints  # its rtol crossed and came back
+        remote.stepper.continue_()
+        remote.stepper.wait()
+        assert remote.stepper.state == "paused"
+        assert remote.stepper.current.name == divergence_stop_here(remote.texts, atol, rtol)
+        table = compare_on_server(remote, "placed", atol, rtol, on_screen="b", dtype="bfloat16")  # the held one
+        assert table.first_divergent.name == remote.stepper.current.name
+    finally:
+        remote.stepper.clear_breakpoints()
+        remote.set_reference(None)
+
+
+def test_a_divergence_condition_the_server_cannot_hold_is_refused(remote):
+    with pytest.raises(FrameError, match="must be one of"):
+        remote.set_reference("float8")
+    with pytest.raises(FrameError, match="breakpoint cannot be read"):  # no rtol: not a divergence condition
+        remote.request("breakpoint", {"op": "add", "by": "condition", "value": "diverges", "threshold": 1e-3})
+    with pytest.raises(FrameError, match="breakpoint cannot be read"):
+        remote.request("breakpoint", {"op": "add", "by": "condition", "value": "diverges", "threshold": 1e-3,
+                                      "rtol": -1})
+    generation = remote.reopen(remote.texts, generate=DecodingSettings(max_new_tokens=2, stop_at_eos=False))
+    try:
+        with pytest.raises(StepperStateError, match="a generation has none"):
+            generation.set_reference("bfloat16")
+        generation.set_reference(None)  # no reference: nothing to refuse
+    finally:
+        generation.reopen(generation.texts).close()  # the next test's window finds one pass served

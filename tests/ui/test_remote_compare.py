@@ -1,10 +1,12 @@
 """File ▸ Compare With… (Ctrl+Shift+D) in a window attached to a real `tfdebug serve --model tiny-gpt2`: the server
-compares and the Compare dock shows its table; what cannot be compared over a remote pass is one sentence."""
+compares and the Compare dock shows its table; what cannot be compared over a remote pass is one sentence; the
+divergence condition is checked on the server and its stop shown in the Compare dock."""
 
 from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
 
 pytest.importorskip("zmq")
 pytest.importorskip("transformers")
@@ -75,9 +77,29 @@ def test_what_cannot_be_compared_over_a_remote_pass_is_one_sentence(make_window,
     assert window.compare_tools.result is None
     chooser.close()
 
+
+def test_the_divergence_condition_over_a_remote_pass_is_checked_on_the_server(make_window, qtbot, gpt2_served):
+    window = make_window()
+    window.ctl.close()
+    connect_through_the_menu(window, qtbot, gpt2_served)
     window.actions_by_id["tfdebug.breakpoints.conditions"].trigger()  # Breakpoints ▸ Conditions…
-    conditions = window.tools.conditions.dialog
-    qtbot.waitUntil(conditions.isVisible)
-    assert not conditions.diverges.isEnabled()
-    assert conditions.diverges_note.text().startswith("The divergence condition is not available over a remote pass")
-    conditions.reject()
+    dialog = window.tools.conditions.dialog
+    qtbot.waitUntil(dialog.isVisible)
+    assert dialog.diverges.isEnabled() and dialog.placement.device.isHidden()  # on the server's device
+    assert "The reference pass runs on the server" in dialog.diverges_note.text()
+    qtbot.mouseClick(dialog.diverges, Qt.LeftButton)
+    pick(qtbot, dialog.placement.dtype, "bfloat16")
+    type_into(qtbot, dialog.atol, "1e-3")
+    type_into(qtbot, dialog.rtol, "1e-3")
+    qtbot.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok), Qt.LeftButton)
+    try:
+        press(window, Qt.Key_F5)  # Continue: the server checks each stage against its bfloat16 pass
+        qtbot.waitUntil(lambda: window.compare_tools.result is not None, timeout=60000)
+        stage = window.ctl.stepper.current.name
+        assert window.ctl.stepper.state == "paused"
+        table = compare_on_server(window.ctl.remote, "placed", 1e-3, 1e-3, on_screen="b", dtype="bfloat16")
+        assert table.first_divergent.name == stage == window.compare_tools.result.first_divergent.name
+        assert window.compare_tools.view.selected_stage() == stage
+    finally:  # the server is the module's: it holds no condition for the next test
+        window.ctl.set_conditions([])
+        window.tools.compare.reference.set_condition_placement(None)

@@ -100,7 +100,7 @@ def start_comparison(session, stepper, server_file: Callable[[str], Path], m: Me
         if m["dtype"] is None:
             raise FrameError("A {kind} request needs the field '{field}'.", id="remote.missing_field", kind=m.type,
                              field="dtype")
-        other = partial(_placed, session, served, Placement(m["dtype"], str(session.adapter.device)))
+        other = partial(_placed, session, stepper.reference, served, m["dtype"])
     on_screen_first = m["on_screen"] == "a"
 
     def work() -> Comparison:
@@ -118,10 +118,29 @@ def _unedited(session) -> Recording:
     return Recording.from_session(DebugSession(session.adapter, session.texts))
 
 
-def _placed(session, served: Recording, placement: Placement) -> Recording:
-    """The served input on the served model loaded again in `placement` (the reference pass of Compare With…),
-    every stage kept on the served device."""
-    reference = ReferencePass((session.adapter.name, placement), placement.describe())
-    fill_reference(reference, session.adapter.name, session.texts, placement, to_host=False)
+def served_reference(session, dtype: str) -> ReferencePass:
+    """This input on the served model loaded again in `dtype` on the served device: the reference pass of the
+    divergence condition and of Compare With…, filled on a thread of its own (its readers wait for it)."""
+    adapter = session.adapter
+    placement = Placement(dtype, str(adapter.device))
+    reference = ReferencePass((adapter.name, tuple(sorted(session.texts.items())), placement), placement.describe())
+
+    def fill() -> None:
+        try:
+            fill_reference(reference, adapter.name, session.texts, placement, to_host=False)
+        except Exception as exc:  # any failure: the readers go on, comparing nothing (as in the window)
+            reference.fail(exc.phrase() if isinstance(exc, TfdebugError) else str(exc))
+    threading.Thread(target=fill, name="tfdebug-reference", daemon=True).start()
+    return reference
+
+
+def _placed(session, held: ReferencePass | None, served: Recording, dtype: str) -> Recording:
+    """The reference pass in `dtype` as a recording, every stage kept on the served device: `held` (the
+    divergence condition's) when it is in that dtype, else a new one."""
+    reference = held if held is not None and held.key[2].dtype == dtype else served_reference(session, dtype)
+    reference.wait()
+    if reference.error is not None:
+        raise CompareError("The reference pass could not run: {why}", id="remote.reference_failed",
+                           why=reference.error)
     return Recording(captures=list(reference.captures), tokens=served.tokens, model_name=served.model_name,
-                     dtype=placement.dtype)
+                     dtype=dtype)

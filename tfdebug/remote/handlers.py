@@ -28,7 +28,7 @@ from tfdebug.io.recording import recording_on_screen
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote import wire
-from tfdebug.remote.comparing import ComparisonJob, start_comparison
+from tfdebug.remote.comparing import ComparisonJob, served_reference, start_comparison
 from tfdebug.remote.display import LocalDisplay
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import Message
@@ -57,12 +57,16 @@ class ServedSession:
         self.follow: tuple[ViewSelection, tuple[int, int], bool, int] | None = None
         self.exports: dict[int, "ExportJob"] = {}
         self.comparisons: dict[int, ComparisonJob] = {}  # by request id: answered when made (the loop looks)
+        self.reference_dtype: str | None = None  # the divergence condition's reference pass: this input in it
         self._start(self._make_session(None, None))
 
     # ----- the pass --------------------------------------------------------------------------
     def _start(self, session: DebugSession) -> None:
         self.session = session
         session.stepper.subscribe(self._on_event)
+        if self.reference_dtype is not None and not self.generating and session.stepper.reference is None:
+            # the divergence condition's reference pass, of these texts
+            session.stepper.reference = served_reference(session, self.reference_dtype)
         self.display = LocalDisplay(session.stepper)
         self.pass_id += 1
         session.stepper.start()
@@ -138,10 +142,25 @@ class ServedSession:
             stepper.clear_breakpoints()
         elif op == "mode":
             stepper.set_condition_mode(_needed(m, "mode"))
+        elif op == "reference":
+            self._set_reference(m["dtype"])
         else:
-            bp = wire.breakpoint_of({"by": _needed(m, "by"), "value": _needed(m, "value"), "threshold": m["threshold"]})
+            bp = wire.breakpoint_of({"by": _needed(m, "by"), "value": _needed(m, "value"), "threshold": m["threshold"],
+                                     "rtol": m["rtol"]})
             stepper.add_breakpoint(bp) if op == "add" else stepper.remove_breakpoint(bp)
         return {}, []
+
+    def _set_reference(self, dtype: str | None) -> None:
+        """The divergence condition compares each stage with this input in `dtype` (None: with nothing), computed
+        here on a thread of its own; each new pass of other texts gets its own (`_start`)."""
+        if dtype is not None and self.generating:
+            raise StepperStateError("The divergence condition needs one pass of a model: a generation has none.",
+                                    id="remote.reference_generation")
+        self.reference_dtype = dtype
+        current = self.stepper.reference
+        if dtype is not None and current is not None and current.key[2].dtype == dtype:
+            return  # this pass's reference in that dtype is held already
+        self.stepper.reference = served_reference(self.session, dtype) if dtype is not None else None
 
     def _capture(self, index: int):
         history = self.stepper.history

@@ -24,7 +24,8 @@ from tfdebug.remote.errors import FrameError, VersionError
 
 PROTOCOL_VERSION = 4  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 # 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
-# 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts
+# 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
+# the divergence condition (breakpoint `rtol`, op "reference")
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -46,8 +47,9 @@ DTYPES = {"float32": np.float32, "float64": np.float64, "uint8": np.uint8, "int6
 
 OPS = ("start", "step", "continue", "run_to", "step_out", "step_back", "step_forward", "goto", "pause", "stop",
        "restart", "undo_replace", "next_token", "run_to_token")
-BREAKPOINT_OPS = ("add", "remove", "clear", "mode")
+BREAKPOINT_OPS = ("add", "remove", "clear", "mode", "reference")
 COMPARE_WITH = ("placed", "unedited", "file")  # what the server compares its pass with (the `compare` request)
+PLACED_DTYPES = ("float32", "float16", "bfloat16")  # a reference pass's dtype (tfdebug.core.devices.DTYPES)
 
 
 # ----- field validators: each returns the value or raises FrameError with a sentence -----
@@ -160,9 +162,11 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "ping": {},
     "bye": {},
     "command": {"op": text(32, OPS), "name": optional(text(1024)), "index": optional(_INDEX)},
+    # `rtol`: the divergence condition's; op "reference": the divergence condition's reference pass is this input
+    # in `dtype` on the served device (None: no reference pass)
     "breakpoint": {"op": text(16, BREAKPOINT_OPS), "by": optional(text(16, ("stage", "kind", "condition"))),
-                   "value": optional(text(1024)), "threshold": optional(number()),
-                   "mode": optional(text(16, ("exact", "fast")))},
+                   "value": optional(text(1024)), "threshold": optional(number()), "rtol": optional(number()),
+                   "mode": optional(text(16, ("exact", "fast"))), "dtype": optional(text(16, PLACED_DTYPES))},
     "slice": {**_VIEW, "moments": flag()},
     "moments": dict(_VIEW),
     "heads": {**_VIEW, "head": _AXIS},
@@ -186,7 +190,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # makes: this input in `dtype` (tfdebug.core.devices.DTYPES) on the served device, the input run again
     # without its edits, or the snapshot `path` in the export folder; the reply carries the table
     "compare": {"against": text(16, COMPARE_WITH), "on_screen": text(1, ("a", "b")),
-                "dtype": optional(text(16, ("float32", "float16", "bfloat16"))), "path": optional(text(255)),
+                "dtype": optional(text(16, PLACED_DTYPES)), "path": optional(text(255)),
                 "atol": number(), "rtol": number()},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it

@@ -172,6 +172,11 @@ class RemoteSession:
         """Run on the server until generated token `n` has been chosen (GenerationSession.run_to_token)."""
         self.stepper._command("run_to_token", index=n)
 
+    def set_reference(self, dtype: str | None) -> None:
+        """The divergence condition's reference pass: this input in `dtype` on the server's device, computed and
+        compared with there (None: none). A generation is refused (StepperStateError), as locally."""
+        self.request("breakpoint", {"op": "reference", "dtype": dtype})
+
     # ----- what the controller reads of a session ------------------------------------------------
     @property
     def model_name(self) -> str:

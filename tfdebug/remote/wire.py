@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from tfdebug.adapters.generation import TokenEntry
-from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.breakpoints import DIVERGES, Breakpoint
 from tfdebug.core.compare import Comparison
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.recorder import Capture
@@ -73,15 +73,22 @@ def plan_parts(entries: list[dict], max_bytes: int) -> list[list[dict]]:
 
 # ----- breakpoints ---------------------------------------------------------------------------------
 def breakpoint_fields(bp: Breakpoint) -> dict:
-    return {"by": bp.by, "value": bp.value, "threshold": None if bp.threshold is None else wire_number(bp.threshold)}
+    """A breakpoint as header fields (`breakpoint_of` reads them back); `rtol` only for the divergence condition."""
+    fields = {"by": bp.by, "value": bp.value, "threshold": None if bp.threshold is None else wire_number(bp.threshold)}
+    if bp.rtol is not None:
+        fields["rtol"] = wire_number(bp.rtol)
+    return fields
 
 
 def breakpoint_of(data: dict | None) -> Breakpoint | None:
+    """`breakpoint_fields`' fields read back (None for none); a FrameError when they are not a breakpoint."""
     if not data:
         return None
     try:
         if data["by"] == "kind":
             return Breakpoint.on_kind(data["value"])
+        if data["by"] == "condition" and data["value"] == DIVERGES:
+            return Breakpoint.on_divergence(float(data["threshold"]), float(data["rtol"]))
         if data["by"] == "condition" and data["value"] not in ("nan", "inf", "abs_gt"):
             raise ValueError(f"unknown condition {data['value']!r}")
         if data["by"] not in ("stage", "condition"):

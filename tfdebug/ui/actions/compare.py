@@ -152,16 +152,13 @@ class CompareTools:
         def work(job: Job):
             from tfdebug.remote.comparing import compare_on_server
             return compare_on_server(remote, against, atol, rtol, on_screen=on_screen, dtype=dtype, path=path), None, []
-        self._start_job(work, atol, rtol, describe(a, self.window), describe(b, self.window), None)
+        self.start_job(work, atol, rtol, describe(a, self.window), describe(b, self.window), None)
 
     def run(self, work_a, work_b, atol: float, rtol: float, side_a, side_b, opened=(False, False),
             replace: bool = False, select: str | None = None) -> None:
         """Compare the passes `work_a(job)` and `work_b(job)` return (off the UI thread) and show the result;
         `opened`: which of them this tool must close; `replace`: a comparison still running is dropped;
         `select`: the stage the dock shows (default: the first divergent)."""
-        if replace and self.job is not None and self.job.running:
-            self.job.cancel()
-
         def work(job: Job):
             pass_a = work_a(job)
             job.check()
@@ -175,11 +172,15 @@ class CompareTools:
                         p.close()
                 raise
             return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own]
-        self._start_job(work, atol, rtol, side_a, side_b, select)
+        self.start_job(work, atol, rtol, side_a, side_b, select, replace)
 
-    def _start_job(self, work, atol: float, rtol: float, side_a, side_b, select: str | None) -> None:
+    def start_job(self, work, atol: float, rtol: float, side_a, side_b, select: str | None,
+                  replace: bool = False) -> None:
         """Run `work(job)` as the comparison Job and show what it returns: (the Comparison, the two passes or
-        None when a server compared them, the passes this tool must close)."""
+        None when a server compared them, the passes this tool must close); `replace`: a comparison still
+        running is dropped; `select`: the stage the dock shows (default: the first divergent)."""
+        if replace and self.job is not None and self.job.running:
+            self.job.cancel()
         summary = said(lambda: f"A: {shown_text(side_a)}   B: {shown_text(side_b)}   atol {atol:g}, rtol {rtol:g}")
         self.atol, self.rtol = atol, rtol
 

@@ -86,15 +86,12 @@ class SourcePicker(QGroupBox):
             edit.setPlaceholderText(translate("inputs", input_field.placeholder) if input_field.placeholder else "")
             form.addRow(translate("inputs", input_field.label), edit)
             self.fields[input_field.key] = edit
-        remote = window.ctl.remote  # a served pass: the other pass is made on the server, on its device
-        on_screen, device = on_screen_placement(window)
+        on_screen, device = on_screen_placement(window.ctl)
         self.placement = PlacementPicker(default_reference_dtype(on_screen), device)
-        self.served_device = device if remote is not None else None
-        if remote is not None:
+        if window.ctl.remote is not None:  # a served pass: the other pass is made on the server, on its device
             self.path.setPlaceholderText(self.tr("a snapshot's file name in the server's export folder"))
             self.browse.hide()  # it would browse this machine's files
-            self.placement.device.hide()
-            self.placement.on.hide()
+            self.placement.fix_device(device)
         layout = QVBoxLayout(self)
         layout.addWidget(self.kind)
         layout.addWidget(self.file_row)
@@ -117,21 +114,21 @@ class SourcePicker(QGroupBox):
             self.path.setText(path)
 
     def source(self) -> PassSource:
-        placement = self.placement.placement()
-        if self.served_device is not None:
-            placement = Placement(placement.dtype, self.served_device)
         return PassSource(self.kind.currentData(), self.path.text().strip(),
-                          {k: e.text() for k, e in self.fields.items()}, placement)
+                          {k: e.text() for k, e in self.fields.items()}, self.placement.placement())
 
 
-def on_screen_placement(window) -> tuple[str, str]:
-    """(dtype, device) of the pass on screen: its model's, the server's for a served pass, else float32 on cpu."""
-    adapter, remote = window.ctl.adapter, window.ctl.remote
+def on_screen_placement(ctl) -> tuple[str, str]:
+    """(dtype, device) of the pass on screen: its model's, the server's for a served pass, else float32 on cpu
+    (a dtype a reference pass cannot take reads as float32)."""
+    adapter, remote = ctl.adapter, ctl.remote
     if adapter is not None:
-        return str(adapter.dtype).removeprefix("torch."), str(adapter.device)
-    if remote is not None:
-        return str(remote.pass_info.get("dtype") or "float32"), str(remote.pass_info.get("device") or "cpu")
-    return "float32", "cpu"
+        dtype, device = str(adapter.dtype).removeprefix("torch."), str(adapter.device)
+    elif remote is not None:
+        dtype, device = str(remote.pass_info.get("dtype")), str(remote.pass_info.get("device") or "cpu")
+    else:
+        dtype, device = "float32", "cpu"
+    return (dtype if dtype in DTYPES else "float32"), device
 
 
 class CompareDialog(QDialog):
@@ -180,8 +177,8 @@ class CompareDialog(QDialog):
     def _default_tolerance(self) -> None:
         placed = [side.placement.placement() for side in (self.a, self.b) if side.kind.currentData() == PLACED]
         ctl = self.tools.ctl
-        on_screen, _ = on_screen_placement(self.tools.window)
-        if not placed or (ctl.adapter is None and ctl.remote is None) or on_screen not in DTYPES:
+        on_screen, _ = on_screen_placement(ctl)
+        if not placed or (ctl.adapter is None and ctl.remote is None):
             return
         atol, rtol = default_tolerance(resolve_dtype(on_screen), resolve_dtype(placed[0].dtype))
         self.atol.setText(f"{atol:g}")
