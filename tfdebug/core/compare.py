@@ -82,7 +82,6 @@ class StageComparison:
                 "max_abs": num(self.max_abs), "mean_abs": num(self.mean_abs), "rel_error": num(self.rel_error),
                 "over_share": self.over_share, "mismatched": self.mismatched, "cells": self.cells}
 
-
     @classmethod
     def from_dict(cls, data: dict) -> "StageComparison":
         """`to_dict`'s dict read back; KeyError, TypeError or ValueError when it is not one."""

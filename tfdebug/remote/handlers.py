@@ -158,7 +158,7 @@ class ServedSession:
                                     id="remote.reference_generation")
         self.reference_dtype = dtype
         current = self.stepper.reference
-        if dtype is not None and current is not None and current.key[2].dtype == dtype:
+        if dtype is not None and current is not None and current.key[2].dtype == dtype and current.error is None:
             return  # this pass's reference in that dtype is held already
         self.stepper.reference = served_reference(self.session, dtype) if dtype is not None else None
 
