@@ -152,12 +152,16 @@ def test_the_divergence_condition_is_evaluated_on_the_server_and_stops_where_it_
     try:
         remote.stepper.add_breakpoint(Breakpoint.on_divergence(atol, rtol))
         assert Breakpoint.on_divergence(atol, rtol) in remote.stepper.breakpoints  # its rtol crossed and came back
+        remote.stepper.restart()  # from the first stage with the condition set, as the pass here starts
+        remote.stepper.wait()
         remote.stepper.continue_()
         remote.stepper.wait()
-        assert remote.stepper.state == "paused"
-        assert remote.stepper.current.name == divergence_stop_here(remote.texts, atol, rtol)
+        stage = remote.stepper.current.name
+        assert remote.stepper.state == "paused" and stage == divergence_stop_here(remote.texts, atol, rtol)
         table = compare_on_server(remote, "placed", atol, rtol, on_screen="b", dtype="bfloat16")  # the held one
-        assert table.first_divergent.name == remote.stepper.current.name
+        names = [s.name for s in table.stages]
+        assert table[stage].diverges  # and no stage between the first and it: the condition stopped at the first
+        assert not any(s.diverges for s in table.stages[1:names.index(stage)])
     finally:
         remote.stepper.clear_breakpoints()
         remote.set_reference(None)

@@ -7,6 +7,8 @@ the host within the capture budget (tfdebug.core.reference says why), and one is
 time. Each new live pass gets it as its stepper's `reference` before the pass starts; when
 the divergence condition stops the pass, the Compare dock shows the stage in both passes
 (A the reference, B the pass on screen, A − B) and the Overview their difference per stage.
+A pass `tfdebug serve` runs has its reference on the server (told the dtype: RemoteSession.set_reference),
+where the condition is checked; a stop there shows the table the server compares.
 """
 
 from __future__ import annotations
