@@ -82,6 +82,8 @@ def test_the_divergence_condition_over_a_remote_pass_is_checked_on_the_server(ma
     window = make_window()
     window.ctl.close()
     connect_through_the_menu(window, qtbot, gpt2_served)
+    press(window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)  # Restart: the served pass from its first stage
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "paused" and window.ctl.stepper.cursor == 0, timeout=30000)
     window.actions_by_id["tfdebug.breakpoints.conditions"].trigger()  # Breakpoints ▸ Conditions…
     dialog = window.tools.conditions.dialog
     qtbot.waitUntil(dialog.isVisible)

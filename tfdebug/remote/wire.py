@@ -60,12 +60,12 @@ def plan_parts(entries: list[dict], max_bytes: int) -> list[list[dict]]:
     """`entries` (a plan's `entry` dicts) in consecutive parts of at most `max_bytes` of JSON each (an entry
     larger than that is a part of its own); always at least one part, so the `pass` message has its first."""
     parts: list[list[dict]] = [[]]
-    size = 0
+    size = 1  # the list's brackets; each entry adds its JSON and a comma (or the closing bracket)
     for e in entries:
         n = len(json.dumps(e, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()) + 1
         if parts[-1] and size + n > max_bytes:
             parts.append([])
-            size = 0
+            size = 1
         parts[-1].append(e)
         size += n
     return parts
