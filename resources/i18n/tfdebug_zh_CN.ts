@@ -163,6 +163,10 @@
         <translation>屏幕上没有可对比的内容：请先运行一次前向过程或打开快照。</translation>
     </message>
     <message>
+        <source>the server compared these passes and keeps their tensors: the table shows its numbers, the heatmaps are not drawn here.</source>
+        <translation>这两个前向过程由服务器对比，张量也留在服务器上：表格显示它算出的数值，这里不绘制热力图。</translation>
+    </message>
+    <message>
         <source>Choose the snapshot or export file to compare.</source>
         <translation>请选择要对比的快照或导出文件。</translation>
     </message>
@@ -185,6 +189,18 @@
     <message>
         <source>A comparison is already running.</source>
         <translation>已有一个对比正在运行。</translation>
+    </message>
+    <message>
+        <source>Over a remote pass, one side is the pass on screen and the other a pass the server makes: this input in another dtype, the pass before the last edit, or a snapshot in its export folder.</source>
+        <translation>对远程前向过程，一侧是屏幕上的前向过程，另一侧是服务器生成的前向过程：此输入换一种数据类型、上一次编辑之前的前向过程，或服务器导出文件夹中的快照。</translation>
+    </message>
+    <message>
+        <source>Another input is not compared over a remote pass: run it on the server, export it there (File ▸ Export Snapshot on Server…) and compare with that snapshot.</source>
+        <translation>远程前向过程不能与另一个输入对比：请在服务器上运行它，在那里导出（文件 ▸ 在服务器上导出快照…），再与该快照对比。</translation>
+    </message>
+    <message>
+        <source>A file on this machine cannot be compared with a remote pass: its tensors stay on the server. Put the snapshot in the server&apos;s export folder and give its file name alone.</source>
+        <translation>本机上的文件不能与远程前向过程对比：后者的张量留在服务器上。请把快照放进服务器的导出文件夹，只填写它的文件名。</translation>
     </message>
     <message>
         <source>The comparison failed; the details say why.</source>
@@ -291,6 +307,10 @@
     <message>
         <source>A cell diverges when |reference − x| &gt; atol + rtol·|reference|. The reference pass runs once per model, input and dtype, off the window&apos;s thread; its stages are kept on the host within the capture budget.</source>
         <translation>当 |参考值 − x| &gt; atol + rtol·|参考值| 时，认为该单元格出现分歧。参考前向过程对每个模型、输入和数据类型只运行一次，且不在窗口线程中运行；它的各阶段保存在主机内存中，不超过捕获预算。</translation>
+    </message>
+    <message>
+        <source>A cell diverges when |reference − x| &gt; atol + rtol·|reference|. The reference pass runs on the server once per input, in this dtype on the server&apos;s device, and the condition is checked there.</source>
+        <translation>当 |参考值 − x| &gt; atol + rtol·|参考值| 时，认为该单元格出现分歧。参考前向过程在服务器上运行，每个输入一次，使用这种数据类型、在服务器的设备上运行，条件也在那里检查。</translation>
     </message>
 </context>
 <context>
@@ -1635,12 +1655,8 @@ output w·V = {output}</source>
         <translation>{dtype}，设备 {device}</translation>
     </message>
     <message>
-        <source>A served pass runs on the server: its reference pass cannot run here.</source>
-        <extracomment>what the divergence condition compares with (set by the condition dialog)</extracomment>
-        <translation>服务端的前向过程在服务器上运行：它的参考前向过程无法在这里运行。</translation>
-    </message>
-    <message>
         <source>A reference pass needs one live pass of a model: run a pass first (a snapshot or a generation has none).</source>
+        <extracomment>what the divergence condition compares with (set by the condition dialog)</extracomment>
         <translation>参考前向过程需要一个模型的实时前向过程：请先运行一次（快照或生成过程没有）。</translation>
     </message>
     <message>
@@ -1854,6 +1870,10 @@ output w·V = {output}</source>
     <message>
         <source>Browse…</source>
         <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>a snapshot&apos;s file name in the server&apos;s export folder</source>
+        <translation>服务器导出文件夹中快照的文件名</translation>
     </message>
     <message>
         <source>A recorded pass</source>
@@ -2568,11 +2588,6 @@ output w·V = {output}</source>
         <translation>没有任何记录包含名为“{name}”的阶段。</translation>
     </message>
     <message>
-        <source>On the server, a snapshot is written into its export folder: give a file name ending in {suffix}, without a folder.</source>
-        <comment>remote.export_name</comment>
-        <translation>在服务器上，快照写入它的导出文件夹：请给出以 {suffix} 结尾、不含文件夹的文件名。</translation>
-    </message>
-    <message>
         <source>Only a 2-D slice can be exported as CSV; this one has {ndim} dimensions.</source>
         <comment>export.csv_not_2d</comment>
         <translation>只有二维切片可以导出为 CSV；此切片有 {ndim} 个维度。</translation>
@@ -2663,6 +2678,11 @@ output w·V = {output}</source>
         <translation>捕获预算的焦点 {stage} 不是本次前向的阶段；阶段名见 `tfdebug stages`。</translation>
     </message>
     <message>
+        <source>The comparison has {n} stages, more than the {limit} one reply may carry: compare a shorter pass.</source>
+        <comment>remote.compare_size</comment>
+        <translation>这次对比有 {n} 个阶段，超过一条回复能携带的 {limit} 个：请对比更短的前向过程。</translation>
+    </message>
+    <message>
         <source>The config names the architecture &apos;{name}&apos;, which in transformers is not a model class.</source>
         <comment>hf.config_not_model_class</comment>
         <translation>配置指定的架构 &apos;{name}&apos; 在 transformers 中不是模型类。</translation>
@@ -2686,6 +2706,11 @@ output w·V = {output}</source>
         <source>The disk is full: {name} was not written and any earlier file there is unchanged.</source>
         <comment>write.disk_full</comment>
         <translation>磁盘已满：{name} 未写入，原有的同名文件保持不变。</translation>
+    </message>
+    <message>
+        <source>The divergence condition needs one pass of a model: a generation has none.</source>
+        <comment>remote.reference_generation</comment>
+        <translation>分歧条件需要模型的一次前向过程：生成过程没有。</translation>
     </message>
     <message>
         <source>The download was cancelled.</source>
@@ -2853,6 +2878,11 @@ output w·V = {output}</source>
         <translation>前向过程已结束：请重新开始，并在要编辑的阶段暂停。</translation>
     </message>
     <message>
+        <source>The reference pass could not run: {why}</source>
+        <comment>remote.reference_failed</comment>
+        <translation>参考前向过程无法运行：{why}</translation>
+    </message>
+    <message>
         <source>The replacement has shape {got}; stage {name} needs {shape}.</source>
         <comment>replace.shape</comment>
         <translation>替换张量的形状是 {got}；阶段 {name} 需要 {shape}。</translation>
@@ -2868,9 +2898,19 @@ output w·V = {output}</source>
         <translation>服务器上的这次前向传播不是生成：请按“生成”逐个词元地生成。</translation>
     </message>
     <message>
+        <source>The served pass is paused mid-forward and holds the model: Continue it to the end (or Stop it), then compare.</source>
+        <comment>remote.compare_alive</comment>
+        <translation>服务器上的前向过程暂停在中途并占用着模型：请继续运行到结束（或停止它），然后再对比。</translation>
+    </message>
+    <message>
         <source>The server cannot do that: {why}</source>
         <comment>remote.server_refused</comment>
         <translation>服务器无法执行此操作：{why}</translation>
+    </message>
+    <message>
+        <source>The server could not compare: {why}</source>
+        <comment>remote.compare_failed</comment>
+        <translation>服务器无法对比：{why}</translation>
     </message>
     <message>
         <source>The server could not write the snapshot: {why}</source>
@@ -2883,6 +2923,11 @@ output w·V = {output}</source>
         <translation>服务器在 {s:g} 秒内没有应答。{hint}</translation>
     </message>
     <message>
+        <source>The server is already comparing: wait for that comparison first.</source>
+        <comment>remote.compare_busy</comment>
+        <translation>服务器正在进行一次对比：请先等它完成。</translation>
+    </message>
+    <message>
         <source>The server let the window in but sent no pass.</source>
         <comment>remote.no_pass</comment>
         <translation>服务器接受了窗口，却没有发来任何一遍。</translation>
@@ -2891,6 +2936,11 @@ output w·V = {output}</source>
         <source>The server started no new pass.</source>
         <comment>remote.no_new_pass</comment>
         <translation>服务器没有开始新的一遍。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s comparison cannot be read: {why}</source>
+        <comment>remote.comparison</comment>
+        <translation>无法读取服务器的对比结果：{why}</translation>
     </message>
     <message>
         <source>The server&apos;s generation cannot be read: {why}</source>
@@ -2911,6 +2961,11 @@ output w·V = {output}</source>
         <source>The server&apos;s pass cannot be read: {why}</source>
         <comment>remote.pass</comment>
         <translation>无法读取服务器的这一遍：{why}</translation>
+    </message>
+    <message>
+        <source>The server&apos;s plan of {n} stages is more than the {limit} a window takes.</source>
+        <comment>remote.plan_size</comment>
+        <translation>服务器的计划有 {n} 个阶段，超过窗口能接收的 {limit} 个。</translation>
     </message>
     <message>
         <source>The server&apos;s snapshot chunks do not follow on.</source>
@@ -3021,6 +3076,11 @@ output w·V = {output}</source>
         <source>The {label} has {count} tokens; the notes preset takes at most {most}.</source>
         <comment>notes.too_long</comment>
         <translation>{label}有 {count} 个词元；notes 预设最多接受 {most} 个。</translation>
+    </message>
+    <message>
+        <source>There are no stages to compare yet: step into the pass first.</source>
+        <comment>remote.compare_empty</comment>
+        <translation>还没有可对比的阶段：请先单步进入前向过程。</translation>
     </message>
     <message>
         <source>There are no stages to export yet: step into the pass first.</source>
@@ -3156,6 +3216,11 @@ output w·V = {output}</source>
         <source>Unknown model config keys: {keys}.</source>
         <comment>config.unknown_keys</comment>
         <translation>未知的模型配置键：{keys}。</translation>
+    </message>
+    <message>
+        <source>atol and rtol must be zero or positive numbers.</source>
+        <comment>remote.compare_tolerance</comment>
+        <translation>atol 和 rtol 必须是零或正数。</translation>
     </message>
     <message>
         <source>config.json is nested too deeply to be a model config.</source>
@@ -3388,6 +3453,11 @@ output w·V = {output}</source>
         <translation>--device-map {name} 把 Hugging Face 模型分布到多个设备上；{spec} 只在一个设备上运行：请用 --device。</translation>
     </message>
     <message>
+        <source>A part of the server&apos;s plan does not follow on from the parts before it.</source>
+        <comment>remote.plan_part</comment>
+        <translation>服务器计划的某一部分接不上前面的部分。</translation>
+    </message>
+    <message>
         <source>A slice from the server is not a 2-D plane with its stats.</source>
         <comment>remote.slice_shape</comment>
         <translation>服务器发来的切片不是带统计量的二维平面。</translation>
@@ -3416,6 +3486,11 @@ output w·V = {output}</source>
         <source>Hub ids need the optional extra: pip install &quot;tfdebug[hf]&quot; (huggingface_hub).</source>
         <comment>hub.install_hint</comment>
         <translation>Hub 模型 id 需要可选依赖：pip install &quot;tfdebug[hf]&quot;（huggingface_hub）。</translation>
+    </message>
+    <message>
+        <source>On the server, snapshots are written into and read from its export folder only: give a file name ending in {suffix}, without a folder.</source>
+        <comment>remote.export_name</comment>
+        <translation>在服务器上，快照只写入和读取它的导出文件夹：请给出以 {suffix} 结尾、不含文件夹的文件名。</translation>
     </message>
     <message>
         <source>Stats from the server come without their histogram.</source>

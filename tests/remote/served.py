@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -56,3 +57,17 @@ def stop_server(served: Served) -> None:
         except subprocess.TimeoutExpired:
             served.process.kill()
             served.process.wait()
+
+
+@contextlib.contextmanager
+def attached(served: Served, timeout_s: float = 3.0):
+    """A window's session attached to `served`, its pass restarted at the first stage; detached after."""
+    from tfdebug.remote.session import RemoteSession
+
+    session = RemoteSession.connect(served.address, served.token, timeout_s=timeout_s)
+    try:
+        session.stepper.restart()
+        session.stepper.wait()
+        yield session
+    finally:
+        session.close()

@@ -72,15 +72,37 @@ class StageComparison:
         return Phrase("shape {a} vs {b}", id="compare.shapes", a=_shape_text(self.shape_a), b=_shape_text(self.shape_b))
 
     def to_dict(self) -> dict:
-        """JSON-friendly: infinities as the strings "inf" (JSON has no infinity)."""
+        """JSON-friendly: infinities as the string "inf", NaN as "nan" (JSON has neither); `from_dict` reads it."""
         def num(x):
-            return None if x is None else ("inf" if math.isinf(x) else x)
+            return None if x is None else ("inf" if math.isinf(x) else ("nan" if x != x else x))
         return {"name": self.name, "status": self.status, "diverges": self.diverges,
                 "shape_a": None if self.shape_a is None else list(self.shape_a),
                 "shape_b": None if self.shape_b is None else list(self.shape_b),
                 "dtype_a": self.dtype_a, "dtype_b": self.dtype_b,
                 "max_abs": num(self.max_abs), "mean_abs": num(self.mean_abs), "rel_error": num(self.rel_error),
                 "over_share": self.over_share, "mismatched": self.mismatched, "cells": self.cells}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "StageComparison":
+        """`to_dict`'s dict read back; KeyError, TypeError or ValueError when it is not one."""
+        status = data["status"]
+        if status not in (COMPARED, ONLY_A, ONLY_B, SHAPE):
+            raise ValueError(f"unknown status {status!r}")
+
+        def shape(key):
+            value = data[key]
+            return None if value is None else tuple(int(n) for n in value)
+
+        def num(key):
+            value = data[key]
+            return None if value is None else float(value)  # float("inf") and float("nan") read the texts
+
+        def word(key):
+            value = data[key]
+            return None if value is None else str(value)
+        return cls(str(data["name"]), status, shape("shape_a"), shape("shape_b"), word("dtype_a"), word("dtype_b"),
+                   num("max_abs"), num("mean_abs"), num("rel_error"), num("over_share"), int(data["mismatched"]),
+                   int(data["cells"]), bool(data["diverges"]))
 
 
 def _shape_text(shape) -> str:
@@ -129,9 +151,17 @@ class Comparison:
         return name in self._index
 
     def to_dict(self) -> dict:
+        """JSON-friendly (`from_dict` reads it back): the tolerance, the first divergent stage and every row."""
         first = self.first_divergent
         return {"atol": self.atol, "rtol": self.rtol, "first_divergent": first.name if first else None,
                 "stages": [s.to_dict() for s in self.stages]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Comparison":
+        """`to_dict`'s dict read back (a comparison made elsewhere); KeyError, TypeError or ValueError when it
+        is not one."""
+        return cls(tuple(StageComparison.from_dict(s) for s in data["stages"]), float(data["atol"]),
+                   float(data["rtol"]))
 
 
 Getter = Callable[[Capture], Tensor]

@@ -88,6 +88,10 @@ class ExportCancelledError(ExportError):
     """An export or snapshot save the user cancelled; nothing was written."""
 
 
+class CompareError(TfdebugError):
+    """Two passes that could not be compared (the other pass could not be made, or the table is too large)."""
+
+
 class DisplayError(TfdebugError):
     """The window cannot open here: no display, or a system library Qt needs is missing."""
 

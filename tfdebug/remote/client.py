@@ -28,7 +28,7 @@ from tfdebug.remote.errors import ConnectionLostError, FrameError, RemoteError, 
 from tfdebug.remote.security import secure_client
 from tfdebug.remote.protocol import CLIENT_MAX_BUFFER, CLIENT_MAX_HEADER, Message, decode, encode
 
-PUSHED = ("welcome", "pass", "event", "reply", "chunk", "heartbeat")
+PUSHED = ("welcome", "pass", "plan", "event", "reply", "chunk", "heartbeat")
 
 
 def normalise_address(address: str) -> str:

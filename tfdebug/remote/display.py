@@ -1,14 +1,14 @@
 """The display seam: what a window asks of a stage, answered where its tensor lives.
 
 `LocalDisplay` answers from a stepper in this process with core's display math; the server
-answers a window's requests with it, and `tfdebug.remote.session.RemoteDisplay` asks the same
-questions over the connection. A window that talks to either through these five methods does
+answers a window's requests with it, and `RemoteDisplay` (a RemoteSession's `display`) asks the
+same questions over the connection. A window that talks to either through these five methods does
 not care whether the pass is local or remote.
 """
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from torch import Tensor
 
@@ -18,6 +18,11 @@ from tfdebug.core.masks import mask_read_by
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
+from tfdebug.remote import wire
+from tfdebug.remote.errors import FrameError
+
+if TYPE_CHECKING:
+    from tfdebug.remote.session import RemoteSession
 
 
 class LocalDisplay:
@@ -58,3 +63,101 @@ class LocalDisplay:
     def stats_of(self, capture: Capture) -> Stats:
         """Whole-tensor stats of the stage."""
         return tensor_stats(self._tensor(capture), kind=capture.info.kind)
+
+
+class RemoteDisplay:
+    """LocalDisplay's questions asked of the server: only the small answers cross."""
+
+    def __init__(self, session: "RemoteSession"):
+        self._session = session
+        self._pushed: tuple[tuple, DisplaySlice] | None = None  # the slice the server sent with the last event
+        self._pushed_stats: tuple[int, Stats] | None = None  # (history index, whole-tensor stats) sent with it
+        self._followed: tuple | None = None  # the view last told to the server
+
+    def follow(self, pinned: tuple[str, str] | None, indices_by_name: Mapping[str, int],
+               max_size: tuple[int, int], moments: bool = True, stats_up_to: int | None = None) -> None:
+        """Tell the server the window's view (tfdebug.core.view.ViewSelection's pinned axes and indices): each
+        stage the pass pauses or moves to then comes with its slice, and `slice_of` for it needs no round trip;
+        with `stats_up_to`, stages of at most that many bytes bring their whole-tensor stats too (`stats_of`).
+        Telling it the same view again sends nothing."""
+        view = (tuple(pinned) if pinned else None, tuple(sorted(indices_by_name.items())), tuple(max_size), moments,
+                stats_up_to)
+        if view == self._followed:
+            return
+        self._followed = view
+        self._session.request("follow", {"on": True, "pinned": list(pinned) if pinned else None,
+                                         "indices": {str(k): int(v) for k, v in indices_by_name.items()},
+                                         "max_rows": int(max_size[0]), "max_cols": int(max_size[1]),
+                                         "moments": moments, "stats_up_to": stats_up_to})
+
+    def unfollow(self) -> None:
+        self._pushed, self._pushed_stats, self._followed = None, None, None
+        self._session.request("follow", {"on": False, "indices": {}, "max_rows": 1, "max_cols": 1, "moments": False})
+
+    def take_pushed(self, fields, buffers) -> None:
+        """A slice the server pushed with an event (None: the event brought none; any earlier one is stale)."""
+        if fields is None:
+            self._pushed = self._pushed_stats = None
+            return
+        view = fields.get("view") or {}
+        whole = fields.get("whole")
+        if whole is not None and len(buffers) == 5:
+            self._pushed_stats = (view.get("index"), wire.stats_of(whole, *buffers[3:]))
+            buffers = buffers[:3]
+        else:
+            self._pushed_stats = None
+        self._pushed = (self._key(view), wire.slice_of(fields, buffers))
+
+    @staticmethod
+    def _key(view: dict) -> tuple:
+        return (view.get("index"), view.get("row"), view.get("col"), tuple(sorted((view.get("indices") or {}).items())),
+                view.get("max_rows"), view.get("max_cols"), view.get("moments"))
+
+    def _position(self, capture: Capture) -> int:
+        index = self._session.stepper.position_of(capture.name)
+        if index is None:
+            raise FrameError("Stage {name} is not in the server's history.", id="remote.not_captured",
+                             name=capture.name)
+        return index
+
+    def _view(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], max_size=(1, 1)) -> dict:
+        return {"index": self._position(capture), "row": row, "col": col, "indices": {str(k): int(v) for k, v in indices.items()},
+                "max_rows": int(max_size[0]), "max_cols": int(max_size[1])}
+
+    def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
+                 max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
+        view = {**self._view(capture, row, col, indices, max_size), "moments": moments}
+        pushed = self._pushed
+        if pushed is not None and pushed[0] == self._key(view):
+            return pushed[1]
+        reply = self._session.request("slice", view)
+        return wire.slice_of(reply["result"], reply.buffers)
+
+    def moments_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], partial: Stats) -> Stats:
+        reply = self._session.request("moments", self._view(capture, row, col, indices))
+        return wire.stats_of(reply["result"]["stats"], *reply.buffers[:2])
+
+    def heads_of(self, capture: Capture, row: int, col: int, head: int, indices: Mapping[int, int],
+                 max_size: tuple[int, int]) -> HeadThumbnails:
+        reply = self._session.request("heads", {**self._view(capture, row, col, indices, max_size), "head": head})
+        return wire.heads_of(reply["result"], reply.buffers)
+
+    def stats_of(self, capture: Capture) -> Stats:
+        index = self._session.stepper.position_of(capture.name)
+        pushed = self._pushed_stats
+        if pushed is not None and pushed[0] == index and index is not None:
+            return pushed[1]
+        reply = self._session.request("stats", {"index": index})
+        if len(reply.buffers) != 2:
+            raise FrameError("Stats from the server come without their histogram.", id="remote.stats_histogram")
+        return wire.stats_of(reply["result"]["stats"], *reply.buffers)
+
+    def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
+        """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture, computed on the
+        server; only the numbers cross (NaN where the server kept no tensor)."""
+        indices = [self._position(c) for c in captures]
+        reply = self._session.request("overview", {"statistic": statistic, "indices": indices})
+        if len(reply.buffers) != 1 or reply.buffers[0].shape != (len(indices),):
+            raise FrameError("The server's overview has {got} values for {n} stages.", id="remote.overview",
+                             got=reply.buffers[0].size if reply.buffers else 0, n=len(indices))
+        return [float(v) for v in reply.buffers[0]]

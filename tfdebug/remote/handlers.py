@@ -20,13 +20,15 @@ from tfdebug.adapters.session import DebugSession
 from tfdebug.core.display import Stats
 from tfdebug.core.edits import Edit, Region, apply_edit
 from tfdebug.core.overview import stage_statistics
-from tfdebug.core.errors import DisplayError, ExportError, ReplacementError, StepperStateError, TfdebugError
+from tfdebug.core.errors import (CompareError, DisplayError, ExportError, ReplacementError, StepperStateError,
+                                 TfdebugError)
 from tfdebug.core.stepper import Stepper, StepperEvent
 from tfdebug.core.view import ViewSelection, axis_names
 from tfdebug.io.recording import recording_on_screen
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote import wire
+from tfdebug.remote.comparing import ComparisonJob, served_reference, start_comparison
 from tfdebug.remote.display import LocalDisplay
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import Message
@@ -54,12 +56,17 @@ class ServedSession:
         # the window's view, when it follows: (view, max size, moments, whole-tensor stats up to this many bytes)
         self.follow: tuple[ViewSelection, tuple[int, int], bool, int] | None = None
         self.exports: dict[int, "ExportJob"] = {}
+        self.comparisons: dict[int, ComparisonJob] = {}  # by request id: answered when made (the loop looks)
+        self.reference_dtype: str | None = None  # the divergence condition's reference pass: this input in it
         self._start(self._make_session(None, None))
 
     # ----- the pass --------------------------------------------------------------------------
     def _start(self, session: DebugSession) -> None:
         self.session = session
         session.stepper.subscribe(self._on_event)
+        if self.reference_dtype is not None and not self.generating and session.stepper.reference is None:
+            # the divergence condition's reference pass, of these texts
+            session.stepper.reference = served_reference(session, self.reference_dtype)
         self.display = LocalDisplay(session.stepper)
         self.pass_id += 1
         session.stepper.start()
@@ -97,8 +104,9 @@ class ServedSession:
         self.session.close()
 
     # ----- requests --------------------------------------------------------------------------
-    def handle(self, message: Message) -> Reply:
-        """The reply to one request from the attached window (a TfdebugError is the refusal)."""
+    def handle(self, message: Message) -> Reply | None:
+        """The reply to one request from the attached window (a TfdebugError is the refusal); None when it is
+        answered later (a comparison: `comparisons`)."""
         handler = getattr(self, "_on_" + message.type)
         try:
             return handler(message)
@@ -134,10 +142,25 @@ class ServedSession:
             stepper.clear_breakpoints()
         elif op == "mode":
             stepper.set_condition_mode(_needed(m, "mode"))
+        elif op == "reference":
+            self._set_reference(m["dtype"])
         else:
-            bp = wire.breakpoint_of({"by": _needed(m, "by"), "value": _needed(m, "value"), "threshold": m["threshold"]})
+            bp = wire.breakpoint_of({"by": _needed(m, "by"), "value": _needed(m, "value"), "threshold": m["threshold"],
+                                     "rtol": m["rtol"]})
             stepper.add_breakpoint(bp) if op == "add" else stepper.remove_breakpoint(bp)
         return {}, []
+
+    def _set_reference(self, dtype: str | None) -> None:
+        """The divergence condition compares each stage with this input in `dtype` (None: with nothing), computed
+        here on a thread of its own; each new pass of other texts gets its own (`_start`)."""
+        if dtype is not None and self.generating:
+            raise StepperStateError("The divergence condition needs one pass of a model: a generation has none.",
+                                    id="remote.reference_generation")
+        self.reference_dtype = dtype
+        current = self.stepper.reference
+        if dtype is not None and current is not None and current.key[2].dtype == dtype and current.error is None:
+            return  # this pass's reference in that dtype is held already
+        self.stepper.reference = served_reference(self.session, dtype) if dtype is not None else None
 
     def _capture(self, index: int):
         history = self.stepper.history
@@ -252,16 +275,27 @@ class ServedSession:
         self._start(new)
         return {}, []
 
+    def server_file(self, name: str) -> Path:
+        """The snapshot `name` in the export folder: the only files a window may have the server write or read."""
+        if os.path.basename(name) != name or not name.endswith(SUFFIX) or name.startswith("."):
+            raise ExportError("On the server, snapshots are written into and read from its export folder only: "
+                              "give a file name ending in {suffix}, without a folder.", id="remote.export_name",
+                              suffix=SUFFIX)
+        return self.export_dir / name
+
+    def _on_compare(self, m: Message) -> None:
+        """Start the comparison on a thread of its own; its reply goes when it is made (`comparisons`)."""
+        if self.comparisons:
+            raise CompareError("The server is already comparing: wait for that comparison first.",
+                               id="remote.compare_busy")
+        self.comparisons[m.id] = start_comparison(self.session, self.stepper, self.server_file, m)
+
     def _on_export(self, m: Message) -> Reply:
         recording, note = recording_on_screen(self.stepper, self.session, None)
         if recording is None:
             raise ExportError("There are no stages to export yet: step into the pass first.", id="remote.export_empty")
         if m["to"] == "server":
-            name = _needed(m, "path")
-            if os.path.basename(name) != name or not name.endswith(SUFFIX) or name.startswith("."):
-                raise ExportError("On the server, a snapshot is written into its export folder: give a file name "
-                                  "ending in {suffix}, without a folder.", id="remote.export_name", suffix=SUFFIX)
-            path = self.export_dir / name
+            path = self.server_file(_needed(m, "path"))
             save_snapshot(recording, path)
             return {"path": str(path), "bytes": path.stat().st_size, "note": str(note)}, []
         job = ExportJob(recording)

@@ -22,8 +22,10 @@ import numpy as np
 
 from tfdebug.remote.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 3  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
+PROTOCOL_VERSION = 4  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 # 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
+# 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
+# the divergence condition (breakpoint `rtol`, op "reference")
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -34,6 +36,8 @@ CLIENT_MAX_HEADER = 32 * 2**20
 DEFAULT_MAX_UPLOAD = 256 * 2**20      # a replaced tensor, float32
 CLIENT_MAX_BUFFER = 64 * 2**20        # a slice plane, thumbnails or one snapshot chunk
 EXPORT_CHUNK = 4 * 2**20
+PLAN_PART = 4 * 2**20      # JSON bytes of a pass's plan one message carries: the rest follows in `plan` messages
+MAX_PLAN = 2**22           # stage entries a window takes in one pass's plan
 EXPORT_WINDOW = 4          # chunks the server sends ahead of the window's receipts: what an export holds in flight
 MAX_DIM = 2**31
 MAX_NDIM = 8
@@ -43,7 +47,9 @@ DTYPES = {"float32": np.float32, "float64": np.float64, "uint8": np.uint8, "int6
 
 OPS = ("start", "step", "continue", "run_to", "step_out", "step_back", "step_forward", "goto", "pause", "stop",
        "restart", "undo_replace", "next_token", "run_to_token")
-BREAKPOINT_OPS = ("add", "remove", "clear", "mode")
+BREAKPOINT_OPS = ("add", "remove", "clear", "mode", "reference")
+COMPARE_WITH = ("placed", "unedited", "file")  # what the server compares its pass with (the `compare` request)
+PLACED_DTYPES = ("float32", "float16", "bfloat16")  # a reference pass's dtype (tfdebug.core.devices.DTYPES)
 
 
 # ----- field validators: each returns the value or raises FrameError with a sentence -----
@@ -156,9 +162,11 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "ping": {},
     "bye": {},
     "command": {"op": text(32, OPS), "name": optional(text(1024)), "index": optional(_INDEX)},
+    # `rtol`: the divergence condition's; op "reference": the divergence condition's reference pass is this input
+    # in `dtype` on the served device (None: no reference pass)
     "breakpoint": {"op": text(16, BREAKPOINT_OPS), "by": optional(text(16, ("stage", "kind", "condition"))),
-                   "value": optional(text(1024)), "threshold": optional(number()),
-                   "mode": optional(text(16, ("exact", "fast")))},
+                   "value": optional(text(1024)), "threshold": optional(number()), "rtol": optional(number()),
+                   "mode": optional(text(16, ("exact", "fast"))), "dtype": optional(text(16, PLACED_DTYPES))},
     "slice": {**_VIEW, "moments": flag()},
     "moments": dict(_VIEW),
     "heads": {**_VIEW, "head": _AXIS},
@@ -178,19 +186,27 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "follow": {"on": flag(), "pinned": optional(list_of(text(32), 2)), "indices": mapping(text(32), _INDEX, 16),
                "max_rows": _SIZE, "max_cols": _SIZE, "moments": flag(), "stats_up_to": optional(integer(0, 2**62))},
     "export": {"to": text(8, ("window", "server")), "path": optional(text(4096))},
+    # compare the served pass (side `on_screen` of the comparison, A the reference) with another pass the server
+    # makes: this input in `dtype` (tfdebug.core.devices.DTYPES) on the served device, the input run again
+    # without its edits, or the snapshot `path` in the export folder; the reply carries the table
+    "compare": {"against": text(16, COMPARE_WITH), "on_screen": text(1, ("a", "b")),
+                "dtype": optional(text(16, PLACED_DTYPES)), "path": optional(text(255)),
+                "atol": number(), "rtol": number()},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it
     "transfer": {"export": integer(0, 2**53), "received": integer(0, 2**62), "cancel": flag()},
     # server -> window
     "welcome": {"server": anything(), "resume": anything(), "heartbeat_s": anything()},
     "pass": {"pass": anything()},
+    # the next part of the plan the last `pass` began (its `plan_total` entries in all): entries from `from` on
+    "plan": {"pass": integer(0, 2**53), "from": integer(0, MAX_PLAN), "entries": list_of(anything(), MAX_PLAN)},
     "event": {"event": anything(), "state": anything(), "slice": anything()},
     "reply": {"ok": anything(), "error": anything(), "result": anything(), "state": anything()},
     "chunk": {"offset": anything(), "total": anything(), "last": anything()},
     "heartbeat": {"state": anything()},
 }
 REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "stats", "overview", "replace",
-            "edit", "open", "follow", "export", "transfer")
+            "edit", "open", "follow", "export", "transfer", "compare")
 
 
 # ----- encoding ------------------------------------------------------------------------------------

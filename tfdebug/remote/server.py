@@ -35,8 +35,8 @@ from tfdebug.remote import wire
 from tfdebug.remote.errors import AuthError, FrameError, to_reply
 from tfdebug.remote.handlers import ServedSession
 from tfdebug.remote.security import needs_encryption, secure_server, server_keys
-from tfdebug.remote.protocol import (DEFAULT_MAX_UPLOAD, EXPORT_CHUNK, EXPORT_WINDOW, MAX_FRAMES, REQUESTS, SERVER_MAX_HEADER,
-                                     Message, decode, encode, peek_id)
+from tfdebug.remote.protocol import (DEFAULT_MAX_UPLOAD, EXPORT_CHUNK, EXPORT_WINDOW, MAX_FRAMES, PLAN_PART, REQUESTS,
+                                     SERVER_MAX_HEADER, Message, decode, encode, peek_id)
 
 HANDSHAKE_MS = 2000      # a peer that has not finished ZeroMQ's greeting by then is dropped (slow loris)
 SEND_QUEUE = 1000        # messages queued for one peer; beyond it sends wait for the next turn
@@ -56,14 +56,17 @@ class RemoteServer:
 
     `token` (default: a fresh random one) is what a window must say to attach. Heartbeats go
     to the attached window every `heartbeat_s`; it is detached after `client_timeout_s` silent.
+    A pass's plan crosses in parts of at most `plan_part_bytes` of JSON.
     Off loopback (or with `encrypt`) the socket takes only CURVE-encrypted peers; `server_key`
     is then the public key a window needs (tfdebug.remote.security).
     """
 
     def __init__(self, make_session: Callable[[Mapping[str, str] | None, DecodingSettings | None], DebugSession], *, host: str = "127.0.0.1",
                  port: int = 0, token: str | None = None, heartbeat_s: float = 0.2, client_timeout_s: float = 3.0,
-                 max_upload_bytes: int = DEFAULT_MAX_UPLOAD, export_dir: str | Path = ".", encrypt: bool = False):
+                 max_upload_bytes: int = DEFAULT_MAX_UPLOAD, export_dir: str | Path = ".", encrypt: bool = False,
+                 plan_part_bytes: int = PLAN_PART):
         encrypt = needs_encryption(host, encrypt)
+        self.plan_part_bytes = plan_part_bytes
         self.token = token or secrets.token_urlsafe(24)
         self.heartbeat_s, self.client_timeout_s = heartbeat_s, client_timeout_s
         self.max_upload_bytes = max_upload_bytes
@@ -144,6 +147,7 @@ class RemoteServer:
                     self._receive(frames)
                 self._forward_events()
                 self._stream_exports()
+                self._answer_comparisons()
                 self._beat()
         finally:
             self.close()
@@ -191,12 +195,15 @@ class RemoteServer:
             return
         pass_id = self.served.pass_id
         try:
-            fields, buffers = self.served.handle(message)
+            reply = self.served.handle(message)
         except TfdebugError as exc:
             if self.served.pass_id != pass_id:  # a refused open ran the old inputs again: a new pass
                 self._send_pass()
             self._send(peer, "reply", {"ok": False, "error": to_reply(exc), "state": self._state()}, id=message.id)
             return
+        if reply is None:
+            return  # made on a thread: `_answer_comparisons` replies when it is done
+        fields, buffers = reply
         if message.type == "open":
             self._send_pass()
         self._forward_events()  # what the command made happen arrives before its reply, as a local call's events do
@@ -242,7 +249,15 @@ class RemoteServer:
             return False
 
     def _send_pass(self) -> None:
-        if self._send(self._peer, "pass", {"pass": self.served.pass_fields()}):
+        """The pass's metadata; its plan in parts of at most `plan_part_bytes` (a long generation's is large)."""
+        fields = self.served.pass_fields()
+        parts = wire.plan_parts(fields["plan"], self.plan_part_bytes)
+        fields["plan"], fields["plan_total"] = parts[0], len(fields["plan"])
+        sent, start = self._send(self._peer, "pass", {"pass": fields}), len(parts[0])
+        for part in parts[1:]:
+            sent = sent and self._send(self._peer, "plan", {"pass": fields["pass"], "from": start, "entries": part})
+            start += len(part)
+        if sent:
             self._sent_pass, self._sent_len, self._sent_flags = self.served.pass_id, 0, []
 
     def _state(self) -> dict:
@@ -322,6 +337,19 @@ class RemoteServer:
                 "The export was cancelled; nothing was written.", id="export.cancelled"))}, id=request_id)
             return
         job.received = max(job.received, min(message["received"], job.offset))
+
+    def _answer_comparisons(self) -> None:
+        """The reply of each comparison made since the last turn (its table, or why it could not be made)."""
+        for request_id, job in list(self.served.comparisons.items()):
+            if not job.ready:
+                continue
+            del self.served.comparisons[request_id]
+            try:
+                fields, buffers = job.reply()
+            except TfdebugError as exc:
+                self._send(self._peer, "reply", {"ok": False, "error": to_reply(exc)}, id=request_id)
+                continue
+            self._send(self._peer, "reply", {"ok": True, "result": fields}, buffers, id=request_id)
 
     def _stream_exports(self) -> None:
         for request_id, job in list(self.served.exports.items()):

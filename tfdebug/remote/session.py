@@ -1,8 +1,9 @@
 """`RemoteSession`: a served pass that a window treats like a local DebugSession.
 
 It has what the controller reads of a local session (plan, layout, tokens, texts, title, the
-model's name and device, a `stepper`) and a `display` with the methods of
-tfdebug.remote.display.LocalDisplay; its `stepper` is a tfdebug.remote.stepper.RemoteStepper.
+model's name and device, a `stepper`) and a `display` (tfdebug.remote.display.RemoteDisplay) with
+the methods of tfdebug.remote.display.LocalDisplay; its `stepper` is a
+tfdebug.remote.stepper.RemoteStepper.
 """
 
 from __future__ import annotations
@@ -15,122 +16,22 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from tfdebug.adapters.generation import TokenEntry
-from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.errors import ExportCancelledError, TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
-from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo, token_labels
-from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.io.atomic import ProgressCallback, atomic_write, report
 from tfdebug.io.exports import export_pass
 from tfdebug.io.formats import format_for
 from tfdebug.io.snapshot import open_snapshot
 from tfdebug.remote import wire
 from tfdebug.remote.client import RemoteClient
+from tfdebug.remote.display import RemoteDisplay
 from tfdebug.remote.errors import ConnectionLostError, FrameError
 from tfdebug.remote.handlers import SUFFIX as SNAPSHOT_SUFFIX
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.remote.protocol import Message, wire_number
+from tfdebug.remote.protocol import MAX_PLAN, Message, wire_number
 from tfdebug.remote.stepper import RemoteStepper
-
-
-class RemoteDisplay:
-    """LocalDisplay's questions asked of the server: only the small answers cross."""
-
-    def __init__(self, session: "RemoteSession"):
-        self._session = session
-        self._pushed: tuple[tuple, DisplaySlice] | None = None  # the slice the server sent with the last event
-        self._pushed_stats: tuple[int, Stats] | None = None  # (history index, whole-tensor stats) sent with it
-        self._followed: tuple | None = None  # the view last told to the server
-
-    def follow(self, pinned: tuple[str, str] | None, indices_by_name: Mapping[str, int],
-               max_size: tuple[int, int], moments: bool = True, stats_up_to: int | None = None) -> None:
-        """Tell the server the window's view (tfdebug.core.view.ViewSelection's pinned axes and indices): each
-        stage the pass pauses or moves to then comes with its slice, and `slice_of` for it needs no round trip;
-        with `stats_up_to`, stages of at most that many bytes bring their whole-tensor stats too (`stats_of`).
-        Telling it the same view again sends nothing."""
-        view = (tuple(pinned) if pinned else None, tuple(sorted(indices_by_name.items())), tuple(max_size), moments,
-                stats_up_to)
-        if view == self._followed:
-            return
-        self._followed = view
-        self._session.request("follow", {"on": True, "pinned": list(pinned) if pinned else None,
-                                         "indices": {str(k): int(v) for k, v in indices_by_name.items()},
-                                         "max_rows": int(max_size[0]), "max_cols": int(max_size[1]),
-                                         "moments": moments, "stats_up_to": stats_up_to})
-
-    def unfollow(self) -> None:
-        self._pushed, self._pushed_stats, self._followed = None, None, None
-        self._session.request("follow", {"on": False, "indices": {}, "max_rows": 1, "max_cols": 1, "moments": False})
-
-    def take_pushed(self, fields, buffers) -> None:
-        """A slice the server pushed with an event (None: the event brought none; any earlier one is stale)."""
-        if fields is None:
-            self._pushed = self._pushed_stats = None
-            return
-        view = fields.get("view") or {}
-        whole = fields.get("whole")
-        if whole is not None and len(buffers) == 5:
-            self._pushed_stats = (view.get("index"), wire.stats_of(whole, *buffers[3:]))
-            buffers = buffers[:3]
-        else:
-            self._pushed_stats = None
-        self._pushed = (self._key(view), wire.slice_of(fields, buffers))
-
-    @staticmethod
-    def _key(view: dict) -> tuple:
-        return (view.get("index"), view.get("row"), view.get("col"), tuple(sorted((view.get("indices") or {}).items())),
-                view.get("max_rows"), view.get("max_cols"), view.get("moments"))
-
-    def _position(self, capture: Capture) -> int:
-        index = self._session.stepper.position_of(capture.name)
-        if index is None:
-            raise FrameError("Stage {name} is not in the server's history.", id="remote.not_captured",
-                             name=capture.name)
-        return index
-
-    def _view(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], max_size=(1, 1)) -> dict:
-        return {"index": self._position(capture), "row": row, "col": col, "indices": {str(k): int(v) for k, v in indices.items()},
-                "max_rows": int(max_size[0]), "max_cols": int(max_size[1])}
-
-    def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
-                 max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
-        view = {**self._view(capture, row, col, indices, max_size), "moments": moments}
-        pushed = self._pushed
-        if pushed is not None and pushed[0] == self._key(view):
-            return pushed[1]
-        reply = self._session.request("slice", view)
-        return wire.slice_of(reply["result"], reply.buffers)
-
-    def moments_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], partial: Stats) -> Stats:
-        reply = self._session.request("moments", self._view(capture, row, col, indices))
-        return wire.stats_of(reply["result"]["stats"], *reply.buffers[:2])
-
-    def heads_of(self, capture: Capture, row: int, col: int, head: int, indices: Mapping[int, int],
-                 max_size: tuple[int, int]) -> HeadThumbnails:
-        reply = self._session.request("heads", {**self._view(capture, row, col, indices, max_size), "head": head})
-        return wire.heads_of(reply["result"], reply.buffers)
-
-    def stats_of(self, capture: Capture) -> Stats:
-        index = self._session.stepper.position_of(capture.name)
-        pushed = self._pushed_stats
-        if pushed is not None and pushed[0] == index and index is not None:
-            return pushed[1]
-        reply = self._session.request("stats", {"index": index})
-        if len(reply.buffers) != 2:
-            raise FrameError("Stats from the server come without their histogram.", id="remote.stats_histogram")
-        return wire.stats_of(reply["result"]["stats"], *reply.buffers)
-
-    def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
-        """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture, computed on the
-        server; only the numbers cross (NaN where the server kept no tensor)."""
-        indices = [self._position(c) for c in captures]
-        reply = self._session.request("overview", {"statistic": statistic, "indices": indices})
-        if len(reply.buffers) != 1 or reply.buffers[0].shape != (len(indices),):
-            raise FrameError("The server's overview has {got} values for {n} stages.", id="remote.overview",
-                             got=reply.buffers[0].size if reply.buffers else 0, n=len(indices))
-        return [float(v) for v in reply.buffers[0]]
 
 
 class RemoteSession:
@@ -147,6 +48,7 @@ class RemoteSession:
         self.pass_info: dict = {}
         self._generation: tuple[dict[str, list[str]], list[TokenEntry]] | None = None  # the server's, with each state
         self._attached = threading.Event()  # the pass and the state after a hello have arrived
+        self._partial_pass: tuple[dict, list, int] | None = None  # a pass whose plan is still coming in parts
         self.on_pass: Callable[[], None] = lambda: None      # a new pass's metadata arrived
         self.on_lost: Callable[[TfdebugError], None] = lambda e: None
         self._successor: RemoteSession | None = None  # the session a new pass (`reopen`) goes to
@@ -187,6 +89,9 @@ class RemoteSession:
         if message.type == "pass":
             self._take_pass(message["pass"])
             return
+        if message.type == "plan":
+            self._take_plan_part(message)
+            return
         state = message["state"]
         if state is not None:
             if isinstance(state, dict) and "generation" in state:  # sent when it changed; first: the events read it
@@ -200,13 +105,40 @@ class RemoteSession:
                 self._attached.set()
 
     def _take_pass(self, data: dict) -> None:
+        """A new pass's metadata, with its plan whole or its first part (the rest comes in `plan` messages)."""
         try:
-            plan = Plan(wire.capture_of(e) for e in data["plan"])
+            entries = list(data["plan"])
+            total = int(data.get("plan_total", len(entries)))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise FrameError("The server's pass cannot be read: {why}", id="remote.pass", why=str(exc)[:200]) from None
+        if not len(entries) <= total <= MAX_PLAN:
+            raise FrameError("The server's plan of {n} stages is more than the {limit} a window takes.",
+                             id="remote.plan_size", n=total, limit=MAX_PLAN)
+        self._partial_pass = (data, entries, total)
+        self._take_whole_pass()
+
+    def _take_plan_part(self, message: Message) -> None:
+        """The next part of the plan the last `pass` message began."""
+        partial = self._partial_pass
+        if partial is None or message["pass"] != partial[0].get("pass") or message["from"] != len(partial[1]) \
+                or len(partial[1]) + len(message["entries"]) > partial[2]:
+            raise FrameError("A part of the server's plan does not follow on from the parts before it.",
+                             id="remote.plan_part")
+        partial[1].extend(message["entries"])
+        self._take_whole_pass()
+
+    def _take_whole_pass(self) -> None:
+        data, entries, total = self._partial_pass
+        if len(entries) < total:
+            return  # more parts follow (ZeroMQ keeps their order)
+        self._partial_pass = None
+        try:
+            plan = Plan(wire.capture_of(e) for e in entries)
             titles = data["titles"]
             layout = build_layout(plan, titles["layer"], titles["site"], titles["stack"])
         except (KeyError, TypeError) as exc:
             raise FrameError("The server's pass cannot be read: {why}", id="remote.pass", why=str(exc)[:200]) from None
-        self.plan, self.layout, self.pass_info = plan, layout, data
+        self.plan, self.layout, self.pass_info = plan, layout, {**data, "plan": entries}
         self.on_pass()
 
     def _take_generation(self, data) -> None:
@@ -239,6 +171,11 @@ class RemoteSession:
     def run_to_token(self, n: int) -> None:
         """Run on the server until generated token `n` has been chosen (GenerationSession.run_to_token)."""
         self.stepper._command("run_to_token", index=n)
+
+    def set_reference(self, dtype: str | None) -> None:
+        """The divergence condition's reference pass: this input in `dtype` on the server's device, computed and
+        compared with there (None: none). A generation is refused (StepperStateError), as locally."""
+        self.request("breakpoint", {"op": "reference", "dtype": dtype})
 
     # ----- what the controller reads of a session ------------------------------------------------
     @property

@@ -6,13 +6,15 @@ checked like a file: a missing field or a wrong shape is a FrameError, not a cra
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
 import torch
 
 from tfdebug.adapters.generation import TokenEntry
-from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.breakpoints import DIVERGES, Breakpoint
+from tfdebug.core.compare import Comparison
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
@@ -54,17 +56,39 @@ def capture_of(data: Any) -> Capture:
     return capture
 
 
+def plan_parts(entries: list[dict], max_bytes: int) -> list[list[dict]]:
+    """`entries` (a plan's `entry` dicts) in consecutive parts of at most `max_bytes` of JSON each (an entry
+    larger than that is a part of its own); always at least one part, so the `pass` message has its first."""
+    parts: list[list[dict]] = [[]]
+    size = 1  # the list's brackets; each entry adds its JSON and a comma (or the closing bracket)
+    for e in entries:
+        n = len(json.dumps(e, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()) + 1
+        if parts[-1] and size + n > max_bytes:
+            parts.append([])
+            size = 1
+        parts[-1].append(e)
+        size += n
+    return parts
+
+
 # ----- breakpoints ---------------------------------------------------------------------------------
 def breakpoint_fields(bp: Breakpoint) -> dict:
-    return {"by": bp.by, "value": bp.value, "threshold": None if bp.threshold is None else wire_number(bp.threshold)}
+    """A breakpoint as header fields (`breakpoint_of` reads them back); `rtol` only for the divergence condition."""
+    fields = {"by": bp.by, "value": bp.value, "threshold": None if bp.threshold is None else wire_number(bp.threshold)}
+    if bp.rtol is not None:
+        fields["rtol"] = wire_number(bp.rtol)
+    return fields
 
 
 def breakpoint_of(data: dict | None) -> Breakpoint | None:
+    """`breakpoint_fields`' fields read back (None for none); a FrameError when they are not a breakpoint."""
     if not data:
         return None
     try:
         if data["by"] == "kind":
             return Breakpoint.on_kind(data["value"])
+        if data["by"] == "condition" and data["value"] == DIVERGES:
+            return Breakpoint.on_divergence(float(data["threshold"]), float(data["rtol"]))
         if data["by"] == "condition" and data["value"] not in ("nan", "inf", "abs_gt"):
             raise ValueError(f"unknown condition {data['value']!r}")
         if data["by"] not in ("stage", "condition"):
@@ -153,4 +177,13 @@ def token_entry_of(data: Any) -> TokenEntry:
                           tuple((str(t), float(p)) for t, p in alternatives))
     except (TypeError, ValueError) as exc:
         raise FrameError("A token of the server's generation cannot be read: {why}", id="remote.token_entry",
+                         why=str(exc)[:200]) from None
+
+
+def comparison_of(data: Any) -> Comparison:
+    """A comparison the server made (`Comparison.to_dict`'s JSON) read back; a FrameError when it is not one."""
+    try:
+        return Comparison.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise FrameError("The server's comparison cannot be read: {why}", id="remote.comparison",
                          why=str(exc)[:200]) from None

@@ -6,6 +6,7 @@ runs as a Job; its result goes to the Compare dock (panels/compare) and to the O
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
@@ -15,7 +16,7 @@ from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.reference import ReferenceTools
-from tfdebug.ui.dialogs.compare import BEFORE_EDIT, FILE, LIVE, PLACED, CompareDialog, PassSource, describe
+from tfdebug.ui.dialogs.compare import BEFORE_EDIT, FILE, INPUT, LIVE, PLACED, CompareDialog, PassSource, describe
 from tfdebug.ui.i18n.language import said, shown_text
 from tfdebug.ui.panels.compare import CompareView
 from tfdebug.ui.state.controller import DebugController
@@ -63,8 +64,7 @@ class CompareTools:
                     "CompareTools", "Nothing is on screen to compare: run a pass or open a snapshot first."))
             return lambda job: recording
         if source.kind == FILE:
-            if not source.path:
-                raise TfdebugError(QCoreApplication.translate("CompareTools", "Choose the snapshot or export file to compare."))
+            _needs_path(source)
             from tfdebug.io.passes import open_pass
             return lambda job: open_pass(source.path)
         if source.kind == PLACED:
@@ -74,10 +74,7 @@ class CompareTools:
                 "CompareTools", "The pass on screen is paused mid-forward and holds the model: Continue it "
                 "to the end (or Stop it), then compare."))
         if source.kind == BEFORE_EDIT:
-            last = self.window.tools.edit.last_edit
-            if last is None:
-                raise TfdebugError(QCoreApplication.translate(
-                    "CompareTools", "No tensor has been edited yet: there is no pass before an edit."))
+            last = self._last_edit()
             adapter, texts = last.adapter, last.texts
         else:
             adapter, texts = ctl.adapter, source.texts
@@ -92,6 +89,14 @@ class CompareTools:
             captures, _ = session.capture_all()
             return Recording(captures=captures, tokens=session.tokens, model_name=adapter.name)
         return run
+
+    def _last_edit(self):
+        """The last edit made (dialogs.edit.LastEdit); the TfdebugError saying there is none."""
+        last = self.window.tools.edit.last_edit
+        if last is None:
+            raise TfdebugError(QCoreApplication.translate(
+                "CompareTools", "No tensor has been edited yet: there is no pass before an edit."))
+        return last
 
     def _placed(self, source: PassSource):
         """The reference pass in `source.placement` (a second model: the pass on screen may stay paused)."""
@@ -113,20 +118,47 @@ class CompareTools:
         """Start comparing; raises a TfdebugError (shown by the dialog) for a side that cannot be had."""
         if self.job is not None and self.job.running:
             raise TfdebugError(QCoreApplication.translate("CompareTools", "A comparison is already running."))
+        if self.ctl.remote is not None:
+            self._start_remote(a, b, atol, rtol)
+            return
         work_a, work_b = self._work(a), self._work(b)
         self.run(work_a, work_b, atol, rtol, describe(a, self.window), describe(b, self.window),
                  opened=(FILE == a.kind, FILE == b.kind))
+
+    def _start_remote(self, a: PassSource, b: PassSource, atol: float, rtol: float) -> None:
+        """Compare a served pass on the server (tfdebug.remote.comparing): only the table crosses."""
+        on_screen = "a" if a.kind == LIVE else "b"
+        other = b if on_screen == "a" else a
+        if LIVE not in (a.kind, b.kind) or other.kind == LIVE:
+            raise TfdebugError(QCoreApplication.translate(
+                "CompareTools", "Over a remote pass, one side is the pass on screen and the other a pass the server "
+                "makes: this input in another dtype, the pass before the last edit, or a snapshot in its export "
+                "folder."))
+        if other.kind == INPUT:
+            raise TfdebugError(QCoreApplication.translate(
+                "CompareTools", "Another input is not compared over a remote pass: run it on the server, export it "
+                "there (File ▸ Export Snapshot on Server…) and compare with that snapshot."))
+        if other.kind == FILE and _needs_path(other) and Path(other.path).name != other.path:
+            raise TfdebugError(QCoreApplication.translate(
+                "CompareTools", "A file on this machine cannot be compared with a remote pass: its tensors stay on "
+                "the server. Put the snapshot in the server's export folder and give its file name alone."))
+        if other.kind == BEFORE_EDIT:
+            self._last_edit()
+        against = {FILE: "file", BEFORE_EDIT: "unedited", PLACED: "placed"}[other.kind]
+        remote = self.ctl.remote
+        dtype = other.placement.dtype if other.kind == PLACED else None
+        path = other.path if other.kind == FILE else None
+
+        def work(job: Job):
+            from tfdebug.remote.comparing import compare_on_server
+            return compare_on_server(remote, against, atol, rtol, on_screen=on_screen, dtype=dtype, path=path), None, []
+        self.start_job(work, atol, rtol, describe(a, self.window), describe(b, self.window), None)
 
     def run(self, work_a, work_b, atol: float, rtol: float, side_a, side_b, opened=(False, False),
             replace: bool = False, select: str | None = None) -> None:
         """Compare the passes `work_a(job)` and `work_b(job)` return (off the UI thread) and show the result;
         `opened`: which of them this tool must close; `replace`: a comparison still running is dropped;
         `select`: the stage the dock shows (default: the first divergent)."""
-        if replace and self.job is not None and self.job.running:
-            self.job.cancel()
-        summary = said(lambda: f"A: {shown_text(side_a)}   B: {shown_text(side_b)}   atol {atol:g}, rtol {rtol:g}")
-        self.atol, self.rtol = atol, rtol
-
         def work(job: Job):
             pass_a = work_a(job)
             job.check()
@@ -139,8 +171,22 @@ class CompareTools:
                     if own:
                         p.close()
                 raise
-            return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own], summary, select
-        self.job = Job(work, name="compare",
+            return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own]
+        self.start_job(work, atol, rtol, side_a, side_b, select, replace)
+
+    def start_job(self, work, atol: float, rtol: float, side_a, side_b, select: str | None,
+                  replace: bool = False) -> None:
+        """Run `work(job)` as the comparison Job and show what it returns: (the Comparison, the two passes or
+        None when a server compared them, the passes this tool must close); `replace`: a comparison still
+        running is dropped; `select`: the stage the dock shows (default: the first divergent)."""
+        if replace and self.job is not None and self.job.running:
+            self.job.cancel()
+        summary = said(lambda: f"A: {shown_text(side_a)}   B: {shown_text(side_b)}   atol {atol:g}, rtol {rtol:g}")
+        self.atol, self.rtol = atol, rtol
+
+        def outcome(job: Job):
+            return (*work(job), summary, select)
+        self.job = Job(outcome, name="compare",
                        describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
                            "CompareTools", "The comparison failed; the details say why.")))
         self.job.finished.connect(self._finished)
@@ -178,11 +224,23 @@ class CompareTools:
         return next(c for c in captures if c.name == name), dict(getattr(self.passes[0], "tokens", {}) or {})
 
     def tensors(self, name: str):
-        """(A's tensor, B's tensor, kind, axes) of stage `name` in the compared passes."""
+        """(A's tensor, B's tensor, kind, axes) of stage `name` in the compared passes; a TfdebugError when a
+        server compared them (the tensors stayed there)."""
+        if self.passes is None:
+            raise TfdebugError(QCoreApplication.translate(
+                "CompareTools", "the server compared these passes and keeps their tensors: the table shows its "
+                "numbers, the heatmaps are not drawn here."))
         (captures_a, get_a), (captures_b, get_b) = (pass_entries(p) for p in self.passes)
         ca = next(c for c in captures_a if c.name == name)
         cb = next(c for c in captures_b if c.name == name)
         return get_a(ca), get_b(cb), ca.info.kind, tuple(ca.info.axes)
+
+
+def _needs_path(source: PassSource) -> bool:
+    """True when a file side has its path; else the TfdebugError that asks for it."""
+    if not source.path:
+        raise TfdebugError(QCoreApplication.translate("CompareTools", "Choose the snapshot or export file to compare."))
+    return True
 
 
 def install(window) -> CompareTools:

@@ -7,6 +7,8 @@ the host within the capture budget (tfdebug.core.reference says why), and one is
 time. Each new live pass gets it as its stepper's `reference` before the pass starts; when
 the divergence condition stops the pass, the Compare dock shows the stage in both passes
 (A the reference, B the pass on screen, A − B) and the Overview their difference per stage.
+A pass `tfdebug serve` runs has its reference on the server (told the dtype: RemoteSession.set_reference),
+where the condition is checked; a stop there shows the table the server compares.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from tfdebug.core.devices import resolve_device, resolve_dtype
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.reference import ReferencePass
 from tfdebug.core.stepper import StepperEvent
+from tfdebug.ui.dialogs.compare import on_screen_placement
 from tfdebug.ui.i18n.language import error_phrase, said
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.workers.jobs import Job
@@ -51,20 +54,23 @@ class ReferenceTools(QObject):
         self.current: ReferencePass | None = None
         self.job: Job | None = None
         self._observed = None  # (stepper, its observer) of the pass the condition watches
+        self._told = None  # (a served pass's connection, the reference dtype it was told)
         self._hit.connect(self._show_hit)
         self.ctl.session_changed.connect(self._attach)
 
     def _placement_error(self, placement: Placement) -> TfdebugError | None:
-        """Why no reference can be had for the pass on screen in `placement`, or None."""
-        session = self.ctl.session
-        if self.ctl.remote is not None:
-            return TfdebugError(QCoreApplication.translate(
-                "ReferenceTools", "A served pass runs on the server: its reference pass cannot run here."))
-        if session is None or getattr(session, "adapter", None) is None or not hasattr(session, "verify"):
+        """Why no reference can be had for the pass on screen in `placement`, or None (a served pass: the server
+        computes it, and says why when it cannot)."""
+        session, remote = self.ctl.session, self.ctl.remote
+        if remote is not None:
+            same = placement.dtype == on_screen_placement(self.ctl)[0]
+        elif session is None or getattr(session, "adapter", None) is None or not hasattr(session, "verify"):
             return TfdebugError(QCoreApplication.translate(
                 "ReferenceTools", "A reference pass needs one live pass of a model: run a pass first (a snapshot "
                 "or a generation has none)."))
-        if same_placement(session.adapter, placement):
+        else:
+            same = same_placement(session.adapter, placement)
+        if same:
             return TfdebugError(QCoreApplication.translate(
                 "ReferenceTools", "The reference would run as the pass on screen does ({placement}): choose "
                 "another dtype or device.").format(placement=placement_text(placement)))
@@ -140,17 +146,23 @@ class ReferenceTools(QObject):
         self._attach()
 
     def _attach(self) -> None:
-        """Give the live pass its reference (the controller calls this before the pass starts)."""
+        """Give the live pass its reference (the controller calls this before the pass starts); a served pass's
+        is computed on the server, told the dtype."""
         stepper = self.ctl.stepper
-        if stepper is None or not stepper.is_live or self.ctl.remote is not None:
+        if stepper is None or not stepper.is_live:
             return
-        if self.placement is None or not any(b.value == DIVERGES for b in self.ctl.breakpoints):
-            stepper.reference = None
-            return
+        wanted = self.placement is not None and any(b.value == DIVERGES for b in self.ctl.breakpoints)
         try:
-            stepper.reference = self.ensure(self.placement)
+            if self.ctl.remote is not None:
+                self._serve_reference(self.placement.dtype if wanted else None)
+            elif not wanted:
+                stepper.reference = None
+                return
+            else:
+                stepper.reference = self.ensure(self.placement)
         except TfdebugError as exc:
-            stepper.reference = None
+            if self.ctl.remote is None:
+                stepper.reference = None
             self.ctl.message.emit(Message("warning", error_phrase(exc), topic="reference"))
             return
         if self._observed is not None:
@@ -165,11 +177,36 @@ class ReferenceTools(QObject):
         stepper.subscribe(observe)
         self._observed = (stepper, observe)
 
+    def _serve_reference(self, dtype: str | None) -> None:
+        """Tell the server the dtype of the served pass's reference (None: none); only when it changed."""
+        remote = self.ctl.remote
+        told = (remote.client, dtype)
+        if told == self._told or (dtype is None and (self._told is None or self._told[0] is not remote.client)):
+            return
+        remote.set_reference(dtype)
+        self._told = told
+
     def _show_hit(self, stepper, event: StepperEvent) -> None:
         """Compare the stages run so far with the reference: the Compare dock shows the stage stopped at
-        in both passes and A − B; the Overview the difference of every stage so far."""
-        reference = stepper.reference
-        if stepper is not self.ctl.stepper or reference is None:
+        in both passes and A − B; the Overview the difference of every stage so far. A served pass is compared
+        on the server, with the reference it holds there."""
+        remote = self.ctl.remote
+        reference = stepper.reference if remote is None else None
+        placement = self.placement if remote is not None else (reference.key[2] if reference is not None else None)
+        if stepper is not self.ctl.stepper or placement is None:
+            return
+        side_a = said(lambda: QCoreApplication.translate("ReferenceTools", "the reference pass ({placement})").format(
+            placement=placement_text(placement)))
+        title = self.ctl.title or self.ctl.model_name
+        side_b = said(lambda: QCoreApplication.translate("CompareDialog", "the pass on screen ({title})").format(
+            title=title))
+        bp = event.breakpoint
+        if remote is not None:
+            def work(job: Job):
+                from tfdebug.remote.comparing import compare_on_server
+                return compare_on_server(remote, "placed", bp.threshold, bp.rtol, on_screen="b",
+                                         dtype=placement.dtype), None, []
+            self.compare.start_job(work, bp.threshold, bp.rtol, side_a, side_b, event.capture.name, replace=True)
             return
         recording, _ = self.ctl.recording()
         if recording is None:
@@ -177,13 +214,6 @@ class ReferenceTools(QObject):
         names = {c.name for c in recording.captures}
         from tfdebug.io.recording import Recording
         ref_pass = Recording(captures=[c for c in reference.captures if c.name in names], tokens=recording.tokens,
-                             model_name=recording.model_name, dtype=reference.key[2].dtype)
-        placement = reference.key[2]
-        side_a = said(lambda: QCoreApplication.translate("ReferenceTools", "the reference pass ({placement})").format(
-            placement=placement_text(placement)))
-        title = self.ctl.title or self.ctl.model_name
-        side_b = said(lambda: QCoreApplication.translate("CompareDialog", "the pass on screen ({title})").format(
-            title=title))
-        bp = event.breakpoint
+                             model_name=recording.model_name, dtype=placement.dtype)
         self.compare.run(lambda job: ref_pass, lambda job: recording, bp.threshold, bp.rtol, side_a, side_b,
                          replace=True, select=event.capture.name)

@@ -6,6 +6,9 @@ same model in another dtype or on another device (the reference pass of
 actions/reference: loaded as a second model, so the pass on screen may stay paused). Passes
 that need the model on screen run off the UI thread; the model must not be paused
 mid-forward then (its taps belong to the live pass), which the dialog says in one sentence.
+Over a remote pass the other side is one the server makes (another dtype on its device, the pass
+before the last edit, a snapshot named in its export folder) and the server compares
+(tfdebug.remote.comparing); a file on this machine is refused with the reason.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from tfdebug.adapters.crosscheck import Placement, default_tolerance
-from tfdebug.core.devices import resolve_dtype
+from tfdebug.core.devices import DTYPES, resolve_dtype
 from tfdebug.core.edits import parse_number
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.actions.snapshots import pass_filter
@@ -66,13 +69,13 @@ class SourcePicker(QGroupBox):
             self.kind.addItem(self.tr(text), key)
         self.path = QLineEdit()
         self.path.setPlaceholderText(self.tr("a .safetensors snapshot, or a .npz / .pt export"))
-        browse = QPushButton(self.tr("Browse…"))
-        browse.clicked.connect(self._browse)
+        self.browse = QPushButton(self.tr("Browse…"))
+        self.browse.clicked.connect(self._browse)
         self.file_row = QWidget()
         row = QHBoxLayout(self.file_row)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.path, 1)
-        row.addWidget(browse)
+        row.addWidget(self.browse)
         self.fields: dict[str, QLineEdit] = {}
         self.inputs = QWidget()
         form = QFormLayout(self.inputs)
@@ -83,8 +86,12 @@ class SourcePicker(QGroupBox):
             edit.setPlaceholderText(translate("inputs", input_field.placeholder) if input_field.placeholder else "")
             form.addRow(translate("inputs", input_field.label), edit)
             self.fields[input_field.key] = edit
-        on_screen = str(adapter.dtype).removeprefix("torch.") if adapter is not None else "float32"
-        self.placement = PlacementPicker(default_reference_dtype(on_screen), str(adapter.device) if adapter else "cpu")
+        on_screen, device = on_screen_placement(window.ctl)
+        self.placement = PlacementPicker(default_reference_dtype(on_screen), device)
+        if window.ctl.remote is not None:  # a served pass: the other pass is made on the server, on its device
+            self.path.setPlaceholderText(self.tr("a snapshot's file name in the server's export folder"))
+            self.browse.hide()  # it would browse this machine's files
+            self.placement.fix_device(device)
         layout = QVBoxLayout(self)
         layout.addWidget(self.kind)
         layout.addWidget(self.file_row)
@@ -109,6 +116,19 @@ class SourcePicker(QGroupBox):
     def source(self) -> PassSource:
         return PassSource(self.kind.currentData(), self.path.text().strip(),
                           {k: e.text() for k, e in self.fields.items()}, self.placement.placement())
+
+
+def on_screen_placement(ctl) -> tuple[str, str]:
+    """(dtype, device) of the pass on screen: its model's, the server's for a served pass, else float32 on cpu
+    (a dtype a reference pass cannot take reads as float32)."""
+    adapter, remote = ctl.adapter, ctl.remote
+    if adapter is not None:
+        dtype, device = str(adapter.dtype).removeprefix("torch."), str(adapter.device)
+    elif remote is not None:
+        dtype, device = str(remote.pass_info.get("dtype")), str(remote.pass_info.get("device") or "cpu")
+    else:
+        dtype, device = "float32", "cpu"
+    return (dtype if dtype in DTYPES else "float32"), device
 
 
 class CompareDialog(QDialog):
@@ -155,11 +175,12 @@ class CompareDialog(QDialog):
             side.placement.changed.connect(self._default_tolerance)
 
     def _default_tolerance(self) -> None:
-        adapter = self.tools.ctl.adapter
         placed = [side.placement.placement() for side in (self.a, self.b) if side.kind.currentData() == PLACED]
-        if adapter is None or not placed:
+        ctl = self.tools.ctl
+        on_screen, _ = on_screen_placement(ctl)
+        if not placed or (ctl.adapter is None and ctl.remote is None):
             return
-        atol, rtol = default_tolerance(adapter.dtype, resolve_dtype(placed[0].dtype))
+        atol, rtol = default_tolerance(resolve_dtype(on_screen), resolve_dtype(placed[0].dtype))
         self.atol.setText(f"{atol:g}")
         self.rtol.setText(f"{rtol:g}")
 

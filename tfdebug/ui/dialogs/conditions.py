@@ -22,7 +22,7 @@ from tfdebug.core.errors import TfdebugError
 from tfdebug.core.stepper import EXACT, FAST
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.dialogs.compare import parse_tolerance
+from tfdebug.ui.dialogs.compare import on_screen_placement, parse_tolerance
 from tfdebug.ui.dialogs.edit import sentence_label
 from tfdebug.ui.i18n.language import error_text
 from tfdebug.ui.state.controller import DebugController
@@ -78,11 +78,11 @@ class ConditionDialog(QDialog):
         self._load()
 
     def _divergence_row(self) -> QHBoxLayout:
-        adapter = self.ctl.adapter
-        on_screen = str(adapter.dtype).removeprefix("torch.") if adapter is not None else "float32"
+        on_screen, device = on_screen_placement(self.ctl)
         self.diverges = QCheckBox(self.tr("Stop where the pass diverges from this input in"))
-        self.placement = PlacementPicker(default_reference_dtype(on_screen),
-                                         str(adapter.device) if adapter is not None else "cpu")
+        self.placement = PlacementPicker(default_reference_dtype(on_screen), device)
+        if self.ctl.remote is not None:  # the reference pass runs on the server, on its device
+            self.placement.fix_device(device)
         self.atol, self.rtol = QLineEdit(), QLineEdit()
         self.placement.changed.connect(self._default_tolerance)
         self._default_tolerance()
@@ -96,20 +96,21 @@ class ConditionDialog(QDialog):
         self.diverges_note = QLabel(self.tr(
             "A cell diverges when |reference − x| > atol + rtol·|reference|. The reference pass runs once per "
             "model, input and dtype, off the window's thread; its stages are kept on the host within the "
-            "capture budget."))
+            "capture budget.") if self.ctl.remote is None else self.tr(
+            "A cell diverges when |reference − x| > atol + rtol·|reference|. The reference pass runs on the server "
+            "once per input, in this dtype on the server's device, and the condition is checked there."))
         self.diverges_note.setWordWrap(True)
         self.diverges_note.setTextFormat(Qt.PlainText)
         self.error_label = sentence_label()
-        if self.reference is None or self.ctl.remote is not None:  # a served pass: the model is elsewhere
+        if self.reference is None:
             for widget in (self.diverges, self.placement, self.atol, self.rtol):
                 widget.setEnabled(False)
         return row
 
     def _default_tolerance(self) -> None:
         """The tolerance the coarser of the two dtypes can hold (rounding is not divergence)."""
-        adapter = self.ctl.adapter
-        on_screen = adapter.dtype if adapter is not None else resolve_dtype("float32")
-        atol, rtol = default_tolerance(on_screen, resolve_dtype(self.placement.placement().dtype))
+        on_screen, _ = on_screen_placement(self.ctl)
+        atol, rtol = default_tolerance(resolve_dtype(on_screen), resolve_dtype(self.placement.placement().dtype))
         self.atol.setText(f"{atol:g}")
         self.rtol.setText(f"{rtol:g}")
 

@@ -26,6 +26,7 @@ class PlacementPicker(QWidget):
         self.device = QComboBox()
         self.device.addItems(available_devices())
         self.on = QLabel()
+        self._fixed_device: str | None = None  # a server's device: not chosen here
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.dtype)
@@ -52,6 +53,12 @@ class PlacementPicker(QWidget):
         if self.device.findText(str(placement.device)) >= 0:
             self.device.setCurrentText(str(placement.device))
 
+    def fix_device(self, device: str) -> None:
+        """Offer the dtype only: the pass runs on `device`, a server's, which this machine's list does not name."""
+        self._fixed_device = device
+        self.device.hide()
+        self.on.hide()
+
     def placement(self) -> Placement:
         """The dtype and device chosen."""
-        return Placement(self.dtype.currentText(), self.device.currentText())
+        return Placement(self.dtype.currentText(), self._fixed_device or self.device.currentText())

@@ -1,0 +1,146 @@
+"""Compare over a remote pass: the per-stage comparison runs on the server, where the tensors are.
+
+Only the table crosses (tfdebug.core.compare.Comparison as JSON, a few hundred bytes a stage): the
+window's `compare_on_server` asks, the server's `ComparisonJob` makes the other pass and compares on a
+thread of its own (a second model loading must not hold the server's loop: the heartbeats go on), and
+the server sends the reply when it is done. The other pass is one the server can make: this input in
+another dtype on the served device, the input run again without its edits, or a snapshot in the
+server's export folder. A snapshot on the desktop is not compared: its stages would have to cross whole
+(docs/remote.md says why).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from functools import partial
+from pathlib import Path
+from typing import Callable
+
+from tfdebug.adapters.crosscheck import Placement, fill_reference
+from tfdebug.adapters.session import DebugSession
+from tfdebug.core.compare import Comparison, compare
+from tfdebug.core.errors import CompareError, StepperStateError, TfdebugError
+from tfdebug.core.reference import ReferencePass
+from tfdebug.io.passes import open_pass
+from tfdebug.io.recording import Recording, recording_on_screen
+from tfdebug.remote import wire
+from tfdebug.remote.errors import FrameError
+from tfdebug.remote.protocol import Message
+
+MAX_STAGES = 65536  # rows a reply may carry: about 250 bytes each, well inside the window's header bound
+
+
+def compare_on_server(session, against: str, atol: float, rtol: float, *, on_screen: str = "a",
+                      dtype: str | None = None, path: str | None = None, timeout: float = 3600.0) -> Comparison:
+    """Compare the pass `session` (a RemoteSession) serves with another pass the server makes, on the server.
+
+    `against`: "placed" (this input in `dtype`, on the served device), "unedited" (the input run again
+    without its edits) or "file" (the snapshot `path`, a bare file name in the server's export folder).
+    `on_screen` is the served pass's side ("a": it is the reference, as Compare With… has it by default).
+    Returns the same Comparison `tfdebug.core.compare.compare` makes of the two passes here."""
+    reply = session.request("compare", {"against": against, "on_screen": on_screen, "dtype": dtype, "path": path,
+                                        "atol": atol, "rtol": rtol}, timeout=timeout)
+    return wire.comparison_of((reply["result"] or {}).get("comparison"))
+
+
+class ComparisonJob:
+    """One comparison made on a thread of the server; the loop sends `reply()` once `ready`."""
+
+    def __init__(self, work: Callable[[], Comparison]):
+        self._result: Comparison | None = None
+        self._error: TfdebugError | None = None
+        self._thread = threading.Thread(target=self._run, args=(work,), name="tfdebug-compare", daemon=True)
+        self._thread.start()
+
+    def _run(self, work: Callable[[], Comparison]) -> None:
+        try:
+            self._result = work()
+        except TfdebugError as exc:
+            self._error = exc
+        except (ValueError, RuntimeError, OSError) as exc:  # torch or the file refusing: a sentence, not a crash
+            self._error = CompareError("The server could not compare: {why}", id="remote.compare_failed",
+                                       why=str(exc)[:300])
+
+    @property
+    def ready(self) -> bool:
+        """The comparison is made (or failed): its reply can go."""
+        return not self._thread.is_alive()
+
+    def reply(self) -> tuple[dict, list]:
+        """The reply's fields (the table), or the TfdebugError that is the refusal."""
+        if self._error is not None:
+            raise self._error
+        if len(self._result.stages) > MAX_STAGES:
+            raise CompareError("The comparison has {n} stages, more than the {limit} one reply may carry: compare "
+                               "a shorter pass.", id="remote.compare_size", n=len(self._result.stages),
+                               limit=MAX_STAGES)
+        return {"comparison": self._result.to_dict()}, []
+
+
+def start_comparison(session, stepper, server_file: Callable[[str], Path], m: Message) -> ComparisonJob:
+    """The comparison `m` (a `compare` request) asks of the served `session` and its `stepper`, started on a
+    thread; what can be refused at once (a bad tolerance, the model busy, a name outside the export folder)
+    is refused here. `server_file(name)` is the snapshot `name` in the export folder, or its refusal."""
+    atol, rtol = m["atol"], m["rtol"]
+    if not (0 <= atol < math.inf and 0 <= rtol < math.inf):
+        raise FrameError("atol and rtol must be zero or positive numbers.", id="remote.compare_tolerance")
+    served, _ = recording_on_screen(stepper, session, None)
+    if served is None:
+        raise CompareError("There are no stages to compare yet: step into the pass first.", id="remote.compare_empty")
+    against = m["against"]
+    if against == "file":
+        other = partial(open_pass, server_file(m["path"] or ""))  # read on the job's thread: a large file takes time
+    elif against == "unedited":
+        if stepper.alive:  # the served pass's taps are on the model until it ends
+            raise StepperStateError("The served pass is paused mid-forward and holds the model: Continue it to the "
+                                    "end (or Stop it), then compare.", id="remote.compare_alive")
+        other = partial(_unedited, session)
+    else:
+        if m["dtype"] is None:
+            raise FrameError("A {kind} request needs the field '{field}'.", id="remote.missing_field", kind=m.type,
+                             field="dtype")
+        other = partial(_placed, session, stepper.reference, served, m["dtype"])
+    on_screen_first = m["on_screen"] == "a"
+
+    def work() -> Comparison:
+        made = other()
+        try:
+            a, b = (served, made) if on_screen_first else (made, served)
+            return compare(a, b, atol=atol, rtol=rtol)
+        finally:
+            made.close()
+    return ComparisonJob(work)
+
+
+def _unedited(session) -> Recording:
+    """The served input run again on the served model: the pass without its edits."""
+    return Recording.from_session(DebugSession(session.adapter, session.texts))
+
+
+def served_reference(session, dtype: str) -> ReferencePass:
+    """This input on the served model loaded again in `dtype` on the served device: the reference pass of the
+    divergence condition and of Compare With…, filled on a thread of its own (its readers wait for it)."""
+    adapter = session.adapter
+    placement = Placement(dtype, str(adapter.device))
+    reference = ReferencePass((adapter.name, tuple(sorted(session.texts.items())), placement), placement.describe())
+
+    def fill() -> None:
+        try:
+            fill_reference(reference, adapter.name, session.texts, placement, to_host=False)
+        except Exception as exc:  # any failure: the readers go on, comparing nothing (as in the window)
+            reference.fail(exc.phrase() if isinstance(exc, TfdebugError) else str(exc))
+    threading.Thread(target=fill, name="tfdebug-reference", daemon=True).start()
+    return reference
+
+
+def _placed(session, held: ReferencePass | None, served: Recording, dtype: str) -> Recording:
+    """The reference pass in `dtype` as a recording, every stage kept on the served device: `held` (the
+    divergence condition's) when it is in that dtype, else a new one."""
+    reference = held if held is not None and held.key[2].dtype == dtype else served_reference(session, dtype)
+    reference.wait()
+    if reference.error is not None:
+        raise CompareError("The reference pass could not run: {why}", id="remote.reference_failed",
+                           why=reference.error)
+    return Recording(captures=list(reference.captures), tokens=served.tokens, model_name=served.model_name,
+                     dtype=dtype)
