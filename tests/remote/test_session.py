@@ -7,7 +7,7 @@ import pytest
 
 from tfdebug.adapters.registry import load_adapter
 from tfdebug.adapters.session import DebugSession
-from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.breakpoints import Breakpoint, BreakpointSet
 from tfdebug.core.edits import Edit, Region
 from tfdebug.core.errors import (ExportCancelledError, ExportError, InputError, SequenceTooLongError, StepperStateError,
                                   UnknownStageError)
@@ -139,6 +139,22 @@ def test_a_nan_breakpoint_on_the_server_stops_after_an_edited_cell(remote):
     assert stepper.history[stepper.cursor - 1].name == PROBS  # the next stage holds the NaN
     sl = remote.display.slice_of(stepper.current, 2, 3, {0: 0, 1: 0}, (16, 16))
     assert sl.stats.nan > 0
+
+
+def test_the_windows_set_is_the_one_the_server_checks(remote):
+    shared = BreakpointSet()
+    lacking = Breakpoint.on_stage("enc.9.attn.q")  # a stage the served model lacks: refused there, kept here
+    shared.add(lacking)
+    shared.add(Breakpoint.on_kind("mask"))
+    stepper = remote.stepper
+    stepper.use_breakpoints(shared)  # what attaching does: the server is given the whole set
+    assert stepper.breakpoints == {lacking, Breakpoint.on_kind("mask")}
+    stepper.continue_()
+    assert stepper.wait() == "paused" and stepper.current.info.kind == "mask"
+    stepper.remove_breakpoint(Breakpoint.on_kind("mask"))
+    assert shared.items == {lacking}
+    stepper.continue_()
+    assert stepper.wait() == "finished"
 
 
 def test_a_replaced_tensor_of_the_wrong_shape_is_refused_and_nothing_changes(remote):

@@ -1,9 +1,14 @@
-"""Breakpoints: by stage name, by kind, or on a condition evaluated where the tensor lives."""
+"""Breakpoints: by stage name, by kind, or on a condition evaluated where the tensor lives.
+
+`BreakpointSet` keeps the user's breakpoints and the condition mode once: the window owns one
+and hands that same set to every stepper it shows, which reads it at every check.
+"""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 import torch
 from torch import Tensor
@@ -74,6 +79,10 @@ class Breakpoint:
 
 
 DIVERGES = "diverges"
+# Condition breakpoints: EXACT reads each stage's flags back before the forward goes on
+# (one host sync per stage on a GPU); FAST reads them together when the pass next pauses
+# or ends (one per forward) and moves the cursor back to the first hit (successors ran).
+EXACT, FAST = "exact", "fast"
 # The reference pass's tensor of a capture's stage (None where it has none): what "diverges" compares with.
 ReferenceOf = Callable[[Capture], "Tensor | None"]
 
@@ -159,3 +168,57 @@ def first_hit(breakpoints: frozenset[Breakpoint], capture: Capture,
         hit = first_condition_hit([(0, capture_flags(capture, conditions, reference_of))], conditions)
         return hit[1] if hit else None
     return None
+
+
+class BreakpointSet:
+    """The breakpoints and the condition mode, kept in one place and shared by every stepper handed it.
+
+    Thread-safe: changes (from the window's thread) take a lock and swap in a new frozenset; a check
+    (on the forward's thread) reads `items` once and has a whole set, never one half-changed. A stage
+    breakpoint on a stage the model on screen lacks stays in the set and never matches there.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: frozenset[Breakpoint] = frozenset()
+        self._mode = EXACT
+
+    @property
+    def items(self) -> frozenset[Breakpoint]:
+        """Every breakpoint, as one frozenset (what a check reads)."""
+        return self._items
+
+    @property
+    def mode(self) -> str:
+        """How condition breakpoints are checked: EXACT or FAST."""
+        return self._mode
+
+    def __contains__(self, bp: object) -> bool:
+        return bp in self._items
+
+    def __iter__(self) -> Iterator[Breakpoint]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def add(self, bp: Breakpoint) -> None:
+        """Add `bp` (already there: nothing changes)."""
+        with self._lock:
+            self._items = self._items | {bp}
+
+    def remove(self, bp: Breakpoint) -> None:
+        """Remove `bp` (not there: nothing changes)."""
+        with self._lock:
+            self._items = self._items - {bp}
+
+    def clear(self) -> None:
+        """Remove every breakpoint (the mode stays)."""
+        with self._lock:
+            self._items = frozenset()
+
+    def set_mode(self, mode: str) -> None:
+        """EXACT (pause at the stage, one sync per stage) or FAST (one sync per forward)."""
+        if mode not in (EXACT, FAST):
+            raise ValueError(f"condition mode must be {EXACT!r} or {FAST!r}, not {mode!r}")
+        self._mode = mode

@@ -17,19 +17,20 @@ from typing import Any, Callable, Sequence
 import torch
 from torch import Tensor, nn
 
-from tfdebug.core.breakpoints import (Breakpoint, capture_flags, checkable, conditions_of, first_condition_hit,
-                                     first_hit, place_hit)
+from tfdebug.core.breakpoints import (EXACT, FAST, Breakpoint, BreakpointSet, capture_flags, checkable, conditions_of,
+                                     first_condition_hit, first_hit, place_hit)
 from tfdebug.core.budget import FIRST_FIT, CaptureBudget, KeepPolicy, drop_reason
-from tfdebug.core.errors import ForwardFailedError, StepperStateError, TfdebugError, UnknownStageError
+from tfdebug.core.errors import ForwardFailedError, StepperStateError, TfdebugError
 from tfdebug.core.foreign import INTERRUPTS
 from tfdebug.core.names import unknown_stage
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture, Recorder, matches, tap_names
 from tfdebug.core.stages import StageInfo
+from tfdebug.core.stepper_breakpoints import StepperBreakpointsMixin
 from tfdebug.core.stepper_edits import EditsMixin
 
-# The states and events are part of the stepper's interface: importable from here too.
-from tfdebug.core.stepper_state import _ENDED, EXACT, FAILED, FAST, FINISHED, IDLE, PAUSED, RUNNING, STOPPED, StepperEvent  # noqa: F401
+# The states and events (and EXACT, FAST above) are part of the stepper's interface: importable from here too.
+from tfdebug.core.stepper_state import _ENDED, FAILED, FINISHED, IDLE, PAUSED, RUNNING, STOPPED, StepperEvent  # noqa: F401
 
 
 class _StopRun(BaseException):
@@ -39,7 +40,7 @@ class _StopRun(BaseException):
 Predicate = Callable[[Capture], bool]
 
 
-class Stepper(EditsMixin):
+class Stepper(StepperBreakpointsMixin, EditsMixin):
     """Pausable forward pass of `model`, run by calling `run()`.
 
     `plan`, when given, is the list of stage names this pass goes through; run_to
@@ -47,7 +48,8 @@ class Stepper(EditsMixin):
     `relabel` is handed to the Recorder (a generation's step-prefixed names).
     `max_capture_bytes` is a capture budget (tfdebug.core.budget): stages beyond it are
     shown while the pass is paused at them, then their tensors leave the history
-    (`Capture.dropped`; their names in `dropped`).
+    (`Capture.dropped`; their names in `dropped`). Its breakpoints are a BreakpointSet
+    (`use_breakpoints`), read at every check.
     """
 
     def __init__(self, model: nn.Module | None, run: Callable[[], Any] | None, *,
@@ -66,8 +68,7 @@ class Stepper(EditsMixin):
         self._observers: list[Callable[[StepperEvent], None]] = []
         self._load = load
         self._load_lock = threading.Lock()  # a replay's stage is read once, by whichever thread asks first
-        self.breakpoints: frozenset[Breakpoint] = frozenset()
-        self.condition_mode = EXACT
+        self._breakpoints = BreakpointSet()  # its own until `use_breakpoints` hands it the window's
         #: the reference pass a "diverges" condition compares with (tfdebug.core.reference.ReferencePass)
         self.reference = None
         self._reset()
@@ -135,29 +136,11 @@ class Stepper(EditsMixin):
         for callback in list(self._observers):
             callback(event)
 
-    # ----- breakpoints -----------------------------------------------------------------
-    def add_breakpoint(self, bp: Breakpoint) -> None:
-        if bp.by == "stage" and bp.value not in self._known:
-            raise UnknownStageError("There is no stage named '{name}' in this model.", id="stage.unknown_in_model",
-                                    name=bp.value)
-        self.breakpoints = self.breakpoints | {bp}
-
+    # ----- breakpoints (StepperBreakpointsMixin: the set, read at every check) ------------
     def _reference_of(self, capture: Capture) -> Tensor | None:
         """The reference pass's tensor of this stage; only the pass's own thread waits for it (Stop ends that)."""
         ref = self.reference
         return None if ref is None else ref.tensor(capture, lambda: self._stop, threading.current_thread() is self._thread)
-
-    def remove_breakpoint(self, bp: Breakpoint) -> None:
-        self.breakpoints = self.breakpoints - {bp}
-
-    def clear_breakpoints(self) -> None:
-        self.breakpoints = frozenset()
-
-    def set_condition_mode(self, mode: str) -> None:
-        """EXACT (pause at the stage, one sync per stage) or FAST (one sync per forward)."""
-        if mode not in (EXACT, FAST):
-            raise ValueError(f"condition mode must be {EXACT!r} or {FAST!r}, not {mode!r}")
-        self.condition_mode = mode
 
     # ----- lifecycle -------------------------------------------------------------------
     def start(self) -> None:
@@ -326,16 +309,17 @@ class Stepper(EditsMixin):
 
     def _first_in_history(self, predicate: Predicate | None) -> int | None:
         """Index of the first stage after the cursor where the walk through history stops."""
-        conditions = conditions_of(self.breakpoints)
+        breakpoints = self.breakpoints  # read once: the window may change the set meanwhile
+        conditions = conditions_of(breakpoints)
         later = range(self.cursor + 1, len(self.history))
         if conditions and self._load is not None:
             for i in later:
                 self._ensure_tensor(self.history[i])
         if self.condition_mode == EXACT:
             return next((i for i in later if (predicate is not None and predicate(self.history[i]))
-                         or first_hit(self.breakpoints, self.history[i], self._reference_of)), None)
+                         or first_hit(breakpoints, self.history[i], self._reference_of)), None)
         stop = next((i for i in later if (predicate is not None and predicate(self.history[i]))
-                     or place_hit(self.breakpoints, self.history[i])), None)
+                     or place_hit(breakpoints, self.history[i])), None)
         end = len(self.history) if stop is None else stop
         # Conditions of every stage up to that one, read back together (one sync).
         hit = first_condition_hit([(i, capture_flags(self.history[i], conditions, self._reference_of))
@@ -363,14 +347,14 @@ class Stepper(EditsMixin):
             self.history.append(capture)
             self._positions.setdefault(capture.name, index)
         self._emit(StepperEvent("captured", index, capture))
-        fast = self.condition_mode == FAST
+        fast, breakpoints = self.condition_mode == FAST, self.breakpoints
         if fast:
-            bp = place_hit(self.breakpoints, capture)
-            conditions = conditions_of(self.breakpoints)
+            bp = place_hit(breakpoints, capture)
+            conditions = conditions_of(breakpoints)
             if conditions and checkable(capture):
                 self._flagged.append((index, capture_flags(capture, conditions, self._reference_of)))
         else:
-            bp = first_hit(self.breakpoints, capture, self._reference_of)
+            bp = first_hit(breakpoints, capture, self._reference_of)
         with self._lock:
             if self._stop:
                 raise _StopRun()

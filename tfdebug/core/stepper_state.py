@@ -11,10 +11,6 @@ from tfdebug.core.recorder import Capture
 
 IDLE, RUNNING, PAUSED, FINISHED, FAILED, STOPPED = "idle", "running", "paused", "finished", "failed", "stopped"
 _ENDED = (FINISHED, FAILED, STOPPED)
-# Condition breakpoints: EXACT reads each stage's flags back before the forward goes on
-# (one host sync per stage on a GPU); FAST reads them together when the pass next pauses
-# or ends (one per forward) and moves the cursor back to the first hit (successors ran).
-EXACT, FAST = "exact", "fast"
 
 
 @dataclass(frozen=True)

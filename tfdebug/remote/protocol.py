@@ -25,7 +25,8 @@ from tfdebug.remote.errors import FrameError, VersionError
 PROTOCOL_VERSION = 4  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 # 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
 # 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
-# the divergence condition (breakpoint `rtol`, op "reference")
+# the divergence condition (breakpoint `rtol`, op "reference"); the state no longer echoes the breakpoints and
+# condition mode (the window's set is the only one)
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage

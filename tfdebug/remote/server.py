@@ -272,8 +272,7 @@ class RemoteServer:
         state = {"pass": self.served.pass_id, "state": stepper.state, "cursor": stepper.cursor,
                  "live": stepper.live_index, "from": self._sent_len,
                  "entries": [wire.entry(c) for c in history[self._sent_len:]], "changed": changed,
-                 "undo": stepper.edits_to_undo, "mode": stepper.condition_mode,
-                 "breakpoints": [wire.breakpoint_fields(b) for b in stepper.breakpoints],
+                 "undo": stepper.edits_to_undo,
                  "error": to_reply(stepper.error) if stepper.error is not None else None}
         generation = self.served.generation_fields()  # only when it changed (heartbeats come every 0.2 s)
         if self._sent_len == 0 or generation != self._sent_generation:

@@ -3,7 +3,8 @@
 Its commands go to the server and return once it has applied them (the state they led to, and
 the events they caused, are already here); its history holds the stages' descriptions (no
 tensors); its observers receive the same StepperEvents as a local stepper's, from the
-connection's thread.
+connection's thread. Its breakpoints are the window's BreakpointSet (`use_breakpoints`): the
+server's stepper is told every change and keeps no set the window reads back.
 """
 
 from __future__ import annotations
@@ -14,20 +15,21 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 from torch import Tensor
 
-from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.breakpoints import Breakpoint, BreakpointSet
 from tfdebug.core.edits import Edit, Region
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.recorder import Capture
-from tfdebug.core.stepper import EXACT, IDLE, PAUSED, RUNNING, StepperEvent
+from tfdebug.core.stepper import IDLE, PAUSED, RUNNING, StepperEvent
+from tfdebug.core.stepper_breakpoints import StepperBreakpointsMixin
 from tfdebug.remote import wire
-from tfdebug.remote.errors import FrameError, from_reply
+from tfdebug.remote.errors import ConnectionLostError, FrameError, from_reply
 from tfdebug.remote.protocol import wire_number
 
 if TYPE_CHECKING:
     from tfdebug.remote.session import RemoteSession
 
 
-class RemoteStepper:
+class RemoteStepper(StepperBreakpointsMixin):
     """The server's stepper as seen from the window: the same commands, state and events."""
 
     is_live = True
@@ -39,8 +41,7 @@ class RemoteStepper:
         self.history: list[Capture] = []
         self._positions: dict[str, int] = {}
         self.state, self.cursor, self.live_index = IDLE, -1, None
-        self.breakpoints: frozenset[Breakpoint] = frozenset()
-        self.condition_mode = EXACT
+        self._breakpoints = BreakpointSet()  # its own until `use_breakpoints` hands it the window's
         self.error: TfdebugError | None = None
         self.edits_to_undo = 0
         self.output = None  # the model's output stays on the server
@@ -65,8 +66,7 @@ class RemoteStepper:
                     if 0 <= i < len(self.history):
                         self.history[i] = wire.capture_of(data)
                 self.state, self.cursor, self.live_index = str(state["state"]), int(state["cursor"]), state["live"]
-                self.edits_to_undo, self.condition_mode = int(state["undo"]), str(state["mode"])
-                self.breakpoints = frozenset(wire.breakpoint_of(b) for b in state["breakpoints"])
+                self.edits_to_undo = int(state["undo"])
                 self.error = from_reply(state["error"]) if state["error"] else None
                 self._settled.notify_all()
         except (KeyError, TypeError, ValueError) as exc:
@@ -202,14 +202,40 @@ class RemoteStepper:
         buffers = [np.asarray(edit.values, dtype=np.float64)] if edit.values is not None else []
         return self._session.request("edit", fields, buffers)["result"]["describe"]
 
+    # ----- breakpoints: the set is here; the server's stepper is told each change -----------------
+    def use_breakpoints(self, breakpoints: BreakpointSet) -> None:
+        """Check `breakpoints` (the window's set) from now on: the server's stepper is given the whole set
+        (on attaching, and again on reattaching: what changed meanwhile reaches it)."""
+        super().use_breakpoints(breakpoints)
+        self._breakpoint_request("clear")
+        self._breakpoint_request("mode", mode=breakpoints.mode)
+        for bp in breakpoints:
+            try:
+                self._breakpoint_request("add", **wire.breakpoint_fields(bp))
+            except ConnectionLostError:
+                raise
+            except TfdebugError:  # refused there (a stage its model lacks): kept here, it never stops there
+                pass
+
+    def _breakpoint_request(self, op: str, **fields) -> None:
+        self._session.request("breakpoint", {"op": op, **fields})
+
     def add_breakpoint(self, bp: Breakpoint) -> None:
-        self._session.request("breakpoint", {"op": "add", **wire.breakpoint_fields(bp)})
+        """Add `bp` once the server has taken it (it checks a stage name against its model)."""
+        self._breakpoint_request("add", **wire.breakpoint_fields(bp))
+        self._breakpoints.add(bp)
 
     def remove_breakpoint(self, bp: Breakpoint) -> None:
-        self._session.request("breakpoint", {"op": "remove", **wire.breakpoint_fields(bp)})
+        """Remove `bp` here, then on the server (a lost connection: `use_breakpoints` sets it again on reattach)."""
+        super().remove_breakpoint(bp)
+        self._breakpoint_request("remove", **wire.breakpoint_fields(bp))
 
     def clear_breakpoints(self) -> None:
-        self._session.request("breakpoint", {"op": "clear"})
+        """Remove every breakpoint here, then on the server."""
+        super().clear_breakpoints()
+        self._breakpoint_request("clear")
 
     def set_condition_mode(self, mode: str) -> None:
-        self._session.request("breakpoint", {"op": "mode", "mode": mode})
+        """EXACT or FAST, here, then on the server."""
+        super().set_condition_mode(mode)
+        self._breakpoint_request("mode", mode=mode)

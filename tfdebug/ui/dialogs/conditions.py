@@ -126,7 +126,7 @@ class ConditionDialog(QDialog):
         self.abs_gt.setChecked("abs_gt" in conditions)
         if "abs_gt" in conditions:
             self.threshold.setValue(conditions["abs_gt"].threshold)
-        self.fast.setChecked(self.ctl.condition_mode == FAST)
+        self.fast.setChecked(self.ctl.breakpoints.mode == FAST)
 
     def conditions(self) -> list[Breakpoint]:
         out = []

@@ -156,14 +156,14 @@ class GenerationPanel(QWidget):
         here from a local tensor, or cut on the server (only the plane crosses) for a remote pass."""
         stack, layer = self.layer
         block = self.block_box.currentData() or data.SELF
-        stepper = self.ctl.stepper
+        stepper, upto = self.ctl.stepper, self.ctl.shown_index
         found: dict[tuple[str, str], tuple[data.Found, int]] = {}
         for row_block in self.rows:
-            f = data.latest(stepper, self.step, stack, layer, row_block, "probs")
+            f = data.latest(stepper, upto, self.step, stack, layer, row_block, "probs")
             if f is not None:
                 found[("row", row_block)] = (f, min(self.head(), f.capture.shape[1] - 1))
         for role in ROLES:
-            f = data.latest(stepper, self.step, stack, layer, block, f"cache_{role}")
+            f = data.latest(stepper, upto, self.step, stack, layer, block, f"cache_{role}")
             if f is not None:
                 found[("cache", role)] = (f, self._kv_head(f.capture.shape[1], stack, layer, block))
         shown = (self.step, self.layer, block)

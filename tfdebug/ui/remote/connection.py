@@ -152,6 +152,7 @@ class RemoteTools(QObject):
             return
         self.ctl.device = self._device(session)
         self.ctl.clear_messages.emit("remote")
+        self.ctl.share_breakpoints(session.stepper)  # what changed while the connection was lost reaches the server
         self.ctl._show_current()
         self.ctl.state_changed.emit()
         host = session.host

@@ -320,10 +320,10 @@ class MainWindow(WindowLayout, QMainWindow):
         if stepper is None:
             self.status_stage.setText(self.tr("No pass loaded"))
             return
-        current = stepper.current
+        current = ctl.current
         # A finished pass counts what it ran (a generation stops at <eos>, before its planned last step).
         total = len(stepper.history) if stepper.state == "finished" or not len(ctl.plan) else len(ctl.plan)
-        self.status_stage.setText(self.tr("Stage {i} of {n}").format(i=stepper.cursor + 1, n=total)
+        self.status_stage.setText(self.tr("Stage {i} of {n}").format(i=ctl.shown_index + 1, n=total)
                                   + (f" · {current.name}" if current else ""))
         verified = ""
         if ctl.verification is not None:

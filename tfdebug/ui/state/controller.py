@@ -14,14 +14,14 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.breakpoints import BreakpointSet
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture, held_bytes
 from tfdebug.core.stages import token_labels
-from tfdebug.core.stepper import EXACT, FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
+from tfdebug.core.stepper import FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.io.recording import Recording, recording_on_screen
 from tfdebug.models.sampling import DecodingSettings
@@ -78,7 +78,9 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self.current_stats: Stats | None = None
         self._indexed: tuple | None = None  # (slice, levels, LUT indices) the worker quantised with the slice
         self.busy = False
-        self._shown: Capture | None = None
+        # The shown stage and its history position as the stepper's last event left them: the one GUI-side
+        # record of it (the stepper's cursor moves on the forward's thread before the GUI hears of the move).
+        self._shown: tuple[int, Capture] | None = None
         # What Run starts; the input bar edits it.
         self.inputs = RunInputs("random")
         # Decoding settings when the next run generates token by token (a GenerationSession); None: one pass.
@@ -91,10 +93,9 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self.verification = None  # how the last finished live pass compares with the unmodified model
         self._signals: StepperSignals | None = None
         self._adapter_cache: tuple[tuple, object] | None = None
-        self._breakpoints: frozenset[Breakpoint] = frozenset()
+        self.breakpoints = BreakpointSet()  # the window's breakpoints and condition mode: every pass checks this set
         self._step_in_flight = False  # a live Step runs and its pause has not been shown yet
         self.queued_steps = 0         # Steps asked for meanwhile (key repeat): one runs per pause
-        self.condition_mode = EXACT  # how condition breakpoints are checked (Stepper.set_condition_mode)
         self.error.connect(lambda text: self.message.emit(Message("error", text)))
         # Whole-tensor stats, large slices and head thumbnails are computed off the GUI thread.
         self.display = DisplayWorker(self)
@@ -116,7 +117,12 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
     @property
     def current(self) -> Capture | None:
         """The stage the panels show (the stepper's cursor as of its last event)."""
-        return self._shown
+        return self._shown[1] if self._shown is not None else None
+
+    @property
+    def shown_index(self) -> int:
+        """The history position of `current` (-1 when nothing is shown)."""
+        return self._shown[0] if self._shown is not None else -1
 
     @property
     def adapter(self):
@@ -183,9 +189,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self._shown = None
         self._signals = StepperSignals(stepper, self)
         self._signals.event.connect(self._on_event)
-        stepper.set_condition_mode(self.condition_mode)
-        for bp in self._breakpoints:
-            self._try_add(bp)
+        self.share_breakpoints(stepper)
 
     def close(self) -> None:
         """Stop the current pass (the worker ends) and forget it."""

@@ -53,13 +53,14 @@ def stage_name(step: int, stack: str, layer: int, block: str, stage: str) -> str
     return f"gen.{step}.{stack}.{layer}.{block}.{stage}"
 
 
-def latest(stepper, step: int, stack: str, layer: int, block: str, stage: str) -> Found | None:
-    """The capture of `stage` at `step`, or at the latest earlier step, among the stages up to the cursor."""
+def latest(stepper, upto: int, step: int, stack: str, layer: int, block: str, stage: str) -> Found | None:
+    """The capture of `stage` at `step`, or at the latest earlier step, among the stages up to history
+    position `upto` (the shown stage's)."""
     if stepper is None:
         return None
     for s in range(step, -1, -1):
         position = stepper.position_of(stage_name(s, stack, layer, block, stage))
-        if position is not None and position <= stepper.cursor:
+        if position is not None and position <= upto:
             capture = stepper.history[position]
             # A replay reads a stage's tensor when it is first shown; a remote pass's stays on the server.
             holds = getattr(stepper, "holds_tensor", None)

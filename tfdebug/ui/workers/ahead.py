@@ -146,7 +146,7 @@ def read_before_jump(ctl, name: str, max_size: tuple[int, int], move: Callable[[
         return False
     index = stepper.position_of(name)
     capture = stepper.history[index] if index is not None else None
-    if capture is None or capture.tensor is not None or capture.dropped or capture is stepper.current:
+    if capture is None or capture.tensor is not None or capture.dropped or capture is ctl.current:
         return False
     view, large = frozen_view(ctl.view), ctl.is_large(capture)
 

@@ -183,7 +183,8 @@ class DisplayMixin:
     the worker when large), its whole-tensor stats and every head's thumbnail (on the worker).
 
     Uses the controller's `display` (a DisplayWorker), `stepper`, `view`, `current`,
-    `current_slice`, `current_stats`, `_shown`, `_indexed`, `_follow_timer`, `indices()` and its signals.
+    `current_slice`, `current_stats`, `_shown` (the one record of the shown stage and its position),
+    `_indexed`, `_follow_timer`, `indices()` and its signals.
     """
 
     large_stage_bytes = LARGE_STAGE_BYTES
@@ -194,7 +195,10 @@ class DisplayMixin:
         return capture is not None and capture.nbytes > self.large_stage_bytes
 
     def _show_current(self) -> None:
-        capture = self._shown = self.stepper.current if self.stepper is not None else None
+        stepper = self.stepper
+        cursor, history = (stepper.cursor, stepper.history) if stepper is not None else (-1, [])  # read once
+        self._shown = (cursor, history[cursor]) if 0 <= cursor < len(history) else None
+        capture = self.current
         self.current_stats = None
         if capture is not None and (capture.tensor is not None or remote_display.served(self, capture)):
             self.view.fit(capture.info.axes, capture.shape)
@@ -210,9 +214,9 @@ class DisplayMixin:
         """Have the worker read, slice and summarise the stages before and after the shown one
         (history the next F10 or Shift+F10 lands on), unless a forward is running."""
         stepper = self.stepper
-        if stepper is None or shown is not self._shown or self.is_running() or self.remote is not None:
+        if stepper is None or shown is not self.current or self.is_running() or self.remote is not None:
             return
-        cursor, history = stepper.cursor, stepper.history
+        cursor, history = self.shown_index, stepper.history
         around = [history[i] for i in (cursor + 1, cursor - 1) if 0 <= i < len(history)]
         around = [c for c in around if not c.dropped and not self.is_large(c)]
         missing = self.display.ahead.missing(around, selection_of(self.view))
@@ -230,7 +234,7 @@ class DisplayMixin:
 
     def _compute_stats(self) -> None:
         """Whole-tensor stats of the shown stage, on the display worker; stats_changed when ready."""
-        capture = self._shown
+        capture = self.current
         self.display.cancel("stats")
         if remote_display.served(self, capture) and not self.is_large(capture):
             remote_display.submit_stats(self, capture, lambda st: self._stats_ready(capture, st),
@@ -244,7 +248,7 @@ class DisplayMixin:
                                 lambda exc: self.error.emit(_cannot("Cannot summarise {name}: {why}", capture, exc)))
 
     def _stats_ready(self, capture: Capture, stats: Stats) -> None:
-        if capture is self._shown:
+        if capture is self.current:
             self.current_stats = stats
             if capture.tensor is not None:
                 self.display.ahead.put(Prepared(capture, capture.tensor, stats=stats))
@@ -252,7 +256,7 @@ class DisplayMixin:
 
     def ensure_stats(self) -> Stats | None:
         """Whole-tensor stats of the shown stage, computed now if they are still pending."""
-        capture = self._shown
+        capture = self.current
         if (self.current_stats is None and capture is not None and self.display.busy("stats")
                 and capture.tensor is not None):
             self.display.cancel("stats")

@@ -1,0 +1,28 @@
+"""The window keeps one set of breakpoints across models: a stage breakpoint a model lacks waits for one that has it."""
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.ui.conftest import SRC, TGT, wait_paused
+from tests.ui.user_actions import click_stage, press, run_model
+from tfdebug.core.breakpoints import Breakpoint
+
+pytest.importorskip("transformers")
+
+STAGE = "enc.1.attn.scores"  # the reference model's encoder: a decoder-only model has none
+
+
+def test_a_stage_breakpoint_survives_a_model_without_the_stage(window, qtbot):
+    click_stage(window, qtbot, STAGE, column=0)  # the gutter
+    assert window.navigator.items[STAGE].text(0) == "●"
+    run_model(qtbot, window, "tiny-gpt2", {"prompt": "i love you ="}, "tok.embed")
+    assert Breakpoint.on_stage(STAGE) in window.ctl.breakpoints
+    assert "no stage named" not in window.message_bar.text()  # nothing to say: it just never matches here
+    press(window, Qt.Key_F5)  # Continue: runs to the end
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished" and window.ctl.current is window.ctl.stepper.current,
+                    timeout=60000)
+    run_model(qtbot, window, "random", {"src": SRC, "tgt": TGT}, "src.embed")
+    assert window.navigator.items[STAGE].text(0) == "●"
+    press(window, Qt.Key_F5)
+    wait_paused(qtbot, window, STAGE)
+    qtbot.waitUntil(lambda: window.status_stage.text().endswith(STAGE))  # the status bar names the shown stage
