@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import gc
-import json
 import os
 import resource
-import subprocess
 import sys
 from dataclasses import asdict, dataclass
 
 import torch
 
-from tfdebug.bench.timing import interleaved_ms, median
+from tfdebug.bench.timing import in_opted_in_process, interleaved_ms, median
 from tfdebug.core.memory import allocator_tuned, release_freed_memory
 from tfdebug.core.recorder import Recorder, held_bytes
 from tfdebug.core.tap import Tap, iter_taps
@@ -144,23 +142,13 @@ def memory_row(config: BenchConfig, device: torch.device) -> dict:
     }
 
 
-_TUNED_SCRIPT = """
-import json, sys, torch
-from tfdebug.bench.capture import BenchConfig, overhead_row
-from tfdebug.core.memory import keep_freed_memory
-config, repeats, threads = BenchConfig(**json.loads(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
-torch.set_num_threads(threads)
-tuned = keep_freed_memory()
-row = overhead_row(config, torch.device("cpu"), repeats)
-row["allocator_tuned"] = tuned
-print(json.dumps(row))
-"""
-
-
 def tuned_overhead_row(config: BenchConfig, repeats: int) -> dict | None:
     """The same row in a fresh process that opted in to the allocator tuning (as the app does)."""
-    out = subprocess.run([sys.executable, "-c", _TUNED_SCRIPT, json.dumps(asdict(config)), str(repeats),
-                          str(torch.get_num_threads())], capture_output=True, text=True, timeout=3600)
-    if out.returncode != 0:
-        return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return in_opted_in_process("tfdebug.bench.capture:_overhead_row_of", asdict(config), repeats)
+
+
+def _overhead_row_of(config: dict, repeats: int) -> dict:
+    """`overhead_row` on the CPU from JSON arguments, saying whether the allocator was tuned (a child's entry)."""
+    row = overhead_row(BenchConfig(**config), torch.device("cpu"), repeats)
+    row["allocator_tuned"] = allocator_tuned()
+    return row

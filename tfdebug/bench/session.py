@@ -17,12 +17,10 @@ a fresh child process that opts in as the `tfdebug` application does at start-up
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import time
 
-from tfdebug.bench.timing import median, table
+from tfdebug.bench.timing import in_opted_in_process, median, table
+from tfdebug.core.memory import allocator_tuned
 
 
 def session_rows(shape: str, repeats: int) -> list[dict]:
@@ -94,10 +92,9 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
             del result
     ms = {name: median(values) for name, values in times.items()}
     base = ms["plain"]
-    from tfdebug.core.memory import allocator_tuned
-
     return [{
-        "config": config.name, "allocator_tuned": allocator_tuned(), "n_layer": config.n_layer, "n_embd": config.n_embd, "seq_len": config.seq_len,
+        "config": config.name, "allocator_tuned": allocator_tuned(), "n_layer": config.n_layer,
+        "n_embd": config.n_embd, "seq_len": config.seq_len,
         "plan": ", ".join(sorted(plans)), "repeats": repeats,
         **{f"{name}_ms": round(value, 2) for name, value in ms.items()},
         "verify_in_background_ms": round(median(verify_ms), 2),
@@ -111,29 +108,14 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
     }]
 
 
-_TUNED_SCRIPT = """
-import json, sys, torch
-from tfdebug.bench.session import session_rows
-from tfdebug.core.memory import keep_freed_memory
-torch.set_num_threads(int(sys.argv[3]))
-keep_freed_memory()
-print(json.dumps(session_rows(sys.argv[1], int(sys.argv[2]))))
-"""
-
-
 def tuned_session_rows(shape: str, repeats: int) -> list[dict]:
     """`session_rows` in a fresh process that opted in to the allocator tuning, as the app does
     (no rows when the child fails or transformers is missing)."""
-    import torch
-
-    out = subprocess.run([sys.executable, "-c", _TUNED_SCRIPT, shape, str(repeats), str(torch.get_num_threads())],
-                         capture_output=True, text=True, timeout=3600)
-    if out.returncode != 0:
-        return []
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return in_opted_in_process("tfdebug.bench.session:session_rows", shape, repeats) or []
 
 
-COLUMNS = ["config", "allocator_tuned", "plan", "plain_ms", "session_capture_ms", "ratio_session_capture", "cpu_ratio_session_capture",
+COLUMNS = ["config", "allocator_tuned", "plan", "plain_ms", "session_capture_ms", "ratio_session_capture",
+           "cpu_ratio_session_capture",
            "planned_session_capture_ms", "ratio_planned_session_capture", "cpu_ratio_planned_session_capture",
            "verify_in_background_ms",
            "planned_real_verified_inline_ms", "ratio_planned_real_verified_inline", "ratio_plain_again", "cpu_ratio_plain_again"]

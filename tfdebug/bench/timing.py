@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import statistics
+import subprocess
+import sys
 import time
 from typing import Callable
+
+try:
+    import resource
+except ImportError:  # not on Windows: no page-fault counts there
+    resource = None
 
 
 def interleaved_ms(variants: dict[str, Callable[[], object]], repeats: int, warmup: int = 2,
@@ -39,11 +47,30 @@ def interleaved_ms(variants: dict[str, Callable[[], object]], repeats: int, warm
 
 def _minor_faults() -> int:
     """This process's minor page faults so far (0 where getrusage does not exist)."""
-    try:
-        import resource
-    except ImportError:  # not on Windows
-        return 0
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    return 0 if resource is None else resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+_OPTED_IN = """
+import importlib, json, sys, torch
+from tfdebug.core.memory import keep_freed_memory
+torch.set_num_threads(int(sys.argv[1]))
+keep_freed_memory()
+module, name = sys.argv[2].rsplit(":", 1)
+print(json.dumps(getattr(importlib.import_module(module), name)(*json.loads(sys.argv[3]))))
+"""
+
+
+def in_opted_in_process(function: str, *args):
+    """`function(*args)` ("package.module:name", JSON arguments and result) in a fresh process that opted in
+    to the allocator tuning, as the `tfdebug` application does at start-up, with this process's torch
+    threads; None when the child fails."""
+    import torch
+
+    out = subprocess.run([sys.executable, "-c", _OPTED_IN, str(torch.get_num_threads()), function, json.dumps(args)],
+                         capture_output=True, text=True, timeout=3600)
+    if out.returncode != 0:
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def median(values: list[float]) -> float:
