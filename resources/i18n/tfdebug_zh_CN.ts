@@ -2104,6 +2104,14 @@ output w·V = {output}</source>
         <translation>遇到 NaN、掩码之外的 Inf 或过大的数值时暂停</translation>
     </message>
     <message>
+        <source>Toggle Breakpoint</source>
+        <translation>切换断点</translation>
+    </message>
+    <message>
+        <source>Stop at the selected stage (or the one on screen), or stop stopping there</source>
+        <translation>在选中的阶段（或当前显示的阶段）设置断点，或取消该断点</translation>
+    </message>
+    <message>
         <source>Clear All Breakpoints</source>
         <translation>清除所有断点</translation>
     </message>

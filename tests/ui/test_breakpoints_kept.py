@@ -26,3 +26,20 @@ def test_a_stage_breakpoint_survives_a_model_without_the_stage(window, qtbot):
     press(window, Qt.Key_F5)
     wait_paused(qtbot, window, STAGE)
     qtbot.waitUntil(lambda: window.status_stage.text().endswith(STAGE))  # the status bar names the shown stage
+
+
+def test_f9_toggles_a_breakpoint_on_the_stage_on_screen_and_f5_stops_there_after_a_restart(window, qtbot):
+    for _ in range(3):
+        press(window, Qt.Key_F10)
+        wait_paused(qtbot, window)
+    name = window.ctl.current.name
+    press(window, Qt.Key_F9)  # Toggle Breakpoint: no stage selected in the tree, so the one on screen
+    qtbot.waitUntil(lambda: window.navigator.items[name].text(0) == "●")
+    assert Breakpoint.on_stage(name) in window.ctl.breakpoints
+    press(window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)  # Restart: the pass again from its first stage
+    wait_paused(qtbot, window, "src.embed")
+    press(window, Qt.Key_F5)  # Continue: stops at the breakpoint
+    wait_paused(qtbot, window, name)
+    press(window, Qt.Key_F9)  # and off again
+    qtbot.waitUntil(lambda: window.navigator.items[name].text(0) != "●")
+    assert Breakpoint.on_stage(name) not in window.ctl.breakpoints

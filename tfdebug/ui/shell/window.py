@@ -221,6 +221,7 @@ class MainWindow(WindowLayout, QMainWindow):
         breakpoints.addMenu(kind_menu(self.ctl, breakpoints))
         self.tools.conditions = ConditionTools(self)
         self.navigator.conditions_requested.connect(by_id["tfdebug.breakpoints.conditions"].trigger)
+        breakpoints.addAction(by_id["tfdebug.breakpoints.toggle"])
         breakpoints.addAction(by_id["tfdebug.breakpoints.conditions"])
         breakpoints.addAction(by_id["tfdebug.breakpoints.clear"])
         view = self.view_menu = bar.addMenu("")

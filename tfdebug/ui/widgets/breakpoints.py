@@ -49,6 +49,25 @@ def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
     return menu
 
 
+def _stage_to_toggle(ctl) -> str | None:
+    """The stage F9 toggles: the one selected in the Stages tree, else the one on screen."""
+    if ctl.stepper is None:
+        return None
+    if ctl.selected_stage is not None:
+        return ctl.selected_stage
+    return ctl.current.name if ctl.current is not None else None
+
+
+@actions.action("tfdebug.breakpoints.toggle", QT_TRANSLATE_NOOP("actions", "Toggle Breakpoint"), "F9",
+                QT_TRANSLATE_NOOP("actions",
+                                  "Stop at the selected stage (or the one on screen), or stop stopping there"),
+                enabled=lambda ctl: _stage_to_toggle(ctl) is not None, toolbar=False)
+def toggle_breakpoint(ctx: ActionContext) -> None:
+    name = _stage_to_toggle(ctx.ctl)
+    if name is not None:
+        ctx.ctl.toggle_stage_breakpoint(name)
+
+
 @actions.action("tfdebug.breakpoints.clear", QT_TRANSLATE_NOOP("actions", "Clear All Breakpoints"), "Ctrl+Shift+F9",
                 QT_TRANSLATE_NOOP("actions", "Remove every stage, kind and condition breakpoint"), toolbar=False)
 def clear_breakpoints(ctx: ActionContext) -> None:
