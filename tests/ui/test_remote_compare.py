@@ -95,6 +95,9 @@ def test_the_divergence_condition_over_a_remote_pass_is_checked_on_the_server(ma
     type_into(qtbot, dialog.rtol, "1e-3")
     qtbot.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok), Qt.LeftButton)
     try:
+        # Continue is grey for a moment while the window tells the server the conditions: a key on a grey
+        # action does nothing (the fresh-clone suite pressed it then, and the pass never moved)
+        qtbot.waitUntil(window.actions_by_id["tfdebug.step.continue"].isEnabled, timeout=30000)
         press(window, Qt.Key_F5)  # Continue: the server checks each stage against its bfloat16 pass
         qtbot.waitUntil(lambda: window.compare_tools.result is not None, timeout=60000)
         stage = window.ctl.stepper.current.name
