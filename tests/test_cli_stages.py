@@ -39,7 +39,7 @@ def test_a_near_miss_model_or_stage_name_gets_the_closest_one_named(capsys):
     assert main(["stages", "--model", "tinygpt2"]) == 2
     assert "did you mean tiny-gpt2?" in capsys.readouterr().err
     from tfdebug.adapters import load_adapter
-    from tfdebug.adapters.session import DebugSession
+    from tfdebug.sessions.session import DebugSession
 
     session = DebugSession(load_adapter("random"), {"src": "I love you", "tgt": "我"})
     import pytest

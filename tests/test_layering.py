@@ -19,15 +19,16 @@ ALLOWED: dict[str, set[str]] = {
     "demo": {"models", "core"},
     "adapters": {"models", "core"},
     "io": {"core"},
-    "remote": {"adapters", "models", "io", "core"},
-    "ui": {"remote", "adapters", "models", "io", "core"},
-    "bench": {"adapters", "models", "io", "core", "remote", "ui"},
-    "commands": {"adapters", "models", "io", "core", "remote", "ui", "bench", "demo"},
+    "sessions": {"adapters", "models", "io", "core"},
+    "remote": {"sessions", "adapters", "models", "io", "core"},
+    "ui": {"remote", "sessions", "adapters", "models", "io", "core"},
+    "bench": {"sessions", "adapters", "models", "io", "core", "remote", "ui"},
+    "commands": {"sessions", "adapters", "models", "io", "core", "remote", "ui", "bench", "demo"},
     "cli": {"commands", "core"},
     "__main__": {"cli"},
     "__init__": set(),
 }
-QT_FREE = ("core", "models", "demo", "adapters", "io", "remote", "commands", "cli", "bench")
+QT_FREE = ("core", "models", "demo", "adapters", "sessions", "io", "remote", "commands", "cli", "bench")
 
 
 def imports(path: Path) -> set[str]:

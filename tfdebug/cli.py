@@ -190,6 +190,6 @@ def _main(argv: list[str] | None) -> int:
 
 def _let_checks_finish() -> None:
     """Wait for checks a command left running in the background (only if a session was made)."""
-    session = sys.modules.get("tfdebug.adapters.session")
+    session = sys.modules.get("tfdebug.sessions.session")
     if session is not None:
         session.wait_for_checks()

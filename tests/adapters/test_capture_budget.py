@@ -4,8 +4,8 @@ import pytest
 import torch
 from torch import nn
 
-from tfdebug.adapters.sdpa import wrap
-from tfdebug.adapters.session import DebugSession
+from tfdebug.adapters.torch_nn.adapter import wrap
+from tfdebug.sessions.session import DebugSession
 from tfdebug.cli import main
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.recorder import held_bytes

@@ -20,7 +20,7 @@ import torch  # noqa: E402
 
 from tests.adapters.toy import ToyAdapter  # noqa: E402
 from tfdebug.adapters.registry import load_adapter  # noqa: E402
-from tfdebug.adapters.session import DebugSession  # noqa: E402
+from tfdebug.sessions.session import DebugSession  # noqa: E402
 from tfdebug.core.names import parse_name  # noqa: E402
 from tfdebug.core.recorder import Recorder  # noqa: E402
 from tfdebug.core.stages import KINDS  # noqa: E402
@@ -40,12 +40,12 @@ ADAPTERS = {
 
 def _hf_entries() -> dict:
     """Hugging Face adapters (with the hf extra): the bundled GPT-2, LLaMA-style GQA, T5 encoder–decoder."""
-    from tfdebug.adapters.hf_load import transformers_available
+    from tfdebug.adapters.hf.load import transformers_available
 
     if not transformers_available():
         return {}
     from tests.adapters import hf_archs, hf_tiny
-    from tfdebug.adapters.hf import wrap
+    from tfdebug.adapters.hf.adapter import wrap
 
     return {
         "hf-tiny-gpt2": (lambda: load_adapter("tiny-gpt2"), None),

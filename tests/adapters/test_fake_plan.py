@@ -6,7 +6,7 @@ import torch
 
 from tests.adapters.hf_tiny import llama, save_folder
 from tfdebug.adapters.registry import load_adapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.recorder import Recorder, _fake_plan, stage_plan
 
 

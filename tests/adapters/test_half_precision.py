@@ -7,7 +7,7 @@ import torch
 
 from tests.adapters.hf_tiny import gpt2, llama, save_folder
 from tfdebug.adapters.registry import load_adapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.cli import main
 from tfdebug.core.checks import stage_checks
 from tfdebug.core.errors import ConfigError

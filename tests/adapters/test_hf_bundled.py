@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from tfdebug.adapters.hf_load import bundled_folder  # noqa: E402
+from tfdebug.adapters.hf.load import bundled_folder  # noqa: E402
 from tfdebug.adapters.registry import available_models, load_adapter  # noqa: E402
-from tfdebug.adapters.session import DebugSession  # noqa: E402
+from tfdebug.sessions.session import DebugSession  # noqa: E402
 
 FOLDER = bundled_folder("tiny-gpt2")
 

@@ -14,8 +14,8 @@ import transformers  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
 from tfdebug.adapters import hf  # noqa: E402
-from tfdebug.adapters.hf_load import bundled_folder  # noqa: E402
-from tfdebug.adapters.session import DebugSession  # noqa: E402
+from tfdebug.adapters.hf.load import bundled_folder  # noqa: E402
+from tfdebug.sessions.session import DebugSession  # noqa: E402
 
 FOLDER = bundled_folder("tiny-gpt2")
 

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from tests.adapters import hf_archs, hf_tiny
-from tfdebug.adapters.hf import wrap
-from tfdebug.adapters.session import DebugSession
+from tfdebug.adapters.hf.adapter import wrap
+from tfdebug.sessions.session import DebugSession
 
 PROMPT = {"prompt": "the cat sat on the mat I love you"}
 MOE = [a for a in hf_archs.ARCHITECTURES if "each_expert" in a.shows]

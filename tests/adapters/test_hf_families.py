@@ -10,8 +10,8 @@ from __future__ import annotations
 import hf_tiny
 import torch
 
-from tfdebug.adapters.hf import compare, wrap
-from tfdebug.adapters.session import DebugSession
+from tfdebug.adapters.hf.adapter import compare, wrap
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.recorder import Recorder
 
 SUB_STAGES = ["q_split", "k_split", "v_split", "scores", "scaled", "probs", "context", "merged", "out", "resid"]

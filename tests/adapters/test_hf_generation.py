@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from tests.adapters import hf_tiny
-from tfdebug.adapters.generation import GenerationSession
-from tfdebug.adapters.hf import wrap
+from tfdebug.sessions.generation import GenerationSession
+from tfdebug.adapters.hf.adapter import wrap
 from tfdebug.core.errors import InputError
 from tfdebug.models.sampling import DecodingSettings
 

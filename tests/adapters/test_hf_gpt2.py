@@ -6,8 +6,8 @@ import hf_tiny
 import pytest
 import torch
 
-from tfdebug.adapters.hf import wrap
-from tfdebug.adapters.session import DebugSession
+from tfdebug.adapters.hf.adapter import wrap
+from tfdebug.sessions.session import DebugSession
 from tfdebug.cli import main
 from tfdebug.core.names import parse_name
 from tfdebug.core.recorder import Recorder

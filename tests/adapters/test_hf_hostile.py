@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from tfdebug import cli
-from tfdebug.adapters.hf_config import INT_FIELDS, check_config
+from tfdebug.adapters.hf.config import INT_FIELDS, check_config
 from tfdebug.core.errors import ModelLoadError
 
 GPT2_SIZES = ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions")

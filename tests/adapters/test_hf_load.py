@@ -6,8 +6,8 @@ import hf_tiny
 import pytest
 import torch
 
-from tfdebug.adapters import hf_load
-from tfdebug.adapters.hf_attention import tapped_attention_forward
+from tfdebug.adapters.hf import load as hf_load
+from tfdebug.adapters.hf.attention import tapped_attention_forward
 from tfdebug.adapters.registry import available_models, load_adapter
 from tfdebug.core.errors import ModelLoadError, UnsupportedModelError
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hf_tiny
 import torch
 
-from tfdebug.adapters.hf import wrap
-from tfdebug.adapters.session import DebugSession
+from tfdebug.adapters.hf.adapter import wrap
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.breakpoints import Breakpoint, condition_flags
 from tfdebug.core.display import display_slice, tensor_stats
 

@@ -8,8 +8,8 @@ import torch
 from torch import nn
 
 from tests.adapters import hf_archs, hf_tiny
-from tfdebug.adapters.hf import wrap
-from tfdebug.adapters.session import DebugSession
+from tfdebug.adapters.hf.adapter import wrap
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.errors import UnsupportedModelError
 from tfdebug.core.recorder import Recorder
 

@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from tests.adapters import hf_archs, hf_tiny
-from tfdebug.adapters.hf import wrap
-from tfdebug.adapters.hf_hooks import Input, ModelLogits, Output
-from tfdebug.adapters.session import DebugSession
+from tfdebug.adapters.hf.adapter import wrap
+from tfdebug.adapters.hf.hooks import Input, ModelLogits, Output
+from tfdebug.sessions.session import DebugSession
 
 PROMPT = {"prompt": "the cat sat on the mat"}
 

@@ -15,9 +15,9 @@ from tests.adapters.hub_cache import COMMIT, add_to_cache
 
 pytest.importorskip("huggingface_hub")
 
-from tfdebug.adapters import hub  # noqa: E402
+from tfdebug.adapters.hf import hub  # noqa: E402
 from tfdebug.adapters.registry import load_adapter  # noqa: E402
-from tfdebug.adapters.session import DebugSession  # noqa: E402
+from tfdebug.sessions.session import DebugSession  # noqa: E402
 from tfdebug.core.errors import ModelLoadError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

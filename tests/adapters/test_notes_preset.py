@@ -7,7 +7,7 @@ import torch
 
 from tfdebug.adapters.notes import FULL_PAIR
 from tfdebug.adapters.registry import available_models, load_adapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.cli import main
 from tfdebug.core.errors import InputError
 from tfdebug.core.masks import mask_parts

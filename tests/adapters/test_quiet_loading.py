@@ -19,7 +19,7 @@ def test_the_cli_prints_no_progress_bar_or_transformers_warning():
 def test_quiet_transformers_restores_what_it_switched_off_even_when_nested():
     from transformers.utils import logging as hf_logging
 
-    from tfdebug.adapters.hf_load import quiet_transformers
+    from tfdebug.adapters.hf.load import quiet_transformers
 
     before = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
     with quiet_transformers():

@@ -6,9 +6,9 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.functional import scaled_dot_product_attention as sdpa_bound_at_import
 
-from tfdebug.adapters.sdpa import wrap
-from tfdebug.adapters.sdpa_math import decomposed_sdpa
-from tfdebug.adapters.session import DebugSession
+from tfdebug.adapters.torch_nn.adapter import wrap
+from tfdebug.adapters.torch_nn.math import decomposed_sdpa
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.errors import UnsupportedModelError
 
 

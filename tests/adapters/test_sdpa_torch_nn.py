@@ -7,9 +7,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from tfdebug.adapters.sdpa import wrap
-from tfdebug.adapters.sdpa_patch import ORIGINAL_SDPA
-from tfdebug.adapters.session import DebugSession
+from tfdebug.adapters.torch_nn.adapter import wrap
+from tfdebug.adapters.torch_nn.patch import ORIGINAL_SDPA
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.errors import InputError
 from tfdebug.core.stepper import FINISHED, PAUSED
 

@@ -10,7 +10,7 @@ import torch  # noqa: E402
 
 from tests.adapters.toy import ToyAdapter  # noqa: E402
 from tests.ui.user_actions import register_model, run_model  # noqa: E402
-from tfdebug.adapters.session import DebugSession  # noqa: E402
+from tfdebug.sessions.session import DebugSession  # noqa: E402
 from tfdebug.core.recorder import Recorder  # noqa: E402
 from tfdebug.core.stepper import FINISHED  # noqa: E402
 from tfdebug.io.recording import Recording  # noqa: E402

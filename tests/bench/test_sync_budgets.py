@@ -12,7 +12,7 @@ from tfdebug.core.thumbnails import head_thumbnails
 from tfdebug.core.stepper import FAST, FINISHED, PAUSED
 from tfdebug.models.loader import load_model
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 
 ALL_CONDITIONS = (Breakpoint.on_nan(), Breakpoint.on_inf(), Breakpoint.on_abs_above(1e9))
 

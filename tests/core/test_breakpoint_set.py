@@ -3,7 +3,7 @@
 import pytest
 
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.breakpoints import EXACT, FAST, Breakpoint, BreakpointSet
 from tfdebug.core.errors import UnknownStageError
 from tfdebug.core.stepper import FINISHED, PAUSED, Stepper

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from tfdebug.adapters.registry import load_adapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.checks import stage_checks
 from tfdebug.core.explain import EXPLANATIONS
 from tfdebug.core.recorder import Capture

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.compare import COMPARED, ONLY_A, ONLY_B, SHAPE, compare, difference, merged_order
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.edits import (CELL, COLUMN, FILL_CSV, KEEP_HEAD, ROW, SCALE, SET, SLICE, TENSOR, ZERO_HEAD, Edit,
                                 Region, apply_edit, parse_number, read_csv_values)
 from tfdebug.core.errors import EditError, ReplacementError

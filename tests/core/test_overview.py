@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.overview import MAX_ABS, RMS, layer_starts, stage_statistics
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo

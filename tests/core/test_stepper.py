@@ -12,7 +12,7 @@ from tfdebug.core.stepper import FAILED, FINISHED, PAUSED, STOPPED, Stepper
 from tfdebug.core.tap import iter_taps
 from tfdebug.models.loader import load_model
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 
 
 @pytest.fixture()

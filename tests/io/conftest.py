@@ -6,7 +6,7 @@ from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.models.loader import load_model
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 
 
 def record(dtype: str = "float32", stages=None, device: str = "cpu") -> Recording:

@@ -29,7 +29,7 @@ def capture(tmp_path, capsys, name, *extra):
 @pytest.fixture(scope="module")
 def demo_snapshot(tmp_path_factory):
     from tfdebug.adapters.reference import ReferenceAdapter
-    from tfdebug.adapters.session import DebugSession
+    from tfdebug.sessions.session import DebugSession
     from tfdebug.io.recording import Recording
     from tfdebug.models.loader import load_model
 

@@ -19,8 +19,8 @@ import resource
 import pytest
 import torch
 
-from tfdebug.adapters.hf_config import FLOAT_FIELDS, INT_FIELDS, check_config
-from tfdebug.adapters.hf_folder import confined
+from tfdebug.adapters.hf.config import FLOAT_FIELDS, INT_FIELDS, check_config
+from tfdebug.adapters.hf.folder import confined
 from tfdebug.core.errors import ModelLoadError, SnapshotError
 from tfdebug.core.safe_text import has_unsafe, terminal_safe
 from tfdebug.io.exports import export_pass, load_export

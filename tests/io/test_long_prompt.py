@@ -11,7 +11,7 @@ transformers = pytest.importorskip("transformers")
 
 from tests.adapters.hf_tiny import VOCAB, save_folder  # noqa: E402
 from tfdebug.adapters.registry import load_adapter  # noqa: E402
-from tfdebug.adapters.session import DebugSession  # noqa: E402
+from tfdebug.sessions.session import DebugSession  # noqa: E402
 from tfdebug.core.display import display_slice  # noqa: E402
 from tfdebug.io.limits import MAX_TEXT_CHARS  # noqa: E402
 from tfdebug.io.manifest import check_manifest  # noqa: E402

@@ -6,7 +6,7 @@ import math
 import torch
 
 from tfdebug.adapters.registry import load_adapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.cli import main
 from tfdebug.core.masks import mask_formula, mask_parts, mask_shape
 

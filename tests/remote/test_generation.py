@@ -8,7 +8,7 @@ import torch
 from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 
 from tests.remote.served import start_server, stop_server
-from tfdebug.adapters.hf_load import bundled_folder
+from tfdebug.adapters.hf.load import bundled_folder
 from tfdebug.core.errors import InputError, StepperStateError
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote.errors import FrameError

@@ -10,9 +10,9 @@ import pytest
 
 pytest.importorskip("zmq")
 
-from tfdebug.adapters.generation import GenerationSession, generation_inputs  # noqa: E402
+from tfdebug.sessions.generation import GenerationSession, generation_inputs  # noqa: E402
 from tfdebug.adapters.registry import load_adapter  # noqa: E402
-from tfdebug.adapters.session import DebugSession  # noqa: E402
+from tfdebug.sessions.session import DebugSession  # noqa: E402
 from tfdebug.models.sampling import DecodingSettings  # noqa: E402
 from tfdebug.remote import wire  # noqa: E402
 from tfdebug.remote.client import PUSHED, RemoteClient  # noqa: E402

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from tests.remote.served import attached, start_server, stop_server
-from tfdebug.adapters.crosscheck import Placement, compare_placements, fill_reference
+from tfdebug.sessions.crosscheck import Placement, compare_placements, fill_reference
 from tfdebug.adapters.registry import load_adapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.compare import compare
 from tfdebug.core.reference import ReferencePass

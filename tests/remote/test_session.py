@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tfdebug.adapters.registry import load_adapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.breakpoints import Breakpoint, BreakpointSet
 from tfdebug.core.edits import Edit, Region
 from tfdebug.core.errors import (ExportCancelledError, ExportError, InputError, SequenceTooLongError, StepperStateError,

@@ -120,7 +120,7 @@ def test_a_reopened_snapshot_keeps_the_checks_that_read_other_stages(make_window
 
     from tests.ui.conftest import SRC, TGT
     from tfdebug.adapters.reference import ReferenceAdapter
-    from tfdebug.adapters.session import DebugSession
+    from tfdebug.sessions.session import DebugSession
     from tfdebug.io.recording import Recording
     from tfdebug.io.snapshot import save_snapshot
 

@@ -129,7 +129,7 @@ def test_generate_from_the_window_with_keys_only(make_window, qtbot):
     from PySide6.QtTest import QTest
 
     from tests.ui.user_actions import type_into
-    from tfdebug.adapters.hf_load import bundled_folder
+    from tfdebug.adapters.hf.load import bundled_folder
 
     window = make_window()
     assert "Generate (Ctrl+G)" in window.generation_panel.summary.text()

@@ -13,7 +13,7 @@ from tests.ui.conftest import SRC, TGT, wait_paused
 from tests.ui.user_actions import click_stage, open_snapshot, press
 from tfdebug import cli
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.edits import read_csv_values
 from tfdebug.core.errors import EditError, ExportError
 from tfdebug.io.atomic import leftover_temp_files

@@ -162,7 +162,7 @@ def test_the_windows_own_message_is_said_again_in_the_new_language(window, qtbot
 
 def test_a_mismatch_names_its_known_cause_in_chinese(qapp):
     from tfdebug.adapters.base import Verification
-    from tfdebug.adapters.sdpa_padding import UNMASKED_MEMORY
+    from tfdebug.adapters.torch_nn.padding import UNMASKED_MEMORY
 
     mismatch = Verification(max_abs_diff=0.5, tolerance=1e-5, cause=UNMASKED_MEMORY)
     english = mismatch.describe()

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tests.ui.user_actions import open_snapshot, pick, press
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
 

@@ -16,7 +16,7 @@ from tests.remote.served import start_server, stop_server  # noqa: E402
 from tests.remote.test_generation import PROMPT, own_generate  # noqa: E402
 from tests.ui.test_remote_window import connect_through_the_menu  # noqa: E402
 from tests.ui.user_actions import pick, press, run_to_stage, type_into  # noqa: E402
-from tfdebug.adapters.hf_load import bundled_folder  # noqa: E402
+from tfdebug.adapters.hf.load import bundled_folder  # noqa: E402
 
 
 @pytest.fixture(scope="module")

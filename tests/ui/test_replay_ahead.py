@@ -15,7 +15,7 @@ from safetensors import safe_open
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tests.ui.user_actions import click_stage, open_snapshot, press, run_to_stage
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.io.recording import Recording
 from tfdebug.io import snapshot as snapshot_io
 from tfdebug.io.snapshot import save_snapshot

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QPushButton
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tests.ui.user_actions import open_snapshot, press, type_into
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.exports import export_pass, load_export
 from tfdebug.io.recording import Recording

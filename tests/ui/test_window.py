@@ -7,7 +7,7 @@ from PySide6.QtTest import QTest
 
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tfdebug.adapters.reference import ReferenceAdapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs

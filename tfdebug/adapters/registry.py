@@ -36,11 +36,11 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("random", "tfdebug.adapters.reference:load_reference", help="a small random reference model"),
     Entry("notes", "tfdebug.adapters.notes:load_notes",
           help="the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens (random weights)"),
-    Entry("torch:", "tfdebug.adapters.sdpa:load_torch", listed=False,
+    Entry("torch:", "tfdebug.adapters.torch_nn.adapter:load_torch", listed=False,
           help="package.module:factory, a module calling scaled_dot_product_attention or a torch.nn Transformer"),
-    Entry("tiny-gpt2", "tfdebug.adapters.hub:load_bundled", available="tfdebug.adapters.hf_load:tiny_gpt2_available",
+    Entry("tiny-gpt2", "tfdebug.adapters.hf.hub:load_bundled", available="tfdebug.adapters.hf.load:tiny_gpt2_available",
           help="the bundled tiny GPT-2-style language model (needs tfdebug[hf])", placed=True),
-    Entry("hf:", "tfdebug.adapters.hub:load", listed=False, placed=True,
+    Entry("hf:", "tfdebug.adapters.hf.hub:load", listed=False, placed=True,
           help="a Hugging Face model folder, or ORG/NAME[@REVISION] from the local hub cache (needs tfdebug[hf])"),
 )
 # A folder with the reference model's files (config.json, model.safetensors, vocab.*.txt).

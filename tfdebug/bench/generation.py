@@ -19,7 +19,7 @@ import time
 
 import torch
 
-from tfdebug.adapters.generation import GenerationSession
+from tfdebug.sessions.generation import GenerationSession
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.bench.timing import machine, median, table
 from tfdebug.models.loader import LoadedModel, random_model

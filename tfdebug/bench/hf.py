@@ -40,7 +40,7 @@ def hf_row(config: BenchConfig, repeats: int) -> dict:
     import torch
 
     from tfdebug.adapters.base import Prepared
-    from tfdebug.adapters.hf import wrap
+    from tfdebug.adapters.hf.adapter import wrap
     from tfdebug.core.recorder import Recorder
 
     model, ids = build_gpt2(config)
@@ -84,7 +84,7 @@ def hf_row(config: BenchConfig, repeats: int) -> dict:
 
 def hf_section(shape: str, repeats: int) -> list[dict]:
     """The Hugging Face rows at a shape of GPT2_SHAPES, or none without transformers."""
-    from tfdebug.adapters.hf_load import transformers_available
+    from tfdebug.adapters.hf.load import transformers_available
 
     if not transformers_available():
         return []

@@ -206,7 +206,7 @@ def peers_section(shape: str, repeats: int) -> dict:
     import tempfile
 
     from tfdebug.adapters.base import Prepared
-    from tfdebug.adapters.hf import wrap
+    from tfdebug.adapters.hf.adapter import wrap
     from tfdebug.bench.hf import GPT2_SHAPES, build_gpt2
     from tfdebug.bench.timing import adapter_passes
     from tfdebug.core.memory import allocator_tuned

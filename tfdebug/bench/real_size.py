@@ -70,7 +70,7 @@ def real_size_section(seq_len: int = 128, tiny: bool = False) -> dict:
     import transformers  # noqa: F401  (imported before the clock starts)
 
     from tfdebug.adapters.registry import load_adapter
-    from tfdebug.adapters.session import DebugSession
+    from tfdebug.sessions.session import DebugSession
     from tfdebug.core.budget import KeepPolicy, default_capture_budget
     from tfdebug.core.recorder import held_bytes
     from tfdebug.core.stepper import FINISHED, PAUSED

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from tfdebug.adapters.base import ModelAdapter, Prepared
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.bench.noise import halves_ratio
 from tfdebug.bench.timing import median, p95
 from tfdebug.core.tap import Tap

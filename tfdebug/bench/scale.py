@@ -23,7 +23,7 @@ def _point(config: BenchConfig, repeats: int) -> dict:
     import torch
 
     from tfdebug.adapters.base import Prepared
-    from tfdebug.adapters.hf import wrap
+    from tfdebug.adapters.hf.adapter import wrap
     from tfdebug.bench.hf import build_gpt2
     from tfdebug.core.budget import CaptureBudget, default_capture_budget
     from tfdebug.core.plan import plan_pass
@@ -82,7 +82,7 @@ def growth_summary(points: list[dict]) -> str:
 
 def scale_section(profile: str) -> dict:
     """The points of the profile's grid and the one-line summary; empty without transformers."""
-    from tfdebug.adapters.hf_load import transformers_available
+    from tfdebug.adapters.hf.load import transformers_available
 
     if not transformers_available():
         return {}

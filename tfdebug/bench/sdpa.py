@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from tfdebug.adapters.sdpa import wrap
+from tfdebug.adapters.torch_nn.adapter import wrap
 from tfdebug.bench.timing import adapter_passes, interleaved_ms, median
 from tfdebug.core.recorder import Recorder
 

@@ -28,9 +28,9 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
     import torch
 
     from tfdebug.adapters.base import Prepared
-    from tfdebug.adapters.hf import wrap
-    from tfdebug.adapters.hf_load import transformers_available
-    from tfdebug.adapters.session import _VERDICTS, DebugSession
+    from tfdebug.adapters.hf.adapter import wrap
+    from tfdebug.adapters.hf.load import transformers_available
+    from tfdebug.sessions.session import _VERDICTS, DebugSession
     from tfdebug.bench.hf import GPT2_SHAPES, build_gpt2
 
     if not transformers_available():

@@ -118,7 +118,7 @@ def sync_counts(model_name: str = "random", texts: dict[str, str] | None = None)
     heads: every head's thumbnail (budget 1).
     """
     from tfdebug.adapters.reference import ReferenceAdapter
-    from tfdebug.adapters.session import DebugSession
+    from tfdebug.sessions.session import DebugSession
     from tfdebug.core.breakpoints import Breakpoint
     from tfdebug.core.display import display_slice, tensor_stats
     from tfdebug.core.thumbnails import head_thumbnails

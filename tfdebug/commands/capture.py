@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.io.exports import export_pass
     from tfdebug.io.formats import format_for
     from tfdebug.io.recording import Recording
-    from tfdebug.adapters.session import DebugSession
+    from tfdebug.sessions.session import DebugSession
     from tfdebug.commands.stages import warn_unknown
 
     out = os.path.realpath(args.out) if args.follow_symlinks else args.out

@@ -77,7 +77,7 @@ def verdict(result: Comparison) -> str:
 
 def _placed(args: argparse.Namespace) -> tuple[Comparison, str, str]:
     """The comparison of --model run as --against says (A) and as --dtype/--device say (B), and their names."""
-    from tfdebug.adapters.crosscheck import Placement, compare_placements, parse_against
+    from tfdebug.sessions.crosscheck import Placement, compare_placements, parse_against
     from tfdebug.adapters.registry import default_model_name
     from tfdebug.commands.common import given_texts
 

@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from tfdebug.adapters.generation import GenerationSession
+    from tfdebug.sessions.generation import GenerationSession
     from tfdebug.commands.common import settings_from_args
     from tfdebug.commands.stages import warn_unknown
     from tfdebug.io.exports import export_pass

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
         check_device_map(args.device_map)  # a wrong name is refused before the window opens
     if args.download and args.model:
-        from tfdebug.adapters.hub import fetch_spec
+        from tfdebug.adapters.hf.hub import fetch_spec
 
         fetch_spec(args.model)  # the window then opens it from the cache
     connect = None

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         if exc.name != "zmq":
             raise
         raise InputError("tfdebug serve needs pyzmq: pip install 'tfdebug[remote]'.") from None
-    from tfdebug.adapters.session import DebugSession
+    from tfdebug.sessions.session import DebugSession
     from tfdebug.commands.common import budget_from_args, load_from_args, texts_from_args
 
     encrypt = needs_encryption(args.host, args.encrypt)  # before the model loads: a refusal should not wait
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         texts = first if texts is None else texts
         if settings is None:
             return DebugSession(adapter, texts, max_capture_bytes=budget)
-        from tfdebug.adapters.generation import GenerationSession, generation_inputs
+        from tfdebug.sessions.generation import GenerationSession, generation_inputs
         return GenerationSession(adapter, generation_inputs(adapter, texts), settings, max_capture_bytes=budget)
 
     server = RemoteServer(make_session, host=args.host, port=args.port, export_dir=args.export_dir,

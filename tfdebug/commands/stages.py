@@ -51,7 +51,7 @@ def format_table(rows: list[dict]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tfdebug.adapters.session import DebugSession
+    from tfdebug.sessions.session import DebugSession
 
     adapter = load_from_args(args)
     # Planned by the pass itself (one forward) unless a filter or a budget needs the plan first.

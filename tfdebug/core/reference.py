@@ -1,7 +1,7 @@
 """A reference pass: the same input on the same model in another dtype or on another device, held for comparing.
 
     reference = ReferencePass(key, "float32 on cpu")
-    # off the GUI thread (tfdebug.adapters.crosscheck.fill_reference): reference.fill(captures, not_kept)
+    # off the GUI thread (tfdebug.sessions.crosscheck.fill_reference): reference.fill(captures, not_kept)
     stepper.reference = reference          # a "diverges" condition compares each stage with it
     reference.tensor(capture, stopped)     # waits until filled (or `stopped()`), then that stage's tensor
 

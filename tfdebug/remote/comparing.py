@@ -17,8 +17,8 @@ from functools import partial
 from pathlib import Path
 from typing import Callable
 
-from tfdebug.adapters.crosscheck import Placement, fill_reference
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.crosscheck import Placement, fill_reference
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.compare import Comparison, compare
 from tfdebug.core.errors import CompareError, StepperStateError, TfdebugError
 from tfdebug.core.reference import ReferencePass

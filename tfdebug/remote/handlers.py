@@ -15,8 +15,8 @@ from typing import Callable, Mapping
 import numpy as np
 import torch
 
-from tfdebug.adapters.generation import GenerationSession
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.generation import GenerationSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.display import Stats
 from tfdebug.core.edits import Edit, Region, apply_edit
 from tfdebug.core.overview import stage_statistics

@@ -27,7 +27,7 @@ import torch
 import zmq
 
 from tfdebug import __version__
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.core.errors import ExportCancelledError, TfdebugError
 from tfdebug.core.stepper import StepperEvent
 from tfdebug.models.sampling import DecodingSettings

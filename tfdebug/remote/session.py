@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from tfdebug.adapters.generation import TokenEntry
+from tfdebug.sessions.generation import TokenEntry
 from tfdebug.core.errors import ExportCancelledError, TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
@@ -153,7 +153,7 @@ class RemoteSession:
                              why=str(exc)[:200]) from None
         self._generation = (tokens, entries)
 
-    # ----- a generation served (tfdebug.adapters.generation.GenerationSession on the server) ------------
+    # ----- a generation served (tfdebug.sessions.generation.GenerationSession on the server) ------------
     @property
     def is_generation(self) -> bool:
         """Whether the served pass generates token by token (Next Token and the Generation dock apply)."""

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from tfdebug.adapters.generation import TokenEntry
+from tfdebug.sessions.generation import TokenEntry
 from tfdebug.core.breakpoints import DIVERGES, Breakpoint
 from tfdebug.core.compare import Comparison
 from tfdebug.core.display import DisplaySlice, Stats

@@ -83,7 +83,7 @@ class CompareTools:
                     "CompareTools", "No model is loaded: run a pass live to compare another input on it."))
 
         def run(job: Job):
-            from tfdebug.adapters.session import DebugSession
+            from tfdebug.sessions.session import DebugSession
             from tfdebug.io.recording import Recording
             session = DebugSession(adapter, texts)
             captures, _ = session.capture_all()

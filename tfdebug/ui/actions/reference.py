@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from tfdebug.adapters.crosscheck import Placement, fill_reference
+from tfdebug.sessions.crosscheck import Placement, fill_reference
 from tfdebug.core.breakpoints import DIVERGES
 from tfdebug.core.budget import format_bytes
 from tfdebug.core.devices import resolve_device, resolve_dtype

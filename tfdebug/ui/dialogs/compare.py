@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tfdebug.adapters.crosscheck import Placement, default_tolerance
+from tfdebug.sessions.crosscheck import Placement, default_tolerance
 from tfdebug.core.devices import DTYPES, resolve_dtype
 from tfdebug.core.edits import parse_number
 from tfdebug.core.errors import TfdebugError

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tfdebug.adapters.crosscheck import default_tolerance
+from tfdebug.sessions.crosscheck import default_tolerance
 from tfdebug.core.breakpoints import DIVERGES, Breakpoint
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import TfdebugError

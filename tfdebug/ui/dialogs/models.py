@@ -107,7 +107,7 @@ class ModelsDialog(QDialog):
     # ----- the table ----------------------------------------------------------------------------
     def fill(self) -> None:
         """The bundled models, then the cache's (or a sentence while it is scanned or unreadable)."""
-        from tfdebug.adapters.hub import cache_dir
+        from tfdebug.adapters.hf.hub import cache_dir
 
         hub = self.hub_models
         selected = self.selected_spec()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tfdebug.adapters.generation import TokenEntry
+from tfdebug.sessions.generation import TokenEntry
 from tfdebug.core.names import parse_name
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from tfdebug.adapters import hub
+from tfdebug.adapters.hf import hub
 from tfdebug.ui.i18n.language import said
 from tfdebug.ui.workers.jobs import Job, JobCancelled
 

@@ -83,10 +83,10 @@ class LoadingMixin:
             from tfdebug.ui.state.capture_budget import budget_bytes
             budget = budget_bytes(budget_setting, adapter.device)  # "auto" asks the device: off the GUI thread
             if settings is not None:  # a generation: every step's pass under one stepper
-                from tfdebug.adapters.generation import GenerationSession, generation_inputs
+                from tfdebug.sessions.generation import GenerationSession, generation_inputs
                 return GenerationSession(adapter, generation_inputs(adapter, texts), settings, max_capture_bytes=budget,
                                          keep=keep)
-            from tfdebug.adapters.session import DebugSession
+            from tfdebug.sessions.session import DebugSession
             return DebugSession(adapter, texts, max_capture_bytes=budget, keep=keep)
         self._start_job(plan, self._on_planned)
 

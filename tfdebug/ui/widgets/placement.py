@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from tfdebug.adapters.crosscheck import Placement
+from tfdebug.sessions.crosscheck import Placement
 from tfdebug.core.devices import DTYPES, available_devices
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QToolButton, QWidget
 
-from tfdebug.adapters.generation import TokenEntry
+from tfdebug.sessions.generation import TokenEntry
 from tfdebug.ui.render.plain_text import plain_tooltip
 
 # Data-driven looks: a dynamic property per state, one style sheet.

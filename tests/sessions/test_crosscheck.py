@@ -11,9 +11,9 @@ import torch
 from tests.adapters.hf_tiny import gpt2, save_folder
 from tests.adapters.overflow import MODULE, first_nonfinite_output, save_overflowing
 from tests.adapters.overflow import TEXT as LLAMA_TEXT
-from tfdebug.adapters.crosscheck import Placement, compare_placements, default_tolerance, fill_reference, parse_against
+from tfdebug.sessions.crosscheck import Placement, compare_placements, default_tolerance, fill_reference, parse_against
 from tfdebug.adapters.registry import load_adapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.cli import main
 from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.reference import ReferencePass

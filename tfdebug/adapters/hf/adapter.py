@@ -17,7 +17,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification
-from tfdebug.adapters.hf_load import bundled_folder, execution_device, load_folder, quiet_transformers, require_transformers
+from tfdebug.adapters.hf.load import bundled_folder, execution_device, load_folder, quiet_transformers, require_transformers
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import InputError, TokenOutOfRangeError
 from tfdebug.core.phrases import Phrase
@@ -53,7 +53,7 @@ class HFAdapter(ModelAdapter):
 
     def __init__(self, model: nn.Module, tokenizer: Any, name: str = "hf"):
         require_transformers()
-        from tfdebug.adapters.hf_names import tap_plan
+        from tfdebug.adapters.hf.names import tap_plan
 
         self.model = model.eval()
         self.tokenizer = tokenizer
@@ -186,7 +186,7 @@ class HFAdapter(ModelAdapter):
         """The tapped forward: hooks and the tapped attention exist only inside this call.
 
         The stages the verification checks are kept (by reference) until the next forward."""
-        from tfdebug.adapters.hf_verify import checked_stages, stages_kept
+        from tfdebug.adapters.hf.verify import checked_stages, stages_kept
 
         self._kept = {}
         with quiet_transformers(), self.tapped(), stages_kept(self.plan.taps, checked_stages(self.plan), self._kept):
@@ -198,8 +198,8 @@ class HFAdapter(ModelAdapter):
 
         `cached`: the calls pass a KV cache (generation): attention shows it as `cache_k`/`cache_v`.
         """
-        from tfdebug.adapters.hf_attention import tapped_attention
-        from tfdebug.adapters.hf_hooks import hooks_installed
+        from tfdebug.adapters.hf.attention import tapped_attention
+        from tfdebug.adapters.hf.hooks import hooks_installed
 
         with ExitStack() as stack:
             stack.enter_context(tapped_attention(self.model, self.plan.sites, cached))
@@ -209,7 +209,7 @@ class HFAdapter(ModelAdapter):
     def step_decoder(self, prepared: Prepared, use_cache: bool = True):
         """Generate after the prompt (or the decoder input, after the encoder), one token per step,
         the model keeping its keys and values in a transformers `DynamicCache`."""
-        from tfdebug.adapters.hf_generate import HFDecoder
+        from tfdebug.adapters.hf.generate import HFDecoder
 
         if self.inputs[0].key == "text":
             raise InputError("{name} is an encoder only: it has no decoder to generate text with.",
@@ -223,7 +223,7 @@ class HFAdapter(ModelAdapter):
     def verify(self, prepared: Prepared, output: Any) -> Verification | None:
         """The output and, stage by stage, the logits, every layer's probabilities and input against the
         unmodified model run with its own eager attention (`hf_verify`)."""
-        from tfdebug.adapters.hf_verify import verify_stages
+        from tfdebug.adapters.hf.verify import verify_stages
 
         with quiet_transformers():
             return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,

@@ -142,7 +142,7 @@ def _progress_class(progress, cancelled):
 
 def load(spec: str, device, dtype, device_map: str | None = None, download: bool = False):
     """The registry's loader for `hf:…`: a hub id from the cache, else a folder (hf_load checks it)."""
-    from tfdebug.adapters.hf import PREFIX
+    from tfdebug.adapters.hf.adapter import PREFIX
 
     rest = spec[len(PREFIX):] if spec.startswith(PREFIX) else spec
     hub_id = parse_hub_id(rest)
@@ -152,14 +152,14 @@ def load(spec: str, device, dtype, device_map: str | None = None, download: bool
 
 def load_bundled(spec: str, device, dtype, device_map: str | None = None, download: bool = False):
     """The registry's loader for a bundled tiny model (`tiny-gpt2`); `download` does not apply."""
-    from tfdebug.adapters.hf_load import bundled_folder
+    from tfdebug.adapters.hf.load import bundled_folder
 
     return _adapter(bundled_folder(spec), spec, device, dtype, device_map)
 
 
 def _adapter(folder: Path, name: str, device, dtype, device_map: str | None):
-    from tfdebug.adapters.hf import HFAdapter
-    from tfdebug.adapters.hf_load import load_folder, require_transformers
+    from tfdebug.adapters.hf.adapter import HFAdapter
+    from tfdebug.adapters.hf.load import load_folder, require_transformers
     from tfdebug.core.devices import resolve_dtype
 
     require_transformers()
@@ -230,8 +230,8 @@ def support(folder: Path) -> tuple[bool, str]:
     sentence); nothing is imported from transformers and no weight is read. A model the planner
     can only judge by running it once is refused at Run.
     """
-    from tfdebug.adapters.hf_conventions import refuse_before_loading
-    from tfdebug.adapters.hf_load import check_folder
+    from tfdebug.adapters.hf.conventions import refuse_before_loading
+    from tfdebug.adapters.hf.load import check_folder
 
     try:
         config, _ = check_folder(folder)

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 import torch
 from torch import Tensor, nn
 
-from tfdebug.adapters import hf_attention
+from tfdebug.adapters.hf import attention as hf_attention
 from tfdebug.core.errors import UnsupportedModelError
 
 # Half-precision models up to this many bytes in float32 are probed in float32: their sums are then
@@ -74,7 +74,7 @@ class Probe:
 
 def probe_inputs(model: nn.Module) -> dict:
     """A few token ids every tiny test vocabulary holds (1 … 6), and a decoder input for encoder–decoders."""
-    from tfdebug.adapters.hf_load import execution_device
+    from tfdebug.adapters.hf.load import execution_device
 
     device = execution_device(model.get_input_embeddings())  # not the weights' device under a device_map
     ids = torch.arange(1, PROBE_TOKENS + 1, device=device)[None]  # (1, T)

@@ -6,7 +6,7 @@ constructor, `architectures: ["pipeline"]` names a function, `dtype: "float128"`
 torch lacks. `check_config` refuses each with one sentence naming the key. The bounds are
 generous — the largest real models (405B: 126 layers, 16,384 wide, 128 heads, 128k
 context, 256k vocabularies) pass — and only bound damage; whether a config fits its
-weights is checked against the weights themselves (tfdebug.adapters.hf_load).
+weights is checked against the weights themselves (tfdebug.adapters.hf.load).
 """
 
 from __future__ import annotations

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tfdebug.adapters import hf_conventions as conv
-from tfdebug.adapters.hf_builder import HIDDEN, STREAM
-from tfdebug.adapters.hf_hooks import EachExpert, Router
-from tfdebug.adapters.hf_match import close
-from tfdebug.adapters.hf_match import refuse as _refuse
-from tfdebug.adapters.hf_probe import Call
+from tfdebug.adapters.hf import conventions as conv
+from tfdebug.adapters.hf.builder import HIDDEN, STREAM
+from tfdebug.adapters.hf.hooks import EachExpert, Router
+from tfdebug.adapters.hf.match import close
+from tfdebug.adapters.hf.match import refuse as _refuse
+from tfdebug.adapters.hf.probe import Call
 
 if TYPE_CHECKING:
-    from tfdebug.adapters.hf_layers import Stream
+    from tfdebug.adapters.hf.layers import Stream
 
 
 class FeedForward:

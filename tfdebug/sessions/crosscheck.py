@@ -73,7 +73,7 @@ def fill_reference(reference: ReferencePass, spec: str, texts: Mapping[str, str]
     the texts as the session read them (the same input for the other pass).
     """
     from tfdebug.adapters.registry import load_adapter
-    from tfdebug.adapters.session import DebugSession
+    from tfdebug.sessions.session import DebugSession
 
     adapter = (load or load_adapter)(spec, device=placement.device, dtype=placement.dtype,
                                       device_map=placement.device_map)
@@ -112,7 +112,7 @@ def compare_placements(spec: str, texts: Mapping[str, str] | None, reference: Pl
     `progress(phase, stages_done)` follows the two passes ("reference", "other").
     """
     from tfdebug.adapters.registry import load_adapter
-    from tfdebug.adapters.session import DebugSession
+    from tfdebug.sessions.session import DebugSession
 
     load = load or load_adapter
     default_atol, default_rtol = default_tolerance(resolve_dtype(reference.dtype), resolve_dtype(other.dtype))

@@ -2,7 +2,7 @@
 
 From Python:
 
-    adapter = tfdebug.adapters.sdpa.wrap(module, make_inputs)
+    adapter = tfdebug.adapters.torch_nn.adapter.wrap(module, make_inputs)
 
 from the command line and the window: `--model torch:package.module:factory`, where
 `factory()` returns `(module, make_inputs)` and `make_inputs(text)` returns `(args, tokens)`:
@@ -30,9 +30,9 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification, max_abs_difference
-from tfdebug.adapters.sdpa_names import Naming, StageSpec, name_modules
-from tfdebug.adapters.sdpa_padding import batch_first, mismatch_cause, padded_rows, refuse_nested, without_padded_rows
-from tfdebug.adapters.sdpa_patch import StageSink, TappedPass
+from tfdebug.adapters.torch_nn.names import Naming, StageSpec, name_modules
+from tfdebug.adapters.torch_nn.padding import batch_first, mismatch_cause, padded_rows, refuse_nested, without_padded_rows
+from tfdebug.adapters.torch_nn.patch import StageSink, TappedPass
 from tfdebug.core.errors import InputError, ModelLoadError, TfdebugError, UnsupportedModelError
 from tfdebug.core.tap import Tap, iter_taps
 

@@ -10,9 +10,9 @@ import torch
 
 pytest.importorskip("transformers")
 
-from tfdebug.adapters import session as session_module  # noqa: E402
+from tfdebug.sessions import session as session_module  # noqa: E402
 from tfdebug.adapters.registry import load_adapter  # noqa: E402
-from tfdebug.adapters.session import DebugSession  # noqa: E402
+from tfdebug.sessions.session import DebugSession  # noqa: E402
 
 
 @pytest.fixture()

@@ -3,8 +3,8 @@
 A folder needs `config.json`, weights as `model.safetensors` (or a sharded
 `model.safetensors.index.json` with its shards) and `tokenizer.json`. A pickle-only
 checkpoint (`pytorch_model.bin`) is refused without being opened. Every file is read
-bounded and checked first (tfdebug.adapters.hf_folder), the config is checked against
-what building needs (tfdebug.adapters.hf_config) and against its weights (a skeleton on
+bounded and checked first (tfdebug.adapters.hf.folder), the config is checked against
+what building needs (tfdebug.adapters.hf.config) and against its weights (a skeleton on
 the meta device), and any failure inside transformers or tokenizers — a Rust panic
 included — is one sentence. Nothing reaches a model hub: every call passes
 `local_files_only=True`.
@@ -21,8 +21,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from tfdebug.adapters.hf_config import check_config, configured_layers
-from tfdebug.adapters.hf_folder import (
+from tfdebug.adapters.hf.config import check_config, configured_layers
+from tfdebug.adapters.hf.folder import (
     INDEX,
     MAX_CONFIG_BYTES,
     MAX_TOKENIZER_BYTES,
@@ -162,7 +162,7 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype, device_m
     from transformers.activations import ACT2FN
 
     config_dict, weights = check_folder(folder, frozenset(ACT2FN))
-    from tfdebug.adapters.hf_conventions import refuse_before_loading
+    from tfdebug.adapters.hf.conventions import refuse_before_loading
 
     refuse_before_loading(config_dict.get("model_type", ""))  # a family that computes attention itself
     tokenizer = load_tokenizer(folder)  # before any model class is imported: the cheaper refusal first

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-from tfdebug.adapters import hf_conventions as conv
-from tfdebug.adapters.hf_attention import check_keywords
-from tfdebug.adapters.hf_builder import PROJ_AXES, STREAM, AttentionShape
-from tfdebug.adapters.hf_ffn import FeedForward
-from tfdebug.adapters.hf_hooks import Output, ProjectionSplit, SumResidual
-from tfdebug.adapters.hf_match import close, like
-from tfdebug.adapters.hf_match import refuse as _refuse
-from tfdebug.adapters.hf_match import scale as _scale
-from tfdebug.adapters.hf_probe import Call
+from tfdebug.adapters.hf import conventions as conv
+from tfdebug.adapters.hf.attention import check_keywords
+from tfdebug.adapters.hf.builder import PROJ_AXES, STREAM, AttentionShape
+from tfdebug.adapters.hf.ffn import FeedForward
+from tfdebug.adapters.hf.hooks import Output, ProjectionSplit, SumResidual
+from tfdebug.adapters.hf.match import close, like
+from tfdebug.adapters.hf.match import refuse as _refuse
+from tfdebug.adapters.hf.match import scale as _scale
+from tfdebug.adapters.hf.probe import Call
 
 
 @dataclass
@@ -222,7 +222,7 @@ class LayerPlanner(FeedForward):
 
     def _fused_layout(self, fused: Call, shape: AttentionShape, value: Tensor) -> list[Tensor]:
         """The parts of a fused projection's output, by the layout its name says, checked against the value."""
-        from tfdebug.adapters.hf_hooks import FusedQKV
+        from tfdebug.adapters.hf.hooks import FusedQKV
 
         layout = conv.FUSED_QKV[conv.last(fused.path)]
         widths = (shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim, shape.kv_heads * value.shape[-1])

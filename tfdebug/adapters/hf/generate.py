@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from tfdebug.adapters.base import Prepared
-from tfdebug.adapters.hf_load import quiet_transformers
+from tfdebug.adapters.hf.load import quiet_transformers
 from tfdebug.models.generate import StepDecoder
 
 # The largest number of positions when a config names none: enough for any debugging session.

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from torch import nn
 
-from tfdebug.adapters.hf_attention import AttentionSite
-from tfdebug.adapters.hf_hooks import FusedQKV, Hook, Input, Output
+from tfdebug.adapters.hf.attention import AttentionSite
+from tfdebug.adapters.hf.hooks import FusedQKV, Hook, Input, Output
 from tfdebug.core.masks import window_note
 from tfdebug.core.tap import Tap
 

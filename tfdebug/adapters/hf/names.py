@@ -18,13 +18,13 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from tfdebug.adapters import hf_conventions as conv
-from tfdebug.adapters.hf_builder import STREAM, AttentionShape, Builder, TapPlan
-from tfdebug.adapters.hf_layers import LayerPlanner
-from tfdebug.adapters.hf_match import close, config_scales
-from tfdebug.adapters.hf_match import refuse as _refuse
-from tfdebug.adapters.hf_match import scale as _scale
-from tfdebug.adapters.hf_probe import Call, Probe, probe
+from tfdebug.adapters.hf import conventions as conv
+from tfdebug.adapters.hf.builder import STREAM, AttentionShape, Builder, TapPlan
+from tfdebug.adapters.hf.layers import LayerPlanner
+from tfdebug.adapters.hf.match import close, config_scales
+from tfdebug.adapters.hf.match import refuse as _refuse
+from tfdebug.adapters.hf.match import scale as _scale
+from tfdebug.adapters.hf.probe import Call, Probe, probe
 from tfdebug.core.model_lock import forward_lock
 
 __all__ = ["TapPlan", "tap_plan"]
@@ -203,7 +203,7 @@ class Planner:
                 encoder_out = previous
             last = previous
         self.head(last)
-        from tfdebug.adapters.hf_hooks import StackMarker
+        from tfdebug.adapters.hf.hooks import StackMarker
 
         self.b.plan.hooks[:0] = [StackMarker(p) for p in markers]
         return self.b.plan
@@ -233,7 +233,7 @@ class Planner:
         if not isinstance(returned, Tensor) or returned is call.out or (not cap and close(returned, call.out)):
             self.b.output(call.path, "logits", "logits", ("batch", "token", "vocab"), formula, t, inputs=(previous,))
             return
-        from tfdebug.adapters.hf_hooks import ModelLogits
+        from tfdebug.adapters.hf.hooks import ModelLogits
 
         self.b.output(call.path, "head.raw", "logits", ("batch", "token", "vocab"), formula, t, inputs=(previous,))
         if cap:
@@ -260,7 +260,7 @@ def _causal(record: Probe) -> bool:
 
 def tap_plan(model: nn.Module) -> TapPlan:
     """The taps and hooks of a Hugging Face model; UnsupportedModelError naming the part that does not match."""
-    from tfdebug.adapters.hf_load import quiet_transformers
+    from tfdebug.adapters.hf.load import quiet_transformers
 
     with forward_lock(model), quiet_transformers():  # not while a background check of this model runs
         record = probe(model)

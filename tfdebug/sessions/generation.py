@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 
 from tfdebug.adapters.base import ModelAdapter, Prepared
-from tfdebug.adapters.session import SessionTexts, layout_of
+from tfdebug.sessions.session import SessionTexts, layout_of
 from tfdebug.core.budget import FIRST_FIT, KeepPolicy
 from tfdebug.core.errors import StepperStateError
 from tfdebug.core.layout import PassLayout

@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from tfdebug.adapters.generation import GenerationSession
+from tfdebug.sessions.generation import GenerationSession
 from tfdebug.adapters.registry import load_adapter
-from tfdebug.adapters.session import DebugSession
+from tfdebug.sessions.session import DebugSession
 from tfdebug.cli import main
 from tfdebug.core.errors import StepperStateError
 from tfdebug.core.names import parse_name

@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import Verification
-from tfdebug.adapters.hf_attention import model_configs
+from tfdebug.adapters.hf.attention import model_configs
 
 _BASE = {torch.float16: 1e-2, torch.bfloat16: 5e-2, torch.float64: 1e-9}
 

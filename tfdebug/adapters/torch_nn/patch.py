@@ -31,8 +31,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from tfdebug.adapters.sdpa_math import check_call, decomposed_sdpa
-from tfdebug.adapters.sdpa_names import PROJECTION_SPECS, Naming, StageSpec, attention_spec, mask_words, out_spec, sequence_spec
+from tfdebug.adapters.torch_nn.math import check_call, decomposed_sdpa
+from tfdebug.adapters.torch_nn.names import PROJECTION_SPECS, Naming, StageSpec, attention_spec, mask_words, out_spec, sequence_spec
 
 ORIGINAL_SDPA = F.scaled_dot_product_attention
 _ORIGINAL_PACKED = F._in_projection_packed
