@@ -161,7 +161,7 @@ class CaptureBudget:
         arrival, position = self._arrived, self._index.get(capture.name, self._arrived)
         self._arrived += 1
         self._where[capture.name] = position
-        size = capture.nbytes
+        size = capture.held_nbytes
         share = self.policy.pin_share
         pinned = capture.info.kind in self.policy.pinned and (
             share is None or self.limit is None or self._pinned_held + size <= share * self.limit)
@@ -179,13 +179,13 @@ class CaptureBudget:
             if room >= size:
                 break
             chosen.append(key)
-            room += self._kept[key][0].nbytes
+            room += self._kept[key][0].held_nbytes
         if room < size:
             return self._refuse(capture, self._refusal(capture, pinned, rank), self._far(position, anchors))
         for key in chosen:
             evicted, where, pin = self._kept.pop(key)
-            self.held -= evicted.nbytes
-            self._pinned_held -= evicted.nbytes if pin else 0
+            self.held -= evicted.held_nbytes
+            self._pinned_held -= evicted.held_nbytes if pin else 0
             self._refuse(evicted, PINNED_SHARE if self._of_pinned_kind(evicted) and not pin else EVICTED,
                          self._far(where, anchors))
             self.release(evicted)
@@ -230,8 +230,8 @@ class CaptureBudget:
         return FARTHER if rank[1] < 0 else PINNED_FULL  # at a focus itself, only pinned stages can hold the room
 
     def _keep(self, capture: Capture, position: int, arrival: int, pinned: bool) -> bool:
-        self.held += capture.nbytes
-        self._pinned_held += capture.nbytes if pinned else 0
+        self.held += capture.held_nbytes
+        self._pinned_held += capture.held_nbytes if pinned else 0
         self._kept[arrival] = (capture, position, pinned)
         self.reasons.pop(capture.name, None)
         self.distances.pop(capture.name, None)
@@ -298,7 +298,7 @@ def estimate_capture(plan: Iterable[Capture], stages: Sequence[str] | None = Non
     budget = CaptureBudget(limit, policy, order=[c.name for c in planned], release=lambda capture: None)
     for capture in planned:
         budget.admit(capture)
-    return CaptureEstimate(sum(c.nbytes for c in planned), budget.held, tuple(budget.kept), tuple(budget.dropped),
+    return CaptureEstimate(sum(c.held_nbytes for c in planned), budget.held, tuple(budget.kept), tuple(budget.dropped),
                            limit, dict(budget.reasons), policy, dict(budget.distances))
 
 

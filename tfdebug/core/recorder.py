@@ -19,6 +19,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.core.errors import RecorderBusyError, UnknownStageError
+from tfdebug.core.recipes import is_plane
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.tap import Tap, iter_taps
 
@@ -39,6 +40,8 @@ class Capture:
     edited: bool = field(default=False)
     #: left out of the history by a capture budget (tfdebug.core.budget): its tensor is gone
     dropped: bool = field(default=False)
+    #: a tokens² plane kept as a recipe (tfdebug.core.recipes): computed when looked at, holds no plane
+    recipe: bool = field(default=False)
 
     @property
     def name(self) -> str:
@@ -52,6 +55,11 @@ class Capture:
             numel *= n
         return numel * self.dtype.itemsize
 
+    @property
+    def held_nbytes(self) -> int:
+        """Bytes the stage itself keeps: a recipe's inputs are other stages, so it keeps none."""
+        return 0 if self.recipe else self.nbytes
+
     def drop(self) -> None:
         """Let the tensor go (a capture budget has no room for it); the description stays."""
         self.tensor, self.dropped = None, True
@@ -59,7 +67,7 @@ class Capture:
     @classmethod
     def of(cls, info: StageInfo, tensor: Tensor, keep: bool = True) -> "Capture":
         return cls(info=info, shape=tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device,
-                   tensor=tensor.detach() if keep else None)
+                   tensor=tensor.detach() if keep else None, recipe=is_plane(tensor))
 
 
 # A capture callback may return a tensor to replace the stage's output, or None.
@@ -175,7 +183,7 @@ def held_bytes(captures: Iterable[Capture]) -> int:
     seen: dict[tuple, int] = {}
     for capture in captures:
         t = capture.tensor
-        if t is None:
+        if t is None or capture.recipe:
             continue
         storage = t.untyped_storage()
         seen[(storage.data_ptr(), str(t.device))] = storage.nbytes()

@@ -22,6 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.core.errors import UnsupportedModelError
+from tfdebug.core.recipes import Scores, context_by_heads, is_plane, materialized, step
 from tfdebug.core.tap import Tap
 
 IMPLEMENTATION = "tfdebug"
@@ -70,6 +71,20 @@ _SITES: dict[int, AttentionSite] = {}
 PROBE: list | None = None
 _LOCK = threading.Lock()
 _ACTIVE = 0  # how many models run with the function registered right now
+# Inside `planes_materialized()` the tokens² stages are computed whole, as before recipes.
+_WHOLE = threading.local()
+
+
+@contextmanager
+def planes_materialized() -> Iterator[None]:
+    """Compute the attention planes whole inside the block (in this thread), not as recipes: what
+    the recipes are held to bit for bit, and the bench's "materialised" row."""
+    before = getattr(_WHOLE, "on", False)
+    _WHOLE.on = True
+    try:
+        yield
+    finally:
+        _WHOLE.on = before
 
 
 def repeat_kv(x: Tensor, n_rep: int) -> Tensor:
@@ -117,37 +132,68 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
         key = taps["k_split"](key)  # (B, H, Tk, Dh)
         value = taps["v_split"](value)  # (B, H, Tk, Dh)
     groups = query.shape[1] // key.shape[1]
+    qk_key = key
     if groups > 1:  # grouped-query attention
-        key = taps["k_repeat"](repeat_kv(key, groups))  # (B, H, Tk, Dh)
+        repeated = repeat_kv(key, groups)
+        key = taps["k_repeat"](repeated)  # (B, H, Tk, Dh)
+        qk_key = qk_key if key is repeated else key  # an edited repeat is what the scores read
         value = taps["v_repeat"](repeat_kv(value, groups))  # (B, H, Tk, Dh)
     if scaling is None:
         scaling = query.size(-1) ** -0.5
+    position_bias, softcap, sinks = kwargs.get("position_bias"), kwargs.get("softcap"), kwargs.get("s_aux")
+    if attention_mask is not None and attention_mask.shape[-1] != key.shape[-2]:
+        attention_mask = attention_mask[:, :, :, : key.shape[-2]]
+    if site is not _NO_SITE and sinks is None and not getattr(_WHOLE, "on", False):
+        probs = _planes_as_recipes(site, taps, query, qk_key, attention_mask, scaling, position_bias, softcap)
+    else:
+        probs = _planes(site, taps, query, key, attention_mask, scaling, position_bias, softcap, sinks, value.dtype)
+    if is_plane(probs) and not (module.training and dropout > 0):
+        context = context_by_heads(probs, value)  # (B, H, Tq, Dh): one head block's plane at a time
+    else:
+        probs = nn.functional.dropout(materialized(probs), p=dropout, training=module.training)
+        context = torch.matmul(probs, value)  # (B, H, Tq, Dh)
+    context = taps["context"](context)  # (B, H, Tq, Dh)
+    return context.transpose(1, 2).contiguous(), probs  # (B, Tq, H, Dh)
+
+
+def _planes_as_recipes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mask: Tensor | None,
+                       scaling: float, position_bias: Tensor | None, softcap: float | None):
+    """The tokens² stages as recipes (tfdebug.core.recipes): each tap sees a plane computed when
+    looked at; a stage the user edits comes back as a tensor, and what follows reads it."""
+    scores = taps["scores"](Scores(query, key))  # (B, H, Tq, Tk): Q·Kᵀ
+    scores = taps["scaled"](step(scores, "scale", value=scaling))
+    if position_bias is not None:
+        biased = step(scores, "bias", tensor=position_bias)
+        scores = taps["position_bias"](biased) if site.bias else biased
+    if softcap is not None:
+        scores = taps["softcap"](step(scores, "softcap", value=softcap))
+    if attention_mask is not None:
+        scores = taps["masked"](step(scores, "mask", tensor=attention_mask))  # finfo.min at masked cells
+    # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
+    return taps["probs"](step(scores, "softmax", dtype=query.dtype))
+
+
+def _planes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mask: Tensor | None, scaling: float,
+            position_bias: Tensor | None, softcap: float | None, sinks: Tensor | None, value_dtype: torch.dtype
+            ) -> Tensor:
+    """The tokens² stages computed whole, as eager attention does (no taps, or attention sinks)."""
     scores = taps["scores"](torch.matmul(query, key.transpose(2, 3)))  # (B, H, Tq, Tk)
     scores = taps["scaled"](scores * scaling)  # (B, H, Tq, Tk)
-    position_bias = kwargs.get("position_bias")
     if position_bias is not None:
         biased = scores + position_bias  # (B, H, Tq, Tk)
         scores = taps["position_bias"](biased) if site.bias else biased
-    softcap = kwargs.get("softcap")
     if softcap is not None:
         scores = taps["softcap"](torch.tanh(scores / softcap) * softcap)  # (B, H, Tq, Tk)
     if attention_mask is not None:
-        if attention_mask.shape[-1] != key.shape[-2]:
-            attention_mask = attention_mask[:, :, :, : key.shape[-2]]
         scores = taps["masked"](scores + attention_mask)  # (B, H, Tq, Tk): finfo.min at masked cells
-    sinks = kwargs.get("s_aux")
     if sinks is not None:  # gpt-oss: one learned logit per head, a column every query may put weight on
         column = sinks.reshape(1, -1, 1, 1).expand(query.shape[0], -1, query.shape[-2], -1)  # (B, H, Tq, 1)
         combined = torch.cat([scores, column.to(scores.dtype)], dim=-1)  # (B, H, Tq, Tk + 1)
         combined = combined - combined.max(dim=-1, keepdim=True).values
         with_sink = taps["sinks"](nn.functional.softmax(combined, dim=-1, dtype=combined.dtype))
-        probs = taps["probs"](with_sink[..., :-1].to(value.dtype))  # (B, H, Tq, Tk): rows sum to 1 − sink share
-    else:
-        # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
-        probs = taps["probs"](nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype))
-    probs = nn.functional.dropout(probs, p=dropout, training=module.training)
-    context = taps["context"](torch.matmul(probs, value))  # (B, H, Tq, Dh)
-    return context.transpose(1, 2).contiguous(), probs  # (B, Tq, H, Dh)
+        return taps["probs"](with_sink[..., :-1].to(value_dtype))  # (B, H, Tq, Tk): rows sum to 1 − sink share
+    # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
+    return taps["probs"](nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype))
 
 
 def _register() -> None:

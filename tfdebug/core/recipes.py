@@ -1,0 +1,297 @@
+"""Recipes: attention planes (tokens × tokens per head) computed where and when they are looked at.
+
+A pass keeps what a model computes in O(tokens × width): q and k after their splits and
+rotations. The planes made from them — scores, scaled, biased, soft-capped, masked,
+probabilities — are O(heads × tokens²) each and would be kept four or five times per
+layer. A `Plane` is such a stage as a recipe: its inputs (q and k, or the tensor of an
+edited stage), the chain of operations the model's attention applies (the same operations,
+dtype and order), and the constants (scale, soft cap, the additive mask the model built,
+a position bias). Indexing a plane (`plane[b, h, r0:r1, c0:c1]`) computes only the heads
+indexed, so a heatmap of one head of an 8k-token pass costs one head's plane; any other
+torch operation on it (statistics, comparisons, exports) computes the whole plane, head
+block by head block into one tensor, and gives it to that operation.
+
+Per head the arithmetic is the model's own: the same matmul shape per (batch, head) as the
+batched matmul, the same elementwise operations, the softmax over the same rows. Tests
+hold a recomputed plane to the materialised one bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Iterator, Sequence
+
+import torch
+from torch import Tensor
+
+# Heads computed together when a whole plane is needed: a block stays under this many bytes.
+BLOCK_BYTES = 256 * 1024 * 1024
+
+
+def _as_slice(index, size: int) -> tuple[slice, bool]:
+    """An int or slice of one axis as a slice, and whether the axis is then squeezed (an int)."""
+    if isinstance(index, slice):
+        return index, False
+    i = int(index)
+    if not -size <= i < size:
+        raise IndexError(f"index {i} is out of bounds for an axis of size {size}")
+    i %= size
+    return slice(i, i + 1), True
+
+
+def _part(t: Tensor, batch: slice, heads: slice) -> Tensor:
+    """`t` (B or 1, H or 1, …) at the batch and head block, keeping a broadcast axis of size 1."""
+    return t[batch if t.shape[0] != 1 else slice(None), heads if t.shape[1] != 1 else slice(None)]
+
+
+class Plane:
+    """A (batch, head, query, key) stage computed on demand (see the module docstring).
+
+    Looks enough like a tensor for tfdebug's readers: `shape`, `dtype`, `device`, `dim()`,
+    `detach()`, indexing; torch functions and other tensor methods compute the whole plane.
+    """
+
+    #: JSON-able description of this step (ops and constants); inputs named by `names`
+    op: str = "plane"
+
+    def __init__(self, shape: Sequence[int], dtype: torch.dtype, device: torch.device):
+        self.shape = torch.Size(shape)
+        self.dtype = dtype
+        self.device = torch.device(device)
+
+    # -- what subclasses say -------------------------------------------------------------
+    def block(self, batch: slice, heads: slice) -> Tensor:
+        """The plane at a batch range and a head range: (b, h, Tq, Tk)."""
+        raise NotImplementedError
+
+    def inputs(self) -> dict[str, "Tensor | Plane"]:
+        """The tensors (and the plane) this step reads, by role."""
+        raise NotImplementedError
+
+    def constants(self) -> dict:
+        """The step's constants (JSON-able)."""
+        return {}
+
+    # -- tensor-like surface ---------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    def size(self, dim: int | None = None):
+        return self.shape if dim is None else self.shape[dim]
+
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def detach(self) -> "Plane":
+        return self
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"Plane({self.op}, shape={tuple(self.shape)}, dtype={self.dtype}, device={self.device})"
+
+    def __getitem__(self, index) -> Tensor:
+        if not isinstance(index, tuple):
+            index = (index,)
+        if len(index) >= 2 and all(isinstance(i, (int, slice)) or _is_int(i) for i in index[:2]) \
+                and not any(i is Ellipsis or i is None for i in index):
+            batch, squeeze_b = _as_slice(index[0], self.shape[0])
+            heads, squeeze_h = _as_slice(index[1], self.shape[1])
+            part = self.block(batch, heads)
+            rest = (0 if squeeze_b else slice(None), 0 if squeeze_h else slice(None)) + tuple(index[2:])
+            return part[rest]
+        return self.materialize()[index]
+
+    def head_blocks(self, block_bytes: int | None = None) -> Iterator[tuple[slice, slice, Tensor]]:
+        """The whole plane, one block of heads at a time: (batch slice, head slice, block)."""
+        block_bytes = BLOCK_BYTES if block_bytes is None else block_bytes
+        batch, heads, rows, cols = self.shape
+        # The block is computed in float32 where a softmax runs: count 4 bytes a cell.
+        per_head = max(1, rows * cols * max(4, self.dtype.itemsize))
+        step = max(1, min(heads, block_bytes // per_head))
+        for b in range(batch):
+            for h in range(0, heads, step):
+                bs, hs = slice(b, b + 1), slice(h, min(heads, h + step))
+                yield bs, hs, self.block(bs, hs)
+
+    def materialize(self) -> Tensor:
+        """The whole plane as one tensor (computed head block by head block)."""
+        out = torch.empty(self.shape, dtype=self.dtype, device=self.device)
+        for bs, hs, part in self.head_blocks():
+            out[bs, hs] = part
+        return out
+
+    def steps(self) -> list["Plane"]:
+        """This recipe's chain, first step first."""
+        chain, step = [], self
+        while isinstance(step, Plane):
+            chain.append(step)
+            step = step.inputs().get("plane")
+        return chain[::-1]
+
+    # Any other use computes the plane and hands it on.
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return func(*_materialized(args), **_materialized(kwargs or {}))
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name in ("shape", "dtype", "device"):
+            raise AttributeError(name)
+        return getattr(self.materialize(), name)
+
+    def _binary(self, other, op: Callable):
+        return op(self.materialize(), other.materialize() if isinstance(other, Plane) else other)
+
+    def __add__(self, o): return self._binary(o, torch.add)
+    def __sub__(self, o): return self._binary(o, torch.sub)
+    def __mul__(self, o): return self._binary(o, torch.mul)
+    def __truediv__(self, o): return self._binary(o, torch.div)
+    def __eq__(self, o): return self._binary(o, torch.eq)  # noqa: E704
+    def __ne__(self, o): return self._binary(o, torch.ne)  # noqa: E704
+    def __lt__(self, o): return self._binary(o, torch.lt)  # noqa: E704
+    def __le__(self, o): return self._binary(o, torch.le)  # noqa: E704
+    def __gt__(self, o): return self._binary(o, torch.gt)  # noqa: E704
+    def __ge__(self, o): return self._binary(o, torch.ge)  # noqa: E704
+    def __neg__(self): return -self.materialize()  # noqa: E704
+    def __abs__(self): return self.materialize().abs()  # noqa: E704
+    __hash__ = object.__hash__
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, Tensor) and x.dim() == 0 and not x.is_floating_point()
+
+
+def _materialized(value):
+    if isinstance(value, Plane):
+        return value.materialize()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_materialized(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _materialized(v) for k, v in value.items()}
+    return value
+
+
+def is_plane(value) -> bool:
+    """Whether a stage's tensor is a recipe plane."""
+    return isinstance(value, Plane)
+
+
+def materialized(value):
+    """A stage's tensor as a real tensor (a recipe plane computed whole)."""
+    return value.materialize() if isinstance(value, Plane) else value
+
+
+class Scores(Plane):
+    """Q·Kᵀ per head from the kept q (B, H, Tq, Dh) and k (B, H_kv, Tk, Dh): each K head
+    serves H / H_kv query heads, as the model's repeat of k makes it."""
+
+    op = "scores"
+
+    def __init__(self, query: Tensor, key: Tensor):
+        batch, heads, rows, _ = query.shape
+        super().__init__((batch, heads, rows, key.shape[-2]), query.dtype, query.device)
+        self.query, self.key = query, key
+        self.groups = heads // key.shape[1]
+
+    def inputs(self):
+        return {"query": self.query, "key": self.key}
+
+    def block(self, batch: slice, heads: slice) -> Tensor:
+        q = self.query[batch, heads]  # (b, h, Tq, Dh)
+        start, stop, _ = heads.indices(self.shape[1])
+        g = self.groups
+        if g == 1:
+            k = self.key[batch, start:stop]
+        else:  # the model repeats each K head g times: heads start … stop-1 read K heads h // g
+            k = self.key[batch, start // g: (stop - 1) // g + 1]
+            k = k.repeat_interleave(g, dim=1)[:, start - (start // g) * g:][:, : stop - start]
+        return torch.matmul(q, k.transpose(2, 3))  # (b, h, Tq, Tk)
+
+
+class FromTensor(Plane):
+    """A plane that is a kept tensor (a stage the user edited: what follows reads it)."""
+
+    op = "tensor"
+
+    def __init__(self, tensor: Tensor):
+        super().__init__(tensor.shape, tensor.dtype, tensor.device)
+        self.tensor = tensor
+
+    def inputs(self):
+        return {"tensor": self.tensor}
+
+    def block(self, batch: slice, heads: slice) -> Tensor:
+        return self.tensor[batch, heads]
+
+
+class Derived(Plane):
+    """One step after another plane: `fn(previous block, batch, heads)` with the step's constants."""
+
+    def __init__(self, plane: Plane, op: str, *, dtype: torch.dtype | None = None,
+                 tensor: Tensor | None = None, value: float | None = None):
+        super().__init__(plane.shape, dtype or plane.dtype, plane.device)
+        self.plane, self.op, self.tensor, self.value = plane, op, tensor, value
+
+    def inputs(self):
+        return {"plane": self.plane, **({"tensor": self.tensor} if self.tensor is not None else {})}
+
+    def constants(self):
+        return {} if self.value is None else {"value": self.value}
+
+    def block(self, batch: slice, heads: slice) -> Tensor:
+        x = self.plane.block(batch, heads)
+        return apply_step(self.op, x, None if self.tensor is None else self._tensor_part(batch, heads),
+                          self.value, self.dtype)
+
+    def _tensor_part(self, batch: slice, heads: slice) -> Tensor:
+        t = _part(self.tensor, batch, heads)
+        return t[..., : self.shape[-1]] if t.shape[-1] != self.shape[-1] else t
+
+
+def apply_step(op: str, x: Tensor, tensor: Tensor | None, value: float | None, dtype: torch.dtype) -> Tensor:
+    """One recipe step, written as the model's attention writes it (same operations and order)."""
+    if op == "scale":
+        return x * value
+    if op in ("bias", "mask"):
+        return x + tensor
+    if op == "softcap":
+        return torch.tanh(x / value) * value
+    if op == "softmax":  # in float32 (exp() overflows in half precision), back to the query's dtype
+        return torch.nn.functional.softmax(x, dim=-1, dtype=torch.float32).to(dtype)
+    raise ValueError(f"unknown recipe step {op!r}")
+
+
+def step(plane: "Plane | Tensor", op: str, *, tensor: Tensor | None = None, value: float | None = None,
+         dtype: torch.dtype | None = None) -> Plane:
+    """The plane after one more step; a real tensor (an edited stage) becomes the chain's start."""
+    base = plane if isinstance(plane, Plane) else FromTensor(plane)
+    if tensor is not None and dtype is None:  # an added mask or bias promotes as `+` does
+        dtype = torch.promote_types(base.dtype, tensor.dtype)
+    return Derived(base, op, dtype=dtype, tensor=tensor, value=value)
+
+
+def context_by_heads(probs: Plane, value: Tensor, block_bytes: int | None = None) -> Tensor:
+    """probs · V, computed head block by head block: (B, H, Tq, Dh) without the whole plane at once.
+
+    `value` (B, H, Tk, Dh) is already repeated for grouped heads.
+    """
+    batch, heads, rows, _ = probs.shape
+    out = torch.empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype, device=value.device)
+    for bs, hs, part in probs.head_blocks(block_bytes):
+        out[bs, hs] = torch.matmul(part, value[bs, hs])  # (1, h, Tq, Dh)
+    return out
