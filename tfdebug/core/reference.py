@@ -48,8 +48,9 @@ class ReferencePass:
 
     @property
     def held_bytes(self) -> int:
-        """What the kept stages hold (their own elements: views of one another counted twice)."""
-        return sum(c.nbytes for c in self.captures)
+        """What the kept stages hold (their own elements: views of one another counted twice; a recipe
+        plane holds nothing of its own)."""
+        return sum(c.held_nbytes for c in self.captures)
 
     def fill(self, captures: Sequence[Capture], not_kept: Sequence[str] = ()) -> None:
         """The kept stages (holding host tensors) and the names of those left out; wakes every reader."""

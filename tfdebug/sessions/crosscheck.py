@@ -27,6 +27,7 @@ import torch
 from tfdebug.core.budget import CaptureBudget
 from tfdebug.core.compare import Comparison, StageComparison, compare
 from tfdebug.core.devices import DTYPES, resolve_dtype
+from tfdebug.core.recipes import materialized
 from tfdebug.core.recorder import Capture
 from tfdebug.core.reference import ReferencePass
 
@@ -85,8 +86,9 @@ def fill_reference(reference: ReferencePass, spec: str, texts: Mapping[str, str]
     def keep(capture: Capture) -> None:
         if check is not None:
             check()
-        if to_host and capture.tensor is not None:
-            capture.tensor = capture.tensor.to("cpu")
+        if to_host and capture.tensor is not None and capture.tensor.device.type != "cpu":
+            # A recipe plane on a device is computed whole on the way to the host: it then holds a plane.
+            capture.tensor, capture.recipe = materialized(capture.tensor).to("cpu"), False
         if budget.admit(capture):
             kept.append(capture)
         else:
