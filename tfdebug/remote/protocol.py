@@ -312,23 +312,28 @@ def decode(frames: Sequence[bytes], *, max_header: int, max_buffer: int, accept:
 def peek(frames: Sequence[bytes], max_header: int) -> tuple[str | None, int | None]:
     """The type and request id of a message `decode` refused (or that failed), when its header can tell, so the
     refusal answers that request; None for what it cannot."""
-    kind, value = None, None
+    kind = value = None
     try:
+        header = None
         if frames and len(frames[0]) <= max_header:
-            header = json.loads(bytes(frames[0]).decode("utf-8"), parse_constant=_no_constant)
+            try:
+                header = json.loads(bytes(frames[0]).decode("utf-8"), parse_constant=_no_constant)
+            except (UnicodeDecodeError, ValueError, RecursionError):
+                pass
+        if isinstance(header, dict):
             kind, value = header.get("type"), header.get("id")
-        elif frames:  # too large to parse: `encode` writes the type and id first, within the first bytes
+        elif frames:  # too large to parse, or not JSON further on: `encode` writes the type and id first
             found = _LEADING.match(bytes(frames[0][:_LEADING_BYTES]))
             if found:
                 kind, value = found.group(1).decode(), int(found.group(2))
         value = optional(integer(0, 2**53))("id", value)
-    except (UnicodeDecodeError, ValueError, RecursionError, AttributeError, FrameError):
+    except FrameError:
         value = None
     return (kind if kind in REQUESTS else None), value
 
 
-_LEADING_BYTES = 80
-_LEADING = re.compile(rb'\{"v":-?\d{1,12},"type":"([a-z_]{1,16})","id":(\d{1,16})[,}]')
+_LEADING_BYTES = 120
+_LEADING = re.compile(rb'\{\s*"v"\s*:\s*-?\d{1,12}\s*,\s*"type"\s*:\s*"([a-z_]{1,16})"\s*,\s*"id"\s*:\s*(\d{1,16})\s*[,}]')
 
 
 def _no_constant(name: str):
