@@ -299,7 +299,7 @@ def decode(frames: Sequence[bytes], *, max_header: int, max_buffer: int, accept:
                          field=sorted(unknown)[0][:40])
     missing = [name for name, check in schema.items() if getattr(check, "required", False) and name not in header]
     if missing:
-        raise FrameError("A {kind} message needs the field '{field}'.", id="remote.missing_field", kind=kind,
+        raise FrameError("A {kind} request needs the field '{field}'.", id="remote.missing_field", kind=kind,
                          field=missing[0])
     if kind in REQUESTS and len(frames) - 1 > REQUEST_BUFFERS.get(kind, 0):
         raise FrameError("A {kind} request carries {got} arrays; it takes at most {n}.", id="remote.buffer_count",
