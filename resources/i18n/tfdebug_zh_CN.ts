@@ -2411,6 +2411,11 @@ output w·V = {output}</source>
         <translation>{kind} 消息含有未知字段“{field}”。</translation>
     </message>
     <message>
+        <source>A {kind} request carries {got} arrays; it takes at most {n}.</source>
+        <comment>remote.arrays_taken</comment>
+        <translation>{kind} 请求带有 {got} 个数组；它最多接受 {n} 个。</translation>
+    </message>
+    <message>
         <source>A {kind} request needs the field &apos;{field}&apos;.</source>
         <comment>remote.missing_field</comment>
         <translation>{kind} 请求需要字段“{field}”。</translation>
@@ -3469,11 +3474,6 @@ output w·V = {output}</source>
         <source>A token of the server&apos;s generation cannot be read: {why}</source>
         <comment>remote.token_entry</comment>
         <translation>无法读取服务器生成过程中的一个词元：{why}</translation>
-    </message>
-    <message>
-        <source>A {kind} request carries {got} arrays; it takes at most {n}.</source>
-        <comment>remote.buffer_count</comment>
-        <translation>{kind} 请求带有 {got} 个数组；它最多接受 {n} 个。</translation>
     </message>
     <message>
         <source>An edit&apos;s values come as one float64 array of rows × columns (at most {n} values), for fill_csv only; this one is {dtype} of shape {shape} for {op}.</source>

@@ -302,7 +302,7 @@ def decode(frames: Sequence[bytes], *, max_header: int, max_buffer: int, accept:
         raise FrameError("A {kind} request needs the field '{field}'.", id="remote.missing_field", kind=kind,
                          field=missing[0])
     if kind in REQUESTS and len(frames) - 1 > REQUEST_BUFFERS.get(kind, 0):
-        raise FrameError("A {kind} request carries {got} arrays; it takes at most {n}.", id="remote.buffer_count",
+        raise FrameError("A {kind} request carries {got} arrays; it takes at most {n}.", id="remote.arrays_taken",
                          kind=kind, got=len(frames) - 1, n=REQUEST_BUFFERS.get(kind, 0))
     fields = {name: check(name, header[name]) for name, check in schema.items() if name in header}
     request_id = optional(integer(0, 2**53))("id", header.get("id"))

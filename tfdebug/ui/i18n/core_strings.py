@@ -45,7 +45,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'A vocabulary must start with {specials}.', 'vocab.specials')
     translate('errors', 'A whole pass cannot be exported as {suffix}; choose {choices}.', 'export.pass_suffix')
     translate('errors', "A {kind} message has an unknown field '{field}'.", 'remote.unknown_field')
-    translate('errors', 'A {kind} request carries {got} arrays; it takes at most {n}.', 'remote.buffer_count')
+    translate('errors', 'A {kind} request carries {got} arrays; it takes at most {n}.', 'remote.arrays_taken')
     translate('errors', "A {kind} request needs the field '{field}'.", 'remote.missing_field')
     translate('errors', 'A {suffix} picture of the heatmap can only be drawn from the window.', 'export.picture_needs_window')
     translate('errors', 'Already at the first stage.', 'stepper.at_first')
