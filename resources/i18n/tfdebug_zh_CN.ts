@@ -2681,6 +2681,11 @@ output w·V = {output}</source>
         <translation>CSV 数值是 {rows} × {cols}；显示的切片是 {want_rows} × {want_cols}。</translation>
     </message>
     <message>
+        <source>The Hugging Face cache&apos;s ref {ref} does not hold a commit hash (40 hexadecimal digits), so {model} was not read from it: download it again (--download).</source>
+        <comment>hub.bad_ref</comment>
+        <translation>Hugging Face 缓存中的引用 {ref} 没有保存提交哈希（40 位十六进制数字），因此没有从中读取 {model}：请重新下载（--download）。</translation>
+    </message>
+    <message>
         <source>The Hugging Face hub has no model {model} you can read (a typo, a private or a gated model: log in with `hf auth login`).</source>
         <comment>hub.no_repo</comment>
         <translation>Hugging Face Hub 上没有你能读取的模型 {model}（拼写错误、私有或需授权的模型：请用 `hf auth login` 登录）。</translation>
@@ -3411,6 +3416,11 @@ output w·V = {output}</source>
         <translation>{index} 列出 {n} 个分片（最多 {most} 个）。</translation>
     </message>
     <message>
+        <source>{name} in {folder} is a symbolic link that leads to itself (a loop), so the model was not read.</source>
+        <comment>hf.link_loop</comment>
+        <translation>{folder} 中的 {name} 是指向自身的符号链接（循环），因此没有读取该模型。</translation>
+    </message>
+    <message>
         <source>{path} does not hold a JSON object.</source>
         <comment>read.json_not_object</comment>
         <translation>{path} 不包含 JSON 对象。</translation>
@@ -3419,6 +3429,16 @@ output w·V = {output}</source>
         <source>{path} grew past {most} while being read, so it was not used.</source>
         <comment>read.grew</comment>
         <translation>{path} 在读取时增长超过 {most}，因此未被使用。</translation>
+    </message>
+    <message>
+        <source>{path} in the Hugging Face cache is a symbolic link that leads nowhere (a loop, or a folder that cannot be read), so {model} was not read from it.</source>
+        <comment>hub.link_loop</comment>
+        <translation>Hugging Face 缓存中的 {path} 是无处可达的符号链接（循环，或无法读取的文件夹），因此没有从中读取 {model}。</translation>
+    </message>
+    <message>
+        <source>{path} in the Hugging Face cache leads outside it (to {target}), so {model} was not read from it; tfdebug reads only the cache&apos;s own files.</source>
+        <comment>hub.outside_cache</comment>
+        <translation>Hugging Face 缓存中的 {path} 指向缓存之外（{target}），因此没有从中读取 {model}；tfdebug 只读取缓存自己的文件。</translation>
     </message>
     <message>
         <source>{path} is a folder, not a file.</source>
