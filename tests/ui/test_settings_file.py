@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
@@ -15,6 +18,7 @@ from tfdebug.ui.actions.snapshots import MAX_RECENT, last_folder, recent_files
 from tfdebug.ui.shell import settings_file
 from tfdebug.ui.shell.window import default_settings
 
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="the settings are a registry key on Windows")
 
 
@@ -78,3 +82,16 @@ def test_a_hostile_recent_files_value_is_bounded_and_typed(tmp_path):
     assert recent_files(settings) == ["/ok", "/fine"]
     settings.setValue("files/folder", "y" * 10_000)
     assert last_folder(settings) == os.path.expanduser("~")
+
+
+def test_the_window_starts_with_a_fifo_at_the_settings_path(tmp_path):
+    """`tfdebug gui --screenshot` (killed at 120 s before): one warning line, the screenshot saved, exit 0."""
+    config = tmp_path / "config"
+    (config / "tfdebug").mkdir(parents=True)
+    os.mkfifo(config / "tfdebug" / "tfdebug.conf")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config), "HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen",
+           "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-m", "tfdebug", "gui", "--screenshot", str(tmp_path / "shot.png")],
+                          capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+    assert done.returncode == 0 and (tmp_path / "shot.png").is_file(), done.stderr
+    assert done.stderr.count("settings file") == 1 and "Traceback" not in done.stderr
