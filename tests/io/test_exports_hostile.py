@@ -234,3 +234,13 @@ def test_real_dev_full_and_a_closed_pipe(tmp_path):
     reader.stdout.close()  # the reader leaves before anything is printed
     _, err = reader.communicate(timeout=120)
     assert reader.returncode == 0 and err.decode() == ""  # a reader that left is no failure: nothing said
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("argv", [["stages", "--model", "no-such-model"], ["info", "\udcff"]])
+def test_stderr_on_a_full_device_is_the_same_clean_exit(argv):
+    """The sentence is lost, not the exit status: 2, as with a stderr that can be written (it was 1)."""
+    command = [sys.executable, "-m", "tfdebug", *argv]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=full, cwd=REPO, timeout=120)
+    assert done.returncode == 2 and done.stdout == b""
