@@ -3696,6 +3696,11 @@ output w·V = {output}</source>
         <translation>{path} 不是有效的 JSON（{reason}）。</translation>
     </message>
     <message>
+        <source>{path} is read-only; tfdebug does not replace a protected file (make it writable, or choose another name).</source>
+        <comment>write.read_only</comment>
+        <translation>{path} 是只读的；tfdebug 不会替换受保护的文件（请把它设为可写，或另选一个名字）。</translation>
+    </message>
+    <message>
         <source>{path} is the file being read; writing there would destroy it (choose another name).</source>
         <comment>write.over_input</comment>
         <translation>{path} 正是被读取的文件；写到那里会毁掉它（请换一个名字）。</translation>

@@ -25,7 +25,7 @@ from tfdebug.core.errors import ExportError, TfdebugError
 from tfdebug.io import atomic
 from tfdebug.io.atomic import TEMP_SUFFIX, leftover_temp_files
 from tfdebug.io.exports import export_pass, load_export
-from tfdebug.io.snapshot import open_snapshot
+from tfdebug.io.snapshot import open_snapshot, save_snapshot
 
 PASS_SUFFIXES = [".safetensors", ".npz", ".pt"]
 REPO = Path(__file__).resolve().parents[2]
@@ -244,3 +244,18 @@ def test_stderr_on_a_full_device_is_the_same_clean_exit(argv):
     with open("/dev/full", "w") as full:
         done = subprocess.run(command, stdout=subprocess.PIPE, stderr=full, cwd=REPO, timeout=120)
     assert done.returncode == 2 and done.stdout == b""
+
+
+@pytest.mark.parametrize("fmt", ["safetensors", "npz", "pt"])
+def test_a_read_only_target_is_refused_and_kept(recording, tmp_path, fmt):
+    """Decided (issue 39): a file marked read-only is not replaced, even though its folder would allow the rename."""
+    target = tmp_path / f"kept.{fmt}"
+    target.write_bytes(b"someone's file")
+    target.chmod(0o444)
+    with pytest.raises(TfdebugError, match="is read-only") as caught:
+        if fmt == "safetensors":
+            save_snapshot(recording, target)
+        else:
+            export_pass(recording, target, fmt=fmt)
+    assert caught.value.id == "write.read_only"
+    assert target.read_bytes() == b"someone's file" and leftover_temp_files(tmp_path) == []
