@@ -3697,7 +3697,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>{path} is read-only; tfdebug does not replace a protected file (make it writable, or choose another name).</source>
-        <comment>write.read_only</comment>
+        <comment>write.read_only_file</comment>
         <translation>{path} 是只读的；tfdebug 不会替换受保护的文件（请把它设为可写，或另选一个名字）。</translation>
     </message>
     <message>

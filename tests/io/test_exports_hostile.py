@@ -257,5 +257,5 @@ def test_a_read_only_target_is_refused_and_kept(recording, tmp_path, fmt):
             save_snapshot(recording, target)
         else:
             export_pass(recording, target, fmt=fmt)
-    assert caught.value.id == "write.read_only"
+    assert caught.value.id == "write.read_only_file"
     assert target.read_bytes() == b"someone's file" and leftover_temp_files(tmp_path) == []

@@ -177,7 +177,7 @@ def _check_target(path: Path, error: type[TfdebugError]) -> None:
         # Replacing goes through the folder (a rename), which a file's own mode does not guard: a file marked
         # read-only is kept as someone's decision, as cp and shells' `>` keep it.
         raise error("{path} is read-only; tfdebug does not replace a protected file (make it writable, or choose "
-                    "another name).", id="write.read_only", path=str(path))
+                    "another name).", id="write.read_only_file", path=str(path))
 
 
 def check_output(path: str | os.PathLike, error: type[TfdebugError] = ExportError,

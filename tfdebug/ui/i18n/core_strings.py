@@ -293,7 +293,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', '{path} is not a regular file (a pipe, device or socket); tfdebug reads only files.', 'read.not_regular')
     translate('errors', '{path} is not a regular file.', 'config.not_file')
     translate('errors', '{path} is not valid JSON ({reason}).', 'read.json_invalid')
-    translate('errors', '{path} is read-only; tfdebug does not replace a protected file (make it writable, or choose another name).', 'write.read_only')
+    translate('errors', '{path} is read-only; tfdebug does not replace a protected file (make it writable, or choose another name).', 'write.read_only_file')
     translate('errors', '{path} is the file being read; writing there would destroy it (choose another name).', 'write.over_input')
     translate('errors', '{path} is {size}; a file of this kind is at most {most}, so it was not read.', 'read.too_large')
     translate('errors', '{path} nests more than {most} levels deep.', 'read.json_deep')
