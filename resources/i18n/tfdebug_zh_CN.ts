@@ -2636,6 +2636,11 @@ output w·V = {output}</source>
         <translation>阶段 {name} 在此记录中没有张量。</translation>
     </message>
     <message>
+        <source>Stage {name} holds no values (its tensor is on the meta device), so it cannot be saved or exported.</source>
+        <comment>recording.meta_tensor</comment>
+        <translation>阶段 {name} 没有数值（它的张量在 meta 设备上），因此无法保存或导出。</translation>
+    </message>
+    <message>
         <source>Stage {name} is already being recorded by another pass of this model: stop that pass first.</source>
         <comment>recorder.busy</comment>
         <translation>阶段 {name} 正在被此模型的另一次前向传播记录：请先停止那次传播。</translation>

@@ -259,3 +259,25 @@ def test_a_read_only_target_is_refused_and_kept(recording, tmp_path, fmt):
             export_pass(recording, target, fmt=fmt)
     assert caught.value.id == "write.read_only_file"
     assert target.read_bytes() == b"someone's file" and leftover_temp_files(tmp_path) == []
+
+
+@pytest.mark.parametrize("fmt", ["safetensors", "npz", "pt"])
+def test_a_stage_on_the_meta_device_is_one_sentence_and_nothing_is_written(recording, tmp_path, fmt):
+    """A tensor with a shape and no values (it was NotImplementedError: Cannot copy out of meta tensor)."""
+    import copy
+    import dataclasses
+
+    import torch
+
+    meta = copy.copy(recording)
+    first = recording.captures[0]
+    meta.captures = [dataclasses.replace(first, tensor=torch.empty(first.shape, device="meta")),
+                     *recording.captures[1:]]
+    target = tmp_path / f"meta.{fmt}"
+    with pytest.raises(TfdebugError, match="holds no values") as caught:
+        if fmt == "safetensors":
+            save_snapshot(meta, target)
+        else:
+            export_pass(meta, target, fmt=fmt)
+    assert caught.value.id == "recording.meta_tensor"
+    assert not target.exists() and leftover_temp_files(tmp_path) == []

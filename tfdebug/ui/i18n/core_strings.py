@@ -97,6 +97,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', "Stage '{name}' has dtype {dtype}, which a snapshot cannot hold.", 'safetensors.dtype_unwritable')
     translate('errors', 'Stage {name} has already run: only the stage the forward is paused at ({live}) can be edited. Restart to edit an earlier one.', 'replace.already_run')
     translate('errors', 'Stage {name} has no tensor in this recording.', 'recording.no_tensor')
+    translate('errors', 'Stage {name} holds no values (its tensor is on the meta device), so it cannot be saved or exported.', 'recording.meta_tensor')
     translate('errors', 'Stage {name} is already being recorded by another pass of this model: stop that pass first.', 'recorder.busy')
     translate('errors', "Stage {name} is not in the server's history.", 'remote.not_captured')
     translate('errors', 'Stage {name} was left out of the history by the capture budget: it has no tensor to show.', 'display.dropped')
