@@ -2871,6 +2871,11 @@ output w·V = {output}</source>
         <translation>无法读取模型文件夹 {folder}：权限不足。</translation>
     </message>
     <message>
+        <source>The model folder {folder} cannot be read: {reason}.</source>
+        <comment>model.folder_unreadable</comment>
+        <translation>无法读取模型文件夹 {folder}：{reason}。</translation>
+    </message>
+    <message>
         <source>The model folder {folder} has no {name}.</source>
         <comment>model.missing_file</comment>
         <translation>模型文件夹 {folder} 中没有 {name}。</translation>

@@ -145,6 +145,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'The input is {n} tokens long; this model takes at most {most}.', 'hf.too_long')
     translate('errors', 'The model config must be a JSON object of field names and values.', 'config.not_object')
     translate('errors', 'The model folder {folder} cannot be read: permission denied.', 'hf.folder_permission')
+    translate('errors', 'The model folder {folder} cannot be read: {reason}.', 'model.folder_unreadable')
     translate('errors', 'The model folder {folder} has no {name}.', 'model.missing_file')
     translate('errors', 'The model takes no input named {name}.', 'remote.unknown_input')
     translate('errors', 'The module failed on the inputs make_inputs gave: {error}: {reason}', 'sdpa.module_failed')
