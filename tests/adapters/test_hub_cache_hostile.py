@@ -134,3 +134,16 @@ def test_the_cli_says_one_sentence_for_a_fifo_ref(cache):
                           text=True, cwd=ROOT, timeout=120, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1 and "not a regular file" in done.stderr
+
+
+def test_the_cache_listing_does_not_wait_on_a_fifo_ref(cache, caplog):
+    ref = repo(cache) / "refs" / "main"
+    ref.unlink()
+    os.mkfifo(ref)
+    listed: list = []
+    thread = threading.Thread(target=lambda: listed.append(hub.scan_cache()), daemon=True)
+    with caplog.at_level("WARNING", logger="tfdebug"):
+        thread.start()
+        thread.join(10)
+    assert listed == [[]], "listing the cache hung"
+    assert any("not a small regular file" in r.getMessage() for r in caplog.records)

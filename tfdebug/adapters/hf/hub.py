@@ -11,8 +11,10 @@ checkpoint).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -27,6 +29,7 @@ _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 MAX_REF_BYTES = 1024  # a ref holds a 40-character commit hash
+log = logging.getLogger("tfdebug")
 
 
 class DownloadCancelledError(TfdebugError):
@@ -243,6 +246,11 @@ def scan_cache() -> list[CachedModel]:
     from huggingface_hub import scan_cache_dir
     from huggingface_hub.errors import CacheNotFound
 
+    bad = _bad_ref(cache_dir())
+    if bad is not None:  # huggingface_hub's scan would read it: a FIFO waits forever, /dev/zero never ends
+        log.warning("the Hugging Face cache's ref %s is not a small regular file, so the cache was not listed; "
+                    "remove it (its model can be downloaded again).", terminal_safe(os.fspath(bad), 300))
+        return []
     try:
         info = scan_cache_dir(cache_dir())
     except (CacheNotFound, OSError, ValueError):
@@ -254,6 +262,20 @@ def scan_cache() -> list[CachedModel]:
         revisions = sorted(repo.revisions, key=lambda r: ("main" in r.refs, r.last_modified))
         rows.append(_row(repo.repo_id, revisions[-1], repo.size_on_disk))
     return sorted(rows, key=lambda r: r.repo_id.lower())
+
+
+def _bad_ref(cache: Path) -> Path | None:
+    """The first ref in the cache that is not a regular file of at most MAX_REF_BYTES (None: all are)."""
+    for ref in sorted(cache.glob("models--*/refs/**/*")):
+        try:
+            info = os.stat(ref)
+        except OSError:
+            return ref  # a link loop, or a link to nothing
+        if stat.S_ISDIR(info.st_mode):
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_REF_BYTES:
+            return ref
+    return None
 
 
 def _row(repo_id: str, revision, size: int) -> CachedModel:
