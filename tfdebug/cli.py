@@ -127,6 +127,22 @@ class _SafeFormatter(logging.Formatter):
         return terminal_safe(super().format(record))
 
 
+def _say(sentence: str) -> None:
+    """`tfdebug: sentence` on stderr; a stderr that cannot be written (`2>/dev/full`, closed) loses only the line."""
+    try:
+        print(f"tfdebug: {sentence}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        _discard_stderr()
+
+
+def _discard_stderr() -> None:
+    """Point the stderr descriptor at the null device, so the flush at exit cannot fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
+
+
 def _log_to_stderr() -> None:
     """Warnings of the `tfdebug` logger (e.g. stale temporary files removed) as 'tfdebug: ...' lines."""
     log = logging.getLogger("tfdebug")
@@ -153,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         _discard_stdout(real)
         sentence, code = _output_sentence(lost.__cause__)
         if sentence is not None:
-            print(f"tfdebug: {sentence}", file=sys.stderr)
+            _say(sentence)
         return code
     finally:
         sys.stdout = real
@@ -165,7 +181,7 @@ def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     problem = argv_problem(argv)
     if problem:
-        print(f"tfdebug: {problem}", file=sys.stderr)
+        _say(problem)
         return 2
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv = ["gui", *argv]
@@ -180,7 +196,7 @@ def _main(argv: list[str] | None) -> int:
         return int(args._module.run(args) or 0)
     except TfdebugError as exc:
         # Whatever a file or argument put into the sentence reaches the terminal escaped, on one line.
-        print(f"tfdebug: {terminal_safe(exc.message)}", file=sys.stderr)
+        _say(terminal_safe(exc.message))
         return 2
     except KeyboardInterrupt:
         return 130

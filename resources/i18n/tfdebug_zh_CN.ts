@@ -2411,6 +2411,11 @@ output w·V = {output}</source>
         <translation>{kind} 消息含有未知字段“{field}”。</translation>
     </message>
     <message>
+        <source>A {kind} request carries {got} arrays; it takes at most {n}.</source>
+        <comment>remote.arrays_taken</comment>
+        <translation>{kind} 请求带有 {got} 个数组；它最多接受 {n} 个。</translation>
+    </message>
+    <message>
         <source>A {kind} request needs the field &apos;{field}&apos;.</source>
         <comment>remote.missing_field</comment>
         <translation>{kind} 请求需要字段“{field}”。</translation>
@@ -2631,6 +2636,11 @@ output w·V = {output}</source>
         <translation>阶段 {name} 在此记录中没有张量。</translation>
     </message>
     <message>
+        <source>Stage {name} holds no values (its tensor is on the meta device), so it cannot be saved or exported.</source>
+        <comment>recording.meta_tensor</comment>
+        <translation>阶段 {name} 没有数值（它的张量在 meta 设备上），因此无法保存或导出。</translation>
+    </message>
+    <message>
         <source>Stage {name} is already being recorded by another pass of this model: stop that pass first.</source>
         <comment>recorder.busy</comment>
         <translation>阶段 {name} 正在被此模型的另一次前向传播记录：请先停止那次传播。</translation>
@@ -2676,14 +2686,14 @@ output w·V = {output}</source>
         <translation>CSV 数值是 {rows} × {cols}；显示的切片是 {want_rows} × {want_cols}。</translation>
     </message>
     <message>
+        <source>The Hugging Face cache&apos;s ref {ref} does not hold a commit hash (40 hexadecimal digits), so {model} was not read from it: download it again (--download).</source>
+        <comment>hub.bad_ref</comment>
+        <translation>Hugging Face 缓存中的引用 {ref} 没有保存提交哈希（40 位十六进制数字），因此没有从中读取 {model}：请重新下载（--download）。</translation>
+    </message>
+    <message>
         <source>The Hugging Face hub has no model {model} you can read (a typo, a private or a gated model: log in with `hf auth login`).</source>
         <comment>hub.no_repo</comment>
         <translation>Hugging Face Hub 上没有你能读取的模型 {model}（拼写错误、私有或需授权的模型：请用 `hf auth login` 登录）。</translation>
-    </message>
-    <message>
-        <source>The capture budget&apos;s focus {stage} is not a stage of this pass; see `tfdebug stages` for the names.</source>
-        <comment>budget.unknown_focus</comment>
-        <translation>捕获预算的焦点 {stage} 不是本次前向的阶段；阶段名见 `tfdebug stages`。</translation>
     </message>
     <message>
         <source>The comparison has {n} stages, more than the {limit} one reply may carry: compare a shorter pass.</source>
@@ -2861,6 +2871,11 @@ output w·V = {output}</source>
         <translation>无法读取模型文件夹 {folder}：权限不足。</translation>
     </message>
     <message>
+        <source>The model folder {folder} cannot be read: {reason}.</source>
+        <comment>model.folder_unreadable</comment>
+        <translation>无法读取模型文件夹 {folder}：{reason}。</translation>
+    </message>
+    <message>
         <source>The model folder {folder} has no {name}.</source>
         <comment>model.missing_file</comment>
         <translation>模型文件夹 {folder} 中没有 {name}。</translation>
@@ -2929,6 +2944,11 @@ output w·V = {output}</source>
         <source>The server did not answer within {s:g} s.{hint}</source>
         <comment>remote.no_answer</comment>
         <translation>服务器在 {s:g} 秒内没有应答。{hint}</translation>
+    </message>
+    <message>
+        <source>The server failed to answer this {what} ({why}); it goes on serving. Its log names this fault {n}.</source>
+        <comment>remote.server_fault</comment>
+        <translation>服务器未能回答这个{what}（{why}）；它继续提供服务。它的日志把这次故障记为第 {n} 号。</translation>
     </message>
     <message>
         <source>The server is already comparing: wait for that comparison first.</source>
@@ -3156,11 +3176,6 @@ output w·V = {output}</source>
         <translation>这个配置需要约 {size} 的参数和缓冲区，主要来自 {field} = {value}；tfdebug 在本机最多构建 {most} 的模型。</translation>
     </message>
     <message>
-        <source>This generation has no step {step}.</source>
-        <comment>generation.no_step</comment>
-        <translation>这次生成没有第 {step} 步。</translation>
-    </message>
-    <message>
         <source>This model takes no input called &apos;{key}&apos;; its inputs are: {keys}.</source>
         <comment>input.unknown_key</comment>
         <translation>此模型没有名为“{key}”的输入；它的输入是：{keys}。</translation>
@@ -3184,11 +3199,6 @@ output w·V = {output}</source>
         <source>This stage holds {dtype} values; only floating-point stages can be edited.</source>
         <comment>edit.not_float</comment>
         <translation>这个阶段的值是 {dtype}；只有浮点阶段才能编辑。</translation>
-    </message>
-    <message>
-        <source>Tokens are counted from 1: the first generated token is token 1.</source>
-        <comment>generation.token_from_1</comment>
-        <translation>词元从 1 开始计数：第一个生成的词元是第 1 个。</translation>
     </message>
     <message>
         <source>Top-k must be 0 (off) or a positive number of tokens.</source>
@@ -3416,6 +3426,11 @@ output w·V = {output}</source>
         <translation>{index} 列出 {n} 个分片（最多 {most} 个）。</translation>
     </message>
     <message>
+        <source>{name} in {folder} is a symbolic link that leads to itself (a loop), so the model was not read.</source>
+        <comment>hf.link_loop</comment>
+        <translation>{folder} 中的 {name} 是指向自身的符号链接（循环），因此没有读取该模型。</translation>
+    </message>
+    <message>
         <source>{path} does not hold a JSON object.</source>
         <comment>read.json_not_object</comment>
         <translation>{path} 不包含 JSON 对象。</translation>
@@ -3424,6 +3439,16 @@ output w·V = {output}</source>
         <source>{path} grew past {most} while being read, so it was not used.</source>
         <comment>read.grew</comment>
         <translation>{path} 在读取时增长超过 {most}，因此未被使用。</translation>
+    </message>
+    <message>
+        <source>{path} in the Hugging Face cache is a symbolic link that leads nowhere (a loop, or a folder that cannot be read), so {model} was not read from it.</source>
+        <comment>hub.link_loop</comment>
+        <translation>Hugging Face 缓存中的 {path} 是无处可达的符号链接（循环，或无法读取的文件夹），因此没有从中读取 {model}。</translation>
+    </message>
+    <message>
+        <source>{path} in the Hugging Face cache leads outside it (to {target}), so {model} was not read from it; tfdebug reads only the cache&apos;s own files.</source>
+        <comment>hub.outside_cache</comment>
+        <translation>Hugging Face 缓存中的 {path} 指向缓存之外（{target}），因此没有从中读取 {model}；tfdebug 只读取缓存自己的文件。</translation>
     </message>
     <message>
         <source>{path} is a folder, not a file.</source>
@@ -3461,6 +3486,11 @@ output w·V = {output}</source>
         <translation>--device-map {name} 把 Hugging Face 模型分布到多个设备上；{spec} 只在一个设备上运行：请用 --device。</translation>
     </message>
     <message>
+        <source>--host takes an interface address or name, such as 127.0.0.1 or 0.0.0.0, not &apos;{host}&apos;.</source>
+        <comment>remote.bad_host</comment>
+        <translation>--host 需要一个网络接口地址或名称，例如 127.0.0.1 或 0.0.0.0，而不是“{host}”。</translation>
+    </message>
+    <message>
         <source>A part of the server&apos;s plan does not follow on from the parts before it.</source>
         <comment>remote.plan_part</comment>
         <translation>服务器计划的某一部分接不上前面的部分。</translation>
@@ -3474,6 +3504,11 @@ output w·V = {output}</source>
         <source>A token of the server&apos;s generation cannot be read: {why}</source>
         <comment>remote.token_entry</comment>
         <translation>无法读取服务器生成过程中的一个词元：{why}</translation>
+    </message>
+    <message>
+        <source>An edit&apos;s values come as one float64 array of rows × columns (at most {n} values), for fill_csv only; this one is {dtype} of shape {shape} for {op}.</source>
+        <comment>remote.edit_values</comment>
+        <translation>编辑的数值以一个“行 × 列”的 float64 数组传来（最多 {n} 个值），且只用于 fill_csv；这个是形状为 {shape} 的 {dtype}，用于 {op}。</translation>
     </message>
     <message>
         <source>Could not download {model}: the Hugging Face hub cannot be reached from here (no network, or HF_HUB_OFFLINE is set).</source>
@@ -3501,6 +3536,11 @@ output w·V = {output}</source>
         <translation>在服务器上，快照只写入和读取它的导出文件夹：请给出以 {suffix} 结尾、不含文件夹的文件名。</translation>
     </message>
     <message>
+        <source>Port {port} on {host} is in use (another tfdebug serve?): choose another with --port, or --port 0 for a free one.</source>
+        <comment>remote.port_in_use</comment>
+        <translation>{host} 上的端口 {port} 已被占用（另一个 tfdebug serve？）：用 --port 换一个，或用 --port 0 取一个空闲端口。</translation>
+    </message>
+    <message>
         <source>Stats from the server come without their histogram.</source>
         <comment>remote.stats_histogram</comment>
         <translation>服务器发来的统计量缺少直方图。</translation>
@@ -3521,6 +3561,11 @@ output w·V = {output}</source>
         <translation>tfdebug 无法运行一次 {model} 来找出它的阶段：{reason}</translation>
     </message>
     <message>
+        <source>tfdebug serve cannot listen on {host} port {port}: {why}.</source>
+        <comment>remote.bind</comment>
+        <translation>tfdebug serve 无法在 {host} 的端口 {port} 上监听：{why}。</translation>
+    </message>
+    <message>
         <source>{folder} has no model.safetensors (or model.safetensors.index.json).</source>
         <comment>hf.no_weights</comment>
         <translation>{folder} 中没有 model.safetensors（或 model.safetensors.index.json）。</translation>
@@ -3539,6 +3584,11 @@ output w·V = {output}</source>
         <source>{folder} is missing the weight shard {shard} named in its index.</source>
         <comment>hf.missing_shard</comment>
         <translation>{folder} 缺少其索引中列出的权重分片 {shard}。</translation>
+    </message>
+    <message>
+        <source>{host} is not an address or interface of this machine: listen on 127.0.0.1 (and forward the port over SSH), 0.0.0.0 (every interface) or one of this machine&apos;s addresses.</source>
+        <comment>remote.not_local</comment>
+        <translation>{host} 不是本机的地址或网络接口：请在 127.0.0.1 上监听（并通过 SSH 转发端口）、在 0.0.0.0 上监听（所有接口），或使用本机的某个地址。</translation>
     </message>
     <message>
         <source>{model} calls neither F.scaled_dot_product_attention nor nn.MultiheadAttention, and holds no Tap: tfdebug found no stage to show.</source>
@@ -3654,6 +3704,11 @@ output w·V = {output}</source>
         <source>{path} is not valid JSON ({reason}).</source>
         <comment>read.json_invalid</comment>
         <translation>{path} 不是有效的 JSON（{reason}）。</translation>
+    </message>
+    <message>
+        <source>{path} is read-only; tfdebug does not replace a protected file (make it writable, or choose another name).</source>
+        <comment>write.read_only_file</comment>
+        <translation>{path} 是只读的；tfdebug 不会替换受保护的文件（请把它设为可写，或另选一个名字）。</translation>
     </message>
     <message>
         <source>{path} is the file being read; writing there would destroy it (choose another name).</source>

@@ -9,6 +9,7 @@ shard name can point somewhere it should not.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 
@@ -18,6 +19,7 @@ import torch
 
 from tfdebug import cli
 from tfdebug.adapters.hf.config import INT_FIELDS, check_config
+from tfdebug.adapters.registry import load_adapter
 from tfdebug.core.errors import ModelLoadError
 
 GPT2_SIZES = ("n_layer", "n_head", "n_embd", "vocab_size", "n_positions")
@@ -103,12 +105,20 @@ def test_architectures_naming_something_else_in_transformers_is_one_sentence(fol
     assert "'pipeline', which in transformers is not a model class" in refused(folder, capsys)
 
 
-def test_an_unknown_architecture_and_a_flash_attention_setting_still_load(folder, capsys):
+@pytest.mark.parametrize("kernel", ["flash_attention_2", "flash_attention_3"])
+def test_an_unknown_architecture_and_a_flash_attention_setting_still_load(folder, capsys, caplog, monkeypatch,
+                                                                           kernel):
     # A newer or custom class name falls back to the family's head; a folder's choice of attention
     # kernel is not used (tfdebug runs its own tapped attention), so flash_attention_2 needs no package.
-    edit_config(folder, architectures=["GPT2FromTheFutureLMHeadModel"], attn_implementation="flash_attention_2",
-                _attn_implementation="flash_attention_2")
+    # That it is not used is said (one warning line), not silent.
+    edit_config(folder, architectures=["GPT2FromTheFutureLMHeadModel"], attn_implementation=kernel,
+                _attn_implementation=kernel)
     assert cli.main(["stages", "--model", f"hf:{folder}"]) == 0, capsys.readouterr().err
+    monkeypatch.setattr(logging.getLogger("tfdebug"), "propagate", True)  # cli.main sent it to stderr only
+    with caplog.at_level(logging.WARNING, logger="tfdebug"):
+        load_adapter(f"hf:{folder}")
+    said = [r.getMessage() for r in caplog.records if "attention kernel" in r.getMessage()]
+    assert len(set(said)) == 1 and kernel in said[0] and "its own tapped attention instead" in said[0]
 
 
 @pytest.mark.parametrize("depth", [65, 10_000, 100_000])

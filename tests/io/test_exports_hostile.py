@@ -25,7 +25,7 @@ from tfdebug.core.errors import ExportError, TfdebugError
 from tfdebug.io import atomic
 from tfdebug.io.atomic import TEMP_SUFFIX, leftover_temp_files
 from tfdebug.io.exports import export_pass, load_export
-from tfdebug.io.snapshot import open_snapshot
+from tfdebug.io.snapshot import open_snapshot, save_snapshot
 
 PASS_SUFFIXES = [".safetensors", ".npz", ".pt"]
 REPO = Path(__file__).resolve().parents[2]
@@ -234,3 +234,50 @@ def test_real_dev_full_and_a_closed_pipe(tmp_path):
     reader.stdout.close()  # the reader leaves before anything is printed
     _, err = reader.communicate(timeout=120)
     assert reader.returncode == 0 and err.decode() == ""  # a reader that left is no failure: nothing said
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("argv", [["stages", "--model", "no-such-model"], ["info", "\udcff"]])
+def test_stderr_on_a_full_device_is_the_same_clean_exit(argv):
+    """The sentence is lost, not the exit status: 2, as with a stderr that can be written (it was 1)."""
+    command = [sys.executable, "-m", "tfdebug", *argv]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=full, cwd=REPO, timeout=120)
+    assert done.returncode == 2 and done.stdout == b""
+
+
+@pytest.mark.parametrize("fmt", ["safetensors", "npz", "pt"])
+def test_a_read_only_target_is_refused_and_kept(recording, tmp_path, fmt):
+    """Decided (issue 39): a file marked read-only is not replaced, even though its folder would allow the rename."""
+    target = tmp_path / f"kept.{fmt}"
+    target.write_bytes(b"someone's file")
+    target.chmod(0o444)
+    with pytest.raises(TfdebugError, match="is read-only") as caught:
+        if fmt == "safetensors":
+            save_snapshot(recording, target)
+        else:
+            export_pass(recording, target, fmt=fmt)
+    assert caught.value.id == "write.read_only_file"
+    assert target.read_bytes() == b"someone's file" and leftover_temp_files(tmp_path) == []
+
+
+@pytest.mark.parametrize("fmt", ["safetensors", "npz", "pt"])
+def test_a_stage_on_the_meta_device_is_one_sentence_and_nothing_is_written(recording, tmp_path, fmt):
+    """A tensor with a shape and no values (it was NotImplementedError: Cannot copy out of meta tensor)."""
+    import copy
+    import dataclasses
+
+    import torch
+
+    meta = copy.copy(recording)
+    first = recording.captures[0]
+    meta.captures = [dataclasses.replace(first, tensor=torch.empty(first.shape, device="meta")),
+                     *recording.captures[1:]]
+    target = tmp_path / f"meta.{fmt}"
+    with pytest.raises(TfdebugError, match="holds no values") as caught:
+        if fmt == "safetensors":
+            save_snapshot(meta, target)
+        else:
+            export_pass(meta, target, fmt=fmt)
+    assert caught.value.id == "recording.meta_tensor"
+    assert not target.exists() and leftover_temp_files(tmp_path) == []

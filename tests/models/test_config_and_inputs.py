@@ -158,3 +158,27 @@ def test_unknown_words_are_echoed_with_control_characters_escaped(capsys):
     err = capsys.readouterr().err
     assert "\x1b" not in err and "\x07" not in err and "\u202e" not in err
     assert all(escaped in err for escaped in ("\\x1b", "\\x07", "\\u202e")) and "31mred" in err
+
+
+def test_a_model_folder_that_cannot_be_read_is_one_sentence(tmp_path, monkeypatch):
+    """chmod 000 on the folder (root is not stopped by it, so the refusal the OS gives is played here)."""
+    import errno
+    from pathlib import Path
+
+    import pytest
+
+    from tfdebug.core.errors import ModelLoadError
+    from tfdebug.models.loader import load_model
+
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    real_is_file = Path.is_file
+
+    def is_file(self):
+        if self.parent == folder:
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real_is_file(self)
+    monkeypatch.setattr(Path, "is_file", is_file)
+    with pytest.raises(ModelLoadError) as caught:
+        load_model(str(folder))
+    assert caught.value.id == "model.folder_unreadable" and "cannot be read: permission denied" in caught.value.message.lower()

@@ -71,3 +71,31 @@ def attached(served: Served, timeout_s: float = 3.0):
         yield session
     finally:
         session.close()
+
+
+@contextlib.contextmanager
+def served_here(**options):
+    """A RemoteServer of the small random reference model on 127.0.0.1, served by a thread of this process (its
+    handlers can be patched and its fault log read); `options` go to RemoteServer."""
+    import threading
+
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.remote.server import RemoteServer
+    from tfdebug.sessions.generation import GenerationSession, generation_inputs
+    from tfdebug.sessions.session import DebugSession
+
+    adapter = load_adapter("random")
+
+    def make_session(texts, settings):
+        texts = adapter.default_texts() if texts is None else texts
+        if settings is None:
+            return DebugSession(adapter, texts)
+        return GenerationSession(adapter, generation_inputs(adapter, texts), settings)
+    server = RemoteServer(make_session, port=0, **options)
+    thread = threading.Thread(target=server.serve_forever, name="served-here", daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        thread.join(30)

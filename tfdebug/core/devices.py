@@ -71,3 +71,11 @@ def resolve_dtype(name: str | torch.dtype) -> torch.dtype:
     except KeyError:
         raise ConfigError("dtype must be one of {choices}, not '{name}'.", id="config.unknown_dtype",
                           choices=", ".join(DTYPES), name=name) from None
+
+
+def device_description(device: torch.device | str) -> str:
+    """The device in words: 'cuda:0 (NVIDIA H200)', or 'cpu'."""
+    device = torch.device(device)
+    if device.type == "cuda" and torch.cuda.is_available():
+        return f"{device} ({torch.cuda.get_device_name(device)})"
+    return str(device)

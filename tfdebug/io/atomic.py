@@ -8,8 +8,9 @@ it was.
 Temporary files are named `.NAME.PID.RANDOM.tfdebug-tmp.EXT`, so one a killed process
 left behind is recognisable: the next write of the same target removes those older than
 STALE_SECONDS whose process is gone, and says so (a warning on the `tfdebug` logger).
-Only regular files are replaced: a device, a pipe or a symbolic link as the target is
-refused (callers resolve a link first when the user asks for that).
+Only regular files are replaced: a device, a pipe, a symbolic link or a file marked read-only
+(no write permission for anyone) as the target is refused (callers resolve a link first when
+the user asks for that).
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ def _size(n: int) -> str:
 
 
 def _check_target(path: Path, error: type[TfdebugError]) -> None:
-    """Refuse targets a write must not replace: folders, links, devices, pipes, sockets."""
+    """Refuse targets a write must not replace: folders, links, devices, pipes, sockets, read-only files."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -172,6 +173,11 @@ def _check_target(path: Path, error: type[TfdebugError]) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise error("{path} is not a regular file (a device, pipe or socket); choose a file name to write.",
                     id="write.not_regular", path=str(path))
+    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        # Replacing goes through the folder (a rename), which a file's own mode does not guard: a file marked
+        # read-only is kept as someone's decision, as cp and shells' `>` keep it.
+        raise error("{path} is read-only; tfdebug does not replace a protected file (make it writable, or choose "
+                    "another name).", id="write.read_only_file", path=str(path))
 
 
 def check_output(path: str | os.PathLike, error: type[TfdebugError] = ExportError,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from tfdebug import __version__
-from tfdebug.core.errors import UnknownStageError
+from tfdebug.core.errors import ExportError, UnknownStageError
 from tfdebug.core.phrases import Phrase
 from tfdebug.io.limits import escape_controls
 from tfdebug.io.safetensors_file import dtype_name
@@ -73,12 +73,14 @@ class Recording:
     # ----- tensors ---------------------------------------------------------------------
     def tensor(self, capture: Capture) -> Tensor:
         """The capture's tensor: in memory, or read now (not kept, so exports stream)."""
-        if capture.tensor is not None:
-            return capture.tensor
-        if self.load is None:
+        tensor = capture.tensor if capture.tensor is not None else self.load(capture) if self.load is not None else None
+        if tensor is None:
             raise UnknownStageError("Stage {name} has no tensor in this recording.", id="recording.no_tensor",
                                     name=capture.name)
-        return self.load(capture)
+        if tensor.is_meta:  # a shape without values (a model built on the meta device): nothing to write or read
+            raise ExportError("Stage {name} holds no values (its tensor is on the meta device), so it cannot "
+                                    "be saved or exported.", id="recording.meta_tensor", name=capture.name)
+        return tensor
 
     def __getitem__(self, name: str) -> Capture:
         for capture in self.captures:

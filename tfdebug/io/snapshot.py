@@ -61,7 +61,7 @@ def finite_marks(recording: Recording) -> dict[str, bool]:
 
     by_device: dict[torch.device, list[tuple[str, Tensor]]] = {}
     for c in recording.captures:
-        if c.tensor is not None and c.dtype.is_floating_point and c.tensor.numel():
+        if c.tensor is not None and c.dtype.is_floating_point and c.tensor.numel() and not c.tensor.is_meta:
             by_device.setdefault(c.tensor.device, []).append((c.name, torch.isfinite(c.tensor).all()))
     marks: dict[str, bool] = {}
     for flags in by_device.values():

@@ -16,6 +16,7 @@ from torch import Tensor
 
 from tfdebug.core.devices import resolve_device, resolve_dtype
 from tfdebug.core.errors import ConfigError, EmptyInputError, ModelLoadError
+from tfdebug.core.phrases import os_reason
 from tfdebug.models.config import ModelArgs, load_config
 from tfdebug.models.transformer import Transformer
 from tfdebug.models.vocab import BOS, Vocab, builtin_vocabs
@@ -102,7 +103,12 @@ def _demo_dir() -> Path:
 def _load_dir(folder: Path) -> tuple[Transformer, Vocab, Vocab]:
     folder = Path(folder)
     for name in (CONFIG_FILE, WEIGHTS_FILE, SRC_VOCAB_FILE, TGT_VOCAB_FILE):
-        if not (folder / name).is_file():
+        try:
+            present = (folder / name).is_file()
+        except OSError as exc:  # a folder without read or search permission
+            raise ModelLoadError("The model folder {folder} cannot be read: {reason}.", id="model.folder_unreadable",
+                                 folder=str(folder), reason=os_reason(exc)) from None
+        if not present:
             raise ModelLoadError("The model folder {folder} has no {name}.", id="model.missing_file",
                                  folder=str(folder), name=name)
     try:

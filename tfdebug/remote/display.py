@@ -20,6 +20,7 @@ from tfdebug.core.stepper import Stepper
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.remote import wire
 from tfdebug.remote.errors import FrameError
+from tfdebug.remote.protocol import MAX_OVERVIEW
 
 if TYPE_CHECKING:
     from tfdebug.remote.session import RemoteSession
@@ -155,9 +156,12 @@ class RemoteDisplay:
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
         """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture, computed on the
         server; only the numbers cross (NaN where the server kept no tensor)."""
-        indices = [self._position(c) for c in captures]
-        reply = self._session.request("overview", {"statistic": statistic, "indices": indices})
-        if len(reply.buffers) != 1 or reply.buffers[0].shape != (len(indices),):
-            raise FrameError("The server's overview has {got} values for {n} stages.", id="remote.overview",
-                             got=reply.buffers[0].size if reply.buffers else 0, n=len(indices))
-        return [float(v) for v in reply.buffers[0]]
+        positions, values = [self._position(c) for c in captures], []
+        for start in range(0, len(positions), MAX_OVERVIEW):  # a request asks about at most MAX_OVERVIEW stages
+            indices = positions[start:start + MAX_OVERVIEW]
+            reply = self._session.request("overview", {"statistic": statistic, "indices": indices})
+            if len(reply.buffers) != 1 or reply.buffers[0].shape != (len(indices),):
+                raise FrameError("The server's overview has {got} values for {n} stages.", id="remote.overview",
+                                 got=reply.buffers[0].size if reply.buffers else 0, n=len(indices))
+            values.extend(float(v) for v in reply.buffers[0])
+        return values

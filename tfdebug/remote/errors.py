@@ -42,6 +42,14 @@ class InsecureBindError(RemoteError):
     """Serving on an interface other than loopback was asked for without encryption."""
 
 
+class BindError(RemoteError):
+    """The server cannot listen where it was asked to (a port in use, an address not this machine's)."""
+
+
+class ServerFaultError(RemoteError):
+    """The server failed unexpectedly while answering one request; it goes on serving."""
+
+
 MAX_PARAMS = 32        # values one error sentence may carry
 MAX_PHRASE_DEPTH = 4   # a phrase inside a phrase inside …: deeper is read as its English text
 PHRASE_CONTEXTS = ("phrases", "errors")

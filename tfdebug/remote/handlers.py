@@ -20,8 +20,8 @@ from tfdebug.sessions.session import DebugSession
 from tfdebug.core.display import Stats
 from tfdebug.core.edits import Edit, Region, apply_edit
 from tfdebug.core.overview import stage_statistics
-from tfdebug.core.errors import (CompareError, DisplayError, ExportError, ReplacementError, StepperStateError,
-                                 TfdebugError)
+from tfdebug.core.errors import (CompareError, DisplayError, EditError, ExportError, ReplacementError,
+                                 StepperStateError, TfdebugError)
 from tfdebug.core.stepper import Stepper, StepperEvent
 from tfdebug.core.view import ViewSelection, axis_names
 from tfdebug.io.recording import recording_on_screen
@@ -31,7 +31,7 @@ from tfdebug.remote import wire
 from tfdebug.remote.comparing import ComparisonJob, served_reference, start_comparison
 from tfdebug.remote.display import LocalDisplay
 from tfdebug.remote.errors import FrameError
-from tfdebug.remote.protocol import Message
+from tfdebug.remote.protocol import MAX_FILL_VALUES, Message
 
 Reply = tuple[dict, list[np.ndarray]]
 SUFFIX = ".safetensors"  # a snapshot's file name ends so
@@ -217,7 +217,7 @@ class ServedSession:
 
     def _on_edit(self, m: Message) -> Reply:
         capture = self._paused_capture()
-        values = tuple(tuple(float(v) for v in row) for row in m.buffers[0]) if m.buffers else None
+        values = _fill_values(m)
         edit = Edit(m["op"], m["target"], m["value"], m["row"], m["col"], m["head"], values)
         region = Region(m["row_axis"], m["col_axis"], {int(k): v for k, v in m["indices"].items()})
         self.stepper.replace(apply_edit(capture.tensor, edit, region, capture.info.axes))
@@ -349,6 +349,18 @@ class ExportJob:
         if self._file is not None:
             self._file.close()
         self._dir.cleanup()
+
+
+def _fill_values(m: Message) -> tuple[tuple[float, ...], ...] | None:
+    """An edit's fill_csv values: its one float64 buffer of rows × columns (None: no buffer came)."""
+    if not m.buffers:
+        return None
+    values = m.buffers[0]
+    if m["op"] != "fill_csv" or values.dtype != np.float64 or values.ndim != 2 or values.size > MAX_FILL_VALUES:
+        raise EditError("An edit's values come as one float64 array of rows × columns (at most {n} values), for "
+                        "fill_csv only; this one is {dtype} of shape {shape} for {op}.", id="remote.edit_values",
+                        n=MAX_FILL_VALUES, dtype=str(values.dtype), shape=tuple(values.shape), op=m["op"])
+    return tuple(tuple(row) for row in values.tolist())
 
 
 def _needed(m: Message, field: str):

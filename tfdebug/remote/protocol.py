@@ -7,7 +7,7 @@ declared size is checked against the limit and against the bytes that came.
 
 Every header carries `v` (PROTOCOL_VERSION) and `type`; requests carry an `id` the reply
 repeats. Each type's fields are declared once in SCHEMAS and checked on arrival, like a file
-read from disk: a wrong type, a number out of range or an unknown field is refused with a
+read from disk: a missing or unknown field, a wrong type or a number out of range is refused with a
 sentence.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from typing import Any, Callable, Sequence
 
@@ -32,7 +33,8 @@ PROTOCOL_VERSION = 4  # 2: errors carry their template and values; the transfer 
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
 # metadata) and snapshot chunks.
 MAX_FRAMES = 8
-SERVER_MAX_HEADER = 64 * 1024
+SERVER_MAX_HEADER = 64 * 1024         # from a peer not attached (a hello needs well under 1 KiB)
+ATTACHED_MAX_HEADER = 4 * 2**20       # from the attached window: above the largest header SCHEMAS allows
 CLIENT_MAX_HEADER = 32 * 2**20
 DEFAULT_MAX_UPLOAD = 256 * 2**20      # a replaced tensor, float32
 CLIENT_MAX_BUFFER = 64 * 2**20        # a slice plane, thumbnails or one snapshot chunk
@@ -108,6 +110,14 @@ def flag() -> Check:
     return check
 
 
+def required(inner: Check) -> Check:
+    """A field every message of its type carries (`decode` refuses one without it); its value is `inner`'s."""
+    def check(field, value):
+        return inner(field, value)
+    check.required = True
+    return check
+
+
 def optional(inner: Check) -> Check:
     def check(field, value):
         return None if value is None else inner(field, value)
@@ -150,52 +160,60 @@ def anything() -> Check:
 _AXIS = integer(0, MAX_NDIM - 1)
 _INDEX = integer(0, 2**40)
 _SIZE = integer(1, 8192)
-_VIEW = {"index": _INDEX, "row": _AXIS, "col": _AXIS, "indices": mapping(text(2), _INDEX, MAX_NDIM),
-         "max_rows": _SIZE, "max_cols": _SIZE}
+_AXIS_INDICES = mapping(text(1, tuple(str(a) for a in range(MAX_NDIM))), _INDEX, MAX_NDIM)  # {"axis": index}
+_VIEW = {"index": required(_INDEX), "row": required(_AXIS), "col": required(_AXIS), "indices": required(_AXIS_INDICES),
+         "max_rows": required(_SIZE), "max_cols": required(_SIZE)}
+MAX_OVERVIEW = 65536  # history positions one overview request asks about (the window asks in parts of this many)
+# an Edit's fill_csv values: one float64 buffer of rows × columns, at most this many values
+MAX_FILL_VALUES = 2**20
 
 DECODING = {"max_new_tokens": integer(1, 4096), "sample": flag(), "temperature": number(), "top_k": integer(0, 2**31),
             "top_p": number(), "seed": integer(-2**63, 2**64 - 1), "stop_at_eos": flag()}
 
-# type -> {field: check}; `v`, `type`, `id` and `buffers` are common to all.
+# type -> {field: check} (`required(...)`: a message without it is refused); `v`, `type`, `id` and `buffers` are
+# common to all. Every request is checked so before anything acts on it.
 SCHEMAS: dict[str, dict[str, Check]] = {
     # window -> server
-    "hello": {"token": text(256), "resume": optional(text(256)), "client": optional(text(200))},
+    "hello": {"token": required(text(256)), "resume": optional(text(256)), "client": optional(text(200))},
     "ping": {},
     "bye": {},
-    "command": {"op": text(32, OPS), "name": optional(text(1024)), "index": optional(_INDEX)},
+    "command": {"op": required(text(32, OPS)), "name": optional(text(1024)), "index": optional(_INDEX)},
     # `rtol`: the divergence condition's; op "reference": the divergence condition's reference pass is this input
     # in `dtype` on the served device (None: no reference pass)
-    "breakpoint": {"op": text(16, BREAKPOINT_OPS), "by": optional(text(16, ("stage", "kind", "condition"))),
+    "breakpoint": {"op": required(text(16, BREAKPOINT_OPS)), "by": optional(text(16, ("stage", "kind", "condition"))),
                    "value": optional(text(1024)), "threshold": optional(number()), "rtol": optional(number()),
                    "mode": optional(text(16, ("exact", "fast"))), "dtype": optional(text(16, PLACED_DTYPES))},
-    "slice": {**_VIEW, "moments": flag()},
+    "slice": {**_VIEW, "moments": required(flag())},
     "moments": dict(_VIEW),
-    "heads": {**_VIEW, "head": _AXIS},
-    "stats": {"index": _INDEX},
+    "heads": {**_VIEW, "head": required(_AXIS)},
+    "stats": {"index": required(_INDEX)},
     # the Overview: one statistic (tfdebug.core.overview) of each of these history positions, as one float64 buffer
-    "overview": {"statistic": text(16, ("rms", "max_abs")), "indices": list_of(_INDEX, 65536)},
+    "overview": {"statistic": required(text(16, ("rms", "max_abs"))),
+                 "indices": required(list_of(_INDEX, MAX_OVERVIEW))},
     "replace": {},
     # an Edit (tfdebug.core.edits) of the paused stage in the shown Region; fill_csv's values as a float64 buffer
-    "edit": {"op": text(16, ("set", "scale", "zero_head", "keep_head", "fill_csv")),
-             "target": text(16, ("cell", "row", "column", "slice", "tensor")), "value": number(),
-             "row": optional(_INDEX), "col": optional(_INDEX), "head": optional(_INDEX), "row_axis": _AXIS,
-             "col_axis": _AXIS, "indices": mapping(text(2), _INDEX, MAX_NDIM)},
+    "edit": {"op": required(text(16, ("set", "scale", "zero_head", "keep_head", "fill_csv"))),
+             "target": required(text(16, ("cell", "row", "column", "slice", "tensor"))), "value": required(number()),
+             "row": optional(_INDEX), "col": optional(_INDEX), "head": optional(_INDEX), "row_axis": required(_AXIS),
+             "col_axis": required(_AXIS), "indices": required(_AXIS_INDICES)},
     # `generate`: decoding settings (tfdebug.models.sampling.DecodingSettings) to generate token by token
-    "open": {"texts": mapping(text(64), text(20000), 16), "generate": optional(record(DECODING))},
+    "open": {"texts": required(mapping(text(64), text(20000), 16)), "generate": optional(record(DECODING))},
     # the window's view (tfdebug.core.view.ViewSelection): the server pushes each new stage's slice with its event
     # `stats_up_to`: the stage's whole-tensor stats come too while its tensor has at most this many bytes
-    "follow": {"on": flag(), "pinned": optional(list_of(text(32), 2)), "indices": mapping(text(32), _INDEX, 16),
-               "max_rows": _SIZE, "max_cols": _SIZE, "moments": flag(), "stats_up_to": optional(integer(0, 2**62))},
-    "export": {"to": text(8, ("window", "server")), "path": optional(text(4096))},
+    "follow": {"on": required(flag()), "pinned": optional(list_of(text(32), 2)),
+               "indices": required(mapping(text(32), _INDEX, 16)), "max_rows": required(_SIZE),
+               "max_cols": required(_SIZE), "moments": required(flag()), "stats_up_to": optional(integer(0, 2**62))},
+    "export": {"to": required(text(8, ("window", "server"))), "path": optional(text(4096))},
     # compare the served pass (side `on_screen` of the comparison, A the reference) with another pass the server
     # makes: this input in `dtype` (tfdebug.core.devices.DTYPES) on the served device, the input run again
     # without its edits, or the snapshot `path` in the export folder; the reply carries the table
-    "compare": {"against": text(16, COMPARE_WITH), "on_screen": text(1, ("a", "b")),
+    "compare": {"against": required(text(16, COMPARE_WITH)), "on_screen": required(text(1, ("a", "b"))),
                 "dtype": optional(text(16, PLACED_DTYPES)), "path": optional(text(255)),
-                "atol": number(), "rtol": number()},
+                "atol": required(number()), "rtol": required(number())},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it
-    "transfer": {"export": integer(0, 2**53), "received": integer(0, 2**62), "cancel": flag()},
+    "transfer": {"export": required(integer(0, 2**53)), "received": required(integer(0, 2**62)),
+                 "cancel": required(flag())},
     # server -> window
     "welcome": {"server": anything(), "resume": anything(), "heartbeat_s": anything()},
     "pass": {"pass": anything()},
@@ -206,6 +224,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "chunk": {"offset": anything(), "total": anything(), "last": anything()},
     "heartbeat": {"state": anything()},
 }
+# Requests that carry arrays, and how many at most (a replaced tensor; an Edit's fill_csv values); others carry none.
+REQUEST_BUFFERS = {"replace": 1, "edit": 1}
 REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "stats", "overview", "replace",
             "edit", "open", "follow", "export", "transfer", "compare")
 
@@ -214,9 +234,9 @@ REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments",
 def encode(kind: str, fields: dict | None = None, buffers: Sequence[np.ndarray] = (), id: int | None = None
            ) -> list[bytes | memoryview]:
     """The frames of one message: the JSON header and each array's bytes (C order, little-endian)."""
-    header: dict[str, Any] = {"v": PROTOCOL_VERSION, "type": kind, **(fields or {})}
-    if id is not None:
-        header["id"] = id
+    # The id right after the type: a refusal of a header too large to read still finds it (`peek`).
+    header: dict[str, Any] = {"v": PROTOCOL_VERSION, "type": kind, **({"id": id} if id is not None else {}),
+                              **(fields or {})}
     frames: list[bytes | memoryview] = []
     described = []
     for array in buffers:
@@ -277,21 +297,43 @@ def decode(frames: Sequence[bytes], *, max_header: int, max_buffer: int, accept:
     if unknown:
         raise FrameError("A {kind} message has an unknown field '{field}'.", id="remote.unknown_field", kind=kind,
                          field=sorted(unknown)[0][:40])
+    missing = [name for name, check in schema.items() if getattr(check, "required", False) and name not in header]
+    if missing:
+        raise FrameError("A {kind} request needs the field '{field}'.", id="remote.missing_field", kind=kind,
+                         field=missing[0])
+    if kind in REQUESTS and len(frames) - 1 > REQUEST_BUFFERS.get(kind, 0):
+        raise FrameError("A {kind} request carries {got} arrays; it takes at most {n}.", id="remote.arrays_taken",
+                         kind=kind, got=len(frames) - 1, n=REQUEST_BUFFERS.get(kind, 0))
     fields = {name: check(name, header[name]) for name, check in schema.items() if name in header}
     request_id = optional(integer(0, 2**53))("id", header.get("id"))
     return Message(kind, request_id, fields, _buffers(header.get("buffers"), frames[1:], max_buffer))
 
 
-def peek_id(frames: Sequence[bytes], max_header: int) -> int | None:
-    """The request id of a message `decode` refused, when its header can tell (so the refusal can answer
-    that request); None otherwise."""
+def peek(frames: Sequence[bytes], max_header: int) -> tuple[str | None, int | None]:
+    """The type and request id of a message `decode` refused (or that failed), when its header can tell, so the
+    refusal answers that request; None for what it cannot."""
+    kind = value = None
     try:
+        header = None
         if frames and len(frames[0]) <= max_header:
-            value = json.loads(bytes(frames[0]).decode("utf-8"), parse_constant=_no_constant).get("id")
-            return optional(integer(0, 2**53))("id", value)
-    except (UnicodeDecodeError, ValueError, RecursionError, AttributeError, FrameError):
-        pass
-    return None
+            try:
+                header = json.loads(bytes(frames[0]).decode("utf-8"), parse_constant=_no_constant)
+            except (UnicodeDecodeError, ValueError, RecursionError):
+                pass
+        if isinstance(header, dict):
+            kind, value = header.get("type"), header.get("id")
+        elif frames:  # too large to parse, or not JSON further on: `encode` writes the type and id first
+            found = _LEADING.match(bytes(frames[0][:_LEADING_BYTES]))
+            if found:
+                kind, value = found.group(1).decode(), int(found.group(2))
+        value = optional(integer(0, 2**53))("id", value)
+    except FrameError:
+        value = None
+    return (kind if kind in REQUESTS else None), value
+
+
+_LEADING_BYTES = 120
+_LEADING = re.compile(rb'\{\s*"v"\s*:\s*-?\d{1,12}\s*,\s*"type"\s*:\s*"([a-z_]{1,16})"\s*,\s*"id"\s*:\s*(\d{1,16})\s*[,}]')
 
 
 def _no_constant(name: str):

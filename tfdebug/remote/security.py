@@ -9,11 +9,14 @@ prints its public key in the line to paste, so the window checks it is talking t
 
 from __future__ import annotations
 
+import errno
 import ipaddress
+import os
 
 import zmq
 
-from tfdebug.remote.errors import InsecureBindError, RemoteError
+from tfdebug.core.safe_text import has_unsafe
+from tfdebug.remote.errors import BindError, InsecureBindError, RemoteError
 
 
 def is_loopback(host: str) -> bool:
@@ -22,6 +25,37 @@ def is_loopback(host: str) -> bool:
         return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def check_host(host: str) -> None:
+    """BindError unless `host` could name an interface: not empty, no control characters, not too long."""
+    if not host or not host.strip() or len(host) > 255 or has_unsafe(host) or any(c.isspace() for c in host):
+        raise BindError("--host takes an interface address or name, such as 127.0.0.1 or 0.0.0.0, not '{host}'.",
+                        id="remote.bad_host", host=host[:80])
+
+
+def bind(socket: zmq.Socket, host: str, port: int) -> str:
+    """Bind `socket` on `host` (checked by `check_host`) and `port` (0: a free one); the endpoint it has.
+
+    BindError says in a sentence why it could not: a port in use, an address that is not this machine's."""
+    check_host(host)
+    bind_host = "127.0.0.1" if host == "localhost" else host
+    if ":" in bind_host:  # IPv6
+        socket.setsockopt(zmq.IPV6, 1)
+        bind_host = f"[{bind_host}]"
+    try:
+        socket.bind(f"tcp://{bind_host}:{port if port else '*'}")
+    except zmq.ZMQError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise BindError("Port {port} on {host} is in use (another tfdebug serve?): choose another with --port, "
+                            "or --port 0 for a free one.", id="remote.port_in_use", port=port, host=host) from None
+        if exc.errno in (errno.EADDRNOTAVAIL, errno.ENODEV):
+            raise BindError("{host} is not an address or interface of this machine: listen on 127.0.0.1 (and forward the port "
+                            "over SSH), 0.0.0.0 (every interface) or one of this machine's addresses.",
+                            id="remote.not_local", host=host) from None
+        raise BindError("tfdebug serve cannot listen on {host} port {port}: {why}.", id="remote.bind",
+                        host=host, port=port, why=os.strerror(exc.errno).lower()) from None
+    return socket.getsockopt_string(zmq.LAST_ENDPOINT)
 
 
 def needs_encryption(host: str, encrypt: bool) -> bool:

@@ -23,32 +23,25 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 import numpy as np
-import torch
 import zmq
 
 from tfdebug import __version__
 from tfdebug.sessions.session import DebugSession
+from tfdebug.core.devices import device_description
 from tfdebug.core.errors import ExportCancelledError, TfdebugError
 from tfdebug.core.stepper import StepperEvent
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote import wire
 from tfdebug.remote.errors import AuthError, FrameError, to_reply
+from tfdebug.remote.faults import FaultLog
 from tfdebug.remote.handlers import ServedSession
-from tfdebug.remote.security import needs_encryption, secure_server, server_keys
-from tfdebug.remote.protocol import (DEFAULT_MAX_UPLOAD, EXPORT_CHUNK, EXPORT_WINDOW, MAX_FRAMES, PLAN_PART, REQUESTS,
-                                     SERVER_MAX_HEADER, Message, decode, encode, peek_id)
+from tfdebug.remote.security import bind, needs_encryption, secure_server, server_keys
+from tfdebug.remote.protocol import (ATTACHED_MAX_HEADER, DEFAULT_MAX_UPLOAD, EXPORT_CHUNK, EXPORT_WINDOW, MAX_FRAMES,
+                                     PLAN_PART, REQUESTS, SERVER_MAX_HEADER, Message, decode, encode, peek)
 
 HANDSHAKE_MS = 2000      # a peer that has not finished ZeroMQ's greeting by then is dropped (slow loris)
 SEND_QUEUE = 1000        # messages queued for one peer; beyond it sends wait for the next turn
 MESSAGES_PER_TURN = 64   # so heartbeats and events are never starved by a flood
-
-
-def device_description(device: torch.device | str) -> str:
-    """The device in words: 'cuda:0 (NVIDIA H200)', or 'cpu'."""
-    device = torch.device(device)
-    if device.type == "cuda" and torch.cuda.is_available():
-        return f"{device} ({torch.cuda.get_device_name(device)})"
-    return str(device)
 
 
 class RemoteServer:
@@ -75,10 +68,10 @@ class RemoteServer:
         self._wake_r.setblocking(False)
         self._wake_w.setblocking(False)
         self._stop = threading.Event()
-        self.served = ServedSession(make_session, export_dir, self._on_event)
+        self.faults = FaultLog()  # requests (and chores) that failed unexpectedly: answered, logged, served on
         self._context = zmq.Context()
         self._socket = self._context.socket(zmq.ROUTER)
-        for option, value in ((zmq.LINGER, 0), (zmq.MAXMSGSIZE, max_upload_bytes + SERVER_MAX_HEADER),
+        for option, value in ((zmq.LINGER, 0), (zmq.MAXMSGSIZE, max_upload_bytes + ATTACHED_MAX_HEADER),
                               (zmq.HANDSHAKE_IVL, HANDSHAKE_MS), (zmq.SNDHWM, SEND_QUEUE), (zmq.RCVHWM, SEND_QUEUE),
                               (zmq.ROUTER_MANDATORY, 1)):
             self._socket.setsockopt(option, value)
@@ -87,12 +80,15 @@ class RemoteServer:
             public, secret = server_keys()
             secure_server(self._socket, public, secret)
             self.server_key = public.decode("ascii")
-        bind_host = "127.0.0.1" if host == "localhost" else host
-        if ":" in bind_host:  # IPv6
-            self._socket.setsockopt(zmq.IPV6, 1)
-            bind_host = f"[{bind_host}]"
-        self._socket.bind(f"tcp://{bind_host}:{port if port else '*'}")
-        self.address = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        try:  # listening first: a port in use is said before the pass is planned (which runs the model)
+            self.address = bind(self._socket, host, port)
+            self.served = ServedSession(make_session, export_dir, self._on_event)
+        except BaseException:
+            self._socket.close(0)
+            self._context.term()
+            self._wake_r.close()
+            self._wake_w.close()
+            raise
         if host in ("0.0.0.0", "::"):  # every interface: the desktop needs a name it can reach
             self.address = f"tcp://{socket.getfqdn()}:{self.address.rpartition(':')[2]}"
         self.device = device_description(self.served.session.adapter.device)
@@ -144,13 +140,25 @@ class RemoteServer:
                         frames = self._socket.recv_multipart(zmq.NOBLOCK)
                     except zmq.Again:
                         break
-                    self._receive(frames)
-                self._forward_events()
-                self._stream_exports()
-                self._answer_comparisons()
-                self._beat()
+                    self._guarded(self._receive, frames)
+                for chore in (self._forward_events, self._stream_exports, self._answer_comparisons, self._beat):
+                    self._guarded(chore)
         finally:
             self.close()
+
+    def _guarded(self, work: Callable, frames: list[bytes] | None = None) -> None:
+        """Run `work(frames)` (one message) or `work()` (one of a turn's chores). An unexpected error in it is
+        logged and answered (to the message's sender, with its request id), and the loop serves on: no input and
+        no failure of one request ends the server."""
+        try:
+            work() if frames is None else work(frames)
+        except Exception as exc:  # noqa: BLE001 - the served session outlives any one request's failure
+            if frames is None:
+                self.faults.record(exc, work.__name__.strip("_").replace("_", " "))
+                return
+            kind, request_id = peek(frames[1:], ATTACHED_MAX_HEADER)
+            error = self.faults.record(exc, f"{kind or 'message'} request")
+            self._send(frames[0], "reply", {"ok": False, "error": to_reply(error)}, id=request_id)
 
     def close(self) -> None:
         for job in self.served.exports.values():
@@ -166,15 +174,16 @@ class RemoteServer:
     def _receive(self, frames: list[bytes]) -> None:
         peer, body = frames[0], frames[1:]
         attached = peer == self._peer
+        max_header = ATTACHED_MAX_HEADER if attached else SERVER_MAX_HEADER
         try:
             if len(body) > MAX_FRAMES:
                 raise FrameError("A message must have 1 to {n} frames, not {got}.", id="remote.frames", n=MAX_FRAMES,
                                  got=len(body))
-            message = decode(body, max_header=SERVER_MAX_HEADER,
-                             max_buffer=self.max_upload_bytes if attached else 0, accept=REQUESTS)
+            message = decode(body, max_header=max_header, max_buffer=self.max_upload_bytes if attached else 0,
+                             accept=REQUESTS)
         except TfdebugError as exc:
             self.refused[exc.id] += 1
-            self._send(peer, "reply", {"ok": False, "error": to_reply(exc)}, id=peek_id(body, SERVER_MAX_HEADER))
+            self._send(peer, "reply", {"ok": False, "error": to_reply(exc)}, id=peek(body, max_header)[1])
             return
         if message.type == "hello":
             self._hello(peer, message)
@@ -345,8 +354,9 @@ class RemoteServer:
             del self.served.comparisons[request_id]
             try:
                 fields, buffers = job.reply()
-            except TfdebugError as exc:
-                self._send(self._peer, "reply", {"ok": False, "error": to_reply(exc)}, id=request_id)
+            except Exception as exc:  # noqa: BLE001 - a typed refusal, or a fault answering that request only
+                error = exc if isinstance(exc, TfdebugError) else self.faults.record(exc, "compare request")
+                self._send(self._peer, "reply", {"ok": False, "error": to_reply(error)}, id=request_id)
                 continue
             self._send(self._peer, "reply", {"ok": True, "result": fields}, buffers, id=request_id)
 
@@ -354,22 +364,32 @@ class RemoteServer:
         for request_id, job in list(self.served.exports.items()):
             if not job.ready:
                 continue  # still being written
-            if job.error is not None or self._peer is None:
-                if job.error is not None:
-                    self._send(self._peer, "reply", {"ok": False, "error": to_reply(job.error)}, id=request_id)
+            try:
+                self._stream_export(request_id, job)
+            except Exception as exc:  # noqa: BLE001 - one export's failure (its file gone) ends that export only
+                error = self.faults.record(exc, "export request")
+                self._send(self._peer, "reply", {"ok": False, "error": to_reply(error)}, id=request_id)
+                job.close()
+                self.served.exports.pop(request_id, None)
+
+    def _stream_export(self, request_id: int, job) -> None:
+        """The next chunks of one written export, as far as the window's receipts allow."""
+        if job.error is not None or self._peer is None:
+            if job.error is not None:
+                self._send(self._peer, "reply", {"ok": False, "error": to_reply(job.error)}, id=request_id)
+            job.close()
+            del self.served.exports[request_id]
+            return
+        # Up to EXPORT_WINDOW chunks beyond what the window has written: memory stays bounded on both sides.
+        while job.offset - job.received < EXPORT_WINDOW * EXPORT_CHUNK:
+            total, start = job.total, job.offset
+            data = job.next_chunk(EXPORT_CHUNK)
+            last = job.offset >= total
+            if not self._send(self._peer, "chunk", {"offset": start, "total": total, "last": last},
+                              [np.frombuffer(data, dtype=np.uint8)], id=request_id):
+                job.rewind(start)  # not queued: the same chunk next turn
+                return
+            if last:
                 job.close()
                 del self.served.exports[request_id]
-                continue
-            # Up to EXPORT_WINDOW chunks beyond what the window has written: memory stays bounded on both sides.
-            while job.offset - job.received < EXPORT_WINDOW * EXPORT_CHUNK:
-                total, start = job.total, job.offset
-                data = job.next_chunk(EXPORT_CHUNK)
-                last = job.offset >= total
-                if not self._send(self._peer, "chunk", {"offset": start, "total": total, "last": last},
-                                  [np.frombuffer(data, dtype=np.uint8)], id=request_id):
-                    job.rewind(start)  # not queued: the same chunk next turn
-                    break
-                if last:
-                    job.close()
-                    del self.served.exports[request_id]
-                    break
+                return

@@ -83,7 +83,11 @@ def confined(folder: Path, name: object, named_by: str) -> Path:
 def inside(folder: Path, name: str) -> Path:
     """`folder / name`, refused when a symbolic link makes it lead outside the folder."""
     path = folder / name
-    real = path.resolve()
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop (RuntimeError before Python 3.13)
+        raise ModelLoadError("{name} in {folder} is a symbolic link that leads to itself (a loop), so the model "
+                             "was not read.", id="hf.link_loop", name=_shown(name), folder=_shown(folder)) from None
     if path.exists() and not any(real.is_relative_to(root) for root in _roots(folder)):
         raise ModelLoadError("{name} in {folder} leads outside the folder (to {target}); tfdebug reads only a "
                              "folder's own files.", id="hf.file_outside", name=_shown(name),

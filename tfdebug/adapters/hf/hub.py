@@ -11,18 +11,25 @@ checkpoint).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from tfdebug.core.errors import ModelLoadError, TfdebugError
+from tfdebug.core.files import read_text
+from tfdebug.core.safe_text import terminal_safe
 
 # What a download fetches: enough for hf_load.check_folder, nothing that needs unpickling.
 DOWNLOAD_PATTERNS = ("*.json", "*.safetensors", "tokenizer.model", "*.txt", "*.tiktoken")
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$")
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+MAX_REF_BYTES = 1024  # a ref holds a 40-character commit hash
+log = logging.getLogger("tfdebug")
 
 
 class DownloadCancelledError(TfdebugError):
@@ -86,17 +93,13 @@ def resolve(hub_id: HubId, download: bool = False, progress: Callable[[int, int]
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError
 
+    if not download:
+        return cached_snapshot(hub_id)
     args = dict(repo_id=hub_id.repo_id, revision=hub_id.revision, cache_dir=str(cache_dir()))
     try:
-        if not download:
-            return Path(snapshot_download(**args, local_files_only=True))
         return Path(snapshot_download(**args, allow_patterns=list(DOWNLOAD_PATTERNS),
                                       tqdm_class=_progress_class(progress, cancelled)))
     except LocalEntryNotFoundError:
-        if not download:
-            raise ModelLoadError("{model} is not in the Hugging Face cache ({cache}); add --download to fetch it.",
-                                 id="hub.not_cached",
-                                 model=hub_id.spec, cache=str(cache_dir())) from None
         raise ModelLoadError("Could not download {model}: the Hugging Face hub cannot be reached from here "
                              "(no network, or HF_HUB_OFFLINE is set).", id="hub.offline", model=hub_id.spec) from None
     except RevisionNotFoundError:
@@ -109,6 +112,58 @@ def resolve(hub_id: HubId, download: bool = False, progress: Callable[[int, int]
     except OSError as exc:  # a network error huggingface_hub passes through, a full disk
         raise ModelLoadError("Could not download {model}: {reason}", id="hub.download_failed", model=hub_id.spec,
                              reason=str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+
+
+def cached_snapshot(hub_id: HubId) -> Path:
+    """The snapshot folder of `hub_id` in the cache, read as huggingface_hub lays it out, never leaving the cache.
+
+    The cache is data from anyone: a ref is read only as a small regular file inside the repository (not a FIFO,
+    a device or a link elsewhere) and must hold a 40-hex commit hash; the snapshot it names must really lie in
+    the cache (no link or path out of it). Each problem is one ModelLoadError sentence."""
+    cache = cache_dir()
+    repo = cache / ("models--" + hub_id.repo_id.replace("/", "--"))
+    revision = hub_id.revision or "main"
+    commit = revision
+    if not _COMMIT.match(revision):
+        ref = repo / "refs" / revision
+        if not os.path.lexists(ref):
+            raise _not_cached(hub_id)
+        _within(ref, repo, hub_id)
+        text = read_text(ref, MAX_REF_BYTES, ModelLoadError).strip()
+        if not _COMMIT.match(text):
+            raise ModelLoadError("The Hugging Face cache's ref {ref} does not hold a commit hash (40 hexadecimal "
+                                 "digits), so {model} was not read from it: download it again (--download).",
+                                 id="hub.bad_ref", ref=terminal_safe(os.fspath(ref), 300), model=hub_id.spec)
+        commit = text
+    snapshot = repo / "snapshots" / commit
+    if not os.path.lexists(snapshot):
+        raise _not_cached(hub_id)
+    if not _within(snapshot, cache, hub_id).is_dir():
+        raise _not_cached(hub_id)
+    return snapshot
+
+
+def _within(path: Path, root: Path, hub_id: HubId) -> Path:
+    """Where `path` really leads, refused unless that lies inside `root` (a link loop is refused too)."""
+    try:
+        real, inside_of = path.resolve(strict=True), root.resolve(strict=True)
+    except FileNotFoundError:
+        raise _not_cached(hub_id) from None
+    except (OSError, RuntimeError):  # a symbolic link loop (RuntimeError before Python 3.13), or no permission
+        raise ModelLoadError("{path} in the Hugging Face cache is a symbolic link that leads nowhere (a loop, or a "
+                             "folder that cannot be read), so {model} was not read from it.", id="hub.link_loop",
+                             path=terminal_safe(os.fspath(path), 300), model=hub_id.spec) from None
+    if not real.is_relative_to(inside_of):
+        raise ModelLoadError("{path} in the Hugging Face cache leads outside it (to {target}), so {model} was not "
+                             "read from it; tfdebug reads only the cache's own files.", id="hub.outside_cache",
+                             path=terminal_safe(os.fspath(path), 300), target=terminal_safe(os.fspath(real), 300),
+                             model=hub_id.spec)
+    return real
+
+
+def _not_cached(hub_id: HubId) -> ModelLoadError:
+    return ModelLoadError("{model} is not in the Hugging Face cache ({cache}); add --download to fetch it.",
+                          id="hub.not_cached", model=hub_id.spec, cache=str(cache_dir()))
 
 
 def fetch_spec(spec: str) -> Path | None:
@@ -191,6 +246,11 @@ def scan_cache() -> list[CachedModel]:
     from huggingface_hub import scan_cache_dir
     from huggingface_hub.errors import CacheNotFound
 
+    bad = _bad_ref(cache_dir())
+    if bad is not None:  # huggingface_hub's scan would read it: a FIFO waits forever, /dev/zero never ends
+        log.warning("the Hugging Face cache's ref %s is not a small regular file, so the cache was not listed; "
+                    "remove it (its model can be downloaded again).", terminal_safe(os.fspath(bad), 300))
+        return []
     try:
         info = scan_cache_dir(cache_dir())
     except (CacheNotFound, OSError, ValueError):
@@ -202,6 +262,20 @@ def scan_cache() -> list[CachedModel]:
         revisions = sorted(repo.revisions, key=lambda r: ("main" in r.refs, r.last_modified))
         rows.append(_row(repo.repo_id, revisions[-1], repo.size_on_disk))
     return sorted(rows, key=lambda r: r.repo_id.lower())
+
+
+def _bad_ref(cache: Path) -> Path | None:
+    """The first ref in the cache that is not a regular file of at most MAX_REF_BYTES (None: all are)."""
+    for ref in sorted(cache.glob("models--*/refs/**/*")):
+        try:
+            info = os.stat(ref)
+        except OSError:
+            return ref  # a link loop, or a link to nothing
+        if stat.S_ISDIR(info.st_mode):
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_REF_BYTES:
+            return ref
+    return None
 
 
 def _row(repo_id: str, revision, size: int) -> CachedModel:

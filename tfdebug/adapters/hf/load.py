@@ -13,6 +13,7 @@ included — is one sentence. Nothing reaches a model hub: every call passes
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import threading
 from contextlib import contextmanager
@@ -37,6 +38,7 @@ from tfdebug.adapters.hf.folder import (
 from tfdebug.core.errors import ModelLoadError
 from tfdebug.core.files import read_json, read_text
 from tfdebug.core.foreign import foreign_call
+from tfdebug.core.safe_text import terminal_safe
 
 INSTALL_HINT = 'Hugging Face models need the optional extra: pip install "tfdebug[hf]" (transformers and tokenizers).'
 BUNDLED = {"tiny-gpt2": "tiny-gpt2"}
@@ -112,12 +114,17 @@ def check_folder(folder: Path, activations: frozenset[str] | None = None) -> tup
 ATTENTION_KEYS = ("attn_implementation", "_attn_implementation", "_attn_implementation_internal")
 SLACK_ELEMENTS = 1 << 24  # parameters a checkpoint may leave out (a pooler, a head) beyond what it stores
 MAX_BUFFER_ELEMENTS = 1 << 30
+log = logging.getLogger("tfdebug")
 
 
 def _config_object(config_dict: dict, folder: Path):
     import transformers
 
     clean = {k: v for k, v in config_dict.items() if k not in ATTENTION_KEYS}
+    asked = sorted({str(config_dict[k]) for k in ATTENTION_KEYS if config_dict.get(k) not in (None, "eager")})
+    if asked:  # said, not silently dropped: the numbers are tfdebug's eager attention's, not that kernel's
+        log.warning("%s asks for the attention kernel %s; tfdebug runs its own tapped attention instead.",
+                    terminal_safe(os.fspath(folder / "config.json"), 300), terminal_safe(", ".join(asked), 80))
     with foreign_call(ModelLoadError, "{file} is not a config transformers accepts: {reason}.",
                       id="hf.config_rejected", file=str(folder / "config.json")):
         return transformers.CONFIG_MAPPING[clean["model_type"]].from_dict(clean)

@@ -30,6 +30,7 @@ from tfdebug.ui.widgets.file_dialog import open_file_name
 RECENT_KEY = "files/recent"
 FOLDER_KEY = "files/folder"
 MAX_RECENT = 10
+MAX_PATH_CHARS = 4096  # PATH_MAX on Linux
 
 
 # ----- recent files ----------------------------------------------------------------------------
@@ -38,8 +39,9 @@ def recent_files(settings: QSettings) -> list[str]:
     value = settings.value(RECENT_KEY)
     if value is None:
         return []
-    items = [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else []
-    return [str(p) for p in items if p]
+    items = [value] if isinstance(value, str) else value[:MAX_RECENT] if isinstance(value, (list, tuple)) else []
+    # Only texts that could be paths (a damaged or hostile file may hold anything there)
+    return [p for p in items if isinstance(p, str) and p and len(p) <= MAX_PATH_CHARS and "\0" not in p][:MAX_RECENT]
 
 
 def add_recent(settings: QSettings, path: str) -> None:
@@ -52,7 +54,7 @@ def add_recent(settings: QSettings, path: str) -> None:
 def last_folder(settings: QSettings) -> str:
     """The folder of the last snapshot opened or exported (the home folder at first)."""
     value = settings.value(FOLDER_KEY)
-    return value if isinstance(value, str) and value else str(Path.home())
+    return value if isinstance(value, str) and value and len(value) <= MAX_PATH_CHARS else str(Path.home())
 
 
 def pass_filter() -> str:

@@ -41,6 +41,7 @@ from tfdebug.ui.render.stage_text import fmt_bytes
 from tfdebug.ui.shell import learn
 from tfdebug.ui.shell.input_bar import InputBar
 from tfdebug.ui.shell.message_bar import MessageBar
+from tfdebug.ui.shell.settings_file import user_settings
 from tfdebug.ui.shell.window_layout import WindowLayout, scrolled
 from tfdebug.ui.state import capture_budget
 from tfdebug.ui.state.controller import DebugController
@@ -63,7 +64,8 @@ DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause",
 
 
 def default_settings() -> QSettings:
-    return QSettings("tfdebug", "tfdebug")
+    """The user's settings (tfdebug.ui.shell.settings_file: only a small regular file is read)."""
+    return user_settings()
 
 
 class MainWindow(WindowLayout, QMainWindow):
