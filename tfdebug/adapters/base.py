@@ -50,6 +50,8 @@ class Prepared:
     stream (the keys that `StageInfo.tokens` refers to) to its token strings; `unknown`
     lists the typed words that had no token of their own. `notes` are the adapter's sentences
     about these inputs, each a `core.phrases.Phrase` (its English text; the window translates it).
+    `options` are how the adapter made the tensors from the texts (a Hugging Face adapter keeps its
+    tokenizer call there, for the reference check); two inputs with other options are other inputs.
     """
 
     texts: dict[str, str]
@@ -58,6 +60,7 @@ class Prepared:
     tokens: dict[str, list[str]] = field(default_factory=dict)
     unknown: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,13 @@ class Verification:
     #: for each stage in `checked`, in the same order: its max |Δ| and the tolerance it was held to
     diffs: tuple[float, ...] = ()
     tolerances: tuple[float, ...] = ()
+    #: "" when the input the pass was given equals one made independently (by `inputs_against`, e.g.
+    #: transformers' AutoTokenizer), else the sentence naming the first position that differs
+    input_problem: str = ""
+    #: what the input was checked against ("" when nothing checked it)
+    inputs_against: str = ""
+    #: the tolerances in words ("4 rounding steps of float32 …"; "" when the line gives only the number)
+    tolerance_rule: str = ""
 
     def stage_check(self, name: str) -> StageCheck | None:
         """What the stage-level check found for stage `name`; None when this check compared no stages."""
@@ -105,11 +115,15 @@ class Verification:
 
     @property
     def ok(self) -> bool:
-        return self.max_abs_diff <= self.tolerance and self.first_mismatch is None
+        return self.max_abs_diff <= self.tolerance and self.first_mismatch is None and not self.input_problem
 
     def describe(self) -> str:
         verdict = "verified" if self.ok else "MISMATCH"
+        if self.input_problem:
+            return f"{verdict}: the input is not what {self.inputs_against} makes. {self.input_problem}"
         line = f"{verdict}: max |Δ| = {self.max_abs_diff:.1e} vs unmodified model (tolerance {self.tolerance:.0e})"
+        if self.inputs_against:
+            line += f"; input equal to {self.inputs_against}'s"
         if self.first_mismatch is not None:
             line += f"; the first stage that differs is {self.first_mismatch} (|Δ| = {self.mismatch_diff:.1e})"
         elif self.checked:
@@ -121,7 +135,9 @@ class Verification:
             elif worst is not None:
                 line += (f", each within its tolerance (the largest |Δ| {self.diffs[worst]:.1e}, at "
                          f"{self.checked[worst]})")
-            line += f"; {len(self.unchecked)} unchecked"
+            line += f"; {len(self.unchecked)} unchecked ({len(self.checked) + len(self.unchecked)} stages)"
+        if self.tolerance_rule:
+            line += f"; tolerance: {self.tolerance_rule}"
         return f"{line}. {self.cause}" if self.cause and not self.ok else line
 
 
