@@ -86,7 +86,9 @@ class HFAdapter(ModelAdapter):
             self.site_titles = {"src": "Encoder embedding", "tgt": "Decoder embedding", "enc": "Encoder norm",
                                 "dec": "Decoder norm", "head": "lm_head → logits"}
         elif streams == ("text",):
-            self.inputs = (InputField("text", "Text", "a sentence for the encoder"),)
+            self.inputs = (InputField("text", "Text", "a sentence for the encoder"),
+                           InputField("text_pair", "Second text", "a second sentence, to read the two as a pair",
+                                      required=False))
             self.layer_titles, self.stack_titles = {"enc": "Layer"}, {"enc": "Encoder"}
             self.site_titles = {"tok": "Embeddings", "head": "MLM head → logits"}
         else:
