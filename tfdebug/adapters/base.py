@@ -121,7 +121,8 @@ class Verification:
         verdict = "verified" if self.ok else "MISMATCH"
         if self.input_problem:
             return f"{verdict}: the input is not what {self.inputs_against} makes. {self.input_problem}"
-        line = f"{verdict}: max |Δ| = {self.max_abs_diff:.1e} vs unmodified model (tolerance {self.tolerance:.0e})"
+        tolerance = f"tolerance: {self.tolerance_rule}" if self.tolerance_rule else f"tolerance {self.tolerance:.0e}"
+        line = f"{verdict}: max |Δ| = {self.max_abs_diff:.1e} vs unmodified model ({tolerance})"
         if self.inputs_against:
             line += f"; input equal to {self.inputs_against}'s"
         if self.first_mismatch is not None:
@@ -136,8 +137,6 @@ class Verification:
                 line += (f", each within its tolerance (the largest |Δ| {self.diffs[worst]:.1e}, at "
                          f"{self.checked[worst]})")
             line += f"; {len(self.unchecked)} unchecked ({len(self.checked) + len(self.unchecked)} stages)"
-        if self.tolerance_rule:
-            line += f"; tolerance: {self.tolerance_rule}"
         return f"{line}. {self.cause}" if self.cause and not self.ok else line
 
 

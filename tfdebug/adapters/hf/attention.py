@@ -21,6 +21,7 @@ from typing import Iterator, Mapping
 import torch
 from torch import Tensor, nn
 
+from tfdebug.adapters.hf.conventions import FLOAT32_SCORES
 from tfdebug.core.errors import UnsupportedModelError
 from tfdebug.core.tap import Tap
 
@@ -122,6 +123,9 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
         value = taps["v_repeat"](repeat_kv(value, groups))  # (B, H, Tk, Dh)
     if scaling is None:
         scaling = query.size(-1) ** -0.5
+    dtype = query.dtype
+    if getattr(getattr(module, "config", None), "model_type", None) in FLOAT32_SCORES:
+        query, key = query.float(), key.float()  # as the family's own attention: scores in float32
     scores = taps["scores"](torch.matmul(query, key.transpose(2, 3)))  # (B, H, Tq, Tk)
     scores = taps["scaled"](scores * scaling)  # (B, H, Tq, Tk)
     position_bias = kwargs.get("position_bias")
@@ -144,7 +148,7 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
         probs = taps["probs"](with_sink[..., :-1].to(value.dtype))  # (B, H, Tq, Tk): rows sum to 1 − sink share
     else:
         # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
-        probs = taps["probs"](nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype))
+        probs = taps["probs"](nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(dtype))
     probs = nn.functional.dropout(probs, p=dropout, training=module.training)
     context = taps["context"](torch.matmul(probs, value))  # (B, H, Tq, Dh)
     return context.transpose(1, 2).contiguous(), probs  # (B, Tq, H, Dh)
