@@ -66,3 +66,38 @@ def wordpiece_bert_folder(folder: Path) -> Path:
               "mask_token": "[MASK]"}
     (folder / "tokenizer_config.json").write_text(json.dumps(config))
     return folder
+
+
+CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|> {{ m['content'] }} <|end|> {% endfor %}"
+                 "{% if add_generation_prompt %}<|assistant|>{% endif %}")
+CHAT_SPECIALS = ["<s>", "</s>", "<unk>", "<|user|>", "<|assistant|>", "<|end|>"]
+
+
+def chat_tokenizer():
+    """A word-level tokenizer whose specials are a chat's role markers (<s> starts a plain text); words
+    carry a leading ▁ and punctuation does not, so its decode ("it is paris.") differs from its tokens
+    joined with spaces ("it is paris .")."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
+
+    words = ["▁", ".", "?", "▁what", "▁is", "▁the", "▁capital", "▁of", "▁france", "▁paris", "▁it", "▁hello",
+             "▁world", "▁a", "▁city"]
+    vocab = {t: i for i, t in enumerate(CHAT_SPECIALS + words)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Metaspace(), pre_tokenizers.Punctuation()])
+    tok.decoder = decoders.Metaspace()
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 0)])
+    tok.add_special_tokens(CHAT_SPECIALS)
+    return tok
+
+
+def chat_llama_folder(folder: Path) -> Path:
+    """A tiny LLaMA-style chat model folder: random weights, a tokenizer with a chat template."""
+    cfg = transformers.LlamaConfig(vocab_size=len(CHAT_SPECIALS) + 15, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                   num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+                                   bos_token_id=0, eos_token_id=1, pad_token_id=1, architectures=["LlamaForCausalLM"])
+    _seeded(lambda: transformers.LlamaForCausalLM(cfg)).save_pretrained(str(folder))
+    chat_tokenizer().save(str(folder / "tokenizer.json"))
+    config = {"tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<s>", "eos_token": "</s>",
+              "unk_token": "<unk>", "chat_template": CHAT_TEMPLATE}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    return folder

@@ -215,6 +215,13 @@ class ModelAdapter(ABC):
         """Compare `output` of a tapped forward with the unmodified model's; None when there is nothing to check."""
         return None
 
+    #: texts are sent as a user's chat turn (an adapter whose `can_chat()` is true reads it in `prepare`)
+    chat: bool = False
+
+    def can_chat(self) -> bool:
+        """Whether texts can be sent as a chat turn (the model's tokenizer has a chat template)."""
+        return False
+
     @property
     def model_root(self) -> nn.Module:
         """The model whose forward this adapter runs: one tfdebug forward of it at a time

@@ -17,6 +17,9 @@ def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True)
         parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
         parser.add_argument("--tgt", default=None,
                             help="the translator's target prefix (same as --input tgt=TEXT)")
+        parser.add_argument("--chat", action="store_true",
+                            help="send the text as a user's chat turn: the tokenizer's chat template with the "
+                                 "assistant's generation prompt (models whose tokenizer has one)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N, mps or auto")
     add_placement_arguments(parser)
 
@@ -39,8 +42,14 @@ def load_from_args(args: argparse.Namespace):
     """The ModelAdapter the arguments name (heavy imports happen here, not at parse time)."""
     from tfdebug.adapters.registry import default_model_name, load_adapter
 
-    return load_adapter(args.model or default_model_name(), device=args.device, dtype=args.dtype,
-                        device_map=args.device_map, download=args.download)
+    adapter = load_adapter(args.model or default_model_name(), device=args.device, dtype=args.dtype,
+                           device_map=args.device_map, download=args.download)
+    if getattr(args, "chat", False):
+        if not adapter.can_chat():
+            raise InputError("--chat needs a model whose tokenizer has a chat template; {name} has none.",
+                             id="cli.no_chat_template", name=adapter.name)
+        adapter.chat = True
+    return adapter
 
 
 def texts_from_args(args: argparse.Namespace, adapter) -> dict[str, str]:

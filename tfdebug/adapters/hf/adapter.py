@@ -59,9 +59,6 @@ class HFAdapter(ModelAdapter):
 
     kind = "hf"
 
-    #: texts are sent as a user's chat turn through the tokenizer's chat template (`--chat`, the Chat toggle)
-    chat: bool = False
-
     def __init__(self, model: nn.Module, tokenizer: Any, name: str = "hf", folder: Path | None = None):
         require_transformers()
         from tfdebug.adapters.hf.names import tap_plan
@@ -129,6 +126,14 @@ class HFAdapter(ModelAdapter):
                                 "length, truncation=True), so the model does not read the rest.",
                                 id="hf.truncated", n=length, most=most))
         return call, encoding, notes
+
+    def can_chat(self) -> bool:
+        """Whether the tokenizer has a chat template (`--chat`, the window's Chat toggle, apply it)."""
+        return bool(getattr(self.tokenizer, "chat_template", None))
+
+    def decode(self, ids: list[int]) -> str:
+        """The text of token ids as the tokenizer's own `decode` writes it (special tokens left out)."""
+        return self.tokenizer.decode(ids, skip_special_tokens=True)
 
     def _special_tokens(self) -> list[str]:
         """The tokenizer's special tokens as typed text ('<|endoftext|>', '</s>' …)."""

@@ -9,7 +9,8 @@
 The call uses the tokenizer's own settings (special tokens, `token_type_ids`, padding side); a
 padding or truncation that `tokenizer.json` fixes is not applied, exactly as transformers
 does not apply it without `padding=`/`truncation=`. Every tensor the call returns that the
-model's forward takes (`input_ids`, `attention_mask`, `token_type_ids`) reaches the model.
+model's forward takes (`input_ids`, `attention_mask`, `token_type_ids`) reaches the model (a mask of
+ones, which masks nothing, as no mask: transformers skips it too).
 A text longer than the tokenizer's declared maximum length is cut to it with
 `truncation=True, max_length=N`, and a note says so.
 
@@ -115,11 +116,18 @@ def reference_encoding(tokenizer: Any, call: TokenizerCall):
 
 
 def model_inputs(model: Any, encoding: Mapping[str, Any]) -> dict[str, Tensor]:
-    """The tensors of `encoding` the model's forward takes (what `model(**tokenizer(text))` passes)."""
+    """The tensors of `encoding` the model's forward takes (what `model(**tokenizer(text))` passes); an
+    attention mask of ones is left out, as transformers leaves it out (a mask with padding always stays)."""
     params = inspect.signature(model.forward).parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    return {k: v for k, v in encoding.items()
-            if isinstance(v, Tensor) and k != "offset_mapping" and (k in params or takes_any and k == "input_ids")}
+    out = {k: v for k, v in encoding.items()
+           if isinstance(v, Tensor) and k != "offset_mapping" and (k in params or takes_any and k == "input_ids")}
+    mask = out.get("attention_mask")
+    if mask is not None and bool(mask.all()):
+        # A mask of ones masks nothing: transformers reads it as no mask, but only by looking at its values,
+        # which a plan made on fake tensors cannot do (it would list mask stages the pass never runs).
+        del out["attention_mask"]
+    return out
 
 
 def unknown_words(tokenizer: Any, call: TokenizerCall, encoding) -> list[str]:

@@ -249,13 +249,13 @@ class LayerPlanner(FeedForward):
         if fused is not None:
             b.fused(prefix, fused.path, conv.FUSED_QKV[conv.last(fused.path)], shape, tokens, inputs)
             return
-        roles = {}
+        roles, outs = {}, {}
         for role, table in (("q", conv.QUERY), ("k", conv.KEY), ("v", conv.VALUE)):
             found = next((c for n, c in names.items() if n in table), None)
             if found is None:
                 raise _refuse("cannot tell which child of {path} projects the {what}.", "no_projection",
                               path=module_call.path, what={"q": "queries", "k": "keys", "v": "values"}[role])
-            roles[role] = found.path
+            roles[role], outs[role] = found.path, found.out
         norms = {conv.QK_NORM[conv.last(c.path)]: c for c in self._calls(module_call.index + 1, call.index)
                  if conv.last(c.path) in conv.QK_NORM}
         for role in "qkv":
@@ -281,8 +281,10 @@ class LayerPlanner(FeedForward):
                                                     shape.head_dim))
             else:
                 b.plan.hooks.append(Output(roles[role], f"{prefix}.{role}"))
-            if norm is not None:  # one norm per head, after the split (Qwen3, Gemma 3)
-                axes = ("batch", "query" if role == "q" else "key", "head", "head_dim")
+            if norm is not None:  # one norm per head, after the split (Qwen3), or after the transpose (Gemma 3)
+                tokens_axis = "query" if role == "q" else "key"
+                axes = (("batch", "head", tokens_axis, "head_dim") if _heads_first(norm.input, outs[role], heads)
+                        else ("batch", tokens_axis, "head", "head_dim"))
                 b.output(norm.path, f"{prefix}.{role}_norm", "qk_norm", axes,
                          f"Norm over each head's {shape.head_dim} features of {role.upper()}", tokens[role],
                          inputs=(f".{role}_split",))
@@ -346,3 +348,15 @@ class LayerPlanner(FeedForward):
             return last.stage
         raise _refuse("cannot follow the residual stream through the feed-forward part of {path}.", "ffn_unclear",
                       path=layer.path)
+
+
+def _heads_first(normed: Tensor | None, projected: Tensor | None, heads: int) -> bool:
+    """Whether a per-head norm reads (B, H, T, Dh) — the split already transposed, as Gemma 3 does — rather
+    than (B, T, H, Dh): told by its input against the projection's output (a head count equal to the
+    number of tokens would make the shapes alone ambiguous)."""
+    if normed is None or projected is None or normed.dim() != 4 or projected.dim() != 3:
+        return False
+    b, t = projected.shape[:2]
+    if tuple(normed.shape[1:3]) != (heads, t):
+        return False
+    return heads != t or close(normed, projected.view(b, t, heads, -1).transpose(1, 2))
