@@ -180,14 +180,15 @@ def check_inputs(given: Mapping[str, Tensor], reference: Mapping[str, Tensor], w
     return ""
 
 
-def _first_position(differs: Tensor) -> str:
+def _first_position(differs: Tensor) -> Phrase:
     index = [int(i) for i in differs.nonzero()[0]] if bool(differs.any()) else [0] * differs.dim()
-    return (f"row {index[0]}, position {index[1]}" if differs.dim() > 1 and differs.shape[0] > 1
-            else f"position {index[-1]}")
+    if differs.dim() > 1 and differs.shape[0] > 1:
+        return Phrase("row {row}, position {i}", id="hf.row_position", row=index[0], i=index[-1])
+    return Phrase("position {i}", id="hf.position", i=index[-1])
 
 
-def _first_shape_difference(seen: Tensor, expected: Tensor) -> str:
+def _first_shape_difference(seen: Tensor, expected: Tensor) -> Phrase:
     rows = min(seen.shape[0], expected.shape[0])
     length = min(seen.shape[-1], expected.shape[-1])
     differs = seen[:rows, :length] != expected[:rows, :length]
-    return _first_position(differs) if bool(differs.any()) else f"position {length}"
+    return _first_position(differs) if bool(differs.any()) else Phrase("position {i}", id="hf.position", i=length)
