@@ -109,3 +109,40 @@ def test_a_padded_input_masks_its_padding(folder, reference):
     assert float(probs[..., 14:].abs().max()) == 0.0
     assert _probs_match(by_name, model, encoding) <= 1e-5
     assert session.verification.ok
+
+
+def test_a_batch_from_the_command_line_is_padded_by_the_tokenizer(folder, reference, capsys):
+    """Repeated --input: one batch, padded on the tokenizer's side; the mask stage shows the padding and the
+    probabilities at [PAD] keys are 0, as the model's own."""
+    import json
+
+    from tfdebug.cli import main
+
+    tokenizer, model = reference
+    short, long = "the cat sat", "the quick brown fox jumps over the lazy dog"
+    assert main(["stages", "--model", f"hf:{folder}", "--input", f"text={short}", "--input", f"text={long}",
+                 "--json", "--stages", "enc.0.attn.*"]) == 0
+    out = capsys.readouterr()
+    rows = {row["name"]: row for row in json.loads(out.out)}
+    encoding = tokenizer([short, long], padding=True, return_tensors="pt")
+    assert rows["enc.0.attn.masked"]["shape"] == [2, 4, 11, 11]
+    assert "verified:" in out.err and "input equal to AutoTokenizer's" in out.err
+
+    adapter = load_adapter(f"hf:{folder}")
+    prepared = adapter.prepare_batch([{"text": short}, {"text": long}])
+    assert torch.equal(prepared.kwargs["attention_mask"], encoding["attention_mask"])
+    session = DebugSession(adapter, prepared=prepared)
+    captures, _ = session.capture_all(verify="now")
+    by_name = {c.name: c for c in captures}
+    assert float(by_name["enc.1.attn.probs"].tensor[0, ..., 5:].abs().max()) == 0.0  # row 0's padding
+    assert _probs_match(by_name, model, encoding) <= 1e-5
+    assert session.verification.ok
+
+
+def test_a_batch_needs_a_padding_token_and_equal_rows(capsys):
+    from tfdebug.cli import main
+
+    assert main(["stages", "--model", "tiny-gpt2", "--input", "prompt=I love you", "--input", "prompt=I"]) == 2
+    assert "has no padding token, so several texts cannot be padded" in capsys.readouterr().err
+    assert main(["generate", "--model", "tiny-gpt2", "--input", "prompt=I", "--input", "prompt=you"]) == 2
+    assert "make a batch, which tfdebug stages and tfdebug capture take" in capsys.readouterr().err

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import torch
 from torch import nn
@@ -201,6 +201,14 @@ class ModelAdapter(ABC):
     @abstractmethod
     def prepare(self, texts: Mapping[str, str]) -> Prepared:
         """Tensors and token strings for `texts` (keys from `inputs`); a typed InputError when unusable."""
+
+    def prepare_batch(self, rows: Sequence[Mapping[str, str]]) -> Prepared:
+        """Several sets of texts as one batch (adapters whose tokenizer pads do); InputError when this model
+        takes one at a time."""
+        if len(rows) == 1:
+            return self.prepare(rows[0])
+        raise InputError("{name} takes one set of texts at a time, not a batch.", id="adapter.no_batch",
+                         name=self.name)
 
     def forward(self, prepared: Prepared) -> Any:
         """One call of the model on prepared inputs; its taps fire during it."""

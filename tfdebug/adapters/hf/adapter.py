@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 import torch
 from torch import Tensor, nn
@@ -157,7 +157,19 @@ class HFAdapter(ModelAdapter):
     def prepare(self, texts: Mapping[str, str]) -> Prepared:
         """Tensors as `tokenizer(text, return_tensors="pt")` makes them (hf_inputs), every one the model takes
         passed on; the call itself is kept (`Prepared.options["call"]`) for the check against AutoTokenizer."""
-        texts = self.check_texts(texts)
+        return self.prepare_batch([texts])
+
+    def prepare_batch(self, rows: Sequence[Mapping[str, str]]) -> Prepared:
+        """Several texts as one batch, `tokenizer([a, b], padding=True)`: padded on the tokenizer's side, its
+        mask passed on (so the pass has a mask stage). The token axis is labelled by the first row."""
+        rows = [self.check_texts(texts) for texts in rows]
+        texts = rows[0]
+        if len(rows) > 1 and self.encoder_decoder:
+            raise InputError("{name} takes one source sentence at a time.", id="hf.batch_encoder_decoder",
+                             name=self.name)
+        if len(rows) > 1 and getattr(self.tokenizer, "pad_token", None) is None:
+            raise InputError("The tokenizer of {name} has no padding token, so several texts cannot be padded "
+                             "into one batch.", id="hf.no_pad_token", name=self.name)
         if self.encoder_decoder:
             call, encoding, notes = self._call((texts["src"],))
             start = self.model.config.decoder_start_token_id
@@ -169,8 +181,9 @@ class HFAdapter(ModelAdapter):
                       "tgt": [self._id_label(i) for i in [start] + list(tgt or [])]}
         else:
             key = self.inputs[0].key
-            pair = texts.get("text_pair", "").strip()
-            call, encoding, notes = self._call((texts[key],), (texts["text_pair"],) if pair else None)
+            pairs = tuple(row.get("text_pair", "") for row in rows)
+            call, encoding, notes = self._call(tuple(row[key] for row in rows),
+                                               pairs if any(p.strip() for p in pairs) else None)
             if not encoding["input_ids"].shape[-1]:
                 raise InputError("The {field} gives no tokens: type at least one word.", id="hf.no_tokens",
                                  field=self.inputs[0].label.lower())
@@ -194,7 +207,7 @@ class HFAdapter(ModelAdapter):
         rows = self.model.get_input_embeddings().num_embeddings
         for name in ("input_ids", "decoder_input_ids"):
             ids = kwargs.get(name)
-            bad = [i for i in ids[0].tolist() if not 0 <= i < rows] if ids is not None else []
+            bad = [i for i in ids.flatten().tolist() if not 0 <= i < rows] if ids is not None else []
             if bad:
                 raise TokenOutOfRangeError(
                     "The tokenizer gives {token} the id {number}, but the model's embedding has only {rows} rows: "
