@@ -68,3 +68,28 @@ def test_qwen3_norms_keep_the_token_axis_first():
     captures, _ = session.capture_all(verify="never")
     norm = {c.name: c for c in captures}["dec.0.self_attn.q_norm"]
     assert norm.info.axes == ("batch", "query", "head", "head_dim") and norm.shape[1] == len(session.tokens["prompt"])
+
+
+def test_latent_attention_shows_the_rotary_split_and_the_decompressed_k_and_v():
+    """DeepSeek-V3: the query's parts without and with rotary positions, the shared rotary key, and K_nope and V
+    cut from the decompressed kv, each a stage; V is what attention reads, and a replaced V flows downstream."""
+    model = hf_archs.build(hf_archs.BY_TYPE["deepseek_v3"])
+    adapter = wrap(model, hf_tiny.word_tokenizer())
+    session = DebugSession(adapter, PROMPT)
+    captures, _ = session.capture_all(verify="now")
+    by_name = {c.name: c for c in captures}
+    attn = "dec.0.self_attn"
+    assert by_name[f"{attn}.q_nope"].shape == by_name[f"{attn}.q_pe"].shape == (1, 4, 6, 4)
+    assert by_name[f"{attn}.k_pe"].shape == (1, 1, 6, 4)
+    assert by_name[f"{attn}.v"].info.kind == "v_proj" and by_name[f"{attn}.v"].shape == (1, 4, 6, 8)
+    assert torch.equal(by_name[f"{attn}.v"].tensor, by_name[f"{attn}.v_split"].tensor)
+    assert torch.equal(by_name[f"{attn}.k_nope"].tensor, by_name[f"{attn}.k_rotary"].tensor[..., :4])
+    assert torch.equal(by_name[f"{attn}.q_nope"].tensor, by_name[f"{attn}.q_rotary"].tensor[..., :4])
+    assert session.plan.names() == [c.name for c in captures] and session.verification.ok
+
+    handle = adapter.plan.taps[f"{attn}.v"].register_forward_hook(lambda module, args, output: output * 0)
+    try:
+        zeroed = {c.name: c for c in DebugSession(adapter, PROMPT).capture_all(verify="never")[0]}
+    finally:
+        handle.remove()
+    assert float(zeroed[f"{attn}.context"].tensor.abs().max()) == 0.0
