@@ -3068,6 +3068,11 @@ output w·V = {output}</source>
         <translation>分词器给 {token} 的编号是 {number}，但模型的嵌入表只有 {rows} 行：文件夹中的 tokenizer.json 不属于这个模型。</translation>
     </message>
     <message>
+        <source>The tokenizer of {name} has no padding token, so several texts cannot be padded into one batch.</source>
+        <comment>hf.no_pad_token</comment>
+        <translation>{name} 的分词器没有填充词元，因此无法把多段文本填充成一个批次。</translation>
+    </message>
+    <message>
         <source>The vocabularies in {folder} do not match the model&apos;s vocabulary sizes.</source>
         <comment>model.vocab_size_mismatch</comment>
         <translation>{folder} 中的词表与模型的词表大小不一致。</translation>
@@ -3411,6 +3416,16 @@ output w·V = {output}</source>
         <source>{index} names {n} shards (at most {most}).</source>
         <comment>hf.too_many_shards</comment>
         <translation>{index} 列出 {n} 个分片（最多 {most} 个）。</translation>
+    </message>
+    <message>
+        <source>{name} takes one set of texts at a time, not a batch.</source>
+        <comment>adapter.no_batch</comment>
+        <translation>{name} 一次只接受一组文本，不接受批次。</translation>
+    </message>
+    <message>
+        <source>{name} takes one source sentence at a time.</source>
+        <comment>hf.batch_encoder_decoder</comment>
+        <translation>{name} 一次只接受一个源句子。</translation>
     </message>
     <message>
         <source>{path} does not hold a JSON object.</source>
