@@ -1006,6 +1006,14 @@
         <translation>设备映射</translation>
     </message>
     <message>
+        <source>Chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Send the text as a user&apos;s chat turn: the tokenizer&apos;s chat template, ending where the assistant&apos;s answer starts (models whose tokenizer has one)</source>
+        <translation>把文本作为用户的一轮对话发送：套用分词器的对话模板，结尾处正是助手回答开始的地方（分词器带有对话模板的模型）</translation>
+    </message>
+    <message>
         <source>demo, random, a model from the Hugging Face cache (hf:org/name), or the path of a model folder; Models… lists them and downloads</source>
         <translation>demo、random、Hugging Face 缓存中的模型（hf:org/name）或模型文件夹的路径；“模型…”列出它们并可下载</translation>
     </message>
@@ -1790,8 +1798,12 @@ output w·V = {output}</source>
         <translation> · 第 {layer} 层</translation>
     </message>
     <message>
-        <source>verified against the unmodified model: max |Δ| {diff} (tolerance {tol})</source>
-        <translation>已与未修改的模型核对：最大 |Δ| {diff}（容差 {tol}）</translation>
+        <source>verified against the unmodified model: exactly equal</source>
+        <translation>已与未修改的模型核对：完全相等</translation>
+    </message>
+    <message>
+        <source>verified against the unmodified model: max |Δ| {diff} (the model&apos;s own noise {tol})</source>
+        <translation>已与未修改的模型核对：最大 |Δ| {diff}（模型自身的噪声 {tol}）</translation>
     </message>
     <message>
         <source>differs from the unmodified model: max |Δ| {diff} (tolerance {tol})</source>
@@ -3081,6 +3093,11 @@ output w·V = {output}</source>
         <translation>分词器给 {token} 的编号是 {number}，但模型的嵌入表只有 {rows} 行：文件夹中的 tokenizer.json 不属于这个模型。</translation>
     </message>
     <message>
+        <source>The tokenizer of {name} has no padding token, so several texts cannot be padded into one batch.</source>
+        <comment>hf.no_pad_token</comment>
+        <translation>{name} 的分词器没有填充词元，因此无法把多段文本填充成一个批次。</translation>
+    </message>
+    <message>
         <source>The vocabularies in {folder} do not match the model&apos;s vocabulary sizes.</source>
         <comment>model.vocab_size_mismatch</comment>
         <translation>{folder} 中的词表与模型的词表大小不一致。</translation>
@@ -3428,7 +3445,17 @@ output w·V = {output}</source>
     <message>
         <source>{name} in {folder} is a symbolic link that leads to itself (a loop), so the model was not read.</source>
         <comment>hf.link_loop</comment>
-        <translation>{folder} 中的 {name} 是指向自身的符号链接（循环），因此没有读取该模型。</translation>
+        <translation>{folder} 中的 {name} 是指向自身的符号链接（循环），因此没有读取模型。</translation>
+    </message>
+    <message>
+        <source>{name} takes one set of texts at a time, not a batch.</source>
+        <comment>adapter.no_batch</comment>
+        <translation>{name} 一次只接受一组文本，不接受批次。</translation>
+    </message>
+    <message>
+        <source>{name} takes one source sentence at a time.</source>
+        <comment>hf.batch_encoder_decoder</comment>
+        <translation>{name} 一次只接受一个源句子。</translation>
     </message>
     <message>
         <source>{path} does not hold a JSON object.</source>
@@ -3544,6 +3571,11 @@ output w·V = {output}</source>
         <source>Stats from the server come without their histogram.</source>
         <comment>remote.stats_histogram</comment>
         <translation>服务器发来的统计量缺少直方图。</translation>
+    </message>
+    <message>
+        <source>This model&apos;s tokenizer has no chat template, so the text cannot be sent as a chat turn.</source>
+        <comment>hf.no_chat_template</comment>
+        <translation>此模型的分词器没有对话模板，因此文本无法作为一轮对话发送。</translation>
     </message>
     <message>
         <source>Unknown model &apos;{name}&apos; (did you mean {close}?): use {names} or a model folder.</source>
@@ -3930,6 +3962,10 @@ output w·V = {output}</source>
         <translation>提示词</translation>
     </message>
     <message>
+        <source>Second text</source>
+        <translation>第二段文本</translation>
+    </message>
+    <message>
         <source>Source sentence</source>
         <translation>源句子</translation>
     </message>
@@ -3940,6 +3976,10 @@ output w·V = {output}</source>
     <message>
         <source>Text</source>
         <translation>文本</translation>
+    </message>
+    <message>
+        <source>a second sentence, to read the two as a pair</source>
+        <translation>第二个句子，两句作为一对读入</translation>
     </message>
     <message>
         <source>a sentence for the encoder</source>
@@ -4314,6 +4354,21 @@ output w·V = {output}</source>
         <translation>文件 {path}</translation>
     </message>
     <message>
+        <source>The model was given no {name}, but {what} makes one (first position that needs it: {position}).</source>
+        <comment>hf.input_missing</comment>
+        <translation>模型没有收到 {name}，但 {what} 会生成它（第一个需要它的位置：{position}）。</translation>
+    </message>
+    <message>
+        <source>The model was given {name} of shape {shape}, but {what} makes shape {expected}; the first position that differs is {position}.</source>
+        <comment>hf.input_shape</comment>
+        <translation>模型收到的 {name} 形状为 {shape}，但 {what} 生成的形状为 {expected}；第一个不同的位置是 {position}。</translation>
+    </message>
+    <message>
+        <source>The model was given {name} {value} at {position}, but {what} makes {expected}.</source>
+        <comment>hf.input_differs</comment>
+        <translation>模型在 {position} 收到的 {name} 为 {value}，但 {what} 生成的是 {expected}。</translation>
+    </message>
+    <message>
         <source>The pass has run {n} of {total} stages; only those are exported. Continue to the end to export them all.</source>
         <comment>export.partial</comment>
         <translation>这次前向传播已运行 {total} 个阶段中的 {n} 个；只导出这些。继续运行到结束即可全部导出。</translation>
@@ -4327,6 +4382,11 @@ output w·V = {output}</source>
         <source>The snapshot {path}</source>
         <comment>where.snapshot</comment>
         <translation>快照 {path}</translation>
+    </message>
+    <message>
+        <source>The text is {n} tokens long; the tokenizer keeps its first {most} (its maximum length, truncation=True), so the model does not read the rest.</source>
+        <comment>hf.truncated</comment>
+        <translation>文本长 {n} 个词元；分词器只保留前 {most} 个（它的最大长度，truncation=True），其余部分模型不会读到。</translation>
     </message>
     <message>
         <source>The value</source>
@@ -4367,6 +4427,11 @@ output w·V = {output}</source>
         <source>column {col}</source>
         <comment>edit.column</comment>
         <translation>第 {col} 列</translation>
+    </message>
+    <message>
+        <source>exact (the same model&apos;s eager pass in {dtype}, same kernels: equal bit for bit)</source>
+        <comment>hf.tolerance_exact</comment>
+        <translation>精确（同一模型在 {dtype} 下的 eager 前向，同样的内核：逐位相等）</translation>
     </message>
     <message>
         <source>has an unknown snapshot format version ({version})</source>
@@ -4419,9 +4484,19 @@ output w·V = {output}</source>
         <translation>仅在 B 中</translation>
     </message>
     <message>
+        <source>position {i}</source>
+        <comment>hf.position</comment>
+        <translation>位置 {i}</translation>
+    </message>
+    <message>
         <source>row {row}</source>
         <comment>edit.row</comment>
         <translation>第 {row} 行</translation>
+    </message>
+    <message>
+        <source>row {row}, position {i}</source>
+        <comment>hf.row_position</comment>
+        <translation>第 {row} 行，位置 {i}</translation>
     </message>
     <message>
         <source>same</source>
@@ -4572,6 +4647,11 @@ output w·V = {output}</source>
         <source>the label of input &apos;{field}&apos;</source>
         <comment>what.input_label</comment>
         <translation>输入“{field}”的标签</translation>
+    </message>
+    <message>
+        <source>the model&apos;s own run-to-run noise in {dtype} (two eager passes differ by up to {noise})</source>
+        <comment>hf.tolerance_noise</comment>
+        <translation>模型自身在 {dtype} 下两次运行之间的噪声（两次 eager 前向最多相差 {noise}）</translation>
     </message>
     <message>
         <source>the shown slice</source>
@@ -4815,6 +4895,18 @@ output w·V = {output}</source>
 </context>
 <context>
     <name>verification</name>
+    <message>
+        <source>MISMATCH: the input is not what {against} makes. {problem}</source>
+        <translation>不一致：输入不是 {against} 生成的输入。{problem}</translation>
+    </message>
+    <message>
+        <source>verified: max |Δ| = {diff} vs unmodified model (tolerance: {tol})</source>
+        <translation>已核对：与未修改的模型相比最大 |Δ| = {diff}（容差：{tol}）</translation>
+    </message>
+    <message>
+        <source>MISMATCH: max |Δ| = {diff} vs unmodified model (tolerance: {tol})</source>
+        <translation>不一致：与未修改的模型相比最大 |Δ| = {diff}（容差：{tol}）</translation>
+    </message>
     <message>
         <source>verified: max |Δ| = {diff} vs unmodified model (tolerance {tol})</source>
         <translation>已验证：与原始模型相比 max |Δ| = {diff}（容差 {tol}）</translation>

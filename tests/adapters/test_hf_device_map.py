@@ -13,7 +13,7 @@ pytest.importorskip("accelerate")
 import transformers  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
-from tfdebug.adapters import hf  # noqa: E402
+from tfdebug.adapters.hf import adapter as hf  # noqa: E402
 from tfdebug.adapters.hf.load import bundled_folder  # noqa: E402
 from tfdebug.sessions.session import DebugSession  # noqa: E402
 

@@ -100,7 +100,8 @@ def test_each_stage_says_what_its_check_found(granite):
         finally:
             granite.config._attn_implementation_internal = before
     probs = verification.stage_check("dec.1.self_attn.probs")
-    assert probs.verdict == "verified" and probs.tolerance == 1e-5 and probs.first_mismatch is None
+    # Exact: the same model's eager pass, same kernels and dtype.
+    assert probs.verdict == "verified" and probs.tolerance == 0.0 and probs.first_mismatch is None
     assert probs.diff == float((by_name["dec.1.self_attn.probs"].tensor - reference.attentions[1]).abs().max())
     assert verification.stage_check("dec.0.self_attn.q").verdict == "unchecked"
     assert verification.stage_check("no.such.stage") is None
@@ -116,3 +117,27 @@ def test_each_stage_says_what_its_check_found(granite):
     assert check.verdict == "mismatch" and check.diff > check.tolerance
     assert broken.stage_check("dec.0.self_attn.q").first_mismatch == "dec.1.self_attn.probs"
     assert broken.stage_check("logits").verdict == "verified"
+
+
+def test_bfloat16_verification_fails_a_pass_with_a_scale_off_by_one_percent():
+    """A tolerance that a wrong pass fails: in bfloat16, the scaled scores of one layer 1 % too large (a
+    wrong scale, as a port might make it) is named as the first stage that differs; the same pass unchanged
+    is exactly equal."""
+    model = hf_tiny.llama().to(torch.bfloat16)
+    session = _session(model)
+    session.capture_all(verify="now")
+    assert session.verification.ok and max(session.verification.diffs) == 0.0
+    assert "tolerance: exact (the same model's eager pass in bfloat16" in session.verification.describe()
+
+    adapter = wrap(model, hf_tiny.word_tokenizer())
+    tap = adapter.plan.taps["dec.1.self_attn.scaled"]
+    handle = tap.register_forward_hook(lambda module, args, output: output * 1.01)
+    try:
+        broken = DebugSession(adapter, PROMPT)
+        broken.capture_all(verify="now")
+    finally:
+        handle.remove()
+    verification = broken.verification
+    assert not verification.ok
+    assert verification.first_mismatch == "dec.1.self_attn.probs"
+    assert verification.mismatch_diff > 0 and verification.stage_check("logits").verdict == "mismatch"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import torch
 from torch import nn
@@ -50,6 +50,8 @@ class Prepared:
     stream (the keys that `StageInfo.tokens` refers to) to its token strings; `unknown`
     lists the typed words that had no token of their own. `notes` are the adapter's sentences
     about these inputs, each a `core.phrases.Phrase` (its English text; the window translates it).
+    `options` are how the adapter made the tensors from the texts (a Hugging Face adapter keeps its
+    tokenizer call there, for the reference check); two inputs with other options are other inputs.
     """
 
     texts: dict[str, str]
@@ -58,6 +60,7 @@ class Prepared:
     tokens: dict[str, list[str]] = field(default_factory=dict)
     unknown: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,13 @@ class Verification:
     #: for each stage in `checked`, in the same order: its max |Δ| and the tolerance it was held to
     diffs: tuple[float, ...] = ()
     tolerances: tuple[float, ...] = ()
+    #: "" when the input the pass was given equals one made independently (by `inputs_against`, e.g.
+    #: transformers' AutoTokenizer), else the sentence naming the first position that differs
+    input_problem: str = ""
+    #: what the input was checked against ("" when nothing checked it)
+    inputs_against: str = ""
+    #: the tolerances in words ("4 rounding steps of float32 …"; "" when the line gives only the number)
+    tolerance_rule: str = ""
 
     def stage_check(self, name: str) -> StageCheck | None:
         """What the stage-level check found for stage `name`; None when this check compared no stages."""
@@ -105,11 +115,16 @@ class Verification:
 
     @property
     def ok(self) -> bool:
-        return self.max_abs_diff <= self.tolerance and self.first_mismatch is None
+        return self.max_abs_diff <= self.tolerance and self.first_mismatch is None and not self.input_problem
 
     def describe(self) -> str:
         verdict = "verified" if self.ok else "MISMATCH"
-        line = f"{verdict}: max |Δ| = {self.max_abs_diff:.1e} vs unmodified model (tolerance {self.tolerance:.0e})"
+        if self.input_problem:
+            return f"{verdict}: the input is not what {self.inputs_against} makes. {self.input_problem}"
+        tolerance = f"tolerance: {self.tolerance_rule}" if self.tolerance_rule else f"tolerance {self.tolerance:.0e}"
+        line = f"{verdict}: max |Δ| = {self.max_abs_diff:.1e} vs unmodified model ({tolerance})"
+        if self.inputs_against:
+            line += f"; input equal to {self.inputs_against}'s"
         if self.first_mismatch is not None:
             line += f"; the first stage that differs is {self.first_mismatch} (|Δ| = {self.mismatch_diff:.1e})"
         elif self.checked:
@@ -121,7 +136,7 @@ class Verification:
             elif worst is not None:
                 line += (f", each within its tolerance (the largest |Δ| {self.diffs[worst]:.1e}, at "
                          f"{self.checked[worst]})")
-            line += f"; {len(self.unchecked)} unchecked"
+            line += f"; {len(self.unchecked)} unchecked ({len(self.checked) + len(self.unchecked)} stages)"
         return f"{line}. {self.cause}" if self.cause and not self.ok else line
 
 
@@ -187,6 +202,14 @@ class ModelAdapter(ABC):
     def prepare(self, texts: Mapping[str, str]) -> Prepared:
         """Tensors and token strings for `texts` (keys from `inputs`); a typed InputError when unusable."""
 
+    def prepare_batch(self, rows: Sequence[Mapping[str, str]]) -> Prepared:
+        """Several sets of texts as one batch (adapters whose tokenizer pads do); InputError when this model
+        takes one at a time."""
+        if len(rows) == 1:
+            return self.prepare(rows[0])
+        raise InputError("{name} takes one set of texts at a time, not a batch.", id="adapter.no_batch",
+                         name=self.name)
+
     def forward(self, prepared: Prepared) -> Any:
         """One call of the model on prepared inputs; its taps fire during it."""
         return self.module(*prepared.args, **prepared.kwargs)
@@ -199,6 +222,13 @@ class ModelAdapter(ABC):
     def verify(self, prepared: Prepared, output: Any) -> Verification | None:
         """Compare `output` of a tapped forward with the unmodified model's; None when there is nothing to check."""
         return None
+
+    #: texts are sent as a user's chat turn (an adapter whose `can_chat()` is true reads it in `prepare`)
+    chat: bool = False
+
+    def can_chat(self) -> bool:
+        """Whether texts can be sent as a chat turn (the model's tokenizer has a chat template)."""
+        return False
 
     @property
     def model_root(self) -> nn.Module:

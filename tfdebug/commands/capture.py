@@ -8,7 +8,7 @@ import sys
 import time
 
 from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, keep_from_args,
-                                     load_from_args, texts_from_args)
+                                     load_from_args, session_inputs)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = format_for(out, scope="pass")  # an unknown suffix is refused before the model loads
     bar = ProgressBar(enabled=not args.quiet)
     adapter = load_from_args(args)
-    session = DebugSession(adapter, texts_from_args(args, adapter), stages=args.stages,
+    session = DebugSession(adapter, **session_inputs(args, adapter), stages=args.stages,
                            max_capture_bytes=budget_from_args(args), keep=keep_from_args(args))
     if not args.quiet:
         warn_unknown(session)

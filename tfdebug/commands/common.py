@@ -13,10 +13,15 @@ def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True)
     if with_text:
         parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",
                             help="a text the model takes, by its input key (repeatable), e.g. src='I love you' "
-                                 "or prompt='Once upon a time'; the model's first preset fills the rest")
+                                 "or prompt='Once upon a time'; the model's first preset fills the rest. The same key "
+                                 "again makes a batch (stages, capture), padded by the model's tokenizer; an "
+                                 "encoder takes a sentence pair as text=… text_pair=…")
         parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
         parser.add_argument("--tgt", default=None,
                             help="the translator's target prefix (same as --input tgt=TEXT)")
+        parser.add_argument("--chat", action="store_true",
+                            help="send the text as a user's chat turn: the tokenizer's chat template with the "
+                                 "assistant's generation prompt (models whose tokenizer has one)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N, mps or auto")
     add_placement_arguments(parser)
 
@@ -39,8 +44,14 @@ def load_from_args(args: argparse.Namespace):
     """The ModelAdapter the arguments name (heavy imports happen here, not at parse time)."""
     from tfdebug.adapters.registry import default_model_name, load_adapter
 
-    return load_adapter(args.model or default_model_name(), device=args.device, dtype=args.dtype,
-                        device_map=args.device_map, download=args.download)
+    adapter = load_adapter(args.model or default_model_name(), device=args.device, dtype=args.dtype,
+                           device_map=args.device_map, download=args.download)
+    if getattr(args, "chat", False):
+        if not adapter.can_chat():
+            raise InputError("--chat needs a model whose tokenizer has a chat template; {name} has none.",
+                             id="cli.no_chat_template", name=adapter.name)
+        adapter.chat = True
+    return adapter
 
 
 def texts_from_args(args: argparse.Namespace, adapter) -> dict[str, str]:
@@ -56,17 +67,42 @@ def texts_from_args(args: argparse.Namespace, adapter) -> dict[str, str]:
 
 
 def given_texts(args: argparse.Namespace) -> dict[str, str]:
-    """The texts named on the command line (--input KEY=TEXT, --src, --tgt), by input key."""
-    given: dict[str, str] = {}
+    """The texts named on the command line (--input KEY=TEXT, --src, --tgt), by input key; a key given more
+    than once (a batch) is refused here: only `tfdebug stages` and `capture` take batches (`session_inputs`)."""
+    rows = given_rows(args)
+    if len(rows) > 1:
+        raise InputError("Several texts for one input make a batch, which tfdebug stages and tfdebug capture "
+                         "take; this command takes one text per input.", id="cli.no_batch")
+    return rows[0]
+
+
+def given_rows(args: argparse.Namespace) -> list[dict[str, str]]:
+    """The texts named on the command line, one dict per batch row: a key given n times (--input text=A
+    --input text=B) makes n rows; a key given once is in every row."""
+    given: dict[str, list[str]] = {}
     for item in getattr(args, "input", None) or []:
         key, sep, text = item.partition("=")
         if not sep or not key.strip():
             raise InputError(f"--input takes KEY=TEXT (e.g. src='I love you'), not '{item}'.")
-        given[key.strip()] = text
+        given.setdefault(key.strip(), []).append(text)
     for key in ("src", "tgt"):
         if getattr(args, key, None) is not None:
-            given[key] = getattr(args, key)
-    return given
+            given[key] = [getattr(args, key)]
+    n = max((len(v) for v in given.values()), default=1)
+    if any(1 < len(v) < n for v in given.values()):
+        raise InputError("Every input given more than once must be given the same number of times (one text "
+                         "per row of the batch).", id="cli.batch_rows")
+    return [{k: v[i] if len(v) > 1 else v[0] for k, v in given.items()} for i in range(n)]
+
+
+def session_inputs(args: argparse.Namespace, adapter) -> dict:
+    """DebugSession's input arguments: `texts` (texts_from_args), or for a batch (an input given several
+    times) `prepared`, the texts padded into one batch by the model's tokenizer."""
+    rows = given_rows(args)
+    if len(rows) == 1:
+        return {"texts": texts_from_args(args, adapter)}
+    blank = {f.key: "" for f in adapter.inputs}
+    return {"prepared": adapter.prepare_batch([{**blank, **row} for row in rows])}
 
 
 def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:

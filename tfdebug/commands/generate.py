@@ -36,14 +36,16 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         warn_unknown(session)
         print(f"tfdebug: {settings.describe()}", file=sys.stderr)
-    words: list[str] = []
+    shown: list[str] = [""]  # the text printed so far
 
     def on_choice(choice) -> None:
         if settings.stop_at_eos and session.is_eos(choice):  # <eos> ends the line, unprinted
             return
-        word = session.word(choice)
-        words.append(word)
-        print(word, end=" ", flush=True)
+        # The tokenizer's decode of every id so far, printed by its new end (a partial character waits).
+        text = session.decoded()
+        if not text.endswith("\ufffd") and text.startswith(shown[0]):
+            print(text[len(shown[0]):], end="", flush=True)
+            shown[0] = text
         if not args.quiet and sys.stderr.isatty():
             sys.stderr.write(f"\r\033[2K  step {choice.step + 1}/{settings.max_new_tokens}  p={choice.probability:.2f}\r")
 
@@ -53,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         with torch.no_grad():
             session.run()
-    print()
+    text = session.decoded()
+    print(text[len(shown[0]):] if text.startswith(shown[0]) else "\n" + text)
     if args.out:
         recording = Recording.from_session(session, captures)
         export_pass(recording, args.out, fmt=fmt.suffix)

@@ -18,6 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a text the model takes, by its input key (repeatable), e.g. prompt='Once upon'")
     parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
     parser.add_argument("--tgt", default=None, help="the translator's target prefix (same as --input tgt=TEXT)")
+    parser.add_argument("--chat", action="store_true",
+                        help="turn the input bar's Chat toggle on: the text goes through the tokenizer's chat template")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cpu)")
     add_placement_arguments(parser, dtype_default=None)  # --dtype, --device-map, --download: as every command
     parser.add_argument("--generate", action="store_true",
@@ -72,4 +74,4 @@ def run(args: argparse.Namespace) -> int:
     return run_app(connect=connect, model=args.model, texts=given_texts(args), device=args.device, goto=args.goto,
                    generation=settings_from_args(args) if args.generate else None,
                    screenshot=args.screenshot, lang=args.lang, max_capture_mb=args.max_capture_mb,
-                   dtype=args.dtype, device_map=args.device_map)
+                   dtype=args.dtype, device_map=args.device_map, chat=args.chat)

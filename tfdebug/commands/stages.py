@@ -8,7 +8,7 @@ import sys
 
 from tfdebug.io.limits import escape_controls
 from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, keep_from_args,
-                                     load_from_args, texts_from_args)
+                                     load_from_args, session_inputs)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     adapter = load_from_args(args)
     # Planned by the pass itself (one forward) unless a filter or a budget needs the plan first.
-    session = DebugSession(adapter, texts_from_args(args, adapter), stages=args.stages,
+    session = DebugSession(adapter, **session_inputs(args, adapter), stages=args.stages,
                            max_capture_bytes=budget_from_args(args), planning="lazy", keep=keep_from_args(args))
     warn_unknown(session)
     rows: list[dict] = []

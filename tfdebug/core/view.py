@@ -11,14 +11,17 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class RunInputs:
-    """What Run starts: a model spec, a device, the texts by input key, and how the model is loaded
-    (`dtype`, and a `device_map` that places a Hugging Face model instead of `device`; None: on `device`)."""
+    """What Run starts: a model spec, a device, the texts by input key, how the model is loaded
+    (`dtype`, and a `device_map` that places a Hugging Face model instead of `device`; None: on `device`)
+    and whether the texts go through the tokenizer's chat template (`chat`)."""
 
     model: str
     device: str = "cpu"
     texts: dict[str, str] = field(default_factory=dict)
     dtype: str = "float32"
     device_map: str | None = None
+    #: send the texts as a user's chat turn (the tokenizer's chat template; models that have one)
+    chat: bool = False
 
     def to_list(self) -> list:
         """A settings-friendly form: [model, device, {key: text}]."""

@@ -47,6 +47,11 @@ class StepDecoder(ABC):
     def token(self, token_id: int) -> str:
         """The string of a token id."""
 
+    def decode(self, ids: list[int]) -> str:
+        """The text of generated token ids: here the tokens, one space apart (a word-level vocabulary); a
+        model with a subword tokenizer writes them with its tokenizer's own decode."""
+        return " ".join(self.token(i) for i in ids)
+
 
 def generate(decoder: StepDecoder, settings: DecodingSettings,
              on_step: Callable[[int, int, int], None] | None = None,

@@ -186,6 +186,14 @@ class GenerationSession(SessionTexts):
         """The tokens generated so far, without a final <eos>."""
         return text_of(self._decoder, self.choices) if self._decoder is not None else []
 
+    def decoded(self, choices: list[Choice] | None = None) -> str:
+        """The generated text (`choices`, default all so far, without a final <eos>) as the model's
+        tokenizer decodes it."""
+        if self._decoder is None:
+            return ""
+        choices = list(self.choices if choices is None else choices)
+        return self._decoder.decode([c.id for c in choices if c.id != self._decoder.eos_id])
+
     def word(self, choice: Choice) -> str:
         """The text of a chosen token."""
         return self._decoder.token(choice.id)

@@ -200,7 +200,8 @@ class DebugSession(SessionTexts):
 
     def _verdict_key(self) -> tuple:
         adapter = self.adapter
-        return (tuple(sorted(self.prepared.texts.items())), str(adapter.dtype), str(adapter.device))
+        return (tuple(sorted(self.prepared.texts.items())), repr(sorted(self.prepared.options.items())),
+                str(adapter.dtype), str(adapter.device))
 
     def new_budget(self) -> CaptureBudget:
         """A capture budget for one pass of this session (its limit, policy and stage order)."""

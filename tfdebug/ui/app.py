@@ -28,7 +28,7 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
             goto: str | None = None, screenshot: str | None = None, open_path: str | None = None,
             generation=None, lang: str | None = None, max_capture_mb: float | None = None,
             connect: tuple[str, str, str | None] | None = None, dtype: str | None = None,
-            device_map: str | None = None) -> int:
+            device_map: str | None = None, chat: bool = False) -> int:
     """Open the debugger window; with `screenshot`, render it at `goto`, save a PNG and exit.
 
     Without arguments the window opens on the last inputs (or the default model and its
@@ -40,7 +40,8 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     `max_capture_mb` sets the capture budget for this run (not stored). `connect` (address, token,
     server key) attaches to `tfdebug serve` instead of running a model here. `dtype` and `device_map`
     (the CLI's --dtype/--device-map) preselect the input bar's Precision and Device map; without them the
-    window uses those chosen last time.
+    window uses those chosen last time. `chat` (--chat) turns the input bar's Chat toggle on; without it
+    the toggle is as it was last time.
     """
     from tfdebug.adapters.registry import default_model_name
     from tfdebug.core.view import RunInputs
@@ -61,7 +62,8 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     inputs = RunInputs(model or (last.model if last else default_model_name()),
                        device or (last.device if last else "cpu"),
                        dict(texts) if texts else (dict(last.texts) if last else {}),
-                       dtype=dtype or saved_dtype, device_map=device_map if device_map is not None else saved_map)
+                       dtype=dtype or saved_dtype, device_map=device_map if device_map is not None else saved_map,
+                       chat=chat or (window.last_chat() if screenshot is None else False))
     window.show()
     result = {"code": 0}
 

@@ -9,14 +9,22 @@ unmodified model (its own attention implementation) on the same input and compar
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification
+from tfdebug.adapters.hf.inputs import (
+    TokenizerCall,
+    declared_max_length,
+    hf_tokenizer,
+    model_inputs,
+    unknown_words,
+)
 from tfdebug.adapters.hf.load import bundled_folder, execution_device, load_folder, quiet_transformers, require_transformers
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import InputError, TokenOutOfRangeError
@@ -51,12 +59,15 @@ class HFAdapter(ModelAdapter):
 
     kind = "hf"
 
-    def __init__(self, model: nn.Module, tokenizer: Any, name: str = "hf"):
+    def __init__(self, model: nn.Module, tokenizer: Any, name: str = "hf", folder: Path | None = None):
         require_transformers()
         from tfdebug.adapters.hf.names import tap_plan
 
         self.model = model.eval()
-        self.tokenizer = tokenizer
+        # The tokenizer as transformers calls it; the folder it came from, for the reference check.
+        self.tokenizer, self.folder = hf_tokenizer(tokenizer), folder
+        self.max_length = declared_max_length(self.tokenizer)  # before a call resets tokenizer.json's truncation
+        self._offsets = hasattr(self.tokenizer, "backend_tokenizer")  # a fast tokenizer names unknown words
         self.name = name
         self.plan = tap_plan(model)
         self.module = TappedModel(model, self.plan.taps)
@@ -72,7 +83,9 @@ class HFAdapter(ModelAdapter):
             self.site_titles = {"src": "Encoder embedding", "tgt": "Decoder embedding", "enc": "Encoder norm",
                                 "dec": "Decoder norm", "head": "lm_head → logits"}
         elif streams == ("text",):
-            self.inputs = (InputField("text", "Text", "a sentence for the encoder"),)
+            self.inputs = (InputField("text", "Text", "a sentence for the encoder"),
+                           InputField("text_pair", "Second text", "a second sentence, to read the two as a pair",
+                                      required=False))
             self.layer_titles, self.stack_titles = {"enc": "Layer"}, {"enc": "Encoder"}
             self.site_titles = {"tok": "Embeddings", "head": "MLM head → logits"}
         else:
@@ -98,20 +111,29 @@ class HFAdapter(ModelAdapter):
         return list(self._vocabulary)
 
     # ----- inputs ------------------------------------------------------------------------
-    def _encode(self, text: str, special: bool = True) -> tuple[list[int], list[str], list[str]]:
-        """Token ids, readable token strings and the words read as the unknown token, of `text`
-        (a `tokenizers.Tokenizer` or a transformers tokenizer)."""
-        tok = getattr(self.tokenizer, "backend_tokenizer", self.tokenizer)
-        if not hasattr(tok, "id_to_token"):  # a slow tokenizer: no offsets to name the unknown words by
-            ids = list(self.tokenizer(text, add_special_tokens=special)["input_ids"])
-            return ids, [self._id_label(i) for i in ids], []
-        encoding = tok.encode(text, add_special_tokens=special)
-        ids = list(encoding.ids)
-        unk = getattr(tok.model, "unk_token", None)
-        unk_id = tok.token_to_id(unk) if unk else None
-        unknown = [] if unk_id is None else list(dict.fromkeys(
-            text[start:end] for i, (start, end) in zip(ids, encoding.offsets) if i == unk_id and end > start))
-        return ids, [self._id_label(i) for i in ids], unknown
+    def _call(self, texts: tuple[str, ...], pairs: tuple[str, ...] | None = None, special: bool = True):
+        """The tokenizer's own call on `texts` (hf_inputs): (the call, its encoding with offsets, notes).
+
+        A text longer than the tokenizer's declared maximum is called again with truncation, and a
+        note says how long it was."""
+        call = TokenizerCall(texts, pairs, chat=self.chat and special, special=special)
+        encoding = call.run(self.tokenizer, return_offsets_mapping=self._offsets)
+        length, most, notes = encoding["input_ids"].shape[-1], self.max_length, []
+        if most is not None and length > most:
+            call = dataclasses.replace(call, max_length=most)
+            encoding = call.run(self.tokenizer, return_offsets_mapping=self._offsets)
+            notes.append(Phrase("The text is {n} tokens long; the tokenizer keeps its first {most} (its maximum "
+                                "length, truncation=True), so the model does not read the rest.",
+                                id="hf.truncated", n=length, most=most))
+        return call, encoding, notes
+
+    def can_chat(self) -> bool:
+        """Whether the tokenizer has a chat template (`--chat`, the window's Chat toggle, apply it)."""
+        return bool(getattr(self.tokenizer, "chat_template", None))
+
+    def decode(self, ids: list[int]) -> str:
+        """The text of token ids as the tokenizer's own `decode` writes it (special tokens left out)."""
+        return self.tokenizer.decode(ids, skip_special_tokens=True)
 
     def _special_tokens(self) -> list[str]:
         """The tokenizer's special tokens as typed text ('<|endoftext|>', '</s>' …)."""
@@ -133,31 +155,51 @@ class HFAdapter(ModelAdapter):
         return torch.tensor([ids], dtype=torch.long, device=self.device)
 
     def prepare(self, texts: Mapping[str, str]) -> Prepared:
-        texts = self.check_texts(texts)
+        """Tensors as `tokenizer(text, return_tensors="pt")` makes them (hf_inputs), every one the model takes
+        passed on; the call itself is kept (`Prepared.options["call"]`) for the check against AutoTokenizer."""
+        return self.prepare_batch([texts])
+
+    def prepare_batch(self, rows: Sequence[Mapping[str, str]]) -> Prepared:
+        """Several texts as one batch, `tokenizer([a, b], padding=True)`: padded on the tokenizer's side, its
+        mask passed on (so the pass has a mask stage). The token axis is labelled by the first row."""
+        rows = [self.check_texts(texts) for texts in rows]
+        texts = rows[0]
+        if len(rows) > 1 and self.encoder_decoder:
+            raise InputError("{name} takes one source sentence at a time.", id="hf.batch_encoder_decoder",
+                             name=self.name)
+        if len(rows) > 1 and getattr(self.tokenizer, "pad_token", None) is None:
+            raise InputError("The tokenizer of {name} has no padding token, so several texts cannot be padded "
+                             "into one batch.", id="hf.no_pad_token", name=self.name)
         if self.encoder_decoder:
-            src_ids, src_tokens, unknown = self._encode(texts["src"])
+            call, encoding, notes = self._call((texts["src"],))
             start = self.model.config.decoder_start_token_id
             start = self.model.config.pad_token_id if start is None else start
-            tgt_ids, tgt_tokens, tgt_unknown = (self._encode(texts["tgt"], special=False) if texts["tgt"].strip()
-                                                else ([], [], []))
-            unknown = list(dict.fromkeys(unknown + tgt_unknown))
-            start_label = self._id_label(start)
-            kwargs = {"input_ids": self._ids(src_ids), "decoder_input_ids": self._ids([start] + tgt_ids),
-                      "use_cache": False}
-            tokens = {"src": src_tokens, "tgt": [start_label] + tgt_tokens}
+            tgt = texts["tgt"].strip() and self._call((texts["tgt"],), special=False)[1]["input_ids"][0].tolist()
+            kwargs = {**model_inputs(self.model, encoding),
+                      "decoder_input_ids": self._ids([start] + list(tgt or [])), "use_cache": False}
+            tokens = {"src": self._labels(encoding["input_ids"][0]),
+                      "tgt": [self._id_label(i) for i in [start] + list(tgt or [])]}
         else:
             key = self.inputs[0].key
-            ids, labels, unknown = self._encode(texts[key])
-            if not ids:
+            pairs = tuple(row.get("text_pair", "") for row in rows)
+            call, encoding, notes = self._call(tuple(row[key] for row in rows),
+                                               pairs if any(p.strip() for p in pairs) else None)
+            if not encoding["input_ids"].shape[-1]:
                 raise InputError("The {field} gives no tokens: type at least one word.", id="hf.no_tokens",
                                  field=self.inputs[0].label.lower())
-            kwargs = {"input_ids": self._ids(ids)}
+            kwargs = model_inputs(self.model, encoding)
             if key == "prompt":
                 kwargs["use_cache"] = False
-            tokens = {key: labels}
+            tokens = {key: self._labels(encoding["input_ids"][0])}
+        kwargs = {k: v.to(self.device) if isinstance(v, Tensor) else v for k, v in kwargs.items()}
         _check_length(self.model.config, kwargs)
         self._check_ids(kwargs)
-        return Prepared(texts=texts, kwargs=kwargs, tokens=tokens, unknown=unknown, notes=self._typed_special(texts))
+        return Prepared(texts=texts, kwargs=kwargs, tokens=tokens,
+                        unknown=unknown_words(self.tokenizer, call, encoding),
+                        notes=notes + self._typed_special(texts), options={"call": call})
+
+    def _labels(self, ids: Tensor) -> list[str]:
+        return [self._id_label(i) for i in ids.tolist()]
 
     def _check_ids(self, kwargs: dict) -> None:
         """InputError when the tokenizer gives an id past the model's embedding (another model's tokenizer.json):
@@ -165,7 +207,7 @@ class HFAdapter(ModelAdapter):
         rows = self.model.get_input_embeddings().num_embeddings
         for name in ("input_ids", "decoder_input_ids"):
             ids = kwargs.get(name)
-            bad = [i for i in ids[0].tolist() if not 0 <= i < rows] if ids is not None else []
+            bad = [i for i in ids.flatten().tolist() if not 0 <= i < rows] if ids is not None else []
             if bad:
                 raise TokenOutOfRangeError(
                     "The tokenizer gives {token} the id {number}, but the model's embedding has only {rows} rows: "
@@ -188,8 +230,9 @@ class HFAdapter(ModelAdapter):
         The stages the verification checks are kept (by reference) until the next forward."""
         from tfdebug.adapters.hf.verify import checked_stages, stages_kept
 
-        self._kept = {}
-        with quiet_transformers(), self.tapped(), stages_kept(self.plan.taps, checked_stages(self.plan), self._kept):
+        self._kept, self._fired = {}, {}
+        with quiet_transformers(), self.tapped(), \
+                stages_kept(self.plan.taps, checked_stages(self.plan), self._kept, self._fired):
             return primary_output(self.model(**prepared.kwargs))
 
     @contextmanager
@@ -221,13 +264,36 @@ class HFAdapter(ModelAdapter):
         return primary_output(self.model(**prepared.kwargs))
 
     def verify(self, prepared: Prepared, output: Any) -> Verification | None:
-        """The output and, stage by stage, the logits, every layer's probabilities and input against the
-        unmodified model run with its own eager attention (`hf_verify`)."""
+        """The input against the reference tokenizer's (`reference_tokenizer`), then the output and, stage by
+        stage, the logits, every layer's probabilities and input against the unmodified model run with its
+        own eager attention (`hf_verify`)."""
+        from tfdebug.adapters.hf.inputs import check_inputs, reference_encoding
         from tfdebug.adapters.hf.verify import verify_stages
 
+        call, problem, against = prepared.options.get("call"), "", ""
+        if call is not None:
+            tokenizer, against = self.reference_tokenizer()
+            with quiet_transformers():
+                problem = check_inputs(prepared.kwargs, reference_encoding(tokenizer, call), against)
+        fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
         with quiet_transformers():
             return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
-                                 [n for n, tap in self.plan.taps.items() if tap.info.kind != "kv_cache"])
+                                 [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against)
+
+    def reference_tokenizer(self) -> tuple[Any, str]:
+        """The tokenizer the input is checked against and its name: for a folder, a second one transformers
+        loads itself (`folder_tokenizer`: AutoTokenizer when the folder has tokenizer_config.json); for a
+        model wrapped from Python, the tokenizer it was given."""
+        if getattr(self, "_reference", None) is None:
+            from tfdebug.adapters.hf.load import folder_tokenizer
+
+            if self.folder is None:
+                self._reference = (self.tokenizer, "the given tokenizer")
+            else:
+                tokenizer = folder_tokenizer(self.folder)
+                self._reference = (tokenizer, "AutoTokenizer" if (self.folder / "tokenizer_config.json").exists()
+                                   else "PreTrainedTokenizerFast(tokenizer.json)")
+        return self._reference
 
     def describe(self) -> str:
         return f"{self.name} ({self.model.config.model_type}) on {self.device} ({str(self.dtype).removeprefix('torch.')})"
@@ -284,11 +350,11 @@ def load(spec: str, device: torch.device, dtype: str | torch.dtype) -> HFAdapter
     require_transformers()
     folder = Path(spec[len(PREFIX):] if spec.startswith(PREFIX) else spec).expanduser()
     model, tokenizer = load_folder(folder, device, resolve_dtype(dtype))
-    return HFAdapter(model, tokenizer, name=spec)
+    return HFAdapter(model, tokenizer, name=spec, folder=folder)
 
 
 def load_bundled(spec: str, device: torch.device, dtype: str | torch.dtype) -> HFAdapter:
     """A bundled tiny model (`tiny-gpt2`)."""
     require_transformers()
     model, tokenizer = load_folder(bundled_folder(spec), device, resolve_dtype(dtype))
-    return HFAdapter(model, tokenizer, name=spec)
+    return HFAdapter(model, tokenizer, name=spec, folder=bundled_folder(spec))

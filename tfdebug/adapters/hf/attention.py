@@ -21,6 +21,7 @@ from typing import Iterator, Mapping
 import torch
 from torch import Tensor, nn
 
+from tfdebug.adapters.hf.conventions import FLOAT32_SCORES
 from tfdebug.core.errors import UnsupportedModelError
 from tfdebug.core.recipes import Scores, context_by_heads, is_plane, materialized, step
 from tfdebug.core.tap import Tap
@@ -141,12 +142,16 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     if scaling is None:
         scaling = query.size(-1) ** -0.5
     position_bias, softcap, sinks = kwargs.get("position_bias"), kwargs.get("softcap"), kwargs.get("s_aux")
+    dtype = query.dtype
+    if getattr(getattr(module, "config", None), "model_type", None) in FLOAT32_SCORES:
+        query, key, qk_key = query.float(), key.float(), qk_key.float()  # as the family's own: scores in float32
     if attention_mask is not None and attention_mask.shape[-1] != key.shape[-2]:
         attention_mask = attention_mask[:, :, :, : key.shape[-2]]
     if site is not _NO_SITE and sinks is None and not getattr(_WHOLE, "on", False):
-        probs = _planes_as_recipes(site, taps, query, qk_key, attention_mask, scaling, position_bias, softcap)
+        probs = _planes_as_recipes(site, taps, query, qk_key, attention_mask, scaling, position_bias, softcap, dtype)
     else:
-        probs = _planes(site, taps, query, key, attention_mask, scaling, position_bias, softcap, sinks, value.dtype)
+        probs = _planes(site, taps, query, key, attention_mask, scaling, position_bias, softcap, sinks, dtype,
+                        value.dtype)
     if is_plane(probs) and not (module.training and dropout > 0):
         context = context_by_heads(probs, value)  # (B, H, Tq, Dh): one head block's plane at a time
     else:
@@ -157,7 +162,7 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
 
 
 def _planes_as_recipes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mask: Tensor | None,
-                       scaling: float, position_bias: Tensor | None, softcap: float | None):
+                       scaling: float, position_bias: Tensor | None, softcap: float | None, dtype: torch.dtype):
     """The tokens² stages as recipes (tfdebug.core.recipes): each tap sees a plane computed when
     looked at; a stage the user edits comes back as a tensor, and what follows reads it."""
     scores = taps["scores"](Scores(query, key))  # (B, H, Tq, Tk): Q·Kᵀ
@@ -170,12 +175,12 @@ def _planes_as_recipes(site: AttentionSite, taps, query: Tensor, key: Tensor, at
     if attention_mask is not None:
         scores = taps["masked"](step(scores, "mask", tensor=attention_mask))  # finfo.min at masked cells
     # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
-    return taps["probs"](step(scores, "softmax", dtype=query.dtype))
+    return taps["probs"](step(scores, "softmax", dtype=dtype))
 
 
 def _planes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mask: Tensor | None, scaling: float,
-            position_bias: Tensor | None, softcap: float | None, sinks: Tensor | None, value_dtype: torch.dtype
-            ) -> Tensor:
+            position_bias: Tensor | None, softcap: float | None, sinks: Tensor | None, dtype: torch.dtype,
+            value_dtype: torch.dtype) -> Tensor:
     """The tokens² stages computed whole, as eager attention does (no taps, or attention sinks)."""
     scores = taps["scores"](torch.matmul(query, key.transpose(2, 3)))  # (B, H, Tq, Tk)
     scores = taps["scaled"](scores * scaling)  # (B, H, Tq, Tk)
@@ -193,7 +198,7 @@ def _planes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mas
         with_sink = taps["sinks"](nn.functional.softmax(combined, dim=-1, dtype=combined.dtype))
         return taps["probs"](with_sink[..., :-1].to(value_dtype))  # (B, H, Tq, Tk): rows sum to 1 − sink share
     # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
-    return taps["probs"](nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(query.dtype))
+    return taps["probs"](nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(dtype))
 
 
 def _register() -> None:

@@ -39,7 +39,8 @@ INT_FIELDS: dict[str, tuple[int, int, bool]] = {
     "relative_attention_max_distance": (1, 1 << 27, False),
     **dict.fromkeys(("num_local_experts", "num_experts", "n_routed_experts"), (1, 4096, True)),
     "num_experts_per_tok": (1, 256, True),
-    "sliding_window": (1, 1 << 27, True),
+    # 0 or null: no window (real Qwen2-MoE configs ship 0 with use_sliding_window false)
+    "sliding_window": (0, 1 << 27, True),
 }
 # key -> whether 0 is allowed: epsilons and rates must be finite numbers, never strings or null.
 FLOAT_FIELDS: dict[str, bool] = {
@@ -96,6 +97,8 @@ def _check_values(config: dict, file: str, activations: frozenset[str] | None) -
     for key, (least, most, nullable) in INT_FIELDS.items():
         if key not in config or (config[key] is None and nullable):
             continue
+        if key == "sliding_window" and config.get("use_sliding_window") is False:
+            continue  # switched off: transformers does not read it (the config class sets it to None)
         value = config[key]
         if not _is_int(value):
             raise ModelLoadError("{file} gives '{key}' as {value}, not a whole number.", id="hf.config_not_int",

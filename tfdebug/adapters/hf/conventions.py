@@ -22,6 +22,10 @@ LATENT = {"q_a_layernorm": "q_compressed", "kv_a_layernorm": "kv_compressed", "k
 # Per-head (or per-projection) norms of the query and key.
 QK_NORM = {"q_norm": "q", "k_norm": "k", "q_layernorm": "q", "k_layernorm": "k"}
 
+# Families whose own eager attention computes the scores (and the softmax) in float32 whatever the model's
+# dtype: the tapped attention does the same, so a half-precision pass stays equal to theirs bit for bit.
+FLOAT32_SCORES = frozenset({"gptj", "codegen", "gpt_neo"})
+
 # Feed-forward: the gate and up projections of a gated FFN, a fused gate+up, an activation module.
 GATE = frozenset({"gate_proj", "w1", "wi_0", "fc_gate"})
 UP = frozenset({"up_proj", "w3", "wi_1"})

@@ -71,3 +71,6 @@ class HFDecoder(StepDecoder):
 
     def token(self, token_id: int) -> str:
         return self.adapter._id_label(token_id)
+
+    def decode(self, ids: list[int]) -> str:
+        return self.adapter.decode(ids)

@@ -189,6 +189,39 @@ class ProjectionSplit:
 
 
 @dataclass(frozen=True)
+class HeadParts:
+    """A projection's output viewed per head and cut along each head's features, each named part a stage:
+    (B, T, H·W) or (B, 1, T, H·W) → (B, H, T, w₁), (B, H, T, w₂) … (multi-head latent attention: the query's
+    part without and with rotary positions, the decompressed K_nope and V). `stage` (when given) shows the
+    whole output first; a part named "" is not shown; a replaced part is put back into the output."""
+
+    path: str
+    stage: str | None
+    parts: tuple[str, ...]
+    widths: tuple[int, ...]
+    heads: int
+
+    def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
+        whole = taps[self.stage] if self.stage else None
+        part_taps = [taps[p] if p else None for p in self.parts]
+        widths, heads = list(self.widths), self.heads
+
+        def hook(module, args, output):
+            if whole is not None:
+                output = whole(output)
+            shape = output.shape
+            batch, length = shape[0], shape[-2]
+            per_head = output.reshape(batch, length, heads, -1).transpose(1, 2)  # (B, H, T, W)
+            pieces = torch.split(per_head, widths, dim=-1)
+            shown = [tap(p) if tap is not None else p for tap, p in zip(part_taps, pieces)]
+            if all(s is p for s, p in zip(shown, pieces)):
+                return output
+            return torch.cat(shown, dim=-1).transpose(1, 2).reshape(shape)  # back to the model's layout
+
+        return [model.get_submodule(self.path).register_forward_hook(hook)]
+
+
+@dataclass(frozen=True)
 class SumResidual:
     """A residual sum the model makes between modules: the stream + `scale` × the output of `path`.
 
@@ -318,7 +351,7 @@ class ModelLogits:
         return [model.register_forward_hook(hook)]
 
 
-Hook = Output | Input | FusedQKV | ProjectionSplit | SumResidual | Router | ModelLogits | StackMarker
+Hook = Output | Input | FusedQKV | ProjectionSplit | HeadParts | SumResidual | Router | ModelLogits | StackMarker
 
 
 @contextmanager

@@ -219,7 +219,7 @@ def _adapter(folder: Path, name: str, device, dtype, device_map: str | None):
 
     require_transformers()
     model, tokenizer = load_folder(folder, device, resolve_dtype(dtype), device_map=device_map)
-    return HFAdapter(model, tokenizer, name=name)
+    return HFAdapter(model, tokenizer, name=name, folder=folder)
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from torch import Tensor
 
 from tfdebug.adapters.hf import conventions as conv
 from tfdebug.adapters.hf.attention import check_keywords
-from tfdebug.adapters.hf.builder import PROJ_AXES, STREAM, AttentionShape
+from tfdebug.adapters.hf.builder import PROJ_AXES, SPLIT_AXES, STREAM, AttentionShape
 from tfdebug.adapters.hf.ffn import FeedForward
-from tfdebug.adapters.hf.hooks import Output, ProjectionSplit, SumResidual
+from tfdebug.adapters.hf.hooks import HeadParts, Output, ProjectionSplit, SumResidual
 from tfdebug.adapters.hf.match import close, like
 from tfdebug.adapters.hf.match import refuse as _refuse
 from tfdebug.adapters.hf.match import scale as _scale
@@ -249,13 +249,13 @@ class LayerPlanner(FeedForward):
         if fused is not None:
             b.fused(prefix, fused.path, conv.FUSED_QKV[conv.last(fused.path)], shape, tokens, inputs)
             return
-        roles = {}
+        roles, outs = {}, {}
         for role, table in (("q", conv.QUERY), ("k", conv.KEY), ("v", conv.VALUE)):
             found = next((c for n, c in names.items() if n in table), None)
             if found is None:
                 raise _refuse("cannot tell which child of {path} projects the {what}.", "no_projection",
                               path=module_call.path, what={"q": "queries", "k": "keys", "v": "values"}[role])
-            roles[role] = found.path
+            roles[role], outs[role] = found.path, found.out
         norms = {conv.QK_NORM[conv.last(c.path)]: c for c in self._calls(module_call.index + 1, call.index)
                  if conv.last(c.path) in conv.QK_NORM}
         for role in "qkv":
@@ -281,8 +281,10 @@ class LayerPlanner(FeedForward):
                                                     shape.head_dim))
             else:
                 b.plan.hooks.append(Output(roles[role], f"{prefix}.{role}"))
-            if norm is not None:  # one norm per head, after the split (Qwen3, Gemma 3)
-                axes = ("batch", "query" if role == "q" else "key", "head", "head_dim")
+            if norm is not None:  # one norm per head, after the split (Qwen3), or after the transpose (Gemma 3)
+                tokens_axis = "query" if role == "q" else "key"
+                axes = (("batch", "head", tokens_axis, "head_dim") if _heads_first(norm.input, outs[role], heads)
+                        else ("batch", tokens_axis, "head", "head_dim"))
                 b.output(norm.path, f"{prefix}.{role}_norm", "qk_norm", axes,
                          f"Norm over each head's {shape.head_dim} features of {role.upper()}", tokens[role],
                          inputs=(f".{role}_split",))
@@ -305,10 +307,33 @@ class LayerPlanner(FeedForward):
         if kv_norm is None or "kv_b_proj" not in names:
             raise _refuse("cannot tell which child of {path} decompresses the keys and values.", "no_kv_b_proj",
                           path=module_call.path)
+        module, latent = module_call.module, names["kv_a_proj_with_mqa"]
+        dims = [getattr(module, n, None) for n in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+                                                   "num_heads", "kv_lora_rank")]
+        nope, rope, v_dim, heads, rank = dims
+        parts = all(isinstance(d, int) and d > 0 for d in dims)
+        if parts:  # the query's rotary split, before RoPE
+            for name, width, what in (("q_nope", nope, "without"), ("q_pe", rope, "with")):
+                b.tap(f"{prefix}.{name}", "head_split", SPLIT_AXES["q"], f"the {width} features of each Q head {what} "
+                      "rotary positions", t_q, q_path, role="q", inputs=(".q",))
+            b.plan.hooks.append(HeadParts(q_path, None, (f"{prefix}.q_nope", f"{prefix}.q_pe"), (nope, rope), heads))
+            b.tap(f"{prefix}.k_pe", "head_split", SPLIT_AXES["k"], f"k_pe: the {rope} key features with rotary positions, "
+                  "one head shared by every head", t_k, latent.path, role="k", inputs=(".norm",))
+            b.plan.hooks.append(HeadParts(latent.path, None, ("", f"{prefix}.k_pe"), (rank, rope), 1))
         b.output(kv_norm.path, f"{prefix}.kv_compressed", "qk_norm", self._latent_axes(kv_norm.path),
                  "c_KV = Norm(X·W_DKV): keys and values compressed together", t_k, inputs=(".norm",))
-        b.output(names["kv_b_proj"].path, f"{prefix}.kv", "k_proj", self._latent_axes(names["kv_b_proj"].path),
-                 "[K_nope | V] of every head = c_KV·W_UKV (decompressed)", t_k, inputs=(".kv_compressed",))
+        kv_path, kv_axes = names["kv_b_proj"].path, self._latent_axes(names["kv_b_proj"].path)
+        formula = "[K_nope | V] of every head = c_KV·W_UKV (decompressed)"
+        if not parts:
+            b.output(kv_path, f"{prefix}.kv", "k_proj", kv_axes, formula, t_k, inputs=(".kv_compressed",))
+            return
+        b.tap(f"{prefix}.kv", "k_proj", kv_axes, formula, t_k, kv_path, inputs=(".kv_compressed",))
+        b.tap(f"{prefix}.k_nope", "k_proj", SPLIT_AXES["k"], f"K_nope: the first {nope} features of each head of kv",
+              t_k, kv_path, role="k", inputs=(".kv",))
+        b.tap(f"{prefix}.v", "v_proj", SPLIT_AXES["v"], f"V: the last {v_dim} features of each head of kv", t_k, kv_path,
+              role="v", inputs=(".kv",))
+        b.plan.hooks.append(HeadParts(kv_path, f"{prefix}.kv", (f"{prefix}.k_nope", f"{prefix}.v"), (nope, v_dim),
+                                      heads))
 
     def _latent_axes(self, path: str) -> tuple[str, ...]:
         """(B, T, W), or (B, 1, T, W) where DeepSeek views the compressed keys with a head axis of one."""
@@ -346,3 +371,15 @@ class LayerPlanner(FeedForward):
             return last.stage
         raise _refuse("cannot follow the residual stream through the feed-forward part of {path}.", "ffn_unclear",
                       path=layer.path)
+
+
+def _heads_first(normed: Tensor | None, projected: Tensor | None, heads: int) -> bool:
+    """Whether a per-head norm reads (B, H, T, Dh) — the split already transposed, as Gemma 3 does — rather
+    than (B, T, H, Dh): told by its input against the projection's output (a head count equal to the
+    number of tokens would make the shapes alone ambiguous)."""
+    if normed is None or projected is None or normed.dim() != 4 or projected.dim() != 3:
+        return False
+    b, t = projected.shape[:2]
+    if tuple(normed.shape[1:3]) != (heads, t):
+        return False
+    return heads != t or close(normed, projected.view(b, t, heads, -1).transpose(1, 2))

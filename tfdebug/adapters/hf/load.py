@@ -162,8 +162,32 @@ def load_tokenizer(folder: Path):
     return tokenizer
 
 
+# Files transformers' AutoTokenizer reads beside tokenizer.json: each read bounded here first.
+TOKENIZER_SIDE_FILES = ("tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+                        "chat_template.jinja", "chat_template.json")
+
+
+def folder_tokenizer(folder: Path):
+    """The tokenizer a user's transformers gives for this folder: `AutoTokenizer.from_pretrained(folder)`
+    (local files, no remote code) when the folder says how to read its tokenizer (tokenizer_config.json, as
+    every save_pretrained and published checkpoint has), else tokenizer.json as transformers' own
+    `PreTrainedTokenizerFast(tokenizer_file=…)` reads it. ModelLoadError, one sentence, when transformers
+    cannot read it. Each call makes a new one (the reference check builds its own)."""
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+    for name in TOKENIZER_SIDE_FILES:
+        if os.path.lexists(folder / name):
+            read_text(inside(folder, name), MAX_CONFIG_BYTES, ModelLoadError)
+    with quiet_transformers(), foreign_call(ModelLoadError, "transformers cannot read the tokenizer in {folder}: "
+                                            "{reason}", id="hf.auto_tokenizer", folder=str(folder)):
+        if os.path.lexists(folder / "tokenizer_config.json"):
+            return AutoTokenizer.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False)
+        return PreTrainedTokenizerFast(tokenizer_file=str(inside(folder, "tokenizer.json")))
+
+
 def load_folder(folder: Path, device: torch.device, dtype: torch.dtype, device_map: str | None = None):
-    """(model, tokenizer) from a checked folder, on `device` in `dtype`, in eval mode; with a
+    """(model, tokenizer) from a checked folder, on `device` in `dtype`, in eval mode (the tokenizer as
+    transformers reads it: `folder_tokenizer`); with a
     `device_map` ("auto", "balanced", "cpu", "cuda:N") accelerate places it instead of `device`."""
     require_transformers()
     from transformers.activations import ACT2FN
@@ -172,7 +196,7 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype, device_m
     from tfdebug.adapters.hf.conventions import refuse_before_loading
 
     refuse_before_loading(config_dict.get("model_type", ""))  # a family that computes attention itself
-    tokenizer = load_tokenizer(folder)  # before any model class is imported: the cheaper refusal first
+    load_tokenizer(folder)  # before any model class is imported: the cheaper refusal first
     config = _config_object(config_dict, folder)
     model_class = _model_class(config)
     _check_size(model_class, config, weights, folder)
@@ -180,7 +204,7 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype, device_m
                                             id="hf.weights_failed", folder=str(folder)):
         model = model_class.from_pretrained(str(folder), config=config, local_files_only=True, use_safetensors=True,
                                             dtype=dtype, **({"device_map": device_map} if device_map else {}))
-    return (model if device_map else model.to(device)).eval(), tokenizer
+    return (model if device_map else model.to(device)).eval(), folder_tokenizer(folder)
 
 
 def execution_device(module: nn.Module) -> torch.device:

@@ -239,10 +239,22 @@ def verification_text(verification) -> str:
     """How a tapped model's output compares with the unmodified model's (English: the adapter's words)."""
     if _language == "en":
         return verification.describe()
-    template = (translate("verification", "verified: max |Δ| = {diff} vs unmodified model (tolerance {tol})")
-                if verification.ok else
-                translate("verification", "MISMATCH: max |Δ| = {diff} vs unmodified model (tolerance {tol})"))
-    line = template.format(diff=f"{verification.max_abs_diff:.1e}", tol=f"{verification.tolerance:.0e}")
+    problem = getattr(verification, "input_problem", "")
+    if problem:  # the input is not what transformers' tokenizer makes: said before any number
+        return translate("verification", "MISMATCH: the input is not what {against} makes. {problem}").format(
+            against=verification.inputs_against, problem=phrase_text(problem))
+    rule = getattr(verification, "tolerance_rule", "")
+    if rule:
+        template = (translate("verification", "verified: max |Δ| = {diff} vs unmodified model (tolerance: {tol})")
+                    if verification.ok else
+                    translate("verification", "MISMATCH: max |Δ| = {diff} vs unmodified model (tolerance: {tol})"))
+        tol = phrase_text(rule)
+    else:
+        template = (translate("verification", "verified: max |Δ| = {diff} vs unmodified model (tolerance {tol})")
+                    if verification.ok else
+                    translate("verification", "MISMATCH: max |Δ| = {diff} vs unmodified model (tolerance {tol})"))
+        tol = f"{verification.tolerance:.0e}"
+    line = template.format(diff=f"{verification.max_abs_diff:.1e}", tol=tol)
     cause = getattr(verification, "cause", "")  # a Phrase when the adapter knows why they differ
     if cause and not verification.ok:
         return translate("verification", "{line}. {cause}").format(line=line, cause=phrase_text(cause))

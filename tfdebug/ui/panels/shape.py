@@ -81,13 +81,16 @@ class ShapePanel(QWidget):
 
     def _check_text(self, name: str, check) -> str:
         """HTML for what the stage-level check against the unmodified model found for this stage."""
-        if check.verdict == "verified":
-            text = self.tr("verified against the unmodified model: max |Δ| {diff} (tolerance {tol})").format(
-                diff=f"{check.diff:.1e}", tol=f"{check.tolerance:.0e}")
+        if check.verdict == "verified" and not check.tolerance:
+            text = self.tr("verified against the unmodified model: exactly equal")
+            colour = "#2e7d32"
+        elif check.verdict == "verified":  # within the model's own run-to-run noise
+            text = self.tr("verified against the unmodified model: max |Δ| {diff} (the model's own noise {tol})"
+                           ).format(diff=f"{check.diff:.1e}", tol=f"{check.tolerance:.1e}")
             colour = "#2e7d32"
         elif check.verdict == "mismatch":
             text = self.tr("differs from the unmodified model: max |Δ| {diff} (tolerance {tol})").format(
-                diff=f"{check.diff:.1e}", tol=f"{check.tolerance:.0e}")
+                diff=f"{check.diff:.1e}", tol="0" if not check.tolerance else f"{check.tolerance:.1e}")
             colour = "#c62828"
         else:
             text = self.tr("unchecked: the unmodified model returns nothing to compare this stage with")

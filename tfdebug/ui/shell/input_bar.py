@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
 from tfdebug.adapters.registry import accelerate_available
 from tfdebug.core.devices import DTYPES, available_device_maps
@@ -55,6 +55,8 @@ class InputBar(QWidget):
         self.device_map.addItem("", "")
         for name in available_device_maps(devices) if accelerate_available() else []:
             self.device_map.addItem(name, name)
+        self.chat = QCheckBox()  # the CLI's --chat: the texts as a user's chat turn
+        self.chat.setObjectName("input-chat")
         self.models_button = QToolButton()  # Models… (dialogs.models binds it)
         self._cached_specs: list[str] = []  # the Model box's entries from the Hugging Face cache
         self.run_button = QToolButton()
@@ -84,7 +86,7 @@ class InputBar(QWidget):
         self.placement = QWidget()
         placement = QHBoxLayout(self.placement)
         placement.setContentsMargins(4, 2, 4, 2)
-        for widget in (self.dtype_label, self.dtype, self.device_map_label, self.device_map):
+        for widget in (self.dtype_label, self.dtype, self.device_map_label, self.device_map, self.chat):
             placement.addWidget(widget)
         self._layout.addWidget(self.run_button)
         self._layout.addWidget(self.generate_button)
@@ -95,6 +97,7 @@ class InputBar(QWidget):
         self.device.currentTextChanged.connect(self._update_inputs)
         self.dtype.currentTextChanged.connect(self._update_inputs)
         self.device_map.currentIndexChanged.connect(self._update_inputs)
+        self.chat.toggled.connect(self._update_inputs)
         ctl.session_changed.connect(self._session_changed)
         ctl.inputs_changed.connect(self._show_inputs)
         self._build_fields([(k, k.capitalize(), "") for k in ctl.inputs.texts])
@@ -106,6 +109,9 @@ class InputBar(QWidget):
         self.device_label.setText(self.tr("Device"))
         self.dtype_label.setText(self.tr("Precision"))
         self.device_map_label.setText(self.tr("Device map"))
+        self.chat.setText(self.tr("Chat"))
+        self.chat.setToolTip(self.tr("Send the text as a user's chat turn: the tokenizer's chat template, ending "
+                                     "where the assistant's answer starts (models whose tokenizer has one)"))
         self.model.setToolTip(self.tr("demo, random, a model from the Hugging Face cache (hf:org/name), or the path "
                                       "of a model folder; Models… lists them and downloads"))
         self.dtype.setToolTip(self.tr("The precision the model's weights and stages are in (float32, bfloat16, "
@@ -193,6 +199,7 @@ class InputBar(QWidget):
             if self.device_map.findData(device_map) < 0:  # given on the command line, not offered here
                 self.device_map.addItem(device_map, device_map)
             self.device_map.setCurrentIndex(self.device_map.findData(device_map))
+            self.chat.setChecked(inputs.chat)
             for key, edit in self.fields.items():
                 if edit.text() != inputs.texts.get(key, ""):
                     edit.setText(inputs.texts.get(key, ""))
@@ -210,7 +217,8 @@ class InputBar(QWidget):
         if self._syncing:
             return
         self.ctl.set_inputs(RunInputs(self.model.currentText().strip(), self.device.currentText(), self.texts(),
-                                      dtype=self.dtype.currentText(), device_map=self.device_map.currentData() or None))
+                                      dtype=self.dtype.currentText(), device_map=self.device_map.currentData() or None,
+                                      chat=self.chat.isChecked()))
         self._show_matching_preset()
 
     # ----- presets and recent inputs ----------------------------------------------------------
@@ -312,6 +320,8 @@ class InputBar(QWidget):
             for key, edit in self.fields.items():
                 edit.setText(" ".join(t for t in self.ctl.tokens.get(key, []) if not _special(t)))
             self._syncing = False
+        # Only a model whose tokenizer has a chat template can take a chat turn (its tooltip says so).
+        self.chat.setEnabled(live and self.ctl.adapter.can_chat())
         for widget in [*self.fields.values(), self.model, self.device, self.dtype, self.device_map, self.preset]:
             editable = live or (remote is not None and widget in self.fields.values())
             widget.setEnabled(editable)

@@ -22,6 +22,7 @@ from tfdebug.ui.state.messages import Message
 MAX_SETTING_CHARS = 4 << 20  # the recent inputs: a few long texts
 MAX_SETTING_NESTING = 8  # the settings tfdebug writes nest two or three levels
 LOADING_KEY = "input/loading"  # {"dtype": "bfloat16", "device_map": "auto" or null}
+CHAT_KEY = "input/chat"  # true: the texts go through the tokenizer's chat template
 MAX_SHAPE_SHARE = 0.4  # of the window's height, the most the Shape dock takes to show its rows unscrolled
 MIN_HEATMAP_SHARE = 0.5  # of the width of the three columns, when the window is too narrow for the sides
 
@@ -36,6 +37,7 @@ class WindowLayout:
         s.setValue("input/recent", json.dumps(self.input_bar.recent, ensure_ascii=False))
         s.setValue("input/last", json.dumps(self.ctl.inputs.to_list(), ensure_ascii=False))
         s.setValue(LOADING_KEY, json.dumps({"dtype": self.ctl.inputs.dtype, "device_map": self.ctl.inputs.device_map}))
+        s.setValue(CHAT_KEY, json.dumps(self.ctl.inputs.chat))
         s.sync()
 
     def restore_settings(self) -> None:
@@ -65,6 +67,10 @@ class WindowLayout:
     def last_inputs(self) -> RunInputs | None:
         """The inputs of the last session, from settings (None when absent or unreadable)."""
         return RunInputs.from_list(json_setting(self.settings, "input/last"))
+
+    def last_chat(self) -> bool:
+        """Whether the Chat toggle was on last time (off when unset or unreadable)."""
+        return json_setting(self.settings, CHAT_KEY) is True
 
     def last_loading(self) -> tuple[str, str | None]:
         """The precision and device map chosen last time (float32 and none when unset or unreadable)."""

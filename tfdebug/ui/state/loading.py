@@ -62,6 +62,7 @@ class LoadingMixin:
         adapter = cache[1] if cache and cache[0] == key else load_adapter(
             inputs.model, inputs.device, dtype=inputs.dtype, device_map=inputs.device_map)
         job.check()
+        adapter.chat = inputs.chat and adapter.can_chat()  # the Chat toggle (a model without a template ignores it)
         fields = {f.key for f in adapter.inputs}
         texts = {k: v for k, v in inputs.texts.items() if k in fields}
         if not texts:  # another model's fields: start from this model's first preset
