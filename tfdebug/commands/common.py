@@ -35,6 +35,16 @@ def add_placement_arguments(parser: argparse.ArgumentParser, dtype_default: str 
                              "only, no network)")
 
 
+def check_model_argument(args: argparse.Namespace) -> None:
+    """Refuse a --model that cannot load (unknown, a missing or incomplete folder, a hub id not cached)
+    from the file system alone, before torch and transformers are imported: a typo is answered at once."""
+    model = getattr(args, "model", None)
+    if model and getattr(args, "connect", None) is None:  # with --connect the model runs elsewhere
+        from tfdebug.adapters.specs import check_spec
+
+        check_spec(model, download=getattr(args, "download", False))
+
+
 def load_from_args(args: argparse.Namespace):
     """The ModelAdapter the arguments name (heavy imports happen here, not at parse time)."""
     from tfdebug.adapters.registry import default_model_name, load_adapter

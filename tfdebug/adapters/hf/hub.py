@@ -94,9 +94,7 @@ def resolve(hub_id: HubId, download: bool = False, progress: Callable[[int, int]
                                       tqdm_class=_progress_class(progress, cancelled)))
     except LocalEntryNotFoundError:
         if not download:
-            raise ModelLoadError("{model} is not in the Hugging Face cache ({cache}); add --download to fetch it.",
-                                 id="hub.not_cached",
-                                 model=hub_id.spec, cache=str(cache_dir())) from None
+            raise _not_cached(hub_id) from None
         raise ModelLoadError("Could not download {model}: the Hugging Face hub cannot be reached from here "
                              "(no network, or HF_HUB_OFFLINE is set).", id="hub.offline", model=hub_id.spec) from None
     except RevisionNotFoundError:
@@ -109,6 +107,21 @@ def resolve(hub_id: HubId, download: bool = False, progress: Callable[[int, int]
     except OSError as exc:  # a network error huggingface_hub passes through, a full disk
         raise ModelLoadError("Could not download {model}: {reason}", id="hub.download_failed", model=hub_id.spec,
                              reason=str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+
+
+def _not_cached(hub_id: HubId) -> ModelLoadError:
+    return ModelLoadError("{model} is not in the Hugging Face cache ({cache}); add --download to fetch it.",
+                          id="hub.not_cached", model=hub_id.spec, cache=str(cache_dir()))
+
+
+def cached_repo(hub_id: HubId) -> Path:
+    """The cache's folder of `hub_id`'s repository, from the file system alone (huggingface_hub's layout,
+    models--ORG--NAME); ModelLoadError when the cache has none. Which revision it holds is left to `resolve`."""
+    _require_hub()
+    folder = cache_dir() / ("models--" + hub_id.repo_id.replace("/", "--"))
+    if not folder.is_dir():
+        raise _not_cached(hub_id)
+    return folder
 
 
 def fetch_spec(spec: str) -> Path | None:
@@ -231,7 +244,7 @@ def support(folder: Path) -> tuple[bool, str]:
     can only judge by running it once is refused at Run.
     """
     from tfdebug.adapters.hf.conventions import refuse_before_loading
-    from tfdebug.adapters.hf.load import check_folder
+    from tfdebug.adapters.hf.folder import check_folder
 
     try:
         config, _ = check_folder(folder)
