@@ -17,7 +17,8 @@ def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True)
         parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
         parser.add_argument("--tgt", default=None,
                             help="the translator's target prefix (same as --input tgt=TEXT)")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N, mps or auto")
+    parser.add_argument("--device", default="auto",
+                        help="cpu, cuda, cuda:N, mps or auto (default auto: the first GPU when there is one, else cpu)")
     add_placement_arguments(parser)
 
 
@@ -26,7 +27,8 @@ def add_placement_arguments(parser: argparse.ArgumentParser, dtype_default: str 
     `dtype_default` None (the window): the precision chosen there last time."""
     parser.add_argument("--dtype", default=dtype_default, choices=("float32", "bfloat16", "float16"),
                         help="the precision the model's weights and stages are in (default "
-                             + (dtype_default or "the one chosen in the window last time, else float32") + ")")
+                             + (dtype_default or "the one chosen in the window last time, else bfloat16 on a GPU that "
+                                                "supports it, else float32") + ")")
     parser.add_argument("--device-map", default=None, metavar="MAP",
                         help="auto, balanced, cpu or cuda:N: let accelerate place a Hugging Face model (over "
                              "several GPUs, or part on the CPU) instead of --device")

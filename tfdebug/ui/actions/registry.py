@@ -188,6 +188,17 @@ def new_live_pass(ctx: ActionContext) -> None:
     ctx.ctl.run()
 
 
+@action("tfdebug.session.new", QT_TRANSLATE_NOOP("actions", "New Session"), "Ctrl+Shift+N",
+        QT_TRANSLATE_NOOP("actions", "Start again from the defaults: the demo's first example on this machine's "
+                          "default device and precision, as the first start shows it"),
+        enabled=lambda ctl: not ctl.busy, toolbar=False)
+def new_session(ctx: ActionContext) -> None:
+    from tfdebug.ui.state.session_start import default_inputs
+
+    ctx.window.clear_topic("restored")  # the restored session's notice no longer holds
+    ctx.window.start(default_inputs())
+
+
 @action("tfdebug.file.quit", QT_TRANSLATE_NOOP("actions", "Quit"), "Ctrl+Q",
         QT_TRANSLATE_NOOP("actions", "Close the window (a running pass is stopped)"), toolbar=False)
 def quit_window(ctx: ActionContext) -> None:

@@ -103,7 +103,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self.ctl.message.connect(self.show_message)
-        self.ctl.clear_messages.connect(self._clear_topic)
+        self.ctl.clear_messages.connect(self.clear_topic)
         self.ctl.info.connect(lambda text: self.show_message(Message("info", text)))
         self.ctl.session_changed.connect(self._session_changed)
         self.ctl.close_requested.connect(self.close)
@@ -204,6 +204,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.exports = self.tools.exports = ExportActions(self.ctl, self.settings, self.heatmap_panel, self)
         self.file_menu = bar.addMenu("")
         self.file_menu.setObjectName("menu-file")
+        self.file_menu.addAction(by_id["tfdebug.session.new"])
         self.file_menu.addAction(by_id["tfdebug.file.open"])
         self.recent_menu = self.file_menu.addMenu("")
         self.recent_menu.setObjectName("menu-recent")
@@ -306,7 +307,8 @@ class MainWindow(WindowLayout, QMainWindow):
             self.last_error = message.text
         self.message_bar.show_message(message)
 
-    def _clear_topic(self, topic: str) -> None:
+    def clear_topic(self, topic: str) -> None:
+        """Clear the message bar's message when it is about `topic`."""
         self.message_bar.clear_topic(topic)
 
     # ----- status --------------------------------------------------------------------------
