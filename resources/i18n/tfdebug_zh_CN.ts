@@ -419,6 +419,17 @@
     </message>
 </context>
 <context>
+    <name>DeviceBox</name>
+    <message>
+        <source>{device} · {free} free</source>
+        <translation>{device} · 空闲 {free}</translation>
+    </message>
+    <message>
+        <source>{free} free of {total}</source>
+        <translation>共 {total}，空闲 {free}</translation>
+    </message>
+</context>
+<context>
     <name>DisplayMixin</name>
     <message>
         <source>Cannot summarise {name}: {why}</source>
@@ -1239,6 +1250,10 @@
     <message>
         <source>Model View</source>
         <translation>模型总览</translation>
+    </message>
+    <message>
+        <source>Restored your last session: {model} — File ▸ New Session for the demo</source>
+        <translation>已恢复上次的会话：{model} —— 文件 ▸ 新会话 可回到演示</translation>
     </message>
 </context>
 <context>
@@ -2086,6 +2101,14 @@ output w·V = {output}</source>
     <message>
         <source>Leave the recorded pass and run the input bar&apos;s sentence pair live</source>
         <translation>离开录制的前向过程，实时运行输入栏中的句子</translation>
+    </message>
+    <message>
+        <source>New Session</source>
+        <translation>新会话</translation>
+    </message>
+    <message>
+        <source>Start again from the defaults: the demo&apos;s first example on this machine&apos;s default device and precision, as the first start shows it</source>
+        <translation>从默认设置重新开始：演示模型的第一个示例，使用本机默认的设备和精度，与首次启动时相同</translation>
     </message>
     <message>
         <source>Quit</source>
