@@ -120,8 +120,16 @@
         <translation>B（与 A 对比）</translation>
     </message>
     <message>
+        <source>atol</source>
+        <translation>绝对容差</translation>
+    </message>
+    <message>
+        <source>rtol</source>
+        <translation>相对容差</translation>
+    </message>
+    <message>
         <source>A cell diverges when |A − B| &gt; atol + rtol·|A|.</source>
-        <translation>当 |A − B| &gt; atol + rtol·|A| 时，认为该单元格出现分歧。</translation>
+        <translation>当 |A − B| &gt; 绝对容差 + 相对容差·|A| 时，认为该单元格出现分歧。</translation>
     </message>
     <message>
         <source>Compare</source>
@@ -133,15 +141,15 @@
     </message>
     <message>
         <source>The atol value</source>
-        <translation>atol 的值</translation>
+        <translation>绝对容差的值</translation>
     </message>
     <message>
         <source>The rtol value</source>
-        <translation>rtol 的值</translation>
+        <translation>相对容差的值</translation>
     </message>
     <message>
         <source>atol and rtol must be zero or positive numbers.</source>
-        <translation>atol 和 rtol 必须是零或正数。</translation>
+        <translation>绝对容差和相对容差必须是零或正数。</translation>
     </message>
     <message>
         <source>this input in {placement}</source>
@@ -203,6 +211,10 @@
         <translation>本机上的文件不能与远程前向过程对比：后者的张量留在服务器上。请把快照放进服务器的导出文件夹，只填写它的文件名。</translation>
     </message>
     <message>
+        <source>A: {a}   B: {b}   atol {atol}, rtol {rtol}</source>
+        <translation>A：{a}&#x3000;B：{b}&#x3000;绝对容差 {atol}，相对容差 {rtol}</translation>
+    </message>
+    <message>
         <source>The comparison failed; the details say why.</source>
         <translation>对比失败；原因见详情。</translation>
     </message>
@@ -244,6 +256,14 @@
     <message>
         <source>Go to First Divergent Stage</source>
         <translation>转到第一个分歧阶段</translation>
+    </message>
+    <message>
+        <source>max |Δ|</source>
+        <translation>最大 |Δ|</translation>
+    </message>
+    <message>
+        <source>mean |Δ|</source>
+        <translation>平均 |Δ|</translation>
     </message>
     <message>
         <source>The pass on screen has no stage {name}.</source>
@@ -306,11 +326,11 @@
     </message>
     <message>
         <source>A cell diverges when |reference − x| &gt; atol + rtol·|reference|. The reference pass runs once per model, input and dtype, off the window&apos;s thread; its stages are kept on the host within the capture budget.</source>
-        <translation>当 |参考值 − x| &gt; atol + rtol·|参考值| 时，认为该单元格出现分歧。参考前向过程对每个模型、输入和数据类型只运行一次，且不在窗口线程中运行；它的各阶段保存在主机内存中，不超过捕获预算。</translation>
+        <translation>当 |参考值 − x| &gt; 绝对容差 + 相对容差·|参考值| 时，认为该单元格出现分歧。参考前向过程对每个模型、输入和数据类型只运行一次，且不在窗口线程中运行；它的各阶段保存在主机内存中，不超过捕获预算。</translation>
     </message>
     <message>
         <source>A cell diverges when |reference − x| &gt; atol + rtol·|reference|. The reference pass runs on the server once per input, in this dtype on the server&apos;s device, and the condition is checked there.</source>
-        <translation>当 |参考值 − x| &gt; atol + rtol·|参考值| 时，认为该单元格出现分歧。参考前向过程在服务器上运行，每个输入一次，使用这种数据类型、在服务器的设备上运行，条件也在那里检查。</translation>
+        <translation>当 |参考值 − x| &gt; 绝对容差 + 相对容差·|参考值| 时，认为该单元格出现分歧。参考前向过程在服务器上运行，每个输入一次，使用这种数据类型、在服务器的设备上运行，条件也在那里检查。</translation>
     </message>
 </context>
 <context>
@@ -861,7 +881,7 @@
     </message>
     <message>
         <source>{name} holds {held}, above the {limit} read in full: only the heatmap&apos;s slice is read, so the heads are not drawn here; pick one with the head index.</source>
-        <translation>{name} 占用 {held}，超过完整读取的上限 {limit}：只读取热图的切片，因此这里不绘制各个头；请用 head 索引选择一个头。</translation>
+        <translation>{name} 占用 {held}，超过完整读取的上限 {limit}：只读取热图的切片，因此这里不绘制各个头；请用头索引选择一个头。</translation>
     </message>
     <message>
         <source>{stage} has no heads; the most probable next tokens:</source>
@@ -1439,8 +1459,16 @@
 <context>
     <name>OverviewPanel</name>
     <message>
+        <source>RMS</source>
+        <translation>均方根</translation>
+    </message>
+    <message>
+        <source>max |x|</source>
+        <translation>最大 |x|</translation>
+    </message>
+    <message>
         <source>max |Δ| of the last comparison</source>
-        <translation>上一次对比的 max |Δ|</translation>
+        <translation>上一次对比的最大 |Δ|</translation>
     </message>
     <message>
         <source>relative error of the last comparison</source>
@@ -1918,6 +1946,18 @@ output w·V = {output}</source>
         <translation>个数</translation>
     </message>
     <message>
+        <source>NaN</source>
+        <translation>非数</translation>
+    </message>
+    <message>
+        <source>+Inf</source>
+        <translation>正无穷</translation>
+    </message>
+    <message>
+        <source>−Inf</source>
+        <translation>负无穷</translation>
+    </message>
+    <message>
         <source>stage tensor</source>
         <translation>阶段张量</translation>
     </message>
@@ -2318,7 +2358,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>diverges from the reference pass (atol {atol}, rtol {rtol})</source>
-        <translation>与参考前向过程出现分歧（atol {atol}，rtol {rtol}）</translation>
+        <translation>与参考前向过程出现分歧（绝对容差 {atol}，相对容差 {rtol}）</translation>
     </message>
     <message>
         <source>max |x| &gt; {threshold}</source>
@@ -3251,7 +3291,7 @@ output w·V = {output}</source>
     <message>
         <source>atol and rtol must be zero or positive numbers.</source>
         <comment>remote.compare_tolerance</comment>
-        <translation>atol 和 rtol 必须是零或正数。</translation>
+        <translation>绝对容差和相对容差必须是零或正数。</translation>
     </message>
     <message>
         <source>config.json is nested too deeply to be a model config.</source>
@@ -4028,11 +4068,11 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>Logit scaling</source>
-        <translation>logits 缩放</translation>
+        <translation>对数几率缩放</translation>
     </message>
     <message>
         <source>Logits</source>
-        <translation>Logits 输出</translation>
+        <translation>对数几率</translation>
     </message>
     <message>
         <source>Mask</source>
@@ -4072,7 +4112,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>Router logits</source>
-        <translation>路由器 logits</translation>
+        <translation>路由器对数几率</translation>
     </message>
     <message>
         <source>Scale ÷√d_k</source>
@@ -4738,7 +4778,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>MLM head → logits</source>
-        <translation>MLM 输出头 → logits</translation>
+        <translation>MLM 输出头 → 对数几率</translation>
     </message>
     <message>
         <source>Masked self-attention</source>
@@ -4746,7 +4786,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>Output head → logits</source>
-        <translation>输出头 → logits</translation>
+        <translation>输出头 → 对数几率</translation>
     </message>
     <message>
         <source>Self-attention</source>
@@ -4766,7 +4806,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>lm_head → logits</source>
-        <translation>lm_head → logits</translation>
+        <translation>lm_head → 对数几率</translation>
     </message>
     <message>
         <source>{title} {n}</source>
