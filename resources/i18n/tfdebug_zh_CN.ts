@@ -4100,7 +4100,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>RMSNorm</source>
-        <translation>RMS 归一化 RMSNorm</translation>
+        <translation>均方根归一化 RMSNorm</translation>
     </message>
     <message>
         <source>Residual add</source>
