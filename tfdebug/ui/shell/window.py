@@ -37,6 +37,7 @@ from tfdebug.ui.panels.navigator import NavigatorPanel
 from tfdebug.ui.panels.shape import ShapePanel
 from tfdebug.ui.panels.stats import StatsPanel
 from tfdebug.ui.panels.values import ValuesPanel
+from tfdebug.ui.render.plain_text import one_line
 from tfdebug.ui.render.stage_text import fmt_bytes
 from tfdebug.ui.shell import learn
 from tfdebug.ui.shell.input_bar import InputBar
@@ -50,6 +51,7 @@ from tfdebug.ui.widgets.breakpoints import kind_menu
 from tfdebug.ui.workers.gui_gc import collect_in_gui_thread
 from tfdebug.ui.workers.throttle import throttler
 
+TITLE_CHARS = 80  # of the texts in the window title; a title bar shows about that many
 TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.into", "tfdebug.step.out",
                    "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop", "tfdebug.gen.next_token")
 DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause", None,
@@ -364,7 +366,8 @@ class MainWindow(WindowLayout, QMainWindow):
         super().changeEvent(event)
 
     def _session_changed(self) -> None:
-        self.setWindowTitle(f"tfdebug — {self.ctl.title}" if self.ctl.title else "tfdebug")
+        title = one_line(self.ctl.title, TITLE_CHARS)  # a long prompt: its start, not all of it
+        self.setWindowTitle(f"tfdebug — {title}" if title else "tfdebug")
         if is_generation(self.ctl.plan):
             self.docks["generation"].raise_()
             self._fit_generation()
