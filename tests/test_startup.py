@@ -93,3 +93,26 @@ def test_a_damaged_snapshot_is_still_refused_without_torch(tmp_path, v2_snapshot
 def test_info_verify_still_reads_every_tensor(v2_snapshot):
     report, out = _probe("info", "--verify", str(v2_snapshot))
     assert report["code"] == 0 and "stages read back" in out
+
+
+@pytest.mark.parametrize("command", [("stages",), ("capture", "--out", "never.safetensors"), ()])
+@pytest.mark.parametrize("model, said", [
+    ("hf:/no/such/folder", "No model folder at /no/such/folder."),
+    ("/no/such/folder", "Unknown model '/no/such/folder'"),
+    ("hf:no-such-org/no-such-model", "is not in the Hugging Face cache"),
+])
+def test_a_model_that_cannot_load_is_refused_before_torch(tmp_path, command, model, said):
+    # `()` is the window (the default command): refused on the command line before Qt or torch loads.
+    env_cache = {"HF_HUB_CACHE": str(tmp_path / "empty-cache")}
+    done = subprocess.run([sys.executable, "-c", PROBE, *command, "--model", model], capture_output=True, text=True,
+                          timeout=120, env={**__import__("os").environ, **env_cache}, cwd=tmp_path)
+    report = json.loads(done.stdout.rpartition("\n@@")[2])
+    assert report["code"] == 2
+    assert said in done.stderr and done.stderr.count("\n") == 1  # one sentence, no traceback
+    assert "torch" not in report["loaded"] and "PySide6" not in report["loaded"]
+
+
+def test_a_folder_that_is_not_a_model_is_refused_before_torch(tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    report, _ = _probe("stages", "--model", f"hf:{tmp_path}")
+    assert report["code"] == 2 and "torch" not in report["loaded"]

@@ -9,7 +9,7 @@ import pytest
 
 from tfdebug import cli
 from tfdebug.ui.shell import system_check
-from tfdebug.ui.shell.system_check import XCB_LIBRARIES, gui_problem, system_packages
+from tfdebug.ui.shell.system_check import XCB_LIBRARIES, gui_problem, install_command, system_packages
 
 DEBIAN = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n'
 FEDORA = 'NAME="Fedora Linux"\nID=fedora\n'
@@ -21,16 +21,17 @@ def without(*sonames):
 
 
 def test_a_missing_xcb_library_names_the_apt_packages():
-    problem = gui_problem(X11, without("libxcb-icccm.so.4", "libxcb-keysyms.so.1"), lambda: True, DEBIAN, "linux")
-    assert "`sudo apt-get install libxcb-icccm4 libxcb-keysyms1`" in problem
+    problem = gui_problem(X11, without("libxcb-icccm.so.4", "libxcb-keysyms.so.1"), lambda: True, DEBIAN, "linux",
+                          root=False)
+    assert "`sudo apt-get install -y libxcb-icccm4 libxcb-keysyms1`" in problem
     assert "libxcb-icccm.so.4 and libxcb-keysyms.so.1" in problem
     assert "QT_QPA_PLATFORM=offscreen" in problem
     assert "\n" not in problem and problem.count(". ") == 0 and problem.endswith(".")  # one sentence
 
 
 def test_fedora_gets_the_dnf_packages():
-    problem = gui_problem(X11, without("libxcb-icccm.so.4"), lambda: True, FEDORA, "linux")
-    assert "`sudo dnf install xcb-util-wm`" in problem
+    problem = gui_problem(X11, without("libxcb-icccm.so.4"), lambda: True, FEDORA, "linux", root=False)
+    assert "`sudo dnf install -y xcb-util-wm`" in problem
 
 
 def test_no_display_and_an_unreachable_display_are_said_before_qt_starts():
@@ -45,8 +46,9 @@ def test_offscreen_and_wayland_do_not_need_the_xcb_plugin():
     wayland = {"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"}
     assert gui_problem(wayland, every_xcb, lambda: False, DEBIAN, "linux") is None
     # Qt's GUI library itself needs EGL even offscreen.
-    offscreen = gui_problem({"QT_QPA_PLATFORM": "offscreen"}, without("libEGL.so.1"), lambda: True, DEBIAN, "linux")
-    assert "`sudo apt-get install libegl1`" in offscreen
+    offscreen = gui_problem({"QT_QPA_PLATFORM": "offscreen"}, without("libEGL.so.1"), lambda: True, DEBIAN, "linux",
+                            root=False)
+    assert "`sudo apt-get install -y libegl1`" in offscreen
     assert gui_problem({}, without(*XCB_LIBRARIES), lambda: False, DEBIAN, "darwin") is None
 
 
@@ -63,7 +65,7 @@ def test_tfdebug_without_libxcb_icccm4_prints_the_install_sentence_and_exits_2(m
     monkeypatch.setattr("tfdebug.ui.app.run_app", qt_must_not_start)
     assert cli.main([]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("tfdebug: The window cannot open") and "apt-get install libxcb-icccm4" in err
+    assert err.startswith("tfdebug: The window cannot open") and "apt-get install -y libxcb-icccm4" in err
     assert err.count("\n") == 1
 
 
@@ -76,7 +78,17 @@ def test_no_display_exits_2_in_a_real_process():
     assert done.stdout == ""
 
 
-def test_readme_lists_the_packages_the_check_names():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert f"sudo apt-get install {' '.join(system_packages())}" in readme
-    assert f"sudo dnf install {' '.join(system_packages(fedora=True))}" in readme
+def test_readme_gives_the_lines_the_check_names_with_sudo_and_as_root():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").splitlines()
+    for fedora in (False, True):
+        assert install_command(system_packages(fedora), fedora) in readme  # a line of its own, pasted whole
+    assert install_command(system_packages(), False, root=True) in readme
+    every = " ".join(system_packages())
+    assert f"sudo apt-get install -y {every}" in readme and f"apt-get update && apt-get install -y {every}" in readme
+
+
+def test_the_install_sentence_asks_no_question_and_needs_no_sudo_as_root():
+    problem = gui_problem(X11, without("libxcb-icccm.so.4"), lambda: True, DEBIAN, "linux", root=True)
+    assert "`apt-get update && apt-get install -y libxcb-icccm4`" in problem and "sudo" not in problem
+    assert "`dnf install -y xcb-util-wm`" in gui_problem(X11, without("libxcb-icccm.so.4"), lambda: True, FEDORA,
+                                                          "linux", root=True)

@@ -187,12 +187,15 @@ def _main(argv: list[str] | None) -> int:
         argv = ["gui", *argv]
     parser = build_parser(argv[0] if argv[0] in COMMANDS else "")
     args = parser.parse_args(argv)
-    if getattr(args._module, "TUNE_ALLOCATOR", True):
-        # The application's explicit opt-in (the library never does this on its own).
-        from tfdebug.core.memory import keep_freed_memory
-
-        keep_freed_memory()
     try:
+        from tfdebug.commands.common import check_model_argument
+
+        check_model_argument(args)  # before torch: a mistyped model is answered in a fraction of a second
+        if getattr(args._module, "TUNE_ALLOCATOR", True):
+            # The application's explicit opt-in (the library never does this on its own).
+            from tfdebug.core.memory import keep_freed_memory
+
+            keep_freed_memory()
         return int(args._module.run(args) or 0)
     except TfdebugError as exc:
         # Whatever a file or argument put into the sentence reaches the terminal escaped, on one line.

@@ -120,8 +120,16 @@
         <translation>B（与 A 对比）</translation>
     </message>
     <message>
+        <source>atol</source>
+        <translation>绝对容差</translation>
+    </message>
+    <message>
+        <source>rtol</source>
+        <translation>相对容差</translation>
+    </message>
+    <message>
         <source>A cell diverges when |A − B| &gt; atol + rtol·|A|.</source>
-        <translation>当 |A − B| &gt; atol + rtol·|A| 时，认为该单元格出现分歧。</translation>
+        <translation>当 |A − B| &gt; 绝对容差 + 相对容差·|A| 时，认为该单元格出现分歧。</translation>
     </message>
     <message>
         <source>Compare</source>
@@ -133,15 +141,15 @@
     </message>
     <message>
         <source>The atol value</source>
-        <translation>atol 的值</translation>
+        <translation>绝对容差的值</translation>
     </message>
     <message>
         <source>The rtol value</source>
-        <translation>rtol 的值</translation>
+        <translation>相对容差的值</translation>
     </message>
     <message>
         <source>atol and rtol must be zero or positive numbers.</source>
-        <translation>atol 和 rtol 必须是零或正数。</translation>
+        <translation>绝对容差和相对容差必须是零或正数。</translation>
     </message>
     <message>
         <source>this input in {placement}</source>
@@ -203,6 +211,10 @@
         <translation>本机上的文件不能与远程前向过程对比：后者的张量留在服务器上。请把快照放进服务器的导出文件夹，只填写它的文件名。</translation>
     </message>
     <message>
+        <source>A: {a}   B: {b}   atol {atol}, rtol {rtol}</source>
+        <translation>A：{a}&#x3000;B：{b}&#x3000;绝对容差 {atol}，相对容差 {rtol}</translation>
+    </message>
+    <message>
         <source>The comparison failed; the details say why.</source>
         <translation>对比失败；原因见详情。</translation>
     </message>
@@ -244,6 +256,14 @@
     <message>
         <source>Go to First Divergent Stage</source>
         <translation>转到第一个分歧阶段</translation>
+    </message>
+    <message>
+        <source>max |Δ|</source>
+        <translation>最大 |Δ|</translation>
+    </message>
+    <message>
+        <source>mean |Δ|</source>
+        <translation>平均 |Δ|</translation>
     </message>
     <message>
         <source>The pass on screen has no stage {name}.</source>
@@ -306,11 +326,11 @@
     </message>
     <message>
         <source>A cell diverges when |reference − x| &gt; atol + rtol·|reference|. The reference pass runs once per model, input and dtype, off the window&apos;s thread; its stages are kept on the host within the capture budget.</source>
-        <translation>当 |参考值 − x| &gt; atol + rtol·|参考值| 时，认为该单元格出现分歧。参考前向过程对每个模型、输入和数据类型只运行一次，且不在窗口线程中运行；它的各阶段保存在主机内存中，不超过捕获预算。</translation>
+        <translation>当 |参考值 − x| &gt; 绝对容差 + 相对容差·|参考值| 时，认为该单元格出现分歧。参考前向过程对每个模型、输入和数据类型只运行一次，且不在窗口线程中运行；它的各阶段保存在主机内存中，不超过捕获预算。</translation>
     </message>
     <message>
         <source>A cell diverges when |reference − x| &gt; atol + rtol·|reference|. The reference pass runs on the server once per input, in this dtype on the server&apos;s device, and the condition is checked there.</source>
-        <translation>当 |参考值 − x| &gt; atol + rtol·|参考值| 时，认为该单元格出现分歧。参考前向过程在服务器上运行，每个输入一次，使用这种数据类型、在服务器的设备上运行，条件也在那里检查。</translation>
+        <translation>当 |参考值 − x| &gt; 绝对容差 + 相对容差·|参考值| 时，认为该单元格出现分歧。参考前向过程在服务器上运行，每个输入一次，使用这种数据类型、在服务器的设备上运行，条件也在那里检查。</translation>
     </message>
 </context>
 <context>
@@ -416,6 +436,17 @@
     <message>
         <source>Seed</source>
         <translation>随机种子</translation>
+    </message>
+</context>
+<context>
+    <name>DeviceBox</name>
+    <message>
+        <source>{device} · {free} free</source>
+        <translation>{device} · 空闲 {free}</translation>
+    </message>
+    <message>
+        <source>{free} free of {total}</source>
+        <translation>共 {total}，空闲 {free}</translation>
     </message>
 </context>
 <context>
@@ -850,7 +881,7 @@
     </message>
     <message>
         <source>{name} holds {held}, above the {limit} read in full: only the heatmap&apos;s slice is read, so the heads are not drawn here; pick one with the head index.</source>
-        <translation>{name} 占用 {held}，超过完整读取的上限 {limit}：只读取热图的切片，因此这里不绘制各个头；请用 head 索引选择一个头。</translation>
+        <translation>{name} 占用 {held}，超过完整读取的上限 {limit}：只读取热图的切片，因此这里不绘制各个头；请用头索引选择一个头。</translation>
     </message>
     <message>
         <source>{stage} has no heads; the most probable next tokens:</source>
@@ -1248,6 +1279,10 @@
         <source>Model View</source>
         <translation>模型总览</translation>
     </message>
+    <message>
+        <source>Restored your last session: {model} — File ▸ New Session for the demo</source>
+        <translation>已恢复上次的会话：{model} —— 文件 ▸ 新会话 可回到演示</translation>
+    </message>
 </context>
 <context>
     <name>MessageBar</name>
@@ -1432,8 +1467,16 @@
 <context>
     <name>OverviewPanel</name>
     <message>
+        <source>RMS</source>
+        <translation>均方根</translation>
+    </message>
+    <message>
+        <source>max |x|</source>
+        <translation>最大 |x|</translation>
+    </message>
+    <message>
         <source>max |Δ| of the last comparison</source>
-        <translation>上一次对比的 max |Δ|</translation>
+        <translation>上一次对比的最大 |Δ|</translation>
     </message>
     <message>
         <source>relative error of the last comparison</source>
@@ -1915,6 +1958,18 @@ output w·V = {output}</source>
         <translation>个数</translation>
     </message>
     <message>
+        <source>NaN</source>
+        <translation>非数</translation>
+    </message>
+    <message>
+        <source>+Inf</source>
+        <translation>正无穷</translation>
+    </message>
+    <message>
+        <source>−Inf</source>
+        <translation>负无穷</translation>
+    </message>
+    <message>
         <source>stage tensor</source>
         <translation>阶段张量</translation>
     </message>
@@ -2098,6 +2153,14 @@ output w·V = {output}</source>
     <message>
         <source>Leave the recorded pass and run the input bar&apos;s sentence pair live</source>
         <translation>离开录制的前向过程，实时运行输入栏中的句子</translation>
+    </message>
+    <message>
+        <source>New Session</source>
+        <translation>新会话</translation>
+    </message>
+    <message>
+        <source>Start again from the defaults: the demo&apos;s first example on this machine&apos;s default device and precision, as the first start shows it</source>
+        <translation>从默认设置重新开始：演示模型的第一个示例，使用本机默认的设备和精度，与首次启动时相同</translation>
     </message>
     <message>
         <source>Quit</source>
@@ -2307,7 +2370,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>diverges from the reference pass (atol {atol}, rtol {rtol})</source>
-        <translation>与参考前向过程出现分歧（atol {atol}，rtol {rtol}）</translation>
+        <translation>与参考前向过程出现分歧（绝对容差 {atol}，相对容差 {rtol}）</translation>
     </message>
     <message>
         <source>max |x| &gt; {threshold}</source>
@@ -2706,6 +2769,11 @@ output w·V = {output}</source>
         <source>The Hugging Face hub has no model {model} you can read (a typo, a private or a gated model: log in with `hf auth login`).</source>
         <comment>hub.no_repo</comment>
         <translation>Hugging Face Hub 上没有你能读取的模型 {model}（拼写错误、私有或需授权的模型：请用 `hf auth login` 登录）。</translation>
+    </message>
+    <message>
+        <source>The capture budget&apos;s focus {stage} is not a stage of this pass; see `tfdebug stages` for the names.</source>
+        <comment>budget.unknown_focus</comment>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>The comparison has {n} stages, more than the {limit} one reply may carry: compare a shorter pass.</source>
@@ -3193,6 +3261,11 @@ output w·V = {output}</source>
         <translation>这个配置需要约 {size} 的参数和缓冲区，主要来自 {field} = {value}；tfdebug 在本机最多构建 {most} 的模型。</translation>
     </message>
     <message>
+        <source>This generation has no step {step}.</source>
+        <comment>generation.no_step</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>This model takes no input called &apos;{key}&apos;; its inputs are: {keys}.</source>
         <comment>input.unknown_key</comment>
         <translation>此模型没有名为“{key}”的输入；它的输入是：{keys}。</translation>
@@ -3216,6 +3289,11 @@ output w·V = {output}</source>
         <source>This stage holds {dtype} values; only floating-point stages can be edited.</source>
         <comment>edit.not_float</comment>
         <translation>这个阶段的值是 {dtype}；只有浮点阶段才能编辑。</translation>
+    </message>
+    <message>
+        <source>Tokens are counted from 1: the first generated token is token 1.</source>
+        <comment>generation.token_from_1</comment>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Top-k must be 0 (off) or a positive number of tokens.</source>
@@ -3255,7 +3333,7 @@ output w·V = {output}</source>
     <message>
         <source>atol and rtol must be zero or positive numbers.</source>
         <comment>remote.compare_tolerance</comment>
-        <translation>atol 和 rtol 必须是零或正数。</translation>
+        <translation>绝对容差和相对容差必须是零或正数。</translation>
     </message>
     <message>
         <source>config.json is nested too deeply to be a model config.</source>
@@ -4100,11 +4178,11 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>Logit scaling</source>
-        <translation>logits 缩放</translation>
+        <translation>对数几率缩放</translation>
     </message>
     <message>
         <source>Logits</source>
-        <translation>Logits 输出</translation>
+        <translation>对数几率</translation>
     </message>
     <message>
         <source>Mask</source>
@@ -4132,7 +4210,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>RMSNorm</source>
-        <translation>RMS 归一化 RMSNorm</translation>
+        <translation>均方根归一化 RMSNorm</translation>
     </message>
     <message>
         <source>Residual add</source>
@@ -4144,7 +4222,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>Router logits</source>
-        <translation>路由器 logits</translation>
+        <translation>路由器对数几率</translation>
     </message>
     <message>
         <source>Scale ÷√d_k</source>
@@ -4850,7 +4928,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>MLM head → logits</source>
-        <translation>MLM 输出头 → logits</translation>
+        <translation>MLM 输出头 → 对数几率</translation>
     </message>
     <message>
         <source>Masked self-attention</source>
@@ -4858,7 +4936,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>Output head → logits</source>
-        <translation>输出头 → logits</translation>
+        <translation>输出头 → 对数几率</translation>
     </message>
     <message>
         <source>Self-attention</source>
@@ -4878,7 +4956,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>lm_head → logits</source>
-        <translation>lm_head → logits</translation>
+        <translation>lm_head → 对数几率</translation>
     </message>
     <message>
         <source>{title} {n}</source>

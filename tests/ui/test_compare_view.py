@@ -66,7 +66,7 @@ def test_zeroing_a_head_diverges_first_at_that_stage(window, qtbot):
     try:
         qtbot.waitUntil(lambda: view.table.item(row, 1).text() == "有分歧")
         summary = view.summary.text()
-        assert "B: 上一次编辑之前的前向过程（dec.1.cross_attn.probs：头 0 置零）" in summary
+        assert "B：上一次编辑之前的前向过程（dec.1.cross_attn.probs：头 0 置零）　绝对容差 1e-05" in summary
         assert summary.endswith("第一个分歧阶段：dec.1.cross_attn.probs。")
         assert view.caption.text().startswith(f"{STAGE}：查询 × 键，位于 批次 0, 头 0 · A − B 从 ")
     finally:

@@ -137,7 +137,7 @@ def test_the_overview_names_its_layers_in_chinese(window, qtbot):
     layers, others = ([label for _, label in level] for level in panel.plot.getAxis("top")._tickLevels)
     assert layers == ["编码器层 0", "编码器层 1", "解码器层 0", "解码器层 1"]  # first where titles would overlap
     assert others == ["编码器归一化", "目标端嵌入 + 位置编码", "解码器归一化",
-                      "lm_head → logits"]  # the adapter's own title for its head: a module name
+                      "lm_head → 对数几率"]  # the module name as the adapter gives it, then what it makes
     assert panel.per_stage.text() != "Per stage:"
     i18n.set_language("en")
     qtbot.waitUntil(lambda: panel.per_stage.text() == "Per stage:")
@@ -175,7 +175,7 @@ def test_a_mismatch_names_its_known_cause_in_chinese(qapp):
 
 
 # Words that are names in every language: the model and device, stage and kind names, symbols.
-NAMES = ("NaN", "Inf", "finfo.min", "LayerNorm", "RMSNorm", "Softmax", "Dropout", "FFN", "Logits", "RMS", "English",
+NAMES = ("finfo.min", "LayerNorm", "RMSNorm", "Softmax", "Dropout", "FFN", "English",
          "random", "cpu", "lm_head", "logits", "I love you", "KV", "KB", "kB", "MB", "GB",
          "Ctrl", "float32", "bfloat16", "float16")  # sizes in any unit the free memory gives; key names as the
 # keyboard shows them; dtype names as torch writes them

@@ -72,3 +72,59 @@ def test_chinese_explain_formula_and_an_upright_axis_title(window, qtbot):
     i18n.set_language("en")
     qtbot.waitUntil(lambda: axis.labelText == "query")
     assert axis.label.rotation() == -90
+
+
+# A word with a lowercase letter ("NaN", "atol", "head"): English left in the Chinese window. Capitals alone
+# (the acronyms FFN, KV, RMS) and the letters A, B, Q, K, V of the formulas are how Chinese texts write them.
+ENGLISH = re.compile(r"[A-Za-z]*[a-z][A-Za-z]*")
+
+
+def english(texts) -> list[str]:
+    return [w for t in texts for w in ENGLISH.findall(re.sub(r"<[^>]+>", "", t)) if len(w) > 1]
+
+
+def test_stats_compare_and_the_axes_of_every_stage_kind_are_chinese(window, qtbot, tmp_path):
+    from PySide6.QtWidgets import QLabel
+
+    from tests.ui.test_compare_view import compare_dialog, run_comparison
+    from tests.ui.user_actions import pick, press, type_into
+    from tfdebug.io.recording import Recording
+
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished")
+    path = tmp_path / "same.safetensors"
+    save_snapshot(Recording.from_session(window.ctl.session, window.ctl.stepper.history), path)
+    chooser = compare_dialog(window, qtbot)
+    pick(qtbot, chooser.b.kind, "A snapshot or export file")
+    type_into(qtbot, chooser.b.path, str(path))
+    run_comparison(window, qtbot, chooser)
+    chooser.close()
+    i18n.set_language("zh")
+    try:
+        stats = window.stats_panel
+        qtbot.waitUntil(lambda: stats.row_titles["min"].text() != "min")  # the language change has arrived
+        assert english(label.text() for label in stats.row_titles.values()) == []
+        assert [stats.row_titles[r].text() for r in ("NaN", "+Inf", "−Inf")] == ["非数", "正无穷", "负无穷"]
+        view = window.compare_tools.view
+        headers = [view.table.horizontalHeaderItem(i).text() for i in range(view.table.columnCount())]
+        assert english(headers) == [] and "最大 |Δ|" in headers
+        summary = view.summary.text().replace(path.name, "").replace("I love you", "")  # data, as typed
+        assert english([summary]) == [] and "绝对容差" in summary, summary
+        overview = window.docks["overview"].widget().findChild(type(window.input_bar.dtype))
+        assert english(overview.itemText(i) for i in range(overview.count())) == []
+        dialog = compare_dialog(window, qtbot)  # its tolerances, named in Chinese
+        labels = [label.text() for label in dialog.findChildren(QLabel) if label.isVisible()]
+        assert english(labels) == [] and "绝对容差" in labels, labels
+        dialog.close()
+        # The axis titles of a stage of every kind this model has.
+        first_of_kind = {}
+        for capture in window.ctl.plan:
+            first_of_kind.setdefault(capture.info.kind, capture.info.name)
+        for kind, name in first_of_kind.items():
+            window.ctl.run_to(name)
+            qtbot.waitUntil(lambda: window.ctl.current.name == name and window.ctl.display_settled())
+            plot = window.heatmap_panel.plot
+            titles = [plot.getAxis(side).labelText for side in ("left", "bottom")]
+            assert english(titles) == [], (kind, titles)
+    finally:
+        i18n.set_language("en")

@@ -132,3 +132,33 @@ def test_the_stage_filter_and_its_buttons_are_not_cut(window, qtbot):
         assert field.fontMetrics().horizontalAdvance(field.placeholderText()) <= room - clear, (width, room)
         for button in (nav.kind_button, nav.conditions_button):
             assert button.width() >= button.sizeHint().width(), (width, button.text())
+
+
+def test_a_long_message_is_cut_with_an_ellipsis_and_whole_in_its_tooltip(window, qtbot):
+    from tfdebug.ui.state.messages import Message
+
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.width() == 1280 and window.height() == 720)
+    sentence = ("The capture budget (512 MB, half the free memory when this pass was planned) keeps the stages "
+                "nearest where you are; this pass keeps 96 of its 1,211 stages and leaves out the rest, which "
+                "Run to Stage brings back by running the pass again up to the one you ask for. ") * 2
+    window.show_message(Message("warning", sentence))
+    qtbot.wait(50)
+    label = window.message_bar.label
+    shown = label.shown_text()
+    assert shown.endswith("…") and sentence.startswith(shown[:-1].rstrip())  # its start, then "…": not cut mid-letter
+    assert label.fontMetrics().horizontalAdvance(shown) <= label.contentsRect().width()
+    assert len(shown) > 0.5 * label.contentsRect().width() / label.fontMetrics().averageCharWidth()  # the room is used
+    assert " ".join(tooltip_as_read(label.toolTip()).split()) == sentence.strip()  # the whole sentence
+    assert window.width() == 1280  # the message did not widen the window
+
+
+def test_the_window_title_holds_the_start_of_a_long_prompt_not_all_of_it(window, qtbot):
+    from tfdebug.ui.shell.window import TITLE_CHARS
+
+    prompt = "Once upon a time\nthere was a very long story " + "and it went on " * 2200  # ~33,000 characters
+    window.ctl.title = prompt  # the title of a pass run on that prompt (session.title: the texts on one line)
+    window.ctl.session_changed.emit()
+    title = window.windowTitle()
+    assert title.startswith("tfdebug — Once upon a time there was") and title.endswith("…")
+    assert len(title) <= len("tfdebug — ") + TITLE_CHARS and "\n" not in title

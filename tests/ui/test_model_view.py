@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt
 
 from tests.ui.conftest import SRC, TGT, wait_paused
@@ -83,3 +84,32 @@ def test_a_replayed_snapshot_is_drawn_whole(make_window, loaded, qtbot, tmp_path
     qtbot.waitUntil(lambda: window.ctl.view.indices_by_name.get("head") == 1)
     press(window, Qt.Key_M, Qt.ControlModifier | Qt.ShiftModifier)  # the same shortcut hides it
     qtbot.waitUntil(lambda: not window.docks["model_view"].isVisible())
+
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1600, 1000)])
+def test_the_model_view_opens_with_room_for_a_30_layer_model(make_window, qtbot, tmp_path, size):
+    """A 30-layer tiny Llama (random weights): the dock opens with a share of the window's height (at the
+    bottom where the side columns leave room, else as a tab beside the heatmap), not as a strip of two rows;
+    several rows show, each as tall as a line of its label, and the heatmap stays on screen or a tab away."""
+    from tests.adapters.hf_tiny import llama, save_folder, word_tokenizer
+    from tests.ui.user_actions import run_model
+    from tfdebug.ui.panels.model_view import MODEL_VIEW_SHARE
+
+    folder = save_folder(llama(n_layer=30), tmp_path / "tiny-llama-30", word_tokenizer())
+    window = make_window()
+    window.resize(*size)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == size)
+    run_model(qtbot, window, f"hf:{folder}", {"prompt": "the cat sat on the mat"})
+    view = _open(window, qtbot)
+    dock = window.docks["model_view"]
+    assert len(view.rows) == 30
+    qtbot.waitUntil(lambda: dock.height() >= 0.9 * MODEL_VIEW_SHARE * window.height())
+    line = view.grid.fontMetrics().height()
+    first, second = (view.grid.cell_rect(r, 0) for r in (0, 1))
+    assert second.top() - first.top() >= line  # a row label fits its row
+    shown_rows = view.grid.visibleRegion().boundingRect().height() / (second.top() - first.top())
+    assert shown_rows >= 4, shown_rows
+    heatmap = window.docks["heatmap"]
+    assert heatmap in window.tabifiedDockWidgets(dock) or heatmap.height() >= 0.25 * window.height()
+    window.ctl.close()

@@ -2,7 +2,7 @@
 
 import time
 
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtTest import QTest
 
 from tests.ui.conftest import wait_paused
@@ -278,6 +278,36 @@ def test_holding_f10_steps_once_per_key_event(window, qtbot):
     _hold(window, Qt.Key_F10, 9)                       # 5 from history, 5 live
     wait_paused(qtbot, window, plan[18])
     assert len(window.ctl.stepper.history) == 19
+
+
+def _repeat(window, key, action_id):
+    """One auto-repeat of a held key, delivered as Qt delivers it: a ShortcutOverride key event flagged
+    auto-repeat to the focused widget, then the shortcut's action (QTest cannot flag a press as a repeat)."""
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.sendEvent(QApplication.focusWidget() or window, QKeyEvent(QEvent.ShortcutOverride, key,
+                                                                            Qt.NoModifier, "", True))
+    window.actions_by_id[action_id].trigger()
+
+
+def test_a_held_f10_stops_stepping_when_it_is_released(window, qtbot):
+    """Repeats that arrive while the last step still runs are dropped: after the release at most the step
+    in flight finishes, instead of one step per repeat for seconds."""
+    plan = [c.name for c in window.ctl.plan]
+    _slow_stages(window, 0.2)
+    window.activateWindow()
+    QTest.keyPress(window, Qt.Key_F10)                   # the press itself: a step
+    for _ in range(10):                                  # ~0.4 s of repeats while that stage runs
+        _repeat(window, Qt.Key_F10, "tfdebug.step.next")
+    QTest.keyRelease(window, Qt.Key_F10)
+    assert window.ctl.queued_steps == 0
+    wait_paused(qtbot, window, plan[1])
+    qtbot.wait(300)                                      # nothing more runs after the release
+    assert len(window.ctl.stepper.history) == 2 and window.ctl.current.name == plan[1]
+    # Once the stage is shown, the next repeat steps again: holding the key keeps stepping at that rate.
+    _repeat(window, Qt.Key_F10, "tfdebug.step.next")
+    wait_paused(qtbot, window, plan[2])
 
 
 def test_a_breakpoint_ends_a_run_of_queued_steps(window, qtbot):

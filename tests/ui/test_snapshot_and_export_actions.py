@@ -312,7 +312,7 @@ def test_quit_in_the_file_menu_closes_the_window(make_window, qtbot):
     window = make_window()
     file_menu = window.file_menu
     ids = [a.objectName() for a in file_menu.actions() if a.objectName()]
-    assert ids[0] == "tfdebug.file.open" and ids[-1] == "tfdebug.file.quit"
+    assert ids[:2] == ["tfdebug.session.new", "tfdebug.file.open"] and ids[-1] == "tfdebug.file.quit"
     assert "tfdebug.file.export" in ids
     window.actions_by_id["tfdebug.file.quit"].trigger()
     qtbot.waitUntil(lambda: not window.isVisible())

@@ -111,9 +111,9 @@ def open_snapshot(qtbot, window, path) -> bool:
 def register_model(monkeypatch, spec: str, loader: str) -> None:
     """Add `spec` to the model registry for this test the way an adapter author does (one `Entry`;
     `loader` is "module:function(spec, device, dtype) -> ModelAdapter")."""
-    from tfdebug.adapters import registry
+    from tfdebug.adapters import specs
 
-    monkeypatch.setattr(registry, "ENTRIES", registry.ENTRIES + (registry.Entry(spec, loader, listed=False),))
+    monkeypatch.setattr(specs, "ENTRIES", specs.ENTRIES + (specs.Entry(spec, loader, listed=False),))
 
 
 def run_model(qtbot, window, spec: str, texts: dict, first: str | None = None, timeout: int = 60000) -> None:

@@ -5,8 +5,16 @@ into a `ModelAdapter`; the window, the CLI, snapshots and exports know models on
 through adapters.
 """
 
-from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification
-from tfdebug.adapters.registry import available_models, default_model_name, load_adapter
+import importlib
 
-__all__ = ["InputField", "ModelAdapter", "Prepared", "Verification", "available_models",
-           "default_model_name", "load_adapter"]
+# Name -> the module it lives in. Imported when first used (PEP 562): a submodule that needs no
+# torch (tfdebug.adapters.specs, hf.folder, hf.hub) is imported without it.
+_EXPORTS = {"InputField": "base", "ModelAdapter": "base", "Prepared": "base", "Verification": "base",
+            "available_models": "registry", "default_model_name": "registry", "load_adapter": "registry"}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)

@@ -1,75 +1,26 @@
 """The registry of model specs: `demo`, `random`, a folder, and prefixed specs (`hf:…`, `torch:…`).
 
-Adding a kind of model means a new adapter module plus one line here: an `Entry`
-naming the loader as "module:function" (imported only when used, so optional
+Adding a kind of model means a new adapter module plus one line in tfdebug.adapters.specs: an
+`Entry` naming the loader as "module:function" (imported only when used, so optional
 dependencies stay optional).
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 import torch
 
+from tfdebug.adapters import specs
+from tfdebug.adapters.specs import find_entry
 from tfdebug.core.devices import resolve_device
-from tfdebug.core.errors import ConfigError, ModelLoadError
-
-
-@dataclass(frozen=True)
-class Entry:
-    """A model spec (an exact name, or a prefix when it ends with ':') and the loader behind it."""
-
-    spec: str
-    loader: str                    # "module:function(spec, device, dtype) -> ModelAdapter"
-    listed: bool = True            # shown in the window's model list
-    available: str | None = None   # "module:function() -> bool": can it load here?
-    help: str = ""
-    placed: bool = False           # the loader also takes device_map= and download= (Hugging Face models)
-
-
-ENTRIES: tuple[Entry, ...] = (
-    Entry("demo", "tfdebug.adapters.reference:load_reference", available="tfdebug.models.loader:demo_available",
-          help="the bundled English→Chinese translator"),
-    Entry("random", "tfdebug.adapters.reference:load_reference", help="a small random reference model"),
-    Entry("notes", "tfdebug.adapters.notes:load_notes",
-          help="the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens (random weights)"),
-    Entry("torch:", "tfdebug.adapters.torch_nn.adapter:load_torch", listed=False,
-          help="package.module:factory, a module calling scaled_dot_product_attention or a torch.nn Transformer"),
-    Entry("tiny-gpt2", "tfdebug.adapters.hf.hub:load_bundled", available="tfdebug.adapters.hf.load:tiny_gpt2_available",
-          help="the bundled tiny GPT-2-style language model (needs tfdebug[hf])", placed=True),
-    Entry("hf:", "tfdebug.adapters.hf.hub:load", listed=False, placed=True,
-          help="a Hugging Face model folder, or ORG/NAME[@REVISION] from the local hub cache (needs tfdebug[hf])"),
-)
-# A folder with the reference model's files (config.json, model.safetensors, vocab.*.txt).
-FOLDER_ENTRY = Entry("FOLDER", "tfdebug.adapters.reference:load_reference", listed=False,
-                     help="a reference-model folder")
+from tfdebug.core.errors import ConfigError
 
 
 def _resolve(target: str) -> Callable:
     module, _, func = target.partition(":")
     return getattr(importlib.import_module(module), func)
-
-
-def find_entry(spec: str) -> Entry:
-    """The entry that loads `spec`: an exact name, a prefix, or a reference-model folder."""
-    for entry in ENTRIES:
-        if entry.spec == spec or (entry.spec.endswith(":") and spec.startswith(entry.spec)):
-            return entry
-    if spec and Path(spec).is_dir():
-        return FOLDER_ENTRY
-    shown = {"torch:": "torch:package.module:factory", "hf:": "hf:FOLDER or hf:ORG/NAME"}
-    names = ", ".join(shown.get(e.spec, e.spec) for e in ENTRIES)
-    import difflib
-
-    close = difflib.get_close_matches(spec, [e.spec for e in ENTRIES if not e.spec.endswith(":")], n=1, cutoff=0.6)
-    if close:
-        raise ModelLoadError("Unknown model '{name}' (did you mean {close}?): use {names} or a model folder.",
-                             id="model.unknown_close", name=spec, close=close[0], names=names)
-    raise ModelLoadError("Unknown model '{name}': use {names} or a model folder.", id="model.unknown_spec", name=spec,
-                         names=names)
 
 
 DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")
@@ -124,7 +75,7 @@ def _require_accelerate() -> None:
 def available_models() -> list[str]:
     """Model specs the window lists, in order: those whose dependencies and files are here."""
     out = []
-    for entry in ENTRIES:
+    for entry in specs.ENTRIES:
         if not entry.listed:
             continue
         try:

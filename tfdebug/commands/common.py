@@ -22,7 +22,8 @@ def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True)
         parser.add_argument("--chat", action="store_true",
                             help="send the text as a user's chat turn: the tokenizer's chat template with the "
                                  "assistant's generation prompt (models whose tokenizer has one)")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N, mps or auto")
+    parser.add_argument("--device", default="auto",
+                        help="cpu, cuda, cuda:N, mps or auto (default auto: the first GPU when there is one, else cpu)")
     add_placement_arguments(parser)
 
 
@@ -31,13 +32,24 @@ def add_placement_arguments(parser: argparse.ArgumentParser, dtype_default: str 
     `dtype_default` None (the window): the precision chosen there last time."""
     parser.add_argument("--dtype", default=dtype_default, choices=("float32", "bfloat16", "float16"),
                         help="the precision the model's weights and stages are in (default "
-                             + (dtype_default or "the one chosen in the window last time, else float32") + ")")
+                             + (dtype_default or "the one chosen in the window last time, else bfloat16 on a GPU that "
+                                                "supports it, else float32") + ")")
     parser.add_argument("--device-map", default=None, metavar="MAP",
                         help="auto, balanced, cpu or cuda:N: let accelerate place a Hugging Face model (over "
                              "several GPUs, or part on the CPU) instead of --device")
     parser.add_argument("--download", action="store_true",
                         help="fetch an hf:ORG/NAME model missing from the Hugging Face cache (default: the cache "
                              "only, no network)")
+
+
+def check_model_argument(args: argparse.Namespace) -> None:
+    """Refuse a --model that cannot load (unknown, a missing or incomplete folder, a hub id not cached)
+    from the file system alone, before torch and transformers are imported: a typo is answered at once."""
+    model = getattr(args, "model", None)
+    if model and getattr(args, "connect", None) is None:  # with --connect the model runs elsewhere
+        from tfdebug.adapters.specs import check_spec
+
+        check_spec(model, download=getattr(args, "download", False))
 
 
 def load_from_args(args: argparse.Namespace):

@@ -13,14 +13,18 @@ from tfdebug.commands.common import add_budget_argument, add_decoding_arguments,
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None,
-                        help="demo (the bundled translator, default when present), random, notes (the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens), or a model folder")
+                        help="demo (the bundled translator, default when present), random, notes (the notes' shapes: "
+                             "d_model 512, 8 heads, batch 32, 10 tokens), a model folder, hf:FOLDER, or "
+                             "hf:ORG/NAME[@REVISION] from the Hugging Face cache (default: the last session's)")
     parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",
                         help="a text the model takes, by its input key (repeatable), e.g. prompt='Once upon'")
     parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
     parser.add_argument("--tgt", default=None, help="the translator's target prefix (same as --input tgt=TEXT)")
     parser.add_argument("--chat", action="store_true",
                         help="turn the input bar's Chat toggle on: the text goes through the tokenizer's chat template")
-    parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cpu)")
+    parser.add_argument("--device", default=None,
+                        help="cpu, cuda, cuda:N, mps or auto (default: the device chosen in the window last time, "
+                             "else auto: the first GPU when there is one, else cpu)")
     add_placement_arguments(parser, dtype_default=None)  # --dtype, --device-map, --download: as every command
     parser.add_argument("--generate", action="store_true",
                         help="generate token by token (KV cache): each step's stages are gen.{t}.…; "
@@ -35,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token", default=None, help="the token tfdebug serve printed (with --connect)")
     parser.add_argument("--server-key", default=None, metavar="KEY",
                         help="an encrypted server's public key, as tfdebug serve printed it (with --connect)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="start from the defaults (the demo's first example), not the last session "
+                             "(as File > New Session does)")
     parser.add_argument("--goto", default=None, metavar="STAGE", help="run to this stage after opening")
     parser.add_argument("--screenshot", default=None, metavar="FILE.png",
                         help="render the window (at --goto), save it as PNG and exit; works headless "
@@ -74,4 +81,4 @@ def run(args: argparse.Namespace) -> int:
     return run_app(connect=connect, model=args.model, texts=given_texts(args), device=args.device, goto=args.goto,
                    generation=settings_from_args(args) if args.generate else None,
                    screenshot=args.screenshot, lang=args.lang, max_capture_mb=args.max_capture_mb,
-                   dtype=args.dtype, device_map=args.device_map, chat=args.chat)
+                   dtype=args.dtype, device_map=args.device_map, chat=args.chat, fresh=args.fresh)

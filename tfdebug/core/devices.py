@@ -26,10 +26,50 @@ def available_device_maps(devices: list[str] | None = None) -> list[str]:
     return ["auto"] + (["balanced"] if len(gpus) > 1 else []) + ["cpu"] + gpus
 
 
-def default_device() -> str:
-    """The first GPU when there is one, else the CPU."""
-    devices = available_devices()
-    return devices[1] if len(devices) > 1 else "cpu"
+def default_device(devices: list[str] | None = None) -> str:
+    """The first GPU (or Apple's backend) when there is one, else the CPU: a debugger of GPU-resident
+    models loads them where they are meant to run unless told otherwise."""
+    devices = available_devices() if devices is None else devices
+    return next((d for d in devices if d != "cpu"), "cpu")
+
+
+def initial_device(given: str | None, remembered: str | None = None, devices: list[str] | None = None) -> str:
+    """The device a window starts on: the one `given` (the command line's --device; "auto" is the default
+    device), else the one the user chose last time when this machine still has it, else the default device.
+
+    A given device this machine lacks is kept: loading then refuses it by name (resolve_device).
+    """
+    devices = available_devices() if devices is None else devices
+    if given is not None and given != "auto":
+        return given
+    if given is None and remembered in devices:
+        return remembered
+    return default_device(devices)
+
+
+def bfloat16_native(device: str) -> bool:
+    """Whether `device` is a CUDA GPU that computes in bfloat16 natively (compute capability 8.0 and later;
+    older GPUs only emulate it, slowly)."""
+    return device.startswith("cuda") and torch.cuda.is_available() and torch.cuda.is_bf16_supported(
+        including_emulation=False)
+
+
+def initial_dtype(given: str | None, remembered: str | None, device: str) -> str:
+    """The precision a window starts in: the one `given` (--dtype), else the user's last choice, else
+    bfloat16 on a GPU that supports it (half the memory of float32, how such models are run), else float32."""
+    return given or remembered or ("bfloat16" if bfloat16_native(device) else "float32")
+
+
+def gpu_memory(device: str) -> tuple[int, int] | None:
+    """(free, total) bytes of the CUDA GPU `device` names, as the driver reports them now; None for
+    another device or when the driver cannot say."""
+    if not device.startswith("cuda:") or not torch.cuda.is_available():
+        return None
+    try:
+        free, total = torch.cuda.mem_get_info(int(device.partition(":")[2]))
+    except (RuntimeError, ValueError):  # a GPU lost or busy in another mode: the list still shows its name
+        return None
+    return int(free), int(total)
 
 
 def resolve_device(name: str | None) -> torch.device:

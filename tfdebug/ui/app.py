@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 
 from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 from PySide6.QtWidgets import QApplication
@@ -28,11 +29,12 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
             goto: str | None = None, screenshot: str | None = None, open_path: str | None = None,
             generation=None, lang: str | None = None, max_capture_mb: float | None = None,
             connect: tuple[str, str, str | None] | None = None, dtype: str | None = None,
-            device_map: str | None = None, chat: bool = False) -> int:
+            device_map: str | None = None, chat: bool = False, fresh: bool = False) -> int:
     """Open the debugger window; with `screenshot`, render it at `goto`, save a PNG and exit.
 
-    Without arguments the window opens on the last inputs (or the default model and its
-    first preset), paused at the first stage. `texts` are input texts by key (`src`,
+    Without arguments the window opens on the last inputs, saying so in the status bar (or, the first
+    time and with `fresh`, on the default model and its first preset, on the first GPU when there is
+    one), paused at the first stage. `texts` are input texts by key (`src`,
     `prompt` …); fields not given take the model's first preset. `open_path` opens a
     snapshot (through the window's snapshot actions). `generation` (DecodingSettings) makes Run
     generate token by token. `lang` ("en", "zh") overrides the language chosen last time
@@ -43,9 +45,8 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     window uses those chosen last time. `chat` (--chat) turns the input bar's Chat toggle on; without it
     the toggle is as it was last time.
     """
-    from tfdebug.adapters.registry import default_model_name
-    from tfdebug.core.view import RunInputs
     from tfdebug.ui.i18n import language as i18n
+    from tfdebug.ui.state.session_start import starting_inputs
     from tfdebug.ui.shell.window import MainWindow, default_settings
 
     app = _application()
@@ -57,13 +58,13 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
         window.ctl.decoding = generation
     if max_capture_mb is not None:
         window.ctl.capture_budget = f"{max_capture_mb:g}"
-    last = window.last_inputs() if model is None and not texts and screenshot is None else None
-    saved_dtype, saved_map = window.last_loading() if screenshot is None else ("float32", None)
-    inputs = RunInputs(model or (last.model if last else default_model_name()),
-                       device or (last.device if last else "cpu"),
-                       dict(texts) if texts else (dict(last.texts) if last else {}),
-                       dtype=dtype or saved_dtype, device_map=device_map if device_map is not None else saved_map,
-                       chat=chat or (window.last_chat() if screenshot is None else False))
+    if screenshot is not None:  # the same picture on every machine: the CPU in float32 unless given
+        device, dtype = device or "cpu", dtype or "float32"
+    remember = screenshot is None and not fresh
+    inputs, restored = starting_inputs(model, texts, device, dtype, device_map,
+                                       remembered=window.last_inputs() if remember else None,
+                                       saved=window.last_loading() if remember else (None, None))
+    inputs = replace(inputs, chat=chat or (window.last_chat() if remember else False))
     window.show()
     result = {"code": 0}
 
@@ -73,6 +74,8 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
         window.input_bar.set_values(inputs.model, inputs.device, inputs.texts, (inputs.dtype, inputs.device_map))
         window.open_snapshot(open_path)
     else:
+        if restored:
+            _say_restored(window, inputs.model)
         window.start(inputs)
 
     if screenshot is not None:
@@ -121,6 +124,21 @@ def _when_ready(window, then) -> None:
         QTimer.singleShot(0, then)
     else:
         ctl.stage_changed.connect(once)
+
+
+def _say_restored(window, model: str) -> None:
+    """Once the restored session's pass is shown (showing it clears the message bar), say that it is the last
+    session and how to get the defaults back."""
+    from tfdebug.ui.i18n.language import said
+    from tfdebug.ui.state.messages import Message
+
+    def say() -> None:
+        window.ctl.session_changed.disconnect(say)
+        window.show_message(Message("info", said(lambda: QCoreApplication.translate(
+            "MainWindow", "Restored your last session: {model} — File ▸ New Session for the demo").format(
+            model=model)), topic="restored"))
+
+    window.ctl.session_changed.connect(say)
 
 
 def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict, open_path: str | None) -> None:

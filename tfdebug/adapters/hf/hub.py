@@ -100,6 +100,8 @@ def resolve(hub_id: HubId, download: bool = False, progress: Callable[[int, int]
         return Path(snapshot_download(**args, allow_patterns=list(DOWNLOAD_PATTERNS),
                                       tqdm_class=_progress_class(progress, cancelled)))
     except LocalEntryNotFoundError:
+        if not download:
+            raise _not_cached(hub_id) from None
         raise ModelLoadError("Could not download {model}: the Hugging Face hub cannot be reached from here "
                              "(no network, or HF_HUB_OFFLINE is set).", id="hub.offline", model=hub_id.spec) from None
     except RevisionNotFoundError:
@@ -164,6 +166,16 @@ def _within(path: Path, root: Path, hub_id: HubId) -> Path:
 def _not_cached(hub_id: HubId) -> ModelLoadError:
     return ModelLoadError("{model} is not in the Hugging Face cache ({cache}); add --download to fetch it.",
                           id="hub.not_cached", model=hub_id.spec, cache=str(cache_dir()))
+
+
+def cached_repo(hub_id: HubId) -> Path:
+    """The cache's folder of `hub_id`'s repository, from the file system alone (huggingface_hub's layout,
+    models--ORG--NAME); ModelLoadError when the cache has none. Which revision it holds is left to `resolve`."""
+    _require_hub()
+    folder = cache_dir() / ("models--" + hub_id.repo_id.replace("/", "--"))
+    if not folder.is_dir():
+        raise _not_cached(hub_id)
+    return folder
 
 
 def fetch_spec(spec: str) -> Path | None:
@@ -305,7 +317,7 @@ def support(folder: Path) -> tuple[bool, str]:
     can only judge by running it once is refused at Run.
     """
     from tfdebug.adapters.hf.conventions import refuse_before_loading
-    from tfdebug.adapters.hf.load import check_folder
+    from tfdebug.adapters.hf.folder import check_folder
 
     try:
         config, _ = check_folder(folder)

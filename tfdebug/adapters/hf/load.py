@@ -22,21 +22,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from tfdebug.adapters.hf.config import check_config, configured_layers
-from tfdebug.adapters.hf.folder import (
-    INDEX,
-    MAX_CONFIG_BYTES,
-    MAX_TOKENIZER_BYTES,
-    WEIGHTS,
-    Weights,
-    check_readable_folder,
-    inside,
-    read_config,
-    read_weights,
-    weight_files,
-)
+from tfdebug.adapters.hf.folder import MAX_CONFIG_BYTES, MAX_TOKENIZER_BYTES, Weights, check_folder, inside
 from tfdebug.core.errors import ModelLoadError
-from tfdebug.core.files import read_json, read_text
+from tfdebug.core.files import read_text
 from tfdebug.core.foreign import foreign_call
 from tfdebug.core.safe_text import terminal_safe
 
@@ -69,44 +57,6 @@ def bundled_folder(name: str) -> Path:
 def tiny_gpt2_available() -> bool:
     """The bundled tiny GPT-2-style model is listed when the extra is installed and its files are present."""
     return transformers_available() and (bundled_folder("tiny-gpt2") / "model.safetensors").is_file()
-
-
-def check_folder(folder: Path, activations: frozenset[str] | None = None) -> tuple[dict, Weights]:
-    """The folder's config and what its weights hold, after checking every file a load reads.
-
-    ModelLoadError names what is wrong, in one sentence, before anything is built.
-    """
-    check_readable_folder(folder)
-    # lexists: a FIFO or a dangling link is "there" and is refused by name when read, not called missing.
-    if not os.path.lexists(folder / "config.json"):
-        raise ModelLoadError("{folder} has no config.json, so it is not a Hugging Face model folder.",
-                             id="hf.no_config", folder=str(folder))
-    has_weights = (folder / WEIGHTS).is_file() or (folder / INDEX).is_file()
-    if not has_weights:
-        pickles = sorted(p.name for p in folder.glob("*.bin"))
-        if pickles:
-            raise ModelLoadError(
-                "{folder} holds only a pickle checkpoint ({pickle}); tfdebug loads safetensors only and "
-                "does not open pickles: save the model with save_pretrained(..., safe_serialization=True).",
-                id="hf.pickle_only", folder=str(folder), pickle=pickles[0])
-        raise ModelLoadError("{folder} has no model.safetensors (or model.safetensors.index.json).",
-                             id="hf.no_weights", folder=str(folder))
-    files = weight_files(folder)
-    if not os.path.lexists(folder / "tokenizer.json"):
-        raise ModelLoadError("{folder} has no tokenizer.json (a tokenizer saved by the tokenizers library).",
-                             id="hf.no_tokenizer", folder=str(folder))
-    config = read_config(folder)
-    config_file = str(folder / "config.json")
-    check_config(config, config_file, activations)
-    if (folder / "generation_config.json").exists():  # transformers reads it too: bounded here first
-        read_json(inside(folder, "generation_config.json"), MAX_CONFIG_BYTES, ModelLoadError)
-    weights = read_weights(files)
-    wanted = configured_layers(config)
-    if weights.layers and wanted > weights.layers:
-        raise ModelLoadError("{file} asks for {wanted} layers but the weights hold {held}; the config does not "
-                             "describe these weights.", id="hf.config_layers", file=config_file,
-                             wanted=f"{wanted:,}", held=f"{weights.layers:,}")
-    return config, weights
 
 
 # Settings that choose transformers' attention kernel: tfdebug runs its own tapped attention, so a

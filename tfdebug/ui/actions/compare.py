@@ -181,7 +181,8 @@ class CompareTools:
         running is dropped; `select`: the stage the dock shows (default: the first divergent)."""
         if replace and self.job is not None and self.job.running:
             self.job.cancel()
-        summary = said(lambda: f"A: {shown_text(side_a)}   B: {shown_text(side_b)}   atol {atol:g}, rtol {rtol:g}")
+        summary = said(lambda: QCoreApplication.translate("CompareTools", "A: {a}   B: {b}   atol {atol}, rtol {rtol}").format(
+            a=shown_text(side_a), b=shown_text(side_b), atol=f"{atol:g}", rtol=f"{rtol:g}"))
         self.atol, self.rtol = atol, rtol
 
         def outcome(job: Job):

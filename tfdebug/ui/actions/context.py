@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # only for the annotations: the tools import this module's us
     from PySide6.QtWidgets import QMainWindow
 
     from tfdebug.ui.actions.compare import CompareTools
+    from tfdebug.ui.actions.key_repeat import KeyRepeats
     from tfdebug.ui.actions.exports import ExportActions
     from tfdebug.ui.actions.snapshots import SnapshotActions
     from tfdebug.ui.dialogs.conditions import ConditionTools
@@ -48,3 +49,4 @@ class ActionContext:
     ctl: DebugController
     window: QMainWindow
     tools: WindowTools = field(default_factory=WindowTools)
+    keys: KeyRepeats | None = None  # whether the key triggering an action is a held key's repeat (bind sets it)

@@ -73,7 +73,14 @@ def continue_(ctx: ActionContext) -> None:
 
 @action("tfdebug.step.next", QT_TRANSLATE_NOOP("actions", "Step"), "F10", QT_TRANSLATE_NOOP("actions", "Next stage"), enabled=DebugController.can_step)
 def step_next(ctx: ActionContext) -> None:
-    ctx.ctl.step()
+    if not _held_key_waits(ctx):
+        ctx.ctl.step()
+
+
+def _held_key_waits(ctx: ActionContext) -> bool:
+    """Whether this trigger is a held key's repeat that arrived while the last step is still being shown:
+    dropped, so a held key steps at the rate stages are shown and stops when it is released."""
+    return ctx.keys is not None and ctx.keys.repeating and ctx.ctl.step_being_shown()
 
 
 @action("tfdebug.step.into", QT_TRANSLATE_NOOP("actions", "Step Into"), "F11",
@@ -92,7 +99,8 @@ def step_out(ctx: ActionContext) -> None:
 @action("tfdebug.step.back", QT_TRANSLATE_NOOP("actions", "Step Back"), "Shift+F10", QT_TRANSLATE_NOOP("actions", "Previous captured stage (nothing runs again)"),
         enabled=DebugController.can_step_back)
 def step_back(ctx: ActionContext) -> None:
-    ctx.ctl.step_back()
+    if not _held_key_waits(ctx):
+        ctx.ctl.step_back()
 
 
 def _can_run_to(ctl: DebugController, name: str | None = None) -> bool:
@@ -188,6 +196,17 @@ def new_live_pass(ctx: ActionContext) -> None:
     ctx.ctl.run()
 
 
+@action("tfdebug.session.new", QT_TRANSLATE_NOOP("actions", "New Session"), "Ctrl+Shift+N",
+        QT_TRANSLATE_NOOP("actions", "Start again from the defaults: the demo's first example on this machine's "
+                          "default device and precision, as the first start shows it"),
+        enabled=lambda ctl: not ctl.busy, toolbar=False)
+def new_session(ctx: ActionContext) -> None:
+    from tfdebug.ui.state.session_start import default_inputs
+
+    ctx.window.clear_topic("restored")  # the restored session's notice no longer holds
+    ctx.window.start(default_inputs())
+
+
 @action("tfdebug.file.quit", QT_TRANSLATE_NOOP("actions", "Quit"), "Ctrl+Q",
         QT_TRANSLATE_NOOP("actions", "Close the window (a running pass is stopped)"), toolbar=False)
 def quit_window(ctx: ActionContext) -> None:
@@ -218,6 +237,10 @@ def retranslate(actions: dict[str, QAction], ctl: DebugController) -> None:
 def bind(parent: QWidget, ctx: ActionContext, ids: list[str] | None = None) -> dict[str, QAction]:
     """QActions for the registered actions, run with `ctx`, kept enabled/disabled as its controller changes."""
     ctl = ctx.ctl
+    if ctx.keys is None:
+        from tfdebug.ui.actions.key_repeat import KeyRepeats
+
+        ctx.keys = KeyRepeats(parent)
     actions: dict[str, QAction] = {}
     for spec in (REGISTRY[i] for i in (ids or list(REGISTRY))):
         qaction = QAction(parent)

@@ -32,7 +32,8 @@ from tfdebug.ui.i18n.language import axis_title, error_text, phrase_text, said, 
 from tfdebug.ui.render import colors
 from tfdebug.ui.widgets.heatmap_axes import MAX_INDEX_TICKS, tick_step
 
-COLUMNS = (QT_TRANSLATE_NOOP("CompareView", "Stage"), QT_TRANSLATE_NOOP("CompareView", "Status"), "max |Δ|", "mean |Δ|",
+COLUMNS = (QT_TRANSLATE_NOOP("CompareView", "Stage"), QT_TRANSLATE_NOOP("CompareView", "Status"),
+           QT_TRANSLATE_NOOP("CompareView", "max |Δ|"), QT_TRANSLATE_NOOP("CompareView", "mean |Δ|"),
            QT_TRANSLATE_NOOP("CompareView", "rel err"), QT_TRANSLATE_NOOP("CompareView", "over tol"))
 FIRST_BG = QColor(255, 200, 120)
 DIVERGES_FG = QColor(176, 0, 32)

@@ -240,10 +240,28 @@ class ModelViewPanel(QWidget):
                 QT_TRANSLATE_NOOP("actions", "Show or hide every layer × head of one stage kind as thumbnails"),
                 toolbar=False)
 def toggle_model_view(ctx: ActionContext) -> None:
-    dock = ctx.window.docks["model_view"]
+    window = ctx.window
+    dock = window.docks["model_view"]
     dock.setVisible(not dock.isVisible())
     if dock.isVisible():
         dock.raise_()
+        # A dock opened at the bottom gets the strip left over (two rows of a 30-layer model); rows of
+        # thumbnails need a share of the window's height. A larger height the user gave it is kept.
+        wanted = int(MODEL_VIEW_SHARE * window.height())
+        if not dock.isFloating() and dock.height() < wanted and not window.tabifiedDockWidgets(dock):
+            window.resizeDocks([dock], [wanted], Qt.Vertical)
+            QTimer.singleShot(0, dock, lambda: _tab_when_squeezed(window, dock, wanted))
+
+
+def _tab_when_squeezed(window, dock, wanted: int) -> None:
+    """Where the side columns' docks leave the bottom too little height (a small screen), the Model View
+    becomes a tab beside the heatmap, with the heatmap's room; the heatmap is one click away on its tab."""
+    if dock.isVisible() and not dock.isFloating() and dock.height() < 0.9 * wanted:
+        window.tabifyDockWidget(window.docks["heatmap"], dock)
+        dock.raise_()
+
+
+MODEL_VIEW_SHARE = 0.45  # of the window's height, the least the Model View dock opens with
 
 
 def install(window) -> ModelViewPanel:

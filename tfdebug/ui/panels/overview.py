@@ -17,7 +17,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.names import layer_title, parse_name, site_title
-from tfdebug.core.overview import MAX_ABS, RMS, STATISTICS, layer_starts, stage_statistics
+from tfdebug.core.overview import MAX_ABS, RMS, layer_starts, stage_statistics
 from tfdebug.ui.i18n.language import said, title
 from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.state.controller import DebugController
@@ -95,7 +95,7 @@ class OverviewPanel(QWidget):
 
     def retranslate_ui(self) -> None:
         """Every text of the panel in the current language (at start and after View ▸ Language)."""
-        for key, text in ((RMS, STATISTICS[RMS]), (MAX_ABS, STATISTICS[MAX_ABS]),
+        for key, text in ((RMS, self.tr("RMS")), (MAX_ABS, self.tr("max |x|")),
                           (MAX_DELTA, self.tr("max |Δ| of the last comparison")),
                           (REL_ERROR, self.tr("relative error of the last comparison"))):
             self.statistic.setItemText(self.statistic.findData(key), text)

@@ -23,7 +23,10 @@ from tfdebug.ui.state.controller import DebugController
 ROWS = ("min", "max", "mean", "std", "NaN", "+Inf", "−Inf", "count")
 ROW_TITLES = {"min": QT_TRANSLATE_NOOP("StatsPanel", "min"), "max": QT_TRANSLATE_NOOP("StatsPanel", "max"),
               "mean": QT_TRANSLATE_NOOP("StatsPanel", "mean"), "std": QT_TRANSLATE_NOOP("StatsPanel", "std"),
-              "count": QT_TRANSLATE_NOOP("StatsPanel", "count")}
+              "count": QT_TRANSLATE_NOOP("StatsPanel", "count"),
+              # Counts of NaN and infinite cells: named in the window's language like the other rows.
+              "NaN": QT_TRANSLATE_NOOP("StatsPanel", "NaN"), "+Inf": QT_TRANSLATE_NOOP("StatsPanel", "+Inf"),
+              "−Inf": QT_TRANSLATE_NOOP("StatsPanel", "−Inf")}
 
 
 def stats_values(stats: Stats | None) -> list[str]:
@@ -49,7 +52,7 @@ class StatsPanel(QWidget):
         self.cells: dict[tuple[str, int], QLabel] = {}
         self.row_titles: dict[str, QLabel] = {}
         for r, name in enumerate(ROWS, start=1):
-            self.row_titles[name] = QLabel(name)
+            self.row_titles[name] = QLabel()  # its title in the window's language: retranslate_ui
             grid.addWidget(self.row_titles[name], r, 0)
             for c in (1, 2):
                 label = QLabel("–")
@@ -96,7 +99,7 @@ class StatsPanel(QWidget):
         self.tensor_title.setText("<b>" + self.tr("stage tensor") + "</b>")
         self.slice_title.setText("<b>" + self.tr("shown slice") + "</b>")
         for name, label in self.row_titles.items():
-            label.setText(self.tr(ROW_TITLES[name]) if name in ROW_TITLES else name)
+            label.setText(self.tr(ROW_TITLES[name]))
         self.plot.setLabel("bottom", self.tr("value"))
         self.plot.setLabel("left", self.tr("count"))
         if self.ctl.current is not None:  # the dtype's range and the overflow warning are sentences too

@@ -14,3 +14,10 @@ def plain_tooltip(text: str) -> str:
     """`text` as a tooltip that shows every character literally (line breaks kept)."""
     return Qt.convertFromPlainText(text) if text else ""
 
+
+
+def one_line(text: str, limit: int) -> str:
+    """`text` on one line (every run of spaces and line breaks one space), cut to `limit` characters with "…"
+    (a window title that holds a typed prompt of any length)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"

@@ -18,6 +18,7 @@ from tfdebug.core.devices import DTYPES, available_device_maps
 from tfdebug.core.view import RunInputs
 from tfdebug.ui.i18n.language import phrase_text, translate
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.device_box import DeviceBox
 
 MAX_RECENT = 10
 MIN_FIELD_CHARS = 25
@@ -45,8 +46,7 @@ class InputBar(QWidget):
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.addItems(models)
-        self.device = QComboBox()
-        self.device.addItems(devices)
+        self.device = DeviceBox(devices)
         self.dtype = QComboBox()  # the CLI's --dtype
         self.dtype.setObjectName("input-dtype")
         self.dtype.addItems(list(DTYPES))
@@ -94,7 +94,7 @@ class InputBar(QWidget):
         self.model.currentTextChanged.connect(self._update_inputs)
         # Return (and Ctrl+Return, which the editable box's line edit keeps from the shortcut) runs, as in the fields.
         self.model.lineEdit().returnPressed.connect(self.run_action.trigger)
-        self.device.currentTextChanged.connect(self._update_inputs)
+        self.device.currentIndexChanged.connect(self._update_inputs)
         self.dtype.currentTextChanged.connect(self._update_inputs)
         self.device_map.currentIndexChanged.connect(self._update_inputs)
         self.chat.toggled.connect(self._update_inputs)
@@ -189,9 +189,7 @@ class InputBar(QWidget):
                 self._build_fields(self._field_specs(inputs.texts))
             self.model.setCurrentText(inputs.model)
             self._fit_model_box()
-            if self.device.findText(inputs.device) < 0:
-                self.device.addItem(inputs.device)
-            self.device.setCurrentText(inputs.device)
+            self.device.set_device(inputs.device)
             if self.dtype.findText(inputs.dtype) < 0:
                 self.dtype.addItem(inputs.dtype)
             self.dtype.setCurrentText(inputs.dtype)
@@ -216,7 +214,7 @@ class InputBar(QWidget):
     def _update_inputs(self) -> None:
         if self._syncing:
             return
-        self.ctl.set_inputs(RunInputs(self.model.currentText().strip(), self.device.currentText(), self.texts(),
+        self.ctl.set_inputs(RunInputs(self.model.currentText().strip(), self.device.device(), self.texts(),
                                       dtype=self.dtype.currentText(), device_map=self.device_map.currentData() or None,
                                       chat=self.chat.isChecked()))
         self._show_matching_preset()

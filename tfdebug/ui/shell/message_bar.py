@@ -10,10 +10,11 @@ always plain text: data from files is never rendered as rich text.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QMessageBox, QSizePolicy, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QMessageBox, QSizePolicy, QToolButton, QWidget
 
 from tfdebug.ui.render.plain_text import plain_tooltip
 from tfdebug.ui.state.messages import Message
+from tfdebug.ui.widgets.elided_label import ElidedLabel
 
 STYLES = {
     "error": "background: #fde2e1; color: #8a0000;",
@@ -30,7 +31,7 @@ class MessageBar(QWidget):
         super().__init__(window)
         self.setObjectName("message-bar")
         self.current: Message | None = None
-        self.label = QLabel("")
+        self.label = ElidedLabel("")  # a long sentence ends in "…", whole in the tooltip
         self.label.setTextFormat(Qt.PlainText)
         self.label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.details = QToolButton()

@@ -98,8 +98,13 @@ def system_packages(fedora: bool = False) -> list[str]:
     return list(dict.fromkeys(pair[1 if fedora else 0] for pair in table.values()))
 
 
-def install_command(packages: list[str], fedora: bool) -> str:
-    return f"sudo dnf install {' '.join(packages)}" if fedora else f"sudo apt-get install {' '.join(packages)}"
+def install_command(packages: list[str], fedora: bool, root: bool = False) -> str:
+    """The line that installs `packages`, which README gives and the window's sentence names: it asks no
+    question (`-y`: pasted into a script or a non-interactive shell it would abort at "continue? [Y/n]"), and
+    `root`'s runs as root, where a container has no sudo and no package lists yet."""
+    tool, listed = ("dnf", "") if fedora else ("apt-get", "apt-get update && ")
+    install = f"{tool} install -y {' '.join(packages)}"
+    return f"{listed}{install}" if root else f"sudo {install}"
 
 
 def missing_libraries(platform: str, loads: Callable[[str], bool] | None = None) -> list[str]:
@@ -117,10 +122,11 @@ def _and(items: list[str]) -> str:
 
 def gui_problem(env: Mapping[str, str] | None = None, loads: Callable[[str], bool] | None = None,
                 reachable: Callable[[], bool] | None = None,
-                os_release: str | None = None, system: str | None = None) -> str | None:
+                os_release: str | None = None, system: str | None = None, root: bool | None = None) -> str | None:
     """One sentence saying why Qt would abort on this machine, or None when the window can open.
 
-    `loads(soname)`, `reachable()`, `os_release` and `system` default to this machine's.
+    `loads(soname)`, `reachable()`, `os_release`, `system` and `root` (whether the user is root: the
+    install line then has no sudo) default to this machine's.
     """
     env = os.environ if env is None else env
     reachable = reachable or display_reachable
@@ -139,10 +145,11 @@ def gui_problem(env: Mapping[str, str] | None = None, loads: Callable[[str], boo
             except OSError:
                 os_release = ""
         fedora = _fedora_like(os_release)
+        root = (hasattr(os, "geteuid") and os.geteuid() == 0) if root is None else root
         table = {**QT_GUI_LIBRARIES, **XCB_LIBRARIES}
         packages = list(dict.fromkeys(table[soname][1 if fedora else 0] for soname in missing))
         return (f"The window cannot open: Qt needs {_and(missing)}, which this system lacks; "
-                f"install {'them' if len(missing) > 1 else 'it'} with `{install_command(packages, fedora)}`, "
+                f"install {'them' if len(missing) > 1 else 'it'} with `{install_command(packages, fedora, root)}`, "
                 f"{HEADLESS_HINT}.")
     if platform == "xcb" and not reachable():
         return (f"The window cannot open: no X server answers on DISPLAY={env.get('DISPLAY')}; "

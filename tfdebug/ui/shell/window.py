@@ -37,6 +37,7 @@ from tfdebug.ui.panels.navigator import NavigatorPanel
 from tfdebug.ui.panels.shape import ShapePanel
 from tfdebug.ui.panels.stats import StatsPanel
 from tfdebug.ui.panels.values import ValuesPanel
+from tfdebug.ui.render.plain_text import one_line
 from tfdebug.ui.render.stage_text import fmt_bytes
 from tfdebug.ui.shell import learn
 from tfdebug.ui.shell.input_bar import InputBar
@@ -51,6 +52,7 @@ from tfdebug.ui.widgets.breakpoints import kind_menu
 from tfdebug.ui.workers.gui_gc import collect_in_gui_thread
 from tfdebug.ui.workers.throttle import throttler
 
+TITLE_CHARS = 80  # of the texts in the window title; a title bar shows about that many
 TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.into", "tfdebug.step.out",
                    "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop", "tfdebug.gen.next_token")
 DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause", None,
@@ -105,7 +107,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self.ctl.message.connect(self.show_message)
-        self.ctl.clear_messages.connect(self._clear_topic)
+        self.ctl.clear_messages.connect(self.clear_topic)
         self.ctl.info.connect(lambda text: self.show_message(Message("info", text)))
         self.ctl.session_changed.connect(self._session_changed)
         self.ctl.close_requested.connect(self.close)
@@ -206,6 +208,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.exports = self.tools.exports = ExportActions(self.ctl, self.settings, self.heatmap_panel, self)
         self.file_menu = bar.addMenu("")
         self.file_menu.setObjectName("menu-file")
+        self.file_menu.addAction(by_id["tfdebug.session.new"])
         self.file_menu.addAction(by_id["tfdebug.file.open"])
         self.recent_menu = self.file_menu.addMenu("")
         self.recent_menu.setObjectName("menu-recent")
@@ -308,7 +311,8 @@ class MainWindow(WindowLayout, QMainWindow):
             self.last_error = message.text
         self.message_bar.show_message(message)
 
-    def _clear_topic(self, topic: str) -> None:
+    def clear_topic(self, topic: str) -> None:
+        """Clear the message bar's message when it is about `topic`."""
         self.message_bar.clear_topic(topic)
 
     # ----- status --------------------------------------------------------------------------
@@ -364,7 +368,8 @@ class MainWindow(WindowLayout, QMainWindow):
         super().changeEvent(event)
 
     def _session_changed(self) -> None:
-        self.setWindowTitle(f"tfdebug — {self.ctl.title}" if self.ctl.title else "tfdebug")
+        title = one_line(self.ctl.title, TITLE_CHARS)  # a long prompt: its start, not all of it
+        self.setWindowTitle(f"tfdebug — {title}" if title else "tfdebug")
         if is_generation(self.ctl.plan):
             self.docks["generation"].raise_()
             self._fit_generation()

@@ -72,8 +72,8 @@ class WindowLayout:
         """Whether the Chat toggle was on last time (off when unset or unreadable)."""
         return json_setting(self.settings, CHAT_KEY) is True
 
-    def last_loading(self) -> tuple[str, str | None]:
-        """The precision and device map chosen last time (float32 and none when unset or unreadable)."""
+    def last_loading(self) -> tuple[str | None, str | None]:
+        """The precision and device map chosen last time (None and None when unset or unreadable)."""
         return loading_setting(self.settings)
 
     def _remember_sides(self) -> None:
@@ -187,19 +187,20 @@ def scrolled(widget: QWidget) -> QScrollArea:
     return _FitScroller(widget)
 
 
-def loading_setting(settings: QSettings, dropped: list[str] | None = None) -> tuple[str, str | None]:
-    """(dtype, device map) as saved, when both are ones this machine offers; else ("float32", None), and a
+def loading_setting(settings: QSettings, dropped: list[str] | None = None) -> tuple[str | None, str | None]:
+    """(dtype, device map) as saved, when both are ones this machine offers; else (None, None): the defaults
+    for this machine (tfdebug.core.devices.initial_dtype), and a
     damaged setting is removed and its key added to `dropped` (a device map saved on a machine with more
     GPUs is not damaged: it is not offered here, so none is used)."""
     doc = json_setting(settings, LOADING_KEY, dropped)
     if doc is None:
-        return "float32", None
+        return None, None
     dtype, device_map = (doc.get("dtype"), doc.get("device_map")) if isinstance(doc, dict) else (None, None)
     if dtype not in DTYPES or not (device_map is None or isinstance(device_map, str)):
         if dropped is not None:
             settings.remove(LOADING_KEY)
             dropped.append(LOADING_KEY)
-        return "float32", None
+        return None, None
     return dtype, device_map if device_map in available_device_maps() else None
 
 

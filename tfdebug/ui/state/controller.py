@@ -245,9 +245,10 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
     def step(self) -> bool:
         """One stage on (through history first, else the live forward runs one stage).
 
-        Asked again before the window has shown the stage a live step ran to (F10 held down
-        repeats faster than that), the step is queued and runs once that pause arrives: one
-        stage per key event, none dropped.
+        Asked again before the window has shown the stage a live step ran to (presses faster
+        than stages run), the step is queued and runs once that pause arrives: one stage per
+        press, none dropped. A held key's repeats are dropped before they get here
+        (tfdebug.ui.actions.key_repeat).
         """
         if self._step_in_flight:
             self.queued_steps += 1
@@ -261,6 +262,10 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         ok = self._on_stepper(step_and_note)
         self.queued_steps = queued
         return ok
+
+    def step_being_shown(self) -> bool:
+        """Whether the last step is still running or being drawn (a held key's repeat then waits)."""
+        return self._step_in_flight or not self.display_settled()
 
     def can_step(self) -> bool:
         """Step applies: the pass can advance, or a step runs (the new one is queued)."""

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from tfdebug.sessions.crosscheck import Placement
 from tfdebug.core.devices import DTYPES, available_devices
+from tfdebug.ui.widgets.device_box import DeviceBox
 
 
 def default_reference_dtype(dtype_on_screen: str) -> str:
@@ -23,8 +24,7 @@ class PlacementPicker(QWidget):
         super().__init__(parent)
         self.dtype = QComboBox()
         self.dtype.addItems(list(DTYPES))
-        self.device = QComboBox()
-        self.device.addItems(available_devices())
+        self.device = DeviceBox(available_devices())
         self.on = QLabel()
         self._fixed_device: str | None = None  # a server's device: not chosen here
         layout = QHBoxLayout(self)
@@ -50,8 +50,8 @@ class PlacementPicker(QWidget):
     def set(self, placement: Placement) -> None:
         """Show `placement` (a device this machine lacks is left as chosen before)."""
         self.dtype.setCurrentText(placement.dtype)
-        if self.device.findText(str(placement.device)) >= 0:
-            self.device.setCurrentText(str(placement.device))
+        if self.device.findData(str(placement.device)) >= 0:
+            self.device.setCurrentIndex(self.device.findData(str(placement.device)))
 
     def fix_device(self, device: str) -> None:
         """Offer the dtype only: the pass runs on `device`, a server's, which this machine's list does not name."""
@@ -61,4 +61,4 @@ class PlacementPicker(QWidget):
 
     def placement(self) -> Placement:
         """The dtype and device chosen."""
-        return Placement(self.dtype.currentText(), self._fixed_device or self.device.currentText())
+        return Placement(self.dtype.currentText(), self._fixed_device or self.device.device())
