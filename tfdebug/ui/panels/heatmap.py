@@ -1,12 +1,13 @@
-"""Heatmap panel: the shown 2-D slice of the current stage.
+"""Heatmap panel: the shown 2-D slice of the current stage, zoomable to its every cell.
 
-The image item receives uint8 LUT indices (the float32 slice quantised between the
-colour levels; by the display worker for planes over 1024², else here), levels (0, 255)
-and a 256-entry LUT: pyqtgraph wraps them in an indexed QImage without converting a pixel.
-The float32 slice stays for the hover readout and for re-quantising when the levels are
-dragged. The histogram beside it is drawn from core's stats (no second pass over the
-pixels). Non-finite cells are drawn by an RGBA uint8 overlay in colours of their own;
-head thumbnails are RGBA uint8 images.
+The whole slice (downsampled to at most 1024² by the controller) is drawn through the colour
+scale as LUT indices (`ScaledImage`: quantised by the display worker for planes over 1024²,
+else here). Zooming and panning (`ZoomView`: wheel, drag, keys, Fit) read the visible tile at
+the view's resolution on the display worker once the view settles, and draw it over the whole
+slice: zoomed into 64×64 cells of an 8,000² plane, the 64×64 real cells show, not a blown-up
+block average. The colour levels stay the whole slice's, so colours keep their meaning while
+zooming. Axes label as many tokens as fit at each zoom (`TokenAxis`). A click on a row picks
+that query for the Query Row view. The histogram beside it is drawn from core's stats.
 """
 
 from __future__ import annotations
@@ -16,15 +17,19 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF, QRectF, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
-from tfdebug.core.display import DisplaySlice, select_2d
+from tfdebug.core.display import DisplaySlice
 from tfdebug.core.masks import window_size
+from tfdebug.core.tiles import Tile, region
 from tfdebug.ui.i18n.language import axis_title
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.plot_paint import keep_text_space, settle
 from tfdebug.ui.state.controller import DebugController
-from tfdebug.ui.widgets.heatmap_axes import HistogramLUT, NonOverlappingAxis, index_ticks, label_ticks
+from tfdebug.ui.widgets.heatmap_axes import HistogramLUT, TokenAxis
+from tfdebug.ui.widgets.scaled_image import ScaledImage
+from tfdebug.ui.widgets.zoom import ZoomView
 
 HOVER_HINT = QT_TRANSLATE_NOOP("HeatmapPanel", "Hover over a cell to read its value.")
 
@@ -64,21 +69,38 @@ class HeatmapPanel(QWidget):
         self.pin_button.setCheckable(True)
         self.pin_button.toggled.connect(self._pin_toggled)
         controls.addWidget(self.pin_button)
+        # The colour scale's options (View menu and these buttons share the actions) and Fit (set by the window).
+        self.scale = colors.ColourScale()
+        self.log_action, self.per_row_action = QAction(self), QAction(self)
+        for option in (self.log_action, self.per_row_action):
+            option.setCheckable(True)
+            option.toggled.connect(self._scale_toggled)
+            button = QToolButton()
+            button.setDefaultAction(option)
+            controls.addWidget(button)
+        self.fit_button = QToolButton()
+        controls.addWidget(self.fit_button)
         # A fixed height: a row whose height follows its index boxes (taller than the combos)
         # would resize the plot below it, and a resize relayouts and repaints the whole plot.
         controls_row.setFixedHeight(max(QSpinBox().sizeHint().height(), self.row_combo.sizeHint().height(),
                                         self.pin_button.sizeHint().height()))
 
         self.graphics = pg.GraphicsLayoutWidget()
-        self.plot = self.graphics.addPlot(row=0, col=0, axisItems={side: NonOverlappingAxis(side)
-                                                                   for side in ("left", "bottom")})
+        self.plot = self.graphics.addPlot(row=0, col=0, axisItems={"left": TokenAxis("left"),
+                                                                   "bottom": TokenAxis("bottom", rotate_labels=True)})
         self.plot.invertY(True)
         self.plot.setMenuEnabled(False)
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.overlay = pg.ImageItem(axisOrder="row-major")
-        self.overlay.setZValue(1)
-        self.plot.addItem(self.image)
-        self.plot.addItem(self.overlay)
+        self.base = ScaledImage(self.plot, z=0)        # the whole slice
+        self.detail = ScaledImage(self.plot, z=0.5)    # the zoomed view's tile, over it
+        self.image, self.overlay = self.base.image, self.base.overlay
+        self.tile: Tile | None = None
+        self._tile_asked: tuple | None = None  # what the last tile request was for (a result for another is stale)
+        self.row_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen((255, 64, 64), width=1, style=Qt.DashLine))
+        self.row_line.setZValue(2)
+        self.row_line.setVisible(False)
+        self.plot.addItem(self.row_line)
+        self.zoom = ZoomView(self.graphics, self.plot, self)
+        self.zoom.settled.connect(self.read_view)
         # Not linked to the image: the image holds LUT indices (uint8, quantised between the
         # levels) that pyqtgraph draws without converting a pixel; moving the levels re-quantises.
         self.histogram = HistogramLUT()
@@ -88,6 +110,7 @@ class HeatmapPanel(QWidget):
         self.graphics.addItem(self.histogram, row=0, col=1)
         keep_text_space(self.plot.getAxis("left"), self.plot.getAxis("bottom"), self.histogram.axis)
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
+        self.graphics.scene().sigMouseClicked.connect(self._clicked)
 
         # Plain text: stage names and token strings come from a model or a file.
         self.readout = QLabel()
@@ -109,6 +132,7 @@ class HeatmapPanel(QWidget):
 
         ctl.stage_changed.connect(self._stage_changed)
         ctl.slice_changed.connect(lambda: self.show_slice(ctl.current_slice))
+        ctl.row_picked.connect(self._show_picked_row)
         self.retranslate_ui()
         self.show_slice(None)  # before the first pass: a caption, no made-up axes
 
@@ -123,6 +147,12 @@ class HeatmapPanel(QWidget):
         self.pin_button.setToolTip(self.tr("Choosing axes pins them: every stage that has both shows them. "
                                            "Unpinned, each stage opens on its last two axes"))
         self.readout.setText(self.hover_hint())
+        self.log_action.setText(self.tr("Log scale"))
+        self.log_action.setToolTip(self.tr("Colour by the logarithm of the values: small weights stay "
+                                           "distinguishable beside a large one"))
+        self.per_row_action.setText(self.tr("Per-row scale"))
+        self.per_row_action.setToolTip(self.tr("Scale each row to its own largest value over every column: "
+                                               "each query's strongest key is the top colour"))
         self._show_pin()
 
     def changeEvent(self, event) -> None:
@@ -218,15 +248,15 @@ class HeatmapPanel(QWidget):
 
     # ----- drawing -----------------------------------------------------------------------
     def show_slice(self, sl: DisplaySlice | None) -> None:
-        """Draw a DisplaySlice (None clears the view)."""
+        """Draw a DisplaySlice (None clears the view); a zoomed view keeps its cells and reads them again."""
         self.slice = sl
+        self._drop_tile()
         capture = self.ctl.current
         if sl is None or capture is None:
-            self.image.clear()
-            self.overlay.clear()
+            self.base.clear()
             for side in ("left", "bottom"):  # no axes of an earlier stage over an empty plot
                 self.plot.getAxis(side).set_title("")
-                self.plot.getAxis(side).setTicks([[]])
+                self.plot.getAxis(side).set_cells(0)
             if capture is None:
                 self.caption.setText(self.tr("Nothing to show yet."))
             elif capture.dropped:
@@ -242,35 +272,21 @@ class HeatmapPanel(QWidget):
                 spin.blockSignals(True)
                 spin.setValue(index)
                 spin.blockSignals(False)
-        cmap, levels, signed = colors.scheme(capture.info.kind, sl.stats)
-        data, overlay = colors.split_nonfinite(sl.values, levels[0])
+        cmap, levels, _ = colors.scheme(capture.info.kind, sl.stats)
         name = cmap.name if hasattr(cmap, "name") else str(cmap)
         if name != self._scheme_name:
             self.histogram.show_colormap(cmap)  # the map is fixed; its stops are not for editing
             self._scheme_name = name
         self.histogram.set_histogram(sl.stats.hist_edges, sl.stats.hist_counts)
         rows, cols = sl.source_shape
-        indexed = self.ctl.indexed_image(sl, levels)
-        self._show_indices(colors.quantize(data, levels) if indexed is None else indexed, levels)
-        self.image.setRect(QRectF(0, 0, cols, rows))
-        if overlay is None:
-            self.overlay.setVisible(False)
-        else:
-            self.overlay.setImage(overlay, autoLevels=False, levels=(0, 255))
-            self.overlay.setRect(QRectF(0, 0, cols, rows))
-            self.overlay.setVisible(True)
+        self._set_levels(levels)
+        self.base.draw(sl.values, QRectF(0, 0, cols, rows), self.lookup_table(), levels, self.scale,
+                       indexed=self.ctl.indexed_image(sl, levels))
         self._label_axes(sl)
-        self.plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0)
-        scale = self.tr("diverging colour map centred on 0") if signed else self.tr("sequential colour map")
-        down = self.tr(", downsampled to {rows}×{cols}").format(rows=sl.values.shape[0], cols=sl.values.shape[1]) \
-            if sl.downsampled else ""
-        # Masked cells: −∞ in the reference model, finfo.min in transformers' masks (display_slice makes both −∞).
-        masked = self.tr(" · {n} masked cells (−∞ or ≤ finfo.min/2) in grey").format(n=sl.stats.neginf) \
-            if sl.stats.neginf else ""
-        window = self._window(capture)
-        if masked and window is not None:
-            masked += self.tr(" · sliding window of {window} keys").format(window=window)
-        self.caption.setText(f"{capture.name} · {rows}×{cols}{down} · {scale}{masked}")
+        if not self.zoom.set_shape(rows, cols):
+            self.read_view()  # the same cells of this stage
+        self._show_picked_row()
+        self._caption()
         settle(self.graphics)
         if self.graphics.isVisible():
             # Paint the new image now, before the other panels' updates queue up behind it:
@@ -279,22 +295,125 @@ class HeatmapPanel(QWidget):
             # repaint() here would paint once, and that pass would paint the same items again.
             QCoreApplication.sendPostedEvents(self.graphics.scene(), QEvent.MetaCall)
 
-    def _show_indices(self, indexed: np.ndarray, levels: tuple[float, float]) -> None:
+    def _caption(self) -> None:
+        """Stage, size, colour map, masked cells, and what the zoom and the colour scale show."""
+        sl, capture = self.slice, self.ctl.current
+        rows, cols = sl.source_shape
+        signed = self._levels is not None and self._levels[0] < 0
+        scale = self.tr("diverging colour map centred on 0") if signed else self.tr("sequential colour map")
+        tile = self.tile
+        if tile is not None:
+            (r0, r1), (c0, c1) = tile.rows, tile.cols
+            down = self.tr(" · rows {r0}–{r1} × columns {c0}–{c1}").format(r0=r0, r1=r1 - 1, c0=c0, c1=c1 - 1) + (
+                self.tr(", every cell") if tile.exact else self.tr(", averaged to {rows}×{cols}").format(
+                    rows=tile.values.shape[0], cols=tile.values.shape[1]))
+        else:
+            down = self.tr(", downsampled to {rows}×{cols}").format(rows=sl.values.shape[0],
+                                                                   cols=sl.values.shape[1]) if sl.downsampled else ""
+        if self.scale.log:
+            scale += self.tr(", log scale from {low}").format(low=f"{self.scale.describe_floor(self._levels):.0e}")
+        if self.scale.per_row:
+            scale += self.tr(", each row scaled to its maximum")
+        # Masked cells: −∞ in the reference model, finfo.min in transformers' masks (display_slice makes both −∞).
+        masked = self.tr(" · {n} masked cells (−∞ or ≤ finfo.min/2) in grey").format(n=sl.stats.neginf) \
+            if sl.stats.neginf else ""
+        window = self._window(capture)
+        if masked and window is not None:
+            masked += self.tr(" · sliding window of {window} keys").format(window=window)
+        self.caption.setText(f"{capture.name} · {rows}×{cols}{down} · {scale}{masked}")
+
+    def _set_levels(self, levels: tuple[float, float]) -> None:
         self._levels = levels
-        self.image.setImage(indexed, levels=(0, colors.LUT_SIZE - 1), lut=self.lookup_table(), autoLevels=False)
         self.histogram.blockSignals(True)  # setting levels from the data is not a drag
         self.histogram.setLevels(*levels)
         self.histogram.blockSignals(False)
 
+    def _redraw(self) -> None:
+        """Draw the slice and the tile again under the current levels and scale."""
+        for layer in (self.base, self.detail):
+            layer.redraw(self.lookup_table(), self._levels, self.scale)
+
     def _levels_dragged(self) -> None:
-        """The user moved the colour bar's levels: re-quantise the shown slice between them."""
+        """The user moved the colour bar's levels: re-quantise the shown slice and tile between them."""
         levels = tuple(float(v) for v in self.histogram.getLevels())
         if self.slice is not None and levels != self._levels:
-            self._show_indices(colors.quantize(self.slice.values, levels), levels)
+            self._levels = levels
+            self._redraw()
 
     def shown_levels(self) -> tuple[float, float] | None:
         """The data values the colour scale spans (its low and high ends)."""
         return self._levels
+
+    # ----- colour scale and zoom ----------------------------------------------------------
+    def set_scale(self, log: bool, per_row: bool) -> None:
+        """Colour by a log scale and/or per-row normalisation (the View menu's and buttons' options)."""
+        for option, on in ((self.log_action, log), (self.per_row_action, per_row)):
+            option.setChecked(on)  # each toggle lands in _scale_toggled
+
+    def _scale_toggled(self) -> None:
+        scale = colors.ColourScale(log=self.log_action.isChecked(), per_row=self.per_row_action.isChecked())
+        if scale == self.scale:
+            return
+        per_row_changed = scale.per_row != self.scale.per_row
+        self.scale = scale
+        if self.slice is None or self._levels is None:
+            return
+        self.base.row_max = None if per_row_changed else self.base.row_max  # the slice's own rows' maxima
+        self._redraw()
+        if per_row_changed and self.tile is not None:
+            self._drop_tile()
+            self.read_view()  # the tile's rows' maxima over every column
+        self._caption()
+
+    def _drop_tile(self) -> None:
+        self.tile, self._tile_asked = None, None
+        self.detail.clear()
+
+    def read_view(self) -> None:
+        """Read the visible cells at the view's resolution when the whole-slice image is coarser (off the GUI
+        thread; the tile is drawn over the slice when it arrives). At Fit the slice alone shows."""
+        sl = self.slice
+        if sl is None or self.zoom.shape != sl.source_shape:
+            return
+        rows, cols = self.zoom.visible()
+        if not sl.downsampled or self.zoom.is_fit():
+            if self.tile is not None:
+                self._drop_tile()
+                self._caption()
+            return
+        height, width = self.zoom.pixels()
+        max_size = (min(rows[1] - rows[0], height), min(cols[1] - cols[0], width))
+        asked = (sl, rows, cols, max_size, self.scale.per_row)
+        tile = self.tile
+        if asked == self._tile_asked or (tile is not None and (sl, tile.rows, tile.cols, tile.values.shape,
+                                                                tile.row_max is not None) == asked):
+            return
+        self._tile_asked = asked
+        self.ctl.request_tile(rows, cols, max_size, self.scale.per_row, lambda t: self._tile_ready(asked, t))
+
+    def _tile_ready(self, asked: tuple, tile: Tile) -> None:
+        if asked is not self._tile_asked or self.slice is not asked[0]:
+            return  # the view or the stage moved on: a newer tile is coming
+        self.tile = tile
+        (r0, r1), (c0, c1) = tile.rows, tile.cols
+        self.detail.draw(tile.values, QRectF(c0, r0, c1 - c0, r1 - r0), self.lookup_table(), self._levels,
+                         self.scale, tile.row_max)
+        self._caption()
+
+    def _show_picked_row(self) -> None:
+        """The query the Query Row view plots, marked by a line across its row."""
+        row = self.ctl.picked_row
+        shown = self.slice is not None and row is not None and row < self.slice.source_shape[0]
+        if shown:
+            self.row_line.setPos(row + 0.5)
+        self.row_line.setVisible(shown)
+
+    def _clicked(self, event) -> None:
+        if event.button() != Qt.LeftButton:
+            return
+        cell = self.cell_at(QPointF(event.scenePos()))
+        if cell is not None:
+            self.ctl.pick_row(cell[0])
 
     def _window(self, capture) -> int | None:
         """The sliding window a mask stage (or the mask a softmax read) hides keys outside of, or None."""
@@ -318,12 +437,8 @@ class HeatmapPanel(QWidget):
         self.plot.getAxis("left").set_title(axis_title(row_name))
         self.plot.getAxis("bottom").set_title(axis_title(col_name))
         rows, cols = sl.source_shape
-        for side, labels, n in (("left", self._row_labels, rows), ("bottom", self._col_labels, cols)):
-            axis = self.plot.getAxis(side)
-            if labels:
-                axis.setTicks(label_ticks(labels))
-            else:
-                axis.setTicks([index_ticks(n)])  # positions are integers: no 0.5 or 2.5 ticks
+        self.plot.getAxis("left").set_cells(rows, self._row_labels)
+        self.plot.getAxis("bottom").set_cells(cols, self._col_labels)
 
     # ----- hover ---------------------------------------------------------------------------
     def cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
@@ -337,9 +452,13 @@ class HeatmapPanel(QWidget):
 
     def readout_at(self, row: int, col: int) -> str:
         """The hover text for source cell (row, col): its tokens/indices and its value."""
-        sl = self.slice
-        h, w = sl.values.shape
-        value = float(sl.values[row * h // sl.source_shape[0], col * w // sl.source_shape[1]])
+        sl, tile = self.slice, self.tile
+        if tile is not None and tile.contains(row, col):  # the zoomed view's cells
+            value, exact = tile.value_at(row, col), tile.exact
+        else:
+            h, w = sl.values.shape
+            value, exact = float(sl.values[row * h // sl.source_shape[0], col * w // sl.source_shape[1]]), \
+                not sl.downsampled
         names = self.ctl.axis_names()
 
         def where(axis: int, i: int, labels) -> str:
@@ -348,13 +467,13 @@ class HeatmapPanel(QWidget):
         current = self.ctl.current
         if value == float("-inf") and current is not None and current.info.kind == "softmax":
             shown = self.tr("0 (masked)")  # drawn as masked; the tensor holds exactly 0 there
-        elif value == float("-inf") and not sl.downsampled and (held := self._held_value(row, col)) is not None \
+        elif value == float("-inf") and exact and (held := self._held_value(row, col)) is not None \
                 and held != value:
             # Drawn as masked; the tensor holds a finite stand-in (transformers' finfo.min).
             shown = self.tr("{value} (masked)").format(value=colors.format_value(held))
         else:
             shown = colors.format_value(value)
-        approx = self.tr(" (block average)") if sl.downsampled else ""
+        approx = "" if exact else self.tr(" (block average)")
         return (f"{where(sl.row_axis, row, self._row_labels)} · {where(sl.col_axis, col, self._col_labels)}"
                 " · " + self.tr("value {value}").format(value=shown) + approx)
 
@@ -364,7 +483,9 @@ class HeatmapPanel(QWidget):
         if current is None or current.tensor is None:
             return None
         try:
-            return float(select_2d(current.tensor, sl.row_axis, sl.col_axis, self.ctl.indices())[row, col])
+            # One cell read by indexing (a plane computed on demand computes that cell alone).
+            return float(region(current.tensor, sl.row_axis, sl.col_axis, self.ctl.indices(), (row, row + 1),
+                                (col, col + 1))[0, 0])
         except (IndexError, RuntimeError, ValueError):  # a 1-D stage, or axes changed under the pointer
             return None
 
