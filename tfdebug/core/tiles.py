@@ -25,7 +25,7 @@ from tfdebug.core.display import (HIST_BINS, Stats, _downsample, _host_stats, _s
 ROW_BAND_CELLS = 1 << 22  # the row maxima read the rows' every column in bands of at most ~4M cells (16 MB)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: its arrays have no single truth value
 class Tile:
     """Rows `rows` × columns `cols` of a `source_shape` slice, drawn as `values` (row-major float32,
     masked cells −∞). When `values` is smaller than the region, display cell r covers region rows

@@ -14,7 +14,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
-from tfdebug.core.display import held_values
 from tfdebug.core.tiles import Tile
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
@@ -32,7 +31,7 @@ class QueryRowPanel(QWidget):
     def __init__(self, ctl: DebugController, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctl = ctl
-        self.values: np.ndarray | None = None  # the row as the stage holds it (float32, one per key)
+        self.values: np.ndarray | None = None  # the row as drawn (float32, one per key; masked keys −∞)
         self.row: int | None = None            # which row of the slice that is
         self.labels: list[str] | None = None   # the keys' tokens
         self.title = QLabel()
@@ -79,12 +78,11 @@ class QueryRowPanel(QWidget):
             return
         view = self.ctl.view
         kind = capture.info.kind
-        drawn = tile.values[0]
-        self.values, self.row = held_values(drawn, kind), row
+        self.values, self.row = tile.values[0], row
         self.labels = self.ctl.axis_labels(view.col_axis)
         rows_labels = self.ctl.axis_labels(view.row_axis)
-        n = len(drawn)
-        y = np.where(np.isfinite(drawn), self.values, np.nan).astype(np.float32)
+        n = len(self.values)
+        y = np.where(np.isfinite(self.values), self.values, np.nan).astype(np.float32)
         self.curve.setData(np.arange(n) + 0.5, y, connect="finite",
                            fillLevel=0 if kind in colors.PROBABILITY_KINDS else None,
                            brush=(40, 110, 200, 90) if kind in colors.PROBABILITY_KINDS else None)
