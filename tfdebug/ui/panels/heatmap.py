@@ -16,9 +16,9 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF, QRectF, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
 
 from tfdebug.core.display import DisplaySlice
 from tfdebug.core.masks import window_size
@@ -27,9 +27,9 @@ from tfdebug.ui.i18n.language import axis_title
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.plot_paint import keep_text_space, settle
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.axis_controls import AxisControls
 from tfdebug.ui.widgets.heatmap_axes import HistogramLUT, TokenAxis
-from tfdebug.ui.widgets.scaled_image import ScaledImage
-from tfdebug.ui.widgets.zoom import ZoomView
+from tfdebug.ui.widgets.zoomed_slice import ZoomedSlice
 
 HOVER_HINT = QT_TRANSLATE_NOOP("HeatmapPanel", "Hover over a cell to read its value.")
 
@@ -46,61 +46,33 @@ class HeatmapPanel(QWidget):
         self._col_labels: list[str] | None = None
         self._axes_key: tuple | None = None
 
-        self.row_combo = QComboBox()
-        self.col_combo = QComboBox()
-        for combo in (self.row_combo, self.col_combo):
-            combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
-        self.row_combo.activated.connect(self._axes_chosen)
-        self.col_combo.activated.connect(self._axes_chosen)
-        self.spin_boxes: dict[str, QSpinBox] = {}  # the shown stage's index boxes, by axis name
-        self._spin_pool: dict[str, QSpinBox] = {}  # every box made so far: reused, never rebuilt per step
-        self._index_row = QHBoxLayout()
-        controls_row = QWidget()
-        controls = QHBoxLayout(controls_row)
-        controls.setContentsMargins(0, 0, 0, 0)
-        self.rows_label, self.columns_label = QLabel(), QLabel()
-        controls.addWidget(self.rows_label)
-        controls.addWidget(self.row_combo)
-        controls.addWidget(self.columns_label)
-        controls.addWidget(self.col_combo)
-        controls.addLayout(self._index_row)
-        controls.addStretch(1)
-        self.pin_button = QToolButton()
-        self.pin_button.setCheckable(True)
-        self.pin_button.toggled.connect(self._pin_toggled)
-        controls.addWidget(self.pin_button)
+        self.controls = AxisControls(ctl)
+        for name in ("row_combo", "col_combo", "rows_label", "columns_label", "pin_button"):
+            setattr(self, name, getattr(self.controls, name))  # what tests and the window drive
         # The colour scale's options (View menu and these buttons share the actions) and Fit (set by the window).
-        self.scale = colors.ColourScale()
         self.log_action, self.per_row_action = QAction(self), QAction(self)
         for option in (self.log_action, self.per_row_action):
             option.setCheckable(True)
             option.toggled.connect(self._scale_toggled)
             button = QToolButton()
             button.setDefaultAction(option)
-            controls.addWidget(button)
+            self.controls.add_tool(button)
         self.fit_button = QToolButton()
-        controls.addWidget(self.fit_button)
-        # A fixed height: a row whose height follows its index boxes (taller than the combos)
-        # would resize the plot below it, and a resize relayouts and repaints the whole plot.
-        controls_row.setFixedHeight(max(QSpinBox().sizeHint().height(), self.row_combo.sizeHint().height(),
-                                        self.pin_button.sizeHint().height()))
+        self.controls.add_tool(self.fit_button)
 
         self.graphics = pg.GraphicsLayoutWidget()
         self.plot = self.graphics.addPlot(row=0, col=0, axisItems={"left": TokenAxis("left"),
                                                                    "bottom": TokenAxis("bottom", rotate_labels=True)})
         self.plot.invertY(True)
         self.plot.setMenuEnabled(False)
-        self.base = ScaledImage(self.plot, z=0)        # the whole slice
-        self.detail = ScaledImage(self.plot, z=0.5)    # the zoomed view's tile, over it
+        self.view = ZoomedSlice(ctl, self.graphics, self.plot, self.lookup_table, self)
+        self.view.changed.connect(lambda: self._caption() if self.slice is not None else None)
+        self.zoom, self.base, self.detail = self.view.zoom, self.view.base, self.view.detail
         self.image, self.overlay = self.base.image, self.base.overlay
-        self.tile: Tile | None = None
-        self._tile_asked: tuple | None = None  # what the last tile request was for (a result for another is stale)
         self.row_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen((255, 64, 64), width=1, style=Qt.DashLine))
         self.row_line.setZValue(2)
         self.row_line.setVisible(False)
         self.plot.addItem(self.row_line)
-        self.zoom = ZoomView(self.graphics, self.plot, self)
-        self.zoom.settled.connect(self.read_view)
         # Not linked to the image: the image holds LUT indices (uint8, quantised between the
         # levels) that pyqtgraph draws without converting a pixel; moving the levels re-quantises.
         self.histogram = HistogramLUT()
@@ -125,7 +97,7 @@ class HeatmapPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(controls_row)
+        layout.addWidget(self.controls)
         layout.addWidget(self.caption)
         layout.addWidget(self.graphics, 1)
         layout.addWidget(self.readout)
@@ -140,12 +112,6 @@ class HeatmapPanel(QWidget):
         return self.tr(HOVER_HINT)
 
     def retranslate_ui(self) -> None:
-        self.row_combo.setToolTip(self.tr("Axis shown as rows"))
-        self.col_combo.setToolTip(self.tr("Axis shown as columns"))
-        self.rows_label.setText(self.tr("Rows"))
-        self.columns_label.setText(self.tr("Columns"))
-        self.pin_button.setToolTip(self.tr("Choosing axes pins them: every stage that has both shows them. "
-                                           "Unpinned, each stage opens on its last two axes"))
         self.readout.setText(self.hover_hint())
         self.log_action.setText(self.tr("Log scale"))
         self.log_action.setToolTip(self.tr("Colour by the logarithm of the values: small weights stay "
@@ -153,7 +119,6 @@ class HeatmapPanel(QWidget):
         self.per_row_action.setText(self.tr("Per-row scale"))
         self.per_row_action.setToolTip(self.tr("Scale each row to its own largest value over every column: "
                                                "each query's strongest key is the top colour"))
-        self._show_pin()
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -167,93 +132,25 @@ class HeatmapPanel(QWidget):
         super().changeEvent(event)
 
     # ----- controls ----------------------------------------------------------------------
-    def _stage_changed(self) -> None:
-        capture = self.ctl.current
-        names = self.ctl.axis_names()
-        self.readout.setText(self.hover_hint())  # a value read at the previous stage is not this stage's
-        self._show_pin()
-        for combo in (self.row_combo, self.col_combo):
-            combo.blockSignals(True)
-            combo.clear()
-            combo.addItems([f"{axis_title(n)} ({capture.shape[i]})" for i, n in enumerate(names)] if capture else [])
-            combo.blockSignals(False)
-        enough = len(names) >= 2
-        self.row_combo.setEnabled(enough)
-        self.col_combo.setEnabled(enough)
-        self._rebuild_spin_boxes()
+    @property
+    def spin_boxes(self) -> dict:
+        """The index box of every axis not shown, by axis name."""
+        return self.controls.spin_boxes
 
-    def _rebuild_spin_boxes(self) -> None:
-        """One index box per axis not shown, in axis order (boxes are reused by axis name; the
-        row is laid out again only when the set of boxes changes: hiding and showing costs ~1 ms a box)."""
-        capture = self.ctl.current
-        names = self.ctl.axis_names() if capture is not None else []
-        indices = self.ctl.indices() if capture is not None else {}
-        wanted = [names[axis] for axis in indices]
-        if list(self.spin_boxes) != wanted:
-            while self._index_row.count():
-                self._index_row.takeAt(0)
-            for name, spin in self.spin_boxes.items():
-                if name not in wanted:
-                    spin.hide()
-            self.spin_boxes = {}
-            for name in wanted:
-                spin = self._spin_pool.get(name)
-                if spin is None:
-                    spin = self._spin_pool[name] = QSpinBox()
-                    spin.valueChanged.connect(lambda value, n=name: self.ctl.set_index(n, value))
-                self._index_row.addWidget(spin)
-                self.spin_boxes[name] = spin
-        if capture is None:
-            return
-        view = self.ctl.view
-        if len(names) >= 2:
-            self.row_combo.setCurrentIndex(view.row_axis)
-            self.col_combo.setCurrentIndex(view.col_axis)
-        for axis, index in indices.items():
-            name = names[axis]
-            spin = self.spin_boxes[name]
-            spin.blockSignals(True)  # setting the stage's range and index is not the user choosing one
-            spin.setRange(0, capture.shape[axis] - 1)
-            spin.setValue(index)
-            spin.blockSignals(False)
-            prefix = f"{axis_title(name)} "  # the language may have changed since the box was made
-            if spin.prefix() != prefix:
-                spin.setPrefix(prefix)
-            tip = self.tr("Index along the {axis} axis (size {size})").format(axis=axis_title(name),
-                                                                             size=capture.shape[axis])
-            if spin.toolTip() != tip:
-                spin.setToolTip(tip)
-            if spin.isHidden():
-                spin.show()
+    def _stage_changed(self) -> None:
+        self.readout.setText(self.hover_hint())  # a value read at the previous stage is not this stage's
+        self.controls.stage_changed()
 
     def _axes_chosen(self) -> None:
-        self.ctl.set_axes(self.row_combo.currentIndex(), self.col_combo.currentIndex())
-        self._rebuild_spin_boxes()
-        self._show_pin()
-
-    def _pin_toggled(self, on: bool) -> None:
-        names = self.ctl.axis_names()
-        view = self.ctl.view
-        view.pin((names[view.row_axis], names[view.col_axis]) if on and len(names) >= 2 else None)
-        self._show_pin()
-
-    def _show_pin(self) -> None:
-        """The pin says which axes it keeps, so a carried choice is never silent (choosing axes pins them)."""
-        pinned = self.ctl.view.pinned
-        self.pin_button.blockSignals(True)
-        self.pin_button.setChecked(pinned is not None)
-        self.pin_button.blockSignals(False)
-        self.pin_button.setText(self.tr("Pinned: {row} × {col}").format(row=axis_title(pinned[0]), col=axis_title(pinned[1]))
-                                if pinned else self.tr("Pin axes"))
+        self.controls.axes_chosen()
 
     # ----- drawing -----------------------------------------------------------------------
     def show_slice(self, sl: DisplaySlice | None) -> None:
         """Draw a DisplaySlice (None clears the view); a zoomed view keeps its cells and reads them again."""
         self.slice = sl
-        self._drop_tile()
         capture = self.ctl.current
         if sl is None or capture is None:
-            self.base.clear()
+            self.view.clear()
             for side in ("left", "bottom"):  # no axes of an earlier stage over an empty plot
                 self.plot.getAxis(side).set_title("")
                 self.plot.getAxis(side).set_cells(0)
@@ -265,26 +162,19 @@ class HeatmapPanel(QWidget):
             else:
                 self.caption.setText("")
             return
-        names = self.ctl.axis_names()
-        for axis, index in self.ctl.indices().items():
-            spin = self.spin_boxes.get(names[axis])
-            if spin is not None and spin.value() != index:
-                spin.blockSignals(True)
-                spin.setValue(index)
-                spin.blockSignals(False)
+        self.controls.sync_indices()
         cmap, levels, _ = colors.scheme(capture.info.kind, sl.stats)
         name = cmap.name if hasattr(cmap, "name") else str(cmap)
         if name != self._scheme_name:
             self.histogram.show_colormap(cmap)  # the map is fixed; its stops are not for editing
             self._scheme_name = name
         self.histogram.set_histogram(sl.stats.hist_edges, sl.stats.hist_counts)
-        rows, cols = sl.source_shape
-        self._set_levels(levels)
-        self.base.draw(sl.values, QRectF(0, 0, cols, rows), self.lookup_table(), levels, self.scale,
-                       indexed=self.ctl.indexed_image(sl, levels))
-        self._label_axes(sl)
-        if not self.zoom.set_shape(rows, cols):
-            self.read_view()  # the same cells of this stage
+        self._levels = levels
+        self.histogram.blockSignals(True)  # setting levels from the data is not a drag
+        self.histogram.setLevels(*levels)
+        self.histogram.blockSignals(False)
+        self._label_axes(sl)  # before the zoom: the axes' cells follow the view's range
+        self.view.show(sl, levels, self.ctl.indexed_image(sl, levels))
         self._show_picked_row()
         self._caption()
         settle(self.graphics)
@@ -301,7 +191,7 @@ class HeatmapPanel(QWidget):
         rows, cols = sl.source_shape
         signed = self._levels is not None and self._levels[0] < 0
         scale = self.tr("diverging colour map centred on 0") if signed else self.tr("sequential colour map")
-        tile = self.tile
+        tile = self.view.tile
         if tile is not None:
             (r0, r1), (c0, c1) = tile.rows, tile.cols
             down = self.tr(" · rows {r0}–{r1} × columns {c0}–{c1}").format(r0=r0, r1=r1 - 1, c0=c0, c1=c1 - 1) + (
@@ -310,9 +200,9 @@ class HeatmapPanel(QWidget):
         else:
             down = self.tr(", downsampled to {rows}×{cols}").format(rows=sl.values.shape[0],
                                                                    cols=sl.values.shape[1]) if sl.downsampled else ""
-        if self.scale.log:
-            scale += self.tr(", log scale from {low}").format(low=f"{self.scale.describe_floor(self._levels):.0e}")
-        if self.scale.per_row:
+        if self.view.scale.log:
+            scale += self.tr(", log scale from {low}").format(low=f"{self.view.scale.describe_floor(self._levels):.0e}")
+        if self.view.scale.per_row:
             scale += self.tr(", each row scaled to its maximum")
         # Masked cells: −∞ in the reference model, finfo.min in transformers' masks (display_slice makes both −∞).
         masked = self.tr(" · {n} masked cells (−∞ or ≤ finfo.min/2) in grey").format(n=sl.stats.neginf) \
@@ -322,83 +212,35 @@ class HeatmapPanel(QWidget):
             masked += self.tr(" · sliding window of {window} keys").format(window=window)
         self.caption.setText(f"{capture.name} · {rows}×{cols}{down} · {scale}{masked}")
 
-    def _set_levels(self, levels: tuple[float, float]) -> None:
-        self._levels = levels
-        self.histogram.blockSignals(True)  # setting levels from the data is not a drag
-        self.histogram.setLevels(*levels)
-        self.histogram.blockSignals(False)
-
-    def _redraw(self) -> None:
-        """Draw the slice and the tile again under the current levels and scale."""
-        for layer in (self.base, self.detail):
-            layer.redraw(self.lookup_table(), self._levels, self.scale)
-
     def _levels_dragged(self) -> None:
         """The user moved the colour bar's levels: re-quantise the shown slice and tile between them."""
         levels = tuple(float(v) for v in self.histogram.getLevels())
         if self.slice is not None and levels != self._levels:
             self._levels = levels
-            self._redraw()
+            self.view.set_levels(levels)
 
     def shown_levels(self) -> tuple[float, float] | None:
         """The data values the colour scale spans (its low and high ends)."""
         return self._levels
 
-    # ----- colour scale and zoom ----------------------------------------------------------
+    # ----- colour scale, picked row -------------------------------------------------------
+    @property
+    def tile(self) -> Tile | None:
+        """The zoomed view's tile drawn over the slice, or None (at Fit, or not read yet)."""
+        return self.view.tile
+
+    @property
+    def scale(self) -> colors.ColourScale:
+        return self.view.scale
+
     def set_scale(self, log: bool, per_row: bool) -> None:
         """Colour by a log scale and/or per-row normalisation (the View menu's and buttons' options)."""
         for option, on in ((self.log_action, log), (self.per_row_action, per_row)):
             option.setChecked(on)  # each toggle lands in _scale_toggled
 
     def _scale_toggled(self) -> None:
-        scale = colors.ColourScale(log=self.log_action.isChecked(), per_row=self.per_row_action.isChecked())
-        if scale == self.scale:
-            return
-        per_row_changed = scale.per_row != self.scale.per_row
-        self.scale = scale
-        if self.slice is None or self._levels is None:
-            return
-        self.base.row_max = None if per_row_changed else self.base.row_max  # the slice's own rows' maxima
-        self._redraw()
-        if per_row_changed and self.tile is not None:
-            self._drop_tile()
-            self.read_view()  # the tile's rows' maxima over every column
-        self._caption()
-
-    def _drop_tile(self) -> None:
-        self.tile, self._tile_asked = None, None
-        self.detail.clear()
-
-    def read_view(self) -> None:
-        """Read the visible cells at the view's resolution when the whole-slice image is coarser (off the GUI
-        thread; the tile is drawn over the slice when it arrives). At Fit the slice alone shows."""
-        sl = self.slice
-        if sl is None or self.zoom.shape != sl.source_shape:
-            return
-        rows, cols = self.zoom.visible()
-        if not sl.downsampled or self.zoom.is_fit():
-            if self.tile is not None:
-                self._drop_tile()
-                self._caption()
-            return
-        height, width = self.zoom.pixels()
-        max_size = (min(rows[1] - rows[0], height), min(cols[1] - cols[0], width))
-        asked = (sl, rows, cols, max_size, self.scale.per_row)
-        tile = self.tile
-        if asked == self._tile_asked or (tile is not None and (sl, tile.rows, tile.cols, tile.values.shape,
-                                                                tile.row_max is not None) == asked):
-            return
-        self._tile_asked = asked
-        self.ctl.request_tile(rows, cols, max_size, self.scale.per_row, lambda t: self._tile_ready(asked, t))
-
-    def _tile_ready(self, asked: tuple, tile: Tile) -> None:
-        if asked is not self._tile_asked or self.slice is not asked[0]:
-            return  # the view or the stage moved on: a newer tile is coming
-        self.tile = tile
-        (r0, r1), (c0, c1) = tile.rows, tile.cols
-        self.detail.draw(tile.values, QRectF(c0, r0, c1 - c0, r1 - r0), self.lookup_table(), self._levels,
-                         self.scale, tile.row_max)
-        self._caption()
+        self.view.set_scale(colors.ColourScale(log=self.log_action.isChecked(),
+                                               per_row=self.per_row_action.isChecked()))
 
     def _show_picked_row(self) -> None:
         """The query the Query Row view plots, marked by a line across its row."""
@@ -452,7 +294,7 @@ class HeatmapPanel(QWidget):
 
     def readout_at(self, row: int, col: int) -> str:
         """The hover text for source cell (row, col): its tokens/indices and its value."""
-        sl, tile = self.slice, self.tile
+        sl, tile = self.slice, self.view.tile
         if tile is not None and tile.contains(row, col):  # the zoomed view's cells
             value, exact = tile.value_at(row, col), tile.exact
         else:
