@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+SHARPEN = 20.0  # scores with a spread of a few units (the init's give ~0: every weight 1/(query+1))
 UNIT = "I love you\nthe cat sat on the mat\n<|endoftext|> you love me\n"  # 16 tokens
 
 
@@ -25,7 +26,10 @@ def long_llama(folder: Path, tokens: int) -> tuple[Path, str]:
                                       num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                                       max_position_embeddings=tokens, bos_token_id=0, eos_token_id=0,
                                       pad_token_id=0)
-    with torch.random.fork_rng(devices=[]):
+    with torch.random.fork_rng(devices=[]), torch.no_grad():
         torch.manual_seed(0)
         model = transformers.LlamaForCausalLM(config).eval()
+        for layer in model.model.layers:  # larger q and k than the init's: attention that picks keys, not uniform
+            layer.self_attn.q_proj.weight.mul_(SHARPEN)
+            layer.self_attn.k_proj.weight.mul_(SHARPEN)
     return save_folder(model, folder, tokenizer), prompt
