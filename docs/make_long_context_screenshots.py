@@ -7,11 +7,12 @@ weights; `tests/ui/long_context.py`) with a byte-level tokenizer, saved into a t
 its prompt, 8,192 tokens of short lines with a special token in each, goes into the input bar and
 Ctrl+Return runs it. Then, by keys and clicks:
 - long-context-zoom-64: the last layer's probabilities (Stages tree, Ctrl+F10), View ▸ Heads and
-  Generation hidden, the heatmap focused and + pressed seven times: 64×64 of the 8,192² cells, read as they are, every token
-  labelled on both axes (newlines as ⏎, leading spaces as ␣), under the Per-row scale button;
+  Generation hidden, the heatmap focused and + pressed seven times: 64×64 of the 8,192² cells, read
+  as they are, every token labelled on both axes (newlines as ⏎, leading spaces as ␣), under
+  Scale ▸ Per-row scale;
 - long-context-query-row: Fit (Ctrl+0), then View ▸ Query Row (Ctrl+Shift+R): the last query's
   weights over all 8,192 keys, and its ten strongest keys;
-- long-context-log-scale: the Per-row scale button again (off) and Log scale: the small weights seen.
+- long-context-log-scale: Scale ▸ Per-row scale again (off), Scale ▸ Log scale: the small weights seen.
 Each NAME.png comes with NAME.json, the texts the window showed (see window_driver.py);
 OUT_DIR defaults to docs/.
 """
@@ -38,6 +39,7 @@ def main(out: Path, only: set[str] | None = None) -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
     from tests.ui.long_context import long_llama
+    from tests.ui.user_actions import choose_in_menu_button
 
     # One fixed folder (emptied first): the status bar names it, and the texts beside each picture must
     # be the same on every run.
@@ -63,7 +65,7 @@ def main(out: Path, only: set[str] | None = None) -> None:
         for _ in range(7):
             QTest.keyClick(heatmap.graphics, Qt.Key_Plus)
         (r0, r1), (c0, c1) = heatmap.zoom.visible()
-        QTest.mouseClick(_button(heatmap, heatmap.per_row_action), Qt.LeftButton)  # each query's keys, its own scale
+        choose_in_menu_button(heatmap.scale_button, heatmap.per_row_action)  # each query's keys, its own scale
         wait(lambda: heatmap.tile is not None and (heatmap.tile.rows, heatmap.tile.cols) == ((r0, r1), (c0, c1))
              and heatmap.tile.row_max is not None)
         labelled = [len(heatmap.plot.getAxis(side).shown_ticks()) for side in ("left", "bottom")]
@@ -77,20 +79,13 @@ def main(out: Path, only: set[str] | None = None) -> None:
         window.resizeDocks([window.docks["query_row"]], [420], Qt.Vertical)
         driver.shot(QUERY_ROW, *SIZE, query_row=visible_labels(window.docks["query_row"]))
 
-        QTest.mouseClick(_button(heatmap, heatmap.per_row_action), Qt.LeftButton)  # per-row off,
-        QTest.mouseClick(_button(heatmap, heatmap.log_action), Qt.LeftButton)      # the log scale on
+        choose_in_menu_button(heatmap.scale_button, heatmap.per_row_action)  # per-row off,
+        choose_in_menu_button(heatmap.scale_button, heatmap.log_action)      # the log scale on
         wait(lambda: heatmap.scale.log and not heatmap.scale.per_row)
         driver.shot(LOG_SCALE, *SIZE)
     finally:
         driver.close()
         shutil.rmtree(where, ignore_errors=True)
-
-
-def _button(heatmap, action):
-    """The heatmap's tool button for `action`."""
-    from PySide6.QtWidgets import QToolButton
-
-    return next(b for b in heatmap.findChildren(QToolButton) if b.defaultAction() is action)
 
 
 if __name__ == "__main__":

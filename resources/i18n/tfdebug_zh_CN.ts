@@ -919,6 +919,14 @@
         <translation>将鼠标悬停在单元格上可读取其数值。</translation>
     </message>
     <message>
+        <source>Scale</source>
+        <translation>色标</translation>
+    </message>
+    <message>
+        <source>How values map to colours: linear (default), log, per row</source>
+        <translation>数值如何映射为颜色：线性（默认）、对数、逐行</translation>
+    </message>
+    <message>
         <source>Log scale</source>
         <translation>对数刻度</translation>
     </message>

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.ui.conftest import wait_paused
 from tests.ui.long_context import long_llama
-from tests.ui.user_actions import press, run_to_stage
+from tests.ui.user_actions import choose_in_menu_button, press, run_to_stage
 from tfdebug.core.display import held_values
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.token_text import shown_token
@@ -161,22 +161,22 @@ def test_log_and_per_row_colour_scales_colour_by_what_they_say_and_are_remembere
     sl = heatmap.slice
     levels = heatmap.shown_levels()
     top = levels[1]
-    qtbot.mouseClick(_button(heatmap, heatmap.log_action), Qt.LeftButton)
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)
     assert heatmap.scale.log and settings.value("heatmap/log_scale", type=bool)
     values = np.where(np.isfinite(sl.values), sl.values, 0).astype(np.float32)
     floor = top * 1e-6
     expected = np.clip((np.log10(np.maximum(values, floor)) - np.log10(floor)) / (np.log10(top) - np.log10(floor))
                        * 255, 0, 255).astype(np.uint8)
     assert np.abs(heatmap.image.image.astype(int) - expected.astype(int)).max() <= 1  # float32 rounding at most
-    small = (values > 0) & (values < top / 256)  # weights the linear scale draws at its bottom colour
+    small = (values >= floor * 10) & (values < top / 256)  # the linear scale's bottom colour, a decade over the log's
     assert small.any() and (heatmap.image.image[small] > 0).all()
     assert f"log scale from {floor:.0e}" in heatmap.caption.text()
     overlay = heatmap.overlay.image  # masked cells keep their own colour under the log scale
     assert (overlay[np.isneginf(sl.values)] == colors.MASK_RGBA).all()
 
-    qtbot.mouseClick(_button(heatmap, heatmap.per_row_action), Qt.LeftButton)
+    choose_in_menu_button(heatmap.scale_button, heatmap.per_row_action)
     assert heatmap.scale.per_row and settings.value("heatmap/per_row_scale", type=bool)
-    qtbot.mouseClick(_button(heatmap, heatmap.log_action), Qt.LeftButton)  # per-row alone
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)  # per-row alone
     finite = np.isfinite(sl.values)
     strongest = np.where(finite, sl.values, -1).argmax(axis=1)
     assert (heatmap.image.image[np.arange(len(strongest)), strongest] == 255).all()  # each row's maximum at the top
@@ -195,9 +195,3 @@ def test_log_and_per_row_colour_scales_colour_by_what_they_say_and_are_remembere
     qtbot.addWidget(again)
     assert again.heatmap_panel.per_row_action.isChecked() and not again.heatmap_panel.log_action.isChecked()
     again.close()
-
-
-def _button(heatmap, action):
-    from PySide6.QtWidgets import QToolButton
-
-    return next(b for b in heatmap.findChildren(QToolButton) if b.defaultAction() is action)

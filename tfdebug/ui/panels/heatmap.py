@@ -18,7 +18,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from tfdebug.core.display import DisplaySlice
 from tfdebug.core.masks import window_size
@@ -49,14 +49,17 @@ class HeatmapPanel(QWidget):
         self.controls = AxisControls(ctl)
         for name in ("row_combo", "col_combo", "rows_label", "columns_label", "pin_button"):
             setattr(self, name, getattr(self.controls, name))  # what tests and the window drive
-        # The colour scale's options (View menu and these buttons share the actions) and Fit (set by the window).
+        # The colour scale's options (the View menu shows the same actions) in one menu button: the row
+        # stays narrow enough for the docks beside the heatmap. Fit's action is set by the window.
         self.log_action, self.per_row_action = QAction(self), QAction(self)
+        self.scale_button = QToolButton()
+        self.scale_button.setPopupMode(QToolButton.InstantPopup)
+        self.scale_button.setMenu(QMenu(self.scale_button))
         for option in (self.log_action, self.per_row_action):
             option.setCheckable(True)
             option.toggled.connect(self._scale_toggled)
-            button = QToolButton()
-            button.setDefaultAction(option)
-            self.controls.add_tool(button)
+            self.scale_button.menu().addAction(option)
+        self.controls.add_tool(self.scale_button)
         self.fit_button = QToolButton()
         self.controls.add_tool(self.fit_button)
 
@@ -113,6 +116,8 @@ class HeatmapPanel(QWidget):
 
     def retranslate_ui(self) -> None:
         self.readout.setText(self.hover_hint())
+        self.scale_button.setText(self.tr("Scale"))
+        self.scale_button.setToolTip(self.tr("How values map to colours: linear (default), log, per row"))
         self.log_action.setText(self.tr("Log scale"))
         self.log_action.setToolTip(self.tr("Colour by the logarithm of the values: small weights stay "
                                            "distinguishable beside a large one"))
