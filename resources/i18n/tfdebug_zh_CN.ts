@@ -888,10 +888,6 @@
         <translation>暂无可显示的内容。</translation>
     </message>
     <message>
-        <source>{name} holds {held}, above the {limit} read in full: only the heatmap&apos;s slice is read, so the heads are not drawn here; pick one with the head index.</source>
-        <translation>{name} 占用 {held}，超过完整读取的上限 {limit}：只读取热图的切片，因此这里不绘制各个头；请用 head 索引选择一个头。</translation>
-    </message>
-    <message>
         <source>{stage} has no heads; the most probable next tokens:</source>
         <translation>{stage} 没有注意力头；最可能的下一个词元：</translation>
     </message>
@@ -917,6 +913,10 @@
     <message>
         <source>Hover over a cell to read its value.</source>
         <translation>将鼠标悬停在单元格上可读取其数值。</translation>
+    </message>
+    <message>
+        <source>Heatmap</source>
+        <translation>热力图</translation>
     </message>
     <message>
         <source>Scale</source>

@@ -1,5 +1,5 @@
-"""The heatmap's view actions: Fit (a registry action with its shortcut), the colour scale's options
-in the View menu and on the heatmap's controls, remembered in the settings.
+"""The heatmap's view actions: Fit (a registry action with its shortcut) and the colour scale's options,
+in View ▸ Heatmap and on the heatmap's controls, the options remembered in the settings.
 
 Zooming itself is the heatmap's (wheel, drag, + − and the arrow keys while it has focus:
 `tfdebug.ui.widgets.zoom`); Fit is here so that it has a menu entry and a shortcut that work
@@ -27,10 +27,9 @@ def install(window) -> None:
     """Fit on the heatmap's controls and in the View menu, with the scale options (their last choice restored)."""
     panel, settings = window.heatmap_panel, window.settings
     panel.fit_button.setDefaultAction(window.actions_by_id["tfdebug.view.fit"])
-    view = window.view_menu
-    view.insertSeparator(window._view_docks_end)
-    for item in (window.actions_by_id["tfdebug.view.fit"], panel.log_action, panel.per_row_action):
-        view.insertAction(window._view_docks_end, item)
+    panel.menu.insertAction(panel.log_action, window.actions_by_id["tfdebug.view.fit"])
+    panel.menu.insertSeparator(panel.log_action)
+    window.view_menu.addMenu(panel.menu)  # View ▸ Heatmap, after the docks and the language
     if window.persist:
         panel.set_scale(settings.value(LOG_KEY, False, type=bool), settings.value(PER_ROW_KEY, False, type=bool))
         panel.log_action.toggled.connect(lambda on: settings.setValue(LOG_KEY, on))

@@ -60,6 +60,8 @@ class HeatmapPanel(QWidget):
             option.toggled.connect(self._scale_toggled)
             self.scale_button.menu().addAction(option)
         self.controls.add_tool(self.scale_button)
+        self.menu = QMenu(self)  # View ▸ Heatmap: the window adds Fit above the scale's options
+        self.menu.addActions([self.log_action, self.per_row_action])
         self.fit_button = QToolButton()
         self.controls.add_tool(self.fit_button)
 
@@ -116,6 +118,7 @@ class HeatmapPanel(QWidget):
 
     def retranslate_ui(self) -> None:
         self.readout.setText(self.hover_hint())
+        self.menu.setTitle(self.tr("Heatmap"))
         self.scale_button.setText(self.tr("Scale"))
         self.scale_button.setToolTip(self.tr("How values map to colours: linear (default), log, per row"))
         self.log_action.setText(self.tr("Log scale"))
