@@ -2771,6 +2771,11 @@ output w·V = {output}</source>
         <translation>Hugging Face Hub 上没有你能读取的模型 {model}（拼写错误、私有或需授权的模型：请用 `hf auth login` 登录）。</translation>
     </message>
     <message>
+        <source>The capture budget&apos;s focus {stage} is not a stage of this pass; see `tfdebug stages` for the names.</source>
+        <comment>budget.unknown_focus</comment>
+        <translation>捕获预算的焦点 {stage} 不是本次前向的阶段；阶段名见 `tfdebug stages`。</translation>
+    </message>
+    <message>
         <source>The comparison has {n} stages, more than the {limit} one reply may carry: compare a shorter pass.</source>
         <comment>remote.compare_size</comment>
         <translation>这次对比有 {n} 个阶段，超过一条回复能携带的 {limit} 个：请对比更短的前向过程。</translation>
@@ -3241,6 +3246,11 @@ output w·V = {output}</source>
         <translation>这个配置需要约 {size} 的参数和缓冲区，主要来自 {field} = {value}；tfdebug 在本机最多构建 {most} 的模型。</translation>
     </message>
     <message>
+        <source>This generation has no step {step}.</source>
+        <comment>generation.no_step</comment>
+        <translation>这次生成没有第 {step} 步。</translation>
+    </message>
+    <message>
         <source>This model takes no input called &apos;{key}&apos;; its inputs are: {keys}.</source>
         <comment>input.unknown_key</comment>
         <translation>此模型没有名为“{key}”的输入；它的输入是：{keys}。</translation>
@@ -3264,6 +3274,11 @@ output w·V = {output}</source>
         <source>This stage holds {dtype} values; only floating-point stages can be edited.</source>
         <comment>edit.not_float</comment>
         <translation>这个阶段的值是 {dtype}；只有浮点阶段才能编辑。</translation>
+    </message>
+    <message>
+        <source>Tokens are counted from 1: the first generated token is token 1.</source>
+        <comment>generation.token_from_1</comment>
+        <translation>词元从 1 开始计数：第一个生成的词元是第 1 个。</translation>
     </message>
     <message>
         <source>Top-k must be 0 (off) or a positive number of tokens.</source>

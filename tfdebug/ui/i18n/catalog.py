@@ -32,7 +32,7 @@ UI_DIR = ROOT / "tfdebug" / "ui"
 CORE_STRINGS = UI_DIR / "i18n" / "core_strings.py"
 I18N_DIR = ROOT / "resources" / "i18n"
 TS_FILES = {"zh": I18N_DIR / "tfdebug_zh_CN.ts"}
-QT_LAYERS = ("core", "models", "adapters", "io", "remote")  # the Qt-free layers whose texts the window shows
+QT_LAYERS = ("core", "models", "adapters", "sessions", "io", "remote")  # the Qt-free layers whose texts the window shows
 FORMULA_PHRASES = ("_WHAT",)  # core/masks.py: what a mask hides, inside a mask stage's formula label
 TITLE_ATTRIBUTES = ("layer_titles", "stack_titles", "site_titles", "BLOCK_TITLES", "LAYER_TITLES",
                     "STACK_TITLES", "SITE_TITLES")
