@@ -21,6 +21,41 @@
     </message>
 </context>
 <context>
+    <name>AxisControls</name>
+    <message>
+        <source>Axis shown as rows</source>
+        <translation>作为行显示的轴</translation>
+    </message>
+    <message>
+        <source>Axis shown as columns</source>
+        <translation>作为列显示的轴</translation>
+    </message>
+    <message>
+        <source>Rows</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>Columns</source>
+        <translation>列</translation>
+    </message>
+    <message>
+        <source>Choosing axes pins them: every stage that has both shows them. Unpinned, each stage opens on its last two axes</source>
+        <translation>选择轴即固定它们：凡是同时具有这两个轴的阶段都按它们显示。不固定时，每个阶段显示其最后两个轴</translation>
+    </message>
+    <message>
+        <source>Index along the {axis} axis (size {size})</source>
+        <translation>沿 {axis} 轴的索引（大小 {size}）</translation>
+    </message>
+    <message>
+        <source>Pinned: {row} × {col}</source>
+        <translation>已固定：{row} × {col}</translation>
+    </message>
+    <message>
+        <source>Pin axes</source>
+        <translation>固定轴</translation>
+    </message>
+</context>
+<context>
     <name>BudgetDialog</name>
     <message>
         <source>Capture Budget</source>
@@ -463,6 +498,10 @@
         <source>Cannot draw the heads of {name}: {why}</source>
         <translation>无法绘制 {name} 的注意力头：{why}</translation>
     </message>
+    <message>
+        <source>Cannot read this part of {name}: {why}</source>
+        <translation>无法读取 {name} 的这一部分：{why}</translation>
+    </message>
 </context>
 <context>
     <name>EditDialog</name>
@@ -880,10 +919,6 @@
         <translation>暂无可显示的内容。</translation>
     </message>
     <message>
-        <source>{name} holds {held}, above the {limit} read in full: only the heatmap&apos;s slice is read, so the heads are not drawn here; pick one with the head index.</source>
-        <translation>{name} 占用 {held}，超过完整读取的上限 {limit}：只读取热图的切片，因此这里不绘制各个头；请用头索引选择一个头。</translation>
-    </message>
-    <message>
         <source>{stage} has no heads; the most probable next tokens:</source>
         <translation>{stage} 没有注意力头；最可能的下一个词元：</translation>
     </message>
@@ -911,36 +946,32 @@
         <translation>将鼠标悬停在单元格上可读取其数值。</translation>
     </message>
     <message>
-        <source>Axis shown as rows</source>
-        <translation>作为行显示的轴</translation>
+        <source>Heatmap</source>
+        <translation>热力图</translation>
     </message>
     <message>
-        <source>Axis shown as columns</source>
-        <translation>作为列显示的轴</translation>
+        <source>Scale</source>
+        <translation>色标</translation>
     </message>
     <message>
-        <source>Rows</source>
-        <translation>行</translation>
+        <source>How values map to colours: linear (default), log, per row</source>
+        <translation>数值如何映射为颜色：线性（默认）、对数、逐行</translation>
     </message>
     <message>
-        <source>Columns</source>
-        <translation>列</translation>
+        <source>Log scale</source>
+        <translation>对数刻度</translation>
     </message>
     <message>
-        <source>Choosing axes pins them: every stage that has both shows them. Unpinned, each stage opens on its last two axes</source>
-        <translation>选择轴即固定它们：凡是同时具有这两个轴的阶段都按它们显示。不固定时，每个阶段显示其最后两个轴</translation>
+        <source>Colour by the logarithm of the values: small weights stay distinguishable beside a large one</source>
+        <translation>按数值的对数着色：小权重在大权重旁仍可分辨</translation>
     </message>
     <message>
-        <source>Index along the {axis} axis (size {size})</source>
-        <translation>沿 {axis} 轴的索引（大小 {size}）</translation>
+        <source>Per-row scale</source>
+        <translation>逐行刻度</translation>
     </message>
     <message>
-        <source>Pinned: {row} × {col}</source>
-        <translation>已固定：{row} × {col}</translation>
-    </message>
-    <message>
-        <source>Pin axes</source>
-        <translation>固定轴</translation>
+        <source>Scale each row to its own largest value over every column: each query&apos;s strongest key is the top colour</source>
+        <translation>每行按其在所有列上的最大值缩放：每个查询最强的键取最高的颜色</translation>
     </message>
     <message>
         <source>Nothing to show yet.</source>
@@ -959,8 +990,28 @@
         <translation>顺序色图</translation>
     </message>
     <message>
+        <source> · rows {r0}–{r1} × columns {c0}–{c1}</source>
+        <translation> · 第 {r0}–{r1} 行 × 第 {c0}–{c1} 列</translation>
+    </message>
+    <message>
+        <source>, every cell</source>
+        <translation>，逐个单元</translation>
+    </message>
+    <message>
+        <source>, averaged to {rows}×{cols}</source>
+        <translation>，平均为 {rows}×{cols}</translation>
+    </message>
+    <message>
         <source>, downsampled to {rows}×{cols}</source>
         <translation>，降采样到 {rows}×{cols}</translation>
+    </message>
+    <message>
+        <source>, log scale from {low}</source>
+        <translation>，对数刻度自 {low} 起</translation>
+    </message>
+    <message>
+        <source>, each row scaled to its maximum</source>
+        <translation>，每行按其最大值缩放</translation>
     </message>
     <message>
         <source> · {n} masked cells (−∞ or ≤ finfo.min/2) in grey</source>
@@ -1278,6 +1329,10 @@
     <message>
         <source>Model View</source>
         <translation>模型总览</translation>
+    </message>
+    <message>
+        <source>Query Row</source>
+        <translation>查询行</translation>
     </message>
     <message>
         <source>Restored your last session: {model} — File ▸ New Session for the demo</source>
@@ -1697,6 +1752,25 @@ output w·V = {output}</source>
     <message>
         <source>Files of &amp;type:</source>
         <translation>文件类型(&amp;T)：</translation>
+    </message>
+</context>
+<context>
+    <name>QueryRowPanel</name>
+    <message>
+        <source>Click a row of the heatmap to plot that query&apos;s weights over every key.</source>
+        <translation>点击热力图的一行，绘制该查询在所有键上的权重。</translation>
+    </message>
+    <message>
+        <source>This stage&apos;s values are not here to read.</source>
+        <translation>此阶段的数值不在本地，无法读取。</translation>
+    </message>
+    <message>
+        <source>{stage} · row {row}{token} over {n} columns · masked keys left out</source>
+        <translation>{stage} · 第 {row} 行{token}，共 {n} 列 · 已略去被遮蔽的键</translation>
+    </message>
+    <message>
+        <source>Strongest {k}:</source>
+        <translation>最强的 {k} 个：</translation>
     </message>
 </context>
 <context>
@@ -2306,6 +2380,22 @@ output w·V = {output}</source>
         <source>Show or hide every layer × head of one stage kind as thumbnails</source>
         <translation>以缩略图显示或隐藏某一阶段类型的所有层 × 头</translation>
     </message>
+    <message>
+        <source>Fit</source>
+        <translation>适应窗口</translation>
+    </message>
+    <message>
+        <source>Show the whole slice in the heatmap (zoom with the wheel or + and −, pan by dragging or with the arrow keys)</source>
+        <translation>在热力图中显示整个切片（用滚轮或 + 和 − 缩放，拖动或用方向键平移）</translation>
+    </message>
+    <message>
+        <source>Query Row</source>
+        <translation>查询行</translation>
+    </message>
+    <message>
+        <source>Show or hide one query&apos;s weights over every key (click a heatmap row to pick it; by default the last row in view)</source>
+        <translation>显示或隐藏一个查询在所有键上的权重（点击热力图的一行选择它；默认为视图中的最后一行）</translation>
+    </message>
 </context>
 <context>
     <name>axes</name>
@@ -2773,7 +2863,7 @@ output w·V = {output}</source>
     <message>
         <source>The capture budget&apos;s focus {stage} is not a stage of this pass; see `tfdebug stages` for the names.</source>
         <comment>budget.unknown_focus</comment>
-        <translation type="unfinished"></translation>
+        <translation>捕获预算的焦点 {stage} 不是本次前向的阶段；阶段名见 `tfdebug stages`。</translation>
     </message>
     <message>
         <source>The comparison has {n} stages, more than the {limit} one reply may carry: compare a shorter pass.</source>
@@ -3263,7 +3353,7 @@ output w·V = {output}</source>
     <message>
         <source>This generation has no step {step}.</source>
         <comment>generation.no_step</comment>
-        <translation type="unfinished"></translation>
+        <translation>这次生成没有第 {step} 步。</translation>
     </message>
     <message>
         <source>This model takes no input called &apos;{key}&apos;; its inputs are: {keys}.</source>
@@ -3293,7 +3383,7 @@ output w·V = {output}</source>
     <message>
         <source>Tokens are counted from 1: the first generated token is token 1.</source>
         <comment>generation.token_from_1</comment>
-        <translation type="unfinished"></translation>
+        <translation>词元从 1 开始计数：第一个生成的词元是第 1 个。</translation>
     </message>
     <message>
         <source>Top-k must be 0 (off) or a positive number of tokens.</source>

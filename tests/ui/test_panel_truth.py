@@ -11,6 +11,7 @@ from tfdebug.core.stages import KIND_TITLES, KINDS, kind_title
 from tfdebug.ui.panels.heatmap import HOVER_HINT
 from tfdebug.ui.panels.navigator import CURRENT_BG
 from tfdebug.ui.render import colors
+from tfdebug.ui.render.token_text import shown_token
 from tfdebug.ui.widgets.prediction import format_probability
 
 
@@ -97,9 +98,8 @@ def test_head_as_a_heatmap_axis_gets_integer_ticks_and_an_honest_heads_note(wind
     run_to_stage(window, qtbot, "enc.0.attn.q_split")
     heatmap = window.heatmap_panel
     choose_axes(window, qtbot, "head", "head_dim")
-    ticks = heatmap.plot.getAxis("left")._tickLevels[0]
-    assert [label for _, label in ticks] == ["0", "1", "2", "3"]
-    assert [pos for pos, _ in ticks] == [0.5, 1.5, 2.5, 3.5]  # at the cell centres
+    ticks = heatmap.plot.getAxis("left").shown_ticks()
+    assert ticks == [(0, "0"), (1, "1"), (2, "2"), (3, "3")]  # every head, by its integer index
     heads = window.heads_panel
     qtbot.waitUntil(lambda: window.ctl.display_settled() and heads.settled())
     assert "no head axis" not in heads.note.text() and "rows" in heads.note.text()
@@ -210,11 +210,15 @@ def test_logits_are_labelled_with_words_and_the_top_5_next_tokens_are_listed(win
     run_to_stage(window, qtbot, "logits")
     words = window.ctl.adapter.vocabulary()
     heatmap = window.heatmap_panel
-    levels = heatmap.plot.getAxis("bottom")._tickLevels
-    labelled = {label for level in levels for _, label in level}
-    assert labelled == set(words)                     # every column can be read, zoomed in
-    assert 1 < len(levels[0]) <= 16                   # a legible subset at full view
-    assert all(label in words for _, label in levels[0])
+    axis = heatmap.plot.getAxis("bottom")
+    at_fit = axis.shown_ticks()  # as many words as fit side by side upright (here all of them)
+    assert len(at_fit) > 1 and all(shown_token(words[cell]) == label for cell, label in at_fit)
+    heatmap.graphics.setFocus()
+    for _ in range(6):                                # zoomed in by keys, every visible column has its word
+        QTest.keyClick(heatmap.graphics, Qt.Key_Plus)
+    (_, _), (c0, c1) = heatmap.zoom.visible()
+    assert [cell for cell, _ in axis.shown_ticks()] == list(range(c0, c1)) and c1 - c0 < len(words)
+    assert [label for _, label in axis.shown_ticks()] == [shown_token(w) for w in words[c0:c1]]
     window.docks["values"].raise_()
     values = window.values_panel
     qtbot.waitUntil(lambda: values.model.columnCount() == len(words))

@@ -45,7 +45,7 @@ def test_choosing_axes_and_the_batch_index(window, qtbot):
 def test_token_tick_labels_and_hover_readout(window, qtbot):
     goto(window, qtbot, "dec.0.self_attn.masked")
     heatmap = window.heatmap_panel
-    ticks = heatmap.plot.getAxis("bottom")._tickLevels[0]
+    ticks = heatmap.plot.getAxis("bottom").shown_ticks()
     assert [label for _, label in ticks] == ["<bos>", "我", "爱", "你"]
     vb = heatmap.plot.vb
     scene_pos = vb.mapViewToScene(QPointF(2.5, 0.5))  # row 0 (<bos>), column 2 (爱): masked

@@ -199,3 +199,16 @@ def open_through_the_dialog(qtbot, window, path) -> dict:
     assert "error" not in seen, seen
     qtbot.waitUntil(lambda: not window.ctl.busy, timeout=30000)
     return seen
+
+
+def choose_in_menu_button(button, action) -> None:
+    """Click a menu button (its menu pops up), then the menu's entry for `action`, as a person does."""
+    menu = button.menu()
+
+    def click_entry() -> None:
+        if not menu.isVisible():
+            QTimer.singleShot(20, click_entry)
+            return
+        QTest.mouseClick(menu, Qt.LeftButton, Qt.NoModifier, menu.actionGeometry(action).center())
+    QTimer.singleShot(20, click_entry)
+    QTest.mouseClick(button, Qt.LeftButton)  # returns once the menu is answered

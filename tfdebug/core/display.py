@@ -366,3 +366,32 @@ def slice_moments(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
     finite = plane if partial.nan == partial.posinf == partial.neginf == 0 else plane[torch.isfinite(plane)]
     mean, std = _mean_std(finite, _dominating_mean(partial.hist_counts, partial.min, partial.max))
     return replace(partial, mean=mean, std=std, partial=False)
+
+
+def held_stats(stats: Stats, kind: str | None) -> Stats:
+    """A softmax slice's `stats` as its tensor holds it: display_slice counts the masked cells as −∞,
+    the tensor holds zeros there. Worked out from the stats alone (no second pass over the plane, which
+    a downsampled slice's image cannot stand in for): extremes and moments with the zeros counted in,
+    the histogram's bars re-binned over the new range with the zeros' share added. Other kinds, or a
+    slice without masked cells, come back unchanged."""
+    if kind != "softmax" or not stats.neginf:
+        return stats
+    n = stats.count - stats.nan - stats.posinf - stats.neginf  # finite cells
+    total = n + stats.neginf
+    lo, hi = (min(stats.min, 0.0), max(stats.max, 0.0)) if n else (0.0, 0.0)
+    mean, std = (stats.mean, stats.std) if n else (0.0, 0.0)
+    sums, squares = mean * n, std * std * max(n - 1, 0) + n * mean * mean
+    held_mean = sums / total
+    held_std = math.sqrt(max(squares - total * held_mean * held_mean, 0.0) / max(total - 1, 1))
+    bins = len(stats.hist_counts)
+    edges = np.linspace(lo, hi, bins + 1) if hi > lo else np.zeros(bins + 1)
+    counts = np.zeros(bins, dtype=np.int64)
+    if bins and hi > lo:
+        centres = (stats.hist_edges[:-1] + stats.hist_edges[1:]) / 2
+        counts = np.histogram(centres, edges, weights=stats.hist_counts)[0].astype(np.int64)
+        sampled = stats.hist_counts.sum() / n if n else 1.0  # the bars count a sample of the finite cells
+        counts[min(bins - 1, int((0.0 - lo) / (hi - lo) * bins))] += round(stats.neginf * sampled)
+    elif bins:
+        counts[0] = stats.hist_counts.sum() + stats.neginf
+    return replace(stats, min=lo, max=hi, mean=held_mean, std=held_std, neginf=0, hist_counts=counts,
+                   hist_edges=edges)

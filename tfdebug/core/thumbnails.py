@@ -39,33 +39,34 @@ def head_thumbnails(tensor: Tensor, row_axis: int, col_axis: int, head_axis: int
                     mask: Tensor | None = None) -> HeadThumbnails:
     """All heads at once: slice, downsample and summarise on the device, one transfer.
 
-    The heads are pooled as one batch, so the host waits once for all of them rather
-    than once per head. In a `kind` "mask" stage, finfo.min-marked cells count as masked,
+    Each head is read by its own indexing of `tensor` (on the strided grid of a large plane), so
+    the whole stage is never one operand. The heads are pooled as one batch, so the host waits
+    once for all of them rather than once per head. In a `kind` "mask" stage, finfo.min-marked cells count as masked,
     and so do the cells `mask` marks (the mask stage a softmax read).
     """
-    tensor = tensor.detach()
     if len({row_axis, col_axis, head_axis}) != 3:
         raise ValueError("the head axis must differ from the shown axes")
     fixed = {a: i for a, i in (indices or {}).items() if a != head_axis}
-    index: list = []
-    for axis in range(tensor.dim()):
-        if axis in (row_axis, col_axis, head_axis):
-            index.append(slice(None))
-        else:
-            index.append(fixed.get(axis, 0))
-    kept = [a for a in range(tensor.dim()) if a in (row_axis, col_axis, head_axis)]
-    # After indexing, the kept axes stay in their original order: put them as (head, row, col).
-    mask = mask.detach()[tuple(index)] if mask is not None and mask.shape == tensor.shape else None
-    planes = masked_as_neginf(tensor[tuple(index)], kind, mask).permute(kept.index(head_axis), kept.index(row_axis),
-                                                                kept.index(col_axis)).float()
-    heads, rows, cols = planes.shape
+    shape = tuple(tensor.shape)
+    heads, rows, cols = shape[head_axis], shape[row_axis], shape[col_axis]
     out = (min(rows, max(1, max_size[0])), min(cols, max(1, max_size[1])))
     # A thumbnail of a huge plane averages blocks of an evenly strided grid (at most 8 samples
     # per thumbnail cell along each axis) instead of every cell: 48² pixels cannot show more,
     # and pooling all of a 4096² plane per head would cost more than the main heatmap.
     step_r, step_c = max(1, rows // (8 * out[0])), max(1, cols // (8 * out[1]))
-    if step_r > 1 or step_c > 1:
-        planes = planes[:, ::step_r, ::step_c].contiguous()  # one strided read, then dense passes
+    mask = mask if mask is not None and tuple(mask.shape) == shape else None
+
+    def head_grid(source, h: int) -> Tensor:
+        """Head h's grid of the shown slice, read by one indexing of `source` (a plane computed on
+        demand computes only that head's strided cells; no operation touches the whole stage)."""
+        index = [h if axis == head_axis else slice(None, None, step_r) if axis == row_axis
+                 else slice(None, None, step_c) if axis == col_axis else fixed.get(axis, 0)
+                 for axis in range(len(shape))]
+        part = source[tuple(index)].detach()
+        return part if row_axis < col_axis else part.t()
+    planes = torch.stack([masked_as_neginf(head_grid(tensor, h), kind,
+                                           head_grid(mask, h) if mask is not None else None).float()
+                          for h in range(heads)]) if heads else torch.empty(0, rows, cols)
     if display.on_host(planes) and heads and planes[0].numel():  # (the sync counter patches display.on_host)
         thumbs = _finite_host_thumbnails(planes, out)
         if thumbs is not None:

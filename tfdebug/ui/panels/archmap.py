@@ -6,15 +6,21 @@ encoder–decoder, with the encoder's output linked to every cross-attention. Ea
 is one block (embeddings, an attention or FFN of a layer, a final norm, the output
 head). Clicking a box runs to its first stage (or shows it when it has run); its
 context menu can also run to the block's last stage.
+
+A deep model (30 layers and more) would shrink every box below a line of text. Then each
+layer but the one being stepped folds into one row (its title, then its blocks side by side),
+the current layer stays open, and the map scrolls (wheel, scroll bar), following the current
+block.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
-from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
+from PySide6.QtWidgets import QMenu, QScrollBar, QSizePolicy, QWidget
 
 from tfdebug.core.layout import Block
 from tfdebug.core.names import parse_name
@@ -26,6 +32,10 @@ CURRENT = QColor(255, 170, 40)
 DONE = QColor(170, 205, 240)
 TODO = QColor(235, 235, 235)
 FRAME = QColor(120, 120, 120)
+MIN_BOX = 18.0   # px: below this a box's title no longer fits: the layers fold
+OPEN_BOX = 24.0  # a box of the open layer, and of a block outside layers, when the layers fold
+FOLD_H = 18.0    # a folded layer's row
+GUTTER = 64.0    # a folded layer's title, left of its blocks
 
 
 # Combined once: or-ing Qt's flags in Python costs ~0.1 ms a box, and the map repaints as a pass runs.
@@ -60,6 +70,11 @@ class ArchitectureMap(QWidget):
         self.setMouseTracking(True)
         self._drawn: tuple = ()
         self._step: int | None = None  # the generation step drawn (a generation draws one step)
+        self._content_height = 0.0       # the map's height as laid out (more than the widget's: it scrolls)
+        self._folded: dict[str, QRectF] = {}  # folded layer → where its title goes
+        self.scrollbar = QScrollBar(Qt.Vertical, self)
+        self.scrollbar.hide()
+        self.scrollbar.valueChanged.connect(self.update)
         ctl.session_changed.connect(self._rebuild)
         ctl.state_changed.connect(self._changed)
         ctl.stage_shown.connect(self._changed)
@@ -72,6 +87,7 @@ class ArchitectureMap(QWidget):
         statuses = tuple(self._status(p) for p in self.parts)
         if statuses != self._drawn:
             self._drawn = statuses
+            self._fit_scroll()
             self.update()
 
     def _current_step(self) -> int | None:
@@ -87,6 +103,7 @@ class ArchitectureMap(QWidget):
         self.columns = [[Part(b) for b in blocks] for blocks in self.ctl.layout.columns_at(self._step)]
         self.parts = [p for column in self.columns for p in column]
         self._drawn = ()
+        self._fit_scroll()
         self.update()
 
     def part(self, block_id: str) -> Part | None:
@@ -96,12 +113,17 @@ class ArchitectureMap(QWidget):
     def _layout(self) -> None:
         margin, gap = 8.0, 4.0
         n = max(1, len(self.columns))
-        col_w = (self.width() - (n + 1) * margin) / n
+        width = self.width() - (self.scrollbar.width() if self.scrollbar.isVisible() else 0)
+        col_w = (width - (n + 1) * margin) / n
+        self._folded, bottom = {}, 0.0
         for c, column in enumerate(self.columns):
             x = margin + c * (col_w + margin)
             # Layers get a little extra space for their frame and title.
             layers = len({p.block.layer_id for p in column if p.block.layer_id is not None})
             box_h = min(34.0, (self.height() - 2 * margin - layers * 18 - gap * len(column)) / max(1, len(column)))
+            if box_h < MIN_BOX:
+                bottom = max(bottom, self._fold(column, x, col_w, margin, gap))
+                continue
             y = margin
             last_layer = None
             for part in column:
@@ -114,6 +136,67 @@ class ArchitectureMap(QWidget):
                 inset = 10.0 if layer is not None else 0.0
                 part.rect = QRectF(x + inset, y, col_w - 2 * inset, box_h)
                 y += box_h + gap
+            bottom = max(bottom, y)
+        self._content_height = bottom + margin
+
+    def _fold(self, column: list[Part], x: float, col_w: float, margin: float, gap: float) -> float:
+        """Lay `column` out with every layer but the current one folded into a row; returns its bottom."""
+        open_layer = self._current_layer()
+        y, last_layer = margin, None
+        for layer, group in itertools.groupby(column, key=lambda p: p.block.layer_id):
+            group = list(group)
+            if layer is not None and layer != open_layer:  # one row: title, then the blocks side by side
+                self._folded[layer] = QRectF(x, y, GUTTER - 4, FOLD_H)
+                w = (col_w - GUTTER - gap * (len(group) - 1)) / len(group)
+                for k, part in enumerate(group):
+                    part.rect = QRectF(x + GUTTER + k * (w + gap), y, w, FOLD_H)
+                y += FOLD_H + 2
+            else:
+                y += 16 if layer is not None else (6 if last_layer is not None else 0)
+                inset = 10.0 if layer is not None else 0.0
+                for part in group:
+                    part.rect = QRectF(x + inset, y, col_w - 2 * inset, OPEN_BOX)
+                    y += OPEN_BOX + gap
+            last_layer = layer
+        return y
+
+    def _current_layer(self) -> str | None:
+        current = self.ctl.current
+        block = self.ctl.layout.blocks.get(self.ctl.layout.stage_block.get(current.name, "")) if current else None
+        return block.layer_id if block is not None else None
+
+    def is_folded(self) -> bool:
+        """Whether the layers are folded into rows (too many for boxes a line high)."""
+        self._layout()
+        return bool(self._folded)
+
+    def _fit_scroll(self) -> None:
+        """Show the scroll bar when the laid-out map is taller than the widget, and keep the current block in view."""
+        bar = self.scrollbar
+        self._layout()
+        extra = int(self._content_height - self.height())
+        if (extra > 0) != bar.isVisible():
+            bar.setVisible(extra > 0)
+            self._layout()  # narrower columns beside the bar
+            extra = int(self._content_height - self.height())
+        bar.setGeometry(self.width() - bar.sizeHint().width(), 0, bar.sizeHint().width(), self.height())
+        bar.setRange(0, max(0, extra))
+        bar.setPageStep(self.height())
+        current = next((p for p in self.parts if self._status(p) == "current"), None)
+        if extra > 0 and current is not None and not (
+                bar.value() <= current.rect.top() and current.rect.bottom() <= bar.value() + self.height()):
+            bar.setValue(int(current.rect.top() - self.height() / 3))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_scroll()
+
+    def wheelEvent(self, event) -> None:
+        if self.scrollbar.isVisible():
+            self.scrollbar.setValue(self.scrollbar.value() - event.angleDelta().y() // 2)
+            event.accept()
+        else:
+            super().wheelEvent(event)
 
     # ----- painting ------------------------------------------------------------------------
     def _status(self, part: Part) -> str:
@@ -130,6 +213,7 @@ class ArchitectureMap(QWidget):
             painter.drawText(self.rect(), Qt.AlignCenter, self.tr("Nothing loaded"))
             return
         self._layout()
+        painter.translate(0, -self.scrollbar.value() if self.scrollbar.isVisible() else 0)
         self._draw_frames(painter)
         self._draw_links(painter)
         painter.setFont(self.label_font())
@@ -169,7 +253,12 @@ class ArchitectureMap(QWidget):
                 layers[key] = (rect, block_title(part.block.layer_title) if part.block.layer_title else key)
         painter.setPen(QPen(FRAME, 1, Qt.DashLine))
         painter.setBrush(Qt.NoBrush)
-        for rect, title in layers.values():
+        for key, (rect, title) in layers.items():
+            if key in self._folded:  # a folded layer's title stands left of its row
+                painter.drawText(self._folded[key], Qt.AlignLeft | Qt.AlignVCenter,
+                                 QFontMetrics(painter.font()).elidedText(title, Qt.ElideRight,
+                                                                         int(self._folded[key].width())))
+                continue
             frame = rect.adjusted(-8, -15, 8, 3)
             painter.drawRoundedRect(frame, 6, 6)
             painter.drawText(frame.adjusted(6, 1, 0, 0), Qt.AlignLeft | Qt.AlignTop, title)
@@ -188,8 +277,10 @@ class ArchitectureMap(QWidget):
 
     # ----- interaction ----------------------------------------------------------------------
     def part_at(self, pos: QPointF) -> Part | None:
+        """The box under `pos` (widget coordinates: the scrolled map's offset added)."""
         self._layout()
-        return next((p for p in self.parts if p.rect.contains(QPointF(pos))), None)
+        at = QPointF(pos) + QPointF(0, self.scrollbar.value() if self.scrollbar.isVisible() else 0)
+        return next((p for p in self.parts if p.rect.contains(at)), None)
 
     def mousePressEvent(self, event) -> None:
         part = self.part_at(event.position())

@@ -9,7 +9,6 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.plot_paint import settle
-from tfdebug.ui.render.stage_text import large_sizes
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.colour_bar import ColourBar
 from tfdebug.ui.widgets.prediction import PredictionView
@@ -93,7 +92,8 @@ class HeadsPanel(QWidget):
         capture = self.ctl.current
         shown = capture is not None and (capture.tensor is not None or self.ctl.remote is not None)
         axis = self.head_axis() if shown else None
-        if axis is None or self.ctl.is_large(capture):
+        # A stage of any size: each head is read on a strided grid by its own indexing (core.thumbnails).
+        if axis is None:
             self.ctl.display.cancel("heads")  # thumbnails asked for before (other axes) must not land now
             self._dirty = False
             self._clear()
@@ -135,10 +135,6 @@ class HeadsPanel(QWidget):
         capture = self.ctl.current
         if capture is None:
             return self.tr("Nothing to show yet.")
-        if self.ctl.is_large(capture) and self.head_axis() is not None:
-            return self.tr("{name} holds {held}, above the {limit} read in full: only the heatmap's slice is "
-                           "read, so the heads are not drawn here; pick one with the head index.").format(
-                **large_sizes(capture, self.ctl.large_stage_bytes))
         names = self.ctl.axis_names()
         if self.prediction.applies():
             return self.tr("{stage} has no heads; the most probable next tokens:").format(stage=capture.name)

@@ -1,12 +1,13 @@
-"""Heatmap panel: the shown 2-D slice of the current stage.
+"""Heatmap panel: the shown 2-D slice of the current stage, zoomable to its every cell.
 
-The image item receives uint8 LUT indices (the float32 slice quantised between the
-colour levels; by the display worker for planes over 1024², else here), levels (0, 255)
-and a 256-entry LUT: pyqtgraph wraps them in an indexed QImage without converting a pixel.
-The float32 slice stays for the hover readout and for re-quantising when the levels are
-dragged. The histogram beside it is drawn from core's stats (no second pass over the
-pixels). Non-finite cells are drawn by an RGBA uint8 overlay in colours of their own;
-head thumbnails are RGBA uint8 images.
+The whole slice (downsampled to at most 1024² by the controller) is drawn through the colour
+scale as LUT indices (`ScaledImage`: quantised by the display worker for planes over 1024²,
+else here). Zooming and panning (`ZoomView`: wheel, drag, keys, Fit) read the visible tile at
+the view's resolution on the display worker once the view settles, and draw it over the whole
+slice: zoomed into 64×64 cells of an 8,000² plane, the 64×64 real cells show, not a blown-up
+block average. The colour levels stay the whole slice's, so colours keep their meaning while
+zooming. Axes label as many tokens as fit at each zoom (`TokenAxis`). A click on a row picks
+that query for the Query Row view. The histogram beside it is drawn from core's stats.
 """
 
 from __future__ import annotations
@@ -15,16 +16,20 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF, QRectF, Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QPointF, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
-from tfdebug.core.display import DisplaySlice, select_2d
+from tfdebug.core.display import DisplaySlice
 from tfdebug.core.masks import window_size
+from tfdebug.core.tiles import Tile, region
 from tfdebug.ui.i18n.language import axis_title
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.plot_paint import keep_text_space, settle
 from tfdebug.ui.state.controller import DebugController
-from tfdebug.ui.widgets.heatmap_axes import HistogramLUT, NonOverlappingAxis, index_ticks, label_ticks
+from tfdebug.ui.widgets.axis_controls import AxisControls
+from tfdebug.ui.widgets.heatmap_axes import HistogramLUT, TokenAxis
+from tfdebug.ui.widgets.zoomed_slice import ZoomedSlice
 
 HOVER_HINT = QT_TRANSLATE_NOOP("HeatmapPanel", "Hover over a cell to read its value.")
 
@@ -41,44 +46,38 @@ class HeatmapPanel(QWidget):
         self._col_labels: list[str] | None = None
         self._axes_key: tuple | None = None
 
-        self.row_combo = QComboBox()
-        self.col_combo = QComboBox()
-        for combo in (self.row_combo, self.col_combo):
-            combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
-        self.row_combo.activated.connect(self._axes_chosen)
-        self.col_combo.activated.connect(self._axes_chosen)
-        self.spin_boxes: dict[str, QSpinBox] = {}  # the shown stage's index boxes, by axis name
-        self._spin_pool: dict[str, QSpinBox] = {}  # every box made so far: reused, never rebuilt per step
-        self._index_row = QHBoxLayout()
-        controls_row = QWidget()
-        controls = QHBoxLayout(controls_row)
-        controls.setContentsMargins(0, 0, 0, 0)
-        self.rows_label, self.columns_label = QLabel(), QLabel()
-        controls.addWidget(self.rows_label)
-        controls.addWidget(self.row_combo)
-        controls.addWidget(self.columns_label)
-        controls.addWidget(self.col_combo)
-        controls.addLayout(self._index_row)
-        controls.addStretch(1)
-        self.pin_button = QToolButton()
-        self.pin_button.setCheckable(True)
-        self.pin_button.toggled.connect(self._pin_toggled)
-        controls.addWidget(self.pin_button)
-        # A fixed height: a row whose height follows its index boxes (taller than the combos)
-        # would resize the plot below it, and a resize relayouts and repaints the whole plot.
-        controls_row.setFixedHeight(max(QSpinBox().sizeHint().height(), self.row_combo.sizeHint().height(),
-                                        self.pin_button.sizeHint().height()))
+        self.controls = AxisControls(ctl)
+        for name in ("row_combo", "col_combo", "rows_label", "columns_label", "pin_button"):
+            setattr(self, name, getattr(self.controls, name))  # what tests and the window drive
+        # The colour scale's options (the View menu shows the same actions) in one menu button: the row
+        # stays narrow enough for the docks beside the heatmap. Fit's action is set by the window.
+        self.log_action, self.per_row_action = QAction(self), QAction(self)
+        self.scale_button = QToolButton()
+        self.scale_button.setPopupMode(QToolButton.InstantPopup)
+        self.scale_button.setMenu(QMenu(self.scale_button))
+        for option in (self.log_action, self.per_row_action):
+            option.setCheckable(True)
+            option.toggled.connect(self._scale_toggled)
+            self.scale_button.menu().addAction(option)
+        self.controls.add_tool(self.scale_button)
+        self.menu = QMenu(self)  # View ▸ Heatmap: the window adds Fit above the scale's options
+        self.menu.addActions([self.log_action, self.per_row_action])
+        self.fit_button = QToolButton()
+        self.controls.add_tool(self.fit_button)
 
         self.graphics = pg.GraphicsLayoutWidget()
-        self.plot = self.graphics.addPlot(row=0, col=0, axisItems={side: NonOverlappingAxis(side)
-                                                                   for side in ("left", "bottom")})
+        self.plot = self.graphics.addPlot(row=0, col=0, axisItems={"left": TokenAxis("left"),
+                                                                   "bottom": TokenAxis("bottom", rotate_labels=True)})
         self.plot.invertY(True)
         self.plot.setMenuEnabled(False)
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.overlay = pg.ImageItem(axisOrder="row-major")
-        self.overlay.setZValue(1)
-        self.plot.addItem(self.image)
-        self.plot.addItem(self.overlay)
+        self.view = ZoomedSlice(ctl, self.graphics, self.plot, self.lookup_table, self)
+        self.view.changed.connect(lambda: self._caption() if self.slice is not None else None)
+        self.zoom, self.base, self.detail = self.view.zoom, self.view.base, self.view.detail
+        self.image, self.overlay = self.base.image, self.base.overlay
+        self.row_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen((255, 64, 64), width=1, style=Qt.DashLine))
+        self.row_line.setZValue(2)
+        self.row_line.setVisible(False)
+        self.plot.addItem(self.row_line)
         # Not linked to the image: the image holds LUT indices (uint8, quantised between the
         # levels) that pyqtgraph draws without converting a pixel; moving the levels re-quantises.
         self.histogram = HistogramLUT()
@@ -88,6 +87,7 @@ class HeatmapPanel(QWidget):
         self.graphics.addItem(self.histogram, row=0, col=1)
         keep_text_space(self.plot.getAxis("left"), self.plot.getAxis("bottom"), self.histogram.axis)
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
+        self.graphics.scene().sigMouseClicked.connect(self._clicked)
 
         # Plain text: stage names and token strings come from a model or a file.
         self.readout = QLabel()
@@ -102,13 +102,14 @@ class HeatmapPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(controls_row)
+        layout.addWidget(self.controls)
         layout.addWidget(self.caption)
         layout.addWidget(self.graphics, 1)
         layout.addWidget(self.readout)
 
         ctl.stage_changed.connect(self._stage_changed)
         ctl.slice_changed.connect(lambda: self.show_slice(ctl.current_slice))
+        ctl.row_picked.connect(self._show_picked_row)
         self.retranslate_ui()
         self.show_slice(None)  # before the first pass: a caption, no made-up axes
 
@@ -116,14 +117,16 @@ class HeatmapPanel(QWidget):
         return self.tr(HOVER_HINT)
 
     def retranslate_ui(self) -> None:
-        self.row_combo.setToolTip(self.tr("Axis shown as rows"))
-        self.col_combo.setToolTip(self.tr("Axis shown as columns"))
-        self.rows_label.setText(self.tr("Rows"))
-        self.columns_label.setText(self.tr("Columns"))
-        self.pin_button.setToolTip(self.tr("Choosing axes pins them: every stage that has both shows them. "
-                                           "Unpinned, each stage opens on its last two axes"))
         self.readout.setText(self.hover_hint())
-        self._show_pin()
+        self.menu.setTitle(self.tr("Heatmap"))
+        self.scale_button.setText(self.tr("Scale"))
+        self.scale_button.setToolTip(self.tr("How values map to colours: linear (default), log, per row"))
+        self.log_action.setText(self.tr("Log scale"))
+        self.log_action.setToolTip(self.tr("Colour by the logarithm of the values: small weights stay "
+                                           "distinguishable beside a large one"))
+        self.per_row_action.setText(self.tr("Per-row scale"))
+        self.per_row_action.setToolTip(self.tr("Scale each row to its own largest value over every column: "
+                                               "each query's strongest key is the top colour"))
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -137,96 +140,28 @@ class HeatmapPanel(QWidget):
         super().changeEvent(event)
 
     # ----- controls ----------------------------------------------------------------------
-    def _stage_changed(self) -> None:
-        capture = self.ctl.current
-        names = self.ctl.axis_names()
-        self.readout.setText(self.hover_hint())  # a value read at the previous stage is not this stage's
-        self._show_pin()
-        for combo in (self.row_combo, self.col_combo):
-            combo.blockSignals(True)
-            combo.clear()
-            combo.addItems([f"{axis_title(n)} ({capture.shape[i]})" for i, n in enumerate(names)] if capture else [])
-            combo.blockSignals(False)
-        enough = len(names) >= 2
-        self.row_combo.setEnabled(enough)
-        self.col_combo.setEnabled(enough)
-        self._rebuild_spin_boxes()
+    @property
+    def spin_boxes(self) -> dict:
+        """The index box of every axis not shown, by axis name."""
+        return self.controls.spin_boxes
 
-    def _rebuild_spin_boxes(self) -> None:
-        """One index box per axis not shown, in axis order (boxes are reused by axis name; the
-        row is laid out again only when the set of boxes changes: hiding and showing costs ~1 ms a box)."""
-        capture = self.ctl.current
-        names = self.ctl.axis_names() if capture is not None else []
-        indices = self.ctl.indices() if capture is not None else {}
-        wanted = [names[axis] for axis in indices]
-        if list(self.spin_boxes) != wanted:
-            while self._index_row.count():
-                self._index_row.takeAt(0)
-            for name, spin in self.spin_boxes.items():
-                if name not in wanted:
-                    spin.hide()
-            self.spin_boxes = {}
-            for name in wanted:
-                spin = self._spin_pool.get(name)
-                if spin is None:
-                    spin = self._spin_pool[name] = QSpinBox()
-                    spin.valueChanged.connect(lambda value, n=name: self.ctl.set_index(n, value))
-                self._index_row.addWidget(spin)
-                self.spin_boxes[name] = spin
-        if capture is None:
-            return
-        view = self.ctl.view
-        if len(names) >= 2:
-            self.row_combo.setCurrentIndex(view.row_axis)
-            self.col_combo.setCurrentIndex(view.col_axis)
-        for axis, index in indices.items():
-            name = names[axis]
-            spin = self.spin_boxes[name]
-            spin.blockSignals(True)  # setting the stage's range and index is not the user choosing one
-            spin.setRange(0, capture.shape[axis] - 1)
-            spin.setValue(index)
-            spin.blockSignals(False)
-            prefix = f"{axis_title(name)} "  # the language may have changed since the box was made
-            if spin.prefix() != prefix:
-                spin.setPrefix(prefix)
-            tip = self.tr("Index along the {axis} axis (size {size})").format(axis=axis_title(name),
-                                                                             size=capture.shape[axis])
-            if spin.toolTip() != tip:
-                spin.setToolTip(tip)
-            if spin.isHidden():
-                spin.show()
+    def _stage_changed(self) -> None:
+        self.readout.setText(self.hover_hint())  # a value read at the previous stage is not this stage's
+        self.controls.stage_changed()
 
     def _axes_chosen(self) -> None:
-        self.ctl.set_axes(self.row_combo.currentIndex(), self.col_combo.currentIndex())
-        self._rebuild_spin_boxes()
-        self._show_pin()
-
-    def _pin_toggled(self, on: bool) -> None:
-        names = self.ctl.axis_names()
-        view = self.ctl.view
-        view.pin((names[view.row_axis], names[view.col_axis]) if on and len(names) >= 2 else None)
-        self._show_pin()
-
-    def _show_pin(self) -> None:
-        """The pin says which axes it keeps, so a carried choice is never silent (choosing axes pins them)."""
-        pinned = self.ctl.view.pinned
-        self.pin_button.blockSignals(True)
-        self.pin_button.setChecked(pinned is not None)
-        self.pin_button.blockSignals(False)
-        self.pin_button.setText(self.tr("Pinned: {row} × {col}").format(row=axis_title(pinned[0]), col=axis_title(pinned[1]))
-                                if pinned else self.tr("Pin axes"))
+        self.controls.axes_chosen()
 
     # ----- drawing -----------------------------------------------------------------------
     def show_slice(self, sl: DisplaySlice | None) -> None:
-        """Draw a DisplaySlice (None clears the view)."""
+        """Draw a DisplaySlice (None clears the view); a zoomed view keeps its cells and reads them again."""
         self.slice = sl
         capture = self.ctl.current
         if sl is None or capture is None:
-            self.image.clear()
-            self.overlay.clear()
+            self.view.clear()
             for side in ("left", "bottom"):  # no axes of an earlier stage over an empty plot
                 self.plot.getAxis(side).set_title("")
-                self.plot.getAxis(side).setTicks([[]])
+                self.plot.getAxis(side).set_cells(0)
             if capture is None:
                 self.caption.setText(self.tr("Nothing to show yet."))
             elif capture.dropped:
@@ -235,42 +170,21 @@ class HeatmapPanel(QWidget):
             else:
                 self.caption.setText("")
             return
-        names = self.ctl.axis_names()
-        for axis, index in self.ctl.indices().items():
-            spin = self.spin_boxes.get(names[axis])
-            if spin is not None and spin.value() != index:
-                spin.blockSignals(True)
-                spin.setValue(index)
-                spin.blockSignals(False)
-        cmap, levels, signed = colors.scheme(capture.info.kind, sl.stats)
-        data, overlay = colors.split_nonfinite(sl.values, levels[0])
+        self.controls.sync_indices()
+        cmap, levels, _ = colors.scheme(capture.info.kind, sl.stats)
         name = cmap.name if hasattr(cmap, "name") else str(cmap)
         if name != self._scheme_name:
             self.histogram.show_colormap(cmap)  # the map is fixed; its stops are not for editing
             self._scheme_name = name
         self.histogram.set_histogram(sl.stats.hist_edges, sl.stats.hist_counts)
-        rows, cols = sl.source_shape
-        indexed = self.ctl.indexed_image(sl, levels)
-        self._show_indices(colors.quantize(data, levels) if indexed is None else indexed, levels)
-        self.image.setRect(QRectF(0, 0, cols, rows))
-        if overlay is None:
-            self.overlay.setVisible(False)
-        else:
-            self.overlay.setImage(overlay, autoLevels=False, levels=(0, 255))
-            self.overlay.setRect(QRectF(0, 0, cols, rows))
-            self.overlay.setVisible(True)
-        self._label_axes(sl)
-        self.plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0)
-        scale = self.tr("diverging colour map centred on 0") if signed else self.tr("sequential colour map")
-        down = self.tr(", downsampled to {rows}×{cols}").format(rows=sl.values.shape[0], cols=sl.values.shape[1]) \
-            if sl.downsampled else ""
-        # Masked cells: −∞ in the reference model, finfo.min in transformers' masks (display_slice makes both −∞).
-        masked = self.tr(" · {n} masked cells (−∞ or ≤ finfo.min/2) in grey").format(n=sl.stats.neginf) \
-            if sl.stats.neginf else ""
-        window = self._window(capture)
-        if masked and window is not None:
-            masked += self.tr(" · sliding window of {window} keys").format(window=window)
-        self.caption.setText(f"{capture.name} · {rows}×{cols}{down} · {scale}{masked}")
+        self._levels = levels
+        self.histogram.blockSignals(True)  # setting levels from the data is not a drag
+        self.histogram.setLevels(*levels)
+        self.histogram.blockSignals(False)
+        self._label_axes(sl)  # before the zoom: the axes' cells follow the view's range
+        self.view.show(sl, levels, self.ctl.indexed_image(sl, levels))
+        self._show_picked_row()
+        self._caption()
         settle(self.graphics)
         if self.graphics.isVisible():
             # Paint the new image now, before the other panels' updates queue up behind it:
@@ -279,22 +193,77 @@ class HeatmapPanel(QWidget):
             # repaint() here would paint once, and that pass would paint the same items again.
             QCoreApplication.sendPostedEvents(self.graphics.scene(), QEvent.MetaCall)
 
-    def _show_indices(self, indexed: np.ndarray, levels: tuple[float, float]) -> None:
-        self._levels = levels
-        self.image.setImage(indexed, levels=(0, colors.LUT_SIZE - 1), lut=self.lookup_table(), autoLevels=False)
-        self.histogram.blockSignals(True)  # setting levels from the data is not a drag
-        self.histogram.setLevels(*levels)
-        self.histogram.blockSignals(False)
+    def _caption(self) -> None:
+        """Stage, size, colour map, masked cells, and what the zoom and the colour scale show."""
+        sl, capture = self.slice, self.ctl.current
+        rows, cols = sl.source_shape
+        signed = self._levels is not None and self._levels[0] < 0
+        scale = self.tr("diverging colour map centred on 0") if signed else self.tr("sequential colour map")
+        tile = self.view.tile
+        if tile is not None:
+            (r0, r1), (c0, c1) = tile.rows, tile.cols
+            down = self.tr(" · rows {r0}–{r1} × columns {c0}–{c1}").format(r0=r0, r1=r1 - 1, c0=c0, c1=c1 - 1) + (
+                self.tr(", every cell") if tile.exact else self.tr(", averaged to {rows}×{cols}").format(
+                    rows=tile.values.shape[0], cols=tile.values.shape[1]))
+        else:
+            down = self.tr(", downsampled to {rows}×{cols}").format(rows=sl.values.shape[0],
+                                                                   cols=sl.values.shape[1]) if sl.downsampled else ""
+        if self.view.scale.log:
+            scale += self.tr(", log scale from {low}").format(low=f"{self.view.scale.describe_floor(self._levels):.0e}")
+        if self.view.scale.per_row:
+            scale += self.tr(", each row scaled to its maximum")
+        # Masked cells: −∞ in the reference model, finfo.min in transformers' masks (display_slice makes both −∞).
+        masked = self.tr(" · {n} masked cells (−∞ or ≤ finfo.min/2) in grey").format(n=sl.stats.neginf) \
+            if sl.stats.neginf else ""
+        window = self._window(capture)
+        if masked and window is not None:
+            masked += self.tr(" · sliding window of {window} keys").format(window=window)
+        self.caption.setText(f"{capture.name} · {rows}×{cols}{down} · {scale}{masked}")
 
     def _levels_dragged(self) -> None:
-        """The user moved the colour bar's levels: re-quantise the shown slice between them."""
+        """The user moved the colour bar's levels: re-quantise the shown slice and tile between them."""
         levels = tuple(float(v) for v in self.histogram.getLevels())
         if self.slice is not None and levels != self._levels:
-            self._show_indices(colors.quantize(self.slice.values, levels), levels)
+            self._levels = levels
+            self.view.set_levels(levels)
 
     def shown_levels(self) -> tuple[float, float] | None:
         """The data values the colour scale spans (its low and high ends)."""
         return self._levels
+
+    # ----- colour scale, picked row -------------------------------------------------------
+    @property
+    def tile(self) -> Tile | None:
+        """The zoomed view's tile drawn over the slice, or None (at Fit, or not read yet)."""
+        return self.view.tile
+
+    @property
+    def scale(self) -> colors.ColourScale:
+        return self.view.scale
+
+    def set_scale(self, log: bool, per_row: bool) -> None:
+        """Colour by a log scale and/or per-row normalisation (the View menu's and buttons' options)."""
+        for option, on in ((self.log_action, log), (self.per_row_action, per_row)):
+            option.setChecked(on)  # each toggle lands in _scale_toggled
+
+    def _scale_toggled(self) -> None:
+        self.view.set_scale(colors.ColourScale(log=self.log_action.isChecked(),
+                                               per_row=self.per_row_action.isChecked()))
+
+    def _show_picked_row(self) -> None:
+        """The query the Query Row view plots, marked by a line across its row."""
+        row = self.ctl.picked_row
+        shown = self.slice is not None and row is not None and row < self.slice.source_shape[0]
+        if shown:
+            self.row_line.setPos(row + 0.5)
+        self.row_line.setVisible(shown)
+
+    def _clicked(self, event) -> None:
+        if event.button() != Qt.LeftButton:
+            return
+        cell = self.cell_at(QPointF(event.scenePos()))
+        if cell is not None:
+            self.ctl.pick_row(cell[0])
 
     def _window(self, capture) -> int | None:
         """The sliding window a mask stage (or the mask a softmax read) hides keys outside of, or None."""
@@ -318,12 +287,8 @@ class HeatmapPanel(QWidget):
         self.plot.getAxis("left").set_title(axis_title(row_name))
         self.plot.getAxis("bottom").set_title(axis_title(col_name))
         rows, cols = sl.source_shape
-        for side, labels, n in (("left", self._row_labels, rows), ("bottom", self._col_labels, cols)):
-            axis = self.plot.getAxis(side)
-            if labels:
-                axis.setTicks(label_ticks(labels))
-            else:
-                axis.setTicks([index_ticks(n)])  # positions are integers: no 0.5 or 2.5 ticks
+        self.plot.getAxis("left").set_cells(rows, self._row_labels)
+        self.plot.getAxis("bottom").set_cells(cols, self._col_labels)
 
     # ----- hover ---------------------------------------------------------------------------
     def cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
@@ -337,9 +302,13 @@ class HeatmapPanel(QWidget):
 
     def readout_at(self, row: int, col: int) -> str:
         """The hover text for source cell (row, col): its tokens/indices and its value."""
-        sl = self.slice
-        h, w = sl.values.shape
-        value = float(sl.values[row * h // sl.source_shape[0], col * w // sl.source_shape[1]])
+        sl, tile = self.slice, self.view.tile
+        if tile is not None and tile.contains(row, col):  # the zoomed view's cells
+            value, exact = tile.value_at(row, col), tile.exact
+        else:
+            h, w = sl.values.shape
+            value, exact = float(sl.values[row * h // sl.source_shape[0], col * w // sl.source_shape[1]]), \
+                not sl.downsampled
         names = self.ctl.axis_names()
 
         def where(axis: int, i: int, labels) -> str:
@@ -348,13 +317,13 @@ class HeatmapPanel(QWidget):
         current = self.ctl.current
         if value == float("-inf") and current is not None and current.info.kind == "softmax":
             shown = self.tr("0 (masked)")  # drawn as masked; the tensor holds exactly 0 there
-        elif value == float("-inf") and not sl.downsampled and (held := self._held_value(row, col)) is not None \
+        elif value == float("-inf") and exact and (held := self._held_value(row, col)) is not None \
                 and held != value:
             # Drawn as masked; the tensor holds a finite stand-in (transformers' finfo.min).
             shown = self.tr("{value} (masked)").format(value=colors.format_value(held))
         else:
             shown = colors.format_value(value)
-        approx = self.tr(" (block average)") if sl.downsampled else ""
+        approx = "" if exact else self.tr(" (block average)")
         return (f"{where(sl.row_axis, row, self._row_labels)} · {where(sl.col_axis, col, self._col_labels)}"
                 " · " + self.tr("value {value}").format(value=shown) + approx)
 
@@ -364,7 +333,9 @@ class HeatmapPanel(QWidget):
         if current is None or current.tensor is None:
             return None
         try:
-            return float(select_2d(current.tensor, sl.row_axis, sl.col_axis, self.ctl.indices())[row, col])
+            # One cell read by indexing (a plane computed on demand computes that cell alone).
+            return float(region(current.tensor, sl.row_axis, sl.col_axis, self.ctl.indices(), (row, row + 1),
+                                (col, col + 1))[0, 0])
         except (IndexError, RuntimeError, ValueError):  # a 1-D stage, or axes changed under the pointer
             return None
 

@@ -151,8 +151,8 @@ class ModelViewPanel(QWidget):
             if name in self.thumbs or index is None:
                 continue
             capture = stepper.history[index]
-            if capture.dropped or (remote is None and (ctl.is_large(capture) or capture.tensor is None and stepper.is_live)):
-                continue  # dropped by the budget, read in full nowhere, or not kept
+            if capture.dropped or (remote is None and capture.tensor is None and stepper.is_live):
+                continue  # dropped by the budget, or not kept (a stage of any size: each head on a strided grid)
             row, col, head = head_plane_axes(ctl.axis_names(capture))
             todo.append((capture, row, col, head, ctl.indices(capture)))
         if not todo:

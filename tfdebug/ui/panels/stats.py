@@ -12,7 +12,7 @@ import torch
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from tfdebug.core.display import Stats, held_values, tensor_stats
+from tfdebug.core.display import Stats, held_stats, held_values, tensor_stats
 from tfdebug.core.precision import dtype_range, half_overflow_note, overflow_note
 from tfdebug.ui.i18n.language import phrase_text
 from tfdebug.ui.render.colors import format_value
@@ -157,8 +157,11 @@ class StatsPanel(QWidget):
         stats = sl.stats if sl is not None else None
         current = self.ctl.current
         if stats is not None and stats.neginf and current is not None and current.info.kind == "softmax":
-            # The slice draws a softmax's masked cells as masked; its numbers are the zeros the tensor holds.
-            stats = tensor_stats(torch.from_numpy(held_values(sl.values, "softmax")), kind="softmax")
+            # The slice draws a softmax's masked cells as masked; its numbers are the zeros the tensor holds:
+            # recounted from the cells drawn when they are the slice's own, else worked out from the slice's
+            # stats (a downsampled image holds block averages, not the cells).
+            stats = held_stats(stats, "softmax") if sl.downsampled else tensor_stats(
+                torch.from_numpy(held_values(sl.values, "softmax")), kind="softmax")
         self._fill(stats, 2)
         if self.ctl.is_large():
             self._histogram(stats)

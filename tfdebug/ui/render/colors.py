@@ -7,6 +7,7 @@ their own, drawn by an RGBA overlay, so they never read as the scale's minimum.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -119,3 +120,52 @@ def format_value(x: float) -> str:
     if x == float("inf"):
         return "+∞"
     return f"{x:.4g}"
+
+
+LOG_DECADES = 6  # a log scale spans this many powers of ten below its top level
+
+
+@dataclass(frozen=True)
+class ColourScale:
+    """How values map onto the colour map, beyond the stage's linear levels.
+
+    `per_row`: each row is divided by its own largest |value| (over every key, see
+    `tfdebug.core.tiles.Tile.row_max`), so the levels become 0 … 1 (−1 … 1 for signed data): each
+    query's strongest key is the top colour. `log`: non-negative data (probabilities) is coloured
+    by log10 over LOG_DECADES decades below the top level, values under that floor at the bottom;
+    signed data by a symmetric log, sign(x)·log10(1 + |x|/c) with c = top / 10^LOG_DECADES.
+    Non-finite cells are not touched: the overlay paints them in their own colours.
+    """
+
+    log: bool = False
+    per_row: bool = False
+
+    def levels(self, levels: tuple[float, float]) -> tuple[float, float]:
+        """The data levels this scale colours between (before `log` is applied)."""
+        if not self.per_row:
+            return levels
+        return (-1.0, 1.0) if levels[0] < 0 else (0.0, 1.0)
+
+    def indices(self, values: np.ndarray, levels: tuple[float, float], row_max: np.ndarray | None = None) -> np.ndarray:
+        """`values` (finite; see `split_nonfinite`) as uint8 LUT indices under this scale between `levels`
+        (the stage's linear levels); `row_max` (one per row) is what per-row normalisation divides by."""
+        levels = self.levels(levels)
+        if self.per_row and row_max is not None:
+            scale = np.where(row_max > 0, row_max, np.float32(1)).astype(np.float32)
+            values = values / scale[:, None]
+        if not self.log:
+            return quantize(values, levels)
+        top = max(abs(levels[0]), abs(levels[1])) or 1.0
+        if levels[0] >= 0:
+            floor = top * 10.0 ** -LOG_DECADES
+            logged = np.log10(np.maximum(values, np.float32(floor)), dtype=np.float32)
+            return quantize(logged, (float(np.log10(floor)), float(np.log10(top))))
+        c = np.float32(top * 10.0 ** -LOG_DECADES)
+        logged = np.sign(values) * np.log10(np.float32(1) + np.abs(values) / c, dtype=np.float32)
+        edge = float(np.log10(1.0 + top / float(c)))
+        return quantize(logged.astype(np.float32, copy=False), (-edge, edge))
+
+    def describe_floor(self, levels: tuple[float, float]) -> float:
+        """The value at the bottom of a log scale's colours (its top level / 10^LOG_DECADES)."""
+        levels = self.levels(levels)
+        return (max(abs(levels[0]), abs(levels[1])) or 1.0) * 10.0 ** -LOG_DECADES

@@ -18,6 +18,7 @@ from tfdebug.core.view import RunInputs
 
 # these modules register their actions before `actions.bind` reads the registry
 from tfdebug.ui.actions import compare as compare_tools
+from tfdebug.ui.actions import heatmap as heatmap_tools
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.exports import ExportActions
@@ -28,7 +29,7 @@ from tfdebug.ui.dialogs.conditions import ConditionTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.dialogs.models import ModelTools
 from tfdebug.ui.i18n import language as i18n
-from tfdebug.ui.panels import model_view, overview
+from tfdebug.ui.panels import model_view, overview, query_row
 from tfdebug.ui.panels.archmap import ArchitectureMap
 from tfdebug.ui.panels.generation import GenerationPanel
 from tfdebug.ui.panels.heads import HeadsPanel
@@ -263,6 +264,8 @@ class MainWindow(WindowLayout, QMainWindow):
         compare_tools.install(self)
         overview.install(self)
         model_view.install(self)
+        query_row.install(self)
+        heatmap_tools.install(self)
         learn.install(self)
         capture_budget.install(self)
         remote_tools.install(self)

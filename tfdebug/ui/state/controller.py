@@ -37,10 +37,11 @@ from tfdebug.ui.workers.display import MAX_SLICE, DisplayMixin, DisplayWorker
 from tfdebug.ui.workers.gui_gc import note_activity
 from tfdebug.ui.workers.jobs import Job
 from tfdebug.ui.workers.qt_events import StepperSignals
+from tfdebug.ui.workers.tiles import TilesMixin
 from tfdebug.ui.workers.throttle import throttler
 
 
-class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMixin, QObject):
+class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, BreakpointsMixin, QObject):
     """State shared by the window and panels; every change is announced by a signal."""
 
     session_changed = Signal()      # a new pass (live or replay): plan, layout and tokens changed
@@ -50,6 +51,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
     stats_changed = Signal()        # current_stats (whole tensor) computed, just after the stage shows
     slice_changed = Signal()        # current_slice changed (no argument: PySide mishandles None payloads)
     slice_stats_changed = Signal()  # the shown slice's mean and std arrived (a large slice shows before them)
+    row_picked = Signal()           # picked_row changed: the query whose weights the Query Row view plots
     breakpoints_changed = Signal()
     busy_changed = Signal(bool)     # a model is loading
     inputs_changed = Signal()       # `inputs` changed (typed, or restored after a failed Run)
@@ -76,6 +78,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, BreakpointsMi
         self.selected_stage: str | None = None
         self.current_slice: DisplaySlice | None = None
         self.current_stats: Stats | None = None
+        self.picked_row: int | None = None  # a row of the shown slice picked by a click in the heatmap
         self._indexed: tuple | None = None  # (slice, levels, LUT indices) the worker quantised with the slice
         self.busy = False
         # The shown stage and its history position as the stepper's last event left them: the one GUI-side

@@ -6,24 +6,32 @@ from __future__ import annotations
 
 import bisect
 import html
+import math
 import unicodedata
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF
 
 from tfdebug.ui.render import colors
+from tfdebug.ui.render.token_text import shown_token
 
 MAX_WORD_TICKS = 4096   # beyond this many words only the major labels are set (pyqtgraph walks every tick)
 MAX_INDEX_TICKS = 16
 
 
-def tick_step(n: int) -> int:
-    """Every how many positions a label goes so that at most MAX_INDEX_TICKS show: 1, 2, 5, 10, 20, 50, …"""
+def nice_step(minimum: float) -> int:
+    """The smallest of 1, 2, 5, 10, 20, 50, … that is at least `minimum`."""
     step = 1
-    while n / step > MAX_INDEX_TICKS:
+    while step < minimum:
         step = step * 5 // 2 if str(step)[0] == "2" else step * 2
     return step
+
+
+def tick_step(n: int) -> int:
+    """Every how many positions a label goes so that at most MAX_INDEX_TICKS show: 1, 2, 5, 10, 20, 50, …"""
+    return nice_step(n / MAX_INDEX_TICKS)
 
 
 def index_ticks(n: int) -> list[tuple[float, str]]:
@@ -91,6 +99,128 @@ class NonOverlappingAxis(pg.AxisItem):
             width = self.maximumWidth() - box.height() * 0.8 + box.width() * 0.8
             self.setMaximumWidth(width)
             self.setMinimumWidth(width)
+
+
+class TokenAxis(NonOverlappingAxis):
+    """An axis over cells 0 … n−1 that labels as many cells as fit at the current zoom.
+
+    Ticks are computed from the view's range on every zoom and pan: every `step`-th visible cell,
+    the step the smallest of 1, 2, 5, 10 … that leaves a label room for its text, so zooming in
+    shows more labels until each cell has its own. With token labels (`set_cells(n, labels)`) each
+    is shown by `shown_token` (⏎, ␣ …), cut to `max_label_px`; a horizontal axis with
+    `rotate_labels` turns them upright (reading up to the axis), so they need only a line's width.
+    """
+
+    def __init__(self, orientation: str, rotate_labels: bool = False, max_label_px: int = 110, **kwargs):
+        super().__init__(orientation, **kwargs)
+        self.rotate_labels = rotate_labels and orientation in ("top", "bottom")
+        self.max_label_px = max_label_px
+        self._n = 0
+        self._labels: list[str] | None = None
+        self._elided: dict[int, str] = {}
+
+    def set_cells(self, n: int, labels: list[str] | None = None) -> None:
+        """Label `n` cells, by `labels` (token strings) or by their indices."""
+        self._n = n
+        self._labels = [shown_token(t) for t in labels] if labels else None
+        self._elided = {}
+        self.setTicks(None)
+        self.picture = None
+        self.update()
+
+    @property
+    def rotated(self) -> bool:
+        return self.rotate_labels and self._labels is not None
+
+    def _metrics(self) -> QFontMetricsF:
+        return QFontMetricsF(self.style["tickFont"] or QFont())
+
+    def label_of(self, cell: int) -> str:
+        """The text drawn for `cell` (a token cut to fit, or the index)."""
+        if self._labels is None:
+            return str(cell)
+        text = self._elided.get(cell)
+        if text is None:
+            text = self._elided[cell] = self._metrics().elidedText(self._labels[cell], Qt.ElideRight,
+                                                                  self.max_label_px)
+        return text
+
+    def visible_cells(self, lo: float, hi: float, pixels: float) -> tuple[int, list[int]]:
+        """(step, the labelled cells) for a view of cells `lo` … `hi` (either order) over `pixels` pixels."""
+        lo, hi = sorted((lo, hi))
+        first, last = max(0, math.floor(lo)), min(self._n, math.ceil(hi))
+        if last <= first or pixels <= 0:
+            return 1, []
+        per_cell = pixels / max(hi - lo, 1e-9)
+        metrics = self._metrics()
+        vertical = self.orientation in ("left", "right")
+        if vertical or self.rotated:  # labels stacked along the axis: a line's height each
+            room = metrics.height() + (1 if self._labels is not None else 4)
+        elif self._labels is not None:  # words side by side (overlapping ones are left out when drawn)
+            room = self.max_label_px / 2
+        else:  # numbers side by side: the widest one and a gap
+            room = metrics.horizontalAdvance(str(last)) + 2 * metrics.averageCharWidth()
+        step = nice_step(room / per_cell)
+        return step, list(range((first + step - 1) // step * step, last, step))
+
+    def shown_ticks(self) -> list[tuple[int, str]]:
+        """(cell, text) of every label at the view's current range and the axis' length."""
+        length = self.width() if self.orientation in ("top", "bottom") else self.height()
+        return [(c, self.label_of(c)) for c in self.visible_cells(*self.range, length)[1]] if self._n else []
+
+    def tickValues(self, minVal, maxVal, size):
+        if not self._n:
+            return []
+        step, cells = self.visible_cells(minVal, maxVal, size)
+        return [(step, [c + 0.5 for c in cells])]
+
+    def tickStrings(self, values, scale, spacing):
+        return [self.label_of(int(v)) for v in values]
+
+    def generateDrawSpecs(self, p):
+        if not self.rotated:
+            return super().generateDrawSpecs(p)
+        shown = self.style["showValues"]
+        self.style["showValues"] = False  # the axis line and ticks as pyqtgraph draws them; the labels below
+        try:
+            specs = pg.AxisItem.generateDrawSpecs(self, p)
+        finally:
+            self.style["showValues"] = shown
+        if specs is None:
+            return None
+        axis_spec, tick_specs, _ = specs
+        bounds = self.mapRectFromParent(self.geometry())
+        lo, hi = sorted(self.range)
+        span = (hi - lo) or 1.0
+        metrics = self._metrics()
+        line = metrics.height()
+        top = bounds.top() + max(0, self.style["tickLength"]) + self.style["tickTextOffset"][1]
+        texts, last, longest = [], -math.inf, 0.0
+        for _, values in self.tickValues(lo, hi, bounds.width()):
+            for value in values:
+                x = (value - lo) * bounds.width() / span
+                if x < 0 or x > bounds.width() or x - line / 2 < last:
+                    continue  # outside the view, or on the label before it
+                last = x + line / 2
+                text = self.label_of(int(value))
+                width = metrics.horizontalAdvance(text)
+                longest = max(longest, width)
+                texts.append((QRectF(x - line / 2, top, line, width), text))
+        self._updateMaxTextSize(int(math.ceil(longest)) + 2)
+        return axis_spec, tick_specs, texts
+
+    def drawPicture(self, p, axisSpec, tickSpecs, textSpecs):
+        if not self.rotated:
+            return super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
+        super().drawPicture(p, axisSpec, tickSpecs, [])
+        p.setPen(self.textPen())
+        for rect, text in textSpecs:  # rect: where the upright label lies (its width is a line's height)
+            p.save()
+            p.translate(rect.center().x(), rect.top())
+            p.rotate(-90)  # reads upwards, ending at the axis
+            p.drawText(QRectF(-rect.height() - 1, -rect.width() / 2, rect.height() + 1, rect.width()),
+                       int(Qt.AlignRight | Qt.AlignVCenter), text)
+            p.restore()
 
 
 class HistogramLUT(pg.HistogramLUTItem):

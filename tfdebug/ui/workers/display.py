@@ -43,7 +43,7 @@ LARGE_STAGE_BYTES = 256 * 2**20
 # Kinds in the order the worker takes them: a stage the user jumped to, then what the user looks
 # at first; last, the neighbouring stages read and sliced ahead (tfdebug.ui.workers.ahead), which
 # no panel waits for.
-KINDS = ("jump", "slice", "moments", "heads", "stats", "generation", "checks", "overview", "model", "ahead")
+KINDS = ("jump", "slice", "tile", "row", "moments", "heads", "stats", "generation", "checks", "overview", "model", "ahead")
 SHOWN_KINDS = KINDS[:-1]
 
 

@@ -1,0 +1,36 @@
+"""The heatmap's view actions: Fit (a registry action with its shortcut) and the colour scale's options,
+in View ▸ Heatmap and on the heatmap's controls, the options remembered in the settings.
+
+Zooming itself is the heatmap's (wheel, drag, + − and the arrow keys while it has focus:
+`tfdebug.ui.widgets.zoom`); Fit is here so that it has a menu entry and a shortcut that work
+wherever the focus is.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
+from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
+
+LOG_KEY, PER_ROW_KEY = "heatmap/log_scale", "heatmap/per_row_scale"
+
+
+@actions.action("tfdebug.view.fit", QT_TRANSLATE_NOOP("actions", "Fit"), "Ctrl+0",
+                QT_TRANSLATE_NOOP("actions", "Show the whole slice in the heatmap (zoom with the wheel or + and −, "
+                                             "pan by dragging or with the arrow keys)"), toolbar=False)
+def fit(ctx: ActionContext) -> None:
+    ctx.window.heatmap_panel.zoom.fit()
+
+
+def install(window) -> None:
+    """Fit on the heatmap's controls and in the View menu, with the scale options (their last choice restored)."""
+    panel, settings = window.heatmap_panel, window.settings
+    panel.fit_button.setDefaultAction(window.actions_by_id["tfdebug.view.fit"])
+    panel.menu.insertAction(panel.log_action, window.actions_by_id["tfdebug.view.fit"])
+    panel.menu.insertSeparator(panel.log_action)
+    window.view_menu.addMenu(panel.menu)  # View ▸ Heatmap, after the docks and the language
+    if window.persist:
+        panel.set_scale(settings.value(LOG_KEY, False, type=bool), settings.value(PER_ROW_KEY, False, type=bool))
+        panel.log_action.toggled.connect(lambda on: settings.setValue(LOG_KEY, on))
+        panel.per_row_action.toggled.connect(lambda on: settings.setValue(PER_ROW_KEY, on))

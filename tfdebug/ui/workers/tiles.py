@@ -1,0 +1,82 @@
+"""Tiles of the shown slice on the display worker: the zoomed heatmap's view and the picked query's row.
+
+`TilesMixin` holds the controller's tile methods. Each reads only its region of the stage's
+tensor (`tfdebug.core.tiles.read_tile`: one indexing, so a plane computed on demand computes just
+those cells), under its own kind of job: a newer zoom or pick replaces a pending one, and a result
+for a stage or view no longer shown is dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
+from tfdebug.core.recorder import Capture
+from tfdebug.core.tiles import Tile, read_tile, slice_shape
+from tfdebug.ui.remote import display as remote_display
+from tfdebug.ui.workers.display import _cannot
+
+QT_TRANSLATE_NOOP("DisplayMixin", "Cannot read this part of {name}: {why}")
+
+
+class TilesMixin:
+    """Tile reads of DebugController. Uses its `display` worker, `view`, `current`, `indices()`,
+    `mask_of()`, `picked_row` and the `row_picked` signal."""
+
+    def can_read_tiles(self, capture: Capture | None = None) -> bool:
+        """Whether parts of `capture` (the shown stage) can be read here: its tensor is in this process.
+        (A served pass sends its downsampled slice only; a dropped stage has none.)"""
+        capture = capture or self.current
+        return (capture is not None and capture.tensor is not None and not remote_display.served(self, capture))
+
+    def _selection(self, capture: Capture) -> tuple:
+        return capture, self.view.row_axis, self.view.col_axis, tuple(sorted(self.indices(capture).items()))
+
+    def _submit_tile(self, kind: str, rows: tuple[int, int], cols: tuple[int, int], max_size: tuple[int, int],
+                     row_max: bool, done: Callable[[Tile], None]) -> bool:
+        capture = self.current
+        if not self.can_read_tiles(capture):
+            return False
+        selection = self._selection(capture)
+        _, row, col, indices = selection
+        tensor, stage_kind, mask = capture.tensor, capture.info.kind, self.mask_of(capture)
+
+        def arrived(tile: Tile) -> None:
+            if capture is self.current and self._selection(capture) == selection:
+                done(tile)
+        self.display.submit(kind, lambda: read_tile(tensor, row, col, dict(indices), rows, cols, max_size,
+                                                    kind=stage_kind, mask=mask, row_max=row_max),
+                            arrived, lambda exc: self._tile_failed(capture, exc))
+        return True
+
+    def request_tile(self, rows: tuple[int, int], cols: tuple[int, int], max_size: tuple[int, int],
+                     row_max: bool, done: Callable[[Tile], None]) -> bool:
+        """Read rows × cols of the shown slice at most `max_size` (with the rows' maxima when `row_max`)
+        on the display worker; `done(tile)` on the GUI thread while that stage and view are shown.
+        False when the stage's parts cannot be read here."""
+        return self._submit_tile("tile", rows, cols, max_size, row_max, done)
+
+    def pick_row(self, row: int | None) -> None:
+        """Choose the query (row of the shown slice) whose weights the Query Row view plots; None: none."""
+        self.picked_row = row
+        self.row_picked.emit()
+
+    def request_row(self, done: Callable[[Tile], None]) -> bool:
+        """The picked row of the shown slice over every column, cell for cell (a 1 × n tile); False when
+        no row is picked, it is outside the slice, or the stage cannot be read here."""
+        capture = self.current
+        if self.picked_row is None or not self.can_read_tiles(capture):
+            return False
+        try:
+            n_rows, n_cols = slice_shape(capture.tensor, self.view.row_axis, self.view.col_axis)
+        except ValueError:
+            return False
+        if not 0 <= self.picked_row < n_rows:
+            return False
+        row = self.picked_row
+        return self._submit_tile("row", (row, row + 1), (0, n_cols), (1, n_cols), False, done)
+
+    def _tile_failed(self, capture: Capture, exc: Exception) -> None:
+        if capture is self.current:
+            self.error.emit(_cannot("Cannot read this part of {name}: {why}", capture, exc))
