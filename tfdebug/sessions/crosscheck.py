@@ -26,7 +26,7 @@ import torch
 
 from tfdebug.core.budget import CaptureBudget
 from tfdebug.core.compare import Comparison, StageComparison, compare
-from tfdebug.core.devices import DTYPES, resolve_dtype
+from tfdebug.core.devices import DTYPES, resolve_device, resolve_dtype
 from tfdebug.core.recipes import materialized
 from tfdebug.core.recorder import Capture
 from tfdebug.core.reference import ReferencePass
@@ -45,7 +45,7 @@ class Placement:
     device_map: str | None = None
 
     def describe(self) -> str:
-        return f"{self.dtype} on {self.device_map or self.device or 'auto'}"
+        return f"{self.dtype} on {self.device_map or resolve_device(self.device)}"
 
 
 def parse_against(text: str, other: Placement) -> Placement:
