@@ -95,6 +95,6 @@ def test_a_downsampled_softmax_slice_is_summarised_as_its_tensor_holds_it():
     assert shown.downsampled and shown.stats.neginf == 1000 * 999 // 2  # drawn as masked
     held, truth = held_stats(shown.stats, "softmax"), tensor_stats(probs[0, 0])
     assert (held.min, held.max, held.neginf, held.count) == (0.0, float(probs.max()), 0, 1000 * 1000)
-    assert held.mean == pytest.approx(truth.mean, rel=1e-6) and held.std == pytest.approx(truth.std, rel=1e-4)
+    assert held.mean == pytest.approx(truth.mean, rel=1e-5) and held.std == pytest.approx(truth.std, rel=1e-4)
     share = lambda st: st.hist_counts / st.hist_counts.sum()  # noqa: E731 - bars of samples of different strides
     assert np.abs(share(held) - share(truth)).max() < 0.01 and share(held)[0] > 0.49  # the zeros in the bar at 0

@@ -110,10 +110,10 @@ class Plane:
             index = (index,)
         if len(index) >= 2 and all(isinstance(i, (int, slice)) or _is_int(i) for i in index[:2]) \
                 and not any(i is Ellipsis or i is None for i in index):
-            batch, squeeze_b = _as_slice(index[0], self.shape[0])
+            # Every batch row is computed (the model's matmul has them all: bit for bit the same), then indexed.
             heads, squeeze_h = _as_slice(index[1], self.shape[1])
-            part = self.block(batch, heads)
-            rest = (0 if squeeze_b else slice(None), 0 if squeeze_h else slice(None)) + tuple(index[2:])
+            part = self.block(slice(None), heads)
+            rest = (index[0], 0 if squeeze_h else slice(None)) + tuple(index[2:])
             return part[rest]
         return self.materialize()[index]
 
@@ -121,13 +121,13 @@ class Plane:
         """The whole plane, one block of heads at a time: (batch slice, head slice, block)."""
         block_bytes = BLOCK_BYTES if block_bytes is None else block_bytes
         batch, heads, rows, cols = self.shape
-        # The block is computed in float32 where a softmax runs: count 4 bytes a cell.
-        per_head = max(1, rows * cols * max(4, self.dtype.itemsize))
+        # The block is computed in float32 where a softmax runs: count 4 bytes a cell. Every batch row
+        # is in each block: the model's batched matmul has them all, and a block then equals it bit for bit.
+        per_head = max(1, batch * rows * cols * max(4, self.dtype.itemsize))
         step = max(1, min(heads, block_bytes // per_head))
-        for b in range(batch):
-            for h in range(0, heads, step):
-                bs, hs = slice(b, b + 1), slice(h, min(heads, h + step))
-                yield bs, hs, self.block(bs, hs)
+        for h in range(0, heads, step):
+            bs, hs = slice(None), slice(h, min(heads, h + step))
+            yield bs, hs, self.block(bs, hs)
 
     def materialize(self) -> Tensor:
         """The whole plane as one tensor (computed head block by head block)."""

@@ -35,7 +35,10 @@ _NO_LIMIT = 1 << 40
 
 def hf_tokenizer(tokenizer: Any):
     """A transformers tokenizer for `tokenizer`: itself when it is one, else a `tokenizers.Tokenizer`
-    wrapped as transformers wraps a tokenizer.json (`PreTrainedTokenizerFast(tokenizer_object=…)`)."""
+    wrapped as transformers wraps a tokenizer.json (`PreTrainedTokenizerFast(tokenizer_object=…)`); None
+    for none (a model run from prepared ids only, as the bench runs one)."""
+    if tokenizer is None:
+        return None
     if callable(tokenizer) and hasattr(tokenizer, "apply_chat_template"):
         return tokenizer
     from transformers import PreTrainedTokenizerFast
