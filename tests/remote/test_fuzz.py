@@ -61,7 +61,7 @@ def frames_of(header: dict, buffers) -> list[bytes]:
 def fuzzed():
     """The server, its window, a stranger's socket and the time left for fuzzing."""
     with served_here(client_timeout_s=30.0) as server:
-        window = RemoteSession.connect(server.address, server.token, timeout_s=10.0)
+        window = RemoteSession.connect(server.address, server.token, timeout_s=60.0)
         stranger = zmq.Context.instance().socket(zmq.DEALER)
         stranger.setsockopt(zmq.LINGER, 0)
         stranger.connect(server.address)
