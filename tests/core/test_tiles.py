@@ -93,7 +93,7 @@ def test_a_downsampled_softmax_slice_is_summarised_as_its_tensor_holds_it():
     masked, probs = _causal(n=1000, heads=1)
     shown = display_slice(probs, 2, 3, {}, (100, 100), kind="softmax", mask=masked)
     assert shown.downsampled and shown.stats.neginf == 1000 * 999 // 2  # drawn as masked
-    held, truth = held_stats(shown.stats, "softmax"), tensor_stats(probs[0, 0])
+    held, truth = held_stats(shown.stats, "softmax"), tensor_stats(probs[0, 0].double())  # float64: exact sums
     assert (held.min, held.max, held.neginf, held.count) == (0.0, float(probs.max()), 0, 1000 * 1000)
     assert held.mean == pytest.approx(truth.mean, rel=1e-5) and held.std == pytest.approx(truth.std, rel=1e-4)
     share = lambda st: st.hist_counts / st.hist_counts.sum()  # noqa: E731 - bars of samples of different strides
