@@ -28,6 +28,7 @@ from torch import Tensor, nn
 
 from tfdebug.adapters.base import Verification
 from tfdebug.adapters.hf.attention import model_configs
+from tfdebug.adapters.hf.reference import Compared, bounded, reference_attention
 from tfdebug.core.phrases import Phrase
 
 def tolerance_rule(dtype: torch.dtype, noise: float | None) -> str:
@@ -128,9 +129,16 @@ def _diff(seen: Tensor, expected: Tensor, keep: Tensor | None) -> float:
     return float(diff.max()) if diff.numel() else 0.0
 
 
-def _eager_outputs(model: nn.Module, kwargs: dict):
+def _reference(model: nn.Module, kwargs: dict, plan, seen: Mapping, twice: bool = False):
+    """The unmodified model's eager outputs, and what the bounded reference compared (`hf_reference`): its
+    probabilities are compared head block by head block as they are made and never gathered. Without it
+    (`bounded` false) transformers gathers `output_attentions` and `compared` is None."""
     with torch.no_grad(), eager(model):
-        return model(**kwargs, output_attentions=True, output_hidden_states=True)
+        if bounded(plan):
+            compared = Compared()
+            with reference_attention(model, plan, seen, compared, twice):
+                return model(**kwargs, output_hidden_states=True), compared
+        return model(**kwargs, output_attentions=True, output_hidden_states=True), None
 
 
 def _expected(reference, key: str, index: int | None) -> Tensor | None:
@@ -154,22 +162,37 @@ def verify_stages(model: nn.Module, kwargs: dict, plan, seen: Mapping[str, Tenso
     tolerance. `all_stages`: the stages the pass ran (what is not checked is unchecked); `inputs`: "" when
     the input equals the independent reference named by `inputs_against`, else the sentence that says where
     it differs (the verification then fails)."""
-    reference = _eager_outputs(model, kwargs)
+    reference, compared = _reference(model, kwargs, plan, seen)
     keep = kwargs.get("attention_mask")
     checks = checked_stages(plan)
     rows = []  # (name, key, index, mask) of each stage compared, in the order the pass ran them
     for name in [n for n in seen if n in checks]:
         key, index, probabilities = checks[name]
-        expected = _expected(reference, key, index)
-        if expected is not None:
+        if probabilities and compared is not None:
+            if name in compared.diffs:
+                rows.append((name, key, index, None))
+        elif _expected(reference, key, index) is not None:
             rows.append((name, key, index, None if probabilities else keep))
-    diffs = [_diff(seen[name], _expected(reference, key, index), mask) for name, key, index, mask in rows]
+
+    def diff(row, ref, found) -> float:
+        name, key, index, mask = row
+        if found is not None and checks[name][2]:
+            return found.diffs[name]
+        return _diff(seen[name], _expected(ref, key, index), mask)
+
+    diffs = [diff(row, reference, compared) for row in rows]
     out_diff = _diff(output, _primary(reference), keep)
     noise, out_noise = [0.0] * len(rows), 0.0
     if out_diff > 0 or any(d > 0 for d in diffs):  # exact unless the model itself does not repeat exactly
-        again = _eager_outputs(model, kwargs)
-        noise = [_diff(_expected(again, key, index), _expected(reference, key, index), mask)
-                 for _, key, index, mask in rows]
+        again, twice = _reference(model, kwargs, plan, seen, twice=True)
+
+        def spread(row) -> float:
+            name, key, index, mask = row
+            if twice is not None and checks[name][2]:
+                return twice.noise.get(name, 0.0)
+            return _diff(_expected(again, key, index), _expected(reference, key, index), mask)
+
+        noise = [spread(row) for row in rows]
         out_noise = _diff(_primary(again), _primary(reference), keep)
         del again
     first, first_diff = next(((rows[i][0], d) for i, d in enumerate(diffs) if not d <= noise[i]), (None, 0.0))
