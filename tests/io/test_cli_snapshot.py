@@ -61,7 +61,7 @@ def test_info_summarises_a_good_snapshot(captured, capsys):
     assert "stages   117," in out and "bytes of tensors" in out
     assert "enc.0.attn.probs" in out and "softmax" in out and "(1, 4, 3, 3)" in out
     code, out, _ = run(["info", str(captured), "--json"], capsys)
-    assert code == 0 and json.loads(out)["format_version"] == 2
+    assert code == 0 and json.loads(out)["format_version"] == 3
 
 
 @pytest.mark.parametrize("command", ["info", "open"])
@@ -79,8 +79,8 @@ def test_open_launches_the_gui_in_replay(captured, capsys, monkeypatch):
     fake = type(sys)("tfdebug.ui.app")
     fake.run_app = lambda **kw: calls.append(kw) or 0
     monkeypatch.setitem(sys.modules, "tfdebug.ui.app", fake)
-    code, _, _ = run(["open", str(captured)], capsys)
-    assert code == 0 and calls == [{"open_path": str(captured), "goto": None, "screenshot": None}]
+    code, _, err = run(["open", str(captured)], capsys)
+    assert code == 0 and calls == [{"open_path": str(captured), "goto": None, "screenshot": None}], err
     code, _, err = run(["open", str(captured), "--goto", "enc.7.nothing"], capsys)
     assert code != 0 and "no stage named 'enc.7.nothing'" in err and len(calls) == 1
 

@@ -24,7 +24,7 @@ def test_a_prompt_only_pass_round_trips_with_its_inputs_and_adapter(recording, t
     path = tmp_path / "lm.safetensors"
     save_snapshot(prompt_only(recording), path)
     doc = read_manifest(path)
-    assert doc["format_version"] == FORMAT_VERSION == 2
+    assert doc["format_version"] == FORMAT_VERSION == 3
     assert doc["tokens"] == {"prompt": ["<bos>", "我", "爱", "你"]}
     assert doc["inputs"] == {"prompt": "我 爱 你"} and doc["adapter"] == "toy-lm"
     with open_snapshot(path) as back:

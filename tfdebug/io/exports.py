@@ -20,7 +20,10 @@ import csv
 import io
 import json
 import os
+import shutil
+import tempfile
 import zipfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -28,10 +31,12 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from tfdebug.core.budget import format_bytes
 from tfdebug.core.display import DisplaySlice
 from tfdebug.core.errors import ExportError, SnapshotError
 from tfdebug.core.phrases import Phrase
-from tfdebug.io.atomic import ProgressCallback, atomic_path, atomic_write, report
+from tfdebug.core.recipes import is_plane
+from tfdebug.io.atomic import ProgressCallback, atomic_path, atomic_write, os_error, report
 from tfdebug.io.export_read import read_npz, read_pt, reader
 from tfdebug.io.formats import ExportFormat, View, format_for, register
 from tfdebug.io.manifest import checked_manifest
@@ -76,13 +81,46 @@ def export_npz(recording: Recording, path: str | os.PathLike, progress: Progress
         with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
             for capture in recording.captures:
                 tensor = recording.tensor(capture).detach()
-                if tensor.dtype == torch.bfloat16:
-                    tensor = tensor.float()
-                array = tensor.cpu().numpy()
                 with archive.open(capture.name + ".npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(_Counting(member, advance), array, allow_pickle=False)
+                    if is_plane(tensor):  # computed and written one head block at a time
+                        _write_plane(_Counting(member, advance), tensor)
+                        continue
+                    if tensor.dtype == torch.bfloat16:
+                        tensor = tensor.float()
+                    np.lib.format.write_array(_Counting(member, advance), tensor.cpu().numpy(), allow_pickle=False)
             with archive.open(EXPORT_MANIFEST_KEY + ".npy", "w") as member:
                 np.lib.format.write_array(member, np.array(manifest), allow_pickle=False)
+
+
+def _host_block(block: Tensor) -> np.ndarray:
+    """A computed block as host numpy (bfloat16 as float32, exactly: numpy has no bfloat16)."""
+    block = block.float() if block.dtype == torch.bfloat16 else block
+    return block.contiguous().cpu().numpy()
+
+
+def _write_plane(stream, plane) -> None:
+    """A recipe plane as one .npy array, computed and written one head block at a time (row-major: batch
+    row by batch row), so no more than a block is ever in memory."""
+    dtype = _host_block(torch.empty(0, dtype=plane.dtype)).dtype
+    np.lib.format.write_array_header_2_0(stream, {"descr": np.lib.format.dtype_to_descr(dtype),
+                                                  "fortran_order": False, "shape": tuple(plane.shape)})
+    for b in range(plane.shape[0]):
+        for _, _, block in plane.head_blocks():
+            stream.write(_host_block(block[b]).tobytes())
+
+
+def _file_backed(plane, folder: Path, stack: ExitStack) -> Tensor:
+    """A recipe plane computed into a temporary file in `folder` and mapped (pages the kernel can write
+    back, not memory the export holds); the file goes when `stack` closes."""
+    try:
+        handle = stack.enter_context(tempfile.NamedTemporaryFile(dir=folder, prefix=".tfdebug-plane-"))
+        handle.truncate(plane.numel() * plane.element_size())
+    except OSError as exc:
+        raise os_error(ExportError, exc, folder) from exc
+    out = torch.from_file(handle.name, shared=True, size=plane.numel(), dtype=plane.dtype).view(plane.shape)
+    for bs, hs, block in plane.head_blocks():
+        out[bs, hs] = block.cpu()
+    return out
 
 
 def _own_storage(tensor: Tensor) -> Tensor:
@@ -102,11 +140,19 @@ def export_pt(recording: Recording, path: str | os.PathLike, progress: ProgressC
     total, done = recording.nbytes, 0
     data: dict[str, object] = {}
     report(progress, 0, total)
-    for capture in recording.captures:
-        data[capture.name] = _own_storage(recording.tensor(capture))
-        done += capture.nbytes
-        report(progress, done, total)
-    data[EXPORT_MANIFEST_KEY] = manifest
+    with ExitStack() as stack:
+        for capture in recording.captures:
+            tensor = recording.tensor(capture)
+            # torch.save takes whole tensors: a recipe plane is computed into a mapped temporary file.
+            data[capture.name] = (_file_backed(tensor, Path(path).absolute().parent, stack) if is_plane(tensor)
+                                  else _own_storage(tensor))
+            done += capture.nbytes
+            report(progress, done, total)
+        data[EXPORT_MANIFEST_KEY] = manifest
+        _save_pt(data, path)
+
+
+def _save_pt(data: dict, path: str | os.PathLike) -> None:
     with atomic_write(path, ExportError) as f:
         try:
             torch.save(data, f)
@@ -131,11 +177,43 @@ def export_safetensors(recording: Recording, path: str | os.PathLike,
 def export_pass(recording: Recording, path: str | os.PathLike, stages: Iterable[str] | None = None,
                 fmt: str | None = None, progress: ProgressCallback | None = None) -> None:
     """Export the whole pass, or only `stages`, in the format the extension (or `fmt`) names."""
-    writer = format_for(path, fmt, scope="pass").writer
+    export = format_for(path, fmt, scope="pass")
     selected = recording.select(stages)
     if not selected.captures:
         raise ExportError("No stages are selected: choose at least one stage to export.", id="export.no_stages")
-    writer(selected, path, progress)
+    check_room(selected, path, export.suffix)
+    export.writer(selected, path, progress)
+
+
+def bytes_needed(recording: Recording, suffix: str) -> int:
+    """Bytes a pass export in format `suffix` writes (about): a snapshot stores recipe stages as their inputs
+    (already among its stages, or an O(tokens²) mask once), the other formats every plane whole (.npz's
+    bfloat16 as float32; .pt's planes once more, in the temporary files torch.save reads them from)."""
+    if suffix == ".safetensors":
+        return sum(c.nbytes for c in recording.captures if not c.recipe)
+    widen = 2 if suffix == ".npz" else 1
+    planes = 2 if suffix == ".pt" else 1
+    return sum(c.nbytes * (widen if c.dtype == torch.bfloat16 else 1) * (planes if c.recipe else 1)
+               for c in recording.captures)
+
+
+def check_room(recording: Recording, path: str | os.PathLike, suffix: str) -> None:
+    """Refuse, before anything is written, an export the disk has no room for, saying what fits."""
+    folder = Path(path).absolute().parent
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return  # the write itself will say what is wrong with the folder
+    needed = bytes_needed(recording, suffix)
+    if needed <= free:
+        return
+    snapshot = bytes_needed(recording, ".safetensors")
+    hint = (Phrase(" A snapshot (.safetensors) stores the attention planes as recipes and needs {size}.",
+                   id="export.hint_snapshot", size=format_bytes(snapshot))
+            if suffix != ".safetensors" and snapshot <= free else "")
+    raise ExportError("This export needs about {needed} but {folder} has {free} free.{hint} Export fewer stages "
+                      "(a stage filter) or choose another folder.", id="export.no_room", needed=format_bytes(needed),
+                      folder=str(folder), free=format_bytes(free), hint=hint)
 
 
 def export_csv(values: np.ndarray | DisplaySlice, path: str | os.PathLike,

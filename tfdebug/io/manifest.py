@@ -19,6 +19,7 @@ from tfdebug.core.names import parse_token_ref
 from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo
 from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, MAX_TEXT_CHARS, name_problem,
                                shape_problem, shown, stream_problem, string_problem, structure_problem, tokens_problem)
+from tfdebug.io.recipe_store import INPUT_PREFIX, check_recipe
 from tfdebug.io.recording import FORMAT_VERSION, Recording
 from tfdebug.io.safetensors_file import ITEMSIZE_BY_NAME, dtype_name, is_int, json_object, torch_dtype
 
@@ -90,12 +91,33 @@ def _check(doc: dict) -> None:
         raise _Damaged(Phrase("'model_config' is not an object", id="manifest.config_not_object"))
     if not isinstance(stages, list) or not stages:
         raise _Damaged(Phrase("it lists no stages", id="manifest.no_stages"))
-    seen: set[str] = set()
+    if version < 3 and (doc.get("recipe_inputs") is not None or any(isinstance(s, dict) and "recipe" in s
+                                                                     for s in stages)):
+        raise _Damaged(Phrase("it has recipe stages, which snapshot format {version} cannot hold",
+                              id="manifest.recipes_too_old", version=version))
+    _check_recipe_inputs(doc.get("recipe_inputs", []))
+    seen: set[str] = {entry["name"] for entry in doc.get("recipe_inputs", [])}
     for i, stage in enumerate(stages):
         _check_stage(stage, i, doc["tokens"])
         if stage["name"] in seen:
             raise _Damaged(Phrase("stage '{name}' is listed twice", id="manifest.stage_twice", name=stage["name"]))
         seen.add(stage["name"])
+
+
+def _check_recipe_inputs(entries) -> None:
+    """The extra tensors recipes read: a list of {name ("[recipe]N"), shape, dtype}."""
+    if not isinstance(entries, list) or len(entries) > MAX_STAGES:
+        raise _Damaged(Phrase("'recipe_inputs' is not a list of tensors", id="manifest.recipe_inputs"))
+    for entry in entries:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not name.startswith(INPUT_PREFIX) \
+                or not name[len(INPUT_PREFIX):].isdigit() or len(name) > len(INPUT_PREFIX) + 9:
+            raise _Damaged(Phrase("'recipe_inputs' lists a tensor with an invalid name", id="manifest.recipe_name"))
+        shape, dtype = entry.get("shape"), entry.get("dtype")
+        if not isinstance(shape, list) or not all(is_int(d) and d >= 0 for d in shape) or len(shape) > 8 \
+                or dtype not in ITEMSIZE_BY_NAME or shape_problem(shape, ITEMSIZE_BY_NAME[dtype]):
+            raise _Damaged(Phrase("recipe input '{name}' has an invalid shape or dtype", id="manifest.recipe_shape",
+                                  name=name))
 
 
 def _require(problem: str | None) -> None:
@@ -229,7 +251,8 @@ def check_tensors(doc: dict, tensors: Mapping[str, tuple["torch.dtype | str", tu
     A dtype is a torch dtype or its manifest name ('float32'), so a header is checked without torch.
     `stored=True` compares against `stored_dtype` where a stage has one (exports).
     """
-    listed = [s["name"] for s in doc["stages"]]
+    listed = [s["name"] for s in doc["stages"] if "recipe" not in s]
+    listed += [entry["name"] for entry in doc.get("recipe_inputs", [])]
     for name in listed:
         if name not in tensors:
             raise SnapshotError("{where} does not match its manifest: stage '{name}' has no tensor in the file.",
@@ -239,6 +262,12 @@ def check_tensors(doc: dict, tensors: Mapping[str, tuple["torch.dtype | str", tu
         raise SnapshotError("{where} does not match its manifest: tensor '{name}' is not a listed stage.",
                             id="manifest.extra_tensor", where=where, name=extra[0])
     for stage in doc["stages"]:
+        if "recipe" in stage:
+            if stage["name"] in tensors:
+                raise SnapshotError("{where} does not match its manifest: stage '{name}' is a recipe but has a "
+                                    "tensor too.", id="manifest.recipe_with_tensor", where=where, name=stage["name"])
+            check_recipe(stage["name"], stage["recipe"], set(tensors))
+            continue
         dtype, shape = tensors[stage["name"]]
         if tuple(shape) != tuple(stage["shape"]):
             raise SnapshotError("{where} does not match its manifest: stage '{name}' has shape "
@@ -253,9 +282,9 @@ def check_tensors(doc: dict, tensors: Mapping[str, tuple["torch.dtype | str", tu
 
 
 def tensor_bytes(doc: dict) -> int:
-    """Bytes of all stage tensors a checked manifest lists (shape × element size)."""
+    """Bytes of all tensors a checked manifest lists (shape × element size): stages and recipe inputs."""
     total = 0
-    for stage in doc["stages"]:
+    for stage in [s for s in doc["stages"] if "recipe" not in s] + doc.get("recipe_inputs", []):
         numel = 1
         for d in stage["shape"]:
             numel *= d
@@ -271,7 +300,7 @@ def recording_from_manifest(doc: dict, **kwargs) -> Recording:
 
     cpu = torch.device("cpu")
     captures = [Capture(info=stage_info(s), shape=tuple(s["shape"]), dtype=torch_dtype(s["dtype"]),
-                        device=cpu, tensor=None, edited=s.get("edited", False))
+                        device=cpu, tensor=None, edited=s.get("edited", False), recipe="recipe" in s)
                 for s in doc["stages"]]
     version = doc["format_version"]
     return Recording(captures=captures, tokens={k: list(v) for k, v in doc["tokens"].items()},

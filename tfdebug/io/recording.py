@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 # 2: tokens are any named streams ({"prompt": [...]}, {"src": ..., "tgt": ...}), plus the
 #    optional texts typed (`inputs`, by field key) and the model adapter's name (`adapter`);
 #    optional `input_labels`, the adapter's label of each input field (a replay names its fields so).
-FORMAT_VERSION = 2
+# 3: a stage may be a recipe (`"recipe"`: the steps that compute it from stored tensors, no tensor of its
+#    own), reading stages or the extra tensors listed in `recipe_inputs` (tfdebug.io.recipe_store).
+FORMAT_VERSION = 3
 MANIFEST_KEY = "tfdebug"  # the safetensors metadata key holding the manifest
 EXPORT_MANIFEST_KEY = "__tfdebug__"  # the same manifest inside .npz and .pt exports
 
@@ -77,7 +79,7 @@ class Recording:
         if tensor is None:
             raise UnknownStageError("Stage {name} has no tensor in this recording.", id="recording.no_tensor",
                                     name=capture.name)
-        if tensor.is_meta:  # a shape without values (a model built on the meta device): nothing to write or read
+        if tensor.device.type == "meta":  # a shape without values (a model built on the meta device): nothing to write or read
             raise ExportError("Stage {name} holds no values (its tensor is on the meta device), so it cannot "
                                     "be saved or exported.", id="recording.meta_tensor", name=capture.name)
         return tensor

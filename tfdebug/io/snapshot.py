@@ -24,8 +24,10 @@ from tfdebug.core.errors import SnapshotError
 from tfdebug.core.phrases import Phrase, os_reason
 from tfdebug.io.atomic import ProgressCallback, atomic_write
 from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
+from tfdebug.io.recipe_store import rebuild, recipe_parts
 from tfdebug.io.recording import MANIFEST_KEY, Recording
-from tfdebug.io.safetensors_file import Header, Item, file_phrase, open_regular, read_header, read_into, write_file
+from tfdebug.io.safetensors_file import (Header, Item, dtype_name, file_phrase, open_regular, read_header, read_into,
+                                         write_file)
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -43,9 +45,20 @@ def save_snapshot(recording: Recording, path: str | os.PathLike, progress: Progr
     """
     if not recording.captures:
         raise SnapshotError("There are no stages to save: capture a pass first.", id="snapshot.empty")
-    manifest = json.dumps(checked_manifest(recording, finite=finite_marks(recording)), ensure_ascii=False,
-                          separators=(",", ":"))
-    items = [Item(c.name, c.dtype, c.shape, partial(recording.tensor, c)) for c in recording.captures]
+    doc = checked_manifest(recording, finite=finite_marks(recording))
+    plain = [c for c in recording.captures if not c.recipe]
+    # Recipe stages are stored as their steps and inputs (tfdebug.io.recipe_store), never as planes.
+    recipes, extra = recipe_parts({c.name: recording.tensor(c) for c in recording.captures if c.recipe},
+                                  {c.name: c.tensor for c in plain if c.tensor is not None})
+    for stage in doc["stages"]:
+        if stage["name"] in recipes:
+            stage["recipe"] = recipes[stage["name"]]
+    if extra:
+        doc["recipe_inputs"] = [{"name": key, "shape": list(t.shape), "dtype": dtype_name(t.dtype)}
+                                for key, t in extra.items()]
+    manifest = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    items = [Item(c.name, c.dtype, c.shape, partial(recording.tensor, c)) for c in plain]
+    items += [Item(key, t.dtype, tuple(t.shape), partial(lambda t: t, t)) for key, t in extra.items()]
     with atomic_write(path, SnapshotError, durable) as f:
         write_file(f, items, {MANIFEST_KEY: manifest}, progress)
 
@@ -61,7 +74,8 @@ def finite_marks(recording: Recording) -> dict[str, bool]:
 
     by_device: dict[torch.device, list[tuple[str, Tensor]]] = {}
     for c in recording.captures:
-        if c.tensor is not None and c.dtype.is_floating_point and c.tensor.numel() and not c.tensor.is_meta:
+        if c.tensor is not None and not c.recipe and c.dtype.is_floating_point and c.tensor.numel() \
+                and not c.tensor.is_meta:  # a recipe's plane would be computed whole: its inputs are checked
             by_device.setdefault(c.tensor.device, []).append((c.name, torch.isfinite(c.tensor).all()))
     marks: dict[str, bool] = {}
     for flags in by_device.values():
@@ -93,9 +107,11 @@ class _Reader:
     read with one sentence, and tensors already read stay valid.
     """
 
-    def __init__(self, path: str, device: str, header: Header, identity: tuple | None):
+    def __init__(self, path: str, device: str, header: Header, identity: tuple | None, recipes: dict | None = None):
         import torch  # a reader makes tensors; reading a header alone needs no torch
 
+        self._recipes = recipes or {}  # recipe stage → its checked description
+        self._inputs: dict[str, Tensor] = {}  # tensors recipes read, read once and shared by the planes
         self._path = path
         self._device = torch.device(device)
         self._header = header
@@ -114,13 +130,25 @@ class _Reader:
                                 id="snapshot.changed", path=self._path)
 
     def load(self, capture: Capture) -> Tensor:
+        """The stage's tensor, read from the file now; a recipe stage's plane, rebuilt from its stored inputs."""
+        recipe = self._recipes.get(capture.name)
+        if recipe is not None:
+            return rebuild(capture.name, recipe, tuple(capture.shape), self._input)
+        return self._read(capture.name)
+
+    def _input(self, key: str) -> Tensor:
+        if key not in self._inputs:
+            self._inputs[key] = self._read(key)
+        return self._inputs[key]
+
+    def _read(self, name: str) -> Tensor:
         with self._lock:
             if self._file is None:
                 raise SnapshotError("The snapshot {path} is closed.", id="snapshot.closed", path=self._path)
-            entry = self._header.tensors.get(capture.name)
+            entry = self._header.tensors.get(name)
             if entry is None:
                 raise SnapshotError("Cannot read stage {name} from {path}.", id="snapshot.stage_unreadable",
-                                    name=capture.name, path=self._path)
+                                    name=name, path=self._path)
             self._check_unchanged()
             import torch
 
@@ -129,12 +157,12 @@ class _Reader:
                 complete = read_into(self._file, self._header.data_start + entry.begin, tensor)
             except OSError as exc:
                 raise SnapshotError("Cannot read stage {name} from {path}: {reason}.", id="snapshot.read_failed",
-                                    name=capture.name, path=self._path, reason=os_reason(exc)) from exc
+                                    name=name, path=self._path, reason=os_reason(exc)) from exc
             self._check_unchanged()  # a change during the read
             if not complete:
                 raise SnapshotError("The snapshot {path} changed on disk after it was opened; open it again.",
                                     id="snapshot.changed", path=self._path)
-        check_values(tensor, capture.name, Phrase("The snapshot {path}", id="where.snapshot", path=self._path))
+        check_values(tensor, name, Phrase("The snapshot {path}", id="where.snapshot", path=self._path))
         return tensor if self._device.type == "cpu" else tensor.to(self._device)
 
     def close(self) -> None:
@@ -142,6 +170,7 @@ class _Reader:
             if self._file is not None:
                 self._file.close()
             self._file = None
+            self._inputs.clear()
 
 
 def check_values(tensor: Tensor, name: str, where: str) -> None:
@@ -172,5 +201,5 @@ def open_snapshot(path: str | os.PathLike, device: str = "cpu") -> Recording:
     identity = file_identity(path)
     header = read_header(path)
     doc = manifest_of(path, header)
-    reader = _Reader(path, device, header, identity)
+    reader = _Reader(path, device, header, identity, {s["name"]: s["recipe"] for s in doc["stages"] if "recipe" in s})
     return recording_from_manifest(doc, load=reader.load, path=path, closer=reader.close)

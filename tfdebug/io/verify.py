@@ -4,7 +4,8 @@ Opening a snapshot checks its header and manifest but reads no tensor. Verifying
 each stage's bytes in pieces of at most CHUNK_BYTES into one reused buffer (memory
 stays bounded whatever the stages' sizes; time is one sequential read of the file) and
 checks what the bytes must satisfy: every byte is there, a true/false stage holds only
-0 and 1, and a stage the manifest marks `finite` holds no NaN or infinity.
+0 and 1, and a stage the manifest marks `finite` holds no NaN or infinity. A recipe stage
+stores no bytes; the tensors its steps read are checked.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ def verify_snapshot(path: str | os.PathLike, progress: Callable[[int, int], None
         if file_identity(f.fileno()) != identity:
             raise SnapshotError("The snapshot {path} changed on disk while being opened; open it again.",
                                 id="snapshot.changed_opening", path=path)
-        for stage in doc["stages"]:
+        # A recipe stage has no bytes of its own: the tensors it reads (stages or `recipe_inputs`) are checked.
+        stored = [s for s in doc["stages"] if "recipe" not in s] + doc.get("recipe_inputs", [])
+        for stage in stored:
             entry = header.tensors[stage["name"]]
             dtype = DTYPE_BY_NAME[stage["dtype"]]
             step = CHUNK_BYTES - CHUNK_BYTES % dtype.itemsize
