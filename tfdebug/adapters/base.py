@@ -29,6 +29,7 @@ from torch import nn
 from tfdebug.core.errors import EmptyInputError, InputError
 
 if TYPE_CHECKING:
+    from tfdebug.core.recorder import Capture
     from tfdebug.models.generate import StepDecoder
 
 
@@ -222,6 +223,11 @@ class ModelAdapter(ABC):
     def verify(self, prepared: Prepared, output: Any) -> Verification | None:
         """Compare `output` of a tapped forward with the unmodified model's; None when there is nothing to check."""
         return None
+
+    def check_bytes(self, plan: Sequence[Capture]) -> int:
+        """Bytes `verify` holds at most beyond the pass's own captures (its reference's outputs and working
+        blocks), from the pass's plan; 0 when nothing is checked."""
+        return 0
 
     #: texts are sent as a user's chat turn (an adapter whose `can_chat()` is true reads it in `prepare`)
     chat: bool = False

@@ -63,12 +63,13 @@ def _amount(x: float, unit: str) -> str:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from tfdebug.core.budget import format_bytes
+    from tfdebug.core.budget import ATTENTION_KINDS, default_capture_budget, format_bytes
     from tfdebug.core.errors import InputError
     from tfdebug.core.recorder import Recorder, matches
     from tfdebug.io.exports import export_pass
     from tfdebug.io.formats import format_for
     from tfdebug.io.recording import Recording
+    from tfdebug.sessions.peak import peak_of
     from tfdebug.sessions.session import DebugSession
     from tfdebug.commands.stages import warn_unknown
 
@@ -76,12 +77,16 @@ def run(args: argparse.Namespace) -> int:
     fmt = format_for(out, scope="pass")  # an unknown suffix is refused before the model loads
     bar = ProgressBar(enabled=not args.quiet)
     adapter = load_from_args(args)
+    budget_bytes = budget_from_args(args)
+    if budget_bytes is None:  # by default a share of what is free now, every layer's attention kept first
+        budget_bytes = default_capture_budget(adapter.device)
     session = DebugSession(adapter, **session_inputs(args, adapter), stages=args.stages,
-                           max_capture_bytes=budget_from_args(args), keep=keep_from_args(args))
+                           max_capture_bytes=budget_bytes, keep=keep_from_args(args, pinned=ATTENTION_KINDS))
     if not args.quiet:
         warn_unknown(session)
         if session.max_capture_bytes is not None:
-            print(f"tfdebug: {session.capture_estimate().describe()}", file=sys.stderr)
+            print(f"tfdebug: {session.capture_estimate().describe()}; {peak_of(session).describe()}",
+                  file=sys.stderr)
     budget = session.new_budget()
     expected = sum(1 for c in session.plan if matches(c.name, args.stages))
     if expected == 0:

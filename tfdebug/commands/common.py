@@ -143,7 +143,8 @@ def add_budget_argument(parser: argparse.ArgumentParser, with_keep: bool = True)
     """--max-capture-mb, and with `with_keep` the policy of what it keeps (--keep, --focus, --pin)."""
     parser.add_argument("--max-capture-mb", type=float, default=None, metavar="MB",
                         help="keep at most this many MB of stage tensors; stages beyond it are left out "
-                             "(the plan says which before the pass runs)")
+                             "(the plan says which before the pass runs); `capture` defaults to half the free "
+                             "memory, within 40%% of RAM for the whole process")
     if not with_keep:
         return
     parser.add_argument("--keep", default="near", choices=("near", "first"),
@@ -165,12 +166,13 @@ def budget_from_args(args: argparse.Namespace) -> int | None:
     return megabytes(finite_number(args.max_capture_mb, "--max-capture-mb", unit=" of MB"))
 
 
-def keep_from_args(args: argparse.Namespace):
-    """The KeepPolicy of --keep, --focus and --pin (an unknown kind is refused with the kinds there are)."""
+def keep_from_args(args: argparse.Namespace, pinned: tuple[str, ...] = ()):
+    """The KeepPolicy of --keep, --focus and --pin (an unknown kind is refused with the kinds there are);
+    `pinned` are the kinds kept first when --pin names none."""
     from tfdebug.core.budget import KeepPolicy
     from tfdebug.core.stages import KINDS
 
     unknown = [k for k in args.pin if k not in KINDS]
     if unknown:
         raise InputError(f"--pin takes a stage kind ({', '.join(KINDS)}), not '{unknown[0]}'.")
-    return KeepPolicy(args.keep, args.focus, tuple(args.pin))
+    return KeepPolicy(args.keep, args.focus, tuple(args.pin) or pinned)

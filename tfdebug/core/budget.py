@@ -80,6 +80,9 @@ class KeepPolicy:
 
 
 FIRST_FIT = KeepPolicy(FIRST)  # what a budget does unless told: the rule before policies existed
+# Every layer's attention: the tokens² planes (recipes, which hold nothing of their own) and the q and k
+# they are computed from (head splits, rotated), so each layer's attention can be looked at after the pass.
+ATTENTION_KINDS = ("head_split", "rotary", "scores", "scale", "position_bias", "softcap", "mask", "softmax")
 
 
 def drop_reason(code: str, limit: int | None, far: tuple[int, str, str] | None = None) -> Phrase:

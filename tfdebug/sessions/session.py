@@ -189,7 +189,8 @@ class DebugSession(SessionTexts):
                 Recorder(self.adapter.module, self.stages, on_capture=keep_within_budget) as rec:
             output = self._run()
         if self._plan is None and self.stages is None:  # every stage ran: the pass is its own plan
-            self._plan = Plan([Capture(c.info, c.shape, c.dtype, c.device) for c in rec.captures], method="captured")
+            self._plan = Plan([Capture(c.info, c.shape, c.dtype, c.device, recipe=c.recipe) for c in rec.captures],
+                             method="captured")
         if verify == "now":
             verdict = self.verify(output)
             if on_verified is not None:

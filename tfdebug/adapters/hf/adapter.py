@@ -280,6 +280,22 @@ class HFAdapter(ModelAdapter):
             return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
                                  [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against)
 
+    def check_bytes(self, plan) -> int:
+        """What the check's reference holds besides the pass: the layer inputs and the output it returns (as
+        large as the pass's own), and the working blocks of its bounded attention (`hf_reference`) — or, where
+        it cannot be bounded, every layer's probabilities that transformers gathers."""
+        from tfdebug.adapters.hf.reference import bounded
+        from tfdebug.adapters.hf.verify import checked_stages
+        from tfdebug.core.recipes import BLOCK_BYTES
+
+        checks = checked_stages(self.plan)
+        sizes = {c.name: c.nbytes for c in plan}
+        held = sum(sizes.get(name, 0) for name, (_, _, probabilities) in checks.items() if not probabilities)
+        planes = [sizes.get(name, 0) for name, (_, _, probabilities) in checks.items() if probabilities]
+        if not bounded(self.plan):
+            return held + sum(planes)
+        return held + 4 * min(BLOCK_BYTES, max(planes, default=0))  # an eager block and the pass's, in float32
+
     def reference_tokenizer(self) -> tuple[Any, str]:
         """The tokenizer the input is checked against and its name: for a folder, a second one transformers
         loads itself (`folder_tokenizer`: AutoTokenizer when the folder has tokenizer_config.json); for a

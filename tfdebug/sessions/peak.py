@@ -1,0 +1,60 @@
+"""The memory a pass will reach, stated before it runs: the model, what the capture budget keeps, the
+stage in flight, and the check against the unmodified model.
+
+The capture budget bounds what is kept; a pass also makes each stage before the budget decides (the
+largest one is in memory at once with everything kept), a recipe plane is computed one head block at a
+time (a few blocks of `BLOCK_BYTES`), and the verification runs the model once more (its layer inputs
+and output, as large as the pass's own, and its attention in head blocks). The sum is the peak the plan
+states; exports stream, so they add a block, not a pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tfdebug.core.budget import format_bytes
+from tfdebug.core.phrases import Phrase
+from tfdebug.core.recipes import BLOCK_BYTES
+from tfdebug.core.recorder import matches
+
+
+@dataclass(frozen=True)
+class Peak:
+    """Bytes a pass reaches on its device, by part."""
+
+    model: int
+    kept: int
+    working: int
+    check: int
+
+    @property
+    def total(self) -> int:
+        return self.model + self.kept + self.working + self.check
+
+    def describe(self) -> str:
+        """'peak about 17.2 GB: the model 0.5 GB, kept stages 14.5 GB, stages in flight 0.9 GB, the check 2.1 GB'."""
+        return Phrase("peak about {total}: the model {model}, kept stages {kept}, stages in flight {working}, "
+                      "the check against the model {check}", id="peak.describe", total=format_bytes(self.total),
+                      model=format_bytes(self.model), kept=format_bytes(self.kept),
+                      working=format_bytes(self.working), check=format_bytes(self.check))
+
+
+def model_bytes(module) -> int:
+    """Bytes of a module's parameters and buffers (shared ones once)."""
+    seen: dict[int, int] = {}
+    for tensor in [*module.parameters(), *module.buffers()]:
+        if tensor.device.type != "meta":
+            seen[tensor.untyped_storage().data_ptr()] = tensor.untyped_storage().nbytes()
+    return sum(seen.values())
+
+
+def peak_of(session) -> Peak:
+    """The peak of `session`'s next pass, from its plan and its capture budget's choice."""
+    estimate = session.capture_estimate()
+    planned = [c for c in session.plan if matches(c.name, session.stages)]
+    plain = [c.nbytes for c in planned if not c.recipe]
+    planes = [c.nbytes for c in planned if c.recipe]
+    # A recipe block is computed step after step: a few blocks are alive at once (the chain, the softmax's float32).
+    working = max(plain, default=0) + (4 * min(BLOCK_BYTES, max(planes)) if planes else 0)
+    return Peak(model=model_bytes(session.adapter.module), kept=estimate.kept_bytes, working=working,
+                check=session.adapter.check_bytes(session.plan))
