@@ -64,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from tfdebug.core.budget import ATTENTION_KINDS, default_capture_budget, format_bytes
-    from tfdebug.core.errors import InputError
+    from tfdebug.core.errors import ExportError, InputError
+    from tfdebug.io.atomic import check_output
     from tfdebug.core.recorder import Recorder, matches
     from tfdebug.io.exports import export_pass
     from tfdebug.io.formats import format_for
@@ -75,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
     out = os.path.realpath(args.out) if args.follow_symlinks else args.out
     fmt = format_for(out, scope="pass")  # an unknown suffix is refused before the model loads
+    check_output(out, ExportError)  # so is a folder that does not exist, a link, a pipe
     bar = ProgressBar(enabled=not args.quiet)
     adapter = load_from_args(args)
     budget_bytes = budget_from_args(args)
@@ -110,7 +112,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if not args.quiet:
-        print(f"wrote {args.out}: {len(recording.captures)} stages, {recording.nbytes / 1e6:.2f} MB "
+        planes = sum(1 for c in recording.captures if c.recipe)
+        stored = (f", {planes} attention planes as recipes" if planes and fmt.suffix == ".safetensors" else "")
+        print(f"wrote {args.out}: {len(recording.captures)} stages{stored}, {format_bytes(os.path.getsize(out))} "
               f"({adapter.describe()})")
         if budget.dropped:
             print(f"left out {len(budget.dropped)} stages beyond the {format_bytes(session.max_capture_bytes)} "

@@ -183,9 +183,13 @@ def _check_target(path: Path, error: type[TfdebugError]) -> None:
 def check_output(path: str | os.PathLike, error: type[TfdebugError] = ExportError,
                  inputs: tuple[str | os.PathLike | None, ...] = ()) -> None:
     """Refuse an output path before any work starts: one a write must not replace (a folder, a link,
-    a device or pipe), or one that is a file this command reads (`inputs`), whatever name it goes by."""
+    a device or pipe), one in a folder that does not exist, or one that is a file this command reads
+    (`inputs`), whatever name it goes by."""
     path = Path(path)
     _check_target(path, error)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise error("The folder {folder} does not exist.", id="write.no_folder", folder=str(folder))
     for source in inputs:
         if source is None:
             continue

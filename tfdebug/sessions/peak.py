@@ -2,8 +2,9 @@
 stage in flight, and the check against the unmodified model.
 
 The capture budget bounds what is kept; a pass also makes each stage before the budget decides (the
-largest one is in memory at once with everything kept), a recipe plane is computed one head block at a
-time (a few blocks of `BLOCK_BYTES`), and the verification runs the model once more (its layer inputs
+largest one let go is in memory at once with everything kept), a recipe plane is computed one head block
+at a time (a few blocks of `BLOCK_BYTES`) from the kept q and k and the model's additive mask, and the
+verification runs the model once more (its layer inputs
 and output, as large as the pass's own, and its attention in head blocks). The sum is the peak the plan
 states; exports stream, so they add a block, not a pass.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tfdebug.core.budget import format_bytes
+from tfdebug.core.budget import format_bytes, resident_memory
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recipes import BLOCK_BYTES
 from tfdebug.core.recorder import matches
@@ -22,7 +23,7 @@ from tfdebug.core.recorder import matches
 class Peak:
     """Bytes a pass reaches on its device, by part."""
 
-    model: int
+    model: int  # the model's weights; on the CPU, all the process holds before the pass (weights, libraries)
     kept: int
     working: int
     check: int
@@ -32,9 +33,9 @@ class Peak:
         return self.model + self.kept + self.working + self.check
 
     def describe(self) -> str:
-        """'peak about 17.2 GB: the model 0.5 GB, kept stages 14.5 GB, stages in flight 0.9 GB, the check 2.1 GB'."""
-        return Phrase("peak about {total}: the model {model}, kept stages {kept}, stages in flight {working}, "
-                      "the check against the model {check}", id="peak.describe", total=format_bytes(self.total),
+        """'peak about 17.2 GB: the model and the process 1.0 GB, kept stages 14.5 GB, stages in flight 0.9 GB, …'."""
+        return Phrase("peak about {total}: the model and the process {model}, kept stages {kept}, stages in flight "
+                      "{working}, the check against the model {check}", id="peak.describe", total=format_bytes(self.total),
                       model=format_bytes(self.model), kept=format_bytes(self.kept),
                       working=format_bytes(self.working), check=format_bytes(self.check))
 
@@ -52,9 +53,15 @@ def peak_of(session) -> Peak:
     """The peak of `session`'s next pass, from its plan and its capture budget's choice."""
     estimate = session.capture_estimate()
     planned = [c for c in session.plan if matches(c.name, session.stages)]
-    plain = [c.nbytes for c in planned if not c.recipe]
-    planes = [c.nbytes for c in planned if c.recipe]
-    # A recipe block is computed step after step: a few blocks are alive at once (the chain, the softmax's float32).
-    working = max(plain, default=0) + (4 * min(BLOCK_BYTES, max(planes)) if planes else 0)
-    return Peak(model=model_bytes(session.adapter.module), kept=estimate.kept_bytes, working=working,
+    kept = set(estimate.kept)
+    # In flight besides what is kept: the largest stage the budget lets go (it exists until it has been
+    # made), and a recipe's block computed step after step (a few blocks at once: the chain, the softmax's
+    # float32); the additive mask the planes read is the size of one head's plane.
+    dropped = [c.nbytes for c in planned if not c.recipe and c.name not in kept]
+    planes = [c for c in planned if c.recipe]
+    largest = max((c.nbytes for c in planes), default=0)
+    mask = largest // max(1, planes[0].shape[1]) if planes else 0
+    working = max(dropped, default=0) + (4 * min(BLOCK_BYTES, largest) + mask if planes else 0)
+    base = resident_memory() if session.adapter.device.type == "cpu" else None
+    return Peak(model=base or model_bytes(session.adapter.module), kept=estimate.kept_bytes, working=working,
                 check=session.adapter.check_bytes(session.plan))

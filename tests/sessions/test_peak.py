@@ -1,0 +1,55 @@
+"""The peak a pass states before it runs (sessions.peak): its parts come from the plan and the budget, the
+check's part is bounded where the reference runs in head blocks, and `tfdebug capture` says it."""
+
+from __future__ import annotations
+
+from tests.adapters import hf_archs, hf_tiny
+from tests.io.test_cli_snapshot import run
+from tfdebug.adapters.hf.adapter import wrap
+from tfdebug.adapters.hf.verify import checked_stages
+from tfdebug.core import recipes
+from tfdebug.core.budget import ATTENTION_KINDS, KeepPolicy
+from tfdebug.sessions.peak import peak_of
+from tfdebug.sessions.session import DebugSession
+
+PROMPT = {"prompt": "the cat sat on the mat and the dog sat on the log"}
+
+
+def test_the_parts_come_from_the_plan_and_the_budget():
+    session = DebugSession(wrap(hf_tiny.llama(), hf_tiny.word_tokenizer()), PROMPT, max_capture_bytes=20_000,
+                           keep=KeepPolicy("near", None, ATTENTION_KINDS))
+    estimate, peak = session.capture_estimate(), peak_of(session)
+    assert peak.kept == estimate.kept_bytes and estimate.dropped  # the budget's choice, not the plan's total
+    dropped = [c.nbytes for c in session.plan if not c.recipe and c.name not in estimate.kept]
+    planes = [c for c in session.plan if c.recipe]
+    largest = max(c.nbytes for c in planes)
+    assert peak.working == max(dropped) + 4 * largest + largest // planes[0].shape[1]
+    assert peak.total == peak.model + peak.kept + peak.working + peak.check
+    # Every layer's q and k (rotated) are kept first: the planes are computed from them.
+    kept = set(estimate.kept)
+    assert {f"dec.{i}.self_attn.{s}" for i in (0, 1) for s in ("q_rotary", "k_rotary", "probs")} <= kept
+
+
+def test_the_checks_part_is_its_outputs_and_a_few_blocks_where_bounded(monkeypatch):
+    monkeypatch.setattr(recipes, "BLOCK_BYTES", 64)
+    adapter = wrap(hf_tiny.llama(), hf_tiny.word_tokenizer())
+    session = DebugSession(adapter, PROMPT)
+    sizes = {c.name: c.nbytes for c in session.plan}
+    checks = checked_stages(adapter.plan)
+    outputs = sum(sizes[n] for n, (_, _, probs) in checks.items() if not probs)
+    assert peak_of(session).check == outputs + 4 * 64
+    # Without the bounded reference (attention sinks), transformers gathers every layer's probabilities.
+    sinks = wrap(hf_archs.build(hf_archs.BY_TYPE["gpt_oss"]), hf_tiny.word_tokenizer())
+    other = DebugSession(sinks, PROMPT)
+    sizes = {c.name: c.nbytes for c in other.plan}
+    assert peak_of(other).check == sum(sizes[n] for n in checked_stages(sinks.plan))
+
+
+def test_capture_states_its_budget_and_peak(tmp_path, capsys):
+    folder = hf_tiny.save_folder(hf_tiny.llama(), tmp_path / "llama")
+    out = tmp_path / "pass.safetensors"
+    code, stdout, err = run(["capture", "--model", f"hf:{folder}", "--input", "prompt=the cat sat on the mat",
+                             "--out", str(out)], capsys)
+    assert code == 0, err
+    assert "budget; peak about" in err and "kept stages" in err and "the check against the model" in err
+    assert "8 attention planes as recipes" in stdout
