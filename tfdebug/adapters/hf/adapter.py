@@ -227,13 +227,16 @@ class HFAdapter(ModelAdapter):
     def forward(self, prepared: Prepared) -> Tensor:
         """The tapped forward: hooks and the tapped attention exist only inside this call.
 
-        The stages the verification checks are kept (by reference) until the next forward."""
+        The stages the verification checks are kept (by reference) until the next real forward."""
         from tfdebug.adapters.hf.verify import checked_stages, stages_kept
 
-        self._kept, self._fired = {}, {}
-        with quiet_transformers(), self.tapped(), \
-                stages_kept(self.plan.taps, checked_stages(self.plan), self._kept, self._fired):
-            return primary_output(self.model(**prepared.kwargs))
+        kept, fired = {}, {}
+        with quiet_transformers(), self.tapped(), stages_kept(self.plan.taps, checked_stages(self.plan), kept, fired):
+            output = primary_output(self.model(**prepared.kwargs))
+        # A plan's pass on the meta device is not what the next verification checks: the real pass's stay.
+        if not any(tensor.device.type == "meta" for tensor in kept.values()):
+            self._kept, self._fired = kept, fired
+        return output
 
     @contextmanager
     def tapped(self, cached: bool = False) -> Iterator[None]:
