@@ -86,6 +86,26 @@ def test_the_shown_slice_heads_and_stats_are_computed_on_the_server_and_equal_lo
     assert remote.display.moments_of(there, *view[:3], partial).std == pytest.approx(expected.stats.std)
 
 
+def test_a_tile_is_read_on_the_server_where_the_tensor_lives(remote, local):
+    """A zoomed heatmap's tile and a query's row: only that region is read, on the server; the cells equal the
+    local pass's, and a region outside the slice is refused in a sentence."""
+    remote.stepper.run_to(PROBS)
+    remote.stepper.wait()
+    here, there = local.stepper.current, remote.stepper.current
+    tensor = here.tensor
+    rows, cols = (1, tensor.shape[2]), (0, 2)
+    tile = remote.display.tile_of(there, 2, 3, {0: 0, 1: 1}, rows, cols, (64, 64), row_max=True)
+    expected = LocalDisplay(local.stepper).tile_of(here, 2, 3, {0: 0, 1: 1}, rows, cols, (64, 64), row_max=True)
+    assert tile.exact and (tile.rows, tile.cols, tile.source_shape) == (rows, cols, expected.source_shape)
+    np.testing.assert_array_equal(tile.values, expected.values)
+    np.testing.assert_array_equal(tile.row_max, expected.row_max)
+    finite = np.isfinite(tile.values)
+    np.testing.assert_array_equal(tile.values[finite], tensor[0, 1, 1:, 0:2].numpy()[finite])
+    with pytest.raises(Exception) as caught:
+        remote.display.tile_of(there, 2, 3, {0: 0, 1: 1}, (0, 99), cols, (64, 64))
+    assert "outside" in str(caught.value) and "\n" not in str(caught.value)
+
+
 def test_a_followed_view_brings_each_stages_slice_with_its_event(remote, local):
     remote.display.follow(None, {"head": 1}, (64, 64))
     try:

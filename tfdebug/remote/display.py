@@ -18,6 +18,7 @@ from tfdebug.core.masks import mask_read_by
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
+from tfdebug.core.tiles import Tile, read_tile
 from tfdebug.remote import wire
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import MAX_OVERVIEW
@@ -60,6 +61,13 @@ class LocalDisplay:
         """Every head's thumbnail of the shown slice."""
         return head_thumbnails(self._tensor(capture), row, col, head, indices, max_size, kind=capture.info.kind,
                                mask=self.mask_of(capture))
+
+    def tile_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], rows: tuple[int, int],
+                cols: tuple[int, int], max_size: tuple[int, int], row_max: bool = False) -> Tile:
+        """Rows × columns of the shown slice at most `max_size` (tfdebug.core.tiles): only that region is read,
+        so a recipe plane computes only those cells."""
+        return read_tile(self._tensor(capture), row, col, indices, rows, cols, max_size, kind=capture.info.kind,
+                         mask=self.mask_of(capture), row_max=row_max)
 
     def stats_of(self, capture: Capture) -> Stats:
         """Whole-tensor stats of the stage."""
@@ -142,6 +150,13 @@ class RemoteDisplay:
                  max_size: tuple[int, int]) -> HeadThumbnails:
         reply = self._session.request("heads", {**self._view(capture, row, col, indices, max_size), "head": head})
         return wire.heads_of(reply["result"], reply.buffers)
+
+    def tile_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], rows: tuple[int, int],
+                cols: tuple[int, int], max_size: tuple[int, int], row_max: bool = False) -> Tile:
+        reply = self._session.request("tile", {**self._view(capture, row, col, indices, max_size),
+                                               "rows": [int(rows[0]), int(rows[1])],
+                                               "cols": [int(cols[0]), int(cols[1])], "row_max": row_max})
+        return wire.tile_of(reply["result"], reply.buffers)
 
     def stats_of(self, capture: Capture) -> Stats:
         index = self._session.stepper.position_of(capture.name)

@@ -187,6 +187,15 @@ class ServedSession:
         row, col, indices, size = self._view(m)
         return wire.heads_fields(self.display.heads_of(self._capture(m["index"]), row, col, m["head"], indices, size))
 
+    def _on_tile(self, m: Message) -> Reply:
+        row, col, indices, size = self._view(m)
+        rows, cols = m["rows"], m["cols"]
+        if len(rows) != 2 or len(cols) != 2:
+            raise FrameError("A tile names a first and a last row and column.", id="remote.tile_range")
+        # A region outside the slice is read_tile's ValueError: `handle` says it in a sentence.
+        return wire.tile_fields(self.display.tile_of(self._capture(m["index"]), row, col, indices, tuple(rows),
+                                                     tuple(cols), size, row_max=m["row_max"]))
+
     def _on_stats(self, m: Message) -> Reply:
         return self._stats_reply(self.display.stats_of(self._capture(m["index"])))
 

@@ -186,6 +186,10 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "slice": {**_VIEW, "moments": required(flag())},
     "moments": dict(_VIEW),
     "heads": {**_VIEW, "head": required(_AXIS)},
+    # a tile of the shown slice (tfdebug.core.tiles): rows [r0, r1) × columns [c0, c1), at most max_rows × max_cols;
+    # `row_max` adds the rows' largest |value| over every column
+    "tile": {**_VIEW, "rows": required(list_of(_INDEX, 2)), "cols": required(list_of(_INDEX, 2)),
+             "row_max": required(flag())},
     "stats": {"index": required(_INDEX)},
     # the Overview: one statistic (tfdebug.core.overview) of each of these history positions, as one float64 buffer
     "overview": {"statistic": required(text(16, ("rms", "max_abs"))),
@@ -226,8 +230,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
 }
 # Requests that carry arrays, and how many at most (a replaced tensor; an Edit's fill_csv values); others carry none.
 REQUEST_BUFFERS = {"replace": 1, "edit": 1}
-REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "stats", "overview", "replace",
-            "edit", "open", "follow", "export", "transfer", "compare")
+REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "tile", "stats", "overview",
+            "replace", "edit", "open", "follow", "export", "transfer", "compare")
 
 
 # ----- encoding ------------------------------------------------------------------------------------

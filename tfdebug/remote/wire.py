@@ -19,6 +19,7 @@ from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.thumbnails import HeadThumbnails
+from tfdebug.core.tiles import Tile
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import wire_number
 
@@ -143,6 +144,28 @@ def slice_of(fields: Any, buffers: list[np.ndarray]) -> DisplaySlice:
                             stats=stats_of(fields["stats"], buffers[1], buffers[2]))
     except (KeyError, TypeError, ValueError) as exc:
         raise FrameError("A slice from the server cannot be read: {why}", id="remote.slice", why=str(exc)[:200]) from None
+
+
+def tile_fields(tile: Tile) -> tuple[dict, list[np.ndarray]]:
+    """A tile: its float32 values, the stats' buffers, then the rows' maxima when it has them."""
+    stats, buffers = stats_fields(tile.stats)
+    fields = {"rows": list(tile.rows), "cols": list(tile.cols), "source_shape": list(tile.source_shape),
+              "stats": stats}
+    maxima = [] if tile.row_max is None else [np.asarray(tile.row_max, dtype=np.float32)]
+    return fields, [np.ascontiguousarray(tile.values, dtype=np.float32), *buffers, *maxima]
+
+
+def tile_of(fields: Any, buffers: list[np.ndarray]) -> Tile:
+    if len(buffers) not in (3, 4) or buffers[0].ndim != 2 or (len(buffers) == 4 and
+                                                              buffers[3].shape != (buffers[0].shape[0],)):
+        raise FrameError("A tile from the server is not a 2-D plane with its stats.", id="remote.tile_shape")
+    try:
+        pair = lambda key: (int(fields[key][0]), int(fields[key][1]))  # noqa: E731
+        return Tile(values=buffers[0].copy(), rows=pair("rows"), cols=pair("cols"), source_shape=pair("source_shape"),
+                    stats=stats_of(fields["stats"], buffers[1], buffers[2]),
+                    row_max=buffers[3].copy() if len(buffers) == 4 else None)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise FrameError("A tile from the server is damaged.", id="remote.tile_damaged") from exc
 
 
 def heads_fields(thumbs: HeadThumbnails) -> tuple[dict, list[np.ndarray]]:

@@ -25,10 +25,10 @@ class TilesMixin:
     `mask_of()`, `picked_row` and the `row_picked` signal."""
 
     def can_read_tiles(self, capture: Capture | None = None) -> bool:
-        """Whether parts of `capture` (the shown stage) can be read here: its tensor is in this process.
-        (A served pass sends its downsampled slice only; a dropped stage has none.)"""
+        """Whether parts of `capture` (the shown stage) can be read: its tensor is in this process, or on the
+        server of a served pass (which reads the tile where the tensor lives; only the tile crosses)."""
         capture = capture or self.current
-        return (capture is not None and capture.tensor is not None and not remote_display.served(self, capture))
+        return capture is not None and (remote_display.served(self, capture) or capture.tensor is not None)
 
     def _selection(self, capture: Capture) -> tuple:
         return capture, self.view.row_axis, self.view.col_axis, tuple(sorted(self.indices(capture).items()))
@@ -40,14 +40,19 @@ class TilesMixin:
             return False
         selection = self._selection(capture)
         _, row, col, indices = selection
-        tensor, stage_kind, mask = capture.tensor, capture.info.kind, self.mask_of(capture)
 
         def arrived(tile: Tile) -> None:
             if capture is self.current and self._selection(capture) == selection:
                 done(tile)
-        self.display.submit(kind, lambda: read_tile(tensor, row, col, dict(indices), rows, cols, max_size,
-                                                    kind=stage_kind, mask=mask, row_max=row_max),
-                            arrived, lambda exc: self._tile_failed(capture, exc))
+        if remote_display.served(self, capture):
+            remote = self.remote
+            read = lambda: remote.display.tile_of(capture, row, col, dict(indices), rows, cols,  # noqa: E731
+                                                  max_size, row_max)
+        else:
+            tensor, stage_kind, mask = capture.tensor, capture.info.kind, self.mask_of(capture)
+            read = lambda: read_tile(tensor, row, col, dict(indices), rows, cols, max_size,  # noqa: E731
+                                     kind=stage_kind, mask=mask, row_max=row_max)
+        self.display.submit(kind, read, arrived, lambda exc: self._tile_failed(capture, exc))
         return True
 
     def request_tile(self, rows: tuple[int, int], cols: tuple[int, int], max_size: tuple[int, int],
@@ -69,7 +74,7 @@ class TilesMixin:
         if self.picked_row is None or not self.can_read_tiles(capture):
             return False
         try:
-            n_rows, n_cols = slice_shape(capture.tensor, self.view.row_axis, self.view.col_axis)
+            n_rows, n_cols = slice_shape(capture, self.view.row_axis, self.view.col_axis)
         except ValueError:
             return False
         if not 0 <= self.picked_row < n_rows:
