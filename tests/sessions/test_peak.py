@@ -53,3 +53,17 @@ def test_capture_states_its_budget_and_peak(tmp_path, capsys):
     assert code == 0, err
     assert "budget; peak about" in err and "kept stages" in err and "the check against the model" in err
     assert "8 attention planes as recipes" in stdout
+
+
+def test_a_pass_over_the_memory_there_is_is_refused_before_it_starts(tmp_path, capsys, monkeypatch):
+    from tfdebug.core import budget
+
+    folder = hf_tiny.save_folder(hf_tiny.llama(), tmp_path / "llama")
+    monkeypatch.setattr(budget, "free_memory", lambda device: 1000)
+    monkeypatch.setattr("tfdebug.sessions.peak.free_memory", lambda device: 1000)
+    monkeypatch.setattr("tfdebug.sessions.peak.resident_memory", lambda: 1000)
+    out = tmp_path / "pass.safetensors"
+    code, _, err = run(["capture", "--model", f"hf:{folder}", "--input", "prompt=the cat sat on the mat",
+                        "--max-capture-mb", "1", "--out", str(out)], capsys)
+    assert code == 2 and "This pass would reach about" in err and "--stages" in err and not out.exists()
+    assert err.strip().splitlines()[-1].startswith("tfdebug: This pass would reach")

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.io.exports import export_pass
     from tfdebug.io.formats import format_for
     from tfdebug.io.recording import Recording
-    from tfdebug.sessions.peak import peak_of
+    from tfdebug.sessions.peak import check_fits, peak_of
     from tfdebug.sessions.session import DebugSession
     from tfdebug.commands.stages import warn_unknown
 
@@ -84,11 +84,13 @@ def run(args: argparse.Namespace) -> int:
         budget_bytes = default_capture_budget(adapter.device)
     session = DebugSession(adapter, **session_inputs(args, adapter), stages=args.stages,
                            max_capture_bytes=budget_bytes, keep=keep_from_args(args, pinned=ATTENTION_KINDS))
+    peak = peak_of(session) if session.max_capture_bytes is not None else None
     if not args.quiet:
         warn_unknown(session)
-        if session.max_capture_bytes is not None:
-            print(f"tfdebug: {session.capture_estimate().describe()}; {peak_of(session).describe()}",
-                  file=sys.stderr)
+        if peak is not None:
+            print(f"tfdebug: {session.capture_estimate().describe()}; {peak.describe()}", file=sys.stderr)
+    if peak is not None:
+        check_fits(session, peak)  # a pass the kernel would kill part way is refused before it starts
     budget = session.new_budget()
     expected = sum(1 for c in session.plan if matches(c.name, args.stages))
     if expected == 0:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tfdebug.core.budget import format_bytes, resident_memory
+from tfdebug.core.budget import format_bytes, free_memory, resident_memory
+from tfdebug.core.errors import InputError
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recipes import BLOCK_BYTES
 from tfdebug.core.recorder import matches
@@ -65,3 +66,19 @@ def peak_of(session) -> Peak:
     base = resident_memory() if session.adapter.device.type == "cpu" else None
     return Peak(model=base or model_bytes(session.adapter.module), kept=estimate.kept_bytes, working=working,
                 check=session.adapter.check_bytes(session.plan))
+
+
+def check_fits(session, peak: Peak) -> None:
+    """Refuse, before the pass, one whose stated peak exceeds what the device can give it (the memory free
+    now, plus on the CPU what the process already holds, which the peak counts): the kernel would kill it
+    part way. The sentence names what fits."""
+    device = session.adapter.device
+    free = free_memory(device)
+    if free is None:
+        return
+    room = free + ((resident_memory() or 0) if device.type == "cpu" else 0)
+    if peak.total <= room:
+        return
+    raise InputError("This pass would reach about {peak} but {device} has {room}: capture fewer stages (--stages), "
+                     "a smaller --max-capture-mb, or a shorter input.", id="peak.too_large",
+                     peak=format_bytes(peak.total), device=str(device), room=format_bytes(room))
