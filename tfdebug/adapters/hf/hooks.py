@@ -46,6 +46,33 @@ def _in_stack(stash: dict, within: str | None) -> bool:
     return within is None or stash.get("stack") == within
 
 
+def _muted(stash: dict, path: str) -> bool:
+    """Whether the hooks of the module at `path` skip this call (`FirstCallOnly`)."""
+    return stash.get(("muted", path), False)
+
+
+@dataclass(frozen=True)
+class FirstCallOnly:
+    """The hooks of the module at `path` fire on its first call in each call of the module at `within` only:
+    a projection that attention written in a model's own code calls again on other inputs (DeBERTa-v2 projects
+    its relative position embeddings with the same query and key projections)."""
+
+    path: str
+    within: str
+
+    def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
+        muted, seen = ("muted", self.path), ("seen", self.path)
+
+        def reset(module, args):
+            stash[muted] = stash[seen] = False
+
+        def count(module, args):
+            stash[muted], stash[seen] = stash.get(seen, False), True
+
+        return [model.get_submodule(self.within).register_forward_pre_hook(reset),
+                model.get_submodule(self.path).register_forward_pre_hook(count)]
+
+
 @dataclass(frozen=True)
 class StackMarker:
     """While the module at `path` runs (an encoder or a decoder), hooks limited to it fire."""
@@ -79,7 +106,7 @@ class Output:
         tap, within = taps[self.stage], self.within
 
         def hook(module, args, output):
-            if not _in_stack(stash, within):
+            if not _in_stack(stash, within) or _muted(stash, self.path):
                 return output
             return _with_first(output, tap(_first(output)))
 
@@ -177,6 +204,8 @@ class ProjectionSplit:
         tap, split_tap, head_dim = taps[self.stage], taps[self.split], self.head_dim
 
         def hook(module, args, output):
+            if _muted(stash, self.path):
+                return output
             output = tap(output)
             batch, length, width = output.shape
             heads = output.view(batch, length, width // head_dim, head_dim).transpose(1, 2)  # (B, H, T, Dh)
@@ -351,7 +380,7 @@ class ModelLogits:
         return [model.register_forward_hook(hook)]
 
 
-Hook = Output | Input | FusedQKV | ProjectionSplit | HeadParts | SumResidual | Router | ModelLogits | StackMarker
+Hook = FirstCallOnly | Output | Input | FusedQKV | ProjectionSplit | HeadParts | SumResidual | Router | ModelLogits | StackMarker
 
 
 @contextmanager
