@@ -54,8 +54,9 @@ class LayerPlanner(FeedForward):
         return [c for c in self.rec.calls[lo:hi] if c.attention is None]
 
     # ----- one layer -----------------------------------------------------------------------
-    def layer(self, layer: Call, previous: str) -> str:
-        i = int(layer.path.rsplit(".", 1)[1])
+    def layer(self, layer: Call, previous: str, number: int | None = None) -> str:
+        """Plans one layer call; `number` names it where the module runs several times (else its path does)."""
+        i = int(layer.path.rsplit(".", 1)[1]) if number is None else number
         attention = [c for c in self.rec.inside(layer) if c.attention is not None]
         options = [Stream(layer.input, previous)]
         cursor = layer.index
