@@ -59,9 +59,9 @@ ARCHITECTURES: tuple[Arch, ...] = (
                                 bos_token_id=0, eos_token_id=0, pad_token_id=1)),
     Arch("bloom", "decoder", dict(vocab_size=VOCAB, hidden_size=32, n_layer=2, n_head=4), shows=("alibi",),
          notes="attention in its own code, followed op by op; ALiBi in one fused baddbmm"),
-    Arch("falcon", "decoder", dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                                   parallel_attn=False),
-         notes="attention in its own code, followed op by op; multi-query, rotary (a parallel block is refused)"),
+    Arch("falcon", "decoder", dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4),
+         shows=("parallel",), notes="attention in its own code, followed op by op; multi-query, rotary, parallel "
+                                    "attention + MLP (Falcon-7B's layout)"),
     Arch("llama", "decoder", _dec(), notes="grouped-query attention"),
     Arch("mistral", "decoder", _dec(sliding_window=4), shows=("sliding",)),
     Arch("mixtral", "decoder", _dec(num_local_experts=4, num_experts_per_tok=2), shows=("router_logits", "routing", "each_expert")),

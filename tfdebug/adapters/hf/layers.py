@@ -101,8 +101,11 @@ class LayerPlanner(FeedForward):
     def _added(self, stream: Tensor, total: Tensor, lo: int, hi: int, exclude: Call | None = None):
         diff = like(total, stream).double() - stream.double()
         size = float(total.detach().abs().max()) if total.numel() else 1.0
+        # An output the model added to in place afterwards (Falcon's `mlp_output += attention_output`) no longer
+        # holds the module's own value: not a candidate (`_parallel` reads that case).
         candidates = [(m, like(m.out, stream)) for m in self._calls(lo, hi)
-                      if m is not exclude and like(m.out, stream) is not None and not conv.is_dropout(m.module)]
+                      if m is not exclude and like(m.out, stream) is not None and not conv.is_dropout(m.module)
+                      and m.out._version == 0]
         for allowed in (frozenset(), self.p.scales):  # a plain sum first, then one the config names
             for m, out in candidates:
                 scale = _scale(diff, out, size, allowed)
@@ -236,7 +239,10 @@ class LayerPlanner(FeedForward):
         for layout in (named, *({"blocks", "heads"} - {named})):  # Falcon's multi-query keeps K and V in blocks
             if layout == "heads" and shape.kv_heads != shape.heads:
                 continue
-            parts = FusedQKV(fused.path, ("q", "k", "v"), layout, widths, shape.head_dim)._parts(fused.out)
+            try:
+                parts = FusedQKV(fused.path, ("q", "k", "v"), layout, widths, shape.head_dim)._parts(fused.out)
+            except RuntimeError:  # the output does not divide that way (Falcon's grouped [q… | k | v] layout)
+                continue
             batch, length = parts[2].shape[:2]
             if close(parts[2].reshape(batch, length, shape.kv_heads, -1).transpose(1, 2), value):
                 shape.layout = layout
