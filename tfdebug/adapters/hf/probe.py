@@ -175,6 +175,7 @@ def probe(model: nn.Module) -> Probe:
                 id="hf.probe_failed", model=type(model).__name__, reason=f"{type(exc).__name__}: {exc}") from exc
     if not record.attention_calls():
         raise UnsupportedModelError(
-            "No attention module of {model} calls transformers' attention interface: it computes attention in "
-            "its own code, which tfdebug cannot tap.", id="hf.no_attention_interface", model=type(model).__name__)
+            "No module of {model} calls transformers' attention interface or computes a softmax of queries and "
+            "keys in an attention module of its own, so tfdebug finds no attention to show.",
+            id="hf.no_attention_interface", model=type(model).__name__)
     return record
