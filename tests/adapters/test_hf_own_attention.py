@@ -162,3 +162,21 @@ def test_attention_in_own_code_that_cannot_be_split_is_refused_with_the_part_nam
     with pytest.raises(UnsupportedModelError, match="cannot split transformer.h.0.self_attention.query_key_value"):
         wrap(model, hf_tiny.word_tokenizer())
     assert hf_tiny.no_hooks_left(model)
+
+
+@pytest.mark.parametrize("model_type", ["bloom", "falcon", "deberta-v2"])
+def test_half_precision_probabilities_are_the_models_own_after_its_cast(model_type):
+    """BLOOM's softmax runs in float32 and is cast back: the probabilities stage is the cast's result, what the
+    model returns in `output_attentions` (bit for bit in bfloat16)."""
+    from tfdebug.sessions.session import DebugSession
+
+    arch = hf_archs.BY_TYPE[model_type]
+    model = hf_archs.build(arch).to(torch.bfloat16)
+    adapter = wrap(model, hf_tiny.word_tokenizer(arch.kind == "encoder"))
+    session = DebugSession(adapter, {"prompt" if arch.kind == "decoder" else "text": TEXT})
+    captures, _ = session.capture_all()
+    session.wait_verification()
+    verification = session.verification
+    assert verification.ok and max(verification.diffs) == 0.0, verification.describe()
+    assert all(c.tensor.dtype == torch.bfloat16 for c in captures if c.name.endswith(".probs"))
+    session.close()

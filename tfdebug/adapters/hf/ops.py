@@ -163,6 +163,9 @@ class OwnAttention:
     alpha: float = 1.0
     beta: float = 1.0
     bias_stage: str = "position_bias"
+    #: the softmax's result is cast at once (BLOOM: softmax in float32, then `.to(dtype)`): the probabilities
+    #: are the cast's result, what the model goes on with and returns
+    cast: bool = False
 
     def stage_order(self) -> list[str]:
         """The stages between the product and the softmax, in the order the model computes them."""
@@ -261,6 +264,8 @@ def read_attention(ops: list[Op], marks: dict[int, str], batch: int, path: str) 
         raise refuse("{path} computes its attention in its own code and applies one kind of step twice between "
                      "its scores and its softmax, which tfdebug cannot name.", "own_repeated_step", path=path)
     context, follows = None, {id(softmax.out)}
+    after = next((o for o in ops[softmax.index + 1:] if o.operands() and o.operands()[0] is softmax.out), None)
+    cast = after is not None and after.name == "to"
     for op in ops[softmax.index + 1:]:
         operands = op.operands()
         if not operands or id(operands[0]) not in follows:
@@ -273,10 +278,10 @@ def read_attention(ops: list[Op], marks: dict[int, str], batch: int, path: str) 
     if context is None:
         raise refuse("{path} computes its attention in its own code, and tfdebug cannot find where its "
                      "probabilities weight the values.", "own_no_context", path=path)
-    return _read(ops, marks, batch, scores, steps, softmax, context)
+    return _read(ops, marks, batch, scores, steps, softmax, context, cast)
 
 
-def _read(ops, marks, batch, scores: Op, steps: list[Step], softmax: Op, context: Op) -> Read:
+def _read(ops, marks, batch, scores: Op, steps: list[Step], softmax: Op, context: Op, cast: bool) -> Read:
     form, alpha, beta, bias_stage = "matmul", 1.0, 1.0, "position_bias"
     if scores.name == "baddbmm":
         bias, a, b = scores.args[0], scores.kwargs.get("batch1", scores.args[1:2] and scores.args[1]), \
@@ -296,7 +301,7 @@ def _read(ops, marks, batch, scores: Op, steps: list[Step], softmax: Op, context
                 a = made.operands()[0]
             break
     own = OwnAttention(scores.key, form, softmax.key, context.key, tuple(steps), prescale, prescale_op,
-                       prescale_arg, alpha, beta, bias_stage)
+                       prescale_arg, alpha, beta, bias_stage, cast)
     query = heads_first(a, batch)
     key = heads_first(b.transpose(-1, -2), batch)
     value = heads_first(context.operands()[1], batch)

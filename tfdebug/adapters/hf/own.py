@@ -109,12 +109,16 @@ class OwnAttentionMode(TorchFunctionMode):
         if own.prescale_op is not None:
             self.roles[own.prescale_op] = "prescale"
         self.unscaled: Tensor | None = None
+        self.uncast: Tensor | None = None  # the softmax's result, until the cast that makes the probabilities
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = op_name(func)
         if name is None:
             return func(*args, **kwargs)
+        if self.uncast is not None and name == "to" and args and args[0] is self.uncast:
+            self.uncast = None
+            return _shown(self.site.taps["probs"], func(*args, **kwargs), self.batch)
         key = (name, self.counts[name])
         self.counts[name] += 1
         role = self.roles.get(key)
@@ -127,6 +131,9 @@ class OwnAttentionMode(TorchFunctionMode):
             return self._scores(func, args, kwargs)
         if role == "context":
             return self._context(func, args, kwargs)
+        if role == "probs" and self.site.own.cast:
+            self.uncast = func(*args, **kwargs)
+            return self.uncast
         return _shown(self.site.taps[role], func(*args, **kwargs), self.batch)
 
     def _keys(self, a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
