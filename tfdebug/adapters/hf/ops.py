@@ -19,7 +19,7 @@ from __future__ import annotations
 import inspect
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import torch
@@ -195,7 +195,6 @@ class Read:
     key: Tensor
     value: Tensor
     mask: Tensor | None
-    extra: dict = field(default_factory=dict)
 
     def as_call(self) -> tuple:
         """The tuple an interface call records: (query, key, value, mask, scaling, keywords)."""

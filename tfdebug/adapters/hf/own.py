@@ -70,7 +70,8 @@ def plan_own_site(b, prefix: str, module: nn.Module, path: str, own: OwnAttentio
                 own.form, next((s.factor for s in own.steps if s.role == "scale"), 1.0))
             formula, inputs, kind = f"S × {factor:.6g}", (previous,), "scale"
             if own.form == "prescaled":
-                formula = f"Q·Kᵀ × {factor:.6g}  (the model scales {'K' if own.prescale_arg else 'Q'} before the product)"
+                which = "K" if own.prescale_arg else "Q"
+                formula = f"Q·Kᵀ × {factor:.6g}  (the model scales {which} before the product)"
         elif stage == "masked":
             formula, inputs, kind = "S + M  (M: finfo.min where a query may not look)", (previous,), "mask"
         else:
