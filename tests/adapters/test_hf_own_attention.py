@@ -180,3 +180,34 @@ def test_half_precision_probabilities_are_the_models_own_after_its_cast(model_ty
     assert verification.ok and max(verification.diffs) == 0.0, verification.describe()
     assert all(c.tensor.dtype == torch.bfloat16 for c in captures if c.name.endswith(".probs"))
     session.close()
+
+
+def _read_ops(attend, mask=None):
+    """`attend(q, k, v, mask)` run under the probe's recorder, then read as attention."""
+    from tfdebug.adapters.hf.ops import OpRecorder, read_attention
+
+    q, k, v = (torch.randn(1, 2, 3, 4, generator=torch.Generator().manual_seed(i)) for i in range(3))
+    marks = {} if mask is None else {id(mask): "mask"}
+    with OpRecorder(marks) as recorder:
+        attend(q, k, v, mask)
+    return read_attention(recorder.ops, recorder.marks, 1, "model.attn")
+
+
+def test_the_operations_between_scores_and_softmax_are_named_by_what_they_do():
+    mask = torch.zeros(1, 1, 3, 3)
+    bias = torch.randn(1, 2, 3, 3)
+    read = _read_ops(lambda q, k, v, m: torch.softmax((q @ k.transpose(-1, -2) + bias) / 2.0 + m, -1) @ v, mask)
+    assert [(s.role, s.stage) for s in read.own.steps] == [("bias", "position_bias"), ("scale", ""), ("mask", "")]
+    assert read.own.scaling == 0.5 and read.own.stage_order() == ["scores", "position_bias", "scaled", "masked"]
+    assert read.query.shape == (1, 2, 3, 4) and torch.equal(read.mask, mask)
+
+
+@pytest.mark.parametrize("attend,words", [
+    (lambda q, k, v, m: torch.softmax(torch.softmax(q @ k.transpose(-1, -2), -1), -1) @ v, "2 softmaxes"),
+    (lambda q, k, v, m: torch.softmax(torch.tanh(q @ k.transpose(-1, -2)), -1) @ v, "(tanh)"),
+    (lambda q, k, v, m: torch.softmax(q @ k.transpose(-1, -2) * 0.5 * 0.5, -1) @ v, "one kind of step twice"),
+])
+def test_own_code_that_cannot_be_named_is_refused_in_one_sentence(attend, words):
+    with pytest.raises(UnsupportedModelError) as info:
+        _read_ops(attend)
+    assert words in info.value.message and "model.attn" in info.value.message
