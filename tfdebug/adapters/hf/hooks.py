@@ -47,30 +47,8 @@ def _in_stack(stash: dict, within: str | None) -> bool:
 
 
 def _muted(stash: dict, path: str) -> bool:
-    """Whether the hooks of the module at `path` skip this call (`FirstCallOnly`)."""
+    """Whether the hooks of the module at `path` skip this call (`hf_own.FirstCallOnly`)."""
     return stash.get(("muted", path), False)
-
-
-@dataclass(frozen=True)
-class FirstCallOnly:
-    """The hooks of the module at `path` fire on its first call in each call of the module at `within` only:
-    a projection that attention written in a model's own code calls again on other inputs (DeBERTa-v2 projects
-    its relative position embeddings with the same query and key projections)."""
-
-    path: str
-    within: str
-
-    def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
-        muted, seen = ("muted", self.path), ("seen", self.path)
-
-        def reset(module, args):
-            stash[muted] = stash[seen] = False
-
-        def count(module, args):
-            stash[muted], stash[seen] = stash.get(seen, False), True
-
-        return [model.get_submodule(self.within).register_forward_pre_hook(reset),
-                model.get_submodule(self.path).register_forward_pre_hook(count)]
 
 
 @dataclass(frozen=True)
@@ -383,7 +361,7 @@ class ModelLogits:
         return [model.register_forward_hook(hook)]
 
 
-Hook = FirstCallOnly | Output | Input | FusedQKV | ProjectionSplit | HeadParts | SumResidual | Router | ModelLogits | StackMarker
+Hook = Output | Input | FusedQKV | ProjectionSplit | HeadParts | SumResidual | Router | ModelLogits | StackMarker
 
 
 @contextmanager

@@ -21,9 +21,9 @@ from tfdebug.adapters.hf import conventions as conv
 from tfdebug.adapters.hf.attention import check_keywords
 from tfdebug.adapters.hf.builder import PROJ_AXES, SPLIT_AXES, STREAM, AttentionShape
 from tfdebug.adapters.hf.ffn import FeedForward
-from tfdebug.adapters.hf.hooks import FirstCallOnly, HeadParts, Output, ProjectionSplit, SumResidual
+from tfdebug.adapters.hf.hooks import HeadParts, Output, ProjectionSplit, SumResidual
 from tfdebug.adapters.hf.match import close, like
-from tfdebug.adapters.hf.own import plan_own_site
+from tfdebug.adapters.hf.own import FirstCallOnly, plan_own_site
 from tfdebug.adapters.hf.match import refuse as _refuse
 from tfdebug.adapters.hf.match import scale as _scale
 from tfdebug.adapters.hf.probe import Call

@@ -9,7 +9,8 @@ probe did and hands each named result to its tap; what a tap returns flows on. T
 own operations compute every value; where one fused operation holds several stages
 (BLOOM's baddbmm: β·ALiBi + α·Q·Kᵀ; DeBERTa-v2's product with Kᵀ already scaled) the parts
 before it are computed beside it to be shown, and an edit of one of them is recombined
-the way the fused operation combines them.
+the way the fused operation combines them. `FirstCallOnly` keeps a projection's stages to
+its first call where the model's own code calls it again on other inputs.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Iterator, Mapping
 import torch
 from torch import Tensor, nn
 from torch.overrides import TorchFunctionMode
+from torch.utils.hooks import RemovableHandle
 
 from tfdebug.adapters.hf.builder import MATRIX, SPLIT_AXES
 from tfdebug.adapters.hf.ops import Key, OwnAttention, heads_first, op_name
@@ -88,6 +90,28 @@ def plan_own_site(b, prefix: str, module: nn.Module, path: str, own: OwnAttentio
     b.input(merge_into, f"{prefix}.merged", "head_merge", ("batch", "query", "model"),
             "concat(heads) = context.transpose(1, 2).reshape(B, T, H·d_k)", tq, ops=("transpose", "reshape"),
             inputs=(".context",))
+
+
+@dataclass(frozen=True)
+class FirstCallOnly:
+    """The hooks of the module at `path` fire on its first call in each call of the module at `within` only:
+    a projection that attention written in a model's own code calls again on other inputs (DeBERTa-v2 projects
+    its relative position embeddings with the same query and key projections)."""
+
+    path: str
+    within: str
+
+    def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
+        muted, seen = ("muted", self.path), ("seen", self.path)
+
+        def reset(module, args):
+            stash[muted] = stash[seen] = False
+
+        def count(module, args):
+            stash[muted], stash[seen] = stash.get(seen, False), True
+
+        return [model.get_submodule(self.within).register_forward_pre_hook(reset),
+                model.get_submodule(self.path).register_forward_pre_hook(count)]
 
 
 def _shown(tap: Tap, t: Tensor, batch: int) -> Tensor:
