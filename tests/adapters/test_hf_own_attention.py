@@ -211,3 +211,22 @@ def test_own_code_that_cannot_be_named_is_refused_in_one_sentence(attend, words)
     with pytest.raises(UnsupportedModelError) as info:
         _read_ops(attend)
     assert words in info.value.message and "model.attn" in info.value.message
+
+
+@pytest.mark.parametrize("model_type", ["bloom", "falcon", "deberta-v2", "albert"])
+def test_a_padded_batch_is_verified_with_its_mask_stage(model_type):
+    import transformers
+
+    arch = hf_archs.BY_TYPE[model_type]
+    tokenizer = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=hf_tiny.word_tokenizer(arch.kind == "encoder"), pad_token="[PAD]")
+    adapter = wrap(hf_archs.build(arch), tokenizer)
+    key = "prompt" if arch.kind == "decoder" else "text"
+    prepared = adapter.prepare_batch([{key: TEXT}, {key: "I love you"}])
+    with torch.no_grad(), Recorder(adapter.module) as rec:
+        out = adapter.forward(prepared)
+    masked = [c for c in rec.captures if c.name.endswith(".masked")]
+    assert masked and all(c.tensor.shape[0] == 2 for c in masked)
+    assert (masked[0].tensor[1] <= torch.finfo(torch.float32).min / 2).any()  # the shorter row's padding
+    verification = adapter.verify(prepared, out)
+    assert verification.ok and max(verification.diffs) == 0.0, verification.describe()
