@@ -32,7 +32,7 @@ from tfdebug.core.tap import Tap
 _BIAS_FORMULA = {
     "alibi": "S + m_h·(j − i)  (ALiBi: each head's slope times the distance to the key, added in place of "
              "position embeddings)",
-    "position_bias": "S + B  (B: the relative position bias the model computes itself: DeBERTa's "
+    "position_bias": "S + B  (B: a position bias the model computes in its own code, such as DeBERTa's "
                      "content→position and position→content scores)",
 }
 
