@@ -2726,11 +2726,6 @@ output w·V = {output}</source>
         <translation>最多新词元数至少为 1。</translation>
     </message>
     <message>
-        <source>No attention module of {model} calls transformers&apos; attention interface: it computes attention in its own code, which tfdebug cannot tap.</source>
-        <comment>hf.no_attention_interface</comment>
-        <translation>{model} 没有任何注意力模块调用 transformers 的注意力接口：它在自己的代码里计算注意力，tfdebug 无法插桩。</translation>
-    </message>
-    <message>
         <source>No captured stage at position {index}.</source>
         <comment>stepper.no_position</comment>
         <translation>位置 {index} 没有已捕获的阶段。</translation>
@@ -2739,6 +2734,11 @@ output w·V = {output}</source>
         <source>No model folder at {folder}.</source>
         <comment>hf.no_folder</comment>
         <translation>{folder} 处没有模型文件夹。</translation>
+    </message>
+    <message>
+        <source>No module of {model} calls transformers&apos; attention interface or computes a softmax of queries and keys in an attention module of its own, so tfdebug finds no attention to show.</source>
+        <comment>hf.no_attention_interface</comment>
+        <translation>{model} 没有任何模块调用 transformers 的注意力接口，也没有在自己的注意力模块里对查询和键做 softmax，所以 tfdebug 找不到可显示的注意力。</translation>
     </message>
     <message>
         <source>No stage matches &apos;{pattern}&apos;; stage names look like {example}.</source>
@@ -3749,11 +3749,6 @@ output w·V = {output}</source>
         <source>Unknown model &apos;{name}&apos; (did you mean {close}?): use {names} or a model folder.</source>
         <comment>model.unknown_close</comment>
         <translation>未知模型“{name}”（你是不是想找 {close}？）：请用 {names} 或一个模型文件夹。</translation>
-    </message>
-    <message>
-        <source>tfdebug cannot tap Hugging Face model type &apos;{model_type}&apos;: its attention ({part}) is computed in its own code, not through transformers&apos; attention interface.</source>
-        <comment>hf.own_attention</comment>
-        <translation>tfdebug 无法对 Hugging Face 模型类型“{model_type}”插桩：它的注意力（{part}）在自己的代码里计算，而不是通过 transformers 的注意力接口。</translation>
     </message>
     <message>
         <source>tfdebug could not run {model} once to find its stages: {reason}</source>

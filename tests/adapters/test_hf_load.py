@@ -59,11 +59,17 @@ def test_a_missing_shard_is_named(tmp_path):
         _load(folder)
 
 
-def test_a_model_type_computing_attention_in_its_own_code_is_refused_with_the_part_named(tmp_path):
+def test_a_model_computing_attention_in_its_own_code_loads_from_its_folder_and_is_verified(tmp_path):
+    """BLOOM never calls transformers' attention interface: its stages are followed op by op (hf_ops)."""
     cfg = hf_tiny.transformers.BloomConfig(vocab_size=40, hidden_size=16, n_layer=1, n_head=2)
     folder = hf_tiny.save_folder(hf_tiny.transformers.BloomForCausalLM(cfg), tmp_path / "bloom")
-    with pytest.raises(UnsupportedModelError, match="'bloom': its attention \\(BloomAttention\\) is computed in its own"):
-        _load(folder)
+    adapter = _load(folder)
+    prepared = adapter.prepare({"prompt": "I love you"})
+    with torch.no_grad():
+        out = adapter.forward(prepared)
+    assert {"dec.0.self_attn.alibi", "dec.0.self_attn.probs"} <= set(adapter.plan.taps)
+    verification = adapter.verify(prepared, out)
+    assert verification.ok and "dec.0.self_attn.probs" in verification.checked
 
 
 def test_an_attention_keyword_the_tapped_function_lacks_is_refused():

@@ -159,11 +159,15 @@ EXPLANATIONS: dict[str, Explanation] = {
         "scaled × √d_k 恰好等于 scores（上面的检查用的是本次前向的 d_k）。笔记中的模型 "
         "d_k = 512 / 8 个头 = 64，所以那里每个分数都除以 8。"),
     "position_bias": _e(
-        "Adds a learned bias that depends on the distance between query and key (T5's relative positions).",
-        "加上一个随查询与键之间距离变化的可学习偏置（T5 的相对位置）。",
+        "Adds a bias that depends on the distance between query and key, in place of position embeddings: "
+        "T5's learned relative positions, ALiBi's per-head slope times the distance (BLOOM), or DeBERTa's "
+        "content-to-position and position-to-content scores.",
+        "加上一个随查询与键之间距离变化的偏置，代替位置嵌入：T5 的可学习相对位置、ALiBi 的每头斜率乘以距离（BLOOM），"
+        "或 DeBERTa 的内容到位置与位置到内容分数。",
         "scores + b(i − j)",
-        "Cells on one diagonal (the same distance) get the same bias.",
-        "同一条对角线上（相同距离）的格子得到相同的偏置。"),
+        "With T5 and ALiBi, cells on one diagonal (the same distance) get the same bias; DeBERTa's also "
+        "depends on the tokens.",
+        "在 T5 和 ALiBi 中，同一条对角线上（相同距离）的格子得到相同的偏置；DeBERTa 的偏置还取决于词元本身。"),
     "softcap": _e(
         "Squashes very large scores smoothly into a fixed range with tanh, so that no single score can "
         "dominate the softmax. Gemma 2 caps its final logits the same way, after the output layer.",

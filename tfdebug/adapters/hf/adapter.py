@@ -246,9 +246,11 @@ class HFAdapter(ModelAdapter):
         """
         from tfdebug.adapters.hf.attention import tapped_attention
         from tfdebug.adapters.hf.hooks import hooks_installed
+        from tfdebug.adapters.hf.own import own_attention_tapped
 
         with ExitStack() as stack:
             stack.enter_context(tapped_attention(self.model, self.plan.sites, cached))
+            stack.enter_context(own_attention_tapped(self.plan.own_sites, cached))
             stack.enter_context(hooks_installed(self.model, self.plan.hooks, self.plan.taps))
             yield
 

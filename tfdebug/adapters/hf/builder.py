@@ -41,6 +41,8 @@ class TapPlan:
     taps: dict[str, Tap] = field(default_factory=dict)
     hooks: list[Hook] = field(default_factory=list)
     sites: dict[nn.Module, AttentionSite] = field(default_factory=dict)
+    #: attention computed in a model's own code, tapped op by op (`hf_own.OwnSite`)
+    own_sites: dict = field(default_factory=dict)
     streams: tuple[str, ...] = ("prompt",)
     probs: dict[str, list[str]] = field(default_factory=dict)
     layer_inputs: dict[str, list[str]] = field(default_factory=dict)
@@ -73,6 +75,10 @@ class AttentionShape:
     sinks: bool = False
     window: int | None = None
     masked: bool = True
+    #: how a fused projection lays out Q, K and V ('blocks' or 'heads'), as found against the values
+    layout: str | None = None
+    #: attention in the model's own code: every head split is shown at the projections
+    own: bool = False
 
 
 class Builder:
@@ -124,13 +130,13 @@ class Builder:
                      f"{role.upper()} = X·W^{role.upper()}  (part of {path.rsplit('.', 1)[-1]}: {where})",
                      tokens[role], path, inputs=inputs[role])
         splits = None
-        if shape.rotary:
+        if shape.rotary or shape.own:
             for role in "qkv":
                 self.split(prefix, role, tokens[role], shape.heads if role == "q" else shape.kv_heads, shape.head_dim)
             splits = tuple(f"{prefix}.{r}_split" for r in "qkv")
         self.plan.hooks.append(FusedQKV(path, tuple(f"{prefix}.{r}" for r in "qkv"), layout, widths,
                                         shape.head_dim, splits))
-        return shape.rotary
+        return shape.rotary or shape.own
 
     def site(self, prefix: str, module: nn.Module, shape: AttentionShape, q_tokens: str, k_tokens: str,
              split_upstream: bool, merge_into: str) -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from torch import nn
 
 # Attention: the module that projects one role, by the last part of its path.
-QUERY = frozenset({"q_proj", "query", "q", "q_lin", "q_b_proj", "wq"})
-KEY = frozenset({"k_proj", "key", "k", "k_lin", "wk"})
-VALUE = frozenset({"v_proj", "value", "v", "v_lin", "wv"})
+QUERY = frozenset({"q_proj", "query", "q", "q_lin", "q_b_proj", "wq", "query_proj"})
+KEY = frozenset({"k_proj", "key", "k", "k_lin", "wk", "key_proj"})
+VALUE = frozenset({"v_proj", "value", "v", "v_lin", "wv", "value_proj"})
 # Fused projections and how their output is laid out: 'blocks' (all of Q, then K, then V:
 # GPT-2's c_attn, Phi-3's qkv_proj, ModernBERT's Wqkv) or 'heads' (per head [q | k | v]: GPT-NeoX).
 FUSED_QKV = {"c_attn": "blocks", "qkv_proj": "blocks", "Wqkv": "blocks", "query_key_value": "heads",
@@ -39,22 +39,6 @@ SHARED_EXPERT = frozenset({"shared_expert", "shared_experts"})
 # Embeddings beside the token embedding, by the last part of their path.
 POSITION_EMBEDDINGS = frozenset({"wpe", "position_embeddings", "embed_positions", "pos_embed"})
 TYPE_EMBEDDINGS = frozenset({"token_type_embeddings"})
-
-# Models tfdebug refuses before loading them, with the part named: they compute attention in their own
-# code (any other model that does is refused after one probing run, see hf_probe).
-OWN_ATTENTION = {"bloom": "BloomAttention", "falcon": "FalconAttention", "deberta-v2": "DisentangledSelfAttention"}
-
-
-def refuse_before_loading(model_type: str) -> None:
-    """UnsupportedModelError for a model type known to compute attention in its own code."""
-    from tfdebug.core.errors import UnsupportedModelError
-
-    if model_type in OWN_ATTENTION:
-        raise UnsupportedModelError(
-            "tfdebug cannot tap Hugging Face model type '{model_type}': its attention ({part}) is computed in its "
-            "own code, not through transformers' attention interface.", id="hf.own_attention",
-            model_type=model_type, part=OWN_ATTENTION[model_type])
-
 
 def last(path: str) -> str:
     """The last part of a module path: 'model.layers.0.self_attn.q_proj' -> 'q_proj'."""

@@ -7,11 +7,12 @@ output, a shared expert), and parallel blocks whose attention and FFN read the s
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from tfdebug.adapters.hf import conventions as conv
 from tfdebug.adapters.hf.builder import HIDDEN, STREAM
-from tfdebug.adapters.hf.hooks import EachExpert, Router
+from tfdebug.adapters.hf.hooks import EachExpert, Output, Router
 from tfdebug.adapters.hf.match import close
 from tfdebug.adapters.hf.match import refuse as _refuse
 from tfdebug.adapters.hf.probe import Call
@@ -89,10 +90,16 @@ class FeedForward:
         """The FFN output call of a parallel block: layer output = stream + attention out + FFN out."""
         if layer.out is None or out_call.out is None or out_call.out.shape != layer.out.shape:
             return None
-        rest = layer.out.double() - option.value.double() - out_call.out.double()
+        whole = layer.out.double() - option.value.double()
+        rest = whole - out_call.out.double()
+        size = float(layer.out.detach().abs().max())
         for m in self._calls(out_call.end + 1, layer.end + 1):
-            if m.out is not None and m.out.shape == rest.shape and close(
-                    rest, m.out.double(), m.out.dtype, float(layer.out.detach().abs().max())):
+            if m.out is None or m.out.shape != rest.shape:
+                continue
+            # Falcon adds the attention's output into the FFN's output tensor in place (`mlp_output += …`):
+            # by the end of the run that tensor holds both.
+            if close(rest, m.out.double(), m.out.dtype, size) or m.out._version > 0 and close(
+                    whole, m.out.double(), m.out.dtype, size):
                 return m
         return None
 
@@ -108,6 +115,10 @@ class FeedForward:
             lo = norm.end + 1
         source = ".norm" if norm is not None else f"{attn}.norm"
         self._ffn_parts(prefix, m, lo, source)
+        if m.out._version > 0:  # added to in place: the model continues with a copy, the stage keeps the FFN's own
+            hooks = self.b.plan.hooks
+            at = next(i for i, h in enumerate(hooks) if isinstance(h, Output) and h.stage == f"{prefix}.out")
+            hooks[at] = dataclasses.replace(hooks[at], copy=True)
         self.b.output(layer.path, f"{prefix}.resid", "residual", STREAM,
                       "x + Attention(Norm(x)) + FFN(Norm(x))  (attention and FFN read the same x, side by side)", t,
                       inputs=(option.stage, f"{attn}.out", ".out"))

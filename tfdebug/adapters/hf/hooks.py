@@ -46,6 +46,11 @@ def _in_stack(stash: dict, within: str | None) -> bool:
     return within is None or stash.get("stack") == within
 
 
+def _muted(stash: dict, path: str) -> bool:
+    """Whether the hooks of the module at `path` skip this call (`hf_own.FirstCallOnly`)."""
+    return stash.get(("muted", path), False)
+
+
 @dataclass(frozen=True)
 class StackMarker:
     """While the module at `path` runs (an encoder or a decoder), hooks limited to it fire."""
@@ -69,19 +74,22 @@ class StackMarker:
 @dataclass(frozen=True)
 class Output:
     """The module's output (the first item when it returns a tuple) is stage `stage`
-    (only while the stack `within` runs, when given)."""
+    (only while the stack `within` runs, when given). `copy`: the model adds to that output in place
+    afterwards (Falcon's parallel block), so it continues with a copy and the stage keeps the module's own."""
 
     path: str
     stage: str
     within: str | None = None
+    copy: bool = False
 
     def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
-        tap, within = taps[self.stage], self.within
+        tap, within, copy = taps[self.stage], self.within, self.copy
 
         def hook(module, args, output):
-            if not _in_stack(stash, within):
+            if not _in_stack(stash, within) or _muted(stash, self.path):
                 return output
-            return _with_first(output, tap(_first(output)))
+            shown = tap(_first(output))
+            return _with_first(output, shown.clone() if copy else shown)
 
         return [model.get_submodule(self.path).register_forward_hook(hook)]
 
@@ -177,6 +185,8 @@ class ProjectionSplit:
         tap, split_tap, head_dim = taps[self.stage], taps[self.split], self.head_dim
 
         def hook(module, args, output):
+            if _muted(stash, self.path):
+                return output
             output = tap(output)
             batch, length, width = output.shape
             heads = output.view(batch, length, width // head_dim, head_dim).transpose(1, 2)  # (B, H, T, Dh)

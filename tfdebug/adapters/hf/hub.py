@@ -311,17 +311,14 @@ def _config(folder: Path) -> dict:
 def support(folder: Path) -> tuple[bool, str]:
     """Whether tfdebug can open the model folder, and the sentence saying why not ("" when it can).
 
-    Config-only, for a picker: the folder's files are checked the way a load checks them, and its
-    model type against the types the planner refuses before loading (with the planner's own
-    sentence); nothing is imported from transformers and no weight is read. A model the planner
-    can only judge by running it once is refused at Run.
+    Config-only, for a picker: the folder's files are checked the way a load checks them; nothing is
+    imported from transformers and no weight is read. A model the planner can only judge by running
+    it once is refused at Run.
     """
-    from tfdebug.adapters.hf.conventions import refuse_before_loading
     from tfdebug.adapters.hf.folder import check_folder
 
     try:
-        config, _ = check_folder(folder)
-        refuse_before_loading(str(config.get("model_type", "")))
+        check_folder(folder)
     except TfdebugError as exc:
         return False, exc.phrase()  # the window says it in its language
     return True, ""

@@ -23,6 +23,7 @@ from tfdebug.adapters.hf.builder import PROJ_AXES, SPLIT_AXES, STREAM, Attention
 from tfdebug.adapters.hf.ffn import FeedForward
 from tfdebug.adapters.hf.hooks import HeadParts, Output, ProjectionSplit, SumResidual
 from tfdebug.adapters.hf.match import close, like
+from tfdebug.adapters.hf.own import FirstCallOnly, plan_own_site
 from tfdebug.adapters.hf.match import refuse as _refuse
 from tfdebug.adapters.hf.match import scale as _scale
 from tfdebug.adapters.hf.probe import Call
@@ -53,8 +54,9 @@ class LayerPlanner(FeedForward):
         return [c for c in self.rec.calls[lo:hi] if c.attention is None]
 
     # ----- one layer -----------------------------------------------------------------------
-    def layer(self, layer: Call, previous: str) -> str:
-        i = int(layer.path.rsplit(".", 1)[1])
+    def layer(self, layer: Call, previous: str, number: int | None = None) -> str:
+        """Plans one layer call; `number` names it where the module runs several times (else its path does)."""
+        i = int(layer.path.rsplit(".", 1)[1]) if number is None else number
         attention = [c for c in self.rec.inside(layer) if c.attention is not None]
         options = [Stream(layer.input, previous)]
         cursor = layer.index
@@ -99,8 +101,11 @@ class LayerPlanner(FeedForward):
     def _added(self, stream: Tensor, total: Tensor, lo: int, hi: int, exclude: Call | None = None):
         diff = like(total, stream).double() - stream.double()
         size = float(total.detach().abs().max()) if total.numel() else 1.0
+        # An output the model added to in place afterwards (Falcon's `mlp_output += attention_output`) no longer
+        # holds the module's own value: not a candidate (`_parallel` reads that case).
         candidates = [(m, like(m.out, stream)) for m in self._calls(lo, hi)
-                      if m is not exclude and like(m.out, stream) is not None and not conv.is_dropout(m.module)]
+                      if m is not exclude and like(m.out, stream) is not None and not conv.is_dropout(m.module)
+                      and m.out._version == 0]
         for allowed in (frozenset(), self.p.scales):  # a plain sum first, then one the config names
             for m, out in candidates:
                 scale = _scale(diff, out, size, allowed)
@@ -171,10 +176,15 @@ class LayerPlanner(FeedForward):
             self._settle_with_norm(option, norm, prefix)
             shape = self._shape(call, module_call, projections, mask, scaling, kwargs)
             shape.bias = shape.bias and not cross  # T5's cross-attention adds only the mask there
+            shape.own = call.own is not None
             self._projections(prefix, module_call, projections, shape, cross, call,
                               ".norm" if norm is not None else option.stage)
-            self.b.site(prefix, call.module, shape, self.stream, "src" if cross else self.stream,
-                        shape.rotary and self._fused(projections) is not None, out_call.path)
+            if shape.own:  # attention in the module's own code, followed op by op
+                plan_own_site(self.b, prefix, call.module, module_call.path, call.own, shape.rotary, self.stream,
+                              "src" if cross else self.stream, out_call.path)
+            else:
+                self.b.site(prefix, call.module, shape, self.stream, "src" if cross else self.stream,
+                            shape.rotary and self._fused(projections) is not None, out_call.path)
             self.b.output(out_call.path, f"{prefix}.out", "out_proj", ("batch", "query", "model"),
                           "concat(heads)·W^O", {"query": self.stream}, inputs=(".merged",))
             if found is None:
@@ -224,15 +234,21 @@ class LayerPlanner(FeedForward):
         """The parts of a fused projection's output, by the layout its name says, checked against the value."""
         from tfdebug.adapters.hf.hooks import FusedQKV
 
-        layout = conv.FUSED_QKV[conv.last(fused.path)]
+        named = conv.FUSED_QKV[conv.last(fused.path)]
         widths = (shape.heads * shape.head_dim, shape.kv_heads * shape.head_dim, shape.kv_heads * value.shape[-1])
-        parts = FusedQKV(fused.path, ("q", "k", "v"), layout, widths, shape.head_dim)._parts(fused.out)
-        batch, length = parts[2].shape[:2]
-        v = parts[2].reshape(batch, length, shape.kv_heads, -1).transpose(1, 2)
-        if not close(v, value):
-            raise _refuse("cannot split {path}'s fused output into queries, keys and values the way the model does.",
-                          "fused_unclear", path=fused.path)
-        return parts
+        for layout in (named, *({"blocks", "heads"} - {named})):  # Falcon's multi-query keeps K and V in blocks
+            if layout == "heads" and shape.kv_heads != shape.heads:
+                continue
+            try:
+                parts = FusedQKV(fused.path, ("q", "k", "v"), layout, widths, shape.head_dim)._parts(fused.out)
+            except RuntimeError:  # the output does not divide that way (Falcon's grouped [q… | k | v] layout)
+                continue
+            batch, length = parts[2].shape[:2]
+            if close(parts[2].reshape(batch, length, shape.kv_heads, -1).transpose(1, 2), value):
+                shape.layout = layout
+                return parts
+        raise _refuse("cannot split {path}'s fused output into queries, keys and values the way the model does.",
+                      "fused_unclear", path=fused.path)
 
     def _projections(self, prefix: str, module_call: Call, projections: list[Call], shape: AttentionShape,
                      cross: bool, call: Call, source_stage: str) -> None:
@@ -247,7 +263,7 @@ class LayerPlanner(FeedForward):
             return
         fused = self._fused(projections)
         if fused is not None:
-            b.fused(prefix, fused.path, conv.FUSED_QKV[conv.last(fused.path)], shape, tokens, inputs)
+            b.fused(prefix, fused.path, shape.layout or conv.FUSED_QKV[conv.last(fused.path)], shape, tokens, inputs)
             return
         roles, outs = {}, {}
         for role, table in (("q", conv.QUERY), ("k", conv.KEY), ("v", conv.VALUE)):
@@ -259,6 +275,8 @@ class LayerPlanner(FeedForward):
         norms = {conv.QK_NORM[conv.last(c.path)]: c for c in self._calls(module_call.index + 1, call.index)
                  if conv.last(c.path) in conv.QK_NORM}
         for role in "qkv":
+            if shape.own:  # the model's own code may call a projection again (DeBERTa-v2's relative positions)
+                b.plan.hooks.append(FirstCallOnly(roles[role], module_call.path))
             formula = f"{role.upper()} = {'X' if role == 'q' else source}·W^{role.upper()}"
             b.tap(f"{prefix}.{role}", f"{role}_proj", PROJ_AXES[role], formula, tokens[role], roles[role],
                   inputs=inputs[role])
@@ -275,7 +293,7 @@ class LayerPlanner(FeedForward):
                 else:
                     b.plan.hooks.append(Output(norm.path, f"{prefix}.{role}_norm"))
                 continue
-            if shape.rotary and role != "v":
+            if shape.rotary and role != "v" or shape.own:
                 b.split(prefix, role, tokens[role], heads, shape.head_dim)
                 b.plan.hooks.append(ProjectionSplit(roles[role], f"{prefix}.{role}", f"{prefix}.{role}_split",
                                                     shape.head_dim))

@@ -3,7 +3,8 @@
 Decoder-only models: `tok.*`, `dec.{i}.self_attn.*`, `dec.{i}.ffn.*`, `dec.norm`, `logits`.
 Encoder-only: `tok.*`, `enc.{i}.attn.*`, `enc.{i}.ffn.*`. Encoder–decoder: `src.*`,
 `enc.{i}.*`, `enc.norm`, `tgt.*`, `dec.{i}.{self_attn,cross_attn,ffn}.*`, `dec.norm`, `logits`.
-Layer numbers come from module paths (`….h.3`, `decoder.block.3`), never from `layer_idx`.
+Layer numbers come from module paths (`….h.3`, `decoder.block.3`), never from `layer_idx`; a layer
+module run several times (ALBERT's shared layer) is numbered by call: `enc.3` is its fourth run.
 
 There is no walk per family. `hf_probe` runs the model once and records which modules call
 transformers' attention interface and what every module passed to the next; from that the
@@ -56,6 +57,7 @@ class Planner:
                 dims.setdefault(call.path, (call.input.dim() if call.input is not None else -1, call.out.dim()))
         self.b = Builder(model, self.streams, dims)
         self.scales = config_scales(config)
+        self.shared: set[str] = set()  # module lists whose layers share weights (hf_shared)
 
     # ----- stacks ------------------------------------------------------------------------
     def stacks(self) -> list[tuple[str, str, list[Call]]]:
@@ -72,9 +74,8 @@ class Planner:
             calls = [c for c in self.record.calls if c.attention is None and c.path.startswith(list_path + ".")
                      and c.path[len(list_path) + 1:].isdigit()]
             indices = [int(c.path.rsplit(".", 1)[1]) for c in calls]
-            if len(set(indices)) != len(indices):
-                raise _refuse("{path} runs one layer module several times (shared weights across layers), so its "
-                              "stages cannot be named by module path.", "shared_layers", path=list_path)
+            if len(set(indices)) != len(indices):  # one layer module run several times (ALBERT): named per call
+                self.shared.add(list_path)
             if self.encoder_decoder:
                 name = "dec" if "decoder" in list_path.split(".") else "enc"
             else:
@@ -190,9 +191,12 @@ class Planner:
             previous = self.embeddings(stack, container, layers[0], within)
             planner = LayerPlanner(self, stack, within, encoder_out)
             inputs = []
-            for layer in layers:
+            for n, layer in enumerate(layers):
                 inputs.append(previous)
-                previous = planner.layer(layer, previous)
+                if list_path in self.shared:
+                    previous = self._application(planner, list_path, layer, previous, n)
+                else:
+                    previous = planner.layer(layer, previous)
             key = "hidden_states" if not self.encoder_decoder else f"{'encoder' if stack == 'enc' else 'decoder'}" \
                                                                     "_hidden_states"
             self.b.plan.layer_inputs[key] = inputs
@@ -205,8 +209,24 @@ class Planner:
         self.head(last)
         from tfdebug.adapters.hf.hooks import StackMarker
 
-        self.b.plan.hooks[:0] = [StackMarker(p) for p in markers]
+        from tfdebug.adapters.hf.shared import Applications
+
+        self.b.plan.hooks[:0] = [StackMarker(p) for p in markers] + [
+            Applications(list_path, tuple(dict.fromkeys(c.path for c in calls)))
+            for list_path, _, calls in stacks if list_path in self.shared]
         return self.b.plan
+
+    def _application(self, planner: LayerPlanner, list_path: str, layer: Call, previous: str, n: int) -> str:
+        """The `n`-th call of a layer module that runs several times: stages `{stack}.{n}.*`, its hooks firing
+        in that call only (hf_shared)."""
+        from tfdebug.adapters.hf.shared import per_application
+
+        plan, start = self.b.plan, len(self.b.plan.hooks)
+        before = dict(plan.sites)
+        last = planner.layer(layer, previous, n)
+        sites = {m: site for m, site in plan.sites.items() if before.get(m) is not site}
+        plan.hooks[start:] = per_application(plan.hooks[start:], sites, self.paths, list_path, n)
+        return last
 
     def final_norm(self, stack: str, container: Call, layer: Call, previous: str, within: str | None) -> str:
         after = [c for c in self.record.calls[layer.end + 1: container.end + 1] if c.attention is None]

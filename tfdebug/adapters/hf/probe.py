@@ -3,7 +3,8 @@
 `probe(model)` runs the model once on a few token ids with tfdebug's attention function
 registered, and records, in call order, every module call (its path, first input and
 first output) and every call of the attention function (the module that made it, its
-query, key and value, and the keywords it passed). The planner reads structure off this
+query, key and value, and the keywords it passed), or, for a module computing attention in
+its own code, what `hf_ops` reads from its operations in the same form. The planner reads structure off this
 record: which modules compute attention, what feeds what, where a residual sum happens.
 Nothing of the record is kept after planning; every hook is removed in `finally`.
 """
@@ -18,6 +19,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.hf import attention as hf_attention
+from tfdebug.adapters.hf.ops import recording
 from tfdebug.core.errors import UnsupportedModelError
 
 # Half-precision models up to this many bytes in float32 are probed in float32: their sums are then
@@ -39,6 +41,7 @@ class Call:
     output: Any = None
     end: int = -1  # the index of the last call inside this one
     attention: tuple | None = None  # (query, key, value, mask, scaling, kwargs) of the attention function
+    own: Any = None  # for attention computed in the model's own code: how (`hf_ops.OwnAttention`)
 
     @property
     def out(self) -> Tensor | None:
@@ -123,6 +126,11 @@ def probe(model: nn.Module) -> Probe:
         call = stack.pop()
         call.output, call.end = output, len(record.calls) - 1
 
+    def own_call(module):  # attention in a module's own code, seen at its softmax (hf_ops.recording)
+        call = Call(len(record.calls), paths.get(id(module), "?"), module)
+        record.calls.append(call)
+        return call
+
     class Attention(list):
         def append(self, item):
             module = item[0]
@@ -155,6 +163,7 @@ def probe(model: nn.Module) -> Probe:
         for config in configs:
             config._attn_implementation_internal = hf_attention.IMPLEMENTATION
         stack_ctx.enter_context(float32_for_the_probe(model))
+        stack_ctx.enter_context(recording(model, record.calls, own_call))
         try:
             with torch.no_grad():
                 record.output = model(**record.kwargs)
@@ -166,6 +175,7 @@ def probe(model: nn.Module) -> Probe:
                 id="hf.probe_failed", model=type(model).__name__, reason=f"{type(exc).__name__}: {exc}") from exc
     if not record.attention_calls():
         raise UnsupportedModelError(
-            "No attention module of {model} calls transformers' attention interface: it computes attention in "
-            "its own code, which tfdebug cannot tap.", id="hf.no_attention_interface", model=type(model).__name__)
+            "No module of {model} calls transformers' attention interface or computes a softmax of queries and "
+            "keys in an attention module of its own, so tfdebug finds no attention to show.",
+            id="hf.no_attention_interface", model=type(model).__name__)
     return record
