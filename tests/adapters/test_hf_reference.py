@@ -32,7 +32,8 @@ def test_blocks_equal_the_whole_eager_pass_bit_for_bit(arch, block_bytes, monkey
     adapter = wrap(model, hf_tiny.word_tokenizer())
     if not reference.bounded(adapter.plan):
         sites = adapter.plan.sites.values()
-        assert not sites or any("sinks" in site.taps for site in sites)
+        probs = sum(len(names) for names in adapter.plan.probs.values())
+        assert not sites or any("sinks" in site.taps for site in sites) or len(sites) < probs  # shared layers
         return
     texts = dict(TEXTS[arch.kind], tgt="") if arch.kind == "encoder-decoder" else TEXTS[arch.kind]
     kwargs = DebugSession(adapter, texts).prepared.kwargs

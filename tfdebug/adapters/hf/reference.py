@@ -12,8 +12,9 @@ bit. Each block's weights are compared with the pass's probabilities stage (a re
 the same heads only) and dropped; the module returns no weights, so nothing is gathered. Memory: one block,
 about `BLOCK_BYTES`, whatever the length.
 
-Where a model's attention module has no such function in its module, or adds per-head sinks the function
-reads from the module itself, the reference falls back to transformers' whole eager pass (`bounded(plan)`).
+Where a model's attention module has no such function in its module, adds per-head sinks the function
+reads from the module itself, or runs several times (a shared layer), the reference falls back to
+transformers' whole eager pass (`bounded(plan)`).
 """
 
 from __future__ import annotations
@@ -47,9 +48,12 @@ def own_eager(module: nn.Module) -> Callable | None:
 
 
 def bounded(plan) -> bool:
-    """Whether every attention site of the plan can run the bounded reference (its own eager function, no sinks)."""
-    return bool(plan.sites) and all(own_eager(m) is not None and "sinks" not in site.taps
-                                    for m, site in plan.sites.items())
+    """Whether every attention site of the plan can run the bounded reference: its own eager function, no
+    sinks, and one probabilities stage per module (a layer module run several times, as ALBERT's, names
+    one per run: its blocks could not say which run they are)."""
+    with_probs = [site for site in plan.sites.values() if "probs" in site.taps]
+    return (bool(plan.sites) and len(with_probs) == sum(len(names) for names in plan.probs.values())
+            and all(own_eager(m) is not None and "sinks" not in site.taps for m, site in plan.sites.items()))
 
 
 def block_diff(seen: Tensor, expected: Tensor) -> float:
