@@ -118,7 +118,7 @@ def test_cli_diff_against_a_folder_prints_the_transplant(plain, changed, capsys)
     assert code == 1 and "first divergent stage: dec.1.self_attn.v" in out
     assert ("transplant at dec.1.self_attn.v (the first divergent stage): Transplanting dec.1.self_attn.v (the "
             "reference's tensor put in, the rest run again) brings the max |Δ| of logits from") in out
-    assert out.rstrip().endswith("to 0.\nafter it, no stage diverges")
+    assert out.rstrip().endswith("to 0.\nAfter it, no stage diverges.")
 
 
 def test_cli_diff_against_sdpa_as_json(plain, capsys):

@@ -103,10 +103,7 @@ def transplant_text(transplant) -> str:
         return "no transplant: the two passes are equal at every stage"
     why = {"first_divergent": "the first divergent stage", "named": "the stage asked for",
            "first_different": "no stage diverges; the first stage that differs at all"}[transplant.chosen]
-    after = transplant.first_divergent_after
-    rest = (f"after it, the first divergent stage is {after}" if after is not None
-            else "after it, no stage diverges")
-    return f"transplant at {transplant.stage} ({why}): {transplant.describe()}\n{rest}"
+    return f"transplant at {transplant.stage} ({why}): {transplant.describe()}\n{transplant.remaining()}"
 
 
 def run(args: argparse.Namespace) -> int:

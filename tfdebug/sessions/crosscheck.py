@@ -66,6 +66,15 @@ class Placement:
         return f"{self.model}, {text}" if self.model else text
 
 
+def available_kernels() -> tuple[str, ...]:
+    """The kernels a reference pass can run with here: eager and sdpa everywhere; flash attention where a CUDA
+    GPU and its package are."""
+    import importlib.util
+
+    flash = torch.cuda.is_available() and importlib.util.find_spec("flash_attn") is not None
+    return ("eager", "sdpa", *(("flash_attention_2",) if flash else ()))
+
+
 def parse_against(text: str, other: Placement) -> Placement:
     """The reference placement `--against TEXT` names: a dtype, a device, both as DTYPE@DEVICE, an attention
     kernel (sdpa …), or another model (a folder, hf:…); the rest as in `other` (with tfdebug's eager)."""

@@ -49,6 +49,13 @@ class Transplant:
                       "|Δ| of {output} from {before} to {after}.", id="transplant.effect", stage=self.stage,
                       output=self.output, before=format_delta(self.before), after=format_delta(self.after))
 
+    def remaining(self) -> Phrase:
+        """One sentence: what still diverges after the transplant."""
+        after = self.first_divergent_after
+        if after is None:
+            return Phrase("After it, no stage diverges.", id="transplant.none_after")
+        return Phrase("After it, the first divergent stage is {stage}.", id="transplant.first_after", stage=after)
+
     def to_dict(self) -> dict:
         """JSON-friendly (`from_dict` reads it back)."""
         return {"stage": self.stage, "chosen": self.chosen, "output": self.output,
