@@ -1308,6 +1308,7 @@
     </message>
     <message>
         <source>Compare</source>
+        <extracomment>the last comparison&apos;s transplant (tfdebug.sessions.transplant.Transplant), when it had one</extracomment>
         <translation>对比</translation>
     </message>
     <message>
@@ -1580,6 +1581,18 @@
         <source>on</source>
         <translation>，设备</translation>
     </message>
+    <message>
+        <source>attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>weights from</source>
+        <translation>权重来自</translation>
+    </message>
+    <message>
+        <source>the model on screen, or another folder of its weights</source>
+        <translation>屏幕上的模型，或其权重的另一个文件夹</translation>
+    </message>
 </context>
 <context>
     <name>PlaygroundDialog</name>
@@ -1780,13 +1793,21 @@ output w·V = {output}</source>
         <translation>{dtype}，设备 {device}</translation>
     </message>
     <message>
+        <source>{placement}, {kernel} attention</source>
+        <translation>{placement}，{kernel} 注意力</translation>
+    </message>
+    <message>
+        <source>{placement}, weights from {model}</source>
+        <translation>{placement}，权重来自 {model}</translation>
+    </message>
+    <message>
         <source>A reference pass needs one live pass of a model: run a pass first (a snapshot or a generation has none).</source>
         <extracomment>what the divergence condition compares with (set by the condition dialog)</extracomment>
         <translation>参考前向过程需要一个模型的实时前向过程：请先运行一次（快照或生成过程没有）。</translation>
     </message>
     <message>
-        <source>The reference would run as the pass on screen does ({placement}): choose another dtype or device.</source>
-        <translation>参考前向过程会与屏幕上的前向过程完全相同（{placement}）：请选择另一种数据类型或设备。</translation>
+        <source>The reference would run as the pass on screen does ({placement}): choose another dtype, device, attention kernel or folder of weights.</source>
+        <translation>参考前向会与屏幕上的前向完全相同（{placement}）：请选择另一种数据类型、设备、注意力内核或权重文件夹。</translation>
     </message>
     <message>
         <source>The reference pass failed; the details say why.</source>
@@ -2821,6 +2842,11 @@ output w·V = {output}</source>
         <translation>阶段 {name} 因捕获预算未留在历史中：没有可显示的张量。</translation>
     </message>
     <message>
+        <source>Stage {stage} is not in both passes with the same shape, so nothing can be transplanted there.</source>
+        <comment>transplant.no_stage</comment>
+        <translation>阶段 {stage} 不在两次前向中以相同形状出现，因此无法在那里移植。</translation>
+    </message>
+    <message>
         <source>Stats from the server cannot be read: {why}</source>
         <comment>remote.stats</comment>
         <translation>无法读取服务器发来的统计量：{why}</translation>
@@ -3076,6 +3102,11 @@ output w·V = {output}</source>
         <translation>参考前向过程无法运行：{why}</translation>
     </message>
     <message>
+        <source>The reference pass did not keep stage {stage}, so nothing can be transplanted there.</source>
+        <comment>transplant.not_kept</comment>
+        <translation>参考前向没有保留阶段 {stage}，因此无法在那里移植。</translation>
+    </message>
+    <message>
         <source>The replacement has shape {got}; stage {name} needs {shape}.</source>
         <comment>replace.shape</comment>
         <translation>替换张量的形状是 {got}；阶段 {name} 需要 {shape}。</translation>
@@ -3174,6 +3205,11 @@ output w·V = {output}</source>
         <source>The server&apos;s state cannot be read: {why}</source>
         <comment>remote.state</comment>
         <translation>无法读取服务器的状态：{why}</translation>
+    </message>
+    <message>
+        <source>The server&apos;s transplant cannot be read: {why}</source>
+        <comment>remote.transplant</comment>
+        <translation>无法读取服务器的移植结果：{why}</translation>
     </message>
     <message>
         <source>The snapshot {path} changed on disk after it was opened; open it again.</source>
@@ -3294,6 +3330,11 @@ output w·V = {output}</source>
         <source>There are no stages to save: capture a pass first.</source>
         <comment>snapshot.empty</comment>
         <translation>没有可保存的阶段：请先捕获一次前向过程。</translation>
+    </message>
+    <message>
+        <source>There is no attention kernel named {kernel} here; the kernels are {choices}.</source>
+        <comment>hf.unknown_kernel</comment>
+        <translation>这里没有名为 {kernel} 的注意力内核；可用的内核有 {choices}。</translation>
     </message>
     <message>
         <source>There is no column {col}: the shown slice has columns 0 to {last}.</source>
@@ -3609,6 +3650,11 @@ output w·V = {output}</source>
         <source>{index} names {n} shards (at most {most}).</source>
         <comment>hf.too_many_shards</comment>
         <translation>{index} 列出 {n} 个分片（最多 {most} 个）。</translation>
+    </message>
+    <message>
+        <source>{name} computes its attention in its own code: it has no {kernel} kernel to compare with.</source>
+        <comment>adapter.no_kernel</comment>
+        <translation>{name} 在自己的代码中计算注意力：它没有可供比较的 {kernel} 内核。</translation>
     </message>
     <message>
         <source>{name} in {folder} is a symbolic link that leads to itself (a loop), so the model was not read.</source>
@@ -4372,6 +4418,16 @@ output w·V = {output}</source>
         <translation>“{stream}”有 {n} 个词元（最多 {most} 个）</translation>
     </message>
     <message>
+        <source>After it, no stage diverges.</source>
+        <comment>transplant.none_after</comment>
+        <translation>移植之后，没有阶段发散。</translation>
+    </message>
+    <message>
+        <source>After it, the first divergent stage is {stage}.</source>
+        <comment>transplant.first_after</comment>
+        <translation>移植之后，第一个发散的阶段是 {stage}。</translation>
+    </message>
+    <message>
         <source>Connection timed out</source>
         <comment>os.timed_out</comment>
         <translation>连接超时</translation>
@@ -4570,6 +4626,11 @@ output w·V = {output}</source>
         <source>Too many open files</source>
         <comment>os.too_many_files</comment>
         <translation>打开的文件过多</translation>
+    </message>
+    <message>
+        <source>Transplanting {stage} (the reference&apos;s tensor put in, the rest run again) brings the max |Δ| of {output} from {before} to {after}.</source>
+        <comment>transplant.effect</comment>
+        <translation>移植 {stage}（放入参考前向的张量，其余部分重新运行）使 {output} 的最大 |Δ| 从 {before} 变为 {after}。</translation>
     </message>
     <message>
         <source>a text</source>
