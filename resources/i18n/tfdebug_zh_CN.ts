@@ -2877,6 +2877,11 @@ output w·V = {output}</source>
         <translation>CSV 数值是 {rows} × {cols}；显示的切片是 {want_rows} × {want_cols}。</translation>
     </message>
     <message>
+        <source>The Chat toggle needs a model whose tokenizer has a chat template; {name} has none.</source>
+        <comment>remote.no_chat_template</comment>
+        <translation>“对话”开关需要分词器带有对话模板的模型；{name} 没有。</translation>
+    </message>
+    <message>
         <source>The Hugging Face cache&apos;s ref {ref} does not hold a commit hash (40 hexadecimal digits), so {model} was not read from it: download it again (--download).</source>
         <comment>hub.bad_ref</comment>
         <translation>Hugging Face 缓存中的引用 {ref} 没有保存提交哈希（40 位十六进制数字），因此没有从中读取 {model}：请重新下载（--download）。</translation>

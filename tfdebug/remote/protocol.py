@@ -28,7 +28,8 @@ PROTOCOL_VERSION = 5  # 2: errors carry their template and values; the transfer 
 # 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
 # the divergence condition (breakpoint `rtol`, op "reference"); the state no longer echoes the breakpoints and
 # condition mode (the window's set is the only one)
-# 5: compare's `attention` (the reference pass with another attention kernel) and the transplant in its reply
+# 5: compare's `attention` (the reference pass with another attention kernel) and the transplant in its reply;
+# open's `chat` and the pass's `chat`/`can_chat` (the window's Chat toggle on a served model)
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -200,7 +201,9 @@ SCHEMAS: dict[str, dict[str, Check]] = {
              "row": optional(_INDEX), "col": optional(_INDEX), "head": optional(_INDEX), "row_axis": required(_AXIS),
              "col_axis": required(_AXIS), "indices": required(_AXIS_INDICES)},
     # `generate`: decoding settings (tfdebug.models.sampling.DecodingSettings) to generate token by token
-    "open": {"texts": required(mapping(text(64), text(20000), 16)), "generate": optional(record(DECODING))},
+    # `chat`: the texts as a user's chat turn (the tokenizer's chat template; None: as the pass before)
+    "open": {"texts": required(mapping(text(64), text(20000), 16)), "generate": optional(record(DECODING)),
+             "chat": optional(flag())},
     # the window's view (tfdebug.core.view.ViewSelection): the server pushes each new stage's slice with its event
     # `stats_up_to`: the stage's whole-tensor stats come too while its tensor has at most this many bytes
     "follow": {"on": required(flag()), "pinned": optional(list_of(text(32), 2)),

@@ -109,6 +109,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'The CSV file holds {rows} rows × {cols} columns; the shown slice is {want_rows} × {want_cols}.', 'edit.csv_shape')
     translate('errors', "The CSV labels do not match the slice's size.", 'export.csv_labels')
     translate('errors', 'The CSV values are {rows} × {cols}; the shown slice is {want_rows} × {want_cols}.', 'edit.csv_values_shape')
+    translate('errors', 'The Chat toggle needs a model whose tokenizer has a chat template; {name} has none.', 'remote.no_chat_template')
     translate('errors', "The Hugging Face cache's ref {ref} does not hold a commit hash (40 hexadecimal digits), so {model} was not read from it: download it again (--download).", 'hub.bad_ref')
     translate('errors', 'The Hugging Face hub has no model {model} you can read (a typo, a private or a gated model: log in with `hf auth login`).', 'hub.no_repo')
     translate('errors', "The capture budget's focus {stage} is not a stage of this pass; see `tfdebug stages` for the names.", 'budget.unknown_focus')

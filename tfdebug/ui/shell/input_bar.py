@@ -308,6 +308,7 @@ class InputBar(QWidget):
             self._syncing = True
             for key, edit in self.fields.items():
                 edit.setText(remote.texts.get(key, ""))
+            self.chat.setChecked(remote.chat)  # as the served pass ran
             self.model.setCurrentText(remote.model_name)  # the served model, shown (not chosen) here
             self._fit_model_box()
             self._syncing = False
@@ -319,7 +320,7 @@ class InputBar(QWidget):
                 edit.setText(" ".join(t for t in self.ctl.tokens.get(key, []) if not _special(t)))
             self._syncing = False
         # Only a model whose tokenizer has a chat template can take a chat turn (its tooltip says so).
-        self.chat.setEnabled(live and self.ctl.adapter.can_chat())
+        self.chat.setEnabled(self.ctl.adapter.can_chat() if live else remote is not None and remote.can_chat())
         for widget in [*self.fields.values(), self.model, self.device, self.dtype, self.device_map, self.preset]:
             editable = live or (remote is not None and widget in self.fields.values())
             widget.setEnabled(editable)
