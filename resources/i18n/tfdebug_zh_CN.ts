@@ -56,6 +56,17 @@
     </message>
 </context>
 <context>
+    <name>BatchDialog</name>
+    <message>
+        <source>Batch</source>
+        <translation>批</translation>
+    </message>
+    <message>
+        <source>The text in the input bar is the first row; each line below is one more row of the batch. The tokenizer pads the rows to one length and masks the padding. Leave it empty for one text.</source>
+        <translation>输入栏中的文本是第一行；下面每一行是批中的另一行。分词器把各行填充到同一长度并遮蔽填充部分。只有一条文本时请留空。</translation>
+    </message>
+</context>
+<context>
     <name>BudgetDialog</name>
     <message>
         <source>Capture Budget</source>
@@ -1170,6 +1181,10 @@
     <message>
         <source>The model could not prepare this pass. Check the input and the model, then press Run again.</source>
         <translation>模型无法准备这次前向过程。请检查输入和模型，然后再按“运行”。</translation>
+    </message>
+    <message>
+        <source>Generate runs one text at a time: empty the batch (Batch…) to generate.</source>
+        <translation>生成一次只处理一条文本：请先清空批（批…）再生成。</translation>
     </message>
     <message>
         <source>The check against the unmodified model could not run.</source>
@@ -2416,6 +2431,14 @@ output w·V = {output}</source>
     <message>
         <source>Show or hide one query&apos;s weights over every key (click a heatmap row to pick it; by default the last row in view)</source>
         <translation>显示或隐藏一个查询在所有键上的权重（点击热力图的一行选择它；默认为视图中的最后一行）</translation>
+    </message>
+    <message>
+        <source>Batch…</source>
+        <translation>批…</translation>
+    </message>
+    <message>
+        <source>More texts for the first input, one per line: Run pads them with the text in the input bar into one batch</source>
+        <translation>第一个输入的更多文本，每行一条：运行时与输入栏中的文本一起填充成一个批</translation>
     </message>
 </context>
 <context>

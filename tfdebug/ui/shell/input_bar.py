@@ -58,6 +58,7 @@ class InputBar(QWidget):
         self.chat = QCheckBox()  # the CLI's --chat: the texts as a user's chat turn
         self.chat.setObjectName("input-chat")
         self.models_button = QToolButton()  # Models… (dialogs.models binds it)
+        self.batch_button = QToolButton()  # Batch… (dialogs.batch binds it): more rows of a padded batch
         self._cached_specs: list[str] = []  # the Model box's entries from the Hugging Face cache
         self.run_button = QToolButton()
         self.run_button.setDefaultAction(run_action)
@@ -86,7 +87,8 @@ class InputBar(QWidget):
         self.placement = QWidget()
         placement = QHBoxLayout(self.placement)
         placement.setContentsMargins(4, 2, 4, 2)
-        for widget in (self.dtype_label, self.dtype, self.device_map_label, self.device_map, self.chat):
+        for widget in (self.dtype_label, self.dtype, self.device_map_label, self.device_map, self.chat,
+                       self.batch_button):
             placement.addWidget(widget)
         self._layout.addWidget(self.run_button)
         self._layout.addWidget(self.generate_button)
@@ -216,7 +218,7 @@ class InputBar(QWidget):
             return
         self.ctl.set_inputs(RunInputs(self.model.currentText().strip(), self.device.device(), self.texts(),
                                       dtype=self.dtype.currentText(), device_map=self.device_map.currentData() or None,
-                                      chat=self.chat.isChecked()))
+                                      chat=self.chat.isChecked(), batch=self.ctl.inputs.batch))
         self._show_matching_preset()
 
     # ----- presets and recent inputs ----------------------------------------------------------
