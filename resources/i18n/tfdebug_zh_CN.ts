@@ -59,7 +59,7 @@
     <name>BatchDialog</name>
     <message>
         <source>Batch</source>
-        <translation>批</translation>
+        <translation>批量输入</translation>
     </message>
     <message>
         <source>The text in the input bar is the first row; each line below is one more row of the batch. The tokenizer pads the rows to one length and masks the padding. Leave it empty for one text.</source>
@@ -1184,7 +1184,7 @@
     </message>
     <message>
         <source>Generate runs one text at a time: empty the batch (Batch…) to generate.</source>
-        <translation>生成一次只处理一条文本：请先清空批（批…）再生成。</translation>
+        <translation>生成一次只处理一条文本：请先清空批量输入（批量输入…）再生成。</translation>
     </message>
     <message>
         <source>The check against the unmodified model could not run.</source>
@@ -2434,7 +2434,7 @@ output w·V = {output}</source>
     </message>
     <message>
         <source>Batch…</source>
-        <translation>批…</translation>
+        <translation>批量输入…</translation>
     </message>
     <message>
         <source>More texts for the first input, one per line: Run pads them with the text in the input bar into one batch</source>

@@ -139,3 +139,12 @@ def test_refusals_are_one_sentence(plain, capsys):
         load_adapter(f"hf:{plain}").use_attention("fast")
     code = main(["diff", "a.safetensors", "b.safetensors", "--transplant", "logits"])
     assert code == 2 and "--transplant runs the model again" in capsys.readouterr().err
+
+
+def test_cli_diff_against_bfloat16_reports_the_transplant(plain, capsys):
+    """bfloat16 rounding stays within its tolerance on this model: no stage diverges, and the transplant goes to
+    the first stage that differs (the embedding, rounded) and says how much of the logits' |Δ| it accounts for."""
+    code = main(["diff", "--model", f"hf:{plain}", "--against", "bfloat16", "--input", f"prompt={TEXT['prompt']}"])
+    out = capsys.readouterr().out
+    assert code == 0 and "no stage diverges (atol 0.05 + rtol 0.1·|A|)" in out
+    assert "transplant at tok.embed (no stage diverges; the first stage that differs at all)" in out
