@@ -123,7 +123,7 @@ def start_comparison(session, stepper, server_file: Callable[[str], Path], m: Me
         try:
             a, b = (served, made) if on_screen_first else (made, served)
             result = compare(a, b, atol=atol, rtol=rtol)
-            transplant = transplant_stage(DebugSession(session.adapter, session.texts), made, result,
+            transplant = transplant_stage(DebugSession(session.adapter, prepared=session.prepared), made, result,
                                           donor_is_a=not on_screen_first) if graft else None
             return result, transplant
         finally:

@@ -136,13 +136,13 @@ class CompareTools:
             return None
         if ctl.stepper is not None and ctl.stepper.is_live and ctl.stepper.alive:
             return None
-        adapter, texts, donor_is_a = ctl.adapter, dict(ctl.session.texts), a.kind == PLACED
+        adapter, prepared, donor_is_a = ctl.adapter, ctl.session.prepared, a.kind == PLACED  # a batch's rows too
 
         def graft(pass_a, pass_b, result, job):
             from tfdebug.sessions.session import DebugSession
             from tfdebug.sessions.transplant import transplant_stage
-            return transplant_stage(DebugSession(adapter, texts), pass_a if donor_is_a else pass_b, result,
-                                    donor_is_a=donor_is_a)
+            donor = pass_a if donor_is_a else pass_b
+            return transplant_stage(DebugSession(adapter, prepared=prepared), donor, result, donor_is_a=donor_is_a)
         return graft
 
     def _start_remote(self, a: PassSource, b: PassSource, atol: float, rtol: float) -> None:
