@@ -56,6 +56,17 @@
     </message>
 </context>
 <context>
+    <name>BatchDialog</name>
+    <message>
+        <source>Batch</source>
+        <translation>批量输入</translation>
+    </message>
+    <message>
+        <source>The text in the input bar is the first row; each line below is one more row of the batch. The tokenizer pads the rows to one length and masks the padding. Leave it empty for one text.</source>
+        <translation>输入栏中的文本是第一行；下面每一行是批中的另一行。分词器把各行填充到同一长度并遮蔽填充部分。只有一条文本时请留空。</translation>
+    </message>
+</context>
+<context>
     <name>BudgetDialog</name>
     <message>
         <source>Capture Budget</source>
@@ -1172,6 +1183,10 @@
         <translation>模型无法准备这次前向过程。请检查输入和模型，然后再按“运行”。</translation>
     </message>
     <message>
+        <source>Generate runs one text at a time: empty the batch (Batch…) to generate.</source>
+        <translation>生成一次只处理一条文本：请先清空批量输入（批量输入…）再生成。</translation>
+    </message>
+    <message>
         <source>The check against the unmodified model could not run.</source>
         <translation>无法运行与原始模型的对照检查。</translation>
     </message>
@@ -1308,6 +1323,7 @@
     </message>
     <message>
         <source>Compare</source>
+        <extracomment>the last comparison&apos;s transplant (tfdebug.sessions.transplant.Transplant), when it had one</extracomment>
         <translation>对比</translation>
     </message>
     <message>
@@ -1580,6 +1596,18 @@
         <source>on</source>
         <translation>，设备</translation>
     </message>
+    <message>
+        <source>attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>weights from</source>
+        <translation>权重来自</translation>
+    </message>
+    <message>
+        <source>the model on screen, or another folder of its weights</source>
+        <translation>屏幕上的模型，或其权重的另一个文件夹</translation>
+    </message>
 </context>
 <context>
     <name>PlaygroundDialog</name>
@@ -1780,13 +1808,21 @@ output w·V = {output}</source>
         <translation>{dtype}，设备 {device}</translation>
     </message>
     <message>
+        <source>{placement}, {kernel} attention</source>
+        <translation>{placement}，{kernel} 注意力</translation>
+    </message>
+    <message>
+        <source>{placement}, weights from {model}</source>
+        <translation>{placement}，权重来自 {model}</translation>
+    </message>
+    <message>
         <source>A reference pass needs one live pass of a model: run a pass first (a snapshot or a generation has none).</source>
         <extracomment>what the divergence condition compares with (set by the condition dialog)</extracomment>
         <translation>参考前向过程需要一个模型的实时前向过程：请先运行一次（快照或生成过程没有）。</translation>
     </message>
     <message>
-        <source>The reference would run as the pass on screen does ({placement}): choose another dtype or device.</source>
-        <translation>参考前向过程会与屏幕上的前向过程完全相同（{placement}）：请选择另一种数据类型或设备。</translation>
+        <source>The reference would run as the pass on screen does ({placement}): choose another dtype, device, attention kernel or folder of weights.</source>
+        <translation>参考前向会与屏幕上的前向完全相同（{placement}）：请选择另一种数据类型、设备、注意力内核或权重文件夹。</translation>
     </message>
     <message>
         <source>The reference pass failed; the details say why.</source>
@@ -2396,6 +2432,14 @@ output w·V = {output}</source>
         <source>Show or hide one query&apos;s weights over every key (click a heatmap row to pick it; by default the last row in view)</source>
         <translation>显示或隐藏一个查询在所有键上的权重（点击热力图的一行选择它；默认为视图中的最后一行）</translation>
     </message>
+    <message>
+        <source>Batch…</source>
+        <translation>批量输入…</translation>
+    </message>
+    <message>
+        <source>More texts for the first input, one per line: Run pads them with the text in the input bar into one batch</source>
+        <translation>第一个输入的更多文本，每行一条：运行时与输入栏中的文本一起填充成一个批</translation>
+    </message>
 </context>
 <context>
     <name>axes</name>
@@ -2554,6 +2598,21 @@ output w·V = {output}</source>
         <source>A target token id is outside the vocabulary (0 to {last}).</source>
         <comment>input.out_of_range_target</comment>
         <translation>有一个目标词元 id 超出了词表范围（0 到 {last}）。</translation>
+    </message>
+    <message>
+        <source>A tile from the server is damaged.</source>
+        <comment>remote.tile_damaged</comment>
+        <translation>服务器发来的图块已损坏。</translation>
+    </message>
+    <message>
+        <source>A tile from the server is not a 2-D plane with its stats.</source>
+        <comment>remote.tile_shape</comment>
+        <translation>服务器发来的图块不是带统计信息的二维平面。</translation>
+    </message>
+    <message>
+        <source>A tile names a first and a last row and column.</source>
+        <comment>remote.tile_range</comment>
+        <translation>图块需要给出起止的行和列。</translation>
     </message>
     <message>
         <source>A vocabulary lists the same token twice.</source>
@@ -2821,6 +2880,11 @@ output w·V = {output}</source>
         <translation>阶段 {name} 因捕获预算未留在历史中：没有可显示的张量。</translation>
     </message>
     <message>
+        <source>Stage {stage} is not in both passes with the same shape, so nothing can be transplanted there.</source>
+        <comment>transplant.no_stage</comment>
+        <translation>阶段 {stage} 不在两次前向中以相同形状出现，因此无法在那里移植。</translation>
+    </message>
+    <message>
         <source>Stats from the server cannot be read: {why}</source>
         <comment>remote.stats</comment>
         <translation>无法读取服务器发来的统计量：{why}</translation>
@@ -2849,6 +2913,11 @@ output w·V = {output}</source>
         <source>The CSV values are {rows} × {cols}; the shown slice is {want_rows} × {want_cols}.</source>
         <comment>edit.csv_values_shape</comment>
         <translation>CSV 数值是 {rows} × {cols}；显示的切片是 {want_rows} × {want_cols}。</translation>
+    </message>
+    <message>
+        <source>The Chat toggle needs a model whose tokenizer has a chat template; {name} has none.</source>
+        <comment>remote.no_chat_template</comment>
+        <translation>“对话”开关需要分词器带有对话模板的模型；{name} 没有。</translation>
     </message>
     <message>
         <source>The Hugging Face cache&apos;s ref {ref} does not hold a commit hash (40 hexadecimal digits), so {model} was not read from it: download it again (--download).</source>
@@ -3071,9 +3140,19 @@ output w·V = {output}</source>
         <translation>前向过程已结束：请重新开始，并在要编辑的阶段暂停。</translation>
     </message>
     <message>
+        <source>The recipe of stage &apos;{name}&apos; is damaged: {problem}.</source>
+        <comment>recipe.damaged</comment>
+        <translation>阶段 &apos;{name}&apos; 的配方已损坏：{problem}。</translation>
+    </message>
+    <message>
         <source>The reference pass could not run: {why}</source>
         <comment>remote.reference_failed</comment>
         <translation>参考前向过程无法运行：{why}</translation>
+    </message>
+    <message>
+        <source>The reference pass did not keep stage {stage}, so nothing can be transplanted there.</source>
+        <comment>transplant.not_kept</comment>
+        <translation>参考前向没有保留阶段 {stage}，因此无法在那里移植。</translation>
     </message>
     <message>
         <source>The replacement has shape {got}; stage {name} needs {shape}.</source>
@@ -3174,6 +3253,11 @@ output w·V = {output}</source>
         <source>The server&apos;s state cannot be read: {why}</source>
         <comment>remote.state</comment>
         <translation>无法读取服务器的状态：{why}</translation>
+    </message>
+    <message>
+        <source>The server&apos;s transplant cannot be read: {why}</source>
+        <comment>remote.transplant</comment>
+        <translation>无法读取服务器的移植结果：{why}</translation>
     </message>
     <message>
         <source>The snapshot {path} changed on disk after it was opened; open it again.</source>
@@ -3296,6 +3380,11 @@ output w·V = {output}</source>
         <translation>没有可保存的阶段：请先捕获一次前向过程。</translation>
     </message>
     <message>
+        <source>There is no attention kernel named {kernel} here; the kernels are {choices}.</source>
+        <comment>hf.unknown_kernel</comment>
+        <translation>这里没有名为 {kernel} 的注意力内核；可用的内核有 {choices}。</translation>
+    </message>
+    <message>
         <source>There is no column {col}: the shown slice has columns 0 to {last}.</source>
         <comment>edit.no_column</comment>
         <translation>没有第 {col} 列：显示的切片列号为 0 到 {last}。</translation>
@@ -3351,6 +3440,11 @@ output w·V = {output}</source>
         <translation>这个配置需要约 {size} 的参数和缓冲区，主要来自 {field} = {value}；tfdebug 在本机最多构建 {most} 的模型。</translation>
     </message>
     <message>
+        <source>This export needs about {needed} but {folder} has {free} free.{hint} Export fewer stages (a stage filter) or choose another folder.</source>
+        <comment>export.no_room</comment>
+        <translation>此次导出约需 {needed}，但 {folder} 只剩 {free} 可用。{hint}请导出更少的阶段（使用阶段筛选），或选择其他文件夹。</translation>
+    </message>
+    <message>
         <source>This generation has no step {step}.</source>
         <comment>generation.no_step</comment>
         <translation>这次生成没有第 {step} 步。</translation>
@@ -3364,6 +3458,11 @@ output w·V = {output}</source>
         <source>This pass cannot be saved: {problem}.</source>
         <comment>manifest.unsavable</comment>
         <translation>无法保存此次前向传播：{problem}。</translation>
+    </message>
+    <message>
+        <source>This pass would reach about {peak} but {device} has {room}: capture fewer stages (--stages), a smaller --max-capture-mb, or a shorter input.</source>
+        <comment>peak.too_large</comment>
+        <translation>这次前向传播约会用到 {peak}，但 {device} 只有 {room}：请捕获更少的阶段（--stages）、调小 --max-capture-mb，或缩短输入。</translation>
     </message>
     <message>
         <source>This stage has fewer than two axes: edit the whole tensor instead.</source>
@@ -3609,6 +3708,11 @@ output w·V = {output}</source>
         <source>{index} names {n} shards (at most {most}).</source>
         <comment>hf.too_many_shards</comment>
         <translation>{index} 列出 {n} 个分片（最多 {most} 个）。</translation>
+    </message>
+    <message>
+        <source>{name} computes its attention in its own code: it has no {kernel} kernel to compare with.</source>
+        <comment>adapter.no_kernel</comment>
+        <translation>{name} 在自己的代码中计算注意力：它没有可供比较的 {kernel} 内核。</translation>
     </message>
     <message>
         <source>{name} in {folder} is a symbolic link that leads to itself (a loop), so the model was not read.</source>
@@ -3949,6 +4053,11 @@ output w·V = {output}</source>
         <source>{where} does not match its manifest: stage &apos;{name}&apos; has shape {shape} in the file but {listed} in the manifest.</source>
         <comment>manifest.shape_mismatch</comment>
         <translation>{where} 与其清单不一致：阶段“{name}”在文件中的形状为 {shape}，而清单中为 {listed}。</translation>
+    </message>
+    <message>
+        <source>{where} does not match its manifest: stage &apos;{name}&apos; is a recipe but has a tensor too.</source>
+        <comment>manifest.recipe_with_tensor</comment>
+        <translation>{where} 与其清单不符：阶段 &apos;{name}&apos; 是配方，却也存有张量。</translation>
     </message>
     <message>
         <source>{where} does not match its manifest: stage &apos;{name}&apos; is {dtype} in the file but {want} in the manifest.</source>
@@ -4347,6 +4456,16 @@ output w·V = {output}</source>
         <translation>“model_config”不是对象</translation>
     </message>
     <message>
+        <source>&apos;recipe_inputs&apos; is not a list of tensors</source>
+        <comment>manifest.recipe_inputs</comment>
+        <translation>&apos;recipe_inputs&apos; 不是张量列表</translation>
+    </message>
+    <message>
+        <source>&apos;recipe_inputs&apos; lists a tensor with an invalid name</source>
+        <comment>manifest.recipe_name</comment>
+        <translation>&apos;recipe_inputs&apos; 列出的张量名称无效</translation>
+    </message>
+    <message>
         <source>&apos;tokens&apos; must hold at least one named list of tokens</source>
         <comment>manifest.no_tokens</comment>
         <translation>“tokens”必须至少包含一个有名称的词元列表</translation>
@@ -4365,6 +4484,16 @@ output w·V = {output}</source>
         <source>&apos;{stream}&apos; has {n} tokens (at most {most})</source>
         <comment>limits.too_many_tokens</comment>
         <translation>“{stream}”有 {n} 个词元（最多 {most} 个）</translation>
+    </message>
+    <message>
+        <source>After it, no stage diverges.</source>
+        <comment>transplant.none_after</comment>
+        <translation>移植之后，没有阶段发散。</translation>
+    </message>
+    <message>
+        <source>After it, the first divergent stage is {stage}.</source>
+        <comment>transplant.first_after</comment>
+        <translation>移植之后，第一个发散的阶段是 {stage}。</translation>
     </message>
     <message>
         <source>Connection timed out</source>
@@ -4567,6 +4696,16 @@ output w·V = {output}</source>
         <translation>打开的文件过多</translation>
     </message>
     <message>
+        <source>Transplanting {stage} (the reference&apos;s tensor put in, the rest run again) brings the max |Δ| of {output} from {before} to {after}.</source>
+        <comment>transplant.effect</comment>
+        <translation>移植 {stage}（放入参考前向的张量，其余部分重新运行）使 {output} 的最大 |Δ| 从 {before} 变为 {after}。</translation>
+    </message>
+    <message>
+        <source>a step&apos;s tensor does not fit the plane</source>
+        <comment>recipe.tensor_shape</comment>
+        <translation>某一步的张量与注意力平面不匹配</translation>
+    </message>
+    <message>
         <source>a text</source>
         <comment>what.text</comment>
         <translation>一段文本</translation>
@@ -4607,6 +4746,16 @@ output w·V = {output}</source>
         <translation>头 {head} 置零</translation>
     </message>
     <message>
+        <source>it has no list of at most {most} steps</source>
+        <comment>recipe.no_steps</comment>
+        <translation>它没有一个至多 {most} 步的步骤列表</translation>
+    </message>
+    <message>
+        <source>it has recipe stages, which snapshot format {version} cannot hold</source>
+        <comment>manifest.recipes_too_old</comment>
+        <translation>它含有配方阶段，而快照格式 {version} 无法容纳</translation>
+    </message>
+    <message>
         <source>it has {n} token streams (at most {most})</source>
         <comment>manifest.too_many_streams</comment>
         <translation>它有 {n} 个词元流（最多 {most} 个）</translation>
@@ -4627,9 +4776,19 @@ output w·V = {output}</source>
         <translation>它列出了 {n} 个阶段（最多 {most} 个）</translation>
     </message>
     <message>
+        <source>it makes a plane of another shape than the stage&apos;s</source>
+        <comment>recipe.shape</comment>
+        <translation>它算出的平面形状与该阶段不同</translation>
+    </message>
+    <message>
         <source>it nests more than {most} levels deep</source>
         <comment>limits.too_deep</comment>
         <translation>它的嵌套超过 {most} 层</translation>
+    </message>
+    <message>
+        <source>its query and key do not fit together</source>
+        <comment>recipe.qk_shapes</comment>
+        <translation>它的 query 和 key 对不上</translation>
     </message>
     <message>
         <source>only head {head} kept</source>
@@ -4647,9 +4806,19 @@ output w·V = {output}</source>
         <translation>仅在 B 中</translation>
     </message>
     <message>
+        <source>peak about {total}: the model and the process {model}, kept stages {kept}, stages in flight {working}, the check against the model {check}</source>
+        <comment>peak.describe</comment>
+        <translation>峰值约 {total}：模型与进程 {model}，保留的阶段 {kept}，计算中的阶段 {working}，与模型的核对 {check}</translation>
+    </message>
+    <message>
         <source>position {i}</source>
         <comment>hf.position</comment>
         <translation>位置 {i}</translation>
+    </message>
+    <message>
+        <source>recipe input &apos;{name}&apos; has an invalid shape or dtype</source>
+        <comment>manifest.recipe_shape</comment>
+        <translation>配方输入 &apos;{name}&apos; 的形状或数据类型无效</translation>
     </message>
     <message>
         <source>row {row}</source>
@@ -4792,6 +4961,26 @@ output w·V = {output}</source>
         <translation>第 {i} 个阶段不是对象</translation>
     </message>
     <message>
+        <source>step {i} has an unknown dtype</source>
+        <comment>recipe.bad_dtype</comment>
+        <translation>第 {i} 步的数据类型未知</translation>
+    </message>
+    <message>
+        <source>step {i} has no finite constant</source>
+        <comment>recipe.bad_value</comment>
+        <translation>第 {i} 步没有有限的常数</translation>
+    </message>
+    <message>
+        <source>step {i} is not a step tfdebug writes</source>
+        <comment>recipe.bad_step</comment>
+        <translation>第 {i} 步不是 tfdebug 会写入的步骤</translation>
+    </message>
+    <message>
+        <source>step {i} reads a tensor the file does not hold</source>
+        <comment>recipe.missing_input</comment>
+        <translation>第 {i} 步读取的张量不在文件中</translation>
+    </message>
+    <message>
         <source>target</source>
         <comment>notes.target</comment>
         <translation>目标句</translation>
@@ -4880,6 +5069,11 @@ output w·V = {output}</source>
         <source>uses snapshot format {version}, newer than this tfdebug reads ({ours}); update tfdebug to open it</source>
         <comment>manifest.newer</comment>
         <translation>使用快照格式 {version}，比此 tfdebug 能读取的格式（{ours}）更新；请更新 tfdebug 后再打开</translation>
+    </message>
+    <message>
+        <source> A snapshot (.safetensors) stores the attention planes as recipes and needs {size}.</source>
+        <comment>export.hint_snapshot</comment>
+        <translation> 快照（.safetensors）把注意力平面存为配方，只需 {size}。</translation>
     </message>
     <message>
         <source> If tfdebug serve printed a --server-key, give it too.</source>

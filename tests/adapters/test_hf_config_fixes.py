@@ -86,6 +86,12 @@ def test_latent_attention_shows_the_rotary_split_and_the_decompressed_k_and_v():
     assert torch.equal(by_name[f"{attn}.k_nope"].tensor, by_name[f"{attn}.k_rotary"].tensor[..., :4])
     assert torch.equal(by_name[f"{attn}.q_nope"].tensor, by_name[f"{attn}.q_rotary"].tensor[..., :4])
     assert session.plan.names() == [c.name for c in captures] and session.verification.ok
+    # the formulas say what DeepSeek's code does: V arrives per head (no view), only the _pe parts rotate
+    assert by_name[f"{attn}.v_split"].info.formula == ("V as attention reads it: the (B, H, T, d_v) heads cut from "
+                                                       "kv, unchanged")
+    assert by_name[f"{attn}.v_split"].info.inputs == (f"{attn}.v",) and not by_name[f"{attn}.v_split"].info.ops
+    assert by_name[f"{attn}.q_rotary"].info.formula == "[q_nope | RoPE(q_pe, pos)] per head"
+    assert by_name[f"{attn}.k_rotary"].info.inputs == (f"{attn}.k_nope", f"{attn}.k_pe")
 
     handle = adapter.plan.taps[f"{attn}.v"].register_forward_hook(lambda module, args, output: output * 0)
     try:

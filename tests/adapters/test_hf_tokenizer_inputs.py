@@ -146,3 +146,24 @@ def test_a_batch_needs_a_padding_token_and_equal_rows(capsys):
     assert "has no padding token, so several texts cannot be padded" in capsys.readouterr().err
     assert main(["generate", "--model", "tiny-gpt2", "--input", "prompt=I", "--input", "prompt=you"]) == 2
     assert "make a batch, which tfdebug stages and tfdebug capture take" in capsys.readouterr().err
+
+
+def test_a_batch_from_a_text_file_is_the_same_batch(folder, reference, capsys, tmp_path):
+    """--input-file text=FILE: one row per line, the same padded batch as --input repeated."""
+    import json
+
+    from tfdebug.cli import main
+
+    tokenizer, _ = reference
+    rows = ["the cat sat", "the quick brown fox jumps over the lazy dog"]
+    listed = tmp_path / "texts.txt"
+    listed.write_text(f"{rows[0]}\n\n{rows[1]}\n", encoding="utf-8")
+    assert main(["stages", "--model", f"hf:{folder}", "--input-file", f"text={listed}", "--json",
+                 "--stages", "enc.0.attn.masked"]) == 0
+    out = capsys.readouterr()
+    length = tokenizer(rows, padding=True, return_tensors="pt")["input_ids"].shape[1]
+    assert json.loads(out.out)[0]["shape"] == [2, 4, length, length]
+    assert "input equal to AutoTokenizer's" in out.err
+    (tmp_path / "empty.txt").write_text("\n \n", encoding="utf-8")
+    assert main(["stages", "--model", f"hf:{folder}", "--input-file", f"text={tmp_path / 'empty.txt'}"]) == 2
+    assert "holds no text: write one text per line." in capsys.readouterr().err

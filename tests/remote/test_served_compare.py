@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.remote.served import attached, start_server, stop_server
-from tfdebug.sessions.crosscheck import Placement, compare_placements, fill_reference
+from tfdebug.sessions.crosscheck import Placement, compare_placements, fill_reference, find_divergence
 from tfdebug.adapters.registry import load_adapter
 from tfdebug.sessions.session import DebugSession
 from tfdebug.core.breakpoints import Breakpoint
@@ -20,7 +20,7 @@ from tfdebug.core.errors import ExportError, SnapshotError, StepperStateError
 from tfdebug.io.passes import open_pass
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.remote.comparing import compare_on_server
+from tfdebug.remote.comparing import compare_on_server, divergence_on_server
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import REQUESTS, SERVER_MAX_HEADER, decode, encode
 from tfdebug.remote.session import RemoteSession
@@ -58,6 +58,19 @@ def test_against_another_dtype_the_server_gives_the_local_comparisons_table(remo
     assert got.to_dict() == want.to_dict()
     assert any(s.max_abs > 0 for s in got.stages)  # bfloat16 rounds: the numbers are not all zero
     assert {s.dtype_a for s in got.stages} == {"bfloat16"} and {s.dtype_b for s in got.stages} == {"float32"}
+
+
+def test_against_sdpa_the_server_gives_the_local_table_and_transplant(remote):
+    """This input with transformers' sdpa on the server as A, the served eager pass as B: the table and the
+    transplant `tfdebug diff --against sdpa` makes here (the first stage that differs, put into B)."""
+    run_to_the_end(remote)
+    got, grafted = divergence_on_server(remote, "placed", ATOL, RTOL, on_screen="b", dtype="float32",
+                                        attention="sdpa")
+    want, transplant = find_divergence("tiny-gpt2", remote.texts, Placement("float32", "cpu", attention="sdpa"),
+                                       Placement("float32", "cpu"), atol=ATOL, rtol=RTOL)
+    assert got.to_dict() == want.to_dict() and grafted.to_dict() == transplant.to_dict()
+    assert any(s.status == "only_b" and s.name.endswith(".probs") for s in got.stages)  # sdpa makes none
+    assert grafted.output == "logits" and grafted.before == got["logits"].max_abs
 
 
 def test_against_a_snapshot_in_the_export_folder_the_table_equals_the_local_one(remote, gpt2_server, tmp_path):

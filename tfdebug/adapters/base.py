@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import torch
 from torch import nn
 
-from tfdebug.core.errors import EmptyInputError, InputError
+from tfdebug.core.errors import EmptyInputError, InputError, UnsupportedModelError
 
 if TYPE_CHECKING:
     from tfdebug.core.recorder import Capture
@@ -231,6 +231,13 @@ class ModelAdapter(ABC):
 
     #: texts are sent as a user's chat turn (an adapter whose `can_chat()` is true reads it in `prepare`)
     chat: bool = False
+
+    def use_attention(self, kernel: str) -> None:
+        """Run the following passes with attention kernel `kernel` ("eager", "sdpa" …), to compare kernels; an
+        UnsupportedModelError when this model computes attention in its own code (it has no other kernel)."""
+        if kernel != "eager":
+            raise UnsupportedModelError("{name} computes its attention in its own code: it has no {kernel} kernel "
+                                        "to compare with.", id="adapter.no_kernel", name=self.name, kernel=kernel)
 
     def can_chat(self) -> bool:
         """Whether texts can be sent as a chat turn (the model's tokenizer has a chat template)."""

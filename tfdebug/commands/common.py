@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 
 from tfdebug.core.errors import InputError
+from tfdebug.core.files import read_text
+
+MAX_INPUT_FILE = 16 * 2**20  # bytes of texts --input-file reads (a batch far past any model's memory)
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True) -> None:
@@ -16,6 +19,9 @@ def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True)
                                  "or prompt='Once upon a time'; the model's first preset fills the rest. The same key "
                                  "again makes a batch (stages, capture), padded by the model's tokenizer; an "
                                  "encoder takes a sentence pair as text=… text_pair=…")
+        parser.add_argument("--input-file", action="append", default=[], metavar="KEY=FILE",
+                            help="texts for one input from a UTF-8 text file, one per line (blank lines skipped): "
+                                 "each line a row of the batch, as --input KEY=LINE repeated")
         parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
         parser.add_argument("--tgt", default=None,
                             help="the translator's target prefix (same as --input tgt=TEXT)")
@@ -97,6 +103,15 @@ def given_rows(args: argparse.Namespace) -> list[dict[str, str]]:
         if not sep or not key.strip():
             raise InputError(f"--input takes KEY=TEXT (e.g. src='I love you'), not '{item}'.")
         given.setdefault(key.strip(), []).append(text)
+    for item in getattr(args, "input_file", None) or []:
+        key, sep, path = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError("--input-file takes KEY=FILE (e.g. text=sentences.txt), not {item}.",
+                             id="cli.input_file_form", item=repr(item)[:80])
+        lines = [line.strip() for line in read_text(path, MAX_INPUT_FILE, InputError).splitlines() if line.strip()]
+        if not lines:
+            raise InputError("{path} holds no text: write one text per line.", id="cli.input_file_empty", path=path)
+        given.setdefault(key.strip(), []).extend(lines)
     for key in ("src", "tgt"):
         if getattr(args, key, None) is not None:
             given[key] = [getattr(args, key)]

@@ -1,9 +1,12 @@
 """`tfdebug diff A B`: compare two recorded passes stage by stage; print the table and the first divergent stage.
 
 `tfdebug diff --model M --dtype bfloat16 --against float32` runs the pass itself, twice:
-the reference A on M as `--against` says (a dtype, a device, or DTYPE@DEVICE), then B as
---dtype/--device say, and names the first stage where B leaves A's tolerance (by default
-what the coarser dtype can hold).
+the reference A on M as `--against` says (a dtype, a device, DTYPE@DEVICE, an attention
+kernel such as sdpa, or another folder of the same weights), then B as --dtype/--device say
+(tfdebug's eager attention), and names the first stage where B leaves A's tolerance (by
+default what the coarser dtype can hold). Then the transplant: A's tensor put into B at that
+stage (or the first that differs at all, or `--transplant STAGE`), B run on, and how much
+of the last stage's difference remains (tfdebug.sessions.transplant).
 
 Exit status: 0 when no stage diverges, 1 when one does (or two stages of the same name
 differ in shape), 2 when a file cannot be read — so it fits in a script or CI.
@@ -32,9 +35,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rtol", type=float, default=None,
                         help=f"relative tolerance, times |A| (default {DEFAULT_RTOL:g}; with --against, the coarser "
                              "dtype's); a cell diverges when |A − B| > atol + rtol·|A|")
-    parser.add_argument("--against", default=None, metavar="DTYPE|DEVICE",
-                        help="instead of two files: run --model twice, the reference in this dtype or on this device "
-                             "(float32, cuda:0, float32@cpu …), the other as --dtype and --device say")
+    parser.add_argument("--against", default=None, metavar="DTYPE|DEVICE|KERNEL|FOLDER",
+                        help="instead of two files: run --model twice, the reference in this dtype, on this device, "
+                             "with this attention kernel or from this folder of the same weights (float32, cuda:0, "
+                             "float32@cpu, sdpa, hf:FOLDER …), the other as --dtype and --device say")
+    parser.add_argument("--transplant", default=None, metavar="STAGE",
+                        help="with --against, put the reference's tensor in at this stage (default: the first "
+                             "divergent one) and report how much of the last stage's difference remains")
     parser.add_argument("--stages", nargs="*", default=None, metavar="PATTERN",
                         help="with --against, only stages whose names match these glob patterns")
     add_model_arguments(parser)
@@ -75,18 +82,28 @@ def verdict(result: Comparison) -> str:
     return f"no stage diverges ({tolerance})"
 
 
-def _placed(args: argparse.Namespace) -> tuple[Comparison, str, str]:
-    """The comparison of --model run as --against says (A) and as --dtype/--device say (B), and their names."""
-    from tfdebug.sessions.crosscheck import Placement, compare_placements, parse_against
+def _placed(args: argparse.Namespace):
+    """The comparison of --model run as --against says (A) and as --dtype/--device say (B), the transplant, and
+    the two passes' names."""
+    from tfdebug.sessions.crosscheck import Placement, find_divergence, parse_against
     from tfdebug.adapters.registry import default_model_name
     from tfdebug.commands.common import given_texts
 
     spec = args.model or default_model_name()
     other = Placement(args.dtype, args.device, args.device_map)
     reference = parse_against(args.against, other)
-    result = compare_placements(spec, given_texts(args) or None, reference, other, stages=args.stages,
-                                atol=args.atol, rtol=args.rtol)
-    return result, f"{spec}, {reference.describe()}", f"{spec}, {other.describe()}"
+    result, transplant = find_divergence(spec, given_texts(args) or None, reference, other, stages=args.stages,
+                                         atol=args.atol, rtol=args.rtol, transplant=args.transplant or True)
+    return result, transplant, f"{spec}, {reference.describe()}", f"{spec}, {other.describe()}"
+
+
+def transplant_text(transplant) -> str:
+    """The transplant's lines: why that stage, its effect, and what still diverges after it."""
+    if transplant is None:
+        return "no transplant: the two passes are equal at every stage"
+    why = {"first_divergent": "the first divergent stage", "named": "the stage asked for",
+           "first_different": "no stage diverges; the first stage that differs at all"}[transplant.chosen]
+    return f"transplant at {transplant.stage} ({why}): {transplant.describe()}\n{transplant.remaining()}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,8 +114,11 @@ def run(args: argparse.Namespace) -> int:
     if args.against is not None:
         if args.a is not None:
             raise TfdebugError("Give two passes to compare, or --model with --against, not both.")
-        result, args.a, args.b = _placed(args)
+        result, transplant, args.a, args.b = _placed(args)
     else:
+        if args.transplant is not None:
+            raise TfdebugError("--transplant runs the model again: use it with --model … --against.")
+        transplant = None
         if args.b is None:
             raise TfdebugError("Give two passes to compare (A B), or --model … --against DTYPE|DEVICE.")
         atol = DEFAULT_ATOL if args.atol is None else args.atol
@@ -107,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
             result = compare(a, b, atol=atol, rtol=rtol)
     counts = {s: len(result.of_status(s)) for s in (COMPARED, ONLY_A, ONLY_B, SHAPE)}
     if args.json:
-        print(json.dumps({"a": args.a, "b": args.b, **result.to_dict()}, ensure_ascii=False, indent=1))
+        extra = {} if args.against is None else {"transplant": None if transplant is None else transplant.to_dict()}
+        print(json.dumps({"a": args.a, "b": args.b, **result.to_dict(), **extra}, ensure_ascii=False, indent=1))
     else:
         print(f"A  {args.a}\nB  {args.b}")
         print(f"{counts[COMPARED]} stages compared, {counts[SHAPE]} differ in shape, "
@@ -115,4 +136,6 @@ def run(args: argparse.Namespace) -> int:
         print(table(result))
         print()
         print(verdict(result))
+        if args.against is not None:
+            print(transplant_text(transplant))
     return 1 if result.differs else 0

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 class RunInputs:
     """What Run starts: a model spec, a device, the texts by input key, how the model is loaded
     (`dtype`, and a `device_map` that places a Hugging Face model instead of `device`; None: on `device`)
-    and whether the texts go through the tokenizer's chat template (`chat`)."""
+    and whether the texts go through the tokenizer's chat template (`chat`); `batch`: more texts for the first
+    input, each one more row of a batch the tokenizer pads (the CLI's repeated --input)."""
 
     model: str
     device: str = "cpu"
@@ -22,6 +23,7 @@ class RunInputs:
     device_map: str | None = None
     #: send the texts as a user's chat turn (the tokenizer's chat template; models that have one)
     chat: bool = False
+    batch: tuple[str, ...] = ()
 
     def to_list(self) -> list:
         """A settings-friendly form: [model, device, {key: text}]."""

@@ -4,8 +4,9 @@ Only the table crosses (tfdebug.core.compare.Comparison as JSON, a few hundred b
 window's `compare_on_server` asks, the server's `ComparisonJob` makes the other pass and compares on a
 thread of its own (a second model loading must not hold the server's loop: the heartbeats go on), and
 the server sends the reply when it is done. The other pass is one the server can make: this input in
-another dtype on the served device, the input run again without its edits, or a snapshot in the
-server's export folder. A snapshot on the desktop is not compared: its stages would have to cross whole
+another dtype or with another attention kernel on the served device (then the reply carries the
+transplant too, tfdebug.sessions.transplant, when the served pass is not paused mid-forward), the input
+run again without its edits, or a snapshot in the server's export folder. A snapshot on the desktop is not compared: its stages would have to cross whole
 (docs/remote.md says why).
 """
 
@@ -19,6 +20,7 @@ from typing import Callable
 
 from tfdebug.sessions.crosscheck import Placement, fill_reference
 from tfdebug.sessions.session import DebugSession
+from tfdebug.sessions.transplant import Transplant, transplant_stage
 from tfdebug.core.compare import Comparison, compare
 from tfdebug.core.errors import CompareError, StepperStateError, TfdebugError
 from tfdebug.core.reference import ReferencePass
@@ -39,21 +41,31 @@ def compare_on_server(session, against: str, atol: float, rtol: float, *, on_scr
     without its edits) or "file" (the snapshot `path`, a bare file name in the server's export folder).
     `on_screen` is the served pass's side ("a": it is the reference, as Compare With… has it by default).
     Returns the same Comparison `tfdebug.core.compare.compare` makes of the two passes here."""
+    return divergence_on_server(session, against, atol, rtol, on_screen=on_screen, dtype=dtype, path=path,
+                                timeout=timeout)[0]
+
+
+def divergence_on_server(session, against: str, atol: float, rtol: float, *, on_screen: str = "a",
+                         dtype: str | None = None, path: str | None = None, attention: str | None = None,
+                         timeout: float = 3600.0) -> tuple[Comparison, Transplant | None]:
+    """`compare_on_server`'s comparison (a placed pass also with another `attention` kernel) and the transplant
+    the server made at its first divergent stage (None: none was made)."""
     reply = session.request("compare", {"against": against, "on_screen": on_screen, "dtype": dtype, "path": path,
-                                        "atol": atol, "rtol": rtol}, timeout=timeout)
-    return wire.comparison_of((reply["result"] or {}).get("comparison"))
+                                        "attention": attention, "atol": atol, "rtol": rtol}, timeout=timeout)
+    result = reply["result"] or {}
+    return wire.comparison_of(result.get("comparison")), wire.transplant_of(result.get("transplant"))
 
 
 class ComparisonJob:
     """One comparison made on a thread of the server; the loop sends `reply()` once `ready`."""
 
-    def __init__(self, work: Callable[[], Comparison]):
-        self._result: Comparison | None = None
+    def __init__(self, work: Callable[[], tuple[Comparison, Transplant | None]]):
+        self._result: tuple[Comparison, Transplant | None] | None = None
         self._error: TfdebugError | None = None
         self._thread = threading.Thread(target=self._run, args=(work,), name="tfdebug-compare", daemon=True)
         self._thread.start()
 
-    def _run(self, work: Callable[[], Comparison]) -> None:
+    def _run(self, work: Callable[[], tuple[Comparison, Transplant | None]]) -> None:
         try:
             self._result = work()
         except TfdebugError as exc:
@@ -71,11 +83,13 @@ class ComparisonJob:
         """The reply's fields (the table), or the TfdebugError that is the refusal."""
         if self._error is not None:
             raise self._error
-        if len(self._result.stages) > MAX_STAGES:
+        result, transplant = self._result
+        if len(result.stages) > MAX_STAGES:
             raise CompareError("The comparison has {n} stages, more than the {limit} one reply may carry: compare "
-                               "a shorter pass.", id="remote.compare_size", n=len(self._result.stages),
+                               "a shorter pass.", id="remote.compare_size", n=len(result.stages),
                                limit=MAX_STAGES)
-        return {"comparison": self._result.to_dict()}, []
+        return {"comparison": result.to_dict(),
+                "transplant": None if transplant is None else transplant.to_dict()}, []
 
 
 def start_comparison(session, stepper, server_file: Callable[[str], Path], m: Message) -> ComparisonJob:
@@ -100,14 +114,18 @@ def start_comparison(session, stepper, server_file: Callable[[str], Path], m: Me
         if m["dtype"] is None:
             raise FrameError("A {kind} request needs the field '{field}'.", id="remote.missing_field", kind=m.type,
                              field="dtype")
-        other = partial(_placed, session, stepper.reference, served, m["dtype"])
+        other = partial(_placed, session, stepper.reference, served, m["dtype"], m["attention"] or "eager")
     on_screen_first = m["on_screen"] == "a"
+    graft = against == "placed" and not stepper.alive  # the transplant runs the served model again
 
-    def work() -> Comparison:
+    def work() -> tuple[Comparison, Transplant | None]:
         made = other()
         try:
             a, b = (served, made) if on_screen_first else (made, served)
-            return compare(a, b, atol=atol, rtol=rtol)
+            result = compare(a, b, atol=atol, rtol=rtol)
+            transplant = transplant_stage(DebugSession(session.adapter, prepared=session.prepared), made, result,
+                                          donor_is_a=not on_screen_first) if graft else None
+            return result, transplant
         finally:
             made.close()
     return ComparisonJob(work)
@@ -118,11 +136,11 @@ def _unedited(session) -> Recording:
     return Recording.from_session(DebugSession(session.adapter, session.texts))
 
 
-def served_reference(session, dtype: str) -> ReferencePass:
-    """This input on the served model loaded again in `dtype` on the served device: the reference pass of the
-    divergence condition and of Compare With…, filled on a thread of its own (its readers wait for it)."""
+def served_reference(session, dtype: str, attention: str = "eager") -> ReferencePass:
+    """This input on the served model loaded again in `dtype` with `attention` on the served device: the reference
+    pass of the divergence condition and of Compare With…, filled on a thread of its own (its readers wait)."""
     adapter = session.adapter
-    placement = Placement(dtype, str(adapter.device))
+    placement = Placement(dtype, str(adapter.device), attention=attention)
     reference = ReferencePass((adapter.name, tuple(sorted(session.texts.items())), placement), placement.describe())
 
     def fill() -> None:
@@ -134,10 +152,12 @@ def served_reference(session, dtype: str) -> ReferencePass:
     return reference
 
 
-def _placed(session, held: ReferencePass | None, served: Recording, dtype: str) -> Recording:
-    """The reference pass in `dtype` as a recording, every stage kept on the served device: `held` (the
-    divergence condition's) when it is in that dtype, else a new one."""
-    reference = held if held is not None and held.key[2].dtype == dtype else served_reference(session, dtype)
+def _placed(session, held: ReferencePass | None, served: Recording, dtype: str, attention: str) -> Recording:
+    """The reference pass in `dtype` with `attention` as a recording, every stage kept on the served device:
+    `held` (the divergence condition's) when it is that one, else a new one."""
+    wanted = (dtype, attention)
+    reference = (held if held is not None and (held.key[2].dtype, held.key[2].attention) == wanted
+                 else served_reference(session, dtype, attention))
     reference.wait()
     if reference.error is not None:
         raise CompareError("The reference pass could not run: {why}", id="remote.reference_failed",

@@ -20,7 +20,7 @@ from tfdebug.sessions.session import DebugSession
 from tfdebug.core.display import Stats
 from tfdebug.core.edits import Edit, Region, apply_edit
 from tfdebug.core.overview import stage_statistics
-from tfdebug.core.errors import (CompareError, DisplayError, EditError, ExportError, ReplacementError,
+from tfdebug.core.errors import (CompareError, DisplayError, EditError, ExportError, InputError, ReplacementError,
                                  StepperStateError, TfdebugError)
 from tfdebug.core.stepper import Stepper, StepperEvent
 from tfdebug.core.view import ViewSelection, axis_names
@@ -83,6 +83,7 @@ class ServedSession:
                 "tokens": session.tokens, "texts": session.texts, "unknown": session.unknown_words,
                 "notes": [str(n) for n in session.notes], "stages": session.stages,
                 "inputs": [[f.key, f.label, f.placeholder] for f in adapter.inputs],
+                "chat": bool(adapter.chat), "can_chat": adapter.can_chat(),
                 "titles": {"layer": dict(adapter.layer_titles), "site": dict(adapter.site_titles),
                            "stack": dict(adapter.stack_titles)},
                 "plan": [wire.entry(c) for c in session.plan],
@@ -273,12 +274,23 @@ class ServedSession:
             raise FrameError("The model takes no input named {name}.", id="remote.unknown_input", name=unknown[0])
         texts = dict(m["texts"])
         settings = DecodingSettings(**m["generate"]) if m["generate"] is not None else None  # typed InputErrors
-        self.session.adapter.prepare(texts)  # a typed InputError here: nothing changed
+        adapter, chat_before = self.session.adapter, self.session.adapter.chat
+        if m["chat"] and not adapter.can_chat():
+            raise InputError("The Chat toggle needs a model whose tokenizer has a chat template; {name} has none.",
+                             id="remote.no_chat_template", name=adapter.name)
+        if m["chat"] is not None:
+            adapter.chat = m["chat"]
+        try:
+            adapter.prepare(texts)  # a typed InputError here: nothing changed
+        except TfdebugError:
+            adapter.chat = chat_before
+            raise
         old = self.session
         self.close()  # planning the new pass runs the model: the old pass's hooks must be gone
         try:
             new = self._make_session(texts, settings)
         except TfdebugError:
+            adapter.chat = chat_before
             self._start(old)  # the new pass could not be planned: the old inputs run again, from their first stage
             raise
         self._start(new)

@@ -23,11 +23,13 @@ import numpy as np
 
 from tfdebug.remote.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 4  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
+PROTOCOL_VERSION = 5  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 # 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
 # 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
 # the divergence condition (breakpoint `rtol`, op "reference"); the state no longer echoes the breakpoints and
 # condition mode (the window's set is the only one)
+# 5: compare's `attention` (the reference pass with another attention kernel) and the transplant in its reply;
+# open's `chat` and the pass's `chat`/`can_chat` (the window's Chat toggle on a served model)
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -53,6 +55,8 @@ OPS = ("start", "step", "continue", "run_to", "step_out", "step_back", "step_for
 BREAKPOINT_OPS = ("add", "remove", "clear", "mode", "reference")
 COMPARE_WITH = ("placed", "unedited", "file")  # what the server compares its pass with (the `compare` request)
 PLACED_DTYPES = ("float32", "float16", "bfloat16")  # a reference pass's dtype (tfdebug.core.devices.DTYPES)
+# a reference pass's attention kernel (tfdebug.sessions.crosscheck.KERNELS)
+PLACED_KERNELS = ("eager", "sdpa", "flex_attention", "flash_attention_2", "flash_attention_3", "flash_attention_4")
 
 
 # ----- field validators: each returns the value or raises FrameError with a sentence -----
@@ -201,7 +205,9 @@ SCHEMAS: dict[str, dict[str, Check]] = {
              "row": optional(_INDEX), "col": optional(_INDEX), "head": optional(_INDEX), "row_axis": required(_AXIS),
              "col_axis": required(_AXIS), "indices": required(_AXIS_INDICES)},
     # `generate`: decoding settings (tfdebug.models.sampling.DecodingSettings) to generate token by token
-    "open": {"texts": required(mapping(text(64), text(20000), 16)), "generate": optional(record(DECODING))},
+    # `chat`: the texts as a user's chat turn (the tokenizer's chat template; None: as the pass before)
+    "open": {"texts": required(mapping(text(64), text(20000), 16)), "generate": optional(record(DECODING)),
+             "chat": optional(flag())},
     # the window's view (tfdebug.core.view.ViewSelection): the server pushes each new stage's slice with its event
     # `stats_up_to`: the stage's whole-tensor stats come too while its tensor has at most this many bytes
     "follow": {"on": required(flag()), "pinned": optional(list_of(text(32), 2)),
@@ -209,10 +215,12 @@ SCHEMAS: dict[str, dict[str, Check]] = {
                "max_cols": required(_SIZE), "moments": required(flag()), "stats_up_to": optional(integer(0, 2**62))},
     "export": {"to": required(text(8, ("window", "server"))), "path": optional(text(4096))},
     # compare the served pass (side `on_screen` of the comparison, A the reference) with another pass the server
-    # makes: this input in `dtype` (tfdebug.core.devices.DTYPES) on the served device, the input run again
-    # without its edits, or the snapshot `path` in the export folder; the reply carries the table
+    # makes: this input in `dtype` (tfdebug.core.devices.DTYPES) with `attention` on the served device, the input
+    # run again without its edits, or the snapshot `path` in the export folder; the reply carries the table (and,
+    # for a placed pass, the transplant at its first divergent stage)
     "compare": {"against": required(text(16, COMPARE_WITH)), "on_screen": required(text(1, ("a", "b"))),
-                "dtype": optional(text(16, PLACED_DTYPES)), "path": optional(text(255)),
+                "dtype": optional(text(16, PLACED_DTYPES)), "attention": optional(text(32, PLACED_KERNELS)),
+                "path": optional(text(255)),
                 "atol": required(number()), "rtol": required(number())},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it

@@ -226,16 +226,26 @@ class RemoteSession:
         return token_labels(self.tokens, which) if which else None
 
     @property
+    def chat(self) -> bool:
+        """Whether the served pass's texts went in as a user's chat turn (the tokenizer's chat template)."""
+        return bool(self.pass_info.get("chat"))
+
+    def can_chat(self) -> bool:
+        """Whether the served model's tokenizer has a chat template (the window's Chat toggle can be on)."""
+        return bool(self.pass_info.get("can_chat"))
+
+    @property
     def input_fields(self) -> list[tuple[str, str, str]]:
         """(key, label, placeholder) of each text the served model takes."""
         fields = self.pass_info.get("inputs") or []
         return [(str(f[0]), str(f[1]), str(f[2])) for f in fields if isinstance(f, list) and len(f) == 3]
 
     def reopen(self, texts: Mapping[str, str], timeout: float = 600.0,
-               generate: DecodingSettings | None = None) -> "RemoteSession":
+               generate: DecodingSettings | None = None, chat: bool | None = None) -> "RemoteSession":
         """A new pass of the served model on `texts` (checked on the server), paused at its first stage,
         as a new RemoteSession over the same connection; this one then closes without detaching. With
-        `generate`, the new pass generates token by token with those settings (a GenerationSession there).
+        `generate`, the new pass generates token by token with those settings (a GenerationSession there);
+        `chat` sends the texts as a user's chat turn, or not (None: as the pass before).
 
         Texts the server refuses raise its typed error and leave this session and its pass as they were.
         When the server could not plan the new pass and ran the old inputs again, that pass is returned,
@@ -245,7 +255,7 @@ class RemoteSession:
         try:
             settings = None if generate is None else {k: (wire_number(v) if isinstance(v, float) else v)
                                                       for k, v in dataclasses.asdict(generate).items()}
-            self.request("open", {"texts": dict(texts), "generate": settings}, timeout=timeout)
+            self.request("open", {"texts": dict(texts), "generate": settings, "chat": chat}, timeout=timeout)
             successor.open_error = None
         except TfdebugError as exc:
             if not self.handed_over:

@@ -210,3 +210,17 @@ def comparison_of(data: Any) -> Comparison:
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise FrameError("The server's comparison cannot be read: {why}", id="remote.comparison",
                          why=str(exc)[:200]) from None
+
+
+def transplant_of(data: Any):
+    """The transplant the server made (`Transplant.to_dict`'s JSON, or None when it made none) read back; a
+    FrameError when it is not one."""
+    from tfdebug.sessions.transplant import Transplant
+
+    if data is None:
+        return None
+    try:
+        return Transplant.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise FrameError("The server's transplant cannot be read: {why}", id="remote.transplant",
+                         why=str(exc)[:200]) from None

@@ -1,4 +1,5 @@
-"""One input on one model in two precisions or on two devices, compared stage by stage.
+"""One input on one model in two precisions, on two devices, with two attention kernels or from two loadings
+of its weights, compared stage by stage.
 
     result = compare_placements("hf:Qwen/Qwen3-0.6B", {"prompt": "…"},
                                 reference=Placement("float32"), other=Placement("bfloat16"))
@@ -12,6 +13,10 @@ the reference's stages are held. The tolerance defaults to what the coarser dtyp
 hold (`default_tolerance`): rounding is not divergence, an overflow (a cell ±Inf or NaN
 in one pass only) always is.
 
+`find_divergence` adds the transplant (tfdebug.sessions.transplant): the reference's tensor put in
+at the first stage over tolerance of the other pass, which runs again, so the user sees how much
+of the downstream difference starts there.
+
 The same judgement live is a breakpoint condition (`Breakpoint.on_divergence`): a stepper
 whose `reference` is a filled ReferencePass stops at the first stage that leaves it.
 """
@@ -19,6 +24,7 @@ whose `reference` is a filled ReferencePass stops at the first stage that leaves
 from __future__ import annotations
 
 import gc
+import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -36,25 +42,60 @@ from tfdebug.core.reference import ReferencePass
 TOLERANCES = {torch.float16: (1e-2, 2e-2), torch.bfloat16: (5e-2, 1e-1), torch.float32: (1e-5, 1e-4)}
 
 
+# Attention kernels `--against` names (transformers' attn_implementation values; "eager" is tfdebug's tapped one).
+KERNELS = ("eager", "sdpa", "flex_attention", "flash_attention_2", "flash_attention_3", "flash_attention_4")
+_DEVICE = re.compile(r"(cpu|cuda|mps|xpu|auto)(:\d+)?")
+
+
 @dataclass(frozen=True)
 class Placement:
-    """How a model is loaded for one of the two passes: a dtype, a device, an accelerate device map."""
+    """How a model is loaded for one of the two passes: a dtype, a device, an accelerate device map, an
+    attention kernel, and another model spec (a second folder of the same weights) or None for the same."""
 
     dtype: str = "float32"
     device: str | None = "cpu"
     device_map: str | None = None
+    attention: str = "eager"
+    model: str | None = None
 
     def describe(self) -> str:
-        return f"{self.dtype} on {self.device_map or resolve_device(self.device)}"
+        """'float32 on cpu', with the kernel and the other model when they are not the pass's own."""
+        text = f"{self.dtype} on {self.device_map or resolve_device(self.device)}"
+        if self.attention != "eager":
+            text += f", {self.attention} attention"
+        return f"{self.model}, {text}" if self.model else text
+
+
+def available_kernels() -> tuple[str, ...]:
+    """The kernels a reference pass can run with here: eager and sdpa everywhere; flash attention where a CUDA
+    GPU and its package are."""
+    import importlib.util
+
+    flash = torch.cuda.is_available() and importlib.util.find_spec("flash_attn") is not None
+    return ("eager", "sdpa", *(("flash_attention_2",) if flash else ()))
 
 
 def parse_against(text: str, other: Placement) -> Placement:
-    """The reference placement `--against TEXT` names: a dtype, a device, or both as DTYPE@DEVICE; the rest
-    as in `other`."""
-    dtype, _, device = text.partition("@")
-    if dtype not in DTYPES:
-        dtype, device = other.dtype, text
-    return Placement(dtype, device or other.device, None if device else other.device_map)
+    """The reference placement `--against TEXT` names: a dtype, a device, both as DTYPE@DEVICE, an attention
+    kernel (sdpa …), or another model (a folder, hf:…); the rest as in `other` (with tfdebug's eager)."""
+    if text in KERNELS:
+        return Placement(other.dtype, other.device, other.device_map, attention=text)
+    dtype, at, device = text.partition("@")
+    if dtype in DTYPES:
+        return Placement(dtype, device or other.device, None if device else other.device_map)
+    if _DEVICE.fullmatch(text):
+        return Placement(other.dtype, text, None)
+    return Placement(other.dtype, other.device, other.device_map, model=text)
+
+
+def load_placed(spec: str, placement: Placement, load: Callable | None = None):
+    """The adapter of `spec` (or the placement's own model) loaded as `placement` says, kernel chosen."""
+    from tfdebug.adapters.registry import load_adapter
+
+    adapter = (load or load_adapter)(placement.model or spec, device=placement.device, dtype=placement.dtype,
+                                     device_map=placement.device_map)
+    adapter.use_attention(placement.attention)
+    return adapter
 
 
 def default_tolerance(a: torch.dtype, b: torch.dtype) -> tuple[float, float]:
@@ -73,11 +114,9 @@ def fill_reference(reference: ReferencePass, spec: str, texts: Mapping[str, str]
     `check()` may raise to abandon the pass (a cancelled Job); `progress(stages_done)` follows it. Returns
     the texts as the session read them (the same input for the other pass).
     """
-    from tfdebug.adapters.registry import load_adapter
     from tfdebug.sessions.session import DebugSession
 
-    adapter = (load or load_adapter)(spec, device=placement.device, dtype=placement.dtype,
-                                      device_map=placement.device_map)
+    adapter = load_placed(spec, placement, load)
     session = DebugSession(adapter, texts, stages=stages)
     budget = CaptureBudget(reference.limit)
     kept: list[Capture] = []
@@ -113,10 +152,18 @@ def compare_placements(spec: str, texts: Mapping[str, str] | None, reference: Pl
     `load(spec, device=, dtype=, device_map=)` loads an adapter (default: the registry's);
     `progress(phase, stages_done)` follows the two passes ("reference", "other").
     """
-    from tfdebug.adapters.registry import load_adapter
-    from tfdebug.sessions.session import DebugSession
+    return find_divergence(spec, texts, reference, other, stages, atol, rtol, load, progress, transplant=False)[0]
 
-    load = load or load_adapter
+
+def find_divergence(spec: str, texts: Mapping[str, str] | None, reference: Placement, other: Placement,
+                    stages: Sequence[str] | None = None, atol: float | None = None, rtol: float | None = None,
+                    load: Callable | None = None, progress: Callable[[str, int], None] | None = None,
+                    transplant: bool | str = True):
+    """`compare_placements`' comparison and the transplant at its first stage over tolerance (or at the stage
+    `transplant` names; none with False): (Comparison, Transplant or None)."""
+    from tfdebug.sessions.session import DebugSession
+    from tfdebug.sessions.transplant import transplant_stage
+
     default_atol, default_rtol = default_tolerance(resolve_dtype(reference.dtype), resolve_dtype(other.dtype))
     atol = default_atol if atol is None else atol
     rtol = default_rtol if rtol is None else rtol
@@ -124,7 +171,7 @@ def compare_placements(spec: str, texts: Mapping[str, str] | None, reference: Pl
     held = ReferencePass((spec, reference), reference.describe())
     texts = fill_reference(held, spec, texts, reference, stages=stages, load=load, to_host=False,
                            progress=None if progress is None else lambda n: progress("reference", n))
-    adapter = load(spec, device=other.device, dtype=other.dtype, device_map=other.device_map)
+    adapter = load_placed(spec, other, load)
     session = DebugSession(adapter, texts, stages=stages)
     rows: list[StageComparison] = []
 
@@ -132,7 +179,12 @@ def compare_placements(spec: str, texts: Mapping[str, str] | None, reference: Pl
         reference_capture = held.capture(capture.name)
         if reference_capture is not None:
             rows.extend(compare([reference_capture], [capture], atol=atol, rtol=rtol).stages)
+        elif capture.name not in held.not_kept:  # a stage the reference does not have (another kernel's)
+            rows.extend(compare([], [capture]).stages)
         if progress is not None:
             progress("other", len(rows))
     session.capture_all(on_capture=lambda capture: (judge(capture), capture.drop()))
-    return Comparison(tuple(rows), float(atol), float(rtol))
+    result = Comparison(tuple(rows), float(atol), float(rtol))
+    if transplant is False:
+        return result, None
+    return result, transplant_stage(session, held.captures, result, None if transplant is True else transplant)

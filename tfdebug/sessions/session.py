@@ -20,6 +20,7 @@ from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.memory import release_freed_memory
 from tfdebug.core.model_lock import forward_lock
 from tfdebug.core.plan import Plan, plan_pass
+from tfdebug.core.recipes import materialized
 from tfdebug.core.recorder import Capture, Recorder, check_patterns, matches
 from tfdebug.core.stages import StageInfo, token_labels
 from tfdebug.core.stepper import Stepper
@@ -168,8 +169,12 @@ class DebugSession(SessionTexts):
         return self._estimate[1]
 
     def capture_all(self, on_capture: Callable[[Capture], None] | None = None, verify: str = "background",
-                    on_verified: Callable[[Verification | None], None] | None = None) -> tuple[list[Capture], Any]:
+                    on_verified: Callable[[Verification | None], None] | None = None,
+                    transplant: Mapping[str, torch.Tensor] | None = None) -> tuple[list[Capture], Any]:
         """Run the whole pass without pausing; the captures (filtered by `stages`) and the output.
+
+        `transplant` puts tensors in at stages by name (another pass's, cast to this pass's dtype and
+        device: tfdebug.sessions.transplant): what follows reads them, and their captures hold them (`edited`).
 
         Stages beyond the budget come back `dropped`, without tensors; `on_capture` sees
         every stage with its tensor while the pass runs (e.g. to compute its stats).
@@ -180,10 +185,15 @@ class DebugSession(SessionTexts):
         """
         budget = self.new_budget()
 
-        def keep_within_budget(capture: Capture) -> None:
+        def keep_within_budget(capture: Capture) -> torch.Tensor | None:
+            replacement = None
+            if transplant is not None and capture.name in transplant:
+                replacement = materialized(transplant[capture.name]).to(capture.device, capture.dtype)
+                capture.tensor, capture.edited, capture.recipe = replacement, True, False
             if on_capture is not None:
                 on_capture(capture)
             budget.keep_or_drop(capture)
+            return replacement
 
         with forward_lock(self.adapter.model_root), torch.no_grad(), \
                 Recorder(self.adapter.module, self.stages, on_capture=keep_within_budget) as rec:

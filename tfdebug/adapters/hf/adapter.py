@@ -95,7 +95,8 @@ class HFAdapter(ModelAdapter):
         self.presets = _PRESETS[streams[0]]
         self.generation_presets = _GENERATION_PRESETS.get(streams[0], ())
         self._vocabulary: list[str] | None = None
-
+        #: the attention kernel passes run with (hf_attention): tfdebug's tapped eager, or transformers' own
+        self.attention = "eager"
 
     @property
     def model_root(self) -> nn.Module:
@@ -126,6 +127,12 @@ class HFAdapter(ModelAdapter):
                                 "length, truncation=True), so the model does not read the rest.",
                                 id="hf.truncated", n=length, most=most))
         return call, encoding, notes
+
+    def use_attention(self, kernel: str) -> None:
+        """Run the following passes with transformers' own `kernel` between tapped q/k/v and context."""
+        from tfdebug.adapters.hf.attention import check_kernel
+
+        self.attention = check_kernel(kernel)
 
     def can_chat(self) -> bool:
         """Whether the tokenizer has a chat template (`--chat`, the window's Chat toggle, apply it)."""
@@ -249,7 +256,7 @@ class HFAdapter(ModelAdapter):
         from tfdebug.adapters.hf.own import own_attention_tapped
 
         with ExitStack() as stack:
-            stack.enter_context(tapped_attention(self.model, self.plan.sites, cached))
+            stack.enter_context(tapped_attention(self.model, self.plan.sites, cached, self.attention))
             stack.enter_context(own_attention_tapped(self.plan.own_sites, cached))
             stack.enter_context(hooks_installed(self.model, self.plan.hooks, self.plan.taps))
             yield

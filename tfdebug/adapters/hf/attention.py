@@ -27,6 +27,7 @@ from tfdebug.core.recipes import Scores, context_by_heads, is_plane, materialize
 from tfdebug.core.tap import Tap
 
 IMPLEMENTATION = "tfdebug"
+EAGER = "eager"  # tfdebug's own tapped function, equal to transformers' eager attention bit for bit
 
 # Keywords the function computes with.
 HANDLED_KEYWORDS = frozenset({"position_bias", "softcap", "s_aux"})
@@ -71,7 +72,7 @@ _SITES: dict[int, AttentionSite] = {}
 # While a probe runs (hf_probe), every call of the function is reported here: (module, query, key, value, kwargs).
 PROBE: list | None = None
 _LOCK = threading.Lock()
-_ACTIVE = 0  # how many models run with the function registered right now
+_ACTIVE: dict[str, int] = {}  # registered name -> how many models run with it right now
 # Inside `planes_materialized()` the tokens² stages are computed whole, as before recipes.
 _WHOLE = threading.local()
 
@@ -119,19 +120,7 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
         check_keywords(module, kwargs)
     site = _SITES.get(id(module), _NO_SITE)
     taps = site.taps
-    if site.cached:  # every key and value so far, this step's appended (the new ones' splits are upstream)
-        query = taps["q_rotary" if site.rotary else "q_split"](query)  # (B, H, Tq, Dh)
-        key = taps["cache_k"](key)  # (B, H_kv, Tk, Dh): Tk = all tokens so far
-        value = taps["cache_v"](value)  # (B, H_kv, Tk, Dh)
-    elif site.rotary:
-        query = taps["q_rotary"](query)  # (B, H, Tq, Dh) after the rotation
-        key = taps["k_rotary"](key)  # (B, H_kv, Tk, Dh)
-        if not site.split_upstream:  # a fused projection's splits are all shown there
-            value = taps["v_split"](value)  # (B, H_kv, Tk, Dh)
-    else:
-        query = taps["q_split"](query)  # (B, H, Tq, Dh)
-        key = taps["k_split"](key)  # (B, H, Tk, Dh)
-        value = taps["v_split"](value)  # (B, H, Tk, Dh)
+    query, key, value = _tapped_inputs(site, query, key, value)
     groups = query.shape[1] // key.shape[1]
     qk_key = key
     if groups > 1:  # grouped-query attention
@@ -159,6 +148,62 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
         context = torch.matmul(probs, value)  # (B, H, Tq, Dh)
     context = taps["context"](context)  # (B, H, Tq, Dh)
     return context.transpose(1, 2).contiguous(), probs  # (B, Tq, H, Dh)
+
+
+def kernel_attention_forward(kernel: str):
+    """The attention function that runs transformers' own `kernel` between tapped inputs and a tapped context.
+
+    What the kernel computes inside is not shown (it materialises no scores or probabilities);
+    the grouped-query repeat is the kernel's own too."""
+    from transformers import AttentionInterface
+
+    own = AttentionInterface._global_mapping[kernel]
+
+    def forward(module: nn.Module, query: Tensor, key: Tensor, value: Tensor, attention_mask: Tensor | None,
+                **kwargs):
+        site = _SITES.get(id(module), _NO_SITE)
+        query, key, value = _tapped_inputs(site, query, key, value)
+        output, weights = own(module, query, key, value, attention_mask, **kwargs)  # (B, Tq, H, Dh)
+        context = site.taps["context"](output.transpose(1, 2))  # (B, H, Tq, Dh), as eager's context tap
+        return context.transpose(1, 2).contiguous(), weights  # (B, Tq, H, Dh)
+    return forward
+
+
+def attention_kernels() -> tuple[str, ...]:
+    """The kernels a pass can run with: tfdebug's eager and the ones transformers has registered here."""
+    from transformers import AttentionInterface
+
+    return (EAGER, *(name for name in AttentionInterface._global_mapping if "|" not in name))
+
+
+def check_kernel(kernel: str) -> str:
+    """`kernel` when a pass can run with it, else an UnsupportedModelError naming the ones it can."""
+    from tfdebug.core.phrases import Choices
+
+    kernels = attention_kernels()
+    if kernel not in kernels:
+        raise UnsupportedModelError("There is no attention kernel named {kernel} here; the kernels are {choices}.",
+                                    id="hf.unknown_kernel", kernel=repr(kernel)[:60], choices=Choices(kernels))
+    return kernel
+
+
+def _tapped_inputs(site: AttentionSite, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """The query, key and value as attention receives them, each through its tap (what an edit replaces)."""
+    taps = site.taps
+    if site.cached:  # every key and value so far, this step's appended (the new ones' splits are upstream)
+        query = taps["q_rotary" if site.rotary else "q_split"](query)  # (B, H, Tq, Dh)
+        key = taps["cache_k"](key)  # (B, H_kv, Tk, Dh): Tk = all tokens so far
+        value = taps["cache_v"](value)  # (B, H_kv, Tk, Dh)
+    elif site.rotary:
+        query = taps["q_rotary"](query)  # (B, H, Tq, Dh) after the rotation
+        key = taps["k_rotary"](key)  # (B, H_kv, Tk, Dh)
+        if not site.split_upstream:  # a fused projection's splits are all shown there
+            value = taps["v_split"](value)  # (B, H_kv, Tk, Dh)
+    else:
+        query = taps["q_split"](query)  # (B, H, Tq, Dh)
+        key = taps["k_split"](key)  # (B, H, Tk, Dh)
+        value = taps["v_split"](value)  # (B, H, Tk, Dh)
+    return query, key, value
 
 
 def _planes_as_recipes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mask: Tensor | None,
@@ -201,20 +246,27 @@ def _planes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mas
     return taps["probs"](nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(dtype))
 
 
-def _register() -> None:
+def _registered_name(kernel: str) -> str:
+    return IMPLEMENTATION if kernel == EAGER else f"{IMPLEMENTATION}_{kernel}"
+
+
+def _register(kernel: str) -> None:
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface, eager_mask
 
-    AttentionInterface.register(IMPLEMENTATION, tapped_attention_forward)
-    AttentionMaskInterface.register(IMPLEMENTATION, eager_mask)
+    name = _registered_name(kernel)
+    function = tapped_attention_forward if kernel == EAGER else kernel_attention_forward(kernel)
+    AttentionInterface.register(name, function)
+    AttentionMaskInterface.register(name, eager_mask if kernel == EAGER
+                                    else AttentionMaskInterface._global_mapping.get(kernel, eager_mask))
 
 
-def _unregister() -> None:
+def _unregister(kernel: str) -> None:
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface
 
-    AttentionInterface._global_mapping.pop(IMPLEMENTATION, None)
-    AttentionMaskInterface._global_mapping.pop(IMPLEMENTATION, None)
+    AttentionInterface._global_mapping.pop(_registered_name(kernel), None)
+    AttentionMaskInterface._global_mapping.pop(_registered_name(kernel), None)
 
 
 def model_configs(model: nn.Module) -> list:
@@ -232,30 +284,44 @@ def model_configs(model: nn.Module) -> list:
 
 
 @contextmanager
-def tapped_attention(model: nn.Module, sites: Mapping[nn.Module, AttentionSite], cached: bool = False
-                     ) -> Iterator[None]:
+def kernel_registered(kernel: str = EAGER) -> Iterator[str]:
+    """The attention function of `kernel` registered inside the block (once however many models use it at
+    a time); yields the name a config switches to."""
+    name = _registered_name(check_kernel(kernel))
+    with _LOCK:
+        if not _ACTIVE.get(name):
+            _register(kernel)
+        _ACTIVE[name] = _ACTIVE.get(name, 0) + 1
+    try:
+        yield name
+    finally:
+        with _LOCK:
+            _ACTIVE[name] -= 1
+            if not _ACTIVE[name]:
+                _unregister(kernel)
+
+
+@contextmanager
+def tapped_attention(model: nn.Module, sites: Mapping[nn.Module, AttentionSite], cached: bool = False,
+                     kernel: str = EAGER) -> Iterator[None]:
     """Run `model` with the tapped attention function inside the block; everything restored in `finally`.
 
     `cached`: the model is called with a KV cache, its keys and values are shown as the cache.
+    `kernel`: tfdebug's eager (every sub-stage tapped) or transformers' own kernel of that name (the
+    query, key, value and context tapped around it).
     """
-    global _ACTIVE
     configs = model_configs(model)
     before = [c._attn_implementation_internal for c in configs]
-    with _LOCK:
-        if _ACTIVE == 0:
-            _register()
-        _ACTIVE += 1
-        _SITES.update({id(module): replace(site, cached=cached) for module, site in sites.items()})
-    try:
-        for config in configs:
-            config._attn_implementation_internal = IMPLEMENTATION
-        yield
-    finally:
-        for config, name in zip(configs, before):
-            config._attn_implementation_internal = name
+    with kernel_registered(kernel) as name:
         with _LOCK:
-            for module in sites:
-                _SITES.pop(id(module), None)
-            _ACTIVE -= 1
-            if _ACTIVE == 0:
-                _unregister()
+            _SITES.update({id(module): replace(site, cached=cached) for module, site in sites.items()})
+        try:
+            for config in configs:
+                config._attn_implementation_internal = name
+            yield
+        finally:
+            for config, implementation in zip(configs, before):
+                config._attn_implementation_internal = implementation
+            with _LOCK:
+                for module in sites:
+                    _SITES.pop(id(module), None)

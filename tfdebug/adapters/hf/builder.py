@@ -148,17 +148,28 @@ class Builder:
             for role in "qkv":
                 taps[f"{role}_split"] = self.split(prefix, role, tq if role == "q" else tk,
                                                    shape.heads if role == "q" else shape.kv_heads, shape.head_dim)
+        elif rotary and not split_upstream and f"{prefix}.k_nope" in self.plan.taps:
+            # latent attention: V arrives already per head, cut from the decompressed kv (no view, no transpose)
+            taps["v_split"] = self.tap(f"{prefix}.v_split", "head_split", SPLIT_AXES["v"],
+                                       "V as attention reads it: the (B, H, T, d_v) heads cut from kv, unchanged",
+                                       tk, role="v", inputs=(".v",))
         elif rotary and not split_upstream:
             taps["v_split"] = self.split(prefix, "v", tk, shape.kv_heads, shape.head_dim)
         if rotary:
+            latent_parts = f"{prefix}.q_nope" in self.plan.taps
             for role in "qk":
                 upstream = f".{role}_norm" if f"{prefix}.{role}_norm" in self.plan.taps and \
                     self.plan.taps[f"{prefix}.{role}_norm"].info.axes[-1] == "head_dim" else f".{role}_split"
+                formula, inputs = f"RoPE({role.upper()}_split, pos)", (upstream,)
                 if f"{prefix}.{role}_split" not in self.plan.taps:  # latent attention: no split before RoPE
-                    upstream = ".q" if role == "q" else ".kv"
+                    inputs = (".q",) if role == "q" else (".kv",)
+                    if latent_parts:  # only the _pe part rotates; k_pe is one head every head shares
+                        formula = ("[q_nope | RoPE(q_pe, pos)] per head" if role == "q"
+                                   else "[k_nope | RoPE(k_pe, pos)] per head (k_pe shared by every head)")
+                        inputs = (f".{role}_nope", f".{role}_pe")
                 taps[f"{role}_rotary"] = self.tap(
-                    f"{prefix}.{role}_rotary", "rotary", SPLIT_AXES[role], f"RoPE({role.upper()}_split, pos)",
-                    tq if role == "q" else tk, role=role, inputs=(upstream,))
+                    f"{prefix}.{role}_rotary", "rotary", SPLIT_AXES[role], formula,
+                    tq if role == "q" else tk, role=role, inputs=inputs)
         after = " (after RoPE)" if rotary else ""
         for role in "kv":
             taps[f"cache_{role}"] = self.tap(

@@ -144,24 +144,17 @@ def probe(model: nn.Module) -> Probe:
         for module in model.modules():
             handles.append(module.register_forward_pre_hook(before, with_kwargs=True))
             handles.append(module.register_forward_hook(after))
-        with hf_attention._LOCK:
-            hf_attention._ACTIVE += 1
-            if hf_attention._ACTIVE == 1:
-                hf_attention._register()
+        name = stack_ctx.enter_context(hf_attention.kernel_registered())
         hf_attention.PROBE = Attention()
 
         def restore():
             hf_attention.PROBE = None
-            for config, name in zip(configs, before_names):
-                config._attn_implementation_internal = name
-            with hf_attention._LOCK:
-                hf_attention._ACTIVE -= 1
-                if hf_attention._ACTIVE == 0:
-                    hf_attention._unregister()
+            for config, implementation in zip(configs, before_names):
+                config._attn_implementation_internal = implementation
 
         stack_ctx.callback(restore)
         for config in configs:
-            config._attn_implementation_internal = hf_attention.IMPLEMENTATION
+            config._attn_implementation_internal = name
         stack_ctx.enter_context(float32_for_the_probe(model))
         stack_ctx.enter_context(recording(model, record.calls, own_call))
         try:

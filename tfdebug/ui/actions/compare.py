@@ -17,7 +17,7 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.reference import ReferenceTools
 from tfdebug.ui.dialogs.compare import BEFORE_EDIT, FILE, INPUT, LIVE, PLACED, CompareDialog, PassSource, describe
-from tfdebug.ui.i18n.language import said, shown_text
+from tfdebug.ui.i18n.language import phrase_text, said, shown_text
 from tfdebug.ui.panels.compare import CompareView
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.state.messages import Message
@@ -40,6 +40,8 @@ class CompareTools:
         self.atol, self.rtol = DEFAULT_ATOL, DEFAULT_RTOL
         self.result: Comparison | None = None
         self.passes: tuple[Any, Any] | None = None
+        #: the last comparison's transplant (tfdebug.sessions.transplant.Transplant), when it had one
+        self.transplant = None
         self._opened: list = []  # files this tool opened (the replay's own recording is not among them)
         self.job: Job | None = None
         self.dialog: CompareDialog | None = None
@@ -123,7 +125,25 @@ class CompareTools:
             return
         work_a, work_b = self._work(a), self._work(b)
         self.run(work_a, work_b, atol, rtol, describe(a, self.window), describe(b, self.window),
-                 opened=(FILE == a.kind, FILE == b.kind))
+                 opened=(FILE == a.kind, FILE == b.kind), transplant=self._transplant(a, b))
+
+    def _transplant(self, a: PassSource, b: PassSource):
+        """For the pass on screen against a reference pass: what puts the reference's tensor into this input's
+        pass at the first divergent stage and runs on (tfdebug.sessions.transplant), off the UI thread; None
+        for other pairs, or while the pass on screen holds the model paused mid-forward."""
+        ctl = self.ctl
+        if {a.kind, b.kind} != {LIVE, PLACED} or ctl.adapter is None or not hasattr(ctl.session, "verify"):
+            return None
+        if ctl.stepper is not None and ctl.stepper.is_live and ctl.stepper.alive:
+            return None
+        adapter, prepared, donor_is_a = ctl.adapter, ctl.session.prepared, a.kind == PLACED  # a batch's rows too
+
+        def graft(pass_a, pass_b, result, job):
+            from tfdebug.sessions.session import DebugSession
+            from tfdebug.sessions.transplant import transplant_stage
+            donor = pass_a if donor_is_a else pass_b
+            return transplant_stage(DebugSession(adapter, prepared=prepared), donor, result, donor_is_a=donor_is_a)
+        return graft
 
     def _start_remote(self, a: PassSource, b: PassSource, atol: float, rtol: float) -> None:
         """Compare a served pass on the server (tfdebug.remote.comparing): only the table crosses."""
@@ -149,16 +169,21 @@ class CompareTools:
         dtype = other.placement.dtype if other.kind == PLACED else None
         path = other.path if other.kind == FILE else None
 
+        attention = other.placement.attention if other.kind == PLACED else None
+
         def work(job: Job):
-            from tfdebug.remote.comparing import compare_on_server
-            return compare_on_server(remote, against, atol, rtol, on_screen=on_screen, dtype=dtype, path=path), None, []
+            from tfdebug.remote.comparing import divergence_on_server
+            result, transplant = divergence_on_server(remote, against, atol, rtol, on_screen=on_screen, dtype=dtype,
+                                                      path=path, attention=attention)
+            return result, None, [], transplant
         self.start_job(work, atol, rtol, describe(a, self.window), describe(b, self.window), None)
 
     def run(self, work_a, work_b, atol: float, rtol: float, side_a, side_b, opened=(False, False),
-            replace: bool = False, select: str | None = None) -> None:
+            replace: bool = False, select: str | None = None, transplant=None) -> None:
         """Compare the passes `work_a(job)` and `work_b(job)` return (off the UI thread) and show the result;
         `opened`: which of them this tool must close; `replace`: a comparison still running is dropped;
-        `select`: the stage the dock shows (default: the first divergent)."""
+        `select`: the stage the dock shows (default: the first divergent); `transplant(a, b, result, job)`:
+        the Transplant shown with the result."""
         def work(job: Job):
             pass_a = work_a(job)
             job.check()
@@ -171,13 +196,15 @@ class CompareTools:
                     if own:
                         p.close()
                 raise
-            return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own]
+            job.check()
+            grafted = transplant(pass_a, pass_b, result, job) if transplant is not None else None
+            return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own], grafted
         self.start_job(work, atol, rtol, side_a, side_b, select, replace)
 
     def start_job(self, work, atol: float, rtol: float, side_a, side_b, select: str | None,
                   replace: bool = False) -> None:
         """Run `work(job)` as the comparison Job and show what it returns: (the Comparison, the two passes or
-        None when a server compared them, the passes this tool must close); `replace`: a comparison still
+        None when a server compared them, the passes this tool must close, the Transplant or None); `replace`: a comparison still
         running is dropped; `select`: the stage the dock shows (default: the first divergent)."""
         if replace and self.job is not None and self.job.running:
             self.job.cancel()
@@ -195,9 +222,9 @@ class CompareTools:
         self.job.start()
 
     def _finished(self, outcome) -> None:
-        result, passes, opened, summary, select = outcome
+        result, passes, opened, transplant, summary, select = outcome
         self._close_passes()
-        self.result, self.passes, self._opened = result, passes, opened
+        self.result, self.passes, self._opened, self.transplant = result, passes, opened, transplant
         name = result.first_divergent.name if result.first_divergent is not None else None
         verdict = said(lambda: QCoreApplication.translate("CompareTools", "First divergent stage: {name}.").format(
             name=name) if name is not None else QCoreApplication.translate("CompareTools", "No stage diverges."))
@@ -208,6 +235,9 @@ class CompareTools:
             verdict = said(lambda v=verdict: QCoreApplication.translate(
                 "CompareTools", "{n} stages differ in shape and are not compared cell by cell; the first is {name}."
             ).format(n=len(shaped), name=shaped[0]) + " " + shown_text(v))
+        if transplant is not None:
+            verdict = said(lambda v=verdict: shown_text(v) + " " + phrase_text(transplant.describe()) + " "
+                           + phrase_text(transplant.remaining()))
         self.view.show_result(result, said(lambda: f"{shown_text(summary)}\n{shown_text(verdict)}"))
         if select is not None and select in self.view.rows:
             self.view.select(select)

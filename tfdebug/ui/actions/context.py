@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # only for the annotations: the tools import this module's us
     from tfdebug.ui.actions.key_repeat import KeyRepeats
     from tfdebug.ui.actions.exports import ExportActions
     from tfdebug.ui.actions.snapshots import SnapshotActions
+    from tfdebug.ui.dialogs.batch import BatchTools
     from tfdebug.ui.dialogs.conditions import ConditionTools
     from tfdebug.ui.dialogs.decoding import DecodingTools
     from tfdebug.ui.dialogs.edit import EditTools
@@ -40,6 +41,7 @@ class WindowTools:
     decoding: DecodingTools | None = None
     remote: RemoteTools | None = None
     models: ModelTools | None = None
+    batch: BatchTools | None = None
 
 
 @dataclass

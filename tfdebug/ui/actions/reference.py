@@ -29,14 +29,22 @@ from tfdebug.ui.workers.jobs import Job
 
 
 def placement_text(placement: Placement) -> str:
-    """'float16 on cpu' in the window's language."""
-    return QCoreApplication.translate("ReferenceTools", "{dtype} on {device}").format(dtype=placement.dtype,
+    """'float16 on cpu' in the window's language, with the kernel and the other weights when chosen."""
+    text = QCoreApplication.translate("ReferenceTools", "{dtype} on {device}").format(dtype=placement.dtype,
                                                                                       device=placement.device)
+    if placement.attention != "eager":
+        text = QCoreApplication.translate("ReferenceTools", "{placement}, {kernel} attention").format(
+            placement=text, kernel=placement.attention)
+    if placement.model:
+        text = QCoreApplication.translate("ReferenceTools", "{placement}, weights from {model}").format(
+            placement=text, model=placement.model)
+    return text
 
 
 def same_placement(adapter, placement: Placement) -> bool:
     """Whether `placement` is where and how `adapter` already runs (comparing would show nothing)."""
-    return adapter.dtype == resolve_dtype(placement.dtype) and adapter.device == resolve_device(placement.device)
+    return (adapter.dtype == resolve_dtype(placement.dtype) and adapter.device == resolve_device(placement.device)
+            and placement.attention == getattr(adapter, "attention", "eager") and placement.model is None)
 
 
 class ReferenceTools(QObject):
@@ -63,7 +71,7 @@ class ReferenceTools(QObject):
         computes it, and says why when it cannot)."""
         session, remote = self.ctl.session, self.ctl.remote
         if remote is not None:
-            same = placement.dtype == on_screen_placement(self.ctl)[0]
+            same = placement.dtype == on_screen_placement(self.ctl)[0] and placement.attention == "eager"
         elif session is None or getattr(session, "adapter", None) is None or not hasattr(session, "verify"):
             return TfdebugError(QCoreApplication.translate(
                 "ReferenceTools", "A reference pass needs one live pass of a model: run a pass first (a snapshot "
@@ -73,7 +81,7 @@ class ReferenceTools(QObject):
         if same:
             return TfdebugError(QCoreApplication.translate(
                 "ReferenceTools", "The reference would run as the pass on screen does ({placement}): choose "
-                "another dtype or device.").format(placement=placement_text(placement)))
+                "another dtype, device, attention kernel or folder of weights.").format(placement=placement_text(placement)))
         return None
 
     def check(self, placement: Placement) -> None:
@@ -205,7 +213,7 @@ class ReferenceTools(QObject):
             def work(job: Job):
                 from tfdebug.remote.comparing import compare_on_server
                 return compare_on_server(remote, "placed", bp.threshold, bp.rtol, on_screen="b",
-                                         dtype=placement.dtype), None, []
+                                         dtype=placement.dtype), None, [], None
             self.compare.start_job(work, bp.threshold, bp.rtol, side_a, side_b, event.capture.name, replace=True)
             return
         recording, _ = self.ctl.recording()

@@ -172,7 +172,7 @@ def run_to_token(ctx: ActionContext, n: int | None = None) -> None:
         enabled=lambda ctl: not ctl.busy, live_only=True)
 def run_inputs(ctx: ActionContext) -> None:
     if ctx.ctl.remote is not None:  # tfdebug serve runs the model: a new pass there on the typed texts
-        ctx.tools.remote.run_texts(ctx.window.input_bar.texts())
+        ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), chat=ctx.window.input_bar.chat.isChecked())
         return
     ctx.ctl.generation = None  # one pass; Generate is the token-by-token run
     ctx.ctl.run()
@@ -184,7 +184,8 @@ def run_inputs(ctx: ActionContext) -> None:
         enabled=lambda ctl: not ctl.busy, live_only=True)
 def generate(ctx: ActionContext) -> None:
     if ctx.ctl.remote is not None:  # tfdebug serve generates: its decoding steps run where the model is
-        ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), generate=ctx.ctl.decoding)
+        ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), generate=ctx.ctl.decoding,
+                                   chat=ctx.window.input_bar.chat.isChecked())
         return
     ctx.ctl.generation = ctx.ctl.decoding
     ctx.ctl.run()

@@ -63,15 +63,16 @@ class RemoteTools(QObject):
             ctl.info.emit(said(lambda: self.tr("Connected to {host}: the model runs there.").format(host=host)))
 
     # ----- a new pass on the server ---------------------------------------------------------------
-    def run_texts(self, texts: dict[str, str], generate=None) -> None:
+    def run_texts(self, texts: dict[str, str], generate=None, chat: bool | None = None) -> None:
         """Run: a new pass of the served model on `texts`, checked there (off the GUI thread); with `generate`
-        (DecodingSettings), Generate: the server generates token by token. Texts the server refuses leave the
-        pass on screen as it was, and the error says why in the window's language."""
+        (DecodingSettings), Generate: the server generates token by token; `chat`: the input bar's Chat toggle.
+        Texts the server refuses leave the pass on screen as it was, and the error says why in the window's
+        language."""
         session, ctl = self.ctl.remote, self.ctl
         if session is None or ctl.busy:
             return
         ctl._set_busy(True)
-        job = self.job = Job(lambda job: session.reopen(texts, generate=generate), name="remote-run",
+        job = self.job = Job(lambda job: session.reopen(texts, generate=generate, chat=chat), name="remote-run",
                              describe_failure=lambda exc: said(lambda: self.tr("The server could not start the pass.")))
 
         def started(new) -> None:

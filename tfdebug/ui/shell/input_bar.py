@@ -58,6 +58,7 @@ class InputBar(QWidget):
         self.chat = QCheckBox()  # the CLI's --chat: the texts as a user's chat turn
         self.chat.setObjectName("input-chat")
         self.models_button = QToolButton()  # Models… (dialogs.models binds it)
+        self.batch_button = QToolButton()  # Batch… (dialogs.batch binds it): more rows of a padded batch
         self._cached_specs: list[str] = []  # the Model box's entries from the Hugging Face cache
         self.run_button = QToolButton()
         self.run_button.setDefaultAction(run_action)
@@ -86,7 +87,8 @@ class InputBar(QWidget):
         self.placement = QWidget()
         placement = QHBoxLayout(self.placement)
         placement.setContentsMargins(4, 2, 4, 2)
-        for widget in (self.dtype_label, self.dtype, self.device_map_label, self.device_map, self.chat):
+        for widget in (self.dtype_label, self.dtype, self.device_map_label, self.device_map, self.chat,
+                       self.batch_button):
             placement.addWidget(widget)
         self._layout.addWidget(self.run_button)
         self._layout.addWidget(self.generate_button)
@@ -216,7 +218,7 @@ class InputBar(QWidget):
             return
         self.ctl.set_inputs(RunInputs(self.model.currentText().strip(), self.device.device(), self.texts(),
                                       dtype=self.dtype.currentText(), device_map=self.device_map.currentData() or None,
-                                      chat=self.chat.isChecked()))
+                                      chat=self.chat.isChecked(), batch=self.ctl.inputs.batch))
         self._show_matching_preset()
 
     # ----- presets and recent inputs ----------------------------------------------------------
@@ -308,6 +310,7 @@ class InputBar(QWidget):
             self._syncing = True
             for key, edit in self.fields.items():
                 edit.setText(remote.texts.get(key, ""))
+            self.chat.setChecked(remote.chat)  # as the served pass ran
             self.model.setCurrentText(remote.model_name)  # the served model, shown (not chosen) here
             self._fit_model_box()
             self._syncing = False
@@ -319,7 +322,7 @@ class InputBar(QWidget):
                 edit.setText(" ".join(t for t in self.ctl.tokens.get(key, []) if not _special(t)))
             self._syncing = False
         # Only a model whose tokenizer has a chat template can take a chat turn (its tooltip says so).
-        self.chat.setEnabled(live and self.ctl.adapter.can_chat())
+        self.chat.setEnabled(self.ctl.adapter.can_chat() if live else remote is not None and remote.can_chat())
         for widget in [*self.fields.values(), self.model, self.device, self.dtype, self.device_map, self.preset]:
             editable = live or (remote is not None and widget in self.fields.values())
             widget.setEnabled(editable)

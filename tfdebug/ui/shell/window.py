@@ -26,6 +26,7 @@ from tfdebug.ui.actions.snapshots import SnapshotActions
 from tfdebug.ui.remote import connection as remote_tools
 from tfdebug.ui.dialogs import edit as edit_dialog
 from tfdebug.ui.dialogs.conditions import ConditionTools
+from tfdebug.ui.dialogs.batch import BatchTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.dialogs.models import ModelTools
 from tfdebug.ui.i18n import language as i18n
@@ -103,6 +104,7 @@ class MainWindow(WindowLayout, QMainWindow):
                                   live_action=self.actions_by_id["tfdebug.session.live"])
         self.input_bar.models_button.setDefaultAction(self.actions_by_id["tfdebug.session.models"])
         self.tools.models = ModelTools(self, models)  # scans the Hugging Face cache off the GUI thread
+        self.tools.batch = BatchTools(self)
         self._build_toolbars()
         self._build_panels()
         self._build_menus()

@@ -13,7 +13,8 @@ from typing import Callable
 
 from PySide6.QtCore import QCoreApplication
 
-from tfdebug.adapters.base import ModelAdapter
+from tfdebug.adapters.base import ModelAdapter, Prepared
+from tfdebug.core.errors import TfdebugError
 from tfdebug.core.view import RunInputs
 from tfdebug.ui.i18n.language import said, verification_text
 from tfdebug.ui.state.messages import Message
@@ -67,10 +68,14 @@ class LoadingMixin:
         texts = {k: v for k, v in inputs.texts.items() if k in fields}
         if not texts:  # another model's fields: start from this model's first preset
             texts = adapter.default_texts()
+        if inputs.batch:  # more rows: the tokenizer pads them into one batch (a typed error here, too)
+            first = adapter.inputs[0].key
+            return (key, adapter), adapter, adapter.prepare_batch([texts, *({**texts, first: t} for t in inputs.batch)])
         adapter.prepare(texts)  # a typed error here leaves the pass on screen alone
         return (key, adapter), adapter, texts
 
     def _on_loaded(self, result) -> None:
+        """Plan the pass of `result` (cache entry, adapter, texts or a prepared batch) off the UI thread."""
         cache_entry, adapter, texts = result
         self._adapter_cache = cache_entry
         # The new pass may use the same model: the running one's hooks must be gone before planning.
@@ -83,11 +88,17 @@ class LoadingMixin:
         def plan(job: Job):
             from tfdebug.ui.state.capture_budget import budget_bytes
             budget = budget_bytes(budget_setting, adapter.device)  # "auto" asks the device: off the GUI thread
+            batch = texts if isinstance(texts, Prepared) else None
+            if settings is not None and batch is not None:
+                raise TfdebugError(QCoreApplication.translate(
+                    "LoadingMixin", "Generate runs one text at a time: empty the batch (Batch…) to generate."))
             if settings is not None:  # a generation: every step's pass under one stepper
                 from tfdebug.sessions.generation import GenerationSession, generation_inputs
                 return GenerationSession(adapter, generation_inputs(adapter, texts), settings, max_capture_bytes=budget,
                                          keep=keep)
             from tfdebug.sessions.session import DebugSession
+            if batch is not None:
+                return DebugSession(adapter, prepared=batch, max_capture_bytes=budget, keep=keep)
             return DebugSession(adapter, texts, max_capture_bytes=budget, keep=keep)
         self._start_job(plan, self._on_planned)
 

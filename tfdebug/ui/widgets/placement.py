@@ -1,11 +1,12 @@
-"""A dtype and a device to run a reference pass in (the divergence condition, Compare With…)."""
+"""A dtype, a device, an attention kernel and (optionally) another folder of the same weights to run a reference
+pass with (the divergence condition, Compare With…)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QWidget
 
-from tfdebug.sessions.crosscheck import Placement
+from tfdebug.sessions.crosscheck import Placement, available_kernels
 from tfdebug.core.devices import DTYPES, available_devices
 from tfdebug.ui.widgets.device_box import DeviceBox
 
@@ -16,7 +17,8 @@ def default_reference_dtype(dtype_on_screen: str) -> str:
 
 
 class PlacementPicker(QWidget):
-    """Two combo boxes: the dtype (float32, bfloat16, float16) and a device this machine has."""
+    """The dtype (float32, bfloat16, float16), a device this machine has, the attention kernel (tfdebug's eager,
+    transformers' sdpa …) and the folder the weights come from (empty: the model on screen)."""
 
     changed = Signal()
 
@@ -25,22 +27,34 @@ class PlacementPicker(QWidget):
         self.dtype = QComboBox()
         self.dtype.addItems(list(DTYPES))
         self.device = DeviceBox(available_devices())
-        self.on = QLabel()
+        self.kernel = QComboBox()
+        self.kernel.addItems(list(available_kernels()))
+        self.weights = QLineEdit()
+        self.on, self.with_label, self.from_label = QLabel(), QLabel(), QLabel()
         self._fixed_device: str | None = None  # a server's device: not chosen here
-        layout = QHBoxLayout(self)
+        layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.dtype)
-        layout.addWidget(self.on)
-        layout.addWidget(self.device)
-        layout.addStretch(1)
+        layout.addWidget(self.dtype, 0, 0)
+        layout.addWidget(self.on, 0, 1)
+        layout.addWidget(self.device, 0, 2)
+        layout.addWidget(self.with_label, 1, 0)
+        layout.addWidget(self.kernel, 1, 1, 1, 2)
+        layout.addWidget(self.from_label, 2, 0)
+        layout.addWidget(self.weights, 2, 1, 1, 2)
+        layout.setColumnStretch(3, 1)
         self.set(Placement(dtype, device))
         self.dtype.currentIndexChanged.connect(lambda _: self.changed.emit())
         self.device.currentIndexChanged.connect(lambda _: self.changed.emit())
+        self.kernel.currentIndexChanged.connect(lambda _: self.changed.emit())
+        self.weights.textChanged.connect(lambda _: self.changed.emit())
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
-        """The word between the two boxes, in the window's language."""
+        """The words beside the boxes, in the window's language."""
         self.on.setText(self.tr("on"))
+        self.with_label.setText(self.tr("attention"))
+        self.from_label.setText(self.tr("weights from"))
+        self.weights.setPlaceholderText(self.tr("the model on screen, or another folder of its weights"))
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -52,13 +66,19 @@ class PlacementPicker(QWidget):
         self.dtype.setCurrentText(placement.dtype)
         if self.device.findData(str(placement.device)) >= 0:
             self.device.setCurrentIndex(self.device.findData(str(placement.device)))
+        self.kernel.setCurrentText(placement.attention)
+        self.weights.setText(placement.model or "")
 
     def fix_device(self, device: str) -> None:
-        """Offer the dtype only: the pass runs on `device`, a server's, which this machine's list does not name."""
+        """Offer the dtype and the kernel only: the pass runs on `device`, a server's, which this machine's list
+        does not name, with the weights the server loaded (a client does not name folders on the server)."""
         self._fixed_device = device
-        self.device.hide()
-        self.on.hide()
+        for widget in (self.device, self.on, self.weights, self.from_label):
+            widget.hide()
 
     def placement(self) -> Placement:
-        """The dtype and device chosen."""
-        return Placement(self.dtype.currentText(), self._fixed_device or self.device.device())
+        """The dtype, device, kernel and weights chosen (a folder typed without hf: gets it)."""
+        folder = self.weights.text().strip() if self._fixed_device is None else ""
+        model = (folder if folder.startswith("hf:") else f"hf:{folder}") if folder else None
+        return Placement(self.dtype.currentText(), self._fixed_device or self.device.device(),
+                         attention=self.kernel.currentText(), model=model)
