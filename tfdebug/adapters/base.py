@@ -52,6 +52,7 @@ class Prepared:
     about these inputs, each a `core.phrases.Phrase` (its English text; the window translates it).
     `options` are how the adapter made the tensors from the texts (a Hugging Face adapter keeps its
     tokenizer call there, for the reference check); two inputs with other options are other inputs.
+    `image` is the picture a vision model saw (`core.images.InputImage`: its pixels and patch grid), else None.
     """
 
     texts: dict[str, str]
@@ -61,6 +62,7 @@ class Prepared:
     unknown: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
+    image: Any = None
 
 
 @dataclass(frozen=True)

@@ -230,6 +230,12 @@ def _adapter(folder: Path, name: str, device, dtype, device_map: str | None):
     from tfdebug.core.devices import resolve_dtype
 
     require_transformers()
+    from tfdebug.adapters.hf.folder import read_config
+    from tfdebug.adapters.hf.vision import VisionAdapter, is_vision_folder, load_vision_folder
+
+    if folder.is_dir() and (folder / "config.json").is_file() and is_vision_folder(read_config(folder)):
+        model, processor = load_vision_folder(folder, device, resolve_dtype(dtype), device_map=device_map)
+        return VisionAdapter(model, processor, name=name, folder=folder)
     model, tokenizer = load_folder(folder, device, resolve_dtype(dtype), device_map=device_map)
     return HFAdapter(model, tokenizer, name=name, folder=folder)
 
