@@ -63,7 +63,10 @@ def read_image(path: str | os.PathLike):
             raise InputError("The image {path} is {w} × {h} pixels; tfdebug opens images up to 8192 × 8192.",
                              id="image.too_large", path=str(path), w=image.width, h=image.height)
         return image.convert("RGB")
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
+    except UnidentifiedImageError:
+        raise InputError("{path} is not an image file Pillow knows (PNG, JPEG …).", id="image.unknown_format",
+                         path=str(path)) from None
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:  # a truncated or damaged file
         raise InputError("{path} is not an image Pillow can read ({reason}).", id="image.unreadable",
                          path=str(path), reason=str(exc)[:200]) from None
 
