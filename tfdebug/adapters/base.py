@@ -34,12 +34,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class InputField:
-    """One text a model takes: its key, a label and a placeholder for the window."""
+    """One text a model takes: its key, a label and a placeholder for the window; `kind` "image" when the
+    text is the path of a picture (the window offers a file picker and takes a dropped file)."""
 
     key: str
     label: str
     placeholder: str = ""
     required: bool = True
+    kind: str = "text"
 
 
 @dataclass

@@ -101,7 +101,7 @@ class VisionAdapter(HFAdapter):
 
         self.module = TappedModel(model, self.plan.taps)
         self.encoder_decoder = False
-        self.inputs = (InputField("image", "Image", "a PNG or JPEG file"),)
+        self.inputs = (InputField("image", "Image", "a PNG or JPEG file", kind="image"),)
         self.layer_titles, self.stack_titles = {"enc": "Layer"}, {"enc": "Encoder"}
         self.site_titles = {"img": "Image embeddings", "enc": "Final norm", "head": "Classifier"}
         sample = sample_image()
