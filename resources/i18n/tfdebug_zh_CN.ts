@@ -1062,6 +1062,21 @@
     </message>
 </context>
 <context>
+    <name>ImagePanel</name>
+    <message>
+        <source>This pass has no image.</source>
+        <translation>这次前向没有图像。</translation>
+    </message>
+    <message>
+        <source>Step to an attention stage (scores, probs) to see a query&apos;s attention over the image; click a patch to pick its row.</source>
+        <translation>单步到注意力阶段（scores、probs）即可看到某个查询在图像上的注意力；点击一个图块可选中它所在的行。</translation>
+    </message>
+    <message>
+        <source>{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · click a patch to pick its row</source>
+        <translation>{stage} · 查询 {query} · 最强图块 ({r},{c}) {value}；{prefix} · 点击图块可选中它所在的行</translation>
+    </message>
+</context>
+<context>
     <name>InputBar</name>
     <message>
         <source>A recorded pass is shown: its input cannot be edited. Use Debug ▸ New Live Pass to run live.</source>
@@ -1114,6 +1129,18 @@
     <message>
         <source>Device maps need accelerate: pip install &quot;tfdebug[hf]&quot;</source>
         <translation>设备映射需要 accelerate：pip install &quot;tfdebug[hf]&quot;</translation>
+    </message>
+    <message>
+        <source>Choose an image file (PNG, JPEG …), or drop one on the field</source>
+        <translation>选择一个图像文件（PNG、JPEG …），或把文件拖放到此栏</translation>
+    </message>
+    <message>
+        <source>Choose an image</source>
+        <translation>选择图像</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.jpg *.jpeg *.bmp *.gif *.webp);;All files (*)</source>
+        <translation>图像 (*.png *.jpg *.jpeg *.bmp *.gif *.webp);;所有文件 (*)</translation>
     </message>
     <message>
         <source>tfdebug opens it</source>
@@ -1337,6 +1364,10 @@
     <message>
         <source>Restored your last session: {model} — File ▸ New Session for the demo</source>
         <translation>已恢复上次的会话：{model} —— 文件 ▸ 新会话 可回到演示</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>图像</translation>
     </message>
 </context>
 <context>
@@ -2396,6 +2427,14 @@ output w·V = {output}</source>
         <source>Show or hide one query&apos;s weights over every key (click a heatmap row to pick it; by default the last row in view)</source>
         <translation>显示或隐藏一个查询在所有键上的权重（点击热力图的一行选择它；默认为视图中的最后一行）</translation>
     </message>
+    <message>
+        <source>Image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>Show or hide the picture a vision model saw, with a query&apos;s attention over its patches (click a patch to pick its row)</source>
+        <translation>显示或隐藏视觉模型看到的图片，以及某个查询在各图块上的注意力（点击图块可选中它所在的行）</translation>
+    </message>
 </context>
 <context>
     <name>axes</name>
@@ -3026,6 +3065,11 @@ output w·V = {output}</source>
         <translation>热力图不能导出为 {suffix}；请选择 {choices}。</translation>
     </message>
     <message>
+        <source>The image {path} is {w} × {h} pixels; tfdebug opens images up to 8192 × 8192.</source>
+        <comment>image.too_large</comment>
+        <translation>图像 {path} 为 {w} × {h} 像素；tfdebug 最多打开 8192 × 8192 的图像。</translation>
+    </message>
+    <message>
         <source>The input is {n} tokens long; this model takes at most {most}.</source>
         <comment>hf.too_long</comment>
         <translation>输入有 {n} 个词元；此模型最多接受 {most} 个。</translation>
@@ -3616,6 +3660,11 @@ output w·V = {output}</source>
         <translation>{folder} 中的 {name} 是指向自身的符号链接（循环），因此没有读取模型。</translation>
     </message>
     <message>
+        <source>{name} takes one image at a time.</source>
+        <comment>image.no_batch</comment>
+        <translation>{name} 一次只接受一张图像。</translation>
+    </message>
+    <message>
         <source>{name} takes one set of texts at a time, not a batch.</source>
         <comment>adapter.no_batch</comment>
         <translation>{name} 一次只接受一组文本，不接受批次。</translation>
@@ -3841,6 +3890,11 @@ output w·V = {output}</source>
         <translation>{name} 只有编码器：没有可用于生成文本的解码器。</translation>
     </message>
     <message>
+        <source>{name} is an image encoder: it has no decoder to generate text with.</source>
+        <comment>image.no_decoder</comment>
+        <translation>{name} 是图像编码器：没有可用来生成文本的解码器。</translation>
+    </message>
+    <message>
         <source>{name} must be a whole number from {low} to {high}, not {value}.</source>
         <comment>config.range</comment>
         <translation>{name} 必须是 {low} 到 {high} 之间的整数，而不是 {value}。</translation>
@@ -3899,6 +3953,16 @@ output w·V = {output}</source>
         <source>{path} is not a regular file.</source>
         <comment>config.not_file</comment>
         <translation>{path} 不是普通文件。</translation>
+    </message>
+    <message>
+        <source>{path} is not an image Pillow can read ({reason}).</source>
+        <comment>image.unreadable</comment>
+        <translation>{path} 不是 Pillow 能读取的图像（{reason}）。</translation>
+    </message>
+    <message>
+        <source>{path} is not an image file Pillow knows (PNG, JPEG …).</source>
+        <comment>image.unknown_format</comment>
+        <translation>{path} 不是 Pillow 认识的图像文件（PNG、JPEG …）。</translation>
     </message>
     <message>
         <source>{path} is not valid JSON ({reason}).</source>
@@ -4126,6 +4190,10 @@ output w·V = {output}</source>
         <translation>英文，词与词之间用空格分隔</translation>
     </message>
     <message>
+        <source>Image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
         <source>Prompt</source>
         <translation>提示词</translation>
     </message>
@@ -4144,6 +4212,10 @@ output w·V = {output}</source>
     <message>
         <source>Text</source>
         <translation>文本</translation>
+    </message>
+    <message>
+        <source>a PNG or JPEG file</source>
+        <translation>一个 PNG 或 JPEG 文件</translation>
     </message>
     <message>
         <source>a second sentence, to read the two as a pair</source>
@@ -4522,9 +4594,19 @@ output w·V = {output}</source>
         <translation>文件 {path}</translation>
     </message>
     <message>
+        <source>The image is {w} × {h} pixels; the model&apos;s processor made it {mw} × {mh}, {rows} × {cols} patches of {p} pixels.</source>
+        <comment>image.resized</comment>
+        <translation>图像为 {w} × {h} 像素；模型的处理器把它变为 {mw} × {mh}，即 {rows} × {cols} 个 {p} 像素的图块。</translation>
+    </message>
+    <message>
         <source>The model was given no {name}, but {what} makes one (first position that needs it: {position}).</source>
         <comment>hf.input_missing</comment>
         <translation>模型没有收到 {name}，但 {what} 会生成它（第一个需要它的位置：{position}）。</translation>
+    </message>
+    <message>
+        <source>The model was given other pixels than {what} makes from {path}.</source>
+        <comment>image.input_differs</comment>
+        <translation>模型得到的像素与 {what} 从 {path} 生成的不同。</translation>
     </message>
     <message>
         <source>The model was given {name} of shape {shape}, but {what} makes shape {expected}; the first position that differs is {position}.</source>
@@ -4807,6 +4889,16 @@ output w·V = {output}</source>
         <translation>张量名</translation>
     </message>
     <message>
+        <source>the image it carries does not match the tokens of stream &apos;{stream}&apos;</source>
+        <comment>manifest.image_tokens</comment>
+        <translation>它携带的图像与流 &apos;{stream}&apos; 的词元不符</translation>
+    </message>
+    <message>
+        <source>the image it carries is damaged ({reason})</source>
+        <comment>manifest.bad_image</comment>
+        <translation>它携带的图像已损坏（{reason}）</translation>
+    </message>
+    <message>
         <source>the input &apos;{field}&apos;</source>
         <comment>what.input</comment>
         <translation>输入“{field}”</translation>
@@ -4961,6 +5053,10 @@ output w·V = {output}</source>
         <translation>块</translation>
     </message>
     <message>
+        <source>Classifier</source>
+        <translation>分类器</translation>
+    </message>
+    <message>
         <source>Cross-attention</source>
         <translation>交叉注意力</translation>
     </message>
@@ -5011,6 +5107,10 @@ output w·V = {output}</source>
     <message>
         <source>Final norm</source>
         <translation>最终归一化</translation>
+    </message>
+    <message>
+        <source>Image embeddings</source>
+        <translation>图像嵌入</translation>
     </message>
     <message>
         <source>Layer</source>

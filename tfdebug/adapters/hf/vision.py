@@ -121,7 +121,7 @@ class VisionAdapter(HFAdapter):
 
     def step_decoder(self, prepared: Prepared, use_cache: bool = True):
         raise InputError("{name} is an image encoder: it has no decoder to generate text with.",
-                         id="hf.encoder_only", name=self.name)
+                         id="image.no_decoder", name=self.name)
 
     def prepare(self, texts: Mapping[str, str]) -> Prepared:
         """The image file read and prepared by the model's own processor: `processor(images=…, return_tensors="pt")`."""
