@@ -5,7 +5,7 @@
 The model is a transformers `ViTForImageClassification` of 2 layers, 4 heads, width 64, reading
 64 × 64 pixels as 8 × 8 patches of 8 (65 tokens with [CLS]), with random weights from a fixed seed,
 saved with its `ViTImageProcessor` (resize to 64 × 64, normalise with mean 0.5 and std 0.5). The
-weights are drawn wider than transformers' default (std 0.5, not 0.02) so that its attention is not
+weights are drawn wider than transformers' default (std 0.2, not 0.02) so that its attention is not
 uniform: a picture's shapes then show in it. Nothing is downloaded: the picture is drawn here with
 numpy (a sky, a sun, a house and a tree on grass, 128 × 128) and written as a PNG by Pillow.
 """
@@ -50,7 +50,7 @@ def make_model(folder: Path) -> None:
 
     torch.manual_seed(0)
     config = ViTConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
-                       image_size=64, patch_size=8, num_channels=3, initializer_range=0.5, num_labels=4,
+                       image_size=64, patch_size=8, num_channels=3, initializer_range=0.2, num_labels=4,
                        id2label={0: "sky", 1: "house", 2: "tree", 3: "grass"},
                        label2id={"sky": 0, "house": 1, "tree": 2, "grass": 3})
     model = ViTForImageClassification(config).eval()
