@@ -1,4 +1,4 @@
-"""Make the bundled tiny Vision Transformer (resources/tiny-vit) and the sample picture (resources/samples).
+"""Make the bundled tiny Vision Transformer and CLIP (resources/tiny-vit, tiny-clip) and the sample picture.
 
     python -m tfdebug.demo.make_tiny_vision [--out resources]
 
@@ -6,7 +6,10 @@ The model is a transformers `ViTForImageClassification` of 2 layers, 4 heads, wi
 64 × 64 pixels as 8 × 8 patches of 8 (65 tokens with [CLS]), with random weights from a fixed seed,
 saved with its `ViTImageProcessor` (resize to 64 × 64, normalise with mean 0.5 and std 0.5). The
 weights are drawn wider than transformers' default (std 0.2, not 0.02) so that its attention is not
-uniform: a picture's shapes then show in it. Nothing is downloaded: the picture is drawn here with
+uniform: a picture's shapes then show in it. The CLIP has an image tower of the same sizes and a
+text tower of 2 layers over a word-level tokenizer of the captions' words (`<|startoftext|>` and
+`<|endoftext|>` around each text, as CLIP's own tokenizer puts them), random weights too. Nothing is
+downloaded: the picture is drawn here with
 numpy (a sky, a sun, a house and a tree on grass, 128 × 128) and written as a PNG by Pillow.
 """
 
@@ -59,6 +62,42 @@ def make_model(folder: Path) -> None:
         folder)
 
 
+CAPTION_WORDS = "a an the photo picture of house tree sun sky grass red roof green blue cat dog car".split()
+SPECIAL = ["[PAD]", "[UNK]", "<|startoftext|>", "<|endoftext|>"]
+
+
+def caption_tokenizer():
+    """A word-level tokenizer of CAPTION_WORDS that puts <|startoftext|> and <|endoftext|> around a text."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {word: i for i, word in enumerate(SPECIAL + CAPTION_WORDS)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.post_processor = processors.TemplateProcessing(single="<|startoftext|> $A <|endoftext|>",
+                                                       special_tokens=[("<|startoftext|>", 2), ("<|endoftext|>", 3)])
+    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]",
+                                   bos_token="<|startoftext|>", eos_token="<|endoftext|>")
+
+
+def make_clip(folder: Path) -> None:
+    """A random tiny CLIP, its tokenizer and image processor, saved with save_pretrained (safetensors)."""
+    import torch
+    from transformers import CLIPConfig, CLIPImageProcessor, CLIPModel
+
+    torch.manual_seed(0)
+    text = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
+                vocab_size=len(SPECIAL) + len(CAPTION_WORDS), max_position_embeddings=16, pad_token_id=0,
+                bos_token_id=2, eos_token_id=3)
+    vision = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, image_size=64,
+                  patch_size=8)
+    config = CLIPConfig(text_config=text, vision_config=vision, projection_dim=32, initializer_factor=1.0)
+    model = CLIPModel(config).eval()
+    model.save_pretrained(folder, safe_serialization=True)
+    caption_tokenizer().save_pretrained(folder)
+    CLIPImageProcessor(size={"shortest_edge": 64}, crop_size={"height": 64, "width": 64}).save_pretrained(folder)
+
+
 def main(argv: list[str] | None = None) -> int:
     from PIL import Image
 
@@ -68,7 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "samples").mkdir(parents=True, exist_ok=True)
     Image.fromarray(draw_sample()).save(args.out / "samples" / "shapes.png", optimize=True)
     make_model(args.out / "tiny-vit")
-    print(f"wrote {args.out / 'tiny-vit'} and {args.out / 'samples' / 'shapes.png'}")
+    make_clip(args.out / "tiny-clip")
+    for folder in ("tiny-vit", "tiny-clip"):
+        (args.out / folder / "model.safetensors").chmod(0o644)  # save_pretrained writes it owner-only
+    print(f"wrote {args.out / 'tiny-vit'}, {args.out / 'tiny-clip'} and {args.out / 'samples' / 'shapes.png'}")
     return 0
 
 

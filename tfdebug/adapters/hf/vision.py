@@ -33,7 +33,7 @@ from tfdebug.core.images import InputImage
 from tfdebug.core.phrases import Phrase
 
 #: model types whose image tower tfdebug plans (a folder of another type with only an image processor is tried)
-VISION_TYPES = frozenset({"vit", "deit", "dinov2", "dinov2_with_registers"})
+VISION_TYPES = frozenset({"vit", "deit", "dinov2", "dinov2_with_registers", "clip"})
 PROCESSOR_FILE = "preprocessor_config.json"
 MAX_IMAGE_BYTES = 64 * 2**20
 MAX_IMAGE_PIXELS = 8192 * 8192
@@ -86,27 +86,36 @@ class VisionAdapter(HFAdapter):
     """A Hugging Face Vision Transformer with every stage tapped; its input an image file."""
 
     kind = "hf-vision"
+    inputs = (InputField("image", "Image", "a PNG or JPEG file", kind="image"),)
 
     def __init__(self, model: nn.Module, processor: Any, name: str = "hf", folder: Path | None = None):
         require_transformers()
         self.model, self.processor, self.folder, self.name = model.eval(), processor, folder, name
         self.tokenizer = None
-        config = model.config
-        self.device = execution_device(model.get_input_embeddings())
+        config = self._tower_config()
         self.dtype = next(model.parameters()).dtype
+        self.device = next(model.parameters()).device if not hasattr(model, "hf_device_map") else \
+            execution_device(model.get_input_embeddings())
         side = config.image_size if isinstance(config.image_size, int) else config.image_size[0]
         probe = torch.randn(1, config.num_channels, side, side, generator=torch.Generator().manual_seed(0))
-        self.plan, self.prefix = vision_tap_plan(model, probe.to(self.device, self.dtype))
+        self.plan, self.prefix = self._make_plan(probe.to(self.device, self.dtype))
         from tfdebug.adapters.hf.adapter import TappedModel
 
         self.module = TappedModel(model, self.plan.taps)
         self.encoder_decoder = False
-        self.inputs = (InputField("image", "Image", "a PNG or JPEG file", kind="image"),)
         self.layer_titles, self.stack_titles = {"enc": "Layer"}, {"enc": "Encoder"}
         self.site_titles = {"img": "Image embeddings", "enc": "Final norm", "head": "Classifier"}
         sample = sample_image()
         self.presets = ({"image": str(sample)},) if sample.is_file() else ()
         self.generation_presets = ()
+
+    def _tower_config(self):
+        """The config that says the image's size, channels and patch size."""
+        return self.model.config
+
+    def _make_plan(self, pixel_values: Tensor):
+        """(TapPlan, labels of the tokens before the patches), from one probing run on `pixel_values`."""
+        return vision_tap_plan(self.model, pixel_values)
 
     def config(self) -> dict:
         return {**super().config(), "image_input": True}
@@ -125,7 +134,10 @@ class VisionAdapter(HFAdapter):
 
     def prepare(self, texts: Mapping[str, str]) -> Prepared:
         """The image file read and prepared by the model's own processor: `processor(images=…, return_tensors="pt")`."""
-        texts = self.check_texts(texts)
+        return self.prepare_image(self.check_texts(texts))
+
+    def prepare_image(self, texts: dict[str, str]) -> Prepared:
+        """`prepare` of texts already checked: the picture their `image` names, prepared."""
         path = Path(texts["image"].strip()).expanduser()
         image = read_image(path)
         with quiet_transformers(), foreign_call(InputError, "The image processor of {name} cannot prepare {path}: "
@@ -133,7 +145,7 @@ class VisionAdapter(HFAdapter):
                                                 path=str(path)):
             pixels = self.processor(images=image, return_tensors="pt")["pixel_values"]
         pixel_values = pixels.to(self.device, self.dtype)
-        patch = self.model.config.patch_size
+        patch = self._tower_config().patch_size
         patch = patch if isinstance(patch, int) else patch[0]
         grid = (pixels.shape[-2] // patch, pixels.shape[-1] // patch)
         seen = InputImage(seen_pixels(pixels, self.processor), grid, self.prefix, STREAM_NAME)
@@ -156,20 +168,26 @@ class VisionAdapter(HFAdapter):
         unmodified model's eager outputs (`hf_verify`)."""
         from tfdebug.adapters.hf.verify import verify_stages
 
-        problem, against = "", ""
-        if self.folder is not None and "image" in prepared.options:
-            against = "AutoImageProcessor"
-            with quiet_transformers():
-                again = folder_processor(self.folder)(images=read_image(prepared.options["image"]),
-                                                      return_tensors="pt")["pixel_values"]
-            given = prepared.kwargs["pixel_values"].detach().cpu()
-            if given.shape != again.shape or not torch.equal(given, again.to(given.dtype)):
-                problem = Phrase("The model was given other pixels than {what} makes from {path}.",
-                                 id="image.input_differs", what=against, path=prepared.options["image"])
+        problem, against = self.input_problem(prepared)
         fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
         with quiet_transformers():
             return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
                                  list(fired), problem, against)
+
+    def input_problem(self, prepared: Prepared) -> tuple[str, str]:
+        """("" or the sentence saying how the input differs, what it was checked against): the pixels against
+        a second `AutoImageProcessor` of the folder on the file read again (nothing to check without a folder)."""
+        if self.folder is None or "image" not in prepared.options:
+            return "", ""
+        against = "AutoImageProcessor"
+        with quiet_transformers():
+            again = folder_processor(self.folder)(images=read_image(prepared.options["image"]),
+                                                  return_tensors="pt")["pixel_values"]
+        given = prepared.kwargs["pixel_values"].detach().cpu()
+        if given.shape != again.shape or not torch.equal(given, again.to(given.dtype)):
+            return Phrase("The model was given other pixels than {what} makes from {path}.",
+                          id="image.input_differs", what=against, path=prepared.options["image"]), against
+        return "", against
 
     def describe(self) -> str:
         return f"{self.name} ({self.model.config.model_type}, image) on {self.device} " \
