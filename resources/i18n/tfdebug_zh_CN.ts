@@ -2459,6 +2459,10 @@ output w·V = {output}</source>
         <translation>隐藏维度</translation>
     </message>
     <message>
+        <source>image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
         <source>key</source>
         <translation>键</translation>
     </message>
@@ -2469,6 +2473,10 @@ output w·V = {output}</source>
     <message>
         <source>query</source>
         <translation>查询</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
     </message>
     <message>
         <source>token</source>
@@ -4174,6 +4182,10 @@ output w·V = {output}</source>
 <context>
     <name>inputs</name>
     <message>
+        <source>Captions</source>
+        <translation>说明文字</translation>
+    </message>
+    <message>
         <source>Chinese, words separated by spaces</source>
         <translation>中文，词与词之间用空格分隔</translation>
     </message>
@@ -4224,6 +4236,10 @@ output w·V = {output}</source>
     <message>
         <source>a sentence for the encoder</source>
         <translation>给编码器的句子</translation>
+    </message>
+    <message>
+        <source>one or more captions, separated by |</source>
+        <translation>一条或多条说明文字，用 | 分隔</translation>
     </message>
     <message>
         <source>text for the encoder</source>
@@ -5113,6 +5129,18 @@ output w·V = {output}</source>
         <translation>图像嵌入</translation>
     </message>
     <message>
+        <source>Image encoder</source>
+        <translation>图像编码器</translation>
+    </message>
+    <message>
+        <source>Image layer</source>
+        <translation>图像层</translation>
+    </message>
+    <message>
+        <source>Image norm</source>
+        <translation>图像归一化</translation>
+    </message>
+    <message>
         <source>Layer</source>
         <translation>层</translation>
     </message>
@@ -5133,12 +5161,32 @@ output w·V = {output}</source>
         <translation>自注意力</translation>
     </message>
     <message>
+        <source>Similarity</source>
+        <translation>相似度</translation>
+    </message>
+    <message>
         <source>Source embedding + PE</source>
         <translation>源端嵌入 + 位置编码</translation>
     </message>
     <message>
         <source>Target embedding + PE</source>
         <translation>目标端嵌入 + 位置编码</translation>
+    </message>
+    <message>
+        <source>Text embeddings</source>
+        <translation>文本嵌入</translation>
+    </message>
+    <message>
+        <source>Text encoder</source>
+        <translation>文本编码器</translation>
+    </message>
+    <message>
+        <source>Text layer</source>
+        <translation>文本层</translation>
+    </message>
+    <message>
+        <source>Text norm</source>
+        <translation>文本归一化</translation>
     </message>
     <message>
         <source>Token embedding</source>

@@ -98,3 +98,24 @@ def test_a_text_pass_hides_the_image_dock(make_window, qtbot):
     assert not window.docks["image"].isVisible()
     assert window.image_panel.title.text() == "This pass has no image."
     window.ctl.close()
+
+
+def test_clip_shows_its_image_tower_over_the_picture_and_its_similarities(make_window, qtbot):
+    from tfdebug.adapters.hf.vision import sample_image
+
+    window = make_window()
+    run_model(qtbot, window, "tiny-clip", {"image": str(sample_image()), "text": "a house | a tree | the sun"},
+              first="img.patch_embed")
+    panel = window.image_panel
+    assert window.docks["image"].isVisible()
+    assert set(window.input_bar.fields) == {"image", "text"}
+    run_to_stage(window, qtbot, "enc.0.attn.probs")
+    qtbot.waitUntil(lambda: panel.row is not None and panel.canvas.query == 0)
+    head = window.ctl.view.indices_by_name.get("head", 0)
+    assert np.array_equal(panel.row, _expected_row(window.ctl.current.tensor, head, 0))
+    run_to_stage(window, qtbot, "txt.0.self_attn.probs")  # the text tower's keys are words, not patches
+    qtbot.waitUntil(lambda: panel.row is None and panel.canvas.weights is None)
+    assert panel.title.text().startswith("Step to an attention stage")
+    run_to_stage(window, qtbot, "logits")
+    assert tuple(window.ctl.current.shape) == (1, 3)  # one picture × three captions
+    window.ctl.close()
