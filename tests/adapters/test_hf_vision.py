@@ -43,6 +43,13 @@ def dinov2():
     return _seeded(lambda: transformers.Dinov2Model(config)), processor
 
 
+def dinov2_registers():
+    config = transformers.Dinov2WithRegistersConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                    mlp_ratio=2, image_size=28, patch_size=7, num_register_tokens=2)
+    processor = transformers.BitImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 28, "width": 28})
+    return _seeded(lambda: transformers.Dinov2WithRegistersModel(config)), processor
+
+
 def deit():
     config = transformers.DeiTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                                      intermediate_size=64, image_size=32, patch_size=8, num_labels=3)
@@ -58,7 +65,8 @@ def capture(adapter: VisionAdapter, path):
 
 
 @pytest.mark.parametrize("build,prefix,grid", [(vit, ["[CLS]"], (4, 4)), (dinov2, ["[CLS]"], (4, 4)),
-                                               (deit, ["[CLS]", "[DIST]"], (4, 4))])
+                                               (deit, ["[CLS]", "[DIST]"], (4, 4)),
+                                               (dinov2_registers, ["[CLS]", "[REG0]", "[REG1]"], (4, 4))])
 def test_every_probs_stage_equals_the_models_own_attentions(build, prefix, grid):
     model, processor = build()
     adapter = wrap_vision(model, processor)
