@@ -1068,6 +1068,10 @@
         <translation>这次前向没有图像。</translation>
     </message>
     <message>
+        <source>This snapshot does not carry picture {row} of its batch.</source>
+        <translation>此快照没有携带其批次中的第 {row} 张图片。</translation>
+    </message>
+    <message>
         <source>Step to an attention stage (scores, probs) to see a query&apos;s attention over the image; click a patch to pick its row.</source>
         <translation>单步到注意力阶段（scores、probs）即可看到某个查询在图像上的注意力；点击一个图块可选中它所在的行。</translation>
     </message>
@@ -3043,6 +3047,16 @@ output w·V = {output}</source>
         <translation>文件夹 {folder} 不存在。</translation>
     </message>
     <message>
+        <source>The folder {path} holds no picture (PNG, JPEG …).</source>
+        <comment>image.empty_folder</comment>
+        <translation>文件夹 {path} 中没有图片（PNG、JPEG …）。</translation>
+    </message>
+    <message>
+        <source>The folder {path} holds {n} pictures; tfdebug takes at most {most} as one batch.</source>
+        <comment>image.folder_too_many</comment>
+        <translation>文件夹 {path} 中有 {n} 张图片；tfdebug 一个批次最多接受 {most} 张。</translation>
+    </message>
+    <message>
         <source>The forward pass failed after {where}: {reason}</source>
         <comment>stepper.forward_failed</comment>
         <translation>前向传播在 {where} 之后失败：{reason}</translation>
@@ -3668,11 +3682,6 @@ output w·V = {output}</source>
         <translation>{folder} 中的 {name} 是指向自身的符号链接（循环），因此没有读取模型。</translation>
     </message>
     <message>
-        <source>{name} takes one image at a time.</source>
-        <comment>image.no_batch</comment>
-        <translation>{name} 一次只接受一张图像。</translation>
-    </message>
-    <message>
         <source>{name} takes one set of texts at a time, not a batch.</source>
         <comment>adapter.no_batch</comment>
         <translation>{name} 一次只接受一组文本，不接受批次。</translation>
@@ -3911,6 +3920,11 @@ output w·V = {output}</source>
         <source>{name} must be a whole number, not {value}.</source>
         <comment>config.not_int</comment>
         <translation>{name} 必须是整数，而不是 {value}。</translation>
+    </message>
+    <message>
+        <source>{name} takes one picture, or one folder of pictures as a batch, at a time.</source>
+        <comment>image.no_batch</comment>
+        <translation>{name} 一次接受一张图片，或把一个文件夹的图片作为一个批次。</translation>
     </message>
     <message>
         <source>{path} is a folder; choose a file name to write.</source>
@@ -4226,8 +4240,8 @@ output w·V = {output}</source>
         <translation>文本</translation>
     </message>
     <message>
-        <source>a PNG or JPEG file</source>
-        <translation>一个 PNG 或 JPEG 文件</translation>
+        <source>a PNG or JPEG file, or a folder of them</source>
+        <translation>一个 PNG 或 JPEG 文件，或一个装有这类文件的文件夹</translation>
     </message>
     <message>
         <source>a second sentence, to read the two as a pair</source>
@@ -4608,6 +4622,11 @@ output w·V = {output}</source>
         <source>The file {path}</source>
         <comment>where.file</comment>
         <translation>文件 {path}</translation>
+    </message>
+    <message>
+        <source>The folder&apos;s {n} pictures are one batch, in the order of their names.</source>
+        <comment>image.folder_batch</comment>
+        <translation>文件夹中的 {n} 张图片按文件名顺序组成一个批次。</translation>
     </message>
     <message>
         <source>The image is {w} × {h} pixels; the model&apos;s processor made it {mw} × {mh}, {rows} × {cols} patches of {p} pixels.</source>

@@ -147,13 +147,13 @@ def test_the_bundled_tiny_vit_is_captured_by_the_cli_and_replays_its_picture(tmp
     recording = load_snapshot(str(out))
     try:
         image = recording.image
-        assert image is not None and image.grid == (8, 8) and image.pixels.shape == (64, 64, 3)
+        assert image is not None and image.grid == (8, 8) and image.pixels.shape == (1, 64, 64, 3)
         assert recording.tokens["image"][0] == "[CLS]" and len(recording.tokens["image"]) == 65
         # The picture carried is the processor's 64 × 64 resize of the sample, back in 0…255.
         processor = transformers.AutoImageProcessor.from_pretrained(
             str(sample_image().parents[1] / "tiny-vit"), local_files_only=True)
         pixels = processor(images=Image.open(sample_image()).convert("RGB"), return_tensors="pt")["pixel_values"]
-        expected = ((pixels[0] * 0.5 + 0.5) * 255).round().clamp(0, 255).to(torch.uint8).permute(1, 2, 0).numpy()
+        expected = ((pixels * 0.5 + 0.5) * 255).round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).numpy()
         assert np.array_equal(image.pixels, expected)
     finally:
         recording.close()
@@ -183,3 +183,26 @@ def test_a_snapshot_whose_image_does_not_match_its_tokens_is_refused(tmp_path):
     save_file(tensors, str(bad), metadata={"tfdebug": json.dumps(manifest)})
     with pytest.raises(SnapshotError, match="the image it carries is damaged"):
         load_snapshot(str(bad))
+
+
+def test_a_folder_of_pictures_is_one_batch_in_the_order_of_their_names(tmp_path):
+    model, processor = vit()
+    adapter = wrap_vision(model, processor)
+    sample = Image.open(sample_image()).convert("RGB")
+    sample.transpose(Image.Transpose.FLIP_LEFT_RIGHT).save(tmp_path / "b-mirrored.png")
+    sample.save(tmp_path / "a-sample.jpg", quality=95)
+    (tmp_path / "notes.txt").write_text("not a picture")  # other files are left out
+    prepared, stages, output = capture(adapter, tmp_path)
+    files = [Image.open(tmp_path / name).convert("RGB") for name in ("a-sample.jpg", "b-mirrored.png")]
+    assert torch.equal(prepared.kwargs["pixel_values"], processor(images=files, return_tensors="pt")["pixel_values"])
+    assert prepared.image.pixels.shape == (2, 32, 32, 3)
+    assert stages["enc.1.attn.probs"].tensor.shape[0] == 2
+    with torch.no_grad():
+        model.config._attn_implementation = "eager"
+        reference = model(pixel_values=prepared.kwargs["pixel_values"], output_attentions=True)
+    assert float((stages["enc.1.attn.probs"].tensor - reference.attentions[1]).abs().max()) <= 1e-5
+    assert adapter.verify(prepared, output).ok
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match="holds no picture"):
+        adapter.prepare({"image": str(empty)})

@@ -7,6 +7,7 @@ import pytest
 import torch
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QSpinBox
 
 from tests.ui.conftest import wait_paused
 from tests.ui.user_actions import open_snapshot, run_model, run_to_stage
@@ -88,7 +89,31 @@ def test_the_file_picker_beside_the_image_field_runs_another_picture(make_window
     press(window, Qt.Key_Return, Qt.ControlModifier)
     qtbot.waitUntil(lambda: window.ctl.session is not None and window.ctl.session.texts["image"] == str(flipped)
                     and window.ctl.current is not None, timeout=60000)
-    assert np.array_equal(window.ctl.input_image.pixels, first[:, ::-1])  # the model saw the mirrored picture
+    assert np.array_equal(window.ctl.input_image.pixels, first[:, :, ::-1])  # the model saw the mirrored picture
+    window.ctl.close()
+
+
+def test_a_folder_batch_draws_the_picture_of_the_batch_row_shown(make_window, qtbot, tmp_path):
+    from PIL import Image
+
+    from tests.ui.user_actions import press
+    from tfdebug.adapters.hf.vision import sample_image
+
+    Image.open(sample_image()).save(tmp_path / "a.png")
+    Image.open(sample_image()).transpose(Image.Transpose.FLIP_TOP_BOTTOM).save(tmp_path / "b.png")
+    window = make_window()
+    run_model(qtbot, window, "tiny-vit", {"image": str(tmp_path)})
+    panel = window.image_panel
+    run_to_stage(window, qtbot, "enc.0.attn.probs")
+    qtbot.waitUntil(lambda: panel.row is not None)
+    assert panel.canvas.row == 0
+    spin = next(box for box in window.heatmap_panel.findChildren(QSpinBox)
+                if box.isVisible() and box.prefix().startswith("batch"))
+    spin.setFocus()
+    QTest.keyClick(spin, Qt.Key_Up)  # the heatmap's batch box: the second picture
+    qtbot.waitUntil(lambda: panel.canvas.row == 1 and panel.row is not None)
+    head = window.ctl.view.indices_by_name.get("head", 0)
+    assert np.array_equal(panel.row, window.ctl.current.tensor[1, head, 0].float().numpy())
     window.ctl.close()
 
 

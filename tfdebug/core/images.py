@@ -1,10 +1,11 @@
-"""The image a vision model saw, as data: its pixels, its patch grid and the tokens before the patches.
+"""The images a vision model saw, as data: their pixels, the patch grid and the tokens before the patches.
 
 A Vision Transformer cuts its input into a grid of patches, one token each, after some tokens
 of its own (`[CLS]`, DeiT's distillation token, DINOv2's registers). `InputImage` keeps the
-picture exactly as the model read it (the processor's resized, cropped pixels, back in 0…255)
-with that layout, so a view can draw a patch's attention over the place it came from, and a
-snapshot can carry it (`to_manifest` / `from_manifest`, bounded). Qt-free and torch-free.
+picture exactly as the model read it (the processor's resized, cropped pixels, back in 0…255;
+one per batch row when a folder of pictures was given) with that layout, so a view can draw a
+patch's attention over the place it came from, and a snapshot can carry it (`to_manifest` /
+`from_manifest`, bounded). Qt-free and torch-free.
 """
 
 from __future__ import annotations
@@ -17,12 +18,16 @@ import numpy as np
 #: the largest picture a snapshot carries (pixels per side): a model's input is 224–518 px
 MAX_SIDE = 1024
 MAX_PREFIX = 64
+#: the pixels a snapshot carries at most (base64 of them fits a manifest's text limit); a batch of more
+#: carries its first pictures
+MAX_CARRIED_BYTES = 5_000_000
 
 
 @dataclass(frozen=True)
 class InputImage:
-    """`pixels` (H, W, 3) uint8 as the model saw them; `grid` (rows, cols) of patches; `prefix` the labels of
-    the tokens before the patches ("[CLS]" …); `stream` the token stream whose positions these are."""
+    """`pixels` (N, H, W, 3) uint8 as the model saw them, one picture per batch row; `grid` (rows, cols) of
+    patches; `prefix` the labels of the tokens before the patches ("[CLS]" …); `stream` the token stream
+    whose positions these are."""
 
     pixels: np.ndarray
     grid: tuple[int, int]
@@ -30,9 +35,18 @@ class InputImage:
     stream: str = "image"
 
     @property
+    def size(self) -> tuple[int, int]:
+        """(height, width) of each picture in pixels."""
+        return self.pixels.shape[1], self.pixels.shape[2]
+
+    def picture(self, row: int) -> np.ndarray | None:
+        """The (H, W, 3) picture of batch row `row`; None when there is none (a snapshot carries the first ones)."""
+        return self.pixels[row] if 0 <= row < self.pixels.shape[0] else None
+
+    @property
     def patch_size(self) -> tuple[float, float]:
         """(height, width) of one patch in pixels."""
-        return self.pixels.shape[0] / self.grid[0], self.pixels.shape[1] / self.grid[1]
+        return self.size[0] / self.grid[0], self.size[1] / self.grid[1]
 
     def token_labels(self) -> list[str]:
         """The stream's token labels: the prefix, then each patch as '(row, col)' in reading order."""
@@ -46,8 +60,8 @@ class InputImage:
         return divmod(i, cols) if 0 <= i < rows * cols else None
 
     def token_at(self, y: float, x: float) -> int | None:
-        """The token position of the patch under pixel (y, x) of `pixels`; None outside the picture."""
-        height, width = self.pixels.shape[:2]
+        """The token position of the patch under pixel (y, x) of a picture; None outside the picture."""
+        height, width = self.size
         if not (0 <= y < height and 0 <= x < width):
             return None
         ph, pw = self.patch_size
@@ -62,10 +76,13 @@ class InputImage:
         return grid, {label: float(values[i]) for i, label in enumerate(self.prefix) if i < values.size}
 
     def to_manifest(self) -> dict:
-        """JSON-able form for a snapshot's manifest (the pixels as base64 of raw RGB bytes)."""
-        height, width = self.pixels.shape[:2]
-        return {"height": height, "width": width, "grid": list(self.grid), "prefix": list(self.prefix),
-                "stream": self.stream, "rgb": base64.b64encode(np.ascontiguousarray(self.pixels).tobytes()).decode()}
+        """JSON-able form for a snapshot's manifest (the pixels as base64 of raw RGB bytes): as many of the
+        pictures as fit MAX_CARRIED_BYTES, at least the first."""
+        height, width = self.size
+        count = max(1, min(self.pixels.shape[0], MAX_CARRIED_BYTES // (height * width * 3)))
+        raw = np.ascontiguousarray(self.pixels[:count]).tobytes()
+        return {"height": height, "width": width, "count": count, "grid": list(self.grid),
+                "prefix": list(self.prefix), "stream": self.stream, "rgb": base64.b64encode(raw).decode()}
 
     @classmethod
     def from_manifest(cls, doc: object) -> "InputImage":
@@ -81,14 +98,16 @@ class InputImage:
         if not (isinstance(prefix, list) and len(prefix) <= MAX_PREFIX
                 and all(isinstance(p, str) and len(p) <= 32 for p in prefix)):
             raise ValueError("the image's prefix tokens must be a short list of short texts")
-        stream, rgb = doc.get("stream", "image"), doc.get("rgb")
-        if not isinstance(stream, str) or not isinstance(rgb, str) or len(rgb) > 4 * (height * width + 2):
+        stream, rgb, count = doc.get("stream", "image"), doc.get("rgb"), doc.get("count", 1)
+        if not isinstance(count, int) or not 0 < count <= max(1, MAX_CARRIED_BYTES // (height * width * 3)):
+            raise ValueError("the image's count of pictures is not a whole number the snapshot can hold")
+        if not isinstance(stream, str) or not isinstance(rgb, str) or len(rgb) > 4 * (count * height * width + 2):
             raise ValueError("the image's pixels are missing or too long")
         try:
             raw = base64.b64decode(rgb.encode("ascii"), validate=True)
         except (ValueError, UnicodeError):
             raise ValueError("the image's pixels are not base64") from None
-        if len(raw) != height * width * 3:
+        if len(raw) != count * height * width * 3:
             raise ValueError("the image's pixels do not fill its height × width")
-        pixels = np.frombuffer(raw, dtype=np.uint8).reshape(height, width, 3)
+        pixels = np.frombuffer(raw, dtype=np.uint8).reshape(count, height, width, 3)
         return cls(pixels, (grid[0], grid[1]), tuple(prefix), stream)

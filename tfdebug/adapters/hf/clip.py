@@ -94,7 +94,7 @@ class CLIPAdapter(VisionAdapter):
     """A CLIP model: a picture and one or more captions in, every stage of both towers tapped."""
 
     kind = "hf-clip"
-    inputs = (InputField("image", "Image", "a PNG or JPEG file", kind="image"),
+    inputs = (InputField("image", "Image", "a PNG or JPEG file, or a folder of them", kind="image"),
               InputField("text", "Captions", "one or more captions, separated by |"))
 
     def __init__(self, model: nn.Module, processor: Any, tokenizer: Any, name: str = "hf",

@@ -1,7 +1,7 @@
 """Hugging Face Vision Transformers (ViT, DeiT, DINOv2) as adapters: an image file in, every stage tapped.
 
-The input is one field, `image`, holding the path of a PNG or JPEG file (the CLI's `--image FILE`,
-the window's Image field). It is read bounded, decoded by Pillow, and prepared by the model's own
+The input is one field, `image`, holding the path of a PNG or JPEG file, or of a folder of them (one
+batch, in the order of their names; the CLI's `--image FILE`, the window's Image field). It is read bounded, decoded by Pillow, and prepared by the model's own
 `AutoImageProcessor` (resize, crop, rescale, normalise as the model was trained). The stages are
 `img.patch_embed`, `img.cls`, `img.pos` (`vision_plan`) and then the encoder's layers as for a
 text encoder; the token axes are labelled `[CLS]` and each patch's `(row, col)`. Each run is
@@ -37,6 +37,8 @@ VISION_TYPES = frozenset({"vit", "deit", "dinov2", "dinov2_with_registers", "cli
 PROCESSOR_FILE = "preprocessor_config.json"
 MAX_IMAGE_BYTES = 64 * 2**20
 MAX_IMAGE_PIXELS = 8192 * 8192
+MAX_FOLDER_IMAGES = 32
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".gif", ".webp", ".tif", ".tiff"})
 SAMPLE_IMAGE = "samples/shapes.png"
 
 
@@ -71,22 +73,37 @@ def read_image(path: str | os.PathLike):
                          path=str(path), reason=str(exc)[:200]) from None
 
 
+def read_images(path: Path) -> list:
+    """The picture in the file `path`, or every picture in the folder `path` (PNG, JPEG … by suffix, in the
+    order of their names, at most MAX_FOLDER_IMAGES)."""
+    if not path.is_dir():
+        return [read_image(path)]
+    files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+    if not files:
+        raise InputError("The folder {path} holds no picture (PNG, JPEG …).", id="image.empty_folder",
+                         path=str(path))
+    if len(files) > MAX_FOLDER_IMAGES:
+        raise InputError("The folder {path} holds {n} pictures; tfdebug takes at most {most} as one batch.",
+                         id="image.folder_too_many", path=str(path), n=len(files), most=MAX_FOLDER_IMAGES)
+    return [read_image(p) for p in files]
+
+
 def seen_pixels(pixel_values: Tensor, processor: Any) -> np.ndarray:
-    """The processor's output back in 0…255 (H, W, 3): what the model saw, aligned with its patches."""
-    x = pixel_values[0].detach().float().cpu()  # (3, H, W)
+    """The processor's output back in 0…255 (N, H, W, 3): what the model saw, aligned with its patches."""
+    x = pixel_values.detach().float().cpu()  # (N, 3, H, W)
     if getattr(processor, "do_normalize", False):
-        mean = torch.tensor(processor.image_mean, dtype=torch.float32).reshape(-1, 1, 1)
-        std = torch.tensor(processor.image_std, dtype=torch.float32).reshape(-1, 1, 1)
+        mean = torch.tensor(processor.image_mean, dtype=torch.float32).reshape(1, -1, 1, 1)
+        std = torch.tensor(processor.image_std, dtype=torch.float32).reshape(1, -1, 1, 1)
         x = x * std + mean
     scale = getattr(processor, "rescale_factor", 1 / 255) if getattr(processor, "do_rescale", False) else 1.0
-    return (x / scale).round().clamp(0, 255).to(torch.uint8).permute(1, 2, 0).numpy()
+    return (x / scale).round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).numpy()
 
 
 class VisionAdapter(HFAdapter):
     """A Hugging Face Vision Transformer with every stage tapped; its input an image file."""
 
     kind = "hf-vision"
-    inputs = (InputField("image", "Image", "a PNG or JPEG file", kind="image"),)
+    inputs = (InputField("image", "Image", "a PNG or JPEG file, or a folder of them", kind="image"),)
 
     def __init__(self, model: nn.Module, processor: Any, name: str = "hf", folder: Path | None = None):
         require_transformers()
@@ -139,17 +156,21 @@ class VisionAdapter(HFAdapter):
     def prepare_image(self, texts: dict[str, str]) -> Prepared:
         """`prepare` of texts already checked: the picture their `image` names, prepared."""
         path = Path(texts["image"].strip()).expanduser()
-        image = read_image(path)
+        images = read_images(path)
+        image = images[0]
         with quiet_transformers(), foreign_call(InputError, "The image processor of {name} cannot prepare {path}: "
                                                 "{reason}", id="image.processor_failed", name=self.name,
                                                 path=str(path)):
-            pixels = self.processor(images=image, return_tensors="pt")["pixel_values"]
+            pixels = self.processor(images=images, return_tensors="pt")["pixel_values"]
         pixel_values = pixels.to(self.device, self.dtype)
         patch = self._tower_config().patch_size
         patch = patch if isinstance(patch, int) else patch[0]
         grid = (pixels.shape[-2] // patch, pixels.shape[-1] // patch)
         seen = InputImage(seen_pixels(pixels, self.processor), grid, self.prefix, STREAM_NAME)
         notes = []
+        if len(images) > 1:
+            notes.append(Phrase("The folder's {n} pictures are one batch, in the order of their names.",
+                                id="image.folder_batch", n=len(images)))
         if image.size != (pixels.shape[-1], pixels.shape[-2]):
             notes.append(Phrase("The image is {w} × {h} pixels; the model's processor made it {mw} × {mh}, "
                                 "{rows} × {cols} patches of {p} pixels.", id="image.resized", w=image.width,
@@ -161,7 +182,8 @@ class VisionAdapter(HFAdapter):
     def prepare_batch(self, rows: Sequence[Mapping[str, str]]) -> Prepared:
         if len(rows) == 1:
             return self.prepare(rows[0])
-        raise InputError("{name} takes one image at a time.", id="image.no_batch", name=self.name)
+        raise InputError("{name} takes one picture, or one folder of pictures as a batch, at a time.",
+                         id="image.no_batch", name=self.name)
 
     def verify(self, prepared: Prepared, output: Any) -> Verification | None:
         """The pixels against a second processor's on the file read again, then the stages against the
@@ -181,7 +203,7 @@ class VisionAdapter(HFAdapter):
             return "", ""
         against = "AutoImageProcessor"
         with quiet_transformers():
-            again = folder_processor(self.folder)(images=read_image(prepared.options["image"]),
+            again = folder_processor(self.folder)(images=read_images(Path(prepared.options["image"])),
                                                   return_tensors="pt")["pixel_values"]
         given = prepared.kwargs["pixel_values"].detach().cpu()
         if given.shape != again.shape or not torch.equal(given, again.to(given.dtype)):

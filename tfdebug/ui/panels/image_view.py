@@ -38,22 +38,32 @@ class PatchCanvas(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.image: InputImage | None = None
+        self.row = 0  # which picture of the batch is drawn
         self._qimage: QImage | None = None
         self.weights: np.ndarray | None = None  # (rows, cols) in 0…1, or None: no overlay
         self.query: int | None = None           # the token whose row is drawn
         self.setFocusPolicy(Qt.StrongFocus)
         self.setMinimumSize(160, 160)
 
-    def set_image(self, image: InputImage | None) -> None:
-        self.image = image
-        if image is None:
+    def set_image(self, image: InputImage | None, row: int = 0) -> None:
+        """Draw picture `row` of `image` (none: a blank canvas; a snapshot may carry only the first pictures)."""
+        if image is self.image and row == self.row:
+            return
+        self.image, self.row = image, row
+        picture = image.picture(row) if image is not None else None
+        if picture is None:
             self._qimage = None
         else:
-            pixels = np.ascontiguousarray(image.pixels)
+            pixels = np.ascontiguousarray(picture)
             height, width = pixels.shape[:2]
             self._qimage = QImage(pixels.data, width, height, 3 * width, QImage.Format_RGB888).copy()
         self.weights, self.query = None, None
         self.update()
+
+    @property
+    def has_picture(self) -> bool:
+        """Whether a picture is drawn (a snapshot may carry only the first pictures of a batch)."""
+        return self._qimage is not None
 
     def set_overlay(self, weights: np.ndarray | None, query: int | None) -> None:
         self.weights, self.query = weights, query
@@ -63,7 +73,7 @@ class PatchCanvas(QWidget):
         """Where the picture is drawn: as large as fits, centred, its aspect kept."""
         if self.image is None:
             return QRectF()
-        height, width = self.image.pixels.shape[:2]
+        height, width = self.image.size
         scale = min(self.width() / width, self.height() / height)
         w, h = width * scale, height * scale
         return QRectF((self.width() - w) / 2, (self.height() - h) / 2, w, h)
@@ -101,10 +111,10 @@ class PatchCanvas(QWidget):
             painter.drawRect(self.patch_rect(*patch))
 
     def mousePressEvent(self, event) -> None:
-        if self.image is None or event.button() != Qt.LeftButton:
+        if not self.has_picture or event.button() != Qt.LeftButton:
             return super().mousePressEvent(event)
         area = self.picture_rect()
-        height, width = self.image.pixels.shape[:2]
+        height, width = self.image.size
         point = event.position()
         token = self.image.token_at((point.y() - area.top()) * height / area.height(),
                                     (point.x() - area.left()) * width / area.width())
@@ -151,8 +161,15 @@ class ImagePanel(QWidget):
         self._new_pass()
 
     def _new_pass(self) -> None:
-        self.canvas.set_image(self.ctl.input_image)
+        self.canvas.set_image(None)
         self.refresh()
+
+    def batch_row(self) -> int:
+        """The batch row the heatmap shows (a folder of pictures is a batch): its picture is drawn."""
+        capture = self.ctl.current
+        if capture is None or "batch" not in capture.info.axes:
+            return 0
+        return self.ctl.view.indices_by_name.get("batch", 0)
 
     def query(self) -> int:
         """The token whose row is drawn: the picked row, else [CLS]'s (the first)."""
@@ -175,20 +192,28 @@ class ImagePanel(QWidget):
 
     def refresh(self) -> None:
         """Read the query's row of the shown slice again (or say why there is nothing to draw)."""
-        image = self.ctl.input_image
+        image, batch = self.ctl.input_image, self.batch_row()
+        self.canvas.set_image(image, batch)
         n = self._attention_columns()
         row = self.query()
-        if image is None or n is None or not 0 <= row < n or not self.ctl.request_tile(
-                (row, row + 1), (0, n), (1, n), False, lambda tile: self._arrived(tile, row)):
-            self.row = None
-            self.canvas.set_overlay(None, None)
-            self.title.setText(self.tr("This pass has no image.") if image is None else self.tr(
-                "Step to an attention stage (scores, probs) to see a query's attention over the image; click a "
-                "patch to pick its row."))
+        self.row = None  # until the row asked for now arrives
+        if image is None:
+            why = self.tr("This pass has no image.")
+        elif not self.canvas.has_picture:
+            why = self.tr("This snapshot does not carry picture {row} of its batch.").format(row=self.batch_row())
+        elif n is None or not 0 <= row < n or not self.ctl.request_tile(
+                (row, row + 1), (0, n), (1, n), False, lambda tile: self._arrived(tile, row, batch)):
+            why = self.tr("Step to an attention stage (scores, probs) to see a query's attention over the image; "
+                          "click a patch to pick its row.")
+        else:
+            return
+        self.canvas.set_overlay(None, None)
+        self.title.setText(why)
 
-    def _arrived(self, tile: Tile, row: int) -> None:
+    def _arrived(self, tile: Tile, row: int, batch: int) -> None:
         image, capture = self.ctl.input_image, self.ctl.current
-        if image is None or capture is None or row != self.query():
+        if image is None or capture is None or row != self.query() or image is not self.canvas.image \
+                or batch != self.canvas.row:  # a stale answer: another query, pass or picture is shown now
             return
         self.row = np.asarray(tile.values[0], dtype=np.float32)
         grid, prefix = image.patch_weights(self.row)
