@@ -24,6 +24,8 @@ def test_cls_attention_over_the_image_and_a_clicked_patch(make_window, qtbot, tm
     from tfdebug.adapters.hf.vision import sample_image
 
     window = make_window()
+    listed = [window.input_bar.model.itemText(i) for i in range(window.input_bar.model.count())]
+    assert {"tiny-vit", "tiny-clip"} <= set(listed)  # the Model box lists the bundled image models
     run_model(qtbot, window, "tiny-vit", {"image": str(sample_image())}, first="img.patch_embed")
     dock, panel = window.docks["image"], window.image_panel
     assert dock.isVisible()  # a pass with a picture shows it
