@@ -206,3 +206,23 @@ def test_a_folder_of_pictures_is_one_batch_in_the_order_of_their_names(tmp_path)
     empty.mkdir()
     with pytest.raises(InputError, match="holds no picture"):
         adapter.prepare({"image": str(empty)})
+
+
+def test_a_dinov2_folder_is_captured_by_the_cli_as_hf_folder(tmp_path):
+    model, processor = dinov2()
+    folder = tmp_path / "dinov2"
+    model.save_pretrained(folder, safe_serialization=True)
+    processor.save_pretrained(folder)
+    out = tmp_path / "dinov2.safetensors"
+    done = subprocess.run([sys.executable, "-m", "tfdebug", "capture", "--model", f"hf:{folder}", "--image",
+                           str(sample_image()), "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "verified: max |Δ| = 0.0e+00" in done.stdout and "input equal to AutoImageProcessor's" in done.stdout
+    from tfdebug.io.snapshot import open_snapshot
+
+    recording = open_snapshot(str(out))
+    try:
+        assert recording.names()[:3] == ["img.patch_embed", "img.cls", "img.pos"]
+        assert recording.adapter == "hf-vision" and recording.image.grid == (4, 4)
+    finally:
+        recording.close()
