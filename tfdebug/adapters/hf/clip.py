@@ -109,6 +109,9 @@ class CLIPAdapter(VisionAdapter):
         sample = sample_image()
         self.presets = ({"image": str(sample), "text": CAPTIONS},) if sample.is_file() else ()
 
+    def _patch_module(self) -> nn.Module:
+        return self.model.vision_model.embeddings.patch_embedding
+
     def _tower_config(self):
         return self.model.config.vision_config
 

@@ -111,8 +111,7 @@ class VisionAdapter(HFAdapter):
         self.tokenizer = None
         config = self._tower_config()
         self.dtype = next(model.parameters()).dtype
-        self.device = next(model.parameters()).device if not hasattr(model, "hf_device_map") else \
-            execution_device(model.get_input_embeddings())
+        self.device = execution_device(self._patch_module())  # a device_map may offload its weights
         side = config.image_size if isinstance(config.image_size, int) else config.image_size[0]
         probe = torch.randn(1, config.num_channels, side, side, generator=torch.Generator().manual_seed(0))
         self.plan, self.prefix = self._make_plan(probe.to(self.device, self.dtype))
@@ -125,6 +124,10 @@ class VisionAdapter(HFAdapter):
         sample = sample_image()
         self.presets = ({"image": str(sample)},) if sample.is_file() else ()
         self.generation_presets = ()
+
+    def _patch_module(self) -> nn.Module:
+        """The module that embeds the patches (where the pixels go)."""
+        return self.model.get_input_embeddings()
 
     def _tower_config(self):
         """The config that says the image's size, channels and patch size."""
