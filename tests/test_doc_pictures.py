@@ -32,7 +32,7 @@ def script_pictures(script: str) -> tuple[str, ...]:
 
 
 SCRIPTS = ("make_screenshots", "make_learn_screenshots", "make_model_screenshots", "make_compare_screenshots",
-           "make_long_context_screenshots")
+           "make_long_context_screenshots", "make_vision_screenshots")
 
 
 def test_every_picture_the_docs_show_is_made_by_a_script():
@@ -68,7 +68,8 @@ def test_every_scripted_picture_has_its_texts_beside_it(script):
                                           ("make_model_screenshots", "hf-qwen3-q-norm"),
                                           # File ▸ Open's dialog answered by a click on the file's row
                                           ("make_screenshots", "gui-zh-damaged-snapshot"),
-                                          ("make_compare_screenshots", "overview-rms")])
+                                          ("make_compare_screenshots", "overview-rms"),
+                                          ("make_vision_screenshots", "vision-vit-cls-attention")])
 def test_the_script_still_makes_what_the_picture_shows(script, name, tmp_path):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "OMP_NUM_THREADS": "1"}
     done = subprocess.run([sys.executable, str(DOCS / f"{script}.py"), str(tmp_path), "--only", name],

@@ -1073,6 +1073,25 @@
     </message>
 </context>
 <context>
+    <name>ImagePanel</name>
+    <message>
+        <source>This pass has no image.</source>
+        <translation>这次前向没有图像。</translation>
+    </message>
+    <message>
+        <source>This snapshot does not carry picture {row} of its batch.</source>
+        <translation>此快照没有携带其批次中的第 {row} 张图片。</translation>
+    </message>
+    <message>
+        <source>Step to an attention stage (scores, probs) to see a query&apos;s attention over the image; click a patch to pick its row.</source>
+        <translation>单步到注意力阶段（scores、probs）即可看到某个查询在图像上的注意力；点击一个图块可选中它所在的行。</translation>
+    </message>
+    <message>
+        <source>{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · click a patch to pick its row</source>
+        <translation>{stage} · 查询 {query} · 最强图块 ({r},{c}) {value}；{prefix} · 点击图块可选中它所在的行</translation>
+    </message>
+</context>
+<context>
     <name>InputBar</name>
     <message>
         <source>A recorded pass is shown: its input cannot be edited. Use Debug ▸ New Live Pass to run live.</source>
@@ -1125,6 +1144,18 @@
     <message>
         <source>Device maps need accelerate: pip install &quot;tfdebug[hf]&quot;</source>
         <translation>设备映射需要 accelerate：pip install &quot;tfdebug[hf]&quot;</translation>
+    </message>
+    <message>
+        <source>Choose an image file (PNG, JPEG …), or drop one on the field</source>
+        <translation>选择一个图像文件（PNG、JPEG …），或把文件拖放到此栏</translation>
+    </message>
+    <message>
+        <source>Choose an image</source>
+        <translation>选择图像</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.jpg *.jpeg *.bmp *.gif *.webp);;All files (*)</source>
+        <translation>图像 (*.png *.jpg *.jpeg *.bmp *.gif *.webp);;所有文件 (*)</translation>
     </message>
     <message>
         <source>tfdebug opens it</source>
@@ -1353,6 +1384,10 @@
     <message>
         <source>Restored your last session: {model} — File ▸ New Session for the demo</source>
         <translation>已恢复上次的会话：{model} —— 文件 ▸ 新会话 可回到演示</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>图像</translation>
     </message>
 </context>
 <context>
@@ -2440,6 +2475,14 @@ output w·V = {output}</source>
         <source>More texts for the first input, one per line: Run pads them with the text in the input bar into one batch</source>
         <translation>第一个输入的更多文本，每行一条：运行时与输入栏中的文本一起填充成一个批</translation>
     </message>
+    <message>
+        <source>Image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>Show or hide the picture a vision model saw, with a query&apos;s attention over its patches (click a patch to pick its row)</source>
+        <translation>显示或隐藏视觉模型看到的图片，以及某个查询在各图块上的注意力（点击图块可选中它所在的行）</translation>
+    </message>
 </context>
 <context>
     <name>axes</name>
@@ -2464,6 +2507,10 @@ output w·V = {output}</source>
         <translation>隐藏维度</translation>
     </message>
     <message>
+        <source>image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
         <source>key</source>
         <translation>键</translation>
     </message>
@@ -2474,6 +2521,10 @@ output w·V = {output}</source>
     <message>
         <source>query</source>
         <translation>查询</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
     </message>
     <message>
         <source>token</source>
@@ -3065,6 +3116,16 @@ output w·V = {output}</source>
         <translation>文件夹 {folder} 不存在。</translation>
     </message>
     <message>
+        <source>The folder {path} holds no picture (PNG, JPEG …).</source>
+        <comment>image.empty_folder</comment>
+        <translation>文件夹 {path} 中没有图片（PNG、JPEG …）。</translation>
+    </message>
+    <message>
+        <source>The folder {path} holds {n} pictures; tfdebug takes at most {most} as one batch.</source>
+        <comment>image.folder_too_many</comment>
+        <translation>文件夹 {path} 中有 {n} 张图片；tfdebug 一个批次最多接受 {most} 张。</translation>
+    </message>
+    <message>
         <source>The forward pass failed after {where}: {reason}</source>
         <comment>stepper.forward_failed</comment>
         <translation>前向传播在 {where} 之后失败：{reason}</translation>
@@ -3093,6 +3154,11 @@ output w·V = {output}</source>
         <source>The heatmap cannot be exported as {suffix}; choose {choices}.</source>
         <comment>export.view_suffix</comment>
         <translation>热力图不能导出为 {suffix}；请选择 {choices}。</translation>
+    </message>
+    <message>
+        <source>The image {path} is {w} × {h} pixels; tfdebug opens images up to 8192 × 8192.</source>
+        <comment>image.too_large</comment>
+        <translation>图像 {path} 为 {w} × {h} 像素；tfdebug 最多打开 8192 × 8192 的图像。</translation>
     </message>
     <message>
         <source>The input is {n} tokens long; this model takes at most {most}.</source>
@@ -3940,6 +4006,11 @@ output w·V = {output}</source>
         <translation>{name} 只有编码器：没有可用于生成文本的解码器。</translation>
     </message>
     <message>
+        <source>{name} is an image encoder: it has no decoder to generate text with.</source>
+        <comment>image.no_decoder</comment>
+        <translation>{name} 是图像编码器：没有可用来生成文本的解码器。</translation>
+    </message>
+    <message>
         <source>{name} must be a whole number from {low} to {high}, not {value}.</source>
         <comment>config.range</comment>
         <translation>{name} 必须是 {low} 到 {high} 之间的整数，而不是 {value}。</translation>
@@ -3948,6 +4019,11 @@ output w·V = {output}</source>
         <source>{name} must be a whole number, not {value}.</source>
         <comment>config.not_int</comment>
         <translation>{name} 必须是整数，而不是 {value}。</translation>
+    </message>
+    <message>
+        <source>{name} takes one picture, or one folder of pictures as a batch, at a time.</source>
+        <comment>image.no_batch</comment>
+        <translation>{name} 一次接受一张图片，或把一个文件夹的图片作为一个批次。</translation>
     </message>
     <message>
         <source>{path} is a folder; choose a file name to write.</source>
@@ -3998,6 +4074,16 @@ output w·V = {output}</source>
         <source>{path} is not a regular file.</source>
         <comment>config.not_file</comment>
         <translation>{path} 不是普通文件。</translation>
+    </message>
+    <message>
+        <source>{path} is not an image Pillow can read ({reason}).</source>
+        <comment>image.unreadable</comment>
+        <translation>{path} 不是 Pillow 能读取的图像（{reason}）。</translation>
+    </message>
+    <message>
+        <source>{path} is not an image file Pillow knows (PNG, JPEG …).</source>
+        <comment>image.unknown_format</comment>
+        <translation>{path} 不是 Pillow 认识的图像文件（PNG、JPEG …）。</translation>
     </message>
     <message>
         <source>{path} is not valid JSON ({reason}).</source>
@@ -4214,6 +4300,10 @@ output w·V = {output}</source>
 <context>
     <name>inputs</name>
     <message>
+        <source>Captions</source>
+        <translation>说明文字</translation>
+    </message>
+    <message>
         <source>Chinese, words separated by spaces</source>
         <translation>中文，词与词之间用空格分隔</translation>
     </message>
@@ -4228,6 +4318,10 @@ output w·V = {output}</source>
     <message>
         <source>English, words separated by spaces</source>
         <translation>英文，词与词之间用空格分隔</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>图像</translation>
     </message>
     <message>
         <source>Prompt</source>
@@ -4250,12 +4344,20 @@ output w·V = {output}</source>
         <translation>文本</translation>
     </message>
     <message>
+        <source>a PNG or JPEG file, or a folder of them</source>
+        <translation>一个 PNG 或 JPEG 文件，或一个装有这类文件的文件夹</translation>
+    </message>
+    <message>
         <source>a second sentence, to read the two as a pair</source>
         <translation>第二个句子，两句作为一对读入</translation>
     </message>
     <message>
         <source>a sentence for the encoder</source>
         <translation>给编码器的句子</translation>
+    </message>
+    <message>
+        <source>one or more captions, separated by |</source>
+        <translation>一条或多条说明文字，用 | 分隔</translation>
     </message>
     <message>
         <source>text for the encoder</source>
@@ -4646,9 +4748,24 @@ output w·V = {output}</source>
         <translation>文件 {path}</translation>
     </message>
     <message>
+        <source>The folder&apos;s {n} pictures are one batch, in the order of their names.</source>
+        <comment>image.folder_batch</comment>
+        <translation>文件夹中的 {n} 张图片按文件名顺序组成一个批次。</translation>
+    </message>
+    <message>
+        <source>The image is {w} × {h} pixels; the model&apos;s processor made it {mw} × {mh}, {rows} × {cols} patches of {p} pixels.</source>
+        <comment>image.resized</comment>
+        <translation>图像为 {w} × {h} 像素；模型的处理器把它变为 {mw} × {mh}，即 {rows} × {cols} 个 {p} 像素的图块。</translation>
+    </message>
+    <message>
         <source>The model was given no {name}, but {what} makes one (first position that needs it: {position}).</source>
         <comment>hf.input_missing</comment>
         <translation>模型没有收到 {name}，但 {what} 会生成它（第一个需要它的位置：{position}）。</translation>
+    </message>
+    <message>
+        <source>The model was given other pixels than {what} makes from {path}.</source>
+        <comment>image.input_differs</comment>
+        <translation>模型得到的像素与 {what} 从 {path} 生成的不同。</translation>
     </message>
     <message>
         <source>The model was given {name} of shape {shape}, but {what} makes shape {expected}; the first position that differs is {position}.</source>
@@ -4991,6 +5108,16 @@ output w·V = {output}</source>
         <translation>张量名</translation>
     </message>
     <message>
+        <source>the image it carries does not match the tokens of stream &apos;{stream}&apos;</source>
+        <comment>manifest.image_tokens</comment>
+        <translation>它携带的图像与流 &apos;{stream}&apos; 的词元不符</translation>
+    </message>
+    <message>
+        <source>the image it carries is damaged ({reason})</source>
+        <comment>manifest.bad_image</comment>
+        <translation>它携带的图像已损坏（{reason}）</translation>
+    </message>
+    <message>
         <source>the input &apos;{field}&apos;</source>
         <comment>what.input</comment>
         <translation>输入“{field}”</translation>
@@ -5150,6 +5277,10 @@ output w·V = {output}</source>
         <translation>块</translation>
     </message>
     <message>
+        <source>Classifier</source>
+        <translation>分类器</translation>
+    </message>
+    <message>
         <source>Cross-attention</source>
         <translation>交叉注意力</translation>
     </message>
@@ -5202,6 +5333,22 @@ output w·V = {output}</source>
         <translation>最终归一化</translation>
     </message>
     <message>
+        <source>Image embeddings</source>
+        <translation>图像嵌入</translation>
+    </message>
+    <message>
+        <source>Image encoder</source>
+        <translation>图像编码器</translation>
+    </message>
+    <message>
+        <source>Image layer</source>
+        <translation>图像层</translation>
+    </message>
+    <message>
+        <source>Image norm</source>
+        <translation>图像归一化</translation>
+    </message>
+    <message>
         <source>Layer</source>
         <translation>层</translation>
     </message>
@@ -5222,12 +5369,32 @@ output w·V = {output}</source>
         <translation>自注意力</translation>
     </message>
     <message>
+        <source>Similarity</source>
+        <translation>相似度</translation>
+    </message>
+    <message>
         <source>Source embedding + PE</source>
         <translation>源端嵌入 + 位置编码</translation>
     </message>
     <message>
         <source>Target embedding + PE</source>
         <translation>目标端嵌入 + 位置编码</translation>
+    </message>
+    <message>
+        <source>Text embeddings</source>
+        <translation>文本嵌入</translation>
+    </message>
+    <message>
+        <source>Text encoder</source>
+        <translation>文本编码器</translation>
+    </message>
+    <message>
+        <source>Text layer</source>
+        <translation>文本层</translation>
+    </message>
+    <message>
+        <source>Text norm</source>
+        <translation>文本归一化</translation>
     </message>
     <message>
         <source>Token embedding</source>

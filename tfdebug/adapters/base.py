@@ -35,12 +35,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class InputField:
-    """One text a model takes: its key, a label and a placeholder for the window."""
+    """One text a model takes: its key, a label and a placeholder for the window; `kind` "image" when the
+    text is the path of a picture (the window offers a file picker and takes a dropped file)."""
 
     key: str
     label: str
     placeholder: str = ""
     required: bool = True
+    kind: str = "text"
 
 
 @dataclass
@@ -53,6 +55,7 @@ class Prepared:
     about these inputs, each a `core.phrases.Phrase` (its English text; the window translates it).
     `options` are how the adapter made the tensors from the texts (a Hugging Face adapter keeps its
     tokenizer call there, for the reference check); two inputs with other options are other inputs.
+    `image` is the picture a vision model saw (`core.images.InputImage`: its pixels and patch grid), else None.
     """
 
     texts: dict[str, str]
@@ -62,6 +65,7 @@ class Prepared:
     unknown: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
+    image: Any = None
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,12 @@ ENTRIES: tuple[Entry, ...] = (
           help="package.module:factory, a module calling scaled_dot_product_attention or a torch.nn Transformer"),
     Entry("tiny-gpt2", "tfdebug.adapters.hf.hub:load_bundled", available="tfdebug.adapters.hf.load:tiny_gpt2_available",
           help="the bundled tiny GPT-2-style language model (needs tfdebug[hf])", placed=True),
+    Entry("tiny-vit", "tfdebug.adapters.hf.vision:load_bundled_vision",
+          available="tfdebug.adapters.hf.load:tiny_vit_available",
+          help="the bundled tiny Vision Transformer (random weights; an image in, needs tfdebug[hf])", placed=True),
+    Entry("tiny-clip", "tfdebug.adapters.hf.clip:load_bundled_clip",
+          available="tfdebug.adapters.hf.load:tiny_clip_available",
+          help="the bundled tiny CLIP (random weights; an image and captions in, needs tfdebug[hf])", placed=True),
     Entry("hf:", "tfdebug.adapters.hf.hub:load", listed=False, placed=True,
           help="a Hugging Face model folder, or ORG/NAME[@REVISION] from the local hub cache (needs tfdebug[hf])"),
 )

@@ -25,6 +25,9 @@ def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True)
         parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")
         parser.add_argument("--tgt", default=None,
                             help="the translator's target prefix (same as --input tgt=TEXT)")
+        parser.add_argument("--image", default=None, metavar="FILE",
+                            help="a PNG or JPEG file for an image model, e.g. --model tiny-vit (same as --input "
+                                 "image=FILE); the model's own image processor prepares it")
         parser.add_argument("--chat", action="store_true",
                             help="send the text as a user's chat turn: the tokenizer's chat template with the "
                                  "assistant's generation prompt (models whose tokenizer has one)")
@@ -85,7 +88,7 @@ def texts_from_args(args: argparse.Namespace, adapter) -> dict[str, str]:
 
 
 def given_texts(args: argparse.Namespace) -> dict[str, str]:
-    """The texts named on the command line (--input KEY=TEXT, --src, --tgt), by input key; a key given more
+    """The texts named on the command line (--input KEY=TEXT, --src, --tgt, --image), by input key; a key given more
     than once (a batch) is refused here: only `tfdebug stages` and `capture` take batches (`session_inputs`)."""
     rows = given_rows(args)
     if len(rows) > 1:
@@ -112,7 +115,7 @@ def given_rows(args: argparse.Namespace) -> list[dict[str, str]]:
         if not lines:
             raise InputError("{path} holds no text: write one text per line.", id="cli.input_file_empty", path=path)
         given.setdefault(key.strip(), []).extend(lines)
-    for key in ("src", "tgt"):
+    for key in ("src", "tgt", "image"):
         if getattr(args, key, None) is not None:
             given[key] = [getattr(args, key)]
     n = max((len(v) for v in given.values()), default=1)

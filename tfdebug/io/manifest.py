@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping
 
 from tfdebug.core.errors import SnapshotError
+from tfdebug.core.images import InputImage
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.names import parse_token_ref
 from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo
@@ -82,6 +83,7 @@ def _check(doc: dict) -> None:
     if problem:
         raise _Damaged(problem)
     _check_streams(doc, version)
+    _check_image(doc)
     for key, limit in (("device", 64), ("dtype", 64)):
         _require(string_problem(doc.get(key), f"'{key}'", limit))
     for key in ("model", "tfdebug_version", "adapter"):
@@ -118,6 +120,21 @@ def _check_recipe_inputs(entries) -> None:
                 or dtype not in ITEMSIZE_BY_NAME or shape_problem(shape, ITEMSIZE_BY_NAME[dtype]):
             raise _Damaged(Phrase("recipe input '{name}' has an invalid shape or dtype", id="manifest.recipe_shape",
                                   name=name))
+
+
+def _check_image(doc: dict) -> None:
+    """The picture a vision pass carries: well formed, and its patches the tokens of a stream the file lists."""
+    if "image" not in doc:
+        return
+    try:
+        image = InputImage.from_manifest(doc["image"])
+    except ValueError as exc:
+        raise _Damaged(Phrase("the image it carries is damaged ({reason})", id="manifest.bad_image",
+                              reason=str(exc))) from None
+    words = doc["tokens"].get(image.stream)
+    if words is None or len(words) != len(image.prefix) + image.grid[0] * image.grid[1]:
+        raise _Damaged(Phrase("the image it carries does not match the tokens of stream '{stream}'",
+                              id="manifest.image_tokens", stream=image.stream))
 
 
 def _require(problem: str | None) -> None:
@@ -308,4 +325,5 @@ def recording_from_manifest(doc: dict, **kwargs) -> Recording:
                      device=doc["device"], dtype=doc["dtype"],
                      inputs=dict(doc.get("inputs", {})) if version >= 2 else {},
                      adapter=doc.get("adapter") if version >= 2 else None,
-                     input_labels=dict(doc.get("input_labels", {})) if version >= 2 else {}, **kwargs)
+                     input_labels=dict(doc.get("input_labels", {})) if version >= 2 else {},
+                     image=InputImage.from_manifest(doc["image"]) if "image" in doc else None, **kwargs)

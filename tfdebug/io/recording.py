@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from tfdebug import __version__
 from tfdebug.core.errors import ExportError, UnknownStageError
+from tfdebug.core.images import InputImage
 from tfdebug.core.phrases import Phrase
 from tfdebug.io.limits import escape_controls
 from tfdebug.io.safetensors_file import dtype_name
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
 # 1: tokens are exactly {"src": [...], "tgt": [...]} (the reference translator).
 # 2: tokens are any named streams ({"prompt": [...]}, {"src": ..., "tgt": ...}), plus the
 #    optional texts typed (`inputs`, by field key) and the model adapter's name (`adapter`);
-#    optional `input_labels`, the adapter's label of each input field (a replay names its fields so).
+#    optional `input_labels`, the adapter's label of each input field (a replay names its fields so);
+#    optional `image`, the picture a vision model saw (core.images.InputImage.to_manifest: a replay draws it).
 # 3: a stage may be a recipe (`"recipe"`: the steps that compute it from stored tensors, no tensor of its
 #    own), reading stages or the extra tensors listed in `recipe_inputs` (tfdebug.io.recipe_store).
 FORMAT_VERSION = 3
@@ -56,6 +58,8 @@ class Recording:
     inputs: dict[str, str] = field(default_factory=dict)
     adapter: str | None = None
     input_labels: dict[str, str] = field(default_factory=dict)
+    #: the picture a vision model saw (`core.images.InputImage`), carried so a replay draws attention over it
+    image: InputImage | None = None
 
     @classmethod
     def from_session(cls, session, captures: Sequence[Capture] | None = None) -> "Recording":
@@ -70,7 +74,8 @@ class Recording:
         return cls(captures=list(captures), tokens=session.tokens, model_name=adapter.name,
                    model_config=adapter.config(), device=str(adapter.device), dtype=dtype_name(adapter.dtype),
                    inputs=session.texts, adapter=adapter.adapter_kind,
-                   input_labels={f.key: f.label for f in adapter.inputs})
+                   input_labels={f.key: f.label for f in adapter.inputs},
+                   image=getattr(getattr(session, "prepared", None), "image", None))
 
     # ----- tensors ---------------------------------------------------------------------
     def tensor(self, capture: Capture) -> Tensor:
@@ -165,6 +170,8 @@ class Recording:
             doc["adapter"] = self.adapter
         if self.input_labels:
             doc["input_labels"] = dict(self.input_labels)
+        if self.image is not None:
+            doc["image"] = self.image.to_manifest()
         return doc
 
 

@@ -343,8 +343,9 @@ def _check_length(config, kwargs: dict) -> None:
 
 
 def primary_output(output: Any) -> Tensor:
-    """The tensor a run is judged by: the logits when the model has a head, else the last hidden state."""
-    for key in ("logits", "last_hidden_state"):
+    """The tensor a run is judged by: the logits when the model has a head (a two-tower model's similarities),
+    else the last hidden state."""
+    for key in ("logits", "logits_per_image", "last_hidden_state"):
         value = getattr(output, key, None)
         if isinstance(value, Tensor):
             return value

@@ -46,6 +46,8 @@ class TapPlan:
     streams: tuple[str, ...] = ("prompt",)
     probs: dict[str, list[str]] = field(default_factory=dict)
     layer_inputs: dict[str, list[str]] = field(default_factory=dict)
+    #: what the model's output calls the `logits` stage's tensor (CLIP: "logits_per_image")
+    logits_key: str = "logits"
 
 
 def source_of(model: nn.Module, path: str) -> str | None:

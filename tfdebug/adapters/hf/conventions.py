@@ -37,7 +37,8 @@ EXPERTS = frozenset({"experts"})
 SHARED_EXPERT = frozenset({"shared_expert", "shared_experts"})
 
 # Embeddings beside the token embedding, by the last part of their path.
-POSITION_EMBEDDINGS = frozenset({"wpe", "position_embeddings", "embed_positions", "pos_embed"})
+POSITION_EMBEDDINGS = frozenset({"wpe", "position_embeddings", "embed_positions", "pos_embed",
+                                 "position_embedding"})
 TYPE_EMBEDDINGS = frozenset({"token_type_embeddings"})
 
 def last(path: str) -> str:

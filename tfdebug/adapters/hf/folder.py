@@ -186,7 +186,8 @@ def check_folder(folder: Path, activations: frozenset[str] | None = None) -> tup
         raise ModelLoadError("{folder} has no model.safetensors (or model.safetensors.index.json).",
                              id="hf.no_weights", folder=str(folder))
     files = weight_files(folder)
-    if not os.path.lexists(folder / "tokenizer.json"):
+    # An image model's input is prepared by its preprocessor_config.json's processor, not a tokenizer.
+    if not os.path.lexists(folder / "tokenizer.json") and not os.path.lexists(folder / "preprocessor_config.json"):
         raise ModelLoadError("{folder} has no tokenizer.json (a tokenizer saved by the tokenizers library).",
                              id="hf.no_tokenizer", folder=str(folder))
     config = read_config(folder)

@@ -343,19 +343,21 @@ def _expert_count(module: nn.Module) -> int:
 
 @dataclass(frozen=True)
 class ModelLogits:
-    """The logits the whole model returns (after a final soft cap or scaling that no module makes)."""
+    """The logits the whole model returns (after a final soft cap or scaling that no module makes); `field`
+    names them in its output (CLIP's `logits_per_image`)."""
 
     stage: str
+    field: str = "logits"
 
     def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
         tap = taps[self.stage]
 
         def hook(module, args, output):
-            logits = getattr(output, "logits", None)
+            logits = getattr(output, self.field, None)
             if isinstance(logits, Tensor):
                 new = tap(logits)
                 if new is not logits:
-                    output.logits = new
+                    setattr(output, self.field, new)
             return output
 
         return [model.register_forward_hook(hook)]

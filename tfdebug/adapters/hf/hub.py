@@ -230,6 +230,17 @@ def _adapter(folder: Path, name: str, device, dtype, device_map: str | None):
     from tfdebug.core.devices import resolve_dtype
 
     require_transformers()
+    from tfdebug.adapters.hf.folder import read_config
+    from tfdebug.adapters.hf.vision import VisionAdapter, is_vision_folder, load_vision_folder
+
+    config = read_config(folder) if folder.is_dir() and (folder / "config.json").is_file() else {}
+    if config.get("model_type") == "clip":
+        from tfdebug.adapters.hf.clip import load_clip_folder
+
+        return load_clip_folder(folder, device, resolve_dtype(dtype), device_map, name=name)
+    if is_vision_folder(config):
+        model, processor = load_vision_folder(folder, device, resolve_dtype(dtype), device_map=device_map)
+        return VisionAdapter(model, processor, name=name, folder=folder)
     model, tokenizer = load_folder(folder, device, resolve_dtype(dtype), device_map=device_map)
     return HFAdapter(model, tokenizer, name=name, folder=folder)
 

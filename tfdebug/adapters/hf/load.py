@@ -29,7 +29,7 @@ from tfdebug.core.foreign import foreign_call
 from tfdebug.core.safe_text import terminal_safe
 
 INSTALL_HINT = 'Hugging Face models need the optional extra: pip install "tfdebug[hf]" (transformers and tokenizers).'
-BUNDLED = {"tiny-gpt2": "tiny-gpt2"}
+BUNDLED = {"tiny-gpt2": "tiny-gpt2", "tiny-vit": "tiny-vit", "tiny-clip": "tiny-clip"}
 
 
 def transformers_available() -> bool:
@@ -57,6 +57,22 @@ def bundled_folder(name: str) -> Path:
 def tiny_gpt2_available() -> bool:
     """The bundled tiny GPT-2-style model is listed when the extra is installed and its files are present."""
     return transformers_available() and (bundled_folder("tiny-gpt2") / "model.safetensors").is_file()
+
+
+def tiny_vit_available() -> bool:
+    """The bundled tiny Vision Transformer is listed when transformers and Pillow are installed and its files
+    are present."""
+    return _image_model_available("tiny-vit")
+
+
+def tiny_clip_available() -> bool:
+    """The bundled tiny CLIP, as `tiny_vit_available`."""
+    return _image_model_available("tiny-clip")
+
+
+def _image_model_available(name: str) -> bool:
+    return transformers_available() and importlib.util.find_spec("PIL") is not None \
+        and (bundled_folder(name) / "model.safetensors").is_file()
 
 
 # Settings that choose transformers' attention kernel: tfdebug runs its own tapped attention, so a

@@ -109,9 +109,10 @@ def float32_for_the_probe(model: nn.Module) -> Iterator[None]:
             t.data = t.data.to(dtype)
 
 
-def probe(model: nn.Module) -> Probe:
-    """Run `model` once on `probe_inputs` and record its calls (see the module docstring)."""
-    record = Probe(kwargs=probe_inputs(model))
+def probe(model: nn.Module, inputs: dict | None = None) -> Probe:
+    """Run `model` once on `inputs` (default `probe_inputs`: a vision model is given its pixels) and record its
+    calls (see the module docstring)."""
+    record = Probe(kwargs=inputs if inputs is not None else probe_inputs(model))
     paths = {id(m): p for p, m in model.named_modules()}
     stack: list[Call] = []
 

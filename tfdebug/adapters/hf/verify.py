@@ -52,7 +52,7 @@ def checked_stages(plan) -> dict[str, tuple[str, int | None, bool]]:
         for i, name in enumerate(names):
             checks.setdefault(name, (key, i, False))
     if "logits" in plan.taps:
-        checks["logits"] = ("logits", None, False)
+        checks["logits"] = (plan.logits_key, None, False)
     return checks
 
 
@@ -142,15 +142,20 @@ def _reference(model: nn.Module, kwargs: dict, plan, seen: Mapping, twice: bool 
 
 
 def _expected(reference, key: str, index: int | None) -> Tensor | None:
-    values = getattr(reference, key, None)
+    values = reference
+    for part in key.split("."):  # a tower's output of a two-tower model: "vision_model_output.attentions"
+        values = getattr(values, part, None)
     if index is None or values is None:
         return values
     return values[index] if index < len(values) else None
 
 
 def _primary(reference) -> Tensor:
-    out = getattr(reference, "logits", None)
-    return reference.last_hidden_state if out is None else out
+    for key in ("logits", "logits_per_image"):  # a two-tower model (CLIP) returns its similarities
+        out = getattr(reference, key, None)
+        if out is not None:
+            return out
+    return reference.last_hidden_state
 
 
 def verify_stages(model: nn.Module, kwargs: dict, plan, seen: Mapping[str, Tensor], output: Tensor,

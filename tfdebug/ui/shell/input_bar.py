@@ -7,6 +7,7 @@ has loaded, the fields are those of the texts Run will use.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
@@ -19,6 +20,8 @@ from tfdebug.core.view import RunInputs
 from tfdebug.ui.i18n.language import phrase_text, translate
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.device_box import DeviceBox
+from tfdebug.ui.widgets.file_dialog import open_file_name
+from tfdebug.ui.widgets.file_field import FileLineEdit
 
 MAX_RECENT = 10
 MIN_FIELD_CHARS = 25
@@ -38,6 +41,7 @@ class InputBar(QWidget):
         self.recent: list[dict[str, str]] = []
         self.fields: dict[str, QLineEdit] = {}
         self._labels: list[QLabel] = []
+        self._browse: list[QToolButton] = []  # the file picker beside each image field
         self._syncing = False
         self._specs: list[tuple[str, str, str]] = []  # (key, English label, English placeholder) of the fields
         self.preset = QComboBox()
@@ -148,11 +152,16 @@ class InputBar(QWidget):
         for widget in self._labels + list(self.fields.values()):
             self._layout.removeWidget(widget)
             widget.deleteLater()
-        self.fields, self._labels = {}, []
+        for button in self._browse:
+            self._layout.removeWidget(button)
+            button.deleteLater()
+        self.fields, self._labels, self._browse = {}, [], []
+        adapter = self.ctl.adapter
+        images = {f.key for f in adapter.inputs if f.kind == "image"} if adapter is not None else set()
         at = self._fields_at
         for key, label, placeholder in specs:
             caption = QLabel(translate("inputs", label))  # adapters' labels are in the catalogue (core_strings)
-            edit = QLineEdit()
+            edit = FileLineEdit() if key in images else QLineEdit()
             edit.setObjectName(f"input-{key}")
             edit.setPlaceholderText(translate("inputs", placeholder) if placeholder else "")
             edit.setMinimumWidth(edit.fontMetrics().averageCharWidth() * MIN_FIELD_CHARS)
@@ -161,9 +170,25 @@ class InputBar(QWidget):
             self._layout.insertWidget(at, caption)
             self._layout.insertWidget(at + 1, edit, 3)
             at += 2
+            if key in images:  # a picture's path: chosen in a file dialog, typed, or dropped on the field
+                browse = QToolButton()
+                browse.setObjectName(f"input-{key}-browse")
+                browse.setText("…")
+                browse.setToolTip(self.tr("Choose an image file (PNG, JPEG …), or drop one on the field"))
+                browse.clicked.connect(lambda _=False, e=edit: self._choose_image(e))
+                self._layout.insertWidget(at, browse)
+                self._browse.append(browse)
+                at += 1
             self.fields[key] = edit
             self._labels.append(caption)
         self._fill_presets()
+
+    def _choose_image(self, edit: QLineEdit) -> None:
+        folder = os.path.dirname(edit.text().strip()) or os.getcwd()
+        path = open_file_name(self, self.tr("Choose an image"), folder,
+                              self.tr("Images (*.png *.jpg *.jpeg *.bmp *.gif *.webp);;All files (*)"))
+        if path:
+            edit.setText(path)
 
     def field(self, key: str) -> QLineEdit:
         """The line edit of input `key` (e.g. 'src', 'prompt')."""

@@ -30,7 +30,7 @@ from tfdebug.ui.dialogs.batch import BatchTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.dialogs.models import ModelTools
 from tfdebug.ui.i18n import language as i18n
-from tfdebug.ui.panels import model_view, overview, query_row
+from tfdebug.ui.panels import image_view, model_view, overview, query_row
 from tfdebug.ui.panels.archmap import ArchitectureMap
 from tfdebug.ui.panels.generation import GenerationPanel
 from tfdebug.ui.panels.heads import HeadsPanel
@@ -267,6 +267,7 @@ class MainWindow(WindowLayout, QMainWindow):
         overview.install(self)
         model_view.install(self)
         query_row.install(self)
+        image_view.install(self)
         heatmap_tools.install(self)
         learn.install(self)
         capture_budget.install(self)

@@ -132,6 +132,14 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         """The adapter of the live session, or None (nothing loaded, or a replay)."""
         return self.session.adapter if self.session is not None else None
 
+    @property
+    def input_image(self):
+        """The picture a vision model saw in the pass shown (`core.images.InputImage`: live, or carried by the
+        snapshot replayed), else None."""
+        if self.session is not None:
+            return getattr(getattr(self.session, "prepared", None), "image", None)
+        return getattr(self.replayed, "image", None)
+
     def set_inputs(self, inputs: RunInputs) -> None:
         if inputs != self.inputs:
             self.inputs = inputs

@@ -1,0 +1,58 @@
+"""Make the Vision Transformer pictures by keys and clicks: the bundled tiny ViT on the project's sample picture.
+
+    QT_QPA_PLATFORM=offscreen python docs/make_vision_screenshots.py [OUT_DIR] [--only NAME ...]
+
+"tiny-vit" typed into the Model box and Return (it opens on its preset, resources/samples/shapes.png);
+enc.1.attn.probs clicked in the Stages tree and Ctrl+F10 (Run to Stage); the Image dock made taller:
+- vision-vit-cls-attention: the window with the Image dock: [CLS]'s attention (head 0, the heatmap's)
+  over the 8 × 8 patches of the picture the model saw;
+- vision-vit-patch-query: then a click on the patch in row 3, column 2 (the roof of the house): that patch's
+  row is picked, in the Image dock and the heatmap's Query Row.
+Each NAME.png is the window as drawn, with NAME.json beside it: the texts it showed (window_driver.py)
+and the Image dock's caption. OUT_DIR defaults to docs/.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+
+# The tfdebug of this checkout (not whichever one is installed), and window_driver beside this file.
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
+from window_driver import Driver, command_line, wait  # noqa: E402
+
+PICTURES = ("vision-vit-cls-attention", "vision-vit-patch-query")
+STAGE = "enc.1.attn.probs"
+PATCH = (3, 2)
+
+
+def image_texts(driver: Driver) -> dict:
+    panel = driver.window.image_panel
+    return {"image": panel.title.text(), "query": driver.ctl.picked_row}
+
+
+def main(out: Path, only: set[str] | None = None) -> None:
+    driver = Driver(out, only)
+    try:
+        driver.run("tiny-vit")
+        driver.run_to(STAGE)
+        panel = driver.window.image_panel
+        # The Image dock's edge dragged up, as a person makes room for the picture.
+        driver.window.resizeDocks([driver.window.docks["image"]], [420], Qt.Vertical)
+        wait(lambda: panel.row is not None and panel.canvas.query == 0)
+        driver.shot(PICTURES[0], 1600, 1000, **image_texts(driver))
+        rect = panel.canvas.patch_rect(*PATCH)
+        QTest.mouseClick(panel.canvas, Qt.LeftButton, Qt.NoModifier, QPoint(int(rect.center().x()),
+                                                                            int(rect.center().y())))
+        token = 1 + PATCH[0] * 8 + PATCH[1]
+        wait(lambda: panel.canvas.query == token and panel.row is not None and driver.ctl.picked_row == token)
+        driver.shot(PICTURES[1], 1600, 1000, **image_texts(driver))
+    finally:
+        driver.close()
+
+
+if __name__ == "__main__":
+    command_line(__doc__.splitlines()[0], PICTURES, main)

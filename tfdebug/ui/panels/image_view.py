@@ -1,0 +1,259 @@
+"""Image view: the picture a vision model saw, its patch grid, and one query's attention drawn over it.
+
+A Vision Transformer's tokens are `[CLS]` (and other learned tokens) and one patch each
+(`core.images.InputImage`). At a stage whose shown slice is queries × keys over the image's
+tokens (scores, probabilities …), this view reads the query's row of that slice on the display
+worker (`request_tile`, the head and stage the heatmap shows) and colours each patch by its
+weight: the row of the query picked in the heatmap or here, else `[CLS]`'s. A click on a patch,
+or the arrow keys, picks that patch's row (`pick_row`, as a click on a heatmap row does); Home
+picks `[CLS]`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QPainter, QPen
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from tfdebug.core.images import InputImage
+from tfdebug.core.tiles import Tile
+from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.render import colors
+from tfdebug.ui.state.controller import DebugController
+
+OVERLAY_RGB = (255, 120, 0)
+OVERLAY_ALPHA = 200  # a patch with the row's largest weight; the smallest is clear
+QUERY_RGB = (0, 200, 255)
+
+
+class PatchCanvas(QWidget):
+    """The picture scaled to fit (pixels kept square and sharp), its patch grid, the weights of one query
+    over the patches as a coloured overlay, and the query's own patch outlined. `picked(token)` on a click
+    or an arrow key."""
+
+    picked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.image: InputImage | None = None
+        self.row = 0  # which picture of the batch is drawn
+        self._qimage: QImage | None = None
+        self.weights: np.ndarray | None = None  # (rows, cols) in 0…1, or None: no overlay
+        self.query: int | None = None           # the token whose row is drawn
+        self.setFocusPolicy(Qt.StrongFocus)
+        self.setMinimumSize(160, 160)
+
+    def set_image(self, image: InputImage | None, row: int = 0) -> None:
+        """Draw picture `row` of `image` (none: a blank canvas; a snapshot may carry only the first pictures)."""
+        if image is self.image and row == self.row:
+            return
+        self.image, self.row = image, row
+        picture = image.picture(row) if image is not None else None
+        if picture is None:
+            self._qimage = None
+        else:
+            pixels = np.ascontiguousarray(picture)
+            height, width = pixels.shape[:2]
+            self._qimage = QImage(pixels.data, width, height, 3 * width, QImage.Format_RGB888).copy()
+        self.weights, self.query = None, None
+        self.update()
+
+    @property
+    def has_picture(self) -> bool:
+        """Whether a picture is drawn (a snapshot may carry only the first pictures of a batch)."""
+        return self._qimage is not None
+
+    def set_overlay(self, weights: np.ndarray | None, query: int | None) -> None:
+        self.weights, self.query = weights, query
+        self.update()
+
+    def picture_rect(self) -> QRectF:
+        """Where the picture is drawn: as large as fits, centred, its aspect kept."""
+        if self.image is None:
+            return QRectF()
+        height, width = self.image.size
+        scale = min(self.width() / width, self.height() / height)
+        w, h = width * scale, height * scale
+        return QRectF((self.width() - w) / 2, (self.height() - h) / 2, w, h)
+
+    def patch_rect(self, row: int, col: int) -> QRectF:
+        area = self.picture_rect()
+        rows, cols = self.image.grid
+        w, h = area.width() / cols, area.height() / rows
+        return QRectF(area.left() + col * w, area.top() + row * h, w, h)
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), self.palette().window())
+        if self._qimage is None:
+            return
+        area = self.picture_rect()
+        painter.drawImage(area, self._qimage)  # no smoothing: each pixel the model saw stays a square
+        rows, cols = self.image.grid
+        if self.weights is not None:
+            for r in range(rows):
+                for c in range(cols):
+                    w = float(self.weights[r, c])
+                    if np.isfinite(w) and w > 0:
+                        painter.fillRect(self.patch_rect(r, c), QColor(*OVERLAY_RGB, int(OVERLAY_ALPHA * w)))
+        painter.setPen(QPen(QColor(255, 255, 255, 110), 1))
+        for c in range(1, cols):
+            x = area.left() + c * area.width() / cols
+            painter.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()))
+        for r in range(1, rows):
+            y = area.top() + r * area.height() / rows
+            painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
+        patch = self.image.patch_of(self.query) if self.query is not None else None
+        if patch is not None:
+            painter.setPen(QPen(QColor(*QUERY_RGB), 3))
+            painter.drawRect(self.patch_rect(*patch))
+
+    def mousePressEvent(self, event) -> None:
+        if not self.has_picture or event.button() != Qt.LeftButton:
+            return super().mousePressEvent(event)
+        area = self.picture_rect()
+        height, width = self.image.size
+        point = event.position()
+        token = self.image.token_at((point.y() - area.top()) * height / area.height(),
+                                    (point.x() - area.left()) * width / area.width())
+        if token is not None:
+            self.picked.emit(token)
+
+    def keyPressEvent(self, event) -> None:
+        """Arrow keys move the query patch by one (from [CLS], to the first patch); Home picks [CLS]."""
+        if self.image is None:
+            return super().keyPressEvent(event)
+        rows, cols = self.image.grid
+        moves = {Qt.Key_Left: (0, -1), Qt.Key_Right: (0, 1), Qt.Key_Up: (-1, 0), Qt.Key_Down: (1, 0)}
+        if event.key() == Qt.Key_Home:
+            self.picked.emit(0)
+        elif event.key() in moves:
+            patch = self.image.patch_of(self.query) if self.query is not None else None
+            r, c = (0, 0) if patch is None else (min(max(patch[0] + moves[event.key()][0], 0), rows - 1),
+                                                 min(max(patch[1] + moves[event.key()][1], 0), cols - 1))
+            self.picked.emit(len(self.image.prefix) + r * cols + c)
+        else:
+            super().keyPressEvent(event)
+
+
+class ImagePanel(QWidget):
+    """The input picture with the shown attention stage's query row over its patches."""
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.PlainText)  # stage names and tokens come from a model or a file
+        self.title.setWordWrap(True)
+        self.canvas = PatchCanvas()
+        self.canvas.setObjectName("image-canvas")
+        self.canvas.picked.connect(ctl.pick_row)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.title)
+        layout.addWidget(self.canvas, 1)
+        self.row: np.ndarray | None = None  # the query's weights over every key, as read
+        ctl.session_changed.connect(self._new_pass)
+        ctl.row_picked.connect(self.refresh)
+        ctl.slice_changed.connect(self.refresh)
+        self._new_pass()
+
+    def _new_pass(self) -> None:
+        self.canvas.set_image(None)
+        self.refresh()
+
+    def batch_row(self) -> int:
+        """The batch row the heatmap shows (a folder of pictures is a batch): its picture is drawn."""
+        capture = self.ctl.current
+        if capture is None or "batch" not in capture.info.axes:
+            return 0
+        return self.ctl.view.indices_by_name.get("batch", 0)
+
+    def query(self) -> int:
+        """The token whose row is drawn: the picked row, else [CLS]'s (the first)."""
+        return self.ctl.picked_row if self.ctl.picked_row is not None else 0
+
+    def _attention_columns(self) -> int | None:
+        """How many keys the shown slice has when it is queries × keys over the image's tokens, else None."""
+        image, capture, view = self.ctl.input_image, self.ctl.current, self.ctl.view
+        if image is None or capture is None:
+            return None
+        axes = capture.info.axes
+        if not (0 <= view.row_axis < len(axes) and 0 <= view.col_axis < len(axes)) or \
+                (axes[view.row_axis], axes[view.col_axis]) != ("query", "key"):
+            return None
+        n = len(image.token_labels())
+        if capture.info.tokens.get("key") != image.stream or capture.shape[view.col_axis] != n or \
+                capture.shape[view.row_axis] != n:
+            return None
+        return n
+
+    def refresh(self) -> None:
+        """Read the query's row of the shown slice again (or say why there is nothing to draw)."""
+        image, batch = self.ctl.input_image, self.batch_row()
+        self.canvas.set_image(image, batch)
+        n = self._attention_columns()
+        row = self.query()
+        self.row = None  # until the row asked for now arrives
+        if image is None:
+            why = self.tr("This pass has no image.")
+        elif not self.canvas.has_picture:
+            why = self.tr("This snapshot does not carry picture {row} of its batch.").format(row=self.batch_row())
+        elif n is None or not 0 <= row < n or not self.ctl.request_tile(
+                (row, row + 1), (0, n), (1, n), False, lambda tile: self._arrived(tile, row, batch)):
+            why = self.tr("Step to an attention stage (scores, probs) to see a query's attention over the image; "
+                          "click a patch to pick its row.")
+        else:
+            return
+        self.canvas.set_overlay(None, None)
+        self.title.setText(why)
+
+    def _arrived(self, tile: Tile, row: int, batch: int) -> None:
+        image, capture = self.ctl.input_image, self.ctl.current
+        if image is None or capture is None or row != self.query() or image is not self.canvas.image \
+                or batch != self.canvas.row:  # a stale answer: another query, pass or picture is shown now
+            return
+        self.row = np.asarray(tile.values[0], dtype=np.float32)
+        grid, prefix = image.patch_weights(self.row)
+        finite = grid[np.isfinite(grid)]
+        low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
+        shown = (grid - low) / (high - low) if high > low else np.zeros_like(grid)
+        self.canvas.set_overlay(shown, row)
+        labels = image.token_labels()
+        best = divmod(int(np.nanargmax(np.where(np.isfinite(grid), grid, -np.inf))), image.grid[1])
+        on_prefix = ", ".join(f"{label} {colors.format_value(value)}" for label, value in prefix.items())
+        self.title.setText(self.tr("{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · "
+                                   "click a patch to pick its row").format(
+            stage=capture.name, query=labels[row], r=best[0], c=best[1],
+            value=colors.format_value(float(grid[best])), prefix=on_prefix or "—"))
+
+
+@actions.action("tfdebug.view.image", QT_TRANSLATE_NOOP("actions", "Image"), "Ctrl+Shift+I",
+                QT_TRANSLATE_NOOP("actions", "Show or hide the picture a vision model saw, with a query's attention "
+                                             "over its patches (click a patch to pick its row)"), toolbar=False)
+def toggle_image(ctx: ActionContext) -> None:
+    dock = ctx.window.docks["image"]
+    dock.setVisible(not dock.isVisible())
+    if dock.isVisible():
+        dock.raise_()
+        ctx.window.image_panel.canvas.setFocus()
+
+
+def install(window) -> ImagePanel:
+    """Add the Image dock: shown when a pass has an image (a vision model's), hidden otherwise."""
+    panel = ImagePanel(window.ctl)
+    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Image"), "image", panel, Qt.RightDockWidgetArea)
+    dock.hide()
+    window.view_menu.insertAction(dock.toggleViewAction(), window.actions_by_id["tfdebug.view.image"])
+    window.view_menu.removeAction(dock.toggleViewAction())
+
+    def new_pass() -> None:
+        has_image = window.ctl.input_image is not None
+        dock.setVisible(has_image)
+        if has_image:
+            dock.raise_()
+    window.ctl.session_changed.connect(new_pass)
+    window.image_panel = panel
+    return panel
