@@ -67,3 +67,26 @@ def test_a_pass_over_the_memory_there_is_is_refused_before_it_starts(tmp_path, c
                         "--max-capture-mb", "1", "--out", str(out)], capsys)
     assert code == 2 and "This pass would reach about" in err and "--stages" in err and not out.exists()
     assert err.strip().splitlines()[-1].startswith("tfdebug: This pass would reach")
+
+
+def test_a_pass_that_fits_only_without_the_check_runs_without_it(tmp_path, capsys, monkeypatch):
+    folder = hf_tiny.save_folder(hf_tiny.llama(), tmp_path / "llama")
+    session_peak = {}
+
+    def room_for_all_but_the_check(device):
+        return session_peak["pass"]
+    monkeypatch.setattr("tfdebug.sessions.peak.resident_memory", lambda: 0)
+    monkeypatch.setattr("tfdebug.sessions.peak.free_memory", room_for_all_but_the_check)
+    import tfdebug.sessions.peak as peak_module
+    real = peak_module.peak_of
+
+    def measured(session):
+        peak = real(session)
+        session_peak["pass"] = peak.total - peak.check
+        return peak
+    monkeypatch.setattr(peak_module, "peak_of", measured)
+    out = tmp_path / "pass.safetensors"
+    code, stdout, err = run(["capture", "--model", f"hf:{folder}", "--input", "prompt=the cat sat on the mat",
+                             "--out", str(out)], capsys)
+    assert code == 0 and out.exists(), err
+    assert "the check against the model is left out" in err and "verified" not in stdout

@@ -68,17 +68,20 @@ def peak_of(session) -> Peak:
                 check=session.adapter.check_bytes(session.plan))
 
 
-def check_fits(session, peak: Peak) -> None:
-    """Refuse, before the pass, one whose stated peak exceeds what the device can give it (the memory free
-    now, plus on the CPU what the process already holds, which the peak counts): the kernel would kill it
-    part way. The sentence names what fits."""
+def check_fits(session, peak: Peak) -> bool:
+    """Whether the check against the model fits too; refuse, before the pass, one that does not fit even
+    without it (its stated peak over what the device can give: the memory free now, plus on the CPU what the
+    process already holds, which the peak counts), since the kernel would kill it part way. The sentence
+    names what fits. A pass that fits only without the check runs without it (the caller says so)."""
     device = session.adapter.device
     free = free_memory(device)
     if free is None:
-        return
+        return True
     room = free + ((resident_memory() or 0) if device.type == "cpu" else 0)
     if peak.total <= room:
-        return
+        return True
+    if peak.total - peak.check <= room:
+        return False
     raise InputError("This pass would reach about {peak} but {device} has {room}: capture fewer stages (--stages), "
                      "a smaller --max-capture-mb, or a shorter input.", id="peak.too_large",
-                     peak=format_bytes(peak.total), device=str(device), room=format_bytes(room))
+                     peak=format_bytes(peak.total - peak.check), device=str(device), room=format_bytes(room))
