@@ -159,6 +159,26 @@ def test_a_header_too_large_to_read_is_refused_with_its_request_id(server, windo
     peer.close()
 
 
+@pytest.mark.parametrize("header", [
+    # the fuzz test's finding: not JSON (Infinity) and a version that is a text: refused as not JSON, with its id
+    '{"v": "4", "type": "overview", "id": 1919, "indices": {"": [-Infinity]}, "statistic": 1e287}',
+    '{"v": "4", "type": "overview", "id": 1919, "indices": [NaN], "statistic": "rms"}',
+    '{"v": "4", "type": "overview", "id": 1919, "indices": [1, 2', # cut short: the leading fields tell the id
+    '{"v": null, "type": "stats", "id": 1919, "index": 0, "pad": "' + "x" * (ATTACHED_MAX_HEADER + 10) + '"}',
+])
+def test_a_header_that_is_no_json_or_too_large_with_any_version_is_refused_with_its_request_id(server, window,
+                                                                                               header):
+    future = window.client._link.send([header.encode()], 1919, None)
+    try:
+        with pytest.raises(TfdebugError) as caught:
+            future.result(5)
+    finally:
+        window.client._link.forget(1919)
+    assert caught.value.id in ("remote.not_json", "remote.header_size", "remote.version")
+    assert server.faults.count == 0
+    still_served(window)
+
+
 def test_a_handler_that_fails_unexpectedly_answers_with_a_sentence_and_the_server_serves_on(
         server, window, monkeypatch, caplog):
     def broken(self, m):
