@@ -2696,6 +2696,11 @@ output w·V = {output}</source>
         <translation>连接已断开：{address} 上的服务器已 {s:.1f} 秒没有应答（它已结束，或网络已断）。</translation>
     </message>
     <message>
+        <source>Could not load the weights in {folder}: {reason}</source>
+        <comment>hf.weights_failed</comment>
+        <translation>无法加载 {folder} 中的权重：{reason}</translation>
+    </message>
+    <message>
         <source>Device {device} is not available on this machine; available: {available}.</source>
         <comment>device.unavailable</comment>
         <translation>本机没有设备 {device}；可用的设备：{available}。</translation>
@@ -3246,6 +3251,11 @@ output w·V = {output}</source>
         <translation>令牌不对：请复制 tfdebug serve 打印的整行。</translation>
     </message>
     <message>
+        <source>The tokenizer failed on this text: {reason}. Try a shorter or simpler text.</source>
+        <comment>hf.tokenize_failed</comment>
+        <translation>分词器处理这段文本时失败：{reason}。请换一段更短或更简单的文本。</translation>
+    </message>
+    <message>
         <source>The tokenizer gives {token} the id {number}, but the model&apos;s embedding has only {rows} rows: the folder&apos;s tokenizer.json does not belong to this model.</source>
         <comment>hf.id_past_vocab</comment>
         <translation>分词器给 {token} 的编号是 {number}，但模型的嵌入表只有 {rows} 行：文件夹中的 tokenizer.json 不属于这个模型。</translation>
@@ -3496,6 +3506,11 @@ output w·V = {output}</source>
         <translation>tfdebug 无法为嵌套张量设置探针：请让 make_inputs 改为返回补齐后的张量和键填充掩码（src_key_padding_mask，在填充处为 True）。</translation>
     </message>
     <message>
+        <source>transformers cannot read the tokenizer in {folder}: {reason}</source>
+        <comment>hf.auto_tokenizer</comment>
+        <translation>transformers 无法读取 {folder} 中的分词器：{reason}</translation>
+    </message>
+    <message>
         <source>wrap() needs make_inputs(text) -&gt; (args, tokens) as its second argument.</source>
         <comment>sdpa.no_make_inputs</comment>
         <translation>wrap() 的第二个参数必须是 make_inputs(text) -&gt; (args, tokens)。</translation>
@@ -3524,6 +3539,11 @@ output w·V = {output}</source>
         <source>{file} describes a model of {params} parameters but the weights hold {held}; the config does not describe these weights.</source>
         <comment>hf.config_too_large</comment>
         <translation>{file} 描述的模型有 {params} 个参数，但权重只有 {held} 个；该配置与这些权重不符。</translation>
+    </message>
+    <message>
+        <source>{file} describes a model transformers cannot build: {reason}.</source>
+        <comment>hf.build_failed</comment>
+        <translation>{file} 描述的模型 transformers 无法构建：{reason}。</translation>
     </message>
     <message>
         <source>{file} describes a model whose buffers hold {n} values; it would not fit in memory.</source>
@@ -3576,9 +3596,19 @@ output w·V = {output}</source>
         <translation>{file} 已损坏：张量 {name} 没有有效的形状。</translation>
     </message>
     <message>
+        <source>{file} is not a config transformers accepts: {reason}.</source>
+        <comment>hf.config_rejected</comment>
+        <translation>{file} 不是 transformers 接受的配置：{reason}。</translation>
+    </message>
+    <message>
         <source>{file} is not a safetensors file (it does not start with a safetensors header); tfdebug loads safetensors only and never opens pickles.</source>
         <comment>hf.not_safetensors</comment>
         <translation>{file} 不是 safetensors 文件（它不以 safetensors 头开始）；tfdebug 只加载 safetensors，从不打开 pickle。</translation>
+    </message>
+    <message>
+        <source>{file} is not a tokenizer the tokenizers library reads ({reason}).</source>
+        <comment>hf.bad_tokenizer</comment>
+        <translation>{file} 不是 tokenizers 库能读取的分词器（{reason}）。</translation>
     </message>
     <message>
         <source>{file} lists architectures {value}, which are not model class names.</source>

@@ -209,6 +209,29 @@ def test_a_tokenizer_whose_library_panics_is_one_sentence(folder, capsys, monkey
     assert "not a tokenizer the tokenizers library reads (regex engine panicked" in err
 
 
+def backtracking_tokenizer(folder):
+    """The folder's tokenizer with a pre-tokenizer regex that backtracks exponentially: it reads ordinary text,
+    and a run of a's not followed by b makes the Rust regex engine panic at its retry limit."""
+    path = folder / "tokenizer.json"
+    tokenizer = json.loads(path.read_text())
+    tokenizer["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": "(a|a)+b"}, "behavior": "Isolated",
+                                  "invert": False}
+    path.write_text(json.dumps(tokenizer))
+
+
+@pytest.mark.parametrize("options", [(), ("--chat",)], ids=["plain", "chat"])
+def test_a_text_that_makes_the_tokenizer_panic_is_one_sentence(folder, capsys, options):
+    backtracking_tokenizer(folder)
+    if options:
+        (folder / "tokenizer_config.json").write_text(json.dumps(
+            {"tokenizer_class": "PreTrainedTokenizerFast",
+             "chat_template": "{% for m in messages %}{{ m['content'] }}{% endfor %}"}))
+    assert cli.main(["stages", "--model", f"hf:{folder}", "--input", "prompt=a b"]) == 0  # ordinary text is read
+    capsys.readouterr()
+    err = refused(folder, capsys, "--input", "prompt=" + "a" * 40 + "c", *options)
+    assert "The tokenizer failed on this text" in err and "retry-limit" in err
+
+
 @pytest.mark.parametrize("tokenizer", ["{}", "[]", '{"model": {"type": "Nope"}}', "\xff"])
 def test_a_damaged_tokenizer_is_one_sentence(folder, capsys, tokenizer):
     (folder / "tokenizer.json").write_bytes(tokenizer.encode("latin-1"))
