@@ -3,6 +3,7 @@
 import pytest
 
 from tfdebug.cli import main
+from tfdebug.models import vocab
 from tfdebug.models.loader import load_model
 from tfdebug.models.vocab import EOS, PAD, UNK, Vocab, edit_distance, suggest, unknown_sentences
 
@@ -58,3 +59,21 @@ def test_the_cli_names_unknown_words_with_a_suggestion(capsys):
     assert "bananna is not in the vocabulary; did you mean banana?" in err
     assert main(["stages", "--src", "I love <eos>", "--tgt", "我 爱"]) == 0
     assert "<eos> is a special token, not a word" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("word", ["bananas" * 20_000, "苹果" * 22_000])
+def test_a_pasted_130_kb_word_measures_no_distance_and_is_named_by_its_start(monkeypatch, word):
+    """No known word is within three edits of a word 100,000 characters longer: none is measured (each would
+    cost a 140,000 × 7 table, ~40 s over a vocabulary)."""
+    measured = []
+    monkeypatch.setattr(vocab, "edit_distance", lambda a, b: measured.append(b) or edit_distance(a, b))
+    assert suggest(word, EN) is None and suggest(word, ZH) is None and measured == []
+    assert suggest("banan", EN) == "bananas" and measured  # a word of a usual length still is
+    sentence, = unknown_sentences([word], [EN, ZH])
+    assert sentence == f"{word[:40]}… is not in the vocabulary; it is read as <unk>."
+
+
+def test_the_cli_runs_a_130_kb_source_word_and_names_it_by_its_start(capsys):
+    assert main(["stages", "--src", "a" * 130_000, "--tgt", "我 爱"]) == 0
+    err = capsys.readouterr().err
+    assert f"tfdebug: {'a' * 40}… is not in the vocabulary" in err and len(err) < 2000

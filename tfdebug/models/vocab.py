@@ -183,6 +183,9 @@ def suggest(word: str, vocab: Vocab) -> str | None:
     limit = 1 if len(word) <= 4 else 2 if len(word) <= 8 else 3
     if vocab.lang != "en":
         limit = 1 if len(word) > 1 else 0  # one character of a Chinese word
+    # Lengths that differ by more than `limit` are more than `limit` edits apart: only the others are measured,
+    # so a 100,000-character word costs a length test per known word, not a quadratic distance each.
+    known = [t for t in known if abs(len(t) - len(word)) <= limit]
     best = min(known, key=lambda t: (edit_distance(word, t), -len(t)), default=None)
     if best is None or not 0 < edit_distance(word, best) <= limit or len(best) < 2:
         return None
@@ -201,9 +204,17 @@ def unknown_sentences(words, vocabs) -> list[str]:
             out.append(f"{word} is a special token, not a word; it is read as <unk>.")
             continue
         hint = closest_known(word, vocabs)
-        out.append(f"{word} is not in the vocabulary; did you mean {hint}?" if hint
-                   else f"{word} is not in the vocabulary; it is read as <unk>.")
+        out.append(f"{shown_word(word)} is not in the vocabulary; did you mean {hint}?" if hint
+                   else f"{shown_word(word)} is not in the vocabulary; it is read as <unk>.")
     return out
+
+
+MAX_SHOWN_WORD = 40  # characters of a typed word a sentence names (a pasted 100 kB "word" is named by its start)
+
+
+def shown_word(word: str) -> str:
+    """`word` as a sentence names it: cut to MAX_SHOWN_WORD characters with '…'."""
+    return word if len(word) <= MAX_SHOWN_WORD else word[:MAX_SHOWN_WORD] + "…"
 
 
 def closest_known(word: str, vocabs) -> str | None:
