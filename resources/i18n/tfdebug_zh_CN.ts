@@ -4377,6 +4377,11 @@ output w·V = {output}</source>
         <translation>“inputs”不是从字段名到文本的映射</translation>
     </message>
     <message>
+        <source>&apos;model_config&apos; holds more than {most} values (a model&apos;s config holds thousands)</source>
+        <comment>manifest.config_too_big</comment>
+        <translation>“model_config”含有超过 {most} 个值（模型的配置只有几千个）</translation>
+    </message>
+    <message>
         <source>&apos;model_config&apos; is not an object</source>
         <comment>manifest.config_not_object</comment>
         <translation>“model_config”不是对象</translation>

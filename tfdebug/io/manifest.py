@@ -17,7 +17,7 @@ from tfdebug.core.errors import SnapshotError
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.names import parse_token_ref
 from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo
-from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, MAX_TEXT_CHARS, name_problem,
+from tfdebug.io.limits import (MAX_CONFIG_VALUES, MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, MAX_TEXT_CHARS, name_problem,
                                shape_problem, shown, stream_problem, string_problem, structure_problem, tokens_problem)
 from tfdebug.io.recording import FORMAT_VERSION, Recording
 from tfdebug.io.safetensors_file import ITEMSIZE_BY_NAME, dtype_name, is_int, json_object, torch_dtype
@@ -88,6 +88,9 @@ def _check(doc: dict) -> None:
             _require(string_problem(doc[key], f"'{key}'", MAX_NAME_CHARS))
     if not isinstance(doc.get("model_config", {}), dict):
         raise _Damaged(Phrase("'model_config' is not an object", id="manifest.config_not_object"))
+    if structure_problem(doc.get("model_config", {}), max_items=MAX_CONFIG_VALUES):  # only its count is left
+        raise _Damaged(Phrase("'model_config' holds more than {most} values (a model's config holds thousands)",
+                              id="manifest.config_too_big", most=f"{MAX_CONFIG_VALUES:,}"))
     if not isinstance(stages, list) or not stages:
         raise _Damaged(Phrase("it lists no stages", id="manifest.no_stages"))
     seen: set[str] = set()

@@ -397,6 +397,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('phrases', ' If tfdebug serve printed a --server-key, give it too.', 'remote.hint_key')
     translate('phrases', "'input_labels' is not a map of field names to labels", 'manifest.labels_not_map')
     translate('phrases', "'inputs' is not a map of field names to texts", 'manifest.inputs_not_map')
+    translate('phrases', "'model_config' holds more than {most} values (a model's config holds thousands)", 'manifest.config_too_big')
     translate('phrases', "'model_config' is not an object", 'manifest.config_not_object')
     translate('phrases', "'tokens' must hold at least one named list of tokens", 'manifest.no_tokens')
     translate('phrases', "'tokens' must hold the src and tgt word lists", 'manifest.v1_tokens')
