@@ -13,15 +13,12 @@ import pytest
 
 pytest.importorskip("zmq")
 
-import zmq  # noqa: E402
-
 from tfdebug.core.errors import TfdebugError  # noqa: E402
 from tfdebug.remote.handlers import ServedSession  # noqa: E402
-from tfdebug.remote.protocol import (ATTACHED_MAX_HEADER, CLIENT_MAX_BUFFER, CLIENT_MAX_HEADER, MAX_OVERVIEW,  # noqa: E402
-                                     PROTOCOL_VERSION, REQUEST_BUFFERS, REQUESTS, SCHEMAS, decode, encode)
-from tfdebug.remote.session import RemoteSession  # noqa: E402
+from tfdebug.remote.protocol import (ATTACHED_MAX_HEADER, MAX_OVERVIEW, PROTOCOL_VERSION, REQUEST_BUFFERS,  # noqa: E402
+                                     REQUESTS, SCHEMAS, encode)
 
-from tests.remote.served import served_here  # noqa: E402
+from tests.remote.served import answer, raw_peer, served_here, still_served  # noqa: E402
 
 PROBS = "dec.0.self_attn.probs"
 
@@ -30,36 +27,6 @@ PROBS = "dec.0.self_attn.probs"
 def server():
     with served_here(client_timeout_s=6.0) as served:
         yield served
-
-
-@pytest.fixture()
-def window(server):
-    session = RemoteSession.connect(server.address, server.token, timeout_s=6.0)
-    session.stepper.restart()
-    session.stepper.wait()
-    yield session
-    session.close()
-
-
-def still_served(window) -> None:
-    """The attached window steps and sees the stage it stepped to."""
-    before = window.stepper.cursor
-    window.stepper.step()
-    assert window.stepper.wait() == "paused" and window.stepper.cursor == before + 1
-
-
-def raw_peer(server):
-    peer = zmq.Context.instance().socket(zmq.DEALER)
-    peer.setsockopt(zmq.LINGER, 0)
-    peer.connect(server.address)
-    return peer
-
-
-def answer(peer, timeout_ms: int = 5000):
-    if not peer.poll(timeout_ms):
-        return None
-    return decode(peer.recv_multipart(), max_header=CLIENT_MAX_HEADER, max_buffer=CLIENT_MAX_BUFFER,
-                  accept=("reply", "welcome", "pass", "event", "heartbeat"))
 
 
 def refusal(window, kind: str, fields: dict, buffers=()) -> TfdebugError:
