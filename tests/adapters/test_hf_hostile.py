@@ -14,6 +14,7 @@ import os
 import shutil
 
 import hf_tiny
+from hf_tiny import backtracking_tokenizer
 import pytest
 import torch
 
@@ -207,16 +208,6 @@ def test_a_tokenizer_whose_library_panics_is_one_sentence(folder, capsys, monkey
     monkeypatch.setattr(tokenizers.Tokenizer, "from_str", staticmethod(panic))
     err = refused(folder, capsys)
     assert "not a tokenizer the tokenizers library reads (regex engine panicked" in err
-
-
-def backtracking_tokenizer(folder):
-    """The folder's tokenizer with a pre-tokenizer regex that backtracks exponentially: it reads ordinary text,
-    and a run of a's not followed by b makes the Rust regex engine panic at its retry limit."""
-    path = folder / "tokenizer.json"
-    tokenizer = json.loads(path.read_text())
-    tokenizer["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": "(a|a)+b"}, "behavior": "Isolated",
-                                  "invert": False}
-    path.write_text(json.dumps(tokenizer))
 
 
 @pytest.mark.parametrize("options", [(), ("--chat",)], ids=["plain", "chat"])
