@@ -77,3 +77,15 @@ def test_the_cli_runs_a_130_kb_source_word_and_names_it_by_its_start(capsys):
     assert main(["stages", "--src", "a" * 130_000, "--tgt", "我 爱"]) == 0
     err = capsys.readouterr().err
     assert f"tfdebug: {'a' * 40}… is not in the vocabulary" in err and len(err) < 2000
+
+
+def test_43000_unknown_characters_name_twenty_words_and_count_the_rest(monkeypatch):
+    """A pasted text of 43,000 distinct unknown characters looked up 43,000 suggestions (50 s in `stages`): only
+    the first MAX_NAMED_WORDS distinct words are named (and looked up), a repeated word once."""
+    looked_up = []
+    monkeypatch.setattr(vocab, "suggest", lambda word, v: looked_up.append(word))
+    words = [chr(0x4E00 + i) for i in range(43_000)]
+    sentences = unknown_sentences(["mum", "mum", *words], [EN, ZH])
+    assert len(sentences) == vocab.MAX_NAMED_WORDS + 1 and len(looked_up) == vocab.MAX_NAMED_WORDS
+    assert sentences[0].startswith("mum is not") and sentences[1].startswith(f"{words[0]} is not")
+    assert sentences[-1] == f"{43_001 - vocab.MAX_NAMED_WORDS} more words are not in the vocabulary either."
