@@ -2806,6 +2806,11 @@ output w·V = {output}</source>
         <translation>连接已断开：{address} 上的服务器已 {s:.1f} 秒没有应答（它已结束，或网络已断）。</translation>
     </message>
     <message>
+        <source>Could not load the weights in {folder}: {reason}</source>
+        <comment>hf.weights_failed</comment>
+        <translation>无法加载 {folder} 中的权重：{reason}</translation>
+    </message>
+    <message>
         <source>Device {device} is not available on this machine; available: {available}.</source>
         <comment>device.unavailable</comment>
         <translation>本机没有设备 {device}；可用的设备：{available}。</translation>
@@ -3156,6 +3161,11 @@ output w·V = {output}</source>
         <translation>热力图不能导出为 {suffix}；请选择 {choices}。</translation>
     </message>
     <message>
+        <source>The image processor of {name} cannot prepare {path}: {reason}</source>
+        <comment>image.processor_failed</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The image {path} is {w} × {h} pixels; tfdebug opens images up to 8192 × 8192.</source>
         <comment>image.too_large</comment>
         <translation>图像 {path} 为 {w} × {h} 像素；tfdebug 最多打开 8192 × 8192 的图像。</translation>
@@ -3394,6 +3404,11 @@ output w·V = {output}</source>
         <source>The token is wrong: copy the whole line tfdebug serve printed.</source>
         <comment>remote.token</comment>
         <translation>令牌不对：请复制 tfdebug serve 打印的整行。</translation>
+    </message>
+    <message>
+        <source>The tokenizer failed on this text: {reason}. Try a shorter or simpler text.</source>
+        <comment>hf.tokenize_failed</comment>
+        <translation>分词器处理这段文本时失败：{reason}。请换一段更短或更简单的文本。</translation>
     </message>
     <message>
         <source>The tokenizer gives {token} the id {number}, but the model&apos;s embedding has only {rows} rows: the folder&apos;s tokenizer.json does not belong to this model.</source>
@@ -3661,6 +3676,16 @@ output w·V = {output}</source>
         <translation>tfdebug 无法为嵌套张量设置探针：请让 make_inputs 改为返回补齐后的张量和键填充掩码（src_key_padding_mask，在填充处为 True）。</translation>
     </message>
     <message>
+        <source>transformers cannot read the image processor in {folder}: {reason}</source>
+        <comment>hf.auto_image_processor</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>transformers cannot read the tokenizer in {folder}: {reason}</source>
+        <comment>hf.auto_tokenizer</comment>
+        <translation>transformers 无法读取 {folder} 中的分词器：{reason}</translation>
+    </message>
+    <message>
         <source>wrap() needs make_inputs(text) -&gt; (args, tokens) as its second argument.</source>
         <comment>sdpa.no_make_inputs</comment>
         <translation>wrap() 的第二个参数必须是 make_inputs(text) -&gt; (args, tokens)。</translation>
@@ -3689,6 +3714,11 @@ output w·V = {output}</source>
         <source>{file} describes a model of {params} parameters but the weights hold {held}; the config does not describe these weights.</source>
         <comment>hf.config_too_large</comment>
         <translation>{file} 描述的模型有 {params} 个参数，但权重只有 {held} 个；该配置与这些权重不符。</translation>
+    </message>
+    <message>
+        <source>{file} describes a model transformers cannot build: {reason}.</source>
+        <comment>hf.build_failed</comment>
+        <translation>{file} 描述的模型 transformers 无法构建：{reason}。</translation>
     </message>
     <message>
         <source>{file} describes a model whose buffers hold {n} values; it would not fit in memory.</source>
@@ -3741,9 +3771,19 @@ output w·V = {output}</source>
         <translation>{file} 已损坏：张量 {name} 没有有效的形状。</translation>
     </message>
     <message>
+        <source>{file} is not a config transformers accepts: {reason}.</source>
+        <comment>hf.config_rejected</comment>
+        <translation>{file} 不是 transformers 接受的配置：{reason}。</translation>
+    </message>
+    <message>
         <source>{file} is not a safetensors file (it does not start with a safetensors header); tfdebug loads safetensors only and never opens pickles.</source>
         <comment>hf.not_safetensors</comment>
         <translation>{file} 不是 safetensors 文件（它不以 safetensors 头开始）；tfdebug 只加载 safetensors，从不打开 pickle。</translation>
+    </message>
+    <message>
+        <source>{file} is not a tokenizer the tokenizers library reads ({reason}).</source>
+        <comment>hf.bad_tokenizer</comment>
+        <translation>{file} 不是 tokenizers 库能读取的分词器（{reason}）。</translation>
     </message>
     <message>
         <source>{file} lists architectures {value}, which are not model class names.</source>
@@ -4551,6 +4591,11 @@ output w·V = {output}</source>
         <source>&apos;inputs&apos; is not a map of field names to texts</source>
         <comment>manifest.inputs_not_map</comment>
         <translation>“inputs”不是从字段名到文本的映射</translation>
+    </message>
+    <message>
+        <source>&apos;model_config&apos; holds more than {most} values (a model&apos;s config holds thousands)</source>
+        <comment>manifest.config_too_big</comment>
+        <translation>“model_config”含有超过 {most} 个值（模型的配置只有几千个）</translation>
     </message>
     <message>
         <source>&apos;model_config&apos; is not an object</source>

@@ -7,6 +7,7 @@ model.safetensors, tokenizer.json), the way a user's checkpoint looks.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,13 @@ def save_folder(model, folder: Path, tokenizer=None) -> Path:
 def no_hooks_left(model) -> bool:
     """Whether every module of `model` is free of forward hooks and pre-hooks."""
     return all(not m._forward_hooks and not m._forward_pre_hooks for m in model.modules())
+
+
+def backtracking_tokenizer(folder):
+    """The folder's tokenizer with a pre-tokenizer regex that backtracks exponentially: it reads ordinary text,
+    and a run of a's not followed by b makes the Rust regex engine panic at its retry limit."""
+    path = folder / "tokenizer.json"
+    tokenizer = json.loads(path.read_text())
+    tokenizer["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": "(a|a)+b"}, "behavior": "Isolated",
+                                  "invert": False}
+    path.write_text(json.dumps(tokenizer))

@@ -14,6 +14,7 @@ import os
 import shutil
 
 import hf_tiny
+from hf_tiny import backtracking_tokenizer
 import pytest
 import torch
 
@@ -207,6 +208,19 @@ def test_a_tokenizer_whose_library_panics_is_one_sentence(folder, capsys, monkey
     monkeypatch.setattr(tokenizers.Tokenizer, "from_str", staticmethod(panic))
     err = refused(folder, capsys)
     assert "not a tokenizer the tokenizers library reads (regex engine panicked" in err
+
+
+@pytest.mark.parametrize("options", [(), ("--chat",)], ids=["plain", "chat"])
+def test_a_text_that_makes_the_tokenizer_panic_is_one_sentence(folder, capsys, options):
+    backtracking_tokenizer(folder)
+    if options:
+        (folder / "tokenizer_config.json").write_text(json.dumps(
+            {"tokenizer_class": "PreTrainedTokenizerFast",
+             "chat_template": "{% for m in messages %}{{ m['content'] }}{% endfor %}"}))
+    assert cli.main(["stages", "--model", f"hf:{folder}", "--input", "prompt=a b"]) == 0  # ordinary text is read
+    capsys.readouterr()
+    err = refused(folder, capsys, "--input", "prompt=" + "a" * 40 + "c", *options)
+    assert "The tokenizer failed on this text" in err and "retry-limit" in err
 
 
 @pytest.mark.parametrize("tokenizer", ["{}", "[]", '{"model": {"type": "Nope"}}', "\xff"])

@@ -136,14 +136,52 @@ def test_the_cli_says_one_sentence_for_a_fifo_ref(cache):
     assert done.stderr.count("\n") == 1 and "not a regular file" in done.stderr
 
 
-def test_the_cache_listing_does_not_wait_on_a_fifo_ref(cache, caplog):
-    ref = repo(cache) / "refs" / "main"
-    ref.unlink()
-    os.mkfifo(ref)
+def listed_within(seconds: float) -> list:
     listed: list = []
     thread = threading.Thread(target=lambda: listed.append(hub.scan_cache()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert listed, "listing the cache hung"
+    return listed[0]
+
+
+def _lie_in_ref(ref: Path) -> None:
+    ref.unlink()
+    os.mkfifo(ref)
+
+
+def _lie_to_dev_zero(ref: Path) -> None:
+    ref.unlink()
+    ref.symlink_to("/dev/zero")
+
+
+def _lie_in_a_loop(ref: Path) -> None:
+    ref.unlink()
+    ref.symlink_to(ref)
+
+
+@pytest.mark.parametrize("lie", [_lie_in_ref, _lie_to_dev_zero, _lie_in_a_loop], ids=["fifo", "dev-zero", "loop"])
+def test_the_cache_listing_skips_just_the_entry_with_a_bad_ref(cache, folder, caplog, lie):
+    add_to_cache(cache, "org/other", folder)
+    lie(repo(cache) / "refs" / "main")
     with caplog.at_level("WARNING", logger="tfdebug"):
-        thread.start()
-        thread.join(10)
-    assert listed == [[]], "listing the cache hung"
-    assert any("not a small regular file" in r.getMessage() for r in caplog.records)
+        rows = listed_within(10)
+    assert [r.repo_id for r in rows] == ["org/other"] and rows[0].supported
+    said = [r.getMessage() for r in caplog.records if "not a small regular file" in r.getMessage()]
+    assert len(said) == 1 and "models--org--model" in said[0]
+
+
+def test_the_cache_listing_skips_a_snapshot_outside_the_cache_and_waits_on_no_config(cache, folder, caplog,
+                                                                                   tmp_path):
+    add_to_cache(cache, "org/other", folder)
+    outside = tmp_path / "outside"
+    (repo(cache) / "snapshots" / COMMIT).rename(outside)
+    (repo(cache) / "snapshots" / COMMIT).symlink_to(outside)
+    fifo_config = cache / "models--org--other" / "snapshots" / COMMIT / "config.json"
+    fifo_config.unlink()
+    os.mkfifo(fifo_config)
+    with caplog.at_level("WARNING", logger="tfdebug"):
+        rows = listed_within(10)
+    assert [r.repo_id for r in rows] == ["org/other"]
+    assert not rows[0].supported and "regular file" in rows[0].reason  # its FIFO config, said not waited on
+    assert any("leads outside it" in r.getMessage() for r in caplog.records)

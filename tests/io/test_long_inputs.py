@@ -49,3 +49,29 @@ def test_hostile_sizes_stay_bounded():
     assert limits.MAX_TEXT_CHARS <= 2**24 and limits.MAX_TOKENS_PER_STREAM <= 2**22
     with pytest.raises(SnapshotError, match="characters long"):
         save_snapshot(_pass(["a"], "a" * (limits.MAX_TEXT_CHARS + 1)), "/nonexistent/never-written.safetensors")
+
+
+def test_100001_tokens_and_a_config_of_a_million_values_are_work_not_damage(tmp_path):
+    """Within the documented limits (docs/threat-model.md): a token stream up to 2,097,152 tokens (long-context
+    models take 128k-2M), a model config up to 1,048,576 values (real ones hold at most tens of thousands)."""
+    recording = _pass(["▁a"] * 100_001, "a " * 100_001)
+    recording.model_config = {"id2label": list(range(limits.MAX_CONFIG_VALUES - 3))}  # the dict, its key and the list count too
+    path = tmp_path / "big.safetensors"
+    save_snapshot(recording, path)
+    with open_snapshot(path) as back:
+        assert len(back.tokens["prompt"]) == 100_001
+        assert len(back.model_config["id2label"]) == limits.MAX_CONFIG_VALUES - 3
+
+
+@pytest.mark.parametrize("past", ["config", "tokens"])
+def test_past_the_manifest_limits_is_one_sentence(tmp_path, past):
+    recording = _pass(["a"], "a")
+    if past == "config":  # as the hostile set's 4M-value config is, one value past the limit already
+        recording.model_config = {"id2label": [0] * (limits.MAX_CONFIG_VALUES - 2)}
+    else:
+        recording.tokens = {"prompt": ["a"] * (limits.MAX_TOKENS_PER_STREAM + 1)}
+    words = {"config": "'model_config' holds more than 1,048,576 values", "tokens": "has 2,097,153 tokens"}[past]
+    with pytest.raises(SnapshotError, match=words) as caught:
+        save_snapshot(recording, tmp_path / "never.safetensors")
+    assert "\n" not in caught.value.message
+    assert not (tmp_path / "never.safetensors").exists()

@@ -3,6 +3,7 @@
 import pytest
 
 from tfdebug.cli import main
+from tfdebug.models import vocab
 from tfdebug.models.loader import load_model
 from tfdebug.models.vocab import EOS, PAD, UNK, Vocab, edit_distance, suggest, unknown_sentences
 
@@ -58,3 +59,33 @@ def test_the_cli_names_unknown_words_with_a_suggestion(capsys):
     assert "bananna is not in the vocabulary; did you mean banana?" in err
     assert main(["stages", "--src", "I love <eos>", "--tgt", "我 爱"]) == 0
     assert "<eos> is a special token, not a word" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("word", ["bananas" * 20_000, "苹果" * 22_000])
+def test_a_pasted_130_kb_word_measures_no_distance_and_is_named_by_its_start(monkeypatch, word):
+    """No known word is within three edits of a word 100,000 characters longer: none is measured (each would
+    cost a 140,000 × 7 table, ~40 s over a vocabulary)."""
+    measured = []
+    monkeypatch.setattr(vocab, "edit_distance", lambda a, b: measured.append(b) or edit_distance(a, b))
+    assert suggest(word, EN) is None and suggest(word, ZH) is None and measured == []
+    assert suggest("banan", EN) == "bananas" and measured  # a word of a usual length still is
+    sentence, = unknown_sentences([word], [EN, ZH])
+    assert sentence == f"{word[:40]}… is not in the vocabulary; it is read as <unk>."
+
+
+def test_the_cli_runs_a_130_kb_source_word_and_names_it_by_its_start(capsys):
+    assert main(["stages", "--src", "a" * 130_000, "--tgt", "我 爱"]) == 0
+    err = capsys.readouterr().err
+    assert f"tfdebug: {'a' * 40}… is not in the vocabulary" in err and len(err) < 2000
+
+
+def test_43000_unknown_characters_name_twenty_words_and_count_the_rest(monkeypatch):
+    """A pasted text of 43,000 distinct unknown characters looked up 43,000 suggestions (50 s in `stages`): only
+    the first MAX_NAMED_WORDS distinct words are named (and looked up), a repeated word once."""
+    looked_up = []
+    monkeypatch.setattr(vocab, "suggest", lambda word, v: looked_up.append(word))
+    words = [chr(0x4E00 + i) for i in range(43_000)]
+    sentences = unknown_sentences(["mum", "mum", *words], [EN, ZH])
+    assert len(sentences) == vocab.MAX_NAMED_WORDS + 1 and len(looked_up) == vocab.MAX_NAMED_WORDS
+    assert sentences[0].startswith("mum is not") and sentences[1].startswith(f"{words[0]} is not")
+    assert sentences[-1] == f"{43_001 - vocab.MAX_NAMED_WORDS} more words are not in the vocabulary either."

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("zmq")
 
-from tests.remote.served import start_server, stop_server  # noqa: E402  (after the skip)
+from tests.remote.served import attached, start_server, stop_server  # noqa: E402  (after the skip)
 
 
 @pytest.fixture(scope="module")
@@ -16,3 +16,10 @@ def server(tmp_path_factory):
     served = start_server(tmp_path_factory.mktemp("exports"), "--client-timeout", "6")
     yield served
     stop_server(served)
+
+
+@pytest.fixture()
+def window(server):
+    """A window attached to the module's `server` (a process, or one served here), at the pass's first stage."""
+    with attached(server, timeout_s=6.0) as session:
+        yield session

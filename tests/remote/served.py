@@ -60,8 +60,9 @@ def stop_server(served: Served) -> None:
 
 
 @contextlib.contextmanager
-def attached(served: Served, timeout_s: float = 3.0):
-    """A window's session attached to `served`, its pass restarted at the first stage; detached after."""
+def attached(served, timeout_s: float = 3.0):
+    """A window's session attached to `served` (a Served process or a served_here RemoteServer), its pass
+    restarted at the first stage; detached after."""
     from tfdebug.remote.session import RemoteSession
 
     session = RemoteSession.connect(served.address, served.token, timeout_s=timeout_s)
@@ -99,3 +100,30 @@ def served_here(**options):
     finally:
         server.stop()
         thread.join(30)
+
+
+def still_served(window) -> None:
+    """The attached window steps and sees the stage it stepped to."""
+    before = window.stepper.cursor
+    window.stepper.step()
+    assert window.stepper.wait() == "paused" and window.stepper.cursor == before + 1
+
+
+def raw_peer(server):
+    """A bare ZeroMQ DEALER socket connected to `server` (a stranger: it speaks frames, not the window's API)."""
+    import zmq
+
+    peer = zmq.Context.instance().socket(zmq.DEALER)
+    peer.setsockopt(zmq.LINGER, 0)
+    peer.connect(server.address)
+    return peer
+
+
+def answer(peer, timeout_ms: int = 5000):
+    """The server's reply to a raw peer (decoded as the window decodes it), or None when none came."""
+    from tfdebug.remote.protocol import CLIENT_MAX_BUFFER, CLIENT_MAX_HEADER, decode
+
+    if not peer.poll(timeout_ms):
+        return None
+    return decode(peer.recv_multipart(), max_header=CLIENT_MAX_HEADER, max_buffer=CLIENT_MAX_BUFFER,
+                  accept=("reply", "welcome", "pass", "event", "heartbeat"))

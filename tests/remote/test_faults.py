@@ -12,46 +12,14 @@ import threading
 import time
 
 import pytest
-import zmq
 
 from tfdebug.remote.errors import AuthError, ConnectionLostError
-from tfdebug.remote.protocol import CLIENT_MAX_BUFFER, CLIENT_MAX_HEADER, PROTOCOL_VERSION, decode, encode
+from tfdebug.remote.protocol import PROTOCOL_VERSION, encode
 from tfdebug.remote.session import RemoteSession
 
-from tests.remote.served import ROOT, start_server, stop_server
+from tests.remote.served import ROOT, answer, raw_peer, start_server, still_served, stop_server
 
 PROBS = "dec.0.self_attn.probs"
-REPLIES = ("reply", "welcome", "pass", "event", "heartbeat")
-
-
-@pytest.fixture()
-def window(server):
-    session = RemoteSession.connect(server.address, server.token, timeout_s=6.0)
-    session.stepper.restart()
-    session.stepper.wait()
-    yield session
-    session.close()
-
-
-def still_served(window) -> None:
-    """The attached window steps and sees the stage it stepped to."""
-    before = window.stepper.cursor
-    window.stepper.step()
-    assert window.stepper.wait() == "paused" and window.stepper.cursor == before + 1
-
-
-def raw_peer(server):
-    peer = zmq.Context.instance().socket(zmq.DEALER)
-    peer.setsockopt(zmq.LINGER, 0)
-    peer.connect(server.address)
-    return peer
-
-
-def answer(peer, timeout_ms: int = 5000):
-    """The server's reply to a raw peer (decoded as the window decodes it), or None when none came."""
-    if not peer.poll(timeout_ms):
-        return None
-    return decode(peer.recv_multipart(), max_header=CLIENT_MAX_HEADER, max_buffer=CLIENT_MAX_BUFFER, accept=REPLIES)
 
 
 def rss_kb(pid: int) -> int:

@@ -1,7 +1,9 @@
 """Fuzzing the protocol: messages drawn from the schema (right and wrong fields, values of every JSON type, stray
 arrays) and byte-level mutations of a real session's messages, sent as the attached window and as a stranger. The
 server answers each request (no fault, no silence) and the window steps after every batch. Bounded: well under
-60 s on two CPU cores; derandomized, so a failure reproduces."""
+60 s on two CPU cores; derandomized. Hypothesis also draws literals found in the modules this process has imported,
+so the examples depend on which test files ran before in the same process: a failure in the whole suite reproduces
+with the same files before it (`pytest -p no:randomly tests/remote -x`), not always alone."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from tfdebug.remote.session import RemoteSession  # noqa: E402
 
 from tests.remote.served import served_here  # noqa: E402
 
-BUDGET_S = 45.0  # the whole file's fuzzing stops drawing examples after this
+BUDGET_S = 25.0  # each test's fuzzing stops drawing examples after this
 NO_REPLY = ("ping", "bye", "transfer")  # answered by no reply when well formed
 # As the window: not `bye` (it detaches the window this test steps with) and not `hello` with the token's fields.
 WINDOW_KINDS = [k for k in REQUESTS if k not in ("bye", "hello")]
@@ -59,16 +61,22 @@ def frames_of(header: dict, buffers) -> list[bytes]:
 
 @pytest.fixture(scope="module")
 def fuzzed():
-    """The server, its window, a stranger's socket and the time left for fuzzing."""
+    """The server, its window and a stranger's socket."""
     with served_here(client_timeout_s=30.0) as server:
         window = RemoteSession.connect(server.address, server.token, timeout_s=60.0)
         stranger = zmq.Context.instance().socket(zmq.DEALER)
         stranger.setsockopt(zmq.LINGER, 0)
         stranger.connect(server.address)
-        yield server, window, stranger, time.monotonic() + BUDGET_S
+        yield server, window, stranger
         stranger.close()
         window.close()
         assert server.faults.count == 0
+
+
+@pytest.fixture()
+def stop_at():
+    """When this test stops drawing examples (made once per test, not per example)."""
+    return time.monotonic() + BUDGET_S
 
 
 def still_served(window) -> None:
@@ -95,14 +103,11 @@ def ask_as_window(window, header: dict, buffers) -> None:
         window.client._link.forget(request_id)
 
 
-@pytest.mark.xfail(strict=False, reason="open finding: in the whole suite (not alone) an overview frame with "
-                   "'v': '4' (a string) and malformed indices got no answer within 20 s, twice, same example; "
-                   "see the session 10 note")
 @settings(max_examples=150, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(batch=st.lists(messages(WINDOW_KINDS), min_size=1, max_size=4))
-def test_messages_drawn_from_the_schema_never_fault_the_server(fuzzed, batch):
-    server, window, _, stop_at = fuzzed
+def test_messages_drawn_from_the_schema_never_fault_the_server(fuzzed, stop_at, batch):
+    server, window, _ = fuzzed
     if time.monotonic() > stop_at:
         return
     for header, buffers in batch:
@@ -128,8 +133,8 @@ def recorded_session() -> list[list[bytes]]:
 @settings(max_examples=150, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(data=st.data())
-def test_byte_mutations_of_a_real_session_never_fault_the_server(fuzzed, data):
-    server, window, stranger, stop_at = fuzzed
+def test_byte_mutations_of_a_real_session_never_fault_the_server(fuzzed, stop_at, data):
+    server, window, stranger = fuzzed
     if time.monotonic() > stop_at:
         return
     frames = [bytearray(bytes(f)) for f in data.draw(st.sampled_from(recorded_session()))]

@@ -13,15 +13,12 @@ import pytest
 
 pytest.importorskip("zmq")
 
-import zmq  # noqa: E402
-
 from tfdebug.core.errors import TfdebugError  # noqa: E402
 from tfdebug.remote.handlers import ServedSession  # noqa: E402
-from tfdebug.remote.protocol import (ATTACHED_MAX_HEADER, CLIENT_MAX_BUFFER, CLIENT_MAX_HEADER, MAX_OVERVIEW,  # noqa: E402
-                                     PROTOCOL_VERSION, REQUEST_BUFFERS, REQUESTS, SCHEMAS, decode, encode)
-from tfdebug.remote.session import RemoteSession  # noqa: E402
+from tfdebug.remote.protocol import (ATTACHED_MAX_HEADER, MAX_OVERVIEW, PROTOCOL_VERSION, REQUEST_BUFFERS,  # noqa: E402
+                                     REQUESTS, SCHEMAS, encode)
 
-from tests.remote.served import served_here  # noqa: E402
+from tests.remote.served import answer, raw_peer, served_here, still_served  # noqa: E402
 
 PROBS = "dec.0.self_attn.probs"
 
@@ -30,36 +27,6 @@ PROBS = "dec.0.self_attn.probs"
 def server():
     with served_here(client_timeout_s=6.0) as served:
         yield served
-
-
-@pytest.fixture()
-def window(server):
-    session = RemoteSession.connect(server.address, server.token, timeout_s=6.0)
-    session.stepper.restart()
-    session.stepper.wait()
-    yield session
-    session.close()
-
-
-def still_served(window) -> None:
-    """The attached window steps and sees the stage it stepped to."""
-    before = window.stepper.cursor
-    window.stepper.step()
-    assert window.stepper.wait() == "paused" and window.stepper.cursor == before + 1
-
-
-def raw_peer(server):
-    peer = zmq.Context.instance().socket(zmq.DEALER)
-    peer.setsockopt(zmq.LINGER, 0)
-    peer.connect(server.address)
-    return peer
-
-
-def answer(peer, timeout_ms: int = 5000):
-    if not peer.poll(timeout_ms):
-        return None
-    return decode(peer.recv_multipart(), max_header=CLIENT_MAX_HEADER, max_buffer=CLIENT_MAX_BUFFER,
-                  accept=("reply", "welcome", "pass", "event", "heartbeat"))
 
 
 def refusal(window, kind: str, fields: dict, buffers=()) -> TfdebugError:
@@ -157,6 +124,26 @@ def test_a_header_too_large_to_read_is_refused_with_its_request_id(server, windo
     reply = answer(peer)
     assert reply.id == 77 and reply["error"]["id"] == "remote.header_size"
     peer.close()
+
+
+@pytest.mark.parametrize("header", [
+    # the fuzz test's finding: not JSON (Infinity) and a version that is a text: refused as not JSON, with its id
+    '{"v": "4", "type": "overview", "id": 1919, "indices": {"": [-Infinity]}, "statistic": 1e287}',
+    '{"v": "4", "type": "overview", "id": 1919, "indices": [NaN], "statistic": "rms"}',
+    '{"v": "4", "type": "overview", "id": 1919, "indices": [1, 2', # cut short: the leading fields tell the id
+    '{"v": null, "type": "stats", "id": 1919, "index": 0, "pad": "' + "x" * (ATTACHED_MAX_HEADER + 10) + '"}',
+])
+def test_a_header_that_is_no_json_or_too_large_with_any_version_is_refused_with_its_request_id(server, window,
+                                                                                               header):
+    future = window.client._link.send([header.encode()], 1919, None)
+    try:
+        with pytest.raises(TfdebugError) as caught:
+            future.result(5)
+    finally:
+        window.client._link.forget(1919)
+    assert caught.value.id in ("remote.not_json", "remote.header_size", "remote.version")
+    assert server.faults.count == 0
+    still_served(window)
 
 
 def test_a_handler_that_fails_unexpectedly_answers_with_a_sentence_and_the_server_serves_on(

@@ -4,7 +4,6 @@ and equal to the plan of the same generation here; parts out of order or past th
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 
@@ -18,8 +17,9 @@ from tfdebug.remote import wire  # noqa: E402
 from tfdebug.remote.client import PUSHED, RemoteClient  # noqa: E402
 from tfdebug.remote.errors import FrameError  # noqa: E402
 from tfdebug.remote.protocol import CLIENT_MAX_BUFFER, CLIENT_MAX_HEADER, MAX_PLAN, decode, encode  # noqa: E402
-from tfdebug.remote.server import RemoteServer  # noqa: E402
 from tfdebug.remote.session import RemoteSession  # noqa: E402
+
+from tests.remote.served import served_here  # noqa: E402
 
 PART = 4096  # bytes of JSON per part: a few stage entries each (the default is 4 MiB)
 SETTINGS = DecodingSettings(max_new_tokens=3, stop_at_eos=False)
@@ -28,19 +28,8 @@ SETTINGS = DecodingSettings(max_new_tokens=3, stop_at_eos=False)
 @pytest.fixture(scope="module")
 def served():
     """A RemoteServer over 127.0.0.1 in this process (its own thread) whose plan parts are PART bytes."""
-    adapter = load_adapter("random")
-
-    def make_session(texts, settings):
-        texts = adapter.default_texts() if texts is None else texts
-        if settings is None:
-            return DebugSession(adapter, texts)
-        return GenerationSession(adapter, generation_inputs(adapter, texts), settings)
-    server = RemoteServer(make_session, port=0, plan_part_bytes=PART)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server, adapter
-    server.stop()
-    thread.join(30)
+    with served_here(plan_part_bytes=PART) as server:
+        yield server
 
 
 @pytest.fixture()
@@ -57,7 +46,7 @@ def parts_taken(monkeypatch) -> list[int]:
 
 
 def test_a_plan_larger_than_one_part_arrives_whole_in_order(served, parts_taken):
-    server, adapter = served
+    server = served
     here = load_adapter("random")  # the served model is busy with its pass: the same model loaded again
     local = DebugSession(here, here.default_texts())
     session = RemoteSession.connect(server.address, server.token, timeout_s=3.0)
@@ -97,7 +86,7 @@ def window_reads(session: RemoteSession, kind: str, fields: dict) -> None:
 
 
 def test_hostile_plan_parts_are_refused(served):
-    server, _ = served
+    server = served
     session = RemoteSession(RemoteClient(server.address, server.token), hook=False)  # not connected: only reading
     here = load_adapter("random")
     entries = [wire.entry(c) for c in DebugSession(here, here.default_texts()).plan]

@@ -117,3 +117,25 @@ def test_hovering_a_masked_cell_of_a_transformers_mask_reads_what_the_tensor_hol
     assert heatmap.readout_at(0, 5).endswith(f"value {finfo_min} (masked)")  # above the diagonal
     assert "(masked)" not in heatmap.readout_at(5, 0)
     window.ctl.close()
+
+
+def test_a_text_that_makes_the_tokenizer_panic_is_one_sentence_in_the_window(make_window, qtbot, tmp_path, capfd):
+    """A pre-tokenizer regex that backtracks until the Rust engine panics (issue 39): the message bar says it in
+    a sentence, no Python traceback reaches stderr, and the window runs an ordinary text after it."""
+    from tests.adapters import hf_tiny
+
+    folder = hf_tiny.save_folder(hf_tiny.gpt2(), tmp_path / "gpt2")
+    hf_tiny.backtracking_tokenizer(folder)
+    window = make_window()
+    window.input_bar.set_values(f"hf:{folder}", "cpu", {"prompt": ""})
+    prompt = window.input_bar.field("prompt")
+    type_into(qtbot, prompt, "a" * 40 + "c")
+    QTest.keyClick(prompt, Qt.Key_Return, Qt.ControlModifier)  # Run
+    qtbot.waitUntil(lambda: window.message_bar.current is not None and not window.ctl.busy, timeout=60000)
+    assert window.message_bar.text().startswith("The tokenizer failed on this text: ")
+    assert "retry-limit" in window.message_bar.text() and window.ctl.stepper is None
+    assert "Traceback" not in capfd.readouterr().err
+    prompt.selectAll()
+    type_into(qtbot, prompt, "a b")
+    QTest.keyClick(prompt, Qt.Key_Return, Qt.ControlModifier)
+    wait_paused(qtbot, window, "tok.embed", timeout=60000)

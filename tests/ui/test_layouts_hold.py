@@ -162,3 +162,22 @@ def test_the_window_title_holds_the_start_of_a_long_prompt_not_all_of_it(window,
     title = window.windowTitle()
     assert title.startswith("tfdebug — Once upon a time there was") and title.endswith("…")
     assert len(title) <= len("tfdebug — ") + TITLE_CHARS and "\n" not in title
+
+
+def test_the_shape_dock_keeps_its_first_rows_however_the_docks_below_pull(window, qtbot):
+    """#40: at 1280×720, the docks under Shape cannot squeeze it below its name, kind, Shape, dtype and Device
+    rows, unwrapped."""
+    from PySide6.QtCore import Qt
+
+    from tfdebug.ui.panels.shape import MIN_CHARS, MIN_LINES
+
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.width() == 1280 and window.height() == 720)
+    docks, text = window.docks, window.shape_panel.text
+    window.resizeDocks([docks["shape"], docks["explain"], docks["stats"]], [1, 2000, 2000], Qt.Vertical)
+    window.resizeDocks([docks["navigator"], docks["heatmap"], docks["shape"]], [600, 2000, 1], Qt.Horizontal)
+    metrics = text.fontMetrics()
+    qtbot.waitUntil(lambda: text.height() >= metrics.lineSpacing() * MIN_LINES)
+    assert text.width() >= metrics.averageCharWidth() * MIN_CHARS
+    shown = text.toPlainText().splitlines()
+    assert any(line.startswith("Shape") for line in shown[:4]) and "dtype" in text.toPlainText()

@@ -207,3 +207,25 @@ def test_cancel_stops_a_download_and_leaves_nothing_half_written(served, cache, 
     # The weights are at most a partial file huggingface_hub resumes later (".incomplete"), never a blob.
     partial = [b for b in (cache / "models--org--huge" / "blobs").glob("*") if b.stat().st_size > 10_000]
     assert all(b.name.endswith(".incomplete") and b.stat().st_size < 50_000_000 for b in partial)
+
+
+def test_a_model_folder_shows_by_its_name_with_the_path_on_hover_and_runs_from_that_path(hub_folder, make_window,
+                                                                                      qtbot):
+    """#40: the Model box names a folder by its last part (the box stays narrow), its tooltip holds the whole
+    path, and Run loads that path."""
+    folder = hub_folder.parent / "tiny"  # the 2-layer GPT-2 folder the cache was made from
+    spec = f"hf:{folder}"
+    window = make_window()
+    bar = window.input_bar
+    bar.choose_model(spec)
+    box = bar.model
+    assert box.currentText() == "tiny" and bar.model_spec() == spec == window.ctl.inputs.model
+    assert box.itemData(box.currentIndex(), Qt.ToolTipRole) == spec
+    assert box.width() < box.fontMetrics().horizontalAdvance(spec)  # not widened to the path
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    press(window, Qt.Key_Return, Qt.ControlModifier)
+    wait_paused(qtbot, window, "tok.embed", timeout=60000)
+    assert window.ctl.adapter.folder == folder and box.currentText() == "tiny"
+    bar.choose_model("random")  # a spec that is not a path shows as written
+    assert box.currentText() == "random" and bar.model_spec() == "random"

@@ -95,3 +95,59 @@ def test_the_window_starts_with_a_fifo_at_the_settings_path(tmp_path):
                           capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
     assert done.returncode == 0 and (tmp_path / "shot.png").is_file(), done.stderr
     assert done.stderr.count("settings file") == 1 and "Traceback" not in done.stderr
+
+
+# What tfdebug itself writes under each key (the type check must keep every one of them).
+WRITTEN = {"window/geometry": b"\x01\xd9\xd0\xcb", "window/state": b"\x00\x00\x00\xff",
+           "input/last": '[["random", "cpu", {"src": "I love you"}]]', "input/recent": "[]",
+           "input/loading": '{"dtype": "float32", "device_map": null}', "input/chat": "true",
+           "generation/decoding": '{"max_new_tokens": 8}', "files/recent": ["/data/a.safetensors", "/b, c"],
+           "files/folder": "/data", "heatmap/log_scale": True, "heatmap/per_row_scale": False,
+           "capture/budget": "512", "capture/keep": "near", "capture/pinned": "softmax,scores", "ui/language": "zh"}
+
+
+def test_every_key_read_has_a_type_and_what_tfdebug_writes_keeps_it(config, caplog):
+    assert set(WRITTEN) == set(settings_file.SETTING_TYPES)
+    written = QSettings(str(config), QSettings.Format.IniFormat)
+    for key, value in WRITTEN.items():
+        written.setValue(key, value)
+    written.setValue("files/recent", "/only/one.safetensors")  # a one-item list reads back as a text
+    written.sync()
+    del written
+    with caplog.at_level(logging.WARNING, logger="tfdebug"):
+        settings = settings_within(5)
+    assert warnings(caplog) == [] and all(settings.contains(key) for key in WRITTEN)
+    assert recent_files(settings) == ["/only/one.safetensors"]
+
+
+@pytest.mark.parametrize("key", sorted(settings_file.SETTING_TYPES))
+@pytest.mark.parametrize("stored", ["@Rect(1 2 3 4)", "a, b, c", "@Variant(\\0\\0\\0\\x7f\\0\\0\\0\\x5QSize)",
+                                    "@ByteArray(xyz)"], ids=["rect", "list", "variant", "bytes"])
+def test_a_value_of_the_wrong_type_is_reset_with_one_warning(config, caplog, key, stored):
+    group, _, name = key.partition("/")
+    config.write_text(f"[files]\nfolder=/data/kept\n[{group}]\n{name}={stored}\n")
+    with caplog.at_level(logging.WARNING, logger="tfdebug"):
+        settings = settings_within(5)
+        settings_within(5)  # the language and the window each ask: one warning
+    if settings_file.SETTING_TYPES[key](QSettings(str(config), QSettings.Format.IniFormat).value(key)):
+        return  # this shape is that key's type (bytes for a layout, a list for recent files)
+    assert not settings.contains(key)
+    assert last_folder(settings) == "/data/kept" or key == "files/folder"
+    assert len(warnings(caplog)) == 1 and key in warnings(caplog)[0] and "wrong type" in warnings(caplog)[0]
+
+
+def test_the_window_starts_on_settings_of_every_wrong_type(config, qtbot, caplog):
+    lines = {}
+    for key in settings_file.SETTING_TYPES:
+        group, _, name = key.partition("/")
+        lines.setdefault(group, []).append(f"{name}=@Rect(1 2 3 4)")
+    config.write_text("".join(f"[{g}]\n" + "\n".join(v) + "\n" for g, v in lines.items()))
+    from tfdebug.ui.shell.window import MainWindow
+
+    with caplog.at_level(logging.WARNING, logger="tfdebug"):
+        window = MainWindow(settings=default_settings())
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+    assert len(warnings(caplog)) == 1
+    assert recent_files(window.settings) == [] and last_folder(window.settings) == os.path.expanduser("~")

@@ -23,6 +23,9 @@ MAX_TOKENS_PER_STREAM = 2_097_152
 MAX_STREAMS = 16
 MAX_NESTING = 32  # JSON containers inside the manifest (model_config is the deep part)
 MAX_ITEMS = 8_000_000  # JSON values in a manifest, all levels together (a long context's tokens are most)
+# JSON values in a manifest's model_config: real configs hold hundreds to tens of thousands (a 21,843-class
+# id2label and its label2id are ~44,000); 4M of them cost ~30 s and 1 GB to open.
+MAX_CONFIG_VALUES = 1_048_576
 MAX_TENSOR_BYTES = 1 << 50  # 1 PiB: any shape claiming more is damage, not data
 # What a name_problem is about, by the `what` its callers pass.
 NAME_KINDS = {"stage name": Phrase("stage name", id="what.stage_name"),
@@ -92,21 +95,21 @@ def tokens_problem(words: object, stream: str) -> str | None:
     return None
 
 
-def structure_problem(doc: object, long_texts: str | None = None) -> str | None:
+def structure_problem(doc: object, long_texts: str | None = None, max_items: int = MAX_ITEMS) -> str | None:
     """Why a parsed JSON value is too deep, too big, or holds an unusable string anywhere, or None.
 
     Walks iteratively (a deep document cannot exhaust the stack) and stops at the
     first problem; dictionary keys count as strings. The string values of the top-level
     map `long_texts` (a pass's input texts: a long prompt) are left to the caller, which
-    checks them against their own, larger limit.
+    checks them against their own, larger limit. More than `max_items` values in all is a problem too.
     """
     pending: list[tuple[object, int]] = [(doc, 0)]
     items = 0
     while pending:
         value, depth = pending.pop()
         items += 1
-        if items > MAX_ITEMS:
-            return Phrase("it holds more than {most} values", id="limits.too_many_values", most=f"{MAX_ITEMS:,}")
+        if items > max_items:
+            return Phrase("it holds more than {most} values", id="limits.too_many_values", most=f"{max_items:,}")
         if depth == 0 and long_texts and isinstance(value, dict) and isinstance(value.get(long_texts), dict):
             value = {k: v for k, v in value.items() if k != long_texts}
             pending.extend((key, 2) for key in doc[long_texts])  # its keys are still checked here

@@ -18,7 +18,7 @@ from tfdebug.core.images import InputImage
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.names import parse_token_ref
 from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo
-from tfdebug.io.limits import (MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, MAX_TEXT_CHARS, name_problem,
+from tfdebug.io.limits import (MAX_CONFIG_VALUES, MAX_NAME_CHARS, MAX_STAGES, MAX_STREAMS, MAX_TEXT_CHARS, name_problem,
                                shape_problem, shown, stream_problem, string_problem, structure_problem, tokens_problem)
 from tfdebug.io.recipe_store import INPUT_PREFIX, check_recipe
 from tfdebug.io.recording import FORMAT_VERSION, Recording
@@ -91,6 +91,9 @@ def _check(doc: dict) -> None:
             _require(string_problem(doc[key], f"'{key}'", MAX_NAME_CHARS))
     if not isinstance(doc.get("model_config", {}), dict):
         raise _Damaged(Phrase("'model_config' is not an object", id="manifest.config_not_object"))
+    if structure_problem(doc.get("model_config", {}), max_items=MAX_CONFIG_VALUES):  # only its count is left
+        raise _Damaged(Phrase("'model_config' holds more than {most} values (a model's config holds thousands)",
+                              id="manifest.config_too_big", most=f"{MAX_CONFIG_VALUES:,}"))
     if not isinstance(stages, list) or not stages:
         raise _Damaged(Phrase("it lists no stages", id="manifest.no_stages"))
     if version < 3 and (doc.get("recipe_inputs") is not None or any(isinstance(s, dict) and "recipe" in s

@@ -183,6 +183,9 @@ def suggest(word: str, vocab: Vocab) -> str | None:
     limit = 1 if len(word) <= 4 else 2 if len(word) <= 8 else 3
     if vocab.lang != "en":
         limit = 1 if len(word) > 1 else 0  # one character of a Chinese word
+    # Lengths that differ by more than `limit` are more than `limit` edits apart: only the others are measured,
+    # so a 100,000-character word costs a length test per known word, not a quadratic distance each.
+    known = [t for t in known if abs(len(t) - len(word)) <= limit]
     best = min(known, key=lambda t: (edit_distance(word, t), -len(t)), default=None)
     if best is None or not 0 < edit_distance(word, best) <= limit or len(best) < 2:
         return None
@@ -190,20 +193,42 @@ def suggest(word: str, vocab: Vocab) -> str | None:
 
 
 def unknown_sentences(words, vocabs) -> list[str]:
-    """One sentence per unknown word, naming it and the closest known word when there is one.
+    """One sentence per unknown word (each distinct word once, at most MAX_NAMED_WORDS, then how many more),
+    naming it and the closest known word when there is one.
 
     `vocabs` are the model's vocabularies; each word is looked up in the one of its
     language (Chinese when it has a CJK character, else English).
     """
+    named, more = named_words(words)
     out = []
-    for word in words:
+    for word in named:
         if word in SPECIALS:
             out.append(f"{word} is a special token, not a word; it is read as <unk>.")
             continue
         hint = closest_known(word, vocabs)
-        out.append(f"{word} is not in the vocabulary; did you mean {hint}?" if hint
-                   else f"{word} is not in the vocabulary; it is read as <unk>.")
+        out.append(f"{shown_word(word)} is not in the vocabulary; did you mean {hint}?" if hint
+                   else f"{shown_word(word)} is not in the vocabulary; it is read as <unk>.")
+    if more:
+        out.append(f"{more} more words are not in the vocabulary either.")
     return out
+
+
+MAX_NAMED_WORDS = 20  # distinct unknown words named (each is looked up for a suggestion); the rest are counted
+
+
+def named_words(words) -> tuple[list[str], int]:
+    """The distinct words of `words` a message names, in order (at most MAX_NAMED_WORDS), and how many distinct
+    ones it leaves out: a pasted text of 43,000 unknown characters names 20, not 43,000."""
+    distinct = list(dict.fromkeys(words))
+    return distinct[:MAX_NAMED_WORDS], max(0, len(distinct) - MAX_NAMED_WORDS)
+
+
+MAX_SHOWN_WORD = 40  # characters of a typed word a sentence names (a pasted 100 kB "word" is named by its start)
+
+
+def shown_word(word: str) -> str:
+    """`word` as a sentence names it: cut to MAX_SHOWN_WORD characters with '…'."""
+    return word if len(word) <= MAX_SHOWN_WORD else word[:MAX_SHOWN_WORD] + "…"
 
 
 def closest_known(word: str, vocabs) -> str | None:

@@ -328,8 +328,8 @@ def peek(frames: Sequence[bytes], max_header: int) -> tuple[str | None, int | No
     try:
         header = None
         if frames and len(frames[0]) <= max_header:
-            try:
-                header = json.loads(bytes(frames[0]).decode("utf-8"), parse_constant=_no_constant)
+            try:  # NaN and Infinity are no JSON (`decode` refuses them) but they do not hide the request's id
+                header = json.loads(bytes(frames[0]).decode("utf-8"), parse_constant=float)
             except (UnicodeDecodeError, ValueError, RecursionError):
                 pass
         if isinstance(header, dict):
@@ -345,7 +345,8 @@ def peek(frames: Sequence[bytes], max_header: int) -> tuple[str | None, int | No
 
 
 _LEADING_BYTES = 120
-_LEADING = re.compile(rb'\{\s*"v"\s*:\s*-?\d{1,12}\s*,\s*"type"\s*:\s*"([a-z_]{1,16})"\s*,\s*"id"\s*:\s*(\d{1,16})\s*[,}]')
+# `v` may be any short scalar here (a wrong version is refused, and the refusal still answers the request)
+_LEADING = re.compile(rb'\{\s*"v"\s*:\s*(?:-?\d{1,12}|"[^"\\]{0,12}"|null|true|false)\s*,\s*"type"\s*:\s*"([a-z_]{1,16})"\s*,\s*"id"\s*:\s*(\d{1,16})\s*[,}]')
 
 
 def _no_constant(name: str):

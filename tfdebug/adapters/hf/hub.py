@@ -264,32 +264,48 @@ class CachedModel:
 
 def scan_cache() -> list[CachedModel]:
     """The models in the hub cache (one row per repository: the revision `main` points at, else the newest),
-    sorted by id. An absent or unreadable cache is an empty list."""
-    _require_hub()
-    from huggingface_hub import scan_cache_dir
-    from huggingface_hub.errors import CacheNotFound
+    sorted by id. An absent or unreadable cache is an empty list.
 
-    bad = _bad_ref(cache_dir())
-    if bad is not None:  # huggingface_hub's scan would read it: a FIFO waits forever, /dev/zero never ends
-        log.warning("the Hugging Face cache's ref %s is not a small regular file, so the cache was not listed; "
-                    "remove it (its model can be downloaded again).", terminal_safe(os.fspath(bad), 300))
-        return []
+    Each repository is scanned by huggingface_hub's own step of `scan_cache_dir` once its refs are known to be
+    small regular files (that scan reads every ref: a FIFO waits forever, a link to /dev/zero never ends); a
+    repository with a ref that is not, or that the scan finds damaged, is left out of the list, and one warning
+    line names each one left out for a bad ref."""
+    _require_hub()
+    # scan_cache_dir's per-repository step (a private name, present since huggingface_hub 0.9): scanning
+    # repository by repository is what lets one bad entry be skipped instead of the whole cache.
+    from huggingface_hub.utils._cache_manager import CorruptedCacheException, _scan_cached_repo
+
     try:
-        info = scan_cache_dir(cache_dir())
-    except (CacheNotFound, OSError, ValueError):
+        repo_paths = sorted(p for p in cache_dir().iterdir() if p.name.startswith("models--") and p.is_dir())
+    except OSError:
         return []
     rows = []
-    for repo in info.repos:
+    for repo_path in repo_paths:
+        bad = _bad_ref(repo_path)
+        if bad is not None:
+            log.warning("the Hugging Face cache's ref %s is not a small regular file, so its model is not listed; "
+                        "remove it (the model can be downloaded again).", terminal_safe(os.fspath(bad), 300))
+            continue
+        try:
+            repo = _scan_cached_repo(repo_path)
+        except (CorruptedCacheException, OSError, ValueError, RuntimeError):
+            continue  # huggingface_hub's scan leaves it out too (a missing snapshot, a blob gone)
         if repo.repo_type != "model" or not repo.revisions:
             continue
-        revisions = sorted(repo.revisions, key=lambda r: ("main" in r.refs, r.last_modified))
-        rows.append(_row(repo.repo_id, revisions[-1], repo.size_on_disk))
+        commit = sorted(repo.revisions, key=lambda r: ("main" in r.refs, r.last_modified))[-1].commit_hash
+        try:  # the snapshot as a load resolves it: inside the cache, no link loop
+            folder = cached_snapshot(HubId(repo.repo_id, commit))
+        except ModelLoadError as exc:
+            log.warning("%s", exc.message)
+            continue
+        rows.append(_row(repo.repo_id, commit, folder, repo.size_on_disk))
     return sorted(rows, key=lambda r: r.repo_id.lower())
 
 
-def _bad_ref(cache: Path) -> Path | None:
-    """The first ref in the cache that is not a regular file of at most MAX_REF_BYTES (None: all are)."""
-    for ref in sorted(cache.glob("models--*/refs/**/*")):
+def _bad_ref(repo: Path) -> Path | None:
+    """The first ref of the cached repository `repo` that is not a regular file of at most MAX_REF_BYTES (None:
+    all are)."""
+    for ref in sorted(repo.glob("refs/**/*")):
         try:
             info = os.stat(ref)
         except OSError:
@@ -301,20 +317,22 @@ def _bad_ref(cache: Path) -> Path | None:
     return None
 
 
-def _row(repo_id: str, revision, size: int) -> CachedModel:
-    folder = Path(revision.snapshot_path)
+def _row(repo_id: str, commit: str, folder: Path, size: int) -> CachedModel:
     config = _config(folder)
     architecture = ", ".join(config.get("architectures") or []) if isinstance(config.get("architectures"), list) else ""
     model_type = str(config.get("model_type", ""))
     supported, reason = support(folder)
-    return CachedModel("hf:" + repo_id, repo_id, revision.commit_hash, architecture or model_type or "?", model_type,
+    return CachedModel("hf:" + repo_id, repo_id, commit, architecture or model_type or "?", model_type,
                        int(size), supported, reason)
 
 
 def _config(folder: Path) -> dict:
+    """config.json read bounded (a FIFO or /dev/zero is not waited on); {} when it cannot be read."""
+    from tfdebug.adapters.hf.folder import MAX_CONFIG_BYTES
+
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        config = json.loads(read_text(folder / "config.json", MAX_CONFIG_BYTES, ModelLoadError))
+    except (TfdebugError, json.JSONDecodeError, RecursionError):
         return {}
     return config if isinstance(config, dict) else {}
 

@@ -21,16 +21,26 @@ A text longer than the tokenizer's declared maximum length is cut to it with
 from __future__ import annotations
 
 import inspect
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import torch
 from torch import Tensor
 
+from tfdebug.core.errors import InputError
+from tfdebug.core.foreign import foreign_call
 from tfdebug.core.phrases import Phrase
 
 # transformers' "no limit" model_max_length is 1e30: only a limit below this is the tokenizer's own.
 _NO_LIMIT = 1 << 40
+
+
+def tokenizing() -> AbstractContextManager:
+    """Around a tokenizer's call on a user's text: a failure inside it (a pre-tokenizer regex that backtracks
+    until the Rust engine panics at its retry limit, a template that raises) is one InputError sentence."""
+    return foreign_call(InputError, "The tokenizer failed on this text: {reason}. Try a shorter or simpler text.",
+                        id="hf.tokenize_failed")
 
 
 def hf_tokenizer(tokenizer: Any):
@@ -82,10 +92,11 @@ class TokenizerCall:
 
     def run(self, tokenizer: Any, **extra):
         """The tokenizer's BatchEncoding for these texts."""
-        texts = [render_chat(tokenizer, t) for t in self.texts] if self.chat else list(self.texts)
-        first = texts if len(texts) > 1 else texts[0]
-        pairs = None if self.pairs is None else (list(self.pairs) if len(self.pairs) > 1 else self.pairs[0])
-        return tokenizer(first, pairs, **self.kwargs(), **extra)
+        with tokenizing():
+            texts = [render_chat(tokenizer, t) for t in self.texts] if self.chat else list(self.texts)
+            first = texts if len(texts) > 1 else texts[0]
+            pairs = None if self.pairs is None else (list(self.pairs) if len(self.pairs) > 1 else self.pairs[0])
+            return tokenizer(first, pairs, **self.kwargs(), **extra)
 
     def describe(self) -> str:
         """The call as Python, for a verification line."""
@@ -96,8 +107,6 @@ class TokenizerCall:
 
 def render_chat(tokenizer: Any, text: str) -> str:
     """`text` as one user turn in the tokenizer's chat template, followed by the assistant's generation prompt."""
-    from tfdebug.core.errors import InputError
-
     if not getattr(tokenizer, "chat_template", None):
         raise InputError("This model's tokenizer has no chat template, so the text cannot be sent as a chat turn.",
                          id="hf.no_chat_template")
@@ -109,13 +118,14 @@ def reference_encoding(tokenizer: Any, call: TokenizerCall):
     """What `tokenizer` makes of the call's texts by transformers' documented route, apart from tfdebug's:
     `tokenizer(text, text_pair, **kwargs)`, or for a chat turn `apply_chat_template(…, tokenize=True)`."""
     kwargs = call.kwargs()
-    if call.chat:
-        kwargs.pop("add_special_tokens")
-        return tokenizer.apply_chat_template([{"role": "user", "content": call.texts[0]}], add_generation_prompt=True,
-                                             tokenize=True, return_dict=True, **kwargs)
-    first = list(call.texts) if len(call.texts) > 1 else call.texts[0]
-    pairs = None if call.pairs is None else (list(call.pairs) if len(call.pairs) > 1 else call.pairs[0])
-    return tokenizer(first, pairs, **kwargs)
+    with tokenizing():
+        if call.chat:
+            kwargs.pop("add_special_tokens")
+            return tokenizer.apply_chat_template([{"role": "user", "content": call.texts[0]}],
+                                                 add_generation_prompt=True, tokenize=True, return_dict=True, **kwargs)
+        first = list(call.texts) if len(call.texts) > 1 else call.texts[0]
+        pairs = None if call.pairs is None else (list(call.pairs) if len(call.pairs) > 1 else call.pairs[0])
+        return tokenizer(first, pairs, **kwargs)
 
 
 def model_inputs(model: Any, encoding: Mapping[str, Any]) -> dict[str, Tensor]:

@@ -217,7 +217,7 @@ class ModelTools:
             self.dialog = ModelsDialog(self.hub_models, self.bundled, self.window)
             self.dialog.chosen.connect(self.window.input_bar.choose_model)
         self.dialog.fill()
-        self.dialog.select(self.window.input_bar.model.currentText().strip())
+        self.dialog.select(self.window.input_bar.model_spec())
         self.dialog.open()
         return self.dialog
 

@@ -73,7 +73,8 @@ def core_strings(root: Path = ROOT) -> dict[str, list[tuple[str, str]]]:
     """context -> [(source text, disambiguation)] found in tfdebug/{core,models,adapters,sessions,io,remote}.
 
     "axes": core's AXES; "kinds": KIND_TITLES values; "formulas": what a mask hides; "titles": values of the *_titles dicts; "inputs": labels and
-    placeholders of InputField(...); "errors": (template, id) of every `…Error("…", id="…")`;
+    placeholders of InputField(...); "errors": (template, id) of every `…Error("…", id="…")` and
+    `foreign_call(…Error, "…", id="…")`;
     "phrases": (template, id) of every `Phrase("…", id="…")` (core.phrases: parts of sentences).
     """
     found: dict[str, dict[tuple[str, str], None]] = {"axes": {}, "kinds": {}, "titles": {}, "formulas": {},
@@ -103,10 +104,13 @@ def core_strings(root: Path = ROOT) -> dict[str, list[tuple[str, str]]]:
                         for arg in node.args[1:3]:
                             if _string(arg):
                                 found["inputs"][(_string(arg), "")] = None
-                    elif (name.endswith("Error") or name in ("error", "Phrase")) and node.args and _string(node.args[0]):
+                    elif name.endswith("Error") or name in ("error", "Phrase", "foreign_call"):
+                        # foreign_call(ErrorClass, "template", id=…): the template is its second argument
+                        template = node.args[name == "foreign_call"] if len(node.args) > (name == "foreign_call") \
+                            else None
                         text_id = next((_string(k.value) for k in node.keywords if k.arg == "id"), None)
-                        if text_id:
-                            found["errors" if name != "Phrase" else "phrases"][(_string(node.args[0]), text_id)] = None
+                        if text_id and _string(template):
+                            found["errors" if name != "Phrase" else "phrases"][(_string(template), text_id)] = None
     return {context: list(entries) for context, entries in found.items()}
 
 

@@ -12,6 +12,10 @@ from tfdebug.ui.i18n.language import axis_title, current_language, formula_text,
 from tfdebug.ui.render.stage_text import describe_inputs, fmt_bytes, fmt_shape, input_stages
 from tfdebug.ui.state.controller import DebugController
 
+# What the panel always has room for, whatever the docks around it ask: the stage's name and kind, and its
+# Shape, dtype and Device rows, unwrapped at a usual shape's width (at 1280×720 the docks below took the rest).
+MIN_CHARS, MIN_LINES = 36, 7
+
 
 class ShapePanel(QWidget):
     """Everything about the current stage's tensor that is not its values."""
@@ -24,6 +28,8 @@ class ShapePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.text)
+        metrics = self.text.fontMetrics()
+        self.text.setMinimumSize(metrics.averageCharWidth() * MIN_CHARS, metrics.lineSpacing() * MIN_LINES)
         self._verification = None  # the verification last shown: the check runs after the pass, in the background
         ctl.stage_shown.connect(self.refresh)
         ctl.state_changed.connect(self._verification_arrived)

@@ -214,8 +214,7 @@ class InputBar(QWidget):
         try:
             if list(inputs.texts) != list(self.fields):
                 self._build_fields(self._field_specs(inputs.texts))
-            self.model.setCurrentText(inputs.model)
-            self._fit_model_box()
+            self._show_model(inputs.model)
             self.device.set_device(inputs.device)
             if self.dtype.findText(inputs.dtype) < 0:
                 self.dtype.addItem(inputs.dtype)
@@ -241,7 +240,7 @@ class InputBar(QWidget):
     def _update_inputs(self) -> None:
         if self._syncing:
             return
-        self.ctl.set_inputs(RunInputs(self.model.currentText().strip(), self.device.device(), self.texts(),
+        self.ctl.set_inputs(RunInputs(self.model_spec(), self.device.device(), self.texts(),
                                       dtype=self.dtype.currentText(), device_map=self.device_map.currentData() or None,
                                       chat=self.chat.isChecked(), batch=self.ctl.inputs.batch))
         self._show_matching_preset()
@@ -310,7 +309,32 @@ class InputBar(QWidget):
 
     def choose_model(self, spec: str) -> None:
         """Put `spec` in the Model box (the next Run loads it), as choosing it from the list does."""
-        self.model.setCurrentText(spec)
+        self._show_model(spec)
+
+    def model_spec(self) -> str:
+        """What the next Run loads: the spec behind the entry shown (a folder shown by its name), else the text
+        typed."""
+        box, text = self.model, self.model.currentText().strip()
+        at = box.currentIndex()
+        spec = box.itemData(at) if at >= 0 and box.itemText(at) == text else None
+        return spec if isinstance(spec, str) and spec else text
+
+    def _show_model(self, spec: str) -> None:
+        """Show `spec` in the Model box: a model folder (a path, `hf:PATH`) as an entry named by the folder, the
+        whole path in its tooltip, so the box stays narrow and still says which model it is; any other spec
+        (demo, hf:org/name, torch:…) as it is written."""
+        box = self.model
+        name = folder_name(spec)
+        if name is None:
+            box.setCurrentText(spec)
+        else:
+            at = box.findData(spec)
+            if at < 0:
+                box.addItem(name, spec)
+                at = box.count() - 1
+                box.setItemData(at, spec, Qt.ToolTipRole)
+            box.setCurrentIndex(at)
+            box.setCurrentText(name)
         self._fit_model_box()
 
     def _fit_model_box(self) -> None:
@@ -359,6 +383,15 @@ class InputBar(QWidget):
             self.recent = [texts] + [r for r in self.recent if r != texts][:MAX_RECENT - 1]
             self._fill_presets()
         self._show_matching_preset()
+
+
+def folder_name(spec: str) -> str | None:
+    """The name a model folder's spec (`/path/to/tiny-gpt2`, `hf:~/models/x`, `./m`) is shown by: its last part;
+    None for a spec that is not a path (demo, hf:org/name, torch:pkg.mod:factory)."""
+    path = spec.removeprefix("hf:")
+    if not path.startswith(("/", "~", ".")):
+        return None
+    return os.path.basename(os.path.normpath(os.path.expanduser(path))) or path
 
 
 def _special(token: str) -> bool:

@@ -5,6 +5,10 @@ window never opens), and a file grown to gigabytes (a 64 MB recent-files value) 
 memory at every start. Before QSettings opens the user's file it is checked to be a regular file
 of at most MAX_SETTINGS_BYTES; anything else is left untouched, said in one warning line, and
 this run uses defaults (kept in a temporary file, so nothing is written over the user's).
+
+Each value read is then checked against the type tfdebug writes under its key (SETTING_TYPES): a
+value of another type (a list where a text belongs, a rectangle where a flag does, text where a
+saved layout does) is removed, so its reader gets its default, and one warning line names them all.
 """
 
 from __future__ import annotations
@@ -16,9 +20,18 @@ import stat
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from typing import Callable
+
+from PySide6.QtCore import QByteArray, QSettings
 
 from tfdebug.core.safe_text import terminal_safe
+from tfdebug.ui.actions.heatmap import LOG_KEY, PER_ROW_KEY
+from tfdebug.ui.actions.snapshots import FOLDER_KEY, MAX_PATH_CHARS, RECENT_KEY
+from tfdebug.ui.dialogs.decoding import SETTING_KEY as DECODING_KEY
+from tfdebug.ui.i18n.language import SETTING as LANGUAGE_KEY
+from tfdebug.ui.shell.window_layout import CHAT_KEY, LOADING_KEY, MAX_SETTING_CHARS
+from tfdebug.ui.state.capture_budget import SETTING_KEY as BUDGET_KEY
+from tfdebug.ui.state.keeping import MODE_KEY, PINNED_KEY
 
 MAX_SETTINGS_BYTES = 2**20  # what tfdebug writes (layout, inputs, ten recent files) is a few KiB
 log = logging.getLogger("tfdebug")
@@ -50,14 +63,64 @@ def settings_problem(path: Path) -> str | None:
     return None
 
 
+def _text(most: int) -> Callable[[object], bool]:
+    return lambda value: isinstance(value, str) and len(value) <= most
+
+
+def _texts(most: int) -> Callable[[object], bool]:
+    """A text or a list of texts (an INI file gives a one-item list back as a text, and text with commas as a
+    list)."""
+    return lambda value: (_text(most)(value) or isinstance(value, list) and len(value) <= 10_000
+                          and all(_text(most)(v) for v in value))
+
+
+def _flag(value: object) -> bool:
+    return isinstance(value, bool) or isinstance(value, str) and value.lower() in ("true", "false")
+
+
+def _layout(value: object) -> bool:
+    return isinstance(value, (QByteArray, bytes))
+
+
+# key -> what its value must be (as QSettings reads back what tfdebug wrote there); JSON settings are text here,
+# their content checked by their readers (window_layout.json_setting).
+SETTING_TYPES: dict[str, Callable[[object], bool]] = {
+    "window/geometry": _layout, "window/state": _layout,
+    "input/last": _text(MAX_SETTING_CHARS), "input/recent": _text(MAX_SETTING_CHARS),
+    LOADING_KEY: _text(MAX_SETTING_CHARS), CHAT_KEY: _text(MAX_SETTING_CHARS), DECODING_KEY: _text(MAX_SETTING_CHARS),
+    RECENT_KEY: _texts(MAX_PATH_CHARS), FOLDER_KEY: _text(MAX_PATH_CHARS),
+    LOG_KEY: _flag, PER_ROW_KEY: _flag,
+    BUDGET_KEY: _text(64), MODE_KEY: _text(16), PINNED_KEY: _texts(4096),
+    LANGUAGE_KEY: _text(16),
+}
+
+
+def drop_mistyped(settings: QSettings) -> list[str]:
+    """Remove every value whose type is not its key's (SETTING_TYPES), so its reader uses the default; one
+    warning line names the keys. Returns them."""
+    dropped = [key for key, fits in SETTING_TYPES.items()
+               if settings.contains(key) and not fits(settings.value(key))]
+    for key in dropped:
+        settings.remove(key)
+    if dropped:
+        log.warning("the settings file %s held values of the wrong type for %s: they were reset to the defaults.",
+                    terminal_safe(settings.fileName(), 300), ", ".join(dropped))
+    return dropped
+
+
 def user_settings() -> QSettings:
-    """The user's tfdebug settings; this run's defaults instead when their file must not be read (one warning)."""
+    """The user's tfdebug settings; this run's defaults instead when their file must not be read (one warning);
+    values of the wrong type reset (drop_mistyped)."""
     path = settings_path()
     if path is None:
-        return QSettings("tfdebug", "tfdebug")
-    problem = settings_problem(path)
-    # The file checked is the file read (QSettings' own path is fixed at its first use in a process).
-    return QSettings(str(path) if problem is None else _stand_in(str(path), problem), QSettings.Format.IniFormat)
+        settings = QSettings("tfdebug", "tfdebug")
+    else:
+        problem = settings_problem(path)
+        # The file checked is the file read (QSettings' own path is fixed at its first use in a process).
+        settings = QSettings(str(path) if problem is None else _stand_in(str(path), problem),
+                             QSettings.Format.IniFormat)
+    drop_mistyped(settings)
+    return settings
 
 
 @functools.lru_cache(maxsize=None)

@@ -25,7 +25,7 @@ from tfdebug.core.stepper import FINISHED, PAUSED, RUNNING, Stepper, StepperEven
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
 from tfdebug.io.recording import Recording, recording_on_screen
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.models.vocab import closest_known, vocabularies_of
+from tfdebug.models.vocab import closest_known, named_words, shown_word, vocabularies_of
 from tfdebug.ui.i18n.language import breakpoint_text, error_phrase, phrase_text, said
 from tfdebug.ui.state.breakpoints import BreakpointsMixin
 from tfdebug.ui.state.generating import GenerationMixin
@@ -159,7 +159,9 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         self.command(session.stepper.start)
         if session.unknown_words:
             vocabs = vocabularies_of(getattr(adapter, "loaded", None))
-            hinted = [(word, closest_known(word, vocabs)) for word in session.unknown_words]
+            named, more = named_words(session.unknown_words)
+            hinted = [(shown_word(word), closest_known(word, vocabs)) for word in named]
+            hinted += [("…", None)] if more else []
             self.message.emit(Message("warning", said(lambda: self.tr(
                 "Not in the vocabulary (shown as <unk>): {words}.").format(words=", ".join(
                     self.tr("{word} (did you mean {close}?)").format(word=word, close=close) if close else word
