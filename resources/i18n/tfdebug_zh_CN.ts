@@ -3163,7 +3163,7 @@ output w·V = {output}</source>
     <message>
         <source>The image processor of {name} cannot prepare {path}: {reason}</source>
         <comment>image.processor_failed</comment>
-        <translation type="unfinished"></translation>
+        <translation>{name} 的图像处理器无法处理 {path}：{reason}</translation>
     </message>
     <message>
         <source>The image {path} is {w} × {h} pixels; tfdebug opens images up to 8192 × 8192.</source>
@@ -3678,7 +3678,7 @@ output w·V = {output}</source>
     <message>
         <source>transformers cannot read the image processor in {folder}: {reason}</source>
         <comment>hf.auto_image_processor</comment>
-        <translation type="unfinished"></translation>
+        <translation>transformers 无法读取 {folder} 中的图像处理器：{reason}</translation>
     </message>
     <message>
         <source>transformers cannot read the tokenizer in {folder}: {reason}</source>
