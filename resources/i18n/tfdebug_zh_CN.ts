@@ -3431,6 +3431,11 @@ output w·V = {output}</source>
         <translation>{folder} 中的权重与模型配置不符：{reason}。</translation>
     </message>
     <message>
+        <source>The weights in {folder} need about {needed} in {dtype} but {device} has {free} free: load them with --device-map auto, in a smaller dtype, or on another device.</source>
+        <comment>hf.no_room</comment>
+        <translation>{folder} 中的权重以 {dtype} 加载约需 {needed}，但 {device} 只有 {free} 可用：请用 --device-map auto、更小的数据类型或其他设备加载。</translation>
+    </message>
+    <message>
         <source>The {field} gives no tokens: type at least one word.</source>
         <comment>hf.no_tokens</comment>
         <translation>{field} 没有产生任何词元：请至少输入一个词。</translation>

@@ -92,3 +92,17 @@ def test_without_the_extra_hf_specs_say_how_to_install_and_the_list_hides_them(m
         load_adapter("hf:/some/folder", "cpu", "float32")
     assert info.value.message == hf_load.INSTALL_HINT and 'pip install "tfdebug[hf]"' in info.value.message
     assert not any(name.startswith("hf:") or name == "tiny-gpt2" for name in available_models())
+
+
+def test_weights_the_device_has_no_room_for_are_refused_before_loading(tmp_path, monkeypatch):
+    """Never killed part way: a load that cannot fit is one sentence first (--device-map auto places it instead)."""
+    from tfdebug.adapters.hf.load import load_folder
+    from tfdebug.core import budget
+    from tfdebug.core.errors import ModelLoadError
+
+    folder = hf_tiny.save_folder(hf_tiny.llama(), tmp_path / "llama")
+    monkeypatch.setattr(budget, "free_memory", lambda device: 1000)
+    with pytest.raises(ModelLoadError) as caught:
+        load_folder(folder, torch.device("cpu"), torch.float32)
+    message = str(caught.value)
+    assert "need about" in message and "--device-map auto" in message and "\n" not in message

@@ -96,8 +96,9 @@ def _config_object(config_dict: dict, folder: Path):
         return transformers.CONFIG_MAPPING[clean["model_type"]].from_dict(clean)
 
 
-def _check_size(model_class, config, weights: Weights, folder: Path) -> None:
-    """Build the model's skeleton on the meta device (no memory) and refuse one larger than its weights."""
+def _check_size(model_class, config, weights: Weights, folder: Path) -> int:
+    """Build the model's skeleton on the meta device (no memory) and refuse one larger than its weights;
+    the number of values it holds (parameters and buffers)."""
     with foreign_call(ModelLoadError, "{file} describes a model transformers cannot build: {reason}.",
                       id="hf.build_failed", file=str(folder / "config.json")):
         # A model class builds with _from_config, an Auto class (the family's usual head) with from_config.
@@ -113,6 +114,19 @@ def _check_size(model_class, config, weights: Weights, folder: Path) -> None:
     if buffers > MAX_BUFFER_ELEMENTS:
         raise ModelLoadError("{file} describes a model whose buffers hold {n} values; it would not fit in memory.",
                              id="hf.config_buffers", file=str(folder / "config.json"), n=f"{buffers:,}")
+    return params + buffers
+
+
+def _check_room(values: int, device: torch.device, dtype: torch.dtype, folder: Path) -> None:
+    """Refuse, before loading, weights the device has no room for (the kernel would kill the load part way)."""
+    from tfdebug.core.budget import format_bytes, free_memory
+
+    needed, free = values * dtype.itemsize, free_memory(device)
+    if free is not None and needed > free:
+        raise ModelLoadError("The weights in {folder} need about {needed} in {dtype} but {device} has {free} free: "
+                             "load them with --device-map auto, in a smaller dtype, or on another device.",
+                             id="hf.no_room", folder=str(folder), needed=format_bytes(needed),
+                             dtype=str(dtype).removeprefix("torch."), device=str(device), free=format_bytes(free))
 
 
 def load_tokenizer(folder: Path):
@@ -162,7 +176,9 @@ def load_folder(folder: Path, device: torch.device, dtype: torch.dtype, device_m
     load_tokenizer(folder)  # before any model class is imported: the cheaper refusal first
     config = _config_object(config_dict, folder)
     model_class = _model_class(config)
-    _check_size(model_class, config, weights, folder)
+    values = _check_size(model_class, config, weights, folder)
+    if not device_map:  # accelerate places what does not fit (offloading to the CPU or disk)
+        _check_room(values, device, dtype, folder)
     with quiet_transformers(), foreign_call(ModelLoadError, "Could not load the weights in {folder}: {reason}",
                                             id="hf.weights_failed", folder=str(folder)):
         model = model_class.from_pretrained(str(folder), config=config, local_files_only=True, use_safetensors=True,

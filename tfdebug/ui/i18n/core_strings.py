@@ -207,6 +207,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'The tokenizer of {name} has no padding token, so several texts cannot be padded into one batch.', 'hf.no_pad_token')
     translate('errors', "The vocabularies in {folder} do not match the model's vocabulary sizes.", 'model.vocab_size_mismatch')
     translate('errors', 'The weights in {folder} do not fit the model config: {reason}.', 'model.weights_mismatch')
+    translate('errors', 'The weights in {folder} need about {needed} in {dtype} but {device} has {free} free: load them with --device-map auto, in a smaller dtype, or on another device.', 'hf.no_room')
     translate('errors', 'The {field} gives no tokens: type at least one word.', 'hf.no_tokens')
     translate('errors', 'The {field} is empty: type at least one word.', 'input.empty')
     translate('errors', 'The {label} has {count} tokens; the notes preset takes at most {most}.', 'notes.too_long')
