@@ -141,6 +141,9 @@ def _say_restored(window, model: str) -> None:
     window.ctl.session_changed.connect(say)
 
 
+SLICE_WAIT_MS = 15000  # the longest a screenshot waits for the shown stage's slice that may have come before
+
+
 def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict, open_path: str | None) -> None:
     ctl = window.ctl
     done = {"saved": False}
@@ -168,12 +171,18 @@ def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict, 
             print(f"saved {terminal_safe(os.fspath(path))}")
         app.quit()
 
+    def drawn() -> None:
+        # Let docks and plots lay out at their final size before grabbing.
+        QTimer.singleShot(400, save)
+
     def check() -> None:
         current = ctl.current
         if current is not None and (goto is None or current.name == goto):
             ctl.stage_changed.disconnect(check)
-            # Let docks and plots lay out at their final size before grabbing.
-            QTimer.singleShot(400, save)
+            # The heatmap's slice of this stage is cut on the display worker (an attention plane of a long
+            # pass is computed then): grab once it has arrived, or after SLICE_WAIT_MS if it came first.
+            ctl.slice_changed.connect(drawn)
+            QTimer.singleShot(SLICE_WAIT_MS, drawn)
         elif current is not None and ctl.stepper is not None and not ctl.stepper.alive and ctl.stepper.is_live:
             # Planned but never run (a generation's steps after <eos>): no point waiting for it.
             fail(f"The pass ended at {current.name} before reaching {goto}.")
