@@ -240,8 +240,8 @@ class HFAdapter(ModelAdapter):
         kept, fired = {}, {}
         with quiet_transformers(), self.tapped(), stages_kept(self.plan.taps, checked_stages(self.plan), kept, fired):
             output = primary_output(self.model(**prepared.kwargs))
-        # A plan's pass on the meta device is not what the next verification checks: the real pass's stay.
-        if not any(tensor.device.type == "meta" for tensor in kept.values()):
+        # A plan's pass (meta or fake tensors) is not what the next verification checks: the real pass's stay.
+        if not any(_planned(tensor) for tensor in kept.values()):
             self._kept, self._fired = kept, fired
         return output
 
@@ -387,3 +387,16 @@ def load_bundled(spec: str, device: torch.device, dtype: str | torch.dtype) -> H
     require_transformers()
     model, tokenizer = load_folder(bundled_folder(spec), device, resolve_dtype(dtype))
     return HFAdapter(model, tokenizer, name=spec, folder=bundled_folder(spec))
+
+
+def _planned(tensor) -> bool:
+    """Whether a kept stage is a plan's: on the meta device or a fake tensor (tfdebug.core.recorder's
+    FakeTensorMode plan), holding no values; a recipe plane is judged by the tensor its chain starts from."""
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    from tfdebug.core.recipes import Plane
+
+    if isinstance(tensor, Plane):
+        tensor = next(iter(tensor.steps()[0].inputs().values()))
+    return tensor.device.type == "meta" or isinstance(tensor, FakeTensor)
+
