@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QApplication
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tests.ui.user_actions import press
 from tfdebug.core.budget import format_bytes
+from tfdebug.sessions.peak import peak_of
 from tfdebug.ui.state.capture_budget import AUTO, OFF, SETTING_KEY, budget_bytes, parse_setting
 from tfdebug.ui.state.keeping import MODE_KEY
 
@@ -49,6 +50,9 @@ def test_a_pass_beyond_the_budget_lists_the_stages_it_dropped(make_window, qtbot
     assert estimate.limit == 30_000 and estimate.dropped
     assert "30.0 kB" in panel.summary.text()
     assert f"drops {len(estimate.dropped)}, from {estimate.dropped[0]} on" in panel.summary.text()
+    peak = peak_of(window.ctl.session)  # what the pass reaches: the kept stages are the budget's 30 kB at most
+    assert peak.kept == estimate.kept_bytes <= 30_000 and f"kept stages {format_bytes(peak.kept)}" in panel.summary.text()
+    assert "Peak about" in panel.summary.text() and "the check against the model" in panel.summary.text()
     assert panel.dropped_names() == []
 
     press(window, Qt.Key_F5)  # Continue to the end

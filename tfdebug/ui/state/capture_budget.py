@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 from tfdebug.core.budget import FIRST, default_capture_budget, format_bytes, megabytes
-from tfdebug.ui.i18n.language import said
+from tfdebug.sessions.peak import peak_of
+from tfdebug.ui.i18n.language import phrase_text, said
 from tfdebug.ui.state.keeping import KeepBox, describe_keep
 from tfdebug.ui.state.messages import Message
 
@@ -118,6 +119,9 @@ class CapturePanel(QWidget):
             lines.append(self.tr("It keeps {what}.").format(what=describe_keep(keep.mode, keep.pinned)))
         if session is not None and hasattr(session, "capture_estimate") and stepper is not None and stepper.is_live:
             lines.append(self._estimate_line(session.capture_estimate()))
+            if limit is not None:  # what the pass reaches, not only what it keeps (tfdebug.sessions.peak)
+                peak = phrase_text(peak_of(session).describe())
+                lines.append(peak[:1].upper() + peak[1:] + ".")
         self.summary.setText("\n".join(lines))
         dropped = stepper.dropped if stepper is not None and stepper.is_live else []
         if tuple(dropped) == self._shown:  # unchanged: leave the list (and its scroll position) alone
