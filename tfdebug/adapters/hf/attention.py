@@ -302,6 +302,20 @@ def kernel_registered(kernel: str = EAGER) -> Iterator[str]:
 
 
 @contextmanager
+def implementation(model: nn.Module, name: str) -> Iterator[None]:
+    """Every config of `model` reads attention implementation `name` inside the block; as before after it."""
+    configs = model_configs(model)
+    before = [c._attn_implementation_internal for c in configs]
+    try:
+        for config in configs:
+            config._attn_implementation_internal = name
+        yield
+    finally:
+        for config, earlier in zip(configs, before):
+            config._attn_implementation_internal = earlier
+
+
+@contextmanager
 def tapped_attention(model: nn.Module, sites: Mapping[nn.Module, AttentionSite], cached: bool = False,
                      kernel: str = EAGER) -> Iterator[None]:
     """Run `model` with the tapped attention function inside the block; everything restored in `finally`.
@@ -310,18 +324,13 @@ def tapped_attention(model: nn.Module, sites: Mapping[nn.Module, AttentionSite],
     `kernel`: tfdebug's eager (every sub-stage tapped) or transformers' own kernel of that name (the
     query, key, value and context tapped around it).
     """
-    configs = model_configs(model)
-    before = [c._attn_implementation_internal for c in configs]
     with kernel_registered(kernel) as name:
         with _LOCK:
             _SITES.update({id(module): replace(site, cached=cached) for module, site in sites.items()})
         try:
-            for config in configs:
-                config._attn_implementation_internal = name
-            yield
+            with implementation(model, name):
+                yield
         finally:
-            for config, implementation in zip(configs, before):
-                config._attn_implementation_internal = implementation
             with _LOCK:
                 for module in sites:
                     _SITES.pop(id(module), None)

@@ -95,7 +95,7 @@ def reference_attention(model: nn.Module, plan, seen: Mapping[str, object], comp
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface, eager_mask
 
-    from tfdebug.adapters.hf.attention import model_configs
+    from tfdebug.adapters.hf.attention import implementation
 
     names = {id(m): site.taps["probs"].info.name for m, site in plan.sites.items() if "probs" in site.taps}
 
@@ -126,17 +126,12 @@ def reference_attention(model: nn.Module, plan, seen: Mapping[str, object], comp
                 compared.noise[name] = max(compared.noise.get(name, 0.0), noise)
         return torch.cat(outs, dim=2), None
 
-    configs = model_configs(model)
-    before = [c._attn_implementation_internal for c in configs]
     registered = f"{IMPLEMENTATION}_{id(compared):x}"  # one name per check: two models may verify at once
     AttentionInterface.register(registered, forward)
     AttentionMaskInterface.register(registered, eager_mask)
     try:
-        for config in configs:
-            config._attn_implementation_internal = registered
-        yield
+        with implementation(model, registered):
+            yield
     finally:
-        for config, name in zip(configs, before):
-            config._attn_implementation_internal = name
         AttentionInterface._global_mapping.pop(registered, None)
         AttentionMaskInterface._global_mapping.pop(registered, None)

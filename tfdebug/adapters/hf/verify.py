@@ -27,7 +27,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import Verification
-from tfdebug.adapters.hf.attention import model_configs
+from tfdebug.adapters.hf.attention import implementation
 from tfdebug.adapters.hf.reference import Compared, bounded, reference_attention
 from tfdebug.core.phrases import Phrase
 
@@ -92,17 +92,12 @@ def eager(model: nn.Module) -> Iterator[None]:
     the first such call and keeps; tfdebug leaves no hooks behind, so they go again (with the flag that
     says they are there, so that the model's own later calls install them anew).
     """
-    configs = model_configs(model)
-    before = [c._attn_implementation_internal for c in configs]
     modules = list(model.modules())
     hooks = [(set(m._forward_hooks), set(m._forward_pre_hooks), m.__dict__.get(_FLAG)) for m in modules]
     try:
-        for config in configs:
-            config._attn_implementation_internal = "eager"
-        yield
+        with implementation(model, "eager"):
+            yield
     finally:
-        for config, name in zip(configs, before):
-            config._attn_implementation_internal = name
         for module, (post, pre, flag) in zip(modules, hooks):
             for key in set(module._forward_hooks) - post:
                 module._forward_hooks.pop(key, None)
