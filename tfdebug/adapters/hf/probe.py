@@ -137,8 +137,6 @@ def probe(model: nn.Module, inputs: dict | None = None) -> Probe:
             module = item[0]
             record.calls.append(Call(len(record.calls), paths.get(id(module), "?"), module, attention=item[1:]))
 
-    configs = hf_attention.model_configs(model)
-    before_names = [c._attn_implementation_internal for c in configs]
     with ExitStack() as stack_ctx:
         handles = []
         stack_ctx.callback(lambda: [h.remove() for h in handles])
@@ -150,12 +148,9 @@ def probe(model: nn.Module, inputs: dict | None = None) -> Probe:
 
         def restore():
             hf_attention.PROBE = None
-            for config, implementation in zip(configs, before_names):
-                config._attn_implementation_internal = implementation
 
         stack_ctx.callback(restore)
-        for config in configs:
-            config._attn_implementation_internal = name
+        stack_ctx.enter_context(hf_attention.implementation(model, name))
         stack_ctx.enter_context(float32_for_the_probe(model))
         stack_ctx.enter_context(recording(model, record.calls, own_call))
         try:
