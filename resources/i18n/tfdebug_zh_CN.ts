@@ -922,6 +922,10 @@
 <context>
     <name>HeadsPanel</name>
     <message>
+        <source>Drawing the heads of {stage}…</source>
+        <translation>正在绘制 {stage} 的各个头…</translation>
+    </message>
+    <message>
         <source>{n} heads of {stage}, one colour scale · click a head to show it</source>
         <translation>{stage} 的 {n} 个注意力头，共用一个色标 · 点击某个头即可显示</translation>
     </message>

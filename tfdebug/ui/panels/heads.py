@@ -38,6 +38,7 @@ class HeadsPanel(QWidget):
         # The grid last built, kept while hidden: rebuilding 8 views costs ~20 ms on the GUI thread.
         self._grid: tuple[list[pg.ViewBox], list[pg.ImageItem]] = ([], [])
         self._dirty = True
+        self._shown = None  # the stage whose thumbnails are drawn
         # Redrawn after the heatmap has painted: thumbnails cost one slice per head.
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -103,10 +104,14 @@ class HeadsPanel(QWidget):
             self.colour_bar.setVisible(False)
             self.content_changed.emit()
             return
-        # Every head in one job on the display worker (one transfer from the device), drawn when it arrives.
+        # Every head in one job on the display worker (one transfer from the device), drawn when it arrives;
+        # until then the note says so (a long pass's planes take a while), not what the last stage had.
+        if self._shown is not capture:
+            self.note.setText(self.tr("Drawing the heads of {stage}…").format(stage=capture.name))
         self.ctl.request_heads(capture, axis, THUMB, lambda thumbs: self._draw(capture, axis, thumbs))
 
     def _draw(self, capture, axis: int, thumbs: HeadThumbnails) -> None:
+        self._shown = capture
         n = len(thumbs.values)
         if len(self._grid[0]) != n:
             self._build(n)
@@ -153,6 +158,7 @@ class HeadsPanel(QWidget):
     def _clear(self) -> None:
         """No thumbnails shown (the grid stays built for the next stage with as many heads)."""
         self.views, self.images = [], []
+        self._shown = None
 
     def _build(self, n: int) -> None:
         self.graphics.clear()
