@@ -62,7 +62,7 @@ def test_info_reads_a_snapshot_without_torch(v2_snapshot, as_json):
     assert report["loaded"] == []  # not even numpy: the header is JSON
     if as_json:
         doc = json.loads(out)
-        assert doc["format_version"] == 2 and doc["stages"]
+        assert doc["format_version"] == 3 and doc["stages"]
     else:
         assert "stages   " in out and "bytes of tensors" in out
 

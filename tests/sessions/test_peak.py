@@ -56,10 +56,7 @@ def test_capture_states_its_budget_and_peak(tmp_path, capsys):
 
 
 def test_a_pass_over_the_memory_there_is_is_refused_before_it_starts(tmp_path, capsys, monkeypatch):
-    from tfdebug.core import budget
-
     folder = hf_tiny.save_folder(hf_tiny.llama(), tmp_path / "llama")
-    monkeypatch.setattr(budget, "free_memory", lambda device: 1000)
     monkeypatch.setattr("tfdebug.sessions.peak.free_memory", lambda device: 1000)
     monkeypatch.setattr("tfdebug.sessions.peak.resident_memory", lambda: 1000)
     out = tmp_path / "pass.safetensors"

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping
 
 from tfdebug.core.errors import SnapshotError
-from tfdebug.core.images import InputImage
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.names import parse_token_ref
 from tfdebug.core.stages import AXES, KINDS, TOKEN_AXES, StageInfo
@@ -129,6 +128,8 @@ def _check_image(doc: dict) -> None:
     """The picture a vision pass carries: well formed, and its patches the tokens of a stream the file lists."""
     if "image" not in doc:
         return
+    from tfdebug.core.images import InputImage  # numpy: only for a file that carries a picture
+
     try:
         image = InputImage.from_manifest(doc["image"])
     except ValueError as exc:
@@ -319,6 +320,11 @@ def recording_from_manifest(doc: dict, **kwargs) -> Recording:
     from tfdebug.core.recorder import Capture
 
     cpu = torch.device("cpu")
+    image = None
+    if "image" in doc:
+        from tfdebug.core.images import InputImage
+
+        image = InputImage.from_manifest(doc["image"])
     captures = [Capture(info=stage_info(s), shape=tuple(s["shape"]), dtype=torch_dtype(s["dtype"]),
                         device=cpu, tensor=None, edited=s.get("edited", False), recipe="recipe" in s)
                 for s in doc["stages"]]
@@ -329,4 +335,4 @@ def recording_from_manifest(doc: dict, **kwargs) -> Recording:
                      inputs=dict(doc.get("inputs", {})) if version >= 2 else {},
                      adapter=doc.get("adapter") if version >= 2 else None,
                      input_labels=dict(doc.get("input_labels", {})) if version >= 2 else {},
-                     image=InputImage.from_manifest(doc["image"]) if "image" in doc else None, **kwargs)
+                     image=image, **kwargs)

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from tfdebug import __version__
 from tfdebug.core.errors import ExportError, UnknownStageError
-from tfdebug.core.images import InputImage
 from tfdebug.core.phrases import Phrase
 from tfdebug.io.limits import escape_controls
 from tfdebug.io.safetensors_file import dtype_name
 
 if TYPE_CHECKING:
+    from tfdebug.core.images import InputImage
     from torch import Tensor
 
     from tfdebug.core.recorder import Capture

@@ -57,6 +57,9 @@ class TappedModel(nn.Module):
 class HFAdapter(ModelAdapter):
     """A Hugging Face model of a supported family with every stage tapped; verified on every run."""
 
+    #: the attention kernel passes run with (hf_attention): tfdebug's tapped eager, or transformers' own
+    attention = "eager"
+
     kind = "hf"
 
     def __init__(self, model: nn.Module, tokenizer: Any, name: str = "hf", folder: Path | None = None):
@@ -95,8 +98,6 @@ class HFAdapter(ModelAdapter):
         self.presets = _PRESETS[streams[0]]
         self.generation_presets = _GENERATION_PRESETS.get(streams[0], ())
         self._vocabulary: list[str] | None = None
-        #: the attention kernel passes run with (hf_attention): tfdebug's tapped eager, or transformers' own
-        self.attention = "eager"
 
     @property
     def model_root(self) -> nn.Module:
