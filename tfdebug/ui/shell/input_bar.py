@@ -214,7 +214,8 @@ class InputBar(QWidget):
         try:
             if list(inputs.texts) != list(self.fields):
                 self._build_fields(self._field_specs(inputs.texts))
-            self._show_model(inputs.model)
+            if self.model_spec() != inputs.model:  # what is typed already says it: leave the user's text alone
+                self._show_model(inputs.model)
             self.device.set_device(inputs.device)
             if self.dtype.findText(inputs.dtype) < 0:
                 self.dtype.addItem(inputs.dtype)
