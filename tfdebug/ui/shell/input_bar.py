@@ -216,6 +216,8 @@ class InputBar(QWidget):
                 self._build_fields(self._field_specs(inputs.texts))
             if self.model_spec() != inputs.model:  # what is typed already says it: leave the user's text alone
                 self._show_model(inputs.model)
+            else:
+                self._fit_model_box()
             self.device.set_device(inputs.device)
             if self.dtype.findText(inputs.dtype) < 0:
                 self.dtype.addItem(inputs.dtype)
