@@ -93,6 +93,7 @@ class CapturePanel(QWidget):
         layout.addWidget(self.dropped_list, 1)
         self._announced = None  # the stepper whose first drop the message bar has reported
         self._shown: tuple | None = None
+        self._peak: tuple | None = None  # (the estimate it was worked out for, its Phrase)
         self.budget_action = None  # Debug ▸ Capture Budget…, retitled here when the language changes
         ctl.session_changed.connect(self.refresh)
         ctl.state_changed.connect(self.refresh)
@@ -120,8 +121,7 @@ class CapturePanel(QWidget):
         if session is not None and hasattr(session, "capture_estimate") and stepper is not None and stepper.is_live:
             lines.append(self._estimate_line(session.capture_estimate()))
             if limit is not None:  # what the pass reaches, not only what it keeps (tfdebug.sessions.peak)
-                peak = phrase_text(peak_of(session).describe())
-                lines.append(peak[:1].upper() + peak[1:] + ".")
+                lines.append(self._peak_line(session))
         self.summary.setText("\n".join(lines))
         dropped = stepper.dropped if stepper is not None and stepper.is_live else []
         if tuple(dropped) == self._shown:  # unchanged: leave the list (and its scroll position) alone
@@ -150,6 +150,14 @@ class CapturePanel(QWidget):
                     "The capture budget ({size}) is full: from {stage} on, stages are kept only while the pass is "
                     "paused at them. The Capture panel lists them.").format(size=size, stage=first))
             ctl.message.emit(Message("warning", sentence, topic="capture-budget"))
+
+    def _peak_line(self, session) -> str:
+        """The pass's stated peak, worked out once per estimate (refresh runs at every step)."""
+        estimate = session.capture_estimate()
+        if self._peak is None or self._peak[0] is not estimate:
+            self._peak = (estimate, peak_of(session).describe())
+        peak = phrase_text(self._peak[1])
+        return peak[:1].upper() + peak[1:] + "."
 
     def _estimate_line(self, estimate) -> str:
         """What the plan says the pass will hold, and what the budget keeps and drops."""
