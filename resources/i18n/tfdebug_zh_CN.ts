@@ -4642,6 +4642,41 @@ output w·V = {output}</source>
         <translation>“{stream}”有 {n} 个词元（最多 {most} 个）</translation>
     </message>
     <message>
+        <source>0 wherever the mask is −∞</source>
+        <comment>check.zero_masked</comment>
+        <translation>被遮住（−∞）的位置恰好为 0</translation>
+    </message>
+    <message>
+        <source>0 wherever the mask is −∞ (strictly above the diagonal)</source>
+        <comment>check.zero_above</comment>
+        <translation>被遮住（−∞）的位置恰好为 0（对角线以上）</translation>
+    </message>
+    <message>
+        <source>A query whose weights are one-hot copies that key&apos;s value. Shape (B, H, T_q, d_k): the key axis is summed away.</source>
+        <comment>explain.attn_v.look_for</comment>
+        <translation>权重是 one-hot 的查询，会原样复制那个键的值。形状为 (B, H, T_q, d_k)：键这一维被求和消去了。</translation>
+    </message>
+    <message>
+        <source>Adds a bias that depends on the distance between query and key, in place of position embeddings: T5&apos;s learned relative positions, ALiBi&apos;s per-head slope times the distance (BLOOM), or DeBERTa&apos;s content-to-position and position-to-content scores.</source>
+        <comment>explain.position_bias.what</comment>
+        <translation>加上一个随查询与键之间距离变化的偏置，代替位置嵌入：T5 的可学习相对位置、ALiBi 的每头斜率乘以距离（BLOOM），或 DeBERTa 的内容到位置与位置到内容分数。</translation>
+    </message>
+    <message>
+        <source>Adds a mask M of 0 and −∞. A causal mask hides the future: a token may not read the tokens after it. A padding mask hides &lt;pad&gt; keys, which are not words. After softmax, −∞ becomes weight 0.</source>
+        <comment>explain.mask.what</comment>
+        <translation>加上一个由 0 和 −∞ 组成的掩码 M。因果掩码遮住未来：一个词不能读它后面的词。填充掩码遮住 &lt;pad&gt; 键，因为它们不是真正的词。经过 softmax 后，−∞ 变成权重 0。</translation>
+    </message>
+    <message>
+        <source>Adds the positional table to the token embeddings, so that each row now says both which word it is and where it is. The same table is broadcast over every sentence of the batch.</source>
+        <comment>explain.positional_add.what</comment>
+        <translation>把位置编码加到词嵌入上：每一行既包含“我是谁”，也包含“我在哪”。同一张位置表会广播到批次中的每个句子。</translation>
+    </message>
+    <message>
+        <source>Adds the sublayer&apos;s output to its input. The input travels past the sublayer unchanged, so a token keeps what it was and gains what the sublayer found, and gradients flow through the +.</source>
+        <comment>explain.residual.what</comment>
+        <translation>把子层的输出加到它的输入上。输入绕过子层原样到达，所以一个词既保留了原来的自己，又获得子层提取的新信息；梯度也能沿着这个加号直接回传。</translation>
+    </message>
+    <message>
         <source>After it, no stage diverges.</source>
         <comment>transplant.none_after</comment>
         <translation>移植之后，没有阶段发散。</translation>
@@ -4652,9 +4687,34 @@ output w·V = {output}</source>
         <translation>移植之后，第一个发散的阶段是 {stage}。</translation>
     </message>
     <message>
+        <source>Along the model axis each row has a mean near mean(b₂) and a spread near that of a₂ (0 and 1 in an untrained model). Rows never mix: it works on each token alone.</source>
+        <comment>explain.layer_norm.look_for</comment>
+        <translation>沿 model 轴，每一行的均值接近 b₂ 的均值，离散程度接近 a₂（未训练的模型里分别是 0 和 1）。各行互不混合：它只处理单个词。</translation>
+    </message>
+    <message>
+        <source>At each position the largest logit is the word the model predicts next.</source>
+        <comment>explain.logits.look_for</comment>
+        <translation>在每个位置上，最大的 logit 就是模型预测的下一个词。</translation>
+    </message>
+    <message>
+        <source>Attention sinks (GPT-OSS): each head has one learned logit, appended as an extra last column of the scores. The softmax runs over the keys and that column together, so a query can put weight on “nothing” instead of on some token; the column is then dropped.</source>
+        <comment>explain.attn_sink.what</comment>
+        <translation>注意力汇（GPT-OSS）：每个头有一个可学习的 logit，作为额外的最后一列接在分数后面。softmax 同时作用于所有键和这一列，于是查询可以把权重放在“什么也不看”上，而不必分给某个词；之后这一列被丢掉。</translation>
+    </message>
+    <message>
+        <source>Causal: −∞ strictly above the diagonal, the diagonal itself allowed. Padding: whole key columns at &lt;pad&gt;. M is one small tensor broadcast over every sentence and head. No row may be masked entirely. A sliding window (Mistral, Gemma 2, GPT-OSS, ModernBERT: the formula names its size) leaves a band: each query sees only the nearest w keys, older ones are −∞ too.</source>
+        <comment>explain.mask.look_for</comment>
+        <translation>因果掩码：对角线以上严格为 −∞，对角线本身允许。填充掩码：&lt;pad&gt; 所在的整列键被遮住。M 是一个小张量，广播到每个句子和每个头上。任何一行都不能被完全遮住。滑动窗口（Mistral、Gemma 2、GPT-OSS、ModernBERT，公式里写着窗口大小）只留下一条带：每个查询只能看到最近的 w 个键，更早的键也是 −∞。</translation>
+    </message>
+    <message>
         <source>Connection timed out</source>
         <comment>os.timed_out</comment>
         <translation>连接超时</translation>
+    </message>
+    <message>
+        <source>Cross-attention keys are source tokens: this axis is labelled with the source sentence.</source>
+        <comment>explain.k_proj.look_for</comment>
+        <translation>交叉注意力的键是源句子的词：这条轴用源句子的词来标注。</translation>
     </message>
     <message>
         <source>DIVERGES</source>
@@ -4672,6 +4732,96 @@ output w·V = {output}</source>
         <translation>超出磁盘配额</translation>
     </message>
     <message>
+        <source>Divides each token&apos;s features by their root mean square and scales by a learned weight. Unlike LayerNorm it does not subtract the mean.</source>
+        <comment>explain.rms_norm.what</comment>
+        <translation>用每个词特征的均方根去除它们，再乘以可学习的权重。与 LayerNorm 不同，它不减去均值。</translation>
+    </message>
+    <message>
+        <source>Divides the scores by √d_k. With d_k features summed, the scores&apos; spread grows like √d_k; without this the softmax would put almost all weight on one key.</source>
+        <comment>explain.scale.what</comment>
+        <translation>把分数除以 √d_k。d_k 个乘积相加后，分数的离散程度按 √d_k 增长；不缩放的话，softmax 会几乎把全部权重给一个键（赢家通吃）。</translation>
+    </message>
+    <message>
+        <source>Each group of {group} heads holds {group} copies of one K/V head</source>
+        <comment>check.kv_repeat</comment>
+        <translation>每 {group} 个头一组，都是同一个 K/V 头的 {group} 份拷贝</translation>
+    </message>
+    <message>
+        <source>Each query&apos;s weights mix the value vectors of all keys: the new representation of a token is a weighted sum of what the other tokens hand over.</source>
+        <comment>explain.attn_v.what</comment>
+        <translation>每个查询用自己的权重把所有键的值向量混合起来：一个词的新表示，是其他词交出的内容的加权和。</translation>
+    </message>
+    <message>
+        <source>Each row sums to 1 including the last column; that column is how much the head chose to ignore. The next stage, P, is this without the last column, so its rows sum to less than 1.</source>
+        <comment>explain.attn_sink.look_for</comment>
+        <translation>包含最后一列时每一行之和为 1；最后一列就是这个头选择“忽略”的份额。下一个阶段 P 去掉了这一列，所以它的每一行之和小于 1。</translation>
+    </message>
+    <message>
+        <source>Each row&apos;s root mean square is close to that of the weight w; the mean is not forced to 0.</source>
+        <comment>explain.rms_norm.look_for</comment>
+        <translation>每一行的均方根接近权重 w 的尺度；均值不会被强制为 0。</translation>
+    </message>
+    <message>
+        <source>Elsewhere equal to {stage}: M adds 0 there</source>
+        <comment>check.mask_adds_zero</comment>
+        <translation>其余位置等于 {stage}：M 在那里加 0</translation>
+    </message>
+    <message>
+        <source>Equal to P·V recomputed</source>
+        <comment>check.attn_v</comment>
+        <translation>等于重新计算的 P·V</translation>
+    </message>
+    <message>
+        <source>Equal to Q·Kᵀ recomputed (d_k = {d_k} summed away)</source>
+        <comment>check.scores</comment>
+        <translation>等于重新计算的 Q·Kᵀ（d_k = {d_k} 被求和消去）</translation>
+    </message>
+    <message>
+        <source>Every head&apos;s row has a similar size now (an RMS near the mean of γ), whatever the projection gave.</source>
+        <comment>explain.qk_norm.look_for</comment>
+        <translation>无论投影结果多大，现在每个头的每一行大小都相近（均方根接近 γ 的均值）。</translation>
+    </message>
+    <message>
+        <source>Every row sums to 1</source>
+        <comment>check.rows_sum</comment>
+        <translation>每一行的和都是 1</translation>
+    </message>
+    <message>
+        <source>Every row sums to 1. Masked cells (−∞) are exactly 0, so with a causal mask everything strictly above the diagonal is 0. A row with one value near 1 looks at a single token.</source>
+        <comment>explain.softmax.look_for</comment>
+        <translation>每一行的和都是 1。被遮住的格子（−∞）恰好为 0，所以有因果掩码时对角线以上严格全为 0。某一行若有一个值接近 1，说明它只看一个词。</translation>
+    </message>
+    <message>
+        <source>Every value lies in [−1, 1]</source>
+        <comment>check.pe_range</comment>
+        <translation>所有数值都在 [−1, 1] 之间</translation>
+    </message>
+    <message>
+        <source>Every weight is between 0 and 1</source>
+        <comment>check.weights_range</comment>
+        <translation>每个权重都在 0 到 1 之间</translation>
+    </message>
+    <message>
+        <source>Exactly k non-zero cells in each row; their sum is 1 where the model renormalises.</source>
+        <comment>explain.routing.look_for</comment>
+        <translation>每一行恰好有 k 个非零格；在重新归一化的模型里它们之和为 1。</translation>
+    </message>
+    <message>
+        <source>Exactly the block&apos;s input + the sublayer&apos;s output</source>
+        <comment>check.residual</comment>
+        <translation>恰好等于本块输入 + 子层输出</translation>
+    </message>
+    <message>
+        <source>Exactly the embedding + the PE table (broadcast over the batch)</source>
+        <comment>check.positional_add</comment>
+        <translation>恰好等于词嵌入 + 位置编码表（在批次上广播）</translation>
+    </message>
+    <message>
+        <source>Features h·d_k … (h+1)·d_k − 1 of each row are head h&apos;s context, unchanged.</source>
+        <comment>explain.head_merge.look_for</comment>
+        <translation>每一行的第 h·d_k 到 (h+1)·d_k − 1 维，就是第 h 个头的输出，数值不变。</translation>
+    </message>
+    <message>
         <source>File exists</source>
         <comment>os.exists</comment>
         <translation>文件已存在</translation>
@@ -4680,6 +4830,21 @@ output w·V = {output}</source>
         <source>File name too long</source>
         <comment>os.name_too_long</comment>
         <translation>文件名太长</translation>
+    </message>
+    <message>
+        <source>Grouped-query attention: fewer key/value heads than query heads, so each K/V head is repeated to serve a group of query heads.</source>
+        <comment>explain.kv_repeat.what</comment>
+        <translation>分组查询注意力：K/V 头比查询头少，所以每个 K/V 头被复制，供一组查询头共用。</translation>
+    </message>
+    <message>
+        <source>H × d_k equals d_model, and head h holds features h·d_k … (h+1)·d_k − 1 of the projection, unchanged.</source>
+        <comment>explain.head_split.look_for</comment>
+        <translation>H × d_k 等于 d_model；第 h 个头恰好是投影结果中第 h·d_k 到 (h+1)·d_k − 1 维，数值不变。</translation>
+    </message>
+    <message>
+        <source>Heads within one group are identical copies.</source>
+        <comment>explain.kv_repeat.look_for</comment>
+        <translation>同一组里的头是完全相同的副本。</translation>
     </message>
     <message>
         <source>Heatmap image (.png)</source>
@@ -4697,6 +4862,11 @@ output w·V = {output}</source>
         <translation>热力图矢量图 (.svg)</translation>
     </message>
     <message>
+        <source>In evaluation this stage equals the softmax stage exactly.</source>
+        <comment>explain.attn_dropout.look_for</comment>
+        <translation>推理时本阶段与 softmax 阶段完全相同。</translation>
+    </message>
+    <message>
         <source>Input/output error</source>
         <comment>os.io</comment>
         <translation>输入/输出错误</translation>
@@ -4707,9 +4877,74 @@ output w·V = {output}</source>
         <translation>是一个文件夹</translation>
     </message>
     <message>
+        <source>Its rows are the tokens flattened over the batch; the shape is (tokens, d_model).</source>
+        <comment>explain.expert_out.look_for</comment>
+        <translation>它的行是展平到批次上的词；形状为 (tokens, d_model)。</translation>
+    </message>
+    <message>
+        <source>K = X · W^K   (cross-attention: K = H_enc · W^K)</source>
+        <comment>explain.k_proj.formula</comment>
+        <translation>K = X · W^K   （交叉注意力：K = H_enc · W^K）</translation>
+    </message>
+    <message>
         <source>Let go: kept at first, then its room in the {size} capture budget went to a stage nearer the one you look at.</source>
         <comment>budget.why_evicted</comment>
         <translation>已释放：起初保留，后来它在 {size} 捕获预算中的空间让给了离你所看阶段更近的阶段。</translation>
+    </message>
+    <message>
+        <source>Look along a row for the experts this token prefers; a column that is high everywhere is an expert every token uses.</source>
+        <comment>explain.router_logits.look_for</comment>
+        <translation>沿着一行看这个词偏爱哪些专家；如果某一列处处都高，说明每个词都在用这个专家。</translation>
+    </message>
+    <message>
+        <source>Looks up one learned vector per token id in the embedding table. The rows of this stage are the words of the sentence before the model knows their order or their neighbours.</source>
+        <comment>explain.embedding.what</comment>
+        <translation>按词元 id 在嵌入表里查出一行可学习的向量。此时每一行只代表这个词本身，模型还不知道它的位置和上下文。</translation>
+    </message>
+    <message>
+        <source>Mixture of experts: the router scores every expert for every token with one linear layer. The highest scores decide which few experts process the token.</source>
+        <comment>explain.router_logits.what</comment>
+        <translation>混合专家：路由器用一个线性层给每个词的每个专家打分。分数最高的几个专家会处理这个词。</translation>
+    </message>
+    <message>
+        <source>Multiplies the concatenated heads by W^O, which mixes what the heads found into one d_model vector per token.</source>
+        <comment>explain.out_proj.what</comment>
+        <translation>把拼接后的多头输出乘以 W^O，把各个头的发现融合成每个词的一个 d_model 维向量。</translation>
+    </message>
+    <message>
+        <source>Multiplies the embeddings by a constant before the first layer (Gemma: √d_model; Granite: its embedding multiplier), so they have the size the layers expect.</source>
+        <comment>explain.embed_scale.what</comment>
+        <translation>在第一层之前把嵌入乘以一个常数（Gemma：√d_model；Granite：它的嵌入乘数），让数值具有各层期望的大小。</translation>
+    </message>
+    <message>
+        <source>Multiplies the input by W^K: every token gets a key, the label the queries are matched against. In cross-attention the keys come from the encoder&apos;s output, that is from the source tokens.</source>
+        <comment>explain.k_proj.what</comment>
+        <translation>把输入乘以 W^K：每个词得到一个键向量 K，也就是供查询匹配的“标签”。在交叉注意力里，键来自编码器的输出，也就是源语言的词。</translation>
+    </message>
+    <message>
+        <source>Multiplies the input by W^V: every token gets a value, the content it hands over when it is attended to. Keys decide how much is taken, values what is taken.</source>
+        <comment>explain.v_proj.what</comment>
+        <translation>把输入乘以 W^V：每个词得到一个值向量 V，即它被关注时交出的“内容”。键决定取多少，值决定取什么。</translation>
+    </message>
+    <message>
+        <source>Multiplies the normalised input by W^Q: every token gets a query, the question it asks the other tokens. One wide matrix stands for the eight heads&apos; matrices side by side.</source>
+        <comment>explain.q_proj.what</comment>
+        <translation>把归一化后的输入乘以 W^Q：每个词得到一个查询向量 Q，也就是它向其他词提出的“问题”。一个大矩阵相当于 8 个头各自的小矩阵并排拼在一起。</translation>
+    </message>
+    <message>
+        <source>Narrows the hidden features back to d_model with W₂, ready to be added to the residual stream.</source>
+        <comment>explain.ffn_out.what</comment>
+        <translation>用 W₂ 把隐藏特征压回 d_model 维，准备加回残差流。</translation>
+    </message>
+    <message>
+        <source>No negative values (ReLU); many exact zeros.</source>
+        <comment>explain.ffn_hidden.look_for</comment>
+        <translation>没有负数（ReLU）；有很多恰好为 0 的值。</translation>
+    </message>
+    <message>
+        <source>No query row is masked entirely (softmax would give NaN)</source>
+        <comment>check.no_full_row</comment>
+        <translation>没有哪一行被完全遮住（否则 softmax 会得到 NaN）</translation>
     </message>
     <message>
         <source>No space left on device</source>
@@ -4720,6 +4955,21 @@ output w·V = {output}</source>
         <source>No such file or directory</source>
         <comment>os.not_found</comment>
         <translation>没有该文件或文件夹</translation>
+    </message>
+    <message>
+        <source>No value exceeds the cap c in absolute size.</source>
+        <comment>explain.softcap.look_for</comment>
+        <translation>所有数值的绝对值都不超过上限 c。</translation>
+    </message>
+    <message>
+        <source>Normalises each token&apos;s features to mean 0 and standard deviation 1, then scales by a₂ and shifts by b₂ (both learned). Pre-norm: it runs before each sublayer, so attention and the FFN read well-scaled numbers.</source>
+        <comment>explain.layer_norm.what</comment>
+        <translation>把每个词的特征归一化为均值 0、标准差 1，再乘以可学习的 a₂、加上 b₂。这里是 Pre-Norm：在每个子层之前做，让注意力和前馈网络读到尺度稳定的数。</translation>
+    </message>
+    <message>
+        <source>Normalises the queries (or keys) before the scores are taken, each head&apos;s features on their own (Qwen3, Gemma 3) or all heads at once (OLMo 2). It keeps Q·Kᵀ from growing without bound, so the softmax stays smooth. In latent attention (DeepSeek-V3) the same kind shows the compressed query or key/value after its norm.</source>
+        <comment>explain.qk_norm.what</comment>
+        <translation>在计算分数之前先把查询（或键）归一化：每个头各自归一化（Qwen3、Gemma 3），或所有头一起（OLMo 2）。这样 Q·Kᵀ 不会无限增大，softmax 保持平滑。在潜在注意力（DeepSeek-V3）中，同一类阶段显示归一化后的压缩查询或压缩键值。</translation>
     </message>
     <message>
         <source>Not a directory</source>
@@ -4757,9 +5007,19 @@ output w·V = {output}</source>
         <translation>未保留：当 {size} 的捕获预算需要为更近的阶段腾出空间时，它离你正在查看的 {stage} 有 {distance} 个阶段。</translation>
     </message>
     <message>
+        <source>Nothing on or below the diagonal is masked</source>
+        <comment>check.open_below</comment>
+        <translation>对角线及以下没有被遮住的格子</translation>
+    </message>
+    <message>
         <source>NumPy arrays (.npz; bfloat16 saved as float32)</source>
         <comment>format.npz</comment>
         <translation>NumPy 数组（.npz；bfloat16 存为 float32）</translation>
+    </message>
+    <message>
+        <source>Only a view and a transpose of the projection: the same numbers</source>
+        <comment>check.split_view</comment>
+        <translation>只是对投影做 view 和 transpose：数值完全相同</translation>
     </message>
     <message>
         <source>Operation not permitted</source>
@@ -4767,9 +5027,19 @@ output w·V = {output}</source>
         <translation>不允许的操作</translation>
     </message>
     <message>
+        <source>Padding hides whole key columns (&lt;pad&gt; keys)</source>
+        <comment>check.padding</comment>
+        <translation>填充掩码遮住整列（&lt;pad&gt; 键）</translation>
+    </message>
+    <message>
         <source>Permission denied</source>
         <comment>os.permission</comment>
         <translation>权限不足</translation>
+    </message>
+    <message>
+        <source>Puts the heads side by side again: transpose the head axis back, then view (H, d_k) as d_model. Nothing is computed; W^O mixes the heads next.</source>
+        <comment>explain.head_merge.what</comment>
+        <translation>把各个头重新并排拼接：先把头这一维转置回去，再把 (H, d_k) 看成 d_model。这里不做计算；接下来由 W^O 融合各头的信息。</translation>
     </message>
     <message>
         <source>PyTorch tensors (.pt)</source>
@@ -4777,9 +5047,34 @@ output w·V = {output}</source>
         <translation>PyTorch 张量 (.pt)</translation>
     </message>
     <message>
+        <source>Randomly zeroes attention weights during training; in evaluation (as here) it passes them through unchanged.</source>
+        <comment>explain.attn_dropout.what</comment>
+        <translation>训练时随机把一些注意力权重置零；推理时（如此处）原样通过。</translation>
+    </message>
+    <message>
         <source>Read-only file system</source>
         <comment>os.read_only</comment>
         <translation>只读文件系统</translation>
+    </message>
+    <message>
+        <source>Rotates pairs of query and key features by an angle that grows with the position, so that the dot product of a query and a key depends on how far apart they are.</source>
+        <comment>explain.rotary.what</comment>
+        <translation>按位置增大的角度旋转查询和键的成对特征，使查询与键的点积取决于它们相隔多远。</translation>
+    </message>
+    <message>
+        <source>Row 0 is exactly [0, 1, 0, 1, …]</source>
+        <comment>check.pe_row0</comment>
+        <translation>第 0 行恰好是 [0, 1, 0, 1, …]</translation>
+    </message>
+    <message>
+        <source>Row 0 is exactly [0, 1, 0, 1, …] (sin 0 = 0, cos 0 = 1). Every value lies in [−1, 1]. The first columns change quickly from row to row, the last ones hardly at all. Open the PE curves to see them.</source>
+        <comment>explain.positional_encoding.look_for</comment>
+        <translation>第 0 行恰好是 [0, 1, 0, 1, …]（sin 0 = 0，cos 0 = 1）。所有数值都在 [−1, 1] 之间。前几列随行快速变化，最后几列几乎不变。打开位置编码曲线可以看到它们。</translation>
+    </message>
+    <message>
+        <source>Row 0 is position {position}: the sin and cos of the formula</source>
+        <comment>check.pe_position</comment>
+        <translation>第 0 行是位置 {position}：与公式的 sin、cos 一致</translation>
     </message>
     <message>
         <source>Row {n} of the CSV file holds</source>
@@ -4787,9 +5082,34 @@ output w·V = {output}</source>
         <translation>CSV 文件第 {n} 行中的</translation>
     </message>
     <message>
+        <source>Scales the logits after the output layer by a constant (Granite divides by its logits scaling, Cohere multiplies by its logit scale). The ranking of the words does not change, the softmax&apos;s sharpness does.</source>
+        <comment>explain.logit_scale.what</comment>
+        <translation>在输出层之后把 logits 乘以一个常数（Granite 除以它的 logits_scaling，Cohere 乘以 logit_scale）。词的排序不变，softmax 的尖锐程度会变。</translation>
+    </message>
+    <message>
+        <source>Scores every word of the vocabulary for the next position: the final hidden state times the output matrix. Softmax over this axis gives the next-token probabilities.</source>
+        <comment>explain.logits.what</comment>
+        <translation>对下一个位置给词表里每个词打分：最后的隐藏状态乘以输出矩阵。沿这一维做 softmax 就得到下一个词的概率。</translation>
+    </message>
+    <message>
+        <source>Shape (batch, tokens, d_model) again.</source>
+        <comment>explain.ffn_out.look_for</comment>
+        <translation>形状重新变为 (batch, tokens, d_model)。</translation>
+    </message>
+    <message>
         <source>Snapshot (.safetensors)</source>
         <comment>format.safetensors</comment>
         <translation>快照 (.safetensors)</translation>
+    </message>
+    <message>
+        <source>Splits d_model into H heads of d_k features without computing anything: a view makes the last axis (H, d_k), a transpose moves the head axis forward so that every head attends on its own.</source>
+        <comment>explain.head_split.what</comment>
+        <translation>把 d_model 切成 H 个头、每个头 d_k 维，不做任何计算：view 把最后一维变成 (H, d_k)，transpose 把头这一维移到前面，让每个头各自独立地做注意力。</translation>
+    </message>
+    <message>
+        <source>Squashes very large scores smoothly into a fixed range with tanh, so that no single score can dominate the softmax. Gemma 2 caps its final logits the same way, after the output layer.</source>
+        <comment>explain.softcap.what</comment>
+        <translation>用 tanh 把过大的分数平滑地压进固定范围，使任何一个分数都无法独占 softmax。Gemma 2 也用同样的方法在输出层之后给最终的 logits 封顶。</translation>
     </message>
     <message>
         <source>The decoder reads the padded encoder rows (src_key_padding_mask without memory_key_padding_mask): torch&apos;s fast path makes them 0, the regular path tfdebug taps computes them, so the outputs differ. Pass memory_key_padding_mask too.</source>
@@ -4797,9 +5117,34 @@ output w·V = {output}</source>
         <translation>解码器读取了编码器中被填充的行（给了 src_key_padding_mask 却没有给 memory_key_padding_mask）：torch 的快速路径把它们置为 0，而 tfdebug 设探针的常规路径会计算它们，所以两者的输出不同。请同时传入 memory_key_padding_mask。</translation>
     </message>
     <message>
+        <source>The dot product of every query with every key: how well each token&apos;s question matches each token&apos;s label. Each head computes its own score matrix.</source>
+        <comment>explain.scores.what</comment>
+        <translation>每个查询与每个键的点积：每个词的“问题”与每个词的“标签”有多匹配。每个头各算一张分数表。</translation>
+    </message>
+    <message>
+        <source>The experts chosen for each token and the weight each gets: the top k of the router&apos;s probabilities (renormalised in many models), laid out over all experts with 0 where an expert was not chosen.</source>
+        <comment>explain.routing.what</comment>
+        <translation>每个词选中的专家以及各自的权重：路由概率中最大的 k 个（很多模型会重新归一化），摊开到所有专家上，未被选中的专家为 0。</translation>
+    </message>
+    <message>
+        <source>The experts&apos; combined output for each token: each chosen expert&apos;s feed-forward output times its routing weight, summed. Experts that no token chose did not run at all.</source>
+        <comment>explain.expert_out.what</comment>
+        <translation>每个词的专家合并输出：每个被选中专家的前馈输出乘以它的路由权重，再求和。没有被任何词选中的专家根本没有运行。</translation>
+    </message>
+    <message>
+        <source>The feed-forward layer widens each token to hidden_dim features and applies ReLU. It works on each token alone: attention exchanged information between tokens, this refines each one.</source>
+        <comment>explain.ffn_hidden.what</comment>
+        <translation>前馈层把每个词扩展到 hidden_dim 维并做 ReLU。它只处理单个词：注意力让词与词交换信息，前馈层则加工每个词自身的特征。</translation>
+    </message>
+    <message>
         <source>The file {path}</source>
         <comment>where.file</comment>
         <translation>文件 {path}</translation>
+    </message>
+    <message>
+        <source>The fixed sinusoidal table that tells the model where each token sits. Even features are sines, odd features cosines, with wavelengths that grow from the first feature to the last, like the fast and slow hands of a clock.</source>
+        <comment>explain.positional_encoding.what</comment>
+        <translation>固定的正弦/余弦位置编码表，告诉模型每个词在句子中的位置。偶数维是正弦、奇数维是余弦，波长从第一维到最后一维越来越长，就像钟表上转得快和转得慢的指针。</translation>
     </message>
     <message>
         <source>The folder&apos;s {n} pictures are one batch, in the order of their names.</source>
@@ -4807,9 +5152,39 @@ output w·V = {output}</source>
         <translation>文件夹中的 {n} 张图片按文件名顺序组成一个批次。</translation>
     </message>
     <message>
+        <source>The gate of a gated feed-forward layer: one projection decides, feature by feature, how much of the other passes.</source>
+        <comment>explain.ffn_gate.what</comment>
+        <translation>门控前馈层的“门”：一个投影逐个特征决定另一个投影有多少可以通过。</translation>
+    </message>
+    <message>
+        <source>The head_dim axis is gone: (B, H, T, d_k) · (B, H, d_k, T) gives (B, H, T, T). Scores grow with d_k, which is why the next stage divides by √d_k.</source>
+        <comment>explain.scores.look_for</comment>
+        <translation>head_dim 这一维被消耗掉了：(B, H, T, d_k) · (B, H, d_k, T) 得到 (B, H, T, T)。分数会随 d_k 变大，所以下一步要除以 √d_k。</translation>
+    </message>
+    <message>
+        <source>The heads side by side, numbers unchanged</source>
+        <comment>check.head_merge</comment>
+        <translation>各头并排拼接，数值不变</translation>
+    </message>
+    <message>
         <source>The image is {w} × {h} pixels; the model&apos;s processor made it {mw} × {mh}, {rows} × {cols} patches of {p} pixels.</source>
         <comment>image.resized</comment>
         <translation>图像为 {w} × {h} 像素；模型的处理器把它变为 {mw} × {mh}，即 {rows} × {cols} 个 {p} 像素的图块。</translation>
+    </message>
+    <message>
+        <source>The key axis grows by one token per step; the old rows are unchanged from the step before.</source>
+        <comment>explain.kv_cache.look_for</comment>
+        <translation>键这一维每一步增加一个词；旧的行与上一步完全相同。</translation>
+    </message>
+    <message>
+        <source>The keys or values kept from earlier generation steps plus this step&apos;s: the new token&apos;s query attends over all of them, and nothing earlier is computed again.</source>
+        <comment>explain.kv_cache.what</comment>
+        <translation>生成时保存下来的前几步的键或值，加上这一步新算的：新词的查询对它们全部做注意力，之前的部分不再重算。</translation>
+    </message>
+    <message>
+        <source>The length of each feature pair is unchanged; position 0 is not rotated at all.</source>
+        <comment>explain.rotary.look_for</comment>
+        <translation>每对特征的长度不变；位置 0 完全不旋转。</translation>
     </message>
     <message>
         <source>The model was given no {name}, but {what} makes one (first position that needs it: {position}).</source>
@@ -4837,9 +5212,29 @@ output w·V = {output}</source>
         <translation>这次前向传播已运行 {total} 个阶段中的 {n} 个；只导出这些。继续运行到结束即可全部导出。</translation>
     </message>
     <message>
+        <source>The same word always gives the same row. Values are small (initialised near 0, std 0.02) and no row depends on any other token.</source>
+        <comment>explain.embedding.look_for</comment>
+        <translation>同一个词永远得到同一行。数值通常很小（初始化标准差 0.02），而且每一行都与其他词无关。</translation>
+    </message>
+    <message>
+        <source>The same word wins as in the stage before; the values are c times as large.</source>
+        <comment>explain.logit_scale.look_for</comment>
+        <translation>获胜的词与上一个阶段相同；数值变为 c 倍。</translation>
+    </message>
+    <message>
         <source>The sentence pair fills all {rows} rows of the batch, each padded to {tokens} tokens.</source>
         <comment>notes.fills_batch</comment>
         <translation>这对句子填满批次的全部 {rows} 行，每行都用 &lt;pad&gt; 补齐到 {tokens} 个词元。</translation>
+    </message>
+    <message>
+        <source>The shape is back to (batch, tokens, d_model), ready to be added to the residual stream.</source>
+        <comment>explain.out_proj.look_for</comment>
+        <translation>形状回到 (batch, tokens, d_model)，可以加回残差流。</translation>
+    </message>
+    <message>
+        <source>The shape keeps (batch, tokens, d_model); the head split comes next and only regroups these numbers.</source>
+        <comment>explain.q_proj.look_for</comment>
+        <translation>形状仍是 (batch, tokens, d_model)；接下来的多头切分只是重新分组这些数。</translation>
     </message>
     <message>
         <source>The snapshot {path}</source>
@@ -4862,6 +5257,21 @@ output w·V = {output}</source>
         <translation>此次前向传播</translation>
     </message>
     <message>
+        <source>This stage divided by the embedding is the same number c everywhere.</source>
+        <comment>explain.embed_scale.look_for</comment>
+        <translation>本阶段除以嵌入，处处都是同一个数 c。</translation>
+    </message>
+    <message>
+        <source>This stage minus the block&apos;s input equals the sublayer&apos;s output exactly.</source>
+        <comment>explain.residual.look_for</comment>
+        <translation>本阶段减去本块的输入，恰好等于子层的输出。</translation>
+    </message>
+    <message>
+        <source>This stage minus the embedding is exactly the PE table. Two copies of one word at different positions now have different rows.</source>
+        <comment>explain.positional_add.look_for</comment>
+        <translation>本阶段减去词嵌入，恰好等于位置编码表。同一个词出现在不同位置时，现在得到不同的行。</translation>
+    </message>
+    <message>
         <source>Too many open files</source>
         <comment>os.too_many_files</comment>
         <translation>打开的文件过多</translation>
@@ -4870,6 +5280,26 @@ output w·V = {output}</source>
         <source>Transplanting {stage} (the reference&apos;s tensor put in, the rest run again) brings the max |Δ| of {output} from {before} to {after}.</source>
         <comment>transplant.effect</comment>
         <translation>移植 {stage}（放入参考前向的张量，其余部分重新运行）使 {output} 的最大 |Δ| 从 {before} 变为 {after}。</translation>
+    </message>
+    <message>
+        <source>Turns each query&apos;s row of scores into weights that are positive and sum to 1: e^x over the sum of e^x across the keys. Computed in float32 even for half-precision models.</source>
+        <comment>explain.softmax.what</comment>
+        <translation>把每个查询那一行分数变成正的、和为 1 的权重：e^x 除以所有键的 e^x 之和。即使模型是半精度，这一步也用 float32 计算。</translation>
+    </message>
+    <message>
+        <source>Values have the same shape as keys; in cross-attention they also come from the source tokens.</source>
+        <comment>explain.v_proj.look_for</comment>
+        <translation>值与键的形状相同；在交叉注意力里它们同样来自源句子的词。</translation>
+    </message>
+    <message>
+        <source>Values near 0 close a feature for that token.</source>
+        <comment>explain.ffn_gate.look_for</comment>
+        <translation>接近 0 的值会对这个词关闭该特征。</translation>
+    </message>
+    <message>
+        <source>With T5 and ALiBi, cells on one diagonal (the same distance) get the same bias; DeBERTa&apos;s also depends on the tokens.</source>
+        <comment>explain.position_bias.look_for</comment>
+        <translation>在 T5 和 ALiBi 中，同一条对角线上（相同距离）的格子得到相同的偏置；DeBERTa 的偏置还取决于词元本身。</translation>
     </message>
     <message>
         <source>a step&apos;s tensor does not fit the plane</source>
@@ -4890,6 +5320,11 @@ output w·V = {output}</source>
         <source>a {what} is {n} characters long (at most {most})</source>
         <comment>limits.name_long</comment>
         <translation>{what}长 {n} 个字符（最多 {most} 个）</translation>
+    </message>
+    <message>
+        <source>cache = concat(cached, this step&apos;s K or V)</source>
+        <comment>explain.kv_cache.formula</comment>
+        <translation>cache = concat(已缓存的, 这一步的 K 或 V)</translation>
     </message>
     <message>
         <source>cell ({row}, {col})</source>
@@ -5007,6 +5442,26 @@ output w·V = {output}</source>
         <translation>相同</translation>
     </message>
     <message>
+        <source>scaled = scores × {factor} (not ÷ √{d_k}: this model&apos;s own scale)</source>
+        <comment>check.own_scale</comment>
+        <translation>scaled = scores × {factor}（不是 ÷ √{d_k}：本模型自己的缩放）</translation>
+    </message>
+    <message>
+        <source>scaled × √d_k equals scores exactly (the check above uses this pass&apos;s d_k). In the notes&apos; model d_k = 512 / 8 heads = 64, so every score there is divided by 8.</source>
+        <comment>explain.scale.look_for</comment>
+        <translation>scaled × √d_k 恰好等于 scores（上面的检查用的是本次前向的 d_k）。笔记中的模型 d_k = 512 / 8 个头 = 64，所以那里每个分数都除以 8。</translation>
+    </message>
+    <message>
+        <source>scaled × √{d_k} equals scores (÷ {root})</source>
+        <comment>check.scaled</comment>
+        <translation>scaled × √{d_k} 等于 scores（除以 {root}）</translation>
+    </message>
+    <message>
+        <source>scores + M,  M = 0 where allowed, −∞ where masked</source>
+        <comment>explain.mask.formula</comment>
+        <translation>scores + M，M 在允许处为 0，在遮住处为 −∞</translation>
+    </message>
+    <message>
         <source>shape {a} vs {b}</source>
         <comment>compare.shapes</comment>
         <translation>形状 {a} 对 {b}</translation>
@@ -5020,6 +5475,11 @@ output w·V = {output}</source>
         <source>shape {shape} is too large to be real</source>
         <comment>limits.shape_huge</comment>
         <translation>形状 {shape} 大得不可能是真实数据</translation>
+    </message>
+    <message>
+        <source>softmax(x_i) = e^(x_i) / Σ_j e^(x_j)   (over the key axis)</source>
+        <comment>explain.softmax.formula</comment>
+        <translation>softmax(x_i) = e^(x_i) / Σ_j e^(x_j)   （沿键这一维）</translation>
     </message>
     <message>
         <source>source</source>
@@ -5232,6 +5692,46 @@ output w·V = {output}</source>
         <translation>“{stream}”的第 {i} 个词元</translation>
     </message>
     <message>
+        <source>x = Q · Kᵀ   (per head: (T_q, d_k) · (d_k, T_k) → (T_q, T_k))</source>
+        <comment>explain.scores.formula</comment>
+        <translation>x = Q · Kᵀ   （每个头：(T_q, d_k) · (d_k, T_k) → (T_q, T_k)）</translation>
+    </message>
+    <message>
+        <source>{h} heads × d_k {d_k} = d_model {d_model}</source>
+        <comment>check.head_split</comment>
+        <translation>{h} 个头 × d_k {d_k} = d_model {d_model}</translation>
+    </message>
+    <message>
+        <source>{n} fully masked rows</source>
+        <comment>check.full_rows</comment>
+        <translation>{n} 行被完全遮住</translation>
+    </message>
+    <message>
+        <source>{n} masked cells on or below the diagonal</source>
+        <comment>check.below_cells</comment>
+        <translation>对角线及以下有 {n} 个被遮住的格子</translation>
+    </message>
+    <message>
+        <source>{n} masked cells, largest weight there {top}</source>
+        <comment>check.masked_weight</comment>
+        <translation>{n} 个被遮住的格子，其中最大权重 {top}</translation>
+    </message>
+    <message>
+        <source>{n} masked key columns over all sentences and heads</source>
+        <comment>check.padding_columns</comment>
+        <translation>所有句子和头中共 {n} 列键被遮住</translation>
+    </message>
+    <message>
+        <source>{n} of {total} cells above the diagonal masked</source>
+        <comment>check.causal_cells</comment>
+        <translation>对角线以上 {total} 个格子中 {n} 个被遮住</translation>
+    </message>
+    <message>
+        <source>{stage} is not in this pass&apos;s history</source>
+        <comment>check.missing</comment>
+        <translation>本次前向的历史中没有 {stage}</translation>
+    </message>
+    <message>
         <source>{what} {text} holds control characters or broken Unicode</source>
         <comment>limits.control</comment>
         <translation>{what} {text} 含有控制字符或损坏的 Unicode</translation>
@@ -5245,6 +5745,11 @@ output w·V = {output}</source>
         <source>|x| reaches {value}, over half of {dtype}&apos;s largest value {limit}: one doubling more and it becomes ±Inf.</source>
         <comment>precision.near_overflow</comment>
         <translation>|x| 达到 {value}，超过 {dtype} 最大值 {limit} 的一半：再翻一倍就变成 ±Inf。</translation>
+    </message>
+    <message>
+        <source>−∞ everywhere strictly above the diagonal</source>
+        <comment>check.causal</comment>
+        <translation>对角线以上严格全为 −∞</translation>
     </message>
     <message>
         <source>uses snapshot format {version}, newer than this tfdebug reads ({ours}); update tfdebug to open it</source>

@@ -18,8 +18,8 @@ from typing import Callable
 import torch
 from torch import Tensor
 
-from tfdebug.core.explain import Text
 from tfdebug.core.masks import CAUSAL, PADDING, mask_parts
+from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo, parse_token_ref
 
@@ -29,14 +29,12 @@ Lookup = Callable[[str], "Capture | None"]
 @dataclass(frozen=True)
 class Check:
     """One claim about a tensor: `ok` True (tick), False (cross) or None (could not be checked); `detail` the
-    figures (plain text when it has no words to translate)."""
+    figures (a plain string when it has no words to translate). Both are English; the window translates
+    the phrases."""
 
     ok: bool | None
-    text: Text
-    detail: Text | str = ""
-
-    def detail_in(self, lang: str) -> str:
-        return self.detail.get(lang) if isinstance(self.detail, Text) else self.detail
+    text: Phrase
+    detail: Phrase | str = ""
 
 
 def _tolerance(t: Tensor) -> float:
@@ -83,13 +81,13 @@ def _close(a: Tensor, b: Tensor) -> tuple[bool, float]:
     return diff <= _tolerance(a) * scale, diff
 
 
-def _equal_check(ok_diff: tuple[bool, float], en: str, zh: str) -> Check:
+def _equal_check(ok_diff: tuple[bool, float], claim: Phrase | str) -> Check:
     ok, diff = ok_diff
-    return Check(ok, Text(en, zh), f"max |Δ| = {diff:.1e}")
+    return Check(ok, claim, f"max |Δ| = {diff:.1e}")
 
 
-def _missing(en: str, zh: str, stage: str) -> Check:
-    return Check(None, Text(en, zh), Text(f"{stage} is not in this pass's history", f"本次前向的历史中没有 {stage}"))
+def _missing(claim: str, stage: str) -> Check:
+    return Check(None, claim, Phrase("{stage} is not in this pass's history", id="check.missing", stage=stage))
 
 
 # ----- per kind -----------------------------------------------------------------------------
@@ -97,20 +95,20 @@ def _softmax(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     sums = t.sum(-1, dtype=torch.float32)  # torch sums float32 pairwise: exact enough, 15× faster than float64
     off = float((sums - 1).abs().max()) if sums.numel() else 0.0
     lo, hi = (float(v) for v in torch.aminmax(t)) if t.numel() else (0.0, 0.0)
-    out = [Check(off <= _tolerance(t) * t.shape[-1], Text("Every row sums to 1", "每一行的和都是 1"),
+    out = [Check(off <= _tolerance(t) * t.shape[-1], Phrase("Every row sums to 1", id="check.rows_sum"),
                  f"max |Σ − 1| = {off:.1e}"),
-           Check(0.0 <= lo and hi <= 1.0, Text("Every weight is between 0 and 1", "每个权重都在 0 到 1 之间"),
+           Check(0.0 <= lo and hi <= 1.0, Phrase("Every weight is between 0 and 1", id="check.weights_range"),
                  f"min {lo:.3g}, max {hi:.3g}")]
     masked_stage = lookup(_sibling(info, "masked"))
     masked = masked_stage.tensor if masked_stage is not None else None
     if masked is not None and masked.shape == t.shape:
         cells = _masked_cells(masked)
         parts = mask_parts(masked_stage.info.formula) or ()
-        where = Text(" (strictly above the diagonal)", "（对角线以上）") if parts == (CAUSAL,) else Text("", "")
         top = float(t.masked_select(cells).abs().max()) if bool(cells.any()) else 0.0
-        out.append(Check(top == 0.0, Text(f"0 wherever the mask is −∞{where.en}", f"被遮住（−∞）的位置恰好为 0{where.zh}"),
-                         Text(f"{int(cells.sum())} masked cells, largest weight there {top:.1e}",
-                              f"{int(cells.sum())} 个被遮住的格子，其中最大权重 {top:.1e}")))
+        claim = (Phrase("0 wherever the mask is −∞ (strictly above the diagonal)", id="check.zero_above")
+                 if parts == (CAUSAL,) else Phrase("0 wherever the mask is −∞", id="check.zero_masked"))
+        out.append(Check(top == 0.0, claim, Phrase("{n} masked cells, largest weight there {top}",
+                                                   id="check.masked_weight", n=int(cells.sum()), top=f"{top:.1e}")))
     return out
 
 
@@ -121,27 +119,27 @@ def _mask(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     if t.dim() >= 2:
         above = _above_diagonal(t).expand_as(cells)
         if parts is not None and CAUSAL in parts:
-            out.append(Check(bool(cells[above].all()), Text("−∞ everywhere strictly above the diagonal",
-                                                            "对角线以上严格全为 −∞"),
-                             Text(f"{int(cells[above].sum())} of {int(above.sum())} cells above the diagonal masked",
-                                  f"对角线以上 {int(above.sum())} 个格子中 {int(cells[above].sum())} 个被遮住")))
+            out.append(Check(bool(cells[above].all()), Phrase("−∞ everywhere strictly above the diagonal",
+                                                              id="check.causal"),
+                             Phrase("{n} of {total} cells above the diagonal masked", id="check.causal_cells",
+                                    n=int(cells[above].sum()), total=int(above.sum()))))
         below = cells & ~above
         if parts == (CAUSAL,):
-            out.append(Check(not bool(below.any()), Text("Nothing on or below the diagonal is masked",
-                                                         "对角线及以下没有被遮住的格子"),
-                             Text(f"{int(below.sum())} masked cells on or below the diagonal",
-                                  f"对角线及以下有 {int(below.sum())} 个被遮住的格子")))
+            out.append(Check(not bool(below.any()), Phrase("Nothing on or below the diagonal is masked",
+                                                           id="check.open_below"),
+                             Phrase("{n} masked cells on or below the diagonal", id="check.below_cells",
+                                    n=int(below.sum()))))
         elif parts is not None and PADDING in parts:
             # A padded key is hidden from every query that could otherwise see it: whole columns.
             padded = below.any(dim=-2, keepdim=True)  # keys masked somewhere on or below the diagonal
             out.append(Check(bool((below == (padded & ~above)).all()),
-                             Text("Padding hides whole key columns (<pad> keys)", "填充掩码遮住整列（<pad> 键）"),
-                             Text(f"{int(padded.sum())} masked key columns over all sentences and heads",
-                                  f"所有句子和头中共 {int(padded.sum())} 列键被遮住")))
+                             Phrase("Padding hides whole key columns (<pad> keys)", id="check.padding"),
+                             Phrase("{n} masked key columns over all sentences and heads", id="check.padding_columns",
+                                    n=int(padded.sum()))))
         full = cells.all(-1)
-        out.append(Check(not bool(full.any()), Text("No query row is masked entirely (softmax would give NaN)",
-                                                    "没有哪一行被完全遮住（否则 softmax 会得到 NaN）"),
-                         Text(f"{int(full.sum())} fully masked rows", f"{int(full.sum())} 行被完全遮住")))
+        out.append(Check(not bool(full.any()), Phrase("No query row is masked entirely (softmax would give NaN)",
+                                                      id="check.no_full_row"),
+                         Phrase("{n} fully masked rows", id="check.full_rows", n=int(full.sum()))))
     # What the mask was added to: its declared input (scaled, or T5's position_bias), else `scaled`.
     before_name = info.inputs[0] if info.inputs else _sibling(info, "scaled")
     before = _t(lookup, before_name)
@@ -149,7 +147,8 @@ def _mask(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
         open_cells = ~cells
         stage = before_name.rsplit(".", 1)[-1]
         out.append(_equal_check(_close(t[open_cells], before[open_cells]),
-                                f"Elsewhere equal to {stage}: M adds 0 there", f"其余位置等于 {stage}：M 在那里加 0"))
+                                Phrase("Elsewhere equal to {stage}: M adds 0 there", id="check.mask_adds_zero",
+                                       stage=stage)))
     return out
 
 
@@ -157,16 +156,17 @@ def _scale(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     scores = _t(lookup, _sibling(info, "scores"))
     q = _operand(info, lookup, "q")
     if scores is None or q is None or scores.shape != t.shape:
-        return [_missing("scaled = scores ÷ √d_k", "scaled = scores ÷ √d_k", _sibling(info, "scores"))]
+        return [_missing("scaled = scores ÷ √d_k", _sibling(info, "scores"))]
     d_k = q.shape[-1]
     root = math.sqrt(d_k)
     factor = _stated_factor(info.formula)
     if factor is None or math.isclose(factor * root, 1.0, rel_tol=1e-6):
-        return [_equal_check(_close(t * root, scores), f"scaled × √{d_k} equals scores (÷ {root:.4g})",
-                             f"scaled × √{d_k} 等于 scores（除以 {root:.4g}）")]
+        return [_equal_check(_close(t * root, scores), Phrase("scaled × √{d_k} equals scores (÷ {root})",
+                                                              id="check.scaled", d_k=d_k, root=f"{root:.4g}"))]
     # A model with its own scale (T5 multiplies by 1): checked as stated, and said to differ from 1/√d_k.
-    return [_equal_check(_close(t, scores * factor), f"scaled = scores × {factor:.4g} (not ÷ √{d_k}: this model's own scale)",
-                         f"scaled = scores × {factor:.4g}（不是 ÷ √{d_k}：本模型自己的缩放）")]
+    return [_equal_check(_close(t, scores * factor),
+                         Phrase("scaled = scores × {factor} (not ÷ √{d_k}: this model's own scale)",
+                                id="check.own_scale", factor=f"{factor:.4g}", d_k=d_k))]
 
 
 def _stated_factor(formula: str) -> float | None:
@@ -195,12 +195,12 @@ def _operand(info: StageInfo, lookup: Lookup, role: str) -> Tensor | None:
 def _scores(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     q, k = _operand(info, lookup, "q"), _operand(info, lookup, "k")
     if q is None or k is None or q.dim() != 4 or k.dim() != 4:
-        return [_missing("scores = Q·Kᵀ", "scores = Q·Kᵀ", _sibling(info, "q_split"))]
+        return [_missing("scores = Q·Kᵀ", _sibling(info, "q_split"))]
     product = torch.matmul(q.double(), k.double().transpose(-2, -1))
     if product.shape != t.shape:
         return []
-    return [_equal_check(_close(t, product), f"Equal to Q·Kᵀ recomputed (d_k = {q.shape[-1]} summed away)",
-                         f"等于重新计算的 Q·Kᵀ（d_k = {q.shape[-1]} 被求和消去）")]
+    return [_equal_check(_close(t, product), Phrase("Equal to Q·Kᵀ recomputed (d_k = {d_k} summed away)",
+                                                    id="check.scores", d_k=q.shape[-1]))]
 
 
 def _head_split(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
@@ -210,10 +210,10 @@ def _head_split(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     b, h, n, d_k = t.shape
     regrouped = proj.view(b, n, h, d_k).transpose(1, 2)
     same = bool(torch.equal(regrouped, t))
-    return [Check(h * d_k == proj.shape[-1], Text(f"{h} heads × d_k {d_k} = d_model {proj.shape[-1]}",
-                                                  f"{h} 个头 × d_k {d_k} = d_model {proj.shape[-1]}")),
-            Check(same, Text("Only a view and a transpose of the projection: the same numbers",
-                             "只是对投影做 view 和 transpose：数值完全相同"))]
+    return [Check(h * d_k == proj.shape[-1], Phrase("{h} heads × d_k {d_k} = d_model {d_model}",
+                                                    id="check.head_split", h=h, d_k=d_k, d_model=proj.shape[-1])),
+            Check(same, Phrase("Only a view and a transpose of the projection: the same numbers",
+                               id="check.split_view"))]
 
 
 def _head_merge(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
@@ -221,16 +221,16 @@ def _head_merge(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     if context is None or context.dim() != 4 or t.dim() != 3:
         return []
     merged = context.transpose(1, 2).reshape(t.shape)
-    return [Check(bool(torch.equal(merged, t)), Text("The heads side by side, numbers unchanged",
-                                                     "各头并排拼接，数值不变"))]
+    return [Check(bool(torch.equal(merged, t)), Phrase("The heads side by side, numbers unchanged",
+                                                       id="check.head_merge"))]
 
 
 def _attn_v(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     probs, v = _first(info, lookup, ("dropout", "probs")), _operand(info, lookup, "v")
     if probs is None or v is None:
-        return [_missing("context = P·V", "context = P·V", _sibling(info, "dropout"))]
+        return [_missing("context = P·V", _sibling(info, "dropout"))]
     return [_equal_check(_close(t, torch.matmul(probs.double(), v.double()).to(t.dtype)),
-                         "Equal to P·V recomputed", "等于重新计算的 P·V")]
+                         Phrase("Equal to P·V recomputed", id="check.attn_v"))]
 
 
 def _kv_repeat(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
@@ -240,44 +240,44 @@ def _kv_repeat(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
         return []
     group = t.shape[1] // source.shape[1]
     same = source.shape[2:] == t.shape[2:] and bool(torch.equal(source.repeat_interleave(group, dim=1), t))
-    return [Check(same, Text(f"Each group of {group} heads holds {group} copies of one K/V head",
-                             f"每 {group} 个头一组，都是同一个 K/V 头的 {group} 份拷贝"))]
+    return [Check(same, Phrase("Each group of {group} heads holds {group} copies of one K/V head",
+                               id="check.kv_repeat", group=group))]
 
 
-def _sum_of_inputs(info: StageInfo, t: Tensor, lookup: Lookup, en: str, zh: str) -> list[Check]:
+def _sum_of_inputs(info: StageInfo, t: Tensor, lookup: Lookup, claim: Phrase) -> list[Check]:
     parts = [_t(lookup, name) for name in info.inputs]
     if len(parts) != 2 or any(p is None for p in parts):
         return []
-    return [_equal_check(_close(t, parts[0] + parts[1]), en, zh)]
+    return [_equal_check(_close(t, parts[0] + parts[1]), claim)]
 
 
 def _residual(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
-    return _sum_of_inputs(info, t, lookup, "Exactly the block's input + the sublayer's output",
-                          "恰好等于本块输入 + 子层输出")
+    return _sum_of_inputs(info, t, lookup, Phrase("Exactly the block's input + the sublayer's output",
+                                                  id="check.residual"))
 
 
 def _positional_add(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
-    return _sum_of_inputs(info, t, lookup, "Exactly the embedding + the PE table (broadcast over the batch)",
-                          "恰好等于词嵌入 + 位置编码表（在批次上广播）")
+    return _sum_of_inputs(info, t, lookup, Phrase("Exactly the embedding + the PE table (broadcast over the batch)",
+                                                  id="check.positional_add"))
 
 
 def _positional_encoding(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     if "sin" not in info.formula or t.dim() != 2:
         return []  # a learned position table (GPT-2's P[pos]) promises none of this
     row0 = t[0].double()
-    in_range = Check(bool((t.abs() <= 1).all()), Text("Every value lies in [−1, 1]", "所有数值都在 [−1, 1] 之间"))
+    in_range = Check(bool((t.abs() <= 1).all()), Phrase("Every value lies in [−1, 1]", id="check.pe_range"))
     position = parse_token_ref(info.tokens.get("token", ""))[1] or 0  # a generation step's row is its token's
     if position:
         d = row0.numel()
         angle = position / 10000 ** (torch.arange(0, d, 2, dtype=torch.float64, device=row0.device) / d)
         expected = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten()[:d]
         diff = float((row0 - expected).abs().max())
-        return [Check(diff <= _tolerance(t), Text(f"Row 0 is position {position}: the sin and cos of the formula",
-                                                 f"第 0 行是位置 {position}：与公式的 sin、cos 一致"),
+        return [Check(diff <= _tolerance(t), Phrase("Row 0 is position {position}: the sin and cos of the formula",
+                                                   id="check.pe_position", position=position),
                       f"max |Δ| = {diff:.1e}"), in_range]
     expected = torch.zeros_like(row0)
     expected[1::2] = 1
-    return [Check(bool(torch.equal(row0, expected)), Text("Row 0 is exactly [0, 1, 0, 1, …]", "第 0 行恰好是 [0, 1, 0, 1, …]"),
+    return [Check(bool(torch.equal(row0, expected)), Phrase("Row 0 is exactly [0, 1, 0, 1, …]", id="check.pe_row0"),
                   "[" + ", ".join(f"{x:g}" for x in row0[:6].tolist()) + ", …]"), in_range]
 
 

@@ -133,6 +133,11 @@ milk - 牛奶
 water - 水
 juice - 果汁
 beer - 啤酒 瓶
+green_tea - 绿茶
+black_tea - 红茶
+milk_tea - 奶茶
+orange_juice - 橙汁
+apple_juice - 苹果汁
 """)
 
 THINGS = _nouns("thing", "个", """
@@ -307,6 +312,14 @@ FUTURE_TIMES = (("tomorrow", "明天"), ("next week", "下周"), ("tonight", "�
                 ("next year", "明年"))
 HABIT_TIMES = (("every day", "每天"), ("every morning", "每天 早上"), ("every evening", "每天 晚上"),
                ("every week", "每周"))
+# Weather that Chinese says with a noun or a phrase rather than 很 + adjective: (English, the
+# predicate, its negation). "It is sunny tomorrow" -> 明天 是 晴天; "It was windy" -> 风 很 大.
+WEATHER_STATES = (("sunny", "是 晴天", "不 是 晴天"), ("cloudy", "是 阴天", "不 是 阴天"),
+                  ("windy", "风 很 大", "风 不 大"), ("rainy", "下雨", "不 下雨"), ("snowy", "下雪", "不 下雪"),
+                  ("foggy", "有 雾", "没有 雾"))
+# What people are to each other, said of two or more: "We are friends" -> 我们 是 朋友.
+RELATIONS = (("friends", "朋友"), ("good friends", "好 朋友"), ("classmates", "同学"), ("neighbors", "邻居"),
+             ("neighbours", "邻居"))
 NOW_TIMES = (("today", "今天"), ("now", "现在"), ("tonight", "今晚"), ("this morning", "今天 早上"))
 NUMBERS = (("one", "一"), ("two", "两"), ("three", "三"), ("four", "四"), ("five", "五"), ("six", "六"),
            ("ten", "十"))

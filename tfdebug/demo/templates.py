@@ -51,29 +51,60 @@ def adjective(rng: random.Random) -> Drawn:
 
 
 def weather(rng: random.Random) -> Drawn:
-    """"The weather is nice today" -> 今天 天气 很 好; "It is raining" -> 在 下雨."""
-    adj = rng.choice(_WEATHER)
-    timed = rng.choice((*lx.NOW_TIMES, *lx.PAST_TIMES[:3]))
-    past = timed in lx.PAST_TIMES
-    t_en, t_zh = timed
+    """"The weather is nice today" -> 今天 天气 很 好; "It is sunny tomorrow" -> 明天 是 晴天; "It is raining"."""
     form = rng.random()
-    if form < 0.35:
-        if rng.random() < 0.3:
+    if form < 0.3:
+        return _weather_state(rng)
+    adj = rng.choice(_WEATHER)
+    t_en, t_zh, tense = _weather_time(rng)
+    past = tense == "past"
+    if form < 0.5:
+        if rng.random() < 0.25:
             return f"the weather {be('3s', past)} {adj.en}", f"天气 很 {adj.zh}", "statement"
-        return f"the weather {be('3s', past)} {adj.en} {t_en}", f"{t_zh} 天气 很 {adj.zh}", "statement"
-    if form < 0.6:
-        return f"it {be('3s', past)} {adj.en} {t_en}", f"{t_zh} 很 {adj.zh}", "statement"
-    if form < 0.7:
+        b_en, b_zh = _be_then(tense, rng)
+        return f"the weather {b_en} {adj.en} {t_en}", f"{t_zh} 天气 {b_zh}很 {adj.zh}", "statement"
+    if form < 0.68:
+        b_en, b_zh = _be_then(tense, rng)
+        return f"it {b_en} {adj.en} {t_en}", f"{t_zh} {b_zh}很 {adj.zh}", "statement"
+    if form < 0.76:
         return f"it {be('3s', past)} not {adj.en} {t_en}", f"{t_zh} 不 {adj.zh}", "statement"
-    if form < 0.8:
+    if form < 0.86:
         return f"{be('3s', past)} it {adj.en} {t_en}", f"{t_zh} {adj.zh} 吗", "question"
     w_en, w_zh = rng.choice((("rain", "下雨"), ("snow", "下雪")))
-    if form < 0.9:
+    if form < 0.91:
         return f"it is {w_en}ing", f"在 {w_zh}", "statement"
     p_en, p_zh = rng.choice(lx.PAST_TIMES[:3])
     f_en, f_zh = rng.choice(lx.FUTURE_TIMES[:2])
     return rng.choice(((f"it {w_en}ed {p_en}", f"{p_zh} {w_zh} 了", "statement"),
                        (f"it will {w_en} {f_en}", f"{f_zh} 会 {w_zh}", "statement")))
+
+
+def _weather_time(rng: random.Random) -> tuple[str, str, str]:
+    """A time for a weather sentence and its tense: now, past or future."""
+    tense = rng.choice(("now", "now", "past", "future"))
+    pool = {"now": lx.NOW_TIMES, "past": lx.PAST_TIMES[:3], "future": lx.FUTURE_TIMES}[tense]
+    t_en, t_zh = rng.choice(pool)
+    return t_en, t_zh, tense
+
+
+def _be_then(tense: str, rng: random.Random) -> tuple[str, str]:
+    """"was" in the past; for the future "will be" (会) or the plain "is" learners also write."""
+    if tense == "future" and rng.random() < 0.5:
+        return "will be", "会 "
+    return be("3s", tense == "past"), ""
+
+
+def _weather_state(rng: random.Random) -> Drawn:
+    """"It is sunny tomorrow" -> 明天 是 晴天; "Is it cloudy today?"; "It wasn't windy yesterday"."""
+    en, zh, neg_zh = rng.choice(lx.WEATHER_STATES)
+    t_en, t_zh, tense = _weather_time(rng)
+    form = rng.random()
+    if form < 0.6:
+        b_en, b_zh = _be_then(tense, rng)
+        return f"it {b_en} {en} {t_en}", f"{t_zh} {b_zh}{zh}", "statement"
+    if form < 0.8:
+        return f"it {be('3s', tense == 'past')} not {en} {t_en}", f"{t_zh} {neg_zh}", "statement"
+    return f"{be('3s', tense == 'past')} it {en} {t_en}", f"{t_zh} {zh} 吗", "question"
 
 
 def colour(rng: random.Random) -> Drawn:
@@ -133,7 +164,9 @@ def identity(rng: random.Random) -> Drawn:
         if rng.random() < 0.5:
             return f"{s.en} {be(s.agr)} not {j_en}", f"{s.zh} 不 是 {job.zh}", "statement"
         return f"{be(s.agr)} {s.en} {j_en}", f"{s.zh} 是 {job.zh} 吗", "question"
-    if form < 0.5:
+    if form < 0.42:
+        return _relation(rng)
+    if form < 0.52:
         s = person(rng, plural_ok=False)
         p_en, p_zh = rng.choice(lx.POSSESSIVES)
         rel = noun(rng.choice(lx.FAMILY))
@@ -156,6 +189,27 @@ def identity(rng: random.Random) -> Drawn:
         return f"what is {d_en}", f"{d_zh} 是 什么", "question"
     s = person(rng) if rng.random() < 0.7 else definite(rng.choice(lx.PEOPLE), rng, possessive=False)
     return f"who {be(s.agr)} {s.en}", f"{s.zh} 是 谁", "question"
+
+
+def _relation(rng: random.Random) -> Drawn:
+    """"We are friends" -> 我们 是 朋友; "Tom and Anna are classmates"; "They are my friends"."""
+    r_en, r_zh = rng.choice(lx.RELATIONS)
+    if rng.random() < 0.6:
+        s_en, s_zh = rng.choice((("we", "我们"), ("they", "他们"), ("you", "你们")))
+    else:
+        (a_en, a_zh), (b_en, b_zh) = rng.sample(lx.NAMES, 2)
+        s_en, s_zh = f"{a_en} and {b_en}", f"{a_zh} 和 {b_zh}"
+    form = rng.random()
+    if form < 0.5:
+        return f"{s_en} are {r_en}", f"{s_zh} 是 {r_zh}", "statement"
+    if form < 0.65:
+        return f"{s_en} are not {r_en}", f"{s_zh} 不 是 {r_zh}", "statement"
+    if form < 0.8:
+        return f"are {s_en} {r_en}", f"{s_zh} 是 {r_zh} 吗", "question"
+    p_en, p_zh = rng.choice(lx.POSSESSIVES[:4])  # "they are my friends"; never "we are our friends"
+    if s_en == "we":
+        s_en, s_zh = "they", "他们"
+    return f"{s_en} are {p_en} {r_en}", f"{s_zh} 是 {p_zh} {r_zh}", "statement"
 
 
 def location(rng: random.Random) -> Drawn:

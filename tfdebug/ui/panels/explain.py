@@ -106,20 +106,19 @@ class ExplainPanel(QWidget):
         if capture is None:
             self.text.setHtml(_italic(self.tr("No stage yet.")))
             return
-        lang = i18n.current_language()
         info = capture.info
         e = explain(info.kind)
         sections = [f"<h3 style='margin:2px'>{html.escape(i18n.kind_title(info.kind))} "
                     f"<span style='color:#555;font-weight:normal'>{html.escape(info.name)}</span></h3>"]
         # The live verdict first, where it is seen without scrolling; then the explanation.
-        sections.append(self._section(self.tr("Checks on this tensor"), self._checks_html(lang)))
+        sections.append(self._section(self.tr("Checks on this tensor"), self._checks_html()))
         if e is not None:
-            sections.append(self._section(self.tr("What it does"), html.escape(e.what.get(lang))))
+            sections.append(self._section(self.tr("What it does"), html.escape(i18n.phrase_text(e.what))))
             sections.append(self._section(self.tr("Formula"), f"<span style='font-size:large'>"
-                                          f"{html.escape(e.formula.get(lang))}</span>"))
+                                          f"{html.escape(i18n.phrase_text(e.formula))}</span>"))
         sections.append(self._section(self.tr("In this pass"), self._this_pass(capture)))
         if e is not None:
-            sections.append(self._section(self.tr("What to look for"), html.escape(e.look_for.get(lang))))
+            sections.append(self._section(self.tr("What to look for"), html.escape(i18n.phrase_text(e.look_for))))
         self.text.setHtml("".join(sections))
 
     @staticmethod
@@ -151,7 +150,7 @@ class ExplainPanel(QWidget):
                 table=fmt_shape(inputs[1].shape), batch=fmt_shape(capture.shape)))
         return "<br>".join(html.escape(line) for line in lines)
 
-    def _checks_html(self, lang: str) -> str:
+    def _checks_html(self) -> str:
         if self.checks is None:
             return _italic(self.tr("computing…"))
         if not self.checks:
@@ -159,10 +158,10 @@ class ExplainPanel(QWidget):
         rows = []
         for check in self.checks:
             symbol = mark(check)
-            figures = check.detail_in(lang)
+            figures = i18n.phrase_text(check.detail)
             detail = f" <span style='color:#777'>({html.escape(figures)})</span>" if figures else ""
             rows.append(f"<span style='color:{_MARK_COLOURS[symbol]};font-weight:bold'>{symbol}</span> "
-                        f"{html.escape(check.text.get(lang))}{detail}")
+                        f"{html.escape(i18n.phrase_text(check.text))}{detail}")
         return "<br>".join(rows)
 
     # ----- the PE view ------------------------------------------------------------------
