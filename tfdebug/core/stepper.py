@@ -239,10 +239,6 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
                 return
         self._advance(lambda c: c.name == name, "run_to")
 
-    def run_until(self, predicate: Predicate, reason: str = "until") -> None:
-        """Run (or move through history) to the first stage where `predicate(capture)` holds."""
-        self._advance(predicate, reason)
-
     def step_out(self) -> None:
         """Run to the first stage outside the current block (attention, FFN, ...)."""
         current = self.current

@@ -25,7 +25,7 @@ from tfdebug.adapters.hf.inputs import (
     model_inputs,
     unknown_words,
 )
-from tfdebug.adapters.hf.load import bundled_folder, execution_device, load_folder, quiet_transformers, require_transformers
+from tfdebug.adapters.hf.load import execution_device, load_folder, quiet_transformers, require_transformers
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import InputError, TokenOutOfRangeError
 from tfdebug.core.phrases import Phrase
@@ -381,13 +381,6 @@ def load(spec: str, device: torch.device, dtype: str | torch.dtype) -> HFAdapter
     folder = Path(spec[len(PREFIX):] if spec.startswith(PREFIX) else spec).expanduser()
     model, tokenizer = load_folder(folder, device, resolve_dtype(dtype))
     return HFAdapter(model, tokenizer, name=spec, folder=folder)
-
-
-def load_bundled(spec: str, device: torch.device, dtype: str | torch.dtype) -> HFAdapter:
-    """A bundled tiny model (`tiny-gpt2`)."""
-    require_transformers()
-    model, tokenizer = load_folder(bundled_folder(spec), device, resolve_dtype(dtype))
-    return HFAdapter(model, tokenizer, name=spec, folder=bundled_folder(spec))
 
 
 def _planned(tensor) -> bool:

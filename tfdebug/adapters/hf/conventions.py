@@ -17,8 +17,6 @@ VALUE = frozenset({"v_proj", "value", "v", "v_lin", "wv", "value_proj"})
 # GPT-2's c_attn, Phi-3's qkv_proj, ModernBERT's Wqkv) or 'heads' (per head [q | k | v]: GPT-NeoX).
 FUSED_QKV = {"c_attn": "blocks", "qkv_proj": "blocks", "Wqkv": "blocks", "query_key_value": "heads",
              "qkv": "blocks", "W_pack": "blocks"}
-# Multi-head latent attention (DeepSeek-V3): the compressed query and key/value and their decompression.
-LATENT = {"q_a_layernorm": "q_compressed", "kv_a_layernorm": "kv_compressed", "kv_b_proj": "kv_heads"}
 # Per-head (or per-projection) norms of the query and key.
 QK_NORM = {"q_norm": "q", "k_norm": "k", "q_layernorm": "q", "k_layernorm": "k"}
 

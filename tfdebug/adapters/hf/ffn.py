@@ -103,7 +103,7 @@ class FeedForward:
                 return m
         return None
 
-    def _parallel_ffn(self, layer: Call, attn: str, option: Stream, out_call: Call, m: Call, attn_norm) -> str:
+    def _parallel_ffn(self, layer: Call, attn: str, option: Stream, out_call: Call, m: Call) -> str:
         prefix = attn.rsplit(".", 1)[0] + ".ffn"
         t = {"token": self.stream}
         lo = out_call.end + 1

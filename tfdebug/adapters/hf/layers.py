@@ -188,7 +188,7 @@ class LayerPlanner(FeedForward):
             self.b.output(out_call.path, f"{prefix}.out", "out_proj", ("batch", "query", "model"),
                           "concat(heads)·W^O", {"query": self.stream}, inputs=(".merged",))
             if found is None:
-                return self._parallel_ffn(layer, prefix, option, out_call, parallel, norm)
+                return self._parallel_ffn(layer, prefix, option, out_call, parallel)
             c, total, m, scale = found
             return self._sum(prefix, option, m, scale, "Attention", out_call, total, c, norm is not None,
                              norm or module_call), \

@@ -39,12 +39,6 @@ class AttentionRow(QWidget):
         self.setToolTip(plain_tooltip(self._tooltip()))  # token strings: shown literally
         self.update()
 
-    def strongest(self) -> str | None:
-        """The key the query weights most (its token label), or None."""
-        if self.weights is None or not len(self.weights):
-            return None
-        return self.labels[int(np.argmax(self.weights))]
-
     def _tooltip(self) -> str:
         if self.weights is None:
             return ""
