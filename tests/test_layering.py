@@ -116,3 +116,18 @@ def test_the_room_check_catches_a_panel_importing_a_panel(tmp_path):
     bad.write_text("from tfdebug.ui.panels.heatmap import HeatmapPanel\nfrom tfdebug.ui.render import colors\n",
                    encoding="utf-8")
     assert ui_rooms_broken(bad, tmp_path) == ["tfdebug.ui.panels.heatmap"]
+
+
+def test_the_architecture_page_states_this_table():
+    """docs/architecture.md's package table says exactly what ALLOWED enforces, remote and sessions included."""
+    page = (ROOT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in page.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0].startswith("`") and cells[0].endswith("`"):
+            allowed = cells[1].split(";")[0]
+            rows[cells[0].strip("`")] = set() if allowed.startswith("nothing") else {
+                part.strip().strip("`") for part in allowed.split(",")}
+    assert rows == {package: allowed for package, allowed in ALLOWED.items()
+                    if package not in ("cli", "__main__", "__init__")}
+
