@@ -1,5 +1,5 @@
 """What the window's capture budget keeps when a pass does not fit (issue 26 item 3): the stages near
-where the user is and where the pass is, every attention probability first; a kind pinned from the
+where the user is and where the pass is, every layer's attention first; a kind pinned from the
 Stages tree; the choice remembered; a dropped stage stepped back onto says it was not kept."""
 
 import re
@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QApplication
 from tests.ui.conftest import SRC, TGT, wait_paused
 from tests.ui.test_window_capture_budget import click_radio
 from tests.ui.user_actions import press, run_model, run_to_stage, tooltip_as_read
-from tfdebug.ui.state.keeping import MODE_KEY, PINNED_KEY
+from tfdebug.ui.state.keeping import DEFAULT_PINNED, MODE_KEY, PINNED_KEY
 
-BUDGET = 10_000  # 10 kB of the random model's 98 kB pass
+BUDGET = 50_000  # 50 kB of the random model's 98 kB pass (its attention stages: 20 kB)
 
 
 def _open_budget_dialog(window, qtbot, answer):
@@ -37,19 +37,19 @@ def _kept(stepper):
     return [c.name for c in stepper.history if not c.dropped]
 
 
-def test_far_into_a_pass_the_budget_keeps_the_stages_near_you_and_every_softmax(make_window, qtbot, settings):
+def test_far_into_a_pass_the_budget_keeps_the_stages_near_you_and_every_layers_attention(make_window, qtbot, settings):
     window = make_window()
     seen = {}
 
-    def answer(dialog):  # the defaults: near where you are, Softmax always kept
+    def answer(dialog):  # the defaults: near where you are, every layer's attention always kept
         seen["near"] = dialog.keep.near.isChecked()
         seen["pinned"] = dialog.keep.pinned()
         dialog.mb.setValue(BUDGET / 1e6)
     _open_budget_dialog(window, qtbot, answer)
-    assert seen == {"near": True, "pinned": ("softmax",)}
+    assert seen == {"near": True, "pinned": DEFAULT_PINNED} and "softmax" in DEFAULT_PINNED
     run_model(qtbot, window, "random", {"src": SRC, "tgt": TGT}, first="src.embed")
     stepper = window.ctl.stepper
-    assert stepper.max_capture_bytes == BUDGET and stepper.keep.pinned == ("softmax",)
+    assert stepper.max_capture_bytes == BUDGET and stepper.keep.pinned == DEFAULT_PINNED
 
     far = "dec.1.self_attn.probs"  # stage 90 of 117
     run_to_stage(window, qtbot, far)
@@ -58,12 +58,12 @@ def test_far_into_a_pass_the_budget_keeps_the_stages_near_you_and_every_softmax(
     kind = {c.name: c.info.kind for c in window.ctl.plan}
     ran = plan[:plan.index(far) + 1]
     kept = _kept(stepper)
-    # Every softmax that ran is kept (992 B, within half the budget) …
-    softmax = [n for n in ran if kind[n] == "softmax"]
-    assert len(softmax) == 5 and set(softmax) <= set(kept)
+    # Every attention stage that ran is kept (within half the budget) …
+    softmax = [n for n in ran if kind[n] in DEFAULT_PINNED]
+    assert len([n for n in softmax if kind[n] == "softmax"]) == 5 and set(softmax) <= set(kept)
     # … and the rest is the longest run of stages just behind the cursor that fits beside them.
     room = BUDGET - sum(size[n] for n in softmax)
-    behind = [n for n in reversed(ran) if kind[n] != "softmax"]
+    behind = [n for n in reversed(ran) if kind[n] not in DEFAULT_PINNED]
     window_ = []
     for name in behind:
         if sum(size[n] for n in window_) + size[name] > room:
@@ -74,7 +74,7 @@ def test_far_into_a_pass_the_budget_keeps_the_stages_near_you_and_every_softmax(
     # The far early stages were let go, and the Stages tree says how far they were from where the pass was.
     for name in ("src.embed", "enc.0.attn.q", "enc.1.ffn.hidden"):
         reason = _reason(window, name)
-        found = re.fullmatch(r"Not kept: (\d+) stages behind (\S+), where the pass was, when the 10\.0 kB capture "
+        found = re.fullmatch(r"Not kept: (\d+) stages behind (\S+), where the pass was, when the 50\.0 kB capture "
                              r"budget needed room for a nearer stage\.", tooltip_as_read(reason))
         assert found, reason
         assert int(found[1]) == plan.index(found[2]) - plan.index(name) > 0
@@ -99,7 +99,7 @@ def test_far_into_a_pass_the_budget_keeps_the_stages_near_you_and_every_softmax(
     qtbot.waitUntil(lambda: stepper.state == "finished", timeout=30000)
     kept = _kept(stepper)
     assert looked in kept and "logits" in kept
-    assert {n for n in plan if kind[n] == "softmax"} <= set(kept)  # all six, to the end
+    assert {n for n in plan if kind[n] in DEFAULT_PINNED} <= set(kept)  # every layer's, to the end
     assert sum(c.nbytes for c in stepper.history if c.tensor is not None) <= BUDGET
     items = window.navigator.items
     qtbot.waitUntil(lambda: all(items[n].text(2).endswith(" · not kept") for n in stepper.dropped if n in items))
@@ -111,6 +111,7 @@ def test_far_into_a_pass_the_budget_keeps_the_stages_near_you_and_every_softmax(
 
 
 def test_a_kind_pinned_from_the_stages_tree_survives_and_the_choice_is_remembered(make_window, qtbot, settings):
+    settings.setValue(PINNED_KEY, "softmax")  # chosen before: only the probabilities kept first
     window = make_window()
     _open_budget_dialog(window, qtbot, lambda dialog: dialog.mb.setValue(BUDGET / 1e6))
     run_model(qtbot, window, "random", {"src": SRC, "tgt": TGT}, first="src.embed")

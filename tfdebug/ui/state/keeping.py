@@ -8,9 +8,10 @@ says which stages get them (tfdebug.core.budget.KeepPolicy):
   far behind is what they can most easily run to again (Restart, Run to Stage).
 - "first": the stages that run first, while they fit (what a budget did before this choice).
 
-Pinned kinds are kept before anything else, in every layer; by default the attention
-probabilities (`softmax`): they are what the Heads panel and the Model View show for
-every layer, and where an fp16 softmax turns to NaN. Pinned stages take at most
+Pinned kinds are kept before anything else, in every layer; by default every layer's attention
+(`tfdebug.core.budget.ATTENTION_KINDS`, as `tfdebug capture` pins): the q/k head splits and
+rotations, which are all the recipe planes (scores, scaled, masked, probabilities) read, so
+those planes cost nothing and the Heads panel and the Model View have every layer. Pinned stages take at most
 `PIN_SHARE` of the budget, so when every layer's probabilities do not fit (a long prompt)
 the stages near the user still get the rest.
 
@@ -24,12 +25,12 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QLabel, QListWidget, QListWidgetItem, QRadioButton, QVBoxLayout, QWidget
 
-from tfdebug.core.budget import FIRST, NEAR, KeepPolicy
+from tfdebug.core.budget import ATTENTION_KINDS, FIRST, NEAR, KeepPolicy
 from tfdebug.core.stages import KINDS
 from tfdebug.ui.i18n.language import kind_title
 
 MODE_KEY, PINNED_KEY = "capture/keep", "capture/pinned"
-DEFAULT_PINNED = ("softmax",)
+DEFAULT_PINNED = tuple(kind for kind in KINDS if kind in ATTENTION_KINDS)  # vocabulary order, as parse_pinned
 PIN_SHARE = 0.5  # pinned kinds take at most half of the budget: the other half stays for the stages near you
 
 
