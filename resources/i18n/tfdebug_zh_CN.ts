@@ -4436,6 +4436,10 @@ output w·V = {output}</source>
         <translation>最先运行的阶段</translation>
     </message>
     <message>
+        <source>{where}; every layer&apos;s attention first</source>
+        <translation>{where}；优先保留每一层的注意力</translation>
+    </message>
+    <message>
         <source>, </source>
         <translation>、</translation>
     </message>

@@ -84,6 +84,7 @@ class CapturePanel(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.dropped_title = QLabel()
+        self.dropped_title.setWordWrap(True)  # one sentence; unwrapped it held the window wider than 1600 px
         self.dropped_list = QListWidget()
         self.dropped_list.setObjectName("dropped-stages")
         layout = QVBoxLayout(self)

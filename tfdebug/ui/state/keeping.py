@@ -83,6 +83,8 @@ def describe_keep(mode: str, pinned) -> str:
              if mode == NEAR else QCoreApplication.translate("keeping", "the stages that run first"))
     if not pinned:
         return where
+    if set(pinned) == set(DEFAULT_PINNED):
+        return QCoreApplication.translate("keeping", "{where}; every layer's attention first").format(where=where)
     kinds = QCoreApplication.translate("keeping", ", ").join(kind_title(kind) for kind in pinned)
     return QCoreApplication.translate("keeping", "{where}; every {kinds} first").format(where=where, kinds=kinds)
 
