@@ -35,7 +35,7 @@ FAMILIES = (
     (tp.adjective, 4000), (tp.weather, 2400), (tp.colour, 2600), (tp.comparison, 2200), (tp.identity, 2600),
     (tp.location, 2400), (ta.present, 5600), (ta.past, 4800), (ta.future, 1600), (ta.progressive, 2800),
     (ta.activity, 2800), (ta.modal, 2800), (ta.motion, 2800), (ta.give, 1200), (ta.request, 1200),
-    (ta.greeting, 500), (ta.names, 1400), (ta.share, 150),
+    (ta.greeting, 500), (ta.names, 3000), (ta.have, 2400), (ta.drinks, 1200), (ta.share, 150),
 )
 HELD_OUT_FRACTION = 0.05
 HANDWRITTEN_FILES = ("dev_handwritten.tsv", "heldout_handwritten.tsv")

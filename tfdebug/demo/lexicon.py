@@ -287,6 +287,7 @@ hot 热 hotter food,drink,weather
 cold 冷 colder food,drink,weather
 warm 暖和 warmer weather
 cool 凉快 cooler weather
+bad 不好 worse weather
 cheap 便宜 cheaper food,drink,thing,vehicle
 expensive 贵 more_expensive food,drink,thing,vehicle
 fresh 新鲜 fresher food,drink

@@ -66,7 +66,7 @@ def weather(rng: random.Random) -> Drawn:
     if form < 0.68:
         b_en, b_zh = _be_then(tense, rng)
         return f"it {b_en} {adj.en} {t_en}", f"{t_zh} {b_zh}很 {adj.zh}", "statement"
-    if form < 0.76:
+    if form < 0.76 and not adj.zh.startswith("不"):  # never 不 不好
         return f"it {be('3s', past)} not {adj.en} {t_en}", f"{t_zh} 不 {adj.zh}", "statement"
     if form < 0.86:
         return f"{be('3s', past)} it {adj.en} {t_en}", f"{t_zh} {adj.zh} 吗", "question"
@@ -133,7 +133,7 @@ def colour(rng: random.Random) -> Drawn:
 
 def comparison(rng: random.Random) -> Drawn:
     """"Dogs are bigger than cats" -> 狗 比 猫 大; "Is Tom taller than Anna?"."""
-    adj = rng.choice([a for a in lx.ADJECTIVES if a.comparative])
+    adj = rng.choice([a for a in lx.ADJECTIVES if a.comparative and not a.zh.startswith("不")])
     if "person" in adj.kinds and rng.random() < 0.6:
         a, b = person(rng), person_object(rng)
         if a.en.lower() in ("i", "we") and b.en in ("me", "us"):

@@ -341,6 +341,39 @@ def names(rng: random.Random) -> Drawn:
     return f"{s[0]} {be(s[2])} {n_en}", f"{s[1]} 是 {n_zh}", "statement"
 
 
+def have(rng: random.Random) -> Drawn:
+    """"I don't have a dog" -> 我 没有 狗; "Do you have a pen?" -> 你 有 笔 吗; "She has two cats"."""
+    s = person(rng)
+    verb = next(v for v in lx.TRANSITIVE if v.base == "have")
+    obj = _object(verb, rng, "present")
+    bare = Phrase(obj.en, obj.zh.split(" ", 1)[-1] if obj.zh.startswith("一") else obj.zh)  # 没有 狗, not 没有 一只 狗
+    v = verb_form(s.agr, verb.base, verb.third)
+    form = rng.random()
+    if form < 0.35:
+        return f"{s.en} {v} {obj.en}", f"{s.zh} 有 {obj.zh}", "statement"
+    if form < 0.65:
+        return f"{s.en} {do(s.agr)}n't have {obj.en}", f"{s.zh} 没有 {bare.zh}", "statement"
+    if form < 0.85:
+        return f"{do(s.agr)} {s.en} have {obj.en}", f"{s.zh} 有 {bare.zh} 吗", "question"
+    return f"what {do(s.agr)} {s.en} have", f"{s.zh} 有 什么", "question"
+
+
+def drinks(rng: random.Random) -> Drawn:
+    """Tea and juice by name: "I like green tea" -> 我 喜欢 绿茶; "She drinks milk tea every morning"."""
+    s = person(rng)
+    d = rng.choice([n for n in lx.DRINKS if " " in (n.one or "")])
+    verb = rng.choice((("like", "likes", "喜欢"), ("drink", "drinks", "喝"), ("want", "wants", "想要")))
+    form = rng.random()
+    if form < 0.4:
+        return f"{s.en} {verb_form(s.agr, verb[0], verb[1])} {d.one}", f"{s.zh} {verb[2]} {d.zh}", "statement"
+    if form < 0.6:
+        return f"{s.en} {do(s.agr)}n't {verb[0]} {d.one}", f"{s.zh} 不 {verb[2]} {d.zh}", "statement"
+    if form < 0.8:
+        return f"{do(s.agr)} {s.en} {verb[0]} {d.one}", f"{s.zh} {verb[2]} {d.zh} 吗", "question"
+    t_en, t_zh = rng.choice(lx.HABIT_TIMES)
+    return f"{s.en} {verb_form(s.agr, 'drink', 'drinks')} {d.one} {t_en}", f"{s.zh} {t_zh} 喝 {d.zh}", "statement"
+
+
 def share(rng: random.Random) -> Drawn:
     """The notes' share of Apple: "He bought a share of Apple last week" -> 他 上周 买 了 一股 苹果."""
     s = person(rng)
