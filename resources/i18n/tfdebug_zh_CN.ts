@@ -2594,6 +2594,11 @@ output w·V = {output}</source>
         <translation>无法读取断点：{why}</translation>
     </message>
     <message>
+        <source>A check from the server cannot be read: {why}</source>
+        <comment>remote.check</comment>
+        <translation>无法读取服务器发来的检查：{why}</translation>
+    </message>
+    <message>
         <source>A message claims {got} bytes of arrays, more than the limit of {limit}.</source>
         <comment>remote.buffer_size</comment>
         <translation>一条消息声称带有 {got} 字节的数组，超过上限 {limit}。</translation>

@@ -116,6 +116,17 @@ def test_captures_hold_what_the_servers_captures_hold(remote, local):
     assert remote.held_bytes() == held_bytes(here) > 0
 
 
+def test_a_stages_live_checks_are_made_on_the_server_and_equal_local_ones(remote, local):
+    """The Explain dock's checks of the softmax (rows sum to 1, nothing above the diagonal): made where the tensor
+    is, the same verdicts and words as the same stage of a local pass of the same model."""
+    remote.stepper.run_to(PROBS)
+    remote.stepper.wait()
+    there = remote.display.checks_of(remote.stepper.current)
+    here = LocalDisplay(local.stepper).checks_of(local.stepper.captured(PROBS))
+    assert there == here and len(there) >= 2
+    assert all(c.ok for c in there)  # a softmax's rows sum to 1 and the causal mask holds
+
+
 def test_a_followed_view_brings_each_stages_slice_with_its_event(remote, local):
     remote.display.follow(None, {"head": 1}, (64, 64))
     try:

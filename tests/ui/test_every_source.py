@@ -15,9 +15,10 @@ pytest.importorskip("transformers")
 from tests.remote.served import start_server, stop_server  # noqa: E402
 from tests.ui.test_compare_view import compare_dialog, run_comparison  # noqa: E402
 from tests.ui.test_remote_window import connect_through_the_menu  # noqa: E402
-from tests.ui.user_actions import pick, press, run_model, type_into  # noqa: E402
+from tests.ui.user_actions import pick, press, run_model, run_to_stage, type_into  # noqa: E402
 from tfdebug.core.recorder import held_bytes  # noqa: E402
 from tfdebug.ui.panels.compare import PANEL_SIZE  # noqa: E402
+from tfdebug.ui.panels.explain import ExplainPanel  # noqa: E402
 from tfdebug.ui.render.stage_text import fmt_bytes  # noqa: E402
 
 SOURCES = ("local", "served")
@@ -80,3 +81,14 @@ def test_the_compare_dock_draws_a_b_and_a_minus_b(window, qtbot):
     both = np.isfinite(a) & np.isfinite(b)
     np.testing.assert_allclose(a_minus_b[both], (a - b)[both], rtol=1e-6, atol=1e-7)
     assert np.abs(a_minus_b[both]).max() > 0  # bfloat16 against float32: a divergent stage differs somewhere
+
+
+def test_the_explain_docks_checks_hold_for_the_softmax(window, qtbot):
+    """The Explain dock's live checks of a softmax stage, made where its tensor is: every one holds."""
+    ctl, panel = window.ctl, window.findChild(ExplainPanel)
+    probs = next(c.name for c in ctl.plan if c.info.kind == "softmax")
+    run_to_stage(window, qtbot, probs)
+    window.docks["explain"].show()
+    qtbot.waitUntil(lambda: ctl.current.name == probs and bool(panel.checks), timeout=20000)
+    assert len(panel.checks) >= 2 and all(c.ok for c in panel.checks)
+    assert panel.checks == ctl.source.display.checks_of(ctl.current)  # asked of the source again: the same

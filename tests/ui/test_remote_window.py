@@ -74,7 +74,7 @@ def test_connect_step_and_see_the_heatmap_then_lose_the_server(make_window, qtbo
     connect_through_the_menu(window, qtbot, served)
     ctl = window.ctl
     assert "remote: 127.0.0.1" in window.windowTitle()
-    qtbot.waitUntil(lambda: window.status_device.text() == "remote: 127.0.0.1 · cpu · float32", timeout=5000)
+    qtbot.waitUntil(lambda: window.status_device.text() == "remote: 127.0.0.1 · cpu", timeout=5000)
     first = ctl.current.name
 
     press(window, Qt.Key_F10)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Sequence
 
+from tfdebug.core.checks import Check
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.recorder import Capture
 from tfdebug.core.thumbnails import HeadThumbnails
@@ -121,6 +122,11 @@ class RemoteDisplay:
         if len(reply.buffers) != 2:
             raise FrameError("Stats from the server come without their histogram.", id="remote.stats_histogram")
         return wire.stats_of(reply["result"]["stats"], *reply.buffers)
+
+    def checks_of(self, capture: Capture) -> list[Check]:
+        """The stage's live checks, made on the server where its tensor is; only their verdicts and words cross."""
+        reply = self._session.request("checks", {"index": self._position(capture)})
+        return [wire.check_of(c) for c in (reply["result"] or {}).get("checks") or []]
 
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
         """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture, computed on the

@@ -203,6 +203,10 @@ class ServedSession:
     def _on_stats(self, m: Message) -> Reply:
         return self._stats_reply(self.display.stats_of(self._capture(m["index"])))
 
+    def _on_checks(self, m: Message) -> Reply:
+        """The stage's live checks (tfdebug.core.checks), made here where its tensor is."""
+        return {"checks": [wire.check(c) for c in self.display.checks_of(self._capture(m["index"]))]}, []
+
     def _on_overview(self, m: Message) -> Reply:
         """The Overview's statistic of each stage asked for, computed where the tensors are (NaN: not kept)."""
         captures = [self._capture(i) for i in m["indices"]]

@@ -31,7 +31,8 @@ PROTOCOL_VERSION = 6  # 2: errors carry their template and values; the transfer 
 # 5: compare's `attention` (the reference pass with another attention kernel) and the transplant in its reply;
 # open's `chat` and the pass's `chat`/`can_chat` (the window's Chat toggle on a served model)
 # 6: the state's `held` (bytes the server's captures hold: the window's "captures hold" over a served pass); the
-# `compared` request (A, B and A − B of a stage in the last comparison: the Compare dock over a served pass)
+# `compared` request (A, B and A − B of a stage in the last comparison: the Compare dock over a served pass); the
+# `checks` request (a stage's live checks: the Explain dock over a served pass)
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -197,6 +198,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "tile": {**_VIEW, "rows": required(list_of(_INDEX, 2)), "cols": required(list_of(_INDEX, 2)),
              "row_max": required(flag())},
     "stats": {"index": required(_INDEX)},
+    # the stage's live checks (tfdebug.core.checks): verdicts and their words in the reply
+    "checks": {"index": required(_INDEX)},
     # the Overview: one statistic (tfdebug.core.overview) of each of these history positions, as one float64 buffer
     "overview": {"statistic": required(text(16, ("rms", "max_abs"))),
                  "indices": required(list_of(_INDEX, MAX_OVERVIEW))},
@@ -245,7 +248,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
 # Requests that carry arrays, and how many at most (a replaced tensor; an Edit's fill_csv values); others carry none.
 REQUEST_BUFFERS = {"replace": 1, "edit": 1}
 REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "tile", "stats", "overview",
-            "replace", "edit", "open", "follow", "export", "transfer", "compare", "compared")
+            "replace", "edit", "open", "follow", "export", "transfer", "compare", "compared", "checks")
 
 
 # ----- encoding ------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Mapping, Sequence
 
 from torch import Tensor
 
+from tfdebug.core.checks import Check, stage_checks
 from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
 from tfdebug.core.errors import DisplayError
 from tfdebug.core.masks import mask_read_by
@@ -70,6 +71,16 @@ class LocalDisplay:
     def stats_of(self, capture: Capture) -> Stats:
         """Whole-tensor stats of the stage."""
         return tensor_stats(self._tensor(capture), kind=capture.info.kind)
+
+    def checks_of(self, capture: Capture) -> list[Check]:
+        """What the stage's kind promises, checked on its tensor (tfdebug.core.checks; other stages of the pass
+        it refers to are read as needed)."""
+        def lookup(name: str) -> Capture | None:
+            other = self.stepper.captured(name)
+            if other is not None and other.tensor is None:
+                self.stepper.tensor_of(other)  # a replayed stage not read yet
+            return other
+        return stage_checks(capture.info, self._tensor(capture), lookup)
 
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
         """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture (NaN where the

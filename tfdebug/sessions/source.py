@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Mapping, Protocol, Sequence, runtime_checkable
 
+from tfdebug.core.checks import Check
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
@@ -50,6 +51,9 @@ class PassDisplay(Protocol):
 
     def stats_of(self, capture: Capture) -> Stats:
         """Whole-tensor stats of the stage."""
+
+    def checks_of(self, capture: Capture) -> list[Check]:
+        """The live checks of the stage (tfdebug.core.checks), computed where its tensor is."""
 
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
         """The Overview's statistic of each capture (NaN where no tensor is kept)."""

@@ -28,6 +28,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', "--host takes an interface address or name, such as 127.0.0.1 or 0.0.0.0, not '{host}'.", 'remote.bad_host')
     translate('errors', 'A <pad> token cannot be fed while decoding with a cache.', 'input.pad_with_cache')
     translate('errors', 'A breakpoint cannot be read: {why}', 'remote.breakpoint')
+    translate('errors', 'A check from the server cannot be read: {why}', 'remote.check')
     translate('errors', 'A message claims {got} bytes of arrays, more than the limit of {limit}.', 'remote.buffer_size')
     translate('errors', 'A message describes {n} buffers but carries {got}.', 'remote.buffer_count')
     translate('errors', 'A message header is not a JSON object.', 'remote.not_json')

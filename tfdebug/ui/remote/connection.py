@@ -50,7 +50,8 @@ class RemoteTools(QObject):
         ctl = self.ctl
         self.session = session
         session.on_lost = self._lost.emit
-        ctl.show_source(session, title=self._title(session), device=self._device(session))
+        # The status bar names the server and its device (its precision is the Compare and Conditions dialogs')
+        ctl.show_source(session, self._title(session), self._device(session), dtype="")
         host = session.host
         if announce:
             ctl.info.emit(said(lambda: self.tr("Connected to {host}: the model runs there.").format(host=host)))

@@ -187,11 +187,11 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         QTimer.singleShot(0, self, lambda: self._show_current() if self.stepper is stepper else None)
         self.state_changed.emit()
 
-    def show_source(self, source: PassSource, title: str | None = None, device: str | None = None) -> None:
-        """Show `source`'s pass as it stands (a served pass, attached), under `title` and `device` when given:
-        every panel follows it."""
+    def show_source(self, source: PassSource, title: str, device: str, dtype: str) -> None:
+        """Show `source`'s pass as it stands (a served pass, attached) under `title`, with `device` and `dtype`
+        in the status bar: every panel follows it."""
         self._replace_source(source, title)
-        self.device = self.device if device is None else device
+        self.device, self.dtype = device, dtype
         self.clear_messages.emit("")
         self.session_changed.emit()
         self._show_current()
