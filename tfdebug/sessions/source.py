@@ -10,7 +10,7 @@ method here with two implementations, or a capability that says what the source 
 
 from __future__ import annotations
 
-from typing import Mapping, Protocol, Sequence, runtime_checkable
+from typing import Mapping, Protocol, Sequence
 
 from tfdebug.core.checks import Check
 from tfdebug.core.display import DisplaySlice, Stats
@@ -59,7 +59,6 @@ class PassDisplay(Protocol):
         """The Overview's statistic of each capture (NaN where no tensor is kept)."""
 
 
-@runtime_checkable
 class PassSource(Protocol):
     """One pass as the window sees it: stepping, its stages, their display, and what it says about itself."""
 
