@@ -92,3 +92,21 @@ def test_the_explain_docks_checks_hold_for_the_softmax(window, qtbot):
     qtbot.waitUntil(lambda: ctl.current.name == probs and bool(panel.checks), timeout=20000)
     assert len(panel.checks) >= 2 and all(c.ok for c in panel.checks)
     assert panel.checks == ctl.source.display.checks_of(ctl.current)  # asked of the source again: the same
+
+
+def test_the_values_table_lists_the_shown_slice_with_its_tokens(window, qtbot):
+    """The Values dock at a softmax stage: the numbers of the shown slice (asked of the source's display again:
+    the same), its rows named by the pass's tokens."""
+    ctl, panel = window.ctl, window.values_panel
+    probs = next(c.name for c in ctl.plan if c.info.kind == "softmax")
+    run_to_stage(window, qtbot, probs)
+    window.docks["values"].show()
+    window.docks["values"].raise_()
+    qtbot.waitUntil(lambda: ctl.current.name == probs and panel.shown is not None
+                    and panel.shown is ctl.current_slice, timeout=20000)
+    sl = panel.shown
+    again = ctl.source.display.slice_of(ctl.current, sl.row_axis, sl.col_axis, ctl.indices(), (1024, 1024))
+    np.testing.assert_array_equal(sl.values, again.values)
+    labels = ctl.axis_labels(sl.row_axis)
+    assert labels and panel.model.headerData(0, Qt.Vertical) == f"0 {labels[0]}"
+    assert panel.model.rowCount() == sl.values.shape[0] and panel.note.text().endswith("values")
