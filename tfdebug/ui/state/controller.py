@@ -1,8 +1,8 @@
 """DebugController: the one object panels talk to.
 
 It holds the pass on screen as one pass source (tfdebug.sessions.source.PassSource: a live session,
-a generation, a replay, or a pass tfdebug serve runs) and never asks which kind it is; it wraps the stepper's events in Qt signals,
-keeps the view selection shared by every panel (which two axes are shown, the index
+a generation, a replay, or a pass tfdebug serve runs) and never asks which kind it is; it wraps the
+stepper's events in Qt signals, keeps the view selection shared by every panel (which two axes are shown, the index
 of every other axis, the selected stage), computes the shown slice with core's
 display math, and turns core errors into an `error` signal. Panels receive the
 controller, connect to its signals and call its methods; they never call each other.
