@@ -217,10 +217,6 @@
         <translation>屏幕上没有可对比的内容：请先运行一次前向过程或打开快照。</translation>
     </message>
     <message>
-        <source>the server compared these passes and keeps their tensors: the table shows its numbers, the heatmaps are not drawn here.</source>
-        <translation>这两个前向过程由服务器对比，张量也留在服务器上：表格显示它算出的数值，这里不绘制热力图。</translation>
-    </message>
-    <message>
         <source>Choose the snapshot or export file to compare.</source>
         <translation>请选择要对比的快照或导出文件。</translation>
     </message>
@@ -409,32 +405,8 @@
 <context>
     <name>DebugController</name>
     <message>
-        <source>Not in the vocabulary (shown as &lt;unk&gt;): {words}.</source>
-        <translation>不在词表中（显示为 &lt;unk&gt;）：{words}。</translation>
-    </message>
-    <message>
-        <source>{word} (did you mean {close}?)</source>
-        <translation>{word}（是不是{close}？）</translation>
-    </message>
-    <message>
         <source>Nothing is loaded yet: press Run.</source>
         <translation>尚未载入任何内容：请按“运行”。</translation>
-    </message>
-    <message>
-        <source>Stopped at {stage}: breakpoint on {what}.</source>
-        <translation>停在 {stage}：断点条件为 {what}。</translation>
-    </message>
-    <message>
-        <source>The forward pass failed.</source>
-        <translation>前向过程失败。</translation>
-    </message>
-    <message>
-        <source>The pass finished; the first stage with a breakpoint hit is {stage} ({what}): the stages after it have already run.</source>
-        <translation>前向过程已结束；第一个命中断点的阶段是 {stage}（{what}），其后的阶段已经运行过。</translation>
-    </message>
-    <message>
-        <source>The forward pass finished.</source>
-        <translation>前向过程已完成。</translation>
     </message>
 </context>
 <context>
@@ -1630,6 +1602,33 @@
     </message>
 </context>
 <context>
+    <name>PassNotices</name>
+    <message>
+        <source>Not in the vocabulary (shown as &lt;unk&gt;): {words}.</source>
+        <translation>不在词表中（显示为 &lt;unk&gt;）：{words}。</translation>
+    </message>
+    <message>
+        <source>{word} (did you mean {close}?)</source>
+        <translation>{word}（是不是{close}？）</translation>
+    </message>
+    <message>
+        <source>Stopped at {stage}: breakpoint on {what}.</source>
+        <translation>停在 {stage}：断点条件为 {what}。</translation>
+    </message>
+    <message>
+        <source>The forward pass failed.</source>
+        <translation>前向过程失败。</translation>
+    </message>
+    <message>
+        <source>The pass finished; the first stage with a breakpoint hit is {stage} ({what}): the stages after it have already run.</source>
+        <translation>前向过程已结束；第一个命中断点的阶段是 {stage}（{what}），其后的阶段已经运行过。</translation>
+    </message>
+    <message>
+        <source>The forward pass finished.</source>
+        <translation>前向过程已完成。</translation>
+    </message>
+</context>
+<context>
     <name>PlacementPicker</name>
     <message>
         <source>on</source>
@@ -2595,6 +2594,11 @@ output w·V = {output}</source>
         <translation>无法读取断点：{why}</translation>
     </message>
     <message>
+        <source>A check from the server cannot be read: {why}</source>
+        <comment>remote.check</comment>
+        <translation>无法读取服务器发来的检查：{why}</translation>
+    </message>
+    <message>
         <source>A message claims {got} bytes of arrays, more than the limit of {limit}.</source>
         <comment>remote.buffer_size</comment>
         <translation>一条消息声称带有 {got} 字节的数组，超过上限 {limit}。</translation>
@@ -2928,6 +2932,11 @@ output w·V = {output}</source>
         <source>Stage {name} is already being recorded by another pass of this model: stop that pass first.</source>
         <comment>recorder.busy</comment>
         <translation>阶段 {name} 正在被此模型的另一次前向传播记录：请先停止那次传播。</translation>
+    </message>
+    <message>
+        <source>Stage {name} is not in both compared passes.</source>
+        <comment>compare.not_in_both</comment>
+        <translation>阶段 {name} 不在两个比较的前向传播中。</translation>
     </message>
     <message>
         <source>Stage {name} is not in the server&apos;s history.</source>
@@ -3280,6 +3289,11 @@ output w·V = {output}</source>
         <translation>服务器未能回答这个{what}（{why}）；它继续提供服务。它的日志把这次故障记为第 {n} 号。</translation>
     </message>
     <message>
+        <source>The server has no comparison to draw yet: compare first.</source>
+        <comment>remote.no_comparison</comment>
+        <translation>服务器还没有可绘制的比较：请先比较。</translation>
+    </message>
+    <message>
         <source>The server is already comparing: wait for that comparison first.</source>
         <comment>remote.compare_busy</comment>
         <translation>服务器正在进行一次对比：请先等它完成。</translation>
@@ -3293,6 +3307,11 @@ output w·V = {output}</source>
         <source>The server started no new pass.</source>
         <comment>remote.no_new_pass</comment>
         <translation>服务器没有开始新的一遍。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s compared planes cannot be read: {why}</source>
+        <comment>remote.compared</comment>
+        <translation>无法读取服务器发来的比较平面：{why}</translation>
     </message>
     <message>
         <source>The server&apos;s comparison cannot be read: {why}</source>

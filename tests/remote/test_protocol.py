@@ -12,7 +12,7 @@ from tfdebug.core.display import display_slice, tensor_stats
 from tfdebug.core.thumbnails import head_thumbnails
 from tfdebug.remote import wire
 from tfdebug.remote.errors import FrameError, VersionError
-from tfdebug.remote.protocol import PROTOCOL_VERSION, REQUESTS, decode, encode
+from tfdebug.remote.protocol import MAX_FRAMES, PROTOCOL_VERSION, REQUESTS, decode, encode
 
 LIMITS = {"max_header": 64 * 1024, "max_buffer": 2**20, "accept": REQUESTS}
 
@@ -46,7 +46,7 @@ def test_another_protocol_version_is_refused_naming_both():
     ([json.dumps({"v": PROTOCOL_VERSION, "type": "ping", "exec": "rm -rf /"}).encode()], "unknown field"),
     ([json.dumps({"v": PROTOCOL_VERSION, "type": "command", "op": "__del__"}).encode()], "must be one of"),
     ([json.dumps({"v": PROTOCOL_VERSION, "type": "command", "op": "goto", "index": -1}).encode()], "whole number"),
-    ([json.dumps({"v": PROTOCOL_VERSION, "type": "ping"}).encode()] * 9, "1 to 8 frames"),
+    ([json.dumps({"v": PROTOCOL_VERSION, "type": "ping"}).encode()] * (MAX_FRAMES + 1), f"1 to {MAX_FRAMES} frames"),
     ([json.dumps({"v": PROTOCOL_VERSION, "type": "ping", "id": 1.5}).encode()], "whole number"),
     ([b'{"v": 1, "type": "ping", "id": NaN}'], "not a JSON object"),
 ])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from tests.remote.served import attached, start_server, stop_server
@@ -20,7 +21,7 @@ from tfdebug.core.errors import ExportError, SnapshotError, StepperStateError
 from tfdebug.io.passes import open_pass
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.remote.comparing import compare_on_server, divergence_on_server
+from tfdebug.remote.comparing import compare_on_server, divergence_on_server, planes_on_server
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import REQUESTS, SERVER_MAX_HEADER, decode, encode
 from tfdebug.remote.session import RemoteSession
@@ -87,6 +88,27 @@ def test_against_a_snapshot_in_the_export_folder_the_table_equals_the_local_one(
     assert got.to_dict() == want.to_dict()
     assert got.first_divergent.name == changed.name and got[changed.name].max_abs > 0
     assert json.loads(json.dumps(got.to_dict())) == got.to_dict()  # what crossed is plain JSON
+
+
+def test_the_compare_docks_planes_are_cut_on_the_server_from_the_passes_it_compared(remote, gpt2_server, tmp_path):
+    """A, B and A − B of a stage in the last comparison come from the server (only the three planes cross): A is
+    the served pass as its own slice request cuts it, B the snapshot with that stage scaled by 1.5."""
+    run_to_the_end(remote)
+    served = tmp_path / "served.safetensors"
+    remote.export(served)
+    with open_pass(served) as recording:
+        changed = next(c for c in recording.captures if c.info.kind == "ffn_hidden")
+        changed.tensor = recording.tensor(changed) * 1.5
+        save_snapshot(recording, gpt2_server.export_dir / "scaled_planes.safetensors")
+    compare_on_server(remote, "file", ATOL, RTOL, path="scaled_planes.safetensors")
+    planes = planes_on_server(remote, changed.name, {}, (64, 64))
+    a, b, a_minus_b = (sl.values for sl in planes.slices)
+    capture = remote.stepper.captured(changed.name)
+    own = remote.display.slice_of(capture, planes.row_axis, planes.col_axis, planes.indices, (64, 64))
+    np.testing.assert_array_equal(a, own.values)
+    np.testing.assert_allclose(b, 1.5 * a, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(a_minus_b, -0.5 * a, rtol=1e-5, atol=1e-6)
+    assert np.abs(a).max() > 0 and a.shape == b.shape == a_minus_b.shape
 
 
 def test_against_the_unedited_pass_the_first_divergent_stage_is_the_edited_one(remote):

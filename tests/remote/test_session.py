@@ -9,11 +9,12 @@ from tfdebug.adapters.registry import load_adapter
 from tfdebug.sessions.session import DebugSession
 from tfdebug.core.breakpoints import Breakpoint, BreakpointSet
 from tfdebug.core.edits import Edit, Region
+from tfdebug.core.recorder import held_bytes
 from tfdebug.core.errors import (ExportCancelledError, ExportError, InputError, SequenceTooLongError, StepperStateError,
                                   UnknownStageError)
 from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.snapshot import open_snapshot
-from tfdebug.remote.display import LocalDisplay
+from tfdebug.sessions.display import LocalDisplay
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import EXPORT_CHUNK
 from tfdebug.remote.session import RemoteSession
@@ -104,6 +105,26 @@ def test_a_tile_is_read_on_the_server_where_the_tensor_lives(remote, local):
     with pytest.raises(Exception) as caught:
         remote.display.tile_of(there, 2, 3, {0: 0, 1: 1}, (0, 99), cols, (64, 64))
     assert "outside" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_captures_hold_what_the_servers_captures_hold(remote, local):
+    """The window's "captures hold" over a served pass: the bytes the server's captures hold, as a local pass
+    of the same model at the same stage holds them."""
+    remote.stepper.run_to(PROBS)
+    remote.stepper.wait()
+    here = local.stepper.history[:local.stepper.position_of(PROBS) + 1]
+    assert remote.held_bytes() == held_bytes(here) > 0
+
+
+def test_a_stages_live_checks_are_made_on_the_server_and_equal_local_ones(remote, local):
+    """The Explain dock's checks of the softmax (rows sum to 1, nothing above the diagonal): made where the tensor
+    is, the same verdicts and words as the same stage of a local pass of the same model."""
+    remote.stepper.run_to(PROBS)
+    remote.stepper.wait()
+    there = remote.display.checks_of(remote.stepper.current)
+    here = LocalDisplay(local.stepper).checks_of(local.stepper.captured(PROBS))
+    assert there == here and len(there) >= 2
+    assert all(c.ok for c in there)  # a softmax's rows sum to 1 and the causal mask holds
 
 
 def test_a_followed_view_brings_each_stages_slice_with_its_event(remote, local):

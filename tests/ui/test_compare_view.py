@@ -9,6 +9,7 @@ from PySide6.QtGui import QImage, QPainter
 from tests.ui.conftest import wait_paused
 from tests.ui.test_edit_tensor import STAGE, open_dialog
 from tests.ui.user_actions import open_snapshot, pick, press, run_to_stage, type_into
+from tfdebug.core.compare import pass_entries
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.ui.i18n import language as i18n
@@ -21,6 +22,13 @@ def compare_dialog(window, qtbot):
     press(window, Qt.Key_D, Qt.ControlModifier | Qt.ShiftModifier)
     qtbot.waitUntil(lambda: window.compare_tools.dialog is not None and window.compare_tools.dialog.isVisible())
     return window.compare_tools.dialog
+
+
+def compared_tensors(tools, name: str):
+    """The whole tensors of stage `name` in the two passes the Compare tool compared here (A, B)."""
+    (captures_a, get_a), (captures_b, get_b) = (pass_entries(p) for p in tools.passes)
+    return (get_a(next(c for c in captures_a if c.name == name)),
+            get_b(next(c for c in captures_b if c.name == name)))
 
 
 def run_comparison(window, qtbot, dialog):
@@ -57,7 +65,7 @@ def test_zeroing_a_head_diverges_first_at_that_stage(window, qtbot):
     assert view.table.item(row, 0).background().color() == FIRST_BG
     assert "First divergent stage: dec.1.cross_attn.probs." in view.summary.text()
     # A − B of head 0 is −(the unedited probabilities): every cell negative, each row summing to −1
-    a, b, _, _ = window.compare_tools.tensors(STAGE)
+    a, b = compared_tensors(window.compare_tools, STAGE)
     assert (a[0, 0] == 0).all() and torch.allclose((a - b)[0, 0].sum(-1), -torch.ones(4))
     assert view.caption.text().startswith(f"{STAGE}: query × key at batch 0, head 0")
     assert view.images[2].image is not None and view.images[2].image.shape == (4, 3, 4)

@@ -4,6 +4,7 @@ divergence condition is checked on the server and its stop shown in the Compare 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
@@ -16,7 +17,7 @@ from tests.ui.test_compare_view import compare_dialog, run_comparison  # noqa: E
 from tests.ui.test_remote_window import connect_through_the_menu  # noqa: E402
 from tests.ui.user_actions import pick, press, type_into  # noqa: E402
 from tfdebug.remote.comparing import compare_on_server  # noqa: E402
-from tfdebug.ui.panels.compare import FIRST_BG  # noqa: E402
+from tfdebug.ui.panels.compare import FIRST_BG, PANEL_SIZE  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -43,14 +44,24 @@ def test_compare_with_another_dtype_runs_on_the_server_and_the_dock_shows_its_ta
     type_into(qtbot, chooser.rtol, "1e-3")
     result = run_comparison(window, qtbot, chooser)
     # The same question asked of the server directly gives the same table (the window only shows it)
-    assert result.to_dict() == compare_on_server(window.ctl.remote, "placed", 1e-3, 1e-3, dtype="bfloat16").to_dict()
+    assert result.to_dict() == compare_on_server(window.ctl.source, "placed", 1e-3, 1e-3, dtype="bfloat16").to_dict()
     assert [r.name for r in result.stages] == window.ctl.plan.names()
     view = window.compare_tools.view
     first = result.first_divergent
     assert first is not None and view.selected_stage() == first.name
     assert view.table.item(view.rows[first.name], 0).background().color() == FIRST_BG
     assert f"First divergent stage: {first.name}." in view.summary.text()
-    assert "the server compared these passes and keeps their tensors" in view.caption.text()
+    # A, B and A − B are drawn from planes the server cut of the passes it compared (only they cross)
+    assert all(image.image is not None for image in view.images) and "A − B from" in view.caption.text()
+    planes = window.compare_tools.planes(first.name, dict(window.ctl.view.indices_by_name), PANEL_SIZE)
+    a, b, a_minus_b = (sl.values for sl in planes.slices)
+    # A is the pass on screen: as the server's own slice request cuts that stage
+    on_screen = window.ctl.source.display.slice_of(window.ctl.stepper.captured(first.name), planes.row_axis,
+                                                   planes.col_axis, planes.indices, PANEL_SIZE)
+    np.testing.assert_array_equal(a, on_screen.values)
+    both = np.isfinite(a) & np.isfinite(b)
+    np.testing.assert_allclose(a_minus_b[both], (a - b)[both], rtol=1e-6, atol=1e-7)
+    assert np.abs(a_minus_b[both]).max() > 0  # bfloat16 against float32: a divergent stage differs somewhere
     assert window.overview.comparison is result  # the Overview's max |Δ| reads the same table
 
 
@@ -102,7 +113,7 @@ def test_the_divergence_condition_over_a_remote_pass_is_checked_on_the_server(ma
         qtbot.waitUntil(lambda: window.compare_tools.result is not None, timeout=60000)
         stage = window.ctl.stepper.current.name
         assert window.ctl.stepper.state == "paused"
-        table = compare_on_server(window.ctl.remote, "placed", 1e-3, 1e-3, on_screen="b", dtype="bfloat16")
+        table = compare_on_server(window.ctl.source, "placed", 1e-3, 1e-3, on_screen="b", dtype="bfloat16")
         assert window.compare_tools.result.to_dict() == table.to_dict() and table[stage].diverges
         assert window.compare_tools.view.selected_stage() == stage  # the dock shows where the pass stopped
     finally:  # the server is the module's: it holds no condition for the next test

@@ -52,7 +52,7 @@ def test_the_model_view_and_overview_over_a_remote_pass_are_computed_on_the_serv
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
     qtbot.waitUntil(lambda: len(view.thumbs) == len(probs), timeout=30000)
     assert view.grid.drawn_rows == set(range(len(probs))) and "2 of the stages drawn" in view.note.text()
-    own = own_attentions(tokenizer()(window.ctl.remote.texts["prompt"]).input_ids)
+    own = own_attentions(tokenizer()(window.ctl.source.texts["prompt"]).input_ids)
     for layer, capture in enumerate(probs):  # each cell is that head's probabilities (small: not downsampled)
         drawn = view.thumbs[capture.name].values
         masked = np.isneginf(drawn)  # the causal mask's cells, drawn in the masked colour

@@ -17,6 +17,7 @@ from tfdebug.core.breakpoints import Breakpoint  # noqa: E402
 from tfdebug.io.atomic import leftover_temp_files  # noqa: E402
 from tfdebug.io.snapshot import open_snapshot  # noqa: E402
 from tfdebug.ui.dialogs.export import ExportDialog  # noqa: E402
+from tfdebug.ui.render.stage_text import fmt_bytes  # noqa: E402
 
 PROBS = "dec.0.self_attn.probs"
 
@@ -45,7 +46,7 @@ def connect_through_the_menu(window, qtbot, served):
     QTimer.singleShot(0, fill)
     window.actions_by_id["tfdebug.file.connect"].trigger()
     assert typed["values"] == (served.address, served.token, None)
-    qtbot.waitUntil(lambda: window.ctl.remote is not None and window.ctl.current is not None
+    qtbot.waitUntil(lambda: window.ctl.runs_elsewhere() and window.ctl.current is not None
                     and window.heatmap_panel.slice is not None, timeout=20000)
 
 
@@ -87,6 +88,10 @@ def test_connect_step_and_see_the_heatmap_then_lose_the_server(make_window, qtbo
                     and window.heatmap_panel.slice.stats.neginf > 0, timeout=10000)  # the causal mask, drawn
     assert window.heatmap_panel.image.image is not None
     qtbot.waitUntil(lambda: ctl.current_stats is not None, timeout=10000)  # whole-tensor stats, from the server
+    # "captures hold": the bytes the server's captures hold (the tensors are there, none here)
+    assert ctl.source.held_bytes() > 0
+    qtbot.waitUntil(lambda: window.status_memory.text() == f"captures hold {fmt_bytes(ctl.source.held_bytes())}",
+                    timeout=5000)
 
     ctl.set_breakpoint(Breakpoint.on_nan(), True)  # evaluated on the server's device
     press(window, Qt.Key_E, Qt.ControlModifier | Qt.ShiftModifier)  # Edit Tensor…: one cell to NaN
@@ -132,7 +137,7 @@ def test_run_with_new_texts_runs_on_the_server_and_its_refusal_is_said_in_chines
     window.ctl.close()
     connect_through_the_menu(window, qtbot, served)
     ctl, bar = window.ctl, window.input_bar
-    qtbot.waitUntil(lambda: bar.field("src").text() == ctl.remote.texts["src"] and bar.field("src").isEnabled())
+    qtbot.waitUntil(lambda: bar.field("src").text() == ctl.source.texts["src"] and bar.field("src").isEnabled())
     assert not bar.model.isEnabled()  # the model is the server's
     run_to_stage(window, qtbot, PROBS)
     i18n.set_language("zh")
@@ -142,16 +147,16 @@ def test_run_with_new_texts_runs_on_the_server_and_its_refusal_is_said_in_chines
     qtbot.waitUntil(lambda: not ctl.busy and window.message_bar.text() != "", timeout=10000)
     shown = window.message_bar.text()
     assert english_words(shown) == [] and "。" in shown, shown  # the server's sentence, said in Chinese
-    assert ctl.current.name == PROBS and ctl.remote.texts["src"] != ""  # the pass on screen is as it was
+    assert ctl.current.name == PROBS and ctl.source.texts["src"] != ""  # the pass on screen is as it was
     i18n.set_language("en")
     assert window.message_bar.text() == "The source sentence is empty: type at least one word."
 
-    first = ctl.remote
+    first = ctl.source
     type_into(qtbot, bar.field("src"), "you love me")
     press(window, Qt.Key_Return, Qt.ControlModifier)  # a new pass on the server, paused at its first stage
-    qtbot.waitUntil(lambda: ctl.remote is not first and ctl.current is not None and not ctl.busy
+    qtbot.waitUntil(lambda: ctl.source is not first and ctl.current is not None and not ctl.busy
                     and window.heatmap_panel.slice is not None, timeout=20000)
-    assert ctl.remote.texts["src"] == "you love me" and ctl.current.name == ctl.plan[0].name
-    assert ctl.tokens["src"][:3] == ["you", "love", "me"] and ctl.remote.client is first.client
+    assert ctl.source.texts["src"] == "you love me" and ctl.current.name == ctl.plan[0].name
+    assert ctl.tokens["src"][:3] == ["you", "love", "me"] and ctl.source.client is first.client
     run_to_stage(window, qtbot, PROBS)  # the new pass steps, on the server
     assert ctl.current.shape[-1] == len(ctl.tokens["tgt"])

@@ -1,4 +1,4 @@
-"""Editing the paused stage: `replace` its tensor (it flows downstream) and `undo_replace`.
+"""Editing the paused stage: `replace` its tensor (it flows downstream), `edit` it, and `undo_replace`.
 
 A mixin of `Stepper`: it uses the stepper's lock, history, cursor and events.
 """
@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from torch import Tensor
 
+from tfdebug.core.edits import Edit, Region, apply_edit
 from tfdebug.core.errors import ReplacementError
 from tfdebug.core.stepper_state import _ENDED, PAUSED, StepperEvent
+from tfdebug.core.view import axis_names
 
 
 class EditsMixin:
-    """`replace`, `undo_replace` and `edits_to_undo` of a live Stepper paused at a stage."""
+    """`replace`, `edit`, `undo_replace` and `edits_to_undo` of a live Stepper paused at a stage."""
 
     def replace(self, tensor: Tensor) -> None:
         """Replace the tensor of the stage the forward is paused at; it flows downstream."""
@@ -32,6 +34,16 @@ class EditsMixin:
             capture.tensor = new
             capture.edited = True
         self._emit(StepperEvent("replaced", self.cursor, capture))
+
+    def edit(self, edit: Edit, region: Region) -> str:
+        """Apply `edit` to the paused stage's `region` (core.edits.apply_edit) and replace it; what it did, in
+        words. A served pass's stepper (tfdebug.remote.stepper) makes the same edit on the server."""
+        with self._lock:
+            if not self.at_live_point:
+                raise self._not_replaceable()
+            capture = self.history[self.cursor]
+        self.replace(apply_edit(capture.tensor, edit, region, axis_names(capture.info.axes, capture.shape)))
+        return str(edit.describe())
 
     def _not_replaceable(self) -> ReplacementError:
         shown = self.current

@@ -7,7 +7,8 @@ the server sends the reply when it is done. The other pass is one the server can
 another dtype or with another attention kernel on the served device (then the reply carries the
 transplant too, tfdebug.sessions.transplant, when the served pass is not paused mid-forward), the input
 run again without its edits, or a snapshot in the server's export folder. A snapshot on the desktop is not compared: its stages would have to cross whole
-(docs/remote.md says why).
+(docs/remote.md says why). The server keeps the last two passes it compared, so that the window's Compare
+dock can ask for A, B and A − B of a stage (`planes_on_server`: three small planes cross).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tfdebug.sessions.crosscheck import Placement, fill_reference
 from tfdebug.sessions.session import DebugSession
 from tfdebug.sessions.transplant import Transplant, transplant_stage
 from tfdebug.core.compare import Comparison, compare
+from tfdebug.core.compare_planes import ComparedPlanes, compared_planes
 from tfdebug.core.errors import CompareError, StepperStateError, TfdebugError
 from tfdebug.core.reference import ReferencePass
 from tfdebug.io.passes import open_pass
@@ -29,6 +31,8 @@ from tfdebug.io.recording import Recording, recording_on_screen
 from tfdebug.remote import wire
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import Message
+
+Made = tuple[Comparison, Transplant | None, tuple, Recording]  # the table, the transplant, (A, B), the pass made
 
 MAX_STAGES = 65536  # rows a reply may carry: about 250 bytes each, well inside the window's header bound
 
@@ -56,16 +60,36 @@ def divergence_on_server(session, against: str, atol: float, rtol: float, *, on_
     return wire.comparison_of(result.get("comparison")), wire.transplant_of(result.get("transplant"))
 
 
-class ComparisonJob:
-    """One comparison made on a thread of the server; the loop sends `reply()` once `ready`."""
+def planes_on_server(session, name: str, indices_by_name: dict[str, int], max_size: tuple[int, int],
+                     timeout: float = 60.0) -> ComparedPlanes:
+    """A, B and A − B of stage `name` in the last comparison the server made (tfdebug.core.compare_planes), cut
+    there at the window's `indices_by_name`, each at most `max_size`."""
+    reply = session.request("compared", {"stage": name, "indices": {str(k): int(v) for k, v in indices_by_name.items()},
+                                         "max_rows": int(max_size[0]), "max_cols": int(max_size[1])}, timeout=timeout)
+    result, buffers = reply["result"] or {}, reply.buffers
+    try:
+        slices = tuple(wire.slice_of(f, buffers[3 * i:3 * i + 3]) for i, f in enumerate(result["slices"]))
+        planes = ComparedPlanes(int(result["row_axis"]), int(result["col_axis"]),
+                                {int(k): int(v) for k, v in result["indices"].items()}, slices)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise FrameError("The server's compared planes cannot be read: {why}", id="remote.compared",
+                         why=str(exc)[:200]) from None
+    if len(planes.slices) != 3:
+        raise FrameError("The server's compared planes cannot be read: {why}", id="remote.compared", why="not 3")
+    return planes
 
-    def __init__(self, work: Callable[[], tuple[Comparison, Transplant | None]]):
-        self._result: tuple[Comparison, Transplant | None] | None = None
+
+class ComparisonJob:
+    """One comparison made on a thread of the server; the loop sends `reply()` once `ready`, and the two passes
+    stay (for `planes`) until `close`."""
+
+    def __init__(self, work: Callable[[], Made]):
+        self._result: Made | None = None
         self._error: TfdebugError | None = None
         self._thread = threading.Thread(target=self._run, args=(work,), name="tfdebug-compare", daemon=True)
         self._thread.start()
 
-    def _run(self, work: Callable[[], tuple[Comparison, Transplant | None]]) -> None:
+    def _run(self, work: Callable[[], Made]) -> None:
         try:
             self._result = work()
         except TfdebugError as exc:
@@ -83,13 +107,34 @@ class ComparisonJob:
         """The reply's fields (the table), or the TfdebugError that is the refusal."""
         if self._error is not None:
             raise self._error
-        result, transplant = self._result
+        result, transplant = self._result[:2]
         if len(result.stages) > MAX_STAGES:
             raise CompareError("The comparison has {n} stages, more than the {limit} one reply may carry: compare "
                                "a shorter pass.", id="remote.compare_size", n=len(result.stages),
                                limit=MAX_STAGES)
         return {"comparison": result.to_dict(),
                 "transplant": None if transplant is None else transplant.to_dict()}, []
+
+    def planes(self, m: Message) -> tuple[dict, list]:
+        """The reply to a `compared` request: A, B and A − B of its stage in the passes compared."""
+        if not self.ready or self._result is None:
+            raise CompareError("The server has no comparison to draw yet: compare first.", id="remote.no_comparison")
+        a, b = self._result[2]
+        planes = compared_planes(a, b, m["stage"], {k: int(v) for k, v in m["indices"].items()},
+                                 (m["max_rows"], m["max_cols"]))
+        fields, buffers = [], []
+        for sl in planes.slices:
+            f, bufs = wire.slice_fields(sl)
+            fields.append(f)
+            buffers.extend(bufs)
+        return {"row_axis": planes.row_axis, "col_axis": planes.col_axis,
+                "indices": {str(k): v for k, v in planes.indices.items()}, "slices": fields}, buffers
+
+    def close(self) -> None:
+        """Release the pass the server made for the comparison (once it is done)."""
+        if self.ready and self._result is not None:
+            self._result[3].close()
+            self._result = None
 
 
 def start_comparison(session, stepper, server_file: Callable[[str], Path], m: Message) -> ComparisonJob:
@@ -118,16 +163,17 @@ def start_comparison(session, stepper, server_file: Callable[[str], Path], m: Me
     on_screen_first = m["on_screen"] == "a"
     graft = against == "placed" and not stepper.alive  # the transplant runs the served model again
 
-    def work() -> tuple[Comparison, Transplant | None]:
+    def work() -> Made:
         made = other()
         try:
             a, b = (served, made) if on_screen_first else (made, served)
             result = compare(a, b, atol=atol, rtol=rtol)
             transplant = transplant_stage(DebugSession(session.adapter, prepared=session.prepared), made, result,
                                           donor_is_a=not on_screen_first) if graft else None
-            return result, transplant
-        finally:
+            return result, transplant, (a, b), made  # kept for the Compare dock's planes until the next comparison
+        except BaseException:
             made.close()
+            raise
     return ComparisonJob(work)
 
 

@@ -1,77 +1,28 @@
-"""The display seam: what a window asks of a stage, answered where its tensor lives.
+"""`RemoteDisplay`: the display operations of a served pass, asked of the server.
 
-`LocalDisplay` answers from a stepper in this process with core's display math; the server
-answers a window's requests with it, and `RemoteDisplay` (a RemoteSession's `display`) asks the
-same questions over the connection. A window that talks to either through these five methods does
-not care whether the pass is local or remote.
+The server answers with tfdebug.sessions.display.LocalDisplay where the tensors live; only the small
+answers cross. Both keep tfdebug.sessions.source.PassDisplay, so a window that talks to a pass through
+its source's `display` does not care where the pass runs.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from torch import Tensor
-
-from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
-from tfdebug.core.errors import DisplayError
-from tfdebug.core.masks import mask_read_by
+from tfdebug.core.checks import Check
+from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.recorder import Capture
-from tfdebug.core.stepper import Stepper
-from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
-from tfdebug.core.tiles import Tile, read_tile
+from tfdebug.core.thumbnails import HeadThumbnails
+from tfdebug.core.tiles import Tile
 from tfdebug.remote import wire
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import MAX_OVERVIEW
+from tfdebug.sessions.display import LocalDisplay
+
+__all__ = ["LocalDisplay", "RemoteDisplay"]  # LocalDisplay's old home: tfdebug.bench.remote imports it here
 
 if TYPE_CHECKING:
     from tfdebug.remote.session import RemoteSession
-
-
-class LocalDisplay:
-    """Slices, stats and head thumbnails of the captures of `stepper`, on their own device."""
-
-    def __init__(self, stepper: Stepper):
-        self.stepper = stepper
-
-    def mask_of(self, capture: Capture) -> Tensor | None:
-        """The tensor of the mask stage a softmax stage read, when captured (its masked cells
-        are drawn masked in the softmax too); None otherwise."""
-        return mask_read_by(capture, self.stepper.captured)
-
-    def _tensor(self, capture: Capture) -> Tensor:
-        tensor = self.stepper.tensor_of(capture)
-        if tensor is None:
-            raise DisplayError("Stage {name} was left out of the history by the capture budget: it has no tensor "
-                               "to show.", id="display.dropped", name=capture.name)
-        return tensor
-
-    def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
-                 max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
-        """The shown 2-D slice, downsampled to at most `max_size`, with its stats."""
-        return display_slice(self._tensor(capture), row, col, indices, max_size, kind=capture.info.kind,
-                             mask=self.mask_of(capture), moments=moments)
-
-    def moments_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], partial: Stats) -> Stats:
-        """`partial` (a slice's stats without mean and std) completed."""
-        return slice_moments(self._tensor(capture), row, col, indices, partial, capture.info.kind,
-                             self.mask_of(capture))
-
-    def heads_of(self, capture: Capture, row: int, col: int, head: int, indices: Mapping[int, int],
-                 max_size: tuple[int, int]) -> HeadThumbnails:
-        """Every head's thumbnail of the shown slice."""
-        return head_thumbnails(self._tensor(capture), row, col, head, indices, max_size, kind=capture.info.kind,
-                               mask=self.mask_of(capture))
-
-    def tile_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], rows: tuple[int, int],
-                cols: tuple[int, int], max_size: tuple[int, int], row_max: bool = False) -> Tile:
-        """Rows × columns of the shown slice at most `max_size` (tfdebug.core.tiles): only that region is read,
-        so a recipe plane computes only those cells."""
-        return read_tile(self._tensor(capture), row, col, indices, rows, cols, max_size, kind=capture.info.kind,
-                         mask=self.mask_of(capture), row_max=row_max)
-
-    def stats_of(self, capture: Capture) -> Stats:
-        """Whole-tensor stats of the stage."""
-        return tensor_stats(self._tensor(capture), kind=capture.info.kind)
 
 
 class RemoteDisplay:
@@ -133,6 +84,10 @@ class RemoteDisplay:
         return {"index": self._position(capture), "row": row, "col": col, "indices": {str(k): int(v) for k, v in indices.items()},
                 "max_rows": int(max_size[0]), "max_cols": int(max_size[1])}
 
+    def mask_of(self, capture: Capture) -> None:
+        """None: the server applies the mask a softmax read when it cuts the slice (no tensor is here)."""
+        return None
+
     def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
                  max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
         view = {**self._view(capture, row, col, indices, max_size), "moments": moments}
@@ -167,6 +122,11 @@ class RemoteDisplay:
         if len(reply.buffers) != 2:
             raise FrameError("Stats from the server come without their histogram.", id="remote.stats_histogram")
         return wire.stats_of(reply["result"]["stats"], *reply.buffers)
+
+    def checks_of(self, capture: Capture) -> list[Check]:
+        """The stage's live checks, made on the server where its tensor is; only their verdicts and words cross."""
+        reply = self._session.request("checks", {"index": self._position(capture)})
+        return [wire.check_of(c) for c in (reply["result"] or {}).get("checks") or []]
 
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
         """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture, computed on the

@@ -18,7 +18,7 @@ import torch
 from tfdebug.sessions.generation import GenerationSession
 from tfdebug.sessions.session import DebugSession
 from tfdebug.core.display import Stats
-from tfdebug.core.edits import Edit, Region, apply_edit
+from tfdebug.core.edits import Edit, Region
 from tfdebug.core.overview import stage_statistics
 from tfdebug.core.errors import (CompareError, DisplayError, EditError, ExportError, InputError, ReplacementError,
                                  StepperStateError, TfdebugError)
@@ -29,7 +29,7 @@ from tfdebug.io.snapshot import save_snapshot
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote import wire
 from tfdebug.remote.comparing import ComparisonJob, served_reference, start_comparison
-from tfdebug.remote.display import LocalDisplay
+from tfdebug.sessions.display import LocalDisplay
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import MAX_FILL_VALUES, Message
 
@@ -57,6 +57,7 @@ class ServedSession:
         self.follow: tuple[ViewSelection, tuple[int, int], bool, int] | None = None
         self.exports: dict[int, "ExportJob"] = {}
         self.comparisons: dict[int, ComparisonJob] = {}  # by request id: answered when made (the loop looks)
+        self.compared: ComparisonJob | None = None  # the last comparison: its passes draw the Compare dock's planes
         self.reference_dtype: str | None = None  # the divergence condition's reference pass: this input in it
         self._start(self._make_session(None, None))
 
@@ -101,6 +102,8 @@ class ServedSession:
         return {"tokens": self.session.tokens, "entries": [wire.token_entry(e) for e in self.session.entries()]}
 
     def close(self) -> None:
+        if self.compared is not None:
+            self.compared.close()
         self.session.stepper.unsubscribe(self._on_event)
         self.session.close()
 
@@ -200,6 +203,10 @@ class ServedSession:
     def _on_stats(self, m: Message) -> Reply:
         return self._stats_reply(self.display.stats_of(self._capture(m["index"])))
 
+    def _on_checks(self, m: Message) -> Reply:
+        """The stage's live checks (tfdebug.core.checks), made here where its tensor is."""
+        return {"checks": [wire.check(c) for c in self.display.checks_of(self._capture(m["index"]))]}, []
+
     def _on_overview(self, m: Message) -> Reply:
         """The Overview's statistic of each stage asked for, computed where the tensors are (NaN: not kept)."""
         captures = [self._capture(i) for i in m["indices"]]
@@ -226,12 +233,11 @@ class ServedSession:
         return {}, []
 
     def _on_edit(self, m: Message) -> Reply:
-        capture = self._paused_capture()
+        self._paused_capture()
         values = _fill_values(m)
         edit = Edit(m["op"], m["target"], m["value"], m["row"], m["col"], m["head"], values)
         region = Region(m["row_axis"], m["col_axis"], {int(k): v for k, v in m["indices"].items()})
-        self.stepper.replace(apply_edit(capture.tensor, edit, region, capture.info.axes))
-        return {"describe": str(edit.describe())}, []
+        return {"describe": self.stepper.edit(edit, region)}, []
 
     def _on_follow(self, m: Message) -> Reply:
         """The window's view: from now on each stage it pauses or moves to comes with its slice."""
@@ -309,7 +315,16 @@ class ServedSession:
         if self.comparisons:
             raise CompareError("The server is already comparing: wait for that comparison first.",
                                id="remote.compare_busy")
-        self.comparisons[m.id] = start_comparison(self.session, self.stepper, self.server_file, m)
+        job = start_comparison(self.session, self.stepper, self.server_file, m)
+        if self.compared is not None:
+            self.compared.close()
+        self.compared = self.comparisons[m.id] = job
+
+    def _on_compared(self, m: Message) -> Reply:
+        """A, B and A − B of a stage in the last comparison, cut here (tfdebug.remote.comparing.planes_on_server)."""
+        if self.compared is None:
+            raise CompareError("The server has no comparison to draw yet: compare first.", id="remote.no_comparison")
+        return self.compared.planes(m)
 
     def _on_export(self, m: Message) -> Reply:
         recording, note = recording_on_screen(self.stepper, self.session, None)

@@ -23,18 +23,21 @@ import numpy as np
 
 from tfdebug.remote.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 5  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
+PROTOCOL_VERSION = 6  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 # 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
 # 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
 # the divergence condition (breakpoint `rtol`, op "reference"); the state no longer echoes the breakpoints and
 # condition mode (the window's set is the only one)
 # 5: compare's `attention` (the reference pass with another attention kernel) and the transplant in its reply;
 # open's `chat` and the pass's `chat`/`can_chat` (the window's Chat toggle on a served model)
+# 6: the state's `held` (bytes the server's captures hold: the window's "captures hold" over a served pass); the
+# `compared` request (A, B and A − B of a stage in the last comparison: the Compare dock over a served pass); the
+# `checks` request (a stage's live checks: the Explain dock over a served pass)
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
 # metadata) and snapshot chunks.
-MAX_FRAMES = 8
+MAX_FRAMES = 10  # a header and at most 9 buffers (the `compared` reply: three slices of three buffers each)
 SERVER_MAX_HEADER = 64 * 1024         # from a peer not attached (a hello needs well under 1 KiB)
 ATTACHED_MAX_HEADER = 4 * 2**20       # from the attached window: above the largest header SCHEMAS allows
 CLIENT_MAX_HEADER = 32 * 2**20
@@ -195,6 +198,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "tile": {**_VIEW, "rows": required(list_of(_INDEX, 2)), "cols": required(list_of(_INDEX, 2)),
              "row_max": required(flag())},
     "stats": {"index": required(_INDEX)},
+    # the stage's live checks (tfdebug.core.checks): verdicts and their words in the reply
+    "checks": {"index": required(_INDEX)},
     # the Overview: one statistic (tfdebug.core.overview) of each of these history positions, as one float64 buffer
     "overview": {"statistic": required(text(16, ("rms", "max_abs"))),
                  "indices": required(list_of(_INDEX, MAX_OVERVIEW))},
@@ -222,6 +227,10 @@ SCHEMAS: dict[str, dict[str, Check]] = {
                 "dtype": optional(text(16, PLACED_DTYPES)), "attention": optional(text(32, PLACED_KERNELS)),
                 "path": optional(text(255)),
                 "atol": required(number()), "rtol": required(number())},
+    # A, B and A − B of `stage` in the last comparison (tfdebug.core.compare_planes), other axes at `indices` (the
+    # window's named indices), each at most max_rows × max_cols: three slices in the reply
+    "compared": {"stage": required(text(1024)), "indices": required(mapping(text(32), _INDEX, 16)),
+                 "max_rows": required(_SIZE), "max_cols": required(_SIZE)},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it
     "transfer": {"export": required(integer(0, 2**53)), "received": required(integer(0, 2**62)),
@@ -239,7 +248,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
 # Requests that carry arrays, and how many at most (a replaced tensor; an Edit's fill_csv values); others carry none.
 REQUEST_BUFFERS = {"replace": 1, "edit": 1}
 REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "tile", "stats", "overview",
-            "replace", "edit", "open", "follow", "export", "transfer", "compare")
+            "replace", "edit", "open", "follow", "export", "transfer", "compare", "compared", "checks")
 
 
 # ----- encoding ------------------------------------------------------------------------------------

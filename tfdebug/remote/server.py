@@ -29,6 +29,7 @@ from tfdebug import __version__
 from tfdebug.sessions.session import DebugSession
 from tfdebug.core.devices import device_description
 from tfdebug.core.errors import ExportCancelledError, TfdebugError
+from tfdebug.core.recorder import held_bytes
 from tfdebug.core.stepper import StepperEvent
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote import wire
@@ -281,7 +282,7 @@ class RemoteServer:
         state = {"pass": self.served.pass_id, "state": stepper.state, "cursor": stepper.cursor,
                  "live": stepper.live_index, "from": self._sent_len,
                  "entries": [wire.entry(c) for c in history[self._sent_len:]], "changed": changed,
-                 "undo": stepper.edits_to_undo,
+                 "undo": stepper.edits_to_undo, "held": held_bytes(history),
                  "error": to_reply(stepper.error) if stepper.error is not None else None}
         generation = self.served.generation_fields()  # only when it changed (heartbeats come every 0.2 s)
         if self._sent_len == 0 or generation != self._sent_generation:

@@ -1,8 +1,8 @@
-"""`RemoteSession`: a served pass that a window treats like a local DebugSession.
+"""`RemoteSession`: a served pass, a pass source (tfdebug.sessions.source.PassSource) like a local one.
 
-It has what the controller reads of a local session (plan, layout, tokens, texts, title, the
-model's name and device, a `stepper`) and a `display` (tfdebug.remote.display.RemoteDisplay) with
-the methods of tfdebug.remote.display.LocalDisplay; its `stepper` is a
+It has what a window reads of any pass (plan, layout, tokens, texts, title, the model's name and
+device, the bytes its captures hold, a `stepper`) and a `display` (tfdebug.remote.display.RemoteDisplay)
+with the methods of tfdebug.sessions.display.LocalDisplay; its `stepper` is a
 tfdebug.remote.stepper.RemoteStepper.
 """
 
@@ -38,6 +38,8 @@ class RemoteSession:
     """A pass served by `tfdebug serve`, attached through `client` (connected by `connect`)."""
 
     adapter = None  # the model and its adapter are on the server
+    tensors_here = False  # only the display's answers cross
+    model_here = False
 
     def __init__(self, client: RemoteClient, hook: bool = True):
         self.client = client
@@ -177,7 +179,35 @@ class RemoteSession:
         compared with there (None: none). A generation is refused (StepperStateError), as locally."""
         self.request("breakpoint", {"op": "reference", "dtype": dtype})
 
-    # ----- what the controller reads of a session ------------------------------------------------
+    # ----- what the window reads of a pass source ------------------------------------------------
+    @property
+    def session(self) -> "RemoteSession":
+        """The live session of the pass: this one (its texts, generation and new passes are the server's)."""
+        return self
+
+    @property
+    def dtype(self) -> str:
+        """The served pass's precision, as the server says it ('' from a server that does not)."""
+        return str(self.pass_info.get("dtype") or "")
+
+    @property
+    def lost(self):
+        """Why the connection was lost (a TfdebugError; Reconnect applies), or None while it holds."""
+        return self.client.lost
+
+    @property
+    def runs_on(self) -> str:
+        """The torch device the served model runs on ('cuda:0')."""
+        return str(self.pass_info.get("device") or "cpu")
+
+    def held_bytes(self) -> int:
+        """Bytes the captures hold on the server, as its last state said."""
+        return self.stepper.held
+
+    def recording(self) -> tuple[None, str]:
+        """None: the tensors are on the server (`export` streams them here as a snapshot)."""
+        return None, ""
+
     @property
     def model_name(self) -> str:
         return str(self.pass_info.get("model", ""))
@@ -189,6 +219,7 @@ class RemoteSession:
 
     @property
     def host(self) -> str:
+        """The machine the pass runs on."""
         return self.client.address[len("tcp://"):].rpartition(":")[0]
 
     @property

@@ -44,6 +44,7 @@ class RemoteStepper(StepperBreakpointsMixin):
         self._breakpoints = BreakpointSet()  # its own until `use_breakpoints` hands it the window's
         self.error: TfdebugError | None = None
         self.edits_to_undo = 0
+        self.held = 0  # bytes the server's captures hold (the window's "captures hold")
         self.output = None  # the model's output stays on the server
         self._pass = 0
         self._settled = threading.Condition(self._lock)
@@ -67,6 +68,7 @@ class RemoteStepper(StepperBreakpointsMixin):
                         self.history[i] = wire.capture_of(data)
                 self.state, self.cursor, self.live_index = str(state["state"]), int(state["cursor"]), state["live"]
                 self.edits_to_undo = int(state["undo"])
+                self.held = int(state.get("held") or 0)
                 self.error = from_reply(state["error"]) if state["error"] else None
                 self._settled.notify_all()
         except (KeyError, TypeError, ValueError) as exc:

@@ -14,7 +14,9 @@ import torch
 
 from tfdebug.sessions.generation import TokenEntry
 from tfdebug.core.breakpoints import DIVERGES, Breakpoint
+from tfdebug.core.checks import Check
 from tfdebug.core.compare import Comparison
+from tfdebug.core.explain import Text
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
@@ -183,6 +185,24 @@ def heads_of(fields: Any, buffers: list[np.ndarray]) -> HeadThumbnails:
     except (KeyError, TypeError, ValueError) as exc:
         raise FrameError("Head thumbnails from the server cannot be read: {why}", id="remote.heads",
                          why=str(exc)[:200]) from None
+
+
+def check(c: Check) -> dict:
+    """A live check (tfdebug.core.checks.Check): its verdict and its words in English and Chinese."""
+    detail = [c.detail.en, c.detail.zh] if isinstance(c.detail, Text) else str(c.detail)
+    return {"ok": c.ok, "text": [c.text.en, c.text.zh], "detail": detail}
+
+
+def check_of(data: Any) -> Check:
+    """`check`'s fields read back; a FrameError when they are not one."""
+    try:
+        ok, (en, zh), detail = data["ok"], data["text"], data["detail"]
+        if ok is not None and not isinstance(ok, bool):
+            raise TypeError("ok is not a verdict")
+        return Check(ok, Text(str(en), str(zh)),
+                     Text(str(detail[0]), str(detail[1])) if isinstance(detail, list) else str(detail))
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise FrameError("A check from the server cannot be read: {why}", id="remote.check", why=str(exc)[:200]) from None
 
 
 def token_entry(e: TokenEntry) -> list:

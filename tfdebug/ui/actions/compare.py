@@ -12,6 +12,7 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
 from tfdebug.core.compare import DEFAULT_ATOL, DEFAULT_RTOL, SHAPE, Comparison, compare, pass_entries
+from tfdebug.core.compare_planes import ComparedPlanes, compared_planes
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
@@ -120,7 +121,7 @@ class CompareTools:
         """Start comparing; raises a TfdebugError (shown by the dialog) for a side that cannot be had."""
         if self.job is not None and self.job.running:
             raise TfdebugError(QCoreApplication.translate("CompareTools", "A comparison is already running."))
-        if self.ctl.remote is not None:
+        if self.ctl.runs_elsewhere():  # compared where the pass runs: only the table crosses
             self._start_remote(a, b, atol, rtol)
             return
         work_a, work_b = self._work(a), self._work(b)
@@ -165,7 +166,7 @@ class CompareTools:
         if other.kind == BEFORE_EDIT:
             self._last_edit()
         against = {FILE: "file", BEFORE_EDIT: "unedited", PLACED: "placed"}[other.kind]
-        remote = self.ctl.remote
+        served = self.ctl.source
         dtype = other.placement.dtype if other.kind == PLACED else None
         path = other.path if other.kind == FILE else None
 
@@ -173,7 +174,7 @@ class CompareTools:
 
         def work(job: Job):
             from tfdebug.remote.comparing import divergence_on_server
-            result, transplant = divergence_on_server(remote, against, atol, rtol, on_screen=on_screen, dtype=dtype,
+            result, transplant = divergence_on_server(served, against, atol, rtol, on_screen=on_screen, dtype=dtype,
                                                       path=path, attention=attention)
             return result, None, [], transplant
         self.start_job(work, atol, rtol, describe(a, self.window), describe(b, self.window), None)
@@ -250,21 +251,20 @@ class CompareTools:
         self._opened = []
 
     def capture_a(self, name: str):
-        """Pass A's capture of stage `name` and pass A's token streams."""
+        """Pass A's capture of stage `name` and pass A's token streams (compared where the pass on screen runs:
+        its capture and tokens, the stages' shapes and names being the same in both)."""
+        if self.passes is None:
+            return self.ctl.stepper.captured(name), dict(self.ctl.tokens)
         captures, _ = pass_entries(self.passes[0])
         return next(c for c in captures if c.name == name), dict(getattr(self.passes[0], "tokens", {}) or {})
 
-    def tensors(self, name: str):
-        """(A's tensor, B's tensor, kind, axes) of stage `name` in the compared passes; a TfdebugError when a
-        server compared them (the tensors stayed there)."""
+    def planes(self, name: str, indices_by_name: dict[str, int], max_size: tuple[int, int]) -> ComparedPlanes:
+        """A, B and A − B of stage `name` in the compared passes (tfdebug.core.compare_planes), cut where their
+        tensors are: here, or on the server that compared them (only the three planes cross)."""
         if self.passes is None:
-            raise TfdebugError(QCoreApplication.translate(
-                "CompareTools", "the server compared these passes and keeps their tensors: the table shows its "
-                "numbers, the heatmaps are not drawn here."))
-        (captures_a, get_a), (captures_b, get_b) = (pass_entries(p) for p in self.passes)
-        ca = next(c for c in captures_a if c.name == name)
-        cb = next(c for c in captures_b if c.name == name)
-        return get_a(ca), get_b(cb), ca.info.kind, tuple(ca.info.axes)
+            from tfdebug.remote.comparing import planes_on_server
+            return planes_on_server(self.ctl.source, name, indices_by_name, max_size)
+        return compared_planes(*self.passes, name, indices_by_name, max_size)
 
 
 def _needs_path(source: PassSource) -> bool:

@@ -49,7 +49,7 @@ class ExportActions(QObject):
     def export_dialog(self) -> None:
         ctl = self.ctl
         recording, note = ctl.recording()
-        names = recording.names() if recording else _served_names(ctl)
+        names = recording.names() if recording else _kept_elsewhere(ctl)
         has_slice = ctl.current_slice is not None
         if not names and not has_slice:
             ctl.error.emit(said(lambda: self.tr("There is nothing to export yet: run a pass or open a snapshot first.")))
@@ -79,10 +79,10 @@ class ExportActions(QObject):
         if self.job is not None and not self.job.done:
             ctl.error.emit(said(lambda: self.tr("An export is already running; wait for it or cancel it.")))
             return None
-        remote = ctl.remote
-        if remote is not None and _served_names(ctl):  # the tensors are on the server: it streams the snapshot here
-            count = len(stages) if stages is not None else len(_served_names(ctl))
-            return self._run(lambda report: remote.export(path, report, stages, chosen.suffix), count, path)
+        source = ctl.source
+        if _kept_elsewhere(ctl):  # the tensors are where the pass runs: its source streams the snapshot here
+            count = len(stages) if stages is not None else len(_kept_elsewhere(ctl))
+            return self._run(lambda report: source.export(path, report, stages, chosen.suffix), count, path)
         recording, _ = ctl.recording()
         if recording is None:
             ctl.error.emit(said(lambda: self.tr(
@@ -187,8 +187,9 @@ def export(ctx: ActionContext) -> None:
     ctx.tools.exports.export_dialog()
 
 
-def _served_names(ctl: DebugController) -> list[str]:
-    """The stages of a remote pass (tfdebug serve) whose tensors the server holds; [] for any other pass."""
-    if ctl.remote is None:
+def _kept_elsewhere(ctl: DebugController) -> list[str]:
+    """The stages whose tensors the pass's source keeps outside this process (a pass tfdebug serve runs);
+    [] when its tensors are here (the pass is exported from its Recording)."""
+    if ctl.source is None or ctl.source.tensors_here:
         return []
     return [c.name for c in ctl.stepper.history if not c.dropped]

@@ -69,8 +69,8 @@ class ReferenceTools(QObject):
     def _placement_error(self, placement: Placement) -> TfdebugError | None:
         """Why no reference can be had for the pass on screen in `placement`, or None (a served pass: the server
         computes it, and says why when it cannot)."""
-        session, remote = self.ctl.session, self.ctl.remote
-        if remote is not None:
+        session = self.ctl.session
+        if self.ctl.runs_elsewhere():
             same = placement.dtype == on_screen_placement(self.ctl)[0] and placement.attention == "eager"
         elif session is None or getattr(session, "adapter", None) is None or not hasattr(session, "verify"):
             return TfdebugError(QCoreApplication.translate(
@@ -161,7 +161,7 @@ class ReferenceTools(QObject):
             return
         wanted = self.placement is not None and any(b.value == DIVERGES for b in self.ctl.breakpoints)
         try:
-            if self.ctl.remote is not None:
+            if self.ctl.runs_elsewhere():
                 self._serve_reference(self.placement.dtype if wanted else None)
             elif not wanted:
                 stepper.reference = None
@@ -169,7 +169,7 @@ class ReferenceTools(QObject):
             else:
                 stepper.reference = self.ensure(self.placement)
         except TfdebugError as exc:
-            if self.ctl.remote is None:
+            if not self.ctl.runs_elsewhere():
                 stepper.reference = None
             self.ctl.message.emit(Message("warning", error_phrase(exc), topic="reference"))
             return
@@ -187,20 +187,20 @@ class ReferenceTools(QObject):
 
     def _serve_reference(self, dtype: str | None) -> None:
         """Tell the server the dtype of the served pass's reference (None: none); only when it changed."""
-        remote = self.ctl.remote
-        told = (remote.client, dtype)
-        if told == self._told or (dtype is None and (self._told is None or self._told[0] is not remote.client)):
+        served = self.ctl.source
+        told = (served.client, dtype)
+        if told == self._told or (dtype is None and (self._told is None or self._told[0] is not served.client)):
             return
-        remote.set_reference(dtype)
+        served.set_reference(dtype)
         self._told = told
 
     def _show_hit(self, stepper, event: StepperEvent) -> None:
         """Compare the stages run so far with the reference: the Compare dock shows the stage stopped at
         in both passes and A − B; the Overview the difference of every stage so far. A served pass is compared
         on the server, with the reference it holds there."""
-        remote = self.ctl.remote
-        reference = stepper.reference if remote is None else None
-        placement = self.placement if remote is not None else (reference.key[2] if reference is not None else None)
+        served = self.ctl.source if self.ctl.runs_elsewhere() else None  # compared where it runs
+        reference = stepper.reference if served is None else None
+        placement = self.placement if served is not None else (reference.key[2] if reference is not None else None)
         if stepper is not self.ctl.stepper or placement is None:
             return
         side_a = said(lambda: QCoreApplication.translate("ReferenceTools", "the reference pass ({placement})").format(
@@ -209,10 +209,10 @@ class ReferenceTools(QObject):
         side_b = said(lambda: QCoreApplication.translate("CompareDialog", "the pass on screen ({title})").format(
             title=title))
         bp = event.breakpoint
-        if remote is not None:
+        if served is not None:
             def work(job: Job):
                 from tfdebug.remote.comparing import compare_on_server
-                return compare_on_server(remote, "placed", bp.threshold, bp.rtol, on_screen="b",
+                return compare_on_server(served, "placed", bp.threshold, bp.rtol, on_screen="b",
                                          dtype=placement.dtype), None, [], None
             self.compare.start_job(work, bp.threshold, bp.rtol, side_a, side_b, event.capture.name, replace=True)
             return

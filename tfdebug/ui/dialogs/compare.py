@@ -88,7 +88,7 @@ class SourcePicker(QGroupBox):
             self.fields[input_field.key] = edit
         on_screen, device = on_screen_placement(window.ctl)
         self.placement = PlacementPicker(default_reference_dtype(on_screen), device)
-        if window.ctl.remote is not None:  # a served pass: the other pass is made on the server, on its device
+        if window.ctl.runs_elsewhere():  # a served pass: the other pass is made on the server, on its device
             self.path.setPlaceholderText(self.tr("a snapshot's file name in the server's export folder"))
             self.browse.hide()  # it would browse this machine's files
             self.placement.fix_device(device)
@@ -121,11 +121,9 @@ class SourcePicker(QGroupBox):
 def on_screen_placement(ctl) -> tuple[str, str]:
     """(dtype, device) of the pass on screen: its model's, the server's for a served pass, else float32 on cpu
     (a dtype a reference pass cannot take reads as float32)."""
-    adapter, remote = ctl.adapter, ctl.remote
-    if adapter is not None:
-        dtype, device = str(adapter.dtype).removeprefix("torch."), str(adapter.device)
-    elif remote is not None:
-        dtype, device = str(remote.pass_info.get("dtype")), str(remote.pass_info.get("device") or "cpu")
+    source = ctl.source
+    if source is not None and source.runs_on:  # its model's (a served pass: the server's)
+        dtype, device = source.dtype, source.runs_on
     else:
         dtype, device = "float32", "cpu"
     return (dtype if dtype in DTYPES else "float32"), device
@@ -178,7 +176,7 @@ class CompareDialog(QDialog):
         placed = [side.placement.placement() for side in (self.a, self.b) if side.kind.currentData() == PLACED]
         ctl = self.tools.ctl
         on_screen, _ = on_screen_placement(ctl)
-        if not placed or (ctl.adapter is None and ctl.remote is None):
+        if not placed or ctl.source is None or not ctl.source.runs_on:
             return
         atol, rtol = default_tolerance(resolve_dtype(on_screen), resolve_dtype(placed[0].dtype))
         self.atol.setText(f"{atol:g}")

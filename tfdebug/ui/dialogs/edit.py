@@ -43,7 +43,6 @@ from tfdebug.core.edits import (
     ZERO_HEAD,
     Edit,
     Region,
-    apply_edit,
     head_axis,
     parse_number,
     read_csv_values,
@@ -259,10 +258,7 @@ class EditDialog(QDialog):
                 raise EditError(said(lambda: self.tr(
                     "A recorded pass cannot be edited: there is no model to run the rest of it.")))
             edit = self.edit()
-            if ctl.remote is not None:  # the tensor is on the server (tfdebug serve): the edit is made there
-                ctl.stepper.edit(edit, self.region())
-            else:
-                ctl.stepper.replace(apply_edit(capture.tensor, edit, self.region(), ctl.axis_names(capture)))
+            ctl.stepper.edit(edit, self.region())  # where the tensor is (a served pass: on the server)
         except TfdebugError as exc:
             self.error_label.setText(error_text(exc))
             ctl.error.emit(error_phrase(exc))

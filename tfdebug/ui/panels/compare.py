@@ -24,10 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tfdebug.core.compare import COMPARED, Comparison, difference, format_delta
-from tfdebug.core.display import display_slice
+from tfdebug.core.compare import COMPARED, Comparison, format_delta
 from tfdebug.core.errors import TfdebugError
-from tfdebug.core.view import ViewSelection, axis_names
+from tfdebug.core.view import axis_names
 from tfdebug.ui.i18n.language import axis_title, error_text, phrase_text, said, shown_text
 from tfdebug.ui.render import colors
 from tfdebug.ui.widgets.heatmap_axes import MAX_INDEX_TICKS, tick_step
@@ -184,19 +183,15 @@ class CompareView(QWidget):
                 name=name, verdict=phrase_text(row.verdict)))
             return
         try:
-            a, b, kind, axes = self.tools.tensors(name)
-            view = ViewSelection()
-            view.indices_by_name = dict(self.tools.ctl.view.indices_by_name)
-            view.fit(axes, tuple(a.shape))
-            indices = view.indices(axes, tuple(a.shape))
-            slices = [display_slice(t, view.row_axis, view.col_axis, indices, PANEL_SIZE)
-                      for t in (a, b, difference(a, b, kind))]
+            planes = self.tools.planes(name, dict(self.tools.ctl.view.indices_by_name), PANEL_SIZE)
+            capture, _ = self.tools.capture_a(name)
         except (TfdebugError, ValueError, RuntimeError) as exc:
             self.caption.setText(self.tr("Cannot draw {name}: {why}").format(
                 name=name, why=error_text(exc) if isinstance(exc, TfdebugError) else exc))
             return
-        names = axis_names(axes, tuple(a.shape))
-        self._label_axes(name, view.row_axis, view.col_axis, slices[0].source_shape)
+        slices, indices, kind = planes.slices, planes.indices, capture.info.kind
+        names = axis_names(capture.info.axes, capture.shape)
+        self._label_axes(name, planes.row_axis, planes.col_axis, slices[0].source_shape)
         cmap, levels, _ = colors.scheme(kind, slices[0].stats)
         m = max(abs(slices[2].stats.min), abs(slices[2].stats.max))
         m = m if m == m and m > 0 else 1.0
@@ -208,7 +203,7 @@ class CompareView(QWidget):
             image.setRect(QRectF(0, 0, cols, rows))
             plot.setRange(xRange=(0, cols), yRange=(0, rows), padding=0)
         fixed = ", ".join(f"{axis_title(names[a])} {i}" for a, i in indices.items())
-        shown = (f"{axis_title(names[view.row_axis])} × {axis_title(names[view.col_axis])}" if len(names) >= 2
+        shown = (f"{axis_title(names[planes.row_axis])} × {axis_title(names[planes.col_axis])}" if len(names) >= 2
                  else self.tr("values"))
         at = self.tr(" at {fixed}").format(fixed=fixed) if fixed else ""
         self.caption.setText(self.tr("{name}: {shown}{at} · A − B from {lo} to {hi}, masked in both in grey").format(

@@ -13,7 +13,7 @@ import html
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Signal
 from PySide6.QtWidgets import QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from tfdebug.core.checks import Check, stage_checks
+from tfdebug.core.checks import Check
 from tfdebug.core.explain import explain
 from tfdebug.core.masks import CAUSAL, PADDING, mask_parts, mask_shape
 from tfdebug.core.recorder import Capture
@@ -84,16 +84,11 @@ class ExplainPanel(QWidget):
 
     def _request_checks(self, capture: Capture) -> None:
         self._checked = (capture, id(capture.tensor))
-        stepper = self.ctl.stepper
-        by_name = {c.name: c for c in stepper.history} if stepper is not None else {}
-        info, tensor = capture.info, capture.tensor
-
-        def lookup(name: str) -> Capture | None:  # on the display worker: a snapshot's stage is read here
-            other = by_name.get(name)
-            if other is not None and other.tensor is None:
-                stepper.tensor_of(other)
-            return other
-        self.ctl.display.submit("checks", lambda: stage_checks(info, tensor, lookup),
+        if self.ctl.source is None or (capture.tensor is None and capture.dropped):
+            self._checks_ready(capture, [])  # nothing left to check
+            return
+        display = self.ctl.source.display  # on the display worker, where the tensor is (a snapshot's read there)
+        self.ctl.display.submit("checks", lambda: display.checks_of(capture),
                                 lambda checks: self._checks_ready(capture, checks),
                                 lambda exc: self._checks_ready(capture, []))
 

@@ -153,7 +153,8 @@ class GenerationPanel(QWidget):
 
     def _fetch_planes(self) -> None:
         """The attention rows' and the cache's found stages and heads, then their (rows × cols) planes: read
-        here from a local tensor, or cut on the server (only the plane crosses) for a remote pass."""
+        here when the tensors are in this process, else cut by the source's display where they are (only the plane
+        crosses)."""
         stack, layer = self.layer
         block = self.block_box.currentData() or data.SELF
         stepper, upto = self.ctl.stepper, self.ctl.shown_index
@@ -171,13 +172,13 @@ class GenerationPanel(QWidget):
         def draw(planes: dict) -> None:
             if shown == (self.step, self.layer, self.block_box.currentData() or data.SELF):  # not a stale answer
                 self._draw(found, planes)
-        remote = self.ctl.remote
-        if remote is None:
+        source = self.ctl.source
+        if source is None or source.tensors_here:  # (None: the pass was just closed; its stages still show)
             draw({key: f.capture.tensor[0, head].detach().float().cpu().numpy() for key, (f, head) in found.items()})
             return
 
         def fetch() -> dict:  # the display worker's thread: one small request per plane
-            return {key: remote.display.slice_of(f.capture, 2, 3, {0: 0, 1: head}, REMOTE_PLANE, moments=False).values
+            return {key: source.display.slice_of(f.capture, 2, 3, {0: 0, 1: head}, REMOTE_PLANE, moments=False).values
                     for key, (f, head) in found.items()}
         self.ctl.display.submit("generation", fetch, draw, lambda exc: self.cache.clear(str(exc)))
 

@@ -12,6 +12,7 @@ from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.colour_bar import ColourBar
 from tfdebug.ui.widgets.prediction import PredictionView
+from tfdebug.ui.workers import source_display
 
 THUMB = (48, 48)
 SELECTED_PEN = pg.mkPen((255, 140, 0), width=3)
@@ -91,7 +92,7 @@ class HeadsPanel(QWidget):
         Thumbnails are computed on the display worker: the panel stays dirty until they are drawn.
         """
         capture = self.ctl.current
-        shown = capture is not None and (capture.tensor is not None or self.ctl.remote is not None)
+        shown = capture is not None and (capture.tensor is not None or source_display.elsewhere(self.ctl, capture))
         axis = self.head_axis() if shown else None
         # A stage of any size: each head is read on a strided grid by its own indexing (core.thumbnails).
         if axis is None:

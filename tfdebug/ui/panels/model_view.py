@@ -15,10 +15,9 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from tfdebug.core.masks import mask_read_by
 from tfdebug.core.names import parse_name
 from tfdebug.core.recorder import Capture
-from tfdebug.core.thumbnails import HeadThumbnails, head_plane_axes, head_thumbnails
+from tfdebug.core.thumbnails import HeadThumbnails, head_plane_axes
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.i18n.language import kind_title
@@ -144,14 +143,15 @@ class ModelViewPanel(QWidget):
             self._retry.start()  # after the job on the worker now (its result, or its drop when cancelled)
             return
         stepper, ctl = self.ctl.stepper, self.ctl
-        remote = ctl.remote  # a pass served by tfdebug serve: its thumbnails are cut on the server, only they cross
+        # The source's display cuts each thumbnail where the tensor is (a served pass: on the server, only they cross).
+        display, here = ctl.source.display, ctl.source.tensors_here
         todo = []
         for name in self.rows:
             index = stepper.position_of(name)
             if name in self.thumbs or index is None:
                 continue
             capture = stepper.history[index]
-            if capture.dropped or (remote is None and capture.tensor is None and stepper.is_live):
+            if capture.dropped or (here and capture.tensor is None and stepper.is_live):
                 continue  # dropped by the budget, or not kept (a stage of any size: each head on a strided grid)
             row, col, head = head_plane_axes(ctl.axis_names(capture))
             todo.append((capture, row, col, head, ctl.indices(capture)))
@@ -161,13 +161,8 @@ class ModelViewPanel(QWidget):
         cached, kind, shown = dict(self.thumbs), self.kind, self._levels
 
         def compute():  # a replay reads each stage (and the mask its softmax read) here, off the GUI thread
-            if remote is not None:
-                new = {capture.name: remote.display.heads_of(capture, row, col, head, indices, THUMB)
-                       for capture, row, col, head, indices in todo}
-            else:
-                new = {capture.name: head_thumbnails(stepper.tensor_of(capture), row, col, head, indices, THUMB,
-                                                     kind=capture.info.kind, mask=mask_read_by(capture, stepper.captured))
-                       for capture, row, col, head, indices in todo}
+            new = {capture.name: display.heads_of(capture, row, col, head, indices, THUMB)
+                   for capture, row, col, head, indices in todo}
             every = {**cached, **new}
             lut, levels = colors.thumbnail_scale(kind, np.concatenate([t.mins for t in every.values()]),
                                                  np.concatenate([t.maxs for t in every.values()]))

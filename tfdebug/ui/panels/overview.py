@@ -123,7 +123,8 @@ class OverviewPanel(QWidget):
     def _pass_values(self, statistic: str) -> tuple[list[str], list[float]]:
         """Names of the pass on screen in forward order and the statistic of each stage that ran
         (NaN where none: not run, too large, or still being computed on the display worker)."""
-        if self.ctl.remote is not None:
+        source = self.ctl.source
+        if source is not None and not source.tensors_here:  # asked of its display, where the tensors are
             return self._remote_values(statistic)
         recording, _ = self.ctl.recording()
         names = self.ctl.plan.names()
@@ -148,7 +149,7 @@ class OverviewPanel(QWidget):
     def _remote_values(self, statistic: str) -> tuple[list[str], list[float]]:
         """`_pass_values` of a pass tfdebug serve runs: the server computes each stage's statistic where its
         tensor is, and only the numbers cross (asked once per stage, again after an edit or a restart)."""
-        stepper, remote, names = self.ctl.stepper, self.ctl.remote, self.ctl.plan.names()
+        stepper, display, names = self.ctl.stepper, self.ctl.source.display, self.ctl.plan.names()
         history = list(stepper.history)
 
         def key(c) -> tuple:
@@ -160,7 +161,7 @@ class OverviewPanel(QWidget):
                 if statistic == self.statistic.currentData():
                     self.refresh()
             keys = [key(c) for c in todo]
-            self.ctl.display.submit("overview", lambda: remote.display.statistics_of(todo, statistic), computed,
+            self.ctl.display.submit("overview", lambda: display.statistics_of(todo, statistic), computed,
                                     lambda exc: self.ctl.error.emit(said(lambda: self.tr(
                                         "Cannot compute the overview: {why}").format(why=exc))))
         got = {c.name: self._remote_cache.get(key(c), math.nan) for c in history}

@@ -48,19 +48,18 @@ class RemoteTools(QObject):
     def attach(self, session, announce: bool = True) -> None:
         """Show `session` (a connected RemoteSession) as the window's pass."""
         ctl = self.ctl
-        ctl._replace_stepper(session.stepper, session, session.plan, session.layout, session.tokens,
-                             self._title(session))
-        self.session = ctl.remote = session
+        self.session = session
         session.on_lost = self._lost.emit
-        ctl.model_name = session.model_name
-        ctl.device = self._device(session)
-        ctl.clear_messages.emit("")
-        ctl.session_changed.emit()
-        ctl._show_current()
-        ctl.state_changed.emit()
+        # The status bar names the server and its device (its precision is the Compare and Conditions dialogs')
+        ctl.show_source(session, self._title(session), self._device(session), dtype="")
         host = session.host
         if announce:
             ctl.info.emit(said(lambda: self.tr("Connected to {host}: the model runs there.").format(host=host)))
+
+    def shown(self):
+        """The RemoteSession on screen, or None (the window shows another pass)."""
+        session = self.session
+        return session if session is not None and self.ctl.source is session else None
 
     # ----- a new pass on the server ---------------------------------------------------------------
     def run_texts(self, texts: dict[str, str], generate=None, chat: bool | None = None) -> None:
@@ -68,7 +67,7 @@ class RemoteTools(QObject):
         (DecodingSettings), Generate: the server generates token by token; `chat`: the input bar's Chat toggle.
         Texts the server refuses leave the pass on screen as it was, and the error says why in the window's
         language."""
-        session, ctl = self.ctl.remote, self.ctl
+        session, ctl = self.shown(), self.ctl
         if session is None or ctl.busy:
             return
         ctl._set_busy(True)
@@ -77,7 +76,7 @@ class RemoteTools(QObject):
 
         def started(new) -> None:
             ctl._set_busy(False)
-            if ctl.remote is not session:
+            if self.shown() is not session:
                 new.close()  # the window left this server meanwhile
                 return
             self.attach(new, announce=False)
@@ -102,7 +101,7 @@ class RemoteTools(QObject):
     # ----- losing it and getting it back ----------------------------------------------------------
     def _on_lost(self, error) -> None:
         session = self.session
-        if session is None or self.ctl.remote is not session:
+        if session is None or self.shown() is not session:
             return  # a connection the window has already left
         self.ctl.device = self._device(session, lost=True)
         self.ctl.message.emit(Message("error", error_phrase(error) if isinstance(error, RemoteError) else str(error),
@@ -111,12 +110,12 @@ class RemoteTools(QObject):
 
     def lost(self) -> bool:
         """Whether the shown pass is remote and its connection is lost (Reconnect applies)."""
-        session = self.ctl.remote
-        return session is not None and session.client.lost is not None
+        session = self.shown()
+        return session is not None and session.lost is not None
 
     def reconnect(self) -> None:
         """Attach again to the same server (its pass stayed paused where it was)."""
-        session = self.ctl.remote
+        session = self.shown()
         if session is None:
             return
         self.window.status_state.setText(self.tr("connecting…"))
@@ -130,7 +129,7 @@ class RemoteTools(QObject):
     # ----- export on the server ---------------------------------------------------------------------
     def export_on_server(self, name: str) -> Job | None:
         """Write the pass as a snapshot named `name` into the server's export folder (tfdebug serve --export-dir)."""
-        session = self.ctl.remote
+        session = self.shown()
         if session is None:
             return None
         job = Job(lambda job: session.export_on_server(name), name="remote-export", describe_failure=lambda exc: said(
@@ -149,7 +148,7 @@ class RemoteTools(QObject):
             self.ctl.message.emit(Message("info", note, topic="export"))
 
     def _reconnected(self, session) -> None:
-        if self.ctl.remote is not session:
+        if self.shown() is not session:
             return
         self.ctl.device = self._device(session)
         self.ctl.clear_messages.emit("remote")
@@ -175,7 +174,7 @@ def connect_action(ctx: ActionContext) -> None:
 
 @actions.action("tfdebug.file.reconnect", QT_TRANSLATE_NOOP("actions", "Reconnect"), None,
                 QT_TRANSLATE_NOOP("actions", "Attach again to the server whose connection was lost"),
-                enabled=lambda ctl: ctl.remote is not None and ctl.remote.client.lost is not None, toolbar=False)
+                enabled=lambda ctl: ctl.source is not None and ctl.source.lost is not None, toolbar=False)
 def reconnect_action(ctx: ActionContext) -> None:
     ctx.tools.remote.reconnect()
 
@@ -183,7 +182,8 @@ def reconnect_action(ctx: ActionContext) -> None:
 @actions.action("tfdebug.file.export_on_server", QT_TRANSLATE_NOOP("actions", "Export Snapshot on Server…"), None,
                 QT_TRANSLATE_NOOP("actions", "Write the pass as a snapshot into the server's export folder, where the "
                                   "model runs (File ▸ Export… writes it on this machine)"),
-                enabled=lambda ctl: ctl.remote is not None and ctl.remote.client.lost is None, toolbar=False)
+                enabled=lambda ctl: ctl.source is not None and bool(ctl.source.host) and ctl.source.lost is None,
+                toolbar=False)
 def export_on_server_action(ctx: ActionContext) -> None:
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QInputDialog

@@ -352,34 +352,31 @@ class InputBar(QWidget):
         box.setMinimumWidth(max(box.minimumSizeHint().width(), text_width + chrome))
 
     def _session_changed(self) -> None:
-        live = self.ctl.adapter is not None
-        remote = self.ctl.remote  # its model is on the server: the texts can change, not the model
-        if live:
-            adapter = self.ctl.adapter
-            self._build_fields([(f.key, f.label, f.placeholder) for f in adapter.inputs])
-        elif remote is not None:
-            self._build_fields(remote.input_fields)
+        source = self.ctl.source
+        live = self.ctl.adapter is not None  # the model runs here: every field and the model box can change
+        # A new pass of this model can run on new texts (a served model: they can change, not the model).
+        runs = source is not None and source.stepper.is_live
+        self._build_fields(source.input_fields if source is not None else [])
+        if runs and not live:
             self._syncing = True
             for key, edit in self.fields.items():
-                edit.setText(remote.texts.get(key, ""))
-            self.chat.setChecked(remote.chat)  # as the served pass ran
-            self.model.setCurrentText(remote.model_name)  # the served model, shown (not chosen) here
+                edit.setText(source.texts.get(key, ""))
+            self.chat.setChecked(source.chat)  # as the pass ran
+            self.model.setCurrentText(source.model_name)  # the model, shown (chosen where it runs)
             self._fit_model_box()
             self._syncing = False
-        else:  # a replay: show the texts it ran, one field per token stream
-            labels = self.ctl.replayed.input_labels if self.ctl.replayed is not None else {}
-            self._build_fields([(k, labels.get(k) or k.capitalize(), "") for k in self.ctl.tokens])
+        elif not live:  # a replay: show the texts it ran, one field per token stream
             self._syncing = True
             for key, edit in self.fields.items():
                 edit.setText(" ".join(t for t in self.ctl.tokens.get(key, []) if not _special(t)))
             self._syncing = False
         # Only a model whose tokenizer has a chat template can take a chat turn (its tooltip says so).
-        self.chat.setEnabled(self.ctl.adapter.can_chat() if live else remote is not None and remote.can_chat())
+        self.chat.setEnabled(source is not None and source.can_chat())
         for widget in [*self.fields.values(), self.model, self.device, self.dtype, self.device_map, self.preset]:
-            editable = live or (remote is not None and widget in self.fields.values())
+            editable = live or (runs and widget in self.fields.values())
             widget.setEnabled(editable)
-            widget.setToolTip("" if editable or remote is not None else self.tr(REPLAY_TIP))
-        self.live_button.setVisible(not live and remote is None and self.live_button.defaultAction() is not None)
+            widget.setToolTip("" if editable or runs else self.tr(REPLAY_TIP))
+        self.live_button.setVisible(not runs and self.live_button.defaultAction() is not None)
         if live:
             self._show_inputs()
             texts = self.ctl.session.texts

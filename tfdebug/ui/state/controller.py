@@ -1,7 +1,8 @@
 """DebugController: the one object panels talk to.
 
-It owns the current session (or replay), wraps the stepper's events in Qt signals,
-keeps the view selection shared by every panel (which two axes are shown, the index
+It holds the pass on screen as one pass source (tfdebug.sessions.source.PassSource: a live session,
+a generation, a replay, or a pass tfdebug serve runs) and never asks which kind it is; it wraps the
+stepper's events in Qt signals, keeps the view selection shared by every panel (which two axes are shown, the index
 of every other axis, the selected stage), computes the shown slice with core's
 display math, and turns core errors into an `error` signal. Panels receive the
 controller, connect to its signals and call its methods; they never call each other.
@@ -19,19 +20,20 @@ from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
-from tfdebug.core.recorder import Capture, held_bytes
+from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import token_labels
 from tfdebug.core.stepper import FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection, axis_names
-from tfdebug.io.recording import Recording, recording_on_screen
+from tfdebug.io.recording import Recording
+from tfdebug.sessions.source import LocalSource, PassSource
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.models.vocab import closest_known, named_words, shown_word, vocabularies_of
-from tfdebug.ui.i18n.language import breakpoint_text, error_phrase, phrase_text, said
+from tfdebug.ui.i18n.language import error_phrase, said
 from tfdebug.ui.state.breakpoints import BreakpointsMixin
 from tfdebug.ui.state.generating import GenerationMixin
 from tfdebug.ui.state.keeping import KeepChoice
 from tfdebug.ui.state.loading import LoadingMixin
 from tfdebug.ui.state.messages import Message
+from tfdebug.ui.state.pass_notices import PassNotices
 from tfdebug.ui.workers.ahead import read_before_jump
 from tfdebug.ui.workers.display import MAX_SLICE, DisplayMixin, DisplayWorker
 from tfdebug.ui.workers.gui_gc import note_activity
@@ -63,10 +65,8 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self.session = None
-        self.remote = None  # the session when it is served by tfdebug serve (a RemoteSession), else None
+        self.source: PassSource | None = None  # the pass on screen, wherever it runs
         self.stepper: Stepper | None = None
-        self.replayed: Recording | None = None  # the snapshot a replay reads from (kept open for lazy reads)
         self.plan: Plan = Plan()
         self.layout: PassLayout = build_layout([])
         self._tokens: dict[str, list[str]] = {}
@@ -100,6 +100,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         self._step_in_flight = False  # a live Step runs and its pause has not been shown yet
         self.queued_steps = 0         # Steps asked for meanwhile (key repeat): one runs per pause
         self.error.connect(lambda text: self.message.emit(Message("error", text)))
+        self.notices = PassNotices(self)  # what the window says about the pass on screen
         # Whole-tensor stats, large slices and head thumbnails are computed off the GUI thread.
         self.display = DisplayWorker(self)
         # Captured events come by the hundred during Continue: re-check actions at most every 50 ms.
@@ -128,8 +129,23 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         return self._shown[0] if self._shown is not None else -1
 
     @property
+    def session(self):
+        """The live session of the pass on screen (its source's), or None (nothing loaded, or a replay)."""
+        return self.source.session if self.source is not None else None
+
+    @property
+    def replayed(self) -> Recording | None:
+        """The snapshot a replay reads from (kept open for lazy reads), else None."""
+        return getattr(self.source, "replayed", None)
+
+    def runs_elsewhere(self) -> bool:
+        """Whether the pass on screen runs on another machine (its source's host: tfdebug serve), where new
+        passes, references and comparisons of it are then made."""
+        return self.source is not None and bool(self.source.host)
+
+    @property
     def adapter(self):
-        """The adapter of the live session, or None (nothing loaded, or a replay)."""
+        """The adapter of a pass whose model runs here, or None (nothing loaded, a replay, a served pass)."""
         return self.session.adapter if self.session is not None else None
 
     @property
@@ -147,29 +163,15 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
 
     def set_session(self, session) -> None:
         """Show a live DebugSession and start its pass (paused at the first stage)."""
-        self._replace_stepper(session.stepper, session, session.plan, session.layout, session.tokens, session.title)
+        self._replace_source(LocalSource.live(session))
         adapter = session.adapter
-        self.model_name = adapter.name
-        self.device, self.dtype = str(adapter.device), str(adapter.dtype).removeprefix("torch.")
         self.set_inputs(replace(self.inputs, model=adapter.name, texts=session.texts,
                                 device=self.inputs.device if self.inputs.model == adapter.name
                                 else str(adapter.device)))
         self.clear_messages.emit("")
         self.session_changed.emit()
         self.command(session.stepper.start)
-        if session.unknown_words:
-            vocabs = vocabularies_of(getattr(adapter, "loaded", None))
-            named, more = named_words(session.unknown_words)
-            hinted = [(shown_word(word), closest_known(word, vocabs)) for word in named]
-            hinted += [("…", None)] if more else []
-            self.message.emit(Message("warning", said(lambda: self.tr(
-                "Not in the vocabulary (shown as <unk>): {words}.").format(words=", ".join(
-                    self.tr("{word} (did you mean {close}?)").format(word=word, close=close) if close else word
-                    for word, close in hinted))), topic="unknown-words"))
-        if session.notes:  # the adapter's own sentences about these inputs (Phrases: said in the window's language)
-            notes = tuple(session.notes)
-            self.message.emit(Message("info", said(lambda: " ".join(phrase_text(n) for n in notes)),
-                                      topic="input-notes"))
+        self.notices.opened(session)
 
     def load_replay(self, stepper: Stepper, tokens: dict, title: str, recording: Recording | None = None) -> None:
         """Show a recorded pass (Stepper.replay): every panel works, nothing can run.
@@ -177,13 +179,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         `recording` is the snapshot the stepper reads from: it is what Export and Compare
         take for this pass, and it is closed when the window shows another pass.
         """
-        plan = Plan(stepper.history)
-        self._replace_stepper(stepper, None, plan, build_layout(plan), dict(tokens), title)
-        self.replayed = recording
-        self.model_name = "recorded"
-        current = stepper.current
-        self.device = str(current.device) if current is not None else ""
-        self.dtype = str(current.dtype).removeprefix("torch.") if current is not None else ""
+        self._replace_source(LocalSource.replay(stepper, tokens, title, recording))
         self.clear_messages.emit("")
         self.session_changed.emit()
         # The first stage shows one event-loop turn later: reading the file and drawing its first
@@ -191,12 +187,23 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         QTimer.singleShot(0, self, lambda: self._show_current() if self.stepper is stepper else None)
         self.state_changed.emit()
 
-    def _replace_stepper(self, stepper, session, plan, layout, tokens, title) -> None:
+    def show_source(self, source: PassSource, title: str, device: str, dtype: str) -> None:
+        """Show `source`'s pass as it stands (a served pass, attached) under `title`, with `device` and `dtype`
+        in the status bar: every panel follows it."""
+        self._replace_source(source, title)
+        self.device, self.dtype = device, dtype
+        self.clear_messages.emit("")
+        self.session_changed.emit()
+        self._show_current()
+        self.state_changed.emit()
+
+    def _replace_source(self, source: PassSource, title: str | None = None) -> None:
         self.close()
         self.verification = None
-        self.dtype = ""  # set by whoever shows the new pass (a remote one says its device only)
-        self.session, self.stepper, self.plan, self.layout = session, stepper, plan, layout
-        self._tokens, self.title = tokens, title
+        stepper = source.stepper
+        self.source, self.stepper, self.plan, self.layout = source, stepper, source.plan, source.layout
+        self._tokens, self.title = source.tokens, source.title if title is None else title
+        self.model_name, self.device, self.dtype = source.model_name, source.device, source.dtype
         self.current_slice = None
         self.current_stats = None
         self._shown = None
@@ -210,24 +217,16 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         if self._signals is not None:
             self._signals.detach()
             self._signals = None
-        if self.session is not None:
-            self.session.close()
-        elif self.stepper is not None and self.stepper.is_live:
-            self.stepper.stop()
-        if self.replayed is not None:
-            self.replayed.close()
-            self.replayed = None
-        self.session = None
-        self.remote = None
+        if self.source is not None:
+            self.source.close()
+        self.source = None
         self.stepper = None
 
     def recording(self) -> tuple[Recording | None, str]:
         """The pass on screen as a Recording (for Export, Compare, the Overview) and a note when partial.
 
-        None for a remote pass: its tensors are on the server (RemoteSession.export streams a snapshot)."""
-        if self.remote is not None:
-            return None, ""
-        return recording_on_screen(self.stepper, self.session, self.replayed)
+        None when its tensors are elsewhere (a served pass: its source's `export` streams a snapshot)."""
+        return self.source.recording() if self.source is not None else (None, "")
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy
@@ -344,7 +343,8 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         return self.stepper.position_of(name) if self.stepper is not None else None
 
     def held_bytes(self) -> int:
-        return held_bytes(self.stepper.history) if self.stepper is not None else 0
+        """Bytes the captures of the pass on screen hold, wherever they are (the status bar's "captures hold")."""
+        return self.source.held_bytes() if self.source is not None else 0
 
     # ----- events --------------------------------------------------------------------
     def _on_event(self, stepper: Stepper, event: StepperEvent) -> None:
@@ -354,30 +354,11 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         if event.type == "captured":
             self._state_throttle.throttle()
             return
-        if event.type in ("paused", "moved", "replaced"):
+        if event.type in ("paused", "moved", "replaced", "failed", "finished"):
             self._show_current()
-            if event.type == "paused" and event.reason == "breakpoint" and event.breakpoint is not None:
-                stage, hit = event.capture.name, event.breakpoint
-                self.info.emit(said(lambda: self.tr("Stopped at {stage}: breakpoint on {what}.").format(
-                    stage=stage, what=breakpoint_text(hit))))
-        elif event.type == "failed":
-            cause = event.error.__cause__ if event.error is not None else None
-            self.message.emit(Message("error", error_phrase(event.error) if event.error is not None
-                                      else said(lambda: self.tr("The forward pass failed.")),
-                                      f"{type(cause).__name__}: {cause}" if cause is not None else "", topic="run"))
-            self._show_current()
-        elif event.type == "finished":
-            if event.reason == "breakpoint" and event.breakpoint is not None:
-                stage, hit = event.capture.name, event.breakpoint
-                self.info.emit(said(lambda: self.tr(
-                    "The pass finished; the first stage with a breakpoint hit is {stage} "
-                    "({what}): the stages after it have already run.").format(
-                    stage=stage, what=breakpoint_text(hit))))
-            elif stepper.state == FINISHED:
-                self.info.emit(said(lambda: self.tr("The forward pass finished.")))
-            self._show_current()
-            if stepper.state == FINISHED and self.session is not None:
-                self._verify(self.session, stepper.output)
+        self.notices.on_event(stepper, event)
+        if event.type == "finished" and stepper.state == FINISHED and self.source.model_here:
+            self._verify(self.session, stepper.output)
         self.state_changed.emit()
         self._next_queued_step(event)
 

@@ -24,7 +24,7 @@ class GenerationMixin:
 
     def is_generating(self) -> bool:
         """Whether the live pass is a generation (Next Token and Run to Token apply)."""
-        return self.session is not None and bool(getattr(self.session, "is_generation", False))
+        return self.source is not None and self.source.is_generation
 
     def next_token(self) -> bool:
         """Run to the end of this step: the next step reads the token just chosen."""

@@ -137,12 +137,12 @@ def read_before_jump(ctl, name: str, max_size: tuple[int, int], move: Callable[[
     slice the view will show there and takes its stats ("jump" job: a newer jump, or any other
     stepper command, supersedes it); then `move()` shows it on the GUI thread from what was
     prepared. True when the read was handed to the worker; False when there is nothing to read
-    (a live pass, a stage already read or dropped, a remote pass), and the caller moves now.
+    (a live pass, a stage already read or dropped, a pass whose tensors are elsewhere), and the caller moves now.
 
     A stage that cannot be read is moved to all the same: the usual path says why.
     """
     stepper = ctl.stepper
-    if stepper is None or stepper.is_live or ctl.remote is not None or ctl.busy:
+    if stepper is None or stepper.is_live or not ctl.source.tensors_here or ctl.busy:
         return False
     index = stepper.position_of(name)
     capture = stepper.history[index] if index is not None else None

@@ -26,7 +26,7 @@ from tfdebug.core.masks import mask_read_by
 from tfdebug.core.recorder import Capture
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
-from tfdebug.ui.remote import display as remote_display
+from tfdebug.ui.workers import source_display
 from tfdebug.ui.workers.ahead import AheadCache, Prepared, frozen_view, prepare, selection_of, view_key
 from tfdebug.ui.render import colors
 
@@ -200,7 +200,7 @@ class DisplayMixin:
         self._shown = (cursor, history[cursor]) if 0 <= cursor < len(history) else None
         capture = self.current
         self.current_stats = None
-        if capture is not None and (capture.tensor is not None or remote_display.served(self, capture)):
+        if capture is not None and (capture.tensor is not None or source_display.elsewhere(self, capture)):
             self.view.fit(capture.info.axes, capture.shape)
         with self.display.held():
             self.stage_changed.emit()
@@ -214,7 +214,7 @@ class DisplayMixin:
         """Have the worker read, slice and summarise the stages before and after the shown one
         (history the next F10 or Shift+F10 lands on), unless a forward is running."""
         stepper = self.stepper
-        if stepper is None or shown is not self.current or self.is_running() or self.remote is not None:
+        if stepper is None or shown is not self.current or self.is_running() or not self.source.tensors_here:
             return
         cursor, history = self.shown_index, stepper.history
         around = [history[i] for i in (cursor + 1, cursor - 1) if 0 <= i < len(history)]
@@ -236,8 +236,8 @@ class DisplayMixin:
         """Whole-tensor stats of the shown stage, on the display worker; stats_changed when ready."""
         capture = self.current
         self.display.cancel("stats")
-        if remote_display.served(self, capture) and not self.is_large(capture):
-            remote_display.submit_stats(self, capture, lambda st: self._stats_ready(capture, st),
+        if source_display.elsewhere(self, capture) and not self.is_large(capture):
+            source_display.submit_stats(self, capture, lambda st: self._stats_ready(capture, st),
                                         lambda exc: self.error.emit(_cannot("Cannot summarise {name}: {why}", capture,
                                                                             exc)))
         elif capture is not None and capture.tensor is not None and not self.is_large(capture):
@@ -286,8 +286,8 @@ class DisplayMixin:
         """Recompute the shown slice: now when it is small, else on the display worker."""
         capture = self.current
         self.display.cancel("slice")
-        if remote_display.served(self, capture):
-            remote_display.submit_slice(self, capture, lambda exc: self._slice_failed(capture, exc))
+        if source_display.elsewhere(self, capture):
+            source_display.submit_slice(self, capture, lambda exc: self._slice_failed(capture, exc))
             return
         if capture is None or capture.tensor is None:
             self.current_slice = None
@@ -359,8 +359,8 @@ class DisplayMixin:
                       done: Callable[[HeadThumbnails], None]) -> None:
         """Every head of `capture` on the display worker; `done(thumbnails)` on the GUI thread
         unless the stage changed or a newer request came first."""
-        if remote_display.served(self, capture):
-            remote_display.submit_heads(self, capture, head_axis, max_size, done, lambda exc: self.error.emit(
+        if source_display.elsewhere(self, capture):
+            source_display.submit_heads(self, capture, head_axis, max_size, done, lambda exc: self.error.emit(
                 _cannot("Cannot draw the heads of {name}: {why}", capture, exc)))
             return
         row, col, indices, tensor = self.view.row_axis, self.view.col_axis, self.indices(capture), capture.tensor

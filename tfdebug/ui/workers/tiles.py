@@ -14,7 +14,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from tfdebug.core.recorder import Capture
 from tfdebug.core.tiles import Tile, read_tile, slice_shape
-from tfdebug.ui.remote import display as remote_display
+from tfdebug.ui.workers import source_display
 from tfdebug.ui.workers.display import _cannot
 
 QT_TRANSLATE_NOOP("DisplayMixin", "Cannot read this part of {name}: {why}")
@@ -28,7 +28,7 @@ class TilesMixin:
         """Whether parts of `capture` (the shown stage) can be read: its tensor is in this process, or on the
         server of a served pass (which reads the tile where the tensor lives; only the tile crosses)."""
         capture = capture or self.current
-        return capture is not None and (remote_display.served(self, capture) or capture.tensor is not None)
+        return capture is not None and (source_display.elsewhere(self, capture) or capture.tensor is not None)
 
     def _selection(self, capture: Capture) -> tuple:
         return capture, self.view.row_axis, self.view.col_axis, tuple(sorted(self.indices(capture).items()))
@@ -44,10 +44,10 @@ class TilesMixin:
         def arrived(tile: Tile) -> None:
             if capture is self.current and self._selection(capture) == selection:
                 done(tile)
-        if remote_display.served(self, capture):
-            remote = self.remote
-            read = lambda: remote.display.tile_of(capture, row, col, dict(indices), rows, cols,  # noqa: E731
-                                                  max_size, row_max)
+        if source_display.elsewhere(self, capture):
+            display = self.source.display
+            read = lambda: display.tile_of(capture, row, col, dict(indices), rows, cols,  # noqa: E731
+                                           max_size, row_max)
         else:
             tensor, stage_kind, mask = capture.tensor, capture.info.kind, self.mask_of(capture)
             read = lambda: read_tile(tensor, row, col, dict(indices), rows, cols, max_size,  # noqa: E731

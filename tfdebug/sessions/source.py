@@ -1,0 +1,241 @@
+"""The pass-source protocol: everything a window asks of a pass, wherever the pass runs.
+
+A window holds one `PassSource` and talks to it only through the members below, so every panel
+works for every pass by construction: `LocalSource` wraps a pass in this process (a live
+DebugSession, a GenerationSession, or a replayed snapshot), and tfdebug.remote.session.RemoteSession
+is a pass that `tfdebug serve` runs on another machine. Where the two differ, the difference is a
+method here with two implementations, or a capability that says what the source can do
+(`tensors_here`, `model_here`), never which kind it is.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Protocol, Sequence
+
+from tfdebug.core.checks import Check
+from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.layout import PassLayout, build_layout
+from tfdebug.core.plan import Plan
+from tfdebug.core.recorder import Capture, held_bytes
+from tfdebug.core.thumbnails import HeadThumbnails
+from tfdebug.core.tiles import Tile
+from tfdebug.io.recording import Recording, recording_on_screen
+from tfdebug.sessions.display import LocalDisplay
+
+
+class PassDisplay(Protocol):
+    """The display operations of a pass, answered where its tensors live (tfdebug.core.display's math)."""
+
+    def follow(self, pinned: tuple[str, str] | None, indices_by_name: Mapping[str, int], max_size: tuple[int, int],
+               moments: bool = True, stats_up_to: int | None = None) -> None:
+        """The window's view (core.view.ViewSelection's pinned axes and indices): a source that can sends each
+        stage's slice (and its stats, up to `stats_up_to` bytes) with the event that shows it."""
+
+    def mask_of(self, capture: Capture):
+        """The mask tensor a softmax stage read when it is in this process (drawn masked too), else None."""
+
+    def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
+                 max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
+        """The shown 2-D slice, downsampled to at most `max_size`, with its stats."""
+
+    def moments_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], partial: Stats) -> Stats:
+        """`partial` (a slice's stats without mean and std) completed."""
+
+    def heads_of(self, capture: Capture, row: int, col: int, head: int, indices: Mapping[int, int],
+                 max_size: tuple[int, int]) -> HeadThumbnails:
+        """Every head's thumbnail of the shown slice."""
+
+    def tile_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], rows: tuple[int, int],
+                cols: tuple[int, int], max_size: tuple[int, int], row_max: bool = False) -> Tile:
+        """Rows × columns of the shown slice at most `max_size`."""
+
+    def stats_of(self, capture: Capture) -> Stats:
+        """Whole-tensor stats of the stage."""
+
+    def checks_of(self, capture: Capture) -> list[Check]:
+        """The live checks of the stage (tfdebug.core.checks), computed where its tensor is."""
+
+    def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
+        """The Overview's statistic of each capture (NaN where no tensor is kept)."""
+
+
+class PassSource(Protocol):
+    """One pass as the window sees it: stepping, its stages, their display, and what it says about itself."""
+
+    #: the pass's stepper: commands (step, continue, run_to, edit …), history and events (core.stepper)
+    stepper: object
+    plan: Plan
+    layout: PassLayout
+    display: PassDisplay
+    #: whether the captures' tensors are in this process (False: only `display` reaches them)
+    tensors_here: bool
+    #: whether the model runs in this process (Run loads it here; a reference or batch runs here)
+    model_here: bool
+
+    @property
+    def session(self):
+        """The live session of the pass (its adapter, texts, prepared inputs), or None for a recording."""
+
+    @property
+    def title(self) -> str:
+        """The pass in one line, for the window's title."""
+
+    @property
+    def model_name(self) -> str:
+        """The model's name ('recorded' for a snapshot)."""
+
+    @property
+    def device(self) -> str:
+        """Where the pass runs, in words."""
+
+    @property
+    def dtype(self) -> str:
+        """The pass's precision ('bfloat16'), or '' when unknown."""
+
+    @property
+    def runs_on(self) -> str:
+        """The torch device the model runs on ('cuda:0'), where a reference pass of it runs; '' for a recording."""
+
+    @property
+    def tokens(self) -> dict[str, list[str]]:
+        """Token strings per stream (a generation's stream as far as it has got)."""
+
+    @property
+    def texts(self) -> dict[str, str]:
+        """The typed texts per input field ({} for a recording)."""
+
+    @property
+    def input_fields(self) -> list[tuple[str, str, str]]:
+        """(key, label, placeholder) of each input the pass took."""
+
+    @property
+    def chat(self) -> bool:
+        """Whether the texts went in as a user's chat turn (the tokenizer's chat template)."""
+
+    def can_chat(self) -> bool:
+        """Whether the model can take its texts as a chat turn (the input bar's Chat toggle can be on)."""
+
+    @property
+    def is_generation(self) -> bool:
+        """Whether the pass generates token by token (Next Token and Run to Token apply)."""
+
+    @property
+    def host(self) -> str:
+        """The machine the pass runs on, '' for this one (its own export folder, reconnecting: tfdebug serve)."""
+
+    @property
+    def lost(self):
+        """Why the pass can no longer be reached (a TfdebugError), or None."""
+
+    def held_bytes(self) -> int:
+        """Bytes the captured tensors hold, wherever they are."""
+
+    def recording(self) -> tuple[Recording | None, str]:
+        """The pass as a Recording in this process and a note when partial; None when its tensors are elsewhere
+        (a served pass's `export` streams them here as a snapshot)."""
+
+    def close(self) -> None:
+        """Stop or detach the pass and free what it holds."""
+
+
+class LocalSource:
+    """A pass in this process: a live `session` (DebugSession or GenerationSession), or a replay of
+    `replayed` (a Recording read lazily by `stepper`)."""
+
+    tensors_here = True
+    host = ""
+    lost = None
+
+    def __init__(self, stepper, session=None, replayed: Recording | None = None,
+                 tokens: Mapping[str, Sequence[str]] | None = None, title: str = ""):
+        self.stepper, self.session, self.replayed = stepper, session, replayed
+        self.display = LocalDisplay(stepper)
+        if session is not None:
+            self.plan, self.layout, self._title = session.plan, session.layout, session.title
+        else:
+            self.plan = Plan(stepper.history)
+            self.layout, self._title = build_layout(self.plan), title
+        self._tokens = {k: list(v) for k, v in (tokens or {}).items()}
+
+    @classmethod
+    def live(cls, session) -> "LocalSource":
+        """The pass of a live DebugSession or GenerationSession."""
+        return cls(session.stepper, session)
+
+    @classmethod
+    def replay(cls, stepper, tokens: Mapping[str, Sequence[str]], title: str,
+               recording: Recording | None = None) -> "LocalSource":
+        """A recorded pass (Stepper.replay over `recording`, which closes with the source)."""
+        return cls(stepper, None, recording, tokens, title)
+
+    @property
+    def model_here(self) -> bool:
+        return self.session is not None
+
+    @property
+    def title(self) -> str:
+        return self._title
+
+    @property
+    def model_name(self) -> str:
+        return self.session.adapter.name if self.session is not None else "recorded"
+
+    @property
+    def device(self) -> str:
+        if self.session is not None:
+            return str(self.session.adapter.device)
+        current = self.stepper.current
+        return str(current.device) if current is not None else ""
+
+    @property
+    def dtype(self) -> str:
+        if self.session is not None:
+            return str(self.session.adapter.dtype).removeprefix("torch.")
+        current = self.stepper.current
+        return str(current.dtype).removeprefix("torch.") if current is not None else ""
+
+    @property
+    def runs_on(self) -> str:
+        return str(self.session.adapter.device) if self.session is not None else ""
+
+    @property
+    def tokens(self) -> dict[str, list[str]]:
+        if self.session is not None:
+            return self.session.tokens
+        return {k: list(v) for k, v in self._tokens.items()}
+
+    @property
+    def texts(self) -> dict[str, str]:
+        return self.session.texts if self.session is not None else {}
+
+    @property
+    def input_fields(self) -> list[tuple[str, str, str]]:
+        if self.session is not None:
+            return [(f.key, f.label, f.placeholder) for f in self.session.adapter.inputs]
+        labels = self.replayed.input_labels if self.replayed is not None else {}
+        return [(k, labels.get(k) or k.capitalize(), "") for k in self._tokens]
+
+    @property
+    def chat(self) -> bool:
+        return self.session is not None and self.session.adapter.chat
+
+    def can_chat(self) -> bool:
+        return self.session is not None and self.session.adapter.can_chat()
+
+    @property
+    def is_generation(self) -> bool:
+        return bool(getattr(self.session, "is_generation", False))
+
+    def held_bytes(self) -> int:
+        return held_bytes(self.stepper.history)
+
+    def recording(self) -> tuple[Recording | None, str]:
+        return recording_on_screen(self.stepper, self.session, self.replayed)
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+        elif self.stepper.is_live:
+            self.stepper.stop()
+        if self.replayed is not None:
+            self.replayed.close()
