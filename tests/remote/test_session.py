@@ -124,6 +124,9 @@ def test_a_stages_live_checks_are_made_on_the_server_and_equal_local_ones(remote
     there = remote.display.checks_of(remote.stepper.current)
     here = LocalDisplay(local.stepper).checks_of(local.stepper.captured(PROBS))
     assert there == here and len(there) >= 2
+    # Each claim comes back as the phrase it is (its id and values), so the window translates it as a local one.
+    assert [(c.text.id, c.text.params) for c in there] == [(c.text.id, c.text.params) for c in here]
+    assert [getattr(c.detail, "id", None) for c in there] == [getattr(c.detail, "id", None) for c in here]
     assert all(c.ok for c in there)  # a softmax's rows sum to 1 and the causal mask holds
 
 

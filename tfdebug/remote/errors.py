@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import string
+from typing import Any
 
 from tfdebug.core import errors as core_errors
 from tfdebug.core.errors import TfdebugError
@@ -115,6 +116,17 @@ def _values(params, depth: int) -> dict | None:
 
 
 _BAD = object()
+
+
+def text_wire(value: str) -> Any:
+    """A text a window shows (a Phrase keeps its id, template and values for the window to translate) as JSON."""
+    return _wire_value(value, 0)
+
+
+def text_of(data: Any) -> str | None:
+    """`text_wire`'s JSON read back as a Phrase or a plain text; None when it is neither."""
+    value = _value(data, 0)
+    return value if isinstance(value, str) else None
 
 
 def _value(value, depth: int):

@@ -16,13 +16,12 @@ from tfdebug.sessions.generation import TokenEntry
 from tfdebug.core.breakpoints import DIVERGES, Breakpoint
 from tfdebug.core.checks import Check
 from tfdebug.core.compare import Comparison
-from tfdebug.core.explain import Text
 from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.core.tiles import Tile
-from tfdebug.remote.errors import FrameError
+from tfdebug.remote.errors import FrameError, text_of, text_wire
 from tfdebug.remote.protocol import wire_number
 
 _TORCH_DTYPES = {str(d).removeprefix("torch."): d for d in (
@@ -188,20 +187,20 @@ def heads_of(fields: Any, buffers: list[np.ndarray]) -> HeadThumbnails:
 
 
 def check(c: Check) -> dict:
-    """A live check (tfdebug.core.checks.Check): its verdict and its words in English and Chinese."""
-    detail = [c.detail.en, c.detail.zh] if isinstance(c.detail, Text) else str(c.detail)
-    return {"ok": c.ok, "text": [c.text.en, c.text.zh], "detail": detail}
+    """A live check (tfdebug.core.checks.Check): its verdict and its words, phrases kept for the window to translate."""
+    return {"ok": c.ok, "text": text_wire(c.text), "detail": text_wire(c.detail)}
 
 
 def check_of(data: Any) -> Check:
     """`check`'s fields read back; a FrameError when they are not one."""
     try:
-        ok, (en, zh), detail = data["ok"], data["text"], data["detail"]
+        ok, text, detail = data["ok"], text_of(data["text"]), text_of(data["detail"])
         if ok is not None and not isinstance(ok, bool):
             raise TypeError("ok is not a verdict")
-        return Check(ok, Text(str(en), str(zh)),
-                     Text(str(detail[0]), str(detail[1])) if isinstance(detail, list) else str(detail))
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        if text is None or detail is None:
+            raise TypeError("its words are not a text")
+        return Check(ok, text, detail)
+    except (KeyError, TypeError) as exc:
         raise FrameError("A check from the server cannot be read: {why}", id="remote.check", why=str(exc)[:200]) from None
 
 
