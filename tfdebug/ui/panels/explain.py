@@ -13,13 +13,14 @@ import html
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Signal
 from PySide6.QtWidgets import QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from tfdebug.core.checks import Check, stage_checks
+from tfdebug.core.checks import Check
 from tfdebug.core.explain import explain
 from tfdebug.core.masks import CAUSAL, PADDING, mask_parts, mask_shape
 from tfdebug.core.recorder import Capture
 from tfdebug.ui.i18n import language as i18n
 from tfdebug.ui.render.stage_text import describe_inputs, fmt_shape, input_stages
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.workers.ahead import Prepared, checks_of
 
 TICK, CROSS, UNKNOWN = "✓", "✗", "–"
 _MARK_COLOURS = {TICK: "#1a7f37", CROSS: "#c62828", UNKNOWN: "#777"}
@@ -84,20 +85,18 @@ class ExplainPanel(QWidget):
 
     def _request_checks(self, capture: Capture) -> None:
         self._checked = (capture, id(capture.tensor))
-        stepper = self.ctl.stepper
-        by_name = {c.name: c for c in stepper.history} if stepper is not None else {}
-        info, tensor = capture.info, capture.tensor
+        stepper, tensor = self.ctl.stepper, capture.tensor
+        known = self.ctl.display.ahead.checks_for(capture)  # worked out ahead with the stage's slice
+        if known is not None:
+            self.checks = known
+            return
+        self.ctl.display.submit("checks", lambda: checks_of(stepper, capture, tensor),
+                                lambda checks: self._checks_ready(capture, tensor, checks),
+                                lambda exc: self._checks_ready(capture, tensor, []))
 
-        def lookup(name: str) -> Capture | None:  # on the display worker: a snapshot's stage is read here
-            other = by_name.get(name)
-            if other is not None and other.tensor is None:
-                stepper.tensor_of(other)
-            return other
-        self.ctl.display.submit("checks", lambda: stage_checks(info, tensor, lookup),
-                                lambda checks: self._checks_ready(capture, checks),
-                                lambda exc: self._checks_ready(capture, []))
-
-    def _checks_ready(self, capture: Capture, checks: list[Check]) -> None:
+    def _checks_ready(self, capture: Capture, tensor, checks: list[Check]) -> None:
+        if tensor is not None and capture.tensor is tensor:  # kept for the next time this stage shows
+            self.ctl.display.ahead.put(Prepared(capture, tensor, checks=checks))
         if capture is self.ctl.current and self._checked_for(capture):
             self.checks = checks
             self._render(capture)
