@@ -75,9 +75,13 @@ def _session_verdicts(result: dict) -> list[dict]:
     for row in result.get("session", []):
         target = TARGETS["ratio_session_capture"]
         allocator = "opted in, as the app" if row.get("allocator_tuned") else "untuned"
-        out.append({"what": f"{row['config']} session capture (what the user waits for), {allocator} ≤ {target}",
-                    "value": row["ratio_session_capture"], "aa_ratio": row["ratio_plain_again"],
-                    "verdict": verdict(row["ratio_session_capture"], target, row["ratio_plain_again"])})
+        for key, what in (("ratio_session_capture", "session capture (what the user waits for)"),
+                          ("ratio_planned_session_capture", "the window's path, first Run of this length"),
+                          ("ratio_replanned_session_capture", "the window's path, plan reused")):
+            if key in row:
+                out.append({"what": f"{row['config']} {what}, {allocator} ≤ {target}", "value": row[key],
+                            "aa_ratio": row["ratio_plain_again"],
+                            "verdict": verdict(row[key], target, row["ratio_plain_again"])})
     return out
 
 
