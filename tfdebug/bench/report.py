@@ -13,7 +13,7 @@ from tfdebug.bench.timing import table as _table
 
 TARGETS = {
     "ratio_capture_all": 1.10, "ratio_taps_only": 1.02, "painted_1024_ms": 16.0, "painted_4096_ms": 50.0,
-    "named_1024_ms": 16.0, "settled_1024_ms": 33.0, "settled_ms": 100.0, "ratio_save_throughput": 0.8, "ratio_session_capture": 1.10, "info_s": 0.3,
+    "named_1024_ms": 16.0, "settled_1024_ms": 33.0, "settled_ms": 100.0, "ratio_generate": 1.05, "ratio_save_throughput": 0.8, "ratio_session_capture": 1.10, "info_s": 0.3,
 }
 SYNC_BUDGETS = {"captured_forward": 1, "conditions_fast": 1, "display_step": 2, "heads": 1}
 
@@ -36,6 +36,12 @@ def verdicts(result: dict) -> list[dict]:
                                            tuned["ratio_plain_again"])})
     for row in result.get("step_latency_ms", []):
         out += _latency_verdicts(row)
+    for row in result.get("generation", []):
+        if "generate_ms" in row:
+            target = TARGETS["ratio_generate"]
+            out.append({"what": f"generation with every stage captured ≤ {target:g}× model.generate per token "
+                                f"({row['model']})", "value": row["ratio_capture_all"], "aa_ratio": row["aa_ratio"],
+                        "verdict": verdict(row["ratio_capture_all"], target, row["aa_ratio"])})
     out += _session_verdicts(result)
     out += _command_verdicts(result)
     snap = result.get("snapshots")

@@ -169,9 +169,13 @@ def _levers(profile, tiny: bool) -> list[dict]:
 
 
 def _generation(profile, cpu) -> list[dict]:
-    from tfdebug.bench.generation import generation_rows
+    """The reference model's rows, then a Llama shape's against `model.generate` (with transformers)."""
+    from tfdebug.bench.generation import generation_rows, hf_generation_row
 
-    return generation_rows(cpu, profile.generation_repeats, GENERATION_SIZES[profile.generation])
+    against = hf_generation_row(max(3, profile.generation_repeats), "tiny" if profile.name == "tiny" else
+                                "full" if profile.name == "full" else "quick")
+    return generation_rows(cpu, profile.generation_repeats, GENERATION_SIZES[profile.generation]) + (
+        [against] if against is not None else [])
 
 
 def _cuda(profile, tiny: bool) -> dict:
