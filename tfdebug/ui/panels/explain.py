@@ -95,7 +95,7 @@ class ExplainPanel(QWidget):
                                 lambda exc: self._checks_ready(capture, tensor, []))
 
     def _checks_ready(self, capture: Capture, tensor, checks: list[Check]) -> None:
-        if tensor is not None and capture.tensor is tensor:  # kept for the next time this stage shows
+        if tensor is not None and capture.tensor is tensor and not self.ctl.is_large(capture):  # kept for next time
             self.ctl.display.ahead.put(Prepared(capture, tensor, checks=checks))
         if capture is self.ctl.current and self._checked_for(capture):
             self.checks = checks

@@ -377,7 +377,7 @@ class DisplayMixin:
 
         def arrived(thumbs: HeadThumbnails) -> None:
             if capture is self.current:
-                if capture.tensor is tensor:
+                if capture.tensor is tensor and not self.is_large(capture):  # a large stage's tensor is not held on
                     self.display.ahead.put(Prepared(capture, tensor, heads=(key, thumbs)))
                 done(thumbs)
         self.display.submit("heads",
