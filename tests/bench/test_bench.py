@@ -40,7 +40,7 @@ def test_bench_json_has_every_key(result):
     assert [(r["size"], r["source"]) for r in result["step_latency_ms"]] == [
         (64, "memory"), (64, "snapshot"), (128, "memory"), (128, "snapshot")]
     for r in result["step_latency_ms"]:
-        assert 0 < r["painted_median"] <= r["settled_median"]
+        assert 0 < r["painted_median"] <= r["settled_median"] and 0 < r["named_median"] <= r["settled_median"]
     memory = result["memory"]
     assert memory["held_bytes"] == memory["distinct_stage_bytes"] <= memory["stage_bytes"]
     # The bench never tunes itself; the report says whether this process was (other tests' CLI runs may have).
@@ -93,7 +93,7 @@ def test_bad_thread_count_is_one_sentence(capsys):
 
 
 def test_generation_rows_time_every_variant_at_each_prompt(result):
-    rows = result["generation"]
+    rows = [r for r in result["generation"] if "generate_ms" not in r]
     assert [r["prompt"] for r in rows] == [4, 8]
     for r in rows:
         for name in ("no_cache", "cache", "capture_all", "cache_again"):
@@ -102,6 +102,16 @@ def test_generation_rows_time_every_variant_at_each_prompt(result):
         assert r["aa_ratio"] == pytest.approx(r["cache_again_ms"] / r["cache_ms"], rel=0.02)
         assert r["stages_captured"] > 0
     assert "Generation, per token" in format_report(json.loads(json.dumps(result)))
+
+
+def test_the_generation_row_against_model_generate_chooses_the_same_tokens(result):
+    (row,) = [r for r in result["generation"] if "generate_ms" in r]
+    assert row["same_tokens"] is True and row["stages_captured"] > 0
+    for name in ("generate", "tfdebug_run", "tfdebug_capture_all", "generate_again"):
+        assert row[f"{name}_ms"] > 0
+    assert row["ratio_capture_all"] == pytest.approx(row["tfdebug_capture_all_ms"] / row["generate_ms"], rel=0.02)
+    text = format_report(json.loads(json.dumps(result)))
+    assert "against model.generate" in text and "model.generate per token" in text
 
 
 def test_bench_generation_alone(capsys):

@@ -137,3 +137,40 @@ def test_of_two_quick_clicks_the_last_stage_clicked_is_the_one_shown(make_window
     assert window.ctl.current.name == last and window.navigator.current_item() is window.navigator.items[last]
     assert_shows_the_file(window, snapshot)
     assert not [name for name, on_gui in reads if on_gui]
+
+
+def test_a_step_onto_a_prepared_stage_draws_every_panel_in_its_turn(make_window, snapshot, qtbot):
+    """Stats, every head's thumbnail and the Explain dock's checks of the next stage were worked out ahead:
+    the F10 that lands there leaves the worker nothing to do, and what they show is the file's stage."""
+    from tfdebug.core.checks import stage_checks
+    from tfdebug.core.thumbnails import head_thumbnails
+
+    window = make_window()
+    window.docks["heads"].show()
+    window.docks["explain"].show()
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    run_to_stage(window, qtbot, HEADED)
+    idle(qtbot, window)
+    submitted = []
+    submit = window.ctl.display.submit
+    window.ctl.display.submit = lambda kind, *args: (submitted.append(kind), submit(kind, *args))
+    press(window, Qt.Key_F10)
+    target = window.ctl.replayed.names()[window.ctl.replayed.names().index(HEADED) + 1]
+    wait_paused(qtbot, window, target)
+    qtbot.waitUntil(lambda: window.heads_panel.settled())
+    assert [k for k in submitted if k != "ahead"] == []  # nothing of the shown stage went to the worker
+    with safe_open(str(snapshot), framework="pt") as f:
+        tensor = f.get_tensor(target).float()
+    ctl = window.ctl
+    assert ctl.current_stats.max == pytest.approx(float(tensor[torch.isfinite(tensor)].max()), rel=1e-6)
+    axis = window.heads_panel.head_axis()
+    thumbs = head_thumbnails(tensor, ctl.view.row_axis, ctl.view.col_axis, axis, ctl.indices(), (48, 48),
+                             kind=ctl.current.info.kind, mask=ctl.mask_of(ctl.current))
+    assert len(window.heads_panel.images) == tensor.shape[axis]
+    for mine, theirs in zip(window.heads_panel.images, thumbs.values):
+        assert mine.image.shape[:2] == theirs.shape
+    explain = window.explain_panel if hasattr(window, "explain_panel") else window.docks["explain"].widget()
+    expected = stage_checks(ctl.current.info, tensor, lambda name: next(
+        (c for c in ctl.stepper.history if c.name == name), None))
+    assert explain.checks and [(str(c.text), c.ok) for c in explain.checks] == [(str(c.text), c.ok) for c in expected]

@@ -107,9 +107,15 @@ COLUMNS = ["prompt", "no_cache_ms", "cache_ms", "speedup_cache", "capture_all_ms
 
 
 def format_generation(rows: list[dict]) -> list[str]:
-    """The report's lines for the generation section."""
+    """The report's lines for the generation section: the reference model's rows, then the row against
+    `model.generate` when there is one."""
+    against = [r for r in rows if "generate_ms" in r]
+    rows = [r for r in rows if "generate_ms" not in r]
+    lines = [line for row in against for line in format_hf_generation(row)]
+    if not rows:
+        return lines
     first = rows[0]
-    return ["", f"Generation, per token (median ms between consecutive tokens; reference model {first['n_layer']} + "
+    return lines + ["", f"Generation, per token (median ms between consecutive tokens; reference model {first['n_layer']} + "
                 f"{first['n_layer']} layers × n_embd {first['n_embd']}, {first['new_tokens']} new tokens, "
                 f"{first['device']}; A/A = cached decoding timed twice)"] + table(rows, COLUMNS)
 
@@ -132,3 +138,84 @@ def format_generation_only(result: dict) -> str:
     for device in dict.fromkeys(r["device"] for r in result["generation"]):
         lines += format_generation([r for r in result["generation"] if r["device"] == device])
     return "\n".join(lines)
+
+
+# Llama shapes with SmolLM-135M's width (576, 9 heads, 3 KV heads, 1,536 hidden), fewer layers for the quicker profiles.
+HF_SHAPES = {"tiny": {"layers": 1, "hidden": 64, "heads": 4, "kv_heads": 2, "intermediate": 128, "prompt": 8,
+                      "new_tokens": 4},
+             "quick": {"layers": 4, "hidden": 576, "heads": 9, "kv_heads": 3, "intermediate": 1536, "prompt": 64,
+                       "new_tokens": 12},
+             "full": {"layers": 30, "hidden": 576, "heads": 9, "kv_heads": 3, "intermediate": 1536, "prompt": 128,
+                      "new_tokens": 20}}
+HF_VARIANTS = ("generate", "tfdebug_run", "tfdebug_capture_all", "generate_again")
+
+
+def hf_generation_row(repeats: int, shape: str = "quick") -> dict | None:
+    """Greedy generation by a Llama-shaped Hugging Face model (random weights, float32, the bundled tiny-gpt2
+    tokenizer) through `model.generate` and through tfdebug's loop (a GenerationSession: plain, and with every
+    stage of every step captured), interleaved; per-token ms = a whole generation's wall time over its new
+    tokens (the prompt's step included, as `generate`'s). None without transformers."""
+    from tfdebug.adapters.hf.load import transformers_available
+
+    if not transformers_available():
+        return None
+    import transformers
+
+    from tfdebug.adapters.hf.adapter import wrap
+    from tfdebug.models.loader import _demo_dir
+
+    s = HF_SHAPES[shape]
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(_demo_dir().parent / "tiny-gpt2"))
+    config = transformers.LlamaConfig(vocab_size=len(tokenizer), hidden_size=s["hidden"],
+                                      intermediate_size=s["intermediate"], num_hidden_layers=s["layers"],
+                                      num_attention_heads=s["heads"], num_key_value_heads=s["kv_heads"],
+                                      max_position_embeddings=4096,
+                                      bos_token_id=0, eos_token_id=0)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = transformers.LlamaForCausalLM(config).eval()
+    adapter = wrap(model, tokenizer, name="bench")
+    n = s["new_tokens"]
+    words = " ".join(["the cat sat on the mat"] * s["prompt"])
+    ids = adapter.prepare({"prompt": words}).kwargs["input_ids"][:, : s["prompt"]]
+    session = GenerationSession(adapter, {"prompt": tokenizer.decode(ids[0])},
+                                DecodingSettings(max_new_tokens=n, stop_at_eos=False))
+    ids = session.prepared.kwargs["input_ids"]
+
+    def generate():
+        with torch.no_grad():
+            return model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=n,
+                                  min_new_tokens=n, do_sample=False, pad_token_id=0)
+
+    def captured():
+        captures, choices = session.capture_all()
+        return choices, len(captures)
+    runs = {"generate": generate, "tfdebug_run": session.run, "tfdebug_capture_all": captured,
+            "generate_again": generate}
+    made = {name: fn() for name, fn in runs.items()}  # warm-up; and both loops choose the same tokens
+    same = [c.id for c in made["tfdebug_run"]] == made["generate"][0, ids.shape[1]:].tolist()
+    samples: dict[str, list[float]] = {name: [] for name in HF_VARIANTS}
+    for _ in range(repeats):
+        for name, fn in runs.items():
+            start = time.perf_counter()
+            fn()
+            samples[name].append((time.perf_counter() - start) * 1000.0 / n)
+    ms = {name: median(values) for name, values in samples.items()}
+    session.close()
+    return {"model": f"llama {s['layers']}×{s['hidden']} (heads {s['heads']}, KV {s['kv_heads']})",
+            "prompt": int(ids.shape[1]), "new_tokens": n, "dtype": "float32", "same_tokens": same,
+            "stages_captured": made["tfdebug_capture_all"][1],
+            **{f"{name}_ms": round(value, 3) for name, value in ms.items()},
+            "ratio_run": round(ms["tfdebug_run"] / ms["generate"], 3),
+            "ratio_capture_all": round(ms["tfdebug_capture_all"] / ms["generate"], 3),
+            "aa_ratio": round(ms["generate_again"] / ms["generate"], 3)}
+
+
+HF_COLUMNS = ["model", "prompt", "new_tokens", "same_tokens", "generate_ms", "tfdebug_run_ms", "ratio_run",
+              "tfdebug_capture_all_ms", "ratio_capture_all", "aa_ratio"]
+
+
+def format_hf_generation(row: dict) -> list[str]:
+    """The report's lines for the row against `model.generate`."""
+    return ["", "Generation against model.generate, per token (a generation's wall ms over its new tokens; "
+                "A/A = generate timed twice)"] + table([row], HF_COLUMNS)

@@ -157,7 +157,7 @@ def real_size_window_section(seq_len: int = 512, steps: int = 8, tiny: bool = Fa
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import transformers  # noqa: F401  (imported before the clock starts)
 
-    from tfdebug.ui.workers.step_latency import live_steps, quiet_qt_messages
+    from tfdebug.bench.step_latency import live_steps, quiet_qt_messages
 
     row = _header(tiny, seq_len)
     with tempfile.TemporaryDirectory(prefix="tfdebug-real-size-") as tmp:

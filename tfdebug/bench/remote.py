@@ -164,8 +164,8 @@ def painted_row(n: int, repeats: int) -> dict:
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from tfdebug.remote.session import RemoteSession
-    from tfdebug.ui.workers.step_latency import WARMUP as UI_WARMUP
-    from tfdebug.ui.workers.step_latency import live_step_latency, quiet_qt_messages
+    from tfdebug.bench.step_latency import WARMUP as UI_WARMUP
+    from tfdebug.bench.step_latency import live_step_latency, quiet_qt_messages
 
     stages = repeats + UI_WARMUP + 2
 

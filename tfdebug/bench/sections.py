@@ -21,22 +21,27 @@ CAPTURE_CONFIGS = {"tiny": TINY, "6x512": WIDE, "12x768": LARGE}
 
 
 def step_latency_rows(sizes: tuple[int, ...], repeats: int) -> list[dict]:
-    """The window's step latency to the painted heatmap and until every panel settled (offscreen),
-    with the stages in memory and replayed from a snapshot file."""
+    """The window's step latency to the painted heatmap, to the stage named everywhere and until every
+    panel settled (offscreen), with synthetic stages in memory and replayed from a snapshot file, and on
+    the user's path (the demo's own snapshot opened as `tfdebug open` opens it) at sizes from 1024² on."""
     from tfdebug.bench.noise import halves_ratio
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from tfdebug.ui.workers.step_latency import SOURCES, quiet_qt_messages, step_latency
+    from tfdebug.bench.step_latency import SOURCES, quiet_qt_messages, step_latency
+    from tfdebug.bench.user_path import user_path_latency
 
     with quiet_qt_messages():
         timings = step_latency(sizes, repeats, SOURCES)
+        timings.update({("user path", n): clocks
+                        for n, clocks in user_path_latency(tuple(n for n in sizes if n >= 1024), repeats).items()})
     rows = []
     for (source, n), samples in timings.items():
         row = {"size": n, "source": source}
-        for clock in ("painted", "settled"):
+        for clock in ("painted", "named", "settled"):
             row[f"{clock}_median"] = round(median(samples[clock]), 2)
             row[f"{clock}_p95"] = round(p95(samples[clock]), 2)
         row["aa_ratio"] = halves_ratio(samples["painted"])
+        row["aa_ratio_named"] = halves_ratio(samples["named"])
         row["aa_ratio_settled"] = halves_ratio(samples["settled"])  # each clock judged by its own A/A
         rows.append(row)
     return rows
@@ -164,9 +169,13 @@ def _levers(profile, tiny: bool) -> list[dict]:
 
 
 def _generation(profile, cpu) -> list[dict]:
-    from tfdebug.bench.generation import generation_rows
+    """The reference model's rows, then a Llama shape's against `model.generate` (with transformers)."""
+    from tfdebug.bench.generation import generation_rows, hf_generation_row
 
-    return generation_rows(cpu, profile.generation_repeats, GENERATION_SIZES[profile.generation])
+    against = hf_generation_row(max(3, profile.generation_repeats), "tiny" if profile.name == "tiny" else
+                                "full" if profile.name == "full" else "quick")
+    return generation_rows(cpu, profile.generation_repeats, GENERATION_SIZES[profile.generation]) + (
+        [against] if against is not None else [])
 
 
 def _cuda(profile, tiny: bool) -> dict:

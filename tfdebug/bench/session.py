@@ -8,7 +8,9 @@ unmodified model runs after it in the background; it is timed on its own (it is 
 waited for) and the next variant starts only once it is done, so it never overlaps a
 timing. Variants, interleaved: the model's plain eager forward, the two session captures,
 a session planned with a real forward and verified before returning (what a session
-cost before), and the plain forward again (A/A).
+cost before), and the plain forward again (A/A). The window's path is timed twice: the first
+Run of an input's length (planned), and a Run again or of another input of that length, which
+reuses the plan (tfdebug.core.plan.plan_key).
 
 The rows are timed twice: in the bench's process, which never tunes the allocator, and in
 a fresh child process that opts in as the `tfdebug` application does at start-up
@@ -30,6 +32,7 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
     from tfdebug.adapters.base import Prepared
     from tfdebug.adapters.hf.adapter import wrap
     from tfdebug.adapters.hf.load import transformers_available
+    from tfdebug.core import plan as plan_module
     from tfdebug.sessions.session import _VERDICTS, DebugSession
     from tfdebug.bench.hf import GPT2_SHAPES, build_gpt2
 
@@ -53,9 +56,11 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
     verify_ms: list[float] = []
     plans: set[str] = set()
 
-    def session_capture(planning: str):
+    def session_capture(planning: str, reuse: bool = False):
         def run():
             _VERDICTS.pop(adapter.module, None)  # each pass checks anew: the check's cost is timed every time
+            if not reuse:  # the first Run of this length: nothing planned before
+                plan_module._plans.pop(adapter.module, None)
             session = DebugSession(adapter, prepared=prepared, planning=planning)
             captures, _ = session.capture_all()
             plans.add(f"{planning}: {session.plan.method}" + (f" ({session.plan.note})" if session.plan.note else ""))
@@ -64,13 +69,16 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
 
     def before_issue():
         _VERDICTS.pop(adapter.module, None)
+        plan_module._plans.pop(adapter.module, None)
         session = DebugSession(adapter, prepared=prepared, planning="real")
         return session.capture_all(verify="now")
 
     # session_capture: `tfdebug stages` (the pass plans itself); planned_session_capture: the window's path
     # (the plan first, on meta where cheaper, then the pass).
     variants = {"plain": plain, "session_capture": session_capture("lazy"),
-                "planned_session_capture": session_capture("auto"), "planned_real_verified_inline": before_issue,
+                "planned_session_capture": session_capture("auto"),
+                "replanned_session_capture": session_capture("auto", reuse=True),
+                "planned_real_verified_inline": before_issue,
                 "plain_again": plain}
     times: dict[str, list[float]] = {name: [] for name in variants}
     # This thread's CPU time too: the forward runs here (one torch thread), so other people's load barely moves it.
@@ -82,7 +90,7 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
             elapsed = (time.perf_counter() - start) * 1000.0
             if round_:
                 cpu[name].append((time.thread_time() - start_cpu) * 1000.0)
-            if name in ("session_capture", "planned_session_capture"):
+            if name in ("session_capture", "planned_session_capture", "replanned_session_capture"):
                 session = result[0]
                 session.wait_verification()
                 if round_:
@@ -100,6 +108,7 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
         "verify_in_background_ms": round(median(verify_ms), 2),
         "ratio_session_capture": round(ms["session_capture"] / base, 4),
         "ratio_planned_session_capture": round(ms["planned_session_capture"] / base, 4),
+        "ratio_replanned_session_capture": round(ms["replanned_session_capture"] / base, 4),
         "ratio_planned_real_verified_inline": round(ms["planned_real_verified_inline"] / base, 4),
         "ratio_plain_again": round(ms["plain_again"] / base, 4),
         "threads": torch.get_num_threads(),
@@ -117,6 +126,7 @@ def tuned_session_rows(shape: str, repeats: int) -> list[dict]:
 COLUMNS = ["config", "allocator_tuned", "plan", "plain_ms", "session_capture_ms", "ratio_session_capture",
            "cpu_ratio_session_capture",
            "planned_session_capture_ms", "ratio_planned_session_capture", "cpu_ratio_planned_session_capture",
+           "replanned_session_capture_ms", "ratio_replanned_session_capture", "cpu_ratio_replanned_session_capture",
            "verify_in_background_ms",
            "planned_real_verified_inline_ms", "ratio_planned_real_verified_inline", "ratio_plain_again", "cpu_ratio_plain_again"]
 

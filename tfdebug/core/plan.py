@@ -1,9 +1,13 @@
 """Plan: the stages of one pass in forward order, with a name → index map, and how to make one
-without running the model for real (`plan_pass`)."""
+without running the model for real (`plan_pass`), once per model and kind of input (`plan_key`)."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, Sequence
+import hashlib
+import threading
+import weakref
+from collections import OrderedDict
+from typing import Callable, Hashable, Iterable, Iterator, Sequence
 
 import torch
 from torch import Tensor, nn
@@ -61,7 +65,53 @@ META_PLAN_FLOPS = {"cpu": 2e9, "cuda": 2e12}
 OTHER_DEVICE_META_PLAN_FLOPS = 2e11
 
 
+PLANS_KEPT = 8  # plans kept per model: a window's Runs go back and forth between a few inputs
+_plans: weakref.WeakKeyDictionary[nn.Module, OrderedDict[tuple, Plan]] = weakref.WeakKeyDictionary()
+_plans_lock = threading.Lock()  # planned on worker threads
+
+
+def plan_key(model: nn.Module, inputs: Iterable[object], method: str, context: Hashable = ()) -> tuple:
+    """What makes two plans of `model` differ: where and in which dtype its weights are, the planning
+    method, `context` (how the caller runs the pass: its options besides the tensors), and per input
+    tensor its shape, dtype and device and, for integer and boolean tensors, where they hold 0 (a
+    padding token or a masked position changes which stages exist: a `masked` stage where padding is
+    masked). Other token values change no stage: inputs of the same length share a plan."""
+    weights = sorted({(str(t.dtype), str(t.device)) for t in (*model.parameters(), *model.buffers())})
+    parts = []
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            continue
+        zeros = ""
+        if not t.is_floating_point() and not t.is_complex():
+            zeros = hashlib.blake2b((t == 0).cpu().numpy().tobytes(), digest_size=16).hexdigest()
+        parts.append((tuple(t.shape), str(t.dtype), str(t.device), zeros))
+    return (method, model.training, tuple(weights), context, tuple(parts))
+
+
 def plan_pass(model: nn.Module, run: Callable[[], object], inputs: Iterable[object] = (),
+              method: str = "auto", context: Hashable | None = None) -> Plan:
+    """The Plan of one call of `run` (`make_plan`; `method` as there), made once per `plan_key` when
+    `context` is given: a Run of the same input again, or of another input of the same length, reuses it
+    (each model keeps its last PLANS_KEPT plans). Without `context` it is always made anew."""
+    inputs = list(inputs)
+    if context is None:
+        return make_plan(model, run, inputs, method)
+    key = plan_key(model, inputs, method, context)
+    with _plans_lock:
+        kept = _plans.setdefault(model, OrderedDict())
+        plan = kept.get(key)
+        if plan is not None:
+            kept.move_to_end(key)
+            return plan
+    plan = make_plan(model, run, inputs, method)
+    with _plans_lock:
+        kept[key] = plan
+        while len(kept) > PLANS_KEPT:
+            kept.popitem(last=False)
+    return plan
+
+
+def make_plan(model: nn.Module, run: Callable[[], object], inputs: Iterable[object] = (),
               method: str = "auto") -> Plan:
     """The Plan of one call of `run`: stage names, shapes and dtypes, before any real pass.
 

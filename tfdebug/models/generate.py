@@ -10,6 +10,7 @@ checked against).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from contextlib import nullcontext
 from typing import Callable
 
 import torch
@@ -47,6 +48,11 @@ class StepDecoder(ABC):
     def token(self, token_id: int) -> str:
         """The string of a token id."""
 
+    def running(self):
+        """What stays set up while a whole generation runs (a context manager): nothing here; a decoder whose
+        every feed would set up the same things (hooks, library settings) sets them up once, here."""
+        return nullcontext()
+
     def decode(self, ids: list[int]) -> str:
         """The text of generated token ids: here the tokens, one space apart (a word-level vocabulary); a
         model with a subword tokenizer writes them with its tokenizer's own decode."""
@@ -65,19 +71,20 @@ def generate(decoder: StepDecoder, settings: DecodingSettings,
     generator = new_generator(settings)
     choices: list[Choice] = []
     ids = list(decoder.prompt_ids)
-    for step in range(settings.max_new_tokens):
-        if on_step is not None:
-            on_step(step, decoder.fed, len(ids))
-        logits = decoder.feed(ids)  # (V,)
-        choice = choose(logits, settings, generator, step, decoder.banned)
-        choices.append(choice)
-        if on_choice is not None:
-            on_choice(choice)
-        if settings.stop_at_eos and choice.id == decoder.eos_id:
-            break
-        if decoder.fed + 1 >= decoder.capacity:  # the stream is full with this token: nothing more fits
-            break
-        ids = [choice.id]
+    with decoder.running():
+        for step in range(settings.max_new_tokens):
+            if on_step is not None:
+                on_step(step, decoder.fed, len(ids))
+            logits = decoder.feed(ids)  # (V,)
+            choice = choose(logits, settings, generator, step, decoder.banned)
+            choices.append(choice)
+            if on_choice is not None:
+                on_choice(choice)
+            if settings.stop_at_eos and choice.id == decoder.eos_id:
+                break
+            if decoder.fed + 1 >= decoder.capacity:  # the stream is full with this token: nothing more fits
+                break
+            ids = [choice.id]
     return choices
 
 

@@ -77,6 +77,10 @@ class GenerationSession(SessionTexts):
         self._stream = ""
         self._words: list[str] = []
         self._labels: dict[tuple[int, str], StageInfo] = {}
+        # What ran, by step and by tap (kept beside _labels: a stage's inputs are looked up in them at every
+        # stage of every step, and a scan of _labels there grew with the generation: quadratic in its tokens).
+        self._ran: dict[int, set[str]] = {}
+        self._steps_of: dict[str, list[int]] = {}
         self._bases: dict[str, StageInfo] = {}  # step stage name -> the tap's own description
         self._where = (0, 0, 0)  # (step, start, stop) of the step running now
         self.plan = Plan(self._plan())
@@ -92,7 +96,7 @@ class GenerationSession(SessionTexts):
         prompt = [decoder.token(i) for i in decoder.prompt_ids]
         self._words = list(typed) if len(typed) == len(prompt) else prompt
         self.choices = []
-        self._labels = {}
+        self._forget_labels()
         return decoder
 
     def run(self) -> list[Choice]:
@@ -118,11 +122,16 @@ class GenerationSession(SessionTexts):
         key = (step, info.name)
         out = self._labels.get(key)
         if out is None:
-            out = step_info(info, step, self._stream, stop, tuple(tensor.shape))
-            out = replace(out, inputs=tuple(self._source(base, info.name, step) for base in info.inputs))
+            out = step_info(info, step, self._stream, stop, tuple(tensor.shape),
+                            tuple(self._source(base, info.name, step) for base in info.inputs))
             self._labels[key] = out
+            self._ran.setdefault(step, set()).add(info.name)
+            self._steps_of.setdefault(info.name, []).append(step)
             self._bases[out.name] = info
         return out
+
+    def _forget_labels(self) -> None:
+        self._labels, self._ran, self._steps_of = {}, {}, {}
 
     def _source(self, base: str, own: str, step: int) -> str:
         """The stage (of this step or an earlier one) that input `base` of stage `own` reads at `step`.
@@ -132,7 +141,7 @@ class GenerationSession(SessionTexts):
         its projection where no split is tapped (K is rotated inside the model on its way in);
         cross-attention's K and V come from step 0 (computed once).
         """
-        ran = {name for (s, name) in self._labels if s == step}  # what this step has run so far
+        ran = self._ran.get(step, set())  # what this step has run so far
         block, _, stage = base.rpartition(".")
         role = stage[:1] if stage in ("k_split", "v_split", "k_rotary", "v_rotary") else ""
         cache = f"{block}.cache_{role}"
@@ -145,7 +154,7 @@ class GenerationSession(SessionTexts):
         found = next((name for name in candidates if name in ran), None)
         if found is not None:
             return f"{GEN_PREFIX}.{step}.{found}"
-        earlier = max((s for (s, name) in self._labels if name == base and s < step), default=None)
+        earlier = next((s for s in reversed(self._steps_of.get(base, [])) if s < step), None)
         return f"{GEN_PREFIX}.{step if earlier is None else earlier}.{base}"
 
     def _plan(self) -> list[Capture]:
@@ -165,10 +174,11 @@ class GenerationSession(SessionTexts):
                 break
             for c in step_one:
                 shape = _grown(c, self._stream, prompt + 1, step - 1)
-                info = step_info(self._bases[c.name], step, self._stream, prompt + step, shape)
-                info = replace(info, inputs=tuple(_later_step(name, step) for name in c.info.inputs))
+                info = step_info(self._bases[c.name], step, self._stream, prompt + step, shape,
+                                 tuple(_later_step(name, step) for name in c.info.inputs))
                 captures.append(Capture(info, shape, c.dtype, c.device))
-        self.choices, self._labels, self._bases = [], {}, {}
+        self.choices, self._bases = [], {}
+        self._forget_labels()
         self._words = list(self._words[:prompt])
         return captures
 
@@ -269,8 +279,10 @@ class GenerationSession(SessionTexts):
         release_freed_memory()
 
 
-def step_info(info: StageInfo, step: int, stream: str, stop: int, shape: tuple[int, ...]) -> StageInfo:
-    """A tap's description at generation step `step`, after which `stream` holds `stop` tokens.
+def step_info(info: StageInfo, step: int, stream: str, stop: int, shape: tuple[int, ...],
+              inputs: tuple[str, ...] | None = None) -> StageInfo:
+    """A tap's description at generation step `step`, after which `stream` holds `stop` tokens; its
+    `inputs` the stages given (default: the tap's own, at this step).
 
     Every axis over the growing stream ends at the newest token: an axis of n positions
     labels the last n (the new token alone as a query with a cache; every token so far
@@ -281,7 +293,8 @@ def step_info(info: StageInfo, step: int, stream: str, stop: int, shape: tuple[i
     for axis, ref in info.tokens.items():
         n = shape[info.axes.index(axis)] if axis in info.axes and len(shape) == len(info.axes) else stop
         tokens[axis] = token_ref(stream, stop - n, stop) if ref == stream else ref
-    return replace(info, name=prefix + info.name, tokens=tokens, inputs=tuple(prefix + i for i in info.inputs))
+    return replace(info, name=prefix + info.name, tokens=tokens,
+                   inputs=inputs if inputs is not None else tuple(prefix + i for i in info.inputs))
 
 
 def _later_step(name: str, step: int) -> str:

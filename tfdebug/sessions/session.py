@@ -82,6 +82,16 @@ def input_tensors(prepared: Prepared) -> list:
     return [v for v in (*prepared.args, *prepared.kwargs.values()) if isinstance(v, torch.Tensor)]
 
 
+def plan_context(adapter: ModelAdapter, prepared: Prepared) -> str:
+    """How the adapter runs a prepared input besides its tensors (its kind, where each tensor goes, every
+    argument that is not a tensor): two inputs alike in these and in their tensors (tfdebug.core.plan.plan_key:
+    shapes, dtypes, padded positions) share a plan. The texts themselves are not part of it."""
+    def described(value) -> str:
+        return "tensor" if isinstance(value, torch.Tensor) else repr(value)
+    return repr((type(adapter).__qualname__, [described(v) for v in prepared.args],
+                 sorted((k, described(v)) for k, v in prepared.kwargs.items())))
+
+
 class DebugSession(SessionTexts):
     """Texts ready to run through an adapter's model, stage by stage or all at once.
 
@@ -133,7 +143,8 @@ class DebugSession(SessionTexts):
         A `capture_all` that runs before anyone asked makes it from its own pass: no extra forward."""
         if self._plan is None:
             method = "auto" if self._planning == "lazy" else self._planning
-            self._plan = plan_pass(self.adapter.module, self._run, input_tensors(self.prepared), method=method)
+            self._plan = plan_pass(self.adapter.module, self._run, input_tensors(self.prepared), method=method,
+                                   context=plan_context(self.adapter, self.prepared))
         return self._plan
 
     @property

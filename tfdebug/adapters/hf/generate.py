@@ -3,14 +3,15 @@
 `HFDecoder` feeds a model one step at a time with the model's own cache object,
 transformers' `DynamicCache` (`EncoderDecoderCache` of two for T5-style models): the
 attention function then receives the cache after this step's update, which the tapped
-attention shows as `cache_k`/`cache_v`. Every call runs inside `adapter.tapped()`, so
-hooks exist only while the model runs. Without a cache each step reruns the whole
-sequence, as the reference decoder does.
+attention shows as `cache_k`/`cache_v`. A generation runs inside `adapter.tapped()` (set up
+once for all its steps by `running()`, not once per token), so hooks exist only while the model
+runs. Without a cache each step reruns the whole sequence, as the reference decoder does.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from contextlib import ExitStack, contextmanager, nullcontext
+from typing import Any, Iterator
 
 import torch
 from torch import Tensor
@@ -45,6 +46,7 @@ class HFDecoder(StepDecoder):
         self.capacity = (getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", None)
                          or DEFAULT_CAPACITY)
         self._ids: list[int] = []
+        self._running = False  # inside running(): the hooks are in, transformers quiet
         self._encoder_outputs = None
         self.cache = None
         if use_cache:
@@ -55,11 +57,23 @@ class HFDecoder(StepDecoder):
     def fed(self) -> int:
         return len(self._ids)
 
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """The hooks and the tapped attention installed, and transformers quiet, for every step at once."""
+        with ExitStack() as stack:
+            stack.enter_context(quiet_transformers())
+            stack.enter_context(self.adapter.tapped(cached=self.use_cache))
+            self._running = True
+            try:
+                yield
+            finally:
+                self._running = False
+
     def feed(self, ids: list[int]) -> Tensor:
         self._ids.extend(ids)
         new = torch.tensor([ids if self.use_cache else self._ids], dtype=torch.long,
                            device=self.adapter.device)  # (1, T)
-        with quiet_transformers(), self.adapter.tapped(cached=self.use_cache):
+        with nullcontext() if self._running else self.running():
             if not self.encoder_decoder:
                 out = self.model(input_ids=new, cache=self.cache, use_cache=self.use_cache)
             else:

@@ -20,6 +20,7 @@ from tfdebug.core.recorder import Capture
 from tfdebug.ui.i18n import language as i18n
 from tfdebug.ui.render.stage_text import describe_inputs, fmt_shape, input_stages
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.workers.ahead import Prepared
 
 TICK, CROSS, UNKNOWN = "✓", "✗", "–"
 _MARK_COLOURS = {TICK: "#1a7f37", CROSS: "#c62828", UNKNOWN: "#777"}
@@ -85,14 +86,20 @@ class ExplainPanel(QWidget):
     def _request_checks(self, capture: Capture) -> None:
         self._checked = (capture, id(capture.tensor))
         if self.ctl.source is None or (capture.tensor is None and capture.dropped):
-            self._checks_ready(capture, [])  # nothing left to check
+            self._checks_ready(capture, None, [])  # nothing left to check
             return
-        display = self.ctl.source.display  # on the display worker, where the tensor is (a snapshot's read there)
+        known = self.ctl.display.ahead.checks_for(capture)  # worked out ahead with the stage's slice
+        if known is not None:
+            self.checks = known
+            return
+        display, tensor = self.ctl.source.display, capture.tensor  # on the display worker, where the tensor is
         self.ctl.display.submit("checks", lambda: display.checks_of(capture),
-                                lambda checks: self._checks_ready(capture, checks),
-                                lambda exc: self._checks_ready(capture, []))
+                                lambda checks: self._checks_ready(capture, tensor, checks),
+                                lambda exc: self._checks_ready(capture, tensor, []))
 
-    def _checks_ready(self, capture: Capture, checks: list[Check]) -> None:
+    def _checks_ready(self, capture: Capture, tensor, checks: list[Check]) -> None:
+        if tensor is not None and capture.tensor is tensor and not self.ctl.is_large(capture):  # kept for next time
+            self.ctl.display.ahead.put(Prepared(capture, tensor, checks=checks))
         if capture is self.ctl.current and self._checked_for(capture):
             self.checks = checks
             self._render(capture)

@@ -13,8 +13,8 @@ from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.colour_bar import ColourBar
 from tfdebug.ui.widgets.prediction import PredictionView
 from tfdebug.ui.workers import source_display
+from tfdebug.ui.workers.ahead import HEAD_THUMB, head_axis_of
 
-THUMB = (48, 48)
 SELECTED_PEN = pg.mkPen((255, 140, 0), width=3)
 NO_PEN = pg.mkPen(None)
 
@@ -80,11 +80,7 @@ class HeadsPanel(QWidget):
             self.refresh()
 
     def head_axis(self) -> int | None:
-        names = self.ctl.axis_names()
-        if "head" not in names:
-            return None
-        axis = names.index("head")
-        return None if axis in (self.ctl.view.row_axis, self.ctl.view.col_axis) else axis
+        return head_axis_of(tuple(self.ctl.axis_names()), self.ctl.view.row_axis, self.ctl.view.col_axis)
 
     def refresh(self) -> None:
         """Redraw every head of the current stage (or say in a short note why there are none).
@@ -109,7 +105,7 @@ class HeadsPanel(QWidget):
         # until then the note says so (a long pass's planes take a while), not what the last stage had.
         if self._shown is not capture:
             self.note.setText(self.tr("Drawing the heads of {stage}…").format(stage=capture.name))
-        self.ctl.request_heads(capture, axis, THUMB, lambda thumbs: self._draw(capture, axis, thumbs))
+        self.ctl.request_heads(capture, axis, HEAD_THUMB, lambda thumbs: self._draw(capture, axis, thumbs))
 
     def _draw(self, capture, axis: int, thumbs: HeadThumbnails) -> None:
         self._shown = capture

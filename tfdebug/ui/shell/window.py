@@ -255,7 +255,7 @@ class MainWindow(WindowLayout, QMainWindow):
                       self.status_state):
             label.setTextFormat(Qt.PlainText)  # stage and model names come from a model or a file
             self.statusBar().addPermanentWidget(label)
-        self._status_throttle = throttler(30, self.update_status, self)
+        self._status_throttle = throttler(30, self.update_status, self, leading=True)  # a step names its stage now
         self.ctl.state_changed.connect(self._schedule_status)
         self.ctl.stage_changed.connect(self._schedule_status)
         self.ctl.busy_changed.connect(self._schedule_status)

@@ -5,7 +5,10 @@ stage that is already known: once a stage has been shown, the display worker rea
 next and the previous stage (from the file, in a replay), cuts the slice the view would
 show there, quantises it for the heatmap and computes the stage's whole-tensor stats. An
 F10 that lands on such a stage draws those at once: no file read, no slicing, no stats on
-the GUI thread. Each stage's whole-tensor stats are computed once and kept with it.
+the GUI thread. Each stage's whole-tensor stats are computed once and kept with it, and so
+are the Heads dock's thumbnails (every head at `HEAD_THUMB`) and the Explain dock's checks: the
+step's panels all draw in the turn that shows it, with no job left for the worker, so the window
+settles with its heatmap.
 
 A jump (a click in the Stages tree, Run to Stage) to a replayed stage not read yet goes the
 same way (`read_before_jump`): the worker reads and prepares the stage, then the cursor moves
@@ -23,8 +26,12 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from tfdebug.core.checks import Check
 from tfdebug.core.display import DisplaySlice, Stats, display_slice, tensor_stats
 from tfdebug.core.masks import mask_read_by
+from tfdebug.core.view import axis_names
+from tfdebug.sessions.display import LocalDisplay
+from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.ui.render import colors
 
 if TYPE_CHECKING:
@@ -35,6 +42,7 @@ if TYPE_CHECKING:
     from tfdebug.core.view import ViewSelection
 
 KEEP = 4  # stages kept: the shown one, its two neighbours and the one just left
+HEAD_THUMB = (48, 48)  # the Heads dock's thumbnail size, prepared ahead with the slice
 
 
 @dataclass(eq=False)  # entries are told apart by identity (their fields hold tensors)
@@ -49,6 +57,21 @@ class Prepared:
     image: np.ndarray | None = None
     stats: Stats | None = None
     selection: tuple | None = None  # the view's choices (pinned axes, indices by name) it was cut for
+    heads: tuple[tuple, HeadThumbnails] | None = None  # (heads_key, thumbnails of every head)
+    checks: list[Check] | None = None  # the Explain dock's checks on the stage's tensor
+
+
+def heads_key(key: tuple, head_axis: int, max_size: tuple[int, int]) -> tuple:
+    """What a stage's head thumbnails depend on: the slice's view key, the head axis, the size."""
+    return (key, head_axis, tuple(max_size))
+
+
+def head_axis_of(axes: tuple[str, ...], row: int, col: int) -> int | None:
+    """The head axis the Heads dock draws one thumbnail along, or None (no head axis, or it is shown)."""
+    if "head" not in axes:
+        return None
+    axis = axes.index("head")
+    return None if axis in (row, col) else axis
 
 
 def selection_of(view: ViewSelection) -> tuple:
@@ -83,9 +106,13 @@ def prepare(stepper: Stepper, capture: Capture, view: ViewSelection, max_size: t
     mask = mask_read_by(capture, stepper.captured)
     sl = display_slice(tensor, view.row_axis, view.col_axis, indices, max_size, kind=kind, mask=mask)
     levels = colors.scheme(kind, sl.stats)[1]
-    return Prepared(capture, tensor, view_key(view.row_axis, view.col_axis, indices, mask), sl, levels,
-                    colors.quantize(sl.values, levels), tensor_stats(tensor, kind=kind) if with_stats else None,
-                    selection_of(view))
+    key = view_key(view.row_axis, view.col_axis, indices, mask)
+    axis = head_axis_of(axis_names(capture.info.axes, capture.shape), view.row_axis, view.col_axis)
+    heads = None if axis is None else (heads_key(key, axis, HEAD_THUMB), head_thumbnails(
+        tensor, view.row_axis, view.col_axis, axis, indices, HEAD_THUMB, kind=kind, mask=mask))
+    return Prepared(capture, tensor, key, sl, levels, colors.quantize(sl.values, levels),
+                    tensor_stats(tensor, kind=kind) if with_stats else None, selection_of(view), heads,
+                    LocalDisplay(stepper).checks_of(capture))
 
 
 class AheadCache:
@@ -110,6 +137,10 @@ class AheadCache:
                     old.key, old.slice, old.levels, old.image, old.selection
             if prepared.stats is None:
                 prepared.stats = old.stats
+            if prepared.heads is None:
+                prepared.heads = old.heads
+            if prepared.checks is None:
+                prepared.checks = old.checks
         self._entries.insert(0, prepared)
         del self._entries[KEEP:]
 
@@ -122,6 +153,16 @@ class AheadCache:
         """The whole-tensor stats of `capture` as its tensor is now, when computed before."""
         entry = self._entry(capture)
         return entry.stats if entry is not None else None
+
+    def heads_for(self, capture: Capture, key: tuple) -> HeadThumbnails | None:
+        """The head thumbnails of `capture` as its tensor is now, for `key` (`heads_key`), or None."""
+        entry = self._entry(capture)
+        return entry.heads[1] if entry is not None and entry.heads is not None and entry.heads[0] == key else None
+
+    def checks_for(self, capture: Capture) -> list[Check] | None:
+        """The checks of `capture` as its tensor is now, when computed before."""
+        entry = self._entry(capture)
+        return entry.checks if entry is not None else None
 
     def missing(self, captures: list[Capture], selection: tuple) -> list[Capture]:
         """Of `captures`, those without stats or without a slice prepared for the view's `selection`."""

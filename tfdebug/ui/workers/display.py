@@ -27,7 +27,7 @@ from tfdebug.core.recorder import Capture
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
 from tfdebug.ui.workers import source_display
-from tfdebug.ui.workers.ahead import AheadCache, Prepared, frozen_view, prepare, selection_of, view_key
+from tfdebug.ui.workers.ahead import AheadCache, Prepared, frozen_view, heads_key, prepare, selection_of, view_key
 from tfdebug.ui.render import colors
 
 MAX_SLICE = (1024, 1024)
@@ -243,7 +243,10 @@ class DisplayMixin:
         elif capture is not None and capture.tensor is not None and not self.is_large(capture):
             tensor, kind = capture.tensor, capture.info.kind
             known = self.display.ahead.stats_for(capture)  # each stage's stats are computed once
-            self.display.submit("stats", (lambda: known) if known is not None else lambda: tensor_stats(tensor, kind=kind),
+            if known is not None:  # there for the panels stage_shown draws in this turn: one drawing, no job
+                self.current_stats = known
+                return
+            self.display.submit("stats", lambda: tensor_stats(tensor, kind=kind),
                                 lambda st: self._stats_ready(capture, st),
                                 lambda exc: self.error.emit(_cannot("Cannot summarise {name}: {why}", capture, exc)))
 
@@ -365,10 +368,22 @@ class DisplayMixin:
             return
         row, col, indices, tensor = self.view.row_axis, self.view.col_axis, self.indices(capture), capture.tensor
         kind, mask = capture.info.kind, self.mask_of(capture)
+        key = heads_key(view_key(row, col, indices, mask), head_axis, max_size)
+        self.display.cancel("heads")
+        known = self.display.ahead.heads_for(capture, key)  # prepared ahead, or drawn when last shown
+        if known is not None:
+            done(known)
+            return
+
+        def arrived(thumbs: HeadThumbnails) -> None:
+            if capture is self.current:
+                if capture.tensor is tensor and not self.is_large(capture):  # a large stage's tensor is not held on
+                    self.display.ahead.put(Prepared(capture, tensor, heads=(key, thumbs)))
+                done(thumbs)
         self.display.submit("heads",
                             lambda: head_thumbnails(tensor, row, col, head_axis, indices, max_size, kind=kind,
                                                     mask=mask),
-                            lambda thumbs: done(thumbs) if capture is self.current else None,
+                            arrived,
                             lambda exc: self.error.emit(_cannot("Cannot draw the heads of {name}: {why}", capture, exc)))
 
     def display_settled(self) -> bool:

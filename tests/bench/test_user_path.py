@@ -1,0 +1,28 @@
+"""The step-latency probe on the user's path: the demo's own snapshot from `tfdebug capture`, opened as
+`tfdebug open` opens it, stepped q_split → probs and back with the three clocks (figures not asserted)."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from safetensors import safe_open  # noqa: E402
+
+from tfdebug.bench.user_path import FIRST, LAST, capture_snapshot, user_path_latency  # noqa: E402
+
+
+def test_the_capture_holds_n_tokens_of_the_demo(tmp_path):
+    path = capture_snapshot(64, str(tmp_path))
+    with safe_open(path, framework="pt") as f:
+        assert f.get_slice("enc.0.attn.scores").get_shape() == [1, 4, 64, 64]  # (batch, head, query, key)
+        assert all(name.startswith("enc.0.attn.") for name in f.keys())
+
+
+def test_steps_go_to_probs_and_back_and_every_clock_stops(qapp):
+    clocks = user_path_latency((64,), repeats=8)[64]
+    order = ["enc.0.attn.q_split", "enc.0.attn.k_split", "enc.0.attn.v_split", "enc.0.attn.scores",
+             "enc.0.attn.scaled", "enc.0.attn.probs"]
+    assert order[0] == FIRST and order[-1] == LAST
+    # After the two warm-up steps (to v_split): on to probs, back to q_split, on again.
+    assert clocks["stages"] == order[3:] + order[-2::-1][:5]
+    for painted, named, settled in zip(clocks["painted"], clocks["named"], clocks["settled"]):
+        assert 0 < painted <= settled and 0 < named <= settled
