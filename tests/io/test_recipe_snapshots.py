@@ -75,6 +75,32 @@ def test_the_snapshot_holds_no_plane(tmp_path):
     assert path.stat().st_size < plain + mask + 64 * 1024  # the header's JSON within 64 kB
 
 
+def test_an_edited_plane_is_saved_as_the_edited_tensor(tmp_path):
+    """Editing a recipe stage (the paused softmax) makes it a tensor of its own: the stepper counts it, a snapshot
+    stores it (not the recipe it was) and reopens to the edited values; undoing the edit makes it a recipe again."""
+    session = DebugSession(wrap(hf_tiny.llama(), hf_tiny.word_tokenizer()), {"prompt": "the cat sat on the mat"})
+    stepper = session.stepper
+    stepper.start()
+    stepper.wait()
+    stepper.run_to("dec.0.self_attn.probs")
+    stepper.wait()
+    capture = stepper.current
+    assert capture.recipe and capture.held_nbytes == 0
+    edited = materialized(capture.tensor).clone()
+    edited[..., 0, 0] = 0.25
+    stepper.replace(edited)
+    assert not capture.recipe and capture.held_nbytes == capture.nbytes
+    path = tmp_path / "edited.safetensors"
+    export_pass(Recording.from_session(session, stepper.history), path)
+    assert "dec.0.self_attn.probs" in read_header(path).tensors
+    with load_export(path) as back:
+        stored = back.tensor(back["dec.0.self_attn.probs"])
+        assert not is_plane(stored) and torch.equal(stored, edited)
+    stepper.undo_replace()
+    assert capture.recipe and is_plane(capture.tensor)
+    session.close()
+
+
 @pytest.mark.parametrize("change, words", [
     (lambda step: step.update(op="exec"), "is not a step tfdebug writes"),
     (lambda step: step.update(key="dec.9.nothing"), "reads a tensor the file does not hold"),

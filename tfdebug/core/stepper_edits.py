@@ -9,6 +9,7 @@ from torch import Tensor
 
 from tfdebug.core.edits import Edit, Region, apply_edit
 from tfdebug.core.errors import ReplacementError
+from tfdebug.core.recipes import is_plane
 from tfdebug.core.stepper_state import _ENDED, PAUSED, StepperEvent
 from tfdebug.core.view import axis_names
 
@@ -33,6 +34,7 @@ class EditsMixin:
             self._replacement = new
             capture.tensor = new
             capture.edited = True
+            capture.recipe = False  # an edited plane is a tensor of its own now: saved and counted as one
         self._emit(StepperEvent("replaced", self.cursor, capture))
 
     def edit(self, edit: Edit, region: Region) -> str:
@@ -70,4 +72,5 @@ class EditsMixin:
             capture.tensor = self._undo.pop()
             self._replacement = capture.tensor if self._undo else None
             capture.edited = bool(self._undo)
+            capture.recipe = is_plane(capture.tensor)
         self._emit(StepperEvent("replaced", self.cursor, capture))
