@@ -18,6 +18,15 @@ BLOCK = re.compile(r"(<!-- bench:(?P<key>[a-z_]+) (?P<file>[^ ]+) -->\n)(?P<body
                    re.S)
 
 
+def check_aa_held(result: dict, name: str) -> None:
+    """ValueError for a bench run whose A/A did not hold (its `run.aa_held` is false): no table is made from it.
+    Runs older than the flag carry none and are taken as they were published."""
+    if (result.get("run") or {}).get("aa_held") is False:
+        busy = ", ".join(result["run"].get("too_busy", [])) or "a section"
+        raise ValueError(f"{name}: the run's A/A ratio stayed outside 0.95–1.05 in {busy} (machine too busy); "
+                         "measure again on a quieter machine before regenerating the tables")
+
+
 def _mb(n) -> str:
     return "–" if n is None else f"{n / 1e6:,.0f}"
 
@@ -125,6 +134,7 @@ def update_document(path: str | Path) -> str:
 
     def block(match: re.Match) -> str:
         result = json.loads((path.parent / match["file"]).read_text(encoding="utf-8"))
+        check_aa_held(result, match["file"])
         return match.group(1) + TABLES[match["key"]](result) + match.group(5)
     return BLOCK.sub(block, path.read_text(encoding="utf-8"))
 
