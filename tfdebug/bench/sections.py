@@ -66,7 +66,7 @@ def _capture_rows(profile, cpu) -> list[dict]:
 
 
 def run_all(profile: str = "default", sections: list[str] | None = None, threads: int | None = None,
-            load_limit: float | None = None) -> dict:
+            load_limit: float | None = None, lengths: tuple[int, ...] | None = None) -> dict:
     """The chosen sections (default: every default section) at the profile's sizes.
 
     Returns one JSON-ready dict: `machine`, one key per section that ran, `run` (seconds
@@ -102,7 +102,7 @@ def run_all(profile: str = "default", sections: list[str] | None = None, threads
     add("generation", "generation", lambda: _generation(chosen, cpu))
     add("cuda", "cuda", lambda: _cuda(chosen, tiny))
     add("peers", "peers", lambda: _peers(chosen))
-    add("scale", "scale", lambda: _scale(chosen))
+    add("scale", "scale", lambda: _scale(chosen, lengths))
     add("remote", "remote", lambda: _remote(chosen))
     add("startup", "startup", lambda: _startup(tiny))
     result["targets"], result["sync_budgets"] = dict(TARGETS), dict(SYNC_BUDGETS)
@@ -181,7 +181,7 @@ def _peers(profile) -> dict:
     return peers_section(profile.hf, max(5, profile.repeats))
 
 
-def _scale(profile) -> dict:
+def _scale(profile, lengths: tuple[int, ...] | None) -> dict:
     from tfdebug.bench.scale import scale_section
 
-    return scale_section(profile.name)
+    return scale_section(profile.name, lengths)

@@ -115,13 +115,34 @@ def levers_table(result: dict) -> str:
 
 
 def scale_table(result: dict) -> str:
-    """Growth with size, and its one-line summary."""
+    """Long prompts: per length, what tfdebug's capture-all holds and peaks at, against the planes kept whole
+    and TransformerLens' run_with_cache (each row a child process; a variant above the cap states its need)."""
     scale = result["scale"]
-    rows = [[str(p["seq_len"]), str(p["n_layer"]), f"{p['plain_ms']:.0f}", _x(p["ratio_capture_all"]),
-             f"{p['ratio_plain_again']:.3f}", _mb(p["plan_bytes"]), _mb(p["captured_bytes"]), str(p["dropped"])]
-            for p in scale["points"]]
-    return _load_line(result) + _markdown(["seq", "layers", "plain ms", "capture all", "A/A", "plan MB",
-                                           "captured MB", "stages dropped"], rows) + f"\n{scale['summary']}.\n"
+    by = {(r["seq_len"], r["variant"]): r for r in scale["rows"]}
+
+    def held(r) -> str:
+        if r.get("status") == "ok" and "held_bytes" in r:
+            return _mb(r["held_bytes"])
+        if "need_bytes" in r and r.get("status", "").startswith("not run"):
+            return f"not run: needs ~{r['need_bytes'] / 1e9:,.1f} GB"
+        return r.get("status", "–")
+
+    def peak(r) -> str:
+        return _mb(r["peak_rss_bytes"]) if r.get("status") == "ok" and "peak_rss_bytes" in r else "–"
+
+    rows = []
+    for seq in dict.fromkeys(r["seq_len"] for r in scale["rows"]):
+        t, m, tl, plain = (by.get((seq, v), {}) for v in ("tfdebug", "materialised", "transformer_lens", "plain"))
+        per_token = t.get("held_bytes_per_token")
+        rows.append([f"{seq:,}", _mb(t.get("held_bytes")), "–" if per_token is None else f"{per_token / 1e3:,.1f}",
+                     peak(t), held(m) if m else "–", _mb(t.get("plan_bytes")), held(tl) if tl else "–", peak(tl),
+                     peak(plain), "–" if "show_one_head_ms" not in t else f"{t['show_one_head_ms']:,.0f}"])
+    return (f"HF GPT-2 shape, {scale['n_layer']} layers × {scale['n_embd']}, {scale['n_heads']} heads, float32; "
+            f"a variant needing more than {scale['cap_bytes'] / 2**30:.0f} GiB is not run. " + _load_line(result)
+            + _markdown(["tokens", "tfdebug MB held", "kB per token", "tfdebug peak RSS MB",
+                         "planes kept whole: MB held", "the plan's size had every plane been kept (MB)",
+                         "TransformerLens MB held", "TransformerLens peak RSS MB", "plain forward peak RSS MB",
+                         f"one head of a recipe plane → {scale['view'][0]}² tile (ms)"], rows))
 
 
 TABLES = {"peers": peers_table, "session": session_table, "capture_overhead": capture_table,
