@@ -378,7 +378,7 @@ def _as_captures(tensors: list[torch.Tensor]):
     """Stand-ins with a `tensor` attribute, so held_bytes counts each storage once."""
     from types import SimpleNamespace
 
-    return [SimpleNamespace(tensor=t) for t in tensors]
+    return [SimpleNamespace(tensor=t, recipe=False) for t in tensors]
 
 
 PEER_COLUMNS = ["variant", "version", "ms", "ratio_own_plain", "ratio_hf_sdpa", "tensors_kept", "bytes_held",

@@ -127,7 +127,7 @@ def _transformer_lens(model, ids) -> dict:
 
     import torch
 
-    from tfdebug.bench.peers import _tensors, _transformer_lens
+    from tfdebug.bench.peers import _as_captures, _tensors, _transformer_lens
     from tfdebug.core.recorder import held_bytes
 
     with tempfile.TemporaryDirectory(prefix="tfdebug-scale-") as folder:
@@ -138,10 +138,8 @@ def _transformer_lens(model, ids) -> dict:
         with torch.no_grad():
             cache = cached(ids)
         tensors = _tensors(cache)
-        from types import SimpleNamespace
-
         return {"version": version, "api": api, "tensors_kept": len(tensors),
-                "held_bytes": held_bytes([SimpleNamespace(tensor=t) for t in tensors])}
+                "held_bytes": held_bytes(_as_captures(tensors))}
 
 
 def _in_child(variant: str, shape: str, seq_len: int, timeout: float) -> dict:

@@ -49,8 +49,24 @@ def _load_line(result: dict) -> str:
 
 
 def peers_table(result: dict) -> str:
-    """The peers side by side: ms, × own plain, × HF sdpa, tensors kept, MB held, page faults per pass."""
+    """The peers side by side at each length (ms, × own plain, × HF sdpa, tensors kept, MB held, page faults per
+    pass), then, where measured, the length at which the peers' caches do not fit."""
     peers = result["peers"]
+    parts = [_peers_run(run) for run in peers.get("runs", [peers])]  # a result older than the lengths: one run
+    big = peers.get("too_large")
+    if big:
+        t = big["tfdebug"]
+        rows = [[name, f"~{need / 1e9:,.0f} GB", "not run"] for name, need in big["needs"].items()]
+        rows.append(["tfdebug (planned, default budget)", f"{t['held_bytes'] / 1e9:,.1f} GB every stage; "
+                     f"{t['kept_bytes'] / 1e9:,.1f} GB kept under the {t['budget_bytes'] / 1e9:,.1f} GB budget",
+                     f"keeps {t['kept']} of {t['stages']} stages ({t['recipes']} planes as recipes; "
+                     f"{t['planes_kept_whole_bytes'] / 1e9:,.0f} GB had they been kept)"])
+        parts.append(f"At {big['seq_len']:,} tokens ({(big['free_bytes'] or 0) / 1e9:.1f} GB free):\n\n"
+                     + _markdown(["variant", "memory its capture needs", "outcome"], rows))
+    return _load_line(result) + "\n".join(parts)
+
+
+def _peers_run(peers: dict) -> str:
     rows = []
     for row in peers["rows"]:
         if row.get("status") != "ok":
@@ -62,7 +78,7 @@ def peers_table(result: dict) -> str:
                      "–" if faults is None else f"{faults:,}"])
     head = (f"{peers['config']} ({peers['n_heads']} heads, seq {peers['seq_len']}, vocab {peers['vocab_size']}), "
             f"float32, allocator {'opted in' if peers['allocator_tuned'] else 'untuned'}, {peers['repeats']} "
-            f"interleaved repeats, A/A (HF eager timed twice) {peers['aa_ratio']:.3f}. " + _load_line(result))
+            f"interleaved repeats, A/A (HF eager timed twice) {peers['aa_ratio']:.3f}.\n\n")
     return head + _markdown(["variant", "version", "ms", "× own plain", "× HF sdpa", "tensors kept", "MB held",
                              "page faults per pass"], rows)
 
