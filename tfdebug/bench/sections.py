@@ -101,7 +101,7 @@ def run_all(profile: str = "default", sections: list[str] | None = None, threads
     add("levers", "levers", lambda: _levers(chosen, tiny))
     add("generation", "generation", lambda: _generation(chosen, cpu))
     add("cuda", "cuda", lambda: _cuda(chosen, tiny))
-    add("peers", "peers", lambda: _peers(chosen))
+    add("peers", "peers", lambda: _peers(chosen, lengths))
     add("scale", "scale", lambda: _scale(chosen, lengths))
     add("remote", "remote", lambda: _remote(chosen))
     add("startup", "startup", lambda: _startup(tiny))
@@ -175,11 +175,11 @@ def _cuda(profile, tiny: bool) -> dict:
     return cuda_section([TINY] if tiny else [WIDE] + ([LARGE] if profile.name == "full" else []), profile.repeats)
 
 
-def _peers(profile) -> dict:
+def _peers(profile, lengths: tuple[int, ...] | None) -> dict:
     from tfdebug.bench.peers import PEER_LENGTHS, TOO_LARGE, peers_section
 
     tiny = profile.name == "tiny"  # the test suite's run: its too-large row is planned at 64 tokens
-    return peers_section(profile.hf, max(5, profile.repeats), PEER_LENGTHS[profile.name],
+    return peers_section(profile.hf, max(5, profile.repeats), lengths or PEER_LENGTHS[profile.name],
                          too_large=64 if tiny else TOO_LARGE)
 
 

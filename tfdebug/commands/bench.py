@@ -27,14 +27,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--section", action="append", default=None, choices=SECTIONS, metavar="NAME",
                         help="run only this section (repeatable): " + ", ".join(SECTIONS))
     parser.add_argument("--peers", action="store_true",
-                        help="only the peers side by side on one Hugging Face GPT-2 shape (HF sdpa and eager, "
-                             "tfdebug, TransformerLens, nnsight, TorchLens: those installed)")
+                        help="only the peers side by side on one Hugging Face GPT-2 shape at 256, 1,024 and 4,096 "
+                             "tokens (HF sdpa and eager, tfdebug, TransformerLens, nnsight, TorchLens: those "
+                             "installed), and their needs at 32,768")
     parser.add_argument("--scale", action="store_true",
                         help="only the long prompts: bytes held and peak RSS of capture-all at 1k, 4k and 8k tokens "
                              "(32k with --full) on the GPT-2 shape, against the planes kept whole and "
                              "TransformerLens' run_with_cache, each in a process of its own")
     parser.add_argument("--lengths", type=int, nargs="+", default=None, metavar="N",
-                        help="with --scale: these prompt lengths instead of the profile's (e.g. 1024 32768)")
+                        help="with --scale or --peers: these prompt lengths instead of the profile's (e.g. 1024 32768)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument("--out", metavar="FILE", default=None, help="also write the JSON result to FILE")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
