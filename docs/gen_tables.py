@@ -26,8 +26,13 @@ MARKER = re.compile(r"^<!-- table: ([a-z0-9-]+) -->$", re.MULTILINE)
 
 @lru_cache(maxsize=None)
 def load(relative: str) -> dict:
-    """The JSON at `relative` (to the repository root)."""
-    return json.loads((ROOT / relative).read_text(encoding="utf-8"))
+    """The JSON at `relative` (to the repository root); ValueError for a bench run whose A/A did not hold
+    (`run.aa_held` false: its figures are noise, no table is made from them)."""
+    result = json.loads((ROOT / relative).read_text(encoding="utf-8"))
+    if (result.get("run") or {}).get("aa_held") is False:
+        raise ValueError(f"{relative}: the run's A/A ratio stayed outside 0.95–1.05 (machine too busy); measure "
+                         "again before regenerating the tables")
+    return result
 
 
 def bench() -> dict:

@@ -2,6 +2,7 @@
 generated table finds its JSON, and the MkDocs site builds with --strict (when mkdocs is installed)."""
 
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -59,6 +60,16 @@ def test_every_table_marker_is_filled_from_its_json():
             assert gen.TABLES[name]().strip(), f"{page.name}: table {name} is empty"
     bench = gen.load("docs/bench-cpu-2core.json")
     assert f"{bench['capture_overhead'][0]['taps_only_ms']:,.1f}" in gen.TABLES["capture-overhead"]()
+
+
+def test_no_table_is_made_from_a_run_whose_aa_did_not_hold(tmp_path, monkeypatch):
+    gen = load_gen_tables()
+    monkeypatch.setattr(gen, "ROOT", tmp_path)
+    (tmp_path / "busy.json").write_text(json.dumps({"run": {"aa_held": False, "too_busy": ["peers"]}}))
+    (tmp_path / "held.json").write_text(json.dumps({"run": {"aa_held": True}, "x": 1}))
+    with pytest.raises(ValueError, match="machine too busy"):
+        gen.load("busy.json")
+    assert gen.load("held.json")["x"] == 1
 
 
 def test_an_unknown_table_marker_fails():

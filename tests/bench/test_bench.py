@@ -185,3 +185,78 @@ def test_out_writes_the_json_result(tmp_path, capsys):
     path = tmp_path / "bench.json"
     assert main(["bench", "--tiny", "--max-load", "0", "--section", "syncs", "--out", str(path)]) == 0
     assert json.loads(path.read_text())["host_syncs"]["captured_forward"] == 1
+
+
+class _FakeClock:
+    """A timer the test drives: each variant advances it by the milliseconds it is told to take."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def take(self, ms: float) -> None:
+        self.now += ms / 1000.0
+
+
+def _aa_section(clock: _FakeClock, again_ms: list[float]):
+    """A section timed the way the bench times one: the plain forward and the same again, interleaved."""
+    from tfdebug.bench.timing import interleaved_ms, median
+
+    def run():
+        slow = again_ms.pop(0)
+        times = interleaved_ms({"plain": lambda: clock.take(10.0), "plain_again": lambda: clock.take(slow)},
+                               repeats=3, warmup=0)
+        return [{"config": "fake", "ratio_plain_again": round(median(times["plain_again"]) / median(times["plain"]),
+                                                              4)}]
+    return run
+
+
+def test_a_noisy_section_is_retried_once_and_kept_when_the_retry_holds(monkeypatch):
+    import time as time_module
+
+    from tfdebug.bench import runner
+
+    clock = _FakeClock()
+    monkeypatch.setattr(time_module, "perf_counter", clock.perf_counter)
+    run = runner.Run(runner.PROFILES["tiny"], limit=None)
+    rows = run.section("capture", _aa_section(clock, [13.0, 10.2]))  # A/A 1.3, then 1.02
+    assert rows == [{"config": "fake", "ratio_plain_again": 1.02}]
+    summary = run.summary()
+    assert summary["retried"] == ["capture"] and summary["too_busy"] == [] and summary["aa_held"] is True
+
+
+def test_a_section_noisy_twice_says_machine_too_busy_and_no_table_is_made_from_it(monkeypatch, tmp_path):
+    import time as time_module
+
+    from tfdebug.bench import runner
+    from tfdebug.bench.tables import update_document
+
+    clock = _FakeClock()
+    monkeypatch.setattr(time_module, "perf_counter", clock.perf_counter)
+    run = runner.Run(runner.PROFILES["tiny"], limit=None)
+    calls = [13.0, 8.0, 10.0]
+    rows = run.section("capture", _aa_section(clock, calls))
+    assert calls == [10.0], "retried once, not twice"
+    assert rows == [{"config": "fake", "ratio_plain_again": 0.8, "status": "machine too busy"}]
+    summary = run.summary()
+    assert summary["too_busy"] == ["capture"] and summary["aa_held"] is False
+    result = {"machine": {"torch": "2", "torch_threads": 1, "cpu_count": 2, "load_average": [3.0, 3.0, 3.0]},
+              "run": summary, "scale": {}}
+    (tmp_path / "run.json").write_text(json.dumps(result))
+    doc = tmp_path / "page.md"
+    doc.write_text("<!-- bench:scale run.json -->\nold\n<!-- /bench:scale -->\n")
+    with pytest.raises(ValueError, match="machine too busy"):
+        update_document(doc)
+    text = format_report({**result, "verdicts": []})
+    assert "capture: A/A outside 0.95–1.05 twice" in text
+
+
+def test_a_section_without_an_aa_ratio_runs_once():
+    from tfdebug.bench import runner
+
+    calls = []
+    run = runner.Run(runner.PROFILES["tiny"], limit=None)
+    assert run.section("syncs", lambda: calls.append(1) or {"captured_forward": 1}) == {"captured_forward": 1}
+    assert calls == [1] and run.summary()["aa_held"] is True

@@ -1,10 +1,19 @@
 """Noise you can see: every timed section carries an A/A ratio (the same thing timed twice
-in the same run), and no pass/fail verdict is stated when that ratio says the machine was busy."""
+in the same run), and no pass/fail verdict is stated when that ratio says the machine was busy.
+
+A section's rows carry their A/A under one of `AA_KEYS`; `noisy_rows` finds the rows out of
+range anywhere in a section's result, so the runner can retry the section and then mark
+what stayed noisy (tfdebug.bench.runner).
+"""
 
 from __future__ import annotations
 
+from typing import Iterator
+
 AA_LOW, AA_HIGH = 0.95, 1.05
 TOO_BUSY = "machine too busy: rerun"
+#: the keys under which a section's rows state their A/A ratio
+AA_KEYS = ("aa_ratio", "aa_ratio_settled", "ratio_plain_again")
 
 
 def trustworthy(aa_ratio: float | None) -> bool:
@@ -29,3 +38,23 @@ def halves_ratio(samples: list[float]) -> float | None:
     half = len(samples) // 2
     first, second = sorted(samples[:half]), sorted(samples[half:2 * half])
     return round(second[len(second) // 2] / first[len(first) // 2], 4)
+
+
+def _rows(value) -> Iterator[dict]:
+    """Every dict in a nest of dicts and lists (a section's result and its rows)."""
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from _rows(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _rows(item)
+
+
+def noisy_rows(section_result) -> list[dict]:
+    """The rows of a section's result whose A/A ratio (any of AA_KEYS) is outside 0.95–1.05.
+
+    A row without an A/A ratio (a count, a size) is never noisy; an A/A of None (too few
+    repeats to halve) is not judged either."""
+    return [row for row in _rows(section_result)
+            if any(isinstance(row.get(key), (int, float)) and not trustworthy(row[key]) for key in AA_KEYS)]

@@ -175,6 +175,47 @@ def _nnsight(model):
     return version, "NNsight(model).trace: every attention block's output and weights .save()", eager, traced
 
 
+def _module_order(model, ids) -> list[str]:
+    """The model's submodules in the order one forward finishes them (the order nnsight lets a trace read them)."""
+    order: list[str] = []
+    hooks = [m.register_forward_hook(lambda _m, _i, _o, name=name: order.append(name))
+             for name, m in model.named_modules() if name]
+    try:
+        _eager(model, "eager")(ids)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return order
+
+
+def _nnsight_every_module(model, ids):
+    version = _version("nnsight", "nnsight")
+    if version is None:
+        return None
+    from nnsight import NNsight
+
+    order = _module_order(model, ids)
+    wrapped = NNsight(model)
+    eager = _eager(model, "eager")
+
+    def traced(ids):
+        config = model.config
+        before = config._attn_implementation_internal
+        config._attn_implementation_internal = "eager"
+        saved = []
+        try:
+            with torch.no_grad(), wrapped.trace(input_ids=ids, use_cache=False):
+                for name in order:
+                    envoy = wrapped
+                    for part in name.split("."):
+                        envoy = envoy[int(part)] if part.isdigit() else getattr(envoy, part)
+                    saved.append(envoy.output.save())
+        finally:
+            config._attn_implementation_internal = before
+        return saved
+    return version, f"NNsight(model).trace: every module's output .save() ({len(order)} modules)", eager, traced
+
+
 def _torchlens(model):
     version = _version("torchlens", "torchlens")
     if version is None:
@@ -197,27 +238,81 @@ def _torchlens(model):
     return version, "torchlens.trace (saves every operation's output; torch unwrapped after)", eager, logged
 
 
-def peers_section(shape: str, repeats: int) -> dict:
-    """Every variant on one GPT-2 of `shape` and one input, interleaved: ms per forward, × its own plain
-    forward, × HF sdpa, tensors captured, bytes they hold. Peers not installed,
-    or that fail, are named with the reason."""
+# Peers' estimated need beyond the model at a length, in units of one tokens² plane per head in every layer
+# (float32) and of tokens × width tensors per layer: what decides whether a variant runs at that length.
+PLANES_AND_WIDTHS = {"transformer_lens": (2, 20), "nnsight": (1, 2), "nnsight_every_module": (1, 16),
+                     "torchlens": (3, 30)}
+DEFAULT_CAP = 6 << 30  # a variant needing more than this at a length is stated, not run
+PEER_LENGTHS = {"tiny": (8,), "quick": (256,), "default": (256, 1024, 4096), "full": (256, 1024, 4096)}
+TOO_LARGE = 32_768  # the row where the peers' caches do not fit: needs stated, tfdebug's planned
+
+
+def peer_need(name: str, n_layer: int, n_heads: int, n_embd: int, seq_len: int) -> int:
+    """A peer's estimated bytes held at `seq_len` (see PLANES_AND_WIDTHS)."""
+    planes, widths = PLANES_AND_WIDTHS[name]
+    return 4 * n_layer * (planes * n_heads * seq_len ** 2 + widths * seq_len * n_embd)
+
+
+def peers_section(shape: str, repeats: int, lengths: tuple[int, ...] = (256,), cap_bytes: int = DEFAULT_CAP,
+                  too_large: int | None = TOO_LARGE) -> dict:
+    """`peers_at` at each length (a variant above `cap_bytes` stated with its need, not run), and at
+    `too_large` tokens each peer's need against tfdebug's planned capture under the default budget."""
+    from dataclasses import replace
+
+    from tfdebug.bench.hf import GPT2_SHAPES
+
+    config = GPT2_SHAPES[shape]
+    runs = [peers_at(replace(config, name=f"{config.name} seq {n}", seq_len=n), repeats, cap_bytes) for n in lengths]
+    result = {"lengths": list(lengths), "cap_bytes": cap_bytes, "runs": runs}
+    if too_large:
+        result["too_large"] = _too_large(replace(config, seq_len=too_large))
+    return result
+
+
+def _too_large(config) -> dict:
+    """At a length where the peers' caches do not fit: each one's need, and tfdebug's plan (on the meta device:
+    nothing runs) under the default capture budget: what it keeps, what it would hold had every plane been kept."""
+    from tfdebug.adapters.base import Prepared
+    from tfdebug.adapters.hf.adapter import wrap
+    from tfdebug.bench.hf import build_gpt2
+    from tfdebug.core.budget import default_capture_budget, estimate_capture, free_memory
+    from tfdebug.core.plan import plan_pass
+
+    model, ids = build_gpt2(config)
+    adapter = wrap(model, tokenizer=None, name="bench")
+    plan = plan_pass(adapter.module, lambda: adapter.forward(Prepared(texts={}, kwargs={"input_ids": ids,
+                                                                                         "use_cache": False})), [ids])
+    budget = default_capture_budget(adapter.device)
+    estimate = estimate_capture(plan, limit=budget)
+    shape = (config.n_layer, config.n_heads, config.n_embd, config.seq_len)
+    return {"seq_len": config.seq_len, "free_bytes": free_memory(adapter.device),
+            "needs": {name: peer_need(name, *shape) for name in PLANES_AND_WIDTHS},
+            "tfdebug": {"stages": len(plan), "recipes": sum(c.recipe for c in plan),
+                        "held_bytes": sum(c.held_nbytes for c in plan),
+                        "planes_kept_whole_bytes": sum(c.nbytes for c in plan), "budget_bytes": budget,
+                        "kept_bytes": estimate.kept_bytes, "kept": len(estimate.kept),
+                        "dropped": len(estimate.dropped)}}
+
+
+def peers_at(config, repeats: int, cap_bytes: int = DEFAULT_CAP) -> dict:
+    """Every variant on one GPT-2 of `config` and one input, interleaved: ms per forward, × its own plain
+    forward, × HF sdpa, tensors captured, bytes they hold. Peers not installed, that fail, or whose
+    estimated need is above `cap_bytes` are named with the reason."""
     import copy
     import gc
     import tempfile
 
     from tfdebug.adapters.base import Prepared
     from tfdebug.adapters.hf.adapter import wrap
-    from tfdebug.bench.hf import GPT2_SHAPES, build_gpt2
+    from tfdebug.bench.hf import build_gpt2
     from tfdebug.bench.timing import adapter_passes
     from tfdebug.core.memory import allocator_tuned
     from tfdebug.core.recorder import held_bytes
 
-    config = GPT2_SHAPES[shape]
     model, ids = build_gpt2(config)
     adapter = wrap(model, tokenizer=None, name="bench")
     taps_only, capture_all = adapter_passes(adapter, Prepared(texts={}, kwargs={"input_ids": ids,
                                                                                "use_cache": False}))
-    # name -> (library, version, api, own plain forward's name, fn(ids) -> what it keeps)
     rows: dict[str, dict] = {}
     fns: dict[str, object] = {"hf_sdpa": _eager(model, "sdpa"), "hf_eager": _eager(model, "eager")}
     for name, api in (("hf_sdpa", "model(input_ids) with sdpa attention"),
@@ -226,14 +321,21 @@ def peers_section(shape: str, repeats: int) -> dict:
     rows["tfdebug_taps_only"] = {"variant": "tfdebug_taps_only", "library": "tfdebug", "own_plain": "hf_eager",
                                  "api": "Recorder(keep=False): every tap hooked, nothing kept"}
     rows["tfdebug_capture_all"] = {"variant": "tfdebug_capture_all", "library": "tfdebug", "own_plain": "hf_eager",
-                                   "api": "Recorder: every stage kept"}
+                                   "api": "Recorder: every stage kept (attention planes as recipes)"}
     fns["tfdebug_taps_only"] = lambda _ids: taps_only()
     fns["tfdebug_capture_all"] = lambda _ids: [c.tensor for c in capture_all()]
+    shape = (config.n_layer, config.n_heads, config.n_embd, config.seq_len)
     with tempfile.TemporaryDirectory(prefix="tfdebug-peers-") as folder:
         # Each peer gets its own copy of the model (same weights): a peer may rewrap modules it is handed.
         for name, make in (("transformer_lens", lambda: _transformer_lens(copy.deepcopy(model), folder)),
                            ("nnsight", lambda: _nnsight(copy.deepcopy(model))),
+                           ("nnsight_every_module", lambda: _nnsight_every_module(copy.deepcopy(model), ids)),
                            ("torchlens", lambda: _torchlens(copy.deepcopy(model)))):
+            need = peer_need(name, *shape)
+            if need > cap_bytes:
+                rows[name] = {"variant": name, "library": name, "need_bytes": need,
+                              "status": f"not run: needs ~{need / 1e9:.1f} GB"}
+                continue
             try:
                 made = make()
                 if made is not None:
@@ -247,7 +349,7 @@ def peers_section(shape: str, repeats: int) -> dict:
                 rows[name] = {"variant": name, "library": name, "status": NOT_INSTALLED}
                 continue
             rows[name] = {"variant": name, "library": name, "version": version, "api": api,
-                          "own_plain": f"{name}_plain"}
+                          "own_plain": f"{name}_plain", "need_bytes": need}
             fns[name], fns[f"{name}_plain"] = capture, plain
         fns["hf_eager_again"] = fns["hf_eager"]
         faults: dict[str, list[int]] = {}
@@ -276,7 +378,7 @@ def _as_captures(tensors: list[torch.Tensor]):
     """Stand-ins with a `tensor` attribute, so held_bytes counts each storage once."""
     from types import SimpleNamespace
 
-    return [SimpleNamespace(tensor=t) for t in tensors]
+    return [SimpleNamespace(tensor=t, recipe=False) for t in tensors]
 
 
 PEER_COLUMNS = ["variant", "version", "ms", "ratio_own_plain", "ratio_hf_sdpa", "tensors_kept", "bytes_held",
@@ -284,10 +386,22 @@ PEER_COLUMNS = ["variant", "version", "ms", "ratio_own_plain", "ratio_hf_sdpa", 
 
 
 def format_peers(result: dict) -> list[str]:
-    """The report's lines for the peers section."""
+    """The report's lines for the peers section: a table per length, then the too-large row."""
     from tfdebug.bench.timing import table
 
-    return ["", f"Peers on one Hugging Face GPT-2 ({result['config']}, {result['n_heads']} heads, seq "
-                f"{result['seq_len']}, {result['threads']} thread(s), allocator "
-                f"{'opted in' if result['allocator_tuned'] else 'untuned'}; interleaved, A/A {result['aa_ratio']})"] + \
-        table(result["rows"], PEER_COLUMNS)
+    out = []
+    for run in result.get("runs", [result]):  # a result older than the lengths is one run
+        out += ["", f"Peers on one Hugging Face GPT-2 ({run['config']}, {run['n_heads']} heads, seq "
+                    f"{run['seq_len']}, {run['threads']} thread(s), allocator "
+                    f"{'opted in' if run['allocator_tuned'] else 'untuned'}; interleaved, A/A {run['aa_ratio']})"]
+        out += table(run["rows"], PEER_COLUMNS)
+    big = result.get("too_large")
+    if big:
+        t = big["tfdebug"]
+        out += ["", f"At {big['seq_len']:,} tokens (not run; {(big['free_bytes'] or 0) / 1e9:.1f} GB free): "
+                    + ", ".join(f"{name} needs ~{need / 1e9:,.0f} GB" for name, need in big["needs"].items())
+                    + f"; tfdebug's plan holds {t['held_bytes'] / 1e9:.1f} GB ({t['recipes']} planes as recipes; "
+                      f"{t['planes_kept_whole_bytes'] / 1e9:,.0f} GB had they been kept), its default budget "
+                      f"{t['budget_bytes'] / 1e9:.1f} GB keeps {t['kept']} of {t['stages']} stages "
+                      f"({t['kept_bytes'] / 1e9:.1f} GB)"]
+    return out

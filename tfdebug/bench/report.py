@@ -224,6 +224,8 @@ def format_report(result: dict) -> str:
                          for name, s in run["section_s"].items())
         out += ["", f"Run: {run['elapsed_s']:g} s of a {run['budget_s']:g} s budget; {took}"]
         out += [f"  skipped {name}: {why}" for name, why in run["skipped"].items()]
+        out += [f"  {name}: A/A outside 0.95–1.05 twice (run again after one retry): its rows say machine too busy"
+                for name in run.get("too_busy", [])]
     out += ["", "Targets"]
     out += _table(result["verdicts"], ["what", "value", "aa_ratio", "verdict"])
     busy = [v for v in result["verdicts"] if v["verdict"] == TOO_BUSY]

@@ -1,108 +1,208 @@
-"""Growth with size (`tfdebug bench --scale`): capture-all against the plain forward on the GPT-2 shape
-(n_embd 768, 12 heads) as the sequence and the depth grow.
+"""Long prompts (`tfdebug bench --scale`): what capture-all holds and how high the process peaks, per length.
 
-Two lines through the grid: the sequence at 6 layers, and the depth at 256 tokens (a
-full grid at 4,096 tokens × 24 layers would hold ~100 GB of stages). Each point: the
-plain eager forward and the capture under the default capture budget (half the free
-memory), interleaved with the plain forward again (A/A); bytes captured against the
-sum of the plan's stage sizes; the stages the budget dropped. The summary fits the
-capture's extra milliseconds to the megabytes it kept.
+On the GPT-2 shape (6 layers × 768, 12 heads) at 1k, 4k and 8k tokens (32k with `--full`
+or `--lengths`), each variant runs in a child process of its own, so one row's peak RSS
+cannot carry into the next (the child reports `ru_maxrss` and its RSS before the pass):
+
+- `plain`: the model's own forward, nothing kept;
+- `tfdebug`: capture-all as `tfdebug capture` runs it (default budget), the attention
+  planes kept as recipes; bytes held (distinct storages), bytes held per token, seconds;
+  and the time to show one head of the last layer's probabilities as the heatmap reads it
+  (`read_tile` at a 1024×1024 view, the plane computed for that head);
+- `materialised`: the same capture with every plane computed whole and kept, as before
+  recipes (`planes_materialized`), run when the plan's size fits `cap_bytes`, else stated;
+- `transformer_lens`: `run_with_cache` on the same Hugging Face model through
+  TransformerBridge (when installed: run the bench from the peers' venv), run when its
+  estimated need fits, else its need stated (it keeps two tokens² planes per head).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 from tfdebug.bench.capture import BenchConfig
-from tfdebug.bench.timing import interleaved_ms, median, table
+from tfdebug.bench.timing import table
 
-# profile -> (sequence lengths at 6 layers, layer counts at 256 tokens, repeats)
-GRIDS = {"tiny": ((8, 16), (1, 2), 1), "quick": ((64, 256), (2, 6), 2),
-         "default": ((64, 256, 1024), (2, 6, 12), 2), "full": ((64, 256, 1024, 4096), (2, 6, 12, 24), 3)}
+# profile -> lengths (tokens); 32k only in full (or asked for by --lengths)
+LENGTHS = {"tiny": (16,), "quick": (1024,), "default": (1024, 4096, 8192), "full": (1024, 4096, 8192, 32768)}
+SHAPES = {"tiny": (1, 32, 4, 50), "gpt2": (6, 768, 12, 1000)}  # layers, width, heads, vocabulary
+VARIANTS = ("plain", "tfdebug", "materialised", "transformer_lens")
+DEFAULT_CAP = 8 << 30  # a child whose estimated need is above this is not run: its need is stated
+VIEW = (1024, 1024)  # the heatmap's pixels the tile is read at
 
 
-def _point(config: BenchConfig, repeats: int) -> dict:
+def _config(shape: str, seq_len: int) -> BenchConfig:
+    layers, width, heads, vocab = SHAPES[shape]
+    return BenchConfig(f"hf-gpt2 {layers}x{width} seq {seq_len}", layers, width, heads, seq_len, vocab)
+
+
+def _rss() -> int:
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _peak_rss() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
+
+
+def plane_bytes(config: BenchConfig, planes: int, itemsize: int = 4) -> int:
+    """Bytes of `planes` tokens² planes per head in every layer."""
+    return planes * config.n_layer * config.n_heads * config.seq_len ** 2 * itemsize
+
+
+def transformer_lens_need(config: BenchConfig) -> int:
+    """TransformerLens' cache at this size: its two tokens² planes per head (attn_scores, pattern) and
+    ~20 tokens × width activations per layer (its hook points), in float32."""
+    return plane_bytes(config, 2) + 20 * config.n_layer * config.seq_len * config.n_embd * 4
+
+
+def child(variant: str, shape: str, seq_len: int) -> dict:
+    """One variant's row, measured in this (fresh) process: run by `_in_child`."""
+    import time
+
+    import torch
+
+    from tfdebug.bench.hf import build_gpt2
+
+    config = _config(shape, seq_len)
+    model, ids = build_gpt2(config)
+    row = {"variant": variant, "seq_len": seq_len, "rss_before_bytes": _rss()}
+    start = time.perf_counter()
+    if variant == "plain":
+        with torch.no_grad():
+            model(input_ids=ids, use_cache=False)
+    elif variant == "transformer_lens":
+        row.update(_transformer_lens(model, ids))
+    else:
+        row.update(_tfdebug(model, ids, materialised=variant == "materialised"))
+    row["seconds"] = round(time.perf_counter() - start, 3)
+    row["peak_rss_bytes"] = _peak_rss()
+    row["peak_above_before_bytes"] = row["peak_rss_bytes"] - row["rss_before_bytes"]
+    if "held_bytes" in row:
+        row["held_bytes_per_token"] = round(row["held_bytes"] / seq_len)
+    return row
+
+
+def _tfdebug(model, ids, materialised: bool) -> dict:
+    import contextlib
+    import time
+
     import torch
 
     from tfdebug.adapters.base import Prepared
     from tfdebug.adapters.hf.adapter import wrap
-    from tfdebug.bench.hf import build_gpt2
+    from tfdebug.adapters.hf.attention import planes_materialized
     from tfdebug.core.budget import CaptureBudget, default_capture_budget
-    from tfdebug.core.plan import plan_pass
     from tfdebug.core.recorder import Recorder, held_bytes
 
-    model, ids = build_gpt2(config)
-    model.config._attn_implementation_internal = "eager"
     adapter = wrap(model, tokenizer=None, name="bench")
     prepared = Prepared(texts={}, kwargs={"input_ids": ids, "use_cache": False})
-    plan = plan_pass(adapter.module, lambda: adapter.forward(prepared), [ids])
-    limit = default_capture_budget(adapter.device)
-    kept: dict[str, object] = {}
+    budget = CaptureBudget(default_capture_budget(adapter.device))
+    whole = planes_materialized() if materialised else contextlib.nullcontext()
+    with torch.no_grad(), whole, Recorder(adapter.module, on_capture=budget.keep_or_drop) as rec:
+        adapter.forward(prepared)
+    captures = rec.captures
+    row = {"stages": len(captures), "recipes": sum(c.recipe for c in captures), "dropped": len(budget.dropped),
+           "held_bytes": held_bytes(captures), "plan_bytes": sum(c.nbytes for c in captures),
+           "plane_bytes": sum(c.nbytes for c in captures if c.shape[-2:] == (ids.shape[-1], ids.shape[-1]))}
+    probs = [c for c in captures if c.name.endswith(".probs") and c.tensor is not None]
+    if probs and not materialised:
+        from tfdebug.core.tiles import read_tile
 
-    def plain():
+        plane, n = probs[-1].tensor, ids.shape[-1]
+        start = time.perf_counter()
+        tile = read_tile(plane, 2, 3, {0: 0, 1: 0}, (0, n), (0, n), VIEW, kind="probs")
+        row["show_one_head_ms"] = round((time.perf_counter() - start) * 1000, 1)
+        row["shown_stage"], row["shown_pixels"] = probs[-1].name, list(tile.values.shape)
+    return row
+
+
+def _transformer_lens(model, ids) -> dict:
+    import tempfile
+
+    import torch
+
+    from tfdebug.bench.peers import _as_captures, _tensors, _transformer_lens
+    from tfdebug.core.recorder import held_bytes
+
+    with tempfile.TemporaryDirectory(prefix="tfdebug-scale-") as folder:
+        made = _transformer_lens(model, folder)
+        if made is None:
+            return {"status": "not installed"}
+        version, api, _plain, cached = made
         with torch.no_grad():
-            return model(**prepared.kwargs).logits
-
-    def capture():
-        budget = CaptureBudget(limit)
-        with torch.no_grad(), Recorder(adapter.module, on_capture=budget.keep_or_drop) as rec:
-            adapter.forward(prepared)
-        kept.update(captured=held_bytes(rec.captures), dropped=len(budget.dropped),
-                    first_dropped=budget.dropped[0] if budget.dropped else None)
-        return rec.captures
-
-    times = interleaved_ms({"plain": plain, "capture_all": capture, "plain_again": plain}, repeats, warmup=1)
-    ms = {k: median(v) for k, v in times.items()}
-    plan_bytes = sum(c.nbytes for c in plan)
-    return {"seq_len": config.seq_len, "n_layer": config.n_layer, "plain_ms": round(ms["plain"], 1),
-            "capture_all_ms": round(ms["capture_all"], 1),
-            "ratio_capture_all": round(ms["capture_all"] / ms["plain"], 4),
-            "ratio_plain_again": round(ms["plain_again"] / ms["plain"], 4),
-            "plan_bytes": plan_bytes, "captured_bytes": kept["captured"], "budget_bytes": limit,
-            "stages": len(plan), "dropped": kept["dropped"], "first_dropped": kept["first_dropped"],
-            "plan_method": plan.method}
+            cache = cached(ids)
+        tensors = _tensors(cache)
+        return {"version": version, "api": api, "tensors_kept": len(tensors),
+                "held_bytes": held_bytes(_as_captures(tensors))}
 
 
-def growth_summary(points: list[dict]) -> str:
-    """One line: the capture's extra ms per captured MB (least squares through the origin) and where the budget bit."""
-    pairs = [(p["captured_bytes"] / 1e6, p["capture_all_ms"] - p["plain_ms"]) for p in points if p["captured_bytes"]]
-    if not pairs:
-        return "nothing was captured"
-    slope = sum(mb * extra for mb, extra in pairs) / sum(mb * mb for mb, _ in pairs)
-    ratios = [p["ratio_capture_all"] for p in points]
-    line = (f"capture cost ∝ bytes kept: {slope:.3f} ms per MB captured (capture-all / plain from "
-            f"{min(ratios):.2f}× to {max(ratios):.2f}×)")
-    dropping = [p for p in points if p["dropped"]]
-    if dropping:
-        first = min(dropping, key=lambda p: p["plan_bytes"])
-        line += (f"; the budget starts dropping stages at seq {first['seq_len']} × {first['n_layer']} layers "
-                 f"({first['plan_bytes'] / 1e9:.1f} GB planned, {first['budget_bytes'] / 1e9:.1f} GB budget)")
-    else:
-        line += "; the budget dropped no stage at these sizes"
-    return line
+def _in_child(variant: str, shape: str, seq_len: int, timeout: float) -> dict:
+    """`child(...)` in a fresh interpreter (this one's), its row back as JSON; a failure is a row too."""
+    code = ("import json, sys, torch; torch.set_num_threads(int(sys.argv[4])); "
+            "from tfdebug.bench.scale import child; "
+            "print(json.dumps(child(sys.argv[1], sys.argv[2], int(sys.argv[3]))))")
+    import torch
+
+    try:
+        done = subprocess.run([sys.executable, "-c", code, variant, shape, str(seq_len), str(torch.get_num_threads())],
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"variant": variant, "seq_len": seq_len, "status": f"timed out after {timeout:.0f} s"}
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1][:200]
+        return {"variant": variant, "seq_len": seq_len,
+                "status": f"failed (exit {done.returncode}{', killed for memory' if done.returncode == -9 else ''}): "
+                          f"{last}"}
+    return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])}
 
 
-def scale_section(profile: str) -> dict:
-    """The points of the profile's grid and the one-line summary; empty without transformers."""
+def _need(variant: str, config: BenchConfig) -> int:
+    """A variant's estimated bytes beyond the model (what decides whether it runs)."""
+    activations = 20 * config.n_layer * config.seq_len * config.n_embd * 4
+    if variant == "materialised":
+        return plane_bytes(config, 4) + activations  # scores, scaled, masked, probs kept per head
+    if variant == "transformer_lens":
+        return transformer_lens_need(config)
+    return activations + plane_bytes(config, 2) // config.n_layer  # one layer's transient planes
+
+
+def scale_section(profile: str, lengths: tuple[int, ...] | None = None, cap_bytes: int = DEFAULT_CAP,
+                  timeout: float = 1500.0) -> dict:
+    """A row per (length, variant); a variant whose need is above `cap_bytes` is stated, not run."""
     from tfdebug.adapters.hf.load import transformers_available
 
     if not transformers_available():
         return {}
-    seqs, layers, repeats = GRIDS[profile]
-    width = (32, 4) if profile == "tiny" else (768, 12)
-    shapes = [(s, 6 if profile != "tiny" else 1) for s in seqs] + [(256 if profile != "tiny" else 8, n)
-                                                                  for n in layers]
-    points = []
-    for seq, n_layer in dict.fromkeys(shapes):
-        config = BenchConfig(f"hf-gpt2 {n_layer}x{width[0]} seq {seq}", n_layer, width[0], width[1], seq,
-                             50 if profile == "tiny" else 1000)
-        points.append(_point(config, repeats))
-    return {"width": width[0], "heads": width[1], "points": points, "summary": growth_summary(points)}
+    shape = "tiny" if profile == "tiny" else "gpt2"
+    rows = []
+    for seq_len in lengths or LENGTHS[profile]:
+        config = _config(shape, seq_len)
+        for variant in VARIANTS:
+            need = _need(variant, config)
+            if need > cap_bytes:
+                rows.append({"variant": variant, "seq_len": seq_len, "status": "not run: needs more than the cap",
+                             "need_bytes": need})
+                continue
+            row = _in_child(variant, shape, seq_len, timeout)
+            row["need_bytes"] = need
+            rows.append(row)
+    layers, width, heads, vocab = SHAPES[shape]
+    return {"n_layer": layers, "n_embd": width, "n_heads": heads, "vocab_size": vocab, "cap_bytes": cap_bytes,
+            "view": list(VIEW), "rows": rows}
 
 
-COLUMNS = ["seq_len", "n_layer", "plain_ms", "capture_all_ms", "ratio_capture_all", "ratio_plain_again",
-           "plan_bytes", "captured_bytes", "dropped", "first_dropped", "plan_method"]
+COLUMNS = ["seq_len", "variant", "status", "seconds", "held_bytes", "held_bytes_per_token", "plan_bytes",
+           "peak_rss_bytes", "peak_above_before_bytes", "need_bytes", "show_one_head_ms"]
 
 
 def format_scale(result: dict) -> list[str]:
-    """The report's lines for the growth section."""
-    return ["", f"Growth with size (HF GPT-2 shape, n_embd {result['width']}, {result['heads']} heads; capture "
-                "under the default budget)"] + table(result["points"], COLUMNS) + [f"  {result['summary']}"]
+    """The report's lines for the long-prompt section."""
+    return ["", f"Long prompts (HF GPT-2 shape, {result['n_layer']} layers × {result['n_embd']}, {result['n_heads']} "
+                f"heads; each row a child process of its own; not run above {result['cap_bytes'] / 2**30:.0f} GiB)"] \
+        + table(result["rows"], COLUMNS)

@@ -71,7 +71,7 @@ def _capture_rows(profile, cpu) -> list[dict]:
 
 
 def run_all(profile: str = "default", sections: list[str] | None = None, threads: int | None = None,
-            load_limit: float | None = None) -> dict:
+            load_limit: float | None = None, lengths: tuple[int, ...] | None = None) -> dict:
     """The chosen sections (default: every default section) at the profile's sizes.
 
     Returns one JSON-ready dict: `machine`, one key per section that ran, `run` (seconds
@@ -106,8 +106,8 @@ def run_all(profile: str = "default", sections: list[str] | None = None, threads
     add("levers", "levers", lambda: _levers(chosen, tiny))
     add("generation", "generation", lambda: _generation(chosen, cpu))
     add("cuda", "cuda", lambda: _cuda(chosen, tiny))
-    add("peers", "peers", lambda: _peers(chosen))
-    add("scale", "scale", lambda: _scale(chosen))
+    add("peers", "peers", lambda: _peers(chosen, lengths))
+    add("scale", "scale", lambda: _scale(chosen, lengths))
     add("remote", "remote", lambda: _remote(chosen))
     add("startup", "startup", lambda: _startup(tiny))
     result["targets"], result["sync_budgets"] = dict(TARGETS), dict(SYNC_BUDGETS)
@@ -184,13 +184,15 @@ def _cuda(profile, tiny: bool) -> dict:
     return cuda_section([TINY] if tiny else [WIDE] + ([LARGE] if profile.name == "full" else []), profile.repeats)
 
 
-def _peers(profile) -> dict:
-    from tfdebug.bench.peers import peers_section
+def _peers(profile, lengths: tuple[int, ...] | None) -> dict:
+    from tfdebug.bench.peers import PEER_LENGTHS, TOO_LARGE, peers_section
 
-    return peers_section(profile.hf, max(5, profile.repeats))
+    tiny = profile.name == "tiny"  # the test suite's run: its too-large row is planned at 64 tokens
+    return peers_section(profile.hf, max(5, profile.repeats), lengths or PEER_LENGTHS[profile.name],
+                         too_large=64 if tiny else TOO_LARGE)
 
 
-def _scale(profile) -> dict:
+def _scale(profile, lengths: tuple[int, ...] | None) -> dict:
     from tfdebug.bench.scale import scale_section
 
-    return scale_section(profile.name)
+    return scale_section(profile.name, lengths)

@@ -18,6 +18,15 @@ BLOCK = re.compile(r"(<!-- bench:(?P<key>[a-z_]+) (?P<file>[^ ]+) -->\n)(?P<body
                    re.S)
 
 
+def check_aa_held(result: dict, name: str) -> None:
+    """ValueError for a bench run whose A/A did not hold (its `run.aa_held` is false): no table is made from it.
+    Runs older than the flag carry none and are taken as they were published."""
+    if (result.get("run") or {}).get("aa_held") is False:
+        busy = ", ".join(result["run"].get("too_busy", [])) or "a section"
+        raise ValueError(f"{name}: the run's A/A ratio stayed outside 0.95–1.05 in {busy} (machine too busy); "
+                         "measure again on a quieter machine before regenerating the tables")
+
+
 def _mb(n) -> str:
     return "–" if n is None else f"{n / 1e6:,.0f}"
 
@@ -40,8 +49,24 @@ def _load_line(result: dict) -> str:
 
 
 def peers_table(result: dict) -> str:
-    """The peers side by side: ms, × own plain, × HF sdpa, tensors kept, MB held, page faults per pass."""
+    """The peers side by side at each length (ms, × own plain, × HF sdpa, tensors kept, MB held, page faults per
+    pass), then, where measured, the length at which the peers' caches do not fit."""
     peers = result["peers"]
+    parts = [_peers_run(run) for run in peers.get("runs", [peers])]  # a result older than the lengths: one run
+    big = peers.get("too_large")
+    if big:
+        t = big["tfdebug"]
+        rows = [[name, f"~{need / 1e9:,.0f} GB", "not run"] for name, need in big["needs"].items()]
+        rows.append(["tfdebug (planned, default budget)", f"{t['held_bytes'] / 1e9:,.1f} GB every stage; "
+                     f"{t['kept_bytes'] / 1e9:,.1f} GB kept under the {t['budget_bytes'] / 1e9:,.1f} GB budget",
+                     f"keeps {t['kept']} of {t['stages']} stages ({t['recipes']} planes as recipes; "
+                     f"{t['planes_kept_whole_bytes'] / 1e9:,.0f} GB had they been kept)"])
+        parts.append(f"At {big['seq_len']:,} tokens ({(big['free_bytes'] or 0) / 1e9:.1f} GB free):\n\n"
+                     + _markdown(["variant", "memory its capture needs", "outcome"], rows))
+    return _load_line(result) + "\n".join(parts)
+
+
+def _peers_run(peers: dict) -> str:
     rows = []
     for row in peers["rows"]:
         if row.get("status") != "ok":
@@ -53,7 +78,7 @@ def peers_table(result: dict) -> str:
                      "–" if faults is None else f"{faults:,}"])
     head = (f"{peers['config']} ({peers['n_heads']} heads, seq {peers['seq_len']}, vocab {peers['vocab_size']}), "
             f"float32, allocator {'opted in' if peers['allocator_tuned'] else 'untuned'}, {peers['repeats']} "
-            f"interleaved repeats, A/A (HF eager timed twice) {peers['aa_ratio']:.3f}. " + _load_line(result))
+            f"interleaved repeats, A/A (HF eager timed twice) {peers['aa_ratio']:.3f}.\n\n")
     return head + _markdown(["variant", "version", "ms", "× own plain", "× HF sdpa", "tensors kept", "MB held",
                              "page faults per pass"], rows)
 
@@ -106,13 +131,34 @@ def levers_table(result: dict) -> str:
 
 
 def scale_table(result: dict) -> str:
-    """Growth with size, and its one-line summary."""
+    """Long prompts: per length, what tfdebug's capture-all holds and peaks at, against the planes kept whole
+    and TransformerLens' run_with_cache (each row a child process; a variant above the cap states its need)."""
     scale = result["scale"]
-    rows = [[str(p["seq_len"]), str(p["n_layer"]), f"{p['plain_ms']:.0f}", _x(p["ratio_capture_all"]),
-             f"{p['ratio_plain_again']:.3f}", _mb(p["plan_bytes"]), _mb(p["captured_bytes"]), str(p["dropped"])]
-            for p in scale["points"]]
-    return _load_line(result) + _markdown(["seq", "layers", "plain ms", "capture all", "A/A", "plan MB",
-                                           "captured MB", "stages dropped"], rows) + f"\n{scale['summary']}.\n"
+    by = {(r["seq_len"], r["variant"]): r for r in scale["rows"]}
+
+    def held(r) -> str:
+        if r.get("status") == "ok" and "held_bytes" in r:
+            return _mb(r["held_bytes"])
+        if "need_bytes" in r and r.get("status", "").startswith("not run"):
+            return f"not run: needs ~{r['need_bytes'] / 1e9:,.1f} GB"
+        return r.get("status", "–")
+
+    def peak(r) -> str:
+        return _mb(r["peak_rss_bytes"]) if r.get("status") == "ok" and "peak_rss_bytes" in r else "–"
+
+    rows = []
+    for seq in dict.fromkeys(r["seq_len"] for r in scale["rows"]):
+        t, m, tl, plain = (by.get((seq, v), {}) for v in ("tfdebug", "materialised", "transformer_lens", "plain"))
+        per_token = t.get("held_bytes_per_token")
+        rows.append([f"{seq:,}", _mb(t.get("held_bytes")), "–" if per_token is None else f"{per_token / 1e3:,.1f}",
+                     peak(t), held(m) if m else "–", _mb(t.get("plan_bytes")), held(tl) if tl else "–", peak(tl),
+                     peak(plain), "–" if "show_one_head_ms" not in t else f"{t['show_one_head_ms']:,.0f}"])
+    return (f"HF GPT-2 shape, {scale['n_layer']} layers × {scale['n_embd']}, {scale['n_heads']} heads, float32; "
+            f"a variant needing more than {scale['cap_bytes'] / 2**30:.0f} GiB is not run. " + _load_line(result)
+            + _markdown(["tokens", "tfdebug MB held", "kB per token", "tfdebug peak RSS MB",
+                         "planes kept whole: MB held", "the plan's size had every plane been kept (MB)",
+                         "TransformerLens MB held", "TransformerLens peak RSS MB", "plain forward peak RSS MB",
+                         f"one head of a recipe plane → {scale['view'][0]}² tile (ms)"], rows))
 
 
 TABLES = {"peers": peers_table, "session": session_table, "capture_overhead": capture_table,
@@ -125,6 +171,7 @@ def update_document(path: str | Path) -> str:
 
     def block(match: re.Match) -> str:
         result = json.loads((path.parent / match["file"]).read_text(encoding="utf-8"))
+        check_aa_held(result, match["file"])
         return match.group(1) + TABLES[match["key"]](result) + match.group(5)
     return BLOCK.sub(block, path.read_text(encoding="utf-8"))
 

@@ -27,10 +27,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--section", action="append", default=None, choices=SECTIONS, metavar="NAME",
                         help="run only this section (repeatable): " + ", ".join(SECTIONS))
     parser.add_argument("--peers", action="store_true",
-                        help="only the peers side by side on one Hugging Face GPT-2 shape (HF sdpa and eager, "
-                             "tfdebug, TransformerLens, nnsight, TorchLens: those installed)")
+                        help="only the peers side by side on one Hugging Face GPT-2 shape at 256, 1,024 and 4,096 "
+                             "tokens (HF sdpa and eager, tfdebug, TransformerLens, nnsight, TorchLens: those "
+                             "installed), and their needs at 32,768")
     parser.add_argument("--scale", action="store_true",
-                        help="only the growth with size: sequence 64–4,096 × layers 2–24 on the GPT-2 shape")
+                        help="only the long prompts: bytes held and peak RSS of capture-all at 1k, 4k and 8k tokens "
+                             "(32k with --full) on the GPT-2 shape, against the planes kept whole and "
+                             "TransformerLens' run_with_cache, each in a process of its own")
+    parser.add_argument("--lengths", type=int, nargs="+", default=None, metavar="N",
+                        help="with --scale or --peers: these prompt lengths instead of the profile's (e.g. 1024 32768)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument("--out", metavar="FILE", default=None, help="also write the JSON result to FILE")
     parser.add_argument("--threads", type=int, default=None, metavar="N",
@@ -88,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         sections = list(args.section or [])
         sections += (["peers"] if args.peers else []) + (["scale"] if args.scale else [])
         profile = "tiny" if args.tiny else "quick" if args.quick else "full" if args.full else "default"
-        result = run_all(profile, sections or None, threads=args.threads, load_limit=limit)
+        result = run_all(profile, sections or None, threads=args.threads, load_limit=limit,
+                         lengths=tuple(args.lengths) if args.lengths else None)
         text = format_report(result)
     if args.out:
         from tfdebug.core.errors import ExportError

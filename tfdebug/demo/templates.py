@@ -47,6 +47,8 @@ def adjective(rng: random.Random) -> Drawn:
     if form < 0.9:
         return f"{s.en} {be(s.agr, True)} too {adj.en}", f"{s.zh} 太 {adj.zh} 了", "statement"
     t_en, t_zh = rng.choice(lx.NOW_TIMES)
+    if rng.random() < 0.3:  # "I am very happy today" -> 我 今天 非常 高兴
+        return f"{s.en} {be(s.agr)} very {adj.en} {t_en}", f"{s.zh} {t_zh} 非常 {adj.zh}", "statement"
     return f"{s.en} {be(s.agr)} {adj.en} {t_en}", f"{s.zh} {t_zh} 很 {adj.zh}", "statement"
 
 

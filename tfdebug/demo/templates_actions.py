@@ -251,6 +251,12 @@ def motion(rng: random.Random) -> Drawn:
         t_en, t_zh = rng.choice(lx.PAST_TIMES)
         return f"{s.en} went home {t_en}", f"{s.zh} {t_zh} 回 家 了", "statement"
     verb = rng.choice((("go", "goes", "went", "去"), ("come", "comes", "came", "来")))
+    if form < 0.33 and verb[0] == "come":  # "She will come tomorrow" -> 她 明天 会 来; "He came yesterday"
+        if rng.random() < 0.5:
+            t_en, t_zh = rng.choice(lx.FUTURE_TIMES)
+            return f"{s.en} will come {t_en}", f"{s.zh} {t_zh} 会 来", "statement"
+        t_en, t_zh = rng.choice(lx.PAST_TIMES)
+        return f"{s.en} came {t_en}", f"{s.zh} {t_zh} 来 了", "statement"
     timed = rng.random() < 0.6
     if form < 0.45:
         t_en, t_zh = rng.choice(lx.HABIT_TIMES) if timed else ("", "")
@@ -329,6 +335,10 @@ def greeting(rng: random.Random) -> Drawn:
 def names(rng: random.Random) -> Drawn:
     """"What is your name?" -> 你 叫 什么 名字 ?; "My name is Tom" -> 我 叫 汤姆."""
     owner = rng.choice((("my", "我"), ("your", "你"), ("his", "他"), ("her", "她")))
+    if rng.random() < 0.45:  # "your mother's name", "the teacher's name", "his cat's name"
+        p_en, p_zh = rng.choice((*lx.POSSESSIVES, ("the", "")))
+        n = noun(rng.choice((*lx.FAMILY, "cat", "dog", "teacher", "friend", "doctor")))
+        owner = (f"{p_en} {n.one}'s", f"{p_zh} {n.zh}".strip())
     n_en, n_zh = rng.choice(lx.NAMES)
     form = rng.random()
     if form < 0.35:
@@ -354,14 +364,14 @@ def have(rng: random.Random) -> Drawn:
     if form < 0.65:
         return f"{s.en} {do(s.agr)}n't have {obj.en}", f"{s.zh} 没有 {bare.zh}", "statement"
     if form < 0.85:
-        return f"{do(s.agr)} {s.en} have {obj.en}", f"{s.zh} 有 {bare.zh} 吗", "question"
+        return f"{do(s.agr)} {s.en} have {obj.en}", f"{s.zh} 有 {obj.zh} 吗", "question"
     return f"what {do(s.agr)} {s.en} have", f"{s.zh} 有 什么", "question"
 
 
 def drinks(rng: random.Random) -> Drawn:
     """Tea and juice by name: "I like green tea" -> 我 喜欢 绿茶; "She drinks milk tea every morning"."""
     s = person(rng)
-    d = rng.choice([n for n in lx.DRINKS if " " in (n.one or "")])
+    d = rng.choice([n for n in lx.DRINKS if " " in (n.one or "")] * 2 + [n for n in lx.DRINKS if n.one])
     verb = rng.choice((("like", "likes", "喜欢"), ("drink", "drinks", "喝"), ("want", "wants", "想要")))
     form = rng.random()
     if form < 0.4:
