@@ -84,6 +84,29 @@ def test_a_pass_that_fits_only_without_the_check_runs_without_it(tmp_path, capsy
     monkeypatch.setattr(peak_module, "peak_of", measured)
     out = tmp_path / "pass.safetensors"
     code, stdout, err = run(["capture", "--model", f"hf:{folder}", "--input", "prompt=the cat sat on the mat",
-                             "--out", str(out)], capsys)
+                             "--max-capture-mb", "1", "--out", str(out)], capsys)  # a budget given is kept
     assert code == 0 and out.exists(), err
     assert "the check against the model is left out" in err and "verified" not in stdout
+
+
+def test_the_default_budget_leaves_room_for_the_pass_and_the_check(monkeypatch):
+    """At a length where the pass itself is large (a 32k prompt's logits and mask), half the free memory kept
+    would not fit beside it: the default budget shrinks until the stated peak, check included, fits."""
+    import tfdebug.sessions.peak as peak_module
+    session = DebugSession(wrap(hf_tiny.llama(), hf_tiny.word_tokenizer()), PROMPT, max_capture_bytes=10**9,
+                           keep=KeepPolicy("near", None, ATTENTION_KINDS))
+    whole = peak_of(session)
+    room = whole.total - whole.kept // 2  # half of what the plan would keep does not fit
+    monkeypatch.setattr(peak_module, "device_room", lambda device: room)
+    fitted = peak_module.fit_default_budget(session)
+    assert fitted.total <= room and session.max_capture_bytes < whole.kept and fitted.check == whole.check
+    assert fitted.kept == session.capture_estimate().kept_bytes > 0
+    # Every layer's attention is kept before the check: with room for the pass and the attention but not the
+    # check beside them, the attention stays and the check is what is left out (check_fits says so).
+    pinned = sum(c.held_nbytes for c in session.plan if c.info.kind in ATTENTION_KINDS)
+    session.max_capture_bytes = 10**9
+    squeezed = whole.total - whole.kept + pinned - whole.check // 2
+    monkeypatch.setattr(peak_module, "device_room", lambda device: squeezed)
+    fitted = peak_module.fit_default_budget(session)
+    assert fitted.kept >= pinned > 0 and fitted.total - fitted.check <= squeezed < fitted.total
+    assert not peak_module.check_fits(session, fitted)

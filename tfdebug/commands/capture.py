@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import time
+from collections import Counter
 
 from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, keep_from_args,
                                      load_from_args, session_inputs)
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.io.exports import export_pass
     from tfdebug.io.formats import format_for
     from tfdebug.io.recording import Recording
-    from tfdebug.sessions.peak import check_fits, peak_of
+    from tfdebug.sessions.peak import check_fits, fit_default_budget, peak_of
     from tfdebug.sessions.session import DebugSession
     from tfdebug.commands.stages import warn_unknown
 
@@ -80,11 +81,14 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar(enabled=not args.quiet)
     adapter = load_from_args(args)
     budget_bytes = budget_from_args(args)
-    if budget_bytes is None:  # by default a share of what is free now, every layer's attention kept first
+    default = budget_bytes is None
+    if default:  # by default a share of what is free now, every layer's attention kept first
         budget_bytes = default_capture_budget(adapter.device)
     session = DebugSession(adapter, **session_inputs(args, adapter), stages=args.stages,
                            max_capture_bytes=budget_bytes, keep=keep_from_args(args, pinned=ATTENTION_KINDS))
-    peak = peak_of(session) if session.max_capture_bytes is not None else None
+    # The default budget leaves room for the pass itself (its stages in flight, the check); a given one is kept.
+    peak = (fit_default_budget(session) if default else peak_of(session)) if session.max_capture_bytes is not None \
+        else None
     if not args.quiet:
         warn_unknown(session)
         if peak is not None:
@@ -124,8 +128,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.out}: {len(recording.captures)} stages{stored}, {format_bytes(os.path.getsize(out))} "
               f"({adapter.describe()})")
         if budget.dropped:
+            kinds = Counter(c.info.kind for c in session.plan if c.name in set(budget.dropped))
             print(f"left out {len(budget.dropped)} stages beyond the {format_bytes(session.max_capture_bytes)} "
-                  f"budget, keeping those {session.keep.describe()}")
+                  f"budget, keeping those {session.keep.describe()}; left out by kind: "
+                  + ", ".join(f"{n} {kind}" for kind, n in kinds.most_common()))
         if session.verification is not None:
             print(session.verification.describe())
     return 0

@@ -68,16 +68,60 @@ def peak_of(session) -> Peak:
                 check=session.adapter.check_bytes(session.plan))
 
 
+def device_room(device) -> int | None:
+    """Bytes a pass on `device` can reach: the memory free now, plus on the CPU what this process already
+    holds (the peak counts it); None where the free memory is not known."""
+    free = free_memory(device)
+    if free is None:
+        return None
+    return free + ((resident_memory() or 0) if device.type == "cpu" else 0)
+
+
+ROOM_MARGIN = 0.05  # a default budget leaves this share of the pass's room free: estimates are estimates
+
+
+def fit_default_budget(session) -> Peak:
+    """Shrink `session`'s default capture budget until its stated peak fits the device's room: the pass
+    itself and its stages in flight come first (a 32k-token pass's logits and mask alone are gigabytes),
+    then every pinned stage (every layer's attention), then the check against the model, then the rest.
+    Where the pinned stages and the check do not both fit, the peak returned is over the room by the
+    check's part only, and `check_fits` runs the pass without the check. A budget the user gave is not
+    this function's to change."""
+    peak = peak_of(session)
+    room = device_room(session.adapter.device)
+    if room is None or session.max_capture_bytes is None or peak.total <= room:
+        return peak
+    usable = room - int((room - peak.model) * ROOM_MARGIN)
+    pinned = sum(c.held_nbytes for c in session.plan
+                 if c.info.kind in session.keep.pinned and matches(c.name, session.stages))
+    peak = _shrink(session, peak, usable, floor=min(pinned, session.max_capture_bytes), with_check=True)
+    if peak.total <= usable:
+        return peak
+    return _shrink(session, peak, usable, floor=0, with_check=False)
+
+
+def _shrink(session, peak: Peak, usable: int, floor: int, with_check: bool) -> Peak:
+    """Lower the budget by what the peak is over `usable` (with or without the check's part), not below
+    `floor`; a smaller budget lets a larger stage go, which is then in flight: a few rounds settle."""
+    for _ in range(8):
+        over = peak.total - (0 if with_check else peak.check) - usable
+        budget = max(floor, min(session.max_capture_bytes, peak.kept) - over)
+        if over <= 0 or budget == session.max_capture_bytes:
+            break
+        session.max_capture_bytes = budget
+        peak = peak_of(session)
+    return peak
+
+
 def check_fits(session, peak: Peak) -> bool:
     """Whether the check against the model fits too; refuse, before the pass, one that does not fit even
     without it (its stated peak over what the device can give: the memory free now, plus on the CPU what the
     process already holds, which the peak counts), since the kernel would kill it part way. The sentence
     names what fits. A pass that fits only without the check runs without it (the caller says so)."""
     device = session.adapter.device
-    free = free_memory(device)
-    if free is None:
+    room = device_room(device)
+    if room is None:
         return True
-    room = free + ((resident_memory() or 0) if device.type == "cpu" else 0)
     if peak.total <= room:
         return True
     if peak.total - peak.check <= room:
