@@ -44,6 +44,9 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("tiny-clip", "tfdebug.adapters.hf.clip:load_bundled_clip",
           available="tfdebug.adapters.hf.load:tiny_clip_available",
           help="the bundled tiny CLIP (random weights; an image and captions in, needs tfdebug[hf])", placed=True),
+    Entry("tiny-siglip", "tfdebug.adapters.hf.clip:load_bundled_clip",
+          available="tfdebug.adapters.hf.load:tiny_siglip_available",
+          help="the bundled tiny SigLIP (random weights; an image and captions in, needs tfdebug[hf])", placed=True),
     Entry("hf:", "tfdebug.adapters.hf.hub:load", listed=False, placed=True,
           help="a Hugging Face model folder, or ORG/NAME[@REVISION] from the local hub cache (needs tfdebug[hf])"),
 )

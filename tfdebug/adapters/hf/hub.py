@@ -234,7 +234,7 @@ def _adapter(folder: Path, name: str, device, dtype, device_map: str | None):
     from tfdebug.adapters.hf.vision import VisionAdapter, is_vision_folder, load_vision_folder
 
     config = read_config(folder) if folder.is_dir() and (folder / "config.json").is_file() else {}
-    if config.get("model_type") == "clip":
+    if config.get("model_type") in ("clip", "siglip"):
         from tfdebug.adapters.hf.clip import load_clip_folder
 
         return load_clip_folder(folder, device, resolve_dtype(dtype), device_map, name=name)

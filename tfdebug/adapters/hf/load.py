@@ -29,7 +29,7 @@ from tfdebug.core.foreign import foreign_call
 from tfdebug.core.safe_text import terminal_safe
 
 INSTALL_HINT = 'Hugging Face models need the optional extra: pip install "tfdebug[hf]" (transformers and tokenizers).'
-BUNDLED = {"tiny-gpt2": "tiny-gpt2", "tiny-vit": "tiny-vit", "tiny-clip": "tiny-clip"}
+BUNDLED = {name: name for name in ("tiny-gpt2", "tiny-vit", "tiny-clip", "tiny-siglip", "tiny-whisper")}
 
 
 def transformers_available() -> bool:
@@ -68,6 +68,11 @@ def tiny_vit_available() -> bool:
 def tiny_clip_available() -> bool:
     """The bundled tiny CLIP, as `tiny_vit_available`."""
     return _image_model_available("tiny-clip")
+
+
+def tiny_siglip_available() -> bool:
+    """The bundled tiny SigLIP, as `tiny_vit_available`."""
+    return _image_model_available("tiny-siglip")
 
 
 def _image_model_available(name: str) -> bool:

@@ -33,7 +33,7 @@ from tfdebug.core.images import InputImage
 from tfdebug.core.phrases import Phrase
 
 #: model types whose image tower tfdebug plans (a folder of another type with only an image processor is tried)
-VISION_TYPES = frozenset({"vit", "deit", "dinov2", "dinov2_with_registers", "clip"})
+VISION_TYPES = frozenset({"vit", "deit", "dinov2", "dinov2_with_registers", "clip", "siglip"})
 PROCESSOR_FILE = "preprocessor_config.json"
 MAX_IMAGE_BYTES = 64 * 2**20
 MAX_IMAGE_PIXELS = 8192 * 8192
