@@ -47,6 +47,9 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("tiny-siglip", "tfdebug.adapters.hf.clip:load_bundled_clip",
           available="tfdebug.adapters.hf.load:tiny_siglip_available",
           help="the bundled tiny SigLIP (random weights; an image and captions in, needs tfdebug[hf])", placed=True),
+    Entry("tiny-whisper", "tfdebug.adapters.hf.speech:load_bundled_speech",
+          available="tfdebug.adapters.hf.load:tiny_whisper_available",
+          help="the bundled tiny Whisper (random weights; an audio file in, needs tfdebug[hf])", placed=True),
     Entry("hf:", "tfdebug.adapters.hf.hub:load", listed=False, placed=True,
           help="a Hugging Face model folder, or ORG/NAME[@REVISION] from the local hub cache (needs tfdebug[hf])"),
 )

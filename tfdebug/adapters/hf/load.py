@@ -75,6 +75,11 @@ def tiny_siglip_available() -> bool:
     return _image_model_available("tiny-siglip")
 
 
+def tiny_whisper_available() -> bool:
+    """The bundled tiny Whisper is listed when the extra is installed and its files are present."""
+    return transformers_available() and (bundled_folder("tiny-whisper") / "model.safetensors").is_file()
+
+
 def _image_model_available(name: str) -> bool:
     return transformers_available() and importlib.util.find_spec("PIL") is not None \
         and (bundled_folder(name) / "model.safetensors").is_file()
