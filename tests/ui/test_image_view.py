@@ -146,3 +146,36 @@ def test_clip_shows_its_image_tower_over_the_picture_and_its_similarities(make_w
     run_to_stage(window, qtbot, "logits")
     assert tuple(window.ctl.current.shape) == (1, 3)  # one picture × three captions
     window.ctl.close()
+
+
+def test_whisper_draws_its_spectrogram_and_a_tokens_cross_attention_over_time(make_window, qtbot):
+    from tfdebug.adapters.hf.speech import sample_audio
+
+    window = make_window()
+    listed = [window.input_bar.model.itemText(i) for i in range(window.input_bar.model.count())]
+    assert {"tiny-siglip", "tiny-whisper"} <= set(listed)  # the Model box lists the bundled models
+    run_model(qtbot, window, "tiny-whisper", {"audio": str(sample_audio()), "tgt": "a low tone"}, first="src.mel")
+    panel = window.image_panel
+    assert window.docks["image"].isVisible()  # the spectrogram is the pass's picture
+    image = window.ctl.input_image
+    assert image.seconds == 2.0 and image.grid == (1, 100) and image.size == (80, 200)
+    # The encoder's self-attention over audio frames: a frame's row, as for a picture's patch.
+    run_to_stage(window, qtbot, "enc.1.attn.probs")
+    qtbot.waitUntil(lambda: panel.row is not None and panel.canvas.query == 0)
+    head = window.ctl.view.indices_by_name.get("head", 0)
+    assert np.array_equal(panel.row, _expected_row(window.ctl.current.tensor, head, 0))
+    assert panel.title.text().startswith("enc.1.attn.probs · query 0.00 s · strongest at ")
+    # The decoder's cross-attention: a token's row over the audio's time; Right picks the next token.
+    run_to_stage(window, qtbot, "dec.1.cross_attn.probs")
+    qtbot.waitUntil(lambda: panel.row is not None and panel.canvas.rows == 4)
+    capture = window.ctl.current
+    assert np.array_equal(panel.row, _expected_row(capture.tensor, head, 0))
+    panel.canvas.setFocus()
+    QTest.keyClick(panel.canvas, Qt.Key_Right)
+    QTest.keyClick(panel.canvas, Qt.Key_Right)
+    qtbot.waitUntil(lambda: window.ctl.picked_row == 2 and panel.row is not None and panel.canvas.query == 2)
+    assert np.array_equal(panel.row, _expected_row(capture.tensor, head, 2))
+    row = panel.row
+    best = int(np.argmax(row))
+    assert panel.title.text().startswith(f"dec.1.cross_attn.probs · query low · strongest at {best * 0.02:.2f} s")
+    window.ctl.close()

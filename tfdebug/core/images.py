@@ -54,8 +54,11 @@ class InputImage:
         return self.size[0] / self.grid[0], self.size[1] / self.grid[1]
 
     def token_labels(self) -> list[str]:
-        """The stream's token labels: the prefix, then each patch as '(row, col)' in reading order."""
+        """The stream's token labels: the prefix, then each patch as '(row, col)' in reading order (a spectrogram's
+        positions by their start time, '0.42 s')."""
         rows, cols = self.grid
+        if self.seconds is not None:
+            return [*self.prefix, *(f"{i * self.seconds / (rows * cols):.2f} s" for i in range(rows * cols))]
         return [*self.prefix, *(f"({r},{c})" for r in range(rows) for c in range(cols))]
 
     def patch_of(self, token: int) -> tuple[int, int] | None:

@@ -204,10 +204,8 @@ class WhisperAdapter(HFAdapter):
         kwargs = {"input_features": features.to(self.device, self.dtype), "decoder_input_ids": self._ids(ids),
                   "use_cache": False}
         self._check_ids(kwargs)
-        positions = self.model.config.max_source_positions
-        step = window / positions
-        tokens = {"src": [f"{i * step:.2f} s" for i in range(positions)], "tgt": [self._id_label(i) for i in ids]}
-        picture = spectrogram_picture(features, positions, window)
+        picture = spectrogram_picture(features, self.model.config.max_source_positions, window)
+        tokens = {"src": picture.token_labels(), "tgt": [self._id_label(i) for i in ids]}
         return Prepared(texts=texts, kwargs=kwargs, tokens=tokens, notes=notes, options={"audio": str(path)},
                         image=picture)
 
