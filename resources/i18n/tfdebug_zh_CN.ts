@@ -1091,6 +1091,14 @@
         <translation>单步到注意力阶段（scores、probs）即可看到某个查询在图像上的注意力；点击一个图块可选中它所在的行。</translation>
     </message>
     <message>
+        <source>Step to an attention stage over the audio (the encoder&apos;s, or the decoder&apos;s cross-attention) to see a query&apos;s attention over time; Left/Right pick another token.</source>
+        <translation>步进到音频上的注意力阶段（编码器的，或解码器的交叉注意力），即可看到一个查询在时间上的注意力；左/右键选另一个词元。</translation>
+    </message>
+    <message>
+        <source>{stage} · query {query} · strongest at {time} {value} · Left/Right pick another token</source>
+        <translation>{stage} · 查询 {query} · 最强处 {time} {value} · 左/右键选另一个词元</translation>
+    </message>
+    <message>
         <source>{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · click a patch to pick its row</source>
         <translation>{stage} · 查询 {query} · 最强图块 ({r},{c}) {value}；{prefix} · 点击图块可选中它所在的行</translation>
     </message>
@@ -1150,8 +1158,20 @@
         <translation>设备映射需要 accelerate：pip install &quot;tfdebug[hf]&quot;</translation>
     </message>
     <message>
+        <source>Choose an audio file (WAV), or drop one on the field</source>
+        <translation>选择一个音频文件（WAV），或把文件拖到此框</translation>
+    </message>
+    <message>
         <source>Choose an image file (PNG, JPEG …), or drop one on the field</source>
         <translation>选择一个图像文件（PNG、JPEG …），或把文件拖放到此栏</translation>
+    </message>
+    <message>
+        <source>Choose an audio file</source>
+        <translation>选择音频文件</translation>
+    </message>
+    <message>
+        <source>Audio (*.wav *.flac);;All files (*)</source>
+        <translation>音频 (*.wav *.flac);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Choose an image</source>
@@ -1627,6 +1647,13 @@
     <message>
         <source>step {t}: {label}</source>
         <translation>第 {t} 步：{label}</translation>
+    </message>
+</context>
+<context>
+    <name>PatchCanvas</name>
+    <message>
+        <source>{t} s</source>
+        <translation>{t} 秒</translation>
     </message>
 </context>
 <context>
@@ -2499,6 +2526,10 @@ output w·V = {output}</source>
         <translation>专家</translation>
     </message>
     <message>
+        <source>frame</source>
+        <translation>帧</translation>
+    </message>
+    <message>
         <source>head</source>
         <translation>头</translation>
     </message>
@@ -2517,6 +2548,10 @@ output w·V = {output}</source>
     <message>
         <source>key</source>
         <translation>键</translation>
+    </message>
+    <message>
+        <source>mel</source>
+        <translation>梅尔频带</translation>
     </message>
     <message>
         <source>model</source>
@@ -3038,6 +3073,11 @@ output w·V = {output}</source>
         <source>The export was cancelled; nothing was written.</source>
         <comment>export.cancelled</comment>
         <translation>导出已取消；没有写入任何内容。</translation>
+    </message>
+    <message>
+        <source>The feature extractor of {name} cannot prepare {path}: {reason}</source>
+        <comment>audio.extractor_failed</comment>
+        <translation>{name} 的特征提取器无法处理 {path}：{reason}</translation>
     </message>
     <message>
         <source>The field &apos;{field}&apos; must be {want}, not {value}.</source>
@@ -3685,6 +3725,11 @@ output w·V = {output}</source>
         <translation>tfdebug 无法为嵌套张量设置探针：请让 make_inputs 改为返回补齐后的张量和键填充掩码（src_key_padding_mask，在填充处为 True）。</translation>
     </message>
     <message>
+        <source>transformers cannot read the feature extractor in {folder}: {reason}</source>
+        <comment>hf.auto_feature_extractor</comment>
+        <translation>transformers 无法读取 {folder} 中的特征提取器：{reason}</translation>
+    </message>
+    <message>
         <source>transformers cannot read the image processor in {folder}: {reason}</source>
         <comment>hf.auto_image_processor</comment>
         <translation>transformers 无法读取 {folder} 中的图像处理器：{reason}</translation>
@@ -3835,6 +3880,11 @@ output w·V = {output}</source>
         <translation>{folder} 中的 {name} 是指向自身的符号链接（循环），因此没有读取模型。</translation>
     </message>
     <message>
+        <source>{name} takes one audio file at a time.</source>
+        <comment>audio.no_batch</comment>
+        <translation>{name} 一次只接受一个音频文件。</translation>
+    </message>
+    <message>
         <source>{name} takes one set of texts at a time, not a batch.</source>
         <comment>adapter.no_batch</comment>
         <translation>{name} 一次只接受一组文本，不接受批次。</translation>
@@ -3853,6 +3903,11 @@ output w·V = {output}</source>
         <source>{path} grew past {most} while being read, so it was not used.</source>
         <comment>read.grew</comment>
         <translation>{path} 在读取时增长超过 {most}，因此未被使用。</translation>
+    </message>
+    <message>
+        <source>{path} has {bits}-bit samples; tfdebug reads 8, 16 and 32-bit PCM WAV files.</source>
+        <comment>audio.sample_width</comment>
+        <translation>{path} 的采样为 {bits} 位；tfdebug 读取 8、16 和 32 位 PCM WAV 文件。</translation>
     </message>
     <message>
         <source>{path} in the Hugging Face cache is a symbolic link that leads nowhere (a loop, or a folder that cannot be read), so {model} was not read from it.</source>
@@ -4105,6 +4160,16 @@ output w·V = {output}</source>
         <translation>{path} 不是 UTF-8 文本。</translation>
     </message>
     <message>
+        <source>{path} is not a WAV file Python&apos;s wave module can read ({reason}).</source>
+        <comment>audio.unreadable</comment>
+        <translation>{path} 不是 Python 的 wave 模块能读取的 WAV 文件（{reason}）。</translation>
+    </message>
+    <message>
+        <source>{path} is not a WAV file; other audio files (FLAC …) need the soundfile package: pip install soundfile.</source>
+        <comment>audio.needs_soundfile</comment>
+        <translation>{path} 不是 WAV 文件；其他音频文件（FLAC 等）需要 soundfile 包：pip install soundfile。</translation>
+    </message>
+    <message>
         <source>{path} is not a recorded pass: choose a {choices} file.</source>
         <comment>pass.wrong_suffix</comment>
         <translation>{path} 不是记录的前向传播：请选择 {choices} 文件。</translation>
@@ -4123,6 +4188,11 @@ output w·V = {output}</source>
         <source>{path} is not a regular file.</source>
         <comment>config.not_file</comment>
         <translation>{path} 不是普通文件。</translation>
+    </message>
+    <message>
+        <source>{path} is not an audio file soundfile can read ({reason}).</source>
+        <comment>audio.unreadable_sf</comment>
+        <translation>{path} 不是 soundfile 能读取的音频文件（{reason}）。</translation>
     </message>
     <message>
         <source>{path} is not an image Pillow can read ({reason}).</source>
@@ -4349,6 +4419,10 @@ output w·V = {output}</source>
 <context>
     <name>inputs</name>
     <message>
+        <source>Audio</source>
+        <translation>音频</translation>
+    </message>
+    <message>
         <source>Captions</source>
         <translation>说明文字</translation>
     </message>
@@ -4395,6 +4469,10 @@ output w·V = {output}</source>
     <message>
         <source>a PNG or JPEG file, or a folder of them</source>
         <translation>一个 PNG 或 JPEG 文件，或一个装有这类文件的文件夹</translation>
+    </message>
+    <message>
+        <source>a WAV file (FLAC with the soundfile package)</source>
+        <translation>一个 WAV 文件（装有 soundfile 包时也可用 FLAC）</translation>
     </message>
     <message>
         <source>a second sentence, to read the two as a pair</source>
@@ -4792,6 +4870,16 @@ output w·V = {output}</source>
         <translation>快照 (.safetensors)</translation>
     </message>
     <message>
+        <source>The audio has {rate} samples per second; it was resampled to the {target} the model&apos;s feature extractor takes.</source>
+        <comment>audio.resampled</comment>
+        <translation>音频每秒 {rate} 个采样；已重采样为模型特征提取器接受的 {target}。</translation>
+    </message>
+    <message>
+        <source>The audio is {seconds} s long; the model reads its first {window} s.</source>
+        <comment>audio.cut</comment>
+        <translation>音频长 {seconds} 秒；模型只读取前 {window} 秒。</translation>
+    </message>
+    <message>
         <source>The decoder reads the padded encoder rows (src_key_padding_mask without memory_key_padding_mask): torch&apos;s fast path makes them 0, the regular path tfdebug taps computes them, so the outputs differ. Pass memory_key_padding_mask too.</source>
         <comment>sdpa.unmasked_memory</comment>
         <translation>解码器读取了编码器中被填充的行（给了 src_key_padding_mask 却没有给 memory_key_padding_mask）：torch 的快速路径把它们置为 0，而 tfdebug 设探针的常规路径会计算它们，所以两者的输出不同。请同时传入 memory_key_padding_mask。</translation>
@@ -4815,6 +4903,11 @@ output w·V = {output}</source>
         <source>The model was given no {name}, but {what} makes one (first position that needs it: {position}).</source>
         <comment>hf.input_missing</comment>
         <translation>模型没有收到 {name}，但 {what} 会生成它（第一个需要它的位置：{position}）。</translation>
+    </message>
+    <message>
+        <source>The model was given other features than {what} makes from {path}.</source>
+        <comment>audio.input_differs</comment>
+        <translation>模型得到的特征与 {what} 从 {path} 生成的不同。</translation>
     </message>
     <message>
         <source>The model was given other pixels than {what} makes from {path}.</source>
@@ -5325,6 +5418,10 @@ output w·V = {output}</source>
     <message>
         <source>Attention</source>
         <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Audio front end</source>
+        <translation>音频前端</translation>
     </message>
     <message>
         <source>Block</source>

@@ -50,7 +50,7 @@ class PatchCanvas(QWidget):
         self._qimage: QImage | None = None
         self.weights: np.ndarray | None = None  # (rows, cols) in 0…1, or None: no overlay
         self.query: int | None = None           # the token whose row is drawn
-        #: the number of query rows when the queries are not the picture's tokens (cross-attention), else None
+        # the number of query rows when the queries are not the picture's tokens (cross-attention), else None
         self.rows: int | None = None
         self.setFocusPolicy(Qt.StrongFocus)
         self.setMinimumSize(160, 160)
