@@ -238,6 +238,10 @@ def _adapter(folder: Path, name: str, device, dtype, device_map: str | None):
         from tfdebug.adapters.hf.clip import load_clip_folder
 
         return load_clip_folder(folder, device, resolve_dtype(dtype), device_map, name=name)
+    if config.get("model_type") == "llava":
+        from tfdebug.adapters.hf.vlm import load_vlm_folder
+
+        return load_vlm_folder(folder, device, resolve_dtype(dtype), device_map, name=name)
     if config.get("model_type") == "whisper":
         from tfdebug.adapters.hf.speech import load_speech_folder
 

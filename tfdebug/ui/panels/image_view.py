@@ -211,9 +211,9 @@ class ImagePanel(QWidget):
         return self.ctl.picked_row if self.ctl.picked_row is not None else 0
 
     def _attention_shape(self) -> tuple[int, int, bool] | None:
-        """(queries, keys, whether the queries are the image's own tokens) when the shown slice is queries × keys
-        with the image's tokens as keys (self-attention over the image, or another stream's cross-attention
-        over it), else None."""
+        """(queries, keys, whether the queries are the image's own stream) when the shown slice is queries × keys
+        with the image's tokens among the keys (self-attention over the image, a vision-language prompt whose text
+        follows the patches, or another stream's cross-attention over it), else None."""
         image, capture, view = self.ctl.input_image, self.ctl.current, self.ctl.view
         if image is None or capture is None:
             return None
@@ -221,11 +221,11 @@ class ImagePanel(QWidget):
         if not (0 <= view.row_axis < len(axes) and 0 <= view.col_axis < len(axes)) or \
                 (axes[view.row_axis], axes[view.col_axis]) != ("query", "key"):
             return None
-        n = len(image.token_labels())
+        n, keys = len(image.token_labels()), capture.shape[view.col_axis]
         rows, own = capture.shape[view.row_axis], capture.info.tokens.get("query") == image.stream
-        if capture.info.tokens.get("key") != image.stream or capture.shape[view.col_axis] != n or (own and rows != n):
+        if capture.info.tokens.get("key") != image.stream or keys < n or (own and rows != keys):
             return None
-        return rows, n, own
+        return rows, keys, own
 
     def refresh(self) -> None:
         """Read the query's row of the shown slice again (or say why there is nothing to draw)."""
@@ -268,7 +268,7 @@ class ImagePanel(QWidget):
         self.canvas.set_overlay(shown, row, None if own else rows)
         labels = image.token_labels()
         best = divmod(int(np.nanargmax(np.where(np.isfinite(grid), grid, -np.inf))), image.grid[1])
-        query = labels[row] if own else self._query_label(capture, row)
+        query = self._query_label(capture, row)
         if image.seconds is not None:
             self.title.setText(self.tr("{stage} · query {query} · strongest at {time} {value} · Left/Right pick "
                                        "another token").format(
