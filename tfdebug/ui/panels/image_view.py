@@ -52,6 +52,7 @@ class PatchCanvas(QWidget):
         self.query: int | None = None           # the token whose row is drawn
         # the number of query rows when the queries are not the picture's tokens (cross-attention), else None
         self.rows: int | None = None
+        self.keys = 0  # the tokens of the shown row (a vision-language prompt's text follows the patches)
         self.setFocusPolicy(Qt.StrongFocus)
         self.setMinimumSize(160, 160)
 
@@ -75,8 +76,9 @@ class PatchCanvas(QWidget):
         """Whether a picture is drawn (a snapshot may carry only the first pictures of a batch)."""
         return self._qimage is not None
 
-    def set_overlay(self, weights: np.ndarray | None, query: int | None, rows: int | None = None) -> None:
-        self.weights, self.query, self.rows = weights, query, rows
+    def set_overlay(self, weights: np.ndarray | None, query: int | None, rows: int | None = None,
+                    keys: int = 0) -> None:
+        self.weights, self.query, self.rows, self.keys = weights, query, rows, keys
         self.update()
 
     def picture_rect(self) -> QRectF:
@@ -148,7 +150,8 @@ class PatchCanvas(QWidget):
             self.picked.emit(token)
 
     def keyPressEvent(self, event) -> None:
-        """Arrow keys move the query patch by one (from [CLS], to the first patch); Home picks [CLS]."""
+        """Arrow keys move the query patch by one (from [CLS], to the first patch); Home picks [CLS]; End the last
+        token (a vision-language prompt's last word, whose row predicts the next one)."""
         if self.image is None:
             return super().keyPressEvent(event)
         if self.rows is not None:  # the queries are another stream's tokens: step through them
@@ -164,6 +167,8 @@ class PatchCanvas(QWidget):
         moves = {Qt.Key_Left: (0, -1), Qt.Key_Right: (0, 1), Qt.Key_Up: (-1, 0), Qt.Key_Down: (1, 0)}
         if event.key() == Qt.Key_Home:
             self.picked.emit(0)
+        elif event.key() == Qt.Key_End and self.keys:
+            self.picked.emit(self.keys - 1)
         elif event.key() in moves:
             patch = self.image.patch_of(self.query) if self.query is not None else None
             r, c = (0, 0) if patch is None else (min(max(patch[0] + moves[event.key()][0], 0), rows - 1),
@@ -265,7 +270,7 @@ class ImagePanel(QWidget):
         finite = grid[np.isfinite(grid)]
         low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
         shown = (grid - low) / (high - low) if high > low else np.zeros_like(grid)
-        self.canvas.set_overlay(shown, row, None if own else rows)
+        self.canvas.set_overlay(shown, row, None if own else rows, self.row.size)
         labels = image.token_labels()
         best = divmod(int(np.nanargmax(np.where(np.isfinite(grid), grid, -np.inf))), image.grid[1])
         query = self._query_label(capture, row)
