@@ -211,9 +211,11 @@ class ImagePanel(QWidget):
             return 0
         return self.ctl.view.indices_by_name.get("batch", 0)
 
-    def query(self) -> int:
-        """The token whose row is drawn: the picked row, else [CLS]'s (the first)."""
-        return self.ctl.picked_row if self.ctl.picked_row is not None else 0
+    def query(self, rows: int | None = None) -> int:
+        """The token whose row is drawn: the picked row, else [CLS]'s (the first); the first too when the picked
+        row is past the shown stage's `rows` (a generation step's one query, after a row of another stage)."""
+        picked = self.ctl.picked_row
+        return picked if picked is not None and (rows is None or picked < rows) else 0
 
     def _attention_shape(self) -> tuple[int, int, bool] | None:
         """(queries, keys, whether the queries are the image's own stream) when the shown slice is queries × keys
@@ -238,7 +240,7 @@ class ImagePanel(QWidget):
         self.canvas.set_image(image, batch)
         shape = self._attention_shape()
         rows, n, own = shape if shape is not None else (0, 0, True)
-        row = self.query()
+        row = self.query(rows)
         self.row = None  # until the row asked for now arrives
         if image is None:
             why = self.tr("This pass has no image.")
@@ -262,7 +264,7 @@ class ImagePanel(QWidget):
 
     def _arrived(self, tile: Tile, row: int, batch: int, own: bool, rows: int) -> None:
         image, capture = self.ctl.input_image, self.ctl.current
-        if image is None or capture is None or row != self.query() or image is not self.canvas.image \
+        if image is None or capture is None or row != self.query(rows) or image is not self.canvas.image \
                 or batch != self.canvas.row:  # a stale answer: another query, pass or picture is shown now
             return
         self.row = np.asarray(tile.values[0], dtype=np.float32)
