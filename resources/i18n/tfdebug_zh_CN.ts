@@ -3260,6 +3260,21 @@ output w·V = {output}</source>
         <translation>前向过程已结束：请重新开始，并在要编辑的阶段暂停。</translation>
     </message>
     <message>
+        <source>The processor of {name} cannot prepare {path}: {reason}</source>
+        <comment>vlm.processor_failed</comment>
+        <translation>{name} 的处理器无法处理 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>The processor of {name} gives {n} picture tokens; its vision tower makes {m}.</source>
+        <comment>vlm.token_count</comment>
+        <translation>{name} 的处理器给出 {n} 个图像词元；它的视觉塔生成 {m} 个。</translation>
+    </message>
+    <message>
+        <source>The prompt names {token} {n} times; {name} takes one picture.</source>
+        <comment>vlm.images</comment>
+        <translation>提示中出现了 {n} 次 {token}；{name} 只接受一张图片。</translation>
+    </message>
+    <message>
         <source>The recipe of stage &apos;{name}&apos; is damaged: {problem}.</source>
         <comment>recipe.damaged</comment>
         <translation>阶段 &apos;{name}&apos; 的配方已损坏：{problem}。</translation>
@@ -3735,6 +3750,11 @@ output w·V = {output}</source>
         <translation>transformers 无法读取 {folder} 中的图像处理器：{reason}</translation>
     </message>
     <message>
+        <source>transformers cannot read the processor in {folder}: {reason}</source>
+        <comment>hf.auto_processor</comment>
+        <translation>transformers 无法读取 {folder} 中的处理器：{reason}</translation>
+    </message>
+    <message>
         <source>transformers cannot read the tokenizer in {folder}: {reason}</source>
         <comment>hf.auto_tokenizer</comment>
         <translation>transformers 无法读取 {folder} 中的分词器：{reason}</translation>
@@ -3883,6 +3903,11 @@ output w·V = {output}</source>
         <source>{name} takes one audio file at a time.</source>
         <comment>audio.no_batch</comment>
         <translation>{name} 一次只接受一个音频文件。</translation>
+    </message>
+    <message>
+        <source>{name} takes one picture at a time.</source>
+        <comment>vlm.one_image</comment>
+        <translation>{name} 一次只接受一张图片。</translation>
     </message>
     <message>
         <source>{name} takes one set of texts at a time, not a batch.</source>
@@ -4467,6 +4492,10 @@ output w·V = {output}</source>
         <translation>文本</translation>
     </message>
     <message>
+        <source>a PNG or JPEG file</source>
+        <translation>一个 PNG 或 JPEG 文件</translation>
+    </message>
+    <message>
         <source>a PNG or JPEG file, or a folder of them</source>
         <translation>一个 PNG 或 JPEG 文件，或一个装有这类文件的文件夹</translation>
     </message>
@@ -4497,6 +4526,10 @@ output w·V = {output}</source>
     <message>
         <source>text the model continues</source>
         <translation>模型要续写的文本</translation>
+    </message>
+    <message>
+        <source>text with &lt;image&gt; where the picture goes</source>
+        <translation>在图片所在处写 &lt;image&gt; 的文本</translation>
     </message>
     <message>
         <source>words your make_inputs turns into the module&apos;s arguments</source>
@@ -4928,6 +4961,11 @@ output w·V = {output}</source>
         <source>The pass has run {n} of {total} stages; only those are exported. Continue to the end to export them all.</source>
         <comment>export.partial</comment>
         <translation>这次前向传播已运行 {total} 个阶段中的 {n} 个；只导出这些。继续运行到结束即可全部导出。</translation>
+    </message>
+    <message>
+        <source>The prompt has no {token}; the picture goes before it.</source>
+        <comment>vlm.image_first</comment>
+        <translation>提示中没有 {token}；图片放在提示之前。</translation>
     </message>
     <message>
         <source>The sentence pair fills all {rows} rows of the batch, each padded to {tokens} tokens.</source>
