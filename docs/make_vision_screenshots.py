@@ -8,6 +8,13 @@ enc.1.attn.probs clicked in the Stages tree and Ctrl+F10 (Run to Stage); the Ima
   over the 8 × 8 patches of the picture the model saw;
 - vision-vit-patch-query: then a click on the patch in row 3, column 2 (the roof of the house): that patch's
   row is picked, in the Image dock and the heatmap's Query Row.
+"tiny-whisper" typed into the Model box and Return (its preset, resources/samples/tones.wav), Ctrl+G
+(Generate) and Ctrl+T (Next Token) twice; gen.2.dec.1.cross_attn.probs clicked and Ctrl+F10:
+- speech-whisper-cross-attention: the spectrogram in the Image dock, with the generated token's
+  cross-attention over the audio's time (seconds under it).
+"tiny-llava" typed into the Model box and Return (the picture and "USER: <image> what is in the
+picture? ASSISTANT:"), dec.1.self_attn.probs clicked and Ctrl+F10, End in the Image dock:
+- vlm-llava-token-attention: the prompt's last token's attention over the picture's 64 patch tokens.
 Each NAME.png is the window as drawn, with NAME.json beside it: the texts it showed (window_driver.py)
 and the Image dock's caption. OUT_DIR defaults to docs/.
 """
@@ -24,14 +31,42 @@ from PySide6.QtTest import QTest
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
 from window_driver import Driver, command_line, wait  # noqa: E402
 
-PICTURES = ("vision-vit-cls-attention", "vision-vit-patch-query")
+PICTURES = ("vision-vit-cls-attention", "vision-vit-patch-query", "speech-whisper-cross-attention",
+            "vlm-llava-token-attention")
 STAGE = "enc.1.attn.probs"
 PATCH = (3, 2)
+# A picked row opens the Query Row dock: the docks then need more than 1000 pixels of height.
+TALL = 1200
 
 
 def image_texts(driver: Driver) -> dict:
     panel = driver.window.image_panel
     return {"image": panel.title.text(), "query": driver.ctl.picked_row}
+
+
+def whisper(driver: Driver) -> None:
+    """Two tokens generated from the sample clip; the second's cross-attention over the audio."""
+    driver.run("tiny-whisper")
+    driver.generate(2)
+    panel = driver.window.image_panel
+    driver.run_to("gen.2.dec.1.cross_attn.probs")
+    driver.window.resizeDocks([driver.window.docks["image"]], [320], Qt.Vertical)
+    wait(lambda: panel.row is not None and panel.canvas.rows == 1)
+    driver.shot(PICTURES[2], 1600, TALL, **image_texts(driver))
+
+
+def llava(driver: Driver) -> None:
+    """The prompt's last token (End in the Image dock) over the picture, in the language model's last layer."""
+    driver.run("tiny-llava")
+    panel = driver.window.image_panel
+    driver.run_to("dec.1.self_attn.probs")
+    driver.window.resizeDocks([driver.window.docks["image"]], [420], Qt.Vertical)
+    wait(lambda: panel.row is not None and panel.canvas.keys > 0)
+    panel.canvas.setFocus()
+    QTest.keyClick(panel.canvas, Qt.Key_End)
+    last = driver.ctl.current.shape[-1] - 1
+    wait(lambda: panel.canvas.query == last and panel.row is not None and driver.ctl.picked_row == last)
+    driver.shot(PICTURES[3], 1600, TALL, **image_texts(driver))
 
 
 def main(out: Path, only: set[str] | None = None) -> None:
@@ -49,7 +84,11 @@ def main(out: Path, only: set[str] | None = None) -> None:
                                                                             int(rect.center().y())))
         token = 1 + PATCH[0] * 8 + PATCH[1]
         wait(lambda: panel.canvas.query == token and panel.row is not None and driver.ctl.picked_row == token)
-        driver.shot(PICTURES[1], 1600, 1000, **image_texts(driver))
+        driver.shot(PICTURES[1], 1600, TALL, **image_texts(driver))
+        if driver.wanted(PICTURES[2]):
+            whisper(driver)
+        if driver.wanted(PICTURES[3]):
+            llava(driver)
     finally:
         driver.close()
 

@@ -1063,6 +1063,14 @@
         <translation>单步到注意力阶段（scores、probs）即可看到某个查询在图像上的注意力；点击一个图块可选中它所在的行。</translation>
     </message>
     <message>
+        <source>Step to an attention stage over the audio (the encoder&apos;s, or the decoder&apos;s cross-attention) to see a query&apos;s attention over time; Left/Right pick another token.</source>
+        <translation>步进到音频上的注意力阶段（编码器的，或解码器的交叉注意力），即可看到一个查询在时间上的注意力；左/右键选另一个词元。</translation>
+    </message>
+    <message>
+        <source>{stage} · query {query} · strongest at {time} {value} · Left/Right pick another token</source>
+        <translation>{stage} · 查询 {query} · 最强处 {time} {value} · 左/右键选另一个词元</translation>
+    </message>
+    <message>
         <source>{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · click a patch to pick its row</source>
         <translation>{stage} · 查询 {query} · 最强图块 ({r},{c}) {value}；{prefix} · 点击图块可选中它所在的行</translation>
     </message>
@@ -1122,8 +1130,20 @@
         <translation>设备映射需要 accelerate：pip install &quot;tfdebug[hf]&quot;</translation>
     </message>
     <message>
+        <source>Choose an audio file (WAV), or drop one on the field</source>
+        <translation>选择一个音频文件（WAV），或把文件拖到此框</translation>
+    </message>
+    <message>
         <source>Choose an image file (PNG, JPEG …), or drop one on the field</source>
         <translation>选择一个图像文件（PNG、JPEG …），或把文件拖放到此栏</translation>
+    </message>
+    <message>
+        <source>Choose an audio file</source>
+        <translation>选择音频文件</translation>
+    </message>
+    <message>
+        <source>Audio (*.wav *.flac);;All files (*)</source>
+        <translation>音频 (*.wav *.flac);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Choose an image</source>
@@ -1626,6 +1646,13 @@
     <message>
         <source>The forward pass finished.</source>
         <translation>前向过程已完成。</translation>
+    </message>
+</context>
+<context>
+    <name>PatchCanvas</name>
+    <message>
+        <source>{t} s</source>
+        <translation>{t} 秒</translation>
     </message>
 </context>
 <context>
@@ -2498,6 +2525,10 @@ output w·V = {output}</source>
         <translation>专家</translation>
     </message>
     <message>
+        <source>frame</source>
+        <translation>帧</translation>
+    </message>
+    <message>
         <source>head</source>
         <translation>头</translation>
     </message>
@@ -2516,6 +2547,10 @@ output w·V = {output}</source>
     <message>
         <source>key</source>
         <translation>键</translation>
+    </message>
+    <message>
+        <source>mel</source>
+        <translation>梅尔频带</translation>
     </message>
     <message>
         <source>model</source>
@@ -3049,6 +3084,11 @@ output w·V = {output}</source>
         <translation>导出已取消；没有写入任何内容。</translation>
     </message>
     <message>
+        <source>The feature extractor of {name} cannot prepare {path}: {reason}</source>
+        <comment>audio.extractor_failed</comment>
+        <translation>{name} 的特征提取器无法处理 {path}：{reason}</translation>
+    </message>
+    <message>
         <source>The field &apos;{field}&apos; must be {want}, not {value}.</source>
         <comment>remote.field</comment>
         <translation>字段“{field}”必须是{want}，而不是 {value}。</translation>
@@ -3227,6 +3267,21 @@ output w·V = {output}</source>
         <source>The pass has ended: Restart it and pause at a stage to edit it.</source>
         <comment>replace.ended</comment>
         <translation>前向过程已结束：请重新开始，并在要编辑的阶段暂停。</translation>
+    </message>
+    <message>
+        <source>The processor of {name} cannot prepare {path}: {reason}</source>
+        <comment>vlm.processor_failed</comment>
+        <translation>{name} 的处理器无法处理 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>The processor of {name} gives {n} picture tokens; its vision tower makes {m}.</source>
+        <comment>vlm.token_count</comment>
+        <translation>{name} 的处理器给出 {n} 个图像词元；它的视觉塔生成 {m} 个。</translation>
+    </message>
+    <message>
+        <source>The prompt names {token} {n} times; {name} takes one picture.</source>
+        <comment>vlm.images</comment>
+        <translation>提示中出现了 {n} 次 {token}；{name} 只接受一张图片。</translation>
     </message>
     <message>
         <source>The recipe of stage &apos;{name}&apos; is damaged: {problem}.</source>
@@ -3704,9 +3759,19 @@ output w·V = {output}</source>
         <translation>tfdebug 无法为嵌套张量设置探针：请让 make_inputs 改为返回补齐后的张量和键填充掩码（src_key_padding_mask，在填充处为 True）。</translation>
     </message>
     <message>
+        <source>transformers cannot read the feature extractor in {folder}: {reason}</source>
+        <comment>hf.auto_feature_extractor</comment>
+        <translation>transformers 无法读取 {folder} 中的特征提取器：{reason}</translation>
+    </message>
+    <message>
         <source>transformers cannot read the image processor in {folder}: {reason}</source>
         <comment>hf.auto_image_processor</comment>
         <translation>transformers 无法读取 {folder} 中的图像处理器：{reason}</translation>
+    </message>
+    <message>
+        <source>transformers cannot read the processor in {folder}: {reason}</source>
+        <comment>hf.auto_processor</comment>
+        <translation>transformers 无法读取 {folder} 中的处理器：{reason}</translation>
     </message>
     <message>
         <source>transformers cannot read the tokenizer in {folder}: {reason}</source>
@@ -3854,6 +3919,16 @@ output w·V = {output}</source>
         <translation>{folder} 中的 {name} 是指向自身的符号链接（循环），因此没有读取模型。</translation>
     </message>
     <message>
+        <source>{name} takes one audio file at a time.</source>
+        <comment>audio.no_batch</comment>
+        <translation>{name} 一次只接受一个音频文件。</translation>
+    </message>
+    <message>
+        <source>{name} takes one picture at a time.</source>
+        <comment>vlm.one_image</comment>
+        <translation>{name} 一次只接受一张图片。</translation>
+    </message>
+    <message>
         <source>{name} takes one set of texts at a time, not a batch.</source>
         <comment>adapter.no_batch</comment>
         <translation>{name} 一次只接受一组文本，不接受批次。</translation>
@@ -3872,6 +3947,11 @@ output w·V = {output}</source>
         <source>{path} grew past {most} while being read, so it was not used.</source>
         <comment>read.grew</comment>
         <translation>{path} 在读取时增长超过 {most}，因此未被使用。</translation>
+    </message>
+    <message>
+        <source>{path} has {bits}-bit samples; tfdebug reads 8, 16 and 32-bit PCM WAV files.</source>
+        <comment>audio.sample_width</comment>
+        <translation>{path} 的采样为 {bits} 位；tfdebug 读取 8、16 和 32 位 PCM WAV 文件。</translation>
     </message>
     <message>
         <source>{path} in the Hugging Face cache is a symbolic link that leads nowhere (a loop, or a folder that cannot be read), so {model} was not read from it.</source>
@@ -4124,6 +4204,16 @@ output w·V = {output}</source>
         <translation>{path} 不是 UTF-8 文本。</translation>
     </message>
     <message>
+        <source>{path} is not a WAV file Python&apos;s wave module can read ({reason}).</source>
+        <comment>audio.unreadable</comment>
+        <translation>{path} 不是 Python 的 wave 模块能读取的 WAV 文件（{reason}）。</translation>
+    </message>
+    <message>
+        <source>{path} is not a WAV file; other audio files (FLAC …) need the soundfile package: pip install soundfile.</source>
+        <comment>audio.needs_soundfile</comment>
+        <translation>{path} 不是 WAV 文件；其他音频文件（FLAC 等）需要 soundfile 包：pip install soundfile。</translation>
+    </message>
+    <message>
         <source>{path} is not a recorded pass: choose a {choices} file.</source>
         <comment>pass.wrong_suffix</comment>
         <translation>{path} 不是记录的前向传播：请选择 {choices} 文件。</translation>
@@ -4142,6 +4232,11 @@ output w·V = {output}</source>
         <source>{path} is not a regular file.</source>
         <comment>config.not_file</comment>
         <translation>{path} 不是普通文件。</translation>
+    </message>
+    <message>
+        <source>{path} is not an audio file soundfile can read ({reason}).</source>
+        <comment>audio.unreadable_sf</comment>
+        <translation>{path} 不是 soundfile 能读取的音频文件（{reason}）。</translation>
     </message>
     <message>
         <source>{path} is not an image Pillow can read ({reason}).</source>
@@ -4368,6 +4463,10 @@ output w·V = {output}</source>
 <context>
     <name>inputs</name>
     <message>
+        <source>Audio</source>
+        <translation>音频</translation>
+    </message>
+    <message>
         <source>Captions</source>
         <translation>说明文字</translation>
     </message>
@@ -4412,8 +4511,16 @@ output w·V = {output}</source>
         <translation>文本</translation>
     </message>
     <message>
+        <source>a PNG or JPEG file</source>
+        <translation>一个 PNG 或 JPEG 文件</translation>
+    </message>
+    <message>
         <source>a PNG or JPEG file, or a folder of them</source>
         <translation>一个 PNG 或 JPEG 文件，或一个装有这类文件的文件夹</translation>
+    </message>
+    <message>
+        <source>a WAV file (FLAC with the soundfile package)</source>
+        <translation>一个 WAV 文件（装有 soundfile 包时也可用 FLAC）</translation>
     </message>
     <message>
         <source>a second sentence, to read the two as a pair</source>
@@ -4438,6 +4545,10 @@ output w·V = {output}</source>
     <message>
         <source>text the model continues</source>
         <translation>模型要续写的文本</translation>
+    </message>
+    <message>
+        <source>text with &lt;image&gt; where the picture goes</source>
+        <translation>在图片所在处写 &lt;image&gt; 的文本</translation>
     </message>
     <message>
         <source>words your make_inputs turns into the module&apos;s arguments</source>
@@ -5135,6 +5246,16 @@ output w·V = {output}</source>
         <translation>用 tanh 把过大的分数平滑地压进固定范围，使任何一个分数都无法独占 softmax。Gemma 2 也用同样的方法在输出层之后给最终的 logits 封顶。</translation>
     </message>
     <message>
+        <source>The audio has {rate} samples per second; it was resampled to the {target} the model&apos;s feature extractor takes.</source>
+        <comment>audio.resampled</comment>
+        <translation>音频每秒 {rate} 个采样；已重采样为模型特征提取器接受的 {target}。</translation>
+    </message>
+    <message>
+        <source>The audio is {seconds} s long; the model reads its first {window} s.</source>
+        <comment>audio.cut</comment>
+        <translation>音频长 {seconds} 秒；模型只读取前 {window} 秒。</translation>
+    </message>
+    <message>
         <source>The decoder reads the padded encoder rows (src_key_padding_mask without memory_key_padding_mask): torch&apos;s fast path makes them 0, the regular path tfdebug taps computes them, so the outputs differ. Pass memory_key_padding_mask too.</source>
         <comment>sdpa.unmasked_memory</comment>
         <translation>解码器读取了编码器中被填充的行（给了 src_key_padding_mask 却没有给 memory_key_padding_mask）：torch 的快速路径把它们置为 0，而 tfdebug 设探针的常规路径会计算它们，所以两者的输出不同。请同时传入 memory_key_padding_mask。</translation>
@@ -5215,6 +5336,11 @@ output w·V = {output}</source>
         <translation>模型没有收到 {name}，但 {what} 会生成它（第一个需要它的位置：{position}）。</translation>
     </message>
     <message>
+        <source>The model was given other features than {what} makes from {path}.</source>
+        <comment>audio.input_differs</comment>
+        <translation>模型得到的特征与 {what} 从 {path} 生成的不同。</translation>
+    </message>
+    <message>
         <source>The model was given other pixels than {what} makes from {path}.</source>
         <comment>image.input_differs</comment>
         <translation>模型得到的像素与 {what} 从 {path} 生成的不同。</translation>
@@ -5233,6 +5359,11 @@ output w·V = {output}</source>
         <source>The pass has run {n} of {total} stages; only those are exported. Continue to the end to export them all.</source>
         <comment>export.partial</comment>
         <translation>这次前向传播已运行 {total} 个阶段中的 {n} 个；只导出这些。继续运行到结束即可全部导出。</translation>
+    </message>
+    <message>
+        <source>The prompt has no {token}; the picture goes before it.</source>
+        <comment>vlm.image_first</comment>
+        <translation>提示中没有 {token}；图片放在提示之前。</translation>
     </message>
     <message>
         <source>The same word always gives the same row. Values are small (initialised near 0, std 0.02) and no row depends on any other token.</source>
@@ -5853,6 +5984,10 @@ output w·V = {output}</source>
     <message>
         <source>Attention</source>
         <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Audio front end</source>
+        <translation>音频前端</translation>
     </message>
     <message>
         <source>Block</source>

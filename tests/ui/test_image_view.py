@@ -146,3 +146,65 @@ def test_clip_shows_its_image_tower_over_the_picture_and_its_similarities(make_w
     run_to_stage(window, qtbot, "logits")
     assert tuple(window.ctl.current.shape) == (1, 3)  # one picture × three captions
     window.ctl.close()
+
+
+def test_whisper_draws_its_spectrogram_and_a_tokens_cross_attention_over_time(make_window, qtbot):
+    from tfdebug.adapters.hf.speech import sample_audio
+
+    window = make_window()
+    listed = [window.input_bar.model.itemText(i) for i in range(window.input_bar.model.count())]
+    assert {"tiny-siglip", "tiny-whisper"} <= set(listed)  # the Model box lists the bundled models
+    run_model(qtbot, window, "tiny-whisper", {"audio": str(sample_audio()), "tgt": "a low tone"}, first="src.mel")
+    panel = window.image_panel
+    assert window.docks["image"].isVisible()  # the spectrogram is the pass's picture
+    image = window.ctl.input_image
+    assert image.seconds == 2.0 and image.grid == (1, 100) and image.size == (80, 200)
+    # The encoder's self-attention over audio frames: a frame's row, as for a picture's patch.
+    run_to_stage(window, qtbot, "enc.1.attn.probs")
+    qtbot.waitUntil(lambda: panel.row is not None and panel.canvas.query == 0)
+    head = window.ctl.view.indices_by_name.get("head", 0)
+    assert np.array_equal(panel.row, _expected_row(window.ctl.current.tensor, head, 0))
+    assert panel.title.text().startswith("enc.1.attn.probs · query 0.00 s · strongest at ")
+    # The decoder's cross-attention: a token's row over the audio's time; Right picks the next token.
+    run_to_stage(window, qtbot, "dec.1.cross_attn.probs")
+    qtbot.waitUntil(lambda: panel.row is not None and panel.canvas.rows == 4)
+    capture = window.ctl.current
+    assert np.array_equal(panel.row, _expected_row(capture.tensor, head, 0))
+    panel.canvas.setFocus()
+    QTest.keyClick(panel.canvas, Qt.Key_Right)
+    QTest.keyClick(panel.canvas, Qt.Key_Right)
+    qtbot.waitUntil(lambda: window.ctl.picked_row == 2 and panel.row is not None and panel.canvas.query == 2)
+    assert np.array_equal(panel.row, _expected_row(capture.tensor, head, 2))
+    row = panel.row
+    best = int(np.argmax(row))
+    assert panel.title.text().startswith(f"dec.1.cross_attn.probs · query low · strongest at {best * 0.02:.2f} s")
+    window.ctl.close()
+
+
+def test_llava_draws_a_prompt_tokens_attention_over_the_picture(make_window, qtbot):
+    from tfdebug.adapters.hf.vision import sample_image
+    from tfdebug.adapters.hf.vlm import PROMPT
+
+    window = make_window()
+    assert "tiny-llava" in [window.input_bar.model.itemText(i) for i in range(window.input_bar.model.count())]
+    run_model(qtbot, window, "tiny-llava", {"image": str(sample_image()), "prompt": PROMPT})
+    panel = window.image_panel
+    assert window.docks["image"].isVisible()
+    run_to_stage(window, qtbot, "dec.1.self_attn.probs")
+    qtbot.waitUntil(lambda: panel.row is not None and panel.canvas.keys > 0)
+    # End picks the prompt's last token; its row's weights over the 64 patch tokens are the overlay.
+    panel.canvas.setFocus()
+    QTest.keyClick(panel.canvas, Qt.Key_End)
+    last = window.ctl.current.shape[-1] - 1
+    qtbot.waitUntil(lambda: window.ctl.picked_row == last and panel.row is not None and panel.canvas.query == last)
+    head = window.ctl.view.indices_by_name.get("head", 0)
+    expected = _expected_row(window.ctl.current.tensor, head, last)
+    assert np.array_equal(panel.row, expected)
+    grid = expected[2:66].reshape(8, 8)  # after "USER", ":"
+    assert np.allclose(panel.canvas.weights, (grid - grid.min()) / (grid.max() - grid.min()), atol=1e-6)
+    assert panel.title.text().startswith("dec.1.self_attn.probs · query : · strongest patch")
+    # A click on a patch picks that patch token's own row in the language model.
+    rect = panel.canvas.patch_rect(1, 2)
+    qtbot.mouseClick(panel.canvas, Qt.LeftButton, pos=QPoint(int(rect.center().x()), int(rect.center().y())))
+    qtbot.waitUntil(lambda: window.ctl.picked_row == 2 + 8 + 2 and panel.canvas.query == 12)
+    window.ctl.close()

@@ -28,6 +28,10 @@ def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True)
         parser.add_argument("--image", default=None, metavar="FILE",
                             help="a PNG or JPEG file for an image model, e.g. --model tiny-vit (same as --input "
                                  "image=FILE); the model's own image processor prepares it")
+        parser.add_argument("--audio", default=None, metavar="FILE",
+                            help="a WAV file (FLAC with the soundfile package) for a speech model, e.g. --model "
+                                 "tiny-whisper (same as --input audio=FILE); the model's own feature extractor "
+                                 "prepares it")
         parser.add_argument("--chat", action="store_true",
                             help="send the text as a user's chat turn: the tokenizer's chat template with the "
                                  "assistant's generation prompt (models whose tokenizer has one)")
@@ -88,7 +92,7 @@ def texts_from_args(args: argparse.Namespace, adapter) -> dict[str, str]:
 
 
 def given_texts(args: argparse.Namespace) -> dict[str, str]:
-    """The texts named on the command line (--input KEY=TEXT, --src, --tgt, --image), by input key; a key given more
+    """The texts named on the command line (--input KEY=TEXT, --src, --tgt, --image, --audio), by input key; a key given more
     than once (a batch) is refused here: only `tfdebug stages` and `capture` take batches (`session_inputs`)."""
     rows = given_rows(args)
     if len(rows) > 1:
@@ -115,7 +119,7 @@ def given_rows(args: argparse.Namespace) -> list[dict[str, str]]:
         if not lines:
             raise InputError("{path} holds no text: write one text per line.", id="cli.input_file_empty", path=path)
         given.setdefault(key.strip(), []).extend(lines)
-    for key in ("src", "tgt", "image"):
+    for key in ("src", "tgt", "image", "audio"):
         if getattr(args, key, None) is not None:
             given[key] = [getattr(args, key)]
     n = max((len(v) for v in given.values()), default=1)

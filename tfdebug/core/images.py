@@ -15,8 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: the largest picture a snapshot carries (pixels per side): a model's input is 224–518 px
-MAX_SIDE = 1024
+#: the largest picture a snapshot carries (pixels per side): a model's input is 224–518 px, a Whisper
+#: spectrogram 3000 frames wide
+MAX_SIDE = 4096
+#: the longest audio a spectrogram picture spans (seconds)
+MAX_SECONDS = 3600.0
 MAX_PREFIX = 64
 #: the pixels a snapshot carries at most (base64 of them fits a manifest's text limit); a batch of more
 #: carries its first pictures
@@ -27,12 +30,14 @@ MAX_CARRIED_BYTES = 5_000_000
 class InputImage:
     """`pixels` (N, H, W, 3) uint8 as the model saw them, one picture per batch row; `grid` (rows, cols) of
     patches; `prefix` the labels of the tokens before the patches ("[CLS]" …); `stream` the token stream
-    whose positions these are."""
+    whose positions these are; `seconds` the time a spectrogram's width spans (its patches are encoder
+    positions along time), None for a picture."""
 
     pixels: np.ndarray
     grid: tuple[int, int]
     prefix: tuple[str, ...] = ("[CLS]",)
     stream: str = "image"
+    seconds: float | None = None
 
     @property
     def size(self) -> tuple[int, int]:
@@ -49,8 +54,11 @@ class InputImage:
         return self.size[0] / self.grid[0], self.size[1] / self.grid[1]
 
     def token_labels(self) -> list[str]:
-        """The stream's token labels: the prefix, then each patch as '(row, col)' in reading order."""
+        """The stream's token labels: the prefix, then each patch as '(row, col)' in reading order (a spectrogram's
+        positions by their start time, '0.42 s')."""
         rows, cols = self.grid
+        if self.seconds is not None:
+            return [*self.prefix, *(f"{i * self.seconds / (rows * cols):.2f} s" for i in range(rows * cols))]
         return [*self.prefix, *(f"({r},{c})" for r in range(rows) for c in range(cols))]
 
     def patch_of(self, token: int) -> tuple[int, int] | None:
@@ -81,8 +89,9 @@ class InputImage:
         height, width = self.size
         count = max(1, min(self.pixels.shape[0], MAX_CARRIED_BYTES // (height * width * 3)))
         raw = np.ascontiguousarray(self.pixels[:count]).tobytes()
-        return {"height": height, "width": width, "count": count, "grid": list(self.grid),
-                "prefix": list(self.prefix), "stream": self.stream, "rgb": base64.b64encode(raw).decode()}
+        doc = {"height": height, "width": width, "count": count, "grid": list(self.grid),
+               "prefix": list(self.prefix), "stream": self.stream, "rgb": base64.b64encode(raw).decode()}
+        return doc if self.seconds is None else {**doc, "seconds": self.seconds}
 
     @classmethod
     def from_manifest(cls, doc: object) -> "InputImage":
@@ -99,6 +108,10 @@ class InputImage:
                 and all(isinstance(p, str) and len(p) <= 32 for p in prefix)):
             raise ValueError("the image's prefix tokens must be a short list of short texts")
         stream, rgb, count = doc.get("stream", "image"), doc.get("rgb"), doc.get("count", 1)
+        seconds = doc.get("seconds")
+        if seconds is not None and not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+                                        and 0 < seconds <= MAX_SECONDS):
+            raise ValueError("the spectrogram's duration must be a number of seconds from 0 to 3600")
         if not isinstance(count, int) or not 0 < count <= max(1, MAX_CARRIED_BYTES // (height * width * 3)):
             raise ValueError("the image's count of pictures is not a whole number the snapshot can hold")
         if not isinstance(stream, str) or not isinstance(rgb, str) or len(rgb) > 4 * (count * height * width + 2):
@@ -110,4 +123,4 @@ class InputImage:
         if len(raw) != count * height * width * 3:
             raise ValueError("the image's pixels do not fill its height × width")
         pixels = np.frombuffer(raw, dtype=np.uint8).reshape(count, height, width, 3)
-        return cls(pixels, (grid[0], grid[1]), tuple(prefix), stream)
+        return cls(pixels, (grid[0], grid[1]), tuple(prefix), stream, None if seconds is None else float(seconds))

@@ -73,6 +73,7 @@ def kind_title(kind: str) -> str:
 AXES: tuple[str, ...] = (
     "batch", "token", "query", "key", "head", "head_dim", "model", "hidden", "vocab", "expert",
     "image", "text",  # a two-tower model's similarities: one row per picture, one column per text
+    "mel", "frame",  # a speech model's spectrogram: mel bands × time frames, before its encoder's positions
 )
 
 # Axes whose positions are tokens: a view labels them with token strings.

@@ -1,4 +1,5 @@
-"""Make the bundled tiny Vision Transformer and CLIP (resources/tiny-vit, tiny-clip) and the sample picture.
+"""Make the bundled tiny Vision Transformer, CLIP, SigLIP and LLaVA (resources/tiny-vit, tiny-clip, tiny-siglip,
+tiny-llava) and the sample picture.
 
     python -m tfdebug.demo.make_tiny_vision [--out resources]
 
@@ -8,7 +9,12 @@ saved with its `ViTImageProcessor` (resize to 64 × 64, normalise with mean 0.5 
 weights are drawn wider than transformers' default (std 0.2, not 0.02) so that its attention is not
 uniform: a picture's shapes then show in it. The CLIP has an image tower of the same sizes and a
 text tower of 2 layers over a word-level tokenizer of the captions' words (`<|startoftext|>` and
-`<|endoftext|>` around each text, as CLIP's own tokenizer puts them), random weights too. Nothing is
+`<|endoftext|>` around each text, as CLIP's own tokenizer puts them), random weights too. The SigLIP
+has the same sizes (no [CLS]: 64 patch tokens) and the same words; its tokenizer returns only the ids
+and its captions are padded to the text tower's 16 positions, as SigLIP's own are. The LLaVA joins a
+vision tower of the tiny ViT's sizes (CLIP's) through a two-layer projector to a 2-layer Llama (4
+query heads, 2 key/value heads, rotary positions) over a word-level vocabulary with `<image>`, which
+its `LlavaProcessor` expands into one token per patch (64). Nothing is
 downloaded: the picture is drawn here with
 numpy (a sky, a sun, a house and a tree on grass, 128 × 128) and written as a PNG by Pillow.
 """
@@ -66,8 +72,9 @@ CAPTION_WORDS = "a an the photo picture of house tree sun sky grass red roof gre
 SPECIAL = ["[PAD]", "[UNK]", "<|startoftext|>", "<|endoftext|>"]
 
 
-def caption_tokenizer():
-    """A word-level tokenizer of CAPTION_WORDS that puts <|startoftext|> and <|endoftext|> around a text."""
+def caption_tokenizer(**options):
+    """A word-level tokenizer of CAPTION_WORDS that puts <|startoftext|> and <|endoftext|> around a text
+    (`options` go to `PreTrainedTokenizerFast`)."""
     from tokenizers import Tokenizer, models, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast
 
@@ -77,7 +84,7 @@ def caption_tokenizer():
     tok.post_processor = processors.TemplateProcessing(single="<|startoftext|> $A <|endoftext|>",
                                                        special_tokens=[("<|startoftext|>", 2), ("<|endoftext|>", 3)])
     return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]",
-                                   bos_token="<|startoftext|>", eos_token="<|endoftext|>")
+                                   bos_token="<|startoftext|>", eos_token="<|endoftext|>", **options)
 
 
 def make_clip(folder: Path) -> None:
@@ -98,6 +105,54 @@ def make_clip(folder: Path) -> None:
     CLIPImageProcessor(size={"shortest_edge": 64}, crop_size={"height": 64, "width": 64}).save_pretrained(folder)
 
 
+def make_siglip(folder: Path) -> None:
+    """A random tiny SigLIP, its tokenizer (ids only, as SigLIP's) and image processor, saved with save_pretrained."""
+    import torch
+    from transformers import SiglipConfig, SiglipImageProcessor, SiglipModel
+
+    torch.manual_seed(0)
+    text = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
+                vocab_size=len(SPECIAL) + len(CAPTION_WORDS), max_position_embeddings=16, pad_token_id=0,
+                bos_token_id=2, eos_token_id=3)
+    vision = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, image_size=64,
+                  patch_size=8)
+    model = SiglipModel(SiglipConfig(text_config=text, vision_config=vision, initializer_factor=1.0)).eval()
+    model.save_pretrained(folder, safe_serialization=True)
+    caption_tokenizer(model_input_names=["input_ids"]).save_pretrained(folder)  # SigLIP's text has no padding mask
+    SiglipImageProcessor(size={"height": 64, "width": 64}).save_pretrained(folder)
+
+
+VLM_WORDS = "USER ASSISTANT : ? what is in the picture a an house tree sun sky grass red roof".split()
+
+
+def make_llava(folder: Path) -> None:
+    """A random tiny LLaVA (the tiny ViT's sizes as a CLIP vision tower, a 2-layer Llama with grouped-query
+    attention), its processor (CLIP's image processor, a word-level tokenizer with <image>), saved."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import (CLIPImageProcessor, LlavaConfig, LlavaForConditionalGeneration, LlavaProcessor,
+                              PreTrainedTokenizerFast)
+
+    words = ["[PAD]", "[UNK]", "<s>", "</s>", "<image>"] + VLM_WORDS
+    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]", bos_token="<s>",
+                                        eos_token="</s>", extra_special_tokens={"image_token": "<image>"})
+    torch.manual_seed(0)
+    vision = dict(model_type="clip_vision_model", hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                  intermediate_size=128, image_size=64, patch_size=8)
+    text = dict(model_type="llama", hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                num_key_value_heads=2, intermediate_size=128, vocab_size=len(words), max_position_embeddings=128,
+                pad_token_id=0, bos_token_id=2, eos_token_id=3, initializer_range=0.1)
+    config = LlavaConfig(vision_config=vision, text_config=text, image_token_index=words.index("<image>"),
+                         projector_hidden_act="gelu", vision_feature_layer=-2,
+                         vision_feature_select_strategy="default")
+    LlavaForConditionalGeneration(config).eval().save_pretrained(folder, safe_serialization=True)
+    image = CLIPImageProcessor(size={"shortest_edge": 64}, crop_size={"height": 64, "width": 64})
+    LlavaProcessor(image_processor=image, tokenizer=tokenizer, patch_size=8, num_additional_image_tokens=1,
+                   vision_feature_select_strategy="default").save_pretrained(folder)
+
+
 def main(argv: list[str] | None = None) -> int:
     from PIL import Image
 
@@ -108,9 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     Image.fromarray(draw_sample()).save(args.out / "samples" / "shapes.png", optimize=True)
     make_model(args.out / "tiny-vit")
     make_clip(args.out / "tiny-clip")
-    for folder in ("tiny-vit", "tiny-clip"):
+    make_siglip(args.out / "tiny-siglip")
+    make_llava(args.out / "tiny-llava")
+    for folder in ("tiny-vit", "tiny-clip", "tiny-siglip", "tiny-llava"):
         (args.out / folder / "model.safetensors").chmod(0o644)  # save_pretrained writes it owner-only
-    print(f"wrote {args.out / 'tiny-vit'}, {args.out / 'tiny-clip'} and {args.out / 'samples' / 'shapes.png'}")
+    print(f"wrote {args.out / 'tiny-vit'}, {args.out / 'tiny-clip'}, {args.out / 'tiny-siglip'}, "
+          f"{args.out / 'tiny-llava'} and "
+          f"{args.out / 'samples' / 'shapes.png'}")
     return 0
 
 

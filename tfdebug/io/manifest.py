@@ -125,7 +125,8 @@ def _check_recipe_inputs(entries) -> None:
 
 
 def _check_image(doc: dict) -> None:
-    """The picture a vision pass carries: well formed, and its patches the tokens of a stream the file lists."""
+    """The picture a vision pass carries: well formed, and its patches the tokens of a stream the file lists (a
+    vision-language prompt's text may follow them)."""
     if "image" not in doc:
         return
     from tfdebug.core.images import InputImage  # numpy: only for a file that carries a picture
@@ -136,7 +137,8 @@ def _check_image(doc: dict) -> None:
         raise _Damaged(Phrase("the image it carries is damaged ({reason})", id="manifest.bad_image",
                               reason=str(exc))) from None
     words = doc["tokens"].get(image.stream)
-    if words is None or len(words) != len(image.prefix) + image.grid[0] * image.grid[1]:
+    start, labels = len(image.prefix), image.token_labels()
+    if words is None or list(words[start: len(labels)]) != labels[start:]:  # the patches' labels, in place
         raise _Damaged(Phrase("the image it carries does not match the tokens of stream '{stream}'",
                               id="manifest.image_tokens", stream=image.stream))
 

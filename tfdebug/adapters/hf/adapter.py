@@ -64,15 +64,13 @@ class HFAdapter(ModelAdapter):
 
     def __init__(self, model: nn.Module, tokenizer: Any, name: str = "hf", folder: Path | None = None):
         require_transformers()
-        from tfdebug.adapters.hf.names import tap_plan
-
         self.model = model.eval()
         # The tokenizer as transformers calls it; the folder it came from, for the reference check.
         self.tokenizer, self.folder = hf_tokenizer(tokenizer), folder
         self.max_length = declared_max_length(self.tokenizer)  # before a call resets tokenizer.json's truncation
         self._offsets = hasattr(self.tokenizer, "backend_tokenizer")  # a fast tokenizer names unknown words
         self.name = name
-        self.plan = tap_plan(model)
+        self.plan = self._plan(model)
         self.module = TappedModel(model, self.plan.taps)
         # Where the inputs go: the embedding's execution device (a device_map may offload its weights).
         self.device, self.dtype = execution_device(model.get_input_embeddings()), next(model.parameters()).dtype
@@ -98,6 +96,12 @@ class HFAdapter(ModelAdapter):
         self.presets = _PRESETS[streams[0]]
         self.generation_presets = _GENERATION_PRESETS.get(streams[0], ())
         self._vocabulary: list[str] | None = None
+
+    def _plan(self, model: nn.Module):
+        """The model's taps and hooks (`hf_names.tap_plan`; a speech model probes with its own input)."""
+        from tfdebug.adapters.hf.names import tap_plan
+
+        return tap_plan(model)
 
     @property
     def model_root(self) -> nn.Module:

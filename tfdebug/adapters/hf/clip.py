@@ -35,6 +35,7 @@ from tfdebug.core.model_lock import forward_lock
 
 TOWERS = (("vision_model", "enc", "image"), ("text_model", "txt", "text"))
 CAPTIONS = "a house | a tree | the sun"
+TEXT_INPUTS = ("input_ids", "attention_mask")
 
 
 class TwoTowerPlanner(VisionPlanner):
@@ -48,6 +49,11 @@ class TwoTowerPlanner(VisionPlanner):
         return next(c for c in self.record.calls[container.index: first_layer.index] if c.module is patches)
 
     def plan(self):
+        self.project(self.towers())
+        return self.b.plan
+
+    def towers(self) -> dict[str, str]:
+        """Both towers' stages, one after the other; {stack: the name of its last stage}."""
         b = self.b
         pooled = {}
         for tower, stack, stream in TOWERS:
@@ -74,6 +80,11 @@ class TwoTowerPlanner(VisionPlanner):
             pooled[stack] = self.final_norm(stack, container, layers[-1], previous, None)
         self.streams = ("image", "text")
         b.plan.streams = self.streams
+        return pooled
+
+    def project(self, pooled: dict[str, str]) -> None:
+        """CLIP's pooling and projections into the shared space, then the similarity (`logits`)."""
+        b = self.b
         post = self.record.first("vision_model.post_layernorm")
         if post is not None:
             b.output(post.path, "img.pool", "layer_norm", ("batch", "model"), "LayerNorm(h[CLS])  (the pooled image)",
@@ -87,13 +98,13 @@ class TwoTowerPlanner(VisionPlanner):
               inputs=("img.proj", "txt.proj"))
         b.plan.hooks.append(ModelLogits("logits", field="logits_per_image"))
         b.plan.logits_key = "logits_per_image"
-        return b.plan
 
 
 class CLIPAdapter(VisionAdapter):
     """A CLIP model: a picture and one or more captions in, every stage of both towers tapped."""
 
     kind = "hf-clip"
+    planner_class = TwoTowerPlanner
     inputs = (InputField("image", "Image", "a PNG or JPEG file, or a folder of them", kind="image"),
               InputField("text", "Captions", "one or more captions, separated by |"))
 
@@ -116,12 +127,12 @@ class CLIPAdapter(VisionAdapter):
         return self.model.config.vision_config
 
     def _make_plan(self, pixel_values: Tensor):
-        ids = self.tokenizer_in(["a photo"], return_tensors="pt")
+        ids = self.encode(["a photo"])
         inputs = {"pixel_values": pixel_values, **{k: v.to(self.device) for k, v in ids.items()
-                                                   if k in ("input_ids", "attention_mask")}}
+                                                   if k in TEXT_INPUTS}}
         with forward_lock(self.model), quiet_transformers():
             record = probe(self.model, inputs)
-        planner = TwoTowerPlanner(self.model, record)
+        planner = self.planner_class(self.model, record)
         return planner.plan(), getattr(planner, "prefix", ())
 
     def prepare(self, texts: Mapping[str, str]) -> Prepared:
@@ -132,47 +143,56 @@ class CLIPAdapter(VisionAdapter):
         captions = [c.strip() for c in texts["text"].split("|") if c.strip()]
         if not captions:
             raise InputError("The {field} is empty: type at least one word.", id="input.empty", field="captions")
-        with quiet_transformers():
-            encoding = self.tokenizer_in(captions, padding=True, return_tensors="pt")
+        encoding = self.encode(captions)
         limit = self.model.config.text_config.max_position_embeddings
         if encoding["input_ids"].shape[1] > limit:
             from tfdebug.core.errors import SequenceTooLongError
 
             raise SequenceTooLongError("The input is {n} tokens long; this model takes at most {most}.",
                                        id="hf.too_long", n=encoding["input_ids"].shape[1], most=limit)
-        prepared.kwargs.update({k: encoding[k].to(self.device) for k in ("input_ids", "attention_mask")})
+        prepared.kwargs.update({k: v.to(self.device) for k, v in encoding.items() if k in TEXT_INPUTS})
         tokenizer = getattr(self.tokenizer_in, "convert_ids_to_tokens")
         prepared.tokens["text"] = [str(t) for t in tokenizer(encoding["input_ids"][0].tolist())]
         prepared.options["captions"] = captions
         return prepared
+
+    def padding(self) -> dict:
+        """How the captions are padded into one batch: CLIP pads to the longest."""
+        return {"padding": True}
+
+    def encode(self, captions: list[str], tokenizer: Any = None):
+        """`tokenizer(captions, **padding(), return_tensors="pt")`, by the adapter's tokenizer unless one is given."""
+        with quiet_transformers():
+            return (tokenizer or self.tokenizer_in)(captions, **self.padding(), return_tensors="pt")
 
     def vocabulary(self) -> list[str] | None:
         return None
 
     def input_problem(self, prepared: Prepared) -> tuple[str, str]:
         """The pixels as for a Vision Transformer, then the captions' ids and mask against the folder's own
-        `AutoTokenizer` (a second one, loaded apart) called on the same captions with padding."""
+        `AutoTokenizer` (a second one, loaded apart) called on the same captions, padded the same way."""
         problem, against = super().input_problem(prepared)
         if problem or self.folder is None:
             return problem, against
         from tfdebug.adapters.hf.inputs import check_inputs
 
-        with quiet_transformers():
-            reference = folder_tokenizer(self.folder)(prepared.options["captions"], padding=True,
-                                                      return_tensors="pt")
+        reference = self.encode(prepared.options["captions"], folder_tokenizer(self.folder))
         return check_inputs(prepared.kwargs, reference, "AutoTokenizer"), f"{against} and AutoTokenizer"
 
 
 def load_clip_folder(folder: Path, device, dtype, device_map: str | None = None, name: str = "") -> CLIPAdapter:
-    """A CLIP folder (config, weights, tokenizer and image processor) as an adapter."""
+    """A CLIP or SigLIP folder (config, weights, tokenizer and image processor) as an adapter."""
     from tfdebug.adapters.hf.vision import load_vision_folder
 
     model, processor = load_vision_folder(folder, device, dtype, device_map)
-    return CLIPAdapter(model, processor, folder_tokenizer(folder), name=name or str(folder), folder=folder)
+    adapter = CLIPAdapter
+    if model.config.model_type == "siglip":
+        from tfdebug.adapters.hf.siglip import SigLIPAdapter as adapter
+    return adapter(model, processor, folder_tokenizer(folder), name=name or str(folder), folder=folder)
 
 
 def load_bundled_clip(spec: str, device, dtype, device_map: str | None = None, download: bool = False):
-    """The registry's loader for the bundled tiny CLIP (`tiny-clip`)."""
+    """The registry's loader for the bundled tiny CLIP (`tiny-clip`) and SigLIP (`tiny-siglip`)."""
     from tfdebug.adapters.hf.load import bundled_folder
     from tfdebug.core.devices import resolve_dtype
 

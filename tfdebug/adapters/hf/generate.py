@@ -26,7 +26,8 @@ DEFAULT_CAPACITY = 4096
 
 class HFDecoder(StepDecoder):
     """One generation by a Hugging Face model: decoder-only after its prompt, encoder–decoder after
-    `decoder_start_token_id` (and any typed decoder input), the encoder run once at step 0."""
+    `decoder_start_token_id` (and any typed decoder input), the encoder run once at step 0 (on token ids, or on
+    a speech model's audio features)."""
 
     def __init__(self, adapter: Any, prepared: Prepared, use_cache: bool = True):
         from transformers import DynamicCache, EncoderDecoderCache
@@ -40,11 +41,13 @@ class HFDecoder(StepDecoder):
         self.stream = "tgt" if self.encoder_decoder else adapter.inputs[0].key
         ids = kwargs["decoder_input_ids"] if self.encoder_decoder else kwargs["input_ids"]
         self.prompt_ids = ids[0].tolist()
-        self.src = kwargs["input_ids"] if self.encoder_decoder else None
+        # what the encoder reads: token ids, or a speech model's features (Whisper's input_features)
+        self.src = {k: kwargs[k] for k in ("input_ids", "input_features") if k in kwargs} if self.encoder_decoder \
+            else None
         eos = getattr(config, "eos_token_id", None)
         self.eos_id = eos[0] if isinstance(eos, (list, tuple)) else eos
         self.capacity = (getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", None)
-                         or DEFAULT_CAPACITY)
+                         or getattr(config, "max_target_positions", None) or DEFAULT_CAPACITY)
         self._ids: list[int] = []
         self._running = False  # inside running(): the hooks are in, transformers quiet
         self._encoder_outputs = None
@@ -78,7 +81,7 @@ class HFDecoder(StepDecoder):
                 out = self.model(input_ids=new, cache=self.cache, use_cache=self.use_cache)
             else:
                 if self._encoder_outputs is None:  # the encoder reads the source once, at step 0
-                    self._encoder_outputs = self.model.get_encoder()(input_ids=self.src)
+                    self._encoder_outputs = self.model.get_encoder()(**self.src)
                 out = self.model(encoder_outputs=self._encoder_outputs, decoder_input_ids=new, cache=self.cache,
                                  use_cache=self.use_cache)
         return out.logits[0, -1]  # (V,)

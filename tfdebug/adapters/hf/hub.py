@@ -234,10 +234,18 @@ def _adapter(folder: Path, name: str, device, dtype, device_map: str | None):
     from tfdebug.adapters.hf.vision import VisionAdapter, is_vision_folder, load_vision_folder
 
     config = read_config(folder) if folder.is_dir() and (folder / "config.json").is_file() else {}
-    if config.get("model_type") == "clip":
+    if config.get("model_type") in ("clip", "siglip"):
         from tfdebug.adapters.hf.clip import load_clip_folder
 
         return load_clip_folder(folder, device, resolve_dtype(dtype), device_map, name=name)
+    if config.get("model_type") == "llava":
+        from tfdebug.adapters.hf.vlm import load_vlm_folder
+
+        return load_vlm_folder(folder, device, resolve_dtype(dtype), device_map, name=name)
+    if config.get("model_type") == "whisper":
+        from tfdebug.adapters.hf.speech import load_speech_folder
+
+        return load_speech_folder(folder, device, resolve_dtype(dtype), device_map, name=name)
     if is_vision_folder(config):
         model, processor = load_vision_folder(folder, device, resolve_dtype(dtype), device_map=device_map)
         return VisionAdapter(model, processor, name=name, folder=folder)

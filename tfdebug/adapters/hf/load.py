@@ -29,7 +29,8 @@ from tfdebug.core.foreign import foreign_call
 from tfdebug.core.safe_text import terminal_safe
 
 INSTALL_HINT = 'Hugging Face models need the optional extra: pip install "tfdebug[hf]" (transformers and tokenizers).'
-BUNDLED = {"tiny-gpt2": "tiny-gpt2", "tiny-vit": "tiny-vit", "tiny-clip": "tiny-clip"}
+BUNDLED = {name: name for name in
+           ("tiny-gpt2", "tiny-vit", "tiny-clip", "tiny-siglip", "tiny-whisper", "tiny-llava")}
 
 
 def transformers_available() -> bool:
@@ -68,6 +69,21 @@ def tiny_vit_available() -> bool:
 def tiny_clip_available() -> bool:
     """The bundled tiny CLIP, as `tiny_vit_available`."""
     return _image_model_available("tiny-clip")
+
+
+def tiny_siglip_available() -> bool:
+    """The bundled tiny SigLIP, as `tiny_vit_available`."""
+    return _image_model_available("tiny-siglip")
+
+
+def tiny_whisper_available() -> bool:
+    """The bundled tiny Whisper is listed when the extra is installed and its files are present."""
+    return transformers_available() and (bundled_folder("tiny-whisper") / "model.safetensors").is_file()
+
+
+def tiny_llava_available() -> bool:
+    """The bundled tiny LLaVA, as `tiny_vit_available`."""
+    return _image_model_available("tiny-llava")
 
 
 def _image_model_available(name: str) -> bool:

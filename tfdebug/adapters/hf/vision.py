@@ -33,7 +33,7 @@ from tfdebug.core.images import InputImage
 from tfdebug.core.phrases import Phrase
 
 #: model types whose image tower tfdebug plans (a folder of another type with only an image processor is tried)
-VISION_TYPES = frozenset({"vit", "deit", "dinov2", "dinov2_with_registers", "clip"})
+VISION_TYPES = frozenset({"vit", "deit", "dinov2", "dinov2_with_registers", "clip", "siglip"})
 PROCESSOR_FILE = "preprocessor_config.json"
 MAX_IMAGE_BYTES = 64 * 2**20
 MAX_IMAGE_PIXELS = 8192 * 8192
@@ -229,8 +229,10 @@ def folder_processor(folder: Path):
         return AutoImageProcessor.from_pretrained(str(folder), local_files_only=True, trust_remote_code=False)
 
 
-def load_vision_folder(folder: Path, device: torch.device, dtype: torch.dtype, device_map: str | None = None):
-    """(model, image processor) from a checked folder, as `load_folder` loads a text model."""
+def load_vision_folder(folder: Path, device: torch.device, dtype: torch.dtype, device_map: str | None = None,
+                       read_processor=None):
+    """(model, image processor) from a checked folder, as `load_folder` loads a text model; `read_processor`
+    reads the folder's processor (default `folder_processor`, its image processor)."""
     require_transformers()
     import transformers
     from transformers.activations import ACT2FN
@@ -238,7 +240,7 @@ def load_vision_folder(folder: Path, device: torch.device, dtype: torch.dtype, d
     from tfdebug.adapters.hf.load import _check_size, _config_object, _model_class
 
     config_dict, weights = check_folder(folder, frozenset(ACT2FN))
-    processor = folder_processor(folder)
+    processor = (read_processor or folder_processor)(folder)
     config = _config_object(config_dict, folder)
     model_class = _model_class(config) if getattr(config, "architectures", None) else transformers.AutoModel
     _check_size(model_class, config, weights, folder)

@@ -7,6 +7,7 @@ the model's embeddings module, where no module boundary separates the steps:
 - `img.patch_embed`: the patch embedding's output, one row per patch (a convolution with stride =
   patch size, flattened in reading order), (B, patches, D);
 - `img.cls`: the `[CLS]` token (and any other learned tokens) put before the patches, (B, T, D);
+  a model without such tokens (SigLIP's image tower) has no `img.cls`;
 - `img.pos`: the position embeddings added, the embeddings module's output, (B, T, D), the first
   layer's input (what `hidden_states[0]` holds).
 
@@ -62,12 +63,14 @@ class VisionEmbeddings:
     stages: tuple[str, str, str] = ("img.patch_embed", "img.cls", "img.pos")
 
     def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
-        patch_tap, cls_tap, pos_tap = (taps[s] for s in self.stages)
+        patch_tap, cls_tap, pos_tap = (taps.get(s) for s in self.stages)
         module = model.get_submodule(self.embeddings)
         tokens = learned_tokens(module)
 
         def patched(mod, args, output):
             x = patch_tap(output if output.dim() == 3 else output.flatten(2).transpose(1, 2))  # (B, P, D)
+            if cls_tap is None:  # no learned token: the patches are the embeddings module's rows
+                return x if output.dim() == 3 else x.transpose(1, 2).reshape(output.shape)
             # A model may leave some patches out (masked image modelling is not run here), so this is
             # the row order the embeddings module concatenates: the learned tokens, then the patches.
             parts = [t.to(x.dtype).expand(x.shape[0], -1, -1) for _, t in tokens]
@@ -125,11 +128,13 @@ class VisionPlanner(Planner):
         b = self.b
         b.tap("img.patch_embed", "embedding", STREAM, "Conv2d(image, stride = patch) → one row per patch",
               {"token": f"{STREAM_NAME}[{n}:{total}]"}, patch.path)
-        first = " + ".join(labels) or "no learned token"
-        b.tap("img.cls", "embedding", STREAM, f"[{first} ; patches]  (learned tokens before the patches)",
-              {"token": STREAM_NAME}, embeddings.path, inputs=("img.patch_embed",))
+        last = "img.patch_embed"
+        if labels:
+            b.tap("img.cls", "embedding", STREAM, f"[{' + '.join(labels)} ; patches]  (learned tokens before the "
+                  "patches)", {"token": STREAM_NAME}, embeddings.path, inputs=(last,))
+            last = "img.cls"
         b.tap("img.pos", "positional_add", STREAM, "X + P[pos]  (learned position embeddings)",
-              {"token": STREAM_NAME}, embeddings.path, inputs=("img.cls",))
+              {"token": STREAM_NAME}, embeddings.path, inputs=(last,))
         b.plan.hooks.append(VisionEmbeddings(embeddings.path, patch.path))
         last = "img.pos"
         if norm is not None and not close(first_layer.input, embeddings.out):  # CLIP's pre-layernorm

@@ -7,6 +7,11 @@ worker (`request_tile`, the head and stage the heatmap shows) and colours each p
 weight: the row of the query picked in the heatmap or here, else `[CLS]`'s. A click on a patch,
 or the arrow keys, picks that patch's row (`pick_row`, as a click on a heatmap row does); Home
 picks `[CLS]`.
+
+A speech model's spectrogram is drawn the same way (`InputImage.seconds` set): one 'patch' per
+encoder position along time, a time axis in seconds under it, and at a cross-attention stage the
+picked decoder token's attention over the audio's time (Left/Right, or a click on a heatmap row,
+picks another token).
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ from tfdebug.ui.state.controller import DebugController
 OVERLAY_RGB = (255, 120, 0)
 OVERLAY_ALPHA = 200  # a patch with the row's largest weight; the smallest is clear
 QUERY_RGB = (0, 200, 255)
+AXIS_HEIGHT = 18  # the time axis under a spectrogram
+MAX_GRID_LINES = 64  # a finer grid (a spectrogram's positions) would hide the picture
+TIME_STEPS = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0)
 
 
 class PatchCanvas(QWidget):
@@ -42,6 +50,9 @@ class PatchCanvas(QWidget):
         self._qimage: QImage | None = None
         self.weights: np.ndarray | None = None  # (rows, cols) in 0…1, or None: no overlay
         self.query: int | None = None           # the token whose row is drawn
+        # the number of query rows when the queries are not the picture's tokens (cross-attention), else None
+        self.rows: int | None = None
+        self.keys = 0  # the tokens of the shown row (a vision-language prompt's text follows the patches)
         self.setFocusPolicy(Qt.StrongFocus)
         self.setMinimumSize(160, 160)
 
@@ -65,15 +76,19 @@ class PatchCanvas(QWidget):
         """Whether a picture is drawn (a snapshot may carry only the first pictures of a batch)."""
         return self._qimage is not None
 
-    def set_overlay(self, weights: np.ndarray | None, query: int | None) -> None:
-        self.weights, self.query = weights, query
+    def set_overlay(self, weights: np.ndarray | None, query: int | None, rows: int | None = None,
+                    keys: int = 0) -> None:
+        self.weights, self.query, self.rows, self.keys = weights, query, rows, keys
         self.update()
 
     def picture_rect(self) -> QRectF:
-        """Where the picture is drawn: as large as fits, centred, its aspect kept."""
+        """Where the picture is drawn: as large as fits, centred, its aspect kept (a spectrogram fills the width
+        above its time axis)."""
         if self.image is None:
             return QRectF()
         height, width = self.image.size
+        if self.image.seconds is not None:
+            return QRectF(4, 4, self.width() - 8, max(1, self.height() - 8 - AXIS_HEIGHT))
         scale = min(self.width() / width, self.height() / height)
         w, h = width * scale, height * scale
         return QRectF((self.width() - w) / 2, (self.height() - h) / 2, w, h)
@@ -99,19 +114,32 @@ class PatchCanvas(QWidget):
                     if np.isfinite(w) and w > 0:
                         painter.fillRect(self.patch_rect(r, c), QColor(*OVERLAY_RGB, int(OVERLAY_ALPHA * w)))
         painter.setPen(QPen(QColor(255, 255, 255, 110), 1))
-        for c in range(1, cols):
+        for c in range(1, cols if cols <= MAX_GRID_LINES else 0):
             x = area.left() + c * area.width() / cols
             painter.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()))
-        for r in range(1, rows):
+        for r in range(1, rows if rows <= MAX_GRID_LINES else 0):
             y = area.top() + r * area.height() / rows
             painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
-        patch = self.image.patch_of(self.query) if self.query is not None else None
+        patch = self.image.patch_of(self.query) if self.query is not None and self.rows is None else None
         if patch is not None:
             painter.setPen(QPen(QColor(*QUERY_RGB), 3))
             painter.drawRect(self.patch_rect(*patch))
+        if self.image.seconds is not None:
+            self._time_axis(painter, area, self.image.seconds)
+
+    def _time_axis(self, painter: QPainter, area: QRectF, seconds: float) -> None:
+        """Ticks in seconds under the spectrogram, at most about one per 60 pixels."""
+        step = next((s for s in TIME_STEPS if area.width() * s / seconds >= 60), TIME_STEPS[-1])
+        painter.setPen(self.palette().windowText().color())
+        for i in range(int(seconds / step + 1e-9) + 1):
+            x = area.left() + i * step * area.width() / seconds
+            painter.drawLine(QPointF(x, area.bottom()), QPointF(x, area.bottom() + 4))
+            label = self.tr("{t} s").format(t=f"{i * step:g}")
+            painter.drawText(QRectF(x - 30, area.bottom() + 4, 60, AXIS_HEIGHT - 4),
+                             Qt.AlignHCenter | Qt.AlignTop, label)
 
     def mousePressEvent(self, event) -> None:
-        if not self.has_picture or event.button() != Qt.LeftButton:
+        if not self.has_picture or event.button() != Qt.LeftButton or self.rows is not None:
             return super().mousePressEvent(event)
         area = self.picture_rect()
         height, width = self.image.size
@@ -122,13 +150,25 @@ class PatchCanvas(QWidget):
             self.picked.emit(token)
 
     def keyPressEvent(self, event) -> None:
-        """Arrow keys move the query patch by one (from [CLS], to the first patch); Home picks [CLS]."""
+        """Arrow keys move the query patch by one (from [CLS], to the first patch); Home picks [CLS]; End the last
+        token (a vision-language prompt's last word, whose row predicts the next one)."""
         if self.image is None:
             return super().keyPressEvent(event)
+        if self.rows is not None:  # the queries are another stream's tokens: step through them
+            steps = {Qt.Key_Left: -1, Qt.Key_Up: -1, Qt.Key_Right: 1, Qt.Key_Down: 1}
+            if event.key() not in steps and event.key() != Qt.Key_Home:
+                return super().keyPressEvent(event)
+            # the next key counts from this token, before its row has arrived
+            self.query = 0 if event.key() == Qt.Key_Home else \
+                min(max((self.query or 0) + steps[event.key()], 0), self.rows - 1)
+            self.picked.emit(self.query)
+            return
         rows, cols = self.image.grid
         moves = {Qt.Key_Left: (0, -1), Qt.Key_Right: (0, 1), Qt.Key_Up: (-1, 0), Qt.Key_Down: (1, 0)}
         if event.key() == Qt.Key_Home:
             self.picked.emit(0)
+        elif event.key() == Qt.Key_End and self.keys:
+            self.picked.emit(self.keys - 1)
         elif event.key() in moves:
             patch = self.image.patch_of(self.query) if self.query is not None else None
             r, c = (0, 0) if patch is None else (min(max(patch[0] + moves[event.key()][0], 0), rows - 1),
@@ -171,12 +211,16 @@ class ImagePanel(QWidget):
             return 0
         return self.ctl.view.indices_by_name.get("batch", 0)
 
-    def query(self) -> int:
-        """The token whose row is drawn: the picked row, else [CLS]'s (the first)."""
-        return self.ctl.picked_row if self.ctl.picked_row is not None else 0
+    def query(self, rows: int | None = None) -> int:
+        """The token whose row is drawn: the picked row, else [CLS]'s (the first); the first too when the picked
+        row is past the shown stage's `rows` (a generation step's one query, after a row of another stage)."""
+        picked = self.ctl.picked_row
+        return picked if picked is not None and (rows is None or picked < rows) else 0
 
-    def _attention_columns(self) -> int | None:
-        """How many keys the shown slice has when it is queries × keys over the image's tokens, else None."""
+    def _attention_shape(self) -> tuple[int, int, bool] | None:
+        """(queries, keys, whether the queries are the image's own stream) when the shown slice is queries × keys
+        with the image's tokens among the keys (self-attention over the image, a vision-language prompt whose text
+        follows the patches, or another stream's cross-attention over it), else None."""
         image, capture, view = self.ctl.input_image, self.ctl.current, self.ctl.view
         if image is None or capture is None:
             return None
@@ -184,35 +228,43 @@ class ImagePanel(QWidget):
         if not (0 <= view.row_axis < len(axes) and 0 <= view.col_axis < len(axes)) or \
                 (axes[view.row_axis], axes[view.col_axis]) != ("query", "key"):
             return None
-        n = len(image.token_labels())
-        if capture.info.tokens.get("key") != image.stream or capture.shape[view.col_axis] != n or \
-                capture.shape[view.row_axis] != n:
+        n, keys = len(image.token_labels()), capture.shape[view.col_axis]
+        rows, own = capture.shape[view.row_axis], capture.info.tokens.get("query") == image.stream
+        if capture.info.tokens.get("key") != image.stream or keys < n or (own and rows != keys):
             return None
-        return n
+        return rows, keys, own
 
     def refresh(self) -> None:
         """Read the query's row of the shown slice again (or say why there is nothing to draw)."""
         image, batch = self.ctl.input_image, self.batch_row()
         self.canvas.set_image(image, batch)
-        n = self._attention_columns()
-        row = self.query()
+        shape = self._attention_shape()
+        rows, n, own = shape if shape is not None else (0, 0, True)
+        row = self.query(rows)
         self.row = None  # until the row asked for now arrives
         if image is None:
             why = self.tr("This pass has no image.")
         elif not self.canvas.has_picture:
             why = self.tr("This snapshot does not carry picture {row} of its batch.").format(row=self.batch_row())
-        elif n is None or not 0 <= row < n or not self.ctl.request_tile(
-                (row, row + 1), (0, n), (1, n), False, lambda tile: self._arrived(tile, row, batch)):
+        elif shape is None or not 0 <= row < rows or not self.ctl.request_tile(
+                (row, row + 1), (0, n), (1, n), False, lambda tile: self._arrived(tile, row, batch, own, rows)):
             why = self.tr("Step to an attention stage (scores, probs) to see a query's attention over the image; "
-                          "click a patch to pick its row.")
+                          "click a patch to pick its row.") if image.seconds is None else \
+                self.tr("Step to an attention stage over the audio (the encoder's, or the decoder's cross-attention) "
+                        "to see a query's attention over time; Left/Right pick another token.")
         else:
             return
         self.canvas.set_overlay(None, None)
         self.title.setText(why)
 
-    def _arrived(self, tile: Tile, row: int, batch: int) -> None:
+    def _query_label(self, capture, row: int) -> str:
+        """The query token's string (a decoder token of a cross-attention stage), else its position."""
+        labels = self.ctl.axis_labels(self.ctl.view.row_axis)
+        return labels[row] if labels is not None and 0 <= row < len(labels) else str(row)
+
+    def _arrived(self, tile: Tile, row: int, batch: int, own: bool, rows: int) -> None:
         image, capture = self.ctl.input_image, self.ctl.current
-        if image is None or capture is None or row != self.query() or image is not self.canvas.image \
+        if image is None or capture is None or row != self.query(rows) or image is not self.canvas.image \
                 or batch != self.canvas.row:  # a stale answer: another query, pass or picture is shown now
             return
         self.row = np.asarray(tile.values[0], dtype=np.float32)
@@ -220,13 +272,20 @@ class ImagePanel(QWidget):
         finite = grid[np.isfinite(grid)]
         low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
         shown = (grid - low) / (high - low) if high > low else np.zeros_like(grid)
-        self.canvas.set_overlay(shown, row)
+        self.canvas.set_overlay(shown, row, None if own else rows, self.row.size)
         labels = image.token_labels()
         best = divmod(int(np.nanargmax(np.where(np.isfinite(grid), grid, -np.inf))), image.grid[1])
+        query = self._query_label(capture, row)
+        if image.seconds is not None:
+            self.title.setText(self.tr("{stage} · query {query} · strongest at {time} {value} · Left/Right pick "
+                                       "another token").format(
+                stage=capture.name, query=query, time=labels[len(image.prefix) + best[1]],
+                value=colors.format_value(float(grid[best]))))
+            return
         on_prefix = ", ".join(f"{label} {colors.format_value(value)}" for label, value in prefix.items())
         self.title.setText(self.tr("{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · "
                                    "click a patch to pick its row").format(
-            stage=capture.name, query=labels[row], r=best[0], c=best[1],
+            stage=capture.name, query=query, r=best[0], c=best[1],
             value=colors.format_value(float(grid[best])), prefix=on_prefix or "—"))
 
 

@@ -157,11 +157,12 @@ class InputBar(QWidget):
             button.deleteLater()
         self.fields, self._labels, self._browse = {}, [], []
         adapter = self.ctl.adapter
-        images = {f.key for f in adapter.inputs if f.kind == "image"} if adapter is not None else set()
+        # a picture's or a recording's path: a file field
+        files = {f.key: f.kind for f in adapter.inputs if f.kind in ("image", "audio")} if adapter is not None else {}
         at = self._fields_at
         for key, label, placeholder in specs:
             caption = QLabel(translate("inputs", label))  # adapters' labels are in the catalogue (core_strings)
-            edit = FileLineEdit() if key in images else QLineEdit()
+            edit = FileLineEdit() if key in files else QLineEdit()
             edit.setObjectName(f"input-{key}")
             edit.setPlaceholderText(translate("inputs", placeholder) if placeholder else "")
             edit.setMinimumWidth(edit.fontMetrics().averageCharWidth() * MIN_FIELD_CHARS)
@@ -170,12 +171,14 @@ class InputBar(QWidget):
             self._layout.insertWidget(at, caption)
             self._layout.insertWidget(at + 1, edit, 3)
             at += 2
-            if key in images:  # a picture's path: chosen in a file dialog, typed, or dropped on the field
+            if key in files:  # chosen in a file dialog, typed, or dropped on the field
                 browse = QToolButton()
                 browse.setObjectName(f"input-{key}-browse")
                 browse.setText("…")
-                browse.setToolTip(self.tr("Choose an image file (PNG, JPEG …), or drop one on the field"))
-                browse.clicked.connect(lambda _=False, e=edit: self._choose_image(e))
+                audio = files[key] == "audio"
+                browse.setToolTip(self.tr("Choose an audio file (WAV), or drop one on the field") if audio else
+                                  self.tr("Choose an image file (PNG, JPEG …), or drop one on the field"))
+                browse.clicked.connect(lambda _=False, e=edit, a=audio: self._choose_file(e, a))
                 self._layout.insertWidget(at, browse)
                 self._browse.append(browse)
                 at += 1
@@ -183,10 +186,14 @@ class InputBar(QWidget):
             self._labels.append(caption)
         self._fill_presets()
 
-    def _choose_image(self, edit: QLineEdit) -> None:
+    def _choose_file(self, edit: QLineEdit, audio: bool) -> None:
         folder = os.path.dirname(edit.text().strip()) or os.getcwd()
-        path = open_file_name(self, self.tr("Choose an image"), folder,
-                              self.tr("Images (*.png *.jpg *.jpeg *.bmp *.gif *.webp);;All files (*)"))
+        if audio:
+            path = open_file_name(self, self.tr("Choose an audio file"), folder,
+                                  self.tr("Audio (*.wav *.flac);;All files (*)"))
+        else:
+            path = open_file_name(self, self.tr("Choose an image"), folder,
+                                  self.tr("Images (*.png *.jpg *.jpeg *.bmp *.gif *.webp);;All files (*)"))
         if path:
             edit.setText(path)
 

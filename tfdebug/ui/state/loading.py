@@ -66,8 +66,8 @@ class LoadingMixin:
         adapter.chat = inputs.chat and adapter.can_chat()  # the Chat toggle (a model without a template ignores it)
         fields = {f.key for f in adapter.inputs}
         texts = {k: v for k, v in inputs.texts.items() if k in fields}
-        if not texts:  # another model's fields: start from this model's first preset
-            texts = adapter.default_texts()
+        if fields - set(texts):  # another model's fields: this model's first preset fills those it lacks
+            texts = {**adapter.default_texts(), **texts}
         if inputs.batch:  # more rows: the tokenizer pads them into one batch (a typed error here, too)
             first = adapter.inputs[0].key
             return (key, adapter), adapter, adapter.prepare_batch([texts, *({**texts, first: t} for t in inputs.batch)])
