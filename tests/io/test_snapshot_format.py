@@ -108,3 +108,19 @@ def test_a_gpu_pass_saves_from_the_device_and_opens_anywhere(dtype, tmp_path):
         assert probs.device.type == "cpu" and torch.equal(probs, rec["enc.0.attn.probs"].tensor.cpu())
     with open_snapshot(tmp_path / "gpu.safetensors", device="cuda:0") as on_gpu:
         assert on_gpu.tensor(on_gpu["logits"]).is_cuda
+
+
+def test_finiteness_is_checked_a_block_at_a_time(monkeypatch):
+    """A stage larger than a block (a long pass's logits) is checked in blocks, views slice by slice, with the
+    same answer as torch.isfinite on the whole."""
+    import torch
+
+    from tfdebug.io import snapshot
+
+    monkeypatch.setattr(snapshot, "FINITE_BLOCK", 100)
+    x = torch.randn(4, 60, 70)
+    views = (x, x.transpose(1, 2), x.reshape(-1)[1::3], x[:1])
+    assert all(bool(snapshot.all_finite(v)) for v in views)
+    x[2, 5, 7] = float("nan")
+    for v in views[:3]:
+        assert bool(snapshot.all_finite(v)) == bool(torch.isfinite(v).all())
