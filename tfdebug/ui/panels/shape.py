@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 from tfdebug.ui.i18n.language import axis_title, current_language, formula_text, kind_title
 from tfdebug.ui.render.stage_text import describe_inputs, fmt_bytes, fmt_shape, input_stages
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.render.plain_text import columns
 
 # What the panel always has room for, whatever the docks around it ask: the stage's name and kind, and its
 # Shape, dtype and Device rows, unwrapped at a usual shape's width (at 1280×720 the docks below took the rest).
@@ -29,7 +30,7 @@ class ShapePanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.text)
         metrics = self.text.fontMetrics()
-        self.text.setMinimumSize(metrics.averageCharWidth() * MIN_CHARS, metrics.lineSpacing() * MIN_LINES)
+        self.text.setMinimumSize(columns(metrics, MIN_CHARS), metrics.lineSpacing() * MIN_LINES)
         self._verification = None  # the verification last shown: the check runs after the pass, in the background
         ctl.stage_shown.connect(self.refresh)
         ctl.state_changed.connect(self._verification_arrived)

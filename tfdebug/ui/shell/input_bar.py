@@ -22,6 +22,7 @@ from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.device_box import DeviceBox
 from tfdebug.ui.widgets.file_dialog import open_file_name
 from tfdebug.ui.widgets.file_field import FileLineEdit
+from tfdebug.ui.render.plain_text import columns
 
 MAX_RECENT = 10
 MIN_FIELD_CHARS = 25
@@ -165,7 +166,7 @@ class InputBar(QWidget):
             edit = FileLineEdit() if key in files else QLineEdit()
             edit.setObjectName(f"input-{key}")
             edit.setPlaceholderText(translate("inputs", placeholder) if placeholder else "")
-            edit.setMinimumWidth(edit.fontMetrics().averageCharWidth() * MIN_FIELD_CHARS)
+            edit.setMinimumWidth(columns(edit.fontMetrics(), MIN_FIELD_CHARS))
             edit.textChanged.connect(self._update_inputs)
             edit.returnPressed.connect(self.run_action.trigger)
             self._layout.insertWidget(at, caption)
@@ -355,7 +356,7 @@ class InputBar(QWidget):
         # The frame and arrow around the line edit (laid out once the bar shows; before that, about 40 px).
         chrome = box.width() - box.lineEdit().width() if box.isVisible() else 40
         fm = box.fontMetrics()
-        text_width = fm.horizontalAdvance(text) + 2 * fm.averageCharWidth()  # the line edit's margins and cursor
+        text_width = fm.horizontalAdvance(text) + columns(fm, 2)  # the line edit's margins and cursor
         box.setMinimumWidth(max(box.minimumSizeHint().width(), text_width + chrome))
 
     def _session_changed(self) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtGui import QFont, QFontMetricsF
 
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.token_text import shown_token
+from tfdebug.ui.render.plain_text import columns
 
 MAX_WORD_TICKS = 4096   # beyond this many words only the major labels are set (pyqtgraph walks every tick)
 MAX_INDEX_TICKS = 16
@@ -159,7 +160,7 @@ class TokenAxis(NonOverlappingAxis):
         elif self._labels is not None:  # words side by side (overlapping ones are left out when drawn)
             room = self.max_label_px / 2
         else:  # numbers side by side: the widest one and a gap
-            room = metrics.horizontalAdvance(str(last)) + 2 * metrics.averageCharWidth()
+            room = metrics.horizontalAdvance(str(last)) + columns(metrics, 2)
         step = nice_step(room / per_cell)
         return step, list(range((first + step - 1) // step * step, last, step))
 
