@@ -87,17 +87,23 @@ def caption_tokenizer(**options):
                                    bos_token="<|startoftext|>", eos_token="<|endoftext|>", **options)
 
 
+def _tower_configs() -> tuple[dict, dict]:
+    """The text and vision towers' sizes the bundled CLIP and SigLIP share (the caption vocabulary's ids)."""
+    text = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
+                vocab_size=len(SPECIAL) + len(CAPTION_WORDS), max_position_embeddings=16, pad_token_id=0,
+                bos_token_id=2, eos_token_id=3)
+    vision = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, image_size=64,
+                  patch_size=8)
+    return text, vision
+
+
 def make_clip(folder: Path) -> None:
     """A random tiny CLIP, its tokenizer and image processor, saved with save_pretrained (safetensors)."""
     import torch
     from transformers import CLIPConfig, CLIPImageProcessor, CLIPModel
 
     torch.manual_seed(0)
-    text = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
-                vocab_size=len(SPECIAL) + len(CAPTION_WORDS), max_position_embeddings=16, pad_token_id=0,
-                bos_token_id=2, eos_token_id=3)
-    vision = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, image_size=64,
-                  patch_size=8)
+    text, vision = _tower_configs()
     config = CLIPConfig(text_config=text, vision_config=vision, projection_dim=32, initializer_factor=1.0)
     model = CLIPModel(config).eval()
     model.save_pretrained(folder, safe_serialization=True)
@@ -111,11 +117,7 @@ def make_siglip(folder: Path) -> None:
     from transformers import SiglipConfig, SiglipImageProcessor, SiglipModel
 
     torch.manual_seed(0)
-    text = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
-                vocab_size=len(SPECIAL) + len(CAPTION_WORDS), max_position_embeddings=16, pad_token_id=0,
-                bos_token_id=2, eos_token_id=3)
-    vision = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, image_size=64,
-                  patch_size=8)
+    text, vision = _tower_configs()
     model = SiglipModel(SiglipConfig(text_config=text, vision_config=vision, initializer_factor=1.0)).eval()
     model.save_pretrained(folder, safe_serialization=True)
     caption_tokenizer(model_input_names=["input_ids"]).save_pretrained(folder)  # SigLIP's text has no padding mask
