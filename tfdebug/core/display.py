@@ -160,41 +160,44 @@ _CHUNK = 1 << 18  # elements per step of the deviation sums: a 1 MB buffer that 
 def _mean_std(values: Tensor, shift: float | None = None) -> tuple[float, float]:
     """Mean and sample std of a 1-D float32 CPU tensor.
 
-    Without `shift`: a sum and a BLAS dot product read the data twice without allocating.
-    When the mean dominates the spread (a softmax) that sum-of-squares form loses precision;
-    then the deviations from the mean are summed as below. `shift` (an estimate of a mean
-    known to dominate, e.g. from the histogram) goes there directly.
+    Without `shift`: the sum and the sum of squares (float64 chunk by chunk, below). When the
+    mean dominates the spread (a softmax) that sum-of-squares form loses precision; then the
+    deviations from the mean are summed instead. `shift` (an estimate of a mean known to
+    dominate, e.g. from the histogram) goes there directly.
     """
     n = values.numel()
     if n == 1:
         return float(values[0]), 0.0
     if shift is None:
-        mean = float(values.sum()) / n  # torch sums float32 pairwise on the CPU: accurate enough to display
-        squares = float(torch.dot(values, values))
+        total, squares = _sums(values, 0.0)
+        mean = total / n
         if n * mean * mean <= 0.25 * squares:
             return mean, math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1))
         shift = mean
-    return _shifted_moments(values, shift)
-
-
-def _shifted_moments(values: Tensor, shift: float) -> tuple[float, float]:
-    """Mean and sample std from the deviations d = x − shift, in one pass over the data: chunk
-    by chunk into a reused cache-sized buffer, Σd and Σd² (Python floats). With the shift near
-    the mean the deviations are small, so nothing cancels: var = (Σd² − (Σd)²/n) / (n − 1).
-    No full-size temporary, ~10× faster than torch.std_mean on large tensors."""
-    n = values.numel()
     if n <= _CHUNK:  # one chunk: the exact mean costs a pass over data already in cache
-        shift = float(values.sum()) / n
-    shift = float(np.float32(shift))  # what torch subtracts from float32 data (the scalar is cast)
-    buffer = torch.empty(min(n, _CHUNK), dtype=values.dtype)
+        shift = float(values.sum(dtype=torch.float64)) / n
+    total, squares = _sums(values, shift)
+    offset = total / n
+    return shift + offset, math.sqrt(max(squares - n * offset * offset, 0.0) / (n - 1))
+
+
+def _sums(values: Tensor, shift: float) -> tuple[float, float]:
+    """Σd and Σd² of the deviations d = x − shift in one pass over the data: chunk by chunk into a
+    reused cache-sized float64 buffer, so the sums do not depend on how BLAS splits a float32 dot
+    (a single-threaded float32 dot over a million cells drifts by 1e-4) and nothing cancels when
+    the shift is near the mean. No full-size temporary."""
+    n = values.numel()
+    buffer = torch.empty(min(n, _CHUNK), dtype=torch.float64)
     total = squares = 0.0
     for start in range(0, n, _CHUNK):
         chunk = values[start:start + _CHUNK]
-        deviation = torch.sub(chunk, shift, out=buffer[:chunk.numel()])
+        deviation = buffer[:chunk.numel()]
+        deviation.copy_(chunk)
+        if shift:
+            deviation.sub_(shift)
         total += float(deviation.sum())
         squares += float(torch.dot(deviation, deviation))
-    offset = total / n
-    return shift + offset, math.sqrt(max(squares - n * offset * offset, 0.0) / (n - 1))
+    return total, squares
 
 
 def _dominating_mean(counts: np.ndarray, lo: float, hi: float) -> float | None:
