@@ -91,7 +91,7 @@ class Driver:
     def paused(self, name: str | None = None) -> bool:
         current = self.ctl.current
         return (current is not None and self.ctl.stepper is not None and self.ctl.stepper.state != "running"
-                and current is self.ctl.stepper.current and not self.ctl.busy
+                and current is self.ctl.stepper.current and not self.ctl.loader.busy
                 and (name is None or current.name == name))
 
     def launch(self) -> None:

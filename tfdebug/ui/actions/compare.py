@@ -27,7 +27,7 @@ from tfdebug.ui.workers.jobs import Job
 
 @actions.action("tfdebug.compare.with", QT_TRANSLATE_NOOP("actions", "Compare With…"), "Ctrl+Shift+D",
                 QT_TRANSLATE_NOOP("actions", "Compare two passes stage by stage and find the first stage where they diverge"),
-                enabled=lambda ctl: not ctl.busy, toolbar=False)
+                enabled=lambda ctl: not ctl.loader.busy, toolbar=False)
 def compare_with(ctx: ActionContext) -> None:
     ctx.tools.compare.open_dialog()
 

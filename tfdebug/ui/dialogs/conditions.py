@@ -150,8 +150,8 @@ class ConditionDialog(QDialog):
         except TfdebugError as exc:
             self.error_label.setText(error_text(exc))
             return
-        self.ctl.set_condition_mode(FAST if self.fast.isChecked() else EXACT)
-        self.ctl.set_conditions(conditions)
+        self.ctl.breakpoints.set_condition_mode(FAST if self.fast.isChecked() else EXACT)
+        self.ctl.breakpoints.set_conditions(conditions)
         if self.reference is not None:
             self.reference.set_condition_placement(placement)  # computes the reference off the GUI thread
         super().accept()

@@ -166,7 +166,7 @@ class CompareView(QWidget):
         if name not in ctl.plan:
             ctl.error.emit(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
             return
-        ctl.run_to(name)
+        ctl.steps.run_to(name)
 
     def _selected(self) -> None:
         name = self.selected_stage()

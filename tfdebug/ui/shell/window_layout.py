@@ -115,7 +115,7 @@ class WindowLayout:
         if heads.isFloating() or heat.isFloating() or heads.visibleRegion().isEmpty() or self.ctl.current is None:
             return
         total = heat.height() + heads.height()
-        empty = "head" not in self.ctl.axis_names() and not self.heads_panel.prediction.applies()
+        empty = "head" not in self.ctl.axes.names() and not self.heads_panel.prediction.applies()
         if empty:
             if self._heads_share is None:
                 self._heads_share = heads.height() / total
