@@ -17,8 +17,8 @@ from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.exports import export_pass, load_export
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
-from tfdebug.ui.actions import exports as export_actions
-from tfdebug.ui.actions.exports import CANCELLED
+from tfdebug.ui.dialogs import export_tools as export_actions
+from tfdebug.ui.dialogs.export_tools import CANCELLED
 from tfdebug.ui.actions.snapshots import recent_files
 from tfdebug.ui.dialogs.export import ExportDialog
 

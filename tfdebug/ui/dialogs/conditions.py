@@ -32,7 +32,7 @@ from tfdebug.ui.widgets.placement import PlacementPicker, default_reference_dtyp
 class ConditionDialog(QDialog):
     """Condition breakpoints: NaN, ±Inf outside masked cells, max |x| above a threshold, a divergence
     from a reference pass (this input in another dtype or on another device: `reference`, the
-    window's actions.reference.ReferenceTools).
+    window's dialogs.reference_tools.ReferenceTools).
 
     Opened with `open()` (window-modal, not blocking); Apply sets the conditions.
     """

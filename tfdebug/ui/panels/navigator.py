@@ -32,7 +32,7 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.i18n.language import formula_text, kind_title, phrase_text, said, title
 from tfdebug.ui.render.plain_text import plain_tooltip
 from tfdebug.ui.state.controller import DebugController
-from tfdebug.ui.widgets.breakpoints import kind_menu
+from tfdebug.ui.actions.breakpoint_menu import kind_menu
 
 GUTTER, NAME, SHAPE = range(3)
 NAME_ROLE = Qt.UserRole + 1

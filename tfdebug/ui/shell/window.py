@@ -17,14 +17,14 @@ from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
 
 # these modules register their actions before `actions.bind` reads the registry
-from tfdebug.ui.actions import compare as compare_tools
 from tfdebug.ui.actions import heatmap as heatmap_tools
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.actions.exports import ExportActions
 from tfdebug.ui.actions.snapshots import SnapshotActions
 from tfdebug.ui.remote import connection as remote_tools
+from tfdebug.ui.dialogs import compare_tools
 from tfdebug.ui.dialogs import edit as edit_dialog
+from tfdebug.ui.dialogs.export_tools import ExportActions
 from tfdebug.ui.dialogs.conditions import ConditionTools
 from tfdebug.ui.dialogs.batch import BatchTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
@@ -50,7 +50,7 @@ from tfdebug.ui.state import capture_budget
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.state.generation_data import is_generation
 from tfdebug.ui.state.messages import Message
-from tfdebug.ui.widgets.breakpoints import kind_menu
+from tfdebug.ui.actions.breakpoint_menu import kind_menu
 from tfdebug.ui.workers.gui_gc import collect_in_gui_thread
 from tfdebug.ui.workers.throttle import throttler
 

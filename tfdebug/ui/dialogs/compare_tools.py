@@ -16,7 +16,7 @@ from tfdebug.core.compare_planes import ComparedPlanes, compared_planes
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.actions.reference import ReferenceTools
+from tfdebug.ui.dialogs.reference_tools import ReferenceTools
 from tfdebug.ui.dialogs.compare import BEFORE_EDIT, FILE, INPUT, LIVE, PLACED, CompareDialog, PassSource, describe
 from tfdebug.ui.i18n.language import phrase_text, said, shown_text
 from tfdebug.ui.panels.compare import CompareView
