@@ -25,17 +25,16 @@ class Stepping:
 
     `stepper()`, `source()`, `plan()` and `busy()` read the controller's pass; `jump(name, move)` reads a
     replayed stage ahead before `move()` goes there (True when it took the jump over) and `cancel_jump()`
-    forgets such a read; `settled()` says
-    whether the display has shown the last stage; `restarted()` is called after a Restart applied."""
+    forgets such a read; `settled()` says whether the display has shown the last stage; `restarted()` is
+    called after a Restart applied."""
 
     def __init__(self, stepper: Callable[[], Stepper | None], source: Callable[[], object], plan: Callable[[], object],
                  busy: Callable[[], bool], jump: Callable[[str, Callable[[], bool]], bool],
-                 cancel_jump: Callable[[], None], settled: Callable[[], bool], failed: Callable[[object], None], changed: Callable[[], None],
-                 restarted: Callable[[], None]):
+                 cancel_jump: Callable[[], None], settled: Callable[[], bool], failed: Callable[[object], None],
+                 changed: Callable[[], None], restarted: Callable[[], None]):
         self._stepper, self._source, self._plan, self._busy = stepper, source, plan, busy
         self._jump, self._cancel_jump, self._settled = jump, cancel_jump, settled
-        self._failed, self._changed = failed, changed
-        self._restarted = restarted
+        self._failed, self._changed, self._restarted = failed, changed, restarted
         self._in_flight = False  # a live Step runs and its pause has not been shown yet
         self.queued_steps = 0    # Steps asked for meanwhile (key repeat): one runs per pause
 
@@ -147,7 +146,8 @@ class Stepping:
         it has run, else run to it."""
         name = next((n for n in self._plan().names() if parse_name(n).step == step), None)
         if name is None:
-            self._failed(said(lambda: QCoreApplication.translate("Stepping", "This generation has no step {0}.").format(step)))
+            self._failed(said(lambda: QCoreApplication.translate(
+                "Stepping", "This generation has no step {0}.").format(step)))
             return False
         return self.run_to(name)
 
