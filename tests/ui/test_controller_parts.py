@@ -28,19 +28,19 @@ def test_breakpoints_are_one_set_every_stepper_checks_and_a_refused_change_is_sa
     stepper, changes, refusals = None, [], []
     bps = WindowBreakpoints(lambda: stepper, changes.append, refusals.append)
     bps.toggle_stage(STAGE)  # nothing on screen yet: straight to the set
-    assert Breakpoint.on_stage(STAGE) in bps and len(bps) == 1 and changes == [bps.points]
+    assert Breakpoint.on_stage(STAGE) in bps.points and len(bps.points) == 1 and changes == [bps.points]
     stepper = session.stepper
     bps.share_with(stepper)
     bps.toggle_stage("enc.9.attn.scores")  # the model has 2 layers: the stepper refuses it
-    assert [type(e) for e in refusals] == [UnknownStageError] and len(bps) == 1 and len(changes) == 2
+    assert [type(e) for e in refusals] == [UnknownStageError] and len(bps.points) == 1 and len(changes) == 2
     bps.set_conditions([Breakpoint.on_nan()])
-    assert {b.value for b in bps} == {STAGE, "nan"}
+    assert {b.value for b in bps.points} == {STAGE, "nan"}
     stepper.start()
     stepper.wait()
     stepper.continue_()  # stops where the window's set says
     assert stepper.wait() == "paused" and stepper.current.name == STAGE
     bps.clear()
-    assert len(bps) == 0 and len(stepper.breakpoints) == 0
+    assert len(bps.points) == 0 and len(stepper.breakpoints) == 0
 
 
 def test_stepping_moves_the_stepper_on_screen_and_says_what_it_cannot(session):

@@ -322,9 +322,9 @@ def test_breakpoints_menu_items_are_registry_actions(window, qtbot):
     from tfdebug.core.breakpoints import Breakpoint
 
     window.ctl.breakpoints.set(Breakpoint.on_kind("softmax"), True)
-    assert window.ctl.breakpoints
+    assert window.ctl.breakpoints.points
     window.actions_by_id["tfdebug.breakpoints.clear"].trigger()
-    assert not window.ctl.breakpoints
+    assert not window.ctl.breakpoints.points
     window.actions_by_id["tfdebug.breakpoints.conditions"].trigger()
     dialog = window.tools.conditions.dialog
     qtbot.waitUntil(dialog.isVisible)

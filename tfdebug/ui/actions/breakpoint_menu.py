@@ -27,14 +27,14 @@ def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
     def sync() -> None:
         for kind, act in by_kind.items():
             act.blockSignals(True)
-            act.setChecked(Breakpoint.on_kind(kind) in ctl.breakpoints)
+            act.setChecked(Breakpoint.on_kind(kind) in ctl.breakpoints.points)
             act.blockSignals(False)
 
     def only_this_pass() -> None:
         # The vocabulary covers every architecture; list the kinds this pass has (all before one loads).
         present = {c.info.kind for c in ctl.plan}
         for kind, act in by_kind.items():
-            act.setVisible(not present or kind in present or Breakpoint.on_kind(kind) in ctl.breakpoints)
+            act.setVisible(not present or kind in present or Breakpoint.on_kind(kind) in ctl.breakpoints.points)
 
     def retranslate() -> None:
         menu.setTitle(QCoreApplication.translate("kind_menu", "Break on Every…"))

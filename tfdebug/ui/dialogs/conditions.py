@@ -115,7 +115,7 @@ class ConditionDialog(QDialog):
         self.rtol.setText(f"{rtol:g}")
 
     def _load(self) -> None:
-        conditions = {b.value: b for b in self.ctl.breakpoints if b.by == "condition"}
+        conditions = {b.value: b for b in self.ctl.breakpoints.points if b.by == "condition"}
         if DIVERGES in conditions and self.reference is not None and self.reference.placement is not None:
             self.diverges.setChecked(True)
             self.placement.set(self.reference.placement)
@@ -126,7 +126,7 @@ class ConditionDialog(QDialog):
         self.abs_gt.setChecked("abs_gt" in conditions)
         if "abs_gt" in conditions:
             self.threshold.setValue(conditions["abs_gt"].threshold)
-        self.fast.setChecked(self.ctl.breakpoints.mode == FAST)
+        self.fast.setChecked(self.ctl.breakpoints.points.mode == FAST)
 
     def conditions(self) -> list[Breakpoint]:
         out = []

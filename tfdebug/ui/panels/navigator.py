@@ -247,7 +247,7 @@ class NavigatorPanel(QWidget):
 
     def refresh_breakpoints(self) -> None:
         for name, item in self.items.items():
-            on = Breakpoint.on_stage(name) in self.ctl.breakpoints
+            on = Breakpoint.on_stage(name) in self.ctl.breakpoints.points
             item.setText(GUTTER, "●" if on else "")
             item.setForeground(GUTTER, QBrush(BREAK_FG))
 
@@ -294,7 +294,7 @@ class NavigatorPanel(QWidget):
             bp = Breakpoint.on_kind(kind)
             every = menu.addAction(self.tr("Break on Every {kind}").format(kind=kind_title(kind)))
             every.setCheckable(True)
-            every.setChecked(bp in self.ctl.breakpoints)
+            every.setChecked(bp in self.ctl.breakpoints.points)
             every.toggled.connect(lambda on: self.ctl.breakpoints.set(bp, on))
             keep = menu.addAction(self.tr("Always Keep Every {kind}").format(kind=kind_title(kind)))
             keep.setCheckable(True)

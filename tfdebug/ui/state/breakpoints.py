@@ -1,6 +1,7 @@
 """The window's breakpoints: one BreakpointSet for the window's lifetime, shared by every pass it shows.
 
-`WindowBreakpoints` is a Qt-free part the controller owns (`ctl.breakpoints`). A change goes through the
+`WindowBreakpoints` is a Qt-free part the controller owns (`ctl.breakpoints`; the set itself is
+`ctl.breakpoints.points`, what panels read). A change goes through the
 stepper on screen when there is one (it checks a stage name against its model; a remote one tells the
 server), else straight to the set; after every change, a refused one too, `changed(points)` hands the set
 to whoever listens, and a refusal goes to `failed(error)`.
@@ -8,7 +9,7 @@ to whoever listens, and a refusal goes to `failed(error)`.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable
 
 from tfdebug.core.breakpoints import Breakpoint, BreakpointSet
 from tfdebug.core.errors import TfdebugError
@@ -24,20 +25,6 @@ class WindowBreakpoints:
                  failed: Callable[[TfdebugError], None]):
         self.points = BreakpointSet()  # what every pass checks: handed to each stepper shown
         self._stepper, self._changed, self._failed = stepper, changed, failed
-
-    def __contains__(self, bp: object) -> bool:
-        return bp in self.points
-
-    def __iter__(self) -> Iterator[Breakpoint]:
-        return iter(self.points)
-
-    def __len__(self) -> int:
-        return len(self.points)
-
-    @property
-    def mode(self) -> str:
-        """How condition breakpoints are checked (core.breakpoints EXACT or FAST)."""
-        return self.points.mode
 
     def share_with(self, stepper) -> None:
         """Have `stepper` (a new pass, or a remote one reattached) check the window's set."""
