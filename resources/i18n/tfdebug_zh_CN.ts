@@ -403,13 +403,6 @@
     </message>
 </context>
 <context>
-    <name>DebugController</name>
-    <message>
-        <source>Nothing is loaded yet: press Run.</source>
-        <translation>尚未载入任何内容：请按“运行”。</translation>
-    </message>
-</context>
-<context>
     <name>DecodingDialog</name>
     <message>
         <source>Decoding Settings</source>
@@ -465,25 +458,6 @@
     <message>
         <source>{free} free of {total}</source>
         <translation>共 {total}，空闲 {free}</translation>
-    </message>
-</context>
-<context>
-    <name>DisplayMixin</name>
-    <message>
-        <source>Cannot summarise {name}: {why}</source>
-        <translation>无法汇总 {name}：{why}</translation>
-    </message>
-    <message>
-        <source>Cannot show this slice of {name}: {why}</source>
-        <translation>无法显示 {name} 的这个切片：{why}</translation>
-    </message>
-    <message>
-        <source>Cannot draw the heads of {name}: {why}</source>
-        <translation>无法绘制 {name} 的注意力头：{why}</translation>
-    </message>
-    <message>
-        <source>Cannot read this part of {name}: {why}</source>
-        <translation>无法读取 {name} 的这一部分：{why}</translation>
     </message>
 </context>
 <context>
@@ -827,13 +801,6 @@
     <message>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
-    </message>
-</context>
-<context>
-    <name>GenerationMixin</name>
-    <message>
-        <source>This generation has no step {0}.</source>
-        <translation>这次生成没有第 {0} 步。</translation>
     </message>
 </context>
 <context>
@@ -1204,7 +1171,7 @@
     </message>
 </context>
 <context>
-    <name>LoadingMixin</name>
+    <name>Loader</name>
     <message>
         <source>The model could not prepare this pass. Check the input and the model, then press Run again.</source>
         <translation>模型无法准备这次前向过程。请检查输入和模型，然后再按“运行”。</translation>
@@ -2041,6 +2008,25 @@ output w·V = {output}</source>
     </message>
 </context>
 <context>
+    <name>ShownStage</name>
+    <message>
+        <source>Cannot summarise {name}: {why}</source>
+        <translation>无法汇总 {name}：{why}</translation>
+    </message>
+    <message>
+        <source>Cannot show this slice of {name}: {why}</source>
+        <translation>无法显示 {name} 的这个切片：{why}</translation>
+    </message>
+    <message>
+        <source>Cannot draw the heads of {name}: {why}</source>
+        <translation>无法绘制 {name} 的注意力头：{why}</translation>
+    </message>
+    <message>
+        <source>Cannot read this part of {name}: {why}</source>
+        <translation>无法读取 {name} 的这一部分：{why}</translation>
+    </message>
+</context>
+<context>
     <name>SnapshotActions</name>
     <message>
         <source>Cannot open {path}: {reason}.</source>
@@ -2163,6 +2149,17 @@ output w·V = {output}</source>
     <message>
         <source>{dtype}: largest {max}, smallest normal {tiny}, eps {eps}</source>
         <translation>{dtype}：最大值 {max}，最小正规数 {tiny}，机器精度 {eps}</translation>
+    </message>
+</context>
+<context>
+    <name>Stepping</name>
+    <message>
+        <source>Nothing is loaded yet: press Run.</source>
+        <translation>尚未载入任何内容：请按“运行”。</translation>
+    </message>
+    <message>
+        <source>This generation has no step {0}.</source>
+        <translation>这次生成没有第 {0} 步。</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,6 @@
 """The window's start to its first painted stage, in fresh processes (`tfdebug bench --section startup`).
 
-Each run starts `python -m tfdebug.ui.workers.first_paint` and reads the seconds it reports
+Each run starts `python -m tfdebug.ui.first_paint` and reads the seconds it reports
 from just before the process was started: the interpreter, torch, PySide6, pyqtgraph and the
 window's modules imported, the window shown, and the heatmap's first painted stage. The files
 are in the page cache after the first run (a truly cold start, after a reboot, reads them
@@ -30,7 +30,7 @@ def first_paint_run(model: str, timeout_s: float = 180.0) -> dict:
     """One fresh process: seconds from its start to each phase."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     t0 = time.time()
-    done = subprocess.run([sys.executable, "-m", "tfdebug.ui.workers.first_paint", model, repr(t0)],
+    done = subprocess.run([sys.executable, "-m", "tfdebug.ui.first_paint", model, repr(t0)],
                           capture_output=True, text=True, timeout=timeout_s, env=env, check=False)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:

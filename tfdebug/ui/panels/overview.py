@@ -85,7 +85,7 @@ class OverviewPanel(QWidget):
         self._redraw = throttler(50, self.refresh, self)
         self.ctl.state_changed.connect(self.schedule)
         self.ctl.session_changed.connect(self._new_pass)
-        self.ctl.stage_shown.connect(self._show_current)
+        self.ctl.shown.stage_shown.connect(self._show_current)
         self.retranslate_ui()
 
     def _new_pass(self) -> None:
@@ -134,7 +134,7 @@ class OverviewPanel(QWidget):
         if len(cache) > 4 * len(recording.captures):
             cache = self._cache[statistic] = {k: v for k, v in cache.items() if v[0]() is not None}
         # Stages above the size limit are read only through the heatmap's slice: no point for them.
-        todo = [c for c in recording.captures if self._cached(statistic, c) is None and not self.ctl.is_large(c)]
+        todo = [c for c in recording.captures if self._cached(statistic, c) is None and not self.ctl.shown.is_large(c)]
         if todo:
             # Hundreds of stages (each read once, a snapshot's from its file) take far longer
             # than the GUI thread may spend: the worker computes them, then the plot redraws.
@@ -255,7 +255,7 @@ class OverviewPanel(QWidget):
         if name not in self.ctl.plan:
             self.ctl.error.emit(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
             return
-        self.ctl.run_to(name)
+        self.ctl.steps.run_to(name)
 
     def _clicked(self, item, points, *args) -> None:
         if len(points):

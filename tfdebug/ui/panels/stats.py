@@ -89,10 +89,10 @@ class StatsPanel(QWidget):
         layout.addWidget(self.precision)
         layout.addWidget(self.overflow)
         layout.addWidget(self.plot, 1)
-        ctl.stage_shown.connect(self._stage)
-        ctl.stats_changed.connect(self._stage)
-        ctl.slice_changed.connect(lambda: self._slice(ctl.current_slice))
-        ctl.slice_stats_changed.connect(lambda: self._slice(ctl.current_slice))
+        ctl.shown.stage_shown.connect(self._stage)
+        ctl.shown.stats_changed.connect(self._stage)
+        ctl.shown.slice_changed.connect(lambda: self._slice(ctl.shown.current_slice))
+        ctl.shown.slice_stats_changed.connect(lambda: self._slice(ctl.shown.current_slice))
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
@@ -118,15 +118,15 @@ class StatsPanel(QWidget):
             self.cells[(name, column)].setText(value)
 
     def _stage(self) -> None:
-        stats = self.ctl.current_stats
+        stats = self.ctl.shown.current_stats
         self._fill(stats, 1)
-        large = self.ctl.is_large()
+        large = self.ctl.shown.is_large()
         if large or not self.note.isHidden():
             self.note.setText(self.tr("{name} holds {held}, above the {limit} read in full: only the heatmap's "
                                       "slice is read and summarised; the whole-tensor column stays empty.").format(
-                **large_sizes(self.ctl.current, self.ctl.large_stage_bytes)) if large else "")
+                **large_sizes(self.ctl.current, self.ctl.shown.large_stage_bytes)) if large else "")
             self.note.setVisible(large)
-        sl = self.ctl.current_slice
+        sl = self.ctl.shown.current_slice
         # A stage above the size limit has no whole-tensor histogram: its slice's stands in.
         self._histogram(sl.stats if large and sl is not None else stats)
         self._precision()
@@ -135,8 +135,8 @@ class StatsPanel(QWidget):
         """The stage dtype's range, and a warning when `stats` (default: the whole tensor's, else the shown
         slice's) come near float16's overflow."""
         if stats is None:
-            sl = self.ctl.current_slice
-            stats = self.ctl.current_stats or (sl.stats if sl is not None else None)
+            sl = self.ctl.shown.current_slice
+            stats = self.ctl.shown.current_stats or (sl.stats if sl is not None else None)
         current = self.ctl.current
         limits = dtype_range(current.dtype) if current is not None else None
         self.precision.setText("" if limits is None else self.tr(
@@ -163,7 +163,7 @@ class StatsPanel(QWidget):
             stats = held_stats(stats, "softmax") if sl.downsampled else tensor_stats(
                 torch.from_numpy(held_values(sl.values, "softmax")), kind="softmax")
         self._fill(stats, 2)
-        if self.ctl.is_large():
+        if self.ctl.shown.is_large():
             self._histogram(stats)
             self._precision(stats)
 

@@ -120,3 +120,11 @@ def strip_from_tokens(plan: Plan, tokens: dict[str, list[str]]) -> list[TokenEnt
     words = tokens.get(stream, [])
     return ([TokenEntry(w, 0, False) for w in words[:prompt]]
             + [TokenEntry(w, i, True) for i, w in enumerate(words[prompt:])])
+
+
+def strip_entries(source, plan: Plan, tokens: dict[str, list[str]]) -> list[TokenEntry]:
+    """The token strip's entries of the pass on screen (its `source`, `plan` and `tokens`): a live
+    generation's, with probabilities and alternatives, else a recording's tokens."""
+    if source is not None and source.is_generation:
+        return source.session.entries()
+    return strip_from_tokens(plan, tokens)

@@ -1,6 +1,6 @@
 """The window's start to its first painted stage, timed in a fresh process (offscreen Qt).
 
-`python -m tfdebug.ui.workers.first_paint MODEL T0` starts the window the way `tfdebug gui`
+`python -m tfdebug.ui.first_paint MODEL T0` starts the window the way `tfdebug gui`
 does (the application, its language, the main window, Run on the model's first preset) and
 prints one JSON line: seconds since `T0` (the parent's `time.time()` just before it started
 this process) when the interpreter ran this module, when torch, PySide6 and pyqtgraph were
