@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-import torch
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
@@ -154,6 +153,8 @@ class StatsPanel(QWidget):
         settle(self.plot)
 
     def _slice(self, sl) -> None:
+        import torch  # loaded by then: a slice comes from a pass
+
         stats = sl.stats if sl is not None else None
         current = self.ctl.current
         if stats is not None and stats.neginf and current is not None and current.info.kind == "softmax":
