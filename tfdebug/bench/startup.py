@@ -23,7 +23,7 @@ import time
 from tfdebug.bench.runner import load_average
 from tfdebug.bench.timing import median
 
-PHASES = ("interpreter", "torch", "pyside6", "pyqtgraph", "tfdebug_ui", "window_shown", "painted")
+PHASES = ("interpreter", "pyside6", "pyqtgraph", "tfdebug_ui", "window_shown", "torch", "painted")
 
 
 def first_paint_run(model: str, timeout_s: float = 180.0) -> dict:
