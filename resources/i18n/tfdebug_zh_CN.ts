@@ -1266,6 +1266,7 @@
     </message>
     <message>
         <source>Stages</source>
+        <extracomment>what the window is loading while busy (&quot;torch&quot; as it opens, &quot;model&quot; for start()&apos;s pass; None after): the status bar says so (tfdebug.ui.app opens the window before torch is imported)</extracomment>
         <translation>阶段</translation>
     </message>
     <message>
@@ -1295,6 +1296,14 @@
     <message>
         <source>Generation</source>
         <translation>生成</translation>
+    </message>
+    <message>
+        <source>loading torch…</source>
+        <translation>正在加载 torch…</translation>
+    </message>
+    <message>
+        <source>loading the model…</source>
+        <translation>正在加载模型…</translation>
     </message>
     <message>
         <source>Precision and placement</source>
@@ -1376,6 +1385,10 @@
     <message>
         <source>Query Row</source>
         <translation>查询行</translation>
+    </message>
+    <message>
+        <source>torch could not be imported; check the installation (pip install tfdebug).</source>
+        <translation>无法导入 torch；请检查安装（pip install tfdebug）。</translation>
     </message>
     <message>
         <source>Restored your last session: {model} — File ▸ New Session for the demo</source>
