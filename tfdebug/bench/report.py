@@ -99,9 +99,11 @@ def _command_verdicts(result: dict) -> list[dict]:
     start = result.get("startup") or {}
     commands = start.get("commands") or {}
     out = []
-    for phase in ("window_shown", "painted") if "median_after_first" in start else ():
+    for phase, said in (("window_shown", "window shown"), ("painted", "first stage painted")):
+        if "median_after_first" not in start:
+            break
         target = TARGETS[f"{phase}_s"]
-        out.append({"what": f"the window's {phase.replace('_', ' ')} ≤ {target:g} s after launch",
+        out.append({"what": f"{said} ≤ {target:g} s after launch",
                     "value": start["median_after_first"][phase], "aa_ratio": start.get("aa_ratio"),
                     "verdict": verdict(start["median_after_first"][phase], target, start.get("aa_ratio"))})
     if "missing_model" in commands:
