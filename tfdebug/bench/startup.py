@@ -1,10 +1,10 @@
 """The window's start to its first painted stage, in fresh processes (`tfdebug bench --section startup`).
 
 Each run starts `python -m tfdebug.ui.workers.first_paint` and reads the seconds it reports
-from just before the process was started: the interpreter, torch, PySide6, pyqtgraph and the
-window's modules imported, the window shown, and the heatmap's first painted stage. The files
-are in the page cache after the first run (a truly cold start, after a reboot, reads them
-from disk too); the first run is reported on its own.
+from just before the process was started: the interpreter, PySide6, pyqtgraph and the window's
+modules imported, the window shown, torch imported behind it, and the heatmap's first painted
+stage. The files are in the page cache after the first run (a truly cold start, after a reboot,
+reads them from disk too); the first run is reported on its own.
 
 `commands_startup` times the commands that only read files (`tfdebug --help`, `info` and
 `info --json` on a small snapshot, and the window asked for a model folder that is not there,
