@@ -135,7 +135,8 @@ def noting_show(self, event):  # the real showEvent, and a note of what was impo
 
 window_module.MainWindow.showEvent = noting_show
 code = main(sys.argv[1:])
-print("\\n@@" + json.dumps({"code": code, "at_show": shown[0] if shown else None, "torch_at_end": "torch" in sys.modules}))
+report = {"code": code, "at_show": shown[0] if shown else None, "torch_at_end": "torch" in sys.modules}
+print("\\n@@" + json.dumps(report))
 """
 
 

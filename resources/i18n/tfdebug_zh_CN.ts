@@ -1266,7 +1266,6 @@
     </message>
     <message>
         <source>Stages</source>
-        <extracomment>what the window is loading while busy (&quot;torch&quot; as it opens, &quot;model&quot; for start()&apos;s pass; None after): the status bar says so (tfdebug.ui.app opens the window before torch is imported)</extracomment>
         <translation>阶段</translation>
     </message>
     <message>

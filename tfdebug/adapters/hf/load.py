@@ -21,7 +21,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from tfdebug.adapters.bundled import bundled_folder, require_transformers, transformers_available  # noqa: F401 (also from here)
+# bundled_folder and transformers_available are imported from here too
+from tfdebug.adapters.bundled import bundled_folder, require_transformers, transformers_available  # noqa: F401
 from tfdebug.adapters.hf.folder import MAX_CONFIG_BYTES, MAX_TOKENIZER_BYTES, Weights, check_folder, inside
 from tfdebug.core.errors import ModelLoadError
 from tfdebug.core.files import read_text

@@ -90,8 +90,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self.settings = settings if settings is not None else default_settings()
         self.ctl = DebugController(self)
         self.last_error: str | None = None
-        #: what the window is loading while busy ("torch" as it opens, "model" for start()'s pass; None after):
-        #: the status bar says so (tfdebug.ui.app opens the window before torch is imported)
+        # What the window is loading while busy ("torch" as it opens, "model" for start()'s pass; None after):
+        # the status bar says so (tfdebug.ui.app opens the window before torch is imported).
         self.starting: str | None = None
         self.persist = persist
         self.setObjectName("tfdebug-main")
@@ -335,8 +335,8 @@ class MainWindow(WindowLayout, QMainWindow):
         ctl = self.ctl
         stepper = ctl.stepper
         if ctl.busy:
-            self.status_state.setText(self.tr("loading torch…") if self.starting == "torch" else
-                                      self.tr("loading the model…") if self.starting == "model" else self.tr("loading…"))
+            loading = {"torch": self.tr("loading torch…"), "model": self.tr("loading the model…")}
+            self.status_state.setText(loading.get(self.starting, self.tr("loading…")))
         if stepper is None:
             self.status_stage.setText(self.tr("No pass loaded"))
             return
