@@ -1264,6 +1264,14 @@
         <translation>生成</translation>
     </message>
     <message>
+        <source>loading torch…</source>
+        <translation>正在加载 torch…</translation>
+    </message>
+    <message>
+        <source>loading the model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
         <source>Precision and placement</source>
         <translation>精度与放置</translation>
     </message>
@@ -1343,6 +1351,10 @@
     <message>
         <source>Query Row</source>
         <translation>查询行</translation>
+    </message>
+    <message>
+        <source>torch could not be imported; check the installation (pip install tfdebug).</source>
+        <translation>无法导入 torch；请检查安装（pip install tfdebug）。</translation>
     </message>
     <message>
         <source>Restored your last session: {model} — File ▸ New Session for the demo</source>

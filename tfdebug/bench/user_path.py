@@ -28,10 +28,10 @@ WARMUP = 2
 
 def capture_snapshot(n: int, folder: str, timeout_s: float = 600.0) -> str:
     """`tfdebug capture` of the demo translator on an N-token source into `folder`; the snapshot's path."""
-    from tfdebug.models.loader import _demo_dir
+    from tfdebug.models.bundled import demo_dir
 
     model = Path(folder) / "demo"
-    shutil.copytree(_demo_dir(), model)
+    shutil.copytree(demo_dir(), model)
     config = json.loads((model / "config.json").read_text())
     config["max_seq_len"] = config["block_size"] = n + 64  # the positional table covers the prompt
     (model / "config.json").write_text(json.dumps(config))

@@ -66,9 +66,8 @@ class CompareView(QWidget):
         self.graphics = pg.GraphicsLayoutWidget()
         self.plots, self.images = [], []
         for col, title in enumerate(("A", "B", "A − B")):
-            plot = self.graphics.addPlot(row=0, col=col, title=title)
+            plot = self.graphics.addPlot(row=0, col=col, title=title, enableMenu=False)  # no menu built (~5 ms)
             plot.invertY(True)
-            plot.setMenuEnabled(False)
             plot.setAspectLocked(False)
             image = pg.ImageItem(axisOrder="row-major")
             plot.addItem(image)

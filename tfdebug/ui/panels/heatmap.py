@@ -67,9 +67,9 @@ class HeatmapPanel(QWidget):
 
         self.graphics = pg.GraphicsLayoutWidget()
         self.plot = self.graphics.addPlot(row=0, col=0, axisItems={"left": TokenAxis("left"),
-                                                                   "bottom": TokenAxis("bottom", rotate_labels=True)})
+                                                                   "bottom": TokenAxis("bottom", rotate_labels=True)},
+                                          enableMenu=False)  # no context menu: not built at all (~5 ms a plot)
         self.plot.invertY(True)
-        self.plot.setMenuEnabled(False)
         self.view = ZoomedSlice(ctl, self.graphics, self.plot, self.lookup_table, self)
         self.view.changed.connect(lambda: self._caption() if self.slice is not None else None)
         self.zoom, self.base, self.detail = self.view.zoom, self.view.base, self.view.detail

@@ -76,7 +76,8 @@ class MainWindow(WindowLayout, QMainWindow):
     """The debugger window. `settings` defaults to the user's tfdebug settings.
 
     persist=False (screenshot mode) neither restores nor saves layout and inputs, so a
-    screenshot looks the same on every machine.
+    screenshot looks the same on every machine. `devices` default to this machine's, which imports
+    torch; tfdebug.ui.app opens the window on ["cpu"] and lists the GPUs once torch is imported.
     """
 
     def __init__(self, settings: QSettings | None = None, models: list[str] | None = None,
@@ -89,6 +90,9 @@ class MainWindow(WindowLayout, QMainWindow):
         self.settings = settings if settings is not None else default_settings()
         self.ctl = DebugController(self)
         self.last_error: str | None = None
+        # What the window is loading while busy ("torch" as it opens, "model" for start()'s pass; None after):
+        # the status bar says so (tfdebug.ui.app opens the window before torch is imported).
+        self.starting: str | None = None
         self.persist = persist
         self.setObjectName("tfdebug-main")
         self.setWindowTitle("tfdebug")
@@ -100,7 +104,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.tools.decoding = DecodingTools(self)  # before a pass can start: Generate reads its settings
         models = models or available_models()
         self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"], self.actions_by_id["tfdebug.session.generate"],
-                                  models, devices or available_devices(),
+                                  models, devices if devices is not None else available_devices(),
                                   live_action=self.actions_by_id["tfdebug.session.live"])
         self.input_bar.models_button.setDefaultAction(self.actions_by_id["tfdebug.session.models"])
         self.tools.models = ModelTools(self, models)  # scans the Hugging Face cache off the GUI thread
@@ -113,6 +117,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.ctl.clear_messages.connect(self.clear_topic)
         self.ctl.info.connect(lambda text: self.show_message(Message("info", text)))
         self.ctl.session_changed.connect(self._session_changed)
+        self.ctl.busy_changed.connect(lambda busy: busy or setattr(self, "starting", None))
         self.ctl.close_requested.connect(self.close)
         self._install_extensions()
         if persist:  # after every dock exists (Compare, Overview too), so each gets its saved place
@@ -305,6 +310,7 @@ class MainWindow(WindowLayout, QMainWindow):
     def start(self, inputs: RunInputs) -> None:
         """Fill the input bar and run that pass (it pauses at the first stage)."""
         self.input_bar.set_values(inputs.model, inputs.device, inputs.texts, (inputs.dtype, inputs.device_map))
+        self.starting = "model"
         self.ctl.loader.run(inputs)
 
     def open_snapshot(self, path: str) -> None:
@@ -329,7 +335,8 @@ class MainWindow(WindowLayout, QMainWindow):
         ctl = self.ctl
         stepper = ctl.stepper
         if ctl.loader.busy:
-            self.status_state.setText(self.tr("loading…"))
+            loading = {"torch": self.tr("loading torch…"), "model": self.tr("loading the model…")}
+            self.status_state.setText(loading.get(self.starting, self.tr("loading…")))
         if stepper is None:
             self.status_stage.setText(self.tr("No pass loaded"))
             return

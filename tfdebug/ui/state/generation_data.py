@@ -11,12 +11,15 @@ since a snapshot does not store them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tfdebug.sessions.generation import TokenEntry
 from tfdebug.core.names import parse_name
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import parse_token_ref, token_labels
+
+if TYPE_CHECKING:  # the generation session (and torch) load with a model, not with the window
+    from tfdebug.sessions.generation import TokenEntry
 
 SELF, CROSS = "self_attn", "cross_attn"
 
@@ -108,6 +111,8 @@ def strip_from_tokens(plan: Plan, tokens: dict[str, list[str]]) -> list[TokenEnt
 
     Probabilities are not recorded in a snapshot, so these tokens have none.
     """
+    from tfdebug.sessions.generation import TokenEntry
+
     grown = growing_stream(plan)
     if grown is None:  # one step only: the stream step 0 reads
         steps = [c for c in plan if step_of(c.name) == 0]

@@ -14,7 +14,6 @@ from typing import Callable
 
 from PySide6.QtCore import QCoreApplication
 
-from tfdebug.adapters.base import ModelAdapter, Prepared
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.view import RunInputs
 from tfdebug.ui.i18n.language import said, verification_text
@@ -111,6 +110,7 @@ class Loader:
         settings, budget_setting, keep = self._next_pass()
 
         def plan(job: Job):
+            from tfdebug.adapters.base import Prepared
             from tfdebug.ui.state.capture_budget import budget_bytes
             budget = budget_bytes(budget_setting, adapter.device)  # "auto" asks the device: off the GUI thread
             batch = texts if isinstance(texts, Prepared) else None
@@ -171,6 +171,8 @@ class Loader:
         """
         if session.adapter is None:
             return  # a remote pass (tfdebug serve): the model and its check are on the server
+        from tfdebug.adapters.base import ModelAdapter
+
         if type(session.adapter).verify is ModelAdapter.verify:
             return  # written with taps: nothing to compare against
         if not hasattr(session, "verify"):
