@@ -41,6 +41,7 @@ def test_bench_json_has_every_key(result):
         (64, "memory"), (64, "snapshot"), (128, "memory"), (128, "snapshot")]
     for r in result["step_latency_ms"]:
         assert 0 < r["painted_median"] <= r["settled_median"] and 0 < r["named_median"] <= r["settled_median"]
+        assert 0 < r["gui_cpu_median"]  # the GUI thread's CPU time until settled
     memory = result["memory"]
     assert memory["held_bytes"] == memory["distinct_stage_bytes"] <= memory["stage_bytes"]
     # The bench never tunes itself; the report says whether this process was (other tests' CLI runs may have).

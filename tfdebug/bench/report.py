@@ -152,9 +152,10 @@ def _capture_lines(rows: list[dict]) -> list[str]:
 def _latency_lines(rows: list[dict]) -> list[str]:
     return ["", "Step latency (ms, F10 on the window): to painted heatmap / stage named everywhere / all panels "
                 "settled; A/A = second half of the steps over the first, per clock; source: synthetic stages in "
-                "memory, or read from a snapshot file, or the user path (the demo's snapshot as tfdebug open shows it)"
+                "memory, or read from a snapshot file, or the user path (the demo's snapshot as tfdebug open shows it); "
+                "GUI CPU = the GUI thread's CPU time until settled"
             ] + _table(rows, ["size", "source", "painted_median", "painted_p95", "aa_ratio", "named_median",
-                              "aa_ratio_named", "settled_median", "settled_p95", "aa_ratio_settled"])
+                              "aa_ratio_named", "settled_median", "settled_p95", "aa_ratio_settled", "gui_cpu_median"])
 
 
 def _startup_lines(start: dict) -> list[str]:

@@ -40,6 +40,7 @@ def step_latency_rows(sizes: tuple[int, ...], repeats: int) -> list[dict]:
         for clock in ("painted", "named", "settled"):
             row[f"{clock}_median"] = round(median(samples[clock]), 2)
             row[f"{clock}_p95"] = round(p95(samples[clock]), 2)
+        row["gui_cpu_median"] = round(median(samples["gui_cpu"]), 2)  # what the step cost the GUI thread
         row["aa_ratio"] = halves_ratio(samples["painted"])
         row["aa_ratio_named"] = halves_ratio(samples["named"])
         row["aa_ratio_settled"] = halves_ratio(samples["settled"])  # each clock judged by its own A/A

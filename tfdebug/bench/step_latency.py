@@ -66,8 +66,8 @@ def _load(window: MainWindow, source: str, captures: list[Capture], folder: str,
 
 def step_latency(sizes: tuple[int, ...], repeats: int, sources: tuple[str, ...] = ("memory",)
                  ) -> dict[tuple[str, int], dict[str, list[float]]]:
-    """Per source and N×N slice size: {"painted": [ms…], "named": [ms…], "settled": [ms…]} over `repeats`
-    timed F10 presses."""
+    """Per source and N×N slice size: {"painted": [ms…], "named": [ms…], "settled": [ms…], "gui_cpu": [the GUI
+    thread's CPU ms…]} over `repeats` timed F10 presses."""
     timings: dict[tuple[str, int], dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder, bench_window() as (window, clock):
         for n in sizes:
@@ -75,14 +75,14 @@ def step_latency(sizes: tuple[int, ...], repeats: int, sources: tuple[str, ...] 
                 stepper = _load(window, source, _captures(n, repeats + WARMUP), folder, f"bench {n}×{n}")
                 window.activateWindow()
                 pump(20)
-                clocks: dict[str, list[float]] = {"painted": [], "named": [], "settled": []}
+                clocks: dict[str, list[float]] = {"painted": [], "named": [], "settled": [], "gui_cpu": []}
                 for r in range(repeats + WARMUP):
                     wait(lambda: not window.ctl.display.busy("ahead"))  # idle, as between a person's steps
                     target = stepper.history[stepper.cursor + 1]
                     times = one_step(window, clock, lambda target=target: window.ctl.current is target,
                                      target.name)
                     if r >= WARMUP:  # the first steps warm caches
-                        for samples, ms in zip(clocks.values(), times):
+                        for samples, ms in zip(clocks.values(), (*times, clock.gui_cpu_ms)):
                             samples.append(ms)
                 timings[(source, n)] = clocks
                 window.ctl.close()  # a snapshot's file is released before the folder goes

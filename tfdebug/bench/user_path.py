@@ -45,7 +45,7 @@ def capture_snapshot(n: int, folder: str, timeout_s: float = 600.0) -> str:
 
 def user_path_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, list]]:
     """Per source length N (the attention planes are N×N): {"painted", "named", "settled": [ms…], "stages":
-    [the stage each step went to]} over `repeats` timed steps (F10 to probs, then Shift+F10 back to q_split,
+    [the stage each step went to], "gui_cpu": [the GUI thread's CPU ms…]} over `repeats` timed steps (F10 to probs, then Shift+F10 back to q_split,
     and on)."""
     timings: dict[int, dict[str, list]] = {}
     with tempfile.TemporaryDirectory(prefix="tfdebug-user-path-") as folder:
@@ -59,7 +59,7 @@ def user_path_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[st
                 wait(lambda: ctl.current is not None and ctl.current.name == FIRST)
                 names = [c.name for c in ctl.stepper.history]
                 first, last = names.index(FIRST), names.index(LAST)
-                clocks: dict[str, list] = {"painted": [], "named": [], "settled": [], "stages": []}
+                clocks: dict[str, list] = {"painted": [], "named": [], "settled": [], "stages": [], "gui_cpu": []}
                 back = False
                 for r in range(repeats + WARMUP):
                     wait(lambda: ctl.shown.settled() and not ctl.display.busy("ahead"))  # a person looks
@@ -70,7 +70,7 @@ def user_path_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[st
                                      and ctl.current.name == target, target,
                                      back)
                     if r >= WARMUP:
-                        for samples, value in zip(clocks.values(), (*times, ctl.current.name)):
+                        for samples, value in zip(clocks.values(), (*times, ctl.current.name, clock.gui_cpu_ms)):
                             samples.append(value)
                 timings[n] = clocks
     return timings

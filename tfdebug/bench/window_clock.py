@@ -12,6 +12,10 @@ Three clocks stop per F10 (`one_step`):
   whole-tensor stats, head thumbnails and the Explain dock's checks, and no widget repainted
   in a further pass of the event loop (the settle time is when the window's last paint
   finished, whichever panel it drew).
+
+Beside them, `PaintClock.gui_cpu_ms`: the GUI thread's CPU time from the key to that last paint, the
+work the step cost the window whatever else the machine runs (on a busy machine the clocks also count
+the time the GUI thread waited for a core).
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ class PaintClock:
         self.painted_slice = None
         self.painted_at = 0.0
         self.last_paint = 0.0
+        self.last_paint_cpu = 0.0  # the GUI thread's CPU time (time.thread_time) when the last paint ended
+        self.gui_cpu_ms = 0.0  # the last step's GUI thread CPU time, key to settled
         self.naming: str | None = None  # the stage whose name is awaited
         self.named_at: float | None = None
 
@@ -60,7 +66,7 @@ class PaintClock:
 
     def painted(self) -> None:
         """A window paint just ended."""
-        self.last_paint = time.perf_counter()
+        self.last_paint, self.last_paint_cpu = time.perf_counter(), time.thread_time()
         if self.naming is not None and self.named_at is None and named(self.window, self.naming):
             self.named_at = self.last_paint
 
@@ -84,12 +90,13 @@ def one_step(window: MainWindow, clock: PaintClock, arrived: Callable[[], bool],
              back: bool = False, timeout_s: float = TIMEOUT_S) -> tuple[float, float | None, float]:
     """Press F10 (Shift+F10 when `back`) once; ms to the painted heatmap, to the stage `name` named
     everywhere (None when `name` is None: a live pass's next stage is not known before it pauses) and
-    until every panel settled. `arrived()` tells when the window shows the stage the step goes to."""
+    until every panel settled (and the GUI thread's CPU ms until then in `clock.gui_cpu_ms`).
+    `arrived()` tells when the window shows the stage the step goes to."""
     clock.painted_slice, clock.naming, clock.named_at = None, name, None
     heatmap = window.heatmap_panel
     # The heatmap's own slice (ctl.shown.current_slice is replaced once a large slice's mean and std arrive).
     previous = heatmap.slice  # shown until the new slice arrives (from the worker, for large ones)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.thread_time()
     deadline = start + timeout_s
     press(window, "F10", shift=back)
     while time.perf_counter() < deadline:
@@ -108,6 +115,7 @@ def one_step(window: MainWindow, clock: PaintClock, arrived: Callable[[], bool],
             break
     named_ms = None if name is None else ((clock.named_at or deadline) - start) * 1000.0
     clock.naming = None
+    clock.gui_cpu_ms = max(0.0, clock.last_paint_cpu - cpu) * 1000.0
     return (painted - start) * 1000.0, named_ms, (max(clock.last_paint, painted) - start) * 1000.0
 
 

@@ -12,6 +12,7 @@ auto-repeat flag, then triggers the action; the watch notes the flag of the late
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
+from PySide6.QtGui import QKeyEvent
 
 KEY_EVENTS = (QEvent.ShortcutOverride, QEvent.KeyPress)
 
@@ -25,6 +26,8 @@ class KeyRepeats(QObject):
         QCoreApplication.instance().installEventFilter(self)  # removed by Qt when this object goes
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in KEY_EVENTS:
+        # Every event of the application passes here: the class check first (asking an event its type costs
+        # more, and a paint or a timer is never a key).
+        if isinstance(event, QKeyEvent) and event.type() in KEY_EVENTS:
             self.repeating = event.isAutoRepeat()
         return False  # only watched: every key goes on as before

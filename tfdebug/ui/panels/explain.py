@@ -50,6 +50,9 @@ class ExplainPanel(QWidget):
         # (Compared by identity: Capture is a dataclass whose == would compare tensors.)
         self._checked: tuple[Capture, int] | None = None
         self.text = QTextBrowser()
+        # Its scroll bar stays: one that comes and goes with the stage's text would narrow the text, lay it out
+        # again and repaint the dock a second time each step.
+        self.text.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
         self.text.setOpenLinks(False)
         self.pe_button = QPushButton()
         self.pe_button.clicked.connect(self.pe_curves_requested)

@@ -185,6 +185,9 @@ class HeatmapPanel(QWidget):
         self.view.show(sl, levels, self.ctl.shown.indexed_image(sl, levels))
         self._show_picked_row()
         self._caption()
+        # Relayouts the new stage asked for (axis titles, the axis controls' boxes, the caption) before the
+        # paint: done after it, they would resize the plot and paint the heatmap a second time.
+        QCoreApplication.sendPostedEvents(None, QEvent.LayoutRequest)
         settle(self.graphics)
         if self.graphics.isVisible():
             # Paint the new image now, before the other panels' updates queue up behind it:

@@ -121,6 +121,9 @@ class NavigatorPanel(QWidget):
         self.tree.itemClicked.connect(self._clicked)
         self.tree.itemDoubleClicked.connect(self._double_clicked)
         self.tree.setItemDelegate(_CurrentStaysVisible(self.tree))
+        # Every row one line high: the current stage's arrow moving to another row then repaints those two rows,
+        # not the whole tree (an icon appearing is a size change the tree otherwise lays out again for).
+        self.tree.setUniformRowHeights(True)
         self.current_icon = _current_icon()
 
         layout = QVBoxLayout(self)

@@ -18,6 +18,7 @@ from tfdebug.ui.render.colors import format_value
 from tfdebug.ui.render.plot_paint import keep_text_space, settle
 from tfdebug.ui.render.stage_text import large_sizes
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.heatmap_axes import KeptAxis
 
 ROWS = ("min", "max", "mean", "std", "NaN", "+Inf", "−Inf", "count")
 ROW_TITLES = {"min": QT_TRANSLATE_NOOP("StatsPanel", "min"), "max": QT_TRANSLATE_NOOP("StatsPanel", "max"),
@@ -71,11 +72,14 @@ class StatsPanel(QWidget):
         self.overflow.setWordWrap(True)
         self.overflow.setStyleSheet("color: #b35900")
         self.overflow.setVisible(False)
-        self.plot = pg.PlotWidget(enableMenu=False)  # no context menu: not built at all (~5 ms a plot)
+        # Axes that keep their pictures: each stage's histogram spans other values and counts; no context
+        # menu (not built at all, ~5 ms a plot).
+        self.plot = pg.PlotWidget(enableMenu=False, axisItems={"left": KeptAxis("left"), "bottom": KeptAxis("bottom")})
         self.plot.setMouseEnabled(False, False)
         # Bars and both axes in five lines of text: on a small screen the Shape dock above takes the rest.
         self.plot.setMinimumHeight(5 * self.fontMetrics().height())
         self.bars = pg.PlotDataItem(stepMode="center", fillLevel=0, brush=(80, 130, 200, 160))
+        self._drawn: tuple | None = None  # the (edges, counts) the bars show
         self.plot.addItem(self.bars)
         keep_text_space(self.plot.getAxis("left"), self.plot.getAxis("bottom"))
         # Tick values as the Stats table writes them (0.1, 0.2), not rescaled under a "(x0.001)" title.
@@ -126,7 +130,13 @@ class StatsPanel(QWidget):
             self.note.setVisible(large)
         sl = self.ctl.shown.current_slice
         # A stage above the size limit has no whole-tensor histogram: its slice's stands in.
-        self._histogram(sl.stats if large and sl is not None else stats)
+        shown = sl.stats if large and sl is not None else stats
+        if shown is None and not large and self.ctl.display.busy("stats"):
+            # Its stats are on their way (stats_changed draws them): no empty histogram in between, and none
+            # of the stage before either.
+            self.plot.getPlotItem().hide()
+        else:
+            self._histogram(shown)
         self._precision()
 
     def _precision(self, stats: Stats | None = None) -> None:
@@ -148,7 +158,14 @@ class StatsPanel(QWidget):
         self.overflow.setVisible(note is not None)
 
     def _histogram(self, stats: Stats | None) -> None:
-        self.bars.setData(*_bars(stats))
+        """Draw the bars of `stats`, unless they are the ones drawn (a large slice's mean and std arriving
+        leave its histogram as it is): one drawing per stage."""
+        edges, counts = _bars(stats)
+        self.plot.getPlotItem().show()
+        if self._drawn is not None and all(np.array_equal(a, b) for a, b in zip(self._drawn, (edges, counts))):
+            return
+        self._drawn = (edges, counts)
+        self.bars.setData(edges, counts)
         settle(self.plot)
 
     def _slice(self, sl) -> None:

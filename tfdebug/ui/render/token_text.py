@@ -8,6 +8,8 @@ tokens keep their text, and any other control character is written as an escape
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from tfdebug.core.safe_text import terminal_safe
 
 VISIBLE = {"\n": "⏎", "\r": "␍", "\t": "⇥"}
@@ -27,3 +29,10 @@ def shown_token(token: str) -> str:
         trail = len(text) - len(text.rstrip(" "))
         text = SPACE * lead + stripped + SPACE * trail if stripped else SPACE * len(text)
     return terminal_safe(text)
+
+
+@lru_cache(maxsize=8)
+def shown_tokens(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """Every token of a stream as `shown_token` writes it, worked out once per stream: stepping between
+    stages relabels the heatmap's axes with the same few streams (a 4k prompt is 4k conversions)."""
+    return tuple(shown_token(t) for t in tokens)

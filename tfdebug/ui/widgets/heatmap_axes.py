@@ -8,6 +8,7 @@ import bisect
 import html
 import math
 import unicodedata
+from collections import OrderedDict
 
 import numpy as np
 import pyqtgraph as pg
@@ -15,11 +16,15 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
 from tfdebug.ui.render import colors
-from tfdebug.ui.render.token_text import shown_token
+from tfdebug.ui.render.token_text import shown_tokens
 from tfdebug.ui.render.plain_text import columns
 
 MAX_WORD_TICKS = 4096   # beyond this many words only the major labels are set (pyqtgraph walks every tick)
 MAX_INDEX_TICKS = 16
+KEPT_PICTURES = 8  # an axis' pictures kept: a few stages' ranges, stepped back and forth between
+# What an axis' look is set by besides its range and size: each forgets its kept pictures.
+_LOOK_SETTERS = ("setStyle", "setGrid", "setLogMode", "setTickFont", "setPen", "setTextPen", "setTickPen",
+                 "setScale", "setTickDensity", "setTicks", "setTickSpacing")
 
 
 def nice_step(minimum: float) -> int:
@@ -49,7 +54,49 @@ def label_ticks(labels: list[str]) -> list[list[tuple[float, str]]]:
     return [major, minor] if minor and len(labels) <= MAX_WORD_TICKS else [major]
 
 
-class NonOverlappingAxis(pg.AxisItem):
+def _forgetting(name: str):
+    def setter(self, *args, **kwargs):
+        self.forget_pictures()
+        return getattr(pg.AxisItem, name)(self, *args, **kwargs)
+    setter.__name__ = setter.__qualname__ = name
+    setter.__doc__ = getattr(pg.AxisItem, name).__doc__
+    return setter
+
+
+class KeptAxis(pg.AxisItem):
+    """An axis that keeps the pictures it drew for its last few ranges and sizes: stepping back to a stage
+    whose levels or histogram it drew before replays that picture instead of working out every tick again
+    (pyqtgraph spends milliseconds per axis on that, in Python)."""
+
+    def __init__(self, *args, **kwargs):
+        self._kept: OrderedDict[tuple, object] = OrderedDict()
+        super().__init__(*args, **kwargs)
+
+    for _name in _LOOK_SETTERS:
+        locals()[_name] = _forgetting(_name)
+    del _name
+
+    def forget_pictures(self) -> None:
+        """Drop the kept pictures (the axis' look changed)."""
+        self._kept.clear()
+        self.picture = None
+
+    def _picture_key(self) -> tuple:
+        bounds = self.mapRectFromParent(self.geometry())
+        return (tuple(self.range), bounds.getRect(), self.autoSIPrefixScale, self.style["showValues"])
+
+    def paint(self, p, opt, widget):
+        key = self._picture_key()
+        if self.picture is None:
+            self.picture = self._kept.get(key)
+        super().paint(p, opt, widget)
+        self._kept[key] = self.picture
+        self._kept.move_to_end(key)
+        while len(self._kept) > KEPT_PICTURES:
+            self._kept.popitem(last=False)
+
+
+class NonOverlappingAxis(KeptAxis):
     """An axis whose tick labels never overwrite each other: a label that would overlap one
     already placed is left out (pyqtgraph places a level's labels left to right, the major
     level first, so word labels in a narrow heatmap or layer titles that start a few stages
@@ -117,16 +164,18 @@ class TokenAxis(NonOverlappingAxis):
         self.rotate_labels = rotate_labels and orientation in ("top", "bottom")
         self.max_label_px = max_label_px
         self._n = 0
-        self._labels: list[str] | None = None
+        self._labels: tuple[str, ...] | None = None
         self._elided: dict[int, str] = {}
 
     def set_cells(self, n: int, labels: list[str] | None = None) -> None:
         """Label `n` cells, by `labels` (token strings) or by their indices."""
+        shown = shown_tokens(tuple(labels)) if labels else None
+        if n == self._n and shown is self._labels:
+            return  # the same cells and words: the ticks drawn stay right (and so does the picture)
         self._n = n
-        self._labels = [shown_token(t) for t in labels] if labels else None
+        self._labels = shown
         self._elided = {}
-        self.setTicks(None)
-        self.picture = None
+        self.setTicks(None)  # and the pictures of other cells go
         self.update()
 
     @property
@@ -231,6 +280,12 @@ class HistogramLUT(pg.HistogramLUTItem):
         self._counts: tuple[np.ndarray, np.ndarray] | None = None
         self._luts: dict[tuple, np.ndarray] = {}
         super().__init__(orientation="vertical")
+        # pyqtgraph's axis, swapped for one that keeps its pictures (the levels change with every stage)
+        self.layout.removeItem(self.axis)
+        self.axis.unlinkFromView()
+        self.axis.setParentItem(None)
+        self.axis = KeptAxis("left", linkView=self.vb, maxTickLength=-10, parent=self)
+        self.layout.addItem(self.axis, 0, 0)
 
     def set_histogram(self, edges: np.ndarray, counts: np.ndarray) -> None:
         self._counts = ((edges[:-1] + edges[1:]) / 2, counts.astype(float)) if len(counts) else None

@@ -30,6 +30,7 @@ import threading
 import time
 
 from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtGui import QInputEvent
 from PySide6.QtWidgets import QApplication
 
 IDLE_S = 1.5  # no input or pass activity for this long: the older generations may be walked
@@ -68,7 +69,7 @@ class _GuiCollector(QObject):
         self.timer.start(int(interval_s * 1000))
 
     def eventFilter(self, obj, event) -> bool:
-        if event.type() in _INPUT:
+        if isinstance(event, QInputEvent) and event.type() in _INPUT:  # the class first: every event passes here
             self.last_activity = time.monotonic()
         return False
 
