@@ -1074,6 +1074,14 @@
         <source>{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · click a patch to pick its row</source>
         <translation>{stage} · 查询 {query} · 最强图块 ({r},{c}) {value}；{prefix} · 点击图块可选中它所在的行</translation>
     </message>
+    <message>
+        <source>{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · Left/Right pick another token</source>
+        <translation>{stage} · 查询 {query} · 最强图块 ({r},{c}) {value}；{prefix} · 左/右键选另一个词元</translation>
+    </message>
+    <message>
+        <source>{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix}</source>
+        <translation>{stage} · 查询 {query} · 最强图块 ({r},{c}) {value}；{prefix}</translation>
+    </message>
 </context>
 <context>
     <name>InputBar</name>
