@@ -3402,6 +3402,11 @@ output w·V = {output}</source>
         <translation>无法读取服务器的这一遍：{why}</translation>
     </message>
     <message>
+        <source>The server&apos;s picture cannot be read: {why}</source>
+        <comment>remote.image</comment>
+        <translation>无法读取服务器发来的图片：{why}</translation>
+    </message>
+    <message>
         <source>The server&apos;s plan of {n} stages is more than the {limit} a window takes.</source>
         <comment>remote.plan_size</comment>
         <translation>服务器的计划有 {n} 个阶段，超过窗口能接收的 {limit} 个。</translation>
