@@ -68,6 +68,10 @@ def test_captured_by_the_cli_and_equal_to_the_models_own_attentions(name, arch, 
         assert (tensors[stage] - attentions[i]).abs().max() <= 1e-5, stage
     assert (tensors["logits"] - logits).abs().max() <= 1e-5
     assert "tok.embed" in tensors
+    # positions, named as what they are: ALBERT's added embeddings, rotary (Falcon), ALiBi or a relative bias
+    assert {infos[n].kind for n in infos} & {"positional_add", "rotary", "position_bias"}
+    if name == "albert":
+        assert infos["tok.pos"].kind == "positional_add"
     for i in range(len(attentions)):
         prefix = f"{stack}.{i}.{block}"
         for stage in ("q", "k", "v", "q_split", "k_split", "v_split", "scores", "probs", "context", "merged", "out",

@@ -30,6 +30,10 @@ def test_a_picture_that_fits_crosses_whole_and_a_larger_one_every_kth_pixel():
     batch = _picture(512, 32, count=8)  # 6 MiB: the first five pictures fit
     assert wire.image_of(wire.image_fields(batch)).pixels.shape[0] == MAX_IMAGE // (512 * 512 * 3)
     assert wire.image_fields(None) is None and wire.image_of(None) is None
+    # A spectrogram crosses with its duration: the window labels its time axis in seconds as a local one does.
+    spectrogram = InputImage(small.pixels[:, :80, :200], (1, 100), (), "src", 2.0)
+    back = wire.image_of(wire.image_fields(spectrogram))
+    assert back.seconds == 2.0 and back.stream == "src" and back.token_labels() == spectrogram.token_labels()
 
 
 def test_a_picture_that_cannot_be_read_is_a_frame_error():
