@@ -148,10 +148,13 @@ def startup() -> str:
     names = {"interpreter": "Python running", "torch": "torch imported", "pyside6": "PySide6 imported",
              "pyqtgraph": "pyqtgraph imported", "tfdebug_ui": "the window's modules imported",
              "window_shown": "window shown", "painted": "first stage painted"}
-    rows = [[names[phase], f"{d['first'][phase]:.2f}", f"{d['median_after_first'][phase]:.2f}"] for phase in names]
+    order = sorted(names, key=lambda phase: d["median_after_first"][phase])  # as they happened in that run
+    rows = [[names[phase], f"{d['first'][phase]:.2f}", f"{d['median_after_first'][phase]:.2f}"] for phase in order]
     return (table(["phase", "first run (s)", "median of the rest (s)"], rows)
             + f"\n\n{d['model']} model, {len(d['runs'])} fresh processes one after another; load after each: "
-              + ", ".join(f"{x:g}" for x in d["load_after_each"]) + ".")
+              + ", ".join(f"{x:g}" for x in d["load_after_each"]) + f"; measured {d['date']}"
+              + (", when the window's modules still imported torch before it was shown." if d.get("torch_at_show", True)
+                 else "."))
 
 
 def startup_commands() -> str:

@@ -57,7 +57,7 @@ def main(out: Path, only: set[str] | None = None) -> None:
         wait(lambda: ctl.session is not None and driver.paused(), timeout_s=600)
         driver.run_to(STAGE)
         heatmap = window.heatmap_panel
-        wait(lambda: heatmap.slice is not None and heatmap.slice is ctl.current_slice
+        wait(lambda: heatmap.slice is not None and heatmap.slice is ctl.shown.current_slice
              and heatmap.slice.source_shape == (TOKENS, TOKENS), timeout_s=600)
         wait(lambda: (window.width(), window.height()) == SIZE)
         QTest.qWait(500)  # docks and plots laid out at their final size before the heatmap is clicked

@@ -112,7 +112,7 @@ def chinese(out: Path, only: set[str] | None) -> None:
                 with snapshot.open("r+b") as f:
                     f.truncate(snapshot.stat().st_size // 2)
                 driver.open_file(snapshot)
-                wait(lambda: not driver.ctl.busy and driver.window.message_bar.text() != "")
+                wait(lambda: not driver.ctl.loader.busy and driver.window.message_bar.text() != "")
                 driver.shot(CHINESE[2], 1600, 1000, message=driver.window.message_bar.text())
         finally:
             shutil.rmtree(folder, ignore_errors=True)

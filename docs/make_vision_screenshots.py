@@ -43,7 +43,7 @@ TALL = 1200
 
 def image_texts(driver: Driver) -> dict:
     panel = driver.window.image_panel
-    return {"image": panel.title.text(), "query": driver.ctl.picked_row}
+    return {"image": panel.title.text(), "query": driver.ctl.tiles.picked_row}
 
 
 def whisper(driver: Driver) -> None:
@@ -82,7 +82,7 @@ def main(out: Path, only: set[str] | None = None) -> None:
         QTest.mouseClick(panel.canvas, Qt.LeftButton, Qt.NoModifier, QPoint(int(rect.center().x()),
                                                                             int(rect.center().y())))
         token = 1 + PATCH[0] * 8 + PATCH[1]
-        wait(lambda: panel.canvas.query == token and panel.row is not None and driver.ctl.picked_row == token)
+        wait(lambda: panel.canvas.query == token and panel.row is not None and driver.ctl.tiles.picked_row == token)
         driver.shot(PICTURES[1], 1600, TALL, **image_texts(driver))
         if driver.wanted(PICTURES[2]):
             whisper(driver)

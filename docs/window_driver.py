@@ -91,7 +91,7 @@ class Driver:
     def paused(self, name: str | None = None) -> bool:
         current = self.ctl.current
         return (current is not None and self.ctl.stepper is not None and self.ctl.stepper.state != "running"
-                and current is self.ctl.stepper.current and not self.ctl.busy
+                and current is self.ctl.stepper.current and not self.ctl.loader.busy
                 and (name is None or current.name == name))
 
     def launch(self) -> None:
@@ -199,7 +199,7 @@ class Driver:
             click(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok))
         self.answer_dialog(lambda: self.window.tools.conditions.dialog, fill)
         self.window.actions_by_id["tfdebug.breakpoints.conditions"].trigger()
-        wait(lambda: any(b.by == "condition" and b.value == "nan" for b in self.ctl.breakpoints))
+        wait(lambda: any(b.by == "condition" and b.value == "nan" for b in self.ctl.breakpoints.points))
 
     def edit_cell(self, value: str) -> None:
         """Edit Tensor… (Ctrl+Shift+E): Set to a value, One cell, type `value`, Apply; the dialog stays open."""

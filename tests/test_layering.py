@@ -81,31 +81,74 @@ def test_the_check_catches_a_forbidden_arrow(tmp_path):
     assert sorted(forbidden_arrows(bad, tmp_path / "tfdebug")) == ["PySide6", "tfdebug.ui.shell.window"]
 
 
-# Inside ui/: the rooms a room may not import (DESIGN.md: panels import no panels or dialogs).
+# Inside ui/: rooms in layers, lowest first. A room imports rooms of lower layers only (and itself; a panel
+# imports no other panel): no arrow up, none sideways, so no import circle crosses rooms. Found from the
+# imports themselves: render and i18n import no room; the display worker and jobs only those; the
+# controller and its parts (state) the workers; widgets the state; the action registry and its context
+# (actions) the widgets; panels and dialogs register actions; the shell builds everything; app.py and the
+# start-up probe (first_paint.py) times app.py. A module's own rooms are ui/ROOM/…; ui/NAME.py is room NAME.
 UI = ROOT / "ui"
-UI_FORBIDDEN: dict[str, set[str]] = {
-    "panels": {"panels", "dialogs", "shell"},
-    "widgets": {"panels", "dialogs", "shell"},
-    "render": {"panels", "dialogs", "shell", "actions", "widgets", "state", "workers"},
-    "i18n": {"panels", "dialogs", "shell", "actions", "widgets", "state", "workers"},
-}
+UI_LAYERS: list[tuple[str, ...]] = [
+    ("__init__", "i18n", "render"),
+    ("workers",),
+    ("state",),
+    ("widgets",),
+    ("actions",),
+    ("panels",),
+    ("dialogs", "remote"),
+    ("shell",),
+    ("app",),
+    ("first_paint",),
+]
+UI_LAYER = {room: n for n, rooms in enumerate(UI_LAYERS) for room in rooms}
+
+
+def ui_room(path: Path, ui_root: Path = UI) -> str:
+    rel = path.relative_to(ui_root)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def runtime_imports(path: Path) -> set[str]:
+    """The modules `path` imports when it runs: those named only under `if TYPE_CHECKING:` are annotations
+    (as import-linter's exclude_type_checking_imports treats them), not an arrow between rooms."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                   and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+                   for stmt in node.body for n in ast.walk(stmt)}
+    names = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # `from tfdebug.ui import panels` names the room in the imported name, not the module
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return names
 
 
 def ui_rooms_broken(path: Path, ui_root: Path = UI) -> list[str]:
-    """The imports of a ui module that its room's rule forbids (a panel importing another panel …)."""
-    rel = path.relative_to(ui_root)
-    room = rel.parts[0] if len(rel.parts) > 1 else None
-    forbidden = UI_FORBIDDEN.get(room, set())
+    """The imports of a ui module that point to its own layer or above (a panel importing another panel …)."""
+    room = ui_room(path, ui_root)
     bad = []
-    for name in imports(path):
+    for name in sorted(runtime_imports(path)):
         parts = name.split(".")
-        if parts[:2] == ["tfdebug", "ui"] and len(parts) >= 3 and parts[2] in forbidden:
+        if parts[:2] != ["tfdebug", "ui"] or len(parts) < 3:
+            continue
+        target = parts[2]
+        if target == room and room != "panels":
+            continue
+        if target not in UI_LAYER or UI_LAYER[target] >= UI_LAYER[room]:
             bad.append(name)
     return bad
 
 
-def test_ui_keeps_to_its_rooms():
+def test_every_ui_room_is_in_a_layer():
     assert len([p for p in UI.glob("*.py")]) <= 6  # the rest lives in rooms
+    assert {ui_room(p) for p in UI.rglob("*.py")} <= set(UI_LAYER)
+
+
+def test_ui_keeps_to_its_rooms():
     broken = {str(p.relative_to(UI)): ui_rooms_broken(p) for p in sorted(UI.rglob("*.py")) if ui_rooms_broken(p)}
     assert not broken
 
@@ -115,7 +158,24 @@ def test_the_room_check_catches_a_panel_importing_a_panel(tmp_path):
     bad = tmp_path / "panels" / "bad.py"
     bad.write_text("from tfdebug.ui.panels.heatmap import HeatmapPanel\nfrom tfdebug.ui.render import colors\n",
                    encoding="utf-8")
-    assert ui_rooms_broken(bad, tmp_path) == ["tfdebug.ui.panels.heatmap"]
+    assert ui_rooms_broken(bad, tmp_path) == ["tfdebug.ui.panels.heatmap.HeatmapPanel"]
+
+
+def test_the_room_check_catches_an_arrow_up_and_sideways(tmp_path):
+    """A worker importing a panel (up), the state importing the shell inside a function (up), and a dialog
+    importing the remote room (same layer) are caught; an import for annotations only is not an arrow."""
+    for room in ("workers", "state", "dialogs"):
+        (tmp_path / room).mkdir()
+    up = tmp_path / "workers" / "bad.py"
+    up.write_text("from tfdebug.ui.panels import heatmap\nfrom tfdebug.ui.workers.jobs import Job\n", encoding="utf-8")
+    assert ui_rooms_broken(up, tmp_path) == ["tfdebug.ui.panels.heatmap"]
+    late = tmp_path / "state" / "bad.py"
+    late.write_text("def f():\n    import tfdebug.ui.shell.window\n", encoding="utf-8")
+    assert ui_rooms_broken(late, tmp_path) == ["tfdebug.ui.shell.window"]
+    side = tmp_path / "dialogs" / "bad.py"
+    side.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tfdebug.ui.shell.window import W\n"
+                    "from tfdebug.ui.remote.connection import RemoteTools\n", encoding="utf-8")
+    assert ui_rooms_broken(side, tmp_path) == ["tfdebug.ui.remote.connection.RemoteTools"]
 
 
 def test_the_architecture_page_states_this_table():
@@ -130,4 +190,15 @@ def test_the_architecture_page_states_this_table():
                 part.strip().strip("`") for part in allowed.split(",")}
     assert rows == {package: allowed for package, allowed in ALLOWED.items()
                     if package not in ("cli", "__main__", "__init__")}
+
+
+def test_the_architecture_page_states_the_ui_layers():
+    """docs/architecture.md's table of ui layers says exactly what UI_LAYERS enforces."""
+    page = (ROOT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in page.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0].isdigit():
+            rows[int(cells[0])] = {part.strip().strip("`") for part in cells[1].split(",")}
+    assert rows == {n: set(rooms) - {"__init__"} for n, rooms in enumerate(UI_LAYERS)}
 

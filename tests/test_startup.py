@@ -116,3 +116,38 @@ def test_a_folder_that_is_not_a_model_is_refused_before_torch(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     report, _ = _probe("stages", "--model", f"hf:{tmp_path}")
     assert report["code"] == 2 and "torch" not in report["loaded"]
+
+
+# Runs `tfdebug ARGS` (the window) and reports whether torch had been imported when the window was first shown.
+SHOW_PROBE = """
+import json, sys
+from tfdebug.cli import main
+from tfdebug.ui.shell import window as window_module
+
+shown = []
+show_event = window_module.MainWindow.showEvent
+
+
+def noting_show(self, event):  # the real showEvent, and a note of what was imported by then
+    shown.append(sorted(m for m in ("torch", "transformers") if m in sys.modules))
+    show_event(self, event)
+
+
+window_module.MainWindow.showEvent = noting_show
+code = main(sys.argv[1:])
+report = {"code": code, "at_show": shown[0] if shown else None, "torch_at_end": "torch" in sys.modules}
+print("\\n@@" + json.dumps(report))
+"""
+
+
+def test_the_window_is_shown_before_torch_is_imported_and_then_paints_the_first_stage(tmp_path):
+    # The real start-up path (`tfdebug --fresh`, the default command): the window is up while torch loads behind
+    # it; --screenshot saves the window once its first stage is painted, so the run ends with the demo's pass shown.
+    picture = tmp_path / "window.png"
+    env = {**__import__("os").environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-c", SHOW_PROBE, "--fresh", "--screenshot", str(picture)],
+                          capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
+    report = json.loads(done.stdout.rpartition("\n@@")[2] or "{}")
+    assert report.get("code") == 0, done.stderr[-2000:]
+    assert report["at_show"] == []  # neither torch nor transformers when the window first showed
+    assert report["torch_at_end"] and picture.stat().st_size > 0  # then the pass ran and was painted

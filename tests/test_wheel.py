@@ -51,9 +51,10 @@ def test_the_wheel_contains_the_demo_model(tmp_path):
         zf.extractall(site)  # a pure-Python wheel installs by unpacking it
 
     # From outside the checkout, the unpacked wheel alone must load and run the demo.
-    code = ("from tfdebug.models.loader import default_model_name, load_model, _demo_dir;"
+    code = ("from tfdebug.models.loader import default_model_name, load_model;"
+            "from tfdebug.models.bundled import demo_dir;"
             "from tfdebug.models.translate import translate;"
-            "print(_demo_dir()); print(default_model_name()); print(translate(load_model('demo'), 'I love you').text)")
+            "print(demo_dir()); print(default_model_name()); print(translate(load_model('demo'), 'I love you').text)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                          env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]

@@ -403,13 +403,6 @@
     </message>
 </context>
 <context>
-    <name>DebugController</name>
-    <message>
-        <source>Nothing is loaded yet: press Run.</source>
-        <translation>尚未载入任何内容：请按“运行”。</translation>
-    </message>
-</context>
-<context>
     <name>DecodingDialog</name>
     <message>
         <source>Decoding Settings</source>
@@ -465,25 +458,6 @@
     <message>
         <source>{free} free of {total}</source>
         <translation>共 {total}，空闲 {free}</translation>
-    </message>
-</context>
-<context>
-    <name>DisplayMixin</name>
-    <message>
-        <source>Cannot summarise {name}: {why}</source>
-        <translation>无法汇总 {name}：{why}</translation>
-    </message>
-    <message>
-        <source>Cannot show this slice of {name}: {why}</source>
-        <translation>无法显示 {name} 的这个切片：{why}</translation>
-    </message>
-    <message>
-        <source>Cannot draw the heads of {name}: {why}</source>
-        <translation>无法绘制 {name} 的注意力头：{why}</translation>
-    </message>
-    <message>
-        <source>Cannot read this part of {name}: {why}</source>
-        <translation>无法读取 {name} 的这一部分：{why}</translation>
     </message>
 </context>
 <context>
@@ -827,13 +801,6 @@
     <message>
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
-    </message>
-</context>
-<context>
-    <name>GenerationMixin</name>
-    <message>
-        <source>This generation has no step {0}.</source>
-        <translation>这次生成没有第 {0} 步。</translation>
     </message>
 </context>
 <context>
@@ -1212,7 +1179,7 @@
     </message>
 </context>
 <context>
-    <name>LoadingMixin</name>
+    <name>Loader</name>
     <message>
         <source>The model could not prepare this pass. Check the input and the model, then press Run again.</source>
         <translation>模型无法准备这次前向过程。请检查输入和模型，然后再按“运行”。</translation>
@@ -1305,6 +1272,14 @@
         <translation>生成</translation>
     </message>
     <message>
+        <source>loading torch…</source>
+        <translation>正在加载 torch…</translation>
+    </message>
+    <message>
+        <source>loading the model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
         <source>Precision and placement</source>
         <translation>精度与放置</translation>
     </message>
@@ -1384,6 +1359,10 @@
     <message>
         <source>Query Row</source>
         <translation>查询行</translation>
+    </message>
+    <message>
+        <source>torch could not be imported; check the installation (pip install tfdebug).</source>
+        <translation>无法导入 torch；请检查安装（pip install tfdebug）。</translation>
     </message>
     <message>
         <source>Restored your last session: {model} — File ▸ New Session for the demo</source>
@@ -2049,6 +2028,25 @@ output w·V = {output}</source>
     </message>
 </context>
 <context>
+    <name>ShownStage</name>
+    <message>
+        <source>Cannot summarise {name}: {why}</source>
+        <translation>无法汇总 {name}：{why}</translation>
+    </message>
+    <message>
+        <source>Cannot show this slice of {name}: {why}</source>
+        <translation>无法显示 {name} 的这个切片：{why}</translation>
+    </message>
+    <message>
+        <source>Cannot draw the heads of {name}: {why}</source>
+        <translation>无法绘制 {name} 的注意力头：{why}</translation>
+    </message>
+    <message>
+        <source>Cannot read this part of {name}: {why}</source>
+        <translation>无法读取 {name} 的这一部分：{why}</translation>
+    </message>
+</context>
+<context>
     <name>SnapshotActions</name>
     <message>
         <source>Cannot open {path}: {reason}.</source>
@@ -2171,6 +2169,17 @@ output w·V = {output}</source>
     <message>
         <source>{dtype}: largest {max}, smallest normal {tiny}, eps {eps}</source>
         <translation>{dtype}：最大值 {max}，最小正规数 {tiny}，机器精度 {eps}</translation>
+    </message>
+</context>
+<context>
+    <name>Stepping</name>
+    <message>
+        <source>Nothing is loaded yet: press Run.</source>
+        <translation>尚未载入任何内容：请按“运行”。</translation>
+    </message>
+    <message>
+        <source>This generation has no step {0}.</source>
+        <translation>这次生成没有第 {0} 步。</translation>
     </message>
 </context>
 <context>

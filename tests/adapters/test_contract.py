@@ -165,7 +165,7 @@ def test_the_window_opens_the_pass_and_runs_to_its_last_stage(adapter_id, qtbot,
     first, last = session.plan[0].name, session.plan[-1].name
     assert window.ctl.current.name == first
     assert list(window.input_bar.fields) == [f.key for f in session.adapter.inputs]
-    window.ctl.run_to(last)
+    window.ctl.steps.run_to(last)
     wait_paused(qtbot, window, last)
     assert window.architecture_map.parts
     window.ctl.shutdown()

@@ -87,7 +87,8 @@ def test_an_attention_keyword_the_tapped_function_lacks_is_refused():
 
 
 def test_without_the_extra_hf_specs_say_how_to_install_and_the_list_hides_them(monkeypatch):
-    monkeypatch.setattr(hf_load, "transformers_available", lambda: False)
+    # Where the check and the model list read it (torch-free, so the window lists its models before torch loads).
+    monkeypatch.setattr("tfdebug.adapters.bundled.transformers_available", lambda: False)
     with pytest.raises(ModelLoadError) as info:
         load_adapter("hf:/some/folder", "cpu", "float32")
     assert info.value.message == hf_load.INSTALL_HINT and 'pip install "tfdebug[hf]"' in info.value.message

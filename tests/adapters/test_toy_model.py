@@ -68,7 +68,7 @@ def test_the_window_shows_the_toy_in_one_column_with_its_one_field(make_window, 
     assert len(window.architecture_map.columns) == 1
     assert [p.label for p in window.architecture_map.parts] == ["Self-attention"]
     assert window.ctl.layout.group_path(STAGES[1]) == ["Toy layer 0", "Self-attention"]
-    assert window.ctl.axis_labels(1) == list("hello")  # the query axis reads the characters
+    assert window.ctl.axes.labels(1) == list("hello")  # the query axis reads the characters
     window.ctl.shutdown()
 
 
@@ -92,13 +92,13 @@ def test_the_window_says_a_verified_pass_is_verified_and_a_mismatch_is_an_error(
     window = make_window()
     run_model(qtbot, window, "verified-toy", {"text": "hey"}, STAGES[0])
     window.actions_by_id["tfdebug.step.continue"].trigger()
-    qtbot.waitUntil(lambda: window.ctl.verification is not None)
-    assert window.ctl.verification.ok
+    qtbot.waitUntil(lambda: window.ctl.loader.verification is not None)
+    assert window.ctl.loader.verification.ok
     qtbot.waitUntil(lambda: "verified" in window.status_model.text())
 
     run_model(qtbot, window, "verified-toy+0.5", {"text": "hey"}, STAGES[0])
     window.actions_by_id["tfdebug.step.continue"].trigger()
-    qtbot.waitUntil(lambda: window.ctl.verification is not None)
-    assert not window.ctl.verification.ok
+    qtbot.waitUntil(lambda: window.ctl.loader.verification is not None)
+    assert not window.ctl.loader.verification.ok
     assert window.message_bar.current.level == "error" and "differs" in window.message_bar.text()
     window.ctl.shutdown()

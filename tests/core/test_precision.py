@@ -7,7 +7,7 @@ import torch
 
 from tfdebug.core.breakpoints import Breakpoint, condition_flags
 from tfdebug.core.display import display_slice, tensor_stats
-from tfdebug.core.precision import dtype_range, half_overflow_note, overflow_note
+from tfdebug.core.precision import HALF_MAX, dtype_range, half_overflow_note, overflow_note
 
 HALF = (torch.float16, torch.bfloat16)
 
@@ -74,3 +74,10 @@ def test_values_that_would_overflow_a_float16_pass_are_flagged_in_other_dtypes()
         assert half_overflow_note(dtype, float("-inf"), 1.0) is None  # a mask's −∞ is not a value
     assert half_overflow_note(torch.float16, 0.0, 60000.0) is None  # float16 stages: overflow_note judges
     assert half_overflow_note(torch.int64, 0, 10**9) is None
+
+
+def test_the_float16_limit_written_without_torch_is_torchs():
+    # Written as a number so that importing tfdebug.core.precision (the window does, before torch loads) needs no torch.
+    assert HALF_MAX == float(torch.finfo(torch.float16).max)
+    assert half_overflow_note(torch.float32, 0.0, HALF_MAX) is None
+    assert half_overflow_note(torch.float32, 0.0, HALF_MAX * 1.01) is not None

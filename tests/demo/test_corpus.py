@@ -4,7 +4,7 @@ the split, the TSV files, and the hand-written sets kept out of it."""
 import pytest
 
 from tfdebug.demo.corpus import HANDWRITTEN_FILES, generate_pairs, load_pairs, load_tsv, normalized, save_tsv, split_pairs
-from tfdebug.models.loader import _demo_dir
+from tfdebug.models.bundled import demo_dir
 from tfdebug.models.vocab import BUILTIN_PAIRS, Vocab, tokenize
 
 
@@ -82,14 +82,14 @@ def test_generation_is_deterministic_and_the_split_keeps_the_notes_in_training(p
 
 
 def test_hand_written_sets_are_separate_and_never_generated(pairs):
-    held = load_pairs(_demo_dir() / "heldout_handwritten.tsv")
-    dev = load_pairs(_demo_dir() / "dev_handwritten.tsv")
+    held = load_pairs(demo_dir() / "heldout_handwritten.tsv")
+    dev = load_pairs(demo_dir() / "dev_handwritten.tsv")
     assert len(held) >= 60 and len(dev) >= 20
     assert ("The apple is red", "苹果 是 红色 的") in held and ("Do you love me?", "你 爱 我 吗 ?") in held
     assert not {normalized(en) for en, _ in held} & {normalized(en) for en, _ in dev}
     generated = {normalized(en) for en, _ in pairs}
     for name in HANDWRITTEN_FILES:
-        for en, _ in load_pairs(_demo_dir() / name):
+        for en, _ in load_pairs(demo_dir() / name):
             assert normalized(en) not in generated, (name, en)
     # Without the exclusion some of them would be generated: the check above is not vacuous.
     assert {normalized(en) for en, _ in generate_pairs(exclude=set())} & {normalized(en) for en, _ in dev}

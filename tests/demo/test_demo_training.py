@@ -8,7 +8,8 @@ from safetensors.torch import load_file
 
 from tfdebug.demo.corpus import load_pairs
 from tfdebug.demo.train_demo import main
-from tfdebug.models.loader import _demo_dir, load_model
+from tfdebug.models.bundled import demo_dir
+from tfdebug.models.loader import load_model
 from tfdebug.models.translate import translate
 
 TINY = ["--epochs", "1", "--max-steps", "3", "--n-embd", "16", "--n-heads", "2", "--hidden-dim", "32",
@@ -31,7 +32,7 @@ def test_tiny_training_writes_a_loadable_model_folder(tmp_path, capsys):
 
     metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
     held = metrics["heldout_handwritten"]
-    assert held["pairs"] == len(load_pairs(_demo_dir() / "heldout_handwritten.tsv"))
+    assert held["pairs"] == len(load_pairs(demo_dir() / "heldout_handwritten.tsv"))
     assert 0.0 <= held["exact_match"] <= 1.0 and 0.0 <= held["token_accuracy"] <= 1.0
     assert all(set(miss) == {"en", "expected", "got"} for miss in held["misses"])
     assert set(metrics["showcase"]) >= {"The apple is red", "Do you love me?"}

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tfdebug.demo.corpus import load_pairs, load_tsv
-from tfdebug.models.loader import _demo_dir, default_model_name, load_model
+from tfdebug.models.bundled import demo_dir
+from tfdebug.models.loader import default_model_name, load_model
 from tfdebug.demo.train_demo import CORPUS_FILE, cross_attention_check, score
 from tfdebug.models.translate import translate, translate_batch
 from tfdebug.models.vocab import BUILTIN_PAIRS
@@ -26,7 +27,7 @@ def metrics():
 
 
 def test_the_demo_files_are_bundled_and_small():
-    assert (_demo_dir() / "model.safetensors").is_file()
+    assert (demo_dir() / "model.safetensors").is_file()
     names = {p.name for p in DEMO.iterdir()}
     assert {"config.json", "model.safetensors", "vocab.en.txt", "vocab.zh.txt", CORPUS_FILE,
             "heldout_handwritten.tsv"} <= names

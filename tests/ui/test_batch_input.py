@@ -55,7 +55,7 @@ def test_a_batch_typed_in_the_window_is_padded_and_masked(make_window, qtbot, fo
     batch = window.heatmap_panel.spin_boxes["batch"]
     batch.setFocus()
     qtbot.keyClick(batch, Qt.Key_Up)  # the batch selector: row 1, "the cat sat" and its padding
-    qtbot.waitUntil(lambda: window.ctl.indices()[0] == 1)
+    qtbot.waitUntil(lambda: window.ctl.axes.indices()[0] == 1)
     pads = int((encoding["attention_mask"][1] == 0).sum())
     assert pads > 0 and float(probs[1, ..., -pads:].abs().max()) == 0.0
     model = transformers.AutoModel.from_pretrained(str(folder), local_files_only=True,

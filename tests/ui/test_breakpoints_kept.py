@@ -16,7 +16,7 @@ def test_a_stage_breakpoint_survives_a_model_without_the_stage(window, qtbot):
     click_stage(window, qtbot, STAGE, column=0)  # the gutter
     assert window.navigator.items[STAGE].text(0) == "●"
     run_model(qtbot, window, "tiny-gpt2", {"prompt": "i love you ="}, "tok.embed")
-    assert Breakpoint.on_stage(STAGE) in window.ctl.breakpoints
+    assert Breakpoint.on_stage(STAGE) in window.ctl.breakpoints.points
     assert "no stage named" not in window.message_bar.text()  # nothing to say: it just never matches here
     press(window, Qt.Key_F5)  # Continue: runs to the end
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished" and window.ctl.current is window.ctl.stepper.current,
@@ -35,11 +35,11 @@ def test_f9_toggles_a_breakpoint_on_the_stage_on_screen_and_f5_stops_there_after
     name = window.ctl.current.name
     press(window, Qt.Key_F9)  # Toggle Breakpoint: no stage selected in the tree, so the one on screen
     qtbot.waitUntil(lambda: window.navigator.items[name].text(0) == "●")
-    assert Breakpoint.on_stage(name) in window.ctl.breakpoints
+    assert Breakpoint.on_stage(name) in window.ctl.breakpoints.points
     press(window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)  # Restart: the pass again from its first stage
     wait_paused(qtbot, window, "src.embed")
     press(window, Qt.Key_F5)  # Continue: stops at the breakpoint
     wait_paused(qtbot, window, name)
     press(window, Qt.Key_F9)  # and off again
     qtbot.waitUntil(lambda: window.navigator.items[name].text(0) != "●")
-    assert Breakpoint.on_stage(name) not in window.ctl.breakpoints
+    assert Breakpoint.on_stage(name) not in window.ctl.breakpoints.points

@@ -9,7 +9,7 @@ from tests.ui.user_actions import press
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper import Stepper
-from tfdebug.ui.workers import display as display_worker
+from tfdebug.ui.state import shown as shown_stage
 from tfdebug.ui.workers.display import OFF_THREAD_CELLS, DisplayWorker
 
 
@@ -37,8 +37,8 @@ def test_a_large_stage_is_sliced_off_the_gui_thread(window, qtbot, monkeypatch):
                                  axes=("batch", "token", "model"), formula="E[x]"), torch.randn(1, 4, 8))
     big = Capture.of(info, torch.randn(1, 2, n, n))
     threads = []
-    original = display_worker.display_slice
-    monkeypatch.setattr(display_worker, "display_slice",
+    original = shown_stage.display_slice
+    monkeypatch.setattr(shown_stage, "display_slice",
                         lambda *a, **k: threads.append(threading.current_thread().name) or original(*a, **k))
     window.ctl.load_replay(Stepper.replay([small, big]), {"src": [], "tgt": []}, "large stage")
     qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None)
@@ -46,8 +46,8 @@ def test_a_large_stage_is_sliced_off_the_gui_thread(window, qtbot, monkeypatch):
     qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None and window.heatmap_panel.slice.source_shape == (n, n))
     assert threads[-1] == "tfdebug-display"
     assert window.ctl.current is window.ctl.stepper.history[1]
-    qtbot.waitUntil(lambda: window.ctl.current_stats is not None)
-    assert window.ctl.current_stats.count == big.tensor.numel()
+    qtbot.waitUntil(lambda: window.ctl.shown.current_stats is not None)
+    assert window.ctl.shown.current_stats.count == big.tensor.numel()
 
 
 def test_a_large_slice_shows_before_its_mean_and_std_which_follow(window, qtbot, monkeypatch):
@@ -61,8 +61,8 @@ def test_a_large_slice_shows_before_its_mean_and_std_which_follow(window, qtbot,
                                  axes=("batch", "token", "model"), formula="E[x]"), torch.randn(1, 4, 8))
     big = Capture.of(info, torch.randn(1, 2, n, n, generator=torch.Generator().manual_seed(0)).softmax(-1))
     gate = threading.Event()
-    original = display_worker.slice_moments
-    monkeypatch.setattr(display_worker, "slice_moments", lambda *a, **k: gate.wait(10) and original(*a, **k))
+    original = shown_stage.slice_moments
+    monkeypatch.setattr(shown_stage, "slice_moments", lambda *a, **k: gate.wait(10) and original(*a, **k))
     window.docks["stats"].show()
     window.docks["stats"].raise_()
     window.ctl.load_replay(Stepper.replay([small, big]), {"src": [], "tgt": []}, "large stage")
@@ -75,6 +75,6 @@ def test_a_large_slice_shows_before_its_mean_and_std_which_follow(window, qtbot,
     gate.set()
     qtbot.waitUntil(lambda: stats.text("mean", 2) != "…")
     std, mean = torch.std_mean(big.tensor[0, 0].double())
-    assert abs(window.ctl.current_slice.stats.mean - float(mean)) < 1e-9
-    assert abs(window.ctl.current_slice.stats.std - float(std)) < 1e-4 * float(std)
-    assert stats.text("mean", 2) == f"{window.ctl.current_slice.stats.mean:.4g}"
+    assert abs(window.ctl.shown.current_slice.stats.mean - float(mean)) < 1e-9
+    assert abs(window.ctl.shown.current_slice.stats.std - float(std)) < 1e-4 * float(std)
+    assert stats.text("mean", 2) == f"{window.ctl.shown.current_slice.stats.mean:.4g}"

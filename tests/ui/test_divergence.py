@@ -121,4 +121,4 @@ def test_a_reference_like_the_pass_on_screen_is_refused_in_one_sentence(llama_wi
     assert dialog.isVisible() and dialog.error_label.text() == (
         "The reference would run as the pass on screen does (float32 on cpu): choose another dtype, device, "
         "attention kernel or folder of weights.")
-    assert not any(b.value == "diverges" for b in llama_window.ctl.breakpoints)
+    assert not any(b.value == "diverges" for b in llama_window.ctl.breakpoints.points)

@@ -48,7 +48,7 @@ def test_captures_hold_what_the_passes_captures_hold(window, qtbot):
     ctl = window.ctl
     for _ in range(3):
         press(window, Qt.Key_F10)
-    qtbot.waitUntil(lambda: ctl.stepper.state == "paused" and ctl.shown_index == 3, timeout=20000)
+    qtbot.waitUntil(lambda: ctl.stepper.state == "paused" and ctl.shown.index == 3, timeout=20000)
     held = ctl.source.held_bytes()
     assert held > 0
     if ctl.source.tensors_here:  # here the core's own count of the stepper's tensors says the same
@@ -103,10 +103,10 @@ def test_the_values_table_lists_the_shown_slice_with_its_tokens(window, qtbot):
     window.docks["values"].show()
     window.docks["values"].raise_()
     qtbot.waitUntil(lambda: ctl.current.name == probs and panel.shown is not None
-                    and panel.shown is ctl.current_slice, timeout=20000)
+                    and panel.shown is ctl.shown.current_slice, timeout=20000)
     sl = panel.shown
-    again = ctl.source.display.slice_of(ctl.current, sl.row_axis, sl.col_axis, ctl.indices(), (1024, 1024))
+    again = ctl.source.display.slice_of(ctl.current, sl.row_axis, sl.col_axis, ctl.axes.indices(), (1024, 1024))
     np.testing.assert_array_equal(sl.values, again.values)
-    labels = ctl.axis_labels(sl.row_axis)
+    labels = ctl.axes.labels(sl.row_axis)
     assert labels and panel.model.headerData(0, Qt.Vertical) == f"0 {labels[0]}"
     assert panel.model.rowCount() == sl.values.shape[0] and panel.note.text().endswith("values")

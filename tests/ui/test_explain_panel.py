@@ -52,7 +52,7 @@ def test_a_cross_when_an_edit_breaks_the_promise(window, qtbot):
     assert "✓ Every row sums to 1" in panel.plain_text()
     stepper = window.ctl.stepper
     probs = stepper.current.tensor
-    window.ctl.command(stepper.replace, probs * 2)  # rows now sum to 2
+    window.ctl.steps.command(stepper.replace, probs * 2)  # rows now sum to 2
     qtbot.waitUntil(lambda: "✗ Every row sums to 1" in panel.plain_text())
 
 

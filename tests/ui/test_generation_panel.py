@@ -44,7 +44,7 @@ def test_next_token_grows_strip_cache_and_attention_rows(make_window, qtbot):
     # At the step's first stage its attention has not run: the dock shows step 1's (two keys).
     assert panel.cache.shown["k"].shape[0] == 2 and panel.cache.new_rows == 1
     assert all(plot.getAxis(side).isVisible() for plot in panel.cache.plots.values() for side in ("left", "bottom"))
-    window.ctl.run_to("gen.2.dec.1.cross_attn.out")  # past this step's self- and cross-attention
+    window.ctl.steps.run_to("gen.2.dec.1.cross_attn.out")  # past this step's self- and cross-attention
     wait_paused(qtbot, window, "gen.2.dec.1.cross_attn.out")
     panel = shown(window, qtbot)
     assert panel.layer == ("dec", 1)
@@ -61,18 +61,18 @@ def test_next_token_grows_strip_cache_and_attention_rows(make_window, qtbot):
 def test_later_steps_label_axes_with_tokens(make_window, qtbot):
     """Regression: the controller copied the tokens once, so step 2's key axis showed 0, 1, 2."""
     window = start_generation(make_window, qtbot)
-    window.ctl.run_to_token(3)
+    window.ctl.steps.run_to_token(3)
     wait_paused(qtbot, window, "gen.3.tgt.embed")
-    window.ctl.run_to("gen.2.dec.0.self_attn.cache_k")
+    window.ctl.steps.run_to("gen.2.dec.0.self_attn.cache_k")
     wait_paused(qtbot, window, "gen.2.dec.0.self_attn.cache_k")
     key_axis = window.ctl.current.info.axes.index("key")
-    assert window.ctl.axis_labels(key_axis) == ["<bos>", "我", "爱"]
+    assert window.ctl.axes.labels(key_axis) == ["<bos>", "我", "爱"]
     window.ctl.close()
 
 
 def test_click_token_goes_to_its_step_and_heads_choose_the_head(make_window, qtbot):
     window = start_generation(make_window, qtbot)
-    window.ctl.run_to_token(3)
+    window.ctl.steps.run_to_token(3)
     wait_paused(qtbot, window, "gen.3.tgt.embed")
     panel = shown(window, qtbot)
     qtbot.mouseClick(panel.strip.buttons[2], Qt.LeftButton)  # 爱, chosen at step 1
@@ -80,9 +80,9 @@ def test_click_token_goes_to_its_step_and_heads_choose_the_head(make_window, qtb
     panel = shown(window, qtbot)
     assert panel.step == 1 and panel.strip.roles()[:4] == ["", "fed", "chosen", "later"]
     assert panel.summary.text().startswith("Step 1 · chooses 爱")
-    window.ctl.run_to("gen.1.dec.1.self_attn.probs")
+    window.ctl.steps.run_to("gen.1.dec.1.self_attn.probs")
     wait_paused(qtbot, window, "gen.1.dec.1.self_attn.probs")
-    window.ctl.set_index("head", 2)  # what a click on a head thumbnail does
+    window.ctl.axes.set_index("head", 2)  # what a click on a head thumbnail does
     panel = shown(window, qtbot)
     probs = window.ctl.current.tensor
     assert "head 2" in panel.rows["self_attn"].title
@@ -107,7 +107,7 @@ def test_recorded_generation_replays_in_the_dock(make_window, qtbot, tmp_path):
     assert "not recorded" in tooltip_as_read(panel.strip.buttons[2].toolTip())
     qtbot.mouseClick(panel.strip.buttons[3], Qt.LeftButton)  # 你, chosen at step 2
     wait_paused(qtbot, window, "gen.2.tgt.embed")
-    window.ctl.run_to("gen.2.dec.0.self_attn.probs")
+    window.ctl.steps.run_to("gen.2.dec.0.self_attn.probs")
     wait_paused(qtbot, window, "gen.2.dec.0.self_attn.probs")
     panel = shown(window, qtbot)
     assert panel.cache.shown["k"].shape[0] == 3 and panel.rows["self_attn"].labels == ["<bos>", "我", "爱"]
@@ -124,7 +124,7 @@ def test_hugging_face_language_model_in_the_dock(make_window, qtbot):
     wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)  # loading transformers takes a while
     press(window, Qt.Key_T, Qt.ControlModifier)
     wait_paused(qtbot, window, "gen.1.tok.embed", timeout=30000)
-    window.ctl.run_to("gen.1.dec.1.self_attn.context")
+    window.ctl.steps.run_to("gen.1.dec.1.self_attn.context")
     wait_paused(qtbot, window, "gen.1.dec.1.self_attn.context")
     panel = shown(window, qtbot)
     prompt = window.ctl.session.prepared.tokens["prompt"]
@@ -147,11 +147,11 @@ def test_grouped_query_cache_shows_the_kv_head_the_query_head_reads(make_window,
     window.input_bar.set_values(f"hf:{folder}", "cpu", {"prompt": "I love you"})
     press(window, Qt.Key_G, Qt.ControlModifier)  # Generate
     wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)
-    window.ctl.run_to("gen.1.dec.0.self_attn.context")
+    window.ctl.steps.run_to("gen.1.dec.0.self_attn.context")
     wait_paused(qtbot, window, "gen.1.dec.0.self_attn.context")
-    window.ctl.set_index("head", 3)
+    window.ctl.axes.set_index("head", 3)
     panel = shown(window, qtbot)
-    cache_k = window.ctl.stepper.history[window.ctl.reached("gen.1.dec.0.self_attn.cache_k")].tensor
+    cache_k = window.ctl.stepper.history[window.ctl.steps.reached("gen.1.dec.0.self_attn.cache_k")].tensor
     assert cache_k.shape[1] == 2
     assert panel.cache.shown["k"].tolist() == cache_k[0, 1].tolist()
     assert "head 1" in panel.cache.plots["k"].titleLabel.text and "head 3" in panel.rows["self_attn"].title

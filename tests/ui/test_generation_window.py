@@ -23,7 +23,7 @@ def test_next_token_and_run_to_token(make_window, qtbot):
     assert "gen.1.tgt.embed" in window.shape_panel.plain_text()
     actions.trigger("tfdebug.gen.run_to_token", window.action_context, 3)  # the Debug menu's Run to Token…, N = 3
     wait_paused(qtbot, window, "gen.3.tgt.embed")
-    window.ctl.run_to("gen.2.dec.1.self_attn.cache_k")  # back through history: three cached keys
+    window.ctl.steps.run_to("gen.2.dec.1.self_attn.cache_k")  # back through history: three cached keys
     wait_paused(qtbot, window, "gen.2.dec.1.self_attn.cache_k")
     assert window.ctl.current.shape[2] == 3
     press(window, Qt.Key_F10, Qt.ShiftModifier)  # Step Back across stages of the step
@@ -182,7 +182,7 @@ def test_a_generation_steps_prediction_is_named_by_its_token_and_its_place_in_th
     for step in (1, 2):
         press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token
         wait_paused(qtbot, window, f"gen.{step}.tgt.embed")
-    window.ctl.run_to("gen.2.logits")
+    window.ctl.steps.run_to("gen.2.logits")
     wait_paused(qtbot, window, "gen.2.logits")
     assert window.ctl.current.shape[1] == 1  # the KV cache: this step computes one position
     tokens = window.ctl.session.tokens["tgt"]

@@ -29,7 +29,7 @@ def test_stepping_between_stages_with_other_index_axes_keeps_the_plot_still(wind
     # The Heads dock lends its room to the heatmap at a stage with no head axis (q) and takes it back
     # at one with heads (q_split): a resize this test is not about. Hidden, it lends nothing.
     window.docks["heads"].hide()
-    window.ctl.run_to("enc.0.attn.q")
+    window.ctl.steps.run_to("enc.0.attn.q")
     wait_paused(qtbot, window, "enc.0.attn.q")
     heatmap = window.heatmap_panel
     resizes = _Resizes(heatmap.graphics)
@@ -42,8 +42,8 @@ def test_stepping_between_stages_with_other_index_axes_keeps_the_plot_still(wind
         wait_paused(qtbot, window)
         seen.add(frozenset(heatmap.spin_boxes))
         # Only the shown stage's index boxes are visible, one per axis not shown.
-        names = window.ctl.axis_names()
-        assert set(heatmap.spin_boxes) == {names[a] for a in window.ctl.indices()}
+        names = window.ctl.axes.names()
+        assert set(heatmap.spin_boxes) == {names[a] for a in window.ctl.axes.indices()}
         assert all(spin.isVisible() for spin in heatmap.spin_boxes.values())
     assert len(seen) > 1  # the walk crossed stages with different index axes
     assert resizes.count == 0
@@ -53,7 +53,7 @@ def test_stepping_between_stages_with_other_index_axes_keeps_the_plot_still(wind
 def test_navigator_marks_what_ran_as_it_steps_and_back(window, qtbot):
     nav = window.navigator
     grey = nav.items["enc.0.attn.q"].foreground(1).color()
-    window.ctl.run_to("enc.0.attn.k")
+    window.ctl.steps.run_to("enc.0.attn.k")
     wait_paused(qtbot, window, "enc.0.attn.k")
     assert nav.items["enc.0.attn.q"].foreground(1).color() != grey
     assert nav.items["enc.0.attn.v"].foreground(1).color() == grey

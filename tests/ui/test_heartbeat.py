@@ -83,7 +83,7 @@ def test_heartbeat_keeps_beating_while_stepping_a_wide_model(make_window, qtbot,
     # older generations when input pauses, as a user reads the first stage; see ui/gui_gc.)
     gc.collect()
     with Heartbeat() as heart:
-        ctl.run_to("enc.0.attn.q")
+        ctl.steps.run_to("enc.0.attn.q")
         wait_paused(qtbot, window, "enc.0.attn.q")
         for _ in range(10):  # through an attention block: 8 heads × 120 × 120 stages
             before = ctl.stepper.cursor

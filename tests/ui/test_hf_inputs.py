@@ -34,7 +34,7 @@ def test_a_tokenizer_that_is_not_the_models_is_one_sentence(make_window, qtbot, 
     prompt = window.input_bar.field("prompt")
     type_into(qtbot, prompt, "I love you")
     QTest.keyClick(prompt, Qt.Key_Return, Qt.ControlModifier)  # Run
-    qtbot.waitUntil(lambda: window.message_bar.current is not None and not window.ctl.busy, timeout=60000)
+    qtbot.waitUntil(lambda: window.message_bar.current is not None and not window.ctl.loader.busy, timeout=60000)
     assert window.message_bar.text() == (
         "The tokenizer gives 'I' the id 41, but the model's embedding has only 40 rows: "
         "the folder's tokenizer.json does not belong to this model.")
@@ -89,7 +89,7 @@ def test_a_cached_generation_step_says_what_each_stage_reads(make_window, qtbot,
     wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)
     QTest.keyClick(window, Qt.Key_T, Qt.ControlModifier)  # Next Token: step 1 runs on the cache
     wait_paused(qtbot, window, "gen.1.tok.embed", timeout=60000)
-    window.ctl.run_to("gen.1.dec.0.self_attn.k_repeat")
+    window.ctl.steps.run_to("gen.1.dec.0.self_attn.k_repeat")
     wait_paused(qtbot, window, "gen.1.dec.0.self_attn.k_repeat")
     # It repeats the K cache (every key so far), not the V cache as the Shape panel said (nor this step's K).
     text = window.shape_panel.plain_text()
@@ -109,10 +109,10 @@ def test_hovering_a_masked_cell_of_a_transformers_mask_reads_what_the_tensor_hol
     folder = hf_tiny.save_folder(hf_tiny.gpt2(), tmp_path / "gpt2")
     window = make_window()
     run_model(qtbot, window, f"hf:{folder}", {"prompt": "the cat sat on the mat"}, "tok.embed")
-    window.ctl.run_to("dec.0.self_attn.masked")
+    window.ctl.steps.run_to("dec.0.self_attn.masked")
     wait_paused(qtbot, window, "dec.0.self_attn.masked", timeout=60000)
     heatmap = window.heatmap_panel
-    qtbot.waitUntil(lambda: heatmap.slice is not None and heatmap.slice is window.ctl.current_slice)
+    qtbot.waitUntil(lambda: heatmap.slice is not None and heatmap.slice is window.ctl.shown.current_slice)
     finfo_min = f"{torch.finfo(torch.float32).min:.4g}"
     assert heatmap.readout_at(0, 5).endswith(f"value {finfo_min} (masked)")  # above the diagonal
     assert "(masked)" not in heatmap.readout_at(5, 0)
@@ -131,7 +131,7 @@ def test_a_text_that_makes_the_tokenizer_panic_is_one_sentence_in_the_window(mak
     prompt = window.input_bar.field("prompt")
     type_into(qtbot, prompt, "a" * 40 + "c")
     QTest.keyClick(prompt, Qt.Key_Return, Qt.ControlModifier)  # Run
-    qtbot.waitUntil(lambda: window.message_bar.current is not None and not window.ctl.busy, timeout=60000)
+    qtbot.waitUntil(lambda: window.message_bar.current is not None and not window.ctl.loader.busy, timeout=60000)
     assert window.message_bar.text().startswith("The tokenizer failed on this text: ")
     assert "retry-limit" in window.message_bar.text() and window.ctl.stepper is None
     assert "Traceback" not in capfd.readouterr().err

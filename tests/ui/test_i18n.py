@@ -181,7 +181,7 @@ def test_errors_and_notices_reach_the_window_in_chinese(window, qtbot):
     source.selectAll()
     qtbot.keyClick(source, Qt.Key_Backspace)
     window.actions_by_id["tfdebug.session.run"].trigger()  # Run with an empty source sentence
-    qtbot.waitUntil(lambda: window.last_error is not None and not window.ctl.busy)
+    qtbot.waitUntil(lambda: window.last_error is not None and not window.ctl.loader.busy)
     assert window.message_bar.text() == "源句子为空：请至少输入一个词。"  # the core's error, by its id
     window.message_bar.dismiss()
     kinds = window.breakpoints_menu.findChild(QMenu)  # Breakpoints ▸ Break on Every… ▸ Softmax

@@ -53,7 +53,7 @@ def test_a_damaged_snapshot_opened_from_the_file_menu_is_explained_in_chinese(wi
     assert english == f"The file {path} has a damaged manifest: stage 'src.embed' has an unknown kind."
     i18n.set_language("zh")
     open_through_the_dialog(qtbot, window, path)  # Qt's own dialog, in Chinese
-    qtbot.waitUntil(lambda: not window.ctl.busy and window.message_bar.text() != "")  # read off the UI thread
+    qtbot.waitUntil(lambda: not window.ctl.loader.busy and window.message_bar.text() != "")  # read off the UI thread
     shown = window.message_bar.text()
     assert shown == f"文件 {path} 的清单已损坏：阶段“src.embed”的种类未知。"
     assert english_words(shown, str(path), "src.embed") == []
@@ -187,11 +187,11 @@ def test_the_chinese_window_at_a_masked_stage_has_no_english_words_left(window, 
     from PySide6.QtWidgets import QAbstractButton, QDockWidget, QLabel, QMenu, QTabBar
 
     run_to_stage(window, qtbot, "dec.0.self_attn.masked")
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())  # every panel drew it
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and window.heads_panel.settled())  # every panel drew it
     i18n.set_language("zh")
     qtbot.waitUntil(lambda: window.docks["navigator"].windowTitle() == "阶段")
     qtbot.waitUntil(lambda: "掩码" in window.explain_panel.plain_text())
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())  # heads redrawn in Chinese
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and window.heads_panel.settled())  # heads redrawn in Chinese
     shown = [w.text() for w in window.findChildren(QLabel) + window.findChildren(QAbstractButton) if w.isVisible()]
     shown += [d.windowTitle() for d in window.findChildren(QDockWidget)]
     shown += [b.tabText(i) for b in window.findChildren(QTabBar) if b.isVisible() for i in range(b.count())]
@@ -210,7 +210,7 @@ def test_a_generation_in_chinese_names_its_steps_and_its_dock_follows_a_switch(m
     window.ctl.generation = DecodingSettings(max_new_tokens=2)
     window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
     wait_paused(qtbot, window, "gen.0.src.embed")
-    window.ctl.run_to("gen.1.dec.0.self_attn.probs")
+    window.ctl.steps.run_to("gen.1.dec.0.self_attn.probs")
     wait_paused(qtbot, window, "gen.1.dec.0.self_attn.probs")
     panel = window.generation_panel
     qtbot.waitUntil(lambda: panel.summary.text().startswith("Step 1"))

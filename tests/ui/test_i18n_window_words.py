@@ -51,7 +51,7 @@ def test_a_replayed_snapshot_names_its_fields_as_the_adapter_does_and_offers_a_l
     assert WORD.findall(bar.live_button.text()) == []
     i18n.set_language("en")
     qtbot.mouseClick(bar.live_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: window.ctl.is_live and not window.ctl.busy, timeout=30000)
+    qtbot.waitUntil(lambda: window.ctl.is_live and not window.ctl.loader.busy, timeout=30000)
     assert bar.field("src").isEnabled() and not bar.live_button.isVisible()
 
 
@@ -121,8 +121,8 @@ def test_stats_compare_and_the_axes_of_every_stage_kind_are_chinese(window, qtbo
         for capture in window.ctl.plan:
             first_of_kind.setdefault(capture.info.kind, capture.info.name)
         for kind, name in first_of_kind.items():
-            window.ctl.run_to(name)
-            qtbot.waitUntil(lambda: window.ctl.current.name == name and window.ctl.display_settled())
+            window.ctl.steps.run_to(name)
+            qtbot.waitUntil(lambda: window.ctl.current.name == name and window.ctl.shown.settled())
             plot = window.heatmap_panel.plot
             titles = [plot.getAxis(side).labelText for side in ("left", "bottom")]
             assert english(titles) == [], (kind, titles)

@@ -44,14 +44,14 @@ def test_cls_attention_over_the_image_and_a_clicked_patch(make_window, qtbot, tm
     # A click on the patch in row 2, column 5 picks that patch's query row (token 1 + 2·8 + 5 = 22).
     rect = panel.canvas.patch_rect(2, 5)
     qtbot.mouseClick(panel.canvas, Qt.LeftButton, pos=QPoint(int(rect.center().x()), int(rect.center().y())))
-    qtbot.waitUntil(lambda: window.ctl.picked_row == 22 and panel.canvas.query == 22)
+    qtbot.waitUntil(lambda: window.ctl.tiles.picked_row == 22 and panel.canvas.query == 22)
     qtbot.waitUntil(lambda: panel.row is not None and np.array_equal(panel.row, _expected_row(capture.tensor, head, 22)))
     assert "query (2,5)" in panel.title.text()
     # The arrow keys move the query patch; Home goes back to [CLS].
     QTest.keyClick(panel.canvas, Qt.Key_Down)
-    qtbot.waitUntil(lambda: window.ctl.picked_row == 30 and panel.canvas.query == 30)
+    qtbot.waitUntil(lambda: window.ctl.tiles.picked_row == 30 and panel.canvas.query == 30)
     QTest.keyClick(panel.canvas, Qt.Key_Home)
-    qtbot.waitUntil(lambda: window.ctl.picked_row == 0 and panel.canvas.query == 0)
+    qtbot.waitUntil(lambda: window.ctl.tiles.picked_row == 0 and panel.canvas.query == 0)
     # The pass saved as a snapshot replays with its picture, and the overlay shows again.
     shown_pixels = window.ctl.input_image.pixels.copy()
     path = tmp_path / "vit.safetensors"
@@ -173,7 +173,7 @@ def test_whisper_draws_its_spectrogram_and_a_tokens_cross_attention_over_time(ma
     panel.canvas.setFocus()
     QTest.keyClick(panel.canvas, Qt.Key_Right)
     QTest.keyClick(panel.canvas, Qt.Key_Right)
-    qtbot.waitUntil(lambda: window.ctl.picked_row == 2 and panel.row is not None and panel.canvas.query == 2)
+    qtbot.waitUntil(lambda: window.ctl.tiles.picked_row == 2 and panel.row is not None and panel.canvas.query == 2)
     assert np.array_equal(panel.row, _expected_row(capture.tensor, head, 2))
     row = panel.row
     best = int(np.argmax(row))
@@ -196,7 +196,7 @@ def test_llava_draws_a_prompt_tokens_attention_over_the_picture(make_window, qtb
     panel.canvas.setFocus()
     QTest.keyClick(panel.canvas, Qt.Key_End)
     last = window.ctl.current.shape[-1] - 1
-    qtbot.waitUntil(lambda: window.ctl.picked_row == last and panel.row is not None and panel.canvas.query == last)
+    qtbot.waitUntil(lambda: window.ctl.tiles.picked_row == last and panel.row is not None and panel.canvas.query == last)
     head = window.ctl.view.indices_by_name.get("head", 0)
     expected = _expected_row(window.ctl.current.tensor, head, last)
     assert np.array_equal(panel.row, expected)
@@ -206,7 +206,7 @@ def test_llava_draws_a_prompt_tokens_attention_over_the_picture(make_window, qtb
     # A click on a patch picks that patch token's own row in the language model.
     rect = panel.canvas.patch_rect(1, 2)
     qtbot.mouseClick(panel.canvas, Qt.LeftButton, pos=QPoint(int(rect.center().x()), int(rect.center().y())))
-    qtbot.waitUntil(lambda: window.ctl.picked_row == 2 + 8 + 2 and panel.canvas.query == 12)
+    qtbot.waitUntil(lambda: window.ctl.tiles.picked_row == 2 + 8 + 2 and panel.canvas.query == 12)
     window.ctl.close()
 
 

@@ -29,25 +29,25 @@ def _step(window, qtbot, key, modifier, name):
     qtbot.waitUntil(window.isActiveWindow)
     press(window, key, modifier)
     wait_paused(qtbot, window, name)
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and window.heads_panel.settled())
 
 
 def test_a_stage_above_the_limit_is_shown_by_its_slice_only(make_window, qtbot):
     window = make_window()
     window.docks["heads"].show()
     window.docks["stats"].show()
-    window.ctl.large_stage_bytes = 256 * 1024
+    window.ctl.shown.large_stage_bytes = 256 * 1024
     captures = _captures()
     window.ctl.load_replay(Stepper.replay(captures), {"src": [], "tgt": []}, "large",
                            Recording(captures, {"src": [], "tgt": []}))
     wait_paused(qtbot, window, "enc.0.attn.scaled")
     stats, heads = window.stats_panel, window.heads_panel
-    qtbot.waitUntil(lambda: window.ctl.current_stats is not None and heads.graphics.isVisible())
+    qtbot.waitUntil(lambda: window.ctl.shown.current_stats is not None and heads.graphics.isVisible())
 
     _step(window, qtbot, Qt.Key_F10, Qt.NoModifier, "enc.0.attn.probs")
     sl = window.heatmap_panel.slice
     assert sl is not None and sl.source_shape == (N, N)
-    assert window.ctl.current_stats is None and window.ctl.ensure_stats() is None
+    assert window.ctl.shown.current_stats is None and window.ctl.shown.ensure_stats() is None
     assert stats.text("min", 1) == "–" and stats.text("min", 2) != "–"  # the slice is summarised
     assert stats.note.isVisible() and "1.0 MB" in stats.note.text() and "256.0 KB" in stats.note.text()
     assert stats.bars.yData.sum() == sl.stats.hist_counts.sum() > 0  # the histogram is the slice's
@@ -61,5 +61,5 @@ def test_a_stage_above_the_limit_is_shown_by_its_slice_only(make_window, qtbot):
     assert overview.values[1] != overview.values[1]  # NaN: not computed
 
     _step(window, qtbot, Qt.Key_F10, Qt.ShiftModifier, "enc.0.attn.scaled")
-    qtbot.waitUntil(lambda: window.ctl.current_stats is not None and heads.graphics.isVisible())
+    qtbot.waitUntil(lambda: window.ctl.shown.current_stats is not None and heads.graphics.isVisible())
     assert not stats.note.isVisible() and stats.text("min", 1) != "–"

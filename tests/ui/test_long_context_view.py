@@ -40,7 +40,7 @@ def shown(make_window, qtbot, long_model):
     wait_paused(qtbot, window, "tok.embed", timeout=120000)
     run_to_stage(window, qtbot, STAGE)
     heatmap = window.heatmap_panel  # a plane over 1024² is cut on the display worker: wait for its image
-    qtbot.waitUntil(lambda: window.ctl.current_slice is not None and heatmap.slice is window.ctl.current_slice
+    qtbot.waitUntil(lambda: window.ctl.shown.current_slice is not None and heatmap.slice is window.ctl.shown.current_slice
                     and heatmap.slice.source_shape == (TOKENS, TOKENS), timeout=60000)
     yield window
     window.ctl.close()
@@ -138,7 +138,7 @@ def test_a_clicked_row_is_plotted_over_every_key_with_its_strongest_keys(shown, 
     qtbot.mouseClick(heatmap.graphics.viewport(), Qt.LeftButton, pos=_view_pos(heatmap, 1200, 3))
     panel = window.query_row
     qtbot.waitUntil(lambda: window.docks["query_row"].isVisible() and panel.row == row, timeout=30000)
-    assert window.ctl.picked_row == row and heatmap.row_line.isVisible()
+    assert window.ctl.tiles.picked_row == row and heatmap.row_line.isVisible()
     assert np.array_equal(held_values(panel.values, "softmax"), probs[0, 0, row].numpy())  # the tensor's row
     x, y = panel.curve.getData()
     assert len(x) == TOKENS and np.array_equal(y[: row + 1], probs[0, 0, row, : row + 1].numpy())

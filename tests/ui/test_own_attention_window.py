@@ -24,8 +24,8 @@ def test_bloom_steps_to_its_alibi_stage_and_its_probabilities_are_verified(make_
     press(window, Qt.Key_F10)  # one step on: the mask, then the softmax
     wait_paused(qtbot, window, "dec.0.self_attn.masked")
     press(window, Qt.Key_F5)
-    qtbot.waitUntil(lambda: window.ctl.verification is not None, timeout=60000)
-    assert window.ctl.verification.ok
+    qtbot.waitUntil(lambda: window.ctl.loader.verification is not None, timeout=60000)
+    assert window.ctl.loader.verification.ok
     click_stage(window, qtbot, "dec.1.self_attn.probs")
     press(window, Qt.Key_F10, Qt.ControlModifier)
     wait_paused(qtbot, window, "dec.1.self_attn.probs")

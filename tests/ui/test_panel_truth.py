@@ -60,18 +60,18 @@ def test_masked_head_thumbnails_are_coloured_however_the_stage_is_reached(window
     run_to_stage(window, qtbot, "dec.0.self_attn.scaled")
     press(window, Qt.Key_F10)                        # step
     wait_paused(qtbot, window, "dec.0.self_attn.masked")
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and window.heads_panel.settled())
     _assert_masked_thumbnails(window)
     press(window, Qt.Key_F10)
     wait_paused(qtbot, window, "dec.0.self_attn.probs")
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and window.heads_panel.settled())
     _assert_masked_thumbnails(window)                # the softmax's masked cells (zeros) too
     press(window, Qt.Key_F10, Qt.ShiftModifier)      # step back
     wait_paused(qtbot, window, "dec.0.self_attn.masked")
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and window.heads_panel.settled())
     _assert_masked_thumbnails(window)
     run_to_stage(window, qtbot, "dec.1.self_attn.masked")  # run to, from a probability stage
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and window.heads_panel.settled())
     _assert_masked_thumbnails(window)
 
 
@@ -79,7 +79,7 @@ def test_exactly_one_head_is_outlined_and_the_thumbnails_carry_their_scale(windo
     window.docks["heads"].show()
     run_to_stage(window, qtbot, "enc.0.attn.scaled")
     heads = window.heads_panel
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and heads.settled())
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and heads.settled())
     window.heatmap_panel.spin_boxes["head"].setValue(2)
     qtbot.waitUntil(lambda: heads.outlined() == [2])
     # The thumbnails' own colour bar states their range, which covers every head's values.
@@ -101,7 +101,7 @@ def test_head_as_a_heatmap_axis_gets_integer_ticks_and_an_honest_heads_note(wind
     ticks = heatmap.plot.getAxis("left").shown_ticks()
     assert ticks == [(0, "0"), (1, "1"), (2, "2"), (3, "3")]  # every head, by its integer index
     heads = window.heads_panel
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and heads.settled())
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and heads.settled())
     assert "no head axis" not in heads.note.text() and "rows" in heads.note.text()
     assert not heads.graphics.isVisible()
 
@@ -130,7 +130,7 @@ def test_axis_choices_carry_only_while_pinned_and_the_pin_is_visible(window, qtb
     press(window, Qt.Key_F10, Qt.ShiftModifier)
     wait_paused(qtbot, window, "enc.0.attn.k_split")  # back where head × head_dim was shown
     sl = window.current_slice()
-    names = window.ctl.axis_names()
+    names = window.ctl.axes.names()
     assert (names[sl.row_axis], names[sl.col_axis]) == ("key", "head_dim")
     qtbot.mouseClick(heatmap.pin_button, Qt.LeftButton)            # pin what is shown now
     assert heatmap.pin_button.text() == "Pinned: key × head_dim"
@@ -152,7 +152,7 @@ def test_heads_dock_shows_a_short_note_not_a_black_box_without_heads(window, qtb
     window.docks["heads"].show()
     run_to_stage(window, qtbot, "enc.0.attn.resid")
     heads = window.heads_panel
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and heads.settled())
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and heads.settled())
     assert not heads.graphics.isVisible()
     assert "no head axis" in heads.note.text()
     press(window, Qt.Key_F10, Qt.ShiftModifier)
@@ -269,10 +269,10 @@ def test_holding_f10_steps_once_per_key_event(window, qtbot):
     plan = [c.name for c in window.ctl.plan]
     _slow_stages(window)
     _hold(window, Qt.Key_F10, 11)                      # 12 key presses, faster than stages run
-    assert window.ctl.queued_steps > 0
+    assert window.ctl.steps.queued_steps > 0
     wait_paused(qtbot, window, plan[12])
     assert [c.name for c in window.ctl.stepper.history] == plan[:13]
-    assert window.ctl.queued_steps == 0
+    assert window.ctl.steps.queued_steps == 0
     # Through history (back, then forward again) every key event counts too.
     _hold(window, Qt.Key_F10, 0)
     wait_paused(qtbot, window, plan[13])
@@ -305,7 +305,7 @@ def test_a_held_f10_stops_stepping_when_it_is_released(window, qtbot):
     for _ in range(10):                                  # ~0.4 s of repeats while that stage runs
         _repeat(window, Qt.Key_F10, "tfdebug.step.next")
     QTest.keyRelease(window, Qt.Key_F10)
-    assert window.ctl.queued_steps == 0
+    assert window.ctl.steps.queued_steps == 0
     wait_paused(qtbot, window, plan[1])
     qtbot.wait(300)                                      # nothing more runs after the release
     assert len(window.ctl.stepper.history) == 2 and window.ctl.current.name == plan[1]
@@ -317,10 +317,10 @@ def test_a_held_f10_stops_stepping_when_it_is_released(window, qtbot):
 def test_a_breakpoint_ends_a_run_of_queued_steps(window, qtbot):
     plan = [c.name for c in window.ctl.plan]
     _slow_stages(window)
-    window.ctl.toggle_stage_breakpoint(plan[3])
+    window.ctl.breakpoints.toggle_stage(plan[3])
     _hold(window, Qt.Key_F10, 9)
     wait_paused(qtbot, window)
-    qtbot.waitUntil(lambda: window.ctl.queued_steps == 0 and window.ctl.stepper.state == "paused")
+    qtbot.waitUntil(lambda: window.ctl.steps.queued_steps == 0 and window.ctl.stepper.state == "paused")
     assert window.ctl.current.name == plan[3] and len(window.ctl.stepper.history) == 4
 
 

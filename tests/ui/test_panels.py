@@ -10,7 +10,7 @@ from tfdebug.ui.render.stage_text import transition
 
 
 def goto(window, qtbot, name):
-    window.ctl.run_to(name)
+    window.ctl.steps.run_to(name)
     wait_paused(qtbot, window, name)
 
 
@@ -20,7 +20,7 @@ def test_changing_the_head_index_changes_the_image(window, qtbot):
     assert set(heatmap.spin_boxes) == {"batch", "head"}
     before = heatmap.image.image.copy()
     heatmap.spin_boxes["head"].setValue(2)
-    assert window.ctl.indices()[1] == 2
+    assert window.ctl.axes.indices()[1] == 2
     assert not np.array_equal(before, heatmap.image.image)
     # The head stays picked at the next attention stage.
     goto(window, qtbot, "enc.0.attn.probs")
@@ -139,7 +139,7 @@ def test_shape_panel_shows_named_axes_and_the_head_split_transition(window, qtbo
 def test_stats_and_values_panels(window, qtbot):
     goto(window, qtbot, "dec.0.self_attn.masked")
     stats = window.stats_panel
-    whole = window.ctl.ensure_stats()  # computed off the GUI thread: wait for it as the panel does
+    whole = window.ctl.shown.ensure_stats()  # computed off the GUI thread: wait for it as the panel does
     assert stats.text("−Inf") == str(whole.neginf) != "0"
     assert stats.text("−Inf", 2) == "6"
     values = window.values_panel
@@ -171,9 +171,9 @@ def test_a_hidden_values_panel_fills_its_table_when_shown(window, qtbot):
     qtbot.waitUntil(lambda: not window.values_panel.on_screen)
     goto(window, qtbot, "dec.0.self_attn.probs")
     values = window.values_panel
-    assert values.shown is not window.ctl.current_slice  # no work while hidden
+    assert values.shown is not window.ctl.shown.current_slice  # no work while hidden
     window.docks["values"].raise_()
-    qtbot.waitUntil(lambda: values.shown is window.ctl.current_slice)
+    qtbot.waitUntil(lambda: values.shown is window.ctl.shown.current_slice)
     assert values.model.rowCount() == 4
 
 
@@ -187,7 +187,7 @@ def test_heatmap_caption_shows_a_stage_name_as_text_not_markup(window):
 
     capture = Capture.of(StageInfo("<i>x</i>.probs", "softmax", "head", None, ("query", "key"), "p"),
                          torch.full((2, 2), 0.25))
-    window.ctl._shown = (0, capture)  # what the controller shows; the caption shows its name as plain text
+    window.ctl.shown._shown = (0, capture)  # what the controller shows; the caption shows its name as plain text
     window.heatmap_panel.show_slice(display_slice(capture.tensor, 0, 1, {}, (64, 64)))
     assert window.heatmap_panel.caption.text().startswith("<i>x</i>.probs")
     assert window.heatmap_panel.caption.textFormat() == Qt.PlainText

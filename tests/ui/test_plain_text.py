@@ -42,7 +42,7 @@ def test_an_html_stage_name_and_html_tokens_show_as_plain_text(make_window, qtbo
     qtbot.waitUntil(window.isActiveWindow)
     press(window, Qt.Key_F10)
     wait_paused(qtbot, window, f"enc.0.attn.{MARK}probs")
-    qtbot.waitUntil(lambda: window.ctl.display_settled() and window.heads_panel.settled())
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and window.heads_panel.settled())
     heatmap = window.heatmap_panel
     # Hover a cell: the readout names its tokens.
     view = heatmap.graphics

@@ -46,7 +46,7 @@ def _run(window, qtbot, spec, dtype):
     press(window, Qt.Key_Return, Qt.ControlModifier)
     wait_paused(qtbot, window, "tok.embed", timeout=60000)
     stats = window.stats_panel
-    qtbot.waitUntil(lambda: window.ctl.current_stats is not None and stats.precision.text() != "")
+    qtbot.waitUntil(lambda: window.ctl.shown.current_stats is not None and stats.precision.text() != "")
     return stats
 
 
@@ -101,7 +101,7 @@ def test_the_stages_tree_says_what_the_budget_did_not_keep_and_a_dropped_stage_s
     wait_paused(qtbot, window, late, timeout=20000)
     # Paused at it, it is shown live: its tensor is on the device and the heatmap draws it.
     assert window.ctl.current.tensor is not None and window.heatmap_panel.slice is not None
-    qtbot.waitUntil(lambda: window.ctl.current_stats is not None)  # whole-tensor stats, from the display worker
+    qtbot.waitUntil(lambda: window.ctl.shown.current_stats is not None)  # whole-tensor stats, from the display worker
     item = window.navigator.items[late]
     press(window, Qt.Key_F10)
     qtbot.waitUntil(lambda: window.ctl.current.name != late)

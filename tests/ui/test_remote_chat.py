@@ -57,7 +57,7 @@ def test_the_chat_toggle_runs_the_template_on_the_server(make_window, qtbot, cha
     qtbot.mouseClick(bar.chat, Qt.LeftButton, pos=bar.chat.rect().center())
     assert bar.chat.isChecked()
     press(window, Qt.Key_Return, Qt.ControlModifier)  # Run: a new pass on the server
-    qtbot.waitUntil(lambda: not window.ctl.busy and window.ctl.source.texts.get("prompt") == QUESTION,
+    qtbot.waitUntil(lambda: not window.ctl.loader.busy and window.ctl.source.texts.get("prompt") == QUESTION,
                     timeout=60000)
     remote = window.ctl.source
     expected = template_ids(folder)

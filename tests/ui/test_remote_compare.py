@@ -117,5 +117,5 @@ def test_the_divergence_condition_over_a_remote_pass_is_checked_on_the_server(ma
         assert window.compare_tools.result.to_dict() == table.to_dict() and table[stage].diverges
         assert window.compare_tools.view.selected_stage() == stage  # the dock shows where the pass stopped
     finally:  # the server is the module's: it holds no condition for the next test
-        window.ctl.set_conditions([])
+        window.ctl.breakpoints.set_conditions([])
         window.tools.compare.reference.set_condition_placement(None)

@@ -42,7 +42,7 @@ def shown_plane(window, path) -> np.ndarray:
     with safe_open(str(path), framework="pt") as f:
         tensor = f.get_tensor(capture.name).float()
     index = [slice(None)] * tensor.dim()
-    for axis, i in ctl.indices().items():
+    for axis, i in ctl.axes.indices().items():
         index[axis] = i
     plane = tensor[tuple(index)]
     return (plane if ctl.view.row_axis < ctl.view.col_axis else plane.t()).numpy()
@@ -70,11 +70,11 @@ def test_stepping_forward_and_back_shows_each_stage_read_from_the_file(make_wind
         press(window, Qt.Key_F10, Qt.ShiftModifier if offset < window.ctl.stepper.cursor - start else Qt.NoModifier)
         wait_paused(qtbot, window, names[start + offset])
         assert_shows_the_file(window, snapshot)
-        qtbot.waitUntil(lambda: window.ctl.current_stats is not None)
+        qtbot.waitUntil(lambda: window.ctl.shown.current_stats is not None)
         with safe_open(str(snapshot), framework="pt") as f:
             tensor = f.get_tensor(names[start + offset]).float()
         finite = tensor[torch.isfinite(tensor)]
-        assert window.ctl.current_stats.max == pytest.approx(float(finite.max()), rel=1e-6)
+        assert window.ctl.shown.current_stats.max == pytest.approx(float(finite.max()), rel=1e-6)
 
 
 def test_a_head_picked_after_the_next_stage_was_read_ahead_is_the_one_shown(make_window, snapshot, qtbot):
@@ -85,11 +85,11 @@ def test_a_head_picked_after_the_next_stage_was_read_ahead_is_the_one_shown(make
     spin = window.heatmap_panel.spin_boxes["head"]
     spin.setFocus()
     qtbot.keyClick(spin, Qt.Key_Up)  # head 1, as a person picks it
-    qtbot.waitUntil(lambda: window.ctl.indices()[1] == 1)
+    qtbot.waitUntil(lambda: window.ctl.axes.indices()[1] == 1)
     press(window, Qt.Key_F10)
     names = window.ctl.replayed.names()
     wait_paused(qtbot, window, names[names.index(HEADED) + 1])
-    assert window.ctl.indices()[1] == 1
+    assert window.ctl.axes.indices()[1] == 1
     assert_shows_the_file(window, snapshot)
 
 
@@ -117,10 +117,10 @@ def test_a_click_in_the_stages_tree_reads_the_stage_off_the_gui_thread(make_wind
     wait_paused(qtbot, window, far)
     assert (far, False) in reads
     assert_shows_the_file(window, snapshot)
-    qtbot.waitUntil(lambda: window.ctl.current_stats is not None)
+    qtbot.waitUntil(lambda: window.ctl.shown.current_stats is not None)
     with safe_open(str(snapshot), framework="pt") as f:
         tensor = f.get_tensor(far).float()
-    assert window.ctl.current_stats.max == pytest.approx(float(tensor.max()), rel=1e-6)
+    assert window.ctl.shown.current_stats.max == pytest.approx(float(tensor.max()), rel=1e-6)
     idle(qtbot, window)
     assert not [name for name, on_gui in reads if on_gui]  # no stage was read on the GUI thread
 
@@ -163,10 +163,10 @@ def test_a_step_onto_a_prepared_stage_draws_every_panel_in_its_turn(make_window,
     with safe_open(str(snapshot), framework="pt") as f:
         tensor = f.get_tensor(target).float()
     ctl = window.ctl
-    assert ctl.current_stats.max == pytest.approx(float(tensor[torch.isfinite(tensor)].max()), rel=1e-6)
+    assert ctl.shown.current_stats.max == pytest.approx(float(tensor[torch.isfinite(tensor)].max()), rel=1e-6)
     axis = window.heads_panel.head_axis()
-    thumbs = head_thumbnails(tensor, ctl.view.row_axis, ctl.view.col_axis, axis, ctl.indices(), (48, 48),
-                             kind=ctl.current.info.kind, mask=ctl.mask_of(ctl.current))
+    thumbs = head_thumbnails(tensor, ctl.view.row_axis, ctl.view.col_axis, axis, ctl.axes.indices(), (48, 48),
+                             kind=ctl.current.info.kind, mask=ctl.shown.mask_of(ctl.current))
     assert len(window.heads_panel.images) == tensor.shape[axis]
     for mine, theirs in zip(window.heads_panel.images, thumbs.values):
         assert mine.image.shape[:2] == theirs.shape

@@ -72,13 +72,13 @@ def get_into(state, window, qtbot):
         from tfdebug.core.stepper import Stepper
 
         session = ctl.session
-        ctl.stop()
+        ctl.steps.stop()
         qtbot.waitUntil(lambda: ctl.stepper.state == "stopped")
         captures, _ = session.capture_all()
         window.ctl.load_replay(Stepper.replay(captures), session.tokens, "recorded pass")
         wait_paused(qtbot, window, "src.embed")
         window.actions_by_id["tfdebug.session.live"].trigger()  # a replay's bar is read-only: go live first
-        qtbot.waitUntil(lambda: ctl.is_live and not ctl.busy)
+        qtbot.waitUntil(lambda: ctl.is_live and not ctl.loader.busy)
         wait_paused(qtbot, window, "src.embed")
     return lambda: None
 
@@ -89,7 +89,7 @@ def test_ctrl_return_starts_the_new_pass_from(state, make_window, qtbot):
     undo = get_into(state, window, qtbot)
     type_source(window, NEW)
     press(window.input_bar.field("src"), Qt.Key_Return, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: not window.ctl.busy and window.ctl.session is not None
+    qtbot.waitUntil(lambda: not window.ctl.loader.busy and window.ctl.session is not None
                     and window.ctl.session.texts["src"] == NEW, timeout=15000)
     wait_paused(qtbot, window, "src.embed")
     undo()
@@ -108,7 +108,7 @@ def test_switching_model_while_paused(make_window, qtbot):
     wait_paused(qtbot, window, "src.pe")
     window.input_bar.model.setCurrentText("demo")
     press(window.input_bar.field("src"), Qt.Key_Return, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: window.ctl.model_name == "demo" and not window.ctl.busy, timeout=20000)
+    qtbot.waitUntil(lambda: window.ctl.model_name == "demo" and not window.ctl.loader.busy, timeout=20000)
     wait_paused(qtbot, window, "src.embed")
     assert window.ctl.stepper.state == "paused"
     window.ctl.shutdown()
@@ -121,7 +121,7 @@ def test_a_failed_run_keeps_the_pass_on_screen_and_a_later_run_clears_the_error(
     title = window.windowTitle()
     type_source(window, "")
     press(window.input_bar.field("src"), Qt.Key_Return, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: window.message_bar.current is not None and not window.ctl.busy)
+    qtbot.waitUntil(lambda: window.message_bar.current is not None and not window.ctl.loader.busy)
     text = window.message_bar.text()
     assert "source sentence is empty" in text
     assert "Recorder" not in text and "Error" not in text  # no internal names

@@ -57,7 +57,7 @@ def run_app_until_paused(monkeypatch, settings, **kwargs) -> dict:
         shown = [w for w in QApplication.topLevelWidgets()
                  if isinstance(w, window_module.MainWindow) and w.isVisible() and w.settings is settings]
         ctl = shown[0].ctl if shown else None
-        if ctl is None or ctl.current is None or ctl.busy or ctl.stepper.state == "running":
+        if ctl is None or ctl.current is None or ctl.loader.busy or ctl.stepper.state == "running":
             QTimer.singleShot(50, look)
             return
         seen.update(inputs=ctl.inputs, message=shown[0].message_bar.text(), first=ctl.current.name)

@@ -19,8 +19,8 @@ def test_checked_stages_are_verified_with_their_delta_and_the_rest_unchecked(mak
     run_to_stage(window, qtbot, "dec.0.self_attn.probs")
     assert "verified against" not in window.shape_panel.plain_text()  # the pass has not finished: no check yet
     press(window, Qt.Key_F5)
-    qtbot.waitUntil(lambda: window.ctl.verification is not None, timeout=60000)
-    verification = window.ctl.verification
+    qtbot.waitUntil(lambda: window.ctl.loader.verification is not None, timeout=60000)
+    verification = window.ctl.loader.verification
     assert verification.ok and "dec.0.self_attn.probs" in verification.checked
     # The stage the finished pass rests on (logits, checked) is told as soon as the check arrives.
     assert window.ctl.current.name == "logits"

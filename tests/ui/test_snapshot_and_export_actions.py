@@ -17,8 +17,8 @@ from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.exports import export_pass, load_export
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
-from tfdebug.ui.actions import exports as export_actions
-from tfdebug.ui.actions.exports import CANCELLED
+from tfdebug.ui.dialogs import export_tools as export_actions
+from tfdebug.ui.dialogs.export_tools import CANCELLED
 from tfdebug.ui.actions.snapshots import recent_files
 from tfdebug.ui.dialogs.export import ExportDialog
 
@@ -82,18 +82,18 @@ def test_the_file_is_read_off_the_ui_thread_and_closing_meanwhile_is_clean(make_
     monkeypatch.setattr(snapshot_actions, "_read", slow_read)
     window = make_window()
     window.open_snapshot(str(snapshot))  # returns at once
-    assert window.ctl.busy and window.ctl.replayed is None
+    assert window.ctl.loader.busy and window.ctl.replayed is None
     qtbot.waitUntil(lambda: len(threads) == 1)
     assert threads[0] is not threading.main_thread()
     qtbot.wait(50)  # the event loop turns while the file is read
-    assert window.ctl.busy and window.ctl.stepper is None
+    assert window.ctl.loader.busy and window.ctl.stepper is None
     window.open_snapshot(str(snapshot))  # again, impatient: said, not queued behind the first
     assert window.message_bar.text() == ("A model or snapshot is still loading: open pass.safetensors once it "
                                          "is on screen.")
     assert len(threads) == 1
     gate.set()
     shows_replay(qtbot, window)
-    assert not window.ctl.busy
+    assert not window.ctl.loader.busy
     # Closed while reading: the job is abandoned, the window closes, no replay is opened behind it.
     gate.clear()
     second = make_window()
@@ -101,7 +101,7 @@ def test_the_file_is_read_off_the_ui_thread_and_closing_meanwhile_is_clean(make_
     qtbot.waitUntil(lambda: len(threads) == 2)
     gate.set()
     second.close()
-    assert second.ctl.replayed is None and second.ctl.load_job.wait(5)
+    assert second.ctl.replayed is None and second.ctl.loader.load_job.wait(5)
 
 
 def test_open_recent_is_remembered_across_windows(make_window, snapshot, settings, qtbot):
@@ -279,7 +279,7 @@ def test_export_dialog_picks_format_and_stages(make_window, snapshot, qtbot, tmp
 
 @pytest.mark.parametrize("suffix", [".csv", ".png"])
 def test_heatmap_exports(window, qtbot, tmp_path, suffix):
-    window.ctl.run_to("enc.0.attn.probs")
+    window.ctl.steps.run_to("enc.0.attn.probs")
     wait_paused(qtbot, window, "enc.0.attn.probs")
     out = tmp_path / f"heat{suffix}"
     assert window.exports.start(str(out)) is None
@@ -321,10 +321,10 @@ def test_quit_in_the_file_menu_closes_the_window(make_window, qtbot):
 def test_breakpoints_menu_items_are_registry_actions(window, qtbot):
     from tfdebug.core.breakpoints import Breakpoint
 
-    window.ctl.set_breakpoint(Breakpoint.on_kind("softmax"), True)
-    assert window.ctl.breakpoints
+    window.ctl.breakpoints.set(Breakpoint.on_kind("softmax"), True)
+    assert window.ctl.breakpoints.points
     window.actions_by_id["tfdebug.breakpoints.clear"].trigger()
-    assert not window.ctl.breakpoints
+    assert not window.ctl.breakpoints.points
     window.actions_by_id["tfdebug.breakpoints.conditions"].trigger()
     dialog = window.tools.conditions.dialog
     qtbot.waitUntil(dialog.isVisible)
@@ -333,7 +333,7 @@ def test_breakpoints_menu_items_are_registry_actions(window, qtbot):
 
 def test_csv_of_a_masked_softmax_holds_its_zeros(window, qtbot, tmp_path):
     """The heatmap draws a softmax's masked cells as masked; the CSV holds the tensor's 0 there."""
-    window.ctl.run_to("dec.0.self_attn.probs")
+    window.ctl.steps.run_to("dec.0.self_attn.probs")
     wait_paused(qtbot, window, "dec.0.self_attn.probs")
     out = tmp_path / "probs.csv"
     assert window.exports.export_view(str(out), ".csv")

@@ -31,7 +31,7 @@ def test_typing_a_model_and_pressing_return_runs_it(make_window, qtbot, modifier
     window.input_bar.set_values("random", "cpu", {"src": "I love you", "tgt": "我"})
     type_into(qtbot, window.input_bar.model.lineEdit(), "demo")
     QTest.keyClick(window.input_bar.model.lineEdit(), Qt.Key_Return, modifier)
-    qtbot.waitUntil(lambda: window.ctl.model_name == "demo" and not window.ctl.busy, timeout=30000)
+    qtbot.waitUntil(lambda: window.ctl.model_name == "demo" and not window.ctl.loader.busy, timeout=30000)
     wait_paused(qtbot, window, "src.embed")
     window.ctl.close()
 
@@ -43,7 +43,7 @@ def test_a_long_model_spec_stays_readable_in_the_model_box(make_window, qtbot):
     spec = "torch:examples.gpt_block:factory"  # a module of your own, as README's SDPA section opens it
     type_into(qtbot, box.lineEdit(), spec)
     qtbot.mouseClick(window.input_bar.run_button, Qt.LeftButton)  # Run
-    qtbot.waitUntil(lambda: window.ctl.model_name == spec and not window.ctl.busy, timeout=30000)
+    qtbot.waitUntil(lambda: window.ctl.model_name == spec and not window.ctl.loader.busy, timeout=30000)
     wait_paused(qtbot, window, "blocks.0.attn.q_split")
     edit = box.lineEdit()
     assert edit.width() >= edit.fontMetrics().horizontalAdvance(spec) + 4  # all of it shows, not "…k:factory"

@@ -58,7 +58,7 @@ def test_each_shortcut(window, qtbot):
     wait_paused(qtbot, window, "enc.0.ffn.norm")
     _key(window, Qt.Key_F10, Qt.ShiftModifier)  # step back through history
     wait_paused(qtbot, window, "enc.0.attn.resid")
-    ctl.toggle_stage_breakpoint("enc.1.attn.probs")
+    ctl.breakpoints.toggle_stage("enc.1.attn.probs")
     _key(window, Qt.Key_F5)
     wait_paused(qtbot, window, "enc.1.attn.probs")
     _key(window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)  # restart
@@ -122,14 +122,14 @@ def test_condition_breakpoint_from_the_dialog(window, qtbot):
     trigger(window, "tfdebug.step.continue")
     wait_paused(qtbot, window)
     assert window.ctl.stepper.state == "paused"
-    stats = window.ctl.ensure_stats()
+    stats = window.ctl.shown.ensure_stats()
     assert stats.max > 1.5 or -stats.min > 1.5
 
 
 def test_bad_input_and_a_failing_forward_show_messages_and_the_app_keeps_working(window, qtbot, monkeypatch):
     window.input_bar.set_values("random", "cpu", {"src": "", "tgt": ""})
     trigger(window, "tfdebug.session.run")
-    qtbot.waitUntil(lambda: window.last_error is not None and not window.ctl.busy)
+    qtbot.waitUntil(lambda: window.last_error is not None and not window.ctl.loader.busy)
     assert "source sentence is empty" in window.message_bar.text()
     assert window.message_bar.current is not None
 
@@ -231,7 +231,7 @@ def test_replay_shows_every_panel_and_disables_live_actions(make_window, qtbot, 
     window.ctl.select_stage("dec.0.cross_attn.probs")
     trigger(window, "tfdebug.step.run_to")
     wait_paused(qtbot, window, "dec.0.cross_attn.probs")
-    assert window.current_slice() is window.ctl.current_slice is not None
+    assert window.current_slice() is window.ctl.shown.current_slice is not None
 
 
 def test_screenshot_mode_saves_the_window_at_a_stage(tmp_path, qapp):

@@ -57,7 +57,7 @@ def choose_axes(window, qtbot, row, col):
         rect = view.visualRect(view.model().index(index, 0))
         qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=rect.center())
         qtbot.waitUntil(lambda: not view.isVisible())
-    names = window.ctl.axis_names()
+    names = window.ctl.axes.names()
     qtbot.waitUntil(lambda: (names[window.current_slice().row_axis], names[window.current_slice().col_axis])
                     == (row, col))
 
@@ -103,7 +103,7 @@ def open_snapshot(qtbot, window, path) -> bool:
     from tfdebug.ui.actions.snapshots import recent_files
 
     window.open_snapshot(str(path))
-    qtbot.waitUntil(lambda: not window.ctl.busy, timeout=30000)
+    qtbot.waitUntil(lambda: not window.ctl.loader.busy, timeout=30000)
     recent = recent_files(window.settings)
     return window.ctl.replayed is not None and bool(recent) and recent[0] == str(Path(path).resolve())
 
@@ -197,7 +197,7 @@ def open_through_the_dialog(qtbot, window, path) -> dict:
     QTimer.singleShot(20, lambda: answer_file_dialog(path, seen))
     window.actions_by_id["tfdebug.file.open"].trigger()  # returns once the dialog is answered
     assert "error" not in seen, seen
-    qtbot.waitUntil(lambda: not window.ctl.busy, timeout=30000)
+    qtbot.waitUntil(lambda: not window.ctl.loader.busy, timeout=30000)
     return seen
 
 

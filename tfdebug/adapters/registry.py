@@ -8,14 +8,15 @@ dependencies stay optional).
 from __future__ import annotations
 
 import importlib
-from typing import Callable
-
-import torch
+from typing import TYPE_CHECKING, Callable
 
 from tfdebug.adapters import specs
 from tfdebug.adapters.specs import find_entry
 from tfdebug.core.devices import resolve_device
 from tfdebug.core.errors import ConfigError
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
 
 
 def _resolve(target: str) -> Callable:
@@ -44,6 +45,7 @@ def load_adapter(spec: str, device: str | torch.device | None = "cpu", dtype: st
     part on the CPU); a model of another kind runs on one device, so "cpu"/"cuda:N" is that
     device and "auto" the best one here. `download` lets a hub id be fetched when missing.
     """
+    import torch
     entry = find_entry(spec)
     device_map = check_device_map(device_map)
     if entry.placed:

@@ -162,10 +162,10 @@ def hf_generation_row(repeats: int, shape: str = "quick") -> dict | None:
     import transformers
 
     from tfdebug.adapters.hf.adapter import wrap
-    from tfdebug.models.loader import _demo_dir
+    from tfdebug.models.bundled import demo_dir
 
     s = HF_SHAPES[shape]
-    tokenizer = transformers.AutoTokenizer.from_pretrained(str(_demo_dir().parent / "tiny-gpt2"))
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(demo_dir().parent / "tiny-gpt2"))
     config = transformers.LlamaConfig(vocab_size=len(tokenizer), hidden_size=s["hidden"],
                                       intermediate_size=s["intermediate"], num_hidden_layers=s["layers"],
                                       num_attention_heads=s["heads"], num_key_value_heads=s["kv_heads"],

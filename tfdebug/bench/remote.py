@@ -22,7 +22,7 @@ from tfdebug.bench.timing import median, p95
 from tfdebug.core.tap import Tap
 from tfdebug.remote.display import LocalDisplay
 
-MAX_SHOWN = (1024, 1024)  # the heatmap's largest slice (tfdebug.ui.display_worker.MAX_SLICE)
+MAX_SHOWN = (1024, 1024)  # the heatmap's largest slice (tfdebug.ui.workers.display.MAX_SLICE)
 WARMUP = 2
 
 

@@ -14,6 +14,7 @@ from tfdebug.bench.timing import table as _table
 TARGETS = {
     "ratio_capture_all": 1.10, "ratio_taps_only": 1.02, "painted_1024_ms": 16.0, "painted_4096_ms": 50.0,
     "named_1024_ms": 16.0, "settled_1024_ms": 33.0, "settled_ms": 100.0, "ratio_generate": 1.05, "ratio_save_throughput": 0.8, "ratio_session_capture": 1.10, "info_s": 0.3,
+    "window_shown_s": 1.0, "painted_s": 2.5, "refused_s": 0.5,
 }
 SYNC_BUDGETS = {"captured_forward": 1, "conditions_fast": 1, "display_step": 2, "heads": 1}
 
@@ -92,10 +93,23 @@ def _session_verdicts(result: dict) -> list[dict]:
 
 
 def _command_verdicts(result: dict) -> list[dict]:
-    """`tfdebug info` within its time, and no command that only reads files importing torch or Qt (a count:
-    no noise to judge)."""
-    commands = (result.get("startup") or {}).get("commands") or {}
+    """The window shown and its first stage painted within their times (judged with the runs' A/A), a missing
+    model refused and `tfdebug info` within theirs, and no command that only reads files importing torch or Qt
+    (a count: no noise to judge)."""
+    start = result.get("startup") or {}
+    commands = start.get("commands") or {}
     out = []
+    for phase, said in (("window_shown", "window shown"), ("painted", "first stage painted")):
+        if "median_after_first" not in start:
+            break
+        target = TARGETS[f"{phase}_s"]
+        out.append({"what": f"{said} ≤ {target:g} s after launch",
+                    "value": start["median_after_first"][phase], "aa_ratio": start.get("aa_ratio"),
+                    "verdict": verdict(start["median_after_first"][phase], target, start.get("aa_ratio"))})
+    if "missing_model" in commands:
+        seconds = commands["missing_model"]["median_s"]
+        out.append({"what": f"a missing model refused ≤ {TARGETS['refused_s']:g} s", "value": seconds,
+                    "aa_ratio": None, "verdict": "pass" if seconds <= TARGETS["refused_s"] else "fail"})
     if "info" in commands:
         seconds = commands["info"]["median_s"]
         out.append({"what": f"tfdebug info ≤ {TARGETS['info_s']:g} s", "value": seconds, "aa_ratio": None,
@@ -148,7 +162,9 @@ def _startup_lines(start: dict) -> list[str]:
 
     first, rest = start["first"], start["median_after_first"]
     return ["", f"Window start to the first painted stage ({start['model']}, s since the process started; "
-                f"{len(start['runs'])} fresh processes, load after each {start['load_after_each']}):"] + [
+                f"{len(start['runs'])} fresh processes, load after each {start['load_after_each']}; A/A "
+                f"{start.get('aa_ratio')}; torch imported before the window was shown: "
+                f"{'yes' if start.get('torch_at_show', True) else 'no'}):"] + [
         f"  {phase}: first {first[phase]:.2f} s, median of the rest {rest[phase]:.2f} s" for phase in PHASES] + [
         f"  tfdebug {' '.join(row['args'])}: median {row['median_s']:.3f} s, max {row['max_s']:.3f} s (start to exit; "
         f"imported: {', '.join(row['imported']) or 'neither torch nor Qt'})"

@@ -119,7 +119,7 @@ def run_all(profile: str = "default", sections: list[str] | None = None, threads
 def _startup(tiny: bool) -> dict:
     from tfdebug.bench.startup import commands_startup, startup_section
 
-    section = startup_section("demo", runs=2 if tiny else 4)
+    section = startup_section("demo", runs=2 if tiny else 5)
     section["commands"] = commands_startup(runs=2 if tiny else 5)
     return section
 

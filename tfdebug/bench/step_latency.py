@@ -60,7 +60,7 @@ def _load(window: MainWindow, source: str, captures: list[Capture], folder: str,
         save_snapshot(Recording(captures=captures, tokens={"src": [], "tgt": []}), path, durable=False)
         window.open_snapshot(path)  # read and checked on a worker thread, as File ▸ Open does
         wait(lambda: window.ctl.replayed is not None and window.ctl.replayed.path == path)
-    wait(lambda: window.ctl.current_slice is not None)
+    wait(lambda: window.ctl.shown.current_slice is not None)
     return window.ctl.stepper
 
 
@@ -116,7 +116,7 @@ def live_step_latency(passes: dict[str, Callable[[MainWindow], object]], repeats
             shown = show(window)
             window.activateWindow()
             deadline = time.perf_counter() + TIMEOUT_S
-            while (window.heatmap_panel.slice is None or not window.ctl.display_settled()) \
+            while (window.heatmap_panel.slice is None or not window.ctl.shown.settled()) \
                     and time.perf_counter() < deadline:
                 next_events()
             samples = [_one_live_step(window, clock) for _ in range(repeats + WARMUP)]

@@ -28,10 +28,10 @@ WARMUP = 2
 
 def capture_snapshot(n: int, folder: str, timeout_s: float = 600.0) -> str:
     """`tfdebug capture` of the demo translator on an N-token source into `folder`; the snapshot's path."""
-    from tfdebug.models.loader import _demo_dir
+    from tfdebug.models.bundled import demo_dir
 
     model = Path(folder) / "demo"
-    shutil.copytree(_demo_dir(), model)
+    shutil.copytree(demo_dir(), model)
     config = json.loads((model / "config.json").read_text())
     config["max_seq_len"] = config["block_size"] = n + 64  # the positional table covers the prompt
     (model / "config.json").write_text(json.dumps(config))
@@ -55,14 +55,14 @@ def user_path_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[st
                 ctl = window.ctl
                 window.open_snapshot(path)  # read and checked on a worker thread, as File ▸ Open does
                 wait(lambda: ctl.current is not None)
-                ctl.run_to(FIRST)  # tfdebug open --goto
+                ctl.steps.run_to(FIRST)  # tfdebug open --goto
                 wait(lambda: ctl.current is not None and ctl.current.name == FIRST)
                 names = [c.name for c in ctl.stepper.history]
                 first, last = names.index(FIRST), names.index(LAST)
                 clocks: dict[str, list] = {"painted": [], "named": [], "settled": [], "stages": []}
                 back = False
                 for r in range(repeats + WARMUP):
-                    wait(lambda: ctl.display_settled() and not ctl.display.busy("ahead"))  # a person looks
+                    wait(lambda: ctl.shown.settled() and not ctl.display.busy("ahead"))  # a person looks
                     at = names.index(ctl.current.name)
                     back = (back or at == last) and at != first
                     target = names[at - 1 if back else at + 1]

@@ -76,8 +76,8 @@ def settled(window: MainWindow) -> bool:
     """Whether every panel has what it shows: slice, stats, display jobs, the Heads dock."""
     ctl = window.ctl
     heads = window.heads_panel
-    return (ctl.current_slice is not None and ctl.current_stats is not None
-            and ctl.display_settled() and heads.settled())
+    return (ctl.shown.current_slice is not None and ctl.shown.current_stats is not None
+            and ctl.shown.settled() and heads.settled())
 
 
 def one_step(window: MainWindow, clock: PaintClock, arrived: Callable[[], bool], name: str | None,
@@ -87,7 +87,7 @@ def one_step(window: MainWindow, clock: PaintClock, arrived: Callable[[], bool],
     until every panel settled. `arrived()` tells when the window shows the stage the step goes to."""
     clock.painted_slice, clock.naming, clock.named_at = None, name, None
     heatmap = window.heatmap_panel
-    # The heatmap's own slice (ctl.current_slice is replaced once a large slice's mean and std arrive).
+    # The heatmap's own slice (ctl.shown.current_slice is replaced once a large slice's mean and std arrive).
     previous = heatmap.slice  # shown until the new slice arrives (from the worker, for large ones)
     start = time.perf_counter()
     deadline = start + timeout_s

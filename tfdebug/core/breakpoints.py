@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Callable, Iterator
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from tfdebug.core.compare import over_tolerance
 from tfdebug.core.display import masked_as_neginf
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import KINDS
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ def condition_flags(tensor: Tensor, kind: str, conditions: list[Breakpoint],
 
     `reference` is the reference pass's tensor of this stage ("diverges" is False without one,
     or when its shape differs)."""
+    import torch
     original = tensor
     tensor = masked_as_neginf(tensor, kind)  # finfo.min-marked mask cells are masked, not huge values
     flags = []
@@ -146,6 +148,7 @@ def first_condition_hit(flagged: list[tuple[int, Tensor]], conditions: list[Brea
 
     All flags are read back together: one host sync however many stages they cover.
     """
+    import torch
     if not flagged or not conditions:
         return None
     device = flagged[0][1].device

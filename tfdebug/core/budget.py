@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
-
-import torch
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture, matches
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
 
 MB = 1_000_000
 # The share of free memory a capture may take by default (the rest is the model's and everyone else's) …
@@ -312,6 +313,7 @@ def megabytes(mb: float | None) -> int | None:
 
 def free_memory(device: torch.device) -> int | None:
     """Bytes free on `device` now (CUDA: the driver's count; CPU: MemAvailable on Linux), None when unknown."""
+    import torch
     if device.type == "cuda":
         free, _total = torch.cuda.mem_get_info(device)
         return int(free)

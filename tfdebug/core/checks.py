@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING, Callable
 
 from tfdebug.core.masks import CAUSAL, PADDING, mask_parts
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo, parse_token_ref
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor
 
 Lookup = Callable[[str], "Capture | None"]
 
@@ -38,6 +39,7 @@ class Check:
 
 
 def _tolerance(t: Tensor) -> float:
+    import torch
     return 1e-2 if t.dtype in (torch.float16, torch.bfloat16) else 1e-5
 
 
@@ -48,12 +50,14 @@ def _sibling(info: StageInfo, stage: str) -> str:
 
 def _masked_cells(t: Tensor) -> Tensor:
     """−∞ cells, or cells at or below finfo.min / 2 (how transformers marks them)."""
+    import torch
     return t <= torch.finfo(t.dtype).min / 2
 
 
 def _above_diagonal(t: Tensor) -> Tensor:
     """True strictly above the diagonal of the last two axes; with fewer queries than keys (a KV cache)
     the queries are the last ones, so the diagonal is shifted right by T_k − T_q."""
+    import torch
     tq, tk = t.shape[-2], t.shape[-1]
     return torch.ones(tq, tk, dtype=torch.bool, device=t.device).triu(tk - tq + 1)
 
@@ -67,6 +71,7 @@ def _t(lookup: Lookup, name: str) -> Tensor | None:
 def _max_diff(a: Tensor, b: Tensor) -> float:
     """max |a − b|, where a NaN (or an infinity) in both at the same cell counts as equal: a NaN that
     came in through an input is carried, not made, by the stage being checked."""
+    import torch
     if not a.numel():
         return 0.0
     a, b = torch.broadcast_tensors(a.double(), b.double())
@@ -92,6 +97,7 @@ def _missing(claim: str, stage: str) -> Check:
 
 # ----- per kind -----------------------------------------------------------------------------
 def _softmax(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    import torch
     sums = t.sum(-1, dtype=torch.float32)  # torch sums float32 pairwise: exact enough, 15× faster than float64
     off = float((sums - 1).abs().max()) if sums.numel() else 0.0
     lo, hi = (float(v) for v in torch.aminmax(t)) if t.numel() else (0.0, 0.0)
@@ -193,6 +199,7 @@ def _operand(info: StageInfo, lookup: Lookup, role: str) -> Tensor | None:
 
 
 def _scores(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    import torch
     q, k = _operand(info, lookup, "q"), _operand(info, lookup, "k")
     if q is None or k is None or q.dim() != 4 or k.dim() != 4:
         return [_missing("scores = Q·Kᵀ", _sibling(info, "q_split"))]
@@ -204,6 +211,7 @@ def _scores(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
 
 
 def _head_split(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    import torch
     proj = _t(lookup, _sibling(info, info.role)) if info.role else None
     if proj is None or t.dim() != 4 or proj.dim() != 3:
         return []
@@ -217,6 +225,7 @@ def _head_split(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
 
 
 def _head_merge(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    import torch
     context = _t(lookup, _sibling(info, "context"))
     if context is None or context.dim() != 4 or t.dim() != 3:
         return []
@@ -226,6 +235,7 @@ def _head_merge(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
 
 
 def _attn_v(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    import torch
     probs, v = _first(info, lookup, ("dropout", "probs")), _operand(info, lookup, "v")
     if probs is None or v is None:
         return [_missing("context = P·V", _sibling(info, "dropout"))]
@@ -235,6 +245,7 @@ def _attn_v(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
 
 def _kv_repeat(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     """Grouped-query attention: every K/V head of the input, repeated in place for its group of query heads."""
+    import torch
     source = _t(lookup, info.inputs[0]) if len(info.inputs) == 1 else None
     if source is None or t.dim() != 4 or source.dim() != 4 or t.shape[1] % source.shape[1]:
         return []
@@ -262,6 +273,7 @@ def _positional_add(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
 
 
 def _positional_encoding(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
+    import torch
     if "sin" not in info.formula or t.dim() != 2:
         return []  # a learned position table (GPT-2's P[pos]) promises none of this
     row0 = t[0].double()
@@ -291,6 +303,7 @@ _CHECKS: dict[str, Callable[[StageInfo, Tensor, Lookup], list[Check]]] = {
 
 def stage_checks(info: StageInfo, tensor: Tensor | None, lookup: Lookup) -> list[Check]:
     """The checks a stage of this kind can be held to, computed on its tensor (none without one)."""
+    import torch
     func = _CHECKS.get(info.kind)
     if func is None or tensor is None or not tensor.is_floating_point():
         return []

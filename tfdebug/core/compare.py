@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor
 
 COMPARED, ONLY_A, ONLY_B, SHAPE = "compared", "only_a", "only_b", "shape"
 DEFAULT_ATOL = 1e-5
@@ -164,7 +165,7 @@ class Comparison:
                    float(data["rtol"]))
 
 
-Getter = Callable[[Capture], Tensor]
+Getter = Callable[[Capture], "Tensor"]
 
 
 def pass_entries(source: Any) -> tuple[list[Capture], Getter]:
@@ -199,6 +200,7 @@ def _dtype_name(dtype: torch.dtype) -> str:
 
 def masked_cells(x: Tensor, kind: str) -> Tensor:
     """Cells a mask made: −∞ anywhere, and in a mask stage values ≤ finfo(dtype).min / 2."""
+    import torch
     if not x.is_floating_point():
         return torch.zeros_like(x, dtype=torch.bool)
     masked = torch.isneginf(x)
@@ -208,6 +210,7 @@ def masked_cells(x: Tensor, kind: str) -> Tensor:
 
 
 def _accumulator(device: torch.device) -> torch.dtype:
+    import torch
     return torch.float32 if device.type == "mps" else torch.float64
 
 
@@ -225,6 +228,7 @@ class _Cells:
 
 
 def _cells(a: Tensor, b: Tensor, kind: str) -> _Cells:
+    import torch
     acc = _accumulator(a.device)
     b = b.to(a.device)
     ma, mb = masked_cells(a, kind), masked_cells(b, kind)
@@ -237,6 +241,7 @@ def _cells(a: Tensor, b: Tensor, kind: str) -> _Cells:
 def difference(a: Tensor, b: Tensor, kind: str) -> Tensor:
     """A − B as float32 on A's device, for a diff heatmap: cells masked in both are −∞ (drawn as
     masked), other specials equal in both are 0, cells special in one pass only are NaN."""
+    import torch
     c = _cells(a, b.reshape(a.shape), kind)
     out = torch.where(c.both, c.x - c.y, torch.full((), float("nan"), dtype=c.x.dtype, device=a.device))
     out = torch.where(c.same, torch.zeros((), dtype=c.x.dtype, device=a.device), out)
@@ -245,6 +250,7 @@ def difference(a: Tensor, b: Tensor, kind: str) -> Tensor:
 
 def _stage_sums(a: Tensor, b: Tensor, kind: str, atol: float, rtol: float) -> Tensor:
     """The packed scalars (see _MAX …) of one stage, computed on A's device in chunks; no read-back."""
+    import torch
     acc = _accumulator(a.device)
     flat_a, flat_b = a.reshape(-1), b.to(a.device).reshape(-1)
     totals = torch.zeros(7, dtype=acc, device=a.device)
@@ -308,6 +314,7 @@ def compare(a: Any, b: Any, atol: float = DEFAULT_ATOL, rtol: float = DEFAULT_RT
 
 def _fill(rows: list[StageComparison], pending: list[tuple[int, Tensor, int]]) -> None:
     """Read every stage's sums back (one transfer per device) and fill in the numbers."""
+    import torch
     by_device: dict[torch.device, list[tuple[int, Tensor, int]]] = {}
     for item in pending:
         by_device.setdefault(item[1].device, []).append(item)

@@ -7,14 +7,15 @@ the passes it compared, where their tensors are, and only the three small planes
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
-
-from torch import Tensor
+from typing import TYPE_CHECKING, Any, Mapping
 
 from tfdebug.core.compare import difference, pass_entries
 from tfdebug.core.display import DisplaySlice, display_slice
 from tfdebug.core.errors import CompareError
 from tfdebug.core.view import ViewSelection
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    from torch import Tensor
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
 
 from tfdebug.core.errors import ConfigError
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
 
 
 def available_devices() -> list[str]:
     """'cpu', then 'cuda:N' for each GPU, then 'mps' when Apple's backend is usable."""
+    import torch
     devices = ["cpu"]
     if torch.cuda.is_available():
         devices += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
@@ -50,8 +54,10 @@ def initial_device(given: str | None, remembered: str | None = None, devices: li
 def bfloat16_native(device: str) -> bool:
     """Whether `device` is a CUDA GPU that computes in bfloat16 natively (compute capability 8.0 and later;
     older GPUs only emulate it, slowly)."""
-    return device.startswith("cuda") and torch.cuda.is_available() and torch.cuda.is_bf16_supported(
-        including_emulation=False)
+    if not device.startswith("cuda"):
+        return False
+    import torch
+    return torch.cuda.is_available() and torch.cuda.is_bf16_supported(including_emulation=False)
 
 
 def initial_dtype(given: str | None, remembered: str | None, device: str) -> str:
@@ -63,7 +69,10 @@ def initial_dtype(given: str | None, remembered: str | None, device: str) -> str
 def gpu_memory(device: str) -> tuple[int, int] | None:
     """(free, total) bytes of the CUDA GPU `device` names, as the driver reports them now; None for
     another device or when the driver cannot say."""
-    if not device.startswith("cuda:") or not torch.cuda.is_available():
+    if not device.startswith("cuda:"):
+        return None
+    import torch
+    if not torch.cuda.is_available():
         return None
     try:
         free, total = torch.cuda.mem_get_info(int(device.partition(":")[2]))
@@ -78,6 +87,7 @@ def resolve_device(name: str | None) -> torch.device:
     An empty name is refused (it is a mistake, e.g. an unset shell variable, not a choice),
     and so is any CPU index but 0: there is one CPU device.
     """
+    import torch
     if name is None or name == "auto":
         return torch.device(default_device())
     shown = repr(name)[:60]  # quoted, control characters escaped
@@ -99,22 +109,23 @@ def resolve_device(name: str | None) -> torch.device:
     return device
 
 
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+DTYPES = ("float32", "float16", "bfloat16")  # the precisions a model loads in, by torch's names
 
 
 def resolve_dtype(name: str | torch.dtype) -> torch.dtype:
     """The torch dtype `name` names ("float32", "float16", "bfloat16"), or `name` itself if it is one."""
+    import torch
     if isinstance(name, torch.dtype):
         return name
-    try:
-        return DTYPES[name]
-    except KeyError:
+    if name not in DTYPES:
         raise ConfigError("dtype must be one of {choices}, not '{name}'.", id="config.unknown_dtype",
-                          choices=", ".join(DTYPES), name=name) from None
+                          choices=", ".join(DTYPES), name=name)
+    return getattr(torch, name)
 
 
 def device_description(device: torch.device | str) -> str:
     """The device in words: 'cuda:0 (NVIDIA H200)', or 'cpu'."""
+    import torch
     device = torch.device(device)
     if device.type == "cuda" and torch.cuda.is_available():
         return f"{device} ({torch.cuda.get_device_name(device)})"

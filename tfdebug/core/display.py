@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    import torch.nn.functional as F
+    from torch import Tensor
 
 HIST_BINS = 64
 _HIST_SAMPLE = 1 << 18  # histogram from at most ~256K evenly strided elements
@@ -45,6 +47,7 @@ class Stats:
 
 def is_masked(mask: Tensor) -> Tensor:
     """The cells a mask stage's tensor marks as masked: −∞, or at or below finfo.min / 2."""
+    import torch
     return mask <= torch.finfo(mask.dtype).min / 2
 
 
@@ -77,12 +80,14 @@ def on_host(tensor: Tensor) -> bool:
 
 def _accumulator(device: torch.device) -> torch.dtype:
     """float64 for sums and packing, except where the backend has none (Apple's MPS)."""
+    import torch
     return torch.float32 if device.type == "mps" else torch.float64
 
 
 def _stats_tensor(x: Tensor, bins: int) -> Tensor:
     """All stats of x packed into one tensor on x's device (no data-dependent branch, so no
     sync before the single read-back): 8 scalars, then bin counts."""
+    import torch
     x = x.reshape(-1).float()
     acc = _accumulator(x.device)
     finite = torch.isfinite(x)
@@ -128,6 +133,7 @@ def _host_stats(x: Tensor, bins: int, moments: bool = True) -> Stats:
     """Stats of a CPU tensor. On the CPU a data-dependent branch costs nothing, so the
     common all-finite case (told by min and max alone: both propagate NaN and ±∞)
     takes three passes instead of the masked general path."""
+    import torch
     x = x.reshape(-1).float()
     if x.numel() == 0:
         return _unpack_stats(np.array([np.nan] * 4 + [0, 0, 0, 0] + [0] * bins), bins)
@@ -160,41 +166,46 @@ _CHUNK = 1 << 18  # elements per step of the deviation sums: a 1 MB buffer that 
 def _mean_std(values: Tensor, shift: float | None = None) -> tuple[float, float]:
     """Mean and sample std of a 1-D float32 CPU tensor.
 
-    Without `shift`: a sum and a BLAS dot product read the data twice without allocating.
-    When the mean dominates the spread (a softmax) that sum-of-squares form loses precision;
-    then the deviations from the mean are summed as below. `shift` (an estimate of a mean
-    known to dominate, e.g. from the histogram) goes there directly.
+    Without `shift`: the sum and the sum of squares (float64 chunk by chunk, below). When the
+    mean dominates the spread (a softmax) that sum-of-squares form loses precision; then the
+    deviations from the mean are summed instead. `shift` (an estimate of a mean known to
+    dominate, e.g. from the histogram) goes there directly.
     """
+    import torch
     n = values.numel()
     if n == 1:
         return float(values[0]), 0.0
     if shift is None:
-        mean = float(values.sum()) / n  # torch sums float32 pairwise on the CPU: accurate enough to display
-        squares = float(torch.dot(values, values))
+        total, squares = _sums(values, 0.0)
+        mean = total / n
         if n * mean * mean <= 0.25 * squares:
             return mean, math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1))
         shift = mean
-    return _shifted_moments(values, shift)
-
-
-def _shifted_moments(values: Tensor, shift: float) -> tuple[float, float]:
-    """Mean and sample std from the deviations d = x − shift, in one pass over the data: chunk
-    by chunk into a reused cache-sized buffer, Σd and Σd² (Python floats). With the shift near
-    the mean the deviations are small, so nothing cancels: var = (Σd² − (Σd)²/n) / (n − 1).
-    No full-size temporary, ~10× faster than torch.std_mean on large tensors."""
-    n = values.numel()
     if n <= _CHUNK:  # one chunk: the exact mean costs a pass over data already in cache
-        shift = float(values.sum()) / n
-    shift = float(np.float32(shift))  # what torch subtracts from float32 data (the scalar is cast)
-    buffer = torch.empty(min(n, _CHUNK), dtype=values.dtype)
+        shift = float(values.sum(dtype=torch.float64)) / n
+    total, squares = _sums(values, shift)
+    offset = total / n
+    return shift + offset, math.sqrt(max(squares - n * offset * offset, 0.0) / (n - 1))
+
+
+def _sums(values: Tensor, shift: float) -> tuple[float, float]:
+    """Σd and Σd² of the deviations d = x − shift in one pass over the data: chunk by chunk into a
+    reused cache-sized float64 buffer, so the sums do not depend on how BLAS splits a float32 dot
+    (a single-threaded float32 dot over a million cells drifts by 1e-4) and nothing cancels when
+    the shift is near the mean. No full-size temporary."""
+    import torch
+    n = values.numel()
+    buffer = torch.empty(min(n, _CHUNK), dtype=torch.float64)
     total = squares = 0.0
     for start in range(0, n, _CHUNK):
         chunk = values[start:start + _CHUNK]
-        deviation = torch.sub(chunk, shift, out=buffer[:chunk.numel()])
+        deviation = buffer[:chunk.numel()]
+        deviation.copy_(chunk)
+        if shift:
+            deviation.sub_(shift)
         total += float(deviation.sum())
         squares += float(torch.dot(deviation, deviation))
-    offset = total / n
-    return shift + offset, math.sqrt(max(squares - n * offset * offset, 0.0) / (n - 1))
+    return total, squares
 
 
 def _dominating_mean(counts: np.ndarray, lo: float, hi: float) -> float | None:
@@ -285,6 +296,7 @@ def _block_mean(batch: Tensor, out: tuple[int, int]) -> Tensor:
     """Average (N, C, R, C') into (N, C, *out) blocks (cell r covers rows floor(r*R/h) …
     ceil((r+1)*R/h)-1). When the blocks are all the same size, a fixed-window pool gives the
     same cells ~2× faster than the adaptive one (4096² → 1024²: ~7 ms instead of ~15 on the CPU)."""
+    import torch.nn.functional as F
     rows, cols = batch.shape[-2:]
     if rows % out[0] == 0 and cols % out[1] == 0:
         return F.avg_pool2d(batch, (rows // out[0], cols // out[1]))
@@ -294,6 +306,7 @@ def _block_mean(batch: Tensor, out: tuple[int, int]) -> Tensor:
 def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = False) -> Tensor:
     """Block-average the last two axes to at most (max_rows, max_cols); NaN and ±∞ survive
     where they dominate a block. Leading axes (heads) are pooled as one batch."""
+    import torch
     rows, cols = plane.shape[-2:]
     out = (min(rows, max_rows), min(cols, max_cols))
     if out == (rows, cols):
@@ -338,6 +351,7 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
     `moments=False` (a CPU tensor) leaves the slice's mean and std for `slice_moments`
     (`Stats.partial`): the image is ready a pass or two over the plane sooner.
     """
+    import torch
     plane = _shown_plane(tensor, row_axis, col_axis, indices, kind, mask)
     limit = (max(1, max_size[0]), max(1, max_size[1]))
     if on_host(plane):
@@ -362,6 +376,7 @@ def slice_moments(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
                   partial: Stats, kind: str | None = None, mask: Tensor | None = None) -> Stats:
     """`partial` (display_slice's stats with `moments=False`) with the slice's mean and std
     filled in: only the pass that was left out; extremes, counts and histogram are kept."""
+    import torch
     plane = _shown_plane(tensor, row_axis, col_axis, indices, kind, mask).reshape(-1)
     finite = plane if partial.nan == partial.posinf == partial.neginf == 0 else plane[torch.isfinite(plane)]
     mean, std = _mean_std(finite, _dominating_mean(partial.hist_counts, partial.min, partial.max))

@@ -13,13 +13,14 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
-from typing import Sequence
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING, Sequence
 
 from tfdebug.core.errors import EditError
 from tfdebug.core.phrases import Phrase
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor
 
 SET, SCALE, ZERO_HEAD, KEEP_HEAD, FILL_CSV = "set", "scale", "zero_head", "keep_head", "fill_csv"
 CELL, ROW, COLUMN, SLICE, TENSOR = "cell", "row", "column", "slice", "tensor"
@@ -138,6 +139,7 @@ def apply_edit(tensor: Tensor, edit: Edit, region: Region, axes: Sequence[str]) 
 
     `region` is the shown slice; `axes` the stage's axis names (the head edits need 'head').
     """
+    import torch
     if not tensor.is_floating_point():
         raise EditError("This stage holds {dtype} values; only floating-point stages can be edited.",
                         id="edit.not_float", dtype=str(tensor.dtype).removeprefix("torch."))

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import threading
 import weakref
+from typing import TYPE_CHECKING
 
-from torch import nn
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    from torch import nn
 
 _LOCKS: "weakref.WeakKeyDictionary[nn.Module, threading.Lock]" = weakref.WeakKeyDictionary()
 _LOCKS_LOCK = threading.Lock()

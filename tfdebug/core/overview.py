@@ -10,14 +10,15 @@ non-finite cells are left out, so a mask does not read as an explosion.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from tfdebug.core.compare import masked_cells
 from tfdebug.core.names import parse_name
 from tfdebug.core.recorder import Capture
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor
 
 RMS, MAX_ABS = "rms", "max_abs"
 STATISTICS = {RMS: "RMS", MAX_ABS: "max |x|"}
@@ -25,6 +26,7 @@ STATISTICS = {RMS: "RMS", MAX_ABS: "max |x|"}
 
 def _statistic(tensor: Tensor, kind: str, statistic: str) -> Tensor:
     """The statistic of one tensor as a 0-d float32 tensor on its device (NaN with no finite cell)."""
+    import torch
     x = tensor.float()
     keep = torch.isfinite(x) & ~masked_cells(tensor, kind)
     count = keep.sum()
@@ -41,6 +43,7 @@ def _statistic(tensor: Tensor, kind: str, statistic: str) -> Tensor:
 def stage_statistics(captures: Sequence[Capture], statistic: str,
                      tensor: Callable[[Capture], Tensor] | None = None) -> list[float]:
     """`statistic` (RMS or MAX_ABS) of every capture, in order; `tensor(capture)` reads one not in memory."""
+    import torch
     values: list[Tensor] = []
     for capture in captures:
         t = capture.tensor if capture.tensor is not None or tensor is None else tensor(capture)

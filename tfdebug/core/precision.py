@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-
-import torch
+from typing import TYPE_CHECKING
 
 from tfdebug.core.phrases import Phrase
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
 
 # Values above this share of finfo.max are "near overflow": one more doubling (a sum of two, a
 # residual) would make them ±Inf.
@@ -47,6 +49,7 @@ class DtypeRange:
 
 def dtype_range(dtype: torch.dtype) -> DtypeRange | None:
     """The limits of a floating-point dtype; None for integer and boolean dtypes (nothing overflows there)."""
+    import torch
     if not dtype.is_floating_point:
         return None
     info = torch.finfo(dtype)
@@ -66,13 +69,14 @@ def overflow_note(dtype: torch.dtype, min_value: float | None, max_value: float 
                   limit=f"{limits.max:.5g}")
 
 
-HALF_MAX = float(torch.finfo(torch.float16).max)
+HALF_MAX = 65504.0  # float16's largest finite value, torch.finfo(torch.float16).max
 
 
 def half_overflow_note(dtype: torch.dtype, min_value: float | None, max_value: float | None) -> Phrase | None:
     """For a stage computed in another floating dtype (float32, bfloat16): a sentence when its finite
     extremes exceed float16's largest value, so the same pass run in float16 would hold ±Inf here;
     None otherwise (and for float16 stages, which `overflow_note` judges)."""
+    import torch
     if not dtype.is_floating_point or dtype == torch.float16:
         return None
     finite = [abs(v) for v in (min_value, max_value) if v is not None and math.isfinite(v)]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor
 
 
 def top_predictions(logits: Tensor, vocab_axis: int, fixed: dict[int, int], k: int = 5) -> list[tuple[int, float]]:
@@ -13,6 +16,7 @@ def top_predictions(logits: Tensor, vocab_axis: int, fixed: dict[int, int], k: i
     lives (softmax in float32, so half precision does not overflow); only the k pairs
     cross to the host, in one transfer.
     """
+    import torch
     index = [slice(None) if axis == vocab_axis else fixed.get(axis, 0) for axis in range(logits.dim())]
     row = logits[tuple(index)]  # (vocab,)
     probs = torch.softmax(row.float(), dim=-1)

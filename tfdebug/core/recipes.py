@@ -19,10 +19,12 @@ hold a recomputed plane to the materialised one bit for bit.
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterator, Sequence
+import operator
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
-import torch
-from torch import Tensor
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor
 
 # Heads computed together when a whole plane is needed: a block stays under this many bytes.
 BLOCK_BYTES = 256 * 1024 * 1024
@@ -55,6 +57,7 @@ class Plane:
     op: str = "plane"
 
     def __init__(self, shape: Sequence[int], dtype: torch.dtype, device: torch.device):
+        import torch
         self.shape = torch.Size(shape)
         self.dtype = dtype
         self.device = torch.device(device)
@@ -131,6 +134,7 @@ class Plane:
 
     def materialize(self) -> Tensor:
         """The whole plane as one tensor (computed head block by head block)."""
+        import torch
         out = torch.empty(self.shape, dtype=self.dtype, device=self.device)
         for bs, hs, part in self.head_blocks():
             out[bs, hs] = part
@@ -157,22 +161,23 @@ class Plane:
     def _binary(self, other, op: Callable):
         return op(self.materialize(), other.materialize() if isinstance(other, Plane) else other)
 
-    def __add__(self, o): return self._binary(o, torch.add)
-    def __sub__(self, o): return self._binary(o, torch.sub)
-    def __mul__(self, o): return self._binary(o, torch.mul)
-    def __truediv__(self, o): return self._binary(o, torch.div)
-    def __eq__(self, o): return self._binary(o, torch.eq)  # noqa: E704
-    def __ne__(self, o): return self._binary(o, torch.ne)  # noqa: E704
-    def __lt__(self, o): return self._binary(o, torch.lt)  # noqa: E704
-    def __le__(self, o): return self._binary(o, torch.le)  # noqa: E704
-    def __gt__(self, o): return self._binary(o, torch.gt)  # noqa: E704
-    def __ge__(self, o): return self._binary(o, torch.ge)  # noqa: E704
+    def __add__(self, o): return self._binary(o, operator.add)
+    def __sub__(self, o): return self._binary(o, operator.sub)
+    def __mul__(self, o): return self._binary(o, operator.mul)
+    def __truediv__(self, o): return self._binary(o, operator.truediv)
+    def __eq__(self, o): return self._binary(o, operator.eq)  # noqa: E704
+    def __ne__(self, o): return self._binary(o, operator.ne)  # noqa: E704
+    def __lt__(self, o): return self._binary(o, operator.lt)  # noqa: E704
+    def __le__(self, o): return self._binary(o, operator.le)  # noqa: E704
+    def __gt__(self, o): return self._binary(o, operator.gt)  # noqa: E704
+    def __ge__(self, o): return self._binary(o, operator.ge)  # noqa: E704
     def __neg__(self): return -self.materialize()  # noqa: E704
     def __abs__(self): return self.materialize().abs()  # noqa: E704
     __hash__ = object.__hash__
 
 
 def _is_int(x) -> bool:
+    from torch import Tensor
     return isinstance(x, Tensor) and x.dim() == 0 and not x.is_floating_point()
 
 
@@ -212,6 +217,7 @@ class Scores(Plane):
         return {"query": self.query, "key": self.key}
 
     def block(self, batch: slice, heads: slice) -> Tensor:
+        import torch
         q = self.query[batch, heads]  # (b, h, Tq, Dh)
         start, stop, _ = heads.indices(self.shape[1])
         g = self.groups
@@ -265,6 +271,7 @@ class Derived(Plane):
 
 def apply_step(op: str, x: Tensor, tensor: Tensor | None, value: float | None, dtype: torch.dtype) -> Tensor:
     """One recipe step, written as the model's attention writes it (same operations and order)."""
+    import torch
     if op == "scale":
         return x * value
     if op in ("bias", "mask"):
@@ -279,6 +286,7 @@ def apply_step(op: str, x: Tensor, tensor: Tensor | None, value: float | None, d
 def step(plane: "Plane | Tensor", op: str, *, tensor: Tensor | None = None, value: float | None = None,
          dtype: torch.dtype | None = None) -> Plane:
     """The plane after one more step; a real tensor (an edited stage) becomes the chain's start."""
+    import torch
     base = plane if isinstance(plane, Plane) else FromTensor(plane)
     if tensor is not None and dtype is None:  # an added mask or bias promotes as `+` does
         dtype = torch.promote_types(base.dtype, tensor.dtype)
@@ -290,6 +298,7 @@ def context_by_heads(probs: Plane, value: Tensor, block_bytes: int | None = None
 
     `value` (B, H, Tk, Dh) is already repeated for grouped heads.
     """
+    import torch
     batch, heads, rows, _ = probs.shape
     out = torch.empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype, device=value.device)
     for bs, hs, part in probs.head_blocks(block_bytes):

@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
-
-import torch
-from torch import Tensor, nn
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from tfdebug.core.errors import RecorderBusyError, UnknownStageError
 from tfdebug.core.recipes import is_plane
 from tfdebug.core.stages import StageInfo
-from tfdebug.core.tap import Tap, iter_taps
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor, nn
+
+    from tfdebug.core.tap import Tap
 
 
 @dataclass
@@ -104,6 +106,8 @@ class Recorder:
     def __init__(self, model: nn.Module, stages: Sequence[str] | None = None, *, keep: bool = True,
                  on_capture: CaptureCallback | None = None,
                  relabel: Callable[[StageInfo, Tensor], StageInfo] | None = None):
+        from tfdebug.core.tap import iter_taps
+
         self.model_taps: list[Tap] = [t for t in iter_taps(model) if matches(t.info.name, stages)]
         self.keep = keep
         self.on_capture = on_capture
@@ -152,6 +156,7 @@ def stage_plan(model: nn.Module, run: Callable[[], object]) -> list[Capture]:
     model plans in about a second instead of a whole forward); a model whose forward reads
     values (a Python branch on a tensor) cannot run that way, and is planned by running it.
     """
+    import torch
     plan = _fake_plan(model, run)
     if plan is not None:
         return plan
@@ -161,6 +166,7 @@ def stage_plan(model: nn.Module, run: Callable[[], object]) -> list[Capture]:
 
 
 def _fake_plan(model: nn.Module, run: Callable[[], object]) -> list[Capture] | None:
+    import torch
     try:
         from torch._subclasses.fake_tensor import FakeTensorMode
     except ImportError:
@@ -175,6 +181,8 @@ def _fake_plan(model: nn.Module, run: Callable[[], object]) -> list[Capture] | N
 
 def tap_names(model: nn.Module) -> list[str]:
     """The stage names of every Tap in `model`, in module order."""
+    from tfdebug.core.tap import iter_taps
+
     return [t.info.name for t in iter_taps(model)]
 
 

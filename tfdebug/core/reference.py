@@ -17,12 +17,13 @@ copy of a bfloat16 model is twice its size) and run it again at every Restart.
 from __future__ import annotations
 
 import threading
-from typing import Callable, Sequence
-
-from torch import Tensor
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    from torch import Tensor
 
 _POLL_S = 0.05  # how often a wait looks whether the pass waiting was stopped
 

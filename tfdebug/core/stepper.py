@@ -12,10 +12,7 @@ plain callbacks (from the worker thread for captured/paused/finished/failed/stop
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Sequence
-
-import torch
-from torch import Tensor, nn
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from tfdebug.core.breakpoints import (EXACT, FAST, Breakpoint, BreakpointSet, capture_flags, checkable, conditions_of,
                                      first_condition_hit, first_hit, place_hit)
@@ -31,6 +28,10 @@ from tfdebug.core.stepper_edits import EditsMixin
 
 # The states and events (and EXACT, FAST above) are part of the stepper's interface: importable from here too.
 from tfdebug.core.stepper_state import _ENDED, FAILED, FINISHED, IDLE, PAUSED, RUNNING, STOPPED, StepperEvent  # noqa: F401
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor, nn
 
 
 class _StopRun(BaseException):
@@ -379,6 +380,7 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
             return replacement
 
     def _worker(self) -> None:
+        import torch
         event: StepperEvent
         try:
             with torch.no_grad(), Recorder(self._model, self._stages, on_capture=self._on_capture,

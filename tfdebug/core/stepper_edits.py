@@ -5,13 +5,16 @@ A mixin of `Stepper`: it uses the stepper's lock, history, cursor and events.
 
 from __future__ import annotations
 
-from torch import Tensor
+from typing import TYPE_CHECKING
 
 from tfdebug.core.edits import Edit, Region, apply_edit
 from tfdebug.core.errors import ReplacementError
 from tfdebug.core.recipes import is_plane
 from tfdebug.core.stepper_state import _ENDED, PAUSED, StepperEvent
 from tfdebug.core.view import axis_names
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    from torch import Tensor
 
 
 class EditsMixin:

@@ -7,14 +7,16 @@ heatmap's slice (tfdebug.core.display), in one transfer for all heads.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
-import torch
-from torch import Tensor
 
 from tfdebug.core import display
 from tfdebug.core.display import _downsample, masked_as_neginf
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ def head_thumbnails(tensor: Tensor, row_axis: int, col_axis: int, head_axis: int
     once for all of them rather than once per head. In a `kind` "mask" stage, finfo.min-marked cells count as masked,
     and so do the cells `mask` marks (the mask stage a softmax read).
     """
+    import torch
     if len({row_axis, col_axis, head_axis}) != 3:
         raise ValueError("the head axis must differ from the shown axes")
     fixed = {a: i for a, i in (indices or {}).items() if a != head_axis}
@@ -92,6 +95,7 @@ def _finite_host_thumbnails(planes: Tensor, out: tuple[int, int]) -> HeadThumbna
     """The common case on the CPU, where a branch on the data costs nothing: every cell finite
     (told by each head's extremes, which NaN and ±∞ would reach) needs no masking passes.
     None when some cell is not finite."""
+    import torch
     heads, rows, cols = planes.shape
     mins, maxs = torch.aminmax(planes.reshape(heads, -1), dim=1)
     if not bool(torch.isfinite(mins).all() and torch.isfinite(maxs).all()):

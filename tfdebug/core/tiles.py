@@ -11,16 +11,18 @@ operation to the stage's tensor. Block averages, masked cells and stats follow
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor
 
 # One set of display rules: the block average, masked cells and the stats of display_slice.
 from tfdebug.core.display import (HIST_BINS, Stats, _downsample, _host_stats, _stats_tensor, _unpack_stats,
                                   masked_as_neginf, on_host, select_2d)
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    import torch.nn.functional as F
+    from torch import Tensor
 
 ROW_BAND_CELLS = 1 << 22  # the row maxima read the rows' every column in bands of at most ~4M cells (16 MB)
 
@@ -104,11 +106,13 @@ def _shown_region(tensor, row_axis, col_axis, indices, rows, cols, kind, mask) -
 
 def _finite_abs_max(part: Tensor) -> Tensor:
     """Each row's largest finite |value| (0 where a row has none)."""
+    import torch
     return torch.where(torch.isfinite(part), part.abs(), torch.zeros((), device=part.device)).amax(1)
 
 
 def _pooled_max(maxima: Tensor, out_rows: int) -> np.ndarray:
     """Source rows' maxima pooled to `out_rows` display rows (the blocks of the block average)."""
+    import torch.nn.functional as F
     maxima = maxima.reshape(1, 1, -1)
     pooled = F.adaptive_max_pool1d(maxima, out_rows) if maxima.shape[-1] != out_rows else maxima
     return pooled.reshape(-1).cpu().numpy().astype(np.float32)
@@ -116,6 +120,7 @@ def _pooled_max(maxima: Tensor, out_rows: int) -> np.ndarray:
 
 def _row_max(tensor, row_axis, col_axis, indices, rows, kind, mask, out_rows: int) -> np.ndarray:
     """Per display row, the largest finite |value| of its source rows over every column, read in row bands."""
+    import torch
     n_cols = slice_shape(tensor, row_axis, col_axis)[1]
     band = max(1, ROW_BAND_CELLS // max(1, n_cols))
     parts = [_finite_abs_max(_shown_region(tensor, row_axis, col_axis, indices, (r0, min(rows[1], r0 + band)),
@@ -134,6 +139,7 @@ def read_tile(tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] |
     `mask` the mask stage a softmax read (see `masked_as_neginf`). Raises ValueError for a region
     outside the slice.
     """
+    import torch
     n_rows, n_cols = slice_shape(tensor, row_axis, col_axis)
     rows, cols = (int(rows[0]), int(rows[1])), (int(cols[0]), int(cols[1]))
     if not (0 <= rows[0] < rows[1] <= n_rows and 0 <= cols[0] < cols[1] <= n_cols):

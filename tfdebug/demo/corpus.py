@@ -100,8 +100,8 @@ def family_pairs(family, count: int, rng: random.Random) -> list[Pair]:
 def handwritten_sentences(folder: Path | None = None) -> set[tuple[str, ...]]:
     """Normalised English of the hand-written dev and held-out sets (kept out of the corpus)."""
     if folder is None:
-        from tfdebug.models.loader import _demo_dir  # the bundled folder, from a checkout or a wheel
-        folder = _demo_dir()
+        from tfdebug.models.bundled import demo_dir  # the bundled folder, from a checkout or a wheel
+        folder = demo_dir()
     folder = Path(folder)
     out = set()
     for name in HANDWRITTEN_FILES:

@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from tfdebug.core.recorder import Recorder
 from tfdebug.models.config import ModelArgs
 from tfdebug.demo.corpus import HANDWRITTEN_FILES, generate_pairs, load_pairs, save_tsv, split_pairs
-from tfdebug.models.loader import CONFIG_FILE, SRC_VOCAB_FILE, TGT_VOCAB_FILE, WEIGHTS_FILE, _demo_dir
+from tfdebug.models.bundled import CONFIG_FILE, SRC_VOCAB_FILE, TGT_VOCAB_FILE, WEIGHTS_FILE, demo_dir
 from tfdebug.models.transformer import Transformer
 from tfdebug.models.translate import pad_batch, translate_batch
 from tfdebug.models.vocab import BOS, BUILTIN_PAIRS, EOS, PAD, Vocab
@@ -267,7 +267,7 @@ def _train(config: TrainConfig, out: Path, progress: bool) -> dict:
     }
     # Scored after training only: these sets choose nothing (no checkpoint, no hyper-parameter).
     for name in HANDWRITTEN_FILES:
-        path = _demo_dir() / name
+        path = demo_dir() / name
         if path.is_file():
             metrics[name.removesuffix(".tsv")] = score(model, src_vocab, tgt_vocab, load_pairs(path), shown=100)
     outputs = translate_batch(model, src_vocab, tgt_vocab, list(SHOWCASE))

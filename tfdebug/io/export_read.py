@@ -14,23 +14,25 @@ from __future__ import annotations
 
 import os
 import zipfile
-from typing import BinaryIO, Callable
+from typing import TYPE_CHECKING, BinaryIO, Callable
 
 import numpy as np
-import torch
-from torch import Tensor
 
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.safe_text import terminal_safe
 from tfdebug.io.limits import MAX_STAGES, name_problem
 from tfdebug.io.manifest import check_tensors, parse_manifest, recording_from_manifest
 from tfdebug.io.recording import EXPORT_MANIFEST_KEY, Recording
-from tfdebug.io.safetensors_file import DTYPE_BY_NAME, MAX_HEADER_BYTES, file_phrase, open_regular, refuse_mostly_holes
+from tfdebug.io.safetensors_file import MAX_HEADER_BYTES, file_phrase, open_regular, refuse_mostly_holes, torch_dtype
 from tfdebug.io.snapshot import check_values
 
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor
+
 MAX_MEMBERS = 2 * MAX_STAGES + 16  # a .pt holds one storage per stage plus its bookkeeping files
-_NUMPY_DTYPES = {np.dtype(d): DTYPE_BY_NAME[d] for d in ("float64", "float32", "float16", "int64", "int32", "int16",
-                                                          "int8", "uint8", "bool")}
+_NUMPY_DTYPES = {np.dtype(d): d for d in ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8",
+                                           "bool")}  # by the manifest's dtype names
 
 
 def _directory(f: BinaryIO, path: str) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
@@ -75,6 +77,7 @@ def _npy_header(member) -> tuple[tuple[int, ...], np.dtype, bool]:
 
 def read_npz(f: BinaryIO, path: str) -> tuple[dict[str, Tensor], dict | None]:
     """The stage tensors and checked manifest of an `.npz`: manifest first, each array bounded by its stage."""
+    import torch
     archive, infos = _directory(f, path)
     by_name = {}
     for info in infos:
@@ -101,11 +104,12 @@ def read_npz(f: BinaryIO, path: str) -> tuple[dict[str, Tensor], dict | None]:
                                 id="manifest.extra_tensor", where=file_phrase(path), name=name)
         with archive.open(info) as member:
             shape, fortran, dtype = _npy_header(member)
-            want = DTYPE_BY_NAME[stage.get("stored_dtype", stage["dtype"])]
-            if _NUMPY_DTYPES.get(dtype) != want or tuple(shape) != tuple(stage["shape"]) or fortran:
+            stored = stage.get("stored_dtype", stage["dtype"])
+            want = torch_dtype(stored)
+            if _NUMPY_DTYPES.get(dtype) != stored or tuple(shape) != tuple(stage["shape"]) or fortran:
                 raise SnapshotError("The file {path} is not a tfdebug export: array {name} is not stored as its "
                                     "stage's {dtype} {shape}.", id="export.array_mismatch", path=path, name=name,
-                                    dtype=str(want).removeprefix("torch."), shape=tuple(stage["shape"]))
+                                    dtype=stored, shape=tuple(stage["shape"]))
             tensor = torch.empty(tuple(shape), dtype=want)
             if tensor.numel():
                 data = memoryview(tensor.reshape(-1).view(torch.uint8).numpy())
@@ -118,6 +122,8 @@ def read_npz(f: BinaryIO, path: str) -> tuple[dict[str, Tensor], dict | None]:
 
 def read_pt(f: BinaryIO, path: str) -> tuple[dict[str, Tensor], object]:
     """The stage tensors and manifest of a `.pt`, unpickled weights-only after its directory is checked."""
+    import torch
+    from torch import Tensor
     _directory(f, path)
     f.seek(0)
     data = torch.load(f, map_location="cpu", weights_only=True)

@@ -25,11 +25,9 @@ import tempfile
 import zipfile
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
-import torch
-from torch import Tensor
 
 from tfdebug.core.budget import format_bytes
 from tfdebug.core.display import DisplaySlice
@@ -42,6 +40,10 @@ from tfdebug.io.formats import ExportFormat, View, format_for, register
 from tfdebug.io.manifest import checked_manifest
 from tfdebug.io.recording import EXPORT_MANIFEST_KEY, Recording
 from tfdebug.io.snapshot import open_snapshot, save_snapshot
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor
 
 
 def _manifest_json(recording: Recording, stored: dict[str, str] | None = None) -> str:
@@ -66,6 +68,7 @@ class _Counting(io.RawIOBase):
 
 def export_npz(recording: Recording, path: str | os.PathLike, progress: ProgressCallback | None = None) -> None:
     """Write every stage of `recording` as a plain array in an uncompressed .npz file."""
+    import torch
     stored = {c.name: "float32" for c in recording.captures if c.dtype == torch.bfloat16}
     manifest = _manifest_json(recording, stored)
     total = sum(c.nbytes * (2 if c.name in stored else 1) for c in recording.captures)
@@ -94,6 +97,7 @@ def export_npz(recording: Recording, path: str | os.PathLike, progress: Progress
 
 def _host_block(block: Tensor) -> np.ndarray:
     """A computed block as host numpy (bfloat16 as float32, exactly: numpy has no bfloat16)."""
+    import torch
     block = block.float() if block.dtype == torch.bfloat16 else block
     return block.contiguous().cpu().numpy()
 
@@ -101,6 +105,7 @@ def _host_block(block: Tensor) -> np.ndarray:
 def _write_plane(stream, plane) -> None:
     """A recipe plane as one .npy array, computed and written one head block at a time (row-major: batch
     row by batch row), so no more than a block is ever in memory."""
+    import torch
     dtype = _host_block(torch.empty(0, dtype=plane.dtype)).dtype
     np.lib.format.write_array_header_2_0(stream, {"descr": np.lib.format.dtype_to_descr(dtype),
                                                   "fortran_order": False, "shape": tuple(plane.shape)})
@@ -112,6 +117,7 @@ def _write_plane(stream, plane) -> None:
 def _file_backed(plane, folder: Path, stack: ExitStack) -> Tensor:
     """A recipe plane computed into a temporary file in `folder` and mapped (pages the kernel can write
     back, not memory the export holds); the file goes when `stack` closes."""
+    import torch
     try:
         handle = stack.enter_context(tempfile.NamedTemporaryFile(dir=folder, prefix=".tfdebug-plane-"))
         handle.truncate(plane.numel() * plane.element_size())
@@ -153,6 +159,7 @@ def export_pt(recording: Recording, path: str | os.PathLike, progress: ProgressC
 
 
 def _save_pt(data: dict, path: str | os.PathLike) -> None:
+    import torch
     with atomic_write(path, ExportError) as f:
         try:
             torch.save(data, f)
@@ -189,6 +196,7 @@ def bytes_needed(recording: Recording, suffix: str) -> int:
     """Bytes a pass export in format `suffix` writes (about): a snapshot stores recipe stages as their inputs
     (already among its stages, or an O(tokens²) mask once), the other formats every plane whole (.npz's
     bfloat16 as float32; .pt's planes once more, in the temporary files torch.save reads them from)."""
+    import torch
     if suffix == ".safetensors":
         return sum(c.nbytes for c in recording.captures if not c.recipe)
     widen = 2 if suffix == ".npz" else 1

@@ -8,7 +8,6 @@ config.json, model.safetensors, vocab.en.txt and vocab.zh.txt.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 import torch
@@ -17,13 +16,13 @@ from torch import Tensor
 from tfdebug.core.devices import resolve_device, resolve_dtype
 from tfdebug.core.errors import ConfigError, EmptyInputError, ModelLoadError
 from tfdebug.core.phrases import os_reason
+from tfdebug.models.bundled import (CONFIG_FILE, SRC_VOCAB_FILE, TGT_VOCAB_FILE, WEIGHTS_FILE,
+                                    demo_available, demo_dir)
 from tfdebug.models.config import ModelArgs, load_config
 from tfdebug.models.transformer import Transformer
 from tfdebug.models.vocab import BOS, Vocab, builtin_vocabs
 
 MODEL_NAMES = ("demo", "random")
-CONFIG_FILE, WEIGHTS_FILE, SRC_VOCAB_FILE, TGT_VOCAB_FILE = (
-    "config.json", "model.safetensors", "vocab.en.txt", "vocab.zh.txt")
 
 
 @dataclass(frozen=True)
@@ -90,16 +89,6 @@ def random_model(seed: int = 0, **overrides) -> tuple[Transformer, Vocab, Vocab]
     return model, src_vocab, tgt_vocab
 
 
-def _demo_dir() -> Path:
-    """The bundled demo folder: package data when installed, else resources/ of a source checkout."""
-    try:
-        return Path(str(resources.files("tfdebug.resources") / "demo"))
-    except ModuleNotFoundError:
-        # Run from a checkout without installing: tfdebug.resources is only the mapped
-        # name of the top-level resources/ folder, which sits beside the package.
-        return Path(__file__).resolve().parents[2] / "resources" / "demo"
-
-
 def _load_dir(folder: Path) -> tuple[Transformer, Vocab, Vocab]:
     folder = Path(folder)
     for name in (CONFIG_FILE, WEIGHTS_FILE, SRC_VOCAB_FILE, TGT_VOCAB_FILE):
@@ -147,7 +136,7 @@ def load_model(name: str = "demo", device: str | torch.device | None = "cpu",
         if not demo_available():
             raise ModelLoadError("The demo model is not bundled with this installation; use --model random.",
                                  id="model.no_demo")
-        model, src_vocab, tgt_vocab = _load_dir(_demo_dir())
+        model, src_vocab, tgt_vocab = _load_dir(demo_dir())
     elif Path(name).is_dir():
         model, src_vocab, tgt_vocab = _load_dir(Path(name))
     else:
@@ -165,11 +154,6 @@ def place(name: str, model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, dev
         raise ConfigError("Cannot put the model on {device} as {dtype}: {reason}.", id="model.cannot_place",
                           device=str(device), dtype=str(dtype), reason=str(exc)) from exc
     return LoadedModel(name=name, model=model, src_vocab=src_vocab, tgt_vocab=tgt_vocab, device=device, dtype=dtype)
-
-
-def demo_available() -> bool:
-    """Whether the demo model's files are bundled with this installation."""
-    return (_demo_dir() / WEIGHTS_FILE).is_file()
 
 
 def available_models() -> list[str]:

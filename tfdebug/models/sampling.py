@@ -9,11 +9,13 @@ The window, the CLI and the Python API all build a `DecodingSettings`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING
 
 from tfdebug.core.errors import InputError
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+    from torch import Tensor
 
 TOP_SHOWN = 5  # alternatives kept with each choice (the token strip's hover list)
 
@@ -85,12 +87,14 @@ class Choice:
 
 def new_generator(settings: DecodingSettings) -> torch.Generator:
     """The CPU generator sampling draws from: seeded, so a run can be repeated exactly on any device."""
+    import torch
     return torch.Generator(device="cpu").manual_seed(settings.seed)
 
 
 def choose(logits: Tensor, settings: DecodingSettings, generator: torch.Generator, step: int,
            banned: tuple[int, ...] = ()) -> Choice:
     """The next token from one position's logits (vocab,): greedy or sampled, never a `banned` id."""
+    import torch
     # (V,): one transfer per step, the draw happens on the CPU; a copy, as the logits are a captured stage.
     scores = logits.detach().float().cpu().clone()
     if banned:
@@ -107,6 +111,7 @@ def choose(logits: Tensor, settings: DecodingSettings, generator: torch.Generato
 
 def _filtered(scores: Tensor, settings: DecodingSettings) -> Tensor:
     """Sampling probabilities (V,): temperature, then top-k, then top-p; removed tokens get 0."""
+    import torch
     scores = scores / settings.temperature
     if settings.top_k:
         kth = torch.topk(scores, min(settings.top_k, scores.numel())).values[-1]

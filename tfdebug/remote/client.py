@@ -4,7 +4,8 @@ One I/O thread owns the ZeroMQ DEALER socket (ZeroMQ sockets belong to one threa
 threads queue requests and wait on a Future. Everything from the server is validated by
 tfdebug.remote.protocol; pushed messages (the pass, events, heartbeats) go to `on_message`
 from the I/O thread, as a local stepper's events come from its worker thread. When nothing
-has come for `timeout_s` (the server sends a heartbeat every 0.2 s) the connection is lost:
+has come for `timeout_s` (the server sends a heartbeat every 0.2 s; 3 s by default, so a loaded
+machine or a network's hiccup is not taken for a dead server) the connection is lost:
 `on_lost(error)` is called once and every waiting request fails with ConnectionLostError.
 """
 
@@ -57,7 +58,7 @@ def parse_connect_line(line: str) -> tuple[str, str, str | None] | None:
 class RemoteClient:
     """A connection to `tfdebug serve` at `address`, attached with `token`."""
 
-    def __init__(self, address: str, token: str, *, server_key: str | None = None, timeout_s: float = 1.0,
+    def __init__(self, address: str, token: str, *, server_key: str | None = None, timeout_s: float = 3.0,
                  heartbeat_s: float = 0.2,
                  on_message: Callable[[Message], None] | None = None,
                  on_lost: Callable[[TfdebugError], None] | None = None):

@@ -26,9 +26,7 @@ from __future__ import annotations
 import gc
 import re
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
-
-import torch
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from tfdebug.core.budget import CaptureBudget
 from tfdebug.core.compare import Comparison, StageComparison, compare
@@ -37,9 +35,12 @@ from tfdebug.core.recipes import materialized
 from tfdebug.core.recorder import Capture
 from tfdebug.core.reference import ReferencePass
 
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import torch
+
 # (atol, rtol) a stage of this dtype is held to against a more precise pass: a few of its epsilons,
 # loose enough for rounding that compounds over layers, far tighter than any overflow.
-TOLERANCES = {torch.float16: (1e-2, 2e-2), torch.bfloat16: (5e-2, 1e-1), torch.float32: (1e-5, 1e-4)}
+TOLERANCES = {"float16": (1e-2, 2e-2), "bfloat16": (5e-2, 1e-1), "float32": (1e-5, 1e-4)}
 
 
 # Attention kernels `--against` names (transformers' attn_implementation values; "eager" is tfdebug's tapped one).
@@ -69,6 +70,7 @@ class Placement:
 def available_kernels() -> tuple[str, ...]:
     """The kernels a reference pass can run with here: eager and sdpa everywhere; flash attention where a CUDA
     GPU and its package are."""
+    import torch
     import importlib.util
 
     flash = torch.cuda.is_available() and importlib.util.find_spec("flash_attn") is not None
@@ -100,7 +102,7 @@ def load_placed(spec: str, placement: Placement, load: Callable | None = None):
 
 def default_tolerance(a: torch.dtype, b: torch.dtype) -> tuple[float, float]:
     """(atol, rtol) for comparing passes in dtypes `a` and `b`: the coarser one's."""
-    tolerances = [TOLERANCES.get(d, TOLERANCES[torch.float32]) for d in (a, b)]
+    tolerances = [TOLERANCES.get(str(d).removeprefix("torch."), TOLERANCES["float32"]) for d in (a, b)]
     return max(t[0] for t in tolerances), max(t[1] for t in tolerances)
 
 

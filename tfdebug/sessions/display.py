@@ -7,9 +7,7 @@ asks the same questions over the connection (tfdebug.sessions.source.PassDisplay
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
-
-from torch import Tensor
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from tfdebug.core.checks import Check, stage_checks
 from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
@@ -20,6 +18,9 @@ from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.core.tiles import Tile, read_tile
+
+if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    from torch import Tensor
 
 
 class LocalDisplay:

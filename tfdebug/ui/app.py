@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import replace
+from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 from PySide6.QtWidgets import QApplication
@@ -52,7 +53,7 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     app = _application()
     i18n.apply_cjk_font(app)
     i18n.set_language(i18n.initial_language(default_settings(), lang))
-    window = MainWindow(persist=screenshot is None)
+    window = MainWindow(persist=screenshot is None, devices=["cpu"])  # the GPUs once torch is imported
     window.ctl.generation = generation
     if generation is not None:  # --generate: Generate in the window goes on with the same settings
         window.ctl.decoding = generation
@@ -61,27 +62,30 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     if screenshot is not None:  # the same picture on every machine: the CPU in float32 unless given
         device, dtype = device or "cpu", dtype or "float32"
     remember = screenshot is None and not fresh
-    inputs, restored = starting_inputs(model, texts, device, dtype, device_map,
-                                       remembered=window.last_inputs() if remember else None,
-                                       saved=window.last_loading() if remember else (None, None))
-    inputs = replace(inputs, chat=chat or (window.last_chat() if remember else False))
     window.show()
     result = {"code": 0}
 
-    if connect is not None:
-        window.tools.remote.connect_to(*connect)
-    elif open_path is not None:
-        window.input_bar.set_values(inputs.model, inputs.device, inputs.texts, (inputs.dtype, inputs.device_map))
-        window.open_snapshot(open_path)
-    else:
-        if restored:
-            _say_restored(window, inputs.model)
-        window.start(inputs)
+    def begin(devices: list[str]) -> None:  # torch is imported: the devices are known
+        inputs, restored = starting_inputs(model, texts, device, dtype, device_map,
+                                           remembered=window.last_inputs() if remember else None,
+                                           saved=window.last_loading() if remember else (None, None), devices=devices)
+        inputs = replace(inputs, chat=chat or (window.last_chat() if remember else False))
+        if connect is not None:
+            window.tools.remote.connect_to(*connect)
+        elif open_path is not None:
+            window.input_bar.set_values(inputs.model, inputs.device, inputs.texts, (inputs.dtype, inputs.device_map))
+            window.open_snapshot(open_path)
+        else:
+            if restored:
+                _say_restored(window, inputs.model)
+            window.start(inputs)
+
+    start_behind(window, begin)
 
     if screenshot is not None:
         _arrange_screenshot(app, window, goto, screenshot, result, open_path)
     elif goto is not None:
-        _when_ready(window, lambda: window.ctl.run_to(goto))
+        _when_ready(window, lambda: window.ctl.steps.run_to(goto))
     code = app.exec()
     # Screenshot mode quits with the window open and its pass paused: stop the pass and close
     # the window here. Closing the last window posts a Quit event; left queued, it would end
@@ -103,6 +107,26 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     return code
 
 
+def start_behind(window, then: Callable[[list[str]], None]) -> None:
+    """Import torch off the GUI thread behind the shown `window` (its status bar says "loading torch…", then
+    "loading the model…" until a pass is shown), list this machine's devices in its input bar, then call `then`
+    with them on the GUI thread. A failed import is said in the message bar, as a failed model load is."""
+    from tfdebug.ui.i18n.language import said
+
+    def devices(job) -> list[str]:
+        from tfdebug.core.devices import available_devices  # imports torch: 1–2 s on a quiet machine
+
+        return available_devices()
+
+    def loaded(found: list[str]) -> None:
+        window.input_bar.set_devices(found)
+        then(found)
+
+    window.starting = "torch"
+    window.ctl.loader.load_in_background(devices, loaded, lambda exc: said(lambda: QCoreApplication.translate(
+        "MainWindow", "torch could not be imported; check the installation (pip install tfdebug).")))
+
+
 def save_picture(pixmap, path: str | os.PathLike, inputs: tuple = ()) -> None:
     """Write `pixmap` as a PNG with the export rules: atomically (a temp file renamed into place, so a
     full disk leaves any earlier file whole), never over a file being read, a link, a pipe or a device."""
@@ -118,12 +142,12 @@ def _when_ready(window, then) -> None:
     ctl = window.ctl
 
     def once() -> None:
-        ctl.stage_changed.disconnect(once)
+        ctl.shown.stage_changed.disconnect(once)
         QTimer.singleShot(0, then)
     if ctl.current is not None:
         QTimer.singleShot(0, then)
     else:
-        ctl.stage_changed.connect(once)
+        ctl.shown.stage_changed.connect(once)
 
 
 def _say_restored(window, model: str) -> None:
@@ -178,19 +202,19 @@ def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict, 
     def check() -> None:
         current = ctl.current
         if current is not None and (goto is None or current.name == goto):
-            ctl.stage_changed.disconnect(check)
+            ctl.shown.stage_changed.disconnect(check)
             # The heatmap's slice of this stage is cut on the display worker (an attention plane of a long
             # pass is computed then): grab once it has arrived, or after SLICE_WAIT_MS if it came first.
-            ctl.slice_changed.connect(drawn)
+            ctl.shown.slice_changed.connect(drawn)
             QTimer.singleShot(SLICE_WAIT_MS, drawn)
         elif current is not None and ctl.stepper is not None and not ctl.stepper.alive and ctl.stepper.is_live:
             # Planned but never run (a generation's steps after <eos>): no point waiting for it.
             fail(f"The pass ended at {current.name} before reaching {goto}.")
 
-    ctl.stage_changed.connect(check)
+    ctl.shown.stage_changed.connect(check)
     # In screenshot mode any error is fatal: say it and exit 2. Errors of every origin (a
     # failed load, a bad --goto, a stepper error) reach the message bar as error Messages.
     ctl.message.connect(lambda message: message.level == "error" and fail(message.text))
     if goto is not None:
-        _when_ready(window, lambda: ctl.run_to(goto))
+        _when_ready(window, lambda: ctl.steps.run_to(goto))
     QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, lambda: fail("timed out waiting for the stage to show."))

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # only for the annotations: the tools import this module's users, not it
     from PySide6.QtWidgets import QMainWindow
 
-    from tfdebug.ui.actions.compare import CompareTools
+    from tfdebug.ui.dialogs.compare_tools import CompareTools
     from tfdebug.ui.actions.key_repeat import KeyRepeats
-    from tfdebug.ui.actions.exports import ExportActions
+    from tfdebug.ui.dialogs.export_tools import ExportActions
     from tfdebug.ui.actions.snapshots import SnapshotActions
     from tfdebug.ui.dialogs.batch import BatchTools
     from tfdebug.ui.dialogs.conditions import ConditionTools

@@ -66,46 +66,46 @@ def applies(id: str, ctl: DebugController) -> bool:
 
 # ----- the debug actions ------------------------------------------------------------
 @action("tfdebug.step.continue", QT_TRANSLATE_NOOP("actions", "Continue"), "F5", QT_TRANSLATE_NOOP("actions", "Run to the next breakpoint, or to the end"),
-        enabled=DebugController.can_advance)
+        enabled=lambda ctl: ctl.steps.can_advance())
 def continue_(ctx: ActionContext) -> None:
-    ctx.ctl.continue_()
+    ctx.ctl.steps.continue_()
 
 
-@action("tfdebug.step.next", QT_TRANSLATE_NOOP("actions", "Step"), "F10", QT_TRANSLATE_NOOP("actions", "Next stage"), enabled=DebugController.can_step)
+@action("tfdebug.step.next", QT_TRANSLATE_NOOP("actions", "Step"), "F10", QT_TRANSLATE_NOOP("actions", "Next stage"), enabled=lambda ctl: ctl.steps.can_step())
 def step_next(ctx: ActionContext) -> None:
     if not _held_key_waits(ctx):
-        ctx.ctl.step()
+        ctx.ctl.steps.step()
 
 
 def _held_key_waits(ctx: ActionContext) -> bool:
     """Whether this trigger is a held key's repeat that arrived while the last step is still being shown:
     dropped, so a held key steps at the rate stages are shown and stops when it is released."""
-    return ctx.keys is not None and ctx.keys.repeating and ctx.ctl.step_being_shown()
+    return ctx.keys is not None and ctx.keys.repeating and ctx.ctl.steps.step_being_shown()
 
 
 @action("tfdebug.step.into", QT_TRANSLATE_NOOP("actions", "Step Into"), "F11",
-        QT_TRANSLATE_NOOP("actions", "Into the next block (attention, FFN, layer): its first stage"), enabled=DebugController.can_step)
+        QT_TRANSLATE_NOOP("actions", "Into the next block (attention, FFN, layer): its first stage"), enabled=lambda ctl: ctl.steps.can_step())
 def step_into(ctx: ActionContext) -> None:
     # Stages form a flat list, so stepping into a block is stepping to its first stage.
-    ctx.ctl.step()
+    ctx.ctl.steps.step()
 
 
 @action("tfdebug.step.out", QT_TRANSLATE_NOOP("actions", "Step Out"), "Shift+F11", QT_TRANSLATE_NOOP("actions", "Run to the first stage after the current block"),
-        enabled=DebugController.can_advance)
+        enabled=lambda ctl: ctl.steps.can_advance())
 def step_out(ctx: ActionContext) -> None:
-    ctx.ctl.step_out()
+    ctx.ctl.steps.step_out()
 
 
 @action("tfdebug.step.back", QT_TRANSLATE_NOOP("actions", "Step Back"), "Shift+F10", QT_TRANSLATE_NOOP("actions", "Previous captured stage (nothing runs again)"),
-        enabled=DebugController.can_step_back)
+        enabled=lambda ctl: ctl.steps.can_step_back())
 def step_back(ctx: ActionContext) -> None:
     if not _held_key_waits(ctx):
-        ctx.ctl.step_back()
+        ctx.ctl.steps.step_back()
 
 
 def _can_run_to(ctl: DebugController, name: str | None = None) -> bool:
     name = name or ctl.selected_stage
-    return bool(name) and (ctl.reached(name) is not None or ctl.can_advance())
+    return bool(name) and (ctl.steps.reached(name) is not None or ctl.steps.can_advance())
 
 
 @action("tfdebug.step.run_to", QT_TRANSLATE_NOOP("actions", "Run to Stage"), "Ctrl+F10", QT_TRANSLATE_NOOP("actions", "Run to the stage selected in the navigator"),
@@ -116,41 +116,41 @@ def run_to(ctx: ActionContext, name: str | None = None) -> None:
     if not name:
         ctl.error.emit(said(lambda: QCoreApplication.translate("actions", "Select a stage in the navigator first.")))
         return
-    ctl.run_to(name)
+    ctl.steps.run_to(name)
 
 
 @action("tfdebug.step.pause", QT_TRANSLATE_NOOP("actions", "Pause"), "Ctrl+F5", QT_TRANSLATE_NOOP("actions", "Pause a running pass at the next stage"),
-        enabled=DebugController.is_running, live_only=True, toolbar=False)
+        enabled=lambda ctl: ctl.steps.is_running(), live_only=True, toolbar=False)
 def pause(ctx: ActionContext) -> None:
-    ctx.ctl.pause()
+    ctx.ctl.steps.pause()
 
 
 @action("tfdebug.step.restart", QT_TRANSLATE_NOOP("actions", "Restart"), "Ctrl+Shift+F5", QT_TRANSLATE_NOOP("actions", "Run this pass again from the first stage"),
-        enabled=lambda ctl: ctl.stepper is not None and not ctl.busy, live_only=True)
+        enabled=lambda ctl: ctl.stepper is not None and not ctl.loader.busy, live_only=True)
 def restart(ctx: ActionContext) -> None:
-    ctx.ctl.restart()
+    ctx.ctl.steps.restart()
 
 
 @action("tfdebug.step.stop", QT_TRANSLATE_NOOP("actions", "Stop"), "Shift+F5", QT_TRANSLATE_NOOP("actions", "End the pass; captured stages stay viewable"),
-        enabled=DebugController.is_alive, live_only=True)
+        enabled=lambda ctl: ctl.steps.is_alive(), live_only=True)
 def stop(ctx: ActionContext) -> None:
-    ctx.ctl.stop()
+    ctx.ctl.steps.stop()
 
 
 def _can_generate(ctl: DebugController) -> bool:
-    return ctl.is_generating() and (ctl.can_advance() or ctl.stepper is not None and ctl.stepper.history != [])
+    return ctl.is_generating() and (ctl.steps.can_advance() or ctl.stepper is not None and ctl.stepper.history != [])
 
 
 def _can_next_token(ctl: DebugController) -> bool:
     """A token comes after the stage on screen: the pass can run on, or history lies ahead (not at the end)."""
-    return ctl.is_generating() and ctl.can_advance()
+    return ctl.is_generating() and ctl.steps.can_advance()
 
 
 @action("tfdebug.gen.next_token", QT_TRANSLATE_NOOP("actions", "Next Token"), "Ctrl+T",
         QT_TRANSLATE_NOOP("actions", "Run to the end of this generation step: the next step reads the token it chose"),
         enabled=_can_next_token)
 def next_token(ctx: ActionContext) -> None:
-    ctx.ctl.next_token()
+    ctx.ctl.steps.next_token()
 
 
 @action("tfdebug.gen.run_to_token", QT_TRANSLATE_NOOP("actions", "Run to Token…"), "Ctrl+Shift+T", QT_TRANSLATE_NOOP("actions", "Run until generated token N has been chosen"),
@@ -165,42 +165,42 @@ def run_to_token(ctx: ActionContext, n: int | None = None) -> None:
                                     1, 1, 10_000)
         if not ok:
             return
-    ctl.run_to_token(n)
+    ctl.steps.run_to_token(n)
 
 
 @action("tfdebug.session.run", QT_TRANSLATE_NOOP("actions", "Run"), "Ctrl+Return", QT_TRANSLATE_NOOP("actions", "Load the model and run the input bar's sentence pair"),
-        enabled=lambda ctl: not ctl.busy, live_only=True)
+        enabled=lambda ctl: not ctl.loader.busy, live_only=True)
 def run_inputs(ctx: ActionContext) -> None:
     if ctx.ctl.runs_elsewhere():  # tfdebug serve runs the model: a new pass there on the typed texts
         ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), chat=ctx.window.input_bar.chat.isChecked())
         return
     ctx.ctl.generation = None  # one pass; Generate is the token-by-token run
-    ctx.ctl.run()
+    ctx.ctl.loader.run()
 
 
 @action("tfdebug.session.generate", QT_TRANSLATE_NOOP("actions", "Generate"), "Ctrl+G",
         QT_TRANSLATE_NOOP("actions", "Generate token by token from the input bar's texts (KV cache); Next Token "
                           "(Ctrl+T) steps by token, Debug ▸ Decoding Settings… chooses how"),
-        enabled=lambda ctl: not ctl.busy, live_only=True)
+        enabled=lambda ctl: not ctl.loader.busy, live_only=True)
 def generate(ctx: ActionContext) -> None:
     if ctx.ctl.runs_elsewhere():  # tfdebug serve generates: its decoding steps run where the model is
         ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), generate=ctx.ctl.decoding,
                                    chat=ctx.window.input_bar.chat.isChecked())
         return
     ctx.ctl.generation = ctx.ctl.decoding
-    ctx.ctl.run()
+    ctx.ctl.loader.run()
 
 
 @action("tfdebug.session.live", QT_TRANSLATE_NOOP("actions", "New Live Pass"), "Ctrl+N", QT_TRANSLATE_NOOP("actions", "Leave the recorded pass and run the input bar's "
-        "sentence pair live"), enabled=lambda ctl: not ctl.busy and not ctl.is_live, toolbar=False)
+        "sentence pair live"), enabled=lambda ctl: not ctl.loader.busy and not ctl.is_live, toolbar=False)
 def new_live_pass(ctx: ActionContext) -> None:
-    ctx.ctl.run()
+    ctx.ctl.loader.run()
 
 
 @action("tfdebug.session.new", QT_TRANSLATE_NOOP("actions", "New Session"), "Ctrl+Shift+N",
         QT_TRANSLATE_NOOP("actions", "Start again from the defaults: the demo's first example on this machine's "
                           "default device and precision, as the first start shows it"),
-        enabled=lambda ctl: not ctl.busy, toolbar=False)
+        enabled=lambda ctl: not ctl.loader.busy, toolbar=False)
 def new_session(ctx: ActionContext) -> None:
     from tfdebug.ui.state.session_start import default_inputs
 

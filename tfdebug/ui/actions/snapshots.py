@@ -3,7 +3,7 @@
 Every pass format the export registry reads back opens here (a .safetensors snapshot, a .npz or
 .pt export), through the same `io.passes.open_pass` as Compare and `tfdebug diff`.
 
-A snapshot is read and checked off the UI thread (`DebugController.load_in_background`),
+A snapshot is read and checked off the UI thread (`Loader.load_in_background`, `ctl.loader`),
 then opens in replay mode through `DebugController.load_replay`, which keeps the
 recording open so stages are read when shown; a bad file is one sentence in the message
 bar and the app goes on. The menu items are registry actions
@@ -84,7 +84,7 @@ class SnapshotActions(QObject):
         stage would hold the window for ~100 ms); the window is busy meanwhile, as when a
         model loads, and the replay replaces the pass on screen only once the file passed.
         """
-        if not self.ctl.load_in_background(lambda job: _read(path), lambda opened: self._show(path, *opened),
+        if not self.ctl.loader.load_in_background(lambda job: _read(path), lambda opened: self._show(path, *opened),
                                            lambda exc: _cannot_open(path, exc)):
             self.ctl.error.emit(said(lambda: self.tr(
                 "A model or snapshot is still loading: open {name} once it is on screen.").format(name=Path(path).name)))

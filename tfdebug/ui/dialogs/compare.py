@@ -3,7 +3,7 @@
 Each side is the pass on screen, the pass before the last edit (run again, unedited),
 a snapshot or export file, another input on the same model, or the same input on the
 same model in another dtype or on another device (the reference pass of
-actions/reference: loaded as a second model, so the pass on screen may stay paused). Passes
+dialogs/reference_tools: loaded as a second model, so the pass on screen may stay paused). Passes
 that need the model on screen run off the UI thread; the model must not be paused
 mid-forward then (its taps belong to the live pass), which the dialog says in one sentence.
 Over a remote pass the other side is one the server makes (another dtype on its device, the pass
@@ -218,7 +218,7 @@ def describe(source: PassSource, window) -> str:
     if source.kind == FILE:
         return Path(source.path).name
     if source.kind == PLACED:
-        from tfdebug.ui.actions.reference import placement_text
+        from tfdebug.ui.dialogs.reference_tools import placement_text
         return said(lambda: QCoreApplication.translate("CompareDialog", "this input in {placement}").format(
             placement=placement_text(source.placement)))
     return " → ".join(t for t in source.texts.values() if t)

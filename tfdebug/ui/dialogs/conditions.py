@@ -32,7 +32,7 @@ from tfdebug.ui.widgets.placement import PlacementPicker, default_reference_dtyp
 class ConditionDialog(QDialog):
     """Condition breakpoints: NaN, ±Inf outside masked cells, max |x| above a threshold, a divergence
     from a reference pass (this input in another dtype or on another device: `reference`, the
-    window's actions.reference.ReferenceTools).
+    window's dialogs.reference_tools.ReferenceTools).
 
     Opened with `open()` (window-modal, not blocking); Apply sets the conditions.
     """
@@ -115,7 +115,7 @@ class ConditionDialog(QDialog):
         self.rtol.setText(f"{rtol:g}")
 
     def _load(self) -> None:
-        conditions = {b.value: b for b in self.ctl.breakpoints if b.by == "condition"}
+        conditions = {b.value: b for b in self.ctl.breakpoints.points if b.by == "condition"}
         if DIVERGES in conditions and self.reference is not None and self.reference.placement is not None:
             self.diverges.setChecked(True)
             self.placement.set(self.reference.placement)
@@ -126,7 +126,7 @@ class ConditionDialog(QDialog):
         self.abs_gt.setChecked("abs_gt" in conditions)
         if "abs_gt" in conditions:
             self.threshold.setValue(conditions["abs_gt"].threshold)
-        self.fast.setChecked(self.ctl.breakpoints.mode == FAST)
+        self.fast.setChecked(self.ctl.breakpoints.points.mode == FAST)
 
     def conditions(self) -> list[Breakpoint]:
         out = []
@@ -150,8 +150,8 @@ class ConditionDialog(QDialog):
         except TfdebugError as exc:
             self.error_label.setText(error_text(exc))
             return
-        self.ctl.set_condition_mode(FAST if self.fast.isChecked() else EXACT)
-        self.ctl.set_conditions(conditions)
+        self.ctl.breakpoints.set_condition_mode(FAST if self.fast.isChecked() else EXACT)
+        self.ctl.breakpoints.set_conditions(conditions)
         if self.reference is not None:
             self.reference.set_condition_placement(placement)  # computes the reference off the GUI thread
         super().accept()

@@ -28,7 +28,7 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.dialogs.edit import sentence_label
 from tfdebug.ui.i18n.language import error_text
-from tfdebug.ui.shell.window_layout import json_setting
+from tfdebug.ui.state.stored import json_setting
 from tfdebug.ui.state.controller import DebugController
 
 SETTING_KEY = "generation/decoding"

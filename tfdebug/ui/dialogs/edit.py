@@ -94,7 +94,7 @@ def edit_tensor(ctx: ActionContext) -> None:
                 toolbar=False)
 def undo_edit(ctx: ActionContext) -> None:
     ctl = ctx.ctl
-    if ctl.command(ctl.stepper.undo_replace):
+    if ctl.steps.command(ctl.stepper.undo_replace):
         name = ctl.current.name if ctl.current is not None else None
         ctl.info.emit(said(lambda: QCoreApplication.translate("EditDialog", "Edit of {name} undone.").format(name=name)
                       if name is not None else QCoreApplication.translate("EditDialog", "Edit undone.")))
@@ -166,8 +166,8 @@ class EditDialog(QDialog):
         layout.addLayout(buttons)
         self.operation.currentIndexChanged.connect(self._fields_shown)
         self.target.currentIndexChanged.connect(self._fields_shown)
-        ctl.stage_shown.connect(self.refresh)
-        ctl.slice_changed.connect(self.refresh)
+        ctl.shown.stage_shown.connect(self.refresh)
+        ctl.shown.slice_changed.connect(self.refresh)
         ctl.state_changed.connect(self._buttons)
         self.refresh()
 
@@ -184,7 +184,7 @@ class EditDialog(QDialog):
 
     def region(self) -> Region:
         ctl = self.ctl
-        return Region(ctl.view.row_axis, ctl.view.col_axis, ctl.indices(ctl.current))
+        return Region(ctl.view.row_axis, ctl.view.col_axis, ctl.axes.indices(ctl.current))
 
     def refresh(self) -> None:
         """Describe the current stage and fit the row, column and head ranges to it."""
@@ -194,7 +194,7 @@ class EditDialog(QDialog):
             self.stage_label.setText(self.tr("No stage is shown."))
             self._buttons()
             return
-        names = self.ctl.axis_names(capture)
+        names = self.ctl.axes.names(capture)
         rows, cols = slice_shape(capture.shape, self.region())
         self.row.setRange(0, max(rows - 1, 0))
         self.col.setRange(0, max(cols - 1, 0))
@@ -202,7 +202,7 @@ class EditDialog(QDialog):
         self.head.setRange(0, capture.shape[heads] - 1 if heads is not None else 0)
         shown = ""
         if len(names) >= 2:
-            fixed = ", ".join(f"{axis_title(names[a])} {i}" for a, i in self.ctl.indices(capture).items())
+            fixed = ", ".join(f"{axis_title(names[a])} {i}" for a, i in self.ctl.axes.indices(capture).items())
             shown = self.tr("; shown slice {row} × {col}").format(
                 row=axis_title(names[self.ctl.view.row_axis]), col=axis_title(names[self.ctl.view.col_axis])) + (
                 self.tr(" at {fixed}").format(fixed=fixed) if fixed else "")

@@ -225,6 +225,6 @@ class ModelTools:
 @actions.action("tfdebug.session.models", QT_TRANSLATE_NOOP("actions", "Models…"),
                 tip=QT_TRANSLATE_NOOP("actions", "The bundled models and those in the Hugging Face cache, with their "
                                                  "architecture, size and support; download one"),
-                toolbar=False, enabled=lambda ctl: not ctl.busy)
+                toolbar=False, enabled=lambda ctl: not ctl.loader.busy)
 def choose_model(ctx: ActionContext) -> None:
     ctx.tools.models.open()

@@ -77,7 +77,7 @@ class ArchitectureMap(QWidget):
         self.scrollbar.valueChanged.connect(self.update)
         ctl.session_changed.connect(self._rebuild)
         ctl.state_changed.connect(self._changed)
-        ctl.stage_shown.connect(self._changed)
+        ctl.shown.stage_shown.connect(self._changed)
 
     def _changed(self) -> None:
         """Repaint only when a box changes colour: most steps stay inside one block."""
@@ -203,7 +203,7 @@ class ArchitectureMap(QWidget):
         current = self.ctl.current
         if current is not None and self.ctl.layout.stage_block.get(current.name) == part.block.id:
             return "current"
-        return "done" if self.ctl.reached(part.stages[0]) is not None else "todo"
+        return "done" if self.ctl.steps.reached(part.stages[0]) is not None else "todo"
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -288,7 +288,7 @@ class ArchitectureMap(QWidget):
             return
         if event.button() == Qt.LeftButton:
             self.ctl.select_stage(part.stages[0])
-            self.ctl.run_to(part.stages[0])
+            self.ctl.steps.run_to(part.stages[0])
         elif event.button() == Qt.RightButton:
             self.part_menu(part).popup(event.globalPosition().toPoint())
 
@@ -304,5 +304,5 @@ class ArchitectureMap(QWidget):
         for label, name in ((self.tr("Run to Stage (start of block)"), part.stages[0]),
                             (self.tr("Run to Stage (end of block)"), part.stages[-1])):
             act = menu.addAction(f"{label}: {name}")
-            act.triggered.connect(lambda checked=False, n=name: self.ctl.run_to(n))
+            act.triggered.connect(lambda checked=False, n=name: self.ctl.steps.run_to(n))
         return menu

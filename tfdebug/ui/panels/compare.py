@@ -1,6 +1,6 @@
 """The Compare dock: two passes stage by stage, the first divergent stage, and A, B, A − B side by side.
 
-File → Compare With… (Ctrl+Shift+D, actions/compare) opens CompareDialog; the comparison (core.compare)
+File → Compare With… (Ctrl+Shift+D, dialogs/compare_tools) opens CompareDialog; the comparison (core.compare)
 runs as a Job and lands here: a table in forward order with the first divergent stage
 highlighted and a button that goes to it, and for the selected stage three heatmaps — A,
 B and A − B on a diverging map centred on 0, cells masked in both in grey.
@@ -44,7 +44,7 @@ SMALL_PLOT_TICKS = 5  # labels that fit under a third of the dock's width
 class CompareView(QWidget):
     """The table of a Comparison and the A / B / A − B heatmaps of the selected stage."""
 
-    def __init__(self, tools, parent: QWidget | None = None):  # tools: actions.compare.CompareTools
+    def __init__(self, tools, parent: QWidget | None = None):  # tools: dialogs.compare_tools.CompareTools
         super().__init__(parent)
         self.tools = tools
         self._summary: str | None = None  # what the summary says once a comparison is shown (a Said)
@@ -66,9 +66,8 @@ class CompareView(QWidget):
         self.graphics = pg.GraphicsLayoutWidget()
         self.plots, self.images = [], []
         for col, title in enumerate(("A", "B", "A − B")):
-            plot = self.graphics.addPlot(row=0, col=col, title=title)
+            plot = self.graphics.addPlot(row=0, col=col, title=title, enableMenu=False)  # no menu built (~5 ms)
             plot.invertY(True)
-            plot.setMenuEnabled(False)
             plot.setAspectLocked(False)
             image = pg.ImageItem(axisOrder="row-major")
             plot.addItem(image)
@@ -166,7 +165,7 @@ class CompareView(QWidget):
         if name not in ctl.plan:
             ctl.error.emit(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
             return
-        ctl.run_to(name)
+        ctl.steps.run_to(name)
 
     def _selected(self) -> None:
         name = self.selected_stage()

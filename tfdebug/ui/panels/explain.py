@@ -57,7 +57,7 @@ class ExplainPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.text)
         layout.addWidget(self.pe_button)
-        ctl.stage_shown.connect(self.refresh)
+        ctl.shown.stage_shown.connect(self.refresh)
         self.retranslate_ui()
 
     # ----- showing -----------------------------------------------------------------------
@@ -98,7 +98,7 @@ class ExplainPanel(QWidget):
                                 lambda exc: self._checks_ready(capture, tensor, []))
 
     def _checks_ready(self, capture: Capture, tensor, checks: list[Check]) -> None:
-        if tensor is not None and capture.tensor is tensor and not self.ctl.is_large(capture):  # kept for next time
+        if tensor is not None and capture.tensor is tensor and not self.ctl.shown.is_large(capture):  # kept for next time
             self.ctl.display.ahead.put(Prepared(capture, tensor, checks=checks))
         if capture is self.ctl.current and self._checked_for(capture):
             self.checks = checks

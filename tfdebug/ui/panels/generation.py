@@ -66,9 +66,9 @@ class GenerationPanel(QWidget):
         # Captured events come by the hundred during Continue: redraw at most every 50 ms.
         self._redraw = throttler(50, self.refresh, self)
         ctl.session_changed.connect(self._session_changed)
-        ctl.stage_shown.connect(self._changed)
+        ctl.shown.stage_shown.connect(self._changed)
         ctl.state_changed.connect(self._changed)
-        ctl.slice_changed.connect(self._changed)  # the head chosen in the Heads panel
+        ctl.shown.slice_changed.connect(self._changed)  # the head chosen in the Heads panel
         self._session_changed()
         self.retranslate_ui()
 
@@ -127,7 +127,7 @@ class GenerationPanel(QWidget):
             self.refresh()
 
     def _go_to_step(self, step: int) -> None:
-        self.ctl.goto_step(step)
+        self.ctl.steps.goto_step(step)
 
     def head(self) -> int:
         return int(self.ctl.view.indices_by_name.get("head", 0))
@@ -147,7 +147,7 @@ class GenerationPanel(QWidget):
         if name.layer is not None and (name.stack, name.layer) in self.layers and (name.stack, name.layer) != self.layer:
             self.layer = (name.stack, name.layer)  # follow the stage on screen
             self.layer_box.setCurrentIndex(self.layers.index(self.layer))
-        self.strip.set_entries(ctl.generation_entries(), self.step)
+        self.strip.set_entries(data.strip_entries(ctl.source, ctl.plan, ctl.tokens), self.step)
         self._summary()
         self._fetch_planes()
 
@@ -157,7 +157,7 @@ class GenerationPanel(QWidget):
         crosses)."""
         stack, layer = self.layer
         block = self.block_box.currentData() or data.SELF
-        stepper, upto = self.ctl.stepper, self.ctl.shown_index
+        stepper, upto = self.ctl.stepper, self.ctl.shown.index
         found: dict[tuple[str, str], tuple[data.Found, int]] = {}
         for row_block in self.rows:
             f = data.latest(stepper, upto, self.step, stack, layer, row_block, "probs")

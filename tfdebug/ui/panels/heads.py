@@ -12,7 +12,6 @@ from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.colour_bar import ColourBar
 from tfdebug.ui.widgets.prediction import PredictionView
-from tfdebug.ui.workers import source_display
 from tfdebug.ui.workers.ahead import HEAD_THUMB, head_axis_of
 
 SELECTED_PEN = pg.mkPen((255, 140, 0), width=3)
@@ -56,7 +55,7 @@ class HeadsPanel(QWidget):
         layout.addWidget(self.prediction)
         layout.addWidget(self.graphics, 1)
         layout.addStretch(0)
-        ctl.slice_changed.connect(self._changed)
+        ctl.shown.slice_changed.connect(self._changed)
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -80,7 +79,7 @@ class HeadsPanel(QWidget):
             self.refresh()
 
     def head_axis(self) -> int | None:
-        return head_axis_of(tuple(self.ctl.axis_names()), self.ctl.view.row_axis, self.ctl.view.col_axis)
+        return head_axis_of(tuple(self.ctl.axes.names()), self.ctl.view.row_axis, self.ctl.view.col_axis)
 
     def refresh(self) -> None:
         """Redraw every head of the current stage (or say in a short note why there are none).
@@ -88,7 +87,7 @@ class HeadsPanel(QWidget):
         Thumbnails are computed on the display worker: the panel stays dirty until they are drawn.
         """
         capture = self.ctl.current
-        shown = capture is not None and (capture.tensor is not None or source_display.elsewhere(self.ctl, capture))
+        shown = capture is not None and (capture.tensor is not None or self.ctl.shown.elsewhere(capture))
         axis = self.head_axis() if shown else None
         # A stage of any size: each head is read on a strided grid by its own indexing (core.thumbnails).
         if axis is None:
@@ -105,7 +104,7 @@ class HeadsPanel(QWidget):
         # until then the note says so (a long pass's planes take a while), not what the last stage had.
         if self._shown is not capture:
             self.note.setText(self.tr("Drawing the heads of {stage}…").format(stage=capture.name))
-        self.ctl.request_heads(capture, axis, HEAD_THUMB, lambda thumbs: self._draw(capture, axis, thumbs))
+        self.ctl.shown.request_heads(capture, axis, HEAD_THUMB, lambda thumbs: self._draw(capture, axis, thumbs))
 
     def _draw(self, capture, axis: int, thumbs: HeadThumbnails) -> None:
         self._shown = capture
@@ -115,7 +114,7 @@ class HeadsPanel(QWidget):
         self.views, self.images = self._grid
         lut, levels = colors.thumbnail_scale(capture.info.kind, thumbs.mins, thumbs.maxs)
         self.levels = levels
-        selected = self.ctl.indices(capture).get(axis, 0)
+        selected = self.ctl.axes.indices(capture).get(axis, 0)
         rows, cols = thumbs.source_shape
         for h, (values, view, image) in enumerate(zip(thumbs.values, self.views, self.images)):
             # Always an explicit RGBA image: levels or a LUT left over from a previous stage
@@ -137,7 +136,7 @@ class HeadsPanel(QWidget):
         capture = self.ctl.current
         if capture is None:
             return self.tr("Nothing to show yet.")
-        names = self.ctl.axis_names()
+        names = self.ctl.axes.names()
         if self.prediction.applies():
             return self.tr("{stage} has no heads; the most probable next tokens:").format(stage=capture.name)
         if "head" in names:
@@ -181,4 +180,4 @@ class HeadsPanel(QWidget):
 
     def select(self, head: int) -> None:
         """Show head `head` in the heatmap (and every panel)."""
-        self.ctl.set_index("head", head)
+        self.ctl.axes.set_index("head", head)

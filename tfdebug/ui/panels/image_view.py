@@ -190,7 +190,7 @@ class ImagePanel(QWidget):
         self.title.setWordWrap(True)
         self.canvas = PatchCanvas()
         self.canvas.setObjectName("image-canvas")
-        self.canvas.picked.connect(ctl.pick_row)
+        self.canvas.picked.connect(ctl.tiles.pick_row)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
@@ -198,7 +198,7 @@ class ImagePanel(QWidget):
         self.row: np.ndarray | None = None  # the query's weights over every key, as read
         ctl.session_changed.connect(self._new_pass)
         ctl.row_picked.connect(self.refresh)
-        ctl.slice_changed.connect(self.refresh)
+        ctl.shown.slice_changed.connect(self.refresh)
         self._new_pass()
 
     def _new_pass(self) -> None:
@@ -215,7 +215,7 @@ class ImagePanel(QWidget):
     def query(self, rows: int | None = None) -> int:
         """The token whose row is drawn: the picked row, else [CLS]'s (the first); the first too when the picked
         row is past the shown stage's `rows` (a generation step's one query, after a row of another stage)."""
-        picked = self.ctl.picked_row
+        picked = self.ctl.tiles.picked_row
         return picked if picked is not None and (rows is None or picked < rows) else 0
 
     def _attention_shape(self) -> tuple[int, int, bool] | None:
@@ -253,7 +253,7 @@ class ImagePanel(QWidget):
             why = self.tr("This pass has no image.")
         elif not self.canvas.has_picture:
             why = self.tr("This snapshot does not carry picture {row} of its batch.").format(row=self.batch_row())
-        elif shape is None or not 0 <= row < rows or not self.ctl.request_tile(
+        elif shape is None or not 0 <= row < rows or not self.ctl.tiles.request_tile(
                 (row, row + 1), (0, n), (1, n), False, lambda tile: self._arrived(tile, row, batch, own, rows)):
             why = self.tr("Step to an attention stage (scores, probs) to see a query's attention over the image; "
                           "click a patch to pick its row.") if image.seconds is None else \
@@ -266,7 +266,7 @@ class ImagePanel(QWidget):
 
     def _query_label(self, capture, row: int) -> str:
         """The query token's string (a decoder token of a cross-attention stage), else its position."""
-        labels = self.ctl.axis_labels(self.ctl.view.row_axis)
+        labels = self.ctl.axes.labels(self.ctl.view.row_axis)
         return labels[row] if labels is not None and 0 <= row < len(labels) else str(row)
 
     def _arrived(self, tile: Tile, row: int, batch: int, own: bool, rows: int) -> None:

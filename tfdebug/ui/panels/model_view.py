@@ -68,7 +68,7 @@ class ModelViewPanel(QWidget):
         layout.addWidget(scroll, 1)
         ctl.session_changed.connect(self._new_pass)
         ctl.state_changed.connect(self._pass_moved)
-        ctl.stage_shown.connect(self._mark_current)
+        ctl.shown.stage_shown.connect(self._mark_current)
         self._new_pass()
 
     def changeEvent(self, event) -> None:
@@ -93,7 +93,7 @@ class ModelViewPanel(QWidget):
         return out
 
     def _drawable(self, capture: Capture) -> bool:
-        return head_plane_axes(self.ctl.axis_names(capture)) is not None
+        return head_plane_axes(self.ctl.axes.names(capture)) is not None
 
     def _fill_kinds(self) -> None:
         kinds = list(dict.fromkeys(c.info.kind for c in self._stages() if self._drawable(c)))
@@ -124,7 +124,7 @@ class ModelViewPanel(QWidget):
         stages = [c for c in self._stages() if c.info.kind == self.kind and self._drawable(c)]
         rows = [c.name for c in stages]
         if rows != self.rows or not self.grid.row_labels and rows:
-            heads = max((c.shape[head_plane_axes(self.ctl.axis_names(c))[2]] for c in stages), default=0)
+            heads = max((c.shape[head_plane_axes(self.ctl.axes.names(c))[2]] for c in stages), default=0)
             self.rows = rows
             self.grid.set_shape([parse_name(n).block_id for n in rows], heads)
             self._paint_all()
@@ -153,8 +153,8 @@ class ModelViewPanel(QWidget):
             capture = stepper.history[index]
             if capture.dropped or (here and capture.tensor is None and stepper.is_live):
                 continue  # dropped by the budget, or not kept (a stage of any size: each head on a strided grid)
-            row, col, head = head_plane_axes(ctl.axis_names(capture))
-            todo.append((capture, row, col, head, ctl.indices(capture)))
+            row, col, head = head_plane_axes(ctl.axes.names(capture))
+            todo.append((capture, row, col, head, ctl.axes.indices(capture)))
         if not todo:
             return
 
@@ -205,8 +205,8 @@ class ModelViewPanel(QWidget):
         if capture is None or capture.name not in self.rows:
             self.grid.set_selected(None)
             return
-        axes = head_plane_axes(self.ctl.axis_names(capture))
-        head = self.ctl.indices(capture).get(axes[2], 0) if axes is not None else 0
+        axes = head_plane_axes(self.ctl.axes.names(capture))
+        head = self.ctl.axes.indices(capture).get(axes[2], 0) if axes is not None else 0
         self.grid.set_selected((self.rows.index(capture.name), head))
 
     def _say(self) -> None:
@@ -223,8 +223,8 @@ class ModelViewPanel(QWidget):
         """Show stage `row` (of this view) with head `head` in the heatmap and every panel."""
         if not 0 <= row < len(self.rows):
             return
-        self.ctl.set_index("head", head)
-        self.ctl.run_to(self.rows[row])
+        self.ctl.axes.set_index("head", head)
+        self.ctl.steps.run_to(self.rows[row])
 
     def cell_of(self, name: str, head: int) -> tuple[int, int]:
         """The (row, head) cell that shows head `head` of stage `name`."""

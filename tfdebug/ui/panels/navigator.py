@@ -32,7 +32,7 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.i18n.language import formula_text, kind_title, phrase_text, said, title
 from tfdebug.ui.render.plain_text import plain_tooltip
 from tfdebug.ui.state.controller import DebugController
-from tfdebug.ui.widgets.breakpoints import kind_menu
+from tfdebug.ui.actions.breakpoint_menu import kind_menu
 
 GUTTER, NAME, SHAPE = range(3)
 NAME_ROLE = Qt.UserRole + 1
@@ -130,7 +130,7 @@ class NavigatorPanel(QWidget):
 
         ctl.session_changed.connect(self.rebuild)
         ctl.state_changed.connect(self.refresh)
-        ctl.stage_shown.connect(self.refresh)
+        ctl.shown.stage_shown.connect(self.refresh)
         ctl.breakpoints_changed.connect(self.refresh_breakpoints)
         self.retranslate_ui()
 
@@ -247,7 +247,7 @@ class NavigatorPanel(QWidget):
 
     def refresh_breakpoints(self) -> None:
         for name, item in self.items.items():
-            on = Breakpoint.on_stage(name) in self.ctl.breakpoints
+            on = Breakpoint.on_stage(name) in self.ctl.breakpoints.points
             item.setText(GUTTER, "●" if on else "")
             item.setForeground(GUTTER, QBrush(BREAK_FG))
 
@@ -260,18 +260,18 @@ class NavigatorPanel(QWidget):
         if not name:
             return
         if column == GUTTER:
-            self.ctl.toggle_stage_breakpoint(name)
+            self.ctl.breakpoints.toggle_stage(name)
         self.ctl.select_stage(name)
         current = self.ctl.current.name if self.ctl.current is not None else None
-        if (column != GUTTER and name != current and self.ctl.reached(name) is not None
+        if (column != GUTTER and name != current and self.ctl.steps.reached(name) is not None
                 and actions.applies("tfdebug.step.run_to", self.ctl)):
             # A stage that has run is shown at once (from history: nothing runs again).
-            self.ctl.run_to(name)
+            self.ctl.steps.run_to(name)
 
     def _double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
         name = item.data(NAME, NAME_ROLE)
         if name and column != GUTTER:
-            self.ctl.run_to(name)
+            self.ctl.steps.run_to(name)
 
     def _context_menu(self, pos) -> None:
         item = self.tree.itemAt(pos)
@@ -283,19 +283,19 @@ class NavigatorPanel(QWidget):
     def stage_menu(self, name: str) -> QMenu:
         """The context menu of one stage: Run to Stage, breakpoints."""
         menu = QMenu(self)
-        run_to = menu.addAction(self.tr("Run to Stage") if self.ctl.reached(name) is None else self.tr("Show Stage"))
-        run_to.setEnabled(self.ctl.reached(name) is not None or self.ctl.can_advance())
-        run_to.triggered.connect(lambda: self.ctl.run_to(name))
+        run_to = menu.addAction(self.tr("Run to Stage") if self.ctl.steps.reached(name) is None else self.tr("Show Stage"))
+        run_to.setEnabled(self.ctl.steps.reached(name) is not None or self.ctl.steps.can_advance())
+        run_to.triggered.connect(lambda: self.ctl.steps.run_to(name))
         toggle = menu.addAction(self.tr("Toggle Breakpoint"))
-        toggle.triggered.connect(lambda: self.ctl.toggle_stage_breakpoint(name))
+        toggle.triggered.connect(lambda: self.ctl.breakpoints.toggle_stage(name))
         capture = self.ctl.plan.find(name)
         if capture is not None:
             kind = capture.info.kind
             bp = Breakpoint.on_kind(kind)
             every = menu.addAction(self.tr("Break on Every {kind}").format(kind=kind_title(kind)))
             every.setCheckable(True)
-            every.setChecked(bp in self.ctl.breakpoints)
-            every.toggled.connect(lambda on: self.ctl.set_breakpoint(bp, on))
+            every.setChecked(bp in self.ctl.breakpoints.points)
+            every.toggled.connect(lambda on: self.ctl.breakpoints.set(bp, on))
             keep = menu.addAction(self.tr("Always Keep Every {kind}").format(kind=kind_title(kind)))
             keep.setCheckable(True)
             keep.setChecked(kind in self.ctl.keep.pinned)

@@ -61,10 +61,10 @@ class OverviewPanel(QWidget):
         controls.addWidget(self.statistic)
         controls.addWidget(self.log_y)
         controls.addWidget(self.readout, 1)
-        self.plot = pg.PlotWidget(axisItems={"top": NonOverlappingAxis("top")})  # layer titles a few stages apart
+        # Layer titles a few stages apart on the top axis; no context menu (not built at all: ~5 ms a plot).
+        self.plot = pg.PlotWidget(axisItems={"top": NonOverlappingAxis("top")}, enableMenu=False)
         # Titles never overlap on this axis, so they may fill more of it than pyqtgraph's default allows.
         self.plot.getAxis("top").setStyle(textFillLimits=[(0, 0.9)])
-        self.plot.setMenuEnabled(False)
         self.plot.showGrid(y=True, alpha=0.2)
         self.plot.showAxis("top")
         self.curve = pg.PlotDataItem(symbol="o", symbolSize=6, symbolBrush=(40, 90, 200), pen=(40, 90, 200),
@@ -85,7 +85,7 @@ class OverviewPanel(QWidget):
         self._redraw = throttler(50, self.refresh, self)
         self.ctl.state_changed.connect(self.schedule)
         self.ctl.session_changed.connect(self._new_pass)
-        self.ctl.stage_shown.connect(self._show_current)
+        self.ctl.shown.stage_shown.connect(self._show_current)
         self.retranslate_ui()
 
     def _new_pass(self) -> None:
@@ -134,7 +134,7 @@ class OverviewPanel(QWidget):
         if len(cache) > 4 * len(recording.captures):
             cache = self._cache[statistic] = {k: v for k, v in cache.items() if v[0]() is not None}
         # Stages above the size limit are read only through the heatmap's slice: no point for them.
-        todo = [c for c in recording.captures if self._cached(statistic, c) is None and not self.ctl.is_large(c)]
+        todo = [c for c in recording.captures if self._cached(statistic, c) is None and not self.ctl.shown.is_large(c)]
         if todo:
             # Hundreds of stages (each read once, a snapshot's from its file) take far longer
             # than the GUI thread may spend: the worker computes them, then the plot redraws.
@@ -255,7 +255,7 @@ class OverviewPanel(QWidget):
         if name not in self.ctl.plan:
             self.ctl.error.emit(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
             return
-        self.ctl.run_to(name)
+        self.ctl.steps.run_to(name)
 
     def _clicked(self, item, points, *args) -> None:
         if len(points):

@@ -37,8 +37,8 @@ class QueryRowPanel(QWidget):
         self.title = QLabel()
         self.title.setTextFormat(Qt.PlainText)  # stage names and tokens come from a model or a file
         self.title.setWordWrap(True)
-        self.plot = pg.PlotWidget(axisItems={"bottom": TokenAxis("bottom", rotate_labels=True)})
-        self.plot.setMenuEnabled(False)
+        self.plot = pg.PlotWidget(axisItems={"bottom": TokenAxis("bottom", rotate_labels=True)},
+                                  enableMenu=False)  # no context menu: not built at all (~5 ms a plot)
         self.plot.setMouseEnabled(x=True, y=False)  # zoom along the keys to read their labels
         self.curve = self.plot.plot(pen=pg.mkPen((40, 110, 200), width=1), connect="finite")
         self.top = QLabel()
@@ -55,16 +55,16 @@ class QueryRowPanel(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(split, 1)
         ctl.row_picked.connect(self.refresh)
-        ctl.slice_changed.connect(self.refresh)
+        ctl.shown.slice_changed.connect(self.refresh)
         self.refresh()
 
     def refresh(self) -> None:
         """Read the picked row of the shown slice again (or say why there is none)."""
-        if not self.ctl.request_row(self._arrived):
+        if not self.ctl.tiles.request_row(self._arrived):
             self._show(None, None)
 
     def _arrived(self, tile: Tile) -> None:
-        self._show(tile, self.ctl.picked_row)
+        self._show(tile, self.ctl.tiles.picked_row)
 
     def _show(self, tile: Tile | None, row: int | None) -> None:
         capture = self.ctl.current
@@ -79,8 +79,8 @@ class QueryRowPanel(QWidget):
         view = self.ctl.view
         kind = capture.info.kind
         self.values, self.row = tile.values[0], row
-        self.labels = self.ctl.axis_labels(view.col_axis)
-        rows_labels = self.ctl.axis_labels(view.row_axis)
+        self.labels = self.ctl.axes.labels(view.col_axis)
+        rows_labels = self.ctl.axes.labels(view.row_axis)
         n = len(self.values)
         y = np.where(np.isfinite(self.values), self.values, np.nan).astype(np.float32)
         self.curve.setData(np.arange(n) + 0.5, y, connect="finite",
@@ -112,8 +112,8 @@ def toggle_query_row(ctx: ActionContext) -> None:
     dock.setVisible(not dock.isVisible())
     if dock.isVisible():
         dock.raise_()
-        if ctx.ctl.picked_row is None and ctx.ctl.current_slice is not None:
-            ctx.ctl.pick_row(ctx.window.heatmap_panel.zoom.visible()[0][1] - 1)
+        if ctx.ctl.tiles.picked_row is None and ctx.ctl.shown.current_slice is not None:
+            ctx.ctl.tiles.pick_row(ctx.window.heatmap_panel.zoom.visible()[0][1] - 1)
 
 
 def install(window) -> QueryRowPanel:
@@ -125,7 +125,7 @@ def install(window) -> QueryRowPanel:
     window.view_menu.removeAction(dock.toggleViewAction())
 
     def picked() -> None:
-        if window.ctl.picked_row is not None and not dock.isVisible():
+        if window.ctl.tiles.picked_row is not None and not dock.isVisible():
             dock.show()
             dock.raise_()
     window.ctl.row_picked.connect(picked)

@@ -32,12 +32,12 @@ class ShapePanel(QWidget):
         metrics = self.text.fontMetrics()
         self.text.setMinimumSize(columns(metrics, MIN_CHARS), metrics.lineSpacing() * MIN_LINES)
         self._verification = None  # the verification last shown: the check runs after the pass, in the background
-        ctl.stage_shown.connect(self.refresh)
+        ctl.shown.stage_shown.connect(self.refresh)
         ctl.state_changed.connect(self._verification_arrived)
         self.refresh()
 
     def _verification_arrived(self) -> None:
-        if self.ctl.verification is not self._verification:
+        if self.ctl.loader.verification is not self._verification:
             self.refresh()
 
     def changeEvent(self, event) -> None:
@@ -54,7 +54,7 @@ class ShapePanel(QWidget):
             self.text.setHtml("<i>" + html.escape(self.tr("No stage yet.")) + "</i>")
             return
         info = capture.info
-        names = self.ctl.axis_names(capture)
+        names = self.ctl.axes.names(capture)
         axes = ", ".join(f"{axis_title(n)}={s}" for n, s in zip(names, capture.shape))
         dtype = str(capture.dtype).removeprefix("torch.")
         inputs = input_stages(self.ctl.plan, capture)
@@ -71,7 +71,7 @@ class ShapePanel(QWidget):
             rows.append((self.tr("From"), html.escape(self.tr("the token ids (a lookup in the embedding table)"))))
         rows.append((self.tr("Formula"), f"<span style='font-size:large'>{html.escape(formula_text(info.formula))}</span>"))
         rows.append((self.tr("Source"), html.escape(info.source or self.tr("unknown"))))
-        self._verification = self.ctl.verification
+        self._verification = self.ctl.loader.verification
         check = self._verification.stage_check(info.name) if self._verification is not None else None
         if check is not None:
             rows.append((self.tr("Check"), self._check_text(info.name, check)))

@@ -70,7 +70,7 @@ class ValuesPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.note)
         layout.addWidget(self.table, 1)
-        ctl.slice_changed.connect(lambda: self._slice_changed(ctl.current_slice))
+        ctl.shown.slice_changed.connect(lambda: self._slice_changed(ctl.shown.current_slice))
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -88,8 +88,8 @@ class ValuesPanel(QWidget):
     def set_on_screen(self, visible: bool) -> None:
         """Told by the dock (its visibilityChanged signal, which tab switches emit too)."""
         self.on_screen = visible
-        if visible and self.ctl.current_slice is not self.shown:
-            self.show_slice(self.ctl.current_slice)
+        if visible and self.ctl.shown.current_slice is not self.shown:
+            self.show_slice(self.ctl.shown.current_slice)
 
     def show_slice(self, sl: DisplaySlice | None) -> None:
         self.shown = sl
@@ -104,7 +104,7 @@ class ValuesPanel(QWidget):
                                       "{most}. Pick smaller axes or read values by hovering over the heatmap.").format(
                 cells=f"{cells:,}", most=f"{MAX_CELLS:,}"))
             return
-        names = self.ctl.axis_names()
+        names = self.ctl.axes.names()
         rows = self._labels(sl.row_axis, sl.values.shape[0], names)
         cols = self._labels(sl.col_axis, sl.values.shape[1], names)
         self.model.set(sl.values, rows, cols)
@@ -115,5 +115,5 @@ class ValuesPanel(QWidget):
         self.table.horizontalHeader().setDefaultSectionSize(metrics.horizontalAdvance(widest) + 16)
 
     def _labels(self, axis: int, n: int, names) -> list[str]:
-        tokens = self.ctl.axis_labels(axis) if axis >= 0 else None
+        tokens = self.ctl.axes.labels(axis) if axis >= 0 else None
         return [f"{i} {tokens[i]}" for i in range(n)] if tokens else [str(i) for i in range(n)]

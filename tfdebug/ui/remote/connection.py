@@ -68,14 +68,14 @@ class RemoteTools(QObject):
         Texts the server refuses leave the pass on screen as it was, and the error says why in the window's
         language."""
         session, ctl = self.shown(), self.ctl
-        if session is None or ctl.busy:
+        if session is None or ctl.loader.busy:
             return
-        ctl._set_busy(True)
+        ctl.loader.set_busy(True)
         job = self.job = Job(lambda job: session.reopen(texts, generate=generate, chat=chat), name="remote-run",
                              describe_failure=lambda exc: said(lambda: self.tr("The server could not start the pass.")))
 
         def started(new) -> None:
-            ctl._set_busy(False)
+            ctl.loader.set_busy(False)
             if self.shown() is not session:
                 new.close()  # the window left this server meanwhile
                 return
@@ -84,7 +84,7 @@ class RemoteTools(QObject):
                 ctl.message.emit(Message("error", error_phrase(new.open_error), topic="run"))
 
         def failed(sentence, details) -> None:
-            ctl._set_busy(False)
+            ctl.loader.set_busy(False)
             ctl.message.emit(Message("error", sentence, details, topic="run"))
         job.finished.connect(started)
         job.failed.connect(failed)
@@ -152,8 +152,8 @@ class RemoteTools(QObject):
             return
         self.ctl.device = self._device(session)
         self.ctl.clear_messages.emit("remote")
-        self.ctl.share_breakpoints(session.stepper)  # what changed while the connection was lost reaches the server
-        self.ctl._show_current()
+        self.ctl.breakpoints.share_with(session.stepper)  # what changed while the connection was lost reaches the server
+        self.ctl.shown.show_current()
         self.ctl.state_changed.emit()
         host = session.host
         self.ctl.info.emit(said(lambda: self.tr("Reconnected to {host}.").format(host=host)))

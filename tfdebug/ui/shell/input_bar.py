@@ -57,9 +57,7 @@ class InputBar(QWidget):
         self.dtype.addItems(list(DTYPES))
         self.device_map = QComboBox()  # the CLI's --device-map: "" is none (the model goes on Device)
         self.device_map.setObjectName("input-device-map")
-        self.device_map.addItem("", "")
-        for name in available_device_maps(devices) if accelerate_available() else []:
-            self.device_map.addItem(name, name)
+        self._fill_device_maps(devices)
         self.chat = QCheckBox()  # the CLI's --chat: the texts as a user's chat turn
         self.chat.setObjectName("input-chat")
         self.models_button = QToolButton()  # Models… (dialogs.models binds it)
@@ -204,6 +202,26 @@ class InputBar(QWidget):
 
     def texts(self) -> dict[str, str]:
         return {key: edit.text() for key, edit in self.fields.items()}
+
+    def set_devices(self, devices: list[str]) -> None:
+        """List this machine's `devices` in the Device box and its device maps in Device map, keeping the ones
+        chosen: the window opens before torch is imported, on the CPU alone, and learns the GPUs after."""
+        self._syncing = True
+        try:
+            self.device.set_devices(devices)
+            self._fill_device_maps(devices)
+        finally:
+            self._syncing = False
+
+    def _fill_device_maps(self, devices: list[str]) -> None:
+        chosen = self.device_map.currentData() or ""
+        self.device_map.clear()
+        self.device_map.addItem(self.tr("none"), "")  # the model goes on Device
+        for name in available_device_maps(devices) if accelerate_available() else []:
+            self.device_map.addItem(name, name)
+        if self.device_map.findData(chosen) < 0:  # given on the command line, not offered here
+            self.device_map.addItem(chosen, chosen)
+        self.device_map.setCurrentIndex(self.device_map.findData(chosen))
 
     def set_values(self, model: str, device: str, texts: dict[str, str],
                    loading: tuple[str, str | None] | None = None) -> None:

@@ -29,7 +29,8 @@ from tfdebug.ui.actions.heatmap import LOG_KEY, PER_ROW_KEY
 from tfdebug.ui.actions.snapshots import FOLDER_KEY, MAX_PATH_CHARS, RECENT_KEY
 from tfdebug.ui.dialogs.decoding import SETTING_KEY as DECODING_KEY
 from tfdebug.ui.i18n.language import SETTING as LANGUAGE_KEY
-from tfdebug.ui.shell.window_layout import CHAT_KEY, LOADING_KEY, MAX_SETTING_CHARS
+from tfdebug.ui.shell.window_layout import CHAT_KEY, LOADING_KEY
+from tfdebug.ui.state.stored import MAX_SETTING_CHARS
 from tfdebug.ui.state.capture_budget import SETTING_KEY as BUDGET_KEY
 from tfdebug.ui.state.keeping import MODE_KEY, PINNED_KEY
 
@@ -83,7 +84,7 @@ def _layout(value: object) -> bool:
 
 
 # key -> what its value must be (as QSettings reads back what tfdebug wrote there); JSON settings are text here,
-# their content checked by their readers (window_layout.json_setting).
+# their content checked by their readers (tfdebug.ui.state.stored.json_setting).
 SETTING_TYPES: dict[str, Callable[[object], bool]] = {
     "window/geometry": _layout, "window/state": _layout,
     "input/last": _text(MAX_SETTING_CHARS), "input/recent": _text(MAX_SETTING_CHARS),

@@ -17,14 +17,14 @@ from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
 
 # these modules register their actions before `actions.bind` reads the registry
-from tfdebug.ui.actions import compare as compare_tools
 from tfdebug.ui.actions import heatmap as heatmap_tools
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.actions.exports import ExportActions
 from tfdebug.ui.actions.snapshots import SnapshotActions
 from tfdebug.ui.remote import connection as remote_tools
+from tfdebug.ui.dialogs import compare_tools
 from tfdebug.ui.dialogs import edit as edit_dialog
+from tfdebug.ui.dialogs.export_tools import ExportActions
 from tfdebug.ui.dialogs.conditions import ConditionTools
 from tfdebug.ui.dialogs.batch import BatchTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
@@ -50,7 +50,7 @@ from tfdebug.ui.state import capture_budget
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.state.generation_data import is_generation
 from tfdebug.ui.state.messages import Message
-from tfdebug.ui.widgets.breakpoints import kind_menu
+from tfdebug.ui.actions.breakpoint_menu import kind_menu
 from tfdebug.ui.workers.gui_gc import collect_in_gui_thread
 from tfdebug.ui.workers.throttle import throttler
 
@@ -76,7 +76,8 @@ class MainWindow(WindowLayout, QMainWindow):
     """The debugger window. `settings` defaults to the user's tfdebug settings.
 
     persist=False (screenshot mode) neither restores nor saves layout and inputs, so a
-    screenshot looks the same on every machine.
+    screenshot looks the same on every machine. `devices` default to this machine's, which imports
+    torch; tfdebug.ui.app opens the window on ["cpu"] and lists the GPUs once torch is imported.
     """
 
     def __init__(self, settings: QSettings | None = None, models: list[str] | None = None,
@@ -89,6 +90,9 @@ class MainWindow(WindowLayout, QMainWindow):
         self.settings = settings if settings is not None else default_settings()
         self.ctl = DebugController(self)
         self.last_error: str | None = None
+        # What the window is loading while busy ("torch" as it opens, "model" for start()'s pass; None after):
+        # the status bar says so (tfdebug.ui.app opens the window before torch is imported).
+        self.starting: str | None = None
         self.persist = persist
         self.setObjectName("tfdebug-main")
         self.setWindowTitle("tfdebug")
@@ -100,7 +104,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.tools.decoding = DecodingTools(self)  # before a pass can start: Generate reads its settings
         models = models or available_models()
         self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"], self.actions_by_id["tfdebug.session.generate"],
-                                  models, devices or available_devices(),
+                                  models, devices if devices is not None else available_devices(),
                                   live_action=self.actions_by_id["tfdebug.session.live"])
         self.input_bar.models_button.setDefaultAction(self.actions_by_id["tfdebug.session.models"])
         self.tools.models = ModelTools(self, models)  # scans the Hugging Face cache off the GUI thread
@@ -113,6 +117,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.ctl.clear_messages.connect(self.clear_topic)
         self.ctl.info.connect(lambda text: self.show_message(Message("info", text)))
         self.ctl.session_changed.connect(self._session_changed)
+        self.ctl.busy_changed.connect(lambda busy: busy or setattr(self, "starting", None))
         self.ctl.close_requested.connect(self.close)
         self._install_extensions()
         if persist:  # after every dock exists (Compare, Overview too), so each gets its saved place
@@ -196,10 +201,10 @@ class MainWindow(WindowLayout, QMainWindow):
         self._side_sizes: tuple[int, int, int, int] = (330, 400, 520, 380)  # as resized above
         self._laid_out_at = self.size()
         self._heads_share: float | None = None  # the Heads' share of the height an empty Heads dock lends the heatmap
-        ctl.stage_shown.connect(self.fit_heads)
+        ctl.shown.stage_shown.connect(self.fit_heads)
         # Its thumbnails are hidden later, on its own timer: fitted again once the layout has taken that in.
         self.heads_panel.content_changed.connect(lambda: QTimer.singleShot(0, self.fit_heads))
-        ctl.stage_shown.connect(self.fit_shape)  # after the Shape panel's own refresh (connected before)
+        ctl.shown.stage_shown.connect(self.fit_shape)  # after the Shape panel's own refresh (connected before)
         heads.visibilityChanged.connect(lambda shown: shown and self.fit_heads())
         for dock in (nav, arch, shape):
             dock.installEventFilter(self)
@@ -257,7 +262,7 @@ class MainWindow(WindowLayout, QMainWindow):
             self.statusBar().addPermanentWidget(label)
         self._status_throttle = throttler(30, self.update_status, self, leading=True)  # a step names its stage now
         self.ctl.state_changed.connect(self._schedule_status)
-        self.ctl.stage_changed.connect(self._schedule_status)
+        self.ctl.shown.stage_changed.connect(self._schedule_status)
         self.ctl.busy_changed.connect(self._schedule_status)
 
     def _install_extensions(self) -> None:
@@ -300,12 +305,13 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def current_slice(self):
         """The DisplaySlice the heatmap shows, or None."""
-        return self.ctl.current_slice
+        return self.ctl.shown.current_slice
 
     def start(self, inputs: RunInputs) -> None:
         """Fill the input bar and run that pass (it pauses at the first stage)."""
         self.input_bar.set_values(inputs.model, inputs.device, inputs.texts, (inputs.dtype, inputs.device_map))
-        self.ctl.run(inputs)
+        self.starting = "model"
+        self.ctl.loader.run(inputs)
 
     def open_snapshot(self, path: str) -> None:
         """Show the snapshot at `path` in replay mode once it is read off the UI thread (a bad file
@@ -328,25 +334,26 @@ class MainWindow(WindowLayout, QMainWindow):
     def update_status(self) -> None:
         ctl = self.ctl
         stepper = ctl.stepper
-        if ctl.busy:
-            self.status_state.setText(self.tr("loading…"))
+        if ctl.loader.busy:
+            loading = {"torch": self.tr("loading torch…"), "model": self.tr("loading the model…")}
+            self.status_state.setText(loading.get(self.starting, self.tr("loading…")))
         if stepper is None:
             self.status_stage.setText(self.tr("No pass loaded"))
             return
         current = ctl.current
         # A finished pass counts what it ran (a generation stops at <eos>, before its planned last step).
         total = len(stepper.history) if stepper.state == "finished" or not len(ctl.plan) else len(ctl.plan)
-        self.status_stage.setText(self.tr("Stage {i} of {n}").format(i=ctl.shown_index + 1, n=total)
+        self.status_stage.setText(self.tr("Stage {i} of {n}").format(i=ctl.shown.index + 1, n=total)
                                   + (f" · {current.name}" if current else ""))
         verified = ""
-        if ctl.verification is not None:
-            verified = " · " + (self.tr("verified") if ctl.verification.ok else self.tr("MISMATCH")) + \
-                f" (max |Δ| {ctl.verification.max_abs_diff:.1e})"
+        if ctl.loader.verification is not None:
+            verified = " · " + (self.tr("verified") if ctl.loader.verification.ok else self.tr("MISMATCH")) + \
+                f" (max |Δ| {ctl.loader.verification.max_abs_diff:.1e})"
         model = self.tr("recorded") if ctl.model_name == "recorded" else ctl.model_name
         self.status_model.setText(self.tr("model {name}").format(name=model) + verified)
         self.status_device.setText(" · ".join(t for t in (ctl.device, ctl.dtype) if t))
         self.status_memory.setText(self.tr("captures hold {size}").format(size=fmt_bytes(ctl.held_bytes())))
-        if not ctl.busy:
+        if not ctl.loader.busy:
             self.status_state.setText(_state_text(stepper.state) if stepper.is_live else self.tr("recorded"))
 
     # ----- language ------------------------------------------------------------------------

@@ -14,13 +14,11 @@ from PySide6.QtCore import QByteArray, QCoreApplication, QSettings, Qt
 from PySide6.QtWidgets import QScrollArea, QWidget
 
 from tfdebug.core.devices import DTYPES, available_device_maps
-from tfdebug.core.files import nesting_depth
 from tfdebug.core.view import RunInputs
 from tfdebug.ui.i18n.language import said
 from tfdebug.ui.state.messages import Message
+from tfdebug.ui.state.stored import json_setting
 
-MAX_SETTING_CHARS = 4 << 20  # the recent inputs: a few long texts
-MAX_SETTING_NESTING = 8  # the settings tfdebug writes nest two or three levels
 LOADING_KEY = "input/loading"  # {"dtype": "bfloat16", "device_map": "auto" or null}
 CHAT_KEY = "input/chat"  # true: the texts go through the tokenizer's chat template
 MAX_SHAPE_SHARE = 0.4  # of the window's height, the most the Shape dock takes to show its rows unscrolled
@@ -115,7 +113,7 @@ class WindowLayout:
         if heads.isFloating() or heat.isFloating() or heads.visibleRegion().isEmpty() or self.ctl.current is None:
             return
         total = heat.height() + heads.height()
-        empty = "head" not in self.ctl.axis_names() and not self.heads_panel.prediction.applies()
+        empty = "head" not in self.ctl.axes.names() and not self.heads_panel.prediction.applies()
         if empty:
             if self._heads_share is None:
                 self._heads_share = heads.height() / total
@@ -202,21 +200,3 @@ def loading_setting(settings: QSettings, dropped: list[str] | None = None) -> tu
             dropped.append(LOADING_KEY)
         return None, None
     return dtype, device_map if device_map in available_device_maps() else None
-
-
-def json_setting(settings: QSettings, key: str, dropped: list[str] | None = None):
-    """A setting stored as JSON text, or None when it is missing or damaged (not text, not JSON, nested
-    deeper than any setting tfdebug writes). A damaged one is removed and its key added to `dropped`."""
-    value = settings.value(key)
-    if value is None:
-        return None
-    try:
-        doc = json.loads(value) if isinstance(value, str) and len(value) <= MAX_SETTING_CHARS else None
-    except (ValueError, RecursionError):
-        doc = None
-    if doc is None or nesting_depth(doc, MAX_SETTING_NESTING + 1) > MAX_SETTING_NESTING:
-        if dropped is not None:
-            settings.remove(key)
-            dropped.append(key)
-        return None
-    return doc

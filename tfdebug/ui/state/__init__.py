@@ -1,1 +1,2 @@
-"""The controller panels talk to, and its Qt-free helpers: breakpoints, generation, loading, messages, the capture budget setting."""
+"""The controller panels talk to and the parts it owns (stepping, the shown stage, axes, tiles, loading,
+breakpoints), messages, the capture budget setting, settings stored as JSON."""

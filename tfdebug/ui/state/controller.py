@@ -1,60 +1,49 @@
-"""DebugController: the one object panels talk to.
+"""DebugController: the one object panels talk to, wiring the pass on screen to the parts that show it.
 
-It holds the pass on screen as one pass source (tfdebug.sessions.source.PassSource: a live session,
-a generation, a replay, or a pass tfdebug serve runs) and never asks which kind it is; it wraps the
-stepper's events in Qt signals, keeps the view selection shared by every panel (which two axes are shown, the index
-of every other axis, the selected stage), computes the shown slice with core's
-display math, and turns core errors into an `error` signal. Panels receive the
-controller, connect to its signals and call its methods; they never call each other.
+It holds the pass on screen as one pass source (tfdebug.sessions.source.PassSource: live, generation,
+replay or served) and never asks which kind it is; it wraps the stepper's events in Qt signals and hands
+them to its parts, each with its own state and the getters and callbacks it needs: `steps`, `shown` (the
+shown stage, its slice and stats), `axes`, `tiles`, `loader` (Run and its jobs) and `breakpoints`. Panels
+connect to its and its parts' signals and call their methods; they never call each other.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tfdebug.core.breakpoints import BreakpointSet
-from tfdebug.core.display import DisplaySlice, Stats
-from tfdebug.core.errors import TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture
-from tfdebug.core.stages import token_labels
-from tfdebug.core.stepper import FINISHED, PAUSED, RUNNING, Stepper, StepperEvent
-from tfdebug.core.view import RunInputs, ViewSelection, axis_names
+from tfdebug.core.stepper import FINISHED, Stepper, StepperEvent
+from tfdebug.core.view import RunInputs, ViewSelection
 from tfdebug.io.recording import Recording
-from tfdebug.sessions.source import LocalSource, PassSource
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.ui.i18n.language import error_phrase, said
-from tfdebug.ui.state.breakpoints import BreakpointsMixin
-from tfdebug.ui.state.generating import GenerationMixin
+from tfdebug.sessions.source import LocalSource, PassSource
+from tfdebug.ui.i18n.language import error_phrase
+from tfdebug.ui.state.axes import ShownAxes
+from tfdebug.ui.state.breakpoints import WindowBreakpoints
 from tfdebug.ui.state.keeping import KeepChoice
-from tfdebug.ui.state.loading import LoadingMixin
+from tfdebug.ui.state.loading import Loader
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.state.pass_notices import PassNotices
-from tfdebug.ui.workers.ahead import read_before_jump
-from tfdebug.ui.workers.display import MAX_SLICE, DisplayMixin, DisplayWorker
+from tfdebug.ui.state.shown import ShownStage
+from tfdebug.ui.state.stepping import Stepping
+from tfdebug.ui.state.tiles import TileReads
+from tfdebug.ui.workers.display import DisplayWorker
 from tfdebug.ui.workers.gui_gc import note_activity
-from tfdebug.ui.workers.jobs import Job
 from tfdebug.ui.workers.qt_events import StepperSignals
-from tfdebug.ui.workers.tiles import TilesMixin
 from tfdebug.ui.workers.throttle import throttler
 
 
-class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, BreakpointsMixin, QObject):
-    """State shared by the window and panels; every change is announced by a signal."""
+class DebugController(QObject):
+    """The pass on screen and the parts that show and move it; every change is announced by a signal."""
 
     session_changed = Signal()      # a new pass (live or replay): plan, layout and tokens changed
-    stage_changed = Signal()        # the shown stage changed (cursor moved, paused, replaced)
-    stage_shown = Signal()          # one event-loop turn later: the heatmap has drawn it; other panels follow
     state_changed = Signal()        # stepper state or history changed: actions re-check themselves
-    stats_changed = Signal()        # current_stats (whole tensor) computed, just after the stage shows
-    slice_changed = Signal()        # current_slice changed (no argument: PySide mishandles None payloads)
-    slice_stats_changed = Signal()  # the shown slice's mean and std arrived (a large slice shows before them)
-    row_picked = Signal()           # picked_row changed: the query whose weights the Query Row view plots
-    breakpoints_changed = Signal()
+    row_picked = Signal()           # tiles.picked_row changed: the query whose weights the Query Row view plots
+    breakpoints_changed = Signal(object)  # the window's BreakpointSet, after any change (a refused one too)
     busy_changed = Signal(bool)     # a model is loading
     inputs_changed = Signal()       # `inputs` changed (typed, or restored after a failed Run)
     message = Signal(object)        # a Message for the message bar
@@ -70,63 +59,52 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         self.plan: Plan = Plan()
         self.layout: PassLayout = build_layout([])
         self._tokens: dict[str, list[str]] = {}
-        self.title = ""
-        self.model_name = ""
-        self.device = ""
+        self.title = self.model_name = self.device = ""
         self.dtype = ""  # the pass's precision ("bfloat16"), for the status bar
-        self.view = ViewSelection()
+        self.view = ViewSelection()  # the axes shown and the index of every other axis, shared by every panel
         self.selected_stage: str | None = None
-        self.current_slice: DisplaySlice | None = None
-        self.current_stats: Stats | None = None
-        self.picked_row: int | None = None  # a row of the shown slice picked by a click in the heatmap
-        self._indexed: tuple | None = None  # (slice, levels, LUT indices) the worker quantised with the slice
-        self.busy = False
-        # The shown stage and its history position as the stepper's last event left them: the one GUI-side
-        # record of it (the stepper's cursor moves on the forward's thread before the GUI hears of the move).
-        self._shown: tuple[int, Capture] | None = None
-        # What Run starts; the input bar edits it.
-        self.inputs = RunInputs("random")
-        # Decoding settings when the next run generates token by token (a GenerationSession); None: one pass.
-        self.generation = None
-        self.decoding = DecodingSettings()  # what Generate uses (Debug ▸ Decoding Settings…)
+        # What Run starts (the input bar edits it); Decoding settings when the next run generates token by
+        # token (a GenerationSession; None: one pass) and what Generate uses (Debug ▸ Decoding Settings…).
+        self.inputs, self.generation, self.decoding = RunInputs("random"), None, DecodingSettings()
         # The capture budget of the next pass: "auto", "off" or MB as text (tfdebug.ui.state.capture_budget),
         # and which stages it keeps when not all fit (tfdebug.ui.state.keeping).
         self.capture_budget, self.keep = "auto", KeepChoice(self)
-        self.load_job: Job | None = None
-        self.verification = None  # how the last finished live pass compares with the unmodified model
         self._signals: StepperSignals | None = None
-        self._adapter_cache: tuple[tuple, object] | None = None
-        self.breakpoints = BreakpointSet()  # the window's breakpoints and condition mode: every pass checks this set
-        self._step_in_flight = False  # a live Step runs and its pause has not been shown yet
-        self.queued_steps = 0         # Steps asked for meanwhile (key repeat): one runs per pause
         self.error.connect(lambda text: self.message.emit(Message("error", text)))
+        failed = self.error.emit
         self.notices = PassNotices(self)  # what the window says about the pass on screen
         # Whole-tensor stats, large slices and head thumbnails are computed off the GUI thread.
         self.display = DisplayWorker(self)
+        self.breakpoints = WindowBreakpoints(lambda: self.stepper, self.breakpoints_changed.emit,
+                                             lambda exc: failed(error_phrase(exc)))
+        self.loader = Loader(lambda: self.inputs, self.set_inputs,
+                             lambda: (self.generation, self.capture_budget, self.keep.policy()), lambda: self.stepper,
+                             lambda: self.session, self.set_session, self.message.emit, self.info.emit,
+                             self.busy_changed.emit, self.state_changed.emit)
+        self.axes = ShownAxes(self.view, lambda: self.current, lambda: self.tokens, lambda: self.adapter,
+                              lambda: self.shown.refresh_slice())
+        self.shown = ShownStage(self.display, self.view, self.axes, lambda: self.stepper, lambda: self.source,
+                                lambda: self.loader.busy, failed, self)
+        self.tiles = TileReads(self.shown, lambda: self.source, lambda row: self.row_picked.emit(), failed)
+        self.steps = Stepping(lambda: self.stepper, lambda: self.source, lambda: self.plan, lambda: self.loader.busy,
+                              self.shown.read_before_jump, lambda: self.display.cancel("jump"), self.shown.settled,
+                              failed, self.state_changed.emit, self._restarted)
         # Captured events come by the hundred during Continue: re-check actions at most every 50 ms.
         self._state_throttle = throttler(50, self.state_changed.emit, self)
-        # Panels other than the heatmap follow a new stage one event-loop turn later: the
-        # heatmap, which the user is waiting for, paints first and alone, and the GUI thread
-        # returns to the event loop between the two halves of a step.
-        self._follow_timer = QTimer(self)
-        self._follow_timer.setSingleShot(True)
-        self._follow_timer.setInterval(0)
-        self._follow_timer.timeout.connect(self.stage_shown.emit)
 
-    # ----- the pass ------------------------------------------------------------------
+    def _restarted(self) -> None:
+        self.loader.verification = None
+        self.clear_messages.emit("run"), self.clear_messages.emit("verify")
+
     @property
     def is_live(self) -> bool:
+        """Whether the pass on screen runs a model (live or served), not a replay."""
         return self.stepper is not None and self.stepper.is_live
 
     @property
     def current(self) -> Capture | None:
-        """The stage the panels show (the stepper's cursor as of its last event)."""
-        return self._shown[1] if self._shown is not None else None
-
-    @property
-    def shown_index(self) -> int:
-        """The history position of `current` (-1 when nothing is shown)."""
-        return self._shown[0] if self._shown is not None else -1
+        """The stage the panels show (the stepper's cursor as of its last event: `shown.current`)."""
+        return self.shown.current
 
     @property
     def session(self):
@@ -154,7 +132,18 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         snapshot replayed, or sent by the server of a served pass), else None."""
         return self.source.image if self.source is not None else None
 
+    @property
+    def tokens(self) -> dict[str, list[str]]:
+        """Token strings per stream. A live generation's stream grows with every chosen token: it is
+        read from the session each time, so a later step's axes get their words, not indices."""
+        return self.session.tokens if self.is_generating() else self._tokens
+
+    def is_generating(self) -> bool:
+        """Whether the live pass is a generation (Next Token and Run to Token apply)."""
+        return self.source is not None and self.source.is_generation
+
     def set_inputs(self, inputs: RunInputs) -> None:
+        """What the next Run starts (the input bar shows it)."""
         if inputs != self.inputs:
             self.inputs = inputs
             self.inputs_changed.emit()
@@ -168,7 +157,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
                                 else str(adapter.device)))
         self.clear_messages.emit("")
         self.session_changed.emit()
-        self.command(session.stepper.start)
+        self.steps.command(session.stepper.start)
         self.notices.opened(session)
 
     def load_replay(self, stepper: Stepper, tokens: dict, title: str, recording: Recording | None = None) -> None:
@@ -182,7 +171,7 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         self.session_changed.emit()
         # The first stage shows one event-loop turn later: reading the file and drawing its first
         # stage each hold the GUI thread for tens of ms; back to back they would hold it for both.
-        QTimer.singleShot(0, self, lambda: self._show_current() if self.stepper is stepper else None)
+        QTimer.singleShot(0, self, lambda: self.shown.show_current() if self.stepper is stepper else None)
         self.state_changed.emit()
 
     def show_source(self, source: PassSource, title: str, device: str, dtype: str) -> None:
@@ -192,22 +181,20 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         self.device, self.dtype = device, dtype
         self.clear_messages.emit("")
         self.session_changed.emit()
-        self._show_current()
+        self.shown.show_current()
         self.state_changed.emit()
 
     def _replace_source(self, source: PassSource, title: str | None = None) -> None:
         self.close()
-        self.verification = None
+        self.loader.verification = None
         stepper = source.stepper
         self.source, self.stepper, self.plan, self.layout = source, stepper, source.plan, source.layout
         self._tokens, self.title = source.tokens, source.title if title is None else title
         self.model_name, self.device, self.dtype = source.model_name, source.device, source.dtype
-        self.current_slice = None
-        self.current_stats = None
-        self._shown = None
+        self.shown.forget()
         self._signals = StepperSignals(stepper, self)
         self._signals.event.connect(self._on_event)
-        self.share_breakpoints(stepper)
+        self.breakpoints.share_with(stepper)
 
     def close(self) -> None:
         """Stop the current pass (the worker ends) and forget it."""
@@ -217,8 +204,14 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
             self._signals = None
         if self.source is not None:
             self.source.close()
-        self.source = None
-        self.stepper = None
+        self.source, self.stepper = None, None
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """The window is closing: abandon a model load and end the display worker (both joined, so
+        no thread outlives Qt or sits inside torch at exit) and stop the pass."""
+        self.loader.abandon(timeout)
+        self.close()
+        self.display.close(timeout)
 
     def recording(self) -> tuple[Recording | None, str]:
         """The pass on screen as a Recording (for Export, Compare, the Overview) and a note when partial.
@@ -226,125 +219,15 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
         None when its tensors are elsewhere (a served pass: its source's `export` streams a snapshot)."""
         return self.source.recording() if self.source is not None else (None, "")
 
-    def _set_busy(self, busy: bool) -> None:
-        self.busy = busy
-        self.busy_changed.emit(busy)
-        self.state_changed.emit()
-
-    # ----- commands ------------------------------------------------------------------
-    def command(self, func: Callable, *args) -> bool:
-        """Call a stepper command; a TfdebugError becomes the `error` signal. True when it applied."""
-        try:
-            func(*args)
-        except TfdebugError as exc:
-            self.error.emit(error_phrase(exc))
-            return False
-        finally:
-            self.state_changed.emit()
-        return True
-
-    def _on_stepper(self, command: Callable[[Stepper], None]) -> bool:
-        self._step_in_flight, self.queued_steps = False, 0  # any other command ends a run of steps
-        self.display.cancel("jump")  # and a jump still reading its stage
-        if self.stepper is None:
-            self.error.emit(said(lambda: self.tr("Nothing is loaded yet: press Run.")))
-            return False
-        stepper = self.stepper
-        return self.command(lambda: command(stepper))
-
-    def step(self) -> bool:
-        """One stage on (through history first, else the live forward runs one stage).
-
-        Asked again before the window has shown the stage a live step ran to (presses faster
-        than stages run), the step is queued and runs once that pause arrives: one stage per
-        press, none dropped. A held key's repeats are dropped before they get here
-        (tfdebug.ui.actions.key_repeat).
-        """
-        if self._step_in_flight:
-            self.queued_steps += 1
-            return True
-        queued = self.queued_steps
-
-        def step_and_note(stepper: Stepper) -> None:
-            stepper.step()
-            # Set before state_changed re-checks the actions: Step stays enabled while it runs.
-            self._step_in_flight = stepper.state == RUNNING
-        ok = self._on_stepper(step_and_note)
-        self.queued_steps = queued
-        return ok
-
-    def step_being_shown(self) -> bool:
-        """Whether the last step is still running or being drawn (a held key's repeat then waits)."""
-        return self._step_in_flight or not self.display_settled()
-
-    def can_step(self) -> bool:
-        """Step applies: the pass can advance, or a step runs (the new one is queued)."""
-        return self.can_advance() or self._step_in_flight
-
-    def _next_queued_step(self, event: StepperEvent) -> None:
-        if event.type not in ("paused", "finished", "failed", "stopped"):
-            return
-        self._step_in_flight = False
-        if event.type == "paused" and event.reason == "step" and self.queued_steps:
-            self.queued_steps -= 1
-            self.step()
-        else:
-            self.queued_steps = 0  # a breakpoint, the end or a failure: the rest of the run is dropped
-
-    def continue_(self) -> bool:
-        return self._on_stepper(lambda s: s.continue_())
-
-    def step_out(self) -> bool:
-        return self._on_stepper(lambda s: s.step_out())
-
-    def step_back(self) -> bool:
-        return self._on_stepper(lambda s: s.step_back())
-
-    def pause(self) -> bool:
-        return self._on_stepper(lambda s: s.pause())
-
-    def restart(self) -> bool:
-        """The same pass again; what was said about the last run (its failure, its verification) no longer applies."""
-        ok = self._on_stepper(lambda s: s.restart())
-        if ok:
-            self.verification = None
-            self.clear_messages.emit("run"), self.clear_messages.emit("verify")
-        return ok
-
-    def stop(self) -> bool:
-        return self._on_stepper(lambda s: s.stop())
-
-    def run_to(self, name: str) -> bool:
-        """To stage `name`; a replayed stage not read yet is read on the display worker first."""
-        def move() -> bool:
-            return self._on_stepper(lambda s: s.run_to(name))
-        return read_before_jump(self, name, MAX_SLICE, move) or move()
-
-    def can_advance(self) -> bool:
-        s = self.stepper
-        if s is None or self.busy or s.state == RUNNING:
-            return False
-        return s.state == PAUSED or s.cursor < len(s.history) - 1
-
-    def can_step_back(self) -> bool:
-        s = self.stepper
-        return s is not None and s.state != RUNNING and s.cursor > 0
-
-    def is_running(self) -> bool:
-        return self.stepper is not None and self.stepper.state == RUNNING
-
-    def is_alive(self) -> bool:
-        return self.stepper is not None and self.stepper.alive
-
-    def reached(self, name: str) -> int | None:
-        """History index of the stage called `name`, or None when it has not run yet."""
-        return self.stepper.position_of(name) if self.stepper is not None else None
-
     def held_bytes(self) -> int:
         """Bytes the captures of the pass on screen hold, wherever they are (the status bar's "captures hold")."""
         return self.source.held_bytes() if self.source is not None else 0
 
-    # ----- events --------------------------------------------------------------------
+    def select_stage(self, name: str) -> None:
+        """The stage picked in the Stages tree or the map (what Run to Stage and the breakpoint menus act on)."""
+        self.selected_stage = name
+        self.state_changed.emit()
+
     def _on_event(self, stepper: Stepper, event: StepperEvent) -> None:
         if stepper is not self.stepper:
             return  # a queued event of a pass already replaced
@@ -353,53 +236,9 @@ class DebugController(GenerationMixin, LoadingMixin, DisplayMixin, TilesMixin, B
             self._state_throttle.throttle()
             return
         if event.type in ("paused", "moved", "replaced", "failed", "finished"):
-            self._show_current()
+            self.shown.show_current()
         self.notices.on_event(stepper, event)
         if event.type == "finished" and stepper.state == FINISHED and self.source.model_here:
-            self._verify(self.session, stepper.output)
+            self.loader.verify(self.session, stepper.output)
         self.state_changed.emit()
-        self._next_queued_step(event)
-
-    # ----- view selection --------------------------------------------------------------
-    def axis_names(self, capture: Capture | None = None) -> tuple[str, ...]:
-        capture = capture or self.current
-        return axis_names(capture.info.axes, capture.shape) if capture is not None else ()
-
-    def set_axes(self, row: int, col: int) -> None:
-        """Show axes `row` × `col` of the current stage (swapped in when equal to the other one)."""
-        if row == col:
-            row, col = self.view.col_axis, self.view.row_axis
-        self.view.row_axis, self.view.col_axis = row, col
-        names = self.axis_names()
-        if names:
-            self.view.pin((names[row], names[col]))
-        self.refresh_slice()
-
-    def set_index(self, axis_name: str, index: int) -> None:
-        """Fix the axis called `axis_name` (head, batch, ...) at `index` and redraw."""
-        if self.view.indices_by_name.get(axis_name) == index:
-            return
-        self.view.indices_by_name[axis_name] = index
-        self.refresh_slice()
-
-    def indices(self, capture: Capture | None = None) -> dict[int, int]:
-        capture = capture or self.current
-        return self.view.indices(self.axis_names(capture), capture.shape) if capture is not None else {}
-
-    def axis_labels(self, axis: int) -> list[str] | None:
-        """Token strings along `axis` of the current stage, when it indexes tokens or the vocabulary."""
-        capture = self.current
-        if capture is None or not 0 <= axis < len(capture.info.axes):
-            return None
-        if capture.info.axes[axis] == "vocab":  # the model's words, from its adapter (none in a replay)
-            labels = self.adapter.vocabulary() if self.adapter is not None else None
-        else:
-            which = capture.info.tokens.get(capture.info.axes[axis])
-            labels = token_labels(self.tokens, which) if which else None
-        return list(labels) if labels and len(labels) == capture.shape[axis] else None
-
-    def select_stage(self, name: str) -> None:
-        self.selected_stage = name
-        self.state_changed.emit()
-
-    # ----- breakpoints -----------------------------------------------------------------
+        self.steps.on_event(event)

@@ -11,12 +11,15 @@ since a snapshot does not store them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tfdebug.sessions.generation import TokenEntry
 from tfdebug.core.names import parse_name
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import parse_token_ref, token_labels
+
+if TYPE_CHECKING:  # the generation session (and torch) load with a model, not with the window
+    from tfdebug.sessions.generation import TokenEntry
 
 SELF, CROSS = "self_attn", "cross_attn"
 
@@ -108,6 +111,8 @@ def strip_from_tokens(plan: Plan, tokens: dict[str, list[str]]) -> list[TokenEnt
 
     Probabilities are not recorded in a snapshot, so these tokens have none.
     """
+    from tfdebug.sessions.generation import TokenEntry
+
     grown = growing_stream(plan)
     if grown is None:  # one step only: the stream step 0 reads
         steps = [c for c in plan if step_of(c.name) == 0]
@@ -120,3 +125,11 @@ def strip_from_tokens(plan: Plan, tokens: dict[str, list[str]]) -> list[TokenEnt
     words = tokens.get(stream, [])
     return ([TokenEntry(w, 0, False) for w in words[:prompt]]
             + [TokenEntry(w, i, True) for i, w in enumerate(words[prompt:])])
+
+
+def strip_entries(source, plan: Plan, tokens: dict[str, list[str]]) -> list[TokenEntry]:
+    """The token strip's entries of the pass on screen (its `source`, `plan` and `tokens`): a live
+    generation's, with probabilities and alternatives, else a recording's tokens."""
+    if source is not None and source.is_generation:
+        return source.session.entries()
+    return strip_from_tokens(plan, tokens)

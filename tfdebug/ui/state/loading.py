@@ -1,10 +1,11 @@
 """Loading a pass and checking it against the unmodified model, off the UI thread.
 
-`LoadingMixin` is part of `DebugController`: Run loads (or reuses) the model and checks
+`Loader` is a part the controller owns (`ctl.loader`): Run loads (or reuses) the model and checks
 the texts in a `Job`, stops the pass on screen only then, plans the new pass in a second
 `Job`, and shows it; when a finished pass came from an adapter that taps someone else's
 model, a third `Job` compares its output with the unmodified model's. Opening a snapshot
-reads and checks the file the same way (`load_in_background`).
+reads and checks the file the same way (`load_in_background`). It holds no Qt object of its own:
+what it needs of the window comes as getters and callbacks.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Callable
 
 from PySide6.QtCore import QCoreApplication
 
-from tfdebug.adapters.base import ModelAdapter, Prepared
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.view import RunInputs
 from tfdebug.ui.i18n.language import said, verification_text
@@ -22,12 +22,35 @@ from tfdebug.ui.workers.jobs import Job
 
 
 def _failure_sentence(exc: BaseException):
-    return said(lambda: QCoreApplication.translate("LoadingMixin", "The model could not prepare this pass. Check the "
+    return said(lambda: QCoreApplication.translate("Loader", "The model could not prepare this pass. Check the "
                                               "input and the model, then press Run again."))
 
 
-class LoadingMixin:
-    """Run, its loading jobs, shutdown and verification; state lives on the controller."""
+class Loader:
+    """Run, its loading jobs and the verification of a finished pass; `busy` while a model loads.
+
+    `inputs()` / `set_inputs(inputs)` read and write what Run starts; `next_pass()` is (generation
+    settings or None, capture budget setting, keep policy) of the next pass; `stepper()` and `session()`
+    are those on screen; `show(session)` puts a planned pass on screen; `said(message)` and
+    `notice(content)` reach the message bar; `busy_changed(busy)` and `changed()` announce the state."""
+
+    def __init__(self, inputs: Callable[[], RunInputs], set_inputs: Callable[[RunInputs], None],
+                 next_pass: Callable[[], tuple], stepper: Callable[[], object], session: Callable[[], object],
+                 show: Callable[[object], None], said: Callable[[Message], None], notice: Callable[[object], None],
+                 busy_changed: Callable[[bool], None], changed: Callable[[], None]):
+        self._inputs, self._set_inputs, self._next_pass = inputs, set_inputs, next_pass
+        self._stepper, self._session, self._show = stepper, session, show
+        self._said, self._notice, self._busy_changed, self._changed = said, notice, busy_changed, changed
+        self.busy = False
+        self.load_job: Job | None = None
+        self.verification = None  # how the last finished live pass compares with the unmodified model
+        self._adapter_cache: tuple[tuple, object] | None = None
+
+    def set_busy(self, busy: bool) -> None:
+        """A model is loading (or a pass is being opened), or no longer."""
+        self.busy = busy
+        self._busy_changed(busy)
+        self._changed()
 
     def run(self, inputs: RunInputs | None = None) -> None:
         """Start a pass on `inputs` (default: the input bar's), from any state.
@@ -39,9 +62,9 @@ class LoadingMixin:
         """
         if self.busy:
             return
-        inputs = inputs or self.inputs
-        self.set_inputs(inputs)
-        self._set_busy(True)
+        inputs = inputs or self._inputs()
+        self._set_inputs(inputs)
+        self.set_busy(True)
         cache = self._adapter_cache
         self._start_job(lambda job: self._load(job, inputs, cache), self._on_loaded)
 
@@ -49,7 +72,7 @@ class LoadingMixin:
         job = Job(work, name="load", describe_failure=_failure_sentence)
         job.finished.connect(on_finished)
         job.failed.connect(self._on_load_failed)
-        job.cancelled_signal.connect(lambda: self._set_busy(False))
+        job.cancelled_signal.connect(lambda: self.set_busy(False))
         self.load_job = job
         job.start()
 
@@ -79,19 +102,21 @@ class LoadingMixin:
         cache_entry, adapter, texts = result
         self._adapter_cache = cache_entry
         # The new pass may use the same model: the running one's hooks must be gone before planning.
-        if self.stepper is not None and self.stepper.is_live and self.stepper.alive:
-            self.stepper.stop()
-            self.state_changed.emit()
+        stepper = self._stepper()
+        if stepper is not None and stepper.is_live and stepper.alive:
+            stepper.stop()
+            self._changed()
 
-        settings, budget_setting, keep = self.generation, self.capture_budget, self.keep.policy()
+        settings, budget_setting, keep = self._next_pass()
 
         def plan(job: Job):
+            from tfdebug.adapters.base import Prepared
             from tfdebug.ui.state.capture_budget import budget_bytes
             budget = budget_bytes(budget_setting, adapter.device)  # "auto" asks the device: off the GUI thread
             batch = texts if isinstance(texts, Prepared) else None
             if settings is not None and batch is not None:
                 raise TfdebugError(QCoreApplication.translate(
-                    "LoadingMixin", "Generate runs one text at a time: empty the batch (Batch…) to generate."))
+                    "Loader", "Generate runs one text at a time: empty the batch (Batch…) to generate."))
             if settings is not None:  # a generation: every step's pass under one stepper
                 from tfdebug.sessions.generation import GenerationSession, generation_inputs
                 return GenerationSession(adapter, generation_inputs(adapter, texts), settings, max_capture_bytes=budget,
@@ -103,13 +128,13 @@ class LoadingMixin:
         self._start_job(plan, self._on_planned)
 
     def _on_planned(self, session) -> None:
-        self._set_busy(False)
-        self.set_session(session)
+        self.set_busy(False)
+        self._show(session)
 
     def _on_load_failed(self, sentence: str, details: str) -> None:
-        self._set_busy(False)
+        self.set_busy(False)
         # The input bar keeps what the user typed, to be corrected (the pass on screen is untouched).
-        self.message.emit(Message("error", sentence, details, topic="run"))
+        self._said(Message("error", sentence, details, topic="run"))
 
     def load_in_background(self, work: Callable[[Job], object], on_loaded: Callable[[object], None],
                            describe_failure: Callable[[BaseException], object]) -> bool:
@@ -118,30 +143,27 @@ class LoadingMixin:
         message bar with the pass on screen untouched. False (nothing started) while busy."""
         if self.busy:
             return False
-        self._set_busy(True)
+        self.set_busy(True)
         job = Job(work, name="open", describe_failure=describe_failure)
 
         def loaded(result) -> None:
-            self._set_busy(False)
+            self.set_busy(False)
             on_loaded(result)
         job.finished.connect(loaded)
         job.failed.connect(self._on_load_failed)
-        job.cancelled_signal.connect(lambda: self._set_busy(False))
+        job.cancelled_signal.connect(lambda: self.set_busy(False))
         self.load_job = job
         job.start()
         return True
 
-    def shutdown(self, timeout: float = 10.0) -> None:
-        """The window is closing: abandon a model load and end the display worker (both joined, so
-        no thread outlives Qt or sits inside torch at exit) and stop the pass."""
+    def abandon(self, timeout: float) -> None:
+        """The window is closing: abandon a model load (joined, so no thread sits inside torch at exit)."""
         job = self.load_job
         if job is not None and job.running:
             job.cancel()
             job.wait(timeout)
-        self.close()
-        self.display.close(timeout)
 
-    def _verify(self, session, output) -> None:
+    def verify(self, session, output) -> None:
         """Compare the finished pass's output with the unmodified model's, off the UI thread.
 
         Adapters that tap someone else's model say how close the two are; a mismatch is an
@@ -149,25 +171,27 @@ class LoadingMixin:
         """
         if session.adapter is None:
             return  # a remote pass (tfdebug serve): the model and its check are on the server
+        from tfdebug.adapters.base import ModelAdapter
+
         if type(session.adapter).verify is ModelAdapter.verify:
             return  # written with taps: nothing to compare against
         if not hasattr(session, "verify"):
             return  # a generation (GenerationSession): its steps are checked against generate() in the tests
         job = Job(lambda job: session.verify(output), name="verify",
                   describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
-                      "LoadingMixin", "The check against the unmodified model could not run.")))
+                      "Loader", "The check against the unmodified model could not run.")))
         job.finished.connect(lambda result, s=session: self._verified(s, result))
-        job.failed.connect(lambda sentence, details: self.message.emit(Message("error", sentence, details)))
+        job.failed.connect(lambda sentence, details: self._said(Message("error", sentence, details)))
         job.start()
 
     def _verified(self, session, verification) -> None:
-        if session is not self.session or verification is None:
+        if session is not self._session() or verification is None:
             return
         self.verification = verification
         if verification.ok:
-            self.info.emit(said(lambda: verification_text(verification)))
+            self._notice(said(lambda: verification_text(verification)))
         else:
-            self.message.emit(Message("error", said(lambda: QCoreApplication.translate(
-                "LoadingMixin", "The tapped model's output differs from the unmodified model's: {what}").format(
+            self._said(Message("error", said(lambda: QCoreApplication.translate(
+                "Loader", "The tapped model's output differs from the unmodified model's: {what}").format(
                 what=verification_text(verification))), topic="verify"))
-        self.state_changed.emit()
+        self._changed()

@@ -68,7 +68,7 @@ class AxisControls(QWidget):
     def stage_changed(self) -> None:
         """Offer the shown stage's axes and index boxes."""
         capture = self.ctl.current
-        names = self.ctl.axis_names()
+        names = self.ctl.axes.names()
         self._show_pin()
         for combo in (self.row_combo, self.col_combo):
             combo.blockSignals(True)
@@ -82,8 +82,8 @@ class AxisControls(QWidget):
 
     def sync_indices(self) -> None:
         """Show the indices the controller's view holds (a slice arrived for them)."""
-        names = self.ctl.axis_names()
-        for axis, index in self.ctl.indices().items():
+        names = self.ctl.axes.names()
+        for axis, index in self.ctl.axes.indices().items():
             spin = self.spin_boxes.get(names[axis])
             if spin is not None and spin.value() != index:
                 spin.blockSignals(True)
@@ -94,8 +94,8 @@ class AxisControls(QWidget):
         """One index box per axis not shown, in axis order (boxes are reused by axis name; the
         row is laid out again only when the set of boxes changes: hiding and showing costs ~1 ms a box)."""
         capture = self.ctl.current
-        names = self.ctl.axis_names() if capture is not None else []
-        indices = self.ctl.indices() if capture is not None else {}
+        names = self.ctl.axes.names() if capture is not None else []
+        indices = self.ctl.axes.indices() if capture is not None else {}
         wanted = [names[axis] for axis in indices]
         if list(self.spin_boxes) != wanted:
             while self._index_row.count():
@@ -108,7 +108,7 @@ class AxisControls(QWidget):
                 spin = self._spin_pool.get(name)
                 if spin is None:
                     spin = self._spin_pool[name] = QSpinBox()
-                    spin.valueChanged.connect(lambda value, n=name: self.ctl.set_index(n, value))
+                    spin.valueChanged.connect(lambda value, n=name: self.ctl.axes.set_index(n, value))
                 self._index_row.addWidget(spin)
                 self.spin_boxes[name] = spin
         if capture is None:
@@ -136,12 +136,12 @@ class AxisControls(QWidget):
 
     def axes_chosen(self) -> None:
         """The user picked axes in a combo box: show them (which pins them)."""
-        self.ctl.set_axes(self.row_combo.currentIndex(), self.col_combo.currentIndex())
+        self.ctl.axes.set_axes(self.row_combo.currentIndex(), self.col_combo.currentIndex())
         self._rebuild_spin_boxes()
         self._show_pin()
 
     def _pin_toggled(self, on: bool) -> None:
-        names = self.ctl.axis_names()
+        names = self.ctl.axes.names()
         view = self.ctl.view
         view.pin((names[view.row_axis], names[view.col_axis]) if on and len(names) >= 2 else None)
         self._show_pin()

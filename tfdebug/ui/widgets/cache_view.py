@@ -31,9 +31,8 @@ class CacheView(QWidget):
         self.outlines: dict[str, QGraphicsRectItem] = {}
         lut = diverging().getLookupTable(0.0, 1.0, 256, alpha=False)
         for col, role in enumerate(ROLES):
-            plot = self.graphics.addPlot(row=0, col=col)
+            plot = self.graphics.addPlot(row=0, col=col, enableMenu=False)  # no menu built (~5 ms a plot)
             plot.invertY(True)
-            plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.setMouseEnabled(False, False)
             image = pg.ImageItem(axisOrder="row-major")

@@ -21,8 +21,19 @@ class DeviceBox(QComboBox):
         super().__init__(parent)
         self.setObjectName("device-box")
         self.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+        self.set_devices(devices)
+
+    def set_devices(self, devices: list[str]) -> None:
+        """List `devices` (the window lists them once torch has said which this machine has), keeping the one
+        chosen."""
+        chosen = self.device()
+        self.blockSignals(True)
+        self.clear()
         for name in devices:
             self.addItem(name, name)
+        self.blockSignals(False)
+        if chosen:
+            self.set_device(chosen)
         self.label_devices()
 
     def device(self) -> str:

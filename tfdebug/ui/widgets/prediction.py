@@ -46,7 +46,7 @@ class PredictionView(QWidget):
         layout.addWidget(self.table)
         self._stage: str | None = None
         self.predictions: list[tuple[str, float]] = []
-        ctl.stage_shown.connect(self._stage_changed)
+        ctl.shown.stage_shown.connect(self._stage_changed)
         self.setVisible(False)
         self.retranslate_ui()
 
@@ -68,7 +68,7 @@ class PredictionView(QWidget):
         capture = self.ctl.current
         if capture is None or capture.tensor is None:
             return None
-        names = self.ctl.axis_names()
+        names = self.ctl.axes.names()
         if "vocab" not in names:
             return None
         vocab = names.index("vocab")
@@ -87,9 +87,9 @@ class PredictionView(QWidget):
         capture = self.ctl.current
         if capture.name != self._stage:  # a new stage opens on its last row: the next word
             self._stage = capture.name
-            labels = self.ctl.axis_labels(axes[0])
+            labels = self.ctl.axes.labels(axes[0])
             n = capture.shape[axes[0]]
-            first = _first_position(capture.info.tokens.get(self.ctl.axis_names()[axes[0]]))
+            first = _first_position(capture.info.tokens.get(self.ctl.axes.names()[axes[0]]))
             self.row_combo.clear()
             # Positions in the whole sequence: a generation step's logits hold one row, the newest token's.
             self.row_combo.addItems([self.tr("after '{token}' (position {i})").format(i=first + i, token=labels[i])
@@ -104,9 +104,9 @@ class PredictionView(QWidget):
             return
         position, vocab = axes
         capture = self.ctl.current
-        fixed = {axis: index for axis, index in self.ctl.indices(capture).items() if axis != vocab}
+        fixed = {axis: index for axis, index in self.ctl.axes.indices(capture).items() if axis != vocab}
         fixed[position] = max(self.row_combo.currentIndex(), 0)
-        words = self.ctl.axis_labels(vocab)
+        words = self.ctl.axes.labels(vocab)
         pairs = top_predictions(capture.tensor, vocab, fixed, TOP_K)
         self.predictions = [(words[i] if words else f"id {i}", p) for i, p in pairs]
         self.table.setRowCount(len(self.predictions))

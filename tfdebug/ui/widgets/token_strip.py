@@ -8,11 +8,15 @@ and tokens chosen after it (seen again by stepping back) are dimmed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QToolButton, QWidget
 
-from tfdebug.sessions.generation import TokenEntry
 from tfdebug.ui.render.plain_text import plain_tooltip
+
+if TYPE_CHECKING:  # the generation session (and torch) load with a model, not with the window
+    from tfdebug.sessions.generation import TokenEntry
 
 # Data-driven looks: a dynamic property per state, one style sheet.
 STYLE = """

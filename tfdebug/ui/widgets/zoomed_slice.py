@@ -2,7 +2,7 @@
 
 The whole slice (at most 1024², from the controller) is drawn once per stage. When the view is
 zoomed or panned into a slice larger than that image, `ZoomView` says so once the view settles,
-and the visible cells are read as a tile (`DebugController.request_tile`, on the display worker,
+and the visible cells are read as a tile (`TileReads.request_tile`, on the display worker,
 indexing only that region of the stage's tensor) at the view's resolution and drawn over the
 slice: the real cells when they are fewer than the pixels, else block averages of the cells in
 view. A tile for a view or stage no longer shown is dropped. Both images share the colour levels
@@ -107,7 +107,7 @@ class ZoomedSlice(QObject):
                                                           tile.row_max is not None) == asked):
             return
         self._asked = asked
-        self.ctl.request_tile(rows, cols, max_size, self.scale.per_row, lambda t: self._arrived(asked, t))
+        self.ctl.tiles.request_tile(rows, cols, max_size, self.scale.per_row, lambda t: self._arrived(asked, t))
 
     def _arrived(self, asked: tuple, tile: Tile) -> None:
         if asked is not self._asked or self.slice is not asked[0]:

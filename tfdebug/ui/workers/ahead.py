@@ -11,8 +11,8 @@ step's panels all draw in the turn that shows it, with no job left for the worke
 settles with its heatmap.
 
 A jump (a click in the Stages tree, Run to Stage) to a replayed stage not read yet goes the
-same way (`read_before_jump`): the worker reads and prepares the stage, then the cursor moves
-there on the GUI thread with nothing left to read.
+same way (`tfdebug.ui.state.shown.ShownStage.read_before_jump`): the worker reads and prepares the
+stage, then the cursor moves there on the GUI thread with nothing left to read.
 
 A prepared slice is used only when it was cut from the stage's tensor as it is now, with
 the shown axes, indices and mask the view has now; anything else is computed as usual.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -171,36 +171,3 @@ class AheadCache:
 
     def clear(self) -> None:
         self._entries = []
-
-
-def read_before_jump(ctl, name: str, max_size: tuple[int, int], move: Callable[[], object]) -> bool:
-    """A jump to replayed stage `name` that has not been read: the display worker reads it, cuts the
-    slice the view will show there and takes its stats ("jump" job: a newer jump, or any other
-    stepper command, supersedes it); then `move()` shows it on the GUI thread from what was
-    prepared. True when the read was handed to the worker; False when there is nothing to read
-    (a live pass, a stage already read or dropped, a pass whose tensors are elsewhere), and the caller moves now.
-
-    A stage that cannot be read is moved to all the same: the usual path says why.
-    """
-    stepper = ctl.stepper
-    if stepper is None or stepper.is_live or not ctl.source.tensors_here or ctl.busy:
-        return False
-    index = stepper.position_of(name)
-    capture = stepper.history[index] if index is not None else None
-    if capture is None or capture.tensor is not None or capture.dropped or capture is ctl.current:
-        return False
-    view, large = frozen_view(ctl.view), ctl.is_large(capture)
-
-    def read() -> Prepared | None:
-        if large:  # shown by its on-device slice only, which the worker cuts once the stage is shown
-            stepper.tensor_of(capture)
-            return None
-        return prepare(stepper, capture, view, max_size, True)
-
-    def arrived(prepared: Prepared | None) -> None:
-        if stepper is ctl.stepper:  # still the pass the jump was asked on
-            if prepared is not None:
-                ctl.display.ahead.put(prepared)
-            move()
-    ctl.display.submit("jump", read, arrived, lambda exc: arrived(None))
-    return True

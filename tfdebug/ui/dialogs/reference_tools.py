@@ -159,7 +159,7 @@ class ReferenceTools(QObject):
         stepper = self.ctl.stepper
         if stepper is None or not stepper.is_live:
             return
-        wanted = self.placement is not None and any(b.value == DIVERGES for b in self.ctl.breakpoints)
+        wanted = self.placement is not None and any(b.value == DIVERGES for b in self.ctl.breakpoints.points)
         try:
             if self.ctl.runs_elsewhere():
                 self._serve_reference(self.placement.dtype if wanted else None)

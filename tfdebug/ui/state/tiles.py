@@ -1,9 +1,9 @@
 """Tiles of the shown slice on the display worker: the zoomed heatmap's view and the picked query's row.
 
-`TilesMixin` holds the controller's tile methods. Each reads only its region of the stage's
-tensor (`tfdebug.core.tiles.read_tile`: one indexing, so a plane computed on demand computes just
-those cells), under its own kind of job: a newer zoom or pick replaces a pending one, and a result
-for a stage or view no longer shown is dropped.
+`TileReads` is a Qt-free part the controller owns (`ctl.tiles`). Each read takes only its region of the
+stage's tensor (`tfdebug.core.tiles.read_tile`: one indexing, so a plane computed on demand computes just
+those cells), under its own kind of job: a newer zoom or pick replaces a pending one, and a result for a
+stage or view no longer shown is dropped.
 """
 
 from __future__ import annotations
@@ -14,45 +14,53 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from tfdebug.core.recorder import Capture
 from tfdebug.core.tiles import Tile, read_tile, slice_shape
-from tfdebug.ui.workers import source_display
-from tfdebug.ui.workers.display import _cannot
+from tfdebug.ui.state.shown import ShownStage, cannot
 
-QT_TRANSLATE_NOOP("DisplayMixin", "Cannot read this part of {name}: {why}")
+QT_TRANSLATE_NOOP("ShownStage", "Cannot read this part of {name}: {why}")
 
 
-class TilesMixin:
-    """Tile reads of DebugController. Uses its `display` worker, `view`, `current`, `indices()`,
-    `mask_of()`, `picked_row` and the `row_picked` signal."""
+class TileReads:
+    """Tile reads of the shown stage (`shown`) and the picked query row (`picked_row`).
+
+    `source()` is the pass's source (a served one reads tiles where its tensors live); `picked(row)` is
+    called when the picked row changes, `failed(sentence)` when a tile cannot be read."""
+
+    def __init__(self, shown: ShownStage, source: Callable[[], object], picked: Callable[[int | None], None],
+                 failed: Callable[[object], None]):
+        self._shown, self._source, self._picked, self._failed = shown, source, picked, failed
+        self.picked_row: int | None = None  # a row of the shown slice picked by a click in the heatmap
 
     def can_read_tiles(self, capture: Capture | None = None) -> bool:
         """Whether parts of `capture` (the shown stage) can be read: its tensor is in this process, or on the
         server of a served pass (which reads the tile where the tensor lives; only the tile crosses)."""
-        capture = capture or self.current
-        return capture is not None and (source_display.elsewhere(self, capture) or capture.tensor is not None)
+        capture = capture or self._shown.current
+        return capture is not None and (self._shown.elsewhere(capture) or capture.tensor is not None)
 
     def _selection(self, capture: Capture) -> tuple:
-        return capture, self.view.row_axis, self.view.col_axis, tuple(sorted(self.indices(capture).items()))
+        view = self._shown.view
+        return capture, view.row_axis, view.col_axis, tuple(sorted(self._shown.axes.indices(capture).items()))
 
     def _submit_tile(self, kind: str, rows: tuple[int, int], cols: tuple[int, int], max_size: tuple[int, int],
                      row_max: bool, done: Callable[[Tile], None]) -> bool:
-        capture = self.current
+        shown = self._shown
+        capture = shown.current
         if not self.can_read_tiles(capture):
             return False
         selection = self._selection(capture)
         _, row, col, indices = selection
 
         def arrived(tile: Tile) -> None:
-            if capture is self.current and self._selection(capture) == selection:
+            if capture is shown.current and self._selection(capture) == selection:
                 done(tile)
-        if source_display.elsewhere(self, capture):
-            display = self.source.display
+        if shown.elsewhere(capture):
+            display = self._source().display
             read = lambda: display.tile_of(capture, row, col, dict(indices), rows, cols,  # noqa: E731
                                            max_size, row_max)
         else:
-            tensor, stage_kind, mask = capture.tensor, capture.info.kind, self.mask_of(capture)
+            tensor, stage_kind, mask = capture.tensor, capture.info.kind, shown.mask_of(capture)
             read = lambda: read_tile(tensor, row, col, dict(indices), rows, cols, max_size,  # noqa: E731
                                      kind=stage_kind, mask=mask, row_max=row_max)
-        self.display.submit(kind, read, arrived, lambda exc: self._tile_failed(capture, exc))
+        shown.display.submit(kind, read, arrived, lambda exc: self._tile_failed(capture, exc))
         return True
 
     def request_tile(self, rows: tuple[int, int], cols: tuple[int, int], max_size: tuple[int, int],
@@ -65,16 +73,16 @@ class TilesMixin:
     def pick_row(self, row: int | None) -> None:
         """Choose the query (row of the shown slice) whose weights the Query Row view plots; None: none."""
         self.picked_row = row
-        self.row_picked.emit()
+        self._picked(row)
 
     def request_row(self, done: Callable[[Tile], None]) -> bool:
         """The picked row of the shown slice over every column, cell for cell (a 1 × n tile); False when
         no row is picked, it is outside the slice, or the stage cannot be read here."""
-        capture = self.current
+        capture, view = self._shown.current, self._shown.view
         if self.picked_row is None or not self.can_read_tiles(capture):
             return False
         try:
-            n_rows, n_cols = slice_shape(capture, self.view.row_axis, self.view.col_axis)
+            n_rows, n_cols = slice_shape(capture, view.row_axis, view.col_axis)
         except ValueError:
             return False
         if not 0 <= self.picked_row < n_rows:
@@ -83,5 +91,5 @@ class TilesMixin:
         return self._submit_tile("row", (row, row + 1), (0, n_cols), (1, n_cols), False, done)
 
     def _tile_failed(self, capture: Capture, exc: Exception) -> None:
-        if capture is self.current:
-            self.error.emit(_cannot("Cannot read this part of {name}: {why}", capture, exc))
+        if capture is self._shown.current:
+            self._failed(cannot("Cannot read this part of {name}: {why}", capture, exc))

@@ -50,7 +50,7 @@ class ExportActions(QObject):
         ctl = self.ctl
         recording, note = ctl.recording()
         names = recording.names() if recording else _kept_elsewhere(ctl)
-        has_slice = ctl.current_slice is not None
+        has_slice = ctl.shown.current_slice is not None
         if not names and not has_slice:
             ctl.error.emit(said(lambda: self.tr("There is nothing to export yet: run a pass or open a snapshot first.")))
             return
@@ -142,7 +142,7 @@ class ExportActions(QObject):
     def export_view(self, path: str, suffix: str) -> bool:
         """Export the heatmap being shown as CSV (its values), PNG or SVG; errors go to the message bar."""
         ctl = self.ctl
-        shown = ctl.current_slice
+        shown = ctl.shown.current_slice
         if shown is None:
             ctl.error.emit(said(lambda: self.tr("No heatmap is shown: step to a stage first.")))
             return False
@@ -170,7 +170,7 @@ class ExportActions(QObject):
 
     def _labels(self, axis: int, shown: int, source: int, source_index) -> list[str] | None:
         """Token labels of the shown rows or columns; a downsampled axis takes each cell's first token."""
-        labels = self.ctl.axis_labels(axis) if axis >= 0 else None
+        labels = self.ctl.axes.labels(axis) if axis >= 0 else None
         if not labels:
             return None
         if len(labels) == shown:

@@ -16,7 +16,7 @@ from tfdebug.core.compare_planes import ComparedPlanes, compared_planes
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.actions.reference import ReferenceTools
+from tfdebug.ui.dialogs.reference_tools import ReferenceTools
 from tfdebug.ui.dialogs.compare import BEFORE_EDIT, FILE, INPUT, LIVE, PLACED, CompareDialog, PassSource, describe
 from tfdebug.ui.i18n.language import phrase_text, said, shown_text
 from tfdebug.ui.panels.compare import CompareView
@@ -27,7 +27,7 @@ from tfdebug.ui.workers.jobs import Job
 
 @actions.action("tfdebug.compare.with", QT_TRANSLATE_NOOP("actions", "Compare With…"), "Ctrl+Shift+D",
                 QT_TRANSLATE_NOOP("actions", "Compare two passes stage by stage and find the first stage where they diverge"),
-                enabled=lambda ctl: not ctl.busy, toolbar=False)
+                enabled=lambda ctl: not ctl.loader.busy, toolbar=False)
 def compare_with(ctx: ActionContext) -> None:
     ctx.tools.compare.open_dialog()
 

@@ -21,20 +21,20 @@ def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
         act = menu.addAction(kind)
         act.setCheckable(True)
         act.setObjectName(f"break-kind-{kind}")
-        act.toggled.connect(lambda on, k=kind: ctl.set_breakpoint(Breakpoint.on_kind(k), on))
+        act.toggled.connect(lambda on, k=kind: ctl.breakpoints.set(Breakpoint.on_kind(k), on))
         by_kind[kind] = act
 
     def sync() -> None:
         for kind, act in by_kind.items():
             act.blockSignals(True)
-            act.setChecked(Breakpoint.on_kind(kind) in ctl.breakpoints)
+            act.setChecked(Breakpoint.on_kind(kind) in ctl.breakpoints.points)
             act.blockSignals(False)
 
     def only_this_pass() -> None:
         # The vocabulary covers every architecture; list the kinds this pass has (all before one loads).
         present = {c.info.kind for c in ctl.plan}
         for kind, act in by_kind.items():
-            act.setVisible(not present or kind in present or Breakpoint.on_kind(kind) in ctl.breakpoints)
+            act.setVisible(not present or kind in present or Breakpoint.on_kind(kind) in ctl.breakpoints.points)
 
     def retranslate() -> None:
         menu.setTitle(QCoreApplication.translate("kind_menu", "Break on Every…"))
@@ -65,10 +65,10 @@ def _stage_to_toggle(ctl) -> str | None:
 def toggle_breakpoint(ctx: ActionContext) -> None:
     name = _stage_to_toggle(ctx.ctl)
     if name is not None:
-        ctx.ctl.toggle_stage_breakpoint(name)
+        ctx.ctl.breakpoints.toggle_stage(name)
 
 
 @actions.action("tfdebug.breakpoints.clear", QT_TRANSLATE_NOOP("actions", "Clear All Breakpoints"), "Ctrl+Shift+F9",
                 QT_TRANSLATE_NOOP("actions", "Remove every stage, kind and condition breakpoint"), toolbar=False)
 def clear_breakpoints(ctx: ActionContext) -> None:
-    ctx.ctl.clear_breakpoints()
+    ctx.ctl.breakpoints.clear()

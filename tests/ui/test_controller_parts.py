@@ -1,0 +1,82 @@
+"""The controller's parts without a window: each works on a real pass (the reference model's) through the
+getters and callbacks it is handed, as DebugController wires them."""
+
+import pytest
+
+from tests.ui.conftest import SRC, TGT
+from tfdebug.adapters.reference import ReferenceAdapter
+from tfdebug.core.breakpoints import Breakpoint
+from tfdebug.core.errors import UnknownStageError
+from tfdebug.core.view import ViewSelection
+from tfdebug.sessions.session import DebugSession
+from tfdebug.ui.i18n.language import shown_text
+from tfdebug.ui.state.axes import ShownAxes
+from tfdebug.ui.state.breakpoints import WindowBreakpoints
+from tfdebug.ui.state.stepping import Stepping
+
+STAGE = "enc.1.attn.scores"
+
+
+@pytest.fixture()
+def session(loaded):
+    session = DebugSession(ReferenceAdapter(loaded), {"src": SRC, "tgt": TGT})
+    yield session
+    session.close()
+
+
+def test_breakpoints_are_one_set_every_stepper_checks_and_a_refused_change_is_said(session):
+    stepper, changes, refusals = None, [], []
+    bps = WindowBreakpoints(lambda: stepper, changes.append, refusals.append)
+    bps.toggle_stage(STAGE)  # nothing on screen yet: straight to the set
+    assert Breakpoint.on_stage(STAGE) in bps.points and len(bps.points) == 1 and changes == [bps.points]
+    stepper = session.stepper
+    bps.share_with(stepper)
+    bps.toggle_stage("enc.9.attn.scores")  # the model has 2 layers: the stepper refuses it
+    assert [type(e) for e in refusals] == [UnknownStageError] and len(bps.points) == 1 and len(changes) == 2
+    bps.set_conditions([Breakpoint.on_nan()])
+    assert {b.value for b in bps.points} == {STAGE, "nan"}
+    stepper.start()
+    stepper.wait()
+    stepper.continue_()  # stops where the window's set says
+    assert stepper.wait() == "paused" and stepper.current.name == STAGE
+    bps.clear()
+    assert len(bps.points) == 0 and len(stepper.breakpoints) == 0
+
+
+def test_stepping_moves_the_stepper_on_screen_and_says_what_it_cannot(session):
+    stepper, failures, changed = None, [], []
+    steps = Stepping(lambda: stepper, lambda: None, lambda: session.plan, lambda: False, lambda name, move: False,
+                     lambda: None, lambda: True, failures.append, lambda: changed.append(True), lambda: None)
+    assert not steps.step() and shown_text(failures[0]) == "Nothing is loaded yet: press Run."
+    stepper = session.stepper
+    assert steps.command(stepper.start) and changed
+    stepper.wait()
+    first = stepper.current.name
+    assert steps.can_advance() and not steps.can_step_back()
+    assert steps.step()
+    stepper.wait()
+    assert steps.reached(first) == 0 and stepper.cursor == 1
+    assert steps.run_to(STAGE)
+    stepper.wait()
+    assert stepper.current.name == STAGE and steps.reached(STAGE) == stepper.cursor
+    assert steps.step_back() and stepper.history[stepper.cursor].name != STAGE
+    assert not steps.goto_step(3) and shown_text(failures[-1]) == "This generation has no step 3."
+
+
+def test_axes_name_the_shown_stage_and_label_its_token_axes(session):
+    stepper = session.stepper
+    stepper.start()
+    stepper.wait()
+    stepper.run_to(STAGE)
+    stepper.wait()
+    capture, view, redraws = stepper.current, ViewSelection(), []
+    view.fit(capture.info.axes, capture.shape)
+    axes = ShownAxes(view, lambda: capture, lambda: session.tokens, lambda: session.adapter,
+                     lambda: redraws.append(True))
+    assert axes.names() == ("batch", "head", "query", "key")
+    assert axes.labels(2) == axes.labels(3) == list(session.tokens["src"])  # encoder self-attention
+    axes.set_index("head", 1)
+    assert axes.indices()[1] == 1 and redraws == [True]
+    axes.set_index("head", 1)  # no change: no redraw
+    axes.set_axes(3, 2)  # key × query
+    assert (view.row_axis, view.col_axis) == (3, 2) and len(redraws) == 2

@@ -1,0 +1,330 @@
+"""The shown stage: which capture the window shows, its slice, its stats and its heads, worked out where
+they are cheapest.
+
+`ShownStage` is a part the controller owns (`ctl.shown`). It keeps the one GUI-side record of the shown
+stage and its history position (the stepper's cursor moves on the forward's thread before the GUI hears
+of the move), the shown slice (now when small, on the display worker when large; through the source's
+display when the tensors are elsewhere), the stage's whole-tensor stats and every head's thumbnail, and
+announces each change with its own signal. It reads the pass through the getters it is handed and the
+view's axes through the controller's `ShownAxes`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer, Signal
+
+from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
+from tfdebug.core.errors import TfdebugError
+from tfdebug.core.masks import mask_read_by
+from tfdebug.core.recorder import Capture
+from tfdebug.core.stepper import RUNNING
+from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
+from tfdebug.core.view import ViewSelection
+from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
+from tfdebug.ui.render import colors
+from tfdebug.ui.state.axes import ShownAxes
+from tfdebug.ui.workers import source_display
+from tfdebug.ui.workers.ahead import Prepared, frozen_view, heads_key, prepare, selection_of, view_key
+from tfdebug.ui.workers.display import LARGE_STAGE_BYTES, MAX_SLICE, OFF_THREAD_CELLS, DisplayWorker
+
+QT_TRANSLATE_NOOP("ShownStage", "Cannot summarise {name}: {why}")
+QT_TRANSLATE_NOOP("ShownStage", "Cannot show this slice of {name}: {why}")
+QT_TRANSLATE_NOOP("ShownStage", "Cannot draw the heads of {name}: {why}")
+
+
+def cannot(sentence: str, capture, exc: BaseException) -> str:
+    """One of the sentences above, translated (and said again after View ▸ Language), for a stage whose
+    display math failed."""
+    why, name = error_phrase(exc) if isinstance(exc, TfdebugError) else str(exc), capture.name
+    return said(lambda: QCoreApplication.translate("ShownStage", sentence).format(name=name, why=phrase_text(why)))
+
+
+class ShownStage(QObject):
+    """The shown stage's capture (`current`), slice (`current_slice`) and stats (`current_stats`).
+
+    `stepper()`, `source()` and `busy()` read the controller's pass; `display` is the display worker;
+    `failed(sentence)` reports what could not be shown."""
+
+    stage_changed = Signal()        # the shown stage changed (cursor moved, paused, replaced)
+    stage_shown = Signal()          # one event-loop turn later: the heatmap has drawn it; other panels follow
+    stats_changed = Signal()        # current_stats (whole tensor) computed, just after the stage shows
+    slice_changed = Signal()        # current_slice changed (no argument: PySide mishandles None payloads)
+    slice_stats_changed = Signal()  # the shown slice's mean and std arrived (a large slice shows before them)
+
+    large_stage_bytes = LARGE_STAGE_BYTES
+
+    def __init__(self, display: DisplayWorker, view: ViewSelection, axes: ShownAxes,
+                 stepper: Callable[[], object], source: Callable[[], object], busy: Callable[[], bool],
+                 failed: Callable[[object], None], parent: QObject | None = None):
+        super().__init__(parent)
+        self.display, self.view, self.axes = display, view, axes
+        self._stepper, self._source, self._busy, self._failed = stepper, source, busy, failed
+        self._shown: tuple[int, Capture] | None = None
+        self.current_slice: DisplaySlice | None = None
+        self.current_stats: Stats | None = None
+        self._indexed: tuple | None = None  # (slice, levels, LUT indices) the worker quantised with the slice
+        # Panels other than the heatmap follow a new stage one event-loop turn later: the
+        # heatmap, which the user is waiting for, paints first and alone, and the GUI thread
+        # returns to the event loop between the two halves of a step.
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setSingleShot(True)
+        self._follow_timer.setInterval(0)
+        self._follow_timer.timeout.connect(self.stage_shown.emit)
+
+    @property
+    def current(self) -> Capture | None:
+        """The stage the panels show (the stepper's cursor as of its last event)."""
+        return self._shown[1] if self._shown is not None else None
+
+    @property
+    def index(self) -> int:
+        """The history position of `current` (-1 when nothing is shown)."""
+        return self._shown[0] if self._shown is not None else -1
+
+    def forget(self) -> None:
+        """Another pass goes on screen: nothing is shown until its first event."""
+        self.current_slice, self.current_stats, self._shown = None, None, None
+
+    def elsewhere(self, capture: Capture | None) -> bool:
+        """Whether `capture` is shown through its source's display: its tensor is kept, but not in this process."""
+        source = self._source()
+        return source is not None and not source.tensors_here and capture is not None and not capture.dropped
+
+    def is_large(self, capture: Capture | None = None) -> bool:
+        """Whether `capture` (the shown stage) is above `large_stage_bytes`: shown by its slice only."""
+        capture = capture or self.current
+        return capture is not None and capture.nbytes > self.large_stage_bytes
+
+    def show_current(self) -> None:
+        """Show the stage the stepper's cursor is on: its slice now, its stats and neighbours on the worker."""
+        stepper = self._stepper()
+        cursor, history = (stepper.cursor, stepper.history) if stepper is not None else (-1, [])  # read once
+        self._shown = (cursor, history[cursor]) if 0 <= cursor < len(history) else None
+        capture = self.current
+        self.current_stats = None
+        if capture is not None and (capture.tensor is not None or self.elsewhere(capture)):
+            self.view.fit(capture.info.axes, capture.shape)
+        with self.display.held():
+            self.stage_changed.emit()
+            self.refresh_slice()
+            self._compute_stats()
+        self._follow_timer.start()  # stage_shown: the other panels, after the heatmap's paint
+        # After them (the timers fire in order): the panels' own jobs are submitted first and come first.
+        QTimer.singleShot(0, self, lambda: self._prepare_neighbours(capture))
+
+    def _prepare_neighbours(self, shown: Capture | None) -> None:
+        """Have the worker read, slice and summarise the stages before and after the shown one
+        (history the next F10 or Shift+F10 lands on), unless a forward is running."""
+        stepper = self._stepper()
+        if (stepper is None or shown is not self.current or stepper.state == RUNNING
+                or not self._source().tensors_here):
+            return
+        cursor, history = self.index, stepper.history
+        around = [history[i] for i in (cursor + 1, cursor - 1) if 0 <= i < len(history)]
+        around = [c for c in around if not c.dropped and not self.is_large(c)]
+        missing = self.display.ahead.missing(around, selection_of(self.view))
+        if not missing:
+            return
+        view, ahead = frozen_view(self.view), self.display.ahead
+
+        def kept(prepared: list) -> None:
+            for p in prepared:
+                if p is not None:
+                    ahead.put(p)
+        # A stage that cannot be read or summarised ahead says why when it is shown, by the usual path.
+        self.display.submit("ahead", lambda: [prepare(stepper, c, view, MAX_SLICE, True) for c in missing],
+                            kept, lambda exc: None)
+
+    def read_before_jump(self, name: str, move: Callable[[], object]) -> bool:
+        """A jump to replayed stage `name` that has not been read: the display worker reads it, cuts the
+        slice the view will show there and takes its stats ("jump" job: a newer jump, or any other
+        stepper command, supersedes it); then `move()` shows it on the GUI thread from what was
+        prepared. True when the read was handed to the worker; False when there is nothing to read
+        (a live pass, a stage already read or dropped, a pass whose tensors are elsewhere), and the caller
+        moves now. A stage that cannot be read is moved to all the same: the usual path says why.
+        """
+        stepper = self._stepper()
+        if stepper is None or stepper.is_live or not self._source().tensors_here or self._busy():
+            return False
+        index = stepper.position_of(name)
+        capture = stepper.history[index] if index is not None else None
+        if capture is None or capture.tensor is not None or capture.dropped or capture is self.current:
+            return False
+        view, large = frozen_view(self.view), self.is_large(capture)
+
+        def read() -> Prepared | None:
+            if large:  # shown by its on-device slice only, which the worker cuts once the stage is shown
+                stepper.tensor_of(capture)
+                return None
+            return prepare(stepper, capture, view, MAX_SLICE, True)
+
+        def arrived(prepared: Prepared | None) -> None:
+            if stepper is self._stepper():  # still the pass the jump was asked on
+                if prepared is not None:
+                    self.display.ahead.put(prepared)
+                move()
+        self.display.submit("jump", read, arrived, lambda exc: arrived(None))
+        return True
+
+    def _compute_stats(self) -> None:
+        """Whole-tensor stats of the shown stage, on the display worker; stats_changed when ready."""
+        capture = self.current
+        self.display.cancel("stats")
+        failed = lambda exc: self._failed(cannot("Cannot summarise {name}: {why}", capture, exc))  # noqa: E731
+        if self.elsewhere(capture) and not self.is_large(capture):
+            source_display.submit_stats(self.display, self._source().display, capture,
+                                        lambda st: self._stats_ready(capture, st), failed)
+        elif capture is not None and capture.tensor is not None and not self.is_large(capture):
+            tensor, kind = capture.tensor, capture.info.kind
+            known = self.display.ahead.stats_for(capture)  # each stage's stats are computed once
+            if known is not None:  # there for the panels stage_shown draws in this turn: one drawing, no job
+                self.current_stats = known
+                return
+            self.display.submit("stats", lambda: tensor_stats(tensor, kind=kind),
+                                lambda st: self._stats_ready(capture, st), failed)
+
+    def _stats_ready(self, capture: Capture, stats: Stats) -> None:
+        if capture is self.current:
+            self.current_stats = stats
+            if capture.tensor is not None:
+                self.display.ahead.put(Prepared(capture, capture.tensor, stats=stats))
+            self.stats_changed.emit()
+
+    def ensure_stats(self) -> Stats | None:
+        """Whole-tensor stats of the shown stage, computed now if they are still pending."""
+        capture = self.current
+        if (self.current_stats is None and capture is not None and self.display.busy("stats")
+                and capture.tensor is not None):
+            self.display.cancel("stats")
+            try:
+                self._stats_ready(capture, tensor_stats(capture.tensor, kind=capture.info.kind))
+            except Exception as exc:  # a dtype the stats cannot read: the rest still shows
+                self._failed(cannot("Cannot summarise {name}: {why}", capture, exc))
+        return self.current_stats
+
+    def slice_of(self, capture: Capture, overrides: dict[str, int] | None = None,
+                 max_size: tuple[int, int] = MAX_SLICE) -> DisplaySlice:
+        """The shown axes of `capture` with named indices overridden (the heads view uses this)."""
+        indices = self.axes.indices(capture)
+        names = self.axes.names(capture)
+        for name, value in (overrides or {}).items():
+            if name in names:
+                indices[names.index(name)] = value
+        return display_slice(capture.tensor, self.view.row_axis, self.view.col_axis, indices, max_size,
+                             kind=capture.info.kind, mask=self.mask_of(capture))
+
+    def mask_of(self, capture: Capture):
+        """The tensor of the mask stage a softmax stage read, when captured: the softmax's
+        masked cells (exact zeros) are drawn in the masked colour too. None otherwise."""
+        stepper = self._stepper()
+        return mask_read_by(capture, stepper.captured) if stepper is not None else None
+
+    def refresh_slice(self) -> None:
+        """Recompute the shown slice: now when it is small, else on the display worker."""
+        capture = self.current
+        self.display.cancel("slice")
+        if self.elsewhere(capture):
+            source_display.submit_slice(self.display, self._source().display, self.view, self.axes.indices(capture),
+                                        capture, self.large_stage_bytes, lambda done: self._slice_ready(capture, *done),
+                                        lambda exc: self._slice_failed(capture, exc))
+            return
+        if capture is None or capture.tensor is None:
+            self.current_slice = None
+            self.slice_changed.emit()
+            return
+        shape, row, col = capture.shape, self.view.row_axis, self.view.col_axis
+        key = view_key(row, col, self.axes.indices(capture), self.mask_of(capture))
+        ready = self.display.ahead.slice_for(capture, key)
+        if ready is not None:  # read and cut ahead, or cut when this stage was last shown
+            self._slice_ready(capture, ready.slice, (ready.levels, ready.image) if ready.image is not None else None)
+            return
+        cells = shape[row] * shape[col] if len(shape) >= 2 and row != col else capture.tensor.numel()
+        if cells <= OFF_THREAD_CELLS and not self.is_large(capture):
+            try:
+                sl = self.slice_of(capture)
+            except (ValueError, IndexError, RuntimeError) as exc:
+                self._slice_failed(capture, exc)
+                return
+            # Kept: stepping back here (a live pass's history) need not cut it again, nor the worker ahead.
+            self.display.ahead.put(Prepared(capture, capture.tensor, key, sl, selection=selection_of(self.view)))
+            self._slice_ready(capture, sl)
+            return
+        tensor, indices, kind = capture.tensor, self.axes.indices(capture), capture.info.kind  # the selection now
+        mask = self.mask_of(capture)
+
+        def compute():
+            # The slice's mean and std come after the image (the "moments" job): the colour
+            # levels need only its extremes.
+            sl = display_slice(tensor, row, col, indices, MAX_SLICE, kind=kind, mask=mask, moments=False)
+            # The heatmap's LUT indices too, so the GUI thread converts no pixels.
+            levels = colors.scheme(kind, sl.stats)[1]
+            return sl, (levels, colors.quantize(sl.values, levels))
+
+        def shown(done):
+            self._slice_ready(capture, *done)
+            sl = done[0]
+            if sl.stats.partial and self.current_slice is sl:
+                self.display.submit("moments", lambda: slice_moments(tensor, row, col, indices, sl.stats, kind, mask),
+                                    lambda stats: self._moments_ready(sl, stats),
+                                    lambda exc: self._slice_failed(capture, exc))
+        self.display.submit("slice", compute, shown, lambda exc: self._slice_failed(capture, exc))
+
+    def _slice_ready(self, capture: Capture, sl: DisplaySlice, indexed=None) -> None:
+        if capture is self.current:
+            self.current_slice = sl
+            self._indexed = (sl, *indexed) if indexed is not None else None
+            self.slice_changed.emit()
+
+    def _moments_ready(self, sl: DisplaySlice, stats: Stats) -> None:
+        """The shown slice's complete stats (mean and std) arrived: the same slice, its numbers filled in."""
+        if self.current_slice is sl:
+            self.current_slice = replace(sl, stats=stats)
+            if self._indexed is not None and self._indexed[0] is sl:
+                self._indexed = (self.current_slice, *self._indexed[1:])
+            self.slice_stats_changed.emit()
+
+    def indexed_image(self, sl: DisplaySlice, levels: tuple[float, float]):
+        """The slice's LUT indices between `levels` when the worker computed them, else None."""
+        cached = self._indexed
+        return cached[2] if cached is not None and cached[0] is sl and cached[1] == levels else None
+
+    def _slice_failed(self, capture: Capture, exc: Exception) -> None:
+        if capture is self.current:
+            self.current_slice = None
+            self._failed(cannot("Cannot show this slice of {name}: {why}", capture, exc))
+            self.slice_changed.emit()
+
+    def request_heads(self, capture: Capture, head_axis: int, max_size: tuple[int, int],
+                      done: Callable[[HeadThumbnails], None]) -> None:
+        """Every head of `capture` on the display worker; `done(thumbnails)` on the GUI thread
+        unless the stage changed or a newer request came first."""
+        failed = lambda exc: self._failed(cannot("Cannot draw the heads of {name}: {why}", capture, exc))  # noqa: E731
+        row, col, indices, tensor = self.view.row_axis, self.view.col_axis, self.axes.indices(capture), capture.tensor
+        if self.elsewhere(capture):
+            source_display.submit_heads(self.display, self._source().display, row, col, indices, capture, head_axis,
+                                        max_size, lambda thumbs: done(thumbs) if capture is self.current else None,
+                                        failed)
+            return
+        kind, mask = capture.info.kind, self.mask_of(capture)
+        key = heads_key(view_key(row, col, indices, mask), head_axis, max_size)
+        self.display.cancel("heads")
+        known = self.display.ahead.heads_for(capture, key)  # prepared ahead, or drawn when last shown
+        if known is not None:
+            done(known)
+            return
+
+        def arrived(thumbs: HeadThumbnails) -> None:
+            if capture is self.current:
+                if capture.tensor is tensor and not self.is_large(capture):  # a large stage's tensor is not held on
+                    self.display.ahead.put(Prepared(capture, tensor, heads=(key, thumbs)))
+                done(thumbs)
+        self.display.submit("heads", lambda: head_thumbnails(tensor, row, col, head_axis, indices, max_size, kind=kind,
+                                                             mask=mask), arrived, failed)
+
+    def settled(self) -> bool:
+        """Whether no display work (slice, stats, thumbnails, panels following the stage) is
+        pending or undelivered."""
+        return not self.display.busy() and not self._follow_timer.isActive()

@@ -1,0 +1,179 @@
+"""Moving through the pass on screen: Step, Continue, Step Out, Step Back, Pause, Restart, Stop, Run to
+Stage, and a generation's Next Token, Run to Token and going to a step.
+
+`Stepping` is a part the controller owns (`ctl.steps`). It holds no Qt object: it is handed the stepper
+on screen, the source, the plan and whether a model is loading as getters, and says what happened
+through callbacks (`failed(sentence)` for a refused command, `changed()` after every command so actions
+re-check themselves). A live generation is a source whose `is_generation` is true; a recorded one is
+recognised by its `gen.{t}.` stage names.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QCoreApplication
+
+from tfdebug.core.errors import TfdebugError
+from tfdebug.core.names import parse_name
+from tfdebug.core.stepper import PAUSED, RUNNING, Stepper, StepperEvent
+from tfdebug.ui.i18n.language import error_phrase, said
+
+
+class Stepping:
+    """The stepper commands of the window, with key-repeat queueing of Step.
+
+    `stepper()`, `source()`, `plan()` and `busy()` read the controller's pass; `jump(name, move)` reads a
+    replayed stage ahead before `move()` goes there (True when it took the jump over) and `cancel_jump()`
+    forgets such a read; `settled()` says whether the display has shown the last stage; `restarted()` is
+    called after a Restart applied."""
+
+    def __init__(self, stepper: Callable[[], Stepper | None], source: Callable[[], object], plan: Callable[[], object],
+                 busy: Callable[[], bool], jump: Callable[[str, Callable[[], bool]], bool],
+                 cancel_jump: Callable[[], None], settled: Callable[[], bool], failed: Callable[[object], None],
+                 changed: Callable[[], None], restarted: Callable[[], None]):
+        self._stepper, self._source, self._plan, self._busy = stepper, source, plan, busy
+        self._jump, self._cancel_jump, self._settled = jump, cancel_jump, settled
+        self._failed, self._changed, self._restarted = failed, changed, restarted
+        self._in_flight = False  # a live Step runs and its pause has not been shown yet
+        self.queued_steps = 0    # Steps asked for meanwhile (key repeat): one runs per pause
+
+    def command(self, func: Callable, *args) -> bool:
+        """Call a stepper command; a TfdebugError goes to `failed`. True when it applied."""
+        try:
+            func(*args)
+        except TfdebugError as exc:
+            self._failed(error_phrase(exc))
+            return False
+        finally:
+            self._changed()
+        return True
+
+    def _on_stepper(self, command: Callable[[Stepper], None]) -> bool:
+        self._in_flight, self.queued_steps = False, 0  # any other command ends a run of steps
+        self._cancel_jump()  # and a jump still reading its stage
+        stepper = self._stepper()
+        if stepper is None:
+            self._failed(said(lambda: QCoreApplication.translate("Stepping", "Nothing is loaded yet: press Run.")))
+            return False
+        return self.command(lambda: command(stepper))
+
+    def step(self) -> bool:
+        """One stage on (through history first, else the live forward runs one stage).
+
+        Asked again before the window has shown the stage a live step ran to (presses faster
+        than stages run), the step is queued and runs once that pause arrives: one stage per
+        press, none dropped. A held key's repeats are dropped before they get here
+        (tfdebug.ui.actions.key_repeat).
+        """
+        if self._in_flight:
+            self.queued_steps += 1
+            return True
+        queued = self.queued_steps
+
+        def step_and_note(stepper: Stepper) -> None:
+            stepper.step()
+            # Set before the actions re-check themselves: Step stays enabled while it runs.
+            self._in_flight = stepper.state == RUNNING
+        ok = self._on_stepper(step_and_note)
+        self.queued_steps = queued
+        return ok
+
+    def step_being_shown(self) -> bool:
+        """Whether the last step is still running or being drawn (a held key's repeat then waits)."""
+        return self._in_flight or not self._settled()
+
+    def can_step(self) -> bool:
+        """Step applies: the pass can advance, or a step runs (the new one is queued)."""
+        return self.can_advance() or self._in_flight
+
+    def on_event(self, event: StepperEvent) -> None:
+        """A pause, the end or a failure of the pass on screen: the next queued Step runs, or the queue ends."""
+        if event.type not in ("paused", "finished", "failed", "stopped"):
+            return
+        self._in_flight = False
+        if event.type == "paused" and event.reason == "step" and self.queued_steps:
+            self.queued_steps -= 1
+            self.step()
+        else:
+            self.queued_steps = 0  # a breakpoint, the end or a failure: the rest of the run is dropped
+
+    def continue_(self) -> bool:
+        """On to the next breakpoint (or the end)."""
+        return self._on_stepper(lambda s: s.continue_())
+
+    def step_out(self) -> bool:
+        """On to the end of the block the shown stage is in."""
+        return self._on_stepper(lambda s: s.step_out())
+
+    def step_back(self) -> bool:
+        """One stage back through the history."""
+        return self._on_stepper(lambda s: s.step_back())
+
+    def pause(self) -> bool:
+        """Pause a running pass at the next stage."""
+        return self._on_stepper(lambda s: s.pause())
+
+    def restart(self) -> bool:
+        """The same pass again; what was said about the last run (its failure, its verification) no longer applies."""
+        ok = self._on_stepper(lambda s: s.restart())
+        if ok:
+            self._restarted()
+        return ok
+
+    def stop(self) -> bool:
+        """End the pass (its captured stages stay viewable)."""
+        return self._on_stepper(lambda s: s.stop())
+
+    def run_to(self, name: str) -> bool:
+        """To stage `name`; a replayed stage not read yet is read on the display worker first."""
+        def move() -> bool:
+            return self._on_stepper(lambda s: s.run_to(name))
+        return self._jump(name, move) or move()
+
+    def next_token(self) -> bool:
+        """Run to the end of this generation step: the next step reads the token just chosen."""
+        session = self._source().session
+        return self._on_stepper(lambda s: session.next_token())
+
+    def run_to_token(self, n: int) -> bool:
+        """Run until generated token `n` (1 = the first) has been chosen."""
+        session = self._source().session
+        return self._on_stepper(lambda s: session.run_to_token(n))
+
+    def goto_step(self, step: int) -> bool:
+        """Show the first stage of generation step `step` (live or recorded): through history when
+        it has run, else run to it."""
+        name = next((n for n in self._plan().names() if parse_name(n).step == step), None)
+        if name is None:
+            self._failed(said(lambda: QCoreApplication.translate(
+                "Stepping", "This generation has no step {0}.").format(step)))
+            return False
+        return self.run_to(name)
+
+    def can_advance(self) -> bool:
+        """Whether Step, Continue or Run to can move on (nothing loading, not running, somewhere to go)."""
+        s = self._stepper()
+        if s is None or self._busy() or s.state == RUNNING:
+            return False
+        return s.state == PAUSED or s.cursor < len(s.history) - 1
+
+    def can_step_back(self) -> bool:
+        """Whether there is a stage behind the shown one (and nothing runs)."""
+        s = self._stepper()
+        return s is not None and s.state != RUNNING and s.cursor > 0
+
+    def is_running(self) -> bool:
+        """Whether the forward is running (between pauses)."""
+        s = self._stepper()
+        return s is not None and s.state == RUNNING
+
+    def is_alive(self) -> bool:
+        """Whether the pass's forward has not ended (it can still run)."""
+        s = self._stepper()
+        return s is not None and s.alive
+
+    def reached(self, name: str) -> int | None:
+        """History index of the stage called `name`, or None when it has not run yet."""
+        s = self._stepper()
+        return s.position_of(name) if s is not None else None
