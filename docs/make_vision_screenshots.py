@@ -13,8 +13,10 @@ enc.1.attn.probs clicked in the Stages tree and Ctrl+F10 (Run to Stage); the Ima
 - speech-whisper-cross-attention: the spectrogram in the Image dock, with the generated token's
   cross-attention over the audio's time (seconds under it).
 "tiny-llava" typed into the Model box and Return (the picture and "USER: <image> what is in the
-picture? ASSISTANT:"), dec.1.self_attn.probs clicked and Ctrl+F10, End in the Image dock:
-- vlm-llava-token-attention: the prompt's last token's attention over the picture's 64 patch tokens.
+picture? ASSISTANT:"), Ctrl+G (Generate) and Ctrl+T (Next Token); gen.1.dec.1.self_attn.probs clicked and
+Ctrl+F10:
+- vlm-llava-token-attention: the generated token's attention, in the language model's last layer, over the
+  picture's 64 patch tokens.
 Each NAME.png is the window as drawn, with NAME.json beside it: the texts it showed (window_driver.py)
 and the Image dock's caption. OUT_DIR defaults to docs/.
 """
@@ -56,16 +58,13 @@ def whisper(driver: Driver) -> None:
 
 
 def llava(driver: Driver) -> None:
-    """The prompt's last token (End in the Image dock) over the picture, in the language model's last layer."""
+    """The first generated token, fed at step 1, over the picture, in the language model's last layer."""
     driver.run("tiny-llava")
+    driver.generate(1)
     panel = driver.window.image_panel
-    driver.run_to("dec.1.self_attn.probs")
+    driver.run_to("gen.1.dec.1.self_attn.probs")
     driver.window.resizeDocks([driver.window.docks["image"]], [420], Qt.Vertical)
-    wait(lambda: panel.row is not None and panel.canvas.keys > 0)
-    panel.canvas.setFocus()
-    QTest.keyClick(panel.canvas, Qt.Key_End)
-    last = driver.ctl.current.shape[-1] - 1
-    wait(lambda: panel.canvas.query == last and panel.row is not None and driver.ctl.tiles.picked_row == last)
+    wait(lambda: panel.row is not None and panel.canvas.rows == 1)
     driver.shot(PICTURES[3], 1600, TALL, **image_texts(driver))
 
 

@@ -1041,6 +1041,14 @@
         <source>{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · click a patch to pick its row</source>
         <translation>{stage} · 查询 {query} · 最强图块 ({r},{c}) {value}；{prefix} · 点击图块可选中它所在的行</translation>
     </message>
+    <message>
+        <source>{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · Left/Right pick another token</source>
+        <translation>{stage} · 查询 {query} · 最强图块 ({r},{c}) {value}；{prefix} · 左/右键选另一个词元</translation>
+    </message>
+    <message>
+        <source>{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix}</source>
+        <translation>{stage} · 查询 {query} · 最强图块 ({r},{c}) {value}；{prefix}</translation>
+    </message>
 </context>
 <context>
     <name>InputBar</name>
@@ -3401,6 +3409,11 @@ output w·V = {output}</source>
         <source>The server&apos;s pass cannot be read: {why}</source>
         <comment>remote.pass</comment>
         <translation>无法读取服务器的这一遍：{why}</translation>
+    </message>
+    <message>
+        <source>The server&apos;s picture cannot be read: {why}</source>
+        <comment>remote.image</comment>
+        <translation>无法读取服务器发来的图片：{why}</translation>
     </message>
     <message>
         <source>The server&apos;s plan of {n} stages is more than the {limit} a window takes.</source>

@@ -60,8 +60,9 @@ ARCHITECTURES: tuple[Arch, ...] = (
     Arch("bloom", "decoder", dict(vocab_size=VOCAB, hidden_size=32, n_layer=2, n_head=4), shows=("alibi",),
          notes="attention in its own code, followed op by op; ALiBi in one fused baddbmm"),
     Arch("falcon", "decoder", dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4),
-         shows=("parallel",), notes="attention in its own code, followed op by op; multi-query, rotary, parallel "
-                                    "attention + MLP (Falcon-7B's layout)"),
+         shows=("parallel",), notes="multi-query, rotary, parallel attention + MLP (Falcon-7B's layout); its own "
+                                    "code before transformers 5.25, the attention interface since (Falcon-RW's ALiBi "
+                                    "split out of the mask)"),
     Arch("llama", "decoder", _dec(), notes="grouped-query attention"),
     Arch("mistral", "decoder", _dec(sliding_window=4), shows=("sliding",)),
     Arch("mixtral", "decoder", _dec(num_local_experts=4, num_experts_per_tok=2), shows=("router_logits", "routing", "each_expert")),

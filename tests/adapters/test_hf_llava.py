@@ -109,3 +109,34 @@ def test_the_bundled_tiny_llava_is_captured_by_the_cli(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "verified: max |Δ| = 0.0e+00" in done.stdout
     assert "input equal to AutoProcessor's" in done.stdout
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_generation_reads_the_picture_once_and_each_step_equals_the_models_own_logits(use_cache):
+    """Token by token with the picture: step 0 reads the pixels with the prompt, each later step one token (its
+    keys and values cached, or the whole sequence again without a cache); each step's logits are the model's own
+    on the whole sequence so far, and the choices are its own generate()'s."""
+    from tfdebug.models.sampling import DecodingSettings
+    from tfdebug.sessions.generation import GenerationSession
+
+    model, processor = tiny_llava()
+    adapter = LlavaAdapter(model, processor)
+    own = processor(images=Image.open(sample_image()).convert("RGB"), text=PROMPT, return_tensors="pt")
+    decoder = adapter.step_decoder(adapter.prepare({"image": str(sample_image()), "prompt": PROMPT}), use_cache)
+    assert decoder.stream == "prompt" and decoder.prompt_ids == own["input_ids"][0].tolist()
+    ids = list(decoder.prompt_ids)
+    with torch.no_grad():
+        step = decoder.feed(ids)
+        for _ in range(3):
+            expected = model(pixel_values=own["pixel_values"], input_ids=torch.tensor([ids])).logits[0, -1]
+            assert float((step - expected).abs().max()) <= 1e-5
+            ids.append(int(step.argmax()))
+            step = decoder.feed(ids[-1:])
+        generated = model.generate(**own, max_new_tokens=4, do_sample=False, eos_token_id=None)[0]
+    session = GenerationSession(adapter, {"image": str(sample_image()), "prompt": PROMPT},
+                                DecodingSettings(max_new_tokens=4, stop_at_eos=False), use_cache=use_cache)
+    captures, choices = session.capture_all()
+    assert [c.id for c in choices] == generated[own["input_ids"].shape[1]:].tolist()
+    names = {c.name for c in captures}
+    # with a cache the vision tower runs once; without one every step reruns the picture with the whole sequence
+    assert "gen.0.img.proj" in names and ("gen.1.img.proj" in names) == (not use_cache)

@@ -208,3 +208,52 @@ def test_llava_draws_a_prompt_tokens_attention_over_the_picture(make_window, qtb
     qtbot.mouseClick(panel.canvas, Qt.LeftButton, pos=QPoint(int(rect.center().x()), int(rect.center().y())))
     qtbot.waitUntil(lambda: window.ctl.tiles.picked_row == 2 + 8 + 2 and panel.canvas.query == 12)
     window.ctl.close()
+
+
+def test_llava_generates_by_keys_and_a_generated_tokens_row_is_drawn_over_the_picture(make_window, qtbot):
+    """Generate (Ctrl+G) and Next Token (Ctrl+T) on tiny-llava: the tokens are the ones the model's own generate()
+    chooses from the picture and prompt; at the step that feeds the generated token, its one row of the language
+    model's attention (keys: the prompt so far, the 64 patch tokens among them) is drawn over the picture."""
+    from tests.ui.conftest import wait_paused
+    from tests.ui.user_actions import press
+    from tfdebug.adapters.hf.vision import sample_image
+    from tfdebug.adapters.hf.vlm import PROMPT
+
+    window = make_window()
+    run_model(qtbot, window, "tiny-llava", {"image": str(sample_image()), "prompt": PROMPT})
+    press(window, Qt.Key_G, Qt.ControlModifier)
+    wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)
+    session = window.ctl.session
+    prompt = len(session.tokens["prompt"])
+    next_token = window.actions_by_id["tfdebug.gen.next_token"]
+    qtbot.waitUntil(next_token.isEnabled)
+    press(window, Qt.Key_T, Qt.ControlModifier)
+    qtbot.waitUntil(lambda: len(session.tokens["prompt"]) > prompt and window.ctl.current is not None
+                    and window.ctl.current.name.startswith("gen.1."), timeout=60000)
+    import transformers
+    from PIL import Image
+
+    from tfdebug.adapters.hf.load import bundled_folder
+
+    folder = str(bundled_folder("tiny-llava"))  # the model's own generate(), on its own processor's inputs
+    model = transformers.LlavaForConditionalGeneration.from_pretrained(folder).eval()
+    inputs = transformers.AutoProcessor.from_pretrained(folder)(images=Image.open(sample_image()).convert("RGB"),
+                                                                 text=PROMPT, return_tensors="pt")
+    with torch.no_grad():
+        own = model.generate(**inputs, max_new_tokens=1, do_sample=False)
+    assert session.choices[0].id == int(own[0, -1])
+    word = session.tokens["prompt"][prompt]
+    run_to_stage(window, qtbot, "gen.1.dec.1.self_attn.probs")
+    panel = window.image_panel
+    capture = window.ctl.current
+    assert capture.info.tokens == {"query": f"prompt[{prompt}:{prompt + 1}]", "key": f"prompt[0:{prompt + 1}]"}
+    qtbot.waitUntil(lambda: panel.row is not None and panel.canvas.rows == 1)
+    head = window.ctl.view.indices_by_name.get("head", 0)
+    expected = _expected_row(capture.tensor, head, 0)
+    assert np.array_equal(panel.row, expected) and expected.size == prompt + 1
+    grid = expected[2:66].reshape(8, 8)  # the patch tokens, after "USER", ":"
+    assert np.allclose(panel.canvas.weights, (grid - grid.min()) / (grid.max() - grid.min()), atol=1e-6)
+    best = divmod(int(np.argmax(grid)), 8)
+    assert panel.title.text().startswith(f"gen.1.dec.1.self_attn.probs · query {word} · strongest patch "
+                                         f"({best[0]},{best[1]})")
+    window.ctl.close()

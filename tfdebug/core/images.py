@@ -83,6 +83,23 @@ class InputImage:
         grid = values[n: n + rows * cols].reshape(rows, cols)
         return grid, {label: float(values[i]) for i, label in enumerate(self.prefix) if i < values.size}
 
+    def within(self, max_bytes: int) -> "InputImage | None":
+        """This image in at most `max_bytes` of pixels, for a window on another machine: the first pictures of a
+        batch that fit, each every k-th pixel down and across when one alone is larger (its patches keep their
+        places, each at least a pixel); None when even that cannot fit."""
+        height, width = self.size
+        rows, cols = self.grid
+        k = 1
+        while -(-height // k) * -(-width // k) * 3 > max_bytes and height // (k + 1) >= rows and \
+                width // (k + 1) >= cols:
+            k += 1
+        pixels = self.pixels[:, ::k, ::k]
+        each = pixels.shape[1] * pixels.shape[2] * 3
+        if each > max_bytes:
+            return None
+        pixels = np.ascontiguousarray(pixels[: max_bytes // each])
+        return InputImage(pixels, self.grid, self.prefix, self.stream, self.seconds)
+
     def to_manifest(self) -> dict:
         """JSON-able form for a snapshot's manifest (the pixels as base64 of raw RGB bytes): as many of the
         pictures as fit MAX_CARRIED_BYTES, at least the first."""

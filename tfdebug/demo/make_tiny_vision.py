@@ -120,7 +120,9 @@ def make_siglip(folder: Path) -> None:
     text, vision = _tower_configs()
     model = SiglipModel(SiglipConfig(text_config=text, vision_config=vision, initializer_factor=1.0)).eval()
     model.save_pretrained(folder, safe_serialization=True)
-    caption_tokenizer(model_input_names=["input_ids"]).save_pretrained(folder)  # SigLIP's text has no padding mask
+    # SigLIP's text has no padding mask; padding="max_length" (how SigLIP is called) fills the text tower's length
+    caption_tokenizer(model_input_names=["input_ids"], model_max_length=text["max_position_embeddings"]
+                      ).save_pretrained(folder)
     SiglipImageProcessor(size={"height": 64, "width": 64}).save_pretrained(folder)
 
 

@@ -88,6 +88,7 @@ class ServedSession:
                 "titles": {"layer": dict(adapter.layer_titles), "site": dict(adapter.site_titles),
                            "stack": dict(adapter.stack_titles)},
                 "plan": [wire.entry(c) for c in session.plan],
+                "image": wire.image_fields(getattr(session.prepared, "image", None)),
                 "generation": session.settings.describe() if self.generating else None}
 
     @property

@@ -23,7 +23,7 @@ import numpy as np
 
 from tfdebug.remote.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 6  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
+PROTOCOL_VERSION = 7  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 # 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
 # 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
 # the divergence condition (breakpoint `rtol`, op "reference"); the state no longer echoes the breakpoints and
@@ -33,6 +33,8 @@ PROTOCOL_VERSION = 6  # 2: errors carry their template and values; the transfer 
 # 6: the state's `held` (bytes the server's captures hold: the window's "captures hold" over a served pass); the
 # `compared` request (A, B and A − B of a stage in the last comparison: the Compare dock over a served pass); the
 # `checks` request (a stage's live checks: the Explain dock over a served pass)
+# 7: the pass's `image` (the picture or spectrogram the model read, at most MAX_IMAGE bytes of pixels: the Image dock
+# over a served pass)
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -47,6 +49,7 @@ EXPORT_CHUNK = 4 * 2**20
 PLAN_PART = 4 * 2**20      # JSON bytes of a pass's plan one message carries: the rest follows in `plan` messages
 MAX_PLAN = 2**22           # stage entries a window takes in one pass's plan
 EXPORT_WINDOW = 4          # chunks the server sends ahead of the window's receipts: what an export holds in flight
+MAX_IMAGE = 4 * 2**20      # pixels of a pass's picture (base64 in its header): a larger one crosses every k-th pixel
 MAX_DIM = 2**31
 MAX_NDIM = 8
 

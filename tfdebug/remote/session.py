@@ -17,6 +17,7 @@ from typing import Callable, Mapping, Sequence
 
 from tfdebug.sessions.generation import TokenEntry
 from tfdebug.core.errors import ExportCancelledError, TfdebugError
+from tfdebug.core.images import InputImage
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
 from tfdebug.core.stages import StageInfo, token_labels
@@ -48,6 +49,8 @@ class RemoteSession:
         self.plan: Plan = Plan()
         self.layout: PassLayout = build_layout([])
         self.pass_info: dict = {}
+        #: the picture or spectrogram the served model read (core.images.InputImage, at most MAX_IMAGE bytes), or None
+        self.image: InputImage | None = None
         self._generation: tuple[dict[str, list[str]], list[TokenEntry]] | None = None  # the server's, with each state
         self._attached = threading.Event()  # the pass and the state after a hello have arrived
         self._partial_pass: tuple[dict, list, int] | None = None  # a pass whose plan is still coming in parts
@@ -140,6 +143,7 @@ class RemoteSession:
             layout = build_layout(plan, titles["layer"], titles["site"], titles["stack"])
         except (KeyError, TypeError) as exc:
             raise FrameError("The server's pass cannot be read: {why}", id="remote.pass", why=str(exc)[:200]) from None
+        self.image = wire.image_of(data.get("image"))
         self.plan, self.layout, self.pass_info = plan, layout, {**data, "plan": entries}
         self.on_pass()
 

@@ -17,12 +17,13 @@ from tfdebug.core.breakpoints import DIVERGES, Breakpoint
 from tfdebug.core.checks import Check
 from tfdebug.core.compare import Comparison
 from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.images import InputImage
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.core.tiles import Tile
 from tfdebug.remote.errors import FrameError, text_of, text_wire
-from tfdebug.remote.protocol import wire_number
+from tfdebug.remote.protocol import MAX_IMAGE, wire_number
 
 _TORCH_DTYPES = {str(d).removeprefix("torch."): d for d in (
     torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8,
@@ -74,6 +75,23 @@ def plan_parts(entries: list[dict], max_bytes: int) -> list[list[dict]]:
 
 
 # ----- breakpoints ---------------------------------------------------------------------------------
+# ----- the picture a pass's model read (a snapshot's form of it, bounded) ------------------------------
+def image_fields(image: InputImage | None) -> dict | None:
+    """The picture (or spectrogram) as a snapshot carries it, in at most MAX_IMAGE bytes of pixels; None without."""
+    shown = image.within(MAX_IMAGE) if image is not None else None
+    return shown.to_manifest() if shown is not None else None
+
+
+def image_of(data: Any) -> InputImage | None:
+    """The picture `image_fields` sent (checked as a snapshot's is: size, grid, pixels), or None."""
+    if data is None:
+        return None
+    try:
+        return InputImage.from_manifest(data)
+    except ValueError as exc:
+        raise FrameError("The server's picture cannot be read: {why}", id="remote.image", why=str(exc)[:200]) from None
+
+
 def breakpoint_fields(bp: Breakpoint) -> dict:
     """A breakpoint as header fields (`breakpoint_of` reads them back); `rtol` only for the divergence condition."""
     fields = {"by": bp.by, "value": bp.value, "threshold": None if bp.threshold is None else wire_number(bp.threshold)}

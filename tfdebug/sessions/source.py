@@ -105,6 +105,11 @@ class PassSource(Protocol):
         """The typed texts per input field ({} for a recording)."""
 
     @property
+    def image(self):
+        """The picture (or spectrogram) the model read (`core.images.InputImage`: a live pass's, the one a snapshot
+        carries, or a served pass's bounded copy), or None."""
+
+    @property
     def input_fields(self) -> list[tuple[str, str, str]]:
         """(key, label, placeholder) of each input the pass took."""
 
@@ -207,6 +212,12 @@ class LocalSource:
     @property
     def texts(self) -> dict[str, str]:
         return self.session.texts if self.session is not None else {}
+
+    @property
+    def image(self):
+        if self.session is not None:
+            return getattr(self.session.prepared, "image", None)
+        return getattr(self.replayed, "image", None)
 
     @property
     def input_fields(self) -> list[tuple[str, str, str]]:

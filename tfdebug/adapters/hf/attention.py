@@ -56,6 +56,9 @@ class AttentionSite:
     split_upstream: bool = False
     bias: bool = False
     cached: bool = False
+    #: the tap of a position bias the model adds with its mask in one tensor (Falcon-RW's 'alibi'), or "": the
+    #: mask is split into that bias and the mask proper (`split_mask_bias`)
+    mask_bias: str = ""
 
 
 def _identity(x: Tensor) -> Tensor:
@@ -187,6 +190,23 @@ def check_kernel(kernel: str) -> str:
     return kernel
 
 
+def bias_in_mask(mask: Tensor | None) -> bool:
+    """Whether an additive mask also carries a bias: a value other than 0 at a cell it does not mask (finfo.min / 2
+    or less marks a masked cell)."""
+    if mask is None or not mask.is_floating_point():
+        return False
+    kept = mask[mask > torch.finfo(mask.dtype).min / 2]
+    return bool((kept != 0).any())
+
+
+def split_mask_bias(mask: Tensor) -> tuple[Tensor, Tensor]:
+    """(the bias: the mask's values where it keeps a cell, else 0; the mask proper: 0 there, its own value where it
+    masks). (S + bias) + mask equals S + the model's mask bit for bit: each cell adds one value and 0."""
+    kept = mask > torch.finfo(mask.dtype).min / 2
+    zero = torch.zeros((), dtype=mask.dtype, device=mask.device)
+    return torch.where(kept, mask, zero), torch.where(kept, zero, mask)
+
+
 def _tapped_inputs(site: AttentionSite, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """The query, key and value as attention receives them, each through its tap (what an edit replaces)."""
     taps = site.taps
@@ -217,6 +237,9 @@ def _planes_as_recipes(site: AttentionSite, taps, query: Tensor, key: Tensor, at
         scores = taps["position_bias"](biased) if site.bias else biased
     if softcap is not None:
         scores = taps["softcap"](step(scores, "softcap", value=softcap))
+    if attention_mask is not None and site.mask_bias:
+        bias, attention_mask = split_mask_bias(attention_mask)
+        scores = taps[site.mask_bias](step(scores, "bias", tensor=bias))
     if attention_mask is not None:
         scores = taps["masked"](step(scores, "mask", tensor=attention_mask))  # finfo.min at masked cells
     # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
@@ -234,6 +257,9 @@ def _planes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mas
         scores = taps["position_bias"](biased) if site.bias else biased
     if softcap is not None:
         scores = taps["softcap"](torch.tanh(scores / softcap) * softcap)  # (B, H, Tq, Tk)
+    if attention_mask is not None and site.mask_bias:
+        bias, attention_mask = split_mask_bias(attention_mask)
+        scores = taps[site.mask_bias](scores + bias)  # (B, H, Tq, Tk)
     if attention_mask is not None:
         scores = taps["masked"](scores + attention_mask)  # (B, H, Tq, Tk): finfo.min at masked cells
     if sinks is not None:  # gpt-oss: one learned logit per head, a column every query may put weight on

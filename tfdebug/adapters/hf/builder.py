@@ -63,6 +63,12 @@ def source_of(model: nn.Module, path: str) -> str | None:
     return None
 
 
+#: the formula of a position bias a model adds with its mask (`AttentionShape.mask_bias`), by stage
+MASK_BIAS_FORMULAS = {"alibi": "S + B_h  (ALiBi: each head's slope times the key's position, which the model adds "
+                               "with its mask)",
+                      "": "S + B  (B: a position bias the model adds with its mask)"}
+
+
 @dataclass
 class AttentionShape:
     """What the planner found out about one attention module from the probe."""
@@ -77,6 +83,8 @@ class AttentionShape:
     sinks: bool = False
     window: int | None = None
     masked: bool = True
+    #: the stage of a position bias the model adds with its mask, in one tensor (Falcon-RW's ALiBi: 'alibi'), or ""
+    mask_bias: str = ""
     #: how a fused projection lays out Q, K and V ('blocks' or 'heads'), as found against the values
     layout: str | None = None
     #: attention in the model's own code: every head split is shown at the projections
@@ -201,6 +209,11 @@ class Builder:
                                    inputs=(before_mask,))
         if shape.softcap:
             before_mask = ".softcap"
+        if shape.mask_bias:
+            taps[shape.mask_bias] = self.tap(f"{prefix}.{shape.mask_bias}", "position_bias", MATRIX,
+                                             MASK_BIAS_FORMULAS.get(shape.mask_bias, MASK_BIAS_FORMULAS[""]), tqk,
+                                             inputs=(before_mask,))
+            before_mask = f".{shape.mask_bias}"
         where = (window_note(shape.window, q_tokens in ("prompt", "tgt")) if shape.window
                  else "where a query may not look")
         taps["masked"] = self.tap(f"{prefix}.masked", "mask", MATRIX, f"S + M  (M: finfo.min {where})", tqk,
@@ -216,7 +229,8 @@ class Builder:
                                  "its last column (rows sum to 1 − the sink's share)", tqk, inputs=(to_probs,))
         taps["context"] = self.tap(f"{prefix}.context", "attn_v", SPLIT_AXES["q"], "P·V", tq,
                                    inputs=(".probs", v_in))
-        self.plan.sites[module] = AttentionSite(taps, rotary=rotary, bias=shape.bias, split_upstream=split_upstream)
+        self.plan.sites[module] = AttentionSite(taps, rotary=rotary, bias=shape.bias, split_upstream=split_upstream,
+                                                mask_bias=shape.mask_bias)
         self.input(merge_into, f"{prefix}.merged", "head_merge", ("batch", "query", "model"),
                    "concat(heads) = context.transpose(1, 2).reshape(B, T, H·d_k)", tq,
                    ops=("transpose", "reshape"), inputs=(".context",))

@@ -25,9 +25,9 @@ DEFAULT_CAPACITY = 4096
 
 
 class HFDecoder(StepDecoder):
-    """One generation by a Hugging Face model: decoder-only after its prompt, encoder–decoder after
-    `decoder_start_token_id` (and any typed decoder input), the encoder run once at step 0 (on token ids, or on
-    a speech model's audio features)."""
+    """One generation by a Hugging Face model: decoder-only after its prompt (a vision-language model's with its
+    picture, read at step 0), encoder–decoder after `decoder_start_token_id` (and any typed decoder input), the
+    encoder run once at step 0 (on token ids, or on a speech model's audio features)."""
 
     def __init__(self, adapter: Any, prepared: Prepared, use_cache: bool = True):
         from transformers import DynamicCache, EncoderDecoderCache
@@ -38,16 +38,23 @@ class HFDecoder(StepDecoder):
         config = self.model.config
         kwargs = prepared.kwargs
         self.encoder_decoder = "decoder_input_ids" in kwargs
-        self.stream = "tgt" if self.encoder_decoder else adapter.inputs[0].key
+        # the text stream that grows (a vision-language model's prompt, after its picture field)
+        self.stream = "tgt" if self.encoder_decoder else next(f.key for f in adapter.inputs if f.kind == "text")
         ids = kwargs["decoder_input_ids"] if self.encoder_decoder else kwargs["input_ids"]
         self.prompt_ids = ids[0].tolist()
         # what the encoder reads: token ids, or a speech model's features (Whisper's input_features)
         self.src = {k: kwargs[k] for k in ("input_ids", "input_features") if k in kwargs} if self.encoder_decoder \
             else None
+        # a vision-language model's picture: read with the prompt (and with every rerun of it without a cache)
+        self.pixels = {"pixel_values": kwargs["pixel_values"]} if "pixel_values" in kwargs and \
+            not self.encoder_decoder else {}
+        text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
         eos = getattr(config, "eos_token_id", None)
+        eos = getattr(text, "eos_token_id", None) if eos is None else eos
         self.eos_id = eos[0] if isinstance(eos, (list, tuple)) else eos
-        self.capacity = (getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", None)
-                         or getattr(config, "max_target_positions", None) or DEFAULT_CAPACITY)
+        self.capacity = next((n for n in (getattr(c, key, None) for c in (config, text)
+                                          for key in ("n_positions", "max_position_embeddings", "max_target_positions"))
+                              if n), DEFAULT_CAPACITY)
         self._ids: list[int] = []
         self._running = False  # inside running(): the hooks are in, transformers quiet
         self._encoder_outputs = None
@@ -73,12 +80,13 @@ class HFDecoder(StepDecoder):
                 self._running = False
 
     def feed(self, ids: list[int]) -> Tensor:
+        pixels = self.pixels if not self._ids or not self.use_cache else {}  # the picture's rows enter once
         self._ids.extend(ids)
         new = torch.tensor([ids if self.use_cache else self._ids], dtype=torch.long,
                            device=self.adapter.device)  # (1, T)
         with nullcontext() if self._running else self.running():
             if not self.encoder_decoder:
-                out = self.model(input_ids=new, cache=self.cache, use_cache=self.use_cache)
+                out = self.model(input_ids=new, cache=self.cache, use_cache=self.use_cache, **pixels)
             else:
                 if self._encoder_outputs is None:  # the encoder reads the source once, at step 0
                     self._encoder_outputs = self.model.get_encoder()(**self.src)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from torch import Tensor
 
 from tfdebug.adapters.hf import conventions as conv
-from tfdebug.adapters.hf.attention import check_keywords
+from tfdebug.adapters.hf.attention import bias_in_mask, check_keywords
 from tfdebug.adapters.hf.builder import PROJ_AXES, SPLIT_AXES, STREAM, AttentionShape
 from tfdebug.adapters.hf.ffn import FeedForward
 from tfdebug.adapters.hf.hooks import HeadParts, Output, ProjectionSplit, SumResidual
@@ -206,6 +206,12 @@ class LayerPlanner(FeedForward):
         shape = AttentionShape(heads, kv_heads, head_dim, float(scaling if scaling is not None else head_dim ** -0.5),
                                bias=kwargs.get("position_bias") is not None, softcap=kwargs.get("softcap"),
                                sinks=kwargs.get("s_aux") is not None, window=int(window) if window else None)
+        if bias_in_mask(mask):  # Falcon-RW adds its ALiBi with the mask: shown as a stage of its own
+            if shape.bias:
+                raise _refuse("{path} adds a position bias both with its mask and apart from it; tfdebug cannot "
+                              "name the two apart.", "two_biases", path=module_call.path)
+            shape.mask_bias = "alibi" if getattr(getattr(call.module, "config", None), "alibi", False) \
+                else "position_bias"
         names = {conv.last(c.path): c for c in projections}
         if any(n in names for n in ("q_a_proj", "kv_a_proj_with_mqa")):
             shape.rotary = True  # multi-head latent attention: part of every head is rotated

@@ -10,7 +10,9 @@ placeholders too), `tok.merged` (the placeholders' rows replaced by `img.proj`'s
 input), `dec.{i}.self_attn.*`, `dec.norm`, `logits`. The prompt is prepared with the picture by the
 model's own processor (`LlavaProcessor`: one `<image>` becomes one token per patch); those tokens are
 labelled by their patch, `(row, col)`, so a text token's attention over them is its attention over
-the picture (the Image dock draws it). Verified like a text model: the input against a second
+the picture (the Image dock draws it). Generate runs it token by token as a language model, the picture read
+at step 0, so a generated token's row over the patch tokens is where in the picture it looks. Verified like a
+text model: the input against a second
 processor loaded apart, every layer's probabilities and inputs (both towers) and the projected
 features against the unmodified model's `image_outputs`, `attentions` and `hidden_states`.
 """
@@ -24,6 +26,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import InputField, Prepared
+from tfdebug.adapters.hf.adapter import HFAdapter
 from tfdebug.adapters.hf.builder import STREAM
 from tfdebug.adapters.hf.layers import LayerPlanner
 from tfdebug.adapters.hf.load import quiet_transformers
@@ -132,6 +135,7 @@ class LlavaAdapter(VisionAdapter):
                             "dec": "Final norm", "head": "lm_head → logits"}
         sample = sample_image()
         self.presets = ({"image": str(sample), "prompt": PROMPT},) if sample.is_file() else ()
+        self.generation_presets = self.presets
 
     def _patch_module(self) -> nn.Module:
         return self.model.model.vision_tower.embeddings.patch_embedding
@@ -158,6 +162,11 @@ class LlavaAdapter(VisionAdapter):
 
     def vocabulary(self) -> list[str] | None:
         return None
+
+    def step_decoder(self, prepared: Prepared, use_cache: bool = True):
+        """Generate after the prompt as a language model does, the picture read with it at step 0 (the vision
+        tower and projector run once; every later step feeds one token, its keys and values cached)."""
+        return HFAdapter.step_decoder(self, prepared, use_cache)
 
     def prepare(self, texts: Mapping[str, str]) -> Prepared:
         """`processor(images=picture, text=prompt, return_tensors="pt")`, the model's own processor; a prompt

@@ -194,6 +194,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', "The server's history does not follow on from the window's.", 'remote.gap')
     translate('errors', "The server's overview has {got} values for {n} stages.", 'remote.overview')
     translate('errors', "The server's pass cannot be read: {why}", 'remote.pass')
+    translate('errors', "The server's picture cannot be read: {why}", 'remote.image')
     translate('errors', "The server's plan of {n} stages is more than the {limit} a window takes.", 'remote.plan_size')
     translate('errors', "The server's snapshot chunks do not follow on.", 'remote.chunks')
     translate('errors', "The server's state cannot be read: {why}", 'remote.state')

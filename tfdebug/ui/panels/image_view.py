@@ -22,6 +22,7 @@ from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.images import InputImage
+from tfdebug.core.names import parse_token_ref
 from tfdebug.core.tiles import Tile
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
@@ -220,7 +221,8 @@ class ImagePanel(QWidget):
     def _attention_shape(self) -> tuple[int, int, bool] | None:
         """(queries, keys, whether the queries are the image's own stream) when the shown slice is queries × keys
         with the image's tokens among the keys (self-attention over the image, a vision-language prompt whose text
-        follows the patches, or another stream's cross-attention over it), else None."""
+        follows the patches, another stream's cross-attention over it, or a generation step's new token over the
+        prompt so far), else None."""
         image, capture, view = self.ctl.input_image, self.ctl.current, self.ctl.view
         if image is None or capture is None:
             return None
@@ -228,11 +230,16 @@ class ImagePanel(QWidget):
         if not (0 <= view.row_axis < len(axes) and 0 <= view.col_axis < len(axes)) or \
                 (axes[view.row_axis], axes[view.col_axis]) != ("query", "key"):
             return None
-        n, keys = len(image.token_labels()), capture.shape[view.col_axis]
-        rows, own = capture.shape[view.row_axis], capture.info.tokens.get("query") == image.stream
-        if capture.info.tokens.get("key") != image.stream or keys < n or (own and rows != keys):
+        n, keys, rows = len(image.token_labels()), capture.shape[view.col_axis], capture.shape[view.row_axis]
+        try:  # a generation step's axes are slices of the growing stream ('prompt[74:75]', 'prompt[0:75]')
+            key, key_from, _ = parse_token_ref(capture.info.tokens.get("key", ""))
+            query, query_from, _ = parse_token_ref(capture.info.tokens.get("query", ""))
+        except ValueError:
             return None
-        return rows, keys, own
+        whole = query == image.stream and query_from is None  # the picture's own tokens as the queries
+        if key != image.stream or key_from or keys < n or (whole and rows != keys):
+            return None
+        return rows, keys, whole
 
     def refresh(self) -> None:
         """Read the query's row of the shown slice again (or say why there is nothing to draw)."""
@@ -283,10 +290,17 @@ class ImagePanel(QWidget):
                 value=colors.format_value(float(grid[best]))))
             return
         on_prefix = ", ".join(f"{label} {colors.format_value(value)}" for label, value in prefix.items())
-        self.title.setText(self.tr("{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · "
-                                   "click a patch to pick its row").format(
-            stage=capture.name, query=query, r=best[0], c=best[1],
-            value=colors.format_value(float(grid[best])), prefix=on_prefix or "—"))
+        words = dict(stage=capture.name, query=query, r=best[0], c=best[1], value=colors.format_value(float(grid[best])),
+                     prefix=on_prefix or "—")
+        if own:
+            self.title.setText(self.tr("{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · "
+                                       "click a patch to pick its row").format(**words))
+        elif rows > 1:  # another stream's tokens over the picture: its patches are not the queries
+            self.title.setText(self.tr("{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · "
+                                       "Left/Right pick another token").format(**words))
+        else:  # a generation step's one new token over the picture
+            self.title.setText(self.tr("{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix}")
+                               .format(**words))
 
 
 @actions.action("tfdebug.view.image", QT_TRANSLATE_NOOP("actions", "Image"), "Ctrl+Shift+I",

@@ -128,11 +128,9 @@ class DebugController(QObject):
 
     @property
     def input_image(self):
-        """The picture a vision model saw in the pass shown (`core.images.InputImage`: live, or carried by the
-        snapshot replayed), else None."""
-        if self.session is not None:
-            return getattr(getattr(self.session, "prepared", None), "image", None)
-        return getattr(self.replayed, "image", None)
+        """The picture a vision model saw in the pass shown (`core.images.InputImage`: live, carried by the
+        snapshot replayed, or sent by the server of a served pass), else None."""
+        return self.source.image if self.source is not None else None
 
     @property
     def tokens(self) -> dict[str, list[str]]:
