@@ -135,11 +135,13 @@ def whole_pass_in_window(seq_len: int = 4096, budget_mb: float | None = None, ti
                 stepper = ctl.stepper
                 start = time.perf_counter()
                 while stepper.state != FINISHED:
-                    before, step_start = ctl.current, time.perf_counter()
+                    before, previous, clock.painted_slice = ctl.current, heatmap.slice, None
+                    step_start = time.perf_counter()
                     press(window, "F10")
                     if not _wait(lambda: stepper.state == FINISHED or (
-                            ctl.current is not before and ctl.current is stepper.current
-                            and heatmap.slice is not None and clock.painted_slice is heatmap.slice), step_timeout_s):
+                            ctl.current is not before and ctl.current is stepper.current and heatmap.slice is not None
+                            and heatmap.slice is not previous and clock.painted_slice is heatmap.slice),
+                            step_timeout_s):
                         raise TimeoutError(f"F10 after {before.name} showed no stage in {step_timeout_s:.0f} s")
                     if ctl.current is not before:
                         ms = (clock.painted_at - step_start) * 1000.0
