@@ -12,7 +12,7 @@ tensors once: the window runs them on its display worker, off the GUI thread.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import torch
@@ -20,10 +20,12 @@ from torch import Tensor
 
 from tfdebug.core.masks import CAUSAL, PADDING, mask_parts
 from tfdebug.core.phrases import Phrase
+from tfdebug.core.recipes import is_plane
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo, parse_token_ref
 
 Lookup = Callable[[str], "Capture | None"]
+_DIFF = "max |Δ| = "
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ def _close(a: Tensor, b: Tensor) -> tuple[bool, float]:
 
 def _equal_check(ok_diff: tuple[bool, float], claim: Phrase | str) -> Check:
     ok, diff = ok_diff
-    return Check(ok, claim, f"max |Δ| = {diff:.1e}")
+    return Check(ok, claim, f"{_DIFF}{diff:.1e}")
 
 
 def _missing(claim: str, stage: str) -> Check:
@@ -295,4 +297,35 @@ def stage_checks(info: StageInfo, tensor: Tensor | None, lookup: Lookup) -> list
     if func is None or tensor is None or not tensor.is_floating_point():
         return []
     with torch.no_grad():
+        if is_plane(tensor) and tensor.dim() == 4 and tensor.shape[1] > 1:  # a recipe: one head's plane at a time
+            heads = tensor.shape[1]
+            return _combined([func(info, tensor[:, h:h + 1], _head_lookup(lookup, h, heads)) for h in range(heads)])
         return func(info, tensor, lookup)
+
+
+def _head_lookup(lookup: Lookup, head: int, heads: int) -> Lookup:
+    """`lookup` with every (batch, head, …) stage cut to the heads serving query head `head` (a grouped K or V
+    head for a stage of fewer heads; a recipe plane computed for that head alone)."""
+    def at_head(name: str) -> Capture | None:
+        capture = lookup(name)
+        t = capture.tensor if capture is not None else None
+        if t is None or t.dim() != 4 or t.shape[1] == 1 or heads % t.shape[1]:
+            return capture
+        h = head // (heads // t.shape[1])
+        return replace(capture, tensor=t[:, h:h + 1])
+    return at_head
+
+
+def _combined(per_head: list[list[Check]]) -> list[Check]:
+    """One list of checks from each head's: a claim fails where any head fails it, is unchecked where any head
+    could not check it; its figures are the largest max |Δ| (else the first failing or unchecked head's)."""
+    out = []
+    for checks in zip(*per_head):
+        oks = [c.ok for c in checks]
+        ok = False if False in oks else None if None in oks else True
+        worst = next((c for c in checks if c.ok is ok), checks[0])
+        details = [c.detail for c in checks]
+        if all(isinstance(d, str) and d.startswith(_DIFF) for d in details):
+            worst = max(checks, key=lambda c: float(c.detail[len(_DIFF):]))
+        out.append(Check(ok, worst.text, worst.detail))
+    return out
