@@ -12,6 +12,7 @@ tensors once: the window runs them on its display worker, off the GUI thread.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -25,7 +26,6 @@ from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo, parse_token_ref
 
 Lookup = Callable[[str], "Capture | None"]
-_DIFF = "max |Δ| = "
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def _close(a: Tensor, b: Tensor) -> tuple[bool, float]:
 
 def _equal_check(ok_diff: tuple[bool, float], claim: Phrase | str) -> Check:
     ok, diff = ok_diff
-    return Check(ok, claim, f"{_DIFF}{diff:.1e}")
+    return Check(ok, claim, f"max |Δ| = {diff:.1e}")
 
 
 def _missing(claim: str, stage: str) -> Check:
@@ -318,14 +318,33 @@ def _head_lookup(lookup: Lookup, head: int, heads: int) -> Lookup:
 
 def _combined(per_head: list[list[Check]]) -> list[Check]:
     """One list of checks from each head's: a claim fails where any head fails it, is unchecked where any head
-    could not check it; its figures are the largest max |Δ| (else the first failing or unchecked head's)."""
+    could not check it; its figures are over every head (counts summed, the largest difference, the extremes)."""
     out = []
     for checks in zip(*per_head):
         oks = [c.ok for c in checks]
         ok = False if False in oks else None if None in oks else True
         worst = next((c for c in checks if c.ok is ok), checks[0])
-        details = [c.detail for c in checks]
-        if all(isinstance(d, str) and d.startswith(_DIFF) for d in details):
-            worst = max(checks, key=lambda c: float(c.detail[len(_DIFF):]))
-        out.append(Check(ok, worst.text, worst.detail))
+        out.append(Check(ok, worst.text, _merged_detail([c.detail for c in checks]) or worst.detail))
     return out
+
+
+def _merged_detail(details: list) -> Phrase | str | None:
+    """The figures of one claim over every head, from each head's (None when their form is not known here)."""
+    first = details[0]
+    if isinstance(first, Phrase) and all(isinstance(d, Phrase) and d.id == first.id for d in details):
+        params = dict(first.params)
+        for key in ("n", "total"):
+            if key in params:
+                params[key] = sum(int(d.params[key]) for d in details)
+        if "top" in params:
+            params["top"] = max(details, key=lambda d: float(d.params["top"])).params["top"]
+        return Phrase(first.template, id=first.id, context=first.context, **params)
+    if not all(isinstance(d, str) and not isinstance(d, Phrase) for d in details):
+        return None
+    extremes = [re.fullmatch(r"min (\S+), max (\S+)", d) for d in details]
+    if all(extremes):
+        return f"min {min(float(m[1]) for m in extremes):.3g}, max {max(float(m[2]) for m in extremes):.3g}"
+    prefix = first[: first.rfind("= ") + 2] if "= " in first else None
+    if prefix and all(d.startswith(prefix) for d in details):
+        return prefix + max(details, key=lambda d: float(d[len(prefix):]))[len(prefix):]
+    return None
