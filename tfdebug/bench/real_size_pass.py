@@ -56,24 +56,6 @@ def _build_in_child(folder: Path, tiny: bool) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _choose_budget(window, budget_mb: float | None) -> None:
-    """Debug ▸ Capture Budget…: 'At most' `budget_mb` MB (None: the default, half of the free memory), OK."""
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
-    def answer() -> None:
-        dialog = window.budget_dialog
-        if budget_mb is None:
-            dialog.auto.setChecked(True)
-        else:
-            dialog.mb.setValue(budget_mb)
-        dialog.accept()
-    QTimer.singleShot(0, answer)
-    window.capture_budget_action.trigger()
-    window.activateWindow()  # the keys that follow go to the window once the dialog has gone
-    _wait(lambda: QApplication.activeWindow() is window, 30.0)
-
-
 def _wait(condition, timeout_s: float) -> bool:
     from tfdebug.ui.shell.probe import next_events
 
@@ -98,7 +80,7 @@ def whole_pass_in_window(seq_len: int = 4096, budget_mb: float | None = None, ti
     from tfdebug.core.recorder import held_bytes
     from tfdebug.core.stepper import FINISHED
     from tfdebug.sessions.peak import peak_of
-    from tfdebug.ui.shell.probe import press
+    from tfdebug.ui.shell.probe import choose_capture_budget, press
 
     row = _header(tiny, seq_len)
     row["budget_mb"] = budget_mb
@@ -117,7 +99,7 @@ def whole_pass_in_window(seq_len: int = 4096, budget_mb: float | None = None, ti
             with quiet_qt_messages(), _RssSampler() as rss, \
                     bench_window(heads=False, models=["random"], devices=["cpu"], persist=False) as (window, clock):
                 ctl, heatmap = window.ctl, window.heatmap_panel
-                _choose_budget(window, budget_mb)
+                choose_capture_budget(window, budget_mb)
                 window.input_bar.set_values(f"hf:{folder}", "cpu", {"prompt": prompt}, ("bfloat16", None))
                 window.activateWindow()
                 start = time.perf_counter()

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from tfdebug.core.recipes import is_plane
+from tfdebug.core.slices import slice_index, with_mask
 
 HIST_BINS = 64
 _HIST_SAMPLE = 1 << 18  # histogram from at most ~256K evenly strided elements
@@ -269,40 +269,6 @@ def select_2d(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int
         return tensor.reshape(1, -1)
     plane = tensor[slice_index(tensor, row_axis, col_axis, indices)]
     return plane if row_axis < col_axis else plane.t()
-
-
-def slice_index(tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None = None,
-                rows: slice = slice(None), cols: slice = slice(None)) -> tuple:
-    """The index of `tensor` (2-D or more) reading rows × cols of the slice (rows=row_axis, cols=col_axis),
-    every other axis at its index (default 0)."""
-    ndim = tensor.dim()
-    if row_axis == col_axis or not (0 <= row_axis < ndim and 0 <= col_axis < ndim):
-        raise ValueError(f"need two different axes of {ndim}, got {row_axis} and {col_axis}")
-    indices = dict(indices or {})
-    index: list = []
-    for axis in range(ndim):
-        if axis in (row_axis, col_axis):
-            index.append(rows if axis == row_axis else cols)
-        else:
-            i = indices.get(axis, 0)
-            if not 0 <= i < tensor.shape[axis]:
-                raise IndexError(f"index {i} is outside axis {axis} of size {tensor.shape[axis]}")
-            index.append(i)
-    return tuple(index)
-
-
-def with_mask(tensor, mask, index: tuple) -> tuple[Tensor, Tensor | None]:
-    """`tensor[index]` and `mask[index]` (None without a mask of the tensor's shape). A recipe plane whose
-    chain holds the mask stage (a softmax's) gives both from one computation of its chain."""
-    if mask is not None and tuple(mask.shape) != tuple(tensor.shape):
-        mask = None
-    if is_plane(tensor):
-        part, from_chain = tensor.tile(index, also=mask if is_plane(mask) else None)
-        if from_chain is not None:
-            return part, from_chain
-    else:
-        part = tensor[index]
-    return part, None if mask is None else mask[index]
 
 
 def _block_mean(batch: Tensor, out: tuple[int, int]) -> Tensor:

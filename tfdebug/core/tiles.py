@@ -20,7 +20,8 @@ from torch import Tensor
 
 # One set of display rules: the block average, masked cells and the stats of display_slice.
 from tfdebug.core.display import (HIST_BINS, Stats, _downsample, _host_stats, _shown_plane, _stats_tensor,
-                                  _unpack_stats, on_host, select_2d, slice_index)
+                                  _unpack_stats, on_host, select_2d)
+from tfdebug.core.slices import slice_index
 
 ROW_BAND_CELLS = 1 << 22  # the row maxima read the rows' every column in bands of at most ~4M cells (16 MB)
 
