@@ -231,8 +231,13 @@ def _attn_v(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     probs, v = _first(info, lookup, ("dropout", "probs")), _operand(info, lookup, "v")
     if probs is None or v is None:
         return [_missing("context = P·V", _sibling(info, "dropout"))]
-    return [_equal_check(_close(t, torch.matmul(probs.double(), v.double()).to(t.dtype)),
-                         Phrase("Equal to P·V recomputed", id="check.attn_v"))]
+    if is_plane(probs) and probs.dim() == 4 and v.dim() == 4 and probs.shape[1] % v.shape[1] == 0:
+        group = probs.shape[1] // v.shape[1]  # a recipe's probabilities one head at a time, with the V head it read
+        expected = torch.cat([torch.matmul(probs[:, h:h + 1].double(), v[:, h // group:h // group + 1].double())
+                              for h in range(probs.shape[1])], dim=1)
+    else:
+        expected = torch.matmul(probs.double(), v.double())
+    return [_equal_check(_close(t, expected.to(t.dtype)), Phrase("Equal to P·V recomputed", id="check.attn_v"))]
 
 
 def _kv_repeat(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
