@@ -2,9 +2,10 @@
 
 Each architecture's pass is captured twice from the same input: once with the tokens² stages
 as recipes (what tfdebug keeps) and once with them computed whole as eager attention does
-(`planes_materialized`). Every recipe stage, computed whole and one head at a time, equals
-the materialised tensor exactly (`torch.equal`), and so does every other stage: the context
-computed head block by head block changes nothing downstream.
+(`planes_materialized`). Every recipe stage, computed whole, one head at a time and in bands of
+query rows (as a zoomed tile or a query row reads it), equals the materialised tensor exactly
+(`torch.equal`), and so does every other stage: the context computed head block by head block
+changes nothing downstream. The prompt is long enough (~40 tokens) for a band to be a part of a head.
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ from tfdebug.core.recipes import is_plane
 from tfdebug.sessions.session import DebugSession
 
 
+# ~40 tokens: several bands of recipes.ROW_ALIGN query rows (the tiny models take 64 positions)
+LONG = {kind: {field: " ".join([text] * 7) for field, text in texts.items()} for kind, texts in TEXTS.items()}
+
+
 def _captures(adapter, arch, whole: bool):
-    session = DebugSession(adapter, TEXTS[arch.kind])
+    session = DebugSession(adapter, LONG[arch.kind])
     try:
         if whole:
             with planes_materialized():
@@ -59,5 +64,13 @@ def test_recipe_planes_equal_materialised_planes_bit_for_bit(arch, dtype, monkey
             last = plane.shape[1] - 1
             assert torch.equal(plane[0, last], expected[0, last]), name  # one head, as a heatmap reads it
             assert torch.equal(plane[0, 0, 1:3, :2], expected[0, 0, 1:3, :2]), name
+            rows = plane.shape[2]
+            for band in (slice(rows - 1, rows), slice(rows // 2, rows // 2 + 5), slice(17, rows), slice(0, 1)):
+                assert torch.equal(plane[0, last, band], expected[0, last, band]), (name, band)
+            assert torch.equal(plane[0, last, rows - 2], expected[0, last, rows - 2]), name  # one query's row
+            for step in plane.steps()[:-1]:  # a step of the chain from the same computation (a softmax's mask)
+                index = (0, last, slice(rows // 3, rows // 3 + 2), slice(1, 4))
+                part, also = plane.tile(index, also=step)
+                assert torch.equal(part, expected[index]) and torch.equal(also, step.materialize()[index]), name
         else:
             assert torch.equal(capture.tensor, expected), name

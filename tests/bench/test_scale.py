@@ -34,8 +34,14 @@ def test_the_scale_section_runs_at_tiny_sizes_and_its_json_has_the_fields(tmp_pa
     assert t["held_bytes_per_token"] == round(t["held_bytes"] / 16)
     assert t["plan_bytes"] == m["plan_bytes"] and t["show_one_head_ms"] > 0 and t["shown_pixels"] == [16, 16]
     assert rows["transformer_lens"]["status"] in ("ok", "not installed")
+    w = rows["window"]  # F10 onto each recipe stage of the last layer in the real window, the plane painted
+    assert w["status"] == "ok", w
+    assert [s["stage"].rsplit(".", 1)[1] for s in w["recipe_steps"]] == ["scores", "scaled", "masked", "probs"]
+    assert all(0 < s["painted_ms"] <= s["settled_ms"] and s["head_pixels"] == [16, 16] for s in w["recipe_steps"])
+    assert w["f10_painted_probs_ms"] == w["recipe_steps"][-1]["painted_ms"]
     table = scale_table({**result, "machine": MACHINE})
     assert "| 16 |" in table and f"{t['held_bytes_per_token'] / 1e3:,.1f}" in table
+    assert f"{w['f10_painted_probs_ms']:,.0f} |" in table
 
 
 def test_a_variant_above_the_cap_is_stated_with_its_need_and_not_run():

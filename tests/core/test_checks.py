@@ -1,5 +1,7 @@
 """Live checks hold on a real pass, and fail when the tensor breaks the promise of its kind."""
 
+from dataclasses import replace
+
 import pytest
 import torch
 
@@ -113,3 +115,27 @@ def test_no_check_fails_on_any_adapted_model(adapter_id):
             assert check.ok is not False, (adapter_id, name, check.text, check.detail)
             made += check.ok is True
     assert made > 0
+
+
+@pytest.mark.parametrize("model_type", ["llama", "gpt2"])
+def test_a_recipe_plane_is_checked_one_head_at_a_time_with_the_whole_planes_verdicts(model_type):
+    """The checks of a recipe stage (scores, scaled, masked, probabilities) read one head's plane at a time
+    (a long prompt's whole plane would not fit) and say what the whole plane's checks say: the same ticks,
+    counts summed over heads, the largest difference, the extremes."""
+    from tests.adapters import hf_archs, hf_tiny
+    from tests.adapters.test_recipes_exact import LONG
+    from tfdebug.adapters.hf.adapter import wrap
+
+    arch = next(a for a in hf_archs.ARCHITECTURES if a.model_type == model_type)
+    session = DebugSession(wrap(hf_archs.build(arch), hf_tiny.word_tokenizer(False)), LONG[arch.kind])
+    captures = {c.name: c for c in session.capture_all()[0]}
+    session.close()
+    planes = [c for c in captures.values() if c.recipe]
+    assert {c.info.kind for c in planes} >= {"scores", "scale", "mask", "softmax"}
+    whole_planes = {name: replace(c, tensor=c.tensor.materialize()) if c.recipe else c for name, c in captures.items()}
+    contexts = [c for c in captures.values() if c.info.kind == "attn_v"]  # P·V recomputed from the recipe's P
+    for capture in planes + contexts:
+        by_head = stage_checks(capture.info, capture.tensor, captures.get)
+        whole = stage_checks(capture.info, whole_planes[capture.name].tensor, whole_planes.get)
+        assert by_head and [(c.ok, str(c.text), str(c.detail)) for c in by_head] == \
+            [(c.ok, str(c.text), str(c.detail)) for c in whole], capture.name

@@ -13,7 +13,9 @@ cannot carry into the next (the child reports `ru_maxrss` and its RSS before the
   recipes (`planes_materialized`), run when the plan's size fits `cap_bytes`, else stated;
 - `transformer_lens`: `run_with_cache` on the same Hugging Face model through
   TransformerBridge (when installed: run the bench from the peers' venv), run when its
-  estimated need fits, else its need stated (it keeps two tokens² planes per head).
+  estimated need fits, else its need stated (it keeps two tokens² planes per head);
+- `window`: F10 → painted, a recipe plane shown in the real window (offscreen) for the first
+  time, one head at the heatmap's pixels (tfdebug.bench.scale_window; a one-layer model of the shape).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from tfdebug.bench.timing import table
 # profile -> lengths (tokens); 32k only in full (or asked for by --lengths)
 LENGTHS = {"tiny": (16,), "quick": (1024,), "default": (1024, 4096, 8192), "full": (1024, 4096, 8192, 32768)}
 SHAPES = {"tiny": (1, 32, 4, 50), "gpt2": (6, 768, 12, 1000)}  # layers, width, heads, vocabulary
-VARIANTS = ("plain", "tfdebug", "materialised", "transformer_lens")
+VARIANTS = ("plain", "tfdebug", "materialised", "transformer_lens", "window")
 DEFAULT_CAP = 8 << 30  # a child whose estimated need is above this is not run: its need is stated
 VIEW = (1024, 1024)  # the heatmap's pixels the tile is read at
 
@@ -70,6 +72,13 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     from tfdebug.bench.hf import build_gpt2
 
     config = _config(shape, seq_len)
+    if variant == "window":
+        from tfdebug.bench.scale_window import recipe_steps
+
+        row = {"variant": variant, "seq_len": seq_len, "rss_before_bytes": _rss(),
+               **recipe_steps(seq_len, SHAPES[shape])}
+        row["peak_rss_bytes"] = _peak_rss()
+        return row
     model, ids = build_gpt2(config)
     row = {"variant": variant, "seq_len": seq_len, "rss_before_bytes": _rss()}
     start = time.perf_counter()
@@ -169,6 +178,8 @@ def _need(variant: str, config: BenchConfig) -> int:
         return plane_bytes(config, 4) + activations  # scores, scaled, masked, probs kept per head
     if variant == "transformer_lens":
         return transformer_lens_need(config)
+    if variant == "window":  # one layer's tensors, the mask, a few float32 planes of one head
+        return activations // config.n_layer + 6 * config.seq_len ** 2 * 4
     return activations + plane_bytes(config, 2) // config.n_layer  # one layer's transient planes
 
 
@@ -198,7 +209,7 @@ def scale_section(profile: str, lengths: tuple[int, ...] | None = None, cap_byte
 
 
 COLUMNS = ["seq_len", "variant", "status", "seconds", "held_bytes", "held_bytes_per_token", "plan_bytes",
-           "peak_rss_bytes", "peak_above_before_bytes", "need_bytes", "show_one_head_ms"]
+           "peak_rss_bytes", "peak_above_before_bytes", "need_bytes", "show_one_head_ms", "f10_painted_probs_ms"]
 
 
 def format_scale(result: dict) -> list[str]:

@@ -148,17 +148,20 @@ def scale_table(result: dict) -> str:
 
     rows = []
     for seq in dict.fromkeys(r["seq_len"] for r in scale["rows"]):
-        t, m, tl, plain = (by.get((seq, v), {}) for v in ("tfdebug", "materialised", "transformer_lens", "plain"))
+        t, m, tl, plain, w = (by.get((seq, v), {})
+                              for v in ("tfdebug", "materialised", "transformer_lens", "plain", "window"))
         per_token = t.get("held_bytes_per_token")
         rows.append([f"{seq:,}", _mb(t.get("held_bytes")), "–" if per_token is None else f"{per_token / 1e3:,.1f}",
                      peak(t), held(m) if m else "–", _mb(t.get("plan_bytes")), held(tl) if tl else "–", peak(tl),
-                     peak(plain), "–" if "show_one_head_ms" not in t else f"{t['show_one_head_ms']:,.0f}"])
+                     peak(plain), "–" if "show_one_head_ms" not in t else f"{t['show_one_head_ms']:,.0f}",
+                     "–" if w.get("f10_painted_probs_ms") is None else f"{w['f10_painted_probs_ms']:,.0f}"])
     return (f"HF GPT-2 shape, {scale['n_layer']} layers × {scale['n_embd']}, {scale['n_heads']} heads, float32; "
             f"a variant needing more than {scale['cap_bytes'] / 2**30:.0f} GiB is not run. " + _load_line(result)
             + _markdown(["tokens", "tfdebug MB held", "kB per token", "tfdebug peak RSS MB",
                          "planes kept whole: MB held", "the plan's size had every plane been kept (MB)",
                          "TransformerLens MB held", "TransformerLens peak RSS MB", "plain forward peak RSS MB",
-                         f"one head of a recipe plane → {scale['view'][0]}² tile (ms)"], rows))
+                         f"one head of a recipe plane → {scale['view'][0]}² tile (ms)",
+                         "F10 → probabilities painted, one head, in the window (ms)"], rows))
 
 
 TABLES = {"peers": peers_table, "session": session_table, "capture_overhead": capture_table,

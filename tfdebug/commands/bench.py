@@ -55,6 +55,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--in-window", action="store_true",
                         help="with --real-size: open the model in the window (offscreen) as a person does and "
                              "step it: time to the first painted stage, step latency to the painted heatmap, peak RSS")
+    parser.add_argument("--whole-pass", action="store_true",
+                        help="with --real-size --in-window: press F10 until the pass ends (hours on a CPU at 4,096 "
+                             "tokens): every stage reached, bytes kept, peak RSS against the weights and kept bytes")
+    parser.add_argument("--max-capture-mb", type=float, default=None, metavar="MB",
+                        help="with --whole-pass: the capture budget chosen in the window's Capture Budget dialog "
+                             "(default: the window's default, half of the free memory)")
+    parser.add_argument("--log", metavar="FILE", default=None,
+                        help="with --whole-pass: append each step to FILE as it happens (one JSON object a line)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,6 +78,13 @@ def run(args: argparse.Namespace) -> int:
             import torch
 
             torch.set_num_threads(args.threads)
+        if args.in_window and args.whole_pass:
+            from tfdebug.bench.real_size_pass import whole_pass_in_window
+
+            result = whole_pass_in_window(seq_len=args.seq_len, budget_mb=args.max_capture_mb, tiny=args.tiny,
+                                          log=args.log)
+            print(json.dumps(result, indent=1))
+            return 0
         if args.in_window:
             from tfdebug.bench.real_size import format_real_size_window, real_size_window_section
 

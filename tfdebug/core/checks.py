@@ -12,11 +12,13 @@ tensors once: the window runs them on its display worker, off the GUI thread.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
 from tfdebug.core.masks import CAUSAL, PADDING, mask_parts
 from tfdebug.core.phrases import Phrase
+from tfdebug.core.recipes import is_plane
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo, parse_token_ref
 
@@ -239,8 +241,13 @@ def _attn_v(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
     probs, v = _first(info, lookup, ("dropout", "probs")), _operand(info, lookup, "v")
     if probs is None or v is None:
         return [_missing("context = P·V", _sibling(info, "dropout"))]
-    return [_equal_check(_close(t, torch.matmul(probs.double(), v.double()).to(t.dtype)),
-                         Phrase("Equal to P·V recomputed", id="check.attn_v"))]
+    if is_plane(probs) and probs.dim() == 4 and v.dim() == 4 and probs.shape[1] % v.shape[1] == 0:
+        group = probs.shape[1] // v.shape[1]  # a recipe's probabilities one head at a time, with the V head it read
+        expected = torch.cat([torch.matmul(probs[:, h:h + 1].double(), v[:, h // group:h // group + 1].double())
+                              for h in range(probs.shape[1])], dim=1)
+    else:
+        expected = torch.matmul(probs.double(), v.double())
+    return [_equal_check(_close(t, expected.to(t.dtype)), Phrase("Equal to P·V recomputed", id="check.attn_v"))]
 
 
 def _kv_repeat(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
@@ -308,4 +315,54 @@ def stage_checks(info: StageInfo, tensor: Tensor | None, lookup: Lookup) -> list
     if func is None or tensor is None or not tensor.is_floating_point():
         return []
     with torch.no_grad():
+        if is_plane(tensor) and tensor.dim() == 4 and tensor.shape[1] > 1:  # a recipe: one head's plane at a time
+            heads = tensor.shape[1]
+            return _combined([func(info, tensor[:, h:h + 1], _head_lookup(lookup, h, heads)) for h in range(heads)])
         return func(info, tensor, lookup)
+
+
+def _head_lookup(lookup: Lookup, head: int, heads: int) -> Lookup:
+    """`lookup` with every (batch, head, …) stage cut to the heads serving query head `head` (a grouped K or V
+    head for a stage of fewer heads; a recipe plane computed for that head alone)."""
+    def at_head(name: str) -> Capture | None:
+        capture = lookup(name)
+        t = capture.tensor if capture is not None else None
+        if t is None or t.dim() != 4 or t.shape[1] == 1 or heads % t.shape[1]:
+            return capture
+        h = head // (heads // t.shape[1])
+        return replace(capture, tensor=t[:, h:h + 1])
+    return at_head
+
+
+def _combined(per_head: list[list[Check]]) -> list[Check]:
+    """One list of checks from each head's: a claim fails where any head fails it, is unchecked where any head
+    could not check it; its figures are over every head (counts summed, the largest difference, the extremes)."""
+    out = []
+    for checks in zip(*per_head):
+        oks = [c.ok for c in checks]
+        ok = False if False in oks else None if None in oks else True
+        worst = next((c for c in checks if c.ok is ok), checks[0])
+        out.append(Check(ok, worst.text, _merged_detail([c.detail for c in checks]) or worst.detail))
+    return out
+
+
+def _merged_detail(details: list) -> Phrase | str | None:
+    """The figures of one claim over every head, from each head's (None when their form is not known here)."""
+    first = details[0]
+    if isinstance(first, Phrase) and all(isinstance(d, Phrase) and d.id == first.id for d in details):
+        params = dict(first.params)
+        for key in ("n", "total"):
+            if key in params:
+                params[key] = sum(int(d.params[key]) for d in details)
+        if "top" in params:
+            params["top"] = max(details, key=lambda d: float(d.params["top"])).params["top"]
+        return Phrase(first.template, id=first.id, context=first.context, **params)
+    if not all(isinstance(d, str) and not isinstance(d, Phrase) for d in details):
+        return None
+    extremes = [re.fullmatch(r"min (\S+), max (\S+)", d) for d in details]
+    if all(extremes):
+        return f"min {min(float(m[1]) for m in extremes):.3g}, max {max(float(m[2]) for m in extremes):.3g}"
+    prefix = first[: first.rfind("= ") + 2] if "= " in first else None
+    if prefix and all(d.startswith(prefix) for d in details):
+        return prefix + max(details, key=lambda d: float(d[len(prefix):]))[len(prefix):]
+    return None

@@ -16,6 +16,8 @@ if TYPE_CHECKING:  # torch loads when a function first needs it, not with the wi
     import torch.nn.functional as F
     from torch import Tensor
 
+from tfdebug.core.slices import slice_index, with_mask
+
 HIST_BINS = 64
 _HIST_SAMPLE = 1 << 18  # histogram from at most ~256K evenly strided elements
 
@@ -276,19 +278,7 @@ def select_2d(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int
         return tensor.reshape(1, 1)
     if ndim == 1:
         return tensor.reshape(1, -1)
-    if row_axis == col_axis or not (0 <= row_axis < ndim and 0 <= col_axis < ndim):
-        raise ValueError(f"need two different axes of {ndim}, got {row_axis} and {col_axis}")
-    indices = dict(indices or {})
-    index: list = []
-    for axis in range(ndim):
-        if axis in (row_axis, col_axis):
-            index.append(slice(None))
-        else:
-            i = indices.get(axis, 0)
-            if not 0 <= i < tensor.shape[axis]:
-                raise IndexError(f"index {i} is outside axis {axis} of size {tensor.shape[axis]}")
-            index.append(i)
-    plane = tensor[tuple(index)]
+    plane = tensor[slice_index(tensor, row_axis, col_axis, indices)]
     return plane if row_axis < col_axis else plane.t()
 
 
@@ -303,9 +293,12 @@ def _block_mean(batch: Tensor, out: tuple[int, int]) -> Tensor:
     return F.adaptive_avg_pool2d(batch, out)
 
 
-def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = False) -> Tensor:
+def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = False,
+                neginf_only: bool = False) -> Tensor:
     """Block-average the last two axes to at most (max_rows, max_cols); NaN and ±∞ survive
-    where they dominate a block. Leading axes (heads) are pooled as one batch."""
+    where they dominate a block. Leading axes (heads) are pooled as one batch. `all_finite`
+    (no NaN or ±∞) and `neginf_only` (−∞ the only non-finite value: masked cells) let known-absent
+    kinds go unpooled; each kind is pooled on its own (the same cells as pooled together)."""
     import torch
     rows, cols = plane.shape[-2:]
     out = (min(rows, max_rows), min(cols, max_cols))
@@ -315,16 +308,14 @@ def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = 
     if all_finite:
         return _block_mean(batch, out).reshape(*plane.shape[:-2], *out)
     finite = torch.isfinite(batch)
-    stacked = torch.cat([
-        torch.where(finite, batch, torch.zeros((), device=plane.device)),
-        finite.float(),
-        torch.isnan(batch).float(),
-        torch.isposinf(batch).float(),
-    ], dim=1)  # (N, 4, R, C)
-    pooled = _block_mean(stacked, out)
-    total, finite_share, nan_share, posinf_share = pooled.unbind(1)
+    total = _block_mean(torch.where(finite, batch, torch.zeros((), device=plane.device)), out)
+    finite_share = _block_mean(finite.float(), out)
     result = total / finite_share.clamp(min=1e-12)
     empty = finite_share == 0
+    if neginf_only:
+        result = torch.where(empty, torch.full_like(result, float("-inf")), result)
+        return result.reshape(*plane.shape[:-2], *out)
+    nan_share, posinf_share = _block_mean(torch.isnan(batch).float(), out), _block_mean(torch.isposinf(batch).float(), out)
     result = torch.where(empty & (posinf_share > 0), torch.full_like(result, float("inf")), result)
     result = torch.where(empty & (posinf_share == 0), torch.full_like(result, float("-inf")), result)
     result = torch.where(nan_share > 0, torch.full_like(result, float("nan")), result)
@@ -332,11 +323,14 @@ def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = 
 
 
 def _shown_plane(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None,
-                 kind: str | None, mask: Tensor | None) -> Tensor:
-    """The 2-D float slice display_slice summarises, masked cells as −∞."""
-    plane = select_2d(tensor.detach(), row_axis, col_axis, indices)
-    if mask is not None and mask.shape == tensor.shape:
-        mask = select_2d(mask.detach(), row_axis, col_axis, indices)
+                 kind: str | None, mask: Tensor | None, rows: slice = slice(None), cols: slice = slice(None)) -> Tensor:
+    """The 2-D float slice display_slice summarises (rows × cols of it), masked cells as −∞: a softmax's from
+    the mask it read, the same cells (a recipe plane whose chain holds that mask gives both at once)."""
+    if tensor.dim() < 2:
+        return masked_as_neginf(select_2d(tensor.detach(), row_axis, col_axis, indices)[rows, cols], kind).float()
+    plane, mask = with_mask(tensor.detach(), mask, slice_index(tensor, row_axis, col_axis, indices, rows, cols))
+    if row_axis > col_axis:
+        plane, mask = plane.t(), None if mask is None else mask.t()
     return masked_as_neginf(plane, kind, mask).float()
 
 

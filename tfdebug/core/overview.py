@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from tfdebug.core.compare import masked_cells
 from tfdebug.core.names import parse_name
+from tfdebug.core.recipes import is_plane
 from tfdebug.core.recorder import Capture
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
@@ -25,19 +26,31 @@ STATISTICS = {RMS: "RMS", MAX_ABS: "max |x|"}
 
 
 def _statistic(tensor: Tensor, kind: str, statistic: str) -> Tensor:
-    """The statistic of one tensor as a 0-d float32 tensor on its device (NaN with no finite cell)."""
+    """The statistic of one tensor as a 0-d float32 tensor on its device (NaN with no finite cell). A recipe
+    plane is read one head block at a time (never the whole tokens² plane at once)."""
+    import torch
+    if statistic not in STATISTICS:
+        raise ValueError(f"unknown statistic {statistic!r}; choose one of {', '.join(STATISTICS)}")
+    blocks = [block for _, _, block in tensor.head_blocks()] if is_plane(tensor) else [tensor]
+    parts = [_part(block, kind, statistic) for block in blocks]
+    count = sum(count for _, count in parts)
+    if statistic == RMS:
+        value = torch.sqrt(sum(total for total, _ in parts) / count.clamp(min=1))
+    else:
+        value = torch.stack([total for total, _ in parts]).amax() if tensor.numel() else None
+    nan = torch.full((), float("nan"), device=count.device)
+    return nan if value is None else torch.where(count > 0, value, nan)
+
+
+def _part(tensor: Tensor, kind: str, statistic: str) -> tuple[Tensor, Tensor]:
+    """(sum of squares, or largest |x|; count) of the finite, unmasked cells of one tensor or block."""
     import torch
     x = tensor.float()
     keep = torch.isfinite(x) & ~masked_cells(tensor, kind)
-    count = keep.sum()
-    nan = torch.full((), float("nan"), device=x.device)
+    zero = torch.zeros((), device=x.device)
     if statistic == RMS:
-        value = torch.sqrt(torch.where(keep, x * x, torch.zeros((), device=x.device)).sum() / count.clamp(min=1))
-    elif statistic == MAX_ABS:
-        value = torch.where(keep, x.abs(), torch.zeros((), device=x.device)).amax() if x.numel() else nan
-    else:
-        raise ValueError(f"unknown statistic {statistic!r}; choose one of {', '.join(STATISTICS)}")
-    return torch.where(count > 0, value, nan)
+        return torch.where(keep, x * x, zero).sum(), keep.sum()
+    return (torch.where(keep, x.abs(), zero).amax() if x.numel() else zero), keep.sum()
 
 
 def stage_statistics(captures: Sequence[Capture], statistic: str,

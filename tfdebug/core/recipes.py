@@ -28,6 +28,11 @@ if TYPE_CHECKING:  # torch loads when a function first needs it, not with the wi
 
 # Heads computed together when a whole plane is needed: a block stays under this many bytes.
 BLOCK_BYTES = 256 * 1024 * 1024
+# A read of some query rows computes a band of whole rows (every key: a softmax needs its row) of at least this
+# many rows, on multiples of it where the plane's edge allows: MKL serves a product of 1–3 rows with other kernels
+# (other sums, other bits), from 4 rows on a band's cells equal the whole head's bit for bit (tests hold them).
+ROW_ALIGN = 16
+ALL = slice(None)
 
 
 def _as_slice(index, size: int) -> tuple[slice, bool]:
@@ -63,8 +68,9 @@ class Plane:
         self.device = torch.device(device)
 
     # -- what subclasses say -------------------------------------------------------------
-    def block(self, batch: slice, heads: slice) -> Tensor:
-        """The plane at a batch range and a head range: (b, h, Tq, Tk)."""
+    def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+        """The plane at a batch range, a head range and a range of query rows (every key): (b, h, r, Tk).
+        `keep`, when given, maps the ids of steps of this chain to None; each is set to that step's block here."""
         raise NotImplementedError
 
     def inputs(self) -> dict[str, "Tensor | Plane"]:
@@ -113,12 +119,31 @@ class Plane:
             index = (index,)
         if len(index) >= 2 and all(isinstance(i, (int, slice)) or _is_int(i) for i in index[:2]) \
                 and not any(i is Ellipsis or i is None for i in index):
-            # Every batch row is computed (the model's matmul has them all: bit for bit the same), then indexed.
-            heads, squeeze_h = _as_slice(index[1], self.shape[1])
-            part = self.block(slice(None), heads)
-            rest = (index[0], 0 if squeeze_h else slice(None)) + tuple(index[2:])
-            return part[rest]
+            return self.tile(index)[0]
         return self.materialize()[index]
+
+    def tile(self, index: tuple, also: "Plane | None" = None) -> tuple[Tensor, Tensor | None]:
+        """`self[index]` for an index starting with ints or slices over (batch, head[, query]), computing only the
+        heads indexed and, on the CPU, the band of query rows (every key) that holds the rows indexed; and
+        `also[index]` when `also` is a step of this chain, from the same computation (None otherwise).
+
+        Every batch row is computed (the model's matmul has them all: bit for bit the same). Elsewhere than
+        the CPU a BLAS may block a product differently with its shape: there the head's whole plane is
+        computed and sliced."""
+        heads, squeeze_h = _as_slice(index[1], self.shape[1])
+        rows, rest = ALL, (index[0], 0 if squeeze_h else slice(None)) + tuple(index[2:])
+        if len(index) >= 3 and self.device.type == "cpu" and (isinstance(index[2], (int, slice)) or _is_int(index[2])):
+            wanted, squeeze_r = _as_slice(index[2], self.shape[2])
+            start, stop, step_ = wanted.indices(self.shape[2])
+            if step_ == 1 and stop > start:
+                end = min(self.shape[2], -(-stop // ROW_ALIGN) * ROW_ALIGN)
+                first = min(start // ROW_ALIGN * ROW_ALIGN, max(0, end - ROW_ALIGN))  # never fewer than ROW_ALIGN
+                rows = slice(first, end)
+                within = slice(start - first, stop - first)
+                rest = rest[:2] + (within.start if squeeze_r else within,) + rest[3:]
+        keep = {id(also): None} if also is not None and any(s is also for s in self.steps()) else None
+        part = self.block(ALL, heads, rows, keep)
+        return part[rest], (keep[id(also)][rest] if keep else None)
 
     def head_blocks(self, block_bytes: int | None = None) -> Iterator[tuple[slice, slice, Tensor]]:
         """The whole plane, one block of heads at a time: (batch slice, head slice, block)."""
@@ -216,9 +241,9 @@ class Scores(Plane):
     def inputs(self):
         return {"query": self.query, "key": self.key}
 
-    def block(self, batch: slice, heads: slice) -> Tensor:
+    def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+        q = self.query[batch, heads, rows]  # (b, h, r, Dh)
         import torch
-        q = self.query[batch, heads]  # (b, h, Tq, Dh)
         start, stop, _ = heads.indices(self.shape[1])
         g = self.groups
         if g == 1:
@@ -226,7 +251,7 @@ class Scores(Plane):
         else:  # the model repeats each K head g times: heads start … stop-1 read K heads h // g
             k = self.key[batch, start // g: (stop - 1) // g + 1]
             k = k.repeat_interleave(g, dim=1)[:, start - (start // g) * g:][:, : stop - start]
-        return torch.matmul(q, k.transpose(2, 3))  # (b, h, Tq, Tk)
+        return _kept(self, torch.matmul(q, k.transpose(2, 3)), keep)  # (b, h, r, Tk)
 
 
 class FromTensor(Plane):
@@ -241,8 +266,8 @@ class FromTensor(Plane):
     def inputs(self):
         return {"tensor": self.tensor}
 
-    def block(self, batch: slice, heads: slice) -> Tensor:
-        return self.tensor[batch, heads]
+    def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+        return _kept(self, self.tensor[batch, heads, rows], keep)
 
 
 class Derived(Plane):
@@ -259,14 +284,22 @@ class Derived(Plane):
     def constants(self):
         return {} if self.value is None else {"value": self.value}
 
-    def block(self, batch: slice, heads: slice) -> Tensor:
-        x = self.plane.block(batch, heads)
-        return apply_step(self.op, x, None if self.tensor is None else self._tensor_part(batch, heads),
-                          self.value, self.dtype)
+    def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+        x = self.plane.block(batch, heads, rows, keep)
+        return _kept(self, apply_step(self.op, x, None if self.tensor is None else self._tensor_part(batch, heads, rows),
+                                      self.value, self.dtype), keep)
 
-    def _tensor_part(self, batch: slice, heads: slice) -> Tensor:
+    def _tensor_part(self, batch: slice, heads: slice, rows: slice) -> Tensor:
         t = _part(self.tensor, batch, heads)
+        t = t[:, :, rows] if t.shape[2] != 1 else t
         return t[..., : self.shape[-1]] if t.shape[-1] != self.shape[-1] else t
+
+
+def _kept(step_: Plane, block: Tensor, keep: dict | None) -> Tensor:
+    """`block`, noted in `keep` when that step is asked for there."""
+    if keep is not None and id(step_) in keep:
+        keep[id(step_)] = block
+    return block
 
 
 def apply_step(op: str, x: Tensor, tensor: Tensor | None, value: float | None, dtype: torch.dtype) -> Tensor:

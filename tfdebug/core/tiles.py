@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 # One set of display rules: the block average, masked cells and the stats of display_slice.
-from tfdebug.core.display import (HIST_BINS, Stats, _downsample, _host_stats, _stats_tensor, _unpack_stats,
-                                  masked_as_neginf, on_host, select_2d)
+from tfdebug.core.display import (HIST_BINS, Stats, _downsample, _host_stats, _shown_plane, _stats_tensor,
+                                  _unpack_stats, on_host, select_2d)
+from tfdebug.core.slices import slice_index
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
     import torch
@@ -66,19 +67,7 @@ def region(tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | No
     read by one indexing of `tensor`: only that region is read or computed."""
     if tensor.dim() < 2:  # a vector or a scalar: its whole slice is one small row
         return select_2d(tensor.detach(), row_axis, col_axis, indices)[rows[0]:rows[1], cols[0]:cols[1]]
-    indices = dict(indices or {})
-    index: list = []
-    for axis in range(tensor.dim()):
-        if axis == row_axis:
-            index.append(slice(*rows))
-        elif axis == col_axis:
-            index.append(slice(*cols))
-        else:
-            i = indices.get(axis, 0)
-            if not 0 <= i < tensor.shape[axis]:
-                raise IndexError(f"index {i} is outside axis {axis} of size {tensor.shape[axis]}")
-            index.append(i)
-    part = tensor[tuple(index)].detach()
+    part = tensor[slice_index(tensor, row_axis, col_axis, indices, slice(*rows), slice(*cols))].detach()
     return part if row_axis < col_axis else part.t()
 
 
@@ -96,12 +85,7 @@ def slice_shape(tensor, row_axis: int, col_axis: int) -> tuple[int, int]:
 
 def _shown_region(tensor, row_axis, col_axis, indices, rows, cols, kind, mask) -> Tensor:
     """The region as drawn: float32, masked cells −∞ (a softmax's from the mask it read, same region)."""
-    part = region(tensor, row_axis, col_axis, indices, rows, cols)
-    if mask is not None and tuple(mask.shape) == tuple(tensor.shape):
-        mask = region(mask, row_axis, col_axis, indices, rows, cols)
-    else:
-        mask = None
-    return masked_as_neginf(part, kind, mask).float()
+    return _shown_plane(tensor, row_axis, col_axis, indices, kind, mask, slice(*rows), slice(*cols))
 
 
 def _finite_abs_max(part: Tensor) -> Tensor:
@@ -148,7 +132,8 @@ def read_tile(tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] |
     limit = (max(1, max_size[0]), max(1, max_size[1]))
     if on_host(part):
         stats = _host_stats(part, bins)
-        small = _downsample(part, *limit, all_finite=stats.nan == stats.posinf == stats.neginf == 0)
+        small = _downsample(part, *limit, all_finite=stats.nan == stats.posinf == stats.neginf == 0,
+                            neginf_only=stats.nan == stats.posinf == 0)
         values = np.ascontiguousarray(small.numpy(), dtype=np.float32)
     else:  # on a GPU: one transfer for image and stats together
         small = _downsample(part, *limit)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from contextlib import contextmanager
 from typing import Callable
 
@@ -125,3 +126,21 @@ def quiet_qt_messages():
         yield
     finally:
         qInstallMessageHandler(previous)
+
+
+def choose_capture_budget(window: MainWindow, budget_mb: float | None) -> None:
+    """Debug ▸ Capture Budget… as a person answers it: 'At most' `budget_mb` MB (None: the default, half of the
+    free memory), then OK; the keys that follow go to the window again."""
+    def answer() -> None:
+        dialog = window.budget_dialog
+        if budget_mb is None:
+            dialog.auto.setChecked(True)
+        else:
+            dialog.mb.setValue(budget_mb)
+        dialog.accept()
+    QTimer.singleShot(0, answer)
+    window.capture_budget_action.trigger()
+    window.activateWindow()
+    deadline = time.perf_counter() + 30.0
+    while QApplication.activeWindow() is not window and time.perf_counter() < deadline:
+        next_events()
