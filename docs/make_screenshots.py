@@ -32,7 +32,9 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
   attached through File ▸ Connect to Server… (the printed line pasted), F10 to
   dec.0.self_attn.probs (gui-remote-tiny-gpt2-probs); Breakpoints ▸ Conditions… "contains NaN",
   Edit Tensor… one cell set to nan (gui-remote-edited); F5, stopped by the NaN breakpoint on the
-  server (gui-remote-continued); File ▸ Export… streamed from the server (gui-remote-exported).
+  server (gui-remote-continued); File ▸ Export… streamed from the server (gui-remote-exported);
+  Compare With… (Ctrl+Shift+D) against the pass before the edit, computed on the server: the Compare
+  dock's table and A, B and A − B (gui-remote-compare).
 Each NAME.png comes with NAME.json, the texts the window showed (see window_driver.py); OUT_DIR
 defaults to docs/.
 """
@@ -56,7 +58,8 @@ GENERATION = ("gui-generate-cache_k", "gui-generation-dock")
 HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs", "gui-generation-tiny-gpt2")
 OTHERS = ("learn-notes-head-split", "sdpa-encoder-layer")
 BUDGET = ("gui-capture-budget",)
-REMOTE = ("gui-remote-tiny-gpt2-probs", "gui-remote-edited", "gui-remote-continued", "gui-remote-exported")
+REMOTE = ("gui-remote-tiny-gpt2-probs", "gui-remote-edited", "gui-remote-continued", "gui-remote-exported",
+          "gui-remote-compare")
 PICTURES = ENGLISH + CHINESE + GENERATION + HF + OTHERS + BUDGET + REMOTE
 
 
@@ -225,6 +228,14 @@ def remote(out: Path, only: set[str] | None) -> None:
             driver.shot(REMOTE[2], 1600, 1000)
             driver.export(Path(folder) / "remote-pass.safetensors")
             driver.shot(REMOTE[3], 1600, 1000)
+            if driver.wanted(REMOTE[4]):
+                from make_compare_screenshots import compare_texts, compare_with_the_pass_before
+
+                result = compare_with_the_pass_before(driver)  # Ctrl+Shift+D: computed on the server
+                dock = driver.window.docks["compare"]
+                dock.raise_()
+                wait(dock.isVisible)
+                driver.save(REMOTE[4], dock, compare_texts(driver, result))
         finally:
             driver.close()
             process.terminate()

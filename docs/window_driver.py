@@ -396,8 +396,13 @@ def choose(combo, text: str) -> None:
 
 
 def click(widget: QWidget) -> None:
-    """A left click at the centre of `widget`."""
-    QTest.mouseClick(widget, Qt.LeftButton, Qt.NoModifier, widget.rect().center())
+    """A left click at the centre of `widget`; on a check box, on its box (a check box as wide as its
+    dialog takes clicks on its box and words only, not on the empty space at its centre)."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QCheckBox
+
+    point = QPoint(8, widget.height() // 2) if isinstance(widget, QCheckBox) else widget.rect().center()
+    QTest.mouseClick(widget, Qt.LeftButton, Qt.NoModifier, point)
 
 
 def command_line(description: str, pictures: tuple[str, ...], main, argv: list[str] | None = None) -> None:
