@@ -79,7 +79,8 @@ def compare_texts(driver: Driver, result) -> dict:
         statuses[status] = statuses.get(status, 0) + 1
     return {**dock_texts(driver, "compare"), "summary": view.summary.text(), "selected": view.selected_stage(),
             "caption": view.caption.text(), "statuses": statuses, "go": view.go_button.text(),
-            **({"logits max |Δ|": figure(result["logits"].max_abs)} if "logits" in result else {})}
+            **({"logits max |Δ|": figure(result["logits"].max_abs)}
+               if "logits" in result and result["logits"].max_abs is not None else {})}
 
 
 def overview_texts(driver: Driver) -> dict:

@@ -33,7 +33,7 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
   dec.0.self_attn.probs (gui-remote-tiny-gpt2-probs); Breakpoints ▸ Conditions… "contains NaN",
   Edit Tensor… one cell set to nan (gui-remote-edited); F5, stopped by the NaN breakpoint on the
   server (gui-remote-continued); File ▸ Export… streamed from the server (gui-remote-exported);
-  Compare With… (Ctrl+Shift+D) against the pass before the edit, computed on the server: the Compare
+  Stop (Shift+F5), then Compare With… (Ctrl+Shift+D) against the pass before the edit, computed on the server: the Compare
   dock's table and A, B and A − B (gui-remote-compare).
 Each NAME.png comes with NAME.json, the texts the window showed (see window_driver.py); OUT_DIR
 defaults to docs/.
@@ -231,6 +231,8 @@ def remote(out: Path, only: set[str] | None) -> None:
             if driver.wanted(REMOTE[4]):
                 from make_compare_screenshots import compare_texts, compare_with_the_pass_before
 
+                driver.key(Qt.Key_F5, Qt.ShiftModifier)  # Stop: a served pass is compared once it has ended
+                wait(lambda: driver.ctl.stepper.state in ("finished", "stopped") and driver.paused())
                 result = compare_with_the_pass_before(driver)  # Ctrl+Shift+D: computed on the server
                 dock = driver.window.docks["compare"]
                 dock.raise_()

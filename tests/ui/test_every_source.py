@@ -110,3 +110,28 @@ def test_the_values_table_lists_the_shown_slice_with_its_tokens(window, qtbot):
     labels = ctl.axes.labels(sl.row_axis)
     assert labels and panel.model.headerData(0, Qt.Vertical) == f"0 {labels[0]}"
     assert panel.model.rowCount() == sl.values.shape[0] and panel.note.text().endswith("values")
+
+
+def test_hovering_a_heatmap_cell_reads_its_tokens_and_the_value_the_stage_holds(window, qtbot):
+    """The mouse over a cell of a softmax stage: the readout names the query's and the key's tokens and the value
+    the source's own display holds there (asked of it again), for a pass run here and one the server runs."""
+    from PySide6.QtCore import QPointF
+
+    ctl, heatmap = window.ctl, window.heatmap_panel
+    probs = next(c.name for c in ctl.plan if c.info.kind == "softmax")
+    run_to_stage(window, qtbot, probs)
+    qtbot.waitUntil(lambda: ctl.current.name == probs and heatmap.slice is not None
+                    and heatmap.slice is ctl.shown.current_slice, timeout=20000)
+    qtbot.waitUntil(ctl.shown.settled, timeout=20000)  # the layout final: the cell is where the mouse goes
+    qtbot.wait(200)
+    sl = heatmap.slice
+    again = ctl.source.display.slice_of(ctl.current, sl.row_axis, sl.col_axis, ctl.axes.indices(), (1024, 1024))
+    row, col = 3, 1  # below the diagonal: a weight, not a masked cell
+    labels = ctl.axes.labels(sl.row_axis), ctl.axes.labels(sl.col_axis)
+    scene_pos = heatmap.plot.vb.mapViewToScene(QPointF(col + 0.5, row + 0.5))
+    qtbot.mouseMove(heatmap.graphics.viewport(), heatmap.graphics.mapFromScene(scene_pos))
+    qtbot.waitUntil(lambda: "value" in heatmap.readout.text(), timeout=10000)
+    text = heatmap.readout.text()
+    assert text == heatmap.readout_at(row, col)
+    assert labels[0][row] in text and labels[1][col] in text
+    assert f"value {float(again.values[row, col]):.4g}" in text
