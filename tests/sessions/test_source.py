@@ -41,8 +41,8 @@ def test_every_source_has_every_member_of_the_protocol(live):
     from tfdebug.remote.session import RemoteSession
 
     assert not [n for n in members(PassSource) if not hasattr(LocalSource.live(live), n)]
-    # A served session's stepper, plan, layout and display are made when it is (it connects then)
-    set_when_made = {"stepper", "plan", "layout", "display"}
+    # A served session's stepper, plan, layout, display and picture are made when it is (it connects then)
+    set_when_made = {"stepper", "plan", "layout", "display", "image"}
     assert not [n for n in members(PassSource) - set_when_made if not hasattr(RemoteSession, n)]
     for display in (LocalDisplay, RemoteDisplay):
         assert not [n for n in members(PassDisplay) if not hasattr(display, n)], display.__name__
