@@ -46,26 +46,26 @@ def image_texts(driver: Driver) -> dict:
     return {"image": panel.title.text(), "query": driver.ctl.tiles.picked_row}
 
 
+def generated_token(driver: Driver, model: str, tokens: int, stage: str, dock_height: int, picture: str) -> None:
+    """Generate `tokens` tokens with `model`, Run to Stage `stage` (the last one's attention), give the Image dock
+    `dock_height` pixels and take `picture` once the dock draws that token's row over its input."""
+    driver.run(model)
+    driver.generate(tokens)
+    panel = driver.window.image_panel
+    driver.run_to(stage)
+    driver.window.resizeDocks([driver.window.docks["image"]], [dock_height], Qt.Vertical)
+    wait(lambda: panel.row is not None and panel.canvas.rows == 1)
+    driver.shot(picture, 1600, TALL, **image_texts(driver))
+
+
 def whisper(driver: Driver) -> None:
     """Two tokens generated from the sample clip; the second's cross-attention over the audio."""
-    driver.run("tiny-whisper")
-    driver.generate(2)
-    panel = driver.window.image_panel
-    driver.run_to("gen.2.dec.1.cross_attn.probs")
-    driver.window.resizeDocks([driver.window.docks["image"]], [320], Qt.Vertical)
-    wait(lambda: panel.row is not None and panel.canvas.rows == 1)
-    driver.shot(PICTURES[2], 1600, TALL, **image_texts(driver))
+    generated_token(driver, "tiny-whisper", 2, "gen.2.dec.1.cross_attn.probs", 320, PICTURES[2])
 
 
 def llava(driver: Driver) -> None:
     """The first generated token, fed at step 1, over the picture, in the language model's last layer."""
-    driver.run("tiny-llava")
-    driver.generate(1)
-    panel = driver.window.image_panel
-    driver.run_to("gen.1.dec.1.self_attn.probs")
-    driver.window.resizeDocks([driver.window.docks["image"]], [420], Qt.Vertical)
-    wait(lambda: panel.row is not None and panel.canvas.rows == 1)
-    driver.shot(PICTURES[3], 1600, TALL, **image_texts(driver))
+    generated_token(driver, "tiny-llava", 1, "gen.1.dec.1.self_attn.probs", 420, PICTURES[3])
 
 
 def main(out: Path, only: set[str] | None = None) -> None:
