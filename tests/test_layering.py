@@ -202,3 +202,10 @@ def test_the_architecture_page_states_the_ui_layers():
             rows[int(cells[0])] = {part.strip().strip("`") for part in cells[1].split(",")}
     assert rows == {n: set(rooms) - {"__init__"} for n, rooms in enumerate(UI_LAYERS)}
 
+
+
+def test_the_state_room_holds_no_widget():
+    """ui/state holds the window's state and its parts, not what draws it: no module there imports QtWidgets
+    (the Capture dock is in panels/, its dialog in dialogs/, the keep box in widgets/)."""
+    drawing = [p.name for p in sorted((UI / "state").glob("*.py")) if "QtWidgets" in p.read_text(encoding="utf-8")]
+    assert not drawing

@@ -46,7 +46,7 @@ from tfdebug.ui.shell.input_bar import InputBar
 from tfdebug.ui.shell.message_bar import MessageBar
 from tfdebug.ui.shell.settings_file import user_settings
 from tfdebug.ui.shell.window_layout import WindowLayout, scrolled
-from tfdebug.ui.state import capture_budget
+from tfdebug.ui.dialogs import capture_budget
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.state.generation_data import is_generation
 from tfdebug.ui.state.messages import Message

@@ -1,4 +1,4 @@
-"""The window's capture budget: a setting, a dialog to change it, and a panel saying what it dropped.
+"""The window's capture budget setting: "auto", "off" or a number of MB, read from QSettings and turned into bytes.
 
 A pass keeps every stage it captures so the user can step back; a real model's pass can
 hold more than the machine has. The budget (tfdebug.core.budget) keeps the stages the
@@ -12,31 +12,16 @@ setting is one of:
 - a number of MB (decimal, as `--max-capture-mb` takes).
 
 It is stored in the window's QSettings under `capture/budget`; `tfdebug gui
---max-capture-mb MB` sets it for one run without storing it. The "Capture" dock shows
-the budget, what the pass will hold (from its plan, before it runs) and, once stages
-were dropped, their names and sizes.
+--max-capture-mb MB` sets it for one run without storing it. The Capture dock
+(tfdebug.ui.panels.capture) shows it; Debug ▸ Capture Budget… (tfdebug.ui.dialogs.capture_budget)
+changes it.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
-from PySide6.QtWidgets import (
-    QButtonGroup,
-    QDialog,
-    QDialogButtonBox,
-    QDoubleSpinBox,
-    QLabel,
-    QListWidget,
-    QRadioButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QCoreApplication
 
-from tfdebug.core.budget import FIRST, default_capture_budget, format_bytes, megabytes
-from tfdebug.sessions.peak import peak_of
-from tfdebug.ui.i18n.language import phrase_text, said
-from tfdebug.ui.state.keeping import KeepBox, describe_keep
-from tfdebug.ui.state.messages import Message
+from tfdebug.core.budget import default_capture_budget, format_bytes, megabytes
 
 SETTING_KEY = "capture/budget"
 AUTO, OFF = "auto", "off"
@@ -73,185 +58,3 @@ def describe_setting(setting: str) -> str:
     if setting == OFF:
         return QCoreApplication.translate("capture_budget", "no budget")
     return format_bytes(megabytes(float(setting)))
-
-
-class CapturePanel(QWidget):
-    """The budget, what the pass will hold, and the stages the budget dropped (names and sizes)."""
-
-    def __init__(self, ctl, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.ctl = ctl
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
-        self.dropped_title = QLabel()
-        self.dropped_title.setWordWrap(True)  # one sentence; unwrapped it held the window wider than 1600 px
-        self.dropped_list = QListWidget()
-        self.dropped_list.setObjectName("dropped-stages")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.dropped_title)
-        layout.addWidget(self.dropped_list, 1)
-        self._announced = None  # the stepper whose first drop the message bar has reported
-        self._shown: tuple | None = None
-        self._peak: tuple | None = None  # (the estimate it was worked out for, its Phrase)
-        self.budget_action = None  # Debug ▸ Capture Budget…, retitled here when the language changes
-        ctl.session_changed.connect(self.refresh)
-        ctl.state_changed.connect(self.refresh)
-        self.refresh()
-
-    def dropped_names(self) -> list[str]:
-        """The stage names the list shows, in forward order."""
-        return [self.dropped_list.item(i).data(Qt.UserRole) for i in range(self.dropped_list.count())]
-
-    def refresh(self) -> None:
-        ctl = self.ctl
-        stepper = ctl.stepper
-        session = ctl.session
-        limit = getattr(stepper, "max_capture_bytes", None) if stepper is not None and stepper.is_live else None
-        if limit is None:
-            lines = [self.tr("Capture budget: none, every stage is kept.")]
-        elif ctl.capture_budget == AUTO:
-            lines = [self.tr("Capture budget: {size} (half of the free memory when the pass was planned).").format(
-                size=format_bytes(limit))]
-        else:
-            lines = [self.tr("Capture budget: {size}.").format(size=format_bytes(limit))]
-        keep = getattr(stepper, "keep", None) if limit is not None else None
-        if keep is not None:
-            lines.append(self.tr("It keeps {what}.").format(what=describe_keep(keep.mode, keep.pinned)))
-        if session is not None and hasattr(session, "capture_estimate") and stepper is not None and stepper.is_live:
-            lines.append(self._estimate_line(session.capture_estimate()))
-            if limit is not None:  # what the pass reaches, not only what it keeps (tfdebug.sessions.peak)
-                lines.append(self._peak_line(session))
-        self.summary.setText("\n".join(lines))
-        dropped = stepper.dropped if stepper is not None and stepper.is_live else []
-        if tuple(dropped) == self._shown:  # unchanged: leave the list (and its scroll position) alone
-            return
-        self._shown = tuple(dropped)
-        self.dropped_list.clear()
-        for name in dropped:
-            capture = ctl.plan.find(name) if hasattr(ctl.plan, "find") else None
-            size = f"  ({format_bytes(capture.nbytes)})" if capture is not None else ""
-            self.dropped_list.addItem(name + size)
-            self.dropped_list.item(self.dropped_list.count() - 1).setData(Qt.UserRole, name)
-        self.dropped_title.setText(
-            self.tr("{count} stages dropped: shown while the pass is paused at them, then gone from the history "
-                    "(Restart and run to one to see it again).").format(count=len(dropped)) if dropped
-            else self.tr("No stage dropped."))
-        if dropped and self._announced is not stepper:
-            self._announced = stepper
-            size, first = format_bytes(limit or 0), dropped[0]
-            if keep is not None and keep.mode != FIRST:
-                sentence = said(lambda: self.tr(
-                    "The capture budget ({size}) is full: the stages farthest from where you are and where the pass "
-                    "is leave the history, {stage} first. The Capture panel lists them.").format(size=size,
-                                                                                            stage=first))
-            else:
-                sentence = said(lambda: self.tr(
-                    "The capture budget ({size}) is full: from {stage} on, stages are kept only while the pass is "
-                    "paused at them. The Capture panel lists them.").format(size=size, stage=first))
-            ctl.message.emit(Message("warning", sentence, topic="capture-budget"))
-
-    def _peak_line(self, session) -> str:
-        """The pass's stated peak, worked out once per estimate (refresh runs at every step)."""
-        estimate = session.capture_estimate()
-        if self._peak is None or self._peak[0] is not estimate:
-            self._peak = (estimate, peak_of(session).describe())
-        peak = phrase_text(self._peak[1])
-        return peak[:1].upper() + peak[1:] + "."
-
-    def _estimate_line(self, estimate) -> str:
-        """What the plan says the pass will hold, and what the budget keeps and drops."""
-        stages = len(estimate.kept) + len(estimate.dropped)
-        if not estimate.dropped:
-            return self.tr("The pass will hold {total} in {stages} stages: all of them fit.").format(
-                total=format_bytes(estimate.total_bytes), stages=stages)
-        if estimate.policy.mode != FIRST:
-            return self.tr("The pass will hold {total} in {stages} stages: run straight through, the budget keeps "
-                           "{kept} ({kept_size}) and drops {dropped}, those farthest from where you are and where "
-                           "the pass is.").format(
-                total=format_bytes(estimate.total_bytes), stages=stages, kept=len(estimate.kept),
-                kept_size=format_bytes(estimate.kept_bytes), dropped=len(estimate.dropped))
-        return self.tr("The pass will hold {total} in {stages} stages: the budget keeps {kept} ({kept_size}) and "
-                       "drops {dropped}, from {first} on.").format(
-            total=format_bytes(estimate.total_bytes), stages=stages, kept=len(estimate.kept),
-            kept_size=format_bytes(estimate.kept_bytes), dropped=len(estimate.dropped), first=estimate.dropped[0])
-
-    def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
-            self._shown = None  # every text again, in the new language
-            self.refresh()
-            if self.budget_action is not None:
-                self.budget_action.setText(self.tr("Capture Budget…"))
-        super().changeEvent(event)
-
-
-class BudgetDialog(QDialog):
-    """Choose the capture budget (half of the free memory, none, or a number of MB) and what it keeps."""
-
-    def __init__(self, setting: str, keep, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setWindowTitle(self.tr("Capture Budget"))
-        self.auto = QRadioButton(self.tr("Half of the memory free on the device (default)"))
-        self.off = QRadioButton(self.tr("No budget: keep every stage"))
-        self.fixed = QRadioButton(self.tr("At most:"))
-        self.mb = QDoubleSpinBox()
-        self.mb.setRange(0, 10_000_000)
-        self.mb.setDecimals(2)
-        self.mb.setSuffix(" MB")
-        self.mb.setValue(float(setting) if setting not in (AUTO, OFF) else 1000)
-        group = QButtonGroup(self)
-        for button in (self.auto, self.off, self.fixed):
-            group.addButton(button)
-        {AUTO: self.auto, OFF: self.off}.get(setting, self.fixed).setChecked(True)
-        self.mb.valueChanged.connect(lambda _v: self.fixed.setChecked(True))
-        self.keep = KeepBox(keep)
-        note = QLabel(self.tr("Stages beyond the budget are shown while the pass is paused at them, then dropped "
-                              "from the history. Applies from the next Run."))
-        note.setWordWrap(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        for widget in (self.auto, self.off, self.fixed, self.mb, self.keep, note, buttons):
-            layout.addWidget(widget)
-
-    def setting(self) -> str:
-        if self.auto.isChecked():
-            return AUTO
-        if self.off.isChecked():
-            return OFF
-        return f"{self.mb.value():g}"
-
-
-def install(window) -> None:
-    """Add the Capture dock (tabbed with Stats) and Debug ▸ Capture Budget… to `window`."""
-    ctl = window.ctl
-    if window.persist:
-        ctl.capture_budget = parse_setting(window.settings.value(SETTING_KEY))
-        ctl.keep.read(window.settings)
-        ctl.keep.changed.connect(lambda: ctl.keep.write(window.settings))  # a Stages tree pin is remembered too
-    window.capture_panel = CapturePanel(ctl)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Capture"), "capture", window.capture_panel,
-                        window.dockWidgetArea(window.docks["stats"]))
-    window.tabifyDockWidget(window.docks["stats"], dock)
-    window.docks["stats"].raise_()
-
-    def choose() -> None:
-        dialog = BudgetDialog(ctl.capture_budget, ctl.keep, window)
-        window.budget_dialog = dialog  # tests reach the open dialog here
-        accepted = dialog.exec() == QDialog.Accepted
-        dialog.deleteLater()
-        if accepted:
-            ctl.capture_budget = dialog.setting()
-            ctl.keep.set(dialog.keep.mode(), dialog.keep.pinned())
-            if window.persist:
-                window.settings.setValue(SETTING_KEY, ctl.capture_budget)
-            setting, mode, pinned = ctl.capture_budget, ctl.keep.mode, ctl.keep.pinned
-            ctl.info.emit(said(lambda: QCoreApplication.translate(
-                "CapturePanel", "Capture budget: {setting}, keeping {what}; applies from the next Run.").format(
-                setting=describe_setting(setting), what=describe_keep(mode, pinned))))
-    action = window.debug_menu.addAction(QCoreApplication.translate("CapturePanel", "Capture Budget…"), choose)
-    window.capture_panel.budget_action = action
-    action.setObjectName("tfdebug.capture.budget")
-    window.capture_budget_action = action
