@@ -69,6 +69,9 @@ def captured(request):
     adapter = factory()
     session = DebugSession(adapter, texts)
     captures, output = session.capture_all()
+    # The check runs in a thread on the same model: the tests' own forwards wait for it (one ran beside it
+    # and its hooks never fired).
+    session.wait_verification()
     yield session, captures, output
     session.close()
 

@@ -183,7 +183,9 @@ def test_a_download_shows_its_progress_and_the_model_joins_the_list(served, cach
     qtbot.waitUntil(lambda: "org/remote is in the Hugging Face cache" in dialog.status.text(), timeout=60000)
     qtbot.waitUntil(lambda: "hf:org/remote" in _box_entries(window), timeout=30000)
     assert _box_entries(window)["hf:org/remote"][1]  # supported
-    assert seen and seen[-1][0] == seen[-1][1] > 10_000  # the bytes of the weights, to the last
+    # The bytes of the weights, to the last (progress crosses from the download's thread: it may land after
+    # the status line).
+    qtbot.waitUntil(lambda: seen and seen[-1][0] == seen[-1][1] > 10_000)
     qtbot.waitUntil(lambda: dialog.selected_spec() == "hf:org/remote")
     # What huggingface_hub itself now finds in the cache, without the network.
     assert hub.snapshot_download("org/remote", cache_dir=str(cache), local_files_only=True)
