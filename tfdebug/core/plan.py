@@ -118,14 +118,15 @@ def make_plan(model: nn.Module, run: Callable[[], object], inputs: Iterable[obje
     method "meta" runs the pass on the meta device: computations on the model's weights
     produce shapes only, while those on the inputs alone (checks of token ids, masks)
     run for real, since a model's code may branch on their values. Where its code needs
-    the values of computed tensors (a data-dependent branch), the plan falls back to a
-    real forward and `Plan.note` says why. "auto" (the default) plans on meta only where
-    that is cheaper than a real forward (`inputs`, the tensors the pass takes, size the
-    estimate); "real" always runs the forward.
+    the values of computed tensors (a data-dependent branch), the plan falls back to fake
+    tensors, then to a real forward, and `Plan.note` says why. "auto" (the default) plans on
+    meta only where that is cheaper than a real forward (`inputs`, the tensors the pass takes,
+    size the estimate); "real" always runs the forward.
     """
     if method == "auto":
         method = "meta" if _meta_is_cheaper(model, inputs) else "real"
     note = ""
+    costly = method == "meta"  # a real forward costs more than planning: fake tensors are tried before one
     if method == "meta":
         devices = {p.device for p in model.parameters()} | {b.device for b in model.buffers()}
         if len(devices) == 1:
@@ -138,7 +139,7 @@ def make_plan(model: nn.Module, run: Callable[[], object], inputs: Iterable[obje
                         f"({type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else 'no message'})")
         else:
             note = "planned with a real forward: the model's weights are on several devices"
-    return Plan(stage_plan(model, run), method="real", note=note)
+    return Plan(stage_plan(model, run, fake=costly), method="real", note=note)
 
 
 def _meta_is_cheaper(model: nn.Module, inputs: Iterable[object]) -> bool:

@@ -149,15 +149,17 @@ class Recorder:
         return [c.name for c in self.captures]
 
 
-def stage_plan(model: nn.Module, run: Callable[[], object]) -> list[Capture]:
+def stage_plan(model: nn.Module, run: Callable[[], object], fake: bool = True) -> list[Capture]:
     """The stages one call of `run` passes through, in order, with shapes but no tensors.
 
-    First tried with fake tensors (shapes and dtypes only, no arithmetic: a 1.2 B-parameter
+    With `fake`, first tried with fake tensors (shapes and dtypes only, no arithmetic: a 1.2 B-parameter
     model plans in about a second instead of a whole forward); a model whose forward reads
     values (a Python branch on a tensor) cannot run that way, and is planned by running it.
+    Without it, planned by running it: the first fake tensor mode of a process costs about a second
+    (it imports torch's compiler and sympy), more than a small model's whole forward.
     """
     import torch
-    plan = _fake_plan(model, run)
+    plan = _fake_plan(model, run) if fake else None
     if plan is not None:
         return plan
     with torch.no_grad(), Recorder(model, keep=False) as rec:
