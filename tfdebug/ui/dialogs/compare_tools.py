@@ -23,6 +23,7 @@ from tfdebug.ui.panels.compare import CompareView
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.workers.jobs import Job
+from tfdebug.ui.widgets.deferred import Deferred
 
 
 @actions.action("tfdebug.compare.with", QT_TRANSLATE_NOOP("actions", "Compare With…"), "Ctrl+Shift+D",
@@ -47,10 +48,16 @@ class CompareTools:
         self.job: Job | None = None
         self.dialog: CompareDialog | None = None
         self.reference = ReferenceTools(self)  # the same input in another dtype or on another device
-        self.view = CompareView(self)
-        self.dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Compare"), "compare", self.view, Qt.BottomDockWidgetArea)
+        self._view = Deferred(lambda: CompareView(self))  # built when the dock is first shown or `view` read
+        self.dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Compare"), "compare", self._view,
+                                 Qt.BottomDockWidgetArea)
         self.dock.hide()
         window.file_menu.addAction(window.actions_by_id["tfdebug.compare.with"])
+
+    @property
+    def view(self) -> CompareView:
+        """The Compare dock's table and heatmaps."""
+        return self._view.panel()
 
     def open_dialog(self) -> CompareDialog:
         self.dialog = CompareDialog(self, self.window)

@@ -21,6 +21,7 @@ from tfdebug.core.overview import MAX_ABS, RMS, layer_starts, stage_statistics
 from tfdebug.ui.i18n.language import said, title
 from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.deferred import Deferred
 from tfdebug.ui.widgets.heatmap_axes import NonOverlappingAxis
 from tfdebug.ui.workers.throttle import throttler
 
@@ -283,10 +284,10 @@ def tick_label(name: str, adapter=None) -> str:
     return label
 
 
-def install(window) -> OverviewPanel:
-    """Add the Overview dock (hidden until chosen in the View menu, or shown by a comparison)."""
-    panel = OverviewPanel(window)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Overview"), "overview", panel, Qt.BottomDockWidgetArea)
+def install(window) -> Deferred:
+    """Add the Overview dock (hidden until chosen in the View menu, or shown by a comparison); its panel is
+    built when the dock is first shown or `window.overview` is first read."""
+    deferred = Deferred(lambda: OverviewPanel(window))
+    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Overview"), "overview", deferred, Qt.BottomDockWidgetArea)
     dock.hide()
-    window.overview = panel
-    return panel
+    return deferred

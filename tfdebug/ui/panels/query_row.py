@@ -20,6 +20,7 @@ from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.token_text import shown_token
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.deferred import Deferred
 from tfdebug.ui.widgets.heatmap_axes import TokenAxis
 
 TOP_K = 10
@@ -116,10 +117,10 @@ def toggle_query_row(ctx: ActionContext) -> None:
             ctx.ctl.tiles.pick_row(ctx.window.heatmap_panel.zoom.visible()[0][1] - 1)
 
 
-def install(window) -> QueryRowPanel:
+def install(window) -> Deferred:
     """Add the Query Row dock (hidden until View ▸ Query Row, Ctrl+Shift+R, or a click on a heatmap row)."""
-    panel = QueryRowPanel(window.ctl)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Query Row"), "query_row", panel, Qt.BottomDockWidgetArea)
+    deferred = Deferred(lambda: QueryRowPanel(window.ctl))  # built when first shown or read (window.query_row)
+    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Query Row"), "query_row", deferred, Qt.BottomDockWidgetArea)
     dock.hide()
     window.view_menu.insertAction(dock.toggleViewAction(), window.actions_by_id["tfdebug.view.query_row"])
     window.view_menu.removeAction(dock.toggleViewAction())
@@ -129,5 +130,4 @@ def install(window) -> QueryRowPanel:
             dock.show()
             dock.raise_()
     window.ctl.row_picked.connect(picked)
-    window.query_row = panel
-    return panel
+    return deferred

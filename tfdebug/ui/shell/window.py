@@ -296,6 +296,16 @@ class MainWindow(WindowLayout, QMainWindow):
 
     # ----- interface for other modules ---------------------------------------------------------
     @property
+    def overview(self):
+        """The Overview dock's panel (panels.overview.OverviewPanel), built when first read or shown."""
+        return self.docks["overview"].widget().panel()
+
+    @property
+    def query_row(self):
+        """The Query Row dock's panel (panels.query_row.QueryRowPanel), built when first read or shown."""
+        return self.docks["query_row"].widget().panel()
+
+    @property
     def stepper(self) -> Stepper | None:
         return self.ctl.stepper
 
