@@ -12,6 +12,10 @@ the prompt below and Return; F10 is pressed until the stage:
 - hf-gpt-oss-sinks: gpt_oss at `dec.0.self_attn.sinks` (the sink logit as the last column);
 - model-view-llama-16x32: a 16-layer, 32-head llama (64 wide), F5 to the end, Ctrl+Shift+M (View ▸
   Model View), then a click on layer 9's head 20, which the heatmap shows.
+- deep-llama-30-1280x720 and deep-llama-30-1600x1000: a 30-layer tiny llama on a long prompt (the
+  window's title and the status bar elide it), a capture budget of 1 MB (its long warning in the message
+  bar), Run to Stage `dec.14.self_attn.probs`, then Ctrl+Shift+M (View ▸ Model View), on each screen size:
+  nothing clipped.
 Each NAME.png comes with NAME.json, the texts the window showed (see window_driver.py);
 OUT_DIR defaults to docs/.
 """
@@ -33,7 +37,13 @@ STEPPED = (("hf-qwen3-q-norm", "qwen3", "dec.0.self_attn.q_norm"),
            ("hf-gemma2-sliding-window", "gemma2", "dec.0.self_attn.masked"),
            ("hf-gpt-oss-sinks", "gpt_oss", "dec.0.self_attn.sinks"))
 MODEL_VIEW = "model-view-llama-16x32"
-PICTURES = tuple(name for name, _, _ in STEPPED) + (MODEL_VIEW,)
+DEEP = ("deep-llama-30-1280x720", "deep-llama-30-1600x1000")
+PICTURES = tuple(name for name, _, _ in STEPPED) + (MODEL_VIEW, *DEEP)
+# The newcomer's deep model: the 30 layers of a 135M chat model at a tiny width, on a prompt far longer
+# than the window's title.
+DEEP_30 = dict(hidden_size=72, intermediate_size=144, num_hidden_layers=30, num_attention_heads=9,
+               num_key_value_heads=3, head_dim=8, max_position_embeddings=256)
+LONG_PROMPT = {"prompt": " ".join(["the cat sat on the mat and I love you"] * 12)}
 # A Llama-3.2-1B-like depth and head count at a tiny width: 16 layers, 32 query heads on 8 K/V heads.
 DEEP_LLAMA = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=16, num_attention_heads=32,
                   num_key_value_heads=8, head_dim=2)
@@ -86,6 +96,25 @@ def model_view(out: Path, only: set[str] | None, where: Path) -> None:
         driver.close()
 
 
+def deep(out: Path, only: set[str] | None, where: Path) -> None:
+    from PySide6.QtCore import Qt
+
+    driver = Driver(out, only)
+    try:
+        driver.run(f"hf:{_folder('llama', where, **DEEP_30)}", LONG_PROMPT)
+        driver.choose_capture_budget("1")
+        driver.rerun()
+        driver.run_to("dec.14.self_attn.probs")
+        driver.key(Qt.Key_M, Qt.ControlModifier | Qt.ShiftModifier)
+        view = driver.window.model_view
+        wait(lambda: view.isVisible() and len(view.rows) == 30 and len(view.thumbs) == 15)  # layers 0-14 have run
+        window = driver.window
+        for name, (width, height) in zip(DEEP, ((1280, 720), (1600, 1000))):
+            driver.shot(name, width, height, title=window.windowTitle(), message=window.message_bar.text())
+    finally:
+        driver.close()
+
+
 def main(out: Path, only: set[str] | None = None) -> None:
     # One fixed folder (emptied first): the Model box and the status bar name it, and the texts
     # beside each picture must be the same on every run.
@@ -96,6 +125,8 @@ def main(out: Path, only: set[str] | None = None) -> None:
             stepped(out, only, where)
         if only is None or MODEL_VIEW in only:
             model_view(out, only, where)
+        if only is None or only & set(DEEP):
+            deep(out, only, where)
     finally:
         shutil.rmtree(where, ignore_errors=True)
 
