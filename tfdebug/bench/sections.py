@@ -128,7 +128,8 @@ def _startup(tiny: bool) -> dict:
 def _remote(profile) -> dict:
     from tfdebug.bench.remote import remote_section
 
-    return remote_section(profile.latency_sizes, max(3, profile.latency_repeats // 3))
+    # At least four repeats per row: fewer give no A/A, and a ratio without one says nothing.
+    return remote_section(profile.latency_sizes, max(4, profile.latency_repeats))
 
 
 def _session(profile) -> list[dict]:
