@@ -166,8 +166,7 @@ class EditDialog(QDialog):
         layout.addLayout(buttons)
         self.operation.currentIndexChanged.connect(self._fields_shown)
         self.target.currentIndexChanged.connect(self._fields_shown)
-        ctl.shown.stage_shown.connect(self.refresh)
-        ctl.shown.slice_changed.connect(self.refresh)
+        ctl.shown.followed.connect(self._followed)
         ctl.state_changed.connect(self._buttons)
         self.refresh()
 
@@ -185,6 +184,10 @@ class EditDialog(QDialog):
     def region(self) -> Region:
         ctl = self.ctl
         return Region(ctl.view.row_axis, ctl.view.col_axis, ctl.axes.indices(ctl.current))
+
+    def _followed(self, event) -> None:
+        if event.new_slice:
+            self.refresh()
 
     def refresh(self) -> None:
         """Describe the current stage and fit the row, column and head ranges to it."""

@@ -12,6 +12,7 @@ from tfdebug.ui.i18n.language import phrase_text, said
 from tfdebug.ui.state.capture_budget import AUTO
 from tfdebug.ui.state.keeping import describe_keep
 from tfdebug.ui.state.messages import Message
+from tfdebug.ui.widgets.when_seen import WhenSeen
 
 
 class CapturePanel(QWidget):
@@ -35,15 +36,21 @@ class CapturePanel(QWidget):
         self._shown: tuple | None = None
         self._peak: tuple | None = None  # (the estimate it was worked out for, its Phrase)
         self.budget_action = None  # Debug ▸ Capture Budget…, retitled here when the language changes
-        ctl.session_changed.connect(self.refresh)
-        ctl.state_changed.connect(self.refresh)
+        self.when_seen = WhenSeen(self, self.refresh)  # a tab behind Stats redraws when it comes to the front
+        ctl.session_changed.connect(self._changed)
+        ctl.state_changed.connect(self._changed)
         self.refresh()
 
     def dropped_names(self) -> list[str]:
         """The stage names the list shows, in forward order."""
         return [self.dropped_list.item(i).data(Qt.UserRole) for i in range(self.dropped_list.count())]
 
+    def _changed(self) -> None:
+        self._announce()  # said in the message bar whether the panel is on screen or not
+        self.when_seen.ask()
+
     def refresh(self) -> None:
+        """Say the budget, what the pass will hold and what it dropped."""
         ctl = self.ctl
         stepper = ctl.stepper
         session = ctl.session
@@ -64,8 +71,11 @@ class CapturePanel(QWidget):
                 lines.append(self._peak_line(session))
         self.summary.setText("\n".join(lines))
         dropped = stepper.dropped if stepper is not None and stepper.is_live else []
-        if tuple(dropped) == self._shown:  # unchanged: leave the list (and its scroll position) alone
-            return
+        if tuple(dropped) != self._shown:  # unchanged: leave the list (and its scroll position) alone
+            self._list(dropped)
+
+    def _list(self, dropped) -> None:
+        ctl = self.ctl
         self._shown = tuple(dropped)
         self.dropped_list.clear()
         for name in dropped:
@@ -77,6 +87,14 @@ class CapturePanel(QWidget):
             self.tr("{count} stages dropped: shown while the pass is paused at them, then gone from the history "
                     "(Restart and run to one to see it again).").format(count=len(dropped)) if dropped
             else self.tr("No stage dropped."))
+
+    def _announce(self) -> None:
+        """The first stage the budget drops, said once per pass in the message bar."""
+        stepper = self.ctl.stepper
+        live = stepper is not None and stepper.is_live
+        dropped = stepper.dropped if live else []
+        limit = getattr(stepper, "max_capture_bytes", None) if live else None
+        keep = getattr(stepper, "keep", None) if limit is not None else None
         if dropped and self._announced is not stepper:
             self._announced = stepper
             size, first = format_bytes(limit or 0), dropped[0]
@@ -89,7 +107,7 @@ class CapturePanel(QWidget):
                 sentence = said(lambda: self.tr(
                     "The capture budget ({size}) is full: from {stage} on, stages are kept only while the pass is "
                     "paused at them. The Capture panel lists them.").format(size=size, stage=first))
-            ctl.message.emit(Message("warning", sentence, topic="capture-budget"))
+            self.ctl.message.emit(Message("warning", sentence, topic="capture-budget"))
 
     def _peak_line(self, session) -> str:
         """The pass's stated peak, worked out once per estimate (refresh runs at every step)."""

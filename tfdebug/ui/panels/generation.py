@@ -66,9 +66,8 @@ class GenerationPanel(QWidget):
         # Captured events come by the hundred during Continue: redraw at most every 50 ms.
         self._redraw = throttler(50, self.refresh, self)
         ctl.session_changed.connect(self._session_changed)
-        ctl.shown.stage_shown.connect(self._changed)
         ctl.state_changed.connect(self._changed)
-        ctl.shown.slice_changed.connect(self._changed)  # the head chosen in the Heads panel
+        ctl.shown.followed.connect(self._changed)  # the stage, and the head chosen in the Heads panel
         self._session_changed()
         self.retranslate_ui()
 

@@ -55,7 +55,7 @@ class HeadsPanel(QWidget):
         layout.addWidget(self.prediction)
         layout.addWidget(self.graphics, 1)
         layout.addStretch(0)
-        ctl.shown.slice_changed.connect(self._changed)
+        ctl.shown.followed.connect(self._followed)
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -68,7 +68,14 @@ class HeadsPanel(QWidget):
         """Whether the panel shows the current stage (no redraw pending or waiting for thumbnails)."""
         return not self._timer.isActive() and not self._dirty
 
-    def _changed(self, _slice=None) -> None:
+    def _followed(self, event) -> None:
+        # Already a turn after the heatmap's paint: drawn in this turn, with the other panels (one paint).
+        if event.new_slice:
+            self._dirty = True
+            if self.isVisible():
+                self.refresh()
+
+    def _changed(self) -> None:
         self._dirty = True
         if self.isVisible():
             self._timer.start()

@@ -108,7 +108,7 @@ class HeatmapPanel(QWidget):
         layout.addWidget(self.readout)
 
         ctl.shown.stage_changed.connect(self._stage_changed)
-        ctl.shown.slice_changed.connect(lambda: self.show_slice(ctl.shown.current_slice))
+        ctl.shown.slice_changed.connect(self.show_slice)
         ctl.row_picked.connect(self._show_picked_row)
         self.retranslate_ui()
         self.show_slice(None)  # before the first pass: a caption, no made-up axes

@@ -28,6 +28,7 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.render import colors
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.when_seen import WhenSeen
 
 OVERLAY_RGB = (255, 120, 0)
 OVERLAY_ALPHA = 200  # a patch with the row's largest weight; the smallest is clear
@@ -197,8 +198,9 @@ class ImagePanel(QWidget):
         layout.addWidget(self.canvas, 1)
         self.row: np.ndarray | None = None  # the query's weights over every key, as read
         ctl.session_changed.connect(self._new_pass)
-        ctl.row_picked.connect(self.refresh)
-        ctl.shown.slice_changed.connect(self.refresh)
+        self.when_seen = WhenSeen(self, self.refresh)  # a closed Image dock draws nothing
+        ctl.row_picked.connect(self.when_seen.ask)
+        ctl.shown.followed.connect(self._followed)
         self._new_pass()
 
     def _new_pass(self) -> None:
@@ -240,6 +242,10 @@ class ImagePanel(QWidget):
         if key != image.stream or key_from or keys < n or (whole and rows != keys):
             return None
         return rows, keys, whole
+
+    def _followed(self, event) -> None:
+        if event.new_slice:
+            self.when_seen.ask()
 
     def refresh(self) -> None:
         """Read the query's row of the shown slice again (or say why there is nothing to draw)."""

@@ -22,6 +22,7 @@ from tfdebug.ui.render.token_text import shown_token
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.deferred import Deferred
 from tfdebug.ui.widgets.heatmap_axes import TokenAxis
+from tfdebug.ui.widgets.when_seen import WhenSeen
 
 TOP_K = 10
 
@@ -55,9 +56,14 @@ class QueryRowPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
         layout.addWidget(split, 1)
-        ctl.row_picked.connect(self.refresh)
-        ctl.shown.slice_changed.connect(self.refresh)
+        self.when_seen = WhenSeen(self, self.refresh)  # a closed Query Row dock reads no row
+        ctl.row_picked.connect(self.when_seen.ask)
+        ctl.shown.followed.connect(self._followed)
         self.refresh()
+
+    def _followed(self, event) -> None:
+        if event.new_slice:
+            self.when_seen.ask()
 
     def refresh(self) -> None:
         """Read the picked row of the shown slice again (or say why there is none)."""

@@ -91,10 +91,7 @@ class StatsPanel(QWidget):
         layout.addWidget(self.precision)
         layout.addWidget(self.overflow)
         layout.addWidget(self.plot, 1)
-        ctl.shown.stage_shown.connect(self._stage)
-        ctl.shown.stats_changed.connect(self._stage)
-        ctl.shown.slice_changed.connect(lambda: self._slice(ctl.shown.current_slice))
-        ctl.shown.slice_stats_changed.connect(lambda: self._slice(ctl.shown.current_slice))
+        ctl.shown.followed.connect(self._followed)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
@@ -119,6 +116,13 @@ class StatsPanel(QWidget):
         for name, value in zip(ROWS, stats_values(stats)):
             self.cells[(name, column)].setText(value)
 
+    def _followed(self, event) -> None:
+        """The shown stage, its slice or its stats changed (a ShownEvent): the slice's column, then the rest."""
+        if event.new_slice:
+            self._slice(event.slice)
+        if event.new_stats:
+            self._stage()
+
     def _stage(self) -> None:
         stats = self.ctl.shown.current_stats
         self._fill(stats, 1)
@@ -132,7 +136,7 @@ class StatsPanel(QWidget):
         # A stage above the size limit has no whole-tensor histogram: its slice's stands in.
         shown = sl.stats if large and sl is not None else stats
         if shown is None and not large and self.ctl.display.busy("stats"):
-            # Its stats are on their way (stats_changed draws them): no empty histogram in between, and none
+            # Its stats are on their way (their event draws them): no empty histogram in between, and none
             # of the stage before either.
             self.plot.getPlotItem().hide()
         else:

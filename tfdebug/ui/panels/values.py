@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
 from tfdebug.core.display import DisplaySlice
 from tfdebug.ui.render.colors import format_value
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.when_seen import WhenSeen
 
 MAX_CELLS = 4096
 
@@ -70,7 +71,8 @@ class ValuesPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.note)
         layout.addWidget(self.table, 1)
-        ctl.shown.slice_changed.connect(lambda: self._slice_changed(ctl.shown.current_slice))
+        self.when_seen = WhenSeen(self, self._show_current)
+        ctl.shown.followed.connect(self._followed)
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -78,17 +80,13 @@ class ValuesPanel(QWidget):
         super().changeEvent(event)
 
     shown: DisplaySlice | None = None
-    on_screen = True
 
-    def _slice_changed(self, sl: DisplaySlice | None) -> None:
-        # A panel off screen (a tab behind Stats, say) fills its table when it comes back.
-        if self.on_screen:
-            self.show_slice(sl)
+    def _followed(self, event) -> None:
+        if event.new_slice:  # a panel off screen (a tab behind Stats, say) fills its table when it comes back
+            self.when_seen.ask()
 
-    def set_on_screen(self, visible: bool) -> None:
-        """Told by the dock (its visibilityChanged signal, which tab switches emit too)."""
-        self.on_screen = visible
-        if visible and self.ctl.shown.current_slice is not self.shown:
+    def _show_current(self) -> None:
+        if self.ctl.shown.current_slice is not self.shown:
             self.show_slice(self.ctl.shown.current_slice)
 
     def show_slice(self, sl: DisplaySlice | None) -> None:

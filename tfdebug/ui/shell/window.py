@@ -152,6 +152,9 @@ class MainWindow(WindowLayout, QMainWindow):
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.docks[name] = dock
+        when_seen = getattr(widget, "when_seen", None)
+        if when_seen is not None:  # a panel that redraws only on screen catches up when its dock comes back
+            dock.visibilityChanged.connect(when_seen.seen)
         if hasattr(self, "view_menu"):  # docks added after the menus (Compare, Overview, Capture, Explain)
             self.view_menu.insertAction(self._view_docks_end, dock.toggleViewAction())
         return dock
@@ -180,7 +183,6 @@ class MainWindow(WindowLayout, QMainWindow):
         stats = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Stats"), "stats", self.stats_panel, right)
         self.splitDockWidget(shape, stats, Qt.Vertical)
         values = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Values"), "values", self.values_panel, right)
-        values.visibilityChanged.connect(self.values_panel.set_on_screen)
         self.tabifyDockWidget(stats, values)
         stats.raise_()
         # Behind Heads until a generation runs (then raised: it follows each token).

@@ -11,7 +11,7 @@ view's axes through the controller's `ShownAxes`.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer, Signal
@@ -42,17 +42,47 @@ def cannot(sentence: str, capture, exc: BaseException) -> str:
     return said(lambda: QCoreApplication.translate("ShownStage", sentence).format(name=name, why=phrase_text(why)))
 
 
+@dataclass(frozen=True)
+class ShownEvent:
+    """What changed about the shown stage since the last event, and what it is now.
+
+    `capture`, `slice` and `stats` are the shown stage, its slice and its whole-tensor stats (each None until
+    known); `changed` holds "stage" (another stage is shown: everything about it is new), "slice" (its slice or
+    the slice's mean and std) and/or "stats" (its whole-tensor stats arrived)."""
+
+    capture: Capture | None
+    slice: DisplaySlice | None
+    stats: Stats | None
+    changed: frozenset
+
+    @property
+    def new_stage(self) -> bool:
+        """Another stage is shown."""
+        return "stage" in self.changed
+
+    @property
+    def new_slice(self) -> bool:
+        """Another stage, or its slice (axes, indices, mean and std) changed."""
+        return bool(self.changed & {"stage", "slice"})
+
+    @property
+    def new_stats(self) -> bool:
+        """Another stage, or its whole-tensor stats arrived."""
+        return bool(self.changed & {"stage", "stats"})
+
+
 class ShownStage(QObject):
     """The shown stage's capture (`current`), slice (`current_slice`) and stats (`current_stats`).
 
     `stepper()`, `source()` and `busy()` read the controller's pass; `display` is the display worker;
     `failed(sentence)` reports what could not be shown."""
 
-    stage_changed = Signal()        # the shown stage changed (cursor moved, paused, replaced)
-    stage_shown = Signal()          # one event-loop turn later: the heatmap has drawn it; other panels follow
-    stats_changed = Signal()        # current_stats (whole tensor) computed, just after the stage shows
-    slice_changed = Signal()        # current_slice changed (no argument: PySide mishandles None payloads)
-    slice_stats_changed = Signal()  # the shown slice's mean and std arrived (a large slice shows before them)
+    stage_changed = Signal(object)  # the shown stage changed (cursor moved, paused, replaced): its Capture or None
+    slice_changed = Signal(object)  # current_slice changed: the new DisplaySlice or None (the heatmap draws it now)
+    stage_shown = Signal(object)    # a ShownEvent with another stage, just before `followed`: for the panels that
+                                    # follow the stage only
+    followed = Signal(object)       # a ShownEvent, one event-loop turn after the changes it gathers: every panel
+                                    # but the heatmap follows it, all in that one turn (one paint)
 
     large_stage_bytes = LARGE_STAGE_BYTES
 
@@ -66,13 +96,14 @@ class ShownStage(QObject):
         self.current_slice: DisplaySlice | None = None
         self.current_stats: Stats | None = None
         self._indexed: tuple | None = None  # (slice, levels, LUT indices) the worker quantised with the slice
-        # Panels other than the heatmap follow a new stage one event-loop turn later: the
-        # heatmap, which the user is waiting for, paints first and alone, and the GUI thread
-        # returns to the event loop between the two halves of a step.
+        # Panels other than the heatmap follow a change one event-loop turn later, every change since the last
+        # event in one: the heatmap, which the user is waiting for, paints first and alone (with the stage's
+        # name in the status bar and the Stages tree), then the other panels fill in and paint once.
+        self._changes: set[str] = set()
         self._follow_timer = QTimer(self)
         self._follow_timer.setSingleShot(True)
         self._follow_timer.setInterval(0)
-        self._follow_timer.timeout.connect(self.stage_shown.emit)
+        self._follow_timer.timeout.connect(self._emit_followed)
 
     @property
     def current(self) -> Capture | None:
@@ -83,6 +114,19 @@ class ShownStage(QObject):
     def index(self) -> int:
         """The history position of `current` (-1 when nothing is shown)."""
         return self._shown[0] if self._shown is not None else -1
+
+    def _follow(self, change: str) -> None:
+        """Note `change` ("stage", "slice", "stats") for the next `followed` event."""
+        self._changes.add(change)
+        if not self._follow_timer.isActive():
+            self._follow_timer.start()
+
+    def _emit_followed(self) -> None:
+        changed, self._changes = frozenset(self._changes), set()
+        event = ShownEvent(self.current, self.current_slice, self.current_stats, changed)
+        if event.new_stage:
+            self.stage_shown.emit(event)
+        self.followed.emit(event)
 
     def forget(self) -> None:
         """Another pass goes on screen: nothing is shown until its first event."""
@@ -108,10 +152,10 @@ class ShownStage(QObject):
         if capture is not None and (capture.tensor is not None or self.elsewhere(capture)):
             self.view.fit(capture.info.axes, capture.shape)
         with self.display.held():
-            self.stage_changed.emit()
+            self.stage_changed.emit(capture)
             self.refresh_slice()
             self._compute_stats()
-        self._follow_timer.start()  # stage_shown: the other panels, after the heatmap's paint
+        self._follow("stage")  # the other panels, after the heatmap's paint
         # After them (the timers fire in order): the panels' own jobs are submitted first and come first.
         QTimer.singleShot(0, self, lambda: self._prepare_neighbours(capture))
 
@@ -170,7 +214,7 @@ class ShownStage(QObject):
         return True
 
     def _compute_stats(self) -> None:
-        """Whole-tensor stats of the shown stage, on the display worker; stats_changed when ready."""
+        """Whole-tensor stats of the shown stage, on the display worker; a `followed` event when ready."""
         capture = self.current
         self.display.cancel("stats")
         failed = lambda exc: self._failed(cannot("Cannot summarise {name}: {why}", capture, exc))  # noqa: E731
@@ -180,7 +224,7 @@ class ShownStage(QObject):
         elif capture is not None and capture.tensor is not None and not self.is_large(capture):
             tensor, kind = capture.tensor, capture.info.kind
             known = self.display.ahead.stats_for(capture)  # each stage's stats are computed once
-            if known is not None:  # there for the panels stage_shown draws in this turn: one drawing, no job
+            if known is not None:  # there for the panels the next event draws: one drawing, no job
                 self.current_stats = known
                 return
             self.display.submit("stats", lambda: tensor_stats(tensor, kind=kind),
@@ -191,7 +235,7 @@ class ShownStage(QObject):
             self.current_stats = stats
             if capture.tensor is not None:
                 self.display.ahead.put(Prepared(capture, capture.tensor, stats=stats))
-            self.stats_changed.emit()
+            self._follow("stats")
 
     def ensure_stats(self) -> Stats | None:
         """Whole-tensor stats of the shown stage, computed now if they are still pending."""
@@ -232,8 +276,7 @@ class ShownStage(QObject):
                                         lambda exc: self._slice_failed(capture, exc))
             return
         if capture is None or capture.tensor is None:
-            self.current_slice = None
-            self.slice_changed.emit()
+            self._set_slice(None)
             return
         shape, row, col = capture.shape, self.view.row_axis, self.view.col_axis
         key = view_key(row, col, self.axes.indices(capture), self.mask_of(capture))
@@ -274,9 +317,13 @@ class ShownStage(QObject):
 
     def _slice_ready(self, capture: Capture, sl: DisplaySlice, indexed=None) -> None:
         if capture is self.current:
-            self.current_slice = sl
             self._indexed = (sl, *indexed) if indexed is not None else None
-            self.slice_changed.emit()
+            self._set_slice(sl)
+
+    def _set_slice(self, sl: DisplaySlice | None) -> None:
+        self.current_slice = sl
+        self.slice_changed.emit(sl)
+        self._follow("slice")
 
     def _moments_ready(self, sl: DisplaySlice, stats: Stats) -> None:
         """The shown slice's complete stats (mean and std) arrived: the same slice, its numbers filled in."""
@@ -284,7 +331,7 @@ class ShownStage(QObject):
             self.current_slice = replace(sl, stats=stats)
             if self._indexed is not None and self._indexed[0] is sl:
                 self._indexed = (self.current_slice, *self._indexed[1:])
-            self.slice_stats_changed.emit()
+            self._follow("slice")
 
     def indexed_image(self, sl: DisplaySlice, levels: tuple[float, float]):
         """The slice's LUT indices between `levels` when the worker computed them, else None."""
@@ -293,9 +340,8 @@ class ShownStage(QObject):
 
     def _slice_failed(self, capture: Capture, exc: Exception) -> None:
         if capture is self.current:
-            self.current_slice = None
             self._failed(cannot("Cannot show this slice of {name}: {why}", capture, exc))
-            self.slice_changed.emit()
+            self._set_slice(None)
 
     def request_heads(self, capture: Capture, head_axis: int, max_size: tuple[int, int],
                       done: Callable[[HeadThumbnails], None]) -> None:
