@@ -19,7 +19,8 @@ def start_generation(make_window, qtbot, tokens=6):
 def shown(window, qtbot):
     """Wait until the Generation dock has redrawn for the stage on screen."""
     panel = window.generation_panel
-    qtbot.waitUntil(lambda: not panel._dirty)
+    # The panels follow a change one event-loop turn after it (ShownStage's `followed`): settled first.
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and not panel._dirty)
     return panel
 
 

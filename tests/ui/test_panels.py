@@ -140,7 +140,8 @@ def test_stats_and_values_panels(window, qtbot):
     goto(window, qtbot, "dec.0.self_attn.masked")
     stats = window.stats_panel
     whole = window.ctl.shown.ensure_stats()  # computed off the GUI thread: wait for it as the panel does
-    assert stats.text("−Inf") == str(whole.neginf) != "0"
+    assert str(whole.neginf) != "0"
+    qtbot.waitUntil(lambda: stats.text("−Inf") == str(whole.neginf))  # every panel follows one turn later
     assert stats.text("−Inf", 2) == "6"
     values = window.values_panel
     window.docks["values"].raise_()  # a tab beside Stats: it fills its table when shown
@@ -167,8 +168,10 @@ def test_navigator_filter_and_greying(window, qtbot):
 
 
 def test_a_hidden_values_panel_fills_its_table_when_shown(window, qtbot):
+    from tfdebug.ui.widgets.when_seen import on_screen
+
     window.docks["stats"].raise_()
-    qtbot.waitUntil(lambda: not window.values_panel.on_screen)
+    qtbot.waitUntil(lambda: not on_screen(window.values_panel))
     goto(window, qtbot, "dec.0.self_attn.probs")
     values = window.values_panel
     assert values.shown is not window.ctl.shown.current_slice  # no work while hidden

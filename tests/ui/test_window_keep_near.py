@@ -79,7 +79,8 @@ def test_far_into_a_pass_the_budget_keeps_the_stages_near_you_and_every_layers_a
         assert found, reason
         assert int(found[1]) == plan.index(found[2]) - plan.index(name) > 0
     assert not window.navigator.items[far].text(2).endswith("not kept")
-    assert "drops" in window.capture_panel.summary.text()
+    window.docks["capture"].raise_()  # its tab, behind Stats: a panel off screen draws when it comes back
+    qtbot.waitUntil(lambda: "drops" in window.capture_panel.summary.text())
 
     # Stepping back walks the kept stages, then reaches one the budget let go: it says so.
     while not window.ctl.current.dropped:
@@ -142,7 +143,8 @@ def test_a_kind_pinned_from_the_stages_tree_survives_and_the_choice_is_remembere
     pinned = [c.name for c in window.ctl.plan if c.info.kind in ("scores", "softmax")]
     assert len(pinned) == 12 and set(pinned) <= set(_kept(stepper))  # the first encoder layer's too
     assert "src.embed" in stepper.dropped
-    assert "Scores Q·Kᵀ" in window.capture_panel.summary.text()
+    window.docks["capture"].raise_()
+    qtbot.waitUntil(lambda: "Scores Q·Kᵀ" in window.capture_panel.summary.text())
 
     # The dialog shows the choice; keeping the first stages and no Softmax is remembered.
     def answer(dialog):

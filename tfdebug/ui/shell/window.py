@@ -72,6 +72,13 @@ def default_settings() -> QSettings:
     return user_settings()
 
 
+def _seen(widget: QWidget, visible: bool) -> None:
+    """Tell `widget`'s WhenSeen, when it has one, that its dock was shown or hidden."""
+    when_seen = getattr(widget, "when_seen", None)
+    if when_seen is not None:
+        when_seen.seen(visible)
+
+
 class MainWindow(WindowLayout, QMainWindow):
     """The debugger window. `settings` defaults to the user's tfdebug settings.
 
@@ -152,9 +159,8 @@ class MainWindow(WindowLayout, QMainWindow):
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.docks[name] = dock
-        when_seen = getattr(widget, "when_seen", None)
-        if when_seen is not None:  # a panel that redraws only on screen catches up when its dock comes back
-            dock.visibilityChanged.connect(when_seen.seen)
+        # A panel that redraws only on screen catches up when its dock comes back (a deferred one once built).
+        dock.visibilityChanged.connect(lambda visible: _seen(widget, visible))
         if hasattr(self, "view_menu"):  # docks added after the menus (Compare, Overview, Capture, Explain)
             self.view_menu.insertAction(self._view_docks_end, dock.toggleViewAction())
         return dock

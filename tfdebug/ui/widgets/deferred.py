@@ -27,6 +27,11 @@ class Deferred(QWidget):
         """Whether the panel exists yet."""
         return self._panel is not None
 
+    @property
+    def when_seen(self):
+        """The built panel's WhenSeen (widgets.when_seen), if it has one: the window tells it its dock's visibility."""
+        return getattr(self._panel, "when_seen", None)
+
     def panel(self) -> QWidget:
         """The panel, built now if it was not yet."""
         if self._panel is None:
