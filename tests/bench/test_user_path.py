@@ -10,11 +10,12 @@ from safetensors import safe_open  # noqa: E402
 from tfdebug.bench.user_path import FIRST, LAST, capture_snapshot, user_path_latency  # noqa: E402
 
 
-def test_the_capture_holds_n_tokens_of_the_demo(tmp_path):
-    path = capture_snapshot(64, str(tmp_path))
-    with safe_open(path, framework="pt") as f:
-        assert f.get_slice("enc.0.attn.scores").get_shape() == [1, 4, 64, 64]  # (batch, head, query, key)
-        assert all(name.startswith("enc.0.attn.") for name in f.keys())
+def test_the_capture_holds_n_tokens_of_the_demo_at_each_length(tmp_path):
+    for n in (64, 96):  # one folder for every length, as the bench runs them (1,024 then 4,096)
+        path = capture_snapshot(n, str(tmp_path))
+        with safe_open(path, framework="pt") as f:
+            assert f.get_slice("enc.0.attn.scores").get_shape() == [1, 4, n, n]  # (batch, head, query, key)
+            assert all(name.startswith("enc.0.attn.") for name in f.keys())
 
 
 def test_steps_go_to_probs_and_back_and_every_clock_stops(qapp):

@@ -30,7 +30,7 @@ def capture_snapshot(n: int, folder: str, timeout_s: float = 600.0) -> str:
     """`tfdebug capture` of the demo translator on an N-token source into `folder`; the snapshot's path."""
     from tfdebug.models.bundled import demo_dir
 
-    model = Path(folder) / "demo"
+    model = Path(folder) / f"demo-{n}"  # one copy per length: its config says the length
     shutil.copytree(demo_dir(), model)
     config = json.loads((model / "config.json").read_text())
     config["max_seq_len"] = config["block_size"] = n + 64  # the positional table covers the prompt
