@@ -134,6 +134,9 @@ class NavigatorPanel(QWidget):
         ctl.session_changed.connect(self.rebuild)
         ctl.state_changed.connect(self.refresh)
         ctl.shown.stage_shown.connect(self.refresh)
+        # The current row moves with the heatmap's picture, in its turn (two rows repaint); greying what ran
+        # (every row looked at) follows with the other panels.
+        ctl.shown.stage_changed.connect(self._mark_current)
         ctl.breakpoints_changed.connect(self.refresh_breakpoints)
         self.retranslate_ui()
 
@@ -225,6 +228,10 @@ class NavigatorPanel(QWidget):
             why = phrase_text(reasons[name]) if name in reasons else ""
             item.setToolTip(NAME, plain_tooltip(item.data(NAME, TIP_ROLE) + (f"\n{why}" if why else "")))
             item.setToolTip(SHAPE, plain_tooltip(why) if why else "")  # the mark may be cut off: its reason
+        self._mark_current()
+
+    def _mark_current(self, *_capture) -> None:
+        """Highlight the shown stage's row (bold, the arrow, scrolled to) and no other."""
         current = self.ctl.current.name if self.ctl.current is not None else None
         if current != self._current:
             font = QFont()
