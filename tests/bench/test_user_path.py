@@ -27,3 +27,24 @@ def test_steps_go_to_probs_and_back_and_every_clock_stops(qapp):
     assert clocks["stages"] == order[3:] + order[-2::-1][:5]
     for painted, named, settled in zip(clocks["painted"], clocks["named"], clocks["settled"]):
         assert 0 < painted <= settled and 0 < named <= settled
+
+
+
+def test_a_stage_shown_by_its_slice_only_settles_without_whole_stats(qapp, monkeypatch):
+    """Stages above the size limit (an 8k pass's planes) have no whole-tensor stats: the clock does not wait
+    for them (it waited for its timeout, 600 s a step in the scale section's window row at 8k)."""
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.bench.window_clock import bench_window, settled, wait
+    from tfdebug.core.stepper import Stepper
+    from tfdebug.sessions.session import DebugSession
+    from tfdebug.ui.state.shown import ShownStage
+
+    monkeypatch.setattr(ShownStage, "large_stage_bytes", 1)  # every stage is shown by its slice only
+    session = DebugSession(load_adapter("random"), {"src": "I love you", "tgt": "我 爱 你"})
+    captures, _ = session.capture_all(verify="never")
+    with bench_window(heads=False) as (window, _clock):
+        shown = window.ctl.shown
+        window.ctl.load_replay(Stepper.replay(captures), {"src": [], "tgt": []}, "large")
+        wait(lambda: shown.current_slice is not None and shown.settled() and window.heads_panel.settled())
+        assert shown.current_stats is None and shown.is_large()  # nothing more is coming
+        assert settled(window)

@@ -82,7 +82,9 @@ def settled(window: MainWindow) -> bool:
     """Whether every panel has what it shows: slice, stats, display jobs, the Heads dock."""
     ctl = window.ctl
     heads = window.heads_panel
-    return (ctl.shown.current_slice is not None and ctl.shown.current_stats is not None
+    # A stage above the size limit has no whole-tensor stats (its slice's stand in): waiting for them timed
+    # every step of an 8k pass out at TIMEOUT_S.
+    return (ctl.shown.current_slice is not None and (ctl.shown.current_stats is not None or ctl.shown.is_large())
             and ctl.shown.settled() and heads.settled())
 
 
