@@ -33,6 +33,25 @@ def test_downsample_averages_blocks_and_keeps_masked_and_nan_cells():
     assert d.stats.neginf == 4 and d.stats.nan == 1  # stats are of the full slice
 
 
+def test_a_masked_slice_downsamples_and_counts_as_the_general_path_does():
+    """−∞ alone (a causal mask's cells) takes the short way: no NaN or +∞ pass, and −∞ pooled by itself;
+    the picture and the stats are those the general path makes of the same plane."""
+    from tfdebug.core.display import _downsample
+
+    torch.manual_seed(0)
+    t = torch.randn(96, 96)
+    t = t.masked_fill(torch.ones(96, 96, dtype=torch.bool).triu(1), float("-inf"))
+    d = display_slice(t, 0, 1, max_size=(16, 16))
+    general = _downsample(t, 16, 16)
+    np.testing.assert_array_equal(d.values, general.numpy())
+    assert np.isneginf(d.values[0, -1]) and np.isfinite(d.values[-1, 0])
+    assert (d.stats.nan, d.stats.posinf, d.stats.neginf) == (0, 0, int(torch.isneginf(t).sum()))
+    finite = t[torch.isfinite(t)]
+    assert (d.stats.min, d.stats.max) == (float(finite.min()), float(finite.max()))
+    t[5, 3] = float("nan")  # then the other kinds are still looked for
+    assert display_slice(t, 0, 1, max_size=(16, 16)).stats.nan == 1
+
+
 def test_downsample_bounds_huge_slices():
     t = torch.randn(4096, 3000)
     d = display_slice(t, 0, 1, max_size=(512, 512))

@@ -144,7 +144,10 @@ def _host_stats(x: Tensor, bins: int, moments: bool = True) -> Stats:
         values, nan, posinf, neginf = x, 0, 0, 0
     else:
         values = x[torch.isfinite(x)]
-        nan, posinf = int(torch.isnan(x).sum()), int(torch.isposinf(x).sum())
+        if lo == -math.inf and math.isfinite(hi):  # −∞ alone (masked cells): a NaN or +∞ would be the maximum
+            nan, posinf = 0, 0
+        else:
+            nan, posinf = int(torch.isnan(x).sum()), int(torch.isposinf(x).sum())
         neginf = x.numel() - values.numel() - nan - posinf
         if values.numel() == 0:
             return _unpack_stats(np.array([np.nan] * 4 + [nan, posinf, neginf, x.numel()] + [0] * bins), bins)
@@ -351,7 +354,7 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
     if on_host(plane):
         stats = _host_stats(plane, bins, moments)
         all_finite = stats.nan == stats.posinf == stats.neginf == 0
-        small = _downsample(plane, *limit, all_finite=all_finite)
+        small = _downsample(plane, *limit, all_finite=all_finite, neginf_only=stats.nan == stats.posinf == 0)
         values = np.ascontiguousarray(small.numpy(), dtype=np.float32)
     else:  # on a GPU: no branch on the data, one transfer for image and stats together
         small = _downsample(plane, *limit)
