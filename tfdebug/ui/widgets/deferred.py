@@ -23,11 +23,6 @@ class Deferred(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
 
     @property
-    def built(self) -> bool:
-        """Whether the panel exists yet."""
-        return self._panel is not None
-
-    @property
     def when_seen(self):
         """The built panel's WhenSeen (widgets.when_seen), if it has one: the window tells it its dock's visibility."""
         return getattr(self._panel, "when_seen", None)
