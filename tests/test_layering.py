@@ -89,7 +89,7 @@ def test_the_check_catches_a_forbidden_arrow(tmp_path):
 # start-up probe (first_paint.py) times app.py. A module's own rooms are ui/ROOM/…; ui/NAME.py is room NAME.
 UI = ROOT / "ui"
 UI_LAYERS: list[tuple[str, ...]] = [
-    ("__init__", "i18n", "render"),
+    ("__init__", "i18n", "render", "models"),
     ("workers",),
     ("state",),
     ("widgets",),
@@ -209,3 +209,12 @@ def test_the_state_room_holds_no_widget():
     (the Capture dock is in panels/, its dialog in dialogs/, the keep box in widgets/)."""
     drawing = [p.name for p in sorted((UI / "state").glob("*.py")) if "QtWidgets" in p.read_text(encoding="utf-8")]
     assert not drawing
+
+
+def test_the_models_room_is_qt_free():
+    """ui/models holds the window's state as evented models (psygnal): no module there imports Qt, pyqtgraph
+    or a ui room that does, so each model is built and tested without an application."""
+    with_qt = {str(p.relative_to(UI)): sorted(n for n in runtime_imports(p) if n.split(".")[0] in QT
+                                              or (n.startswith("tfdebug.ui.") and not n.startswith("tfdebug.ui.models")))
+               for p in sorted((UI / "models").glob("*.py"))}
+    assert list(with_qt) and not any(with_qt.values()), with_qt

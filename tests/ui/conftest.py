@@ -70,7 +70,7 @@ def wait_paused(qtbot, window, name=None, timeout=60000):
         if name is not None:
             assert current.name == name
         assert window.heatmap_panel.slice is not None or current.tensor is None
-        assert not window.ctl.shown._follow_timer.isActive()  # the other panels have followed the stage
+        assert not window.ctl.shown.model.pending  # the other panels have followed the stage
     qtbot.waitUntil(ready, timeout=timeout)
 
 

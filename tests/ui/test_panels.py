@@ -190,7 +190,7 @@ def test_heatmap_caption_shows_a_stage_name_as_text_not_markup(window):
 
     capture = Capture.of(StageInfo("<i>x</i>.probs", "softmax", "head", None, ("query", "key"), "p"),
                          torch.full((2, 2), 0.25))
-    window.ctl.shown._shown = (0, capture)  # what the controller shows; the caption shows its name as plain text
+    window.ctl.shown.model.show(0, capture)  # what the controller shows; the caption shows its name as plain text
     window.heatmap_panel.show_slice(display_slice(capture.tensor, 0, 1, {}, (64, 64)))
     assert window.heatmap_panel.caption.text().startswith("<i>x</i>.probs")
     assert window.heatmap_panel.caption.textFormat() == Qt.PlainText

@@ -142,12 +142,12 @@ def _when_ready(window, then) -> None:
     ctl = window.ctl
 
     def once() -> None:
-        ctl.shown.stage_changed.disconnect(once)
+        ctl.shown.model.stage_changed.disconnect(once)
         QTimer.singleShot(0, then)
     if ctl.current is not None:
         QTimer.singleShot(0, then)
     else:
-        ctl.shown.stage_changed.connect(once)
+        ctl.shown.model.stage_changed.connect(once)
 
 
 def _say_restored(window, model: str) -> None:
@@ -202,16 +202,16 @@ def _arrange_screenshot(app, window, goto: str | None, path: str, result: dict, 
     def check() -> None:
         current = ctl.current
         if current is not None and (goto is None or current.name == goto):
-            ctl.shown.stage_changed.disconnect(check)
+            ctl.shown.model.stage_changed.disconnect(check)
             # The heatmap's slice of this stage is cut on the display worker (an attention plane of a long
             # pass is computed then): grab once it has arrived, or after SLICE_WAIT_MS if it came first.
-            ctl.shown.slice_changed.connect(drawn)
+            ctl.shown.model.slice_changed.connect(drawn)
             QTimer.singleShot(SLICE_WAIT_MS, drawn)
         elif current is not None and ctl.stepper is not None and not ctl.stepper.alive and ctl.stepper.is_live:
             # Planned but never run (a generation's steps after <eos>): no point waiting for it.
             fail(f"The pass ended at {current.name} before reaching {goto}.")
 
-    ctl.shown.stage_changed.connect(check)
+    ctl.shown.model.stage_changed.connect(check)
     # In screenshot mode any error is fatal: say it and exit 2. Errors of every origin (a
     # failed load, a bad --goto, a stepper error) reach the message bar as error Messages.
     ctl.message.connect(lambda message: message.level == "error" and fail(message.text))

@@ -166,7 +166,7 @@ class EditDialog(QDialog):
         layout.addLayout(buttons)
         self.operation.currentIndexChanged.connect(self._fields_shown)
         self.target.currentIndexChanged.connect(self._fields_shown)
-        ctl.shown.followed.connect(self._followed)
+        ctl.shown.model.followed.connect(self._followed)
         ctl.state_changed.connect(self._buttons)
         self.refresh()
 

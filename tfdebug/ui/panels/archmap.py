@@ -77,7 +77,7 @@ class ArchitectureMap(QWidget):
         self.scrollbar.valueChanged.connect(self.update)
         ctl.session_changed.connect(self._rebuild)
         ctl.state_changed.connect(self._changed)
-        ctl.shown.stage_shown.connect(self._changed)
+        ctl.shown.model.stage_shown.connect(self._changed)
 
     def _changed(self) -> None:
         """Repaint only when a box changes colour: most steps stay inside one block."""

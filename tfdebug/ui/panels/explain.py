@@ -60,7 +60,7 @@ class ExplainPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.text)
         layout.addWidget(self.pe_button)
-        ctl.shown.stage_shown.connect(self.refresh)
+        ctl.shown.model.stage_shown.connect(self.refresh)
         self.retranslate_ui()
 
     # ----- showing -----------------------------------------------------------------------

@@ -67,7 +67,7 @@ class GenerationPanel(QWidget):
         self._redraw = throttler(50, self.refresh, self)
         ctl.session_changed.connect(self._session_changed)
         ctl.state_changed.connect(self._changed)
-        ctl.shown.followed.connect(self._changed)  # the stage, and the head chosen in the Heads panel
+        ctl.shown.model.followed.connect(self._changed)  # the stage, and the head chosen in the Heads panel
         self._session_changed()
         self.retranslate_ui()
 

@@ -55,7 +55,7 @@ class HeadsPanel(QWidget):
         layout.addWidget(self.prediction)
         layout.addWidget(self.graphics, 1)
         layout.addStretch(0)
-        ctl.shown.followed.connect(self._followed)
+        ctl.shown.model.followed.connect(self._followed)
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:

@@ -107,8 +107,8 @@ class HeatmapPanel(QWidget):
         layout.addWidget(self.graphics, 1)
         layout.addWidget(self.readout)
 
-        ctl.shown.stage_changed.connect(self._stage_changed)
-        ctl.shown.slice_changed.connect(self.show_slice)
+        ctl.shown.model.stage_changed.connect(self._stage_changed)
+        ctl.shown.model.slice_changed.connect(self.show_slice)
         ctl.row_picked.connect(self._show_picked_row)
         self.retranslate_ui()
         self.show_slice(None)  # before the first pass: a caption, no made-up axes

@@ -200,7 +200,7 @@ class ImagePanel(QWidget):
         ctl.session_changed.connect(self._new_pass)
         self.when_seen = WhenSeen(self, self.refresh)  # a closed Image dock draws nothing
         ctl.row_picked.connect(self.when_seen.ask)
-        ctl.shown.followed.connect(self._followed)
+        ctl.shown.model.followed.connect(self._followed)
         self._new_pass()
 
     def _new_pass(self) -> None:

@@ -68,7 +68,7 @@ class ModelViewPanel(QWidget):
         layout.addWidget(scroll, 1)
         ctl.session_changed.connect(self._new_pass)
         ctl.state_changed.connect(self._pass_moved)
-        ctl.shown.stage_shown.connect(self._mark_current)
+        ctl.shown.model.stage_shown.connect(self._mark_current)
         self._new_pass()
 
     def changeEvent(self, event) -> None:

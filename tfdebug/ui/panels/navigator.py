@@ -133,10 +133,10 @@ class NavigatorPanel(QWidget):
 
         ctl.session_changed.connect(self.rebuild)
         ctl.state_changed.connect(self.refresh)
-        ctl.shown.stage_shown.connect(self.refresh)
+        ctl.shown.model.stage_shown.connect(self.refresh)
         # The current row moves with the heatmap's picture, in its turn (two rows repaint); greying what ran
         # (every row looked at) follows with the other panels.
-        ctl.shown.stage_changed.connect(self._mark_current)
+        ctl.shown.model.stage_changed.connect(self._mark_current)
         ctl.breakpoints_changed.connect(self.refresh_breakpoints)
         self.retranslate_ui()
 

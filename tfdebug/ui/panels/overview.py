@@ -86,7 +86,7 @@ class OverviewPanel(QWidget):
         self._redraw = throttler(50, self.refresh, self)
         self.ctl.state_changed.connect(self.schedule)
         self.ctl.session_changed.connect(self._new_pass)
-        self.ctl.shown.stage_shown.connect(self._show_current)
+        self.ctl.shown.model.stage_shown.connect(self._show_current)
         self.retranslate_ui()
 
     def _new_pass(self) -> None:

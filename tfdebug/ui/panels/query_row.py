@@ -58,7 +58,7 @@ class QueryRowPanel(QWidget):
         layout.addWidget(split, 1)
         self.when_seen = WhenSeen(self, self.refresh)  # a closed Query Row dock reads no row
         ctl.row_picked.connect(self.when_seen.ask)
-        ctl.shown.followed.connect(self._followed)
+        ctl.shown.model.followed.connect(self._followed)
         self.refresh()
 
     def _followed(self, event) -> None:

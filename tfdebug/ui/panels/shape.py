@@ -32,7 +32,7 @@ class ShapePanel(QWidget):
         metrics = self.text.fontMetrics()
         self.text.setMinimumSize(columns(metrics, MIN_CHARS), metrics.lineSpacing() * MIN_LINES)
         self._verification = None  # the verification last shown: the check runs after the pass, in the background
-        ctl.shown.stage_shown.connect(self.refresh)
+        ctl.shown.model.stage_shown.connect(self.refresh)
         ctl.state_changed.connect(self._verification_arrived)
         self.refresh()
 

@@ -91,7 +91,7 @@ class StatsPanel(QWidget):
         layout.addWidget(self.precision)
         layout.addWidget(self.overflow)
         layout.addWidget(self.plot, 1)
-        ctl.shown.followed.connect(self._followed)
+        ctl.shown.model.followed.connect(self._followed)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:

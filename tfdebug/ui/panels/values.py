@@ -72,7 +72,7 @@ class ValuesPanel(QWidget):
         layout.addWidget(self.note)
         layout.addWidget(self.table, 1)
         self.when_seen = WhenSeen(self, self._show_current)
-        ctl.shown.followed.connect(self._followed)
+        ctl.shown.model.followed.connect(self._followed)
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:

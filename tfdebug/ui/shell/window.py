@@ -209,10 +209,10 @@ class MainWindow(WindowLayout, QMainWindow):
         self._side_sizes: tuple[int, int, int, int] = (330, 400, 520, 380)  # as resized above
         self._laid_out_at = self.size()
         self._heads_share: float | None = None  # the Heads' share of the height an empty Heads dock lends the heatmap
-        ctl.shown.stage_shown.connect(self.fit_heads)
+        ctl.shown.model.stage_shown.connect(self.fit_heads)
         # Its thumbnails are hidden later, on its own timer: fitted again once the layout has taken that in.
         self.heads_panel.content_changed.connect(lambda: QTimer.singleShot(0, self.fit_heads))
-        ctl.shown.stage_shown.connect(self.fit_shape)  # after the Shape panel's own refresh (connected before)
+        ctl.shown.model.stage_shown.connect(self.fit_shape)  # after the Shape panel's own refresh (connected before)
         heads.visibilityChanged.connect(lambda shown: shown and self.fit_heads())
         for dock in (nav, arch, shape):
             dock.installEventFilter(self)
@@ -270,7 +270,7 @@ class MainWindow(WindowLayout, QMainWindow):
             self.statusBar().addPermanentWidget(label)
         self._status_throttle = throttler(30, self.update_status, self, leading=True)  # a step names its stage now
         self.ctl.state_changed.connect(self._schedule_status)
-        self.ctl.shown.stage_changed.connect(self._schedule_status)
+        self.ctl.shown.model.stage_changed.connect(self._schedule_status)
         self.ctl.busy_changed.connect(self._schedule_status)
 
     def _install_extensions(self) -> None:

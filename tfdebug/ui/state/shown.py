@@ -1,20 +1,18 @@
-"""The shown stage: which capture the window shows, its slice, its stats and its heads, worked out where
-they are cheapest.
+"""The shown stage worked out where it is cheapest: its slice, its stats and its heads.
 
-`ShownStage` is a part the controller owns (`ctl.shown`). It keeps the one GUI-side record of the shown
-stage and its history position (the stepper's cursor moves on the forward's thread before the GUI hears
-of the move), the shown slice (now when small, on the display worker when large; through the source's
-display when the tensors are elsewhere), the stage's whole-tensor stats and every head's thumbnail, and
-announces each change with its own signal. It reads the pass through the getters it is handed and the
-view's axes through the controller's `ShownAxes`.
+`ShownStage` is a part the controller owns (`ctl.shown`). It fills the Qt-free evented model of what is on
+screen (`model`, a `tfdebug.ui.models.shown.ShownModel`: the shown stage and its history position, taken
+from the stepper's cursor when the GUI hears of a move, its slice and its whole-tensor stats), which
+emits the events panels connect to. It works out the slice (now when small, on the display worker when
+large; through the source's display when the tensors are elsewhere), the stats and every head's thumbnail,
+reading the pass through the getters it is handed and the view's axes through the controller's `ShownAxes`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Callable
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer
 
 from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
 from tfdebug.core.errors import TfdebugError
@@ -24,6 +22,7 @@ from tfdebug.core.stepper import RUNNING
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.core.view import ViewSelection
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
+from tfdebug.ui.models.shown import ShownModel
 from tfdebug.ui.render import colors
 from tfdebug.ui.state.axes import ShownAxes
 from tfdebug.ui.workers import source_display
@@ -42,95 +41,50 @@ def cannot(sentence: str, capture, exc: BaseException) -> str:
     return said(lambda: QCoreApplication.translate("ShownStage", sentence).format(name=name, why=phrase_text(why)))
 
 
-@dataclass(frozen=True)
-class ShownEvent:
-    """What changed about the shown stage since the last event, and what it is now.
-
-    `capture`, `slice` and `stats` are the shown stage, its slice and its whole-tensor stats (each None until
-    known); `changed` holds "stage" (another stage is shown: everything about it is new), "slice" (its slice or
-    the slice's mean and std) and/or "stats" (its whole-tensor stats arrived)."""
-
-    capture: Capture | None
-    slice: DisplaySlice | None
-    stats: Stats | None
-    changed: frozenset
-
-    @property
-    def new_stage(self) -> bool:
-        """Another stage is shown."""
-        return "stage" in self.changed
-
-    @property
-    def new_slice(self) -> bool:
-        """Another stage, or its slice (axes, indices, mean and std) changed."""
-        return bool(self.changed & {"stage", "slice"})
-
-    @property
-    def new_stats(self) -> bool:
-        """Another stage, or its whole-tensor stats arrived."""
-        return bool(self.changed & {"stage", "stats"})
-
-
-class ShownStage(QObject):
-    """The shown stage's capture (`current`), slice (`current_slice`) and stats (`current_stats`).
+class ShownStage:
+    """Works out the shown stage's slice, stats and heads into `model` (whose events panels connect to).
 
     `stepper()`, `source()` and `busy()` read the controller's pass; `display` is the display worker;
-    `failed(sentence)` reports what could not be shown."""
-
-    stage_changed = Signal(object)  # the shown stage changed (cursor moved, paused, replaced): its Capture or None
-    slice_changed = Signal(object)  # current_slice changed: the new DisplaySlice or None (the heatmap draws it now)
-    stage_shown = Signal(object)    # a ShownEvent with another stage, just before `followed`: for the panels that
-                                    # follow the stage only
-    followed = Signal(object)       # a ShownEvent, one event-loop turn after the changes it gathers: every panel
-                                    # but the heatmap follows it, all in that one turn (one paint)
+    `failed(sentence)` reports what could not be shown; `owner` is the QObject whose event loop turns the
+    model's gathered events wait for (and whose end cancels them)."""
 
     large_stage_bytes = LARGE_STAGE_BYTES
 
     def __init__(self, display: DisplayWorker, view: ViewSelection, axes: ShownAxes,
                  stepper: Callable[[], object], source: Callable[[], object], busy: Callable[[], bool],
-                 failed: Callable[[object], None], parent: QObject | None = None):
-        super().__init__(parent)
+                 failed: Callable[[object], None], owner: QObject):
         self.display, self.view, self.axes = display, view, axes
         self._stepper, self._source, self._busy, self._failed = stepper, source, busy, failed
-        self._shown: tuple[int, Capture] | None = None
-        self.current_slice: DisplaySlice | None = None
-        self.current_stats: Stats | None = None
+        self._later = lambda fn: QTimer.singleShot(0, owner, fn)
+        # The heatmap, which the user is waiting for, paints first and alone on the model's immediate
+        # events (with the stage's name in the status bar and the Stages tree); one event-loop turn later
+        # the other panels fill in from its gathered event and paint once.
+        self.model = ShownModel(self._later)
         self._indexed: tuple | None = None  # (slice, levels, LUT indices) the worker quantised with the slice
-        # Panels other than the heatmap follow a change one event-loop turn later, every change since the last
-        # event in one: the heatmap, which the user is waiting for, paints first and alone (with the stage's
-        # name in the status bar and the Stages tree), then the other panels fill in and paint once.
-        self._changes: set[str] = set()
-        self._follow_timer = QTimer(self)
-        self._follow_timer.setSingleShot(True)
-        self._follow_timer.setInterval(0)
-        self._follow_timer.timeout.connect(self._emit_followed)
 
     @property
     def current(self) -> Capture | None:
         """The stage the panels show (the stepper's cursor as of its last event)."""
-        return self._shown[1] if self._shown is not None else None
+        return self.model.current
 
     @property
     def index(self) -> int:
         """The history position of `current` (-1 when nothing is shown)."""
-        return self._shown[0] if self._shown is not None else -1
+        return self.model.index
 
-    def _follow(self, change: str) -> None:
-        """Note `change` ("stage", "slice", "stats") for the next `followed` event."""
-        self._changes.add(change)
-        if not self._follow_timer.isActive():
-            self._follow_timer.start()
+    @property
+    def current_slice(self) -> DisplaySlice | None:
+        """The shown slice (the model's)."""
+        return self.model.slice
 
-    def _emit_followed(self) -> None:
-        changed, self._changes = frozenset(self._changes), set()
-        event = ShownEvent(self.current, self.current_slice, self.current_stats, changed)
-        if event.new_stage:
-            self.stage_shown.emit(event)
-        self.followed.emit(event)
+    @property
+    def current_stats(self) -> Stats | None:
+        """The shown stage's whole-tensor stats (the model's), None until known."""
+        return self.model.stats
 
     def forget(self) -> None:
         """Another pass goes on screen: nothing is shown until its first event."""
-        self.current_slice, self.current_stats, self._shown = None, None, None
+        self.model.forget()
 
     def elsewhere(self, capture: Capture | None) -> bool:
         """Whether `capture` is shown through its source's display: its tensor is kept, but not in this process."""
@@ -146,18 +100,15 @@ class ShownStage(QObject):
         """Show the stage the stepper's cursor is on: its slice now, its stats and neighbours on the worker."""
         stepper = self._stepper()
         cursor, history = (stepper.cursor, stepper.history) if stepper is not None else (-1, [])  # read once
-        self._shown = (cursor, history[cursor]) if 0 <= cursor < len(history) else None
-        capture = self.current
-        self.current_stats = None
+        capture = history[cursor] if 0 <= cursor < len(history) else None
         if capture is not None and (capture.tensor is not None or self.elsewhere(capture)):
             self.view.fit(capture.info.axes, capture.shape)
         with self.display.held():
-            self.stage_changed.emit(capture)
+            self.model.show(cursor, capture)  # the other panels follow after the heatmap's paint
             self.refresh_slice()
             self._compute_stats()
-        self._follow("stage")  # the other panels, after the heatmap's paint
         # After them (the timers fire in order): the panels' own jobs are submitted first and come first.
-        QTimer.singleShot(0, self, lambda: self._prepare_neighbours(capture))
+        self._later(lambda: self._prepare_neighbours(capture))
 
     def _prepare_neighbours(self, shown: Capture | None) -> None:
         """Have the worker read, slice and summarise the stages before and after the shown one
@@ -225,17 +176,16 @@ class ShownStage(QObject):
             tensor, kind = capture.tensor, capture.info.kind
             known = self.display.ahead.stats_for(capture)  # each stage's stats are computed once
             if known is not None:  # there for the panels the next event draws: one drawing, no job
-                self.current_stats = known
+                self.model.set_stats(known)
                 return
             self.display.submit("stats", lambda: tensor_stats(tensor, kind=kind),
                                 lambda st: self._stats_ready(capture, st), failed)
 
     def _stats_ready(self, capture: Capture, stats: Stats) -> None:
         if capture is self.current:
-            self.current_stats = stats
+            self.model.set_stats(stats)
             if capture.tensor is not None:
                 self.display.ahead.put(Prepared(capture, capture.tensor, stats=stats))
-            self._follow("stats")
 
     def ensure_stats(self) -> Stats | None:
         """Whole-tensor stats of the shown stage, computed now if they are still pending."""
@@ -321,17 +271,13 @@ class ShownStage(QObject):
             self._set_slice(sl)
 
     def _set_slice(self, sl: DisplaySlice | None) -> None:
-        self.current_slice = sl
-        self.slice_changed.emit(sl)
-        self._follow("slice")
+        self.model.set_slice(sl)
 
     def _moments_ready(self, sl: DisplaySlice, stats: Stats) -> None:
         """The shown slice's complete stats (mean and std) arrived: the same slice, its numbers filled in."""
-        if self.current_slice is sl:
-            self.current_slice = replace(sl, stats=stats)
-            if self._indexed is not None and self._indexed[0] is sl:
-                self._indexed = (self.current_slice, *self._indexed[1:])
-            self._follow("slice")
+        filled = self.model.fill_moments(sl, stats)
+        if filled is not None and self._indexed is not None and self._indexed[0] is sl:
+            self._indexed = (filled, *self._indexed[1:])
 
     def indexed_image(self, sl: DisplaySlice, levels: tuple[float, float]):
         """The slice's LUT indices between `levels` when the worker computed them, else None."""
@@ -373,4 +319,4 @@ class ShownStage(QObject):
     def settled(self) -> bool:
         """Whether no display work (slice, stats, thumbnails, panels following the stage) is
         pending or undelivered."""
-        return not self.display.busy() and not self._follow_timer.isActive()
+        return not self.display.busy() and not self.model.pending

@@ -46,7 +46,7 @@ class PredictionView(QWidget):
         layout.addWidget(self.table)
         self._stage: str | None = None
         self.predictions: list[tuple[str, float]] = []
-        ctl.shown.stage_shown.connect(self._stage_changed)
+        ctl.shown.model.stage_shown.connect(self._stage_changed)
         self.setVisible(False)
         self.retranslate_ui()
 
