@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from tfdebug.core.errors import EmptyInputError, InputError, UnsupportedModelError
+from tfdebug.core.readout import Readout, ReadoutError
 
 if TYPE_CHECKING:
     from tfdebug.core.recorder import Capture
@@ -286,6 +287,17 @@ class ModelAdapter(ABC):
                 raise EmptyInputError("The {field} is empty: type at least one word.", id="input.empty",
                                       field=f.label.lower())
         return out
+
+    def readout(self) -> "Readout":
+        """How the model reads its residual stream out as logits (`core.readout.Readout`: its own final norm and
+        unembedding), for the logit lens and the attribution; ReadoutError saying why a model has none."""
+        raise ReadoutError(f"{self.name} does not say how it turns its residual stream into logits, so the lens "
+                           "and the attribution are not available for it.")
+
+    def stage_module(self, name: str) -> nn.Module | None:
+        """The module whose output is stage `name` (an attention block's `out`: its W^O), or None when the stage
+        is not one module's output or the adapter does not say."""
+        return None
 
     def describe(self) -> str:
         return f"{self.name} on {self.device} ({str(self.dtype).removeprefix('torch.')})"

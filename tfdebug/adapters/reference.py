@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Mapping
 
 import torch
+from torch import nn
 
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared
+from tfdebug.core.readout import Readout
 from tfdebug.models.generate import ReferenceDecoder
 from tfdebug.models.loader import LoadedModel, load_model
 from tfdebug.models.vocab import BUILTIN_PAIRS
@@ -45,6 +47,23 @@ class ReferenceAdapter(ModelAdapter):
         p = self.loaded.prepare(texts["src"], texts["tgt"])
         return Prepared(texts=texts, args=(p.src, p.tgt), tokens=p.tokens, unknown=list(p.unknown))
 
+
+    def readout(self) -> Readout:
+        """The decoder's final LayerNorm and `lm_head`, reading the last decoder layer's output."""
+        model = self.loaded.model
+        last = model.args.n_layer - 1
+        return Readout(model.transformer.decoder.norm, model.lm_head, f"dec.{last}.ffn.resid", "dec.norm")
+
+    def stage_module(self, name: str) -> nn.Module | None:
+        """The W^O of an attention block's `out` stage (`enc.0.attn.out`, `dec.1.cross_attn.out` …)."""
+        parts = name.split(".")
+        if len(parts) != 4 or parts[3] != "out" or not parts[1].isdigit():
+            return None
+        stack = {"enc": self.loaded.model.transformer.encoder, "dec": self.loaded.model.transformer.decoder}
+        attribute = {"attn": "attention", "self_attn": "mask_attention", "cross_attn": "attention"}
+        if parts[0] not in stack or parts[2] not in attribute or int(parts[1]) >= self.loaded.model.args.n_layer:
+            return None
+        return getattr(stack[parts[0]].layers[int(parts[1])], attribute[parts[2]]).wo
 
     def step_decoder(self, prepared: Prepared, use_cache: bool = True) -> ReferenceDecoder:
         """Translate the source after <bos> and the typed target prefix, one word per step."""

@@ -29,6 +29,7 @@ from tfdebug.adapters.hf.load import execution_device, load_folder, quiet_transf
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import InputError, TokenOutOfRangeError
 from tfdebug.core.phrases import Phrase
+from tfdebug.core.readout import Readout
 
 PREFIX = "hf:"
 _PRESETS = {
@@ -132,6 +133,18 @@ class HFAdapter(ModelAdapter):
                                 "length, truncation=True), so the model does not read the rest.",
                                 id="hf.truncated", n=length, most=most))
         return call, encoding, notes
+
+    def readout(self) -> Readout:
+        """The final norm and output embedding the plan taps (`hf.readout`)."""
+        from tfdebug.adapters.hf.readout import readout
+
+        return readout(self.model, self.plan, self.name)
+
+    def stage_module(self, name: str) -> nn.Module | None:
+        """The module the plan taps as stage `name`'s output."""
+        from tfdebug.adapters.hf.readout import stage_module
+
+        return stage_module(self.model, self.plan, name)
 
     def use_attention(self, kernel: str) -> None:
         """Run the following passes with transformers' own `kernel` between tapped q/k/v and context."""

@@ -1,0 +1,177 @@
+"""Why this output, from a finished pass: the logit lens and the direct logit attribution of a live session.
+
+Both read the pass's own captured stages (the residual stream after the embeddings and after each block, the
+attention blocks' merged heads) and the model's own readout modules (`ModelAdapter.readout`): nothing runs
+the model again. `Why.of(adapter, captures)` checks once that the readout applied to the last residual stage gives the
+logits stage (a model whose head does more than its final norm and unembedding is refused, not guessed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+from torch import Tensor
+
+from tfdebug.core.attribution import Attribution, Term, direction, project
+from tfdebug.core.lens import LensGrid, lens_grid
+from tfdebug.core.names import parse_name
+from tfdebug.core.readout import FrozenNorm, Readout, ReadoutError
+from tfdebug.core.recorder import Capture
+
+#: how far (relative to the logits' largest magnitude) the readout of the last residual may be from the logits
+#: stage before the readout counts as not the model's: float32 and bfloat16 rounding of a re-run matmul
+READOUT_MATCH = {torch.float32: 1e-5, torch.float64: 1e-12}
+#: how far the heads' sum may be from what an attention block adds before the block is left unsplit
+SPLIT_MATCH = 1e-3
+
+
+def _cut(tensor: Tensor, row: int) -> Tensor:
+    """Batch row `row` of a (batch, token, …) stage."""
+    return tensor[row]
+
+
+@dataclass
+class Why:
+    """The lens and attribution of one finished pass, from its captures and its model's readout."""
+
+    readout: Readout
+    captures: dict[str, Capture]
+    residuals: list[str]  # the embeddings' stage, then every residual stage of the read stack in order
+    rows: list[str]  # the lens's rows: the embeddings, then each layer's last residual stage
+    logits_stage: str
+    adapter: object
+
+    @classmethod
+    def of(cls, adapter, history: Sequence[Capture]) -> "Why":
+        """The lens and attribution of the pass of `adapter`'s model whose captures are `history` (a stepper's, or
+        what `DebugSession.capture_all` returns); ReadoutError when the model has no usable readout or the
+        stages it needs were not kept."""
+        readout = adapter.readout()
+        captures = {c.name: c for c in history}
+        logits_stage = "head.raw" if readout.softcap else "logits"
+        last = captures.get(readout.stage)
+        if last is None or logits_stage not in captures:
+            raise ReadoutError("The pass has not reached its logits yet: run it to the end first (F5).")
+        stack = parse_name(readout.stage).stack
+        residuals = [c.name for c in history
+                     if c.info.kind == "residual" and parse_name(c.name).stack == stack
+                     and parse_name(c.name).layer is not None]
+        if not residuals or residuals[-1] != readout.stage:
+            raise ReadoutError(f"The residual stream of {adapter.name} does not end at {readout.stage}, the stage its "
+                               "final norm reads.")
+        first = captures[residuals[0]].info.inputs[0] if captures[residuals[0]].info.inputs else ""
+        if first not in captures:
+            raise ReadoutError(f"tfdebug cannot tell which stage feeds the first block of {adapter.name}.")
+        rows, by_layer = [first], {}
+        for name in residuals:
+            by_layer[parse_name(name).layer] = name
+        rows += [by_layer[layer] for layer in sorted(by_layer)]
+        why = cls(readout, captures, [first] + residuals, rows, logits_stage, adapter)
+        why._check_readout()
+        return why
+
+    def tensor(self, name: str, row: int = 0) -> Tensor:
+        """Stage `name`'s tensor at batch row `row`; ReadoutError when the capture budget did not keep it."""
+        capture = self.captures[name]
+        if capture.tensor is None or capture.recipe:
+            raise ReadoutError(f"Stage {name} was not kept (the capture budget left it out), so the lens and the "
+                               "attribution cannot read it: raise the budget and run again.")
+        return _cut(capture.tensor, row)
+
+    def _check_readout(self) -> None:
+        """The readout of the last residual stage at the last position is the logits stage."""
+        x, logits = self.tensor(self.readout.stage)[-1:], self.tensor(self.logits_stage)[-1:]
+        own = self.readout.logits(x) if not self.readout.softcap else \
+            Readout(self.readout.norm, self.readout.head, self.readout.stage).logits(x)
+        tolerance = READOUT_MATCH.get(logits.dtype, 1e-2) * max(float(logits.abs().max()), 1.0)
+        if float((own.to(logits.device).double() - logits.double()).abs().max()) > tolerance:
+            raise ReadoutError(f"{self.adapter.name}'s head does more than its final norm and output embedding, so "
+                               "the lens would not show what the model predicts.")
+
+    # ----- the lens ------------------------------------------------------------------------------------------
+    def lens(self, positions: Sequence[int] | None = None, target: int | None = None, k: int = 5,
+             row: int = 0, rows: Sequence[str] | None = None) -> LensGrid:
+        """The lens at `positions` (all by default) for `rows` (every residual row by default)."""
+        final = self.tensor("logits", row)
+        count = final.shape[0]
+        positions = list(range(count)) if positions is None else [p % count for p in positions]
+        names = list(rows) if rows is not None else self.rows
+        for name in names:
+            if name not in self.residuals:
+                raise ReadoutError(f"{name} is not a residual stage of this pass; the lens reads {', '.join(self.rows)}.")
+        return lens_grid(self.readout, [(n, self.tensor(n, row)) for n in names], final, positions, target, k)
+
+    # ----- the attribution -----------------------------------------------------------------------------------
+    def attribute(self, target: int, contrast: int | None = None, position: int = -1, row: int = 0) -> Attribution:
+        """The direct logit attribution of logit(target) − logit(contrast) at `position`."""
+        logits = self.tensor(self.logits_stage, row)
+        position = position % logits.shape[0]
+        vocab = logits.shape[-1]
+        for token in (target, contrast):
+            if token is not None and not 0 <= token < vocab:
+                raise ReadoutError(f"Token id {token} is outside the vocabulary (0 … {vocab - 1}).")
+        diff = float(logits[position, target].double() - (logits[position, contrast].double()
+                                                           if contrast is not None else 0.0))
+        out = Attribution(position, target, contrast, diff)
+        if self.readout.softcap:
+            out.notes.append(f"The model caps its logits ({self.readout.softcap:g}·tanh(z / {self.readout.softcap:g}));"
+                             " the terms add up to the logits before the cap.")
+        at = [self.tensor(n, row)[position] for n in self.residuals]
+        norm = FrozenNorm.of(self.readout.norm, at[-1])
+        weight, bias = self.readout.unembedding()
+        u = direction(weight, target, contrast)
+        vectors: list[Tensor] = [at[0]]
+        terms: list[tuple[str, str, int | None, int | None, str]] = [("embeddings", "embed", None, None, self.residuals[0])]
+        for n, name in enumerate(self.residuals[1:], 1):
+            added = at[n].double() - at[n - 1].double()
+            parsed = parse_name(name)
+            block = f"{parsed.stack}.{parsed.layer}.{parsed.block}"
+            heads = None if parsed.block == "ffn" else self._heads(block, row, position, added)
+            if heads is None:
+                kind = "ffn" if parsed.block == "ffn" else "attn"
+                vectors.append(added)
+                terms.append((f"L{parsed.layer} {parsed.block}", kind, parsed.layer, None, name))
+                continue
+            for h, vector in enumerate(heads):
+                vectors.append(vector)
+                terms.append((f"L{parsed.layer} {parsed.block} H{h}", "head", parsed.layer, h, f"{block}.probs"))
+            vectors.append(added - torch.stack(heads).sum(0))
+            terms.append((f"L{parsed.layer} {parsed.block} bias", "attn_bias", parsed.layer, None, f"{block}.out"))
+        values = project(norm, u, vectors)
+        out.terms = [Term(label, kind, value, layer, head, stage)
+                     for (label, kind, layer, head, stage), value in zip(terms, values)]
+        if norm.bias is not None:
+            out.terms.append(Term("final norm bias", "norm_bias", float(norm.bias @ u), stage=self.readout.norm_stage
+                                  or ""))
+        if bias is not None:
+            b = bias.detach().double()
+            out.terms.append(Term("unembedding bias", "head_bias",
+                                  float(b[target] - (b[contrast] if contrast is not None else 0.0)),
+                                  stage=self.logits_stage))
+        return out
+
+    def _heads(self, block: str, row: int, position: int, added: Tensor) -> list[Tensor] | None:
+        """Each head's share of what attention block `block` adds at `position` (its merged context's slice through
+        W^O), or None when the block cannot be split (no merged stage or W^O, or the heads do not add up to it)."""
+        merged_name, module = f"{block}.merged", self.adapter.stage_module(f"{block}.out")
+        context = self.captures.get(f"{block}.context")
+        if module is None or merged_name not in self.captures or context is None:
+            return None
+        merged = self.tensor(merged_name, row)[position]
+        heads = context.shape[1]
+        if merged.shape[-1] % heads:
+            return None
+        width = merged.shape[-1] // heads
+        masked = torch.zeros((heads + 1, merged.shape[-1]), dtype=merged.dtype, device=merged.device)
+        for h in range(heads):
+            masked[h, h * width:(h + 1) * width] = merged[h * width:(h + 1) * width]
+        with torch.no_grad():
+            through = module(masked[:, None, :])[:, 0].double()  # (heads + 1, d): each head, then the bias alone
+        shares = [through[h] - through[heads] for h in range(heads)]
+        scale = max(float(added.abs().max()), 1e-30)
+        if float((torch.stack(shares).sum(0) + through[heads] - added.to(through.device)).abs().max()) > \
+                SPLIT_MATCH * scale:
+            return None
+        return [s.to(added.device) for s in shares]
