@@ -27,6 +27,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "capture": ("tfdebug.commands.capture", "capture a forward pass headless into a snapshot file"),
     "open": ("tfdebug.commands.open", "open a snapshot in the debugger window (replay)"),
     "info": ("tfdebug.commands.info", "validate a snapshot and summarise it"),
+    "lens": ("tfdebug.commands.lens", "run one forward and print the logit lens: each layer's residual read out as "
+                                      "the model's prediction"),
+    "attribute": ("tfdebug.commands.attribute", "run one forward and split a logit difference into the "
+                                                "embeddings, every head, every block and the biases"),
     "diff": ("tfdebug.commands.diff", "compare two recorded passes stage by stage: the first stage where they diverge"),
     "translate": ("tfdebug.commands.translate", "print the model's greedy translation of a sentence"),
     "generate": ("tfdebug.commands.generate", "generate token by token (KV cache), optionally into a snapshot"),

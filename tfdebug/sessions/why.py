@@ -8,7 +8,7 @@ logits stage (a model whose head does more than its final norm and unembedding i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import torch
@@ -42,9 +42,10 @@ class Why:
     rows: list[str]  # the lens's rows: the embeddings, then each layer's last residual stage
     logits_stage: str
     adapter: object
+    tokens: dict = field(default_factory=dict)  # the pass's token strings per stream
 
     @classmethod
-    def of(cls, adapter, history: Sequence[Capture]) -> "Why":
+    def of(cls, adapter, history: Sequence[Capture], tokens: dict | None = None) -> "Why":
         """The lens and attribution of the pass of `adapter`'s model whose captures are `history` (a stepper's, or
         what `DebugSession.capture_all` returns); ReadoutError when the model has no usable readout or the
         stages it needs were not kept."""
@@ -68,9 +69,14 @@ class Why:
         for name in residuals:
             by_layer[parse_name(name).layer] = name
         rows += [by_layer[layer] for layer in sorted(by_layer)]
-        why = cls(readout, captures, [first] + residuals, rows, logits_stage, adapter)
+        why = cls(readout, captures, [first] + residuals, rows, logits_stage, adapter, dict(tokens or {}))
         why._check_readout()
         return why
+
+    def token_labels(self) -> list[str]:
+        """The token strings along the logits stage's token axis (its stream's), [] when unknown."""
+        stream = self.captures["logits"].info.tokens.get("token", "")
+        return list(self.tokens.get(stream) or next(iter(self.tokens.values()), []))
 
     def tensor(self, name: str, row: int = 0) -> Tensor:
         """Stage `name`'s tensor at batch row `row`; ReadoutError when the capture budget did not keep it."""
@@ -175,3 +181,44 @@ class Why:
                 SPLIT_MATCH * scale:
             return None
         return [s.to(added.device) for s in shares]
+
+
+def token_id(adapter, text: str) -> int:
+    """The id of the one token `text` names: `#123` for an id, else a vocabulary entry written exactly so, else
+    the text the model's tokenizer reads as a single token (' Paris'); ReadoutError naming what it is instead."""
+    vocabulary = adapter.vocabulary() or []
+    if text.startswith("#") and text[1:].isdigit():
+        token = int(text[1:])
+        if vocabulary and token >= len(vocabulary):
+            raise ReadoutError(f"Token id {token} is outside the vocabulary (0 … {len(vocabulary) - 1}).")
+        return token
+    if text in vocabulary:
+        return vocabulary.index(text)
+    tokenizer = getattr(adapter, "tokenizer", None)
+    if tokenizer is not None:
+        ids = tokenizer.encode(text, add_special_tokens=False)
+        if len(ids) == 1 and ids[0] != _unknown_id(tokenizer):
+            return int(ids[0])
+        if len(ids) > 1:
+            pieces = " ".join(repr(vocabulary[i]) if i < len(vocabulary) else f"#{i}" for i in ids)
+            raise ReadoutError(f"{text!r} is {len(ids)} tokens ({pieces}); a target is one token: give one of them.")
+    raise ReadoutError(f"{text!r} is not a token of {adapter.name}'s vocabulary; give a word it knows, or #ID.")
+
+
+def _unknown_id(tokenizer) -> int | None:
+    """The id a tokenizer gives a word it does not know (the tokenizer's, else its backend model's unk token)."""
+    if getattr(tokenizer, "unk_token_id", None) is not None:
+        return tokenizer.unk_token_id
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    unk = getattr(getattr(backend, "model", None), "unk_token", None)
+    return backend.token_to_id(unk) if unk else None
+
+
+def finished_pass(adapter, **inputs) -> Why:
+    """Run `adapter`'s model once on `inputs` (DebugSession's texts or prepared) and read its lens and
+    attribution: what `tfdebug lens` and `tfdebug attribute` compute."""
+    from tfdebug.sessions.session import DebugSession
+
+    session = DebugSession(adapter, **inputs)
+    captures, _ = session.capture_all(verify="never")
+    return Why.of(adapter, captures, session.tokens)

@@ -1,0 +1,74 @@
+"""`tfdebug lens` and `tfdebug attribute` as a user runs them: their JSON and CSV, and one sentence with exit 2
+for what they cannot do."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from tests.adapters import hf_tokenizers
+from tests.adapters.hf_tiny import bert, save_folder
+from tfdebug.cli import main
+
+transformers = pytest.importorskip("transformers")
+
+PROMPT = ["--model", "tiny-gpt2", "--input", "prompt=the cat is on the mat ="]
+
+
+def test_lens_json_has_a_row_per_residual_stage_and_its_last_row_is_the_prediction(capsys):
+    assert main(["lens", *PROMPT, "--json", "--positions", "0", "-1", "--top", "3"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["rows"] == ["tok.pos", "dec.0.ffn.resid", "dec.1.ffn.resid"]
+    assert data["positions"] == [0, 7] and data["tokens"] == ["<|endoftext|>", "="]
+    for cell in data["cells"][-1]:
+        assert cell["rank"] == 1 and cell["kl"] == pytest.approx(0, abs=1e-6)
+        assert cell["top"][0][0] == cell["target"] and cell["top_tokens"][0] == cell["target_token"]
+        assert len(cell["top"]) == 3
+
+
+def test_lens_with_a_target_word_follows_that_token(capsys):
+    assert main(["lens", *PROMPT, "--csv", "--target", "猫", "--positions", "-1"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["stage"] for r in rows] == ["tok.pos", "dec.0.ffn.resid", "dec.1.ffn.resid"]
+    assert {r["target"] for r in rows} == {"猫"}
+    assert int(rows[-1]["rank"]) <= int(rows[0]["rank"])
+
+
+def test_attribute_terms_sum_to_the_logit_difference(capsys):
+    assert main(["attribute", *PROMPT, "--contrast", "的", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["contrast_token"] == "的"
+    assert sum(t["value"] for t in data["terms"]) == pytest.approx(data["logit_diff"], rel=1e-5)
+    assert data["total"] == pytest.approx(data["logit_diff"], rel=1e-5)
+    heads = [(t["layer"], t["head"]) for t in data["terms"] if t["kind"] == "head"]
+    assert heads == [(layer, h) for layer in range(2) for h in range(4)]
+    assert "frozen" in data["convention"]
+
+
+def test_attribute_over_a_chat_template(tmp_path, capsys):
+    folder = hf_tokenizers.chat_llama_folder(tmp_path / "chat")
+    assert main(["attribute", "--model", f"hf:{folder}", "--chat", "--input", "prompt=what is the capital of france?",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["total"] == pytest.approx(data["logit_diff"], rel=1e-5)
+    assert data["contrast"] is None
+
+
+@pytest.mark.parametrize("extra, says", [
+    (["--target", "#99999"], "outside the vocabulary"),
+    (["--target", "unheardofword"], "not a token"),
+    (["--position", "40"], "outside the prompt"),
+])
+def test_what_attribute_cannot_do_is_one_sentence(extra, says, capsys):
+    assert main(["attribute", *PROMPT, *extra]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_encoder_has_no_lens_and_says_so(tmp_path, capsys):
+    folder = save_folder(bert(), tmp_path / "bert")
+    assert main(["lens", "--model", f"hf:{folder}", "--input", "text=I love you"]) == 2
+    assert "no language-model head" in capsys.readouterr().err
