@@ -94,7 +94,7 @@ UI_LAYERS: list[tuple[str, ...]] = [
     ("state",),
     ("widgets",),
     ("actions",),
-    ("panels",),
+    ("panels", "features"),
     ("dialogs", "remote"),
     ("shell",),
     ("app",),

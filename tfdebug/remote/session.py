@@ -204,6 +204,13 @@ class RemoteSession:
         """The torch device the served model runs on ('cuda:0')."""
         return str(self.pass_info.get("device") or "cpu")
 
+    def why(self):
+        """Not served yet: the lens and attribution are computed where the model is, in a local pass."""
+        from tfdebug.core.readout import ReadoutError
+
+        raise ReadoutError("A served pass does not compute the lens and the attribution yet: run the model in "
+                           "this window (or use tfdebug lens / tfdebug attribute on the server).")
+
     def held_bytes(self) -> int:
         """Bytes the captures hold on the server, as its last state said."""
         return self.stepper.held

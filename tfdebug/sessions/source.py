@@ -139,6 +139,10 @@ class PassSource(Protocol):
         """The pass as a Recording in this process and a note when partial; None when its tensors are elsewhere
         (a served pass's `export` streams them here as a snapshot)."""
 
+    def why(self):
+        """The lens and attribution of the finished pass (`sessions.why.Why`); ReadoutError saying why there is
+        none (a pass not run to its end, a recording without its model, a model without a language-model head)."""
+
     def close(self) -> None:
         """Stop or detach the pass and free what it holds."""
 
@@ -242,6 +246,19 @@ class LocalSource:
 
     def recording(self) -> tuple[Recording | None, str]:
         return recording_on_screen(self.stepper, self.session, self.replayed)
+
+    def why(self):
+        from tfdebug.core.readout import ReadoutError
+        from tfdebug.sessions.why import Why
+
+        if self.session is None:
+            raise ReadoutError("A recorded pass has no model to read its residual stream out with: open the model "
+                               "and run the pass live to see its lens and attribution.")
+        if self.is_generation:
+            raise ReadoutError("The lens and the attribution read one pass; a generation's steps are not read yet.")
+        if self.stepper.alive:
+            raise ReadoutError("The pass has not reached its logits yet: run it to the end first (F5).")
+        return Why.of(self.session.adapter, self.stepper.history, self.tokens)
 
     def close(self) -> None:
         if self.session is not None:

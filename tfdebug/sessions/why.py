@@ -16,6 +16,7 @@ from torch import Tensor
 
 from tfdebug.core.attribution import Attribution, Term, direction, project
 from tfdebug.core.lens import LensGrid, lens_grid
+from tfdebug.core.model_lock import forward_lock
 from tfdebug.core.names import parse_name
 from tfdebug.core.readout import FrozenNorm, Readout, ReadoutError
 from tfdebug.core.recorder import Capture
@@ -70,8 +71,14 @@ class Why:
             by_layer[parse_name(name).layer] = name
         rows += [by_layer[layer] for layer in sorted(by_layer)]
         why = cls(readout, captures, [first] + residuals, rows, logits_stage, adapter, dict(tokens or {}))
-        why._check_readout()
+        with why.model():
+            why._check_readout()
         return why
+
+    def model(self):
+        """The model's forward lock, held while its readout modules run (no pass or check of it runs meanwhile:
+        their hooks would see the readout's calls)."""
+        return forward_lock(self.adapter.model_root)
 
     def token_labels(self) -> list[str]:
         """The token strings along the logits stage's token axis (its stream's), [] when unknown."""
@@ -107,11 +114,16 @@ class Why:
         for name in names:
             if name not in self.residuals:
                 raise ReadoutError(f"{name} is not a residual stage of this pass; the lens reads {', '.join(self.rows)}.")
-        return lens_grid(self.readout, [(n, self.tensor(n, row)) for n in names], final, positions, target, k)
+        with self.model():
+            return lens_grid(self.readout, [(n, self.tensor(n, row)) for n in names], final, positions, target, k)
 
     # ----- the attribution -----------------------------------------------------------------------------------
     def attribute(self, target: int, contrast: int | None = None, position: int = -1, row: int = 0) -> Attribution:
         """The direct logit attribution of logit(target) − logit(contrast) at `position`."""
+        with self.model():
+            return self._attribute(target, contrast, position, row)
+
+    def _attribute(self, target: int, contrast: int | None, position: int, row: int) -> Attribution:
         logits = self.tensor(self.logits_stage, row)
         position = position % logits.shape[0]
         vocab = logits.shape[-1]

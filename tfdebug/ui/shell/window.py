@@ -30,6 +30,7 @@ from tfdebug.ui.dialogs.batch import BatchTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.dialogs.models import ModelTools
 from tfdebug.ui.i18n import language as i18n
+from tfdebug.ui.features.why import panel as why_feature
 from tfdebug.ui.panels import image_view, model_view, overview, query_row
 from tfdebug.ui.panels.archmap import ArchitectureMap
 from tfdebug.ui.panels.generation import GenerationPanel
@@ -279,6 +280,7 @@ class MainWindow(WindowLayout, QMainWindow):
         compare_tools.install(self)
         overview.install(self)
         model_view.install(self)
+        why_feature.install(self)
         query_row.install(self)
         image_view.install(self)
         heatmap_tools.install(self)

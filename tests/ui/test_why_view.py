@@ -1,0 +1,91 @@
+"""The Why This Output dock driven as a person does: a real pretrained model loaded through the input bar,
+F5 to the end, Ctrl+Shift+W, a click on a lens cell, a contrast typed in the Attribution tab, a click on a
+head. Each view's numbers are checked against the model's own logits."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from PySide6.QtCore import QPointF, Qt
+
+from tests.ui.user_actions import press, run_model, type_into
+
+pytest.importorskip("transformers")
+
+PROMPT = {"prompt": "the cat is on the mat ="}
+
+
+def _click_cell(qtbot, grid, row: int, column: int) -> None:
+    """A left click in the middle of cell (row, column) of a CellGrid, where the screen shows it."""
+    scene = grid.getViewBox().mapViewToScene(QPointF(column + 0.5, row + 0.5))
+    qtbot.mouseClick(grid.viewport(), Qt.LeftButton, pos=grid.mapFromScene(scene))
+
+
+@pytest.fixture()
+def finished(make_window, qtbot):
+    window = make_window()
+    window.resize(1600, 1000)
+    window.show()
+    run_model(qtbot, window, "tiny-gpt2", PROMPT, first="tok.embed")
+    press(window, Qt.Key_F5)  # Continue to the end
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
+    yield window
+    window.ctl.close()
+
+
+def test_the_lens_shows_each_layer_s_prediction_and_a_click_goes_to_that_stage(finished, qtbot):
+    window = finished
+    press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
+    dock = window.docks["why"]
+    qtbot.waitUntil(dock.isVisible)
+    lens = window.why_panel.lens
+    logits = window.ctl.stepper.captured("logits").tensor[0]
+    count = logits.shape[0]
+    qtbot.waitUntil(lambda: len(lens.cells) == count, timeout=30000)  # a short prompt: every position in view
+    assert window.why_panel.reader.why.rows == ["tok.pos", "dec.0.ffn.resid", "dec.1.ffn.resid"]
+    probs = torch.softmax(logits, -1)
+    for position, column in lens.cells.items():
+        last = column[-1]
+        assert last.top[0][0] == int(logits[position].argmax()) and last.rank == 1
+        assert last.p_target == pytest.approx(float(probs[position].max()), rel=1e-5)
+    values = lens.values()
+    assert values.shape == (3, count) and (values[-1] == values[-1]).all()  # p(target) in every cell of the view
+    assert lens.grid.texts[-1, count - 1]  # the top token is written in the cell
+    _click_cell(qtbot, lens.grid, 1, count - 1)
+    qtbot.waitUntil(lambda: window.ctl.current.name == "dec.0.ffn.resid", timeout=10000)
+    assert window.ctl.tiles.picked_row == count - 1
+
+
+def test_the_attribution_sums_to_the_logit_difference_and_a_head_click_opens_its_probabilities(finished, qtbot):
+    window = finished
+    press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
+    panel = window.why_panel
+    panel.tabs.setCurrentWidget(panel.attribution)
+    view = panel.attribution
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)  # the prediction, explained at once
+    type_into(qtbot, view.contrast_box, "the")
+    first = view.result
+    qtbot.keyClick(view.contrast_box, Qt.Key_Return)
+    qtbot.waitUntil(lambda: view.result is not first, timeout=30000)
+    result = view.result
+    logits = window.ctl.stepper.captured("logits").tensor[0]
+    target, contrast = int(logits[-1].argmax()), panel.reader.why.adapter.vocabulary().index("the")
+    assert (result.target, result.contrast) == (target, contrast)
+    assert result.logit_diff == pytest.approx(float(logits[-1, target] - logits[-1, contrast]), rel=1e-6)
+    assert result.total == pytest.approx(result.logit_diff, rel=1e-5)
+    assert "sum to" in view.summary.text()
+    assert view.blocks == [(0, "dec.0.self_attn"), (1, "dec.1.self_attn")]
+    _click_cell(qtbot, view.grid, 1, 2)
+    qtbot.waitUntil(lambda: window.ctl.current.name == "dec.1.self_attn.probs", timeout=10000)
+    assert window.ctl.tiles.picked_row == logits.shape[0] - 1
+
+
+def test_a_pass_not_run_to_its_end_says_so(make_window, qtbot):
+    window = make_window()
+    window.show()
+    run_model(qtbot, window, "tiny-gpt2", PROMPT, first="tok.embed")
+    press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: "run it to the end" in window.why_panel.lens.note.text(), timeout=10000)
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: bool(window.why_panel.lens.cells), timeout=30000)
+    window.ctl.close()

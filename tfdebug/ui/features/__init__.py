@@ -1,0 +1,1 @@
+"""Features of the window, one folder each: its widgets, its actions (menu, key, enablement) and `install`."""

@@ -1,0 +1,71 @@
+"""The Why This Output dock: the Lens and Attribution views of the pass on screen, as two tabs, and the action
+that shows it (View ▸ Why This Output, Ctrl+Shift+W)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+
+from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.features.why.attribution_view import AttributionView
+from tfdebug.ui.features.why.lens_view import LensView
+from tfdebug.ui.features.why.reading import WhyReader
+from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.when_seen import WhenSeen
+
+
+class WhyPanel(QWidget):
+    """Tabs Lens | Attribution over one WhyReader, which reads the pass only while the dock is on screen."""
+
+    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.reader = WhyReader(ctl, self)
+        self.lens = LensView(ctl, self.reader)
+        self.attribution = AttributionView(ctl, self.reader)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.lens, "")
+        self.tabs.addTab(self.attribution, "")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+        self.when_seen = WhenSeen(self, self.reader.refresh)
+        ctl.session_changed.connect(self.when_seen.ask)
+        ctl.state_changed.connect(self.when_seen.ask)
+        self.retranslate_ui()
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+            self.lens.retranslate_ui()
+            self.attribution.retranslate_ui()
+        super().changeEvent(event)
+
+    def retranslate_ui(self) -> None:
+        """Tab titles in the window's language."""
+        self.tabs.setTabText(0, self.tr("Lens"))
+        self.tabs.setTabText(1, self.tr("Attribution"))
+
+
+@actions.action("tfdebug.view.why", QT_TRANSLATE_NOOP("actions", "Why This Output"), "Ctrl+Shift+W",
+                QT_TRANSLATE_NOOP("actions", "Show or hide the logit lens and the attribution of the finished pass"),
+                toolbar=False)
+def toggle_why(ctx: ActionContext) -> None:
+    dock = ctx.window.docks["why"]
+    dock.setVisible(not dock.isVisible())
+    if dock.isVisible():
+        dock.raise_()
+        ctx.window.why_panel.reader.refresh()
+
+
+def install(window) -> WhyPanel:
+    """Add the Why This Output dock, hidden until View ▸ Why This Output or Ctrl+Shift+W, tabbed beside the
+    heatmap so its grids get the heatmap's room."""
+    panel = WhyPanel(window.ctl)
+    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Why This Output"), "why", panel, Qt.RightDockWidgetArea)
+    window.tabifyDockWidget(window.docks["heatmap"], dock)
+    dock.hide()
+    window.view_menu.insertAction(dock.toggleViewAction(), window.actions_by_id["tfdebug.view.why"])
+    window.view_menu.removeAction(dock.toggleViewAction())
+    window.why_panel = panel
+    return panel

@@ -1,0 +1,61 @@
+"""WhyReader: the lens and attribution of the pass on screen (`PassSource.why`), read off the GUI thread.
+
+It reads them again when another pass goes on screen or the pass ends, and only while its panel is on screen;
+`ready` says a finished pass can be read (`why`), `unavailable(sentence)` why it cannot (a pass still
+running, a recording, a model without a language-model head). `run(work, done)` runs one reading on a worker
+and hands its result to `done` on the GUI thread, unless another pass came on screen meanwhile.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from tfdebug.ui.i18n.language import shown_text
+from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.workers.jobs import Job
+
+
+class WhyReader(QObject):
+    """The `Why` of the pass on screen, or the sentence saying why there is none."""
+
+    ready = Signal()
+    unavailable = Signal(str)
+
+    def __init__(self, ctl: DebugController, parent: QObject | None = None):
+        super().__init__(parent)
+        self.ctl = ctl
+        self.why = None
+        self._read_for = None  # the (source, finished) the current reading is of
+        self._generation = 0  # bumped for each pass: results of an older one are dropped
+
+    def refresh(self) -> None:
+        """Read the pass on screen again when it is another one or has ended since the last reading."""
+        source = self.ctl.source
+        stepper = getattr(source, "stepper", None)
+        key = (source, bool(stepper is not None and not stepper.alive))
+        if key == self._read_for:
+            return
+        self._read_for = key
+        self._generation += 1
+        self.why = None
+        if source is None:
+            self.unavailable.emit(self.tr("No pass is loaded."))
+            return
+        self.run(source.why, self._arrived)
+
+    def run(self, work: Callable[[], Any], done: Callable[[Any], None]) -> Job:
+        """`work()` on a worker; `done(result)` on the GUI thread while the same pass is on screen, and a failure
+        said in the view (`unavailable`)."""
+        generation = self._generation
+        job = Job(lambda _job: work(), name="why")
+        job.finished.connect(lambda result: generation == self._generation and done(result))
+        job.failed.connect(lambda sentence, _details: generation == self._generation
+                           and self.unavailable.emit(shown_text(sentence)))
+        job.start()
+        return job
+
+    def _arrived(self, why) -> None:
+        self.why = why
+        self.ready.emit()
