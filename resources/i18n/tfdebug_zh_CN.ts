@@ -21,6 +21,49 @@
     </message>
 </context>
 <context>
+    <name>AttributionView</name>
+    <message>
+        <source>Target:</source>
+        <translation>目标：</translation>
+    </message>
+    <message>
+        <source>not:</source>
+        <translation>而非：</translation>
+    </message>
+    <message>
+        <source>at position:</source>
+        <translation>位置：</translation>
+    </message>
+    <message>
+        <source>the prediction</source>
+        <translation>模型的预测</translation>
+    </message>
+    <message>
+        <source>optional contrast token</source>
+        <translation>可选的对比词元</translation>
+    </message>
+    <message>
+        <source>Explain</source>
+        <translation>解释</translation>
+    </message>
+    <message>
+        <source>{what} at position {position}: the pass&apos;s own value {own:.5g}; the terms sum to {total:.5g} (gap {gap:.1e}). Convention: {convention}.</source>
+        <translation>{what}（位置 {position}）：本次前向的值 {own:.5g}；各项之和 {total:.5g}（差 {gap:.1e}）。约定：{convention}。</translation>
+    </message>
+    <message>
+        <source>emb</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>share of the logit difference</source>
+        <translation>对 logit 差的贡献</translation>
+    </message>
+</context>
+<context>
     <name>AxisControls</name>
     <message>
         <source>Axis shown as rows</source>
@@ -1179,6 +1222,42 @@
     </message>
 </context>
 <context>
+    <name>LensView</name>
+    <message>
+        <source>p(target)</source>
+        <extracomment>positions shown when a pass opens: the last ones (zoom out or pan to compute more) positions computed per request (the rest follow as the view moves)</extracomment>
+        <translation>p(目标)</translation>
+    </message>
+    <message>
+        <source>rank of target (log)</source>
+        <translation>目标的名次（对数）</translation>
+    </message>
+    <message>
+        <source>entropy</source>
+        <translation>熵</translation>
+    </message>
+    <message>
+        <source>KL to final</source>
+        <translation>与最终分布的 KL</translation>
+    </message>
+    <message>
+        <source>Colour:</source>
+        <translation>颜色：</translation>
+    </message>
+    <message>
+        <source>Target token:</source>
+        <translation>目标词元：</translation>
+    </message>
+    <message>
+        <source>each position&apos;s final prediction</source>
+        <translation>每个位置的最终预测</translation>
+    </message>
+    <message>
+        <source>Each row is a residual stage read with the model&apos;s own final norm and unembedding; the last row is the logits. Click a cell to go there.</source>
+        <translation>每一行是一个残差阶段，用模型自己的最终归一化和反嵌入读出；最后一行就是 logits。点击单元格即可跳到那里。</translation>
+    </message>
+</context>
+<context>
     <name>Loader</name>
     <message>
         <source>The model could not prepare this pass. Check the input and the model, then press Run again.</source>
@@ -1371,6 +1450,10 @@
     <message>
         <source>Image</source>
         <translation>图像</translation>
+    </message>
+    <message>
+        <source>Why This Output</source>
+        <translation>为何是这个输出</translation>
     </message>
 </context>
 <context>
@@ -2217,6 +2300,24 @@ output w·V = {output}</source>
     </message>
 </context>
 <context>
+    <name>WhyPanel</name>
+    <message>
+        <source>Lens</source>
+        <translation>透镜</translation>
+    </message>
+    <message>
+        <source>Attribution</source>
+        <translation>归因</translation>
+    </message>
+</context>
+<context>
+    <name>WhyReader</name>
+    <message>
+        <source>No pass is loaded.</source>
+        <translation>尚未加载前向过程。</translation>
+    </message>
+</context>
+<context>
     <name>actions</name>
     <message>
         <source>Not available for a recorded pass: there is no model to run. Open the model to run it live.</source>
@@ -2529,6 +2630,14 @@ output w·V = {output}</source>
     <message>
         <source>Show or hide the picture a vision model saw, with a query&apos;s attention over its patches (click a patch to pick its row)</source>
         <translation>显示或隐藏视觉模型看到的图片，以及某个查询在各图块上的注意力（点击图块可选中它所在的行）</translation>
+    </message>
+    <message>
+        <source>Why This Output</source>
+        <translation>为何是这个输出</translation>
+    </message>
+    <message>
+        <source>Show or hide the logit lens and the attribution of the finished pass</source>
+        <translation>显示或隐藏已完成前向的 logit 透镜与归因</translation>
     </message>
 </context>
 <context>
