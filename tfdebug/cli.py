@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                                       "the model's prediction"),
     "attribute": ("tfdebug.commands.attribute", "run one forward and split a logit difference into the "
                                                 "embeddings, every head, every block and the biases"),
+    "patch": ("tfdebug.commands.patch", "activation patching: put a clean pass's residual cells into a corrupted "
+                                        "pass one at a time and measure what comes back"),
     "diff": ("tfdebug.commands.diff", "compare two recorded passes stage by stage: the first stage where they diverge"),
     "translate": ("tfdebug.commands.translate", "print the model's greedy translation of a sentence"),
     "generate": ("tfdebug.commands.generate", "generate token by token (KV cache), optionally into a snapshot"),

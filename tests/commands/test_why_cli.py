@@ -72,3 +72,22 @@ def test_an_encoder_has_no_lens_and_says_so(tmp_path, capsys):
     folder = save_folder(bert(), tmp_path / "bert")
     assert main(["lens", "--model", f"hf:{folder}", "--input", "text=I love you"]) == 2
     assert "no language-model head" in capsys.readouterr().err
+
+
+def test_patch_localises_the_changed_word(capsys):
+    assert main(["patch", "--model", "tiny-gpt2", "--input", "prompt=the cat is on the mat =",
+                 "--corrupt", "prompt=the dog is on the mat =", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "3 rows × 8 positions: 24 forwards" in captured.err
+    data = json.loads(captured.out)
+    assert (data["target_token"], data["contrast_token"]) == ("猫", "狗")
+    recovered = data["recovered"]
+    assert recovered[0][2] == pytest.approx(1.0, abs=1e-5)  # the embeddings: only the changed word matters
+    assert max(abs(x) for i, x in enumerate(recovered[0]) if i != 2) < 1e-6
+    assert recovered[-1][-1] == pytest.approx(1.0, abs=1e-5)  # the last block: only the last position
+
+
+def test_patch_with_texts_of_different_lengths_is_one_sentence(capsys):
+    assert main(["patch", "--model", "tiny-gpt2", "--input", "prompt=the cat is on the mat =",
+                 "--corrupt", "prompt=the dog ="]) == 2
+    assert "same number of tokens" in capsys.readouterr().err

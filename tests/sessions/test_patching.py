@@ -1,0 +1,112 @@
+"""Activation patching checked against patching written here with plain forward hooks on the unmodified model,
+on inputs its own tokenizer.json prepares (transformers' PreTrainedTokenizerFast)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tests.adapters.hf_tiny import gpt2, llama, save_folder
+from tfdebug.adapters.registry import load_adapter
+from tfdebug.core.readout import ReadoutError
+from tfdebug.sessions.patching import Patcher
+
+transformers = pytest.importorskip("transformers")
+
+TEXTS = {"gpt2": ("the cat sat on the mat", "the apple sat on the mat"),
+         "llama": ("the cat sat on the mat", "the apple sat on the mat"),
+         "pretrained": ("the cat is on the mat =", "the dog is on the mat =")}
+
+
+@pytest.fixture(scope="module", params=list(TEXTS))
+def case(request, tmp_path_factory):
+    if request.param == "pretrained":
+        from tfdebug.adapters.bundled import bundled_folder
+
+        folder = bundled_folder("tiny-gpt2")
+    else:
+        folder = save_folder({"gpt2": gpt2, "llama": llama}[request.param](), tmp_path_factory.mktemp(request.param))
+    clean, corrupt = TEXTS[request.param]
+    return folder, Patcher(load_adapter(f"hf:{folder}"), {"prompt": clean}, {"prompt": corrupt}), clean, corrupt
+
+
+def _reference_sweep(folder, clean, corrupt, position, target, contrast):
+    """Rows × positions of logit differences, patched with hooks: row 0 the first block's input, row r the
+    output of block r − 1."""
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder)).eval()
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
+    blocks = model.transformer.h if hasattr(model, "transformer") else model.model.layers
+
+    def states(text):
+        seen = {}
+        hooks = [blocks[0].register_forward_pre_hook(
+            lambda _m, args, kwargs: seen.__setitem__(0, (args[0] if args else kwargs["hidden_states"]).clone()),
+            with_kwargs=True)]
+        for i, block in enumerate(blocks):
+            hooks.append(block.register_forward_hook(
+                lambda _m, _a, out, i=i: seen.__setitem__(i + 1, (out[0] if isinstance(out, tuple) else out).clone())))
+        with torch.no_grad():
+            logits = model(**tokenizer(text, return_tensors="pt")).logits
+        for h in hooks:
+            h.remove()
+        return seen, logits
+
+    clean_states, _ = states(clean)
+    ids = tokenizer(corrupt, return_tensors="pt")
+    out = []
+    for row in range(len(blocks) + 1):
+        lds = []
+        for p in range(ids["input_ids"].shape[1]):
+            def put(value):
+                value = value.clone()
+                value[:, p] = clean_states[row][:, p]
+                return value
+            if row == 0:
+                def pre(_m, args, kwargs):
+                    if args:
+                        return (put(args[0]), *args[1:]), kwargs
+                    return args, {**kwargs, "hidden_states": put(kwargs["hidden_states"])}
+                handle = blocks[0].register_forward_pre_hook(pre, with_kwargs=True)
+            else:
+                def post(_m, _a, output):
+                    if isinstance(output, tuple):
+                        return (put(output[0]), *output[1:])
+                    return put(output)
+                handle = blocks[row - 1].register_forward_hook(post)
+            with torch.no_grad():
+                logits = model(**ids).logits[0, position].double()
+            handle.remove()
+            lds.append(float(logits[target] - logits[contrast]))
+        out.append(lds)
+    return out
+
+
+def test_a_residual_sweep_equals_patching_with_plain_hooks(case):
+    folder, patcher, clean, corrupt = case
+    target = int(patcher.logits(patcher.clean)[0, -1].argmax())
+    contrast = int(patcher.logits(patcher.corrupt)[0, -1].argmax())
+    if contrast == target:
+        contrast = int(patcher.logits(patcher.clean)[0, -1].argsort()[-2])
+    sweep = patcher.sweep(target, contrast, -1)
+    assert sweep.forwards == len(patcher.rows) * patcher.count == len(sweep.rows) * len(sweep.positions)
+    expected = _reference_sweep(folder, clean, corrupt, patcher.count - 1, target, contrast)
+    assert len(expected) == len(sweep.patched)
+    for got_row, want_row in zip(sweep.patched, expected):
+        assert got_row == pytest.approx(want_row, rel=1e-5, abs=1e-5)
+    # the last row at the last position carries everything; a position nothing reads yet carries nothing
+    assert sweep.recovered[-1][-1] == pytest.approx(1.0, abs=1e-5)
+    gap = sweep.clean - sweep.corrupt
+    assert (sweep.recovered[0][0] == pytest.approx(0.0, abs=1e-5)) or abs(gap) < 1e-6
+
+
+def test_patching_the_whole_first_row_gives_the_clean_logits_exactly(case):
+    _, patcher, _, _ = case
+    first = patcher.rows[0]
+    patched = patcher.patch(first, patcher.clean.captures[first].tensor)
+    assert torch.equal(patched, patcher.logits(patcher.clean))
+
+
+def test_texts_of_different_lengths_are_refused_in_one_sentence():
+    adapter = load_adapter("tiny-gpt2")
+    with pytest.raises(ReadoutError, match="same number of tokens"):
+        Patcher(adapter, {"prompt": "the cat is on the mat ="}, {"prompt": "the cat ="})

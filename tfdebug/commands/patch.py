@@ -1,0 +1,83 @@
+"""`tfdebug patch`: activation patching. Two passes, a clean one (--input) and a corrupted one (--corrupt), then
+every residual row at every position of the corrupted pass replaced by the clean pass's and run again: the
+fraction of the logit difference each cell brings back, as a table, JSON or CSV (fields in docs/why.md)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+
+from tfdebug.commands.common import add_model_arguments, load_from_args, texts_from_args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_model_arguments(parser)
+    parser.add_argument("--corrupt", action="append", default=[], metavar="KEY=TEXT", required=True,
+                        help="the corrupted text, by input key as --input (e.g. prompt='The capital of Italy is'); "
+                             "it must give as many tokens as the clean one")
+    parser.add_argument("--target", default=None, metavar="TOKEN",
+                        help="the token whose logit is measured (a vocabulary entry, text read as one token, or "
+                             "#ID); default: the clean pass's prediction")
+    parser.add_argument("--contrast", default=None, metavar="TOKEN",
+                        help="the token it is measured against; default: the corrupted pass's prediction")
+    parser.add_argument("--position", type=int, default=-1, metavar="N",
+                        help="the position whose prediction is measured (default -1, the last)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--json", action="store_true", help="print the sweep as JSON")
+    group.add_argument("--csv", action="store_true", help="print one CSV row per patched cell")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tfdebug.core.errors import InputError
+    from tfdebug.sessions.patching import Patcher
+    from tfdebug.sessions.why import token_id
+
+    adapter = load_from_args(args)
+    clean = texts_from_args(args, adapter)
+    corrupt = dict(clean)
+    for item in args.corrupt:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise InputError(f"--corrupt takes KEY=TEXT (e.g. prompt='The capital of Italy is'), not {item!r}.")
+        corrupt[key] = text
+    corrupt = adapter.check_texts(corrupt)
+    patcher = Patcher(adapter, clean, corrupt)
+    if not -patcher.count <= args.position < patcher.count:
+        raise InputError(f"Position {args.position} is outside the prompt's {patcher.count} tokens.")
+    target = token_id(adapter, args.target) if args.target is not None else \
+        int(patcher.logits(patcher.clean)[0, args.position].argmax())
+    contrast = token_id(adapter, args.contrast) if args.contrast is not None else \
+        int(patcher.logits(patcher.corrupt)[0, args.position].argmax())
+    if contrast == target:
+        contrast = None
+    print(f"{len(patcher.rows)} rows × {patcher.count} positions: {len(patcher.rows) * patcher.count} forwards",
+          file=sys.stderr)
+    sweep = patcher.sweep(target, contrast, args.position)
+    vocabulary = adapter.vocabulary() or []
+    word = (lambda i: "" if i is None else vocabulary[i] if i < len(vocabulary) else f"#{i}")
+    tokens = patcher.clean.token_labels()
+    if args.json:
+        data = sweep.to_dict()
+        data.update(target=target, contrast=contrast, target_token=word(target), contrast_token=word(contrast),
+                    tokens=[tokens[p] if p < len(tokens) else "" for p in sweep.positions])
+        print(json.dumps(data, ensure_ascii=False, indent=1))
+        return 0
+    if args.csv:
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow(["stage", "position", "token", "recovered", "ld_patched"])
+        for stage, fractions, lds in zip(sweep.rows, sweep.recovered, sweep.patched):
+            for p, fraction, ld in zip(sweep.positions, fractions, lds):
+                out.writerow([stage, p, tokens[p] if p < len(tokens) else "", f"{fraction:.6g}", f"{ld:.9g}"])
+        return 0
+    what = f"logit({word(target)!r})" + (f" − logit({word(contrast)!r})" if contrast is not None else "")
+    print(f"model {adapter.describe()}; {what}: clean {sweep.clean:.5g}, corrupted {sweep.corrupt:.5g}; "
+          "each cell: the fraction recovered when that cell is patched")
+    header = ["stage"] + [f"{p}:{tokens[p] if p < len(tokens) else ''}" for p in sweep.positions]
+    lines = [[stage] + [f"{f:+.2f}" for f in fractions] for stage, fractions in zip(sweep.rows, sweep.recovered)]
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    for line in lines:
+        print("  ".join(c.ljust(w) for c, w in zip(line, widths)))
+    return 0
