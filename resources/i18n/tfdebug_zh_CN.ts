@@ -1726,6 +1726,45 @@
     </message>
 </context>
 <context>
+    <name>PatchingView</name>
+    <message>
+        <source>Corrupted text:</source>
+        <translation>被破坏的文本：</translation>
+    </message>
+    <message>
+        <source>the clean text with one word changed (as many tokens)</source>
+        <translation>把干净文本改掉一个词（词元数相同）</translation>
+    </message>
+    <message>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>The pass on screen is the clean one. Type a corrupted text and press Sweep: each residual cell of the clean pass is put into the corrupted one in turn.</source>
+        <translation>屏幕上的前向是干净的那次。输入被破坏的文本并按“扫描”：干净前向的每个残差单元会依次放进被破坏的前向。</translation>
+    </message>
+    <message>
+        <source>Sweeping: {n} forwards…</source>
+        <translation>扫描中：共 {n} 次前向…</translation>
+    </message>
+    <message>
+        <source>Sweeping: {done} of {total} forwards…</source>
+        <translation>扫描中：第 {done} / {total} 次前向…</translation>
+    </message>
+    <message>
+        <source>The sweep was cancelled.</source>
+        <translation>扫描已取消。</translation>
+    </message>
+    <message>
+        <source>logit({target}) − logit({contrast}) at the last position: clean {clean:.4g}, corrupted {corrupt:.4g}. Each cell: the fraction recovered, (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt), over {n} forwards.</source>
+        <translation>最后一个位置的 logit({target}) − logit({contrast})：干净 {clean:.4g}，被破坏 {corrupt:.4g}。每个单元：恢复的比例 (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt)，共 {n} 次前向。</translation>
+    </message>
+</context>
+<context>
     <name>PlacementPicker</name>
     <message>
         <source>on</source>
@@ -2308,6 +2347,10 @@ output w·V = {output}</source>
     <message>
         <source>Attribution</source>
         <translation>归因</translation>
+    </message>
+    <message>
+        <source>Patching</source>
+        <translation>修补</translation>
     </message>
 </context>
 <context>

@@ -89,3 +89,23 @@ def test_a_pass_not_run_to_its_end_says_so(make_window, qtbot):
     press(window, Qt.Key_F5)
     qtbot.waitUntil(lambda: bool(window.why_panel.lens.cells), timeout=30000)
     window.ctl.close()
+
+
+def test_a_patching_sweep_typed_in_the_window_localises_the_changed_word(finished, qtbot):
+    window = finished
+    press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
+    panel = window.why_panel
+    panel.tabs.setCurrentWidget(panel.patching)
+    view = panel.patching
+    qtbot.waitUntil(lambda: panel.reader.why is not None, timeout=30000)
+    type_into(qtbot, view.corrupt_box, "the dog is on the mat =")
+    qtbot.mouseClick(view.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.sweep is not None, timeout=60000)
+    sweep = view.sweep
+    assert sweep.forwards == 3 * 8 and "24 forwards" in view.summary.text()
+    assert sweep.recovered[0][2] == pytest.approx(1.0, abs=1e-5)  # "cat" → "dog" at the embeddings
+    assert sweep.recovered[-1][-1] == pytest.approx(1.0, abs=1e-5)
+    assert view.run_button.isEnabled() and not view.cancel_button.isEnabled()
+    _click_cell(qtbot, view.grid, 0, 2)
+    qtbot.waitUntil(lambda: window.ctl.current.name == "tok.pos", timeout=10000)
+    assert window.ctl.tiles.picked_row == 2

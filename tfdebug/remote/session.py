@@ -211,6 +211,10 @@ class RemoteSession:
         raise ReadoutError("A served pass does not compute the lens and the attribution yet: run the model in "
                            "this window (or use tfdebug lens / tfdebug attribute on the server).")
 
+    def patcher(self, corrupt):
+        """Not served yet, as `why`."""
+        return self.why()
+
     def held_bytes(self) -> int:
         """Bytes the captures hold on the server, as its last state said."""
         return self.stepper.held

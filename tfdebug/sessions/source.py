@@ -143,6 +143,10 @@ class PassSource(Protocol):
         """The lens and attribution of the finished pass (`sessions.why.Why`); ReadoutError saying why there is
         none (a pass not run to its end, a recording without its model, a model without a language-model head)."""
 
+    def patcher(self, corrupt: Mapping[str, str]):
+        """A `sessions.patching.Patcher` of this pass's texts (clean) and `corrupt`, which runs two passes of the
+        model; ReadoutError where there is no model here to run."""
+
     def close(self) -> None:
         """Stop or detach the pass and free what it holds."""
 
@@ -259,6 +263,12 @@ class LocalSource:
         if self.stepper.alive:
             raise ReadoutError("The pass has not reached its logits yet: run it to the end first (F5).")
         return Why.of(self.session.adapter, self.stepper.history, self.tokens)
+
+    def patcher(self, corrupt: Mapping[str, str]):
+        from tfdebug.sessions.patching import Patcher
+
+        self.why()  # the same refusals: a recording, a generation, a pass not run to its end
+        return Patcher(self.session.adapter, self.texts, {**self.texts, **corrupt})
 
     def close(self) -> None:
         if self.session is not None:

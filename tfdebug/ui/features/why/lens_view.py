@@ -84,7 +84,7 @@ class LensView(QWidget):
         self.note.setText(self.tr("Each row is a residual stage read with the model's own final norm and "
                                   "unembedding; the last row is the logits. Click a cell to go there."))
         labels = why.token_labels()
-        self.grid.set_axes([_row_label(n) for n in why.rows], [shown_token(t) for t in labels][:count])
+        self.grid.set_axes([row_label(n) for n in why.rows], [shown_token(t) for t in labels][:count])
         self.draw()
         self.request(range(max(0, count - FIRST_POSITIONS), count), frame=True)
 
@@ -171,7 +171,7 @@ class LensView(QWidget):
         self.ctl.tiles.pick_row(position)
 
 
-def _row_label(name: str) -> str:
+def row_label(name: str) -> str:
     """'dec.3.ffn.resid' -> 'L3', an embeddings stage by its name."""
     parts = name.split(".")
     return f"L{parts[1]}" if len(parts) >= 4 and parts[1].isdigit() else name

@@ -1,4 +1,4 @@
-"""The Why This Output dock: the Lens and Attribution views of the pass on screen, as two tabs, and the action
+"""The Why This Output dock: the Lens, Attribution and Patching views of the pass on screen, as tabs, and the action
 that shows it (View ▸ Why This Output, Ctrl+Shift+W)."""
 
 from __future__ import annotations
@@ -10,22 +10,25 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.features.why.attribution_view import AttributionView
 from tfdebug.ui.features.why.lens_view import LensView
+from tfdebug.ui.features.why.patching_view import PatchingView
 from tfdebug.ui.features.why.reading import WhyReader
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.when_seen import WhenSeen
 
 
 class WhyPanel(QWidget):
-    """Tabs Lens | Attribution over one WhyReader, which reads the pass only while the dock is on screen."""
+    """Tabs Lens | Attribution | Patching over one WhyReader, which reads the pass only while the dock is on screen."""
 
     def __init__(self, ctl: DebugController, parent: QWidget | None = None):
         super().__init__(parent)
         self.reader = WhyReader(ctl, self)
         self.lens = LensView(ctl, self.reader)
         self.attribution = AttributionView(ctl, self.reader)
+        self.patching = PatchingView(ctl, self.reader)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.lens, "")
         self.tabs.addTab(self.attribution, "")
+        self.tabs.addTab(self.patching, "")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -39,12 +42,14 @@ class WhyPanel(QWidget):
             self.retranslate_ui()
             self.lens.retranslate_ui()
             self.attribution.retranslate_ui()
+            self.patching.retranslate_ui()
         super().changeEvent(event)
 
     def retranslate_ui(self) -> None:
         """Tab titles in the window's language."""
         self.tabs.setTabText(0, self.tr("Lens"))
         self.tabs.setTabText(1, self.tr("Attribution"))
+        self.tabs.setTabText(2, self.tr("Patching"))
 
 
 @actions.action("tfdebug.view.why", QT_TRANSLATE_NOOP("actions", "Why This Output"), "Ctrl+Shift+W",

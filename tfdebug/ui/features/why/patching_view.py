@@ -1,0 +1,131 @@
+"""The Patching view: the pass on screen is the clean one; type a corrupted text with as many tokens, Sweep, and
+every residual row × position of the corrupted pass is replaced by the clean pass's and run again
+(`sessions.patching`), one forward a cell, with progress and Cancel. Each cell shows the fraction of the
+logit difference it brings back; a click goes to that residual stage and position of the clean pass."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from tfdebug.ui.features.why.cell_grid import CellGrid
+from tfdebug.ui.features.why.lens_view import row_label
+from tfdebug.ui.features.why.reading import WhyReader
+from tfdebug.ui.i18n.language import shown_text
+from tfdebug.ui.render.token_text import shown_token
+from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.workers.jobs import Job
+
+
+class PatchingView(QWidget):
+    """A corrupted text, Sweep / Cancel, the recovered fractions as rows × positions."""
+
+    def __init__(self, ctl: DebugController, reader: WhyReader, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.ctl, self.reader = ctl, reader
+        self.sweep = None
+        self.job: Job | None = None
+        self.corrupt_label = QLabel()
+        self.corrupt_box = QLineEdit()
+        self.run_button, self.cancel_button = QPushButton(), QPushButton()
+        self.cancel_button.setEnabled(False)
+        self.summary = QLabel()
+        self.summary.setTextFormat(Qt.PlainText)
+        self.summary.setWordWrap(True)
+        self.grid = CellGrid()
+        fields = QHBoxLayout()
+        fields.addWidget(self.corrupt_label)
+        fields.addWidget(self.corrupt_box, 1)
+        fields.addWidget(self.run_button)
+        fields.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(fields)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.grid, 1)
+        self.run_button.clicked.connect(self.run)
+        self.corrupt_box.returnPressed.connect(self.run)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.grid.cell_clicked.connect(self._go)
+        reader.ready.connect(self._new_pass)
+        reader.unavailable.connect(self.summary.setText)
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        """Texts in the window's language."""
+        self.corrupt_label.setText(self.tr("Corrupted text:"))
+        self.corrupt_box.setPlaceholderText(self.tr("the clean text with one word changed (as many tokens)"))
+        self.run_button.setText(self.tr("Sweep"))
+        self.cancel_button.setText(self.tr("Cancel"))
+
+    def _new_pass(self) -> None:
+        self.sweep = None
+        self.summary.setText(self.tr("The pass on screen is the clean one. Type a corrupted text and press Sweep: "
+                                     "each residual cell of the clean pass is put into the corrupted one in turn."))
+
+    def run(self) -> None:
+        """Sweep every residual row × position (one forward a cell) on a worker."""
+        why, source = self.reader.why, self.ctl.source
+        if why is None or source is None or (self.job is not None and self.job.running):
+            return
+        key = next(iter(source.texts), None)
+        if key is None or not self.corrupt_box.text().strip():
+            return
+        corrupt = {key: self.corrupt_box.text()}
+        forwards = len(why.rows) * why.tensor("logits").shape[0]
+        self.summary.setText(self.tr("Sweeping: {n} forwards…").format(n=forwards))
+
+        def work(job: Job):
+            patcher = source.patcher(corrupt)
+            logits_clean, logits_corrupt = patcher.logits(patcher.clean), patcher.logits(patcher.corrupt)
+            target = int(logits_clean[0, -1].argmax())
+            contrast = int(logits_corrupt[0, -1].argmax())
+            if contrast == target:
+                contrast = int(logits_clean[0, -1].argsort()[-2])
+            return patcher.sweep(target, contrast, -1, progress=lambda done, total: job.report(done, total)), \
+                target, contrast
+
+        self.job = Job(work, name="patch")
+        self.job.progress.connect(lambda done, total: self.summary.setText(
+            self.tr("Sweeping: {done} of {total} forwards…").format(done=done, total=total)))
+        self.job.finished.connect(self._arrived)
+        self.job.failed.connect(lambda sentence, _details: self.summary.setText(shown_text(sentence)))
+        self.job.cancelled_signal.connect(lambda: self.summary.setText(self.tr("The sweep was cancelled.")))
+        for ended in (self.job.finished, self.job.failed, self.job.cancelled_signal):
+            ended.connect(self._idle)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.job.start()
+
+    def _idle(self, *_) -> None:
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+
+    def cancel(self) -> None:
+        """Stop the sweep after the forward running now."""
+        if self.job is not None:
+            self.job.cancel()
+
+    def _arrived(self, result) -> None:
+        sweep, target, contrast = result
+        self.sweep = sweep
+        vocabulary = (self.reader.why.adapter.vocabulary() or []) if self.reader.why is not None else []
+        word = (lambda i: repr(vocabulary[i]) if i < len(vocabulary) else f"#{i}")
+        self.summary.setText(self.tr("logit({target}) − logit({contrast}) at the last position: clean {clean:.4g}, "
+                                     "corrupted {corrupt:.4g}. Each cell: the fraction recovered, (LD_patched − "
+                                     "LD_corrupt) / (LD_clean − LD_corrupt), over {n} forwards.").format(
+            target=word(target), contrast=word(contrast), clean=sweep.clean, corrupt=sweep.corrupt, n=sweep.forwards))
+        values = np.array(sweep.recovered, dtype=np.float64)
+        texts = np.vectorize(lambda v: "" if not np.isfinite(v) else f"{v:+.2f}", otypes=[object])(values)
+        labels = self.reader.why.token_labels() if self.reader.why is not None else []
+        self.grid.set_axes([row_label(n) for n in sweep.rows],
+                           [shown_token(labels[p]) if p < len(labels) else str(p) for p in sweep.positions])
+        self.grid.show(values, (-1.0, 1.0), diverging=True, texts=texts)
+
+    def _go(self, row: int, column: int) -> None:
+        """To that residual stage of the clean pass, with that position's row picked."""
+        if self.sweep is None:
+            return
+        self.ctl.steps.run_to(self.sweep.rows[row])
+        self.ctl.tiles.pick_row(self.sweep.positions[column])
