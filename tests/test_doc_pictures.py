@@ -32,7 +32,7 @@ def script_pictures(script: str) -> tuple[str, ...]:
 
 
 SCRIPTS = ("make_screenshots", "make_learn_screenshots", "make_model_screenshots", "make_compare_screenshots",
-           "make_long_context_screenshots", "make_vision_screenshots")
+           "make_long_context_screenshots", "make_vision_screenshots", "make_why_screenshots")
 
 
 def test_every_picture_the_docs_show_is_made_by_a_script():

@@ -116,7 +116,7 @@ class AttributionView(QWidget):
         texts = np.vectorize(lambda v: "" if not np.isfinite(v) else f"{v:+.2f}", otypes=[object])(values)
         self.grid.set_axes([f"L{layer} {block.rsplit('.', 1)[-1]}" for layer, block in self.blocks],
                            [f"H{h}" for h in range(width)])
-        self.grid.show(values, (-bound or -1.0, bound or 1.0), diverging=True, texts=texts)
+        self.grid.draw(values, (-bound or -1.0, bound or 1.0), diverging=True, texts=texts)
         layers = result.layers()
         layers[-1] = sum(t.value for t in result.terms if t.kind == "embed")  # the embeddings, left of layer 0
         self.bars.clear()

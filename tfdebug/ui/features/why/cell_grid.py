@@ -18,7 +18,7 @@ WORD_PX = 34
 
 
 class CellGrid(pg.PlotWidget):
-    """`show(values, levels, diverging)` draws `values` (rows × columns; NaN: not computed) with row 0 at the
+    """`draw(values, levels, diverging)` draws `values` (rows × columns; NaN: not computed) with row 0 at the
     top; `cell_clicked(row, column)`; `range_changed(first, last)`, the columns in view after a zoom or pan."""
 
     cell_clicked = Signal(int, int)
@@ -43,7 +43,7 @@ class CellGrid(pg.PlotWidget):
         self.left.set_cells(len(row_labels), row_labels)
         self.bottom.set_cells(len(column_labels), column_labels)
 
-    def show(self, values: np.ndarray, levels: tuple[float, float], diverging: bool = False,
+    def draw(self, values: np.ndarray, levels: tuple[float, float], diverging: bool = False,
              texts: np.ndarray | None = None, keep_view: bool = False) -> None:
         """Colour each cell of `values`; `texts` (same shape) are written where a cell is wide enough."""
         lut = (colors.diverging() if diverging else colors.sequential()).getLookupTable(nPts=colors.LUT_SIZE,

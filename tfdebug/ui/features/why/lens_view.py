@@ -91,7 +91,7 @@ class LensView(QWidget):
     def _unavailable(self, sentence: str) -> None:
         self.cells = {}
         self.note.setText(sentence)
-        self.grid.show(np.full((1, 1), np.nan), (0.0, 1.0))
+        self.grid.draw(np.full((1, 1), np.nan), (0.0, 1.0))
 
     def _target_typed(self) -> None:
         text = self.target_box.text()
@@ -160,7 +160,7 @@ class LensView(QWidget):
         mode = self.mode.currentIndex()
         high = (1.0, math.log10(max(2, len(vocabulary))), math.log(max(2, len(vocabulary))),
                 float(finite.max()) if finite.size else 1.0)[mode]
-        self.grid.show(values, (0.0, high or 1.0), texts=texts, keep_view=keep_view)
+        self.grid.draw(values, (0.0, high or 1.0), texts=texts, keep_view=keep_view)
 
     def _go(self, row: int, position: int) -> None:
         """To the residual stage of `row`, with `position`'s row of it picked."""

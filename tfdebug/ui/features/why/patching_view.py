@@ -121,7 +121,7 @@ class PatchingView(QWidget):
         labels = self.reader.why.token_labels() if self.reader.why is not None else []
         self.grid.set_axes([row_label(n) for n in sweep.rows],
                            [shown_token(labels[p]) if p < len(labels) else str(p) for p in sweep.positions])
-        self.grid.show(values, (-1.0, 1.0), diverging=True, texts=texts)
+        self.grid.draw(values, (-1.0, 1.0), diverging=True, texts=texts)
 
     def _go(self, row: int, column: int) -> None:
         """To that residual stage of the clean pass, with that position's row picked."""
