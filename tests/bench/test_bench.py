@@ -261,3 +261,12 @@ def test_a_section_without_an_aa_ratio_runs_once():
     run = runner.Run(runner.PROFILES["tiny"], limit=None)
     assert run.section("syncs", lambda: calls.append(1) or {"captured_forward": 1}) == {"captured_forward": 1}
     assert calls == [1] and run.summary()["aa_held"] is True
+
+
+def test_the_why_section_times_the_lens_the_attribution_and_a_sweep_beside_the_plain_forward(capsys):
+    pytest.importorskip("transformers")
+    assert main(["bench", "--tiny", "--max-load", "0", "--section", "why"]) == 0
+    out = capsys.readouterr().out
+    for row in ("capture_all_stages", "lens_screen", "attribution", "sweep"):
+        assert row in out
+    assert "forwards" in out and "A/A" in out

@@ -219,12 +219,14 @@ def _section_lines() -> dict:
     from tfdebug.bench.scale import format_scale
     from tfdebug.bench.sdpa import format_sdpa
     from tfdebug.bench.session import format_session
+    from tfdebug.bench.why import format_why
 
     return {"capture_overhead": _capture_lines, "session": format_session, "hf": _hf_lines,
             "startup": _startup_lines, "step_latency_ms": _latency_lines, "memory": _memory_lines,
             "snapshots": _snapshot_lines,
             "host_syncs": _sync_lines, "sdpa": format_sdpa, "levers": format_levers, "generation": format_generation,
-            "cuda": _cuda_lines, "peers": format_peers, "scale": format_scale, "remote": format_remote}
+            "cuda": _cuda_lines, "peers": format_peers, "scale": format_scale, "remote": format_remote,
+            "why": format_why}
 
 
 def format_report(result: dict) -> str:

@@ -111,10 +111,18 @@ def run_all(profile: str = "default", sections: list[str] | None = None, threads
     add("scale", "scale", lambda: _scale(chosen, lengths))
     add("remote", "remote", lambda: _remote(chosen))
     add("startup", "startup", lambda: _startup(tiny))
+    add("why", "why", lambda: _why(chosen))
     result["targets"], result["sync_budgets"] = dict(TARGETS), dict(SYNC_BUDGETS)
     result["run"] = run.summary()
     result["verdicts"] = verdicts(result)
     return result
+
+
+def _why(profile) -> dict:
+    from tfdebug.bench.why import why_section
+
+    return why_section("tiny" if profile.name == "tiny" else "full" if profile.name == "full" else "quick",
+                       max(4, min(profile.repeats, 8)))
 
 
 def _startup(tiny: bool) -> dict:

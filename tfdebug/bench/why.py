@@ -1,0 +1,128 @@
+"""`tfdebug bench --section why`: the logit lens, the attribution and a patching sweep against the plain forward.
+
+On a Llama shape with SmolLM-135M's width (576, 9 heads, 3 KV heads, 1,536 hidden, a 49,152-token vocabulary;
+30 layers in the full profile), random weights, a word prompt: each row times one operation the Why This
+Output dock runs, beside the model's own plain forward on the same tokens in the same run, with the plain
+forward's A/A (its two halves). Rows:
+- `lens_screen`: one screen of the Lens (every residual row × the last 48 positions) at 1k tokens;
+- `attribution`: the attribution of one position at 1k tokens;
+- `sweep`: a residual patching sweep (rows × positions) at 64 tokens, and per forward.
+The capture the lens reads (a pass with every stage kept) is timed too: it is what F5 costs before the dock.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from tfdebug.bench.noise import halves_ratio
+from tfdebug.bench.timing import median
+
+SHAPES = {"tiny": {"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2, "intermediate": 128, "vocab": 512,
+                   "lens_tokens": 64, "sweep_tokens": 8},
+          "quick": {"layers": 4, "hidden": 576, "heads": 9, "kv_heads": 3, "intermediate": 1536, "vocab": 49_152,
+                    "lens_tokens": 1024, "sweep_tokens": 64},
+          "full": {"layers": 30, "hidden": 576, "heads": 9, "kv_heads": 3, "intermediate": 1536, "vocab": 49_152,
+                   "lens_tokens": 1024, "sweep_tokens": 64}}
+SCREEN = 48  # positions the Lens computes when it opens (ui.features.why.lens_view.FIRST_POSITIONS)
+
+
+def _model_folder(shape: dict, folder: Path) -> Path:
+    from tfdebug.bench.real_size import LLAMA_1B, _tokenizer, build_random
+    import torch
+
+    config = dict(LLAMA_1B, vocab_size=shape["vocab"], hidden_size=shape["hidden"],
+                  intermediate_size=shape["intermediate"], num_hidden_layers=shape["layers"],
+                  num_attention_heads=shape["heads"], num_key_value_heads=shape["kv_heads"],
+                  head_dim=shape["hidden"] // shape["heads"])
+    model = build_random(config, torch.float32)
+    model.save_pretrained(str(folder))
+    _tokenizer().save(str(folder / "tokenizer.json"))
+    return folder
+
+
+def _prompt(tokens: int) -> str:
+    from tfdebug.bench.real_size import WORDS
+
+    return " ".join(f"w{2 + i % (WORDS - 2)}" for i in range(tokens))
+
+
+def _plain(adapter, prepared, repeats: int) -> list[float]:
+    import torch
+
+    times = []
+    with torch.no_grad():
+        adapter.plain_forward(prepared)  # warm-up: the first call allocates and picks its kernels
+    for _ in range(repeats):
+        start = time.perf_counter()
+        with torch.no_grad():
+            adapter.plain_forward(prepared)
+        times.append((time.perf_counter() - start) * 1000.0)
+    return times
+
+
+def _timed(fn, repeats: int) -> tuple[list[float], object]:
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = fn()
+        times.append((time.perf_counter() - start) * 1000.0)
+    return times, result
+
+
+def why_section(profile: str = "quick", repeats: int = 4) -> dict:
+    """Every row of the section (milliseconds, with each row's ratio to the plain forward of the same tokens)."""
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.sessions.patching import Patcher
+    from tfdebug.sessions.session import DebugSession
+    from tfdebug.sessions.why import finished_pass
+
+    shape = SHAPES[profile]
+    out: dict = {"shape": {k: v for k, v in shape.items()}, "repeats": repeats, "rows": []}
+    with tempfile.TemporaryDirectory(prefix="tfdebug-bench-why-") as tmp:
+        adapter = load_adapter(f"hf:{_model_folder(shape, Path(tmp))}")
+        texts = {"prompt": _prompt(shape["lens_tokens"])}
+        prepared = DebugSession(adapter, texts, planning="lazy").prepared
+        plain = _plain(adapter, prepared, repeats * 2)
+        plain_ms = median(plain)
+        capture, why = _timed(lambda: finished_pass(adapter, texts=texts), max(2, repeats // 2))
+        count = why.tensor("logits").shape[0]
+        screen = list(range(max(0, count - SCREEN), count))
+        lens, _ = _timed(lambda: why.lens(screen), repeats)
+        target = int(why.tensor("logits")[-1].argmax())
+        attribution, _ = _timed(lambda: why.attribute(target, None, -1), repeats)
+        for name, samples, cells in (("capture_all_stages", capture, None),
+                                     ("lens_screen", lens, len(why.rows) * len(screen)),
+                                     ("attribution", attribution, None)):
+            out["rows"].append({"row": name, "tokens": count, "median_ms": round(median(samples), 2),
+                                "plain_forward_ms": round(plain_ms, 2), "ratio": round(median(samples) / plain_ms, 3),
+                                "plain_aa_ratio": halves_ratio(plain), **({"cells": cells} if cells else {})})
+        del why
+        clean = _prompt(shape["sweep_tokens"])
+        corrupt = " ".join(["w1", *clean.split()[1:]])  # the first word changed: every later cell can carry it
+        clean_texts = {"prompt": clean}
+        patcher = Patcher(adapter, clean_texts, {"prompt": corrupt})
+        short = DebugSession(adapter, clean_texts, planning="lazy").prepared
+        plain_short = _plain(adapter, short, repeats * 2)
+        target = int(patcher.logits(patcher.clean)[0, -1].argmax())
+        contrast = int(patcher.logits(patcher.corrupt)[0, -1].argmax())
+        start = time.perf_counter()
+        sweep = patcher.sweep(target, contrast if contrast != target else None)
+        sweep_ms = (time.perf_counter() - start) * 1000.0
+        out["rows"].append({"row": "sweep", "tokens": patcher.count, "forwards": sweep.forwards,
+                            "median_ms": round(sweep_ms, 1), "per_forward_ms": round(sweep_ms / sweep.forwards, 2),
+                            "plain_forward_ms": round(median(plain_short), 2),
+                            "ratio": round(sweep_ms / sweep.forwards / median(plain_short), 3),
+                            "plain_aa_ratio": halves_ratio(plain_short)})
+    return out
+
+
+def format_why(section: dict) -> list[str]:
+    """The section as lines of text (`tfdebug bench` prints them)."""
+    lines = ["Why this output (ms; ratio to the plain forward of the same tokens, its A/A beside):"]
+    for row in section["rows"]:
+        extra = f", {row['forwards']} forwards, {row['per_forward_ms']} ms each" if "forwards" in row else ""
+        lines.append(f"  {row['row']:<20} {row['tokens']:>5} tokens  {row['median_ms']:>10} ms  "
+                     f"×{row['ratio']}  (plain {row['plain_forward_ms']} ms, A/A {row['plain_aa_ratio']}){extra}")
+    return lines
