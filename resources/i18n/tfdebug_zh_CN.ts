@@ -3051,9 +3051,24 @@ output w·V = {output}</source>
         <translation>Hugging Face Hub 上没有你能读取的模型 {model}（拼写错误、私有或需授权的模型：请用 `hf auth login` 登录）。</translation>
     </message>
     <message>
+        <source>The attention kernel {kernel} is not available on this machine (it needs its package and a GPU it supports); the kernels here are {choices}.</source>
+        <comment>hf.kernel_unavailable</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The capture budget&apos;s focus {stage} is not a stage of this pass; see `tfdebug stages` for the names.</source>
         <comment>budget.unknown_focus</comment>
         <translation>捕获预算的焦点 {stage} 不是本次前向的阶段；阶段名见 `tfdebug stages`。</translation>
+    </message>
+    <message>
+        <source>The chat template made a prompt of {n} characters from this text; a model of {context} tokens reads at most {most}.</source>
+        <comment>hf.chat_template_long</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The chat template ran longer than {seconds} s on this text; tfdebug stopped it (a template that loops for ever?).</source>
+        <comment>hf.chat_template_slow</comment>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>The comparison has {n} stages, more than the {limit} one reply may carry: compare a shorter pass.</source>
@@ -3236,6 +3251,11 @@ output w·V = {output}</source>
         <translation>{name} 的图像处理器无法处理 {path}：{reason}</translation>
     </message>
     <message>
+        <source>The image {path} holds more pixels than tfdebug opens (8192 × 8192).</source>
+        <comment>image.bomb</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The image {path} is {w} × {h} pixels; tfdebug opens images up to 8192 × 8192.</source>
         <comment>image.too_large</comment>
         <translation>图像 {path} 为 {w} × {h} 像素；tfdebug 最多打开 8192 × 8192 的图像。</translation>
@@ -3284,6 +3304,11 @@ output w·V = {output}</source>
         <source>The pass has ended: Restart it and pause at a stage to edit it.</source>
         <comment>replace.ended</comment>
         <translation>前向过程已结束：请重新开始，并在要编辑的阶段暂停。</translation>
+    </message>
+    <message>
+        <source>The pictures in {path} hold {n} pixels together; tfdebug takes at most {most} (8192 × 8192) as one batch.</source>
+        <comment>image.folder_too_large</comment>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>The processor of {name} cannot prepare {path}: {reason}</source>
@@ -3971,9 +3996,9 @@ output w·V = {output}</source>
         <translation>{path} 在读取时增长超过 {most}，因此未被使用。</translation>
     </message>
     <message>
-        <source>{path} has {bits}-bit samples; tfdebug reads 8, 16 and 32-bit PCM WAV files.</source>
-        <comment>audio.sample_width</comment>
-        <translation>{path} 的采样为 {bits} 位；tfdebug 读取 8、16 和 32 位 PCM WAV 文件。</translation>
+        <source>{path} is not a WAV file tfdebug reads: {problem}.</source>
+        <comment>audio.bad_wav</comment>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>{path} in the Hugging Face cache is a symbolic link that leads nowhere (a loop, or a folder that cannot be read), so {model} was not read from it.</source>
@@ -4226,14 +4251,14 @@ output w·V = {output}</source>
         <translation>{path} 不是 UTF-8 文本。</translation>
     </message>
     <message>
-        <source>{path} is not a WAV file Python&apos;s wave module can read ({reason}).</source>
-        <comment>audio.unreadable</comment>
-        <translation>{path} 不是 Python 的 wave 模块能读取的 WAV 文件（{reason}）。</translation>
-    </message>
-    <message>
         <source>{path} is not a WAV file; other audio files (FLAC …) need the soundfile package: pip install soundfile.</source>
         <comment>audio.needs_soundfile</comment>
         <translation>{path} 不是 WAV 文件；其他音频文件（FLAC 等）需要 soundfile 包：pip install soundfile。</translation>
+    </message>
+    <message>
+        <source>{path} is not a picture tfdebug reads ({formats}).</source>
+        <comment>image.unknown_format</comment>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>{path} is not a recorded pass: choose a {choices} file.</source>
@@ -4261,14 +4286,14 @@ output w·V = {output}</source>
         <translation>{path} 不是 soundfile 能读取的音频文件（{reason}）。</translation>
     </message>
     <message>
+        <source>{path} is not an audio file tfdebug reads: {problem}.</source>
+        <comment>audio.refused</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>{path} is not an image Pillow can read ({reason}).</source>
         <comment>image.unreadable</comment>
         <translation>{path} 不是 Pillow 能读取的图像（{reason}）。</translation>
-    </message>
-    <message>
-        <source>{path} is not an image file Pillow knows (PNG, JPEG …).</source>
-        <comment>image.unknown_format</comment>
-        <translation>{path} 不是 Pillow 认识的图像文件（PNG、JPEG …）。</translation>
     </message>
     <message>
         <source>{path} is not valid JSON ({reason}).</source>
@@ -5478,6 +5503,16 @@ output w·V = {output}</source>
         <translation>在 T5 和 ALiBi 中，同一条对角线上（相同距离）的格子得到相同的偏置；DeBERTa 的偏置还取决于词元本身。</translation>
     </message>
     <message>
+        <source>a chunk ({kind}) claims {size} bytes but only {left} follow</source>
+        <comment>audio.chunk_size</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a stage of kind {kind} is never a recipe</source>
+        <comment>recipe.wrong_kind</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>a step&apos;s tensor does not fit the plane</source>
         <comment>recipe.tensor_shape</comment>
         <translation>某一步的张量与注意力平面不匹配</translation>
@@ -5528,6 +5563,21 @@ output w·V = {output}</source>
         <translation>头 {head} 置零</translation>
     </message>
     <message>
+        <source>it does not start with a RIFF WAVE header</source>
+        <comment>audio.no_riff</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it has no data chunk</source>
+        <comment>audio.no_data</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it has no format chunk</source>
+        <comment>audio.no_fmt</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>it has no list of at most {most} steps</source>
         <comment>recipe.no_steps</comment>
         <translation>它没有一个至多 {most} 步的步骤列表</translation>
@@ -5536,6 +5586,11 @@ output w·V = {output}</source>
         <source>it has recipe stages, which snapshot format {version} cannot hold</source>
         <comment>manifest.recipes_too_old</comment>
         <translation>它含有配方阶段，而快照格式 {version} 无法容纳</translation>
+    </message>
+    <message>
+        <source>it has {n} channels (tfdebug reads 1–{most})</source>
+        <comment>audio.channels</comment>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>it has {n} token streams (at most {most})</source>
@@ -5548,6 +5603,16 @@ output w·V = {output}</source>
         <translation>它包含超过 {most} 个值</translation>
     </message>
     <message>
+        <source>it holds no samples</source>
+        <comment>audio.empty</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it lasts {seconds} s (tfdebug reads at most {most} s; cut it to the part to look at)</source>
+        <comment>audio.too_long</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>it lists no stages</source>
         <comment>manifest.no_stages</comment>
         <translation>它没有列出任何阶段</translation>
@@ -5558,19 +5623,44 @@ output w·V = {output}</source>
         <translation>它列出了 {n} 个阶段（最多 {most} 个）</translation>
     </message>
     <message>
-        <source>it makes a plane of another shape than the stage&apos;s</source>
-        <comment>recipe.shape</comment>
-        <translation>它算出的平面形状与该阶段不同</translation>
-    </message>
-    <message>
         <source>it nests more than {most} levels deep</source>
         <comment>limits.too_deep</comment>
         <translation>它的嵌套超过 {most} 层</translation>
     </message>
     <message>
+        <source>its block size {align} is not {n} channels × {width} bytes</source>
+        <comment>audio.block</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its float samples hold NaN or infinity</source>
+        <comment>audio.not_finite</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its inputs make a plane of shape {made}, not the stage&apos;s {shape}</source>
+        <comment>recipe.shape</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>its query and key do not fit together</source>
         <comment>recipe.qk_shapes</comment>
         <translation>它的 query 和 key 对不上</translation>
+    </message>
+    <message>
+        <source>its samples are format {tag} with {bits} bits (tfdebug reads 8, 16 and 32-bit PCM and 32-bit float)</source>
+        <comment>audio.sample_format</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its sampling rate is {rate} Hz (tfdebug reads {low}–{high} Hz)</source>
+        <comment>audio.rate</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its steps make {made}, not the stage&apos;s {dtype}</source>
+        <comment>recipe.dtype</comment>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>only head {head} kept</source>
@@ -5768,19 +5858,14 @@ output w·V = {output}</source>
         <translation>第 {i} 个阶段不是对象</translation>
     </message>
     <message>
-        <source>step {i} has an unknown dtype</source>
-        <comment>recipe.bad_dtype</comment>
-        <translation>第 {i} 步的数据类型未知</translation>
-    </message>
-    <message>
-        <source>step {i} has no finite constant</source>
-        <comment>recipe.bad_value</comment>
-        <translation>第 {i} 步没有有限的常数</translation>
-    </message>
-    <message>
         <source>step {i} is not a step tfdebug writes</source>
         <comment>recipe.bad_step</comment>
         <translation>第 {i} 步不是 tfdebug 会写入的步骤</translation>
+    </message>
+    <message>
+        <source>step {i} reads a tensor that is not a 4-axis floating-point tensor</source>
+        <comment>recipe.input_kind</comment>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>step {i} reads a tensor the file does not hold</source>
@@ -5951,6 +6036,16 @@ output w·V = {output}</source>
         <source>Not kept: the kinds you keep may take only part of the {size} capture budget, and the stages of those kinds before it hold that part.</source>
         <comment>budget.why_pinned_share</comment>
         <translation>未保留：你要保留的类型只能占用 {size} 捕获预算的一部分，而它之前的同类阶段已占满这一部分。</translation>
+    </message>
+    <message>
+        <source>step {i} gives {given} where its inputs make {made}</source>
+        <comment>recipe.step_dtype</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step {i} has no finite constant within ±{most}</source>
+        <comment>recipe.bad_value</comment>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>{start}… ({n} characters)</source>

@@ -1,0 +1,102 @@
+"""The window validates what the server sends (issue 53, item 6): a reply whose `checks` is a number, whose
+`result` is a list or null, moments without their arrays, an oversized picture — each is one sentence, the
+connection is closed cleanly (the window told once, a `bye` sent) and the client can attach again."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+
+from tfdebug.remote import client as client_module
+from tfdebug.remote import wire
+from tfdebug.remote.client import RemoteClient
+from tfdebug.remote.display import RemoteDisplay
+from tfdebug.remote.errors import FrameError
+from tfdebug.remote.protocol import CLIENT_MAX_BUFFER, CLIENT_MAX_HEADER, MAX_IMAGE, decode, encode
+
+
+class FakeLink:
+    def __init__(self):
+        self.sent, self.closed, self.failed = [], False, []
+
+    def send(self, frames, request_id, on_chunk):
+        self.sent.append(decode(frames, max_header=CLIENT_MAX_HEADER, max_buffer=CLIENT_MAX_BUFFER,
+                                accept=("bye",)).type)
+
+    def close(self, flush=False):
+        self.closed = True
+
+    def _fail(self, error, tell=True):
+        self.failed.append(error)
+
+
+def served(result, buffers=()):
+    """A client whose server answers every request with `result` (and `buffers`), as the wire decodes it."""
+    lost = []
+    client = RemoteClient("tcp://127.0.0.1:1", "token", on_lost=lost.append)
+    link = client._link = FakeLink()
+    frames = encode("reply", {"ok": True, "result": result, "error": None, "state": None}, list(buffers), id=1)
+    reply = decode([bytes(f) for f in frames], max_header=CLIENT_MAX_HEADER, max_buffer=CLIENT_MAX_BUFFER,
+                   accept=("reply",))
+    client.request = lambda *a, **k: reply
+    stepper = types.SimpleNamespace(position_of=lambda name: 0)
+    display = RemoteDisplay(types.SimpleNamespace(answer=client.answer, stepper=stepper))
+    return client, link, lost, display
+
+
+def capture():
+    return types.SimpleNamespace(name="dec.0.self_attn.probs")
+
+
+@pytest.mark.parametrize("result,buffers,ask", [
+    ({"checks": 7}, (), lambda d: d.checks_of(capture())),
+    ([1, 2], (), lambda d: d.checks_of(capture())),
+    ([1, 2], (), lambda d: d.slice_of(capture(), 0, 1, {}, (8, 8))),
+    (None, (), lambda d: d.slice_of(capture(), 0, 1, {}, (8, 8))),
+    ({"stats": {"min": 0}}, (), lambda d: d.moments_of(capture(), 0, 1, {}, None)),
+    (None, (), lambda d: d.moments_of(capture(), 0, 1, {}, None)),
+    ({"stats": {}}, (np.zeros(3),), lambda d: d.stats_of(capture())),
+    ("text", (), lambda d: d.heads_of(capture(), 0, 1, 0, {}, (8, 8))),
+    (None, (), lambda d: d.statistics_of([capture()], "rms")),
+], ids=["checks a number", "checks of a list", "slice of a list", "slice of null", "moments without arrays",
+        "moments of null", "stats with one array", "heads of a text", "overview without values"])
+def test_a_malformed_reply_is_one_sentence_and_closes_the_connection(result, buffers, ask):
+    client, link, lost, display = served(result, buffers)
+    with pytest.raises(FrameError) as caught:
+        ask(display)
+    text = str(caught.value)
+    assert "\n" not in text and ("malformed" in text or "server" in text.lower()), text
+    assert lost == [caught.value] and link.closed and link.sent == ["bye"]
+    assert client._link is None and client.lost is caught.value  # `connect` makes a new link at once
+
+
+def test_a_well_formed_reply_still_reads():
+    from tfdebug.core.checks import Check
+
+    client, link, lost, display = served({"checks": [wire.check(Check(True, "no NaN", ""))]})
+    checks = display.checks_of(capture())
+    assert len(checks) == 1 and lost == [] and not link.closed
+
+
+def test_a_pushed_message_that_breaks_the_readers_closes_the_connection():
+    client, link, lost, _ = served(None)
+    client.on_message = lambda message: message["event"]["stage"]  # a reader of a pushed event
+    pushed = decode([bytes(f) for f in encode("event", {"event": 3})], max_header=CLIENT_MAX_HEADER,
+                    max_buffer=CLIENT_MAX_BUFFER, accept=("event",))
+    real = client_module._Link.__new__(client_module._Link)
+    real.client, real._lock, real._pending = client, __import__("threading").Lock(), {}
+    real._deliver(pushed)
+    assert len(lost) == 1 and "malformed" in str(lost[0]) and link.closed
+
+
+def test_a_picture_over_the_protocols_cap_is_refused():
+    from tfdebug.core.images import InputImage
+
+    side = int((MAX_IMAGE / 3) ** 0.5) + 64
+    image = InputImage(np.zeros((1, side, side, 3), np.uint8), (1, 1), (), "img")
+    with pytest.raises(FrameError, match="larger than"):
+        wire.image_of(image.to_manifest())
+    small = InputImage(np.zeros((1, 8, 8, 3), np.uint8), (1, 1), (), "img")
+    assert wire.image_of(small.to_manifest()).pixels.shape == (1, 8, 8, 3)
