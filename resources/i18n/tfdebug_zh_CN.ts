@@ -3053,7 +3053,7 @@ output w·V = {output}</source>
     <message>
         <source>The attention kernel {kernel} is not available on this machine (it needs its package and a GPU it supports); the kernels here are {choices}.</source>
         <comment>hf.kernel_unavailable</comment>
-        <translation type="unfinished"></translation>
+        <translation>注意力内核 {kernel} 在本机不可用（它需要自己的软件包和受支持的 GPU）；本机可用的内核是 {choices}。</translation>
     </message>
     <message>
         <source>The capture budget&apos;s focus {stage} is not a stage of this pass; see `tfdebug stages` for the names.</source>
@@ -3063,12 +3063,12 @@ output w·V = {output}</source>
     <message>
         <source>The chat template made a prompt of {n} characters from this text; a model of {context} tokens reads at most {most}.</source>
         <comment>hf.chat_template_long</comment>
-        <translation type="unfinished"></translation>
+        <translation>聊天模板从这段文本生成了 {n} 个字符的提示；{context} 个词元的模型最多读取 {most} 个字符。</translation>
     </message>
     <message>
         <source>The chat template ran longer than {seconds} s on this text; tfdebug stopped it (a template that loops for ever?).</source>
         <comment>hf.chat_template_slow</comment>
-        <translation type="unfinished"></translation>
+        <translation>聊天模板在这段文本上运行超过 {seconds} 秒；tfdebug 已将其停止（模板是否无限循环？）。</translation>
     </message>
     <message>
         <source>The comparison has {n} stages, more than the {limit} one reply may carry: compare a shorter pass.</source>
@@ -3253,7 +3253,7 @@ output w·V = {output}</source>
     <message>
         <source>The image {path} holds more pixels than tfdebug opens (8192 × 8192).</source>
         <comment>image.bomb</comment>
-        <translation type="unfinished"></translation>
+        <translation>图像 {path} 的像素超过 tfdebug 能打开的上限（8192 × 8192）。</translation>
     </message>
     <message>
         <source>The image {path} is {w} × {h} pixels; tfdebug opens images up to 8192 × 8192.</source>
@@ -3308,7 +3308,7 @@ output w·V = {output}</source>
     <message>
         <source>The pictures in {path} hold {n} pixels together; tfdebug takes at most {most} (8192 × 8192) as one batch.</source>
         <comment>image.folder_too_large</comment>
-        <translation type="unfinished"></translation>
+        <translation>{path} 中的图片共有 {n} 个像素；tfdebug 一个批次最多接受 {most}（8192 × 8192）。</translation>
     </message>
     <message>
         <source>The processor of {name} cannot prepare {path}: {reason}</source>
@@ -3406,11 +3406,6 @@ output w·V = {output}</source>
         <translation>服务器没有开始新的一遍。</translation>
     </message>
     <message>
-        <source>The server&apos;s compared planes cannot be read: {why}</source>
-        <comment>remote.compared</comment>
-        <translation>无法读取服务器发来的比较平面：{why}</translation>
-    </message>
-    <message>
         <source>The server&apos;s comparison cannot be read: {why}</source>
         <comment>remote.comparison</comment>
         <translation>无法读取服务器的对比结果：{why}</translation>
@@ -3426,11 +3421,6 @@ output w·V = {output}</source>
         <translation>服务器的历史与窗口的历史接不上。</translation>
     </message>
     <message>
-        <source>The server&apos;s overview has {got} values for {n} stages.</source>
-        <comment>remote.overview</comment>
-        <translation>服务器的概览为 {n} 个阶段给出了 {got} 个值。</translation>
-    </message>
-    <message>
         <source>The server&apos;s pass cannot be read: {why}</source>
         <comment>remote.pass</comment>
         <translation>无法读取服务器的这一遍：{why}</translation>
@@ -3439,6 +3429,11 @@ output w·V = {output}</source>
         <source>The server&apos;s picture cannot be read: {why}</source>
         <comment>remote.image</comment>
         <translation>无法读取服务器发来的图片：{why}</translation>
+    </message>
+    <message>
+        <source>The server&apos;s picture holds {got} bytes of pixels, larger than the protocol&apos;s {most}.</source>
+        <comment>remote.image_size</comment>
+        <translation>服务器发来的图片有 {got} 字节像素，超过协议上限 {most}。</translation>
     </message>
     <message>
         <source>The server&apos;s plan of {n} stages is more than the {limit} a window takes.</source>
@@ -3459,6 +3454,11 @@ output w·V = {output}</source>
         <source>The server&apos;s transplant cannot be read: {why}</source>
         <comment>remote.transplant</comment>
         <translation>无法读取服务器的移植结果：{why}</translation>
+    </message>
+    <message>
+        <source>The server&apos;s {kind} message is malformed ({reason}); tfdebug closed the connection.</source>
+        <comment>remote.bad_reply</comment>
+        <translation>服务器的 {kind} 消息格式错误（{reason}）；tfdebug 已关闭连接。</translation>
     </message>
     <message>
         <source>The snapshot {path} changed on disk after it was opened; open it again.</source>
@@ -3998,7 +3998,7 @@ output w·V = {output}</source>
     <message>
         <source>{path} is not a WAV file tfdebug reads: {problem}.</source>
         <comment>audio.bad_wav</comment>
-        <translation type="unfinished"></translation>
+        <translation>{path} 不是 tfdebug 能读取的 WAV 文件：{problem}。</translation>
     </message>
     <message>
         <source>{path} in the Hugging Face cache is a symbolic link that leads nowhere (a loop, or a folder that cannot be read), so {model} was not read from it.</source>
@@ -4099,11 +4099,6 @@ output w·V = {output}</source>
         <source>Port {port} on {host} is in use (another tfdebug serve?): choose another with --port, or --port 0 for a free one.</source>
         <comment>remote.port_in_use</comment>
         <translation>{host} 上的端口 {port} 已被占用（另一个 tfdebug serve？）：用 --port 换一个，或用 --port 0 取一个空闲端口。</translation>
-    </message>
-    <message>
-        <source>Stats from the server come without their histogram.</source>
-        <comment>remote.stats_histogram</comment>
-        <translation>服务器发来的统计量缺少直方图。</translation>
     </message>
     <message>
         <source>This model&apos;s tokenizer has no chat template, so the text cannot be sent as a chat turn.</source>
@@ -4258,7 +4253,7 @@ output w·V = {output}</source>
     <message>
         <source>{path} is not a picture tfdebug reads ({formats}).</source>
         <comment>image.unknown_format</comment>
-        <translation type="unfinished"></translation>
+        <translation>{path} 不是 tfdebug 能读取的图片（{formats}）。</translation>
     </message>
     <message>
         <source>{path} is not a recorded pass: choose a {choices} file.</source>
@@ -4288,7 +4283,7 @@ output w·V = {output}</source>
     <message>
         <source>{path} is not an audio file tfdebug reads: {problem}.</source>
         <comment>audio.refused</comment>
-        <translation type="unfinished"></translation>
+        <translation>{path} 不是 tfdebug 能读取的音频文件：{problem}。</translation>
     </message>
     <message>
         <source>{path} is not an image Pillow can read ({reason}).</source>
@@ -5505,12 +5500,12 @@ output w·V = {output}</source>
     <message>
         <source>a chunk ({kind}) claims {size} bytes but only {left} follow</source>
         <comment>audio.chunk_size</comment>
-        <translation type="unfinished"></translation>
+        <translation>一个数据块（{kind}）声明有 {size} 字节，但其后只有 {left} 字节</translation>
     </message>
     <message>
         <source>a stage of kind {kind} is never a recipe</source>
         <comment>recipe.wrong_kind</comment>
-        <translation type="unfinished"></translation>
+        <translation>类型为 {kind} 的阶段不可能是配方</translation>
     </message>
     <message>
         <source>a step&apos;s tensor does not fit the plane</source>
@@ -5565,17 +5560,17 @@ output w·V = {output}</source>
     <message>
         <source>it does not start with a RIFF WAVE header</source>
         <comment>audio.no_riff</comment>
-        <translation type="unfinished"></translation>
+        <translation>它不以 RIFF WAVE 头开始</translation>
     </message>
     <message>
         <source>it has no data chunk</source>
         <comment>audio.no_data</comment>
-        <translation type="unfinished"></translation>
+        <translation>它没有数据块</translation>
     </message>
     <message>
         <source>it has no format chunk</source>
         <comment>audio.no_fmt</comment>
-        <translation type="unfinished"></translation>
+        <translation>它没有格式块</translation>
     </message>
     <message>
         <source>it has no list of at most {most} steps</source>
@@ -5590,7 +5585,7 @@ output w·V = {output}</source>
     <message>
         <source>it has {n} channels (tfdebug reads 1–{most})</source>
         <comment>audio.channels</comment>
-        <translation type="unfinished"></translation>
+        <translation>它有 {n} 个声道（tfdebug 读取 1–{most} 个）</translation>
     </message>
     <message>
         <source>it has {n} token streams (at most {most})</source>
@@ -5605,12 +5600,12 @@ output w·V = {output}</source>
     <message>
         <source>it holds no samples</source>
         <comment>audio.empty</comment>
-        <translation type="unfinished"></translation>
+        <translation>它不含任何采样</translation>
     </message>
     <message>
         <source>it lasts {seconds} s (tfdebug reads at most {most} s; cut it to the part to look at)</source>
         <comment>audio.too_long</comment>
-        <translation type="unfinished"></translation>
+        <translation>它长 {seconds} 秒（tfdebug 最多读取 {most} 秒；请截取要查看的部分）</translation>
     </message>
     <message>
         <source>it lists no stages</source>
@@ -5630,17 +5625,17 @@ output w·V = {output}</source>
     <message>
         <source>its block size {align} is not {n} channels × {width} bytes</source>
         <comment>audio.block</comment>
-        <translation type="unfinished"></translation>
+        <translation>它的块大小 {align} 不等于 {n} 个声道 × {width} 字节</translation>
     </message>
     <message>
         <source>its float samples hold NaN or infinity</source>
         <comment>audio.not_finite</comment>
-        <translation type="unfinished"></translation>
+        <translation>它的浮点采样含有 NaN 或无穷大</translation>
     </message>
     <message>
         <source>its inputs make a plane of shape {made}, not the stage&apos;s {shape}</source>
         <comment>recipe.shape</comment>
-        <translation type="unfinished"></translation>
+        <translation>它的输入生成形状为 {made} 的平面，而不是该阶段的 {shape}</translation>
     </message>
     <message>
         <source>its query and key do not fit together</source>
@@ -5650,17 +5645,17 @@ output w·V = {output}</source>
     <message>
         <source>its samples are format {tag} with {bits} bits (tfdebug reads 8, 16 and 32-bit PCM and 32-bit float)</source>
         <comment>audio.sample_format</comment>
-        <translation type="unfinished"></translation>
+        <translation>它的采样是格式 {tag}、{bits} 位（tfdebug 读取 8、16、32 位 PCM 和 32 位浮点）</translation>
     </message>
     <message>
         <source>its sampling rate is {rate} Hz (tfdebug reads {low}–{high} Hz)</source>
         <comment>audio.rate</comment>
-        <translation type="unfinished"></translation>
+        <translation>它的采样率是 {rate} Hz（tfdebug 读取 {low}–{high} Hz）</translation>
     </message>
     <message>
         <source>its steps make {made}, not the stage&apos;s {dtype}</source>
         <comment>recipe.dtype</comment>
-        <translation type="unfinished"></translation>
+        <translation>它的步骤生成 {made}，而不是该阶段的 {dtype}</translation>
     </message>
     <message>
         <source>only head {head} kept</source>
@@ -5865,7 +5860,7 @@ output w·V = {output}</source>
     <message>
         <source>step {i} reads a tensor that is not a 4-axis floating-point tensor</source>
         <comment>recipe.input_kind</comment>
-        <translation type="unfinished"></translation>
+        <translation>第 {i} 步读取的张量不是 4 轴浮点张量</translation>
     </message>
     <message>
         <source>step {i} reads a tensor the file does not hold</source>
@@ -6040,12 +6035,12 @@ output w·V = {output}</source>
     <message>
         <source>step {i} gives {given} where its inputs make {made}</source>
         <comment>recipe.step_dtype</comment>
-        <translation type="unfinished"></translation>
+        <translation>第 {i} 步给出 {given}，而它的输入生成 {made}</translation>
     </message>
     <message>
         <source>step {i} has no finite constant within ±{most}</source>
         <comment>recipe.bad_value</comment>
-        <translation type="unfinished"></translation>
+        <translation>第 {i} 步没有 ±{most} 以内的有限常数</translation>
     </message>
     <message>
         <source>{start}… ({n} characters)</source>
