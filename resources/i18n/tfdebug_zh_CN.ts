@@ -3056,6 +3056,11 @@ output w·V = {output}</source>
         <translation>注意力内核 {kernel} 在本机不可用（它需要自己的软件包和受支持的 GPU）；本机可用的内核是 {choices}。</translation>
     </message>
     <message>
+        <source>The batch has {n} rows; one pass takes at most {most}. Split the texts into batches of at most {most} rows.</source>
+        <comment>batch.too_many_rows</comment>
+        <translation>这个批次有 {n} 行；一次前向最多接受 {most} 行。请把文本分成每批最多 {most} 行。</translation>
+    </message>
+    <message>
         <source>The capture budget&apos;s focus {stage} is not a stage of this pass; see `tfdebug stages` for the names.</source>
         <comment>budget.unknown_focus</comment>
         <translation>捕获预算的焦点 {stage} 不是本次前向的阶段；阶段名见 `tfdebug stages`。</translation>

@@ -26,6 +26,7 @@ from tfdebug.adapters.hf.inputs import (
     unknown_words,
 )
 from tfdebug.adapters.hf.load import execution_device, load_folder, quiet_transformers, require_transformers
+from tfdebug.core.batches import check_batch_rows
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import InputError, TokenOutOfRangeError
 from tfdebug.core.phrases import Phrase
@@ -178,6 +179,7 @@ class HFAdapter(ModelAdapter):
     def prepare_batch(self, rows: Sequence[Mapping[str, str]]) -> Prepared:
         """Several texts as one batch, `tokenizer([a, b], padding=True)`: padded on the tokenizer's side, its
         mask passed on (so the pass has a mask stage). The token axis is labelled by the first row."""
+        check_batch_rows(len(rows))  # before anything is tokenized
         rows = [self.check_texts(texts) for texts in rows]
         texts = rows[0]
         if len(rows) > 1 and self.encoder_decoder:
