@@ -103,3 +103,29 @@ def test_a_folder_of_large_pictures_is_refused_from_their_headers(tmp_path, monk
 
 def test_the_folder_limit_holds_the_issues_case():
     assert 32 * 8192 * 8192 > pictures.MAX_FOLDER_PIXELS
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+HEADS = [b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF89a", b"BM", b"RIFF\0\0\0\0WEBP", b"II*\0", b"%!PS-Adobe-3.0",
+         b"\xc5\xd0\xd3\xc6", b"P6\n", b""]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@given(head=st.sampled_from(HEADS), body=st.binary(max_size=512))
+def test_any_bytes_are_a_picture_or_one_sentence_and_nothing_runs(tmp_path_factory, head, body):
+    path = tmp_path_factory.mktemp("fuzz") / "x.png"
+    path.write_bytes(head + body)
+    import subprocess as sp
+
+    real = sp.Popen
+    sp.Popen = None  # anything that starts a program fails loudly (not an InputError)
+    try:
+        image = read_image(path)
+    except InputError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert image.mode == "RGB" and image.width * image.height <= pictures.MAX_IMAGE_PIXELS
+    finally:
+        sp.Popen = real

@@ -100,3 +100,26 @@ def test_a_picture_over_the_protocols_cap_is_refused():
         wire.image_of(image.to_manifest())
     small = InputImage(np.zeros((1, 8, 8, 3), np.uint8), (1, 1), (), "img")
     assert wire.image_of(small.to_manifest()).pixels.shape == (1, 8, 8, 3)
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+                        ["stats", "checks", "ok", "text", "detail", "min", "max", "slices", "row_axis", "view"]), inner,
+                        max_size=4), max_leaves=12)
+ASKS = [lambda d: d.checks_of(capture()), lambda d: d.slice_of(capture(), 0, 1, {}, (8, 8)),
+        lambda d: d.moments_of(capture(), 0, 1, {}, None), lambda d: d.stats_of(capture()),
+        lambda d: d.heads_of(capture(), 0, 1, 0, {}, (8, 8)), lambda d: d.tile_of(capture(), 0, 1, {}, (0, 1), (0, 1), (8, 8)),
+        lambda d: d.statistics_of([capture()], "rms")]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@given(result=JSON, n=st.integers(0, 3), ask=st.sampled_from(ASKS))
+def test_any_reply_is_read_or_closes_the_connection_in_one_sentence(result, n, ask):
+    client, link, lost, display = served(result, [np.zeros(2, np.float32)] * n)
+    try:
+        ask(display)
+    except FrameError as exc:
+        assert "\n" not in str(exc) and lost == [exc] and link.closed

@@ -36,6 +36,7 @@ def _opened(source, path: str | os.PathLike):
 
     try:
         with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a damaged header's notes (corrupt EXIF …): the file is checked here
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(source, formats=FORMATS)
     except UnidentifiedImageError:
@@ -74,7 +75,9 @@ def read_image(path: str | os.PathLike):
     data = read_bounded(path, MAX_IMAGE_BYTES, InputError)
     image = _opened(io.BytesIO(data), path)
     try:
-        return image.convert("RGB")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return image.convert("RGB")
     except (OSError, ValueError, SyntaxError, EOFError, MemoryError) as exc:  # a truncated or damaged body
         raise InputError("{path} is not an image Pillow can read ({reason}).", id="image.unreadable",
                          path=str(path), reason=str(exc)[:200] or type(exc).__name__) from None
