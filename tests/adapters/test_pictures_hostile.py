@@ -129,3 +129,32 @@ def test_any_bytes_are_a_picture_or_one_sentence_and_nothing_runs(tmp_path_facto
         assert image.mode == "RGB" and image.width * image.height <= pictures.MAX_IMAGE_PIXELS
     finally:
         sp.Popen = real
+
+
+def test_tfdebug_image_with_a_postscript_body_is_one_sentence_and_starts_no_program(tmp_path, capsys, monkeypatch):
+    """The issue's `tfdebug --image evil.png`: the CLI's own start-up may run a helper (ldconfig, to find libc), so
+    here only Ghostscript is watched for, through Pillow's entry to it and any command naming gs."""
+    pytest.importorskip("transformers")
+    from PIL import EpsImagePlugin
+
+    from tfdebug import cli
+
+    no_programs, real = [], subprocess.Popen
+
+    def watched(args, *rest, **kwargs):
+        words = [str(a) for a in (args if isinstance(args, (list, tuple)) else [args])]
+        if any(w.rsplit("/", 1)[-1].startswith("gs") for w in words):
+            no_programs.append(words)
+            raise AssertionError("Ghostscript was started")
+        return real(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", watched)
+    monkeypatch.setattr(EpsImagePlugin, "Ghostscript", lambda *a, **k: no_programs.append(a))
+    monkeypatch.setattr(EpsImagePlugin, "has_ghostscript", lambda: True)
+
+    cat = tmp_path / "evil.png"
+    cat.write_bytes(POSTSCRIPT)
+    code = cli.main(["capture", "--model", "tiny-vit", "--image", str(cat), "--out", str(tmp_path / "x.npz")])
+    out, err = capsys.readouterr()
+    assert code == 2 and err.count("\n") == 1 and "is not a picture tfdebug reads" in err, err
+    assert no_programs == [] and not (tmp_path / "x.npz").exists()
