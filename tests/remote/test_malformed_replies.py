@@ -123,3 +123,56 @@ def test_any_reply_is_read_or_closes_the_connection_in_one_sentence(result, n, a
         ask(display)
     except FrameError as exc:
         assert "\n" not in str(exc) and lost == [exc] and link.closed
+
+
+def test_over_a_real_socket_a_malformed_reply_closes_cleanly_and_the_window_attaches_again():
+    """A server (a bare ROUTER socket here) that welcomes the window, then answers `checks` with a number: the
+    window gets one sentence, the server gets a `bye`, and the same client attaches again at once."""
+    import threading
+
+    import zmq
+
+    from tfdebug.remote.protocol import ATTACHED_MAX_HEADER, REQUESTS
+
+    context = zmq.Context.instance()
+    router = context.socket(zmq.ROUTER)
+    router.setsockopt(zmq.LINGER, 0)
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    seen, stop = [], threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            if not router.poll(50):
+                continue
+            peer, *frames = router.recv_multipart()
+            message = decode(frames, max_header=ATTACHED_MAX_HEADER, max_buffer=1 << 20, accept=REQUESTS)
+            seen.append(message.type)
+            if message.type == "hello":
+                router.send_multipart([peer, *encode("welcome", {"server": {"version": "x", "device": "cpu"},
+                                                                 "resume": "r", "heartbeat_s": 0.2}, id=message.id)])
+            elif message.type == "checks":
+                router.send_multipart([peer, *encode("reply", {"ok": True, "result": {"checks": 7}}, id=message.id)])
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    lost = []
+    client = RemoteClient(f"tcp://127.0.0.1:{port}", "token", on_lost=lost.append, timeout_s=30)
+    try:
+        client.connect(timeout=10)
+        display = RemoteDisplay(types.SimpleNamespace(answer=client.answer,
+                                                      stepper=types.SimpleNamespace(position_of=lambda n: 0)))
+        with pytest.raises(FrameError, match="The server's checks message is malformed"):
+            display.checks_of(capture())
+        assert len(lost) == 1 and not client.connected
+        for _ in range(100):
+            if "bye" in seen:
+                break
+            __import__("time").sleep(0.05)
+        assert "bye" in seen
+        client.connect(timeout=10)
+        assert client.connected and seen.count("hello") == 2
+    finally:
+        client.close()
+        stop.set()
+        thread.join(5)
+        router.close(0)

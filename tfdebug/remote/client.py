@@ -258,6 +258,8 @@ class _Link:
                     last_heard = time.monotonic()
                     client.bytes_received += sum(len(f) for f in frames)
                     self._receive(frames)
+                    if self._closing:  # a malformed message closed this link: nothing after it is read
+                        break
                 now = time.monotonic()
                 if now - last_ping >= client.heartbeat_s:
                     last_ping = now
