@@ -3066,6 +3066,11 @@ output w·V = {output}</source>
         <translation>捕获预算的焦点 {stage} 不是本次前向的阶段；阶段名见 `tfdebug stages`。</translation>
     </message>
     <message>
+        <source>The chat template failed on this text: {reason}.</source>
+        <comment>hf.chat_template_failed</comment>
+        <translation>聊天模板在这段文本上出错：{reason}。</translation>
+    </message>
+    <message>
         <source>The chat template made a prompt of {n} characters from this text; a model of {context} tokens reads at most {most}.</source>
         <comment>hf.chat_template_long</comment>
         <translation>聊天模板从这段文本生成了 {n} 个字符的提示；{context} 个词元的模型最多读取 {most} 个字符。</translation>

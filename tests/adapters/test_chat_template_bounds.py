@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import time
 
 import hf_tiny
 import pytest
@@ -86,3 +87,44 @@ def test_an_ordinary_template_still_renders(saved, tmp_path, capsys):
 def test_the_limit_follows_the_context():
     assert inputs.chat_limit(64) == 1024 and inputs.chat_limit(None) == inputs.MAX_CHAT_CHARS
     assert inputs.chat_limit(10 ** 9) == inputs.MAX_CHAT_CHARS
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+PIECES = ["{{ messages[0]['content'] }}", "{% for i in range(N) %}", "{% endfor %}", "{{ 'ab' * N }}",
+          "{{ messages[0]['content'] * N }}", "{% if add_generation_prompt %}<a>{% endif %}", "\n\n", "{{ N }}",
+          "{% set x = messages[0]['content'] ~ 'z' %}{{ x }}", "{{ raise_exception('no') }}", "{{ bogus.attr }}"]
+
+
+@pytest.fixture(scope="module")
+def tokenizer(saved):
+    from transformers import PreTrainedTokenizerFast
+
+    return PreTrainedTokenizerFast(tokenizer_file=str(saved / "tokenizer.json"))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@given(pieces=st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from([0, 3, 1000, 100000, 3000000])),
+                       min_size=1, max_size=6))
+def test_any_template_renders_within_the_limits_or_is_one_sentence(tokenizer, monkeypatch_module, pieces):
+    from tfdebug.core.errors import InputError
+
+    template = "".join(p.replace("N", str(n)) for p, n in pieces)
+    tokenizer.chat_template = template
+    started = time.monotonic()
+    try:
+        text = inputs.render_chat(tokenizer, "hello", context=64)
+    except InputError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert len(text) <= inputs.chat_limit(64)
+    assert time.monotonic() - started < inputs.CHAT_TEMPLATE_SECONDS + 5
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    patch = pytest.MonkeyPatch()
+    patch.setattr(inputs, "CHAT_TEMPLATE_SECONDS", 0.5)
+    yield patch
+    patch.undo()

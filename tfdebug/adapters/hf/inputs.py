@@ -135,7 +135,8 @@ def render_chat(tokenizer: Any, text: str, context: int | None = None) -> str:
     if not getattr(tokenizer, "chat_template", None):
         raise InputError("This model's tokenizer has no chat template, so the text cannot be sent as a chat turn.",
                          id="hf.no_chat_template")
-    with template_limited():
+    with foreign_call(InputError, "The chat template failed on this text: {reason}.", id="hf.chat_template_failed"), \
+            template_limited():
         rendered = tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False,
                                                  add_generation_prompt=True)
     most = chat_limit(context)

@@ -124,6 +124,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'The attention kernel {kernel} is not available on this machine (it needs its package and a GPU it supports); the kernels here are {choices}.', 'hf.kernel_unavailable')
     translate('errors', 'The batch has {n} rows; one pass takes at most {most}. Split the texts into batches of at most {most} rows.', 'batch.too_many_rows')
     translate('errors', "The capture budget's focus {stage} is not a stage of this pass; see `tfdebug stages` for the names.", 'budget.unknown_focus')
+    translate('errors', 'The chat template failed on this text: {reason}.', 'hf.chat_template_failed')
     translate('errors', 'The chat template made a prompt of {n} characters from this text; a model of {context} tokens reads at most {most}.', 'hf.chat_template_long')
     translate('errors', 'The chat template ran longer than {seconds} s on this text; tfdebug stopped it (a template that loops for ever?).', 'hf.chat_template_slow')
     translate('errors', 'The comparison has {n} stages, more than the {limit} one reply may carry: compare a shorter pass.', 'remote.compare_size')
