@@ -3656,6 +3656,11 @@ output w·V = {output}</source>
         <translation>此记录中没有名为“{name}”的阶段。</translation>
     </message>
     <message>
+        <source>This batch of {rows} rows would reach about {peak} but {device} has {room}: about {fits} rows fit in one pass (or capture fewer stages, --stages).</source>
+        <comment>peak.batch_too_large</comment>
+        <translation>这个 {rows} 行的批次将达到约 {peak}，但 {device} 只有 {room}：一次前向约能容纳 {fits} 行（或用 --stages 捕获更少的阶段）。</translation>
+    </message>
+    <message>
         <source>This config asks for about {size} of parameters and buffers, mostly from {field} = {value}; tfdebug builds models up to {most} on this machine.</source>
         <comment>config.memory</comment>
         <translation>这个配置需要约 {size} 的参数和缓冲区，主要来自 {field} = {value}；tfdebug 在本机最多构建 {most} 的模型。</translation>

@@ -242,6 +242,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', "There is no stage named '{name}' in this model.", 'stage.unknown_in_model')
     translate('errors', "There is no stage named '{name}' in this pass; did you mean {close}?", 'stage.unknown_close')
     translate('errors', "There is no stage named '{name}' in this recording.", 'recording.unknown_stage')
+    translate('errors', 'This batch of {rows} rows would reach about {peak} but {device} has {room}: about {fits} rows fit in one pass (or capture fewer stages, --stages).', 'peak.batch_too_large')
     translate('errors', 'This config asks for about {size} of parameters and buffers, mostly from {field} = {value}; tfdebug builds models up to {most} on this machine.', 'config.memory')
     translate('errors', 'This export needs about {needed} but {folder} has {free} free.{hint} Export fewer stages (a stage filter) or choose another folder.', 'export.no_room')
     translate('errors', 'This generation has no step {step}.', 'generation.no_step')
