@@ -19,7 +19,8 @@ NESTED = ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{
           "{{ messages[0]['content'] }}")
 HUGE = "{{ messages[0]['content'] * 30000000 }}"  # 330 MB at render time
 PARAGRAPHS = "{% for i in range(100000) %}{{ messages[0]['content'] }}\n\n{% endfor %}"
-FINE = "{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}{% endfor %}{% if add_generation_prompt %}<assistant>{% endif %}"
+FINE = ("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}{% endfor %}"
+        "{% if add_generation_prompt %}<assistant>{% endif %}")
 
 
 @pytest.fixture(scope="module")

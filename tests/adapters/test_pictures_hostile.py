@@ -90,7 +90,8 @@ def test_a_header_claiming_more_pixels_than_allowed_is_refused_before_decoding(t
 
 
 def test_a_folder_of_large_pictures_is_refused_from_their_headers(tmp_path, monkeypatch):
-    # The 32 pictures of 8192 × 8192: counted from their headers, none decoded (here 4 of 4096², the cap lowered).
+    # The 32 pictures of 8192 × 8192: counted from their headers, none decoded (here 4 small ones under a
+    # lowered cap).
     monkeypatch.setattr(pictures, "MAX_FOLDER_PIXELS", 3 * 64 * 64)
     for i in range(4):
         Image.new("L", (64, 64)).save(tmp_path / f"{i}.png")

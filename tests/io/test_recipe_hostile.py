@@ -44,11 +44,10 @@ def inf_scale(m):
 
 
 def recipe_on_embedding(m):
+    """The embedding stage made a recipe that reads its own tensor, stored as a recipe input."""
     embed = _stage(m, "tok.embed")
-    m["stages"] = [s for s in m["stages"] if s is not embed]
-    m["stages"].insert(0, {**embed, "recipe": {"steps": [{"op": "tensor", "tensor": "dec.0.self_attn.q_rotary"}]}})
-    m.setdefault("recipe_inputs", [])
-    m["recipe_inputs"].append({"name": "[recipe]99", "shape": embed["shape"], "dtype": embed["dtype"]})
+    embed["recipe"] = {"steps": [{"op": "tensor", "tensor": "[recipe]99"}]}
+    m.setdefault("recipe_inputs", []).append({"name": "[recipe]99", "shape": embed["shape"], "dtype": embed["dtype"]})
 
 
 def trillion_cells(m):
@@ -77,24 +76,21 @@ CASES = {
 def _damaged(good: bytes, tmp_path, case: str):
     change, words = CASES[case]
     path = tmp_path / "bad.safetensors"
-    blob = edit_manifest(good, change) if case != "a recipe on the embedding stage" else _with_tensor(good, change)
-    path.write_bytes(blob)
+    path.write_bytes(edit_manifest(good, change) if case != "a recipe on the embedding stage"
+                     else _embedding_as_recipe(good))
     return path, words
 
 
-def _with_tensor(good: bytes, change) -> bytes:
-    """The embedding stage's tensor removed from the file (a recipe stage holds none): only the manifest lies."""
-    from tests.io.test_snapshot_validation import join, split
+def _embedding_as_recipe(good: bytes) -> bytes:
+    """`recipe_on_embedding`, with the file's tensor of the embedding renamed to the recipe input it reads (a
+    recipe stage holds no tensor of its own): only the manifest's claim is wrong."""
+    from tests.io.test_snapshot_validation import MANIFEST_KEY, join, split
 
     header, data = split(good)
-    manifest = json.loads(header["__metadata__"]["tfdebug"])
-    change(manifest)
-    manifest["recipe_inputs"].pop()  # the extra entry is not needed: the stage keeps its tensor under its name
-    header["__metadata__"]["tfdebug"] = json.dumps(manifest)
+    manifest = json.loads(header["__metadata__"][MANIFEST_KEY])
+    recipe_on_embedding(manifest)
+    header["__metadata__"][MANIFEST_KEY] = json.dumps(manifest)
     header["[recipe]99"] = header.pop("tok.embed")
-    manifest["recipe_inputs"].append({"name": "[recipe]99", "shape": _stage(manifest, "tok.embed")["shape"],
-                                      "dtype": _stage(manifest, "tok.embed")["dtype"]})
-    header["__metadata__"]["tfdebug"] = json.dumps(manifest)
     return join(header, data)
 
 
@@ -184,7 +180,8 @@ def test_any_recipe_is_accepted_only_when_its_plane_can_be_built(steps, kind, sh
         return
     from tfdebug.io.recipe_store import rebuild
 
-    stored = {"q": torch.randn(1, 4, 6, 8), "k": torch.randn(1, 2, 9, 8), "m": torch.zeros(1, 1, 6, 12, dtype=torch.bfloat16)}
+    stored = {"q": torch.randn(1, 4, 6, 8), "k": torch.randn(1, 2, 9, 8),
+              "m": torch.zeros(1, 1, 6, 12, dtype=torch.bfloat16)}
     plane = rebuild("s", stage["recipe"], tuple(shape), stored.__getitem__)
     whole = plane.materialize()
     assert tuple(whole.shape) == tuple(shape) and str(whole.dtype) == f"torch.{dtype}"

@@ -111,7 +111,8 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.
                         max_size=4), max_leaves=12)
 ASKS = [lambda d: d.checks_of(capture()), lambda d: d.slice_of(capture(), 0, 1, {}, (8, 8)),
         lambda d: d.moments_of(capture(), 0, 1, {}, None), lambda d: d.stats_of(capture()),
-        lambda d: d.heads_of(capture(), 0, 1, 0, {}, (8, 8)), lambda d: d.tile_of(capture(), 0, 1, {}, (0, 1), (0, 1), (8, 8)),
+        lambda d: d.heads_of(capture(), 0, 1, 0, {}, (8, 8)),
+        lambda d: d.tile_of(capture(), 0, 1, {}, (0, 1), (0, 1), (8, 8)),
         lambda d: d.statistics_of([capture()], "rms")]
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.phrases import Phrase
-from tfdebug.io.safetensors_file import ITEMSIZE_BY_NAME, dtype_name, torch_dtype
+from tfdebug.io.safetensors_file import dtype_name, torch_dtype
 
 if TYPE_CHECKING:
     from torch import Tensor

@@ -125,8 +125,8 @@ class RemoteClient:
             raise ConnectionLostError("The server did not answer within {s:g} s.{hint}", id="remote.no_answer",
                                       s=timeout, hint=hint) from None
 
-    def answer(self, kind: str, fields: dict | None, read: Callable[[Any, list], Any], buffers: Sequence[np.ndarray] = (),
-               **options) -> Any:
+    def answer(self, kind: str, fields: dict | None, read: Callable[[Any, list], Any],
+               buffers: Sequence[np.ndarray] = (), **options) -> Any:
         """`read(result, buffers)` of the reply to one request, read under `reading(kind)`: a reply that is not
         what the request asks for (a result of another type, missing fields or arrays) ends the connection in one
         sentence."""
