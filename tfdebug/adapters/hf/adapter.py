@@ -123,7 +123,8 @@ class HFAdapter(ModelAdapter):
 
         A text longer than the tokenizer's declared maximum is called again with truncation, and a
         note says how long it was."""
-        call = TokenizerCall(texts, pairs, chat=self.chat and special, special=special, context=self.context())
+        chat = self.chat and special
+        call = TokenizerCall(texts, pairs, chat=chat, special=special, context=self.context() if chat else None)
         encoding = call.run(self.tokenizer, return_offsets_mapping=self._offsets)
         length, most, notes = encoding["input_ids"].shape[-1], self.max_length, []
         if most is not None and length > most:
