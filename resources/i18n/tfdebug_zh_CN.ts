@@ -3203,9 +3203,34 @@ output w·V = {output}</source>
         <translation>Hugging Face Hub 上没有你能读取的模型 {model}（拼写错误、私有或需授权的模型：请用 `hf auth login` 登录）。</translation>
     </message>
     <message>
+        <source>The attention kernel {kernel} is not available on this machine (it needs its package and a GPU it supports); the kernels here are {choices}.</source>
+        <comment>hf.kernel_unavailable</comment>
+        <translation>注意力内核 {kernel} 在本机不可用（它需要自己的软件包和受支持的 GPU）；本机可用的内核是 {choices}。</translation>
+    </message>
+    <message>
+        <source>The batch has {n} rows; one pass takes at most {most}. Split the texts into batches of at most {most} rows.</source>
+        <comment>batch.too_many_rows</comment>
+        <translation>这个批次有 {n} 行；一次前向最多接受 {most} 行。请把文本分成每批最多 {most} 行。</translation>
+    </message>
+    <message>
         <source>The capture budget&apos;s focus {stage} is not a stage of this pass; see `tfdebug stages` for the names.</source>
         <comment>budget.unknown_focus</comment>
         <translation>捕获预算的焦点 {stage} 不是本次前向的阶段；阶段名见 `tfdebug stages`。</translation>
+    </message>
+    <message>
+        <source>The chat template failed on this text: {reason}.</source>
+        <comment>hf.chat_template_failed</comment>
+        <translation>聊天模板在这段文本上出错：{reason}。</translation>
+    </message>
+    <message>
+        <source>The chat template made a prompt of {n} characters from this text; a model of {context} tokens reads at most {most}.</source>
+        <comment>hf.chat_template_long</comment>
+        <translation>聊天模板从这段文本生成了 {n} 个字符的提示；{context} 个词元的模型最多读取 {most} 个字符。</translation>
+    </message>
+    <message>
+        <source>The chat template ran longer than {seconds} s on this text; tfdebug stopped it (a template that loops for ever?).</source>
+        <comment>hf.chat_template_slow</comment>
+        <translation>聊天模板在这段文本上运行超过 {seconds} 秒；tfdebug 已将其停止（模板是否无限循环？）。</translation>
     </message>
     <message>
         <source>The comparison has {n} stages, more than the {limit} one reply may carry: compare a shorter pass.</source>
@@ -3388,6 +3413,11 @@ output w·V = {output}</source>
         <translation>{name} 的图像处理器无法处理 {path}：{reason}</translation>
     </message>
     <message>
+        <source>The image {path} holds more pixels than tfdebug opens (8192 × 8192).</source>
+        <comment>image.bomb</comment>
+        <translation>图像 {path} 的像素超过 tfdebug 能打开的上限（8192 × 8192）。</translation>
+    </message>
+    <message>
         <source>The image {path} is {w} × {h} pixels; tfdebug opens images up to 8192 × 8192.</source>
         <comment>image.too_large</comment>
         <translation>图像 {path} 为 {w} × {h} 像素；tfdebug 最多打开 8192 × 8192 的图像。</translation>
@@ -3436,6 +3466,11 @@ output w·V = {output}</source>
         <source>The pass has ended: Restart it and pause at a stage to edit it.</source>
         <comment>replace.ended</comment>
         <translation>前向过程已结束：请重新开始，并在要编辑的阶段暂停。</translation>
+    </message>
+    <message>
+        <source>The pictures in {path} hold {n} pixels together; tfdebug takes at most {most} (8192 × 8192) as one batch.</source>
+        <comment>image.folder_too_large</comment>
+        <translation>{path} 中的图片共有 {n} 个像素；tfdebug 一个批次最多接受 {most}（8192 × 8192）。</translation>
     </message>
     <message>
         <source>The processor of {name} cannot prepare {path}: {reason}</source>
@@ -3533,11 +3568,6 @@ output w·V = {output}</source>
         <translation>服务器没有开始新的一遍。</translation>
     </message>
     <message>
-        <source>The server&apos;s compared planes cannot be read: {why}</source>
-        <comment>remote.compared</comment>
-        <translation>无法读取服务器发来的比较平面：{why}</translation>
-    </message>
-    <message>
         <source>The server&apos;s comparison cannot be read: {why}</source>
         <comment>remote.comparison</comment>
         <translation>无法读取服务器的对比结果：{why}</translation>
@@ -3553,11 +3583,6 @@ output w·V = {output}</source>
         <translation>服务器的历史与窗口的历史接不上。</translation>
     </message>
     <message>
-        <source>The server&apos;s overview has {got} values for {n} stages.</source>
-        <comment>remote.overview</comment>
-        <translation>服务器的概览为 {n} 个阶段给出了 {got} 个值。</translation>
-    </message>
-    <message>
         <source>The server&apos;s pass cannot be read: {why}</source>
         <comment>remote.pass</comment>
         <translation>无法读取服务器的这一遍：{why}</translation>
@@ -3566,6 +3591,11 @@ output w·V = {output}</source>
         <source>The server&apos;s picture cannot be read: {why}</source>
         <comment>remote.image</comment>
         <translation>无法读取服务器发来的图片：{why}</translation>
+    </message>
+    <message>
+        <source>The server&apos;s picture holds {got} bytes of pixels, larger than the protocol&apos;s {most}.</source>
+        <comment>remote.image_size</comment>
+        <translation>服务器发来的图片有 {got} 字节像素，超过协议上限 {most}。</translation>
     </message>
     <message>
         <source>The server&apos;s plan of {n} stages is more than the {limit} a window takes.</source>
@@ -3586,6 +3616,11 @@ output w·V = {output}</source>
         <source>The server&apos;s transplant cannot be read: {why}</source>
         <comment>remote.transplant</comment>
         <translation>无法读取服务器的移植结果：{why}</translation>
+    </message>
+    <message>
+        <source>The server&apos;s {kind} message is malformed ({reason}); tfdebug closed the connection.</source>
+        <comment>remote.bad_reply</comment>
+        <translation>服务器的 {kind} 消息格式错误（{reason}）；tfdebug 已关闭连接。</translation>
     </message>
     <message>
         <source>The snapshot {path} changed on disk after it was opened; open it again.</source>
@@ -3771,6 +3806,11 @@ output w·V = {output}</source>
         <source>There is no stage named &apos;{name}&apos; in this recording.</source>
         <comment>recording.unknown_stage</comment>
         <translation>此记录中没有名为“{name}”的阶段。</translation>
+    </message>
+    <message>
+        <source>This batch of {rows} rows would reach about {peak} but {device} has {room}: about {fits} rows fit in one pass (or capture fewer stages, --stages).</source>
+        <comment>peak.batch_too_large</comment>
+        <translation>这个 {rows} 行的批次将达到约 {peak}，但 {device} 只有 {room}：一次前向约能容纳 {fits} 行（或用 --stages 捕获更少的阶段）。</translation>
     </message>
     <message>
         <source>This config asks for about {size} of parameters and buffers, mostly from {field} = {value}; tfdebug builds models up to {most} on this machine.</source>
@@ -4123,9 +4163,9 @@ output w·V = {output}</source>
         <translation>{path} 在读取时增长超过 {most}，因此未被使用。</translation>
     </message>
     <message>
-        <source>{path} has {bits}-bit samples; tfdebug reads 8, 16 and 32-bit PCM WAV files.</source>
-        <comment>audio.sample_width</comment>
-        <translation>{path} 的采样为 {bits} 位；tfdebug 读取 8、16 和 32 位 PCM WAV 文件。</translation>
+        <source>{path} is not a WAV file tfdebug reads: {problem}.</source>
+        <comment>audio.bad_wav</comment>
+        <translation>{path} 不是 tfdebug 能读取的 WAV 文件：{problem}。</translation>
     </message>
     <message>
         <source>{path} in the Hugging Face cache is a symbolic link that leads nowhere (a loop, or a folder that cannot be read), so {model} was not read from it.</source>
@@ -4226,11 +4266,6 @@ output w·V = {output}</source>
         <source>Port {port} on {host} is in use (another tfdebug serve?): choose another with --port, or --port 0 for a free one.</source>
         <comment>remote.port_in_use</comment>
         <translation>{host} 上的端口 {port} 已被占用（另一个 tfdebug serve？）：用 --port 换一个，或用 --port 0 取一个空闲端口。</translation>
-    </message>
-    <message>
-        <source>Stats from the server come without their histogram.</source>
-        <comment>remote.stats_histogram</comment>
-        <translation>服务器发来的统计量缺少直方图。</translation>
     </message>
     <message>
         <source>This model&apos;s tokenizer has no chat template, so the text cannot be sent as a chat turn.</source>
@@ -4378,14 +4413,14 @@ output w·V = {output}</source>
         <translation>{path} 不是 UTF-8 文本。</translation>
     </message>
     <message>
-        <source>{path} is not a WAV file Python&apos;s wave module can read ({reason}).</source>
-        <comment>audio.unreadable</comment>
-        <translation>{path} 不是 Python 的 wave 模块能读取的 WAV 文件（{reason}）。</translation>
-    </message>
-    <message>
         <source>{path} is not a WAV file; other audio files (FLAC …) need the soundfile package: pip install soundfile.</source>
         <comment>audio.needs_soundfile</comment>
         <translation>{path} 不是 WAV 文件；其他音频文件（FLAC 等）需要 soundfile 包：pip install soundfile。</translation>
+    </message>
+    <message>
+        <source>{path} is not a picture tfdebug reads ({formats}).</source>
+        <comment>image.unknown_format</comment>
+        <translation>{path} 不是 tfdebug 能读取的图片（{formats}）。</translation>
     </message>
     <message>
         <source>{path} is not a recorded pass: choose a {choices} file.</source>
@@ -4413,14 +4448,14 @@ output w·V = {output}</source>
         <translation>{path} 不是 soundfile 能读取的音频文件（{reason}）。</translation>
     </message>
     <message>
+        <source>{path} is not an audio file tfdebug reads: {problem}.</source>
+        <comment>audio.refused</comment>
+        <translation>{path} 不是 tfdebug 能读取的音频文件：{problem}。</translation>
+    </message>
+    <message>
         <source>{path} is not an image Pillow can read ({reason}).</source>
         <comment>image.unreadable</comment>
         <translation>{path} 不是 Pillow 能读取的图像（{reason}）。</translation>
-    </message>
-    <message>
-        <source>{path} is not an image file Pillow knows (PNG, JPEG …).</source>
-        <comment>image.unknown_format</comment>
-        <translation>{path} 不是 Pillow 认识的图像文件（PNG、JPEG …）。</translation>
     </message>
     <message>
         <source>{path} is not valid JSON ({reason}).</source>
@@ -5630,6 +5665,16 @@ output w·V = {output}</source>
         <translation>在 T5 和 ALiBi 中，同一条对角线上（相同距离）的格子得到相同的偏置；DeBERTa 的偏置还取决于词元本身。</translation>
     </message>
     <message>
+        <source>a chunk ({kind}) claims {size} bytes but only {left} follow</source>
+        <comment>audio.chunk_size</comment>
+        <translation>一个数据块（{kind}）声明有 {size} 字节，但其后只有 {left} 字节</translation>
+    </message>
+    <message>
+        <source>a stage of kind {kind} is never a recipe</source>
+        <comment>recipe.wrong_kind</comment>
+        <translation>类型为 {kind} 的阶段不可能是配方</translation>
+    </message>
+    <message>
         <source>a step&apos;s tensor does not fit the plane</source>
         <comment>recipe.tensor_shape</comment>
         <translation>某一步的张量与注意力平面不匹配</translation>
@@ -5680,6 +5725,21 @@ output w·V = {output}</source>
         <translation>头 {head} 置零</translation>
     </message>
     <message>
+        <source>it does not start with a RIFF WAVE header</source>
+        <comment>audio.no_riff</comment>
+        <translation>它不以 RIFF WAVE 头开始</translation>
+    </message>
+    <message>
+        <source>it has no data chunk</source>
+        <comment>audio.no_data</comment>
+        <translation>它没有数据块</translation>
+    </message>
+    <message>
+        <source>it has no format chunk</source>
+        <comment>audio.no_fmt</comment>
+        <translation>它没有格式块</translation>
+    </message>
+    <message>
         <source>it has no list of at most {most} steps</source>
         <comment>recipe.no_steps</comment>
         <translation>它没有一个至多 {most} 步的步骤列表</translation>
@@ -5688,6 +5748,11 @@ output w·V = {output}</source>
         <source>it has recipe stages, which snapshot format {version} cannot hold</source>
         <comment>manifest.recipes_too_old</comment>
         <translation>它含有配方阶段，而快照格式 {version} 无法容纳</translation>
+    </message>
+    <message>
+        <source>it has {n} channels (tfdebug reads 1–{most})</source>
+        <comment>audio.channels</comment>
+        <translation>它有 {n} 个声道（tfdebug 读取 1–{most} 个）</translation>
     </message>
     <message>
         <source>it has {n} token streams (at most {most})</source>
@@ -5700,6 +5765,16 @@ output w·V = {output}</source>
         <translation>它包含超过 {most} 个值</translation>
     </message>
     <message>
+        <source>it holds no samples</source>
+        <comment>audio.empty</comment>
+        <translation>它不含任何采样</translation>
+    </message>
+    <message>
+        <source>it lasts {seconds} s (tfdebug reads at most {most} s; cut it to the part to look at)</source>
+        <comment>audio.too_long</comment>
+        <translation>它长 {seconds} 秒（tfdebug 最多读取 {most} 秒；请截取要查看的部分）</translation>
+    </message>
+    <message>
         <source>it lists no stages</source>
         <comment>manifest.no_stages</comment>
         <translation>它没有列出任何阶段</translation>
@@ -5710,19 +5785,44 @@ output w·V = {output}</source>
         <translation>它列出了 {n} 个阶段（最多 {most} 个）</translation>
     </message>
     <message>
-        <source>it makes a plane of another shape than the stage&apos;s</source>
-        <comment>recipe.shape</comment>
-        <translation>它算出的平面形状与该阶段不同</translation>
-    </message>
-    <message>
         <source>it nests more than {most} levels deep</source>
         <comment>limits.too_deep</comment>
         <translation>它的嵌套超过 {most} 层</translation>
     </message>
     <message>
+        <source>its block size {align} is not {n} channels × {width} bytes</source>
+        <comment>audio.block</comment>
+        <translation>它的块大小 {align} 不等于 {n} 个声道 × {width} 字节</translation>
+    </message>
+    <message>
+        <source>its float samples hold NaN or infinity</source>
+        <comment>audio.not_finite</comment>
+        <translation>它的浮点采样含有 NaN 或无穷大</translation>
+    </message>
+    <message>
+        <source>its inputs make a plane of shape {made}, not the stage&apos;s {shape}</source>
+        <comment>recipe.shape</comment>
+        <translation>它的输入生成形状为 {made} 的平面，而不是该阶段的 {shape}</translation>
+    </message>
+    <message>
         <source>its query and key do not fit together</source>
         <comment>recipe.qk_shapes</comment>
         <translation>它的 query 和 key 对不上</translation>
+    </message>
+    <message>
+        <source>its samples are format {tag} with {bits} bits (tfdebug reads 8, 16 and 32-bit PCM and 32-bit float)</source>
+        <comment>audio.sample_format</comment>
+        <translation>它的采样是格式 {tag}、{bits} 位（tfdebug 读取 8、16、32 位 PCM 和 32 位浮点）</translation>
+    </message>
+    <message>
+        <source>its sampling rate is {rate} Hz (tfdebug reads {low}–{high} Hz)</source>
+        <comment>audio.rate</comment>
+        <translation>它的采样率是 {rate} Hz（tfdebug 读取 {low}–{high} Hz）</translation>
+    </message>
+    <message>
+        <source>its steps make {made}, not the stage&apos;s {dtype}</source>
+        <comment>recipe.dtype</comment>
+        <translation>它的步骤生成 {made}，而不是该阶段的 {dtype}</translation>
     </message>
     <message>
         <source>only head {head} kept</source>
@@ -5920,19 +6020,14 @@ output w·V = {output}</source>
         <translation>第 {i} 个阶段不是对象</translation>
     </message>
     <message>
-        <source>step {i} has an unknown dtype</source>
-        <comment>recipe.bad_dtype</comment>
-        <translation>第 {i} 步的数据类型未知</translation>
-    </message>
-    <message>
-        <source>step {i} has no finite constant</source>
-        <comment>recipe.bad_value</comment>
-        <translation>第 {i} 步没有有限的常数</translation>
-    </message>
-    <message>
         <source>step {i} is not a step tfdebug writes</source>
         <comment>recipe.bad_step</comment>
         <translation>第 {i} 步不是 tfdebug 会写入的步骤</translation>
+    </message>
+    <message>
+        <source>step {i} reads a tensor that is not a 4-axis floating-point tensor</source>
+        <comment>recipe.input_kind</comment>
+        <translation>第 {i} 步读取的张量不是 4 轴浮点张量</translation>
     </message>
     <message>
         <source>step {i} reads a tensor the file does not hold</source>
@@ -6103,6 +6198,16 @@ output w·V = {output}</source>
         <source>Not kept: the kinds you keep may take only part of the {size} capture budget, and the stages of those kinds before it hold that part.</source>
         <comment>budget.why_pinned_share</comment>
         <translation>未保留：你要保留的类型只能占用 {size} 捕获预算的一部分，而它之前的同类阶段已占满这一部分。</translation>
+    </message>
+    <message>
+        <source>step {i} gives {given} where its inputs make {made}</source>
+        <comment>recipe.step_dtype</comment>
+        <translation>第 {i} 步给出 {given}，而它的输入生成 {made}</translation>
+    </message>
+    <message>
+        <source>step {i} has no finite constant within ±{most}</source>
+        <comment>recipe.bad_value</comment>
+        <translation>第 {i} 步没有 ±{most} 以内的有限常数</translation>
     </message>
     <message>
         <source>{start}… ({n} characters)</source>

@@ -128,7 +128,7 @@ def test_an_unreadable_or_missing_image_is_one_sentence(tmp_path):
     adapter = wrap_vision(*vit())
     text = tmp_path / "notes.png"
     text.write_text("not a picture")
-    with pytest.raises(InputError, match="is not an image file Pillow knows"):
+    with pytest.raises(InputError, match="is not a picture tfdebug reads"):
         adapter.prepare({"image": str(text)})
     with pytest.raises(TfdebugError):
         adapter.prepare({"image": str(tmp_path / "absent.png")})

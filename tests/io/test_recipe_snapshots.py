@@ -104,7 +104,8 @@ def test_an_edited_plane_is_saved_as_the_edited_tensor(tmp_path):
 @pytest.mark.parametrize("change, words", [
     (lambda step: step.update(op="exec"), "is not a step tfdebug writes"),
     (lambda step: step.update(key="dec.9.nothing"), "reads a tensor the file does not hold"),
-    (lambda step: step.update(key="logits"), "query and key do not fit together"),
+    (lambda step: step.update(key="logits"), "reads a tensor that is not a 4-axis floating-point tensor"),
+    (lambda step: step.update(key=step["query"], query=step["key"]), "query and key do not fit together"),
 ])
 def test_a_damaged_recipe_is_one_sentence(change, words, tmp_path):
     recording, _ = _pass("llama", torch.float32)

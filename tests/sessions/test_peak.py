@@ -110,3 +110,21 @@ def test_the_default_budget_leaves_room_for_the_pass_and_the_check(monkeypatch):
     fitted = peak_module.fit_default_budget(session)
     assert fitted.kept >= pinned > 0 and fitted.total - fitted.check <= squeezed < fitted.total
     assert not peak_module.check_fits(session, fitted)
+
+
+def test_a_batch_that_cannot_fit_is_refused_naming_the_rows_that_fit(monkeypatch):
+    """Issue 53 item 6: a batch too large for the device is refused before it runs, with the largest that fits."""
+    import pytest
+
+    import tfdebug.sessions.peak as peak_module
+    from tfdebug.core.errors import InputError
+
+    adapter = wrap(hf_tiny.llama(), hf_tiny.word_tokenizer())
+    adapter.tokenizer.pad_token = "[PAD]"
+    rows = [{"prompt": "the cat sat on the mat"}] * 8
+    session = DebugSession(adapter, prepared=adapter.prepare_batch(rows), max_capture_bytes=10**9)
+    whole = peak_of(session)
+    per_row = (whole.kept + whole.working) // 8
+    monkeypatch.setattr(peak_module, "device_room", lambda device: whole.model + 3 * per_row + per_row // 2)
+    with pytest.raises(InputError, match=r"This batch of 8 rows would reach about .*: about 3 rows fit in one pass"):
+        peak_module.check_fits(session, whole)

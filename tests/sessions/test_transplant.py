@@ -148,3 +148,17 @@ def test_cli_diff_against_bfloat16_reports_the_transplant(plain, capsys):
     out = capsys.readouterr().out
     assert code == 0 and "no stage diverges (atol 0.05 + rtol 0.1·|A|)" in out
     assert "transplant at tok.embed (no stage diverges; the first stage that differs at all)" in out
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a flash kernel may be present with a GPU")
+@pytest.mark.parametrize("kernel", ["flash_attention_2", "flash_attention_3"])
+def test_diff_against_a_kernel_not_on_this_machine_is_one_sentence(plain, capsys, kernel):
+    """Issue 53 item 4: transformers registers the flash kernels everywhere; without their package and a GPU
+    `diff --against flash_attention_3` was a StopIteration traceback from inside the kernel."""
+    code = main(["diff", "--model", f"hf:{plain}", "--against", kernel, "--input", f"prompt={TEXT['prompt']}"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.count("\n") == 1 and f"The attention kernel {kernel} is not available on this machine" in err
+    from tfdebug.sessions.crosscheck import available_kernels
+
+    assert kernel not in available_kernels() and {"eager", "sdpa"} <= set(available_kernels())

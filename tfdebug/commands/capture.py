@@ -9,7 +9,7 @@ import time
 from collections import Counter
 
 from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, keep_from_args,
-                                     load_from_args, session_inputs)
+                                     given_rows, load_from_args, session_inputs)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,12 +79,13 @@ def run(args: argparse.Namespace) -> int:
     fmt = format_for(out, scope="pass")  # an unknown suffix is refused before the model loads
     check_output(out, ExportError)  # so is a folder that does not exist, a link, a pipe
     bar = ProgressBar(enabled=not args.quiet)
+    rows = given_rows(args)  # a batch is sized before the model loads
     adapter = load_from_args(args)
     budget_bytes = budget_from_args(args)
     default = budget_bytes is None
     if default:  # by default a share of what is free now, every layer's attention kept first
         budget_bytes = default_capture_budget(adapter.device)
-    session = DebugSession(adapter, **session_inputs(args, adapter), stages=args.stages,
+    session = DebugSession(adapter, **session_inputs(args, adapter, rows), stages=args.stages,
                            max_capture_bytes=budget_bytes, keep=keep_from_args(args, pinned=ATTENTION_KINDS))
     # The default budget leaves room for the pass itself (its stages in flight, the check); a given one is kept.
     peak = (fit_default_budget(session) if default else peak_of(session)) if session.max_capture_bytes is not None \

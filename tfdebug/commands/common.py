@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from tfdebug.core.batches import check_batch_rows
 from tfdebug.core.errors import InputError
 from tfdebug.core.files import read_text
 
@@ -123,16 +124,18 @@ def given_rows(args: argparse.Namespace) -> list[dict[str, str]]:
         if getattr(args, key, None) is not None:
             given[key] = [getattr(args, key)]
     n = max((len(v) for v in given.values()), default=1)
+    check_batch_rows(n)
     if any(1 < len(v) < n for v in given.values()):
         raise InputError("Every input given more than once must be given the same number of times (one text "
                          "per row of the batch).", id="cli.batch_rows")
     return [{k: v[i] if len(v) > 1 else v[0] for k, v in given.items()} for i in range(n)]
 
 
-def session_inputs(args: argparse.Namespace, adapter) -> dict:
+def session_inputs(args: argparse.Namespace, adapter, rows: list[dict[str, str]] | None = None) -> dict:
     """DebugSession's input arguments: `texts` (texts_from_args), or for a batch (an input given several
-    times) `prepared`, the texts padded into one batch by the model's tokenizer."""
-    rows = given_rows(args)
+    times) `prepared`, the texts padded into one batch by the model's tokenizer. `rows`: `given_rows(args)`
+    when the caller read them already (before loading the model, so a batch too large is refused first)."""
+    rows = given_rows(args) if rows is None else rows
     if len(rows) == 1:
         return {"texts": texts_from_args(args, adapter)}
     blank = {f.key: "" for f in adapter.inputs}

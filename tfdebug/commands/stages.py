@@ -8,7 +8,7 @@ import sys
 
 from tfdebug.io.limits import escape_controls
 from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, keep_from_args,
-                                     load_from_args, session_inputs)
+                                     given_rows, load_from_args, session_inputs)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,9 +53,10 @@ def format_table(rows: list[dict]) -> str:
 def run(args: argparse.Namespace) -> int:
     from tfdebug.sessions.session import DebugSession
 
+    rows = given_rows(args)  # a batch is sized before the model loads
     adapter = load_from_args(args)
     # Planned by the pass itself (one forward) unless a filter or a budget needs the plan first.
-    session = DebugSession(adapter, **session_inputs(args, adapter), stages=args.stages,
+    session = DebugSession(adapter, **session_inputs(args, adapter, rows), stages=args.stages,
                            max_capture_bytes=budget_from_args(args), planning="lazy", keep=keep_from_args(args))
     warn_unknown(session)
     rows: list[dict] = []

@@ -54,11 +54,15 @@ def _part(tensor: Tensor, kind: str, statistic: str) -> tuple[Tensor, Tensor]:
 
 
 def stage_statistics(captures: Sequence[Capture], statistic: str,
-                     tensor: Callable[[Capture], Tensor] | None = None) -> list[float]:
-    """`statistic` (RMS or MAX_ABS) of every capture, in order; `tensor(capture)` reads one not in memory."""
+                     tensor: Callable[[Capture], Tensor] | None = None,
+                     tick: Callable[[], None] | None = None) -> list[float]:
+    """`statistic` (RMS or MAX_ABS) of every capture, in order; `tensor(capture)` reads one not in memory;
+    `tick()` is called after each capture (a server keeps its heartbeat going through a long request)."""
     import torch
     values: list[Tensor] = []
     for capture in captures:
+        if tick is not None and values:
+            tick()
         t = capture.tensor if capture.tensor is not None or tensor is None else tensor(capture)
         if t is None or not (t.is_floating_point() or t.dtype == torch.bool) or t.numel() == 0:
             values.append(torch.full((), float("nan")))

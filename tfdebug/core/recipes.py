@@ -32,6 +32,8 @@ BLOCK_BYTES = 256 * 1024 * 1024
 # many rows, on multiples of it where the plane's edge allows: MKL serves a product of 1–3 rows with other kernels
 # (other sums, other bits), from 4 rows on a band's cells equal the whole head's bit for bit (tests hold them).
 ROW_ALIGN = 16
+#: the stage kinds a recipe computes (every other stage is a kept tensor)
+RECIPE_KINDS = frozenset({"scores", "scale", "position_bias", "softcap", "mask", "softmax"})
 ALL = slice(None)
 
 

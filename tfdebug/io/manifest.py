@@ -289,7 +289,7 @@ def check_tensors(doc: dict, tensors: Mapping[str, tuple["torch.dtype | str", tu
             if stage["name"] in tensors:
                 raise SnapshotError("{where} does not match its manifest: stage '{name}' is a recipe but has a "
                                     "tensor too.", id="manifest.recipe_with_tensor", where=where, name=stage["name"])
-            check_recipe(stage["name"], stage["recipe"], set(tensors))
+            check_recipe(stage, tensors)
             continue
         dtype, shape = tensors[stage["name"]]
         if tuple(shape) != tuple(stage["shape"]):

@@ -8,8 +8,9 @@ Each tensor is stored once, however many steps read it (the four planes of a lay
 layer shares one mask). Opening rebuilds the plane from the stored tensors when the stage is first
 shown, with the same steps, so a replayed plane equals the live one bit for bit.
 
-Everything in a description is checked before use (op names from a fixed list, finite numbers, known
-dtypes, keys the file holds, shapes that fit the stage); a problem is one SnapshotError sentence.
+Everything in a description is checked as data before use (op names from a fixed list, finite numbers in
+range, keys the file holds, a recipe only on a stage of a recipe kind, the plane's shape and every step's dtype
+worked out from the stored inputs and equal to the stage's); a problem is one SnapshotError sentence.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.phrases import Phrase
-from tfdebug.io.safetensors_file import ITEMSIZE_BY_NAME, dtype_name, torch_dtype
+from tfdebug.io.safetensors_file import dtype_name, torch_dtype
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -30,6 +31,10 @@ INPUT_PREFIX = "[recipe]"
 VALUE_OPS = ("scale", "softcap")
 TENSOR_OPS = ("bias", "mask")
 MAX_STEPS = 16
+#: the dtypes a recipe computes in, by width (a step's promotion: the wider; float16 with bfloat16 makes float32)
+FLOAT_RANK = {"float16": 0, "bfloat16": 0, "float32": 1, "float64": 2}
+#: the largest scale or soft cap a recipe may hold: float32's largest finite value
+MAX_CONSTANT = 3.4028234663852886e38
 
 
 def _identity(tensor: "Tensor") -> tuple:
@@ -79,50 +84,104 @@ def _bad(name: str, problem: str) -> SnapshotError:
                          problem=problem)
 
 
-def check_recipe(name: str, recipe: object, keys: set[str]) -> None:
-    """Refuse a recipe description that is not one tfdebug writes (`keys`: the tensors the file holds)."""
+def check_recipe(stage: dict, tensors: Mapping[str, tuple[str, tuple[int, ...]]]) -> None:
+    """Refuse a recipe description that is not one tfdebug writes, as data: its steps, constants and the plane
+    they make are worked out from the stored inputs' dtypes and shapes (`tensors`: key → (dtype name, shape) of
+    every tensor the file holds) and must be the checked manifest `stage`'s own — a recipe only on a stage of a
+    recipe kind, a plane exactly as large as its inputs imply, every step's dtype the one that step computes."""
+    from tfdebug.core.recipes import RECIPE_KINDS
+
+    name, recipe = stage["name"], stage["recipe"]
+    if stage.get("kind") not in RECIPE_KINDS:
+        raise _bad(name, Phrase("a stage of kind {kind} is never a recipe", id="recipe.wrong_kind",
+                                kind=str(stage.get("kind"))[:40]))
     steps = recipe.get("steps") if isinstance(recipe, dict) else None
     if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
         raise _bad(name, Phrase("it has no list of at most {most} steps", id="recipe.no_steps", most=MAX_STEPS))
+    shape: tuple[int, ...] = ()
+    dtype = ""
     for i, entry in enumerate(steps):
         op = entry.get("op") if isinstance(entry, dict) else None
         first = op in ("scores", "tensor")
         if first != (i == 0) or op not in ("scores", "tensor", "softmax", *VALUE_OPS, *TENSOR_OPS):
             raise _bad(name, Phrase("step {i} is not a step tfdebug writes", id="recipe.bad_step", i=i))
         refs = {"scores": ("query", "key"), "tensor": ("tensor",)}.get(op, ("tensor",) if op in TENSOR_OPS else ())
+        read = []
         for ref in refs:
-            if not isinstance(entry.get(ref), str) or entry[ref] not in keys:
+            if not isinstance(entry.get(ref), str) or entry[ref] not in tensors:
                 raise _bad(name, Phrase("step {i} reads a tensor the file does not hold", id="recipe.missing_input",
                                         i=i))
-        if not first and entry.get("dtype") not in ITEMSIZE_BY_NAME:
-            raise _bad(name, Phrase("step {i} has an unknown dtype", id="recipe.bad_dtype", i=i))
+            kind, have = _dtype(tensors[entry[ref]][0]), tuple(tensors[entry[ref]][1])
+            if kind not in FLOAT_RANK or len(have) != 4:
+                raise _bad(name, Phrase("step {i} reads a tensor that is not a 4-axis floating-point tensor",
+                                        id="recipe.input_kind", i=i))
+            read.append((kind, have))
+        if op == "scores":
+            (dtype, query), (key_dtype, key) = read
+            if key[1] == 0 or query[1] % key[1] or query[3] != key[3] or query[0] != key[0] or dtype != key_dtype:
+                raise _bad(name, Phrase("its query and key do not fit together", id="recipe.qk_shapes"))
+            shape = query[:3] + key[2:3]
+            continue
+        if op == "tensor":
+            dtype, shape = read[0]
+            continue
+        made = entry.get("dtype")
+        if op in TENSOR_OPS:
+            if not _broadcasts(read[0][1], shape):
+                raise _bad(name, Phrase("a step's tensor does not fit the plane", id="recipe.tensor_shape"))
+            dtype = _promoted(dtype, read[0][0])
+        elif op == "softmax":
+            dtype = made if made in FLOAT_RANK else ""
+        if made != dtype:
+            raise _bad(name, Phrase("step {i} gives {given} where its inputs make {made}", id="recipe.step_dtype",
+                                    i=i, given=str(made)[:20], made=dtype or "a floating-point type"))
         value = entry.get("value")
-        if op in VALUE_OPS and (not isinstance(value, (int, float)) or isinstance(value, bool)
-                                or not math.isfinite(value) or (op == "softcap" and value == 0)):
-            raise _bad(name, Phrase("step {i} has no finite constant", id="recipe.bad_value", i=i))
+        if op in VALUE_OPS and not _constant(value, op):
+            raise _bad(name, Phrase("step {i} has no finite constant within ±{most}", id="recipe.bad_value", i=i,
+                                    most=f"{MAX_CONSTANT:.3g}"))
+    if shape != tuple(stage["shape"]):
+        raise _bad(name, Phrase("its inputs make a plane of shape {made}, not the stage's {shape}", id="recipe.shape",
+                                made=shape, shape=tuple(stage["shape"])))
+    if dtype != stage["dtype"]:
+        raise _bad(name, Phrase("its steps make {made}, not the stage's {dtype}", id="recipe.dtype", made=dtype,
+                                dtype=stage["dtype"]))
+
+
+def _dtype(dtype: "str | object") -> str:
+    return dtype if isinstance(dtype, str) else dtype_name(dtype)
+
+
+def _promoted(a: str, b: str) -> str:
+    """The dtype `a + b` gives for two floating dtypes (torch's promotion, without torch)."""
+    if a == b:
+        return a
+    return max((a, b), key=FLOAT_RANK.__getitem__) if "float32" in (a, b) or "float64" in (a, b) else "float32"
+
+
+def _constant(value: object, op: str) -> bool:
+    """Whether `value` is a usable constant of a scale or soft-cap step: a finite number within ±MAX_CONSTANT
+    (a JSON integer of 400 digits is not; converting it would overflow), a soft cap not 0."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    if isinstance(value, int) and abs(value) > MAX_CONSTANT:
+        return False
+    return math.isfinite(value) and abs(value) <= MAX_CONSTANT and not (op == "softcap" and value == 0)
 
 
 def rebuild(name: str, recipe: dict, shape: tuple[int, ...], fetch: Callable[[str], "Tensor"]) -> "Plane":
-    """The plane a checked description makes, reading its tensors with `fetch(key)`; its shape must be `shape`."""
+    """The plane a description `check_recipe` passed makes, reading its tensors with `fetch(key)`."""
     from tfdebug.core.recipes import FromTensor, Scores, step
 
     steps = recipe["steps"]
     first = steps[0]
-    if first["op"] == "scores":
-        query, key = fetch(first["query"]), fetch(first["key"])
-        if query.dim() != 4 or key.dim() != 4 or key.shape[1] == 0 or query.shape[1] % key.shape[1] \
-                or query.shape[-1] != key.shape[-1] or query.shape[0] != key.shape[0]:
-            raise _bad(name, Phrase("its query and key do not fit together", id="recipe.qk_shapes"))
-        plane = Scores(query, key)
-    else:
-        plane = FromTensor(fetch(first["tensor"]))
-    if tuple(plane.shape) != tuple(shape):
-        raise _bad(name, Phrase("it makes a plane of another shape than the stage's", id="recipe.shape"))
+    plane = Scores(fetch(first["query"]), fetch(first["key"])) if first["op"] == "scores" \
+        else FromTensor(fetch(first["tensor"]))
     for entry in steps[1:]:
         tensor = fetch(entry["tensor"]) if "tensor" in entry else None
-        if tensor is not None and not _broadcasts(tensor.shape, shape):
-            raise _bad(name, Phrase("a step's tensor does not fit the plane", id="recipe.tensor_shape"))
         plane = step(plane, entry["op"], tensor=tensor, value=entry.get("value"), dtype=torch_dtype(entry["dtype"]))
+    if tuple(plane.shape) != tuple(shape):  # never after check_recipe: the tensors are the header's
+        raise _bad(name, Phrase("its inputs make a plane of shape {made}, not the stage's {shape}", id="recipe.shape",
+                                made=tuple(plane.shape), shape=tuple(shape)))
     return plane
 
 

@@ -18,12 +18,14 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Callable, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import zmq
 
 from tfdebug.core.errors import TfdebugError
+from tfdebug.core.foreign import reason_of
 from tfdebug.core.phrases import Phrase
 from tfdebug.remote.errors import ConnectionLostError, FrameError, RemoteError, from_reply
 from tfdebug.remote.security import secure_client
@@ -123,6 +125,42 @@ class RemoteClient:
             raise ConnectionLostError("The server did not answer within {s:g} s.{hint}", id="remote.no_answer",
                                       s=timeout, hint=hint) from None
 
+    def answer(self, kind: str, fields: dict | None, read: Callable[[Any, list], Any],
+               buffers: Sequence[np.ndarray] = (), **options) -> Any:
+        """`read(result, buffers)` of the reply to one request, read under `reading(kind)`: a reply that is not
+        what the request asks for (a result of another type, missing fields or arrays) ends the connection in one
+        sentence."""
+        reply = self.request(kind, fields, buffers, **options)
+        with self.reading(kind):
+            return read(reply["result"], reply.buffers)
+
+    @contextmanager
+    def reading(self, kind: str) -> Iterator[None]:
+        """Around reading anything the server sent: the header schema lets the server's data through as it is
+        (`protocol.anything`), so reading it is where it is checked. A value of the wrong type or shape (a number
+        where a list belongs, a reply without its arrays) is a server that broke the protocol: the connection is
+        closed cleanly and a FrameError says so in one sentence."""
+        try:
+            yield
+        except FrameError as exc:  # a reader found the data inconsistent and said how
+            self.drop(exc)
+            raise
+        except READ_ERRORS as exc:
+            error = FrameError("The server's {kind} message is malformed ({reason}); tfdebug closed the connection.",
+                               id="remote.bad_reply", kind=kind, reason=reason_of(exc))
+            self.drop(error)
+            raise error from None
+
+    def drop(self, error: TfdebugError) -> None:
+        """Close the connection because of `error` (a server that broke the protocol): every waiting request
+        fails with it, the window is told once, and `connect` can attach again at once."""
+        link, self._link = self._link, None
+        if link is not None:
+            link._fail(error, tell=False)
+            link.send(encode("bye"), None, None)  # the server lets this window go: it may attach again
+            link.close(flush=True)
+        self._lose(error)
+
     def send_only(self, kind: str, fields: dict | None = None) -> None:
         """A message no reply answers (bye)."""
         if self._link is not None and self.lost is None:
@@ -139,6 +177,10 @@ class RemoteClient:
         if self.lost is None:
             self.lost = error
             self.on_lost(error)
+
+
+#: what reading a value of the wrong type or shape raises (`RemoteClient.reading`)
+READ_ERRORS = (TypeError, KeyError, AttributeError, IndexError, ValueError)
 
 
 class _Link:
@@ -216,6 +258,8 @@ class _Link:
                     last_heard = time.monotonic()
                     client.bytes_received += sum(len(f) for f in frames)
                     self._receive(frames)
+                    if self._closing:  # a malformed message closed this link: nothing after it is read
+                        break
                 now = time.monotonic()
                 if now - last_ping >= client.heartbeat_s:
                     last_ping = now
@@ -285,7 +329,8 @@ class _Link:
 
     def _deliver(self, message: Message) -> None:
         try:
-            self.client.on_message(message)
+            with self.client.reading(message.type):
+                self.client.on_message(message)
         except TfdebugError as exc:
             self._fail(exc)
 

@@ -54,29 +54,28 @@ def divergence_on_server(session, against: str, atol: float, rtol: float, *, on_
                          timeout: float = 3600.0) -> tuple[Comparison, Transplant | None]:
     """`compare_on_server`'s comparison (a placed pass also with another `attention` kernel) and the transplant
     the server made at its first divergent stage (None: none was made)."""
-    reply = session.request("compare", {"against": against, "on_screen": on_screen, "dtype": dtype, "path": path,
-                                        "attention": attention, "atol": atol, "rtol": rtol}, timeout=timeout)
-    result = reply["result"] or {}
-    return wire.comparison_of(result.get("comparison")), wire.transplant_of(result.get("transplant"))
+    def read(result, _):
+        result = result or {}
+        return wire.comparison_of(result.get("comparison")), wire.transplant_of(result.get("transplant"))
+
+    return session.answer("compare", {"against": against, "on_screen": on_screen, "dtype": dtype, "path": path,
+                                      "attention": attention, "atol": atol, "rtol": rtol}, read, timeout=timeout)
 
 
 def planes_on_server(session, name: str, indices_by_name: dict[str, int], max_size: tuple[int, int],
                      timeout: float = 60.0) -> ComparedPlanes:
     """A, B and A − B of stage `name` in the last comparison the server made (tfdebug.core.compare_planes), cut
     there at the window's `indices_by_name`, each at most `max_size`."""
-    reply = session.request("compared", {"stage": name, "indices": {str(k): int(v) for k, v in indices_by_name.items()},
-                                         "max_rows": int(max_size[0]), "max_cols": int(max_size[1])}, timeout=timeout)
-    result, buffers = reply["result"] or {}, reply.buffers
-    try:
+    def read(result, buffers) -> ComparedPlanes:
         slices = tuple(wire.slice_of(f, buffers[3 * i:3 * i + 3]) for i, f in enumerate(result["slices"]))
-        planes = ComparedPlanes(int(result["row_axis"]), int(result["col_axis"]),
-                                {int(k): int(v) for k, v in result["indices"].items()}, slices)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise FrameError("The server's compared planes cannot be read: {why}", id="remote.compared",
-                         why=str(exc)[:200]) from None
-    if len(planes.slices) != 3:
-        raise FrameError("The server's compared planes cannot be read: {why}", id="remote.compared", why="not 3")
-    return planes
+        if len(slices) != 3:
+            raise ValueError(f"{len(slices)} planes, not 3")
+        return ComparedPlanes(int(result["row_axis"]), int(result["col_axis"]),
+                              {int(k): int(v) for k, v in result["indices"].items()}, slices)
+
+    return session.answer("compared", {"stage": name, "indices": {str(k): int(v) for k, v in indices_by_name.items()},
+                                       "max_rows": int(max_size[0]), "max_cols": int(max_size[1])}, read,
+                          timeout=timeout)
 
 
 class ComparisonJob:

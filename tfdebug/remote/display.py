@@ -94,39 +94,33 @@ class RemoteDisplay:
         pushed = self._pushed
         if pushed is not None and pushed[0] == self._key(view):
             return pushed[1]
-        reply = self._session.request("slice", view)
-        return wire.slice_of(reply["result"], reply.buffers)
+        return self._session.answer("slice", view, wire.slice_of)
 
     def moments_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], partial: Stats) -> Stats:
-        reply = self._session.request("moments", self._view(capture, row, col, indices))
-        return wire.stats_of(reply["result"]["stats"], *reply.buffers[:2])
+        return self._session.answer("moments", self._view(capture, row, col, indices), _stats)
 
     def heads_of(self, capture: Capture, row: int, col: int, head: int, indices: Mapping[int, int],
                  max_size: tuple[int, int]) -> HeadThumbnails:
-        reply = self._session.request("heads", {**self._view(capture, row, col, indices, max_size), "head": head})
-        return wire.heads_of(reply["result"], reply.buffers)
+        return self._session.answer("heads", {**self._view(capture, row, col, indices, max_size), "head": head},
+                                    wire.heads_of)
 
     def tile_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], rows: tuple[int, int],
                 cols: tuple[int, int], max_size: tuple[int, int], row_max: bool = False) -> Tile:
-        reply = self._session.request("tile", {**self._view(capture, row, col, indices, max_size),
-                                               "rows": [int(rows[0]), int(rows[1])],
-                                               "cols": [int(cols[0]), int(cols[1])], "row_max": row_max})
-        return wire.tile_of(reply["result"], reply.buffers)
+        return self._session.answer("tile", {**self._view(capture, row, col, indices, max_size),
+                                             "rows": [int(rows[0]), int(rows[1])],
+                                             "cols": [int(cols[0]), int(cols[1])], "row_max": row_max}, wire.tile_of)
 
     def stats_of(self, capture: Capture) -> Stats:
         index = self._session.stepper.position_of(capture.name)
         pushed = self._pushed_stats
         if pushed is not None and pushed[0] == index and index is not None:
             return pushed[1]
-        reply = self._session.request("stats", {"index": index})
-        if len(reply.buffers) != 2:
-            raise FrameError("Stats from the server come without their histogram.", id="remote.stats_histogram")
-        return wire.stats_of(reply["result"]["stats"], *reply.buffers)
+        return self._session.answer("stats", {"index": index}, _stats)
 
     def checks_of(self, capture: Capture) -> list[Check]:
         """The stage's live checks, made on the server where its tensor is; only their verdicts and words cross."""
-        reply = self._session.request("checks", {"index": self._position(capture)})
-        return [wire.check_of(c) for c in (reply["result"] or {}).get("checks") or []]
+        return self._session.answer("checks", {"index": self._position(capture)},
+                                    lambda result, _: [wire.check_of(c) for c in _listed(result, "checks")])
 
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
         """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture, computed on the
@@ -134,9 +128,29 @@ class RemoteDisplay:
         positions, values = [self._position(c) for c in captures], []
         for start in range(0, len(positions), MAX_OVERVIEW):  # a request asks about at most MAX_OVERVIEW stages
             indices = positions[start:start + MAX_OVERVIEW]
-            reply = self._session.request("overview", {"statistic": statistic, "indices": indices})
-            if len(reply.buffers) != 1 or reply.buffers[0].shape != (len(indices),):
-                raise FrameError("The server's overview has {got} values for {n} stages.", id="remote.overview",
-                                 got=reply.buffers[0].size if reply.buffers else 0, n=len(indices))
-            values.extend(float(v) for v in reply.buffers[0])
+            values.extend(self._session.answer("overview", {"statistic": statistic, "indices": indices},
+                                               lambda _, buffers, n=len(indices): _values(buffers, n)))
         return values
+
+
+def _stats(result, buffers: list) -> Stats:
+    """A stats or moments reply: `{"stats": {...}}` and the histogram's two arrays."""
+    if len(buffers) != 2:
+        raise ValueError("stats come without their histogram")
+    return wire.stats_of(result["stats"], *buffers)
+
+
+def _listed(result, key: str) -> list:
+    """`result[key]`, which must be a list (an empty result: none)."""
+    value = result.get(key) if result is not None else None
+    value = [] if value is None else value
+    if not isinstance(value, list):
+        raise TypeError(f"'{key}' is not a list")
+    return value
+
+
+def _values(buffers: list, n: int) -> list[float]:
+    """The overview's one array of `n` numbers."""
+    if len(buffers) != 1 or buffers[0].shape != (n,):
+        raise ValueError(f"the overview has {buffers[0].size if buffers else 0} values for {n} stages")
+    return [float(v) for v in buffers[0]]

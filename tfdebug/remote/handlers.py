@@ -59,6 +59,8 @@ class ServedSession:
         self.comparisons: dict[int, ComparisonJob] = {}  # by request id: answered when made (the loop looks)
         self.compared: ComparisonJob | None = None  # the last comparison: its passes draw the Compare dock's planes
         self.reference_dtype: str | None = None  # the divergence condition's reference pass: this input in it
+        #: called now and then during long work in a handler (the server sends its heartbeat from it)
+        self.keepalive: Callable[[], None] = lambda: None
         self._start(self._make_session(None, None))
 
     # ----- the pass --------------------------------------------------------------------------
@@ -211,7 +213,8 @@ class ServedSession:
     def _on_overview(self, m: Message) -> Reply:
         """The Overview's statistic of each stage asked for, computed where the tensors are (NaN: not kept)."""
         captures = [self._capture(i) for i in m["indices"]]
-        return {}, [np.asarray(stage_statistics(captures, m["statistic"], self.stepper.tensor_of), dtype=np.float64)]
+        values = stage_statistics(captures, m["statistic"], self.stepper.tensor_of, tick=self.keepalive)
+        return {}, [np.asarray(values, dtype=np.float64)]
 
     @staticmethod
     def _stats_reply(stats: Stats) -> Reply:

@@ -84,6 +84,7 @@ class RemoteServer:
         try:  # listening first: a port in use is said before the pass is planned (which runs the model)
             self.address = bind(self._socket, host, port)
             self.served = ServedSession(make_session, export_dir, self._on_event)
+            self.served.keepalive = self._keepalive
         except BaseException:
             self._socket.close(0)
             self._context.term()
@@ -211,6 +212,8 @@ class RemoteServer:
                 self._send_pass()
             self._send(peer, "reply", {"ok": False, "error": to_reply(exc), "state": self._state()}, id=message.id)
             return
+        finally:
+            self._last_heard = time.monotonic()  # the window waited on us: our work is not its silence
         if reply is None:
             return  # made on a thread: `_answer_comparisons` replies when it is done
         fields, buffers = reply
@@ -324,6 +327,14 @@ class RemoteServer:
         if not self._send(self._peer, kind, {**fields, "state": self._state()}, buffers):
             # not queued: resend those entries (and the generation) later
             self._sent_pass, self._sent_len, self._sent_flags, self._sent_generation = mark
+
+    def _keepalive(self) -> None:
+        """During a long request: the heartbeat when it is due, so the window does not take the work for a lost
+        server (nothing is let go here: the window's own pings wait unread until the request is answered)."""
+        now = time.monotonic()
+        if self._peer is not None and now - self._last_beat >= self.heartbeat_s:
+            self._last_beat = now
+            self._send_state("heartbeat", {})
 
     def _beat(self) -> None:
         now = time.monotonic()

@@ -84,6 +84,11 @@ class RemoteSession:
     def request(self, kind: str, fields: dict | None = None, buffers=(), **options) -> Message:
         return self.client.request(kind, fields, buffers, **options)
 
+    def answer(self, kind: str, fields: dict | None, read, buffers=(), **options):
+        """`read(result, buffers)` of the reply to a request; a malformed reply closes the connection in one
+        sentence (`RemoteClient.answer`)."""
+        return self.client.answer(kind, fields, read, buffers, **options)
+
     def _on_message(self, message: Message) -> None:
         successor = self._successor
         if message.type == "pass" and successor is not None:  # the new pass `reopen` asked for: its session's now
@@ -363,7 +368,7 @@ class RemoteSession:
 
     def export_on_server(self, name: str) -> dict:
         """Write the snapshot into the server's export folder; {"path", "bytes", "note"} there."""
-        return dict(self.request("export", {"to": "server", "path": name})["result"])
+        return self.answer("export", {"to": "server", "path": name}, lambda result, _: dict(result))
 
     def close(self) -> None:
         """Detach; the server keeps the pass paused for the next window (a session whose connection went

@@ -202,7 +202,7 @@ class RemoteStepper(StepperBreakpointsMixin):
                   "head": edit.head, "row_axis": region.row_axis, "col_axis": region.col_axis,
                   "indices": {str(k): v for k, v in region.indices.items()}}
         buffers = [np.asarray(edit.values, dtype=np.float64)] if edit.values is not None else []
-        return self._session.request("edit", fields, buffers)["result"]["describe"]
+        return self._session.answer("edit", fields, lambda result, _: str(result["describe"]), buffers)
 
     # ----- breakpoints: the set is here; the server's stepper is told each change -----------------
     def use_breakpoints(self, breakpoints: BreakpointSet) -> None:

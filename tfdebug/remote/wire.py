@@ -87,9 +87,13 @@ def image_of(data: Any) -> InputImage | None:
     if data is None:
         return None
     try:
-        return InputImage.from_manifest(data)
+        image = InputImage.from_manifest(data)
     except ValueError as exc:
         raise FrameError("The server's picture cannot be read: {why}", id="remote.image", why=str(exc)[:200]) from None
+    if image.pixels.nbytes > MAX_IMAGE:  # the server sends at most this much (`image_fields`): the window keeps no more
+        raise FrameError("The server's picture holds {got} bytes of pixels, larger than the protocol's {most}.",
+                         id="remote.image_size", got=f"{image.pixels.nbytes:,}", most=f"{MAX_IMAGE:,}")
+    return image
 
 
 def breakpoint_fields(bp: Breakpoint) -> dict:

@@ -68,13 +68,13 @@ class Placement:
 
 
 def available_kernels() -> tuple[str, ...]:
-    """The kernels a reference pass can run with here: eager and sdpa everywhere; flash attention where a CUDA
-    GPU and its package are."""
-    import torch
-    import importlib.util
-
-    flash = torch.cuda.is_available() and importlib.util.find_spec("flash_attn") is not None
-    return ("eager", "sdpa", *(("flash_attention_2",) if flash else ()))
+    """The kernels a reference pass can offer here: eager and sdpa everywhere; the flash kernels where this machine
+    meets their requirements (`adapters.hf.attention.kernel_available`: their package and a GPU)."""
+    try:
+        from tfdebug.adapters.hf.attention import kernel_available
+    except ImportError:  # without the Hugging Face side there are only tfdebug's and torch's kernels
+        return ("eager", "sdpa")
+    return tuple(k for k in KERNELS if k in ("eager", "sdpa") or (k.startswith("flash") and kernel_available(k)))
 
 
 def parse_against(text: str, other: Placement) -> Placement:

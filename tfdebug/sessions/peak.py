@@ -126,6 +126,21 @@ def check_fits(session, peak: Peak) -> bool:
         return True
     if peak.total - peak.check <= room:
         return False
+    rows = batch_rows(session)
+    if rows > 1:  # the pass's own bytes grow with its rows: say the largest batch that fits
+        per_row = max(1, (peak.kept + peak.working) // rows)
+        fits = max(0, (room - peak.model) // per_row)
+        raise InputError("This batch of {rows} rows would reach about {peak} but {device} has {room}: about {fits} "
+                         "rows fit in one pass (or capture fewer stages, --stages).", id="peak.batch_too_large",
+                         rows=f"{rows:,}", peak=format_bytes(peak.total - peak.check), device=str(device),
+                         room=format_bytes(room), fits=f"{min(fits, rows - 1):,}")
     raise InputError("This pass would reach about {peak} but {device} has {room}: capture fewer stages (--stages), "
                      "a smaller --max-capture-mb, or a shorter input.", id="peak.too_large",
                      peak=format_bytes(peak.total - peak.check), device=str(device), room=format_bytes(room))
+
+
+def batch_rows(session) -> int:
+    """The rows of the pass's batch (1 for a single input): the first input tensor's leading axis."""
+    kwargs = getattr(getattr(session, "prepared", None), "kwargs", None) or {}
+    first = next((v for v in kwargs.values() if hasattr(v, "shape") and len(v.shape) >= 1), None)
+    return int(first.shape[0]) if first is not None else 1

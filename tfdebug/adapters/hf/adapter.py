@@ -26,6 +26,7 @@ from tfdebug.adapters.hf.inputs import (
     unknown_words,
 )
 from tfdebug.adapters.hf.load import execution_device, load_folder, quiet_transformers, require_transformers
+from tfdebug.core.batches import check_batch_rows
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import InputError, TokenOutOfRangeError
 from tfdebug.core.phrases import Phrase
@@ -123,7 +124,8 @@ class HFAdapter(ModelAdapter):
 
         A text longer than the tokenizer's declared maximum is called again with truncation, and a
         note says how long it was."""
-        call = TokenizerCall(texts, pairs, chat=self.chat and special, special=special)
+        chat = self.chat and special
+        call = TokenizerCall(texts, pairs, chat=chat, special=special, context=self.context() if chat else None)
         encoding = call.run(self.tokenizer, return_offsets_mapping=self._offsets)
         length, most, notes = encoding["input_ids"].shape[-1], self.max_length, []
         if most is not None and length > most:
@@ -151,6 +153,10 @@ class HFAdapter(ModelAdapter):
         from tfdebug.adapters.hf.attention import check_kernel
 
         self.attention = check_kernel(kernel)
+
+    def context(self) -> int | None:
+        """The tokens the model reads at most: its position table, else the tokenizer's declared maximum."""
+        return context_of(self.model.config.get_text_config()) or self.max_length
 
     def can_chat(self) -> bool:
         """Whether the tokenizer has a chat template (`--chat`, the window's Chat toggle, apply it)."""
@@ -187,6 +193,7 @@ class HFAdapter(ModelAdapter):
     def prepare_batch(self, rows: Sequence[Mapping[str, str]]) -> Prepared:
         """Several texts as one batch, `tokenizer([a, b], padding=True)`: padded on the tokenizer's side, its
         mask passed on (so the pass has a mask stage). The token axis is labelled by the first row."""
+        check_batch_rows(len(rows))  # before anything is tokenized
         rows = [self.check_texts(texts) for texts in rows]
         texts = rows[0]
         if len(rows) > 1 and self.encoder_decoder:
@@ -350,8 +357,14 @@ def _label(decoded: str, token: str) -> str:
     return decoded if decoded and "\ufffd" not in decoded else token
 
 
-def _check_length(config, kwargs: dict) -> None:
+def context_of(config) -> int | None:
+    """The model's context in tokens (its position table's length), where its config says it."""
     limit = getattr(config, "n_positions", None) or getattr(config, "max_position_embeddings", None)
+    return limit if isinstance(limit, int) and limit > 0 else None
+
+
+def _check_length(config, kwargs: dict) -> None:
+    limit = context_of(config)
     for name in ("input_ids", "decoder_input_ids"):
         if limit and name in kwargs and kwargs[name].shape[1] > limit:
             from tfdebug.core.errors import SequenceTooLongError

@@ -34,6 +34,12 @@ from tfdebug.core.phrases import Phrase
 
 # transformers' "no limit" model_max_length is 1e30: only a limit below this is the tokenizer's own.
 _NO_LIMIT = 1 << 40
+#: wall-clock seconds a chat template may take to render one turn (real templates take milliseconds)
+CHAT_TEMPLATE_SECONDS = 5.0
+#: characters a rendered chat prompt may have per token of the model's context (no token of a real vocabulary is
+#: longer), and in all (the longest text a snapshot keeps): a longer prompt is refused before it is tokenized
+CHAT_CHARS_PER_TOKEN = 16
+MAX_CHAT_CHARS = 8_000_000
 
 
 def tokenizing() -> AbstractContextManager:
@@ -80,6 +86,8 @@ class TokenizerCall:
     special: bool = True
     #: `truncation=True, max_length=N` (None: no truncation)
     max_length: int | None = None
+    #: the model's context in tokens, which bounds a rendered chat prompt (None: MAX_CHAT_CHARS alone)
+    context: int | None = None
 
     def kwargs(self) -> dict:
         """The keyword arguments of the call besides the texts."""
@@ -93,7 +101,7 @@ class TokenizerCall:
     def run(self, tokenizer: Any, **extra):
         """The tokenizer's BatchEncoding for these texts."""
         with tokenizing():
-            texts = [render_chat(tokenizer, t) for t in self.texts] if self.chat else list(self.texts)
+            texts = [render_chat(tokenizer, t, self.context) for t in self.texts] if self.chat else list(self.texts)
             first = texts if len(texts) > 1 else texts[0]
             pairs = None if self.pairs is None else (list(self.pairs) if len(self.pairs) > 1 else self.pairs[0])
             return tokenizer(first, pairs, **self.kwargs(), **extra)
@@ -105,20 +113,48 @@ class TokenizerCall:
         return f"{chat}tokenizer(text{', text_pair' if self.pairs else ''}, {args})"
 
 
-def render_chat(tokenizer: Any, text: str) -> str:
-    """`text` as one user turn in the tokenizer's chat template, followed by the assistant's generation prompt."""
+def chat_limit(context: int | None) -> int:
+    """The most characters a rendered chat prompt may have for a model of `context` tokens."""
+    return MAX_CHAT_CHARS if not context else min(MAX_CHAT_CHARS, context * CHAT_CHARS_PER_TOKEN)
+
+
+def template_limited() -> AbstractContextManager:
+    """Around anything that renders a chat template: at most CHAT_TEMPLATE_SECONDS, then one InputError sentence
+    (the process goes on; `core.deadline`)."""
+    from tfdebug.core.deadline import time_limited
+
+    return time_limited(CHAT_TEMPLATE_SECONDS, lambda: InputError(
+        "The chat template ran longer than {seconds} s on this text; tfdebug stopped it (a template that loops "
+        "for ever?).", id="hf.chat_template_slow", seconds=f"{CHAT_TEMPLATE_SECONDS:g}"))
+
+
+def render_chat(tokenizer: Any, text: str, context: int | None = None) -> str:
+    """`text` as one user turn in the tokenizer's chat template, followed by the assistant's generation prompt:
+    rendered within CHAT_TEMPLATE_SECONDS, and refused before anything tokenizes it when it is longer than a
+    model of `context` tokens can read (`chat_limit`)."""
     if not getattr(tokenizer, "chat_template", None):
         raise InputError("This model's tokenizer has no chat template, so the text cannot be sent as a chat turn.",
                          id="hf.no_chat_template")
-    return tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False,
-                                         add_generation_prompt=True)
+    with foreign_call(InputError, "The chat template failed on this text: {reason}.", id="hf.chat_template_failed"), \
+            template_limited():
+        rendered = tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False,
+                                                 add_generation_prompt=True)
+    most = chat_limit(context)
+    if not isinstance(rendered, str) or len(rendered) > most:
+        raise InputError("The chat template made a prompt of {n} characters from this text; a model of {context} "
+                         "tokens reads at most {most}.", id="hf.chat_template_long",
+                         n=f"{len(rendered):,}" if isinstance(rendered, str) else "?",
+                         context=f"{context:,}" if context else "any", most=f"{most:,}")
+    return rendered
 
 
 def reference_encoding(tokenizer: Any, call: TokenizerCall):
     """What `tokenizer` makes of the call's texts by transformers' documented route, apart from tfdebug's:
     `tokenizer(text, text_pair, **kwargs)`, or for a chat turn `apply_chat_template(…, tokenize=True)`."""
     kwargs = call.kwargs()
-    with tokenizing():
+    if call.chat:
+        render_chat(tokenizer, call.texts[0], call.context)  # bounded first: the same template renders below
+    with tokenizing(), template_limited():
         if call.chat:
             kwargs.pop("add_special_tokens")
             return tokenizer.apply_chat_template([{"role": "user", "content": call.texts[0]}],

@@ -1,7 +1,8 @@
 """Whisper (speech encoder–decoders) as an adapter: an audio file in, every stage of both stacks tapped.
 
 The input is the path of a WAV file (`--audio FILE`, the window's Audio field; FLAC too where the
-optional `soundfile` package is installed), read bounded by the standard library's `wave` module,
+optional `soundfile` package is installed), read bounded and parsed by `core.wav` (header, chunk sizes and
+limits checked before a sample is converted),
 mixed to mono and brought to the feature extractor's sampling rate, then prepared by the model's own
 feature extractor (`WhisperFeatureExtractor`: padded or cut to its window, log-mel spectrogram). The
 decoder input is `decoder_start_token_id` and any text typed after it, tokenized by the model's own
@@ -19,7 +20,6 @@ every layer's probabilities (encoder, decoder, cross) and inputs against the unm
 from __future__ import annotations
 
 import io
-import wave
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -42,6 +42,7 @@ from tfdebug.core.foreign import foreign_call
 from tfdebug.core.images import InputImage
 from tfdebug.core.model_lock import forward_lock
 from tfdebug.core.phrases import Phrase
+from tfdebug.core.wav import AUDIO_LIMITS, parse_wav
 
 SPEECH_TYPES = frozenset({"whisper"})
 MAX_AUDIO_BYTES = 64 * 2**20
@@ -67,27 +68,18 @@ def read_audio(path: str | Path) -> tuple[np.ndarray, int]:
     soundfile package), read bounded."""
     data = read_bounded(path, MAX_AUDIO_BYTES, InputError)
     if data[:4] == b"RIFF":
-        try:
-            with wave.open(io.BytesIO(data)) as wav:
-                width, channels, rate = wav.getsampwidth(), wav.getnchannels(), wav.getframerate()
-                raw = wav.readframes(wav.getnframes())
-        except (wave.Error, EOFError) as exc:
-            raise InputError("{path} is not a WAV file Python's wave module can read ({reason}).",
-                             id="audio.unreadable", path=str(path), reason=str(exc)[:200]) from None
-        if width not in (1, 2, 4):
-            raise InputError("{path} has {bits}-bit samples; tfdebug reads 8, 16 and 32-bit PCM WAV files.",
-                             id="audio.sample_width", path=str(path), bits=8 * width)
-        kind = {1: np.uint8, 2: np.int16, 4: np.int32}[width]
-        samples = np.frombuffer(raw[: len(raw) // (width * channels) * width * channels], dtype=kind)
-        samples = samples.astype(np.float32)
-        samples = (samples - 128) / 128 if width == 1 else samples / float(np.iinfo(kind).max)
-        return samples.reshape(-1, channels).mean(axis=1), rate
+        return parse_wav(data, str(path))
     try:
         import soundfile
     except ImportError:
         raise InputError("{path} is not a WAV file; other audio files (FLAC …) need the soundfile package: "
                          "pip install soundfile.", id="audio.needs_soundfile", path=str(path)) from None
     try:
+        info = soundfile.info(io.BytesIO(data))
+        problem = AUDIO_LIMITS.problem(info.samplerate, info.channels, info.frames)
+        if problem:
+            raise InputError("{path} is not an audio file tfdebug reads: {problem}.", id="audio.refused",
+                             path=str(path), problem=problem)
         samples, rate = soundfile.read(io.BytesIO(data), dtype="float32", always_2d=True)
     except (RuntimeError, ValueError, TypeError) as exc:  # soundfile.LibsndfileError is a RuntimeError
         raise InputError("{path} is not an audio file soundfile can read ({reason}).", id="audio.unreadable_sf",

@@ -11,8 +11,6 @@ probabilities and input against the unmodified model's `output_attentions`/`outp
 
 from __future__ import annotations
 
-import io
-import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -24,10 +22,11 @@ from tfdebug.adapters.base import InputField, Prepared, Verification
 from tfdebug.adapters.hf.adapter import HFAdapter
 from tfdebug.adapters.hf.folder import MAX_CONFIG_BYTES, check_folder, inside
 from tfdebug.adapters.hf.load import bundled_folder, execution_device, quiet_transformers, require_transformers
+from tfdebug.adapters.hf.pictures import read_images
 from tfdebug.adapters.hf.vision_plan import STREAM_NAME, vision_tap_plan
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import InputError, ModelLoadError
-from tfdebug.core.files import read_bounded, read_json
+from tfdebug.core.files import read_json
 from tfdebug.core.foreign import foreign_call
 from tfdebug.core.images import InputImage
 from tfdebug.core.phrases import Phrase
@@ -35,10 +34,6 @@ from tfdebug.core.phrases import Phrase
 #: model types whose image tower tfdebug plans (a folder of another type with only an image processor is tried)
 VISION_TYPES = frozenset({"vit", "deit", "dinov2", "dinov2_with_registers", "clip", "siglip"})
 PROCESSOR_FILE = "preprocessor_config.json"
-MAX_IMAGE_BYTES = 64 * 2**20
-MAX_IMAGE_PIXELS = 8192 * 8192
-MAX_FOLDER_IMAGES = 32
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".gif", ".webp", ".tif", ".tiff"})
 SAMPLE_IMAGE = "samples/shapes.png"
 
 
@@ -52,40 +47,6 @@ def sample_image() -> Path:
     from importlib.resources import files
 
     return Path(str(files("tfdebug.resources"))) / SAMPLE_IMAGE
-
-
-def read_image(path: str | os.PathLike):
-    """The RGB picture in the PNG or JPEG file `path`: read bounded, its size checked before it is decoded."""
-    from PIL import Image, UnidentifiedImageError
-
-    data = read_bounded(path, MAX_IMAGE_BYTES, InputError)
-    try:
-        image = Image.open(io.BytesIO(data))
-        if image.width * image.height > MAX_IMAGE_PIXELS:
-            raise InputError("The image {path} is {w} × {h} pixels; tfdebug opens images up to 8192 × 8192.",
-                             id="image.too_large", path=str(path), w=image.width, h=image.height)
-        return image.convert("RGB")
-    except UnidentifiedImageError:
-        raise InputError("{path} is not an image file Pillow knows (PNG, JPEG …).", id="image.unknown_format",
-                         path=str(path)) from None
-    except (OSError, ValueError, Image.DecompressionBombError) as exc:  # a truncated or damaged file
-        raise InputError("{path} is not an image Pillow can read ({reason}).", id="image.unreadable",
-                         path=str(path), reason=str(exc)[:200]) from None
-
-
-def read_images(path: Path) -> list:
-    """The picture in the file `path`, or every picture in the folder `path` (PNG, JPEG … by suffix, in the
-    order of their names, at most MAX_FOLDER_IMAGES)."""
-    if not path.is_dir():
-        return [read_image(path)]
-    files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
-    if not files:
-        raise InputError("The folder {path} holds no picture (PNG, JPEG …).", id="image.empty_folder",
-                         path=str(path))
-    if len(files) > MAX_FOLDER_IMAGES:
-        raise InputError("The folder {path} holds {n} pictures; tfdebug takes at most {most} as one batch.",
-                         id="image.folder_too_many", path=str(path), n=len(files), most=MAX_FOLDER_IMAGES)
-    return [read_image(p) for p in files]
 
 
 def seen_pixels(pixel_values: Tensor, processor: Any) -> np.ndarray:

@@ -33,8 +33,9 @@ from tfdebug.adapters.hf.load import quiet_transformers
 from tfdebug.adapters.hf.match import close
 from tfdebug.adapters.hf.match import refuse as _refuse
 from tfdebug.adapters.hf.names import Planner
+from tfdebug.adapters.hf.pictures import read_images
 from tfdebug.adapters.hf.probe import Call, probe
-from tfdebug.adapters.hf.vision import VisionAdapter, read_images, sample_image, seen_pixels
+from tfdebug.adapters.hf.vision import VisionAdapter, sample_image, seen_pixels
 from tfdebug.adapters.hf.vision_plan import VisionPlanner
 from tfdebug.core.errors import InputError, ModelLoadError
 from tfdebug.core.foreign import foreign_call
