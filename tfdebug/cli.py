@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                                                 "embeddings, every head, every block and the biases"),
     "patch": ("tfdebug.commands.patch", "activation patching: put a clean pass's residual cells into a corrupted "
                                         "pass one at a time and measure what comes back"),
+    "backward": ("tfdebug.commands.backward", "run one forward and its backward: every stage's gradient in "
+                                              "backward order, the first that is not finite"),
     "diff": ("tfdebug.commands.diff", "compare two recorded passes stage by stage: the first stage where they diverge"),
     "translate": ("tfdebug.commands.translate", "print the model's greedy translation of a sentence"),
     "generate": ("tfdebug.commands.generate", "generate token by token (KV cache), optionally into a snapshot"),

@@ -91,3 +91,18 @@ def test_patch_with_texts_of_different_lengths_is_one_sentence(capsys):
     assert main(["patch", "--model", "tiny-gpt2", "--input", "prompt=the cat is on the mat =",
                  "--corrupt", "prompt=the dog ="]) == 2
     assert "same number of tokens" in capsys.readouterr().err
+
+
+def test_backward_lists_every_stage_s_gradient_logits_first(capsys):
+    assert main(["backward", *PROMPT, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    names = [row["stage"] for row in data["stages"]]
+    assert names[0] == "logits" and names[-1] == "tok.embed" and len(names) == len(set(names))
+    assert data["first_nonfinite"] is None and data["loss"] > 0
+    assert all(row["nan"] == 0 and row["inf"] == 0 for row in data["stages"])
+    assert "layer 0" in data["parameter_norms"] and len(data["saliency"]) == 8
+
+
+def test_backward_of_a_logit_difference_needs_a_target(capsys):
+    assert main(["backward", *PROMPT, "--objective", "logit_diff"]) == 2
+    assert "needs --target" in capsys.readouterr().err

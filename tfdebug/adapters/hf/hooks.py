@@ -8,6 +8,7 @@ removes every one in `finally`.
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
@@ -153,6 +154,8 @@ class FusedQKV:
 
         def hook(module, args, output):
             parts = self._parts(output)
+            if _in_graph(output):  # the model splits the output itself: q, k and v get their slices' gradients
+                return _joined(output, self._parts, parts, chosen)
             shown = [tap(part) for tap, part in zip(chosen, parts)]
             if split_taps is not None:
                 for i, (tap, part) in enumerate(zip(split_taps, shown)):
@@ -190,6 +193,9 @@ class ProjectionSplit:
             output = tap(output)
             batch, length, width = output.shape
             heads = output.view(batch, length, width // head_dim, head_dim).transpose(1, 2)  # (B, H, T, Dh)
+            if _in_graph(output):  # the model makes its own split: this one gets the output's gradient, split
+                return _joined(output, lambda g: [g.view(batch, length, width // head_dim, head_dim).transpose(1, 2)],
+                               [heads], [split_tap])
             shown = split_tap(heads)
             if shown is heads:
                 return output
@@ -231,6 +237,50 @@ class HeadParts:
         return [model.get_submodule(self.path).register_forward_hook(hook)]
 
 
+# Inside `sums_in_graph()` (a backward pass) a residual sum the hook makes beside the model's own is joined to
+# the model's graph, so its stage receives the gradient of the model's sum (`_JoinedSum`).
+_GRAPH = threading.local()
+
+
+@contextmanager
+def sums_in_graph() -> Iterator[None]:
+    """Residual stages receive the gradient of the model's own sum during backward (in this thread)."""
+    before = getattr(_GRAPH, "on", False)
+    _GRAPH.on = True
+    try:
+        yield
+    finally:
+        _GRAPH.on = before
+
+
+class _Joined(torch.autograd.Function):
+    """A module's output unchanged forward; backward, each leaf (a stage shown beside the model's own tensors:
+    a residual sum, q, k and v of a fused projection, a head split) receives `cut(gradient of the output)`, its
+    part of the gradient, so its stage has the gradient of the values it shows, and nothing flows twice."""
+
+    @staticmethod
+    def forward(ctx, output, cut, *leaves):
+        ctx.cut = cut
+        return output.view_as(output)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad, None, *ctx.cut(grad))
+
+
+def _joined(output: Tensor, cut, parts: Sequence[Tensor], taps: Sequence[Tap]) -> Tensor:
+    """In a backward pass: each of `parts` shown by its tap as a leaf, joined to `output` (see `_Joined`)."""
+    leaves = [part.detach().requires_grad_(True) for part in parts]
+    for tap, leaf in zip(taps, leaves):
+        tap(leaf)
+    return _Joined.apply(output, cut, *leaves)
+
+
+def _in_graph(tensor) -> bool:
+    """Whether a backward pass runs (`sums_in_graph`) and `tensor` is part of its graph."""
+    return getattr(_GRAPH, "on", False) and getattr(tensor, "requires_grad", False)
+
+
 @dataclass(frozen=True)
 class SumResidual:
     """A residual sum the model makes between modules: the stream + `scale` × the output of `path`.
@@ -259,6 +309,10 @@ class SumResidual:
                 return output
             flat = out.reshape(stream.shape)  # OPT's attention output is (B, T, D), its stream there (B·T, D)
             resid = stream + flat * scale if scale != 1.0 else stream + flat  # (B, T, D): the model's own sum
+            if _in_graph(out):  # ∂L/∂(the model's sum) = ∂L/∂out ÷ scale
+                shape = resid.shape
+                return _with_first(output, _joined(out, lambda g: [g.reshape(shape) / scale if scale != 1.0 else
+                                                                  g.reshape(shape)], [resid], [resid_tap]))
             shown = resid_tap(resid)
             if shown is resid:
                 return output

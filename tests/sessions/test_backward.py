@@ -1,0 +1,109 @@
+"""The backward pass, stage by stage, checked against torch.autograd.grad of the model's own loss on the
+unmodified model (transformers computes the loss from `labels=`; the intermediate tensors are the model's own
+`output_hidden_states`, `output_attentions` and plain forward hooks), on inputs its tokenizer.json prepares."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tests.adapters.hf_tiny import gpt2, llama, save_folder
+from tfdebug.adapters.registry import load_adapter
+from tfdebug.core.errors import InputError
+from tfdebug.sessions.backward import Objective, run_backward
+
+transformers = pytest.importorskip("transformers")
+
+PROMPT = "I love you the cat sat on the mat"
+
+
+@pytest.fixture(scope="module", params=["gpt2", "llama", "pretrained"])
+def folder(request, tmp_path_factory):
+    if request.param == "pretrained":
+        from tfdebug.adapters.bundled import bundled_folder
+
+        return bundled_folder("tiny-gpt2")
+    return save_folder({"gpt2": gpt2, "llama": llama}[request.param](), tmp_path_factory.mktemp(request.param))
+
+
+def _close(got: torch.Tensor, want: torch.Tensor, name: str) -> None:
+    scale = max(float(want.abs().max()), 1e-12)
+    assert got.shape == want.shape, name
+    assert float((got.double() - want.double()).abs().max()) <= 1e-5 * scale, name
+
+
+def test_every_stage_s_gradient_equals_autograd_on_the_unmodified_model(folder):
+    adapter = load_adapter(f"hf:{folder}")
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
+    ids = tokenizer(PROMPT, return_tensors="pt")
+    prepared = adapter.prepare({"prompt": PROMPT})
+    assert torch.equal(prepared.kwargs["input_ids"], ids["input_ids"])
+    result = run_backward(adapter, prepared)
+
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), attn_implementation="eager").eval()
+    blocks = model.transformer.h if hasattr(model, "transformer") else model.model.layers
+    projections = {}
+    hooks = []
+    for i, block in enumerate(blocks):
+        attn = getattr(block, "attn", None) or block.self_attn
+        q_module = getattr(attn, "c_attn", None) or attn.q_proj
+        hooks.append(q_module.register_forward_hook(lambda _m, _a, out, i=i: projections.__setitem__(i, out)))
+    out = model(**ids, labels=ids["input_ids"], output_hidden_states=True, output_attentions=True)
+    for h in hooks:
+        h.remove()
+    assert result.loss == pytest.approx(float(out.loss.detach()), rel=1e-6)
+    layers = len(blocks)
+    wanted = {"logits": out.logits, "dec.norm": out.hidden_states[-1]}
+    wanted.update({f"dec.{i - 1}.ffn.resid": out.hidden_states[i] for i in range(1, layers)})
+    wanted.update({f"dec.{i}.self_attn.probs": out.attentions[i] for i in range(layers)})
+    names = list(wanted)
+    grads = torch.autograd.grad(out.loss, [wanted[n] for n in names] + [projections[i] for i in range(layers)],
+                                retain_graph=True)
+    for name, grad in zip(names, grads):
+        _close(result.gradient(name), grad, name)
+    d = model.config.hidden_size if hasattr(model.config, "hidden_size") else model.config.n_embd
+    for i, grad in enumerate(grads[len(names):]):
+        q_grad = grad[..., :d] if hasattr(model, "transformer") else grad  # GPT-2's fused c_attn: q is its first d
+        _close(result.gradient(f"dec.{i}.self_attn.q"), q_grad, f"dec.{i}.self_attn.q")
+    # the first block's input, and every stage has a gradient, in backward order: logits first, embeddings last
+    first = "tok.pos" if hasattr(model, "transformer") else "tok.embed"
+    _close(result.gradient(first), torch.autograd.grad(out.loss, out.hidden_states[0], retain_graph=True)[0], first)
+    order = [c.name for c in result.gradients]
+    assert order[0] == "logits" and order[-1] == "tok.embed" and set(order) == set(result.forward)
+    assert result.first_nonfinite is None
+    # parameters: their gradients are the model's own, and the model's .grad is left as it was
+    out.loss.backward()
+    for name, param in model.named_parameters():
+        ours = result.parameters.get(f"model.{name}")
+        if ours is not None and param.grad is not None:
+            assert ours == pytest.approx(float(param.grad.double().norm()), rel=1e-5, abs=1e-9), name
+    assert all(p.grad is None for p in adapter.model.parameters())
+
+
+def test_a_logit_difference_objective_differentiates_that_difference(folder):
+    adapter = load_adapter(f"hf:{folder}")
+    prepared = adapter.prepare({"prompt": PROMPT})
+    result = run_backward(adapter, prepared, Objective("logit_diff", position=-1, target=3, contrast=4))
+    grad = result.gradient("logits")[0]
+    expected = torch.zeros_like(grad)
+    expected[-1, 3], expected[-1, 4] = 1.0, -1.0
+    assert torch.equal(grad, expected)
+    logits = result.forward["logits"].tensor[0, -1]
+    assert result.loss == pytest.approx(float(logits[3] - logits[4]), rel=1e-6)
+
+
+def test_saliency_is_gradient_times_embedding_per_token(folder):
+    adapter = load_adapter(f"hf:{folder}")
+    result = run_backward(adapter, adapter.prepare({"prompt": PROMPT}))
+    saliency = result.saliency()
+    product = result.gradient("tok.embed")[0].double() * result.forward["tok.embed"].tensor[0].double()
+    assert [s for s, _ in saliency] == pytest.approx(product.sum(-1).tolist())
+    assert len(saliency) == product.shape[0]
+
+
+def test_the_loss_at_the_last_position_has_nothing_to_predict():
+    adapter = load_adapter("tiny-gpt2")
+    with pytest.raises(InputError, match="nothing follows"):
+        run_backward(adapter, adapter.prepare({"prompt": "the cat"}), Objective("position", position=-1))
+    result = run_backward(adapter, adapter.prepare({"prompt": "the cat"}), Objective("position", position=0))
+    assert result.gradient("logits")[0, 1:].abs().max() == 0  # only position 0's prediction is differentiated

@@ -1,0 +1,75 @@
+"""`tfdebug backward`: one forward with gradients on, an objective, its backward, and every stage's gradient in
+backward order (logits first), with the first stage whose gradient is not finite, the parameters' gradient
+norms per layer and each token's saliency (gradient × embedding)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from tfdebug.commands.common import add_model_arguments, load_from_args, session_inputs
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_model_arguments(parser)
+    parser.add_argument("--objective", default="next_token", choices=("next_token", "position", "logit_diff"),
+                        help="next_token: the cross-entropy of every next token over the prompt (the training loss, "
+                             "padding ignored; default); position: that loss at --position only; logit_diff: "
+                             "logit(--target) − logit(--contrast) at --position")
+    parser.add_argument("--position", type=int, default=-1, metavar="N", help="the position (default -1, the last)")
+    parser.add_argument("--target", default=None, metavar="TOKEN", help="logit_diff's target (default the prediction)")
+    parser.add_argument("--contrast", default=None, metavar="TOKEN", help="logit_diff's contrast (default none)")
+    parser.add_argument("--json", action="store_true", help="print every stage's gradient statistics as JSON")
+
+
+def _row(capture) -> dict:
+    import torch
+
+    g = capture.tensor.detach()
+    finite = torch.isfinite(g)
+    values = g[finite].double()
+    return {"stage": capture.name, "kind": capture.info.kind, "shape": list(capture.shape),
+            "norm": float(values.norm()) if values.numel() else 0.0,
+            "max_abs": float(values.abs().max()) if values.numel() else 0.0,
+            "nan": int(torch.isnan(g).sum()), "inf": int(torch.isinf(g).sum())}
+
+
+def run(args: argparse.Namespace) -> int:
+    from tfdebug.sessions.backward import Objective, run_backward
+    from tfdebug.sessions.session import DebugSession
+    from tfdebug.sessions.why import token_id
+
+    adapter = load_from_args(args)
+    session = DebugSession(adapter, **session_inputs(args, adapter), planning="lazy")
+    target = token_id(adapter, args.target) if args.target is not None else None
+    contrast = token_id(adapter, args.contrast) if args.contrast is not None else None
+    if args.objective == "logit_diff" and target is None:
+        from tfdebug.core.errors import InputError
+
+        raise InputError("--objective logit_diff needs --target TOKEN.")
+    result = run_backward(adapter, session.prepared, Objective(args.objective, args.position, target, contrast))
+    rows = [_row(c) for c in result.gradients]
+    layers = result.layer_norms()
+    largest = sorted(result.parameters.items(), key=lambda item: -item[1])[:5]
+    tokens = next(iter(session.tokens.values()), [])
+    saliency = result.saliency() or []
+    if args.json:
+        print(json.dumps({"objective": result.objective.describe(), "loss": result.loss,
+                          "first_nonfinite": result.first_nonfinite, "stages": rows, "parameter_norms": layers,
+                          "largest_parameter_gradients": largest,
+                          "saliency": [{"token": tokens[i] if i < len(tokens) else "", "grad_x_embedding": s,
+                                        "norm": n} for i, (s, n) in enumerate(saliency)]},
+                         ensure_ascii=False, indent=1))
+        return 0
+    print(f"model {adapter.describe()}; {result.objective.describe()} = {result.loss:.6g}")
+    width = max(len(r["stage"]) for r in rows)
+    print(f"{'stage (backward order)'.ljust(width)}  {'‖grad‖':>10}  {'max |g|':>10}  nan  inf")
+    for r in rows:
+        print(f"{r['stage'].ljust(width)}  {r['norm']:>10.4g}  {r['max_abs']:>10.4g}  {r['nan']:>3}  {r['inf']:>3}")
+    print("first non-finite gradient: " + (result.first_nonfinite or "none"))
+    print("parameter gradient norm per layer: " + ", ".join(f"{k} {v:.4g}" for k, v in layers.items()))
+    print("largest parameter gradients: " + ", ".join(f"{k} {v:.4g}" for k, v in largest))
+    if saliency:
+        print("saliency (gradient × embedding per token): " + ", ".join(
+            f"{tokens[i] if i < len(tokens) else i}: {s:+.3g}" for i, (s, _) in enumerate(saliency)))
+    return 0

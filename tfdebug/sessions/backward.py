@@ -1,0 +1,156 @@
+"""The backward pass, stage by stage: an objective on a pass's logits, `backward()`, and every stage's gradient.
+
+`run_backward(adapter, prepared, objective)` runs the tapped forward with gradients on, computes the objective
+from the logits stage's own tensor and backpropagates it. Each stage's gradient (∂objective/∂stage) arrives
+through a hook on the stage's tensor (`core.gradients.GradientRecorder`) in backward order: the logits first,
+the embeddings last. The attention planes are computed whole for this pass (their gradients are autograd's
+own), which costs tokens² memory per head that a forward's recipes do not. The model's parameters are left
+as they were (their `.grad` is restored); their gradient norms are kept per parameter.
+
+Objectives (`Objective`): the next-token cross-entropy over the prompt (the training loss; padding ignored as
+transformers' loss ignores it), the cross-entropy at one position, or logit(target) − logit(contrast) at a
+position.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor
+
+from tfdebug.core.errors import InputError
+from tfdebug.core.gradients import GradientRecorder
+from tfdebug.core.model_lock import forward_lock
+from tfdebug.core.recorder import Capture
+
+OBJECTIVES = ("next_token", "position", "logit_diff")
+
+
+@dataclass(frozen=True)
+class Objective:
+    """What is differentiated: `kind` one of OBJECTIVES; `position` for position and logit_diff (negative counts
+    from the end); `target` and `contrast` token ids for logit_diff (`contrast` None: the target's logit)."""
+
+    kind: str = "next_token"
+    position: int = -1
+    target: int | None = None
+    contrast: int | None = None
+
+    def describe(self) -> str:
+        """The objective in words."""
+        if self.kind == "next_token":
+            return "next-token cross-entropy over the prompt"
+        if self.kind == "position":
+            return f"next-token cross-entropy at position {self.position}"
+        return f"logit(#{self.target})" + (f" − logit(#{self.contrast})" if self.contrast is not None else "") + \
+            f" at position {self.position}"
+
+
+@dataclass
+class BackwardPass:
+    """A backward pass: the objective's value, each stage's gradient in backward order, the forward's captures,
+    each parameter's gradient norm, and the first stage (in backward order) whose gradient is not finite."""
+
+    objective: Objective
+    loss: float
+    gradients: list[Capture]
+    forward: dict[str, Capture]
+    parameters: dict[str, float] = field(default_factory=dict)
+    first_nonfinite: str | None = None
+
+    def gradient(self, name: str) -> Tensor:
+        """Stage `name`'s gradient."""
+        return next(c.tensor for c in self.gradients if c.name == name)
+
+    def layer_norms(self) -> dict[str, float]:
+        """The parameters' gradient norm per layer ('layer 3', or the module path of what is outside layers)."""
+        out: dict[str, float] = {}
+        for name, norm in self.parameters.items():
+            match = re.search(r"\.(\d+)\.", name)
+            key = f"layer {match.group(1)}" if match else name.rsplit(".", 1)[0]
+            out[key] = math.sqrt(out.get(key, 0.0) ** 2 + norm ** 2)
+        return out
+
+    def saliency(self) -> list[tuple[float, float]] | None:
+        """Per token of the first embedding stage: (Σ gradient × embedding, ‖gradient × embedding‖₂), batch row 0;
+        None when no embedding stage has a gradient."""
+        for capture in reversed(self.gradients):
+            if capture.info.kind == "embedding" and capture.name in self.forward:
+                product = capture.tensor[0].double() * self.forward[capture.name].tensor[0].double()
+                return list(zip(product.sum(-1).tolist(), product.norm(dim=-1).tolist()))
+        return None
+
+
+def stream_ids(adapter, prepared) -> tuple[Tensor, Tensor | None]:
+    """The token ids the logits stage predicts along (batch, token) and their padding mask (1 = a real token)."""
+    kwargs = prepared.kwargs
+    if "decoder_input_ids" in kwargs:
+        return kwargs["decoder_input_ids"], kwargs.get("decoder_attention_mask")
+    if "input_ids" in kwargs:
+        return kwargs["input_ids"], kwargs.get("attention_mask")
+    if len(prepared.args) == 2:  # the reference translator: (src, tgt)
+        return prepared.args[1], None
+    raise InputError(f"{adapter.name} does not say which token ids its logits predict, so the next-token loss "
+                     "cannot be formed; use a logit difference as the objective.")
+
+
+def objective_value(objective: Objective, logits: Tensor, ids: Tensor | None, mask: Tensor | None) -> Tensor:
+    """The objective of `logits` (batch, token, vocab), a scalar in float32 or wider."""
+    count = logits.shape[1]
+    if objective.kind == "logit_diff":
+        if objective.target is None:
+            raise InputError("A logit difference needs a target token.")
+        row = logits[0, objective.position % count].float()
+        return row[objective.target] - (row[objective.contrast] if objective.contrast is not None else 0.0)
+    if ids is None:
+        raise InputError("The next-token loss needs the pass's token ids.")
+    labels = ids.clone().to(logits.device)
+    if mask is not None:
+        labels[mask.to(labels.device) == 0] = -100
+    if objective.kind == "position":
+        position = objective.position % count
+        if position + 1 >= count:
+            raise InputError(f"Position {position} is the last token: nothing follows it to predict.")
+        return torch.nn.functional.cross_entropy(logits[:, position].float(), labels[:, position + 1],
+                                                 ignore_index=-100)
+    if count < 2:
+        raise InputError("The next-token loss needs at least two tokens.")
+    vocab = logits.shape[-1]
+    return torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, vocab).float(),
+                                             labels[:, 1:].reshape(-1), ignore_index=-100)
+
+
+def run_backward(adapter, prepared, objective: Objective = Objective(), stages=None) -> BackwardPass:
+    """One forward with gradients on and `objective`'s backward; every stage's gradient in backward order."""
+    from tfdebug.adapters.hf.attention import planes_materialized
+    from tfdebug.adapters.hf.hooks import sums_in_graph
+
+    if objective.kind not in OBJECTIVES:
+        raise InputError(f"Unknown objective {objective.kind!r}; the objectives are {', '.join(OBJECTIVES)}.")
+    ids, mask = stream_ids(adapter, prepared) if objective.kind != "logit_diff" else (None, None)
+    model = adapter.module
+    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    saved = {n: p.grad for n, p in params}
+    for _, p in params:
+        p.grad = None
+    recorder = GradientRecorder(model, stages)
+    try:
+        with forward_lock(adapter.model_root), torch.enable_grad(), planes_materialized(), \
+                sums_in_graph(), recorder:
+            adapter.forward(prepared)
+            logits = recorder.live.get("head.raw", recorder.live.get("logits"))
+            if logits is None:
+                raise InputError(f"{adapter.name}'s logits stage does not depend on its parameters' or inputs' "
+                                 "values, so there is nothing to differentiate.")
+            loss = objective_value(objective, logits, ids, mask)
+            loss.backward()
+        norms = {n: float(p.grad.double().norm()) for n, p in params if p.grad is not None}
+    finally:
+        for n, p in params:
+            p.grad = saved[n]
+    first = next((c.name for c in recorder.gradients if not bool(torch.isfinite(c.tensor).all())), None)
+    return BackwardPass(objective, float(loss.detach()), recorder.gradients,
+                        {c.name: c for c in recorder.captures}, norms, first)
