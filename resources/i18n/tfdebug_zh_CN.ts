@@ -2682,6 +2682,14 @@ output w·V = {output}</source>
         <source>Show or hide the logit lens and the attribution of the finished pass</source>
         <translation>显示或隐藏已完成前向的 logit 透镜与归因</translation>
     </message>
+    <message>
+        <source>Backward</source>
+        <translation>反向传播</translation>
+    </message>
+    <message>
+        <source>Backpropagate the next-token loss of the finished pass and step through every stage&apos;s gradient, logits first</source>
+        <translation>对已完成前向的下一词元损失做反向传播，并从 logits 开始逐个查看每个阶段的梯度</translation>
+    </message>
 </context>
 <context>
     <name>axes</name>
@@ -2740,6 +2748,21 @@ output w·V = {output}</source>
     <message>
         <source>vocab</source>
         <translation>词表</translation>
+    </message>
+</context>
+<context>
+    <name>backward</name>
+    <message>
+        <source>The gradient first went non-finite at {stage} (loss {loss:.5g}).</source>
+        <translation>梯度首次出现非有限值的阶段是 {stage}（损失 {loss:.5g}）。</translation>
+    </message>
+    <message>
+        <source>Backward: loss {loss:.5g}; every stage&apos;s gradient, logits first (F10 steps, F5 runs to a breakpoint).</source>
+        <translation>反向传播：损失 {loss:.5g}；每个阶段的梯度，从 logits 开始（F10 单步，F5 运行到断点）。</translation>
+    </message>
+    <message>
+        <source>Running the backward pass…</source>
+        <translation>正在运行反向传播…</translation>
     </message>
 </context>
 <context>

@@ -30,6 +30,7 @@ from tfdebug.ui.dialogs.batch import BatchTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.dialogs.models import ModelTools
 from tfdebug.ui.i18n import language as i18n
+from tfdebug.ui.features.backward import action as _backward_action  # noqa: F401  (registers Debug ▸ Backward)
 from tfdebug.ui.features.why import panel as why_feature
 from tfdebug.ui.panels import image_view, model_view, overview, query_row
 from tfdebug.ui.panels.archmap import ArchitectureMap
@@ -63,7 +64,7 @@ DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause",
                                    "tfdebug.step.restart", "tfdebug.step.stop", None,
                                    "tfdebug.session.run", "tfdebug.session.generate", "tfdebug.session.decoding",
                                    "tfdebug.session.models", "tfdebug.session.live", None,
-                                   "tfdebug.edit.tensor", "tfdebug.edit.undo")
+                                   "tfdebug.edit.tensor", "tfdebug.edit.undo", None, "tfdebug.debug.backward")
 
 
 

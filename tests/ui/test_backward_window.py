@@ -1,0 +1,52 @@
+"""Debug ▸ Backward driven by keys through the real loading path: a pretrained model typed into the input bar,
+F5 to the end, Ctrl+Shift+B, F10 and Shift+F10 through the gradients (logits first)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from PySide6.QtCore import Qt
+
+from tests.ui.user_actions import press, run_model
+
+pytest.importorskip("transformers")
+
+
+@pytest.fixture()
+def finished(make_window, qtbot):
+    window = make_window()
+    run_model(qtbot, window, "tiny-gpt2", {"prompt": "the cat is on the mat ="}, first="tok.embed")
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
+    yield window
+    window.ctl.close()
+
+
+def test_ctrl_shift_b_steps_through_every_gradient_logits_first(finished, qtbot):
+    window = finished
+    forward = [c.name for c in window.ctl.stepper.history]
+    press(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
+    qtbot.waitUntil(lambda: window.ctl.current is not None, timeout=10000)
+    history = window.ctl.stepper.history
+    assert [c.name for c in history][0] == "logits" and sorted(c.name for c in history) == sorted(forward)
+    assert window.ctl.current.name == "logits"
+    assert "∂L/∂" in window.ctl.current.info.formula
+    # the logits' gradient of the mean next-token cross-entropy: (softmax − one-hot) / predicted positions
+    grad = window.ctl.current.tensor[0]
+    assert torch.allclose(grad.sum(-1), torch.zeros(grad.shape[0]), atol=1e-6)
+    press(window, Qt.Key_F10)
+    qtbot.waitUntil(lambda: window.ctl.current.name == history[1].name, timeout=10000)
+    assert history[1].name == "dec.norm"
+    press(window, Qt.Key_F10, Qt.ShiftModifier)  # Step Back
+    qtbot.waitUntil(lambda: window.ctl.current.name == "logits", timeout=10000)
+    assert "Backward: loss" in window.message_bar.text()
+
+
+def test_backward_is_grey_until_the_pass_has_run_to_its_end(make_window, qtbot):
+    window = make_window()
+    run_model(qtbot, window, "tiny-gpt2", {"prompt": "the cat is on the mat ="}, first="tok.embed")
+    assert not window.actions_by_id["tfdebug.debug.backward"].isEnabled()
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.actions_by_id["tfdebug.debug.backward"].isEnabled(), timeout=30000)
+    window.ctl.close()
