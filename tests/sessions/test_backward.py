@@ -4,6 +4,8 @@ unmodified model (transformers computes the loss from `labels=`; the intermediat
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
@@ -107,3 +109,37 @@ def test_the_loss_at_the_last_position_has_nothing_to_predict():
         run_backward(adapter, adapter.prepare({"prompt": "the cat"}), Objective("position", position=-1))
     result = run_backward(adapter, adapter.prepare({"prompt": "the cat"}), Objective("position", position=0))
     assert result.gradient("logits")[0, 1:].abs().max() == 0  # only position 0's prediction is differentiated
+
+
+def _overflowing_backward(folder):
+    """A GPT-2 whose residual stream is tiny (embeddings and every block's output scaled by 3e-4, LayerNorm's
+    eps 1e-12): its LayerNorms bring the forward back to O(1), every value finite in float16, while their
+    backward multiplies the gradient by weight / σ, past float16's 65,504."""
+    cfg = transformers.GPT2Config(vocab_size=40, n_embd=32, n_layer=2, n_head=4, n_positions=64, bos_token_id=0,
+                                  eos_token_id=0, tie_word_embeddings=False, layer_norm_epsilon=1e-12)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = transformers.GPT2LMHeadModel(cfg).eval()
+    with torch.no_grad():
+        for weight in (model.transformer.wte.weight, model.transformer.wpe.weight):
+            weight *= 3e-4
+        for block in model.transformer.h:
+            for proj in (block.attn.c_proj, block.mlp.c_proj):
+                proj.weight *= 3e-4
+                proj.bias.zero_()
+        model.lm_head.weight *= 50
+    return save_folder(model, folder)
+
+
+def test_a_float16_backward_that_overflows_is_named_at_its_first_stage_and_float32_runs_through(tmp_path):
+    folder = _overflowing_backward(tmp_path / "overflow")
+    half = load_adapter(f"hf:{folder}", dtype="float16")
+    result = run_backward(half, half.prepare({"prompt": PROMPT}))
+    assert all(bool(torch.isfinite(c.tensor).all()) for c in result.forward.values())  # the forward is finite
+    assert math.isfinite(result.loss)
+    assert result.first_nonfinite == "dec.1.ffn.resid"
+    order = [c.name for c in result.gradients]
+    before = order[:order.index(result.first_nonfinite)]
+    assert before and all(bool(torch.isfinite(result.gradient(n)).all()) for n in before)
+    full = load_adapter(f"hf:{folder}")
+    assert run_backward(full, full.prepare({"prompt": PROMPT})).first_nonfinite is None
