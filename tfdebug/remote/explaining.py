@@ -86,8 +86,8 @@ class ServedWhy:
             raise FrameError("The model takes no input named {name}.", id="remote.unknown_input", name=unknown[0])
         forwards = len(why.rows) * why.count
         if forwards > MAX_SWEEP_FORWARDS:
-            raise ReadoutError("A sweep of this pass runs {forwards} forwards ({rows} rows × {count} tokens); a served "
-                               "sweep runs at most {limit}: sweep a shorter text.", id="why.sweep_size",
+            raise ReadoutError("A sweep of this pass runs {forwards} forwards ({rows} rows × {count} tokens); a "
+                               "served sweep runs at most {limit}: sweep a shorter text.", id="why.sweep_size",
                                forwards=forwards, rows=len(why.rows), count=why.count, limit=MAX_SWEEP_FORWARDS)
         tick = self.served.keepalive
 

@@ -1,7 +1,7 @@
 """The Attribution view: logit(target) − logit(contrast) at one position split into the embeddings, every head,
-every block and the biases (`sessions.why_view.WhyView.attribute`), as a layers × heads grid and per-layer bars, with the
-terms' sum beside the pass's own value. A click on a head goes to its attention probabilities with the
-position's query row picked."""
+every block and the biases (`sessions.why_view.WhyView.attribute`, wherever the pass runs), as a layers × heads
+grid and per-layer bars, with the terms' sum beside the pass's own value. A click on a head goes to its attention
+probabilities with the position's query row picked."""
 
 from __future__ import annotations
 
