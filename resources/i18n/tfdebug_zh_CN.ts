@@ -2826,6 +2826,11 @@ output w·V = {output}</source>
         <translation>无法读取服务器发来的检查：{why}</translation>
     </message>
     <message>
+        <source>A lens of {positions} positions × {rows} rows × {k} tokens is more than one reply carries ({limit} tokens): ask for fewer positions.</source>
+        <comment>why.lens_size</comment>
+        <translation>{positions} 个位置 × {rows} 行 × {k} 个词元的透镜超出了一次回复所能携带的量（{limit} 个词元）：请少要一些位置。</translation>
+    </message>
+    <message>
         <source>A message claims {got} bytes of arrays, more than the limit of {limit}.</source>
         <comment>remote.buffer_size</comment>
         <translation>一条消息声称带有 {got} 字节的数组，超过上限 {limit}。</translation>
@@ -2879,6 +2884,11 @@ output w·V = {output}</source>
         <source>A stage description from the server cannot be read: {why}</source>
         <comment>remote.entry</comment>
         <translation>无法读取服务器发来的阶段描述：{why}</translation>
+    </message>
+    <message>
+        <source>A sweep of this pass runs {forwards} forwards ({rows} rows × {count} tokens); a served sweep runs at most {limit}: sweep a shorter text.</source>
+        <comment>why.sweep_size</comment>
+        <translation>扫描这次前向要运行 {forwards} 次前向（{rows} 行 × {count} 个词元）；服务器上的扫描最多运行 {limit} 次：请扫描更短的文本。</translation>
     </message>
     <message>
         <source>A target token id is outside the vocabulary (0 to {last}).</source>

@@ -75,9 +75,9 @@ def attached(served, timeout_s: float = 3.0):
 
 
 @contextlib.contextmanager
-def served_here(**options):
-    """A RemoteServer of the small random reference model on 127.0.0.1, served by a thread of this process (its
-    handlers can be patched and its fault log read); `options` go to RemoteServer."""
+def served_here(model: str = "random", texts: dict | None = None, **options):
+    """A RemoteServer of the small random reference model (or `model`, first on `texts`) on 127.0.0.1, served by a
+    thread of this process (its handlers can be patched and its fault log read); `options` go to RemoteServer."""
     import threading
 
     from tfdebug.adapters.registry import load_adapter
@@ -85,10 +85,11 @@ def served_here(**options):
     from tfdebug.sessions.generation import GenerationSession, generation_inputs
     from tfdebug.sessions.session import DebugSession
 
-    adapter = load_adapter("random")
+    adapter = load_adapter(model)
+    first = texts
 
     def make_session(texts, settings):
-        texts = adapter.default_texts() if texts is None else texts
+        texts = (first or adapter.default_texts()) if texts is None else texts
         if settings is None:
             return DebugSession(adapter, texts)
         return GenerationSession(adapter, generation_inputs(adapter, texts), settings)

@@ -206,3 +206,31 @@ def test_a_dropped_residual_is_named():
     why.captures[why.rows[1]].drop()
     with pytest.raises(ReadoutError, match="was not kept"):
         why.lens()
+
+
+def test_a_position_or_token_outside_the_pass_is_one_sentence_not_wrapped_or_an_index_error():
+    from tfdebug.adapters.bundled import bundled_folder
+
+    _, why = _pass(bundled_folder("tiny-gpt2"))
+    count, vocab = why.count, why.vocabulary_size
+    assert why.lens([-count], None).positions == [0] and why.prediction(-1) == why.prediction(count - 1)
+    for ask in (lambda: why.lens([count]), lambda: why.lens([10**9]), lambda: why.attribute(0, None, -count - 1),
+                lambda: why.prediction(count)):
+        with pytest.raises(ReadoutError, match=f"outside the pass's {count} tokens"):
+            ask()
+    for ask in (lambda: why.lens([0], vocab), lambda: why.attribute(vocab), lambda: why.attribute(0, -1)):
+        with pytest.raises(ReadoutError, match="outside the vocabulary"):
+            ask()
+    assert why.word(vocab) is None and why.word(why.token_id("the")) == "the"
+
+
+def test_the_dock_asks_only_the_why_view():
+    """The Why This Output views read no tensor, adapter or patcher: what they ask is `WhyView`'s, so a served pass
+    (tfdebug.remote.explaining.RemoteWhy) reads as a local one."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "tfdebug" / "ui" / "features" / "why"
+    for path in folder.glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        for word in (".tensor(", ".adapter", "logits_stage", ".patcher(", "captures"):
+            assert word not in source, f"{path.name} reads {word}"

@@ -69,7 +69,7 @@ def test_the_attribution_sums_to_the_logit_difference_and_a_head_click_opens_its
     qtbot.waitUntil(lambda: view.result is not first, timeout=30000)
     result = view.result
     logits = window.ctl.stepper.captured("logits").tensor[0]
-    target, contrast = int(logits[-1].argmax()), panel.reader.why.adapter.vocabulary().index("the")
+    target, contrast = int(logits[-1].argmax()), window.ctl.source.session.adapter.vocabulary().index("the")
     assert (result.target, result.contrast) == (target, contrast)
     assert result.logit_diff == pytest.approx(float(logits[-1, target] - logits[-1, contrast]), rel=1e-6)
     assert result.total == pytest.approx(result.logit_diff, rel=1e-5)

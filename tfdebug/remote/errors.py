@@ -9,6 +9,7 @@ from typing import Any
 from tfdebug.core import errors as core_errors
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.phrases import Choices, Phrase
+from tfdebug.core.readout import ReadoutError  # noqa: F401 - rebuilt by name (`from_reply`): the lens's refusals
 
 
 class RemoteError(TfdebugError):

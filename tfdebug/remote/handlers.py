@@ -29,6 +29,7 @@ from tfdebug.io.snapshot import save_snapshot
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote import wire
 from tfdebug.remote.comparing import ComparisonJob, served_reference, start_comparison
+from tfdebug.remote.explaining import ServedWhy
 from tfdebug.sessions.display import LocalDisplay
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import MAX_FILL_VALUES, Message
@@ -61,6 +62,7 @@ class ServedSession:
         self.reference_dtype: str | None = None  # the divergence condition's reference pass: this input in it
         #: called now and then during long work in a handler (the server sends its heartbeat from it)
         self.keepalive: Callable[[], None] = lambda: None
+        self.explaining = ServedWhy(self)  # Why This Output of the finished pass: why, lens, attribute …
         self._start(self._make_session(None, None))
 
     # ----- the pass --------------------------------------------------------------------------
@@ -114,7 +116,7 @@ class ServedSession:
     def handle(self, message: Message) -> Reply | None:
         """The reply to one request from the attached window (a TfdebugError is the refusal); None when it is
         answered later (a comparison: `comparisons`)."""
-        handler = getattr(self, "_on_" + message.type)
+        handler = getattr(self, "_on_" + message.type, None) or getattr(self.explaining, "on_" + message.type)
         try:
             return handler(message)
         except (ValueError, IndexError, RuntimeError) as exc:  # display math refusing a view: a sentence

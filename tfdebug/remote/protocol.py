@@ -23,7 +23,7 @@ import numpy as np
 
 from tfdebug.remote.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 7  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
+PROTOCOL_VERSION = 8  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 # 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
 # 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
 # the divergence condition (breakpoint `rtol`, op "reference"); the state no longer echoes the breakpoints and
@@ -35,6 +35,8 @@ PROTOCOL_VERSION = 7  # 2: errors carry their template and values; the transfer 
 # `checks` request (a stage's live checks: the Explain dock over a served pass)
 # 7: the pass's `image` (the picture or spectrogram the model read, at most MAX_IMAGE bytes of pixels: the Image dock
 # over a served pass)
+# 8: Why This Output over a served pass, computed on the server (tfdebug.remote.explaining): the `why`, `lens`,
+# `attribute`, `token_id` and `patch_sweep` requests
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -177,6 +179,12 @@ MAX_OVERVIEW = 65536  # history positions one overview request asks about (the w
 # an Edit's fill_csv values: one float64 buffer of rows × columns, at most this many values
 MAX_FILL_VALUES = 2**20
 
+MAX_LENS_POSITIONS = 1024  # positions one lens request reads (the window asks 128 at a time)
+MAX_LENS_K = 20            # top tokens per lens cell
+MAX_SWEEP_FORWARDS = 16384  # forwards one patch_sweep may run (rows × tokens): longer passes are refused
+_POSITION = integer(-2**40, 2**40)  # a token position; negative from the end (the pass's own count bounds it)
+_TOKEN = integer(0, 2**40)          # a token id (the model's vocabulary bounds it)
+
 DECODING = {"max_new_tokens": integer(1, 4096), "sample": flag(), "temperature": number(), "top_k": integer(0, 2**31),
             "top_p": number(), "seed": integer(-2**63, 2**64 - 1), "stop_at_eos": flag()}
 
@@ -234,6 +242,15 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # window's named indices), each at most max_rows × max_cols: three slices in the reply
     "compared": {"stage": required(text(1024)), "indices": required(mapping(text(32), _INDEX, 16)),
                  "max_rows": required(_SIZE), "max_cols": required(_SIZE)},
+    # Why This Output of the finished served pass (tfdebug.remote.explaining): its rows, token count, labels and
+    # vocabulary size; the lens at `positions`; the attribution at `position`; the id of a typed token; the
+    # patching sweep of every residual row × position against the corrupted `texts` (the others as the pass's)
+    "why": {},
+    "lens": {"positions": required(list_of(_POSITION, MAX_LENS_POSITIONS)), "target": optional(_TOKEN),
+             "k": required(integer(1, MAX_LENS_K))},
+    "attribute": {"target": required(_TOKEN), "contrast": optional(_TOKEN), "position": required(_POSITION)},
+    "token_id": {"text": required(text(1024))},
+    "patch_sweep": {"texts": required(mapping(text(64), text(20000), 16))},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it
     "transfer": {"export": required(integer(0, 2**53)), "received": required(integer(0, 2**62)),
@@ -251,7 +268,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
 # Requests that carry arrays, and how many at most (a replaced tensor; an Edit's fill_csv values); others carry none.
 REQUEST_BUFFERS = {"replace": 1, "edit": 1}
 REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "tile", "stats", "overview",
-            "replace", "edit", "open", "follow", "export", "transfer", "compare", "compared", "checks")
+            "replace", "edit", "open", "follow", "export", "transfer", "compare", "compared", "checks", "why", "lens",
+            "attribute", "token_id", "patch_sweep")
 
 
 # ----- encoding ------------------------------------------------------------------------------------

@@ -210,15 +210,18 @@ class RemoteSession:
         return str(self.pass_info.get("device") or "cpu")
 
     def why(self):
-        """Not served yet: the lens and attribution are computed where the model is, in a local pass."""
-        from tfdebug.core.readout import ReadoutError
+        """The served pass's lens, attribution and patching (`tfdebug.remote.explaining.RemoteWhy`), each computed
+        on the server; ReadoutError (the server's) when the pass cannot be read yet."""
+        from tfdebug.remote.explaining import RemoteWhy
 
-        raise ReadoutError("A served pass does not compute the lens and the attribution yet: run the model in "
-                           "this window (or use tfdebug lens / tfdebug attribute on the server).")
+        return RemoteWhy.fetch(self)
 
     def patcher(self, corrupt):
-        """Not served yet, as `why`."""
-        return self.why()
+        """None here: the model is on the server, whose sweep `why().sweep(corrupt)` runs."""
+        from tfdebug.core.readout import ReadoutError
+
+        raise ReadoutError("A served pass patches on the server (Why This Output's Patching tab, or why().sweep): "
+                           "the model is not in this window's process.")
 
     def held_bytes(self) -> int:
         """Bytes the captures hold on the server, as its last state said."""

@@ -108,3 +108,14 @@ class Patcher:
             result.patched.append(lds)
             result.recovered.append([(ld - result.corrupt) / gap if gap else float("nan") for ld in lds])
         return result
+
+
+def predicted_sweep(patcher: Patcher, progress: Callable[[int, int], bool] | None = None) -> tuple[Sweep, int, int]:
+    """`patcher`'s sweep of every residual row × position, measuring logit(clean prediction) − logit(corrupted
+    prediction) at the last position (the clean pass's second choice when both predict the same token): the
+    Patching tab's question. Returns (the Sweep, target id, contrast id)."""
+    clean, corrupt = patcher.logits(patcher.clean)[0, -1], patcher.logits(patcher.corrupt)[0, -1]
+    target, contrast = int(clean.argmax()), int(corrupt.argmax())
+    if contrast == target:
+        contrast = int(clean.argsort()[-2])
+    return patcher.sweep(target, contrast, -1, progress=progress), target, contrast

@@ -140,8 +140,9 @@ class PassSource(Protocol):
         (a served pass's `export` streams them here as a snapshot)."""
 
     def why(self):
-        """The lens and attribution of the finished pass (`sessions.why.Why`); ReadoutError saying why there is
-        none (a pass not run to its end, a recording without its model, a model without a language-model head)."""
+        """The lens, attribution and patching of the finished pass (a `sessions.why_view.WhyView`: the local
+        `sessions.why.Why`, or a served pass's, computed on the server); ReadoutError saying why there is none (a
+        pass not run to its end, a recording without its model, a model without a language-model head)."""
 
     def patcher(self, corrupt: Mapping[str, str]):
         """A `sessions.patching.Patcher` of this pass's texts (clean) and `corrupt`, which runs two passes of the
@@ -253,16 +254,12 @@ class LocalSource:
 
     def why(self):
         from tfdebug.core.readout import ReadoutError
-        from tfdebug.sessions.why import Why
+        from tfdebug.sessions.why import finished_why
 
         if self.session is None:
             raise ReadoutError("A recorded pass has no model to read its residual stream out with: open the model "
                                "and run the pass live to see its lens and attribution.")
-        if self.is_generation:
-            raise ReadoutError("The lens and the attribution read one pass; a generation's steps are not read yet.")
-        if self.stepper.alive:
-            raise ReadoutError("The pass has not reached its logits yet: run it to the end first (F5).")
-        return Why.of(self.session.adapter, self.stepper.history, self.tokens)
+        return finished_why(self.session)
 
     def patcher(self, corrupt: Mapping[str, str]):
         from tfdebug.sessions.patching import Patcher

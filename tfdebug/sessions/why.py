@@ -44,9 +44,12 @@ class Why:
     logits_stage: str
     adapter: object
     tokens: dict = field(default_factory=dict)  # the pass's token strings per stream
+    texts: dict = field(default_factory=dict)  # the pass's typed texts per input field (a sweep's clean texts)
+    _vocabulary: list | None = field(default=None, init=False, repr=False)
 
     @classmethod
-    def of(cls, adapter, history: Sequence[Capture], tokens: dict | None = None) -> "Why":
+    def of(cls, adapter, history: Sequence[Capture], tokens: dict | None = None,
+           texts: dict | None = None) -> "Why":
         """The lens and attribution of the pass of `adapter`'s model whose captures are `history` (a stepper's, or
         what `DebugSession.capture_all` returns); ReadoutError when the model has no usable readout or the
         stages it needs were not kept."""
@@ -70,7 +73,8 @@ class Why:
         for name in residuals:
             by_layer[parse_name(name).layer] = name
         rows += [by_layer[layer] for layer in sorted(by_layer)]
-        why = cls(readout, captures, [first] + residuals, rows, logits_stage, adapter, dict(tokens or {}))
+        why = cls(readout, captures, [first] + residuals, rows, logits_stage, adapter, dict(tokens or {}),
+                  dict(texts or {}))
         with why.model():
             why._check_readout()
         return why
@@ -84,6 +88,55 @@ class Why:
         """The token strings along the logits stage's token axis (its stream's), [] when unknown."""
         stream = self.captures["logits"].info.tokens.get("token", "")
         return list(self.tokens.get(stream) or next(iter(self.tokens.values()), []))
+
+    # ----- what the dock asks (sessions.why_view.WhyView) ---------------------------------------------------
+    @property
+    def count(self) -> int:
+        """Tokens along the logits stage's token axis."""
+        return int(self.tensor("logits").shape[0])
+
+    def _words(self) -> list:
+        if self._vocabulary is None:
+            self._vocabulary = list(self.adapter.vocabulary() or [])
+        return self._vocabulary
+
+    @property
+    def vocabulary_size(self) -> int:
+        """Entries of the model's vocabulary (0 when it has none to show)."""
+        return len(self._words())
+
+    def word(self, token: int) -> str | None:
+        """The vocabulary entry of `token`, None outside the vocabulary."""
+        words = self._words()
+        return words[token] if 0 <= token < len(words) else None
+
+    def prediction(self, position: int) -> int:
+        """The most probable next token at `position` (the logits stage's argmax, before a softcap)."""
+        return int(self.tensor(self.logits_stage)[self._position(position)].argmax())
+
+    def token_id(self, text: str) -> int:
+        """The one token `text` names (module-level `token_id` with this pass's model)."""
+        return token_id(self.adapter, text)
+
+    def sweep(self, corrupt, progress=None):
+        """Patch every residual row × position of the pass on `corrupt` (these texts with `corrupt`'s in their
+        place) with this pass's values: (Sweep, target, contrast), as `sessions.patching.predicted_sweep`."""
+        from tfdebug.sessions.patching import Patcher, predicted_sweep
+
+        return predicted_sweep(Patcher(self.adapter, self.texts, {**self.texts, **dict(corrupt)}), progress)
+
+    def _position(self, position: int) -> int:
+        """`position` (negative: from the end) as an index of the pass's tokens; ReadoutError outside them."""
+        count = self.count
+        if not -count <= position < count:
+            raise ReadoutError(f"Position {position} is outside the pass's {count} tokens (0 … {count - 1}, or "
+                               "negative from the end).")
+        return position % count
+
+    def _check_token(self, token: int | None) -> None:
+        vocab = self.tensor(self.logits_stage).shape[-1]
+        if token is not None and not 0 <= token < vocab:
+            raise ReadoutError(f"Token id {token} is outside the vocabulary (0 … {vocab - 1}).")
 
     def tensor(self, name: str, row: int = 0) -> Tensor:
         """Stage `name`'s tensor at batch row `row`; ReadoutError when the capture budget did not keep it."""
@@ -109,7 +162,8 @@ class Why:
         """The lens at `positions` (all by default) for `rows` (every residual row by default)."""
         final = self.tensor("logits", row)
         count = final.shape[0]
-        positions = list(range(count)) if positions is None else [p % count for p in positions]
+        positions = list(range(count)) if positions is None else [self._position(p) for p in positions]
+        self._check_token(target)
         names = list(rows) if rows is not None else self.rows
         for name in names:
             if name not in self.residuals:
@@ -125,11 +179,9 @@ class Why:
 
     def _attribute(self, target: int, contrast: int | None, position: int, row: int) -> Attribution:
         logits = self.tensor(self.logits_stage, row)
-        position = position % logits.shape[0]
-        vocab = logits.shape[-1]
+        position = self._position(position)
         for token in (target, contrast):
-            if token is not None and not 0 <= token < vocab:
-                raise ReadoutError(f"Token id {token} is outside the vocabulary (0 … {vocab - 1}).")
+            self._check_token(token)
         diff = float(logits[position, target].double() - (logits[position, contrast].double()
                                                            if contrast is not None else 0.0))
         out = Attribution(position, target, contrast, diff)
@@ -226,6 +278,16 @@ def _unknown_id(tokenizer) -> int | None:
     return backend.token_to_id(unk) if unk else None
 
 
+def finished_why(session) -> Why:
+    """The lens and attribution of a live session's finished pass (`DebugSession`); ReadoutError saying why there
+    is none (a generation, a pass not run to its end): what a pass source's `why()` answers, here or on a server."""
+    if getattr(session, "is_generation", False):
+        raise ReadoutError("The lens and the attribution read one pass; a generation's steps are not read yet.")
+    if session.stepper.alive:
+        raise ReadoutError("The pass has not reached its logits yet: run it to the end first (F5).")
+    return Why.of(session.adapter, session.stepper.history, session.tokens, session.texts)
+
+
 def finished_pass(adapter, **inputs) -> Why:
     """Run `adapter`'s model once on `inputs` (DebugSession's texts or prepared) and read its lens and
     attribution: what `tfdebug lens` and `tfdebug attribute` compute."""
@@ -233,4 +295,4 @@ def finished_pass(adapter, **inputs) -> Why:
 
     session = DebugSession(adapter, **inputs)
     captures, _ = session.capture_all(verify="never")
-    return Why.of(adapter, captures, session.tokens)
+    return Why.of(adapter, captures, session.tokens, session.texts)

@@ -1,7 +1,7 @@
 """The Attribution view: logit(target) − logit(contrast) at one position split into the embeddings, every head,
-every block and the biases (`sessions.why.Why.attribute`), as a layers × heads grid and per-layer bars, with the
-terms' sum beside the pass's own value. A click on a head goes to its attention probabilities with the
-position's query row picked."""
+every block and the biases (`sessions.why_view.WhyView.attribute`, wherever the pass runs), as a layers × heads
+grid and per-layer bars, with the terms' sum beside the pass's own value. A click on a head goes to its attention
+probabilities with the position's query row picked."""
 
 from __future__ import annotations
 
@@ -11,10 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QSplitter, QVBoxLayout,
                                QWidget)
 
-from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.features.why.cell_grid import CellGrid
 from tfdebug.ui.features.why.reading import WhyReader
-from tfdebug.ui.i18n.language import error_text
 from tfdebug.ui.state.controller import DebugController
 
 
@@ -69,7 +67,7 @@ class AttributionView(QWidget):
         self.explain.setText(self.tr("Explain"))
 
     def _new_pass(self) -> None:
-        count = self.reader.why.tensor("logits").shape[0]
+        count = self.reader.why.count
         self.position.setRange(0, count - 1)
         self.position.setValue(count - 1)
         self.run()
@@ -83,23 +81,19 @@ class AttributionView(QWidget):
         why = self.reader.why
         if why is None:
             return
-        from tfdebug.sessions.why import token_id
+        position, typed, against = self.position.value(), self.target_box.text(), self.contrast_box.text()
 
-        position = self.position.value()
-        try:
-            target = token_id(why.adapter, self.target_box.text()) if self.target_box.text().strip() else \
-                int(why.tensor(why.logits_stage)[position].argmax())
-            contrast = token_id(why.adapter, self.contrast_box.text()) if self.contrast_box.text().strip() else None
-        except TfdebugError as exc:
-            self.summary.setText(error_text(exc))
-            return
-        self.reader.run(lambda: why.attribute(target, contrast, position), self.show_result)
+        def work():  # on a worker: a served pass answers each of these from the server
+            target = why.token_id(typed) if typed.strip() else why.prediction(position)
+            contrast = why.token_id(against) if against.strip() else None
+            return why.attribute(target, contrast, position)
+        self.reader.run(work, self.show_result, failed=self.summary.setText)
 
     def show_result(self, result) -> None:
         """Draw `result` (an Attribution): the heads grid, the per-layer bars and the sum beside the pass's own."""
         self.result = result
-        vocabulary = self.reader.why.adapter.vocabulary() or []
-        word = (lambda i: repr(vocabulary[i]) if i < len(vocabulary) else f"#{i}")
+        why = self.reader.why
+        word = (lambda i: repr(why.word(i)) if why is not None and why.word(i) is not None else f"#{i}")
         what = f"logit({word(result.target)})" + (f" − logit({word(result.contrast)})"
                                                    if result.contrast is not None else "")
         self.summary.setText(self.tr("{what} at position {position}: the pass's own value {own:.5g}; the terms sum "

@@ -15,10 +15,8 @@ import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.features.why.cell_grid import CellGrid
 from tfdebug.ui.features.why.reading import WhyReader
-from tfdebug.ui.i18n.language import error_text
 from tfdebug.ui.render.token_text import shown_token
 from tfdebug.ui.state.controller import DebugController
 
@@ -80,7 +78,7 @@ class LensView(QWidget):
     def _new_pass(self) -> None:
         self.cells = {}
         why = self.reader.why
-        count = why.tensor("logits").shape[0]
+        count = why.count
         self.note.setText(self.tr("Each row is a residual stage read with the model's own final norm and "
                                   "unembedding; the last row is the logits. Click a cell to go there."))
         labels = why.token_labels()
@@ -98,13 +96,14 @@ class LensView(QWidget):
         why = self.reader.why
         if why is None:
             return
-        try:
-            from tfdebug.sessions.why import token_id
-
-            self.target = token_id(why.adapter, text) if text.strip() else None
-        except TfdebugError as exc:
-            self.note.setText(error_text(exc))
+        if not text.strip():
+            self._target_set(None)
             return
+        # read where the pass is (a served pass's vocabulary is on the server): on a worker
+        self.reader.run(lambda: why.token_id(text), self._target_set, failed=self.note.setText)
+
+    def _target_set(self, target: int | None) -> None:
+        self.target = target
         self.cells = {}
         self.draw(keep_view=True)
         self.request(range(*_span(self.grid.visible_columns())))
@@ -127,7 +126,7 @@ class LensView(QWidget):
             self.cells[position] = [row[c] for row in grid.cells]
         self.draw(keep_view=not frame)
         if frame:
-            count = self.reader.why.tensor("logits").shape[0]
+            count = self.reader.why.count
             first = max(0, count - FIRST_POSITIONS)
             self.grid.getViewBox().setRange(xRange=(first, count), padding=0)
 
@@ -135,7 +134,7 @@ class LensView(QWidget):
     def values(self) -> np.ndarray:
         """Rows × positions of the chosen measure (NaN where not computed)."""
         why = self.reader.why
-        count = why.tensor("logits").shape[0] if why is not None else 0
+        count = why.count if why is not None else 0
         rows = len(why.rows) if why is not None else 0
         out = np.full((rows, count), np.nan, dtype=np.float64)
         mode = self.mode.currentIndex()
@@ -150,15 +149,16 @@ class LensView(QWidget):
         if why is None:
             return
         values = self.values()
-        vocabulary = why.adapter.vocabulary() or []
         texts = np.full(values.shape, "", dtype=object)
         for position, column in self.cells.items():
             for r, cell in enumerate(column):
                 top = cell.top[0][0]
-                texts[r, position] = shown_token(vocabulary[top]) if top < len(vocabulary) else f"#{top}"
+                word = why.word(top)
+                texts[r, position] = shown_token(word) if word is not None else f"#{top}"
         finite = values[np.isfinite(values)]
         mode = self.mode.currentIndex()
-        high = (1.0, math.log10(max(2, len(vocabulary))), math.log(max(2, len(vocabulary))),
+        size = why.vocabulary_size
+        high = (1.0, math.log10(max(2, size)), math.log(max(2, size)),
                 float(finite.max()) if finite.size else 1.0)[mode]
         self.grid.draw(values, (0.0, high or 1.0), texts=texts, keep_view=keep_view)
 

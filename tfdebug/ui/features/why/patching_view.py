@@ -73,18 +73,11 @@ class PatchingView(QWidget):
         if key is None or not self.corrupt_box.text().strip():
             return
         corrupt = {key: self.corrupt_box.text()}
-        forwards = len(why.rows) * why.tensor("logits").shape[0]
+        forwards = len(why.rows) * why.count
         self.summary.setText(self.tr("Sweeping: {n} forwards…").format(n=forwards))
 
-        def work(job: Job):
-            patcher = source.patcher(corrupt)
-            logits_clean, logits_corrupt = patcher.logits(patcher.clean), patcher.logits(patcher.corrupt)
-            target = int(logits_clean[0, -1].argmax())
-            contrast = int(logits_corrupt[0, -1].argmax())
-            if contrast == target:
-                contrast = int(logits_clean[0, -1].argsort()[-2])
-            return patcher.sweep(target, contrast, -1, progress=lambda done, total: job.report(done, total)), \
-                target, contrast
+        def work(job: Job):  # where the pass runs: here, or on the server for a served pass
+            return why.sweep(corrupt, progress=lambda done, total: job.report(done, total))
 
         self.job = Job(work, name="patch")
         self.job.progress.connect(lambda done, total: self.summary.setText(
@@ -110,8 +103,8 @@ class PatchingView(QWidget):
     def _arrived(self, result) -> None:
         sweep, target, contrast = result
         self.sweep = sweep
-        vocabulary = (self.reader.why.adapter.vocabulary() or []) if self.reader.why is not None else []
-        word = (lambda i: repr(vocabulary[i]) if i < len(vocabulary) else f"#{i}")
+        why = self.reader.why
+        word = (lambda i: repr(why.word(i)) if why is not None and why.word(i) is not None else f"#{i}")
         self.summary.setText(self.tr("logit({target}) − logit({contrast}) at the last position: clean {clean:.4g}, "
                                      "corrupted {corrupt:.4g}. Each cell: the fraction recovered, (LD_patched − "
                                      "LD_corrupt) / (LD_clean − LD_corrupt), over {n} forwards.").format(

@@ -2,8 +2,10 @@
 
 It reads them again when another pass goes on screen or the pass ends, and only while its panel is on screen;
 `ready` says a finished pass can be read (`why`), `unavailable(sentence)` why it cannot (a pass still
-running, a recording, a model without a language-model head). `run(work, done)` runs one reading on a worker
-and hands its result to `done` on the GUI thread, unless another pass came on screen meanwhile.
+running, a recording, a model without a language-model head). `why` is a `sessions.why_view.WhyView`: the views
+ask it only what that protocol has, so a served pass (computed on the server) reads as a local one. `run(work,
+done)` runs one reading on a worker and hands its result to `done` on the GUI thread, unless another pass came on
+screen meanwhile.
 """
 
 from __future__ import annotations
@@ -45,14 +47,16 @@ class WhyReader(QObject):
             return
         self.run(source.why, self._arrived)
 
-    def run(self, work: Callable[[], Any], done: Callable[[Any], None]) -> Job:
+    def run(self, work: Callable[[], Any], done: Callable[[Any], None],
+            failed: Callable[[str], Any] | None = None) -> Job:
         """`work()` on a worker; `done(result)` on the GUI thread while the same pass is on screen, and a failure
-        said in the view (`unavailable`)."""
+        said by `failed(sentence)` (by default in every view: `unavailable`)."""
         generation = self._generation
+        said = failed or self.unavailable.emit
         job = Job(lambda _job: work(), name="why")
         job.finished.connect(lambda result: generation == self._generation and done(result))
         job.failed.connect(lambda sentence, _details: generation == self._generation
-                           and self.unavailable.emit(shown_text(sentence)))
+                           and said(shown_text(sentence)))
         job.start()
         return job
 
