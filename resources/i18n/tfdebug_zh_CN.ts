@@ -47,6 +47,10 @@
         <translation>解释</translation>
     </message>
     <message>
+        <source>The residual stream the final norm reads is a sum: embeddings + every head&apos;s output + every feed-forward block + biases. With the norm&apos;s scale frozen, logit(target) − logit(contrast) = Σ (W_U[target] − W_U[contrast]) · norm(term). Red terms push towards the target, blue ones away from it.</source>
+        <translation>最终归一化读入的残差流是一个和：嵌入 + 每个头的输出 + 每个前馈块 + 偏置。把归一化的缩放固定住之后，logit(目标) − logit(对比) = Σ (W_U[目标] − W_U[对比]) · norm(项)。红色的项把预测推向目标，蓝色的项把它推开。</translation>
+    </message>
+    <message>
         <source>{what} at position {position}: the pass&apos;s own value {own:.5g}; the terms sum to {total:.5g} (gap {gap:.1e}). Convention: {convention}.</source>
         <translation>{what}（位置 {position}）：本次前向的值 {own:.5g}；各项之和 {total:.5g}（差 {gap:.1e}）。约定：{convention}。</translation>
     </message>
@@ -1253,6 +1257,10 @@
         <translation>每个位置的最终预测</translation>
     </message>
     <message>
+        <source>The logit lens asks what the model would predict if it stopped after this layer: logits = W_U · norm(h_layer), p = softmax(logits). Early rows are usually vague; the row where the target&apos;s rank falls to 1 is where the answer appears.</source>
+        <translation>logit 透镜问的是：如果模型在这一层之后就停下，它会预测什么？logits = W_U · norm(h_层)，p = softmax(logits)。前面几行通常很模糊；目标的名次降到 1 的那一行，就是答案出现的地方。</translation>
+    </message>
+    <message>
         <source>Each row is a residual stage read with the model&apos;s own final norm and unembedding; the last row is the logits. Click a cell to go there.</source>
         <translation>每一行是一个残差阶段，用模型自己的最终归一化和反嵌入读出；最后一行就是 logits。点击单元格即可跳到那里。</translation>
     </message>
@@ -1742,6 +1750,10 @@
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+    <message>
+        <source>Activation patching runs a clean and a corrupted text, puts one cell of the clean run into the corrupted one and measures how much of the answer comes back: (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt). A cell near 1 carries the difference; near 0, it does not matter.</source>
+        <translation>激活修补分别运行干净文本和被破坏的文本，把干净运行中的一个单元放进被破坏的运行，再看答案恢复了多少：(LD_patched − LD_corrupt) / (LD_clean − LD_corrupt)。接近 1 的单元承载了这个差别；接近 0 的则无关紧要。</translation>
     </message>
     <message>
         <source>The pass on screen is the clean one. Type a corrupted text and press Sweep: each residual cell of the clean pass is put into the corrupted one in turn.</source>

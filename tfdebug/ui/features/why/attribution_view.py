@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpi
                                QWidget)
 
 from tfdebug.ui.features.why.cell_grid import CellGrid
+from tfdebug.ui.features.why.learn_text import LearnText
 from tfdebug.ui.features.why.reading import WhyReader
 from tfdebug.ui.state.controller import DebugController
 
@@ -48,6 +49,8 @@ class AttributionView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(fields)
+        self.learn = LearnText()
+        layout.addWidget(self.learn)
         layout.addWidget(self.summary)
         layout.addWidget(split, 1)
         self.explain.clicked.connect(self.run)
@@ -65,6 +68,10 @@ class AttributionView(QWidget):
         self.target_box.setPlaceholderText(self.tr("the prediction"))
         self.contrast_box.setPlaceholderText(self.tr("optional contrast token"))
         self.explain.setText(self.tr("Explain"))
+        self.learn.setText(self.tr("The residual stream the final norm reads is a sum: embeddings + every head's "
+                                   "output + every feed-forward block + biases. With the norm's scale frozen, "
+                                   "logit(target) − logit(contrast) = Σ (W_U[target] − W_U[contrast]) · "
+                                   "norm(term). Red terms push towards the target, blue ones away from it."))
 
     def _new_pass(self) -> None:
         count = self.reader.why.count
@@ -118,7 +125,7 @@ class AttributionView(QWidget):
             xs = np.array(sorted(layers), dtype=float)
             ys = np.array([layers[int(x)] for x in xs])
             self.bars.getAxis("bottom").setTicks([[(x, self.tr("emb") if x < 0 else str(int(x))) for x in xs]])
-            brushes = [pg.mkBrush(200, 60, 60) if y < 0 else pg.mkBrush(60, 110, 200) for y in ys]
+            brushes = [pg.mkBrush(60, 110, 200) if y < 0 else pg.mkBrush(200, 60, 60) for y in ys]  # as the grid's map
             self.bars.addItem(pg.BarGraphItem(x=xs, height=ys, width=0.7, brushes=brushes))
             self.bars.setLabel("bottom", self.tr("layer"))
             self.bars.setLabel("left", self.tr("share of the logit difference"))

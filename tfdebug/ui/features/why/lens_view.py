@@ -16,6 +16,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from tfdebug.ui.features.why.cell_grid import CellGrid
+from tfdebug.ui.features.why.learn_text import LearnText
 from tfdebug.ui.features.why.reading import WhyReader
 from tfdebug.ui.render.token_text import shown_token
 from tfdebug.ui.state.controller import DebugController
@@ -39,6 +40,7 @@ class LensView(QWidget):
         self.mode = QComboBox()
         self.target_box = QLineEdit()
         self.target_box.setClearButtonEnabled(True)
+        self.learn = LearnText()
         self.note = QLabel()
         self.note.setTextFormat(Qt.PlainText)
         self.note.setWordWrap(True)
@@ -52,6 +54,7 @@ class LensView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
+        layout.addWidget(self.learn)
         layout.addWidget(self.note)
         layout.addWidget(self.grid, 1)
         self.mode.currentIndexChanged.connect(lambda _: self.draw(keep_view=True))
@@ -73,6 +76,10 @@ class LensView(QWidget):
         self.mode_label.setText(self.tr("Colour:"))
         self.target_label.setText(self.tr("Target token:"))
         self.target_box.setPlaceholderText(self.tr("each position's final prediction"))
+        self.learn.setText(self.tr("The logit lens asks what the model would predict if it stopped after this "
+                                   "layer: logits = W_U · norm(h_layer), p = softmax(logits). Early rows are "
+                                   "usually vague; the row where the target's rank falls to 1 is where the answer "
+                                   "appears."))
 
     # ----- the pass --------------------------------------------------------------------------------------------
     def _new_pass(self) -> None:

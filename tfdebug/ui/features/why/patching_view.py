@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from tfdebug.ui.features.why.cell_grid import CellGrid
+from tfdebug.ui.features.why.learn_text import LearnText
 from tfdebug.ui.features.why.lens_view import row_label
 from tfdebug.ui.features.why.reading import WhyReader
 from tfdebug.ui.i18n.language import shown_text
@@ -42,6 +43,8 @@ class PatchingView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(fields)
+        self.learn = LearnText()
+        layout.addWidget(self.learn)
         layout.addWidget(self.summary)
         layout.addWidget(self.grid, 1)
         self.run_button.clicked.connect(self.run)
@@ -58,6 +61,10 @@ class PatchingView(QWidget):
         self.corrupt_box.setPlaceholderText(self.tr("the clean text with one word changed (as many tokens)"))
         self.run_button.setText(self.tr("Sweep"))
         self.cancel_button.setText(self.tr("Cancel"))
+        self.learn.setText(self.tr("Activation patching runs a clean and a corrupted text, puts one cell of the "
+                                   "clean run into the corrupted one and measures how much of the answer comes "
+                                   "back: (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt). A cell near 1 carries "
+                                   "the difference; near 0, it does not matter."))
 
     def _new_pass(self) -> None:
         self.sweep = None
