@@ -9,7 +9,7 @@ import math
 import pytest
 import torch
 
-from tests.adapters.hf_tiny import gpt2, llama, save_folder
+from tests.adapters.hf_tiny import save_folder
 from tfdebug.adapters.registry import load_adapter
 from tfdebug.core.errors import InputError
 from tfdebug.sessions.backward import Objective, run_backward
@@ -19,13 +19,9 @@ transformers = pytest.importorskip("transformers")
 PROMPT = "I love you the cat sat on the mat"
 
 
-@pytest.fixture(scope="module", params=["gpt2", "llama", "pretrained"])
-def folder(request, tmp_path_factory):
-    if request.param == "pretrained":
-        from tfdebug.adapters.bundled import bundled_folder
-
-        return bundled_folder("tiny-gpt2")
-    return save_folder({"gpt2": gpt2, "llama": llama}[request.param](), tmp_path_factory.mktemp(request.param))
+@pytest.fixture()
+def folder(hf_folder):
+    return hf_folder
 
 
 def _close(got: torch.Tensor, want: torch.Tensor, name: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tests.adapters.hf_tiny import gpt2, llama, save_folder
+from tests.adapters.hf_tiny import save_folder
 from tfdebug.adapters.registry import load_adapter
 from tfdebug.core.readout import FrozenNorm, ReadoutError
 from tfdebug.sessions.session import DebugSession
@@ -20,14 +20,9 @@ transformers = pytest.importorskip("transformers")
 PROMPT = "I love you the cat sat on the mat"
 
 
-@pytest.fixture(scope="module", params=["gpt2", "llama", "pretrained"])
-def folder(request, tmp_path_factory):
-    """A GPT-2- and a Llama-shaped random model, and the bundled pretrained tiny GPT-2 (trained weights)."""
-    if request.param == "pretrained":
-        from tfdebug.adapters.bundled import bundled_folder
-
-        return bundled_folder("tiny-gpt2")
-    return save_folder({"gpt2": gpt2, "llama": llama}[request.param](), tmp_path_factory.mktemp(request.param))
+@pytest.fixture()
+def folder(hf_folder):
+    return hf_folder
 
 
 def _pass(folder, text=PROMPT):

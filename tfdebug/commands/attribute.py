@@ -8,7 +8,7 @@ import csv
 import json
 import sys
 
-from tfdebug.commands.common import add_model_arguments, load_from_args, session_inputs
+from tfdebug.commands.common import add_model_arguments, add_table_format_arguments, load_from_args, session_inputs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,9 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--position", type=int, default=-1, metavar="N",
                         help="the token position whose prediction is explained (default -1, the last)")
     parser.add_argument("--top", type=int, default=12, metavar="K", help="the table lists the K largest terms")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--json", action="store_true", help="print every term as JSON")
-    group.add_argument("--csv", action="store_true", help="print one CSV row per term")
+    add_table_format_arguments(parser, "every term")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -142,6 +142,13 @@ def session_inputs(args: argparse.Namespace, adapter, rows: list[dict[str, str]]
     return {"prepared": adapter.prepare_batch([{**blank, **row} for row in rows])}
 
 
+def add_table_format_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """--json or --csv (one of them): a command that prints a table prints `what` in that format instead."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+    group.add_argument("--csv", action="store_true", help=f"print {what} as CSV, one row each")
+
+
 def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     """The decoding settings of a generation (tfdebug generate, tfdebug gui --generate)."""
     parser.add_argument("--max-new-tokens", type=int, default=20, metavar="N",

@@ -8,7 +8,8 @@ import csv
 import json
 import sys
 
-from tfdebug.commands.common import add_model_arguments, load_from_args, session_inputs
+from tfdebug.commands.common import (add_model_arguments, add_table_format_arguments, load_from_args,
+                                     session_inputs)
 
 #: positions a table shows when none are asked for: the last ones (a long prompt's lens is never made whole)
 DEFAULT_POSITIONS = 8
@@ -23,9 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--positions", type=int, nargs="+", default=None, metavar="N",
                         help=f"token positions (negative counts from the end; default the last {DEFAULT_POSITIONS})")
     parser.add_argument("--top", type=int, default=5, metavar="K", help="top tokens per cell (default 5)")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--json", action="store_true", help="print the cells as JSON")
-    group.add_argument("--csv", action="store_true", help="print one CSV row per cell")
+    add_table_format_arguments(parser, "the cells")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ import csv
 import json
 import sys
 
-from tfdebug.commands.common import add_model_arguments, load_from_args, texts_from_args
+from tfdebug.commands.common import add_model_arguments, add_table_format_arguments, load_from_args, texts_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,9 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the token it is measured against; default: the corrupted pass's prediction")
     parser.add_argument("--position", type=int, default=-1, metavar="N",
                         help="the position whose prediction is measured (default -1, the last)")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--json", action="store_true", help="print the sweep as JSON")
-    group.add_argument("--csv", action="store_true", help="print one CSV row per patched cell")
+    add_table_format_arguments(parser, "the patched cells")
 
 
 def run(args: argparse.Namespace) -> int:
