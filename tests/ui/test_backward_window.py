@@ -50,3 +50,35 @@ def test_backward_is_grey_until_the_pass_has_run_to_its_end(make_window, qtbot):
     press(window, Qt.Key_F5)
     qtbot.waitUntil(lambda: window.actions_by_id["tfdebug.debug.backward"].isEnabled(), timeout=30000)
     window.ctl.close()
+
+
+def test_an_inf_breakpoint_stops_the_backward_at_the_first_stage_whose_gradient_overflowed(make_window, qtbot,
+                                                                                          tmp_path):
+    """The float16 GPT-2 of tests/sessions/test_backward.py (its forward finite, its backward past 65,504): F5
+    in its backward section, with a ±Inf breakpoint, stops at dec.1.ffn.resid; the status bar named it."""
+    from PySide6.QtWidgets import QApplication
+
+    from tests.sessions.test_backward import _overflowing_backward
+    from tests.ui.conftest import wait_paused
+    from tfdebug.core.breakpoints import Breakpoint
+
+    folder = _overflowing_backward(tmp_path / "overflow")
+    window = make_window()
+    bar = window.input_bar
+    bar.set_values(f"hf:{folder}", "cpu", {"prompt": "I love you the cat sat on the mat"})
+    bar.dtype.setCurrentIndex(bar.dtype.findText("float16"))
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    press(window, Qt.Key_Return, Qt.ControlModifier)
+    wait_paused(qtbot, window, "tok.embed", timeout=60000)
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
+    press(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
+    assert "dec.1.ffn.resid" in window.message_bar.text()
+    window.ctl.breakpoints.set(Breakpoint.on_inf(), True)
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.current is not None and window.ctl.current.name == "dec.1.ffn.resid",
+                    timeout=30000)
+    assert bool(torch.isinf(window.ctl.current.tensor).any())
+    window.ctl.close()
