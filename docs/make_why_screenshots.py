@@ -9,7 +9,9 @@ View ▸ Why This Output (Ctrl+Shift+W):
 - why-attribution: the Attribution tab with "the" typed as the contrast and Return: logit('猫') − logit('the')
   split into the embeddings, every head and every block, and the terms' sum beside the pass's own value;
 - why-patching: the Patching tab with "the dog is on the mat =" typed and Sweep clicked: the fraction of
-  logit('猫') − logit('狗') each residual cell brings back.
+  logit('猫') − logit('狗') each residual cell brings back;
+- why-backward: Debug ▸ Backward (Ctrl+Shift+B), then F10: the window on the gradient of the final norm's
+  output, the second stage of the backward section (the logits' is the first).
 Each NAME.png is the dock as drawn, with NAME.json beside it: the texts it showed.
 OUT_DIR defaults to docs/.
 """
@@ -27,7 +29,7 @@ from window_driver import Driver, click, command_line, type_into, visible_labels
 
 PROMPT = {"prompt": "the cat is on the mat ="}
 CORRUPT = "the dog is on the mat ="
-PICTURES = ("why-lens", "why-attribution", "why-patching")
+PICTURES = ("why-lens", "why-attribution", "why-patching", "why-backward")
 
 
 def texts(driver: Driver, view) -> dict:
@@ -67,6 +69,12 @@ def main(out: Path, only: set[str] | None = None) -> None:
         QTest.qWait(300)
         if driver.wanted(PICTURES[2]):
             driver.save(PICTURES[2], dock, texts(driver, panel.patching))
+        dock.hide()
+        driver.key(Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+        wait(lambda: driver.ctl.title.startswith("backward") and driver.paused())
+        driver.key(Qt.Key_F10)
+        wait(lambda: driver.ctl.current.name == "dec.norm" and driver.paused())
+        driver.shot(PICTURES[3], 1600, 1000)
     finally:
         driver.close()
 
