@@ -56,7 +56,12 @@ class WhyPanel(QWidget):
                 QT_TRANSLATE_NOOP("actions", "Show or hide the logit lens and the attribution of the finished pass"),
                 toolbar=False)
 def toggle_why(ctx: ActionContext) -> None:
-    dock = ctx.window.docks["why"]
+    window = ctx.window
+    dock = window.docks["why"]
+    if not dock.isVisible() and not dock.isFloating() and not window.tabifiedDockWidgets(dock):
+        # Tabbed beside the heatmap when first shown, so its grids get the heatmap's room (tabbed while hidden,
+        # Qt would leave a lone "Heatmap" tab bar on screen).
+        window.tabifyDockWidget(window.docks["heatmap"], dock)
     dock.setVisible(not dock.isVisible())
     if dock.isVisible():
         dock.raise_()
@@ -64,11 +69,10 @@ def toggle_why(ctx: ActionContext) -> None:
 
 
 def install(window) -> WhyPanel:
-    """Add the Why This Output dock, hidden until View ▸ Why This Output or Ctrl+Shift+W, tabbed beside the
-    heatmap so its grids get the heatmap's room."""
+    """Add the Why This Output dock, hidden until View ▸ Why This Output or Ctrl+Shift+W (which tabs it beside the
+    heatmap)."""
     panel = WhyPanel(window.ctl)
     dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Why This Output"), "why", panel, Qt.RightDockWidgetArea)
-    window.tabifyDockWidget(window.docks["heatmap"], dock)
     dock.hide()
     window.view_menu.insertAction(dock.toggleViewAction(), window.actions_by_id["tfdebug.view.why"])
     window.view_menu.removeAction(dock.toggleViewAction())
