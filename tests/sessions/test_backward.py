@@ -139,3 +139,41 @@ def test_a_float16_backward_that_overflows_is_named_at_its_first_stage_and_float
     assert before and all(bool(torch.isfinite(result.gradient(n)).all()) for n in before)
     full = load_adapter(f"hf:{folder}")
     assert run_backward(full, full.prepare({"prompt": PROMPT})).first_nonfinite is None
+
+
+@pytest.mark.parametrize("family", ["bert", "t5"])
+def test_an_encoder_s_and_an_encoder_decoder_s_gradients_equal_autograd(family, tmp_path):
+    """A logit difference's gradient at every layer input and every attention's probabilities, mapped to the
+    stages by the plan's own table of what transformers returns (`layer_inputs`, `probs`), against
+    torch.autograd.grad on the unmodified model (eager attention, so it returns the probabilities)."""
+    from tests.adapters.hf_tiny import bert, t5
+
+    folder = save_folder({"bert": bert, "t5": t5}[family](), tmp_path / family)
+    adapter = load_adapter(f"hf:{folder}")
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
+    if family == "bert":
+        texts = {"text": "the cat sat on the mat"}
+        kwargs = dict(tokenizer(texts["text"], return_tensors="pt"))
+        kwargs.pop("token_type_ids", None)
+        model = transformers.AutoModelForMaskedLM.from_pretrained(str(folder), attn_implementation="eager").eval()
+    else:
+        texts = {"src": "the cat sat on the mat", "tgt": "I love you"}
+        target_ids = tokenizer(texts["tgt"], add_special_tokens=False)["input_ids"]
+        kwargs = {**tokenizer(texts["src"], return_tensors="pt"),
+                  "decoder_input_ids": torch.tensor([[0] + target_ids])}
+        kwargs.pop("token_type_ids", None)
+        model = transformers.AutoModelForSeq2SeqLM.from_pretrained(str(folder), attn_implementation="eager").eval()
+    objective = Objective("logit_diff", position=-1, target=5, contrast=6)
+    result = run_backward(adapter, adapter.prepare(texts), objective)
+    out = model(**kwargs, output_hidden_states=True, output_attentions=True)
+    loss = out.logits[0, -1, 5] - out.logits[0, -1, 6]
+    assert result.loss == pytest.approx(float(loss.detach()), rel=1e-5)
+    pairs = [(name, getattr(out, key)[i]) for key, names in adapter.plan.layer_inputs.items()
+             for i, name in enumerate(names)]
+    pairs += [(name, getattr(out, key)[i]) for key, names in adapter.plan.probs.items() for i, name in enumerate(names)]
+    assert len(pairs) >= (4 if family == "bert" else 10)  # two layers: inputs and probabilities of each
+    grads = torch.autograd.grad(loss, [t for _, t in pairs], allow_unused=True)
+    for (name, _), grad in zip(pairs, grads):
+        if grad is None:  # the objective does not depend on it (none here, but say so if it happens)
+            raise AssertionError(f"{name}: autograd found no path from the objective")
+        _close(result.gradient(name), grad, name)
