@@ -177,3 +177,28 @@ def test_an_encoder_s_and_an_encoder_decoder_s_gradients_equal_autograd(family, 
         if grad is None:  # the objective does not depend on it (none here, but say so if it happens)
             raise AssertionError(f"{name}: autograd found no path from the objective")
         _close(result.gradient(name), grad, name)
+
+
+def test_a_vision_transformer_s_gradients_equal_autograd():
+    """The bundled tiny ViT on its sample picture, prepared by its own AutoImageProcessor: a class logit
+    difference's gradient at every layer input and every attention's probabilities."""
+    from PIL import Image
+
+    from tfdebug.adapters.bundled import bundled_folder
+
+    folder = bundled_folder("tiny-vit")
+    adapter = load_adapter("tiny-vit")
+    picture = adapter.default_texts()["image"]
+    pixels = transformers.AutoImageProcessor.from_pretrained(str(folder))(Image.open(picture).convert("RGB"),
+                                                                          return_tensors="pt")
+    model = transformers.AutoModelForImageClassification.from_pretrained(str(folder),
+                                                                         attn_implementation="eager").eval()
+    result = run_backward(adapter, adapter.prepare({"image": picture}), Objective("logit_diff", target=0, contrast=1))
+    out = model(**pixels, output_hidden_states=True, output_attentions=True)
+    loss = out.logits[0, 0] - out.logits[0, 1]
+    assert result.loss == pytest.approx(float(loss.detach()), rel=1e-5)
+    pairs = [(name, getattr(out, key)[i]) for table in (adapter.plan.layer_inputs, adapter.plan.probs)
+             for key, names in table.items() for i, name in enumerate(names)]
+    assert len(pairs) >= 4
+    for (name, _), grad in zip(pairs, torch.autograd.grad(loss, [t for _, t in pairs])):
+        _close(result.gradient(name), grad, name)

@@ -99,14 +99,18 @@ def stream_ids(adapter, prepared) -> tuple[Tensor, Tensor | None]:
 
 def objective_value(objective: Objective, logits: Tensor, ids: Tensor | None, mask: Tensor | None) -> Tensor:
     """The objective of `logits` (batch, token, vocab), a scalar in float32 or wider."""
-    count = logits.shape[1]
     if objective.kind == "logit_diff":
         if objective.target is None:
             raise InputError("A logit difference needs a target token.")
-        row = logits[0, objective.position % count].float()
+        # (batch, token, vocab), or (batch, classes) for a classifier (ViT): one row of logits
+        row = (logits[0, objective.position % logits.shape[1]] if logits.dim() == 3 else logits[0]).float()
+        for token in (objective.target, objective.contrast):
+            if token is not None and not 0 <= token < row.shape[-1]:
+                raise InputError(f"Token id {token} is outside the logits' {row.shape[-1]} entries.")
         return row[objective.target] - (row[objective.contrast] if objective.contrast is not None else 0.0)
-    if ids is None:
-        raise InputError("The next-token loss needs the pass's token ids.")
+    if ids is None or logits.dim() != 3:
+        raise InputError("The next-token loss needs the pass's token ids and logits per token.")
+    count = logits.shape[1]
     labels = ids.clone().to(logits.device)
     if mask is not None:
         labels[mask.to(labels.device) == 0] = -100
