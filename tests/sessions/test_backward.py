@@ -202,3 +202,17 @@ def test_a_vision_transformer_s_gradients_equal_autograd():
     assert len(pairs) >= 4
     for (name, _), grad in zip(pairs, torch.autograd.grad(loss, [t for _, t in pairs])):
         _close(result.gradient(name), grad, name)
+
+
+def test_a_backward_over_the_budget_is_refused_before_it_runs():
+    from tfdebug.sessions.backward import backward_peak
+    from tfdebug.sessions.session import DebugSession
+
+    adapter = load_adapter("tiny-gpt2")
+    session = DebugSession(adapter, {"prompt": PROMPT})
+    plan = list(session.plan)
+    peak = backward_peak(plan)
+    assert peak == 2 * sum(c.nbytes for c in plan) > 0
+    with pytest.raises(InputError, match="would hold about"):
+        run_backward(adapter, session.prepared, plan=plan, budget=peak - 1)
+    assert run_backward(adapter, session.prepared, plan=plan, budget=peak).loss > 0

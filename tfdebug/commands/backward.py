@@ -47,7 +47,10 @@ def run(args: argparse.Namespace) -> int:
         from tfdebug.core.errors import InputError
 
         raise InputError("--objective logit_diff needs --target TOKEN.")
-    result = run_backward(adapter, session.prepared, Objective(args.objective, args.position, target, contrast))
+    from tfdebug.core.budget import default_capture_budget
+
+    result = run_backward(adapter, session.prepared, Objective(args.objective, args.position, target, contrast),
+                          plan=list(session.plan), budget=default_capture_budget(adapter.device))
     rows = [_row(c) for c in result.gradients]
     layers = result.layer_norms()
     largest = sorted(result.parameters.items(), key=lambda item: -item[1])[:5]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import torch
 from torch import Tensor
@@ -127,8 +128,31 @@ def objective_value(objective: Objective, logits: Tensor, ids: Tensor | None, ma
                                              labels[:, 1:].reshape(-1), ignore_index=-100)
 
 
-def run_backward(adapter, prepared, objective: Objective = Objective(), stages=None) -> BackwardPass:
-    """One forward with gradients on and `objective`'s backward; every stage's gradient in backward order."""
+def backward_peak(plan: Sequence[Capture]) -> int:
+    """Bytes a backward of a pass of `plan` holds at its peak, stated before it runs: every stage's tensor kept
+    for autograd and its gradient kept (each ×2), the attention planes whole (a backward materialises them)."""
+    return 2 * sum(c.nbytes for c in plan)
+
+
+def check_backward_fits(plan: Sequence[Capture], budget: int | None) -> int:
+    """`backward_peak(plan)`, or InputError in one sentence when it is over `budget` (None: no limit)."""
+    from tfdebug.core.budget import format_bytes
+
+    peak = backward_peak(plan)
+    if budget is not None and peak > budget:
+        raise InputError(f"The backward of this pass would hold about {format_bytes(peak)} (every stage and its "
+                         f"gradient, the attention planes whole), over the {format_bytes(budget)} this machine "
+                         "can give it: shorten the text or run it where there is more memory.")
+    return peak
+
+
+def run_backward(adapter, prepared, objective: Objective = Objective(), stages=None,
+                 plan: Sequence[Capture] | None = None, budget: int | None = None) -> BackwardPass:
+    """One forward with gradients on and `objective`'s backward; every stage's gradient in backward order.
+    With `plan` (the pass's stages) and `budget`, a backward whose peak would be over the budget is refused
+    before it runs (`check_backward_fits`)."""
+    if plan is not None:
+        check_backward_fits(plan, budget)
     from tfdebug.adapters.hf.attention import planes_materialized
     from tfdebug.adapters.hf.hooks import sums_in_graph
 

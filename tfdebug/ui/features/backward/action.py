@@ -49,8 +49,12 @@ def backward(ctx: ActionContext) -> None:
     from tfdebug.io.recording import Recording
     from tfdebug.sessions.backward import run_backward
 
+    from tfdebug.core.budget import default_capture_budget
+
     session, tokens, title = ctl.source.session, ctl.source.tokens, ctl.title
-    job = Job(lambda _job: run_backward(session.adapter, session.prepared), name="backward")
+    plan = list(ctl.plan)
+    job = Job(lambda _job: run_backward(session.adapter, session.prepared, plan=plan,
+                                        budget=default_capture_budget(session.adapter.device)), name="backward")
 
     def done(result) -> None:
         captures = gradient_pass(result)
