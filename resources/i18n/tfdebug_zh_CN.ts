@@ -1369,6 +1369,10 @@
         <translation>已恢复上次的会话：{model} —— 文件 ▸ 新会话 可回到演示</translation>
     </message>
     <message>
+        <source>Your last session&apos;s model {model} could not be started, so the demo opened instead: {why}</source>
+        <translation>上次会话的模型 {model} 无法启动，已改为打开演示：{why}</translation>
+    </message>
+    <message>
         <source>Image</source>
         <translation>图像</translation>
     </message>

@@ -33,7 +33,10 @@ class WindowLayout:
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
         s.setValue("input/recent", json.dumps(self.input_bar.recent, ensure_ascii=False))
-        s.setValue("input/last", json.dumps(self.ctl.inputs.to_list(), ensure_ascii=False))
+        worked = self.ctl.worked  # the model and texts of the last pass that started, never a choice that failed
+        if worked is not None:
+            s.setValue("input/last", json.dumps(worked.to_list(), ensure_ascii=False))
+        # The precision, device map and Chat toggle are choices among what this machine offers, kept as chosen.
         s.setValue(LOADING_KEY, json.dumps({"dtype": self.ctl.inputs.dtype, "device_map": self.ctl.inputs.device_map}))
         s.setValue(CHAT_KEY, json.dumps(self.ctl.inputs.chat))
         s.sync()

@@ -66,6 +66,9 @@ class DebugController(QObject):
         # What Run starts (the input bar edits it); Decoding settings when the next run generates token by
         # token (a GenerationSession; None: one pass) and what Generate uses (Debug ▸ Decoding Settings…).
         self.inputs, self.generation, self.decoding = RunInputs("random"), None, DecodingSettings()
+        # The inputs of the last live pass that loaded and started: what the window saves as the last session
+        # (a misspelt or failed choice never becomes the next launch's start). None until one has.
+        self.worked: RunInputs | None = None
         # The capture budget of the next pass: "auto", "off" or MB as text (tfdebug.ui.state.capture_budget),
         # and which stages it keeps when not all fit (tfdebug.ui.state.keeping).
         self.capture_budget, self.keep = "auto", KeepChoice(self)
@@ -155,6 +158,7 @@ class DebugController(QObject):
         self.set_inputs(replace(self.inputs, model=adapter.name, texts=session.texts,
                                 device=self.inputs.device if self.inputs.model == adapter.name
                                 else str(adapter.device)))
+        self.worked = self.inputs
         self.clear_messages.emit("")
         self.session_changed.emit()
         self.steps.command(session.stepper.start)
