@@ -964,6 +964,10 @@
         <translation>，对数刻度自 {low} 起</translation>
     </message>
     <message>
+        <source>, linear: the log scale applies to non-negative stages only</source>
+        <translation>，线性：对数刻度只用于非负的阶段</translation>
+    </message>
+    <message>
         <source>, each row scaled to its maximum</source>
         <translation>，每行按其最大值缩放</translation>
     </message>

@@ -36,7 +36,8 @@ def launch(monkeypatch, settings, act=None, **kwargs) -> dict:
         ctl = window.ctl
         seen[when] = dict(model=ctl.model_name, first=ctl.current.name, message=window.message_bar.text(),
                           status=window.status_state.text(), stage=window.status_stage.text(),
-                          texts=dict(ctl.inputs.texts), error=window.last_error)
+                          texts=dict(ctl.inputs.texts), error=window.last_error,
+                          log=window.heatmap_panel.log_action.isChecked(), caption=window.heatmap_panel.caption.text())
 
     def look(state={"done": None}):
         shown = [w for w in QApplication.topLevelWidgets()
@@ -122,11 +123,23 @@ def test_a_restored_model_that_fails_falls_back_to_the_demo_and_says_why(monkeyp
     opens_the_demo(seen["closed"])
 
 
-def test_fresh_after_a_failed_last_session_opens_the_demo(monkeypatch, settings, qapp):
+def test_fresh_after_a_failed_last_session_opens_the_demo_on_a_linear_scale(monkeypatch, settings, qapp):
     settings.setValue("input/last", json.dumps(RunInputs(TYPO, "cpu", {"prompt": "hello"}).to_list()))
+    settings.setValue("heatmap/log_scale", True)  # chosen last time: not carried onto a fresh start
     seen = launch(monkeypatch, settings, fresh=True)
     opens_the_demo(seen["opened"])
     assert seen["opened"]["error"] is None and "Restored" not in seen["opened"]["message"]
+    assert not seen["opened"]["log"] and "log scale" not in seen["opened"]["caption"]
+
+
+def test_new_session_forgets_the_log_scale(monkeypatch, settings, qapp):
+    def log_then_new_session(window, state={}):
+        window.heatmap_panel.log_action.trigger()  # Scale ▸ Log scale
+        assert window.heatmap_panel.log_action.isChecked()
+        press(window, Qt.Key_N, Qt.ControlModifier | Qt.ShiftModifier)  # File ▸ New Session
+        return lambda w: w.ctl.current is not None and not w.ctl.loader.busy
+    seen = launch(monkeypatch, settings, log_then_new_session)
+    assert not seen["closed"]["log"] and "log scale" not in seen["closed"]["caption"]
 
 
 def test_new_session_after_generate_opens_the_demo_not_the_generation(monkeypatch, settings, qapp):

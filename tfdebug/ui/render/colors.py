@@ -7,6 +7,7 @@ their own, drawn by an RGBA overlay, so they never read as the scale's minimum.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -132,8 +133,10 @@ class ColourScale:
     `per_row`: each row is divided by its own largest |value| (over every key, see
     `tfdebug.core.tiles.Tile.row_max`), so the levels become 0 … 1 (−1 … 1 for signed data): each
     query's strongest key is the top colour. `log`: non-negative data (probabilities) is coloured
-    by log10 over LOG_DECADES decades below the top level, values under that floor at the bottom;
-    signed data by a symmetric log, sign(x)·log10(1 + |x|/c) with c = top / 10^LOG_DECADES.
+    by log10 over LOG_DECADES whole decades below the power of ten at or above the top level (a
+    probability's 1e-6 … 1), values under that floor at the bottom; signed data by a symmetric log,
+    sign(x)·log10(1 + |x|/c) with c = top / 10^LOG_DECADES (the window applies the log scale to
+    non-negative stages only: `applies_log`).
     Non-finite cells are not touched: the overlay paints them in their own colours.
     """
 
@@ -157,15 +160,38 @@ class ColourScale:
             return quantize(values, levels)
         top = max(abs(levels[0]), abs(levels[1])) or 1.0
         if levels[0] >= 0:
-            floor = top * 10.0 ** -LOG_DECADES
-            logged = np.log10(np.maximum(values, np.float32(floor)), dtype=np.float32)
-            return quantize(logged, (float(np.log10(floor)), float(np.log10(top))))
+            low, high = self.log_decades(levels)
+            logged = np.log10(np.maximum(values, np.float32(10.0 ** low)), dtype=np.float32)
+            return quantize(logged, (float(low), float(high)))
         c = np.float32(top * 10.0 ** -LOG_DECADES)
         logged = np.sign(values) * np.log10(np.float32(1) + np.abs(values) / c, dtype=np.float32)
         edge = float(np.log10(1.0 + top / float(c)))
         return quantize(logged.astype(np.float32, copy=False), (-edge, edge))
 
+    def log_decades(self, levels: tuple[float, float]) -> tuple[int, int]:
+        """The powers of ten a log scale's colours span over non-negative data between `levels`: the one at or
+        above the top level, and LOG_DECADES below it (the colour bar's ticks, 1e-6 … 1 for probabilities)."""
+        levels = self.levels(levels)
+        top = max(abs(levels[0]), abs(levels[1])) or 1.0
+        high = math.ceil(round(math.log10(top), 9))  # 1.0 and 0.1 are their own decades, not the next
+        return high - LOG_DECADES, high
+
     def describe_floor(self, levels: tuple[float, float]) -> float:
-        """The value at the bottom of a log scale's colours (its top level / 10^LOG_DECADES)."""
+        """The value at the bottom of a log scale's colours (10^LOG_DECADES below its top decade; for signed
+        data, its top level / 10^LOG_DECADES)."""
+        if self.levels(levels)[0] >= 0:
+            return 10.0 ** self.log_decades(levels)[0]
         levels = self.levels(levels)
         return (max(abs(levels[0]), abs(levels[1])) or 1.0) * 10.0 ** -LOG_DECADES
+
+
+def applies_log(signed: bool) -> bool:
+    """Whether Scale ▸ Log scale colours a stage: only a non-negative one (probabilities). A signed stage
+    (logits, residuals) stays linear on its diverging map, and the caption says so."""
+    return not signed
+
+
+def decade_label(power: float) -> str:
+    """A log colour bar's tick at 10^`power`: "1" at 10⁰, else "1e-6", "1e3" …."""
+    power = round(power)
+    return "1" if power == 0 else f"1e{power}"
