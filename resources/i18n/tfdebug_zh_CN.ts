@@ -802,6 +802,10 @@
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
+    <message>
+        <source>{name} already exists. Replace it?</source>
+        <translation>{name} 已存在。要替换它吗？</translation>
+    </message>
 </context>
 <context>
     <name>GenerationPanel</name>
