@@ -3758,6 +3758,11 @@ output w·V = {output}</source>
         <translation>dtype 必须是 {choices} 之一，而不是“{name}”。</translation>
     </message>
     <message>
+        <source>hf:{name} is no model folder here, and a hub id is ORG/NAME (e.g. hf:openai-community/{name}): write the hub id with its ORG, or the path of a folder that exists.</source>
+        <comment>hf.bare_name</comment>
+        <translation>hf:{name} 在这里不是模型文件夹，而 Hugging Face 模型 ID 的写法是 ORG/NAME（例如 hf:openai-community/{name}）：请写出带 ORG 的模型 ID，或一个存在的文件夹路径。</translation>
+    </message>
+    <message>
         <source>make_inputs could not use this text: {error}: {reason}</source>
         <comment>sdpa.make_inputs_failed</comment>
         <translation>make_inputs 无法使用这段文本：{error}: {reason}</translation>
