@@ -34,6 +34,8 @@ from tfdebug.ui.widgets.zoomed_slice import ZoomedSlice
 HOVER_HINT = QT_TRANSLATE_NOOP("HeatmapPanel", "Hover over a cell to read its value.")
 
 
+MIN_VIEW_HEIGHT = 120  # px of the heatmap's plot and colour bar, however many docks share the height
+
 class HeatmapPanel(QWidget):
     """Axis choice, indices of the other axes, the image with its LUT, and a hover readout."""
 
@@ -66,6 +68,7 @@ class HeatmapPanel(QWidget):
         self.controls.add_tool(self.fit_button)
 
         self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setMinimumHeight(MIN_VIEW_HEIGHT)  # the plane is never a strip: docks around it give way or tab
         self.plot = self.graphics.addPlot(row=0, col=0, axisItems={"left": TokenAxis("left"),
                                                                    "bottom": TokenAxis("bottom", rotate_labels=True)},
                                           enableMenu=False)  # no context menu: not built at all (~5 ms a plot)

@@ -23,6 +23,9 @@ LOADING_KEY = "input/loading"  # {"dtype": "bfloat16", "device_map": "auto" or n
 CHAT_KEY = "input/chat"  # true: the texts go through the tokenizer's chat template
 MAX_SHAPE_SHARE = 0.4  # of the window's height, the most the Shape dock takes to show its rows unscrolled
 MIN_HEATMAP_SHARE = 0.5  # of the width of the three columns, when the window is too narrow for the sides
+# Side docks tabbed together, in this order, when the docks shown need more height than the window has (a Compare
+# dock opened at the bottom of a 768-pixel-high window): the first of each pair stays in front.
+FOLDS = (("navigator", "architecture"), ("stats", "explain"), ("stats", "shape"), ("heatmap", "heads"))
 
 
 class WindowLayout:
@@ -156,6 +159,26 @@ class WindowLayout:
             sizes[i] -= give
             short -= give
         self.resizeDocks([shape, *below], [need - short, *sizes], Qt.Vertical)
+
+    def show_dock_within(self, dock) -> None:
+        """Show `dock` (raised) at no less than its minimum height without the window growing past its size (off
+        the screen): side docks are tabbed together (FOLDS) while the docks shown need more height than it has."""
+        size = self.size()
+        dock.show()
+        dock.raise_()
+        for keep, fold in FOLDS:
+            self.layout().activate()
+            if self.minimumSizeHint().height() <= size.height():
+                break
+            front, back = self.docks[keep], self.docks[fold]
+            docked = all(d.isVisible() and not d.isFloating() for d in (front, back))
+            if docked and back not in self.tabifiedDockWidgets(front):
+                self.tabifyDockWidget(front, back)
+                front.raise_()
+        self.layout().activate()
+        self.resize(size)
+        if not dock.isFloating():
+            self.resizeDocks([dock], [max(dock.height(), dock.minimumSizeHint().height())], Qt.Vertical)
 
     def _fit_generation(self) -> None:
         """Give the Generation dock the height its strip, rows and caches ask for, up to half of the height it shares
