@@ -30,14 +30,16 @@ def launch(monkeypatch, settings, act=None, **kwargs) -> dict:
 
     def idle(window) -> bool:
         ctl = window.ctl
-        return ctl.current is not None and not ctl.loader.busy and ctl.stepper.state != "running"
+        return (ctl.current is not None and not ctl.loader.busy and ctl.stepper.state != "running"
+                and "loading" not in window.status_state.text())  # the status bar caught up (it is throttled)
 
     def report(window, when: str) -> None:
         ctl = window.ctl
         seen[when] = dict(model=ctl.model_name, first=ctl.current.name, message=window.message_bar.text(),
                           status=window.status_state.text(), stage=window.status_stage.text(),
                           texts=dict(ctl.inputs.texts), error=window.last_error,
-                          log=window.heatmap_panel.log_action.isChecked(), caption=window.heatmap_panel.caption.text())
+                          log=window.heatmap_panel.log_action.isChecked(), caption=window.heatmap_panel.caption.text(),
+                          frame=window.frameGeometry(), area=window.screen().availableGeometry())
 
     def look(state={"done": None}):
         shown = [w for w in QApplication.topLevelWidgets()
@@ -160,3 +162,14 @@ def test_new_session_after_generate_opens_the_demo_not_the_generation(monkeypatc
     assert closed["first"] == "src.embed" and not closed["first"].startswith("gen.")
     assert closed["model"] == default_model_name() and "gen." not in closed["stage"]
     assert closed["texts"].get("tgt"), "the demo's first example has its target"
+
+
+def test_the_first_window_fits_the_screens_available_height(monkeypatch, settings, qapp):
+    """The first launch asks for no more than the screen has (the offscreen screen is 800 × 800): a window manager's
+    title bar does not push the status bar off the screen."""
+    opened = launch(monkeypatch, settings)["opened"]
+    frame, area = opened["frame"], opened["area"]
+    assert area.contains(frame.topLeft()) and frame.bottom() <= area.bottom()  # on the screen, status bar and all
+    assert frame.height() < 1000  # (the width cannot go below the docks' minimum, 1,100 px wide on this screen)
+    again = launch(monkeypatch, settings)["opened"]  # a remembered geometry is the user's: restored as it was
+    assert again["frame"].size() == frame.size()

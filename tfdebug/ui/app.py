@@ -54,6 +54,8 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     i18n.apply_cjk_font(app)
     i18n.set_language(i18n.initial_language(default_settings(), lang))
     window = MainWindow(persist=screenshot is None, devices=["cpu"])  # the GPUs once torch is imported
+    if window.persist and window.settings.value("window/geometry") is None:
+        window.fit_screen()  # the first launch: within the screen, its title bar and status bar on it
     if fresh:
         window.forget_session_options()  # the scale and the rest a session carries: the defaults again
     window.ctl.generation = generation

@@ -23,6 +23,8 @@ LOADING_KEY = "input/loading"  # {"dtype": "bfloat16", "device_map": "auto" or n
 CHAT_KEY = "input/chat"  # true: the texts go through the tokenizer's chat template
 MAX_SHAPE_SHARE = 0.4  # of the window's height, the most the Shape dock takes to show its rows unscrolled
 MIN_HEATMAP_SHARE = 0.5  # of the width of the three columns, when the window is too narrow for the sides
+# What a window manager's frame (title bar, borders) adds around the window: the first window leaves it room.
+FRAME_ALLOWANCE = (16, 48)
 # Side docks tabbed together, in this order, when the docks shown need more height than the window has (a Compare
 # dock opened at the bottom of a 768-pixel-high window): the first of each pair stays in front.
 FOLDS = (("navigator", "architecture"), ("stats", "explain"), ("stats", "shape"), ("heatmap", "heads"))
@@ -159,6 +161,18 @@ class WindowLayout:
             sizes[i] -= give
             short -= give
         self.resizeDocks([shape, *below], [need - short, *sizes], Qt.Vertical)
+
+    def fit_screen(self) -> None:
+        """The first launch (no saved geometry): the window and its frame within the screen's available geometry
+        (the desktop less panels and docks), at most the size it was built at, its top at the top of that area."""
+        screen = self.screen()
+        if screen is None:
+            return
+        area = screen.availableGeometry()
+        width = min(self.width(), area.width() - FRAME_ALLOWANCE[0])
+        height = min(self.height(), area.height() - FRAME_ALLOWANCE[1])
+        self.resize(width, height)
+        self.move(area.x() + max(0, (area.width() - self.width()) // 2), area.y())
 
     def show_dock_within(self, dock) -> None:
         """Show `dock` (raised) at no less than its minimum height without the window growing past its size (off
