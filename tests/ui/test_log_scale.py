@@ -49,3 +49,18 @@ def test_a_signed_stage_stays_linear_under_the_log_scale_and_says_so(window, qtb
     qtbot.waitUntil(lambda: not any(label.startswith("1e") for label in colour_bar_labels(heatmap)), timeout=5000)
     low, high = heatmap.shown_levels()
     assert low < 0 < high and tuple(heatmap.histogram.getLevels()) == (low, high)
+
+
+def test_the_heads_colour_by_the_same_log_scale(window, qtbot):
+    heads, heatmap = window.heads_panel, window.heatmap_panel
+    run_to_stage(window, qtbot, PROBS)
+    qtbot.waitUntil(lambda: heads.settled() and heads.images and heads.colour_bar.labels()[0] == "0")
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)
+    qtbot.waitUntil(lambda: heads.settled() and heads.colour_bar.labels() == ("1e-6", "1"), timeout=10000)
+    # head 0's thumbnail: each cell's colour is the LUT entry of its log10 between 1e-6 and 1, as in the heatmap
+    probs = window.ctl.current.tensor[0, 0].numpy()
+    lut = heads.colour_bar.lut
+    expected = lut[np.clip((np.log10(np.maximum(probs, 1e-6)) + 6) / 6 * 255, 0, 255).astype(np.uint8)]
+    drawn = heads.images[0].image[..., :3]
+    assert drawn.shape[:2] == probs.shape
+    assert np.abs(drawn.astype(int) - expected.astype(int)).max() <= 8  # a LUT step at most (float32 rounding)

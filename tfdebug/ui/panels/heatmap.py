@@ -269,6 +269,7 @@ class HeatmapPanel(QWidget):
             self.histogram.show_levels(self._levels, scale.log_decades(self._levels) if scale.log else None)
 
     def _scale_toggled(self) -> None:
+        self.ctl.set_log_scale(self.log_action.isChecked())  # the Heads follow
         self.view.set_scale(self._applied_scale())
         self._show_levels()
         if self.slice is not None:

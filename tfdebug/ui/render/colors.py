@@ -86,12 +86,16 @@ def split_nonfinite(values: np.ndarray, fill: float) -> tuple[np.ndarray, np.nda
     return np.ascontiguousarray(data), overlay
 
 
-def to_rgba(values: np.ndarray, lut: np.ndarray, levels: tuple[float, float]) -> np.ndarray:
-    """`values` painted through `lut` between `levels` as an (h, w, 4) uint8 image, with −∞, NaN
-    and +∞ cells in their own colours (for small images such as head thumbnails)."""
+def to_rgba(values: np.ndarray, lut: np.ndarray, levels: tuple[float, float],
+            scale: ColourScale | None = None) -> np.ndarray:
+    """`values` painted through `lut` between `levels` (under a log `scale` when given, as the heatmap colours)
+    as an (h, w, 4) uint8 image, with −∞, NaN and +∞ cells in their own colours (small images: head thumbnails)."""
     data, overlay = split_nonfinite(values, levels[0])
-    span = (levels[1] - levels[0]) or 1.0
-    idx = np.clip((data - levels[0]) / span * (len(lut) - 1), 0, len(lut) - 1).astype(np.intp)
+    if scale is not None and scale.log:
+        idx = scale.indices(data.astype(np.float32, copy=False), levels).astype(np.intp)
+    else:
+        span = (levels[1] - levels[0]) or 1.0
+        idx = np.clip((data - levels[0]) / span * (len(lut) - 1), 0, len(lut) - 1).astype(np.intp)
     rgba = np.empty(data.shape + (4,), dtype=np.uint8)
     rgba[..., :3] = lut[idx][..., :3]
     rgba[..., 3] = 255

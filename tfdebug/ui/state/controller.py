@@ -51,6 +51,7 @@ class DebugController(QObject):
     error = Signal(object)          # a sentence for the message bar (level error): a Message content
     info = Signal(object)           # a passing notice (breakpoint hit, pass finished): a Message content
     close_requested = Signal()      # File → Quit: the window closes (and shuts the controller down)
+    colour_scale_changed = Signal()  # `log_scale` changed: every view of a stage colours by it
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -69,6 +70,9 @@ class DebugController(QObject):
         # The inputs of the last live pass that loaded and started: what the window saves as the last session
         # (a misspelt or failed choice never becomes the next launch's start). None until one has.
         self.worked: RunInputs | None = None
+        # Scale ▸ Log scale as chosen (the heatmap's option): the heatmap and the Heads colour a non-negative stage
+        # by it (tfdebug.ui.render.colors.applies_log).
+        self.log_scale = False
         # The capture budget of the next pass: "auto", "off" or MB as text (tfdebug.ui.state.capture_budget),
         # and which stages it keeps when not all fit (tfdebug.ui.state.keeping).
         self.capture_budget, self.keep = "auto", KeepChoice(self)
@@ -144,6 +148,12 @@ class DebugController(QObject):
     def is_generating(self) -> bool:
         """Whether the live pass is a generation (Next Token and Run to Token apply)."""
         return self.source is not None and self.source.is_generation
+
+    def set_log_scale(self, on: bool) -> None:
+        """Scale ▸ Log scale on or off, for every view that colours a stage."""
+        if on != self.log_scale:
+            self.log_scale = on
+            self.colour_scale_changed.emit()
 
     def set_inputs(self, inputs: RunInputs) -> None:
         """What the next Run starts (the input bar shows it)."""
