@@ -67,8 +67,14 @@ def launch(monkeypatch, settings, act=None, **kwargs) -> dict:
         QApplication.instance().exit(0)
 
     QTimer.singleShot(50, look)
-    QTimer.singleShot(STUCK_MS, give_up)
-    assert app.run_app(**kwargs) == 0
+    stuck = QTimer()  # stopped once this launch is over: it must not close a later test's window
+    stuck.setSingleShot(True)
+    stuck.timeout.connect(give_up)
+    stuck.start(STUCK_MS)
+    try:
+        assert app.run_app(**kwargs) == 0
+    finally:
+        stuck.stop()
     assert "stuck" not in seen, seen
     return seen
 
