@@ -1316,6 +1316,10 @@
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
+        <source>closing…</source>
+        <translation>正在关闭…</translation>
+    </message>
+    <message>
         <source>idle</source>
         <translation>空闲</translation>
     </message>

@@ -441,6 +441,10 @@ class MainWindow(WindowLayout, QMainWindow):
     def closeEvent(self, event) -> None:
         if self.persist:
             self.save_settings()
+        # Gone at once: a pass inside a long op (or a model loading) unwinds behind a hidden window, not in sight.
+        self.status_state.setText(self.tr("closing…"))
+        self.status_state.repaint()
+        self.hide()
         self.ctl.shutdown()
         super().closeEvent(event)
 
