@@ -5,6 +5,8 @@ hook `on_page_markdown` (mkdocs.yml: `hooks: [docs/gen_tables.py]`) replaces it 
 TABLES[NAME] builds from its JSON. An unknown name, or a JSON without the field a table reads,
 fails the build. `python docs/gen_tables.py NAME` prints one table.
 
+One marker is text, not a table: `readme-quick-start`, the README's install lines (docs/install.md).
+
 Sources: the `tfdebug bench --json` runs in docs/ (bench-cpu-2core.json, bench-generation-
 cpu-2core.json, bench-latency-cpu-2core.json) and the training metrics the bundled models were
 saved with (resources/demo/metrics.json, resources/tiny-gpt2/metrics.json).
@@ -308,7 +310,17 @@ def real_size_window() -> str:
     return table(["row", "figure"], rows)
 
 
+def readme_section(title: str) -> str:
+    """The README's section `## {title}` (its lines up to the next `## `), without its heading: the install lines
+    have one source, the README, and the site's install page shows them as they are there."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n") + len(f"\n## {title}\n")
+    end = text.find("\n## ", start)
+    return text[start:end if end >= 0 else len(text)].strip()
+
+
 TABLES: dict[str, Callable[[], str]] = {
+    "readme-quick-start": lambda: readme_section("Quick start"),
     "machine-remote": lambda: machine("docs/bench-remote-cpu-2core.json"),
     "remote-steps": remote_steps,
     "remote-painted": remote_painted,

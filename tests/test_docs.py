@@ -89,3 +89,17 @@ def test_the_site_builds_strictly(tmp_path):
     assert 'id="tfdebug.core.stepper.Stepper"' in api  # the API page lists the core's public names
     bench = (tmp_path / "site" / "benchmarks" / "index.html").read_text(encoding="utf-8")
     assert "<!-- table:" not in bench and bench.count("<table>") >= 9
+
+
+def test_the_install_page_shows_the_readmes_install_lines():
+    """docs/install.md is the README's Quick start, copied at build time (issue 52): one source for both."""
+    gen = load_gen_tables()
+    page = (DOCS / "install.md").read_text(encoding="utf-8")
+    assert "<!-- table: readme-quick-start -->" in page
+    filled = gen.fill(page)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for line in ('pip install torch==2.13.0 && pip install -e ".[hf]" && tfdebug', "sudo apt-get install -y libegl1",
+                 "sudo dnf install -y mesa-libEGL"):
+        assert line in filled and line in readme
+    assert "install.md" in (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "Install: install.md" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")

@@ -196,9 +196,10 @@ def _main(argv: list[str] | None) -> int:
     parser = build_parser(argv[0] if argv[0] in COMMANDS else "")
     args = parser.parse_args(argv)
     try:
-        from tfdebug.commands.common import check_model_argument
+        from tfdebug.commands.common import check_input_arguments, check_model_argument
 
         check_model_argument(args)  # before torch: a mistyped model is answered in a fraction of a second
+        check_input_arguments(args)  # and a malformed --input before the model loads
         if getattr(args._module, "TUNE_ALLOCATOR", True):
             # The application's explicit opt-in (the library never does this on its own).
             from tfdebug.core.memory import keep_freed_memory

@@ -849,6 +849,10 @@
         <source>All files (*)</source>
         <translation>所有文件 (*)</translation>
     </message>
+    <message>
+        <source>{name} already exists. Replace it?</source>
+        <translation>{name} 已存在。要替换它吗？</translation>
+    </message>
 </context>
 <context>
     <name>GenerationPanel</name>
@@ -1009,6 +1013,10 @@
     <message>
         <source>, log scale from {low}</source>
         <translation>，对数刻度自 {low} 起</translation>
+    </message>
+    <message>
+        <source>, linear: the log scale applies to non-negative stages only</source>
+        <translation>，线性：对数刻度只用于非负的阶段</translation>
     </message>
     <message>
         <source>, each row scaled to its maximum</source>
@@ -1395,6 +1403,10 @@
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
+        <source>closing…</source>
+        <translation>正在关闭…</translation>
+    </message>
+    <message>
         <source>idle</source>
         <translation>空闲</translation>
     </message>
@@ -1454,6 +1466,10 @@
     <message>
         <source>Restored your last session: {model} — File ▸ New Session for the demo</source>
         <translation>已恢复上次的会话：{model} —— 文件 ▸ 新会话 可回到演示</translation>
+    </message>
+    <message>
+        <source>Your last session&apos;s model {model} could not be started, so the demo opened instead: {why}</source>
+        <translation>上次会话的模型 {model} 无法启动，已改为打开演示：{why}</translation>
     </message>
     <message>
         <source>Image</source>
@@ -3981,6 +3997,11 @@ output w·V = {output}</source>
         <source>dtype must be one of {choices}, not &apos;{name}&apos;.</source>
         <comment>config.unknown_dtype</comment>
         <translation>dtype 必须是 {choices} 之一，而不是“{name}”。</translation>
+    </message>
+    <message>
+        <source>hf:{name} is no model folder here, and a hub id is ORG/NAME (e.g. hf:openai-community/{name}): write the hub id with its ORG, or the path of a folder that exists.</source>
+        <comment>hf.bare_name</comment>
+        <translation>hf:{name} 在这里不是模型文件夹，而 Hugging Face 模型 ID 的写法是 ORG/NAME（例如 hf:openai-community/{name}）：请写出带 ORG 的模型 ID，或一个存在的文件夹路径。</translation>
     </message>
     <message>
         <source>make_inputs could not use this text: {error}: {reason}</source>

@@ -64,6 +64,23 @@ def test_info_summarises_a_good_snapshot(captured, capsys):
     assert code == 0 and json.loads(out)["format_version"] == 3
 
 
+def test_info_cuts_a_long_prompt_to_one_line_with_its_length(tmp_path, capsys):
+    """A long prompt is its start on one line and its length; `--tokens` prints every token (issue 52)."""
+    path = tmp_path / "long.safetensors"
+    source = " ".join(["i love you"] * 20)  # 60 words: far wider than a terminal
+    code, _, err = run(["capture", "--model", "random", "--src", source, "--tgt", "我", "--out", str(path),
+                        "--stages", "logits", "--quiet"], capsys)
+    assert code == 0, err
+    code, out, _ = run(["info", str(path)], capsys)
+    assert code == 0
+    line = next(row for row in out.splitlines() if row.startswith("src "))
+    assert len(line) <= 100 and line.startswith("src      i love you i love") and "…" in line
+    assert "(60 tokens; --tokens prints them all)" in line
+    assert "tgt      <bos> 我" in out  # a short stream whole, as before
+    code, out, _ = run(["info", str(path), "--tokens"], capsys)
+    assert code == 0 and f"src      {source}" in out
+
+
 @pytest.mark.parametrize("command", ["info", "open"])
 def test_bad_file_exits_non_zero_with_one_sentence(command, captured, capsys):
     blob = captured.read_bytes()

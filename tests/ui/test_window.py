@@ -192,6 +192,9 @@ def test_settings_round_trip(make_window, settings, qtbot):
     first.docks["heads"].hide()
     first.input_bar.set_recent([{"src": "Apple is delicious", "tgt": "苹果 很 好吃"}])
     first.input_bar.set_values("random", "cpu", {"src": "I love you", "tgt": "我"})
+    from tests.ui.user_actions import press
+    press(first, Qt.Key_Return, Qt.ControlModifier)  # Run: the last session is a pass that started (issue 52)
+    wait_paused(qtbot, first, "src.embed")
     first.close()
     second = make_window(settings)
     assert (second.size().width(), second.size().height()) == size

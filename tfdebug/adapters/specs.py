@@ -89,12 +89,12 @@ def check_spec(spec: str, download: bool = False) -> Entry:
     entry = find_entry(spec)
     if entry.spec == HF_PREFIX:
         from tfdebug.adapters.hf.folder import check_folder
-        from tfdebug.adapters.hf.hub import cached_repo, parse_hub_id
+        from tfdebug.adapters.hf.hub import cached_repo, local_folder, parse_hub_id
 
         rest = spec[len(HF_PREFIX):]
         hub_id = parse_hub_id(rest)
         if hub_id is None:
-            check_folder(Path(rest).expanduser())
+            check_folder(local_folder(rest))
         elif not download:
             cached_repo(hub_id)
     return entry

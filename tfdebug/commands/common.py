@@ -11,9 +11,19 @@ from tfdebug.core.files import read_text
 MAX_INPUT_FILE = 16 * 2**20  # bytes of texts --input-file reads (a batch far past any model's memory)
 
 
+def model_help(default: str = "") -> str:
+    """--model's help: every model tfdebug bundles, by name, then the other kinds of spec (`default`: what
+    the command opens when none is given, said at the end)."""
+    from tfdebug.adapters.specs import ENTRIES  # no torch: the names and their sentences only
+
+    bundled = "; ".join(f"{e.spec} ({e.help})" for e in ENTRIES if e.listed)
+    return (f"a bundled model: {bundled}; or a model folder, hf:FOLDER, or hf:ORG/NAME[@REVISION] from the Hugging "
+            f"Face cache (a hub id is ORG/NAME, e.g. hf:openai-community/gpt2)" + (f" (default: {default})" if default
+                                                                                 else ""))
+
+
 def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True) -> None:
-    parser.add_argument("--model", default=None,
-                        help="demo (the bundled translator, default when present), random, notes (the notes' shapes: d_model 512, 8 heads, batch 32, 10 tokens), a model folder, hf:FOLDER, or hf:ORG/NAME[@REVISION] from the Hugging Face cache")
+    parser.add_argument("--model", default=None, help=model_help("demo when present, else random"))
     if with_text:
         parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",
                             help="a text the model takes, by its input key (repeatable), e.g. src='I love you' "
@@ -66,6 +76,13 @@ def check_model_argument(args: argparse.Namespace) -> None:
         check_spec(model, download=getattr(args, "download", False))
 
 
+def check_input_arguments(args: argparse.Namespace) -> None:
+    """Refuse a malformed --input or --input-file (not KEY=TEXT, an empty file, uneven batch rows) before the
+    model loads: a typo is answered at once, not after seconds of loading."""
+    if hasattr(args, "input") or hasattr(args, "input_file"):
+        given_rows(args)
+
+
 def load_from_args(args: argparse.Namespace):
     """The ModelAdapter the arguments name (heavy imports happen here, not at parse time)."""
     from tfdebug.adapters.registry import default_model_name, load_adapter
@@ -83,13 +100,20 @@ def load_from_args(args: argparse.Namespace):
 def texts_from_args(args: argparse.Namespace, adapter) -> dict[str, str]:
     """The input texts: the adapter's first preset, or the texts given by --input KEY=TEXT, --src and --tgt.
 
-    When any text is given, only the fields given keep their text: a typed source sentence
-    does not inherit the preset's target prefix.
+    When any text is given, the preset fills only the required inputs not given (a target prefix alone
+    runs on the preset's source sentence); an optional one not given stays empty (a typed source
+    sentence does not inherit the preset's target prefix).
     """
     given = given_texts(args)
     if not given:
         return adapter.default_texts()
-    return {**{f.key: "" for f in adapter.inputs}, **given}
+    return {**_preset_fills(adapter), **given}
+
+
+def _preset_fills(adapter) -> dict[str, str]:
+    """What the preset gives an input not named on the command line: its text for a required input, else ""."""
+    preset = adapter.default_texts()
+    return {f.key: preset.get(f.key, "") if f.required else "" for f in adapter.inputs}
 
 
 def given_texts(args: argparse.Namespace) -> dict[str, str]:
@@ -138,7 +162,7 @@ def session_inputs(args: argparse.Namespace, adapter, rows: list[dict[str, str]]
     rows = given_rows(args) if rows is None else rows
     if len(rows) == 1:
         return {"texts": texts_from_args(args, adapter)}
-    blank = {f.key: "" for f in adapter.inputs}
+    blank = _preset_fills(adapter)
     return {"prepared": adapter.prepare_batch([{**blank, **row} for row in rows])}
 
 

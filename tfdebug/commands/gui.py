@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import argparse
 
-from tfdebug.commands.common import add_budget_argument, add_decoding_arguments, add_placement_arguments
+from tfdebug.commands.common import add_budget_argument, add_decoding_arguments, add_placement_arguments, model_help
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", default=None,
-                        help="demo (the bundled translator, default when present), random, notes (the notes' shapes: "
-                             "d_model 512, 8 heads, batch 32, 10 tokens), a model folder, hf:FOLDER, or "
-                             "hf:ORG/NAME[@REVISION] from the Hugging Face cache (default: the last session's)")
+    parser.add_argument("--model", default=None, help=model_help("the last session's"))
     parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",
                         help="a text the model takes, by its input key (repeatable), e.g. prompt='Once upon'")
     parser.add_argument("--src", default=None, help="the translator's source sentence (same as --input src=TEXT)")

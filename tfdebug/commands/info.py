@@ -13,6 +13,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also read every tensor byte and check it (complete, true/false stages 0 or 1, "
                              "no NaN or infinity where the snapshot was saved finite)")
     parser.add_argument("--json", action="store_true", help="print the manifest as JSON instead of a summary")
+    parser.add_argument("--tokens", action="store_true",
+                        help="print every token of each input (a long one is otherwise cut to one line)")
+
+
+TOKEN_LINE = 100  # the widest a token stream's line is printed without --tokens
+
+
+def token_line(stream: str, words: list[str], every: bool = False) -> str:
+    """A stream's tokens on one line: whole when they fit in TOKEN_LINE characters (or `every`), else their
+    start, an ellipsis and how many there are."""
+    whole = f"{stream:<8} {' '.join(words)}"
+    if every or len(whole) <= TOKEN_LINE:
+        return whole
+    tail = f"… ({len(words):,} tokens; --tokens prints them all)"
+    head = whole[:TOKEN_LINE - len(tail) - 1].replace("\n", " ")
+    head = head.rsplit(" ", 1)[0] if " " in head[len(stream) + 1:].strip() else head  # whole tokens
+    return head.rstrip() + " " + tail
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
@@ -21,8 +38,9 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
 
 
-def summary(path: str, doc: dict, nbytes: int) -> str:
-    """The human-readable summary of a validated manifest."""
+def summary(path: str, doc: dict, nbytes: int, every_token: bool = False) -> str:
+    """The human-readable summary of a validated manifest (a long token stream cut to a line unless
+    `every_token`)."""
     config = doc.get("model_config") or {}
     keys = ("n_layer", "n_heads", "n_embd", "hidden_dim", "vocab_size", "src_vocab_size")
     # Only whole numbers are printed: the rest of a config is the file's own business.
@@ -33,7 +51,7 @@ def summary(path: str, doc: dict, nbytes: int) -> str:
     return "\n".join([
         f"snapshot {path}: format {doc['format_version']}, written by tfdebug {doc.get('tfdebug_version', '?')}",
         f"model    {doc.get('model') or '?'} on {doc['device']} ({doc['dtype']}){': ' + shape if shape else ''}",
-        *(f"{stream:<8} {' '.join(words)}" for stream, words in doc["tokens"].items()),
+        *(token_line(stream, words, every_token) for stream, words in doc["tokens"].items()),
         *([f"adapter  {doc['adapter']}"] if doc.get("adapter") else []),
         f"stages   {len(stages)}, {nbytes:,} bytes of tensors, file {os.path.getsize(path):,} bytes",
         "",
@@ -52,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         from tfdebug.io.verify import verify_snapshot
 
         verified = verify_snapshot(args.file)
-    text = summary(args.file, doc, tensor_bytes(doc)) if not args.json else None
+    text = summary(args.file, doc, tensor_bytes(doc), args.tokens) if not args.json else None
     if args.json:
         print(json.dumps(doc, ensure_ascii=False, indent=1))
         return 0

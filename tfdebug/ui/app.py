@@ -54,6 +54,10 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     i18n.apply_cjk_font(app)
     i18n.set_language(i18n.initial_language(default_settings(), lang))
     window = MainWindow(persist=screenshot is None, devices=["cpu"])  # the GPUs once torch is imported
+    if window.persist and window.settings.value("window/geometry") is None:
+        window.fit_screen()  # the first launch: within the screen, its title bar and status bar on it
+    if fresh:
+        window.forget_session_options()  # the scale and the rest a session carries: the defaults again
     window.ctl.generation = generation
     if generation is not None:  # --generate: Generate in the window goes on with the same settings
         window.ctl.decoding = generation
@@ -75,9 +79,9 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
         elif open_path is not None:
             window.input_bar.set_values(inputs.model, inputs.device, inputs.texts, (inputs.dtype, inputs.device_map))
             window.open_snapshot(open_path)
+        elif restored:
+            _start_restored(window, inputs, devices)
         else:
-            if restored:
-                _say_restored(window, inputs.model)
             window.start(inputs)
 
     start_behind(window, begin)
@@ -150,19 +154,38 @@ def _when_ready(window, then) -> None:
         ctl.shown.model.stage_changed.connect(once)
 
 
-def _say_restored(window, model: str) -> None:
-    """Once the restored session's pass is shown (showing it clears the message bar), say that it is the last
-    session and how to get the defaults back."""
+def _start_restored(window, inputs, devices: list[str]) -> None:
+    """Start the last session's `inputs`, saying so once its pass is shown; when its model no longer loads
+    (deleted since, or saved by an earlier version that saved a failed choice), open the demo and say why."""
+    from tfdebug.ui.i18n.language import shown_text
+    from tfdebug.ui.state.session_start import default_inputs
+
+    model = inputs.model
+    notice = _say_when_shown(window, "info", lambda: QCoreApplication.translate(
+        "MainWindow", "Restored your last session: {model} — File ▸ New Session for the demo").format(model=model))
+
+    def failed(sentence) -> None:  # a Message content: said again in another language
+        window.ctl.session_changed.disconnect(notice)
+        _say_when_shown(window, "warning", lambda: QCoreApplication.translate(
+            "MainWindow", "Your last session's model {model} could not be started, so the demo opened instead: "
+                          "{why}").format(model=model, why=shown_text(sentence)))
+        window.start(default_inputs(devices))
+
+    window.start(inputs, failed)
+
+
+def _say_when_shown(window, level: str, text: Callable[[], str]):
+    """Once the next pass is shown (showing it clears the message bar), say `text()` (in the language of the moment)
+    under the topic "restored" (File ▸ New Session clears it). Returns the slot, connected to session_changed."""
     from tfdebug.ui.i18n.language import said
     from tfdebug.ui.state.messages import Message
 
     def say() -> None:
         window.ctl.session_changed.disconnect(say)
-        window.show_message(Message("info", said(lambda: QCoreApplication.translate(
-            "MainWindow", "Restored your last session: {model} — File ▸ New Session for the demo").format(
-            model=model)), topic="restored"))
+        window.show_message(Message(level, said(text), topic="restored"))
 
     window.ctl.session_changed.connect(say)
+    return say
 
 
 SLICE_WAIT_MS = 15000  # the longest a screenshot waits for the shown stage's slice that may have come before

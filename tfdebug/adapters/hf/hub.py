@@ -207,13 +207,24 @@ def _progress_class(progress, cancelled):
     return Reporting
 
 
+def local_folder(rest: str) -> Path:
+    """The folder `hf:REST` names when REST is not a hub id. A bare name that is no folder here (`hf:gpt2`) is
+    refused with what each form needs: a hub id is ORG/NAME, a folder path must exist."""
+    folder = Path(rest).expanduser()
+    if not folder.exists() and "/" not in rest and os.sep not in rest:
+        raise ModelLoadError("hf:{name} is no model folder here, and a hub id is ORG/NAME (e.g. "
+                             "hf:openai-community/{name}): write the hub id with its ORG, or the path of a folder "
+                             "that exists.", id="hf.bare_name", name=terminal_safe(rest, 100))
+    return folder
+
+
 def load(spec: str, device, dtype, device_map: str | None = None, download: bool = False):
     """The registry's loader for `hf:…`: a hub id from the cache, else a folder (hf_load checks it)."""
     from tfdebug.adapters.hf.adapter import PREFIX
 
     rest = spec[len(PREFIX):] if spec.startswith(PREFIX) else spec
     hub_id = parse_hub_id(rest)
-    folder = resolve(hub_id, download=download) if hub_id else Path(rest).expanduser()
+    folder = resolve(hub_id, download=download) if hub_id else local_folder(rest)
     return _adapter(folder, spec, device, dtype, device_map)
 
 

@@ -202,10 +202,7 @@ def new_live_pass(ctx: ActionContext) -> None:
                           "default device and precision, as the first start shows it"),
         enabled=lambda ctl: not ctl.loader.busy, toolbar=False)
 def new_session(ctx: ActionContext) -> None:
-    from tfdebug.ui.state.session_start import default_inputs
-
-    ctx.window.clear_topic("restored")  # the restored session's notice no longer holds
-    ctx.window.start(default_inputs())
+    ctx.window.new_session()
 
 
 @action("tfdebug.file.quit", QT_TRANSLATE_NOOP("actions", "Quit"), "Ctrl+Q",

@@ -236,8 +236,8 @@ class CompareTools:
         name = result.first_divergent.name if result.first_divergent is not None else None
         verdict = said(lambda: QCoreApplication.translate("CompareTools", "First divergent stage: {name}.").format(
             name=name) if name is not None else QCoreApplication.translate("CompareTools", "No stage diverges."))
-        self.dock.show()
-        self.dock.raise_()
+        self.view  # built before it is shown: its minimum height is what the window makes room for
+        self.window.show_dock_within(self.dock)  # its plots and table at their minimum height, the window its size
         shaped = [r.name for r in result.of_status(SHAPE)]
         if shaped:  # inputs of another length: a divergence of its own, which no delta measures
             verdict = said(lambda v=verdict: QCoreApplication.translate(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QRadioButton,
     QVBoxLayout,
@@ -27,12 +29,34 @@ from tfdebug.io.formats import formats, suffixes
 from tfdebug.ui.i18n.language import phrase_text
 
 
+def file_stem(model: str, stage: str | None) -> str:
+    """A file name (without its suffix) for an export of `model`'s pass at `stage`: "demo-enc-0-attn-probs"
+    (a hub id or a folder gives its last part; anything but letters, digits, _ and - becomes -)."""
+    name = Path(model.replace(":", "/")).name if model else ""
+    stem = re.sub(r"[^\w-]+", "-", "-".join(part for part in (name, stage or "") if part), flags=re.ASCII)
+    return stem.strip("-")[:80] or "pass"
+
+
+def unused_path(folder: str | Path, stem: str, suffix: str) -> Path:
+    """`folder`/`stem``suffix`, or with -2, -3 … after the stem: the first that does not exist yet."""
+    path, n = Path(folder) / f"{stem}{suffix}", 1
+    while path.exists():
+        n += 1
+        path = Path(folder) / f"{stem}-{n}{suffix}"
+    return path
+
+
 class ExportDialog(QDialog):
-    """Choose a file, a format and (for pass formats) the stages. `choice()` reads the answer."""
+    """Choose a file, a format and (for pass formats) the stages. `choice()` reads the answer.
+
+    The file proposed is `stem` (tfdebug.ui.dialogs.export.file_stem: the model and the stage) in `folder`,
+    under a name no file has yet; OK on a file that exists asks before replacing it."""
 
     def __init__(self, stage_names: list[str], current: str | None, folder: str, note: str = "",
-                 has_slice: bool = True, parent: QWidget | None = None):
+                 has_slice: bool = True, parent: QWidget | None = None, stem: str = "pass"):
         super().__init__(parent)
+        self._folder, self._stem = folder, stem
+        self._confirmed: str | None = None  # a path the file dialog already asked to replace
         self.setWindowTitle(self.tr("Export"))
         self.setObjectName("export-dialog")
         self.format_box = QComboBox()
@@ -42,7 +66,8 @@ class ExportDialog(QDialog):
             self.format_box.addItem(self._labels[fmt.suffix], fmt.suffix)
             if fmt.scope == "view" and not has_slice:
                 self.format_box.model().item(self.format_box.count() - 1).setEnabled(False)
-        self.path_edit = QLineEdit(str(Path(folder) / "pass.safetensors"))
+        self._proposed = str(unused_path(folder, stem, self.suffix()))
+        self.path_edit = QLineEdit(self._proposed)
         browse = QPushButton(self.tr("Browse…"))
         browse.clicked.connect(self._browse)
         path_row = QHBoxLayout()
@@ -94,6 +119,10 @@ class ExportDialog(QDialog):
         for widget in (self.whole, self.selected):
             widget.setEnabled(suffix in self._pass_suffixes)
         self.stage_list.setEnabled(suffix in self._pass_suffixes and self.selected.isChecked())
+        if self.path_edit.text() == self._proposed:  # still the proposed name: the one free for this format
+            self._proposed = str(unused_path(self._folder, self._stem, suffix))
+            self.path_edit.setText(self._proposed)
+            return
         path = Path(self.path_edit.text() or "pass")
         self.path_edit.setText(str(path.with_suffix(suffix)))
 
@@ -109,8 +138,24 @@ class ExportDialog(QDialog):
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export to"), self.path_edit.text(),
                                               f"{self._labels[suffix]} (*{suffix});;" + self.tr("All files (*)"))
         if path:
+            self._confirmed = path  # the file dialog asked already when it exists
             self.path_edit.setText(path)
             self._path_edited(path)
+
+    def accept(self) -> None:
+        """OK: a file that exists is replaced only when the user says so (No stays in the dialog)."""
+        path = self.path_edit.text()
+        if path != self._confirmed and Path(path).is_file() and not self._replace(path):
+            return
+        super().accept()
+
+    def _replace(self, path: str) -> bool:
+        box = QMessageBox(QMessageBox.Warning, self.tr("Export"),
+                          self.tr("{name} already exists. Replace it?").format(name=Path(path).name),
+                          QMessageBox.Yes | QMessageBox.No, self)
+        box.setObjectName("export-replace")
+        box.setDefaultButton(QMessageBox.No)
+        return box.exec() == QMessageBox.Yes
 
     def checked_stages(self) -> list[str]:
         items = (self.stage_list.item(i) for i in range(self.stage_list.count()))

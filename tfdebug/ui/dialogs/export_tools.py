@@ -22,7 +22,7 @@ from tfdebug.io.formats import View, format_for
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.snapshots import FOLDER_KEY, add_recent, is_pass_file, last_folder
-from tfdebug.ui.dialogs.export import ExportDialog
+from tfdebug.ui.dialogs.export import ExportDialog, file_stem
 from tfdebug.ui.i18n.language import error_phrase, said
 from tfdebug.ui.panels.heatmap import HeatmapPanel
 from tfdebug.ui.state.controller import DebugController
@@ -55,7 +55,8 @@ class ExportActions(QObject):
             ctl.error.emit(said(lambda: self.tr("There is nothing to export yet: run a pass or open a snapshot first.")))
             return
         current = ctl.current.name if ctl.current is not None else None
-        dialog = ExportDialog(names, current, last_folder(self.settings), note, has_slice, self.widget)
+        dialog = ExportDialog(names, current, last_folder(self.settings), note, has_slice, self.widget,
+                              stem=file_stem(ctl.model_name, current))
         if not names:
             dialog.set_format(".png")
         if dialog.exec() != QDialog.Accepted:

@@ -272,6 +272,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'dropout must be a number in [0, 1), not {value}.', 'config.dropout_type')
     translate('errors', 'dropout must be in [0, 1), not {value}.', 'config.dropout_range')
     translate('errors', "dtype must be one of {choices}, not '{name}'.", 'config.unknown_dtype')
+    translate('errors', 'hf:{name} is no model folder here, and a hub id is ORG/NAME (e.g. hf:openai-community/{name}): write the hub id with its ORG, or the path of a folder that exists.', 'hf.bare_name')
     translate('errors', 'make_inputs could not use this text: {error}: {reason}', 'sdpa.make_inputs_failed')
     translate('errors', "make_inputs(text) must return (args, tokens): the module's arguments and the token strings they stand for.", 'sdpa.make_inputs_result')
     translate('errors', 'n_embd ({n_embd}) must be divisible by n_heads ({n_heads}): each head gets n_embd / n_heads features.', 'config.heads')

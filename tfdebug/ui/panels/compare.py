@@ -39,6 +39,9 @@ DIVERGES_FG = QColor(176, 0, 32)
 PANEL_SIZE = (256, 256)
 MAX_TOKEN_TICKS = 32
 SMALL_PLOT_TICKS = 5  # labels that fit under a third of the dock's width
+MIN_PLOT_HEIGHT = 120  # px of each of A, B and A − B inside its title and axes: never less
+PLOT_CHROME = 90  # px of a plot's title and its bottom axis with token labels
+MIN_TABLE_ROWS = 4  # the table shows at least this many rows
 
 
 class CompareView(QWidget):
@@ -83,6 +86,10 @@ class CompareView(QWidget):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.caption)
         right_layout.addWidget(self.graphics, 1)
+        # Minimums the dock keeps (its minimum size holds them against the docks around it): the plots never crushed.
+        self.graphics.setMinimumHeight(MIN_PLOT_HEIGHT + PLOT_CHROME)
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height()
+                                    + MIN_TABLE_ROWS * self.table.verticalHeader().defaultSectionSize() + 4)
         split = QSplitter()
         split.addWidget(left)
         split.addWidget(right)

@@ -56,6 +56,7 @@ class HeadsPanel(QWidget):
         layout.addWidget(self.graphics, 1)
         layout.addStretch(0)
         ctl.shown.model.followed.connect(self._followed)
+        ctl.colour_scale_changed.connect(self._changed)  # Scale ▸ Log scale: drawn again under it
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -121,16 +122,18 @@ class HeadsPanel(QWidget):
         self.views, self.images = self._grid
         lut, levels = colors.thumbnail_scale(capture.info.kind, thumbs.mins, thumbs.maxs)
         self.levels = levels
+        # Scale ▸ Log scale, as the heatmap colours: a non-negative stage by its decades, a signed one linear.
+        scale = colors.ColourScale(log=self.ctl.log_scale and colors.applies_log(levels[0] < 0))
         selected = self.ctl.axes.indices(capture).get(axis, 0)
         rows, cols = thumbs.source_shape
         for h, (values, view, image) in enumerate(zip(thumbs.values, self.views, self.images)):
             # Always an explicit RGBA image: levels or a LUT left over from a previous stage
             # would otherwise repaint it (masked stages came out blank white).
-            image.setImage(colors.to_rgba(values, lut, levels), lut=None, levels=None, autoLevels=False)
+            image.setImage(colors.to_rgba(values, lut, levels, scale), lut=None, levels=None, autoLevels=False)
             image.setRect(QRectF(0, 0, cols, rows))
             view.setBorder(SELECTED_PEN if h == selected else NO_PEN)
             view.setRange(QRectF(0, 0, cols, rows), padding=0)  # the image's extent: cheaper than autoRange
-        self.colour_bar.set_scale(lut, levels)
+        self.colour_bar.set_scale(lut, levels, scale.log_decades(levels) if scale.log else None)
         settle(self.graphics)
         self.graphics.setVisible(True)
         self.colour_bar.setVisible(True)

@@ -34,6 +34,8 @@ from tfdebug.ui.widgets.zoomed_slice import ZoomedSlice
 HOVER_HINT = QT_TRANSLATE_NOOP("HeatmapPanel", "Hover over a cell to read its value.")
 
 
+MIN_VIEW_HEIGHT = 120  # px of the heatmap's plot and colour bar, however many docks share the height
+
 class HeatmapPanel(QWidget):
     """Axis choice, indices of the other axes, the image with its LUT, and a hover readout."""
 
@@ -66,6 +68,7 @@ class HeatmapPanel(QWidget):
         self.controls.add_tool(self.fit_button)
 
         self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setMinimumHeight(MIN_VIEW_HEIGHT)  # the plane is never a strip: docks around it give way or tab
         self.plot = self.graphics.addPlot(row=0, col=0, axisItems={"left": TokenAxis("left"),
                                                                    "bottom": TokenAxis("bottom", rotate_labels=True)},
                                           enableMenu=False)  # no context menu: not built at all (~5 ms a plot)
@@ -178,9 +181,8 @@ class HeatmapPanel(QWidget):
             self._scheme_name = name
         self.histogram.set_histogram(sl.stats.hist_edges, sl.stats.hist_counts)
         self._levels = levels
-        self.histogram.blockSignals(True)  # setting levels from the data is not a drag
-        self.histogram.setLevels(*levels)
-        self.histogram.blockSignals(False)
+        self.view.set_scale(self._applied_scale(), redraw=False)  # a signed stage: linear whatever is chosen
+        self._show_levels()
         self._label_axes(sl)  # before the zoom: the axes' cells follow the view's range
         self.view.show(sl, levels, self.ctl.shown.indexed_image(sl, levels))
         self._show_picked_row()
@@ -213,6 +215,8 @@ class HeatmapPanel(QWidget):
                                                                    cols=sl.values.shape[1]) if sl.downsampled else ""
         if self.view.scale.log:
             scale += self.tr(", log scale from {low}").format(low=f"{self.view.scale.describe_floor(self._levels):.0e}")
+        elif self.log_action.isChecked():
+            scale += self.tr(", linear: the log scale applies to non-negative stages only")
         if self.view.scale.per_row:
             scale += self.tr(", each row scaled to its maximum")
         # Masked cells: −∞ in the reference model, finfo.min in transformers' masks (display_slice makes both −∞).
@@ -226,9 +230,12 @@ class HeatmapPanel(QWidget):
     def _levels_dragged(self) -> None:
         """The user moved the colour bar's levels: re-quantise the shown slice and tile between them."""
         levels = tuple(float(v) for v in self.histogram.getLevels())
+        if self.histogram.decades is not None:  # a log scale's bar spans powers of ten: its top decade moved
+            levels = (self._levels[0], self.histogram.dragged_top()) if self._levels else levels
         if self.slice is not None and levels != self._levels:
             self._levels = levels
             self.view.set_levels(levels)
+            self._show_levels()
 
     def shown_levels(self) -> tuple[float, float] | None:
         """The data values the colour scale spans (its low and high ends)."""
@@ -249,9 +256,24 @@ class HeatmapPanel(QWidget):
         for option, on in ((self.log_action, log), (self.per_row_action, per_row)):
             option.setChecked(on)  # each toggle lands in _scale_toggled
 
+    def _applied_scale(self) -> colors.ColourScale:
+        """The scale chosen, as it applies to the shown stage (the log scale to non-negative stages only)."""
+        signed = self._levels is not None and self._levels[0] < 0
+        return colors.ColourScale(log=self.log_action.isChecked() and colors.applies_log(signed),
+                                  per_row=self.per_row_action.isChecked())
+
+    def _show_levels(self) -> None:
+        """The colour bar in the scale shown: the levels, or a log scale's decades."""
+        if self._levels is not None:
+            scale = self.view.scale
+            self.histogram.show_levels(self._levels, scale.log_decades(self._levels) if scale.log else None)
+
     def _scale_toggled(self) -> None:
-        self.view.set_scale(colors.ColourScale(log=self.log_action.isChecked(),
-                                               per_row=self.per_row_action.isChecked()))
+        self.ctl.set_log_scale(self.log_action.isChecked())  # the Heads follow
+        self.view.set_scale(self._applied_scale())
+        self._show_levels()
+        if self.slice is not None:
+            self._caption()  # a signed stage says why it stays linear
 
     def _show_picked_row(self) -> None:
         """The query the Query Row view plots, marked by a line across its row."""

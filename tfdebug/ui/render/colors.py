@@ -7,6 +7,7 @@ their own, drawn by an RGBA overlay, so they never read as the scale's minimum.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -85,12 +86,16 @@ def split_nonfinite(values: np.ndarray, fill: float) -> tuple[np.ndarray, np.nda
     return np.ascontiguousarray(data), overlay
 
 
-def to_rgba(values: np.ndarray, lut: np.ndarray, levels: tuple[float, float]) -> np.ndarray:
-    """`values` painted through `lut` between `levels` as an (h, w, 4) uint8 image, with −∞, NaN
-    and +∞ cells in their own colours (for small images such as head thumbnails)."""
+def to_rgba(values: np.ndarray, lut: np.ndarray, levels: tuple[float, float],
+            scale: ColourScale | None = None) -> np.ndarray:
+    """`values` painted through `lut` between `levels` (under a log `scale` when given, as the heatmap colours)
+    as an (h, w, 4) uint8 image, with −∞, NaN and +∞ cells in their own colours (small images: head thumbnails)."""
     data, overlay = split_nonfinite(values, levels[0])
-    span = (levels[1] - levels[0]) or 1.0
-    idx = np.clip((data - levels[0]) / span * (len(lut) - 1), 0, len(lut) - 1).astype(np.intp)
+    if scale is not None and scale.log:
+        idx = scale.indices(data.astype(np.float32, copy=False), levels).astype(np.intp)
+    else:
+        span = (levels[1] - levels[0]) or 1.0
+        idx = np.clip((data - levels[0]) / span * (len(lut) - 1), 0, len(lut) - 1).astype(np.intp)
     rgba = np.empty(data.shape + (4,), dtype=np.uint8)
     rgba[..., :3] = lut[idx][..., :3]
     rgba[..., 3] = 255
@@ -132,8 +137,10 @@ class ColourScale:
     `per_row`: each row is divided by its own largest |value| (over every key, see
     `tfdebug.core.tiles.Tile.row_max`), so the levels become 0 … 1 (−1 … 1 for signed data): each
     query's strongest key is the top colour. `log`: non-negative data (probabilities) is coloured
-    by log10 over LOG_DECADES decades below the top level, values under that floor at the bottom;
-    signed data by a symmetric log, sign(x)·log10(1 + |x|/c) with c = top / 10^LOG_DECADES.
+    by log10 over LOG_DECADES whole decades below the power of ten at or above the top level (a
+    probability's 1e-6 … 1), values under that floor at the bottom; signed data by a symmetric log,
+    sign(x)·log10(1 + |x|/c) with c = top / 10^LOG_DECADES (the window applies the log scale to
+    non-negative stages only: `applies_log`).
     Non-finite cells are not touched: the overlay paints them in their own colours.
     """
 
@@ -157,15 +164,38 @@ class ColourScale:
             return quantize(values, levels)
         top = max(abs(levels[0]), abs(levels[1])) or 1.0
         if levels[0] >= 0:
-            floor = top * 10.0 ** -LOG_DECADES
-            logged = np.log10(np.maximum(values, np.float32(floor)), dtype=np.float32)
-            return quantize(logged, (float(np.log10(floor)), float(np.log10(top))))
+            low, high = self.log_decades(levels)
+            logged = np.log10(np.maximum(values, np.float32(10.0 ** low)), dtype=np.float32)
+            return quantize(logged, (float(low), float(high)))
         c = np.float32(top * 10.0 ** -LOG_DECADES)
         logged = np.sign(values) * np.log10(np.float32(1) + np.abs(values) / c, dtype=np.float32)
         edge = float(np.log10(1.0 + top / float(c)))
         return quantize(logged.astype(np.float32, copy=False), (-edge, edge))
 
+    def log_decades(self, levels: tuple[float, float]) -> tuple[int, int]:
+        """The powers of ten a log scale's colours span over non-negative data between `levels`: the one at or
+        above the top level, and LOG_DECADES below it (the colour bar's ticks, 1e-6 … 1 for probabilities)."""
+        levels = self.levels(levels)
+        top = max(abs(levels[0]), abs(levels[1])) or 1.0
+        high = math.ceil(round(math.log10(top), 9))  # 1.0 and 0.1 are their own decades, not the next
+        return high - LOG_DECADES, high
+
     def describe_floor(self, levels: tuple[float, float]) -> float:
-        """The value at the bottom of a log scale's colours (its top level / 10^LOG_DECADES)."""
+        """The value at the bottom of a log scale's colours (10^LOG_DECADES below its top decade; for signed
+        data, its top level / 10^LOG_DECADES)."""
+        if self.levels(levels)[0] >= 0:
+            return 10.0 ** self.log_decades(levels)[0]
         levels = self.levels(levels)
         return (max(abs(levels[0]), abs(levels[1])) or 1.0) * 10.0 ** -LOG_DECADES
+
+
+def applies_log(signed: bool) -> bool:
+    """Whether Scale ▸ Log scale colours a stage: only a non-negative one (probabilities). A signed stage
+    (logits, residuals) stays linear on its diverging map, and the caption says so."""
+    return not signed
+
+
+def decade_label(power: float) -> str:
+    """A log colour bar's tick at 10^`power`: "1" at 10⁰, else "1e-6", "1e3" …."""
+    power = round(power)
+    return "1" if power == 0 else f"1e{power}"

@@ -22,10 +22,11 @@ from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.device_box import DeviceBox
 from tfdebug.ui.widgets.file_dialog import open_file_name
 from tfdebug.ui.widgets.file_field import FileLineEdit
-from tfdebug.ui.render.plain_text import columns
+from tfdebug.ui.render.plain_text import columns, one_line, plain_tooltip
 
 MAX_RECENT = 10
 MIN_FIELD_CHARS = 25
+PRESET_CHARS = 100  # an entry of the Preset box: one line of at most this many characters
 MAX_MODEL_CHARS = 48  # a model folder's path shows whole up to this long (the text fields give way)
 REPLAY_TIP = QT_TRANSLATE_NOOP("InputBar", "A recorded pass is shown: its input cannot be edited. Use Debug ▸ New Live "
                                "Pass to run live.")
@@ -287,14 +288,20 @@ class InputBar(QWidget):
         self.preset.clear()
         keys = set(self.fields)
         for texts in self._presets():
-            self.preset.addItem("  |  ".join(texts.values()), texts)
+            self._add_preset("{texts}", texts)
         mine = [r for r in self.recent if set(r) == keys]
         if mine:
             self.preset.insertSeparator(self.preset.count())
             for texts in mine:
-                self.preset.addItem(self.tr("recent: {texts}").format(texts="  |  ".join(texts.values())), texts)
+                self._add_preset(self.tr("recent: {texts}"), texts)
         self.preset.setPlaceholderText(self.tr("Choose an input…"))
         self._show_matching_preset()
+
+    def _add_preset(self, label: str, texts: dict[str, str]) -> None:
+        """One entry of the Preset box on one line (a multi-line or long text cut, whole in its tooltip)."""
+        whole = "  |  ".join(texts.values())
+        self.preset.addItem(label.format(texts=one_line(whole, PRESET_CHARS)), texts)
+        self.preset.setItemData(self.preset.count() - 1, plain_tooltip(whole), Qt.ToolTipRole)
 
     def _show_matching_preset(self) -> None:
         """Select the preset equal to the current input, or none (the placeholder shows)."""

@@ -328,11 +328,27 @@ class MainWindow(WindowLayout, QMainWindow):
         """The DisplaySlice the heatmap shows, or None."""
         return self.ctl.shown.current_slice
 
-    def start(self, inputs: RunInputs) -> None:
-        """Fill the input bar and run that pass (it pauses at the first stage)."""
+    def start(self, inputs: RunInputs, failed=None) -> None:
+        """Fill the input bar and run that pass (it pauses at the first stage); `failed(sentence)`, when given,
+        is called when the model does not load or the texts do not fit it (tfdebug.ui.state.loading.Loader.run)."""
         self.input_bar.set_values(inputs.model, inputs.device, inputs.texts, (inputs.dtype, inputs.device_map))
         self.starting = "model"
-        self.ctl.loader.run(inputs)
+        self.ctl.loader.run(inputs, failed)
+
+    def new_session(self) -> None:
+        """File ▸ New Session: the demo's first example on this machine's defaults, as the first start shows it,
+        with nothing the last session carried (a generation, the heatmap's scale, the restored session's notice)."""
+        from tfdebug.ui.state.session_start import default_inputs
+
+        self.forget_session_options()
+        self.clear_topic("restored")  # the restored session's notice no longer holds
+        self.start(default_inputs())
+
+    def forget_session_options(self) -> None:
+        """What a session carries besides its inputs, back to the defaults (New Session, `tfdebug --fresh`):
+        one pass, not a generation; the heatmap's linear scale over the whole slice."""
+        self.ctl.generation = None
+        self.heatmap_panel.set_scale(False, False)
 
     def open_snapshot(self, path: str) -> None:
         """Show the snapshot at `path` in replay mode once it is read off the UI thread (a bad file
@@ -428,6 +444,10 @@ class MainWindow(WindowLayout, QMainWindow):
     def closeEvent(self, event) -> None:
         if self.persist:
             self.save_settings()
+        # Gone at once: a pass inside a long op (or a model loading) unwinds behind a hidden window, not in sight.
+        self.status_state.setText(self.tr("closing…"))
+        self.status_state.repaint()
+        self.hide()
         self.ctl.shutdown()
         super().closeEvent(event)
 

@@ -23,6 +23,11 @@ LOADING_KEY = "input/loading"  # {"dtype": "bfloat16", "device_map": "auto" or n
 CHAT_KEY = "input/chat"  # true: the texts go through the tokenizer's chat template
 MAX_SHAPE_SHARE = 0.4  # of the window's height, the most the Shape dock takes to show its rows unscrolled
 MIN_HEATMAP_SHARE = 0.5  # of the width of the three columns, when the window is too narrow for the sides
+# What a window manager's frame (title bar, borders) adds around the window: the first window leaves it room.
+FRAME_ALLOWANCE = (16, 48)
+# Side docks tabbed together, in this order, when the docks shown need more height than the window has (a Compare
+# dock opened at the bottom of a 768-pixel-high window): the first of each pair stays in front.
+FOLDS = (("navigator", "architecture"), ("stats", "explain"), ("stats", "shape"), ("heatmap", "heads"))
 
 
 class WindowLayout:
@@ -33,7 +38,10 @@ class WindowLayout:
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
         s.setValue("input/recent", json.dumps(self.input_bar.recent, ensure_ascii=False))
-        s.setValue("input/last", json.dumps(self.ctl.inputs.to_list(), ensure_ascii=False))
+        worked = self.ctl.worked  # the model and texts of the last pass that started, never a choice that failed
+        if worked is not None:
+            s.setValue("input/last", json.dumps(worked.to_list(), ensure_ascii=False))
+        # The precision, device map and Chat toggle are choices among what this machine offers, kept as chosen.
         s.setValue(LOADING_KEY, json.dumps({"dtype": self.ctl.inputs.dtype, "device_map": self.ctl.inputs.device_map}))
         s.setValue(CHAT_KEY, json.dumps(self.ctl.inputs.chat))
         s.sync()
@@ -153,6 +161,38 @@ class WindowLayout:
             sizes[i] -= give
             short -= give
         self.resizeDocks([shape, *below], [need - short, *sizes], Qt.Vertical)
+
+    def fit_screen(self) -> None:
+        """The first launch (no saved geometry): the window and its frame within the screen's available geometry
+        (the desktop less panels and docks), at most the size it was built at, its top at the top of that area."""
+        screen = self.screen()
+        if screen is None:
+            return
+        area = screen.availableGeometry()
+        width = min(self.width(), area.width() - FRAME_ALLOWANCE[0])
+        height = min(self.height(), area.height() - FRAME_ALLOWANCE[1])
+        self.resize(width, height)
+        self.move(area.x() + max(0, (area.width() - self.width()) // 2), area.y())
+
+    def show_dock_within(self, dock) -> None:
+        """Show `dock` (raised) at no less than its minimum height without the window growing past its size (off
+        the screen): side docks are tabbed together (FOLDS) while the docks shown need more height than it has."""
+        size = self.size()
+        dock.show()
+        dock.raise_()
+        for keep, fold in FOLDS:
+            self.layout().activate()
+            if self.minimumSizeHint().height() <= size.height():
+                break
+            front, back = self.docks[keep], self.docks[fold]
+            docked = all(d.isVisible() and not d.isFloating() for d in (front, back))
+            if docked and back not in self.tabifiedDockWidgets(front):
+                self.tabifyDockWidget(front, back)
+                front.raise_()
+        self.layout().activate()
+        self.resize(size)
+        if not dock.isFloating():
+            self.resizeDocks([dock], [max(dock.height(), dock.minimumSizeHint().height())], Qt.Vertical)
 
     def _fit_generation(self) -> None:
         """Give the Generation dock the height its strip, rows and caches ask for, up to half of the height it shares

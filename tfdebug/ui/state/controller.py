@@ -51,6 +51,7 @@ class DebugController(QObject):
     error = Signal(object)          # a sentence for the message bar (level error): a Message content
     info = Signal(object)           # a passing notice (breakpoint hit, pass finished): a Message content
     close_requested = Signal()      # File → Quit: the window closes (and shuts the controller down)
+    colour_scale_changed = Signal()  # `log_scale` changed: every view of a stage colours by it
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -66,6 +67,12 @@ class DebugController(QObject):
         # What Run starts (the input bar edits it); Decoding settings when the next run generates token by
         # token (a GenerationSession; None: one pass) and what Generate uses (Debug ▸ Decoding Settings…).
         self.inputs, self.generation, self.decoding = RunInputs("random"), None, DecodingSettings()
+        # The inputs of the last live pass that loaded and started: what the window saves as the last session
+        # (a misspelt or failed choice never becomes the next launch's start). None until one has.
+        self.worked: RunInputs | None = None
+        # Scale ▸ Log scale as chosen (the heatmap's option): the heatmap and the Heads colour a non-negative stage
+        # by it (tfdebug.ui.render.colors.applies_log).
+        self.log_scale = False
         # The capture budget of the next pass: "auto", "off" or MB as text (tfdebug.ui.state.capture_budget),
         # and which stages it keeps when not all fit (tfdebug.ui.state.keeping).
         self.capture_budget, self.keep = "auto", KeepChoice(self)
@@ -142,6 +149,12 @@ class DebugController(QObject):
         """Whether the live pass is a generation (Next Token and Run to Token apply)."""
         return self.source is not None and self.source.is_generation
 
+    def set_log_scale(self, on: bool) -> None:
+        """Scale ▸ Log scale on or off, for every view that colours a stage."""
+        if on != self.log_scale:
+            self.log_scale = on
+            self.colour_scale_changed.emit()
+
     def set_inputs(self, inputs: RunInputs) -> None:
         """What the next Run starts (the input bar shows it)."""
         if inputs != self.inputs:
@@ -155,6 +168,7 @@ class DebugController(QObject):
         self.set_inputs(replace(self.inputs, model=adapter.name, texts=session.texts,
                                 device=self.inputs.device if self.inputs.model == adapter.name
                                 else str(adapter.device)))
+        self.worked = self.inputs
         self.clear_messages.emit("")
         self.session_changed.emit()
         self.steps.command(session.stepper.start)

@@ -45,6 +45,7 @@ class Loader:
         self.load_job: Job | None = None
         self.verification = None  # how the last finished live pass compares with the unmodified model
         self._adapter_cache: tuple[tuple, object] | None = None
+        self._failed: Callable[[str], None] | None = None  # run()'s `failed`, for the pass being loaded
 
     def set_busy(self, busy: bool) -> None:
         """A model is loading (or a pass is being opened), or no longer."""
@@ -52,16 +53,18 @@ class Loader:
         self._busy_changed(busy)
         self._changed()
 
-    def run(self, inputs: RunInputs | None = None) -> None:
+    def run(self, inputs: RunInputs | None = None, failed: Callable[[str], None] | None = None) -> None:
         """Start a pass on `inputs` (default: the input bar's), from any state.
 
         Off the UI thread the model is loaded (or reused) and the texts are checked; only
         then is the pass on screen stopped (its captured stages stay viewable) and the new
         pass planned, opening paused at its first stage. When loading or checking fails,
-        the pass on screen is untouched and the input bar keeps the texts to correct.
+        the pass on screen is untouched and the input bar keeps the texts to correct; `failed`,
+        when given, is then called with the sentence saying why (once, after the message bar has it).
         """
         if self.busy:
             return
+        self._failed = failed
         inputs = inputs or self._inputs()
         self._set_inputs(inputs)
         self.set_busy(True)
@@ -128,6 +131,7 @@ class Loader:
         self._start_job(plan, self._on_planned)
 
     def _on_planned(self, session) -> None:
+        self._failed = None
         self.set_busy(False)
         self._show(session)
 
@@ -135,6 +139,9 @@ class Loader:
         self.set_busy(False)
         # The input bar keeps what the user typed, to be corrected (the pass on screen is untouched).
         self._said(Message("error", sentence, details, topic="run"))
+        failed, self._failed = self._failed, None
+        if failed is not None:
+            failed(sentence)
 
     def load_in_background(self, work: Callable[[Job], object], on_loaded: Callable[[object], None],
                            describe_failure: Callable[[BaseException], object]) -> bool:
@@ -143,6 +150,7 @@ class Loader:
         message bar with the pass on screen untouched. False (nothing started) while busy."""
         if self.busy:
             return False
+        self._failed = None
         self.set_busy(True)
         job = Job(work, name="open", describe_failure=describe_failure)
 

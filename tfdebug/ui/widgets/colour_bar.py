@@ -17,16 +17,26 @@ class ColourBar(QWidget):
         super().__init__(parent)
         self.lut = np.zeros((colors.LUT_SIZE, 3), dtype=np.uint8)
         self.lo, self.hi = 0.0, 1.0
+        self.decades: tuple[int, int] | None = None
         self.setFixedHeight(self.fontMetrics().height() + 4)
         self.setMinimumWidth(180)
         self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
 
-    def set_scale(self, lut: np.ndarray, levels: tuple[float, float]) -> None:
+    def set_scale(self, lut: np.ndarray, levels: tuple[float, float], decades: tuple[int, int] | None = None) -> None:
+        """Colour `lut` between `levels`, or with `decades` (a log scale's floor and top powers of ten) labelled in
+        those: 1e-6 … 1."""
         self.lut = np.ascontiguousarray(lut[:, :3], dtype=np.uint8)
         self.lo, self.hi = float(levels[0]), float(levels[1])
-        self.setToolTip(self.tr("Colour scale of every thumbnail: {lo} to {hi}, over all heads").format(
-            lo=colors.format_value(self.lo), hi=colors.format_value(self.hi)))
+        self.decades = decades
+        low, high = self.labels()
+        self.setToolTip(self.tr("Colour scale of every thumbnail: {lo} to {hi}, over all heads").format(lo=low, hi=high))
         self.update()
+
+    def labels(self) -> tuple[str, str]:
+        """What the bar's two ends read: values, or powers of ten under a log scale."""
+        if self.decades is not None:
+            return colors.decade_label(self.decades[0]), colors.decade_label(self.decades[1])
+        return colors.format_value(self.lo), colors.format_value(self.hi)
 
     def text_range(self) -> tuple[float, float]:
         """The low and high values the bar is labelled with."""
@@ -35,7 +45,7 @@ class ColourBar(QWidget):
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
         metrics = self.fontMetrics()
-        lo, hi = colors.format_value(self.lo), colors.format_value(self.hi)
+        lo, hi = self.labels()
         left, right = metrics.horizontalAdvance(lo) + 4, metrics.horizontalAdvance(hi) + 4
         width = max(self.width() - left - right, 8)
         row = np.ascontiguousarray(self.lut[None, :, :])

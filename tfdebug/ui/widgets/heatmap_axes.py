@@ -96,6 +96,33 @@ class KeptAxis(pg.AxisItem):
             self._kept.popitem(last=False)
 
 
+class DecadeAxis(KeptAxis):
+    """A colour bar's axis: the data's values, or under a log scale the powers of ten (its range is then
+    log10 of the values, and its ticks whole decades labelled 1e-6 … 1)."""
+
+    log_ticks = False
+
+    def set_decades(self, on: bool) -> None:
+        """Label whole decades (the range is log10 of the values) or plain values."""
+        if on != self.log_ticks:
+            self.log_ticks = on
+            self.forget_pictures()
+            self.update()
+
+    def _picture_key(self) -> tuple:
+        return (*super()._picture_key(), self.log_ticks)
+
+    def tickValues(self, minVal, maxVal, size):
+        if not self.log_ticks:
+            return super().tickValues(minVal, maxVal, size)
+        return [(1.0, [float(p) for p in range(math.ceil(minVal - 1e-9), math.floor(maxVal + 1e-9) + 1)])]
+
+    def tickStrings(self, values, scale, spacing):
+        if not self.log_ticks:
+            return super().tickStrings(values, scale, spacing)
+        return [colors.decade_label(v) for v in values]
+
+
 class NonOverlappingAxis(KeptAxis):
     """An axis whose tick labels never overwrite each other: a label that would overlap one
     already placed is left out (pyqtgraph places a level's labels left to right, the major
@@ -284,13 +311,37 @@ class HistogramLUT(pg.HistogramLUTItem):
         self.layout.removeItem(self.axis)
         self.axis.unlinkFromView()
         self.axis.setParentItem(None)
-        self.axis = KeptAxis("left", linkView=self.vb, maxTickLength=-10, parent=self)
+        self.axis = DecadeAxis("left", linkView=self.vb, maxTickLength=-10, parent=self)
         self.layout.addItem(self.axis, 0, 0)
+        self.decades: tuple[int, int] | None = None  # a log scale's (floor, top) powers of ten, else None
 
     def set_histogram(self, edges: np.ndarray, counts: np.ndarray) -> None:
         self._counts = ((edges[:-1] + edges[1:]) / 2, counts.astype(float)) if len(counts) else None
-        if self._counts is not None:
-            self.plot.setData(*self._counts)
+        self._plot_counts()
+
+    def show_levels(self, levels: tuple[float, float], decades: tuple[int, int] | None = None) -> None:
+        """Span the data `levels` linearly, or with `decades` (a log scale's floor and top powers of ten) the
+        log10 of the values: the bar's ticks then read 1e-6 … 1, its histogram drawn on the same axis."""
+        if decades != self.decades:
+            self.decades = decades
+            self.axis.set_decades(decades is not None)
+            self._plot_counts()
+        blocked = self.blockSignals(True)  # setting levels from the data is not a drag
+        self.setLevels(*(decades if decades is not None else levels))
+        self.blockSignals(blocked)
+
+    def dragged_top(self) -> float:
+        """The top of the colour scale as the user left it, as a value of the data (10^top under a log scale)."""
+        top = float(self.getLevels()[1])
+        return 10.0 ** top if self.decades is not None else top
+
+    def _plot_counts(self) -> None:
+        if self._counts is None:
+            return
+        x, counts = self._counts
+        if self.decades is not None:  # each bin at the log of its centre; those under the floor pile up there
+            x = np.log10(np.maximum(x, 10.0 ** self.decades[0]))
+        self.plot.setData(x, counts)
 
     def show_colormap(self, cmap: pg.ColorMap) -> None:
         """Show `cmap` in the gradient, its stops not editable. Maps with as many stops as the one

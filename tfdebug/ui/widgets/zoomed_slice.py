@@ -63,13 +63,16 @@ class ZoomedSlice(QObject):
         self.levels = levels
         self._redraw()
 
-    def set_scale(self, scale: colors.ColourScale) -> None:
-        """Colour under `scale`; turning per-row normalisation on or off reads the tile again (its rows' maxima)."""
+    def set_scale(self, scale: colors.ColourScale, redraw: bool = True) -> None:
+        """Colour under `scale`; turning per-row normalisation on or off reads the tile again (its rows' maxima).
+        `redraw=False`: only remember it (a new slice is about to be drawn under it)."""
         if scale == self.scale:
             return
         per_row_changed = scale.per_row != self.scale.per_row
         self.scale = scale
-        if self.slice is None:
+        if self.slice is None or not redraw:
+            if per_row_changed:
+                self.base.row_max = None
             return
         if per_row_changed:
             self.base.row_max = None  # the slice spans every column: its own rows' maxima

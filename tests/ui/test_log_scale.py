@@ -1,0 +1,66 @@
+"""Scale ▸ Log scale tells the truth (issue 52, item 3 of the problems): the colour bar reads in the scale the
+cells are coloured in (powers of ten, 1e-6 … 1 for probabilities), and a signed stage stays linear and says so."""
+
+import numpy as np
+from PySide6.QtGui import QImage, QPainter
+
+from tests.ui.user_actions import choose_in_menu_button, run_to_stage
+
+PROBS, LOGITS = "enc.0.attn.probs", "logits"
+
+
+def colour_bar_labels(heatmap) -> list[str]:
+    """The tick labels the colour bar draws, as pyqtgraph lays them out for its size and range."""
+    axis = heatmap.histogram.axis
+    image = QImage(10, 10, QImage.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [text for _rect, _flags, text in specs[2]]
+
+
+def test_the_colour_bar_reads_powers_of_ten_under_the_log_scale(window, qtbot):
+    heatmap = window.heatmap_panel
+    run_to_stage(window, qtbot, PROBS)
+    linear = colour_bar_labels(heatmap)
+    assert not any("e-" in label for label in linear)
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)
+    assert heatmap.scale.log
+    decades = ["1e-6", "1e-5", "1e-4", "1e-3", "1e-2", "1e-1", "1"]
+    qtbot.waitUntil(lambda: colour_bar_labels(heatmap) == decades, timeout=5000)  # the bar's range follows at its paint
+    assert "log scale from 1e-06" in heatmap.caption.text()
+    # The cells are coloured on the same decades the bar shows: 1e-3 sits half way up, 1 at the top.
+    values = np.where(np.isfinite(heatmap.slice.values), heatmap.slice.values, 0).astype(np.float32)
+    expected = np.clip((np.log10(np.maximum(values, 1e-6)) + 6) / 6 * 255, 0, 255).astype(np.uint8)
+    assert np.abs(heatmap.image.image.astype(int) - expected.astype(int)).max() <= 1
+
+
+def test_a_signed_stage_stays_linear_under_the_log_scale_and_says_so(window, qtbot):
+    heatmap = window.heatmap_panel
+    run_to_stage(window, qtbot, PROBS)
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)
+    run_to_stage(window, qtbot, LOGITS)
+    qtbot.waitUntil(lambda: heatmap.slice is window.ctl.shown.current_slice and heatmap.slice is not None)
+    assert heatmap.log_action.isChecked() and not heatmap.scale.log  # chosen, not applied here
+    assert "linear: the log scale applies to non-negative stages only" in heatmap.caption.text()
+    assert "log scale from" not in heatmap.caption.text()
+    qtbot.waitUntil(lambda: not any(label.startswith("1e") for label in colour_bar_labels(heatmap)), timeout=5000)
+    low, high = heatmap.shown_levels()
+    assert low < 0 < high and tuple(heatmap.histogram.getLevels()) == (low, high)
+
+
+def test_the_heads_colour_by_the_same_log_scale(window, qtbot):
+    heads, heatmap = window.heads_panel, window.heatmap_panel
+    run_to_stage(window, qtbot, PROBS)
+    qtbot.waitUntil(lambda: heads.settled() and heads.images and heads.colour_bar.labels()[0] == "0")
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)
+    qtbot.waitUntil(lambda: heads.settled() and heads.colour_bar.labels() == ("1e-6", "1"), timeout=10000)
+    # head 0's thumbnail: each cell's colour is the LUT entry of its log10 between 1e-6 and 1, as in the heatmap
+    probs = window.ctl.current.tensor[0, 0].numpy()
+    lut = heads.colour_bar.lut
+    expected = lut[np.clip((np.log10(np.maximum(probs, 1e-6)) + 6) / 6 * 255, 0, 255).astype(np.uint8)]
+    drawn = heads.images[0].image[..., :3]
+    assert drawn.shape[:2] == probs.shape
+    assert np.abs(drawn.astype(int) - expected.astype(int)).max() <= 8  # a LUT step at most (float32 rounding)
