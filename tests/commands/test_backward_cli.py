@@ -93,3 +93,63 @@ def test_backward_out_of_another_format_is_one_sentence(tmp_path, capsys):
     assert main(["backward", *TINY, "--out", str(tmp_path / "g.npz")]) == 2
     err = capsys.readouterr().err
     assert ".safetensors snapshot" in err and err.count("\n") == 1
+
+
+def _first_divergent_gradient(a, b, atol: float, rtol: float) -> str | None:
+    """From the definition: the first stage in A's backward order with a cell where |B − A| > atol + rtol·|A|, a
+    cell finite in one pass and not in the other counting as over (NaN in both, or the same infinity, as equal)."""
+    for capture in a.gradients:
+        x, y = capture.tensor.double(), b.gradient(capture.name).double()
+        if not bool(torch.isclose(y, x, rtol=rtol, atol=atol, equal_nan=True).all()):
+            return capture.name
+    return None
+
+
+def test_diff_backward_float16_against_float32_names_the_first_divergent_gradient(tmp_path, capsys):
+    folder = _overflowing_backward(tmp_path / "overflow")
+    full, half = load_adapter(f"hf:{folder}"), load_adapter(f"hf:{folder}", dtype="float16")
+    a = run_backward(full, full.prepare({"prompt": PROMPT}))
+    b = run_backward(half, half.prepare({"prompt": PROMPT}))
+    want = _first_divergent_gradient(a, b, 1e-2, 2e-2)  # float16's tolerance (sessions.crosscheck.TOLERANCES)
+    assert want is not None and b.first_nonfinite == "dec.1.ffn.resid"
+    order = [c.name for c in a.gradients]
+    assert order.index(want) <= order.index("dec.1.ffn.resid")
+    assert want == "dec.1.ffn.resid"  # here every gradient before the overflow is within float16's tolerance
+    args = ["diff", "--model", f"hf:{folder}", "--input", f"prompt={PROMPT}", "--dtype", "float16",
+            "--against", "float32", "--backward"]
+    assert main([*args, "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["first_divergent"] == want
+    assert [s["name"] for s in data["stages"]] == order  # backward order, logits first
+    assert data["backward"]["first_nonfinite_b"] == "dec.1.ffn.resid" and data["backward"]["first_nonfinite_a"] is None
+    assert data["backward"]["loss_a"] == pytest.approx(a.loss)
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert f"first divergent gradient (backward order): {want}" in out and "transplant" not in out
+    assert "first non-finite gradient: A none, B dec.1.ffn.resid" in out
+
+
+def test_diff_of_two_backward_snapshots_compares_them_in_backward_order(tmp_path, capsys):
+    folder = _overflowing_backward(tmp_path / "overflow")
+    for dtype in ("float32", "float16"):
+        assert main(["backward", "--model", f"hf:{folder}", "--input", f"prompt={PROMPT}", "--dtype", dtype,
+                     "--out", str(tmp_path / f"{dtype}.safetensors")]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(tmp_path / "float32.safetensors"), str(tmp_path / "float16.safetensors"),
+                 "--atol", "1e-2", "--rtol", "2e-2", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    full, half = load_adapter(f"hf:{folder}"), load_adapter(f"hf:{folder}", dtype="float16")
+    a = run_backward(full, full.prepare({"prompt": PROMPT}))
+    b = run_backward(half, half.prepare({"prompt": PROMPT}))
+    assert data["first_divergent"] == _first_divergent_gradient(a, b, 1e-2, 2e-2)
+    assert data["stages"][0]["name"] == "logits"
+    # a backward pass against a forward one is one sentence
+    assert main(["capture", "--model", f"hf:{folder}", "--input", f"prompt={PROMPT}", "--quiet",
+                 "--out", str(tmp_path / "forward.safetensors")]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(tmp_path / "float32.safetensors"), str(tmp_path / "forward.safetensors")]) == 2
+    err = capsys.readouterr().err
+    assert "compare two of the same kind" in err and err.count("\n") == 1
+    assert main(["diff", "--model", f"hf:{folder}", "--against", "float32", "--backward",
+                 "--transplant", "logits"]) == 2
+    assert "does not apply to --backward" in capsys.readouterr().err
