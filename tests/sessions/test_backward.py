@@ -143,3 +143,31 @@ def test_a_float16_backward_that_overflows_is_named_at_its_first_stage_and_float
     assert before and all(bool(torch.isfinite(result.gradient(n)).all()) for n in before)
     full = load_adapter(f"hf:{folder}")
     assert run_backward(full, full.prepare({"prompt": PROMPT})).first_nonfinite is None
+
+
+def test_a_backward_pass_lets_its_recorder_and_live_tensors_go(monkeypatch):
+    # A hook lives in the tensor's C++ autograd data, out of the garbage collector's sight: a recorder whose live
+    # tensors kept their hooks held every stage's tensors (the attention planes whole) for the whole process,
+    # and `tfdebug bench --section backward` at 1,024 tokens was killed for memory after a few runs.
+    import gc
+    import weakref
+
+    from tfdebug.core.gradients import GradientRecorder
+    from tfdebug.sessions import backward
+
+    made = []
+
+    class Watched(GradientRecorder):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(weakref.ref(self))
+
+    monkeypatch.setattr(backward, "GradientRecorder", Watched)
+    adapter = load_adapter("tiny-gpt2")
+    gc.disable()
+    try:
+        result = run_backward(adapter, adapter.prepare({"prompt": "the cat sat"}))
+        assert result.gradients and result.forward
+        assert made and made[0]() is None  # freed by reference counting alone, its gradients kept
+    finally:
+        gc.enable()

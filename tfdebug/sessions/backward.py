@@ -173,6 +173,7 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
             loss.backward()
         norms = {n: float(p.grad.double().norm()) for n, p in params if p.grad is not None}
     finally:
+        recorder.release()  # else the live tensors and their hooks hold each other (and the recorder) for good
         for n, p in params:
             p.grad = saved[n]
     first = next((c.name for c in recorder.gradients if not bool(torch.isfinite(c.tensor).all())), None)
