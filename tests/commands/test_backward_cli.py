@@ -143,6 +143,7 @@ def test_diff_of_two_backward_snapshots_compares_them_in_backward_order(tmp_path
     b = run_backward(half, half.prepare({"prompt": PROMPT}))
     assert data["first_divergent"] == _first_divergent_gradient(a, b, 1e-2, 2e-2)
     assert data["stages"][0]["name"] == "logits"
+    assert data["backward"]["b"]["first_nonfinite"] == "dec.1.ffn.resid" and data["backward"]["a"]["loss"] > 0
     # a backward pass against a forward one is one sentence
     assert main(["capture", "--model", f"hf:{folder}", "--input", f"prompt={PROMPT}", "--quiet",
                  "--out", str(tmp_path / "forward.safetensors")]) == 0

@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.transplant is not None:
             raise TfdebugError("--transplant runs the model again: use it with --model … --against.")
-        transplant = None
+        transplant, files = None, None
         if args.b is None:
             raise TfdebugError("Give two passes to compare (A B), or --model … --against DTYPE|DEVICE.")
         atol = DEFAULT_ATOL if args.atol is None else args.atol
@@ -169,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         with open_pass(args.a) as a, open_pass(args.b) as b:
             if _backward_files(a, b, args.a, args.b):
                 backward = True
+                files = {"a": a.backward, "b": b.backward}  # each file's objective, loss, first non-finite
             elif backward:
                 raise TfdebugError("--backward with two files needs two backward passes (tfdebug backward --out); "
                                    f"{args.a} and {args.b} are forward passes.")
@@ -178,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
         extra = {} if args.against is None or backward else \
             {"transplant": None if transplant is None else transplant.to_dict()}
         if backward:
-            extra["backward"] = found.to_dict() if found is not None else True
+            extra["backward"] = found.to_dict() if found is not None else files
         print(json.dumps({"a": args.a, "b": args.b, **result.to_dict(), **extra}, ensure_ascii=False, indent=1))
     else:
         print(f"A  {args.a}\nB  {args.b}")
