@@ -83,7 +83,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     import torch
 
     from tfdebug.bench.real_size import _restart_peak
-    from tfdebug.bench.scale import _peak_rss, _rss
+    from tfdebug.bench.scale import _rss
 
     variants, _ = _variants(_config(shape, seq_len))  # builds the model; nothing has run yet
     import gc
@@ -95,9 +95,19 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     with torch.enable_grad():
         variants[variant]()
     seconds = time.perf_counter() - start
-    peak = _peak_rss()
+    peak = _high_water()
     return {"variant": variant, "seq_len": seq_len, "seconds": round(seconds, 3), "rss_before_bytes": before,
             "peak_rss_bytes": peak, "peak_above_before_bytes": max(0, peak - before)}
+
+
+def _high_water() -> int:
+    """The process's peak RSS since `_restart_peak` (VmHWM). Not ru_maxrss: a child starts with its parent's
+    high-water mark (fork copies it, exec keeps it), so after the timed runs every child read the parent's peak."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("no VmHWM in /proc/self/status")
 
 
 def _in_child(variant: str, shape: str, seq_len: int, timeout: float) -> dict:
