@@ -2219,6 +2219,10 @@ output w·V = {output}</source>
         <translation>模型或快照仍在加载：等它显示出来后再打开 {name}。</translation>
     </message>
     <message>
+        <source>A backward pass: each stage&apos;s gradient of {objective} (loss {loss:.5g}), logits first.</source>
+        <translation>反向传播：每个阶段对 {objective} 的梯度（损失 {loss:.5g}），从 logits 开始。</translation>
+    </message>
+    <message>
         <source>Drop a recorded pass ({suffixes}) on the window to open it.</source>
         <translation>把录制的前向过程（{suffixes}）拖到窗口上即可打开。</translation>
     </message>
@@ -5854,6 +5858,11 @@ output w·V = {output}</source>
         <source>it nests more than {most} levels deep</source>
         <comment>limits.too_deep</comment>
         <translation>它的嵌套超过 {most} 层</translation>
+    </message>
+    <message>
+        <source>its backward pass&apos;s objective or loss is damaged</source>
+        <comment>manifest.bad_backward</comment>
+        <translation>其中反向传播的目标或损失已损坏</translation>
     </message>
     <message>
         <source>its block size {align} is not {n} channels × {width} bytes</source>

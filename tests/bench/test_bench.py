@@ -270,3 +270,15 @@ def test_the_why_section_times_the_lens_the_attribution_and_a_sweep_beside_the_p
     for row in ("capture_all_stages", "lens_screen", "attribution", "sweep"):
         assert row in out
     assert "forwards" in out and "A/A" in out
+
+
+def test_the_backward_section_times_the_captured_backward_beside_plain_loss_backward(capsys):
+    pytest.importorskip("transformers")
+    assert main(["bench", "--tiny", "--max-load", "0", "--section", "backward"]) == 0
+    out = capsys.readouterr().out
+    assert "Backward (HF GPT-2 shape" in out and "plain A/A" in out
+    for tokens in (8, 16):
+        assert f"{tokens:>5} tokens  plain" in out
+        for variant in ("plain", "tfdebug"):
+            assert f"{tokens:>5} tokens  {variant:<8} peak RSS" in out
+    assert "of plain's" in out and "plain loss.backward() (8 tokens)" in out

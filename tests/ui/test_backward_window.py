@@ -82,3 +82,26 @@ def test_an_inf_breakpoint_stops_the_backward_at_the_first_stage_whose_gradient_
                     timeout=30000)
     assert bool(torch.isinf(window.ctl.current.tensor).any())
     window.ctl.close()
+
+
+def test_a_saved_backward_pass_reopens_as_a_replay_stepped_logits_first(make_window, qtbot, tmp_path):
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.io.snapshot import save_snapshot
+    from tfdebug.sessions.backward import run_backward
+    from tfdebug.sessions.session import DebugSession
+
+    adapter = load_adapter("tiny-gpt2")
+    session = DebugSession(adapter, {"prompt": "the cat is on the mat ="}, planning="lazy")
+    result = run_backward(adapter, session.prepared)
+    path = tmp_path / "grad.safetensors"
+    save_snapshot(result.recording(session), path)
+    window = make_window()
+    window.open_snapshot(str(path))
+    qtbot.waitUntil(lambda: window.ctl.current is not None and window.ctl.title.startswith("backward"),
+                    timeout=30000)
+    assert window.ctl.current.name == "logits"
+    assert torch.equal(window.ctl.current.tensor, result.gradient("logits"))
+    assert "A backward pass" in window.message_bar.text()
+    press(window, Qt.Key_F10)
+    qtbot.waitUntil(lambda: window.ctl.current.name == "dec.norm", timeout=10000)
+    window.ctl.close()

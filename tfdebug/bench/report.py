@@ -43,6 +43,11 @@ def verdicts(result: dict) -> list[dict]:
             out.append({"what": f"generation with every stage captured ≤ {target:g}× model.generate per token "
                                 f"({row['model']})", "value": row["ratio_capture_all"], "aa_ratio": row["aa_ratio"],
                         "verdict": verdict(row["ratio_capture_all"], target, row["aa_ratio"])})
+    for row in (result.get("backward") or {}).get("rows", []):
+        target = result["backward"]["target"]
+        out.append({"what": f"backward with every stage's gradient ≤ {target:g}× plain loss.backward() "
+                            f"({row['seq_len']} tokens)", "value": row["ratio"], "aa_ratio": row["aa_ratio"],
+                    "verdict": verdict(row["ratio"], target, row["aa_ratio"])})
     out += _session_verdicts(result)
     out += _command_verdicts(result)
     snap = result.get("snapshots")
@@ -219,6 +224,7 @@ def _section_lines() -> dict:
     from tfdebug.bench.scale import format_scale
     from tfdebug.bench.sdpa import format_sdpa
     from tfdebug.bench.session import format_session
+    from tfdebug.bench.backward import format_backward
     from tfdebug.bench.why import format_why
 
     return {"capture_overhead": _capture_lines, "session": format_session, "hf": _hf_lines,
@@ -226,7 +232,7 @@ def _section_lines() -> dict:
             "snapshots": _snapshot_lines,
             "host_syncs": _sync_lines, "sdpa": format_sdpa, "levers": format_levers, "generation": format_generation,
             "cuda": _cuda_lines, "peers": format_peers, "scale": format_scale, "remote": format_remote,
-            "why": format_why}
+            "why": format_why, "backward": format_backward}
 
 
 def format_report(result: dict) -> str:

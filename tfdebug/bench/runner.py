@@ -61,8 +61,9 @@ PROFILES: dict[str, Profile] = {
 DEFAULT_SECTIONS = ("capture", "session", "hf", "latency", "memory", "snapshots", "syncs", "sdpa", "levers",
                     "generation", "cuda")
 # only when asked for: peers and scale take minutes and want the peers' venv; remote needs pyzmq (tfdebug[remote]);
-# startup starts the window in fresh processes; why builds a 135M-wide model and sweeps it
-EXTRA_SECTIONS = ("peers", "scale", "remote", "startup", "why")
+# startup starts the window in fresh processes; why builds a 135M-wide model and sweeps it; backward times the
+# GPT-2 shape's backward at 1k tokens and measures each variant's peak in a child process
+EXTRA_SECTIONS = ("peers", "scale", "remote", "startup", "why", "backward")
 SECTIONS = DEFAULT_SECTIONS + EXTRA_SECTIONS
 
 

@@ -112,6 +112,7 @@ def run_all(profile: str = "default", sections: list[str] | None = None, threads
     add("remote", "remote", lambda: _remote(chosen))
     add("startup", "startup", lambda: _startup(tiny))
     add("why", "why", lambda: _why(chosen))
+    add("backward", "backward", lambda: _backward(chosen, lengths))
     result["targets"], result["sync_budgets"] = dict(TARGETS), dict(SYNC_BUDGETS)
     result["run"] = run.summary()
     result["verdicts"] = verdicts(result)
@@ -123,6 +124,12 @@ def _why(profile) -> dict:
 
     return why_section("tiny" if profile.name == "tiny" else "full" if profile.name == "full" else "quick",
                        max(4, min(profile.repeats, 8)))
+
+
+def _backward(profile, lengths: tuple[int, ...] | None) -> dict:
+    from tfdebug.bench.backward import backward_section
+
+    return backward_section(profile.name, max(4, min(profile.repeats, 8)), lengths)
 
 
 def _startup(tiny: bool) -> dict:

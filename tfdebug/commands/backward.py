@@ -1,6 +1,8 @@
 """`tfdebug backward`: one forward with gradients on, an objective, its backward, and every stage's gradient in
 backward order (logits first), with the first stage whose gradient is not finite, the parameters' gradient
-norms per layer and each token's saliency (gradient × embedding)."""
+norms per layer and each token's saliency (gradient × embedding). `--out FILE.safetensors` saves the gradients as
+a snapshot (backward order, the objective and the loss in its manifest) that `tfdebug open` replays logits
+first."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", default=None, metavar="TOKEN", help="logit_diff's target (default the prediction)")
     parser.add_argument("--contrast", default=None, metavar="TOKEN", help="logit_diff's contrast (default none)")
     parser.add_argument("--json", action="store_true", help="print every stage's gradient statistics as JSON")
+    parser.add_argument("--out", default=None, metavar="FILE.safetensors",
+                        help="also save the gradients as a snapshot (backward order; `tfdebug open` replays it)")
 
 
 def _row(capture) -> dict:
@@ -39,6 +43,13 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.sessions.session import DebugSession
     from tfdebug.sessions.why import token_id
 
+    if args.out is not None:  # refused before the model loads
+        from tfdebug.core.errors import ExportError, InputError
+        from tfdebug.io.atomic import check_output
+
+        if not args.out.lower().endswith(".safetensors"):
+            raise InputError(f"--out {args.out}: a backward pass is saved as a .safetensors snapshot.")
+        check_output(args.out, ExportError)
     adapter = load_from_args(args)
     session = DebugSession(adapter, **session_inputs(args, adapter), planning="lazy")
     target = token_id(adapter, args.target) if args.target is not None else None
@@ -51,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
 
     result = run_backward(adapter, session.prepared, Objective(args.objective, args.position, target, contrast),
                           plan=list(session.plan), budget=default_capture_budget(adapter.device))
+    if args.out is not None:
+        from tfdebug.io.snapshot import save_snapshot
+
+        save_snapshot(result.recording(session), args.out)
     rows = [_row(c) for c in result.gradients]
     layers = result.layer_norms()
     largest = sorted(result.parameters.items(), key=lambda item: -item[1])[:5]
@@ -72,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     print("first non-finite gradient: " + (result.first_nonfinite or "none"))
     print("parameter gradient norm per layer: " + ", ".join(f"{k} {v:.4g}" for k, v in layers.items()))
     print("largest parameter gradients: " + ", ".join(f"{k} {v:.4g}" for k, v in largest))
+    if args.out is not None:
+        print(f"wrote {args.out}: {len(rows)} stages' gradients, logits first")
     if saliency:
         print("saliency (gradient × embedding per token): " + ", ".join(
             f"{tokens[i] if i < len(tokens) else i}: {s:+.3g}" for i, (s, _) in enumerate(saliency)))

@@ -53,10 +53,19 @@ def summary(path: str, doc: dict, nbytes: int, every_token: bool = False) -> str
         f"model    {doc.get('model') or '?'} on {doc['device']} ({doc['dtype']}){': ' + shape if shape else ''}",
         *(token_line(stream, words, every_token) for stream, words in doc["tokens"].items()),
         *([f"adapter  {doc['adapter']}"] if doc.get("adapter") else []),
+        *(backward_lines(doc["backward"]) if "backward" in doc else []),
         f"stages   {len(stages)}, {nbytes:,} bytes of tensors, file {os.path.getsize(path):,} bytes",
         "",
         _table(("stage", "kind", "shape", "dtype", "axes", "note"), rows),
     ])
+
+
+def backward_lines(entry: dict) -> list[str]:
+    """What a backward pass's snapshot says of itself: the objective, its value, the first non-finite gradient."""
+    first = entry.get("first_nonfinite")
+    return [f"backward a backward pass: each stage holds ∂L/∂stage, in backward order (logits first); "
+            f"L = {entry['objective']} = {float(entry['loss']):.6g}",
+            f"         first non-finite gradient: {first or 'none'}"]
 
 
 def run(args: argparse.Namespace) -> int:

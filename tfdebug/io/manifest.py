@@ -83,6 +83,7 @@ def _check(doc: dict) -> None:
         raise _Damaged(problem)
     _check_streams(doc, version)
     _check_image(doc)
+    _check_backward(doc)
     for key, limit in (("device", 64), ("dtype", 64)):
         _require(string_problem(doc.get(key), f"'{key}'", limit))
     for key in ("model", "tfdebug_version", "adapter"):
@@ -141,6 +142,22 @@ def _check_image(doc: dict) -> None:
     if words is None or list(words[start: len(labels)]) != labels[start:]:  # the patches' labels, in place
         raise _Damaged(Phrase("the image it carries does not match the tokens of stream '{stream}'",
                               id="manifest.image_tokens", stream=image.stream))
+
+
+def _check_backward(doc: dict) -> None:
+    """A backward pass's entry (io.recording.backward_doc): the objective in words, its value and the first
+    non-finite stage."""
+    if "backward" not in doc:
+        return
+    entry = doc["backward"]
+    loss = entry.get("loss") if isinstance(entry, dict) else None
+    first = entry.get("first_nonfinite") if isinstance(entry, dict) else None
+    if not isinstance(entry, dict) or string_problem(entry.get("objective"), "objective") \
+            or string_problem(entry.get("objective_kind"), "objective", 64) \
+            or not (isinstance(loss, (int, float)) and not isinstance(loss, bool) or loss in ("nan", "inf", "-inf")) \
+            or (first is not None and name_problem(first)) \
+            or not all(entry.get(key) is None or is_int(entry[key]) for key in ("position", "target", "contrast")):
+        raise _Damaged(Phrase("its backward pass's objective or loss is damaged", id="manifest.bad_backward"))
 
 
 def _require(problem: str | None) -> None:
@@ -337,4 +354,4 @@ def recording_from_manifest(doc: dict, **kwargs) -> Recording:
                      inputs=dict(doc.get("inputs", {})) if version >= 2 else {},
                      adapter=doc.get("adapter") if version >= 2 else None,
                      input_labels=dict(doc.get("input_labels", {})) if version >= 2 else {},
-                     image=image, **kwargs)
+                     image=image, backward=dict(doc["backward"]) if "backward" in doc else None, **kwargs)

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 #    optional `image`, the picture a vision model saw (core.images.InputImage.to_manifest: a replay draws it).
 # 3: a stage may be a recipe (`"recipe"`: the steps that compute it from stored tensors, no tensor of its
 #    own), reading stages or the extra tensors listed in `recipe_inputs` (tfdebug.io.recipe_store).
+#    optional `backward` (no new version: a tfdebug that does not know it opens the file as a pass): the stages
+#    hold gradients, listed in backward order (logits first); it says the objective and its value (`backward_doc`).
 FORMAT_VERSION = 3
 MANIFEST_KEY = "tfdebug"  # the safetensors metadata key holding the manifest
 EXPORT_MANIFEST_KEY = "__tfdebug__"  # the same manifest inside .npz and .pt exports
@@ -60,6 +62,8 @@ class Recording:
     input_labels: dict[str, str] = field(default_factory=dict)
     #: the picture a vision model saw (`core.images.InputImage`), carried so a replay draws attention over it
     image: InputImage | None = None
+    #: a backward pass (`backward_doc`): the stages are gradients in backward order; the objective and the loss
+    backward: dict | None = None
 
     @classmethod
     def from_session(cls, session, captures: Sequence[Capture] | None = None) -> "Recording":
@@ -172,7 +176,28 @@ class Recording:
             doc["input_labels"] = dict(self.input_labels)
         if self.image is not None:
             doc["image"] = self.image.to_manifest()
+        if self.backward is not None:
+            doc["backward"] = dict(self.backward)
         return doc
+
+
+def backward_doc(kind: str, objective: str, loss: float, first_nonfinite: str | None = None,
+                 position: int | None = None, target: int | None = None, contrast: int | None = None) -> dict:
+    """The manifest's `backward` entry: the objective (`kind` and its words), its value (`loss`, a number, or
+    "nan", "inf" or "-inf": JSON has no non-finite numbers), the first stage whose gradient is not finite, and
+    the objective's position and token ids where it has them."""
+    import math
+
+    doc = {"objective_kind": kind, "objective": objective,
+           "loss": loss if math.isfinite(loss) else str(loss), "first_nonfinite": first_nonfinite}
+    doc.update({key: value for key, value in (("position", position), ("target", target), ("contrast", contrast))
+                if value is not None})
+    return doc
+
+
+def backward_loss(doc: dict) -> float:
+    """The loss of a checked `backward` entry as a float (NaN and the infinities back from their words)."""
+    return float(doc["loss"])
 
 
 def recording_on_screen(stepper: "Stepper | None", session, replayed: Recording | None) -> tuple[Recording | None, str]:

@@ -14,6 +14,7 @@ position.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -74,6 +75,29 @@ class BackwardPass:
             key = f"layer {match.group(1)}" if match else name.rsplit(".", 1)[0]
             out[key] = math.sqrt(out.get(key, 0.0) ** 2 + norm ** 2)
         return out
+
+    def gradient_captures(self) -> list[Capture]:
+        """The gradients as captures in backward order, each described as ∂L/∂stage (a pass to replay or save)."""
+        what = self.objective.describe()
+        return [dataclasses.replace(c, info=dataclasses.replace(c.info, formula=f"∂L/∂({c.info.formula})   L = {what}"))
+                for c in self.gradients]
+
+    def manifest_entry(self) -> dict:
+        """What a snapshot's manifest says of this backward pass (`io.recording.backward_doc`)."""
+        from tfdebug.io.recording import backward_doc
+
+        o = self.objective
+        return backward_doc(o.kind, o.describe(), self.loss, self.first_nonfinite,
+                            position=o.position if o.kind != "next_token" else None, target=o.target,
+                            contrast=o.contrast)
+
+    def recording(self, session):
+        """The gradients as a Recording of `session`'s pass (in backward order, the objective and the loss in its
+        manifest): what `io.snapshot.save_snapshot` writes and a window replays."""
+        from tfdebug.io.recording import Recording
+
+        return dataclasses.replace(Recording.from_session(session, self.gradient_captures()),
+                                   backward=self.manifest_entry())
 
     def saliency(self) -> list[tuple[float, float]] | None:
         """Per token of the first embedding stage: (Σ gradient × embedding, ‖gradient × embedding‖₂), batch row 0;
@@ -177,6 +201,7 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
             loss.backward()
         norms = {n: float(p.grad.double().norm()) for n, p in params if p.grad is not None}
     finally:
+        recorder.release()  # else the live tensors and their hooks hold each other (and the recorder) for good
         for n, p in params:
             p.grad = saved[n]
     first = next((c.name for c in recorder.gradients if not bool(torch.isfinite(c.tensor).all())), None)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import gc
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from tfdebug.core.budget import CaptureBudget
@@ -190,3 +190,55 @@ def find_divergence(spec: str, texts: Mapping[str, str] | None, reference: Place
     if transplant is False:
         return result, None
     return result, transplant_stage(session, held.captures, result, None if transplant is True else transplant)
+
+
+@dataclass(frozen=True)
+class BackwardDivergence:
+    """Two backward passes of one objective compared gradient by gradient: `comparison` lists the stages in the
+    reference's backward order (the logits first), so its `first_divergent` is the first stage in backward order
+    whose gradient leaves the tolerance; each pass's loss and first non-finite gradient beside it."""
+
+    comparison: Comparison
+    loss_a: float
+    loss_b: float
+    first_nonfinite_a: str | None
+    first_nonfinite_b: str | None
+
+    def to_dict(self) -> dict:
+        def number(x: float):
+            return x if x == x and abs(x) != float("inf") else str(x)
+        return {"loss_a": number(self.loss_a), "loss_b": number(self.loss_b),
+                "first_nonfinite_a": self.first_nonfinite_a, "first_nonfinite_b": self.first_nonfinite_b}
+
+
+def compare_backward(spec: str, texts: Mapping[str, str] | None, reference: Placement, other: Placement,
+                     objective=None, stages: Sequence[str] | None = None, atol: float | None = None,
+                     rtol: float | None = None, load: Callable | None = None) -> BackwardDivergence:
+    """Run `objective`'s backward (default the next-token loss; sessions.backward) of `texts` through model `spec`
+    placed as `reference`, then as `other`, and compare every stage's gradient with `core.compare` (the tolerance
+    as `compare_placements`' by default: what the coarser dtype holds; a cell ±Inf or NaN in one pass only always
+    diverges). The reference's gradients are kept (on the host); its model is let go before the other loads."""
+    import torch
+
+    from tfdebug.sessions.backward import Objective, run_backward
+    from tfdebug.sessions.session import DebugSession
+
+    default_atol, default_rtol = default_tolerance(resolve_dtype(reference.dtype), resolve_dtype(other.dtype))
+    atol = default_atol if atol is None else atol
+    rtol = default_rtol if rtol is None else rtol
+    objective = objective or Objective()
+
+    def backward(placement: Placement, texts):
+        adapter = load_placed(spec, placement, load)
+        session = DebugSession(adapter, texts, stages=stages, planning="lazy")
+        result = run_backward(adapter, session.prepared, objective, stages)
+        result.forward.clear()  # only the gradients are compared
+        return result, session.texts
+
+    first, texts = backward(reference, texts)
+    cpu = torch.device("cpu")
+    first.gradients[:] = [replace(c, tensor=c.tensor.detach().to(cpu), device=cpu) for c in first.gradients]
+    gc.collect()  # the reference model goes before the other loads
+    second, _ = backward(other, texts)
+    result = compare(first.gradients, second.gradients, atol=atol, rtol=rtol)
+    return BackwardDivergence(result, first.loss, second.loss, first.first_nonfinite, second.first_nonfinite)

@@ -92,7 +92,13 @@ class SnapshotActions(QObject):
     def _show(self, path: str, recording, stepper) -> None:
         tokens = recording.tokens
         title = f"{Path(path).name} · " + " → ".join(" ".join(words) for words in tokens.values())
-        self.ctl.load_replay(stepper, tokens, title, recording)
+        backward = recording.backward
+        self.ctl.load_replay(stepper, tokens, ("backward · " if backward else "") + title, recording)
+        if backward:  # the stages hold gradients, logits first
+            what, loss = backward["objective"], float(backward["loss"])
+            self.ctl.info.emit(said(lambda: self.tr(
+                "A backward pass: each stage's gradient of {objective} (loss {loss:.5g}), logits first.").format(
+                objective=what, loss=loss)))
         add_recent(self.settings, path)
 
     def open_dialog(self) -> None:

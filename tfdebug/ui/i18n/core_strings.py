@@ -629,6 +629,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('phrases', 'it lists no stages', 'manifest.no_stages')
     translate('phrases', 'it lists {n} stages (at most {most})', 'manifest.too_many_stages')
     translate('phrases', 'it nests more than {most} levels deep', 'limits.too_deep')
+    translate('phrases', "its backward pass's objective or loss is damaged", 'manifest.bad_backward')
     translate('phrases', 'its block size {align} is not {n} channels × {width} bytes', 'audio.block')
     translate('phrases', 'its float samples hold NaN or infinity', 'audio.not_finite')
     translate('phrases', "its inputs make a plane of shape {made}, not the stage's {shape}", 'recipe.shape')

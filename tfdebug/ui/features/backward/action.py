@@ -10,8 +10,6 @@ stage, if any.
 
 from __future__ import annotations
 
-import dataclasses
-
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from tfdebug.ui.actions import registry as actions
@@ -32,9 +30,7 @@ def _can_run(ctl: DebugController) -> bool:
 
 def gradient_pass(result) -> list:
     """The gradients of `result` (a BackwardPass) as captures in backward order, each described as ∂L/∂stage."""
-    what = result.objective.describe()
-    return [dataclasses.replace(c, info=dataclasses.replace(c.info, formula=f"∂L/∂({c.info.formula})   L = {what}"))
-            for c in result.gradients]
+    return result.gradient_captures()
 
 
 @actions.action("tfdebug.debug.backward", QT_TRANSLATE_NOOP("actions", "Backward"), "Ctrl+Shift+B",
@@ -60,7 +56,8 @@ def backward(ctx: ActionContext) -> None:
         captures = gradient_pass(result)
         recording = Recording(captures=captures, tokens=tokens, model_name=session.adapter.name,
                               device=str(session.adapter.device),
-                              dtype=str(session.adapter.dtype).removeprefix("torch."))
+                              dtype=str(session.adapter.dtype).removeprefix("torch."),
+                              backward=result.manifest_entry())
         loss = result.loss
         ctl.load_replay(Stepper.replay(captures), tokens, f"backward · {title}", recording)
         if result.first_nonfinite is not None:

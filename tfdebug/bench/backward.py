@@ -1,0 +1,170 @@
+"""`tfdebug bench --section backward`: the backward with every stage's gradient captured against plain
+`loss.backward()`.
+
+On the GPT-2 shape of the `hf` rows (6 layers × 768, 12 heads, tfdebug.bench.hf; a 1,000-token vocabulary),
+random weights, random token ids, at 256 and 1,024 tokens; per length, interleaved repeats of:
+- `plain`: the model's own loss (transformers' `labels=input_ids`: the mean next-token cross-entropy) and
+  `loss.backward()`, eager attention (what the tapped attention computes), the parameters' gradients dropped
+  after each run;
+- `tfdebug`: `sessions.backward.run_backward` of the same objective on the same tokens, every stage's gradient
+  captured (and the forward's stages, which gradient × activation reads; the attention planes whole).
+Medians, the ratio tfdebug ÷ plain (goal ≤ 1.15×), the plain row's A/A (its two halves) and both losses (the
+same objective: they agree). Then each variant once more in a child process of its own (as tfdebug.bench.scale
+measures peaks), its peak RSS above its RSS before the pass, and the ratio of the two peaks.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from tfdebug.bench.capture import BenchConfig
+from tfdebug.bench.noise import halves_ratio
+from tfdebug.bench.timing import interleaved_ms, median
+
+SHAPES = {"tiny": (1, 32, 4, 50), "gpt2": (6, 768, 12, 1000)}  # layers, width, heads, vocabulary
+LENGTHS = {"tiny": (8, 16), "quick": (256,), "default": (256, 1024), "full": (256, 1024)}
+VARIANTS = ("plain", "tfdebug")
+TARGET = 1.15  # the issue's goal: the captured backward ≤ 1.15× plain loss.backward()
+
+
+def _config(shape: str, seq_len: int) -> BenchConfig:
+    layers, width, heads, vocab = SHAPES[shape]
+    return BenchConfig(f"hf-gpt2 {layers}x{width} seq {seq_len}", layers, width, heads, seq_len, vocab)
+
+
+def _variants(config: BenchConfig) -> tuple[dict, dict]:
+    """({name: one run}, {name: its loss}) on a fresh random GPT-2 of `config`."""
+    from tfdebug.adapters.base import Prepared
+    from tfdebug.adapters.hf.adapter import wrap
+    from tfdebug.bench.hf import build_gpt2
+    from tfdebug.sessions.backward import run_backward
+
+    model, ids = build_gpt2(config)
+    model.config._attn_implementation_internal = "eager"
+    adapter = wrap(model, tokenizer=None, name="bench")
+    prepared = Prepared(texts={}, kwargs={"input_ids": ids, "use_cache": False})
+    losses: dict[str, float] = {}
+    extra = {"losses": losses, "stages": 0}
+
+    def plain():
+        loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+        loss.backward()
+        model.zero_grad(set_to_none=True)
+        losses["plain"] = float(loss.detach())
+
+    def captured():
+        result = run_backward(adapter, prepared)
+        losses["tfdebug"] = result.loss
+        extra["stages"] = len(result.gradients)
+
+    return {"plain": plain, "tfdebug": captured}, extra
+
+
+def timing_row(config: BenchConfig, repeats: int) -> dict:
+    """One length's medians (ms), ratio, the plain row's A/A and the two losses."""
+    import torch
+
+    variants, extra = _variants(config)
+    with torch.enable_grad():
+        times = interleaved_ms(variants, repeats, warmup=1)
+    ms = {name: median(values) for name, values in times.items()}
+    losses = extra["losses"]
+    return {"seq_len": config.seq_len, "stages": extra["stages"], "repeats": repeats,
+            "plain_ms": round(ms["plain"], 2), "tfdebug_ms": round(ms["tfdebug"], 2),
+            "ratio": round(ms["tfdebug"] / ms["plain"], 4), "aa_ratio": halves_ratio(times["plain"]),
+            "loss_plain": round(losses["plain"], 6), "loss_tfdebug": round(losses["tfdebug"], 6)}
+
+
+def child(variant: str, shape: str, seq_len: int) -> dict:
+    """One variant run once in this (fresh) process: its peak RSS above the RSS before the pass."""
+    import torch
+
+    from tfdebug.bench.real_size import _restart_peak
+    from tfdebug.bench.scale import _rss
+
+    variants, _ = _variants(_config(shape, seq_len))  # builds the model; nothing has run yet
+    import gc
+
+    gc.collect()
+    before = _rss()
+    _restart_peak()
+    start = time.perf_counter()
+    with torch.enable_grad():
+        variants[variant]()
+    seconds = time.perf_counter() - start
+    peak = _high_water()
+    return {"variant": variant, "seq_len": seq_len, "seconds": round(seconds, 3), "rss_before_bytes": before,
+            "peak_rss_bytes": peak, "peak_above_before_bytes": max(0, peak - before)}
+
+
+def _high_water() -> int:
+    """The process's peak RSS since `_restart_peak` (VmHWM). Not ru_maxrss: a child starts with its parent's
+    high-water mark (fork copies it, exec keeps it), so after the timed runs every child read the parent's peak."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("no VmHWM in /proc/self/status")
+
+
+def _in_child(variant: str, shape: str, seq_len: int, timeout: float) -> dict:
+    code = ("import json, sys, torch; torch.set_num_threads(int(sys.argv[4])); "
+            "from tfdebug.bench.backward import child; "
+            "print(json.dumps(child(sys.argv[1], sys.argv[2], int(sys.argv[3]))))")
+    import torch
+
+    try:
+        done = subprocess.run([sys.executable, "-c", code, variant, shape, str(seq_len), str(torch.get_num_threads())],
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"variant": variant, "seq_len": seq_len, "status": f"timed out after {timeout:.0f} s"}
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1][:200]
+        return {"variant": variant, "seq_len": seq_len, "status": f"failed (exit {done.returncode}): {last}"}
+    return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def backward_section(profile: str = "default", repeats: int = 5, lengths: tuple[int, ...] | None = None,
+                     timeout: float = 900.0) -> dict:
+    """The timing rows (one per length) and the peak rows (one per length and variant, each a child process)."""
+    from tfdebug.adapters.hf.load import transformers_available
+
+    if not transformers_available():
+        return {}
+    shape = "tiny" if profile == "tiny" else "gpt2"
+    lengths = lengths or LENGTHS.get(profile, LENGTHS["default"])
+    rows, peaks = [], []
+    for seq_len in lengths:
+        rows.append(timing_row(_config(shape, seq_len), max(4, repeats)))
+        measured = {variant: _in_child(variant, shape, seq_len, timeout) for variant in VARIANTS}
+        plain, ours = measured["plain"].get("peak_above_before_bytes"), measured["tfdebug"].get("peak_above_before_bytes")
+        for variant in VARIANTS:
+            row = measured[variant]
+            if variant == "tfdebug" and plain and ours is not None:
+                row["peak_ratio"] = round(ours / plain, 3)
+            peaks.append(row)
+    layers, width, heads, vocab = SHAPES[shape]
+    return {"n_layer": layers, "n_embd": width, "n_heads": heads, "vocab_size": vocab, "target": TARGET,
+            "rows": rows, "peaks": peaks}
+
+
+def format_backward(section: dict) -> list[str]:
+    """The section as lines of text (`tfdebug bench` prints them)."""
+    lines = ["", f"Backward (HF GPT-2 shape, {section['n_layer']} layers × {section['n_embd']}, {section['n_heads']} "
+                 f"heads; every stage's gradient captured ÷ plain loss.backward(), goal ≤ {section['target']}×):"]
+    for row in section["rows"]:
+        lines.append(f"  {row['seq_len']:>5} tokens  plain {row['plain_ms']:>10} ms  tfdebug {row['tfdebug_ms']:>10} ms"
+                     f"  ×{row['ratio']}  (plain A/A {row['aa_ratio']}; {row['stages']} gradients; loss "
+                     f"{row['loss_plain']} / {row['loss_tfdebug']})")
+    for row in section["peaks"]:
+        if row.get("status") != "ok":
+            lines.append(f"  {row['seq_len']:>5} tokens  {row['variant']:<8} peak: {row.get('status')}")
+            continue
+        ratio = f"  ×{row['peak_ratio']} of plain's" if "peak_ratio" in row else ""
+        lines.append(f"  {row['seq_len']:>5} tokens  {row['variant']:<8} peak RSS {row['peak_rss_bytes'] / 2**20:,.0f} MiB,"
+                     f" {row['peak_above_before_bytes'] / 2**20:,.1f} MiB above before the pass{ratio}"
+                     f"  (child process, {row['seconds']} s)")
+    return lines
