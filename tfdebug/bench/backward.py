@@ -15,12 +15,10 @@ measures peaks), its peak RSS above its RSS before the pass, and the ratio of th
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import time
 
 from tfdebug.bench.capture import BenchConfig
+from tfdebug.bench.child import run_child
 from tfdebug.bench.noise import halves_ratio
 from tfdebug.bench.timing import interleaved_ms, median
 
@@ -111,20 +109,8 @@ def _high_water() -> int:
 
 
 def _in_child(variant: str, shape: str, seq_len: int, timeout: float) -> dict:
-    code = ("import json, sys, torch; torch.set_num_threads(int(sys.argv[4])); "
-            "from tfdebug.bench.backward import child; "
-            "print(json.dumps(child(sys.argv[1], sys.argv[2], int(sys.argv[3]))))")
-    import torch
-
-    try:
-        done = subprocess.run([sys.executable, "-c", code, variant, shape, str(seq_len), str(torch.get_num_threads())],
-                              capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"variant": variant, "seq_len": seq_len, "status": f"timed out after {timeout:.0f} s"}
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1][:200]
-        return {"variant": variant, "seq_len": seq_len, "status": f"failed (exit {done.returncode}): {last}"}
-    return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])}
+    """`child(...)` in a fresh interpreter (`bench.child.run_child`)."""
+    return run_child("tfdebug.bench.backward", variant, shape, seq_len, timeout)
 
 
 def backward_section(profile: str = "default", repeats: int = 5, lengths: tuple[int, ...] | None = None,

@@ -20,12 +20,10 @@ cannot carry into the next (the child reports `ru_maxrss` and its RSS before the
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 
 from tfdebug.bench.capture import BenchConfig
+from tfdebug.bench.child import run_child
 from tfdebug.bench.timing import table
 
 # profile -> lengths (tokens); 32k only in full (or asked for by --lengths)
@@ -152,23 +150,8 @@ def _transformer_lens(model, ids) -> dict:
 
 
 def _in_child(variant: str, shape: str, seq_len: int, timeout: float) -> dict:
-    """`child(...)` in a fresh interpreter (this one's), its row back as JSON; a failure is a row too."""
-    code = ("import json, sys, torch; torch.set_num_threads(int(sys.argv[4])); "
-            "from tfdebug.bench.scale import child; "
-            "print(json.dumps(child(sys.argv[1], sys.argv[2], int(sys.argv[3]))))")
-    import torch
-
-    try:
-        done = subprocess.run([sys.executable, "-c", code, variant, shape, str(seq_len), str(torch.get_num_threads())],
-                              capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"variant": variant, "seq_len": seq_len, "status": f"timed out after {timeout:.0f} s"}
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1][:200]
-        return {"variant": variant, "seq_len": seq_len,
-                "status": f"failed (exit {done.returncode}{', killed for memory' if done.returncode == -9 else ''}): "
-                          f"{last}"}
-    return {"status": "ok", **json.loads(done.stdout.strip().splitlines()[-1])}
+    """`child(...)` in a fresh interpreter (`bench.child.run_child`)."""
+    return run_child("tfdebug.bench.scale", variant, shape, seq_len, timeout)
 
 
 def _need(variant: str, config: BenchConfig) -> int:

@@ -25,6 +25,7 @@ from tfdebug.adapters.hf.conventions import FLOAT32_SCORES
 from tfdebug.core.errors import UnsupportedModelError
 from tfdebug.core.recipes import Scores, context_by_heads, is_plane, materialized, step
 from tfdebug.core.tap import Tap
+from tfdebug.core.thread_flag import ThreadFlag
 
 IMPLEMENTATION = "tfdebug"
 EAGER = "eager"  # tfdebug's own tapped function, equal to transformers' eager attention bit for bit
@@ -77,19 +78,15 @@ PROBE: list | None = None
 _LOCK = threading.Lock()
 _ACTIVE: dict[str, int] = {}  # registered name -> how many models run with it right now
 # Inside `planes_materialized()` the tokens² stages are computed whole, as before recipes.
-_WHOLE = threading.local()
+_WHOLE = ThreadFlag()
 
 
 @contextmanager
 def planes_materialized() -> Iterator[None]:
     """Compute the attention planes whole inside the block (in this thread), not as recipes: what
     the recipes are held to bit for bit, and the bench's "materialised" row."""
-    before = getattr(_WHOLE, "on", False)
-    _WHOLE.on = True
-    try:
+    with _WHOLE.set():
         yield
-    finally:
-        _WHOLE.on = before
 
 
 def repeat_kv(x: Tensor, n_rep: int) -> Tensor:
@@ -139,7 +136,7 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
         query, key, qk_key = query.float(), key.float(), qk_key.float()  # as the family's own: scores in float32
     if attention_mask is not None and attention_mask.shape[-1] != key.shape[-2]:
         attention_mask = attention_mask[:, :, :, : key.shape[-2]]
-    if site is not _NO_SITE and sinks is None and not getattr(_WHOLE, "on", False):
+    if site is not _NO_SITE and sinks is None and not _WHOLE.on:
         probs = _planes_as_recipes(site, taps, query, qk_key, attention_mask, scaling, position_bias, softcap, dtype)
     else:
         probs = _planes(site, taps, query, key, attention_mask, scaling, position_bias, softcap, sinks, dtype,

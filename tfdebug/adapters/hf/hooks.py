@@ -8,7 +8,6 @@ removes every one in `finally`.
 
 from __future__ import annotations
 
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
@@ -18,6 +17,7 @@ from torch import Tensor, nn
 from torch.utils.hooks import RemovableHandle
 
 from tfdebug.core.tap import Tap
+from tfdebug.core.thread_flag import ThreadFlag
 
 
 def _first(value):
@@ -239,18 +239,14 @@ class HeadParts:
 
 # Inside `sums_in_graph()` (a backward pass) a residual sum the hook makes beside the model's own is joined to
 # the model's graph, so its stage receives the gradient of the model's sum (`_JoinedSum`).
-_GRAPH = threading.local()
+_GRAPH = ThreadFlag()
 
 
 @contextmanager
 def sums_in_graph() -> Iterator[None]:
     """Residual stages receive the gradient of the model's own sum during backward (in this thread)."""
-    before = getattr(_GRAPH, "on", False)
-    _GRAPH.on = True
-    try:
+    with _GRAPH.set():
         yield
-    finally:
-        _GRAPH.on = before
 
 
 class _Joined(torch.autograd.Function):
@@ -278,7 +274,7 @@ def _joined(output: Tensor, cut, parts: Sequence[Tensor], taps: Sequence[Tap]) -
 
 def _in_graph(tensor) -> bool:
     """Whether a backward pass runs (`sums_in_graph`) and `tensor` is part of its graph."""
-    return getattr(_GRAPH, "on", False) and getattr(tensor, "requires_grad", False)
+    return _GRAPH.on and getattr(tensor, "requires_grad", False)
 
 
 @dataclass(frozen=True)
