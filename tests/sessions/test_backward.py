@@ -237,10 +237,12 @@ def test_a_backward_pass_lets_its_recorder_and_live_tensors_go(monkeypatch):
 
     monkeypatch.setattr(backward, "GradientRecorder", Watched)
     adapter = load_adapter("tiny-gpt2")
+    was_enabled = gc.isenabled()  # a window's tests in this process may have switched it off: leave it as it was
     gc.disable()
     try:
         result = run_backward(adapter, adapter.prepare({"prompt": "the cat sat"}))
         assert result.gradients and result.forward
         assert made and made[0]() is None  # freed by reference counting alone, its gradients kept
     finally:
-        gc.enable()
+        if was_enabled:
+            gc.enable()
