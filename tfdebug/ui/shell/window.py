@@ -11,7 +11,7 @@ Dock modules (compare, overview) extend the window through `_dock`,
 from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QTabBar, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
@@ -294,17 +294,6 @@ class MainWindow(WindowLayout, QMainWindow):
         self.retranslate_ui()
         self._hide_stale_tab_bars()
 
-    def _hide_stale_tab_bars(self) -> None:
-        """Qt leaves a stale copy of the second tabbed dock group's tab bar on screen (found with Heads |
-        Generation): it never moves nor retranslates, and showed English tabs across the Heads dock. Hide
-        every tab bar that repeats a later one's docks; Qt shows again any bar it lays out itself."""
-        seen: set[tuple[str, ...]] = set()
-        for bar in reversed(self.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly)):
-            tabs = tuple(bar.tabText(i) for i in range(bar.count()))
-            if tabs in seen:
-                bar.hide()
-            seen.add(tabs)
-
     # ----- interface for other modules ---------------------------------------------------------
     @property
     def overview(self):
@@ -423,23 +412,6 @@ class MainWindow(WindowLayout, QMainWindow):
         if is_generation(self.ctl.plan):
             self.docks["generation"].raise_()
             self._fit_generation()
-
-    # ----- events --------------------------------------------------------------------------
-    def eventFilter(self, watched, event) -> bool:
-        # A side dock resized while the window keeps its size: the user moved a separator.
-        if event.type() == QEvent.Resize and self.size() == self._laid_out_at:
-            self._remember_sides()
-        return super().eventFilter(watched, event)
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        QTimer.singleShot(0, self._remember_sides)  # the sizes restored from settings, once laid out
-
-    def resizeEvent(self, event) -> None:
-        """Extra width goes to the heatmap; the Stages tree keeps its share of the height."""
-        super().resizeEvent(event)
-        self._laid_out_at = event.size()
-        self.keep_heatmap_share()
 
     def closeEvent(self, event) -> None:
         if self.persist:

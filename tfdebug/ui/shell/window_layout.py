@@ -1,8 +1,8 @@
 """The main window's layout and its memory: settings saved and restored, the heatmap's
 share of the width kept as the window resizes, the Generation dock's height.
 
-`WindowLayout` is a plain mixin of `MainWindow` (Qt's event handlers stay on the window
-and call into it); it uses the window's `settings`, `docks`, `input_bar`, `ctl`,
+`WindowLayout` is a plain base class of `MainWindow` holding the layout's own Qt event handlers (a show, a
+resize, a side dock's separator moved) and the stale tab bars' cure; it uses the window's `settings`, `docks`, `input_bar`, `ctl`,
 `generation_panel`, `heads_panel`, `shape_panel`, `_side_sizes`, `_heads_share` and `_laid_out_at`.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QSettings, Qt
-from PySide6.QtWidgets import QScrollArea, QWidget
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSettings, Qt, QTimer
+from PySide6.QtWidgets import QScrollArea, QTabBar, QWidget
 
 from tfdebug.core.devices import DTYPES, available_device_maps
 from tfdebug.core.view import RunInputs
@@ -202,6 +202,34 @@ class WindowLayout:
         need = min(self.generation_panel.sizeHint().height() + generation.minimumSizeHint().height(), total // 2)
         if generation.height() < need:
             self.resizeDocks([heat, generation], [total - need, need], Qt.Vertical)
+
+    def _hide_stale_tab_bars(self) -> None:
+        """Qt leaves a stale copy of the second tabbed dock group's tab bar on screen (found with Heads |
+        Generation): it never moves nor retranslates, and showed English tabs across the Heads dock. Hide
+        every tab bar that repeats a later one's docks; Qt shows again any bar it lays out itself."""
+        seen: set[tuple[str, ...]] = set()
+        for bar in reversed(self.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly)):
+            tabs = tuple(bar.tabText(i) for i in range(bar.count()))
+            if tabs in seen:
+                bar.hide()
+            seen.add(tabs)
+
+    # ----- events --------------------------------------------------------------------------
+    def eventFilter(self, watched, event) -> bool:
+        # A side dock resized while the window keeps its size: the user moved a separator.
+        if event.type() == QEvent.Resize and self.size() == self._laid_out_at:
+            self._remember_sides()
+        return super().eventFilter(watched, event)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self._remember_sides)  # the sizes restored from settings, once laid out
+
+    def resizeEvent(self, event) -> None:
+        """Extra width goes to the heatmap; the Stages tree keeps its share of the height."""
+        super().resizeEvent(event)
+        self._laid_out_at = event.size()
+        self.keep_heatmap_share()
 
 
 class _FitScroller(QScrollArea):
