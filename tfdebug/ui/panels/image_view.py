@@ -323,10 +323,8 @@ def toggle_image(ctx: ActionContext) -> None:
 def install(window) -> ImagePanel:
     """Add the Image dock: shown when a pass has an image (a vision model's), hidden otherwise."""
     panel = ImagePanel(window.ctl)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Image"), "image", panel, Qt.RightDockWidgetArea)
-    dock.hide()
-    window.view_menu.insertAction(dock.toggleViewAction(), window.actions_by_id["tfdebug.view.image"])
-    window.view_menu.removeAction(dock.toggleViewAction())
+    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Image"), "image", panel, Qt.RightDockWidgetArea,
+                        action_id="tfdebug.view.image")
 
     def new_pass() -> None:
         has_image = window.ctl.input_image is not None

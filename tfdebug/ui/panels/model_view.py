@@ -262,10 +262,7 @@ MODEL_VIEW_SHARE = 0.45  # of the window's height, the least the Model View dock
 def install(window) -> ModelViewPanel:
     """Add the Model View dock (hidden until View ▸ Model View or Ctrl+Shift+M)."""
     panel = ModelViewPanel(window.ctl)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Model View"), "model_view", panel, Qt.BottomDockWidgetArea)
-    dock.hide()
-    # The View menu's entry for this dock is the registry's action, which carries the shortcut.
-    window.view_menu.insertAction(dock.toggleViewAction(), window.actions_by_id["tfdebug.view.model"])
-    window.view_menu.removeAction(dock.toggleViewAction())
+    window._dock(QT_TRANSLATE_NOOP("MainWindow", "Model View"), "model_view", panel, Qt.BottomDockWidgetArea,
+                 action_id="tfdebug.view.model")
     window.model_view = panel
     return panel

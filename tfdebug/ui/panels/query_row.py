@@ -126,10 +126,8 @@ def toggle_query_row(ctx: ActionContext) -> None:
 def install(window) -> Deferred:
     """Add the Query Row dock (hidden until View ▸ Query Row, Ctrl+Shift+R, or a click on a heatmap row)."""
     deferred = Deferred(lambda: QueryRowPanel(window.ctl))  # built when first shown or read (window.query_row)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Query Row"), "query_row", deferred, Qt.BottomDockWidgetArea)
-    dock.hide()
-    window.view_menu.insertAction(dock.toggleViewAction(), window.actions_by_id["tfdebug.view.query_row"])
-    window.view_menu.removeAction(dock.toggleViewAction())
+    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Query Row"), "query_row", deferred,
+                        Qt.BottomDockWidgetArea, action_id="tfdebug.view.query_row")
 
     def picked() -> None:
         if window.ctl.tiles.picked_row is not None and not dock.isVisible():

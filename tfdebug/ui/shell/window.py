@@ -152,7 +152,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.addToolBar(Qt.TopToolBarArea, self.placement_toolbar)
 
 
-    def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
+    def _dock(self, title: str, name: str, widget: QWidget, area, action_id: str | None = None) -> QDockWidget:
         """A dock called `name`; `title` is English, marked QT_TRANSLATE_NOOP("MainWindow", …) by the caller
         and translated here and at every language change."""
         dock = QDockWidget(QCoreApplication.translate("MainWindow", title), self)
@@ -165,6 +165,10 @@ class MainWindow(WindowLayout, QMainWindow):
         dock.visibilityChanged.connect(lambda visible: _seen(widget, visible))
         if hasattr(self, "view_menu"):  # docks added after the menus (Compare, Overview, Capture, Explain)
             self.view_menu.insertAction(self._view_docks_end, dock.toggleViewAction())
+        if action_id is not None:  # hidden; its View entry is the registry's action (which carries the shortcut)
+            dock.hide()
+            self.view_menu.insertAction(dock.toggleViewAction(), self.actions_by_id[action_id])
+            self.view_menu.removeAction(dock.toggleViewAction())
         return dock
 
     def _build_panels(self) -> None:

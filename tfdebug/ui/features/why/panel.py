@@ -72,9 +72,7 @@ def install(window) -> WhyPanel:
     """Add the Why This Output dock, hidden until View ▸ Why This Output or Ctrl+Shift+W (which tabs it beside the
     heatmap)."""
     panel = WhyPanel(window.ctl)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Why This Output"), "why", panel, Qt.RightDockWidgetArea)
-    dock.hide()
-    window.view_menu.insertAction(dock.toggleViewAction(), window.actions_by_id["tfdebug.view.why"])
-    window.view_menu.removeAction(dock.toggleViewAction())
+    window._dock(QT_TRANSLATE_NOOP("MainWindow", "Why This Output"), "why", panel, Qt.RightDockWidgetArea,
+                 action_id="tfdebug.view.why")
     window.why_panel = panel
     return panel
