@@ -25,6 +25,8 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
   preset), at dec.0.self_attn.q_split;
 - sdpa-encoder-layer: `torch:examples.encoder_layer:factory` typed into the Model box, at
   enc.0.attn.probs (a bare nn.TransformerEncoderLayer).
+- gui-1366x768-docks and gui-1920x1080-docks: the demo at dec.1.self_attn.probs (Ctrl+F10), then View ▸ Model View
+  (Ctrl+Shift+M) and View ▸ Query Row (Ctrl+Shift+R), at each size;
 - gui-capture-budget: Debug ▸ Capture Budget… set to at most 0.03 MB (keeping, by default, the
   stages near you and every Softmax), Ctrl+Return, dec.1.self_attn.probs clicked in the Stages
   tree and Ctrl+F10, a click on the Capture tab.
@@ -45,6 +47,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+
 # The tfdebug of this checkout (not whichever one is installed), and window_driver beside this file.
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
 from window_driver import Driver, wait  # noqa: E402
@@ -58,9 +62,10 @@ GENERATION = ("gui-generate-cache_k", "gui-generation-dock")
 HF = ("gui-hf-tiny-gpt2-masked", "gui-hf-tiny-gpt2-probs", "gui-generation-tiny-gpt2")
 OTHERS = ("learn-notes-head-split", "sdpa-encoder-layer")
 BUDGET = ("gui-capture-budget",)
+DOCKS = ("gui-1366x768-docks", "gui-1920x1080-docks")
 REMOTE = ("gui-remote-tiny-gpt2-probs", "gui-remote-edited", "gui-remote-continued", "gui-remote-exported",
           "gui-remote-compare")
-PICTURES = ENGLISH + CHINESE + GENERATION + HF + OTHERS + BUDGET + REMOTE
+PICTURES = ENGLISH + CHINESE + GENERATION + HF + OTHERS + BUDGET + REMOTE + DOCKS
 
 
 def english(out: Path, only: set[str] | None) -> None:
@@ -86,6 +91,28 @@ def english(out: Path, only: set[str] | None) -> None:
             driver.window.resize(1600, 1000)
             driver.run_to("enc.0.attn.scores")
             driver.shot("gui-enc.0.attn.scores", 1600, 1000)
+    finally:
+        driver.close()
+
+
+def docks(out: Path, only: set[str] | None) -> None:
+    """The window at 1366×768 and 1920×1080 with the Model View and the Query Row opened by their keys."""
+    driver = Driver(out, only)
+    try:
+        driver.run("demo", DEMO)
+        driver.run_to("dec.1.self_attn.probs")
+        for name, (width, height) in zip(DOCKS, ((1366, 768), (1920, 1080))):
+            if not driver.wanted(name):
+                continue
+            driver.window.resize(width, height)
+            for key in (Qt.Key_M, Qt.Key_R):  # shown if hidden (the second picture's were left shown)
+                dock = driver.window.docks["model_view" if key == Qt.Key_M else "query_row"]
+                if not dock.isVisible():
+                    driver.key(key, Qt.ControlModifier | Qt.ShiftModifier)
+                    wait(dock.isVisible)
+            view, stepper = driver.window.model_view, driver.ctl.stepper
+            wait(lambda: all(n in view.thumbs for n in view.rows if stepper.position_of(n) is not None))
+            driver.shot(name, width, height)
     finally:
         driver.close()
 
@@ -246,7 +273,7 @@ def remote(out: Path, only: set[str] | None) -> None:
 
 def main(out: Path, only: set[str] | None = None) -> None:
     for names, make in ((ENGLISH, english), (CHINESE, chinese), (GENERATION, generation), (HF, tiny_gpt2),
-                        (OTHERS, other_models), (BUDGET, capture_budget), (REMOTE, remote)):
+                        (OTHERS, other_models), (BUDGET, capture_budget), (REMOTE, remote), (DOCKS, docks)):
         if only is None or only & set(names):
             make(out, only)
 

@@ -64,3 +64,51 @@ def test_the_heads_colour_by_the_same_log_scale(window, qtbot):
     drawn = heads.images[0].image[..., :3]
     assert drawn.shape[:2] == probs.shape
     assert np.abs(drawn.astype(int) - expected.astype(int)).max() <= 8  # a LUT step at most (float32 rounding)
+
+
+def test_the_model_view_colours_by_the_same_log_scale(window, qtbot):
+    from tests.ui.test_model_view import _open
+
+    heatmap = window.heatmap_panel
+    view = _open(window, qtbot)
+    run_to_stage(window, qtbot, "logits")  # every attention has run: each row drawn
+    probs = [c.name for c in window.ctl.plan if c.info.kind == "softmax"]
+    qtbot.waitUntil(lambda: set(view.thumbs) == set(probs), timeout=30000)
+    assert view.colour_bar.labels()[0] == "0"
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)
+    qtbot.waitUntil(lambda: view.colour_bar.labels() == ("1e-6", "1"), timeout=10000)
+    # The first row's head 0 in the grid: each cell the LUT entry of its log10 between 1e-6 and 1.
+    tensor = window.ctl.stepper.captured(probs[0]).tensor[0, 0].numpy()
+    lut = view.colour_bar.lut
+    expected = lut[np.clip((np.log10(np.maximum(tensor, 1e-6)) + 6) / 6 * 255, 0, 255).astype(np.uint8)]
+    drawn = view.rgba[probs[0]][0][..., :3]
+    finite = np.isfinite(view.thumbs[probs[0]].values[0])  # masked cells keep the masked colour
+    assert np.abs(drawn.astype(int) - expected.astype(int))[finite].max() <= 8
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)  # off again: linear from 0
+    qtbot.waitUntil(lambda: view.colour_bar.labels()[0] == "0", timeout=10000)
+
+
+def test_a_picture_export_is_coloured_by_the_log_scale_it_shows(window, qtbot, tmp_path):
+    from PySide6.QtCore import QPointF
+
+    heatmap = window.heatmap_panel
+    run_to_stage(window, qtbot, PROBS)
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)
+    qtbot.waitUntil(lambda: colour_bar_labels(heatmap)[0] == "1e-6", timeout=5000)
+    path = tmp_path / "probs.png"
+    assert window.exports.export_view(str(path), ".png")
+    picture = QImage(str(path))
+    values = heatmap.slice.values
+    lut = heatmap.lookup_table()
+    checked = 0
+    for (r, c), value in np.ndenumerate(values):
+        if not np.isfinite(value) or value <= 0:
+            continue
+        scene = heatmap.image.mapToScene(QPointF(c + 0.5, r + 0.5))
+        point = heatmap.graphics.mapFromScene(scene)
+        pixel = picture.pixelColor(point.x(), point.y())
+        index = int(np.clip((np.log10(max(value, 1e-6)) + 6) / 6 * 255, 0, 255))
+        assert max(abs(pixel.red() - int(lut[index][0])), abs(pixel.green() - int(lut[index][1])),
+                   abs(pixel.blue() - int(lut[index][2]))) <= 8, (r, c, value)
+        checked += 1
+    assert checked >= 4

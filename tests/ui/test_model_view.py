@@ -113,3 +113,30 @@ def test_the_model_view_opens_with_room_for_a_30_layer_model(make_window, qtbot,
     heatmap = window.docks["heatmap"]
     assert heatmap in window.tabifiedDockWidgets(dock) or heatmap.height() >= 0.25 * window.height()
     window.ctl.close()
+
+
+def test_the_thumbnails_grow_to_fill_the_panel(window, qtbot):
+    """Issue 52: at 1600×1000 a small model's Model View drew ~20 px thumbnails in a mostly empty panel; the
+    cells now take the panel's room (every row and head still in view) and shrink back with it."""
+    from tfdebug.ui.widgets.layer_head_grid import CELL, MAX_CELL
+
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == (1600, 1000))
+    view = _open(window, qtbot)
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: len(view.thumbs) == len(_probs(window)), timeout=30000)
+    grid, room = view.grid, view.scroll.viewport()
+    qtbot.waitUntil(lambda: grid.cell > CELL)
+    assert grid.cell <= MAX_CELL
+    assert grid.width() <= room.width() and grid.height() <= room.height()  # no scrolling
+    # Either the width or the height is used up (to a cell): the cells are as large as the panel lets them be.
+    spare_w, spare_h = room.width() - grid.width(), room.height() - grid.height()
+    assert grid.cell == MAX_CELL or min(spare_w // grid.heads, spare_h // len(view.rows)) < 1 + 1
+    # The images are drawn at that size, each head's plane filling its cell.
+    rect = grid.cell_rect(0, 0)
+    assert rect.width() == grid.cell - 2 and grid.mosaic.shape[0] == len(view.rows) * grid.cell
+    assert grid.mosaic[rect.top() - grid._top() + rect.height() - 1, rect.width() - 1, 3] == 255  # painted to its edge
+    dock = window.docks["model_view"]
+    dock.setFloating(True)
+    dock.resize(300, 200)
+    qtbot.waitUntil(lambda: grid.cell == CELL)  # a small panel: the least cell, scrolled

@@ -179,3 +179,36 @@ def test_the_first_window_fits_the_screens_available_height(monkeypatch, setting
     assert frame.height() < 1000  # (the width cannot go below the docks' minimum, 1,100 px wide on this screen)
     again = launch(monkeypatch, settings)["opened"]  # a remembered geometry is the user's: restored as it was
     assert again["frame"].size() == frame.size()
+
+
+def test_a_remembered_layout_gives_the_plane_its_room(monkeypatch, settings, qapp):
+    """Issue 52: a layout saved with the heatmap squeezed (the separator dragged, or Heads grown at a stage with
+    none) opened the next launch's plane as a ~110 px strip. A restored layout gives the heatmap at least half
+    of the height it shares with the docks under it."""
+    from tfdebug.ui.shell.window_layout import MIN_PLANE_SHARE
+
+    def squeeze(window):  # at a stage with heads (at one without, the Heads dock shrinks to its note)
+        heat, heads = window.docks["heatmap"], window.docks["heads"]
+        window.ctl.steps.run_to("enc.0.attn.probs")
+        squeezed = []
+
+        def done(w) -> bool:
+            if w.ctl.current.name != "enc.0.attn.probs" or w.ctl.stepper.state == "running":
+                return False
+            if not squeezed:
+                total = heat.height() + heads.height()
+                w.resizeDocks([heat, heads], [1, total - 1], Qt.Vertical)  # down to the heatmap's minimum
+                squeezed.append(True)
+            return heat.height() <= heat.minimumSizeHint().height() + 10
+        return done
+    launch(monkeypatch, settings, squeeze)
+    seen = {}
+
+    def measure(window):
+        heat, heads = window.docks["heatmap"], window.docks["heads"]
+        seen.update(heat=heat.height(), share=heat.height() / (heat.height() + heads.height()),
+                    plane=window.heatmap_panel.graphics.height())
+        return lambda w: True
+    launch(monkeypatch, settings, measure)
+    assert seen["share"] >= MIN_PLANE_SHARE - 0.02, seen
+    assert seen["plane"] >= 150, seen

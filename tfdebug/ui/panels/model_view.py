@@ -6,7 +6,8 @@ tensor lives, on the display worker (`core.thumbnails.head_thumbnails`, as the H
 does), as soon as it has run (on the server for a pass tfdebug serve runs: only the thumbnails
 cross); a stage the pass has not reached yet is an empty box. Clicking
 a cell shows that stage with that head in the heatmap and every panel. View ▸ Model View
-(Ctrl+Shift+M) shows it.
+(Ctrl+Shift+M) shows it. The cells grow with the panel (up to MAX_CELL pixels) and follow Scale ▸ Log scale
+as the heatmap and the Heads dock do.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from tfdebug.ui.i18n.language import kind_title
 from tfdebug.ui.render import colors
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.colour_bar import ColourBar
-from tfdebug.ui.widgets.layer_head_grid import CELL, GAP, LayerHeadGrid
+from tfdebug.ui.widgets.layer_head_grid import GAP, MAX_CELL, LayerHeadGrid
 
-THUMB = (CELL - GAP, CELL - GAP)
+THUMB = (MAX_CELL - GAP, MAX_CELL - GAP)  # what the worker cuts: a cell at its largest
 DEFAULT_KIND = "softmax"
 
 
@@ -55,9 +56,10 @@ class ModelViewPanel(QWidget):
         self._retry.setSingleShot(True)
         self._retry.setInterval(50)
         self._retry.timeout.connect(self._pass_moved)
-        scroll = QScrollArea()
+        self.scroll = scroll = QScrollArea()
         scroll.setWidget(self.grid)
         scroll.setWidgetResizable(False)
+        scroll.viewport().installEventFilter(self)  # its size sets the cells' (eventFilter)
         top = QHBoxLayout()
         top.addWidget(self.kinds)
         top.addWidget(self.note, 1)
@@ -69,7 +71,18 @@ class ModelViewPanel(QWidget):
         ctl.session_changed.connect(self._new_pass)
         ctl.state_changed.connect(self._pass_moved)
         ctl.shown.model.stage_shown.connect(self._mark_current)
+        ctl.colour_scale_changed.connect(self._recolour)  # Scale ▸ Log scale
         self._new_pass()
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.scroll.viewport() and event.type() == QEvent.Resize:
+            self._fit()
+        return super().eventFilter(watched, event)
+
+    def _fit(self) -> None:
+        """Cells as large as the panel lets every row and head be (the images drawn again at that size)."""
+        if self.grid.fit(self.scroll.viewport().size()):
+            self._paint_all()
 
     def changeEvent(self, event) -> None:
         if event.type() == QEvent.LanguageChange:
@@ -127,6 +140,7 @@ class ModelViewPanel(QWidget):
             heads = max((c.shape[head_plane_axes(self.ctl.axes.names(c))[2]] for c in stages), default=0)
             self.rows = rows
             self.grid.set_shape([parse_name(n).block_id for n in rows], heads)
+            self.grid.fit(self.scroll.viewport().size())
             self._paint_all()
         self._say()
 
@@ -158,7 +172,7 @@ class ModelViewPanel(QWidget):
         if not todo:
             return
 
-        cached, kind, shown = dict(self.thumbs), self.kind, self._levels
+        cached, kind, shown, log = dict(self.thumbs), self.kind, self._levels, self.ctl.log_scale
 
         def compute():  # a replay reads each stage (and the mask its softmax read) here, off the GUI thread
             new = {capture.name: display.heads_of(capture, row, col, head, indices, THUMB)
@@ -168,7 +182,7 @@ class ModelViewPanel(QWidget):
                                                  np.concatenate([t.maxs for t in every.values()]))
             # Coloured here too: every stage again only when the shared scale moved.
             again = every if levels != shown else new
-            return new, lut, levels, {n: colors.to_rgba(t.values, lut, levels) for n, t in again.items()}
+            return new, lut, levels, _coloured(again, lut, levels, log)
 
         def drawn(result):
             new, lut, levels, rgba = result
@@ -196,9 +210,16 @@ class ModelViewPanel(QWidget):
         for row, name in enumerate(self.rows):
             if name in self.rgba:
                 self.grid.set_row_images(row, self.rgba[name])
-        self.colour_bar.set_scale(self._lut, self._levels)
+        scale = _scale(self._levels, self.ctl.log_scale)
+        self.colour_bar.set_scale(self._lut, self._levels, scale.log_decades(self._levels) if scale.log else None)
         self.colour_bar.setVisible(True)
         self._mark_current()
+
+    def _recolour(self) -> None:
+        """Scale ▸ Log scale turned on or off: every drawn stage coloured again under it (small images)."""
+        if self.thumbs and self._levels is not None:
+            self.rgba = _coloured(self.thumbs, self._lut, self._levels, self.ctl.log_scale)
+            self._paint_all()
 
     def _mark_current(self) -> None:
         capture = self.ctl.current
@@ -229,6 +250,18 @@ class ModelViewPanel(QWidget):
     def cell_of(self, name: str, head: int) -> tuple[int, int]:
         """The (row, head) cell that shows head `head` of stage `name`."""
         return self.rows.index(name), head
+
+
+def _scale(levels: tuple[float, float], log: bool) -> colors.ColourScale:
+    """The colour scale of thumbnails between `levels` under Scale ▸ Log scale (`log`): as the heatmap's, log
+    for a non-negative kind, linear for a signed one."""
+    return colors.ColourScale(log=log and colors.applies_log(levels[0] < 0))
+
+
+def _coloured(thumbs: dict[str, HeadThumbnails], lut, levels, log: bool) -> dict[str, np.ndarray]:
+    """Each stage's thumbnails as RGBA images on the shared `levels`."""
+    scale = _scale(levels, log)
+    return {name: colors.to_rgba(t.values, lut, levels, scale) for name, t in thumbs.items()}
 
 
 @actions.action("tfdebug.view.model", QT_TRANSLATE_NOOP("actions", "Model View"), "Ctrl+Shift+M",

@@ -2,14 +2,15 @@
 stage's tensor and for the shown slice (both computed by core where the tensor lives), and the
 range of the dtype the stage was computed in (core.precision), with a warning when its values come
 near float16's overflow: over half of 65,504 in a float16 pass, over 65,504 (±Inf had the pass run
-in float16) in a float32 or bfloat16 one."""
+in float16) in a float32 or bfloat16 one. In a dock too short for all of it the panel scrolls: the table's
+rows keep their line's height (squeezed, "46,553,329" read as "46.553.329" and the header was cut)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
-from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSize, Qt
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from tfdebug.core.display import Stats, held_stats, held_values, tensor_stats
 from tfdebug.core.precision import dtype_range, half_overflow_note, overflow_note
@@ -36,6 +37,15 @@ def stats_values(stats: Stats | None) -> list[str]:
     return [format_value(stats.min), format_value(stats.max),
             pending if stats.partial else format_value(stats.mean), pending if stats.partial else format_value(stats.std),
             str(stats.nan), str(stats.posinf), str(stats.neginf), f"{stats.count:,}"]
+
+
+class _Histogram(pg.PlotWidget):
+    """The histogram's plot, which asks for no more than its least height: the scroll area sizes the panel by
+    what its parts ask for, and a plot's usual 480 px would scroll a tall empty histogram under the table; it
+    stretches over whatever room the dock has."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.minimumHeight())
 
 
 class StatsPanel(QWidget):
@@ -74,7 +84,7 @@ class StatsPanel(QWidget):
         self.overflow.setVisible(False)
         # Axes that keep their pictures: each stage's histogram spans other values and counts; no context
         # menu (not built at all, ~5 ms a plot).
-        self.plot = pg.PlotWidget(enableMenu=False, axisItems={"left": KeptAxis("left"), "bottom": KeptAxis("bottom")})
+        self.plot = _Histogram(enableMenu=False, axisItems={"left": KeptAxis("left"), "bottom": KeptAxis("bottom")})
         self.plot.setMouseEnabled(False, False)
         # Bars and both axes in five lines of text: on a small screen the Shape dock above takes the rest.
         self.plot.setMinimumHeight(5 * self.fontMetrics().height())
@@ -84,15 +94,30 @@ class StatsPanel(QWidget):
         keep_text_space(self.plot.getAxis("left"), self.plot.getAxis("bottom"))
         # Tick values as the Stats table writes them (0.1, 0.2), not rescaled under a "(x0.001)" title.
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)
-        layout = QVBoxLayout(self)
+        content = QWidget()
+        layout = QVBoxLayout(content)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(grid)
-        layout.addWidget(self.note)
-        layout.addWidget(self.precision)
         layout.addWidget(self.overflow)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.note)
+        layout.addWidget(self.precision)
+        # The table and the histogram first, the notes under them: a dock shorter than all of it scrolls to the
+        # notes, nothing is squeezed below its line.
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll)
         ctl.shown.model.followed.connect(self._followed)
         self.retranslate_ui()
+        # The table whole and the histogram at its least height, however the docks around pull.
+        margins = layout.contentsMargins()
+        self.scroll.setMinimumHeight(grid.sizeHint().height() + layout.spacing() + self.plot.minimumHeight()
+                                     + margins.top() + margins.bottom())
 
     def retranslate_ui(self) -> None:
         self.tensor_title.setText("<b>" + self.tr("stage tensor") + "</b>")

@@ -161,6 +161,7 @@ class MainWindow(WindowLayout, QMainWindow):
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.docks[name] = dock
+        dock.installEventFilter(self)  # its separator moved: the sizes the layout keeps (WindowLayout.eventFilter)
         # A panel that redraws only on screen catches up when its dock comes back (a deferred one once built).
         dock.visibilityChanged.connect(lambda visible: _seen(widget, visible))
         if hasattr(self, "view_menu"):  # docks added after the menus (Compare, Overview, Capture, Explain)
@@ -213,15 +214,15 @@ class MainWindow(WindowLayout, QMainWindow):
         # Qt hands a growing window's width to the left dock area (there is no central widget):
         # the side columns keep the sizes the user left them at, and the heatmap takes the rest.
         self._side_sizes: tuple[int, int, int, int] = (330, 400, 520, 380)  # as resized above
+        self._bottom_heights: dict[str, int] = {}  # the docks at the bottom keep these as the window resizes
         self._laid_out_at = self.size()
         self._heads_share: float | None = None  # the Heads' share of the height an empty Heads dock lends the heatmap
+        self._plane_room_kept = False  # a restored layout's heatmap given its room (keep_plane_room), once
         ctl.shown.model.stage_shown.connect(self.fit_heads)
         # Its thumbnails are hidden later, on its own timer: fitted again once the layout has taken that in.
         self.heads_panel.content_changed.connect(lambda: QTimer.singleShot(0, self.fit_heads))
         ctl.shown.model.stage_shown.connect(self.fit_shape)  # after the Shape panel's own refresh (connected before)
         heads.visibilityChanged.connect(lambda shown: shown and self.fit_heads())
-        for dock in (nav, arch, shape):
-            dock.installEventFilter(self)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()

@@ -3,7 +3,8 @@ share of the width kept as the window resizes, the Generation dock's height.
 
 `WindowLayout` is a plain base class of `MainWindow` holding the layout's own Qt event handlers (a show, a
 resize, a side dock's separator moved) and the stale tab bars' cure; it uses the window's `settings`, `docks`, `input_bar`, `ctl`,
-`generation_panel`, `heads_panel`, `shape_panel`, `_side_sizes`, `_heads_share` and `_laid_out_at`.
+`generation_panel`, `heads_panel`, `shape_panel`, `_side_sizes`, `_bottom_heights`, `_heads_share`,
+`_plane_room_kept` and `_laid_out_at`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ LOADING_KEY = "input/loading"  # {"dtype": "bfloat16", "device_map": "auto" or n
 CHAT_KEY = "input/chat"  # true: the texts go through the tokenizer's chat template
 MAX_SHAPE_SHARE = 0.4  # of the window's height, the most the Shape dock takes to show its rows unscrolled
 MIN_HEATMAP_SHARE = 0.5  # of the width of the three columns, when the window is too narrow for the sides
+MIN_PLANE_SHARE = 0.5  # of the height the heatmap shares with the docks under it, in a layout restored at launch
 # What a window manager's frame (title bar, borders) adds around the window: the first window leaves it room.
 FRAME_ALLOWANCE = (16, 48)
 # Side docks tabbed together, in this order, when the docks shown need more height than the window has (a Compare
@@ -82,7 +84,13 @@ class WindowLayout:
         """The precision and device map chosen last time (None and None when unset or unreadable)."""
         return loading_setting(self.settings)
 
+    def _bottom_docks(self) -> dict:
+        """The docks shown at the bottom of the window (Query Row, Model View …), by name."""
+        return {name: d for name, d in self.docks.items() if d.isVisible() and not d.isFloating()
+                and self.dockWidgetArea(d) == Qt.BottomDockWidgetArea}
+
     def _remember_sides(self) -> None:
+        self._bottom_heights = {name: d.height() for name, d in self._bottom_docks().items()}
         if self._default_columns():
             d = self.docks
             self._side_sizes = (d["navigator"].width(), d["shape"].width(), d["navigator"].height(),
@@ -94,6 +102,17 @@ class WindowLayout:
         return (all(d[n].isVisible() and not d[n].isFloating() for n in ("navigator", "architecture", "heatmap", "shape"))
                 and self.dockWidgetArea(d["navigator"]) == Qt.LeftDockWidgetArea
                 and self.dockWidgetArea(d["heatmap"]) == self.dockWidgetArea(d["shape"]) == Qt.RightDockWidgetArea)
+
+    def keep_bottom_heights(self, heights: dict[str, int]) -> None:
+        """After a resize: the docks at the bottom keep the `heights` they had (Qt gives a taller window's height
+        to them: a Query Row opened at 1366×768 became a 300 px empty plot at 1920×1080, the heatmap unchanged)."""
+        bottom, heat = self._bottom_docks(), self.docks["heatmap"]
+        kept = [name for name in bottom if name in heights]
+        extra = sum(bottom[n].height() - heights[n] for n in kept)
+        if extra > 0 and heat.isVisible() and not heat.isFloating() and heat not in bottom.values():
+            # Named with the heatmap, which takes the height (a bottom dock resized alone does not move).
+            self.resizeDocks([heat, *(bottom[n] for n in kept)], [heat.height() + extra, *(heights[n] for n in kept)],
+                             Qt.Vertical)
 
     def keep_heatmap_share(self) -> None:
         """After a resize: extra width goes to the heatmap; the Stages tree keeps its share of the height."""
@@ -221,15 +240,39 @@ class WindowLayout:
             self._remember_sides()
         return super().eventFilter(watched, event)
 
+    def keep_plane_room(self) -> None:
+        """A layout restored at launch gives the heatmap at least MIN_PLANE_SHARE of the height it shares with the
+        docks stacked under it (Heads, Generation, Model View …): a remembered layout of a stage with no heads, or
+        of a tall Model View, left a 6,917² plane a ~110 px strip. Moving the separator afterwards is the user's."""
+        heat = self.docks["heatmap"]
+        if not heat.isVisible() or heat.isFloating() or self.tabifiedDockWidgets(heat) and heat.visibleRegion().isEmpty():
+            return
+        box = heat.geometry()
+        below = [d for d in self.docks.values() if d is not heat and d.isVisible() and not d.isFloating()
+                 and not d.visibleRegion().isEmpty() and d.geometry().top() > box.top()
+                 and d.geometry().left() < box.right() and d.geometry().right() > box.left()]
+        total = heat.height() + sum(d.height() for d in below)
+        if not below or heat.height() >= MIN_PLANE_SHARE * total:
+            return
+        share = [round(d.height() * (1 - MIN_PLANE_SHARE) * total / (total - heat.height())) for d in below]
+        self.resizeDocks([heat, *below], [total - sum(share), *share], Qt.Vertical)
+
     def showEvent(self, event) -> None:
         super().showEvent(event)
         QTimer.singleShot(0, self._remember_sides)  # the sizes restored from settings, once laid out
+        if not self._plane_room_kept:
+            self._plane_room_kept = True
+            QTimer.singleShot(0, self.keep_plane_room)
 
     def resizeEvent(self, event) -> None:
-        """Extra width goes to the heatmap; the Stages tree keeps its share of the height."""
+        """Extra width goes to the heatmap; the Stages tree keeps its share of the height; the docks at the bottom
+        keep their height."""
         super().resizeEvent(event)
         self._laid_out_at = event.size()
         self.keep_heatmap_share()
+        # Once Qt has laid the docks out at the new size (their resizes, on the way, are not the user's).
+        heights = dict(self._bottom_heights)
+        QTimer.singleShot(0, self, lambda: self.keep_bottom_heights(heights))
 
 
 class _FitScroller(QScrollArea):

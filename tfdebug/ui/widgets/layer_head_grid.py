@@ -1,7 +1,9 @@
 """A grid of small images, one row per stage and one column per head, that says which cell was clicked.
 
 The images are one RGBA mosaic drawn with one `drawImage` (448 small images drawn one by one took
-~150 ms a paint at 28 × 16 on the development machine); a row without images is a row of empty boxes."""
+~150 ms a paint at 28 × 16 on the development machine); a row without images is a row of empty boxes.
+The cells are square, from CELL to MAX_CELL pixels: `fit(size)` picks the largest that lets every row and
+head fit in `size` (a 4-layer × 4-head model fills its panel; a 30-layer one scrolls at CELL)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-CELL = 28  # pixels per cell, the thumbnail and its gap
+CELL = 28  # the least pixels per cell, the thumbnail and its gap
+MAX_CELL = 128  # the most: a thumbnail this size shows a plane's structure; larger adds nothing
 GAP = 2
 SELECTED = QColor(255, 140, 0)
 EMPTY = QColor(200, 200, 200)
@@ -28,15 +31,31 @@ class LayerHeadGrid(QWidget):
         super().__init__(parent)
         self.row_labels: list[str] = []
         self.heads = 0
-        self.mosaic = np.zeros((0, 0, 4), dtype=np.uint8)  # (rows·CELL, heads·CELL, RGBA)
+        self.mosaic = np.zeros((0, 0, 4), dtype=np.uint8)  # (rows·cell, heads·cell, RGBA)
         self.drawn_rows: set[int] = set()
         self.selected: tuple[int, int] | None = None
+        self.cell = CELL  # pixels per cell now (see fit)
         self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
 
     def set_shape(self, row_labels: list[str], heads: int) -> None:
         """The rows and the number of head columns; the images are forgotten."""
         self.row_labels, self.heads = list(row_labels), heads
-        self.mosaic = np.zeros((len(row_labels) * CELL, heads * CELL, 4), dtype=np.uint8)
+        self._new_mosaic()
+
+    def fit(self, size: QSize) -> bool:
+        """Size the cells so that every row and head fit in `size` (between CELL and MAX_CELL pixels); True
+        when the cell size changed (the images are then forgotten: set them again)."""
+        rows, heads = max(len(self.row_labels), 1), max(self.heads, 1)
+        room = min((size.width() - self._left() - GAP) // heads, (size.height() - self._top() - GAP) // rows)
+        cell = max(CELL, min(MAX_CELL, room))
+        if cell == self.cell:
+            return False
+        self.cell = cell
+        self._new_mosaic()
+        return True
+
+    def _new_mosaic(self) -> None:
+        self.mosaic = np.zeros((len(self.row_labels) * self.cell, self.heads * self.cell, 4), dtype=np.uint8)
         self.drawn_rows = set()
         self.updateGeometry()
         self.resize(self.sizeHint())
@@ -46,11 +65,12 @@ class LayerHeadGrid(QWidget):
         """Row `row`'s images: `rgba[h]` is head h's (height, width, 4) uint8 image, scaled to the cell
         (nearest neighbour: each value stays one flat block)."""
         heads, height, width = rgba.shape[:3]
-        size = CELL - GAP
+        cell = self.cell
+        size = cell - GAP
         up = rgba[:, (np.arange(size) * height) // size][:, :, (np.arange(size) * width) // size]
-        block = np.zeros((size, self.heads, CELL, 4), dtype=np.uint8)
+        block = np.zeros((size, self.heads, cell, 4), dtype=np.uint8)
         block[:, :heads, :size] = up.transpose(1, 0, 2, 3)
-        self.mosaic[row * CELL:row * CELL + size] = block.reshape(size, self.heads * CELL, 4)
+        self.mosaic[row * cell:row * cell + size] = block.reshape(size, self.heads * cell, 4)
         self.drawn_rows.add(row)
         self.update()
 
@@ -67,18 +87,19 @@ class LayerHeadGrid(QWidget):
         return self.fontMetrics().height() + 4
 
     def sizeHint(self) -> QSize:
-        return QSize(self._left() + self.heads * CELL + GAP, self._top() + len(self.row_labels) * CELL + GAP)
+        return QSize(self._left() + self.heads * self.cell + GAP, self._top() + len(self.row_labels) * self.cell + GAP)
 
     def cell_rect(self, row: int, head: int) -> QRect:
         """Where cell (row, head)'s image is drawn, in this widget's coordinates."""
-        return QRect(self._left() + head * CELL, self._top() + row * CELL, CELL - GAP, CELL - GAP)
+        cell = self.cell
+        return QRect(self._left() + head * cell, self._top() + row * cell, cell - GAP, cell - GAP)
 
     def cell_at(self, point: QPoint) -> tuple[int, int] | None:
         """The cell (row, head) under `point`, or None."""
         x, y = point.x() - self._left(), point.y() - self._top()
         if x < 0 or y < 0:
             return None
-        head, row = x // CELL, y // CELL
+        head, row = x // self.cell, y // self.cell
         return (row, head) if row < len(self.row_labels) and head < self.heads else None
 
     def mousePressEvent(self, event) -> None:
@@ -91,13 +112,13 @@ class LayerHeadGrid(QWidget):
         painter = QPainter(self)
         text = self.palette().windowText().color()
         painter.setPen(text)
-        left, top = self._left(), self._top()
-        step = max(1, (self.fontMetrics().horizontalAdvance("000") + 4) // CELL + 1)
+        left, top, cell = self._left(), self._top(), self.cell
+        step = max(1, (self.fontMetrics().horizontalAdvance("000") + 4) // cell + 1)
         for head in range(0, self.heads, step):
-            painter.drawText(QRect(left + head * CELL, 0, CELL * step, top), Qt.AlignLeft | Qt.AlignVCenter, str(head))
+            painter.drawText(QRect(left + head * cell, 0, cell * step, top), Qt.AlignLeft | Qt.AlignVCenter, str(head))
         for row, label in enumerate(self.row_labels):
             painter.setPen(text)
-            painter.drawText(QRect(0, top + row * CELL, left - 6, CELL), Qt.AlignRight | Qt.AlignVCenter, label)
+            painter.drawText(QRect(0, top + row * cell, left - 6, cell), Qt.AlignRight | Qt.AlignVCenter, label)
             if row not in self.drawn_rows:
                 painter.setPen(QPen(EMPTY, 1, Qt.DotLine))
                 for head in range(self.heads):
