@@ -314,9 +314,10 @@ class ImagePanel(QWidget):
                                              "over its patches (click a patch to pick its row)"), toolbar=False)
 def toggle_image(ctx: ActionContext) -> None:
     dock = ctx.window.docks["image"]
-    dock.setVisible(not dock.isVisible())
     if dock.isVisible():
-        dock.raise_()
+        dock.hide()
+    else:
+        ctx.window.show_dock_within(dock)  # side docks tabbed rather than the window grown off the screen
         ctx.window.image_panel.canvas.setFocus()
 
 

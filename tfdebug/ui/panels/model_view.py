@@ -270,9 +270,10 @@ def _coloured(thumbs: dict[str, HeadThumbnails], lut, levels, log: bool) -> dict
 def toggle_model_view(ctx: ActionContext) -> None:
     window = ctx.window
     dock = window.docks["model_view"]
-    dock.setVisible(not dock.isVisible())
     if dock.isVisible():
-        dock.raise_()
+        dock.hide()
+    else:
+        window.show_dock_within(dock)  # side docks tabbed rather than the window grown off the screen
         # A dock opened at the bottom gets the strip left over (two rows of a 30-layer model); rows of
         # thumbnails need a share of the window's height. A larger height the user gave it is kept.
         wanted = int(MODEL_VIEW_SHARE * window.height())

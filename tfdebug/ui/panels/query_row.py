@@ -116,9 +116,10 @@ class QueryRowPanel(QWidget):
                                              "to pick it; by default the last row in view)"), toolbar=False)
 def toggle_query_row(ctx: ActionContext) -> None:
     dock = ctx.window.docks["query_row"]
-    dock.setVisible(not dock.isVisible())
     if dock.isVisible():
-        dock.raise_()
+        dock.hide()
+    else:
+        ctx.window.show_dock_within(dock)  # side docks tabbed rather than the window grown off the screen
         if ctx.ctl.tiles.picked_row is None and ctx.ctl.shown.current_slice is not None:
             ctx.ctl.tiles.pick_row(ctx.window.heatmap_panel.zoom.visible()[0][1] - 1)
 
@@ -131,7 +132,6 @@ def install(window) -> Deferred:
 
     def picked() -> None:
         if window.ctl.tiles.picked_row is not None and not dock.isVisible():
-            dock.show()
-            dock.raise_()
+            window.show_dock_within(dock)
     window.ctl.row_picked.connect(picked)
     return deferred

@@ -199,6 +199,8 @@ class WindowLayout:
         size = self.size()
         dock.show()
         dock.raise_()
+        # Its panel's minimum (a deferred panel is built by the show) reaches the window's layout now, not after.
+        QCoreApplication.sendPostedEvents()
         for keep, fold in FOLDS:
             self.layout().activate()
             if self.minimumSizeHint().height() <= size.height():
