@@ -43,12 +43,36 @@ def test_a_signed_stage_stays_linear_under_the_log_scale_and_says_so(window, qtb
     choose_in_menu_button(heatmap.scale_button, heatmap.log_action)
     run_to_stage(window, qtbot, LOGITS)
     qtbot.waitUntil(lambda: heatmap.slice is window.ctl.shown.current_slice and heatmap.slice is not None)
+    # Chosen for the probabilities' kind, not carried onto the logits.
+    assert not heatmap.log_action.isChecked() and not heatmap.scale.log
+    assert "log scale" not in heatmap.caption.text()
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)  # chosen here too: a signed stage
     assert heatmap.log_action.isChecked() and not heatmap.scale.log  # chosen, not applied here
     assert "linear: the log scale applies to non-negative stages only" in heatmap.caption.text()
     assert "log scale from" not in heatmap.caption.text()
     qtbot.waitUntil(lambda: not any(label.startswith("1e") for label in colour_bar_labels(heatmap)), timeout=5000)
     low, high = heatmap.shown_levels()
     assert low < 0 < high and tuple(heatmap.histogram.getLevels()) == (low, high)
+    run_to_stage(window, qtbot, PROBS)  # back at the probabilities: still in log, as chosen for their kind
+    qtbot.waitUntil(lambda: heatmap.slice is window.ctl.shown.current_slice and heatmap.scale.log)
+    assert heatmap.log_action.isChecked() and window.ctl.log_kinds == {"softmax", "logits"}
+
+
+def test_the_log_scale_is_kept_per_stage_kind(window, qtbot):
+    """Issue 52: the log scale chosen at the probabilities opened the demo's embedding (another kind, its
+    values non-negative here or not) saturated; it is now remembered for the kind it was chosen at."""
+    heatmap = window.heatmap_panel
+    run_to_stage(window, qtbot, PROBS)
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)
+    assert window.ctl.log_kinds == {"softmax"}
+    run_to_stage(window, qtbot, "enc.0.attn.scores")  # another kind: linear, unticked
+    qtbot.waitUntil(lambda: heatmap.slice is window.ctl.shown.current_slice and heatmap.slice is not None)
+    assert not heatmap.log_action.isChecked() and not heatmap.scale.log
+    run_to_stage(window, qtbot, "dec.0.self_attn.probs")  # the same kind in another block: log
+    qtbot.waitUntil(lambda: heatmap.slice is window.ctl.shown.current_slice and heatmap.scale.log)
+    assert heatmap.log_action.isChecked()
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)  # off for the kind
+    assert window.ctl.log_kinds == set() and not heatmap.scale.log
 
 
 def test_the_heads_colour_by_the_same_log_scale(window, qtbot):
@@ -71,11 +95,11 @@ def test_the_model_view_colours_by_the_same_log_scale(window, qtbot):
 
     heatmap = window.heatmap_panel
     view = _open(window, qtbot)
-    run_to_stage(window, qtbot, "logits")  # every attention has run: each row drawn
     probs = [c.name for c in window.ctl.plan if c.info.kind == "softmax"]
+    run_to_stage(window, qtbot, probs[-1])  # every attention has run: each row drawn
     qtbot.waitUntil(lambda: set(view.thumbs) == set(probs), timeout=30000)
     assert view.colour_bar.labels()[0] == "0"
-    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)
+    choose_in_menu_button(heatmap.scale_button, heatmap.log_action)  # for the probabilities, the kind drawn
     qtbot.waitUntil(lambda: view.colour_bar.labels() == ("1e-6", "1"), timeout=10000)
     # The first row's head 0 in the grid: each cell the LUT entry of its log10 between 1e-6 and 1.
     tensor = window.ctl.stepper.captured(probs[0]).tensor[0, 0].numpy()

@@ -3,6 +3,8 @@ prompt on a 2-layer Llama-style model. Zoomed in, the heatmap shows the stage's 
 at screen resolution), every token labelled; a clicked row's Query Row plot is that row of the tensor;
 the log and per-row colour scales colour by what they say, and are remembered."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -162,7 +164,7 @@ def test_log_and_per_row_colour_scales_colour_by_what_they_say_and_are_remembere
     levels = heatmap.shown_levels()
     top = levels[1]
     choose_in_menu_button(heatmap.scale_button, heatmap.log_action)
-    assert heatmap.scale.log and settings.value("heatmap/log_scale", type=bool)
+    assert heatmap.scale.log and json.loads(settings.value("heatmap/log_scale")) == ["softmax"]  # for its kind
     values = np.where(np.isfinite(sl.values), sl.values, 0).astype(np.float32)
     floor = top * 1e-6
     expected = np.clip((np.log10(np.maximum(values, floor)) - np.log10(floor)) / (np.log10(top) - np.log10(floor))
@@ -193,5 +195,5 @@ def test_log_and_per_row_colour_scales_colour_by_what_they_say_and_are_remembere
     from tfdebug.ui.shell.window import MainWindow
     again = MainWindow(settings=settings)  # the next window opens with the scales last chosen
     qtbot.addWidget(again)
-    assert again.heatmap_panel.per_row_action.isChecked() and not again.heatmap_panel.log_action.isChecked()
+    assert again.heatmap_panel.per_row_action.isChecked() and not again.ctl.log_kinds
     again.close()

@@ -212,3 +212,13 @@ def test_a_remembered_layout_gives_the_plane_its_room(monkeypatch, settings, qap
     launch(monkeypatch, settings, measure)
     assert seen["share"] >= MIN_PLANE_SHARE - 0.02, seen
     assert seen["plane"] >= 150, seen
+
+
+def test_a_log_scale_saved_before_it_was_per_kind_means_the_probabilities(settings):
+    """A setting written by an earlier tfdebug (a bool) reads as the probabilities' kind; a damaged one as none."""
+    from tfdebug.ui.actions.heatmap import saved_log_kinds
+
+    for stored, kinds in ((True, {"softmax"}), ("true", {"softmax"}), (False, set()), ('["softmax", "scores"]',
+                          {"softmax", "scores"}), ("[1, ", set()), ('{"a": 1}', set()), ('["x", 2]', {"x"})):
+        settings.setValue("heatmap/log_scale", stored)
+        assert saved_log_kinds(settings) == kinds, stored

@@ -123,7 +123,7 @@ class HeadsPanel(QWidget):
         lut, levels = colors.thumbnail_scale(capture.info.kind, thumbs.mins, thumbs.maxs)
         self.levels = levels
         # Scale ▸ Log scale, as the heatmap colours: a non-negative stage by its decades, a signed one linear.
-        scale = colors.ColourScale(log=self.ctl.log_scale and colors.applies_log(levels[0] < 0))
+        scale = colors.ColourScale(log=self.ctl.log_scale_for(capture.info.kind) and colors.applies_log(levels[0] < 0))
         selected = self.ctl.axes.indices(capture).get(axis, 0)
         rows, cols = thumbs.source_shape
         for h, (values, view, image) in enumerate(zip(thumbs.values, self.views, self.images)):

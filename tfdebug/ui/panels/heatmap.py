@@ -59,8 +59,10 @@ class HeatmapPanel(QWidget):
         self.scale_button.setMenu(QMenu(self.scale_button))
         for option in (self.log_action, self.per_row_action):
             option.setCheckable(True)
-            option.toggled.connect(self._scale_toggled)
             self.scale_button.menu().addAction(option)
+        self.log_action.toggled.connect(self._log_toggled)
+        self.per_row_action.toggled.connect(self._scale_toggled)
+        ctl.colour_scale_changed.connect(self._scale_toggled)
         self.controls.add_tool(self.scale_button)
         self.menu = QMenu(self)  # View ▸ Heatmap: the window adds Fit above the scale's options
         self.menu.addActions([self.log_action, self.per_row_action])
@@ -181,6 +183,7 @@ class HeatmapPanel(QWidget):
             self._scheme_name = name
         self.histogram.set_histogram(sl.stats.hist_edges, sl.stats.hist_counts)
         self._levels = levels
+        self._check_log(capture.info.kind)
         self.view.set_scale(self._applied_scale(), redraw=False)  # a signed stage: linear whatever is chosen
         self._show_levels()
         self._label_axes(sl)  # before the zoom: the axes' cells follow the view's range
@@ -251,10 +254,26 @@ class HeatmapPanel(QWidget):
     def scale(self) -> colors.ColourScale:
         return self.view.scale
 
-    def set_scale(self, log: bool, per_row: bool) -> None:
-        """Colour by a log scale and/or per-row normalisation (the View menu's and buttons' options)."""
-        for option, on in ((self.log_action, log), (self.per_row_action, per_row)):
-            option.setChecked(on)  # each toggle lands in _scale_toggled
+    def set_scale(self, log_kinds, per_row: bool) -> None:
+        """Colour the stage kinds `log_kinds` by a log scale, and every stage by per-row normalisation or not (the
+        View menu's and buttons' options)."""
+        self.ctl.set_log_kinds(log_kinds)
+        self.per_row_action.setChecked(per_row)  # lands in _scale_toggled
+        current = self.ctl.current
+        self._check_log(current.info.kind if current is not None else None)
+
+    def _check_log(self, kind: str | None) -> None:
+        """Log scale's tick as chosen for the stage kind shown (not a toggle: nothing else changes)."""
+        self.log_action.blockSignals(True)
+        self.log_action.setChecked(kind is not None and self.ctl.log_scale_for(kind))
+        self.log_action.blockSignals(False)
+
+    def _log_toggled(self, on: bool) -> None:
+        """Scale ▸ Log scale ticked or not: for the kind of the stage shown (every view colours by it)."""
+        current = self.ctl.current
+        if current is not None:
+            kind = current.info.kind
+            self.ctl.set_log_kinds(self.ctl.log_kinds | {kind} if on else self.ctl.log_kinds - {kind})
 
     def _applied_scale(self) -> colors.ColourScale:
         """The scale chosen, as it applies to the shown stage (the log scale to non-negative stages only)."""
@@ -269,7 +288,6 @@ class HeatmapPanel(QWidget):
             self.histogram.show_levels(self._levels, scale.log_decades(self._levels) if scale.log else None)
 
     def _scale_toggled(self) -> None:
-        self.ctl.set_log_scale(self.log_action.isChecked())  # the Heads follow
         self.view.set_scale(self._applied_scale())
         self._show_levels()
         if self.slice is not None:

@@ -172,7 +172,7 @@ class ModelViewPanel(QWidget):
         if not todo:
             return
 
-        cached, kind, shown, log = dict(self.thumbs), self.kind, self._levels, self.ctl.log_scale
+        cached, kind, shown, log = dict(self.thumbs), self.kind, self._levels, self.ctl.log_scale_for(self.kind)
 
         def compute():  # a replay reads each stage (and the mask its softmax read) here, off the GUI thread
             new = {capture.name: display.heads_of(capture, row, col, head, indices, THUMB)
@@ -210,7 +210,7 @@ class ModelViewPanel(QWidget):
         for row, name in enumerate(self.rows):
             if name in self.rgba:
                 self.grid.set_row_images(row, self.rgba[name])
-        scale = _scale(self._levels, self.ctl.log_scale)
+        scale = _scale(self._levels, self.ctl.log_scale_for(self.kind))
         self.colour_bar.set_scale(self._lut, self._levels, scale.log_decades(self._levels) if scale.log else None)
         self.colour_bar.setVisible(True)
         self._mark_current()
@@ -218,7 +218,7 @@ class ModelViewPanel(QWidget):
     def _recolour(self) -> None:
         """Scale ▸ Log scale turned on or off: every drawn stage coloured again under it (small images)."""
         if self.thumbs and self._levels is not None:
-            self.rgba = _coloured(self.thumbs, self._lut, self._levels, self.ctl.log_scale)
+            self.rgba = _coloured(self.thumbs, self._lut, self._levels, self.ctl.log_scale_for(self.kind))
             self._paint_all()
 
     def _mark_current(self) -> None:

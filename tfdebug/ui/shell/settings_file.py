@@ -90,7 +90,7 @@ SETTING_TYPES: dict[str, Callable[[object], bool]] = {
     "input/last": _text(MAX_SETTING_CHARS), "input/recent": _text(MAX_SETTING_CHARS),
     LOADING_KEY: _text(MAX_SETTING_CHARS), CHAT_KEY: _text(MAX_SETTING_CHARS), DECODING_KEY: _text(MAX_SETTING_CHARS),
     RECENT_KEY: _texts(MAX_PATH_CHARS), FOLDER_KEY: _text(MAX_PATH_CHARS),
-    LOG_KEY: _flag, PER_ROW_KEY: _flag,
+    LOG_KEY: lambda value: _flag(value) or _text(MAX_SETTING_CHARS)(value), PER_ROW_KEY: _flag,
     BUDGET_KEY: _text(64), MODE_KEY: _text(16), PINNED_KEY: _texts(4096),
     LANGUAGE_KEY: _text(16),
 }

@@ -342,7 +342,7 @@ class MainWindow(WindowLayout, QMainWindow):
         """What a session carries besides its inputs, back to the defaults (New Session, `tfdebug --fresh`):
         one pass, not a generation; the heatmap's linear scale over the whole slice."""
         self.ctl.generation = None
-        self.heatmap_panel.set_scale(False, False)
+        self.heatmap_panel.set_scale(frozenset(), False)
 
     def open_snapshot(self, path: str) -> None:
         """Show the snapshot at `path` in replay mode once it is read off the UI thread (a bad file

@@ -51,7 +51,7 @@ class DebugController(QObject):
     error = Signal(object)          # a sentence for the message bar (level error): a Message content
     info = Signal(object)           # a passing notice (breakpoint hit, pass finished): a Message content
     close_requested = Signal()      # File → Quit: the window closes (and shuts the controller down)
-    colour_scale_changed = Signal()  # `log_scale` changed: every view of a stage colours by it
+    colour_scale_changed = Signal()  # `log_kinds` changed: every view of a stage colours by it
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -70,9 +70,10 @@ class DebugController(QObject):
         # The inputs of the last live pass that loaded and started: what the window saves as the last session
         # (a misspelt or failed choice never becomes the next launch's start). None until one has.
         self.worked: RunInputs | None = None
-        # Scale ▸ Log scale as chosen (the heatmap's option): the heatmap and the Heads colour a non-negative stage
-        # by it (tfdebug.ui.render.colors.applies_log).
-        self.log_scale = False
+        # The stage kinds Scale ▸ Log scale was chosen for (the heatmap's option, per kind: probabilities in log,
+        # an embedding linear): every view colours a non-negative stage of those kinds by it
+        # (tfdebug.ui.render.colors.applies_log).
+        self.log_kinds: frozenset[str] = frozenset()
         # The capture budget of the next pass: "auto", "off" or MB as text (tfdebug.ui.state.capture_budget),
         # and which stages it keeps when not all fit (tfdebug.ui.state.keeping).
         self.capture_budget, self.keep = "auto", KeepChoice(self)
@@ -149,11 +150,16 @@ class DebugController(QObject):
         """Whether the live pass is a generation (Next Token and Run to Token apply)."""
         return self.source is not None and self.source.is_generation
 
-    def set_log_scale(self, on: bool) -> None:
-        """Scale ▸ Log scale on or off, for every view that colours a stage."""
-        if on != self.log_scale:
-            self.log_scale = on
+    def set_log_kinds(self, kinds) -> None:
+        """The stage kinds Scale ▸ Log scale is on for, for every view that colours a stage."""
+        kinds = frozenset(kinds)
+        if kinds != self.log_kinds:
+            self.log_kinds = kinds
             self.colour_scale_changed.emit()
+
+    def log_scale_for(self, kind: str) -> bool:
+        """Whether Scale ▸ Log scale is on for stages of `kind`."""
+        return kind in self.log_kinds
 
     def set_inputs(self, inputs: RunInputs) -> None:
         """What the next Run starts (the input bar shows it)."""
