@@ -212,7 +212,7 @@ def test_a_backward_over_the_budget_is_refused_before_it_runs():
     session = DebugSession(adapter, {"prompt": PROMPT})
     plan = list(session.plan)
     peak = backward_peak(plan)
-    assert peak == 2 * sum(c.nbytes for c in plan) > 0
+    assert 2 * sum(c.nbytes for c in plan if not c.recipe) < peak < 2 * sum(c.nbytes for c in plan)
     with pytest.raises(InputError, match="would hold about"):
         run_backward(adapter, session.prepared, plan=plan, budget=peak - 1)
     assert run_backward(adapter, session.prepared, plan=plan, budget=peak).loss > 0

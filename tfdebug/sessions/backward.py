@@ -3,8 +3,9 @@
 `run_backward(adapter, prepared, objective)` runs the tapped forward with gradients on, computes the objective
 from the logits stage's own tensor and backpropagates it. Each stage's gradient (∂objective/∂stage) arrives
 through a hook on the stage's tensor (`core.gradients.GradientRecorder`) in backward order: the logits first,
-the embeddings last. The attention planes are computed whole for this pass (their gradients are autograd's
-own), which costs tokens² memory per head that a forward's recipes do not. The model's parameters are left
+the embeddings last. The attention planes are computed whole for this pass (autograd differentiates them), but
+neither they nor their gradients are kept: the recorder keeps the forward planes as recipes and their gradients
+as gradient recipes (`core.gradient_planes`), equal bit for bit to autograd's when looked at. The model's parameters are left
 as they were (their `.grad` is restored); their gradient norms are kept per parameter.
 
 Objectives (`Objective`): the next-token cross-entropy over the prompt (the training loss; padding ignored as
@@ -153,9 +154,27 @@ def objective_value(objective: Objective, logits: Tensor, ids: Tensor | None, ma
 
 
 def backward_peak(plan: Sequence[Capture]) -> int:
-    """Bytes a backward of a pass of `plan` holds at its peak, stated before it runs: every stage's tensor kept
-    for autograd and its gradient kept (each ×2), the attention planes whole (a backward materialises them)."""
-    return 2 * sum(c.nbytes for c in plan)
+    """Bytes a backward of a pass of `plan` holds at its peak, stated before it runs:
+
+    - every stage kept as a tensor, twice: its activation (kept for autograd or by the recorder) and its gradient;
+    - per attention whose planes are recipes (`Capture.recipe`), the planes autograd itself keeps until its
+      backward: the probabilities (its float32 softmax, and the model's dtype where that is narrower) and a soft
+      cap's tanh; their gradients are recipes (`core.gradient_planes`), never kept;
+    - autograd's own passing gradients of the planes of one attention (dP, dS and a finiteness mask: 3 planes)
+      and one recipe block (a plane of one head block, `recipes.BLOCK_BYTES` at most) when a gradient is looked at.
+
+    A plane that is not a recipe (attention sinks, a model outside Hugging Face's attention) counts as a tensor."""
+    from tfdebug.core.recipes import BLOCK_BYTES
+
+    def wide(c: Capture) -> int:  # the plane in float32, as a softmax computes it
+        return math.prod(c.shape) * max(4, c.dtype.itemsize)
+
+    planes = [c for c in plan if c.recipe]
+    tensors = sum(c.nbytes for c in plan if not c.recipe)
+    kept = sum(wide(c) + (c.nbytes if c.dtype.itemsize < 4 else 0) for c in planes if c.info.kind == "softmax")
+    kept += sum(c.nbytes for c in planes if c.info.kind == "softcap")
+    largest = max((wide(c) for c in planes), default=0)
+    return 2 * tensors + kept + 3 * largest + min(BLOCK_BYTES, largest)
 
 
 def check_backward_fits(plan: Sequence[Capture], budget: int | None) -> int:
@@ -164,9 +183,10 @@ def check_backward_fits(plan: Sequence[Capture], budget: int | None) -> int:
 
     peak = backward_peak(plan)
     if budget is not None and peak > budget:
-        raise InputError(f"The backward of this pass would hold about {format_bytes(peak)} (every stage and its "
-                         f"gradient, the attention planes whole), over the {format_bytes(budget)} this machine "
-                         "can give it: shorten the text or run it where there is more memory.")
+        raise InputError(f"The backward of this pass would hold about {format_bytes(peak)} (every stage's activation "
+                         "and gradient, the attention probabilities autograd keeps and one layer's passing gradient "
+                         f"planes), over the {format_bytes(budget)} this machine can give it: shorten the text or run "
+                         "it where there is more memory.")
     return peak
 
 
@@ -177,7 +197,7 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
     before it runs (`check_backward_fits`)."""
     if plan is not None:
         check_backward_fits(plan, budget)
-    from tfdebug.adapters.hf.attention import planes_materialized
+    from tfdebug.adapters.hf.attention import planes_noted
     from tfdebug.adapters.hf.hooks import sums_in_graph
 
     if objective.kind not in OBJECTIVES:
@@ -190,7 +210,7 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
         p.grad = None
     recorder = GradientRecorder(model, stages)
     try:
-        with forward_lock(adapter.model_root), torch.enable_grad(), planes_materialized(), \
+        with forward_lock(adapter.model_root), torch.enable_grad(), planes_noted(), \
                 sums_in_graph(), recorder:
             adapter.forward(prepared)
             logits = recorder.live.get("head.raw", recorder.live.get("logits"))
@@ -204,6 +224,6 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
         recorder.release()  # else the live tensors and their hooks hold each other (and the recorder) for good
         for n, p in params:
             p.grad = saved[n]
-    first = next((c.name for c in recorder.gradients if not bool(torch.isfinite(c.tensor).all())), None)
+    first = recorder.first_nonfinite()  # read as each gradient arrived: no gradient plane is computed for it
     return BackwardPass(objective, float(loss.detach()), recorder.gradients,
                         {c.name: c for c in recorder.captures}, norms, first)
