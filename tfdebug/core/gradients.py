@@ -30,6 +30,15 @@ if TYPE_CHECKING:
     from tfdebug.core.tap import Tap
 
 
+#: how a gradient capture's formula begins (`sessions.backward.BackwardPass.gradient_captures` writes it)
+GRADIENT_PREFIX = "∂L/∂("
+
+
+def is_gradient(info) -> bool:
+    """Whether a stage description (`StageInfo`) is that of a gradient, ∂L/∂stage, not of an activation."""
+    return (getattr(info, "formula", "") or "").startswith(GRADIENT_PREFIX)
+
+
 class GradientRecorder(Recorder):
     """Records the taps of `model` matching `stages` forward (`captures`), their live tensors (`live`, which
     the loss is computed from) and, during backward, their gradients in the order autograd delivers them."""

@@ -25,7 +25,7 @@ import torch
 from torch import Tensor
 
 from tfdebug.core.errors import InputError
-from tfdebug.core.gradients import GradientRecorder
+from tfdebug.core.gradients import GRADIENT_PREFIX, GradientRecorder
 from tfdebug.core.model_lock import forward_lock
 from tfdebug.core.recorder import Capture
 
@@ -80,7 +80,7 @@ class BackwardPass:
     def gradient_captures(self) -> list[Capture]:
         """The gradients as captures in backward order, each described as ∂L/∂stage (a pass to replay or save)."""
         what = self.objective.describe()
-        return [dataclasses.replace(c, info=dataclasses.replace(c.info, formula=f"∂L/∂({c.info.formula})   L = {what}"))
+        return [dataclasses.replace(c, info=dataclasses.replace(c.info, formula=f"{GRADIENT_PREFIX}{c.info.formula})   L = {what}"))
                 for c in self.gradients]
 
     def manifest_entry(self) -> dict:
