@@ -139,8 +139,8 @@ def hf_folder_llama(tmp_path):
 def test_a_non_finite_plane_gradient_is_found_in_backward_order(monkeypatch):
     """A NaN entering at a plane's gradient (here the scaled scores', put there by a hook) is named at the first
     stage, in backward order, that holds it: the scores before it, not a stage after."""
-    from tfdebug.core.gradients import GradientRecorder
     from tfdebug.adapters.registry import load_adapter
+    from tfdebug.core.gradients import GradientRecorder
     from tfdebug.sessions import backward
 
     class Poisoned(GradientRecorder):

@@ -96,8 +96,6 @@ class GradientPlane(Plane):
         return super().head_blocks((BLOCK_BYTES if block_bytes is None else block_bytes) // self.copies)
 
     def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
-        import torch
-
         grad = _d_probs(self.backing, batch, heads, rows)  # (b, h, r, Tk) at the probabilities
         if len(self.chain) > 1:
             kept: dict = {id(s): None for s in self.chain}

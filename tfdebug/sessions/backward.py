@@ -65,7 +65,8 @@ class BackwardPass:
     first_nonfinite: str | None = None
 
     def gradient(self, name: str) -> Tensor:
-        """Stage `name`'s gradient."""
+        """Stage `name`'s gradient: a tensor, or for an attention plane a `core.gradient_planes.GradientPlane`
+        (indexing it computes the heads and rows asked for; `.materialize()` the whole plane)."""
         return next(c.tensor for c in self.gradients if c.name == name)
 
     def layer_norms(self) -> dict[str, float]:
@@ -153,10 +154,12 @@ def objective_value(objective: Objective, logits: Tensor, ids: Tensor | None, ma
                                              labels[:, 1:].reshape(-1), ignore_index=-100)
 
 
-def backward_peak(plan: Sequence[Capture]) -> int:
+def backward_peak(plan: Sequence[Capture], parameters: int = 0) -> int:
     """Bytes a backward of a pass of `plan` holds at its peak, stated before it runs:
 
     - every stage kept as a tensor, twice: its activation (kept for autograd or by the recorder) and its gradient;
+      a feed-forward hidden stage three times (autograd also keeps its activation function's other side);
+    - `parameters`: the bytes of the parameters' gradients (as large as the trainable parameters);
     - per attention whose planes are recipes (`Capture.recipe`), the planes autograd itself keeps until its
       backward: the probabilities (its float32 softmax, and the model's dtype where that is narrower) and a soft
       cap's tanh; their gradients are recipes (`core.gradient_planes`), never kept;
@@ -171,21 +174,27 @@ def backward_peak(plan: Sequence[Capture]) -> int:
 
     planes = [c for c in plan if c.recipe]
     tensors = sum(c.nbytes for c in plan if not c.recipe)
+    tensors += sum(c.nbytes for c in plan if c.info.kind == "ffn_hidden") // 2
     kept = sum(wide(c) + (c.nbytes if c.dtype.itemsize < 4 else 0) for c in planes if c.info.kind == "softmax")
     kept += sum(c.nbytes for c in planes if c.info.kind == "softcap")
     largest = max((wide(c) for c in planes), default=0)
-    return 2 * tensors + kept + 3 * largest + min(BLOCK_BYTES, largest)
+    return 2 * tensors + parameters + kept + 3 * largest + min(BLOCK_BYTES, largest)
 
 
-def check_backward_fits(plan: Sequence[Capture], budget: int | None) -> int:
-    """`backward_peak(plan)`, or InputError in one sentence when it is over `budget` (None: no limit)."""
+def parameter_bytes(model) -> int:
+    """Bytes of `model`'s trainable parameters: what their gradients take in a backward."""
+    return sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
+
+
+def check_backward_fits(plan: Sequence[Capture], budget: int | None, parameters: int = 0) -> int:
+    """`backward_peak(plan, parameters)`, or InputError in one sentence when it is over `budget` (None: no limit)."""
     from tfdebug.core.budget import format_bytes
 
-    peak = backward_peak(plan)
+    peak = backward_peak(plan, parameters)
     if budget is not None and peak > budget:
         raise InputError(f"The backward of this pass would hold about {format_bytes(peak)} (every stage's activation "
-                         "and gradient, the attention probabilities autograd keeps and one layer's passing gradient "
-                         f"planes), over the {format_bytes(budget)} this machine can give it: shorten the text or run "
+                         "and gradient, the parameters' gradients, the attention probabilities autograd keeps and "
+                         f"one layer's passing gradient planes), over the {format_bytes(budget)} this machine can give it: shorten the text or run "
                          "it where there is more memory.")
     return peak
 
@@ -196,7 +205,7 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
     With `plan` (the pass's stages) and `budget`, a backward whose peak would be over the budget is refused
     before it runs (`check_backward_fits`)."""
     if plan is not None:
-        check_backward_fits(plan, budget)
+        check_backward_fits(plan, budget, parameter_bytes(adapter.module))
     from tfdebug.adapters.hf.attention import planes_noted
     from tfdebug.adapters.hf.hooks import sums_in_graph
 
