@@ -924,6 +924,10 @@
         <translation>暂无可显示的内容。</translation>
     </message>
     <message>
+        <source>{stage} here is a gradient of the loss, not logits: it has no next-token reading.</source>
+        <translation>此处的 {stage} 是损失的梯度，不是 logits：无法从中读出下一个词元。</translation>
+    </message>
+    <message>
         <source>{stage} has no heads; the most probable next tokens:</source>
         <translation>{stage} 没有注意力头；最可能的下一个词元：</translation>
     </message>

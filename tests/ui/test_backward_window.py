@@ -35,12 +35,37 @@ def test_ctrl_shift_b_steps_through_every_gradient_logits_first(finished, qtbot)
     # the logits' gradient of the mean next-token cross-entropy: (softmax − one-hot) / predicted positions
     grad = window.ctl.current.tensor[0]
     assert torch.allclose(grad.sum(-1), torch.zeros(grad.shape[0]), atol=1e-6)
+    # the Heads dock reads no next tokens out of a gradient: it says so, and its prediction table stays hidden
+    heads = window.heads_panel
+    qtbot.waitUntil(lambda: "no next-token reading" in heads.note.text(), timeout=10000)
+    assert not heads.prediction.isVisible() and not heads.prediction.applies()
     press(window, Qt.Key_F10)
     qtbot.waitUntil(lambda: window.ctl.current.name == history[1].name, timeout=10000)
     assert history[1].name == "dec.norm"
     press(window, Qt.Key_F10, Qt.ShiftModifier)  # Step Back
     qtbot.waitUntil(lambda: window.ctl.current.name == "logits", timeout=10000)
     assert "Backward: loss" in window.message_bar.text()
+
+
+def test_a_backward_s_attention_planes_show_their_gradient_recipes(finished, qtbot):
+    """A plane's gradient in the backward replay is a recipe (nothing whole kept); the heatmap and the Heads dock
+    draw it as they draw a forward plane, and its values are those of the whole gradient."""
+    from tfdebug.core.gradient_planes import GradientPlane
+
+    window = finished
+    press(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
+    qtbot.waitUntil(lambda: window.ctl.current is not None, timeout=10000)
+    names = [c.name for c in window.ctl.stepper.history]
+    target = names.index("dec.0.self_attn.masked")
+    for _ in range(target):
+        press(window, Qt.Key_F10)
+    qtbot.waitUntil(lambda: window.ctl.current.name == "dec.0.self_attn.masked", timeout=20000)
+    plane = window.ctl.current.tensor
+    assert isinstance(plane, GradientPlane)
+    qtbot.waitUntil(lambda: window.ctl.shown.settled() and window.heads_panel.settled(), timeout=20000)
+    assert len(window.heads_panel.views) == plane.shape[1]
+    assert torch.equal(plane[0, 1], plane.materialize()[0, 1])
 
 
 def test_backward_is_grey_until_the_pass_has_run_to_its_end(make_window, qtbot):

@@ -10,7 +10,8 @@ random weights, random token ids, at 256 and 1,024 tokens; per length, interleav
   captured (and the forward's stages, which gradient × activation reads; the attention planes whole).
 Medians, the ratio tfdebug ÷ plain (goal ≤ 1.15×), the plain row's A/A (its two halves) and both losses (the
 same objective: they agree). Then each variant once more in a child process of its own (as tfdebug.bench.scale
-measures peaks), its peak RSS above its RSS before the pass, and the ratio of the two peaks.
+measures peaks), its peak RSS above its RSS before the pass, and the ratio of the two peaks; beside tfdebug's, the peak
+`run_backward` states before it runs (`sessions.backward.backward_peak`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def _variants(config: BenchConfig) -> tuple[dict, dict]:
     adapter = wrap(model, tokenizer=None, name="bench")
     prepared = Prepared(texts={}, kwargs={"input_ids": ids, "use_cache": False})
     losses: dict[str, float] = {}
-    extra = {"losses": losses, "stages": 0}
+    extra = {"losses": losses, "stages": 0, "adapter": adapter, "prepared": prepared}
 
     def plain():
         loss = model(input_ids=ids, labels=ids, use_cache=False).loss
@@ -83,7 +84,8 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     from tfdebug.bench.real_size import _restart_peak
     from tfdebug.bench.scale import _rss
 
-    variants, _ = _variants(_config(shape, seq_len))  # builds the model; nothing has run yet
+    variants, extra = _variants(_config(shape, seq_len))  # builds the model; nothing has run yet
+    stated = _stated_peak(extra) if variant == "tfdebug" else None
     import gc
 
     gc.collect()
@@ -94,8 +96,25 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
         variants[variant]()
     seconds = time.perf_counter() - start
     peak = _high_water()
-    return {"variant": variant, "seq_len": seq_len, "seconds": round(seconds, 3), "rss_before_bytes": before,
-            "peak_rss_bytes": peak, "peak_above_before_bytes": max(0, peak - before)}
+    row = {"variant": variant, "seq_len": seq_len, "seconds": round(seconds, 3), "rss_before_bytes": before,
+           "peak_rss_bytes": peak, "peak_above_before_bytes": max(0, peak - before)}
+    if stated is not None:
+        row["stated_peak_bytes"] = stated
+    return row
+
+
+def _stated_peak(extra: dict) -> int:
+    """The peak `run_backward` states before it runs (`sessions.backward.backward_peak`), from the pass's plan."""
+    import torch
+
+    from tfdebug.core.plan import plan_pass
+    from tfdebug.sessions.backward import backward_peak, parameter_bytes
+
+    adapter, prepared = extra["adapter"], extra["prepared"]
+    with torch.no_grad():
+        plan = plan_pass(adapter.module, lambda: adapter.forward(prepared), [prepared.kwargs["input_ids"]],
+                         method="auto")
+    return backward_peak(list(plan), parameter_bytes(adapter.module))
 
 
 def _high_water() -> int:
@@ -150,6 +169,8 @@ def format_backward(section: dict) -> list[str]:
             lines.append(f"  {row['seq_len']:>5} tokens  {row['variant']:<8} peak: {row.get('status')}")
             continue
         ratio = f"  ×{row['peak_ratio']} of plain's" if "peak_ratio" in row else ""
+        if "stated_peak_bytes" in row:
+            ratio += f"; stated before it ran: {row['stated_peak_bytes'] / 2**20:,.1f} MiB"
         lines.append(f"  {row['seq_len']:>5} tokens  {row['variant']:<8} peak RSS {row['peak_rss_bytes'] / 2**20:,.0f} MiB,"
                      f" {row['peak_above_before_bytes'] / 2**20:,.1f} MiB above before the pass{ratio}"
                      f"  (child process, {row['seconds']} s)")

@@ -29,7 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _row(capture) -> dict:
     import torch
 
-    g = capture.tensor.detach()
+    from tfdebug.core.recipes import materialized
+
+    g = materialized(capture.tensor).detach()  # a plane's gradient computed whole, for this row only
     finite = torch.isfinite(g)
     values = g[finite].double()
     return {"stage": capture.name, "kind": capture.info.kind, "shape": list(capture.shape),

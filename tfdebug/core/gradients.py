@@ -6,6 +6,12 @@ the stage's own description (the stage's name, kind and axes: its tensor is ∂l
 captures stay in `captures` (gradient × activation needs them). A stage the loss does not depend on gets no
 gradient (an encoder's padding rows still do; a stage after the loss's position does not).
 
+The gradient of an attention plane (scores … probabilities) is not kept: where the attention function noted the
+plane's recipe on its tensor (`core.gradient_planes`, inside `planes_noted()`), the forward capture keeps that
+recipe and the gradient capture a `GradientPlane` computed when looked at, from the context's gradient and V.
+Whether each gradient is finite is read as it arrives (`nonfinite`), so finding the first non-finite one computes
+no plane again.
+
 Call `release()` once the backward has run: a hook lives in the tensor's C++ autograd data, where Python's
 garbage collector does not see it, so a live tensor kept here and its hook (which calls this recorder) would
 hold each other — and every stage's tensors, the attention planes whole — for the life of the process.
@@ -15,12 +21,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
+from tfdebug.core.gradient_planes import GradientPlane, Note, noted
 from tfdebug.core.recorder import Capture, Recorder
 
 if TYPE_CHECKING:
     from torch import Tensor, nn
 
     from tfdebug.core.tap import Tap
+
+
+#: how a gradient capture's formula begins (`sessions.backward.BackwardPass.gradient_captures` writes it)
+GRADIENT_PREFIX = "∂L/∂("
+
+
+def is_gradient(info) -> bool:
+    """Whether a stage description (`StageInfo`) is that of a gradient, ∂L/∂stage, not of an activation."""
+    return (getattr(info, "formula", "") or "").startswith(GRADIENT_PREFIX)
 
 
 class GradientRecorder(Recorder):
@@ -31,14 +47,21 @@ class GradientRecorder(Recorder):
         super().__init__(model, stages, keep=True)
         self.live: dict[str, Tensor] = {}
         self.gradients: list[Capture] = []
+        #: per gradient (in `gradients`' order), a 0-dim bool tensor on its device: whether it holds NaN or ±Inf
+        self.nonfinite: list[Tensor] = []
         self._handles: list = []
 
     def _hook(self, tap: Tap, output: Tensor) -> Tensor:
         output = super()._hook(tap, output)
-        info = self.captures[-1].info
+        capture = self.captures[-1]
+        note = noted(output)
+        if note is not None and note.plane is not None:  # the plane whole is autograd's, not kept here
+            capture.tensor, capture.recipe = note.plane, True
         if getattr(output, "requires_grad", False):
-            self.live[info.name] = output
-            self._handles.append(output.register_hook(lambda grad, info=info: self._arrived(info, grad)))
+            if note is None or note.plane is None:  # the logits are read from here; no plane is held
+                self.live[capture.info.name] = output
+            self._handles.append(output.register_hook(
+                lambda grad, info=capture.info, note=note: self._arrived(info, grad, note)))
         return output
 
     def release(self) -> None:
@@ -48,5 +71,37 @@ class GradientRecorder(Recorder):
         self._handles.clear()
         self.live.clear()
 
-    def _arrived(self, info, grad: Tensor) -> None:
+    def first_nonfinite(self) -> str | None:
+        """The first stage, in backward order, whose gradient holds NaN or ±Inf (one synchronisation)."""
+        import torch
+
+        if not self.nonfinite:
+            return None
+        device = self.nonfinite[0].device
+        flags = torch.stack([f.to(device) for f in self.nonfinite]).tolist()
+        return next((c.name for c, bad in zip(self.gradients, flags) if bad), None)
+
+    def _arrived(self, info, grad: Tensor, note: Note | None) -> None:
+        import torch
+
+        self.nonfinite.append(_nonfinite(grad))
+        if note is not None and note.plane is None:
+            note.backing.d_context = grad.detach()
+        elif note is not None and note.backing.d_context is not None and note.backing.probs is not None:
+            # autograd's gradient of the plane is let go; the recipe recomputes it bit for bit
+            plane = GradientPlane(note.backing, note.plane, dtype=grad.dtype)
+            self.gradients.append(Capture.of(info, plane))
+            return
         self.gradients.append(Capture.of(info, grad))
+
+
+def _nonfinite(grad: Tensor) -> Tensor:
+    """Whether `grad` holds NaN or ±Inf, as a 0-dim bool tensor on its device (no synchronisation). Its minimum and
+    maximum in one pass (NaN propagates into both, an infinity is one of them): ~16× faster on the CPU than
+    `isfinite(grad).all()`, which makes a mask as large as a tokens² gradient."""
+    import torch
+
+    if grad.numel() == 0 or not grad.is_floating_point():
+        return torch.zeros((), dtype=torch.bool, device=grad.device)
+    low, high = torch.aminmax(grad)
+    return ~(torch.isfinite(low) & torch.isfinite(high))

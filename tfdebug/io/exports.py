@@ -33,7 +33,7 @@ from tfdebug.core.budget import format_bytes
 from tfdebug.core.display import DisplaySlice
 from tfdebug.core.errors import ExportError, SnapshotError
 from tfdebug.core.phrases import Phrase
-from tfdebug.core.recipes import is_plane
+from tfdebug.core.recipes import is_plane, stored_as_recipe
 from tfdebug.io.atomic import ProgressCallback, atomic_path, atomic_write, os_error, report
 from tfdebug.io.export_read import read_npz, read_pt, reader
 from tfdebug.io.formats import ExportFormat, View, format_for, register
@@ -198,7 +198,8 @@ def bytes_needed(recording: Recording, suffix: str) -> int:
     bfloat16 as float32; .pt's planes once more, in the temporary files torch.save reads them from)."""
     import torch
     if suffix == ".safetensors":
-        return sum(c.nbytes for c in recording.captures if not c.recipe)
+        return sum(c.nbytes for c in recording.captures  # a gradient plane is written as values
+                   if not c.recipe or c.tensor is not None and not stored_as_recipe(c.tensor))
     widen = 2 if suffix == ".npz" else 1
     planes = 2 if suffix == ".pt" else 1
     return sum(c.nbytes * (widen if c.dtype == torch.bfloat16 else 1) * (planes if c.recipe else 1)

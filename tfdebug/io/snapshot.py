@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tfdebug.core.errors import SnapshotError
+from tfdebug.core.recipes import materialized, stored_as_recipe
 from tfdebug.core.phrases import Phrase, os_reason
 from tfdebug.io.atomic import ProgressCallback, atomic_write
 from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
@@ -46,9 +47,11 @@ def save_snapshot(recording: Recording, path: str | os.PathLike, progress: Progr
     if not recording.captures:
         raise SnapshotError("There are no stages to save: capture a pass first.", id="snapshot.empty")
     doc = checked_manifest(recording, finite=finite_marks(recording))
-    plain = [c for c in recording.captures if not c.recipe]
-    # Recipe stages are stored as their steps and inputs (tfdebug.io.recipe_store), never as planes.
-    recipes, extra = recipe_parts({c.name: recording.tensor(c) for c in recording.captures if c.recipe},
+    as_recipe = {c.name for c in recording.captures if c.recipe and (c.tensor is None or stored_as_recipe(c.tensor))}
+    plain = [c for c in recording.captures if c.name not in as_recipe]
+    # Recipe stages are stored as their steps and inputs (tfdebug.io.recipe_store), never as planes; a gradient
+    # plane (core.gradient_planes) is written as values, computed when the writer reaches it (one at a time).
+    recipes, extra = recipe_parts({c.name: recording.tensor(c) for c in recording.captures if c.name in as_recipe},
                                   {c.name: c.tensor for c in plain if c.tensor is not None})
     for stage in doc["stages"]:
         if stage["name"] in recipes:
@@ -57,10 +60,15 @@ def save_snapshot(recording: Recording, path: str | os.PathLike, progress: Progr
         doc["recipe_inputs"] = [{"name": key, "shape": list(t.shape), "dtype": dtype_name(t.dtype)}
                                 for key, t in extra.items()]
     manifest = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
-    items = [Item(c.name, c.dtype, c.shape, partial(recording.tensor, c)) for c in plain]
+    items = [Item(c.name, c.dtype, c.shape, partial(_values, recording, c)) for c in plain]
     items += [Item(key, t.dtype, tuple(t.shape), partial(lambda t: t, t)) for key, t in extra.items()]
     with atomic_write(path, SnapshotError, durable) as f:
         write_file(f, items, {MANIFEST_KEY: manifest}, progress)
+
+
+def _values(recording: Recording, capture: Capture) -> "Tensor":
+    """The capture's tensor as values (a plane that is not stored as a recipe, computed whole)."""
+    return materialized(recording.tensor(capture))
 
 
 def finite_marks(recording: Recording) -> dict[str, bool]:

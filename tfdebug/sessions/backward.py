@@ -3,8 +3,9 @@
 `run_backward(adapter, prepared, objective)` runs the tapped forward with gradients on, computes the objective
 from the logits stage's own tensor and backpropagates it. Each stage's gradient (∂objective/∂stage) arrives
 through a hook on the stage's tensor (`core.gradients.GradientRecorder`) in backward order: the logits first,
-the embeddings last. The attention planes are computed whole for this pass (their gradients are autograd's
-own), which costs tokens² memory per head that a forward's recipes do not. The model's parameters are left
+the embeddings last. The attention planes are computed whole for this pass (autograd differentiates them), but
+neither they nor their gradients are kept: the recorder keeps the forward planes as recipes and their gradients
+as gradient recipes (`core.gradient_planes`), equal bit for bit to autograd's when looked at. The model's parameters are left
 as they were (their `.grad` is restored); their gradient norms are kept per parameter.
 
 Objectives (`Objective`): the next-token cross-entropy over the prompt (the training loss; padding ignored as
@@ -24,7 +25,7 @@ import torch
 from torch import Tensor
 
 from tfdebug.core.errors import InputError
-from tfdebug.core.gradients import GradientRecorder
+from tfdebug.core.gradients import GRADIENT_PREFIX, GradientRecorder
 from tfdebug.core.model_lock import forward_lock
 from tfdebug.core.recorder import Capture
 
@@ -64,7 +65,8 @@ class BackwardPass:
     first_nonfinite: str | None = None
 
     def gradient(self, name: str) -> Tensor:
-        """Stage `name`'s gradient."""
+        """Stage `name`'s gradient: a tensor, or for an attention plane a `core.gradient_planes.GradientPlane`
+        (indexing it computes the heads and rows asked for; `.materialize()` the whole plane)."""
         return next(c.tensor for c in self.gradients if c.name == name)
 
     def layer_norms(self) -> dict[str, float]:
@@ -79,7 +81,7 @@ class BackwardPass:
     def gradient_captures(self) -> list[Capture]:
         """The gradients as captures in backward order, each described as ∂L/∂stage (a pass to replay or save)."""
         what = self.objective.describe()
-        return [dataclasses.replace(c, info=dataclasses.replace(c.info, formula=f"∂L/∂({c.info.formula})   L = {what}"))
+        return [dataclasses.replace(c, info=dataclasses.replace(c.info, formula=f"{GRADIENT_PREFIX}{c.info.formula})   L = {what}"))
                 for c in self.gradients]
 
     def manifest_entry(self) -> dict:
@@ -152,21 +154,48 @@ def objective_value(objective: Objective, logits: Tensor, ids: Tensor | None, ma
                                              labels[:, 1:].reshape(-1), ignore_index=-100)
 
 
-def backward_peak(plan: Sequence[Capture]) -> int:
-    """Bytes a backward of a pass of `plan` holds at its peak, stated before it runs: every stage's tensor kept
-    for autograd and its gradient kept (each ×2), the attention planes whole (a backward materialises them)."""
-    return 2 * sum(c.nbytes for c in plan)
+def backward_peak(plan: Sequence[Capture], parameters: int = 0) -> int:
+    """Bytes a backward of a pass of `plan` holds at its peak, stated before it runs:
+
+    - every stage kept as a tensor, twice: its activation (kept for autograd or by the recorder) and its gradient;
+      a feed-forward hidden stage three times (autograd also keeps its activation function's other side);
+    - `parameters`: the bytes of the parameters' gradients (as large as the trainable parameters);
+    - per attention whose planes are recipes (`Capture.recipe`), the planes autograd itself keeps until its
+      backward: the probabilities (its float32 softmax, and the model's dtype where that is narrower) and a soft
+      cap's tanh; their gradients are recipes (`core.gradient_planes`), never kept;
+    - autograd's own passing gradients of the planes of one attention (dP, dS and a finiteness mask: 3 planes)
+      and one recipe block (a plane of one head block, `recipes.BLOCK_BYTES` at most) when a gradient is looked at.
+
+    A plane that is not a recipe (attention sinks, a model outside Hugging Face's attention) counts as a tensor."""
+    from tfdebug.core.recipes import BLOCK_BYTES
+
+    def wide(c: Capture) -> int:  # the plane in float32, as a softmax computes it
+        return math.prod(c.shape) * max(4, c.dtype.itemsize)
+
+    planes = [c for c in plan if c.recipe]
+    tensors = sum(c.nbytes for c in plan if not c.recipe)
+    tensors += sum(c.nbytes for c in plan if c.info.kind == "ffn_hidden") // 2
+    kept = sum(wide(c) + (c.nbytes if c.dtype.itemsize < 4 else 0) for c in planes if c.info.kind == "softmax")
+    kept += sum(c.nbytes for c in planes if c.info.kind == "softcap")
+    largest = max((wide(c) for c in planes), default=0)
+    return 2 * tensors + parameters + kept + 3 * largest + min(BLOCK_BYTES, largest)
 
 
-def check_backward_fits(plan: Sequence[Capture], budget: int | None) -> int:
-    """`backward_peak(plan)`, or InputError in one sentence when it is over `budget` (None: no limit)."""
+def parameter_bytes(model) -> int:
+    """Bytes of `model`'s trainable parameters: what their gradients take in a backward."""
+    return sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
+
+
+def check_backward_fits(plan: Sequence[Capture], budget: int | None, parameters: int = 0) -> int:
+    """`backward_peak(plan, parameters)`, or InputError in one sentence when it is over `budget` (None: no limit)."""
     from tfdebug.core.budget import format_bytes
 
-    peak = backward_peak(plan)
+    peak = backward_peak(plan, parameters)
     if budget is not None and peak > budget:
-        raise InputError(f"The backward of this pass would hold about {format_bytes(peak)} (every stage and its "
-                         f"gradient, the attention planes whole), over the {format_bytes(budget)} this machine "
-                         "can give it: shorten the text or run it where there is more memory.")
+        raise InputError(f"The backward of this pass would hold about {format_bytes(peak)} (every stage's activation "
+                         "and gradient, the parameters' gradients, the attention probabilities autograd keeps and "
+                         f"one layer's passing gradient planes), over the {format_bytes(budget)} this machine can give it: shorten the text or run "
+                         "it where there is more memory.")
     return peak
 
 
@@ -176,8 +205,8 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
     With `plan` (the pass's stages) and `budget`, a backward whose peak would be over the budget is refused
     before it runs (`check_backward_fits`)."""
     if plan is not None:
-        check_backward_fits(plan, budget)
-    from tfdebug.adapters.hf.attention import planes_materialized
+        check_backward_fits(plan, budget, parameter_bytes(adapter.module))
+    from tfdebug.adapters.hf.attention import planes_noted
     from tfdebug.adapters.hf.hooks import sums_in_graph
 
     if objective.kind not in OBJECTIVES:
@@ -190,7 +219,7 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
         p.grad = None
     recorder = GradientRecorder(model, stages)
     try:
-        with forward_lock(adapter.model_root), torch.enable_grad(), planes_materialized(), \
+        with forward_lock(adapter.model_root), torch.enable_grad(), planes_noted(), \
                 sums_in_graph(), recorder:
             adapter.forward(prepared)
             logits = recorder.live.get("head.raw", recorder.live.get("logits"))
@@ -204,6 +233,6 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
         recorder.release()  # else the live tensors and their hooks hold each other (and the recorder) for good
         for n, p in params:
             p.grad = saved[n]
-    first = next((c.name for c in recorder.gradients if not bool(torch.isfinite(c.tensor).all())), None)
+    first = recorder.first_nonfinite()  # read as each gradient arrived: no gradient plane is computed for it
     return BackwardPass(objective, float(loss.detach()), recorder.gradients,
                         {c.name: c for c in recorder.captures}, norms, first)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from tfdebug.core.budget import CaptureBudget
 from tfdebug.core.compare import Comparison, StageComparison, compare
 from tfdebug.core.devices import DTYPES, resolve_device, resolve_dtype
-from tfdebug.core.recipes import materialized
+from tfdebug.core.recipes import is_plane, materialized
 from tfdebug.core.recorder import Capture
 from tfdebug.core.reference import ReferencePass
 
@@ -237,7 +237,10 @@ def compare_backward(spec: str, texts: Mapping[str, str] | None, reference: Plac
 
     first, texts = backward(reference, texts)
     cpu = torch.device("cpu")
-    first.gradients[:] = [replace(c, tensor=c.tensor.detach().to(cpu), device=cpu) for c in first.gradients]
+    # On the host: a gradient plane there stays a recipe (it holds no model); elsewhere it is computed and moved.
+    first.gradients[:] = [c if is_plane(c.tensor) and c.tensor.device == cpu else
+                          replace(c, tensor=materialized(c.tensor).detach().to(cpu), device=cpu, recipe=False)
+                          for c in first.gradients]
     gc.collect()  # the reference model goes before the other loads
     second, _ = backward(other, texts)
     result = compare(first.gradients, second.gradients, atol=atol, rtol=rtol)

@@ -23,6 +23,7 @@ from torch import Tensor, nn
 
 from tfdebug.adapters.hf.conventions import FLOAT32_SCORES
 from tfdebug.core.errors import UnsupportedModelError
+from tfdebug.core.gradient_planes import note_context
 from tfdebug.core.recipes import Scores, context_by_heads, is_plane, materialized, step
 from tfdebug.core.tap import Tap
 from tfdebug.core.thread_flag import ThreadFlag
@@ -79,6 +80,8 @@ _LOCK = threading.Lock()
 _ACTIVE: dict[str, int] = {}  # registered name -> how many models run with it right now
 # Inside `planes_materialized()` the tokens² stages are computed whole, as before recipes.
 _WHOLE = ThreadFlag()
+# Inside `planes_noted()` too, and each whole plane carries its recipe (a backward's gradient planes read them).
+_NOTED = ThreadFlag()
 
 
 @contextmanager
@@ -86,6 +89,15 @@ def planes_materialized() -> Iterator[None]:
     """Compute the attention planes whole inside the block (in this thread), not as recipes: what
     the recipes are held to bit for bit, and the bench's "materialised" row."""
     with _WHOLE.set():
+        yield
+
+
+@contextmanager
+def planes_noted() -> Iterator[None]:
+    """`planes_materialized()` (autograd differentiates the whole planes), and every plane a tap sees noted with
+    its recipe, the context with what the gradient recipes read (`core.gradient_planes`): a backward's
+    recorder keeps recipes, not planes, of the forward and of the gradients."""
+    with _WHOLE.set(), _NOTED.set():
         yield
 
 
@@ -136,8 +148,12 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
         query, key, qk_key = query.float(), key.float(), qk_key.float()  # as the family's own: scores in float32
     if attention_mask is not None and attention_mask.shape[-1] != key.shape[-2]:
         attention_mask = attention_mask[:, :, :, : key.shape[-2]]
+    backing = None
     if site is not _NO_SITE and sinks is None and not _WHOLE.on:
         probs = _planes_as_recipes(site, taps, query, qk_key, attention_mask, scaling, position_bias, softcap, dtype)
+    elif site is not _NO_SITE and sinks is None and _NOTED.on and not (module.training and dropout > 0):
+        probs, backing = _noted_planes(site, taps, query, key, qk_key, value, attention_mask, scaling,
+                                       position_bias, softcap, dtype)
     else:
         probs = _planes(site, taps, query, key, attention_mask, scaling, position_bias, softcap, sinks, dtype,
                         value.dtype)
@@ -146,6 +162,8 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     else:
         probs = nn.functional.dropout(materialized(probs), p=dropout, training=module.training)
         context = torch.matmul(probs, value)  # (B, H, Tq, Dh)
+    if backing is not None:
+        context = note_context(context, backing)  # its gradient, dO, is what the gradient planes read
     context = taps["context"](context)  # (B, H, Tq, Dh)
     return context.transpose(1, 2).contiguous(), probs  # (B, Tq, H, Dh)
 
@@ -267,6 +285,41 @@ def _planes_as_recipes(site: AttentionSite, taps, query: Tensor, key: Tensor, at
         scores = taps["masked"](step(scores, "mask", tensor=attention_mask))  # finfo.min at masked cells
     # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
     return taps["probs"](step(scores, "softmax", dtype=dtype))
+
+
+def _noted_planes(site: AttentionSite, taps, query: Tensor, key: Tensor, qk_key: Tensor, value: Tensor,
+                  attention_mask: Tensor | None, scaling: float, position_bias: Tensor | None, softcap: float | None,
+                  dtype: torch.dtype):
+    """`_planes`' whole planes (what autograd differentiates), each handed to its tap noted with its recipe
+    (from the detached q, k, mask and bias: a recipe holds no graph); returns (probabilities, Backing)."""
+    from tfdebug.core.gradient_planes import Backing, note_plane
+
+    backing = Backing(value.detach())  # its probabilities' recipe is set once the chain is made
+
+    def noted(name: str, tensor: Tensor, plane) -> Tensor:
+        return taps[name](note_plane(tensor, plane, backing))  # noted before the tap's hook reads it
+
+    plane = Scores(query.detach(), qk_key.detach())
+    scores = noted("scores", torch.matmul(query, key.transpose(2, 3)), plane)  # (B, H, Tq, Tk)
+    plane = step(plane, "scale", value=scaling)
+    scores = noted("scaled", scores * scaling, plane)
+    if position_bias is not None:
+        plane = step(plane, "bias", tensor=position_bias.detach())
+        scores = noted("position_bias", scores + position_bias, plane) if site.bias else scores + position_bias
+    if softcap is not None:
+        plane = step(plane, "softcap", value=softcap)
+        scores = noted("softcap", torch.tanh(scores / softcap) * softcap, plane)
+    if attention_mask is not None and site.mask_bias:
+        bias, attention_mask = split_mask_bias(attention_mask)
+        plane = step(plane, "bias", tensor=bias.detach())
+        scores = noted(site.mask_bias, scores + bias, plane)
+    if attention_mask is not None:
+        plane = step(plane, "mask", tensor=attention_mask.detach())
+        scores = noted("masked", scores + attention_mask, plane)  # finfo.min at masked cells
+    plane = step(plane, "softmax", dtype=dtype)
+    backing.probs = plane
+    # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
+    return noted("probs", nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(dtype), plane), backing
 
 
 def _planes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mask: Tensor | None, scaling: float,

@@ -147,6 +147,9 @@ class HeadsPanel(QWidget):
         if capture is None:
             return self.tr("Nothing to show yet.")
         names = self.ctl.axes.names()
+        if self.prediction.on_gradient():
+            return self.tr("{stage} here is a gradient of the loss, not logits: it has no next-token reading.").format(
+                stage=capture.name)
         if self.prediction.applies():
             return self.tr("{stage} has no heads; the most probable next tokens:").format(stage=capture.name)
         if "head" in names:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from tfdebug.core.gradients import is_gradient
 from tfdebug.core.names import parse_token_ref
 from tfdebug.core.prediction import top_predictions
 from tfdebug.ui.state.controller import DebugController
@@ -63,10 +64,16 @@ class PredictionView(QWidget):
             self._stage_changed()
         super().changeEvent(event)
 
-    def _axes(self) -> tuple[int, int] | None:
-        """(position axis, vocab axis) of the current stage, or None when it predicts nothing."""
+    def on_gradient(self) -> bool:
+        """Whether the current stage is a gradient over the vocabulary (a backward pass's logits): no prediction."""
         capture = self.ctl.current
-        if capture is None or capture.tensor is None:
+        return capture is not None and is_gradient(capture.info) and "vocab" in self.ctl.axes.names()
+
+    def _axes(self) -> tuple[int, int] | None:
+        """(position axis, vocab axis) of the current stage, or None when it predicts nothing (a gradient of the
+        logits is no distribution over next tokens)."""
+        capture = self.ctl.current
+        if capture is None or capture.tensor is None or is_gradient(capture.info):
             return None
         names = self.ctl.axes.names()
         if "vocab" not in names:
