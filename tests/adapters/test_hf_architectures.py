@@ -18,7 +18,6 @@ from tests.adapters import hf_archs, hf_tiny
 from tfdebug.sessions.generation import GenerationSession
 from tfdebug.adapters.hf.adapter import wrap
 from tfdebug.sessions.session import DebugSession
-from tfdebug.core.errors import UnsupportedModelError
 from tfdebug.core.masks import window_size
 from tfdebug.models.sampling import DecodingSettings
 

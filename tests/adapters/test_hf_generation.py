@@ -63,7 +63,7 @@ def test_cached_logits_equal_uncached_at_every_step(build):
     for t in range(STEPS):
         a, b = cached[f"gen.{t}.logits"].tensor[0, -1], full[f"gen.{t}.logits"].tensor[0, -1]
         assert float((a - b).abs().max()) <= 1e-5
-    assert f"gen.0.dec.0.self_attn.cache_k" not in full  # no cache, no cache stages
+    assert "gen.0.dec.0.self_attn.cache_k" not in full  # no cache, no cache stages
 
 
 def test_llama_cache_keys_are_after_rope_as_the_model_caches_them():

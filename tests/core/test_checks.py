@@ -3,14 +3,12 @@
 from dataclasses import replace
 
 import pytest
-import torch
 
 from tfdebug.adapters.registry import load_adapter
 from tfdebug.sessions.session import DebugSession
 from tfdebug.core.checks import stage_checks
 from tfdebug.core.explain import EXPLANATIONS
 from tfdebug.core.phrases import Phrase
-from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import KINDS
 
 

@@ -98,8 +98,10 @@ def session(loaded):
 
 def test_edit_flows_downstream_undo_takes_it_back_restart_is_unedited(session):
     stepper = session.stepper
-    stepper.start(); stepper.wait()
-    stepper.run_to("dec.1.cross_attn.probs"); stepper.wait()
+    stepper.start()
+    stepper.wait()
+    stepper.run_to("dec.1.cross_attn.probs")
+    stepper.wait()
     original = stepper.current.tensor
     edited = apply_edit(original, Edit(ZERO_HEAD, head=0), Region(2, 3), stepper.current.info.axes)
     stepper.replace(edited)
@@ -111,22 +113,28 @@ def test_edit_flows_downstream_undo_takes_it_back_restart_is_unedited(session):
     assert stepper.current.tensor is original and not stepper.current.edited and stepper.edits_to_undo == 0
     with pytest.raises(ReplacementError, match="no edit of the paused stage"):
         stepper.undo_replace()
-    stepper.continue_(); stepper.wait()
+    stepper.continue_()
+    stepper.wait()
     unedited = stepper.output.clone()
 
-    stepper.restart(); stepper.wait()
-    stepper.run_to("dec.1.cross_attn.probs"); stepper.wait()
+    stepper.restart()
+    stepper.wait()
+    stepper.run_to("dec.1.cross_attn.probs")
+    stepper.wait()
     stepper.replace(apply_edit(stepper.current.tensor, Edit(ZERO_HEAD, head=0), Region(2, 3), AXES))
     stepper.step_back()  # an earlier stage has already run: it cannot be edited
     with pytest.raises(ReplacementError, match="has already run"):
         stepper.replace(stepper.current.tensor)
-    stepper.continue_(); stepper.wait()
+    stepper.continue_()
+    stepper.wait()
     assert stepper.state == "finished"
     assert not torch.allclose(stepper.output, unedited)
     assert [c.name for c in stepper.history if c.edited] == ["dec.1.cross_attn.probs"]
 
-    stepper.restart(); stepper.wait()
-    stepper.continue_(); stepper.wait()
+    stepper.restart()
+    stepper.wait()
+    stepper.continue_()
+    stepper.wait()
     assert torch.equal(stepper.output, unedited)  # Restart runs the unedited pass
     assert not any(c.edited for c in stepper.history)
 

@@ -1,6 +1,5 @@
 """Snapshot format 2: any set of named token streams, plus the texts typed and the adapter's name."""
 
-import json
 from dataclasses import replace
 
 import pytest

@@ -18,7 +18,7 @@ from tfdebug.core.errors import SnapshotError, TfdebugError
 from tfdebug.io.exports import export_pass
 from tfdebug.io.recording import MANIFEST_KEY
 from tfdebug.io.snapshot import open_snapshot, save_snapshot
-from tests.io.test_snapshot_validation import edit_header, edit_manifest, join, split
+from tests.io.test_snapshot_validation import edit_manifest, join, split
 
 
 def refused(path, *commands):

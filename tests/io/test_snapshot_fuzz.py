@@ -16,7 +16,6 @@ import threading
 import time
 
 import pytest
-import torch
 
 from tfdebug import cli
 from tfdebug.core.errors import SnapshotError

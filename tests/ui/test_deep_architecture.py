@@ -3,7 +3,7 @@ of its blocks, the current layer stays open, the map scrolls to follow the stage
 folded block still runs to it."""
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPointF, Qt
 
 from tests.ui.conftest import wait_paused
 from tests.ui.user_actions import press, run_to_stage

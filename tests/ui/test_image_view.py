@@ -98,7 +98,6 @@ def test_the_file_picker_beside_the_image_field_runs_another_picture(make_window
 def test_a_folder_batch_draws_the_picture_of_the_batch_row_shown(make_window, qtbot, tmp_path):
     from PIL import Image
 
-    from tests.ui.user_actions import press
     from tfdebug.adapters.hf.vision import sample_image
 
     Image.open(sample_image()).save(tmp_path / "a.png")

@@ -86,19 +86,19 @@ def why_section(profile: str = "quick", repeats: int = 4) -> dict:
         prepared = DebugSession(adapter, texts, planning="lazy").prepared
         plain = _plain(adapter, prepared, repeats * 2)
         plain_ms = median(plain)
-        capture, why = _timed(lambda: finished_pass(adapter, texts=texts), max(2, repeats // 2))
-        count = why.tensor("logits").shape[0]
+        capture, finished = _timed(lambda: finished_pass(adapter, texts=texts), max(2, repeats // 2))
+        count = finished.tensor("logits").shape[0]
         screen = list(range(max(0, count - SCREEN), count))
-        lens, _ = _timed(lambda: why.lens(screen), repeats)
-        target = int(why.tensor("logits")[-1].argmax())
-        attribution, _ = _timed(lambda: why.attribute(target, None, -1), repeats)
+        lens, _ = _timed(lambda f=finished: f.lens(screen), repeats)
+        target = int(finished.tensor("logits")[-1].argmax())
+        attribution, _ = _timed(lambda f=finished: f.attribute(target, None, -1), repeats)
         for name, samples, cells in (("capture_all_stages", capture, None),
-                                     ("lens_screen", lens, len(why.rows) * len(screen)),
+                                     ("lens_screen", lens, len(finished.rows) * len(screen)),
                                      ("attribution", attribution, None)):
             out["rows"].append({"row": name, "tokens": count, "median_ms": round(median(samples), 2),
                                 "plain_forward_ms": round(plain_ms, 2), "ratio": round(median(samples) / plain_ms, 3),
                                 "plain_aa_ratio": halves_ratio(plain), **({"cells": cells} if cells else {})})
-        del why
+        del finished
         clean = _prompt(shape["sweep_tokens"])
         corrupt = " ".join(["w1", *clean.split()[1:]])  # the first word changed: every later cell can carry it
         clean_texts = {"prompt": clean}

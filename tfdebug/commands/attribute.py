@@ -8,7 +8,8 @@ import csv
 import json
 import sys
 
-from tfdebug.commands.common import add_model_arguments, add_table_format_arguments, load_from_args, session_inputs
+from tfdebug.commands.common import (add_model_arguments, add_table_format_arguments, load_from_args, session_inputs,
+                                     token_words)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,8 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if target is None:
         target = int(logits[args.position].argmax())
     result = why.attribute(target, contrast, args.position)
-    vocabulary = adapter.vocabulary() or []
-    word = (lambda i: vocabulary[i] if i is not None and i < len(vocabulary) else ("" if i is None else f"#{i}"))
+    word = token_words(adapter)
     if args.json:
         data = result.to_dict()
         data["target_token"], data["contrast_token"] = word(target), word(contrast)

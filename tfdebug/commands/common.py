@@ -173,6 +173,17 @@ def add_table_format_arguments(parser: argparse.ArgumentParser, what: str) -> No
     group.add_argument("--csv", action="store_true", help=f"print {what} as CSV, one row each")
 
 
+def token_words(adapter):
+    """A function giving a token id's text in `adapter`'s vocabulary ("#ID" past its end, "" for None)."""
+    vocabulary = adapter.vocabulary() or []
+
+    def word(i: int | None) -> str:
+        if i is None:
+            return ""
+        return vocabulary[i] if i < len(vocabulary) else f"#{i}"
+    return word
+
+
 def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     """The decoding settings of a generation (tfdebug generate, tfdebug gui --generate)."""
     parser.add_argument("--max-new-tokens", type=int, default=20, metavar="N",

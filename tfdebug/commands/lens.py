@@ -9,7 +9,7 @@ import json
 import sys
 
 from tfdebug.commands.common import (add_model_arguments, add_table_format_arguments, load_from_args,
-                                     session_inputs)
+                                     session_inputs, token_words)
 
 #: positions a table shows when none are asked for: the last ones (a long prompt's lens is never made whole)
 DEFAULT_POSITIONS = 8
@@ -40,8 +40,7 @@ def run(args: argparse.Namespace) -> int:
         if not -count <= p < count:
             raise InputError(f"Position {p} is outside the prompt's {count} tokens.")
     grid = why.lens(positions, target, max(1, min(args.top, 100)))
-    vocabulary = adapter.vocabulary() or []
-    word = (lambda i: vocabulary[i] if i < len(vocabulary) else f"#{i}")
+    word = token_words(adapter)
     tokens = why.token_labels()
     if args.json:
         data = grid.to_dict()

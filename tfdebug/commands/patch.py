@@ -9,7 +9,8 @@ import csv
 import json
 import sys
 
-from tfdebug.commands.common import add_model_arguments, add_table_format_arguments, load_from_args, texts_from_args
+from tfdebug.commands.common import (add_model_arguments, add_table_format_arguments, load_from_args, texts_from_args,
+                                     token_words)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,8 +54,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(patcher.rows)} rows × {patcher.count} positions: {len(patcher.rows) * patcher.count} forwards",
           file=sys.stderr)
     sweep = patcher.sweep(target, contrast, args.position)
-    vocabulary = adapter.vocabulary() or []
-    word = (lambda i: "" if i is None else vocabulary[i] if i < len(vocabulary) else f"#{i}")
+    word = token_words(adapter)
     tokens = patcher.clean.token_labels()
     if args.json:
         data = sweep.to_dict()

@@ -16,7 +16,6 @@ from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import KINDS
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
-    import torch
     from torch import Tensor
 
 

@@ -23,7 +23,6 @@ from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo, parse_token_ref
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
-    import torch
     from torch import Tensor
 
 Lookup = Callable[[str], "Capture | None"]

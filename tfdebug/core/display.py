@@ -13,7 +13,6 @@ import numpy as np
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
     import torch
-    import torch.nn.functional as F
     from torch import Tensor
 
 from tfdebug.core.slices import slice_index, with_mask

@@ -19,7 +19,6 @@ from tfdebug.core.errors import EditError
 from tfdebug.core.phrases import Phrase
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
-    import torch
     from torch import Tensor
 
 SET, SCALE, ZERO_HEAD, KEEP_HEAD, FILL_CSV = "set", "scale", "zero_head", "keep_head", "fill_csv"

@@ -82,7 +82,6 @@ class GradientRecorder(Recorder):
         return next((c.name for c, bad in zip(self.gradients, flags) if bad), None)
 
     def _arrived(self, info, grad: Tensor, note: Note | None) -> None:
-        import torch
 
         self.nonfinite.append(_nonfinite(grad))
         if note is not None and note.plane is None:

@@ -13,8 +13,7 @@ from tfdebug.core.names import unknown_stage
 from tfdebug.core.recorder import Capture, stage_plan
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
-    import torch
-    from torch import Tensor, nn
+    from torch import nn
 
 
 class Plan(Sequence[Capture]):

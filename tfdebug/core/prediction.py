@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
-    import torch
     from torch import Tensor
 
 

@@ -30,7 +30,6 @@ from tfdebug.core.stepper_edits import EditsMixin
 from tfdebug.core.stepper_state import _ENDED, FAILED, FINISHED, IDLE, PAUSED, RUNNING, STOPPED, StepperEvent  # noqa: F401
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
-    import torch
     from torch import Tensor, nn
 
 

@@ -15,7 +15,6 @@ from tfdebug.core import display
 from tfdebug.core.display import _downsample, masked_as_neginf
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
-    import torch
     from torch import Tensor
 
 

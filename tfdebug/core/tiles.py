@@ -21,8 +21,6 @@ from tfdebug.core.display import (HIST_BINS, Stats, _downsample, _host_stats, _s
 from tfdebug.core.slices import slice_index
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
-    import torch
-    import torch.nn.functional as F
     from torch import Tensor
 
 ROW_BAND_CELLS = 1 << 22  # the row maxima read the rows' every column in bands of at most ~4M cells (16 MB)

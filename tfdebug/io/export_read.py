@@ -27,7 +27,6 @@ from tfdebug.io.safetensors_file import MAX_HEADER_BYTES, file_phrase, open_regu
 from tfdebug.io.snapshot import check_values
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
-    import torch
     from torch import Tensor
 
 MAX_MEMBERS = 2 * MAX_STAGES + 16  # a .pt holds one storage per stage plus its bookkeeping files

@@ -42,7 +42,6 @@ from tfdebug.io.recording import EXPORT_MANIFEST_KEY, Recording
 from tfdebug.io.snapshot import open_snapshot, save_snapshot
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
-    import torch
     from torch import Tensor
 
 

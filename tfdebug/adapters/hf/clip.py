@@ -17,11 +17,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import InputField, Prepared
-from tfdebug.adapters.hf.builder import STREAM
 from tfdebug.adapters.hf.hooks import ModelLogits
 from tfdebug.adapters.hf.inputs import hf_tokenizer
 from tfdebug.adapters.hf.layers import LayerPlanner

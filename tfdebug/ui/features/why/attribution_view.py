@@ -99,8 +99,7 @@ class AttributionView(QWidget):
     def show_result(self, result) -> None:
         """Draw `result` (an Attribution): the heads grid, the per-layer bars and the sum beside the pass's own."""
         self.result = result
-        why = self.reader.why
-        word = (lambda i: repr(why.word(i)) if why is not None and why.word(i) is not None else f"#{i}")
+        word = self.reader.quoted_word
         what = f"logit({word(result.target)})" + (f" − logit({word(result.contrast)})"
                                                    if result.contrast is not None else "")
         self.summary.setText(self.tr("{what} at position {position}: the pass's own value {own:.5g}; the terms sum "

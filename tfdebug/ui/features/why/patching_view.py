@@ -110,8 +110,7 @@ class PatchingView(QWidget):
     def _arrived(self, result) -> None:
         sweep, target, contrast = result
         self.sweep = sweep
-        why = self.reader.why
-        word = (lambda i: repr(why.word(i)) if why is not None and why.word(i) is not None else f"#{i}")
+        word = self.reader.quoted_word
         self.summary.setText(self.tr("logit({target}) − logit({contrast}) at the last position: clean {clean:.4g}, "
                                      "corrupted {corrupt:.4g}. Each cell: the fraction recovered, (LD_patched − "
                                      "LD_corrupt) / (LD_clean − LD_corrupt), over {n} forwards.").format(

@@ -63,3 +63,8 @@ class WhyReader(QObject):
     def _arrived(self, why) -> None:
         self.why = why
         self.ready.emit()
+
+    def quoted_word(self, token: int) -> str:
+        """Token `token`'s text quoted as Python writes it ('猫'), or "#ID" when it has none to show."""
+        word = self.why.word(token) if self.why is not None else None
+        return repr(word) if word is not None else f"#{token}"
