@@ -40,7 +40,7 @@ FAMILIES = (
     (tp.location, 2400), (ta.present, 5600), (ta.past, 4800), (ta.future, 1600), (ta.progressive, 2800),
     (ta.activity, 2800), (ta.modal, 2800), (ta.motion, 2800), (ta.give, 1200), (ta.request, 1200),
     (ta.greeting, 500), (ta.names, 3000), (ta.have, 2400), (ta.drinks, 1200), (ta.share, 150),
-    (te.ages, 1000), (te.clock, 1200), (te.calendar, 1600), (te.courtesy, 1400), (te.questions, 1600),
+    (te.ages, 1000), (te.clock, 1200), (te.calendar, 1600), (te.courtesy, 2000), (te.questions, 1600),
     (tl.position, 2200), (tl.transport, 900), (tl.quantity, 1000), (tl.family, 1600),
 )
 HELD_OUT_FRACTION = 0.05

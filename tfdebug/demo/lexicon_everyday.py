@@ -60,7 +60,7 @@ THANKS_FOR = (("help", "帮助"), ("gift", "礼物"), ("letter", "信"), ("flowe
 SEE_YOU = (("tomorrow", "明天"), ("next week", "下周"), ("tonight", "今晚"))
 # Set phrases that stand alone or before a name: (English, Chinese).
 POLITE = (("thank you very much", "非常 感谢"), ("thank you so much", "非常 感谢"), ("you are welcome", "不 客气"),
-          ("I am sorry", "对不起"), ("nice to meet you", "很 高兴 认识 你"),
+          ("I am sorry", "对不起"), ("nice to meet you", "很 高兴 认识 你"), ("it is nice to meet you", "很 高兴 认识 你"),
           ("nice to meet you too", "我 也 很 高兴 认识 你"), ("I am fine, thank you", "我 很 好 ， 谢谢"),
           ("I am fine, thanks", "我 很 好 ， 谢谢"))
 # What a learner apologises for, after "sorry,": (English with {s} and {be}, Chinese with {s}).

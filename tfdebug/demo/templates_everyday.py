@@ -86,6 +86,9 @@ def clock(rng: random.Random) -> Drawn:
     h_en, h_zh = f"{h_en} o'clock", f"{h_zh}点"
     form = rng.random()
     if form < 0.15:
+        if rng.random() < 0.5:  # "What time is it in London?" -> 伦敦 现在 几点 了 ?
+            c_en, c_zh = rng.choice(lx.CITIES)
+            return f"what time is it {rng.choice(('', 'now '))}in {c_en}", f"{c_zh} 现在 几点 了", "question"
         return rng.choice(("what time is it", "what time is it now", "what is the time")), "现在 几点 了", "question"
     if form < 0.3:
         return f"it is {h_en}{rng.choice(('', ' now'))}", f"现在 {h_zh}", "statement"
@@ -170,12 +173,12 @@ def _addressee(rng: random.Random) -> tuple[str, str]:
 def courtesy(rng: random.Random) -> Drawn:
     """"Thank you very much" -> 非常 感谢; "Sorry, I am late." -> 对不起 ， 我 迟到 了 。; "See you tomorrow"."""
     form = rng.random()
-    if form < 0.3:
+    if form < 0.4:
         en, zh = rng.choice(le.POLITE)
-    elif form < 0.45:
+    elif form < 0.5:
         f_en, f_zh = rng.choice(le.THANKS_FOR)
         en, zh = f"{rng.choice(('thanks', 'thank you'))} for your {f_en}", f"谢谢 你的 {f_zh}"
-    elif form < 0.6:
+    elif form < 0.62:
         t_en, t_zh = rng.choice(le.SEE_YOU)
         if rng.random() < 0.3:  # "see you on Monday" -> 星期一 见
             d_en, t_zh = rng.choice(le.DAYS)
@@ -230,7 +233,8 @@ def _how_much(rng: random.Random) -> Drawn:
     """"How much is this?" -> 这个 多少 钱 ?; "How much is that red bag?"."""
     if rng.random() < 0.3:
         d_en, d_zh = rng.choice((("this", "这个"), ("that", "那个")))
-        return f"how much is {d_en}", f"{d_zh} 多少 钱", "question"
+        return rng.choice((f"how much is {d_en}", f"how much is {d_en} one", f"how much does {d_en} cost")), \
+            f"{d_zh} 多少 钱", "question"
     n = rng.choice(nouns_with(("thing", "vehicle", "food", "drink")))
     obj = definite(n, rng, plural=rng.random() < 0.2)
     if rng.random() < 0.3:
