@@ -50,7 +50,7 @@ class TrainConfig:
     hidden_dim: int = 256
     dropout: float = 0.1
     max_seq_len: int = 64
-    epochs: int = 4
+    epochs: int = 5
     max_steps: int | None = None
     batch_size: int = 64
     lr: float = 2e-3
