@@ -1,5 +1,6 @@
-"""Words of the everyday families (`templates_everyday`): numbers for ages and the clock, days and
-months, more family words, where things are, getting about, and the set phrases of politeness.
+"""Words of the everyday families (`templates_everyday`, `templates_places`): numbers for ages and
+the clock, days and months, more family words, where things are, getting about, and the set
+phrases of politeness.
 
 Written for this project, beside `lexicon`. As there, a number is joined to the word that
 counts with it: "ten years old" -> 十岁, "three o'clock" -> 三点.
@@ -8,7 +9,7 @@ counts with it: "ten years old" -> 十岁, "three o'clock" -> 三点.
 from __future__ import annotations
 
 from tfdebug.demo import lexicon as lx
-from tfdebug.demo.lexicon import Noun, Verb, noun_table
+from tfdebug.demo.lexicon import Verb, noun_table
 
 # Numbers past the lexicon's, for the clock and ages: (English, digits, Chinese) from one to twelve.
 _MORE_NUMBERS = (("seven", "七"), ("eight", "八"), ("nine", "九"), ("eleven", "十一"), ("twelve", "十二"))
@@ -63,9 +64,8 @@ POLITE = (("thank you very much", "非常 感谢"), ("thank you so much", "非�
           ("I am sorry", "对不起"), ("nice to meet you", "很 高兴 认识 你"), ("it is nice to meet you", "很 高兴 认识 你"),
           ("nice to meet you too", "我 也 很 高兴 认识 你"), ("I am fine, thank you", "我 很 好 ， 谢谢"),
           ("I am fine, thanks", "我 很 好 ， 谢谢"))
-# What a learner apologises for, after "sorry,": (English with {s} and {be}, Chinese with {s}).
+# What a learner apologises for, after "sorry,": (English with {s}, {be} and {do}, Chinese with {s}).
 EXCUSES = (("{s} {be} late", "{s} 迟到 了"), ("{s} {do}n't know", "{s} 不 知道"),
            ("{s} {do}n't understand", "{s} 不 明白"), ("{s} {be} busy", "{s} 很 忙"))
 QUANTITY = (("a lot of", "很多"), ("lots of", "很多"), ("many", "很多"))
-PEOPLE_IN_GENERAL = Noun(None, "people", "人", "个", "person")
 VISIT = Verb("visit", "visits", "visited", "visiting", "看望", ("person",))
