@@ -69,6 +69,9 @@ def test_the_learners_everyday_sentences(demo, metrics):
     figures = score(demo.model, demo.src_vocab, demo.tgt_vocab, learner, shown=100)
     assert figures == metrics["learner_handwritten"]
     assert figures["exact_match"] >= 0.9  # issue 52's bar: at least 54 of the 60
+    quoted = {"Thank you very much", "How old are you?", "What time is it?", "I love my family",
+              "The cat is under the table"}  # the sentences the issue quotes, wrong before
+    assert not quoted & {miss["en"] for miss in figures["misses"]}
 
 
 def test_a_last_layer_cross_attention_head_reads_love_when_predicting_ai(demo):
