@@ -1,15 +1,17 @@
 """The demo model's parallel corpus: English–Chinese pairs drawn from sentence families.
 
-Every pair comes from a grammar written for this project (`lexicon`, `phrases`,
-`templates`, `templates_actions`): people, colours, weather, times, places, food,
-animals, school and work, everyday verbs, adjectives with 很 and comparisons with 比,
-negation with 不 and 没有, yes/no questions with 吗, what/where/who questions,
-possessives, plural subjects, requests and greetings; plus the seed notes' sentences,
-which always stay in training. Chinese is written with spaces between words, which is
+Every pair comes from a grammar written for this project (`lexicon`, `lexicon_everyday`,
+`phrases`, `templates`, `templates_actions`, `templates_everyday`, `templates_places`):
+people, colours, weather, times, places, food, animals, school and work, everyday verbs,
+adjectives with 很 and comparisons with 比, negation with 不 and 没有, yes/no questions
+with 吗, what/where/who questions, possessives, plural subjects, requests and greetings;
+ages, the clock, days and months, thanks and apologies, how much / how many / why / when,
+where things are (under, on, next to), getting about, quantities and one's family; plus
+the seed notes' sentences, which always stay in training. Chinese is written with spaces between words, which is
 how the Chinese vocabulary splits it; final punctuation is kept as a token.
 
 The generator is deterministic: the same seed always gives the same pairs and split.
-Sentences of the hand-written dev and held-out sets (`resources/demo/*_handwritten.tsv`)
+Sentences of the hand-written dev, held-out and learner's sets (`resources/demo/*_handwritten.tsv`)
 are never generated into the corpus, so those sets stay unseen.
 
     python -m tfdebug.demo.corpus OUT.tsv     # write the corpus (en, zh, split); OUT.tsv.gz packs it
@@ -25,6 +27,8 @@ from pathlib import Path
 
 from tfdebug.demo import templates as tp
 from tfdebug.demo import templates_actions as ta
+from tfdebug.demo import templates_everyday as te
+from tfdebug.demo import templates_places as tl
 from tfdebug.demo.phrases import surface
 from tfdebug.models.vocab import BUILTIN_PAIRS, tokenize
 
@@ -36,9 +40,11 @@ FAMILIES = (
     (tp.location, 2400), (ta.present, 5600), (ta.past, 4800), (ta.future, 1600), (ta.progressive, 2800),
     (ta.activity, 2800), (ta.modal, 2800), (ta.motion, 2800), (ta.give, 1200), (ta.request, 1200),
     (ta.greeting, 500), (ta.names, 3000), (ta.have, 2400), (ta.drinks, 1200), (ta.share, 150),
+    (te.ages, 1000), (te.clock, 1200), (te.calendar, 1600), (te.courtesy, 2000), (te.questions, 1600),
+    (tl.position, 2200), (tl.transport, 900), (tl.quantity, 1000), (tl.family, 1600),
 )
 HELD_OUT_FRACTION = 0.05
-HANDWRITTEN_FILES = ("dev_handwritten.tsv", "heldout_handwritten.tsv")
+HANDWRITTEN_FILES = ("dev_handwritten.tsv", "heldout_handwritten.tsv", "learner_handwritten.tsv")
 
 # Xiaoming's apple: "<who> <manner> and bit into a <adjective> <fruit>".
 EATERS = (("Xiaoming", "小明"), ("Xiaohong", "小红"), ("he", "他"), ("she", "她"), ("the child", "孩子"))
@@ -98,7 +104,7 @@ def family_pairs(family, count: int, rng: random.Random) -> list[Pair]:
 
 
 def handwritten_sentences(folder: Path | None = None) -> set[tuple[str, ...]]:
-    """Normalised English of the hand-written dev and held-out sets (kept out of the corpus)."""
+    """Normalised English of the hand-written sets, HANDWRITTEN_FILES (kept out of the corpus)."""
     if folder is None:
         from tfdebug.models.bundled import demo_dir  # the bundled folder, from a checkout or a wheel
         folder = demo_dir()
@@ -114,7 +120,7 @@ def generate_pairs(seed: int = 0, exclude: set[tuple[str, ...]] | None = None) -
     """The notes' sentences, their story variations and every family's draws, without duplicates.
 
     Sentences whose normalised English is in `exclude` (by default the hand-written
-    dev and held-out sets) are left out. Raises ValueError if one English sentence
+    sets) are left out. Raises ValueError if one English sentence
     would get two different translations (the model could then not learn it exactly).
     """
     exclude = handwritten_sentences() if exclude is None else exclude

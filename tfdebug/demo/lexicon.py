@@ -22,7 +22,7 @@ class Noun:
     kind: str
 
 
-def _nouns(kind: str, measure: str, table: str) -> list[Noun]:
+def noun_table(kind: str, measure: str, table: str) -> list[Noun]:
     """Parse lines 'singular plural 中文 [measure]'; '-' marks a missing form, '_' a space in English."""
     nouns = []
     for line in table.strip().splitlines():
@@ -32,7 +32,7 @@ def _nouns(kind: str, measure: str, table: str) -> list[Noun]:
     return nouns
 
 
-PEOPLE = _nouns("person", "个", """
+PEOPLE = noun_table("person", "个", """
 mom moms 妈妈
 mother mothers 妈妈
 dad dads 爸爸
@@ -80,7 +80,7 @@ FAMILY = ("mom", "mother", "dad", "father", "brother", "sister", "grandma", "gra
 NAMES = (("Xiaoming", "小明"), ("Xiaohong", "小红"), ("Tom", "汤姆"), ("Anna", "安娜"), ("Lily", "莉莉"),
          ("Jack", "杰克"), ("Mary", "玛丽"), ("Wang", "小王"))
 
-ANIMALS = _nouns("animal", "只", """
+ANIMALS = noun_table("animal", "只", """
 cat cats 猫
 dog dogs 狗
 bird birds 鸟
@@ -99,7 +99,7 @@ mouse mice 老鼠
 lion lions 狮子
 """)
 
-FOODS = _nouns("food", "个", """
+FOODS = noun_table("food", "个", """
 apple apples 苹果
 banana bananas 香蕉 根
 pear pears 梨
@@ -126,7 +126,7 @@ candy - 糖 块
 """)
 MEALS = (("breakfast", "早饭"), ("lunch", "午饭"), ("dinner", "晚饭"))
 
-DRINKS = _nouns("drink", "杯", """
+DRINKS = noun_table("drink", "杯", """
 tea - 茶
 coffee - 咖啡
 milk - 牛奶
@@ -140,7 +140,7 @@ orange_juice - 橙汁
 apple_juice - 苹果汁
 """)
 
-THINGS = _nouns("thing", "个", """
+THINGS = noun_table("thing", "个", """
 book books 书 本
 pen pens 笔 支
 pencil pencils 铅笔 支
@@ -180,7 +180,7 @@ house houses 房子 座
 homework - 作业 份
 money - 钱 笔
 """)
-VEHICLES = _nouns("vehicle", "辆", """
+VEHICLES = noun_table("vehicle", "辆", """
 car cars 车
 bike bikes 自行车
 bus buses 公交车
@@ -188,7 +188,7 @@ train trains 火车 列
 plane planes 飞机 架
 boat boats 船 条
 """)
-NATURE = _nouns("nature", "个", """
+NATURE = noun_table("nature", "个", """
 sky - 天空
 sun - 太阳
 moon - 月亮
@@ -200,7 +200,7 @@ tree trees 树 棵
 snow - 雪 片
 """)
 # Places: "in the kitchen" / "at school" -> "在 厨房" / "在 学校".
-PLACES = _nouns("place", "个", """
+PLACES = noun_table("place", "个", """
 school schools 学校
 park parks 公园
 shop shops 商店 家

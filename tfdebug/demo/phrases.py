@@ -68,8 +68,8 @@ def article(word: str) -> str:
 
 
 def _zh_many(n: Noun) -> str:
-    """Chinese for a plural with "the"/"my": people take 们 ("朋友们"), things stay bare."""
-    return n.zh + "们" if n.kind == "person" else n.zh
+    """Chinese for a plural with "the"/"my": people take 们 ("朋友们"); things and "parents" stay bare."""
+    return n.zh + "们" if n.kind == "person" and n.one else n.zh
 
 
 def definite(n: Noun, rng: random.Random, possessive: bool = True, plural: bool = False) -> Phrase:
@@ -118,6 +118,16 @@ def counted(n: Noun, rng: random.Random) -> Phrase | None:
         return None
     en, zh = rng.choice(lx.NUMBERS[1:])
     return Phrase(f"{en} {n.many}", f"{zh}{n.measure} {n.zh}", "p", n)
+
+
+def measured(n: Noun, rng: random.Random) -> Phrase | None:
+    """"two cups of tea" -> 两杯 茶; None for a noun English does not count by container."""
+    if n.many or n.measure not in _CONTAINER:
+        return None
+    word = rng.choice(_CONTAINER[n.measure]).split()[1]  # "a glass of" -> glass
+    container = word + ("es" if word.endswith("s") else "s") + " of"
+    en, zh = rng.choice(lx.NUMBERS[1:3])  # two or three: each number joined to each container is a new word
+    return Phrase(f"{en} {container} {n.one}", f"{zh}{n.measure} {n.zh}", "p", n)
 
 
 def coloured(n: Noun, rng: random.Random) -> Phrase | None:

@@ -7,7 +7,7 @@ Deterministic: fixed seeds for the corpus, its split, the initial weights and th
 order, one CPU thread and PyTorch's deterministic algorithms (both restored afterwards).
 Writes config.json, model.safetensors, vocab.en.txt, vocab.zh.txt, corpus.tsv (pairs with
 their split) and metrics.json into the folder. After training, and only then, the model
-is scored on the hand-written held-out and dev sets, which it never sees while training.
+is scored on the hand-written held-out, learner's and dev sets, which it never sees while training.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class TrainConfig:
     hidden_dim: int = 256
     dropout: float = 0.1
     max_seq_len: int = 64
-    epochs: int = 4
+    epochs: int = 5
     max_steps: int | None = None
     batch_size: int = 64
     lr: float = 2e-3
