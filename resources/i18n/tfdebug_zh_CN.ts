@@ -1764,6 +1764,18 @@
         <translation>把干净文本改掉一个词（词元数相同）</translation>
     </message>
     <message>
+        <source>Residual cells</source>
+        <translation>残差单元</translation>
+    </message>
+    <message>
+        <source>Attention heads</source>
+        <translation>注意力头</translation>
+    </message>
+    <message>
+        <source>What each cell patches: a residual row at one position, or one head&apos;s output (its P·V at every position) in one attention</source>
+        <translation>每个单元修补的内容：某一位置上的一行残差，或某个注意力中一个头的输出（它在每个位置上的 P·V）</translation>
+    </message>
+    <message>
         <source>Sweep</source>
         <translation>扫描</translation>
     </message>
@@ -2920,11 +2932,6 @@ output w·V = {output}</source>
         <source>A stage description from the server cannot be read: {why}</source>
         <comment>remote.entry</comment>
         <translation>无法读取服务器发来的阶段描述：{why}</translation>
-    </message>
-    <message>
-        <source>A sweep of this pass runs {forwards} forwards ({rows} rows × {count} tokens); a served sweep runs at most {limit}: sweep a shorter text.</source>
-        <comment>why.sweep_size</comment>
-        <translation>扫描这次前向要运行 {forwards} 次前向（{rows} 行 × {count} 个词元）；服务器上的扫描最多运行 {limit} 次：请扫描更短的文本。</translation>
     </message>
     <message>
         <source>A target token id is outside the vocabulary (0 to {last}).</source>
@@ -4300,6 +4307,11 @@ output w·V = {output}</source>
         <source>A slice from the server is not a 2-D plane with its stats.</source>
         <comment>remote.slice_shape</comment>
         <translation>服务器发来的切片不是带统计量的二维平面。</translation>
+    </message>
+    <message>
+        <source>A sweep of this pass runs {forwards} forwards ({rows} rows × {count} columns); a served sweep runs at most {limit}: sweep a shorter text.</source>
+        <comment>why.sweep_size</comment>
+        <translation>这次扫描要运行 {forwards} 次前向计算（{rows} 行 × {count} 列）；服务器上的扫描最多运行 {limit} 次：请扫描更短的文本。</translation>
     </message>
     <message>
         <source>A token of the server&apos;s generation cannot be read: {why}</source>

@@ -87,6 +87,28 @@ def test_patch_localises_the_changed_word(capsys):
     assert recovered[-1][-1] == pytest.approx(1.0, abs=1e-5)  # the last block: only the last position
 
 
+def test_patch_heads_is_a_layers_by_heads_table_of_the_head_sweep(capsys):
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.sessions.patching import Patcher
+
+    clean, corrupt = "the cat is on the mat =", "the dog is on the mat ="
+    assert main(["patch", "--model", "tiny-gpt2", "--input", f"prompt={clean}", "--corrupt", f"prompt={corrupt}",
+                 "--heads", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "2 attentions × 4 heads: 8 forwards" in captured.err
+    data = json.loads(captured.out)
+    assert data["across"] == "head" and data["positions"] == [0, 1, 2, 3] and "tokens" not in data
+    patcher = Patcher(load_adapter("tiny-gpt2"), {"prompt": clean}, {"prompt": corrupt})
+    sweep = patcher.head_sweep(data["target"], data["contrast"], -1)  # core's sweep (held to plain hooks there)
+    assert data["rows"] == sweep.rows
+    assert all(got == pytest.approx(want, abs=1e-6) for got, want in zip(data["ld_patched"], sweep.patched))
+    assert main(["patch", "--model", "tiny-gpt2", "--input", f"prompt={clean}", "--corrupt", f"prompt={corrupt}",
+                 "--heads"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[1].split() == ["stage", "head", "0", "head", "1", "head", "2", "head", "3"]
+    assert table[2].startswith("dec.0.self_attn.context")
+
+
 def test_patch_with_texts_of_different_lengths_is_one_sentence(capsys):
     assert main(["patch", "--model", "tiny-gpt2", "--input", "prompt=the cat is on the mat =",
                  "--corrupt", "prompt=the dog ="]) == 2

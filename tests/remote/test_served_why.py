@@ -82,6 +82,12 @@ def test_the_served_lens_attribution_and_sweep_equal_the_local_ones(window, loca
     assert sweep.to_dict() == own.to_dict() and sweep.forwards == 3 * 8
     assert seen[0] == (0, 24) and seen[-1] == (24, 24)
     assert sweep.recovered[0][2] == pytest.approx(1.0, abs=1e-5)  # "cat" → "dog" at the embeddings
+    # Across heads: every head of every attention, on the server, equal to the local head sweep.
+    assert why.head_rows == local.head_rows and why.heads == local.heads == 4 and len(why.head_rows) == 2
+    seen.clear()
+    heads, t, c = why.sweep(CORRUPT, progress=lambda done, total: seen.append((done, total)) or True, across="head")
+    own, _, _ = local.sweep(CORRUPT, across="head")
+    assert heads.across == "head" and heads.to_dict() == own.to_dict() and seen[0] == (0, 8)
 
 
 def test_hostile_why_requests_are_one_sentence_and_the_server_answers_on(server, window, local):
@@ -98,6 +104,7 @@ def test_hostile_why_requests_are_one_sentence_and_the_server_answers_on(server,
         ("token_id", {"text": "x" * 2000}, "a text of at most 1024"),
         ("patch_sweep", {"texts": {"nonsense": "the dog"}}, "takes no input named nonsense"),
         ("patch_sweep", {"texts": {"prompt": "a dog"}}, "same number of tokens"),
+        ("patch_sweep", {"texts": {"prompt": "the dog"}, "across": "layer"}, "one of"),
     ]:
         if words is None:
             assert window.request(kind, fields).type == "reply"

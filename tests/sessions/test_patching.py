@@ -110,3 +110,62 @@ def test_texts_of_different_lengths_are_refused_in_one_sentence():
     adapter = load_adapter("tiny-gpt2")
     with pytest.raises(ReadoutError, match="same number of tokens"):
         Patcher(adapter, {"prompt": "the cat is on the mat ="}, {"prompt": "the cat ="})
+
+
+def _reference_head_sweep(folder, clean, corrupt, position, target, contrast):
+    """Layers × heads of logit differences, each head patched with a pre-hook on the attention's output projection
+    (GPT-2's c_proj, Llama's o_proj): its input is every head's P·V side by side, head h at columns h·d … (h+1)·d."""
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder)).eval()
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
+    blocks = model.transformer.h if hasattr(model, "transformer") else model.model.layers
+    projections = [b.attn.c_proj if hasattr(b, "attn") else b.self_attn.o_proj for b in blocks]
+    heads = model.config.num_attention_heads
+    width = model.config.hidden_size // heads if not hasattr(model.config, "head_dim") else model.config.head_dim
+
+    seen = {}
+    hooks = [p.register_forward_pre_hook(lambda _m, args, i=i: seen.__setitem__(i, args[0].clone()))
+             for i, p in enumerate(projections)]
+    with torch.no_grad():
+        model(**tokenizer(clean, return_tensors="pt"))
+    for h in hooks:
+        h.remove()
+    ids = tokenizer(corrupt, return_tensors="pt")
+    out = []
+    for layer, projection in enumerate(projections):
+        lds = []
+        for head in range(heads):
+            def pre(_m, args, layer=layer, head=head):
+                value = args[0].clone()
+                columns = slice(head * width, (head + 1) * width)
+                value[..., columns] = seen[layer][..., columns]
+                return (value, *args[1:])
+            handle = projection.register_forward_pre_hook(pre)
+            with torch.no_grad():
+                logits = model(**ids).logits[0, position].double()
+            handle.remove()
+            lds.append(float(logits[target] - logits[contrast]))
+        out.append(lds)
+    return out
+
+
+def test_a_head_sweep_equals_patching_each_head_with_plain_hooks(case):
+    folder, patcher, clean, corrupt = case
+    target = int(patcher.logits(patcher.clean)[0, -1].argmax())
+    contrast = int(patcher.logits(patcher.corrupt)[0, -1].argmax())
+    if contrast == target:
+        contrast = int(patcher.logits(patcher.clean)[0, -1].argsort()[-2])
+    sweep = patcher.head_sweep(target, contrast, -1)
+    assert sweep.across == "head" and sweep.rows == patcher.head_stages and len(sweep.rows) >= 2
+    assert sweep.forwards == len(sweep.rows) * len(sweep.positions)
+    expected = _reference_head_sweep(folder, clean, corrupt, patcher.count - 1, target, contrast)
+    assert len(expected) == len(sweep.patched) and len(expected[0]) == len(sweep.positions)
+    for got_row, want_row in zip(sweep.patched, expected):
+        assert got_row == pytest.approx(want_row, rel=1e-5, abs=1e-5)
+    assert sweep.to_dict()["across"] == "head"
+
+
+def test_a_head_sweep_refuses_a_stage_that_is_not_a_context():
+    adapter = load_adapter("tiny-gpt2")
+    patcher = Patcher(adapter, {"prompt": "the cat is on the mat ="}, {"prompt": "the dog is on the mat ="})
+    with pytest.raises(ReadoutError, match="is not an attention's context"):
+        patcher.head_sweep(0, 1, -1, stages=["dec.0.ffn.resid"])

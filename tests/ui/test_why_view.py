@@ -109,3 +109,31 @@ def test_a_patching_sweep_typed_in_the_window_localises_the_changed_word(finishe
     _click_cell(qtbot, view.grid, 0, 2)
     qtbot.waitUntil(lambda: window.ctl.current.name == "tok.pos", timeout=10000)
     assert window.ctl.tiles.picked_row == 2
+
+
+def test_a_head_sweep_picked_in_the_window_finds_the_head_and_a_click_shows_it(finished, qtbot):
+    from tests.ui.user_actions import pick
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.sessions.patching import Patcher, predicted_sweep
+
+    window = finished
+    press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
+    panel = window.why_panel
+    panel.tabs.setCurrentWidget(panel.patching)
+    view = panel.patching
+    qtbot.waitUntil(lambda: panel.reader.why is not None, timeout=30000)
+    type_into(qtbot, view.corrupt_box, "the dog is on the mat =")
+    pick(qtbot, view.across, "Attention heads")
+    qtbot.mouseClick(view.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.sweep is not None, timeout=60000)
+    sweep = view.sweep
+    assert sweep.across == "head" and sweep.forwards == 2 * 4 and "8 forwards" in view.summary.text()
+    # The same numbers as the head sweep of core (held to plain hooks on the model in tests/sessions).
+    patcher = Patcher(load_adapter("tiny-gpt2"), PROMPT, {"prompt": "the dog is on the mat ="})
+    own, _, _ = predicted_sweep(patcher, across="head")
+    assert sweep.to_dict() == own.to_dict()
+    layer, head = max(((r, h) for r in range(2) for h in range(4)), key=lambda rh: sweep.recovered[rh[0]][rh[1]])
+    assert sweep.recovered[layer][head] > 0.5  # one head carries most of the difference
+    _click_cell(qtbot, view.grid, layer, head)
+    qtbot.waitUntil(lambda: window.ctl.current.name == sweep.rows[layer], timeout=10000)
+    assert window.ctl.view.indices_by_name.get("head") == head

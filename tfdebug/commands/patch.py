@@ -1,6 +1,7 @@
 """`tfdebug patch`: activation patching. Two passes, a clean one (--input) and a corrupted one (--corrupt), then
-every residual row at every position of the corrupted pass replaced by the clean pass's and run again: the
-fraction of the logit difference each cell brings back, as a table, JSON or CSV (fields in docs/why.md)."""
+every residual row at every position of the corrupted pass (or, with --heads, every head of every attention)
+replaced by the clean pass's and run again: the fraction of the logit difference each cell brings back, as a
+table, JSON or CSV (fields in docs/why.md)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the token it is measured against; default: the corrupted pass's prediction")
     parser.add_argument("--position", type=int, default=-1, metavar="N",
                         help="the position whose prediction is measured (default -1, the last)")
+    parser.add_argument("--heads", action="store_true",
+                        help="patch each attention head's output (its P·V at every position) in every attention, "
+                             "not each residual cell: a layers × heads table")
     add_table_format_arguments(parser, "the patched cells")
 
 
@@ -51,28 +55,41 @@ def run(args: argparse.Namespace) -> int:
         int(patcher.logits(patcher.corrupt)[0, args.position].argmax())
     if contrast == target:
         contrast = None
-    print(f"{len(patcher.rows)} rows × {patcher.count} positions: {len(patcher.rows) * patcher.count} forwards",
-          file=sys.stderr)
-    sweep = patcher.sweep(target, contrast, args.position)
+    if args.heads:
+        if not patcher.head_stages:
+            raise InputError(f"{adapter.name} shows no attention's output by head (P·V before the heads merge), so "
+                             "there is no head to patch; patch the residual cells instead (without --heads).")
+        columns = max(patcher.heads(stage) for stage in patcher.head_stages)
+        print(f"{len(patcher.head_stages)} attentions × {columns} heads: {len(patcher.head_stages) * columns} "
+              "forwards", file=sys.stderr)
+        sweep = patcher.head_sweep(target, contrast, args.position)
+        tokens = [f"head {h}" for h in sweep.positions]  # a head sweep's columns
+    else:
+        print(f"{len(patcher.rows)} rows × {patcher.count} positions: {len(patcher.rows) * patcher.count} forwards",
+              file=sys.stderr)
+        sweep = patcher.sweep(target, contrast, args.position)
+        tokens = patcher.clean.token_labels()
     word = token_words(adapter)
-    tokens = patcher.clean.token_labels()
     if args.json:
         data = sweep.to_dict()
-        data.update(target=target, contrast=contrast, target_token=word(target), contrast_token=word(contrast),
-                    tokens=[tokens[p] if p < len(tokens) else "" for p in sweep.positions])
+        data.update(target=target, contrast=contrast, target_token=word(target), contrast_token=word(contrast))
+        if sweep.across == "position":
+            data["tokens"] = [tokens[p] if p < len(tokens) else "" for p in sweep.positions]
         print(json.dumps(data, ensure_ascii=False, indent=1))
         return 0
     if args.csv:
         out = csv.writer(sys.stdout, lineterminator="\n")
-        out.writerow(["stage", "position", "token", "recovered", "ld_patched"])
+        out.writerow(["stage", sweep.across, "token", "recovered", "ld_patched"])
         for stage, fractions, lds in zip(sweep.rows, sweep.recovered, sweep.patched):
             for p, fraction, ld in zip(sweep.positions, fractions, lds):
-                out.writerow([stage, p, tokens[p] if p < len(tokens) else "", f"{fraction:.6g}", f"{ld:.9g}"])
+                token = tokens[p] if sweep.across == "position" and p < len(tokens) else ""
+                out.writerow([stage, p, token, f"{fraction:.6g}", f"{ld:.9g}"])
         return 0
     what = f"logit({word(target)!r})" + (f" − logit({word(contrast)!r})" if contrast is not None else "")
     print(f"model {adapter.describe()}; {what}: clean {sweep.clean:.5g}, corrupted {sweep.corrupt:.5g}; "
           "each cell: the fraction recovered when that cell is patched")
-    header = ["stage"] + [f"{p}:{tokens[p] if p < len(tokens) else ''}" for p in sweep.positions]
+    header = ["stage"] + [tokens[p] if sweep.across == "head" else f"{p}:{tokens[p] if p < len(tokens) else ''}"
+                          for p in sweep.positions]
     lines = [[stage] + [f"{f:+.2f}" for f in fractions] for stage, fractions in zip(sweep.rows, sweep.recovered)]
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))

@@ -21,7 +21,8 @@ from tfdebug.core.attribution import Attribution, Term
 from tfdebug.core.lens import LensCell, LensGrid
 from tfdebug.core.readout import ReadoutError
 from tfdebug.remote.errors import FrameError
-from tfdebug.remote.protocol import MAX_LENS_POSITIONS, MAX_SWEEP_FORWARDS, Message, number, wire_number
+from tfdebug.remote.protocol import (MAX_LENS_POSITIONS, MAX_SWEEP_FORWARDS, SWEEP_ACROSS, Message, number,
+                                     wire_number)
 from tfdebug.sessions.patching import Sweep
 from tfdebug.sessions.why import Why, finished_why
 
@@ -55,7 +56,7 @@ class ServedWhy:
         why = self.why()
         predictions = why.tensor(why.logits_stage).argmax(-1).cpu().numpy().astype(np.int64)
         return {"rows": list(why.rows), "count": why.count, "labels": why.token_labels(),
-                "vocabulary": why.vocabulary_size}, [predictions]
+                "vocabulary": why.vocabulary_size, "head_rows": why.head_rows, "heads": why.heads}, [predictions]
 
     def on_lens(self, m: Message) -> Reply:
         why = self.why()
@@ -84,17 +85,19 @@ class ServedWhy:
         unknown = sorted(set(m["texts"]) - inputs)
         if unknown:
             raise FrameError("The model takes no input named {name}.", id="remote.unknown_input", name=unknown[0])
-        forwards = len(why.rows) * why.count
+        across = m["across"] or "position"
+        rows, count = (len(why.head_rows), why.heads) if across == "head" else (len(why.rows), why.count)
+        forwards = rows * count
         if forwards > MAX_SWEEP_FORWARDS:
-            raise ReadoutError("A sweep of this pass runs {forwards} forwards ({rows} rows × {count} tokens); a "
+            raise ReadoutError("A sweep of this pass runs {forwards} forwards ({rows} rows × {count} columns); a "
                                "served sweep runs at most {limit}: sweep a shorter text.", id="why.sweep_size",
-                               forwards=forwards, rows=len(why.rows), count=why.count, limit=MAX_SWEEP_FORWARDS)
+                               forwards=forwards, rows=rows, count=count, limit=MAX_SWEEP_FORWARDS)
         tick = self.served.keepalive
 
         def progress(done: int, total: int) -> bool:
             tick()  # the heartbeat goes on: the window waits, it does not take the server for gone
             return True
-        sweep, target, contrast = why.sweep(dict(m["texts"]), progress)
+        sweep, target, contrast = why.sweep(dict(m["texts"]), progress, across)
         return {"sweep": _wired(sweep.to_dict()), "target": target, "contrast": contrast,
                 "words": _words(why, (target, contrast))}, []
 
@@ -124,9 +127,10 @@ class RemoteWhy:
     """A served pass's WhyView (`sessions.why_view`): every answer computed on the server."""
 
     def __init__(self, session, rows: list[str], count: int, labels: list[str], vocabulary_size: int,
-                 predictions: list[int]):
+                 predictions: list[int], head_rows: list[str] | None = None, heads: int = 0):
         self._session = session
         self.rows, self._count, self._labels = rows, count, labels
+        self.head_rows, self.heads = list(head_rows or []), heads
         self._vocabulary_size, self._predictions = vocabulary_size, predictions
         self._words: dict[int, str] = {}  # the words of the ids the server has named so far
 
@@ -141,7 +145,8 @@ class RemoteWhy:
             if not rows:
                 raise ValueError("the lens has no rows")
             return cls(session, rows, count, [_text(t) for t in _list(result["labels"])],
-                       _whole(result["vocabulary"]), [int(i) for i in buffers[0]])
+                       _whole(result["vocabulary"]), [int(i) for i in buffers[0]],
+                       [_text(r) for r in _list(result.get("head_rows") or [])], _whole(result.get("heads") or 0))
         return session.answer("why", {}, read)
 
     @property
@@ -201,18 +206,19 @@ class RemoteWhy:
         return self._session.answer("attribute", {"target": int(target), "contrast": contrast,
                                                   "position": int(position)}, read)
 
-    def sweep(self, corrupt: Mapping[str, str], progress=None):
-        total = len(self.rows) * self._count
+    def sweep(self, corrupt: Mapping[str, str], progress=None, across: str = "position"):
+        rows, columns = (self.head_rows, self.heads) if across == "head" else (self.rows, self._count)
+        total = len(rows) * columns
         if progress is not None and progress(0, total) is False:
             raise ReadoutError("The sweep was cancelled.")
 
         def read(result, _):
             sweep = sweep_of(result["sweep"])
             self._learn(result.get("words") or {})
-            if sweep.rows != self.rows or sweep.positions != list(range(self._count)):
-                raise ValueError("the sweep is not of this pass's rows and positions")
+            if sweep.across != across or sweep.rows != rows or sweep.positions != list(range(columns)):
+                raise ValueError(f"the sweep is not of this pass's rows and {across}s")
             return sweep, _whole(result["target"]), _whole(result["contrast"])
-        out = self._session.answer("patch_sweep", {"texts": dict(corrupt)}, read, timeout=3600.0)
+        out = self._session.answer("patch_sweep", {"texts": dict(corrupt), "across": across}, read, timeout=3600.0)
         if progress is not None and progress(total, total) is False:
             raise ReadoutError("The sweep was cancelled.")
         return out
@@ -286,8 +292,11 @@ def attribution_of(data) -> Attribution:
 def sweep_of(data) -> Sweep:
     """A Sweep from its `to_dict` form, checked (rows × positions of both tables)."""
     data = _mapping(data)
+    across = _text(data.get("across") or "position")
+    if across not in SWEEP_ACROSS:
+        raise ValueError(f"a sweep goes across {' or '.join(SWEEP_ACROSS)}, not {across!r:.40}")
     sweep = Sweep([_text(r) for r in _list(data["rows"])], [_whole(p) for p in _list(data["positions"])],
-                  _real(data["ld_clean"]), _real(data["ld_corrupt"]))
+                  _real(data["ld_clean"]), _real(data["ld_corrupt"]), across=across)
     for key, table in (("recovered", sweep.recovered), ("ld_patched", sweep.patched)):
         rows = [[_real(v) for v in _list(row)] for row in _list(data[key])]
         if len(rows) != len(sweep.rows) or any(len(row) != len(sweep.positions) for row in rows):

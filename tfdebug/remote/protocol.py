@@ -61,6 +61,7 @@ DTYPES = {"float32": np.float32, "float64": np.float64, "uint8": np.uint8, "int6
 OPS = ("start", "step", "continue", "run_to", "step_out", "step_back", "step_forward", "goto", "pause", "stop",
        "restart", "undo_replace", "next_token", "run_to_token")
 BREAKPOINT_OPS = ("add", "remove", "clear", "mode", "reference")
+SWEEP_ACROSS = ("position", "head")  # what a patching sweep's columns are (tfdebug.sessions.patching.ACROSS)
 COMPARE_WITH = ("placed", "unedited", "file")  # what the server compares its pass with (the `compare` request)
 PLACED_DTYPES = ("float32", "float16", "bfloat16")  # a reference pass's dtype (tfdebug.core.devices.DTYPES)
 # a reference pass's attention kernel (tfdebug.sessions.crosscheck.KERNELS)
@@ -244,13 +245,15 @@ SCHEMAS: dict[str, dict[str, Check]] = {
                  "max_rows": required(_SIZE), "max_cols": required(_SIZE)},
     # Why This Output of the finished served pass (tfdebug.remote.explaining): its rows, token count, labels and
     # vocabulary size; the lens at `positions`; the attribution at `position`; the id of a typed token; the
-    # patching sweep of every residual row × position against the corrupted `texts` (the others as the pass's)
+    # patching sweep of every residual row × position (`across` "head": every head of every attention) against
+    # the corrupted `texts` (the others as the pass's)
     "why": {},
     "lens": {"positions": required(list_of(_POSITION, MAX_LENS_POSITIONS)), "target": optional(_TOKEN),
              "k": required(integer(1, MAX_LENS_K))},
     "attribute": {"target": required(_TOKEN), "contrast": optional(_TOKEN), "position": required(_POSITION)},
     "token_id": {"text": required(text(1024))},
-    "patch_sweep": {"texts": required(mapping(text(64), text(20000), 16))},
+    "patch_sweep": {"texts": required(mapping(text(64), text(20000), 16)),
+                    "across": optional(text(16, SWEEP_ACROSS))},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it
     "transfer": {"export": required(integer(0, 2**53)), "received": required(integer(0, 2**62)),

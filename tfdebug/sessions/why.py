@@ -118,12 +118,27 @@ class Why:
         """The one token `text` names (module-level `token_id` with this pass's model)."""
         return token_id(self.adapter, text)
 
-    def sweep(self, corrupt, progress=None):
-        """Patch every residual row × position of the pass on `corrupt` (these texts with `corrupt`'s in their
-        place) with this pass's values: (Sweep, target, contrast), as `sessions.patching.predicted_sweep`."""
+    @property
+    def head_rows(self) -> list[str]:
+        """The attention contexts a head sweep patches (each head's P·V), in forward order."""
+        from tfdebug.sessions.patching import head_stages
+
+        return head_stages(self.captures)
+
+    @property
+    def heads(self) -> int:
+        """The most heads of any of `head_rows` (a head sweep's columns)."""
+        from tfdebug.sessions.patching import head_count
+
+        return head_count(self.captures, self.head_rows)
+
+    def sweep(self, corrupt, progress=None, across: str = "position"):
+        """Patch every residual row × position (`across` "head": every head of every attention) of the pass on
+        `corrupt` (these texts with `corrupt`'s in their place) with this pass's values: (Sweep, target, contrast),
+        as `sessions.patching.predicted_sweep`."""
         from tfdebug.sessions.patching import Patcher, predicted_sweep
 
-        return predicted_sweep(Patcher(self.adapter, self.texts, {**self.texts, **dict(corrupt)}), progress)
+        return predicted_sweep(Patcher(self.adapter, self.texts, {**self.texts, **dict(corrupt)}), progress, across)
 
     def _position(self, position: int) -> int:
         """`position` (negative: from the end) as an index of the pass's tokens; ReadoutError outside them."""

@@ -49,7 +49,16 @@ class WhyView(Protocol):
     def attribute(self, target: int, contrast: int | None = None, position: int = -1) -> Attribution:
         """The direct logit attribution of logit(target) − logit(contrast) at `position`."""
 
-    def sweep(self, corrupt: Mapping[str, str], progress: Progress | None = None):
-        """Patch every residual row × position of the pass on `corrupt` (texts by input field, the rest as this
-        pass's) with this pass's values, measuring logit(clean prediction) − logit(corrupted prediction) at the
-        last position: (`sessions.patching.Sweep`, target id, contrast id)."""
+    @property
+    def head_rows(self) -> list[str]:
+        """The attention contexts (each head's P·V) a head sweep patches, in forward order; [] when none."""
+
+    @property
+    def heads(self) -> int:
+        """The most heads of any of `head_rows`: a head sweep's columns."""
+
+    def sweep(self, corrupt: Mapping[str, str], progress: Progress | None = None, across: str = "position"):
+        """Patch every residual row × position (`across` "head": every head of every attention) of the pass on
+        `corrupt` (texts by input field, the rest as this pass's) with this pass's values, measuring logit(clean
+        prediction) − logit(corrupted prediction) at the last position: (`sessions.patching.Sweep`, target id,
+        contrast id)."""

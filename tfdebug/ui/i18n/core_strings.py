@@ -45,7 +45,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'A source sentence is empty: type at least one word.', 'input.empty_sentence')
     translate('errors', 'A source token id is outside the vocabulary (0 to {last}).', 'input.out_of_range_source')
     translate('errors', 'A stage description from the server cannot be read: {why}', 'remote.entry')
-    translate('errors', 'A sweep of this pass runs {forwards} forwards ({rows} rows × {count} tokens); a served sweep runs at most {limit}: sweep a shorter text.', 'why.sweep_size')
+    translate('errors', 'A sweep of this pass runs {forwards} forwards ({rows} rows × {count} columns); a served sweep runs at most {limit}: sweep a shorter text.', 'why.sweep_size')
     translate('errors', 'A target token id is outside the vocabulary (0 to {last}).', 'input.out_of_range_target')
     translate('errors', 'A tile from the server is damaged.', 'remote.tile_damaged')
     translate('errors', 'A tile from the server is not a 2-D plane with its stats.', 'remote.tile_shape')

@@ -1,13 +1,14 @@
 """The Patching view: the pass on screen is the clean one; type a corrupted text with as many tokens, Sweep, and
-every residual row × position of the corrupted pass is replaced by the clean pass's and run again
-(`sessions.patching`), one forward a cell, with progress and Cancel. Each cell shows the fraction of the
-logit difference it brings back; a click goes to that residual stage and position of the clean pass."""
+every residual row × position of the corrupted pass (or, across heads, every head of every attention) is
+replaced by the clean pass's and run again (`sessions.patching`), one forward a cell, with progress and Cancel.
+Each cell shows the fraction of the logit difference it brings back; a click goes to that residual stage and
+position, or to that attention's context with that head, in the clean pass."""
 
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from tfdebug.ui.features.why.cell_grid import CellGrid
 from tfdebug.ui.features.why.learn_text import LearnText
@@ -29,6 +30,8 @@ class PatchingView(QWidget):
         self.job: Job | None = None
         self.corrupt_label = QLabel()
         self.corrupt_box = QLineEdit()
+        self.across = QComboBox()  # what is patched: residual cells, or heads (sessions.patching.ACROSS)
+        self.across.addItems(["", ""])
         self.run_button, self.cancel_button = QPushButton(), QPushButton()
         self.cancel_button.setEnabled(False)
         self.summary = QLabel()
@@ -38,6 +41,7 @@ class PatchingView(QWidget):
         fields = QHBoxLayout()
         fields.addWidget(self.corrupt_label)
         fields.addWidget(self.corrupt_box, 1)
+        fields.addWidget(self.across)
         fields.addWidget(self.run_button)
         fields.addWidget(self.cancel_button)
         layout = QVBoxLayout(self)
@@ -59,6 +63,10 @@ class PatchingView(QWidget):
         """Texts in the window's language."""
         self.corrupt_label.setText(self.tr("Corrupted text:"))
         self.corrupt_box.setPlaceholderText(self.tr("the clean text with one word changed (as many tokens)"))
+        self.across.setItemText(0, self.tr("Residual cells"))
+        self.across.setItemText(1, self.tr("Attention heads"))
+        self.across.setToolTip(self.tr("What each cell patches: a residual row at one position, or one head's "
+                                       "output (its P·V at every position) in one attention"))
         self.run_button.setText(self.tr("Sweep"))
         self.cancel_button.setText(self.tr("Cancel"))
         self.learn.setText(self.tr("Activation patching runs a clean and a corrupted text, puts one cell of the "
@@ -80,11 +88,12 @@ class PatchingView(QWidget):
         if key is None or not self.corrupt_box.text().strip():
             return
         corrupt = {key: self.corrupt_box.text()}
-        forwards = len(why.rows) * why.count
+        across = ("position", "head")[self.across.currentIndex()]
+        forwards = len(why.head_rows) * why.heads if across == "head" else len(why.rows) * why.count
         self.summary.setText(self.tr("Sweeping: {n} forwards…").format(n=forwards))
 
         def work(job: Job):  # where the pass runs: here, or on the server for a served pass
-            return why.sweep(corrupt, progress=lambda done, total: job.report(done, total))
+            return why.sweep(corrupt, progress=lambda done, total: job.report(done, total), across=across)
 
         self.job = Job(work, name="patch")
         self.job.progress.connect(lambda done, total: self.summary.setText(
@@ -117,14 +126,28 @@ class PatchingView(QWidget):
             target=word(target), contrast=word(contrast), clean=sweep.clean, corrupt=sweep.corrupt, n=sweep.forwards))
         values = np.array(sweep.recovered, dtype=np.float64)
         texts = np.vectorize(lambda v: "" if not np.isfinite(v) else f"{v:+.2f}", otypes=[object])(values)
-        labels = self.reader.why.token_labels() if self.reader.why is not None else []
-        self.grid.set_axes([row_label(n) for n in sweep.rows],
-                           [shown_token(labels[p]) if p < len(labels) else str(p) for p in sweep.positions])
+        if sweep.across == "head":
+            self.grid.set_axes([_head_row_label(n) for n in sweep.rows], [f"h{h}" for h in sweep.positions])
+        else:
+            labels = self.reader.why.token_labels() if self.reader.why is not None else []
+            self.grid.set_axes([row_label(n) for n in sweep.rows],
+                               [shown_token(labels[p]) if p < len(labels) else str(p) for p in sweep.positions])
         self.grid.draw(values, (-1.0, 1.0), diverging=True, texts=texts)
 
     def _go(self, row: int, column: int) -> None:
-        """To that residual stage of the clean pass, with that position's row picked."""
+        """To that residual stage of the clean pass with that position's row picked, or to that attention's context
+        with that head shown."""
         if self.sweep is None:
+            return
+        if self.sweep.across == "head":
+            self.ctl.axes.set_index("head", self.sweep.positions[column])
+            self.ctl.steps.run_to(self.sweep.rows[row])
             return
         self.ctl.steps.run_to(self.sweep.rows[row])
         self.ctl.tiles.pick_row(self.sweep.positions[column])
+
+
+def _head_row_label(name: str) -> str:
+    """'dec.3.cross_attn.context' -> 'L3 cross_attn': an attention by its layer and site."""
+    parts = name.split(".")
+    return f"L{parts[1]} {parts[2]}" if len(parts) >= 4 and parts[1].isdigit() else name
