@@ -141,3 +141,34 @@ def test_capture_draws_its_bar_on_stderr_when_slow(tmp_path, capsys, monkeypatch
     assert code == 0
     assert "\rforward" in err and "117/117" in err and "\rwriting" in err and "100%" in err
     assert "\r" not in out
+
+
+def test_capture_verify_never_skips_the_check_and_says_so(tmp_path, capsys, monkeypatch):
+    from tfdebug.sessions.session import DebugSession
+
+    checks = []
+    real = DebugSession.verify
+    monkeypatch.setattr(DebugSession, "verify", lambda self, output: checks.append(1) or real(self, output))
+    code, out, err = run(["capture", "--model", "random", "--out", str(tmp_path / "a.safetensors"),
+                          "--verify", "never"], capsys)
+    assert code == 0, err
+    assert checks == [] and "not verified" in out and "--verify never" in out
+    code, out, err = run(["capture", "--model", "random", "--out", str(tmp_path / "b.safetensors")], capsys)
+    assert code == 0 and checks == [1] and "not verified" not in out  # auto: checked, its verdict printed
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["capture", "--model", "random", "--out", str(tmp_path / "c.safetensors"), "--verify", "sometimes"])
+    assert exited.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def test_capture_verify_always_is_refused_when_the_check_cannot_fit(tmp_path, capsys, monkeypatch):
+    from tfdebug.commands import capture
+
+    monkeypatch.setattr("tfdebug.sessions.peak.check_fits", lambda session, peak: False)  # fits only without it
+    code, out, err = run(["capture", "--model", "random", "--out", str(tmp_path / "a.safetensors"),
+                          "--verify", "always"], capsys)
+    last = err.splitlines()[-1]  # after the plan's line: one sentence
+    assert code == 2 and last.startswith("tfdebug: With the check") and "--verify auto" in last
+    assert not (tmp_path / "a.safetensors").exists()
+    code, out, err = run(["capture", "--model", "random", "--out", str(tmp_path / "b.safetensors")], capsys)
+    assert code == 0 and "check against the model is left out" in err and "not verified" in out
+    assert capture.VERIFY == ("auto", "always", "never")

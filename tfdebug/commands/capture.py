@@ -12,6 +12,9 @@ from tfdebug.commands.common import (add_budget_argument, add_model_arguments, b
                                      given_rows, load_from_args, session_inputs)
 
 
+VERIFY = ("auto", "always", "never")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_arguments(parser)
     parser.add_argument("--out", required=True, metavar="FILE",
@@ -21,6 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stages", nargs="*", default=None, metavar="PATTERN",
                         help="only stages whose names match these glob patterns (e.g. 'dec.*.cross_attn.*')")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    parser.add_argument("--verify", choices=VERIFY, default="auto",
+                        help="check the output against the unmodified model's (a second forward): auto (default) "
+                             "when it fits in memory, always (refused when it does not fit), never (the summary "
+                             "says the pass was not verified)")
     add_budget_argument(parser)
 
 
@@ -97,9 +104,13 @@ def run(args: argparse.Namespace) -> int:
     # A pass the kernel would kill part way is refused before it starts; one that fits only without the check
     # against the model runs without it.
     checked = check_fits(session, peak) if peak is not None else True
-    if not checked and not args.quiet:
+    if not checked and args.verify == "always":
+        raise InputError(f"With the check against the model this pass would need {format_bytes(peak.total)}, more "
+                         "than there is: capture with --verify auto (checked when it fits) or --verify never.")
+    if not checked and args.verify == "auto" and not args.quiet:
         print(f"tfdebug: the check against the model is left out: with it the pass would need "
               f"{format_bytes(peak.total)}, more than there is", file=sys.stderr)
+    checked = checked and args.verify != "never"
     budget = session.new_budget()
     expected = sum(1 for c in session.plan if matches(c.name, args.stages))
     if expected == 0:
@@ -135,4 +146,7 @@ def run(args: argparse.Namespace) -> int:
                   + ", ".join(f"{n} {kind}" for kind, n in kinds.most_common()))
         if session.verification is not None:
             print(session.verification.describe())
+        elif not checked:
+            print("not verified: the output was not checked against the unmodified model"
+                  + (" (--verify never)" if args.verify == "never" else ""))
     return 0
