@@ -126,6 +126,8 @@ def stream_ids(adapter, prepared) -> tuple[Tensor, Tensor | None]:
 
 def objective_value(objective: Objective, logits: Tensor, ids: Tensor | None, mask: Tensor | None) -> Tensor:
     """The objective of `logits` (batch, token, vocab), a scalar in float32 or wider."""
+    if objective.kind != "next_token" and logits.dim() == 3 and not -logits.shape[1] <= objective.position < logits.shape[1]:
+        raise InputError(f"Position {objective.position} is outside the pass's {logits.shape[1]} tokens.")
     if objective.kind == "logit_diff":
         if objective.target is None:
             raise InputError("A logit difference needs a target token.")

@@ -1,0 +1,82 @@
+"""Debug ▸ Backward over a served pass: the backward runs on the server, and its gradients become the served pass.
+
+The window sends one `backward` request naming the objective (`sessions.backward.Objective`'s fields, each checked
+by the protocol's schema and then against the pass: a position inside its tokens, token ids inside its
+vocabulary). The server (`ServedBackward`) runs it where the model is (`sessions.gradient_session.backward_of`: the
+peak is stated and checked against the server's own budget before anything runs) on a thread, sending its
+heartbeat meanwhile, and then serves the gradients as its pass: a replay, stepped logits first. The window gets the
+new pass's metadata (`pass`) and then a reply of two small fields, the loss and the first non-finite stage; the
+gradients themselves stay on the server, and only the slices, tiles and statistics the views ask for cross, as for
+any served pass.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from tfdebug.remote.errors import FrameError
+from tfdebug.remote.protocol import Message, number, wire_number
+from tfdebug.sessions.backward import Objective
+from tfdebug.sessions.source import Backwarded
+
+if TYPE_CHECKING:
+    from tfdebug.remote.handlers import ServedSession
+
+
+class ServedBackward:
+    """The server's side: runs the served pass's backward and serves its gradients as the pass."""
+
+    def __init__(self, served: "ServedSession"):
+        self.served = served
+
+    def on_backward(self, m: Message):
+        from tfdebug.sessions.gradient_session import backward_of, check_finished
+
+        served = self.served
+        session = served.session
+        check_finished(session)  # a sentence before any work: a pass still running, a generation, gradients
+        objective = Objective(m["kind"], m["position"], m["target"], m["contrast"])
+        box: dict = {}
+
+        def work() -> None:
+            try:
+                box["gradients"] = backward_of(session, objective)
+            except BaseException as exc:  # raised again on the server's thread, where `handle` says it
+                box["error"] = exc
+        thread = threading.Thread(target=work, name="tfdebug-backward", daemon=True)
+        thread.start()
+        while thread.is_alive():
+            thread.join(0.1)
+            served.keepalive()  # the window waits; it does not take the server for gone
+        if "error" in box:
+            raise box["error"]
+        gradients = box["gradients"]
+        served.show(gradients)
+        return {"loss": wire_number(gradients.loss), "first_nonfinite": gradients.first_nonfinite}, []
+
+
+def request_backward(session, objective: Objective, timeout: float = 3600.0) -> Backwarded:
+    """The window's side: ask the server of `session` (a RemoteSession whose pass has run to its end) for the
+    backward under `objective`; its gradients come back as a new RemoteSession over the same connection (this
+    one then closes without detaching). The server's refusal is raised here and leaves the pass as it was."""
+    from tfdebug.remote.session import RemoteSession
+
+    successor = RemoteSession(session.client, hook=False)
+    session._successor = successor
+
+    def read(result, _):
+        first = result["first_nonfinite"]
+        if first is not None and (not isinstance(first, str) or first not in successor.plan.names()):
+            raise ValueError("the first non-finite gradient is not a stage of the served backward")
+        return number()("loss", result["loss"]), first
+    try:
+        loss, first = session.answer("backward", {"kind": objective.kind, "position": int(objective.position),
+                                                  "target": objective.target, "contrast": objective.contrast},
+                                     read, timeout=timeout)
+    finally:
+        session._successor = None
+    if not session.handed_over:
+        raise FrameError("The server ran the backward but served no pass of its gradients.", id="remote.no_backward")
+    successor.stepper.wait()
+    return Backwarded(successor, loss, first)
