@@ -103,6 +103,53 @@
     </message>
 </context>
 <context>
+    <name>BackwardPanel</name>
+    <message>
+        <source>Saliency</source>
+        <translation>显著性</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>‖g × e‖₂</source>
+        <translation>‖g × e‖₂</translation>
+    </message>
+    <message>
+        <source>Σ g × e</source>
+        <translation>Σ g × e</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Gradient norm</source>
+        <translation>梯度范数</translation>
+    </message>
+    <message>
+        <source>Largest parameter gradients</source>
+        <translation>最大的参数梯度</translation>
+    </message>
+    <message>
+        <source>Norm</source>
+        <translation>范数</translation>
+    </message>
+    <message>
+        <source>Debug ▸ Backward (Ctrl+Shift+B) on a finished pass fills this.</source>
+        <translation>在已完成的前向上使用 调试 ▸ 反向传播（Ctrl+Shift+B）后在此显示。</translation>
+    </message>
+    <message>
+        <source>No embedding stage has a gradient: no saliency per token.</source>
+        <translation>没有嵌入阶段得到梯度：没有逐词元的显著性。</translation>
+    </message>
+    <message>
+        <source>Each token&apos;s gradient × embedding (its first embedding stage, batch row 0): the darker, the more the loss depends on it.</source>
+        <translation>每个词元的梯度 × 嵌入（第一个嵌入阶段，批次第 0 行）：颜色越深，损失越依赖它。</translation>
+    </message>
+</context>
+<context>
     <name>BatchDialog</name>
     <message>
         <source>Batch</source>
@@ -1482,6 +1529,10 @@
     <message>
         <source>Why This Output</source>
         <translation>为何是这个输出</translation>
+    </message>
+    <message>
+        <source>Backward</source>
+        <translation>反向传播</translation>
     </message>
 </context>
 <context>

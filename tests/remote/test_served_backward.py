@@ -15,6 +15,7 @@ from tfdebug.core.errors import InputError, StepperStateError, TfdebugError  # n
 from tfdebug.core.readout import ReadoutError  # noqa: E402
 from tfdebug.remote.errors import FrameError  # noqa: E402
 from tfdebug.sessions.backward import Objective, run_backward  # noqa: E402
+from tfdebug.sessions.gradient_session import summary_of  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +57,13 @@ def test_the_served_gradients_are_the_backward_of_the_same_pass_here(server):
         _finished(session)
         live = server.served.session
         local = run_backward(live.adapter, live.prepared, Objective("position", 2))
+        tokens = {k: list(v) for k, v in live.tokens.items()}
         result = session.backward(Objective("position", 2))
         gradients = result.source
         try:
             assert result.loss == local.loss and result.first_nonfinite is None
+            # each token's saliency and the parameters' gradient norms, computed there, equal this process's
+            assert result.summary == summary_of(local, tokens) and len(result.summary.saliency) > 1
             assert gradients.pass_info["gradients"] and not gradients.can_backward()
             assert [c.name for c in gradients.stepper.history] == [c.name for c in local.gradients]
             assert gradients.title.startswith("backward · ")

@@ -21,6 +21,7 @@ from tfdebug.core.stepper import Stepper  # noqa: E402
 from tfdebug.sessions.display import LocalDisplay  # noqa: E402
 from tfdebug.io.snapshot import open_snapshot  # noqa: E402
 from tfdebug.sessions.backward import run_backward  # noqa: E402
+from tfdebug.sessions.gradient_session import summary_of  # noqa: E402
 from tfdebug.sessions.session import DebugSession  # noqa: E402
 
 PROMPT = "the cat is on the mat ="
@@ -34,13 +35,19 @@ def served(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def local():
+def session_here():
+    return DebugSession(load_adapter("tiny-gpt2"), texts={"prompt": PROMPT})
+
+
+@pytest.fixture(scope="module")
+def local(session_here):
     """The same pass's backward, run here."""
-    session = DebugSession(load_adapter("tiny-gpt2"), texts={"prompt": PROMPT})
-    return run_backward(session.adapter, session.prepared)
+    return run_backward(session_here.adapter, session_here.prepared)
 
 
-def test_ctrl_shift_b_on_a_served_pass_steps_the_server_s_gradients(make_window, qtbot, served, local, tmp_path):
+def test_ctrl_shift_b_on_a_served_pass_steps_the_server_s_gradients(make_window, qtbot, served, local, session_here,
+                                                                   tmp_path):
+    tokens = session_here.tokens["prompt"]
     window = make_window()
     window.ctl.close()
     window.show()
@@ -58,6 +65,15 @@ def test_ctrl_shift_b_on_a_served_pass_steps_the_server_s_gradients(make_window,
     assert history == [c.name for c in local.gradients] and window.ctl.current.name == "logits"
     assert "∂L/∂" in window.ctl.current.info.formula
     assert not backward.isEnabled()  # the gradients are not backpropagated again
+    # the Backward dock: each token's saliency and the parameters' norms, computed on the server, as here
+    qtbot.waitUntil(window.docks["backward"].isVisible, timeout=10000)
+    shown, want = window.backward_panel.summary, summary_of(local, {"prompt": tokens})
+    assert (shown.tokens, shown.saliency) == (want.tokens, want.saliency) and shown.tokens == tokens
+    # parameters' gradients sum over tokens: the server's single thread adds them in another order than this
+    # process's threads, so their norms agree to float32's rounding, not bit for bit
+    for got, expected in ((shown.layers, want.layers), (shown.largest, want.largest)):
+        assert [name for name, _ in got] == [name for name, _ in expected]
+        assert [norm for _, norm in got] == pytest.approx([norm for _, norm in expected], rel=1e-6)
 
     # the heatmap's slice and the stats of a gradient are the local gradient's, as a local window draws them
     here = LocalDisplay(Stepper.replay(local.gradient_captures()))

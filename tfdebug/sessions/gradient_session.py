@@ -10,12 +10,46 @@ window steps the gradients through the same requests as any pass.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from tfdebug.core.errors import StepperStateError
 from tfdebug.core.plan import Plan
 from tfdebug.core.stepper import Stepper
 from tfdebug.sessions.backward import BackwardPass, Objective, run_backward
 
 TITLE_PREFIX = "backward · "
+LARGEST = 12  # the largest parameter gradients a summary lists
+
+
+@dataclass
+class BackwardSummary:
+    """What a backward says beside its gradients: per token of the first embedding stage (batch row 0) its label
+    and saliency (Σ gradient × embedding, ‖gradient × embedding‖₂; empty when no embedding stage has a gradient);
+    the parameters' gradient norm per layer (or module outside the layers) in the model's order; and the largest
+    parameter gradients by norm, largest first."""
+
+    tokens: list[str] = field(default_factory=list)
+    saliency: list[tuple[float, float]] = field(default_factory=list)
+    layers: list[tuple[str, float]] = field(default_factory=list)
+    largest: list[tuple[str, float]] = field(default_factory=list)
+
+
+def summary_of(result: BackwardPass, streams: dict[str, list[str]]) -> BackwardSummary:
+    """`result`'s BackwardSummary, its tokens labelled from `streams` (a pass's token strings per stream)."""
+    from tfdebug.core.stages import token_labels
+
+    saliency = result.saliency() or []
+    labels: list[str] = []
+    embedding = next((c for c in reversed(result.gradients) if c.info.kind == "embedding"), None)
+    if saliency and embedding is not None:
+        refs = [embedding.info.tokens.get(axis) for axis in embedding.info.axes]
+        ref = next((r for r in refs if r), None)
+        labels = (token_labels(streams, ref) if ref else None) or []
+    if len(labels) != len(saliency):
+        labels = [str(i) for i in range(len(saliency))]
+    largest = sorted(result.parameters.items(), key=lambda item: -item[1])[:LARGEST]
+    return BackwardSummary(labels, [tuple(pair) for pair in saliency], list(result.layer_norms().items()),
+                           [(name, norm) for name, norm in largest])
 
 
 def check_finished(session) -> None:
@@ -61,6 +95,10 @@ class GradientSession:
     def first_nonfinite(self) -> str | None:
         """The first stage, in backward order, whose gradient holds NaN or ±Inf; None when all are finite."""
         return self.result.first_nonfinite
+
+    def summary(self) -> BackwardSummary:
+        """Each token's saliency and the parameters' gradient norms (`summary_of`)."""
+        return summary_of(self.result, self.tokens)
 
     def close(self) -> None:
         """Let the gradients go (the model stays loaded: it is the forward's)."""

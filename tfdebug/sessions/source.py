@@ -63,12 +63,14 @@ class PassDisplay(Protocol):
 @dataclass
 class Backwarded:
     """What a pass source's `backward` gives back: the gradients as a pass source of their own (stepped logits
-    first, as a replay), the objective's value, and the first stage in backward order whose gradient holds NaN or
-    ±Inf (None when every gradient is finite)."""
+    first, as a replay), the objective's value, the first stage in backward order whose gradient holds NaN or
+    ±Inf (None when every gradient is finite), and its summary (saliency, parameters' gradient norms)."""
 
     source: "PassSource"
     loss: float
     first_nonfinite: str | None
+    #: each token's saliency and the parameters' gradient norms (`sessions.gradient_session.BackwardSummary`)
+    summary: object = None
 
 
 class PassSource(Protocol):
@@ -298,7 +300,7 @@ class LocalSource:
 
         gradients = backward_of(self.session, objective)
         source = LocalSource.replay(gradients.stepper, gradients.tokens, gradients.title, gradients.replayed)
-        return Backwarded(source, gradients.loss, gradients.first_nonfinite)
+        return Backwarded(source, gradients.loss, gradients.first_nonfinite, gradients.summary())
 
     def close(self) -> None:
         if self.session is not None:

@@ -6,7 +6,8 @@ The window asks its pass source (`sessions.source.PassSource.backward`), which r
 is: in this process on a worker for a local pass, on the server for a served one (`remote.backwards`). Either way
 the gradients come back as a pass source of their own, replacing the pass on screen (Run runs a forward again),
 so every panel shows them as it shows a forward's stages: heatmap, stats, overview. The status bar says the loss
-and the first non-finite stage, if any.
+and the first non-finite stage, if any; the Backward dock (`summary_panel`) shows each token's saliency and the
+parameters' gradient norms.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def backward(ctx: ActionContext) -> None:
             return
         loss = result.loss
         ctl.show_pass(result.source)
+        window = ctx.window
+        window.backward_panel.show_summary(result.summary)  # each token's saliency, the parameters' norms
+        window.show_dock_within(window.docks["backward"])
         if result.first_nonfinite is not None:
             first = result.first_nonfinite
             ctl.error.emit(said(lambda: QCoreApplication.translate(
