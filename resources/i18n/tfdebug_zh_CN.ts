@@ -103,6 +103,53 @@
     </message>
 </context>
 <context>
+    <name>BackwardPanel</name>
+    <message>
+        <source>Saliency</source>
+        <translation>显著性</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>‖g × e‖₂</source>
+        <translation>‖g × e‖₂</translation>
+    </message>
+    <message>
+        <source>Σ g × e</source>
+        <translation>Σ g × e</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Gradient norm</source>
+        <translation>梯度范数</translation>
+    </message>
+    <message>
+        <source>Largest parameter gradients</source>
+        <translation>最大的参数梯度</translation>
+    </message>
+    <message>
+        <source>Norm</source>
+        <translation>范数</translation>
+    </message>
+    <message>
+        <source>Debug ▸ Backward (Ctrl+Shift+B) on a finished pass fills this.</source>
+        <translation>在已完成的前向上使用 调试 ▸ 反向传播（Ctrl+Shift+B）后在此显示。</translation>
+    </message>
+    <message>
+        <source>No embedding stage has a gradient: no saliency per token.</source>
+        <translation>没有嵌入阶段得到梯度：没有逐词元的显著性。</translation>
+    </message>
+    <message>
+        <source>Each token&apos;s gradient × embedding (its first embedding stage, batch row 0): the darker, the more the loss depends on it.</source>
+        <translation>每个词元的梯度 × 嵌入（第一个嵌入阶段，批次第 0 行）：颜色越深，损失越依赖它。</translation>
+    </message>
+</context>
+<context>
     <name>BatchDialog</name>
     <message>
         <source>Batch</source>
@@ -1482,6 +1529,10 @@
     <message>
         <source>Why This Output</source>
         <translation>为何是这个输出</translation>
+    </message>
+    <message>
+        <source>Backward</source>
+        <translation>反向传播</translation>
     </message>
 </context>
 <context>
@@ -3014,6 +3065,16 @@ output w·V = {output}</source>
         <translation>轴 {axis} 没有索引 {index}。</translation>
     </message>
     <message>
+        <source>Backward needs a live pass of a model: a recorded pass or a backward&apos;s gradients cannot be backpropagated again; run the model first.</source>
+        <comment>backward.not_live</comment>
+        <translation>反向传播需要模型的实时前向：录制的前向或反向传播的梯度不能再次反向传播；请先运行模型。</translation>
+    </message>
+    <message>
+        <source>Backward reads one pass; a generation&apos;s steps are not backpropagated.</source>
+        <comment>backward.generation</comment>
+        <translation>反向传播读取一次前向；生成的各步不做反向传播。</translation>
+    </message>
+    <message>
         <source>Buffer {i} declares {want} bytes but carries {got}.</source>
         <comment>remote.buffer_length</comment>
         <translation>缓冲区 {i} 声明 {want} 字节，实际带了 {got} 字节。</translation>
@@ -3544,6 +3605,11 @@ output w·V = {output}</source>
         <translation>前向过程已结束：请重新开始，并在要编辑的阶段暂停。</translation>
     </message>
     <message>
+        <source>The pass has not reached its logits yet: run it to the end first (F5).</source>
+        <comment>backward.not_finished</comment>
+        <translation>前向尚未到达 logits：请先运行到结束（F5）。</translation>
+    </message>
+    <message>
         <source>The pictures in {path} hold {n} pixels together; tfdebug takes at most {most} (8192 × 8192) as one batch.</source>
         <comment>image.folder_too_large</comment>
         <translation>{path} 中的图片共有 {n} 个像素；tfdebug 一个批次最多接受 {most}（8192 × 8192）。</translation>
@@ -3637,6 +3703,11 @@ output w·V = {output}</source>
         <source>The server let the window in but sent no pass.</source>
         <comment>remote.no_pass</comment>
         <translation>服务器接受了窗口，却没有发来任何一遍。</translation>
+    </message>
+    <message>
+        <source>The server ran the backward but served no pass of its gradients.</source>
+        <comment>remote.no_backward</comment>
+        <translation>服务器运行了反向传播，但没有提供其梯度的前向。</translation>
     </message>
     <message>
         <source>The server started no new pass.</source>

@@ -282,3 +282,5 @@ def test_the_backward_section_times_the_captured_backward_beside_plain_loss_back
         for variant in ("plain", "tfdebug"):
             assert f"{tokens:>5} tokens  {variant:<8} peak RSS" in out
     assert "of plain's" in out and "plain loss.backward() (8 tokens)" in out
+    # the real-size row's kind (tiny: 2 layers): the peak stated before the backward beside the one measured
+    assert "real size: tiny in float32 at 64 tokens" in out and "peak stated before it ran" in out

@@ -246,3 +246,18 @@ def test_a_backward_pass_lets_its_recorder_and_live_tensors_go(monkeypatch):
     finally:
         if was_enabled:
             gc.enable()
+
+
+def test_a_backward_does_not_keep_its_forward_for_the_verification():
+    # The adapter keeps its last forward's checked stages (every layer's probabilities, whole) for the pass's
+    # verification; kept from the backward's forward they held every attention's probabilities through the whole
+    # backward (4.3 GB of SmolLM-135M's shape at 2,048 tokens) and after it. The pass's own stay as they were.
+    from tfdebug.sessions.session import DebugSession
+
+    adapter = load_adapter("tiny-gpt2")
+    session = DebugSession(adapter, {"prompt": PROMPT})
+    session.capture_all()
+    kept = adapter._kept
+    assert any(name.endswith("probs") for name in kept)
+    run_backward(adapter, session.prepared)
+    assert adapter._kept is kept

@@ -130,3 +130,31 @@ def test_a_saved_backward_pass_reopens_as_a_replay_stepped_logits_first(make_win
     press(window, Qt.Key_F10)
     qtbot.waitUntil(lambda: window.ctl.current.name == "dec.norm", timeout=10000)
     window.ctl.close()
+
+
+def test_the_backward_dock_draws_each_token_s_saliency_and_the_parameters_norms(finished, qtbot):
+    """Ctrl+Shift+B opens the Backward dock: ‖gradient × embedding‖₂ over each token's label (the strongest token
+    darkest), the parameters' gradient norm per layer and the largest parameter gradients, as computed here."""
+    from tfdebug.sessions.backward import run_backward
+    from tfdebug.sessions.gradient_session import summary_of
+
+    window = finished
+    session = window.ctl.source.session
+    want = summary_of(run_backward(session.adapter, session.prepared), session.tokens)
+    press(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
+    dock, panel = window.docks["backward"], window.backward_panel
+    qtbot.waitUntil(dock.isVisible, timeout=10000)
+    assert panel.summary == want and len(want.saliency) == len(session.tokens["prompt"])
+    tokens = panel.tokens
+    labels = [tokens.horizontalHeaderItem(i).text() for i in range(tokens.columnCount())]
+    assert labels == want.tokens == session.tokens["prompt"]
+    norms = [norm for _, norm in want.saliency]
+    strongest = norms.index(max(norms))
+    alphas = [tokens.item(0, i).background().color().alpha() for i in range(tokens.columnCount())]
+    assert alphas.index(max(alphas)) == strongest and tokens.item(0, strongest).text() == f"{max(norms):.3g}"
+    layers = panel.layers
+    assert [layers.item(r, 0).text() for r in range(layers.rowCount())] == [name for name, _ in want.layers]
+    assert "layer 0" in [name for name, _ in want.layers] and "█" in layers.item(0, 1).text()
+    assert panel.largest.item(0, 0).text() == want.largest[0][0]
+    assert "gradient × embedding" in panel.note.text()

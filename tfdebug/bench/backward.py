@@ -11,7 +11,8 @@ random weights, random token ids, at 256 and 1,024 tokens; per length, interleav
 Medians, the ratio tfdebug ÷ plain (goal ≤ 1.15×), the plain row's A/A (its two halves) and both losses (the
 same objective: they agree). Then each variant once more in a child process of its own (as tfdebug.bench.scale
 measures peaks), its peak RSS above its RSS before the pass, and the ratio of the two peaks; beside tfdebug's, the peak
-`run_backward` states before it runs (`sessions.backward.backward_peak`).
+`run_backward` states before it runs (`sessions.backward.backward_peak`). The `full` profile adds the real-size row
+(`bench.backward_real`: SmolLM-135M's shape at 2,048 tokens in float32, its stated peak against its measured one).
 """
 
 from __future__ import annotations
@@ -152,8 +153,13 @@ def backward_section(profile: str = "default", repeats: int = 5, lengths: tuple[
                 row["peak_ratio"] = round(ours / plain, 3)
             peaks.append(row)
     layers, width, heads, vocab = SHAPES[shape]
-    return {"n_layer": layers, "n_embd": width, "n_heads": heads, "vocab_size": vocab, "target": TARGET,
-            "rows": rows, "peaks": peaks}
+    section = {"n_layer": layers, "n_embd": width, "n_heads": heads, "vocab_size": vocab, "target": TARGET,
+               "rows": rows, "peaks": peaks}
+    if profile in ("tiny", "full"):  # SmolLM-135M's shape at 2,048 tokens (tiny: 2 layers): bench.backward_real
+        from tfdebug.bench.backward_real import real_size_row
+
+        section["real_size"] = real_size_row(profile, timeout=max(timeout, 1800.0))
+    return section
 
 
 def format_backward(section: dict) -> list[str]:
@@ -174,4 +180,8 @@ def format_backward(section: dict) -> list[str]:
         lines.append(f"  {row['seq_len']:>5} tokens  {row['variant']:<8} peak RSS {row['peak_rss_bytes'] / 2**20:,.0f} MiB,"
                      f" {row['peak_above_before_bytes'] / 2**20:,.1f} MiB above before the pass{ratio}"
                      f"  (child process, {row['seconds']} s)")
+    if "real_size" in section:
+        from tfdebug.bench.backward_real import format_real_size
+
+        lines += format_real_size(section["real_size"])
     return lines

@@ -29,6 +29,7 @@ from tfdebug.io.snapshot import save_snapshot
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.remote import wire
 from tfdebug.remote.comparing import ComparisonJob, served_reference, start_comparison
+from tfdebug.remote.backwards import ServedBackward
 from tfdebug.remote.explaining import ServedWhy
 from tfdebug.sessions.display import LocalDisplay
 from tfdebug.remote.errors import FrameError
@@ -63,18 +64,26 @@ class ServedSession:
         #: called now and then during long work in a handler (the server sends its heartbeat from it)
         self.keepalive: Callable[[], None] = lambda: None
         self.explaining = ServedWhy(self)  # Why This Output of the finished pass: why, lens, attribute …
+        self.backwards = ServedBackward(self)  # Debug ▸ Backward: the gradients become the served pass
         self._start(self._make_session(None, None))
 
     # ----- the pass --------------------------------------------------------------------------
     def _start(self, session: DebugSession) -> None:
         self.session = session
         session.stepper.subscribe(self._on_event)
-        if self.reference_dtype is not None and not self.generating and session.stepper.reference is None:
+        live = session.stepper.is_live  # a backward's gradients are a replay: nothing runs
+        if live and self.reference_dtype is not None and not self.generating and session.stepper.reference is None:
             # the divergence condition's reference pass, of these texts
             session.stepper.reference = served_reference(session, self.reference_dtype)
         self.display = LocalDisplay(session.stepper)
         self.pass_id += 1
-        session.stepper.start()
+        if live:
+            session.stepper.start()
+
+    def show(self, session) -> None:
+        """Serve `session` (a backward's `GradientSession`) as the pass from now on; the pass before is closed."""
+        self.close()
+        self._start(session)
 
     @property
     def stepper(self) -> Stepper:
@@ -93,7 +102,8 @@ class ServedSession:
                            "stack": dict(adapter.stack_titles)},
                 "plan": [wire.entry(c) for c in session.plan],
                 "image": wire.image_fields(getattr(session.prepared, "image", None)),
-                "generation": session.settings.describe() if self.generating else None}
+                "generation": session.settings.describe() if self.generating else None,
+                "gradients": not session.stepper.is_live}
 
     @property
     def generating(self) -> bool:
@@ -116,7 +126,8 @@ class ServedSession:
     def handle(self, message: Message) -> Reply | None:
         """The reply to one request from the attached window (a TfdebugError is the refusal); None when it is
         answered later (a comparison: `comparisons`)."""
-        handler = getattr(self, "_on_" + message.type, None) or getattr(self.explaining, "on_" + message.type)
+        handler = (getattr(self, "_on_" + message.type, None) or getattr(self.backwards, "on_" + message.type, None)
+                   or getattr(self.explaining, "on_" + message.type))
         try:
             return handler(message)
         except (ValueError, IndexError, RuntimeError) as exc:  # display math refusing a view: a sentence
@@ -333,7 +344,7 @@ class ServedSession:
         return self.compared.planes(m)
 
     def _on_export(self, m: Message) -> Reply:
-        recording, note = recording_on_screen(self.stepper, self.session, None)
+        recording, note = recording_on_screen(self.stepper, self.session, getattr(self.session, "replayed", None))
         if recording is None:
             raise ExportError("There are no stages to export yet: step into the pass first.", id="remote.export_empty")
         if m["to"] == "server":

@@ -23,7 +23,7 @@ import numpy as np
 
 from tfdebug.remote.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 8  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
+PROTOCOL_VERSION = 9  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 # 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
 # 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
 # the divergence condition (breakpoint `rtol`, op "reference"); the state no longer echoes the breakpoints and
@@ -37,6 +37,7 @@ PROTOCOL_VERSION = 8  # 2: errors carry their template and values; the transfer 
 # over a served pass)
 # 8: Why This Output over a served pass, computed on the server (tfdebug.remote.explaining): the `why`, `lens`,
 # `attribute`, `token_id` and `patch_sweep` requests
+# 9: Debug ▸ Backward over a served pass (tfdebug.remote.backwards): the `backward` request; the pass's `gradients`
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -63,6 +64,7 @@ OPS = ("start", "step", "continue", "run_to", "step_out", "step_back", "step_for
 BREAKPOINT_OPS = ("add", "remove", "clear", "mode", "reference")
 SWEEP_ACROSS = ("position", "head")  # what a patching sweep's columns are (tfdebug.sessions.patching.ACROSS)
 COMPARE_WITH = ("placed", "unedited", "file")  # what the server compares its pass with (the `compare` request)
+OBJECTIVES = ("next_token", "position", "logit_diff")  # sessions.backward.OBJECTIVES (torch is not needed here)
 PLACED_DTYPES = ("float32", "float16", "bfloat16")  # a reference pass's dtype (tfdebug.core.devices.DTYPES)
 # a reference pass's attention kernel (tfdebug.sessions.crosscheck.KERNELS)
 PLACED_KERNELS = ("eager", "sdpa", "flex_attention", "flash_attention_2", "flash_attention_3", "flash_attention_4")
@@ -254,6 +256,10 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "token_id": {"text": required(text(1024))},
     "patch_sweep": {"texts": required(mapping(text(64), text(20000), 16)),
                     "across": optional(text(16, SWEEP_ACROSS))},
+    # the finished served pass's backward under an objective (sessions.backward.Objective): the gradients become
+    # the served pass; `position` and the token ids are checked against the pass's tokens and vocabulary there
+    "backward": {"kind": required(text(16, OBJECTIVES)), "position": required(_POSITION),
+                 "target": optional(_TOKEN), "contrast": optional(_TOKEN)},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it
     "transfer": {"export": required(integer(0, 2**53)), "received": required(integer(0, 2**62)),
@@ -272,7 +278,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
 REQUEST_BUFFERS = {"replace": 1, "edit": 1}
 REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "tile", "stats", "overview",
             "replace", "edit", "open", "follow", "export", "transfer", "compare", "compared", "checks", "why", "lens",
-            "attribute", "token_id", "patch_sweep")
+            "attribute", "token_id", "patch_sweep", "backward")
 
 
 # ----- encoding ------------------------------------------------------------------------------------

@@ -217,7 +217,7 @@ class RemoteServer:
         if reply is None:
             return  # made on a thread: `_answer_comparisons` replies when it is done
         fields, buffers = reply
-        if message.type == "open":
+        if message.type in ("open", "backward"):  # a new pass: its metadata first
             self._send_pass()
         self._forward_events()  # what the command made happen arrives before its reply, as a local call's events do
         self._send(peer, "reply", {"ok": True, "result": fields, "state": self._state()}, buffers, id=message.id)

@@ -216,6 +216,20 @@ class RemoteSession:
 
         return RemoteWhy.fetch(self)
 
+    def can_backward(self) -> bool:
+        """Whether the served pass is a pass of the model (not a generation, not a backward's gradients) that has
+        run to its end: Backward then runs on the server."""
+        return (not self.pass_info.get("gradients") and not self.is_generation and self.lost is None
+                and self.stepper.state == "finished")
+
+    def backward(self, objective):
+        """The served pass's backward under `objective`, run on the server (`tfdebug.remote.backwards`): its
+        gradients as a new RemoteSession over this connection (stepped logits first), the loss and the first
+        non-finite stage; the server's refusal (in one sentence) leaves the pass as it was."""
+        from tfdebug.remote.backwards import request_backward
+
+        return request_backward(self, objective)
+
     def patcher(self, corrupt):
         """None here: the model is on the server, whose sweep `why().sweep(corrupt)` runs."""
         from tfdebug.core.readout import ReadoutError

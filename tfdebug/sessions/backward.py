@@ -126,6 +126,8 @@ def stream_ids(adapter, prepared) -> tuple[Tensor, Tensor | None]:
 
 def objective_value(objective: Objective, logits: Tensor, ids: Tensor | None, mask: Tensor | None) -> Tensor:
     """The objective of `logits` (batch, token, vocab), a scalar in float32 or wider."""
+    if objective.kind != "next_token" and logits.dim() == 3 and not -logits.shape[1] <= objective.position < logits.shape[1]:
+        raise InputError(f"Position {objective.position} is outside the pass's {logits.shape[1]} tokens.")
     if objective.kind == "logit_diff":
         if objective.target is None:
             raise InputError("A logit difference needs a target token.")
@@ -155,16 +157,24 @@ def objective_value(objective: Objective, logits: Tensor, ids: Tensor | None, ma
 
 
 def backward_peak(plan: Sequence[Capture], parameters: int = 0) -> int:
-    """Bytes a backward of a pass of `plan` holds at its peak, stated before it runs:
+    """Bytes a backward of a pass of `plan` holds at its peak, stated before it runs. Held all along:
 
-    - every stage kept as a tensor, twice: its activation (kept for autograd or by the recorder) and its gradient;
-      a feed-forward hidden stage three times (autograd also keeps its activation function's other side);
-    - `parameters`: the bytes of the parameters' gradients (as large as the trainable parameters);
-    - per attention whose planes are recipes (`Capture.recipe`), the planes autograd itself keeps until its
-      backward: the probabilities (its float32 softmax, and the model's dtype where that is narrower) and a soft
-      cap's tanh; their gradients are recipes (`core.gradient_planes`), never kept;
-    - autograd's own passing gradients of the planes of one attention (dP, dS and a finiteness mask: 3 planes)
-      and one recipe block (a plane of one head block, `recipes.BLOCK_BYTES` at most) when a gradient is looked at.
+    - every stage kept as a tensor, once (the recorder keeps each activation; autograd's saved tensors are those
+      same tensors), a feed-forward hidden stage one and a half times (autograd also keeps its activation
+      function's other side);
+    - `parameters`: the bytes of the parameters' gradients (as large as the trainable parameters).
+
+    Then, stepping through the stages in backward order, the largest sum of:
+    - the gradients that have arrived (every stage's is kept; the attention planes' are recipes,
+      `core.gradient_planes`, never kept);
+    - the planes autograd itself keeps for the attentions its backward has not reached yet (each one's
+      probabilities, in float32 as its softmax computes them and in the model's dtype where that is narrower, and
+      a soft cap's tanh), let go once their softmax's backward has run (`run_backward` lets go of the adapter's
+      own references to them);
+    - at the first step, the loss's own: the log-probabilities the cross-entropy keeps and their gradient (twice
+      the logits in float32);
+    - autograd's passing gradients of the planes of one attention (dP, dS and a finiteness mask: 3 planes) and one
+      recipe block (a plane of one head block, `recipes.BLOCK_BYTES` at most) when a gradient is looked at.
 
     A plane that is not a recipe (attention sinks, a model outside Hugging Face's attention) counts as a tensor."""
     from tfdebug.core.recipes import BLOCK_BYTES
@@ -172,13 +182,28 @@ def backward_peak(plan: Sequence[Capture], parameters: int = 0) -> int:
     def wide(c: Capture) -> int:  # the plane in float32, as a softmax computes it
         return math.prod(c.shape) * max(4, c.dtype.itemsize)
 
-    planes = [c for c in plan if c.recipe]
-    tensors = sum(c.nbytes for c in plan if not c.recipe)
-    tensors += sum(c.nbytes for c in plan if c.info.kind == "ffn_hidden") // 2
-    kept = sum(wide(c) + (c.nbytes if c.dtype.itemsize < 4 else 0) for c in planes if c.info.kind == "softmax")
-    kept += sum(c.nbytes for c in planes if c.info.kind == "softcap")
-    largest = max((wide(c) for c in planes), default=0)
-    return 2 * tensors + parameters + kept + 3 * largest + min(BLOCK_BYTES, largest)
+    def autograd_keeps(c: Capture) -> int:
+        if not c.recipe:
+            return 0
+        if c.info.kind == "softmax":
+            return wide(c) + (c.nbytes if c.dtype.itemsize < 4 else 0)
+        return c.nbytes if c.info.kind == "softcap" else 0
+
+    held = sum(c.nbytes for c in plan if not c.recipe) + parameters
+    held += sum(c.nbytes for c in plan if c.info.kind == "ffn_hidden") // 2
+    largest = max((wide(c) for c in plan if c.recipe), default=0)
+    passing = 3 * largest + min(BLOCK_BYTES, largest)
+    waiting = sum(autograd_keeps(c) for c in plan)  # the planes autograd keeps until its backward reaches them
+    logits = [c for c in plan if c.info.kind == "logits"]
+    loss = 2 * math.prod(logits[-1].shape) * 4 if logits else 0
+    gradients, peak = 0, 0
+    for c in reversed(list(plan)):
+        if not c.recipe:
+            gradients += c.nbytes
+        peak = max(peak, held + gradients + waiting + passing + loss)
+        loss = 0
+        waiting -= autograd_keeps(c)
+    return max(peak, held + waiting + passing)
 
 
 def parameter_bytes(model) -> int:
@@ -197,6 +222,22 @@ def check_backward_fits(plan: Sequence[Capture], budget: int | None, parameters:
                          f"one layer's passing gradient planes), over the {format_bytes(budget)} this machine can give it: shorten the text or run "
                          "it where there is more memory.")
     return peak
+
+
+#: what an adapter keeps of its last forward for the verification of the pass (adapters.hf: each layer's
+#: probabilities whole, by reference)
+CHECKED = ("_kept", "_fired")
+
+
+def _let_go_of_checked_stages(adapter, before: dict) -> None:
+    """The adapter's references to the backward's forward for a verification, given back as they were `before`:
+    the backward's forward is not the pass a verification checks, and every attention's probabilities, held
+    by them, could not go as the backward passes each layer."""
+    for key in CHECKED:
+        if key in before:
+            setattr(adapter, key, before[key])
+        else:
+            vars(adapter).pop(key, None)
 
 
 def run_backward(adapter, prepared, objective: Objective = Objective(), stages=None,
@@ -218,10 +259,12 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
     for _, p in params:
         p.grad = None
     recorder = GradientRecorder(model, stages)
+    checked = {key: vars(adapter)[key] for key in CHECKED if key in vars(adapter)}
     try:
         with forward_lock(adapter.model_root), torch.enable_grad(), planes_noted(), \
                 sums_in_graph(), recorder:
             adapter.forward(prepared)
+            _let_go_of_checked_stages(adapter, checked)
             logits = recorder.live.get("head.raw", recorder.live.get("logits"))
             if logits is None:
                 raise InputError(f"{adapter.name}'s logits stage does not depend on its parameters' or inputs' "

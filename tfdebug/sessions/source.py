@@ -10,6 +10,7 @@ method here with two implementations, or a capability that says what the source 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Mapping, Protocol, Sequence
 
 from tfdebug.core.checks import Check
@@ -57,6 +58,19 @@ class PassDisplay(Protocol):
 
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
         """The Overview's statistic of each capture (NaN where no tensor is kept)."""
+
+
+@dataclass
+class Backwarded:
+    """What a pass source's `backward` gives back: the gradients as a pass source of their own (stepped logits
+    first, as a replay), the objective's value, the first stage in backward order whose gradient holds NaN or
+    ±Inf (None when every gradient is finite), and its summary (saliency, parameters' gradient norms)."""
+
+    source: "PassSource"
+    loss: float
+    first_nonfinite: str | None
+    #: each token's saliency and the parameters' gradient norms (`sessions.gradient_session.BackwardSummary`)
+    summary: object = None
 
 
 class PassSource(Protocol):
@@ -147,6 +161,15 @@ class PassSource(Protocol):
     def patcher(self, corrupt: Mapping[str, str]):
         """A `sessions.patching.Patcher` of this pass's texts (clean) and `corrupt`, which runs two passes of the
         model; ReadoutError where there is no model here to run."""
+
+    def can_backward(self) -> bool:
+        """Whether Backward applies now: a live pass of a model (not a generation, not a backward's gradients)
+        that has run to its end."""
+
+    def backward(self, objective) -> Backwarded:
+        """The backward of the finished pass under `objective` (`sessions.backward.Objective`), run where the model
+        is (here, or on the server of a served pass), its peak stated and checked against that machine's budget
+        before it runs; a TfdebugError in one sentence when there is no finished live pass or it does not fit."""
 
     def close(self) -> None:
         """Stop or detach the pass and free what it holds."""
@@ -266,6 +289,18 @@ class LocalSource:
 
         self.why()  # the same refusals: a recording, a generation, a pass not run to its end
         return Patcher(self.session.adapter, self.texts, {**self.texts, **corrupt})
+
+    def can_backward(self) -> bool:
+        stepper = self.stepper
+        return (self.session is not None and not self.is_generation and stepper.is_live and not stepper.alive
+                and stepper.state == "finished")
+
+    def backward(self, objective) -> Backwarded:
+        from tfdebug.sessions.gradient_session import backward_of
+
+        gradients = backward_of(self.session, objective)
+        source = LocalSource.replay(gradients.stepper, gradients.tokens, gradients.title, gradients.replayed)
+        return Backwarded(source, gradients.loss, gradients.first_nonfinite, gradients.summary())
 
     def close(self) -> None:
         if self.session is not None:

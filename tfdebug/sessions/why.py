@@ -298,6 +298,8 @@ def finished_why(session) -> Why:
     is none (a generation, a pass not run to its end): what a pass source's `why()` answers, here or on a server."""
     if getattr(session, "is_generation", False):
         raise ReadoutError("The lens and the attribution read one pass; a generation's steps are not read yet.")
+    if not session.stepper.is_live:  # a backward's gradients, served as a pass
+        raise ReadoutError("A backward's gradients have no lens or attribution: run the pass again to read them.")
     if session.stepper.alive:
         raise ReadoutError("The pass has not reached its logits yet: run it to the end first (F5).")
     return Why.of(session.adapter, session.stepper.history, session.tokens, session.texts)

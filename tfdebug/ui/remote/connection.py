@@ -31,6 +31,18 @@ class RemoteTools(QObject):
         self.session = None
         self.job: Job | None = None
         self._lost.connect(self._on_lost)
+        self.ctl.session_changed.connect(self._follow)
+
+    def _follow(self) -> None:
+        """A new pass over the same connection shown by someone else (a served backward's gradients): it is the
+        one this follows from now on (its lost connection, Run, Reconnect), titled as a served pass."""
+        session, source = self.session, self.ctl.source
+        if session is None or source is None or source is session or getattr(source, "client", None) is not \
+                session.client:
+            return
+        self.session = source
+        source.on_lost = self._lost.emit
+        self.ctl.title, self.ctl.device = self._title(source), self._device(source)
 
     # ----- connecting -----------------------------------------------------------------------------
     def connect_to(self, address: str, token: str, server_key: str | None = None) -> None:

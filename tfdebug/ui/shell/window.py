@@ -31,6 +31,7 @@ from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.dialogs.models import ModelTools
 from tfdebug.ui.i18n import language as i18n
 from tfdebug.ui.features.backward import action as _backward_action  # noqa: F401  (registers Debug ▸ Backward)
+from tfdebug.ui.features.backward import summary_panel as backward_feature
 from tfdebug.ui.features.why import panel as why_feature
 from tfdebug.ui.panels import image_view, model_view, overview, query_row
 from tfdebug.ui.panels.archmap import ArchitectureMap
@@ -287,6 +288,7 @@ class MainWindow(WindowLayout, QMainWindow):
         overview.install(self)
         model_view.install(self)
         why_feature.install(self)
+        backward_feature.install(self)
         query_row.install(self)
         image_view.install(self)
         heatmap_tools.install(self)

@@ -194,6 +194,16 @@ class DebugController(QObject):
         QTimer.singleShot(0, self, lambda: self.shown.show_current() if self.stepper is stepper else None)
         self.state_changed.emit()
 
+    def show_pass(self, source: PassSource) -> None:
+        """Show `source`'s pass from its first stage under its own title (a backward's gradients, here or served):
+        every panel follows it; its first stage shows one event-loop turn later, as a replay's does."""
+        self._replace_source(source)
+        self.clear_messages.emit("")
+        self.session_changed.emit()
+        stepper = source.stepper
+        QTimer.singleShot(0, self, lambda: self.shown.show_current() if self.stepper is stepper else None)
+        self.state_changed.emit()
+
     def show_source(self, source: PassSource, title: str, device: str, dtype: str) -> None:
         """Show `source`'s pass as it stands (a served pass, attached) under `title`, with `device` and `dtype`
         in the status bar: every panel follows it."""

@@ -2,10 +2,12 @@
 shown as a pass of its own, in backward order (the logits first), stepped with the same keys (F10, Shift+F10,
 F5 to a breakpoint: a NaN or ±Inf condition stops at the first stage whose gradient went non-finite).
 
-The backward runs on a worker (`sessions.backward.run_backward`); its gradients become a recorded pass
-(`Stepper.replay`), so every panel shows them as it shows a forward's stages: heatmap, stats, overview. The
-live pass is replaced (Run runs the forward again); the status bar says the loss and the first non-finite
-stage, if any.
+The window asks its pass source (`sessions.source.PassSource.backward`), which runs the backward where the model
+is: in this process on a worker for a local pass, on the server for a served one (`remote.backwards`). Either way
+the gradients come back as a pass source of their own, replacing the pass on screen (Run runs a forward again),
+so every panel shows them as it shows a forward's stages: heatmap, stats, overview. The status bar says the loss
+and the first non-finite stage, if any; the Backward dock (`summary_panel`) shows each token's saliency and the
+parameters' gradient norms.
 """
 
 from __future__ import annotations
@@ -22,15 +24,9 @@ _RUNNING: list[Job] = []  # the backward job in flight (one at a time)
 
 
 def _can_run(ctl: DebugController) -> bool:
-    """A live pass that has run to its end, and no backward running."""
-    source, stepper = ctl.source, ctl.stepper
-    return (source is not None and source.model_here and source.session is not None and not source.is_generation
-            and stepper is not None and stepper.is_live and not stepper.alive and not _RUNNING)
-
-
-def gradient_pass(result) -> list:
-    """The gradients of `result` (a BackwardPass) as captures in backward order, each described as ∂L/∂stage."""
-    return result.gradient_captures()
+    """A pass of a model that has run to its end, and no backward running."""
+    source = ctl.source
+    return source is not None and not _RUNNING and source.can_backward()
 
 
 @actions.action("tfdebug.debug.backward", QT_TRANSLATE_NOOP("actions", "Backward"), "Ctrl+Shift+B",
@@ -41,25 +37,20 @@ def backward(ctx: ActionContext) -> None:
     ctl = ctx.ctl
     if not _can_run(ctl):
         return
-    from tfdebug.core.stepper import Stepper
-    from tfdebug.io.recording import Recording
-    from tfdebug.sessions.backward import run_backward
+    from tfdebug.sessions.backward import Objective
 
-    from tfdebug.core.budget import default_capture_budget
-
-    session, tokens, title = ctl.source.session, ctl.source.tokens, ctl.title
-    plan = list(ctl.plan)
-    job = Job(lambda _job: run_backward(session.adapter, session.prepared, plan=plan,
-                                        budget=default_capture_budget(session.adapter.device)), name="backward")
+    source = ctl.source
+    job = Job(lambda _job: source.backward(Objective()), name="backward")
 
     def done(result) -> None:
-        captures = gradient_pass(result)
-        recording = Recording(captures=captures, tokens=tokens, model_name=session.adapter.name,
-                              device=str(session.adapter.device),
-                              dtype=str(session.adapter.dtype).removeprefix("torch."),
-                              backward=result.manifest_entry())
+        if ctl.source is not source:  # the window went on to another pass meanwhile
+            result.source.close()
+            return
         loss = result.loss
-        ctl.load_replay(Stepper.replay(captures), tokens, f"backward · {title}", recording)
+        ctl.show_pass(result.source)
+        window = ctx.window
+        window.backward_panel.show_summary(result.summary)  # each token's saliency, the parameters' norms
+        window.show_dock_within(window.docks["backward"])
         if result.first_nonfinite is not None:
             first = result.first_nonfinite
             ctl.error.emit(said(lambda: QCoreApplication.translate(
@@ -82,4 +73,3 @@ def backward(ctx: ActionContext) -> None:
     ctl.state_changed.emit()
     ctl.info.emit(said(lambda: QCoreApplication.translate("backward", "Running the backward pass…")))
     job.start()
-

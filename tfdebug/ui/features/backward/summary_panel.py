@@ -1,0 +1,126 @@
+"""The Backward dock: what a backward says beside its gradients, shown when Debug ▸ Backward has run.
+
+- Saliency: each token's label with its ‖gradient × embedding‖₂ drawn over it (the cell's colour, strongest
+  token darkest) and Σ gradient × embedding beneath; a token's tooltip gives both.
+- Parameters: the parameters' gradient norm per layer (or module outside the layers) in the model's order, each
+  with a bar scaled to the largest; then the largest parameter gradients by name, largest first.
+
+The numbers come with the source's `Backwarded.summary` (`sessions.gradient_session.BackwardSummary`), computed
+where the model ran, here or on the server.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
+                               QWidget)
+
+BAR = 24  # characters of the longest norm bar
+
+
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else 0.0
+
+
+class BackwardPanel(QWidget):
+    """The last backward's saliency per token and its parameters' gradient norms."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.summary = None
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.tokens = QTableWidget(2, 0)  # row 0: ‖g × e‖₂ over each token's label; row 1: Σ g × e
+        self.tokens.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.layers = QTableWidget(0, 2)
+        self.layers.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.layers.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.largest = QTableWidget(0, 2)
+        self.largest.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.largest.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        parameters = QWidget()
+        column = QVBoxLayout(parameters)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.layers, 2)
+        column.addWidget(self.largest, 1)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.tokens, "")
+        self.tabs.addTab(parameters, "")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.note)
+        layout.addWidget(self.tabs, 1)
+        self.retranslate_ui()
+
+    def show_summary(self, summary) -> None:
+        """Show `summary` (a BackwardSummary; None: nothing to show)."""
+        self.summary = summary
+        self._fill_tokens(summary.tokens if summary else [], summary.saliency if summary else [])
+        self._fill_layers(summary.layers if summary else [])
+        self._fill_largest(summary.largest if summary else [])
+        self.retranslate_ui()
+
+    def _fill_tokens(self, labels: list[str], saliency: list[tuple[float, float]]) -> None:
+        table = self.tokens
+        table.setColumnCount(len(labels))
+        table.setHorizontalHeaderLabels(labels)
+        top = max((_finite(norm) for _, norm in saliency), default=0.0) or 1.0
+        for column, (label, (total, norm)) in enumerate(zip(labels, saliency)):
+            strength = _finite(norm) / top
+            for row, value in ((0, norm), (1, total)):
+                item = QTableWidgetItem(f"{value:.3g}")
+                item.setToolTip(f"{label}: ‖g×e‖₂ {norm:.5g}, Σ g×e {total:.5g}")
+                if row == 0:  # the norm drawn over the token: the strongest token darkest
+                    item.setBackground(QColor(214, 39, 40, int(30 + 200 * strength)))
+                    item.setForeground(QColor(Qt.white) if strength > 0.55 else QColor(Qt.black))
+                table.setItem(row, column, item)
+        table.resizeColumnsToContents()
+
+    def _fill_layers(self, layers: list[tuple[str, float]]) -> None:
+        table = self.layers
+        table.setRowCount(len(layers))
+        top = max((_finite(norm) for _, norm in layers), default=0.0) or 1.0
+        for row, (name, norm) in enumerate(layers):
+            table.setItem(row, 0, QTableWidgetItem(name))
+            bar = "█" * max(1, round(BAR * _finite(norm) / top)) if _finite(norm) > 0 else ""
+            table.setItem(row, 1, QTableWidgetItem(f"{norm:.4g}  {bar}"))
+        table.resizeColumnToContents(0)
+
+    def _fill_largest(self, largest: list[tuple[str, float]]) -> None:
+        table = self.largest
+        table.setRowCount(len(largest))
+        for row, (name, norm) in enumerate(largest):
+            table.setItem(row, 0, QTableWidgetItem(name))
+            table.setItem(row, 1, QTableWidgetItem(f"{norm:.4g}"))
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
+
+    def retranslate_ui(self) -> None:
+        """Texts in the window's language."""
+        self.tabs.setTabText(0, self.tr("Saliency"))
+        self.tabs.setTabText(1, self.tr("Parameters"))
+        self.tokens.setVerticalHeaderLabels([self.tr("‖g × e‖₂"), self.tr("Σ g × e")])
+        self.layers.setHorizontalHeaderLabels([self.tr("Layer"), self.tr("Gradient norm")])
+        self.largest.setHorizontalHeaderLabels([self.tr("Largest parameter gradients"), self.tr("Norm")])
+        summary = self.summary
+        if summary is None:
+            self.note.setText(self.tr("Debug ▸ Backward (Ctrl+Shift+B) on a finished pass fills this."))
+        elif not summary.saliency:
+            self.note.setText(self.tr("No embedding stage has a gradient: no saliency per token."))
+        else:
+            self.note.setText(self.tr("Each token's gradient × embedding (its first embedding stage, batch row "
+                                      "0): the darker, the more the loss depends on it."))
+
+
+def install(window) -> BackwardPanel:
+    """Add the Backward dock, hidden until a backward has run (or View ▸ Backward)."""
+    panel = BackwardPanel()
+    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Backward"), "backward", panel, Qt.BottomDockWidgetArea)
+    dock.hide()
+    window.backward_panel = panel
+    return panel
