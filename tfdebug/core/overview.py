@@ -54,7 +54,7 @@ def _part(tensor: Tensor, kind: str, statistic: str) -> tuple[Tensor, Tensor]:
 
 
 def stage_statistics(captures: Sequence[Capture], statistic: str,
-                     tensor: Callable[[Capture], Tensor] | None = None,
+                     tensor: Callable[[Capture], Tensor | None] | None = None,
                      tick: Callable[[], None] | None = None) -> list[float]:
     """`statistic` (RMS or MAX_ABS) of every capture, in order; `tensor(capture)` reads one not in memory;
     `tick()` is called after each capture (a server keeps its heartbeat going through a long request)."""
