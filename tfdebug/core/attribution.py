@@ -73,6 +73,7 @@ class Attribution:
         out: dict[tuple[int, str], list[float]] = {}
         for t in self.terms:
             if t.kind == "head":
+                assert t.layer is not None  # a head's term names its layer
                 row = out.setdefault((t.layer, t.stage.rsplit(".", 1)[0]), [])
                 row.append(t.value)
         return out

@@ -112,6 +112,7 @@ def condition_flags(tensor: Tensor, kind: str, conditions: list[Breakpoint],
             if reference is None or tuple(reference.shape) != tuple(original.shape):
                 flags.append(torch.zeros((), dtype=torch.bool, device=original.device))
             else:  # on the pass's device: the reference comes to it, never the other way
+                assert bp.threshold is not None and bp.rtol is not None  # on_divergence sets both
                 flags.append(over_tolerance(reference.to(original.device), original, kind, bp.threshold, bp.rtol))
         elif bp.value == "nan":
             flags.append(torch.isnan(tensor).any())
@@ -120,6 +121,7 @@ def condition_flags(tensor: Tensor, kind: str, conditions: list[Breakpoint],
             flags.append(torch.isposinf(tensor).any() if kind == "mask" else torch.isinf(tensor).any())
         elif tensor.numel():
             finite = torch.nan_to_num(tensor.abs(), nan=0.0, posinf=0.0, neginf=0.0)
+            assert bp.threshold is not None  # on_abs_above sets it
             flags.append(finite.amax() > bp.threshold)
         else:
             flags.append(torch.zeros((), dtype=torch.bool, device=tensor.device))
@@ -129,7 +131,9 @@ def condition_flags(tensor: Tensor, kind: str, conditions: list[Breakpoint],
 def capture_flags(capture: Capture, conditions: list[Breakpoint], reference_of: ReferenceOf | None = None) -> Tensor:
     """`condition_flags` of a capture, with its stage's reference tensor when a condition compares with one."""
     wanted = reference_of is not None and any(bp.value == DIVERGES for bp in conditions)
-    return condition_flags(capture.tensor, capture.info.kind, conditions, reference_of(capture) if wanted else None)
+    assert capture.tensor is not None  # a condition is checked on a stage that has its tensor
+    reference = reference_of(capture) if reference_of is not None and wanted else None
+    return condition_flags(capture.tensor, capture.info.kind, conditions, reference)
 
 
 def place_hit(breakpoints: frozenset[Breakpoint], capture: Capture) -> Breakpoint | None:

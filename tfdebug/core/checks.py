@@ -35,7 +35,7 @@ class Check:
     the phrases."""
 
     ok: bool | None
-    text: Phrase
+    text: Phrase | str  # a formula ("scores = Q·Kᵀ") is not translated
     detail: Phrase | str = ""
 
 
@@ -108,7 +108,7 @@ def _softmax(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
                  f"min {lo:.3g}, max {hi:.3g}")]
     masked_stage = lookup(_sibling(info, "masked"))
     masked = masked_stage.tensor if masked_stage is not None else None
-    if masked is not None and masked.shape == t.shape:
+    if masked_stage is not None and masked is not None and masked.shape == t.shape:
         cells = _masked_cells(masked)
         parts = mask_parts(masked_stage.info.formula) or ()
         top = float(t.masked_select(cells).abs().max()) if bool(cells.any()) else 0.0
@@ -263,9 +263,12 @@ def _kv_repeat(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
 
 def _sum_of_inputs(info: StageInfo, t: Tensor, lookup: Lookup, claim: Phrase) -> list[Check]:
     parts = [_t(lookup, name) for name in info.inputs]
-    if len(parts) != 2 or any(p is None for p in parts):
+    if len(parts) != 2:
         return []
-    return [_equal_check(_close(t, parts[0] + parts[1]), claim)]
+    first, second = parts
+    if first is None or second is None:
+        return []
+    return [_equal_check(_close(t, first + second), claim)]
 
 
 def _residual(info: StageInfo, t: Tensor, lookup: Lookup) -> list[Check]:
@@ -326,7 +329,7 @@ def _head_lookup(lookup: Lookup, head: int, heads: int) -> Lookup:
     def at_head(name: str) -> Capture | None:
         capture = lookup(name)
         t = capture.tensor if capture is not None else None
-        if t is None or t.dim() != 4 or t.shape[1] == 1 or heads % t.shape[1]:
+        if capture is None or t is None or t.dim() != 4 or t.shape[1] == 1 or heads % t.shape[1]:
             return capture
         h = head // (heads // t.shape[1])
         return replace(capture, tensor=t[:, h:h + 1])
@@ -358,8 +361,9 @@ def _merged_detail(details: list) -> Phrase | str | None:
         return Phrase(first.template, id=first.id, context=first.context, **params)
     if not all(isinstance(d, str) and not isinstance(d, Phrase) for d in details):
         return None
-    extremes = [re.fullmatch(r"min (\S+), max (\S+)", d) for d in details]
-    if all(extremes):
+    found = [re.fullmatch(r"min (\S+), max (\S+)", d) for d in details]
+    extremes = [m for m in found if m is not None]
+    if len(extremes) == len(found):
         return f"min {min(float(m[1]) for m in extremes):.3g}, max {max(float(m[2]) for m in extremes):.3g}"
     prefix = first[: first.rfind("= ") + 2] if "= " in first else None
     if prefix and all(d.startswith(prefix) for d in details):

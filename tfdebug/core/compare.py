@@ -303,7 +303,7 @@ def compare(a: Any, b: Any, atol: float = DEFAULT_ATOL, rtol: float = DEFAULT_RT
         elif shape_a != shape_b:
             row = replace(row, status=SHAPE)
         else:
-            cells = math.prod(shape_a)
+            cells = math.prod(ca.shape)
             if cells:
                 pending.append((len(rows), _stage_sums(tensor_a(ca), tensor_b(cb), ca.info.kind, atol, rtol), cells))
             row = replace(row, max_abs=0.0, mean_abs=0.0, rel_error=0.0, over_share=0.0, cells=cells)

@@ -36,9 +36,9 @@ def stage_planes(a: Tensor, b: Tensor, kind: str, axes: tuple[str, ...], indices
     view.indices_by_name = dict(indices_by_name)
     view.fit(axes, tuple(a.shape))
     indices = view.indices(axes, tuple(a.shape))
-    slices = tuple(display_slice(t, view.row_axis, view.col_axis, indices, max_size)
-                   for t in (a, b, difference(a, b, kind)))
-    return ComparedPlanes(view.row_axis, view.col_axis, indices, slices)
+    a_slice, b_slice, difference_slice = (display_slice(t, view.row_axis, view.col_axis, indices, max_size)
+                                          for t in (a, b, difference(a, b, kind)))
+    return ComparedPlanes(view.row_axis, view.col_axis, indices, (a_slice, b_slice, difference_slice))
 
 
 def compared_planes(pass_a: Any, pass_b: Any, name: str, indices_by_name: Mapping[str, int],

@@ -365,7 +365,7 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
     if tensor.dim() < 2:
         row_axis, col_axis = -1, max(0, tensor.dim() - 1)
     return DisplaySlice(values=values, row_axis=row_axis, col_axis=col_axis,
-                        source_shape=tuple(plane.shape), stats=stats)
+                        source_shape=(plane.shape[0], plane.shape[1]), stats=stats)  # a 2-D plane
 
 
 def slice_moments(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None,

@@ -10,10 +10,10 @@ JSON and a nesting bound. Each problem is the caller's error type with one sente
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
-from typing import BinaryIO
 
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.phrases import os_reason
@@ -25,7 +25,7 @@ def _mib(n: int) -> str:
     return f"{n / 2**20:,.1f} MiB" if n >= 2**20 else f"{n:,} bytes"
 
 
-def open_regular(path: str | os.PathLike, error: type[TfdebugError]) -> BinaryIO:
+def open_regular(path: str | os.PathLike, error: type[TfdebugError]) -> io.BufferedReader:
     """Open `path` for reading only if it is a regular file (a FIFO or device would hang or never end).
 
     O_NONBLOCK keeps opening a FIFO from waiting for a writer; it is cleared again for reading.

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tfdebug.core.recipes import ALL, Plane, _kept
+from tfdebug.core.recipes import ALL, Plane, _kept, needed
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -83,6 +83,8 @@ class GradientPlane(Plane):
         super().__init__(forward.shape, dtype or forward.dtype, forward.device)
         if backing.d_context is None:
             raise ValueError("a gradient plane needs its context's gradient first")
+        if backing.probs is None:
+            raise ValueError("a gradient plane needs its attention's probabilities plane")
         self.backing, self.forward = backing, forward
         chain = backing.probs.steps()
         self.chain = chain[next(i for i, s in enumerate(chain) if s is forward):]  # this stage … the softmax
@@ -111,7 +113,8 @@ def _d_probs(backing: Backing, batch: slice, heads: slice, rows: slice) -> Tenso
     reshaped to (b·h, …) (copies where they are not contiguous, as matmul makes them) and one bmm."""
     import torch
 
-    d_out = backing.d_context[batch, heads, rows]  # (b, h, r, Dh)
+    d_context = needed(backing.d_context, "gradient")  # GradientPlane's constructor checked it
+    d_out = d_context[batch, heads, rows]  # (b, h, r, Dh)
     value = backing.value[batch, heads]  # (b, h, Tk, Dh)
     b, h, r, dh = d_out.shape
     product = torch.bmm(d_out.reshape(b * h, r, dh), value.reshape(b * h, value.shape[2], dh).transpose(1, 2))
@@ -126,13 +129,16 @@ def _step_backward(step_: Plane, grad: Tensor, x: Tensor, y: Tensor) -> Tensor:
     if op == "softmax":  # softmax(x, dtype=float32).to(dtype): the float32 result is what autograd saved
         probs = y if y.dtype == torch.float32 else torch.softmax(x, dim=-1, dtype=torch.float32)
         g32 = grad.to(torch.float32)
+        # autograd's own softmax backward: torch's stubs leave it out of the public names
+        softmax_backward = torch._softmax_backward_data  # pyright: ignore[reportPrivateImportUsage]
         if x.dtype == torch.float16 and x.is_cuda:  # CUDA's half-to-float softmax: its backward gives half
-            return torch._softmax_backward_data(g32, probs, -1, torch.float16)
-        return torch._softmax_backward_data(g32, probs, -1, torch.float32).to(x.dtype)
+            return softmax_backward(g32, probs, -1, torch.float16)
+        return softmax_backward(g32, probs, -1, torch.float32).to(x.dtype)
     if op in ("mask", "bias"):
         return grad.to(x.dtype)
     if op == "scale":
-        return grad * value
+        return grad * needed(value, op)
     if op == "softcap":  # y = tanh(x / c) · c
-        return torch.ops.aten.tanh_backward(grad * value, torch.tanh(x / value)) / value
+        c = needed(value, op)
+        return torch.ops.aten.tanh_backward(grad * c, torch.tanh(x / c)) / c
     raise ValueError(f"no gradient for recipe step {op!r}")

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from tfdebug.core.gradient_planes import GradientPlane, Note, noted
+from tfdebug.core.recipes import as_tensor
 from tfdebug.core.recorder import Capture, Recorder
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ class GradientRecorder(Recorder):
         capture = self.captures[-1]
         note = noted(output)
         if note is not None and note.plane is not None:  # the plane whole is autograd's, not kept here
-            capture.tensor, capture.recipe = note.plane, True
+            capture.tensor, capture.recipe = as_tensor(note.plane), True
         if getattr(output, "requires_grad", False):
             if note is None or note.plane is None:  # the logits are read from here; no plane is held
                 self.live[capture.info.name] = output
@@ -86,10 +87,11 @@ class GradientRecorder(Recorder):
         self.nonfinite.append(_nonfinite(grad))
         if note is not None and note.plane is None:
             note.backing.d_context = grad.detach()
-        elif note is not None and note.backing.d_context is not None and note.backing.probs is not None:
+        elif (note is not None and note.plane is not None and note.backing.d_context is not None
+              and note.backing.probs is not None):
             # autograd's gradient of the plane is let go; the recipe recomputes it bit for bit
             plane = GradientPlane(note.backing, note.plane, dtype=grad.dtype)
-            self.gradients.append(Capture.of(info, plane))
+            self.gradients.append(Capture.of(info, as_tensor(plane)))
             return
         self.gradients.append(Capture.of(info, grad))
 

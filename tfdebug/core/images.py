@@ -116,7 +116,8 @@ class InputImage:
         if not isinstance(doc, dict):
             raise ValueError("'image' is not a map")
         height, width, grid, prefix = doc.get("height"), doc.get("width"), doc.get("grid"), doc.get("prefix", [])
-        if not all(isinstance(v, int) and 0 < v <= MAX_SIDE for v in (height, width)):
+        if not (isinstance(height, int) and 0 < height <= MAX_SIDE
+                and isinstance(width, int) and 0 < width <= MAX_SIDE):
             raise ValueError(f"the image's height and width must be whole numbers from 1 to {MAX_SIDE}")
         if not (isinstance(grid, list) and len(grid) == 2 and all(isinstance(v, int) and 0 < v <= h
                                                                    for v, h in zip(grid, (height, width)))):

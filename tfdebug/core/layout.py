@@ -118,14 +118,14 @@ def build_layout(plan: Iterable[Capture], layer_titles: Mapping[str, str] | None
             column = layered_stacks.index(p.stack)
         elif p.stack in layered_stacks:
             column = layered_stacks.index(p.stack)
-        elif next_layered[i] is not None:
-            column = next_layered[i]
+        elif (nearest := next_layered[i]) is not None:
+            column = nearest
         else:
             column = last_column
         last_column = column
         block_id = p.block_id
         if block_id not in blocks:
-            if p.layer is not None:
+            if p.layer is not None and p.block is not None:  # a stage in a layer has both
                 block = Block(block_id, block_title(p.block), column, p.layer_id,
                               layer_title(p.stack, p.layer, layer_titles), step=p.step)
             else:

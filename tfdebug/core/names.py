@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Mapping
 
 GEN_PREFIX = "gen"
 
@@ -97,18 +98,18 @@ def block_title(block: str) -> str:
     return BLOCK_TITLES.get(block, block.replace("_", " ").capitalize())
 
 
-def layer_title(stack: str, layer: int, titles: dict[str, str] | None = None) -> str:
+def layer_title(stack: str, layer: int, titles: Mapping[str, str] | None = None) -> str:
     """The English title of one layer of a stack ("Encoder layer 0"); an adapter's `titles` win."""
     prefix = (titles or {}).get(stack) or LAYER_TITLES.get(stack) or stack.replace("_", " ").capitalize()
     return f"{prefix} {layer}"
 
 
-def site_title(site: str, titles: dict[str, str] | None = None) -> str:
+def site_title(site: str, titles: Mapping[str, str] | None = None) -> str:
     """The English title of a stage's site (`src`, `enc.attn` …); an adapter's `titles` win."""
     return (titles or {}).get(site) or SITE_TITLES.get(site) or site
 
 
-def stack_title(stack: str, titles: dict[str, str] | None = None) -> str:
+def stack_title(stack: str, titles: Mapping[str, str] | None = None) -> str:
     """The English title of a stack (`enc` → "Encoder"); an adapter's `titles` win."""
     return (titles or {}).get(stack) or STACK_TITLES.get(stack) or stack.replace("_", " ").capitalize()
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from tfdebug.core.compare import masked_cells
 from tfdebug.core.names import parse_name
-from tfdebug.core.recipes import is_plane
+from tfdebug.core.recipes import Plane
 from tfdebug.core.recorder import Capture
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
@@ -31,9 +31,9 @@ def _statistic(tensor: Tensor, kind: str, statistic: str) -> Tensor:
     import torch
     if statistic not in STATISTICS:
         raise ValueError(f"unknown statistic {statistic!r}; choose one of {', '.join(STATISTICS)}")
-    blocks = [block for _, _, block in tensor.head_blocks()] if is_plane(tensor) else [tensor]
+    blocks = [block for _, _, block in tensor.head_blocks()] if isinstance(tensor, Plane) else [tensor]
     parts = [_part(block, kind, statistic) for block in blocks]
-    count = sum(count for _, count in parts)
+    count = sum((count for _, count in parts[1:]), parts[0][1])
     if statistic == RMS:
         value = torch.sqrt(sum(total for total, _ in parts) / count.clamp(min=1))
     else:
@@ -54,7 +54,7 @@ def _part(tensor: Tensor, kind: str, statistic: str) -> tuple[Tensor, Tensor]:
 
 
 def stage_statistics(captures: Sequence[Capture], statistic: str,
-                     tensor: Callable[[Capture], Tensor] | None = None,
+                     tensor: Callable[[Capture], Tensor | None] | None = None,
                      tick: Callable[[], None] | None = None) -> list[float]:
     """`statistic` (RMS or MAX_ABS) of every capture, in order; `tensor(capture)` reads one not in memory;
     `tick()` is called after each capture (a server keeps its heartbeat going through a long request)."""

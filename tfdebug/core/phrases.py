@@ -83,5 +83,5 @@ def os_reason(exc: OSError, english: str | None = None) -> str:
     translates when the errno is a common one; the raw text otherwise (a reason we do not know stays
     as the system gave it)."""
     raw = english or exc.strerror or str(exc)
-    known = OS_REASONS.get(exc.errno)
+    known = OS_REASONS.get(exc.errno) if exc.errno is not None else None
     return Phrase(known.template, id=known.id, english=raw) if known is not None else raw

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TypeVar, cast
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
     import torch
@@ -145,7 +145,7 @@ class Plane:
                 rows = slice(first, end)
                 within = slice(start - first, stop - first)
                 rest = rest[:2] + (within.start if squeeze_r else within,) + rest[3:]
-        keep = {id(also): None} if also is not None and any(s is also for s in self.steps()) else None
+        keep: dict | None = {id(also): None} if also is not None and any(s is also for s in self.steps()) else None
         part = self.block(ALL, heads, rows, keep)
         return part[rest], (keep[id(also)][rest] if keep else None)
 
@@ -180,7 +180,7 @@ class Plane:
     # Any other use computes the plane and hands it on.
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
-        return func(*_materialized(args), **_materialized(kwargs or {}))
+        return func(*_materialized(args), **{k: _materialized(v) for k, v in (kwargs or {}).items()})
 
     def __getattr__(self, name: str):
         if name.startswith("__") or name in ("shape", "dtype", "device"):
@@ -218,6 +218,22 @@ def _materialized(value):
     if isinstance(value, dict):
         return {k: _materialized(v) for k, v in value.items()}
     return value
+
+
+_Constant = TypeVar("_Constant")
+
+
+def needed(constant: _Constant | None, op: str) -> _Constant:
+    """A recipe step's constant (a scale's value, a mask's tensor), which that step cannot do without."""
+    if constant is None:
+        raise ValueError(f"recipe step {op!r} has no constant")
+    return constant
+
+
+def as_tensor(plane: Plane) -> Tensor:
+    """`plane` where a stage's tensor goes (`Capture.tensor`, a reader's result): it stands in for the tensor,
+    as tfdebug's readers use it (its shape, dtype, blocks), and a torch function given it computes it."""
+    return cast("Tensor", plane)
 
 
 def is_plane(value) -> bool:
@@ -295,11 +311,11 @@ class Derived(Plane):
 
     def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
         x = self.plane.block(batch, heads, rows, keep)
-        return _kept(self, apply_step(self.op, x, None if self.tensor is None else self._tensor_part(batch, heads, rows),
-                                      self.value, self.dtype), keep)
+        part = None if self.tensor is None else self._tensor_part(self.tensor, batch, heads, rows)
+        return _kept(self, apply_step(self.op, x, part, self.value, self.dtype), keep)
 
-    def _tensor_part(self, batch: slice, heads: slice, rows: slice) -> Tensor:
-        t = _part(self.tensor, batch, heads)
+    def _tensor_part(self, tensor: Tensor, batch: slice, heads: slice, rows: slice) -> Tensor:
+        t = _part(tensor, batch, heads)
         t = t[:, :, rows] if t.shape[2] != 1 else t
         return t[..., : self.shape[-1]] if t.shape[-1] != self.shape[-1] else t
 
@@ -315,11 +331,11 @@ def apply_step(op: str, x: Tensor, tensor: Tensor | None, value: float | None, d
     """One recipe step, written as the model's attention writes it (same operations and order)."""
     import torch
     if op == "scale":
-        return x * value
+        return x * needed(value, op)
     if op in ("bias", "mask"):
-        return x + tensor
+        return x + needed(tensor, op)
     if op == "softcap":
-        return torch.tanh(x / value) * value
+        return torch.tanh(x / needed(value, op)) * needed(value, op)
     if op == "softmax":  # in float32 (exp() overflows in half precision), back to the query's dtype
         return torch.nn.functional.softmax(x, dim=-1, dtype=torch.float32).to(dtype)
     raise ValueError(f"unknown recipe step {op!r}")

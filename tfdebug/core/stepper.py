@@ -63,7 +63,12 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
         self.keep = keep  # which stages the budget keeps; read when a pass starts
         self._run = run
         self._stages = stages
-        self._known = list(plan) if plan is not None else tap_names(model)
+        if plan is not None:
+            self._known = list(plan)
+        elif model is not None:
+            self._known = tap_names(model)
+        else:
+            raise TypeError("A Stepper needs a model or a plan (a replay's stage names).")
         self._lock = threading.Condition(threading.RLock())
         self._observers: list[Callable[[StepperEvent], None]] = []
         self._load = load
@@ -382,9 +387,10 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
         import torch
         event: StepperEvent
         try:
-            with torch.no_grad(), Recorder(self._model, self._stages, on_capture=self._on_capture,
-                                                relabel=self._relabel):
-                output = self._run()
+            model, run = self._model, self._run
+            assert model is not None and run is not None  # start() runs a live stepper only: it has both
+            with torch.no_grad(), Recorder(model, self._stages, on_capture=self._on_capture, relabel=self._relabel):
+                output = run()
         except _StopRun:
             self._finish(STOPPED)
             event = StepperEvent("stopped")

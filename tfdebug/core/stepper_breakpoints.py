@@ -6,6 +6,8 @@ names of this pass).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tfdebug.core.breakpoints import Breakpoint, BreakpointSet
 from tfdebug.core.errors import UnknownStageError
 
@@ -13,6 +15,10 @@ from tfdebug.core.errors import UnknownStageError
 class StepperBreakpointsMixin:
     """`use_breakpoints`, the set's breakpoints and mode, and changing them (for this pass and every
     other that shares the set)."""
+
+    if TYPE_CHECKING:  # the Stepper's, for the type checker
+        _breakpoints: BreakpointSet
+        _known: list[str]
 
     def use_breakpoints(self, breakpoints: BreakpointSet) -> None:
         """Check `breakpoints` from now on (the window's set, shared by every pass it shows)."""

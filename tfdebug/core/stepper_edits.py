@@ -14,11 +14,30 @@ from tfdebug.core.stepper_state import _ENDED, PAUSED, StepperEvent
 from tfdebug.core.view import axis_names
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
+    import threading
+
     from torch import Tensor
+
+    from tfdebug.core.recorder import Capture
 
 
 class EditsMixin:
     """`replace`, `edit`, `undo_replace` and `edits_to_undo` of a live Stepper paused at a stage."""
+
+    if TYPE_CHECKING:  # the Stepper's, for the type checker: what this mixin reads and sets
+        _lock: threading.Condition
+        history: list[Capture]
+        cursor: int
+        live_index: int | None
+        state: str
+        _replacement: Tensor | None
+        _undo: list[Tensor | None]
+
+        @property
+        def at_live_point(self) -> bool: ...
+        @property
+        def current(self) -> Capture | None: ...
+        def _emit(self, event: StepperEvent) -> None: ...
 
     def replace(self, tensor: Tensor) -> None:
         """Replace the tensor of the stage the forward is paused at; it flows downstream."""
@@ -47,15 +66,17 @@ class EditsMixin:
             if not self.at_live_point:
                 raise self._not_replaceable()
             capture = self.history[self.cursor]
-        self.replace(apply_edit(capture.tensor, edit, region, axis_names(capture.info.axes, capture.shape)))
+            tensor = capture.tensor
+            assert tensor is not None  # the paused stage keeps its tensor until the pass moves on
+        self.replace(apply_edit(tensor, edit, region, axis_names(capture.info.axes, capture.shape)))
         return str(edit.describe())
 
     def _not_replaceable(self) -> ReplacementError:
-        shown = self.current
-        if self.state == PAUSED and shown is not None:
+        shown, live = self.current, self.live_index
+        if self.state == PAUSED and shown is not None and live is not None:
             return ReplacementError("Stage {name} has already run: only the stage the forward is paused at ({live}) "
                                     "can be edited. Restart to edit an earlier one.", id="replace.already_run",
-                                    name=shown.name, live=self.history[self.live_index].name)
+                                    name=shown.name, live=self.history[live].name)
         if self.state in _ENDED:
             return ReplacementError("The pass has ended: Restart it and pause at a stage to edit it.",
                                     id="replace.ended")

@@ -23,7 +23,8 @@ from tfdebug.core.safe_text import terminal_safe
 from tfdebug.io.limits import MAX_STAGES, name_problem
 from tfdebug.io.manifest import check_tensors, parse_manifest, recording_from_manifest
 from tfdebug.io.recording import EXPORT_MANIFEST_KEY, Recording
-from tfdebug.io.safetensors_file import MAX_HEADER_BYTES, file_phrase, open_regular, refuse_mostly_holes, torch_dtype
+from tfdebug.io.safetensors_file import (MAX_HEADER_BYTES, byte_view, file_phrase, open_regular, refuse_mostly_holes,
+                                         torch_dtype)
 from tfdebug.io.snapshot import check_values
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
@@ -65,7 +66,7 @@ def _directory(f: BinaryIO, path: str) -> tuple[zipfile.ZipFile, list[zipfile.Zi
     return archive, infos
 
 
-def _npy_header(member) -> tuple[tuple[int, ...], np.dtype, bool]:
+def _npy_header(member) -> tuple[tuple[int, ...], bool, np.dtype]:
     version = np.lib.format.read_magic(member)
     if version == (1, 0):
         return np.lib.format.read_array_header_1_0(member)
@@ -111,15 +112,16 @@ def read_npz(f: BinaryIO, path: str) -> tuple[dict[str, Tensor], dict | None]:
                                     dtype=stored, shape=tuple(stage["shape"]))
             tensor = torch.empty(tuple(shape), dtype=want)
             if tensor.numel():
-                data = memoryview(tensor.reshape(-1).view(torch.uint8).numpy())
-                if member.readinto(data) != len(data) or member.read(1):
+                data = byte_view(tensor)
+                # typeshed types ZipFile.open as IO[bytes]; it is a ZipExtFile, an io.BufferedIOBase with readinto
+                if member.readinto(data) != len(data) or member.read(1):  # pyright: ignore[reportAttributeAccessIssue]
                     raise SnapshotError("The file {path} is not a tfdebug export: array {name} does not hold "
                                         "exactly its shape's bytes.", id="export.array_short", path=path, name=name)
         tensors[name] = tensor
     return tensors, doc
 
 
-def read_pt(f: BinaryIO, path: str) -> tuple[dict[str, Tensor], object]:
+def read_pt(f: BinaryIO, path: str) -> tuple[dict[str, Tensor] | None, object]:
     """The stage tensors and manifest of a `.pt`, unpickled weights-only after its directory is checked."""
     import torch
     from torch import Tensor

@@ -111,9 +111,10 @@ def structure_problem(doc: object, long_texts: str | None = None, max_items: int
         if items > max_items:
             return Phrase("it holds more than {most} values", id="limits.too_many_values", most=f"{max_items:,}")
         if depth == 0 and long_texts and isinstance(value, dict) and isinstance(value.get(long_texts), dict):
+            texts = value[long_texts]  # at depth 0, `value` is `doc`
             value = {k: v for k, v in value.items() if k != long_texts}
-            pending.extend((key, 2) for key in doc[long_texts])  # its keys are still checked here
-            items += len(doc[long_texts])
+            pending.extend((key, 2) for key in texts)  # its keys are still checked here
+            items += len(texts)
         if isinstance(value, str):
             if len(value) > MAX_TEXT_CHARS or has_control(value):  # the sentence only when there is a problem
                 return string_problem(value, Phrase("a text", id="what.text"), MAX_TEXT_CHARS)

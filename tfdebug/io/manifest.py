@@ -207,6 +207,7 @@ def _check_stage(stage, i: int, streams: dict) -> None:
                            if key == "dtype" else
                            Phrase("stage '{name}' has an unknown stored dtype", id="manifest.unknown_stored_dtype",
                                   name=name))
+    assert isinstance(name, str) and isinstance(dtype, str)  # name_problem and the loop above checked them
     problem = shape_problem(shape, ITEMSIZE_BY_NAME[dtype])
     if problem:
         raise _Damaged(Phrase("stage '{name}' has {problem}", id="manifest.stage_shape", name=name, problem=problem))
@@ -230,7 +231,8 @@ def _check_stage(stage, i: int, streams: dict) -> None:
             raise _Damaged(Phrase("stage '{name}' labels its {axis} axis with tokens '{stream}', which the file "
                                   "does not hold", id="manifest.missing_stream", name=name, axis=axis, stream=stream))
         # A generation step's stage reads a slice of a stream (its new token, the keys so far).
-        held = len(streams[stream]) if start is None else (stop - start if stop <= len(streams[stream]) else -1)
+        held = (len(streams[stream]) if start is None or stop is None else  # a slice gives both ends
+                stop - start if stop <= len(streams[stream]) else -1)
         length = shape[axes.index(axis)]
         if length != held:
             raise _Damaged(Phrase("stage '{name}' has {length} positions on its {axis} axis but '{ref}' "

@@ -23,6 +23,7 @@ from tfdebug.core.phrases import Phrase
 from tfdebug.io.safetensors_file import dtype_name, torch_dtype
 
 if TYPE_CHECKING:
+    import torch
     from torch import Tensor
 
     from tfdebug.core.recipes import Plane
@@ -71,7 +72,7 @@ def _describe(step: "Plane", key_of: Callable[["Tensor"], str]) -> dict:
         return {"op": "scores", "query": key_of(step.query), "key": key_of(step.key)}
     if isinstance(step, FromTensor):
         return {"op": "tensor", "tensor": key_of(step.tensor)}
-    entry = {"op": step.op, "dtype": dtype_name(step.dtype)}
+    entry: dict[str, str | float] = {"op": step.op, "dtype": dtype_name(step.dtype)}
     if step.tensor is not None:
         entry["tensor"] = key_of(step.tensor)
     if step.value is not None:
@@ -84,11 +85,12 @@ def _bad(name: str, problem: str) -> SnapshotError:
                          problem=problem)
 
 
-def check_recipe(stage: dict, tensors: Mapping[str, tuple[str, tuple[int, ...]]]) -> None:
+def check_recipe(stage: dict, tensors: Mapping[str, tuple["torch.dtype | str", tuple[int, ...]]]) -> None:
     """Refuse a recipe description that is not one tfdebug writes, as data: its steps, constants and the plane
-    they make are worked out from the stored inputs' dtypes and shapes (`tensors`: key → (dtype name, shape) of
-    every tensor the file holds) and must be the checked manifest `stage`'s own — a recipe only on a stage of a
-    recipe kind, a plane exactly as large as its inputs imply, every step's dtype the one that step computes."""
+    they make are worked out from the stored inputs' dtypes and shapes (`tensors`: key → (dtype name, or a torch
+    dtype, and shape) of every tensor the file holds) and must be the checked manifest `stage`'s own — a recipe
+    only on a stage of a recipe kind, a plane exactly as large as its inputs imply, every step's dtype the one
+    that step computes."""
     from tfdebug.core.recipes import RECIPE_KINDS
 
     name, recipe = stage["name"], stage["recipe"]
@@ -147,7 +149,7 @@ def check_recipe(stage: dict, tensors: Mapping[str, tuple[str, tuple[int, ...]]]
                                 dtype=stage["dtype"]))
 
 
-def _dtype(dtype: "str | object") -> str:
+def _dtype(dtype: "str | torch.dtype") -> str:
     return dtype if isinstance(dtype, str) else dtype_name(dtype)
 
 

@@ -72,7 +72,9 @@ class Recording:
         Stages a capture budget dropped have no tensor to save and are left out.
         """
         if captures is None:
-            captures, _ = session.capture_all()
+            fresh: Sequence[Capture]
+            fresh, _ = session.capture_all()
+            captures = fresh
         captures = [c for c in captures if not c.dropped]
         adapter = session.adapter
         return cls(captures=list(captures), tokens=session.tokens, model_name=adapter.name,

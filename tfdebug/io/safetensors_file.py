@@ -13,12 +13,13 @@ building the whole file in memory first.
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import struct
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO, Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, BinaryIO, Callable, NamedTuple, Sequence, TypeGuard
 
 from tfdebug.core import files
 from tfdebug.core.errors import SnapshotError, TfdebugError
@@ -110,7 +111,7 @@ def _numel(shape: Sequence[int]) -> int:
     return n
 
 
-def is_int(x) -> bool:
+def is_int(x: object) -> TypeGuard[int]:
     """A JSON integer (bool is not one, though Python says it is)."""
     return isinstance(x, int) and not isinstance(x, bool)
 
@@ -182,7 +183,7 @@ def file_phrase(path: str | os.PathLike) -> Phrase:
     return Phrase("The file {path}", id="where.file", path=os.fspath(path))
 
 
-def open_regular(path: str | os.PathLike, error: type[TfdebugError] = SnapshotError) -> BinaryIO:
+def open_regular(path: str | os.PathLike, error: type[TfdebugError] = SnapshotError) -> io.BufferedReader:
     """Open `path` for reading only if it is a regular file (see tfdebug.core.files.open_regular)."""
     return files.open_regular(path, error)
 
@@ -266,7 +267,6 @@ def read_header(path: str | os.PathLike, max_header: int = MAX_HEADER_BYTES) -> 
 
 def _host_bytes(tensor: Tensor):
     """The tensor's bytes as a memoryview over its own (CPU, contiguous) memory: no copy when possible."""
-    import torch
 
     t = tensor.detach()
     if t.device.type != "cpu":
@@ -274,23 +274,30 @@ def _host_bytes(tensor: Tensor):
     t = t.contiguous()
     if t.numel() == 0:
         return memoryview(b"")
-    return memoryview(t.reshape(-1).view(torch.uint8).numpy())
+    return byte_view(t)
+
+
+def byte_view(tensor: Tensor) -> memoryview:
+    """A CPU, contiguous tensor's own bytes as a writable memoryview (no copy)."""
+    import torch
+
+    # numpy's stubs give an ndarray the buffer protocol (__buffer__) on Python 3.12 and later only; it has it on all
+    return memoryview(tensor.reshape(-1).view(torch.uint8).numpy())  # pyright: ignore[reportArgumentType]
 
 
 READ_CHUNK_BYTES = 1 << 30  # one read call stays under Linux's ~2 GiB per-call limit
 
 
-def read_into(f: BinaryIO, offset: int, tensor: Tensor) -> bool:
+def read_into(f: io.BufferedReader, offset: int, tensor: Tensor) -> bool:
     """Fill the (CPU, contiguous) `tensor` with the file's bytes from `offset`; False when the file ends first.
 
     Reads with pread into the tensor's own memory: one copy, no memory map (a mapped file
     truncated underneath faults when touched), the file position left alone.
     """
-    import torch
 
     if tensor.numel() == 0:
         return True
-    view = memoryview(tensor.reshape(-1).view(torch.uint8).numpy())
+    view = byte_view(tensor)
     fd, done = f.fileno(), 0
     while done < len(view):
         piece = view[done:done + READ_CHUNK_BYTES]

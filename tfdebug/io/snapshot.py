@@ -13,15 +13,16 @@ every problem is a SnapshotError with one sentence. Nothing is unpickled.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import threading
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from tfdebug.core.errors import SnapshotError
-from tfdebug.core.recipes import materialized, stored_as_recipe
+from tfdebug.core.recipes import as_tensor, materialized, stored_as_recipe
 from tfdebug.core.phrases import Phrase, os_reason
 from tfdebug.io.atomic import ProgressCallback, atomic_write
 from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
@@ -32,6 +33,8 @@ from tfdebug.io.safetensors_file import (Header, Item, dtype_name, file_phrase, 
 
 if TYPE_CHECKING:
     from torch import Tensor
+
+    from tfdebug.core.recipes import Plane
 
     from tfdebug.core.recorder import Capture
 
@@ -51,7 +54,9 @@ def save_snapshot(recording: Recording, path: str | os.PathLike, progress: Progr
     plain = [c for c in recording.captures if c.name not in as_recipe]
     # Recipe stages are stored as their steps and inputs (tfdebug.io.recipe_store), never as planes; a gradient
     # plane (core.gradient_planes) is written as values, computed when the writer reaches it (one at a time).
-    recipes, extra = recipe_parts({c.name: recording.tensor(c) for c in recording.captures if c.name in as_recipe},
+    # (a recipe stage's tensor is its plane: `as_recipe` holds the stages stored_as_recipe found one in)
+    planes = {c.name: cast("Plane", recording.tensor(c)) for c in recording.captures if c.name in as_recipe}
+    recipes, extra = recipe_parts(planes,
                                   {c.name: c.tensor for c in plain if c.tensor is not None})
     for stage in doc["stages"]:
         if stage["name"] in recipes:
@@ -148,8 +153,8 @@ class _Reader:
             raise SnapshotError("The snapshot {path} changed on disk while being opened; open it again.",
                                 id="snapshot.changed_opening", path=path)
 
-    def _check_unchanged(self) -> None:
-        if file_identity(self._file.fileno()) != self._identity:
+    def _check_unchanged(self, file: io.BufferedReader) -> None:
+        if file_identity(file.fileno()) != self._identity:
             raise SnapshotError("The snapshot {path} changed on disk after it was opened; open it again.",
                                 id="snapshot.changed", path=self._path)
 
@@ -157,7 +162,7 @@ class _Reader:
         """The stage's tensor, read from the file now; a recipe stage's plane, rebuilt from its stored inputs."""
         recipe = self._recipes.get(capture.name)
         if recipe is not None:
-            return rebuild(capture.name, recipe, tuple(capture.shape), self._input)
+            return as_tensor(rebuild(capture.name, recipe, tuple(capture.shape), self._input))
         return self._read(capture.name)
 
     def _input(self, key: str) -> Tensor:
@@ -167,22 +172,23 @@ class _Reader:
 
     def _read(self, name: str) -> Tensor:
         with self._lock:
-            if self._file is None:
+            file = self._file
+            if file is None:
                 raise SnapshotError("The snapshot {path} is closed.", id="snapshot.closed", path=self._path)
             entry = self._header.tensors.get(name)
             if entry is None:
                 raise SnapshotError("Cannot read stage {name} from {path}.", id="snapshot.stage_unreadable",
                                     name=name, path=self._path)
-            self._check_unchanged()
+            self._check_unchanged(file)
             import torch
 
             tensor = torch.empty(entry.shape, dtype=entry.dtype)
             try:
-                complete = read_into(self._file, self._header.data_start + entry.begin, tensor)
+                complete = read_into(file, self._header.data_start + entry.begin, tensor)
             except OSError as exc:
                 raise SnapshotError("Cannot read stage {name} from {path}: {reason}.", id="snapshot.read_failed",
                                     name=name, path=self._path, reason=os_reason(exc)) from exc
-            self._check_unchanged()  # a change during the read
+            self._check_unchanged(file)  # a change during the read
             if not complete:
                 raise SnapshotError("The snapshot {path} changed on disk after it was opened; open it again.",
                                     id="snapshot.changed", path=self._path)

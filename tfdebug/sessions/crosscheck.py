@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from tfdebug.core.budget import CaptureBudget
 from tfdebug.core.compare import Comparison, StageComparison, compare
 from tfdebug.core.devices import DTYPES, resolve_device, resolve_dtype
-from tfdebug.core.recipes import is_plane, materialized
+from tfdebug.core.recipes import Plane, materialized
 from tfdebug.core.recorder import Capture
 from tfdebug.core.reference import ReferencePass
 
@@ -238,10 +238,17 @@ def compare_backward(spec: str, texts: Mapping[str, str] | None, reference: Plac
     first, texts = backward(reference, texts)
     cpu = torch.device("cpu")
     # On the host: a gradient plane there stays a recipe (it holds no model); elsewhere it is computed and moved.
-    first.gradients[:] = [c if is_plane(c.tensor) and c.tensor.device == cpu else
-                          replace(c, tensor=materialized(c.tensor).detach().to(cpu), device=cpu, recipe=False)
-                          for c in first.gradients]
+    first.gradients[:] = [_on_host(c, cpu) for c in first.gradients]
     gc.collect()  # the reference model goes before the other loads
     second, _ = backward(other, texts)
     result = compare(first.gradients, second.gradients, atol=atol, rtol=rtol)
     return BackwardDivergence(result, first.loss, second.loss, first.first_nonfinite, second.first_nonfinite)
+
+
+def _on_host(gradient: Capture, cpu: torch.device) -> Capture:
+    """A reference gradient kept on the host: a plane there as it is (a recipe), any other computed and moved."""
+    tensor = gradient.tensor
+    assert tensor is not None  # a backward's gradient has its tensor
+    if isinstance(tensor, Plane) and tensor.device == cpu:
+        return gradient
+    return replace(gradient, tensor=materialized(tensor).detach().to(cpu), device=cpu, recipe=False)

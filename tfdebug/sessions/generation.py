@@ -111,6 +111,7 @@ class GenerationSession(SessionTexts):
         self._where = (step, start, start + count)
 
     def _on_choice(self, choice: Choice) -> None:
+        assert self._decoder is not None  # generate() calls back after _begin made the decoder
         self._words.append(self._decoder.token(choice.id))
         self.choices.append(choice)
         if self.on_choice is not None:
@@ -165,6 +166,7 @@ class GenerationSession(SessionTexts):
                 Recorder(self.adapter.module, self.stages, keep=False, relabel=self._relabel) as rec:
             self._run(probe)
         decoder = self._decoder
+        assert decoder is not None  # the probe's run made it
         prompt = len(decoder.prompt_ids)
         captures = list(rec.captures)
         step_one = [c for c in captures if parse_name(c.name).step == 1]
@@ -206,6 +208,7 @@ class GenerationSession(SessionTexts):
 
     def word(self, choice: Choice) -> str:
         """The text of a chosen token."""
+        assert self._decoder is not None  # a choice comes from a generation begun
         return self._decoder.token(choice.id)
 
     def is_eos(self, choice: Choice) -> bool:
@@ -218,6 +221,7 @@ class GenerationSession(SessionTexts):
         prompt = len(decoder.prompt_ids) if decoder is not None else len(words) - len(choices)
         out = [TokenEntry(w, 0, False) for w in words[:prompt]]
         for choice, word in zip(choices, words[prompt:]):
+            assert decoder is not None  # a choice comes from a generation begun
             alternatives = tuple((decoder.token(i), p) for i, p in choice.top)
             out.append(TokenEntry(word, choice.step, True, choice.probability, alternatives))
         return out
@@ -227,8 +231,8 @@ class GenerationSession(SessionTexts):
         """The name of step `step`'s first stage in the plan, or None when generation never gets there."""
         return self._firsts().get(step)
 
-    def _firsts(self) -> dict[int, str]:
-        firsts: dict[int, str] = {}
+    def _firsts(self) -> dict[int | None, str]:
+        firsts: dict[int | None, str] = {}
         for name in self.plan.names():
             firsts.setdefault(parse_name(name).step, name)
         return firsts

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import torch
 
@@ -34,6 +34,10 @@ class SessionTexts:
 
     adapter: ModelAdapter
     prepared: Prepared
+
+    if TYPE_CHECKING:  # each session's own, for the type checker
+        @property
+        def tokens(self) -> dict[str, list[str]]: ...
 
     @property
     def texts(self) -> dict[str, str]:
@@ -179,7 +183,7 @@ class DebugSession(SessionTexts):
             self._estimate = (key, estimate_capture(self.plan, self.stages, self.max_capture_bytes, self.keep))
         return self._estimate[1]
 
-    def capture_all(self, on_capture: Callable[[Capture], None] | None = None, verify: str = "background",
+    def capture_all(self, on_capture: Callable[[Capture], object] | None = None, verify: str = "background",
                     on_verified: Callable[[Verification | None], None] | None = None,
                     transplant: Mapping[str, torch.Tensor] | None = None) -> tuple[list[Capture], Any]:
         """Run the whole pass without pausing; the captures (filtered by `stages`) and the output.

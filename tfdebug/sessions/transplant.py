@@ -123,4 +123,6 @@ def transplant_stage(session, donor: Any, result: Comparison, stage: str | None 
     session.capture_all(on_capture=judge, verify="never", transplant={row.name: tensor_of(by_name[row.name])})
     after = Comparison(tuple(rows), result.atol, result.rtol)
     output = next((r.name for r in reversed(result.stages) if r.status == COMPARED and r.name in after), row.name)
-    return Transplant(row.name, why, output, result[output].max_abs, after[output].max_abs, after)
+    before_abs, after_abs = result[output].max_abs, after[output].max_abs
+    assert before_abs is not None and after_abs is not None  # `output` is a stage compared in both passes
+    return Transplant(row.name, why, output, before_abs, after_abs, after)
