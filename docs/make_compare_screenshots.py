@@ -6,7 +6,10 @@ On the demo model, "I love you" / "我 爱 你" typed into the input bar and Ret
 dec.1.cross_attn.probs clicked in the Stages tree and Ctrl+F10 (Run to Stage); Edit Tensor…
 (Ctrl+Shift+E) with "Zero a head" chosen by the arrow keys (head 0, the one on screen) and Apply;
 F5 (Continue) to the end; Compare With… (Ctrl+Shift+D), whose B is the pass before the last edit,
-and Compare:
+and Compare, in a 1366×768 window:
+- compare-1366x768: the window as it is then, the Compare dock's A, B and A − B each at least 120 px high
+  (their heights beside the picture);
+then at 1600×1000:
 - compare-view: the Compare dock, its first divergent stage selected (A, B and A − B of head 0);
 - overview-max-delta: View ▸ Overview, "max |Δ| of the last comparison" chosen with the arrow keys;
 - overview-rms: the same dock with "RMS" chosen: the pass on screen, stage by stage.
@@ -29,7 +32,7 @@ from window_driver import Driver, choose, click, command_line, visible_labels, w
 
 DEMO = {"src": "I love you", "tgt": "我 爱 你"}
 EDITED = "dec.1.cross_attn.probs"
-PICTURES = ("compare-view", "overview-max-delta", "overview-rms")
+PICTURES = ("compare-view", "overview-max-delta", "overview-rms", "compare-1366x768")
 # The stages whose RMS the user guide quotes beside overview-rms: the raw scores and the scaled ones.
 QUOTED_RMS = ("dec.0.self_attn.scores", "dec.0.self_attn.scaled")
 
@@ -104,8 +107,15 @@ def main(out: Path, only: set[str] | None = None) -> None:
     driver = Driver(out, only)
     try:
         driver.run("demo", DEMO)
+        driver.window.resize(1366, 768)  # a laptop's screen: Compare opens within it
+        wait(lambda: (driver.window.width(), driver.window.height()) == (1366, 768))
         zero_head_and_continue(driver)
         result = compare_with_the_pass_before(driver)
+        if driver.wanted(PICTURES[3]):
+            view = driver.window.compare_tools.view
+            wait(lambda: view.images[0].image is not None)
+            driver.shot(PICTURES[3], 1366, 768, plots=[
+                round(plot.getViewBox().sceneBoundingRect().height()) >= 120 for plot in view.plots])
         driver.window.resize(1600, 1000)
         if driver.wanted(PICTURES[0]):
             dock = driver.window.docks["compare"]
