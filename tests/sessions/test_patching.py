@@ -81,12 +81,19 @@ def _reference_sweep(folder, clean, corrupt, position, target, contrast):
     return out
 
 
-def test_a_residual_sweep_equals_patching_with_plain_hooks(case):
-    folder, patcher, clean, corrupt = case
+def _predictions(patcher):
+    """(clean prediction, corrupted prediction) at the last position (the clean pass's second choice when both
+    predict the same token): the logit difference each sweep measures."""
     target = int(patcher.logits(patcher.clean)[0, -1].argmax())
     contrast = int(patcher.logits(patcher.corrupt)[0, -1].argmax())
     if contrast == target:
         contrast = int(patcher.logits(patcher.clean)[0, -1].argsort()[-2])
+    return target, contrast
+
+
+def test_a_residual_sweep_equals_patching_with_plain_hooks(case):
+    folder, patcher, clean, corrupt = case
+    target, contrast = _predictions(patcher)
     sweep = patcher.sweep(target, contrast, -1)
     assert sweep.forwards == len(patcher.rows) * patcher.count == len(sweep.rows) * len(sweep.positions)
     expected = _reference_sweep(folder, clean, corrupt, patcher.count - 1, target, contrast)
@@ -150,10 +157,7 @@ def _reference_head_sweep(folder, clean, corrupt, position, target, contrast):
 
 def test_a_head_sweep_equals_patching_each_head_with_plain_hooks(case):
     folder, patcher, clean, corrupt = case
-    target = int(patcher.logits(patcher.clean)[0, -1].argmax())
-    contrast = int(patcher.logits(patcher.corrupt)[0, -1].argmax())
-    if contrast == target:
-        contrast = int(patcher.logits(patcher.clean)[0, -1].argsort()[-2])
+    target, contrast = _predictions(patcher)
     sweep = patcher.head_sweep(target, contrast, -1)
     assert sweep.across == "head" and sweep.rows == patcher.head_stages and len(sweep.rows) >= 2
     assert sweep.forwards == len(sweep.rows) * len(sweep.positions)

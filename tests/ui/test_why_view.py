@@ -91,14 +91,19 @@ def test_a_pass_not_run_to_its_end_says_so(make_window, qtbot):
     window.ctl.close()
 
 
-def test_a_patching_sweep_typed_in_the_window_localises_the_changed_word(finished, qtbot):
-    window = finished
+def _patching_tab(window, qtbot):
+    """Ctrl+Shift+W, the Patching tab, the corrupted text typed: the tab, ready to sweep."""
     press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
     panel = window.why_panel
     panel.tabs.setCurrentWidget(panel.patching)
-    view = panel.patching
     qtbot.waitUntil(lambda: panel.reader.why is not None, timeout=30000)
-    type_into(qtbot, view.corrupt_box, "the dog is on the mat =")
+    type_into(qtbot, panel.patching.corrupt_box, "the dog is on the mat =")
+    return panel.patching
+
+
+def test_a_patching_sweep_typed_in_the_window_localises_the_changed_word(finished, qtbot):
+    window = finished
+    view = _patching_tab(window, qtbot)
     qtbot.mouseClick(view.run_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: view.sweep is not None, timeout=60000)
     sweep = view.sweep
@@ -117,12 +122,7 @@ def test_a_head_sweep_picked_in_the_window_finds_the_head_and_a_click_shows_it(f
     from tfdebug.sessions.patching import Patcher, predicted_sweep
 
     window = finished
-    press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
-    panel = window.why_panel
-    panel.tabs.setCurrentWidget(panel.patching)
-    view = panel.patching
-    qtbot.waitUntil(lambda: panel.reader.why is not None, timeout=30000)
-    type_into(qtbot, view.corrupt_box, "the dog is on the mat =")
+    view = _patching_tab(window, qtbot)
     pick(qtbot, view.across, "Attention heads")
     qtbot.mouseClick(view.run_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: view.sweep is not None, timeout=60000)
