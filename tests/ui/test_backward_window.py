@@ -233,3 +233,28 @@ def _escape(dialog):
     from PySide6.QtTest import QTest
 
     QTest.keyClick(dialog.focusWidget() or dialog, Qt.Key_Escape)
+
+
+def test_the_sum_of_the_selected_stage_by_keys_backpropagates_that_sum(finished, qtbot):
+    """The stage selected in the Stages tree (dec.0.ffn.resid) is the dialog's stage; ↓ ↓ ↓ picks its sum: the
+    gradients are run_backward's of Objective("stage_sum", stage=…), the summed stage first."""
+    from tests.ui.user_actions import click_stage
+    from tfdebug.sessions.backward import Objective, run_backward
+
+    window = finished
+    session = window.ctl.source.session
+    want = run_backward(session.adapter, session.prepared, Objective("stage_sum", stage="dec.0.ffn.resid"))
+    click_stage(window, qtbot, "dec.0.ffn.resid")
+    qtbot.waitUntil(lambda: window.ctl.selected_stage == "dec.0.ffn.resid", timeout=10000)
+    backward_by_keys(window, qtbot, [(Qt.Key_Down, Qt.NoModifier)] * 3)
+    qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
+    qtbot.waitUntil(lambda: window.ctl.current is not None, timeout=10000)
+    history = window.ctl.stepper.history
+    assert [c.name for c in history] == [c.name for c in want.gradients] and history[0].name == "dec.0.ffn.resid"
+    for capture in history:
+        got, expected = capture.tensor, want.gradient(capture.name)
+        if hasattr(expected, "materialize"):
+            got, expected = got.materialize(), expected.materialize()
+        assert torch.equal(got, expected), capture.name
+    assert "sum of dec.0.ffn.resid" in window.ctl.current.info.formula
+    assert window.backward_choice.stage == "dec.0.ffn.resid"

@@ -1,6 +1,8 @@
-"""Debug ▸ Backward (Ctrl+Shift+B): an objective of the finished pass (`objective_dialog`: the next-token loss over the
-prompt, the loss at one position, or a logit difference) backpropagated, and every stage's gradient shown as a pass of its own, in backward order (the logits first), stepped with the same keys (F10, Shift+F10,
-F5 to a breakpoint: a NaN or ±Inf condition stops at the first stage whose gradient went non-finite).
+"""Debug ▸ Backward (Ctrl+Shift+B): an objective of the finished pass (`objective_dialog`: the next-token loss
+over the prompt, the loss at one position, a logit difference, or the sum of a stage) backpropagated, and every
+stage's gradient shown as a pass of its own, in backward order (the objective's stage first: the logits, or the
+stage summed), stepped with the same keys (F10, Shift+F10, F5 to a breakpoint: a NaN or ±Inf condition stops at
+the first stage whose gradient went non-finite).
 
 The window asks its pass source (`sessions.source.PassSource.backward`), which runs the backward where the model
 is: in this process on a worker for a local pass, on the server for a served one (`remote.backwards`). Either way
@@ -31,8 +33,8 @@ def _can_run(ctl: DebugController) -> bool:
 
 @actions.action("tfdebug.debug.backward", QT_TRANSLATE_NOOP("actions", "Backward"), "Ctrl+Shift+B",
                 QT_TRANSLATE_NOOP("actions", "Backpropagate an objective of the finished pass (the next-token "
-                                             "loss, the loss at a position or a logit difference) and step "
-                                             "through every stage's gradient, logits first"),
+                                             "loss, the loss at a position, a logit difference or a stage's "
+                                             "sum) and step through every stage's gradient in backward order"),
                 enabled=_can_run, toolbar=False)
 def backward(ctx: ActionContext) -> None:
     """Ask for the objective (the window's last choice filled in); OK runs the backward, Cancel nothing."""
@@ -44,7 +46,7 @@ def backward(ctx: ActionContext) -> None:
     window, source = ctx.window, ctl.source
     count, vocabulary = logits_shape(ctl.plan)
     dialog = ObjectiveDialog(count, vocabulary, token_resolver(source), getattr(window, "backward_choice", Choice()),
-                             window)
+                             ctl.plan.names(), ctl.selected_stage or "", window)
     window.backward_dialog = dialog  # tests reach the open dialog here
 
     def accepted() -> None:
@@ -78,7 +80,7 @@ def _run(ctx: ActionContext, objective) -> None:
                 stage=first, loss=loss)))
         else:
             ctl.info.emit(said(lambda: QCoreApplication.translate(
-                "backward", "Backward: loss {loss:.5g}; every stage's gradient, logits first (F10 steps, F5 runs "
+                "backward", "Backward: loss {loss:.5g}; every stage's gradient in backward order (F10 steps, F5 runs "
                             "to a breakpoint).").format(loss=loss)))
 
     def finished(*_) -> None:

@@ -1,5 +1,6 @@
 """The objective Debug ▸ Backward differentiates, chosen before it runs: the next-token cross-entropy over the
-prompt (the training loss), the cross-entropy at one position, or logit(target) − logit(contrast) at a position.
+prompt (the training loss), the cross-entropy at one position, logit(target) − logit(contrast) at a position, or
+the sum of one stage's whole tensor (the stage selected in the window by default).
 
 Tokens are typed as text and resolved with the pass's own lookup (`sessions.why.token_id`: `#123` for an id, a
 vocabulary entry, or a text the tokenizer reads as one token), here for a local pass and on the server for a
@@ -11,7 +12,7 @@ window for its session.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QSpinBox,
                                QVBoxLayout, QWidget)
@@ -19,17 +20,19 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.i18n.language import shown_text
 
-KINDS = ("next_token", "position", "logit_diff")
+KINDS = ("next_token", "position", "logit_diff", "stage_sum")
 
 
 @dataclass(frozen=True)
 class Choice:
-    """What the dialog last said: the kind, the position (None: the last token), the typed target and contrast."""
+    """What the dialog last said: the kind, the position (None: the last token), the typed target and contrast, the
+    stage summed."""
 
     kind: str = "next_token"
     position: int | None = None
     target: str = ""
     contrast: str = ""
+    stage: str = ""
 
 
 def logits_shape(plan) -> tuple[int, int]:
@@ -58,7 +61,7 @@ class ObjectiveDialog(QDialog):
     """Choose the backward's objective; `objective` is set when OK is accepted."""
 
     def __init__(self, count: int, vocabulary: int, resolve: Callable[[str], int], choice: Choice,
-                 parent: QWidget | None = None):
+                 stages: Sequence[str] = (), selected: str = "", parent: QWidget | None = None):
         super().__init__(parent)
         self.count, self.vocabulary, self.resolve = max(1, count), vocabulary, resolve
         self.objective = None
@@ -66,7 +69,8 @@ class ObjectiveDialog(QDialog):
         self.kind = QComboBox()
         for kind, text in zip(KINDS, (self.tr("Next-token loss over the prompt (the training loss)"),
                                       self.tr("Next-token loss at one position"),
-                                      self.tr("logit(target) − logit(contrast) at a position"))):
+                                      self.tr("logit(target) − logit(contrast) at a position"),
+                                      self.tr("Sum of one stage's whole tensor"))):
             self.kind.addItem(text, kind)
         self.position = QSpinBox()
         self.position.setRange(0, self.count - 1)
@@ -74,6 +78,9 @@ class ObjectiveDialog(QDialog):
         self.contrast = QLineEdit(choice.contrast)
         self.target.setPlaceholderText(self.tr("a word of the vocabulary, ' Paris' or #123"))
         self.contrast.setPlaceholderText(self.tr("empty: the target's logit alone"))
+        self.stage = QComboBox()
+        self.stage.addItems(list(stages))
+        self.stage.setCurrentIndex(max(0, self.stage.findText(selected or choice.stage)))
         self.note = QLabel()
         self.note.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
@@ -84,6 +91,7 @@ class ObjectiveDialog(QDialog):
         form.addRow(self.tr("Position:"), self.position)
         form.addRow(self.tr("Target token:"), self.target)
         form.addRow(self.tr("Contrast token:"), self.contrast)
+        form.addRow(self.tr("Stage summed:"), self.stage)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.note)
@@ -102,7 +110,8 @@ class ObjectiveDialog(QDialog):
 
     def _kind_changed(self, *_) -> None:
         kind = self.kind.currentData()
-        self.position.setEnabled(kind != "next_token")
+        self.position.setEnabled(kind in ("position", "logit_diff"))
+        self.stage.setEnabled(kind == "stage_sum")
         for box in (self.target, self.contrast):
             box.setEnabled(kind == "logit_diff")
         self.note.setText(self.hint())
@@ -111,7 +120,7 @@ class ObjectiveDialog(QDialog):
         """The dialog's values, to open it with next time (the last token stays 'the last')."""
         position = self.position.value()
         return Choice(self.kind.currentData(), None if position == self.count - 1 else position,
-                      self.target.text(), self.contrast.text())
+                      self.target.text(), self.contrast.text(), self.stage.currentText())
 
     def _objective(self):
         from tfdebug.sessions.backward import Objective
@@ -119,6 +128,10 @@ class ObjectiveDialog(QDialog):
         kind, position = self.kind.currentData(), self.position.value()
         if kind == "next_token":
             return Objective()
+        if kind == "stage_sum":
+            if not self.stage.currentText():
+                raise TfdebugError(self.tr("The pass has no stage to sum."))
+            return Objective("stage_sum", stage=self.stage.currentText())
         if kind == "position":
             if position + 1 >= self.count:
                 raise TfdebugError(self.tr("Position {position} is the last token: nothing follows it to "
