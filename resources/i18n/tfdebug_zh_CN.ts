@@ -1716,6 +1716,77 @@
     </message>
 </context>
 <context>
+    <name>ObjectiveDialog</name>
+    <message>
+        <source>Backward</source>
+        <translation>反向传播</translation>
+    </message>
+    <message>
+        <source>Next-token loss over the prompt (the training loss)</source>
+        <translation>整段提示的下一词元损失（训练损失）</translation>
+    </message>
+    <message>
+        <source>Next-token loss at one position</source>
+        <translation>某一位置的下一词元损失</translation>
+    </message>
+    <message>
+        <source>logit(target) − logit(contrast) at a position</source>
+        <translation>某一位置的 logit(目标) − logit(对照)</translation>
+    </message>
+    <message>
+        <source>Sum of one stage&apos;s whole tensor</source>
+        <translation>某一阶段整个张量之和</translation>
+    </message>
+    <message>
+        <source>a word of the vocabulary, &apos; Paris&apos; or #123</source>
+        <translation>词表中的一个词、&apos; Paris&apos; 或 #123</translation>
+    </message>
+    <message>
+        <source>empty: the target&apos;s logit alone</source>
+        <translation>留空：只取目标的 logit</translation>
+    </message>
+    <message>
+        <source>Objective:</source>
+        <translation>目标函数：</translation>
+    </message>
+    <message>
+        <source>Position:</source>
+        <translation>位置：</translation>
+    </message>
+    <message>
+        <source>Target token:</source>
+        <translation>目标词元：</translation>
+    </message>
+    <message>
+        <source>Contrast token:</source>
+        <translation>对照词元：</translation>
+    </message>
+    <message>
+        <source>Stage summed:</source>
+        <translation>求和的阶段：</translation>
+    </message>
+    <message>
+        <source>A token is one the model reads as a single token (a vocabulary entry, a text such as &apos; Paris&apos;, or #ID); a position counts the {count} tokens from 0, and the loss at a position needs a token after it.</source>
+        <translation>词元须是模型读作单个词元的内容（词表条目、&apos; Paris&apos; 这样的文本或 #ID）；位置从 0 起数这 {count} 个词元，某一位置的损失要求其后还有词元。</translation>
+    </message>
+    <message>
+        <source>The pass has no stage to sum.</source>
+        <translation>这次前向没有可求和的阶段。</translation>
+    </message>
+    <message>
+        <source>Position {position} is the last token: nothing follows it to predict.</source>
+        <translation>位置 {position} 是最后一个词元：其后没有可预测的词元。</translation>
+    </message>
+    <message>
+        <source>A logit difference needs a target token.</source>
+        <translation>logit 差需要一个目标词元。</translation>
+    </message>
+    <message>
+        <source>Token id {token} is outside the logits&apos; {count} entries.</source>
+        <translation>词元编号 {token} 超出了 logits 的 {count} 个条目。</translation>
+    </message>
+</context>
+<context>
     <name>OverviewPanel</name>
     <message>
         <source>RMS</source>
@@ -2786,8 +2857,8 @@ output w·V = {output}</source>
         <translation>反向传播</translation>
     </message>
     <message>
-        <source>Backpropagate the next-token loss of the finished pass and step through every stage&apos;s gradient, logits first</source>
-        <translation>对已完成前向的下一词元损失做反向传播，并从 logits 开始逐个查看每个阶段的梯度</translation>
+        <source>Backpropagate an objective of the finished pass (the next-token loss, the loss at a position, a logit difference or a stage&apos;s sum) and step through every stage&apos;s gradient in backward order</source>
+        <translation>对已完成前向的一个目标函数（下一词元损失、某一位置的损失、logit 差或某一阶段之和）做反向传播，并按反向顺序逐个查看每个阶段的梯度</translation>
     </message>
 </context>
 <context>
@@ -2856,8 +2927,8 @@ output w·V = {output}</source>
         <translation>梯度首次出现非有限值的阶段是 {stage}（损失 {loss:.5g}）。</translation>
     </message>
     <message>
-        <source>Backward: loss {loss:.5g}; every stage&apos;s gradient, logits first (F10 steps, F5 runs to a breakpoint).</source>
-        <translation>反向传播：损失 {loss:.5g}；每个阶段的梯度，从 logits 开始（F10 单步，F5 运行到断点）。</translation>
+        <source>Backward: loss {loss:.5g}; every stage&apos;s gradient in backward order (F10 steps, F5 runs to a breakpoint).</source>
+        <translation>反向传播：损失 {loss:.5g}；按反向顺序查看每个阶段的梯度（F10 单步，F5 运行到断点）。</translation>
     </message>
     <message>
         <source>Running the backward pass…</source>

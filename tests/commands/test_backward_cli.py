@@ -59,6 +59,17 @@ def test_a_logit_difference_is_saved_with_its_tokens_and_a_forward_snapshot_says
     assert "backward" not in capsys.readouterr().out
 
 
+def test_a_stage_sum_is_saved_with_its_stage_in_the_objective_s_words(tmp_path, capsys):
+    path = tmp_path / "sum.safetensors"
+    assert main(["backward", *TINY, "--objective", "stage_sum", "--stage", "dec.0.ffn.resid", "--json",
+                 "--out", str(path)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["objective"] == "sum of dec.0.ffn.resid" and printed["stages"][0]["stage"] == "dec.0.ffn.resid"
+    doc = read_manifest(path)["backward"]
+    assert doc["objective_kind"] == "stage_sum" and doc["objective"] == "sum of dec.0.ffn.resid"
+    assert "position" not in doc
+
+
 def test_a_non_finite_loss_is_stored_as_its_word_and_reads_back(tmp_path):
     adapter = load_adapter("tiny-gpt2")
     from tfdebug.sessions.session import DebugSession

@@ -42,6 +42,7 @@ def test_backward_is_refused_in_one_sentence_until_the_pass_has_run_to_its_end(s
     (Objective("logit_diff", 0, target=2**40), InputError, "outside the logits"),
     (Objective("logit_diff", 0), InputError, "needs a target token"),
     (Objective("gradient_of_everything"), FrameError, "gradient_of_everything"),
+    (Objective("stage_sum", stage="dec.9.nothing"), InputError, "cannot be summed"),
 ])
 def test_an_objective_outside_the_pass_is_refused_and_the_pass_stays(server, objective, error, words):
     with attached(server) as session:
@@ -86,3 +87,19 @@ def test_the_served_gradients_are_the_backward_of_the_same_pass_here(server):
             assert again.can_backward()
         finally:
             gradients.close()
+
+
+def test_a_served_stage_sum_is_the_same_sum_s_backward_here():
+    """The request names the stage summed; the server's gradients are those of the same sum here."""
+    with served_here(client_timeout_s=30.0) as server, attached(server) as session:
+        _finished(session)
+        live = server.served.session
+        objective = Objective("stage_sum", stage="dec.0.ffn.resid")
+        local = run_backward(live.adapter, live.prepared, objective)
+        result = session.backward(objective)
+        try:
+            assert result.loss == local.loss
+            names = [c.name for c in result.source.stepper.history]
+            assert names == [c.name for c in local.gradients] and names[0] == "dec.0.ffn.resid"
+        finally:
+            result.source.close()

@@ -90,6 +90,45 @@ def test_a_logit_difference_objective_differentiates_that_difference(folder):
     assert result.loss == pytest.approx(float(logits[3] - logits[4]), rel=1e-6)
 
 
+def test_a_stage_sum_objective_equals_autograd_of_that_sum_on_the_unmodified_model(folder):
+    """Objective("stage_sum", stage="dec.0.ffn.resid"): the first block's output summed; the stages before it get
+    autograd's gradients of that sum on the model loaded by transformers, those after it none."""
+    adapter = load_adapter(f"hf:{folder}")
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
+    ids = tokenizer(PROMPT, return_tensors="pt")
+    result = run_backward(adapter, adapter.prepare({"prompt": PROMPT}), Objective("stage_sum", stage="dec.0.ffn.resid"))
+
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), attn_implementation="eager").eval()
+    out = model(**ids, output_hidden_states=True)
+    total = out.hidden_states[1].sum()
+    assert result.loss == pytest.approx(float(total.detach()), rel=1e-6)
+    grads = torch.autograd.grad(total, [out.hidden_states[1], out.hidden_states[0]], retain_graph=True)
+    _close(result.gradient("dec.0.ffn.resid"), grads[0], "dec.0.ffn.resid")
+    first = "tok.pos" if hasattr(model, "transformer") else "tok.embed"
+    _close(result.gradient(first), grads[1], first)
+    order = [c.name for c in result.gradients]
+    assert order[0] == "dec.0.ffn.resid" and "logits" not in order and "dec.1.ffn.resid" not in order
+    total.backward()
+    compared = 0
+    for name, param in model.named_parameters():
+        ours = result.parameters.get(f"model.{name}")
+        if param.grad is not None and ours is not None:
+            assert ours == pytest.approx(float(param.grad.double().norm()), rel=1e-5, abs=1e-9), name
+            compared += 1
+    assert compared > 0
+    assert result.objective.describe() == "sum of dec.0.ffn.resid"
+    assert "objective_kind" in result.manifest_entry() and "position" not in result.manifest_entry()
+
+
+def test_a_stage_sum_of_no_stage_says_so(folder):
+    adapter = load_adapter(f"hf:{folder}")
+    prepared = adapter.prepare({"prompt": PROMPT})
+    with pytest.raises(InputError, match="cannot be summed"):
+        run_backward(adapter, prepared, Objective("stage_sum", stage="dec.9.nothing"))
+    with pytest.raises(InputError, match="needs the stage"):
+        run_backward(adapter, prepared, Objective("stage_sum"))
+
+
 def test_saliency_is_gradient_times_embedding_per_token(folder):
     adapter = load_adapter(f"hf:{folder}")
     result = run_backward(adapter, adapter.prepare({"prompt": PROMPT}))

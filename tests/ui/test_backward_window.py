@@ -22,10 +22,29 @@ def finished(make_window, qtbot):
     window.ctl.close()
 
 
+def backward_by_keys(window, qtbot, keys=()):
+    """Ctrl+Shift+B, then in the objective dialog each of `keys` ((key, modifier) or text to type), then Return."""
+    from PySide6.QtTest import QTest
+
+    press(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: getattr(window, "backward_dialog", None) is not None
+                    and window.backward_dialog.isVisible(), timeout=10000)
+    dialog = window.backward_dialog
+    dialog.activateWindow()
+    qtbot.waitUntil(lambda: dialog.focusWidget() is not None, timeout=5000)
+    for key in (*keys, (Qt.Key_Return, Qt.NoModifier)):
+        focused = dialog.focusWidget() or dialog
+        if isinstance(key, str):
+            QTest.keyClicks(focused, key)
+        else:
+            QTest.keyClick(focused, *key)
+    return dialog
+
+
 def test_ctrl_shift_b_steps_through_every_gradient_logits_first(finished, qtbot):
     window = finished
     forward = [c.name for c in window.ctl.stepper.history]
-    press(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+    backward_by_keys(window, qtbot)
     qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
     qtbot.waitUntil(lambda: window.ctl.current is not None, timeout=10000)
     history = window.ctl.stepper.history
@@ -53,7 +72,7 @@ def test_a_backward_s_attention_planes_show_their_gradient_recipes(finished, qtb
     from tfdebug.core.gradient_planes import GradientPlane
 
     window = finished
-    press(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+    backward_by_keys(window, qtbot)
     qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
     qtbot.waitUntil(lambda: window.ctl.current is not None, timeout=10000)
     names = [c.name for c in window.ctl.stepper.history]
@@ -98,7 +117,7 @@ def test_an_inf_breakpoint_stops_the_backward_at_the_first_stage_whose_gradient_
     wait_paused(qtbot, window, "tok.embed", timeout=60000)
     press(window, Qt.Key_F5)
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
-    press(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+    backward_by_keys(window, qtbot)
     qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
     assert "dec.1.ffn.resid" in window.message_bar.text()
     window.ctl.breakpoints.set(Breakpoint.on_inf(), True)
@@ -141,7 +160,7 @@ def test_the_backward_dock_draws_each_token_s_saliency_and_the_parameters_norms(
     window = finished
     session = window.ctl.source.session
     want = summary_of(run_backward(session.adapter, session.prepared), session.tokens)
-    press(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+    backward_by_keys(window, qtbot)
     qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
     dock, panel = window.docks["backward"], window.backward_panel
     qtbot.waitUntil(dock.isVisible, timeout=10000)
@@ -158,3 +177,84 @@ def test_the_backward_dock_draws_each_token_s_saliency_and_the_parameters_norms(
     assert "layer 0" in [name for name, _ in want.layers] and "█" in layers.item(0, 1).text()
     assert panel.largest.item(0, 0).text() == want.largest[0][0]
     assert "gradient × embedding" in panel.note.text()
+
+
+def test_a_logit_difference_chosen_by_keys_backpropagates_that_objective(finished, qtbot):
+    """Ctrl+Shift+B, the third objective (↓ ↓), position 3, 'mat' (not a token: the note says so and the dialog
+    stays open), then 'cat' against 'the': the gradients are run_backward's of the same Objective, and the next dialog
+    opens with that choice."""
+    from PySide6.QtTest import QTest
+
+    from tfdebug.sessions.backward import Objective, run_backward
+
+    window = finished
+    session = window.ctl.source.session
+    vocabulary = session.adapter.vocabulary()
+    objective = Objective("logit_diff", 3, vocabulary.index("cat"), vocabulary.index("the"))
+    want = run_backward(session.adapter, session.prepared, objective)
+    a_all = (Qt.Key_A, Qt.ControlModifier)
+    tab = (Qt.Key_Tab, Qt.NoModifier)
+    dialog = backward_by_keys(window, qtbot, [(Qt.Key_Down, Qt.NoModifier), (Qt.Key_Down, Qt.NoModifier), tab,
+                                              a_all, "3", tab, "mat", tab, "the"])
+    assert dialog.isVisible() and "'mat' is not a token" in dialog.note.text()
+    assert not window.ctl.title.startswith("backward")
+    dialog.target.setFocus()
+    QTest.keyClick(dialog.target, Qt.Key_A, Qt.ControlModifier)
+    QTest.keyClicks(dialog.target, "cat")
+    QTest.keyClick(dialog.target, Qt.Key_Return)
+    qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
+    qtbot.waitUntil(lambda: window.ctl.current is not None, timeout=10000)
+    assert f"{want.loss:.5g}" in window.message_bar.text()
+    for capture in window.ctl.stepper.history:
+        got, expected = capture.tensor, want.gradient(capture.name)
+        if hasattr(expected, "materialize"):
+            got, expected = got.materialize(), expected.materialize()
+        assert torch.equal(got, expected), capture.name
+    assert "logit(#" in window.ctl.current.info.formula
+    # the choice is remembered for the window's session: the next dialog opens with it
+    from tfdebug.ui.features.backward.objective_dialog import ObjectiveDialog
+
+    again = ObjectiveDialog(len(session.tokens["prompt"]), len(vocabulary), lambda text: 0, window.backward_choice)
+    assert (again.kind.currentData(), again.position.value(), again.target.text(), again.contrast.text()) == \
+        ("logit_diff", 3, "cat", "the")
+    again.deleteLater()
+
+
+def test_cancel_runs_nothing_and_the_last_position_has_no_loss(finished, qtbot):
+    window = finished
+    dialog = backward_by_keys(window, qtbot, [(Qt.Key_Down, Qt.NoModifier)])  # the loss at the last position
+    assert dialog.isVisible() and "nothing follows it" in dialog.note.text()
+    _escape(dialog)
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
+    assert not window.ctl.title.startswith("backward") and window.ctl.stepper.state == "finished"
+
+
+def _escape(dialog):
+    from PySide6.QtTest import QTest
+
+    QTest.keyClick(dialog.focusWidget() or dialog, Qt.Key_Escape)
+
+
+def test_the_sum_of_the_selected_stage_by_keys_backpropagates_that_sum(finished, qtbot):
+    """The stage selected in the Stages tree (dec.0.ffn.resid) is the dialog's stage; ↓ ↓ ↓ picks its sum: the
+    gradients are run_backward's of Objective("stage_sum", stage=…), the summed stage first."""
+    from tests.ui.user_actions import click_stage
+    from tfdebug.sessions.backward import Objective, run_backward
+
+    window = finished
+    session = window.ctl.source.session
+    want = run_backward(session.adapter, session.prepared, Objective("stage_sum", stage="dec.0.ffn.resid"))
+    click_stage(window, qtbot, "dec.0.ffn.resid")
+    qtbot.waitUntil(lambda: window.ctl.selected_stage == "dec.0.ffn.resid", timeout=10000)
+    backward_by_keys(window, qtbot, [(Qt.Key_Down, Qt.NoModifier)] * 3)
+    qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
+    qtbot.waitUntil(lambda: window.ctl.current is not None, timeout=10000)
+    history = window.ctl.stepper.history
+    assert [c.name for c in history] == [c.name for c in want.gradients] and history[0].name == "dec.0.ffn.resid"
+    for capture in history:
+        got, expected = capture.tensor, want.gradient(capture.name)
+        if hasattr(expected, "materialize"):
+            got, expected = got.materialize(), expected.materialize()
+        assert torch.equal(got, expected), capture.name
+    assert "sum of dec.0.ffn.resid" in window.ctl.current.info.formula
+    assert window.backward_choice.stage == "dec.0.ffn.resid"

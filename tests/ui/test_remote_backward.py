@@ -14,6 +14,7 @@ pytest.importorskip("zmq")
 pytest.importorskip("transformers")
 
 from tests.remote.served import start_server, stop_server  # noqa: E402
+from tests.ui.test_backward_window import backward_by_keys  # noqa: E402
 from tests.ui.test_remote_window import connect_through_the_menu  # noqa: E402
 from tests.ui.user_actions import press  # noqa: E402
 from tfdebug.adapters.registry import load_adapter  # noqa: E402
@@ -56,7 +57,7 @@ def test_ctrl_shift_b_on_a_served_pass_steps_the_server_s_gradients(make_window,
     assert not backward.isEnabled()  # paused at the first stage: nothing to differentiate yet
     press(window, Qt.Key_F5)
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished" and backward.isEnabled(), timeout=30000)
-    press(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+    backward_by_keys(window, qtbot)  # the dialog's default: the next-token loss over the prompt
     qtbot.waitUntil(lambda: "backward" in window.ctl.title and window.ctl.current is not None, timeout=60000)
     source = window.ctl.source
     assert window.ctl.runs_elsewhere() and not source.tensors_here and window.tools.remote.shown() is source

@@ -14,13 +14,16 @@ from tfdebug.commands.common import add_model_arguments, load_from_args, session
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_arguments(parser)
-    parser.add_argument("--objective", default="next_token", choices=("next_token", "position", "logit_diff"),
+    parser.add_argument("--objective", default="next_token",
+                        choices=("next_token", "position", "logit_diff", "stage_sum"),
                         help="next_token: the cross-entropy of every next token over the prompt (the training loss, "
                              "padding ignored; default); position: that loss at --position only; logit_diff: "
-                             "logit(--target) − logit(--contrast) at --position")
+                             "logit(--target) − logit(--contrast) at --position; stage_sum: the sum of --stage's "
+                             "whole tensor")
     parser.add_argument("--position", type=int, default=-1, metavar="N", help="the position (default -1, the last)")
     parser.add_argument("--target", default=None, metavar="TOKEN", help="logit_diff's target (default the prediction)")
     parser.add_argument("--contrast", default=None, metavar="TOKEN", help="logit_diff's contrast (default none)")
+    parser.add_argument("--stage", default="", metavar="NAME", help="stage_sum's stage (dec.0.ffn.resid)")
     parser.add_argument("--json", action="store_true", help="print every stage's gradient statistics as JSON")
     parser.add_argument("--out", default=None, metavar="FILE.safetensors",
                         help="also save the gradients as a snapshot (backward order; `tfdebug open` replays it)")
@@ -62,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--objective logit_diff needs --target TOKEN.")
     from tfdebug.core.budget import default_capture_budget
 
-    result = run_backward(adapter, session.prepared, Objective(args.objective, args.position, target, contrast),
+    result = run_backward(adapter, session.prepared, Objective(args.objective, args.position, target, contrast,
+                                                                    args.stage),
                           plan=list(session.plan), budget=default_capture_budget(adapter.device))
     if args.out is not None:
         from tfdebug.io.snapshot import save_snapshot

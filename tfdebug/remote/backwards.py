@@ -36,7 +36,7 @@ class ServedBackward:
         served = self.served
         session = served.session
         check_finished(session)  # a sentence before any work: a pass still running, a generation, gradients
-        objective = Objective(m["kind"], m["position"], m["target"], m["contrast"])
+        objective = Objective(m["kind"], m["position"], m["target"], m["contrast"], m["stage"] or "")
         box: dict = {}
 
         def work() -> None:
@@ -72,9 +72,11 @@ def request_backward(session, objective: Objective, timeout: float = 3600.0) -> 
             raise ValueError("the first non-finite gradient is not a stage of the served backward")
         return number()("loss", result["loss"]), first, summary_of_fields(result["summary"])
     try:
-        loss, first, summary = session.answer("backward", {"kind": objective.kind, "position": int(objective.position),
-                                                  "target": objective.target, "contrast": objective.contrast},
-                                     read, timeout=timeout)
+        fields = {"kind": objective.kind, "position": int(objective.position), "target": objective.target,
+                  "contrast": objective.contrast}
+        if objective.kind == "stage_sum":  # only then: a server before stage_sum knows no `stage` field
+            fields["stage"] = objective.stage
+        loss, first, summary = session.answer("backward", fields, read, timeout=timeout)
     finally:
         session._successor = None
     if not session.handed_over:

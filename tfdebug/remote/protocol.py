@@ -64,7 +64,7 @@ OPS = ("start", "step", "continue", "run_to", "step_out", "step_back", "step_for
 BREAKPOINT_OPS = ("add", "remove", "clear", "mode", "reference")
 SWEEP_ACROSS = ("position", "head")  # what a patching sweep's columns are (tfdebug.sessions.patching.ACROSS)
 COMPARE_WITH = ("placed", "unedited", "file")  # what the server compares its pass with (the `compare` request)
-OBJECTIVES = ("next_token", "position", "logit_diff")  # sessions.backward.OBJECTIVES (torch is not needed here)
+OBJECTIVES = ("next_token", "position", "logit_diff", "stage_sum")  # sessions.backward.OBJECTIVES (torch is not needed here)
 PLACED_DTYPES = ("float32", "float16", "bfloat16")  # a reference pass's dtype (tfdebug.core.devices.DTYPES)
 # a reference pass's attention kernel (tfdebug.sessions.crosscheck.KERNELS)
 PLACED_KERNELS = ("eager", "sdpa", "flex_attention", "flash_attention_2", "flash_attention_3", "flash_attention_4")
@@ -259,7 +259,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # the finished served pass's backward under an objective (sessions.backward.Objective): the gradients become
     # the served pass; `position` and the token ids are checked against the pass's tokens and vocabulary there
     "backward": {"kind": required(text(16, OBJECTIVES)), "position": required(_POSITION),
-                 "target": optional(_TOKEN), "contrast": optional(_TOKEN)},
+                 "target": optional(_TOKEN), "contrast": optional(_TOKEN), "stage": optional(text(256))},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it
     "transfer": {"export": required(integer(0, 2**53)), "received": required(integer(0, 2**62)),

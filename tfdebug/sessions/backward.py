@@ -9,8 +9,8 @@ as gradient recipes (`core.gradient_planes`), equal bit for bit to autograd's wh
 as they were (their `.grad` is restored); their gradient norms are kept per parameter.
 
 Objectives (`Objective`): the next-token cross-entropy over the prompt (the training loss; padding ignored as
-transformers' loss ignores it), the cross-entropy at one position, or logit(target) − logit(contrast) at a
-position.
+transformers' loss ignores it), the cross-entropy at one position, logit(target) − logit(contrast) at a
+position, or the sum of one stage's whole tensor (`stage_sum`: the stages after it get no gradient).
 """
 
 from __future__ import annotations
@@ -29,18 +29,20 @@ from tfdebug.core.gradients import GRADIENT_PREFIX, GradientRecorder
 from tfdebug.core.model_lock import forward_lock
 from tfdebug.core.recorder import Capture
 
-OBJECTIVES = ("next_token", "position", "logit_diff")
+OBJECTIVES = ("next_token", "position", "logit_diff", "stage_sum")
 
 
 @dataclass(frozen=True)
 class Objective:
     """What is differentiated: `kind` one of OBJECTIVES; `position` for position and logit_diff (negative counts
-    from the end); `target` and `contrast` token ids for logit_diff (`contrast` None: the target's logit)."""
+    from the end); `target` and `contrast` token ids for logit_diff (`contrast` None: the target's logit);
+    `stage` the stage whose whole tensor stage_sum sums."""
 
     kind: str = "next_token"
     position: int = -1
     target: int | None = None
     contrast: int | None = None
+    stage: str = ""
 
     def describe(self) -> str:
         """The objective in words."""
@@ -48,6 +50,8 @@ class Objective:
             return "next-token cross-entropy over the prompt"
         if self.kind == "position":
             return f"next-token cross-entropy at position {self.position}"
+        if self.kind == "stage_sum":
+            return f"sum of {self.stage}"
         return f"logit(#{self.target})" + (f" − logit(#{self.contrast})" if self.contrast is not None else "") + \
             f" at position {self.position}"
 
@@ -90,7 +94,7 @@ class BackwardPass:
 
         o = self.objective
         return backward_doc(o.kind, o.describe(), self.loss, self.first_nonfinite,
-                            position=o.position if o.kind != "next_token" else None, target=o.target,
+                            position=o.position if o.kind in ("position", "logit_diff") else None, target=o.target,
                             contrast=o.contrast)
 
     def recording(self, session):
@@ -154,6 +158,23 @@ def objective_value(objective: Objective, logits: Tensor, ids: Tensor | None, ma
     vocab = logits.shape[-1]
     return torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, vocab).float(),
                                              labels[:, 1:].reshape(-1), ignore_index=-100)
+
+
+def stage_sum(stage: str, live: dict[str, Tensor], shown: dict, model: str) -> tuple[Tensor, Tensor | None]:
+    """The sum of stage `stage`'s whole tensor in this forward (`live`: the recorder's), in float32 or wider, as
+    the model's graph has it, and for a leaf the sum of the stage's own tensor (whose backward gives the stage its
+    gradient; None where the first is that sum).
+    A stage shown beside the model's tensors (a residual sum, q, k or v of a fused projection: `shown`, from
+    `adapters.hf.hooks.sums_in_graph`) is a leaf: its sum is taken of the same values in the model's graph."""
+    tensor = live.get(stage)
+    if tensor is None:
+        raise InputError(f"{stage!r} cannot be summed: it is not a stage of {model}'s pass with a gradient, or it "
+                         "is an attention plane, which is not kept whole (sum a stage after it).")
+    dtype = torch.float64 if tensor.dtype == torch.float64 else torch.float32
+    joined = shown.get(id(tensor))
+    if joined is None or joined[0] is not tensor:
+        return tensor.sum(dtype=dtype), None
+    return joined[1].sum(dtype=dtype), tensor.sum(dtype=dtype)
 
 
 def backward_peak(plan: Sequence[Capture], parameters: int = 0) -> int:
@@ -252,7 +273,9 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
 
     if objective.kind not in OBJECTIVES:
         raise InputError(f"Unknown objective {objective.kind!r}; the objectives are {', '.join(OBJECTIVES)}.")
-    ids, mask = stream_ids(adapter, prepared) if objective.kind != "logit_diff" else (None, None)
+    if objective.kind == "stage_sum" and not objective.stage:
+        raise InputError("The sum of a stage needs the stage's name.")
+    ids, mask = stream_ids(adapter, prepared) if objective.kind in ("next_token", "position") else (None, None)
     model = adapter.module
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     saved = {n: p.grad for n, p in params}
@@ -262,14 +285,19 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
     checked = {key: vars(adapter)[key] for key in CHECKED if key in vars(adapter)}
     try:
         with forward_lock(adapter.model_root), torch.enable_grad(), planes_noted(), \
-                sums_in_graph(), recorder:
+                sums_in_graph() as shown, recorder:
             adapter.forward(prepared)
             _let_go_of_checked_stages(adapter, checked)
-            logits = recorder.live.get("head.raw", recorder.live.get("logits"))
-            if logits is None:
-                raise InputError(f"{adapter.name}'s logits stage does not depend on its parameters' or inputs' "
-                                 "values, so there is nothing to differentiate.")
-            loss = objective_value(objective, logits, ids, mask)
+            if objective.kind == "stage_sum":
+                loss, own = stage_sum(objective.stage, recorder.live, shown, adapter.name)
+                if own is not None:
+                    own.backward()  # the leaf's own gradient (ones) first, then through the model below it
+            else:
+                logits = recorder.live.get("head.raw", recorder.live.get("logits"))
+                if logits is None:
+                    raise InputError(f"{adapter.name}'s logits stage does not depend on its parameters' or inputs' "
+                                     "values, so there is nothing to differentiate.")
+                loss = objective_value(objective, logits, ids, mask)
             loss.backward()
         norms = {n: float(p.grad.double().norm()) for n, p in params if p.grad is not None}
     finally:

@@ -8,6 +8,7 @@ removes every one in `finally`.
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
@@ -240,13 +241,24 @@ class HeadParts:
 # Inside `sums_in_graph()` (a backward pass) a residual sum the hook makes beside the model's own is joined to
 # the model's graph, so its stage receives the gradient of the model's sum (`_JoinedSum`).
 _GRAPH = ThreadFlag()
+_SHOWN = threading.local()  # id(leaf) -> (leaf, the same values in the model's graph), inside sums_in_graph()
 
 
 @contextmanager
-def sums_in_graph() -> Iterator[None]:
-    """Residual stages receive the gradient of the model's own sum during backward (in this thread)."""
-    with _GRAPH.set():
-        yield
+def sums_in_graph() -> Iterator[dict]:
+    """Residual stages receive the gradient of the model's own sum during backward (in this thread). Yields
+    id(leaf) → (leaf, its values in the model's graph) for each stage shown beside the model's own tensors, so
+    that an objective on such a stage differentiates through the model (`sessions.backward.stage_sum`); let go
+    of when the block ends."""
+    shown: dict = {}
+    before = getattr(_SHOWN, "shown", None)
+    _SHOWN.shown = shown
+    try:
+        with _GRAPH.set():
+            yield shown
+    finally:
+        _SHOWN.shown = before
+        shown.clear()
 
 
 class _Joined(torch.autograd.Function):
@@ -267,7 +279,10 @@ class _Joined(torch.autograd.Function):
 def _joined(output: Tensor, cut, parts: Sequence[Tensor], taps: Sequence[Tap]) -> Tensor:
     """In a backward pass: each of `parts` shown by its tap as a leaf, joined to `output` (see `_Joined`)."""
     leaves = [part.detach().requires_grad_(True) for part in parts]
-    for tap, leaf in zip(taps, leaves):
+    shown = getattr(_SHOWN, "shown", None)
+    for tap, leaf, part in zip(taps, leaves, parts):
+        if shown is not None:
+            shown[id(leaf)] = (leaf, part)
         tap(leaf)
     return _Joined.apply(output, cut, *leaves)
 

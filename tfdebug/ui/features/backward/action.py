@@ -1,6 +1,8 @@
-"""Debug ▸ Backward (Ctrl+Shift+B): the finished pass's next-token loss backpropagated, and every stage's gradient
-shown as a pass of its own, in backward order (the logits first), stepped with the same keys (F10, Shift+F10,
-F5 to a breakpoint: a NaN or ±Inf condition stops at the first stage whose gradient went non-finite).
+"""Debug ▸ Backward (Ctrl+Shift+B): an objective of the finished pass (`objective_dialog`: the next-token loss
+over the prompt, the loss at one position, a logit difference, or the sum of a stage) backpropagated, and every
+stage's gradient shown as a pass of its own, in backward order (the objective's stage first: the logits, or the
+stage summed), stepped with the same keys (F10, Shift+F10, F5 to a breakpoint: a NaN or ±Inf condition stops at
+the first stage whose gradient went non-finite).
 
 The window asks its pass source (`sessions.source.PassSource.backward`), which runs the backward where the model
 is: in this process on a worker for a local pass, on the server for a served one (`remote.backwards`). Either way
@@ -30,17 +32,37 @@ def _can_run(ctl: DebugController) -> bool:
 
 
 @actions.action("tfdebug.debug.backward", QT_TRANSLATE_NOOP("actions", "Backward"), "Ctrl+Shift+B",
-                QT_TRANSLATE_NOOP("actions", "Backpropagate the next-token loss of the finished pass and step "
-                                             "through every stage's gradient, logits first"),
+                QT_TRANSLATE_NOOP("actions", "Backpropagate an objective of the finished pass (the next-token "
+                                             "loss, the loss at a position, a logit difference or a stage's "
+                                             "sum) and step through every stage's gradient in backward order"),
                 enabled=_can_run, toolbar=False)
 def backward(ctx: ActionContext) -> None:
+    """Ask for the objective (the window's last choice filled in); OK runs the backward, Cancel nothing."""
     ctl = ctx.ctl
     if not _can_run(ctl):
         return
-    from tfdebug.sessions.backward import Objective
+    from tfdebug.ui.features.backward.objective_dialog import Choice, ObjectiveDialog, logits_shape, token_resolver
 
+    window, source = ctx.window, ctl.source
+    count, vocabulary = logits_shape(ctl.plan)
+    dialog = ObjectiveDialog(count, vocabulary, token_resolver(source), getattr(window, "backward_choice", Choice()),
+                             ctl.plan.names(), ctl.selected_stage or "", window)
+    window.backward_dialog = dialog  # tests reach the open dialog here
+
+    def accepted() -> None:
+        window.backward_choice = dialog.choice()  # remembered for the window's session
+        if ctl.source is source and _can_run(ctl):
+            _run(ctx, dialog.objective)
+    dialog.accepted.connect(accepted)
+    dialog.finished.connect(lambda _result: dialog.deleteLater())
+    dialog.open()
+
+
+def _run(ctx: ActionContext, objective) -> None:
+    """The backward of the pass on screen under `objective`, on a worker; its gradients then replace the pass."""
+    ctl = ctx.ctl
     source = ctl.source
-    job = Job(lambda _job: source.backward(Objective()), name="backward")
+    job = Job(lambda _job: source.backward(objective), name="backward")
 
     def done(result) -> None:
         if ctl.source is not source:  # the window went on to another pass meanwhile
@@ -58,7 +80,7 @@ def backward(ctx: ActionContext) -> None:
                 stage=first, loss=loss)))
         else:
             ctl.info.emit(said(lambda: QCoreApplication.translate(
-                "backward", "Backward: loss {loss:.5g}; every stage's gradient, logits first (F10 steps, F5 runs "
+                "backward", "Backward: loss {loss:.5g}; every stage's gradient in backward order (F10 steps, F5 runs "
                             "to a breakpoint).").format(loss=loss)))
 
     def finished(*_) -> None:
