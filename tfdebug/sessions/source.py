@@ -93,8 +93,11 @@ class Backwarded:
 class PassSource(Protocol):
     """One pass as the window sees it: stepping, its stages, their display, and what it says about itself."""
 
-    #: the pass's stepper: commands (step, continue, run_to, edit …), history and events (core.stepper)
-    stepper: object
+    @property
+    def stepper(self) -> object:
+        """The pass's stepper: commands (step, continue, run_to, edit …), history and events (core.stepper)."""
+        ...
+
     plan: Plan
     layout: PassLayout
 
