@@ -71,7 +71,7 @@ class FrozenNorm:
     bias: Tensor | None
 
     @classmethod
-    def of(cls, module: nn.Module | None, x: Tensor) -> "FrozenNorm":
+    def of(cls, module: nn.Module | Callable | None, x: Tensor) -> "FrozenNorm":
         """The norm `module` frozen at vector `x` (d,): the first known form whose output equals the module's own
         on `x`; None for the module means no norm (gain 1). ReadoutError when no form reproduces it."""
         import torch

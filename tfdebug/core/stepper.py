@@ -32,6 +32,8 @@ from tfdebug.core.stepper_state import _ENDED, FAILED, FINISHED, IDLE, PAUSED, R
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
     from torch import Tensor, nn
 
+    from tfdebug.core.reference import ReferencePass
+
 
 class _StopRun(BaseException):
     """Raised inside a hook to unwind the forward when the user stops it."""
@@ -75,7 +77,7 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
         self._load_lock = threading.Lock()  # a replay's stage is read once, by whichever thread asks first
         self._breakpoints = BreakpointSet()  # its own until `use_breakpoints` hands it the window's
         #: the reference pass a "diverges" condition compares with (tfdebug.core.reference.ReferencePass)
-        self.reference = None
+        self.reference: ReferencePass | None = None
         self._reset()
 
     @classmethod

@@ -242,7 +242,7 @@ class _Link:
         last_heard = last_ping = time.monotonic()
         try:
             while not self._closing:
-                poller.poll(client.heartbeat_s * 1000 / 2)
+                poller.poll(int(client.heartbeat_s * 1000 / 2))
                 try:
                     while self._wake_r.recv(4096):
                         pass

@@ -106,6 +106,7 @@ class ComparisonJob:
         """The reply's fields (the table), or the TfdebugError that is the refusal."""
         if self._error is not None:
             raise self._error
+        assert self._result is not None  # ready with no error: the work made it
         result, transplant = self._result[:2]
         if len(result.stages) > MAX_STAGES:
             raise CompareError("The comparison has {n} stages, more than the {limit} one reply may carry: compare "

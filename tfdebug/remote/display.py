@@ -7,7 +7,7 @@ its source's `display` does not care where the pass runs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from tfdebug.core.checks import Check
 from tfdebug.core.display import DisplaySlice, Stats
@@ -31,7 +31,7 @@ class RemoteDisplay:
     def __init__(self, session: "RemoteSession"):
         self._session = session
         self._pushed: tuple[tuple, DisplaySlice] | None = None  # the slice the server sent with the last event
-        self._pushed_stats: tuple[int, Stats] | None = None  # (history index, whole-tensor stats) sent with it
+        self._pushed_stats: tuple[int | None, Stats] | None = None  # (history index, whole-tensor stats) sent with it
         self._followed: tuple | None = None  # the view last told to the server
 
     def follow(self, pinned: tuple[str, str] | None, indices_by_name: Mapping[str, int],
@@ -54,12 +54,12 @@ class RemoteDisplay:
         self._pushed, self._pushed_stats, self._followed = None, None, None
         self._session.request("follow", {"on": False, "indices": {}, "max_rows": 1, "max_cols": 1, "moments": False})
 
-    def take_pushed(self, fields, buffers) -> None:
+    def take_pushed(self, fields: dict[str, Any] | None, buffers) -> None:
         """A slice the server pushed with an event (None: the event brought none; any earlier one is stale)."""
         if fields is None:
             self._pushed = self._pushed_stats = None
             return
-        view = fields.get("view") or {}
+        view: dict[str, Any] = fields.get("view") or {}
         whole = fields.get("whole")
         if whole is not None and len(buffers) == 5:
             self._pushed_stats = (view.get("index"), wire.stats_of(whole, *buffers[3:]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import string
-from typing import Any
+from typing import Any, TypeGuard
 
 from tfdebug.core import errors as core_errors
 from tfdebug.core.errors import TfdebugError
@@ -150,7 +150,7 @@ def _value(value, depth: int):
     return _BAD
 
 
-def _fills(template, params: dict) -> bool:
+def _fills(template: object, params: dict) -> TypeGuard[str]:
     """Whether `template` is a sentence `params` fills exactly: only plain names (no attribute or index
     lookups a hostile template could use to reach into the values), each of them given."""
     if not isinstance(template, str) or len(template) > 2000:

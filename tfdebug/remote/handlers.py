@@ -10,7 +10,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 import numpy as np
 import torch
@@ -35,6 +35,13 @@ from tfdebug.sessions.display import LocalDisplay
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import MAX_FILL_VALUES, Message
 
+if TYPE_CHECKING:
+    from tfdebug.core.recorder import Capture
+    from tfdebug.sessions.gradient_session import GradientSession
+
+    #: what a server serves: one pass, a generation, or a backward's gradients (`ServedSession.show`)
+    Served = DebugSession | GenerationSession | GradientSession
+
 Reply = tuple[dict, list[np.ndarray]]
 SUFFIX = ".safetensors"  # a snapshot's file name ends so
 
@@ -48,7 +55,8 @@ class ServedSession:
     `on_event(event)` hears every stepper event (from the forward's thread).
     """
 
-    def __init__(self, make_session: Callable[[Mapping[str, str] | None, DecodingSettings | None], DebugSession],
+    def __init__(self, make_session: Callable[[Mapping[str, str] | None, DecodingSettings | None],
+                                              DebugSession | GenerationSession],
                  export_dir: str | Path,
                  on_event: Callable[[StepperEvent], None]):
         self._make_session = make_session
@@ -57,8 +65,9 @@ class ServedSession:
         self.pass_id = 0
         # the window's view, when it follows: (view, max size, moments, whole-tensor stats up to this many bytes)
         self.follow: tuple[ViewSelection, tuple[int, int], bool, int] | None = None
-        self.exports: dict[int, "ExportJob"] = {}
-        self.comparisons: dict[int, ComparisonJob] = {}  # by request id: answered when made (the loop looks)
+        self.exports: dict[int | None, "ExportJob"] = {}
+        # by request id (None for a request without one): answered when made (the loop looks)
+        self.comparisons: dict[int | None, ComparisonJob] = {}
         self.compared: ComparisonJob | None = None  # the last comparison: its passes draw the Compare dock's planes
         self.reference_dtype: str | None = None  # the divergence condition's reference pass: this input in it
         #: called now and then during long work in a handler (the server sends its heartbeat from it)
@@ -68,7 +77,7 @@ class ServedSession:
         self._start(self._make_session(None, None))
 
     # ----- the pass --------------------------------------------------------------------------
-    def _start(self, session: DebugSession) -> None:
+    def _start(self, session: Served) -> None:
         self.session = session
         session.stepper.subscribe(self._on_event)
         live = session.stepper.is_live  # a backward's gradients are a replay: nothing runs
@@ -80,7 +89,7 @@ class ServedSession:
         if live:
             session.stepper.start()
 
-    def show(self, session) -> None:
+    def show(self, session: GradientSession) -> None:
         """Serve `session` (a backward's `GradientSession`) as the pass from now on; the pass before is closed."""
         self.close()
         self._start(session)
@@ -102,7 +111,7 @@ class ServedSession:
                            "stack": dict(adapter.stack_titles)},
                 "plan": [wire.entry(c) for c in session.plan],
                 "image": wire.image_fields(getattr(session.prepared, "image", None)),
-                "generation": session.settings.describe() if self.generating else None,
+                "generation": session.settings.describe() if isinstance(session, GenerationSession) else None,
                 "gradients": not session.stepper.is_live}
 
     @property
@@ -112,9 +121,10 @@ class ServedSession:
 
     def generation_fields(self) -> dict | None:
         """A generation's growing token streams and token strip (None for one pass): small, sent with each state."""
-        if not self.generating:
+        session = self.session
+        if not isinstance(session, GenerationSession):  # self.generating
             return None
-        return {"tokens": self.session.tokens, "entries": [wire.token_entry(e) for e in self.session.entries()]}
+        return {"tokens": session.tokens, "entries": [wire.token_entry(e) for e in session.entries()]}
 
     def close(self) -> None:
         if self.compared is not None:
@@ -151,10 +161,11 @@ class ServedSession:
         return {}, []
 
     def _generation(self) -> GenerationSession:
-        if not self.generating:
+        session = self.session
+        if not isinstance(session, GenerationSession):  # self.generating
             raise StepperStateError("The served pass is not a generation: press Generate to generate token by token.",
                                     id="remote.not_generating")
-        return self.session
+        return session
 
     def _on_breakpoint(self, m: Message) -> Reply:
         stepper, op = self.stepper, m["op"]
@@ -167,6 +178,7 @@ class ServedSession:
         else:
             bp = wire.breakpoint_of({"by": _needed(m, "by"), "value": _needed(m, "value"), "threshold": m["threshold"],
                                      "rtol": m["rtol"]})
+            assert bp is not None  # its fields are given: a breakpoint, or breakpoint_of raised FrameError
             stepper.add_breakpoint(bp) if op == "add" else stepper.remove_breakpoint(bp)
         return {}, []
 
@@ -234,11 +246,13 @@ class ServedSession:
         fields, buffers = wire.stats_fields(stats)
         return {"stats": fields}, buffers
 
-    def _paused_capture(self):
+    def _paused_capture(self) -> Capture:
         stepper = self.stepper
         if not stepper.at_live_point:
             raise stepper._not_replaceable()
-        return stepper.current
+        capture = stepper.current
+        assert capture is not None  # paused at the live point: the stage it is paused at
+        return capture
 
     def _on_replace(self, m: Message) -> Reply:
         capture = self._paused_capture()
@@ -395,6 +409,7 @@ class ExportJob:
 
     def rewind(self, offset: int) -> None:
         """Read from `offset` again (a chunk that could not be sent)."""
+        assert self._file is not None  # next_chunk opened it
         self._file.seek(offset)
         self.offset = offset
 

@@ -298,7 +298,8 @@ def encode(kind: str, fields: dict | None = None, buffers: Sequence[np.ndarray] 
         if sys.byteorder != "little":
             array = array.astype(array.dtype.newbyteorder("<"))
         described.append({"dtype": name, "shape": list(array.shape)})
-        frames.append(memoryview(array).cast("B"))
+        # numpy's stubs give an ndarray the buffer protocol (__buffer__) on Python 3.12 and later only
+        frames.append(memoryview(array).cast("B"))  # pyright: ignore[reportArgumentType]
     if described:
         header["buffers"] = described
     return [json.dumps(header, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(), *frames]
@@ -311,7 +312,8 @@ class Message:
     def __init__(self, type: str, id: int | None, fields: dict, buffers: list[np.ndarray]):
         self.type, self.id, self.fields, self.buffers = type, id, fields, buffers
 
-    def __getitem__(self, key: str):
+    def __getitem__(self, key: str) -> Any:
+        """Field `key` as its schema checked it (a JSON value: Any, as `json.loads` gives), None when absent."""
         return self.fields.get(key)
 
     def __repr__(self) -> str:
@@ -341,7 +343,7 @@ def decode(frames: Sequence[bytes], *, max_header: int, max_buffer: int, accept:
     if version != PROTOCOL_VERSION:
         raise VersionError(version)
     kind = header.get("type")
-    if kind not in accept:
+    if not isinstance(kind, str) or kind not in accept:
         raise FrameError("A message of type {kind} is not expected here.", id="remote.type", kind=repr(kind)[:40])
     schema = SCHEMAS[kind]
     unknown = set(header) - set(schema) - {"v", "type", "id", "buffers"}

@@ -53,6 +53,7 @@ def bind(socket: zmq.Socket, host: str, port: int) -> str:
             raise BindError("{host} is not an address or interface of this machine: listen on 127.0.0.1 (and forward the port "
                             "over SSH), 0.0.0.0 (every interface) or one of this machine's addresses.",
                             id="remote.not_local", host=host) from None
+        assert exc.errno is not None  # pyzmq gives a ZMQError its errno
         raise BindError("tfdebug serve cannot listen on {host} port {port}: {why}.", id="remote.bind",
                         host=host, port=port, why=os.strerror(exc.errno).lower()) from None
     return socket.getsockopt_string(zmq.LAST_ENDPOINT)

@@ -130,7 +130,7 @@ class RemoteServer:
         poller.register(self._wake_r, zmq.POLLIN)
         try:
             while not self._stop.is_set():
-                ready = dict(poller.poll(self.heartbeat_s * 1000 / 2))
+                ready = dict(poller.poll(int(self.heartbeat_s * 1000 / 2)))
                 if self._wake_r.fileno() in ready:
                     try:
                         while self._wake_r.recv(4096):
@@ -384,7 +384,7 @@ class RemoteServer:
                 job.close()
                 self.served.exports.pop(request_id, None)
 
-    def _stream_export(self, request_id: int, job) -> None:
+    def _stream_export(self, request_id: int | None, job) -> None:
         """The next chunks of one written export, as far as the window's receipts allow."""
         if job.error is not None or self._peer is None:
             if job.error is not None:

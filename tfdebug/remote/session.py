@@ -41,6 +41,8 @@ class RemoteSession:
     adapter = None  # the model and its adapter are on the server
     tensors_here = False  # only the display's answers cross
     model_here = False
+    #: a successor's: why the server could not open the new pass (`reopen`), or None
+    open_error: TfdebugError | None
 
     def __init__(self, client: RemoteClient, hook: bool = True):
         self.client = client
@@ -138,6 +140,7 @@ class RemoteSession:
         self._take_whole_pass()
 
     def _take_whole_pass(self) -> None:
+        assert self._partial_pass is not None  # a pass message or a part of its plan set it
         data, entries, total = self._partial_pass
         if len(entries) < total:
             return  # more parts follow (ZeroMQ keeps their order)

@@ -136,6 +136,12 @@ def stats_fields(stats: Stats) -> tuple[dict, list[np.ndarray]]:
     return fields, [np.asarray(stats.hist_counts, dtype=np.int64), np.asarray(stats.hist_edges, dtype=np.float64)]
 
 
+def _plane_shape(shape: Any) -> tuple[int, int]:
+    """A 2-D plane's (rows, cols) as a message gives them; ValueError when they are not two sizes."""
+    rows, cols = (int(n) for n in shape)
+    return rows, cols
+
+
 def stats_of(fields: Any, counts: np.ndarray, edges: np.ndarray) -> Stats:
     def real(key):
         value = fields[key]
@@ -160,7 +166,7 @@ def slice_of(fields: Any, buffers: list[np.ndarray]) -> DisplaySlice:
     if len(buffers) != 3 or buffers[0].ndim != 2:
         raise FrameError("A slice from the server is not a 2-D plane with its stats.", id="remote.slice_shape")
     try:
-        source = tuple(int(n) for n in fields["source_shape"])
+        source = _plane_shape(fields["source_shape"])
         # Read-only views of the received bytes: nothing draws into a slice, and a copy of a 4 MB plane costs ms.
         return DisplaySlice(values=buffers[0], row_axis=int(fields["row_axis"]),
                             col_axis=int(fields["col_axis"]), source_shape=source,
@@ -202,7 +208,7 @@ def heads_of(fields: Any, buffers: list[np.ndarray]) -> HeadThumbnails:
         raise FrameError("Head thumbnails from the server do not fit together.", id="remote.heads_fit")
     try:
         return HeadThumbnails(values=buffers[0].copy(), mins=buffers[1].copy(), maxs=buffers[2].copy(),
-                              neginf=buffers[3].copy(), source_shape=tuple(int(n) for n in fields["source_shape"]))
+                              neginf=buffers[3].copy(), source_shape=_plane_shape(fields["source_shape"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise FrameError("Head thumbnails from the server cannot be read: {why}", id="remote.heads",
                          why=str(exc)[:200]) from None

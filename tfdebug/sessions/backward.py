@@ -71,7 +71,9 @@ class BackwardPass:
     def gradient(self, name: str) -> Tensor:
         """Stage `name`'s gradient: a tensor, or for an attention plane a `core.gradient_planes.GradientPlane`
         (indexing it computes the heads and rows asked for; `.materialize()` the whole plane)."""
-        return next(c.tensor for c in self.gradients if c.name == name)
+        tensor = next(c.tensor for c in self.gradients if c.name == name)
+        assert tensor is not None  # a backward's gradient keeps its tensor
+        return tensor
 
     def layer_norms(self) -> dict[str, float]:
         """The parameters' gradient norm per layer ('layer 3', or the module path of what is outside layers)."""
@@ -110,7 +112,9 @@ class BackwardPass:
         None when no embedding stage has a gradient."""
         for capture in reversed(self.gradients):
             if capture.info.kind == "embedding" and capture.name in self.forward:
-                product = capture.tensor[0].double() * self.forward[capture.name].tensor[0].double()
+                gradient, embedding = capture.tensor, self.forward[capture.name].tensor
+                assert gradient is not None and embedding is not None  # a backward keeps its tensors
+                product = gradient[0].double() * embedding[0].double()
                 return list(zip(product.sum(-1).tolist(), product.norm(dim=-1).tolist()))
         return None
 

@@ -48,7 +48,7 @@ def summary_of(result: BackwardPass, streams: dict[str, list[str]]) -> BackwardS
     if len(labels) != len(saliency):
         labels = [str(i) for i in range(len(saliency))]
     largest = sorted(result.parameters.items(), key=lambda item: -item[1])[:LARGEST]
-    return BackwardSummary(labels, [tuple(pair) for pair in saliency], list(result.layer_norms().items()),
+    return BackwardSummary(labels, [(total, norm) for total, norm in saliency], list(result.layer_norms().items()),
                            [(name, norm) for name, norm in largest])
 
 

@@ -72,6 +72,13 @@ def logit_difference(logits: torch.Tensor, position: int, target: int, contrast:
     return float(row[target] - (row[contrast] if contrast is not None else 0.0))
 
 
+def _kept(why: Why, stage: str) -> torch.Tensor:
+    """Stage `stage`'s tensor in `why`'s pass (every batch row)."""
+    tensor = why.captures[stage].tensor
+    assert tensor is not None  # a finished pass of a patcher keeps the stages it patches
+    return tensor
+
+
 class Patcher:
     """A clean and a corrupted pass of one model, ready to patch: `patch(stage, value)` runs the corrupted pass
     with `stage` replaced by `value`; `sweep(...)` patches every residual row at every position, `head_sweep(...)`
@@ -97,25 +104,27 @@ class Patcher:
 
     def logits(self, why: Why) -> torch.Tensor:
         """A finished pass's logits (batch, token, vocab) (before a softcap, as the attribution reads them)."""
-        return why.captures[why.logits_stage].tensor
+        return _kept(why, why.logits_stage)
 
     def patch(self, stage: str, value: torch.Tensor) -> torch.Tensor:
         """The corrupted pass run again with `stage` replaced by `value`: its logits."""
         captures, _ = self._session.capture_all(verify="never", transplant={stage: value})
-        return next(c.tensor for c in captures if c.name == self.clean.logits_stage)
+        logits = next(c.tensor for c in captures if c.name == self.clean.logits_stage)
+        assert logits is not None  # capture_all keeps the stages it was asked for
+        return logits
 
     def cell(self, stage: str, position: int) -> torch.Tensor:
         """The corrupted pass's `stage` with `position` taken from the clean pass (every batch row)."""
-        value = self.corrupt.captures[stage].tensor.clone()
-        value[:, position] = self.clean.captures[stage].tensor[:, position]
+        value = _kept(self.corrupt, stage).clone()
+        value[:, position] = _kept(self.clean, stage)[:, position]
         return value
 
     def head(self, stage: str, head: int) -> torch.Tensor:
         """The corrupted pass's context `stage` with head `head` (every position) taken from the clean pass."""
         axis = self.corrupt.captures[stage].info.axes.index("head")
-        value = self.corrupt.captures[stage].tensor.clone()
+        value = _kept(self.corrupt, stage).clone()
         index = (slice(None),) * axis + (head,)
-        value[index] = self.clean.captures[stage].tensor[index]
+        value[index] = _kept(self.clean, stage)[index]
         return value
 
     def heads(self, stage: str) -> int:

@@ -11,7 +11,7 @@ method here with two implementations, or a capability that says what the source 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 
 from tfdebug.core.checks import Check
 from tfdebug.core.display import DisplaySlice, Stats
@@ -23,6 +23,14 @@ from tfdebug.core.tiles import Tile
 from tfdebug.io.recording import Recording, recording_on_screen
 from tfdebug.sessions.display import LocalDisplay
 
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from tfdebug.core.errors import TfdebugError
+    from tfdebug.core.images import InputImage
+    from tfdebug.sessions.patching import Patcher
+    from tfdebug.sessions.why_view import WhyView
+
 
 class PassDisplay(Protocol):
     """The display operations of a pass, answered where its tensors live (tfdebug.core.display's math)."""
@@ -31,33 +39,42 @@ class PassDisplay(Protocol):
                moments: bool = True, stats_up_to: int | None = None) -> None:
         """The window's view (core.view.ViewSelection's pinned axes and indices): a source that can sends each
         stage's slice (and its stats, up to `stats_up_to` bytes) with the event that shows it."""
+        ...
 
-    def mask_of(self, capture: Capture):
+    def mask_of(self, capture: Capture) -> Tensor | None:
         """The mask tensor a softmax stage read when it is in this process (drawn masked too), else None."""
+        ...
 
     def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
                  max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
         """The shown 2-D slice, downsampled to at most `max_size`, with its stats."""
+        ...
 
     def moments_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], partial: Stats) -> Stats:
         """`partial` (a slice's stats without mean and std) completed."""
+        ...
 
     def heads_of(self, capture: Capture, row: int, col: int, head: int, indices: Mapping[int, int],
                  max_size: tuple[int, int]) -> HeadThumbnails:
         """Every head's thumbnail of the shown slice."""
+        ...
 
     def tile_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int], rows: tuple[int, int],
                 cols: tuple[int, int], max_size: tuple[int, int], row_max: bool = False) -> Tile:
         """Rows × columns of the shown slice at most `max_size`."""
+        ...
 
     def stats_of(self, capture: Capture) -> Stats:
         """Whole-tensor stats of the stage."""
+        ...
 
     def checks_of(self, capture: Capture) -> list[Check]:
         """The live checks of the stage (tfdebug.core.checks), computed where its tensor is."""
+        ...
 
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
         """The Overview's statistic of each capture (NaN where no tensor is kept)."""
+        ...
 
 
 @dataclass
@@ -76,103 +93,139 @@ class Backwarded:
 class PassSource(Protocol):
     """One pass as the window sees it: stepping, its stages, their display, and what it says about itself."""
 
-    #: the pass's stepper: commands (step, continue, run_to, edit …), history and events (core.stepper)
-    stepper: object
+    @property
+    def stepper(self) -> object:
+        """The pass's stepper: commands (step, continue, run_to, edit …), history and events (core.stepper)."""
+        ...
+
     plan: Plan
     layout: PassLayout
-    display: PassDisplay
-    #: whether the captures' tensors are in this process (False: only `display` reaches them)
-    tensors_here: bool
-    #: whether the model runs in this process (Run loads it here; a reference or batch runs here)
-    model_here: bool
 
     @property
-    def session(self):
+    def display(self) -> PassDisplay:
+        """The display operations of the pass, answered where its tensors live."""
+        ...
+
+    @property
+    def tensors_here(self) -> bool:
+        """Whether the captures' tensors are in this process (False: only `display` reaches them)."""
+        ...
+
+    @property
+    def model_here(self) -> bool:
+        """Whether the model runs in this process (Run loads it here; a reference or batch runs here)."""
+        ...
+
+    # Any: a DebugSession or GenerationSession here, a served pass's RemoteSession, each read by what it has
+    @property
+    def session(self) -> Any:
         """The live session of the pass (its adapter, texts, prepared inputs), or None for a recording."""
+        ...
 
     @property
     def title(self) -> str:
         """The pass in one line, for the window's title."""
+        ...
 
     @property
     def model_name(self) -> str:
         """The model's name ('recorded' for a snapshot)."""
+        ...
 
     @property
     def device(self) -> str:
         """Where the pass runs, in words."""
+        ...
 
     @property
     def dtype(self) -> str:
         """The pass's precision ('bfloat16'), or '' when unknown."""
+        ...
 
     @property
     def runs_on(self) -> str:
         """The torch device the model runs on ('cuda:0'), where a reference pass of it runs; '' for a recording."""
+        ...
 
     @property
     def tokens(self) -> dict[str, list[str]]:
         """Token strings per stream (a generation's stream as far as it has got)."""
+        ...
 
     @property
     def texts(self) -> dict[str, str]:
         """The typed texts per input field ({} for a recording)."""
+        ...
 
     @property
-    def image(self):
+    def image(self) -> InputImage | None:
         """The picture (or spectrogram) the model read (`core.images.InputImage`: a live pass's, the one a snapshot
         carries, or a served pass's bounded copy), or None."""
+        ...
 
     @property
     def input_fields(self) -> list[tuple[str, str, str]]:
         """(key, label, placeholder) of each input the pass took."""
+        ...
 
     @property
     def chat(self) -> bool:
         """Whether the texts went in as a user's chat turn (the tokenizer's chat template)."""
+        ...
 
     def can_chat(self) -> bool:
         """Whether the model can take its texts as a chat turn (the input bar's Chat toggle can be on)."""
+        ...
 
     @property
     def is_generation(self) -> bool:
         """Whether the pass generates token by token (Next Token and Run to Token apply)."""
+        ...
 
     @property
     def host(self) -> str:
         """The machine the pass runs on, '' for this one (its own export folder, reconnecting: tfdebug serve)."""
+        ...
 
     @property
-    def lost(self):
+    def lost(self) -> TfdebugError | None:
         """Why the pass can no longer be reached (a TfdebugError), or None."""
+        ...
 
     def held_bytes(self) -> int:
         """Bytes the captured tensors hold, wherever they are."""
+        ...
 
     def recording(self) -> tuple[Recording | None, str]:
         """The pass as a Recording in this process and a note when partial; None when its tensors are elsewhere
         (a served pass's `export` streams them here as a snapshot)."""
+        ...
 
-    def why(self):
+    def why(self) -> WhyView:
         """The lens, attribution and patching of the finished pass (a `sessions.why_view.WhyView`: the local
         `sessions.why.Why`, or a served pass's, computed on the server); ReadoutError saying why there is none (a
         pass not run to its end, a recording without its model, a model without a language-model head)."""
+        ...
 
-    def patcher(self, corrupt: Mapping[str, str]):
+    def patcher(self, corrupt: Mapping[str, str]) -> Patcher | None:
         """A `sessions.patching.Patcher` of this pass's texts (clean) and `corrupt`, which runs two passes of the
-        model; ReadoutError where there is no model here to run."""
+        model; ReadoutError where there is no model here to run (None from a served pass: its server sweeps)."""
+        ...
 
     def can_backward(self) -> bool:
         """Whether Backward applies now: a live pass of a model (not a generation, not a backward's gradients)
         that has run to its end."""
+        ...
 
     def backward(self, objective) -> Backwarded:
         """The backward of the finished pass under `objective` (`sessions.backward.Objective`), run where the model
         is (here, or on the server of a served pass), its peak stated and checked against that machine's budget
         before it runs; a TfdebugError in one sentence when there is no finished live pass or it does not fit."""
+        ...
 
     def close(self) -> None:
         """Stop or detach the pass and free what it holds."""
+        ...
 
 
 class LocalSource:
@@ -288,6 +341,7 @@ class LocalSource:
         from tfdebug.sessions.patching import Patcher
 
         self.why()  # the same refusals: a recording, a generation, a pass not run to its end
+        assert self.session is not None  # why() refused a recording
         return Patcher(self.session.adapter, self.texts, {**self.texts, **corrupt})
 
     def can_backward(self) -> bool:

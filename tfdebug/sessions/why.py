@@ -9,7 +9,7 @@ logits stage (a model whose head does more than its final norm and unembedding i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import torch
 from torch import Tensor
@@ -20,6 +20,9 @@ from tfdebug.core.model_lock import forward_lock
 from tfdebug.core.names import parse_name
 from tfdebug.core.readout import FrozenNorm, Readout, ReadoutError
 from tfdebug.core.recorder import Capture
+
+if TYPE_CHECKING:
+    from tfdebug.adapters.base import ModelAdapter
 
 #: how far (relative to the logits' largest magnitude) the readout of the last residual may be from the logits
 #: stage before the readout counts as not the model's: float32 and bfloat16 rounding of a re-run matmul
@@ -42,7 +45,7 @@ class Why:
     residuals: list[str]  # the embeddings' stage, then every residual stage of the read stack in order
     rows: list[str]  # the lens's rows: the embeddings, then each layer's last residual stage
     logits_stage: str
-    adapter: object
+    adapter: ModelAdapter
     tokens: dict = field(default_factory=dict)  # the pass's token strings per stream
     texts: dict = field(default_factory=dict)  # the pass's typed texts per input field (a sweep's clean texts)
     _vocabulary: list | None = field(default=None, init=False, repr=False)
@@ -290,7 +293,7 @@ def _unknown_id(tokenizer) -> int | None:
         return tokenizer.unk_token_id
     backend = getattr(tokenizer, "backend_tokenizer", None)
     unk = getattr(getattr(backend, "model", None), "unk_token", None)
-    return backend.token_to_id(unk) if unk else None
+    return backend.token_to_id(unk) if unk and backend is not None else None
 
 
 def finished_why(session) -> Why:
