@@ -38,3 +38,18 @@ def test_the_compare_plots_keep_their_height(window, qtbot, size):
     assert (window.width(), window.height()) == size  # the window did not grow off the screen
     assert view.table.viewport().height() >= 3 * view.table.rowHeight(0)  # more than a row and a half of the table
     assert window.heatmap_panel.graphics.height() >= MIN_PLOT  # the plane above keeps its room too
+
+
+def test_a_dock_folded_for_room_takes_its_tabs_with_it(window, qtbot):
+    """At 1366×768 (1280×690 here) Compare folds Heads behind the heatmap; the Generation dock, a tab behind Heads, went
+    neither with it nor away: it stood alone in Heads' place, "Not a generation…" over 90 px the heatmap lacked."""
+    window.resize(1280, 690)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == (1280, 690))
+    run_to_stage(window, qtbot, STAGE)  # a stage with heads: the Heads dock at its share
+    heat, heads, generation = (window.docks[n] for n in ("heatmap", "heads", "generation"))
+    assert generation in window.tabifiedDockWidgets(heads)
+    window.show_dock_within(window.compare_tools.dock)
+    qtbot.wait(100)
+    assert heads in window.tabifiedDockWidgets(heat)  # folded for the room
+    assert generation in window.tabifiedDockWidgets(heat)  # and its tab with it
+    assert generation.visibleRegion().isEmpty() and not heat.visibleRegion().isEmpty()

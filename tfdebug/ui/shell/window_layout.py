@@ -208,7 +208,10 @@ class WindowLayout:
             front, back = self.docks[keep], self.docks[fold]
             docked = all(d.isVisible() and not d.isFloating() for d in (front, back))
             if docked and back not in self.tabifiedDockWidgets(front):
+                behind = self.tabifiedDockWidgets(back)  # its tabs go with it: none is left alone in its place
                 self.tabifyDockWidget(front, back)
+                for other in behind:
+                    self.tabifyDockWidget(front, other)
                 front.raise_()
         self.layout().activate()
         self.resize(size)
