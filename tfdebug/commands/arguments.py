@@ -18,6 +18,7 @@ class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one escaped sentence (subcommand parsers inherit it)."""
 
     def error(self, message: str):
+        """Exit with status 2 and `message` as one escaped sentence pointing at --help."""
         self.exit(2, f"tfdebug: {terminal_safe(message)} (see `{terminal_safe(self.prog)} --help`).\n")
 
 

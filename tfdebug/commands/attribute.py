@@ -13,6 +13,7 @@ from tfdebug.commands.common import (add_model_arguments, add_table_format_argum
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug attribute`'s options to `parser`."""
     add_model_arguments(parser)
     parser.add_argument("--target", default=None, metavar="TOKEN",
                         help="the token to explain (a vocabulary entry, text the tokenizer reads as one token such "
@@ -27,6 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run one forward and print the direct logit attribution of the target (less the contrast); returns the exit
+    status."""
     from tfdebug.core.errors import InputError
     from tfdebug.sessions.why import finished_pass, token_id
 

@@ -13,6 +13,7 @@ from tfdebug.commands.common import add_model_arguments, load_from_args, session
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug backward`'s options to `parser`."""
     add_model_arguments(parser)
     parser.add_argument("--objective", default="next_token",
                         choices=("next_token", "position", "logit_diff", "stage_sum"),
@@ -44,6 +45,8 @@ def _row(capture) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run one forward and the objective's backward, and report (or save) every stage's gradient; returns the exit
+    status."""
     from tfdebug.sessions.backward import Objective, run_backward
     from tfdebug.sessions.session import DebugSession
     from tfdebug.sessions.why import token_id

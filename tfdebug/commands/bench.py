@@ -19,6 +19,7 @@ TUNE_ALLOCATOR = False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug bench`'s options to `parser`."""
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats: under a minute")
     size.add_argument("--full", action="store_true",
@@ -66,6 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the benchmark sections `args` asks for and print (or save) their figures; returns the exit status."""
     from tfdebug.bench.runner import check_quiet, load_limit
     from tfdebug.core.errors import ConfigError
 

@@ -16,6 +16,7 @@ VERIFY = ("auto", "always", "never")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug capture`'s options to `parser`."""
     add_model_arguments(parser)
     parser.add_argument("--out", required=True, metavar="FILE",
                         help="the file to write; its suffix picks the format: .safetensors (a snapshot), .npz or .pt")
@@ -47,6 +48,7 @@ class ProgressBar:
         self.drawn = False
 
     def update(self, label: str, done: float, total: float, unit: str = "") -> None:
+        """Redraw the bar at `done` of `total` (in `unit`) after `label`, once `delay` has passed."""
         if not self.enabled or time.monotonic() - self.start < self.delay:
             return
         share = min(1.0, done / total) if total else 1.0
@@ -57,6 +59,7 @@ class ProgressBar:
         self.drawn = True
 
     def close(self) -> None:
+        """End the bar's line, when it was drawn."""
         if self.drawn:
             self.stream.write("\n")
             self.stream.flush()
@@ -69,6 +72,7 @@ def _amount(x: float, unit: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run one forward headless and write its stages to `--out`; returns the exit status."""
     import torch
 
     from tfdebug.core.budget import ATTENTION_KINDS, default_capture_budget, format_bytes

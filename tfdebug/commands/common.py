@@ -23,6 +23,7 @@ def model_help(default: str = "") -> str:
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True) -> None:
+    """Add the model options (--model, --device and, with `with_text`, the input texts) to `parser`."""
     parser.add_argument("--model", default=None, help=model_help("demo when present, else random"))
     if with_text:
         parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",

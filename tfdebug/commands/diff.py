@@ -31,6 +31,7 @@ TUNE_ALLOCATOR = False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug diff`'s options to `parser`."""
     from tfdebug.commands.common import add_model_arguments
 
     parser.add_argument("a", metavar="A", nargs="?", help="the reference pass (.safetensors snapshot, .npz or .pt export)")
@@ -57,6 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def fmt_shape(shape) -> str:
+    """A shape as '(a,b,c)', without spaces."""
     return "(" + ",".join(map(str, shape)) + ")"
 
 
@@ -142,6 +144,8 @@ def transplant_text(transplant) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Compare two recorded passes stage by stage and print the table and the first divergent stage; returns the exit
+    status."""
     from tfdebug.io.passes import open_pass
 
     if not ((args.atol is None or args.atol >= 0) and (args.rtol is None or args.rtol >= 0)):

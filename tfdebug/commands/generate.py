@@ -9,6 +9,7 @@ from tfdebug.commands.common import add_decoding_arguments, add_model_arguments,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug generate`'s options to `parser`."""
     add_model_arguments(parser)
     add_decoding_arguments(parser)
     parser.add_argument("--no-cache", action="store_true",
@@ -19,6 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Generate token by token, printing each token, and save every step's stages with --out; returns the exit
+    status."""
     import torch
 
     from tfdebug.sessions.generation import GenerationSession

@@ -12,6 +12,7 @@ from tfdebug.commands.common import add_budget_argument, add_decoding_arguments,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug gui`'s options to `parser`."""
     parser.add_argument("--model", default=None, help=model_help("the last session's"))
     parser.add_argument("--input", action="append", default=[], metavar="KEY=TEXT",
                         help="a text the model takes, by its input key (repeatable), e.g. prompt='Once upon'")
@@ -46,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Open the debugger window (after checking the GUI can start); returns the exit status."""
     from tfdebug.ui.shell.system_check import check_gui_can_start
 
     check_gui_can_start()  # before Qt loads: a missing library is a sentence, not a core dump

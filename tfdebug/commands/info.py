@@ -8,6 +8,7 @@ import os
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug info`'s options to `parser`."""
     parser.add_argument("file", metavar="FILE", help="a .safetensors snapshot")
     parser.add_argument("--verify", action="store_true",
                         help="also read every tensor byte and check it (complete, true/false stages 0 or 1, "
@@ -69,6 +70,8 @@ def backward_lines(entry: dict) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Validate a snapshot and print its summary or manifest (every tensor checked with --verify); returns the exit
+    status."""
     from tfdebug.io.manifest import tensor_bytes
     from tfdebug.io.snapshot import read_manifest
 

@@ -16,6 +16,7 @@ DEFAULT_POSITIONS = 8
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug lens`'s options to `parser`."""
     add_model_arguments(parser)
     parser.add_argument("--target", default=None, metavar="TOKEN",
                         help="the token whose probability and rank each cell shows (a vocabulary entry, text the "
@@ -28,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run one forward and print the logit lens as a table; returns the exit status."""
     from tfdebug.core.errors import InputError
     from tfdebug.sessions.why import finished_pass, token_id
 

@@ -6,6 +6,7 @@ import argparse
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug open`'s options to `parser`."""
     parser.add_argument("file", metavar="FILE", help="a .safetensors snapshot")
     parser.add_argument("--goto", metavar="STAGE", default=None, help="show this stage first")
     parser.add_argument("--screenshot", metavar="PNG", default=None,
@@ -13,6 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Open the debugger window replaying a snapshot (or save its screenshot); returns the exit status."""
     from tfdebug.io.snapshot import read_manifest
 
     # A bad file is reported here, as one sentence, before any window opens.

@@ -15,6 +15,7 @@ from tfdebug.commands.common import (add_model_arguments, add_table_format_argum
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug patch`'s options to `parser`."""
     add_model_arguments(parser)
     parser.add_argument("--corrupt", action="append", default=[], metavar="KEY=TEXT", required=True,
                         help="the corrupted text, by input key as --input (e.g. prompt='The capital of Italy is'); "
@@ -33,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run a clean and a corrupted pass and print the activation patching's effects; returns the exit status."""
     from tfdebug.core.errors import InputError
     from tfdebug.sessions.patching import Patcher
     from tfdebug.sessions.why import token_id

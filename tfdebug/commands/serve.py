@@ -13,6 +13,7 @@ DEFAULT_PORT = 5757
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug serve`'s options to `parser`."""
     add_model_arguments(parser)
     add_budget_argument(parser)
     parser.add_argument("--host", default="127.0.0.1",
@@ -30,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Load the model and serve it for a window to attach to; returns the exit status."""
     from tfdebug.commands.arguments import finite_number
     from tfdebug.core.errors import InputError
 

@@ -12,6 +12,7 @@ from tfdebug.commands.common import (add_budget_argument, add_model_arguments, b
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug stages`'s options to `parser`."""
     add_model_arguments(parser)
     parser.add_argument("--stages", nargs="*", default=None, metavar="PATTERN",
                         help="only stages whose names match these glob patterns (e.g. 'dec.*.cross_attn.*')")
@@ -37,6 +38,7 @@ def _fmt(x) -> str:
 
 
 def format_table(rows: list[dict]) -> str:
+    """The captured stages' rows as an aligned text table (name, kind, shape, dtype, min, max, mean, nan, inf)."""
     header = ("stage", "kind", "shape", "dtype", "min", "max", "mean", "nan", "inf")
     lines = []
     for r in rows:
@@ -51,6 +53,7 @@ def format_table(rows: list[dict]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run one forward and print the table (or JSON list) of captured stages; returns the exit status."""
     from tfdebug.sessions.session import DebugSession
 
     rows = given_rows(args)  # a batch is sized before the model loads

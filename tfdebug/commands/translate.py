@@ -9,6 +9,7 @@ from tfdebug.commands.stages import print_unknown
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `tfdebug translate`'s options to `parser`."""
     parser.add_argument("text", nargs="+", metavar="TEXT",
                         help="the English sentence (quoted, or as separate words)")
     add_model_arguments(parser, with_text=False)
@@ -17,6 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Print the reference translator's greedy translation of the sentence; returns the exit status."""
     from tfdebug.adapters.reference import ReferenceAdapter
     from tfdebug.core.errors import ConfigError
     from tfdebug.models.translate import translate

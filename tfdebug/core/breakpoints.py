@@ -37,24 +37,29 @@ class Breakpoint:
 
     @classmethod
     def on_stage(cls, name: str) -> "Breakpoint":
+        """A breakpoint on the stage named `name`."""
         return cls("stage", name)
 
     @classmethod
     def on_kind(cls, kind: str) -> "Breakpoint":
+        """A breakpoint on every stage of `kind`; ValueError for a kind that is not one of KINDS."""
         if kind not in KINDS:
             raise ValueError(f"unknown stage kind {kind!r}")
         return cls("kind", kind)
 
     @classmethod
     def on_nan(cls) -> "Breakpoint":
+        """A breakpoint on any stage whose tensor contains a NaN."""
         return cls("condition", "nan")
 
     @classmethod
     def on_inf(cls) -> "Breakpoint":
+        """A breakpoint on any stage whose tensor contains an infinity."""
         return cls("condition", "inf")
 
     @classmethod
     def on_abs_above(cls, threshold: float) -> "Breakpoint":
+        """A breakpoint on any stage whose tensor has an absolute value above `threshold`."""
         return cls("condition", "abs_gt", float(threshold))
 
     @classmethod
@@ -65,6 +70,7 @@ class Breakpoint:
         return cls("condition", DIVERGES, float(atol), float(rtol))
 
     def describe(self) -> str:
+        """The breakpoint in a few words, e.g. 'stage …', 'every …' or 'contains NaN'."""
         if self.by == "stage":
             return f"stage {self.value}"
         if self.by == "kind":

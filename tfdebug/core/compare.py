@@ -137,6 +137,7 @@ class Comparison:
         return next((s for s in self.stages if s.diverges), None)
 
     def of_status(self, status: str) -> list[StageComparison]:
+        """The stages whose status is `status` (compared, only_a, only_b or shape)."""
         return [s for s in self.stages if s.status == status]
 
     @property

@@ -252,6 +252,7 @@ class DisplaySlice:
 
     @property
     def downsampled(self) -> bool:
+        """Whether `values` is smaller than the slice (each cell averages a block of source cells)."""
         return self.values.shape != self.source_shape
 
     def source_row(self, r: int) -> int:
@@ -259,6 +260,7 @@ class DisplaySlice:
         return (r * self.source_shape[0]) // self.values.shape[0]
 
     def source_col(self, c: int) -> int:
+        """First source column covered by display column c."""
         return (c * self.source_shape[1]) // self.values.shape[1]
 
 

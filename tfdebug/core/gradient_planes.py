@@ -91,13 +91,18 @@ class GradientPlane(Plane):
         self.copies = len(self.chain) + 2  # a block holds the chain's blocks, dP and the gradient
 
     def inputs(self):
+        """The gradient's inputs by role: the context's gradient, the value and the forward plane."""
         return {"d_context": self.backing.d_context, "value": self.backing.value, "forward": self.forward}
 
     def head_blocks(self, block_bytes: int | None = None):
+        """The whole gradient one block of heads at a time, each block a `copies`-th of `block_bytes` (a block holds
+        that many)."""
         from tfdebug.core.recipes import BLOCK_BYTES
         return super().head_blocks((BLOCK_BYTES if block_bytes is None else block_bytes) // self.copies)
 
     def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+        """The gradient at a batch range, a head range and a range of query rows: (b, h, r, Tk), back through the
+        chain."""
         grad = _d_probs(self.backing, batch, heads, rows)  # (b, h, r, Tk) at the probabilities
         if len(self.chain) > 1:
             kept: dict = {id(s): None for s in self.chain}

@@ -49,6 +49,7 @@ class PassLayout:
     steps: list[int] = field(default_factory=list)
 
     def block_of(self, stage: str) -> Block | None:
+        """The block holding `stage`, or None when the stage is in none."""
         block_id = self.stage_block.get(stage)
         return None if block_id is None else self.blocks[block_id]
 

@@ -60,6 +60,7 @@ class StageName:
 
     @property
     def prefix(self) -> str:
+        """'gen.<step>.' for a generation step's stage, '' otherwise."""
         return f"{GEN_PREFIX}.{self.step}." if self.step is not None else ""
 
     @property

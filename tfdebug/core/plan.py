@@ -49,10 +49,12 @@ class Plan(Sequence[Capture]):
             raise unknown_stage(name, self._index, id="plan.unknown_stage") from None
 
     def find(self, name: str) -> Capture | None:
+        """The capture named `name`, or None."""
         i = self._index.get(name)
         return None if i is None else self._captures[i]
 
     def names(self) -> list[str]:
+        """The captures' names, in order."""
         return [c.name for c in self._captures]
 
 

@@ -88,28 +88,36 @@ class Plane:
     # -- tensor-like surface ---------------------------------------------------------------
     @property
     def ndim(self) -> int:
+        """The number of axes, as a tensor's `ndim`."""
         return len(self.shape)
 
     def dim(self) -> int:
+        """The number of axes, as a tensor's `dim()`."""
         return len(self.shape)
 
     def size(self, dim: int | None = None):
+        """The shape, or the size of axis `dim`, as a tensor's `size()`."""
         return self.shape if dim is None else self.shape[dim]
 
     def numel(self) -> int:
+        """The number of cells, as a tensor's `numel()`."""
         return math.prod(self.shape)
 
     def element_size(self) -> int:
+        """Bytes per cell of the plane's dtype."""
         return self.dtype.itemsize
 
     def is_floating_point(self) -> bool:
+        """Whether the plane's dtype is a floating-point one."""
         return self.dtype.is_floating_point
 
     @property
     def is_cuda(self) -> bool:
+        """Whether the plane lives on a CUDA device."""
         return self.device.type == "cuda"
 
     def detach(self) -> "Plane":
+        """The plane itself (a recipe has no autograd graph to detach from)."""
         return self
 
     def __len__(self) -> int:
@@ -264,9 +272,11 @@ class Scores(Plane):
         self.groups = heads // key.shape[1]
 
     def inputs(self):
+        """The kept query and key, by role."""
         return {"query": self.query, "key": self.key}
 
     def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+        """Q·Kᵀ at a batch range, a head range and a range of query rows: (b, h, r, Tk)."""
         q = self.query[batch, heads, rows]  # (b, h, r, Dh)
         import torch
         start, stop, _ = heads.indices(self.shape[1])
@@ -289,9 +299,11 @@ class FromTensor(Plane):
         self.tensor = tensor
 
     def inputs(self):
+        """The kept tensor, by role."""
         return {"tensor": self.tensor}
 
     def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+        """The kept tensor at a batch range, a head range and a range of query rows."""
         return _kept(self, self.tensor[batch, heads, rows], keep)
 
 
@@ -304,12 +316,15 @@ class Derived(Plane):
         self.plane, self.op, self.tensor, self.value = plane, op, tensor, value
 
     def inputs(self):
+        """The previous plane, and the step's tensor when it has one, by role."""
         return {"plane": self.plane, **({"tensor": self.tensor} if self.tensor is not None else {})}
 
     def constants(self):
+        """The step's value when it has one (a scale's), else nothing."""
         return {} if self.value is None else {"value": self.value}
 
     def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+        """The previous plane's block with this step applied: (b, h, r, Tk)."""
         x = self.plane.block(batch, heads, rows, keep)
         part = None if self.tensor is None else self._tensor_part(self.tensor, batch, heads, rows)
         return _kept(self, apply_step(self.op, x, part, self.value, self.dtype), keep)

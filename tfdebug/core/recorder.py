@@ -47,6 +47,7 @@ class Capture:
 
     @property
     def name(self) -> str:
+        """The stage's name."""
         return self.info.name
 
     @property
@@ -68,6 +69,7 @@ class Capture:
 
     @classmethod
     def of(cls, info: StageInfo, tensor: Tensor, keep: bool = True) -> "Capture":
+        """A capture of `tensor` at the stage `info`; `keep` False records only its shape, dtype and device."""
         return cls(info=info, shape=tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device,
                    tensor=tensor.detach() if keep else None, recipe=is_plane(tensor))
 
@@ -146,6 +148,7 @@ class Recorder:
         raise UnknownStageError("Nothing recorded a stage named '{name}'.", id="recorder.unknown_stage", name=name)
 
     def names(self) -> list[str]:
+        """The recorded stages' names, in order."""
         return [c.name for c in self.captures]
 
 

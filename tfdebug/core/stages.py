@@ -136,6 +136,7 @@ class StageInfo:
         return parse_name(self.name).block_id
 
     def with_source(self, source: str) -> "StageInfo":
+        """A copy of this info with `source` (the model line that produced the tensor)."""
         return replace(self, source=source)
 
     def to_dict(self) -> dict:
@@ -156,6 +157,7 @@ class StageInfo:
 
     @classmethod
     def from_dict(cls, data: dict) -> "StageInfo":
+        """A StageInfo from the dict `to_dict` wrote."""
         return cls(
             name=data["name"],
             kind=data["kind"],

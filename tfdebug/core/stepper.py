@@ -133,9 +133,11 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
 
     # ----- observers -------------------------------------------------------------------
     def subscribe(self, callback: Callable[[StepperEvent], None]) -> None:
+        """Call `callback` with each stepper event from now on."""
         self._observers.append(callback)
 
     def unsubscribe(self, callback: Callable[[StepperEvent], None]) -> None:
+        """Stop calling `callback` (nothing happens when it was not subscribed)."""
         if callback in self._observers:
             self._observers.remove(callback)
 
@@ -189,10 +191,12 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
 
     @property
     def alive(self) -> bool:
+        """Whether the pass is running or paused."""
         return self.state in (RUNNING, PAUSED)
 
     @property
     def current(self) -> Capture | None:
+        """The capture shown at the cursor, or None when there is none."""
         return self.history[self.cursor] if 0 <= self.cursor < len(self.history) else None
 
     def forget_history(self) -> None:
@@ -224,6 +228,7 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
 
     @property
     def at_live_point(self) -> bool:
+        """Whether the pass is paused and the cursor is at the stage it is paused at."""
         return self.state == PAUSED and self.cursor == self.live_index
 
     # ----- commands --------------------------------------------------------------------

@@ -78,10 +78,12 @@ class Tap(nn.Module):
         self.hook: TapHook | None = None
 
     def attach(self, hook: TapHook) -> None:
+        """Have `hook` see (and possibly replace) the tensor at this stage."""
         # Straight into the instance dict: nn.Module.__setattr__'s checks cost more than the call.
         self.__dict__["hook"] = hook
 
     def detach(self) -> None:
+        """Remove the hook: the tap passes its input on unchanged."""
         self.__dict__["hook"] = None
 
     def __call__(self, x: Tensor) -> Tensor:
@@ -93,6 +95,7 @@ class Tap(nn.Module):
         return x if hook is None else hook(self, x)
 
     def forward(self, x: Tensor) -> Tensor:
+        """The input unchanged; the first call remembers the model line that produced it."""
         if self.info.source is None:
             # Once per tap: remember the model line that produced this tensor.
             location = _caller_location(1)
@@ -101,6 +104,7 @@ class Tap(nn.Module):
         return x
 
     def extra_repr(self) -> str:
+        """The stage's name and kind, for the module's repr."""
         return f"{self.info.name}, kind={self.info.kind}"
 
 

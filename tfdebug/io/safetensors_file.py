@@ -91,6 +91,7 @@ class TensorEntry:
 
     @property
     def dtype(self) -> "torch.dtype":
+        """The entry's torch dtype."""
         return _torch_tables()["CODES"][self.code]
 
 

@@ -205,6 +205,7 @@ class BackwardDivergence:
     first_nonfinite_b: str | None
 
     def to_dict(self) -> dict:
+        """The losses and first non-finite gradients as JSON (a NaN or infinite loss as its string)."""
         def number(x: float):
             return x if x == x and abs(x) != float("inf") else str(x)
         return {"loss_a": number(self.loss_a), "loss_b": number(self.loss_b),

@@ -212,6 +212,7 @@ class GenerationSession(SessionTexts):
         return self._decoder.token(choice.id)
 
     def is_eos(self, choice: Choice) -> bool:
+        """Whether `choice` is the decoder's end-of-sequence token."""
         return self._decoder is not None and choice.id == self._decoder.eos_id
 
     def entries(self) -> list[TokenEntry]:
@@ -238,6 +239,7 @@ class GenerationSession(SessionTexts):
         return firsts
 
     def current_step(self) -> int | None:
+        """The generation step of the stage at the cursor, or None (nothing shown, or a stage before the steps)."""
         current = self.stepper.current
         return parse_name(current.name).step if current is not None else None
 
@@ -278,6 +280,7 @@ class GenerationSession(SessionTexts):
         return rec.captures, output
 
     def close(self) -> None:
+        """Stop the pass, forget its history and free the memory it held."""
         self.stepper.stop()
         self.stepper.forget_history()
         release_freed_memory()

@@ -31,6 +31,7 @@ class Peak:
 
     @property
     def total(self) -> int:
+        """The whole peak in bytes: model, kept, working and check together."""
         return self.model + self.kept + self.working + self.check
 
     def describe(self) -> str:

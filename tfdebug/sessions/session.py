@@ -41,10 +41,12 @@ class SessionTexts:
 
     @property
     def texts(self) -> dict[str, str]:
+        """The typed texts per input field."""
         return dict(self.prepared.texts)
 
     @property
     def unknown_words(self) -> list[str]:
+        """The words the tokenizer did not know."""
         return list(self.prepared.unknown)
 
     @property
@@ -153,6 +155,7 @@ class DebugSession(SessionTexts):
 
     @property
     def layout(self) -> PassLayout:
+        """The pass's schematic layout (made the first time it is asked for)."""
         if self._layout is None:
             self._layout = layout_of(self.adapter, self.plan)
         return self._layout
@@ -172,6 +175,7 @@ class DebugSession(SessionTexts):
 
     @property
     def tokens(self) -> dict[str, list[str]]:
+        """Token strings per stream."""
         return {k: list(v) for k, v in self.prepared.tokens.items()}
 
     def capture_estimate(self) -> CaptureEstimate:

@@ -260,18 +260,22 @@ class LocalSource:
 
     @property
     def model_here(self) -> bool:
+        """Whether the model runs in this process: a live pass, not a recording."""
         return self.session is not None
 
     @property
     def title(self) -> str:
+        """The pass in one line, for the window's title."""
         return self._title
 
     @property
     def model_name(self) -> str:
+        """The model's name ('recorded' for a snapshot)."""
         return self.session.adapter.name if self.session is not None else "recorded"
 
     @property
     def device(self) -> str:
+        """The model's device, or a recording's current stage's ('' when none is shown)."""
         if self.session is not None:
             return str(self.session.adapter.device)
         current = self.stepper.current
@@ -279,6 +283,7 @@ class LocalSource:
 
     @property
     def dtype(self) -> str:
+        """The model's precision ('bfloat16'), or a recording's current stage's ('' when none is shown)."""
         if self.session is not None:
             return str(self.session.adapter.dtype).removeprefix("torch.")
         current = self.stepper.current
@@ -286,26 +291,31 @@ class LocalSource:
 
     @property
     def runs_on(self) -> str:
+        """The torch device the model runs on; '' for a recording."""
         return str(self.session.adapter.device) if self.session is not None else ""
 
     @property
     def tokens(self) -> dict[str, list[str]]:
+        """Token strings per stream (a live session's, or the recording's)."""
         if self.session is not None:
             return self.session.tokens
         return {k: list(v) for k, v in self._tokens.items()}
 
     @property
     def texts(self) -> dict[str, str]:
+        """The typed texts per input field ({} for a recording)."""
         return self.session.texts if self.session is not None else {}
 
     @property
     def image(self):
+        """The picture the model read (the live pass's or the snapshot's), or None."""
         if self.session is not None:
             return getattr(self.session.prepared, "image", None)
         return getattr(self.replayed, "image", None)
 
     @property
     def input_fields(self) -> list[tuple[str, str, str]]:
+        """(key, label, placeholder) of each input the pass took."""
         if self.session is not None:
             return [(f.key, f.label, f.placeholder) for f in self.session.adapter.inputs]
         labels = self.replayed.input_labels if self.replayed is not None else {}
@@ -313,22 +323,29 @@ class LocalSource:
 
     @property
     def chat(self) -> bool:
+        """Whether the texts went in as a user's chat turn (never for a recording)."""
         return self.session is not None and self.session.adapter.chat
 
     def can_chat(self) -> bool:
+        """Whether the model can take its texts as a chat turn (never for a recording)."""
         return self.session is not None and self.session.adapter.can_chat()
 
     @property
     def is_generation(self) -> bool:
+        """Whether the pass is a generation, token by token."""
         return bool(getattr(self.session, "is_generation", False))
 
     def held_bytes(self) -> int:
+        """Bytes the stepper's captured tensors hold."""
         return held_bytes(self.stepper.history)
 
     def recording(self) -> tuple[Recording | None, str]:
+        """The pass on screen as a Recording, and a note when it is partial."""
         return recording_on_screen(self.stepper, self.session, self.replayed)
 
     def why(self):
+        """The lens, attribution and patching of the finished live pass; ReadoutError for a recording or a pass not
+        finished (`finished_why`'s refusals)."""
         from tfdebug.core.readout import ReadoutError
         from tfdebug.sessions.why import finished_why
 
@@ -338,6 +355,7 @@ class LocalSource:
         return finished_why(self.session)
 
     def patcher(self, corrupt: Mapping[str, str]):
+        """A Patcher of this pass's texts (clean) and `corrupt`; the same refusals as `why`."""
         from tfdebug.sessions.patching import Patcher
 
         self.why()  # the same refusals: a recording, a generation, a pass not run to its end
@@ -345,11 +363,13 @@ class LocalSource:
         return Patcher(self.session.adapter, self.texts, {**self.texts, **corrupt})
 
     def can_backward(self) -> bool:
+        """Whether Backward applies now: a live pass, not a generation, that has finished."""
         stepper = self.stepper
         return (self.session is not None and not self.is_generation and stepper.is_live and not stepper.alive
                 and stepper.state == "finished")
 
     def backward(self, objective) -> Backwarded:
+        """The backward of the finished pass under `objective`, its gradients as a replayed source."""
         from tfdebug.sessions.gradient_session import backward_of
 
         gradients = backward_of(self.session, objective)
@@ -357,6 +377,7 @@ class LocalSource:
         return Backwarded(source, gradients.loss, gradients.first_nonfinite, gradients.summary())
 
     def close(self) -> None:
+        """Stop the session or the live stepper, and close a replayed snapshot."""
         if self.session is not None:
             self.session.close()
         elif self.stepper.is_live:
