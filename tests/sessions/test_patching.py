@@ -30,6 +30,17 @@ def case(request, tmp_path_factory):
     return folder, Patcher(load_adapter(f"hf:{folder}"), {"prompt": clean}, {"prompt": corrupt}), clean, corrupt
 
 
+def _difference_with(handle, model, ids, position, target, contrast) -> float:
+    """logit(target) − logit(contrast) at `position` of `model` run on `ids` with the hook `handle` holds in place;
+    the hook is removed after."""
+    try:
+        with torch.no_grad():
+            logits = model(**ids).logits[0, position].double()
+    finally:
+        handle.remove()
+    return float(logits[target] - logits[contrast])
+
+
 def _reference_sweep(folder, clean, corrupt, position, target, contrast):
     """Rows × positions of logit differences, patched with hooks: row 0 the first block's input, row r the
     output of block r − 1."""
@@ -73,10 +84,7 @@ def _reference_sweep(folder, clean, corrupt, position, target, contrast):
                         return (put(output[0]), *output[1:])
                     return put(output)
                 handle = blocks[row - 1].register_forward_hook(post)
-            with torch.no_grad():
-                logits = model(**ids).logits[0, position].double()
-            handle.remove()
-            lds.append(float(logits[target] - logits[contrast]))
+            lds.append(_difference_with(handle, model, ids, position, target, contrast))
         out.append(lds)
     return out
 
@@ -147,10 +155,7 @@ def _reference_head_sweep(folder, clean, corrupt, position, target, contrast):
                 value[..., columns] = seen[layer][..., columns]
                 return (value, *args[1:])
             handle = projection.register_forward_pre_hook(pre)
-            with torch.no_grad():
-                logits = model(**ids).logits[0, position].double()
-            handle.remove()
-            lds.append(float(logits[target] - logits[contrast]))
+            lds.append(_difference_with(handle, model, ids, position, target, contrast))
         out.append(lds)
     return out
 
