@@ -1,6 +1,7 @@
 """The logit lens and the direct logit attribution, checked against what the unmodified model computes.
 
-Inputs come from the folder's own tokenizer.json read by transformers (PreTrainedTokenizerFast); the references are written here from the
+Inputs come from transformers' own tokenizer for the folder (AutoTokenizer for the real chat model, which says how
+to read its tokenizer; PreTrainedTokenizerFast over tokenizer.json for the others); the references are written here from the
 definitions with `output_hidden_states` and plain forward pre-hooks on W^O, never through tfdebug's stages.
 """
 
@@ -10,6 +11,7 @@ import pytest
 import torch
 
 from tests.adapters.hf_tiny import save_folder
+from tests.sessions.conftest import KINDS, model_folder
 from tfdebug.adapters.registry import load_adapter
 from tfdebug.core.readout import FrozenNorm, ReadoutError
 from tfdebug.sessions.session import DebugSession
@@ -20,9 +22,14 @@ transformers = pytest.importorskip("transformers")
 PROMPT = "I love you the cat sat on the mat"
 
 
-@pytest.fixture()
-def folder(hf_folder):
-    return hf_folder
+@pytest.fixture(scope="module", params=[*KINDS, "chat"])
+def folder(request, tmp_path_factory):
+    """hf_folder's models, then the real pretrained chat model (SmolLM2-135M-Instruct)."""
+    if request.param == "chat":
+        from tests.adapters.real_chat import chat_folder
+
+        return chat_folder(tmp_path_factory)
+    return model_folder(request.param, tmp_path_factory)
 
 
 def _pass(folder, text=PROMPT):
@@ -34,10 +41,14 @@ def _pass(folder, text=PROMPT):
 
 def _reference(folder, text=PROMPT):
     """The unmodified model on transformers' tokenizer's ids: hidden states, logits and each layer's W^O input."""
-    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder)).eval()
-    # transformers' own fast tokenizer over the folder's tokenizer.json (these folders have no tokenizer_config.json,
-    # so AutoTokenizer would pick the model type's byte-level class, which is not the tokenizer they ship)
-    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), attn_implementation="eager").eval()
+    # AutoTokenizer where the folder says how to read its tokenizer (the chat model); the random folders have no
+    # tokenizer_config.json (AutoTokenizer would pick the model type's byte-level class, not the tokenizer they
+    # ship): transformers' own fast tokenizer over their tokenizer.json
+    if (folder / "tokenizer_config.json").is_file():
+        tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
+    else:
+        tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
     ids = tokenizer(text, return_tensors="pt")
     o_projs = [blk.attn.c_proj if hasattr(blk, "attn") else blk.self_attn.o_proj for blk in _blocks(model)]
     merged: list[torch.Tensor] = []
