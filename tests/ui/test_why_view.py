@@ -137,3 +137,23 @@ def test_a_head_sweep_picked_in_the_window_finds_the_head_and_a_click_shows_it(f
     _click_cell(qtbot, view.grid, layer, head)
     qtbot.waitUntil(lambda: window.ctl.current.name == sweep.rows[layer], timeout=10000)
     assert window.ctl.view.indices_by_name.get("head") == head
+
+
+def test_a_new_pass_blanks_every_view_until_it_is_read(finished, qtbot, monkeypatch):
+    """The views never show the pass before beside the new one: the grids, the result and the sweep go the moment
+    another pass is on screen, and "Reading the pass…" says why."""
+    window = finished
+    press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
+    panel = window.why_panel
+    panel.tabs.setCurrentWidget(panel.attribution)
+    qtbot.waitUntil(lambda: panel.attribution.result is not None and len(panel.lens.cells) > 0, timeout=30000)
+    assert panel.attribution.grid.shape == (2, 4)
+    read = []
+    monkeypatch.setattr(panel.reader, "run", lambda work, done, failed=None: read.append(work))  # never arrives
+    run_model(qtbot, window, "tiny-gpt2", {"prompt": "the dog is on the mat ="}, first="tok.embed")
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished" and bool(read), timeout=30000)
+    assert panel.attribution.result is None and panel.lens.cells == {} and panel.patching.sweep is None
+    for grid in (panel.lens.grid, panel.attribution.grid, panel.patching.grid):
+        assert grid.shape == (1, 1) and grid.texts is None
+    assert panel.attribution.summary.text() == "Reading the pass…"

@@ -5,6 +5,8 @@ probabilities with the position's query row picked."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -15,6 +17,8 @@ from tfdebug.ui.features.why.cell_grid import CellGrid
 from tfdebug.ui.features.why.learn_text import LearnText
 from tfdebug.ui.features.why.reading import WhyReader
 from tfdebug.ui.state.controller import DebugController
+
+MOST_BAR_LABELS = 16  # layer numbers under the bars; more layers label every second, third … one
 
 
 class AttributionView(QWidget):
@@ -82,6 +86,8 @@ class AttributionView(QWidget):
     def _unavailable(self, sentence: str) -> None:
         self.result = None
         self.summary.setText(sentence)
+        self.grid.blank()
+        self.bars.clear()
 
     def run(self) -> None:
         """Attribute the typed target (the prediction when empty) against the typed contrast."""
@@ -123,7 +129,9 @@ class AttributionView(QWidget):
         if layers:
             xs = np.array(sorted(layers), dtype=float)
             ys = np.array([layers[int(x)] for x in xs])
-            self.bars.getAxis("bottom").setTicks([[(x, self.tr("emb") if x < 0 else str(int(x))) for x in xs]])
+            every = max(1, math.ceil(len(xs) / MOST_BAR_LABELS))  # 30 layers' numbers would run together
+            self.bars.getAxis("bottom").setTicks([[(x, self.tr("emb") if x < 0 else str(int(x))) for x in xs
+                                                   if x < 0 or int(x) % every == 0]])
             brushes = [pg.mkBrush(60, 110, 200) if y < 0 else pg.mkBrush(200, 60, 60) for y in ys]  # as the grid's map
             self.bars.addItem(pg.BarGraphItem(x=xs, height=ys, width=0.7, brushes=brushes))
             self.bars.setLabel("bottom", self.tr("layer"))

@@ -59,6 +59,11 @@ class CellGrid(pg.PlotWidget):
                                        padding=0)
         self._write()
 
+    def blank(self) -> None:
+        """No cells and no labels: the pass on screen has not been read (yet)."""
+        self.set_axes([], [])
+        self.draw(np.full((1, 1), np.nan), (0.0, 1.0))
+
     def visible_columns(self) -> tuple[int, int]:
         """The first and last column in view."""
         (x0, x1), _ = self.getViewBox().viewRange()

@@ -96,7 +96,7 @@ class LensView(QWidget):
     def _unavailable(self, sentence: str) -> None:
         self.cells = {}
         self.note.setText(sentence)
-        self.grid.draw(np.full((1, 1), np.nan), (0.0, 1.0))
+        self.grid.blank()
 
     def _target_typed(self) -> None:
         text = self.target_box.text()

@@ -56,7 +56,7 @@ class PatchingView(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.grid.cell_clicked.connect(self._go)
         reader.ready.connect(self._new_pass)
-        reader.unavailable.connect(self.summary.setText)
+        reader.unavailable.connect(self._unavailable)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
@@ -76,8 +76,14 @@ class PatchingView(QWidget):
 
     def _new_pass(self) -> None:
         self.sweep = None
+        self.grid.blank()
         self.summary.setText(self.tr("The pass on screen is the clean one. Type a corrupted text and press Sweep: "
                                      "each residual cell of the clean pass is put into the corrupted one in turn."))
+
+    def _unavailable(self, sentence: str) -> None:
+        self.sweep = None
+        self.summary.setText(sentence)
+        self.grid.blank()
 
     def run(self) -> None:
         """Sweep every residual row × position (one forward a cell) on a worker."""

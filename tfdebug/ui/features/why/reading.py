@@ -45,6 +45,7 @@ class WhyReader(QObject):
         if source is None:
             self.unavailable.emit(self.tr("No pass is loaded."))
             return
+        self.unavailable.emit(self.tr("Reading the pass…"))  # no view keeps showing the pass before
         self.run(source.why, self._arrived)
 
     def run(self, work: Callable[[], Any], done: Callable[[Any], None],
