@@ -5,7 +5,8 @@ from the logits stage's own tensor and backpropagates it. Each stage's gradient 
 through a hook on the stage's tensor (`core.gradients.GradientRecorder`) in backward order: the logits first,
 the embeddings last. The attention planes are computed whole for this pass (autograd differentiates them), but
 neither they nor their gradients are kept: the recorder keeps the forward planes as recipes and their gradients
-as gradient recipes (`core.gradient_planes`), equal bit for bit to autograd's when looked at. The model's parameters are left
+as gradient recipes (`core.gradient_planes`), equal bit for bit to autograd's when looked at, and what autograd
+saves of them (the probabilities) is made again when its backward reads it (`core.recompute`). The model's parameters are left
 as they were (their `.grad` is restored); their gradient norms are kept per parameter.
 
 Objectives (`Objective`): the next-token cross-entropy over the prompt (the training loss; padding ignored as
