@@ -5,7 +5,8 @@ from the logits stage's own tensor and backpropagates it. Each stage's gradient 
 through a hook on the stage's tensor (`core.gradients.GradientRecorder`) in backward order: the logits first,
 the embeddings last. The attention planes are computed whole for this pass (autograd differentiates them), but
 neither they nor their gradients are kept: the recorder keeps the forward planes as recipes and their gradients
-as gradient recipes (`core.gradient_planes`), equal bit for bit to autograd's when looked at. The model's parameters are left
+as gradient recipes (`core.gradient_planes`), equal bit for bit to autograd's when looked at, and what autograd
+saves of them (the probabilities) is made again when its backward reads it (`core.recompute`). The model's parameters are left
 as they were (their `.grad` is restored); their gradient norms are kept per parameter.
 
 Objectives (`Objective`): the next-token cross-entropy over the prompt (the training loss; padding ignored as
@@ -192,14 +193,14 @@ def backward_peak(plan: Sequence[Capture], parameters: int = 0) -> int:
     Then, stepping through the stages in backward order, the largest sum of:
     - the gradients that have arrived (every stage's is kept; the attention planes' are recipes,
       `core.gradient_planes`, never kept);
-    - the planes autograd itself keeps for the attentions its backward has not reached yet (each one's
-      probabilities, in float32 as its softmax computes them and in the model's dtype where that is narrower, and
-      a soft cap's tanh), let go once their softmax's backward has run (`run_backward` lets go of the adapter's
-      own references to them);
     - at the first step, the loss's own: the log-probabilities the cross-entropy keeps and their gradient (twice
       the logits in float32);
-    - autograd's passing gradients of the planes of one attention (dP, dS and a finiteness mask: 3 planes) and one
-      recipe block (a plane of one head block, `recipes.BLOCK_BYTES` at most) when a gradient is looked at.
+    - one attention's backward at a time: its probabilities (and a soft cap's tanh) made again from q and k
+      (autograd keeps none of the planes it differentiates: `core.recompute`; in float32 as the softmax computes
+      them and in the model's dtype where that is narrower), with the recomputation's passing planes or
+      autograd's passing gradients of the planes (dP, dS, the scaled scores' and a position bias's): 4 planes in
+      float32 in all, and one recipe block (a plane of one head block, `recipes.BLOCK_BYTES` at most) when a
+      gradient is looked at.
 
     A plane that is not a recipe (attention sinks, a model outside Hugging Face's attention) counts as a tensor."""
     from tfdebug.core.recipes import BLOCK_BYTES
@@ -207,28 +208,22 @@ def backward_peak(plan: Sequence[Capture], parameters: int = 0) -> int:
     def wide(c: Capture) -> int:  # the plane in float32, as a softmax computes it
         return math.prod(c.shape) * max(4, c.dtype.itemsize)
 
-    def autograd_keeps(c: Capture) -> int:
-        if not c.recipe:
-            return 0
-        if c.info.kind == "softmax":
-            return wide(c) + (c.nbytes if c.dtype.itemsize < 4 else 0)
-        return c.nbytes if c.info.kind == "softcap" else 0
+    def one_attention(c: Capture) -> int:  # its backward's planes at once (the probabilities made again)
+        return 4 * wide(c) + (c.nbytes if c.dtype.itemsize < 4 else 0)
 
     held = sum(c.nbytes for c in plan if not c.recipe) + parameters
     held += sum(c.nbytes for c in plan if c.info.kind == "ffn_hidden") // 2
     largest = max((wide(c) for c in plan if c.recipe), default=0)
-    passing = 3 * largest + min(BLOCK_BYTES, largest)
-    waiting = sum(autograd_keeps(c) for c in plan)  # the planes autograd keeps until its backward reaches them
+    passing = max((one_attention(c) for c in plan if c.recipe), default=0) + min(BLOCK_BYTES, largest)
     logits = [c for c in plan if c.info.kind == "logits"]
     loss = 2 * math.prod(logits[-1].shape) * 4 if logits else 0
     gradients, peak = 0, 0
     for c in reversed(list(plan)):
         if not c.recipe:
             gradients += c.nbytes
-        peak = max(peak, held + gradients + waiting + passing + loss)
+        peak = max(peak, held + gradients + passing + loss)
         loss = 0
-        waiting -= autograd_keeps(c)
-    return max(peak, held + waiting + passing)
+    return max(peak, held + passing)
 
 
 def parameter_bytes(model) -> int:
@@ -243,8 +238,8 @@ def check_backward_fits(plan: Sequence[Capture], budget: int | None, parameters:
     peak = backward_peak(plan, parameters)
     if budget is not None and peak > budget:
         raise InputError(f"The backward of this pass would hold about {format_bytes(peak)} (every stage's activation "
-                         "and gradient, the parameters' gradients, the attention probabilities autograd keeps and "
-                         f"one layer's passing gradient planes), over the {format_bytes(budget)} this machine can give it: shorten the text or run "
+                         "and gradient, the parameters' gradients and one layer's attention planes in its "
+                         f"backward), over the {format_bytes(budget)} this machine can give it: shorten the text or run "
                          "it where there is more memory.")
     return peak
 

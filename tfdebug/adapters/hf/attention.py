@@ -24,7 +24,7 @@ from torch import Tensor, nn
 from tfdebug.adapters.hf.conventions import FLOAT32_SCORES
 from tfdebug.core.errors import UnsupportedModelError
 from tfdebug.core.gradient_planes import note_context
-from tfdebug.core.recipes import Scores, context_by_heads, is_plane, materialized, step
+from tfdebug.core.recipes import Plane, Scores, context_by_heads, is_plane, materialized, step
 from tfdebug.core.tap import Tap
 from tfdebug.core.thread_flag import ThreadFlag
 
@@ -101,6 +101,11 @@ def planes_noted() -> Iterator[None]:
         yield
 
 
+def planes_being_noted() -> bool:
+    """Whether this thread is inside `planes_noted()`: a backward's forward, whose stages no verification reads."""
+    return _NOTED.on
+
+
 def repeat_kv(x: Tensor, n_rep: int) -> Tensor:
     """(B, H_kv, T, Dh) → (B, H_kv·n_rep, T, Dh): each K/V head serves n_rep query heads."""
     batch, kv_heads, length, head_dim = x.shape
@@ -148,18 +153,18 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
         query, key, qk_key = query.float(), key.float(), qk_key.float()  # as the family's own: scores in float32
     if attention_mask is not None and attention_mask.shape[-1] != key.shape[-2]:
         attention_mask = attention_mask[:, :, :, : key.shape[-2]]
-    backing = None
+    backing = context = None
     if site is not _NO_SITE and sinks is None and not _WHOLE.on:
         probs = _planes_as_recipes(site, taps, query, qk_key, attention_mask, scaling, position_bias, softcap, dtype)
     elif site is not _NO_SITE and sinks is None and _NOTED.on and not (module.training and dropout > 0):
-        probs, backing = _noted_planes(site, taps, query, key, qk_key, value, attention_mask, scaling,
-                                       position_bias, softcap, dtype)
+        probs, context, backing = _noted_attention(site, taps, query, key, qk_key, value, attention_mask, scaling,
+                                                   position_bias, softcap, dtype)
     else:
         probs = _planes(site, taps, query, key, attention_mask, scaling, position_bias, softcap, sinks, dtype,
                         value.dtype)
-    if is_plane(probs) and not (module.training and dropout > 0):
+    if context is None and is_plane(probs) and not (module.training and dropout > 0):
         context = context_by_heads(probs, value)  # (B, H, Tq, Dh): one head block's plane at a time
-    else:
+    elif context is None:  # else made with the planes (`_noted_attention`)
         probs = nn.functional.dropout(materialized(probs), p=dropout, training=module.training)
         context = torch.matmul(probs, value)  # (B, H, Tq, Dh)
     if backing is not None:
@@ -287,39 +292,88 @@ def _planes_as_recipes(site: AttentionSite, taps, query: Tensor, key: Tensor, at
     return taps["probs"](step(scores, "softmax", dtype=dtype))
 
 
-def _noted_planes(site: AttentionSite, taps, query: Tensor, key: Tensor, qk_key: Tensor, value: Tensor,
-                  attention_mask: Tensor | None, scaling: float, position_bias: Tensor | None, softcap: float | None,
-                  dtype: torch.dtype):
+def _noted_attention(site: AttentionSite, taps, query: Tensor, key: Tensor, qk_key: Tensor, value: Tensor,
+                     attention_mask: Tensor | None, scaling: float, position_bias: Tensor | None,
+                     softcap: float | None, dtype: torch.dtype):
     """`_planes`' whole planes (what autograd differentiates), each handed to its tap noted with its recipe
-    (from the detached q, k, mask and bias: a recipe holds no graph); returns (probabilities, Backing)."""
+    (from the detached q, k, mask and bias: a recipe holds no graph), and the context P·V; returns
+    (probabilities, context, Backing).
+
+    What autograd saves of the planes for its backward (the probabilities, a soft cap's tanh) is not kept: it is
+    made again from the detached q, k, mask and bias when the backward reads it (`core.recompute.Recomputed`),
+    by the same arithmetic (`_arithmetic`), so equal bit for bit — unless a tap edits a stage, after which what
+    follows is kept as usual."""
     from tfdebug.core.gradient_planes import Backing, note_plane
+    from tfdebug.core.recompute import Recomputed
 
     backing = Backing(value.detach())  # its probabilities' recipe is set once the chain is made
-
-    def noted(name: str, tensor: Tensor, plane) -> Tensor:
-        return taps[name](note_plane(tensor, plane, backing))  # noted before the tap's hook reads it
-
-    plane = Scores(query.detach(), qk_key.detach())
-    scores = noted("scores", torch.matmul(query, key.transpose(2, 3)), plane)  # (B, H, Tq, Tk)
-    plane = step(plane, "scale", value=scaling)
-    scores = noted("scaled", scores * scaling, plane)
-    if position_bias is not None:
-        plane = step(plane, "bias", tensor=position_bias.detach())
-        scores = noted("position_bias", scores + position_bias, plane) if site.bias else scores + position_bias
-    if softcap is not None:
-        plane = step(plane, "softcap", value=softcap)
-        scores = noted("softcap", torch.tanh(scores / softcap) * softcap, plane)
+    bias = None
     if attention_mask is not None and site.mask_bias:
         bias, attention_mask = split_mask_bias(attention_mask)
-        plane = step(plane, "bias", tensor=bias.detach())
-        scores = noted(site.mask_bias, scores + bias, plane)
-    if attention_mask is not None:
-        plane = step(plane, "mask", tensor=attention_mask.detach())
-        scores = noted("masked", scores + attention_mask, plane)  # finfo.min at masked cells
-    plane = step(plane, "softmax", dtype=dtype)
-    backing.probs = plane
+    detached = (query.detach(), key.detach())
+    position_bias_, bias_, mask_ = (None if t is None else t.detach() for t in (position_bias, bias, attention_mask))
+    plane: Plane = Scores(query.detach(), qk_key.detach())
+
+    def again() -> list[Tensor]:
+        made: list[Tensor] = []
+
+        def keep(tensor: Tensor) -> Tensor:
+            made.append(tensor)
+            return tensor
+
+        _arithmetic(*detached, scaling, position_bias_, softcap, bias_, mask_, dtype, lambda name, tensor: tensor,
+                    keep)
+        return made
+
+    recomputed = Recomputed(again)
+
+    def noted(name: str, tensor: Tensor) -> Tensor:
+        nonlocal plane
+        if name == "scaled":
+            plane = step(plane, "scale", value=scaling)
+        elif name == "position_bias":
+            plane = step(plane, "bias", tensor=position_bias_)
+        elif name == "softcap":
+            plane = step(plane, "softcap", value=softcap)
+        elif name == "mask_bias":
+            plane = step(plane, "bias", tensor=bias_)
+        elif name == "masked":
+            plane = step(plane, "mask", tensor=mask_)
+        elif name == "probs":
+            plane = step(plane, "softmax", dtype=dtype)
+            backing.probs = plane
+        if name == "position_bias" and not site.bias:
+            return tensor
+        seen = taps[site.mask_bias if name == "mask_bias" else name](note_plane(tensor, plane, backing))
+        if seen is not tensor:  # an edited stage: what follows is not the arithmetic of q and k
+            recomputed.stopped = True
+        return seen
+
+    with recomputed.saving():
+        probs = _arithmetic(query, key, scaling, position_bias, softcap, bias, attention_mask, dtype, noted,
+                            recomputed.made)
+        context = torch.matmul(probs, value)  # (B, H, Tq, Dh)
+    return probs, context, backing
+
+
+def _arithmetic(query: Tensor, key: Tensor, scaling: float, position_bias: Tensor | None, softcap: float | None,
+                bias: Tensor | None, mask: Tensor | None, dtype: torch.dtype, tap, made) -> Tensor:
+    """Eager attention's arithmetic from q and k to the probabilities (B, H, Tq, Tk): `tap(stage, tensor)` gives
+    each stage the next step reads ('mask_bias': a bias the model adds with its mask); `made(tensor)` is told of
+    every tensor of it that autograd saves (a soft cap's tanh, the probabilities in float32 and in `dtype`)."""
+    scores = tap("scores", torch.matmul(query, key.transpose(2, 3)))  # (B, H, Tq, Tk)
+    scores = tap("scaled", scores * scaling)
+    if position_bias is not None:
+        scores = tap("position_bias", scores + position_bias)
+    if softcap is not None:
+        scores = tap("softcap", made(torch.tanh(scores / softcap)) * softcap)
+    if bias is not None:
+        scores = tap("mask_bias", scores + bias)
+    if mask is not None:
+        scores = tap("masked", scores + mask)  # finfo.min at masked cells
     # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
-    return noted("probs", nn.functional.softmax(scores, dim=-1, dtype=torch.float32).to(dtype), plane), backing
+    wide = made(nn.functional.softmax(scores, dim=-1, dtype=torch.float32))
+    return tap("probs", made(wide.to(dtype)))
 
 
 def _planes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mask: Tensor | None, scaling: float,

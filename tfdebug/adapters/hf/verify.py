@@ -59,9 +59,14 @@ def checked_stages(plan) -> dict[str, tuple[str, int | None, bool]]:
 @contextmanager
 def stages_kept(taps: Mapping[str, nn.Module], names, into: dict, fired: dict | None = None) -> Iterator[None]:
     """While the block runs, the output of each named tap lands in `into` (detached; the last call wins), and
-    the name of every tap that runs in `fired` (in the order they run)."""
+    the name of every tap that runs in `fired` (in the order they run). In a backward's forward
+    (`attention.planes_being_noted()`) nothing is kept: no verification reads it, and every layer's probabilities
+    held to the end of the forward would be the backward's largest cost (`sessions.backward.run_backward` gives
+    the adapter's references back as they were before it anyway)."""
+    from tfdebug.adapters.hf.attention import planes_being_noted
+
     handles = []
-    names = set(names)
+    names = set() if planes_being_noted() else set(names)
 
     def keeper(name):
         def hook(module, args, output):
