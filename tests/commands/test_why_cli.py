@@ -10,7 +10,7 @@ import json
 import pytest
 
 from tests.adapters import hf_tokenizers
-from tests.adapters.hf_tiny import bert, save_folder
+from tests.adapters.hf_tiny import bert, llama, save_folder
 from tfdebug.cli import main
 
 transformers = pytest.importorskip("transformers")
@@ -128,3 +128,25 @@ def test_backward_lists_every_stage_s_gradient_logits_first(capsys):
 def test_backward_of_a_logit_difference_needs_a_target(capsys):
     assert main(["backward", *PROMPT, "--objective", "logit_diff"]) == 2
     assert "needs --target" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["lens", "--positions", "0", "-1"], ["attribute", "--contrast", "的"]])
+def test_a_snapshot_gives_the_same_json_as_the_live_pass(command, tmp_path, capsys):
+    snapshot = tmp_path / "pass.safetensors"
+    assert main(["capture", *PROMPT, "--out", str(snapshot)]) == 0
+    capsys.readouterr()
+    assert main([command[0], *PROMPT, *command[1:], "--json"]) == 0
+    live = json.loads(capsys.readouterr().out)
+    assert main([command[0], "--snapshot", str(snapshot), *command[1:], "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == live
+
+
+def test_a_snapshot_whose_model_is_not_here_is_one_sentence(tmp_path, capsys):
+    folder = save_folder(llama(), tmp_path / "model")
+    snapshot = tmp_path / "pass.safetensors"
+    assert main(["capture", "--model", f"hf:{folder}", "--input", "prompt=the cat sat", "--out", str(snapshot)]) == 0
+    (folder / "config.json").unlink()
+    capsys.readouterr()
+    assert main(["lens", "--snapshot", str(snapshot)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be opened here" in err and len(err.strip().splitlines()) == 1

@@ -8,13 +8,14 @@ import csv
 import json
 import sys
 
-from tfdebug.commands.common import (add_model_arguments, add_table_format_arguments, load_from_args, session_inputs,
-                                     token_words)
+from tfdebug.commands.common import (add_model_arguments, add_snapshot_argument, add_table_format_arguments,
+                                     token_words, why_from_args)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add `tfdebug attribute`'s options to `parser`."""
     add_model_arguments(parser)
+    add_snapshot_argument(parser)
     parser.add_argument("--target", default=None, metavar="TOKEN",
                         help="the token to explain (a vocabulary entry, text the tokenizer reads as one token such "
                              "as ' Paris', or #ID); default: the model's prediction at the position")
@@ -31,12 +32,11 @@ def run(args: argparse.Namespace) -> int:
     """Run one forward and print the direct logit attribution of the target (less the contrast); returns the exit
     status."""
     from tfdebug.core.errors import InputError
-    from tfdebug.sessions.why import finished_pass, token_id
+    from tfdebug.sessions.why import token_id
 
-    adapter = load_from_args(args)
+    adapter, why = why_from_args(args)
     target = token_id(adapter, args.target) if args.target is not None else None
     contrast = token_id(adapter, args.contrast) if args.contrast is not None else None
-    why = finished_pass(adapter, **session_inputs(args, adapter))
     logits = why.tensor(why.logits_stage)
     if not -logits.shape[0] <= args.position < logits.shape[0]:
         raise InputError(f"Position {args.position} is outside the prompt's {logits.shape[0]} tokens.")

@@ -244,3 +244,26 @@ def keep_from_args(args: argparse.Namespace, pinned: tuple[str, ...] = ()):
     if unknown:
         raise InputError(f"--pin takes a stage kind ({', '.join(KINDS)}), not '{unknown[0]}'.")
     return KeepPolicy(args.keep, args.focus, tuple(args.pin) or pinned)
+
+
+def add_snapshot_argument(parser: argparse.ArgumentParser) -> None:
+    """Add --snapshot: read a captured pass instead of running one (`why_from_args`)."""
+    parser.add_argument("--snapshot", default=None, metavar="FILE",
+                        help="read the pass a snapshot holds (tfdebug capture --out) instead of running one; the "
+                             "model it names is loaded to read it out, or the one --model names")
+
+
+def why_from_args(args: argparse.Namespace):
+    """(adapter, Why) of the pass the arguments name: a snapshot's (--snapshot, read out with the model it names or
+    --model's), else one forward of --model on the typed texts."""
+    from tfdebug.sessions.why import finished_pass, recorded_why
+
+    if getattr(args, "snapshot", None):
+        from tfdebug.io.snapshot import open_snapshot
+
+        recording = open_snapshot(args.snapshot)
+        why = recorded_why(recording, load_from_args(args) if args.model else None)
+        return why.adapter, why
+    adapter = load_from_args(args)
+    return adapter, finished_pass(adapter, **session_inputs(args, adapter))
+

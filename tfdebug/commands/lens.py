@@ -8,8 +8,8 @@ import csv
 import json
 import sys
 
-from tfdebug.commands.common import (add_model_arguments, add_table_format_arguments, load_from_args,
-                                     session_inputs, token_words)
+from tfdebug.commands.common import (add_model_arguments, add_snapshot_argument, add_table_format_arguments,
+                                     token_words, why_from_args)
 
 #: positions a table shows when none are asked for: the last ones (a long prompt's lens is never made whole)
 DEFAULT_POSITIONS = 8
@@ -18,6 +18,7 @@ DEFAULT_POSITIONS = 8
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add `tfdebug lens`'s options to `parser`."""
     add_model_arguments(parser)
+    add_snapshot_argument(parser)
     parser.add_argument("--target", default=None, metavar="TOKEN",
                         help="the token whose probability and rank each cell shows (a vocabulary entry, text the "
                              "tokenizer reads as one token such as ' Paris', or #ID); default: each position's "
@@ -29,13 +30,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run one forward and print the logit lens as a table; returns the exit status."""
+    """Run one forward (or read a snapshot's pass) and print the logit lens as a table; returns the exit status."""
     from tfdebug.core.errors import InputError
-    from tfdebug.sessions.why import finished_pass, token_id
+    from tfdebug.sessions.why import token_id
 
-    adapter = load_from_args(args)
+    adapter, why = why_from_args(args)
     target = token_id(adapter, args.target) if args.target is not None else None
-    why = finished_pass(adapter, **session_inputs(args, adapter))
     count = why.tensor("logits").shape[0]
     positions = args.positions if args.positions is not None else list(range(max(0, count - DEFAULT_POSITIONS), count))
     for p in positions:
