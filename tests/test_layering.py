@@ -5,6 +5,7 @@ arrow fails, wherever in the module it is written (top level or inside a functio
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,12 @@ def test_the_models_room_is_qt_free():
                                               or (n.startswith("tfdebug.ui.") and not n.startswith("tfdebug.ui.models")))
                for p in sorted((UI / "models").glob("*.py"))}
     assert list(with_qt) and not any(with_qt.values()), with_qt
+
+
+def test_only_the_shell_reaches_into_the_window():
+    """Panels, dialogs and features extend the window through its public API (`window.add_dock` …): no module
+    outside ui/shell calls or reads a private attribute of the window."""
+    private = re.compile(r"\bwindow\._[a-z]")
+    reaching = [str(p.relative_to(UI)) for p in sorted(UI.rglob("*.py"))
+                if ui_room(p) != "shell" and private.search(p.read_text(encoding="utf-8"))]
+    assert not reaching

@@ -59,7 +59,7 @@ def install(window) -> None:
         ctl.keep.read(window.settings)
         ctl.keep.changed.connect(lambda: ctl.keep.write(window.settings))  # a Stages tree pin is remembered too
     window.capture_panel = CapturePanel(ctl)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Capture"), "capture", window.capture_panel,
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Capture"), "capture", window.capture_panel,
                         window.dockWidgetArea(window.docks["stats"]))
     window.tabifyDockWidget(window.docks["stats"], dock)
     window.docks["stats"].raise_()

@@ -49,7 +49,7 @@ class CompareTools:
         self.dialog: CompareDialog | None = None
         self.reference = ReferenceTools(self)  # the same input in another dtype or on another device
         self._view = Deferred(lambda: CompareView(self))  # built when the dock is first shown or `view` read
-        self.dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Compare"), "compare", self._view,
+        self.dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Compare"), "compare", self._view,
                                  Qt.BottomDockWidgetArea)
         self.dock.hide()
         window.file_menu.addAction(window.actions_by_id["tfdebug.compare.with"])

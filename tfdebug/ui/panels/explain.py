@@ -196,7 +196,7 @@ class ExplainPanel(QWidget):
 def install(window) -> ExplainPanel:
     """Add the Explain dock under the Shape dock (Learn ▸ Explain shows or hides it)."""
     panel = ExplainPanel(window.ctl, window)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Explain"), "explain", panel, Qt.RightDockWidgetArea)
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Explain"), "explain", panel, Qt.RightDockWidgetArea)
     shape = window.docks.get("shape")
     stats = window.docks.get("stats")
     if shape is not None:

@@ -4,7 +4,7 @@ The window wires panels to one DebugController; panels never call each other. Ev
 menu item is an action from the registry (`ui/actions/registry.py`), bound to the window's
 ActionContext; the tools behind them (opening snapshots, exporting, editing, comparing,
 conditions) are created here and registered in `self.tools` (the context's tools).
-Dock modules (compare, overview) extend the window through `_dock`,
+Dock modules (compare, overview) extend the window through `add_dock`,
 `file_menu`, `view_menu` and `settings`.
 """
 
@@ -153,9 +153,11 @@ class MainWindow(WindowLayout, QMainWindow):
         self.addToolBar(Qt.TopToolBarArea, self.placement_toolbar)
 
 
-    def _dock(self, title: str, name: str, widget: QWidget, area, action_id: str | None = None) -> QDockWidget:
-        """A dock called `name`; `title` is English, marked QT_TRANSLATE_NOOP("MainWindow", …) by the caller
-        and translated here and at every language change."""
+    def add_dock(self, title: str, name: str, widget: QWidget, area, action_id: str | None = None) -> QDockWidget:
+        """Add and return a dock called `name` in `area` holding `widget`: the window's API for the docks of
+        panels and features. `title` is English, marked QT_TRANSLATE_NOOP("MainWindow", …) by the caller and
+        translated here and at every language change; with `action_id` the dock starts hidden and its View entry
+        is that registry action."""
         dock = QDockWidget(QCoreApplication.translate("MainWindow", title), self)
         self._dock_titles[name] = title
         dock.setObjectName(f"dock-{name}")
@@ -185,25 +187,25 @@ class MainWindow(WindowLayout, QMainWindow):
         self.stats_panel = StatsPanel(ctl)
         self.values_panel = ValuesPanel(ctl)
         left, right = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
-        nav = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Stages"), "navigator", self.navigator, left)
-        arch = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Architecture"), "architecture", self.architecture_map,
+        nav = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Stages"), "navigator", self.navigator, left)
+        arch = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Architecture"), "architecture", self.architecture_map,
                           left)
         self.splitDockWidget(nav, arch, Qt.Vertical)
-        heat = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Heatmap"), "heatmap", self.heatmap_panel, right)
-        shape = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Shape"), "shape", self.shape_panel, right)
+        heat = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Heatmap"), "heatmap", self.heatmap_panel, right)
+        shape = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Shape"), "shape", self.shape_panel, right)
         self.splitDockWidget(heat, shape, Qt.Horizontal)
-        heads = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Heads"), "heads", self.heads_panel, right)
+        heads = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Heads"), "heads", self.heads_panel, right)
         self.splitDockWidget(heat, heads, Qt.Vertical)
-        stats = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Stats"), "stats", self.stats_panel, right)
+        stats = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Stats"), "stats", self.stats_panel, right)
         self.splitDockWidget(shape, stats, Qt.Vertical)
-        values = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Values"), "values", self.values_panel, right)
+        values = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Values"), "values", self.values_panel, right)
         self.tabifyDockWidget(stats, values)
         stats.raise_()
         # Behind Heads until a generation runs (then raised: it follows each token).
         self.generation_panel = GenerationPanel(ctl)
         # In a scroll area: its strip, rows and caches need ~380 px, and a dock's minimum height would hold the
         # Heads tab at that height and squeeze the heatmap above it in every pass, generating or not.
-        generation = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation",
+        generation = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation",
                                 scrolled(self.generation_panel), right)
         self.tabifyDockWidget(heads, generation)
         heads.raise_()
@@ -257,7 +259,7 @@ class MainWindow(WindowLayout, QMainWindow):
         view.setObjectName("menu-view")
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
-        self._view_docks_end = view.addSeparator()  # `_dock` puts later docks' toggles before it
+        self._view_docks_end = view.addSeparator()  # `add_dock` puts later docks' toggles before it
         self.language_menu = i18n.language_menu(self, self.settings)
         view.addMenu(self.language_menu)
 
