@@ -86,8 +86,10 @@ def test_the_check_catches_a_forbidden_arrow(tmp_path):
 # imports no other panel): no arrow up, none sideways, so no import circle crosses rooms. Found from the
 # imports themselves: render and i18n import no room; the display worker and jobs only those; the
 # controller and its parts (state) the workers; widgets the state; the action registry and its context
-# (actions) the widgets; panels and dialogs register actions; the shell builds everything; app.py and the
-# start-up probe (first_paint.py) times app.py. A module's own rooms are ui/ROOM/…; ui/NAME.py is room NAME.
+# (actions) the widgets; panels and dialogs register actions; each feature folder (ui/features/NAME/: its widgets,
+# actions and `install`) builds on all of those and is a room of its own, so no feature imports another; the shell
+# builds everything; app.py and the start-up probe (first_paint.py) times app.py. A module's own rooms are
+# ui/ROOM/…, ui/features/NAME/… is room features.NAME; ui/NAME.py is room NAME.
 UI = ROOT / "ui"
 UI_LAYERS: list[tuple[str, ...]] = [
     ("__init__", "i18n", "render", "models"),
@@ -95,8 +97,9 @@ UI_LAYERS: list[tuple[str, ...]] = [
     ("state",),
     ("widgets",),
     ("actions",),
-    ("panels", "features"),
+    ("panels",),
     ("dialogs", "remote"),
+    ("features",),
     ("shell",),
     ("app",),
     ("first_paint",),
@@ -106,7 +109,23 @@ UI_LAYER = {room: n for n, rooms in enumerate(UI_LAYERS) for room in rooms}
 
 def ui_room(path: Path, ui_root: Path = UI) -> str:
     rel = path.relative_to(ui_root)
+    if rel.parts[0] == "features" and len(rel.parts) > 2:
+        return f"features.{rel.parts[1]}"
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def room_named(name: str) -> str | None:
+    """The ui room of the module `name` (tfdebug.ui.ROOM…, tfdebug.ui.features.NAME… is features.NAME); None
+    outside tfdebug.ui's rooms."""
+    parts = name.split(".")
+    if parts[:2] != ["tfdebug", "ui"] or len(parts) < 3:
+        return None
+    return f"features.{parts[3]}" if parts[2] == "features" and len(parts) > 3 else parts[2]
+
+
+def layer_of(room: str) -> int | None:
+    """The layer of a room (a feature folder's is the features layer); None for a room in no layer."""
+    return UI_LAYER.get(room.split(".")[0])
 
 
 def runtime_imports(path: Path) -> set[str]:
@@ -133,20 +152,18 @@ def ui_rooms_broken(path: Path, ui_root: Path = UI) -> list[str]:
     room = ui_room(path, ui_root)
     bad = []
     for name in sorted(runtime_imports(path)):
-        parts = name.split(".")
-        if parts[:2] != ["tfdebug", "ui"] or len(parts) < 3:
+        target = room_named(name)
+        if target is None or (target == room and room != "panels"):
             continue
-        target = parts[2]
-        if target == room and room != "panels":
-            continue
-        if target not in UI_LAYER or UI_LAYER[target] >= UI_LAYER[room]:
+        target_layer, own_layer = layer_of(target), layer_of(room)
+        if target_layer is None or own_layer is None or target_layer >= own_layer:
             bad.append(name)
     return bad
 
 
 def test_every_ui_room_is_in_a_layer():
     assert len([p for p in UI.glob("*.py")]) <= 6  # the rest lives in rooms
-    assert {ui_room(p) for p in UI.rglob("*.py")} <= set(UI_LAYER)
+    assert {layer_of(ui_room(p)) for p in UI.rglob("*.py")} <= set(UI_LAYER.values())
 
 
 def test_ui_keeps_to_its_rooms():
@@ -177,6 +194,27 @@ def test_the_room_check_catches_an_arrow_up_and_sideways(tmp_path):
     side.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tfdebug.ui.shell.window import W\n"
                     "from tfdebug.ui.remote.connection import RemoteTools\n", encoding="utf-8")
     assert ui_rooms_broken(side, tmp_path) == ["tfdebug.ui.remote.connection.RemoteTools"]
+
+
+def test_features_are_folders():
+    """Compare, Export, Reference and Edit live in ui/features/NAME/, each a room: no feature imports another,
+    and nothing below the features layer (panels, dialogs …) imports a feature."""
+    folders = {p.name for p in (UI / "features").iterdir() if (p / "__init__.py").is_file()}
+    assert {"compare", "export", "reference", "edit", "why", "backward"} <= folders
+    assert not [p for p in (UI / "features").glob("*.py") if p.name != "__init__.py"]  # a feature is a folder
+
+
+def test_the_room_check_catches_a_feature_importing_a_feature(tmp_path):
+    """A feature importing another (sideways) and a dialog importing a feature (up) are caught."""
+    for room in ("features/one", "features/two", "dialogs"):
+        (tmp_path / room).mkdir(parents=True)
+    side = tmp_path / "features" / "one" / "bad.py"
+    side.write_text("from tfdebug.ui.features.two.tools import Two\nfrom tfdebug.ui.features.one import view\n"
+                    "from tfdebug.ui.dialogs.conditions import ConditionTools\n", encoding="utf-8")
+    assert ui_rooms_broken(side, tmp_path) == ["tfdebug.ui.features.two.tools.Two"]
+    up = tmp_path / "dialogs" / "bad.py"
+    up.write_text("from tfdebug.ui.features.one.tools import One\n", encoding="utf-8")
+    assert ui_rooms_broken(up, tmp_path) == ["tfdebug.ui.features.one.tools.One"]
 
 
 def test_the_architecture_page_states_this_table():

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # only for the annotations: the tools import this module's users, not it
     from PySide6.QtWidgets import QMainWindow
 
-    from tfdebug.ui.dialogs.compare_tools import CompareTools
+    from tfdebug.ui.features.compare.tools import CompareTools
     from tfdebug.ui.actions.key_repeat import KeyRepeats
-    from tfdebug.ui.dialogs.export_tools import ExportActions
+    from tfdebug.ui.features.export.tools import ExportActions
     from tfdebug.ui.actions.snapshots import SnapshotActions
     from tfdebug.ui.dialogs.batch import BatchTools
     from tfdebug.ui.dialogs.conditions import ConditionTools
     from tfdebug.ui.dialogs.decoding import DecodingTools
-    from tfdebug.ui.dialogs.edit import EditTools
+    from tfdebug.ui.features.edit.dialog import EditTools
     from tfdebug.ui.dialogs.models import ModelTools
     from tfdebug.ui.remote.connection import RemoteTools
     from tfdebug.ui.shell.learn import LearnTools

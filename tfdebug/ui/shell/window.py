@@ -22,14 +22,15 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.snapshots import SnapshotActions
 from tfdebug.ui.remote import connection as remote_tools
-from tfdebug.ui.dialogs import compare_tools
-from tfdebug.ui.dialogs import edit as edit_dialog
-from tfdebug.ui.dialogs.export_tools import ExportActions
 from tfdebug.ui.dialogs.conditions import ConditionTools
 from tfdebug.ui.dialogs.batch import BatchTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.dialogs.models import ModelTools
 from tfdebug.ui.i18n import language as i18n
+from tfdebug.ui.features.compare import tools as compare_feature
+from tfdebug.ui.features.edit import dialog as edit_feature
+from tfdebug.ui.features.export.tools import ExportActions
+from tfdebug.ui.features.reference.tools import ReferenceTools
 from tfdebug.ui.features.backward import action as _backward_action  # noqa: F401  (registers Debug ▸ Backward)
 from tfdebug.ui.features.backward import summary_panel as backward_feature
 from tfdebug.ui.features.why import panel as why_feature
@@ -285,8 +286,8 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _install_extensions(self) -> None:
         """The edit tools, the Compare and Overview docks, then Quit at the end of the File menu."""
-        edit_dialog.install(self)
-        compare_tools.install(self)
+        edit_feature.install(self)
+        compare_feature.install(self, ReferenceTools)
         overview.install(self)
         model_view.install(self)
         why_feature.install(self)
