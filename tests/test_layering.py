@@ -128,16 +128,17 @@ def layer_of(room: str) -> int | None:
     return UI_LAYER.get(room.split(".")[0])
 
 
-def runtime_imports(path: Path) -> set[str]:
+def runtime_imports(path: Path, typing_too: bool = False) -> set[str]:
     """The modules `path` imports when it runs: those named only under `if TYPE_CHECKING:` are annotations
-    (as import-linter's exclude_type_checking_imports treats them), not an arrow between rooms."""
+    (as import-linter's exclude_type_checking_imports treats them), not an arrow between rooms; `typing_too`
+    counts them as well (an import circle through them is still a circle)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
                    and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
                    for stmt in node.body for n in ast.walk(stmt)}
     names = set()
     for node in ast.walk(tree):
-        if id(node) in typing_only:
+        if id(node) in typing_only and not typing_too:
             continue
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
@@ -159,6 +160,35 @@ def ui_rooms_broken(path: Path, ui_root: Path = UI) -> list[str]:
         if target_layer is None or own_layer is None or target_layer >= own_layer:
             bad.append(name)
     return bad
+
+
+def room_circle(ui_root: Path = UI) -> list[str]:
+    """A circle of imports between ui rooms, type-checking imports included (rooms in order, the first again at
+    the end); [] when there is none."""
+    arrows: dict[str, set[str]] = {}
+    for path in sorted(ui_root.rglob("*.py")):
+        room = ui_room(path, ui_root)
+        targets = {room_named(name) for name in runtime_imports(path, typing_too=True)}
+        arrows.setdefault(room, set()).update(t for t in targets if t is not None and t != room)
+    done: set[str] = set()
+
+    def walk(room: str, trail: list[str]) -> list[str]:
+        if room in trail:
+            return trail[trail.index(room):] + [room]
+        if room in done:
+            return []
+        for target in sorted(arrows.get(room, ())):
+            circle = walk(target, trail + [room])
+            if circle:
+                return circle
+        done.add(room)
+        return []
+
+    for room in sorted(arrows):
+        circle = walk(room, [])
+        if circle:
+            return circle
+    return []
 
 
 def test_every_ui_room_is_in_a_layer():
@@ -204,6 +234,12 @@ def test_features_are_folders():
     assert not [p for p in (UI / "features").glob("*.py") if p.name != "__init__.py"]  # a feature is a folder
 
 
+def test_no_circle_between_ui_rooms():
+    """No import circle between ui rooms or feature folders, counting type-checking imports (the action
+    context types the window's tools by Protocols in actions/, not by the tools' classes)."""
+    assert not room_circle()
+
+
 def test_the_room_check_catches_a_feature_importing_a_feature(tmp_path):
     """A feature importing another (sideways) and a dialog importing a feature (up) are caught."""
     for room in ("features/one", "features/two", "dialogs"):
@@ -215,6 +251,18 @@ def test_the_room_check_catches_a_feature_importing_a_feature(tmp_path):
     up = tmp_path / "dialogs" / "bad.py"
     up.write_text("from tfdebug.ui.features.one.tools import One\n", encoding="utf-8")
     assert ui_rooms_broken(up, tmp_path) == ["tfdebug.ui.features.one.tools.One"]
+
+
+def test_the_circle_check_counts_type_checking_imports(tmp_path):
+    """An annotation-only import back up (actions typing a feature's tool by its class) is a circle."""
+    for room in ("actions", "features/one"):
+        (tmp_path / room).mkdir(parents=True)
+    (tmp_path / "actions" / "context.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tfdebug.ui.features.one.tools import One\n",
+        encoding="utf-8")
+    (tmp_path / "features" / "one" / "tools.py").write_text(
+        "from tfdebug.ui.actions.context import ActionContext\n", encoding="utf-8")
+    assert room_circle(tmp_path) == ["actions", "features.one", "actions"]
 
 
 def test_the_architecture_page_states_this_table():
