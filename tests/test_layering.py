@@ -314,3 +314,13 @@ def test_only_the_shell_reaches_into_the_window():
     reaching = [str(p.relative_to(UI)) for p in sorted(UI.rglob("*.py"))
                 if ui_room(p) != "shell" and private.search(p.read_text(encoding="utf-8"))]
     assert not reaching
+
+
+def test_the_shell_sets_the_window_attributes():
+    """A panel's, dialog's or feature's `install(window)` returns what it made and the shell keeps it on the
+    window; outside ui/shell only these handles of an open dialog or a remembered choice, set when an action
+    runs, are still set on the window (and app.py's start-up state)."""
+    setting = re.compile(r"\bwindow\.([a-z_]+) = ")
+    outside = {name for p in sorted(UI.rglob("*.py")) if ui_room(p) != "shell"
+               for name in setting.findall(p.read_text(encoding="utf-8"))}
+    assert outside <= {"backward_dialog", "backward_choice", "connect_dialog", "budget_dialog", "starting"}

@@ -203,5 +203,4 @@ def install(window) -> ExplainPanel:
         window.splitDockWidget(shape, dock, Qt.Vertical)
         if stats is not None:  # the Shape column: shape facts, the explanation with its checks, stats
             window.resizeDocks([shape, dock, stats], [220, 470, 210], Qt.Vertical)
-    window.explain_panel = panel
     return panel

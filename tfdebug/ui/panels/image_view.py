@@ -333,5 +333,4 @@ def install(window) -> ImagePanel:
         if has_image:
             dock.raise_()
     window.ctl.session_changed.connect(new_pass)
-    window.image_panel = panel
     return panel

@@ -298,5 +298,4 @@ def install(window) -> ModelViewPanel:
     panel = ModelViewPanel(window.ctl)
     window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Model View"), "model_view", panel, Qt.BottomDockWidgetArea,
                  action_id="tfdebug.view.model")
-    window.model_view = panel
     return panel

@@ -286,17 +286,17 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _install_extensions(self) -> None:
         """The edit tools, the Compare and Overview docks, then Quit at the end of the File menu."""
-        edit_feature.install(self)
-        compare_feature.install(self, ReferenceTools)
+        self.edit_tools = edit_feature.install(self)
+        self.compare_tools = compare_feature.install(self, ReferenceTools)
         overview.install(self)
-        model_view.install(self)
-        why_feature.install(self)
-        backward_feature.install(self)
+        self.model_view = model_view.install(self)
+        self.why_panel = why_feature.install(self)
+        self.backward_panel = backward_feature.install(self)
         query_row.install(self)
-        image_view.install(self)
+        self.image_panel = image_view.install(self)
         heatmap_tools.install(self)
         learn.install(self)
-        capture_budget.install(self)
+        self.capture_panel = capture_budget.install(self)
         remote_tools.install(self)
         self.file_menu.addSeparator()
         self.file_menu.addAction(self.actions_by_id["tfdebug.file.quit"])
@@ -305,6 +305,11 @@ class MainWindow(WindowLayout, QMainWindow):
         self._hide_stale_tab_bars()
 
     # ----- interface for other modules ---------------------------------------------------------
+    @property
+    def capture_budget_action(self):
+        """Debug ▸ Capture Budget… (dialogs.capture_budget), which the Capture dock's panel retitles."""
+        return self.capture_panel.budget_action
+
     @property
     def overview(self):
         """The Overview dock's panel (panels.overview.OverviewPanel), built when first read or shown."""

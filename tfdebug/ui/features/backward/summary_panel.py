@@ -122,5 +122,4 @@ def install(window) -> BackwardPanel:
     panel = BackwardPanel()
     dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Backward"), "backward", panel, Qt.BottomDockWidgetArea)
     dock.hide()
-    window.backward_panel = panel
     return panel

@@ -295,5 +295,5 @@ def _needs_path(source: PassSource) -> bool:
 
 def install(window, reference: Callable[[CompareTools], Reference]) -> CompareTools:
     """Give `window` File → Compare With… and the Compare dock; `reference` makes the reference pass's tools."""
-    window.compare_tools = window.tools.compare = CompareTools(window, reference)
-    return window.compare_tools
+    window.tools.compare = CompareTools(window, reference)
+    return window.tools.compare

@@ -332,5 +332,5 @@ class EditTools:
 
 def install(window) -> EditTools:
     """Give `window` its edit tools (menu items come from the action registry)."""
-    window.edit_tools = window.tools.edit = EditTools(window)
-    return window.edit_tools
+    window.tools.edit = EditTools(window)
+    return window.tools.edit

@@ -74,5 +74,4 @@ def install(window) -> WhyPanel:
     panel = WhyPanel(window.ctl)
     window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Why This Output"), "why", panel, Qt.RightDockWidgetArea,
                  action_id="tfdebug.view.why")
-    window.why_panel = panel
     return panel
