@@ -222,7 +222,7 @@ class Driver:
             click(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok))
         from PySide6.QtWidgets import QApplication as App
 
-        from tfdebug.ui.dialogs.export import ExportDialog
+        from tfdebug.ui.features.export.dialog import ExportDialog
         self.answer_dialog(lambda: next((w for w in App.topLevelWidgets() if isinstance(w, ExportDialog)
                                          and w.isVisible()), None), fill)
         self.window.actions_by_id["tfdebug.file.export"].trigger()

@@ -5,6 +5,7 @@ arrow fails, wherever in the module it is written (top level or inside a functio
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -85,8 +86,10 @@ def test_the_check_catches_a_forbidden_arrow(tmp_path):
 # imports no other panel): no arrow up, none sideways, so no import circle crosses rooms. Found from the
 # imports themselves: render and i18n import no room; the display worker and jobs only those; the
 # controller and its parts (state) the workers; widgets the state; the action registry and its context
-# (actions) the widgets; panels and dialogs register actions; the shell builds everything; app.py and the
-# start-up probe (first_paint.py) times app.py. A module's own rooms are ui/ROOM/…; ui/NAME.py is room NAME.
+# (actions) the widgets; panels and dialogs register actions; each feature folder (ui/features/NAME/: its widgets,
+# actions and `install`) builds on all of those and is a room of its own, so no feature imports another; the shell
+# builds everything; app.py and the start-up probe (first_paint.py) times app.py. A module's own rooms are
+# ui/ROOM/…, ui/features/NAME/… is room features.NAME; ui/NAME.py is room NAME.
 UI = ROOT / "ui"
 UI_LAYERS: list[tuple[str, ...]] = [
     ("__init__", "i18n", "render", "models"),
@@ -94,8 +97,9 @@ UI_LAYERS: list[tuple[str, ...]] = [
     ("state",),
     ("widgets",),
     ("actions",),
-    ("panels", "features"),
+    ("panels",),
     ("dialogs", "remote"),
+    ("features",),
     ("shell",),
     ("app",),
     ("first_paint",),
@@ -105,19 +109,36 @@ UI_LAYER = {room: n for n, rooms in enumerate(UI_LAYERS) for room in rooms}
 
 def ui_room(path: Path, ui_root: Path = UI) -> str:
     rel = path.relative_to(ui_root)
+    if rel.parts[0] == "features" and len(rel.parts) > 2:
+        return f"features.{rel.parts[1]}"
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
-def runtime_imports(path: Path) -> set[str]:
+def room_named(name: str) -> str | None:
+    """The ui room of the module `name` (tfdebug.ui.ROOM…, tfdebug.ui.features.NAME… is features.NAME); None
+    outside tfdebug.ui's rooms."""
+    parts = name.split(".")
+    if parts[:2] != ["tfdebug", "ui"] or len(parts) < 3:
+        return None
+    return f"features.{parts[3]}" if parts[2] == "features" and len(parts) > 3 else parts[2]
+
+
+def layer_of(room: str) -> int | None:
+    """The layer of a room (a feature folder's is the features layer); None for a room in no layer."""
+    return UI_LAYER.get(room.split(".")[0])
+
+
+def runtime_imports(path: Path, typing_too: bool = False) -> set[str]:
     """The modules `path` imports when it runs: those named only under `if TYPE_CHECKING:` are annotations
-    (as import-linter's exclude_type_checking_imports treats them), not an arrow between rooms."""
+    (as import-linter's exclude_type_checking_imports treats them), not an arrow between rooms; `typing_too`
+    counts them as well (an import circle through them is still a circle)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
                    and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
                    for stmt in node.body for n in ast.walk(stmt)}
     names = set()
     for node in ast.walk(tree):
-        if id(node) in typing_only:
+        if id(node) in typing_only and not typing_too:
             continue
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
@@ -132,20 +153,47 @@ def ui_rooms_broken(path: Path, ui_root: Path = UI) -> list[str]:
     room = ui_room(path, ui_root)
     bad = []
     for name in sorted(runtime_imports(path)):
-        parts = name.split(".")
-        if parts[:2] != ["tfdebug", "ui"] or len(parts) < 3:
+        target = room_named(name)
+        if target is None or (target == room and room != "panels"):
             continue
-        target = parts[2]
-        if target == room and room != "panels":
-            continue
-        if target not in UI_LAYER or UI_LAYER[target] >= UI_LAYER[room]:
+        target_layer, own_layer = layer_of(target), layer_of(room)
+        if target_layer is None or own_layer is None or target_layer >= own_layer:
             bad.append(name)
     return bad
 
 
+def room_circle(ui_root: Path = UI) -> list[str]:
+    """A circle of imports between ui rooms, type-checking imports included (rooms in order, the first again at
+    the end); [] when there is none."""
+    arrows: dict[str, set[str]] = {}
+    for path in sorted(ui_root.rglob("*.py")):
+        room = ui_room(path, ui_root)
+        targets = {room_named(name) for name in runtime_imports(path, typing_too=True)}
+        arrows.setdefault(room, set()).update(t for t in targets if t is not None and t != room)
+    done: set[str] = set()
+
+    def walk(room: str, trail: list[str]) -> list[str]:
+        if room in trail:
+            return trail[trail.index(room):] + [room]
+        if room in done:
+            return []
+        for target in sorted(arrows.get(room, ())):
+            circle = walk(target, trail + [room])
+            if circle:
+                return circle
+        done.add(room)
+        return []
+
+    for room in sorted(arrows):
+        circle = walk(room, [])
+        if circle:
+            return circle
+    return []
+
+
 def test_every_ui_room_is_in_a_layer():
     assert len([p for p in UI.glob("*.py")]) <= 6  # the rest lives in rooms
-    assert {ui_room(p) for p in UI.rglob("*.py")} <= set(UI_LAYER)
+    assert {layer_of(ui_room(p)) for p in UI.rglob("*.py")} <= set(UI_LAYER.values())
 
 
 def test_ui_keeps_to_its_rooms():
@@ -176,6 +224,45 @@ def test_the_room_check_catches_an_arrow_up_and_sideways(tmp_path):
     side.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tfdebug.ui.shell.window import W\n"
                     "from tfdebug.ui.remote.connection import RemoteTools\n", encoding="utf-8")
     assert ui_rooms_broken(side, tmp_path) == ["tfdebug.ui.remote.connection.RemoteTools"]
+
+
+def test_features_are_folders():
+    """Compare, Export, Reference and Edit live in ui/features/NAME/, each a room: no feature imports another,
+    and nothing below the features layer (panels, dialogs …) imports a feature."""
+    folders = {p.name for p in (UI / "features").iterdir() if (p / "__init__.py").is_file()}
+    assert {"compare", "export", "reference", "edit", "why", "backward"} <= folders
+    assert not [p for p in (UI / "features").glob("*.py") if p.name != "__init__.py"]  # a feature is a folder
+
+
+def test_no_circle_between_ui_rooms():
+    """No import circle between ui rooms or feature folders, counting type-checking imports (the action
+    context types the window's tools by Protocols in actions/, not by the tools' classes)."""
+    assert not room_circle()
+
+
+def test_the_room_check_catches_a_feature_importing_a_feature(tmp_path):
+    """A feature importing another (sideways) and a dialog importing a feature (up) are caught."""
+    for room in ("features/one", "features/two", "dialogs"):
+        (tmp_path / room).mkdir(parents=True)
+    side = tmp_path / "features" / "one" / "bad.py"
+    side.write_text("from tfdebug.ui.features.two.tools import Two\nfrom tfdebug.ui.features.one import view\n"
+                    "from tfdebug.ui.dialogs.conditions import ConditionTools\n", encoding="utf-8")
+    assert ui_rooms_broken(side, tmp_path) == ["tfdebug.ui.features.two.tools.Two"]
+    up = tmp_path / "dialogs" / "bad.py"
+    up.write_text("from tfdebug.ui.features.one.tools import One\n", encoding="utf-8")
+    assert ui_rooms_broken(up, tmp_path) == ["tfdebug.ui.features.one.tools.One"]
+
+
+def test_the_circle_check_counts_type_checking_imports(tmp_path):
+    """An annotation-only import back up (actions typing a feature's tool by its class) is a circle."""
+    for room in ("actions", "features/one"):
+        (tmp_path / room).mkdir(parents=True)
+    (tmp_path / "actions" / "context.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tfdebug.ui.features.one.tools import One\n",
+        encoding="utf-8")
+    (tmp_path / "features" / "one" / "tools.py").write_text(
+        "from tfdebug.ui.actions.context import ActionContext\n", encoding="utf-8")
+    assert room_circle(tmp_path) == ["actions", "features.one", "actions"]
 
 
 def test_the_architecture_page_states_this_table():
@@ -218,3 +305,22 @@ def test_the_models_room_is_qt_free():
                                               or (n.startswith("tfdebug.ui.") and not n.startswith("tfdebug.ui.models")))
                for p in sorted((UI / "models").glob("*.py"))}
     assert list(with_qt) and not any(with_qt.values()), with_qt
+
+
+def test_only_the_shell_reaches_into_the_window():
+    """Panels, dialogs and features extend the window through its public API (`window.add_dock` …): no module
+    outside ui/shell calls or reads a private attribute of the window."""
+    private = re.compile(r"\bwindow\._[a-z]")
+    reaching = [str(p.relative_to(UI)) for p in sorted(UI.rglob("*.py"))
+                if ui_room(p) != "shell" and private.search(p.read_text(encoding="utf-8"))]
+    assert not reaching
+
+
+def test_the_shell_sets_the_window_attributes():
+    """A panel's, dialog's or feature's `install(window)` returns what it made and the shell keeps it on the
+    window; outside ui/shell only these handles of an open dialog or a remembered choice, set when an action
+    runs, are still set on the window (and app.py's start-up state)."""
+    setting = re.compile(r"\bwindow\.([a-z_]+) = ")
+    outside = {name for p in sorted(UI.rglob("*.py")) if ui_room(p) != "shell"
+               for name in setting.findall(p.read_text(encoding="utf-8"))}
+    assert outside <= {"backward_dialog", "backward_choice", "connect_dialog", "budget_dialog", "starting"}

@@ -13,7 +13,7 @@ from tfdebug.core.compare import pass_entries
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.ui.i18n import language as i18n
-from tfdebug.ui.panels.compare import FIRST_BG
+from tfdebug.ui.features.compare.view import FIRST_BG
 
 
 def compare_dialog(window, qtbot):

@@ -17,7 +17,7 @@ from tests.ui.test_compare_view import compare_dialog, run_comparison  # noqa: E
 from tests.ui.test_remote_window import connect_through_the_menu  # noqa: E402
 from tests.ui.user_actions import pick, press, run_model, run_to_stage, type_into  # noqa: E402
 from tfdebug.core.recorder import held_bytes  # noqa: E402
-from tfdebug.ui.panels.compare import PANEL_SIZE  # noqa: E402
+from tfdebug.ui.features.compare.view import PANEL_SIZE  # noqa: E402
 from tfdebug.ui.panels.explain import ExplainPanel  # noqa: E402
 from tfdebug.ui.render.stage_text import fmt_bytes  # noqa: E402
 

@@ -8,7 +8,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QMessageBox
 
 from tfdebug.ui.actions.snapshots import FOLDER_KEY
-from tfdebug.ui.dialogs.export import ExportDialog
+from tfdebug.ui.features.export.dialog import ExportDialog
 
 
 def export_dialog(window, monkeypatch, answer) -> None:

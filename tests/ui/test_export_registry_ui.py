@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QDialog
 
 from tests.io.test_export_registry import names_format  # noqa: F401 - the registered toy format
 from tfdebug.io.formats import formats
-from tfdebug.ui.dialogs.export import ExportDialog
+from tfdebug.ui.features.export.dialog import ExportDialog
 
 
 def test_the_dialog_offers_every_registered_format(qtbot, names_format, tmp_path):  # noqa: F811

@@ -20,7 +20,7 @@ from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.ui.app import save_picture
-from tfdebug.ui.dialogs.edit import read_text
+from tfdebug.ui.features.edit.dialog import read_text
 
 
 @pytest.fixture()

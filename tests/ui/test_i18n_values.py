@@ -86,7 +86,7 @@ def test_export_choices_and_format_labels_are_chinese(window, qtbot, tmp_path):
     shown = window.message_bar.text()
     assert shown == "无法导出为 .xyz：请选择 .safetensors、.npz、.pt、.csv、.png 或 .svg 文件。"
     assert english_words(shown, ".safetensors", ".npz", ".pt", ".csv", ".png", ".svg", ".xyz") == []
-    from tfdebug.ui.dialogs.export import ExportDialog
+    from tfdebug.ui.features.export.dialog import ExportDialog
 
     dialog = ExportDialog(["src.embed"], "src.embed", str(tmp_path), parent=window)
     labels = [dialog.format_box.itemText(i) for i in range(dialog.format_box.count())]

@@ -17,7 +17,7 @@ from tests.ui.test_compare_view import compare_dialog, run_comparison  # noqa: E
 from tests.ui.test_remote_window import connect_through_the_menu  # noqa: E402
 from tests.ui.user_actions import pick, press, type_into  # noqa: E402
 from tfdebug.remote.comparing import compare_on_server  # noqa: E402
-from tfdebug.ui.panels.compare import FIRST_BG, PANEL_SIZE  # noqa: E402
+from tfdebug.ui.features.compare.view import FIRST_BG, PANEL_SIZE  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from tests.ui.user_actions import pick, press, run_to_stage, type_into  # noqa: 
 from tfdebug.core.breakpoints import Breakpoint  # noqa: E402
 from tfdebug.io.atomic import leftover_temp_files  # noqa: E402
 from tfdebug.io.snapshot import open_snapshot  # noqa: E402
-from tfdebug.ui.dialogs.export import ExportDialog  # noqa: E402
+from tfdebug.ui.features.export.dialog import ExportDialog  # noqa: E402
 from tfdebug.ui.render.stage_text import fmt_bytes  # noqa: E402
 
 PROBS = "dec.0.self_attn.probs"

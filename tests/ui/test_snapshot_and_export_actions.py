@@ -17,10 +17,10 @@ from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.exports import export_pass, load_export
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
-from tfdebug.ui.dialogs import export_tools as export_actions
-from tfdebug.ui.dialogs.export_tools import CANCELLED
+from tfdebug.ui.features.export import tools as export_actions
+from tfdebug.ui.features.export.tools import CANCELLED
 from tfdebug.ui.actions.snapshots import recent_files
-from tfdebug.ui.dialogs.export import ExportDialog
+from tfdebug.ui.features.export.dialog import ExportDialog
 
 
 @pytest.fixture()

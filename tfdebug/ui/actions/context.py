@@ -11,37 +11,31 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # only for the annotations: the tools import this module's users, not it
+from tfdebug.ui.actions.tools import CompareTool, EditTool, ExportTool, LearnTool, OpensDialog, RemoteTool
+
+if TYPE_CHECKING:  # only for the annotations: these import this module's users, not it
     from PySide6.QtWidgets import QMainWindow
 
-    from tfdebug.ui.dialogs.compare_tools import CompareTools
     from tfdebug.ui.actions.key_repeat import KeyRepeats
-    from tfdebug.ui.dialogs.export_tools import ExportActions
     from tfdebug.ui.actions.snapshots import SnapshotActions
-    from tfdebug.ui.dialogs.batch import BatchTools
-    from tfdebug.ui.dialogs.conditions import ConditionTools
-    from tfdebug.ui.dialogs.decoding import DecodingTools
-    from tfdebug.ui.dialogs.edit import EditTools
-    from tfdebug.ui.dialogs.models import ModelTools
-    from tfdebug.ui.remote.connection import RemoteTools
-    from tfdebug.ui.shell.learn import LearnTools
     from tfdebug.ui.state.controller import DebugController
 
 
 @dataclass
 class WindowTools:
-    """The window's tools. Each is set once while the window is built, before any action can run."""
+    """The window's tools, typed by what is asked of them (ui.actions.tools: the tools live in rooms above
+    this one). Each is set once while the window is built, before any action can run."""
 
     snapshots: SnapshotActions | None = None
-    exports: ExportActions | None = None
-    edit: EditTools | None = None
-    compare: CompareTools | None = None
-    learn: LearnTools | None = None
-    conditions: ConditionTools | None = None
-    decoding: DecodingTools | None = None
-    remote: RemoteTools | None = None
-    models: ModelTools | None = None
-    batch: BatchTools | None = None
+    exports: ExportTool | None = None
+    edit: EditTool | None = None
+    compare: CompareTool | None = None
+    learn: LearnTool | None = None
+    conditions: OpensDialog | None = None
+    decoding: OpensDialog | None = None
+    remote: RemoteTool | None = None
+    models: OpensDialog | None = None
+    batch: OpensDialog | None = None
 
 
 @dataclass

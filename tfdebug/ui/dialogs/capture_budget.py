@@ -51,15 +51,16 @@ class BudgetDialog(QDialog):
         return f"{self.mb.value():g}"
 
 
-def install(window) -> None:
-    """Add the Capture dock (tabbed with Stats) and Debug ▸ Capture Budget… to `window`."""
+def install(window) -> CapturePanel:
+    """Add the Capture dock (tabbed with Stats) and Debug ▸ Capture Budget… (the panel's `budget_action`) to
+    `window`; returns the dock's panel."""
     ctl = window.ctl
     if window.persist:
         ctl.capture_budget = parse_setting(window.settings.value(SETTING_KEY))
         ctl.keep.read(window.settings)
         ctl.keep.changed.connect(lambda: ctl.keep.write(window.settings))  # a Stages tree pin is remembered too
-    window.capture_panel = CapturePanel(ctl)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Capture"), "capture", window.capture_panel,
+    panel = CapturePanel(ctl)
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Capture"), "capture", panel,
                         window.dockWidgetArea(window.docks["stats"]))
     window.tabifyDockWidget(window.docks["stats"], dock)
     window.docks["stats"].raise_()
@@ -79,6 +80,6 @@ def install(window) -> None:
                 "CapturePanel", "Capture budget: {setting}, keeping {what}; applies from the next Run.").format(
                 setting=describe_setting(setting), what=describe_keep(mode, pinned))))
     action = window.debug_menu.addAction(QCoreApplication.translate("CapturePanel", "Capture Budget…"), choose)
-    window.capture_panel.budget_action = action
+    panel.budget_action = action
     action.setObjectName("tfdebug.capture.budget")
-    window.capture_budget_action = action
+    return panel

@@ -22,17 +22,17 @@ from tfdebug.core.errors import TfdebugError
 from tfdebug.core.stepper import EXACT, FAST
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.dialogs.compare import on_screen_placement, parse_tolerance
-from tfdebug.ui.dialogs.edit import sentence_label
 from tfdebug.ui.i18n.language import error_text
 from tfdebug.ui.state.controller import DebugController
-from tfdebug.ui.widgets.placement import PlacementPicker, default_reference_dtype
+from tfdebug.ui.widgets.placement import PlacementPicker, default_reference_dtype, on_screen_placement
+from tfdebug.ui.widgets.sentence_label import sentence_label
+from tfdebug.ui.widgets.tolerance import parse_tolerance
 
 
 class ConditionDialog(QDialog):
     """Condition breakpoints: NaN, ±Inf outside masked cells, max |x| above a threshold, a divergence
     from a reference pass (this input in another dtype or on another device: `reference`, the
-    window's dialogs.reference_tools.ReferenceTools).
+    window's features.reference.tools.ReferenceTools).
 
     Opened with `open()` (window-modal, not blocking); Apply sets the conditions.
     """

@@ -26,7 +26,7 @@ from tfdebug.core.errors import TfdebugError
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.dialogs.edit import sentence_label
+from tfdebug.ui.widgets.sentence_label import sentence_label
 from tfdebug.ui.i18n.language import error_text
 from tfdebug.ui.state.stored import json_setting
 from tfdebug.ui.state.controller import DebugController

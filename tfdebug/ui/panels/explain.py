@@ -196,12 +196,11 @@ class ExplainPanel(QWidget):
 def install(window) -> ExplainPanel:
     """Add the Explain dock under the Shape dock (Learn ▸ Explain shows or hides it)."""
     panel = ExplainPanel(window.ctl, window)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Explain"), "explain", panel, Qt.RightDockWidgetArea)
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Explain"), "explain", panel, Qt.RightDockWidgetArea)
     shape = window.docks.get("shape")
     stats = window.docks.get("stats")
     if shape is not None:
         window.splitDockWidget(shape, dock, Qt.Vertical)
         if stats is not None:  # the Shape column: shape facts, the explanation with its checks, stats
             window.resizeDocks([shape, dock, stats], [220, 470, 210], Qt.Vertical)
-    window.explain_panel = panel
     return panel

@@ -324,7 +324,7 @@ def toggle_image(ctx: ActionContext) -> None:
 def install(window) -> ImagePanel:
     """Add the Image dock: shown when a pass has an image (a vision model's), hidden otherwise."""
     panel = ImagePanel(window.ctl)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Image"), "image", panel, Qt.RightDockWidgetArea,
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Image"), "image", panel, Qt.RightDockWidgetArea,
                         action_id="tfdebug.view.image")
 
     def new_pass() -> None:
@@ -333,5 +333,4 @@ def install(window) -> ImagePanel:
         if has_image:
             dock.raise_()
     window.ctl.session_changed.connect(new_pass)
-    window.image_panel = panel
     return panel

@@ -296,7 +296,6 @@ MODEL_VIEW_SHARE = 0.45  # of the window's height, the least the Model View dock
 def install(window) -> ModelViewPanel:
     """Add the Model View dock (hidden until View ▸ Model View or Ctrl+Shift+M)."""
     panel = ModelViewPanel(window.ctl)
-    window._dock(QT_TRANSLATE_NOOP("MainWindow", "Model View"), "model_view", panel, Qt.BottomDockWidgetArea,
+    window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Model View"), "model_view", panel, Qt.BottomDockWidgetArea,
                  action_id="tfdebug.view.model")
-    window.model_view = panel
     return panel

@@ -288,6 +288,6 @@ def install(window) -> Deferred:
     """Add the Overview dock (hidden until chosen in the View menu, or shown by a comparison); its panel is
     built when the dock is first shown or `window.overview` is first read."""
     deferred = Deferred(lambda: OverviewPanel(window))
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Overview"), "overview", deferred, Qt.BottomDockWidgetArea)
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Overview"), "overview", deferred, Qt.BottomDockWidgetArea)
     dock.hide()
     return deferred

@@ -127,7 +127,7 @@ def toggle_query_row(ctx: ActionContext) -> None:
 def install(window) -> Deferred:
     """Add the Query Row dock (hidden until View ▸ Query Row, Ctrl+Shift+R, or a click on a heatmap row)."""
     deferred = Deferred(lambda: QueryRowPanel(window.ctl))  # built when first shown or read (window.query_row)
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Query Row"), "query_row", deferred,
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Query Row"), "query_row", deferred,
                         Qt.BottomDockWidgetArea, action_id="tfdebug.view.query_row")
 
     def picked() -> None:

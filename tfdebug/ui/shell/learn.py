@@ -88,7 +88,7 @@ class LearnMenu(QMenu):
 
 def install(window) -> LearnMenu:
     """Add the Explain dock, the Learn tools and the Learn menu to `window`."""
-    explain_panel.install(window)
+    window.explain_panel = explain_panel.install(window)
     window.tools.learn = LearnTools(window)
     window.explain_panel.pe_curves_requested.connect(window.tools.learn.open_pe_view)
     menu = LearnMenu(window)

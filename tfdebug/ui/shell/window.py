@@ -4,7 +4,7 @@ The window wires panels to one DebugController; panels never call each other. Ev
 menu item is an action from the registry (`ui/actions/registry.py`), bound to the window's
 ActionContext; the tools behind them (opening snapshots, exporting, editing, comparing,
 conditions) are created here and registered in `self.tools` (the context's tools).
-Dock modules (compare, overview) extend the window through `_dock`,
+Dock modules (compare, overview) extend the window through `add_dock`,
 `file_menu`, `view_menu` and `settings`.
 """
 
@@ -22,14 +22,15 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.snapshots import SnapshotActions
 from tfdebug.ui.remote import connection as remote_tools
-from tfdebug.ui.dialogs import compare_tools
-from tfdebug.ui.dialogs import edit as edit_dialog
-from tfdebug.ui.dialogs.export_tools import ExportActions
 from tfdebug.ui.dialogs.conditions import ConditionTools
 from tfdebug.ui.dialogs.batch import BatchTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.dialogs.models import ModelTools
 from tfdebug.ui.i18n import language as i18n
+from tfdebug.ui.features.compare import tools as compare_feature
+from tfdebug.ui.features.edit import dialog as edit_feature
+from tfdebug.ui.features.export.tools import ExportActions
+from tfdebug.ui.features.reference.tools import ReferenceTools
 from tfdebug.ui.features.backward import action as _backward_action  # noqa: F401  (registers Debug ▸ Backward)
 from tfdebug.ui.features.backward import summary_panel as backward_feature
 from tfdebug.ui.features.why import panel as why_feature
@@ -153,9 +154,11 @@ class MainWindow(WindowLayout, QMainWindow):
         self.addToolBar(Qt.TopToolBarArea, self.placement_toolbar)
 
 
-    def _dock(self, title: str, name: str, widget: QWidget, area, action_id: str | None = None) -> QDockWidget:
-        """A dock called `name`; `title` is English, marked QT_TRANSLATE_NOOP("MainWindow", …) by the caller
-        and translated here and at every language change."""
+    def add_dock(self, title: str, name: str, widget: QWidget, area, action_id: str | None = None) -> QDockWidget:
+        """Add and return a dock called `name` in `area` holding `widget`: the window's API for the docks of
+        panels and features. `title` is English, marked QT_TRANSLATE_NOOP("MainWindow", …) by the caller and
+        translated here and at every language change; with `action_id` the dock starts hidden and its View entry
+        is that registry action."""
         dock = QDockWidget(QCoreApplication.translate("MainWindow", title), self)
         self._dock_titles[name] = title
         dock.setObjectName(f"dock-{name}")
@@ -185,25 +188,25 @@ class MainWindow(WindowLayout, QMainWindow):
         self.stats_panel = StatsPanel(ctl)
         self.values_panel = ValuesPanel(ctl)
         left, right = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
-        nav = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Stages"), "navigator", self.navigator, left)
-        arch = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Architecture"), "architecture", self.architecture_map,
+        nav = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Stages"), "navigator", self.navigator, left)
+        arch = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Architecture"), "architecture", self.architecture_map,
                           left)
         self.splitDockWidget(nav, arch, Qt.Vertical)
-        heat = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Heatmap"), "heatmap", self.heatmap_panel, right)
-        shape = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Shape"), "shape", self.shape_panel, right)
+        heat = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Heatmap"), "heatmap", self.heatmap_panel, right)
+        shape = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Shape"), "shape", self.shape_panel, right)
         self.splitDockWidget(heat, shape, Qt.Horizontal)
-        heads = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Heads"), "heads", self.heads_panel, right)
+        heads = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Heads"), "heads", self.heads_panel, right)
         self.splitDockWidget(heat, heads, Qt.Vertical)
-        stats = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Stats"), "stats", self.stats_panel, right)
+        stats = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Stats"), "stats", self.stats_panel, right)
         self.splitDockWidget(shape, stats, Qt.Vertical)
-        values = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Values"), "values", self.values_panel, right)
+        values = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Values"), "values", self.values_panel, right)
         self.tabifyDockWidget(stats, values)
         stats.raise_()
         # Behind Heads until a generation runs (then raised: it follows each token).
         self.generation_panel = GenerationPanel(ctl)
         # In a scroll area: its strip, rows and caches need ~380 px, and a dock's minimum height would hold the
         # Heads tab at that height and squeeze the heatmap above it in every pass, generating or not.
-        generation = self._dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation",
+        generation = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation",
                                 scrolled(self.generation_panel), right)
         self.tabifyDockWidget(heads, generation)
         heads.raise_()
@@ -257,7 +260,7 @@ class MainWindow(WindowLayout, QMainWindow):
         view.setObjectName("menu-view")
         for dock in self.docks.values():
             view.addAction(dock.toggleViewAction())
-        self._view_docks_end = view.addSeparator()  # `_dock` puts later docks' toggles before it
+        self._view_docks_end = view.addSeparator()  # `add_dock` puts later docks' toggles before it
         self.language_menu = i18n.language_menu(self, self.settings)
         view.addMenu(self.language_menu)
 
@@ -283,17 +286,17 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _install_extensions(self) -> None:
         """The edit tools, the Compare and Overview docks, then Quit at the end of the File menu."""
-        edit_dialog.install(self)
-        compare_tools.install(self)
+        self.edit_tools = edit_feature.install(self)
+        self.compare_tools = compare_feature.install(self, ReferenceTools)
         overview.install(self)
-        model_view.install(self)
-        why_feature.install(self)
-        backward_feature.install(self)
+        self.model_view = model_view.install(self)
+        self.why_panel = why_feature.install(self)
+        self.backward_panel = backward_feature.install(self)
         query_row.install(self)
-        image_view.install(self)
+        self.image_panel = image_view.install(self)
         heatmap_tools.install(self)
         learn.install(self)
-        capture_budget.install(self)
+        self.capture_panel = capture_budget.install(self)
         remote_tools.install(self)
         self.file_menu.addSeparator()
         self.file_menu.addAction(self.actions_by_id["tfdebug.file.quit"])
@@ -302,6 +305,11 @@ class MainWindow(WindowLayout, QMainWindow):
         self._hide_stale_tab_bars()
 
     # ----- interface for other modules ---------------------------------------------------------
+    @property
+    def capture_budget_action(self):
+        """Debug ▸ Capture Budget… (dialogs.capture_budget), which the Capture dock's panel retitles."""
+        return self.capture_panel.budget_action
+
     @property
     def overview(self):
         """The Overview dock's panel (panels.overview.OverviewPanel), built when first read or shown."""

@@ -1,9 +1,10 @@
 """A dtype, a device, an attention kernel and (optionally) another folder of the same weights to run a reference
-pass with (the divergence condition, Compare With…)."""
+pass with (the divergence condition, Compare With…): the picker, the pass on screen's own placement, and a
+placement said in words."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QWidget
 
 from tfdebug.sessions.crosscheck import Placement, available_kernels
@@ -14,6 +15,30 @@ from tfdebug.ui.widgets.device_box import DeviceBox
 def default_reference_dtype(dtype_on_screen: str) -> str:
     """float32 beside a half-precision pass, float16 beside anything else (where would it overflow?)."""
     return "float32" if dtype_on_screen in ("float16", "bfloat16") else "float16"
+
+
+def on_screen_placement(ctl) -> tuple[str, str]:
+    """(dtype, device) of the pass on screen: its model's, the server's for a served pass, else float32 on cpu
+    (a dtype a reference pass cannot take reads as float32)."""
+    source = ctl.source
+    if source is not None and source.runs_on:  # its model's (a served pass: the server's)
+        dtype, device = source.dtype, source.runs_on
+    else:
+        dtype, device = "float32", "cpu"
+    return (dtype if dtype in DTYPES else "float32"), device
+
+
+def placement_text(placement: Placement) -> str:
+    """'float16 on cpu' in the window's language, with the kernel and the other weights when chosen."""
+    text = QCoreApplication.translate("ReferenceTools", "{dtype} on {device}").format(dtype=placement.dtype,
+                                                                                      device=placement.device)
+    if placement.attention != "eager":
+        text = QCoreApplication.translate("ReferenceTools", "{placement}, {kernel} attention").format(
+            placement=text, kernel=placement.attention)
+    if placement.model:
+        text = QCoreApplication.translate("ReferenceTools", "{placement}, weights from {model}").format(
+            placement=text, model=placement.model)
+    return text
 
 
 class PlacementPicker(QWidget):

@@ -120,7 +120,6 @@ class BackwardPanel(QWidget):
 def install(window) -> BackwardPanel:
     """Add the Backward dock, hidden until a backward has run (or View ▸ Backward)."""
     panel = BackwardPanel()
-    dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Backward"), "backward", panel, Qt.BottomDockWidgetArea)
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Backward"), "backward", panel, Qt.BottomDockWidgetArea)
     dock.hide()
-    window.backward_panel = panel
     return panel

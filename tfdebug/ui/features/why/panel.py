@@ -72,7 +72,6 @@ def install(window) -> WhyPanel:
     """Add the Why This Output dock, hidden until View ▸ Why This Output or Ctrl+Shift+W (which tabs it beside the
     heatmap)."""
     panel = WhyPanel(window.ctl)
-    window._dock(QT_TRANSLATE_NOOP("MainWindow", "Why This Output"), "why", panel, Qt.RightDockWidgetArea,
+    window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Why This Output"), "why", panel, Qt.RightDockWidgetArea,
                  action_id="tfdebug.view.why")
-    window.why_panel = panel
     return panel

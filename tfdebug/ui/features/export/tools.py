@@ -22,7 +22,7 @@ from tfdebug.io.formats import View, format_for
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.snapshots import FOLDER_KEY, add_recent, is_pass_file, last_folder
-from tfdebug.ui.dialogs.export import ExportDialog, file_stem
+from tfdebug.ui.features.export.dialog import ExportDialog, file_stem
 from tfdebug.ui.i18n.language import error_phrase, said
 from tfdebug.ui.panels.heatmap import HeatmapPanel
 from tfdebug.ui.state.controller import DebugController

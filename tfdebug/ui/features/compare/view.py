@@ -1,6 +1,6 @@
 """The Compare dock: two passes stage by stage, the first divergent stage, and A, B, A − B side by side.
 
-File → Compare With… (Ctrl+Shift+D, dialogs/compare_tools) opens CompareDialog; the comparison (core.compare)
+File → Compare With… (Ctrl+Shift+D, features/compare/tools) opens CompareDialog; the comparison (core.compare)
 runs as a Job and lands here: a table in forward order with the first divergent stage
 highlighted and a button that goes to it, and for the selected stage three heatmaps — A,
 B and A − B on a diverging map centred on 0, cells masked in both in grey.
@@ -47,7 +47,7 @@ MIN_TABLE_ROWS = 4  # the table shows at least this many rows
 class CompareView(QWidget):
     """The table of a Comparison and the A / B / A − B heatmaps of the selected stage."""
 
-    def __init__(self, tools, parent: QWidget | None = None):  # tools: dialogs.compare_tools.CompareTools
+    def __init__(self, tools, parent: QWidget | None = None):  # tools: features.compare.tools.CompareTools
         super().__init__(parent)
         self.tools = tools
         self._summary: str | None = None  # what the summary says once a comparison is shown (a Said)

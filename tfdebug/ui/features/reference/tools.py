@@ -22,23 +22,10 @@ from tfdebug.core.devices import resolve_device, resolve_dtype
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.reference import ReferencePass
 from tfdebug.core.stepper import StepperEvent
-from tfdebug.ui.dialogs.compare import on_screen_placement
 from tfdebug.ui.i18n.language import error_phrase, said
 from tfdebug.ui.state.messages import Message
+from tfdebug.ui.widgets.placement import on_screen_placement, placement_text
 from tfdebug.ui.workers.jobs import Job
-
-
-def placement_text(placement: Placement) -> str:
-    """'float16 on cpu' in the window's language, with the kernel and the other weights when chosen."""
-    text = QCoreApplication.translate("ReferenceTools", "{dtype} on {device}").format(dtype=placement.dtype,
-                                                                                      device=placement.device)
-    if placement.attention != "eager":
-        text = QCoreApplication.translate("ReferenceTools", "{placement}, {kernel} attention").format(
-            placement=text, kernel=placement.attention)
-    if placement.model:
-        text = QCoreApplication.translate("ReferenceTools", "{placement}, weights from {model}").format(
-            placement=text, model=placement.model)
-    return text
 
 
 def same_placement(adapter, placement: Placement) -> bool:

@@ -1,25 +1,28 @@
 """File → Compare With…: the Compare tool behind the dialog, the running comparison and the Compare dock.
 
-The dialog (dialogs/compare) chooses two passes and the tolerance; the comparison (core.compare)
-runs as a Job; its result goes to the Compare dock (panels/compare) and to the Overview's max |Δ|.
+The dialog (features/compare/dialog) chooses two passes and the tolerance; the comparison (core.compare)
+runs as a Job; its result goes to the Compare dock (features/compare/view) and to the Overview's max |Δ|.
+A side in another dtype or on another device is the reference pass (features/reference), which the shell
+hands in: neither feature imports the other.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
 from tfdebug.core.compare import DEFAULT_ATOL, DEFAULT_RTOL, SHAPE, Comparison, compare, pass_entries
 from tfdebug.core.compare_planes import ComparedPlanes, compared_planes
 from tfdebug.core.errors import TfdebugError
+from tfdebug.core.reference import ReferencePass
+from tfdebug.sessions.crosscheck import Placement
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.dialogs.reference_tools import ReferenceTools
-from tfdebug.ui.dialogs.compare import BEFORE_EDIT, FILE, INPUT, LIVE, PLACED, CompareDialog, PassSource, describe
+from tfdebug.ui.features.compare.dialog import BEFORE_EDIT, FILE, INPUT, LIVE, PLACED, CompareDialog, PassSource, describe
 from tfdebug.ui.i18n.language import phrase_text, said, shown_text
-from tfdebug.ui.panels.compare import CompareView
+from tfdebug.ui.features.compare.view import CompareView
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.workers.jobs import Job
@@ -33,10 +36,19 @@ def compare_with(ctx: ActionContext) -> None:
     ctx.tools.compare.open_dialog()
 
 
-class CompareTools:
-    """The Compare dialog, the running comparison Job, and the Compare dock with its last result."""
+class Reference(Protocol):
+    """What a comparison asks of the reference pass's tools (features.reference.tools.ReferenceTools)."""
 
-    def __init__(self, window):
+    def ensure(self, placement: Placement) -> ReferencePass:
+        """The reference pass in `placement`, computed off the GUI thread when not held yet."""
+        ...
+
+
+class CompareTools:
+    """The Compare dialog, the running comparison Job, and the Compare dock with its last result.
+    `reference(tools)` makes the reference pass's tools for them (the shell passes ReferenceTools)."""
+
+    def __init__(self, window, reference: Callable[[CompareTools], Reference]):
         self.window = window
         self.ctl: DebugController = window.ctl
         self.atol, self.rtol = DEFAULT_ATOL, DEFAULT_RTOL
@@ -47,9 +59,9 @@ class CompareTools:
         self._opened: list = []  # files this tool opened (the replay's own recording is not among them)
         self.job: Job | None = None
         self.dialog: CompareDialog | None = None
-        self.reference = ReferenceTools(self)  # the same input in another dtype or on another device
+        self.reference = reference(self)  # the same input in another dtype or on another device
         self._view = Deferred(lambda: CompareView(self))  # built when the dock is first shown or `view` read
-        self.dock = window._dock(QT_TRANSLATE_NOOP("MainWindow", "Compare"), "compare", self._view,
+        self.dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Compare"), "compare", self._view,
                                  Qt.BottomDockWidgetArea)
         self.dock.hide()
         window.file_menu.addAction(window.actions_by_id["tfdebug.compare.with"])
@@ -101,7 +113,7 @@ class CompareTools:
         return run
 
     def _last_edit(self):
-        """The last edit made (dialogs.edit.LastEdit); the TfdebugError saying there is none."""
+        """The last edit made (features.edit.dialog.LastEdit); the TfdebugError saying there is none."""
         last = self.window.tools.edit.last_edit
         if last is None:
             raise TfdebugError(QCoreApplication.translate(
@@ -281,7 +293,7 @@ def _needs_path(source: PassSource) -> bool:
     return True
 
 
-def install(window) -> CompareTools:
-    """Give `window` File → Compare With… and the Compare dock."""
-    window.compare_tools = window.tools.compare = CompareTools(window)
-    return window.compare_tools
+def install(window, reference: Callable[[CompareTools], Reference]) -> CompareTools:
+    """Give `window` File → Compare With… and the Compare dock; `reference` makes the reference pass's tools."""
+    window.tools.compare = CompareTools(window, reference)
+    return window.tools.compare

@@ -53,6 +53,7 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.i18n.language import axis_title, error_phrase, error_text, phrase_text, said
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.sentence_label import sentence_label
 
 OPERATIONS = ((SET, QT_TRANSLATE_NOOP("EditDialog", "Set to a value")),
               (SCALE, QT_TRANSLATE_NOOP("EditDialog", "Scale by a factor")),
@@ -98,15 +99,6 @@ def undo_edit(ctx: ActionContext) -> None:
         name = ctl.current.name if ctl.current is not None else None
         ctl.info.emit(said(lambda: QCoreApplication.translate("EditDialog", "Edit of {name} undone.").format(name=name)
                       if name is not None else QCoreApplication.translate("EditDialog", "Edit undone.")))
-
-
-def sentence_label() -> QLabel:
-    """The line in a dialog where a problem is said in one sentence (plain text, never rich text)."""
-    label = QLabel("")
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.PlainText)
-    label.setStyleSheet("color: #b00020")
-    return label
 
 
 class EditDialog(QDialog):
@@ -340,5 +332,5 @@ class EditTools:
 
 def install(window) -> EditTools:
     """Give `window` its edit tools (menu items come from the action registry)."""
-    window.edit_tools = window.tools.edit = EditTools(window)
-    return window.edit_tools
+    window.tools.edit = EditTools(window)
+    return window.tools.edit

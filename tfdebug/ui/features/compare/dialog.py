@@ -3,7 +3,7 @@
 Each side is the pass on screen, the pass before the last edit (run again, unedited),
 a snapshot or export file, another input on the same model, or the same input on the
 same model in another dtype or on another device (the reference pass of
-dialogs/reference_tools: loaded as a second model, so the pass on screen may stay paused). Passes
+features/reference/tools: loaded as a second model, so the pass on screen may stay paused). Passes
 that need the model on screen run off the UI thread; the model must not be paused
 mid-forward then (its taps belong to the live pass), which the dialog says in one sentence.
 Over a remote pass the other side is one the server makes (another dtype on its device, the pass
@@ -32,13 +32,13 @@ from PySide6.QtWidgets import (
 )
 
 from tfdebug.sessions.crosscheck import Placement, default_tolerance
-from tfdebug.core.devices import DTYPES, resolve_dtype
-from tfdebug.core.edits import parse_number
+from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.actions.snapshots import pass_filter
-from tfdebug.ui.dialogs.edit import sentence_label
 from tfdebug.ui.i18n.language import error_text, phrase_text, said, translate
-from tfdebug.ui.widgets.placement import PlacementPicker, default_reference_dtype
+from tfdebug.ui.widgets.placement import PlacementPicker, default_reference_dtype, on_screen_placement, placement_text
+from tfdebug.ui.widgets.sentence_label import sentence_label
+from tfdebug.ui.widgets.tolerance import parse_tolerance
 
 LIVE, BEFORE_EDIT, FILE, INPUT, PLACED = "live", "before_edit", "file", "input", "placed"
 SOURCES = ((LIVE, QT_TRANSLATE_NOOP("SourcePicker", "The pass on screen")),
@@ -118,17 +118,6 @@ class SourcePicker(QGroupBox):
                           {k: e.text() for k, e in self.fields.items()}, self.placement.placement())
 
 
-def on_screen_placement(ctl) -> tuple[str, str]:
-    """(dtype, device) of the pass on screen: its model's, the server's for a served pass, else float32 on cpu
-    (a dtype a reference pass cannot take reads as float32)."""
-    source = ctl.source
-    if source is not None and source.runs_on:  # its model's (a served pass: the server's)
-        dtype, device = source.dtype, source.runs_on
-    else:
-        dtype, device = "float32", "cpu"
-    return (dtype if dtype in DTYPES else "float32"), device
-
-
 class CompareDialog(QDialog):
     """A and B, atol and rtol; Compare starts the comparison and shows it in the Compare dock."""
 
@@ -195,15 +184,6 @@ class CompareDialog(QDialog):
         return True
 
 
-def parse_tolerance(atol: str, rtol: str) -> tuple[float, float]:
-    """The atol and rtol a person typed, as numbers; a TfdebugError sentence for anything else."""
-    a = parse_number(atol, QCoreApplication.translate("CompareDialog", "The atol value"))
-    r = parse_number(rtol, QCoreApplication.translate("CompareDialog", "The rtol value"))
-    if not (a >= 0 and r >= 0):
-        raise TfdebugError(QCoreApplication.translate("CompareDialog", "atol and rtol must be zero or positive numbers."))
-    return a, r
-
-
 def describe(source: PassSource, window) -> str:
     """A short label for a side of the comparison, shown above the table (said again in another language)."""
     if source.kind == LIVE:
@@ -218,7 +198,6 @@ def describe(source: PassSource, window) -> str:
     if source.kind == FILE:
         return Path(source.path).name
     if source.kind == PLACED:
-        from tfdebug.ui.dialogs.reference_tools import placement_text
         return said(lambda: QCoreApplication.translate("CompareDialog", "this input in {placement}").format(
             placement=placement_text(source.placement)))
     return " → ".join(t for t in source.texts.values() if t)

@@ -49,7 +49,7 @@ def unused_path(folder: str | Path, stem: str, suffix: str) -> Path:
 class ExportDialog(QDialog):
     """Choose a file, a format and (for pass formats) the stages. `choice()` reads the answer.
 
-    The file proposed is `stem` (tfdebug.ui.dialogs.export.file_stem: the model and the stage) in `folder`,
+    The file proposed is `stem` (tfdebug.ui.features.export.dialog.file_stem: the model and the stage) in `folder`,
     under a name no file has yet; OK on a file that exists asks before replacing it."""
 
     def __init__(self, stage_names: list[str], current: str | None, folder: str, note: str = "",
