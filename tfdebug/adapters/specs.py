@@ -54,7 +54,8 @@ ENTRIES: tuple[Entry, ...] = (
           available="tfdebug.adapters.bundled:tiny_whisper_available",
           help="the bundled tiny Whisper (random weights; an audio file in, needs tfdebug[hf])", placed=True),
     Entry("hf:", "tfdebug.adapters.hf.hub:load", listed=False, placed=True,
-          help="a Hugging Face model folder, or ORG/NAME[@REVISION] from the local hub cache (needs tfdebug[hf])"),
+          help="a Hugging Face model folder, ORG/NAME[@REVISION] from the local hub cache, or a GGUF file (needs "
+               "tfdebug[hf]; tfdebug[gguf] for GGUF)"),
 )
 # A folder with the reference model's files (config.json, model.safetensors, vocab.*.txt).
 FOLDER_ENTRY = Entry("FOLDER", "tfdebug.adapters.reference:load_reference", listed=False,
@@ -92,6 +93,11 @@ def check_spec(spec: str, download: bool = False) -> Entry:
         from tfdebug.adapters.hf.hub import cached_repo, local_folder, parse_hub_id
 
         rest = spec[len(HF_PREFIX):]
+        if rest.lower().endswith(".gguf"):  # a GGUF file: what it holds is read when it loads
+            from tfdebug.adapters.hf.gguf import checked_file
+
+            checked_file(Path(rest).expanduser())
+            return entry
         hub_id = parse_hub_id(rest)
         if hub_id is None:
             check_folder(local_folder(rest))

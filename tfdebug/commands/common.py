@@ -17,9 +17,9 @@ def model_help(default: str = "") -> str:
     from tfdebug.adapters.specs import ENTRIES  # no torch: the names and their sentences only
 
     bundled = "; ".join(f"{e.spec} ({e.help})" for e in ENTRIES if e.listed)
-    return (f"a bundled model: {bundled}; or a model folder, hf:FOLDER, or hf:ORG/NAME[@REVISION] from the Hugging "
-            f"Face cache (a hub id is ORG/NAME, e.g. hf:openai-community/gpt2)" + (f" (default: {default})" if default
-                                                                                 else ""))
+    return (f"a bundled model: {bundled}; or a model folder, hf:FOLDER, hf:ORG/NAME[@REVISION] from the Hugging "
+            f"Face cache (a hub id is ORG/NAME, e.g. hf:openai-community/gpt2), or hf:FILE.gguf"
+            + (f" (default: {default})" if default else ""))
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, with_text: bool = True) -> None:

@@ -219,10 +219,15 @@ def local_folder(rest: str) -> Path:
 
 
 def load(spec: str, device, dtype, device_map: str | None = None, download: bool = False):
-    """The registry's loader for `hf:…`: a hub id from the cache, else a folder (hf_load checks it)."""
+    """The registry's loader for `hf:…`: a GGUF file, a hub id from the cache, else a folder (hf_load checks it)."""
     from tfdebug.adapters.hf.adapter import PREFIX
 
     rest = spec[len(PREFIX):] if spec.startswith(PREFIX) else spec
+    if rest.lower().endswith(".gguf"):  # a GGUF file (llama.cpp's, Ollama's): transformers dequantises it
+        from tfdebug.adapters.hf.gguf import load_gguf
+        from tfdebug.core.devices import resolve_dtype
+
+        return load_gguf(Path(rest), device, resolve_dtype(dtype), device_map, name=spec)
     hub_id = parse_hub_id(rest)
     folder = resolve(hub_id, download=download) if hub_id else local_folder(rest)
     return _adapter(folder, spec, device, dtype, device_map)
