@@ -1,0 +1,139 @@
+"""Patch one stage and continue: the clean pass's value put into the corrupted pass at one stage — whole, at one
+token position, or for one head — and the rest of the corrupted pass run again.
+
+Where a sweep (`sessions.patching`) measures one number per cell, this keeps the patched pass whole, so the window
+and the command line can say what the patch moved: every later stage is compared with the corrupted pass's own
+(`core.compare`, the Compare dock's machinery), and the logit difference is given as the fraction recovered,
+(LD_patched − LD_corrupt) / (LD_clean − LD_corrupt).
+
+    patched = patch_one(Patcher(adapter, clean, corrupt), "dec.3.self_attn.context", head=2)
+    patched.recovered, patched.moved.first_divergent
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from tfdebug.core.compare import Comparison, compare
+from tfdebug.core.readout import ReadoutError
+from tfdebug.core.recipes import materialized
+from tfdebug.core.recorder import Capture
+from tfdebug.sessions.patching import Patcher, logit_difference
+from tfdebug.sessions.why import Why
+
+#: the axes a position picks along, in the order they are looked for (a plane's rows are its queries)
+POSITION_AXES = ("token", "query")
+
+
+@dataclass(frozen=True)
+class PatchedPass:
+    """The corrupted pass run again with `stage` patched (`scope`: "whole", "position N" or "head N"): its captures,
+    its comparison with the corrupted pass (`moved`: what the patch changed, stage by stage), and the logit
+    difference logit(target) − logit(contrast) at `position` in the clean, corrupted and patched passes."""
+
+    stage: str
+    scope: str
+    captures: list[Capture]
+    moved: Comparison
+    target: int
+    contrast: int | None
+    position: int
+    clean: float
+    corrupt: float
+    patched: float
+
+    @property
+    def recovered(self) -> float:
+        """(LD_patched − LD_corrupt) / (LD_clean − LD_corrupt); NaN when the two passes do not differ."""
+        gap = self.clean - self.corrupt
+        return (self.patched - self.corrupt) / gap if gap else float("nan")
+
+    def moved_stages(self) -> list[str]:
+        """The stages whose values the patch changed (beyond the comparison's tolerance), in forward order."""
+        return [row.name for row in self.moved.stages if row.diverges]
+
+    def to_dict(self) -> dict:
+        """JSON-friendly: the stage, scope, the three logit differences, the fraction recovered, what moved."""
+        return {"stage": self.stage, "scope": self.scope, "target": self.target, "contrast": self.contrast,
+                "position": self.position, "ld_clean": self.clean, "ld_corrupt": self.corrupt,
+                "ld_patched": self.patched, "recovered": self.recovered, "moved": self.moved_stages(),
+                "first_moved": self.moved.first_divergent.name if self.moved.first_divergent else None}
+
+
+def _axis(capture: Capture, names: tuple[str, ...], what: str) -> int:
+    """The index of the first of `names` among the stage's axes; ReadoutError when it has none of them."""
+    for name in names:
+        if name in capture.info.axes:
+            return capture.info.axes.index(name)
+    raise ReadoutError(f"Stage {capture.name} has no {what} axis (its axes are {', '.join(capture.info.axes)}), so "
+                       f"it cannot be patched at one {what}.")
+
+
+def _whole(why: Why, stage: str) -> torch.Tensor:
+    """Stage `stage`'s tensor in `why`'s pass, every batch row (a recipe plane computed whole)."""
+    capture = why.captures[stage]
+    tensor = capture.tensor if capture.tensor is not None or why.load is None else why.load(capture)
+    if tensor is None:
+        raise ReadoutError(f"Stage {stage} was not kept (the capture budget left it out), so it cannot be patched: "
+                           "raise the budget and run again.")
+    return materialized(tensor)
+
+
+def patched_value(patcher: Patcher, stage: str, position: int | None = None, head: int | None = None
+                  ) -> tuple[torch.Tensor, str]:
+    """The corrupted pass's `stage` with the clean pass's value put in — whole, at token `position` (every batch
+    row, every other axis), or for `head` — and the scope in words."""
+    if stage not in patcher.clean.captures or stage not in patcher.corrupt.captures:
+        raise ReadoutError(f"There is no stage {stage} in both passes.")
+    capture = patcher.corrupt.captures[stage]
+    clean, corrupt = _whole(patcher.clean, stage), _whole(patcher.corrupt, stage)
+    if clean.shape != corrupt.shape:
+        raise ReadoutError(f"Stage {stage} has shape {tuple(clean.shape)} in the clean pass and "
+                           f"{tuple(corrupt.shape)} in the corrupted one, so one cannot go into the other.")
+    if position is None and head is None:
+        return clean.clone(), "whole"
+    value, index = corrupt.clone(), [slice(None)] * corrupt.dim()
+    if position is not None:
+        axis = _axis(capture, POSITION_AXES, "position")
+        if not -corrupt.shape[axis] <= position < corrupt.shape[axis]:
+            raise ReadoutError(f"Position {position} is outside stage {stage}'s {corrupt.shape[axis]} positions.")
+        index[axis] = position % corrupt.shape[axis]
+    if head is not None:
+        axis = _axis(capture, ("head",), "head")
+        if not 0 <= head < corrupt.shape[axis]:
+            raise ReadoutError(f"Head {head} is outside stage {stage}'s {corrupt.shape[axis]} heads.")
+        index[axis] = head
+    value[tuple(index)] = clean[tuple(index)]
+    scope = " ".join(part for part in (f"position {index[_axis(capture, POSITION_AXES, 'position')]}"
+                                       if position is not None else "", f"head {head}" if head is not None else "")
+                     if part)
+    return value, scope
+
+
+def patch_one(patcher: Patcher, stage: str, position: int | None = None, head: int | None = None,
+              target: int | None = None, contrast: int | None = None, at: int = -1) -> PatchedPass:
+    """Run `patcher`'s corrupted pass again with `stage` patched (`patched_value`) through to its end, keeping every
+    stage; the logit difference is measured at position `at` (by default logit(clean prediction) −
+    logit(corrupted prediction) at the last position, the Patching tab's question)."""
+    from tfdebug.sessions.session import DebugSession
+
+    value, scope = patched_value(patcher, stage, position, head)
+    clean_logits, corrupt_logits = patcher.logits(patcher.clean), patcher.logits(patcher.corrupt)
+    at = at % patcher.count
+    if target is None:
+        target = int(clean_logits[0, at].argmax())
+    if contrast is None:
+        contrast = int(corrupt_logits[0, at].argmax())
+        if contrast == target:
+            contrast = int(clean_logits[0, at].argsort()[-2])
+    session = DebugSession(patcher.adapter, dict(patcher.corrupt.texts))
+    captures, _ = session.capture_all(verify="never", transplant={stage: value})
+    patched = next(c.tensor for c in captures if c.name == patcher.clean.logits_stage)
+    assert patched is not None  # a whole pass keeps its logits
+    moved = compare(list(patcher.corrupt.captures.values()), captures)
+    return PatchedPass(stage, scope, captures, moved, target, contrast, at,
+                       logit_difference(clean_logits, at, target, contrast),
+                       logit_difference(corrupt_logits, at, target, contrast),
+                       logit_difference(patched, at, target, contrast))
