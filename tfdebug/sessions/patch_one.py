@@ -94,7 +94,7 @@ def patched_value(patcher: Patcher, stage: str, position: int | None = None, hea
                            f"{tuple(corrupt.shape)} in the corrupted one, so one cannot go into the other.")
     if position is None and head is None:
         return clean.clone(), "whole"
-    value, index = corrupt.clone(), [slice(None)] * corrupt.dim()
+    value, index = corrupt.clone(), list[slice | int]([slice(None)] * corrupt.dim())
     if position is not None:
         axis = _axis(capture, POSITION_AXES, "position")
         if not -corrupt.shape[axis] <= position < corrupt.shape[axis]:
