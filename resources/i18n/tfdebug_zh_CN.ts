@@ -1876,6 +1876,77 @@
     </message>
 </context>
 <context>
+    <name>PatchOneView</name>
+    <message>
+        <source>Corrupted text:</source>
+        <translation>被破坏的文本：</translation>
+    </message>
+    <message>
+        <source>the clean text with one word changed (as many tokens)</source>
+        <translation>把干净文本改掉一个词（词元数相同）</translation>
+    </message>
+    <message>
+        <source>Whole stage</source>
+        <translation>整个阶段</translation>
+    </message>
+    <message>
+        <source>One position</source>
+        <translation>一个位置</translation>
+    </message>
+    <message>
+        <source>One head</source>
+        <translation>一个头</translation>
+    </message>
+    <message>
+        <source>One head at one position</source>
+        <translation>一个位置上的一个头</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>Patch and Continue</source>
+        <translation>修补并继续</translation>
+    </message>
+    <message>
+        <source>The stage on screen is taken from this (clean) pass into the corrupted text&apos;s pass, whole or in part, and the corrupted pass runs on from there. Recovered = (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt), LD being logit(clean prediction) − logit(corrupted prediction) at the last position. The Compare dock then shows the corrupted pass (A) against the patched one (B): every stage the patch moved.</source>
+        <translation>把屏幕上这个阶段的值从这次（干净的）前向传播中取出，整体或部分地放进被破坏文本的前向传播，然后被破坏的前向传播从那里继续运行。恢复比例 = (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt)，其中 LD 是最后一个位置上 logit(干净预测) − logit(被破坏预测)。之后比较面板会把被破坏的前向传播（A）与修补后的（B）并排显示：修补改变了的每一个阶段。</translation>
+    </message>
+    <message>
+        <source>Stage: {stage}</source>
+        <translation>阶段：{stage}</translation>
+    </message>
+    <message>
+        <source>Stage: none</source>
+        <translation>阶段：无</translation>
+    </message>
+    <message>
+        <source>This pass keeps no typed text, so there is nothing to patch into.</source>
+        <translation>这次前向传播没有保存输入的文本，所以没有可以修补进去的前向传播。</translation>
+    </message>
+    <message>
+        <source>Patching {stage} and running on…</source>
+        <translation>正在修补 {stage} 并继续运行…</translation>
+    </message>
+    <message>
+        <source>Patched {stage} ({scope}) into the corrupted pass and ran on. logit({target}) − logit({contrast}) at the last position: clean {clean:.4g}, corrupted {corrupt:.4g}, patched {patched:.4g}: {recovered:.2f} recovered. {moved} stages moved; the Compare dock shows them.</source>
+        <translation>已把 {stage}（{scope}）修补进被破坏的前向传播并继续运行。最后一个位置上的 logit({target}) − logit({contrast})：干净 {clean:.4g}，被破坏 {corrupt:.4g}，修补后 {patched:.4g}：恢复了 {recovered:.2f}。有 {moved} 个阶段发生了变化，比较面板中可以看到它们。</translation>
+    </message>
+    <message>
+        <source>the corrupted pass</source>
+        <translation>被破坏的前向传播</translation>
+    </message>
+    <message>
+        <source>the corrupted pass with {stage} patched ({scope})</source>
+        <translation>修补了 {stage}（{scope}）的被破坏前向传播</translation>
+    </message>
+</context>
+<context>
     <name>PatchingView</name>
     <message>
         <source>Corrupted text:</source>
@@ -2521,6 +2592,10 @@ output w·V = {output}</source>
     <message>
         <source>Patching</source>
         <translation>修补</translation>
+    </message>
+    <message>
+        <source>Patch Stage</source>
+        <translation>修补阶段</translation>
     </message>
 </context>
 <context>
@@ -3228,6 +3303,11 @@ output w·V = {output}</source>
         <source>Connection lost: the server at {address} has not answered for {s:.1f} s (it ended, or the network went away).</source>
         <comment>remote.lost</comment>
         <translation>连接已断开：{address} 上的服务器已 {s:.1f} 秒没有应答（它已结束，或网络已断）。</translation>
+    </message>
+    <message>
+        <source>Could not load the GGUF model {file}: {reason}</source>
+        <comment>gguf.load_failed</comment>
+        <translation>无法加载 GGUF 模型 {file}：{reason}</translation>
     </message>
     <message>
         <source>Could not load the weights in {folder}: {reason}</source>
@@ -3975,6 +4055,11 @@ output w·V = {output}</source>
         <translation>没有可保存的阶段：请先捕获一次前向过程。</translation>
     </message>
     <message>
+        <source>There is no GGUF file {file}.</source>
+        <comment>gguf.missing</comment>
+        <translation>不存在 GGUF 文件 {file}。</translation>
+    </message>
+    <message>
         <source>There is no attention kernel named {kernel} here; the kernels are {choices}.</source>
         <comment>hf.unknown_kernel</comment>
         <translation>这里没有名为 {kernel} 的注意力内核；可用的内核有 {choices}。</translation>
@@ -4215,6 +4300,11 @@ output w·V = {output}</source>
         <translation>transformers 无法读取 {folder} 中的处理器：{reason}</translation>
     </message>
     <message>
+        <source>transformers cannot read the tokenizer in {file}: {reason}</source>
+        <comment>gguf.tokenizer</comment>
+        <translation>transformers 无法读取 {file} 中的分词器：{reason}</translation>
+    </message>
+    <message>
         <source>transformers cannot read the tokenizer in {folder}: {reason}</source>
         <comment>hf.auto_tokenizer</comment>
         <translation>transformers 无法读取 {folder} 中的分词器：{reason}</translation>
@@ -4243,6 +4333,11 @@ output w·V = {output}</source>
         <source>{file} asks for {wanted} layers but the weights hold {held}; the config does not describe these weights.</source>
         <comment>hf.config_layers</comment>
         <translation>{file} 要求 {wanted} 层，但权重只有 {held} 层；该配置与这些权重不符。</translation>
+    </message>
+    <message>
+        <source>{file} cannot be read (permission denied).</source>
+        <comment>gguf.unreadable</comment>
+        <translation>{file} 无法读取（没有权限）。</translation>
     </message>
     <message>
         <source>{file} describes a model of {params} parameters but the weights hold {held}; the config does not describe these weights.</source>
@@ -4305,9 +4400,19 @@ output w·V = {output}</source>
         <translation>{file} 已损坏：张量 {name} 没有有效的形状。</translation>
     </message>
     <message>
+        <source>{file} is not a GGUF model transformers reads: {reason}</source>
+        <comment>gguf.unread</comment>
+        <translation>{file} 不是 transformers 能读取的 GGUF 模型：{reason}</translation>
+    </message>
+    <message>
         <source>{file} is not a config transformers accepts: {reason}.</source>
         <comment>hf.config_rejected</comment>
         <translation>{file} 不是 transformers 接受的配置：{reason}。</translation>
+    </message>
+    <message>
+        <source>{file} is not a regular file, so it is not read as a GGUF model.</source>
+        <comment>gguf.not_file</comment>
+        <translation>{file} 不是普通文件，因此不会作为 GGUF 模型读取。</translation>
     </message>
     <message>
         <source>{file} is not a safetensors file (it does not start with a safetensors header); tfdebug loads safetensors only and never opens pickles.</source>

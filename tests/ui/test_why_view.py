@@ -178,3 +178,37 @@ def test_a_snapshot_opened_in_the_window_has_its_lens_read_out_with_its_model(ma
     for position, column in lens.cells.items():
         assert column[-1].top[0][0] == int(logits[position].argmax()) and column[-1].rank == 1
     window.ctl.close()
+
+
+def test_patch_stage_puts_one_head_into_the_corrupted_pass_and_the_compare_dock_shows_what_moved(finished, qtbot):
+    """At dec.0.self_attn.context with head 1 shown: the Patch Stage tab, "One head", the corrupted text, Return. The
+    fraction recovered equals the head sweep's cell, and the Compare dock opens on the corrupted (A) against the
+    patched (B) pass, first divergent at the patched stage."""
+    from tests.ui.user_actions import pick
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.sessions.patching import Patcher
+
+    window = finished
+    window.ctl.steps.run_to("dec.0.self_attn.context")
+    qtbot.waitUntil(lambda: window.ctl.current.name == "dec.0.self_attn.context", timeout=10000)
+    window.ctl.axes.set_index("head", 1)
+    press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
+    panel = window.why_panel
+    panel.tabs.setCurrentWidget(panel.patch_one)
+    view = panel.patch_one
+    qtbot.waitUntil(lambda: panel.reader.why is not None, timeout=30000)
+    assert view.stage_label.text() == "Stage: dec.0.self_attn.context" and view.head.value() == 1
+    pick(qtbot, view.scope, "One head")
+    assert view.head.isVisible() and not view.position.isVisible()
+    type_into(qtbot, view.corrupt_box, "the dog is on the mat =")
+    qtbot.keyClick(view.corrupt_box, Qt.Key_Return)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
+    result = view.result
+    patcher = Patcher(load_adapter("tiny-gpt2"), PROMPT, {"prompt": "the dog is on the mat ="})
+    sweep = patcher.head_sweep(result.target, result.contrast)
+    assert result.scope == "head 1" and result.recovered == pytest.approx(sweep.recovered[0][1], rel=1e-6)
+    assert f"{result.recovered:.2f} recovered" in view.summary.text()
+    compare = window.tools.compare
+    qtbot.waitUntil(lambda: compare.result is not None and window.docks["compare"].isVisible(), timeout=30000)
+    assert compare.result.first_divergent.name == "dec.0.self_attn.context"
+    assert [r.name for r in compare.result.stages if r.diverges] == result.moved_stages()

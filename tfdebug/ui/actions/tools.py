@@ -61,6 +61,10 @@ class CompareTool(Protocol):
         """Show the Compare dialog; returns it."""
         ...
 
+    def show_passes(self, pass_a: Any, pass_b: Any, side_a: str, side_b: str, select: str | None = None) -> None:
+        """Compare two passes made elsewhere (recordings) and show them in the Compare dock."""
+        ...
+
 
 class LearnTool(Protocol):
     """The Learn menu (shell.learn.LearnTools)."""

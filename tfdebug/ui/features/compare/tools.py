@@ -221,6 +221,12 @@ class CompareTools:
             return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own], grafted
         self.start_job(work, atol, rtol, side_a, side_b, select, replace)
 
+    def show_passes(self, pass_a, pass_b, side_a: str, side_b: str, select: str | None = None) -> None:
+        """Compare two passes another feature made (recordings in this process: the Why dock's corrupted and
+        patched passes) and show them in the Compare dock, `select` picked."""
+        self.run(lambda _job: pass_a, lambda _job: pass_b, self.atol, self.rtol, side_a, side_b, replace=True,
+                 select=select)
+
     def start_job(self, work, atol: float, rtol: float, side_a, side_b, select: str | None,
                   replace: bool = False) -> None:
         """Run `work(job)` as the comparison Job and show what it returns: (the Comparison, the two passes or

@@ -3,6 +3,8 @@ that shows it (View ▸ Why This Output, Ctrl+Shift+W)."""
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
@@ -10,6 +12,7 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.features.why.attribution_view import AttributionView
 from tfdebug.ui.features.why.lens_view import LensView
+from tfdebug.ui.features.why.patch_one_view import PatchOneView
 from tfdebug.ui.features.why.patching_view import PatchingView
 from tfdebug.ui.features.why.reading import WhyReader
 from tfdebug.ui.state.controller import DebugController
@@ -17,18 +20,20 @@ from tfdebug.ui.widgets.when_seen import WhenSeen
 
 
 class WhyPanel(QWidget):
-    """Tabs Lens | Attribution | Patching over one WhyReader, which reads the pass only while the dock is on screen."""
+    """Tabs Lens | Attribution | Patching | Patch Stage over one WhyReader, which reads the pass only while the dock
+    is on screen; `compare()` gives the window's Compare tool (the patched pass is shown there), or None."""
 
-    def __init__(self, ctl: DebugController, parent: QWidget | None = None):
+    def __init__(self, ctl: DebugController, compare: Callable[[], Any] = lambda: None,
+                 parent: QWidget | None = None):
         super().__init__(parent)
         self.reader = WhyReader(ctl, self)
         self.lens = LensView(ctl, self.reader)
         self.attribution = AttributionView(ctl, self.reader)
         self.patching = PatchingView(ctl, self.reader)
+        self.patch_one = PatchOneView(ctl, self.reader, compare)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.lens, "")
-        self.tabs.addTab(self.attribution, "")
-        self.tabs.addTab(self.patching, "")
+        for view in (self.lens, self.attribution, self.patching, self.patch_one):
+            self.tabs.addTab(view, "")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -43,6 +48,7 @@ class WhyPanel(QWidget):
             self.lens.retranslate_ui()
             self.attribution.retranslate_ui()
             self.patching.retranslate_ui()
+            self.patch_one.retranslate_ui()
         super().changeEvent(event)
 
     def retranslate_ui(self) -> None:
@@ -50,6 +56,7 @@ class WhyPanel(QWidget):
         self.tabs.setTabText(0, self.tr("Lens"))
         self.tabs.setTabText(1, self.tr("Attribution"))
         self.tabs.setTabText(2, self.tr("Patching"))
+        self.tabs.setTabText(3, self.tr("Patch Stage"))
 
 
 @actions.action("tfdebug.view.why", QT_TRANSLATE_NOOP("actions", "Why This Output"), "Ctrl+Shift+W",
@@ -71,7 +78,7 @@ def toggle_why(ctx: ActionContext) -> None:
 def install(window) -> WhyPanel:
     """Add the Why This Output dock, hidden until View ▸ Why This Output or Ctrl+Shift+W (which tabs it beside the
     heatmap)."""
-    panel = WhyPanel(window.ctl)
+    panel = WhyPanel(window.ctl, lambda: window.tools.compare)
     window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Why This Output"), "why", panel, Qt.RightDockWidgetArea,
                  action_id="tfdebug.view.why")
     return panel
