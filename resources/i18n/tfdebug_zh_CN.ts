@@ -1534,6 +1534,19 @@
         <source>Backward</source>
         <translation>反向传播</translation>
     </message>
+    <message>
+        <source>stage {i} of {n}</source>
+        <extracomment>seconds a pass must have run, and the share of its stages done, before the time left is guessed</extracomment>
+        <translation>第 {i} 个阶段，共 {n} 个</translation>
+    </message>
+    <message>
+        <source>{stack} layer {i} of {n}</source>
+        <translation>{stack} 第 {i} 层，共 {n} 层</translation>
+    </message>
+    <message>
+        <source>about {time} left</source>
+        <translation>大约还需 {time}</translation>
+    </message>
 </context>
 <context>
     <name>MessageBar</name>

@@ -65,3 +65,29 @@ def describe_inputs(inputs: list[Capture], shape: tuple[int, ...], ops: tuple[st
 def large_sizes(capture: Capture, limit: int) -> dict[str, str]:
     """The stage's name, its bytes and the limit, for the sentences of panels that skip a large stage."""
     return {"name": capture.name, "held": fmt_bytes(capture.nbytes), "limit": fmt_bytes(limit)}
+
+
+#: seconds a pass must have run, and the share of its stages done, before the time left is guessed
+ETA_AFTER_S, ETA_AFTER_SHARE = 1.0, 0.05
+
+
+def run_progress(plan: list[str], done: int, elapsed: float, done_at_start: int = 0) -> str:
+    """What the status bar says while a pass runs (F5, Run to Stage): the stage and layer it has reached, of how
+    many, and once it has run a while the time left at its pace so far ("stage 400 of 753 · dec layer 15 of 30 ·
+    about 12 s left"). `done`: stages captured; `done_at_start`: those already captured when it started."""
+    from tfdebug.core.names import parse_name
+
+    total = len(plan)
+    parts = [QCoreApplication.translate("MainWindow", "stage {i} of {n}").format(i=min(done, total), n=total)]
+    if 0 < done <= total:
+        reached = parse_name(plan[done - 1])
+        if reached.layer is not None:
+            layers = 1 + max(p.layer for p in map(parse_name, plan) if p.stack == reached.stack and p.layer is not None)
+            parts.append(QCoreApplication.translate("MainWindow", "{stack} layer {i} of {n}").format(
+                stack=reached.stack, i=reached.layer + 1, n=layers))
+    ran = done - done_at_start
+    if elapsed >= ETA_AFTER_S and total and ran >= max(1, ETA_AFTER_SHARE * total) and done < total:
+        left = elapsed / ran * (total - done)
+        parts.append(QCoreApplication.translate("MainWindow", "about {time} left").format(
+            time=f"{left:.0f} s" if left < 120 else f"{left / 60:.0f} min"))
+    return " · ".join(parts)

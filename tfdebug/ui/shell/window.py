@@ -10,6 +10,8 @@ Dock modules (compare, overview) extend the window through `add_dock`,
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QToolBar, QWidget
 
@@ -44,7 +46,7 @@ from tfdebug.ui.panels.shape import ShapePanel
 from tfdebug.ui.panels.stats import StatsPanel
 from tfdebug.ui.panels.values import ValuesPanel
 from tfdebug.ui.render.plain_text import one_line
-from tfdebug.ui.render.stage_text import fmt_bytes
+from tfdebug.ui.render.stage_text import fmt_bytes, run_progress
 from tfdebug.ui.shell import learn
 from tfdebug.ui.shell.input_bar import InputBar
 from tfdebug.ui.shell.message_bar import MessageBar
@@ -280,6 +282,7 @@ class MainWindow(WindowLayout, QMainWindow):
             label.setTextFormat(Qt.PlainText)  # stage and model names come from a model or a file
             self.statusBar().addPermanentWidget(label)
         self._status_throttle = throttler(30, self.update_status, self, leading=True)  # a step names its stage now
+        self._running_since: tuple[float, int] | None = None  # (when, stages captured) the running pass started
         self.ctl.state_changed.connect(self._schedule_status)
         self.ctl.shown.model.stage_changed.connect(self._schedule_status)
         self.ctl.busy_changed.connect(self._schedule_status)
@@ -396,6 +399,14 @@ class MainWindow(WindowLayout, QMainWindow):
         self.status_memory.setText(self.tr("captures hold {size}").format(size=fmt_bytes(ctl.held_bytes())))
         if not ctl.loader.busy:
             self.status_state.setText(_state_text(stepper.state) if stepper.is_live else self.tr("recorded"))
+        if stepper.is_live and stepper.state == "running" and len(ctl.plan):
+            if self._running_since is None:  # when this run started, and what was captured before it
+                self._running_since = (time.monotonic(), len(stepper.history))
+            started, before = self._running_since
+            self.status_state.setText(_state_text("running") + " · " + run_progress(
+                ctl.plan.names(), len(stepper.history), time.monotonic() - started, before))
+        else:
+            self._running_since = None
 
     # ----- language ------------------------------------------------------------------------
     def retranslate_ui(self) -> None:
