@@ -436,3 +436,9 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
                 # Finished or failed: show the last stage that was produced.
                 self.cursor = len(self.history) - 1
             self._lock.notify_all()
+
+
+if TYPE_CHECKING:  # the type checker holds the local stepper to the protocol the window uses
+    from tfdebug.core.stepper_like import StepperLike
+
+    _CONFORMS: type[StepperLike] = Stepper

@@ -241,3 +241,9 @@ class RemoteStepper(StepperBreakpointsMixin):
         """EXACT or FAST, here, then on the server."""
         super().set_condition_mode(mode)
         self._breakpoint_request("mode", mode=mode)
+
+
+if TYPE_CHECKING:  # the type checker holds the served pass's stepper to the protocol the window uses
+    from tfdebug.core.stepper_like import StepperLike
+
+    _CONFORMS: type[StepperLike] = RemoteStepper

@@ -18,6 +18,7 @@ from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture, held_bytes
+from tfdebug.core.stepper_like import StepperLike
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.core.tiles import Tile
 from tfdebug.io.recording import Recording, recording_on_screen
@@ -94,8 +95,8 @@ class PassSource(Protocol):
     """One pass as the window sees it: stepping, its stages, their display, and what it says about itself."""
 
     @property
-    def stepper(self) -> object:
-        """The pass's stepper: commands (step, continue, run_to, edit …), history and events (core.stepper)."""
+    def stepper(self) -> StepperLike:
+        """The pass's stepper: commands (step, continue, run_to, edit …), history and events (core.stepper_like)."""
         ...
 
     plan: Plan
