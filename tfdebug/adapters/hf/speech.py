@@ -44,16 +44,10 @@ from tfdebug.core.model_lock import forward_lock
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.wav import AUDIO_LIMITS, parse_wav
 
-SPEECH_TYPES = frozenset({"whisper"})
 MAX_AUDIO_BYTES = 64 * 2**20
 SAMPLE_AUDIO = "samples/tones.wav"
 MEL_AXES = ("batch", "mel", "frame")
 CONV_AXES = ("batch", "model", "token")
-
-
-def is_speech_folder(config: Mapping) -> bool:
-    """Whether a model folder's config is a speech model tfdebug opens with `WhisperAdapter`."""
-    return config.get("model_type") in SPEECH_TYPES
 
 
 def sample_audio() -> Path:

@@ -40,11 +40,6 @@ def tick_step(n: int) -> int:
     return nice_step(n / MAX_INDEX_TICKS)
 
 
-def index_ticks(n: int) -> list[tuple[float, str]]:
-    """Integer ticks at cell centres for an axis of `n` positions."""
-    return [(i + 0.5, str(i)) for i in range(0, n, tick_step(n))]
-
-
 def label_ticks(labels: list[str]) -> list[list[tuple[float, str]]]:
     """Tick levels for labelled cells: every `tick_step`-th label, then the rest (pyqtgraph draws
     a level's text only where it fits, so zooming in reveals every word)."""

@@ -62,10 +62,6 @@ class ZoomView(QObject):
         (r0, r1), (c0, c1) = self.visible()
         return (r0, c0) == (0, 0) and (r1, c1) == self.shape
 
-    def show_cells(self, rows: tuple[int, int], cols: tuple[int, int]) -> None:
-        """Zoom to show exactly rows [r0, r1) × columns [c0, c1)."""
-        self.vb.setRange(xRange=cols, yRange=rows, padding=0)
-
     # ----- what is on screen --------------------------------------------------------------------
     def visible(self) -> tuple[tuple[int, int], tuple[int, int]]:
         """(rows [r0, r1), columns [c0, c1)): every cell at least partly in view, within the grid."""
