@@ -89,11 +89,11 @@ def check_spec(spec: str, download: bool = False) -> Entry:
     """
     entry = find_entry(spec)
     if entry.spec == HF_PREFIX:
-        from tfdebug.adapters.hf.folder import check_folder
+        from tfdebug.adapters.hf.folder import check_folder, is_gguf
         from tfdebug.adapters.hf.hub import cached_repo, local_folder, parse_hub_id
 
         rest = spec[len(HF_PREFIX):]
-        if rest.lower().endswith(".gguf"):  # a GGUF file: what it holds is read when it loads
+        if is_gguf(rest):  # a GGUF file: what it holds is read when it loads
             from tfdebug.adapters.hf.gguf import checked_file
 
             checked_file(Path(rest).expanduser())

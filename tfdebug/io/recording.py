@@ -197,11 +197,6 @@ def backward_doc(kind: str, objective: str, loss: float, first_nonfinite: str | 
     return doc
 
 
-def backward_loss(doc: dict) -> float:
-    """The loss of a checked `backward` entry as a float (NaN and the infinities back from their words)."""
-    return float(doc["loss"])
-
-
 def recording_on_screen(stepper: "Stepper | None", session, replayed: Recording | None) -> tuple[Recording | None, str]:
     """The pass a window shows as a Recording, and a note when it is incomplete.
 

@@ -47,6 +47,11 @@ def _shown(path: Path | str) -> str:
     return terminal_safe(os.fspath(path), 300)
 
 
+def is_gguf(path: str | os.PathLike) -> bool:
+    """Whether `path` names a GGUF file (by its suffix: what it holds is checked when it loads, adapters.hf.gguf)."""
+    return Path(path).suffix.lower() == ".gguf"
+
+
 def check_readable_folder(folder: Path) -> None:
     """A folder tfdebug may list and read; one sentence otherwise."""
     if not folder.is_dir():

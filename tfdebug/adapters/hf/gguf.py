@@ -22,13 +22,7 @@ from tfdebug.adapters.hf.load import _check_room, quiet_transformers, require_tr
 from tfdebug.core.errors import ModelLoadError
 from tfdebug.core.foreign import foreign_call
 
-SUFFIX = ".gguf"
 GGUF_HINT = 'Reading a GGUF file needs the gguf package: pip install "tfdebug[gguf]".'
-
-
-def is_gguf(path: str | os.PathLike) -> bool:
-    """Whether `path` names a GGUF file (by its suffix: what it holds is checked when it loads)."""
-    return Path(path).suffix.lower() == SUFFIX
 
 
 def checked_file(path: Path) -> Path:

@@ -222,8 +222,10 @@ def load(spec: str, device, dtype, device_map: str | None = None, download: bool
     """The registry's loader for `hf:…`: a GGUF file, a hub id from the cache, else a folder (hf_load checks it)."""
     from tfdebug.adapters.hf.adapter import PREFIX
 
+    from tfdebug.adapters.hf.folder import is_gguf
+
     rest = spec[len(PREFIX):] if spec.startswith(PREFIX) else spec
-    if rest.lower().endswith(".gguf"):  # a GGUF file (llama.cpp's, Ollama's): transformers dequantises it
+    if is_gguf(rest):  # a GGUF file (llama.cpp's, Ollama's): transformers dequantises it
         from tfdebug.adapters.hf.gguf import load_gguf
         from tfdebug.core.devices import resolve_dtype
 
