@@ -95,3 +95,20 @@ def test_a_served_pass_not_run_to_its_end_says_so_in_the_dock(make_window, qtbot
     press(window, Qt.Key_F5)
     qtbot.waitUntil(lambda: bool(window.why_panel.lens.cells), timeout=30000)
     window.ctl.close()
+
+
+def test_patch_stage_over_a_served_pass_says_it_is_not_done_there(make_window, qtbot, gpt2_served):
+    window = make_window()
+    window.ctl.close()
+    window.show()
+    connect_through_the_menu(window, qtbot, gpt2_served)
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
+    press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
+    panel = window.why_panel
+    panel.tabs.setCurrentWidget(panel.patch_one)
+    qtbot.waitUntil(lambda: panel.reader.why is not None, timeout=30000)
+    type_into(qtbot, panel.patch_one.corrupt_box, CORRUPT)
+    qtbot.keyClick(panel.patch_one.corrupt_box, Qt.Key_Return)
+    qtbot.waitUntil(lambda: "does not do it yet" in panel.patch_one.summary.text(), timeout=10000)
+    assert panel.patch_one.result is None and panel.patch_one.run_button.isEnabled()

@@ -174,7 +174,7 @@ def test_a_snapshot_opened_in_the_window_has_its_lens_read_out_with_its_model(ma
     press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
     lens = window.why_panel.lens
     logits = window.ctl.replayed.tensor(window.ctl.replayed["logits"])[0]
-    qtbot.waitUntil(lambda: len(lens.cells) == logits.shape[0], timeout=30000)
+    qtbot.waitUntil(lambda: len(lens.cells) == logits.shape[0], timeout=90000)  # the model loads first
     for position, column in lens.cells.items():
         assert column[-1].top[0][0] == int(logits[position].argmax()) and column[-1].rank == 1
     window.ctl.close()

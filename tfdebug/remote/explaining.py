@@ -206,6 +206,12 @@ class RemoteWhy:
         return self._session.answer("attribute", {"target": int(target), "contrast": contrast,
                                                   "position": int(position)}, read)
 
+    def patch_one(self, corrupt: Mapping[str, str], stage: str, position: int | None = None,
+                  head: int | None = None):
+        """Not done on a served pass yet: one sentence (the sweeps are)."""
+        raise ReadoutError("Patching one stage runs where the model is; a served pass does not do it yet: use the "
+                           "Patching tab's sweep, which runs on the server.")
+
     def sweep(self, corrupt: Mapping[str, str], progress=None, across: str = "position"):
         rows, columns = (self.head_rows, self.heads) if across == "head" else (self.rows, self._count)
         total = len(rows) * columns

@@ -12,7 +12,7 @@ and the command line can say what the patch moved: every later stage is compared
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -20,6 +20,7 @@ from tfdebug.core.compare import Comparison, compare
 from tfdebug.core.readout import ReadoutError
 from tfdebug.core.recipes import materialized
 from tfdebug.core.recorder import Capture
+from tfdebug.io.recording import Recording
 from tfdebug.sessions.patching import Patcher, logit_difference
 from tfdebug.sessions.why import Why
 
@@ -36,6 +37,7 @@ class PatchedPass:
     stage: str
     scope: str
     captures: list[Capture]
+    corrupted: list[Capture]  # the corrupted pass, as it ran before the patch
     moved: Comparison
     target: int
     contrast: int | None
@@ -43,6 +45,13 @@ class PatchedPass:
     clean: float
     corrupt: float
     patched: float
+    tokens: dict = field(default_factory=dict)  # the corrupted pass's token strings per stream
+    model: str = ""  # the model's name
+
+    def passes(self) -> tuple[Recording, Recording]:
+        """The corrupted pass and the patched one as recordings (what the Compare dock compares)."""
+        return (Recording(captures=list(self.corrupted), tokens=self.tokens, model_name=self.model),
+                Recording(captures=list(self.captures), tokens=self.tokens, model_name=self.model))
 
     @property
     def recovered(self) -> float:
@@ -132,8 +141,9 @@ def patch_one(patcher: Patcher, stage: str, position: int | None = None, head: i
     captures, _ = session.capture_all(verify="never", transplant={stage: value})
     patched = next(c.tensor for c in captures if c.name == patcher.clean.logits_stage)
     assert patched is not None  # a whole pass keeps its logits
-    moved = compare(list(patcher.corrupt.captures.values()), captures)
-    return PatchedPass(stage, scope, captures, moved, target, contrast, at,
+    corrupted = list(patcher.corrupt.captures.values())
+    return PatchedPass(stage, scope, captures, corrupted, compare(corrupted, captures), target, contrast, at,
                        logit_difference(clean_logits, at, target, contrast),
                        logit_difference(corrupt_logits, at, target, contrast),
-                       logit_difference(patched, at, target, contrast))
+                       logit_difference(patched, at, target, contrast), dict(patcher.corrupt.tokens),
+                       patcher.adapter.name)

@@ -147,6 +147,14 @@ class Why:
 
         return predicted_sweep(Patcher(self.adapter, self.texts, {**self.texts, **dict(corrupt)}), progress, across)
 
+    def patch_one(self, corrupt, stage: str, position: int | None = None, head: int | None = None):
+        """This pass's `stage` (whole, at `position`, for `head`) put into the pass on `corrupt` (these texts with
+        `corrupt`'s in their place) and that pass run on to its end: a `sessions.patch_one.PatchedPass`."""
+        from tfdebug.sessions.patch_one import patch_one
+        from tfdebug.sessions.patching import Patcher
+
+        return patch_one(Patcher(self.adapter, self.texts, {**self.texts, **dict(corrupt)}), stage, position, head)
+
     def _position(self, position: int) -> int:
         """`position` (negative: from the end) as an index of the pass's tokens; ReadoutError outside them."""
         count = self.count

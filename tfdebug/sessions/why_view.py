@@ -13,6 +13,7 @@ from tfdebug.core.attribution import Attribution
 from tfdebug.core.lens import LensGrid
 
 if TYPE_CHECKING:
+    from tfdebug.sessions.patch_one import PatchedPass
     from tfdebug.sessions.patching import Sweep
 
 #: `progress(done, total)` after each forward of a sweep; False stops it
@@ -68,6 +69,12 @@ class WhyView(Protocol):
     @property
     def heads(self) -> int:
         """The most heads of any of `head_rows`: a head sweep's columns."""
+        ...
+
+    def patch_one(self, corrupt: Mapping[str, str], stage: str, position: int | None = None,
+                  head: int | None = None) -> PatchedPass:
+        """This pass's `stage` (whole, at `position`, for `head`) put into the pass on `corrupt` and that pass run on
+        (`sessions.patch_one.PatchedPass`); ReadoutError where it cannot be done (a served pass)."""
         ...
 
     def sweep(self, corrupt: Mapping[str, str], progress: Progress | None = None,

@@ -11,7 +11,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
                                QWidget)
 
-from tfdebug.core.readout import ReadoutError
 from tfdebug.ui.features.why.learn_text import LearnText
 from tfdebug.ui.features.why.reading import WhyReader
 from tfdebug.ui.state.controller import DebugController
@@ -120,7 +119,8 @@ class PatchOneView(QWidget):
         text = self.corrupt_box.text()
         if why is None or source is None or current is None or not text.strip():
             return
-        key = next(iter(why.texts), None)
+        # the input the corrupted text goes in: the pass's typed one (a snapshot's recorded stream)
+        key = next(iter(source.texts), None) or next((field[0] for field in source.input_fields), None)
         if key is None:
             self.summary.setText(self.tr("This pass keeps no typed text, so there is nothing to patch into."))
             return
@@ -131,24 +131,15 @@ class PatchOneView(QWidget):
         self.summary.setText(self.tr("Patching {stage} and running on…").format(stage=stage))
         self.run_button.setEnabled(False)
 
-        def work():  # two passes of the texts, then the corrupted one again with the patch
-            from tfdebug.sessions.patch_one import patch_one
-
-            patcher = source.patcher({key: text})
-            if patcher is None:
-                raise ReadoutError("Patching one stage runs where the model is; a served pass's server does not "
-                                   "do it yet: use the Patching tab's sweep.")
-            return patcher, patch_one(patcher, stage, position, head)
+        def work():  # two passes of the texts, then the corrupted one again with the patch, where the model is
+            return why.patch_one({key: text}, stage, position, head)
 
         def failed(sentence: str) -> None:
             self.run_button.setEnabled(True)
             self.summary.setText(sentence)
         self.reader.run(work, self._arrived, failed=failed)
 
-    def _arrived(self, outcome) -> None:
-        from tfdebug.io.recording import Recording
-
-        patcher, result = outcome
+    def _arrived(self, result) -> None:
         self.run_button.setEnabled(True)
         self.result = result
         word = self.reader.quoted_word
@@ -162,9 +153,7 @@ class PatchOneView(QWidget):
             moved=len(moved)))
         compare = self.compare()
         if compare is not None:
-            tokens, name = dict(patcher.corrupt.tokens), patcher.adapter.name
-            corrupted = Recording(captures=list(patcher.corrupt.captures.values()), tokens=tokens, model_name=name)
-            patched = Recording(captures=list(result.captures), tokens=tokens, model_name=name)
+            corrupted, patched = result.passes()
             compare.show_passes(corrupted, patched, self.tr("the corrupted pass"),
                                 self.tr("the corrupted pass with {stage} patched ({scope})").format(
                                     stage=result.stage, scope=result.scope), select=result.stage)
