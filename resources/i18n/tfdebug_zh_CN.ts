@@ -109,8 +109,16 @@
         <translation>显著性</translation>
     </message>
     <message>
+        <source>Picture</source>
+        <translation>图片</translation>
+    </message>
+    <message>
         <source>Parameters</source>
         <translation>参数</translation>
+    </message>
+    <message>
+        <source>Each patch of the picture the model saw, coloured by its token&apos;s ‖gradient × embedding‖₂: the stronger, the more the loss depends on that patch.</source>
+        <translation>模型看到的图片中的每个小块，按其词元的 ‖梯度 × 嵌入‖₂ 着色：颜色越深，损失越依赖这个小块。</translation>
     </message>
     <message>
         <source>‖g × e‖₂</source>

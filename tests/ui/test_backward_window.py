@@ -258,3 +258,30 @@ def test_the_sum_of_the_selected_stage_by_keys_backpropagates_that_sum(finished,
         assert torch.equal(got, expected), capture.name
     assert "sum of dec.0.ffn.resid" in window.ctl.current.info.formula
     assert window.backward_choice.stage == "dec.0.ffn.resid"
+
+
+def test_a_vision_model_s_saliency_is_drawn_over_its_picture(make_window, qtbot):
+    """tiny-vit on its sample picture, F5, Ctrl+Shift+B, the logit difference of classes 0 and 1 chosen by keys: the Backward
+    dock's Picture tab colours each patch by its token's ‖g × e‖₂, the strongest patch fully."""
+    import numpy as np
+
+    from tfdebug.adapters.hf.vision import sample_image
+
+    window = make_window()
+    run_model(qtbot, window, "tiny-vit", {"image": str(sample_image())}, first="img.patch_embed")
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
+    image = window.ctl.source.image
+    down, tab = (Qt.Key_Down, Qt.NoModifier), (Qt.Key_Tab, Qt.NoModifier)
+    backward_by_keys(window, qtbot, [down, down, tab, tab, "#0", tab, "#1"])  # logit(class 0) − logit(class 1)
+    qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
+    panel = window.backward_panel
+    qtbot.waitUntil(lambda: panel.summary is not None, timeout=10000)
+    saliency = panel.summary.saliency
+    rows, cols = image.grid
+    assert len(saliency) == rows * cols and panel.tabs.isTabEnabled(1)  # the patch embedding: before [CLS] joins
+    norms = np.array([norm for _, norm in saliency])
+    weights = panel.picture.weights
+    assert weights.shape == (rows, cols) and weights.max() == 1.0
+    assert np.allclose(weights.ravel(), norms / norms.max())
+    window.ctl.close()

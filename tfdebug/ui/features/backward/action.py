@@ -71,7 +71,8 @@ def _run(ctx: ActionContext, objective) -> None:
         loss = result.loss
         ctl.show_pass(result.source)
         window = ctx.window
-        window.backward_panel.show_summary(result.summary)  # each token's saliency, the parameters' norms
+        # each token's saliency (over the picture the forward pass read too), the parameters' norms
+        window.backward_panel.show_summary(result.summary, source.image)
         window.show_dock_within(window.docks["backward"])
         if result.first_nonfinite is not None:
             first = result.first_nonfinite

@@ -2,6 +2,8 @@
 
 - Saliency: each token's label with its ‖gradient × embedding‖₂ drawn over it (the cell's colour, strongest
   token darkest) and Σ gradient × embedding beneath; a token's tooltip gives both.
+- Picture: for a vision model (or a speech model's spectrogram), each patch of the picture the model saw coloured
+  by its token's ‖gradient × embedding‖₂, when the saliency's tokens are the patches (after a [CLS] … or not).
 - Parameters: the parameters' gradient norm per layer (or module outside the layers) in the model's order, each
   with a bar scaled to the largest; then the largest parameter gradients by name, largest first.
 
@@ -13,10 +15,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
                                QWidget)
+
+from tfdebug.ui.panels.image_view import PatchCanvas
 
 BAR = 24  # characters of the longest norm bar
 
@@ -46,18 +51,29 @@ class BackwardPanel(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.layers, 2)
         column.addWidget(self.largest, 1)
+        self.picture = PatchCanvas()  # the saliency over the picture the model saw
+        self.picture_note = QLabel()
+        self.picture_note.setWordWrap(True)
+        over_picture = QWidget()
+        picture_column = QVBoxLayout(over_picture)
+        picture_column.setContentsMargins(0, 0, 0, 0)
+        picture_column.addWidget(self.picture_note)
+        picture_column.addWidget(self.picture, 1)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.tokens, "")
+        self.tabs.addTab(over_picture, "")
         self.tabs.addTab(parameters, "")
         layout = QVBoxLayout(self)
         layout.addWidget(self.note)
         layout.addWidget(self.tabs, 1)
         self.retranslate_ui()
 
-    def show_summary(self, summary) -> None:
-        """Show `summary` (a BackwardSummary; None: nothing to show)."""
+    def show_summary(self, summary, image=None) -> None:
+        """Show `summary` (a BackwardSummary; None: nothing to show) and, with the `image` the pass read
+        (`core.images.InputImage`), its saliency over that picture's patches."""
         self.summary = summary
         self._fill_tokens(summary.tokens if summary else [], summary.saliency if summary else [])
+        self._fill_picture(image, summary.saliency if summary else [])
         self._fill_layers(summary.layers if summary else [])
         self._fill_largest(summary.largest if summary else [])
         self.retranslate_ui()
@@ -77,6 +93,21 @@ class BackwardPanel(QWidget):
                     item.setForeground(QColor(Qt.white) if strength > 0.55 else QColor(Qt.black))
                 table.setItem(row, column, item)
         table.resizeColumnsToContents()
+
+    def _fill_picture(self, image, saliency: list[tuple[float, float]]) -> None:
+        """Each patch coloured by its token's ‖g × e‖₂ (largest: strongest), when the saliency's tokens are the
+        picture's patches (with its prefix before them or not); the tab is off otherwise."""
+        rows, cols = image.grid if image is not None else (0, 0)
+        # the patches alone (a patch embedding, before [CLS] joins), or the prefix then the patches
+        skip = {rows * cols: 0, len(image.prefix) + rows * cols: len(image.prefix)}.get(len(saliency)) \
+            if image is not None and rows * cols else None
+        self.tabs.setTabEnabled(1, skip is not None)
+        self.picture.set_image(image if skip is not None else None)
+        if skip is None:
+            return
+        norms = np.array([_finite(norm) for _, norm in saliency[skip:]], dtype=np.float64)
+        top = float(norms.max()) if norms.size and norms.max() > 0 else 1.0
+        self.picture.set_overlay((norms / top).reshape(rows, cols), None)
 
     def _fill_layers(self, layers: list[tuple[str, float]]) -> None:
         table = self.layers
@@ -103,7 +134,10 @@ class BackwardPanel(QWidget):
     def retranslate_ui(self) -> None:
         """Texts in the window's language."""
         self.tabs.setTabText(0, self.tr("Saliency"))
-        self.tabs.setTabText(1, self.tr("Parameters"))
+        self.tabs.setTabText(1, self.tr("Picture"))
+        self.tabs.setTabText(2, self.tr("Parameters"))
+        self.picture_note.setText(self.tr("Each patch of the picture the model saw, coloured by its token's ‖gradient "
+                                          "× embedding‖₂: the stronger, the more the loss depends on that patch."))
         self.tokens.setVerticalHeaderLabels([self.tr("‖g × e‖₂"), self.tr("Σ g × e")])
         self.layers.setHorizontalHeaderLabels([self.tr("Layer"), self.tr("Gradient norm")])
         self.largest.setHorizontalHeaderLabels([self.tr("Largest parameter gradients"), self.tr("Norm")])
