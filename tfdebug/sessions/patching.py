@@ -226,6 +226,18 @@ class Patcher:
         forwards = -(-len(cells) // most)
         return -(-len(cells) // forwards)
 
+    def batching(self, across: str = "position") -> tuple[int, int, int]:
+        """(cells, batch, forwards) of the whole sweep `across` ("position", "head" or "head_position") of this
+        pass, known before it runs: what the CLI and the Patching tab state."""
+        if across == "position":
+            cells = [(stage, self._position_index(stage, p)) for stage in self.rows for p in range(self.count)]
+        else:
+            heads = [(stage, h) for stage in self.head_stages for h in range(self.heads(stage))]
+            cells = [(stage, self._head_index(stage, h, p)) for stage, h in heads
+                     for p in (range(self.count) if across == "head_position" else [None])]
+        batch = self.batch_size(cells)
+        return len(cells), batch, -(-len(cells) // batch)
+
     def _session_of(self, batch: int) -> DebugSession:
         if batch == 1:
             return self._session
