@@ -236,8 +236,9 @@ def test_a_head_by_position_sweep_equals_patching_one_head_at_one_position_with_
 
 #: batched sweeps equal one-forward-a-cell sweeps within this much of the fraction recovered: the worst seen is
 #: 5.4e-7 on tiny-gpt2, 4.8e-6 on the random Llama (its logit gap is 0.013, so the fractions magnify the
-#: rounding of a batched matmul) and 2.4e-5 on the real chat model (tests/sessions/test_real_chat_model.py);
-#: a row put back in the wrong batch row moves a fraction by 0.01 or more
+#: rounding of a batched matmul) and 1.1e-6 on the real chat model (`tfdebug patch` on SmolLM2-135M-Instruct,
+#: --batch 1 against the default, 31 rows × 5 positions); a cell put into the wrong batch row moves a fraction by
+#: 0.01 or more
 BATCHED_TOLERANCE = 1e-4
 
 
