@@ -1971,6 +1971,7 @@
     <name>PatchingView</name>
     <message>
         <source>Corrupted text:</source>
+        <extracomment>the choices of the `across` box, in its order (sessions.patching.ACROSS; torch is not imported with the window)</extracomment>
         <translation>被破坏的文本：</translation>
     </message>
     <message>
@@ -1986,8 +1987,32 @@
         <translation>注意力头</translation>
     </message>
     <message>
-        <source>What each cell patches: a residual row at one position, or one head&apos;s output (its P·V at every position) in one attention</source>
-        <translation>每个单元修补的内容：某一位置上的一行残差，或某个注意力中一个头的输出（它在每个位置上的 P·V）</translation>
+        <source>Heads × positions</source>
+        <translation>头 × 位置</translation>
+    </message>
+    <message>
+        <source>What each cell patches: a residual row at one position, one head&apos;s output (its P·V at every position) in one attention, or one head&apos;s output at one position</source>
+        <translation>每个单元修补的内容：某一位置上的一行残差，某个注意力中一个头的输出（它在每个位置上的 P·V），或一个头在某一位置上的输出</translation>
+    </message>
+    <message>
+        <source>Attention:</source>
+        <translation>注意力：</translation>
+    </message>
+    <message>
+        <source>The attention whose heads × positions are shown (first: the one with the cell that recovers most)</source>
+        <translation>显示其头 × 位置的注意力（最初显示：含恢复最多的单元的那个）</translation>
+    </message>
+    <message>
+        <source>Sweeping: {n} cells…</source>
+        <translation>扫描中：共 {n} 个单元…</translation>
+    </message>
+    <message>
+        <source>Sweeping: {done} of {total} cells…</source>
+        <translation>扫描中：第 {done} / {total} 个单元…</translation>
+    </message>
+    <message>
+        <source>logit({target}) − logit({contrast}) at the last position: clean {clean:.4g}, corrupted {corrupt:.4g}. Each cell: the fraction recovered, (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt); {n} cells in {m} forwards of {b}.</source>
+        <translation>最后一个位置的 logit({target}) − logit({contrast})：干净 {clean:.4g}，被破坏 {corrupt:.4g}。每个单元：恢复的比例 (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt)；{n} 个单元，分 {m} 次前向运行，每次 {b} 个。</translation>
     </message>
     <message>
         <source>Sweep</source>
@@ -2006,20 +2031,8 @@
         <translation>屏幕上的前向是干净的那次。输入被破坏的文本并按“扫描”：干净前向的每个残差单元会依次放进被破坏的前向。</translation>
     </message>
     <message>
-        <source>Sweeping: {n} forwards…</source>
-        <translation>扫描中：共 {n} 次前向…</translation>
-    </message>
-    <message>
-        <source>Sweeping: {done} of {total} forwards…</source>
-        <translation>扫描中：第 {done} / {total} 次前向…</translation>
-    </message>
-    <message>
         <source>The sweep was cancelled.</source>
         <translation>扫描已取消。</translation>
-    </message>
-    <message>
-        <source>logit({target}) − logit({contrast}) at the last position: clean {clean:.4g}, corrupted {corrupt:.4g}. Each cell: the fraction recovered, (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt), over {n} forwards.</source>
-        <translation>最后一个位置的 logit({target}) − logit({contrast})：干净 {clean:.4g}，被破坏 {corrupt:.4g}。每个单元：恢复的比例 (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt)，共 {n} 次前向。</translation>
     </message>
 </context>
 <context>

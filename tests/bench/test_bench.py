@@ -269,7 +269,7 @@ def test_the_why_section_times_the_lens_the_attribution_and_a_sweep_beside_the_p
     out = capsys.readouterr().out
     for row in ("capture_all_stages", "lens_screen", "attribution", "sweep"):
         assert row in out
-    assert "forwards" in out and "A/A" in out
+    assert "cells" in out and "forwards of" in out and "A/A" in out
 
 
 def test_the_backward_section_times_the_captured_backward_beside_plain_loss_backward(capsys):

@@ -78,7 +78,7 @@ def test_patch_localises_the_changed_word(capsys):
     assert main(["patch", "--model", "tiny-gpt2", "--input", "prompt=the cat is on the mat =",
                  "--corrupt", "prompt=the dog is on the mat =", "--json"]) == 0
     captured = capsys.readouterr()
-    assert "3 rows × 8 positions: 24 forwards" in captured.err
+    assert "3 rows × 8 positions: 24 cells in 1 forwards of 24" in captured.err
     data = json.loads(captured.out)
     assert (data["target_token"], data["contrast_token"]) == ("猫", "狗")
     recovered = data["recovered"]
@@ -95,7 +95,7 @@ def test_patch_heads_is_a_layers_by_heads_table_of_the_head_sweep(capsys):
     assert main(["patch", "--model", "tiny-gpt2", "--input", f"prompt={clean}", "--corrupt", f"prompt={corrupt}",
                  "--heads", "--json"]) == 0
     captured = capsys.readouterr()
-    assert "2 attentions × 4 heads: 8 forwards" in captured.err
+    assert "2 attentions × 4 heads: 8 cells in 1 forwards of 8" in captured.err
     data = json.loads(captured.out)
     assert data["across"] == "head" and data["positions"] == [0, 1, 2, 3] and "tokens" not in data
     patcher = Patcher(load_adapter("tiny-gpt2"), {"prompt": clean}, {"prompt": corrupt})
@@ -107,6 +107,37 @@ def test_patch_heads_is_a_layers_by_heads_table_of_the_head_sweep(capsys):
     table = capsys.readouterr().out.splitlines()
     assert table[1].split() == ["stage", "head", "0", "head", "1", "head", "2", "head", "3"]
     assert table[2].startswith("dec.0.self_attn.context")
+
+
+def test_patch_heads_per_position_patches_each_head_at_each_position(capsys):
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.sessions.patching import Patcher
+
+    clean, corrupt = "the cat is on the mat =", "the dog is on the mat ="
+    base = ["patch", "--model", "tiny-gpt2", "--input", f"prompt={clean}", "--corrupt", f"prompt={corrupt}",
+            "--heads", "--per-position"]
+    assert main([*base, "--json", "--batch", "5"]) == 0
+    captured = capsys.readouterr()
+    assert "2 attentions × 4 heads × 8 positions: 64 cells in 13 forwards of 5" in captured.err
+    data = json.loads(captured.out)
+    assert data["across"] == "head_position" and data["heads"] == [0, 1, 2, 3]
+    assert data["positions"] == list(range(8)) and len(data["tokens"]) == 8
+    assert data["columns"][:2] == [[0, 0], [0, 1]] and len(data["recovered"][0]) == 32
+    assert (data["forwards"], data["batch"], data["batches"]) == (64, 5, 13)
+    patcher = Patcher(load_adapter("tiny-gpt2"), {"prompt": clean}, {"prompt": corrupt}, batch=1)
+    sweep = patcher.head_sweep(data["target"], data["contrast"], -1, positions=range(8))
+    assert all(got == pytest.approx(want, abs=1e-5) for got, want in zip(data["ld_patched"], sweep.patched))
+    assert main([*base, "--csv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "stage,head,position,token,recovered,ld_patched" and len(rows) == 1 + 64
+    assert rows[2].startswith("dec.0.self_attn.context,0,1,")
+    assert main(base) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert "64 cells in" in table[0] and table[2] == "dec.0.self_attn.context"
+    assert table[3].split()[0] == "head" and table[4].split()[0] == "0" and len(table[4].split()) == 9
+    assert main(["patch", "--model", "tiny-gpt2", "--input", f"prompt={clean}", "--corrupt", f"prompt={corrupt}",
+                 "--per-position"]) == 2
+    assert "goes with --heads" in capsys.readouterr().err
 
 
 def test_patch_with_texts_of_different_lengths_is_one_sentence(capsys):

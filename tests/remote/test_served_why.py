@@ -88,6 +88,14 @@ def test_the_served_lens_attribution_and_sweep_equal_the_local_ones(window, loca
     heads, t, c = why.sweep(CORRUPT, progress=lambda done, total: seen.append((done, total)) or True, across="head")
     own, _, _ = local.sweep(CORRUPT, across="head")
     assert heads.across == "head" and heads.to_dict() == own.to_dict() and seen[0] == (0, 8)
+    # Each head at each position: the "head_position" sweep crosses as a free `across`, its columns (head, position).
+    seen.clear()
+    cells, _, _ = why.sweep(CORRUPT, progress=lambda done, total: seen.append((done, total)) or True,
+                            across="head_position")
+    own, _, _ = local.sweep(CORRUPT, across="head_position")
+    assert cells.across == "head_position" and cells.to_dict() == own.to_dict()
+    assert cells.heads == [0, 1, 2, 3] and cells.positions == list(range(8)) and seen[0] == (0, 2 * 4 * 8)
+    assert cells.forwards == 64 and cells.batches == -(-64 // cells.batch) and len(cells.recovered[0]) == 32
 
 
 def test_hostile_why_requests_are_one_sentence_and_the_server_answers_on(server, window, local):

@@ -107,7 +107,7 @@ def test_a_patching_sweep_typed_in_the_window_localises_the_changed_word(finishe
     qtbot.mouseClick(view.run_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: view.sweep is not None, timeout=60000)
     sweep = view.sweep
-    assert sweep.forwards == 3 * 8 and "24 forwards" in view.summary.text()
+    assert sweep.forwards == 3 * 8 and "24 cells in 1 forwards of 24" in view.summary.text()
     assert sweep.recovered[0][2] == pytest.approx(1.0, abs=1e-5)  # "cat" → "dog" at the embeddings
     assert sweep.recovered[-1][-1] == pytest.approx(1.0, abs=1e-5)
     assert view.run_button.isEnabled() and not view.cancel_button.isEnabled()
@@ -127,7 +127,7 @@ def test_a_head_sweep_picked_in_the_window_finds_the_head_and_a_click_shows_it(f
     qtbot.mouseClick(view.run_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: view.sweep is not None, timeout=60000)
     sweep = view.sweep
-    assert sweep.across == "head" and sweep.forwards == 2 * 4 and "8 forwards" in view.summary.text()
+    assert sweep.across == "head" and sweep.forwards == 2 * 4 and "8 cells in 1 forwards of 8" in view.summary.text()
     # The same numbers as the head sweep of core (held to plain hooks on the model in tests/sessions).
     patcher = Patcher(load_adapter("tiny-gpt2"), PROMPT, {"prompt": "the dog is on the mat ="})
     own, _, _ = predicted_sweep(patcher, across="head")
@@ -137,6 +137,35 @@ def test_a_head_sweep_picked_in_the_window_finds_the_head_and_a_click_shows_it(f
     _click_cell(qtbot, view.grid, layer, head)
     qtbot.waitUntil(lambda: window.ctl.current.name == sweep.rows[layer], timeout=10000)
     assert window.ctl.view.indices_by_name.get("head") == head
+
+
+def test_a_heads_by_positions_sweep_shows_one_attention_at_a_time_and_a_click_goes_to_its_query_row(finished,
+                                                                                                  qtbot):
+    from tests.ui.user_actions import pick
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.sessions.patching import Patcher, predicted_sweep
+
+    window = finished
+    view = _patching_tab(window, qtbot)
+    pick(qtbot, view.across, "Heads × positions")
+    qtbot.mouseClick(view.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.sweep is not None, timeout=60000)
+    sweep = view.sweep
+    assert sweep.across == "head_position" and sweep.forwards == 2 * 4 * 8
+    assert "64 cells in 2 forwards of 32" in view.summary.text()
+    patcher = Patcher(load_adapter("tiny-gpt2"), PROMPT, {"prompt": "the dog is on the mat ="})
+    own, _, _ = predicted_sweep(patcher, across="head_position")
+    assert sweep.to_dict() == own.to_dict()
+    # the attention shown first holds the cell that recovers most; its grid is heads down, positions across
+    assert view.layer.isVisible() and view.layer.count() == 2
+    layer, best = max(((r, c) for r in range(2) for c in range(4 * 8)), key=lambda rc: abs(sweep.recovered[rc[0]][rc[1]]))
+    assert view.layer.currentIndex() == layer
+    head, position = divmod(best, 8)
+    _click_cell(qtbot, view.grid, head, position)
+    qtbot.waitUntil(lambda: window.ctl.current.name == sweep.rows[layer], timeout=10000)
+    assert window.ctl.view.indices_by_name.get("head") == head and window.ctl.tiles.picked_row == position
+    pick(qtbot, view.across, "Residual cells")
+    assert view.layer.isVisible()  # until the next sweep arrives
 
 
 def test_a_new_pass_blanks_every_view_until_it_is_read(finished, qtbot, monkeypatch):

@@ -111,6 +111,7 @@ def why_section(profile: str = "quick", repeats: int = 4) -> dict:
         sweep = patcher.sweep(target, contrast if contrast != target else None)
         sweep_ms = (time.perf_counter() - start) * 1000.0
         out["rows"].append({"row": "sweep", "tokens": patcher.count, "forwards": sweep.forwards,
+                            "batch": sweep.batch, "batches": sweep.batches,  # forwards: the cells, run batched
                             "median_ms": round(sweep_ms, 1), "per_forward_ms": round(sweep_ms / sweep.forwards, 2),
                             "plain_forward_ms": round(median(plain_short), 2),
                             "ratio": round(sweep_ms / sweep.forwards / median(plain_short), 3),
@@ -122,7 +123,9 @@ def format_why(section: dict) -> list[str]:
     """The section as lines of text (`tfdebug bench` prints them)."""
     lines = ["Why this output (ms; ratio to the plain forward of the same tokens, its A/A beside):"]
     for row in section["rows"]:
-        extra = f", {row['forwards']} forwards, {row['per_forward_ms']} ms each" if "forwards" in row else ""
+        extra = f", {row['forwards']} cells, {row['per_forward_ms']} ms each" if "forwards" in row else ""
+        if "batches" in row:
+            extra += f" (in {row['batches']} forwards of {row['batch']})"
         lines.append(f"  {row['row']:<20} {row['tokens']:>5} tokens  {row['median_ms']:>10} ms  "
                      f"×{row['ratio']}  (plain {row['plain_forward_ms']} ms, A/A {row['plain_aa_ratio']}){extra}")
     return lines

@@ -1,6 +1,7 @@
 """`tfdebug patch`: activation patching. Two passes, a clean one (--input) and a corrupted one (--corrupt), then
 every residual row at every position of the corrupted pass (or, with --heads, every head of every attention)
-replaced by the clean pass's and run again: the fraction of the logit difference each cell brings back, as a
+replaced by the clean pass's and run again (with --heads --per-position, each head at each position; the
+patched copies run batched, --batch at a time): the fraction of the logit difference each cell brings back, as a
 table, JSON or CSV (fields in docs/why.md)."""
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--heads", action="store_true",
                         help="patch each attention head's output (its P·V at every position) in every attention, "
                              "not each residual cell: a layers × heads table")
+    parser.add_argument("--per-position", action="store_true",
+                        help="with --heads: patch each head at each position alone (layers × heads × positions)")
+    parser.add_argument("--batch", type=int, default=None, metavar="B",
+                        help="patched copies of the corrupted pass run in one forward (default: as many as the "
+                             "capture budget holds, at most 32; 1: one forward a cell)")
     add_table_format_arguments(parser, "the patched cells")
 
 
@@ -48,7 +54,12 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--corrupt takes KEY=TEXT (e.g. prompt='The capital of Italy is'), not {item!r}.")
         corrupt[key] = text
     corrupt = adapter.check_texts(corrupt)
-    patcher = Patcher(adapter, clean, corrupt)
+    if args.per_position and not args.heads:
+        raise InputError("--per-position patches each head at each position; it goes with --heads (the residual "
+                         "sweep is already per position).")
+    if args.batch is not None and args.batch < 1:
+        raise InputError(f"--batch takes a whole number of at least 1, not {args.batch}.")
+    patcher = Patcher(adapter, clean, corrupt, batch=args.batch)
     if not -patcher.count <= args.position < patcher.count:
         raise InputError(f"Position {args.position} is outside the prompt's {patcher.count} tokens.")
     target = token_id(adapter, args.target) if args.target is not None else \
@@ -62,12 +73,15 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{adapter.name} shows no attention's output by head (P·V before the heads merge), so "
                              "there is no head to patch; patch the residual cells instead (without --heads).")
         columns = max(patcher.heads(stage) for stage in patcher.head_stages)
-        print(f"{len(patcher.head_stages)} attentions × {columns} heads: {len(patcher.head_stages) * columns} "
-              "forwards", file=sys.stderr)
-        sweep = patcher.head_sweep(target, contrast, args.position)
-        tokens = [f"head {h}" for h in sweep.positions]  # a head sweep's columns
+        across = "head_position" if args.per_position else "head"
+        shape = f"{len(patcher.head_stages)} attentions × {columns} heads" + \
+            (f" × {patcher.count} positions" if args.per_position else "")
+        print(f"{shape}: {_forwards(patcher, across)}", file=sys.stderr)
+        sweep = patcher.head_sweep(target, contrast, args.position,
+                                   positions=range(patcher.count) if args.per_position else None)
+        tokens = [f"head {h}" for h in sweep.positions] if not args.per_position else patcher.clean.token_labels()
     else:
-        print(f"{len(patcher.rows)} rows × {patcher.count} positions: {len(patcher.rows) * patcher.count} forwards",
+        print(f"{len(patcher.rows)} rows × {patcher.count} positions: {_forwards(patcher, 'position')}",
               file=sys.stderr)
         sweep = patcher.sweep(target, contrast, args.position)
         tokens = patcher.clean.token_labels()
@@ -75,26 +89,54 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         data = sweep.to_dict()
         data.update(target=target, contrast=contrast, target_token=word(target), contrast_token=word(contrast))
-        if sweep.across == "position":
+        if sweep.across in ("position", "head_position"):
             data["tokens"] = [tokens[p] if p < len(tokens) else "" for p in sweep.positions]
         print(json.dumps(data, ensure_ascii=False, indent=1))
         return 0
     if args.csv:
         out = csv.writer(sys.stdout, lineterminator="\n")
-        out.writerow(["stage", sweep.across, "token", "recovered", "ld_patched"])
+        if sweep.across == "head_position":
+            out.writerow(["stage", "head", "position", "token", "recovered", "ld_patched"])
+        else:
+            out.writerow(["stage", sweep.across, "token", "recovered", "ld_patched"])
         for stage, fractions, lds in zip(sweep.rows, sweep.recovered, sweep.patched):
-            for p, fraction, ld in zip(sweep.positions, fractions, lds):
-                token = tokens[p] if sweep.across == "position" and p < len(tokens) else ""
-                out.writerow([stage, p, token, f"{fraction:.6g}", f"{ld:.9g}"])
+            for column, fraction, ld in zip(sweep.columns, fractions, lds):
+                head, p = column if isinstance(column, tuple) else (None, column)
+                token = tokens[p] if sweep.across != "head" and p < len(tokens) else ""
+                out.writerow([stage, *([head] if head is not None else []), p, token, f"{fraction:.6g}", f"{ld:.9g}"])
         return 0
     what = f"logit({word(target)!r})" + (f" − logit({word(contrast)!r})" if contrast is not None else "")
     print(f"model {adapter.describe()}; {what}: clean {sweep.clean:.5g}, corrupted {sweep.corrupt:.5g}; "
-          "each cell: the fraction recovered when that cell is patched")
+          f"each cell: the fraction recovered when that cell is patched ({sweep.forwards} cells in "
+          f"{sweep.batches} forwards of {sweep.batch})")
+    if sweep.across == "head_position":
+        _print_blocks(sweep, tokens)
+        return 0
     header = ["stage"] + [tokens[p] if sweep.across == "head" else f"{p}:{tokens[p] if p < len(tokens) else ''}"
                           for p in sweep.positions]
-    lines = [[stage] + [f"{f:+.2f}" for f in fractions] for stage, fractions in zip(sweep.rows, sweep.recovered)]
+    _print_table(header, [[stage] + [f"{f:+.2f}" for f in fractions]
+                          for stage, fractions in zip(sweep.rows, sweep.recovered)])
+    return 0
+
+
+def _forwards(patcher, across: str) -> str:
+    """'155 cells in 5 forwards of 31' (the batch from --batch or the capture budget)."""
+    cells, batch, forwards = patcher.batching(across)
+    return f"{cells} cells in {forwards} forwards of {batch}"
+
+
+def _print_table(header: list[str], lines: list[list[str]]) -> None:
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
     for line in lines:
         print("  ".join(c.ljust(w) for c, w in zip(line, widths)))
-    return 0
+
+
+def _print_blocks(sweep, tokens: list[str]) -> None:
+    """A head × position sweep: one block a layer, heads down, positions across."""
+    header = ["head"] + [f"{p}:{tokens[p] if p < len(tokens) else ''}" for p in sweep.positions]
+    width = len(sweep.positions)
+    for stage, fractions in zip(sweep.rows, sweep.recovered):
+        print(f"\n{stage}")
+        _print_table(header, [[str(h)] + [f"{f:+.2f}" for f in fractions[i * width:(i + 1) * width]]
+                              for i, h in enumerate(sweep.heads)])

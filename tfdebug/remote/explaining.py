@@ -86,7 +86,7 @@ class ServedWhy:
         if unknown:
             raise FrameError("The model takes no input named {name}.", id="remote.unknown_input", name=unknown[0])
         across = m["across"] or "position"
-        rows, count = (len(why.head_rows), why.heads) if across == "head" else (len(why.rows), why.count)
+        rows, count = sweep_size(len(why.rows), len(why.head_rows), why.heads, why.count, across)
         forwards = rows * count
         if forwards > MAX_SWEEP_FORWARDS:
             raise ReadoutError("A sweep of this pass runs {forwards} forwards ({rows} rows × {count} columns); a "
@@ -213,15 +213,17 @@ class RemoteWhy:
                            "Patching tab's sweep, which runs on the server.")
 
     def sweep(self, corrupt: Mapping[str, str], progress=None, across: str = "position"):
-        rows, columns = (self.head_rows, self.heads) if across == "head" else (self.rows, self._count)
-        total = len(rows) * columns
+        rows = self.head_rows if across.startswith("head") else self.rows
+        total = len(rows) * sweep_size(len(self.rows), len(self.head_rows), self.heads, self._count, across)[1]
+        columns = self.heads if across == "head" else self._count
         if progress is not None and progress(0, total) is False:
             raise ReadoutError("The sweep was cancelled.")
 
         def read(result, _):
             sweep = sweep_of(result["sweep"])
             self._learn(result.get("words") or {})
-            if sweep.across != across or sweep.rows != rows or sweep.positions != list(range(columns)):
+            if sweep.across != across or sweep.rows != rows or sweep.positions != list(range(columns)) or \
+                    across == "head_position" and sweep.heads != list(range(self.heads)):
                 raise ValueError(f"the sweep is not of this pass's rows and {across}s")
             return sweep, _whole(result["target"]), _whole(result["contrast"])
         out = self._session.answer("patch_sweep", {"texts": dict(corrupt), "across": across}, read, timeout=3600.0)
@@ -295,6 +297,16 @@ def attribution_of(data) -> Attribution:
     return out
 
 
+def sweep_size(rows: int, head_rows: int, heads: int, count: int, across: str) -> tuple[int, int]:
+    """(rows, columns) of a sweep `across` a pass of `rows` residual rows, `head_rows` attention contexts of at most
+    `heads` heads and `count` tokens: the forwards it patches are their product."""
+    if across == "head":
+        return head_rows, heads
+    if across == "head_position":
+        return head_rows, heads * count
+    return rows, count
+
+
 def sweep_of(data) -> Sweep:
     """A Sweep from its `to_dict` form, checked (rows × positions of both tables)."""
     data = _mapping(data)
@@ -302,11 +314,13 @@ def sweep_of(data) -> Sweep:
     if across not in SWEEP_ACROSS:
         raise ValueError(f"a sweep goes across {' or '.join(SWEEP_ACROSS)}, not {across!r:.40}")
     sweep = Sweep([_text(r) for r in _list(data["rows"])], [_whole(p) for p in _list(data["positions"])],
-                  _real(data["ld_clean"]), _real(data["ld_corrupt"]), across=across)
+                  _real(data["ld_clean"]), _real(data["ld_corrupt"]), across=across,
+                  heads=[_whole(h) for h in _list(data.get("heads") or [])] if across == "head_position" else [],
+                  batch=_whole(data.get("batch") or 1), batches=_whole(data.get("batches") or 0))
     for key, table in (("recovered", sweep.recovered), ("ld_patched", sweep.patched)):
         rows = [[_real(v) for v in _list(row)] for row in _list(data[key])]
-        if len(rows) != len(sweep.rows) or any(len(row) != len(sweep.positions) for row in rows):
-            raise ValueError(f"the sweep's {key} is not rows × positions")
+        if len(rows) != len(sweep.rows) or any(len(row) != len(sweep.columns) for row in rows):
+            raise ValueError(f"the sweep's {key} is not rows × columns")
         table.extend(rows)
     if _whole(data["forwards"]) != sweep.forwards:
         raise ValueError("the sweep's count of forwards does not match its rows × positions")

@@ -62,7 +62,7 @@ DTYPES = {"float32": np.float32, "float64": np.float64, "uint8": np.uint8, "int6
 OPS = ("start", "step", "continue", "run_to", "step_out", "step_back", "step_forward", "goto", "pause", "stop",
        "restart", "undo_replace", "next_token", "run_to_token")
 BREAKPOINT_OPS = ("add", "remove", "clear", "mode", "reference")
-SWEEP_ACROSS = ("position", "head")  # what a patching sweep's columns are (tfdebug.sessions.patching.ACROSS)
+SWEEP_ACROSS = ("position", "head", "head_position")  # what a patching sweep's columns are (tfdebug.sessions.patching.ACROSS)
 COMPARE_WITH = ("placed", "unedited", "file")  # what the server compares its pass with (the `compare` request)
 OBJECTIVES = ("next_token", "position", "logit_diff", "stage_sum")  # sessions.backward.OBJECTIVES (torch is not needed here)
 PLACED_DTYPES = ("float32", "float16", "bfloat16")  # a reference pass's dtype (tfdebug.core.devices.DTYPES)

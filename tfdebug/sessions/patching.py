@@ -13,11 +13,12 @@ as the Compare dock's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
+from tfdebug.adapters.base import Prepared
 from tfdebug.core.readout import ReadoutError
 from tfdebug.sessions.session import DebugSession
 from tfdebug.sessions.why import Why
@@ -25,14 +26,23 @@ from tfdebug.sessions.why import Why
 
 #: the stage kind whose head axis a head sweep patches: each head's P·V, before the heads are merged
 HEAD_KIND = "attn_v"
-ACROSS = ("position", "head")
+#: a sweep's columns: token positions of residual rows, heads of attention contexts, or (head, position) pairs
+ACROSS = ("position", "head", "head_position")
+#: the most patched copies of the corrupted pass one forward runs (past this a CPU's forward gains nothing)
+MAX_BATCH = 32
+#: the batch when the capture budget is unknown (no free-memory count on the device)
+UNKNOWN_BUDGET_BATCH = 8
+#: the axes a stage's positions lie along (residual rows: token; attention contexts: query)
+POSITION_AXES = ("token", "query")
 
 
 @dataclass
 class Sweep:
-    """Fraction recovered for `rows` × `positions`, and the two passes' own logit differences. `across` says what
-    the columns are: token positions of residual rows, or heads of attention contexts (then `positions` holds
-    the head indices)."""
+    """Fraction recovered for `rows` × columns, and the two passes' own logit differences. `across` says what
+    the columns are: token positions of residual rows ("position"), heads of attention contexts ("head": then
+    `positions` holds the head indices), or each head at each position ("head_position": `heads` × `positions`,
+    head-major: column c is head `heads[c // len(positions)]` at position `positions[c % len(positions)]`, as
+    `columns` lists). `batch` and `batches`: the patched copies each forward ran and the forwards run."""
 
     rows: list[str]
     positions: list[int]
@@ -41,17 +51,30 @@ class Sweep:
     recovered: list[list[float]] = field(default_factory=list)
     patched: list[list[float]] = field(default_factory=list)  # the logit difference of each patched pass
     across: str = "position"
+    heads: list[int] = field(default_factory=list)  # "head_position": the heads (else empty)
+    batch: int = 1
+    batches: int = 0
+
+    @property
+    def columns(self) -> list[tuple[int, int]] | list[int]:
+        """Each column's label: a position or head, or (head, position) for "head_position"."""
+        if self.across == "head_position":
+            return [(h, p) for h in self.heads for p in self.positions]
+        return list(self.positions)
 
     @property
     def forwards(self) -> int:
-        """The forwards the sweep runs (one a cell)."""
-        return len(self.rows) * len(self.positions)
+        """The patched cells (each one a forward of the corrupted pass; batched, `batches` forwards ran them)."""
+        return len(self.rows) * len(self.columns)
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (documented in docs/why.md)."""
-        return {"rows": self.rows, "positions": self.positions, "ld_clean": self.clean, "ld_corrupt": self.corrupt,
+        data = {"rows": self.rows, "positions": self.positions, "ld_clean": self.clean, "ld_corrupt": self.corrupt,
                 "recovered": self.recovered, "ld_patched": self.patched, "forwards": self.forwards,
-                "across": self.across}
+                "across": self.across, "batch": self.batch, "batches": self.batches}
+        if self.across == "head_position":
+            data.update(heads=self.heads, columns=[list(c) for c in self.columns])  # type: ignore[arg-type]
+        return data
 
 
 def head_stages(captures: Mapping) -> list[str]:
@@ -66,10 +89,11 @@ def head_count(captures: Mapping, stages: Sequence[str]) -> int:
     return max((captures[s].tensor.shape[captures[s].info.axes.index("head")] for s in stages), default=0)
 
 
-def logit_difference(logits: torch.Tensor, position: int, target: int, contrast: int | None) -> float:
-    """logit(target) − logit(contrast) (the target's logit alone without a contrast) at `position` of batch row 0."""
-    row = logits[0, position].double()
-    return float(row[target] - (row[contrast] if contrast is not None else 0.0))
+def logit_difference(logits: torch.Tensor, position: int, target: int, contrast: int | None, row: int = 0) -> float:
+    """logit(target) − logit(contrast) (the target's logit alone without a contrast) at `position` of batch row
+    `row`."""
+    values = logits[row, position].double()
+    return float(values[target] - (values[contrast] if contrast is not None else 0.0))
 
 
 def _kept(why: Why, stage: str) -> torch.Tensor:
@@ -79,12 +103,33 @@ def _kept(why: Why, stage: str) -> torch.Tensor:
     return tensor
 
 
+def repeated(prepared: Prepared, batch: int) -> Prepared:
+    """`prepared` (one batch row) as `batch` identical rows: every tensor whose first axis is 1 repeated along it
+    (ids, attention mask, token types); the rest as it is."""
+    def grown(value):
+        if isinstance(value, torch.Tensor) and value.dim() and value.shape[0] == 1:
+            return value.repeat(batch, *([1] * (value.dim() - 1)))
+        return value
+    return replace(prepared, args=tuple(grown(v) for v in prepared.args),
+                   kwargs={k: grown(v) for k, v in prepared.kwargs.items()})
+
+
+#: one patched cell: the stage and the index of the clean value put in (every axis after the batch axis)
+Cell = tuple[str, tuple]
+
+
 class Patcher:
     """A clean and a corrupted pass of one model, ready to patch: `patch(stage, value)` runs the corrupted pass
     with `stage` replaced by `value`; `sweep(...)` patches every residual row at every position, `head_sweep(...)`
-    every head of every attention."""
+    every head of every attention (with `positions`, every head at each position).
 
-    def __init__(self, adapter, clean: Mapping[str, str], corrupt: Mapping[str, str]):
+    A sweep runs its cells `batch` at a time: one forward of the corrupted pass repeated along the batch axis,
+    each batch row with its own cell patched (the session's transplant, handed the batch's tensor at each stage,
+    puts the clean value into the rows whose cell is there). `batch` None chooses it from the capture budget
+    (`batch_size`); 1 runs one forward a cell."""
+
+    def __init__(self, adapter, clean: Mapping[str, str], corrupt: Mapping[str, str], batch: int | None = None,
+                 max_capture_bytes: int | None = None):
         from tfdebug.sessions.why import finished_pass
 
         self.adapter = adapter
@@ -99,8 +144,14 @@ class Patcher:
         self.rows = list(self.clean.rows)
         #: every attention's context (its head axis: each head's P·V), in forward order
         self.head_stages = head_stages(self.clean.captures)
-        self._session = DebugSession(adapter, dict(corrupt),
-                                     stages=[*self.rows, *self.head_stages, self.clean.logits_stage], planning="lazy")
+        self._stages = [*self.rows, *self.head_stages, self.clean.logits_stage]
+        self._session = DebugSession(adapter, dict(corrupt), stages=self._stages, planning="lazy")
+        self._batched: dict[int, DebugSession] = {}
+        if batch is not None and batch < 1:
+            raise ReadoutError(f"A sweep runs at least one patched copy a forward, not {batch}.")
+        self.batch = batch
+        #: the capture budget a batch keeps within (None: the device's default, `core.budget`)
+        self.max_capture_bytes = max_capture_bytes
 
     def logits(self, why: Why) -> torch.Tensor:
         """A finished pass's logits (batch, token, vocab) (before a softcap, as the attribution reads them)."""
@@ -115,35 +166,144 @@ class Patcher:
 
     def cell(self, stage: str, position: int) -> torch.Tensor:
         """The corrupted pass's `stage` with `position` taken from the clean pass (every batch row)."""
-        value = _kept(self.corrupt, stage).clone()
-        value[:, position] = _kept(self.clean, stage)[:, position]
-        return value
+        return self._put(_kept(self.corrupt, stage).clone(), stage, self._position_index(stage, position))
 
-    def head(self, stage: str, head: int) -> torch.Tensor:
-        """The corrupted pass's context `stage` with head `head` (every position) taken from the clean pass."""
-        axis = self.corrupt.captures[stage].info.axes.index("head")
-        value = _kept(self.corrupt, stage).clone()
-        index = (slice(None),) * axis + (head,)
-        value[index] = _kept(self.clean, stage)[index]
-        return value
+    def head(self, stage: str, head: int, position: int | None = None) -> torch.Tensor:
+        """The corrupted pass's context `stage` with head `head` (every position, or only `position`) taken from
+        the clean pass."""
+        return self._put(_kept(self.corrupt, stage).clone(), stage, self._head_index(stage, head, position))
 
     def heads(self, stage: str) -> int:
         """How many heads the context `stage` has."""
         return head_count(self.clean.captures, [stage])
 
+    def _position_index(self, stage: str, position: int) -> tuple:
+        axes = self.clean.captures[stage].info.axes
+        axis = next(axes.index(a) for a in POSITION_AXES if a in axes)
+        return (slice(None),) * (axis - 1) + (position,)
+
+    def _head_index(self, stage: str, head: int, position: int | None) -> tuple:
+        axes = self.clean.captures[stage].info.axes
+        index: list = [slice(None)] * (len(axes) - 1)
+        index[axes.index("head") - 1] = head
+        if position is not None:
+            index[next(axes.index(a) for a in POSITION_AXES if a in axes) - 1] = position
+        return tuple(index)
+
+    def _put(self, value: torch.Tensor, stage: str, index: tuple, rows: int | slice = slice(None)) -> torch.Tensor:
+        """`value` (a batch of `stage`) with the clean pass's cell `index` put into batch `rows`."""
+        clean = _kept(self.clean, stage)[0][index].to(value.device, value.dtype)
+        value[(rows, *index)] = clean
+        return value
+
+    def row_bytes(self, cells: Sequence[Cell]) -> int:
+        """What one batch row of a sweep of `cells` holds: its logits and a row of every stage it patches."""
+        stages = {stage for stage, _ in cells} | {self.clean.logits_stage}
+        total = 0
+        for stage in stages:
+            tensor = _kept(self.clean, stage)
+            total += tensor.nbytes // max(1, tensor.shape[0])
+        return total
+
+    def batch_size(self, cells: Sequence[Cell]) -> int:
+        """The patched copies one forward runs for `cells`: `batch` when given, else as many rows as the capture
+        budget holds (`row_bytes` each, at most MAX_BATCH), spread evenly over the forwards it takes; 1 where
+        the pass has no batch axis first."""
+        if not cells:
+            return 1
+        stages = {stage for stage, _ in cells} | {self.clean.logits_stage}
+        if any(self.clean.captures[s].info.axes[:1] != ("batch",) for s in stages):
+            return 1
+        if self.batch is not None:
+            most = self.batch
+        else:
+            from tfdebug.core.budget import default_capture_budget
+
+            budget = self.max_capture_bytes if self.max_capture_bytes is not None else \
+                default_capture_budget(self.adapter.device)
+            most = UNKNOWN_BUDGET_BATCH if budget is None else max(1, min(MAX_BATCH, budget // self.row_bytes(cells)))
+        most = min(most, len(cells))
+        forwards = -(-len(cells) // most)
+        return -(-len(cells) // forwards)
+
+    def batching(self, across: str = "position") -> tuple[int, int, int]:
+        """(cells, batch, forwards) of the whole sweep `across` ("position", "head" or "head_position") of this
+        pass, known before it runs: what the CLI and the Patching tab state."""
+        if across == "position":
+            cells = [(stage, self._position_index(stage, p)) for stage in self.rows for p in range(self.count)]
+        else:
+            heads = [(stage, h) for stage in self.head_stages for h in range(self.heads(stage))]
+            cells = [(stage, self._head_index(stage, h, p)) for stage, h in heads
+                     for p in (range(self.count) if across == "head_position" else [None])]
+        batch = self.batch_size(cells)
+        return len(cells), batch, -(-len(cells) // batch)
+
+    def _session_of(self, batch: int) -> DebugSession:
+        if batch == 1:
+            return self._session
+        if batch not in self._batched:
+            self._batched[batch] = DebugSession(self.adapter, self._session.texts, stages=self._stages,
+                                                planning="lazy", prepared=repeated(self._session.prepared, batch))
+        return self._batched[batch]
+
+    def run_cells(self, cells: Sequence[Cell], position: int, target: int, contrast: int | None,
+                  progress: Callable[[int, int], bool] | None = None, total: int | None = None,
+                  done: int = 0) -> tuple[list[float], int, int]:
+        """The logit difference at `position` with each of `cells` patched alone, `batch_size` cells a forward;
+        `progress(done, total)` after each forward (False: stop, a ReadoutError). Returns (the differences,
+        the batch, the forwards run)."""
+        batch = self.batch_size(cells)
+        session = self._session_of(batch)
+        total = len(cells) if total is None else total
+        out: list[float] = []
+        forwards = 0
+        for start in range(0, len(cells), batch):
+            chunk = cells[start:start + batch]
+            by_stage: dict[str, list[tuple[int, tuple]]] = {}
+            for row, (stage, index) in enumerate(chunk):
+                by_stage.setdefault(stage, []).append((row, index))
+
+            def patched(value: torch.Tensor, stage: str) -> torch.Tensor:
+                value = value.clone()
+                for row, index in by_stage[stage]:
+                    self._put(value, stage, index, row)
+                return value
+            transplant = {stage: (lambda value, stage=stage: patched(value, stage)) for stage in by_stage}
+            captures, _ = session.capture_all(verify="never", transplant=transplant,
+                                              on_capture=self._drop_but_logits)
+            logits = next(c.tensor for c in captures if c.name == self.clean.logits_stage)
+            assert logits is not None and logits.shape[0] == batch  # the logits stay; the batch is the batch asked
+            out.extend(logit_difference(logits, position, target, contrast, row) for row in range(len(chunk)))
+            forwards += 1
+            if progress is not None and progress(done + len(out), total) is False:
+                raise ReadoutError("The sweep was cancelled.")
+        return out, batch, forwards
+
+    def _drop_but_logits(self, capture) -> None:
+        """A batched pass keeps only its logits (the patched value still goes on into the forward)."""
+        if capture.name != self.clean.logits_stage:
+            capture.drop()
+
     def head_sweep(self, target: int, contrast: int | None = None, position: int = -1,
-                   stages: Sequence[str] | None = None,
-                   progress: Callable[[int, int], bool] | None = None) -> Sweep:
+                   stages: Sequence[str] | None = None, progress: Callable[[int, int], bool] | None = None,
+                   positions: Sequence[int] | None = None) -> Sweep:
         """Patch each head of each attention context in `stages` (every one) and measure the logit difference at
-        `position`; a Sweep across heads (rows: the contexts; columns: heads 0 … H−1 of the widest)."""
+        `position`; a Sweep across heads (rows: the contexts; columns: heads 0 … H−1 of the widest). With
+        `positions`, each head at each of those positions alone: a Sweep across "head_position"."""
         stages = list(stages) if stages is not None else self.head_stages
         for stage in stages:
             if stage not in self.head_stages:
                 raise ReadoutError(f"{stage} is not an attention's context (P·V by head) in this pass; they are "
                                    f"{', '.join(self.head_stages) or 'none'}.")
         heads = list(range(head_count(self.clean.captures, stages)))
-        return self._swept(target, contrast, position, stages, heads, "head", progress,
-                           lambda stage, h: self.head(stage, h) if h < self.heads(stage) else None)
+        if positions is None:
+            return self._swept(target, contrast, position, stages, heads, "head", progress,
+                               lambda stage, h: self._head_index(stage, h, None) if h < self.heads(stage) else None)
+        places = [p % self.count for p in positions]
+        columns = [(h, p) for h in heads for p in places]
+        return self._swept(target, contrast, position, stages, columns, "head_position", progress,
+                           lambda stage, c: self._head_index(stage, *c) if c[0] < self.heads(stage) else None,
+                           heads=heads, positions=places)
 
     def sweep(self, target: int, contrast: int | None = None, position: int = -1,
               rows: Sequence[str] | None = None, positions: Sequence[int] | None = None,
@@ -155,33 +315,38 @@ class Patcher:
             if stage not in self.rows:
                 raise ReadoutError(f"{stage} is not a residual row of this pass; the rows are {', '.join(self.rows)}.")
         positions = [p % self.count for p in (positions if positions is not None else range(self.count))]
-        return self._swept(target, contrast, position, rows, positions, "position", progress, self.cell)
+        return self._swept(target, contrast, position, rows, positions, "position", progress, self._position_index)
 
-    def _swept(self, target: int, contrast: int | None, position: int, rows: list[str], columns: list[int],
-               across: str, progress, value_of: Callable[[str, int], torch.Tensor | None]) -> Sweep:
-        """Each row × column patched with `value_of(row, column)` (None: no such cell, NaN in the tables)."""
+    def _swept(self, target: int, contrast: int | None, position: int, rows: list[str], columns: list,
+               across: str, progress, index_of: Callable[[str, Any], tuple | None], heads: list[int] | None = None,
+               positions: list[int] | None = None) -> Sweep:
+        """Each row × column patched at `index_of(row, column)` (None: no such cell, NaN in the tables)."""
         position = position % self.count
-        result = Sweep(rows, columns, logit_difference(self.logits(self.clean), position, target, contrast),
-                       logit_difference(self.logits(self.corrupt), position, target, contrast), across=across)
-        gap = result.clean - result.corrupt
-        done = 0
+        result = Sweep(rows, positions if positions is not None else columns,
+                       logit_difference(self.logits(self.clean), position, target, contrast),
+                       logit_difference(self.logits(self.corrupt), position, target, contrast), across=across,
+                       heads=list(heads or []))
+        cells: list[Cell] = []
+        where: list[int | None] = []
         for stage in rows:
-            lds = []
             for column in columns:
-                value = value_of(stage, column)
-                lds.append(float("nan") if value is None else
-                           logit_difference(self.patch(stage, value), position, target, contrast))
-                done += 1
-                if progress is not None and progress(done, result.forwards) is False:
-                    raise ReadoutError("The sweep was cancelled.")
-            result.patched.append(lds)
-            result.recovered.append([(ld - result.corrupt) / gap if gap else float("nan") for ld in lds])
+                index = index_of(stage, column)
+                where.append(None if index is None else len(cells))
+                if index is not None:
+                    cells.append((stage, index))
+        lds, result.batch, result.batches = self.run_cells(cells, position, target, contrast, progress)
+        gap = result.clean - result.corrupt
+        for r in range(len(rows)):
+            row = [float("nan") if w is None else lds[w] for w in where[r * len(columns):(r + 1) * len(columns)]]
+            result.patched.append(row)
+            result.recovered.append([(ld - result.corrupt) / gap if gap else float("nan") for ld in row])
         return result
 
 
 def predicted_sweep(patcher: Patcher, progress: Callable[[int, int], bool] | None = None,
                     across: str = "position") -> tuple[Sweep, int, int]:
-    """`patcher`'s sweep of every residual row × position (`across` "head": every head of every attention),
+    """`patcher`'s sweep of every residual row × position (`across` "head": every head of every attention;
+    "head_position": every head at every position),
     measuring logit(clean prediction) − logit(corrupted prediction) at the last position (the clean pass's second
     choice when both predict the same token): the Patching tab's question. Returns (the Sweep, target id,
     contrast id)."""
@@ -193,4 +358,7 @@ def predicted_sweep(patcher: Patcher, progress: Callable[[int, int], bool] | Non
         contrast = int(clean.argsort()[-2])
     if across == "head":
         return patcher.head_sweep(target, contrast, -1, progress=progress), target, contrast
+    if across == "head_position":
+        return patcher.head_sweep(target, contrast, -1, progress=progress, positions=range(patcher.count)), \
+            target, contrast
     return patcher.sweep(target, contrast, -1, progress=progress), target, contrast

@@ -189,11 +189,14 @@ class DebugSession(SessionTexts):
 
     def capture_all(self, on_capture: Callable[[Capture], object] | None = None, verify: str = "background",
                     on_verified: Callable[[Verification | None], None] | None = None,
-                    transplant: Mapping[str, torch.Tensor] | None = None) -> tuple[list[Capture], Any]:
+                    transplant: Mapping[str, torch.Tensor | Callable[[torch.Tensor], torch.Tensor]] | None = None
+                    ) -> tuple[list[Capture], Any]:
         """Run the whole pass without pausing; the captures (filtered by `stages`) and the output.
 
         `transplant` puts tensors in at stages by name (another pass's, cast to this pass's dtype and
         device: tfdebug.sessions.transplant): what follows reads them, and their captures hold them (`edited`).
+        A callable there is handed the tensor the pass computed at that stage and returns the one put in (a batched
+        patching sweep changes each batch row's own cell: tfdebug.sessions.patching).
 
         Stages beyond the budget come back `dropped`, without tensors; `on_capture` sees
         every stage with its tensor while the pass runs (e.g. to compute its stats).
@@ -207,7 +210,11 @@ class DebugSession(SessionTexts):
         def keep_within_budget(capture: Capture) -> torch.Tensor | None:
             replacement = None
             if transplant is not None and capture.name in transplant:
-                replacement = materialized(transplant[capture.name]).to(capture.device, capture.dtype)
+                given = transplant[capture.name]
+                if callable(given):
+                    assert capture.tensor is not None  # a stage's capture holds its tensor while the pass is at it
+                    given = given(materialized(capture.tensor))
+                replacement = materialized(given).to(capture.device, capture.dtype)
                 capture.tensor, capture.edited, capture.recipe = replacement, True, False
             if on_capture is not None:
                 on_capture(capture)

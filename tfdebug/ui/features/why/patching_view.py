@@ -1,8 +1,10 @@
 """The Patching view: the pass on screen is the clean one; type a corrupted text with as many tokens, Sweep, and
-every residual row × position of the corrupted pass (or, across heads, every head of every attention) is
-replaced by the clean pass's and run again (`sessions.patching`), one forward a cell, with progress and Cancel.
-Each cell shows the fraction of the logit difference it brings back; a click goes to that residual stage and
-position, or to that attention's context with that head, in the clean pass."""
+every residual row × position of the corrupted pass (or, across heads, every head of every attention; or each
+head at each position) is replaced by the clean pass's and run again (`sessions.patching`), many patched copies
+a forward (batched), with progress and Cancel after each forward. Each cell shows the fraction of the logit
+difference it brings back; a click goes to that residual stage and position, or to that attention's context with
+that head (and that query row), in the clean pass. Heads × positions shows one layer at a time (heads down,
+positions across), the layer picked beside it, first the one whose cell recovers most."""
 
 from __future__ import annotations
 
@@ -20,6 +22,10 @@ from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.workers.jobs import Job
 
 
+#: the choices of the `across` box, in its order (sessions.patching.ACROSS; torch is not imported with the window)
+ACROSS = ("position", "head", "head_position")
+
+
 class PatchingView(QWidget):
     """A corrupted text, Sweep / Cancel, the recovered fractions as rows × positions."""
 
@@ -31,7 +37,11 @@ class PatchingView(QWidget):
         self.corrupt_label = QLabel()
         self.corrupt_box = QLineEdit()
         self.across = QComboBox()  # what is patched: residual cells, or heads (sessions.patching.ACROSS)
-        self.across.addItems(["", ""])
+        self.across.addItems(["", "", ""])
+        self.layer_label = QLabel()
+        self.layer = QComboBox()  # heads × positions: the attention shown
+        self.layer_label.setVisible(False)
+        self.layer.setVisible(False)
         self.run_button, self.cancel_button = QPushButton(), QPushButton()
         self.cancel_button.setEnabled(False)
         self.summary = QLabel()
@@ -42,6 +52,8 @@ class PatchingView(QWidget):
         fields.addWidget(self.corrupt_label)
         fields.addWidget(self.corrupt_box, 1)
         fields.addWidget(self.across)
+        fields.addWidget(self.layer_label)
+        fields.addWidget(self.layer)
         fields.addWidget(self.run_button)
         fields.addWidget(self.cancel_button)
         layout = QVBoxLayout(self)
@@ -55,6 +67,7 @@ class PatchingView(QWidget):
         self.corrupt_box.returnPressed.connect(self.run)
         self.cancel_button.clicked.connect(self.cancel)
         self.grid.cell_clicked.connect(self._go)
+        self.layer.currentIndexChanged.connect(self._draw)
         reader.ready.connect(self._new_pass)
         reader.unavailable.connect(self._unavailable)
         self.retranslate_ui()
@@ -65,8 +78,13 @@ class PatchingView(QWidget):
         self.corrupt_box.setPlaceholderText(self.tr("the clean text with one word changed (as many tokens)"))
         self.across.setItemText(0, self.tr("Residual cells"))
         self.across.setItemText(1, self.tr("Attention heads"))
-        self.across.setToolTip(self.tr("What each cell patches: a residual row at one position, or one head's "
-                                       "output (its P·V at every position) in one attention"))
+        self.across.setItemText(2, self.tr("Heads × positions"))
+        self.across.setToolTip(self.tr("What each cell patches: a residual row at one position, one head's "
+                                       "output (its P·V at every position) in one attention, or one head's output "
+                                       "at one position"))
+        self.layer_label.setText(self.tr("Attention:"))
+        self.layer.setToolTip(self.tr("The attention whose heads × positions are shown (first: the one with the "
+                                      "cell that recovers most)"))
         self.run_button.setText(self.tr("Sweep"))
         self.cancel_button.setText(self.tr("Cancel"))
         self.learn.setText(self.tr("Activation patching runs a clean and a corrupted text, puts one cell of the "
@@ -94,16 +112,17 @@ class PatchingView(QWidget):
         if key is None or not self.corrupt_box.text().strip():
             return
         corrupt = {key: self.corrupt_box.text()}
-        across = ("position", "head")[self.across.currentIndex()]
-        forwards = len(why.head_rows) * why.heads if across == "head" else len(why.rows) * why.count
-        self.summary.setText(self.tr("Sweeping: {n} forwards…").format(n=forwards))
+        across = ACROSS[self.across.currentIndex()]
+        cells = len(why.head_rows) * why.heads if across == "head" else \
+            len(why.head_rows) * why.heads * why.count if across == "head_position" else len(why.rows) * why.count
+        self.summary.setText(self.tr("Sweeping: {n} cells…").format(n=cells))
 
         def work(job: Job):  # where the pass runs: here, or on the server for a served pass
             return why.sweep(corrupt, progress=lambda done, total: job.report(done, total), across=across)
 
         self.job = Job(work, name="patch")
         self.job.progress.connect(lambda done, total: self.summary.setText(
-            self.tr("Sweeping: {done} of {total} forwards…").format(done=done, total=total)))
+            self.tr("Sweeping: {done} of {total} cells…").format(done=done, total=total)))
         self.job.finished.connect(self._arrived)
         self.job.failed.connect(lambda sentence, _details: self.summary.setText(shown_text(sentence)))
         self.job.cancelled_signal.connect(lambda: self.summary.setText(self.tr("The sweep was cancelled.")))
@@ -118,7 +137,7 @@ class PatchingView(QWidget):
         self.cancel_button.setEnabled(False)
 
     def cancel(self) -> None:
-        """Stop the sweep after the forward running now."""
+        """Stop the sweep after the forward (a batch of cells) running now."""
         if self.job is not None:
             self.job.cancel()
 
@@ -128,16 +147,37 @@ class PatchingView(QWidget):
         word = self.reader.quoted_word
         self.summary.setText(self.tr("logit({target}) − logit({contrast}) at the last position: clean {clean:.4g}, "
                                      "corrupted {corrupt:.4g}. Each cell: the fraction recovered, (LD_patched − "
-                                     "LD_corrupt) / (LD_clean − LD_corrupt), over {n} forwards.").format(
-            target=word(target), contrast=word(contrast), clean=sweep.clean, corrupt=sweep.corrupt, n=sweep.forwards))
+                                     "LD_corrupt) / (LD_clean − LD_corrupt); {n} cells in {m} forwards of {b}.").format(
+            target=word(target), contrast=word(contrast), clean=sweep.clean, corrupt=sweep.corrupt, n=sweep.forwards,
+            m=sweep.batches, b=sweep.batch))
+        heads = sweep.across == "head_position"
+        self.layer_label.setVisible(heads)
+        self.layer.setVisible(heads)
+        if heads:
+            self.layer.blockSignals(True)
+            self.layer.clear()
+            self.layer.addItems([_head_row_label(n) for n in sweep.rows])
+            strongest = np.nan_to_num(np.abs(np.array(sweep.recovered, dtype=np.float64))).max(axis=1)
+            self.layer.setCurrentIndex(int(strongest.argmax()) if len(strongest) else 0)
+            self.layer.blockSignals(False)
+        self._draw()
+
+    def _draw(self, *_) -> None:
+        """The sweep's grid: rows × columns, or the picked attention's heads × positions."""
+        sweep = self.sweep
+        if sweep is None:
+            return
         values = np.array(sweep.recovered, dtype=np.float64)
-        texts = np.vectorize(lambda v: "" if not np.isfinite(v) else f"{v:+.2f}", otypes=[object])(values)
-        if sweep.across == "head":
+        labels = self.reader.why.token_labels() if self.reader.why is not None else []
+        tokens = [shown_token(labels[p]) if p < len(labels) else str(p) for p in sweep.positions]
+        if sweep.across == "head_position":
+            values = values[max(0, self.layer.currentIndex())].reshape(len(sweep.heads), len(sweep.positions))
+            self.grid.set_axes([f"h{h}" for h in sweep.heads], tokens)
+        elif sweep.across == "head":
             self.grid.set_axes([_head_row_label(n) for n in sweep.rows], [f"h{h}" for h in sweep.positions])
         else:
-            labels = self.reader.why.token_labels() if self.reader.why is not None else []
-            self.grid.set_axes([row_label(n) for n in sweep.rows],
-                               [shown_token(labels[p]) if p < len(labels) else str(p) for p in sweep.positions])
+            self.grid.set_axes([row_label(n) for n in sweep.rows], tokens)
+        texts = np.vectorize(lambda v: "" if not np.isfinite(v) else f"{v:+.2f}", otypes=[object])(values)
         self.grid.draw(values, (-1.0, 1.0), diverging=True, texts=texts)
 
     def _go(self, row: int, column: int) -> None:
@@ -148,6 +188,11 @@ class PatchingView(QWidget):
         if self.sweep.across == "head":
             self.ctl.axes.set_index("head", self.sweep.positions[column])
             self.ctl.steps.run_to(self.sweep.rows[row])
+            return
+        if self.sweep.across == "head_position":  # heads down, positions across, of the picked attention
+            self.ctl.axes.set_index("head", self.sweep.heads[row])
+            self.ctl.steps.run_to(self.sweep.rows[max(0, self.layer.currentIndex())])
+            self.ctl.tiles.pick_row(self.sweep.positions[column])
             return
         self.ctl.steps.run_to(self.sweep.rows[row])
         self.ctl.tiles.pick_row(self.sweep.positions[column])
