@@ -19,7 +19,7 @@ CLEAN, CORRUPT = "the cat is on the mat =", "the dog is on the mat ="
 
 @pytest.fixture(scope="module")
 def patcher():
-    return Patcher(load_adapter("tiny-gpt2"), {"prompt": CLEAN}, {"prompt": CORRUPT})
+    return Patcher(load_adapter("tiny-gpt2"), {"prompt": CLEAN}, {"prompt": CORRUPT}, batch=1)  # a forward a cell, as patch_one
 
 
 def test_one_head_at_one_position_equals_a_pre_hook_on_the_unmodified_model(patcher):

@@ -233,7 +233,7 @@ def test_patch_stage_puts_one_head_into_the_corrupted_pass_and_the_compare_dock_
     qtbot.keyClick(view.corrupt_box, Qt.Key_Return)
     qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
     result = view.result
-    patcher = Patcher(load_adapter("tiny-gpt2"), PROMPT, {"prompt": "the dog is on the mat ="})
+    patcher = Patcher(load_adapter("tiny-gpt2"), PROMPT, {"prompt": "the dog is on the mat ="}, batch=1)
     sweep = patcher.head_sweep(result.target, result.contrast)
     assert result.scope == "head 1" and result.recovered == pytest.approx(sweep.recovered[0][1], rel=1e-6)
     assert f"{result.recovered:.2f} recovered" in view.summary.text()
