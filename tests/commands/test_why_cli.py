@@ -181,3 +181,29 @@ def test_a_snapshot_whose_model_is_not_here_is_one_sentence(tmp_path, capsys):
     assert main(["lens", "--snapshot", str(snapshot)]) == 2
     err = capsys.readouterr().err
     assert "cannot be opened here" in err and len(err.strip().splitlines()) == 1
+
+
+def test_patch_one_stage_prints_the_fraction_recovered_and_what_moved(capsys):
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.sessions.patch_one import patch_one
+    from tfdebug.sessions.patching import Patcher
+
+    assert main(["patch", "--model", "tiny-gpt2", "--input", "prompt=the cat is on the mat =",
+                 "--corrupt", "prompt=the dog is on the mat =", "--stage", "dec.0.self_attn.context", "--head", "1",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    own = patch_one(Patcher(load_adapter("tiny-gpt2"), {"prompt": "the cat is on the mat ="},
+                            {"prompt": "the dog is on the mat ="}), "dec.0.self_attn.context", head=1)
+    assert data["scope"] == "head 1" and data["recovered"] == pytest.approx(own.recovered, rel=1e-9)
+    assert data["moved"] == own.moved_stages() and data["first_moved"] == "dec.0.self_attn.context"
+    assert data["target_token"] == "猫" and data["contrast_token"] == "狗"
+
+
+@pytest.mark.parametrize("extra, says", [(["--at", "2"], "give --stage too"),
+                                         (["--stage", "tok.pos", "--heads"], "are sweeps"),
+                                         (["--stage", "tok.pos", "--head", "0"], "has no head axis")])
+def test_what_patch_stage_cannot_do_is_one_sentence(extra, says, capsys):
+    assert main(["patch", "--model", "tiny-gpt2", "--input", "prompt=the cat is on the mat =",
+                 "--corrupt", "prompt=the dog is on the mat =", *extra]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

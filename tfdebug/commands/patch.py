@@ -36,6 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, default=None, metavar="B",
                         help="patched copies of the corrupted pass run in one forward (default: as many as the "
                              "capture budget holds, at most 32; 1: one forward a cell)")
+    parser.add_argument("--stage", default=None, metavar="NAME",
+                        help="patch this one stage and run on, not a sweep: the fraction recovered and every later "
+                             "stage the patch moved (whole, or only --at N and/or --head H of it)")
+    parser.add_argument("--at", type=int, default=None, metavar="N",
+                        help="with --stage: take only token position N from the clean pass")
+    parser.add_argument("--head", type=int, default=None, metavar="H",
+                        help="with --stage: take only head H from the clean pass")
     add_table_format_arguments(parser, "the patched cells")
 
 
@@ -57,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
     if args.per_position and not args.heads:
         raise InputError("--per-position patches each head at each position; it goes with --heads (the residual "
                          "sweep is already per position).")
+    if (args.at is not None or args.head is not None) and args.stage is None:
+        raise InputError("--at and --head pick part of the stage --stage names; give --stage too.")
+    if args.stage is not None and (args.heads or args.per_position):
+        raise InputError("--stage patches one stage and runs on; --heads and --per-position are sweeps.")
     if args.batch is not None and args.batch < 1:
         raise InputError(f"--batch takes a whole number of at least 1, not {args.batch}.")
     patcher = Patcher(adapter, clean, corrupt, batch=args.batch)
@@ -68,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         int(patcher.logits(patcher.corrupt)[0, args.position].argmax())
     if contrast == target:
         contrast = None
+    if args.stage is not None:
+        return _patch_one(patcher, args, target, contrast)
     if args.heads:
         if not patcher.head_stages:
             raise InputError(f"{adapter.name} shows no attention's output by head (P·V before the heads merge), so "
@@ -116,6 +129,34 @@ def run(args: argparse.Namespace) -> int:
                           for p in sweep.positions]
     _print_table(header, [[stage] + [f"{f:+.2f}" for f in fractions]
                           for stage, fractions in zip(sweep.rows, sweep.recovered)])
+    return 0
+
+
+def _patch_one(patcher, args: argparse.Namespace, target: int, contrast: int | None) -> int:
+    """`--stage`: the one patch, run on; its fraction recovered and the stages it moved (fields in docs/why.md)."""
+    from tfdebug.sessions.patch_one import patch_one
+
+    patched = patch_one(patcher, args.stage, args.at, args.head, target, contrast, args.position)
+    word = token_words(patcher.adapter)
+    if args.json:
+        data = patched.to_dict()
+        data.update(target_token=word(target), contrast_token=word(patched.contrast))
+        print(json.dumps(data, ensure_ascii=False, indent=1))
+        return 0
+    moved = [row for row in patched.moved.stages if row.diverges]
+    if args.csv:
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow(["stage", "max_abs_diff", "mean_abs_diff"])
+        for row in moved:
+            out.writerow([row.name, f"{row.max_abs:.6g}", f"{row.mean_abs:.6g}"])
+        return 0
+    what = f"logit({word(target)!r})" + (f" − logit({word(patched.contrast)!r})" if patched.contrast is not None
+                                          else "")
+    print(f"model {patcher.adapter.describe()}; {patched.stage} ({patched.scope}) put into the corrupted pass, "
+          f"which ran on. {what}: clean {patched.clean:.5g}, corrupted {patched.corrupt:.5g}, patched "
+          f"{patched.patched:.5g}: {patched.recovered:.2f} recovered.")
+    print(f"{len(moved)} stages moved (max |Δ| against the corrupted pass):")
+    _print_table(["stage", "max |Δ|"], [[row.name, f"{row.max_abs:.3g}"] for row in moved])
     return 0
 
 
