@@ -117,6 +117,21 @@ def test_the_default_budget_leaves_room_for_the_pass_and_the_check(monkeypatch):
     assert not peak_module.check_fits(session, fitted)
 
 
+def test_the_default_budget_keeps_the_whole_peak_within_the_promised_share_of_ram(monkeypatch):
+    """Issue 54 item 1: `--help` and docs/real-models.md promise the default budget keeps the whole process within
+    40% of RAM; with room to spare on the device, the stated peak (check included) is fitted under that line."""
+    import tfdebug.sessions.peak as peak_module
+    session = DebugSession(wrap(hf_tiny.llama(), hf_tiny.word_tokenizer()), PROMPT, max_capture_bytes=10**9,
+                           keep=KeepPolicy("near", None, ATTENTION_KINDS))
+    whole = peak_of(session)
+    line = whole.total - whole.kept // 2
+    monkeypatch.setattr(peak_module, "device_room", lambda device: 10 * whole.total)
+    monkeypatch.setattr(peak_module, "total_memory", lambda: int(line / peak_module.DEFAULT_RAM_SHARE) + 1)
+    fitted = peak_module.fit_default_budget(session)
+    assert fitted.total <= line and fitted.check == whole.check and 0 < fitted.kept < whole.kept
+    assert peak_module.check_fits(session, fitted)
+
+
 def test_a_batch_that_cannot_fit_is_refused_naming_the_rows_that_fit(monkeypatch):
     """Issue 53 item 6: a batch too large for the device is refused before it runs, with the largest that fits."""
     import pytest

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tfdebug.core.budget import format_bytes, free_memory, resident_memory
+from tfdebug.core.budget import DEFAULT_RAM_SHARE, format_bytes, free_memory, resident_memory, total_memory
 from tfdebug.core.errors import InputError
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recipes import BLOCK_BYTES
@@ -81,24 +81,44 @@ def device_room(device) -> int | None:
 ROOM_MARGIN = 0.05  # a default budget leaves this share of the pass's room free: estimates are estimates
 
 
+def promised_room(device) -> int | None:
+    """The most a pass under the default budget is to reach on `device`: on the CPU the share of the machine's
+    RAM `--help` and the docs promise for the whole process (`DEFAULT_RAM_SHARE`, model included); elsewhere no
+    line beside the device's room (None)."""
+    total = total_memory() if device.type == "cpu" else None
+    return None if total is None else int(total * DEFAULT_RAM_SHARE)
+
+
 def fit_default_budget(session) -> Peak:
-    """Shrink `session`'s default capture budget until its stated peak fits the device's room: the pass
-    itself and its stages in flight come first (a 32k-token pass's logits and mask alone are gigabytes),
-    then every pinned stage (every layer's attention), then the check against the model, then the rest.
-    Where the pinned stages and the check do not both fit, the peak returned is over the room by the
-    check's part only, and `check_fits` runs the pass without the check. A budget the user gave is not
-    this function's to change."""
+    """Shrink `session`'s default capture budget until its stated peak fits the device's room and, on the CPU,
+    the promised share of RAM (`promised_room`): the pass itself and its stages in flight come first (a
+    32k-token pass's logits and mask alone are gigabytes), then every pinned stage (every layer's attention),
+    then the check against the model, then the rest. Where the pinned stages and the check do not fit the
+    promised share, the peak stays over it by what they need (the statement says how much); where they do not
+    both fit the device's room, the peak returned is over the room by the check's part only, and `check_fits`
+    runs the pass without the check. A budget the user gave is not this function's to change."""
     peak = peak_of(session)
-    room = device_room(session.adapter.device)
-    if room is None or session.max_capture_bytes is None or peak.total <= room:
+    device = session.adapter.device
+    room = device_room(device)
+    if room is None or session.max_capture_bytes is None:
         return peak
-    usable = room - int((room - peak.model) * ROOM_MARGIN)
+    promised = promised_room(device)
+    target = room if promised is None else min(room, promised)
+    if peak.total <= target:
+        return peak
     pinned = sum(c.held_nbytes for c in session.plan
                  if c.info.kind in session.keep.pinned and matches(c.name, session.stages))
-    peak = _shrink(session, peak, usable, floor=min(pinned, session.max_capture_bytes), with_check=True)
+    peak = _shrink(session, peak, _usable(target, peak), floor=min(pinned, session.max_capture_bytes),
+                   with_check=True)
+    usable = _usable(room, peak)
     if peak.total <= usable:
         return peak
     return _shrink(session, peak, usable, floor=0, with_check=False)
+
+
+def _usable(room: int, peak: Peak) -> int:
+    """`room` less the margin a default budget leaves free (`ROOM_MARGIN` of what the pass adds)."""
+    return room - max(0, int((room - peak.model) * ROOM_MARGIN))
 
 
 def _shrink(session, peak: Peak, usable: int, floor: int, with_check: bool) -> Peak:
