@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("transformers")
 
 
+@pytest.mark.slow
 def test_the_stated_peak_holds_the_measured_one_at_a_size_ci_affords():
     from tfdebug.bench.plan_peak import format_plan_peak, plan_peak_rows
 

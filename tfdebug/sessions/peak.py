@@ -5,8 +5,10 @@ The capture budget bounds what is kept; a pass also makes each stage before the 
 largest one let go is in memory at once with everything kept), a recipe plane is computed one head block
 at a time (a few blocks of `BLOCK_BYTES`) from the kept q and k and the model's additive mask, and the
 verification runs the model once more (its layer inputs
-and output, as large as the pass's own, and its attention in head blocks). The sum is the peak the plan
-states; exports stream, so they add a block, not a pass.
+and output, as large as the pass's own, and its attention in head blocks). The stages the check compares
+are held by the pass to its end even where the budget lets them go (`held_for_check`), and on the CPU a
+tuned allocator keeps up to 2 GiB of freed memory (`core.memory`): both are counted. The sum is the peak the
+plan states; exports stream, so they add a block, not a pass.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 
 from tfdebug.core.budget import DEFAULT_RAM_SHARE, format_bytes, free_memory, resident_memory, total_memory
 from tfdebug.core.errors import InputError
+from tfdebug.core.memory import KEPT_FREE_BYTES, allocator_tuned
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recipes import BLOCK_BYTES
 from tfdebug.core.recorder import matches
@@ -24,7 +27,9 @@ from tfdebug.core.recorder import matches
 class Peak:
     """Bytes a pass reaches on its device, by part."""
 
-    model: int  # the model's weights; on the CPU, all the process holds before the pass (weights, libraries)
+    # the model's weights; on the CPU, all the process holds before the pass (weights, libraries) and the freed
+    # memory a tuned allocator keeps (up to 2 GiB: about 2 GB at 8,192 tokens)
+    model: int
     kept: int
     working: int
     check: int
@@ -64,9 +69,13 @@ def peak_of(session) -> Peak:
     largest = max((c.nbytes for c in planes), default=0)
     mask = largest // max(1, planes[0].shape[1]) if planes else 0
     working = max(dropped, default=0) + (4 * min(BLOCK_BYTES, largest) + mask if planes else 0)
-    base = resident_memory() if session.adapter.device.type == "cpu" else None
-    return Peak(model=base or model_bytes(session.adapter.module), kept=estimate.kept_bytes, working=working,
-                check=session.adapter.check_bytes(session.plan))
+    working += session.adapter.held_for_check(planned, kept)  # the stages the check compares, held by reference
+    check = session.adapter.check_bytes(session.plan)
+    cpu = session.adapter.device.type == "cpu"
+    base = (resident_memory() if cpu else None) or model_bytes(session.adapter.module)
+    if cpu and allocator_tuned():  # the freed memory the tuned allocator keeps (core.memory), up to 2 GiB
+        base += min(KEPT_FREE_BYTES, estimate.kept_bytes + working + check)
+    return Peak(model=base, kept=estimate.kept_bytes, working=working, check=check)
 
 
 def device_room(device) -> int | None:

@@ -317,6 +317,15 @@ class HFAdapter(ModelAdapter):
             return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
                                  [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against)
 
+    def held_for_check(self, plan, kept) -> int:
+        """The logits and every layer's input the pass holds for the check (`verify.stages_kept`) where the
+        budget lets them go: at 8,192 tokens on SmolLM-135M's shape 31 layer inputs of 18.9 MB each. The
+        probabilities it holds are recipe planes over q and k, which the budget keeps first."""
+        from tfdebug.adapters.hf.verify import checked_stages
+
+        checks, kept = checked_stages(self.plan), set(kept)
+        return sum(c.nbytes for c in plan if c.name in checks and not checks[c.name][2] and c.name not in kept)
+
     def check_bytes(self, plan) -> int:
         """What the check's reference holds besides the pass: the layer inputs and the output it returns (as
         large as the pass's own), and the working blocks of its bounded attention (`hf_reference`) — or, where
