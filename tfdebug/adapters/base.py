@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import torch
 from torch import nn
@@ -228,6 +228,11 @@ class ModelAdapter(ABC):
     def verify(self, prepared: Prepared, output: Any) -> Verification | None:
         """Compare `output` of a tapped forward with the unmodified model's; None when there is nothing to check."""
         return None
+
+    def held_for_check(self, plan: Sequence[Capture], kept: Iterable[str]) -> int:
+        """Bytes the pass holds for `verify` beside what the capture budget keeps (`kept`): the stages it compares,
+        held by reference to the pass's end whether or not the check then runs; 0 when nothing is held."""
+        return 0
 
     def check_bytes(self, plan: Sequence[Capture]) -> int:
         """Bytes `verify` holds at most beyond the pass's own captures (its reference's outputs and working

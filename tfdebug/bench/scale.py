@@ -167,8 +167,10 @@ def _need(variant: str, config: BenchConfig) -> int:
 
 
 def scale_section(profile: str, lengths: tuple[int, ...] | None = None, cap_bytes: int = DEFAULT_CAP,
-                  timeout: float = 1500.0) -> dict:
-    """A row per (length, variant); a variant whose need is above `cap_bytes` is stated, not run."""
+                  timeout: float = 1500.0, plan_peak: bool = True) -> dict:
+    """A row per (length, variant); a variant whose need is above `cap_bytes` is stated, not run; with
+    `plan_peak`, the plan's stated peak against the measured one on SmolLM-135M's shape (`bench.plan_peak`:
+    2k and 8k tokens, 32k in full, or `lengths`)."""
     from tfdebug.adapters.hf.load import transformers_available
 
     if not transformers_available():
@@ -187,8 +189,13 @@ def scale_section(profile: str, lengths: tuple[int, ...] | None = None, cap_byte
             row["need_bytes"] = need
             rows.append(row)
     layers, width, heads, vocab = SHAPES[shape]
-    return {"n_layer": layers, "n_embd": width, "n_heads": heads, "vocab_size": vocab, "cap_bytes": cap_bytes,
-            "view": list(VIEW), "rows": rows}
+    result = {"n_layer": layers, "n_embd": width, "n_heads": heads, "vocab_size": vocab, "cap_bytes": cap_bytes,
+              "view": list(VIEW), "rows": rows}
+    if plan_peak:
+        from tfdebug.bench.plan_peak import plan_peak_rows
+
+        result["plan_peak"] = plan_peak_rows(profile, lengths, timeout)
+    return result
 
 
 COLUMNS = ["seq_len", "variant", "status", "seconds", "held_bytes", "held_bytes_per_token", "plan_bytes",
@@ -197,6 +204,8 @@ COLUMNS = ["seq_len", "variant", "status", "seconds", "held_bytes", "held_bytes_
 
 def format_scale(result: dict) -> list[str]:
     """The report's lines for the long-prompt section."""
+    from tfdebug.bench.plan_peak import format_plan_peak
+
     return ["", f"Long prompts (HF GPT-2 shape, {result['n_layer']} layers × {result['n_embd']}, {result['n_heads']} "
                 f"heads; each row a child process of its own; not run above {result['cap_bytes'] / 2**30:.0f} GiB)"] \
-        + table(result["rows"], COLUMNS)
+        + table(result["rows"], COLUMNS) + (format_plan_peak(result["plan_peak"]) if result.get("plan_peak") else [])

@@ -34,7 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale", action="store_true",
                         help="only the long prompts: bytes held and peak RSS of capture-all at 1k, 4k and 8k tokens "
                              "(32k with --full) on the GPT-2 shape, against the planes kept whole and "
-                             "TransformerLens' run_with_cache, each in a process of its own")
+                             "TransformerLens' run_with_cache, each in a process of its own; and the peak "
+                             "`tfdebug capture` states against the peak RSS it reaches on SmolLM-135M's shape at 2k "
+                             "and 8k tokens (32k with --full)")
     parser.add_argument("--lengths", type=int, nargs="+", default=None, metavar="N",
                         help="with --scale or --peers: these prompt lengths instead of the profile's (e.g. 1024 32768)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")

@@ -33,6 +33,7 @@ _M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
 _MMAP_THRESHOLD_MAX = 32 << 20  # glibc's ceiling on 64-bit (HEAP_MAX_SIZE / 2)
 _KEEP = 2**31 - 1  # the largest value mallopt's int takes: 2 GiB
+KEPT_FREE_BYTES = _KEEP  # freed memory the tuning lets the process keep (a stated peak counts it: sessions.peak)
 
 _lock = threading.Lock()
 _state: dict[str, bool] = {}

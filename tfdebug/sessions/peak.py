@@ -5,16 +5,19 @@ The capture budget bounds what is kept; a pass also makes each stage before the 
 largest one let go is in memory at once with everything kept), a recipe plane is computed one head block
 at a time (a few blocks of `BLOCK_BYTES`) from the kept q and k and the model's additive mask, and the
 verification runs the model once more (its layer inputs
-and output, as large as the pass's own, and its attention in head blocks). The sum is the peak the plan
-states; exports stream, so they add a block, not a pass.
+and output, as large as the pass's own, and its attention in head blocks). The stages the check compares
+are held by the pass to its end even where the budget lets them go (`held_for_check`), and on the CPU a
+tuned allocator keeps up to 2 GiB of freed memory (`core.memory`): both are counted. The sum is the peak the
+plan states; exports stream, so they add a block, not a pass.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tfdebug.core.budget import format_bytes, free_memory, resident_memory
+from tfdebug.core.budget import DEFAULT_RAM_SHARE, format_bytes, free_memory, resident_memory, total_memory
 from tfdebug.core.errors import InputError
+from tfdebug.core.memory import KEPT_FREE_BYTES, allocator_tuned
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recipes import BLOCK_BYTES
 from tfdebug.core.recorder import matches
@@ -24,7 +27,9 @@ from tfdebug.core.recorder import matches
 class Peak:
     """Bytes a pass reaches on its device, by part."""
 
-    model: int  # the model's weights; on the CPU, all the process holds before the pass (weights, libraries)
+    # the model's weights; on the CPU, all the process holds before the pass (weights, libraries) and the freed
+    # memory a tuned allocator keeps (up to 2 GiB: about 2 GB at 8,192 tokens)
+    model: int
     kept: int
     working: int
     check: int
@@ -64,9 +69,13 @@ def peak_of(session) -> Peak:
     largest = max((c.nbytes for c in planes), default=0)
     mask = largest // max(1, planes[0].shape[1]) if planes else 0
     working = max(dropped, default=0) + (4 * min(BLOCK_BYTES, largest) + mask if planes else 0)
-    base = resident_memory() if session.adapter.device.type == "cpu" else None
-    return Peak(model=base or model_bytes(session.adapter.module), kept=estimate.kept_bytes, working=working,
-                check=session.adapter.check_bytes(session.plan))
+    working += session.adapter.held_for_check(planned, kept)  # the stages the check compares, held by reference
+    check = session.adapter.check_bytes(session.plan)
+    cpu = session.adapter.device.type == "cpu"
+    base = (resident_memory() if cpu else None) or model_bytes(session.adapter.module)
+    if cpu and allocator_tuned():  # the freed memory the tuned allocator keeps (core.memory), up to 2 GiB
+        base += min(KEPT_FREE_BYTES, estimate.kept_bytes + working + check)
+    return Peak(model=base, kept=estimate.kept_bytes, working=working, check=check)
 
 
 def device_room(device) -> int | None:
@@ -81,24 +90,44 @@ def device_room(device) -> int | None:
 ROOM_MARGIN = 0.05  # a default budget leaves this share of the pass's room free: estimates are estimates
 
 
+def promised_room(device) -> int | None:
+    """The most a pass under the default budget is to reach on `device`: on the CPU the share of the machine's
+    RAM `--help` and the docs promise for the whole process (`DEFAULT_RAM_SHARE`, model included); elsewhere no
+    line beside the device's room (None)."""
+    total = total_memory() if device.type == "cpu" else None
+    return None if total is None else int(total * DEFAULT_RAM_SHARE)
+
+
 def fit_default_budget(session) -> Peak:
-    """Shrink `session`'s default capture budget until its stated peak fits the device's room: the pass
-    itself and its stages in flight come first (a 32k-token pass's logits and mask alone are gigabytes),
-    then every pinned stage (every layer's attention), then the check against the model, then the rest.
-    Where the pinned stages and the check do not both fit, the peak returned is over the room by the
-    check's part only, and `check_fits` runs the pass without the check. A budget the user gave is not
-    this function's to change."""
+    """Shrink `session`'s default capture budget until its stated peak fits the device's room and, on the CPU,
+    the promised share of RAM (`promised_room`): the pass itself and its stages in flight come first (a
+    32k-token pass's logits and mask alone are gigabytes), then every pinned stage (every layer's attention),
+    then the check against the model, then the rest. Where the pinned stages and the check do not fit the
+    promised share, the peak stays over it by what they need (the statement says how much); where they do not
+    both fit the device's room, the peak returned is over the room by the check's part only, and `check_fits`
+    runs the pass without the check. A budget the user gave is not this function's to change."""
     peak = peak_of(session)
-    room = device_room(session.adapter.device)
-    if room is None or session.max_capture_bytes is None or peak.total <= room:
+    device = session.adapter.device
+    room = device_room(device)
+    if room is None or session.max_capture_bytes is None:
         return peak
-    usable = room - int((room - peak.model) * ROOM_MARGIN)
+    promised = promised_room(device)
+    target = room if promised is None else min(room, promised)
+    if peak.total <= target:
+        return peak
     pinned = sum(c.held_nbytes for c in session.plan
                  if c.info.kind in session.keep.pinned and matches(c.name, session.stages))
-    peak = _shrink(session, peak, usable, floor=min(pinned, session.max_capture_bytes), with_check=True)
+    peak = _shrink(session, peak, _usable(target, peak), floor=min(pinned, session.max_capture_bytes),
+                   with_check=True)
+    usable = _usable(room, peak)
     if peak.total <= usable:
         return peak
     return _shrink(session, peak, usable, floor=0, with_check=False)
+
+
+def _usable(room: int, peak: Peak) -> int:
+    """`room` less the margin a default budget leaves free (`ROOM_MARGIN` of what the pass adds)."""
+    return room - max(0, int((room - peak.model) * ROOM_MARGIN))
 
 
 def _shrink(session, peak: Peak, usable: int, floor: int, with_check: bool) -> Peak:

@@ -317,17 +317,28 @@ class HFAdapter(ModelAdapter):
             return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
                                  [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against)
 
+    def held_for_check(self, plan, kept) -> int:
+        """The logits and every layer's input the pass holds for the check (`verify.stages_kept`) where the
+        budget lets them go: at 8,192 tokens on SmolLM-135M's shape 31 layer inputs of 18.9 MB each. The
+        probabilities it holds are recipe planes over q and k, which the budget keeps first."""
+        from tfdebug.adapters.hf.verify import checked_stages
+
+        checks, kept = checked_stages(self.plan), set(kept)
+        return sum(c.nbytes for c in plan if c.name in checks and not checks[c.name][2] and c.name not in kept)
+
     def check_bytes(self, plan) -> int:
         """What the check's reference holds besides the pass: the layer inputs and the output it returns (as
         large as the pass's own), and the working blocks of its bounded attention (`hf_reference`) — or, where
-        it cannot be bounded, every layer's probabilities that transformers gathers."""
+        it cannot be bounded, every layer's probabilities that transformers gathers; and the float32 blocks its
+        comparisons make (`verify.DIFF_BLOCK`: never a whole stage's difference)."""
         from tfdebug.adapters.hf.reference import bounded
-        from tfdebug.adapters.hf.verify import checked_stages
+        from tfdebug.adapters.hf.verify import DIFF_BLOCK, checked_stages
         from tfdebug.core.recipes import BLOCK_BYTES
 
         checks = checked_stages(self.plan)
         sizes = {c.name: c.nbytes for c in plan}
         held = sum(sizes.get(name, 0) for name, (_, _, probabilities) in checks.items() if not probabilities)
+        held += diff_bytes(plan, checks, DIFF_BLOCK)
         planes = [sizes.get(name, 0) for name, (_, _, probabilities) in checks.items() if probabilities]
         if not bounded(self.plan):
             return held + sum(planes)
@@ -424,3 +435,11 @@ def _planned(tensor) -> bool:
         tensor = next(iter(tensor.steps()[0].inputs().values()))
     return tensor.device.type == "meta" or isinstance(tensor, FakeTensor)
 
+
+def diff_bytes(plan, checks, block: int) -> int:
+    """Bytes a comparison of the check holds at once: its float32 difference block and a float32 copy of the
+    pass's block (`verify._diff`), no larger than the largest compared stage (the probabilities' blocks are the
+    reference's, counted apart)."""
+    largest = max((c.nbytes // max(1, c.dtype.itemsize) for c in plan
+                   if c.name in checks and not checks[c.name][2]), default=0)
+    return 2 * 4 * min(block, largest)

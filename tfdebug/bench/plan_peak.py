@@ -1,0 +1,158 @@
+"""The plan's stated peak against the process's measured one (`tfdebug bench --scale`; issue 54 item 1).
+
+`tfdebug capture` states, before the pass, the peak memory it will reach (`sessions.peak`): the process before
+it (model included), the stages kept, the stages in flight and the check against the model. This row runs
+that very command in a fresh process on a random Llama of a real model's shape (SmolLM-135M's: 30 layers, 576
+wide, 9/3 heads, a 49,152-word vocabulary; float32, eager attention), saved as a Hugging Face folder and
+loaded as `hf:FOLDER`, with the default budget; and measures the process's whole peak RSS (`ru_maxrss`, after
+the kernel's high-water mark is set to the RSS once the folder is written), sampling the RSS every 20 ms with
+the part of the command running (the pass, the check, the write) to say where the high-water mark was reached.
+Stated ≥ measured is the promise.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import resource
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from tfdebug.bench.backward_real import SHAPES as REAL_SHAPES
+
+# shape -> the Llama config's sizes; "ci": a few small layers and a large vocabulary, so that what is in flight
+# at the end of the pass (the logits, the check's comparison of them) dominates, at a size a test affords
+SHAPES = {"smol135m": REAL_SHAPES["smol135m"],
+          "ci": {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+                 "intermediate_size": 128, "vocab_size": 65_536, "head_dim": 16}}
+LENGTHS = {"tiny": (512,), "quick": (2048,), "default": (2048, 8192), "full": (2048, 8192, 32768)}
+SAMPLE_S = 0.02
+
+
+def _rss() -> int:
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _save(shape: str, seq_len: int, folder: Path) -> None:
+    """The random model of `shape` and a word-level tokenizer, saved as a Hugging Face folder."""
+    import torch
+
+    from tfdebug.bench.real_size import LLAMA_1B, _tokenizer, build_random
+
+    model = build_random(dict(LLAMA_1B, **SHAPES[shape], max_position_embeddings=max(2048, seq_len)), torch.float32)
+    model.save_pretrained(str(folder))
+    _tokenizer().save(str(folder / "tokenizer.json"))
+
+
+class _Phases:
+    """The part of `tfdebug capture` running now, and the RSS sampled with it every `SAMPLE_S` seconds: the
+    command's own functions are wrapped for this process only (a bench child)."""
+
+    def __init__(self):
+        self.now, self.highest, self.at, self.stated = "load", {}, (0.0, 0, "load"), None
+        self.start, self._stop = time.perf_counter(), threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="tfdebug-rss", daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            rss, phase = _rss(), self.now
+            self.highest[phase] = max(self.highest.get(phase, 0), rss)
+            if rss > self.at[1]:
+                self.at = (time.perf_counter() - self.start, rss, phase)
+            self._stop.wait(SAMPLE_S)
+
+    def __enter__(self):
+        import tfdebug.io.exports as exports
+        import tfdebug.sessions.peak as peak
+        import tfdebug.sessions.session as session
+
+        def wrapped(owner, name, before, after=None, keep=False):
+            original = getattr(owner, name)
+
+            def call(*args, **kwargs):
+                self.now = before
+                result = original(*args, **kwargs)
+                if keep:
+                    self.stated = result
+                self.now = after or self.now
+                return result
+            setattr(owner, name, call)
+            return owner, name, original
+
+        self._undo = [wrapped(peak, "fit_default_budget", "plan", "pass", keep=True),
+                      wrapped(session.DebugSession, "verify", "check", "after the check"),
+                      wrapped(exports, "export_pass", "write", "after the write")]
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        for owner, name, original in self._undo:
+            setattr(owner, name, original)
+
+
+def child(variant: str, shape: str, seq_len: int) -> dict:
+    """`tfdebug capture` with the default budget on `shape` at `seq_len` tokens, in this (fresh) process: the
+    stated peak and its parts, the RSS before, the measured peak RSS and where it was reached."""
+    from tfdebug.bench.real_size import WORDS, _restart_peak
+    from tfdebug.cli import main
+    from tfdebug.core.budget import total_memory
+    from tfdebug.core.memory import release_freed_memory
+
+    import transformers  # noqa: F401  (loaded before the high-water mark is set: the process, not the pass)
+
+    with tempfile.TemporaryDirectory(prefix="tfdebug-plan-peak-") as tmp:
+        folder = Path(tmp) / "model"
+        _save(shape, seq_len, folder)
+        gc.collect()
+        release_freed_memory()
+        before = _rss()
+        _restart_peak()
+        prompt = " ".join(f"w{2 + i % (WORDS - 2)}" for i in range(seq_len))
+        with _Phases() as phases:
+            code = main(["capture", "--model", f"hf:{folder}", "--input", f"prompt={prompt}", "--quiet",
+                         "--out", str(Path(tmp) / "pass.safetensors")])
+        seconds = time.perf_counter() - phases.start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    stated = phases.stated
+    at_s, _, where = phases.at
+    row = {"variant": variant, "shape": shape, "seq_len": seq_len, "exit": code, "seconds": round(seconds, 1),
+           "rss_before_bytes": before, "peak_rss_bytes": peak, "peak_phase": where,
+           "peak_at_s": round(at_s, 1), "ram_bytes": total_memory(),
+           "phase_peaks_bytes": dict(phases.highest)}
+    if stated is not None:
+        row.update(stated_peak_bytes=stated.total, stated_model_bytes=stated.model, stated_kept_bytes=stated.kept,
+                   stated_working_bytes=stated.working, stated_check_bytes=stated.check,
+                   held=peak <= stated.total, measured_over_stated=round(peak / stated.total, 3))
+    return row
+
+
+def plan_peak_rows(profile: str, lengths: tuple[int, ...] | None = None, timeout: float = 1800.0) -> list[dict]:
+    """A row per length, each `tfdebug capture` in a process of its own (`bench.child.run_child`); the tiny
+    profile runs the "ci" shape."""
+    from tfdebug.bench.child import run_child
+
+    shape = "ci" if profile == "tiny" else "smol135m"
+    return [run_child("tfdebug.bench.plan_peak", "stated_vs_measured", shape, n, timeout)
+            for n in lengths or LENGTHS.get(profile, LENGTHS["default"])]
+
+
+def format_plan_peak(rows: list[dict]) -> list[str]:
+    """The report's lines: stated peak against measured, per length."""
+    gb = 1e9
+    lines = ["", "The plan's stated peak against the measured peak RSS (`tfdebug capture`, default budget, a random "
+                 "model of SmolLM-135M's shape, float32, eager; each row a process of its own)"]
+    for row in rows:
+        if row.get("status") != "ok" or "stated_peak_bytes" not in row:
+            lines.append(f"  {row.get('seq_len')} tokens: {row.get('status', 'no stated peak')}")
+            continue
+        share = f" = {100 * row['peak_rss_bytes'] / row['ram_bytes']:.0f}% of RAM" if row.get("ram_bytes") else ""
+        lines.append(f"  {row['seq_len']:>6} tokens ({row['shape']}): stated {row['stated_peak_bytes'] / gb:.2f} GB, "
+                     f"measured {row['peak_rss_bytes'] / gb:.2f} GB{share} "
+                     f"({'held' if row['held'] else 'NOT HELD'}; RSS before {row['rss_before_bytes'] / gb:.2f} GB; "
+                     f"peak in {row['peak_phase']} at {row['peak_at_s']:.0f} of {row['seconds']:.0f} s)")
+    return lines
