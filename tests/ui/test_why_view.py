@@ -211,8 +211,8 @@ def test_a_snapshot_opened_in_the_window_has_its_lens_read_out_with_its_model(ma
 
 def test_patch_stage_puts_one_head_into_the_corrupted_pass_and_the_compare_dock_shows_what_moved(finished, qtbot):
     """At dec.0.self_attn.context with head 1 shown: the Patch Stage tab, "One head", the corrupted text, Return. The
-    fraction recovered equals the head sweep's cell, and the Compare dock opens on the corrupted (A) against the
-    patched (B) pass, first divergent at the patched stage."""
+    fraction recovered equals the head sweep's cell, the Stages tree shades every stage that moved, and the Compare
+    dock opens on the corrupted (A) against the patched (B) pass, first divergent at the patched stage."""
     from tests.ui.user_actions import pick
     from tfdebug.adapters.registry import load_adapter
     from tfdebug.sessions.patching import Patcher
@@ -241,3 +241,12 @@ def test_patch_stage_puts_one_head_into_the_corrupted_pass_and_the_compare_dock_
     qtbot.waitUntil(lambda: compare.result is not None and window.docks["compare"].isVisible(), timeout=30000)
     assert compare.result.first_divergent.name == "dec.0.self_attn.context"
     assert [r.name for r in compare.result.stages if r.diverges] == result.moved_stages()
+    from tfdebug.ui.panels.navigator import MOVED_BG, NAME
+
+    tree = window.navigator  # the Stages tree shades what moved (the shown stage keeps its own highlight)
+    assert tree.moved == set(result.moved_stages()) and "dec.0.self_attn.probs" not in tree.moved
+    assert tree.items["logits"].background(NAME).color() == MOVED_BG
+    assert tree.items["dec.0.self_attn.probs"].background(NAME).color() != MOVED_BG
+    window.ctl.steps.run_to("dec.0.self_attn.merged")  # moving the highlight keeps the shade on the row it leaves
+    qtbot.waitUntil(lambda: window.ctl.current.name == "dec.0.self_attn.merged", timeout=10000)
+    assert tree.items["dec.0.self_attn.context"].background(NAME).color() == MOVED_BG

@@ -38,6 +38,7 @@ GUTTER, NAME, SHAPE = range(3)
 NAME_ROLE = Qt.UserRole + 1
 UNREACHED = QColor(150, 150, 150)
 CURRENT_BG = QColor(255, 224, 130)
+MOVED_BG = QColor(255, 208, 208)  # a stage a patch moved (the Why dock's Patch Stage), until another pass is shown
 BREAK_FG = QColor(200, 30, 30)
 CURRENT_MARK = QColor(230, 120, 0)
 EDITED = QColor(179, 92, 0)
@@ -90,6 +91,7 @@ class NavigatorPanel(QWidget):
         self.items: dict[str, QTreeWidgetItem] = {}
         self._current: str | None = None
         self._marked: dict[str, str] = {}  # stage -> "todo" / "run" / "edited" / "dropped" as last drawn
+        self.moved: set[str] = set()  # stages shaded as moved by a patch (`shade_moved`)
         self.filter = QLineEdit()
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self.apply_filter)
@@ -161,6 +163,7 @@ class NavigatorPanel(QWidget):
         """One leaf per planned stage, under its layer and block."""
         self.tree.clear()
         self._marked = {}
+        self.moved = set()
         self.items = {}
         self._current = None
         groups: dict[tuple[str, ...], QTreeWidgetItem] = {}
@@ -238,7 +241,7 @@ class NavigatorPanel(QWidget):
             if self._current in self.items:
                 old = self.items[self._current]
                 for col in (NAME, SHAPE):
-                    old.setBackground(col, QBrush())
+                    old.setBackground(col, self._background(self._current))
                     old.setFont(col, font)
                 old.setIcon(NAME, QIcon())
             if current in self.items:
@@ -254,6 +257,19 @@ class NavigatorPanel(QWidget):
                     parent = parent.parent()
                 self.tree.scrollToItem(item)
             self._current = current
+
+    def shade_moved(self, names) -> None:
+        """Shade the rows of the stages `names` (what a patch moved, in forward order) until another pass is shown;
+        the shown stage keeps its own highlight."""
+        self.moved = {name for name in names if name in self.items}
+        for name, item in self.items.items():
+            if name != self._current:
+                for col in (NAME, SHAPE):
+                    item.setBackground(col, self._background(name))
+
+    def _background(self, name: str | None) -> QBrush:
+        """A row's background when it is not the shown stage's: shaded when a patch moved it."""
+        return QBrush(MOVED_BG) if name in self.moved else QBrush()
 
     def refresh_breakpoints(self) -> None:
         for name, item in self.items.items():

@@ -21,16 +21,17 @@ from tfdebug.ui.widgets.when_seen import WhenSeen
 
 class WhyPanel(QWidget):
     """Tabs Lens | Attribution | Patching | Patch Stage over one WhyReader, which reads the pass only while the dock
-    is on screen; `compare()` gives the window's Compare tool (the patched pass is shown there), or None."""
+    is on screen; `compare()` gives the window's Compare tool (the patched pass is shown there), or None; `shade(names)`
+    shades the stages a patch moved in the Stages tree."""
 
     def __init__(self, ctl: DebugController, compare: Callable[[], Any] = lambda: None,
-                 parent: QWidget | None = None):
+                 shade: Callable[[list[str]], None] = lambda _names: None, parent: QWidget | None = None):
         super().__init__(parent)
         self.reader = WhyReader(ctl, self)
         self.lens = LensView(ctl, self.reader)
         self.attribution = AttributionView(ctl, self.reader)
         self.patching = PatchingView(ctl, self.reader)
-        self.patch_one = PatchOneView(ctl, self.reader, compare)
+        self.patch_one = PatchOneView(ctl, self.reader, compare, shade)
         self.tabs = QTabWidget()
         for view in (self.lens, self.attribution, self.patching, self.patch_one):
             self.tabs.addTab(view, "")
@@ -78,7 +79,7 @@ def toggle_why(ctx: ActionContext) -> None:
 def install(window) -> WhyPanel:
     """Add the Why This Output dock, hidden until View ▸ Why This Output or Ctrl+Shift+W (which tabs it beside the
     heatmap)."""
-    panel = WhyPanel(window.ctl, lambda: window.tools.compare)
+    panel = WhyPanel(window.ctl, lambda: window.tools.compare, window.navigator.shade_moved)
     window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Why This Output"), "why", panel, Qt.RightDockWidgetArea,
                  action_id="tfdebug.view.why")
     return panel

@@ -1,7 +1,8 @@
 """The Patch Stage view: the stage on screen, taken from the clean pass (the one on screen) into a corrupted text's
 pass — whole, at one position, for one head, or one head at one position — and the rest of the corrupted pass run
-again (`sessions.patch_one`). It says the fraction of the logit difference brought back, and hands the corrupted
-and the patched pass to the Compare dock, whose table marks every later stage the patch moved."""
+again (`sessions.patch_one`). It says the fraction of the logit difference brought back, shades every stage the
+patch moved in the Stages tree, and hands the corrupted and the patched pass to the Compare dock, whose table marks
+them too."""
 
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ class PatchOneView(QWidget):
     """A corrupted text, the shown stage, a scope, Patch and Continue, and what it brought back."""
 
     def __init__(self, ctl: DebugController, reader: WhyReader, compare: Callable[[], Any],
-                 parent: QWidget | None = None):
+                 shade: Callable[[list[str]], None] = lambda _names: None, parent: QWidget | None = None):
         super().__init__(parent)
-        self.ctl, self.reader, self.compare = ctl, reader, compare
+        self.ctl, self.reader, self.compare, self.shade = ctl, reader, compare, shade
         self.result = None  # the last sessions.patch_one.PatchedPass
         self.corrupt_label, self.stage_label = QLabel(), QLabel()
         self.corrupt_box = QLineEdit()
@@ -151,6 +152,7 @@ class PatchOneView(QWidget):
             stage=result.stage, scope=result.scope, target=word(result.target), contrast=word(result.contrast),
             clean=result.clean, corrupt=result.corrupt, patched=result.patched, recovered=result.recovered,
             moved=len(moved)))
+        self.shade(moved)  # the Stages tree shades what moved
         compare = self.compare()
         if compare is not None:
             corrupted, patched = result.passes()
