@@ -261,11 +261,14 @@ class NavigatorPanel(QWidget):
     def shade_moved(self, names) -> None:
         """Shade the rows of the stages `names` (what a patch moved, in forward order) until another pass is shown;
         the shown stage keeps its own highlight."""
-        self.moved = {name for name in names if name in self.items}
+        names = [name for name in names if name in self.items]
+        self.moved = set(names)
         for name, item in self.items.items():
             if name != self._current:
                 for col in (NAME, SHAPE):
                     item.setBackground(col, self._background(name))
+        if names:  # the first stage it moved in view, its layer opened
+            self.tree.scrollToItem(self.items[names[0]], QTreeWidget.PositionAtTop)
 
     def _background(self, name: str | None) -> QBrush:
         """A row's background when it is not the shown stage's: shaded when a patch moved it."""
