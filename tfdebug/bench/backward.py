@@ -82,7 +82,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     """One variant run once in this (fresh) process: its peak RSS above the RSS before the pass."""
     import torch
 
-    from tfdebug.bench.real_size import _restart_peak
+    from tfdebug.bench.real_size import _restart_peak, high_water
     from tfdebug.bench.scale import _rss
 
     variants, extra = _variants(_config(shape, seq_len))  # builds the model; nothing has run yet
@@ -96,7 +96,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     with torch.enable_grad():
         variants[variant]()
     seconds = time.perf_counter() - start
-    peak = _high_water()
+    peak = high_water()
     row = {"variant": variant, "seq_len": seq_len, "seconds": round(seconds, 3), "rss_before_bytes": before,
            "peak_rss_bytes": peak, "peak_above_before_bytes": max(0, peak - before)}
     if stated is not None:
@@ -116,16 +116,6 @@ def _stated_peak(extra: dict) -> int:
         plan = plan_pass(adapter.module, lambda: adapter.forward(prepared), [prepared.kwargs["input_ids"]],
                          method="auto")
     return backward_peak(list(plan), parameter_bytes(adapter.module))
-
-
-def _high_water() -> int:
-    """The process's peak RSS since `_restart_peak` (VmHWM). Not ru_maxrss: a child starts with its parent's
-    high-water mark (fork copies it, exec keeps it), so after the timed runs every child read the parent's peak."""
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    raise OSError("no VmHWM in /proc/self/status")
 
 
 def _in_child(variant: str, shape: str, seq_len: int, timeout: float) -> dict:

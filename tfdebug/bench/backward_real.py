@@ -43,7 +43,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
 
     import torch
 
-    from tfdebug.bench.backward import _high_water
+    from tfdebug.bench.real_size import high_water
     from tfdebug.bench.real_size import _restart_peak
     from tfdebug.bench.scale import _rss
     from tfdebug.core.budget import default_capture_budget
@@ -63,7 +63,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     start = time.perf_counter()
     result = run_backward(adapter, prepared)
     seconds = time.perf_counter() - start
-    peak = _high_water()
+    peak = high_water()
     measured = max(0, peak - before)
     return {"variant": variant, "shape": shape, "seq_len": seq_len, "stages": len(plan),
             "gradients": len(result.gradients), "loss": round(result.loss, 6), "seconds": round(seconds, 2),

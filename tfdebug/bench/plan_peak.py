@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import os
-import resource
 import tempfile
 import threading
 import time
@@ -95,11 +94,28 @@ class _Phases:
             setattr(owner, name, original)
 
 
+def _command(argv: list[str]) -> int:
+    """`tfdebug ARGV` run in this process as the `tfdebug` program runs (its `__main__`): the user's path, measured
+    from inside. Run as a program rather than imported, as a child process would run it: the bench sits below the
+    command line (tests/test_layering.py)."""
+    import runpy
+    import sys
+
+    saved = sys.argv
+    sys.argv = ["tfdebug", *argv]
+    try:
+        runpy.run_module("tfdebug", run_name="__main__", alter_sys=False)
+    except SystemExit as exit:
+        return exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 2)
+    finally:
+        sys.argv = saved
+    return 0
+
+
 def child(variant: str, shape: str, seq_len: int) -> dict:
     """`tfdebug capture` with the default budget on `shape` at `seq_len` tokens, in this (fresh) process: the
     stated peak and its parts, the RSS before, the measured peak RSS and where it was reached."""
-    from tfdebug.bench.real_size import WORDS, _restart_peak
-    from tfdebug.cli import main
+    from tfdebug.bench.real_size import WORDS, _restart_peak, high_water
     from tfdebug.core.budget import total_memory
     from tfdebug.core.memory import release_freed_memory
 
@@ -114,10 +130,10 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
         _restart_peak()
         prompt = " ".join(f"w{2 + i % (WORDS - 2)}" for i in range(seq_len))
         with _Phases() as phases:
-            code = main(["capture", "--model", f"hf:{folder}", "--input", f"prompt={prompt}", "--quiet",
-                         "--out", str(Path(tmp) / "pass.safetensors")])
+            code = _command(["capture", "--model", f"hf:{folder}", "--input", f"prompt={prompt}", "--quiet",
+                             "--out", str(Path(tmp) / "pass.safetensors")])
         seconds = time.perf_counter() - phases.start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = high_water()
     stated = phases.stated
     at_s, _, where = phases.at
     row = {"variant": variant, "shape": shape, "seq_len": seq_len, "exit": code, "seconds": round(seconds, 1),

@@ -151,10 +151,24 @@ def _restart_peak() -> None:
         pass
 
 
+def high_water() -> int:
+    """The process's peak RSS since `_restart_peak` (VmHWM; ru_maxrss where there is no /proc). Not ru_maxrss on
+    Linux: a child process starts with its parent's high-water mark (fork copies it, exec keeps it), so a child of a
+    test worker or of the timed runs would read its parent's peak."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def _peak(row: dict) -> dict:
     from tfdebug.core.budget import total_memory
 
-    row["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    row["peak_rss_bytes"] = high_water()
     total = total_memory()
     row["ram_bytes"] = total
     row["peak_rss_share_of_ram"] = None if not total else row["peak_rss_bytes"] / total
