@@ -140,10 +140,32 @@ def test_patch_heads_per_position_patches_each_head_at_each_position(capsys):
     assert "goes with --heads" in capsys.readouterr().err
 
 
-def test_patch_with_texts_of_different_lengths_is_one_sentence(capsys):
-    assert main(["patch", "--model", "tiny-gpt2", "--input", "prompt=the cat is on the mat =",
-                 "--corrupt", "prompt=the dog ="]) == 2
-    assert "same number of tokens" in capsys.readouterr().err
+def test_patch_with_texts_of_different_lengths_pairs_their_positions(capsys):
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.sessions.patching import Patcher
+
+    clean, longer = "the cat is on the mat =", "the big dog is on the mat ="
+    assert main(["patch", "--model", "tiny-gpt2", "--input", f"prompt={clean}", "--corrupt", f"prompt={longer}",
+                 "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "The clean text has 8 tokens and the corrupted one 9: 8 positions pair up" in captured.err
+    data = json.loads(captured.out)
+    own = Patcher(load_adapter("tiny-gpt2"), {"prompt": clean}, {"prompt": longer})
+    assert data["alignment"]["pairs"] == [list(p) for p in own.alignment.pairs]
+    assert data["positions"] == list(range(9)) and data["tokens"] == own.corrupt.token_labels()
+    unpaired = [p for p in range(9) if own.alignment.clean_of(p) is None]
+    assert len(unpaired) == 1 and all(row[unpaired[0]] is None or row[unpaired[0]] != row[unpaired[0]]
+                                      for row in data["recovered"])
+    assert data["recovered"][-1][-1] == pytest.approx(1.0, abs=1e-5)
+    # by hand: the same pairs give the same table; a pair outside the text is one sentence
+    pairs = ",".join(f"{a}:{b}" for a, b in own.alignment.pairs)
+    assert main(["patch", "--model", "tiny-gpt2", "--input", f"prompt={clean}", "--corrupt", f"prompt={longer}",
+                 "--align", pairs, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ld_patched"] == data["ld_patched"]
+    assert main(["patch", "--model", "tiny-gpt2", "--input", f"prompt={clean}", "--corrupt", f"prompt={longer}",
+                 "--align", "0:0,8:1"]) == 2
+    err = capsys.readouterr().err
+    assert "outside the clean text's 8 tokens" in err and len(err.strip().splitlines()) == 1
 
 
 def test_backward_lists_every_stage_s_gradient_logits_first(capsys):

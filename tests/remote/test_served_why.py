@@ -96,6 +96,13 @@ def test_the_served_lens_attribution_and_sweep_equal_the_local_ones(window, loca
     assert cells.across == "head_position" and cells.to_dict() == own.to_dict()
     assert cells.heads == [0, 1, 2, 3] and cells.positions == list(range(8)) and seen[0] == (0, 2 * 4 * 8)
     assert cells.forwards == 64 and cells.batches == -(-64 // cells.batch) and len(cells.recovered[0]) == 32
+    # A corrupted text of another length: its positions pair with the clean text's, on the server as here.
+    longer = {"prompt": "the big dog is on the mat ="}
+    paired, _, _ = why.sweep(longer)
+    own, _, _ = local.sweep(longer)
+    assert paired.positions == list(range(9)) and paired.alignment == own.alignment and not own.alignment.identity
+    assert repr(paired.to_dict()) == repr(own.to_dict())  # NaN where a position pairs with none, alike
+    assert paired.tokens == own.tokens and len(paired.tokens) == 9
 
 
 def test_hostile_why_requests_are_one_sentence_and_the_server_answers_on(server, window, local):
@@ -111,7 +118,8 @@ def test_hostile_why_requests_are_one_sentence_and_the_server_answers_on(server,
         ("token_id", {"text": "#999999999"}, "outside the vocabulary"),
         ("token_id", {"text": "x" * 2000}, "a text of at most 1024"),
         ("patch_sweep", {"texts": {"nonsense": "the dog"}}, "takes no input named nonsense"),
-        ("patch_sweep", {"texts": {"prompt": "a dog"}}, "same number of tokens"),
+        ("patch_sweep", {"texts": {"prompt": "a dog"}, "align": "0:0,9:1"}, "outside the clean text's 8 tokens"),
+        ("patch_sweep", {"texts": {"prompt": "a dog"}, "align": "x" * 300000}, "a text of at most"),
         ("patch_sweep", {"texts": {"prompt": "the dog"}, "across": "layer"}, "one of"),
     ]:
         if words is None:

@@ -86,3 +86,43 @@ def test_what_moved_starts_at_the_patched_stage_and_nothing_before_it_moved(patc
 def test_what_cannot_be_patched_is_one_sentence(patcher, kwargs, says):
     with pytest.raises(ReadoutError, match=says):
         patch_one(patcher, **kwargs)
+
+
+def test_a_head_into_a_longer_text_puts_every_paired_position_as_a_pre_hook_does():
+    longer = "the big dog is on the mat ="
+    folder = bundled_folder("tiny-gpt2")
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), attn_implementation="eager").eval()
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
+    a, b = tokenizer(CLEAN)["input_ids"], tokenizer(longer)["input_ids"]
+    n, m = len(a), len(b)
+    shared = next(i for i in range(n) if a[i] != b[i])
+    assert m > n and shared >= 1
+    pairs = [(p, p) for p in range(shared)] + [(n - k, m - k) for k in range(n - shared, 0, -1)]  # then from the end
+    proj, width = model.transformer.h[1].attn.c_proj, model.config.n_embd // model.config.n_head
+    kept = {}
+    handle = proj.register_forward_pre_hook(lambda _m, args: kept.update(x=args[0].clone()))
+    with torch.no_grad():
+        model(**tokenizer(CLEAN, return_tensors="pt"))
+    handle.remove()
+    columns = slice(2 * width, 3 * width)
+
+    def put(_module, args):
+        merged = args[0].clone()
+        for c, k in pairs:
+            merged[:, k, columns] = kept["x"][:, c, columns]
+        return (merged,)
+    handle = proj.register_forward_pre_hook(put)
+    try:
+        with torch.no_grad():
+            logits = model(**tokenizer(longer, return_tensors="pt")).logits[0, -1].double()
+    finally:
+        handle.remove()
+    patcher = Patcher(load_adapter("tiny-gpt2"), {"prompt": CLEAN}, {"prompt": longer}, batch=1)
+    patched = patch_one(patcher, "dec.1.self_attn.context", head=2)
+    assert patched.scope == "head 2"
+    assert patched.patched == pytest.approx(float(logits[patched.target] - logits[patched.contrast]), rel=1e-5,
+                                            abs=1e-5)
+    with pytest.raises(ReadoutError, match="beyond the positions the texts pair"):
+        patch_one(patcher, "dec.0.self_attn.probs")  # its key axis differs too
+    with pytest.raises(ReadoutError, match="pairs with no position"):
+        patch_one(patcher, "tok.pos", position=shared)  # "big"

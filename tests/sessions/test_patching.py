@@ -121,10 +121,108 @@ def test_patching_the_whole_first_row_gives_the_clean_logits_exactly(case):
     assert torch.equal(patched, patcher.logits(patcher.clean))
 
 
-def test_texts_of_different_lengths_are_refused_in_one_sentence():
+def _reference_aligned_sweep(folder, clean, corrupt, pairs, position, target, contrast):
+    """Rows × corrupted positions of logit differences for texts of different lengths, patched with hooks: the clean
+    state at position c goes into corrupted position k for each (c, k) of `pairs`; NaN where k pairs with none."""
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder)).eval()
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
+    blocks = model.transformer.h if hasattr(model, "transformer") else model.model.layers
+    seen = {}
+    hooks = [blocks[0].register_forward_pre_hook(
+        lambda _m, args, kwargs: seen.__setitem__(0, (args[0] if args else kwargs["hidden_states"]).clone()),
+        with_kwargs=True)]
+    hooks += [block.register_forward_hook(
+        lambda _m, _a, out, i=i: seen.__setitem__(i + 1, (out[0] if isinstance(out, tuple) else out).clone()))
+        for i, block in enumerate(blocks)]
+    with torch.no_grad():
+        model(**tokenizer(clean, return_tensors="pt"))
+    for h in hooks:
+        h.remove()
+    ids = tokenizer(corrupt, return_tensors="pt")
+    source_of = {k: c for c, k in pairs}
+    out = []
+    for row in range(len(blocks) + 1):
+        lds = []
+        for k in range(ids["input_ids"].shape[1]):
+            if k not in source_of:
+                lds.append(float("nan"))
+                continue
+
+            def put(value, row=row, k=k):
+                value = value.clone()
+                value[:, k] = seen[row][:, source_of[k]]
+                return value
+            if row == 0:
+                handle = blocks[0].register_forward_pre_hook(
+                    lambda _m, args, kwargs: ((put(args[0]), *args[1:]), kwargs) if args else
+                    (args, {**kwargs, "hidden_states": put(kwargs["hidden_states"])}), with_kwargs=True)
+            else:
+                handle = blocks[row - 1].register_forward_hook(
+                    lambda _m, _a, out: (put(out[0]), *out[1:]) if isinstance(out, tuple) else put(out))
+            lds.append(_difference_with(handle, model, ids, position, target, contrast))
+        out.append(lds)
+    return out
+
+
+def _same(got, want) -> bool:
+    return all((g != g and w != w) or g == pytest.approx(w, rel=1e-5, abs=1e-5) for g, w in zip(got, want, strict=True))
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "llama"])
+def test_texts_of_different_lengths_pair_their_shared_start_and_the_rest_from_the_end(kind, tmp_path):
+    folder = save_folder({"gpt2": gpt2, "llama": llama}[kind](), tmp_path)
+    clean, corrupt = "the cat sat on the mat", "the big red apple sat on the mat"
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
+    a, b = (tokenizer(t)["input_ids"] for t in (clean, corrupt))
+    n, m = len(a), len(b)
+    shared = next(i for i in range(n) if a[i] != b[i])  # "the" (and a <s> before it)
+    assert n < m and shared >= 1
+    pairs = [(p, p) for p in range(shared)] + [(n - k, m - k) for k in range(n - shared, 0, -1)]
+    patcher = Patcher(load_adapter(f"hf:{folder}"), {"prompt": clean}, {"prompt": corrupt})
+    assert (patcher.clean_count, patcher.count) == (n, m)
+    assert list(patcher.alignment.pairs) == pairs and not patcher.alignment.identity
+    target, contrast = _predictions(patcher)
+    sweep = patcher.sweep(target, contrast, -1)
+    assert sweep.positions == list(range(m))
+    expected = _reference_aligned_sweep(folder, clean, corrupt, pairs, m - 1, target, contrast)
+    for got_row, want_row in zip(sweep.patched, expected, strict=True):
+        assert _same(got_row, want_row)
+    assert sum(v != v for v in sweep.patched[0]) == m - n  # the corrupted text's extra tokens: NaN
+    assert sweep.recovered[-1][-1] == pytest.approx(1.0, abs=1e-5)
+    assert sweep.to_dict()["alignment"]["pairs"] == [list(p) for p in pairs]
+    # pairs given by hand: only the last token, from the clean text's first
+    by_hand = Patcher(patcher.adapter, {"prompt": clean}, {"prompt": corrupt}, align=f"{n - 1}:-1,0:0")
+    assert by_hand.alignment.pairs == ((0, 0), (n - 1, m - 1)) and by_hand.alignment.by_hand
+    row = by_hand.sweep(target, contrast, -1, rows=[patcher.rows[-1]])
+    assert row.patched[0][-1] == pytest.approx(expected[-1][-1], rel=1e-5, abs=1e-5)
+    assert sum(v == v for v in row.patched[0]) == 2
+
+
+def test_heads_of_texts_of_different_lengths_take_every_paired_position():
     adapter = load_adapter("tiny-gpt2")
-    with pytest.raises(ReadoutError, match="same number of tokens"):
-        Patcher(adapter, {"prompt": "the cat is on the mat ="}, {"prompt": "the cat ="})
+    clean, corrupt = {"prompt": "the cat is on the mat ="}, {"prompt": "the big dog is on the mat ="}
+    patcher = Patcher(adapter, clean, corrupt, batch=1)
+    stage = patcher.head_stages[0]
+    moves = patcher.moves(stage, None, 1)
+    assert moves is not None and len(moves) == len(patcher.alignment.pairs) == patcher.clean_count
+    index, source = moves[-1]
+    assert index[0] == source[0] == 1  # the head
+    assert (source[1], index[1]) == patcher.alignment.pairs[-1]
+    assert patcher.moves(stage, 2, 1) is None  # "big"'s neighbour pairs with nothing: nothing to put there
+    target, contrast = _predictions(patcher)
+    sweep = patcher.head_sweep(target, contrast, -1, stages=[stage])
+    assert all(v == v for v in sweep.patched[0])
+
+
+def test_an_alignment_by_hand_refuses_what_it_cannot_pair_in_one_sentence():
+    adapter = load_adapter("tiny-gpt2")
+    texts = ({"prompt": "the cat is on the mat ="}, {"prompt": "the dog ="})
+    for align, message in (("0:0,9:1", "outside the clean text"), ("0:5", "outside the corrupted text"),
+                           ("0:0,1:0", "paired twice"), ("a:b", "CLEAN:CORRUPTED"), ("", "pairs no positions"),
+                           ("1:1", "pairs with no position")):
+        with pytest.raises(ReadoutError, match=message):
+            patcher = Patcher(adapter, *texts, align=align)
+            patcher.sweep(0, 1, -1)
 
 
 def _reference_head_sweep(folder, clean, corrupt, position, target, contrast):

@@ -20,7 +20,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_arguments(parser)
     parser.add_argument("--corrupt", action="append", default=[], metavar="KEY=TEXT", required=True,
                         help="the corrupted text, by input key as --input (e.g. prompt='The capital of Italy is'); "
-                             "it must give as many tokens as the clean one")
+                             "of another length, its positions pair as --align says")
+    parser.add_argument("--align", default=None, metavar="PAIRS",
+                        help="which clean position goes into which corrupted one, as CLEAN:CORRUPTED pairs "
+                             "(e.g. 0:0,4:3,5:4; negative from the end); default: position by position, or for "
+                             "texts of different lengths the shared first tokens, then the rest from the end")
     parser.add_argument("--target", default=None, metavar="TOKEN",
                         help="the token whose logit is measured (a vocabulary entry, text read as one token, or "
                              "#ID); default: the clean pass's prediction")
@@ -70,11 +74,13 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--stage patches one stage and runs on; --heads and --per-position are sweeps.")
     if args.batch is not None and args.batch < 1:
         raise InputError(f"--batch takes a whole number of at least 1, not {args.batch}.")
-    patcher = Patcher(adapter, clean, corrupt, batch=args.batch)
+    patcher = Patcher(adapter, clean, corrupt, batch=args.batch, align=args.align)
     if not -patcher.count <= args.position < patcher.count:
-        raise InputError(f"Position {args.position} is outside the prompt's {patcher.count} tokens.")
+        raise InputError(f"Position {args.position} is outside the corrupted prompt's {patcher.count} tokens.")
+    if not patcher.alignment.identity:
+        print(patcher.alignment.describe(), file=sys.stderr)
     target = token_id(adapter, args.target) if args.target is not None else \
-        int(patcher.logits(patcher.clean)[0, args.position].argmax())
+        int(patcher.logits(patcher.clean)[0, patcher.clean_position(args.position)].argmax())
     contrast = token_id(adapter, args.contrast) if args.contrast is not None else \
         int(patcher.logits(patcher.corrupt)[0, args.position].argmax())
     if contrast == target:
@@ -92,12 +98,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"{shape}: {_forwards(patcher, across)}", file=sys.stderr)
         sweep = patcher.head_sweep(target, contrast, args.position,
                                    positions=range(patcher.count) if args.per_position else None)
-        tokens = [f"head {h}" for h in sweep.positions] if not args.per_position else patcher.clean.token_labels()
+        tokens = [f"head {h}" for h in sweep.positions] if not args.per_position else \
+            sweep.labels(patcher.clean.token_labels())
     else:
         print(f"{len(patcher.rows)} rows × {patcher.count} positions: {_forwards(patcher, 'position')}",
               file=sys.stderr)
         sweep = patcher.sweep(target, contrast, args.position)
-        tokens = patcher.clean.token_labels()
+        tokens = sweep.labels(patcher.clean.token_labels())
     word = token_words(adapter)
     if args.json:
         data = sweep.to_dict()

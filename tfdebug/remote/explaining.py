@@ -13,6 +13,7 @@ runs, the server's heartbeat goes on during it, and the window hears its progres
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
@@ -23,7 +24,8 @@ from tfdebug.core.readout import ReadoutError
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import (MAX_LENS_POSITIONS, MAX_SWEEP_FORWARDS, SWEEP_ACROSS, Message, number,
                                      wire_number)
-from tfdebug.sessions.patching import Sweep
+from tfdebug.sessions.alignment import Alignment
+from tfdebug.sessions.patching import Sweep, predicted_sweep
 from tfdebug.sessions.why import Why, finished_why
 
 if TYPE_CHECKING:
@@ -86,7 +88,8 @@ class ServedWhy:
         if unknown:
             raise FrameError("The model takes no input named {name}.", id="remote.unknown_input", name=unknown[0])
         across = m["across"] or "position"
-        rows, count = sweep_size(len(why.rows), len(why.head_rows), why.heads, why.count, across)
+        patcher = why.patcher(dict(m["texts"]), m["align"])  # the corrupted text's tokens: the sweep's positions
+        rows, count = sweep_size(len(why.rows), len(why.head_rows), why.heads, patcher.count, across)
         forwards = rows * count
         if forwards > MAX_SWEEP_FORWARDS:
             raise ReadoutError("A sweep of this pass runs {forwards} forwards ({rows} rows × {count} columns); a "
@@ -97,7 +100,7 @@ class ServedWhy:
         def progress(done: int, total: int) -> bool:
             tick()  # the heartbeat goes on: the window waits, it does not take the server for gone
             return True
-        sweep, target, contrast = why.sweep(dict(m["texts"]), progress, across)
+        sweep, target, contrast = predicted_sweep(patcher, progress, across)
         return {"sweep": _wired(sweep.to_dict()), "target": target, "contrast": contrast,
                 "words": _words(why, (target, contrast))}, []
 
@@ -207,26 +210,28 @@ class RemoteWhy:
                                                   "position": int(position)}, read)
 
     def patch_one(self, corrupt: Mapping[str, str], stage: str, position: int | None = None,
-                  head: int | None = None):
+                  head: int | None = None, align: str | None = None):
         """Not done on a served pass yet: one sentence (the sweeps are)."""
         raise ReadoutError("Patching one stage runs where the model is; a served pass does not do it yet: use the "
                            "Patching tab's sweep, which runs on the server.")
 
-    def sweep(self, corrupt: Mapping[str, str], progress=None, across: str = "position"):
+    def sweep(self, corrupt: Mapping[str, str], progress=None, across: str = "position", align: str | None = None):
         rows = self.head_rows if across.startswith("head") else self.rows
         total = len(rows) * sweep_size(len(self.rows), len(self.head_rows), self.heads, self._count, across)[1]
-        columns = self.heads if across == "head" else self._count
         if progress is not None and progress(0, total) is False:
             raise ReadoutError("The sweep was cancelled.")
 
         def read(result, _):
             sweep = sweep_of(result["sweep"])
             self._learn(result.get("words") or {})
+            # the columns: heads, or the corrupted text's positions (as many as its tokens: another length maybe)
+            columns = self.heads if across == "head" else len(sweep.tokens) if sweep.tokens else self._count
             if sweep.across != across or sweep.rows != rows or sweep.positions != list(range(columns)) or \
                     across == "head_position" and sweep.heads != list(range(self.heads)):
                 raise ValueError(f"the sweep is not of this pass's rows and {across}s")
             return sweep, _whole(result["target"]), _whole(result["contrast"])
-        out = self._session.answer("patch_sweep", {"texts": dict(corrupt), "across": across}, read, timeout=3600.0)
+        out = self._session.answer("patch_sweep", {"texts": dict(corrupt), "across": across, "align": align}, read,
+                                   timeout=3600.0)
         if progress is not None and progress(total, total) is False:
             raise ReadoutError("The sweep was cancelled.")
         return out
@@ -316,7 +321,16 @@ def sweep_of(data) -> Sweep:
     sweep = Sweep([_text(r) for r in _list(data["rows"])], [_whole(p) for p in _list(data["positions"])],
                   _real(data["ld_clean"]), _real(data["ld_corrupt"]), across=across,
                   heads=[_whole(h) for h in _list(data.get("heads") or [])] if across == "head_position" else [],
-                  batch=_whole(data.get("batch") or 1), batches=_whole(data.get("batches") or 0))
+                  batch=_whole(data.get("batch") or 1), batches=_whole(data.get("batches") or 0),
+                  tokens=[_text(t) for t in _list(data.get("corrupt_tokens") or [])])
+    if data.get("alignment") is not None:
+        aligned = _mapping(data["alignment"])
+        try:
+            given = Alignment.given([(_whole(_list(p)[0]), _whole(p[1])) for p in _list(aligned["pairs"])],
+                                    _whole(aligned["clean_count"]), _whole(aligned["corrupt_count"]))
+            sweep.alignment = replace(given, by_hand=aligned.get("by_hand") is True)
+        except ReadoutError as exc:
+            raise ValueError(f"the sweep's alignment is not one: {exc}") from None
     for key, table in (("recovered", sweep.recovered), ("ld_patched", sweep.patched)):
         rows = [[_real(v) for v in _list(row)] for row in _list(data[key])]
         if len(rows) != len(sweep.rows) or any(len(row) != len(sweep.columns) for row in rows):

@@ -248,14 +248,14 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # Why This Output of the finished served pass (tfdebug.remote.explaining): its rows, token count, labels and
     # vocabulary size; the lens at `positions`; the attribution at `position`; the id of a typed token; the
     # patching sweep of every residual row × position (`across` "head": every head of every attention) against
-    # the corrupted `texts` (the others as the pass's)
+    # the corrupted `texts` (the others as the pass's; `align`: their positions' pairs, sessions.alignment.parse)
     "why": {},
     "lens": {"positions": required(list_of(_POSITION, MAX_LENS_POSITIONS)), "target": optional(_TOKEN),
              "k": required(integer(1, MAX_LENS_K))},
     "attribute": {"target": required(_TOKEN), "contrast": optional(_TOKEN), "position": required(_POSITION)},
     "token_id": {"text": required(text(1024))},
     "patch_sweep": {"texts": required(mapping(text(64), text(20000), 16)),
-                    "across": optional(text(16, SWEEP_ACROSS))},
+                    "across": optional(text(16, SWEEP_ACROSS)), "align": optional(text(200000))},
     # the finished served pass's backward under an objective (sessions.backward.Objective): the gradients become
     # the served pass; `position` and the token ids are checked against the pass's tokens and vocabulary there
     "backward": {"kind": required(text(16, OBJECTIVES)), "position": required(_POSITION),

@@ -92,33 +92,38 @@ def _whole(why: Why, stage: str) -> torch.Tensor:
 
 def patched_value(patcher: Patcher, stage: str, position: int | None = None, head: int | None = None
                   ) -> tuple[torch.Tensor, str]:
-    """The corrupted pass's `stage` with the clean pass's value put in — whole, at token `position` (every batch
-    row, every other axis), or for `head` — and the scope in words."""
+    """The corrupted pass's `stage` with the clean pass's value put in — whole, at token `position` of the corrupted
+    text (every batch row, every other axis), or for `head` — and the scope in words. Texts of different lengths
+    put in every position the patcher's alignment pairs (`sessions.alignment`)."""
     if stage not in patcher.clean.captures or stage not in patcher.corrupt.captures:
         raise ReadoutError(f"There is no stage {stage} in both passes.")
     capture = patcher.corrupt.captures[stage]
     clean, corrupt = _whole(patcher.clean, stage), _whole(patcher.corrupt, stage)
-    if clean.shape != corrupt.shape:
-        raise ReadoutError(f"Stage {stage} has shape {tuple(clean.shape)} in the clean pass and "
-                           f"{tuple(corrupt.shape)} in the corrupted one, so one cannot go into the other.")
-    if position is None and head is None:
-        return clean.clone(), "whole"
-    value, index = corrupt.clone(), list[slice | int]([slice(None)] * corrupt.dim())
     if position is not None:
         axis = _axis(capture, POSITION_AXES, "position")
         if not -corrupt.shape[axis] <= position < corrupt.shape[axis]:
             raise ReadoutError(f"Position {position} is outside stage {stage}'s {corrupt.shape[axis]} positions.")
-        index[axis] = position % corrupt.shape[axis]
+        position %= corrupt.shape[axis]
     if head is not None:
         axis = _axis(capture, ("head",), "head")
         if not 0 <= head < corrupt.shape[axis]:
             raise ReadoutError(f"Head {head} is outside stage {stage}'s {corrupt.shape[axis]} heads.")
-        index[axis] = head
-    value[tuple(index)] = clean[tuple(index)]
-    scope = " ".join(part for part in (f"position {index[_axis(capture, POSITION_AXES, 'position')]}"
-                                       if position is not None else "", f"head {head}" if head is not None else "")
-                     if part)
-    return value, scope
+    moves = patcher.moves(stage, position, head)
+    if moves is None:
+        if patcher.moves(stage) is None:
+            raise ReadoutError(f"Stage {stage} has shape {tuple(clean.shape)} in the clean pass and "
+                               f"{tuple(corrupt.shape)} in the corrupted one beyond the positions the texts pair, "
+                               "so one cannot go into the other.")
+        raise ReadoutError(f"Position {position} of the corrupted text pairs with no position of the clean one, so "
+                           "there is nothing to put there.")
+    value = corrupt.clone()
+    for index, source in moves:
+        value[(slice(None), *index)] = clean[(slice(None), *source)]
+    if position is None and head is None and patcher.alignment.identity:
+        return value, "whole"
+    scope = " ".join(part for part in (f"position {position}" if position is not None else "",
+                                       f"head {head}" if head is not None else "") if part)
+    return value, scope or "every paired position"
 
 
 def patch_one(patcher: Patcher, stage: str, position: int | None = None, head: int | None = None,
@@ -131,19 +136,20 @@ def patch_one(patcher: Patcher, stage: str, position: int | None = None, head: i
     value, scope = patched_value(patcher, stage, position, head)
     clean_logits, corrupt_logits = patcher.logits(patcher.clean), patcher.logits(patcher.corrupt)
     at = at % patcher.count
+    source = patcher.clean_position(at)
     if target is None:
-        target = int(clean_logits[0, at].argmax())
+        target = int(clean_logits[0, source].argmax())
     if contrast is None:
         contrast = int(corrupt_logits[0, at].argmax())
         if contrast == target:
-            contrast = int(clean_logits[0, at].argsort()[-2])
+            contrast = int(clean_logits[0, source].argsort()[-2])
     session = DebugSession(patcher.adapter, dict(patcher.corrupt.texts))
     captures, _ = session.capture_all(verify="never", transplant={stage: value})
     patched = next(c.tensor for c in captures if c.name == patcher.clean.logits_stage)
     assert patched is not None  # a whole pass keeps its logits
     corrupted = list(patcher.corrupt.captures.values())
     return PatchedPass(stage, scope, captures, corrupted, compare(corrupted, captures), target, contrast, at,
-                       logit_difference(clean_logits, at, target, contrast),
+                       logit_difference(clean_logits, source, target, contrast),
                        logit_difference(corrupt_logits, at, target, contrast),
                        logit_difference(patched, at, target, contrast), dict(patcher.corrupt.tokens),
                        patcher.adapter.name)

@@ -20,6 +20,7 @@ import torch
 
 from tfdebug.adapters.base import Prepared
 from tfdebug.core.readout import ReadoutError
+from tfdebug.sessions.alignment import Alignment
 from tfdebug.sessions.session import DebugSession
 from tfdebug.sessions.why import Why
 
@@ -54,6 +55,10 @@ class Sweep:
     heads: list[int] = field(default_factory=list)  # "head_position": the heads (else empty)
     batch: int = 1
     batches: int = 0
+    #: which clean position went into which corrupted one (`sessions.alignment`; None: position by position)
+    alignment: Alignment | None = None
+    #: the corrupted pass's token strings (the positions' labels; [] when unknown)
+    tokens: list[str] = field(default_factory=list)
 
     @property
     def columns(self) -> list[tuple[int, int]] | list[int]:
@@ -61,6 +66,12 @@ class Sweep:
         if self.across == "head_position":
             return [(h, p) for h in self.heads for p in self.positions]
         return list(self.positions)
+
+    def labels(self, clean: Sequence[str]) -> list[str]:
+        """A label for each of the corrupted pass's positions: the clean pass's token strings `clean` when the two
+        texts pair position by position, else the corrupted pass's own."""
+        aligned = self.alignment is not None and not self.alignment.identity
+        return list(self.tokens) if aligned or not clean else list(clean)
 
     @property
     def forwards(self) -> int:
@@ -71,9 +82,12 @@ class Sweep:
         """A JSON-ready dict (documented in docs/why.md)."""
         data = {"rows": self.rows, "positions": self.positions, "ld_clean": self.clean, "ld_corrupt": self.corrupt,
                 "recovered": self.recovered, "ld_patched": self.patched, "forwards": self.forwards,
-                "across": self.across, "batch": self.batch, "batches": self.batches}
+                "across": self.across, "batch": self.batch, "batches": self.batches,
+                "corrupt_tokens": self.tokens}
         if self.across == "head_position":
             data.update(heads=self.heads, columns=[list(c) for c in self.columns])  # type: ignore[arg-type]
+        if self.alignment is not None and not self.alignment.identity:
+            data["alignment"] = self.alignment.to_dict()
         return data
 
 
@@ -114,8 +128,11 @@ def repeated(prepared: Prepared, batch: int) -> Prepared:
                    kwargs={k: grown(v) for k, v in prepared.kwargs.items()})
 
 
-#: one patched cell: the stage and the index of the clean value put in (every axis after the batch axis)
-Cell = tuple[str, tuple]
+#: one assignment of a patch: the index into the corrupted pass's stage and the index of the clean value put there
+#: (every axis after the batch axis; they differ along the position axis where the texts are aligned)
+Move = tuple[tuple, tuple]
+#: one patched cell: the stage and its moves
+Cell = tuple[str, tuple[Move, ...]]
 
 
 class Patcher:
@@ -123,24 +140,27 @@ class Patcher:
     with `stage` replaced by `value`; `sweep(...)` patches every residual row at every position, `head_sweep(...)`
     every head of every attention (with `positions`, every head at each position).
 
+    The two texts may differ in length: `align` pairs their positions (`sessions.alignment`: (clean, corrupted)
+    pairs or "CLEAN:CORRUPTED,…"; by default the shared first tokens from the start and the rest from the end).
+    Positions are the corrupted pass's; the clean pass's logit difference is read at the position paired with the
+    one measured.
+
     A sweep runs its cells `batch` at a time: one forward of the corrupted pass repeated along the batch axis,
     each batch row with its own cell patched (the session's transplant, handed the batch's tensor at each stage,
     puts the clean value into the rows whose cell is there). `batch` None chooses it from the capture budget
     (`batch_size`); 1 runs one forward a cell."""
 
     def __init__(self, adapter, clean: Mapping[str, str], corrupt: Mapping[str, str], batch: int | None = None,
-                 max_capture_bytes: int | None = None):
+                 max_capture_bytes: int | None = None, align: Sequence[tuple[int, int]] | str | None = None):
         from tfdebug.sessions.why import finished_pass
 
         self.adapter = adapter
         self.clean = finished_pass(adapter, texts=dict(clean))
         self.corrupt = finished_pass(adapter, texts=dict(corrupt))
-        count = self.clean.tensor(self.clean.logits_stage).shape[0]
-        if self.corrupt.tensor(self.corrupt.logits_stage).shape[0] != count:
-            raise ReadoutError(f"The clean and the corrupted text give {count} and "
-                               f"{self.corrupt.tensor(self.corrupt.logits_stage).shape[0]} tokens; patching "
-                               "puts one pass's cells into the other's, so both need the same number of tokens.")
-        self.count = count
+        #: the corrupted pass's tokens (the positions a sweep patches) and the clean pass's
+        self.count = int(self.corrupt.tensor(self.corrupt.logits_stage).shape[0])
+        self.clean_count = int(self.clean.tensor(self.clean.logits_stage).shape[0])
+        self.alignment = self._aligned(align)
         self.rows = list(self.clean.rows)
         #: every attention's context (its head axis: each head's P·V), in forward order
         self.head_stages = head_stages(self.clean.captures)
@@ -164,36 +184,72 @@ class Patcher:
         assert logits is not None  # capture_all keeps the stages it was asked for
         return logits
 
-    def cell(self, stage: str, position: int) -> torch.Tensor:
-        """The corrupted pass's `stage` with `position` taken from the clean pass (every batch row)."""
-        return self._put(_kept(self.corrupt, stage).clone(), stage, self._position_index(stage, position))
+    def _aligned(self, align: Sequence[tuple[int, int]] | str | None) -> Alignment:
+        """The positions' pairs: `align` checked, or the default from the two passes' token strings."""
+        if isinstance(align, str):
+            return Alignment.parse(align, self.clean_count, self.count)
+        if align is not None:
+            return Alignment.given(align, self.clean_count, self.count)
+        clean: list[object] = list(self.clean.token_labels())
+        corrupt: list[object] = list(self.corrupt.token_labels())
+        if len(clean) != self.clean_count or len(corrupt) != self.count:  # no token strings: pair from the end
+            clean, corrupt = [("clean", i) for i in range(self.clean_count)], list(range(self.count))
+        return Alignment.default(clean, corrupt)
 
-    def head(self, stage: str, head: int, position: int | None = None) -> torch.Tensor:
-        """The corrupted pass's context `stage` with head `head` (every position, or only `position`) taken from
-        the clean pass."""
-        return self._put(_kept(self.corrupt, stage).clone(), stage, self._head_index(stage, head, position))
+    def clean_position(self, position: int) -> int:
+        """The clean position paired with the corrupted pass's `position` (negative: from the end), where the
+        clean pass's logit difference is read; ReadoutError when none is."""
+        if not -self.count <= position < self.count:
+            raise ReadoutError(f"Position {position} is outside the corrupted text's {self.count} tokens.")
+        source = self.alignment.clean_of(position)
+        if source is None:
+            raise ReadoutError(f"Position {position % self.count} of the corrupted text pairs with no position of "
+                               "the clean one, so the clean pass's logit difference there is not defined: pair it "
+                               "(--align CLEAN:CORRUPTED).")
+        return source
 
     def heads(self, stage: str) -> int:
         """How many heads the context `stage` has."""
         return head_count(self.clean.captures, [stage])
 
-    def _position_index(self, stage: str, position: int) -> tuple:
-        axes = self.clean.captures[stage].info.axes
-        axis = next(axes.index(a) for a in POSITION_AXES if a in axes)
-        return (slice(None),) * (axis - 1) + (position,)
-
-    def _head_index(self, stage: str, head: int, position: int | None) -> tuple:
-        axes = self.clean.captures[stage].info.axes
-        index: list = [slice(None)] * (len(axes) - 1)
-        index[axes.index("head") - 1] = head
+    def moves(self, stage: str, position: int | None = None, head: int | None = None) -> tuple[Move, ...] | None:
+        """How the clean pass's `stage` goes into the corrupted pass's — whole, at the corrupted pass's `position`,
+        for `head` — as (corrupted index, clean index) pairs after the batch axis; None where nothing can go (a
+        position no clean one pairs with, a stage whose shapes differ beyond the aligned positions)."""
+        capture = self.clean.captures[stage]
+        axes = capture.info.axes
+        clean_shape, corrupt_shape = tuple(capture.shape)[1:], tuple(self.corrupt.captures[stage].shape)[1:]
+        base: list = [slice(None)] * (len(axes) - 1)
+        if head is not None:
+            base[axes.index("head") - 1] = head
+        axis = next((axes.index(a) - 1 for a in POSITION_AXES if a in axes), None)
+        aligned = (axis is not None and not self.alignment.identity and clean_shape[axis] == self.clean_count
+                   and corrupt_shape[axis] == self.count
+                   and clean_shape[:axis] + clean_shape[axis + 1:] == corrupt_shape[:axis] + corrupt_shape[axis + 1:])
+        if not aligned:  # the same positions on both sides (texts of one length, or a stream they share)
+            if clean_shape != corrupt_shape or position is not None and axis is None:
+                return None
+            if position is not None and axis is not None:
+                base[axis] = position % corrupt_shape[axis]
+            return ((tuple(base), tuple(base)),)
+        assert axis is not None  # aligned only along a position axis
+        pairs = self.alignment.pairs
         if position is not None:
-            index[next(axes.index(a) for a in POSITION_AXES if a in axes) - 1] = position
-        return tuple(index)
+            source = self.alignment.clean_of(position)
+            pairs = () if source is None else ((source, position % self.count),)
+        out = []
+        for clean_position, corrupt_position in pairs:
+            index, source_index = list(base), list(base)
+            index[axis], source_index[axis] = corrupt_position, clean_position
+            out.append((tuple(index), tuple(source_index)))
+        return tuple(out) or None
 
-    def _put(self, value: torch.Tensor, stage: str, index: tuple, rows: int | slice = slice(None)) -> torch.Tensor:
-        """`value` (a batch of `stage`) with the clean pass's cell `index` put into batch `rows`."""
-        clean = _kept(self.clean, stage)[0][index].to(value.device, value.dtype)
-        value[(rows, *index)] = clean
+    def _put(self, value: torch.Tensor, stage: str, moves: Sequence[Move], rows: int | slice = slice(None)
+             ) -> torch.Tensor:
+        """`value` (a batch of `stage`) with the clean pass's cells put in by `moves`, into batch `rows`."""
+        clean = _kept(self.clean, stage)[0]
+        for index, source in moves:
+            value[(rows, *index)] = clean[source].to(value.device, value.dtype)
         return value
 
     def row_bytes(self, cells: Sequence[Cell]) -> int:
@@ -230,11 +286,12 @@ class Patcher:
         """(cells, batch, forwards) of the whole sweep `across` ("position", "head" or "head_position") of this
         pass, known before it runs: what the CLI and the Patching tab state."""
         if across == "position":
-            cells = [(stage, self._position_index(stage, p)) for stage in self.rows for p in range(self.count)]
+            found = [(stage, self.moves(stage, p)) for stage in self.rows for p in range(self.count)]
         else:
             heads = [(stage, h) for stage in self.head_stages for h in range(self.heads(stage))]
-            cells = [(stage, self._head_index(stage, h, p)) for stage, h in heads
+            found = [(stage, self.moves(stage, p, h)) for stage, h in heads
                      for p in (range(self.count) if across == "head_position" else [None])]
+        cells: list[Cell] = [(stage, moves) for stage, moves in found if moves is not None]
         batch = self.batch_size(cells)
         return len(cells), batch, -(-len(cells) // batch)
 
@@ -259,14 +316,14 @@ class Patcher:
         forwards = 0
         for start in range(0, len(cells), batch):
             chunk = cells[start:start + batch]
-            by_stage: dict[str, list[tuple[int, tuple]]] = {}
-            for row, (stage, index) in enumerate(chunk):
-                by_stage.setdefault(stage, []).append((row, index))
+            by_stage: dict[str, list[tuple[int, tuple[Move, ...]]]] = {}
+            for row, (stage, moves) in enumerate(chunk):
+                by_stage.setdefault(stage, []).append((row, moves))
 
             def patched(value: torch.Tensor, stage: str) -> torch.Tensor:
                 value = value.clone()
-                for row, index in by_stage[stage]:
-                    self._put(value, stage, index, row)
+                for row, moves in by_stage[stage]:
+                    self._put(value, stage, moves, row)
                 return value
             transplant = {stage: (lambda value, stage=stage: patched(value, stage)) for stage in by_stage}
             captures, _ = session.capture_all(verify="never", transplant=transplant,
@@ -298,11 +355,11 @@ class Patcher:
         heads = list(range(head_count(self.clean.captures, stages)))
         if positions is None:
             return self._swept(target, contrast, position, stages, heads, "head", progress,
-                               lambda stage, h: self._head_index(stage, h, None) if h < self.heads(stage) else None)
+                               lambda stage, h: self.moves(stage, None, h) if h < self.heads(stage) else None)
         places = [p % self.count for p in positions]
         columns = [(h, p) for h in heads for p in places]
         return self._swept(target, contrast, position, stages, columns, "head_position", progress,
-                           lambda stage, c: self._head_index(stage, *c) if c[0] < self.heads(stage) else None,
+                           lambda stage, c: self.moves(stage, c[1], c[0]) if c[0] < self.heads(stage) else None,
                            heads=heads, positions=places)
 
     def sweep(self, target: int, contrast: int | None = None, position: int = -1,
@@ -315,25 +372,27 @@ class Patcher:
             if stage not in self.rows:
                 raise ReadoutError(f"{stage} is not a residual row of this pass; the rows are {', '.join(self.rows)}.")
         positions = [p % self.count for p in (positions if positions is not None else range(self.count))]
-        return self._swept(target, contrast, position, rows, positions, "position", progress, self._position_index)
+        return self._swept(target, contrast, position, rows, positions, "position", progress,
+                           lambda stage, p: self.moves(stage, p))
 
     def _swept(self, target: int, contrast: int | None, position: int, rows: list[str], columns: list,
-               across: str, progress, index_of: Callable[[str, Any], tuple | None], heads: list[int] | None = None,
-               positions: list[int] | None = None) -> Sweep:
-        """Each row × column patched at `index_of(row, column)` (None: no such cell, NaN in the tables)."""
+               across: str, progress, moves_of: Callable[[str, Any], tuple[Move, ...] | None],
+               heads: list[int] | None = None, positions: list[int] | None = None) -> Sweep:
+        """Each row × column patched by `moves_of(row, column)` (None: no such cell, NaN in the tables)."""
+        source = self.clean_position(position)
         position = position % self.count
         result = Sweep(rows, positions if positions is not None else columns,
-                       logit_difference(self.logits(self.clean), position, target, contrast),
+                       logit_difference(self.logits(self.clean), source, target, contrast),
                        logit_difference(self.logits(self.corrupt), position, target, contrast), across=across,
-                       heads=list(heads or []))
+                       heads=list(heads or []), alignment=self.alignment, tokens=self.corrupt.token_labels())
         cells: list[Cell] = []
         where: list[int | None] = []
         for stage in rows:
             for column in columns:
-                index = index_of(stage, column)
-                where.append(None if index is None else len(cells))
-                if index is not None:
-                    cells.append((stage, index))
+                moves = moves_of(stage, column)
+                where.append(None if moves is None else len(cells))
+                if moves is not None:
+                    cells.append((stage, moves))
         lds, result.batch, result.batches = self.run_cells(cells, position, target, contrast, progress)
         gap = result.clean - result.corrupt
         for r in range(len(rows)):
@@ -352,7 +411,8 @@ def predicted_sweep(patcher: Patcher, progress: Callable[[int, int], bool] | Non
     contrast id)."""
     if across not in ACROSS:
         raise ReadoutError(f"A sweep goes across {' or '.join(ACROSS)}, not {across!r}.")
-    clean, corrupt = patcher.logits(patcher.clean)[0, -1], patcher.logits(patcher.corrupt)[0, -1]
+    clean = patcher.logits(patcher.clean)[0, patcher.clean_position(-1)]
+    corrupt = patcher.logits(patcher.corrupt)[0, -1]
     target, contrast = int(clean.argmax()), int(corrupt.argmax())
     if contrast == target:
         contrast = int(clean.argsort()[-2])

@@ -139,21 +139,29 @@ class Why:
 
         return head_count(self.captures, self.head_rows)
 
-    def sweep(self, corrupt, progress=None, across: str = "position"):
+    def sweep(self, corrupt, progress=None, across: str = "position", align: str | None = None):
         """Patch every residual row × position (`across` "head": every head of every attention) of the pass on
-        `corrupt` (these texts with `corrupt`'s in their place) with this pass's values: (Sweep, target, contrast),
-        as `sessions.patching.predicted_sweep`."""
-        from tfdebug.sessions.patching import Patcher, predicted_sweep
+        `corrupt` (these texts with `corrupt`'s in their place; `align`: their positions' pairs, by default
+        `sessions.alignment`'s) with this pass's values: (Sweep, target, contrast), as
+        `sessions.patching.predicted_sweep`."""
+        from tfdebug.sessions.patching import predicted_sweep
 
-        return predicted_sweep(Patcher(self.adapter, self.texts, {**self.texts, **dict(corrupt)}), progress, across)
+        return predicted_sweep(self.patcher(corrupt, align), progress, across)
 
-    def patch_one(self, corrupt, stage: str, position: int | None = None, head: int | None = None):
+    def patch_one(self, corrupt, stage: str, position: int | None = None, head: int | None = None,
+                  align: str | None = None):
         """This pass's `stage` (whole, at `position`, for `head`) put into the pass on `corrupt` (these texts with
-        `corrupt`'s in their place) and that pass run on to its end: a `sessions.patch_one.PatchedPass`."""
+        `corrupt`'s in their place; `align` as `sweep`'s) and that pass run on to its end: a
+        `sessions.patch_one.PatchedPass`."""
         from tfdebug.sessions.patch_one import patch_one
+
+        return patch_one(self.patcher(corrupt, align), stage, position, head)
+
+    def patcher(self, corrupt, align: str | None = None):
+        """A `sessions.patching.Patcher` of this pass's texts (clean) and `corrupt` (in their place)."""
         from tfdebug.sessions.patching import Patcher
 
-        return patch_one(Patcher(self.adapter, self.texts, {**self.texts, **dict(corrupt)}), stage, position, head)
+        return Patcher(self.adapter, self.texts, {**self.texts, **dict(corrupt)}, align=align or None)
 
     def _position(self, position: int) -> int:
         """`position` (negative: from the end) as an index of the pass's tokens; ReadoutError outside them."""

@@ -72,15 +72,16 @@ class WhyView(Protocol):
         ...
 
     def patch_one(self, corrupt: Mapping[str, str], stage: str, position: int | None = None,
-                  head: int | None = None) -> PatchedPass:
+                  head: int | None = None, align: str | None = None) -> PatchedPass:
         """This pass's `stage` (whole, at `position`, for `head`) put into the pass on `corrupt` and that pass run on
-        (`sessions.patch_one.PatchedPass`); ReadoutError where it cannot be done (a served pass)."""
+        (`sessions.patch_one.PatchedPass`); `align` as `sweep`'s; ReadoutError where it cannot be done."""
         ...
 
     def sweep(self, corrupt: Mapping[str, str], progress: Progress | None = None,
-              across: str = "position") -> tuple[Sweep, int, int]:
+              across: str = "position", align: str | None = None) -> tuple[Sweep, int, int]:
         """Patch every residual row × position (`across` "head": every head of every attention) of the pass on
         `corrupt` (texts by input field, the rest as this pass's) with this pass's values, measuring logit(clean
         prediction) − logit(corrupted prediction) at the last position: (`sessions.patching.Sweep`, target id,
-        contrast id)."""
+        contrast id). Texts of different lengths pair their positions by `align` ("CLEAN:CORRUPTED,…"; None: the
+        shared first tokens, then the rest from the end, `sessions.alignment`)."""
         ...
