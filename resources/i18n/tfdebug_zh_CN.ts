@@ -1863,6 +1863,17 @@
     </message>
 </context>
 <context>
+    <name>PairsBox</name>
+    <message>
+        <source>pairs: automatic</source>
+        <translation>配对：自动</translation>
+    </message>
+    <message>
+        <source>Which clean position goes into which corrupted one, as CLEAN:CORRUPTED pairs (e.g. 0:0,4:3; negative from the end). Empty: position by position, or for texts of different lengths the shared first tokens, then the rest from the end.</source>
+        <translation>干净文本的哪个位置放入被破坏文本的哪个位置，写成 干净:被破坏 的配对（例如 0:0,4:3；负数从末尾数）。留空：逐位置对应；两段文本长度不同时，开头相同的词元按位置对应，其余从末尾对应。</translation>
+    </message>
+</context>
+<context>
     <name>PassNotices</name>
     <message>
         <source>Not in the vocabulary (shown as &lt;unk&gt;): {words}.</source>
@@ -1903,8 +1914,12 @@
         <translation>被破坏的文本：</translation>
     </message>
     <message>
-        <source>the clean text with one word changed (as many tokens)</source>
-        <translation>把干净文本改掉一个词（词元数相同）</translation>
+        <source>the clean text with one word changed</source>
+        <translation>把干净文本改动一个词</translation>
+    </message>
+    <message>
+        <source>The corrupted text&apos;s position (the clean one&apos;s where both texts have as many tokens)</source>
+        <translation>被破坏文本中的位置（两段文本词元数相同时即干净文本中的位置）</translation>
     </message>
     <message>
         <source>Whole stage</source>
@@ -1975,10 +1990,6 @@
         <translation>被破坏的文本：</translation>
     </message>
     <message>
-        <source>the clean text with one word changed (as many tokens)</source>
-        <translation>把干净文本改掉一个词（词元数相同）</translation>
-    </message>
-    <message>
         <source>Residual cells</source>
         <translation>残差单元</translation>
     </message>
@@ -2015,8 +2026,20 @@
         <translation>最后一个位置的 logit({target}) − logit({contrast})：干净 {clean:.4g}，被破坏 {corrupt:.4g}。每个单元：恢复的比例 (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt)；{n} 个单元，分 {m} 次前向运行，每次 {b} 个。</translation>
     </message>
     <message>
+        <source>The clean text has {n} tokens and the corrupted one {m}: {k} positions pair up; the columns are the corrupted text&apos;s, blank where a position pairs with none.</source>
+        <translation>干净文本有 {n} 个词元，被破坏文本有 {m} 个：{k} 个位置配对；各列是被破坏文本的位置，没有配对的位置留空。</translation>
+    </message>
+    <message>
+        <source>Position {p} of the corrupted text pairs with no position of the clean one.</source>
+        <translation>被破坏文本的位置 {p} 没有与干净文本的任何位置配对。</translation>
+    </message>
+    <message>
         <source>Sweep</source>
         <translation>扫描</translation>
+    </message>
+    <message>
+        <source>the clean text with one word changed</source>
+        <translation>把干净文本改动一个词</translation>
     </message>
     <message>
         <source>Cancel</source>

@@ -116,6 +116,36 @@ def test_a_patching_sweep_typed_in_the_window_localises_the_changed_word(finishe
     assert window.ctl.tiles.picked_row == 2
 
 
+def test_a_longer_corrupted_text_sweeps_its_own_positions_and_a_click_goes_to_the_paired_clean_one(finished, qtbot):
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.sessions.patching import Patcher, predicted_sweep
+
+    window = finished
+    view = _patching_tab(window, qtbot)
+    view.corrupt_box.clear()
+    longer = "the big dog is on the mat ="
+    type_into(qtbot, view.corrupt_box, longer)
+    qtbot.mouseClick(view.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.sweep is not None, timeout=60000)
+    sweep = view.sweep
+    own, _, _ = predicted_sweep(Patcher(load_adapter("tiny-gpt2"), PROMPT, {"prompt": longer}))
+    assert repr(sweep.to_dict()) == repr(own.to_dict()) and sweep.positions == list(range(9))
+    assert "The clean text has 8 tokens and the corrupted one 9: 8 positions pair up" in view.summary.text()
+    assert view.grid.shape == (3, 9)
+    blank = next(p for p in range(9) if sweep.alignment.clean_of(p) is None)
+    assert all(view.grid.texts[r][blank] == "" for r in range(3))  # a position paired with none: blank
+    last = 8
+    _click_cell(qtbot, view.grid, 2, last)  # the corrupted text's last position: the clean one's last
+    qtbot.waitUntil(lambda: window.ctl.current.name == sweep.rows[2], timeout=10000)
+    assert window.ctl.tiles.picked_row == 7
+    # pairs typed by hand: only the last positions pair
+    type_into(qtbot, view.pairs, "-1:-1")
+    qtbot.mouseClick(view.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.sweep is not sweep and view.sweep is not None, timeout=60000)
+    assert view.sweep.alignment.pairs == ((7, 8),) and view.sweep.alignment.by_hand
+    assert sum(v == v for v in view.sweep.recovered[0]) == 1
+
+
 def test_a_head_sweep_picked_in_the_window_finds_the_head_and_a_click_shows_it(finished, qtbot):
     from tests.ui.user_actions import pick
     from tfdebug.adapters.registry import load_adapter

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushB
                                QWidget)
 
 from tfdebug.ui.features.why.learn_text import LearnText
+from tfdebug.ui.features.why.pairs_box import PairsBox
 from tfdebug.ui.features.why.reading import WhyReader
 from tfdebug.ui.state.controller import DebugController
 
@@ -29,6 +30,7 @@ class PatchOneView(QWidget):
         self.result = None  # the last sessions.patch_one.PatchedPass
         self.corrupt_label, self.stage_label = QLabel(), QLabel()
         self.corrupt_box = QLineEdit()
+        self.pairs = PairsBox()
         self.scope = QComboBox()
         self.scope.addItems([""] * len(SCOPES))
         self.position, self.head = QSpinBox(), QSpinBox()
@@ -43,6 +45,7 @@ class PatchOneView(QWidget):
         text_row, scope_row = QHBoxLayout(), QHBoxLayout()
         text_row.addWidget(self.corrupt_label)
         text_row.addWidget(self.corrupt_box, 1)
+        text_row.addWidget(self.pairs)
         for widget in (self.stage_label, self.scope, self.position_label, self.position, self.head_label, self.head):
             scope_row.addWidget(widget)
         scope_row.addStretch(1)
@@ -56,6 +59,7 @@ class PatchOneView(QWidget):
         layout.addStretch(1)
         self.run_button.clicked.connect(self.run)
         self.corrupt_box.returnPressed.connect(self.run)
+        self.pairs.returnPressed.connect(self.run)
         self.scope.currentIndexChanged.connect(self._scope_changed)
         ctl.state_changed.connect(self._follow)
         ctl.row_picked.connect(self._follow)
@@ -66,7 +70,10 @@ class PatchOneView(QWidget):
     def retranslate_ui(self) -> None:
         """Texts in the window's language."""
         self.corrupt_label.setText(self.tr("Corrupted text:"))
-        self.corrupt_box.setPlaceholderText(self.tr("the clean text with one word changed (as many tokens)"))
+        self.corrupt_box.setPlaceholderText(self.tr("the clean text with one word changed"))
+        self.pairs.retranslate_ui()
+        self.position.setToolTip(self.tr("The corrupted text's position (the clean one's where both texts have as "
+                                         "many tokens)"))
         for index, text in enumerate((self.tr("Whole stage"), self.tr("One position"), self.tr("One head"),
                                       self.tr("One head at one position"))):
             self.scope.setItemText(index, text)
@@ -129,11 +136,12 @@ class PatchOneView(QWidget):
         stage = current.name
         position = self.position.value() if "position" in scope else None
         head = self.head.value() if "head" in scope else None
+        align = self.pairs.value()
         self.summary.setText(self.tr("Patching {stage} and running on…").format(stage=stage))
         self.run_button.setEnabled(False)
 
         def work():  # two passes of the texts, then the corrupted one again with the patch, where the model is
-            return why.patch_one({key: text}, stage, position, head)
+            return why.patch_one({key: text}, stage, position, head, align)
 
         def failed(sentence: str) -> None:
             self.run_button.setEnabled(True)

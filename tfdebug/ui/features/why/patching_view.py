@@ -1,4 +1,5 @@
-"""The Patching view: the pass on screen is the clean one; type a corrupted text with as many tokens, Sweep, and
+"""The Patching view: the pass on screen is the clean one; type a corrupted text (of another length, its positions
+pair as the Pairs box or `sessions.alignment` says), Sweep, and
 every residual row × position of the corrupted pass (or, across heads, every head of every attention; or each
 head at each position) is replaced by the clean pass's and run again (`sessions.patching`), many patched copies
 a forward (batched), with progress and Cancel after each forward. Each cell shows the fraction of the logit
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushBu
 
 from tfdebug.ui.features.why.cell_grid import CellGrid
 from tfdebug.ui.features.why.learn_text import LearnText
+from tfdebug.ui.features.why.pairs_box import PairsBox
 from tfdebug.ui.features.why.lens_view import row_label
 from tfdebug.ui.features.why.reading import WhyReader
 from tfdebug.ui.i18n.language import shown_text
@@ -36,6 +38,7 @@ class PatchingView(QWidget):
         self.job: Job | None = None
         self.corrupt_label = QLabel()
         self.corrupt_box = QLineEdit()
+        self.pairs = PairsBox()
         self.across = QComboBox()  # what is patched: residual cells, or heads (sessions.patching.ACROSS)
         self.across.addItems(["", "", ""])
         self.layer_label = QLabel()
@@ -51,6 +54,7 @@ class PatchingView(QWidget):
         fields = QHBoxLayout()
         fields.addWidget(self.corrupt_label)
         fields.addWidget(self.corrupt_box, 1)
+        fields.addWidget(self.pairs)
         fields.addWidget(self.across)
         fields.addWidget(self.layer_label)
         fields.addWidget(self.layer)
@@ -65,6 +69,7 @@ class PatchingView(QWidget):
         layout.addWidget(self.grid, 1)
         self.run_button.clicked.connect(self.run)
         self.corrupt_box.returnPressed.connect(self.run)
+        self.pairs.returnPressed.connect(self.run)
         self.cancel_button.clicked.connect(self.cancel)
         self.grid.cell_clicked.connect(self._go)
         self.layer.currentIndexChanged.connect(self._draw)
@@ -75,7 +80,8 @@ class PatchingView(QWidget):
     def retranslate_ui(self) -> None:
         """Texts in the window's language."""
         self.corrupt_label.setText(self.tr("Corrupted text:"))
-        self.corrupt_box.setPlaceholderText(self.tr("the clean text with one word changed (as many tokens)"))
+        self.corrupt_box.setPlaceholderText(self.tr("the clean text with one word changed"))
+        self.pairs.retranslate_ui()
         self.across.setItemText(0, self.tr("Residual cells"))
         self.across.setItemText(1, self.tr("Attention heads"))
         self.across.setItemText(2, self.tr("Heads × positions"))
@@ -111,14 +117,15 @@ class PatchingView(QWidget):
         key = next(iter(source.texts), None)
         if key is None or not self.corrupt_box.text().strip():
             return
-        corrupt = {key: self.corrupt_box.text()}
+        corrupt, align = {key: self.corrupt_box.text()}, self.pairs.value()
         across = ACROSS[self.across.currentIndex()]
         cells = len(why.head_rows) * why.heads if across == "head" else \
             len(why.head_rows) * why.heads * why.count if across == "head_position" else len(why.rows) * why.count
         self.summary.setText(self.tr("Sweeping: {n} cells…").format(n=cells))
 
         def work(job: Job):  # where the pass runs: here, or on the server for a served pass
-            return why.sweep(corrupt, progress=lambda done, total: job.report(done, total), across=across)
+            return why.sweep(corrupt, progress=lambda done, total: job.report(done, total), across=across,
+                             align=align)
 
         self.job = Job(work, name="patch")
         self.job.progress.connect(lambda done, total: self.summary.setText(
@@ -150,6 +157,12 @@ class PatchingView(QWidget):
                                      "LD_corrupt) / (LD_clean − LD_corrupt); {n} cells in {m} forwards of {b}.").format(
             target=word(target), contrast=word(contrast), clean=sweep.clean, corrupt=sweep.corrupt, n=sweep.forwards,
             m=sweep.batches, b=sweep.batch))
+        aligned = sweep.alignment
+        if aligned is not None and not aligned.identity:  # texts of different lengths, or pairs typed
+            self.summary.setText(self.summary.text() + " " + self.tr(
+                "The clean text has {n} tokens and the corrupted one {m}: {k} positions pair up; the columns are the "
+                "corrupted text's, blank where a position pairs with none.").format(
+                n=aligned.clean_count, m=aligned.corrupt_count, k=len(aligned.pairs)))
         heads = sweep.across == "head_position"
         self.layer_label.setVisible(heads)
         self.layer.setVisible(heads)
@@ -168,7 +181,7 @@ class PatchingView(QWidget):
         if sweep is None:
             return
         values = np.array(sweep.recovered, dtype=np.float64)
-        labels = self.reader.why.token_labels() if self.reader.why is not None else []
+        labels = sweep.labels(self.reader.why.token_labels() if self.reader.why is not None else [])
         tokens = [shown_token(labels[p]) if p < len(labels) else str(p) for p in sweep.positions]
         if sweep.across == "head_position":
             values = values[max(0, self.layer.currentIndex())].reshape(len(sweep.heads), len(sweep.positions))
@@ -189,13 +202,21 @@ class PatchingView(QWidget):
             self.ctl.axes.set_index("head", self.sweep.positions[column])
             self.ctl.steps.run_to(self.sweep.rows[row])
             return
+        # the clean pass's position paired with the corrupted one of the column (the same one without an alignment)
+        position = self.sweep.positions[column % len(self.sweep.positions)]
+        aligned = self.sweep.alignment
+        clean = aligned.clean_of(position) if aligned is not None else position
+        if clean is None:
+            self.summary.setText(self.tr("Position {p} of the corrupted text pairs with no position of the clean "
+                                         "one.").format(p=position))
+            return
         if self.sweep.across == "head_position":  # heads down, positions across, of the picked attention
             self.ctl.axes.set_index("head", self.sweep.heads[row])
             self.ctl.steps.run_to(self.sweep.rows[max(0, self.layer.currentIndex())])
-            self.ctl.tiles.pick_row(self.sweep.positions[column])
+            self.ctl.tiles.pick_row(clean)
             return
         self.ctl.steps.run_to(self.sweep.rows[row])
-        self.ctl.tiles.pick_row(self.sweep.positions[column])
+        self.ctl.tiles.pick_row(clean)
 
 
 def _head_row_label(name: str) -> str:
