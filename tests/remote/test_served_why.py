@@ -121,6 +121,11 @@ def test_hostile_why_requests_are_one_sentence_and_the_server_answers_on(server,
         ("patch_sweep", {"texts": {"prompt": "a dog"}, "align": "0:0,9:1"}, "outside the clean text's 8 tokens"),
         ("patch_sweep", {"texts": {"prompt": "a dog"}, "align": "x" * 300000}, "a text of at most"),
         ("patch_sweep", {"texts": {"prompt": "the dog"}, "across": "layer"}, "one of"),
+        ("patch_stage", {"texts": {"nonsense": "the dog"}, "stage": "tok.pos"}, "takes no input named nonsense"),
+        ("patch_stage", {"texts": {"prompt": "the dog"}, "stage": "no.such"}, "no stage no.such"),
+        ("patch_stage", {"texts": {"prompt": "the dog"}, "stage": "tok.pos", "head": 0}, "has no head axis"),
+        ("patch_stage", {"texts": {"prompt": "the dog"}, "stage": "tok.pos", "position": 10**9}, "outside stage"),
+        ("patch_stage", {"texts": {"prompt": "the dog"}, "stage": "x" * 2000}, "a text of at most 1024"),
     ]:
         if words is None:
             assert window.request(kind, fields).type == "reply"

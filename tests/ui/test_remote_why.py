@@ -100,18 +100,50 @@ def test_a_served_pass_not_run_to_its_end_says_so_in_the_dock(make_window, qtbot
     window.ctl.close()
 
 
-def test_patch_stage_over_a_served_pass_says_it_is_not_done_there(make_window, qtbot, gpt2_served):
+def test_patch_stage_over_a_served_pass_runs_on_the_server_and_the_compare_dock_draws_its_planes(
+        make_window, qtbot, gpt2_served):
+    """Patch Stage over a served pass: head 1 of the first attention, typed and Return. The server patches and runs
+    on; the fraction recovered equals the local patch's, the Stages tree shades what moved, and the Compare dock shows
+    the corrupted pass against the patched one with A, B and A − B cut on the server."""
+    from tfdebug.sessions.patch_one import patch_one
+    from tfdebug.sessions.patching import Patcher
+
     window = make_window()
     window.ctl.close()
     window.show()
     connect_through_the_menu(window, qtbot, gpt2_served)
     press(window, Qt.Key_F5)
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
+    window.ctl.steps.run_to("dec.0.self_attn.context")
+    qtbot.waitUntil(lambda: window.ctl.current.name == "dec.0.self_attn.context", timeout=10000)
+    window.ctl.axes.set_index("head", 1)
     press(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
     panel = window.why_panel
     panel.tabs.setCurrentWidget(panel.patch_one)
+    view = panel.patch_one
     qtbot.waitUntil(lambda: panel.reader.why is not None, timeout=30000)
-    type_into(qtbot, panel.patch_one.corrupt_box, CORRUPT)
-    qtbot.keyClick(panel.patch_one.corrupt_box, Qt.Key_Return)
-    qtbot.waitUntil(lambda: "does not do it yet" in panel.patch_one.summary.text(), timeout=10000)
-    assert panel.patch_one.result is None and panel.patch_one.run_button.isEnabled()
+    from tests.ui.user_actions import pick
+
+    pick(qtbot, view.scope, "One head")
+    type_into(qtbot, view.corrupt_box, CORRUPT)
+    qtbot.keyClick(view.corrupt_box, Qt.Key_Return)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
+    result = view.result
+    own = patch_one(Patcher(load_adapter("tiny-gpt2"), {"prompt": PROMPT}, {"prompt": CORRUPT}, batch=1),
+                    "dec.0.self_attn.context", head=1)
+    assert not result.here and result.passes() is None
+    assert (result.scope, result.target, result.contrast) == (own.scope, own.target, own.contrast)
+    assert result.recovered == pytest.approx(own.recovered, rel=1e-6)
+    assert result.moved_stages() == own.moved_stages() and f"{own.recovered:.2f} recovered" in view.summary.text()
+    assert window.navigator.moved == set(own.moved_stages())
+    compare = window.tools.compare
+    qtbot.waitUntil(lambda: compare.result is not None and window.docks["compare"].isVisible(), timeout=30000)
+    assert compare.result.first_divergent.name == "dec.0.self_attn.context" and compare.passes is None
+    planes = compare.planes("logits", {}, (64, 64))  # cut on the server, from the two passes it patched
+    from tfdebug.core.compare_planes import compared_planes
+
+    mine = compared_planes(*own.passes(), "logits", {}, (64, 64))
+    for theirs, here in zip(planes.slices, mine.slices, strict=True):
+        assert theirs.values.shape == here.values.shape and abs(theirs.values - here.values).max() < 1e-5
+    assert abs(planes.slices[2].values).max() > 0.1  # the patch moved the logits
+    window.ctl.close()

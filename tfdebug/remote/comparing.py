@@ -17,7 +17,7 @@ import math
 import threading
 from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from tfdebug.sessions.crosscheck import Placement, fill_reference
 from tfdebug.sessions.session import DebugSession
@@ -32,7 +32,18 @@ from tfdebug.remote import wire
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import Message
 
-Made = tuple[Comparison, Transplant | None, tuple, Recording]  # the table, the transplant, (A, B), the pass made
+
+
+class Made(NamedTuple):
+    """A comparison made on the server: the table, the transplant, the passes (A, B), the pass made for it (closed
+    with the job), and what else the reply carries (a Patch Stage's numbers)."""
+
+    comparison: Comparison
+    transplant: Transplant | None
+    passes: tuple
+    made: Recording
+    fields: dict | None = None
+
 
 MAX_STAGES = 65536  # rows a reply may carry: about 250 bytes each, well inside the window's header bound
 
@@ -107,19 +118,19 @@ class ComparisonJob:
         if self._error is not None:
             raise self._error
         assert self._result is not None  # ready with no error: the work made it
-        result, transplant = self._result[:2]
+        result, transplant = self._result.comparison, self._result.transplant
         if len(result.stages) > MAX_STAGES:
             raise CompareError("The comparison has {n} stages, more than the {limit} one reply may carry: compare "
                                "a shorter pass.", id="remote.compare_size", n=len(result.stages),
                                limit=MAX_STAGES)
         return {"comparison": result.to_dict(),
-                "transplant": None if transplant is None else transplant.to_dict()}, []
+                "transplant": None if transplant is None else transplant.to_dict(), **(self._result.fields or {})}, []
 
     def planes(self, m: Message) -> tuple[dict, list]:
         """The reply to a `compared` request: A, B and A − B of its stage in the passes compared."""
         if not self.ready or self._result is None:
             raise CompareError("The server has no comparison to draw yet: compare first.", id="remote.no_comparison")
-        a, b = self._result[2]
+        a, b = self._result.passes
         planes = compared_planes(a, b, m["stage"], {k: int(v) for k, v in m["indices"].items()},
                                  (m["max_rows"], m["max_cols"]))
         fields, buffers = [], []
@@ -133,7 +144,7 @@ class ComparisonJob:
     def close(self) -> None:
         """Release the pass the server made for the comparison (once it is done)."""
         if self.ready and self._result is not None:
-            self._result[3].close()
+            self._result.made.close()
             self._result = None
 
 
@@ -170,7 +181,7 @@ def start_comparison(session, stepper, server_file: Callable[[str], Path], m: Me
             result = compare(a, b, atol=atol, rtol=rtol)
             transplant = transplant_stage(DebugSession(session.adapter, prepared=session.prepared), made, result,
                                           donor_is_a=not on_screen_first) if graft else None
-            return result, transplant, (a, b), made  # kept for the Compare dock's planes until the next comparison
+            return Made(result, transplant, (a, b), made)  # kept for the Compare dock's planes until the next one
         except BaseException:
             made.close()
             raise

@@ -21,10 +21,13 @@ import numpy as np
 from tfdebug.core.attribution import Attribution, Term
 from tfdebug.core.lens import LensCell, LensGrid
 from tfdebug.core.readout import ReadoutError
+from tfdebug.remote import wire
+from tfdebug.remote.comparing import ComparisonJob, Made
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import (MAX_LENS_POSITIONS, MAX_SWEEP_FORWARDS, SWEEP_ACROSS, Message, number,
                                      wire_number)
 from tfdebug.sessions.alignment import Alignment
+from tfdebug.sessions.patch_one import PatchedPass
 from tfdebug.sessions.patching import Sweep, predicted_sweep
 from tfdebug.sessions.why import Why, finished_why
 
@@ -81,12 +84,28 @@ class ServedWhy:
         token = why.token_id(m["text"])
         return {"id": token, "words": _words(why, (token,))}, []
 
-    def on_patch_sweep(self, m: Message) -> Reply:
-        why = self.why()
-        inputs = {f.key for f in self.served.session.adapter.inputs}
-        unknown = sorted(set(m["texts"]) - inputs)
+    def _check_inputs(self, texts: Mapping[str, str]) -> None:
+        """A FrameError naming the first of `texts`' keys the served model takes no input by."""
+        unknown = sorted(set(texts) - {f.key for f in self.served.session.adapter.inputs})
         if unknown:
             raise FrameError("The model takes no input named {name}.", id="remote.unknown_input", name=unknown[0])
+
+    def on_patch_stage(self, m: Message) -> None:
+        """Patch Stage on a thread of its own, answered as a comparison (the corrupted pass against the patched one,
+        with the patch's numbers); refused at once where the pass cannot be read (still running …)."""
+        why = self.why()
+        self._check_inputs(m["texts"])
+
+        def work() -> Made:
+            patched = why.patch_one(dict(m["texts"]), m["stage"], m["position"], m["head"], m["align"])
+            passes = patched.passes()
+            assert passes is not None  # patched here, on the server
+            return Made(patched.moved, None, passes, passes[1], {"patched": _wired(patched.to_dict())})
+        self.served.begin_comparison(m, lambda: ComparisonJob(work))
+
+    def on_patch_sweep(self, m: Message) -> Reply:
+        why = self.why()
+        self._check_inputs(m["texts"])
         across = m["across"] or "position"
         patcher = why.patcher(dict(m["texts"]), m["align"])  # the corrupted text's tokens: the sweep's positions
         rows, count = sweep_size(len(why.rows), len(why.head_rows), why.heads, patcher.count, across)
@@ -210,10 +229,20 @@ class RemoteWhy:
                                                   "position": int(position)}, read)
 
     def patch_one(self, corrupt: Mapping[str, str], stage: str, position: int | None = None,
-                  head: int | None = None, align: str | None = None):
-        """Not done on a served pass yet: one sentence (the sweeps are)."""
-        raise ReadoutError("Patching one stage runs where the model is; a served pass does not do it yet: use the "
-                           "Patching tab's sweep, which runs on the server.")
+                  head: int | None = None, align: str | None = None) -> PatchedPass:
+        """Patch Stage on the server: its numbers and what moved cross; the two passes stay there, where the
+        Compare dock's planes are cut (`PatchedPass.passes()` is None here)."""
+        def read(result, _) -> PatchedPass:
+            data = _mapping(result["patched"])
+            moved = wire.comparison_of(result.get("comparison"))
+            out = PatchedPass(_text(data["stage"]), _text(data["scope"]), [], [], moved, _whole(data["target"]),
+                              _optional(_whole, data["contrast"]), _whole(data["position"]), _real(data["ld_clean"]),
+                              _real(data["ld_corrupt"]), _real(data["ld_patched"]), here=False)
+            if out.stage != stage:
+                raise ValueError("the patch is not of the stage asked for")
+            return out
+        return self._session.answer("patch_stage", {"texts": dict(corrupt), "stage": stage, "position": position,
+                                                    "head": head, "align": align}, read, timeout=3600.0)
 
     def sweep(self, corrupt: Mapping[str, str], progress=None, across: str = "position", align: str | None = None):
         rows = self.head_rows if across.startswith("head") else self.rows

@@ -343,10 +343,16 @@ class ServedSession:
 
     def _on_compare(self, m: Message) -> None:
         """Start the comparison on a thread of its own; its reply goes when it is made (`comparisons`)."""
+        self.begin_comparison(m, lambda: start_comparison(self.session, self.stepper, self.server_file, m))
+
+    def begin_comparison(self, m: Message, start: Callable[[], ComparisonJob]) -> None:
+        """Start the comparison job `start()` makes for request `m` (a `compare`, or a `patch_stage` answered as
+        one); refused while another is being made. Its reply goes when it is made, and its passes draw the Compare
+        dock's planes until the next one."""
         if self.comparisons:
             raise CompareError("The server is already comparing: wait for that comparison first.",
                                id="remote.compare_busy")
-        job = start_comparison(self.session, self.stepper, self.server_file, m)
+        job = start()
         if self.compared is not None:
             self.compared.close()
         self.compared = self.comparisons[m.id] = job

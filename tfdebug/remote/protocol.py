@@ -23,7 +23,7 @@ import numpy as np
 
 from tfdebug.remote.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 9  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
+PROTOCOL_VERSION = 10  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 # 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
 # 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
 # the divergence condition (breakpoint `rtol`, op "reference"); the state no longer echoes the breakpoints and
@@ -38,6 +38,8 @@ PROTOCOL_VERSION = 9  # 2: errors carry their template and values; the transfer 
 # 8: Why This Output over a served pass, computed on the server (tfdebug.remote.explaining): the `why`, `lens`,
 # `attribute`, `token_id` and `patch_sweep` requests
 # 9: Debug ▸ Backward over a served pass (tfdebug.remote.backwards): the `backward` request; the pass's `gradients`
+# 10: texts of different lengths in a patching sweep (`patch_sweep`'s `align`); Patch Stage over a served pass (the
+# `patch_stage` request, answered as a comparison: its passes draw the Compare dock's planes)
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -256,6 +258,12 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "token_id": {"text": required(text(1024))},
     "patch_sweep": {"texts": required(mapping(text(64), text(20000), 16)),
                     "across": optional(text(16, SWEEP_ACROSS)), "align": optional(text(200000))},
+    # Patch Stage: the served pass's `stage` (whole, at the corrupted text's `position`, for `head`) put into the pass
+    # of the corrupted `texts` and that pass run on, on the server; the reply is a comparison's (the corrupted pass
+    # against the patched one, kept for `compared`) with the patch's numbers (sessions.patch_one.PatchedPass)
+    "patch_stage": {"texts": required(mapping(text(64), text(20000), 16)), "stage": required(text(1024)),
+                    "position": optional(_POSITION), "head": optional(integer(0, 2**16)),
+                    "align": optional(text(200000))},
     # the finished served pass's backward under an objective (sessions.backward.Objective): the gradients become
     # the served pass; `position` and the token ids are checked against the pass's tokens and vocabulary there
     "backward": {"kind": required(text(16, OBJECTIVES)), "position": required(_POSITION),
@@ -278,7 +286,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
 REQUEST_BUFFERS = {"replace": 1, "edit": 1}
 REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "tile", "stats", "overview",
             "replace", "edit", "open", "follow", "export", "transfer", "compare", "compared", "checks", "why", "lens",
-            "attribute", "token_id", "patch_sweep", "backward")
+            "attribute", "token_id", "patch_sweep", "patch_stage", "backward")
 
 
 # ----- encoding ------------------------------------------------------------------------------------

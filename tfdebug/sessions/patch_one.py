@@ -47,9 +47,13 @@ class PatchedPass:
     patched: float
     tokens: dict = field(default_factory=dict)  # the corrupted pass's token strings per stream
     model: str = ""  # the model's name
+    here: bool = True  # the two passes are in this process (False: on the server that patched, `captures` empty)
 
-    def passes(self) -> tuple[Recording, Recording]:
-        """The corrupted pass and the patched one as recordings (what the Compare dock compares)."""
+    def passes(self) -> tuple[Recording, Recording] | None:
+        """The corrupted pass and the patched one as recordings (what the Compare dock compares); None when they
+        stay on the server that made them (the dock then asks it for their planes)."""
+        if not self.here:
+            return None
         return (Recording(captures=list(self.corrupted), tokens=self.tokens, model_name=self.model),
                 Recording(captures=list(self.captures), tokens=self.tokens, model_name=self.model))
 

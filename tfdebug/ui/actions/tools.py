@@ -61,8 +61,10 @@ class CompareTool(Protocol):
         """Show the Compare dialog; returns it."""
         ...
 
-    def show_passes(self, pass_a: Any, pass_b: Any, side_a: str, side_b: str, select: str | None = None) -> None:
-        """Compare two passes made elsewhere (recordings) and show them in the Compare dock."""
+    def show_compared(self, comparison: Any, passes: tuple | None, side_a: str, side_b: str,
+                      select: str | None = None) -> None:
+        """Show a comparison made elsewhere in the Compare dock: its passes here (recordings), or None when they
+        stay on the server that compared them."""
         ...
 
 

@@ -221,11 +221,13 @@ class CompareTools:
             return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own], grafted
         self.start_job(work, atol, rtol, side_a, side_b, select, replace)
 
-    def show_passes(self, pass_a, pass_b, side_a: str, side_b: str, select: str | None = None) -> None:
-        """Compare two passes another feature made (recordings in this process: the Why dock's corrupted and
-        patched passes) and show them in the Compare dock, `select` picked."""
-        self.run(lambda _job: pass_a, lambda _job: pass_b, self.atol, self.rtol, side_a, side_b, replace=True,
-                 select=select)
+    def show_compared(self, comparison: Comparison, passes: tuple | None, side_a: str, side_b: str,
+                      select: str | None = None) -> None:
+        """Show a comparison another feature made (the Why dock's corrupted pass against the patched one) in the
+        Compare dock, `select` picked: `passes` (A, B) are recordings in this process, or None when they stay on the
+        server that compared them (its planes are cut there)."""
+        self.start_job(lambda _job: (comparison, passes, [], None), self.atol, self.rtol, side_a, side_b, select,
+                       replace=True)
 
     def start_job(self, work, atol: float, rtol: float, side_a, side_b, select: str | None,
                   replace: bool = False) -> None:

@@ -162,8 +162,7 @@ class PatchOneView(QWidget):
             moved=len(moved)))
         self.shade(moved)  # the Stages tree shades what moved
         compare = self.compare()
-        if compare is not None:
-            corrupted, patched = result.passes()
-            compare.show_passes(corrupted, patched, self.tr("the corrupted pass"),
-                                self.tr("the corrupted pass with {stage} patched ({scope})").format(
-                                    stage=result.stage, scope=result.scope), select=result.stage)
+        if compare is not None:  # the passes here, or on the server that patched (its planes cut there)
+            compare.show_compared(result.moved, result.passes(), self.tr("the corrupted pass"),
+                                  self.tr("the corrupted pass with {stage} patched ({scope})").format(
+                                      stage=result.stage, scope=result.scope), select=result.stage)
