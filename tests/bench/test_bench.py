@@ -272,6 +272,19 @@ def test_the_why_section_times_the_lens_the_attribution_and_a_sweep_beside_the_p
     assert "cells" in out and "forwards of" in out and "A/A" in out
 
 
+def test_the_why_section_times_transformer_lens_on_the_same_model_where_it_is_installed():
+    pytest.importorskip("transformer_lens")
+    from tfdebug.bench.why import why_section
+
+    section = why_section("tiny", repeats=2)
+    ours, theirs = section["rows"], section["transformer_lens"]["rows"]
+    assert [r["row"] for r in theirs] == [r["row"] for r in ours]
+    for mine, peer in zip(ours, theirs):
+        assert mine["tokens"] == peer["tokens"] and mine["plain_forward_ms"] == peer["plain_forward_ms"]
+        assert peer["median_ms"] > 0 and peer["ratio"] > 0
+    assert theirs[-1]["forwards"] == 2 * 8  # resid_pre: one cell per layer × position, one forward each
+
+
 def test_the_backward_section_times_the_captured_backward_beside_plain_loss_backward(capsys):
     pytest.importorskip("transformers")
     assert main(["bench", "--tiny", "--max-load", "0", "--section", "backward"]) == 0

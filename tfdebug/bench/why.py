@@ -8,6 +8,12 @@ forward's A/A (its two halves). Rows:
 - `attribution`: the attribution of one position at 1k tokens;
 - `sweep`: a residual patching sweep (rows × positions) at 64 tokens, and per forward.
 The capture the lens reads (a pass with every stage kept) is timed too: it is what F5 costs before the dock.
+
+Where TransformerLens 4 is installed (the `peers` extra), the same operations run through its bridge on the same
+model and tokens, timed against the same plain forward (`transformer_lens` rows): `run_with_cache`; the lens of the
+same screen (`accumulated_resid(apply_ln=True)` through W_U, softmax and top-5); the attribution of the same
+position (`decompose_resid` and every head's `stack_head_results` through `logit_attrs`); and
+`get_act_patch_resid_pre`, one forward a cell, on the same clean and corrupted texts.
 """
 
 from __future__ import annotations
@@ -98,6 +104,7 @@ def why_section(profile: str = "quick", repeats: int = 4) -> dict:
             out["rows"].append({"row": name, "tokens": count, "median_ms": round(median(samples), 2),
                                 "plain_forward_ms": round(plain_ms, 2), "ratio": round(median(samples) / plain_ms, 3),
                                 "plain_aa_ratio": halves_ratio(plain), **({"cells": cells} if cells else {})})
+        peer_lens = {"texts": texts, "screen": screen, "target": target}
         del finished
         clean = _prompt(shape["sweep_tokens"])
         corrupt = " ".join(["w1", *clean.split()[1:]])  # the first word changed: every later cell can carry it
@@ -116,7 +123,80 @@ def why_section(profile: str = "quick", repeats: int = 4) -> dict:
                             "plain_forward_ms": round(median(plain_short), 2),
                             "ratio": round(sweep_ms / sweep.forwards / median(plain_short), 3),
                             "plain_aa_ratio": halves_ratio(plain_short)})
+        peers = _transformer_lens_rows(adapter, Path(tmp), peer_lens, (clean, corrupt), (target, contrast),
+                                       (plain_ms, plain_short), repeats)
+        if peers is not None:
+            out["transformer_lens"] = peers
     return out
+
+
+def _transformer_lens_rows(adapter, folder: Path, lens: dict, texts: tuple[str, str], tokens: tuple[int, int],
+                           plain_ms: tuple[float, list[float]], repeats: int) -> dict | None:
+    """The same rows through TransformerLens 4's bridge on the same model and token ids (None where it is not
+    installed): each against this section's plain forward of the same tokens."""
+    from importlib import metadata
+    from importlib.util import find_spec
+
+    if find_spec("transformer_lens") is None:
+        return None
+    import torch
+    from transformer_lens import patching
+    from transformer_lens.model_bridge import TransformerBridge
+
+    model = adapter.model_root
+    bridge = TransformerBridge.boot_transformers(str(folder), hf_model=model, device="cpu")
+    bridge.enable_compatibility_mode(disable_warnings=True, fold_value_biases=False)
+    ids = ids_of(adapter, lens["texts"]["prompt"])
+    rows = []
+    full, short = plain_ms
+
+    def row(name: str, samples: list[float], plain: float, count: int, **extra) -> None:
+        rows.append({"row": name, "tokens": count, "median_ms": round(median(samples), 2),
+                     "plain_forward_ms": round(plain, 2), "ratio": round(median(samples) / plain, 3), **extra})
+    with torch.no_grad():
+        capture, (logits, cache) = _timed(lambda: bridge.run_with_cache(ids), max(2, repeats // 2))
+        screen = lens["screen"]
+
+        def screen_lens(cache=cache):
+            resid = cache.accumulated_resid(apply_ln=True, pos_slice=slice(screen[0], screen[-1] + 1))
+            probs = torch.softmax(resid[:, 0] @ bridge.W_U + bridge.b_U, dim=-1)
+            return probs.topk(5, dim=-1)
+        lens_ms, _ = _timed(screen_lens, repeats)
+
+        def attribution(cache=cache):
+            parts = cache.decompose_resid(apply_ln=True, pos_slice=-1)
+            heads = cache.stack_head_results(layer=-1, pos_slice=-1, apply_ln=True)
+            stack = torch.cat([parts, heads], dim=0)
+            return cache.logit_attrs(stack, tokens=torch.tensor([lens["target"]]), pos_slice=-1)
+        attribution_ms, _ = _timed(attribution, repeats)
+        count = int(ids.shape[-1])
+        row("capture_all_stages", capture, full, count)
+        row("lens_screen", lens_ms, full, count, cells=(len(bridge.blocks) + 1) * len(screen))
+        row("attribution", attribution_ms, full, count)
+        del cache, logits, screen_lens, attribution  # the 1k-token cache goes before the sweep's
+        clean_ids, corrupt_ids = (ids_of(adapter, text) for text in texts)
+        _, clean_cache = bridge.run_with_cache(clean_ids)
+        target, contrast = tokens
+
+        def metric(logits):
+            return logits[0, -1, target] - (logits[0, -1, contrast] if contrast != target else 0.0)
+        start = time.perf_counter()
+        resid = patching.get_act_patch_resid_pre(bridge, corrupt_ids, clean_cache, metric)
+        sweep_ms = (time.perf_counter() - start) * 1000.0
+    forwards = int(resid.numel())
+    rows.append({"row": "sweep", "tokens": int(corrupt_ids.shape[-1]), "forwards": forwards,
+                 "median_ms": round(sweep_ms, 1), "per_forward_ms": round(sweep_ms / forwards, 2),
+                 "plain_forward_ms": round(median(short), 2), "ratio": round(sweep_ms / forwards / median(short), 3)})
+    return {"version": metadata.version("transformer-lens"), "rows": rows}
+
+
+def ids_of(adapter, text: str):
+    """The token ids (1, tokens) `adapter` prepares for the one-prompt input `text`."""
+    import torch
+
+    prepared = adapter.prepare({"prompt": text})
+    ids = prepared.kwargs.get("input_ids")
+    return ids if isinstance(ids, torch.Tensor) else next(v for v in prepared.args if isinstance(v, torch.Tensor))
 
 
 def format_why(section: dict) -> list[str]:
@@ -128,4 +208,11 @@ def format_why(section: dict) -> list[str]:
             extra += f" (in {row['batches']} forwards of {row['batch']})"
         lines.append(f"  {row['row']:<20} {row['tokens']:>5} tokens  {row['median_ms']:>10} ms  "
                      f"×{row['ratio']}  (plain {row['plain_forward_ms']} ms, A/A {row['plain_aa_ratio']}){extra}")
+    peers = section.get("transformer_lens")
+    if peers:
+        lines.append(f"  TransformerLens {peers['version']} on the same model and tokens:")
+        for row in peers["rows"]:
+            extra = f", {row['forwards']} cells, {row['per_forward_ms']} ms each" if "forwards" in row else ""
+            lines.append(f"  {row['row']:<20} {row['tokens']:>5} tokens  {row['median_ms']:>10} ms  "
+                         f"×{row['ratio']}  (plain {row['plain_forward_ms']} ms){extra}")
     return lines
