@@ -420,13 +420,13 @@ class LocalSource:
 
     def vocabulary(self) -> list[str] | None:
         """The adapter's token strings of a live pass; None for a recording (its model is not loaded here)."""
-        return self.session.adapter.vocabulary() if self.capabilities.model_here else None
+        return self.session.adapter.vocabulary() if self.session is not None else None
 
     def token_id(self, text: str) -> int:
         """The token `text` names, by the live pass's adapter, or a replayed snapshot's model (`why().token_id`)."""
         from tfdebug.sessions.why import token_id
 
-        if self.capabilities.model_here:
+        if self.session is not None:
             return token_id(self.session.adapter, text)
         return self.why().token_id(text)
 

@@ -10,6 +10,7 @@ connect to its and its parts' signals and call their methods; they never call ea
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -130,9 +131,11 @@ class DebugController(QObject):
         return self.source.capabilities if self.source is not None else NO_PASS
 
     @property
-    def adapter(self):
-        """The adapter of a pass whose model runs here, or None (nothing loaded, a replay, a served pass)."""
-        return self.session.adapter if self.capabilities.model_here else None
+    def adapter(self) -> Any:
+        """The adapter of a pass whose model runs here (`capabilities.model_here`), else None (nothing loaded, a
+        replay, a served pass)."""
+        source = self.source
+        return source.session.adapter if source is not None and source.capabilities.model_here else None
 
     def vocabulary(self) -> list[str] | None:
         """The token strings of the model of the pass on screen where they are here (its source's), else None."""
