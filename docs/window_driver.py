@@ -188,7 +188,7 @@ class Driver:
             click(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok))
         self.answer_dialog(lambda: getattr(self.window, "connect_dialog", None), fill)
         self.window.actions_by_id["tfdebug.file.connect"].trigger()
-        wait(lambda: self.ctl.runs_elsewhere() and self.paused() and self.window.heatmap_panel.slice is not None)
+        wait(lambda: self.ctl.capabilities.passes_there and self.paused() and self.window.heatmap_panel.slice is not None)
 
     def break_on_nan(self) -> None:
         """Breakpoints ▸ Conditions…: tick "contains NaN", OK."""

@@ -14,7 +14,7 @@ from tfdebug.core.stepper import Stepper
 from tfdebug.io.recording import Recording
 from tfdebug.sessions.display import LocalDisplay
 from tfdebug.sessions.session import DebugSession
-from tfdebug.sessions.source import LocalSource, PassDisplay, PassSource
+from tfdebug.sessions.source import NO_PASS, Capabilities, LocalSource, PassDisplay, PassSource
 
 PROBS = "dec.0.self_attn.probs"
 
@@ -50,7 +50,7 @@ def test_every_source_has_every_member_of_the_protocol(live):
 
 def test_a_live_source_says_what_its_session_and_stepper_say(live):
     source = LocalSource.live(live)
-    assert source.stepper is live.stepper and source.plan is live.plan and source.model_here and source.tensors_here
+    assert source.stepper is live.stepper and source.plan is live.plan
     assert source.tokens == live.tokens and source.texts == live.texts and source.title == live.title
     assert source.model_name == "random" and source.runs_on == str(live.adapter.device) and source.host == ""
     assert source.held_bytes() == held_bytes(live.stepper.history) > 0
@@ -63,8 +63,59 @@ def test_a_replayed_source_reads_its_recording_and_runs_nothing(live):
     recording = Recording.from_session(live, list(live.stepper.history))
     stepper = Stepper.replay(recording.captures, recording.tensor)
     source = LocalSource.replay(stepper, recording.tokens, "a replay", recording)
-    assert not source.model_here and source.session is None and source.runs_on == "" and source.texts == {}
+    assert source.session is None and source.runs_on == "" and source.texts == {}
     assert source.plan.names() == recording.names() and source.title == "a replay"
     assert source.model_name == "recorded" and source.tokens == recording.tokens
     assert [f[0] for f in source.input_fields] == list(recording.tokens)
     assert source.recording() == (recording, "")
+
+
+def test_capabilities_say_what_a_live_a_generating_a_replayed_and_a_served_source_can_do(live, tmp_path):
+    """The window reads these, never the kind of pass: each kind's record, field by field."""
+    assert LocalSource.live(live).capabilities == Capabilities(
+        tensors_here=True, model_here=True, runs_texts=True, passes_there=False, reruns_here=True)
+    from tfdebug.models.sampling import DecodingSettings
+    from tfdebug.sessions.generation import GenerationSession
+
+    generation = GenerationSession(load_adapter("demo"), {"src": "I love you", "tgt": ""},
+                                   DecodingSettings(max_new_tokens=2))
+    try:  # the model is here, but a generation has no single pass to run again (verify, reference, transplant)
+        assert LocalSource.live(generation).capabilities == Capabilities(
+            tensors_here=True, model_here=True, runs_texts=True, passes_there=False, reruns_here=False)
+    finally:
+        generation.close()
+    recording = Recording.from_session(live, list(live.stepper.history))
+    replay = LocalSource.replay(Stepper.replay(recording.captures, recording.tensor), recording.tokens, "r", recording)
+    assert replay.capabilities == Capabilities(tensors_here=True)  # its tensors, nothing to run
+    assert NO_PASS == Capabilities() and not any(vars(NO_PASS).values())
+    with pytest.raises(Exception):  # frozen: a source's record cannot be changed by the window
+        replay.capabilities.model_here = True  # type: ignore[misc]
+    pytest.importorskip("zmq")
+    from tfdebug.remote.session import RemoteSession
+
+    assert RemoteSession.capabilities == Capabilities(  # only the display's answers cross; new passes run there
+        tensors_here=False, model_here=False, runs_texts=True, passes_there=True, reruns_here=False)
+
+
+def test_a_local_source_answers_the_window_s_methods_as_its_session_does(live, tmp_path):
+    """Export, the vocabulary and token ids go through the source; the served-only requests say why not here."""
+    from tfdebug.core.errors import CompareError, StepperStateError
+    from tfdebug.io.snapshot import open_snapshot
+
+    source = LocalSource.live(live)
+    path = tmp_path / "pass.safetensors"
+    note = source.export(path)
+    assert note  # partial: the pass is paused
+    with open_snapshot(path) as written:
+        assert written.names() == [c.name for c in live.stepper.history]
+    assert source.vocabulary() == live.adapter.vocabulary()
+    assert source.token_id("#3") == 3
+    with pytest.raises(StepperStateError):
+        source.set_reference("bfloat16")
+    with pytest.raises(CompareError):
+        source.compare("placed", 1e-3, 1e-3, dtype="bfloat16")
+    with pytest.raises(CompareError):
+        source.compared_planes(PROBS, {}, (8, 8))
+    recording = Recording.from_session(live, list(live.stepper.history))
+    replay = LocalSource.replay(Stepper.replay(recording.captures, recording.tensor), recording.tokens, "r", recording)
+    assert replay.vocabulary() is None

@@ -71,7 +71,7 @@ def test_axes_name_the_shown_stage_and_label_its_token_axes(session):
     stepper.wait()
     capture, view, redraws = stepper.current, ViewSelection(), []
     view.fit(capture.info.axes, capture.shape)
-    axes = ShownAxes(view, lambda: capture, lambda: session.tokens, lambda: session.adapter,
+    axes = ShownAxes(view, lambda: capture, lambda: session.tokens, session.adapter.vocabulary,
                      lambda: redraws.append(True))
     assert axes.names() == ("batch", "head", "query", "key")
     assert axes.labels(2) == axes.labels(3) == list(session.tokens["src"])  # encoder self-attention

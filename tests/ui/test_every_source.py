@@ -51,7 +51,7 @@ def test_captures_hold_what_the_passes_captures_hold(window, qtbot):
     qtbot.waitUntil(lambda: ctl.stepper.state == "paused" and ctl.shown.index == 3, timeout=20000)
     held = ctl.source.held_bytes()
     assert held > 0
-    if ctl.source.tensors_here:  # here the core's own count of the stepper's tensors says the same
+    if ctl.source.capabilities.tensors_here:  # here the core's own count of the stepper's tensors says the same
         assert held == held_bytes(ctl.stepper.history)
     qtbot.waitUntil(lambda: window.status_memory.text() == f"captures hold {fmt_bytes(ctl.source.held_bytes())}",
                     timeout=5000)

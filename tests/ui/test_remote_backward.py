@@ -60,7 +60,7 @@ def test_ctrl_shift_b_on_a_served_pass_steps_the_server_s_gradients(make_window,
     backward_by_keys(window, qtbot)  # the dialog's default: the next-token loss over the prompt
     qtbot.waitUntil(lambda: "backward" in window.ctl.title and window.ctl.current is not None, timeout=60000)
     source = window.ctl.source
-    assert window.ctl.runs_elsewhere() and not source.tensors_here and window.tools.remote.shown() is source
+    assert window.ctl.capabilities.passes_there and not source.capabilities.tensors_here and window.tools.remote.shown() is source
     assert window.ctl.title.startswith("remote: ") and "Backward: loss" in window.message_bar.text()
     history = [c.name for c in window.ctl.stepper.history]
     assert history == [c.name for c in local.gradients] and window.ctl.current.name == "logits"

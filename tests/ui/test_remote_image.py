@@ -38,7 +38,7 @@ def test_a_served_vision_model_draws_its_picture_and_overlay_as_a_local_one(make
         qtbot.waitUntil(window.docks["image"].isVisible)
         # The picture as the model saw it: the processor's 64 × 64 resize, back in 0…255.
         seen = ((pixels * 0.5 + 0.5) * 255).round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).numpy()
-        assert window.ctl.source.tensors_here is False and np.array_equal(window.ctl.input_image.pixels, seen)
+        assert window.ctl.source.capabilities.tensors_here is False and np.array_equal(window.ctl.input_image.pixels, seen)
         run_to_stage(window, qtbot, "enc.1.attn.probs")
         head = window.ctl.view.indices_by_name.get("head", 0)
         qtbot.waitUntil(lambda: panel.row is not None and panel.canvas.query == 0, timeout=20000)

@@ -46,7 +46,7 @@ def connect_through_the_menu(window, qtbot, served):
     QTimer.singleShot(0, fill)
     window.actions_by_id["tfdebug.file.connect"].trigger()
     assert typed["values"] == (served.address, served.token, None)
-    qtbot.waitUntil(lambda: window.ctl.runs_elsewhere() and window.ctl.current is not None
+    qtbot.waitUntil(lambda: window.ctl.capabilities.passes_there and window.ctl.current is not None
                     and window.heatmap_panel.slice is not None, timeout=20000)
 
 

@@ -78,6 +78,8 @@ class RemoteClient:
         self.bytes_sent = 0       # every frame of every connection, both ways (the bench reads these)
         self.bytes_received = 0
         self.requests = 0         # requests sent (a slice the server pushed needs none)
+        #: the reference dtype the server was last told over this connection (RemoteSession.set_reference)
+        self.told_reference: str | None = None
 
     def connect(self, timeout: float = 10.0) -> dict:
         """Attach (again, after a lost connection: the server keeps the pass paused for the same window).

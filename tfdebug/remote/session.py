@@ -31,6 +31,7 @@ from tfdebug.remote.display import RemoteDisplay
 from tfdebug.remote.errors import ConnectionLostError, FrameError
 from tfdebug.remote.handlers import SUFFIX as SNAPSHOT_SUFFIX
 from tfdebug.models.sampling import DecodingSettings
+from tfdebug.sessions.source import Capabilities
 from tfdebug.remote.protocol import MAX_PLAN, Message, wire_number
 from tfdebug.remote.stepper import RemoteStepper
 
@@ -39,8 +40,8 @@ class RemoteSession:
     """A pass served by `tfdebug serve`, attached through `client` (connected by `connect`)."""
 
     adapter = None  # the model and its adapter are on the server
-    tensors_here = False  # only the display's answers cross
-    model_here = False
+    #: only the display's answers cross; new passes, references and comparisons are made on the server
+    capabilities = Capabilities(tensors_here=False, model_here=False, runs_texts=True, passes_there=True)
     #: a successor's: why the server could not open the new pass (`reopen`), or None
     open_error: TfdebugError | None
 
@@ -188,8 +189,39 @@ class RemoteSession:
 
     def set_reference(self, dtype: str | None) -> None:
         """The divergence condition's reference pass: this input in `dtype` on the server's device, computed and
-        compared with there (None: none). A generation is refused (StepperStateError), as locally."""
+        compared with there (None: none). Told once per connection and dtype: a new pass over the same connection
+        (`reopen`) keeps what the server was told, and None is not sent to a connection told nothing. A
+        generation is refused (StepperStateError), as locally."""
+        told = self.client.told_reference
+        if told == dtype or (dtype is None and told is None):
+            return
         self.request("breakpoint", {"op": "reference", "dtype": dtype})
+        self.client.told_reference = dtype
+
+    def compare(self, against: str, atol: float, rtol: float, *, on_screen: str = "a", dtype: str | None = None,
+                path: str | None = None, attention: str | None = None):
+        """This pass compared on the server with another it makes there, and the transplant it made
+        (tfdebug.remote.comparing.divergence_on_server): only the table crosses."""
+        from tfdebug.remote.comparing import divergence_on_server
+
+        return divergence_on_server(self, against, atol, rtol, on_screen=on_screen, dtype=dtype, path=path,
+                                    attention=attention)
+
+    def compared_planes(self, name: str, indices_by_name: dict[str, int], max_size: tuple[int, int]):
+        """A, B and A − B of stage `name` in the last comparison the server made (only the three planes cross)."""
+        from tfdebug.remote.comparing import planes_on_server
+
+        return planes_on_server(self, name, indices_by_name, max_size)
+
+    def vocabulary(self) -> list[str] | None:
+        """None: the served model's word list stays on the server (`token_id` asks it)."""
+        return None
+
+    def token_id(self, text: str) -> int:
+        """The token `text` names, looked up on the server (`why().token_id`)."""
+        if text.startswith("#") and text[1:].isdigit():
+            return int(text[1:])
+        return self.why().token_id(text)
 
     # ----- what the window reads of a pass source ------------------------------------------------
     @property

@@ -4,12 +4,13 @@ A window holds one `PassSource` and talks to it only through the members below, 
 works for every pass by construction: `LocalSource` wraps a pass in this process (a live
 DebugSession, a GenerationSession, or a replayed snapshot), and tfdebug.remote.session.RemoteSession
 is a pass that `tfdebug serve` runs on another machine. Where the two differ, the difference is a
-method here with two implementations, or a capability that says what the source can do
-(`tensors_here`, `model_here`), never which kind it is.
+method here with two implementations, or a field of its `Capabilities` that says what the source can do
+(`capabilities.tensors_here`, `capabilities.passes_there` …), never which kind it is.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 
@@ -21,14 +22,18 @@ from tfdebug.core.recorder import Capture, held_bytes
 from tfdebug.core.stepper_like import StepperLike
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.core.tiles import Tile
+from tfdebug.io.atomic import ProgressCallback
 from tfdebug.io.recording import Recording, recording_on_screen
 from tfdebug.sessions.display import LocalDisplay
 
 if TYPE_CHECKING:
     from torch import Tensor
 
+    from tfdebug.core.compare import Comparison
+    from tfdebug.core.compare_planes import ComparedPlanes
     from tfdebug.core.errors import TfdebugError
     from tfdebug.core.images import InputImage
+    from tfdebug.sessions.transplant import Transplant
     from tfdebug.sessions.patching import Patcher
     from tfdebug.sessions.why_view import WhyView
 
@@ -78,6 +83,32 @@ class PassDisplay(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a pass source can do, whatever kind it is: the window reads these fields (and calls the source's
+    methods), never asks whether the pass is live, replayed or served. Every field is False for no pass
+    (`NO_PASS`)."""
+
+    #: the captures' tensors are in this process (False: only `display` and `export` reach them)
+    tensors_here: bool = False
+    #: the model runs in this process: Run loads it here, a batch runs here, the verification runs here
+    model_here: bool = False
+    #: the pass is of a model on typed texts (here or on its server), which Run can start again on new ones
+    #: (False: a recording, whose inputs are fixed)
+    runs_texts: bool = False
+    #: new passes of its model (Run, Generate), its divergence reference and Compare's other pass are made where
+    #: the pass runs, on its device (`set_reference`, `compare`, `compared_planes`; Run and Generate on that
+    #: machine); False: in this window's process
+    passes_there: bool = False
+    #: one pass of a model in this process that can be run again (not a generation): a reference pass, the check
+    #: against the unmodified model, a transplant, another input and the capture estimate are made here
+    reruns_here: bool = False
+
+
+#: the capabilities when no pass is on screen
+NO_PASS = Capabilities()
+
+
 @dataclass
 class Backwarded:
     """What a pass source's `backward` gives back: the gradients as a pass source of their own (stepped logits
@@ -108,13 +139,8 @@ class PassSource(Protocol):
         ...
 
     @property
-    def tensors_here(self) -> bool:
-        """Whether the captures' tensors are in this process (False: only `display` reaches them)."""
-        ...
-
-    @property
-    def model_here(self) -> bool:
-        """Whether the model runs in this process (Run loads it here; a reference or batch runs here)."""
+    def capabilities(self) -> Capabilities:
+        """What this source can do (a frozen record the window reads instead of asking its kind)."""
         ...
 
     # Any: a DebugSession or GenerationSession here, a served pass's RemoteSession, each read by what it has
@@ -202,6 +228,42 @@ class PassSource(Protocol):
         (a served pass's `export` streams them here as a snapshot)."""
         ...
 
+    def export(self, path: str | os.PathLike, progress: ProgressCallback | None = None,
+               stages: Sequence[str] | None = None, fmt: str | None = None) -> str:
+        """Write the pass (or only `stages`) to `path` in the format `fmt` or its extension names, reporting
+        `progress(done, total)` (False cancels); a note on what was written ('' when none). A served pass streams
+        its snapshot here first."""
+        ...
+
+    def vocabulary(self) -> list[str] | None:
+        """The model's token strings in id order (a `vocab` axis's labels), or None where no word list is here."""
+        ...
+
+    def token_id(self, text: str) -> int:
+        """The one token `text` names ('#123' an id, else a word of the vocabulary), looked up by the pass's own
+        model: its adapter here, the server's for a served pass; ReadoutError when it names none."""
+        ...
+
+    def set_reference(self, dtype: str | None) -> None:
+        """Where `capabilities.passes_there`: the divergence condition's reference is this input in `dtype` on the
+        pass's device, computed and compared with there (None: none). Elsewhere a StepperStateError: the window
+        computes the reference in this process and sets it on the stepper."""
+        ...
+
+    def compare(self, against: str, atol: float, rtol: float, *, on_screen: str = "a", dtype: str | None = None,
+                path: str | None = None, attention: str | None = None) -> tuple[Comparison, Transplant | None]:
+        """Where `capabilities.passes_there`: compare this pass with another made where it runs ("placed": this
+        input in `dtype` / `attention`, "unedited", or "file": the snapshot `path` there) and the transplant made
+        at the first divergent stage (tfdebug.remote.comparing). Elsewhere a CompareError: the window compares
+        recordings in this process."""
+        ...
+
+    def compared_planes(self, name: str, indices_by_name: dict[str, int],
+                        max_size: tuple[int, int]) -> ComparedPlanes:
+        """A, B and A − B of stage `name` in the last `compare`, cut where it ran (a CompareError where it did
+        not run there)."""
+        ...
+
     def why(self) -> WhyView:
         """The lens, attribution and patching of the finished pass (a `sessions.why_view.WhyView`: the local
         `sessions.why.Why`, or a served pass's, computed on the server); ReadoutError saying why there is none (a
@@ -233,7 +295,6 @@ class LocalSource:
     """A pass in this process: a live `session` (DebugSession or GenerationSession), or a replay of
     `replayed` (a Recording read lazily by `stepper`)."""
 
-    tensors_here = True
     host = ""
     lost = None
 
@@ -248,6 +309,10 @@ class LocalSource:
             self.layout, self._title = build_layout(self.plan), title
         self._tokens = {k: list(v) for k, v in (tokens or {}).items()}
         self._model = None  # a replayed snapshot's model, loaded for its lens (`_recorded_model`)
+        model = session is not None
+        self.capabilities = Capabilities(  # a GenerationSession has no single pass to run again (no `verify`)
+            tensors_here=True, model_here=model, runs_texts=model,
+            reruns_here=model and getattr(session, "adapter", None) is not None and hasattr(session, "verify"))
 
     @classmethod
     def live(cls, session) -> "LocalSource":
@@ -259,11 +324,6 @@ class LocalSource:
                recording: Recording | None = None) -> "LocalSource":
         """A recorded pass (Stepper.replay over `recording`, which closes with the source)."""
         return cls(stepper, None, recording, tokens, title)
-
-    @property
-    def model_here(self) -> bool:
-        """Whether the model runs in this process: a live pass, not a recording."""
-        return self.session is not None
 
     @property
     def title(self) -> str:
@@ -344,6 +404,50 @@ class LocalSource:
     def recording(self) -> tuple[Recording | None, str]:
         """The pass on screen as a Recording, and a note when it is partial."""
         return recording_on_screen(self.stepper, self.session, self.replayed)
+
+    def export(self, path: str | os.PathLike, progress: ProgressCallback | None = None,
+               stages: Sequence[str] | None = None, fmt: str | None = None) -> str:
+        """Write the pass on screen (its `recording()`: a live pass's stages so far, or the snapshot replayed), or
+        only `stages`, to `path`; the note when it is partial. ExportError when there is no pass to write yet."""
+        from tfdebug.core.errors import ExportError
+        from tfdebug.io.exports import export_pass
+
+        recording, note = self.recording()
+        if recording is None:
+            raise ExportError("There is no recorded pass to export yet: run a pass or open a snapshot first.")
+        export_pass(recording, path, stages, fmt, progress)
+        return str(note)
+
+    def vocabulary(self) -> list[str] | None:
+        """The adapter's token strings of a live pass; None for a recording (its model is not loaded here)."""
+        return self.session.adapter.vocabulary() if self.session is not None else None
+
+    def token_id(self, text: str) -> int:
+        """The token `text` names, by the live pass's adapter, or a replayed snapshot's model (`why().token_id`)."""
+        from tfdebug.sessions.why import token_id
+
+        if self.session is not None:
+            return token_id(self.session.adapter, text)
+        return self.why().token_id(text)
+
+    def set_reference(self, dtype: str | None) -> None:
+        """Refused: a pass here gets its reference from the window (computed here, set on the stepper)."""
+        from tfdebug.core.errors import StepperStateError
+
+        raise StepperStateError("A pass in this process gets its reference pass from the window, not from its source.")
+
+    def compare(self, against: str, atol: float, rtol: float, *, on_screen: str = "a", dtype: str | None = None,
+                path: str | None = None, attention: str | None = None):
+        """Refused: a pass here is compared by the window, from recordings in this process."""
+        from tfdebug.core.errors import CompareError
+
+        raise CompareError("A pass in this process is compared from its recording here, not by its source.")
+
+    def compared_planes(self, name: str, indices_by_name: dict[str, int], max_size: tuple[int, int]):
+        """Refused: the planes of a comparison made here are cut from its recordings (core.compare_planes)."""
+        from tfdebug.core.errors import CompareError
+
+        raise CompareError("A pass in this process is compared from its recording here, not by its source.")
 
     def why(self):
         """The lens, attribution and patching of the finished live pass, or of a replayed snapshot read out with the

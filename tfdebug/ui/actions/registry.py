@@ -171,7 +171,7 @@ def run_to_token(ctx: ActionContext, n: int | None = None) -> None:
 @action("tfdebug.session.run", QT_TRANSLATE_NOOP("actions", "Run"), "Ctrl+Return", QT_TRANSLATE_NOOP("actions", "Load the model and run the input bar's sentence pair"),
         enabled=lambda ctl: not ctl.loader.busy, live_only=True)
 def run_inputs(ctx: ActionContext) -> None:
-    if ctx.ctl.runs_elsewhere():  # tfdebug serve runs the model: a new pass there on the typed texts
+    if ctx.ctl.capabilities.passes_there:  # the model runs where the pass does: a new pass there on the texts
         ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), chat=ctx.window.input_bar.chat.isChecked())
         return
     ctx.ctl.generation = None  # one pass; Generate is the token-by-token run
@@ -183,7 +183,7 @@ def run_inputs(ctx: ActionContext) -> None:
                           "(Ctrl+T) steps by token, Debug ▸ Decoding Settings… chooses how"),
         enabled=lambda ctl: not ctl.loader.busy, live_only=True)
 def generate(ctx: ActionContext) -> None:
-    if ctx.ctl.runs_elsewhere():  # tfdebug serve generates: its decoding steps run where the model is
+    if ctx.ctl.capabilities.passes_there:  # its decoding steps run where the model is
         ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), generate=ctx.ctl.decoding,
                                    chat=ctx.window.input_bar.chat.isChecked())
         return

@@ -20,7 +20,7 @@ from tfdebug.ui.actions.context import ActionContext
 @actions.action("tfdebug.session.batch", QT_TRANSLATE_NOOP("actions", "Batch…"),
                 tip=QT_TRANSLATE_NOOP("actions", "More texts for the first input, one per line: Run pads them with "
                                                  "the text in the input bar into one batch"),
-                toolbar=False, enabled=lambda ctl: not ctl.loader.busy and not ctl.runs_elsewhere(), live_only=True)
+                toolbar=False, enabled=lambda ctl: not ctl.loader.busy and not ctl.capabilities.passes_there, live_only=True)
 def edit_batch(ctx: ActionContext) -> None:
     ctx.tools.batch.open()
 

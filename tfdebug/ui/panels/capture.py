@@ -65,7 +65,7 @@ class CapturePanel(QWidget):
         keep = getattr(stepper, "keep", None) if limit is not None else None
         if keep is not None:
             lines.append(self.tr("It keeps {what}.").format(what=describe_keep(keep.mode, keep.pinned)))
-        if session is not None and hasattr(session, "capture_estimate") and stepper is not None and stepper.is_live:
+        if ctl.capabilities.reruns_here and stepper is not None and stepper.is_live:
             lines.append(self._estimate_line(session.capture_estimate()))
             if limit is not None:  # what the pass reaches, not only what it keeps (tfdebug.sessions.peak)
                 lines.append(self._peak_line(session))
@@ -79,7 +79,7 @@ class CapturePanel(QWidget):
         self._shown = tuple(dropped)
         self.dropped_list.clear()
         for name in dropped:
-            capture = ctl.plan.find(name) if hasattr(ctl.plan, "find") else None
+            capture = ctl.plan.find(name)
             size = f"  ({format_bytes(capture.nbytes)})" if capture is not None else ""
             self.dropped_list.addItem(name + size)
             self.dropped_list.item(self.dropped_list.count() - 1).setData(Qt.UserRole, name)

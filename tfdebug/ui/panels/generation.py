@@ -172,7 +172,8 @@ class GenerationPanel(QWidget):
             if shown == (self.step, self.layer, self.block_box.currentData() or data.SELF):  # not a stale answer
                 self._draw(found, planes)
         source = self.ctl.source
-        if source is None or source.tensors_here:  # (None: the pass was just closed; its stages still show)
+        # (None: the pass was just closed; its stages still show)
+        if source is None or source.capabilities.tensors_here:
             draw({key: f.capture.tensor[0, head].detach().float().cpu().numpy() for key, (f, head) in found.items()})
             return
 

@@ -158,7 +158,7 @@ class ModelViewPanel(QWidget):
             return
         stepper, ctl = self.ctl.stepper, self.ctl
         # The source's display cuts each thumbnail where the tensor is (a served pass: on the server, only they cross).
-        display, here = ctl.source.display, ctl.source.tensors_here
+        display, here = ctl.source.display, ctl.source.capabilities.tensors_here
         todo = []
         for name in self.rows:
             index = stepper.position_of(name)

@@ -125,7 +125,7 @@ class OverviewPanel(QWidget):
         """Names of the pass on screen in forward order and the statistic of each stage that ran
         (NaN where none: not run, too large, or still being computed on the display worker)."""
         source = self.ctl.source
-        if source is not None and not source.tensors_here:  # asked of its display, where the tensors are
+        if source is not None and not source.capabilities.tensors_here:  # asked of its display, where the tensors are
             return self._remote_values(statistic)
         recording, _ = self.ctl.recording()
         names = self.ctl.plan.names()

@@ -127,7 +127,7 @@ class InputBar(QWidget):
             self.tr("Let accelerate place a Hugging Face model (auto, balanced over GPUs, cpu, cuda:N) instead of "
                     "Device; none: the whole model on Device") if accelerate_available()
             else self.tr('Device maps need accelerate: pip install "tfdebug[hf]"'))
-        live = self.ctl.stepper is None or self.ctl.session is not None
+        live = self.ctl.source is None or self.ctl.capabilities.runs_texts  # a recording's inputs are fixed
         self.preset.setToolTip(self.tr("Example inputs for this model, and your recent inputs") if live
                                else self.tr(REPLAY_TIP))
         for widget in [*self.fields.values(), self.model, self.device, self.dtype, self.device_map]:
@@ -156,9 +156,9 @@ class InputBar(QWidget):
             self._layout.removeWidget(button)
             button.deleteLater()
         self.fields, self._labels, self._browse = {}, [], []
-        adapter = self.ctl.adapter
-        # a picture's or a recording's path: a file field
-        files = {f.key: f.kind for f in adapter.inputs if f.kind in ("image", "audio")} if adapter is not None else {}
+        # a picture's or a recording's path: a file field (the model's own inputs, where it runs here)
+        inputs = self.ctl.adapter.inputs if self.ctl.capabilities.model_here else ()
+        files = {f.key: f.kind for f in inputs if f.kind in ("image", "audio")}
         at = self._fields_at
         for key, label, placeholder in specs:
             caption = QLabel(translate("inputs", label))  # adapters' labels are in the catalogue (core_strings)
@@ -262,8 +262,7 @@ class InputBar(QWidget):
         self._show_matching_preset()
 
     def _field_specs(self, texts: dict[str, str]) -> list[tuple[str, str, str]]:
-        adapter = self.ctl.adapter
-        known = {f.key: f for f in adapter.inputs} if adapter is not None else {}
+        known = {f.key: f for f in self.ctl.adapter.inputs} if self.ctl.capabilities.model_here else {}
         return [(k, known[k].label if k in known else k.capitalize(), known[k].placeholder if k in known else "")
                 for k in texts]
 
@@ -281,8 +280,7 @@ class InputBar(QWidget):
         self._fill_presets()
 
     def _presets(self) -> list[dict[str, str]]:
-        adapter = self.ctl.adapter
-        return [dict(p) for p in adapter.presets] if adapter is not None else []
+        return [dict(p) for p in self.ctl.adapter.presets] if self.ctl.capabilities.model_here else []
 
     def _fill_presets(self) -> None:
         self.preset.clear()
@@ -386,7 +384,7 @@ class InputBar(QWidget):
 
     def _session_changed(self) -> None:
         source = self.ctl.source
-        live = self.ctl.adapter is not None  # the model runs here: every field and the model box can change
+        live = self.ctl.capabilities.model_here  # the model runs here: every field and the model box can change
         # A new pass of this model can run on new texts (a served model: they can change, not the model).
         runs = source is not None and source.stepper.is_live
         self._build_fields(source.input_fields if source is not None else [])

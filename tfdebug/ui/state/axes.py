@@ -16,13 +16,14 @@ from tfdebug.core.view import ViewSelection, axis_names
 
 class ShownAxes:
     """The view's axes of the shown stage. `current()` is the shown capture, `tokens()` the pass's token
-    strings per stream, `adapter()` the adapter of a model running here (or None)."""
+    strings per stream, `vocabulary()` the model's token strings where they are here (or None)."""
 
     def __init__(self, view: ViewSelection, current: Callable[[], Capture | None],
-                 tokens: Callable[[], dict[str, list[str]]], adapter: Callable[[], object],
+                 tokens: Callable[[], dict[str, list[str]]],
+                 vocabulary: Callable[[], list[str] | None],
                  changed: Callable[[], None]):
         self.view = view
-        self._current, self._tokens, self._adapter, self._changed = current, tokens, adapter, changed
+        self._current, self._tokens, self._vocabulary, self._changed = current, tokens, vocabulary, changed
 
     def names(self, capture: Capture | None = None) -> tuple[str, ...]:
         """The axis names of `capture` (default: the shown stage), numbered where a name repeats."""
@@ -56,9 +57,8 @@ class ShownAxes:
         capture = self._current()
         if capture is None or not 0 <= axis < len(capture.info.axes):
             return None
-        if capture.info.axes[axis] == "vocab":  # the model's words, from its adapter (none in a replay)
-            adapter = self._adapter()
-            labels = adapter.vocabulary() if adapter is not None else None
+        if capture.info.axes[axis] == "vocab":  # the model's words, from its source (none in a replay)
+            labels = self._vocabulary()
         else:
             which = capture.info.tokens.get(capture.info.axes[axis])
             labels = token_labels(self._tokens(), which) if which else None

@@ -10,6 +10,7 @@ connect to its and its parts' signals and call their methods; they never call ea
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -20,7 +21,7 @@ from tfdebug.core.stepper import FINISHED, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection
 from tfdebug.io.recording import Recording
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.sessions.source import LocalSource, PassSource
+from tfdebug.sessions.source import NO_PASS, Capabilities, LocalSource, PassSource
 from tfdebug.ui.i18n.language import error_phrase
 from tfdebug.ui.state.axes import ShownAxes
 from tfdebug.ui.state.breakpoints import WindowBreakpoints
@@ -89,7 +90,7 @@ class DebugController(QObject):
                              lambda: (self.generation, self.capture_budget, self.keep.policy()), lambda: self.stepper,
                              lambda: self.session, self.set_session, self.message.emit, self.info.emit,
                              self.busy_changed.emit, self.state_changed.emit)
-        self.axes = ShownAxes(self.view, lambda: self.current, lambda: self.tokens, lambda: self.adapter,
+        self.axes = ShownAxes(self.view, lambda: self.current, lambda: self.tokens, self.vocabulary,
                               lambda: self.shown.refresh_slice())
         self.shown = ShownStage(self.display, self.view, self.axes, lambda: self.stepper, lambda: self.source,
                                 lambda: self.loader.busy, failed, self)
@@ -124,15 +125,21 @@ class DebugController(QObject):
         """The snapshot a replay reads from (kept open for lazy reads), else None."""
         return getattr(self.source, "replayed", None)
 
-    def runs_elsewhere(self) -> bool:
-        """Whether the pass on screen runs on another machine (its source's host: tfdebug serve), where new
-        passes, references and comparisons of it are then made."""
-        return self.source is not None and bool(self.source.host)
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the pass on screen can do (its source's `Capabilities`; every field False with no pass)."""
+        return self.source.capabilities if self.source is not None else NO_PASS
 
     @property
-    def adapter(self):
-        """The adapter of a pass whose model runs here, or None (nothing loaded, a replay, a served pass)."""
-        return self.session.adapter if self.session is not None else None
+    def adapter(self) -> Any:
+        """The adapter of a pass whose model runs here (`capabilities.model_here`), else None (nothing loaded, a
+        replay, a served pass)."""
+        source = self.source
+        return source.session.adapter if source is not None and source.capabilities.model_here else None
+
+    def vocabulary(self) -> list[str] | None:
+        """The token strings of the model of the pass on screen where they are here (its source's), else None."""
+        return self.source.vocabulary() if self.source is not None else None
 
     @property
     def input_image(self):
@@ -268,7 +275,7 @@ class DebugController(QObject):
         if event.type in ("paused", "moved", "replaced", "failed", "finished"):
             self.shown.show_current()
         self.notices.on_event(stepper, event)
-        if event.type == "finished" and stepper.state == FINISHED and self.source.model_here:
+        if event.type == "finished" and stepper.state == FINISHED and self.capabilities.reruns_here:
             self.loader.verify(self.session, stepper.output)
         self.state_changed.emit()
         self.steps.on_event(event)

@@ -175,16 +175,14 @@ class Loader:
         """Compare the finished pass's output with the unmodified model's, off the UI thread.
 
         Adapters that tap someone else's model say how close the two are; a mismatch is an
-        error in the window, a match a notice and the `verification` the status bar shows.
+        error in the window, a match a notice and the `verification` the status bar shows. The caller asks
+        only of a pass whose source `reruns_here` (a served pass's check is on the server; a generation's steps
+        are checked against generate() in the tests).
         """
-        if session.adapter is None:
-            return  # a remote pass (tfdebug serve): the model and its check are on the server
         from tfdebug.adapters.base import ModelAdapter
 
         if type(session.adapter).verify is ModelAdapter.verify:
             return  # written with taps: nothing to compare against
-        if not hasattr(session, "verify"):
-            return  # a generation (GenerationSession): its steps are checked against generate() in the tests
         job = Job(lambda job: session.verify(output), name="verify",
                   describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
                       "Loader", "The check against the unmodified model could not run.")))

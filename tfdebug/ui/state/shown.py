@@ -89,7 +89,8 @@ class ShownStage:
     def elsewhere(self, capture: Capture | None) -> bool:
         """Whether `capture` is shown through its source's display: its tensor is kept, but not in this process."""
         source = self._source()
-        return source is not None and not source.tensors_here and capture is not None and not capture.dropped
+        return (source is not None and not source.capabilities.tensors_here and capture is not None
+                and not capture.dropped)
 
     def is_large(self, capture: Capture | None = None) -> bool:
         """Whether `capture` (the shown stage) is above `large_stage_bytes`: shown by its slice only."""
@@ -115,7 +116,7 @@ class ShownStage:
         (history the next F10 or Shift+F10 lands on), unless a forward is running."""
         stepper = self._stepper()
         if (stepper is None or shown is not self.current or stepper.state == RUNNING
-                or not self._source().tensors_here):
+                or not self._source().capabilities.tensors_here):
             return
         cursor, history = self.index, stepper.history
         around = [history[i] for i in (cursor + 1, cursor - 1) if 0 <= i < len(history)]
@@ -142,7 +143,7 @@ class ShownStage:
         moves now. A stage that cannot be read is moved to all the same: the usual path says why.
         """
         stepper = self._stepper()
-        if stepper is None or stepper.is_live or not self._source().tensors_here or self._busy():
+        if stepper is None or stepper.is_live or not self._source().capabilities.tensors_here or self._busy():
             return False
         index = stepper.position_of(name)
         capture = stepper.history[index] if index is not None else None

@@ -1,6 +1,6 @@
-"""The shown stage of a pass whose tensors are not in this process (its source's `tensors_here` is False:
-a pass tfdebug serve runs), asked of the source's display on the display worker, so the network
-never holds up the GUI thread. The controller's ShownStage calls these; the source follows the
+"""The shown stage of a pass whose tensors are not in this process (its source's
+`capabilities.tensors_here` is False: a pass tfdebug serve runs), asked of the source's display on the
+display worker, so the network never holds up the GUI thread. The controller's ShownStage calls these; the source follows the
 window's view, so a step's slice usually came with the pause and needs no round trip.
 """
 

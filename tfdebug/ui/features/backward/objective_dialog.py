@@ -46,14 +46,11 @@ def logits_shape(plan) -> tuple[int, int]:
 
 def token_resolver(source) -> Callable[[str], int]:
     """`text` → the token id it names, by the pass's own lookup: its adapter's here, the server's for a served
-    pass (`why().token_id`)."""
-    from tfdebug.sessions.why import token_id
-
+    pass (its source's `token_id`)."""
     def resolve(text: str) -> int:
         if text.startswith("#") and text[1:].isdigit():
             return int(text[1:])
-        adapter = getattr(getattr(source, "session", None), "adapter", None)
-        return token_id(adapter, text) if adapter is not None else source.why().token_id(text)
+        return source.token_id(text)
     return resolve
 
 

@@ -80,15 +80,15 @@ class SourcePicker(QGroupBox):
         self.inputs = QWidget()
         form = QFormLayout(self.inputs)
         form.setContentsMargins(0, 0, 0, 0)
-        adapter = window.ctl.adapter
-        for input_field in (adapter.inputs if adapter is not None else ()):
+        # another input runs on the model here (a served pass's server is not asked for one)
+        for input_field in (window.ctl.adapter.inputs if window.ctl.capabilities.model_here else ()):
             edit = QLineEdit(window.ctl.inputs.texts.get(input_field.key, ""))
             edit.setPlaceholderText(translate("inputs", input_field.placeholder) if input_field.placeholder else "")
             form.addRow(translate("inputs", input_field.label), edit)
             self.fields[input_field.key] = edit
         on_screen, device = on_screen_placement(window.ctl)
         self.placement = PlacementPicker(default_reference_dtype(on_screen), device)
-        if window.ctl.runs_elsewhere():  # a served pass: the other pass is made on the server, on its device
+        if window.ctl.capabilities.passes_there:  # the other pass is made where the pass runs, on its device
             self.path.setPlaceholderText(self.tr("a snapshot's file name in the server's export folder"))
             self.browse.hide()  # it would browse this machine's files
             self.placement.fix_device(device)

@@ -99,10 +99,10 @@ class CompareTools:
             last = self._last_edit()
             adapter, texts = last.adapter, last.texts
         else:
-            adapter, texts = ctl.adapter, source.texts
-            if adapter is None:
+            if not ctl.capabilities.model_here:
                 raise TfdebugError(QCoreApplication.translate(
                     "CompareTools", "No model is loaded: run a pass live to compare another input on it."))
+            adapter, texts = ctl.adapter, source.texts
 
         def run(job: Job):
             from tfdebug.sessions.session import DebugSession
@@ -140,7 +140,7 @@ class CompareTools:
         """Start comparing; raises a TfdebugError (shown by the dialog) for a side that cannot be had."""
         if self.job is not None and self.job.running:
             raise TfdebugError(QCoreApplication.translate("CompareTools", "A comparison is already running."))
-        if self.ctl.runs_elsewhere():  # compared where the pass runs: only the table crosses
+        if self.ctl.capabilities.passes_there:  # compared where the pass runs: only the table crosses
             self._start_remote(a, b, atol, rtol)
             return
         work_a, work_b = self._work(a), self._work(b)
@@ -152,7 +152,7 @@ class CompareTools:
         pass at the first divergent stage and runs on (tfdebug.sessions.transplant), off the UI thread; None
         for other pairs, or while the pass on screen holds the model paused mid-forward."""
         ctl = self.ctl
-        if {a.kind, b.kind} != {LIVE, PLACED} or ctl.adapter is None or not hasattr(ctl.session, "verify"):
+        if {a.kind, b.kind} != {LIVE, PLACED} or not ctl.capabilities.reruns_here:
             return None
         if ctl.stepper is not None and ctl.stepper.is_live and ctl.stepper.alive:
             return None
@@ -186,15 +186,15 @@ class CompareTools:
             self._last_edit()
         against = {FILE: "file", BEFORE_EDIT: "unedited", PLACED: "placed"}[other.kind]
         served = self.ctl.source
+        assert served is not None  # passes_there: a pass is on screen
         dtype = other.placement.dtype if other.kind == PLACED else None
         path = other.path if other.kind == FILE else None
 
         attention = other.placement.attention if other.kind == PLACED else None
 
         def work(job: Job):
-            from tfdebug.remote.comparing import divergence_on_server
-            result, transplant = divergence_on_server(served, against, atol, rtol, on_screen=on_screen, dtype=dtype,
-                                                      path=path, attention=attention)
+            result, transplant = served.compare(against, atol, rtol, on_screen=on_screen, dtype=dtype, path=path,
+                                                attention=attention)
             return result, None, [], transplant
         self.start_job(work, atol, rtol, describe(a, self.window), describe(b, self.window), None)
 
@@ -289,8 +289,9 @@ class CompareTools:
         """A, B and A − B of stage `name` in the compared passes (tfdebug.core.compare_planes), cut where their
         tensors are: here, or on the server that compared them (only the three planes cross)."""
         if self.passes is None:
-            from tfdebug.remote.comparing import planes_on_server
-            return planes_on_server(self.ctl.source, name, indices_by_name, max_size)
+            source = self.ctl.source
+            assert source is not None  # compared where the pass on screen runs
+            return source.compared_planes(name, indices_by_name, max_size)
         return compared_planes(*self.passes, name, indices_by_name, max_size)
 
 

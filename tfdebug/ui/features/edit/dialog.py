@@ -292,9 +292,9 @@ class EditTools:
         graphics.customContextMenuRequested.connect(self._heatmap_menu)
 
     def remember(self, stage: str, description: str) -> None:
-        session = self.ctl.session
-        if session is not None:
-            self.last_edit = LastEdit(session.adapter, session.texts, stage, description)
+        source = self.ctl.source
+        if source is not None and source.capabilities.runs_texts:  # a pass of a model (here, or served there)
+            self.last_edit = LastEdit(self.ctl.adapter, source.texts, stage, description)
 
     def open_dialog(self) -> EditDialog:
         """Show the dialog (not modal: the heatmap stays usable beside it)."""

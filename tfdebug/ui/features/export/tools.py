@@ -191,6 +191,6 @@ def export(ctx: ActionContext) -> None:
 def _kept_elsewhere(ctl: DebugController) -> list[str]:
     """The stages whose tensors the pass's source keeps outside this process (a pass tfdebug serve runs);
     [] when its tensors are here (the pass is exported from its Recording)."""
-    if ctl.source is None or ctl.source.tensors_here:
+    if ctl.source is None or ctl.source.capabilities.tensors_here:
         return []
     return [c.name for c in ctl.stepper.history if not c.dropped]

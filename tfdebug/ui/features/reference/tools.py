@@ -49,22 +49,21 @@ class ReferenceTools(QObject):
         self.current: ReferencePass | None = None
         self.job: Job | None = None
         self._observed = None  # (stepper, its observer) of the pass the condition watches
-        self._told = None  # (a served pass's connection, the reference dtype it was told)
         self._hit.connect(self._show_hit)
         self.ctl.session_changed.connect(self._attach)
 
     def _placement_error(self, placement: Placement) -> TfdebugError | None:
         """Why no reference can be had for the pass on screen in `placement`, or None (a served pass: the server
         computes it, and says why when it cannot)."""
-        session = self.ctl.session
-        if self.ctl.runs_elsewhere():
+        capabilities = self.ctl.capabilities
+        if capabilities.passes_there:
             same = placement.dtype == on_screen_placement(self.ctl)[0] and placement.attention == "eager"
-        elif session is None or getattr(session, "adapter", None) is None or not hasattr(session, "verify"):
+        elif not capabilities.reruns_here:
             return TfdebugError(QCoreApplication.translate(
                 "ReferenceTools", "A reference pass needs one live pass of a model: run a pass first (a snapshot "
                 "or a generation has none)."))
         else:
-            same = same_placement(session.adapter, placement)
+            same = same_placement(self.ctl.adapter, placement)
         if same:
             return TfdebugError(QCoreApplication.translate(
                 "ReferenceTools", "The reference would run as the pass on screen does ({placement}): choose "
@@ -148,15 +147,15 @@ class ReferenceTools(QObject):
             return
         wanted = self.placement is not None and any(b.value == DIVERGES for b in self.ctl.breakpoints.points)
         try:
-            if self.ctl.runs_elsewhere():
-                self._serve_reference(self.placement.dtype if wanted else None)
+            if self.ctl.capabilities.passes_there:  # computed where the pass runs, told the dtype
+                self._serve_reference(self.placement.dtype if wanted and self.placement is not None else None)
             elif not wanted:
                 stepper.reference = None
                 return
             else:
                 stepper.reference = self.ensure(self.placement)
         except TfdebugError as exc:
-            if not self.ctl.runs_elsewhere():
+            if not self.ctl.capabilities.passes_there:
                 stepper.reference = None
             self.ctl.message.emit(Message("warning", error_phrase(exc), topic="reference"))
             return
@@ -173,19 +172,17 @@ class ReferenceTools(QObject):
         self._observed = (stepper, observe)
 
     def _serve_reference(self, dtype: str | None) -> None:
-        """Tell the server the dtype of the served pass's reference (None: none); only when it changed."""
-        served = self.ctl.source
-        told = (served.client, dtype)
-        if told == self._told or (dtype is None and (self._told is None or self._told[0] is not served.client)):
-            return
-        served.set_reference(dtype)
-        self._told = told
+        """Tell the source where the pass runs the dtype of its reference (None: none); it says it only when it
+        changed."""
+        source = self.ctl.source
+        if source is not None:
+            source.set_reference(dtype)
 
     def _show_hit(self, stepper, event: StepperEvent) -> None:
         """Compare the stages run so far with the reference: the Compare dock shows the stage stopped at
         in both passes and A − B; the Overview the difference of every stage so far. A served pass is compared
         on the server, with the reference it holds there."""
-        served = self.ctl.source if self.ctl.runs_elsewhere() else None  # compared where it runs
+        served = self.ctl.source if self.ctl.capabilities.passes_there else None  # compared where it runs
         reference = stepper.reference if served is None else None
         placement = self.placement if served is not None else (reference.key[2] if reference is not None else None)
         if stepper is not self.ctl.stepper or placement is None:
@@ -198,9 +195,8 @@ class ReferenceTools(QObject):
         bp = event.breakpoint
         if served is not None:
             def work(job: Job):
-                from tfdebug.remote.comparing import compare_on_server
-                return compare_on_server(served, "placed", bp.threshold, bp.rtol, on_screen="b",
-                                         dtype=placement.dtype), None, [], None
+                return served.compare("placed", bp.threshold, bp.rtol, on_screen="b",
+                                      dtype=placement.dtype)[0], None, [], None
             self.compare.start_job(work, bp.threshold, bp.rtol, side_a, side_b, event.capture.name, replace=True)
             return
         recording, _ = self.ctl.recording()
