@@ -27,7 +27,7 @@ def _plane_stage(info) -> bool:
 def _materialised(adapter, prepared, objective):
     """The same backward with every plane and every plane's gradient kept whole: autograd's own tensors."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(attention, "planes_noted", attention.planes_materialized)
+        patch.setattr(attention, "planes_noted", lambda recompute=True: attention.planes_materialized())
         return run_backward(adapter, prepared, objective)
 
 

@@ -194,3 +194,41 @@ def test_the_stated_peak_holds_over_the_backward_s_high_water_mark(monkeypatch):
         kept = _high_water(adapter, prepared)
     [plane] = {c.nbytes for c in plan if c.info.kind == "softmax" and c.recipe}
     assert kept - measured >= 2 * plane, (kept, measured)  # measured: 3.1 planes fewer
+
+
+def test_a_backward_within_the_budget_keeps_the_planes_and_states_that_peak(monkeypatch):
+    """Given the pass's plan and a budget that holds every attention's saved probabilities, the backward keeps them
+    (no recompute: faster) with every gradient bit for bit the recomputing backward's, and the peak it states with
+    them kept holds over its high-water mark; a budget only the recomputing backward fits makes them again; one
+    that neither fits is refused in one sentence."""
+    from tfdebug.bench import backward_real
+    from tfdebug.core.errors import InputError
+    from tfdebug.core.plan import plan_pass
+    from tfdebug.sessions.backward import backward_peak, check_backward_fits, parameter_bytes
+
+    monkeypatch.setitem(backward_real.SHAPES, "test", dict(backward_real.SHAPES["tiny"], num_hidden_layers=6,
+                                                           num_attention_heads=8, head_dim=8))
+    adapter, prepared = backward_real._model("test", 256)
+    with torch.no_grad():
+        plan = list(plan_pass(adapter.module, lambda: adapter.forward(prepared), [prepared.kwargs["input_ids"]],
+                              method="auto"))
+    parameters = parameter_bytes(adapter.module)
+    made_again, kept = backward_peak(plan, parameters), backward_peak(plan, parameters, recompute=False)
+    [plane] = {c.nbytes for c in plan if c.info.kind == "softmax" and c.recipe}
+    assert kept - made_again >= 6 * plane - 4 * plane  # six layers' saved probabilities, less one layer's passing
+    assert check_backward_fits(plan, kept, parameters) == (kept, False)
+    assert check_backward_fits(plan, kept - 1, parameters) == (made_again, True)
+    with pytest.raises(InputError, match="over the"):
+        check_backward_fits(plan, made_again - 1, parameters)
+    before = recompute.Recomputed.total
+    gc.collect()
+    with _HighWater() as mode:
+        fast = run_backward(adapter, prepared, plan=plan, budget=kept)
+    assert recompute.Recomputed.total == before  # nothing made again
+    assert 0 < mode.peak <= kept
+    slow = run_backward(adapter, prepared, plan=plan, budget=kept - 1)
+    assert recompute.Recomputed.total - before == 6
+    assert fast.loss == slow.loss and [g.name for g in fast.gradients] == [g.name for g in slow.gradients]
+    for a, b in zip(fast.gradients, slow.gradients, strict=True):
+        x, y = (t.materialize() if isinstance(t, GradientPlane) else t for t in (a.tensor, b.tensor))
+        assert torch.equal(x, y), a.name

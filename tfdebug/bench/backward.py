@@ -7,11 +7,13 @@ random weights, random token ids, at 256 and 1,024 tokens; per length, interleav
   `loss.backward()`, eager attention (what the tapped attention computes), the parameters' gradients dropped
   after each run;
 - `tfdebug`: `sessions.backward.run_backward` of the same objective on the same tokens, every stage's gradient
-  captured (and the forward's stages, which gradient × activation reads; the attention planes whole).
+  captured (and the forward's stages, which gradient × activation reads; the attention planes whole), given the
+  pass's plan and the default capture budget as Debug ▸ Backward gives them: what autograd saves of the planes
+  is kept where that fits the budget, else made again (`core.recompute`), and the row says which.
 Medians, the ratio tfdebug ÷ plain (goal ≤ 1.15×), the plain row's A/A (its two halves) and both losses (the
 same objective: they agree). Then each variant once more in a child process of its own (as tfdebug.bench.scale
 measures peaks), its peak RSS above its RSS before the pass, and the ratio of the two peaks; beside tfdebug's, the peak
-`run_backward` states before it runs (`sessions.backward.backward_peak`). The `full` profile adds the real-size row
+`run_backward` states before it runs (`sessions.backward.check_backward_fits`). The `full` profile adds the real-size row
 (`bench.backward_real`: SmolLM-135M's shape at 2,048 tokens in float32, its stated peak against its measured one).
 """
 
@@ -36,18 +38,27 @@ def _config(shape: str, seq_len: int) -> BenchConfig:
 
 
 def _variants(config: BenchConfig) -> tuple[dict, dict]:
-    """({name: one run}, {name: its loss}) on a fresh random GPT-2 of `config`."""
+    """({name: one run}, {"losses": {name: its loss}, "stages", "stated": the peak run_backward states, "planes":
+    whether autograd's saved planes are kept or made again}) on a fresh random GPT-2 of `config`."""
+    import torch
+
     from tfdebug.adapters.base import Prepared
     from tfdebug.adapters.hf.adapter import wrap
     from tfdebug.bench.hf import build_gpt2
-    from tfdebug.sessions.backward import run_backward
+    from tfdebug.core.budget import default_capture_budget
+    from tfdebug.core.plan import plan_pass
+    from tfdebug.sessions.backward import check_backward_fits, parameter_bytes, run_backward
 
     model, ids = build_gpt2(config)
     model.config._attn_implementation_internal = "eager"
     adapter = wrap(model, tokenizer=None, name="bench")
     prepared = Prepared(texts={}, kwargs={"input_ids": ids, "use_cache": False})
+    with torch.no_grad():  # the pass's plan, as a finished pass in the window has it (not timed)
+        plan = list(plan_pass(adapter.module, lambda: adapter.forward(prepared), [ids], method="auto"))
+    budget = default_capture_budget(adapter.device)
+    stated, recompute = check_backward_fits(plan, budget, parameter_bytes(adapter.module))
     losses: dict[str, float] = {}
-    extra = {"losses": losses, "stages": 0, "adapter": adapter, "prepared": prepared}
+    extra = {"losses": losses, "stages": 0, "stated": stated, "planes": "made again" if recompute else "kept"}
 
     def plain():
         loss = model(input_ids=ids, labels=ids, use_cache=False).loss
@@ -55,8 +66,8 @@ def _variants(config: BenchConfig) -> tuple[dict, dict]:
         model.zero_grad(set_to_none=True)
         losses["plain"] = float(loss.detach())
 
-    def captured():
-        result = run_backward(adapter, prepared)
+    def captured():  # as Debug ▸ Backward runs it: the plan and the default budget choose what autograd keeps
+        result = run_backward(adapter, prepared, plan=plan, budget=budget)
         losses["tfdebug"] = result.loss
         extra["stages"] = len(result.gradients)
 
@@ -72,7 +83,7 @@ def timing_row(config: BenchConfig, repeats: int) -> dict:
         times = interleaved_ms(variants, repeats, warmup=1)
     ms = {name: median(values) for name, values in times.items()}
     losses = extra["losses"]
-    return {"seq_len": config.seq_len, "stages": extra["stages"], "repeats": repeats,
+    return {"seq_len": config.seq_len, "stages": extra["stages"], "repeats": repeats, "planes": extra["planes"],
             "plain_ms": round(ms["plain"], 2), "tfdebug_ms": round(ms["tfdebug"], 2),
             "ratio": round(ms["tfdebug"] / ms["plain"], 4), "aa_ratio": halves_ratio(times["plain"]),
             "loss_plain": round(losses["plain"], 6), "loss_tfdebug": round(losses["tfdebug"], 6)}
@@ -86,7 +97,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     from tfdebug.bench.scale import _rss
 
     variants, extra = _variants(_config(shape, seq_len))  # builds the model; nothing has run yet
-    stated = _stated_peak(extra) if variant == "tfdebug" else None
+    stated = extra["stated"] if variant == "tfdebug" else None
     import gc
 
     gc.collect()
@@ -102,20 +113,6 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     if stated is not None:
         row["stated_peak_bytes"] = stated
     return row
-
-
-def _stated_peak(extra: dict) -> int:
-    """The peak `run_backward` states before it runs (`sessions.backward.backward_peak`), from the pass's plan."""
-    import torch
-
-    from tfdebug.core.plan import plan_pass
-    from tfdebug.sessions.backward import backward_peak, parameter_bytes
-
-    adapter, prepared = extra["adapter"], extra["prepared"]
-    with torch.no_grad():
-        plan = plan_pass(adapter.module, lambda: adapter.forward(prepared), [prepared.kwargs["input_ids"]],
-                         method="auto")
-    return backward_peak(list(plan), parameter_bytes(adapter.module))
 
 
 def _in_child(variant: str, shape: str, seq_len: int, timeout: float) -> dict:
@@ -158,8 +155,8 @@ def format_backward(section: dict) -> list[str]:
                  f"heads; every stage's gradient captured ÷ plain loss.backward(), goal ≤ {section['target']}×):"]
     for row in section["rows"]:
         lines.append(f"  {row['seq_len']:>5} tokens  plain {row['plain_ms']:>10} ms  tfdebug {row['tfdebug_ms']:>10} ms"
-                     f"  ×{row['ratio']}  (plain A/A {row['aa_ratio']}; {row['stages']} gradients; loss "
-                     f"{row['loss_plain']} / {row['loss_tfdebug']})")
+                     f"  ×{row['ratio']}  (plain A/A {row['aa_ratio']}; {row['stages']} gradients; planes "
+                     f"{row.get('planes', 'made again')}; loss {row['loss_plain']} / {row['loss_tfdebug']})")
     for row in section["peaks"]:
         if row.get("status") != "ok":
             lines.append(f"  {row['seq_len']:>5} tokens  {row['variant']:<8} peak: {row.get('status')}")

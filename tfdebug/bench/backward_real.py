@@ -48,20 +48,20 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     from tfdebug.bench.scale import _rss
     from tfdebug.core.budget import default_capture_budget
     from tfdebug.core.plan import plan_pass
-    from tfdebug.sessions.backward import check_backward_fits, parameter_bytes, run_backward
+    from tfdebug.sessions.backward import backward_peak, parameter_bytes, run_backward
 
     adapter, prepared = _model(shape, seq_len)
     with torch.no_grad():
         plan = list(plan_pass(adapter.module, lambda: adapter.forward(prepared), [prepared.kwargs["input_ids"]],
                               method="auto"))
     budget = default_capture_budget(adapter.device)
-    stated = check_backward_fits(plan, None, parameter_bytes(adapter.module))
+    stated = backward_peak(plan, parameter_bytes(adapter.module))  # the planes made again, as below
     fits = budget is None or stated <= budget  # else a window here refuses it in one sentence; measured anyway
     gc.collect()
     before = _rss()
     _restart_peak()
     start = time.perf_counter()
-    result = run_backward(adapter, prepared)
+    result = run_backward(adapter, prepared)  # no plan: the planes autograd saves are made again
     seconds = time.perf_counter() - start
     peak = high_water()
     measured = max(0, peak - before)

@@ -97,12 +97,18 @@ class GradientRecorder(Recorder):
 
 
 def _nonfinite(grad: Tensor) -> Tensor:
-    """Whether `grad` holds NaN or ±Inf, as a 0-dim bool tensor on its device (no synchronisation). Its minimum and
-    maximum in one pass (NaN propagates into both, an infinity is one of them): ~16× faster on the CPU than
-    `isfinite(grad).all()`, which makes a mask as large as a tokens² gradient."""
+    """Whether `grad` holds NaN or ±Inf, as a 0-dim bool tensor on its device (no synchronisation on a GPU): its
+    minimum and maximum in one pass (NaN propagates into both, an infinity is one of them), far faster than
+    `isfinite(grad).all()`, which makes a mask as large as a tokens² gradient. On the CPU its sum (in float32 at
+    least) comes first, about twice as fast again: a finite sum has no NaN and no infinity in it (NaN propagates,
+    +∞ and −∞ make NaN); only a sum that is not finite (a NaN, an infinity, or finite values that overflow it) is
+    settled by the minimum and maximum."""
     import torch
 
     if grad.numel() == 0 or not grad.is_floating_point():
         return torch.zeros((), dtype=torch.bool, device=grad.device)
+    if grad.device.type == "cpu" and bool(torch.isfinite(grad.sum(dtype=torch.promote_types(grad.dtype,
+                                                                                            torch.float32)))):
+        return torch.zeros((), dtype=torch.bool)
     low, high = torch.aminmax(grad)
     return ~(torch.isfinite(low) & torch.isfinite(high))

@@ -182,7 +182,7 @@ def stage_sum(stage: str, live: dict[str, Tensor], shown: dict, model: str) -> t
     return joined[1].sum(dtype=dtype), tensor.sum(dtype=dtype)
 
 
-def backward_peak(plan: Sequence[Capture], parameters: int = 0) -> int:
+def backward_peak(plan: Sequence[Capture], parameters: int = 0, recompute: bool = True) -> int:
     """Bytes a backward of a pass of `plan` holds at its peak, stated before it runs. Held all along:
 
     - every stage kept as a tensor, once (the recorder keeps each activation; autograd's saved tensors are those
@@ -202,6 +202,10 @@ def backward_peak(plan: Sequence[Capture], parameters: int = 0) -> int:
       float32 in all, and one recipe block (a plane of one head block, `recipes.BLOCK_BYTES` at most) when a
       gradient is looked at.
 
+    Without `recompute`, what autograd saves of every attention's planes is held from the forward until that
+    attention's backward: its probabilities in float32 (and in the model's dtype where that is narrower) and a soft
+    cap's tanh, counted as held all along (an upper bound: each goes as its layer's backward passes).
+
     A plane that is not a recipe (attention sinks, a model outside Hugging Face's attention) counts as a tensor."""
     from tfdebug.core.recipes import BLOCK_BYTES
 
@@ -212,6 +216,10 @@ def backward_peak(plan: Sequence[Capture], parameters: int = 0) -> int:
         return 4 * wide(c) + (c.nbytes if c.dtype.itemsize < 4 else 0)
 
     held = sum(c.nbytes for c in plan if not c.recipe) + parameters
+    if not recompute:  # autograd's saved probabilities (and soft caps' tanh) of every attention
+        held += sum(wide(c) + (c.nbytes if c.dtype.itemsize < 4 else 0) for c in plan
+                    if c.recipe and c.info.kind == "softmax")
+        held += sum(wide(c) for c in plan if c.recipe and c.info.kind == "softcap")
     held += sum(c.nbytes for c in plan if c.info.kind == "ffn_hidden") // 2
     largest = max((wide(c) for c in plan if c.recipe), default=0)
     passing = max((one_attention(c) for c in plan if c.recipe), default=0) + min(BLOCK_BYTES, largest)
@@ -231,17 +239,22 @@ def parameter_bytes(model) -> int:
     return sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
 
 
-def check_backward_fits(plan: Sequence[Capture], budget: int | None, parameters: int = 0) -> int:
-    """`backward_peak(plan, parameters)`, or InputError in one sentence when it is over `budget` (None: no limit)."""
+def check_backward_fits(plan: Sequence[Capture], budget: int | None, parameters: int = 0) -> tuple[int, bool]:
+    """(the stated peak, whether the planes autograd saves are made again): kept where the peak with them kept is
+    within `budget` (None: no limit; faster), made again where only that fits; InputError in one sentence when
+    even that is over `budget`."""
     from tfdebug.core.budget import format_bytes
 
+    kept = backward_peak(plan, parameters, recompute=False)
+    if budget is None or kept <= budget:
+        return kept, False
     peak = backward_peak(plan, parameters)
     if budget is not None and peak > budget:
         raise InputError(f"The backward of this pass would hold about {format_bytes(peak)} (every stage's activation "
                          "and gradient, the parameters' gradients and one layer's attention planes in its "
                          f"backward), over the {format_bytes(budget)} this machine can give it: shorten the text or run "
                          "it where there is more memory.")
-    return peak
+    return peak, True
 
 
 #: what an adapter keeps of its last forward for the verification of the pass (adapters.hf: each layer's
@@ -264,9 +277,11 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
                  plan: Sequence[Capture] | None = None, budget: int | None = None) -> BackwardPass:
     """One forward with gradients on and `objective`'s backward; every stage's gradient in backward order.
     With `plan` (the pass's stages) and `budget`, a backward whose peak would be over the budget is refused
-    before it runs (`check_backward_fits`)."""
+    before it runs, and the planes autograd saves are kept where that fits the budget, else made again
+    (`check_backward_fits`); without a plan they are made again."""
+    recompute = True
     if plan is not None:
-        check_backward_fits(plan, budget, parameter_bytes(adapter.module))
+        _, recompute = check_backward_fits(plan, budget, parameter_bytes(adapter.module))
     from tfdebug.adapters.hf.attention import planes_noted
     from tfdebug.adapters.hf.hooks import sums_in_graph
 
@@ -283,7 +298,7 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
     recorder = GradientRecorder(model, stages)
     checked = {key: vars(adapter)[key] for key in CHECKED if key in vars(adapter)}
     try:
-        with forward_lock(adapter.model_root), torch.enable_grad(), planes_noted(), \
+        with forward_lock(adapter.model_root), torch.enable_grad(), planes_noted(recompute), \
                 sums_in_graph() as shown, recorder:
             adapter.forward(prepared)
             _let_go_of_checked_stages(adapter, checked)
@@ -298,7 +313,8 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
                                      "values, so there is nothing to differentiate.")
                 loss = objective_value(objective, logits, ids, mask)
             loss.backward()
-        norms = {n: float(p.grad.double().norm()) for n, p in params if p.grad is not None}
+        norms = {n: float(torch.linalg.vector_norm(p.grad, dtype=torch.float64)) for n, p in params
+                 if p.grad is not None}
     finally:
         recorder.release()  # else the live tensors and their hooks hold each other (and the recorder) for good
         for n, p in params:

@@ -82,6 +82,8 @@ _ACTIVE: dict[str, int] = {}  # registered name -> how many models run with it r
 _WHOLE = ThreadFlag()
 # Inside `planes_noted()` too, and each whole plane carries its recipe (a backward's gradient planes read them).
 _NOTED = ThreadFlag()
+# Inside `planes_noted(recompute=False)`: autograd keeps what it saves of the planes, not made again.
+_KEPT = ThreadFlag()
 
 
 @contextmanager
@@ -93,12 +95,18 @@ def planes_materialized() -> Iterator[None]:
 
 
 @contextmanager
-def planes_noted() -> Iterator[None]:
+def planes_noted(recompute: bool = True) -> Iterator[None]:
     """`planes_materialized()` (autograd differentiates the whole planes), and every plane a tap sees noted with
     its recipe, the context with what the gradient recipes read (`core.gradient_planes`): a backward's
-    recorder keeps recipes, not planes, of the forward and of the gradients."""
+    recorder keeps recipes, not planes, of the forward and of the gradients. `recompute`: what autograd saves of
+    the planes is made again when its backward reads it (`core.recompute`), else kept (faster, every layer's
+    probabilities held until its backward)."""
     with _WHOLE.set(), _NOTED.set():
-        yield
+        if recompute:
+            yield
+        else:
+            with _KEPT.set():
+                yield
 
 
 def planes_being_noted() -> bool:
@@ -349,6 +357,10 @@ def _noted_attention(site: AttentionSite, taps, query: Tensor, key: Tensor, qk_k
             recomputed.stopped = True
         return seen
 
+    if _KEPT.on:  # autograd keeps what it saves, as in a plain backward
+        probs = _arithmetic(query, key, scaling, position_bias, softcap, bias, attention_mask, dtype, noted,
+                            lambda tensor: tensor)
+        return probs, torch.matmul(probs, value), backing
     with recomputed.saving():
         probs = _arithmetic(query, key, scaling, position_bias, softcap, bias, attention_mask, dtype, noted,
                             recomputed.made)
