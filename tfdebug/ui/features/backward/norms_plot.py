@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import math
+from typing import cast
 
 import numpy as np
 import pyqtgraph as pg
@@ -25,16 +26,16 @@ from tfdebug.ui.i18n.language import title
 from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.widgets.heatmap_axes import NonOverlappingAxis
 
-#: each module kind's series colour, in the legend's order
+# each module kind's series colour, in the legend's order
 SERIES = {"attention": (40, 90, 200), "cross_attention": (140, 60, 180), "mlp": (30, 150, 70),
           "norm": (230, 120, 0), "embeddings": (120, 90, 60), "head": (200, 40, 40), "other": (130, 130, 130)}
-TOTAL_PEN = pg.mkPen((60, 60, 60), width=1, style=Qt.DashLine)
-STACK_PEN = pg.mkPen((160, 160, 160), style=Qt.DashLine)
+TOTAL_PEN = pg.mkPen((60, 60, 60), width=1, style=Qt.PenStyle.DashLine)
+STACK_PEN = pg.mkPen((160, 160, 160), style=Qt.PenStyle.DashLine)
 
-#: the stage kinds a place outside the layers goes to on a click, per module
+# the stage kinds a place outside the layers goes to on a click, per module
 OUTSIDE_KINDS = {"embeddings": ("embedding", "positional_encoding", "positional_add"),
                  "norm": ("layer_norm", "rms_norm"), "head": ("logits",)}
-#: the stage names' stacks outside the layers that belong to a parameters' stack
+# the stage names' stacks outside the layers that belong to a parameters' stack
 STACK_SITES = {"enc": ("enc", "src", "img"), "dec": ("dec", "tgt", "tok", "head")}
 
 Place = tuple[str, "int | None", str]  # (stack, layer, module outside layers or '')
@@ -90,9 +91,9 @@ class NormsPlot(QWidget):
         self.log_y.setChecked(True)
         self.log_y.toggled.connect(self._draw)
         self.readout = QLabel()
-        self.readout.setTextFormat(Qt.PlainText)
+        self.readout.setTextFormat(Qt.TextFormat.PlainText)
         self.legend = QLabel()  # each series' colour and name, beside the plot rather than over its points
-        self.legend.setTextFormat(Qt.RichText)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
         controls = QHBoxLayout()
         controls.addWidget(self.log_y)
         controls.addWidget(self.legend, 1)
@@ -102,7 +103,7 @@ class NormsPlot(QWidget):
         self.plot.showAxis("top")
         self.items: dict[str, pg.PlotDataItem] = {}
         self.marks: list[pg.InfiniteLine] = []
-        self.plot.scene().sigMouseMoved.connect(self._hover)
+        cast(pg.GraphicsScene, self.plot.scene()).sigMouseMoved.connect(self._hover)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(controls)
@@ -165,8 +166,14 @@ class NormsPlot(QWidget):
         plot.getAxis("top").setTicks([[(i, title(stack_title(stack, self.titles))) for i, stack in stacks]])
         plot.getAxis("bottom").setTicks([[(i, self.place_label(p)) for i, p in enumerate(self.places)]])
         if self.places:  # room for the first and last places' labels
-            plot.setXRange(-0.7, len(self.places) - 0.3, padding=0)
+            self.view().setXRange(-0.7, len(self.places) - 0.3, 0)
         settle(plot)
+
+    def view(self) -> pg.ViewBox:
+        """The plot's view box."""
+        item = self.plot.getPlotItem()
+        assert item is not None  # a PlotWidget always has its PlotItem
+        return item.getViewBox()
 
     def place_label(self, place: Place) -> str:
         """A place as the bottom axis says it: a layer's index, or the module outside the layers."""
@@ -185,7 +192,7 @@ class NormsPlot(QWidget):
     def _hover(self, scene_pos) -> None:
         if not self.places or not self.plot.sceneBoundingRect().contains(scene_pos):
             return
-        i = round(self.plot.getPlotItem().vb.mapSceneToView(scene_pos).x())
+        i = round(self.view().mapSceneToView(scene_pos).x())
         if 0 <= i < len(self.places):
             self.readout.setText(self.describe(i))
 
@@ -203,7 +210,7 @@ class NormsPlot(QWidget):
         return f"{where}: {norms}; {names['total']} {self.total[i]:.4g}"
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
 

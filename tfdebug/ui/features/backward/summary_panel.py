@@ -53,10 +53,10 @@ class BackwardPanel(QWidget):
         self.largest.setEditTriggers(QTableWidget.NoEditTriggers)
         self.largest.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         self.norms = NormsPlot()  # per layer and module kind; a click goes to the layer's first gradient
-        tables = QSplitter(Qt.Vertical)
+        tables = QSplitter(Qt.Orientation.Vertical)
         tables.addWidget(self.layers)
         tables.addWidget(self.largest)
-        parameters = QSplitter(Qt.Horizontal)
+        parameters = QSplitter(Qt.Orientation.Horizontal)
         parameters.addWidget(self.norms)
         parameters.addWidget(tables)
         parameters.setStretchFactor(0, 3)
