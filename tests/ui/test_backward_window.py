@@ -389,3 +389,40 @@ def test_a_speech_model_s_saliency_is_drawn_over_its_spectrogram_frames(make_win
     qtbot.wait(100)
     panel.grab().save(str(tmp_path / "whisper-norms.png"))
     window.ctl.close()
+
+
+def test_a_reopened_backward_snapshot_shows_its_saliency_and_norms(make_window, qtbot, tmp_path):
+    """tiny-whisper's backward saved, then opened in a new window: the Backward dock shows the summary the manifest
+    carries (the snapshot keeps no activation to compute gradient × activation again) — the decoder tokens'
+    saliency, the spectrogram frames' over the carried spectrogram, the norms plot — and a click's pick on the
+    plot goes to the layer's first gradient in the replay."""
+    import numpy as np
+
+    from tfdebug.adapters.hf.speech import sample_audio
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.io.snapshot import save_snapshot
+    from tfdebug.sessions.backward import run_backward
+    from tfdebug.sessions.gradient_session import summary_of
+    from tfdebug.sessions.session import DebugSession
+
+    adapter = load_adapter("tiny-whisper")
+    session = DebugSession(adapter, {"audio": str(sample_audio()), "tgt": "a low tone"}, planning="lazy")
+    result = run_backward(adapter, session.prepared)
+    want = summary_of(result, session.tokens)
+    path = tmp_path / "grad.safetensors"
+    save_snapshot(result.recording(session), path)
+    window = make_window()
+    window.open_snapshot(str(path))
+    qtbot.waitUntil(lambda: window.ctl.current is not None and window.ctl.title.startswith("backward"),
+                    timeout=30000)
+    panel = window.backward_panel
+    qtbot.waitUntil(window.docks["backward"].isVisible, timeout=10000)
+    assert panel.summary == want and len(want.frames) == 200 and want.tokens == session.tokens["tgt"]
+    assert panel.tabs.isTabEnabled(1) and panel.over_frames
+    norms = np.array([n for _, n in want.frames])
+    assert np.allclose(panel.picture.weights.ravel(), norms / norms.max())
+    plot = panel.norms
+    assert ("enc", 1, "") in plot.places and ("dec", None, "norm") in plot.places
+    plot.pick(plot.places.index(("enc", 1, "")))
+    qtbot.waitUntil(lambda: window.ctl.current.name == "enc.1.ffn.resid", timeout=10000)
+    window.ctl.close()

@@ -118,22 +118,30 @@ class BackwardPass:
         return [dataclasses.replace(c, info=dataclasses.replace(c.info, formula=f"{GRADIENT_PREFIX}{c.info.formula})   L = {what}"))
                 for c in self.gradients]
 
-    def manifest_entry(self) -> dict:
-        """What a snapshot's manifest says of this backward pass (`io.recording.backward_doc`)."""
+    def manifest_entry(self, streams: dict[str, list[str]] | None = None) -> dict:
+        """What a snapshot's manifest says of this backward pass (`io.recording.backward_doc`); with `streams` (the
+        pass's token strings per stream) its summary too (`sessions.gradient_session.summary_of`: the saliency,
+        which needs the forward's activations the snapshot does not keep, and the parameters' norms)."""
+        from tfdebug.io.backward_summary import summary_fields
         from tfdebug.io.recording import backward_doc
 
         o = self.objective
+        summary = None
+        if streams is not None:
+            from tfdebug.sessions.gradient_session import summary_of
+
+            summary = summary_fields(summary_of(self, streams))
         return backward_doc(o.kind, o.describe(), self.loss, self.first_nonfinite,
                             position=o.position if o.kind in ("position", "logit_diff") else None, target=o.target,
-                            contrast=o.contrast)
+                            contrast=o.contrast, summary=summary)
 
     def recording(self, session):
-        """The gradients as a Recording of `session`'s pass (in backward order, the objective and the loss in its
-        manifest): what `io.snapshot.save_snapshot` writes and a window replays."""
+        """The gradients as a Recording of `session`'s pass (in backward order, the objective, the loss and the
+        summary in its manifest): what `io.snapshot.save_snapshot` writes and a window replays."""
         from tfdebug.io.recording import Recording
 
         return dataclasses.replace(Recording.from_session(session, self.gradient_captures()),
-                                   backward=self.manifest_entry())
+                                   backward=self.manifest_entry(session.tokens))
 
     def saliency(self) -> list[tuple[float, float]] | None:
         """Per token of the first embedding stage along tokens with a gradient (forward order; an audio front end's

@@ -208,4 +208,28 @@ def install(window) -> BackwardPanel:
     dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Backward"), "backward", panel, Qt.BottomDockWidgetArea)
     dock.hide()
     panel.norms.picked.connect(lambda place: go_to_place(window.ctl, place))
+    window.ctl.session_changed.connect(lambda: show_saved_summary(window, panel, dock))
     return panel
+
+
+def show_saved_summary(window, panel: BackwardPanel, dock) -> bool:
+    """When the pass on screen is a replayed backward whose manifest carries its summary (a reopened snapshot,
+    `io.backward_summary`), show that summary and the dock; whether it did. A summary that cannot be read is
+    left out: the gradients still step."""
+    from tfdebug.io.backward_summary import summary_parts
+    from tfdebug.sessions.gradient_session import BackwardSummary
+
+    ctl = window.ctl
+    if ctl.stepper is None or ctl.stepper.is_live:
+        return False
+    recording, _ = ctl.recording()
+    entry = getattr(recording, "backward", None)
+    if not isinstance(entry, dict) or "summary" not in entry:
+        return False
+    try:
+        summary = BackwardSummary(**summary_parts(entry["summary"]))
+    except (KeyError, TypeError, ValueError):
+        return False
+    panel.show_summary(summary, getattr(recording, "image", None), getattr(ctl.adapter, "stack_titles", None))
+    window.show_dock_within(dock)
+    return True
