@@ -105,10 +105,24 @@ class BackwardPass:
             parsed = parse_name(name)
             if parsed.layer is not None and parsed.stack not in layered:
                 layered.append(parsed.stack)
+        places = {name: parameter_place(name) for name in self.parameters}
+        # layers under no stack word (a vision-language model's language layers) are the stack no word names
+        words = {word for word, layer, _ in places.values() if layer is not None}
+        unnamed = [stack for stack, word in (("dec", "decoder"), ("enc", "encoder")) if stack in layered
+                   and word not in words]
+        stacks: dict[str, str] = {}
+        for name, (stack_word, layer, _) in places.items():
+            stack = _stage_stack(stack_word, layered)
+            if not stack and layer is not None and len(unnamed) == 1:
+                stack = unnamed[0]
+            stacks[name] = stack
+        # a parameter outside the layers belongs with the layers it shares the longest module path with
+        containers = {_container(name): stacks[name] for name, place in places.items() if place[1] is not None}
         squares: dict[tuple[str, int | None, str], float] = {}
         for name, norm in self.parameters.items():
-            stack_word, layer, module = parameter_place(name)
-            key = (_stage_stack(stack_word, layered), layer, module)
+            _, layer, module = places[name]
+            stack = stacks[name] if layer is not None else _nearest(name, containers, stacks[name])
+            key = (stack, layer, module)
             squares[key] = squares.get(key, 0.0) + norm ** 2
         return [(stack, layer, module, math.sqrt(total)) for (stack, layer, module), total in squares.items()]
 
@@ -218,6 +232,32 @@ def parameter_place(name: str) -> tuple[str, int | None, str]:
     else:
         module = "other"
     return stack_word, layer, module
+
+
+def _container(name: str) -> str:
+    """The module path that holds a layer's parameter's layers ('model.encoder.layers' of
+    'model.encoder.layers.3.fc1.weight')."""
+    parts = name.split(".")
+    index = next(i for i, part in enumerate(parts[:-1]) if part.isdigit() and i > 0)
+    return ".".join(parts[:index])
+
+
+def _nearest(name: str, containers: dict[str, str], default: str) -> str:
+    """The stack of the layers whose container shares the most leading module names with parameter `name`;
+    `default` when none shares any, or two stacks share as many."""
+    parts = name.split(".")[:-1]
+    best, length, tied = default, 0, False
+    for container, stack in containers.items():
+        shared = 0
+        for a, b in zip(parts, container.split(".")):
+            if a != b:
+                break
+            shared += 1
+        if shared > length:
+            best, length, tied = stack, shared, False
+        elif shared == length and stack != best:
+            tied = True
+    return default if tied or not length else best
 
 
 def _stage_stack(stack_word: str, layered: list[str]) -> str:

@@ -1,7 +1,8 @@
-"""A speech model's backward: the saliency per frame of its spectrogram, the decoder tokens' saliency and the
-parameters' gradient norms per layer and module, each checked against torch.autograd.grad of the same loss on an
-unmodified Whisper (built from the same seed; plain forward hooks on its own modules), on features its own
-feature extractor made of the audio."""
+"""A backward's summary. On a speech model: the saliency per frame of its spectrogram, the decoder tokens'
+saliency and the parameters' gradient norms per layer and module, each checked against torch.autograd.grad of
+the same loss on an unmodified Whisper (built from the same seed; plain forward hooks on its own modules), on
+features its own feature extractor made of the audio; the summary on the wire; where each parameter sits; a
+vision-language model's two towers kept apart."""
 
 from __future__ import annotations
 
@@ -146,3 +147,29 @@ def test_the_summary_crosses_the_wire_whole_and_an_older_server_s_lacks_the_new_
 ])
 def test_each_parameter_s_place_is_read_from_its_module_path(name, place):
     assert parameter_place(name) == place
+
+
+def test_a_vision_language_model_s_norms_keep_the_vision_tower_and_the_language_model_apart():
+    """tiny-llava: the vision tower's layers and embeddings are the encoder's places, the language model's (whose
+    parameter names say no stack) the decoder's; every parameter is in one row."""
+    from tfdebug.adapters.hf.vision import sample_image
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.sessions.session import DebugSession
+
+    adapter = load_adapter("tiny-llava")
+    session = DebugSession(adapter, {"image": str(sample_image()), "prompt": "what is this"}, planning="lazy")
+    result = run_backward(adapter, session.prepared)
+    rows = {(stack, layer, module): value for stack, layer, module, value in result.module_norms()}
+    tower = {n: v for n, v in result.parameters.items() if ".vision_tower." in n}
+    language = {n: v for n, v in result.parameters.items() if ".language_model." in n}
+    assert tower and language
+    assert rows[("enc", 0, "attention")] == pytest.approx(math.sqrt(sum(
+        v ** 2 for n, v in tower.items() if ".layers.0.self_attn." in n)), rel=1e-12)
+    assert rows[("dec", 0, "attention")] == pytest.approx(math.sqrt(sum(
+        v ** 2 for n, v in language.items() if ".layers.0.self_attn." in n)), rel=1e-12)
+    assert rows[("enc", None, "embeddings")] == pytest.approx(math.sqrt(sum(
+        v ** 2 for n, v in tower.items() if ".embeddings." in n)), rel=1e-12)
+    assert rows[("dec", None, "embeddings")] == pytest.approx(math.sqrt(sum(
+        v ** 2 for n, v in language.items() if "embed_tokens" in n)), rel=1e-12)
+    assert sum(v ** 2 for v in rows.values()) == pytest.approx(sum(v ** 2 for v in result.parameters.values()),
+                                                                 rel=1e-12)
