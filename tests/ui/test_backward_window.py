@@ -350,7 +350,9 @@ def test_the_parameters_gradient_norms_are_plotted_per_layer_and_module_and_a_cl
                     timeout=10000)
     first = next(c.name for c in window.ctl.plan if c.name.startswith("dec.1."))
     assert first == "dec.1.ffn.resid"
-    panel.grab().save(str(tmp_path / "norms.png"))
+    window.resizeDocks([window.docks["backward"]], [380], Qt.Vertical)
+    qtbot.wait(100)
+    panel.grab().save(str(tmp_path / "norms.png"))  # a picture to look at
 
 
 def test_a_speech_model_s_saliency_is_drawn_over_its_spectrogram_frames(make_window, qtbot, tmp_path):
@@ -382,7 +384,7 @@ def test_a_speech_model_s_saliency_is_drawn_over_its_spectrogram_frames(make_win
     assert panel.summary.tokens == session.tokens["tgt"]  # the Saliency tab: the decoder's tokens
     assert "spectrogram" in panel.picture_note.text()
     panel.tabs.setCurrentIndex(1)
-    window.resizeDocks([window.docks["backward"]], [360], Qt.Vertical)
+    window.resizeDocks([window.docks["backward"]], [380], Qt.Vertical)
     qtbot.wait(100)
     panel.grab().save(str(tmp_path / "spectrogram.png"))
     panel.tabs.setCurrentIndex(2)

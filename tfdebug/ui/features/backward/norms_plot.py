@@ -29,6 +29,9 @@ from tfdebug.ui.widgets.heatmap_axes import NonOverlappingAxis
 # each module kind's series colour, in the legend's order
 SERIES = {"attention": (40, 90, 200), "cross_attention": (140, 60, 180), "mlp": (30, 150, 70),
           "norm": (230, 120, 0), "embeddings": (120, 90, 60), "head": (200, 40, 40), "other": (130, 130, 130)}
+# each series' marker and its glyph in the legend: points of two series at about one norm both stay in sight
+MARKERS = {"attention": ("o", 7, "●"), "cross_attention": ("s", 10, "■"), "mlp": ("d", 8, "◆"),
+           "norm": ("t", 8, "▼"), "embeddings": ("o", 8, "●"), "head": ("star", 10, "★"), "other": ("x", 8, "✕")}
 TOTAL_PEN = pg.mkPen((60, 60, 60), width=1, style=Qt.PenStyle.DashLine)
 STACK_PEN = pg.mkPen((160, 160, 160), style=Qt.PenStyle.DashLine)
 
@@ -136,8 +139,8 @@ class NormsPlot(QWidget):
         def shown(values: list[float]) -> list[float]:
             return [v if math.isfinite(v) and (not log or v > 0) else math.nan for v in values]
         drawn = [("total", self.total, dict(pen=TOTAL_PEN, symbol=None))] + \
-            [(module, values, dict(pen=pg.mkPen(SERIES[module], width=2), symbol="o", symbolSize=7,
-                                   symbolBrush=SERIES[module], symbolPen=None))
+            [(module, values, dict(pen=pg.mkPen(SERIES[module], width=2), symbol=MARKERS[module][0],
+                                   symbolSize=MARKERS[module][1], symbolBrush=SERIES[module], symbolPen=None))
              for module, values in self.series.items()]
         for key, values, style in drawn:
             ys = shown(values)
@@ -153,7 +156,7 @@ class NormsPlot(QWidget):
             plot.addItem(item)
             self.items[key] = item
         self.legend.setText("&nbsp;&nbsp;".join(
-            f'<span style="color: rgb{SERIES.get(key, (150, 150, 150))}">{"┄" if key == "total" else "●"}</span>'
+            f'<span style="color: rgb{SERIES.get(key, (150, 150, 150))}">{MARKERS.get(key, ("", 0, "┄"))[2]}</span>'
             f"&nbsp;{html.escape(names[key])}" for key in self.items))
         stacks: list[tuple[int, str]] = []
         for i, (stack, _, _) in enumerate(self.places):
