@@ -117,6 +117,10 @@
         <translation>参数</translation>
     </message>
     <message>
+        <source>Each frame of the spectrogram the model heard, coloured by ‖gradient × activation‖₂ of its first convolution&apos;s output there: the stronger, the more the loss depends on that moment.</source>
+        <translation>模型所听到的频谱图的每一帧，按其第一个卷积在该帧输出的 ‖梯度 × 激活‖₂ 着色：颜色越强，损失越依赖于那一时刻。</translation>
+    </message>
+    <message>
         <source>Each patch of the picture the model saw, coloured by its token&apos;s ‖gradient × embedding‖₂: the stronger, the more the loss depends on that patch.</source>
         <translation>模型看到的图片中的每个小块，按其词元的 ‖梯度 × 嵌入‖₂ 着色：颜色越深，损失越依赖这个小块。</translation>
     </message>
@@ -155,6 +159,14 @@
     <message>
         <source>Each token&apos;s gradient × embedding (its first embedding stage, batch row 0): the darker, the more the loss depends on it.</source>
         <translation>每个词元的梯度 × 嵌入（第一个嵌入阶段，批次第 0 行）：颜色越深，损失越依赖它。</translation>
+    </message>
+    <message>
+        <source>The pass on screen is not a backward: run Debug ▸ Backward again to step its gradients.</source>
+        <translation>屏幕上的传递不是反向传递：请再次运行 调试 ▸ 反向传播 以逐步查看其梯度。</translation>
+    </message>
+    <message>
+        <source>The backward on screen has no stage there.</source>
+        <translation>屏幕上的反向传递在那里没有阶段。</translation>
     </message>
 </context>
 <context>
@@ -1734,6 +1746,65 @@
     <message>
         <source>{kind} stages are no longer kept first, from the next Run.</source>
         <translation>从下一次运行起，不再优先保留“{kind}”阶段。</translation>
+    </message>
+</context>
+<context>
+    <name>NormsPlot</name>
+    <message>
+        <source>attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <source>norms</source>
+        <translation>归一化</translation>
+    </message>
+    <message>
+        <source>embeddings</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>输出头</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>all parameters</source>
+        <translation>全部参数</translation>
+    </message>
+    <message>
+        <source>{stack} layer {n}</source>
+        <translation>{stack} 第 {n} 层</translation>
+    </message>
+    <message>
+        <source>layer {n}</source>
+        <translation>第 {n} 层</translation>
+    </message>
+    <message>
+        <source>log scale</source>
+        <translation>对数刻度</translation>
+    </message>
+    <message>
+        <source>Click a point to go to that layer&apos;s first gradient.</source>
+        <translation>点击一个点，跳到该层的第一个梯度。</translation>
+    </message>
+    <message>
+        <source>‖∂L/∂θ‖₂</source>
+        <translation>‖∂L/∂θ‖₂</translation>
+    </message>
+    <message>
+        <source>layer (model order)</source>
+        <translation>层（模型顺序）</translation>
     </message>
 </context>
 <context>

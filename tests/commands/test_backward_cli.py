@@ -37,6 +37,15 @@ def test_backward_out_saves_the_gradients_in_backward_order_and_they_read_back_e
         assert rec.backward["objective_kind"] == "next_token"
         assert rec.backward["objective"] == "next-token cross-entropy over the prompt"
         assert rec.backward["loss"] == pytest.approx(want.loss) and rec.backward["first_nonfinite"] is None
+        # the Backward dock's numbers, which a snapshot cannot compute again (it keeps no activation)
+        from tfdebug.io.backward_summary import summary_parts
+
+        summary = summary_parts(rec.backward["summary"])
+        assert [n for _, n in summary["saliency"]] == pytest.approx([n for _, n in want.saliency()], rel=1e-6)
+        assert len(summary["tokens"]) == len(summary["saliency"]) == 8 and summary["frames"] == []
+        assert [row[:3] for row in summary["modules"]] == [row[:3] for row in want.module_norms()]
+        assert [row[3] for row in summary["modules"]] == pytest.approx([row[3] for row in want.module_norms()],
+                                                                        rel=1e-6)
         stepper = rec.stepper()  # a replay stepped logits first
         assert stepper.current.name == "logits" and [c.name for c in stepper.history] == rec.names()
     assert main(["info", str(path)]) == 0

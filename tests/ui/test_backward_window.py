@@ -285,3 +285,146 @@ def test_a_vision_model_s_saliency_is_drawn_over_its_picture(make_window, qtbot)
     assert weights.shape == (rows, cols) and weights.max() == 1.0
     assert np.allclose(weights.ravel(), norms / norms.max())
     window.ctl.close()
+
+
+def _click_point(qtbot, plot, x: float, y: float) -> None:
+    """A left click on the plot's data point (x, y) at its place on the screen."""
+    from PySide6.QtCore import QPointF
+    from PySide6.QtTest import QTest
+
+    view = plot.getPlotItem().vb
+    scene = view.mapViewToScene(QPointF(x, y))
+    at = plot.mapFromScene(scene)
+    QTest.mouseClick(plot.viewport(), Qt.LeftButton, Qt.NoModifier, at)
+
+
+def test_the_parameters_gradient_norms_are_plotted_per_layer_and_module_and_a_click_goes_to_the_layer(finished,
+                                                                                                     qtbot, tmp_path):
+    """The Parameters tab plots each module kind's gradient norm per layer: the points are autograd's parameter
+    gradients of the unmodified GPT-2 under the same loss, grouped by module path here; a click on layer 1's
+    attention point goes to dec.1's first gradient in backward order (dec.1.ffn.resid)."""
+    import math
+
+    import numpy as np
+
+    import transformers
+
+    from resources import __file__ as resources_init
+
+    window = finished
+    session = window.ctl.source.session
+    folder = __import__("pathlib").Path(resources_init).parent / "tiny-gpt2"
+    model = transformers.AutoModelForCausalLM.from_pretrained(folder).eval()  # unmodified: no taps
+    ids = session.prepared.kwargs["input_ids"]
+    logits = model(input_ids=ids).logits
+    loss = torch.nn.functional.cross_entropy(logits[0, :-1], ids[0, 1:])
+    names = [n for n, p in model.named_parameters() if p.requires_grad]
+    grads = dict(zip(names, torch.autograd.grad(loss, [p for n, p in model.named_parameters() if p.requires_grad])))
+
+    def norm(pattern: str) -> float:  # √Σ‖g‖² over the parameters whose names hold `pattern`
+        return math.sqrt(sum(float(g.double().norm()) ** 2 for n, g in grads.items() if pattern in n))
+    backward_by_keys(window, qtbot)
+    qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
+    panel = window.backward_panel
+    qtbot.waitUntil(lambda: panel.summary is not None, timeout=10000)
+    panel.tabs.setCurrentIndex(2)
+    plot = panel.norms
+    places = plot.places
+    assert places[0] == ("dec", None, "embeddings") and places[1:3] == [("dec", 0, ""), ("dec", 1, "")]
+    assert places[-1] == ("dec", None, "norm")  # the final norm (lm_head is tied to the embeddings)
+    for layer in (0, 1):
+        i = places.index(("dec", layer, ""))
+        for module, pattern in (("attention", f"h.{layer}.attn."), ("mlp", f"h.{layer}.mlp."),
+                                ("norm", f"h.{layer}.ln_")):
+            assert plot.series[module][i] == pytest.approx(norm(pattern), rel=1e-5), (layer, module)
+        assert plot.total[i] == pytest.approx(norm(f"h.{layer}."), rel=1e-5)
+    assert plot.series["embeddings"][0] == pytest.approx(math.sqrt(norm("wte.") ** 2 + norm("wpe.") ** 2), rel=1e-5)
+    drawn = plot.items["attention"]
+    xs, ys = drawn.getData()
+    assert np.allclose(10 ** ys[1:3] if plot.log_y.isChecked() else ys[1:3], plot.series["attention"][1:3])
+    # a click on layer 1's attention point goes to that layer's first gradient, F10 on from there
+    i = places.index(("dec", 1, ""))
+    qtbot.waitUntil(lambda: plot.plot.isVisible(), timeout=5000)
+    _click_point(qtbot, plot.plot, xs[i], ys[i])
+    qtbot.waitUntil(lambda: window.ctl.current is not None and window.ctl.current.name == "dec.1.ffn.resid",
+                    timeout=10000)
+    first = next(c.name for c in window.ctl.plan if c.name.startswith("dec.1."))
+    assert first == "dec.1.ffn.resid"
+    window.resizeDocks([window.docks["backward"]], [380], Qt.Vertical)
+    qtbot.wait(100)
+    panel.grab().save(str(tmp_path / "norms.png"))  # a picture to look at
+
+
+def test_a_speech_model_s_saliency_is_drawn_over_its_spectrogram_frames(make_window, qtbot, tmp_path):
+    """tiny-whisper on its sample audio, F5, Ctrl+Shift+B: the Picture tab colours each frame of the spectrogram
+    by ‖gradient × activation‖₂ of the first convolution's output (one column per frame of the features), the
+    strongest fully; the Saliency tab is the decoder's tokens."""
+    import numpy as np
+
+    from tfdebug.adapters.hf.speech import sample_audio
+    from tfdebug.sessions.backward import run_backward
+
+    window = make_window()
+    run_model(qtbot, window, "tiny-whisper", {"audio": str(sample_audio()), "tgt": "a low tone"}, first="src.mel")
+    press(window, Qt.Key_F5)
+    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
+    image = window.ctl.source.image
+    session = window.ctl.source.session
+    local = run_backward(session.adapter, session.prepared)
+    backward_by_keys(window, qtbot)
+    qtbot.waitUntil(lambda: window.ctl.title.startswith("backward"), timeout=60000)
+    panel = window.backward_panel
+    qtbot.waitUntil(lambda: panel.summary is not None, timeout=10000)
+    frames = panel.summary.frames
+    assert len(frames) == image.size[1] == 200 and panel.tabs.isTabEnabled(1) and panel.over_frames
+    norms = np.array([norm for _, norm in frames])
+    assert np.allclose(norms, [n for _, n in local.frame_saliency()], rtol=1e-12)
+    weights = panel.picture.weights
+    assert weights.shape == (1, 200) and weights.max() == 1.0 and np.allclose(weights.ravel(), norms / norms.max())
+    assert panel.summary.tokens == session.tokens["tgt"]  # the Saliency tab: the decoder's tokens
+    assert "spectrogram" in panel.picture_note.text()
+    panel.tabs.setCurrentIndex(1)
+    window.resizeDocks([window.docks["backward"]], [380], Qt.Vertical)
+    qtbot.wait(100)
+    panel.grab().save(str(tmp_path / "spectrogram.png"))
+    panel.tabs.setCurrentIndex(2)
+    qtbot.wait(100)
+    panel.grab().save(str(tmp_path / "whisper-norms.png"))
+    window.ctl.close()
+
+
+def test_a_reopened_backward_snapshot_shows_its_saliency_and_norms(make_window, qtbot, tmp_path):
+    """tiny-whisper's backward saved, then opened in a new window: the Backward dock shows the summary the manifest
+    carries (the snapshot keeps no activation to compute gradient × activation again) — the decoder tokens'
+    saliency, the spectrogram frames' over the carried spectrogram, the norms plot — and a click's pick on the
+    plot goes to the layer's first gradient in the replay."""
+    import numpy as np
+
+    from tfdebug.adapters.hf.speech import sample_audio
+    from tfdebug.adapters.registry import load_adapter
+    from tfdebug.io.snapshot import save_snapshot
+    from tfdebug.sessions.backward import run_backward
+    from tfdebug.sessions.gradient_session import summary_of
+    from tfdebug.sessions.session import DebugSession
+
+    adapter = load_adapter("tiny-whisper")
+    session = DebugSession(adapter, {"audio": str(sample_audio()), "tgt": "a low tone"}, planning="lazy")
+    result = run_backward(adapter, session.prepared)
+    want = summary_of(result, session.tokens)
+    path = tmp_path / "grad.safetensors"
+    save_snapshot(result.recording(session), path)
+    window = make_window()
+    window.open_snapshot(str(path))
+    qtbot.waitUntil(lambda: window.ctl.current is not None and window.ctl.title.startswith("backward"),
+                    timeout=30000)
+    panel = window.backward_panel
+    qtbot.waitUntil(window.docks["backward"].isVisible, timeout=10000)
+    assert panel.summary == want and len(want.frames) == 200 and want.tokens == session.tokens["tgt"]
+    assert panel.tabs.isTabEnabled(1) and panel.over_frames
+    norms = np.array([n for _, n in want.frames])
+    assert np.allclose(panel.picture.weights.ravel(), norms / norms.max())
+    plot = panel.norms
+    assert ("enc", 1, "") in plot.places and ("dec", None, "norm") in plot.places
+    plot.pick(plot.places.index(("enc", 1, "")))
+    qtbot.waitUntil(lambda: window.ctl.current.name == "enc.1.ffn.resid", timeout=10000)
+    window.ctl.close()

@@ -75,6 +75,12 @@ def test_ctrl_shift_b_on_a_served_pass_steps_the_server_s_gradients(make_window,
     for got, expected in ((shown.layers, want.layers), (shown.largest, want.largest)):
         assert [name for name, _ in got] == [name for name, _ in expected]
         assert [norm for _, norm in got] == pytest.approx([norm for _, norm in expected], rel=1e-6)
+    # the plot of the norms per layer and module: the server's rows, as here
+    assert [row[:3] for row in shown.modules] == [row[:3] for row in want.modules] and want.modules
+    assert [row[3] for row in shown.modules] == pytest.approx([row[3] for row in want.modules], rel=1e-6)
+    plot = window.backward_panel.norms
+    assert plot.places[1] == ("dec", 0, "") and plot.series["attention"][1] == \
+        next(norm for stack, layer, module, norm in shown.modules if (layer, module) == (0, "attention"))
 
     # the heatmap's slice and the stats of a gradient are the local gradient's, as a local window draws them
     here = LocalDisplay(Stepper.replay(local.gradient_captures()))
@@ -90,6 +96,9 @@ def test_ctrl_shift_b_on_a_served_pass_steps_the_server_s_gradients(make_window,
     qtbot.waitUntil(lambda: window.ctl.current.name == history[1], timeout=10000)
     press(window, Qt.Key_F10, Qt.ShiftModifier)
     qtbot.waitUntil(lambda: window.ctl.current.name == "logits", timeout=10000)
+    plot.pick(plot.places.index(("dec", 1, "")))  # as a click on layer 1's point: its first gradient, served
+    qtbot.waitUntil(lambda: window.ctl.current is not None and window.ctl.current.name == "dec.1.ffn.resid",
+                    timeout=10000)
 
     # every gradient, streamed here as a snapshot, equals the local one bit for bit (planes as their recipes)
     path = tmp_path / "served-backward.safetensors"

@@ -184,15 +184,18 @@ class Recording:
 
 
 def backward_doc(kind: str, objective: str, loss: float, first_nonfinite: str | None = None,
-                 position: int | None = None, target: int | None = None, contrast: int | None = None) -> dict:
+                 position: int | None = None, target: int | None = None, contrast: int | None = None,
+                 summary: dict | None = None) -> dict:
     """The manifest's `backward` entry: the objective (`kind` and its words), its value (`loss`, a number, or
-    "nan", "inf" or "-inf": JSON has no non-finite numbers), the first stage whose gradient is not finite, and
-    the objective's position and token ids where it has them."""
+    "nan", "inf" or "-inf": JSON has no non-finite numbers), the first stage whose gradient is not finite, the
+    objective's position and token ids where it has them, and the backward's summary where given
+    (`io.backward_summary.summary_fields`' form: each token's saliency, the parameters' norms)."""
     import math
 
     doc = {"objective_kind": kind, "objective": objective,
            "loss": loss if math.isfinite(loss) else str(loss), "first_nonfinite": first_nonfinite}
-    doc.update({key: value for key, value in (("position", position), ("target", target), ("contrast", contrast))
+    doc.update({key: value for key, value in (("position", position), ("target", target), ("contrast", contrast),
+                                              ("summary", summary))
                 if value is not None})
     return doc
 

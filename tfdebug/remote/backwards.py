@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from tfdebug.io import backward_summary
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import Message, number, wire_number
 from tfdebug.sessions.backward import Objective
@@ -85,52 +86,16 @@ def request_backward(session, objective: Objective, timeout: float = 3600.0) -> 
     return Backwarded(successor, loss, first, summary)
 
 
-# ----- the summary (saliency per token, the parameters' gradient norms) on the wire, bounded -----------------
-MAX_TOKENS = 2**16   # tokens a summary's saliency carries (a longer pass's is cut there)
-MAX_LAYERS = 4096    # layers and modules of the parameters' norms
-MAX_NAME = 256       # characters of a token's label or a parameter's name
-
-
+# ----- the summary (saliency per token and per frame, the parameters' gradient norms) on the wire, bounded -----
+# (`io.backward_summary`, bounded: the form a saved backward's manifest carries too)
 def summary_fields(summary) -> dict:
     """A BackwardSummary as a reply's fields (numbers as `protocol.wire_number` writes them), cut to the bounds."""
-    def pairs(items, limit):
-        return [[str(a)[:MAX_NAME], wire_number(float(b))] for a, b in items[:limit]]
-    return {"tokens": [str(t)[:MAX_NAME] for t in summary.tokens[:MAX_TOKENS]],
-            "saliency": [[wire_number(float(a)), wire_number(float(b))] for a, b in summary.saliency[:MAX_TOKENS]],
-            "layers": pairs(summary.layers, MAX_LAYERS), "largest": pairs(summary.largest, MAX_LAYERS)}
+    return backward_summary.summary_fields(summary)
 
 
 def summary_of_fields(data):
     """A BackwardSummary read back from `summary_fields`' form, each value checked (ValueError, TypeError)."""
+    from tfdebug.io.backward_summary import summary_parts
     from tfdebug.sessions.gradient_session import BackwardSummary
 
-    real = number()
-
-    def texts(value, limit):
-        if not isinstance(value, list) or len(value) > limit or not all(isinstance(t, str) for t in value):
-            raise TypeError("the summary's labels are not a list of texts")
-        return list(value)
-
-    def rows(value, first, limit):
-        if not isinstance(value, list) or len(value) > limit:
-            raise TypeError("the summary's rows are not a list")
-        out = []
-        for row in value:
-            if not isinstance(row, list) or len(row) != 2:
-                raise TypeError("a summary row is not a pair")
-            out.append((first(row[0]), real("value", row[1])))
-        return out
-
-    def name(value):
-        if not isinstance(value, str) or len(value) > MAX_NAME:
-            raise TypeError("a summary row's name is not a text")
-        return value
-
-    if not isinstance(data, dict):
-        raise TypeError("the backward's summary is not an object")
-    summary = BackwardSummary(texts(data["tokens"], MAX_TOKENS), rows(data["saliency"], lambda v: real("value", v),
-                                                                         MAX_TOKENS),
-                              rows(data["layers"], name, MAX_LAYERS), rows(data["largest"], name, MAX_LAYERS))
-    if len(summary.tokens) != len(summary.saliency):
-        raise ValueError("the saliency is not one pair per token")
-    return summary
+    return BackwardSummary(**summary_parts(data))

@@ -77,13 +77,54 @@ class BackwardPass:
         return tensor
 
     def layer_norms(self) -> dict[str, float]:
-        """The parameters' gradient norm per layer ('layer 3', or the module path of what is outside layers)."""
+        """The parameters' gradient norm per layer ('layer 3'; 'encoder layer 3' and 'decoder layer 3' where the
+        model has both stacks), or the module path of what is outside layers."""
         out: dict[str, float] = {}
         for name, norm in self.parameters.items():
-            match = re.search(r"\.(\d+)\.", name)
-            key = f"layer {match.group(1)}" if match else name.rsplit(".", 1)[0]
+            stack_word, layer, _ = parameter_place(name)
+            if layer is not None:
+                key = f"{stack_word} layer {layer}" if stack_word and self._two_stacks() else f"layer {layer}"
+            else:
+                key = name.rsplit(".", 1)[0]
             out[key] = math.sqrt(out.get(key, 0.0) ** 2 + norm ** 2)
         return out
+
+    def _two_stacks(self) -> bool:
+        words = {parameter_place(n)[0] for n in self.parameters if parameter_place(n)[1] is not None}
+        return {"encoder", "decoder"} <= words
+
+    def module_norms(self) -> list[tuple[str, int | None, str, float]]:
+        """The parameters' gradient norm per place and module, in the model's order: rows (stack, layer, module,
+        norm), `stack` the stage names' stack the parameters belong to ('enc', 'dec', … ; '' when the pass's
+        stages do not tell), `layer` the layer's index (None outside layers), `module` one of MODULES
+        (`parameter_place`), `norm` √Σ‖∂L/∂p‖² over the parameters there."""
+        from tfdebug.core.names import parse_name
+
+        layered: list[str] = []  # the stacks with layers, in the pass's order
+        for name in self.forward:
+            parsed = parse_name(name)
+            if parsed.layer is not None and parsed.stack not in layered:
+                layered.append(parsed.stack)
+        places = {name: parameter_place(name) for name in self.parameters}
+        # layers under no stack word (a vision-language model's language layers) are the stack no word names
+        words = {word for word, layer, _ in places.values() if layer is not None}
+        unnamed = [stack for stack, word in (("dec", "decoder"), ("enc", "encoder")) if stack in layered
+                   and word not in words]
+        stacks: dict[str, str] = {}
+        for name, (stack_word, layer, _) in places.items():
+            stack = _stage_stack(stack_word, layered)
+            if not stack and layer is not None and len(unnamed) == 1:
+                stack = unnamed[0]
+            stacks[name] = stack
+        # a parameter outside the layers belongs with the layers it shares the longest module path with
+        containers = {_container(name): stacks[name] for name, place in places.items() if place[1] is not None}
+        squares: dict[tuple[str, int | None, str], float] = {}
+        for name, norm in self.parameters.items():
+            _, layer, module = places[name]
+            stack = stacks[name] if layer is not None else _nearest(name, containers, stacks[name])
+            key = (stack, layer, module)
+            squares[key] = squares.get(key, 0.0) + norm ** 2
+        return [(stack, layer, module, math.sqrt(total)) for (stack, layer, module), total in squares.items()]
 
     def gradient_captures(self) -> list[Capture]:
         """The gradients as captures in backward order, each described as ∂L/∂stage (a pass to replay or save)."""
@@ -91,33 +132,148 @@ class BackwardPass:
         return [dataclasses.replace(c, info=dataclasses.replace(c.info, formula=f"{GRADIENT_PREFIX}{c.info.formula})   L = {what}"))
                 for c in self.gradients]
 
-    def manifest_entry(self) -> dict:
-        """What a snapshot's manifest says of this backward pass (`io.recording.backward_doc`)."""
+    def manifest_entry(self, streams: dict[str, list[str]] | None = None) -> dict:
+        """What a snapshot's manifest says of this backward pass (`io.recording.backward_doc`); with `streams` (the
+        pass's token strings per stream) its summary too (`sessions.gradient_session.summary_of`: the saliency,
+        which needs the forward's activations the snapshot does not keep, and the parameters' norms)."""
+        from tfdebug.io.backward_summary import summary_fields
         from tfdebug.io.recording import backward_doc
 
         o = self.objective
+        summary = None
+        if streams is not None:
+            from tfdebug.sessions.gradient_session import summary_of
+
+            summary = summary_fields(summary_of(self, streams))
         return backward_doc(o.kind, o.describe(), self.loss, self.first_nonfinite,
                             position=o.position if o.kind in ("position", "logit_diff") else None, target=o.target,
-                            contrast=o.contrast)
+                            contrast=o.contrast, summary=summary)
 
     def recording(self, session):
-        """The gradients as a Recording of `session`'s pass (in backward order, the objective and the loss in its
-        manifest): what `io.snapshot.save_snapshot` writes and a window replays."""
+        """The gradients as a Recording of `session`'s pass (in backward order, the objective, the loss and the
+        summary in its manifest): what `io.snapshot.save_snapshot` writes and a window replays."""
         from tfdebug.io.recording import Recording
 
         return dataclasses.replace(Recording.from_session(session, self.gradient_captures()),
-                                   backward=self.manifest_entry())
+                                   backward=self.manifest_entry(session.tokens))
 
     def saliency(self) -> list[tuple[float, float]] | None:
-        """Per token of the first embedding stage: (Σ gradient × embedding, ‖gradient × embedding‖₂), batch row 0;
-        None when no embedding stage has a gradient."""
+        """Per token of the first embedding stage along tokens with a gradient (forward order; an audio front end's
+        stages, which run along a spectrogram's frames, are left to `frame_saliency`): (Σ gradient × embedding,
+        ‖gradient × embedding‖₂) over the stage's other axes, batch row 0; None when no such stage has one."""
+        capture = self.saliency_stage()
+        return self._per_position(capture, "token") if capture is not None else None
+
+    def saliency_stage(self) -> Capture | None:
+        """The gradient `saliency` reads: the first embedding stage along tokens with a gradient, in forward order,
+        outside an audio front end (the site of a stage along frames)."""
+        audio = {parse_site(c.name) for c in self.gradients if "frame" in c.info.axes}
+        return next((c for c in reversed(self.gradients) if c.info.kind == "embedding" and "token" in c.info.axes
+                     and parse_site(c.name) not in audio and c.name in self.forward), None)
+
+    def frame_saliency(self) -> list[tuple[float, float]] | None:
+        """Per frame of a speech model's spectrogram: (Σ gradient × activation, ‖gradient × activation‖₂) over
+        the channels of the first stage along frames with a gradient (Whisper's first convolution's output, one
+        column per frame of the features: kernel 3, stride 1), batch row 0; None when no stage runs along frames."""
         for capture in reversed(self.gradients):
-            if capture.info.kind == "embedding" and capture.name in self.forward:
-                gradient, embedding = capture.tensor, self.forward[capture.name].tensor
-                assert gradient is not None and embedding is not None  # a backward keeps its tensors
-                product = gradient[0].double() * embedding[0].double()
-                return list(zip(product.sum(-1).tolist(), product.norm(dim=-1).tolist()))
+            if "frame" in capture.info.axes:
+                return self._per_position(capture, "frame")
         return None
+
+    def _per_position(self, capture: Capture, axis: str) -> list[tuple[float, float]] | None:
+        """(Σ, ‖·‖₂) of gradient × activation of `capture` per index of `axis`, over its other axes, batch row 0."""
+        if capture.name not in self.forward:
+            return None
+        gradient, activation = capture.tensor, self.forward[capture.name].tensor
+        assert gradient is not None and activation is not None  # a backward keeps its tensors
+        axes = list(capture.info.axes)
+        product = gradient.double() * activation.double()
+        if axes and axes[0] == "batch":
+            product, axes = product[0], axes[1:]
+        product = product.movedim(axes.index(axis), 0).reshape(product.shape[axes.index(axis)], -1)
+        return list(zip(product.sum(-1).tolist(), product.norm(dim=-1).tolist()))
+
+
+#: what a parameter belongs to, for the per-module gradient norms (`parameter_place`)
+MODULES = ("embeddings", "attention", "cross_attention", "mlp", "norm", "head", "other")
+_CROSS = ("encoder_attn", "cross_attn", "crossattention", "encdecattention")
+_HEADS = ("lm_head", "proj_out", "classifier", "score", "pooler", "head", "qa_outputs")
+
+
+def parameter_place(name: str) -> tuple[str, int | None, str]:
+    """Where parameter `name` sits, read from its module path: (the stack word before its layer index,
+    'encoder' or 'decoder' or ''; the layer index, None outside layers; its module, one of MODULES). A norm's
+    weights are 'norm' wherever they are; inside a layer, a path through an attention module is 'attention'
+    ('cross_attention' where it attends to another stack: Whisper's encoder_attn, T5's EncDecAttention), and
+    everything else the feed-forward block's ('mlp': the experts and router too); outside layers, embeddings
+    (token, position, patch, an audio front end's convolutions), the output head, or 'other'."""
+    parts = name.lower().split(".")
+    index = next((i for i, part in enumerate(parts[:-1]) if part.isdigit() and i > 0), None)
+    before = parts[:index] if index is not None else parts[:-1]
+    stack_word = next((w for w in reversed(before) if w in ("encoder", "decoder")), "")
+    layer = int(parts[index]) if index is not None else None
+    inside = parts[index + 1:] if index is not None else parts
+    owner = inside[-2] if len(inside) >= 2 else (inside[-1] if inside else "")
+    if re.search(r"norm|^ln(_|\d|f|$)", owner):
+        module = "norm"
+    elif layer is not None:
+        path = ".".join(inside[:-1])
+        if any(word in path for word in _CROSS):
+            module = "cross_attention"
+        elif "attn" in path or "attention" in path:
+            module = "attention"
+        else:
+            module = "mlp"
+    elif any("embed" in part or part in ("wte", "wpe") or part.startswith("conv") or part in
+             ("cls_token", "mask_token", "register_tokens", "distillation_token") for part in inside):
+        module = "embeddings"
+    elif any(part in _HEADS for part in inside[:-1]) or (len(inside) == 1 and inside[0] in _HEADS):
+        module = "head"
+    else:
+        module = "other"
+    return stack_word, layer, module
+
+
+def _container(name: str) -> str:
+    """The module path that holds a layer's parameter's layers ('model.encoder.layers' of
+    'model.encoder.layers.3.fc1.weight')."""
+    parts = name.split(".")
+    index = next(i for i, part in enumerate(parts[:-1]) if part.isdigit() and i > 0)
+    return ".".join(parts[:index])
+
+
+def _nearest(name: str, containers: dict[str, str], default: str) -> str:
+    """The stack of the layers whose container shares the most leading module names with parameter `name`;
+    `default` when none shares any, or two stacks share as many."""
+    parts = name.split(".")[:-1]
+    best, length, tied = default, 0, False
+    for container, stack in containers.items():
+        shared = 0
+        for a, b in zip(parts, container.split(".")):
+            if a != b:
+                break
+            shared += 1
+        if shared > length:
+            best, length, tied = stack, shared, False
+        elif shared == length and stack != best:
+            tied = True
+    return default if tied or not length else best
+
+
+def _stage_stack(stack_word: str, layered: list[str]) -> str:
+    """The stage names' stack that a parameter under `stack_word` belongs to, among the pass's stacks with
+    layers: the only one, or 'enc' / 'dec' by the word; '' when that does not tell."""
+    if len(layered) == 1:
+        return layered[0]
+    wanted = {"encoder": "enc", "decoder": "dec"}.get(stack_word)
+    return wanted if wanted in layered else ""
+
+
+def parse_site(name: str) -> str:
+    """The site of stage `name` ('src', 'enc.attn' …)."""
+    from tfdebug.core.names import parse_name
+
+    return parse_name(name).site
 
 
 def stream_ids(adapter, prepared) -> tuple[Tensor, Tensor | None]:

@@ -25,13 +25,18 @@ LARGEST = 12  # the largest parameter gradients a summary lists
 class BackwardSummary:
     """What a backward says beside its gradients: per token of the first embedding stage (batch row 0) its label
     and saliency (Σ gradient × embedding, ‖gradient × embedding‖₂; empty when no embedding stage has a gradient);
-    the parameters' gradient norm per layer (or module outside the layers) in the model's order; and the largest
-    parameter gradients by norm, largest first."""
+    the parameters' gradient norm per layer (or module outside the layers) in the model's order; the largest
+    parameter gradients by norm, largest first; the parameters' gradient norm per place and module, rows (stack,
+    layer, module, norm) in the model's order (`BackwardPass.module_norms`: the overview plot's points); and for
+    a speech model, per frame of its spectrogram (Σ, ‖·‖₂) of gradient × activation at the first stage along
+    frames (`BackwardPass.frame_saliency`; empty otherwise)."""
 
     tokens: list[str] = field(default_factory=list)
     saliency: list[tuple[float, float]] = field(default_factory=list)
     layers: list[tuple[str, float]] = field(default_factory=list)
     largest: list[tuple[str, float]] = field(default_factory=list)
+    modules: list[tuple[str, int | None, str, float]] = field(default_factory=list)
+    frames: list[tuple[float, float]] = field(default_factory=list)
 
 
 def summary_of(result: BackwardPass, streams: dict[str, list[str]]) -> BackwardSummary:
@@ -40,7 +45,7 @@ def summary_of(result: BackwardPass, streams: dict[str, list[str]]) -> BackwardS
 
     saliency = result.saliency() or []
     labels: list[str] = []
-    embedding = next((c for c in reversed(result.gradients) if c.info.kind == "embedding"), None)
+    embedding = result.saliency_stage()
     if saliency and embedding is not None:
         refs = [embedding.info.tokens.get(axis) for axis in embedding.info.axes]
         ref = next((r for r in refs if r), None)
@@ -49,7 +54,8 @@ def summary_of(result: BackwardPass, streams: dict[str, list[str]]) -> BackwardS
         labels = [str(i) for i in range(len(saliency))]
     largest = sorted(result.parameters.items(), key=lambda item: -item[1])[:LARGEST]
     return BackwardSummary(labels, [(total, norm) for total, norm in saliency], list(result.layer_norms().items()),
-                           [(name, norm) for name, norm in largest])
+                           [(name, norm) for name, norm in largest], result.module_norms(),
+                           [(total, norm) for total, norm in result.frame_saliency() or []])
 
 
 def check_finished(session) -> None:

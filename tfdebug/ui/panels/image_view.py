@@ -33,6 +33,7 @@ from tfdebug.ui.widgets.when_seen import WhenSeen
 OVERLAY_RGB = (255, 120, 0)
 OVERLAY_ALPHA = 200  # a patch with the row's largest weight; the smallest is clear
 QUERY_RGB = (0, 200, 255)
+TRACE_RGB = (120, 230, 255)  # a line of values along a spectrogram's time
 AXIS_HEIGHT = 18  # the time axis under a spectrogram
 MAX_GRID_LINES = 64  # a finer grid (a spectrogram's positions) would hide the picture
 TIME_STEPS = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0)
@@ -55,6 +56,8 @@ class PatchCanvas(QWidget):
         # the number of query rows when the queries are not the picture's tokens (cross-attention), else None
         self.rows: int | None = None
         self.keys = 0  # the tokens of the shown row (a vision-language prompt's text follows the patches)
+        self.overlay_alpha = OVERLAY_ALPHA  # the alpha of a cell of the largest weight
+        self.trace: np.ndarray | None = None  # values in 0…1 drawn as a line along the picture's width, or None
         self.setFocusPolicy(Qt.StrongFocus)
         self.setMinimumSize(160, 160)
 
@@ -70,7 +73,13 @@ class PatchCanvas(QWidget):
             pixels = np.ascontiguousarray(picture)
             height, width = pixels.shape[:2]
             self._qimage = QImage(pixels.data, width, height, 3 * width, QImage.Format_RGB888).copy()
-        self.weights, self.query = None, None
+        self.weights, self.query, self.trace = None, None, None
+        self.update()
+
+    def set_trace(self, values: np.ndarray | None, alpha: int = OVERLAY_ALPHA) -> None:
+        """Draw `values` (in 0…1, evenly along the picture's width: a spectrogram's frames) as a line over the
+        picture, 0 at its bottom, 1 near its top, and the overlay's cells at most `alpha` opaque; None: no line."""
+        self.trace, self.overlay_alpha = values, alpha
         self.update()
 
     @property
@@ -80,6 +89,9 @@ class PatchCanvas(QWidget):
 
     def set_overlay(self, weights: np.ndarray | None, query: int | None, rows: int | None = None,
                     keys: int = 0) -> None:
+        """Colour the picture by `weights` (in 0…1: one per patch of its grid, or any (rows, cols) grid of cells
+        spread over the picture, such as one per spectrogram frame; None: no overlay) with `query`'s patch
+        outlined."""
         self.weights, self.query, self.rows, self.keys = weights, query, rows, keys
         self.update()
 
@@ -109,12 +121,21 @@ class PatchCanvas(QWidget):
         area = self.picture_rect()
         painter.drawImage(area, self._qimage)  # no smoothing: each pixel the model saw stays a square
         rows, cols = self.image.grid
-        if self.weights is not None:
-            for r in range(rows):
-                for c in range(cols):
+        if self.weights is not None:  # one cell per patch, or per the weights' own grid (a spectrogram's frames)
+            weight_rows, weight_cols = self.weights.shape
+            w_cell, h_cell = area.width() / weight_cols, area.height() / weight_rows
+            for r in range(weight_rows):
+                for c in range(weight_cols):
                     w = float(self.weights[r, c])
                     if np.isfinite(w) and w > 0:
-                        painter.fillRect(self.patch_rect(r, c), QColor(*OVERLAY_RGB, int(OVERLAY_ALPHA * w)))
+                        cell = QRectF(area.left() + c * w_cell, area.top() + r * h_cell, w_cell, h_cell)
+                        painter.fillRect(cell, QColor(*OVERLAY_RGB, int(self.overlay_alpha * w)))
+        if self.trace is not None and len(self.trace):
+            step = area.width() / len(self.trace)
+            points = [QPointF(area.left() + (i + 0.5) * step, area.bottom() - 0.9 * area.height() * float(v))
+                      for i, v in enumerate(np.nan_to_num(self.trace))]
+            painter.setPen(QPen(QColor(*TRACE_RGB), 2))
+            painter.drawPolyline(points)
         painter.setPen(QPen(QColor(255, 255, 255, 110), 1))
         for c in range(1, cols if cols <= MAX_GRID_LINES else 0):
             x = area.left() + c * area.width() / cols

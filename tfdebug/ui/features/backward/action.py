@@ -72,7 +72,8 @@ def _run(ctx: ActionContext, objective) -> None:
         ctl.show_pass(result.source)
         window = ctx.window
         # each token's saliency (over the picture the forward pass read too), the parameters' norms
-        window.backward_panel.show_summary(result.summary, source.image)
+        window.backward_panel.show_summary(result.summary, source.image,
+                                            getattr(ctl.adapter, "stack_titles", None))
         window.show_dock_within(window.docks["backward"])
         if result.first_nonfinite is not None:
             first = result.first_nonfinite

@@ -2,10 +2,13 @@
 
 - Saliency: each token's label with its ‖gradient × embedding‖₂ drawn over it (the cell's colour, strongest
   token darkest) and Σ gradient × embedding beneath; a token's tooltip gives both.
-- Picture: for a vision model (or a speech model's spectrogram), each patch of the picture the model saw coloured
-  by its token's ‖gradient × embedding‖₂, when the saliency's tokens are the patches (after a [CLS] … or not).
-- Parameters: the parameters' gradient norm per layer (or module outside the layers) in the model's order, each
-  with a bar scaled to the largest; then the largest parameter gradients by name, largest first.
+- Picture: for a vision model, each patch of the picture the model saw coloured by its token's
+  ‖gradient × embedding‖₂, when the saliency's tokens are the patches (after a [CLS] … or not); for a speech
+  model, each frame of its spectrogram coloured by ‖gradient × activation‖₂ of the first stage along frames
+  (Whisper's first convolution's output).
+- Parameters: a plot of the parameters' gradient norm per layer and module kind (`norms_plot`: a click goes to
+  that layer's first gradient), beside the norm per layer (or module outside the layers) in the model's order, each
+  with a bar scaled to the largest, and the largest parameter gradients by name, largest first.
 
 The numbers come with the source's `Backwarded.summary` (`sessions.gradient_session.BackwardSummary`), computed
 where the model ran, here or on the server.
@@ -16,14 +19,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget,
+                               QVBoxLayout, QWidget)
 
+from tfdebug.ui.features.backward.norms_plot import NormsPlot, first_stage
 from tfdebug.ui.panels.image_view import PatchCanvas
 
 BAR = 24  # characters of the longest norm bar
+FRAME_ALPHA = 110  # a spectrogram's most salient frame's tint (a picture's patch: the canvas's own)
 
 
 def _finite(value: float) -> float:
@@ -36,6 +41,7 @@ class BackwardPanel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.summary = None
+        self.over_frames = False  # the Picture tab colours a spectrogram's frames, not a picture's patches
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.tokens = QTableWidget(2, 0)  # row 0: ‖g × e‖₂ over each token's label; row 1: Σ g × e
@@ -46,11 +52,15 @@ class BackwardPanel(QWidget):
         self.largest = QTableWidget(0, 2)
         self.largest.setEditTriggers(QTableWidget.NoEditTriggers)
         self.largest.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
-        parameters = QWidget()
-        column = QVBoxLayout(parameters)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.layers, 2)
-        column.addWidget(self.largest, 1)
+        self.norms = NormsPlot()  # per layer and module kind; a click goes to the layer's first gradient
+        tables = QSplitter(Qt.Orientation.Vertical)
+        tables.addWidget(self.layers)
+        tables.addWidget(self.largest)
+        parameters = QSplitter(Qt.Orientation.Horizontal)
+        parameters.addWidget(self.norms)
+        parameters.addWidget(tables)
+        parameters.setStretchFactor(0, 3)
+        parameters.setStretchFactor(1, 2)
         self.picture = PatchCanvas()  # the saliency over the picture the model saw
         self.picture_note = QLabel()
         self.picture_note.setWordWrap(True)
@@ -68,12 +78,14 @@ class BackwardPanel(QWidget):
         layout.addWidget(self.tabs, 1)
         self.retranslate_ui()
 
-    def show_summary(self, summary, image=None) -> None:
+    def show_summary(self, summary, image=None, titles: dict[str, str] | None = None) -> None:
         """Show `summary` (a BackwardSummary; None: nothing to show) and, with the `image` the pass read
-        (`core.images.InputImage`), its saliency over that picture's patches."""
+        (`core.images.InputImage`), its saliency over that picture's patches or that spectrogram's frames; the
+        plot titles the stacks by `titles` (the adapter's) where it has them."""
         self.summary = summary
         self._fill_tokens(summary.tokens if summary else [], summary.saliency if summary else [])
-        self._fill_picture(image, summary.saliency if summary else [])
+        self._fill_picture(image, summary.saliency if summary else [], summary.frames if summary else [])
+        self.norms.show_rows(summary.modules if summary else [], titles)
         self._fill_layers(summary.layers if summary else [])
         self._fill_largest(summary.largest if summary else [])
         self.retranslate_ui()
@@ -94,15 +106,26 @@ class BackwardPanel(QWidget):
                 table.setItem(row, column, item)
         table.resizeColumnsToContents()
 
-    def _fill_picture(self, image, saliency: list[tuple[float, float]]) -> None:
+    def _fill_picture(self, image, saliency: list[tuple[float, float]], frames: list[tuple[float, float]]) -> None:
         """Each patch coloured by its token's ‖g × e‖₂ (largest: strongest), when the saliency's tokens are the
-        picture's patches (with its prefix before them or not); the tab is off otherwise."""
+        picture's patches (with its prefix before them or not); a spectrogram's frames by their ‖g × a‖₂ (one
+        column each) when the summary has them; the tab is off otherwise."""
+        self.over_frames = bool(image is not None and image.seconds is not None and frames)
+        if self.over_frames:
+            self.tabs.setTabEnabled(1, True)
+            self.picture.set_image(image)
+            norms = np.array([_finite(norm) for _, norm in frames], dtype=np.float64)
+            top = float(norms.max()) if norms.max() > 0 else 1.0
+            self.picture.set_overlay((norms / top).reshape(1, -1), None)
+            self.picture.set_trace(norms / top, FRAME_ALPHA)  # the spectrogram stays readable under its tint
+            return
         rows, cols = image.grid if image is not None else (0, 0)
         # the patches alone (a patch embedding, before [CLS] joins), or the prefix then the patches
         skip = {rows * cols: 0, len(image.prefix) + rows * cols: len(image.prefix)}.get(len(saliency)) \
             if image is not None and rows * cols else None
         self.tabs.setTabEnabled(1, skip is not None)
         self.picture.set_image(image if skip is not None else None)
+        self.picture.set_trace(None)
         if skip is None:
             return
         norms = np.array([_finite(norm) for _, norm in saliency[skip:]], dtype=np.float64)
@@ -136,8 +159,14 @@ class BackwardPanel(QWidget):
         self.tabs.setTabText(0, self.tr("Saliency"))
         self.tabs.setTabText(1, self.tr("Picture"))
         self.tabs.setTabText(2, self.tr("Parameters"))
-        self.picture_note.setText(self.tr("Each patch of the picture the model saw, coloured by its token's ‖gradient "
-                                          "× embedding‖₂: the stronger, the more the loss depends on that patch."))
+        if getattr(self, "over_frames", False):
+            self.picture_note.setText(self.tr("Each frame of the spectrogram the model heard, coloured by ‖gradient × "
+                                              "activation‖₂ of its first convolution's output there: the stronger, "
+                                              "the more the loss depends on that moment."))
+        else:
+            self.picture_note.setText(self.tr("Each patch of the picture the model saw, coloured by its token's "
+                                              "‖gradient × embedding‖₂: the stronger, the more the loss depends on "
+                                              "that patch."))
         self.tokens.setVerticalHeaderLabels([self.tr("‖g × e‖₂"), self.tr("Σ g × e")])
         self.layers.setHorizontalHeaderLabels([self.tr("Layer"), self.tr("Gradient norm")])
         self.largest.setHorizontalHeaderLabels([self.tr("Largest parameter gradients"), self.tr("Norm")])
@@ -151,9 +180,56 @@ class BackwardPanel(QWidget):
                                       "0): the darker, the more the loss depends on it."))
 
 
+def go_to_place(ctl, place) -> str | None:
+    """Go to the first stage at `place` (a `norms_plot` place) of the backward on screen, in its order (logits
+    first); the stage's name, or None (and a sentence in the status bar) when the pass on screen is not a
+    backward or has no stage there."""
+    from tfdebug.core.gradients import is_gradient
+    from tfdebug.ui.i18n.language import said
+
+    plan = ctl.plan
+    if ctl.source is None or not len(plan) or not is_gradient(plan[0].info):
+        ctl.error.emit(said(lambda: QCoreApplication.translate(
+            "BackwardPanel", "The pass on screen is not a backward: run Debug ▸ Backward again to step its gradients.")))
+        return None
+    name = first_stage([(c.name, c.info.kind) for c in plan], place)
+    if name is None:
+        ctl.error.emit(said(lambda: QCoreApplication.translate(
+            "BackwardPanel", "The backward on screen has no stage there.")))
+        return None
+    ctl.steps.run_to(name)
+    return name
+
+
 def install(window) -> BackwardPanel:
-    """Add the Backward dock, hidden until a backward has run (or View ▸ Backward)."""
+    """Add the Backward dock, hidden until a backward has run (or View ▸ Backward); a click on the norms plot goes
+    to that layer's first gradient."""
     panel = BackwardPanel()
     dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Backward"), "backward", panel, Qt.BottomDockWidgetArea)
     dock.hide()
+    panel.norms.picked.connect(lambda place: go_to_place(window.ctl, place))
+    window.ctl.session_changed.connect(lambda: show_saved_summary(window, panel, dock))
     return panel
+
+
+def show_saved_summary(window, panel: BackwardPanel, dock) -> bool:
+    """When the pass on screen is a replayed backward whose manifest carries its summary (a reopened snapshot,
+    `io.backward_summary`), show that summary and the dock; whether it did. A summary that cannot be read is
+    left out: the gradients still step."""
+    from tfdebug.io.backward_summary import summary_parts
+    from tfdebug.sessions.gradient_session import BackwardSummary
+
+    ctl = window.ctl
+    if ctl.stepper is None or ctl.stepper.is_live:
+        return False
+    recording, _ = ctl.recording()
+    entry = getattr(recording, "backward", None)
+    if not isinstance(entry, dict) or "summary" not in entry:
+        return False
+    try:
+        summary = BackwardSummary(**summary_parts(entry["summary"]))
+    except (KeyError, TypeError, ValueError):
+        return False
+    panel.show_summary(summary, getattr(recording, "image", None), getattr(ctl.adapter, "stack_titles", None))
+    window.show_dock_within(dock)
+    return True
