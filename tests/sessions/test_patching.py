@@ -368,6 +368,9 @@ def test_the_batch_keeps_within_the_capture_budget_and_stops_at_a_cancel():
     probe = Patcher(adapter, *texts)
     cells = [(probe.rows[0], (p,)) for p in range(probe.count)]
     row = probe.row_bytes(cells)
+    probs = next(c for c in probe.clean.captures.values() if c.info.kind == "softmax")
+    heads = probs.shape[probs.info.axes.index("head")]
+    assert row - probe.working_bytes() > 0 and probe.working_bytes() >= 3 * 4 * heads * probe.count ** 2
     patcher = Patcher(adapter, *texts, max_capture_bytes=3 * row + row // 2)
     seen = []
     sweep = patcher.sweep(0, 1, -1, progress=lambda done, total: seen.append((done, total)) or True)

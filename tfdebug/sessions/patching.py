@@ -13,6 +13,7 @@ as the Compare dock's.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -253,13 +254,21 @@ class Patcher:
         return value
 
     def row_bytes(self, cells: Sequence[Cell]) -> int:
-        """What one batch row of a sweep of `cells` holds: its logits and a row of every stage it patches."""
+        """What one batch row of a sweep of `cells` holds: its logits and a row of every stage it patches, kept,
+        and the forward's working memory in passing (`working_bytes`)."""
         stages = {stage for stage, _ in cells} | {self.clean.logits_stage}
         total = 0
         for stage in stages:
             tensor = _kept(self.clean, stage)
             total += tensor.nbytes // max(1, tensor.shape[0])
-        return total
+        return total + self.working_bytes()
+
+    def working_bytes(self) -> int:
+        """What one batch row of the forward holds in passing beyond what it keeps: the pass's largest stage (an
+        attention plane counted whole, in float32 as its softmax makes it) three times over — the stage being made,
+        its input and the one before it."""
+        return 3 * max((math.prod(c.shape[1:]) * max(4, c.dtype.itemsize) for c in self.clean.captures.values()),
+                       default=0)
 
     def batch_size(self, cells: Sequence[Cell]) -> int:
         """The patched copies one forward runs for `cells`: `batch` when given, else as many rows as the capture
