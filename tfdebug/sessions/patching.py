@@ -60,6 +60,9 @@ class Sweep:
     alignment: Alignment | None = None
     #: the corrupted pass's token strings (the positions' labels; [] when unknown)
     tokens: list[str] = field(default_factory=list)
+    #: the cells patched (rows × columns less those with nothing to patch: a position no clean one pairs with, a
+    #: head an attention does not have); 0 when not counted (every cell)
+    cells: int = 0
 
     @property
     def columns(self) -> list[tuple[int, int]] | list[int]:
@@ -84,7 +87,7 @@ class Sweep:
         data = {"rows": self.rows, "positions": self.positions, "ld_clean": self.clean, "ld_corrupt": self.corrupt,
                 "recovered": self.recovered, "ld_patched": self.patched, "forwards": self.forwards,
                 "across": self.across, "batch": self.batch, "batches": self.batches,
-                "corrupt_tokens": self.tokens}
+                "corrupt_tokens": self.tokens, "cells": self.cells or self.forwards}
         if self.across == "head_position":
             data.update(heads=self.heads, columns=[list(c) for c in self.columns])  # type: ignore[arg-type]
         if self.alignment is not None and not self.alignment.identity:
@@ -403,6 +406,7 @@ class Patcher:
                 if moves is not None:
                     cells.append((stage, moves))
         lds, result.batch, result.batches = self.run_cells(cells, position, target, contrast, progress)
+        result.cells = len(cells)
         gap = result.clean - result.corrupt
         for r in range(len(rows)):
             row = [float("nan") if w is None else lds[w] for w in where[r * len(columns):(r + 1) * len(columns)]]

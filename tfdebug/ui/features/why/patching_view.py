@@ -155,7 +155,7 @@ class PatchingView(QWidget):
         self.summary.setText(self.tr("logit({target}) − logit({contrast}) at the last position: clean {clean:.4g}, "
                                      "corrupted {corrupt:.4g}. Each cell: the fraction recovered, (LD_patched − "
                                      "LD_corrupt) / (LD_clean − LD_corrupt); {n} cells in {m} forwards of {b}.").format(
-            target=word(target), contrast=word(contrast), clean=sweep.clean, corrupt=sweep.corrupt, n=sweep.forwards,
+            target=word(target), contrast=word(contrast), clean=sweep.clean, corrupt=sweep.corrupt, n=sweep.cells or sweep.forwards,
             m=sweep.batches, b=sweep.batch))
         aligned = sweep.alignment
         if aligned is not None and not aligned.identity:  # texts of different lengths, or pairs typed
