@@ -1,10 +1,13 @@
 """DebugController: the one object panels talk to, wiring the pass on screen to the parts that show it.
 
 It holds the pass on screen as one pass source (tfdebug.sessions.source.PassSource: live, generation,
-replay or served) and never asks which kind it is; it wraps the stepper's events in Qt signals and hands
-them to its parts, each with its own state and the getters and callbacks it needs: `steps`, `shown` (the
-shown stage, its slice and stats), `axes`, `tiles`, `loader` (Run and its jobs) and `breakpoints`. Panels
-connect to its and its parts' signals and call their methods; they never call each other.
+replay or served) and never asks which kind it is; it wraps the stepper's events in Qt signals and owns its
+parts, each with its own state: `steps`, `shown` (the shown stage, its slice and stats), `axes`, `tiles`,
+`loader` (Run and its jobs) and `breakpoints`. Each part is handed the controller itself, typed by a Protocol
+of the part's own module naming what it reads and tells (`SteppingScreen`, `LoaderScreen` …): no getters or
+callbacks are handed around. Panels connect to its and its parts' signals and call their methods; they never
+call each other, and they never emit its signals: what they announce goes through its named methods (`say`,
+`inform`, `fail`, `refuse`, `forget_messages`, `announce_state`, `request_close`), the only emitters.
 """
 
 from __future__ import annotations
@@ -94,7 +97,7 @@ class DebugController(QObject):
         self.tiles = TileReads(self.shown, self)
         self.steps = Stepping(self)
         # Captured events come by the hundred during Continue: re-check actions at most every 50 ms.
-        self._state_throttle = throttler(50, self.state_changed.emit, self)
+        self._state_throttle = throttler(50, self.announce_state, self)
 
     # ----- what the parts, the panels and the tools announce: the only emits of the signals above
 
@@ -141,7 +144,8 @@ class DebugController(QObject):
     def restarted(self) -> None:
         """A Restart applied: what was said about the last run (its failure, its verification) no longer applies."""
         self.loader.verification = None
-        self.forget_messages("run"), self.forget_messages("verify")
+        self.forget_messages("run")
+        self.forget_messages("verify")
 
     def _error_said(self, content: str) -> None:
         self.say(Message("error", content))
