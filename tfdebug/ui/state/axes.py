@@ -24,13 +24,19 @@ class AxesScreen(Protocol):
     or None), and the shown stage (`shown`), which cuts its slice again after a change."""
 
     @property
-    def current(self) -> Capture | None: ...
+    def current(self) -> Capture | None:
+        """The shown capture, or None."""
+        ...
 
     @property
-    def tokens(self) -> dict[str, list[str]]: ...
+    def tokens(self) -> dict[str, list[str]]:
+        """The pass's token strings per stream."""
+        ...
 
     @property
-    def shown(self) -> _Redraws: ...
+    def shown(self) -> _Redraws:
+        """The shown stage (cuts its slice again)."""
+        ...
 
     def vocabulary(self) -> list[str] | None:
         """The model's token strings where they are here, else None."""

@@ -27,6 +27,15 @@ def _failure_sentence(exc: BaseException):
                                               "input and the model, then press Run again."))
 
 
+class LoadState(Protocol):
+    """Whether a model is loading (`busy`): what `Stepping` and `ShownStage` read of the `Loader`."""
+
+    @property
+    def busy(self) -> bool:
+        """A model is loading (or a pass is being opened)."""
+        ...
+
+
 class _Keeps(Protocol):
     def policy(self) -> Any: ...
 
@@ -38,22 +47,34 @@ class LoaderScreen(Protocol):
     the announcements of a load (`announce_busy`) and of any change actions re-check on (`announce_state`)."""
 
     @property
-    def inputs(self) -> RunInputs: ...
+    def inputs(self) -> RunInputs:
+        """What Run starts."""
+        ...
 
     @property
-    def generation(self) -> Any: ...
+    def generation(self) -> Any:
+        """The next run's decoding settings (a generation), or None: one pass."""
+        ...
 
     @property
-    def capture_budget(self) -> str: ...
+    def capture_budget(self) -> str:
+        """The next pass's capture budget setting ("auto", "off" or MB as text)."""
+        ...
 
     @property
-    def keep(self) -> _Keeps: ...
+    def keep(self) -> _Keeps:
+        """Which stages the next pass keeps when not all fit."""
+        ...
 
     @property
-    def stepper(self) -> StepperLike | None: ...
+    def stepper(self) -> StepperLike | None:
+        """The stepper on screen, or None."""
+        ...
 
     @property
-    def session(self) -> Any: ...
+    def session(self) -> Any:
+        """The live session on screen, or None."""
+        ...
 
     def set_inputs(self, inputs: RunInputs) -> None:
         """What the next Run starts."""

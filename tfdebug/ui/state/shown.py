@@ -27,6 +27,7 @@ from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
 from tfdebug.ui.models.shown import ShownModel
 from tfdebug.ui.render import colors
 from tfdebug.ui.state.axes import ShownAxes
+from tfdebug.ui.state.loading import LoadState
 from tfdebug.ui.workers import source_display
 from tfdebug.ui.workers.ahead import Prepared, frozen_view, heads_key, prepare, selection_of, view_key
 from tfdebug.ui.workers.display import LARGE_STAGE_BYTES, MAX_SLICE, OFF_THREAD_CELLS, DisplayWorker
@@ -43,23 +44,24 @@ def cannot(sentence: str, capture, exc: BaseException) -> str:
     return said(lambda: QCoreApplication.translate("ShownStage", sentence).format(name=name, why=phrase_text(why)))
 
 
-class _Busy(Protocol):
-    @property
-    def busy(self) -> bool: ...
-
-
 class ShownScreen(Protocol):
     """What `ShownStage` reads of the window's pass and tells it (the controller is one): the stepper and source
     on screen, whether a model loads (`loader.busy`), and whom to tell what could not be shown (`fail`)."""
 
     @property
-    def stepper(self) -> StepperLike | None: ...
+    def stepper(self) -> StepperLike | None:
+        """The stepper on screen, or None."""
+        ...
 
     @property
-    def source(self) -> Any: ...
+    def source(self) -> Any:
+        """The pass source on screen, or None."""
+        ...
 
     @property
-    def loader(self) -> _Busy: ...
+    def loader(self) -> LoadState:
+        """The Loader (`busy` while a model loads)."""
+        ...
 
     def fail(self, content: str) -> None:
         """A stage's display math failed: say why."""

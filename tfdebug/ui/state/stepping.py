@@ -20,11 +20,7 @@ from tfdebug.core.plan import Plan
 from tfdebug.core.stepper import PAUSED, RUNNING, StepperEvent
 from tfdebug.core.stepper_like import StepperLike
 from tfdebug.ui.i18n.language import error_phrase, said
-
-
-class _Busy(Protocol):
-    @property
-    def busy(self) -> bool: ...
+from tfdebug.ui.state.loading import LoadState
 
 
 class _Jumps(Protocol):
@@ -44,22 +40,34 @@ class SteppingScreen(Protocol):
     "jump" reads a new command cancels)."""
 
     @property
-    def stepper(self) -> StepperLike | None: ...
+    def stepper(self) -> StepperLike | None:
+        """The stepper on screen, or None."""
+        ...
 
     @property
-    def source(self) -> Any: ...
+    def source(self) -> Any:
+        """The pass source on screen, or None."""
+        ...
 
     @property
-    def plan(self) -> Plan: ...
+    def plan(self) -> Plan:
+        """The plan of the pass on screen."""
+        ...
 
     @property
-    def loader(self) -> _Busy: ...
+    def loader(self) -> LoadState:
+        """The Loader (`busy` while a model loads)."""
+        ...
 
     @property
-    def shown(self) -> _Jumps: ...
+    def shown(self) -> _Jumps:
+        """The shown stage (reads a replayed stage ahead of a jump; settled once drawn)."""
+        ...
 
     @property
-    def display(self) -> _Cancels: ...
+    def display(self) -> _Cancels:
+        """The display worker (its "jump" reads a new command cancels)."""
+        ...
 
     def fail(self, content: str) -> None:
         """A command was refused: say why."""
