@@ -93,7 +93,7 @@ class DebugController(QObject):
         self.breakpoints = WindowBreakpoints(self)
         self.loader = Loader(self)
         self.axes = ShownAxes(self.view, self)
-        self.shown = ShownStage(self.display, self.view, self.axes, self, self)
+        self.shown = ShownStage(self.display, self.view, self.axes, screen=self, owner=self)
         self.tiles = TileReads(self.shown, self)
         self.steps = Stepping(self)
         # Captured events come by the hundred during Continue: re-check actions at most every 50 ms.
