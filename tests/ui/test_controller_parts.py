@@ -1,5 +1,7 @@
-"""The controller's parts without a window: each works on a real pass (the reference model's) through the
-getters and callbacks it is handed, as DebugController wires them."""
+"""The controller's parts without a window: each works on a real pass (the reference model's) through a small
+screen object standing for the controller, with just what the part's Protocol names."""
+
+from types import SimpleNamespace
 
 import pytest
 
@@ -25,11 +27,12 @@ def session(loaded):
 
 
 def test_breakpoints_are_one_set_every_stepper_checks_and_a_refused_change_is_said(session):
-    stepper, changes, refusals = None, [], []
-    bps = WindowBreakpoints(lambda: stepper, changes.append, refusals.append)
+    changes, refusals = [], []
+    screen = SimpleNamespace(stepper=None, announce_breakpoints=changes.append, refuse=refusals.append)
+    bps = WindowBreakpoints(screen)
     bps.toggle_stage(STAGE)  # nothing on screen yet: straight to the set
     assert Breakpoint.on_stage(STAGE) in bps.points and len(bps.points) == 1 and changes == [bps.points]
-    stepper = session.stepper
+    stepper = screen.stepper = session.stepper
     bps.share_with(stepper)
     bps.toggle_stage("enc.9.attn.scores")  # the model has 2 layers: the stepper refuses it
     assert [type(e) for e in refusals] == [UnknownStageError] and len(bps.points) == 1 and len(changes) == 2
@@ -44,11 +47,15 @@ def test_breakpoints_are_one_set_every_stepper_checks_and_a_refused_change_is_sa
 
 
 def test_stepping_moves_the_stepper_on_screen_and_says_what_it_cannot(session):
-    stepper, failures, changed = None, [], []
-    steps = Stepping(lambda: stepper, lambda: None, lambda: session.plan, lambda: False, lambda name, move: False,
-                     lambda: None, lambda: True, failures.append, lambda: changed.append(True), lambda: None)
+    failures, changed, cancelled = [], [], []
+    screen = SimpleNamespace(stepper=None, source=None, plan=session.plan, loader=SimpleNamespace(busy=False),
+                             shown=SimpleNamespace(read_before_jump=lambda name, move: False, settled=lambda: True),
+                             display=SimpleNamespace(cancel=cancelled.append), fail=failures.append,
+                             announce_state=lambda: changed.append(True), restarted=lambda: None)
+    steps = Stepping(screen)
     assert not steps.step() and shown_text(failures[0]) == "Nothing is loaded yet: press Run."
-    stepper = session.stepper
+    assert cancelled == ["jump"]  # a command forgets a replayed stage still being read for a jump
+    stepper = screen.stepper = session.stepper
     assert steps.command(stepper.start) and changed
     stepper.wait()
     first = stepper.current.name
@@ -71,8 +78,9 @@ def test_axes_name_the_shown_stage_and_label_its_token_axes(session):
     stepper.wait()
     capture, view, redraws = stepper.current, ViewSelection(), []
     view.fit(capture.info.axes, capture.shape)
-    axes = ShownAxes(view, lambda: capture, lambda: session.tokens, session.adapter.vocabulary,
-                     lambda: redraws.append(True))
+    screen = SimpleNamespace(current=capture, tokens=session.tokens, vocabulary=session.adapter.vocabulary,
+                             shown=SimpleNamespace(refresh_slice=lambda: redraws.append(True)))
+    axes = ShownAxes(view, screen)
     assert axes.names() == ("batch", "head", "query", "key")
     assert axes.labels(2) == axes.labels(3) == list(session.tokens["src"])  # encoder self-attention
     axes.set_index("head", 1)

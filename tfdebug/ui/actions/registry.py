@@ -114,7 +114,7 @@ def run_to(ctx: ActionContext, name: str | None = None) -> None:
     ctl = ctx.ctl
     name = name or ctl.selected_stage
     if not name:
-        ctl.error.emit(said(lambda: QCoreApplication.translate("actions", "Select a stage in the navigator first.")))
+        ctl.fail(said(lambda: QCoreApplication.translate("actions", "Select a stage in the navigator first.")))
         return
     ctl.steps.run_to(name)
 
@@ -208,7 +208,7 @@ def new_session(ctx: ActionContext) -> None:
 @action("tfdebug.file.quit", QT_TRANSLATE_NOOP("actions", "Quit"), "Ctrl+Q",
         QT_TRANSLATE_NOOP("actions", "Close the window (a running pass is stopped)"), toolbar=False)
 def quit_window(ctx: ActionContext) -> None:
-    ctx.ctl.close_requested.emit()
+    ctx.ctl.request_close()
 
 
 # ----- binding --------------------------------------------------------------------

@@ -86,7 +86,7 @@ class SnapshotActions(QObject):
         """
         if not self.ctl.loader.load_in_background(lambda job: _read(path), lambda opened: self._show(path, *opened),
                                            lambda exc: _cannot_open(path, exc)):
-            self.ctl.error.emit(said(lambda: self.tr(
+            self.ctl.fail(said(lambda: self.tr(
                 "A model or snapshot is still loading: open {name} once it is on screen.").format(name=Path(path).name)))
 
     def _show(self, path: str, recording, stepper) -> None:
@@ -96,7 +96,7 @@ class SnapshotActions(QObject):
         self.ctl.load_replay(stepper, tokens, ("backward · " if backward else "") + title, recording)
         if backward:  # the stages hold gradients, logits first
             what, loss = backward["objective"], float(backward["loss"])
-            self.ctl.info.emit(said(lambda: self.tr(
+            self.ctl.inform(said(lambda: self.tr(
                 "A backward pass: each stage's gradient of {objective} (loss {loss:.5g}), logits first.").format(
                 objective=what, loss=loss)))
         add_recent(self.settings, path)
@@ -128,7 +128,7 @@ class SnapshotActions(QObject):
         """Files dropped on the window: open the first snapshot among them."""
         snapshots = [p for p in paths if is_pass_file(p)]
         if not snapshots:
-            self.ctl.error.emit(said(lambda: self.tr("Drop a recorded pass ({suffixes}) on the window to open it.").format(
+            self.ctl.fail(said(lambda: self.tr("Drop a recorded pass ({suffixes}) on the window to open it.").format(
                 suffixes=", ".join(suffixes("pass")))))
             return
         self.open(snapshots[0])

@@ -76,7 +76,7 @@ def install(window) -> CapturePanel:
             if window.persist:
                 window.settings.setValue(SETTING_KEY, ctl.capture_budget)
             setting, mode, pinned = ctl.capture_budget, ctl.keep.mode, ctl.keep.pinned
-            ctl.info.emit(said(lambda: QCoreApplication.translate(
+            ctl.inform(said(lambda: QCoreApplication.translate(
                 "CapturePanel", "Capture budget: {setting}, keeping {what}; applies from the next Run.").format(
                 setting=describe_setting(setting), what=describe_keep(mode, pinned))))
     action = window.debug_menu.addAction(QCoreApplication.translate("CapturePanel", "Capture Budget…"), choose)

@@ -302,7 +302,7 @@ class Said(str):
 
 def said(render: Callable[[], str]) -> Said:
     """`render()` now, remembering `render` to say it again in another language:
-    `ctl.info.emit(said(lambda: self.tr("Exported to {path}").format(path=path)))`."""
+    `ctl.inform(said(lambda: self.tr("Exported to {path}").format(path=path)))`."""
     return Said(render)
 
 

@@ -107,7 +107,7 @@ class CapturePanel(QWidget):
                 sentence = said(lambda: self.tr(
                     "The capture budget ({size}) is full: from {stage} on, stages are kept only while the pass is "
                     "paused at them. The Capture panel lists them.").format(size=size, stage=first))
-            self.ctl.message.emit(Message("warning", sentence, topic="capture-budget"))
+            self.ctl.say(Message("warning", sentence, topic="capture-budget"))
 
     def _peak_line(self, session) -> str:
         """The pass's stated peak, worked out once per estimate (refresh runs at every step)."""

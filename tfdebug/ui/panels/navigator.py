@@ -335,7 +335,7 @@ class NavigatorPanel(QWidget):
         """Keep every stage of `kind` before any other when the capture budget is full (from the next Run)."""
         self.ctl.keep.pin(kind, on)
         title = kind_title(kind)
-        self.ctl.info.emit(said(lambda: (
+        self.ctl.inform(said(lambda: (
             self.tr("Every {kind} stage is kept first when the capture budget is full, from the next Run.") if on
             else self.tr("{kind} stages are no longer kept first, from the next Run.")).format(kind=title)))
 

@@ -142,7 +142,7 @@ class OverviewPanel(QWidget):
             read = recording.tensor
             self.ctl.display.submit("overview", lambda: stage_statistics(todo, statistic, read),
                                     lambda values: self._computed(statistic, todo, values),
-                                    lambda exc: self.ctl.error.emit(said(lambda: self.tr(
+                                    lambda exc: self.ctl.fail(said(lambda: self.tr(
                                         "Cannot compute the overview: {why}").format(why=exc))))
         got = {c.name: self._cached(statistic, c) for c in recording.captures}
         return names, [math.nan if got.get(n) is None else got[n] for n in names]  # None: not computed (too large)
@@ -163,7 +163,7 @@ class OverviewPanel(QWidget):
                     self.refresh()
             keys = [key(c) for c in todo]
             self.ctl.display.submit("overview", lambda: display.statistics_of(todo, statistic), computed,
-                                    lambda exc: self.ctl.error.emit(said(lambda: self.tr(
+                                    lambda exc: self.ctl.fail(said(lambda: self.tr(
                                         "Cannot compute the overview: {why}").format(why=exc))))
         got = {c.name: self._remote_cache.get(key(c), math.nan) for c in history}
         return names, [got.get(n, math.nan) for n in names]
@@ -254,7 +254,7 @@ class OverviewPanel(QWidget):
         """Go to the stage at `index` of the plot (from history when it has run)."""
         name = self.names[index]
         if name not in self.ctl.plan:
-            self.ctl.error.emit(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
+            self.ctl.fail(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
             return
         self.ctl.steps.run_to(name)
 

@@ -53,7 +53,7 @@ class RemoteTools(QObject):
         job = self.job = Job(lambda job: RemoteSession.connect(address, token, server_key=server_key), name="connect",
                              describe_failure=lambda exc: said(lambda: self.tr("Could not connect to the server.")))
         job.finished.connect(self.attach)
-        job.failed.connect(lambda sentence, details: self.ctl.message.emit(
+        job.failed.connect(lambda sentence, details: self.ctl.say(
             Message("error", sentence, details, topic="remote")))
         job.start()
 
@@ -66,7 +66,7 @@ class RemoteTools(QObject):
         ctl.show_source(session, self._title(session), self._device(session), dtype="")
         host = session.host
         if announce:
-            ctl.info.emit(said(lambda: self.tr("Connected to {host}: the model runs there.").format(host=host)))
+            ctl.inform(said(lambda: self.tr("Connected to {host}: the model runs there.").format(host=host)))
 
     def shown(self):
         """The RemoteSession on screen, or None (the window shows another pass)."""
@@ -93,11 +93,11 @@ class RemoteTools(QObject):
                 return
             self.attach(new, announce=False)
             if new.open_error is not None:  # the server ran the old texts again: say why the new ones failed
-                ctl.message.emit(Message("error", error_phrase(new.open_error), topic="run"))
+                ctl.say(Message("error", error_phrase(new.open_error), topic="run"))
 
         def failed(sentence, details) -> None:
             ctl.loader.set_busy(False)
-            ctl.message.emit(Message("error", sentence, details, topic="run"))
+            ctl.say(Message("error", sentence, details, topic="run"))
         job.finished.connect(started)
         job.failed.connect(failed)
         job.start()
@@ -116,9 +116,9 @@ class RemoteTools(QObject):
         if session is None or self.shown() is not session:
             return  # a connection the window has already left
         self.ctl.device = self._device(session, lost=True)
-        self.ctl.message.emit(Message("error", error_phrase(error) if isinstance(error, RemoteError) else str(error),
-                                      topic="remote"))
-        self.ctl.state_changed.emit()
+        self.ctl.say(Message("error", error_phrase(error) if isinstance(error, RemoteError) else str(error),
+                                 topic="remote"))
+        self.ctl.announce_state()
 
     def lost(self) -> bool:
         """Whether the shown pass is remote and its connection is lost (Reconnect applies)."""
@@ -134,7 +134,7 @@ class RemoteTools(QObject):
         job = self.job = Job(lambda job: session.reconnect(), name="reconnect",
                              describe_failure=lambda exc: said(lambda: self.tr("Could not reconnect to the server.")))
         job.finished.connect(lambda _: self._reconnected(session))
-        job.failed.connect(lambda sentence, details: self.ctl.message.emit(
+        job.failed.connect(lambda sentence, details: self.ctl.say(
             Message("error", sentence, details, topic="remote")))
         job.start()
 
@@ -147,28 +147,28 @@ class RemoteTools(QObject):
         job = Job(lambda job: session.export_on_server(name), name="remote-export", describe_failure=lambda exc: said(
             lambda: self.tr("The server could not write the snapshot.")))
         job.finished.connect(lambda result: self._written_on_server(result))
-        job.failed.connect(lambda sentence, details: self.ctl.message.emit(Message("error", sentence, details,
-                                                                                   topic="export")))
+        job.failed.connect(lambda sentence, details: self.ctl.say(Message("error", sentence, details,
+                                                                           topic="export")))
         job.start()
         return job
 
     def _written_on_server(self, result: dict) -> None:
         path, size = str(result.get("path", "")), fmt_bytes(int(result.get("bytes") or 0))
-        self.ctl.info.emit(said(lambda: self.tr("The server wrote {path} ({size}).").format(path=path, size=size)))
+        self.ctl.inform(said(lambda: self.tr("The server wrote {path} ({size}).").format(path=path, size=size)))
         note = str(result.get("note") or "")
         if note:
-            self.ctl.message.emit(Message("info", note, topic="export"))
+            self.ctl.say(Message("info", note, topic="export"))
 
     def _reconnected(self, session) -> None:
         if self.shown() is not session:
             return
         self.ctl.device = self._device(session)
-        self.ctl.clear_messages.emit("remote")
+        self.ctl.forget_messages("remote")
         self.ctl.breakpoints.share_with(session.stepper)  # what changed while the connection was lost reaches the server
         self.ctl.shown.show_current()
-        self.ctl.state_changed.emit()
+        self.ctl.announce_state()
         host = session.host
-        self.ctl.info.emit(said(lambda: self.tr("Reconnected to {host}.").format(host=host)))
+        self.ctl.inform(said(lambda: self.tr("Reconnected to {host}.").format(host=host)))
 
 
 @actions.action("tfdebug.file.connect", QT_TRANSLATE_NOOP("actions", "Connect to Server…"), None,

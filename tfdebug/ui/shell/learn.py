@@ -37,7 +37,7 @@ class LearnTools:
         ctl = self.window.ctl
         table = self.window.explain_panel.pe_table()
         if table is None:
-            ctl.error.emit(said(lambda: QCoreApplication.translate(
+            ctl.fail(said(lambda: QCoreApplication.translate(
                 "ExplainPanel", "The positional-encoding table has not been computed in this pass yet.")))
             return None
         view = PositionalEncodingView(table.tensor.detach().float().cpu().numpy(), table.name, self.window)

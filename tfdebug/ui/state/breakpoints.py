@@ -3,44 +3,61 @@
 `WindowBreakpoints` is a Qt-free part the controller owns (`ctl.breakpoints`; the set itself is
 `ctl.breakpoints.points`, what panels read). A change goes through the
 stepper on screen when there is one (it checks a stage name against its model; a remote one tells the
-server), else straight to the set; after every change, a refused one too, `changed(points)` hands the set
-to whoever listens, and a refusal goes to `failed(error)`.
+server), else straight to the set; after every change, a refused one too, the set is handed to the screen's
+`announce_breakpoints`, and a refusal goes to its `refuse`.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Protocol
 
 from tfdebug.core.breakpoints import Breakpoint, BreakpointSet
 from tfdebug.core.errors import TfdebugError
+from tfdebug.core.stepper_like import StepperLike
+
+
+class BreakpointsScreen(Protocol):
+    """What `WindowBreakpoints` reads of the window's pass and tells it (the controller is one)."""
+
+    @property
+    def stepper(self) -> StepperLike | None:
+        """The stepper on screen, or None."""
+        ...
+
+    def announce_breakpoints(self, points: BreakpointSet) -> None:
+        """The set changed (or a change was refused): whoever shows it reads it again."""
+        ...
+
+    def refuse(self, exc: TfdebugError) -> None:
+        """A change was refused: say why."""
+        ...
 
 
 class WindowBreakpoints:
     """Add, remove and replace breakpoints; kept across restarts, new inputs and models.
 
-    `stepper()` is the stepper on screen (or None); `changed(points)` and `failed(error)` are called
-    on the window's thread."""
+    `screen` is the pass on screen (its stepper, or None) and whom changes and refusals are told to, on the
+    window's thread."""
 
-    def __init__(self, stepper: Callable[[], object], changed: Callable[[BreakpointSet], None],
-                 failed: Callable[[TfdebugError], None]):
+    def __init__(self, screen: BreakpointsScreen):
         self.points = BreakpointSet()  # what every pass checks: handed to each stepper shown
-        self._stepper, self._changed, self._failed = stepper, changed, failed
+        self._screen = screen
 
     def share_with(self, stepper) -> None:
         """Have `stepper` (a new pass, or a remote one reattached) check the window's set."""
         try:
             stepper.use_breakpoints(self.points)
         except TfdebugError as exc:
-            self._failed(exc)
+            self._screen.refuse(exc)
 
     def _change(self, through_stepper: Callable, in_set: Callable[[], None]) -> None:
-        stepper = self._stepper()
+        stepper = self._screen.stepper
         try:
             through_stepper(stepper) if stepper is not None else in_set()
         except TfdebugError as exc:
-            self._failed(exc)
+            self._screen.refuse(exc)
         finally:  # a refused change too: a check box the user ticked shows the set again
-            self._changed(self.points)
+            self._screen.announce_breakpoints(self.points)
 
     def set(self, bp: Breakpoint, on: bool) -> None:
         """Add (`on`) or remove a breakpoint; it is kept across restarts and new inputs."""

@@ -1,10 +1,13 @@
 """DebugController: the one object panels talk to, wiring the pass on screen to the parts that show it.
 
 It holds the pass on screen as one pass source (tfdebug.sessions.source.PassSource: live, generation,
-replay or served) and never asks which kind it is; it wraps the stepper's events in Qt signals and hands
-them to its parts, each with its own state and the getters and callbacks it needs: `steps`, `shown` (the
-shown stage, its slice and stats), `axes`, `tiles`, `loader` (Run and its jobs) and `breakpoints`. Panels
-connect to its and its parts' signals and call their methods; they never call each other.
+replay or served) and never asks which kind it is; it wraps the stepper's events in Qt signals and owns its
+parts, each with its own state: `steps`, `shown` (the shown stage, its slice and stats), `axes`, `tiles`,
+`loader` (Run and its jobs) and `breakpoints`. Each part is handed the controller itself, typed by a Protocol
+of the part's own module naming what it reads and tells (`SteppingScreen`, `LoaderScreen` …): no getters or
+callbacks are handed around. Panels connect to its and its parts' signals and call their methods; they never
+call each other, and they never emit its signals: what they announce goes through its named methods (`say`,
+`inform`, `fail`, `refuse`, `forget_messages`, `announce_state`, `request_close`), the only emitters.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from tfdebug.core.breakpoints import BreakpointSet
+from tfdebug.core.errors import TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture
@@ -79,31 +84,71 @@ class DebugController(QObject):
         # and which stages it keeps when not all fit (tfdebug.ui.state.keeping).
         self.capture_budget, self.keep = "auto", KeepChoice(self)
         self._signals: StepperSignals | None = None
-        self.error.connect(lambda text: self.message.emit(Message("error", text)))
-        failed = self.error.emit
+        self.error.connect(self._error_said)
         self.notices = PassNotices(self)  # what the window says about the pass on screen
         # Whole-tensor stats, large slices and head thumbnails are computed off the GUI thread.
         self.display = DisplayWorker(self)
-        self.breakpoints = WindowBreakpoints(lambda: self.stepper, self.breakpoints_changed.emit,
-                                             lambda exc: failed(error_phrase(exc)))
-        self.loader = Loader(lambda: self.inputs, self.set_inputs,
-                             lambda: (self.generation, self.capture_budget, self.keep.policy()), lambda: self.stepper,
-                             lambda: self.session, self.set_session, self.message.emit, self.info.emit,
-                             self.busy_changed.emit, self.state_changed.emit)
-        self.axes = ShownAxes(self.view, lambda: self.current, lambda: self.tokens, self.vocabulary,
-                              lambda: self.shown.refresh_slice())
-        self.shown = ShownStage(self.display, self.view, self.axes, lambda: self.stepper, lambda: self.source,
-                                lambda: self.loader.busy, failed, self)
-        self.tiles = TileReads(self.shown, lambda: self.source, lambda row: self.row_picked.emit(), failed)
-        self.steps = Stepping(lambda: self.stepper, lambda: self.source, lambda: self.plan, lambda: self.loader.busy,
-                              self.shown.read_before_jump, lambda: self.display.cancel("jump"), self.shown.settled,
-                              failed, self.state_changed.emit, self._restarted)
+        # The parts read the pass on screen from the controller and tell it what happened (each types what it
+        # uses by a Protocol of its own module: BreakpointsScreen, LoaderScreen, AxesScreen …).
+        self.breakpoints = WindowBreakpoints(self)
+        self.loader = Loader(self)
+        self.axes = ShownAxes(self.view, self)
+        self.shown = ShownStage(self.display, self.view, self.axes, screen=self, owner=self)
+        self.tiles = TileReads(self.shown, self)
+        self.steps = Stepping(self)
         # Captured events come by the hundred during Continue: re-check actions at most every 50 ms.
-        self._state_throttle = throttler(50, self.state_changed.emit, self)
+        self._state_throttle = throttler(50, self.announce_state, self)
 
-    def _restarted(self) -> None:
+    # ----- what the parts, the panels and the tools announce: the only emits of the signals above
+
+    def say(self, message: Message) -> None:
+        """Show `message` in the message bar."""
+        self.message.emit(message)
+
+    def inform(self, content: str) -> None:
+        """A passing notice (a breakpoint hit, a pass finished, a file written): a Message content."""
+        self.info.emit(content)
+
+    def fail(self, content: str) -> None:
+        """A sentence for the message bar at level error (a Message content)."""
+        self.error.emit(content)
+
+    def refuse(self, exc: TfdebugError) -> None:
+        """Say why `exc` refused what was asked (its phrase, at level error)."""
+        self.fail(error_phrase(exc))
+
+    def forget_messages(self, topic: str = "") -> None:
+        """Messages on `topic` no longer apply ("": every message)."""
+        self.clear_messages.emit(topic)
+
+    def announce_state(self) -> None:
+        """The stepper's state, its history or what an action depends on changed: actions re-check themselves."""
+        self.state_changed.emit()
+
+    def announce_busy(self, busy: bool) -> None:
+        """A model started (`busy`) or stopped loading."""
+        self.busy_changed.emit(busy)
+
+    def announce_breakpoints(self, points: BreakpointSet) -> None:
+        """The window's breakpoint set changed (or a change was refused): whoever shows it reads it again."""
+        self.breakpoints_changed.emit(points)
+
+    def announce_row_picked(self) -> None:
+        """The query row picked in the heatmap (`tiles.picked_row`) changed."""
+        self.row_picked.emit()
+
+    def request_close(self) -> None:
+        """File ▸ Quit: the window closes (and shuts the controller down)."""
+        self.close_requested.emit()
+
+    def restarted(self) -> None:
+        """A Restart applied: what was said about the last run (its failure, its verification) no longer applies."""
         self.loader.verification = None
-        self.clear_messages.emit("run"), self.clear_messages.emit("verify")
+        self.forget_messages("run")
+        self.forget_messages("verify")
+
+    def _error_said(self, content: str) -> None:
+        self.say(Message("error", content))
 
     @property
     def is_live(self) -> bool:

@@ -5,16 +5,17 @@ the texts in a `Job`, stops the pass on screen only then, plans the new pass in 
 `Job`, and shows it; when a finished pass came from an adapter that taps someone else's
 model, a third `Job` compares its output with the unmodified model's. Opening a snapshot
 reads and checks the file the same way (`load_in_background`). It holds no Qt object of its own:
-what it needs of the window comes as getters and callbacks.
+what it needs of the window it reads from, and tells, the screen it is handed (a `LoaderScreen`: the controller).
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import QCoreApplication
 
 from tfdebug.core.errors import TfdebugError
+from tfdebug.core.stepper_like import StepperLike
 from tfdebug.core.view import RunInputs
 from tfdebug.ui.i18n.language import said, verification_text
 from tfdebug.ui.state.messages import Message
@@ -26,21 +27,88 @@ def _failure_sentence(exc: BaseException):
                                               "input and the model, then press Run again."))
 
 
+class LoadState(Protocol):
+    """Whether a model is loading (`busy`): what `Stepping` and `ShownStage` read of the `Loader`."""
+
+    @property
+    def busy(self) -> bool:
+        """A model is loading (or a pass is being opened)."""
+        ...
+
+
+class _Keeps(Protocol):
+    def policy(self) -> Any: ...
+
+
+class LoaderScreen(Protocol):
+    """What `Loader` reads of the window and tells it (the controller is one): what Run starts (`inputs`,
+    `set_inputs`), the next pass's decoding settings (`generation`, None: one pass), capture budget setting and
+    keep choice (`keep.policy()`), the stepper and live session on screen, the message bar (`say`, `inform`) and
+    the announcements of a load (`announce_busy`) and of any change actions re-check on (`announce_state`)."""
+
+    @property
+    def inputs(self) -> RunInputs:
+        """What Run starts."""
+        ...
+
+    @property
+    def generation(self) -> Any:
+        """The next run's decoding settings (a generation), or None: one pass."""
+        ...
+
+    @property
+    def capture_budget(self) -> str:
+        """The next pass's capture budget setting ("auto", "off" or MB as text)."""
+        ...
+
+    @property
+    def keep(self) -> _Keeps:
+        """Which stages the next pass keeps when not all fit."""
+        ...
+
+    @property
+    def stepper(self) -> StepperLike | None:
+        """The stepper on screen, or None."""
+        ...
+
+    @property
+    def session(self) -> Any:
+        """The live session on screen, or None."""
+        ...
+
+    def set_inputs(self, inputs: RunInputs) -> None:
+        """What the next Run starts."""
+        ...
+
+    def set_session(self, session: Any) -> None:
+        """Put a planned live session on screen."""
+        ...
+
+    def say(self, message: Message) -> None:
+        """Show `message` in the message bar."""
+        ...
+
+    def inform(self, content: str) -> None:
+        """Show a passing notice."""
+        ...
+
+    def announce_busy(self, busy: bool) -> None:
+        """A model started or stopped loading."""
+        ...
+
+    def announce_state(self) -> None:
+        """Something actions re-check on changed."""
+        ...
+
+
 class Loader:
     """Run, its loading jobs and the verification of a finished pass; `busy` while a model loads.
 
-    `inputs()` / `set_inputs(inputs)` read and write what Run starts; `next_pass()` is (generation
-    settings or None, capture budget setting, keep policy) of the next pass; `stepper()` and `session()`
-    are those on screen; `show(session)` puts a planned pass on screen; `said(message)` and
-    `notice(content)` reach the message bar; `busy_changed(busy)` and `changed()` announce the state."""
+    `screen` (a `LoaderScreen`) holds what Run starts and the settings of the next pass, and the pass on
+    screen; a planned pass is put on it (`set_session`), and what happened is said and announced to it."""
 
-    def __init__(self, inputs: Callable[[], RunInputs], set_inputs: Callable[[RunInputs], None],
-                 next_pass: Callable[[], tuple], stepper: Callable[[], object], session: Callable[[], object],
-                 show: Callable[[object], None], said: Callable[[Message], None], notice: Callable[[object], None],
-                 busy_changed: Callable[[bool], None], changed: Callable[[], None]):
-        self._inputs, self._set_inputs, self._next_pass = inputs, set_inputs, next_pass
-        self._stepper, self._session, self._show = stepper, session, show
-        self._said, self._notice, self._busy_changed, self._changed = said, notice, busy_changed, changed
+    def __init__(self, screen: LoaderScreen):
+        self._screen = screen
         self.busy = False
         self.load_job: Job | None = None
         self.verification = None  # how the last finished live pass compares with the unmodified model
@@ -50,8 +118,8 @@ class Loader:
     def set_busy(self, busy: bool) -> None:
         """A model is loading (or a pass is being opened), or no longer."""
         self.busy = busy
-        self._busy_changed(busy)
-        self._changed()
+        self._screen.announce_busy(busy)
+        self._screen.announce_state()
 
     def run(self, inputs: RunInputs | None = None, failed: Callable[[str], None] | None = None) -> None:
         """Start a pass on `inputs` (default: the input bar's), from any state.
@@ -65,8 +133,8 @@ class Loader:
         if self.busy:
             return
         self._failed = failed
-        inputs = inputs or self._inputs()
-        self._set_inputs(inputs)
+        inputs = inputs or self._screen.inputs
+        self._screen.set_inputs(inputs)
         self.set_busy(True)
         cache = self._adapter_cache
         self._start_job(lambda job: self._load(job, inputs, cache), self._on_loaded)
@@ -105,12 +173,13 @@ class Loader:
         cache_entry, adapter, texts = result
         self._adapter_cache = cache_entry
         # The new pass may use the same model: the running one's hooks must be gone before planning.
-        stepper = self._stepper()
+        screen = self._screen
+        stepper = screen.stepper
         if stepper is not None and stepper.is_live and stepper.alive:
             stepper.stop()
-            self._changed()
+            screen.announce_state()
 
-        settings, budget_setting, keep = self._next_pass()
+        settings, budget_setting, keep = screen.generation, screen.capture_budget, screen.keep.policy()
 
         def plan(job: Job):
             from tfdebug.adapters.base import Prepared
@@ -133,12 +202,12 @@ class Loader:
     def _on_planned(self, session) -> None:
         self._failed = None
         self.set_busy(False)
-        self._show(session)
+        self._screen.set_session(session)
 
     def _on_load_failed(self, sentence: str, details: str) -> None:
         self.set_busy(False)
         # The input bar keeps what the user typed, to be corrected (the pass on screen is untouched).
-        self._said(Message("error", sentence, details, topic="run"))
+        self._screen.say(Message("error", sentence, details, topic="run"))
         failed, self._failed = self._failed, None
         if failed is not None:
             failed(sentence)
@@ -187,17 +256,17 @@ class Loader:
                   describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
                       "Loader", "The check against the unmodified model could not run.")))
         job.finished.connect(lambda result, s=session: self._verified(s, result))
-        job.failed.connect(lambda sentence, details: self._said(Message("error", sentence, details)))
+        job.failed.connect(lambda sentence, details: self._screen.say(Message("error", sentence, details)))
         job.start()
 
     def _verified(self, session, verification) -> None:
-        if session is not self._session() or verification is None:
+        if session is not self._screen.session or verification is None:
             return
         self.verification = verification
         if verification.ok:
-            self._notice(said(lambda: verification_text(verification)))
+            self._screen.inform(said(lambda: verification_text(verification)))
         else:
-            self._said(Message("error", said(lambda: QCoreApplication.translate(
+            self._screen.say(Message("error", said(lambda: QCoreApplication.translate(
                 "Loader", "The tapped model's output differs from the unmodified model's: {what}").format(
                 what=verification_text(verification))), topic="verify"))
-        self._changed()
+        self._screen.announce_state()

@@ -5,12 +5,13 @@ screen (`model`, a `tfdebug.ui.models.shown.ShownModel`: the shown stage and its
 from the stepper's cursor when the GUI hears of a move, its slice and its whole-tensor stats), which
 emits the events panels connect to. It works out the slice (now when small, on the display worker when
 large; through the source's display when the tensors are elsewhere), the stats and every head's thumbnail,
-reading the pass through the getters it is handed and the view's axes through the controller's `ShownAxes`.
+reading the pass on the screen it is handed (a `ShownScreen`: the controller) and the view's axes through the
+controller's `ShownAxes`.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer
 
@@ -19,12 +20,14 @@ from tfdebug.core.errors import TfdebugError
 from tfdebug.core.masks import mask_read_by
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import RUNNING
+from tfdebug.core.stepper_like import StepperLike
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
 from tfdebug.core.view import ViewSelection
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
 from tfdebug.ui.models.shown import ShownModel
 from tfdebug.ui.render import colors
 from tfdebug.ui.state.axes import ShownAxes
+from tfdebug.ui.state.loading import LoadState
 from tfdebug.ui.workers import source_display
 from tfdebug.ui.workers.ahead import Prepared, frozen_view, heads_key, prepare, selection_of, view_key
 from tfdebug.ui.workers.display import LARGE_STAGE_BYTES, MAX_SLICE, OFF_THREAD_CELLS, DisplayWorker
@@ -41,20 +44,42 @@ def cannot(sentence: str, capture, exc: BaseException) -> str:
     return said(lambda: QCoreApplication.translate("ShownStage", sentence).format(name=name, why=phrase_text(why)))
 
 
+class ShownScreen(Protocol):
+    """What `ShownStage` reads of the window's pass and tells it (the controller is one): the stepper and source
+    on screen, whether a model loads (`loader.busy`), and whom to tell what could not be shown (`fail`)."""
+
+    @property
+    def stepper(self) -> StepperLike | None:
+        """The stepper on screen, or None."""
+        ...
+
+    @property
+    def source(self) -> Any:
+        """The pass source on screen, or None."""
+        ...
+
+    @property
+    def loader(self) -> LoadState:
+        """The Loader (`busy` while a model loads)."""
+        ...
+
+    def fail(self, content: str) -> None:
+        """A stage's display math failed: say why."""
+        ...
+
+
 class ShownStage:
     """Works out the shown stage's slice, stats and heads into `model` (whose events panels connect to).
 
-    `stepper()`, `source()` and `busy()` read the controller's pass; `display` is the display worker;
-    `failed(sentence)` reports what could not be shown; `owner` is the QObject whose event loop turns the
-    model's gathered events wait for (and whose end cancels them)."""
+    `screen` is the pass on screen (a `ShownScreen`), told what could not be shown; `display` is the display
+    worker; `owner` is the QObject whose event loop turns the model's gathered events wait for (and whose end
+    cancels them)."""
 
     large_stage_bytes = LARGE_STAGE_BYTES
 
-    def __init__(self, display: DisplayWorker, view: ViewSelection, axes: ShownAxes,
-                 stepper: Callable[[], object], source: Callable[[], object], busy: Callable[[], bool],
-                 failed: Callable[[object], None], owner: QObject):
-        self.display, self.view, self.axes = display, view, axes
-        self._stepper, self._source, self._busy, self._failed = stepper, source, busy, failed
+    def __init__(self, display: DisplayWorker, view: ViewSelection, axes: ShownAxes, screen: ShownScreen,
+                 owner: QObject):
+        self.display, self.view, self.axes, self._screen = display, view, axes, screen
         self._later = lambda fn: QTimer.singleShot(0, owner, fn)
         # The heatmap, which the user is waiting for, paints first and alone on the model's immediate
         # events (with the stage's name in the status bar and the Stages tree); one event-loop turn later
@@ -88,7 +113,7 @@ class ShownStage:
 
     def elsewhere(self, capture: Capture | None) -> bool:
         """Whether `capture` is shown through its source's display: its tensor is kept, but not in this process."""
-        source = self._source()
+        source = self._screen.source
         return (source is not None and not source.capabilities.tensors_here and capture is not None
                 and not capture.dropped)
 
@@ -99,7 +124,7 @@ class ShownStage:
 
     def show_current(self) -> None:
         """Show the stage the stepper's cursor is on: its slice now, its stats and neighbours on the worker."""
-        stepper = self._stepper()
+        stepper = self._screen.stepper
         cursor, history = (stepper.cursor, stepper.history) if stepper is not None else (-1, [])  # read once
         capture = history[cursor] if 0 <= cursor < len(history) else None
         if capture is not None and (capture.tensor is not None or self.elsewhere(capture)):
@@ -114,9 +139,9 @@ class ShownStage:
     def _prepare_neighbours(self, shown: Capture | None) -> None:
         """Have the worker read, slice and summarise the stages before and after the shown one
         (history the next F10 or Shift+F10 lands on), unless a forward is running."""
-        stepper = self._stepper()
+        stepper = self._screen.stepper
         if (stepper is None or shown is not self.current or stepper.state == RUNNING
-                or not self._source().capabilities.tensors_here):
+                or not self._screen.source.capabilities.tensors_here):
             return
         cursor, history = self.index, stepper.history
         around = [history[i] for i in (cursor + 1, cursor - 1) if 0 <= i < len(history)]
@@ -142,8 +167,8 @@ class ShownStage:
         (a live pass, a stage already read or dropped, a pass whose tensors are elsewhere), and the caller
         moves now. A stage that cannot be read is moved to all the same: the usual path says why.
         """
-        stepper = self._stepper()
-        if stepper is None or stepper.is_live or not self._source().capabilities.tensors_here or self._busy():
+        stepper = self._screen.stepper
+        if stepper is None or stepper.is_live or not self._screen.source.capabilities.tensors_here or self._screen.loader.busy:
             return False
         index = stepper.position_of(name)
         capture = stepper.history[index] if index is not None else None
@@ -158,7 +183,7 @@ class ShownStage:
             return prepare(stepper, capture, view, MAX_SLICE, True)
 
         def arrived(prepared: Prepared | None) -> None:
-            if stepper is self._stepper():  # still the pass the jump was asked on
+            if stepper is self._screen.stepper:  # still the pass the jump was asked on
                 if prepared is not None:
                     self.display.ahead.put(prepared)
                 move()
@@ -169,9 +194,9 @@ class ShownStage:
         """Whole-tensor stats of the shown stage, on the display worker; a `followed` event when ready."""
         capture = self.current
         self.display.cancel("stats")
-        failed = lambda exc: self._failed(cannot("Cannot summarise {name}: {why}", capture, exc))  # noqa: E731
+        failed = lambda exc: self._screen.fail(cannot("Cannot summarise {name}: {why}", capture, exc))  # noqa: E731
         if self.elsewhere(capture) and not self.is_large(capture):
-            source_display.submit_stats(self.display, self._source().display, capture,
+            source_display.submit_stats(self.display, self._screen.source.display, capture,
                                         lambda st: self._stats_ready(capture, st), failed)
         elif capture is not None and capture.tensor is not None and not self.is_large(capture):
             tensor, kind = capture.tensor, capture.info.kind
@@ -197,7 +222,7 @@ class ShownStage:
             try:
                 self._stats_ready(capture, tensor_stats(capture.tensor, kind=capture.info.kind))
             except Exception as exc:  # a dtype the stats cannot read: the rest still shows
-                self._failed(cannot("Cannot summarise {name}: {why}", capture, exc))
+                self._screen.fail(cannot("Cannot summarise {name}: {why}", capture, exc))
         return self.current_stats
 
     def slice_of(self, capture: Capture, overrides: dict[str, int] | None = None,
@@ -214,7 +239,7 @@ class ShownStage:
     def mask_of(self, capture: Capture):
         """The tensor of the mask stage a softmax stage read, when captured: the softmax's
         masked cells (exact zeros) are drawn in the masked colour too. None otherwise."""
-        stepper = self._stepper()
+        stepper = self._screen.stepper
         return mask_read_by(capture, stepper.captured) if stepper is not None else None
 
     def refresh_slice(self) -> None:
@@ -222,7 +247,7 @@ class ShownStage:
         capture = self.current
         self.display.cancel("slice")
         if self.elsewhere(capture):
-            source_display.submit_slice(self.display, self._source().display, self.view, self.axes.indices(capture),
+            source_display.submit_slice(self.display, self._screen.source.display, self.view, self.axes.indices(capture),
                                         capture, self.large_stage_bytes, lambda done: self._slice_ready(capture, *done),
                                         lambda exc: self._slice_failed(capture, exc))
             return
@@ -287,17 +312,17 @@ class ShownStage:
 
     def _slice_failed(self, capture: Capture, exc: Exception) -> None:
         if capture is self.current:
-            self._failed(cannot("Cannot show this slice of {name}: {why}", capture, exc))
+            self._screen.fail(cannot("Cannot show this slice of {name}: {why}", capture, exc))
             self._set_slice(None)
 
     def request_heads(self, capture: Capture, head_axis: int, max_size: tuple[int, int],
                       done: Callable[[HeadThumbnails], None]) -> None:
         """Every head of `capture` on the display worker; `done(thumbnails)` on the GUI thread
         unless the stage changed or a newer request came first."""
-        failed = lambda exc: self._failed(cannot("Cannot draw the heads of {name}: {why}", capture, exc))  # noqa: E731
+        failed = lambda exc: self._screen.fail(cannot("Cannot draw the heads of {name}: {why}", capture, exc))  # noqa: E731
         row, col, indices, tensor = self.view.row_axis, self.view.col_axis, self.axes.indices(capture), capture.tensor
         if self.elsewhere(capture):
-            source_display.submit_heads(self.display, self._source().display, row, col, indices, capture, head_axis,
+            source_display.submit_heads(self.display, self._screen.source.display, row, col, indices, capture, head_axis,
                                         max_size, lambda thumbs: done(thumbs) if capture is self.current else None,
                                         failed)
             return

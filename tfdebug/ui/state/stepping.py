@@ -1,40 +1,96 @@
 """Moving through the pass on screen: Step, Continue, Step Out, Step Back, Pause, Restart, Stop, Run to
 Stage, and a generation's Next Token, Run to Token and going to a step.
 
-`Stepping` is a part the controller owns (`ctl.steps`). It holds no Qt object: it is handed the stepper
-on screen, the source, the plan and whether a model is loading as getters, and says what happened
-through callbacks (`failed(sentence)` for a refused command, `changed()` after every command so actions
-re-check themselves). A live generation is a source whose `is_generation` is true; a recorded one is
+`Stepping` is a part the controller owns (`ctl.steps`). It holds no Qt object: it is handed the screen (the
+controller, as a `SteppingScreen`), reads the stepper on screen, the source, the plan and whether a model is
+loading there, and tells it what happened (`fail(sentence)` for a refused command, `announce_state()` after
+every command so actions re-check themselves). A live generation is a source whose `is_generation` is true; a recorded one is
 recognised by its `gen.{t}.` stage names.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import QCoreApplication
 
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.names import parse_name
-from tfdebug.core.stepper import PAUSED, RUNNING, Stepper, StepperEvent
+from tfdebug.core.plan import Plan
+from tfdebug.core.stepper import PAUSED, RUNNING, StepperEvent
+from tfdebug.core.stepper_like import StepperLike
 from tfdebug.ui.i18n.language import error_phrase, said
+from tfdebug.ui.state.loading import LoadState
+
+
+class _Jumps(Protocol):
+    def read_before_jump(self, name: str, move: Callable[[], bool]) -> bool: ...
+
+    def settled(self) -> bool: ...
+
+
+class _Cancels(Protocol):
+    def cancel(self, kind: str | None = None) -> None: ...
+
+
+class SteppingScreen(Protocol):
+    """What `Stepping` reads of the window's pass and tells it (the controller is one): the stepper, source and
+    plan on screen, whether a model loads (`loader.busy`), the shown stage's jumps (`shown`: a replayed stage read
+    ahead before a jump, whether the display has shown the last stage) and the display worker (`display`, whose
+    "jump" reads a new command cancels)."""
+
+    @property
+    def stepper(self) -> StepperLike | None:
+        """The stepper on screen, or None."""
+        ...
+
+    @property
+    def source(self) -> Any:
+        """The pass source on screen, or None."""
+        ...
+
+    @property
+    def plan(self) -> Plan:
+        """The plan of the pass on screen."""
+        ...
+
+    @property
+    def loader(self) -> LoadState:
+        """The Loader (`busy` while a model loads)."""
+        ...
+
+    @property
+    def shown(self) -> _Jumps:
+        """The shown stage (reads a replayed stage ahead of a jump; settled once drawn)."""
+        ...
+
+    @property
+    def display(self) -> _Cancels:
+        """The display worker (its "jump" reads a new command cancels)."""
+        ...
+
+    def fail(self, content: str) -> None:
+        """A command was refused: say why."""
+        ...
+
+    def announce_state(self) -> None:
+        """A command ran: actions re-check themselves."""
+        ...
+
+    def restarted(self) -> None:
+        """A Restart applied: what was said about the last run no longer applies."""
+        ...
 
 
 class Stepping:
     """The stepper commands of the window, with key-repeat queueing of Step.
 
-    `stepper()`, `source()`, `plan()` and `busy()` read the controller's pass; `jump(name, move)` reads a
-    replayed stage ahead before `move()` goes there (True when it took the jump over) and `cancel_jump()`
-    forgets such a read; `settled()` says whether the display has shown the last stage; `restarted()` is
-    called after a Restart applied."""
+    `screen` is the pass on screen (`SteppingScreen`): its shown stage reads a replayed stage ahead before a
+    jump goes there (`shown.read_before_jump(name, move)`, True when it took the jump over), and says whether
+    the display has shown the last stage (`shown.settled()`); `restarted()` is told after a Restart applied."""
 
-    def __init__(self, stepper: Callable[[], Stepper | None], source: Callable[[], object], plan: Callable[[], object],
-                 busy: Callable[[], bool], jump: Callable[[str, Callable[[], bool]], bool],
-                 cancel_jump: Callable[[], None], settled: Callable[[], bool], failed: Callable[[object], None],
-                 changed: Callable[[], None], restarted: Callable[[], None]):
-        self._stepper, self._source, self._plan, self._busy = stepper, source, plan, busy
-        self._jump, self._cancel_jump, self._settled = jump, cancel_jump, settled
-        self._failed, self._changed, self._restarted = failed, changed, restarted
+    def __init__(self, screen: SteppingScreen):
+        self._screen = screen
         self._in_flight = False  # a live Step runs and its pause has not been shown yet
         self.queued_steps = 0    # Steps asked for meanwhile (key repeat): one runs per pause
 
@@ -43,18 +99,18 @@ class Stepping:
         try:
             func(*args)
         except TfdebugError as exc:
-            self._failed(error_phrase(exc))
+            self._screen.fail(error_phrase(exc))
             return False
         finally:
-            self._changed()
+            self._screen.announce_state()
         return True
 
-    def _on_stepper(self, command: Callable[[Stepper], None]) -> bool:
+    def _on_stepper(self, command: Callable[[StepperLike], None]) -> bool:
         self._in_flight, self.queued_steps = False, 0  # any other command ends a run of steps
-        self._cancel_jump()  # and a jump still reading its stage
-        stepper = self._stepper()
+        self._screen.display.cancel("jump")  # and a jump still reading its stage
+        stepper = self._screen.stepper
         if stepper is None:
-            self._failed(said(lambda: QCoreApplication.translate("Stepping", "Nothing is loaded yet: press Run.")))
+            self._screen.fail(said(lambda: QCoreApplication.translate("Stepping", "Nothing is loaded yet: press Run.")))
             return False
         return self.command(lambda: command(stepper))
 
@@ -71,7 +127,7 @@ class Stepping:
             return True
         queued = self.queued_steps
 
-        def step_and_note(stepper: Stepper) -> None:
+        def step_and_note(stepper: StepperLike) -> None:
             stepper.step()
             # Set before the actions re-check themselves: Step stays enabled while it runs.
             self._in_flight = stepper.state == RUNNING
@@ -81,7 +137,7 @@ class Stepping:
 
     def step_being_shown(self) -> bool:
         """Whether the last step is still running or being drawn (a held key's repeat then waits)."""
-        return self._in_flight or not self._settled()
+        return self._in_flight or not self._screen.shown.settled()
 
     def can_step(self) -> bool:
         """Step applies: the pass can advance, or a step runs (the new one is queued)."""
@@ -118,7 +174,7 @@ class Stepping:
         """The same pass again; what was said about the last run (its failure, its verification) no longer applies."""
         ok = self._on_stepper(lambda s: s.restart())
         if ok:
-            self._restarted()
+            self._screen.restarted()
         return ok
 
     def stop(self) -> bool:
@@ -129,51 +185,51 @@ class Stepping:
         """To stage `name`; a replayed stage not read yet is read on the display worker first."""
         def move() -> bool:
             return self._on_stepper(lambda s: s.run_to(name))
-        return self._jump(name, move) or move()
+        return self._screen.shown.read_before_jump(name, move) or move()
 
     def next_token(self) -> bool:
         """Run to the end of this generation step: the next step reads the token just chosen."""
-        session = self._source().session
+        session = self._screen.source.session
         return self._on_stepper(lambda s: session.next_token())
 
     def run_to_token(self, n: int) -> bool:
         """Run until generated token `n` (1 = the first) has been chosen."""
-        session = self._source().session
+        session = self._screen.source.session
         return self._on_stepper(lambda s: session.run_to_token(n))
 
     def goto_step(self, step: int) -> bool:
         """Show the first stage of generation step `step` (live or recorded): through history when
         it has run, else run to it."""
-        name = next((n for n in self._plan().names() if parse_name(n).step == step), None)
+        name = next((n for n in self._screen.plan.names() if parse_name(n).step == step), None)
         if name is None:
-            self._failed(said(lambda: QCoreApplication.translate(
+            self._screen.fail(said(lambda: QCoreApplication.translate(
                 "Stepping", "This generation has no step {0}.").format(step)))
             return False
         return self.run_to(name)
 
     def can_advance(self) -> bool:
         """Whether Step, Continue or Run to can move on (nothing loading, not running, somewhere to go)."""
-        s = self._stepper()
-        if s is None or self._busy() or s.state == RUNNING:
+        s = self._screen.stepper
+        if s is None or self._screen.loader.busy or s.state == RUNNING:
             return False
         return s.state == PAUSED or s.cursor < len(s.history) - 1
 
     def can_step_back(self) -> bool:
         """Whether there is a stage behind the shown one (and nothing runs)."""
-        s = self._stepper()
+        s = self._screen.stepper
         return s is not None and s.state != RUNNING and s.cursor > 0
 
     def is_running(self) -> bool:
         """Whether the forward is running (between pauses)."""
-        s = self._stepper()
+        s = self._screen.stepper
         return s is not None and s.state == RUNNING
 
     def is_alive(self) -> bool:
         """Whether the pass's forward has not ended (it can still run)."""
-        s = self._stepper()
+        s = self._screen.stepper
         return s is not None and s.alive
 
     def reached(self, name: str) -> int | None:
         """History index of the stage called `name`, or None when it has not run yet."""
-        s = self._stepper()
+        s = self._screen.stepper
         return s.position_of(name) if s is not None else None

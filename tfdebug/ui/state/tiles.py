@@ -8,7 +8,7 @@ stage or view no longer shown is dropped.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
@@ -19,15 +19,31 @@ from tfdebug.ui.state.shown import ShownStage, cannot
 QT_TRANSLATE_NOOP("ShownStage", "Cannot read this part of {name}: {why}")
 
 
+class TilesScreen(Protocol):
+    """What `TileReads` reads of the window's pass and tells it (the controller is one)."""
+
+    @property
+    def source(self) -> Any:
+        """The pass source on screen (its `display` reads a served pass's tiles)."""
+        ...
+
+    def announce_row_picked(self) -> None:
+        """The picked query row changed: the views that plot it read it again."""
+        ...
+
+    def fail(self, content: str) -> None:
+        """A tile could not be read: say why."""
+        ...
+
+
 class TileReads:
     """Tile reads of the shown stage (`shown`) and the picked query row (`picked_row`).
 
-    `source()` is the pass's source (a served one reads tiles where its tensors live); `picked(row)` is
-    called when the picked row changes, `failed(sentence)` when a tile cannot be read."""
+    `screen` (a `TilesScreen`) holds the pass's source (a served one reads tiles where its tensors live) and is
+    told when the picked row changes and when a tile cannot be read."""
 
-    def __init__(self, shown: ShownStage, source: Callable[[], object], picked: Callable[[int | None], None],
-                 failed: Callable[[object], None]):
-        self._shown, self._source, self._picked, self._failed = shown, source, picked, failed
+    def __init__(self, shown: ShownStage, screen: TilesScreen):
+        self._shown, self._screen = shown, screen
         self.picked_row: int | None = None  # a row of the shown slice picked by a click in the heatmap
 
     def can_read_tiles(self, capture: Capture | None = None) -> bool:
@@ -53,7 +69,7 @@ class TileReads:
             if capture is shown.current and self._selection(capture) == selection:
                 done(tile)
         if shown.elsewhere(capture):
-            display = self._source().display
+            display = self._screen.source.display
             read = lambda: display.tile_of(capture, row, col, dict(indices), rows, cols,  # noqa: E731
                                            max_size, row_max)
         else:
@@ -73,7 +89,7 @@ class TileReads:
     def pick_row(self, row: int | None) -> None:
         """Choose the query (row of the shown slice) whose weights the Query Row view plots; None: none."""
         self.picked_row = row
-        self._picked(row)
+        self._screen.announce_row_picked()
 
     def request_row(self, done: Callable[[Tile], None]) -> bool:
         """The picked row of the shown slice over every column, cell for cell (a 1 × n tile); False when
@@ -92,4 +108,4 @@ class TileReads:
 
     def _tile_failed(self, capture: Capture, exc: Exception) -> None:
         if capture is self._shown.current:
-            self._failed(cannot("Cannot read this part of {name}: {why}", capture, exc))
+            self._screen.fail(cannot("Cannot read this part of {name}: {why}", capture, exc))

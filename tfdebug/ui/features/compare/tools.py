@@ -269,7 +269,7 @@ class CompareTools:
         self.view.show_result(result, said(lambda: f"{shown_text(summary)}\n{shown_text(verdict)}"))
         if select is not None and select in self.view.rows:
             self.view.select(select)
-        self.ctl.info.emit(verdict)
+        self.ctl.inform(verdict)
         self.window.overview.show_comparison(result)
 
     def _close_passes(self) -> None:

@@ -170,7 +170,7 @@ class CompareView(QWidget):
         """Show `name` in the window (from history when it has run, else the pass runs to it)."""
         ctl = self.tools.ctl
         if name not in ctl.plan:
-            ctl.error.emit(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
+            ctl.fail(said(lambda: self.tr("The pass on screen has no stage {name}.").format(name=name)))
             return
         ctl.steps.run_to(name)
 

@@ -51,7 +51,7 @@ from tfdebug.core.edits import (
 from tfdebug.core.errors import EditError, TfdebugError
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.i18n.language import axis_title, error_phrase, error_text, phrase_text, said
+from tfdebug.ui.i18n.language import axis_title, error_text, phrase_text, said
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.sentence_label import sentence_label
 
@@ -97,7 +97,7 @@ def undo_edit(ctx: ActionContext) -> None:
     ctl = ctx.ctl
     if ctl.steps.command(ctl.stepper.undo_replace):
         name = ctl.current.name if ctl.current is not None else None
-        ctl.info.emit(said(lambda: QCoreApplication.translate("EditDialog", "Edit of {name} undone.").format(name=name)
+        ctl.inform(said(lambda: QCoreApplication.translate("EditDialog", "Edit of {name} undone.").format(name=name)
                       if name is not None else QCoreApplication.translate("EditDialog", "Edit undone.")))
 
 
@@ -256,13 +256,13 @@ class EditDialog(QDialog):
             ctl.stepper.edit(edit, self.region())  # where the tensor is (a served pass: on the server)
         except TfdebugError as exc:
             self.error_label.setText(error_text(exc))
-            ctl.error.emit(error_phrase(exc))
+            ctl.refuse(exc)
             return False
         finally:
-            ctl.state_changed.emit()
+            ctl.announce_state()
         self.tools.remember(capture.name, edit.describe())
         name, done = capture.name, edit.describe()
-        ctl.info.emit(said(lambda: self.tr("{name}: {edit}. Continue runs the rest of the pass on it.").format(
+        ctl.inform(said(lambda: self.tr("{name}: {edit}. Continue runs the rest of the pass on it.").format(
             name=name, edit=phrase_text(done))))
         self.error_label.setText("")
         return True

@@ -23,7 +23,7 @@ from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.actions.snapshots import FOLDER_KEY, add_recent, is_pass_file, last_folder
 from tfdebug.ui.features.export.dialog import ExportDialog, file_stem
-from tfdebug.ui.i18n.language import error_phrase, said
+from tfdebug.ui.i18n.language import said
 from tfdebug.ui.panels.heatmap import HeatmapPanel
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.workers.jobs import Job, JobCancelled
@@ -52,7 +52,7 @@ class ExportActions(QObject):
         names = recording.names() if recording else _kept_elsewhere(ctl)
         has_slice = ctl.shown.current_slice is not None
         if not names and not has_slice:
-            ctl.error.emit(said(lambda: self.tr("There is nothing to export yet: run a pass or open a snapshot first.")))
+            ctl.fail(said(lambda: self.tr("There is nothing to export yet: run a pass or open a snapshot first.")))
             return
         current = ctl.current.name if ctl.current is not None else None
         dialog = ExportDialog(names, current, last_folder(self.settings), note, has_slice, self.widget,
@@ -72,13 +72,13 @@ class ExportActions(QObject):
         try:
             chosen = format_for(path, fmt)
         except ExportError as exc:
-            ctl.error.emit(error_phrase(exc))
+            ctl.refuse(exc)
             return None
         if chosen.scope == "view":
             self.export_view(path, chosen.suffix)
             return None
         if self.job is not None and not self.job.done:
-            ctl.error.emit(said(lambda: self.tr("An export is already running; wait for it or cancel it.")))
+            ctl.fail(said(lambda: self.tr("An export is already running; wait for it or cancel it.")))
             return None
         source = ctl.source
         if _kept_elsewhere(ctl):  # the tensors are where the pass runs: its source streams the snapshot here
@@ -86,13 +86,13 @@ class ExportActions(QObject):
             return self._run(lambda report: source.export(path, report, stages, chosen.suffix), count, path)
         recording, _ = ctl.recording()
         if recording is None:
-            ctl.error.emit(said(lambda: self.tr(
+            ctl.fail(said(lambda: self.tr(
                 "There is no recorded pass to export yet: run a pass or open a snapshot first.")))
             return None
         try:
             selected = recording.select(stages)
         except TfdebugError as exc:
-            ctl.error.emit(error_phrase(exc))
+            ctl.refuse(exc)
             return None
         return self._run(lambda report: export_pass(selected, path, None, chosen.suffix, report),
                          len(selected.captures), path)
@@ -136,16 +136,16 @@ class ExportActions(QObject):
         self.outcome = outcome
         dialog.close()
         if notice is not None:
-            self.ctl.info.emit(notice)
+            self.ctl.inform(notice)
         else:
-            self.ctl.error.emit(outcome)
+            self.ctl.fail(outcome)
 
     def export_view(self, path: str, suffix: str) -> bool:
         """Export the heatmap being shown as CSV (its values), PNG or SVG; errors go to the message bar."""
         ctl = self.ctl
         shown = ctl.shown.current_slice
         if shown is None:
-            ctl.error.emit(said(lambda: self.tr("No heatmap is shown: step to a stage first.")))
+            ctl.fail(said(lambda: self.tr("No heatmap is shown: step to a stage first.")))
             return False
         heatmap = self.heatmap
 
@@ -159,14 +159,14 @@ class ExportActions(QObject):
         try:
             write_view(view, path, suffix)
         except TfdebugError as exc:
-            ctl.error.emit(error_phrase(exc))
+            ctl.refuse(exc)
             return False
         except Exception as exc:  # an image writer's own failure
             reason = str(exc)
-            ctl.error.emit(said(lambda: self.tr("Cannot export the heatmap to {path}: {reason}.").format(path=path,
-                                                                                                   reason=reason)))
+            ctl.fail(said(lambda: self.tr("Cannot export the heatmap to {path}: {reason}.").format(path=path,
+                                                                                              reason=reason)))
             return False
-        ctl.info.emit(said(lambda: self.tr("Exported the heatmap to {path}").format(path=path)))
+        ctl.inform(said(lambda: self.tr("Exported the heatmap to {path}").format(path=path)))
         return True
 
     def _labels(self, axis: int, shown: int, source: int, source_index) -> list[str] | None:

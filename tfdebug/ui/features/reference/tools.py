@@ -104,10 +104,10 @@ class ReferenceTools(QObject):
         self.job = Job(work, name="reference", describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
             "ReferenceTools", "The reference pass failed; the details say why.")))
         self.job.finished.connect(self._filled)
-        self.job.failed.connect(lambda text, details: self.ctl.message.emit(Message("error", text, details,
-                                                                                    topic="reference")))
+        self.job.failed.connect(lambda text, details: self.ctl.say(Message("error", text, details,
+                                                                            topic="reference")))
         self.job.start()
-        self.ctl.info.emit(said(lambda: QCoreApplication.translate(
+        self.ctl.inform(said(lambda: QCoreApplication.translate(
             "ReferenceTools", "Computing the reference pass ({placement}) off the window's thread…").format(
             placement=placement_text(placement))))
         return reference
@@ -117,13 +117,13 @@ class ReferenceTools(QObject):
         if reference.not_kept:
             first, left = reference.not_kept[0], len(reference.not_kept)
             limit = format_bytes(reference.limit or 0)
-            self.ctl.message.emit(Message("warning", said(lambda: QCoreApplication.translate(
+            self.ctl.say(Message("warning", said(lambda: QCoreApplication.translate(
                 "ReferenceTools", "The reference pass ({placement}) keeps {kept} stages ({held}) within the {limit} "
                 "capture budget; the {left} others, from {first} on, are not compared.").format(
                 placement=placement_text(placement), kept=kept, held=held, limit=limit, left=left, first=first)),
                 topic="reference"))
         else:
-            self.ctl.info.emit(said(lambda: QCoreApplication.translate(
+            self.ctl.inform(said(lambda: QCoreApplication.translate(
                 "ReferenceTools", "The reference pass ({placement}) is ready: {kept} stages, {held} on the host.").format(
                 placement=placement_text(placement), kept=kept, held=held)))
         self.ready.emit(reference)
@@ -157,7 +157,7 @@ class ReferenceTools(QObject):
         except TfdebugError as exc:
             if not self.ctl.capabilities.passes_there:
                 stepper.reference = None
-            self.ctl.message.emit(Message("warning", error_phrase(exc), topic="reference"))
+            self.ctl.say(Message("warning", error_phrase(exc), topic="reference"))
             return
         if self._observed is not None:
             self._observed[0].unsubscribe(self._observed[1])
