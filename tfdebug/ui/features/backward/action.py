@@ -77,23 +77,23 @@ def _run(ctx: ActionContext, objective) -> None:
         window.show_dock_within(window.docks["backward"])
         if result.first_nonfinite is not None:
             first = result.first_nonfinite
-            ctl.error.emit(said(lambda: QCoreApplication.translate(
+            ctl.fail(said(lambda: QCoreApplication.translate(
                 "backward", "The gradient first went non-finite at {stage} (loss {loss:.5g}).").format(
                 stage=first, loss=loss)))
         else:
-            ctl.info.emit(said(lambda: QCoreApplication.translate(
+            ctl.inform(said(lambda: QCoreApplication.translate(
                 "backward", "Backward: loss {loss:.5g}; every stage's gradient in backward order (F10 steps, F5 runs "
                             "to a breakpoint).").format(loss=loss)))
 
     def finished(*_) -> None:
         _RUNNING.clear()
-        ctl.state_changed.emit()
+        ctl.announce_state()
 
     job.finished.connect(done)
-    job.failed.connect(lambda sentence, _details: ctl.error.emit(shown_text(sentence)))
+    job.failed.connect(lambda sentence, _details: ctl.fail(shown_text(sentence)))
     for ended in (job.finished, job.failed, job.cancelled_signal):
         ended.connect(finished)
     _RUNNING.append(job)
-    ctl.state_changed.emit()
-    ctl.info.emit(said(lambda: QCoreApplication.translate("backward", "Running the backward pass…")))
+    ctl.announce_state()
+    ctl.inform(said(lambda: QCoreApplication.translate("backward", "Running the backward pass…")))
     job.start()

@@ -189,12 +189,12 @@ def go_to_place(ctl, place) -> str | None:
 
     plan = ctl.plan
     if ctl.source is None or not len(plan) or not is_gradient(plan[0].info):
-        ctl.error.emit(said(lambda: QCoreApplication.translate(
+        ctl.fail(said(lambda: QCoreApplication.translate(
             "BackwardPanel", "The pass on screen is not a backward: run Debug ▸ Backward again to step its gradients.")))
         return None
     name = first_stage([(c.name, c.info.kind) for c in plan], place)
     if name is None:
-        ctl.error.emit(said(lambda: QCoreApplication.translate(
+        ctl.fail(said(lambda: QCoreApplication.translate(
             "BackwardPanel", "The backward on screen has no stage there.")))
         return None
     ctl.steps.run_to(name)
