@@ -127,3 +127,41 @@ def test_patching_the_whole_first_row_gives_the_clean_logits_exactly(folder):
     patcher = Patcher(load_adapter(f"hf:{folder}"), {"prompt": CLEAN}, {"prompt": CORRUPT})
     clean = patcher.logits(patcher.clean)
     assert torch.equal(patcher.patch("tok.embed", patcher.clean.tensor("tok.embed").unsqueeze(0)), clean)
+
+
+def test_patching_france_into_the_longer_united_kingdom_pairs_the_country_with_its_last_word(folder, reference, capsys):
+    """"The capital of the United Kingdom is" has two tokens more: "The capital of" pairs from the start, " France"
+    with " Kingdom" and " is" with " is" from the end, " the United" with nothing. The country's difference sits at
+    " Kingdom" up to block 22 and at the last position from block 23 on, as France against Italy; one cell is
+    written here as a forward hook on the unmodified model."""
+    model, tokenizer = reference
+    longer = "The capital of the United Kingdom is"
+    assert main(["patch", "--model", f"hf:{folder}", "--input", f"prompt={CLEAN}", "--corrupt", f"prompt={longer}",
+                 "--target", " Paris", "--contrast", " London", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["alignment"]["pairs"] == [[0, 0], [1, 1], [2, 2], [3, 5], [4, 6]]
+    assert data["corrupt_tokens"][5] == " Kingdom" and data["cells"] == 31 * 5
+    rows, recovered = data["rows"], data["recovered"]
+    for r, row in enumerate(rows):
+        assert recovered[r][3] != recovered[r][3] and recovered[r][4] != recovered[r][4]  # paired with nothing
+        kingdom, last = recovered[r][5], recovered[r][6]
+        if row in ("tok.embed", "dec.4.ffn.resid", "dec.12.ffn.resid", "dec.21.ffn.resid"):
+            assert kingdom == pytest.approx(1.0, abs=0.1) and abs(last) < 0.05, row
+        if row in ("dec.24.ffn.resid", "dec.29.ffn.resid"):
+            assert last == pytest.approx(1.0, abs=0.05) and abs(kingdom) < 0.05, row
+    clean_ids, corrupt_ids = tokenizer(CLEAN, return_tensors="pt"), tokenizer(longer, return_tensors="pt")
+    kept = {}
+
+    def hidden(out):
+        return out[0] if isinstance(out, tuple) else out
+
+    _logits(model, clean_ids, (12, lambda _m, _a, out: kept.update(h=hidden(out)[:, COUNTRY].clone())))
+
+    def put(_module, _args, out):
+        hidden(out)[:, 5] = kept["h"]
+        return out
+
+    patched = _logits(model, corrupt_ids, (12, put)).double()
+    paris, london = _token(tokenizer, " Paris"), _token(tokenizer, " London")
+    assert data["ld_patched"][rows.index("dec.12.ffn.resid")][5] == pytest.approx(
+        float(patched[paris] - patched[london]), abs=1e-4)

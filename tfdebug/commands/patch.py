@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     header = ["stage"] + [tokens[p] if sweep.across == "head" else f"{p}:{tokens[p] if p < len(tokens) else ''}"
                           for p in sweep.positions]
-    _print_table(header, [[stage] + [f"{f:+.2f}" for f in fractions]
+    _print_table(header, [[stage] + [_cell(f) for f in fractions]
                           for stage, fractions in zip(sweep.rows, sweep.recovered)])
     return 0
 
@@ -173,6 +173,11 @@ def _forwards(patcher, across: str) -> str:
     return f"{cells} cells in {forwards} forwards of {batch}"
 
 
+def _cell(fraction: float) -> str:
+    """A fraction recovered as the table prints it; blank where nothing was patched (NaN)."""
+    return "" if fraction != fraction else f"{fraction:+.2f}"
+
+
 def _print_table(header: list[str], lines: list[list[str]]) -> None:
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
@@ -186,5 +191,5 @@ def _print_blocks(sweep, tokens: list[str]) -> None:
     width = len(sweep.positions)
     for stage, fractions in zip(sweep.rows, sweep.recovered):
         print(f"\n{stage}")
-        _print_table(header, [[str(h)] + [f"{f:+.2f}" for f in fractions[i * width:(i + 1) * width]]
+        _print_table(header, [[str(h)] + [_cell(f) for f in fractions[i * width:(i + 1) * width]]
                               for i, h in enumerate(sweep.heads)])
