@@ -69,9 +69,9 @@ class Placement:
 
 def available_kernels() -> tuple[str, ...]:
     """The kernels a reference pass can offer here: eager and sdpa everywhere; the flash kernels where this machine
-    meets their requirements (`adapters.hf.attention.kernel_available`: their package and a GPU)."""
+    meets their requirements (`adapters.hf.kernels.kernel_available`: their package and a GPU)."""
     try:
-        from tfdebug.adapters.hf.attention import kernel_available
+        from tfdebug.adapters.hf.kernels import kernel_available
     except ImportError:  # without the Hugging Face side there are only tfdebug's and torch's kernels
         return ("eager", "sdpa")
     return tuple(k for k in KERNELS if k in ("eager", "sdpa") or (k.startswith("flash") and kernel_available(k)))

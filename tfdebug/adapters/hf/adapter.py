@@ -150,7 +150,7 @@ class HFAdapter(ModelAdapter):
 
     def use_attention(self, kernel: str) -> None:
         """Run the following passes with transformers' own `kernel` between tapped q/k/v and context."""
-        from tfdebug.adapters.hf.attention import check_kernel
+        from tfdebug.adapters.hf.kernels import check_kernel
 
         self.attention = check_kernel(kernel)
 

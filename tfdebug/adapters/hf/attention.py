@@ -22,6 +22,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.hf.conventions import FLOAT32_SCORES
+from tfdebug.adapters.hf.kernels import EAGER, check_kernel
 from tfdebug.core.errors import UnsupportedModelError
 from tfdebug.core.gradient_planes import note_context
 from tfdebug.core.recipes import Plane, Scores, context_by_heads, is_plane, materialized, step
@@ -29,7 +30,6 @@ from tfdebug.core.tap import Tap
 from tfdebug.core.thread_flag import ThreadFlag
 
 IMPLEMENTATION = "tfdebug"
-EAGER = "eager"  # tfdebug's own tapped function, equal to transformers' eager attention bit for bit
 
 # Keywords the function computes with.
 HANDLED_KEYWORDS = frozenset({"position_bias", "softcap", "s_aux"})
@@ -198,50 +198,6 @@ def kernel_attention_forward(kernel: str):
         context = site.taps["context"](output.transpose(1, 2))  # (B, H, Tq, Dh), as eager's context tap
         return context.transpose(1, 2).contiguous(), weights  # (B, Tq, H, Dh)
     return forward
-
-
-#: kernels transformers registers everywhere that run only where their package (and a GPU) is: the check it offers
-KERNEL_NEEDS = {"flash_attention_2": "is_flash_attn_2_available", "flash_attention_3": "is_flash_attn_3_available",
-                "flash_attention_4": "is_flash_attn_4_available", "flex_attention": "is_torch_flex_attn_available"}
-
-
-def kernel_available(kernel: str) -> bool:
-    """Whether transformers' `kernel` can run on this machine (a flash kernel needs its package and a CUDA GPU)."""
-    need = KERNEL_NEEDS.get(kernel)
-    if need is None:
-        return True
-    try:
-        import transformers.utils
-
-        check = getattr(transformers.utils, need, None)
-        return bool(check()) if check is not None else False
-    except Exception:  # no transformers, or a broken optional package: a kernel that is not here
-        return False
-
-
-def attention_kernels() -> tuple[str, ...]:
-    """The kernels a pass can run with here: tfdebug's eager and those transformers has registered whose
-    requirements this machine meets."""
-    from transformers import AttentionInterface
-
-    return (EAGER, *(name for name in AttentionInterface._global_mapping if "|" not in name and kernel_available(name)))
-
-
-def check_kernel(kernel: str) -> str:
-    """`kernel` when a pass can run with it here, else an UnsupportedModelError naming the ones it can."""
-    from transformers import AttentionInterface
-
-    from tfdebug.core.phrases import Choices
-
-    kernels = attention_kernels()
-    if kernel in AttentionInterface._global_mapping and kernel not in kernels:
-        raise UnsupportedModelError("The attention kernel {kernel} is not available on this machine (it needs its "
-                                    "package and a GPU it supports); the kernels here are {choices}.",
-                                    id="hf.kernel_unavailable", kernel=kernel, choices=Choices(kernels))
-    if kernel not in kernels:
-        raise UnsupportedModelError("There is no attention kernel named {kernel} here; the kernels are {choices}.",
-                                    id="hf.unknown_kernel", kernel=repr(kernel)[:60], choices=Choices(kernels))
-    return kernel
 
 
 def bias_in_mask(mask: Tensor | None) -> bool:
