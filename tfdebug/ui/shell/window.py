@@ -2,10 +2,10 @@
 
 The window wires panels to one DebugController; panels never call each other. Every
 menu item is an action from the registry (`ui/actions/registry.py`), bound to the window's
-ActionContext; the tools behind them (opening snapshots, exporting, editing, comparing,
-conditions) are created here and registered in `self.tools` (the context's tools).
-Dock modules (compare, overview) extend the window through `add_dock`,
-`file_menu`, `view_menu` and `settings`.
+ActionContext and placed where it declares (`ui/shell/menus.py` builds the menu bar); the tools
+behind them (opening snapshots, exporting, editing, comparing, conditions) are created here and
+registered in `self.tools` (the context's tools). Dock modules (compare, overview) extend the window
+through `add_dock` and `settings`; an action keeps the dialog it opened in `dialogs`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QToolBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
@@ -49,6 +49,7 @@ from tfdebug.ui.render.plain_text import one_line
 from tfdebug.ui.render.stage_text import fmt_bytes, run_progress
 from tfdebug.ui.shell import learn
 from tfdebug.ui.shell.input_bar import InputBar
+from tfdebug.ui.shell.menus import build_menu_bar
 from tfdebug.ui.shell.message_bar import MessageBar
 from tfdebug.ui.shell.settings_file import user_settings
 from tfdebug.ui.shell.window_layout import WindowLayout, scrolled
@@ -63,14 +64,6 @@ from tfdebug.ui.workers.throttle import throttler
 TITLE_CHARS = 80  # of the texts in the window title; a title bar shows about that many
 TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.into", "tfdebug.step.out",
                    "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop", "tfdebug.gen.next_token")
-DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause", None,
-                                   "tfdebug.gen.next_token", "tfdebug.gen.run_to_token", None,
-                                   "tfdebug.step.restart", "tfdebug.step.stop", None,
-                                   "tfdebug.session.run", "tfdebug.session.generate", "tfdebug.session.decoding",
-                                   "tfdebug.session.models", "tfdebug.session.live", None,
-                                   "tfdebug.edit.tensor", "tfdebug.edit.undo", None, "tfdebug.debug.backward")
-
-
 
 
 def default_settings() -> QSettings:
@@ -106,6 +99,7 @@ class MainWindow(WindowLayout, QMainWindow):
         # What the window is loading while busy ("torch" as it opens, "model" for start()'s pass; None after):
         # the status bar says so (tfdebug.ui.app opens the window before torch is imported).
         self.starting: str | None = None
+        self.dialogs: dict[str, QWidget] = {}  # the last dialog each action opened, by name ("budget" …): tests read it
         self.persist = persist
         self.setObjectName("tfdebug-main")
         self.setWindowTitle("tfdebug")
@@ -231,40 +225,28 @@ class MainWindow(WindowLayout, QMainWindow):
         heads.visibilityChanged.connect(lambda shown: shown and self.fit_heads())
 
     def _build_menus(self) -> None:
-        bar = self.menuBar()
-        by_id = self.actions_by_id
+        """The menu bar from the registry's declarations; the window fills the entries made at run time."""
         self.snapshots = self.tools.snapshots = SnapshotActions(self.ctl, self.settings, self)
         self.exports = self.tools.exports = ExportActions(self.ctl, self.settings, self.heatmap_panel, self)
-        self.file_menu = bar.addMenu("")
-        self.file_menu.setObjectName("menu-file")
-        self.file_menu.addAction(by_id["tfdebug.session.new"])
-        self.file_menu.addAction(by_id["tfdebug.file.open"])
-        self.recent_menu = self.file_menu.addMenu("")
+        self.tools.conditions = ConditionTools(self)
+        self.navigator.conditions_requested.connect(self.actions_by_id["tfdebug.breakpoints.conditions"].trigger)
+        self.menus = build_menu_bar(self.menuBar(), self.actions_by_id, {
+            "recent": self._recent_menu, "breakpoint_kinds": lambda menu: kind_menu(self.ctl, menu),
+            "docks": lambda menu: menu.addActions([d.toggleViewAction() for d in self.docks.values()]),
+            "language": lambda menu: i18n.language_menu(self, self.settings),
+            "heatmap": lambda menu: self.heatmap_panel.menu})
+        menus = self.menus.menus
+        self.file_menu, self.debug_menu, self.view_menu = menus["file"], menus["debug"], menus["view"]
+        self.breakpoints_menu, self.learn_menu = menus["breakpoints"], menus["learn"]
+        self.language_menu = self.menus.titled["language"][0]
+        self._view_docks_end = self.menus.separators[("view", 1)]  # `add_dock` puts later docks' toggles before it
+
+    def _recent_menu(self, file_menu: QMenu) -> QMenu:
+        self.recent_menu = QMenu(file_menu)
         self.recent_menu.setObjectName("menu-recent")
         self.recent_menu.aboutToShow.connect(self.rebuild_recent)
         self.rebuild_recent()
-        self.file_menu.addSeparator()
-        self.file_menu.addAction(by_id["tfdebug.file.export"])
-        debug = self.debug_menu = bar.addMenu("")
-        for action_id in DEBUG_MENU:
-            if action_id is None:
-                debug.addSeparator()
-            else:
-                debug.addAction(self.actions_by_id[action_id])
-        breakpoints = self.breakpoints_menu = bar.addMenu("")
-        breakpoints.addMenu(kind_menu(self.ctl, breakpoints))
-        self.tools.conditions = ConditionTools(self)
-        self.navigator.conditions_requested.connect(by_id["tfdebug.breakpoints.conditions"].trigger)
-        breakpoints.addAction(by_id["tfdebug.breakpoints.toggle"])
-        breakpoints.addAction(by_id["tfdebug.breakpoints.conditions"])
-        breakpoints.addAction(by_id["tfdebug.breakpoints.clear"])
-        view = self.view_menu = bar.addMenu("")
-        view.setObjectName("menu-view")
-        for dock in self.docks.values():
-            view.addAction(dock.toggleViewAction())
-        self._view_docks_end = view.addSeparator()  # `add_dock` puts later docks' toggles before it
-        self.language_menu = i18n.language_menu(self, self.settings)
-        view.addMenu(self.language_menu)
+        return self.recent_menu
 
     def rebuild_recent(self) -> None:
         """Fill File → Open Recent from the settings (before it shows, and after Clear Recent)."""
@@ -301,8 +283,6 @@ class MainWindow(WindowLayout, QMainWindow):
         learn.install(self)
         self.capture_panel = capture_budget.install(self)
         remote_tools.install(self)
-        self.file_menu.addSeparator()
-        self.file_menu.addAction(self.actions_by_id["tfdebug.file.quit"])
         self.setAcceptDrops(True)
         self.retranslate_ui()
         self._hide_stale_tab_bars()
@@ -311,7 +291,7 @@ class MainWindow(WindowLayout, QMainWindow):
     @property
     def capture_budget_action(self):
         """Debug ▸ Capture Budget… (dialogs.capture_budget), which the Capture dock's panel retitles."""
-        return self.capture_panel.budget_action
+        return self.actions_by_id["tfdebug.capture.budget"]
 
     @property
     def overview(self):
@@ -341,6 +321,10 @@ class MainWindow(WindowLayout, QMainWindow):
         self.input_bar.set_values(inputs.model, inputs.device, inputs.texts, (inputs.dtype, inputs.device_map))
         self.starting = "model"
         self.ctl.loader.run(inputs, failed)
+
+    def show_starting(self, what: str) -> None:
+        """Say in the status bar that the window is loading `what` ("torch", "model") until it is no longer busy."""
+        self.starting = what
 
     def new_session(self) -> None:
         """File ▸ New Session: the demo's first example on this machine's defaults, as the first start shows it,
@@ -416,12 +400,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.placement_toolbar.setWindowTitle(self.tr("Precision and placement"))
         for name, title in self._dock_titles.items():
             self.docks[name].setWindowTitle(self.tr(title))
-        self.file_menu.setTitle(self.tr("&File"))
-        self.recent_menu.setTitle(self.tr("Open Recent"))
-        self.debug_menu.setTitle(self.tr("&Debug"))
-        self.breakpoints_menu.setTitle(self.tr("&Breakpoints"))
-        self.view_menu.setTitle(self.tr("&View"))
-        self.language_menu.setTitle(self.tr("&Language"))
+        self.menus.retranslate()
         actions.retranslate(self.actions_by_id, self.ctl)
         self.rebuild_recent()  # its "No recent snapshots" entry
         self.update_status()
