@@ -66,7 +66,7 @@ class SubmenuSpec:
 
 REGISTRY: dict[str, ActionSpec] = {}
 
-#: the menu bar's menus, left to right
+# the menu bar's menus, left to right
 MENUS: tuple[MenuSpec, ...] = (
     MenuSpec("file", QT_TRANSLATE_NOOP("MainWindow", "&File")),
     MenuSpec("debug", QT_TRANSLATE_NOOP("MainWindow", "&Debug")),
@@ -75,7 +75,7 @@ MENUS: tuple[MenuSpec, ...] = (
     MenuSpec("learn", QT_TRANSLATE_NOOP("LearnMenu", "&Learn"), "LearnMenu"),
 )
 
-#: the entries filled at run time, each at its place among the actions
+# the entries filled at run time, each at its place among the actions
 SUBMENUS: tuple[SubmenuSpec, ...] = (
     SubmenuSpec("recent", "file", 0, 20, QT_TRANSLATE_NOOP("MainWindow", "Open Recent")),
     SubmenuSpec("breakpoint_kinds", "breakpoints", 0, 0),  # Break on Every… (it titles itself)
