@@ -250,6 +250,10 @@
         <translation>这次前向传播将在 {stages} 个阶段中保存 {total}：预算保留 {kept} 个（{kept_size}），从 {first} 起丢弃 {dropped} 个。</translation>
     </message>
     <message>
+        <source>Capture Budget…</source>
+        <translation>捕获预算…</translation>
+    </message>
+    <message>
         <source>Capture budget: {setting}, keeping {what}; applies from the next Run.</source>
         <translation>捕获预算：{setting}，保留{what}；从下一次运行起生效。</translation>
     </message>
@@ -3062,10 +3066,6 @@ output w·V = {output}</source>
     <message>
         <source>Backpropagate an objective of the finished pass (the next-token loss, the loss at a position, a logit difference or a stage&apos;s sum) and step through every stage&apos;s gradient in backward order</source>
         <translation>对已完成前向的一个目标函数（下一词元损失、某一位置的损失、logit 差或某一阶段之和）做反向传播，并按反向顺序逐个查看每个阶段的梯度</translation>
-    </message>
-    <message>
-        <source>Capture Budget…</source>
-        <translation>捕获预算…</translation>
     </message>
 </context>
 <context>

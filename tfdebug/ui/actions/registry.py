@@ -40,6 +40,7 @@ class ActionSpec:
     menu: str | None = None  # the id of the menu it is an entry of (`MENUS`), or None for none
     group: int = 0  # its group in that menu: a separator between two groups
     order: int = 0  # its place within the group
+    context: str = "actions"  # where its text and tip are translated
 
 
 @dataclass(frozen=True)
@@ -87,13 +88,14 @@ SUBMENUS: tuple[SubmenuSpec, ...] = (
 
 def action(id: str, text: str, shortcut: str | None = None, tip: str = "",
            enabled: Callable[[DebugController], bool] = lambda ctl: True, live_only: bool = False,
-           toolbar: bool = True, menu: str | None = None, group: int = 0, order: int = 0):
+           toolbar: bool = True, menu: str | None = None, group: int = 0, order: int = 0, context: str = "actions"):
     """Register the decorated function as the action `id`; with `menu` it is an entry of that menu (`MENUS`),
-    in `group` (separated from the next) at `order`."""
+    in `group` (separated from the next) at `order`. Its texts are translated in `context`."""
     def register(func):
         if id in REGISTRY:
             raise ValueError(f"action {id} registered twice")
-        REGISTRY[id] = ActionSpec(id, text, func, shortcut, tip, enabled, live_only, toolbar, menu, group, order)
+        REGISTRY[id] = ActionSpec(id, text, func, shortcut, tip, enabled, live_only, toolbar, menu, group, order,
+                                  context)
         return func
     return register
 
@@ -275,23 +277,23 @@ def quit_window(ctx: ActionContext) -> None:
 
 
 # ----- binding --------------------------------------------------------------------
-def _tr(text: str) -> str:
-    # Registered texts are marked with QT_TRANSLATE_NOOP("actions", ...): translated when shown.
-    return QCoreApplication.translate("actions", text) if text else text
+def _tr(text: str, context: str = "actions") -> str:
+    # Registered texts are marked with QT_TRANSLATE_NOOP(context, ...): translated when shown.
+    return QCoreApplication.translate(context, text) if text else text
 
 
 def _tooltip(spec: ActionSpec, ctl: DebugController) -> str:
     if spec.live_only and ctl.stepper is not None and not ctl.is_live:
         return _tr(REPLAY_TIP)
-    return _tr(spec.tip) + (f" ({spec.shortcut})" if spec.shortcut else "")
+    return _tr(spec.tip, spec.context) + (f" ({spec.shortcut})" if spec.shortcut else "")
 
 
 def retranslate(actions: dict[str, QAction], ctl: DebugController) -> None:
     """Set the texts of bound actions again in the current language (after a LanguageChange)."""
     for spec_id, qaction in actions.items():
         spec = REGISTRY[spec_id]
-        qaction.setText(_tr(spec.text))
-        qaction.setStatusTip(_tr(spec.tip))
+        qaction.setText(_tr(spec.text, spec.context))
+        qaction.setStatusTip(_tr(spec.tip, spec.context))
         qaction.setToolTip(_tooltip(spec, ctl))
 
 

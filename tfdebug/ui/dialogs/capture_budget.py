@@ -53,8 +53,8 @@ class BudgetDialog(QDialog):
         return f"{self.mb.value():g}"
 
 
-@actions.action("tfdebug.capture.budget", QT_TRANSLATE_NOOP("actions", "Capture Budget…"), toolbar=False,
-                menu="debug", group=5, order=10)
+@actions.action("tfdebug.capture.budget", QT_TRANSLATE_NOOP("CapturePanel", "Capture Budget…"), toolbar=False,
+                menu="debug", group=5, order=10, context="CapturePanel")
 def choose(ctx: ActionContext) -> None:
     """Ask for the capture budget and what it keeps (modal; kept as the window's open dialog "budget")."""
     window, ctl = ctx.window, ctx.ctl
