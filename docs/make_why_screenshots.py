@@ -147,9 +147,9 @@ def main(out: Path, only: set[str] | None = None) -> None:
         driver.window.docks["why"].hide()
         if driver.wanted(PICTURES[3]):
             driver.key(Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)  # the objective dialog: Return takes the loss
-            wait(lambda: getattr(driver.window, "backward_dialog", None) is not None
-                 and driver.window.backward_dialog.isVisible())
-            dialog = driver.window.backward_dialog
+            wait(lambda: driver.window.dialogs.get("backward") is not None
+                 and driver.window.dialogs["backward"].isVisible())
+            dialog = driver.window.dialogs["backward"]
             QTest.keyClick(dialog.focusWidget() or dialog, Qt.Key_Return)
             wait(lambda: driver.ctl.title.startswith("backward") and driver.paused())
             driver.key(Qt.Key_F10)

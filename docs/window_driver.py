@@ -151,7 +151,7 @@ class Driver:
         from PySide6.QtWidgets import QDialogButtonBox
 
         def answer() -> None:
-            dialog = getattr(self.window, "budget_dialog", None)
+            dialog = self.window.dialogs.get("budget")
             if dialog is None or not dialog.isVisible():
                 QTimer.singleShot(50, answer)
                 return
@@ -186,7 +186,7 @@ class Driver:
             dialog.address.setFocus()
             QTest.keyClicks(dialog.address, line)
             click(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.Ok))
-        self.answer_dialog(lambda: getattr(self.window, "connect_dialog", None), fill)
+        self.answer_dialog(lambda: self.window.dialogs.get("connect"), fill)
         self.window.actions_by_id["tfdebug.file.connect"].trigger()
         wait(lambda: self.ctl.capabilities.passes_there and self.paused() and self.window.heatmap_panel.slice is not None)
 

@@ -27,9 +27,9 @@ def backward_by_keys(window, qtbot, keys=()):
     from PySide6.QtTest import QTest
 
     press(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
-    qtbot.waitUntil(lambda: getattr(window, "backward_dialog", None) is not None
-                    and window.backward_dialog.isVisible(), timeout=10000)
-    dialog = window.backward_dialog
+    qtbot.waitUntil(lambda: window.dialogs.get("backward") is not None
+                    and window.dialogs["backward"].isVisible(), timeout=10000)
+    dialog = window.dialogs["backward"]
     dialog.activateWindow()
     qtbot.waitUntil(lambda: dialog.focusWidget() is not None, timeout=5000)
     for key in (*keys, (Qt.Key_Return, Qt.NoModifier)):
@@ -214,7 +214,7 @@ def test_a_logit_difference_chosen_by_keys_backpropagates_that_objective(finishe
     # the choice is remembered for the window's session: the next dialog opens with it
     from tfdebug.ui.features.backward.objective_dialog import ObjectiveDialog
 
-    again = ObjectiveDialog(len(session.tokens["prompt"]), len(vocabulary), lambda text: 0, window.backward_choice)
+    again = ObjectiveDialog(len(session.tokens["prompt"]), len(vocabulary), lambda text: 0, window.backward_panel.choice)
     assert (again.kind.currentData(), again.position.value(), again.target.text(), again.contrast.text()) == \
         ("logit_diff", 3, "cat", "the")
     again.deleteLater()
@@ -257,7 +257,7 @@ def test_the_sum_of_the_selected_stage_by_keys_backpropagates_that_sum(finished,
             got, expected = got.materialize(), expected.materialize()
         assert torch.equal(got, expected), capture.name
     assert "sum of dec.0.ffn.resid" in window.ctl.current.info.formula
-    assert window.backward_choice.stage == "dec.0.ffn.resid"
+    assert window.backward_panel.choice.stage == "dec.0.ffn.resid"
 
 
 def test_a_vision_model_s_saliency_is_drawn_over_its_picture(make_window, qtbot):

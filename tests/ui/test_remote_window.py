@@ -36,7 +36,7 @@ def connect_through_the_menu(window, qtbot, served):
     typed = {}
 
     def fill():
-        dialog = window.connect_dialog
+        dialog = window.dialogs["connect"]
         try:
             dialog.address.setFocus()
             QTest.keyClicks(dialog.address, line)  # the whole line into Address: it gives address and token

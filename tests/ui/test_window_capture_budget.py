@@ -22,7 +22,7 @@ def _choose_budget(window, qtbot, mb=None, off=False, first=False):
     """Open Debug ▸ Capture Budget…, pick 'at most `mb` MB' (or 'no budget'), with `first` 'keep the
     stages that run first', and press OK."""
     def answer():
-        dialog = window.budget_dialog
+        dialog = window.dialogs["budget"]
         if off:
             click_radio(qtbot, dialog.off)
         else:

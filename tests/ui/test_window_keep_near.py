@@ -18,8 +18,8 @@ BUDGET = 50_000  # 50 kB of the random model's 98 kB pass (its attention stages:
 def _open_budget_dialog(window, qtbot, answer):
     """Debug ▸ Capture Budget…; `answer(dialog)` runs while it is open, then OK."""
     def run():
-        answer(window.budget_dialog)
-        window.budget_dialog.accept()
+        answer(window.dialogs["budget"])
+        window.dialogs["budget"].accept()
     QTimer.singleShot(0, run)
     window.capture_budget_action.trigger()
     window.activateWindow()

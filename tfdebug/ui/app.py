@@ -126,7 +126,7 @@ def start_behind(window, then: Callable[[list[str]], None]) -> None:
         window.input_bar.set_devices(found)
         then(found)
 
-    window.starting = "torch"
+    window.show_starting("torch")
     window.ctl.loader.load_in_background(devices, loaded, lambda exc: said(lambda: QCoreApplication.translate(
         "MainWindow", "torch could not be imported; check the installation (pip install tfdebug).")))
 

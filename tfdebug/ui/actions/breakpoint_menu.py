@@ -61,7 +61,8 @@ def _stage_to_toggle(ctl) -> str | None:
 @actions.action("tfdebug.breakpoints.toggle", QT_TRANSLATE_NOOP("actions", "Toggle Breakpoint"), "F9",
                 QT_TRANSLATE_NOOP("actions",
                                   "Stop at the selected stage (or the one on screen), or stop stopping there"),
-                enabled=lambda ctl: _stage_to_toggle(ctl) is not None, toolbar=False)
+                enabled=lambda ctl: _stage_to_toggle(ctl) is not None, toolbar=False,
+                menu="breakpoints", group=0, order=10)
 def toggle_breakpoint(ctx: ActionContext) -> None:
     name = _stage_to_toggle(ctx.ctl)
     if name is not None:
@@ -69,6 +70,7 @@ def toggle_breakpoint(ctx: ActionContext) -> None:
 
 
 @actions.action("tfdebug.breakpoints.clear", QT_TRANSLATE_NOOP("actions", "Clear All Breakpoints"), "Ctrl+Shift+F9",
-                QT_TRANSLATE_NOOP("actions", "Remove every stage, kind and condition breakpoint"), toolbar=False)
+                QT_TRANSLATE_NOOP("actions", "Remove every stage, kind and condition breakpoint"), toolbar=False,
+                menu="breakpoints", group=0, order=30)
 def clear_breakpoints(ctx: ActionContext) -> None:
     ctx.ctl.breakpoints.clear()

@@ -34,7 +34,6 @@ def install(window) -> None:
     panel.fit_button.setDefaultAction(window.actions_by_id["tfdebug.view.fit"])
     panel.menu.insertAction(panel.log_action, window.actions_by_id["tfdebug.view.fit"])
     panel.menu.insertSeparator(panel.log_action)
-    window.view_menu.addMenu(panel.menu)  # View ▸ Heatmap, after the docks and the language
     if window.persist:
         panel.set_scale(saved_log_kinds(settings), settings.value(PER_ROW_KEY, False, type=bool))
         ctl = window.ctl

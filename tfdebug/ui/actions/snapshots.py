@@ -152,7 +152,8 @@ def _cannot_open(path: str, exc: BaseException):
 
 
 @actions.action("tfdebug.file.open", QT_TRANSLATE_NOOP("actions", "Open Snapshot…"), "Ctrl+O",
-                QT_TRANSLATE_NOOP("actions", "Open a recorded pass (.safetensors) and replay it"), toolbar=False)
+                QT_TRANSLATE_NOOP("actions", "Open a recorded pass (.safetensors) and replay it"), toolbar=False,
+                menu="file", group=0, order=10)
 def open_snapshot_dialog(ctx: ActionContext) -> None:
     ctx.tools.snapshots.open_dialog()
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QButtonGroup, QDialog, QDialogButtonBox, QDoubleSpinBox, QLabel, QRadioButton, QVBoxLayout, QWidget
 
+from tfdebug.ui.actions import registry as actions
+from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.i18n.language import said
 from tfdebug.ui.panels.capture import CapturePanel
 from tfdebug.ui.state.capture_budget import AUTO, OFF, SETTING_KEY, describe_setting, parse_setting
@@ -51,9 +53,29 @@ class BudgetDialog(QDialog):
         return f"{self.mb.value():g}"
 
 
+@actions.action("tfdebug.capture.budget", QT_TRANSLATE_NOOP("CapturePanel", "Capture Budget…"), toolbar=False,
+                menu="debug", group=5, order=10, context="CapturePanel")
+def choose(ctx: ActionContext) -> None:
+    """Ask for the capture budget and what it keeps (modal; kept as the window's open dialog "budget")."""
+    window, ctl = ctx.window, ctx.ctl
+    dialog = BudgetDialog(ctl.capture_budget, ctl.keep, window)
+    window.dialogs["budget"] = dialog  # tests reach the open dialog here
+    accepted = dialog.exec() == QDialog.Accepted
+    dialog.deleteLater()
+    if accepted:
+        ctl.capture_budget = dialog.setting()
+        ctl.keep.set(dialog.keep.mode(), dialog.keep.pinned())
+        if window.persist:
+            window.settings.setValue(SETTING_KEY, ctl.capture_budget)
+        setting, mode, pinned = ctl.capture_budget, ctl.keep.mode, ctl.keep.pinned
+        ctl.inform(said(lambda: QCoreApplication.translate(
+            "CapturePanel", "Capture budget: {setting}, keeping {what}; applies from the next Run.").format(
+            setting=describe_setting(setting), what=describe_keep(mode, pinned))))
+
+
 def install(window) -> CapturePanel:
-    """Add the Capture dock (tabbed with Stats) and Debug ▸ Capture Budget… (the panel's `budget_action`) to
-    `window`; returns the dock's panel."""
+    """Add the Capture dock (tabbed with Stats) to `window` (Debug ▸ Capture Budget… is the registry's
+    `tfdebug.capture.budget`); returns the dock's panel."""
     ctl = window.ctl
     if window.persist:
         ctl.capture_budget = parse_setting(window.settings.value(SETTING_KEY))
@@ -65,21 +87,4 @@ def install(window) -> CapturePanel:
     window.tabifyDockWidget(window.docks["stats"], dock)
     window.docks["stats"].raise_()
 
-    def choose() -> None:
-        dialog = BudgetDialog(ctl.capture_budget, ctl.keep, window)
-        window.budget_dialog = dialog  # tests reach the open dialog here
-        accepted = dialog.exec() == QDialog.Accepted
-        dialog.deleteLater()
-        if accepted:
-            ctl.capture_budget = dialog.setting()
-            ctl.keep.set(dialog.keep.mode(), dialog.keep.pinned())
-            if window.persist:
-                window.settings.setValue(SETTING_KEY, ctl.capture_budget)
-            setting, mode, pinned = ctl.capture_budget, ctl.keep.mode, ctl.keep.pinned
-            ctl.inform(said(lambda: QCoreApplication.translate(
-                "CapturePanel", "Capture budget: {setting}, keeping {what}; applies from the next Run.").format(
-                setting=describe_setting(setting), what=describe_keep(mode, pinned))))
-    action = window.debug_menu.addAction(QCoreApplication.translate("CapturePanel", "Capture Budget…"), choose)
-    panel.budget_action = action
-    action.setObjectName("tfdebug.capture.budget")
     return panel

@@ -175,6 +175,7 @@ class ConditionTools:
 
 @actions.action("tfdebug.breakpoints.conditions", QT_TRANSLATE_NOOP("actions", "Conditions…"),
                 tip=QT_TRANSLATE_NOOP("actions", "Break on a NaN, an Inf outside masked cells, or a large value"),
-                toolbar=False)
+                toolbar=False,
+                menu="breakpoints", group=0, order=20)
 def edit_conditions(ctx: ActionContext) -> None:
     ctx.tools.conditions.open()

@@ -144,6 +144,7 @@ class DecodingTools:
 
 @actions.action("tfdebug.session.decoding", QT_TRANSLATE_NOOP("actions", "Decoding Settings…"),
                 tip=QT_TRANSLATE_NOOP("actions", "How Generate chooses each token (greedy or sampled) and when it stops"),
-                toolbar=False)
+                toolbar=False,
+                menu="debug", group=3, order=20)
 def decoding_settings(ctx: ActionContext) -> None:
     ctx.tools.decoding.open()

@@ -225,6 +225,7 @@ class ModelTools:
 @actions.action("tfdebug.session.models", QT_TRANSLATE_NOOP("actions", "Models…"),
                 tip=QT_TRANSLATE_NOOP("actions", "The bundled models and those in the Hugging Face cache, with their "
                                                  "architecture, size and support; download one"),
-                toolbar=False, enabled=lambda ctl: not ctl.loader.busy)
+                toolbar=False, enabled=lambda ctl: not ctl.loader.busy,
+                menu="debug", group=3, order=30)
 def choose_model(ctx: ActionContext) -> None:
     ctx.tools.models.open()

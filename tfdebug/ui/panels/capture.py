@@ -35,7 +35,6 @@ class CapturePanel(QWidget):
         self._announced = None  # the stepper whose first drop the message bar has reported
         self._shown: tuple | None = None
         self._peak: tuple | None = None  # (the estimate it was worked out for, its Phrase)
-        self.budget_action = None  # Debug ▸ Capture Budget…, retitled here when the language changes
         self.when_seen = WhenSeen(self, self.refresh)  # a tab behind Stats redraws when it comes to the front
         ctl.session_changed.connect(self._changed)
         ctl.state_changed.connect(self._changed)
@@ -138,6 +137,4 @@ class CapturePanel(QWidget):
         if event.type() == QEvent.LanguageChange:
             self._shown = None  # every text again, in the new language
             self.refresh()
-            if self.budget_action is not None:
-                self.budget_action.setText(self.tr("Capture Budget…"))
         super().changeEvent(event)

@@ -173,12 +173,13 @@ class RemoteTools(QObject):
 
 @actions.action("tfdebug.file.connect", QT_TRANSLATE_NOOP("actions", "Connect to Server…"), None,
                 QT_TRANSLATE_NOOP("actions", "Step through a model that tfdebug serve runs on another machine"),
-                toolbar=False)
+                toolbar=False,
+                menu="file", group=2, order=0)
 def connect_action(ctx: ActionContext) -> None:
     from tfdebug.ui.remote.dialog import ConnectDialog
 
     dialog = ConnectDialog(ctx.window)
-    ctx.window.connect_dialog = dialog  # tests reach the open dialog here
+    ctx.window.dialogs["connect"] = dialog  # tests reach the open dialog here
     if dialog.exec():
         ctx.tools.remote.connect_to(*dialog.values())
     dialog.deleteLater()
@@ -186,7 +187,8 @@ def connect_action(ctx: ActionContext) -> None:
 
 @actions.action("tfdebug.file.reconnect", QT_TRANSLATE_NOOP("actions", "Reconnect"), None,
                 QT_TRANSLATE_NOOP("actions", "Attach again to the server whose connection was lost"),
-                enabled=lambda ctl: ctl.source is not None and ctl.source.lost is not None, toolbar=False)
+                enabled=lambda ctl: ctl.source is not None and ctl.source.lost is not None, toolbar=False,
+                menu="file", group=2, order=10)
 def reconnect_action(ctx: ActionContext) -> None:
     ctx.tools.remote.reconnect()
 
@@ -195,7 +197,8 @@ def reconnect_action(ctx: ActionContext) -> None:
                 QT_TRANSLATE_NOOP("actions", "Write the pass as a snapshot into the server's export folder, where the "
                                   "model runs (File ▸ Export… writes it on this machine)"),
                 enabled=lambda ctl: ctl.source is not None and bool(ctl.source.host) and ctl.source.lost is None,
-                toolbar=False)
+                toolbar=False,
+                menu="file", group=2, order=20)
 def export_on_server_action(ctx: ActionContext) -> None:
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QInputDialog
@@ -208,9 +211,6 @@ def export_on_server_action(ctx: ActionContext) -> None:
 
 
 def install(window) -> None:
-    """File ▸ Connect to Server… and Reconnect, and the tools they drive."""
+    """The tools that File ▸ Connect to Server…, Reconnect and Export Snapshot on Server… drive (the actions
+    declare their places in the File menu)."""
     window.tools.remote = RemoteTools(window)
-    window.file_menu.addSeparator()
-    window.file_menu.addAction(window.actions_by_id["tfdebug.file.connect"])
-    window.file_menu.addAction(window.actions_by_id["tfdebug.file.reconnect"])
-    window.file_menu.addAction(window.actions_by_id["tfdebug.file.export_on_server"])

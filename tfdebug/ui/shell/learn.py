@@ -7,8 +7,7 @@ playground dialog through the action context's `tools.learn` (LearnTools).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
-from PySide6.QtWidgets import QMenu
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
@@ -56,42 +55,21 @@ class LearnTools:
 
 @actions.action("tfdebug.learn.explain", QT_TRANSLATE_NOOP("actions", "Explain"), "F1",
                 QT_TRANSLATE_NOOP("actions", "Show the Explain panel: what this stage does and what to look for"),
-                toolbar=False)
+                toolbar=False,
+                menu="learn", group=0, order=0)
 def explain(ctx: ActionContext) -> None:
     ctx.tools.learn.show_explain()
 
 
 @actions.action("tfdebug.learn.playground", QT_TRANSLATE_NOOP("actions", "Attention Playground…"), "Ctrl+Shift+L",
-                QT_TRANSLATE_NOOP("actions", "The notes' toy attention example as tables you can edit"), toolbar=False)
+                QT_TRANSLATE_NOOP("actions", "The notes' toy attention example as tables you can edit"), toolbar=False,
+                menu="learn", group=0, order=10)
 def playground(ctx: ActionContext) -> None:
     ctx.tools.learn.open_playground()
 
 
-class LearnMenu(QMenu):
-    """Learn ▸ Explain and Attention Playground… (the registry's actions), retitled at every language change."""
-
-    def __init__(self, window):
-        super().__init__(window)
-        self.setObjectName("menu-learn")
-        for action_id in ("tfdebug.learn.explain", "tfdebug.learn.playground"):
-            self.addAction(window.actions_by_id[action_id])
-        self.retranslate_ui()
-
-    def retranslate_ui(self) -> None:
-        self.setTitle(self.tr("&Learn"))
-
-    def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
-            self.retranslate_ui()
-        super().changeEvent(event)
-
-
-def install(window) -> LearnMenu:
-    """Add the Explain dock, the Learn tools and the Learn menu to `window`."""
+def install(window) -> None:
+    """Add the Explain dock and the Learn tools to `window` (the Learn menu is declared with its actions)."""
     window.explain_panel = explain_panel.install(window)
     window.tools.learn = LearnTools(window)
     window.explain_panel.pe_curves_requested.connect(window.tools.learn.open_pe_view)
-    menu = LearnMenu(window)
-    window.menuBar().addMenu(menu)
-    window.learn_menu = menu
-    return menu

@@ -132,7 +132,7 @@ def choose_capture_budget(window: MainWindow, budget_mb: float | None) -> None:
     """Debug ▸ Capture Budget… as a person answers it: 'At most' `budget_mb` MB (None: the default, half of the
     free memory), then OK; the keys that follow go to the window again."""
     def answer() -> None:
-        dialog = window.budget_dialog
+        dialog = window.dialogs["budget"]
         if budget_mb is None:
             dialog.auto.setChecked(True)
         else:

@@ -2,18 +2,16 @@
 
 The window wires panels to one DebugController; panels never call each other. Every
 menu item is an action from the registry (`ui/actions/registry.py`), bound to the window's
-ActionContext; the tools behind them (opening snapshots, exporting, editing, comparing,
-conditions) are created here and registered in `self.tools` (the context's tools).
-Dock modules (compare, overview) extend the window through `add_dock`,
-`file_menu`, `view_menu` and `settings`.
+ActionContext and placed where it declares (`ui/shell/menus.py` builds the menu bar); the tools
+behind them (opening snapshots, exporting, editing, comparing, conditions) are created here and
+registered in `self.tools` (the context's tools). Dock modules (compare, overview) extend the window
+through `add_dock` and `settings`; an action keeps the dialog it opened in `dialogs`.
 """
 
 from __future__ import annotations
 
-import time
-
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QToolBar, QWidget
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QSettings, Qt
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QToolBar, QWidget
 
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.view import RunInputs
@@ -46,10 +44,11 @@ from tfdebug.ui.panels.shape import ShapePanel
 from tfdebug.ui.panels.stats import StatsPanel
 from tfdebug.ui.panels.values import ValuesPanel
 from tfdebug.ui.render.plain_text import one_line
-from tfdebug.ui.render.stage_text import fmt_bytes, run_progress
 from tfdebug.ui.shell import learn
 from tfdebug.ui.shell.input_bar import InputBar
+from tfdebug.ui.shell.menus import build_menu_bar
 from tfdebug.ui.shell.message_bar import MessageBar
+from tfdebug.ui.shell.status_line import StatusLine
 from tfdebug.ui.shell.settings_file import user_settings
 from tfdebug.ui.shell.window_layout import WindowLayout, scrolled
 from tfdebug.ui.dialogs import capture_budget
@@ -58,19 +57,10 @@ from tfdebug.ui.state.generation_data import is_generation
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.actions.breakpoint_menu import kind_menu
 from tfdebug.ui.workers.gui_gc import collect_in_gui_thread
-from tfdebug.ui.workers.throttle import throttler
 
 TITLE_CHARS = 80  # of the texts in the window title; a title bar shows about that many
 TOOLBAR_ACTIONS = ("tfdebug.step.continue", "tfdebug.step.next", "tfdebug.step.into", "tfdebug.step.out",
                    "tfdebug.step.back", "tfdebug.step.restart", "tfdebug.step.stop", "tfdebug.gen.next_token")
-DEBUG_MENU = TOOLBAR_ACTIONS[:5] + ("tfdebug.step.run_to", "tfdebug.step.pause", None,
-                                   "tfdebug.gen.next_token", "tfdebug.gen.run_to_token", None,
-                                   "tfdebug.step.restart", "tfdebug.step.stop", None,
-                                   "tfdebug.session.run", "tfdebug.session.generate", "tfdebug.session.decoding",
-                                   "tfdebug.session.models", "tfdebug.session.live", None,
-                                   "tfdebug.edit.tensor", "tfdebug.edit.undo", None, "tfdebug.debug.backward")
-
-
 
 
 def default_settings() -> QSettings:
@@ -106,6 +96,7 @@ class MainWindow(WindowLayout, QMainWindow):
         # What the window is loading while busy ("torch" as it opens, "model" for start()'s pass; None after):
         # the status bar says so (tfdebug.ui.app opens the window before torch is imported).
         self.starting: str | None = None
+        self.dialogs: dict[str, QWidget] = {}  # the last dialog each action opened, by name ("budget" …): tests read it
         self.persist = persist
         self.setObjectName("tfdebug-main")
         self.setWindowTitle("tfdebug")
@@ -212,59 +203,31 @@ class MainWindow(WindowLayout, QMainWindow):
                                 scrolled(self.generation_panel), right)
         self.tabifyDockWidget(heads, generation)
         heads.raise_()
-        self.resize(1600, 1000)
-        self.resizeDocks([nav, heat, shape], [330, 860, 400], Qt.Horizontal)
-        self.resizeDocks([nav, arch], [520, 380], Qt.Vertical)
-        self.resizeDocks([heat, heads], [640, 260], Qt.Vertical)
-        self.resizeDocks([shape, stats], [380, 520], Qt.Vertical)
-        # Qt hands a growing window's width to the left dock area (there is no central widget):
-        # the side columns keep the sizes the user left them at, and the heatmap takes the rest.
-        self._side_sizes: tuple[int, int, int, int] = (330, 400, 520, 380)  # as resized above
-        self._bottom_heights: dict[str, int] = {}  # the docks at the bottom keep these as the window resizes
-        self._laid_out_at = self.size()
-        self._heads_share: float | None = None  # the Heads' share of the height an empty Heads dock lends the heatmap
-        self._plane_room_kept = False  # a restored layout's heatmap given its room (keep_plane_room), once
-        ctl.shown.model.stage_shown.connect(self.fit_heads)
-        # Its thumbnails are hidden later, on its own timer: fitted again once the layout has taken that in.
-        self.heads_panel.content_changed.connect(lambda: QTimer.singleShot(0, self.fit_heads))
-        ctl.shown.model.stage_shown.connect(self.fit_shape)  # after the Shape panel's own refresh (connected before)
-        heads.visibilityChanged.connect(lambda shown: shown and self.fit_heads())
+        self.size_first_docks()
 
     def _build_menus(self) -> None:
-        bar = self.menuBar()
-        by_id = self.actions_by_id
+        """The menu bar from the registry's declarations; the window fills the entries made at run time."""
         self.snapshots = self.tools.snapshots = SnapshotActions(self.ctl, self.settings, self)
         self.exports = self.tools.exports = ExportActions(self.ctl, self.settings, self.heatmap_panel, self)
-        self.file_menu = bar.addMenu("")
-        self.file_menu.setObjectName("menu-file")
-        self.file_menu.addAction(by_id["tfdebug.session.new"])
-        self.file_menu.addAction(by_id["tfdebug.file.open"])
-        self.recent_menu = self.file_menu.addMenu("")
+        self.tools.conditions = ConditionTools(self)
+        self.navigator.conditions_requested.connect(self.actions_by_id["tfdebug.breakpoints.conditions"].trigger)
+        self.menus = build_menu_bar(self.menuBar(), self.actions_by_id, {
+            "recent": self._recent_menu, "breakpoint_kinds": lambda menu: kind_menu(self.ctl, menu),
+            "docks": lambda menu: menu.addActions([d.toggleViewAction() for d in self.docks.values()]),
+            "language": lambda menu: i18n.language_menu(self, self.settings),
+            "heatmap": lambda menu: self.heatmap_panel.menu})
+        menus = self.menus.menus
+        self.file_menu, self.debug_menu, self.view_menu = menus["file"], menus["debug"], menus["view"]
+        self.breakpoints_menu, self.learn_menu = menus["breakpoints"], menus["learn"]
+        self.language_menu = self.menus.titled["language"][0]
+        self._view_docks_end = self.menus.separators[("view", 1)]  # `add_dock` puts later docks' toggles before it
+
+    def _recent_menu(self, file_menu: QMenu) -> QMenu:
+        self.recent_menu = QMenu(file_menu)
         self.recent_menu.setObjectName("menu-recent")
         self.recent_menu.aboutToShow.connect(self.rebuild_recent)
         self.rebuild_recent()
-        self.file_menu.addSeparator()
-        self.file_menu.addAction(by_id["tfdebug.file.export"])
-        debug = self.debug_menu = bar.addMenu("")
-        for action_id in DEBUG_MENU:
-            if action_id is None:
-                debug.addSeparator()
-            else:
-                debug.addAction(self.actions_by_id[action_id])
-        breakpoints = self.breakpoints_menu = bar.addMenu("")
-        breakpoints.addMenu(kind_menu(self.ctl, breakpoints))
-        self.tools.conditions = ConditionTools(self)
-        self.navigator.conditions_requested.connect(by_id["tfdebug.breakpoints.conditions"].trigger)
-        breakpoints.addAction(by_id["tfdebug.breakpoints.toggle"])
-        breakpoints.addAction(by_id["tfdebug.breakpoints.conditions"])
-        breakpoints.addAction(by_id["tfdebug.breakpoints.clear"])
-        view = self.view_menu = bar.addMenu("")
-        view.setObjectName("menu-view")
-        for dock in self.docks.values():
-            view.addAction(dock.toggleViewAction())
-        self._view_docks_end = view.addSeparator()  # `add_dock` puts later docks' toggles before it
-        self.language_menu = i18n.language_menu(self, self.settings)
-        view.addMenu(self.language_menu)
+        return self.recent_menu
 
     def rebuild_recent(self) -> None:
         """Fill File → Open Recent from the settings (before it shows, and after Clear Recent)."""
@@ -272,23 +235,12 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _build_status_bar(self) -> None:
         self.message_bar = MessageBar(self)
-        self.status_stage = QLabel()
-        self.status_model = QLabel("")
-        self.status_device = QLabel("")
-        self.status_memory = QLabel("")
-        self.status_state = QLabel("")
-        for label in (self.status_stage, self.status_model, self.status_device, self.status_memory,
-                      self.status_state):
-            label.setTextFormat(Qt.PlainText)  # stage and model names come from a model or a file
-            self.statusBar().addPermanentWidget(label)
-        self._status_throttle = throttler(30, self.update_status, self, leading=True)  # a step names its stage now
-        self._running_since: tuple[float, int] | None = None  # (when, stages captured) the running pass started
-        self.ctl.state_changed.connect(self._schedule_status)
-        self.ctl.shown.model.stage_changed.connect(self._schedule_status)
-        self.ctl.busy_changed.connect(self._schedule_status)
+        self.status = StatusLine(self, self.ctl, lambda: self.starting)
+        self.status_stage, self.status_model, self.status_device, self.status_memory, self.status_state = \
+            self.status.labels
 
     def _install_extensions(self) -> None:
-        """The edit tools, the Compare and Overview docks, then Quit at the end of the File menu."""
+        """The features and the docks added after the menus (edit, Compare, Overview …), each through its `install`."""
         self.edit_tools = edit_feature.install(self)
         self.compare_tools = compare_feature.install(self, ReferenceTools)
         overview.install(self)
@@ -301,8 +253,6 @@ class MainWindow(WindowLayout, QMainWindow):
         learn.install(self)
         self.capture_panel = capture_budget.install(self)
         remote_tools.install(self)
-        self.file_menu.addSeparator()
-        self.file_menu.addAction(self.actions_by_id["tfdebug.file.quit"])
         self.setAcceptDrops(True)
         self.retranslate_ui()
         self._hide_stale_tab_bars()
@@ -311,7 +261,7 @@ class MainWindow(WindowLayout, QMainWindow):
     @property
     def capture_budget_action(self):
         """Debug ▸ Capture Budget… (dialogs.capture_budget), which the Capture dock's panel retitles."""
-        return self.capture_panel.budget_action
+        return self.actions_by_id["tfdebug.capture.budget"]
 
     @property
     def overview(self):
@@ -342,6 +292,10 @@ class MainWindow(WindowLayout, QMainWindow):
         self.starting = "model"
         self.ctl.loader.run(inputs, failed)
 
+    def show_starting(self, what: str) -> None:
+        """Say in the status bar that the window is loading `what` ("torch", "model") until it is no longer busy."""
+        self.starting = what
+
     def new_session(self) -> None:
         """File ▸ New Session: the demo's first example on this machine's defaults, as the first start shows it,
         with nothing the last session carried (a generation, the heatmap's scale, the restored session's notice)."""
@@ -371,42 +325,9 @@ class MainWindow(WindowLayout, QMainWindow):
         """Clear the message bar's message when it is about `topic`."""
         self.message_bar.clear_topic(topic)
 
-    # ----- status --------------------------------------------------------------------------
-    def _schedule_status(self, *_args) -> None:
-        self._status_throttle.throttle()
-
     def update_status(self) -> None:
-        ctl = self.ctl
-        stepper = ctl.stepper
-        if ctl.loader.busy:
-            loading = {"torch": self.tr("loading torch…"), "model": self.tr("loading the model…")}
-            self.status_state.setText(loading.get(self.starting, self.tr("loading…")))
-        if stepper is None:
-            self.status_stage.setText(self.tr("No pass loaded"))
-            return
-        current = ctl.current
-        # A finished pass counts what it ran (a generation stops at <eos>, before its planned last step).
-        total = len(stepper.history) if stepper.state == "finished" or not len(ctl.plan) else len(ctl.plan)
-        self.status_stage.setText(self.tr("Stage {i} of {n}").format(i=ctl.shown.index + 1, n=total)
-                                  + (f" · {current.name}" if current else ""))
-        verified = ""
-        if ctl.loader.verification is not None:
-            verified = " · " + (self.tr("verified") if ctl.loader.verification.ok else self.tr("MISMATCH")) + \
-                f" (max |Δ| {ctl.loader.verification.max_abs_diff:.1e})"
-        model = self.tr("recorded") if ctl.model_name == "recorded" else ctl.model_name
-        self.status_model.setText(self.tr("model {name}").format(name=model) + verified)
-        self.status_device.setText(" · ".join(t for t in (ctl.device, ctl.dtype) if t))
-        self.status_memory.setText(self.tr("captures hold {size}").format(size=fmt_bytes(ctl.held_bytes())))
-        if not ctl.loader.busy:
-            self.status_state.setText(_state_text(stepper.state) if stepper.is_live else self.tr("recorded"))
-        if stepper.is_live and stepper.state == "running" and len(ctl.plan):
-            if self._running_since is None:  # when this run started, and what was captured before it
-                self._running_since = (time.monotonic(), len(stepper.history))
-            started, before = self._running_since
-            self.status_state.setText(_state_text("running") + " · " + run_progress(
-                ctl.plan.names(), len(stepper.history), time.monotonic() - started, before))
-        else:
-            self._running_since = None
+        """The status bar's labels from the controller's state now."""
+        self.status.update()
 
     # ----- language ------------------------------------------------------------------------
     def retranslate_ui(self) -> None:
@@ -416,12 +337,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self.placement_toolbar.setWindowTitle(self.tr("Precision and placement"))
         for name, title in self._dock_titles.items():
             self.docks[name].setWindowTitle(self.tr(title))
-        self.file_menu.setTitle(self.tr("&File"))
-        self.recent_menu.setTitle(self.tr("Open Recent"))
-        self.debug_menu.setTitle(self.tr("&Debug"))
-        self.breakpoints_menu.setTitle(self.tr("&Breakpoints"))
-        self.view_menu.setTitle(self.tr("&View"))
-        self.language_menu.setTitle(self.tr("&Language"))
+        self.menus.retranslate()
         actions.retranslate(self.actions_by_id, self.ctl)
         self.rebuild_recent()  # its "No recent snapshots" entry
         self.update_status()
@@ -459,11 +375,3 @@ class MainWindow(WindowLayout, QMainWindow):
             self.snapshots.drop(paths)
             event.acceptProposedAction()
 
-
-def _state_text(state: str) -> str:
-    """A stepper state ("paused", "running" …) as the status bar says it."""
-    names = {"idle": QT_TRANSLATE_NOOP("MainWindow", "idle"), "paused": QT_TRANSLATE_NOOP("MainWindow", "paused"),
-             "running": QT_TRANSLATE_NOOP("MainWindow", "running"),
-             "finished": QT_TRANSLATE_NOOP("MainWindow", "finished"),
-             "stopped": QT_TRANSLATE_NOOP("MainWindow", "stopped"), "failed": QT_TRANSLATE_NOOP("MainWindow", "failed")}
-    return QCoreApplication.translate("MainWindow", names[state]) if state in names else state

@@ -10,9 +10,10 @@ resize, a side dock's separator moved) and the stale tab bars' cure; it uses the
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSettings, Qt, QTimer
-from PySide6.QtWidgets import QScrollArea, QTabBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QTabBar, QWidget
 
 from tfdebug.core.devices import DTYPES, available_device_maps
 from tfdebug.core.view import RunInputs
@@ -32,8 +33,53 @@ FRAME_ALLOWANCE = (16, 48)
 FOLDS = (("navigator", "architecture"), ("stats", "explain"), ("stats", "shape"), ("heatmap", "heads"))
 
 
-class WindowLayout:
+if TYPE_CHECKING:  # the checker reads the window's methods on it; at run time MainWindow brings QMainWindow
+    from tfdebug.ui.state.controller import DebugController
+
+    _Window = QMainWindow
+else:
+    _Window = object
+
+
+class WindowLayout(_Window):
     """Saving and restoring the window, and how its docks share the space."""
+
+    # what it reads of the window (MainWindow sets them)
+    settings: QSettings
+    docks: dict[str, QDockWidget]
+    ctl: DebugController
+    input_bar: Any
+    heads_panel: Any
+    shape_panel: Any
+    generation_panel: Any
+
+    def show_message(self, message: Message) -> None:
+        """Show `message` in the message bar (MainWindow's)."""
+        raise NotImplementedError
+
+    def size_first_docks(self) -> None:
+        """The first docks' sizes in a new window (Stages, Architecture, Heatmap, Shape, Heads, Stats), the
+        layout's memory of them, and Heads and Shape fitted to each stage shown."""
+        nav, arch, heat, shape, heads, stats = (self.docks[name] for name in (
+            "navigator", "architecture", "heatmap", "shape", "heads", "stats"))
+        self.resize(1600, 1000)
+        self.resizeDocks([nav, heat, shape], [330, 860, 400], Qt.Horizontal)
+        self.resizeDocks([nav, arch], [520, 380], Qt.Vertical)
+        self.resizeDocks([heat, heads], [640, 260], Qt.Vertical)
+        self.resizeDocks([shape, stats], [380, 520], Qt.Vertical)
+        # Qt hands a growing window's width to the left dock area (there is no central widget):
+        # the side columns keep the sizes the user left them at, and the heatmap takes the rest.
+        self._side_sizes: tuple[int, int, int, int] = (330, 400, 520, 380)  # as resized above
+        self._bottom_heights: dict[str, int] = {}  # the docks at the bottom keep these as the window resizes
+        self._laid_out_at = self.size()
+        self._heads_share: float | None = None  # the Heads' share of the height an empty Heads dock lends the heatmap
+        self._plane_room_kept = False  # a restored layout's heatmap given its room (keep_plane_room), once
+        shown = self.ctl.shown.model.stage_shown
+        shown.connect(self.fit_heads)
+        # Its thumbnails are hidden later, on its own timer: fitted again once the layout has taken that in.
+        self.heads_panel.content_changed.connect(lambda: QTimer.singleShot(0, self.fit_heads))
+        shown.connect(self.fit_shape)  # after the Shape panel's own refresh (connected before)
+        heads.visibilityChanged.connect(lambda visible: visible and self.fit_heads())
 
     def save_settings(self) -> None:
         s = self.settings

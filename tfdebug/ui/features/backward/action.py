@@ -35,7 +35,8 @@ def _can_run(ctl: DebugController) -> bool:
                 QT_TRANSLATE_NOOP("actions", "Backpropagate an objective of the finished pass (the next-token "
                                              "loss, the loss at a position, a logit difference or a stage's "
                                              "sum) and step through every stage's gradient in backward order"),
-                enabled=_can_run, toolbar=False)
+                enabled=_can_run, toolbar=False,
+                menu="debug", group=5, order=0)
 def backward(ctx: ActionContext) -> None:
     """Ask for the objective (the window's last choice filled in); OK runs the backward, Cancel nothing."""
     ctl = ctx.ctl
@@ -45,12 +46,12 @@ def backward(ctx: ActionContext) -> None:
 
     window, source = ctx.window, ctl.source
     count, vocabulary = logits_shape(ctl.plan)
-    dialog = ObjectiveDialog(count, vocabulary, token_resolver(source), getattr(window, "backward_choice", Choice()),
+    dialog = ObjectiveDialog(count, vocabulary, token_resolver(source), window.backward_panel.choice or Choice(),
                              ctl.plan.names(), ctl.selected_stage or "", window)
-    window.backward_dialog = dialog  # tests reach the open dialog here
+    window.dialogs["backward"] = dialog  # tests reach the open dialog here
 
     def accepted() -> None:
-        window.backward_choice = dialog.choice()  # remembered for the window's session
+        window.backward_panel.choice = dialog.choice()  # remembered for the window's session
         if ctl.source is source and _can_run(ctl):
             _run(ctx, dialog.objective)
     dialog.accepted.connect(accepted)

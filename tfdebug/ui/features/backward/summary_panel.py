@@ -41,6 +41,7 @@ class BackwardPanel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.summary = None
+        self.choice = None  # the objective last chosen (objective_dialog.Choice): Backward's dialog opens on it
         self.over_frames = False  # the Picture tab colours a spectrogram's frames, not a picture's patches
         self.note = QLabel()
         self.note.setWordWrap(True)

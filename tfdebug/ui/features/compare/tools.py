@@ -31,7 +31,8 @@ from tfdebug.ui.widgets.deferred import Deferred
 
 @actions.action("tfdebug.compare.with", QT_TRANSLATE_NOOP("actions", "Compare With…"), "Ctrl+Shift+D",
                 QT_TRANSLATE_NOOP("actions", "Compare two passes stage by stage and find the first stage where they diverge"),
-                enabled=lambda ctl: not ctl.loader.busy, toolbar=False)
+                enabled=lambda ctl: not ctl.loader.busy, toolbar=False,
+                menu="file", group=1, order=10)
 def compare_with(ctx: ActionContext) -> None:
     ctx.tools.compare.open_dialog()
 
@@ -64,7 +65,6 @@ class CompareTools:
         self.dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Compare"), "compare", self._view,
                                  Qt.BottomDockWidgetArea)
         self.dock.hide()
-        window.file_menu.addAction(window.actions_by_id["tfdebug.compare.with"])
 
     @property
     def view(self) -> CompareView:

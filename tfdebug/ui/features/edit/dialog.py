@@ -85,14 +85,16 @@ def can_edit(ctl: DebugController) -> bool:
 @actions.action("tfdebug.edit.tensor", QT_TRANSLATE_NOOP("actions", "Edit Tensor…"), "Ctrl+Shift+E",
                 QT_TRANSLATE_NOOP("actions", "Change the paused stage's tensor: a cell, row, column, head or slice; "
                                   "Continue runs on it"),
-                enabled=can_edit, live_only=True, toolbar=False)
+                enabled=can_edit, live_only=True, toolbar=False,
+                menu="debug", group=4, order=0)
 def edit_tensor(ctx: ActionContext) -> None:
     ctx.tools.edit.open_dialog()
 
 
 @actions.action("tfdebug.edit.undo", QT_TRANSLATE_NOOP("actions", "Undo Edit"), "Ctrl+Alt+Z", QT_TRANSLATE_NOOP("actions", "Take back the last edit of the paused stage"),
                 enabled=lambda ctl: ctl.stepper is not None and ctl.stepper.edits_to_undo > 0, live_only=True,
-                toolbar=False)
+                toolbar=False,
+                menu="debug", group=4, order=10)
 def undo_edit(ctx: ActionContext) -> None:
     ctl = ctx.ctl
     if ctl.steps.command(ctl.stepper.undo_replace):

@@ -183,7 +183,8 @@ class ExportActions(QObject):
 
 @actions.action("tfdebug.file.export", QT_TRANSLATE_NOOP("actions", "Export…"), "Ctrl+E",
                 QT_TRANSLATE_NOOP("actions", "Export the pass (snapshot, NumPy, PyTorch) or the heatmap (CSV, PNG, SVG)"),
-                toolbar=False)
+                toolbar=False,
+                menu="file", group=1, order=0)
 def export(ctx: ActionContext) -> None:
     ctx.tools.exports.export_dialog()
 
