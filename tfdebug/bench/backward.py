@@ -14,7 +14,8 @@ Medians, the ratio tfdebug ÷ plain (goal ≤ 1.15×), the plain row's A/A (its 
 same objective: they agree). Then each variant once more in a child process of its own (as tfdebug.bench.scale
 measures peaks), its peak RSS above its RSS before the pass, and the ratio of the two peaks; beside tfdebug's, the peak
 `run_backward` states before it runs (`sessions.backward.check_backward_fits`). The `full` profile adds the real-size row
-(`bench.backward_real`: SmolLM-135M's shape at 2,048 tokens in float32, its stated peak against its measured one).
+(`bench.backward_real`: SmolLM-135M's shape at 2,048 tokens in float32, its stated peak against its measured one)
+and the same backward done in the window by keys, F10 through every gradient (`bench.backward_window`).
 """
 
 from __future__ import annotations
@@ -146,6 +147,10 @@ def backward_section(profile: str = "default", repeats: int = 5, lengths: tuple[
         from tfdebug.bench.backward_real import real_size_row
 
         section["real_size"] = real_size_row(profile, timeout=max(timeout, 1800.0))
+    if profile == "full":  # the same in the window, by keys (tests: tests/bench/test_backward_window.py)
+        from tfdebug.bench.backward_window import window_row
+
+        section["window"] = window_row(profile, timeout=max(timeout, 3600.0))
     return section
 
 
@@ -171,4 +176,8 @@ def format_backward(section: dict) -> list[str]:
         from tfdebug.bench.backward_real import format_real_size
 
         lines += format_real_size(section["real_size"])
+    if "window" in section:
+        from tfdebug.bench.backward_window import format_window_row
+
+        lines += format_window_row(section["window"])
     return lines
