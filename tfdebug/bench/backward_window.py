@@ -69,45 +69,6 @@ def _wait(condition, timeout_s: float) -> bool:
     return True
 
 
-def _activate(window) -> None:
-    """Make the window the active one, as a person's click on it does (the offscreen platform can leave a closed
-    dialog active, and the keys would go nowhere)."""
-    import warnings
-
-    from PySide6.QtWidgets import QApplication
-
-    window.activateWindow()
-    if QApplication.activeWindow() is not window:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            QApplication.setActiveWindow(window)
-
-
-def _keys(window, key, modifiers=None) -> None:
-    """A key press on the window as a person makes it (the window made the active one first)."""
-    from PySide6.QtCore import Qt
-    from PySide6.QtTest import QTest
-
-    _activate(window)
-    QTest.keyClick(window, key, Qt.NoModifier if modifiers is None else modifiers)
-
-
-def _objective_by_keys(window) -> None:
-    """Ctrl+Shift+B, then Return in the objective dialog (its first objective: the next-token loss)."""
-    from PySide6.QtCore import Qt
-    from PySide6.QtTest import QTest
-
-    old = getattr(window, "backward_dialog", None)
-    _keys(window, Qt.Key_B, Qt.ControlModifier | Qt.ShiftModifier)
-    if not _wait(lambda: getattr(window, "backward_dialog", None) not in (None, old)
-                 and window.backward_dialog.isVisible(), 30.0):
-        raise TimeoutError("Ctrl+Shift+B opened no objective dialog")
-    dialog = window.backward_dialog
-    dialog.activateWindow()
-    _wait(lambda: dialog.focusWidget() is not None, 5.0)
-    QTest.keyClick(dialog.focusWidget() or dialog, Qt.Key_Return)
-
-
 def child(variant: str, shape: str, seq_len: int) -> dict:
     """The row (see the module docstring), in this fresh process; `variant` is unused ("window")."""
     import os
@@ -117,14 +78,13 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import torch
     import transformers  # noqa: F401  (imported before the clock starts)
-    from PySide6.QtCore import Qt
-
     from tfdebug.bench.real_size import WORDS, _restart_peak, _rss, high_water
     from tfdebug.bench.window_clock import bench_window, one_step, quiet_qt_messages
     from tfdebug.core.budget import default_capture_budget, total_memory
     from tfdebug.core.errors import TfdebugError
     from tfdebug.sessions.backward import check_backward_fits, parameter_bytes
     from tfdebug.ui.features.backward import action
+    from tfdebug.ui.shell.probe import activate, objective_by_keys, press
 
     row: dict = {"variant": variant, "shape": shape, "seq_len": seq_len, "dtype": "float32",
                  "threads": torch.get_num_threads(), "ram_bytes": total_memory()}
@@ -138,13 +98,15 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             ctl, heatmap = window.ctl, window.heatmap_panel
             window.input_bar.set_values(f"hf:{folder}", "cpu", {"prompt": prompt}, ("float32", None))
             start = time.perf_counter()
-            _keys(window, Qt.Key_Return, Qt.ControlModifier)
+            activate(window)
+            press(window, "Return", control=True)
             if not _wait(lambda: ctl.current is not None and heatmap.slice is not None
                          and clock.painted_slice is heatmap.slice, STEP_TIMEOUT_S):
                 raise TimeoutError(f"the pass did not show its first stage: {window.message_bar.text()}")
             row["first_stage_s"] = round(time.perf_counter() - start, 2)
             _note("first stage", row["first_stage_s"])
-            _keys(window, Qt.Key_F5)
+            activate(window)
+            press(window, "F5")
             if not _wait(lambda: ctl.stepper.state == "finished", STEP_TIMEOUT_S * 3):
                 raise TimeoutError("F5 did not run the pass to its end")
             row["forward_s"] = round(time.perf_counter() - start, 2)
@@ -172,7 +134,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             _restart_peak()
             before = _rss()
             start = time.perf_counter()
-            _objective_by_keys(window)
+            objective_by_keys(window)
             if not _wait(lambda: not action._RUNNING, STEP_TIMEOUT_S * 3):
                 raise TimeoutError("the backward did not end")
             shown = _wait(lambda: ctl.source is not None and ctl.title.startswith("backward")
@@ -197,7 +159,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             while stepper.cursor < len(history) - 1:
                 target = names[stepper.cursor + 1]
                 _wait(lambda: ctl.shown.settled(), STEP_TIMEOUT_S)  # idle, as between a person's steps
-                _activate(window)
+                activate(window)
                 ms_painted, _named, ms_settled = one_step(
                     window, clock, lambda t=target: ctl.current is not None and ctl.current.name == t, target,
                     timeout_s=STEP_TIMEOUT_S)

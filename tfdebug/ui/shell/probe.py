@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 
 from tfdebug.ui.shell.window import MainWindow
 
-KEYS = {"F10": Qt.Key_F10, "Return": Qt.Key_Return}
+KEYS = {"F10": Qt.Key_F10, "Return": Qt.Key_Return, "F5": Qt.Key_F5, "B": Qt.Key_B}
 
 
 @contextmanager
@@ -72,6 +72,39 @@ def press(window: MainWindow, key: str, shift: bool = False, control: bool = Fal
     if control:
         modifiers |= Qt.ControlModifier
     QTest.keyClick(window, KEYS[key], modifiers)
+
+
+def activate(window: MainWindow) -> None:
+    """Make the window the active one, as a person's click on it does (the offscreen platform can leave a closed
+    dialog active, and the keys would go nowhere)."""
+    import warnings
+
+    window.activateWindow()
+    if QApplication.activeWindow() is not window:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            QApplication.setActiveWindow(window)
+
+
+def objective_by_keys(window: MainWindow, timeout_s: float = 30.0) -> None:
+    """Debug ▸ Backward by its keys (Ctrl+Shift+B), then Return in the objective dialog (its first objective, the
+    next-token loss); TimeoutError when no dialog opens."""
+    import time
+
+    old = window.dialogs.get("backward")
+    activate(window)
+    press(window, "B", shift=True, control=True)
+    deadline = time.perf_counter() + timeout_s
+    while window.dialogs.get("backward") in (None, old) or not window.dialogs["backward"].isVisible():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("Ctrl+Shift+B opened no objective dialog")
+        next_events()
+    dialog = window.dialogs["backward"]
+    dialog.activateWindow()
+    deadline = time.perf_counter() + 5.0
+    while dialog.focusWidget() is None and time.perf_counter() < deadline:
+        next_events()
+    QTest.keyClick(dialog.focusWidget() or dialog, Qt.Key_Return)
 
 
 def next_events() -> None:
