@@ -57,18 +57,6 @@ def _note(*what) -> None:
     print(f"[{time.strftime('%H:%M:%S')}]", *what, file=sys.stderr, flush=True)
 
 
-def _wait(condition, timeout_s: float) -> bool:
-    """Run the window's event loop until `condition()`; False on the timeout."""
-    from tfdebug.ui.shell.probe import next_events
-
-    deadline = time.perf_counter() + timeout_s
-    while not condition():
-        if time.perf_counter() > deadline:
-            return False
-        next_events()
-    return True
-
-
 def child(variant: str, shape: str, seq_len: int) -> dict:
     """The row (see the module docstring), in this fresh process; `variant` is unused ("window")."""
     import os
@@ -79,7 +67,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     import torch
     import transformers  # noqa: F401  (imported before the clock starts)
     from tfdebug.bench.real_size import WORDS, _restart_peak, _rss, high_water
-    from tfdebug.bench.window_clock import bench_window, one_step, quiet_qt_messages
+    from tfdebug.bench.window_clock import bench_window, one_step, quiet_qt_messages, wait
     from tfdebug.core.budget import default_capture_budget, total_memory
     from tfdebug.core.errors import TfdebugError
     from tfdebug.sessions.backward import check_backward_fits, parameter_bytes
@@ -100,19 +88,19 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             start = time.perf_counter()
             activate(window)
             press(window, "Return", control=True)
-            if not _wait(lambda: ctl.current is not None and heatmap.slice is not None
+            if not wait(lambda: ctl.current is not None and heatmap.slice is not None
                          and clock.painted_slice is heatmap.slice, STEP_TIMEOUT_S):
                 raise TimeoutError(f"the pass did not show its first stage: {window.message_bar.text()}")
             row["first_stage_s"] = round(time.perf_counter() - start, 2)
             _note("first stage", row["first_stage_s"])
             activate(window)
             press(window, "F5")
-            if not _wait(lambda: ctl.stepper.state == "finished", STEP_TIMEOUT_S * 3):
+            if not wait(lambda: ctl.stepper.state == "finished", STEP_TIMEOUT_S * 3):
                 raise TimeoutError("F5 did not run the pass to its end")
             row["forward_s"] = round(time.perf_counter() - start, 2)
             _note("forward", row["forward_s"])
             backward_action = window.actions_by_id["tfdebug.debug.backward"]
-            if not _wait(backward_action.isEnabled, 60.0):
+            if not wait(backward_action.isEnabled, 60.0):
                 raise TimeoutError("Debug ▸ Backward stayed grey after the pass ended")
             session = ctl.source.session
             forward = [c.name for c in session.plan]
@@ -135,9 +123,9 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             before = _rss()
             start = time.perf_counter()
             objective_by_keys(window)
-            if not _wait(lambda: not action._RUNNING, STEP_TIMEOUT_S * 3):
+            if not wait(lambda: not action._RUNNING, STEP_TIMEOUT_S * 3):
                 raise TimeoutError("the backward did not end")
-            shown = _wait(lambda: ctl.source is not None and ctl.title.startswith("backward")
+            shown = wait(lambda: ctl.source is not None and ctl.title.startswith("backward")
                           and ctl.current is not None and heatmap.slice is not None
                           and clock.painted_slice is heatmap.slice, 60.0)
             row["backward_s"] = round(time.perf_counter() - start, 2)
@@ -158,7 +146,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             row["steps_start_s"] = round(time.perf_counter() - start, 2)
             while stepper.cursor < len(history) - 1:
                 target = names[stepper.cursor + 1]
-                _wait(lambda: ctl.shown.settled(), STEP_TIMEOUT_S)  # idle, as between a person's steps
+                wait(lambda: ctl.shown.settled(), STEP_TIMEOUT_S)  # idle, as between a person's steps
                 activate(window)
                 ms_painted, _named, ms_settled = one_step(
                     window, clock, lambda t=target: ctl.current is not None and ctl.current.name == t, target,

@@ -56,17 +56,6 @@ def _build_in_child(folder: Path, tiny: bool) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _wait(condition, timeout_s: float) -> bool:
-    from tfdebug.ui.shell.probe import next_events
-
-    deadline = time.perf_counter() + timeout_s
-    while not condition():
-        if time.perf_counter() > deadline:
-            return False
-        next_events()
-    return True
-
-
 def whole_pass_in_window(seq_len: int = 4096, budget_mb: float | None = None, tiny: bool = False,
                          log: str | None = None, step_timeout_s: float = 3600.0,
                          verify_timeout_s: float = 1800.0) -> dict:
@@ -76,7 +65,7 @@ def whole_pass_in_window(seq_len: int = 4096, budget_mb: float | None = None, ti
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import transformers  # noqa: F401  (imported before the clock starts)
 
-    from tfdebug.bench.window_clock import bench_window, quiet_qt_messages
+    from tfdebug.bench.window_clock import bench_window, quiet_qt_messages, wait
     from tfdebug.core.recorder import held_bytes
     from tfdebug.core.stepper import FINISHED
     from tfdebug.sessions.peak import peak_of
@@ -104,7 +93,7 @@ def whole_pass_in_window(seq_len: int = 4096, budget_mb: float | None = None, ti
                 window.activateWindow()
                 start = time.perf_counter()
                 press(window, "Return", control=True)
-                if not _wait(lambda: ctl.current is not None and heatmap.slice is not None
+                if not wait(lambda: ctl.current is not None and heatmap.slice is not None
                              and clock.painted_slice is heatmap.slice, step_timeout_s):
                     raise TimeoutError("the pass did not show its first stage")
                 session = ctl.session
@@ -120,7 +109,7 @@ def whole_pass_in_window(seq_len: int = 4096, budget_mb: float | None = None, ti
                     before, previous, clock.painted_slice = ctl.current, heatmap.slice, None
                     step_start = time.perf_counter()
                     press(window, "F10")
-                    if not _wait(lambda: stepper.state == FINISHED or (
+                    if not wait(lambda: stepper.state == FINISHED or (
                             ctl.current is not before and ctl.current is stepper.current and heatmap.slice is not None
                             and heatmap.slice is not previous and clock.painted_slice is heatmap.slice),
                             step_timeout_s):
@@ -146,7 +135,7 @@ def whole_pass_in_window(seq_len: int = 4096, budget_mb: float | None = None, ti
                 row["rss_after_pass_bytes"] = _rss()
                 note({"finished": True, "rss": row["rss_after_pass_bytes"], "kept_bytes": row["kept_bytes"]})
                 verify_start = time.perf_counter()
-                verified = _wait(lambda: ctl.loader.verification is not None, verify_timeout_s)
+                verified = wait(lambda: ctl.loader.verification is not None, verify_timeout_s)
                 row["verify_s"] = time.perf_counter() - verify_start
                 row["verified"] = None if not verified else bool(ctl.loader.verification.ok)
             row["sampled_peak_rss_bytes"] = rss.peak

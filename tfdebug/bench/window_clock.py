@@ -121,11 +121,14 @@ def one_step(window: MainWindow, clock: PaintClock, arrived: Callable[[], bool],
     return (painted - start) * 1000.0, named_ms, (max(clock.last_paint, painted) - start) * 1000.0
 
 
-def wait(condition, timeout_s: float = TIMEOUT_S) -> None:
-    """Run the event loop until `condition()` or the timeout."""
+def wait(condition, timeout_s: float = TIMEOUT_S) -> bool:
+    """Run the event loop until `condition()` or the timeout; whether the condition came true."""
     deadline = time.perf_counter() + timeout_s
-    while not condition() and time.perf_counter() < deadline:
+    while not condition():
+        if time.perf_counter() > deadline:
+            return False
         next_events()
+    return True
 
 
 @contextmanager
