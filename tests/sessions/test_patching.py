@@ -43,50 +43,11 @@ def _difference_with(handle, model, ids, position, target, contrast) -> float:
 
 def _reference_sweep(folder, clean, corrupt, position, target, contrast):
     """Rows × positions of logit differences, patched with hooks: row 0 the first block's input, row r the
-    output of block r − 1."""
-    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder)).eval()
+    output of block r − 1; each position from the same position of the clean text."""
     tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
-    blocks = model.transformer.h if hasattr(model, "transformer") else model.model.layers
-
-    def states(text):
-        seen = {}
-        hooks = [blocks[0].register_forward_pre_hook(
-            lambda _m, args, kwargs: seen.__setitem__(0, (args[0] if args else kwargs["hidden_states"]).clone()),
-            with_kwargs=True)]
-        for i, block in enumerate(blocks):
-            hooks.append(block.register_forward_hook(
-                lambda _m, _a, out, i=i: seen.__setitem__(i + 1, (out[0] if isinstance(out, tuple) else out).clone())))
-        with torch.no_grad():
-            logits = model(**tokenizer(text, return_tensors="pt")).logits
-        for h in hooks:
-            h.remove()
-        return seen, logits
-
-    clean_states, _ = states(clean)
-    ids = tokenizer(corrupt, return_tensors="pt")
-    out = []
-    for row in range(len(blocks) + 1):
-        lds = []
-        for p in range(ids["input_ids"].shape[1]):
-            def put(value):
-                value = value.clone()
-                value[:, p] = clean_states[row][:, p]
-                return value
-            if row == 0:
-                def pre(_m, args, kwargs):
-                    if args:
-                        return (put(args[0]), *args[1:]), kwargs
-                    return args, {**kwargs, "hidden_states": put(kwargs["hidden_states"])}
-                handle = blocks[0].register_forward_pre_hook(pre, with_kwargs=True)
-            else:
-                def post(_m, _a, output):
-                    if isinstance(output, tuple):
-                        return (put(output[0]), *output[1:])
-                    return put(output)
-                handle = blocks[row - 1].register_forward_hook(post)
-            lds.append(_difference_with(handle, model, ids, position, target, contrast))
-        out.append(lds)
-    return out
+    count = len(tokenizer(corrupt)["input_ids"])
+    return _reference_aligned_sweep(folder, clean, corrupt, [(p, p) for p in range(count)], position, target,
+                                    contrast)
 
 
 def _predictions(patcher):
