@@ -16,7 +16,7 @@ import torch
 from tests.adapters import hf_archs, hf_tiny
 from tests.adapters.test_hf_architectures import CAPTURED, TEXTS
 from tfdebug.adapters.hf.adapter import wrap
-from tfdebug.adapters.hf.attention import planes_materialized
+from tfdebug.adapters.hf.planes import planes_materialized
 from tfdebug.core import recipes
 from tfdebug.core.recipes import is_plane
 from tfdebug.sessions.session import DebugSession

@@ -297,3 +297,16 @@ def test_the_backward_section_times_the_captured_backward_beside_plain_loss_back
     assert "of plain's" in out and "plain loss.backward() (8 tokens)" in out
     # the real-size row's kind (tiny: 2 layers): the peak stated before the backward beside the one measured
     assert "real size: tiny in float32 at 64 tokens" in out and "peak stated before it ran" in out
+
+
+def test_the_peers_sweep_samples_cells_spread_evenly_over_the_layers_and_positions():
+    pytest.importorskip("pandas")
+    from tfdebug.bench.why import _spread_cells
+
+    every = _spread_cells(30, 64, None)
+    assert len(every) == 30 * 64 and list(every.columns) == ["layer", "pos"]
+    sampled = _spread_cells(30, 64, 128)
+    assert len(sampled) == 128 and len(set(map(tuple, sampled.values.tolist()))) == 128
+    assert sampled["layer"].min() == 0 and sampled["layer"].max() == 29  # every depth is timed
+    assert sampled["pos"].nunique() > 32  # and most positions
+    assert len(_spread_cells(2, 8, 128)) == 16  # fewer cells than asked: every one

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from tests.adapters import hf_archs, hf_tiny
-from tfdebug.adapters.hf import attention
+from tfdebug.adapters.hf import planes as hf_planes
 from tfdebug.core.gradient_planes import GradientPlane
 from tfdebug.core.recipes import RECIPE_KINDS, is_plane
 from tfdebug.sessions.backward import Objective, run_backward
@@ -27,7 +27,7 @@ def _plane_stage(info) -> bool:
 def _materialised(adapter, prepared, objective):
     """The same backward with every plane and every plane's gradient kept whole: autograd's own tensors."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(attention, "planes_noted", lambda recompute=True: attention.planes_materialized())
+        patch.setattr(hf_planes, "planes_noted", lambda recompute=True: hf_planes.planes_materialized())
         return run_backward(adapter, prepared, objective)
 
 

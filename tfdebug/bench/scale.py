@@ -103,7 +103,7 @@ def _tfdebug(model, ids, materialised: bool) -> dict:
 
     from tfdebug.adapters.base import Prepared
     from tfdebug.adapters.hf.adapter import wrap
-    from tfdebug.adapters.hf.attention import planes_materialized
+    from tfdebug.adapters.hf.planes import planes_materialized
     from tfdebug.core.budget import CaptureBudget, default_capture_budget
     from tfdebug.core.recorder import Recorder, held_bytes
 

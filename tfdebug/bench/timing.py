@@ -73,6 +73,11 @@ def in_opted_in_process(function: str, *args):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def note(*what) -> None:
+    """A line on stderr, with the time, as a row is made: a long section cut off still leaves what it had."""
+    print(f"[{time.strftime('%H:%M:%S')}]", *what, file=sys.stderr, flush=True)
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values)
 

@@ -18,7 +18,7 @@ Per (batch, head) block the arithmetic is autograd's own, in its order and with 
 so a block equals the gradient autograd materialises bit for bit (tests hold it, float32). Indexing computes
 only the heads (and on the CPU the band of query rows) asked for, as for a forward plane.
 
-The attention function (adapters/hf/attention.py, inside `planes_noted()`) notes on each plane tensor it
+The attention function (adapters/hf/planes.py `noted_attention`, inside `planes_noted()`) notes on each plane tensor it
 hands a tap the recipe of that plane (`note_plane`) and on the context tensor the chain's `Backing`
 (`note_context`); `core.gradients.GradientRecorder` reads the notes (`noted`) and keeps recipes.
 """

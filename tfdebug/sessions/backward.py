@@ -438,7 +438,7 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
     recompute = True
     if plan is not None:
         _, recompute = check_backward_fits(plan, budget, parameter_bytes(adapter.module))
-    from tfdebug.adapters.hf.attention import planes_noted
+    from tfdebug.adapters.hf.planes import planes_noted
     from tfdebug.adapters.hf.hooks import sums_in_graph
 
     if objective.kind not in OBJECTIVES:

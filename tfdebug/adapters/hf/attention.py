@@ -23,11 +23,11 @@ from torch import Tensor, nn
 
 from tfdebug.adapters.hf.conventions import FLOAT32_SCORES
 from tfdebug.adapters.hf.kernels import EAGER, check_kernel
+from tfdebug.adapters.hf.planes import NOTED, WHOLE, noted_attention, split_mask_bias
 from tfdebug.core.errors import UnsupportedModelError
 from tfdebug.core.gradient_planes import note_context
-from tfdebug.core.recipes import Plane, Scores, context_by_heads, is_plane, materialized, step
+from tfdebug.core.recipes import Scores, context_by_heads, is_plane, materialized, step
 from tfdebug.core.tap import Tap
-from tfdebug.core.thread_flag import ThreadFlag
 
 IMPLEMENTATION = "tfdebug"
 
@@ -78,42 +78,6 @@ _SITES: dict[int, AttentionSite] = {}
 PROBE: list | None = None
 _LOCK = threading.Lock()
 _ACTIVE: dict[str, int] = {}  # registered name -> how many models run with it right now
-# Inside `planes_materialized()` the tokens² stages are computed whole, as before recipes.
-_WHOLE = ThreadFlag()
-# Inside `planes_noted()` too, and each whole plane carries its recipe (a backward's gradient planes read them).
-_NOTED = ThreadFlag()
-# Inside `planes_noted(recompute=False)`: autograd keeps what it saves of the planes, not made again.
-_KEPT = ThreadFlag()
-
-
-@contextmanager
-def planes_materialized() -> Iterator[None]:
-    """Compute the attention planes whole inside the block (in this thread), not as recipes: what
-    the recipes are held to bit for bit, and the bench's "materialised" row."""
-    with _WHOLE.set():
-        yield
-
-
-@contextmanager
-def planes_noted(recompute: bool = True) -> Iterator[None]:
-    """`planes_materialized()` (autograd differentiates the whole planes), and every plane a tap sees noted with
-    its recipe, the context with what the gradient recipes read (`core.gradient_planes`): a backward's
-    recorder keeps recipes, not planes, of the forward and of the gradients. `recompute`: what autograd saves of
-    the planes is made again when its backward reads it (`core.recompute`), else kept (faster, every layer's
-    probabilities held until its backward)."""
-    with _WHOLE.set(), _NOTED.set():
-        if recompute:
-            yield
-        else:
-            with _KEPT.set():
-                yield
-
-
-def planes_being_noted() -> bool:
-    """Whether this thread is inside `planes_noted()`: a backward's forward, whose stages no verification reads."""
-    return _NOTED.on
-
-
 def repeat_kv(x: Tensor, n_rep: int) -> Tensor:
     """(B, H_kv, T, Dh) → (B, H_kv·n_rep, T, Dh): each K/V head serves n_rep query heads."""
     batch, kv_heads, length, head_dim = x.shape
@@ -162,17 +126,17 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     if attention_mask is not None and attention_mask.shape[-1] != key.shape[-2]:
         attention_mask = attention_mask[:, :, :, : key.shape[-2]]
     backing = context = None
-    if site is not _NO_SITE and sinks is None and not _WHOLE.on:
+    if site is not _NO_SITE and sinks is None and not WHOLE.on:
         probs = _planes_as_recipes(site, taps, query, qk_key, attention_mask, scaling, position_bias, softcap, dtype)
-    elif site is not _NO_SITE and sinks is None and _NOTED.on and not (module.training and dropout > 0):
-        probs, context, backing = _noted_attention(site, taps, query, key, qk_key, value, attention_mask, scaling,
+    elif site is not _NO_SITE and sinks is None and NOTED.on and not (module.training and dropout > 0):
+        probs, context, backing = noted_attention(site, taps, query, key, qk_key, value, attention_mask, scaling,
                                                    position_bias, softcap, dtype)
     else:
         probs = _planes(site, taps, query, key, attention_mask, scaling, position_bias, softcap, sinks, dtype,
                         value.dtype)
     if context is None and is_plane(probs) and not (module.training and dropout > 0):
         context = context_by_heads(probs, value)  # (B, H, Tq, Dh): one head block's plane at a time
-    elif context is None:  # else made with the planes (`_noted_attention`)
+    elif context is None:  # else made with the planes (`noted_attention`)
         probs = nn.functional.dropout(materialized(probs), p=dropout, training=module.training)
         context = torch.matmul(probs, value)  # (B, H, Tq, Dh)
     if backing is not None:
@@ -198,23 +162,6 @@ def kernel_attention_forward(kernel: str):
         context = site.taps["context"](output.transpose(1, 2))  # (B, H, Tq, Dh), as eager's context tap
         return context.transpose(1, 2).contiguous(), weights  # (B, Tq, H, Dh)
     return forward
-
-
-def bias_in_mask(mask: Tensor | None) -> bool:
-    """Whether an additive mask also carries a bias: a value other than 0 at a cell it does not mask (finfo.min / 2
-    or less marks a masked cell)."""
-    if mask is None or not mask.is_floating_point():
-        return False
-    kept = mask[mask > torch.finfo(mask.dtype).min / 2]
-    return bool((kept != 0).any())
-
-
-def split_mask_bias(mask: Tensor) -> tuple[Tensor, Tensor]:
-    """(the bias: the mask's values where it keeps a cell, else 0; the mask proper: 0 there, its own value where it
-    masks). (S + bias) + mask equals S + the model's mask bit for bit: each cell adds one value and 0."""
-    kept = mask > torch.finfo(mask.dtype).min / 2
-    zero = torch.zeros((), dtype=mask.dtype, device=mask.device)
-    return torch.where(kept, mask, zero), torch.where(kept, zero, mask)
 
 
 def _tapped_inputs(site: AttentionSite, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
@@ -254,94 +201,6 @@ def _planes_as_recipes(site: AttentionSite, taps, query: Tensor, key: Tensor, at
         scores = taps["masked"](step(scores, "mask", tensor=attention_mask))  # finfo.min at masked cells
     # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
     return taps["probs"](step(scores, "softmax", dtype=dtype))
-
-
-def _noted_attention(site: AttentionSite, taps, query: Tensor, key: Tensor, qk_key: Tensor, value: Tensor,
-                     attention_mask: Tensor | None, scaling: float, position_bias: Tensor | None,
-                     softcap: float | None, dtype: torch.dtype):
-    """`_planes`' whole planes (what autograd differentiates), each handed to its tap noted with its recipe
-    (from the detached q, k, mask and bias: a recipe holds no graph), and the context P·V; returns
-    (probabilities, context, Backing).
-
-    What autograd saves of the planes for its backward (the probabilities, a soft cap's tanh) is not kept: it is
-    made again from the detached q, k, mask and bias when the backward reads it (`core.recompute.Recomputed`),
-    by the same arithmetic (`_arithmetic`), so equal bit for bit — unless a tap edits a stage, after which what
-    follows is kept as usual."""
-    from tfdebug.core.gradient_planes import Backing, note_plane
-    from tfdebug.core.recompute import Recomputed
-
-    backing = Backing(value.detach())  # its probabilities' recipe is set once the chain is made
-    bias = None
-    if attention_mask is not None and site.mask_bias:
-        bias, attention_mask = split_mask_bias(attention_mask)
-    detached = (query.detach(), key.detach())
-    position_bias_, bias_, mask_ = (None if t is None else t.detach() for t in (position_bias, bias, attention_mask))
-    plane: Plane = Scores(query.detach(), qk_key.detach())
-
-    def again() -> list[Tensor]:
-        made: list[Tensor] = []
-
-        def keep(tensor: Tensor) -> Tensor:
-            made.append(tensor)
-            return tensor
-
-        _arithmetic(*detached, scaling, position_bias_, softcap, bias_, mask_, dtype, lambda name, tensor: tensor,
-                    keep)
-        return made
-
-    recomputed = Recomputed(again)
-
-    def noted(name: str, tensor: Tensor) -> Tensor:
-        nonlocal plane
-        if name == "scaled":
-            plane = step(plane, "scale", value=scaling)
-        elif name == "position_bias":
-            plane = step(plane, "bias", tensor=position_bias_)
-        elif name == "softcap":
-            plane = step(plane, "softcap", value=softcap)
-        elif name == "mask_bias":
-            plane = step(plane, "bias", tensor=bias_)
-        elif name == "masked":
-            plane = step(plane, "mask", tensor=mask_)
-        elif name == "probs":
-            plane = step(plane, "softmax", dtype=dtype)
-            backing.probs = plane
-        if name == "position_bias" and not site.bias:
-            return tensor
-        seen = taps[site.mask_bias if name == "mask_bias" else name](note_plane(tensor, plane, backing))
-        if seen is not tensor:  # an edited stage: what follows is not the arithmetic of q and k
-            recomputed.stopped = True
-        return seen
-
-    if _KEPT.on:  # autograd keeps what it saves, as in a plain backward
-        probs = _arithmetic(query, key, scaling, position_bias, softcap, bias, attention_mask, dtype, noted,
-                            lambda tensor: tensor)
-        return probs, torch.matmul(probs, value), backing
-    with recomputed.saving():
-        probs = _arithmetic(query, key, scaling, position_bias, softcap, bias, attention_mask, dtype, noted,
-                            recomputed.made)
-        context = torch.matmul(probs, value)  # (B, H, Tq, Dh)
-    return probs, context, backing
-
-
-def _arithmetic(query: Tensor, key: Tensor, scaling: float, position_bias: Tensor | None, softcap: float | None,
-                bias: Tensor | None, mask: Tensor | None, dtype: torch.dtype, tap, made) -> Tensor:
-    """Eager attention's arithmetic from q and k to the probabilities (B, H, Tq, Tk): `tap(stage, tensor)` gives
-    each stage the next step reads ('mask_bias': a bias the model adds with its mask); `made(tensor)` is told of
-    every tensor of it that autograd saves (a soft cap's tanh, the probabilities in float32 and in `dtype`)."""
-    scores = tap("scores", torch.matmul(query, key.transpose(2, 3)))  # (B, H, Tq, Tk)
-    scores = tap("scaled", scores * scaling)
-    if position_bias is not None:
-        scores = tap("position_bias", scores + position_bias)
-    if softcap is not None:
-        scores = tap("softcap", made(torch.tanh(scores / softcap)) * softcap)
-    if bias is not None:
-        scores = tap("mask_bias", scores + bias)
-    if mask is not None:
-        scores = tap("masked", scores + mask)  # finfo.min at masked cells
-    # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
-    wide = made(nn.functional.softmax(scores, dim=-1, dtype=torch.float32))
-    return tap("probs", made(wide.to(dtype)))
 
 
 def _planes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mask: Tensor | None, scaling: float,

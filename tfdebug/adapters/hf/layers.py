@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from torch import Tensor
 
 from tfdebug.adapters.hf import conventions as conv
-from tfdebug.adapters.hf.attention import bias_in_mask, check_keywords
+from tfdebug.adapters.hf.attention import check_keywords
+from tfdebug.adapters.hf.planes import bias_in_mask
 from tfdebug.adapters.hf.builder import PROJ_AXES, SPLIT_AXES, STREAM, AttentionShape
 from tfdebug.adapters.hf.ffn import FeedForward
 from tfdebug.adapters.hf.hooks import HeadParts, Output, ProjectionSplit, SumResidual

@@ -63,7 +63,7 @@ def stages_kept(taps: Mapping[str, nn.Module], names, into: dict, fired: dict | 
     (`attention.planes_being_noted()`) nothing is kept: no verification reads it, and every layer's probabilities
     held to the end of the forward would be the backward's largest cost (`sessions.backward.run_backward` gives
     the adapter's references back as they were before it anyway)."""
-    from tfdebug.adapters.hf.attention import planes_being_noted
+    from tfdebug.adapters.hf.planes import planes_being_noted
 
     handles = []
     names = set() if planes_being_noted() else set(names)
