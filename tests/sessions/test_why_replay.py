@@ -53,7 +53,7 @@ def test_a_snapshot_s_patching_sweep_equals_the_live_one(tmp_path):
     live, live_target, live_contrast = finished_pass(load_adapter("tiny-gpt2"),
                                                      texts={"prompt": CLEAN}).sweep({"prompt": CORRUPT})
     assert (target, contrast) == (live_target, live_contrast) and sweep.to_dict() == live.to_dict()
-    assert source.patcher({"prompt": CORRUPT}).clean.texts == {"prompt": CLEAN}  # the snapshot's recorded text
+    assert source.why().patcher({"prompt": CORRUPT}).clean.texts == {"prompt": CLEAN}  # the snapshot's recorded text
     source.close()
 
 

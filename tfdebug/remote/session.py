@@ -265,13 +265,6 @@ class RemoteSession:
 
         return request_backward(self, objective)
 
-    def patcher(self, corrupt):
-        """None here: the model is on the server, whose sweep `why().sweep(corrupt)` runs."""
-        from tfdebug.core.readout import ReadoutError
-
-        raise ReadoutError("A served pass patches on the server (Why This Output's Patching tab, or why().sweep): "
-                           "the model is not in this window's process.")
-
     def held_bytes(self) -> int:
         """Bytes the captures hold on the server, as its last state said."""
         return self.stepper.held

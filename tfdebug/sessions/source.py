@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from tfdebug.core.errors import TfdebugError
     from tfdebug.core.images import InputImage
     from tfdebug.sessions.transplant import Transplant
-    from tfdebug.sessions.patching import Patcher
     from tfdebug.sessions.why_view import WhyView
 
 
@@ -270,11 +269,6 @@ class PassSource(Protocol):
         pass not run to its end, a recording without its model, a model without a language-model head)."""
         ...
 
-    def patcher(self, corrupt: Mapping[str, str]) -> Patcher | None:
-        """A `sessions.patching.Patcher` of this pass's texts (clean) and `corrupt`, which runs two passes of the
-        model; ReadoutError where there is no model here to run (None from a served pass: its server sweeps)."""
-        ...
-
     def can_backward(self) -> bool:
         """Whether Backward applies now: a live pass of a model (not a generation, not a backward's gradients)
         that has run to its end."""
@@ -471,21 +465,6 @@ class LocalSource:
             assert self.replayed is not None
             self._model = recorded_model(self.replayed)
         return self._model
-
-    def patcher(self, corrupt: Mapping[str, str]):
-        """A Patcher of this pass's texts (clean; a snapshot's recorded ones) and `corrupt`; the same refusals as
-        `why`."""
-        from tfdebug.core.readout import ReadoutError
-        from tfdebug.sessions.patching import Patcher
-
-        self.why()  # the same refusals: a generation, a pass not run to its end, a snapshot's model not here
-        if self.session is not None:
-            return Patcher(self.session.adapter, self.texts, {**self.texts, **corrupt})
-        assert self.replayed is not None  # why() refused a recording without one
-        texts = dict(self.replayed.inputs)
-        if not texts:
-            raise ReadoutError("This snapshot keeps no typed text to run again, so it cannot be patched.")
-        return Patcher(self._recorded_model(), texts, {**texts, **corrupt})
 
     def can_backward(self) -> bool:
         """Whether Backward applies now: a live pass, not a generation, that has finished."""

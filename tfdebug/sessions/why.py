@@ -158,8 +158,12 @@ class Why:
         return patch_one(self.patcher(corrupt, align), stage, position, head)
 
     def patcher(self, corrupt, align: str | None = None):
-        """A `sessions.patching.Patcher` of this pass's texts (clean) and `corrupt` (in their place)."""
+        """A `sessions.patching.Patcher` of this pass's texts (clean) and `corrupt` (in their place); ReadoutError
+        for a pass that keeps no typed text (a snapshot of tensors fed in)."""
         from tfdebug.sessions.patching import Patcher
+
+        if not self.texts:
+            raise ReadoutError("This pass keeps no typed text to run again, so it cannot be patched.")
 
         return Patcher(self.adapter, self.texts, {**self.texts, **dict(corrupt)}, align=align or None)
 
