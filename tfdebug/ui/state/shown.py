@@ -3,32 +3,33 @@
 `ShownStage` is a part the controller owns (`ctl.shown`). It fills the Qt-free evented model of what is on
 screen (`model`, a `tfdebug.ui.models.shown.ShownModel`: the shown stage and its history position, taken
 from the stepper's cursor when the GUI hears of a move, its slice and its whole-tensor stats), which
-emits the events panels connect to. It works out the slice (now when small, on the display worker when
-large; through the source's display when the tensors are elsewhere), the stats and every head's thumbnail,
-reading the pass on the screen it is handed (a `ShownScreen`: the controller) and the view's axes through the
-controller's `ShownAxes`.
+emits the events panels connect to. It works out the slice, the stats and every head's
+thumbnail by one path for every pass: it asks the source's display (`PassDisplay`: `sessions.display.LocalDisplay`
+answers with core's display math where the tensors are in this process, `remote.display.RemoteDisplay` asks the
+server), now when the stage is small and its tensor here, else on the display worker, and keeps what was worked
+out in the worker's ahead cache. It reads the pass on the screen it is handed (a `ShownScreen`: the controller)
+and the view's axes through the controller's `ShownAxes`; it holds no display math of its own.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer
 
-from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
+from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.errors import TfdebugError
-from tfdebug.core.masks import mask_read_by
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import RUNNING
 from tfdebug.core.stepper_like import StepperLike
-from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
+from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.core.view import ViewSelection
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
 from tfdebug.ui.models.shown import ShownModel
 from tfdebug.ui.render import colors
 from tfdebug.ui.state.axes import ShownAxes
 from tfdebug.ui.state.loading import LoadState
-from tfdebug.ui.workers import source_display
 from tfdebug.ui.workers.ahead import Prepared, frozen_view, heads_key, prepare, selection_of, view_key
 from tfdebug.ui.workers.display import LARGE_STAGE_BYTES, MAX_SLICE, OFF_THREAD_CELLS, DisplayWorker
 
@@ -111,11 +112,23 @@ class ShownStage:
         """Another pass goes on screen: nothing is shown until its first event."""
         self.model.forget()
 
+    @property
+    def source_display(self):
+        """The display of the pass on screen (`sessions.source.PassDisplay`), where every slice, stat and
+        thumbnail is asked; None when no pass is."""
+        source = self._screen.source
+        return source.display if source is not None else None
+
     def elsewhere(self, capture: Capture | None) -> bool:
-        """Whether `capture` is shown through its source's display: its tensor is kept, but not in this process."""
+        """Whether `capture`'s tensor is kept, but not in this process (its source's display answers from where it
+        is, so it is asked only off the GUI thread)."""
         source = self._screen.source
         return (source is not None and not source.capabilities.tensors_here and capture is not None
                 and not capture.dropped)
+
+    def showable(self, capture: Capture | None) -> bool:
+        """Whether `capture` has a tensor to show: here, or kept where its pass runs."""
+        return capture is not None and (capture.tensor is not None or self.elsewhere(capture))
 
     def is_large(self, capture: Capture | None = None) -> bool:
         """Whether `capture` (the shown stage) is above `large_stage_bytes`: shown by its slice only."""
@@ -127,7 +140,7 @@ class ShownStage:
         stepper = self._screen.stepper
         cursor, history = (stepper.cursor, stepper.history) if stepper is not None else (-1, [])  # read once
         capture = history[cursor] if 0 <= cursor < len(history) else None
-        if capture is not None and (capture.tensor is not None or self.elsewhere(capture)):
+        if self.showable(capture):
             self.view.fit(capture.info.axes, capture.shape)
         with self.display.held():
             self.model.show(cursor, capture)  # the other panels follow after the heatmap's paint
@@ -194,18 +207,16 @@ class ShownStage:
         """Whole-tensor stats of the shown stage, on the display worker; a `followed` event when ready."""
         capture = self.current
         self.display.cancel("stats")
-        failed = lambda exc: self._screen.fail(cannot("Cannot summarise {name}: {why}", capture, exc))  # noqa: E731
-        if self.elsewhere(capture) and not self.is_large(capture):
-            source_display.submit_stats(self.display, self._screen.source.display, capture,
-                                        lambda st: self._stats_ready(capture, st), failed)
-        elif capture is not None and capture.tensor is not None and not self.is_large(capture):
-            tensor, kind = capture.tensor, capture.info.kind
-            known = self.display.ahead.stats_for(capture)  # each stage's stats are computed once
-            if known is not None:  # there for the panels the next event draws: one drawing, no job
-                self.model.set_stats(known)
-                return
-            self.display.submit("stats", lambda: tensor_stats(tensor, kind=kind),
-                                lambda st: self._stats_ready(capture, st), failed)
+        if not self.showable(capture) or self.is_large(capture):
+            return
+        assert capture is not None
+        known = self.display.ahead.stats_for(capture)  # each stage's stats are computed once
+        if known is not None:  # there for the panels the next event draws: one drawing, no job
+            self.model.set_stats(known)
+            return
+        display = self.source_display
+        self.display.submit("stats", lambda: display.stats_of(capture), lambda st: self._stats_ready(capture, st),
+                            lambda exc: self._screen.fail(cannot("Cannot summarise {name}: {why}", capture, exc)))
 
     def _stats_ready(self, capture: Capture, stats: Stats) -> None:
         if capture is self.current:
@@ -220,65 +231,54 @@ class ShownStage:
                 and capture.tensor is not None):
             self.display.cancel("stats")
             try:
-                self._stats_ready(capture, tensor_stats(capture.tensor, kind=capture.info.kind))
+                self._stats_ready(capture, self.source_display.stats_of(capture))
             except Exception as exc:  # a dtype the stats cannot read: the rest still shows
                 self._screen.fail(cannot("Cannot summarise {name}: {why}", capture, exc))
         return self.current_stats
 
-    def slice_of(self, capture: Capture, overrides: dict[str, int] | None = None,
-                 max_size: tuple[int, int] = MAX_SLICE) -> DisplaySlice:
-        """The shown axes of `capture` with named indices overridden (the heads view uses this)."""
-        indices = self.axes.indices(capture)
-        names = self.axes.names(capture)
-        for name, value in (overrides or {}).items():
-            if name in names:
-                indices[names.index(name)] = value
-        return display_slice(capture.tensor, self.view.row_axis, self.view.col_axis, indices, max_size,
-                             kind=capture.info.kind, mask=self.mask_of(capture))
-
     def mask_of(self, capture: Capture):
-        """The tensor of the mask stage a softmax stage read, when captured: the softmax's
-        masked cells (exact zeros) are drawn in the masked colour too. None otherwise."""
-        stepper = self._screen.stepper
-        return mask_read_by(capture, stepper.captured) if stepper is not None else None
+        """The tensor of the mask stage a softmax stage read, when captured here: the softmax's masked cells
+        (exact zeros) are drawn in the masked colour too. None otherwise (a served pass's server reads its own)."""
+        display = self.source_display
+        return display.mask_of(capture) if display is not None else None
 
     def refresh_slice(self) -> None:
-        """Recompute the shown slice: now when it is small, else on the display worker."""
+        """Recompute the shown slice: now when it is small and its tensor here, else on the display worker (a
+        served pass's display follows the view first, so a step's slice usually came with its pause)."""
         capture = self.current
         self.display.cancel("slice")
-        if self.elsewhere(capture):
-            source_display.submit_slice(self.display, self._screen.source.display, self.view, self.axes.indices(capture),
-                                        capture, self.large_stage_bytes, lambda done: self._slice_ready(capture, *done),
-                                        lambda exc: self._slice_failed(capture, exc))
-            return
-        if capture is None or capture.tensor is None:
+        if not self.showable(capture):
             self._set_slice(None)
             return
-        shape, row, col = capture.shape, self.view.row_axis, self.view.col_axis
-        key = view_key(row, col, self.axes.indices(capture), self.mask_of(capture))
+        assert capture is not None
+        display, view, shape = self.source_display, self.view, capture.shape
+        row, col, indices, mask = view.row_axis, view.col_axis, self.axes.indices(capture), self.mask_of(capture)
+        key = view_key(row, col, indices, mask)
         ready = self.display.ahead.slice_for(capture, key)
         if ready is not None:  # read and cut ahead, or cut when this stage was last shown
             self._slice_ready(capture, ready.slice, (ready.levels, ready.image) if ready.image is not None else None)
             return
-        cells = shape[row] * shape[col] if len(shape) >= 2 and row != col else capture.tensor.numel()
-        if cells <= OFF_THREAD_CELLS and not self.is_large(capture):
+        cells = shape[row] * shape[col] if len(shape) >= 2 and row != col else math.prod(shape)
+        if not self.elsewhere(capture) and cells <= OFF_THREAD_CELLS and not self.is_large(capture):
             try:
-                sl = self.slice_of(capture)
-            except (ValueError, IndexError, RuntimeError) as exc:
+                sl = display.slice_of(capture, row, col, indices, MAX_SLICE)
+            except (ValueError, IndexError, RuntimeError, TfdebugError) as exc:
                 self._slice_failed(capture, exc)
                 return
             # Kept: stepping back here (a live pass's history) need not cut it again, nor the worker ahead.
-            self.display.ahead.put(Prepared(capture, capture.tensor, key, sl, selection=selection_of(self.view)))
+            self.display.ahead.put(Prepared(capture, capture.tensor, key, sl, selection=selection_of(view)))
             self._slice_ready(capture, sl)
             return
-        tensor, indices, kind = capture.tensor, self.axes.indices(capture), capture.info.kind  # the selection now
-        mask = self.mask_of(capture)
+        kind, pinned, named, large = capture.info.kind, view.pinned, dict(view.indices_by_name), self.large_stage_bytes
+        # Here, the slice's mean and std come after the image (the "moments" job): the colour levels need only its
+        # extremes. Where the pass runs elsewhere they come with it, in the one answer the pause usually brought.
+        moments = self.elsewhere(capture)
 
         def compute():
-            # The slice's mean and std come after the image (the "moments" job): the colour
-            # levels need only its extremes.
-            sl = display_slice(tensor, row, col, indices, MAX_SLICE, kind=kind, mask=mask, moments=False)
+            # Sends nothing unless the view changed; stages the window summarises bring their stats along.
+            display.follow(pinned, named, MAX_SLICE, stats_up_to=large)
             # The heatmap's LUT indices too, so the GUI thread converts no pixels.
+            sl = display.slice_of(capture, row, col, indices, MAX_SLICE, moments=moments)
             levels = colors.scheme(kind, sl.stats)[1]
             return sl, (levels, colors.quantize(sl.values, levels))
 
@@ -286,7 +286,7 @@ class ShownStage:
             self._slice_ready(capture, *done)
             sl = done[0]
             if sl.stats.partial and self.current_slice is sl:
-                self.display.submit("moments", lambda: slice_moments(tensor, row, col, indices, sl.stats, kind, mask),
+                self.display.submit("moments", lambda: display.moments_of(capture, row, col, indices, sl.stats),
                                     lambda stats: self._moments_ready(sl, stats),
                                     lambda exc: self._slice_failed(capture, exc))
         self.display.submit("slice", compute, shown, lambda exc: self._slice_failed(capture, exc))
@@ -320,14 +320,9 @@ class ShownStage:
         """Every head of `capture` on the display worker; `done(thumbnails)` on the GUI thread
         unless the stage changed or a newer request came first."""
         failed = lambda exc: self._screen.fail(cannot("Cannot draw the heads of {name}: {why}", capture, exc))  # noqa: E731
-        row, col, indices, tensor = self.view.row_axis, self.view.col_axis, self.axes.indices(capture), capture.tensor
-        if self.elsewhere(capture):
-            source_display.submit_heads(self.display, self._screen.source.display, row, col, indices, capture, head_axis,
-                                        max_size, lambda thumbs: done(thumbs) if capture is self.current else None,
-                                        failed)
-            return
-        kind, mask = capture.info.kind, self.mask_of(capture)
-        key = heads_key(view_key(row, col, indices, mask), head_axis, max_size)
+        display, tensor = self.source_display, capture.tensor
+        row, col, indices = self.view.row_axis, self.view.col_axis, self.axes.indices(capture)
+        key = heads_key(view_key(row, col, indices, self.mask_of(capture)), head_axis, max_size)
         self.display.cancel("heads")
         known = self.display.ahead.heads_for(capture, key)  # prepared ahead, or drawn when last shown
         if known is not None:
@@ -336,11 +331,11 @@ class ShownStage:
 
         def arrived(thumbs: HeadThumbnails) -> None:
             if capture is self.current:
-                if capture.tensor is tensor and not self.is_large(capture):  # a large stage's tensor is not held on
-                    self.display.ahead.put(Prepared(capture, tensor, heads=(key, thumbs)))
+                if tensor is not None and capture.tensor is tensor and not self.is_large(capture):
+                    self.display.ahead.put(Prepared(capture, tensor, heads=(key, thumbs)))  # a large one's is not held
                 done(thumbs)
-        self.display.submit("heads", lambda: head_thumbnails(tensor, row, col, head_axis, indices, max_size, kind=kind,
-                                                             mask=mask), arrived, failed)
+        self.display.submit("heads", lambda: display.heads_of(capture, row, col, head_axis, indices, max_size),
+                            arrived, failed)
 
     def settled(self) -> bool:
         """Whether no display work (slice, stats, thumbnails, panels following the stage) is

@@ -1,19 +1,19 @@
 """Tiles of the shown slice on the display worker: the zoomed heatmap's view and the picked query's row.
 
 `TileReads` is a Qt-free part the controller owns (`ctl.tiles`). Each read takes only its region of the
-stage's tensor (`tfdebug.core.tiles.read_tile`: one indexing, so a plane computed on demand computes just
+stage's tensor (the pass's display's `tile_of`, `tfdebug.core.tiles.read_tile` where the tensor is: one indexing, so a plane computed on demand computes just
 those cells), under its own kind of job: a newer zoom or pick replaces a pending one, and a result for a
 stage or view no longer shown is dropped.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from typing import Callable, Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from tfdebug.core.recorder import Capture
-from tfdebug.core.tiles import Tile, read_tile, slice_shape
+from tfdebug.core.tiles import Tile, slice_shape
 from tfdebug.ui.state.shown import ShownStage, cannot
 
 QT_TRANSLATE_NOOP("ShownStage", "Cannot read this part of {name}: {why}")
@@ -21,11 +21,6 @@ QT_TRANSLATE_NOOP("ShownStage", "Cannot read this part of {name}: {why}")
 
 class TilesScreen(Protocol):
     """What `TileReads` reads of the window's pass and tells it (the controller is one)."""
-
-    @property
-    def source(self) -> Any:
-        """The pass source on screen (its `display` reads a served pass's tiles)."""
-        ...
 
     def announce_row_picked(self) -> None:
         """The picked query row changed: the views that plot it read it again."""
@@ -39,8 +34,9 @@ class TilesScreen(Protocol):
 class TileReads:
     """Tile reads of the shown stage (`shown`) and the picked query row (`picked_row`).
 
-    `screen` (a `TilesScreen`) holds the pass's source (a served one reads tiles where its tensors live) and is
-    told when the picked row changes and when a tile cannot be read."""
+    Tiles are read through the pass's display (`shown.source_display`: here, or on the server of a served pass,
+    where only the tile crosses); `screen` (a `TilesScreen`) is told when the picked row changes and when a tile
+    cannot be read."""
 
     def __init__(self, shown: ShownStage, screen: TilesScreen):
         self._shown, self._screen = shown, screen
@@ -49,8 +45,7 @@ class TileReads:
     def can_read_tiles(self, capture: Capture | None = None) -> bool:
         """Whether parts of `capture` (the shown stage) can be read: its tensor is in this process, or on the
         server of a served pass (which reads the tile where the tensor lives; only the tile crosses)."""
-        capture = capture or self._shown.current
-        return capture is not None and (self._shown.elsewhere(capture) or capture.tensor is not None)
+        return self._shown.showable(capture or self._shown.current)
 
     def _selection(self, capture: Capture) -> tuple:
         view = self._shown.view
@@ -68,14 +63,8 @@ class TileReads:
         def arrived(tile: Tile) -> None:
             if capture is shown.current and self._selection(capture) == selection:
                 done(tile)
-        if shown.elsewhere(capture):
-            display = self._screen.source.display
-            read = lambda: display.tile_of(capture, row, col, dict(indices), rows, cols,  # noqa: E731
-                                           max_size, row_max)
-        else:
-            tensor, stage_kind, mask = capture.tensor, capture.info.kind, shown.mask_of(capture)
-            read = lambda: read_tile(tensor, row, col, dict(indices), rows, cols, max_size,  # noqa: E731
-                                     kind=stage_kind, mask=mask, row_max=row_max)
+        display = shown.source_display
+        read = lambda: display.tile_of(capture, row, col, dict(indices), rows, cols, max_size, row_max)  # noqa: E731
         shown.display.submit(kind, read, arrived, lambda exc: self._tile_failed(capture, exc))
         return True
 

@@ -27,11 +27,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tfdebug.core.checks import Check
-from tfdebug.core.display import DisplaySlice, Stats, display_slice, tensor_stats
-from tfdebug.core.masks import mask_read_by
+from tfdebug.core.display import DisplaySlice, Stats
 from tfdebug.core.view import axis_names
 from tfdebug.sessions.display import LocalDisplay
-from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
+from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.ui.render import colors
 
 if TYPE_CHECKING:
@@ -101,18 +100,17 @@ def prepare(stepper: Stepper, capture: Capture, view: ViewSelection, max_size: t
         return None
     view = copy.copy(view)  # fitted to the neighbour
     view.fit(capture.info.axes, capture.shape)
-    kind = capture.info.kind
-    indices = view.indices(capture.info.axes, capture.shape)
-    mask = mask_read_by(capture, stepper.captured)
-    sl = display_slice(tensor, view.row_axis, view.col_axis, indices, max_size, kind=kind, mask=mask)
-    levels = colors.scheme(kind, sl.stats)[1]
-    key = view_key(view.row_axis, view.col_axis, indices, mask)
-    axis = head_axis_of(axis_names(capture.info.axes, capture.shape), view.row_axis, view.col_axis)
-    heads = None if axis is None else (heads_key(key, axis, HEAD_THUMB), head_thumbnails(
-        tensor, view.row_axis, view.col_axis, axis, indices, HEAD_THUMB, kind=kind, mask=mask))
+    display = LocalDisplay(stepper)
+    row, col, indices = view.row_axis, view.col_axis, view.indices(capture.info.axes, capture.shape)
+    sl = display.slice_of(capture, row, col, indices, max_size)
+    levels = colors.scheme(capture.info.kind, sl.stats)[1]
+    key = view_key(row, col, indices, display.mask_of(capture))
+    axis = head_axis_of(axis_names(capture.info.axes, capture.shape), row, col)
+    heads = None if axis is None else (heads_key(key, axis, HEAD_THUMB),
+                                       display.heads_of(capture, row, col, axis, indices, HEAD_THUMB))
     return Prepared(capture, tensor, key, sl, levels, colors.quantize(sl.values, levels),
-                    tensor_stats(tensor, kind=kind) if with_stats else None, selection_of(view), heads,
-                    LocalDisplay(stepper).checks_of(capture))
+                    display.stats_of(capture) if with_stats else None, selection_of(view), heads,
+                    display.checks_of(capture))
 
 
 class AheadCache:
