@@ -48,8 +48,9 @@ class LensGrid:
                 "cells": [[asdict(c) for c in row] for row in self.cells]}
 
 
-def _cells(logits: Tensor, final_logp: Tensor, targets: Tensor, k: int) -> list[LensCell]:
-    """The cells of one block: `logits` (n, V) of the lens, `final_logp` (n, V) the final log-probabilities."""
+def _cells(logits: Tensor, final_logp: Tensor, final_p: Tensor, targets: Tensor, k: int) -> list[LensCell]:
+    """The cells of one block: `logits` (n, V) of the lens, `final_logp` (n, V) the final log-probabilities and
+    `final_p` their exponent (once a block, for every row)."""
     import torch
 
     logp = torch.log_softmax(logits.float(), dim=-1)
@@ -58,7 +59,6 @@ def _cells(logits: Tensor, final_logp: Tensor, targets: Tensor, k: int) -> list[
     picked = logp.gather(-1, targets[:, None])[:, 0]
     rank = (logp > picked[:, None]).sum(-1) + 1
     entropy = -(p * logp).nan_to_num().sum(-1)
-    final_p = final_logp.exp()
     kl = (final_p * (final_logp - logp)).nan_to_num().sum(-1)
     host = torch.stack([picked.exp().double(), rank.double(), entropy.double(), kl.double()]).cpu().tolist()
     ids, probs = top.indices.cpu().tolist(), top.values.double().cpu().tolist()
@@ -83,10 +83,11 @@ def lens_grid(readout: Readout, rows: Sequence[tuple[str, Tensor]], final: Tenso
         chunk = grid.positions[start:start + BLOCK]
         index = torch.tensor(chunk, device=final.device)
         final_logp = torch.log_softmax(final.index_select(0, index).float(), dim=-1)
+        final_p = final_logp.exp()
         targets = (final_logp.argmax(-1) if target is None
                    else torch.full((len(chunk),), int(target), device=final.device, dtype=torch.long))
         for r, (_, tensor) in enumerate(rows):
             x = tensor.index_select(0, index.to(tensor.device))
             logits = readout.logits(x).to(final.device)
-            grid.cells[r].extend(_cells(logits, final_logp, targets, k))
+            grid.cells[r].extend(_cells(logits, final_logp, final_p, targets, k))
     return grid
