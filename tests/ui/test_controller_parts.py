@@ -76,15 +76,17 @@ def test_axes_name_the_shown_stage_and_label_its_token_axes(session):
     stepper.wait()
     stepper.run_to(STAGE)
     stepper.wait()
-    capture, view, redraws = stepper.current, ViewSelection(), []
+    capture, view, heard = stepper.current, ViewSelection(), []
     view.fit(capture.info.axes, capture.shape)
-    screen = SimpleNamespace(current=capture, tokens=session.tokens, vocabulary=session.adapter.vocabulary,
-                             shown=SimpleNamespace(refresh_slice=lambda: redraws.append(True)))
+    screen = SimpleNamespace(current=capture, tokens=session.tokens, vocabulary=session.adapter.vocabulary)
     axes = ShownAxes(view, screen)
+    for signal in (view.axes_changed, view.index_changed, view.pinned_changed):  # what the shown stage hears
+        signal.connect(lambda *args, name=signal.name: heard.append((name, *args)))
     assert axes.names() == ("batch", "head", "query", "key")
     assert axes.labels(2) == axes.labels(3) == list(session.tokens["src"])  # encoder self-attention
     axes.set_index("head", 1)
-    assert axes.indices()[1] == 1 and redraws == [True]
-    axes.set_index("head", 1)  # no change: no redraw
-    axes.set_axes(3, 2)  # key × query
-    assert (view.row_axis, view.col_axis) == (3, 2) and len(redraws) == 2
+    assert axes.indices()[1] == 1 and heard == [("index_changed", "head", 1)]
+    axes.set_index("head", 1)  # no change: no event
+    axes.set_axes(3, 2)  # key × query, which pins them
+    assert (view.row_axis, view.col_axis) == (3, 2)
+    assert heard[1:] == [("pinned_changed", ("key", "query")), ("axes_changed", 3, 2)]
