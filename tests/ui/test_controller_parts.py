@@ -28,14 +28,18 @@ def session(loaded):
 
 def test_breakpoints_are_one_set_every_stepper_checks_and_a_refused_change_is_said(session):
     changes, refusals = [], []
-    screen = SimpleNamespace(stepper=None, announce_breakpoints=changes.append, refuse=refusals.append)
+    screen = SimpleNamespace(stepper=None, refuse=refusals.append)
     bps = WindowBreakpoints(screen)
+    for event in ("added", "removed", "cleared", "mode_changed", "refused"):
+        getattr(bps.model, event).connect(lambda payload, event=event: changes.append((event, payload)))
     bps.toggle_stage(STAGE)  # nothing on screen yet: straight to the set
-    assert Breakpoint.on_stage(STAGE) in bps.points and len(bps.points) == 1 and changes == [bps.points]
+    assert Breakpoint.on_stage(STAGE) in bps.points and len(bps.points) == 1
+    assert changes == [("added", Breakpoint.on_stage(STAGE))]
     stepper = screen.stepper = session.stepper
     bps.share_with(stepper)
     bps.toggle_stage("enc.9.attn.scores")  # the model has 2 layers: the stepper refuses it
-    assert [type(e) for e in refusals] == [UnknownStageError] and len(bps.points) == 1 and len(changes) == 2
+    assert [type(e) for e in refusals] == [UnknownStageError] and len(bps.points) == 1
+    assert changes[1:] == [("refused", Breakpoint.on_stage("enc.9.attn.scores"))]
     bps.set_conditions([Breakpoint.on_nan()])
     assert {b.value for b in bps.points} == {STAGE, "nan"}
     stepper.start()
@@ -44,6 +48,7 @@ def test_breakpoints_are_one_set_every_stepper_checks_and_a_refused_change_is_sa
     assert stepper.wait() == "paused" and stepper.current.name == STAGE
     bps.clear()
     assert len(bps.points) == 0 and len(stepper.breakpoints) == 0
+    assert changes[-1] == ("cleared", frozenset({Breakpoint.on_stage(STAGE), Breakpoint.on_nan()}))
 
 
 def test_stepping_moves_the_stepper_on_screen_and_says_what_it_cannot(session):

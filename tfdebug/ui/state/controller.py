@@ -17,7 +17,6 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tfdebug.core.breakpoints import BreakpointSet
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
@@ -49,7 +48,6 @@ class DebugController(QObject):
     session_changed = Signal()      # a new pass (live or replay): plan, layout and tokens changed
     state_changed = Signal()        # stepper state or history changed: actions re-check themselves
     row_picked = Signal()           # tiles.picked_row changed: the query whose weights the Query Row view plots
-    breakpoints_changed = Signal(object)  # the window's BreakpointSet, after any change (a refused one too)
     busy_changed = Signal(bool)     # a model is loading
     inputs_changed = Signal()       # `inputs` changed (typed, or restored after a failed Run)
     message = Signal(object)        # a Message for the message bar
@@ -128,10 +126,6 @@ class DebugController(QObject):
     def announce_busy(self, busy: bool) -> None:
         """A model started (`busy`) or stopped loading."""
         self.busy_changed.emit(busy)
-
-    def announce_breakpoints(self, points: BreakpointSet) -> None:
-        """The window's breakpoint set changed (or a change was refused): whoever shows it reads it again."""
-        self.breakpoints_changed.emit(points)
 
     def announce_row_picked(self) -> None:
         """The query row picked in the heatmap (`tiles.picked_row`) changed."""
