@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
@@ -61,11 +61,10 @@ class DebugController(QObject):
         super().__init__(parent)
         self.source: PassSource | None = None  # the pass on screen, wherever it runs
         self.stepper: Stepper | None = None
-        self.plan: Plan = Plan()
-        self.layout: PassLayout = build_layout([])
-        self._tokens: dict[str, list[str]] = {}
-        self.title = self.model_name = self.device = ""
-        self.dtype = ""  # the pass's precision ("bfloat16"), for the status bar
+        # The pass's plan, layout, tokens, title, model, device and precision are its source's, read from it (no
+        # copy kept here): these stand in while no pass is shown.
+        self._no_plan: Plan = Plan()
+        self._no_layout: PassLayout = build_layout([])
         self.view = ViewSelection()  # the axes shown and the index of every other axis, shared by every panel
         self.selected_stage: str | None = None
         # What Run starts (the input bar edits it); Decoding settings when the next run generates token by
@@ -188,9 +187,51 @@ class DebugController(QObject):
 
     @property
     def tokens(self) -> dict[str, list[str]]:
-        """Token strings per stream. A live generation's stream grows with every chosen token: it is
-        read from the session each time, so a later step's axes get their words, not indices."""
-        return self.session.tokens if self.is_generating() else self._tokens
+        """Token strings per stream (the source's). A live generation's stream grows with every chosen token: it
+        is read each time, so a later step's axes get their words, not indices."""
+        return self.source.tokens if self.source is not None else {}
+
+    @property
+    def plan(self) -> Plan:
+        """The stages of the pass on screen, in order (its source's; empty with no pass)."""
+        return self.source.plan if self.source is not None else self._no_plan
+
+    @property
+    def layout(self) -> PassLayout:
+        """The pass's columns, blocks and navigator groups (its source's)."""
+        return self.source.layout if self.source is not None else self._no_layout
+
+    @property
+    def model_name(self) -> str:
+        """The model of the pass on screen ('recorded' for a snapshot; '' with no pass)."""
+        return self.source.model_name if self.source is not None else ""
+
+    @property
+    def title(self) -> str:
+        """The pass in one line, for the window's title; a served pass's names its server ("remote: HOST — …")."""
+        source = self.source
+        if source is None:
+            return ""
+        return f"remote: {source.host} — {source.title}" if source.host else source.title
+
+    @property
+    def device(self) -> str:
+        """Where the pass runs, for the status bar: its device, a served pass's with its server ("remote: HOST ·
+        cuda:0 …") and, while its connection is lost, saying so."""
+        source = self.source
+        if source is None:
+            return ""
+        if not source.host:
+            return source.device
+        text = f"remote: {source.host} · {source.device}"
+        return text + " · " + QCoreApplication.translate("RemoteTools", "connection lost") if source.lost else text
+
+    @property
+    def dtype(self) -> str:
+        """The pass's precision ("bfloat16") for the status bar; a served pass's is in the Compare and Conditions
+        dialogs, not there ('')."""
+        source = self.source
+        return source.dtype if source is not None and not source.host else ""
 
     def is_generating(self) -> bool:
         """Whether the live pass is a generation (Next Token and Run to Token apply)."""
@@ -250,23 +291,19 @@ class DebugController(QObject):
         QTimer.singleShot(0, self, lambda: self.shown.show_current() if self.stepper is stepper else None)
         self.state_changed.emit()
 
-    def show_source(self, source: PassSource, title: str, device: str, dtype: str) -> None:
-        """Show `source`'s pass as it stands (a served pass, attached) under `title`, with `device` and `dtype`
-        in the status bar: every panel follows it."""
-        self._replace_source(source, title)
-        self.device, self.dtype = device, dtype
+    def show_source(self, source: PassSource) -> None:
+        """Show `source`'s pass as it stands (a served pass, attached): every panel follows it."""
+        self._replace_source(source)
         self.clear_messages.emit("")
         self.session_changed.emit()
         self.shown.show_current()
         self.state_changed.emit()
 
-    def _replace_source(self, source: PassSource, title: str | None = None) -> None:
+    def _replace_source(self, source: PassSource) -> None:
         self.close()
         self.loader.verification = None
         stepper = source.stepper
-        self.source, self.stepper, self.plan, self.layout = source, stepper, source.plan, source.layout
-        self._tokens, self.title = source.tokens, source.title if title is None else title
-        self.model_name, self.device, self.dtype = source.model_name, source.device, source.dtype
+        self.source, self.stepper = source, stepper
         self.shown.forget()
         self._signals = StepperSignals(stepper, self)
         self._signals.event.connect(self._on_event)
