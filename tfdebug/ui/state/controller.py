@@ -27,6 +27,7 @@ from tfdebug.io.recording import Recording
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.sessions.source import NO_PASS, Capabilities, LocalSource, PassSource
 from tfdebug.ui.i18n.language import error_phrase
+from tfdebug.ui.models.run import RunModel
 from tfdebug.ui.state.axes import ShownAxes
 from tfdebug.ui.state.breakpoints import WindowBreakpoints
 from tfdebug.ui.state.keeping import KeepChoice
@@ -49,7 +50,6 @@ class DebugController(QObject):
     state_changed = Signal()        # stepper state or history changed: actions re-check themselves
     row_picked = Signal()           # tiles.picked_row changed: the query whose weights the Query Row view plots
     busy_changed = Signal(bool)     # a model is loading
-    inputs_changed = Signal()       # `inputs` changed (typed, or restored after a failed Run)
     message = Signal(object)        # a Message for the message bar
     clear_messages = Signal(str)    # messages on this topic no longer apply ("" clears all)
     error = Signal(object)          # a sentence for the message bar (level error): a Message content
@@ -67,12 +67,10 @@ class DebugController(QObject):
         self._no_layout: PassLayout = build_layout([])
         self.view = ViewSelection()  # the axes shown and the index of every other axis, shared by every panel
         self.selected_stage: str | None = None
-        # What Run starts (the input bar edits it); Decoding settings when the next run generates token by
-        # token (a GenerationSession; None: one pass) and what Generate uses (Debug ▸ Decoding Settings…).
-        self.inputs, self.generation, self.decoding = RunInputs("random"), None, DecodingSettings()
-        # The inputs of the last live pass that loaded and started: what the window saves as the last session
-        # (a misspelt or failed choice never becomes the next launch's start). None until one has.
-        self.worked: RunInputs | None = None
+        # The run settings, kept once (an evented model, Qt-free): what Run starts (the input bar edits it and
+        # subscribes), whether the next run generates token by token and with what, what Generate uses (Debug ▸
+        # Decoding Settings…), and the inputs of the last live pass that loaded and started.
+        self.run = RunModel()
         # The stage kinds Scale ▸ Log scale was chosen for (the heatmap's option, per kind: probabilities in log,
         # an embedding linear): every view colours a non-negative stage of those kinds by it
         # (tfdebug.ui.render.colors.applies_log).
@@ -248,11 +246,30 @@ class DebugController(QObject):
         """Whether Scale ▸ Log scale is on for stages of `kind`."""
         return kind in self.log_kinds
 
+    @property
+    def inputs(self) -> RunInputs:
+        """What the next Run starts (the run model's)."""
+        return self.run.inputs
+
+    @property
+    def generation(self) -> DecodingSettings | None:
+        """The settings the next run generates token by token with (the run model's), or None: one pass."""
+        return self.run.generation
+
+    @property
+    def decoding(self) -> DecodingSettings:
+        """What Generate uses (the run model's)."""
+        return self.run.decoding
+
+    @property
+    def worked(self) -> RunInputs | None:
+        """The inputs of the last live pass that loaded and started (the run model's): what the window saves as the
+        last session. None until one has."""
+        return self.run.worked
+
     def set_inputs(self, inputs: RunInputs) -> None:
-        """What the next Run starts (the input bar shows it)."""
-        if inputs != self.inputs:
-            self.inputs = inputs
-            self.inputs_changed.emit()
+        """What the next Run starts (the run model's `inputs_changed` tells the input bar)."""
+        self.run.set_inputs(inputs)
 
     def set_session(self, session) -> None:
         """Show a live DebugSession and start its pass (paused at the first stage)."""
@@ -261,7 +278,7 @@ class DebugController(QObject):
         self.set_inputs(replace(self.inputs, model=adapter.name, texts=session.texts,
                                 device=self.inputs.device if self.inputs.model == adapter.name
                                 else str(adapter.device)))
-        self.worked = self.inputs
+        self.run.set_worked(self.inputs)
         self.clear_messages.emit("")
         self.session_changed.emit()
         self.steps.command(session.stepper.start)
