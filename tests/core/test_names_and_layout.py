@@ -77,7 +77,7 @@ def test_view_selection_opens_on_the_last_two_axes_unless_pinned():
     assert (view.row_axis, view.col_axis) == (1, 2)
     view.pin(None)
     view.fit(("batch", "head", "query", "key"), (1, 4, 3, 3))
-    view.indices_by_name["head"] = 9  # clamped to the last head
+    view.set_index("head", 9)  # clamped to the last head
     assert view.indices(("batch", "head", "query", "key"), (1, 4, 3, 3)) == {0: 0, 1: 3}
 
 

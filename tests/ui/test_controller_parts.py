@@ -28,14 +28,18 @@ def session(loaded):
 
 def test_breakpoints_are_one_set_every_stepper_checks_and_a_refused_change_is_said(session):
     changes, refusals = [], []
-    screen = SimpleNamespace(stepper=None, announce_breakpoints=changes.append, refuse=refusals.append)
+    screen = SimpleNamespace(stepper=None, refuse=refusals.append)
     bps = WindowBreakpoints(screen)
+    for event in ("added", "removed", "cleared", "mode_changed", "refused"):
+        getattr(bps.model, event).connect(lambda payload, event=event: changes.append((event, payload)))
     bps.toggle_stage(STAGE)  # nothing on screen yet: straight to the set
-    assert Breakpoint.on_stage(STAGE) in bps.points and len(bps.points) == 1 and changes == [bps.points]
+    assert Breakpoint.on_stage(STAGE) in bps.points and len(bps.points) == 1
+    assert changes == [("added", Breakpoint.on_stage(STAGE))]
     stepper = screen.stepper = session.stepper
     bps.share_with(stepper)
     bps.toggle_stage("enc.9.attn.scores")  # the model has 2 layers: the stepper refuses it
-    assert [type(e) for e in refusals] == [UnknownStageError] and len(bps.points) == 1 and len(changes) == 2
+    assert [type(e) for e in refusals] == [UnknownStageError] and len(bps.points) == 1
+    assert changes[1:] == [("refused", Breakpoint.on_stage("enc.9.attn.scores"))]
     bps.set_conditions([Breakpoint.on_nan()])
     assert {b.value for b in bps.points} == {STAGE, "nan"}
     stepper.start()
@@ -44,6 +48,7 @@ def test_breakpoints_are_one_set_every_stepper_checks_and_a_refused_change_is_sa
     assert stepper.wait() == "paused" and stepper.current.name == STAGE
     bps.clear()
     assert len(bps.points) == 0 and len(stepper.breakpoints) == 0
+    assert changes[-1] == ("cleared", frozenset({Breakpoint.on_stage(STAGE), Breakpoint.on_nan()}))
 
 
 def test_stepping_moves_the_stepper_on_screen_and_says_what_it_cannot(session):
@@ -76,15 +81,17 @@ def test_axes_name_the_shown_stage_and_label_its_token_axes(session):
     stepper.wait()
     stepper.run_to(STAGE)
     stepper.wait()
-    capture, view, redraws = stepper.current, ViewSelection(), []
+    capture, view, heard = stepper.current, ViewSelection(), []
     view.fit(capture.info.axes, capture.shape)
-    screen = SimpleNamespace(current=capture, tokens=session.tokens, vocabulary=session.adapter.vocabulary,
-                             shown=SimpleNamespace(refresh_slice=lambda: redraws.append(True)))
+    screen = SimpleNamespace(current=capture, tokens=session.tokens, vocabulary=session.adapter.vocabulary)
     axes = ShownAxes(view, screen)
+    for signal in (view.axes_changed, view.index_changed, view.pinned_changed):  # what the shown stage hears
+        signal.connect(lambda *args, name=signal.name: heard.append((name, *args)))
     assert axes.names() == ("batch", "head", "query", "key")
     assert axes.labels(2) == axes.labels(3) == list(session.tokens["src"])  # encoder self-attention
     axes.set_index("head", 1)
-    assert axes.indices()[1] == 1 and redraws == [True]
-    axes.set_index("head", 1)  # no change: no redraw
-    axes.set_axes(3, 2)  # key × query
-    assert (view.row_axis, view.col_axis) == (3, 2) and len(redraws) == 2
+    assert axes.indices()[1] == 1 and heard == [("index_changed", "head", 1)]
+    axes.set_index("head", 1)  # no change: no event
+    axes.set_axes(3, 2)  # key × query, which pins them
+    assert (view.row_axis, view.col_axis) == (3, 2)
+    assert heard[1:] == [("pinned_changed", ("key", "query")), ("axes_changed", 3, 2)]

@@ -10,7 +10,7 @@ from tfdebug.models.sampling import DecodingSettings
 
 def start_generation(make_window, qtbot, tokens=6):
     window = make_window()
-    window.ctl.generation = DecodingSettings(max_new_tokens=tokens)
+    window.ctl.run.set_generation(DecodingSettings(max_new_tokens=tokens))
     window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
     wait_paused(qtbot, window, "gen.0.src.embed")
     return window
@@ -120,7 +120,7 @@ def test_hugging_face_language_model_in_the_dock(make_window, qtbot):
 
     pytest.importorskip("transformers")
     window = make_window()
-    window.ctl.generation = DecodingSettings(max_new_tokens=4)
+    window.ctl.run.set_generation(DecodingSettings(max_new_tokens=4))
     window.start(RunInputs("tiny-gpt2", "cpu", {"prompt": "I love you ="}))
     wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)  # loading transformers takes a while
     press(window, Qt.Key_T, Qt.ControlModifier)

@@ -12,7 +12,7 @@ from tfdebug.ui.actions import registry as actions
 
 def test_next_token_and_run_to_token(make_window, qtbot):
     window = make_window()
-    window.ctl.generation = DecodingSettings(max_new_tokens=6)
+    window.ctl.run.set_generation(DecodingSettings(max_new_tokens=6))
     window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
     wait_paused(qtbot, window, "gen.0.src.embed")
     next_token = window.actions_by_id["tfdebug.gen.next_token"]
@@ -34,7 +34,7 @@ def test_next_token_and_run_to_token(make_window, qtbot):
 def test_the_map_draws_the_step_being_shown(make_window, qtbot):
     """A generation runs the decoder once per step: the map shows this step's blocks, not all steps stacked."""
     window = make_window()
-    window.ctl.generation = DecodingSettings(max_new_tokens=3)
+    window.ctl.run.set_generation(DecodingSettings(max_new_tokens=3))
     window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
     wait_paused(qtbot, window, "gen.0.src.embed")
     arch = window.architecture_map

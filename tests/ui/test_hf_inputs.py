@@ -47,7 +47,7 @@ def test_a_generation_that_ends_reports_no_error(make_window, qtbot):
     from tfdebug.ui.workers import jobs as workers
 
     window = make_window()
-    window.ctl.generation = DecodingSettings(max_new_tokens=4)
+    window.ctl.run.set_generation(DecodingSettings(max_new_tokens=4))
     window.start(RunInputs("tiny-gpt2", "cpu", {"prompt": "i love you ="}))
     wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)
     errors = []
@@ -84,7 +84,7 @@ def test_a_cached_generation_step_says_what_each_stage_reads(make_window, qtbot,
 
     folder = hf_tiny.save_folder(hf_tiny.llama(), tmp_path / "llama")  # rotary, 4 query heads on 2 K/V heads
     window = make_window()
-    window.ctl.generation = DecodingSettings(max_new_tokens=3)
+    window.ctl.run.set_generation(DecodingSettings(max_new_tokens=3))
     window.start(RunInputs(f"hf:{folder}", "cpu", {"prompt": "I love you"}))
     wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)
     QTest.keyClick(window, Qt.Key_T, Qt.ControlModifier)  # Next Token: step 1 runs on the cache

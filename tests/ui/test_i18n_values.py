@@ -207,7 +207,7 @@ def test_a_generation_in_chinese_names_its_steps_and_its_dock_follows_a_switch(m
     from tfdebug.models.sampling import DecodingSettings
 
     window = make_window()
-    window.ctl.generation = DecodingSettings(max_new_tokens=2)
+    window.ctl.run.set_generation(DecodingSettings(max_new_tokens=2))
     window.start(RunInputs("demo", "cpu", {"src": "I love you", "tgt": ""}))
     wait_paused(qtbot, window, "gen.0.src.embed")
     window.ctl.steps.run_to("gen.1.dec.0.self_attn.probs")

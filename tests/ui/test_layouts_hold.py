@@ -157,7 +157,7 @@ def test_the_window_title_holds_the_start_of_a_long_prompt_not_all_of_it(window,
     from tfdebug.ui.shell.window import TITLE_CHARS
 
     prompt = "Once upon a time\nthere was a very long story " + "and it went on " * 2200  # ~33,000 characters
-    window.ctl.title = prompt  # the title of a pass run on that prompt (session.title: the texts on one line)
+    window.ctl.source._title = prompt  # the title of a pass run on that prompt (session.title: the texts on one line)
     window.ctl.session_changed.emit()
     title = window.windowTitle()
     assert title.startswith("tfdebug — Once upon a time there was") and title.endswith("…")

@@ -28,7 +28,7 @@ def test_a_token_with_a_leading_space_keeps_it_in_its_tooltip(make_window, qtbot
     tokenizer = byte_level_tokenizer()
     folder = hf_tiny.save_folder(hf_tiny.gpt2(vocab=tokenizer.get_vocab_size()), tmp_path / "gpt2", tokenizer)
     window = make_window()
-    window.ctl.generation = DecodingSettings(max_new_tokens=2)
+    window.ctl.run.set_generation(DecodingSettings(max_new_tokens=2))
     window.start(RunInputs(f"hf:{folder}", "cpu", {"prompt": "I love you"}))
     wait_paused(qtbot, window, "gen.0.tok.embed", timeout=60000)
     press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token

@@ -32,8 +32,7 @@ def stage_planes(a: Tensor, b: Tensor, kind: str, axes: tuple[str, ...], indices
                  max_size: tuple[int, int]) -> ComparedPlanes:
     """A, B and A − B (tfdebug.core.compare.difference) of one stage on its last two axes, other axes at
     `indices_by_name` (the window's), each at most `max_size`."""
-    view = ViewSelection()
-    view.indices_by_name = dict(indices_by_name)
+    view = ViewSelection(indices_by_name)
     view.fit(axes, tuple(a.shape))
     indices = view.indices(axes, tuple(a.shape))
     a_slice, b_slice, difference_slice = (display_slice(t, view.row_axis, view.col_axis, indices, max_size)

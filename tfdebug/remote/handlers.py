@@ -275,9 +275,8 @@ class ServedSession:
         if not m["on"]:
             self.follow = None
             return {}, []
-        view = ViewSelection()
-        view.pinned = tuple(m["pinned"]) if m["pinned"] and len(m["pinned"]) == 2 else None
-        view.indices_by_name = dict(m["indices"])
+        pinned = (m["pinned"][0], m["pinned"][1]) if m["pinned"] and len(m["pinned"]) == 2 else None
+        view = ViewSelection(dict(m["indices"]), pinned)
         self.follow = (view, (m["max_rows"], m["max_cols"]), m["moments"], m["stats_up_to"] or 0)
         return {}, []
 

@@ -58,9 +58,9 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
         window.fit_screen()  # the first launch: within the screen, its title bar and status bar on it
     if fresh:
         window.forget_session_options()  # the scale and the rest a session carries: the defaults again
-    window.ctl.generation = generation
+    window.ctl.run.set_generation(generation)
     if generation is not None:  # --generate: Generate in the window goes on with the same settings
-        window.ctl.decoding = generation
+        window.ctl.run.set_decoding(generation)
     if max_capture_mb is not None:
         window.ctl.capture_budget = f"{max_capture_mb:g}"
     if screenshot is not None:  # the same picture on every machine: the CPU in float32 unless given

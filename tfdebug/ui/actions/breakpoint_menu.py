@@ -24,11 +24,16 @@ def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
         act.toggled.connect(lambda on, k=kind: ctl.breakpoints.set(Breakpoint.on_kind(k), on))
         by_kind[kind] = act
 
-    def sync() -> None:
-        for kind, act in by_kind.items():
+    def show(bp: Breakpoint | None) -> None:  # a kind's item shows whether the set has it (a refused tick too)
+        act = by_kind.get(bp.value) if bp is not None and bp.by == "kind" else None
+        if act is not None:
             act.blockSignals(True)
-            act.setChecked(Breakpoint.on_kind(kind) in ctl.breakpoints.points)
+            act.setChecked(bp in ctl.breakpoints.points)
             act.blockSignals(False)
+
+    def cleared(gone: frozenset) -> None:
+        for bp in gone:
+            show(bp)
 
     def only_this_pass() -> None:
         # The vocabulary covers every architecture; list the kinds this pass has (all before one loads).
@@ -43,7 +48,10 @@ def kind_menu(ctl: DebugController, parent: QWidget | None = None) -> QMenu:
             act.setToolTip(QCoreApplication.translate("kind_menu", "Stop at every stage of kind {kind}").format(
                 kind=kind))
 
-    ctl.breakpoints_changed.connect(sync)
+    model = ctl.breakpoints.model  # the window's breakpoints: each item follows its own event
+    for event in (model.added, model.removed, model.refused):
+        event.connect(show)
+    model.cleared.connect(cleared)
     ctl.session_changed.connect(only_this_pass)
     retranslate_with(menu, retranslate)
     return menu

@@ -235,7 +235,7 @@ def run_inputs(ctx: ActionContext) -> None:
     if ctx.ctl.capabilities.passes_there:  # the model runs where the pass does: a new pass there on the texts
         ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), chat=ctx.window.input_bar.chat.isChecked())
         return
-    ctx.ctl.generation = None  # one pass; Generate is the token-by-token run
+    ctx.ctl.run.set_generation(None)  # one pass; Generate is the token-by-token run
     ctx.ctl.loader.run()
 
 
@@ -249,7 +249,7 @@ def generate(ctx: ActionContext) -> None:
         ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), generate=ctx.ctl.decoding,
                                    chat=ctx.window.input_bar.chat.isChecked())
         return
-    ctx.ctl.generation = ctx.ctl.decoding
+    ctx.ctl.run.set_generation(ctx.ctl.decoding)
     ctx.ctl.loader.run()
 
 

@@ -1,6 +1,6 @@
 """Debug ▸ Decoding Settings…: how Generate chooses each token (greedy or sampled) and when it stops.
 
-The settings live on the controller (`ctl.decoding`, a DecodingSettings) and in the window's
+The settings live in the run model (`ctl.run.decoding`, a DecodingSettings) and in the window's
 settings, so the next launch generates the same way. Generate (Ctrl+G, beside Run) uses them.
 """
 
@@ -123,7 +123,7 @@ class DecodingDialog(QDialog):
         except TfdebugError as exc:
             self.problem.setText(error_text(exc))
             return
-        self.ctl.decoding = decoding
+        self.ctl.run.set_decoding(decoding)
         save_decoding(self.settings, decoding)
         super().accept()
 
@@ -134,7 +134,7 @@ class DecodingTools:
     def __init__(self, window):
         self.window = window
         self.dialog: DecodingDialog | None = None
-        window.ctl.decoding = load_decoding(window.settings)
+        window.ctl.run.set_decoding(load_decoding(window.settings))
 
     def open(self) -> DecodingDialog:
         self.dialog = DecodingDialog(self.window.ctl, self.window.settings, self.window)

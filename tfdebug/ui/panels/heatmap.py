@@ -175,7 +175,6 @@ class HeatmapPanel(QWidget):
             else:
                 self.caption.setText("")
             return
-        self.controls.sync_indices()
         cmap, levels, _ = colors.scheme(capture.info.kind, sl.stats)
         name = cmap.name if hasattr(cmap, "name") else str(cmap)
         if name != self._scheme_name:

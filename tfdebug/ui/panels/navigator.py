@@ -139,7 +139,12 @@ class NavigatorPanel(QWidget):
         # The current row moves with the heatmap's picture, in its turn (two rows repaint); greying what ran
         # (every row looked at) follows with the other panels.
         ctl.shown.model.stage_changed.connect(self._mark_current)
-        ctl.breakpoints_changed.connect(self.refresh_breakpoints)
+        # The gutter follows the window's breakpoints (ctl.breakpoints.model): a stage's dot at its own event.
+        model = ctl.breakpoints.model
+        model.added.connect(self._breakpoint_added)
+        model.removed.connect(self._breakpoint_removed)
+        model.cleared.connect(self._breakpoints_cleared)
+        model.refused.connect(self._breakpoint_refused)
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:
@@ -275,10 +280,31 @@ class NavigatorPanel(QWidget):
         return QBrush(MOVED_BG) if name in self.moved else QBrush()
 
     def refresh_breakpoints(self) -> None:
-        for name, item in self.items.items():
-            on = Breakpoint.on_stage(name) in self.ctl.breakpoints.points
+        """Every row's gutter from the window's set (a new pass's tree)."""
+        for name in self.items:
+            self._show_breakpoint(name, Breakpoint.on_stage(name) in self.ctl.breakpoints.points)
+
+    def _show_breakpoint(self, name: str, on: bool) -> None:
+        item = self.items.get(name)
+        if item is not None:
             item.setText(GUTTER, "●" if on else "")
             item.setForeground(GUTTER, QBrush(BREAK_FG))
+
+    def _breakpoint_added(self, bp: Breakpoint) -> None:
+        if bp.by == "stage":
+            self._show_breakpoint(bp.value, True)
+
+    def _breakpoint_removed(self, bp: Breakpoint) -> None:
+        if bp.by == "stage":
+            self._show_breakpoint(bp.value, False)
+
+    def _breakpoints_cleared(self, gone: frozenset) -> None:
+        for bp in gone:
+            self._breakpoint_removed(bp)
+
+    def _breakpoint_refused(self, bp: Breakpoint | None) -> None:
+        if bp is not None and bp.by == "stage":  # the gutter shows the set, not what was asked
+            self._show_breakpoint(bp.value, bp in self.ctl.breakpoints.points)
 
     def current_item(self) -> QTreeWidgetItem | None:
         return self.items.get(self._current) if self._current else None

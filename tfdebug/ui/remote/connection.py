@@ -41,8 +41,7 @@ class RemoteTools(QObject):
                 session.client:
             return
         self.session = source
-        source.on_lost = self._lost.emit
-        self.ctl.title, self.ctl.device = self._title(source), self._device(source)
+        source.on_lost = self._lost.emit  # the controller names it as served from its source (host, lost)
 
     # ----- connecting -----------------------------------------------------------------------------
     def connect_to(self, address: str, token: str, server_key: str | None = None) -> None:
@@ -62,8 +61,9 @@ class RemoteTools(QObject):
         ctl = self.ctl
         self.session = session
         session.on_lost = self._lost.emit
-        # The status bar names the server and its device (its precision is the Compare and Conditions dialogs')
-        ctl.show_source(session, self._title(session), self._device(session), dtype="")
+        # The status bar names the server and its device (its precision is the Compare and Conditions dialogs'): the
+        # controller reads them from the source (its host, its device, whether its connection is lost).
+        ctl.show_source(session)
         host = session.host
         if announce:
             ctl.inform(said(lambda: self.tr("Connected to {host}: the model runs there.").format(host=host)))
@@ -102,20 +102,11 @@ class RemoteTools(QObject):
         job.failed.connect(failed)
         job.start()
 
-    @staticmethod
-    def _title(session) -> str:
-        return f"remote: {session.host} — {session.title}"
-
-    def _device(self, session, lost: bool = False) -> str:
-        text = f"remote: {session.host} · {session.device}"
-        return text + " · " + self.tr("connection lost") if lost else text
-
     # ----- losing it and getting it back ----------------------------------------------------------
     def _on_lost(self, error) -> None:
         session = self.session
         if session is None or self.shown() is not session:
-            return  # a connection the window has already left
-        self.ctl.device = self._device(session, lost=True)
+            return  # a connection the window has already left (the status bar says it is lost: ctl.device)
         self.ctl.say(Message("error", error_phrase(error) if isinstance(error, RemoteError) else str(error),
                                  topic="remote"))
         self.ctl.announce_state()
@@ -162,7 +153,6 @@ class RemoteTools(QObject):
     def _reconnected(self, session) -> None:
         if self.shown() is not session:
             return
-        self.ctl.device = self._device(session)
         self.ctl.forget_messages("remote")
         self.ctl.breakpoints.share_with(session.stepper)  # what changed while the connection was lost reaches the server
         self.ctl.shown.show_current()

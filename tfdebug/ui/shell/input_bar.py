@@ -105,7 +105,7 @@ class InputBar(QWidget):
         self.device_map.currentIndexChanged.connect(self._update_inputs)
         self.chat.toggled.connect(self._update_inputs)
         ctl.session_changed.connect(self._session_changed)
-        ctl.inputs_changed.connect(self._show_inputs)
+        ctl.run.inputs_changed.connect(self._show_inputs)  # the run model's: typed, run, or restored
         self._build_fields([(k, k.capitalize(), "") for k in ctl.inputs.texts])
         self.retranslate_ui()
 

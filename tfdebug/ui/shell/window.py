@@ -308,7 +308,7 @@ class MainWindow(WindowLayout, QMainWindow):
     def forget_session_options(self) -> None:
         """What a session carries besides its inputs, back to the defaults (New Session, `tfdebug --fresh`):
         one pass, not a generation; the heatmap's linear scale over the whole slice."""
-        self.ctl.generation = None
+        self.ctl.run.set_generation(None)
         self.heatmap_panel.set_scale(frozenset(), False)
 
     def open_snapshot(self, path: str) -> None:

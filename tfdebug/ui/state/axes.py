@@ -1,8 +1,9 @@
 """Which axes of the shown stage the window shows, and where every other axis is fixed.
 
 `ShownAxes` is a Qt-free part the controller owns (`ctl.axes`): it reads and changes the view selection
-every panel shares (`tfdebug.core.view.ViewSelection`: the two shown axes, the index of every other axis
-by name) and names the tokens along an axis. A change has the screen's shown stage cut its slice again.
+every panel shares (`tfdebug.core.view.ViewSelection`, an evented model: the two shown axes, the index of
+every other axis by name, the pin) and names the tokens along an axis. A change is the view's event, which
+the shown stage (it cuts its slice again) and the controls that show the view subscribe to.
 """
 
 from __future__ import annotations
@@ -14,14 +15,10 @@ from tfdebug.core.stages import token_labels
 from tfdebug.core.view import ViewSelection, axis_names
 
 
-class _Redraws(Protocol):
-    def refresh_slice(self) -> None: ...
-
-
 class AxesScreen(Protocol):
     """What `ShownAxes` reads of the window's pass (the controller is one): the shown capture (`current`), the
-    pass's token strings per stream (`tokens`), the model's token strings where they are here (`vocabulary()`,
-    or None), and the shown stage (`shown`), which cuts its slice again after a change."""
+    pass's token strings per stream (`tokens`) and the model's token strings where they are here (`vocabulary()`,
+    or None)."""
 
     @property
     def current(self) -> Capture | None:
@@ -31,11 +28,6 @@ class AxesScreen(Protocol):
     @property
     def tokens(self) -> dict[str, list[str]]:
         """The pass's token strings per stream."""
-        ...
-
-    @property
-    def shown(self) -> _Redraws:
-        """The shown stage (cuts its slice again)."""
         ...
 
     def vocabulary(self) -> list[str] | None:
@@ -63,18 +55,19 @@ class ShownAxes:
         """Show axes `row` × `col` of the current stage (swapped in when equal to the other one)."""
         if row == col:
             row, col = self.view.col_axis, self.view.row_axis
-        self.view.row_axis, self.view.col_axis = row, col
         names = self.names()
-        if names:
+        if names:  # pinned first: whoever hears of the axes reads the pin that came with them
             self.view.pin((names[row], names[col]))
-        self._screen.shown.refresh_slice()
+        self.view.set_axes(row, col)
 
     def set_index(self, axis_name: str, index: int) -> None:
-        """Fix the axis called `axis_name` (head, batch, ...) at `index` and redraw."""
-        if self.view.indices_by_name.get(axis_name) == index:
-            return
-        self.view.indices_by_name[axis_name] = index
-        self._screen.shown.refresh_slice()
+        """Fix the axis called `axis_name` (head, batch, ...) at `index` (the view's event redraws)."""
+        self.view.set_index(axis_name, index)
+
+    def pin(self, on: bool) -> None:
+        """Pin the shown axes (by name) for every stage that has both (`on`), or unpin."""
+        names = self.names()
+        self.view.pin((names[self.view.row_axis], names[self.view.col_axis]) if on and len(names) >= 2 else None)
 
     def labels(self, axis: int) -> list[str] | None:
         """Token strings along `axis` of the current stage, when it indexes tokens or the vocabulary."""

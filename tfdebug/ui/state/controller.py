@@ -15,9 +15,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
-from tfdebug.core.breakpoints import BreakpointSet
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
@@ -28,6 +27,7 @@ from tfdebug.io.recording import Recording
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.sessions.source import NO_PASS, Capabilities, LocalSource, PassSource
 from tfdebug.ui.i18n.language import error_phrase
+from tfdebug.ui.models.run import RunModel
 from tfdebug.ui.state.axes import ShownAxes
 from tfdebug.ui.state.breakpoints import WindowBreakpoints
 from tfdebug.ui.state.keeping import KeepChoice
@@ -49,9 +49,7 @@ class DebugController(QObject):
     session_changed = Signal()      # a new pass (live or replay): plan, layout and tokens changed
     state_changed = Signal()        # stepper state or history changed: actions re-check themselves
     row_picked = Signal()           # tiles.picked_row changed: the query whose weights the Query Row view plots
-    breakpoints_changed = Signal(object)  # the window's BreakpointSet, after any change (a refused one too)
     busy_changed = Signal(bool)     # a model is loading
-    inputs_changed = Signal()       # `inputs` changed (typed, or restored after a failed Run)
     message = Signal(object)        # a Message for the message bar
     clear_messages = Signal(str)    # messages on this topic no longer apply ("" clears all)
     error = Signal(object)          # a sentence for the message bar (level error): a Message content
@@ -63,19 +61,16 @@ class DebugController(QObject):
         super().__init__(parent)
         self.source: PassSource | None = None  # the pass on screen, wherever it runs
         self.stepper: Stepper | None = None
-        self.plan: Plan = Plan()
-        self.layout: PassLayout = build_layout([])
-        self._tokens: dict[str, list[str]] = {}
-        self.title = self.model_name = self.device = ""
-        self.dtype = ""  # the pass's precision ("bfloat16"), for the status bar
+        # The pass's plan, layout, tokens, title, model, device and precision are its source's, read from it (no
+        # copy kept here): these stand in while no pass is shown.
+        self._no_plan: Plan = Plan()
+        self._no_layout: PassLayout = build_layout([])
         self.view = ViewSelection()  # the axes shown and the index of every other axis, shared by every panel
         self.selected_stage: str | None = None
-        # What Run starts (the input bar edits it); Decoding settings when the next run generates token by
-        # token (a GenerationSession; None: one pass) and what Generate uses (Debug ▸ Decoding Settings…).
-        self.inputs, self.generation, self.decoding = RunInputs("random"), None, DecodingSettings()
-        # The inputs of the last live pass that loaded and started: what the window saves as the last session
-        # (a misspelt or failed choice never becomes the next launch's start). None until one has.
-        self.worked: RunInputs | None = None
+        # The run settings, kept once (an evented model, Qt-free): what Run starts (the input bar edits it and
+        # subscribes), whether the next run generates token by token and with what, what Generate uses (Debug ▸
+        # Decoding Settings…), and the inputs of the last live pass that loaded and started.
+        self.run = RunModel()
         # The stage kinds Scale ▸ Log scale was chosen for (the heatmap's option, per kind: probabilities in log,
         # an embedding linear): every view colours a non-negative stage of those kinds by it
         # (tfdebug.ui.render.colors.applies_log).
@@ -128,10 +123,6 @@ class DebugController(QObject):
     def announce_busy(self, busy: bool) -> None:
         """A model started (`busy`) or stopped loading."""
         self.busy_changed.emit(busy)
-
-    def announce_breakpoints(self, points: BreakpointSet) -> None:
-        """The window's breakpoint set changed (or a change was refused): whoever shows it reads it again."""
-        self.breakpoints_changed.emit(points)
 
     def announce_row_picked(self) -> None:
         """The query row picked in the heatmap (`tiles.picked_row`) changed."""
@@ -194,9 +185,51 @@ class DebugController(QObject):
 
     @property
     def tokens(self) -> dict[str, list[str]]:
-        """Token strings per stream. A live generation's stream grows with every chosen token: it is
-        read from the session each time, so a later step's axes get their words, not indices."""
-        return self.session.tokens if self.is_generating() else self._tokens
+        """Token strings per stream (the source's). A live generation's stream grows with every chosen token: it
+        is read each time, so a later step's axes get their words, not indices."""
+        return self.source.tokens if self.source is not None else {}
+
+    @property
+    def plan(self) -> Plan:
+        """The stages of the pass on screen, in order (its source's; empty with no pass)."""
+        return self.source.plan if self.source is not None else self._no_plan
+
+    @property
+    def layout(self) -> PassLayout:
+        """The pass's columns, blocks and navigator groups (its source's)."""
+        return self.source.layout if self.source is not None else self._no_layout
+
+    @property
+    def model_name(self) -> str:
+        """The model of the pass on screen ('recorded' for a snapshot; '' with no pass)."""
+        return self.source.model_name if self.source is not None else ""
+
+    @property
+    def title(self) -> str:
+        """The pass in one line, for the window's title; a served pass's names its server ("remote: HOST — …")."""
+        source = self.source
+        if source is None:
+            return ""
+        return f"remote: {source.host} — {source.title}" if source.host else source.title
+
+    @property
+    def device(self) -> str:
+        """Where the pass runs, for the status bar: its device, a served pass's with its server ("remote: HOST ·
+        cuda:0 …") and, while its connection is lost, saying so."""
+        source = self.source
+        if source is None:
+            return ""
+        if not source.host:
+            return source.device
+        text = f"remote: {source.host} · {source.device}"
+        return text + " · " + QCoreApplication.translate("RemoteTools", "connection lost") if source.lost else text
+
+    @property
+    def dtype(self) -> str:
+        """The pass's precision ("bfloat16") for the status bar; a served pass's is in the Compare and Conditions
+        dialogs, not there ('')."""
+        source = self.source
+        return source.dtype if source is not None and not source.host else ""
 
     def is_generating(self) -> bool:
         """Whether the live pass is a generation (Next Token and Run to Token apply)."""
@@ -213,11 +246,30 @@ class DebugController(QObject):
         """Whether Scale ▸ Log scale is on for stages of `kind`."""
         return kind in self.log_kinds
 
+    @property
+    def inputs(self) -> RunInputs:
+        """What the next Run starts (the run model's)."""
+        return self.run.inputs
+
+    @property
+    def generation(self) -> DecodingSettings | None:
+        """The settings the next run generates token by token with (the run model's), or None: one pass."""
+        return self.run.generation
+
+    @property
+    def decoding(self) -> DecodingSettings:
+        """What Generate uses (the run model's)."""
+        return self.run.decoding
+
+    @property
+    def worked(self) -> RunInputs | None:
+        """The inputs of the last live pass that loaded and started (the run model's): what the window saves as the
+        last session. None until one has."""
+        return self.run.worked
+
     def set_inputs(self, inputs: RunInputs) -> None:
-        """What the next Run starts (the input bar shows it)."""
-        if inputs != self.inputs:
-            self.inputs = inputs
-            self.inputs_changed.emit()
+        """What the next Run starts (the run model's `inputs_changed` tells the input bar)."""
+        self.run.set_inputs(inputs)
 
     def set_session(self, session) -> None:
         """Show a live DebugSession and start its pass (paused at the first stage)."""
@@ -226,7 +278,7 @@ class DebugController(QObject):
         self.set_inputs(replace(self.inputs, model=adapter.name, texts=session.texts,
                                 device=self.inputs.device if self.inputs.model == adapter.name
                                 else str(adapter.device)))
-        self.worked = self.inputs
+        self.run.set_worked(self.inputs)
         self.clear_messages.emit("")
         self.session_changed.emit()
         self.steps.command(session.stepper.start)
@@ -256,23 +308,19 @@ class DebugController(QObject):
         QTimer.singleShot(0, self, lambda: self.shown.show_current() if self.stepper is stepper else None)
         self.state_changed.emit()
 
-    def show_source(self, source: PassSource, title: str, device: str, dtype: str) -> None:
-        """Show `source`'s pass as it stands (a served pass, attached) under `title`, with `device` and `dtype`
-        in the status bar: every panel follows it."""
-        self._replace_source(source, title)
-        self.device, self.dtype = device, dtype
+    def show_source(self, source: PassSource) -> None:
+        """Show `source`'s pass as it stands (a served pass, attached): every panel follows it."""
+        self._replace_source(source)
         self.clear_messages.emit("")
         self.session_changed.emit()
         self.shown.show_current()
         self.state_changed.emit()
 
-    def _replace_source(self, source: PassSource, title: str | None = None) -> None:
+    def _replace_source(self, source: PassSource) -> None:
         self.close()
         self.loader.verification = None
         stepper = source.stepper
-        self.source, self.stepper, self.plan, self.layout = source, stepper, source.plan, source.layout
-        self._tokens, self.title = source.tokens, source.title if title is None else title
-        self.model_name, self.device, self.dtype = source.model_name, source.device, source.dtype
+        self.source, self.stepper = source, stepper
         self.shown.forget()
         self._signals = StepperSignals(stepper, self)
         self._signals.event.connect(self._on_event)

@@ -87,6 +87,11 @@ class ShownStage:
         # the other panels fill in from its gathered event and paint once.
         self.model = ShownModel(self._later)
         self._indexed: tuple | None = None  # (slice, levels, LUT indices) the worker quantised with the slice
+        # The view's axes or an index changed (the axis controls, a click on a head …): cut the slice again. While a
+        # stage is being shown its own fit of the view is not a change to answer: the slice is cut there, once.
+        self._showing = False
+        view.axes_changed.connect(self._view_changed)
+        view.index_changed.connect(self._view_changed)
 
     @property
     def current(self) -> Capture | None:
@@ -140,14 +145,24 @@ class ShownStage:
         stepper = self._screen.stepper
         cursor, history = (stepper.cursor, stepper.history) if stepper is not None else (-1, [])  # read once
         capture = history[cursor] if 0 <= cursor < len(history) else None
-        if self.showable(capture):
-            self.view.fit(capture.info.axes, capture.shape)
-        with self.display.held():
-            self.model.show(cursor, capture)  # the other panels follow after the heatmap's paint
-            self.refresh_slice()
-            self._compute_stats()
+        self._showing = True
+        try:
+            # The view's subscribers hear of its fit to the new stage after the stage is shown (they read both).
+            with self.view.held():
+                if self.showable(capture):
+                    self.view.fit(capture.info.axes, capture.shape)
+                with self.display.held():
+                    self.model.show(cursor, capture)  # the other panels follow after the heatmap's paint
+                    self.refresh_slice()
+                    self._compute_stats()
+        finally:
+            self._showing = False
         # After them (the timers fire in order): the panels' own jobs are submitted first and come first.
         self._later(lambda: self._prepare_neighbours(capture))
+
+    def _view_changed(self, *_change) -> None:
+        if not self._showing:
+            self.refresh_slice()
 
     def _prepare_neighbours(self, shown: Capture | None) -> None:
         """Have the worker read, slice and summarise the stages before and after the shown one

@@ -1,8 +1,9 @@
 """The heatmap's controls row: which two axes are shown, the index of every other axis, the pin,
 and room at its end for the view's own tools (the colour scale's options, Fit).
 
-The choices go to the controller (`set_axes`, `set_index`, the view's pin); the row follows the
-shown stage (`stage_changed`) and the indices a slice was cut at (`sync_indices`).
+The choices go to the controller's axes (`set_axes`, `set_index`, `pin`); the row follows the shown stage
+(`stage_changed`) and subscribes to the view's events (`tfdebug.core.view.ViewSelection`: the axes, an index,
+the pin), whoever changed it.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ class AxisControls(QWidget):
         self.setFixedHeight(max(QSpinBox().sizeHint().height(), self.row_combo.sizeHint().height(),
                                 self.pin_button.sizeHint().height()))
         self.retranslate_ui()
+        view = ctl.view
+        view.axes_changed.connect(self._axes_changed)
+        view.index_changed.connect(self._index_changed)
+        view.pinned_changed.connect(self._pinned_changed)
 
     def add_tool(self, widget: QWidget) -> None:
         """Put `widget` at the end of the row."""
@@ -80,15 +85,20 @@ class AxisControls(QWidget):
         self.col_combo.setEnabled(enough)
         self._rebuild_spin_boxes()
 
-    def sync_indices(self) -> None:
-        """Show the indices the controller's view holds (a slice arrived for them)."""
-        names = self.ctl.axes.names()
-        for axis, index in self.ctl.axes.indices().items():
-            spin = self.spin_boxes.get(names[axis])
-            if spin is not None and spin.value() != index:
-                spin.blockSignals(True)
-                spin.setValue(index)
-                spin.blockSignals(False)
+    def _axes_changed(self, row: int, col: int) -> None:
+        """The view shows other axes: select them and offer an index box for each of the others."""
+        self._rebuild_spin_boxes()
+
+    def _index_changed(self, name: str, index: int) -> None:
+        """An axis not shown is fixed elsewhere (its box, a click on a head, the Why dock …): its box shows it."""
+        spin = self.spin_boxes.get(name)
+        if spin is not None and spin.value() != index:
+            spin.blockSignals(True)  # showing the view's index is not the user choosing one
+            spin.setValue(index)  # clamped to the stage's size, as the slice is
+            spin.blockSignals(False)
+
+    def _pinned_changed(self, pinned) -> None:
+        self._show_pin()
 
     def _rebuild_spin_boxes(self) -> None:
         """One index box per axis not shown, in axis order (boxes are reused by axis name; the
@@ -115,8 +125,11 @@ class AxisControls(QWidget):
             return
         view = self.ctl.view
         if len(names) >= 2:
-            self.row_combo.setCurrentIndex(view.row_axis)
-            self.col_combo.setCurrentIndex(view.col_axis)
+            for combo, axis in ((self.row_combo, view.row_axis), (self.col_combo, view.col_axis)):
+                if combo.currentIndex() != axis:
+                    combo.blockSignals(True)
+                    combo.setCurrentIndex(axis)
+                    combo.blockSignals(False)
         for axis, index in indices.items():
             name = names[axis]
             spin = self.spin_boxes[name]
@@ -135,16 +148,13 @@ class AxisControls(QWidget):
                 spin.show()
 
     def axes_chosen(self) -> None:
-        """The user picked axes in a combo box: show them (which pins them)."""
+        """The user picked axes in a combo box: show them (which pins them; the view's events redraw the row)."""
         self.ctl.axes.set_axes(self.row_combo.currentIndex(), self.col_combo.currentIndex())
-        self._rebuild_spin_boxes()
-        self._show_pin()
+        self._rebuild_spin_boxes()  # equal axes were swapped in: the combos show what the view holds
 
     def _pin_toggled(self, on: bool) -> None:
-        names = self.ctl.axes.names()
-        view = self.ctl.view
-        view.pin((names[view.row_axis], names[view.col_axis]) if on and len(names) >= 2 else None)
-        self._show_pin()
+        self.ctl.axes.pin(on)
+        self._show_pin()  # a pin refused (fewer than two axes) unticks the button
 
     def _show_pin(self) -> None:
         """The pin says which axes it keeps, so a carried choice is never silent (choosing axes pins them)."""

@@ -20,7 +20,6 @@ the shown axes, indices and mask the view has now; anything else is computed as 
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -80,9 +79,7 @@ def selection_of(view: ViewSelection) -> tuple:
 
 def frozen_view(view: ViewSelection) -> ViewSelection:
     """A copy of `view` the worker may read while the GUI thread changes the original."""
-    frozen = copy.copy(view)
-    frozen.indices_by_name = dict(view.indices_by_name)
-    return frozen
+    return view.copy()
 
 
 def view_key(row: int, col: int, indices: dict[int, int], mask) -> tuple:
@@ -98,7 +95,7 @@ def prepare(stepper: Stepper, capture: Capture, view: ViewSelection, max_size: t
     tensor = stepper.tensor_of(capture)
     if tensor is None:
         return None
-    view = copy.copy(view)  # fitted to the neighbour
+    view = view.copy()  # fitted to the neighbour
     view.fit(capture.info.axes, capture.shape)
     display = LocalDisplay(stepper)
     row, col, indices = view.row_axis, view.col_axis, view.indices(capture.info.axes, capture.shape)
