@@ -3,7 +3,7 @@
 A Llama of SmolLM-135M's shape (30 layers, 576 wide, 9 heads / 3 KV heads, a 1,536-wide feed-forward, a
 49,152-token vocabulary; random weights, `bench.real_size.build_random`) reads 2,048 random token ids. In a child
 process of its own (`bench.child.run_child`), the pass is planned (shapes only), the backward's peak is stated from
-the plan (`sessions.backward.backward_peak`) and checked against the default capture budget
+the plan (`sessions.backward_peak.backward_peak`) and checked against the default capture budget
 (`core.budget.default_capture_budget`), then the next-token cross-entropy's backward runs with every stage's
 gradient captured (`sessions.backward.run_backward`, the attention planes' gradients as recipes). The row gives the
 stated peak, the peak RSS measured above the RSS before the backward, their ratio (≤ 1: the statement held), the
@@ -48,7 +48,8 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     from tfdebug.bench.scale import _rss
     from tfdebug.core.budget import default_capture_budget
     from tfdebug.core.plan import plan_pass
-    from tfdebug.sessions.backward import backward_peak, parameter_bytes, run_backward
+    from tfdebug.sessions.backward import run_backward
+    from tfdebug.sessions.backward_peak import backward_peak, parameter_bytes
 
     adapter, prepared = _model(shape, seq_len)
     with torch.no_grad():

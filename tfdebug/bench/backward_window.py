@@ -5,7 +5,7 @@ Hugging Face folder with a word-level tokenizer (in a process of its own, so its
 opened in the real window (offscreen Qt, `bench.window_clock.bench_window`) through the input bar: the folder in the
 Model box, Precision float32, a prompt of `seq_len` words, Ctrl+Return, then F5 to the pass's end. Before Debug ▸
 Backward runs, the peak its path states and the budget it checks it against are read here with the window's own
-functions (`sessions.backward.check_backward_fits` on the window's pass, `core.budget.default_capture_budget`: what
+functions (`sessions.backward_peak.check_backward_fits` on the window's pass, `core.budget.default_capture_budget`: what
 `sessions.gradient_session.backward_of` checks), then Ctrl+Shift+B, Return in the objective dialog (the next-token
 loss over the prompt), and F10 pressed through the whole backward section (logits first, embeddings last), each
 F10 timed to the stage's heatmap painted (`bench.window_clock.one_step`). The process's high-water mark is
@@ -70,7 +70,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     from tfdebug.bench.window_clock import bench_window, one_step, quiet_qt_messages, wait
     from tfdebug.core.budget import default_capture_budget, total_memory
     from tfdebug.core.errors import TfdebugError
-    from tfdebug.sessions.backward import check_backward_fits, parameter_bytes
+    from tfdebug.sessions.backward_peak import check_backward_fits, parameter_bytes
     from tfdebug.ui.features.backward import action
     from tfdebug.ui.shell.probe import activate, objective_by_keys, press
 
@@ -114,7 +114,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
                                                         parameter_bytes(session.adapter.module))
                 row["fits_budget"], row["planes"] = True, "made again" if recompute else "kept"
             except TfdebugError:
-                from tfdebug.sessions.backward import backward_peak
+                from tfdebug.sessions.backward_peak import backward_peak
 
                 stated = backward_peak(list(session.plan), parameter_bytes(session.adapter.module))
                 row["fits_budget"], row["planes"] = False, None
