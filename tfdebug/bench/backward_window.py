@@ -5,13 +5,14 @@ Hugging Face folder with a word-level tokenizer (in a process of its own, so its
 opened in the real window (offscreen Qt, `bench.window_clock.bench_window`) through the input bar: the folder in the
 Model box, Precision float32, a prompt of `seq_len` words, Ctrl+Return, then F5 to the pass's end. Before Debug ▸
 Backward runs, the peak its path states and the budget it checks it against are read here with the window's own
-functions (`sessions.backward_peak.check_backward_fits` on the window's pass, `core.budget.default_capture_budget`: what
-`sessions.gradient_session.backward_of` checks), then Ctrl+Shift+B, Return in the objective dialog (the next-token
+functions (`sessions.backward_peak.check_backward_fits` on the window's pass, `core.budget.default_capture_budget`
+with the forward's captures counted as free: what `sessions.gradient_session.make_room` checks before it lets them
+go), then Ctrl+Shift+B, Return in the objective dialog (the next-token
 loss over the prompt), and F10 pressed through the whole backward section (logits first, embeddings last), each
 F10 timed to the stage's heatmap painted (`bench.window_clock.one_step`). The process's high-water mark is
 restarted just before Ctrl+Shift+B (`bench.real_size._restart_peak`) and read after the backward and after the
-last F10. Where the default budget refuses the backward in the window (it holds the forward's captures too, and
-the budget counts what the process holds), the row gives the window's sentence and by how much; nothing is raised.
+last F10. Where the default budget refuses the backward in the window, the row gives the window's sentence and by
+how much; nothing is raised.
 Run in a child process of its own (`bench.child.run_child`).
 """
 
@@ -21,6 +22,7 @@ import json
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from tfdebug.bench.backward_real import SHAPES as REAL_SHAPES
@@ -70,6 +72,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     from tfdebug.bench.window_clock import bench_window, one_step, quiet_qt_messages, wait
     from tfdebug.core.budget import default_capture_budget, total_memory
     from tfdebug.core.errors import TfdebugError
+    from tfdebug.core.recorder import held_bytes
     from tfdebug.sessions.backward_peak import check_backward_fits, parameter_bytes
     from tfdebug.ui.features.backward import action
     from tfdebug.ui.shell.probe import activate, objective_by_keys, press
@@ -107,7 +110,9 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             row["forward_stages"] = len(forward)
             # what the window's path (`backward_of`) states and checks before it runs, read the same way here
             row["rss_before_bytes"] = _rss()
-            budget = default_capture_budget(session.adapter.device)
+            # the window lets go of the forward's captures before its backward, and counts them as free
+            row["released_bytes"] = released = held_bytes(ctl.stepper.history)
+            budget = default_capture_budget(session.adapter.device, releasing=released)
             row["budget_bytes"] = budget
             try:
                 stated, recompute = check_backward_fits(list(session.plan), budget,
@@ -122,7 +127,8 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             _restart_peak()
             before = _rss()
             start = time.perf_counter()
-            objective_by_keys(window)
+            with _rss_when_the_backward_starts(row):
+                objective_by_keys(window)
             if not wait(lambda: not action._RUNNING, STEP_TIMEOUT_S * 3):
                 raise TimeoutError("the backward did not end")
             shown = wait(lambda: ctl.source is not None and ctl.title.startswith("backward")
@@ -171,11 +177,35 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             return _finish(row, stated, before)
 
 
+@contextmanager
+def _rss_when_the_backward_starts(row: dict):
+    """Inside: the RSS as the backward starts on its worker (the forward's captures let go by then) goes into
+    `row["rss_backward_start_bytes"]`: the window's backward (`sessions.gradient_session.run_backward`) is wrapped to
+    read it first. Restored on leaving."""
+    from tfdebug.bench.real_size import _rss
+    from tfdebug.sessions import gradient_session
+
+    run = gradient_session.run_backward
+
+    def reading(*args, **kwargs):
+        row["rss_backward_start_bytes"] = _rss()
+        return run(*args, **kwargs)
+    gradient_session.run_backward = reading
+    try:
+        yield
+    finally:
+        gradient_session.run_backward = run
+
+
 def _finish(row: dict, stated: int, before: int) -> dict:
-    """The high-water mark above the RSS before Ctrl+Shift+B, and whether the stated peak held."""
+    """The high-water mark above the RSS before Ctrl+Shift+B and above the RSS as the backward started (the
+    forward's captures let go), and whether the stated peak held over the second."""
     from tfdebug.bench.real_size import high_water
 
-    row["measured_bytes"] = measured = max(0, high_water() - before)
+    peak = high_water()
+    row["measured_bytes"] = max(0, peak - before)
+    start = row.get("rss_backward_start_bytes")
+    row["measured_from_start_bytes"] = measured = max(0, peak - start) if start is not None else row["measured_bytes"]
     row["held"] = measured <= stated
     row["measured_over_stated"] = round(measured / stated, 3) if stated else None
     return row
@@ -196,12 +226,15 @@ def format_window_row(row: dict) -> list[str]:
     budget = f"{row['budget_bytes'] / MIB:,.0f} MiB" if row.get("budget_bytes") else "no limit"
     head = (f"  in the window: {row['shape']} in float32 at {row['seq_len']} tokens, forward (Ctrl+Return, F5) "
             f"{row['forward_s']} s; backward peak stated before it ran {row['stated_peak_bytes'] / MIB:,.0f} MiB, "
-            f"default budget {budget}")
+            f"default budget {budget}"
+            + (f" (the forward's {row['released_bytes'] / MIB:,.0f} MiB of captures let go and counted as free)"
+               if row.get("released_bytes") else ""))
     if not row.get("stepped"):
         over = row.get("over_budget_bytes")
         return [head, f"    refused{f' ({over / MIB:,.0f} MiB over)' if over is not None else ''}: {row['said']}"]
     return [head, f"    Ctrl+Shift+B to the logits' gradient painted {row['backward_s']} s; measured "
-                  f"{row['measured_bytes'] / MIB:,.0f} MiB above before (×{row['measured_over_stated']}, "
+                  f"{row['measured_from_start_bytes'] / MIB:,.0f} MiB above the RSS as the backward started "
+                  f"({row['measured_bytes'] / MIB:,.0f} MiB above before Ctrl+Shift+B; ×{row['measured_over_stated']}, "
                   f"{'held' if row['held'] else 'NOT held'}); F10 ×{row['stepped']} ({row['first_gradient']} → "
                   f"{row['last_gradient']}, {'every stage' if row['every_stage_stepped'] else 'NOT every stage'}) "
                   f"in {row['steps_s']} s: painted median {row['f10_painted_median_ms']} ms, worst "

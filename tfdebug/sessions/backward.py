@@ -69,6 +69,8 @@ class BackwardPass:
     forward: dict[str, Capture]
     parameters: dict[str, float] = field(default_factory=dict)
     first_nonfinite: str | None = None
+    #: the peak in bytes stated before it ran (`sessions.backward_peak.check_backward_fits`); None without a plan
+    peak: int | None = None
 
     def gradient(self, name: str) -> Tensor:
         """Stage `name`'s gradient: a tensor, or for an attention plane a `core.gradient_planes.GradientPlane`
@@ -361,9 +363,9 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
     With `plan` (the pass's stages) and `budget`, a backward whose peak would be over the budget is refused
     before it runs, and the planes autograd saves are kept where that fits the budget, else made again
     (`sessions.backward_peak.check_backward_fits`); without a plan they are made again."""
-    recompute = True
+    recompute, peak = True, None
     if plan is not None:
-        _, recompute = check_backward_fits(plan, budget, parameter_bytes(adapter.module))
+        peak, recompute = check_backward_fits(plan, budget, parameter_bytes(adapter.module))
     from tfdebug.adapters.hf.attention import planes_noted
     from tfdebug.adapters.hf.hooks import sums_in_graph
 
@@ -403,4 +405,4 @@ def run_backward(adapter, prepared, objective: Objective = Objective(), stages=N
             p.grad = saved[n]
     first = recorder.first_nonfinite()  # read as each gradient arrived: no gradient plane is computed for it
     return BackwardPass(objective, float(loss.detach()), recorder.gradients,
-                        {c.name: c for c in recorder.captures}, norms, first)
+                        {c.name: c for c in recorder.captures}, norms, first, peak)

@@ -98,6 +98,11 @@ class GradientSession:
         return self.result.loss
 
     @property
+    def peak(self) -> int | None:
+        """The peak in bytes the backward stated before it ran (None: it was given no plan to state it from)."""
+        return self.result.peak
+
+    @property
     def first_nonfinite(self) -> str | None:
         """The first stage, in backward order, whose gradient holds NaN or ±Inf; None when all are finite."""
         return self.result.first_nonfinite
@@ -110,6 +115,47 @@ class GradientSession:
         """Let the gradients go (the model stays loaded: it is the forward's)."""
         self.stepper.forget_history()
         self.replayed.close()
+
+
+@dataclass(frozen=True)
+class BackwardRoom:
+    """What `make_room` found and did: the backward's `peak` stated before it runs (bytes), the `budget` it was
+    checked against (None: no limit known) and the bytes of the pass's captures `released` to make room."""
+
+    peak: int
+    budget: int | None
+    released: int
+
+
+def make_room(session) -> BackwardRoom:
+    """Room for the backward of `session`'s finished pass, whose gradients then replace the pass (the window's
+    Debug ▸ Backward): the backward runs a forward of its own, so the pass's captures (`session.stepper`'s history)
+    need not be held meanwhile. Its peak is stated and checked against the device's default budget with those
+    captures counted as free (`core.budget.default_capture_budget(releasing=…)`); when it is over, InputError in one
+    sentence and nothing is let go (the pass can still be stepped). When it fits, every capture's tensor is let go
+    (the pass's stages stay named; it can be run again, not stepped) before the backward runs."""
+    from tfdebug.core.budget import default_capture_budget
+    from tfdebug.core.recorder import held_bytes
+    from tfdebug.sessions.backward_peak import check_backward_fits, parameter_bytes
+
+    check_finished(session)
+    adapter, stepper = session.adapter, session.stepper
+    held = held_bytes(stepper.history)
+    budget = default_capture_budget(adapter.device, releasing=held)
+    peak, _ = check_backward_fits(list(session.plan), budget, parameter_bytes(adapter.module))
+    let_go_of_captures(stepper)
+    return BackwardRoom(peak, budget, held)
+
+
+def let_go_of_captures(stepper) -> None:
+    """Drop every tensor `stepper`'s history holds: each capture's tensor (a panel that still holds a capture holds
+    no tensor through it), then the history itself; the memory goes back (`core.memory.release_freed_memory`)."""
+    from tfdebug.core.memory import release_freed_memory
+
+    for capture in list(stepper.history):
+        capture.tensor = None
+    stepper.forget_history()
+    release_freed_memory()
 
 
 def backward_of(session, objective: Objective = Objective(), budget: int | None = None) -> GradientSession:
