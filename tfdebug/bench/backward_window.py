@@ -68,7 +68,8 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import torch
     import transformers  # noqa: F401  (imported before the clock starts)
-    from tfdebug.bench.real_size import WORDS, _restart_peak, _rss, high_water
+    from tfdebug.bench.peak_span import PeakSpan
+    from tfdebug.bench.real_size import WORDS, _rss
     from tfdebug.bench.window_clock import bench_window, one_step, quiet_qt_messages, wait
     from tfdebug.core.budget import default_capture_budget, total_memory
     from tfdebug.core.errors import TfdebugError
@@ -124,25 +125,24 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
                 stated = backward_peak(list(session.plan), parameter_bytes(session.adapter.module))
                 row["fits_budget"], row["planes"] = False, None
             row["stated_peak_bytes"] = stated
-            _restart_peak()
-            before = _rss()
-            start = time.perf_counter()
-            with _rss_when_the_backward_starts(row):
+            span = PeakSpan()
+            start = span.start
+            with _rss_when_the_backward_starts(row):  # until the backward has ended: its worker starts it later
                 objective_by_keys(window)
-            if not wait(lambda: not action._RUNNING, STEP_TIMEOUT_S * 3):
-                raise TimeoutError("the backward did not end")
+                if not wait(lambda: not action._RUNNING, STEP_TIMEOUT_S * 3):
+                    raise TimeoutError("the backward did not end")
             shown = wait(lambda: ctl.source is not None and ctl.title.startswith("backward")
                           and ctl.current is not None and heatmap.slice is not None
                           and clock.painted_slice is heatmap.slice, 60.0)
-            row["backward_s"] = round(time.perf_counter() - start, 2)
+            row["backward_s"] = span.seconds()
             _note("backward", row["backward_s"], window.message_bar.text())
             row["said"] = window.message_bar.text()
-            row["measured_backward_bytes"] = max(0, high_water() - before)
+            row["measured_backward_bytes"] = span.above()
             if not shown:  # refused (or failed): the window's sentence, and by how much
                 row["over_budget_bytes"] = stated - budget if budget is not None else None
                 row["stepped"] = 0
                 # nothing ran: the high-water mark is the window's own work meanwhile (its check of the pass)
-                return dict(_finish(row, stated, before), held=None, measured_over_stated=None)
+                return dict(_finish(row, stated, span), held=None, measured_over_stated=None)
             stepper = ctl.stepper
             history = stepper.history
             names = [c.name for c in history]
@@ -174,7 +174,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             row["f10_settled_median_ms"] = round(statistics.median(settled), 1) if settled else None
             worst = max(range(len(painted)), key=painted.__getitem__) if painted else None
             row["f10_worst_stage"] = reached[worst + 1] if worst is not None else None
-            return _finish(row, stated, before)
+            return _finish(row, stated, span)
 
 
 @contextmanager
@@ -197,17 +197,16 @@ def _rss_when_the_backward_starts(row: dict):
         gradient_session.run_backward = run
 
 
-def _finish(row: dict, stated: int, before: int) -> dict:
-    """The high-water mark above the RSS before Ctrl+Shift+B and above the RSS as the backward started (the
-    forward's captures let go), and whether the stated peak held over the second."""
-    from tfdebug.bench.real_size import high_water
+def _finish(row: dict, stated: int, span) -> dict:
+    """The high-water mark over `span` (a `bench.peak_span.PeakSpan` started just before Ctrl+Shift+B) above the
+    RSS then and above the RSS as the backward started (the forward's captures let go), and whether the stated
+    peak held over the second."""
+    from tfdebug.bench.peak_span import stated_against_measured
 
-    peak = high_water()
-    row["measured_bytes"] = max(0, peak - before)
+    row["measured_bytes"] = span.above()
     start = row.get("rss_backward_start_bytes")
-    row["measured_from_start_bytes"] = measured = max(0, peak - start) if start is not None else row["measured_bytes"]
-    row["held"] = measured <= stated
-    row["measured_over_stated"] = round(measured / stated, 3) if stated else None
+    row["measured_from_start_bytes"] = measured = span.above(start) if start is not None else row["measured_bytes"]
+    row.update(stated_against_measured(stated, measured))
     return row
 
 
