@@ -73,6 +73,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     from tfdebug.bench.window_clock import bench_window, one_step, quiet_qt_messages, wait
     from tfdebug.core.budget import default_capture_budget, total_memory
     from tfdebug.core.errors import TfdebugError
+    from tfdebug.core.memory import release_freed_memory
     from tfdebug.core.recorder import held_bytes
     from tfdebug.sessions.backward_peak import check_backward_fits, parameter_bytes
     from tfdebug.ui.features.backward import action
@@ -111,7 +112,10 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             row["forward_stages"] = len(forward)
             # what the window's path (`backward_of`) states and checks before it runs, read the same way here
             row["rss_before_bytes"] = _rss()
-            # the window lets go of the forward's captures before its backward, and counts them as free
+            # the window lets go of the forward's captures before its backward, and counts them as free, once the
+            # memory freed but kept is handed back (`sessions.gradient_session.make_room`; its own figures replace
+            # these below where it made room)
+            release_freed_memory()
             row["released_bytes"] = released = held_bytes(ctl.stepper.history)
             budget = default_capture_budget(session.adapter.device, releasing=released)
             row["budget_bytes"] = budget
@@ -135,6 +139,10 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
                           and ctl.current is not None and heatmap.slice is not None
                           and clock.painted_slice is heatmap.slice, 60.0)
             row["backward_s"] = span.seconds()
+            room = row.pop("room", None)
+            if room is not None:  # the window's own statement and budget, as it made room
+                row["stated_peak_bytes"] = stated = room.peak
+                row["budget_bytes"], row["released_bytes"] = room.budget, room.released
             _note("backward", row["backward_s"], window.message_bar.text())
             row["said"] = window.message_bar.text()
             row["measured_backward_bytes"] = span.above()
@@ -179,22 +187,27 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
 
 @contextmanager
 def _rss_when_the_backward_starts(row: dict):
-    """Inside: the RSS as the backward starts on its worker (the forward's captures let go by then) goes into
-    `row["rss_backward_start_bytes"]`: the window's backward (`sessions.gradient_session.run_backward`) is wrapped to
-    read it first. Restored on leaving."""
+    """Inside: the room the window made (`sessions.gradient_session.make_room`'s BackwardRoom: the stated peak, the
+    budget, the bytes let go) goes into `row["room"]`, and the RSS as the backward starts on its worker (the
+    forward's captures let go by then) into `row["rss_backward_start_bytes"]`: both functions are wrapped to read
+    them. Restored on leaving."""
     from tfdebug.bench.real_size import _rss
     from tfdebug.sessions import gradient_session
 
-    run = gradient_session.run_backward
+    run, make_room = gradient_session.run_backward, gradient_session.make_room
 
     def reading(*args, **kwargs):
         row["rss_backward_start_bytes"] = _rss()
         return run(*args, **kwargs)
-    gradient_session.run_backward = reading
+
+    def noting(session):
+        row["room"] = room = make_room(session)
+        return room
+    gradient_session.run_backward, gradient_session.make_room = reading, noting
     try:
         yield
     finally:
-        gradient_session.run_backward = run
+        gradient_session.run_backward, gradient_session.make_room = run, make_room
 
 
 def _finish(row: dict, stated: int, span) -> dict:

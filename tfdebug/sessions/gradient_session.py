@@ -131,15 +131,19 @@ def make_room(session) -> BackwardRoom:
     """Room for the backward of `session`'s finished pass, whose gradients then replace the pass (the window's
     Debug ▸ Backward): the backward runs a forward of its own, so the pass's captures (`session.stepper`'s history)
     need not be held meanwhile. Its peak is stated and checked against the device's default budget with those
-    captures counted as free (`core.budget.default_capture_budget(releasing=…)`); when it is over, InputError in one
-    sentence and nothing is let go (the pass can still be stepped). When it fits, every capture's tensor is let go
-    (the pass's stages stay named; it can be run again, not stepped) before the backward runs."""
+    captures counted as free (`core.budget.default_capture_budget(releasing=…)`), and with the memory the process
+    has freed but kept (`core.memory`'s tuning keeps up to 2 GiB) handed back first, so the budget counts what is in
+    use; when it is over, InputError in one sentence and nothing is let go (the pass can still be stepped). When it
+    fits, every capture's tensor is let go (the pass's stages stay named; it can be run again, not stepped) before
+    the backward runs."""
     from tfdebug.core.budget import default_capture_budget
+    from tfdebug.core.memory import release_freed_memory
     from tfdebug.core.recorder import held_bytes
     from tfdebug.sessions.backward_peak import check_backward_fits, parameter_bytes
 
     check_finished(session)
     adapter, stepper = session.adapter, session.stepper
+    release_freed_memory()  # the resident memory the budget subtracts is then the memory in use
     held = held_bytes(stepper.history)
     budget = default_capture_budget(adapter.device, releasing=held)
     peak, _ = check_backward_fits(list(session.plan), budget, parameter_bytes(adapter.module))
