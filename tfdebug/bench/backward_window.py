@@ -3,7 +3,7 @@
 The model of `bench.backward_real` (SmolLM-135M's shape in float32, random weights; `tiny`: 2 layers) is saved as a
 Hugging Face folder with a word-level tokenizer (in a process of its own, so its build is not resident here) and
 opened in the real window (offscreen Qt, `bench.window_clock.bench_window`) through the input bar: the folder in the
-Model box, Precision float32, a prompt of `seq_len` words, Ctrl+Return, then F5 to the pass's end. Before Debug ▸
+Model box, Precision float32, a prompt of `seq_len` words, Ctrl+Return, then F5 to the pass's end and the check's verdict in the status bar. Before Debug ▸
 Backward runs, the peak its path states and the budget it checks it against are read here with the window's own
 functions (`sessions.backward_peak.check_backward_fits` on the window's pass, `core.budget.default_capture_budget`
 with the forward's captures counted as free: what `sessions.gradient_session.make_room` checks before it lets them
@@ -74,7 +74,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     from tfdebug.core.budget import default_capture_budget, total_memory
     from tfdebug.core.errors import TfdebugError
     from tfdebug.core.memory import release_freed_memory
-    from tfdebug.core.recorder import held_bytes
+    from tfdebug.sessions.gradient_session import freed_by_letting_go
     from tfdebug.sessions.backward_peak import check_backward_fits, parameter_bytes
     from tfdebug.ui.features.backward import action
     from tfdebug.ui.shell.probe import activate, objective_by_keys, press
@@ -107,6 +107,12 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             backward_action = window.actions_by_id["tfdebug.debug.backward"]
             if not wait(backward_action.isEnabled, 60.0):
                 raise TimeoutError("Debug ▸ Backward stayed grey after the pass ended")
+            # as a person reads the status bar: the check against the unmodified model has said its verdict (until
+            # then it holds its reference pass, which the window's budget counts as in use)
+            if not wait(lambda: ctl.loader.verification is not None, STEP_TIMEOUT_S):
+                raise TimeoutError("the check against the unmodified model said nothing")
+            row["verified_s"] = round(time.perf_counter() - start, 2)
+            _note("verified", row["verified_s"])
             session = ctl.source.session
             forward = [c.name for c in session.plan]
             row["forward_stages"] = len(forward)
@@ -116,7 +122,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             # memory freed but kept is handed back (`sessions.gradient_session.make_room`; its own figures replace
             # these below where it made room)
             release_freed_memory()
-            row["released_bytes"] = released = held_bytes(ctl.stepper.history)
+            row["released_bytes"] = released = freed_by_letting_go(session)
             budget = default_capture_budget(session.adapter.device, releasing=released)
             row["budget_bytes"] = budget
             try:
