@@ -48,9 +48,11 @@ def test_the_pass_s_captures_count_as_free_and_go_before_the_backward(finished, 
     stated = backward_peak(list(session.plan), parameter_bytes(session.adapter.module))
     _machine(monkeypatch, stated - held // 2)  # over were the captures counted, within it when they are not
     alive = [weakref.ref(c.tensor) for c in history if c.tensor is not None and not c.recipe]
+    alive.append(weakref.ref(session.stepper.output))  # the pass's output (its logits)
+    alive += [weakref.ref(t) for t in vars(session.adapter).get("_kept", {}).values()]  # what its check compares
     plan, parameters = list(session.plan), parameter_bytes(session.adapter.module)
     room = make_room(session)
-    assert room.released == held and room.budget is not None
+    assert room.released >= held and room.budget is not None
     assert room.budget - held < stated <= room.peak <= room.budget  # the least it could state fits only so
     assert room.peak == check_backward_fits(plan, room.budget, parameters)[0]
     gc.collect()
