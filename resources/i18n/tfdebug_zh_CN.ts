@@ -3130,16 +3130,32 @@ output w·V = {output}</source>
 <context>
     <name>backward</name>
     <message>
+        <source>{why} The pass stays on screen as it was.</source>
+        <translation>{why} 该次前向传播仍按原样显示在屏幕上。</translation>
+    </message>
+    <message>
         <source>The gradient first went non-finite at {stage} (loss {loss:.5g}).</source>
         <translation>梯度首次出现非有限值的阶段是 {stage}（损失 {loss:.5g}）。</translation>
+    </message>
+    <message>
+        <source>Backward: loss {loss:.5g}, peak stated before it ran {peak}; every stage&apos;s gradient in backward order (F10 steps, F5 runs to a breakpoint).</source>
+        <translation>反向传播：损失 {loss:.5g}，运行前声明的峰值 {peak}；按反向顺序查看每个阶段的梯度（F10 单步，F5 运行到断点）。</translation>
     </message>
     <message>
         <source>Backward: loss {loss:.5g}; every stage&apos;s gradient in backward order (F10 steps, F5 runs to a breakpoint).</source>
         <translation>反向传播：损失 {loss:.5g}；按反向顺序查看每个阶段的梯度（F10 单步，F5 运行到断点）。</translation>
     </message>
     <message>
+        <source>{why} The pass&apos;s captures were let go to make room for the backward: Run (Ctrl+Return) runs the pass again.</source>
+        <translation>{why} 为给反向传播腾出内存，已释放该次前向传播的捕获：运行（Ctrl+Return）会重新运行该次前向传播。</translation>
+    </message>
+    <message>
         <source>Running the backward pass…</source>
         <translation>正在运行反向传播…</translation>
+    </message>
+    <message>
+        <source>Running the backward pass (peak stated before it runs: {peak}); the pass&apos;s captures were let go to make room for it…</source>
+        <translation>正在运行反向传播（运行前声明的峰值：{peak}）；已释放该次前向传播的捕获，为其腾出内存…</translation>
     </message>
 </context>
 <context>

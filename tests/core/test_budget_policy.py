@@ -138,3 +138,23 @@ def test_pinned_kinds_take_at_most_their_share_and_the_rest_stays_near():
 def test_a_farther_stage_without_a_recorded_distance_says_nearer_stages_hold_the_room():
     from tfdebug.core.budget import FARTHER, drop_reason
     assert drop_reason(FARTHER, 10_000).id == "budget.why_farther"
+
+
+def test_the_default_budget_counts_bytes_being_let_go_as_free_and_not_resident(monkeypatch):
+    """A backward that replaces a pass lets go of the pass's captures first: the budget it is checked against counts
+    them as free memory and, on the CPU, not as the process's resident memory."""
+    import torch
+
+    from tfdebug.core import budget
+
+    gib = 2**30
+    monkeypatch.setattr(budget, "free_memory", lambda device: 10 * gib)
+    monkeypatch.setattr(budget, "total_memory", lambda: 20 * gib)
+    monkeypatch.setattr(budget, "resident_memory", lambda: 5 * gib)
+    cpu = torch.device("cpu")
+    assert budget.default_capture_budget(cpu) == int(8 * gib) - 5 * gib  # 40% of RAM less what the process holds
+    assert budget.default_capture_budget(cpu, releasing=4 * gib) == int(8 * gib) - 1 * gib
+    monkeypatch.setattr(budget, "total_memory", lambda: 100 * gib)  # then half of what is free, those bytes included
+    assert budget.default_capture_budget(cpu, releasing=4 * gib) == 7 * gib
+    monkeypatch.setattr(budget, "free_memory", lambda device: None)
+    assert budget.default_capture_budget(cpu, releasing=4 * gib) is None

@@ -244,7 +244,7 @@ def test_a_vision_transformer_s_gradients_equal_autograd():
 
 
 def test_a_backward_over_the_budget_is_refused_before_it_runs():
-    from tfdebug.sessions.backward import backward_peak, parameter_bytes
+    from tfdebug.sessions.backward_peak import backward_peak, parameter_bytes
     from tfdebug.sessions.session import DebugSession
 
     adapter = load_adapter("tiny-gpt2")

@@ -160,7 +160,7 @@ def test_a_backward_keeps_no_plane_whole():
     """The recorder's forward planes are recipes and every plane's gradient a gradient recipe: no capture holds
     a tensor of tokens² size, and the stated peak counts one probabilities plane per attention, not four."""
     from tfdebug.adapters.registry import load_adapter
-    from tfdebug.sessions.backward import backward_peak
+    from tfdebug.sessions.backward_peak import backward_peak
     from tfdebug.sessions.session import DebugSession
 
     adapter = load_adapter("tiny-gpt2")

@@ -176,7 +176,7 @@ def test_the_stated_peak_holds_over_the_backward_s_high_water_mark(monkeypatch):
     probabilities (a float32 plane per layer waiting for its backward) is saved."""
     from tfdebug.bench import backward_real
     from tfdebug.core.plan import plan_pass
-    from tfdebug.sessions.backward import backward_peak, parameter_bytes
+    from tfdebug.sessions.backward_peak import backward_peak, parameter_bytes
 
     monkeypatch.setitem(backward_real.SHAPES, "test", dict(backward_real.SHAPES["tiny"], num_hidden_layers=6,
                                                            num_attention_heads=8, head_dim=8))
@@ -204,7 +204,7 @@ def test_a_backward_within_the_budget_keeps_the_planes_and_states_that_peak(monk
     from tfdebug.bench import backward_real
     from tfdebug.core.errors import InputError
     from tfdebug.core.plan import plan_pass
-    from tfdebug.sessions.backward import backward_peak, check_backward_fits, parameter_bytes
+    from tfdebug.sessions.backward_peak import backward_peak, check_backward_fits, parameter_bytes
 
     monkeypatch.setitem(backward_real.SHAPES, "test", dict(backward_real.SHAPES["tiny"], num_hidden_layers=6,
                                                            num_attention_heads=8, head_dim=8))

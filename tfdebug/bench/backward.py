@@ -13,7 +13,7 @@ random weights, random token ids, at 256 and 1,024 tokens; per length, interleav
 Medians, the ratio tfdebug ÷ plain (goal ≤ 1.15×), the plain row's A/A (its two halves) and both losses (the
 same objective: they agree). Then each variant once more in a child process of its own (as tfdebug.bench.scale
 measures peaks), its peak RSS above its RSS before the pass, and the ratio of the two peaks; beside tfdebug's, the peak
-`run_backward` states before it runs (`sessions.backward.check_backward_fits`). The `full` profile adds the real-size row
+`run_backward` states before it runs (`sessions.backward_peak.check_backward_fits`). The `full` profile adds the real-size row
 (`bench.backward_real`: SmolLM-135M's shape at 2,048 tokens in float32, its stated peak against its measured one)
 and the same backward done in the window by keys, F10 through every gradient (`bench.backward_window`).
 """
@@ -48,7 +48,8 @@ def _variants(config: BenchConfig) -> tuple[dict, dict]:
     from tfdebug.bench.hf import build_gpt2
     from tfdebug.core.budget import default_capture_budget
     from tfdebug.core.plan import plan_pass
-    from tfdebug.sessions.backward import check_backward_fits, parameter_bytes, run_backward
+    from tfdebug.sessions.backward import run_backward
+    from tfdebug.sessions.backward_peak import check_backward_fits, parameter_bytes
 
     model, ids = build_gpt2(config)
     model.config._attn_implementation_internal = "eager"

@@ -3,7 +3,7 @@
 A Llama of SmolLM-135M's shape (30 layers, 576 wide, 9 heads / 3 KV heads, a 1,536-wide feed-forward, a
 49,152-token vocabulary; random weights, `bench.real_size.build_random`) reads 2,048 random token ids. In a child
 process of its own (`bench.child.run_child`), the pass is planned (shapes only), the backward's peak is stated from
-the plan (`sessions.backward.backward_peak`) and checked against the default capture budget
+the plan (`sessions.backward_peak.backward_peak`) and checked against the default capture budget
 (`core.budget.default_capture_budget`), then the next-token cross-entropy's backward runs with every stage's
 gradient captured (`sessions.backward.run_backward`, the attention planes' gradients as recipes). The row gives the
 stated peak, the peak RSS measured above the RSS before the backward, their ratio (≤ 1: the statement held), the
@@ -11,8 +11,6 @@ budget and the seconds. `--profile full` measures this shape; `tiny` a 2-layer m
 """
 
 from __future__ import annotations
-
-import time
 
 SHAPES = {"smol135m": {"num_hidden_layers": 30, "hidden_size": 576, "num_attention_heads": 9,
                        "num_key_value_heads": 3, "intermediate_size": 1536, "vocab_size": 49_152, "head_dim": 64},
@@ -43,12 +41,11 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
 
     import torch
 
-    from tfdebug.bench.real_size import high_water
-    from tfdebug.bench.real_size import _restart_peak
-    from tfdebug.bench.scale import _rss
+    from tfdebug.bench.peak_span import PeakSpan, stated_against_measured
     from tfdebug.core.budget import default_capture_budget
     from tfdebug.core.plan import plan_pass
-    from tfdebug.sessions.backward import backward_peak, parameter_bytes, run_backward
+    from tfdebug.sessions.backward import run_backward
+    from tfdebug.sessions.backward_peak import backward_peak, parameter_bytes
 
     adapter, prepared = _model(shape, seq_len)
     with torch.no_grad():
@@ -58,18 +55,14 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     stated = backward_peak(plan, parameter_bytes(adapter.module))  # the planes made again, as below
     fits = budget is None or stated <= budget  # else a window here refuses it in one sentence; measured anyway
     gc.collect()
-    before = _rss()
-    _restart_peak()
-    start = time.perf_counter()
+    span = PeakSpan()
     result = run_backward(adapter, prepared)  # no plan: the planes autograd saves are made again
-    seconds = time.perf_counter() - start
-    peak = high_water()
-    measured = max(0, peak - before)
+    seconds = span.seconds()
+    measured = span.above()
     return {"variant": variant, "shape": shape, "seq_len": seq_len, "stages": len(plan),
-            "gradients": len(result.gradients), "loss": round(result.loss, 6), "seconds": round(seconds, 2),
-            "budget_bytes": budget, "fits_budget": fits, "stated_peak_bytes": stated, "rss_before_bytes": before,
-            "peak_above_before_bytes": measured, "held": measured <= stated,
-            "measured_over_stated": round(measured / stated, 3) if stated else None}
+            "gradients": len(result.gradients), "loss": round(result.loss, 6), "seconds": seconds,
+            "budget_bytes": budget, "fits_budget": fits, "stated_peak_bytes": stated, "rss_before_bytes": span.before,
+            "peak_above_before_bytes": measured, **stated_against_measured(stated, measured)}
 
 
 def real_size_row(profile: str, timeout: float = 1800.0) -> dict:

@@ -3,15 +3,16 @@
 The model of `bench.backward_real` (SmolLM-135M's shape in float32, random weights; `tiny`: 2 layers) is saved as a
 Hugging Face folder with a word-level tokenizer (in a process of its own, so its build is not resident here) and
 opened in the real window (offscreen Qt, `bench.window_clock.bench_window`) through the input bar: the folder in the
-Model box, Precision float32, a prompt of `seq_len` words, Ctrl+Return, then F5 to the pass's end. Before Debug ▸
+Model box, Precision float32, a prompt of `seq_len` words, Ctrl+Return, then F5 to the pass's end and the check's verdict in the status bar. Before Debug ▸
 Backward runs, the peak its path states and the budget it checks it against are read here with the window's own
-functions (`sessions.backward.check_backward_fits` on the window's pass, `core.budget.default_capture_budget`: what
-`sessions.gradient_session.backward_of` checks), then Ctrl+Shift+B, Return in the objective dialog (the next-token
+functions (`sessions.backward_peak.check_backward_fits` on the window's pass, `core.budget.default_capture_budget`
+with the forward's captures counted as free: what `sessions.gradient_session.make_room` checks before it lets them
+go), then Ctrl+Shift+B, Return in the objective dialog (the next-token
 loss over the prompt), and F10 pressed through the whole backward section (logits first, embeddings last), each
 F10 timed to the stage's heatmap painted (`bench.window_clock.one_step`). The process's high-water mark is
 restarted just before Ctrl+Shift+B (`bench.real_size._restart_peak`) and read after the backward and after the
-last F10. Where the default budget refuses the backward in the window (it holds the forward's captures too, and
-the budget counts what the process holds), the row gives the window's sentence and by how much; nothing is raised.
+last F10. Where the default budget refuses the backward in the window, the row gives the window's sentence and by
+how much; nothing is raised.
 Run in a child process of its own (`bench.child.run_child`).
 """
 
@@ -21,6 +22,7 @@ import json
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from tfdebug.bench.backward_real import SHAPES as REAL_SHAPES
@@ -66,11 +68,14 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import torch
     import transformers  # noqa: F401  (imported before the clock starts)
-    from tfdebug.bench.real_size import WORDS, _restart_peak, _rss, high_water
+    from tfdebug.bench.peak_span import PeakSpan
+    from tfdebug.bench.real_size import WORDS, _rss
     from tfdebug.bench.window_clock import bench_window, one_step, quiet_qt_messages, wait
     from tfdebug.core.budget import default_capture_budget, total_memory
     from tfdebug.core.errors import TfdebugError
-    from tfdebug.sessions.backward import check_backward_fits, parameter_bytes
+    from tfdebug.core.memory import release_freed_memory
+    from tfdebug.sessions.gradient_session import freed_by_letting_go
+    from tfdebug.sessions.backward_peak import check_backward_fits, parameter_bytes
     from tfdebug.ui.features.backward import action
     from tfdebug.ui.shell.probe import activate, objective_by_keys, press
 
@@ -102,41 +107,56 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             backward_action = window.actions_by_id["tfdebug.debug.backward"]
             if not wait(backward_action.isEnabled, 60.0):
                 raise TimeoutError("Debug ▸ Backward stayed grey after the pass ended")
+            # as a person reads the status bar: the check against the unmodified model has said its verdict (until
+            # then it holds its reference pass, which the window's budget counts as in use)
+            if not wait(lambda: ctl.loader.verification is not None, STEP_TIMEOUT_S):
+                raise TimeoutError("the check against the unmodified model said nothing")
+            row["verified_s"] = round(time.perf_counter() - start, 2)
+            _note("verified", row["verified_s"])
             session = ctl.source.session
             forward = [c.name for c in session.plan]
             row["forward_stages"] = len(forward)
             # what the window's path (`backward_of`) states and checks before it runs, read the same way here
             row["rss_before_bytes"] = _rss()
-            budget = default_capture_budget(session.adapter.device)
+            # the window lets go of the forward's captures before its backward, and counts them as free, once the
+            # memory freed but kept is handed back (`sessions.gradient_session.make_room`; its own figures replace
+            # these below where it made room)
+            release_freed_memory()
+            row["released_bytes"] = released = freed_by_letting_go(session)
+            budget = default_capture_budget(session.adapter.device, releasing=released)
             row["budget_bytes"] = budget
             try:
                 stated, recompute = check_backward_fits(list(session.plan), budget,
                                                         parameter_bytes(session.adapter.module))
                 row["fits_budget"], row["planes"] = True, "made again" if recompute else "kept"
             except TfdebugError:
-                from tfdebug.sessions.backward import backward_peak
+                from tfdebug.sessions.backward_peak import backward_peak
 
                 stated = backward_peak(list(session.plan), parameter_bytes(session.adapter.module))
                 row["fits_budget"], row["planes"] = False, None
             row["stated_peak_bytes"] = stated
-            _restart_peak()
-            before = _rss()
-            start = time.perf_counter()
-            objective_by_keys(window)
-            if not wait(lambda: not action._RUNNING, STEP_TIMEOUT_S * 3):
-                raise TimeoutError("the backward did not end")
+            span = PeakSpan()
+            start = span.start
+            with _rss_when_the_backward_starts(row):  # until the backward has ended: its worker starts it later
+                objective_by_keys(window)
+                if not wait(lambda: not action._RUNNING, STEP_TIMEOUT_S * 3):
+                    raise TimeoutError("the backward did not end")
             shown = wait(lambda: ctl.source is not None and ctl.title.startswith("backward")
                           and ctl.current is not None and heatmap.slice is not None
                           and clock.painted_slice is heatmap.slice, 60.0)
-            row["backward_s"] = round(time.perf_counter() - start, 2)
+            row["backward_s"] = span.seconds()
+            room = row.pop("room", None)
+            if room is not None:  # the window's own statement and budget, as it made room
+                row["stated_peak_bytes"] = stated = room.peak
+                row["budget_bytes"], row["released_bytes"] = room.budget, room.released
             _note("backward", row["backward_s"], window.message_bar.text())
             row["said"] = window.message_bar.text()
-            row["measured_backward_bytes"] = max(0, high_water() - before)
+            row["measured_backward_bytes"] = span.above()
             if not shown:  # refused (or failed): the window's sentence, and by how much
                 row["over_budget_bytes"] = stated - budget if budget is not None else None
                 row["stepped"] = 0
                 # nothing ran: the high-water mark is the window's own work meanwhile (its check of the pass)
-                return dict(_finish(row, stated, before), held=None, measured_over_stated=None)
+                return dict(_finish(row, stated, span), held=None, measured_over_stated=None)
             stepper = ctl.stepper
             history = stepper.history
             names = [c.name for c in history]
@@ -168,16 +188,44 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             row["f10_settled_median_ms"] = round(statistics.median(settled), 1) if settled else None
             worst = max(range(len(painted)), key=painted.__getitem__) if painted else None
             row["f10_worst_stage"] = reached[worst + 1] if worst is not None else None
-            return _finish(row, stated, before)
+            return _finish(row, stated, span)
 
 
-def _finish(row: dict, stated: int, before: int) -> dict:
-    """The high-water mark above the RSS before Ctrl+Shift+B, and whether the stated peak held."""
-    from tfdebug.bench.real_size import high_water
+@contextmanager
+def _rss_when_the_backward_starts(row: dict):
+    """Inside: the room the window made (`sessions.gradient_session.make_room`'s BackwardRoom: the stated peak, the
+    budget, the bytes let go) goes into `row["room"]`, and the RSS as the backward starts on its worker (the
+    forward's captures let go by then) into `row["rss_backward_start_bytes"]`: both functions are wrapped to read
+    them. Restored on leaving."""
+    from tfdebug.bench.real_size import _rss
+    from tfdebug.sessions import gradient_session
 
-    row["measured_bytes"] = measured = max(0, high_water() - before)
-    row["held"] = measured <= stated
-    row["measured_over_stated"] = round(measured / stated, 3) if stated else None
+    run, make_room = gradient_session.run_backward, gradient_session.make_room
+
+    def reading(*args, **kwargs):
+        row["rss_backward_start_bytes"] = _rss()
+        return run(*args, **kwargs)
+
+    def noting(session):
+        row["room"] = room = make_room(session)
+        return room
+    gradient_session.run_backward, gradient_session.make_room = reading, noting
+    try:
+        yield
+    finally:
+        gradient_session.run_backward, gradient_session.make_room = run, make_room
+
+
+def _finish(row: dict, stated: int, span) -> dict:
+    """The high-water mark over `span` (a `bench.peak_span.PeakSpan` started just before Ctrl+Shift+B) above the
+    RSS then and above the RSS as the backward started (the forward's captures let go), and whether the stated
+    peak held over the second."""
+    from tfdebug.bench.peak_span import stated_against_measured
+
+    row["measured_bytes"] = span.above()
+    start = row.get("rss_backward_start_bytes")
+    row["measured_from_start_bytes"] = measured = span.above(start) if start is not None else row["measured_bytes"]
+    row.update(stated_against_measured(stated, measured))
     return row
 
 
@@ -196,12 +244,15 @@ def format_window_row(row: dict) -> list[str]:
     budget = f"{row['budget_bytes'] / MIB:,.0f} MiB" if row.get("budget_bytes") else "no limit"
     head = (f"  in the window: {row['shape']} in float32 at {row['seq_len']} tokens, forward (Ctrl+Return, F5) "
             f"{row['forward_s']} s; backward peak stated before it ran {row['stated_peak_bytes'] / MIB:,.0f} MiB, "
-            f"default budget {budget}")
+            f"default budget {budget}"
+            + (f" (the forward's {row['released_bytes'] / MIB:,.0f} MiB of captures let go and counted as free)"
+               if row.get("released_bytes") else ""))
     if not row.get("stepped"):
         over = row.get("over_budget_bytes")
         return [head, f"    refused{f' ({over / MIB:,.0f} MiB over)' if over is not None else ''}: {row['said']}"]
     return [head, f"    Ctrl+Shift+B to the logits' gradient painted {row['backward_s']} s; measured "
-                  f"{row['measured_bytes'] / MIB:,.0f} MiB above before (×{row['measured_over_stated']}, "
+                  f"{row['measured_from_start_bytes'] / MIB:,.0f} MiB above the RSS as the backward started "
+                  f"({row['measured_bytes'] / MIB:,.0f} MiB above before Ctrl+Shift+B; ×{row['measured_over_stated']}, "
                   f"{'held' if row['held'] else 'NOT held'}); F10 ×{row['stepped']} ({row['first_gradient']} → "
                   f"{row['last_gradient']}, {'every stage' if row['every_stage_stepped'] else 'NOT every stage'}) "
                   f"in {row['steps_s']} s: painted median {row['f10_painted_median_ms']} ms, worst "

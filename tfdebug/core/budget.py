@@ -350,14 +350,16 @@ def resident_memory() -> int | None:
 
 
 def default_capture_budget(device: torch.device, share: float = DEFAULT_FREE_SHARE,
-                           ram_share: float = DEFAULT_RAM_SHARE) -> int | None:
+                           ram_share: float = DEFAULT_RAM_SHARE, releasing: int = 0) -> int | None:
     """The window's budget: `share` of the memory free on `device`; on the CPU also no more than keeps
-    the whole process under `ram_share` of the machine's RAM (model included). None when unknown."""
+    the whole process under `ram_share` of the machine's RAM (model included). None when unknown.
+    `releasing`: bytes on `device` this process holds now and lets go of before the work the budget is for
+    (a pass's captures that a backward replaces), counted as free and, on the CPU, not as resident."""
     free = free_memory(device)
     if free is None:
         return None
-    budget = int(free * share)
+    budget = int((free + releasing) * share)
     total, resident = total_memory(), resident_memory()
     if device.type == "cpu" and total is not None and resident is not None:
-        budget = min(budget, max(0, int(total * ram_share) - resident))
+        budget = min(budget, max(0, int(total * ram_share) - max(0, resident - releasing)))
     return budget

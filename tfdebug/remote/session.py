@@ -257,6 +257,11 @@ class RemoteSession:
         return (not self.pass_info.get("gradients") and not self.is_generation and self.lost is None
                 and self.stepper.state == "finished")
 
+    def make_room_for_backward(self) -> int | None:
+        """None: the served pass's captures are on the server, which states and checks its backward's peak
+        against its own budget when asked (`backward`); nothing is let go here."""
+        return None
+
     def backward(self, objective):
         """The served pass's backward under `objective`, run on the server (`tfdebug.remote.backwards`): its
         gradients as a new RemoteSession over this connection (stepped logits first), the loss and the first

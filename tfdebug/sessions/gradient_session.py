@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import torch
+
 from tfdebug.core.errors import StepperStateError
 from tfdebug.core.plan import Plan
 from tfdebug.core.stepper import Stepper
@@ -98,6 +100,11 @@ class GradientSession:
         return self.result.loss
 
     @property
+    def peak(self) -> int | None:
+        """The peak in bytes the backward stated before it ran (None: it was given no plan to state it from)."""
+        return self.result.peak
+
+    @property
     def first_nonfinite(self) -> str | None:
         """The first stage, in backward order, whose gradient holds NaN or ±Inf; None when all are finite."""
         return self.result.first_nonfinite
@@ -110,6 +117,70 @@ class GradientSession:
         """Let the gradients go (the model stays loaded: it is the forward's)."""
         self.stepper.forget_history()
         self.replayed.close()
+
+
+@dataclass(frozen=True)
+class BackwardRoom:
+    """What `make_room` found and did: the backward's `peak` stated before it runs (bytes), the `budget` it was
+    checked against (None: no limit known) and the bytes of the pass's captures `released` to make room."""
+
+    peak: int
+    budget: int | None
+    released: int
+
+
+def make_room(session) -> BackwardRoom:
+    """Room for the backward of `session`'s finished pass, whose gradients then replace the pass (the window's
+    Debug ▸ Backward): the backward runs a forward of its own, so the pass's captures (`session.stepper`'s history)
+    need not be held meanwhile. Its peak is stated and checked against the device's default budget with the bytes
+    that letting go of the pass frees counted as free (`core.budget.default_capture_budget(releasing=…)`), and with
+    the memory the process has freed but kept (`core.memory`'s tuning keeps up to 2 GiB) handed back first, so the
+    budget counts what is in use; when it is over, InputError in one sentence and nothing is let go (the pass can
+    still be stepped). When it fits, the pass is let go (`let_go_of_pass`; its stages stay named: it can be run
+    again, not stepped) before the backward runs."""
+    from tfdebug.core.budget import default_capture_budget
+    from tfdebug.core.memory import release_freed_memory
+    from tfdebug.sessions.backward_peak import check_backward_fits, parameter_bytes
+
+    check_finished(session)
+    adapter = session.adapter
+    release_freed_memory()  # the resident memory the budget subtracts is then the memory in use
+    freed = freed_by_letting_go(session)
+    budget = default_capture_budget(adapter.device, releasing=freed)
+    peak, _ = check_backward_fits(list(session.plan), budget, parameter_bytes(adapter.module))
+    let_go_of_pass(session)
+    return BackwardRoom(peak, budget, freed)
+
+
+def freed_by_letting_go(session) -> int:
+    """Bytes of distinct storage `let_go_of_pass` frees: the captures' tensors and the pass's output."""
+    def key(t: torch.Tensor) -> tuple:
+        return t.untyped_storage().data_ptr(), str(t.device)
+
+    stepper = session.stepper
+    output = getattr(stepper, "output", None)
+    tensors = [c.tensor for c in stepper.history if isinstance(c.tensor, torch.Tensor) and not c.recipe]
+    tensors += [output] if isinstance(output, torch.Tensor) else []
+    return sum({key(t): t.untyped_storage().nbytes() for t in tensors}.values())
+
+
+def let_go_of_pass(session) -> None:
+    """Drop every tensor of `session`'s finished pass: each capture's tensor (a panel that still holds a capture
+    holds no tensor through it), the history, the pass's output (its logits, handed to the check of the pass), and
+    the adapter's references to the stages that check compares (a check already running holds its own until it
+    ends, and the backward's forward waits for it: `core.model_lock`; one not yet started finds them gone and
+    calls those stages unchecked); the memory goes back (`core.memory.release_freed_memory`)."""
+    from tfdebug.core.memory import release_freed_memory
+    from tfdebug.sessions.backward import CHECKED
+
+    stepper = session.stepper
+    for capture in list(stepper.history):
+        capture.tensor = None
+    stepper.forget_history()
+    stepper.output = None
+    for key in CHECKED:
+        vars(session.adapter).pop(key, None)
+    release_freed_memory()
 
 
 def backward_of(session, objective: Objective = Objective(), budget: int | None = None) -> GradientSession:

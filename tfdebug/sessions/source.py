@@ -119,6 +119,8 @@ class Backwarded:
     first_nonfinite: str | None
     #: each token's saliency and the parameters' gradient norms (`sessions.gradient_session.BackwardSummary`)
     summary: object = None
+    #: the peak in bytes the backward stated before it ran (None where it was not told: a served pass)
+    peak: int | None = None
 
 
 class PassSource(Protocol):
@@ -274,10 +276,20 @@ class PassSource(Protocol):
         that has run to its end."""
         ...
 
+    def make_room_for_backward(self) -> int | None:
+        """Before a backward whose gradients replace this pass on screen (call it on the GUI thread, with nothing
+        reading the pass's tensors): its peak stated and checked against this machine's budget with the pass's
+        captures counted as free; a TfdebugError in one sentence when it does not fit (nothing is let go: the pass
+        can still be stepped), else the pass's captures are let go (it can be run again, not stepped) and the
+        stated peak in bytes comes back. None where the pass's tensors are not here (a served pass: its server
+        states and checks its own backward)."""
+        ...
+
     def backward(self, objective) -> Backwarded:
         """The backward of the finished pass under `objective` (`sessions.backward.Objective`), run where the model
         is (here, or on the server of a served pass), its peak stated and checked against that machine's budget
-        before it runs; a TfdebugError in one sentence when there is no finished live pass or it does not fit."""
+        before it runs (the budget `make_room_for_backward` found, when it was called); a TfdebugError in one
+        sentence when there is no finished live pass or it does not fit."""
         ...
 
     def close(self) -> None:
@@ -303,6 +315,7 @@ class LocalSource:
             self.layout, self._title = build_layout(self.plan), title
         self._tokens = {k: list(v) for k, v in (tokens or {}).items()}
         self._model = None  # a replayed snapshot's model, loaded for its lens (`_recorded_model`)
+        self._backward_budget: int | None = None  # the budget `make_room_for_backward` checked against
         model = session is not None
         self.capabilities = Capabilities(  # a GenerationSession has no single pass to run again (no `verify`)
             tensors_here=True, model_here=model, runs_texts=model,
@@ -472,13 +485,23 @@ class LocalSource:
         return (self.session is not None and not self.is_generation and stepper.is_live and not stepper.alive
                 and stepper.state == "finished")
 
+    def make_room_for_backward(self) -> int | None:
+        """The backward's stated peak, checked with this pass's captures counted as free; they are let go when it
+        fits (`sessions.gradient_session.make_room`), and the next `backward` is checked against that budget."""
+        from tfdebug.sessions.gradient_session import make_room
+
+        room = make_room(self.session)
+        self._backward_budget = room.budget
+        return room.peak
+
     def backward(self, objective) -> Backwarded:
         """The backward of the finished pass under `objective`, its gradients as a replayed source."""
         from tfdebug.sessions.gradient_session import backward_of
 
-        gradients = backward_of(self.session, objective)
+        budget, self._backward_budget = self._backward_budget, None
+        gradients = backward_of(self.session, objective, budget)
         source = LocalSource.replay(gradients.stepper, gradients.tokens, gradients.title, gradients.replayed)
-        return Backwarded(source, gradients.loss, gradients.first_nonfinite, gradients.summary())
+        return Backwarded(source, gradients.loss, gradients.first_nonfinite, gradients.summary(), gradients.peak)
 
     def close(self) -> None:
         """Stop the session or the live stepper, and close a replayed snapshot."""

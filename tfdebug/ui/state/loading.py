@@ -252,7 +252,8 @@ class Loader:
 
         if type(session.adapter).verify is ModelAdapter.verify:
             return  # written with taps: nothing to compare against
-        job = Job(lambda job: session.verify(output), name="verify",
+        box = [output]  # handed over once: the finished job (kept a while by Qt) does not hold the pass's logits
+        job = Job(lambda job: session.verify(box.pop()), name="verify",
                   describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
                       "Loader", "The check against the unmodified model could not run.")))
         job.finished.connect(lambda result, s=session: self._verified(s, result))

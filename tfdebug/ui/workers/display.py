@@ -146,6 +146,9 @@ class DisplayWorker(QObject):
                 except Exception as exc:  # reported on the GUI thread, as a sentence
                     error = exc
             self._finished.emit(job, result, error)
+            # the GUI thread has them now: held here they would live until the next job (a pass's tensors that
+            # went, a backward making room, among them)
+            job = result = error = None
 
     def _arrived(self, job: _Job, result, error) -> None:
         self._ready.append((job, result, error))

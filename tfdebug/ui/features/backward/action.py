@@ -7,8 +7,9 @@ the first stage whose gradient went non-finite).
 The window asks its pass source (`sessions.source.PassSource.backward`), which runs the backward where the model
 is: in this process on a worker for a local pass, on the server for a served one (`remote.backwards`). Either way
 the gradients come back as a pass source of their own, replacing the pass on screen (Run runs a forward again),
-so every panel shows them as it shows a forward's stages: heatmap, stats, overview. The status bar says the loss
-and the first non-finite stage, if any; the Backward dock (`summary_panel`) shows each token's saliency and the
+so every panel shows them as it shows a forward's stages: heatmap, stats, overview. Since they replace it, the pass's
+captures are let go before the backward runs (it runs a forward of its own), and its peak is checked against the
+budget with them counted as free. The status bar says the stated peak, the loss and the first non-finite stage, if any; the Backward dock (`summary_panel`) shows each token's saliency and the
 parameters' gradient norms.
 """
 
@@ -18,7 +19,9 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.i18n.language import said, shown_text
+from tfdebug.core.budget import format_bytes
+from tfdebug.core.errors import TfdebugError
+from tfdebug.ui.i18n.language import error_phrase, phrase_text, said, shown_text
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.workers.jobs import Job
 
@@ -60,16 +63,33 @@ def backward(ctx: ActionContext) -> None:
 
 
 def _run(ctx: ActionContext, objective) -> None:
-    """The backward of the pass on screen under `objective`, on a worker; its gradients then replace the pass."""
+    """The backward of the pass on screen under `objective`, on a worker; its gradients then replace the pass.
+
+    The backward runs a forward of its own, and its gradients replace the pass on screen, so the pass's captures
+    are let go before it runs and its peak is checked with them counted as free (`PassSource.make_room_for_backward`).
+    Refused, nothing is let go and the pass is shown again as it was; once they are let go, a backward that fails
+    says so and that Run (Ctrl+Return) runs the pass again."""
     ctl = ctx.ctl
     source = ctl.source
+    # nothing on the display worker may hold the pass's tensors while they go (what it read ahead included)
+    ctl.display.cancel()
+    try:
+        peak = source.make_room_for_backward()
+    except TfdebugError as exc:
+        ctl.shown.show_current()  # the stage on screen again, with what the cancelled jobs were computing
+        why = error_phrase(exc)
+        ctl.fail(said(lambda: QCoreApplication.translate(
+            "backward", "{why} The pass stays on screen as it was.").format(why=phrase_text(why))))
+        return
+    if peak is not None:
+        ctl.shown.forget()  # its tensors are gone: nothing is shown until the gradients' first stage
     job = Job(lambda _job: source.backward(objective), name="backward")
 
     def done(result) -> None:
         if ctl.source is not source:  # the window went on to another pass meanwhile
             result.source.close()
             return
-        loss = result.loss
+        loss, stated = result.loss, result.peak
         ctl.show_pass(result.source)
         window = ctx.window
         # each token's saliency (over the picture the forward pass read too), the parameters' norms
@@ -81,20 +101,39 @@ def _run(ctx: ActionContext, objective) -> None:
             ctl.fail(said(lambda: QCoreApplication.translate(
                 "backward", "The gradient first went non-finite at {stage} (loss {loss:.5g}).").format(
                 stage=first, loss=loss)))
+        elif stated is not None:
+            size = format_bytes(stated)
+            ctl.inform(said(lambda: QCoreApplication.translate(
+                "backward", "Backward: loss {loss:.5g}, peak stated before it ran {peak}; every stage's gradient in "
+                            "backward order (F10 steps, F5 runs to a breakpoint).").format(loss=loss, peak=size)))
         else:
             ctl.inform(said(lambda: QCoreApplication.translate(
                 "backward", "Backward: loss {loss:.5g}; every stage's gradient in backward order (F10 steps, F5 runs "
                             "to a breakpoint).").format(loss=loss)))
+
+    def failed(sentence, _details) -> None:
+        if peak is None or ctl.source is not source:
+            ctl.fail(shown_text(sentence))
+            return
+        ctl.fail(said(lambda: QCoreApplication.translate(
+            "backward", "{why} The pass's captures were let go to make room for the backward: Run (Ctrl+Return) runs "
+                        "the pass again.").format(why=shown_text(sentence))))
 
     def finished(*_) -> None:
         _RUNNING.clear()
         ctl.announce_state()
 
     job.finished.connect(done)
-    job.failed.connect(lambda sentence, _details: ctl.fail(shown_text(sentence)))
+    job.failed.connect(failed)
     for ended in (job.finished, job.failed, job.cancelled_signal):
         ended.connect(finished)
     _RUNNING.append(job)
     ctl.announce_state()
-    ctl.inform(said(lambda: QCoreApplication.translate("backward", "Running the backward pass…")))
+    if peak is None:
+        ctl.inform(said(lambda: QCoreApplication.translate("backward", "Running the backward pass…")))
+    else:
+        size = format_bytes(peak)
+        ctl.inform(said(lambda: QCoreApplication.translate(
+            "backward", "Running the backward pass (peak stated before it runs: {peak}); the pass's captures were let "
+                        "go to make room for it…").format(peak=size)))
     job.start()
