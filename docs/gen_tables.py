@@ -273,6 +273,34 @@ def remote_painted() -> str:
 
 
 REAL_SIZE_WINDOW = "docs/bench-real-size-window-cpu-2core.json"
+WHY = "docs/bench-why-cpu-2core.json"
+
+
+def why_bench() -> str:
+    """`tfdebug bench --full --section why` beside TransformerLens: each row's median and ratio to the plain
+    forward of the same tokens in the same run."""
+    d = load(WHY)["why"]
+    names = {"capture_all_stages": "capture (every stage)", "lens_screen": "lens, one screen",
+             "attribution": "attribution, one position", "sweep": "residual sweep, per cell"}
+    peers = {r["row"]: r for r in d.get("transformer_lens", {}).get("rows", [])}
+
+    def figure(r: dict | None) -> tuple[str, str]:
+        if r is None:
+            return "—", "—"
+        if "forwards" in r:
+            spread = f" of {r['grid']:,}" if r.get("grid", r["forwards"]) != r["forwards"] else ""
+            batched = f", {r['batches']} forwards of {r['batch']}" if "batches" in r else ", one forward each"
+            return f"{ms(r['per_forward_ms'])} ms ({r['forwards']:,} cells{spread}{batched})", f"{r['ratio']:.2f}×"
+        cells = f" ({r['cells']:,} cells)" if "cells" in r else ""
+        return f"{ms(r['median_ms'])} ms{cells}", f"{r['ratio']:.2f}×"
+    rows = []
+    for r in d["rows"]:
+        ours, theirs = figure(r), figure(peers.get(r["row"]))
+        rows.append([names.get(r["row"], r["row"]), f"{r['tokens']:,}", *ours, *theirs,
+                     f"{ms(r['plain_forward_ms'])} ms (A/A {r['plain_aa_ratio']:.2f})"])
+    version = d.get("transformer_lens", {}).get("version", "not installed")
+    return table(["row", "tokens", "tfdebug", "÷ plain", f"TransformerLens {version}", "÷ plain", "plain forward"],
+                 rows)
 
 
 def real_size() -> str:
@@ -350,6 +378,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "real-size-window": real_size_window,
     "real-size": real_size,
     "startup-commands": startup_commands,
+    "machine-why": lambda: machine(WHY),
+    "why-bench": why_bench,
 }
 
 
