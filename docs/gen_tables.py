@@ -274,6 +274,7 @@ def remote_painted() -> str:
 
 REAL_SIZE_WINDOW = "docs/bench-real-size-window-cpu-2core.json"
 WHY = "docs/bench-why-cpu-2core.json"
+BACKWARD = "docs/bench-backward-cpu-2core.json"
 
 
 def why_bench() -> str:
@@ -301,6 +302,22 @@ def why_bench() -> str:
     version = d.get("transformer_lens", {}).get("version", "not installed")
     return table(["row", "tokens", "tfdebug", "÷ plain", f"TransformerLens {version}", "÷ plain", "plain forward"],
                  rows)
+
+
+def backward_bench() -> str:
+    """`tfdebug bench --section backward`: the captured backward against plain `loss.backward()`, time and peak."""
+    d = load(BACKWARD)["backward"]
+    peaks = {(r["seq_len"], r["variant"]): r for r in d["peaks"] if r.get("status") == "ok"}
+    rows = []
+    for r in d["rows"]:
+        plain, ours = peaks.get((r["seq_len"], "plain")), peaks.get((r["seq_len"], "tfdebug"))
+        peak = "—" if plain is None or ours is None else (
+            f"{ours['peak_above_before_bytes'] / 2**20:,.0f} / {plain['peak_above_before_bytes'] / 2**20:,.0f} MiB "
+            f"({ours['peak_ratio']:.2f}×; stated {ours['stated_peak_bytes'] / 2**20:,.0f} MiB)")
+        rows.append([f"{r['seq_len']:,}", f"{ms(r['plain_ms'])} ms", f"{ms(r['tfdebug_ms'])} ms",
+                     f"{r['ratio']:.3f}×", f"{r['aa_ratio']:.3f}", r["planes"], peak])
+    return table(["tokens", "plain loss.backward()", "every stage's gradient", "÷ plain", "plain A/A",
+                  "saved planes", "peak above before, tfdebug / plain"], rows)
 
 
 def real_size() -> str:
@@ -380,6 +397,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "startup-commands": startup_commands,
     "machine-why": lambda: machine(WHY),
     "why-bench": why_bench,
+    "machine-backward": lambda: machine(BACKWARD),
+    "backward-bench": backward_bench,
 }
 
 
