@@ -14,7 +14,8 @@ from tfdebug.core.stepper import Stepper
 from tfdebug.io.recording import Recording
 from tfdebug.sessions.display import LocalDisplay
 from tfdebug.sessions.session import DebugSession
-from tfdebug.sessions.source import NO_PASS, Capabilities, LocalSource, PassDisplay, PassSource
+from tfdebug.sessions.local_source import LocalSource
+from tfdebug.sessions.source import NO_PASS, Capabilities, PassDisplay, PassSource
 
 PROBS = "dec.0.self_attn.probs"
 

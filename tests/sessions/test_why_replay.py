@@ -13,7 +13,7 @@ from tfdebug.adapters.registry import load_adapter
 from tfdebug.cli import main
 from tfdebug.core.readout import ReadoutError
 from tfdebug.io.snapshot import open_snapshot
-from tfdebug.sessions.source import LocalSource
+from tfdebug.sessions.local_source import LocalSource
 from tfdebug.sessions.why import finished_pass
 
 pytest.importorskip("transformers")

@@ -4,7 +4,7 @@
 (`sessions.backward.run_backward`, refused before it runs when its stated peak is over the device's budget) and
 returns a `GradientSession`: a replay (`Stepper.replay`) over each stage's gradient in backward order, with the
 model's adapter, tokens and texts of the pass it came from. A window shows it as it shows a replayed snapshot
-(`sessions.source.LocalSource.backward`); `tfdebug serve` serves it as its pass (`remote.backwards`), so a served
+(`sessions.local_source.LocalSource.backward`); `tfdebug serve` serves it as its pass (`remote.backwards`), so a served
 window steps the gradients through the same requests as any pass.
 """
 

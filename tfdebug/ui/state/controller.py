@@ -25,7 +25,8 @@ from tfdebug.core.stepper import FINISHED, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection
 from tfdebug.io.recording import Recording
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.sessions.source import NO_PASS, Capabilities, LocalSource, PassSource
+from tfdebug.sessions.local_source import LocalSource
+from tfdebug.sessions.source import NO_PASS, Capabilities, PassSource
 from tfdebug.ui.i18n.language import error_phrase
 from tfdebug.ui.models.run import RunModel
 from tfdebug.ui.state.axes import ShownAxes
