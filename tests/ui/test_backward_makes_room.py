@@ -11,21 +11,13 @@ import weakref
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.ui import test_backward_window
 from tests.ui.test_backward_window import backward_by_keys
-from tests.ui.user_actions import press, run_model
+from tests.ui.user_actions import press
 
 pytest.importorskip("transformers")
 
-
-@pytest.fixture()
-def finished(make_window, qtbot):
-    window = make_window()
-    run_model(qtbot, window, "tiny-gpt2", {"prompt": "the cat is on the mat ="}, first="tok.embed")
-    press(window, Qt.Key_F5)
-    qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
-    qtbot.waitUntil(lambda: not window.ctl.display.busy(), timeout=30000)
-    yield window
-    window.ctl.close()
+finished = test_backward_window.finished  # a finished pass of tiny-gpt2, its display work done
 
 
 def _pass_figures(window):

@@ -18,6 +18,7 @@ def finished(make_window, qtbot):
     run_model(qtbot, window, "tiny-gpt2", {"prompt": "the cat is on the mat ="}, first="tok.embed")
     press(window, Qt.Key_F5)
     qtbot.waitUntil(lambda: window.ctl.stepper.state == "finished", timeout=30000)
+    qtbot.waitUntil(lambda: not window.ctl.display.busy(), timeout=30000)
     yield window
     window.ctl.close()
 
