@@ -9,7 +9,7 @@ from tests.ui.user_actions import press
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper import Stepper
-from tfdebug.ui.state import shown as shown_stage
+from tfdebug.sessions import display as local_display  # the display math the shown stage asks for
 from tfdebug.ui.workers.display import OFF_THREAD_CELLS, DisplayWorker
 
 
@@ -37,8 +37,8 @@ def test_a_large_stage_is_sliced_off_the_gui_thread(window, qtbot, monkeypatch):
                                  axes=("batch", "token", "model"), formula="E[x]"), torch.randn(1, 4, 8))
     big = Capture.of(info, torch.randn(1, 2, n, n))
     threads = []
-    original = shown_stage.display_slice
-    monkeypatch.setattr(shown_stage, "display_slice",
+    original = local_display.display_slice
+    monkeypatch.setattr(local_display, "display_slice",
                         lambda *a, **k: threads.append(threading.current_thread().name) or original(*a, **k))
     window.ctl.load_replay(Stepper.replay([small, big]), {"src": [], "tgt": []}, "large stage")
     qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None)
@@ -61,8 +61,8 @@ def test_a_large_slice_shows_before_its_mean_and_std_which_follow(window, qtbot,
                                  axes=("batch", "token", "model"), formula="E[x]"), torch.randn(1, 4, 8))
     big = Capture.of(info, torch.randn(1, 2, n, n, generator=torch.Generator().manual_seed(0)).softmax(-1))
     gate = threading.Event()
-    original = shown_stage.slice_moments
-    monkeypatch.setattr(shown_stage, "slice_moments", lambda *a, **k: gate.wait(10) and original(*a, **k))
+    original = local_display.slice_moments
+    monkeypatch.setattr(local_display, "slice_moments", lambda *a, **k: gate.wait(10) and original(*a, **k))
     window.docks["stats"].show()
     window.docks["stats"].raise_()
     window.ctl.load_replay(Stepper.replay([small, big]), {"src": [], "tgt": []}, "large stage")
