@@ -259,6 +259,21 @@
     </message>
 </context>
 <context>
+    <name>CheckMenu</name>
+    <message>
+        <source>When It Fits in Memory</source>
+        <translation>内存够用时</translation>
+    </message>
+    <message>
+        <source>Always</source>
+        <translation>总是</translation>
+    </message>
+    <message>
+        <source>Never</source>
+        <translation>从不</translation>
+    </message>
+</context>
+<context>
     <name>ColourBar</name>
     <message>
         <source>Colour scale of every thumbnail: {lo} to {hi}, over all heads</source>
@@ -1355,6 +1370,10 @@
         <translation>生成一次只处理一条文本：请先清空批量输入（批量输入…）再生成。</translation>
     </message>
     <message>
+        <source>not verified: the check against the unmodified model is off (Debug ▸ Check Against the Model)</source>
+        <translation>未校验：与未修改模型的核对已关闭（调试 ▸ 与模型核对）</translation>
+    </message>
+    <message>
         <source>The check against the unmodified model could not run.</source>
         <translation>无法运行与原始模型的对照检查。</translation>
     </message>
@@ -1384,6 +1403,10 @@
     <message>
         <source>MISMATCH</source>
         <translation>不一致</translation>
+    </message>
+    <message>
+        <source>not verified</source>
+        <translation>未校验</translation>
     </message>
     <message>
         <source>recorded</source>
@@ -1468,6 +1491,10 @@
     <message>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Check Against the Model</source>
+        <translation>与模型核对</translation>
     </message>
     <message>
         <source>&amp;Language</source>
@@ -6309,6 +6336,11 @@ output w·V = {output}</source>
         <source>its steps make {made}, not the stage&apos;s {dtype}</source>
         <comment>recipe.dtype</comment>
         <translation>它的步骤生成 {made}，而不是该阶段的 {dtype}</translation>
+    </message>
+    <message>
+        <source>not verified: the check against the unmodified model needs about {need} and {free} is free</source>
+        <comment>peak.check_left_out</comment>
+        <translation>未校验：与未修改模型的核对约需 {need}，而空闲只有 {free}</translation>
     </message>
     <message>
         <source>only head {head} kept</source>

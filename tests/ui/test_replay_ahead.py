@@ -174,3 +174,25 @@ def test_a_step_onto_a_prepared_stage_draws_every_panel_in_its_turn(make_window,
     expected = stage_checks(ctl.current.info, tensor, lambda name: next(
         (c for c in ctl.stepper.history if c.name == name), None))
     assert explain.checks and [(str(c.text), c.ok) for c in explain.checks] == [(str(c.text), c.ok) for c in expected]
+
+
+def test_f10_onto_a_large_stage_not_read_yet_reads_it_off_the_gui_thread(make_window, snapshot, reads, qtbot):
+    """A large stage (an 8k-token plane) is not read ahead; F10 and Shift+F10 onto one read it on the display
+    worker, as a jump does, so the keys answer while gigabytes are read (issue 54)."""
+    window = make_window()
+    window.ctl.shown.large_stage_bytes = 1  # every stage is large: none is read ahead
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    idle(qtbot, window)
+    start = len(reads)
+    for key in [Qt.NoModifier] * 4 + [Qt.ShiftModifier] * 2:
+        before = window.ctl.stepper.cursor
+        press(window, Qt.Key_F10, key)
+        qtbot.waitUntil(lambda: window.ctl.stepper.cursor == before + (1 if key == Qt.NoModifier else -1))
+        wait_paused(qtbot, window)
+        qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None)
+        idle(qtbot, window)
+    names = window.ctl.replayed.names()
+    assert [name for name, _ in reads[start:]] == names[1:5]  # each stage F10 went to was read, once
+    assert not [name for name, on_gui in reads if on_gui]  # and none on the GUI thread
+    assert window.ctl.current.name == names[2]

@@ -103,7 +103,8 @@ WRITTEN = {"window/geometry": b"\x01\xd9\xd0\xcb", "window/state": b"\x00\x00\x0
            "input/loading": '{"dtype": "float32", "device_map": null}', "input/chat": "true",
            "generation/decoding": '{"max_new_tokens": 8}', "files/recent": ["/data/a.safetensors", "/b, c"],
            "files/folder": "/data", "heatmap/log_scale": '["softmax"]', "heatmap/per_row_scale": False,
-           "capture/budget": "512", "capture/keep": "near", "capture/pinned": "softmax,scores", "ui/language": "zh"}
+           "capture/budget": "512", "capture/keep": "near", "capture/pinned": "softmax,scores", "ui/language": "zh",
+           "check/verify": "never"}
 
 
 def test_every_key_read_has_a_type_and_what_tfdebug_writes_keeps_it(config, caplog):

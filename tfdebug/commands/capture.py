@@ -10,9 +10,7 @@ from collections import Counter
 
 from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, keep_from_args,
                                      given_rows, load_from_args, session_inputs)
-
-
-VERIFY = ("auto", "always", "never")
+from tfdebug.sessions.peak import VERIFY
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -87,6 +87,10 @@ def device_room(device) -> int | None:
     return free + ((resident_memory() or 0) if device.type == "cpu" else 0)
 
 
+#: when the check against the unmodified model runs: "auto" where it fits in memory, "always", "never" (the
+#: pass is then said not verified): `tfdebug capture --verify` and the window's Debug ▸ Check Against the Model
+VERIFY = ("auto", "always", "never")
+
 ROOM_MARGIN = 0.05  # a default budget leaves this share of the pass's room free: estimates are estimates
 
 
@@ -167,6 +171,18 @@ def check_fits(session, peak: Peak) -> bool:
     raise InputError("This pass would reach about {peak} but {device} has {room}: capture fewer stages (--stages), "
                      "a smaller --max-capture-mb, or a shorter input.", id="peak.too_large",
                      peak=format_bytes(peak.total - peak.check), device=str(device), room=format_bytes(room))
+
+
+def check_room_now(session) -> Phrase | None:
+    """None when the check against the model fits in what `session`'s device has free now, beside the finished
+    pass that holds its captures (the check's own part of the stated peak, `Peak.check`); else the sentence that
+    says what it needs and what is free. Where the free memory is not known the check is taken to fit."""
+    free = free_memory(session.adapter.device)
+    need = session.adapter.check_bytes(session.plan)
+    if free is None or need <= free:
+        return None
+    return Phrase("not verified: the check against the unmodified model needs about {need} and {free} is free",
+                  id="peak.check_left_out", need=format_bytes(need), free=format_bytes(free))
 
 
 def batch_rows(session) -> int:

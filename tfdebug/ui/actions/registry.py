@@ -79,6 +79,7 @@ MENUS: tuple[MenuSpec, ...] = (
 # the entries filled at run time, each at its place among the actions
 SUBMENUS: tuple[SubmenuSpec, ...] = (
     SubmenuSpec("recent", "file", 0, 20, QT_TRANSLATE_NOOP("MainWindow", "Open Recent")),
+    SubmenuSpec("check", "debug", 3, 50, QT_TRANSLATE_NOOP("MainWindow", "Check Against the Model")),
     SubmenuSpec("breakpoint_kinds", "breakpoints", 0, 0),  # Break on Every… (it titles itself)
     SubmenuSpec("docks", "view", 0, 0),  # every dock's toggle, in the order the docks were added
     SubmenuSpec("language", "view", 1, 0, QT_TRANSLATE_NOOP("MainWindow", "&Language")),

@@ -647,6 +647,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('phrases', 'its samples are format {tag} with {bits} bits (tfdebug reads 8, 16 and 32-bit PCM and 32-bit float)', 'audio.sample_format')
     translate('phrases', 'its sampling rate is {rate} Hz (tfdebug reads {low}–{high} Hz)', 'audio.rate')
     translate('phrases', "its steps make {made}, not the stage's {dtype}", 'recipe.dtype')
+    translate('phrases', 'not verified: the check against the unmodified model needs about {need} and {free} is free', 'peak.check_left_out')
     translate('phrases', 'only head {head} kept', 'edit.keep_head')
     translate('phrases', 'only in A', 'compare.only_a')
     translate('phrases', 'only in B', 'compare.only_b')

@@ -4,7 +4,8 @@
 model, device, texts, precision, chat and batch), whether it generates token by token (`generation`: the
 `DecodingSettings` it generates with, or None: one pass), the settings Generate uses (`decoding`, Debug ▸ Decoding
 Settings…) and the inputs of the last live pass that loaded and started (`worked`: what the window saves as its
-last session; a choice that failed never becomes the next launch's start). Each field changes only through its
+last session; a choice that failed never becomes the next launch's start) and when a finished pass is checked
+against the unmodified model (`verify`: "auto", "always" or "never", Debug ▸ Check Against the Model). Each field changes only through its
 setter, which emits the field's event with its new value when, and only when, it changed (psygnal signals, as
 napari's models do); the input bar subscribes to `inputs_changed`. What a pass on screen is (its plan, tokens,
 title, device …) is its source's, not this model's.
@@ -25,12 +26,14 @@ class RunModel:
     generation_changed = Signal(object)  # the DecodingSettings the next run generates with, or None: one pass
     decoding_changed = Signal(object)  # the DecodingSettings Generate uses
     worked_changed = Signal(object)  # the RunInputs of the last live pass that loaded and started
+    verify_changed = Signal(str)  # when a finished pass is checked: "auto", "always" or "never" (sessions.peak.VERIFY)
 
     def __init__(self, inputs: RunInputs | None = None, decoding: DecodingSettings | None = None):
         self._inputs = inputs if inputs is not None else RunInputs("random")
         self._generation: DecodingSettings | None = None
         self._decoding = decoding if decoding is not None else DecodingSettings()
         self._worked: RunInputs | None = None
+        self._verify = "auto"
 
     @property
     def inputs(self) -> RunInputs:
@@ -51,6 +54,22 @@ class RunModel:
     def worked(self) -> RunInputs | None:
         """The inputs of the last live pass that loaded and started, or None until one has."""
         return self._worked
+
+    @property
+    def verify(self) -> str:
+        """When a finished pass is checked against the unmodified model: "auto" (where the check fits in the memory
+        free), "always" or "never"."""
+        return self._verify
+
+    def set_verify(self, policy: str) -> None:
+        """Check finished passes by `policy` from now on (one of `sessions.peak.VERIFY`; anything else is refused)."""
+        from tfdebug.sessions.peak import VERIFY
+
+        if policy not in VERIFY:
+            raise ValueError(f"unknown check policy {policy!r}; choose one of {', '.join(VERIFY)}")
+        if policy != self._verify:
+            self._verify = policy
+            self.verify_changed.emit(policy)
 
     def set_inputs(self, inputs: RunInputs) -> None:
         """What the next Run starts."""
@@ -78,5 +97,6 @@ class RunModel:
 
     def disconnect_all(self) -> None:
         """No receiver hears this model again (the window that connected them is closing)."""
-        for signal in (self.inputs_changed, self.generation_changed, self.decoding_changed, self.worked_changed):
+        for signal in (self.inputs_changed, self.generation_changed, self.decoding_changed, self.worked_changed,
+                       self.verify_changed):
             signal.disconnect()

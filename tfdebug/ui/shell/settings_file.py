@@ -28,6 +28,7 @@ from tfdebug.core.safe_text import terminal_safe
 from tfdebug.ui.actions.heatmap import LOG_KEY, PER_ROW_KEY
 from tfdebug.ui.actions.snapshots import FOLDER_KEY, MAX_PATH_CHARS, RECENT_KEY
 from tfdebug.ui.dialogs.decoding import SETTING_KEY as DECODING_KEY
+from tfdebug.ui.features.check.menu import SETTING_KEY as CHECK_KEY
 from tfdebug.ui.i18n.language import SETTING as LANGUAGE_KEY
 from tfdebug.ui.shell.window_layout import CHAT_KEY, LOADING_KEY
 from tfdebug.ui.state.stored import MAX_SETTING_CHARS
@@ -92,7 +93,7 @@ SETTING_TYPES: dict[str, Callable[[object], bool]] = {
     RECENT_KEY: _texts(MAX_PATH_CHARS), FOLDER_KEY: _text(MAX_PATH_CHARS),
     LOG_KEY: lambda value: _flag(value) or _text(MAX_SETTING_CHARS)(value), PER_ROW_KEY: _flag,
     BUDGET_KEY: _text(64), MODE_KEY: _text(16), PINNED_KEY: _texts(4096),
-    LANGUAGE_KEY: _text(16),
+    LANGUAGE_KEY: _text(16), CHECK_KEY: _text(16),
 }
 
 

@@ -58,6 +58,8 @@ class StatusLine:
             verified = " · " + (QCoreApplication.translate("MainWindow", "verified") if check.ok
                                 else QCoreApplication.translate("MainWindow", "MISMATCH")) + \
                 f" (max |Δ| {check.max_abs_diff:.1e})"
+        elif ctl.loader.unverified:  # left out by the setting or for memory: the message bar said why
+            verified = " · " + QCoreApplication.translate("MainWindow", "not verified")
         recorded = QCoreApplication.translate("MainWindow", "recorded")
         model = recorded if ctl.model_name == "recorded" else ctl.model_name
         self.model.setText(QCoreApplication.translate("MainWindow", "model {name}").format(name=model) + verified)

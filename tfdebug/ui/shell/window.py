@@ -27,6 +27,7 @@ from tfdebug.ui.dialogs.batch import BatchTools
 from tfdebug.ui.dialogs.decoding import DecodingTools
 from tfdebug.ui.dialogs.models import ModelTools
 from tfdebug.ui.i18n import language as i18n
+from tfdebug.ui.features.check.menu import check_menu
 from tfdebug.ui.features.compare import tools as compare_feature
 from tfdebug.ui.features.edit import dialog as edit_feature
 from tfdebug.ui.features.export.tools import ExportActions
@@ -212,7 +213,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self.tools.conditions = ConditionTools(self)
         self.navigator.conditions_requested.connect(self.actions_by_id["tfdebug.breakpoints.conditions"].trigger)
         self.menus = build_menu_bar(self.menuBar(), self.actions_by_id, {
-            "recent": self._recent_menu, "breakpoint_kinds": lambda menu: kind_menu(self.ctl, menu),
+            "recent": self._recent_menu, "check": lambda menu: check_menu(menu, self.ctl.run, self.settings),
+            "breakpoint_kinds": lambda menu: kind_menu(self.ctl, menu),
             "docks": lambda menu: menu.addActions([d.toggleViewAction() for d in self.docks.values()]),
             "language": lambda menu: i18n.language_menu(self, self.settings),
             "heatmap": lambda menu: self.heatmap_panel.menu})

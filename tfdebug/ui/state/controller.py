@@ -135,7 +135,7 @@ class DebugController(QObject):
 
     def restarted(self) -> None:
         """A Restart applied: what was said about the last run (its failure, its verification) no longer applies."""
-        self.loader.verification = None
+        self.loader.forget_verdict()
         self.forget_messages("run")
         self.forget_messages("verify")
 
@@ -319,7 +319,7 @@ class DebugController(QObject):
 
     def _replace_source(self, source: PassSource) -> None:
         self.close()
-        self.loader.verification = None
+        self.loader.forget_verdict()
         stepper = source.stepper
         self.source, self.stepper = source, stepper
         self.shown.forget()

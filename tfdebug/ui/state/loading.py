@@ -17,7 +17,8 @@ from PySide6.QtCore import QCoreApplication
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.stepper_like import StepperLike
 from tfdebug.core.view import RunInputs
-from tfdebug.ui.i18n.language import said, verification_text
+from tfdebug.ui.models.run import RunModel
+from tfdebug.ui.i18n.language import phrase_text, said, verification_text
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.workers.jobs import Job
 
@@ -41,10 +42,12 @@ class _Keeps(Protocol):
 
 
 class LoaderScreen(Protocol):
-    """What `Loader` reads of the window and tells it (the controller is one): what Run starts (`inputs`,
-    `set_inputs`), the next pass's decoding settings (`generation`, None: one pass), capture budget setting and
+    """What `Loader` reads of the window and tells it (the controller is one): the run settings (`run`: when a
+    finished pass is checked), what Run starts (`inputs`, `set_inputs`), the next pass's decoding settings (`generation`, None: one pass), capture budget setting and
     keep choice (`keep.policy()`), the stepper and live session on screen, the message bar (`say`, `inform`) and
     the announcements of a load (`announce_busy`) and of any change actions re-check on (`announce_state`)."""
+
+    run: RunModel
 
     @property
     def inputs(self) -> RunInputs:
@@ -112,6 +115,7 @@ class Loader:
         self.busy = False
         self.load_job: Job | None = None
         self.verification = None  # how the last finished live pass compares with the unmodified model
+        self.unverified = ""  # why the last finished live pass was not checked (its policy, the memory), or ""
         self._adapter_cache: tuple[tuple, object] | None = None
         self._failed: Callable[[str], None] | None = None  # run()'s `failed`, for the pass being loaded
 
@@ -247,11 +251,25 @@ class Loader:
         error in the window, a match a notice and the `verification` the status bar shows. The caller asks
         only of a pass whose source `reruns_here` (a served pass's check is on the server; a generation's steps
         are checked against generate() in the tests).
+
+        Whether it runs is the run settings' `verify`: "never" leaves it out, "auto" leaves it out where its memory
+        is not free now (`sessions.peak.check_room_now`), "always" runs it; one left out is said, and the status bar
+        says "not verified".
         """
         from tfdebug.adapters.base import ModelAdapter
+        from tfdebug.sessions.peak import check_room_now
 
         if type(session.adapter).verify is ModelAdapter.verify:
             return  # written with taps: nothing to compare against
+        policy = self._screen.run.verify
+        short = check_room_now(session) if policy == "auto" else None
+        if policy == "never" or short is not None:
+            self.unverified = said(lambda: QCoreApplication.translate(
+                "Loader", "not verified: the check against the unmodified model is off (Debug ▸ Check Against the "
+                          "Model)")) if short is None else said(lambda: phrase_text(short))
+            self._screen.inform(self.unverified)
+            self._screen.announce_state()
+            return
         box = [output]  # handed over once: the finished job (kept a while by Qt) does not hold the pass's logits
         job = Job(lambda job: session.verify(box.pop()), name="verify",
                   describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
@@ -259,6 +277,10 @@ class Loader:
         job.finished.connect(lambda result, s=session: self._verified(s, result))
         job.failed.connect(lambda sentence, details: self._screen.say(Message("error", sentence, details)))
         job.start()
+
+    def forget_verdict(self) -> None:
+        """What was said of the last finished pass's check no longer applies (a new pass, a Restart)."""
+        self.verification, self.unverified = None, ""
 
     def _verified(self, session, verification) -> None:
         if session is not self._screen.session or verification is None:

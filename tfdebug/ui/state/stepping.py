@@ -131,9 +131,12 @@ class Stepping:
             stepper.step()
             # Set before the actions re-check themselves: Step stays enabled while it runs.
             self._in_flight = stepper.state == RUNNING
-        ok = self._on_stepper(step_and_note)
-        self.queued_steps = queued
-        return ok
+
+        def move() -> bool:
+            ok = self._on_stepper(step_and_note)
+            self.queued_steps = queued
+            return ok
+        return self._read_first(1, move)
 
     def step_being_shown(self) -> bool:
         """Whether the last step is still running or being drawn (a held key's repeat then waits)."""
@@ -164,7 +167,16 @@ class Stepping:
 
     def step_back(self) -> bool:
         """One stage back through the history."""
-        return self._on_stepper(lambda s: s.step_back())
+        return self._read_first(-1, lambda: self._on_stepper(lambda s: s.step_back()))
+
+    def _read_first(self, offset: int, move: Callable[[], bool]) -> bool:
+        """`move()` to the stage `offset` from the cursor; in a replay, one not read yet is read on the display
+        worker first, as a jump is (`shown.read_before_jump`): F10 onto an 8k-token stage of a snapshot would
+        otherwise read its gigabytes on the GUI thread, and no key would answer meanwhile."""
+        stepper = self._screen.stepper
+        if stepper is not None and not stepper.is_live and 0 <= stepper.cursor + offset < len(stepper.history):
+            return self._screen.shown.read_before_jump(stepper.history[stepper.cursor + offset].name, move) or move()
+        return move()
 
     def pause(self) -> bool:
         """Pause a running pass at the next stage."""
