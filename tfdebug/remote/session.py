@@ -274,6 +274,10 @@ class RemoteSession:
         """Bytes the captures hold on the server, as its last state said."""
         return self.stepper.held
 
+    def exportable(self) -> list[str]:
+        """The stages the server kept (`export` streams them here as a snapshot)."""
+        return [c.name for c in self.stepper.history if not c.dropped]
+
     def recording(self) -> tuple[None, str]:
         """None: the tensors are on the server (`export` streams them here as a snapshot)."""
         return None, ""

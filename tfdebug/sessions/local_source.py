@@ -138,6 +138,11 @@ class LocalSource:
         """The pass on screen as a Recording, and a note when it is partial."""
         return recording_on_screen(self.stepper, self.session, self.replayed)
 
+    def exportable(self) -> list[str]:
+        """The stages of the pass on screen's `recording()` ([] before a live pass has run a stage)."""
+        recording, _ = self.recording()
+        return recording.names() if recording is not None else []
+
     def export(self, path: str | os.PathLike, progress: ProgressCallback | None = None,
                stages: Sequence[str] | None = None, fmt: str | None = None) -> str:
         """Write the pass on screen (its `recording()`: a live pass's stages so far, or the snapshot replayed), or

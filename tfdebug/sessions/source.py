@@ -49,6 +49,11 @@ class PassDisplay(Protocol):
         """The mask tensor a softmax stage read when it is in this process (drawn masked too), else None."""
         ...
 
+    def holds(self, capture: Capture) -> bool:
+        """Whether the stage's tensor can be read by this display: kept by a pass in this process (or in the file
+        a replay reads it from), or kept where a served pass runs; False when the capture budget left it out."""
+        ...
+
     def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
                  max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
         """The shown 2-D slice, downsampled to at most `max_size`, with its stats."""
@@ -226,6 +231,10 @@ class PassSource(Protocol):
     def recording(self) -> tuple[Recording | None, str]:
         """The pass as a Recording in this process and a note when partial; None when its tensors are elsewhere
         (a served pass's `export` streams them here as a snapshot)."""
+        ...
+
+    def exportable(self) -> list[str]:
+        """The stages `export` can write, in forward order ([] when there is nothing to export yet)."""
         ...
 
     def export(self, path: str | os.PathLike, progress: ProgressCallback | None = None,

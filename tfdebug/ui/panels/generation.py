@@ -21,7 +21,7 @@ from tfdebug.ui.widgets.cache_view import ROLES, CacheView
 from tfdebug.ui.widgets.token_strip import TokenStrip
 from tfdebug.ui.workers.throttle import throttler
 
-REMOTE_PLANE = (2048, 2048)  # a cache plane cut on the server: at most keys × head dim cells cross
+PLANE = (2048, 2048)  # a cache plane cut by the source's display: at most keys × head dim cells cross
 
 
 class GenerationPanel(QWidget):
@@ -152,8 +152,7 @@ class GenerationPanel(QWidget):
 
     def _fetch_planes(self) -> None:
         """The attention rows' and the cache's found stages and heads, then their (rows × cols) planes: read
-        here when the tensors are in this process, else cut by the source's display where they are (only the plane
-        crosses)."""
+        cut by the source's display where the tensors are, on the display worker (only the plane crosses)."""
         stack, layer = self.layer
         block = self.block_box.currentData() or data.SELF
         stepper, upto = self.ctl.stepper, self.ctl.shown.index
@@ -172,13 +171,12 @@ class GenerationPanel(QWidget):
             if shown == (self.step, self.layer, self.block_box.currentData() or data.SELF):  # not a stale answer
                 self._draw(found, planes)
         source = self.ctl.source
-        # (None: the pass was just closed; its stages still show)
-        if source is None or source.capabilities.tensors_here:
-            draw({key: f.capture.tensor[0, head].detach().float().cpu().numpy() for key, (f, head) in found.items()})
+        if source is None:  # the pass was just closed: its stages still show as last drawn
             return
+        display = source.display
 
-        def fetch() -> dict:  # the display worker's thread: one small request per plane
-            return {key: source.display.slice_of(f.capture, 2, 3, {0: 0, 1: head}, REMOTE_PLANE, moments=False).values
+        def fetch() -> dict:  # the display worker's thread: each plane cut where its tensor is (only it crosses)
+            return {key: display.slice_of(f.capture, 2, 3, {0: 0, 1: head}, PLANE, moments=False).values
                     for key, (f, head) in found.items()}
         self.ctl.display.submit("generation", fetch, draw, lambda exc: self.cache.clear(str(exc)))
 
