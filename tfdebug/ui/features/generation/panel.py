@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidg
 
 from tfdebug.core.names import parse_name
 from tfdebug.core.stages import token_labels
-from tfdebug.ui.state import generation_data as data
+from tfdebug.ui.features.generation import data
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.attention_row import AttentionRow
 from tfdebug.ui.widgets.cache_view import ROLES, CacheView
