@@ -56,8 +56,6 @@ WHERE_ALLOWED: dict[tuple[str, str], str] = {
                                   "the table crosses"):
         "the local comparison is built from the window's reference pass and last edit (features/reference, "
         "features/edit), which a LocalSource does not hold yet",
-    ("features/reference/tools.py", "if capabilities.passes_there:"):
-        "why a placement is refused: the server judges its own; here the window's reference pass is checked",
     ("features/reference/tools.py", "if self.ctl.capabilities.passes_there:  # computed where the pass runs, told "
                                     "the dtype"):
         "the local reference pass is the window's (a Job, its messages, the capture budget), not the source's yet",

@@ -41,7 +41,8 @@ class RemoteSession:
 
     adapter = None  # the model and its adapter are on the server
     #: only the display's answers cross; new passes, references and comparisons are made on the server
-    capabilities = Capabilities(tensors_here=False, model_here=False, runs_texts=True, passes_there=True)
+    capabilities = Capabilities(tensors_here=False, model_here=False, runs_texts=True, passes_there=True,
+                                references=True)
     #: a successor's: why the server could not open the new pass (`reopen`), or None
     open_error: TfdebugError | None
 
@@ -186,6 +187,11 @@ class RemoteSession:
     def run_to_token(self, n: int) -> None:
         """Run on the server until generated token `n` has been chosen (GenerationSession.run_to_token)."""
         self.stepper._command("run_to_token", index=n)
+
+    def runs_as(self, placement) -> bool:
+        """Whether a reference in `placement` would run as the served pass does: its dtype with eager attention (the
+        server places it on its own device)."""
+        return placement.dtype == self.dtype and placement.attention == "eager"
 
     def set_reference(self, dtype: str | None) -> None:
         """The divergence condition's reference pass: this input in `dtype` on the server's device, computed and

@@ -43,9 +43,9 @@ class LocalSource:
         self._model = None  # a replayed snapshot's model, loaded for its lens (`_recorded_model`)
         self._backward_budget: int | None = None  # the budget `make_room_for_backward` checked against
         model = session is not None
+        reruns = model and getattr(session, "adapter", None) is not None and hasattr(session, "verify")
         self.capabilities = Capabilities(  # a GenerationSession has no single pass to run again (no `verify`)
-            tensors_here=True, model_here=model, runs_texts=model,
-            reruns_here=model and getattr(session, "adapter", None) is not None and hasattr(session, "verify"))
+            tensors_here=True, model_here=model, runs_texts=model, reruns_here=reruns, references=reruns)
 
     @classmethod
     def live(cls, session) -> "LocalSource":
@@ -167,6 +167,16 @@ class LocalSource:
         if self.session is not None:
             return token_id(self.session.adapter, text)
         return self.why().token_id(text)
+
+    def runs_as(self, placement) -> bool:
+        """Whether `placement` is where and how the live pass's model already runs (False for a recording)."""
+        from tfdebug.core.devices import resolve_device, resolve_dtype
+
+        if self.session is None:
+            return False
+        adapter = self.session.adapter
+        return (adapter.dtype == resolve_dtype(placement.dtype) and adapter.device == resolve_device(placement.device)
+                and placement.attention == getattr(adapter, "attention", "eager") and placement.model is None)
 
     def set_reference(self, dtype: str | None) -> None:
         """Refused: a pass here gets its reference from the window (computed here, set on the stepper)."""

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tfdebug.core.compare_planes import ComparedPlanes
     from tfdebug.core.errors import TfdebugError
     from tfdebug.core.images import InputImage
+    from tfdebug.sessions.crosscheck import Placement
     from tfdebug.sessions.transplant import Transplant
     from tfdebug.sessions.why_view import WhyView
 
@@ -106,6 +107,9 @@ class Capabilities:
     #: one pass of a model in this process that can be run again (not a generation): a reference pass, the check
     #: against the unmodified model, a transplant, another input and the capture estimate are made here
     reruns_here: bool = False
+    #: a reference pass of it can be made, to compare it with or to stop where it diverges (on its server, or here:
+    #: `reruns_here`); `runs_as` says which placements would show nothing
+    references: bool = False
 
 
 #: the capabilities when no pass is on screen
@@ -251,6 +255,12 @@ class PassSource(Protocol):
     def token_id(self, text: str) -> int:
         """The one token `text` names ('#123' an id, else a word of the vocabulary), looked up by the pass's own
         model: its adapter here, the server's for a served pass; ReadoutError when it names none."""
+        ...
+
+    def runs_as(self, placement: Placement) -> bool:
+        """Whether a pass in `placement` would run as this one does (its reference there would show nothing): the
+        model's dtype, device, attention kernel and weights here; a served pass's dtype and eager attention (the
+        server places its reference on its own device)."""
         ...
 
     def set_reference(self, dtype: str | None) -> None:
