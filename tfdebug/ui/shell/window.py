@@ -31,7 +31,7 @@ from tfdebug.ui.features.compare import tools as compare_feature
 from tfdebug.ui.features.edit import dialog as edit_feature
 from tfdebug.ui.features.export.tools import ExportActions
 from tfdebug.ui.features.generation.data import is_generation
-from tfdebug.ui.features.generation.panel import GenerationPanel
+from tfdebug.ui.features.generation import panel as generation_feature
 from tfdebug.ui.features.learn import tools as learn_feature
 from tfdebug.ui.features.long_context import query_row
 from tfdebug.ui.features.reference.tools import ReferenceTools
@@ -53,7 +53,7 @@ from tfdebug.ui.shell.menus import build_menu_bar
 from tfdebug.ui.shell.message_bar import MessageBar
 from tfdebug.ui.shell.status_line import StatusLine
 from tfdebug.ui.shell.settings_file import user_settings
-from tfdebug.ui.shell.window_layout import WindowLayout, scrolled
+from tfdebug.ui.shell.window_layout import WindowLayout
 from tfdebug.ui.dialogs import capture_budget
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.state.messages import Message
@@ -197,14 +197,7 @@ class MainWindow(WindowLayout, QMainWindow):
         values = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Values"), "values", self.values_panel, right)
         self.tabifyDockWidget(stats, values)
         stats.raise_()
-        # Behind Heads until a generation runs (then raised: it follows each token).
-        self.generation_panel = GenerationPanel(ctl)
-        # In a scroll area: its strip, rows and caches need ~380 px, and a dock's minimum height would hold the
-        # Heads tab at that height and squeeze the heatmap above it in every pass, generating or not.
-        generation = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation",
-                                scrolled(self.generation_panel), right)
-        self.tabifyDockWidget(heads, generation)
-        heads.raise_()
+        self.generation_panel = generation_feature.install(self, heads)
         self.size_first_docks()
 
     def _build_menus(self) -> None:

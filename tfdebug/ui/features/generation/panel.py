@@ -9,8 +9,8 @@ in a recorded generation. With a single pass on screen it says how to start a ge
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
+from PySide6.QtWidgets import QComboBox, QDockWidget, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.names import parse_name
 from tfdebug.core.stages import token_labels
@@ -18,6 +18,7 @@ from tfdebug.ui.features.generation import data
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.attention_row import AttentionRow
 from tfdebug.ui.widgets.cache_view import ROLES, CacheView
+from tfdebug.ui.widgets.scrolled import scrolled
 from tfdebug.ui.widgets.token_strip import TokenStrip
 from tfdebug.ui.workers.throttle import throttler
 
@@ -251,3 +252,16 @@ class GenerationPanel(QWidget):
             self.cache.clear(self.tr("The cache fills when this step's attention runs."))
             return
         self.cache.show_cache({r: np.ascontiguousarray(p) for r, p in shown.items()}, labels, new, titles)
+
+
+def install(window, heads: QDockWidget) -> GenerationPanel:
+    """Add the Generation dock, tabbed behind the `heads` dock until a generation runs (then the window raises it:
+    it follows each token); the shell keeps the panel it returns."""
+    panel = GenerationPanel(window.ctl)
+    # In a scroll area: its strip, rows and caches need ~380 px, and a dock's minimum height would hold the
+    # Heads tab at that height and squeeze the heatmap above it in every pass, generating or not.
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation", scrolled(panel),
+                           Qt.RightDockWidgetArea)
+    window.tabifyDockWidget(heads, dock)
+    heads.raise_()
+    return panel
