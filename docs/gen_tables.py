@@ -6,8 +6,9 @@ TABLES[NAME] builds from its JSON. An unknown name, or a JSON without the field 
 fails the build. `python docs/gen_tables.py NAME` prints one table.
 
 One marker is text, not a table: `readme-quick-start`, the README's install lines (docs/install.md).
-Two tables are counted from the source tree itself, not from a JSON: `house` (each package's modules and
-lines) and `ui-rooms` (each room of tfdebug/ui and each feature folder), for docs/architecture.md.
+Three tables are read from the source tree itself, not from a JSON, for docs/architecture.md: `house` (each
+package's modules and lines), `ui-rooms` (each room of tfdebug/ui and each feature folder) and `seam-debt` (the
+reads of where a pass is that tests/ui/test_seam_questions.py still allows, with why).
 
 Sources: the `tfdebug bench --json` runs in docs/ (bench-cpu-2core.json, bench-generation-
 cpu-2core.json, bench-latency-cpu-2core.json) and the training metrics the bundled models were
@@ -405,10 +406,24 @@ def ui_rooms() -> str:
     return table(["room", "modules", "lines"], rows)
 
 
+def seam_debt() -> str:
+    """The lines of tfdebug/ui that still read `tensors_here` / `passes_there` outside an action's enablement, each
+    with its reason: the seam test's `WHERE_ALLOWED`, read from the test itself (the one list)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("seam_questions", ROOT / "tests" / "ui" / "test_seam_questions.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = [[f"`{name}`", why] for (name, _line), why in module.WHERE_ALLOWED.items()]
+    return table(["file (tfdebug/ui)", "why it still reads where the pass is"], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "readme-quick-start": lambda: readme_section("Quick start"),
     "house": house,
     "ui-rooms": ui_rooms,
+    "seam-debt": seam_debt,
     "machine-remote": lambda: machine("docs/bench-remote-cpu-2core.json"),
     "remote-steps": remote_steps,
     "remote-painted": remote_painted,
