@@ -6,6 +6,9 @@ TABLES[NAME] builds from its JSON. An unknown name, or a JSON without the field 
 fails the build. `python docs/gen_tables.py NAME` prints one table.
 
 One marker is text, not a table: `readme-quick-start`, the README's install lines (docs/install.md).
+Three tables are read from the source tree itself, not from a JSON, for docs/architecture.md: `house` (each
+package's modules and lines), `ui-rooms` (each room of tfdebug/ui and each feature folder) and `seam-debt` (the
+reads of where a pass is that tests/ui/test_seam_questions.py still allows, with why).
 
 Sources: the `tfdebug bench --json` runs in docs/ (bench-cpu-2core.json, bench-generation-
 cpu-2core.json, bench-latency-cpu-2core.json) and the training metrics the bundled models were
@@ -367,8 +370,60 @@ def readme_section(title: str) -> str:
     return text[start:end if end >= 0 else len(text)].strip()
 
 
+def _modules(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.py")) if folder.is_dir() else [folder]
+
+
+def _size(paths: list[Path]) -> tuple[int, int]:
+    """(modules, lines) of `paths`."""
+    return len(paths), sum(len(p.read_text(encoding="utf-8").splitlines()) for p in paths)
+
+
+def house() -> str:
+    """Each package of tfdebug/ with its modules and lines, counted from the source tree."""
+    package = ROOT / "tfdebug"
+    rows = []
+    for folder in sorted(p for p in package.iterdir() if p.is_dir() and (p / "__init__.py").is_file()):
+        modules, lines = _size(_modules(folder))
+        rows.append([f"`{folder.name}`", modules, f"{lines:,}"])
+    modules, lines = _size(sorted(package.glob("*.py")))
+    rows.append(["top level (`cli.py` …)", modules, f"{lines:,}"])
+    return table(["package", "modules", "lines"], rows)
+
+
+def ui_rooms() -> str:
+    """Each room of tfdebug/ui, and each feature folder, with its modules and lines."""
+    ui = ROOT / "tfdebug" / "ui"
+    rows = []
+    for folder in sorted(p for p in ui.iterdir() if p.is_dir() and (p / "__init__.py").is_file()):
+        if folder.name == "features":
+            for feature in sorted(p for p in folder.iterdir() if (p / "__init__.py").is_file()):
+                modules, lines = _size(_modules(feature))
+                rows.append([f"`features/{feature.name}`", modules, f"{lines:,}"])
+            continue
+        modules, lines = _size(_modules(folder))
+        rows.append([f"`{folder.name}`", modules, f"{lines:,}"])
+    return table(["room", "modules", "lines"], rows)
+
+
+def seam_debt() -> str:
+    """The lines of tfdebug/ui that still read `tensors_here` / `passes_there` outside an action's enablement, each
+    with its reason: the seam test's `WHERE_ALLOWED`, read from the test itself (the one list)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("seam_questions", ROOT / "tests" / "ui" / "test_seam_questions.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = [[f"`{name}`", why] for (name, _line), why in module.WHERE_ALLOWED.items()]
+    return table(["file (tfdebug/ui)", "why it still reads where the pass is"], rows)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "readme-quick-start": lambda: readme_section("Quick start"),
+    "house": house,
+    "ui-rooms": ui_rooms,
+    "seam-debt": seam_debt,
     "machine-remote": lambda: machine("docs/bench-remote-cpu-2core.json"),
     "remote-steps": remote_steps,
     "remote-painted": remote_painted,

@@ -227,10 +227,12 @@ def test_the_room_check_catches_an_arrow_up_and_sideways(tmp_path):
 
 
 def test_features_are_folders():
-    """Compare, Export, Reference and Edit live in ui/features/NAME/, each a room: no feature imports another,
-    and nothing below the features layer (panels, dialogs …) imports a feature."""
+    """Compare, Export, Reference, Edit, Why, Backward, Generation, Learn and Long context live in
+    ui/features/NAME/, each a room: no feature imports another, and nothing below the features layer (panels,
+    dialogs …) imports a feature."""
     folders = {p.name for p in (UI / "features").iterdir() if (p / "__init__.py").is_file()}
-    assert {"compare", "export", "reference", "edit", "why", "backward"} <= folders
+    assert {"compare", "export", "reference", "edit", "why", "backward", "generation", "learn",
+            "long_context"} <= folders
     assert not [p for p in (UI / "features").glob("*.py") if p.name != "__init__.py"]  # a feature is a folder
 
 
@@ -305,6 +307,15 @@ def test_the_models_room_is_qt_free():
                                               or (n.startswith("tfdebug.ui.") and not n.startswith("tfdebug.ui.models")))
                for p in sorted((UI / "models").glob("*.py"))}
     assert list(with_qt) and not any(with_qt.values()), with_qt
+
+
+def test_only_the_shell_sets_the_windows_attributes():
+    """A feature's or a room's `install(window)` returns what it made and the shell keeps it (`self.tools.edit =
+    edit.install(self)`): no module outside ui/shell assigns an attribute of the window or of its tools."""
+    setting = re.compile(r"\bwindow\.(tools\.)?[A-Za-z_]\w* = ")
+    outside = [str(p.relative_to(UI)) for p in sorted(UI.rglob("*.py"))
+               if ui_room(p) != "shell" and setting.search(p.read_text(encoding="utf-8"))]
+    assert not outside
 
 
 def test_only_the_shell_reaches_into_the_window():

@@ -227,6 +227,24 @@ def test_export_streams_a_valid_snapshot_to_this_machine(remote, tmp_path):
     assert len(seen) == -(-seen[-1][1] // EXPORT_CHUNK)  # one receipt per chunk: the server waited for them
 
 
+def test_a_served_source_answers_what_the_window_no_longer_asks_by_kind(remote):
+    """Export's stage list, whether a stage can be read, and whether a reference would show nothing, answered for a
+    served pass: what the server kept, and its dtype with eager attention (it places the reference itself)."""
+    from dataclasses import replace
+
+    from tfdebug.sessions.crosscheck import Placement
+
+    stepper = remote.stepper
+    stepper.continue_()
+    assert stepper.wait() == "finished"
+    assert remote.exportable() == [c.name for c in stepper.history] == remote.plan.names()
+    first = stepper.history[0]
+    assert remote.display.holds(first) and not remote.display.holds(replace(first, dropped=True))
+    other = "float16" if remote.dtype != "float16" else "float32"
+    assert remote.runs_as(Placement(remote.dtype, "cuda:7")) and not remote.runs_as(Placement(other))
+    assert not remote.runs_as(Placement(remote.dtype, attention="sdpa"))
+
+
 def test_a_cancelled_export_stops_the_server_and_leaves_no_file(remote, tmp_path):
     remote.stepper.continue_()
     remote.stepper.wait()

@@ -74,7 +74,7 @@ def test_a_replayed_source_reads_its_recording_and_runs_nothing(live):
 def test_capabilities_say_what_a_live_a_generating_a_replayed_and_a_served_source_can_do(live, tmp_path):
     """The window reads these, never the kind of pass: each kind's record, field by field."""
     assert LocalSource.live(live).capabilities == Capabilities(
-        tensors_here=True, model_here=True, runs_texts=True, passes_there=False, reruns_here=True)
+        tensors_here=True, model_here=True, runs_texts=True, passes_there=False, reruns_here=True, references=True)
     from tfdebug.models.sampling import DecodingSettings
     from tfdebug.sessions.generation import GenerationSession
 
@@ -95,7 +95,7 @@ def test_capabilities_say_what_a_live_a_generating_a_replayed_and_a_served_sourc
     from tfdebug.remote.session import RemoteSession
 
     assert RemoteSession.capabilities == Capabilities(  # only the display's answers cross; new passes run there
-        tensors_here=False, model_here=False, runs_texts=True, passes_there=True, reruns_here=False)
+        tensors_here=False, model_here=False, runs_texts=True, passes_there=True, reruns_here=False, references=True)
 
 
 def test_a_local_source_answers_the_window_s_methods_as_its_session_does(live, tmp_path):
@@ -120,3 +120,26 @@ def test_a_local_source_answers_the_window_s_methods_as_its_session_does(live, t
     recording = Recording.from_session(live, list(live.stepper.history))
     replay = LocalSource.replay(Stepper.replay(recording.captures, recording.tensor), recording.tokens, "r", recording)
     assert replay.vocabulary() is None
+
+
+def test_what_the_window_no_longer_asks_by_kind_a_local_source_answers(live):
+    """Export's stage list, whether a stage can be read, and whether a reference would show nothing: answered by
+    the source (or its display), so the window asks no question about where the pass is."""
+    from dataclasses import replace
+
+    from tfdebug.sessions.crosscheck import Placement
+
+    source = LocalSource.live(live)
+    assert source.exportable() == [c.name for c in live.stepper.history]
+    first = live.stepper.history[0]
+    assert source.display.holds(first)
+    assert not source.display.holds(replace(first, tensor=None))  # a live pass that did not keep it
+    assert not source.display.holds(replace(first, dropped=True))
+    adapter = live.adapter
+    dtype = str(adapter.dtype).removeprefix("torch.")
+    assert source.runs_as(Placement(dtype, str(adapter.device)))
+    assert not source.runs_as(Placement("float16" if dtype != "float16" else "float32", str(adapter.device)))
+    recording = Recording.from_session(live, list(live.stepper.history))
+    replay = LocalSource.replay(Stepper.replay(recording.captures, recording.tensor), recording.tokens, "r", recording)
+    assert replay.exportable() == recording.names() and not replay.runs_as(Placement(dtype, str(adapter.device)))
+    assert replay.display.holds(replace(recording.captures[0], tensor=None))  # read from its file when shown

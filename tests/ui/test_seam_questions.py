@@ -1,7 +1,14 @@
 """The window asks no question about the kind of pass it shows (issue 49): it reads its source's `Capabilities`
 (`ctl.capabilities`) and calls the source's methods, never `runs_elsewhere`, a bare `tensors_here`, whether a
 session or an adapter is None, or `hasattr` of a session. This reads every file of tfdebug/ui for those
-questions; the few left are listed below, each with why it is not about the kind of pass."""
+questions; the few left are listed below, each with why it is not about the kind of pass.
+
+Of the capabilities, two say *where* a pass is rather than what it can do: `tensors_here` (its tensors are in
+this process) and `passes_there` (new passes of its model are made where it runs). The rule for them: the ui
+reads them only to decide whether something applies — inside an action's `enabled=` predicate — and never to
+pick between a local and a served way of doing the same thing, which is a `PassSource` (or `PassDisplay`)
+method with one implementation of each. Any other line that reads them fails here unless it is in
+`WHERE_ALLOWED` with its reason; that list is the seam's remaining debt, to shrink, not to grow."""
 
 from __future__ import annotations
 
@@ -31,6 +38,50 @@ ALLOWED: dict[tuple[str, str], str] = {
         "a colour map's name (matplotlib's or a plain string), not the pass",
 }
 
+#: reading `capabilities.tensors_here` or `capabilities.passes_there` (the where of a pass)
+WHERE = re.compile(r"capabilities\.(tensors_here|passes_there)\b")
+
+#: (file relative to tfdebug/ui, the line's text as it stands) → why it still reads where the pass is
+WHERE_ALLOWED: dict[tuple[str, str], str] = {
+    ("actions/registry.py", "if ctx.ctl.capabilities.passes_there:  # the model runs where the pass does: a new pass "
+                            "there on the texts"):
+        "Run here loads the input bar's model, device and precision (state/loading.py), which may differ from "
+        "the pass on screen's; a served pass's model is fixed on its server: not yet one `PassSource` method "
+        "(Run and Generate share this one line)",
+    ("features/compare/dialog.py", "if window.ctl.capabilities.passes_there:  # the other pass is made where the "
+                                   "pass runs, on its device"):
+        "what the dialog offers: a served pass's other pass cannot be placed on this machine's devices or files",
+    ("features/compare/tools.py", "if self.ctl.capabilities.passes_there:  # compared where the pass runs: only "
+                                  "the table crosses"):
+        "the local comparison is built from the window's reference pass and last edit (features/reference, "
+        "features/edit), which a LocalSource does not hold yet",
+    ("features/reference/tools.py", "if self.ctl.capabilities.passes_there:  # computed where the pass runs, told "
+                                    "the dtype"):
+        "the local reference pass is the window's (a Job, its messages, the capture budget), not the source's yet",
+    ("features/reference/tools.py", "if not self.ctl.capabilities.passes_there:"):
+        "as the line above: the local reference is let go when it failed",
+    ("features/reference/tools.py", "served = self.ctl.source if self.ctl.capabilities.passes_there else None  "
+                                    "# compared where it runs"):
+        "a divergence stop is compared where the reference is: as Compare",
+    ("panels/overview.py", "if source is not None and not source.capabilities.tensors_here:  # asked of its "
+                           "display, where the tensors are"):
+        "the local Overview caches by tensor identity and reads a snapshot through its Recording (no tensor "
+        "kept in memory); one path through `display.statistics_of` needs that cache in the display first",
+    ("dialogs/conditions.py", "if self.ctl.capabilities.passes_there:  # the reference pass runs where the pass "
+                              "does, on its device"):
+        "what the dialog offers: as Compare's dialog",
+    ("dialogs/conditions.py", '"capture budget.") if not self.ctl.capabilities.passes_there else self.tr('):
+        "the dialog's words: where the reference pass runs",
+    ("state/shown.py", "return (source is not None and not source.capabilities.tensors_here and capture is not None"):
+        "the display pipeline: whether a read may run on the GUI thread (issue 49's Deliver 3 moves it into a "
+        "cached display)",
+    ("state/shown.py", "or not self._screen.source.capabilities.tensors_here):"):
+        "the display pipeline: the neighbours read ahead from a replay's file here",
+    ("state/shown.py", "if stepper is None or stepper.is_live or not self._screen.source.capabilities.tensors_here "
+                       "or self._screen.loader.busy:"):
+        "the display pipeline: a replayed stage read before a jump, here",
+}
+
 #: files that are the served pass's connection itself: their `session` is the connection's attached pass (whether
 #: the window holds one, and whether it is the one on screen), not a question about the kind of pass on screen
 CONNECTION_FILES = {"remote/connection.py"}
@@ -53,11 +104,30 @@ def test_the_window_asks_no_question_about_the_kind_of_pass():
     assert questions() == [], "ask the source's capabilities or call a PassSource method instead"
 
 
+def where_read() -> list[tuple[str, int, str]]:
+    """(file, line number, line) of every read of `tensors_here` / `passes_there` in tfdebug/ui outside an
+    action's `enabled=` predicate and not in `WHERE_ALLOWED`."""
+    found = []
+    for path in sorted(UI.rglob("*.py")):
+        name = path.relative_to(UI).as_posix()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            match = WHERE.search(line)
+            if match and "enabled=" not in line[:match.start()] and (name, line.strip()) not in WHERE_ALLOWED:
+                found.append((name, number, line.strip()))
+    return found
+
+
+def test_the_window_reads_where_a_pass_is_only_to_enable():
+    assert where_read() == [], ("pick between a local and a served way through a PassSource or PassDisplay method; "
+                                "read `tensors_here` / `passes_there` only in an action's `enabled=`")
+
+
 def test_every_allowed_line_is_still_there():
     """An allow-list entry whose line went is dropped, so the list stays the few lines that need it."""
     lines = {(p.relative_to(UI).as_posix(), line.strip()) for p in UI.rglob("*.py")
              for line in p.read_text(encoding="utf-8").splitlines()}
     assert not [key for key in ALLOWED if key not in lines]
+    assert not [key for key in WHERE_ALLOWED if key not in lines]
     assert all((UI / name).is_file() for name in CONNECTION_FILES)
 
 
@@ -70,3 +140,5 @@ def test_the_patterns_find_what_they_are_for():
     for line in ("if source.capabilities.tensors_here:", "ctl.capabilities.model_here",
                  "(its source's `capabilities.tensors_here` is False"):
         assert not QUESTIONS.search(line), line
+    assert WHERE.search("if ctl.capabilities.passes_there:") and WHERE.search("source.capabilities.tensors_here")
+    assert not WHERE.search("ctl.capabilities.reruns_here")

@@ -13,11 +13,11 @@ from tests.ui.conftest import SRC, TGT, wait_paused
 from tests.ui.user_actions import open_snapshot, press, type_into
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.sessions.session import DebugSession
+from tfdebug.io import exports
 from tfdebug.io.atomic import leftover_temp_files
 from tfdebug.io.exports import export_pass, load_export
 from tfdebug.io.recording import Recording
 from tfdebug.io.snapshot import save_snapshot
-from tfdebug.ui.features.export import tools as export_actions
 from tfdebug.ui.features.export.tools import CANCELLED
 from tfdebug.ui.actions.snapshots import recent_files
 from tfdebug.ui.features.export.dialog import ExportDialog
@@ -216,12 +216,12 @@ def test_export_shows_progress_and_cancel_leaves_nothing(make_window, snapshot, 
     window = make_window()
     window.open_snapshot(str(snapshot))
     shows_replay(qtbot, window)
-    real = export_actions.export_pass
+    real = exports.export_pass  # the source's export writes through it (sessions.local_source)
 
     def slow(recording, path, stages, fmt, progress):
         return real(recording, path, stages, fmt, lambda d, t: (time.sleep(0.05), progress(d, t))[1])
 
-    monkeypatch.setattr(export_actions, "export_pass", slow)
+    monkeypatch.setattr(exports, "export_pass", slow)
     out = tmp_path / "out.npz"
     out.write_bytes(b"older export")
     job = window.exports.start(str(out))

@@ -88,6 +88,10 @@ class RemoteDisplay:
         """None: the server applies the mask a softmax read when it cuts the slice (no tensor is here)."""
         return None
 
+    def holds(self, capture: Capture) -> bool:
+        """Whether the server kept the stage's tensor (only the capture budget leaves one out)."""
+        return not capture.dropped
+
     def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
                  max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
         view = {**self._view(capture, row, col, indices, max_size), "moments": moments}

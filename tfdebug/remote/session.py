@@ -41,7 +41,8 @@ class RemoteSession:
 
     adapter = None  # the model and its adapter are on the server
     #: only the display's answers cross; new passes, references and comparisons are made on the server
-    capabilities = Capabilities(tensors_here=False, model_here=False, runs_texts=True, passes_there=True)
+    capabilities = Capabilities(tensors_here=False, model_here=False, runs_texts=True, passes_there=True,
+                                references=True)
     #: a successor's: why the server could not open the new pass (`reopen`), or None
     open_error: TfdebugError | None
 
@@ -187,6 +188,11 @@ class RemoteSession:
         """Run on the server until generated token `n` has been chosen (GenerationSession.run_to_token)."""
         self.stepper._command("run_to_token", index=n)
 
+    def runs_as(self, placement) -> bool:
+        """Whether a reference in `placement` would run as the served pass does: its dtype with eager attention (the
+        server places it on its own device)."""
+        return placement.dtype == self.dtype and placement.attention == "eager"
+
     def set_reference(self, dtype: str | None) -> None:
         """The divergence condition's reference pass: this input in `dtype` on the server's device, computed and
         compared with there (None: none). Told once per connection and dtype: a new pass over the same connection
@@ -273,6 +279,10 @@ class RemoteSession:
     def held_bytes(self) -> int:
         """Bytes the captures hold on the server, as its last state said."""
         return self.stepper.held
+
+    def exportable(self) -> list[str]:
+        """The stages the server kept (`export` streams them here as a snapshot)."""
+        return [c.name for c in self.stepper.history if not c.dropped]
 
     def recording(self) -> tuple[None, str]:
         """None: the tensors are on the server (`export` streams them here as a snapshot)."""

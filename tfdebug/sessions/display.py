@@ -38,6 +38,10 @@ class LocalDisplay:
         are drawn masked in the softmax too); None otherwise."""
         return mask_read_by(capture, self.stepper.captured)
 
+    def holds(self, capture: Capture) -> bool:
+        """Whether the stage's tensor can be read: kept by the live pass, or in the file a replay reads."""
+        return not capture.dropped and (capture.tensor is not None or not self.stepper.is_live)
+
     def _tensor(self, capture: Capture) -> Tensor:
         tensor = self.stepper.tensor_of(capture)
         if tensor is None:

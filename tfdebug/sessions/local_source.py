@@ -43,9 +43,9 @@ class LocalSource:
         self._model = None  # a replayed snapshot's model, loaded for its lens (`_recorded_model`)
         self._backward_budget: int | None = None  # the budget `make_room_for_backward` checked against
         model = session is not None
+        reruns = model and getattr(session, "adapter", None) is not None and hasattr(session, "verify")
         self.capabilities = Capabilities(  # a GenerationSession has no single pass to run again (no `verify`)
-            tensors_here=True, model_here=model, runs_texts=model,
-            reruns_here=model and getattr(session, "adapter", None) is not None and hasattr(session, "verify"))
+            tensors_here=True, model_here=model, runs_texts=model, reruns_here=reruns, references=reruns)
 
     @classmethod
     def live(cls, session) -> "LocalSource":
@@ -138,6 +138,11 @@ class LocalSource:
         """The pass on screen as a Recording, and a note when it is partial."""
         return recording_on_screen(self.stepper, self.session, self.replayed)
 
+    def exportable(self) -> list[str]:
+        """The stages of the pass on screen's `recording()` ([] before a live pass has run a stage)."""
+        recording, _ = self.recording()
+        return recording.names() if recording is not None else []
+
     def export(self, path: str | os.PathLike, progress: ProgressCallback | None = None,
                stages: Sequence[str] | None = None, fmt: str | None = None) -> str:
         """Write the pass on screen (its `recording()`: a live pass's stages so far, or the snapshot replayed), or
@@ -162,6 +167,16 @@ class LocalSource:
         if self.session is not None:
             return token_id(self.session.adapter, text)
         return self.why().token_id(text)
+
+    def runs_as(self, placement) -> bool:
+        """Whether `placement` is where and how the live pass's model already runs (False for a recording)."""
+        from tfdebug.core.devices import resolve_device, resolve_dtype
+
+        if self.session is None:
+            return False
+        adapter = self.session.adapter
+        return (adapter.dtype == resolve_dtype(placement.dtype) and adapter.device == resolve_device(placement.device)
+                and placement.attention == getattr(adapter, "attention", "eager") and placement.model is None)
 
     def set_reference(self, dtype: str | None) -> None:
         """Refused: a pass here gets its reference from the window (computed here, set on the stepper)."""

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tfdebug.core.compare_planes import ComparedPlanes
     from tfdebug.core.errors import TfdebugError
     from tfdebug.core.images import InputImage
+    from tfdebug.sessions.crosscheck import Placement
     from tfdebug.sessions.transplant import Transplant
     from tfdebug.sessions.why_view import WhyView
 
@@ -47,6 +48,11 @@ class PassDisplay(Protocol):
 
     def mask_of(self, capture: Capture) -> Tensor | None:
         """The mask tensor a softmax stage read when it is in this process (drawn masked too), else None."""
+        ...
+
+    def holds(self, capture: Capture) -> bool:
+        """Whether the stage's tensor can be read by this display: kept by a pass in this process (or in the file
+        a replay reads it from), or kept where a served pass runs; False when the capture budget left it out."""
         ...
 
     def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
@@ -101,6 +107,9 @@ class Capabilities:
     #: one pass of a model in this process that can be run again (not a generation): a reference pass, the check
     #: against the unmodified model, a transplant, another input and the capture estimate are made here
     reruns_here: bool = False
+    #: a reference pass of it can be made, to compare it with or to stop where it diverges (on its server, or here:
+    #: `reruns_here`); `runs_as` says which placements would show nothing
+    references: bool = False
 
 
 #: the capabilities when no pass is on screen
@@ -228,6 +237,10 @@ class PassSource(Protocol):
         (a served pass's `export` streams them here as a snapshot)."""
         ...
 
+    def exportable(self) -> list[str]:
+        """The stages `export` can write, in forward order ([] when there is nothing to export yet)."""
+        ...
+
     def export(self, path: str | os.PathLike, progress: ProgressCallback | None = None,
                stages: Sequence[str] | None = None, fmt: str | None = None) -> str:
         """Write the pass (or only `stages`) to `path` in the format `fmt` or its extension names, reporting
@@ -242,6 +255,12 @@ class PassSource(Protocol):
     def token_id(self, text: str) -> int:
         """The one token `text` names ('#123' an id, else a word of the vocabulary), looked up by the pass's own
         model: its adapter here, the server's for a served pass; ReadoutError when it names none."""
+        ...
+
+    def runs_as(self, placement: Placement) -> bool:
+        """Whether a pass in `placement` would run as this one does (its reference there would show nothing): the
+        model's dtype, device, attention kernel and weights here; a served pass's dtype and eager attention (the
+        server places its reference on its own device)."""
         ...
 
     def set_reference(self, dtype: str | None) -> None:

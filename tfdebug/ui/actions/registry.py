@@ -233,10 +233,18 @@ def run_to_token(ctx: ActionContext, n: int | None = None) -> None:
         enabled=lambda ctl: not ctl.loader.busy, live_only=True,
         menu="debug", group=3, order=0)
 def run_inputs(ctx: ActionContext) -> None:
+    _new_pass(ctx, None)  # one pass; Generate is the token-by-token run
+
+
+def _new_pass(ctx: ActionContext, generation) -> None:
+    """A new pass on the input bar's texts (`generation`: its DecodingSettings, None for one pass): made where the
+    model runs, by the served pass's server or by the loader here (with the input bar's model, device and
+    precision)."""
     if ctx.ctl.capabilities.passes_there:  # the model runs where the pass does: a new pass there on the texts
-        ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), chat=ctx.window.input_bar.chat.isChecked())
+        ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), generate=generation,
+                                   chat=ctx.window.input_bar.chat.isChecked())
         return
-    ctx.ctl.run.set_generation(None)  # one pass; Generate is the token-by-token run
+    ctx.ctl.run.set_generation(generation)
     ctx.ctl.loader.run()
 
 
@@ -246,12 +254,7 @@ def run_inputs(ctx: ActionContext) -> None:
         enabled=lambda ctl: not ctl.loader.busy, live_only=True,
         menu="debug", group=3, order=10)
 def generate(ctx: ActionContext) -> None:
-    if ctx.ctl.capabilities.passes_there:  # its decoding steps run where the model is
-        ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), generate=ctx.ctl.decoding,
-                                   chat=ctx.window.input_bar.chat.isChecked())
-        return
-    ctx.ctl.run.set_generation(ctx.ctl.decoding)
-    ctx.ctl.loader.run()
+    _new_pass(ctx, ctx.ctl.decoding)  # its decoding steps run where the model is
 
 
 @action("tfdebug.session.live", QT_TRANSLATE_NOOP("actions", "New Live Pass"), "Ctrl+N", QT_TRANSLATE_NOOP("actions", "Leave the recorded pass and run the input bar's "

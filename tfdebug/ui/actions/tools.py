@@ -69,7 +69,7 @@ class CompareTool(Protocol):
 
 
 class LearnTool(Protocol):
-    """The Learn menu (shell.learn.LearnTools)."""
+    """The Learn menu (features.learn.tools.LearnTools)."""
 
     playground: Any  # the attention playground dialog, once opened
 

@@ -1,1 +1,1 @@
-"""Dialogs opened by actions and tools: compare, edit tensor, export, the playground, the PE curves."""
+"""Dialogs opened by actions and tools: conditions, decoding, models, batch input, the capture budget."""

@@ -3,7 +3,7 @@
 The texts come from tfdebug.core.explain in the window's language (View ▸ Language); the
 checks (tfdebug.core.checks) run on the display worker, off the GUI thread, on the
 stage's whole tensor and the other stages of this pass they refer to, and arrive with a
-tick or a cross. Positional stages offer the PE curves (the Learn tools open tfdebug.ui.dialogs.pe_view).
+tick or a cross. Positional stages offer the PE curves (the Learn tools open tfdebug.ui.features.learn.pe_view).
 """
 
 from __future__ import annotations

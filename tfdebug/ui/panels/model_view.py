@@ -158,14 +158,14 @@ class ModelViewPanel(QWidget):
             return
         stepper, ctl = self.ctl.stepper, self.ctl
         # The source's display cuts each thumbnail where the tensor is (a served pass: on the server, only they cross).
-        display, here = ctl.source.display, ctl.source.capabilities.tensors_here
+        display = ctl.source.display
         todo = []
         for name in self.rows:
             index = stepper.position_of(name)
             if name in self.thumbs or index is None:
                 continue
             capture = stepper.history[index]
-            if capture.dropped or (here and capture.tensor is None and stepper.is_live):
+            if not display.holds(capture):
                 continue  # dropped by the budget, or not kept (a stage of any size: each head on a strided grid)
             row, col, head = head_plane_axes(ctl.axes.names(capture))
             todo.append((capture, row, col, head, ctl.axes.indices(capture)))

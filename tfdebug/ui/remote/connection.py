@@ -200,7 +200,7 @@ def export_on_server_action(ctx: ActionContext) -> None:
         ctx.tools.remote.export_on_server(name.strip())
 
 
-def install(window) -> None:
-    """The tools that File ▸ Connect to Server…, Reconnect and Export Snapshot on Server… drive (the actions
-    declare their places in the File menu)."""
-    window.tools.remote = RemoteTools(window)
+def install(window) -> RemoteTools:
+    """The tools that File ▸ Connect to Server…, Reconnect and Export Snapshot on Server… drive, which the shell
+    keeps as `window.tools.remote` (the actions declare their places in the File menu)."""
+    return RemoteTools(window)

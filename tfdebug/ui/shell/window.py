@@ -31,13 +31,17 @@ from tfdebug.ui.features.check.menu import check_menu
 from tfdebug.ui.features.compare import tools as compare_feature
 from tfdebug.ui.features.edit import dialog as edit_feature
 from tfdebug.ui.features.export.tools import ExportActions
+from tfdebug.ui.features.generation.data import is_generation
+from tfdebug.ui.features.generation import panel as generation_feature
+from tfdebug.ui.features.learn import tools as learn_feature
+from tfdebug.ui.features.long_context import query_row
 from tfdebug.ui.features.reference.tools import ReferenceTools
 from tfdebug.ui.features.backward import action as _backward_action  # noqa: F401  (registers Debug ▸ Backward)
 from tfdebug.ui.features.backward import summary_panel as backward_feature
 from tfdebug.ui.features.why import panel as why_feature
-from tfdebug.ui.panels import image_view, model_view, overview, query_row
+from tfdebug.ui.panels import explain as explain_panel
+from tfdebug.ui.panels import image_view, model_view, overview
 from tfdebug.ui.panels.archmap import ArchitectureMap
-from tfdebug.ui.panels.generation import GenerationPanel
 from tfdebug.ui.panels.heads import HeadsPanel
 from tfdebug.ui.panels.heatmap import HeatmapPanel
 from tfdebug.ui.panels.navigator import NavigatorPanel
@@ -45,16 +49,14 @@ from tfdebug.ui.panels.shape import ShapePanel
 from tfdebug.ui.panels.stats import StatsPanel
 from tfdebug.ui.panels.values import ValuesPanel
 from tfdebug.ui.render.plain_text import one_line
-from tfdebug.ui.shell import learn
 from tfdebug.ui.shell.input_bar import InputBar
 from tfdebug.ui.shell.menus import build_menu_bar
 from tfdebug.ui.shell.message_bar import MessageBar
 from tfdebug.ui.shell.status_line import StatusLine
 from tfdebug.ui.shell.settings_file import user_settings
-from tfdebug.ui.shell.window_layout import WindowLayout, scrolled
+from tfdebug.ui.shell.window_layout import WindowLayout
 from tfdebug.ui.dialogs import capture_budget
 from tfdebug.ui.state.controller import DebugController
-from tfdebug.ui.state.generation_data import is_generation
 from tfdebug.ui.state.messages import Message
 from tfdebug.ui.actions.breakpoint_menu import kind_menu
 from tfdebug.ui.workers.gui_gc import collect_in_gui_thread
@@ -196,14 +198,7 @@ class MainWindow(WindowLayout, QMainWindow):
         values = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Values"), "values", self.values_panel, right)
         self.tabifyDockWidget(stats, values)
         stats.raise_()
-        # Behind Heads until a generation runs (then raised: it follows each token).
-        self.generation_panel = GenerationPanel(ctl)
-        # In a scroll area: its strip, rows and caches need ~380 px, and a dock's minimum height would hold the
-        # Heads tab at that height and squeeze the heatmap above it in every pass, generating or not.
-        generation = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation",
-                                scrolled(self.generation_panel), right)
-        self.tabifyDockWidget(heads, generation)
-        heads.raise_()
+        self.generation_panel = generation_feature.install(self, heads)
         self.size_first_docks()
 
     def _build_menus(self) -> None:
@@ -243,8 +238,8 @@ class MainWindow(WindowLayout, QMainWindow):
 
     def _install_extensions(self) -> None:
         """The features and the docks added after the menus (edit, Compare, Overview …), each through its `install`."""
-        self.edit_tools = edit_feature.install(self)
-        self.compare_tools = compare_feature.install(self, ReferenceTools)
+        self.tools.edit = self.edit_tools = edit_feature.install(self)
+        self.tools.compare = self.compare_tools = compare_feature.install(self, ReferenceTools)
         overview.install(self)
         self.model_view = model_view.install(self)
         self.why_panel = why_feature.install(self)
@@ -252,9 +247,10 @@ class MainWindow(WindowLayout, QMainWindow):
         query_row.install(self)
         self.image_panel = image_view.install(self)
         heatmap_tools.install(self)
-        learn.install(self)
+        self.explain_panel = explain_panel.install(self)
+        self.tools.learn = learn_feature.install(self, self.explain_panel)
         self.capture_panel = capture_budget.install(self)
-        remote_tools.install(self)
+        self.tools.remote = remote_tools.install(self)
         self.setAcceptDrops(True)
         self.retranslate_ui()
         self._hide_stale_tab_bars()
@@ -272,7 +268,7 @@ class MainWindow(WindowLayout, QMainWindow):
 
     @property
     def query_row(self):
-        """The Query Row dock's panel (panels.query_row.QueryRowPanel), built when first read or shown."""
+        """The Query Row dock's panel (features.long_context.query_row.QueryRowPanel), built when first read or shown."""
         return self.docks["query_row"].widget().panel()
 
     @property

@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSettings, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QTabBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar
 
 from tfdebug.core.devices import DTYPES, available_device_maps
 from tfdebug.core.view import RunInputs
@@ -324,27 +324,6 @@ class WindowLayout(_Window):
         # Once Qt has laid the docks out at the new size (their resizes, on the way, are not the user's).
         heights = dict(self._bottom_heights)
         QTimer.singleShot(0, self, lambda: self.keep_bottom_heights(heights))
-
-
-class _FitScroller(QScrollArea):
-    """A frameless scroll area that gives its widget the viewport's size, never less than the widget's minimum
-    (QScrollArea's own resizing follows a word-wrapped label's height-for-width and keeps the widget at its
-    preferred height, scrolling content that would fit)."""
-
-    def __init__(self, widget: QWidget):
-        super().__init__()
-        self.setFrameShape(QScrollArea.NoFrame)
-        self.setWidget(widget)
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        widget, minimum = self.widget(), self.widget().minimumSizeHint()
-        widget.resize(max(self.viewport().width(), minimum.width()), max(self.viewport().height(), minimum.height()))
-
-
-def scrolled(widget: QWidget) -> QScrollArea:
-    """`widget` in a scroll area: a dock holding it can be shorter than the widget's minimum."""
-    return _FitScroller(widget)
 
 
 def loading_setting(settings: QSettings, dropped: list[str] | None = None) -> tuple[str | None, str | None]:

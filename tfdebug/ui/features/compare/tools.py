@@ -303,6 +303,6 @@ def _needs_path(source: PassSource) -> bool:
 
 
 def install(window, reference: Callable[[CompareTools], Reference]) -> CompareTools:
-    """Give `window` File → Compare With… and the Compare dock; `reference` makes the reference pass's tools."""
-    window.tools.compare = CompareTools(window, reference)
-    return window.tools.compare
+    """File → Compare With… and the Compare dock of `window`: the tools the shell keeps as `window.tools.compare`;
+    `reference` makes the reference pass's tools."""
+    return CompareTools(window, reference)

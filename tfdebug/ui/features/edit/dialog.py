@@ -333,6 +333,6 @@ class EditTools:
 
 
 def install(window) -> EditTools:
-    """Give `window` its edit tools (menu items come from the action registry)."""
-    window.tools.edit = EditTools(window)
-    return window.tools.edit
+    """The edit tools of `window`, which the shell keeps as `window.tools.edit` (menu items come from the action
+    registry)."""
+    return EditTools(window)

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QDialog, QProgressDialog, QWidget
 
 from tfdebug.core.display import held_values
 from tfdebug.core.errors import ExportCancelledError, ExportError, TfdebugError
-from tfdebug.io.exports import export_pass
 from tfdebug.io.exports import export_view as write_view
 from tfdebug.io.formats import View, format_for
 from tfdebug.ui.actions import registry as actions
@@ -48,8 +47,8 @@ class ExportActions(QObject):
     # ----- the dialog ------------------------------------------------------------------------
     def export_dialog(self) -> None:
         ctl = self.ctl
-        recording, note = ctl.recording()
-        names = recording.names() if recording else _kept_elsewhere(ctl)
+        _, note = ctl.recording()
+        names = _exportable(ctl)
         has_slice = ctl.shown.current_slice is not None
         if not names and not has_slice:
             ctl.fail(said(lambda: self.tr("There is nothing to export yet: run a pass or open a snapshot first.")))
@@ -80,22 +79,14 @@ class ExportActions(QObject):
         if self.job is not None and not self.job.done:
             ctl.fail(said(lambda: self.tr("An export is already running; wait for it or cancel it.")))
             return None
-        source = ctl.source
-        if _kept_elsewhere(ctl):  # the tensors are where the pass runs: its source streams the snapshot here
-            count = len(stages) if stages is not None else len(_kept_elsewhere(ctl))
-            return self._run(lambda report: source.export(path, report, stages, chosen.suffix), count, path)
-        recording, _ = ctl.recording()
-        if recording is None:
+        source, names = ctl.source, _exportable(ctl)
+        if source is None or not names:
             ctl.fail(said(lambda: self.tr(
                 "There is no recorded pass to export yet: run a pass or open a snapshot first.")))
             return None
-        try:
-            selected = recording.select(stages)
-        except TfdebugError as exc:
-            ctl.refuse(exc)
-            return None
-        return self._run(lambda report: export_pass(selected, path, None, chosen.suffix, report),
-                         len(selected.captures), path)
+        # The source writes it: from its recording here, or streamed here from where a served pass keeps it.
+        count = len(stages) if stages is not None else len(names)
+        return self._run(lambda report: source.export(path, report, stages, chosen.suffix), count, path)
 
     def _run(self, write: Callable[[Callable[[int, int], bool]], object], stages: int, path: str) -> Job:
         """Run `write(progress)` (the export of `stages` stages to `path`) behind a progress dialog with Cancel."""
@@ -189,9 +180,6 @@ def export(ctx: ActionContext) -> None:
     ctx.tools.exports.export_dialog()
 
 
-def _kept_elsewhere(ctl: DebugController) -> list[str]:
-    """The stages whose tensors the pass's source keeps outside this process (a pass tfdebug serve runs);
-    [] when its tensors are here (the pass is exported from its Recording)."""
-    if ctl.source is None or ctl.source.capabilities.tensors_here:
-        return []
-    return [c.name for c in ctl.stepper.history if not c.dropped]
+def _exportable(ctl: DebugController) -> list[str]:
+    """The stages the pass on screen's source can export ([] with no pass, or none run yet)."""
+    return ctl.source.exportable() if ctl.source is not None else []

@@ -18,20 +18,13 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from tfdebug.sessions.crosscheck import Placement, fill_reference
 from tfdebug.core.breakpoints import DIVERGES
 from tfdebug.core.budget import format_bytes
-from tfdebug.core.devices import resolve_device, resolve_dtype
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.reference import ReferencePass
 from tfdebug.core.stepper import StepperEvent
 from tfdebug.ui.i18n.language import error_phrase, said
 from tfdebug.ui.state.messages import Message
-from tfdebug.ui.widgets.placement import on_screen_placement, placement_text
+from tfdebug.ui.widgets.placement import placement_text
 from tfdebug.ui.workers.jobs import Job
-
-
-def same_placement(adapter, placement: Placement) -> bool:
-    """Whether `placement` is where and how `adapter` already runs (comparing would show nothing)."""
-    return (adapter.dtype == resolve_dtype(placement.dtype) and adapter.device == resolve_device(placement.device)
-            and placement.attention == getattr(adapter, "attention", "eager") and placement.model is None)
 
 
 class ReferenceTools(QObject):
@@ -55,16 +48,12 @@ class ReferenceTools(QObject):
     def _placement_error(self, placement: Placement) -> TfdebugError | None:
         """Why no reference can be had for the pass on screen in `placement`, or None (a served pass: the server
         computes it, and says why when it cannot)."""
-        capabilities = self.ctl.capabilities
-        if capabilities.passes_there:
-            same = placement.dtype == on_screen_placement(self.ctl)[0] and placement.attention == "eager"
-        elif not capabilities.reruns_here:
+        source = self.ctl.source
+        if source is None or not source.capabilities.references:
             return TfdebugError(QCoreApplication.translate(
                 "ReferenceTools", "A reference pass needs one live pass of a model: run a pass first (a snapshot "
                 "or a generation has none)."))
-        else:
-            same = same_placement(self.ctl.adapter, placement)
-        if same:
+        if source.runs_as(placement):
             return TfdebugError(QCoreApplication.translate(
                 "ReferenceTools", "The reference would run as the pass on screen does ({placement}): choose "
                 "another dtype, device, attention kernel or folder of weights.").format(placement=placement_text(placement)))

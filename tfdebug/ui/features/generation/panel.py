@@ -9,19 +9,20 @@ in a recorded generation. With a single pass on screen it says how to start a ge
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
+from PySide6.QtWidgets import QComboBox, QDockWidget, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from tfdebug.core.names import parse_name
 from tfdebug.core.stages import token_labels
-from tfdebug.ui.state import generation_data as data
+from tfdebug.ui.features.generation import data
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.attention_row import AttentionRow
 from tfdebug.ui.widgets.cache_view import ROLES, CacheView
+from tfdebug.ui.widgets.scrolled import scrolled
 from tfdebug.ui.widgets.token_strip import TokenStrip
 from tfdebug.ui.workers.throttle import throttler
 
-REMOTE_PLANE = (2048, 2048)  # a cache plane cut on the server: at most keys × head dim cells cross
+PLANE = (2048, 2048)  # a cache plane cut by the source's display: at most keys × head dim cells cross
 
 
 class GenerationPanel(QWidget):
@@ -152,8 +153,7 @@ class GenerationPanel(QWidget):
 
     def _fetch_planes(self) -> None:
         """The attention rows' and the cache's found stages and heads, then their (rows × cols) planes: read
-        here when the tensors are in this process, else cut by the source's display where they are (only the plane
-        crosses)."""
+        cut by the source's display where the tensors are, on the display worker (only the plane crosses)."""
         stack, layer = self.layer
         block = self.block_box.currentData() or data.SELF
         stepper, upto = self.ctl.stepper, self.ctl.shown.index
@@ -172,13 +172,12 @@ class GenerationPanel(QWidget):
             if shown == (self.step, self.layer, self.block_box.currentData() or data.SELF):  # not a stale answer
                 self._draw(found, planes)
         source = self.ctl.source
-        # (None: the pass was just closed; its stages still show)
-        if source is None or source.capabilities.tensors_here:
-            draw({key: f.capture.tensor[0, head].detach().float().cpu().numpy() for key, (f, head) in found.items()})
+        if source is None:  # the pass was just closed: its stages still show as last drawn
             return
+        display = source.display
 
-        def fetch() -> dict:  # the display worker's thread: one small request per plane
-            return {key: source.display.slice_of(f.capture, 2, 3, {0: 0, 1: head}, REMOTE_PLANE, moments=False).values
+        def fetch() -> dict:  # the display worker's thread: each plane cut where its tensor is (only it crosses)
+            return {key: display.slice_of(f.capture, 2, 3, {0: 0, 1: head}, PLANE, moments=False).values
                     for key, (f, head) in found.items()}
         self.ctl.display.submit("generation", fetch, draw, lambda exc: self.cache.clear(str(exc)))
 
@@ -253,3 +252,16 @@ class GenerationPanel(QWidget):
             self.cache.clear(self.tr("The cache fills when this step's attention runs."))
             return
         self.cache.show_cache({r: np.ascontiguousarray(p) for r, p in shown.items()}, labels, new, titles)
+
+
+def install(window, heads: QDockWidget) -> GenerationPanel:
+    """Add the Generation dock, tabbed behind the `heads` dock until a generation runs (then the window raises it:
+    it follows each token); the shell keeps the panel it returns."""
+    panel = GenerationPanel(window.ctl)
+    # In a scroll area: its strip, rows and caches need ~380 px, and a dock's minimum height would hold the
+    # Heads tab at that height and squeeze the heatmap above it in every pass, generating or not.
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation", scrolled(panel),
+                           Qt.RightDockWidgetArea)
+    window.tabifyDockWidget(heads, dock)
+    heads.raise_()
+    return panel

@@ -1,4 +1,4 @@
-"""The Learn menu: the Explain dock, the attention playground and the PE curves.
+"""The Learn menu's tools: the Explain dock, the attention playground and the PE curves.
 
 Both items are registry actions (`tfdebug.learn.explain` F1, `tfdebug.learn.playground`
 Ctrl+Shift+L) like every other menu item; they reach the window's Explain dock and its one
@@ -11,10 +11,10 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.dialogs.pe_view import PositionalEncodingView
-from tfdebug.ui.dialogs.playground import PlaygroundDialog
+from tfdebug.ui.features.learn.pe_view import PositionalEncodingView
+from tfdebug.ui.features.learn.playground import PlaygroundDialog
 from tfdebug.ui.i18n.language import said
-from tfdebug.ui.panels import explain as explain_panel
+from tfdebug.ui.panels.explain import ExplainPanel
 
 
 class LearnTools:
@@ -68,8 +68,9 @@ def playground(ctx: ActionContext) -> None:
     ctx.tools.learn.open_playground()
 
 
-def install(window) -> None:
-    """Add the Explain dock and the Learn tools to `window` (the Learn menu is declared with its actions)."""
-    window.explain_panel = explain_panel.install(window)
-    window.tools.learn = LearnTools(window)
-    window.explain_panel.pe_curves_requested.connect(window.tools.learn.open_pe_view)
+def install(window, explain: ExplainPanel) -> LearnTools:
+    """The Learn tools of `window`, which the shell keeps as `window.tools.learn` (the Learn menu is declared with
+    its actions); the Explain dock's `explain` panel asks them for the PE curves."""
+    tools = LearnTools(window)
+    explain.pe_curves_requested.connect(tools.open_pe_view)
+    return tools
