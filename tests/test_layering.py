@@ -227,12 +227,12 @@ def test_the_room_check_catches_an_arrow_up_and_sideways(tmp_path):
 
 
 def test_features_are_folders():
-    """Compare, Export, Reference, Edit, Why, Backward, Generation, Learn and Long context live in
+    """Compare, Export, Reference, Edit, Why, Backward, Generation, Learn, Long context and Check live in
     ui/features/NAME/, each a room: no feature imports another, and nothing below the features layer (panels,
     dialogs …) imports a feature."""
     folders = {p.name for p in (UI / "features").iterdir() if (p / "__init__.py").is_file()}
     assert {"compare", "export", "reference", "edit", "why", "backward", "generation", "learn",
-            "long_context"} <= folders
+            "long_context", "check"} <= folders
     assert not [p for p in (UI / "features").glob("*.py") if p.name != "__init__.py"]  # a feature is a folder
 
 
