@@ -6286,6 +6286,26 @@ output w·V = {output}</source>
         <translation>它的浮点采样含有 NaN 或无穷大</translation>
     </message>
     <message>
+        <source>its gradient is not an object of {fields}</source>
+        <comment>recipe.gradient_fields</comment>
+        <translation>它的梯度不是由 {fields} 组成的对象</translation>
+    </message>
+    <message>
+        <source>its gradient is not of a step of a chain that ends at the probabilities</source>
+        <comment>recipe.gradient_step</comment>
+        <translation>它的梯度不属于一条以概率结尾的步骤链中的某一步</translation>
+    </message>
+    <message>
+        <source>its gradient reads a tensor the file does not hold</source>
+        <comment>recipe.gradient_missing</comment>
+        <translation>它的梯度读取的张量不在文件中</translation>
+    </message>
+    <message>
+        <source>its gradient&apos;s dO and V do not fit the plane</source>
+        <comment>recipe.gradient_inputs</comment>
+        <translation>它的梯度的 dO 和 V 与该平面不相符</translation>
+    </message>
+    <message>
         <source>its inputs make a plane of shape {made}, not the stage&apos;s {shape}</source>
         <comment>recipe.shape</comment>
         <translation>它的输入生成形状为 {made} 的平面，而不是该阶段的 {shape}</translation>
