@@ -1889,6 +1889,14 @@
         <translation>最大 |x|</translation>
     </message>
     <message>
+        <source>‖x‖₂</source>
+        <translation>‖x‖₂</translation>
+    </message>
+    <message>
+        <source>parameters&apos; ‖∂L/∂θ‖₂ per layer (backward)</source>
+        <translation>每层参数的 ‖∂L/∂θ‖₂（反向传播）</translation>
+    </message>
+    <message>
         <source>max |Δ| of the last comparison</source>
         <translation>上一次对比的最大 |Δ|</translation>
     </message>
@@ -1909,6 +1917,10 @@
         <translation>每个阶段：</translation>
     </message>
     <message>
+        <source>Run Debug ▸ Backward (Ctrl+Shift+B) first: the parameters&apos; gradient norms are a backward&apos;s.</source>
+        <translation>请先运行 调试 ▸ 反向传播（Ctrl+Shift+B）：参数的梯度范数来自反向传播。</translation>
+    </message>
+    <message>
         <source>stage (forward order)</source>
         <translation>阶段（前向顺序）</translation>
     </message>
@@ -1919,6 +1931,10 @@
     <message>
         <source>Compare two passes first (File → Compare With…).</source>
         <translation>请先对比两次前向过程（文件 → 对比…）。</translation>
+    </message>
+    <message>
+        <source>stage (backward order)</source>
+        <translation>阶段（反向顺序）</translation>
     </message>
     <message>
         <source>The pass on screen has no stage {name}.</source>

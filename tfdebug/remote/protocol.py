@@ -21,9 +21,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from tfdebug.core.overview import STATISTICS
 from tfdebug.remote.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 10  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
+PROTOCOL_VERSION = 11  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 # 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
 # 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
 # the divergence condition (breakpoint `rtol`, op "reference"); the state no longer echoes the breakpoints and
@@ -40,6 +41,7 @@ PROTOCOL_VERSION = 10  # 2: errors carry their template and values; the transfer
 # 9: Debug ▸ Backward over a served pass (tfdebug.remote.backwards): the `backward` request; the pass's `gradients`
 # 10: texts of different lengths in a patching sweep (`patch_sweep`'s `align`); Patch Stage over a served pass (the
 # `patch_stage` request, answered as a comparison: its passes draw the Compare dock's planes)
+# 11: the Overview's `norm` statistic (‖x‖₂ of a stage: a backward's gradient norm per stage)
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -217,7 +219,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # the stage's live checks (tfdebug.core.checks): verdicts and their words in the reply
     "checks": {"index": required(_INDEX)},
     # the Overview: one statistic (tfdebug.core.overview) of each of these history positions, as one float64 buffer
-    "overview": {"statistic": required(text(16, ("rms", "max_abs"))),
+    "overview": {"statistic": required(text(16, tuple(STATISTICS))),
                  "indices": required(list_of(_INDEX, MAX_OVERVIEW))},
     "replace": {},
     # an Edit (tfdebug.core.edits) of the paused stage in the shown Region; fill_csv's values as a float64 buffer
