@@ -41,7 +41,9 @@ PROTOCOL_VERSION = 11  # 2: errors carry their template and values; the transfer
 # 9: Debug ▸ Backward over a served pass (tfdebug.remote.backwards): the `backward` request; the pass's `gradients`
 # 10: texts of different lengths in a patching sweep (`patch_sweep`'s `align`); Patch Stage over a served pass (the
 # `patch_stage` request, answered as a comparison: its passes draw the Compare dock's planes)
-# 11: the Overview's `norm` statistic (‖x‖₂ of a stage: a backward's gradient norm per stage)
+# 11: the Overview's `norm` statistic (‖x‖₂ of a stage: a backward's gradient norm per stage); `make_room` (the
+# served pass's captures let go for its backward, whose peak the server states and checks first) and the
+# backward's `peak` in its reply
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -270,6 +272,9 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # the served pass; `position` and the token ids are checked against the pass's tokens and vocabulary there
     "backward": {"kind": required(text(16, OBJECTIVES)), "position": required(_POSITION),
                  "target": optional(_TOKEN), "contrast": optional(_TOKEN), "stage": optional(text(256))},
+    # before a backward: its peak stated and checked against the server's budget with the finished pass's captures
+    # counted as free, which are then let go (`sessions.gradient_session.make_room`); the reply says the peak
+    "make_room": {},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it
     "transfer": {"export": required(integer(0, 2**53)), "received": required(integer(0, 2**62)),
@@ -288,7 +293,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
 REQUEST_BUFFERS = {"replace": 1, "edit": 1}
 REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "tile", "stats", "overview",
             "replace", "edit", "open", "follow", "export", "transfer", "compare", "compared", "checks", "why", "lens",
-            "attribute", "token_id", "patch_sweep", "patch_stage", "backward")
+            "attribute", "token_id", "patch_sweep", "patch_stage", "backward", "make_room")
 
 
 # ----- encoding ------------------------------------------------------------------------------------
