@@ -187,3 +187,48 @@ def test_a_damaged_gradient_recipe_is_refused_in_one_sentence(good, tmp_path, ca
                 back.tensor(capture)
     assert words in str(caught.value) and "\n" not in str(caught.value), str(caught.value)
     assert str(caught.value).count(". ") == 0 and str(caught.value).endswith(".")
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, example, given, settings, strategies as st  # noqa: E402
+
+KEYS = st.sampled_from(["q", "k", "d", "v", "v2", "m", "x", "nope", 3, None])
+GRADIENT = st.fixed_dictionaries({}, optional={"at": st.one_of(st.integers(-3, 6), st.booleans(), st.none(),
+                                                                st.just(10 ** 400), st.text(max_size=2)),
+                                               "d_context": KEYS, "value": KEYS, "extra": st.integers()})
+CHAINS = st.sampled_from([
+    [{"op": "scores", "query": "q", "key": "k"}, {"op": "scale", "dtype": "float32", "value": 0.25},
+     {"op": "mask", "dtype": "float32", "tensor": "m"}, {"op": "softmax", "dtype": "float32"}],
+    [{"op": "scores", "query": "q", "key": "k"}, {"op": "softmax", "dtype": "float32"}],
+    [{"op": "scores", "query": "q", "key": "k"}, {"op": "scale", "dtype": "float32", "value": 0.25}],
+])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@given(steps=CHAINS, gradient=st.one_of(GRADIENT, st.none(), st.integers()),
+       kind=st.sampled_from(["softmax", "scores", "embedding"]),
+       shape=st.sampled_from([[1, 4, 6, 9], [1, 4, 6, 10], [1, 2, 6, 9]]),
+       dtype=st.sampled_from(["float32", "bfloat16"]))
+@example(steps=[{"op": "scores", "query": "q", "key": "k"}, {"op": "softmax", "dtype": "float32"}],
+         gradient={"at": 0, "d_context": "d", "value": "v"}, kind="scores", shape=[1, 4, 6, 9], dtype="float32")
+def test_any_gradient_recipe_is_accepted_only_when_its_plane_can_be_built(steps, gradient, kind, shape, dtype):
+    """A gradient description of any fields, keys and steps is refused in one sentence or rebuilds a plane of the
+    stage's shape and dtype that computes (the tensors: q (1, 4, 6, 8), k (1, 2, 9, 8) of two key heads, dO
+    (1, 4, 6, 8), V (1, 4, 9, 8), a V of two heads, a mask, a bool tensor)."""
+    from tfdebug.io.recipe_store import check_recipe, rebuild
+
+    stored = {"q": torch.randn(1, 4, 6, 8), "k": torch.randn(1, 2, 9, 8), "d": torch.randn(1, 4, 6, 8),
+              "v": torch.randn(1, 4, 9, 8), "v2": torch.randn(1, 2, 9, 8), "m": torch.zeros(1, 1, 6, 9),
+              "x": torch.zeros(1, 4, 6, 9, dtype=torch.bool)}
+    tensors = {key: (t.dtype, tuple(t.shape)) for key, t in stored.items()}
+    stage = {"name": "s", "kind": kind, "shape": shape, "dtype": dtype, "recipe": {"steps": steps, "gradient": gradient}}
+    try:
+        check_recipe(stage, tensors)
+    except SnapshotError as exc:
+        assert "\n" not in str(exc)
+        return
+    plane = rebuild("s", stage["recipe"], tuple(shape), stored.__getitem__)
+    assert isinstance(plane, GradientPlane)
+    whole = plane.materialize()
+    assert tuple(whole.shape) == tuple(shape) and str(whole.dtype) == f"torch.{dtype}"
+    assert torch.equal(plane[0, 1], whole[0, 1])
