@@ -140,14 +140,14 @@ def test_a_served_backward_states_its_peak_and_lets_go_of_the_server_s_pass_firs
         alive = [weakref.ref(c.tensor) for c in live.stepper.history if c.tensor is not None and not c.recipe]
         plan, parameters = list(live.plan), parameter_bytes(live.adapter.module)
         peak = session.make_room_for_backward()
-        budget = server.served.backwards.budget
-        assert budget is not None and budget - held < stated <= peak <= budget
+        pass_id, budget = server.served.backwards.room
+        assert pass_id == server.served.pass_id and budget is not None and budget - held < stated <= peak <= budget
         assert peak == check_backward_fits(plan, budget, parameters)[0]
         gc.collect()
         assert live.stepper.history == [] and alive and not any(ref() is not None for ref in alive)
         result = session.backward(Objective())
         try:
-            assert result.peak == peak and server.served.backwards.budget is None
+            assert result.peak == peak and server.served.backwards.room is None
             assert [c.name for c in result.source.stepper.history][0] == "logits"
         finally:
             result.source.close()

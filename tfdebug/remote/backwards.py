@@ -34,14 +34,15 @@ class ServedBackward:
 
     def __init__(self, served: "ServedSession"):
         self.served = served
-        self.budget: int | None = None  # the budget the last `make_room` checked against, for the next backward
+        #: (the pass, the budget) the last `make_room` checked that pass's backward against, for its backward
+        self.room: tuple[int, int | None] | None = None
 
     def on_make_room(self, _m: Message):
         """The backward's peak stated and checked with the pass's captures counted as free, which then go."""
         from tfdebug.sessions.gradient_session import make_room
 
         room = make_room(self.served.session)
-        self.budget = room.budget
+        self.room = (self.served.pass_id, room.budget)
         return {"peak": room.peak}, []
 
     def on_backward(self, m: Message):
@@ -51,7 +52,8 @@ class ServedBackward:
         session = served.session
         check_finished(session)  # a sentence before any work: a pass still running, a generation, gradients
         objective = Objective(m["kind"], m["position"], m["target"], m["contrast"], m["stage"] or "")
-        budget, self.budget = self.budget, None
+        room, self.room = self.room, None  # another pass's room counts for nothing here
+        budget = room[1] if room is not None and room[0] == served.pass_id else None
         box: dict = {}
 
         def work() -> None:
