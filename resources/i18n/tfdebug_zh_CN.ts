@@ -1916,6 +1916,14 @@
         <translation>最大 |x|</translation>
     </message>
     <message>
+        <source>‖x‖₂</source>
+        <translation>‖x‖₂</translation>
+    </message>
+    <message>
+        <source>parameters&apos; ‖∂L/∂θ‖₂ per layer (backward)</source>
+        <translation>每层参数的 ‖∂L/∂θ‖₂（反向传播）</translation>
+    </message>
+    <message>
         <source>max |Δ| of the last comparison</source>
         <translation>上一次对比的最大 |Δ|</translation>
     </message>
@@ -1936,6 +1944,10 @@
         <translation>每个阶段：</translation>
     </message>
     <message>
+        <source>Run Debug ▸ Backward (Ctrl+Shift+B) first: the parameters&apos; gradient norms are a backward&apos;s.</source>
+        <translation>请先运行 调试 ▸ 反向传播（Ctrl+Shift+B）：参数的梯度范数来自反向传播。</translation>
+    </message>
+    <message>
         <source>stage (forward order)</source>
         <translation>阶段（前向顺序）</translation>
     </message>
@@ -1946,6 +1958,10 @@
     <message>
         <source>Compare two passes first (File → Compare With…).</source>
         <translation>请先对比两次前向过程（文件 → 对比…）。</translation>
+    </message>
+    <message>
+        <source>stage (backward order)</source>
+        <translation>阶段（反向顺序）</translation>
     </message>
     <message>
         <source>The pass on screen has no stage {name}.</source>
@@ -6311,6 +6327,26 @@ output w·V = {output}</source>
         <source>its float samples hold NaN or infinity</source>
         <comment>audio.not_finite</comment>
         <translation>它的浮点采样含有 NaN 或无穷大</translation>
+    </message>
+    <message>
+        <source>its gradient is not an object of {fields}</source>
+        <comment>recipe.gradient_fields</comment>
+        <translation>它的梯度不是由 {fields} 组成的对象</translation>
+    </message>
+    <message>
+        <source>its gradient is not of a step of a chain that ends at the probabilities</source>
+        <comment>recipe.gradient_step</comment>
+        <translation>它的梯度不属于一条以概率结尾的步骤链中的某一步</translation>
+    </message>
+    <message>
+        <source>its gradient reads a tensor the file does not hold</source>
+        <comment>recipe.gradient_missing</comment>
+        <translation>它的梯度读取的张量不在文件中</translation>
+    </message>
+    <message>
+        <source>its gradient&apos;s dO and V do not fit the plane</source>
+        <comment>recipe.gradient_inputs</comment>
+        <translation>它的梯度的 dO 和 V 与该平面不相符</translation>
     </message>
     <message>
         <source>its inputs make a plane of shape {made}, not the stage&apos;s {shape}</source>

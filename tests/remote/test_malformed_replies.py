@@ -177,3 +177,17 @@ def test_over_a_real_socket_a_malformed_reply_closes_cleanly_and_the_window_atta
         stop.set()
         thread.join(5)
         router.close(0)
+
+
+@pytest.mark.parametrize("result", [{"peak": -1}, {"peak": "1 GB"}, {"peak": True}, {"peak": 2**70}, {}, None, [3]],
+                         ids=["negative", "text", "true", "too large", "no peak", "null", "a list"])
+def test_a_malformed_make_room_reply_is_one_sentence_and_closes_the_connection(result):
+    """The stated peak a served backward's `make_room` answers is a whole number of bytes, or the window lets go."""
+    from tfdebug.remote.backwards import request_room
+
+    client, link, lost, _ = served(result)
+    with pytest.raises(FrameError) as caught:
+        request_room(types.SimpleNamespace(answer=client.answer))
+    assert "\n" not in str(caught.value) and lost == [caught.value] and link.closed
+    client, link, lost, _ = served({"peak": 123_456})
+    assert request_room(types.SimpleNamespace(answer=client.answer)) == 123_456 and lost == []

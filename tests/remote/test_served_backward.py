@@ -103,3 +103,66 @@ def test_a_served_stage_sum_is_the_same_sum_s_backward_here():
             assert names == [c.name for c in local.gradients] and names[0] == "dec.0.ffn.resid"
         finally:
             result.source.close()
+
+
+def _server_machine(monkeypatch, budget_without_captures: int, resident: int = 10**10) -> None:
+    """The (in-process) server's machine as one whose default budget, the captures not counted, is the one given."""
+    from tfdebug.core import budget
+
+    total = int((budget_without_captures + resident) / budget.DEFAULT_RAM_SHARE) + 1
+    monkeypatch.setattr(budget, "total_memory", lambda: total)
+    monkeypatch.setattr(budget, "resident_memory", lambda: resident)
+    monkeypatch.setattr(budget, "free_memory", lambda device: 10**15)
+
+
+def _stated(live) -> tuple[int, int]:
+    """What the server's finished pass `live` holds, and the backward's peak as stated from its plan."""
+    from tfdebug.core.recorder import held_bytes
+    from tfdebug.sessions.backward_peak import backward_peak, parameter_bytes
+
+    return held_bytes(live.stepper.history), backward_peak(list(live.plan), parameter_bytes(live.adapter.module))
+
+
+def test_a_served_backward_states_its_peak_and_lets_go_of_the_server_s_pass_first(monkeypatch):
+    """`make_room_for_backward` over a served pass: the server checks the peak with its pass's captures counted as
+    free (a budget they would not fit otherwise), lets them go, answers the stated peak; the backward then runs
+    against that budget and its reply states the same peak."""
+    import gc
+    import weakref
+
+    from tfdebug.sessions.backward_peak import check_backward_fits, parameter_bytes
+
+    with served_here(client_timeout_s=30.0) as server, attached(server) as session:
+        _finished(session)
+        live = server.served.session
+        held, stated = _stated(live)
+        _server_machine(monkeypatch, stated - held // 2)  # over were the captures counted, within it when not
+        alive = [weakref.ref(c.tensor) for c in live.stepper.history if c.tensor is not None and not c.recipe]
+        plan, parameters = list(live.plan), parameter_bytes(live.adapter.module)
+        peak = session.make_room_for_backward()
+        pass_id, budget = server.served.backwards.room
+        assert pass_id == server.served.pass_id and budget is not None and budget - held < stated <= peak <= budget
+        assert peak == check_backward_fits(plan, budget, parameters)[0]
+        gc.collect()
+        assert live.stepper.history == [] and alive and not any(ref() is not None for ref in alive)
+        result = session.backward(Objective())
+        try:
+            assert result.peak == peak and server.served.backwards.room is None
+            assert [c.name for c in result.source.stepper.history][0] == "logits"
+        finally:
+            result.source.close()
+
+
+def test_a_served_backward_that_cannot_fit_is_refused_and_the_server_keeps_its_pass(monkeypatch):
+    with served_here(client_timeout_s=30.0) as server, attached(server) as session:
+        _finished(session)
+        live = server.served.session
+        held, stated = _stated(live)
+        _server_machine(monkeypatch, stated - 2 * held - 10**6)  # over even with the captures let go
+        before = [c.name for c in live.stepper.history]
+        with pytest.raises(InputError) as refused:
+            session.make_room_for_backward()
+        assert "\n" not in str(refused.value) and len(str(refused.value)) < 400
+        assert [c.name for c in live.stepper.history] == before and all(
+            c.tensor is not None for c in live.stepper.history)
+        assert session.lost is None and session.can_backward()  # the pass can still be stepped there

@@ -147,6 +147,9 @@ def test_a_saved_backward_pass_reopens_as_a_replay_stepped_logits_first(make_win
     assert window.ctl.current.name == "logits"
     assert torch.equal(window.ctl.current.tensor, result.gradient("logits"))
     assert "A backward pass" in window.message_bar.text()
+    # the Overview is handed the parameters' norm per layer from the manifest's summary, at each layer's first gradient
+    norms = dict(window.overview.parameter_norms[1])
+    assert norms["dec.0.ffn.resid"] == pytest.approx(result.layer_norms()["layer 0"], rel=1e-6)
     press(window, Qt.Key_F10)
     qtbot.waitUntil(lambda: window.ctl.current.name == "dec.norm", timeout=10000)
     window.ctl.close()

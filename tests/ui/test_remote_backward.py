@@ -62,6 +62,7 @@ def test_ctrl_shift_b_on_a_served_pass_steps_the_server_s_gradients(make_window,
     source = window.ctl.source
     assert window.ctl.capabilities.passes_there and not source.capabilities.tensors_here and window.tools.remote.shown() is source
     assert window.ctl.title.startswith("remote: ") and "Backward: loss" in window.message_bar.text()
+    assert "peak stated before it ran" in window.message_bar.text()  # the server's statement, said here
     history = [c.name for c in window.ctl.stepper.history]
     assert history == [c.name for c in local.gradients] and window.ctl.current.name == "logits"
     assert "∂L/∂" in window.ctl.current.info.formula

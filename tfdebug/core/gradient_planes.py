@@ -73,11 +73,10 @@ def noted(tensor) -> Note | None:
 
 class GradientPlane(Plane):
     """∂L/∂(a plane stage) as a recipe: the gradient of the forward recipe `forward` (one step of `backing`'s
-    chain), computed per block from dO, V and the forward chain (see the module docstring). Not stored as a
-    recipe in a snapshot: a snapshot writes it as a tensor, one stage at a time."""
+    chain), computed per block from dO, V and the forward chain (see the module docstring). A snapshot stores it
+    as that chain, the step's index in it and dO and V (`io.recipe_store`), and `gradient_of` makes it again."""
 
     op = "gradient"
-    stored_as_recipe = False
 
     def __init__(self, backing: Backing, forward: Plane, dtype=None):
         super().__init__(forward.shape, dtype or forward.dtype, forward.device)
@@ -85,14 +84,16 @@ class GradientPlane(Plane):
             raise ValueError("a gradient plane needs its context's gradient first")
         if backing.probs is None:
             raise ValueError("a gradient plane needs its attention's probabilities plane")
-        self.backing, self.forward = backing, forward
-        chain = backing.probs.steps()
-        self.chain = chain[next(i for i, s in enumerate(chain) if s is forward):]  # this stage … the softmax
+        self.backing, self.forward, self.d_context = backing, forward, backing.d_context
+        #: the forward chain, the scores … the probabilities, and the index in it of the step this is the gradient of
+        self.forward_chain = backing.probs.steps()
+        self.at = next(i for i, s in enumerate(self.forward_chain) if s is forward)
+        self.chain = self.forward_chain[self.at:]  # this stage … the softmax
         self.copies = len(self.chain) + 2  # a block holds the chain's blocks, dP and the gradient
 
     def inputs(self):
         """The gradient's inputs by role: the context's gradient, the value and the forward plane."""
-        return {"d_context": self.backing.d_context, "value": self.backing.value, "forward": self.forward}
+        return {"d_context": self.d_context, "value": self.backing.value, "forward": self.forward}
 
     def head_blocks(self, block_bytes: int | None = None):
         """The whole gradient one block of heads at a time, each block a `copies`-th of `block_bytes` (a block holds
@@ -111,6 +112,14 @@ class GradientPlane(Plane):
             for step_ in reversed(self.chain[1:]):
                 grad = _step_backward(step_, grad, kept[id(step_.plane)], kept[id(step_)])
         return _kept(self, grad if grad.dtype == self.dtype else grad.to(self.dtype), keep)
+
+
+def gradient_of(probs: Plane, at: int, d_context: Tensor, value: Tensor) -> GradientPlane:
+    """The gradient recipe of step `at` of the forward chain `probs` (the scores … the probabilities) from dO
+    `d_context` (B, H, Tq, Dh) and V `value` (B, H, Tk, Dh): what a snapshot's description makes again."""
+    backing = Backing(value, probs)
+    backing.d_context = d_context
+    return GradientPlane(backing, probs.steps()[at])
 
 
 def _d_probs(backing: Backing, batch: slice, heads: slice, rows: slice) -> Tensor:

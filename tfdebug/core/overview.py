@@ -1,4 +1,5 @@
-"""One number per stage across a pass, in forward order: where activations grow, where passes split.
+"""One number per stage across a pass, in its order: where activations grow, where passes split, where a
+backward's gradients grow or vanish (a backward's stages are in backward order, the logits first).
 
     values = stage_statistics(captures, RMS)      # [rms of each stage], NaN where nothing is finite
     marks = layer_starts([c.name for c in captures])
@@ -21,8 +22,8 @@ if TYPE_CHECKING:  # torch loads when a function first needs it, not with the wi
     import torch
     from torch import Tensor
 
-RMS, MAX_ABS = "rms", "max_abs"
-STATISTICS = {RMS: "RMS", MAX_ABS: "max |x|"}
+RMS, MAX_ABS, NORM = "rms", "max_abs", "norm"
+STATISTICS = {RMS: "RMS", MAX_ABS: "max |x|", NORM: "‖x‖₂"}
 
 
 def _statistic(tensor: Tensor, kind: str, statistic: str) -> Tensor:
@@ -34,8 +35,9 @@ def _statistic(tensor: Tensor, kind: str, statistic: str) -> Tensor:
     blocks = [block for _, _, block in tensor.head_blocks()] if isinstance(tensor, Plane) else [tensor]
     parts = [_part(block, kind, statistic) for block in blocks]
     count = sum((count for _, count in parts[1:]), parts[0][1])
-    if statistic == RMS:
-        value = torch.sqrt(sum(total for total, _ in parts) / count.clamp(min=1))
+    if statistic in (RMS, NORM):
+        squares = sum((total for total, _ in parts[1:]), parts[0][0])
+        value = torch.sqrt(squares / count.clamp(min=1) if statistic == RMS else squares)
     else:
         value = torch.stack([total for total, _ in parts]).amax() if tensor.numel() else None
     nan = torch.full((), float("nan"), device=count.device)
@@ -48,7 +50,7 @@ def _part(tensor: Tensor, kind: str, statistic: str) -> tuple[Tensor, Tensor]:
     x = tensor.float()
     keep = torch.isfinite(x) & ~masked_cells(tensor, kind)
     zero = torch.zeros((), device=x.device)
-    if statistic == RMS:
+    if statistic in (RMS, NORM):
         return torch.where(keep, x * x, zero).sum(), keep.sum()
     return (torch.where(keep, x.abs(), zero).amax() if x.numel() else zero), keep.sum()
 
@@ -56,7 +58,7 @@ def _part(tensor: Tensor, kind: str, statistic: str) -> tuple[Tensor, Tensor]:
 def stage_statistics(captures: Sequence[Capture], statistic: str,
                      tensor: Callable[[Capture], Tensor | None] | None = None,
                      tick: Callable[[], None] | None = None) -> list[float]:
-    """`statistic` (RMS or MAX_ABS) of every capture, in order; `tensor(capture)` reads one not in memory;
+    """`statistic` (RMS, MAX_ABS or NORM) of every capture, in order; `tensor(capture)` reads one not in memory;
     `tick()` is called after each capture (a server keeps its heartbeat going through a long request)."""
     import torch
     values: list[Tensor] = []

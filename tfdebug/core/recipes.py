@@ -62,8 +62,6 @@ class Plane:
 
     #: JSON-able description of this step (ops and constants); inputs named by `names`
     op: str = "plane"
-    #: a snapshot stores this plane as its recipe (False: as a tensor, computed when written)
-    stored_as_recipe: bool = True
 
     def __init__(self, shape: Sequence[int], dtype: torch.dtype, device: torch.device):
         import torch
@@ -247,11 +245,6 @@ def as_tensor(plane: Plane) -> Tensor:
 def is_plane(value) -> bool:
     """Whether a stage's tensor is a recipe plane."""
     return isinstance(value, Plane)
-
-
-def stored_as_recipe(value) -> bool:
-    """Whether a snapshot stores a stage's tensor as a recipe (a forward plane) rather than as values."""
-    return isinstance(value, Plane) and value.stored_as_recipe
 
 
 def materialized(value):

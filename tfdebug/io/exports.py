@@ -33,11 +33,12 @@ from tfdebug.core.budget import format_bytes
 from tfdebug.core.display import DisplaySlice
 from tfdebug.core.errors import ExportError, SnapshotError
 from tfdebug.core.phrases import Phrase
-from tfdebug.core.recipes import is_plane, stored_as_recipe
+from tfdebug.core.recipes import Plane, is_plane
 from tfdebug.io.atomic import ProgressCallback, atomic_path, atomic_write, os_error, report
 from tfdebug.io.export_read import read_npz, read_pt, reader
 from tfdebug.io.formats import ExportFormat, View, format_for, register
 from tfdebug.io.manifest import checked_manifest
+from tfdebug.io.recipe_store import recipe_parts
 from tfdebug.io.recording import EXPORT_MANIFEST_KEY, Recording
 from tfdebug.io.snapshot import open_snapshot, save_snapshot
 
@@ -193,12 +194,17 @@ def export_pass(recording: Recording, path: str | os.PathLike, stages: Iterable[
 
 def bytes_needed(recording: Recording, suffix: str) -> int:
     """Bytes a pass export in format `suffix` writes (about): a snapshot stores recipe stages as their inputs
-    (already among its stages, or an O(tokens²) mask once), the other formats every plane whole (.npz's
-    bfloat16 as float32; .pt's planes once more, in the temporary files torch.save reads them from)."""
+    (among its stages, or stored once beside them: q and k, a mask, a backward's V), the other formats every
+    plane whole (.npz's bfloat16 as float32; .pt's planes once more, in the temporary files torch.save reads them
+    from)."""
     import torch
     if suffix == ".safetensors":
-        return sum(c.nbytes for c in recording.captures  # a gradient plane is written as values
-                   if not c.recipe or c.tensor is not None and not stored_as_recipe(c.tensor))
+        plain = {c.name: c.tensor for c in recording.captures  # a recipe read lazily: its inputs are not counted
+                 if not c.recipe or c.tensor is not None and not is_plane(c.tensor)}
+        planes = {c.name: c.tensor for c in recording.captures if c.recipe and isinstance(c.tensor, Plane)}
+        _, extra = recipe_parts(planes, {n: t for n, t in plain.items() if t is not None})
+        return sum(c.nbytes for c in recording.captures if c.name in plain) + \
+            sum(t.numel() * t.element_size() for t in extra.values())
     widen = 2 if suffix == ".npz" else 1
     planes = 2 if suffix == ".pt" else 1
     return sum(c.nbytes * (widen if c.dtype == torch.bfloat16 else 1) * (planes if c.recipe else 1)

@@ -8,6 +8,12 @@ Each tensor is stored once, however many steps read it (the four planes of a lay
 layer shares one mask). Opening rebuilds the plane from the stored tensors when the stage is first
 shown, with the same steps, so a replayed plane equals the live one bit for bit.
 
+A backward's plane gradient (tfdebug.core.gradient_planes.GradientPlane: ∂L/∂scores … ∂L/∂probabilities) is a
+recipe too: its description holds the forward chain to the probabilities (`steps`, as above) and
+`"gradient": {"at": i, "d_context": key, "value": key}` — which step of the chain it is the gradient of, and the
+O(tokens × width) tensors it reads: dO, the gradient of the per-head context (a stage of the file, or an extra
+tensor), and V as the product read it. Reopened, it recomputes autograd's gradient bit for bit.
+
 Everything in a description is checked as data before use (op names from a fixed list, finite numbers in
 range, keys the file holds, a recipe only on a stage of a recipe kind, the plane's shape and every step's dtype
 worked out from the stored inputs and equal to the stage's); a problem is one SnapshotError sentence.
@@ -60,9 +66,17 @@ def recipe_parts(planes: Mapping[str, "Plane"], stored: Mapping[str, "Tensor"]
             extra[known[ident]] = tensor
         return known[ident]
 
-    descriptions = {name: {"steps": [_describe(step, key_of) for step in plane.steps()]}
-                    for name, plane in planes.items()}
-    return descriptions, extra
+    return {name: _description(plane, key_of) for name, plane in planes.items()}, extra
+
+
+def _description(plane: "Plane", key_of: Callable[["Tensor"], str]) -> dict:
+    """A recipe stage's manifest description: its chain's steps, and for a plane's gradient what it reads."""
+    from tfdebug.core.gradient_planes import GradientPlane
+
+    if not isinstance(plane, GradientPlane):
+        return {"steps": [_describe(step, key_of) for step in plane.steps()]}
+    return {"steps": [_describe(step, key_of) for step in plane.forward_chain],
+            "gradient": {"at": plane.at, "d_context": key_of(plane.d_context), "value": key_of(plane.backing.value)}}
 
 
 def _describe(step: "Plane", key_of: Callable[["Tensor"], str]) -> dict:
@@ -90,7 +104,8 @@ def check_recipe(stage: dict, tensors: Mapping[str, tuple["torch.dtype | str", t
     they make are worked out from the stored inputs' dtypes and shapes (`tensors`: key → (dtype name, or a torch
     dtype, and shape) of every tensor the file holds) and must be the checked manifest `stage`'s own — a recipe
     only on a stage of a recipe kind, a plane exactly as large as its inputs imply, every step's dtype the one
-    that step computes."""
+    that step computes; a plane's gradient (`"gradient"`) of a step of a chain that ends at the probabilities,
+    reading a dO and a V of that plane's batch, heads, rows and keys."""
     from tfdebug.core.recipes import RECIPE_KINDS
 
     name, recipe = stage["name"], stage["recipe"]
@@ -100,32 +115,51 @@ def check_recipe(stage: dict, tensors: Mapping[str, tuple["torch.dtype | str", t
     steps = recipe.get("steps") if isinstance(recipe, dict) else None
     if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
         raise _bad(name, Phrase("it has no list of at most {most} steps", id="recipe.no_steps", most=MAX_STEPS))
+    shape, dtypes = _chain_made(name, steps, tensors)
+    dtype = dtypes[-1] if "gradient" not in recipe else _gradient_made(name, recipe["gradient"], steps, shape,
+                                                                       dtypes, tensors)
+    if shape != tuple(stage["shape"]):
+        raise _bad(name, Phrase("its inputs make a plane of shape {made}, not the stage's {shape}", id="recipe.shape",
+                                made=shape, shape=tuple(stage["shape"])))
+    if dtype != stage["dtype"]:
+        raise _bad(name, Phrase("its steps make {made}, not the stage's {dtype}", id="recipe.dtype", made=dtype,
+                                dtype=stage["dtype"]))
+
+
+def _read(name: str, i: int, entry: dict, ref: str, tensors: Mapping) -> tuple[str, tuple[int, ...]]:
+    """The dtype name and shape of the tensor step `i` (`entry`) reads by its field `ref`: a 4-axis floating-point
+    tensor the file holds."""
+    if not isinstance(entry.get(ref), str) or entry[ref] not in tensors:
+        raise _bad(name, Phrase("step {i} reads a tensor the file does not hold", id="recipe.missing_input", i=i))
+    kind, have = _dtype(tensors[entry[ref]][0]), tuple(tensors[entry[ref]][1])
+    if kind not in FLOAT_RANK or len(have) != 4:
+        raise _bad(name, Phrase("step {i} reads a tensor that is not a 4-axis floating-point tensor",
+                                id="recipe.input_kind", i=i))
+    return kind, have
+
+
+def _chain_made(name: str, steps: list, tensors: Mapping) -> tuple[tuple[int, ...], list[str]]:
+    """The plane's shape the checked chain `steps` makes from the stored inputs, and each step's dtype."""
     shape: tuple[int, ...] = ()
     dtype = ""
+    dtypes: list[str] = []
     for i, entry in enumerate(steps):
         op = entry.get("op") if isinstance(entry, dict) else None
         first = op in ("scores", "tensor")
         if first != (i == 0) or op not in ("scores", "tensor", "softmax", *VALUE_OPS, *TENSOR_OPS):
             raise _bad(name, Phrase("step {i} is not a step tfdebug writes", id="recipe.bad_step", i=i))
         refs = {"scores": ("query", "key"), "tensor": ("tensor",)}.get(op, ("tensor",) if op in TENSOR_OPS else ())
-        read = []
-        for ref in refs:
-            if not isinstance(entry.get(ref), str) or entry[ref] not in tensors:
-                raise _bad(name, Phrase("step {i} reads a tensor the file does not hold", id="recipe.missing_input",
-                                        i=i))
-            kind, have = _dtype(tensors[entry[ref]][0]), tuple(tensors[entry[ref]][1])
-            if kind not in FLOAT_RANK or len(have) != 4:
-                raise _bad(name, Phrase("step {i} reads a tensor that is not a 4-axis floating-point tensor",
-                                        id="recipe.input_kind", i=i))
-            read.append((kind, have))
+        read = [_read(name, i, entry, ref, tensors) for ref in refs]
         if op == "scores":
             (dtype, query), (key_dtype, key) = read
             if key[1] == 0 or query[1] % key[1] or query[3] != key[3] or query[0] != key[0] or dtype != key_dtype:
                 raise _bad(name, Phrase("its query and key do not fit together", id="recipe.qk_shapes"))
             shape = query[:3] + key[2:3]
+            dtypes.append(dtype)
             continue
         if op == "tensor":
             dtype, shape = read[0]
+            dtypes.append(dtype)
             continue
         made = entry.get("dtype")
         if op in TENSOR_OPS:
@@ -141,12 +175,33 @@ def check_recipe(stage: dict, tensors: Mapping[str, tuple["torch.dtype | str", t
         if op in VALUE_OPS and not _constant(value, op):
             raise _bad(name, Phrase("step {i} has no finite constant within ±{most}", id="recipe.bad_value", i=i,
                                     most=f"{MAX_CONSTANT:.3g}"))
-    if shape != tuple(stage["shape"]):
-        raise _bad(name, Phrase("its inputs make a plane of shape {made}, not the stage's {shape}", id="recipe.shape",
-                                made=shape, shape=tuple(stage["shape"])))
-    if dtype != stage["dtype"]:
-        raise _bad(name, Phrase("its steps make {made}, not the stage's {dtype}", id="recipe.dtype", made=dtype,
-                                dtype=stage["dtype"]))
+        dtypes.append(dtype)
+    return shape, dtypes
+
+
+GRADIENT_FIELDS = ("at", "d_context", "value")
+
+
+def _gradient_made(name: str, gradient: object, steps: list, shape: tuple[int, ...], dtypes: list[str],
+                   tensors: Mapping) -> str:
+    """The dtype of the plane's gradient a checked `gradient` entry describes (that of the step it is the gradient
+    of): a step of a chain that ends at the softmax, a dO (B, H, Tq, Dh) and a V (B, H, Tk, Dh) of one dtype."""
+    if not isinstance(gradient, dict) or sorted(gradient) != sorted(GRADIENT_FIELDS):
+        raise _bad(name, Phrase("its gradient is not an object of {fields}", id="recipe.gradient_fields",
+                                fields=", ".join(GRADIENT_FIELDS)))
+    at = gradient["at"]
+    if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at < len(steps) or steps[-1]["op"] != "softmax":
+        raise _bad(name, Phrase("its gradient is not of a step of a chain that ends at the probabilities",
+                                id="recipe.gradient_step"))
+    if not all(isinstance(gradient[ref], str) and gradient[ref] in tensors for ref in ("d_context", "value")):
+        raise _bad(name, Phrase("its gradient reads a tensor the file does not hold", id="recipe.gradient_missing"))
+    (d_dtype, d_context), (v_dtype, value) = (_read(name, len(steps), gradient, ref, tensors)
+                                              for ref in ("d_context", "value"))
+    batch, heads, rows, keys = shape
+    if d_context[:3] != (batch, heads, rows) or value[:3] != (batch, heads, keys) or d_context[3] != value[3] \
+            or d_dtype != v_dtype:
+        raise _bad(name, Phrase("its gradient's dO and V do not fit the plane", id="recipe.gradient_inputs"))
+    return dtypes[at]
 
 
 def _dtype(dtype: "str | torch.dtype") -> str:
@@ -181,6 +236,11 @@ def rebuild(name: str, recipe: dict, shape: tuple[int, ...], fetch: Callable[[st
     for entry in steps[1:]:
         tensor = fetch(entry["tensor"]) if "tensor" in entry else None
         plane = step(plane, entry["op"], tensor=tensor, value=entry.get("value"), dtype=torch_dtype(entry["dtype"]))
+    if "gradient" in recipe:
+        from tfdebug.core.gradient_planes import gradient_of
+
+        gradient = recipe["gradient"]
+        plane = gradient_of(plane, gradient["at"], fetch(gradient["d_context"]), fetch(gradient["value"]))
     if tuple(plane.shape) != tuple(shape):  # never after check_recipe: the tensors are the header's
         raise _bad(name, Phrase("its inputs make a plane of shape {made}, not the stage's {shape}", id="recipe.shape",
                                 made=tuple(plane.shape), shape=tuple(shape)))

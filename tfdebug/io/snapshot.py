@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from tfdebug.core.errors import SnapshotError
-from tfdebug.core.recipes import as_tensor, materialized, stored_as_recipe
+from tfdebug.core.recipes import as_tensor, is_plane, materialized
 from tfdebug.core.phrases import Phrase, os_reason
 from tfdebug.io.atomic import ProgressCallback, atomic_write
 from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
@@ -50,11 +50,11 @@ def save_snapshot(recording: Recording, path: str | os.PathLike, progress: Progr
     if not recording.captures:
         raise SnapshotError("There are no stages to save: capture a pass first.", id="snapshot.empty")
     doc = checked_manifest(recording, finite=finite_marks(recording))
-    as_recipe = {c.name for c in recording.captures if c.recipe and (c.tensor is None or stored_as_recipe(c.tensor))}
+    as_recipe = {c.name for c in recording.captures if c.recipe and (c.tensor is None or is_plane(c.tensor))}
     plain = [c for c in recording.captures if c.name not in as_recipe]
-    # Recipe stages are stored as their steps and inputs (tfdebug.io.recipe_store), never as planes; a gradient
-    # plane (core.gradient_planes) is written as values, computed when the writer reaches it (one at a time).
-    # (a recipe stage's tensor is its plane: `as_recipe` holds the stages stored_as_recipe found one in)
+    # Recipe stages, a backward's plane gradients among them, are stored as their steps and inputs
+    # (tfdebug.io.recipe_store), never as planes (a recipe stage's tensor is its plane: `as_recipe` holds the
+    # recipe stages whose plane is here or in the file read).
     planes = {c.name: cast("Plane", recording.tensor(c)) for c in recording.captures if c.name in as_recipe}
     recipes, extra = recipe_parts(planes,
                                   {c.name: c.tensor for c in plain if c.tensor is not None})

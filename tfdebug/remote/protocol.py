@@ -21,9 +21,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from tfdebug.core.overview import STATISTICS
 from tfdebug.remote.errors import FrameError, VersionError
 
-PROTOCOL_VERSION = 10  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
+PROTOCOL_VERSION = 11  # 2: errors carry their template and values; the transfer frame (export credit, cancel)
 # 3: generation (open's `generate`, the next_token and run_to_token commands, the state's `generation`); overview
 # 4: compare (the per-stage comparison made on the server; its table in the reply); the pass's plan in parts;
 # the divergence condition (breakpoint `rtol`, op "reference"); the state no longer echoes the breakpoints and
@@ -40,6 +41,9 @@ PROTOCOL_VERSION = 10  # 2: errors carry their template and values; the transfer
 # 9: Debug ▸ Backward over a served pass (tfdebug.remote.backwards): the `backward` request; the pass's `gradients`
 # 10: texts of different lengths in a patching sweep (`patch_sweep`'s `align`); Patch Stage over a served pass (the
 # `patch_stage` request, answered as a comparison: its passes draw the Compare dock's planes)
+# 11: the Overview's `norm` statistic (‖x‖₂ of a stage: a backward's gradient norm per stage); `make_room` (the
+# served pass's captures let go for its backward, whose peak the server states and checks first) and the
+# backward's `peak` in its reply
 
 # What one side accepts from the other. The server's inbound limits are small (commands, and
 # the one buffer a replaced tensor needs); the window accepts larger headers (a pass's stage
@@ -217,7 +221,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # the stage's live checks (tfdebug.core.checks): verdicts and their words in the reply
     "checks": {"index": required(_INDEX)},
     # the Overview: one statistic (tfdebug.core.overview) of each of these history positions, as one float64 buffer
-    "overview": {"statistic": required(text(16, ("rms", "max_abs"))),
+    "overview": {"statistic": required(text(16, tuple(STATISTICS))),
                  "indices": required(list_of(_INDEX, MAX_OVERVIEW))},
     "replace": {},
     # an Edit (tfdebug.core.edits) of the paused stage in the shown Region; fill_csv's values as a float64 buffer
@@ -268,6 +272,9 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # the served pass; `position` and the token ids are checked against the pass's tokens and vocabulary there
     "backward": {"kind": required(text(16, OBJECTIVES)), "position": required(_POSITION),
                  "target": optional(_TOKEN), "contrast": optional(_TOKEN), "stage": optional(text(256))},
+    # before a backward: its peak stated and checked against the server's budget with the finished pass's captures
+    # counted as free, which are then let go (`sessions.gradient_session.make_room`); the reply says the peak
+    "make_room": {},
     # receipts of an export streamed to the window (`export`: that request's id): the bytes written so far
     # (the server sends at most EXPORT_WINDOW chunks beyond them), or a cancel; no reply answers it
     "transfer": {"export": required(integer(0, 2**53)), "received": required(integer(0, 2**62)),
@@ -286,7 +293,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
 REQUEST_BUFFERS = {"replace": 1, "edit": 1}
 REQUESTS = ("hello", "ping", "bye", "command", "breakpoint", "slice", "moments", "heads", "tile", "stats", "overview",
             "replace", "edit", "open", "follow", "export", "transfer", "compare", "compared", "checks", "why", "lens",
-            "attribute", "token_id", "patch_sweep", "patch_stage", "backward")
+            "attribute", "token_id", "patch_sweep", "patch_stage", "backward", "make_room")
 
 
 # ----- encoding ------------------------------------------------------------------------------------

@@ -264,9 +264,12 @@ class RemoteSession:
                 and self.stepper.state == "finished")
 
     def make_room_for_backward(self) -> int | None:
-        """None: the served pass's captures are on the server, which states and checks its backward's peak
-        against its own budget when asked (`backward`); nothing is let go here."""
-        return None
+        """The backward's peak, stated and checked by the server against its own budget with the served pass's
+        captures counted as free, which it then lets go (`remote.backwards.request_room`); its refusal, in one
+        sentence, leaves the pass as it was."""
+        from tfdebug.remote.backwards import request_room
+
+        return request_room(self)
 
     def backward(self, objective):
         """The served pass's backward under `objective`, run on the server (`tfdebug.remote.backwards`): its

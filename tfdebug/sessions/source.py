@@ -127,7 +127,7 @@ class Backwarded:
     first_nonfinite: str | None
     #: each token's saliency and the parameters' gradient norms (`sessions.gradient_session.BackwardSummary`)
     summary: object = None
-    #: the peak in bytes the backward stated before it ran (None where it was not told: a served pass)
+    #: the peak in bytes the backward stated before it ran (None where it was given no plan to state it from)
     peak: int | None = None
 
 
@@ -299,8 +299,8 @@ class PassSource(Protocol):
         reading the pass's tensors): its peak stated and checked against this machine's budget with the pass's
         captures counted as free; a TfdebugError in one sentence when it does not fit (nothing is let go: the pass
         can still be stepped), else the pass's captures are let go (it can be run again, not stepped) and the
-        stated peak in bytes comes back. None where the pass's tensors are not here (a served pass: its server
-        states and checks its own backward)."""
+        stated peak in bytes comes back. A served pass asks its server, which states the peak and checks it against
+        its own budget, and lets go of the pass there."""
         ...
 
     def backward(self, objective) -> Backwarded:

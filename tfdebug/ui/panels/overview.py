@@ -1,9 +1,12 @@
-"""The Overview dock: one statistic per stage across the whole pass, in forward order.
+"""The Overview dock: one statistic per stage across the whole pass, in its order (a backward's: the logits first).
 
-RMS or max |x| of every stage that has run (masked cells left out), or, once two passes
+RMS, max |x| or ‖x‖₂ of every stage that has run (masked cells left out), or, once two passes
 have been compared, max |Δ| or the relative error ‖A − B‖ / ‖A‖ between them (a red line
 marks the first divergent stage): activations that blow up or the stage where two passes
-split — float16 leaving float32, say — show at a glance. Dashed lines mark where each layer begins; the current
+split — float16 leaving float32, say — show at a glance. Over a backward's gradients ‖x‖₂ is each stage's gradient
+norm, and the parameters' gradient norm per layer (all of a layer's parameters, or a place's outside the layers:
+handed over by the Backward feature with `show_parameter_norms`, as the Backward dock plots them by module) is drawn
+at that layer's first gradient. Dashed lines mark where each layer begins; the current
 stage is an orange line; clicking a point goes to that stage. View → Overview shows it.
 """
 
@@ -16,8 +19,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from tfdebug.core.gradients import is_gradient
 from tfdebug.core.names import layer_title, parse_name, site_title
-from tfdebug.core.overview import MAX_ABS, RMS, layer_starts, stage_statistics
+from tfdebug.core.overview import MAX_ABS, NORM, RMS, layer_starts, stage_statistics
 from tfdebug.ui.i18n.language import said, title
 from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.state.controller import DebugController
@@ -27,6 +31,7 @@ from tfdebug.ui.workers.throttle import throttler
 
 MAX_DELTA, REL_ERROR = "max_delta", "rel_error"
 COMPARISONS = (MAX_DELTA, REL_ERROR)  # statistics of the last comparison, not of the pass on screen
+PARAMETERS = "parameters"  # the parameters' gradient norm per layer, of the backward on screen
 DIVERGES_PEN = pg.mkPen((176, 0, 32), width=2, style=Qt.DashLine)
 CURRENT_PEN = pg.mkPen((230, 120, 0), width=2)
 LAYER_PEN = pg.mkPen((140, 140, 140), style=Qt.DashLine)
@@ -48,8 +53,10 @@ class OverviewPanel(QWidget):
         self._file_cache: dict[tuple[str, str], float] = {}  # (statistic, stage) of a pass read from a file
         self._remote_cache: dict[tuple, float] = {}  # (statistic, pass, stage, edited) of a pass tfdebug serve runs
         self.comparison = None  # the last Compare result (core.compare.Comparison), for max |Δ|
+        # the parameters' gradient norms (stage, norm) and the pass source (weakly) they were handed over for
+        self.parameter_norms: tuple[ref, list[tuple[str, float]]] | None = None
         self.statistic = QComboBox()
-        for key in (RMS, MAX_ABS, *COMPARISONS):
+        for key in (RMS, MAX_ABS, NORM, PARAMETERS, *COMPARISONS):
             self.statistic.addItem("", key)
         self.statistic.currentIndexChanged.connect(self.refresh)
         self.log_y = QCheckBox()
@@ -96,14 +103,15 @@ class OverviewPanel(QWidget):
 
     def retranslate_ui(self) -> None:
         """Every text of the panel in the current language (at start and after View ▸ Language)."""
-        for key, text in ((RMS, self.tr("RMS")), (MAX_ABS, self.tr("max |x|")),
+        for key, text in ((RMS, self.tr("RMS")), (MAX_ABS, self.tr("max |x|")), (NORM, self.tr("‖x‖₂")),
+                          (PARAMETERS, self.tr("parameters' ‖∂L/∂θ‖₂ per layer (backward)")),
                           (MAX_DELTA, self.tr("max |Δ| of the last comparison")),
                           (REL_ERROR, self.tr("relative error of the last comparison"))):
             self.statistic.setItemText(self.statistic.findData(key), text)
         self.log_y.setText(self.tr("log scale"))
         self.readout.setText(self.tr("Click a point to go to its stage."))
         self.per_stage.setText(self.tr("Per stage:"))
-        self.plot.setLabel("bottom", self.tr("stage (forward order)"))
+        self._set_order_label()
         self.plot.setLabel("left", self.statistic.currentText())
         self._set_ticks()
 
@@ -184,6 +192,21 @@ class OverviewPanel(QWidget):
         if statistic == self.statistic.currentData():
             self.refresh()
 
+    def show_parameter_norms(self, norms: list[tuple[str, float]]) -> None:
+        """The parameters' gradient norm per layer of the backward on screen, each at a stage of it ((stage, norm):
+        the layer's first gradient), plotted by the "parameters" statistic while that pass is on screen."""
+        source = self.ctl.source
+        self.parameter_norms = (ref(source), list(norms)) if source is not None else None
+        self.refresh()
+
+    def _parameter_values(self) -> tuple[list[str], list[float]]:
+        """The plan's names and, at each stage handed a norm for the pass on screen, that norm (NaN elsewhere)."""
+        names = self.ctl.plan.names()
+        held = self.parameter_norms
+        norms = dict(held[1]) if held is not None and self.ctl.source is not None and held[0]() is self.ctl.source \
+            else {}
+        return names, [norms.get(name, math.nan) for name in names]
+
     def _comparison_values(self, statistic: str) -> tuple[list[str], list[float]]:
         result = self.comparison
         if result is None:
@@ -199,7 +222,8 @@ class OverviewPanel(QWidget):
     def refresh(self) -> None:
         """Recompute (new stages only; edited ones again) and redraw."""
         key = self.statistic.currentData()
-        names, values = self._comparison_values(key) if key in COMPARISONS else self._pass_values(key)
+        names, values = self._comparison_values(key) if key in COMPARISONS else self._parameter_values() \
+            if key == PARAMETERS else self._pass_values(key)
         drawn = (names, values, self.log_y.isChecked(), self.statistic.currentText())
         if drawn == self._drawn:
             return  # during Continue this runs every 50 ms: redraw only what changed
@@ -210,6 +234,9 @@ class OverviewPanel(QWidget):
         self.plot.setLogMode(y=log)
         if all(v != v for v in shown):
             self.curve.setData([], [])  # nothing to plot yet (pyqtgraph cannot bound an all-NaN scatter)
+        elif key == PARAMETERS:  # a point per layer, at its first gradient, joined from layer to layer
+            at = [i for i, v in enumerate(shown) if v == v]
+            self.curve.setData(at, [shown[i] for i in at])
         else:
             self.curve.setData(list(range(len(shown))), shown)
         self.plot.setLabel("left", self.statistic.currentText())
@@ -226,11 +253,21 @@ class OverviewPanel(QWidget):
         settle(self.plot)
         if key in COMPARISONS and not names:
             self.readout.setText(self.tr("Compare two passes first (File → Compare With…)."))
+        if key == PARAMETERS and all(v != v for v in values):
+            self.readout.setText(self.tr("Run Debug ▸ Backward (Ctrl+Shift+B) first: the parameters' gradient norms "
+                                         "are a backward's."))
+        self._set_order_label()
         first = self.comparison.first_divergent if key in COMPARISONS and self.comparison is not None else None
         self.first_line.setVisible(first is not None and first.name in names)
         if first is not None and first.name in names:
             self.first_line.setValue(names.index(first.name))
         self._show_current()
+
+    def _set_order_label(self) -> None:
+        """The bottom axis names the order of the pass on screen: forward, or a backward's (the logits first)."""
+        plan = self.ctl.plan
+        backward = len(plan) > 0 and is_gradient(plan[0].info)
+        self.plot.setLabel("bottom", self.tr("stage (backward order)") if backward else self.tr("stage (forward order)"))
 
     def _set_ticks(self) -> None:
         """The layer titles along the top axis, each where its layer begins, in the window's language."""
@@ -259,8 +296,8 @@ class OverviewPanel(QWidget):
         self.ctl.steps.run_to(name)
 
     def _clicked(self, item, points, *args) -> None:
-        if len(points):
-            self.go(int(points[0].index()))
+        if len(points):  # a point's x is its stage's place in the plot (the parameters' points are not at every one)
+            self.go(int(round(points[0].pos().x())))
 
     def _hover(self, scene_pos) -> None:
         if not self.names or not self.plot.sceneBoundingRect().contains(scene_pos):
@@ -268,6 +305,8 @@ class OverviewPanel(QWidget):
         x = round(self.plot.getPlotItem().vb.mapSceneToView(scene_pos).x())
         if 0 <= x < len(self.names):
             v = self.values[x]
+            if v != v and self.statistic.currentData() == PARAMETERS:
+                return  # a stage that is no layer's first gradient: no point there
             self.readout.setText(f"{self.names[x]}: " + (self.tr("not run") if v != v else f"{v:.4g}"))
 
 

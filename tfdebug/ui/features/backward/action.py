@@ -19,6 +19,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
+from tfdebug.ui.features.backward.summary_panel import show_in_overview
 from tfdebug.core.budget import format_bytes
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said, shown_text
@@ -95,6 +96,7 @@ def _run(ctx: ActionContext, objective) -> None:
         # each token's saliency (over the picture the forward pass read too), the parameters' norms
         window.backward_panel.show_summary(result.summary, source.image,
                                             getattr(ctl.adapter, "stack_titles", None))
+        show_in_overview(window, result.summary)  # the parameters' norms per layer, at each layer's first gradient
         window.show_dock_within(window.docks["backward"])
         if result.first_nonfinite is not None:
             first = result.first_nonfinite

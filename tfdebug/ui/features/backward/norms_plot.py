@@ -79,6 +79,15 @@ def first_stage(stages, place: Place) -> str | None:
     return next((name for name in outside if parse_name(name).stack in sites), outside[0] if outside else None)
 
 
+def norms_at_stages(stages, rows) -> list[tuple[str, float]]:
+    """Each place's norm of all its parameters (`places_of`' total) at that place's first stage of `stages`
+    ((name, kind) in the pass's order: `first_stage`), in the model's order; places without a stage are left
+    out. What the Overview plots over a backward's stages."""
+    places, _, total = places_of(rows)
+    at = [(first_stage(stages, place), norm) for place, norm in zip(places, total)]
+    return [(name, norm) for name, norm in at if name is not None]
+
+
 class NormsPlot(QWidget):
     """The parameters' gradient norms per place and module kind; `picked(place)` when a point is clicked."""
 

@@ -24,7 +24,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget,
                                QVBoxLayout, QWidget)
 
-from tfdebug.ui.features.backward.norms_plot import NormsPlot, first_stage
+from tfdebug.ui.features.backward.norms_plot import NormsPlot, first_stage, norms_at_stages
 from tfdebug.ui.panels.image_view import PatchCanvas
 
 BAR = 24  # characters of the longest norm bar
@@ -232,5 +232,13 @@ def show_saved_summary(window, panel: BackwardPanel, dock) -> bool:
     except (KeyError, TypeError, ValueError):
         return False
     panel.show_summary(summary, getattr(recording, "image", None), getattr(ctl.adapter, "stack_titles", None))
+    show_in_overview(window, summary)
     window.show_dock_within(dock)
     return True
+
+
+def show_in_overview(window, summary) -> None:
+    """Hand the Overview the parameters' gradient norm per layer of `summary` (a BackwardSummary), each at that
+    layer's first gradient in the backward on screen (`norms_plot.norms_at_stages`)."""
+    stages = [(c.name, c.info.kind) for c in window.ctl.plan]
+    window.overview.show_parameter_norms(norms_at_stages(stages, summary.modules if summary is not None else []))
