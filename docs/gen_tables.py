@@ -361,6 +361,37 @@ def real_size_window() -> str:
     return table(["row", "figure"], rows)
 
 
+REAL_SIZE_PASS = "docs/bench-real-size-pass-cpu-2core.json"
+
+
+def real_size_pass() -> str:
+    """The Llama-3.2-1B-shaped model stepped to its end in the window (`bench --real-size --in-window --whole-pass`)."""
+    d = load(REAL_SIZE_PASS)["real_size_pass"]
+    gb = 1e9
+    kept = d["weights_bytes"] + d["kept_bytes"]
+    slowest = d["slowest_steps"][-1]
+    rows = [["Run → first stage painted", f"{d['first_stage_painted_s']:.1f} s"],
+            ["stages reached by F10, of the plan's", f"{d['reached']} of {d['stages']}"
+                                                     + (" (every one, in order)" if d["every_stage_reached_by_f10"] else "")],
+            ["F10 through the whole pass", f"{d['stepped_pass_s']:.0f} s; the slowest step {ms(slowest['painted_ms'], 0)} ms "
+                                           f"(`{slowest['stage']}`)"],
+            ["capture budget (the window's default) / kept at the end",
+             f"{d['budget_bytes'] / gb:.2f} GB / {d['kept_bytes'] / gb:.2f} GB in {d['kept_stages']} stages "
+             f"({d['recipe_stages']} planes as recipes; {d['dropped']} dropped)"],
+            ["weights", f"{d['weights_bytes'] / gb:.2f} GB"],
+            ["RSS when the pass ended", f"{d['rss_after_pass_bytes'] / gb:.2f} GB = "
+                                       f"{d['rss_after_pass_bytes'] / kept:.2f}× (weights + kept)"],
+            ["the check against the unmodified model", f"{d['verify_s']:.0f} s, "
+                                                        + ("verified" if d["verified"] else str(d["verified"]))],
+            ["peak RSS (the check included)", f"{d['peak_rss_bytes'] / gb:.2f} GB = {d['peak_over_weights_and_kept']:.2f}× "
+                                              f"(weights + kept) = {pct(d['peak_rss_share_of_ram'])} of "
+                                              f"{d['ram_bytes'] / gb:.1f} GB RAM"],
+            ["peak the plan stated", f"{d['stated_peak_bytes'] / gb:.2f} GB "
+                                     + ("(held)" if d["stated_peak_bytes"] >= d["peak_rss_bytes"] else
+                                        f"(under the measured peak by {(d['peak_rss_bytes'] - d['stated_peak_bytes']) / gb:.2f} GB)")]]
+    return f"{d['seq_len']:,} tokens, {d['dtype']}, {d['threads']} torch threads.\n\n" + table(["row", "figure"], rows)
+
+
 def readme_section(title: str) -> str:
     """The README's section `## {title}` (its lines up to the next `## `), without its heading: the install lines
     have one source, the README, and the site's install page shows them as they are there."""
@@ -448,6 +479,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "tiny-gpt2": tiny_gpt2,
     "machine-real-size-window": lambda: machine(REAL_SIZE_WINDOW),
     "real-size-window": real_size_window,
+    "machine-real-size-pass": lambda: machine(REAL_SIZE_PASS),
+    "real-size-pass": real_size_pass,
     "real-size": real_size,
     "startup-commands": startup_commands,
     "machine-why": lambda: machine(WHY),
