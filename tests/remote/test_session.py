@@ -24,7 +24,8 @@ PROBS = "dec.0.self_attn.probs"
 
 @pytest.fixture()
 def remote(server):
-    session = RemoteSession.connect(server.address, server.token, timeout_s=3.0)
+    # As the `window` fixture: a client starved at load 7 (its heartbeat thread waiting for the GIL) is not lost.
+    session = RemoteSession.connect(server.address, server.token, timeout_s=6.0)
     session.stepper.restart()
     session.stepper.clear_breakpoints()
     session.stepper.wait()
