@@ -43,11 +43,6 @@ WHERE = re.compile(r"capabilities\.(tensors_here|passes_there)\b")
 
 #: (file relative to tfdebug/ui, the line's text as it stands) → why it still reads where the pass is
 WHERE_ALLOWED: dict[tuple[str, str], str] = {
-    ("actions/registry.py", "if ctx.ctl.capabilities.passes_there:  # the model runs where the pass does: a new pass "
-                            "there on the texts"):
-        "Run here loads the input bar's model, device and precision (state/loading.py), which may differ from "
-        "the pass on screen's; a served pass's model is fixed on its server: not yet one `PassSource` method "
-        "(Run and Generate share this one line)",
     ("features/compare/dialog.py", "if window.ctl.capabilities.passes_there:  # the other pass is made where the "
                                    "pass runs, on its device"):
         "what the dialog offers: a served pass's other pass cannot be placed on this machine's devices or files",

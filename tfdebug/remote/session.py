@@ -31,7 +31,7 @@ from tfdebug.remote.display import RemoteDisplay
 from tfdebug.remote.errors import ConnectionLostError, FrameError
 from tfdebug.remote.handlers import SUFFIX as SNAPSHOT_SUFFIX
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.sessions.source import Capabilities
+from tfdebug.sessions.source import Capabilities, Rerun
 from tfdebug.remote.protocol import MAX_PLAN, Message, wire_number
 from tfdebug.remote.stepper import RemoteStepper
 
@@ -378,6 +378,15 @@ class RemoteSession:
             raise FrameError("The server started no new pass.", id="remote.no_new_pass")
         successor.stepper.wait()
         return successor
+
+    def rerun(self, texts: Mapping[str, str], generate: DecodingSettings | None,
+              chat: bool | None) -> Callable[[], Rerun]:
+        """Run on the server: the work (off the GUI thread) that `reopen`s the served model's pass on `texts`, with
+        the error that refused them when the server ran the old ones again."""
+        def start() -> Rerun:
+            new = self.reopen(texts, generate=generate, chat=chat)
+            return Rerun(new, new.open_error)
+        return start
 
     # ----- export ----------------------------------------------------------------------------
     def export(self, path: str | os.PathLike, progress: ProgressCallback | None = None,

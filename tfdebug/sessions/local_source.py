@@ -168,6 +168,11 @@ class LocalSource:
             return token_id(self.session.adapter, text)
         return self.why().token_id(text)
 
+    def rerun(self, texts: Mapping[str, str], generate, chat: bool | None) -> None:
+        """None: Run starts a new pass here through the window's loader (its model, device and precision may be
+        other than this pass's)."""
+        return None
+
     def runs_as(self, placement) -> bool:
         """Whether `placement` is where and how the live pass's model already runs (False for a recording)."""
         from tfdebug.core.devices import resolve_device, resolve_dtype

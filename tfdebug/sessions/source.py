@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from tfdebug.core.checks import Check
 from tfdebug.core.display import DisplaySlice, Stats
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tfdebug.core.compare_planes import ComparedPlanes
     from tfdebug.core.errors import TfdebugError
     from tfdebug.core.images import InputImage
+    from tfdebug.models.sampling import DecodingSettings
     from tfdebug.sessions.crosscheck import Placement
     from tfdebug.sessions.transplant import Transplant
     from tfdebug.sessions.why_view import WhyView
@@ -129,6 +130,15 @@ class Backwarded:
     summary: object = None
     #: the peak in bytes the backward stated before it ran (None where it was not told: a served pass)
     peak: int | None = None
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """A new pass a source started where it runs (the work `PassSource.rerun` gives): its source, and the error that
+    refused the new texts when the old ones ran again instead (None when the new texts ran)."""
+
+    source: "PassSource"
+    refused: "TfdebugError | None" = None
 
 
 class PassSource(Protocol):
@@ -255,6 +265,16 @@ class PassSource(Protocol):
     def token_id(self, text: str) -> int:
         """The one token `text` names ('#123' an id, else a word of the vocabulary), looked up by the pass's own
         model: its adapter here, the server's for a served pass; ReadoutError when it names none."""
+        ...
+
+    def rerun(self, texts: Mapping[str, str], generate: DecodingSettings | None,
+              chat: bool | None) -> Callable[[], Rerun] | None:
+        """How Run (with `generate`, Generate) starts a new pass on `texts` (`chat`: as a user's chat turn; None: as
+        this pass did). Where `capabilities.passes_there`, the work that starts it where the pass runs, to call off
+        the GUI thread (a served pass: its server runs its own model on them; texts it refuses raise, or run the old
+        ones again: `Rerun.refused`). None where the window's loader starts it in this process instead, with the
+        input bar's model, device, precision and capture budget, which may differ from this pass's (a pass here;
+        with no pass on screen the loader starts it too)."""
         ...
 
     def runs_as(self, placement: Placement) -> bool:
