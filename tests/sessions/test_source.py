@@ -10,9 +10,11 @@ import pytest
 
 from tfdebug.adapters.registry import load_adapter
 from tfdebug.core.recorder import held_bytes
+from tfdebug.core.reference import ReferencePass
 from tfdebug.core.stepper import Stepper
 from tfdebug.io.recording import Recording
 from tfdebug.sessions.display import LocalDisplay
+from tfdebug.sessions.crosscheck import Placement
 from tfdebug.sessions.session import DebugSession
 from tfdebug.sessions.local_source import LocalSource
 from tfdebug.sessions.source import NO_PASS, Capabilities, PassDisplay, PassSource
@@ -111,8 +113,13 @@ def test_a_local_source_answers_the_window_s_methods_as_its_session_does(live, t
         assert written.names() == [c.name for c in live.stepper.history]
     assert source.vocabulary() == live.adapter.vocabulary()
     assert source.token_id("#3") == 3
-    with pytest.raises(StepperStateError):
-        source.set_reference("bfloat16")
+    with pytest.raises(StepperStateError):  # a pass here compares with the window's reference pass: none given
+        source.set_reference(Placement("bfloat16"))
+    held = ReferencePass(("m", (), Placement("bfloat16")), "bfloat16 on cpu")
+    source.set_reference(Placement("bfloat16"), lambda placement: held)
+    assert live.stepper.reference is held
+    source.set_reference(None)
+    assert live.stepper.reference is None
     with pytest.raises(CompareError):
         source.compare("placed", 1e-3, 1e-3, dtype="bfloat16")
     with pytest.raises(CompareError):

@@ -50,11 +50,6 @@ WHERE_ALLOWED: dict[tuple[str, str], str] = {
                                   "the table crosses"):
         "the local comparison is built from the window's reference pass and last edit (features/reference, "
         "features/edit), which a LocalSource does not hold yet",
-    ("features/reference/tools.py", "if self.ctl.capabilities.passes_there:  # computed where the pass runs, told "
-                                    "the dtype"):
-        "the local reference pass is the window's (a Job, its messages, the capture budget), not the source's yet",
-    ("features/reference/tools.py", "if not self.ctl.capabilities.passes_there:"):
-        "as the line above: the local reference is let go when it failed",
     ("features/reference/tools.py", "served = self.ctl.source if self.ctl.capabilities.passes_there else None  "
                                     "# compared where it runs"):
         "a divergence stop is compared where the reference is: as Compare",

@@ -193,11 +193,12 @@ class RemoteSession:
         server places it on its own device)."""
         return placement.dtype == self.dtype and placement.attention == "eager"
 
-    def set_reference(self, dtype: str | None) -> None:
-        """The divergence condition's reference pass: this input in `dtype` on the server's device, computed and
-        compared with there (None: none). Told once per connection and dtype: a new pass over the same connection
-        (`reopen`) keeps what the server was told, and None is not sent to a connection told nothing. A
-        generation is refused (StepperStateError), as locally."""
+    def set_reference(self, placement, held=None) -> None:
+        """The divergence condition's reference pass: this input in `placement`'s dtype on the server's device,
+        computed and compared with there (None: none; `held`, the window's, is not needed). Told once per
+        connection and dtype: a new pass over the same connection (`reopen`) keeps what the server was told, and
+        None is not sent to a connection told nothing. A generation is refused (StepperStateError), as locally."""
+        dtype = placement.dtype if placement is not None else None
         told = self.client.told_reference
         if told == dtype or (dtype is None and told is None):
             return

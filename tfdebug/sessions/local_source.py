@@ -183,11 +183,17 @@ class LocalSource:
         return (adapter.dtype == resolve_dtype(placement.dtype) and adapter.device == resolve_device(placement.device)
                 and placement.attention == getattr(adapter, "attention", "eager") and placement.model is None)
 
-    def set_reference(self, dtype: str | None) -> None:
-        """Refused: a pass here gets its reference from the window (computed here, set on the stepper)."""
+    def set_reference(self, placement, held=None) -> None:
+        """The stepper compares with `held(placement)`, the window's reference pass computed here (None: with none;
+        a StepperStateError without `held`)."""
         from tfdebug.core.errors import StepperStateError
 
-        raise StepperStateError("A pass in this process gets its reference pass from the window, not from its source.")
+        self.stepper.reference = None
+        if placement is None:
+            return
+        if held is None:
+            raise StepperStateError("A pass in this process compares with the window's reference pass: none was given.")
+        self.stepper.reference = held(placement)
 
     def compare(self, against: str, atol: float, rtol: float, *, on_screen: str = "a", dtype: str | None = None,
                 path: str | None = None, attention: str | None = None):

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tfdebug.core.compare_planes import ComparedPlanes
     from tfdebug.core.errors import TfdebugError
     from tfdebug.core.images import InputImage
+    from tfdebug.core.reference import ReferencePass
     from tfdebug.models.sampling import DecodingSettings
     from tfdebug.sessions.crosscheck import Placement
     from tfdebug.sessions.transplant import Transplant
@@ -283,10 +284,13 @@ class PassSource(Protocol):
         server places its reference on its own device)."""
         ...
 
-    def set_reference(self, dtype: str | None) -> None:
-        """Where `capabilities.passes_there`: the divergence condition's reference is this input in `dtype` on the
-        pass's device, computed and compared with there (None: none). Elsewhere a StepperStateError: the window
-        computes the reference in this process and sets it on the stepper."""
+    def set_reference(self, placement: Placement | None,
+                      held: Callable[[Placement], ReferencePass] | None = None) -> None:
+        """The divergence condition's reference: this input in `placement` (None: none). Where
+        `capabilities.passes_there`, computed and compared with where the pass runs, told `placement`'s dtype (its
+        server places it on its own device). Else `held(placement)`: the window's reference pass, computed in this
+        process off the GUI thread (tfdebug.core.reference), which the stepper compares with as it runs (a
+        StepperStateError without `held`). A TfdebugError says why there is none; the pass then has none."""
         ...
 
     def compare(self, against: str, atol: float, rtol: float, *, on_screen: str = "a", dtype: str | None = None,

@@ -7,8 +7,9 @@ the host within the capture budget (tfdebug.core.reference says why), and one is
 time. Each new live pass gets it as its stepper's `reference` before the pass starts; when
 the divergence condition stops the pass, the Compare dock shows the stage in both passes
 (A the reference, B the pass on screen, A − B) and the Overview their difference per stage.
-A pass `tfdebug serve` runs has its reference on the server (told the dtype: RemoteSession.set_reference),
-where the condition is checked; a stop there shows the table the server compares.
+The pass's source takes it (`PassSource.set_reference`): a pass here compares with the one computed here, a pass
+`tfdebug serve` runs has its reference on the server (told the dtype), where the condition is checked; a stop
+there shows the table the server compares.
 """
 
 from __future__ import annotations
@@ -129,23 +130,15 @@ class ReferenceTools(QObject):
         self._attach()
 
     def _attach(self) -> None:
-        """Give the live pass its reference (the controller calls this before the pass starts); a served pass's
-        is computed on the server, told the dtype."""
-        stepper = self.ctl.stepper
-        if stepper is None or not stepper.is_live:
+        """Give the live pass its reference (the controller calls this before the pass starts): its source takes
+        it, `ensure`d here for a pass here, computed where it runs for a served pass (told the dtype)."""
+        stepper, source = self.ctl.stepper, self.ctl.source
+        if stepper is None or source is None or not stepper.is_live:
             return
         wanted = self.placement is not None and any(b.value == DIVERGES for b in self.ctl.breakpoints.points)
         try:
-            if self.ctl.capabilities.passes_there:  # computed where the pass runs, told the dtype
-                self._serve_reference(self.placement.dtype if wanted and self.placement is not None else None)
-            elif not wanted:
-                stepper.reference = None
-                return
-            else:
-                stepper.reference = self.ensure(self.placement)
+            source.set_reference(self.placement if wanted else None, self.ensure)
         except TfdebugError as exc:
-            if not self.ctl.capabilities.passes_there:
-                stepper.reference = None
             self.ctl.say(Message("warning", error_phrase(exc), topic="reference"))
             return
         if self._observed is not None:
@@ -159,13 +152,6 @@ class ReferenceTools(QObject):
                 self._hit.emit(stepper, event)
         stepper.subscribe(observe)
         self._observed = (stepper, observe)
-
-    def _serve_reference(self, dtype: str | None) -> None:
-        """Tell the source where the pass runs the dtype of its reference (None: none); it says it only when it
-        changed."""
-        source = self.ctl.source
-        if source is not None:
-            source.set_reference(dtype)
 
     def _show_hit(self, stepper, event: StepperEvent) -> None:
         """Compare the stages run so far with the reference: the Compare dock shows the stage stopped at
