@@ -42,6 +42,7 @@ class LocalSource:
         self._tokens = {k: list(v) for k, v in (tokens or {}).items()}
         self._model = None  # a replayed snapshot's model, loaded for its lens (`_recorded_model`)
         self._backward_budget: int | None = None  # the budget `make_room_for_backward` checked against
+        self._compared: tuple[Recording, Recording] | None = None  # (A, B) of the last `compare`
         model = session is not None
         reruns = model and getattr(session, "adapter", None) is not None and hasattr(session, "verify")
         self.capabilities = Capabilities(  # a GenerationSession has no single pass to run again (no `verify`)
@@ -197,16 +198,34 @@ class LocalSource:
 
     def compare(self, against: str, atol: float, rtol: float, *, on_screen: str = "a", dtype: str | None = None,
                 path: str | None = None, attention: str | None = None):
-        """Refused: a pass here is compared by the window, from recordings in this process."""
+        """"placed": the pass so far compared with the reference pass its stepper holds (`set_reference`'s, in its
+        own dtype), the stages neither kept left out; no transplant. Another pass (a snapshot, the pass before an
+        edit) is compared by the window from recordings here: a CompareError, as without a reference."""
+        from tfdebug.core.compare import compare
         from tfdebug.core.errors import CompareError
 
-        raise CompareError("A pass in this process is compared from its recording here, not by its source.")
+        reference, (recording, _) = self.stepper.reference, self.recording()
+        if against != "placed" or reference is None or recording is None:
+            raise CompareError("A pass in this process is compared with its reference pass here; other passes from "
+                               "the window's recordings.")
+        names = {c.name for c in recording.captures}
+        held = Recording(captures=[c for c in reference.captures if c.name in names], tokens=recording.tokens,
+                         model_name=recording.model_name, dtype=reference.key[2].dtype)
+        passes = (held, recording) if on_screen == "b" else (recording, held)
+        result = compare(*passes, atol=atol, rtol=rtol)
+        self._compared = passes
+        return result, None
 
     def compared_planes(self, name: str, indices_by_name: dict[str, int], max_size: tuple[int, int]):
-        """Refused: the planes of a comparison made here are cut from its recordings (core.compare_planes)."""
+        """A, B and A − B of stage `name` in the last `compare`, cut here (core.compare_planes); a CompareError
+        before one."""
+        from tfdebug.core.compare_planes import compared_planes
         from tfdebug.core.errors import CompareError
 
-        raise CompareError("A pass in this process is compared from its recording here, not by its source.")
+        if self._compared is None:
+            raise CompareError("A pass in this process is compared with its reference pass here; other passes from "
+                               "the window's recordings.")
+        return compared_planes(*self._compared, name, indices_by_name, max_size)
 
     def why(self):
         """The lens, attribution and patching of the finished live pass, or of a replayed snapshot read out with the

@@ -295,16 +295,16 @@ class PassSource(Protocol):
 
     def compare(self, against: str, atol: float, rtol: float, *, on_screen: str = "a", dtype: str | None = None,
                 path: str | None = None, attention: str | None = None) -> tuple[Comparison, Transplant | None]:
-        """Where `capabilities.passes_there`: compare this pass with another made where it runs ("placed": this
-        input in `dtype` / `attention`, "unedited", or "file": the snapshot `path` there) and the transplant made
-        at the first divergent stage (tfdebug.remote.comparing). Elsewhere a CompareError: the window compares
-        recordings in this process."""
+        """Compare this pass with another made where it runs, and the transplant made at the first divergent stage
+        (None where none is made). Where `capabilities.passes_there`: "placed" (this input in `dtype` /
+        `attention`, or the divergence reference held there), "unedited", or "file" (the snapshot `path` there)
+        (tfdebug.remote.comparing). Else only "placed" with the divergence reference its stepper holds
+        (`set_reference`); other passes, a CompareError: the window compares them from recordings here."""
         ...
 
     def compared_planes(self, name: str, indices_by_name: dict[str, int],
                         max_size: tuple[int, int]) -> ComparedPlanes:
-        """A, B and A − B of stage `name` in the last `compare`, cut where it ran (a CompareError where it did
-        not run there)."""
+        """A, B and A − B of stage `name` in the last `compare`, cut where it ran (a CompareError before one)."""
         ...
 
     def why(self) -> WhyView:

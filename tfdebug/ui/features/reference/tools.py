@@ -155,12 +155,10 @@ class ReferenceTools(QObject):
 
     def _show_hit(self, stepper, event: StepperEvent) -> None:
         """Compare the stages run so far with the reference: the Compare dock shows the stage stopped at
-        in both passes and A − B; the Overview the difference of every stage so far. A served pass is compared
-        on the server, with the reference it holds there."""
-        served = self.ctl.source if self.ctl.capabilities.passes_there else None  # compared where it runs
-        reference = stepper.reference if served is None else None
-        placement = self.placement if served is not None else (reference.key[2] if reference is not None else None)
-        if stepper is not self.ctl.stepper or placement is None:
+        in both passes and A − B; the Overview the difference of every stage so far. The pass's source compares
+        them where the reference is held (`PassSource.compare`: here, or on a served pass's server)."""
+        source, placement = self.ctl.source, self.placement
+        if stepper is not self.ctl.stepper or source is None or placement is None:
             return
         side_a = said(lambda: QCoreApplication.translate("ReferenceTools", "the reference pass ({placement})").format(
             placement=placement_text(placement)))
@@ -168,18 +166,7 @@ class ReferenceTools(QObject):
         side_b = said(lambda: QCoreApplication.translate("CompareDialog", "the pass on screen ({title})").format(
             title=title))
         bp = event.breakpoint
-        if served is not None:
-            def work(job: Job):
-                return served.compare("placed", bp.threshold, bp.rtol, on_screen="b",
-                                      dtype=placement.dtype)[0], None, [], None
-            self.compare.start_job(work, bp.threshold, bp.rtol, side_a, side_b, event.capture.name, replace=True)
-            return
-        recording, _ = self.ctl.recording()
-        if recording is None:
-            return
-        names = {c.name for c in recording.captures}
-        from tfdebug.io.recording import Recording
-        ref_pass = Recording(captures=[c for c in reference.captures if c.name in names], tokens=recording.tokens,
-                             model_name=recording.model_name, dtype=placement.dtype)
-        self.compare.run(lambda job: ref_pass, lambda job: recording, bp.threshold, bp.rtol, side_a, side_b,
-                         replace=True, select=event.capture.name)
+
+        def work(job: Job):
+            return source.compare("placed", bp.threshold, bp.rtol, on_screen="b", dtype=placement.dtype)[0], None, [], None
+        self.compare.start_job(work, bp.threshold, bp.rtol, side_a, side_b, event.capture.name, replace=True)
