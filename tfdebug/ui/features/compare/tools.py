@@ -56,8 +56,7 @@ class CompareTools:
         self.atol, self.rtol = DEFAULT_ATOL, DEFAULT_RTOL
         self.result: Comparison | None = None
         self.passes: tuple[Any, Any] | None = None
-        #: the pass source that made the comparison shown when `passes` is None (its planes are cut where it ran)
-        self.compared_by: Source | None = None
+        self.compared_by: Source | None = None  # the source that compared when `passes` is None: cuts its planes
         #: the last comparison's transplant (tfdebug.sessions.transplant.Transplant), when it had one
         self.transplant = None
         self._opened: list = []  # files this tool opened (the replay's own recording is not among them)
