@@ -198,9 +198,10 @@ class LocalSource:
 
     def compare(self, against: str, atol: float, rtol: float, *, on_screen: str = "a", dtype: str | None = None,
                 path: str | None = None, attention: str | None = None):
-        """"placed": the pass so far compared with the reference pass its stepper holds (`set_reference`'s, in its
-        own dtype), the stages neither kept left out; no transplant. Another pass (a snapshot, the pass before an
-        edit) is compared by the window from recordings here: a CompareError, as without a reference."""
+        """With `against` "placed", the pass so far compared with the reference pass its stepper holds
+        (`set_reference`'s, in its own dtype), the stages not in both left out; no transplant. Another pass (a
+        snapshot, the pass before an edit) is compared by the window from recordings here: a CompareError, as
+        without a reference."""
         from tfdebug.core.compare import compare
         from tfdebug.core.errors import CompareError
 
