@@ -183,7 +183,7 @@ def divergence_stop_here(texts: dict, atol: float, rtol: float) -> str:
 
 def test_the_divergence_condition_is_evaluated_on_the_server_and_stops_where_it_stops_here(remote):
     atol, rtol = 1e-3, 1e-3
-    remote.set_reference("bfloat16")  # computed on the server, on a thread of its own
+    remote.set_reference(Placement("bfloat16"))  # computed on the server, on a thread of its own
     try:
         remote.stepper.add_breakpoint(Breakpoint.on_divergence(atol, rtol))
         assert Breakpoint.on_divergence(atol, rtol) in remote.stepper.breakpoints  # its rtol crossed and came back
@@ -204,7 +204,7 @@ def test_the_divergence_condition_is_evaluated_on_the_server_and_stops_where_it_
 
 def test_a_divergence_condition_the_server_cannot_hold_is_refused(remote):
     with pytest.raises(FrameError, match="must be one of"):
-        remote.set_reference("float8")
+        remote.set_reference(Placement("float8"))
     with pytest.raises(FrameError, match="breakpoint cannot be read"):  # no rtol: not a divergence condition
         remote.request("breakpoint", {"op": "add", "by": "condition", "value": "diverges", "threshold": 1e-3})
     with pytest.raises(FrameError, match="breakpoint cannot be read"):
@@ -213,7 +213,7 @@ def test_a_divergence_condition_the_server_cannot_hold_is_refused(remote):
     generation = remote.reopen(remote.texts, generate=DecodingSettings(max_new_tokens=2, stop_at_eos=False))
     try:
         with pytest.raises(StepperStateError, match="a generation has none"):
-            generation.set_reference("bfloat16")
+            generation.set_reference(Placement("bfloat16"))
         generation.set_reference(None)  # no reference: nothing to refuse
     finally:
         generation.reopen(generation.texts).close()  # the next test's window finds one pass served

@@ -10,9 +10,11 @@ import pytest
 
 from tfdebug.adapters.registry import load_adapter
 from tfdebug.core.recorder import held_bytes
+from tfdebug.core.reference import ReferencePass
 from tfdebug.core.stepper import Stepper
 from tfdebug.io.recording import Recording
 from tfdebug.sessions.display import LocalDisplay
+from tfdebug.sessions.crosscheck import Placement
 from tfdebug.sessions.session import DebugSession
 from tfdebug.sessions.local_source import LocalSource
 from tfdebug.sessions.source import NO_PASS, Capabilities, PassDisplay, PassSource
@@ -111,12 +113,25 @@ def test_a_local_source_answers_the_window_s_methods_as_its_session_does(live, t
         assert written.names() == [c.name for c in live.stepper.history]
     assert source.vocabulary() == live.adapter.vocabulary()
     assert source.token_id("#3") == 3
-    with pytest.raises(StepperStateError):
-        source.set_reference("bfloat16")
+    with pytest.raises(StepperStateError):  # a pass here compares with the window's reference pass: none given
+        source.set_reference(Placement("bfloat16"))
     with pytest.raises(CompareError):
         source.compare("placed", 1e-3, 1e-3, dtype="bfloat16")
     with pytest.raises(CompareError):
         source.compared_planes(PROBS, {}, (8, 8))
+    held = ReferencePass(("random", (), Placement()), "float32 on cpu")  # the window's, computed here
+    held.fill(list(live.stepper.history))
+    source.set_reference(Placement(), lambda placement: held)
+    try:
+        assert live.stepper.reference is held
+        result, transplant = source.compare("placed", 1e-3, 1e-3, on_screen="b", dtype="float32")
+        assert transplant is None and result.first_divergent is None and PROBS in [s.name for s in result.stages]
+        assert len(source.compared_planes(PROBS, {}, (8, 8)).slices) == 3  # A, B and A − B, cut here
+        with pytest.raises(CompareError):  # a snapshot is compared by the window, from recordings here
+            source.compare("file", 1e-3, 1e-3, path="pass.safetensors")
+    finally:
+        source.set_reference(None)
+    assert live.stepper.reference is None
     recording = Recording.from_session(live, list(live.stepper.history))
     replay = LocalSource.replay(Stepper.replay(recording.captures, recording.tensor), recording.tokens, "r", recording)
     assert replay.vocabulary() is None

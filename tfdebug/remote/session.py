@@ -31,7 +31,7 @@ from tfdebug.remote.display import RemoteDisplay
 from tfdebug.remote.errors import ConnectionLostError, FrameError
 from tfdebug.remote.handlers import SUFFIX as SNAPSHOT_SUFFIX
 from tfdebug.models.sampling import DecodingSettings
-from tfdebug.sessions.source import Capabilities
+from tfdebug.sessions.source import Capabilities, Rerun
 from tfdebug.remote.protocol import MAX_PLAN, Message, wire_number
 from tfdebug.remote.stepper import RemoteStepper
 
@@ -193,11 +193,12 @@ class RemoteSession:
         server places it on its own device)."""
         return placement.dtype == self.dtype and placement.attention == "eager"
 
-    def set_reference(self, dtype: str | None) -> None:
-        """The divergence condition's reference pass: this input in `dtype` on the server's device, computed and
-        compared with there (None: none). Told once per connection and dtype: a new pass over the same connection
-        (`reopen`) keeps what the server was told, and None is not sent to a connection told nothing. A
-        generation is refused (StepperStateError), as locally."""
+    def set_reference(self, placement, held=None) -> None:
+        """The divergence condition's reference pass: this input in `placement`'s dtype on the server's device,
+        computed and compared with there (None: none; `held`, the window's, is not needed). Told once per
+        connection and dtype: a new pass over the same connection (`reopen`) keeps what the server was told, and
+        None is not sent to a connection told nothing. A generation is refused (StepperStateError), as locally."""
+        dtype = placement.dtype if placement is not None else None
         told = self.client.told_reference
         if told == dtype or (dtype is None and told is None):
             return
@@ -381,6 +382,15 @@ class RemoteSession:
             raise FrameError("The server started no new pass.", id="remote.no_new_pass")
         successor.stepper.wait()
         return successor
+
+    def rerun(self, texts: Mapping[str, str], generate: DecodingSettings | None,
+              chat: bool | None) -> Callable[[], Rerun]:
+        """Run on the server: the work (off the GUI thread) that `reopen`s the served model's pass on `texts`, with
+        the error that refused them when the server ran the old ones again."""
+        def start() -> Rerun:
+            new = self.reopen(texts, generate=generate, chat=chat)
+            return Rerun(new, new.open_error)
+        return start
 
     # ----- export ----------------------------------------------------------------------------
     def export(self, path: str | os.PathLike, progress: ProgressCallback | None = None,

@@ -42,6 +42,7 @@ class LocalSource:
         self._tokens = {k: list(v) for k, v in (tokens or {}).items()}
         self._model = None  # a replayed snapshot's model, loaded for its lens (`_recorded_model`)
         self._backward_budget: int | None = None  # the budget `make_room_for_backward` checked against
+        self._compared: tuple[Recording, Recording] | None = None  # (A, B) of the last `compare`
         model = session is not None
         reruns = model and getattr(session, "adapter", None) is not None and hasattr(session, "verify")
         self.capabilities = Capabilities(  # a GenerationSession has no single pass to run again (no `verify`)
@@ -168,6 +169,11 @@ class LocalSource:
             return token_id(self.session.adapter, text)
         return self.why().token_id(text)
 
+    def rerun(self, texts: Mapping[str, str], generate, chat: bool | None) -> None:
+        """None: Run starts a new pass here through the window's loader (its model, device and precision may be
+        other than this pass's)."""
+        return None
+
     def runs_as(self, placement) -> bool:
         """Whether `placement` is where and how the live pass's model already runs (False for a recording)."""
         from tfdebug.core.devices import resolve_device, resolve_dtype
@@ -178,24 +184,49 @@ class LocalSource:
         return (adapter.dtype == resolve_dtype(placement.dtype) and adapter.device == resolve_device(placement.device)
                 and placement.attention == getattr(adapter, "attention", "eager") and placement.model is None)
 
-    def set_reference(self, dtype: str | None) -> None:
-        """Refused: a pass here gets its reference from the window (computed here, set on the stepper)."""
+    def set_reference(self, placement, held=None) -> None:
+        """The stepper compares with `held(placement)`, the window's reference pass computed here (None: with none;
+        a StepperStateError without `held`)."""
         from tfdebug.core.errors import StepperStateError
 
-        raise StepperStateError("A pass in this process gets its reference pass from the window, not from its source.")
+        self.stepper.reference = None
+        if placement is None:
+            return
+        if held is None:
+            raise StepperStateError("A pass in this process compares with the window's reference pass: none was given.")
+        self.stepper.reference = held(placement)
 
     def compare(self, against: str, atol: float, rtol: float, *, on_screen: str = "a", dtype: str | None = None,
                 path: str | None = None, attention: str | None = None):
-        """Refused: a pass here is compared by the window, from recordings in this process."""
+        """With `against` "placed", the pass so far compared with the reference pass its stepper holds
+        (`set_reference`'s, in its own dtype), the stages not in both left out; no transplant. Another pass (a
+        snapshot, the pass before an edit) is compared by the window from recordings here: a CompareError, as
+        without a reference."""
+        from tfdebug.core.compare import compare
         from tfdebug.core.errors import CompareError
 
-        raise CompareError("A pass in this process is compared from its recording here, not by its source.")
+        reference, (recording, _) = self.stepper.reference, self.recording()
+        if against != "placed" or reference is None or recording is None:
+            raise CompareError("A pass in this process is compared with its reference pass here; other passes from "
+                               "the window's recordings.")
+        names = {c.name for c in recording.captures}
+        held = Recording(captures=[c for c in reference.captures if c.name in names], tokens=recording.tokens,
+                         model_name=recording.model_name, dtype=reference.key[2].dtype)
+        passes = (held, recording) if on_screen == "b" else (recording, held)
+        result = compare(*passes, atol=atol, rtol=rtol)
+        self._compared = passes
+        return result, None
 
     def compared_planes(self, name: str, indices_by_name: dict[str, int], max_size: tuple[int, int]):
-        """Refused: the planes of a comparison made here are cut from its recordings (core.compare_planes)."""
+        """A, B and A − B of stage `name` in the last `compare`, cut here (core.compare_planes); a CompareError
+        before one."""
+        from tfdebug.core.compare_planes import compared_planes
         from tfdebug.core.errors import CompareError
 
-        raise CompareError("A pass in this process is compared from its recording here, not by its source.")
+        if self._compared is None:
+            raise CompareError("A pass in this process is compared with its reference pass here; other passes from "
+                               "the window's recordings.")
+        return compared_planes(*self._compared, name, indices_by_name, max_size)
 
     def why(self):
         """The lens, attribution and patching of the finished live pass, or of a replayed snapshot read out with the

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from tfdebug.core.checks import Check
 from tfdebug.core.display import DisplaySlice, Stats
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from tfdebug.core.compare_planes import ComparedPlanes
     from tfdebug.core.errors import TfdebugError
     from tfdebug.core.images import InputImage
+    from tfdebug.core.reference import ReferencePass
+    from tfdebug.models.sampling import DecodingSettings
     from tfdebug.sessions.crosscheck import Placement
     from tfdebug.sessions.transplant import Transplant
     from tfdebug.sessions.why_view import WhyView
@@ -129,6 +131,15 @@ class Backwarded:
     summary: object = None
     #: the peak in bytes the backward stated before it ran (None where it was given no plan to state it from)
     peak: int | None = None
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """A new pass a source started where it runs (the work `PassSource.rerun` gives): its source, and the error that
+    refused the new texts when the old ones ran again instead (None when the new texts ran)."""
+
+    source: "PassSource"
+    refused: "TfdebugError | None" = None
 
 
 class PassSource(Protocol):
@@ -257,30 +268,43 @@ class PassSource(Protocol):
         model: its adapter here, the server's for a served pass; ReadoutError when it names none."""
         ...
 
+    def rerun(self, texts: Mapping[str, str], generate: DecodingSettings | None,
+              chat: bool | None) -> Callable[[], Rerun] | None:
+        """How Run (with `generate`, Generate) starts a new pass on `texts` (`chat`: as a user's chat turn; None: as
+        this pass did). Where `capabilities.passes_there`, the work that starts it where the pass runs, to call off
+        the GUI thread (a served pass: its server runs its own model on them; texts it refuses raise, or run the old
+        ones again: `Rerun.refused`). None where the window's loader starts it in this process instead, with the
+        input bar's model, device, precision and capture budget, which may differ from this pass's (a pass here;
+        with no pass on screen the loader starts it too)."""
+        ...
+
     def runs_as(self, placement: Placement) -> bool:
         """Whether a pass in `placement` would run as this one does (its reference there would show nothing): the
         model's dtype, device, attention kernel and weights here; a served pass's dtype and eager attention (the
         server places its reference on its own device)."""
         ...
 
-    def set_reference(self, dtype: str | None) -> None:
-        """Where `capabilities.passes_there`: the divergence condition's reference is this input in `dtype` on the
-        pass's device, computed and compared with there (None: none). Elsewhere a StepperStateError: the window
-        computes the reference in this process and sets it on the stepper."""
+    def set_reference(self, placement: Placement | None,
+                      held: Callable[[Placement], ReferencePass] | None = None) -> None:
+        """The divergence condition's reference: this input in `placement` (None: none). Where
+        `capabilities.passes_there`, computed and compared with where the pass runs, told `placement`'s dtype (its
+        server places it on its own device). Else `held(placement)`: the window's reference pass, computed in this
+        process off the GUI thread (tfdebug.core.reference), which the stepper compares with as it runs (a
+        StepperStateError without `held`). A TfdebugError says why there is none; the pass then has none."""
         ...
 
     def compare(self, against: str, atol: float, rtol: float, *, on_screen: str = "a", dtype: str | None = None,
                 path: str | None = None, attention: str | None = None) -> tuple[Comparison, Transplant | None]:
-        """Where `capabilities.passes_there`: compare this pass with another made where it runs ("placed": this
-        input in `dtype` / `attention`, "unedited", or "file": the snapshot `path` there) and the transplant made
-        at the first divergent stage (tfdebug.remote.comparing). Elsewhere a CompareError: the window compares
-        recordings in this process."""
+        """Compare this pass with another made where it runs, and the transplant made at the first divergent stage
+        (None where none is made). Where `capabilities.passes_there`: "placed" (this input in `dtype` /
+        `attention`, or the divergence reference held there), "unedited", or "file" (the snapshot `path` there)
+        (tfdebug.remote.comparing). Else only "placed" with the divergence reference its stepper holds
+        (`set_reference`); other passes, a CompareError: the window compares them from recordings here."""
         ...
 
     def compared_planes(self, name: str, indices_by_name: dict[str, int],
                         max_size: tuple[int, int]) -> ComparedPlanes:
-        """A, B and A − B of stage `name` in the last `compare`, cut where it ran (a CompareError where it did
-        not run there)."""
+        """A, B and A − B of stage `name` in the last `compare`, cut where it ran (a CompareError before one)."""
         ...
 
     def why(self) -> WhyView:

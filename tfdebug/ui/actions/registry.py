@@ -237,15 +237,10 @@ def run_inputs(ctx: ActionContext) -> None:
 
 
 def _new_pass(ctx: ActionContext, generation) -> None:
-    """A new pass on the input bar's texts (`generation`: its DecodingSettings, None for one pass): made where the
-    model runs, by the served pass's server or by the loader here (with the input bar's model, device and
-    precision)."""
-    if ctx.ctl.capabilities.passes_there:  # the model runs where the pass does: a new pass there on the texts
-        ctx.tools.remote.run_texts(ctx.window.input_bar.texts(), generate=generation,
-                                   chat=ctx.window.input_bar.chat.isChecked())
-        return
-    ctx.ctl.run.set_generation(generation)
-    ctx.ctl.loader.run()
+    """A new pass on the input bar's texts (`generation`: its DecodingSettings, None for one pass), started as the
+    pass on screen says (`DebugController.new_pass`)."""
+    bar = ctx.window.input_bar
+    ctx.ctl.new_pass(bar.texts(), generation, bar.chat.isChecked())
 
 
 @action("tfdebug.session.generate", QT_TRANSLATE_NOOP("actions", "Generate"), "Ctrl+G",

@@ -97,10 +97,6 @@ class RemoteTool(Protocol):
         """Show `session` (a connected RemoteSession) as the window's pass."""
         ...
 
-    def run_texts(self, texts: dict[str, str], generate: Any = None, chat: bool | None = None) -> None:
-        """Run (or, with `generate`, Generate) a new pass of the served model on `texts`."""
-        ...
-
     def reconnect(self) -> None:
         """Attach again to the same server."""
         ...

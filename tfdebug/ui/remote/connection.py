@@ -73,35 +73,6 @@ class RemoteTools(QObject):
         session = self.session
         return session if session is not None and self.ctl.source is session else None
 
-    # ----- a new pass on the server ---------------------------------------------------------------
-    def run_texts(self, texts: dict[str, str], generate=None, chat: bool | None = None) -> None:
-        """Run: a new pass of the served model on `texts`, checked there (off the GUI thread); with `generate`
-        (DecodingSettings), Generate: the server generates token by token; `chat`: the input bar's Chat toggle.
-        Texts the server refuses leave the pass on screen as it was, and the error says why in the window's
-        language."""
-        session, ctl = self.shown(), self.ctl
-        if session is None or ctl.loader.busy:
-            return
-        ctl.loader.set_busy(True)
-        job = self.job = Job(lambda job: session.reopen(texts, generate=generate, chat=chat), name="remote-run",
-                             describe_failure=lambda exc: said(lambda: self.tr("The server could not start the pass.")))
-
-        def started(new) -> None:
-            ctl.loader.set_busy(False)
-            if self.shown() is not session:
-                new.close()  # the window left this server meanwhile
-                return
-            self.attach(new, announce=False)
-            if new.open_error is not None:  # the server ran the old texts again: say why the new ones failed
-                ctl.say(Message("error", error_phrase(new.open_error), topic="run"))
-
-        def failed(sentence, details) -> None:
-            ctl.loader.set_busy(False)
-            ctl.say(Message("error", sentence, details, topic="run"))
-        job.finished.connect(started)
-        job.failed.connect(failed)
-        job.start()
-
     # ----- losing it and getting it back ----------------------------------------------------------
     def _on_lost(self, error) -> None:
         session = self.session

@@ -26,8 +26,8 @@ from tfdebug.core.view import RunInputs, ViewSelection
 from tfdebug.io.recording import Recording
 from tfdebug.models.sampling import DecodingSettings
 from tfdebug.sessions.local_source import LocalSource
-from tfdebug.sessions.source import NO_PASS, Capabilities, PassSource
-from tfdebug.ui.i18n.language import error_phrase
+from tfdebug.sessions.source import NO_PASS, Capabilities, PassSource, Rerun
+from tfdebug.ui.i18n.language import error_phrase, said
 from tfdebug.ui.models.run import RunModel
 from tfdebug.ui.state.axes import ShownAxes
 from tfdebug.ui.state.breakpoints import WindowBreakpoints
@@ -271,6 +271,28 @@ class DebugController(QObject):
     def set_inputs(self, inputs: RunInputs) -> None:
         """What the next Run starts (the run model's `inputs_changed` tells the input bar)."""
         self.run.set_inputs(inputs)
+
+    def new_pass(self, texts: dict[str, str], generation: DecodingSettings | None, chat: bool) -> None:
+        """Run (with `generation`, Generate) on `texts`, started as the pass on screen says (`PassSource.rerun`):
+        where it runs, off the GUI thread, the new pass then shown in its place (closed when the window has left
+        that pass meanwhile; the error said when the old texts ran again); or by the loader here with the run
+        model's inputs (the input bar's model, device and precision), as with no pass on screen."""
+        source = self.source
+        start = source.rerun(texts, generation, chat) if source is not None else None
+        if start is None:
+            self.run.set_generation(generation)
+            self.loader.run()
+            return
+
+        def started(rerun: Rerun) -> None:
+            if self.source is not source:
+                rerun.source.close()  # the window left that pass meanwhile
+                return
+            self.show_source(rerun.source)
+            if rerun.refused is not None:
+                self.say(Message("error", error_phrase(rerun.refused), topic="run"))
+        self.loader.load_in_background(lambda job: start(), started, lambda exc: said(
+            lambda: QCoreApplication.translate("RemoteTools", "The server could not start the pass.")))
 
     def set_session(self, session) -> None:
         """Show a live DebugSession and start its pass (paused at the first stage)."""

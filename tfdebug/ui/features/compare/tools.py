@@ -18,6 +18,7 @@ from tfdebug.core.compare_planes import ComparedPlanes, compared_planes
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.reference import ReferencePass
 from tfdebug.sessions.crosscheck import Placement
+from tfdebug.sessions.source import PassSource as Source
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
 from tfdebug.ui.features.compare.dialog import BEFORE_EDIT, FILE, INPUT, LIVE, PLACED, CompareDialog, PassSource, describe
@@ -55,6 +56,7 @@ class CompareTools:
         self.atol, self.rtol = DEFAULT_ATOL, DEFAULT_RTOL
         self.result: Comparison | None = None
         self.passes: tuple[Any, Any] | None = None
+        self.compared_by: Source | None = None  # the source that compared when `passes` is None: cuts its planes
         #: the last comparison's transplant (tfdebug.sessions.transplant.Transplant), when it had one
         self.transplant = None
         self._opened: list = []  # files this tool opened (the replay's own recording is not among them)
@@ -240,8 +242,10 @@ class CompareTools:
             a=shown_text(side_a), b=shown_text(side_b), atol=f"{atol:g}", rtol=f"{rtol:g}"))
         self.atol, self.rtol = atol, rtol
 
+        source = self.ctl.source  # the pass the comparison is made of: where its planes are cut, whatever shows next
+
         def outcome(job: Job):
-            return (*work(job), summary, select)
+            return (*work(job), summary, select, source)
         self.job = Job(outcome, name="compare",
                        describe_failure=lambda exc: said(lambda: QCoreApplication.translate(
                            "CompareTools", "The comparison failed; the details say why.")))
@@ -250,9 +254,10 @@ class CompareTools:
         self.job.start()
 
     def _finished(self, outcome) -> None:
-        result, passes, opened, transplant, summary, select = outcome
+        result, passes, opened, transplant, summary, select, source = outcome
         self._close_passes()
         self.result, self.passes, self._opened, self.transplant = result, passes, opened, transplant
+        self.compared_by = source if passes is None else None
         name = result.first_divergent.name if result.first_divergent is not None else None
         verdict = said(lambda: QCoreApplication.translate("CompareTools", "First divergent stage: {name}.").format(
             name=name) if name is not None else QCoreApplication.translate("CompareTools", "No stage diverges."))
@@ -289,9 +294,8 @@ class CompareTools:
         """A, B and A − B of stage `name` in the compared passes (tfdebug.core.compare_planes), cut where their
         tensors are: here, or on the server that compared them (only the three planes cross)."""
         if self.passes is None:
-            source = self.ctl.source
-            assert source is not None  # compared where the pass on screen runs
-            return source.compared_planes(name, indices_by_name, max_size)
+            assert self.compared_by is not None  # compared by the pass that was on screen
+            return self.compared_by.compared_planes(name, indices_by_name, max_size)
         return compared_planes(*self.passes, name, indices_by_name, max_size)
 
 

@@ -7,8 +7,9 @@ the host within the capture budget (tfdebug.core.reference says why), and one is
 time. Each new live pass gets it as its stepper's `reference` before the pass starts; when
 the divergence condition stops the pass, the Compare dock shows the stage in both passes
 (A the reference, B the pass on screen, A − B) and the Overview their difference per stage.
-A pass `tfdebug serve` runs has its reference on the server (told the dtype: RemoteSession.set_reference),
-where the condition is checked; a stop there shows the table the server compares.
+The pass's source takes it (`PassSource.set_reference`): a pass here compares with the one computed here, a pass
+`tfdebug serve` runs has its reference on the server (told the dtype), where the condition is checked; a stop
+there shows the table the server compares.
 """
 
 from __future__ import annotations
@@ -129,23 +130,15 @@ class ReferenceTools(QObject):
         self._attach()
 
     def _attach(self) -> None:
-        """Give the live pass its reference (the controller calls this before the pass starts); a served pass's
-        is computed on the server, told the dtype."""
-        stepper = self.ctl.stepper
-        if stepper is None or not stepper.is_live:
+        """Give the live pass its reference (the controller calls this before the pass starts): its source takes
+        it, `ensure`d here for a pass here, computed where it runs for a served pass (told the dtype)."""
+        stepper, source = self.ctl.stepper, self.ctl.source
+        if stepper is None or source is None or not stepper.is_live:
             return
         wanted = self.placement is not None and any(b.value == DIVERGES for b in self.ctl.breakpoints.points)
         try:
-            if self.ctl.capabilities.passes_there:  # computed where the pass runs, told the dtype
-                self._serve_reference(self.placement.dtype if wanted and self.placement is not None else None)
-            elif not wanted:
-                stepper.reference = None
-                return
-            else:
-                stepper.reference = self.ensure(self.placement)
+            source.set_reference(self.placement if wanted else None, self.ensure)
         except TfdebugError as exc:
-            if not self.ctl.capabilities.passes_there:
-                stepper.reference = None
             self.ctl.say(Message("warning", error_phrase(exc), topic="reference"))
             return
         if self._observed is not None:
@@ -160,21 +153,12 @@ class ReferenceTools(QObject):
         stepper.subscribe(observe)
         self._observed = (stepper, observe)
 
-    def _serve_reference(self, dtype: str | None) -> None:
-        """Tell the source where the pass runs the dtype of its reference (None: none); it says it only when it
-        changed."""
-        source = self.ctl.source
-        if source is not None:
-            source.set_reference(dtype)
-
     def _show_hit(self, stepper, event: StepperEvent) -> None:
         """Compare the stages run so far with the reference: the Compare dock shows the stage stopped at
-        in both passes and A − B; the Overview the difference of every stage so far. A served pass is compared
-        on the server, with the reference it holds there."""
-        served = self.ctl.source if self.ctl.capabilities.passes_there else None  # compared where it runs
-        reference = stepper.reference if served is None else None
-        placement = self.placement if served is not None else (reference.key[2] if reference is not None else None)
-        if stepper is not self.ctl.stepper or placement is None:
+        in both passes and A − B; the Overview the difference of every stage so far. The pass's source compares
+        them where the reference is held (`PassSource.compare`: here, or on a served pass's server)."""
+        source, placement = self.ctl.source, self.placement
+        if stepper is not self.ctl.stepper or source is None or placement is None:
             return
         side_a = said(lambda: QCoreApplication.translate("ReferenceTools", "the reference pass ({placement})").format(
             placement=placement_text(placement)))
@@ -182,18 +166,7 @@ class ReferenceTools(QObject):
         side_b = said(lambda: QCoreApplication.translate("CompareDialog", "the pass on screen ({title})").format(
             title=title))
         bp = event.breakpoint
-        if served is not None:
-            def work(job: Job):
-                return served.compare("placed", bp.threshold, bp.rtol, on_screen="b",
-                                      dtype=placement.dtype)[0], None, [], None
-            self.compare.start_job(work, bp.threshold, bp.rtol, side_a, side_b, event.capture.name, replace=True)
-            return
-        recording, _ = self.ctl.recording()
-        if recording is None:
-            return
-        names = {c.name for c in recording.captures}
-        from tfdebug.io.recording import Recording
-        ref_pass = Recording(captures=[c for c in reference.captures if c.name in names], tokens=recording.tokens,
-                             model_name=recording.model_name, dtype=placement.dtype)
-        self.compare.run(lambda job: ref_pass, lambda job: recording, bp.threshold, bp.rtol, side_a, side_b,
-                         replace=True, select=event.capture.name)
+
+        def work(job: Job):
+            return source.compare("placed", bp.threshold, bp.rtol, on_screen="b", dtype=placement.dtype)[0], None, [], None
+        self.compare.start_job(work, bp.threshold, bp.rtol, side_a, side_b, event.capture.name, replace=True)
