@@ -286,6 +286,29 @@ def byte_view(tensor: Tensor) -> memoryview:
     return memoryview(tensor.reshape(-1).view(torch.uint8).numpy())  # pyright: ignore[reportArgumentType]
 
 
+def part_of_entry(entry: TensorEntry, leading: Sequence[int], where: str) -> tuple[int, tuple[int, ...]]:
+    """Where the part `entry[leading]` lies (its offset from the data start) and its shape.
+
+    With every leading axis fixed the part is one contiguous run of the stored, row-major
+    bytes; `leading` must fix fewer axes than the tensor has, each within its size, and the
+    part must lie inside the entry (SnapshotError with one sentence otherwise). () is the
+    whole tensor.
+    """
+    shape, rest = entry.shape, entry.shape[len(leading):]
+    fits = (not leading or len(leading) < len(shape)) and all(
+        is_int(i) and 0 <= i < d for i, d in zip(leading, shape))
+    offset = 0
+    for i, d in zip(leading, shape) if fits else ():
+        offset = offset * d + i
+    size = _numel(rest) * DTYPE_FACTS[entry.code][1]
+    begin = entry.begin + offset * size
+    if not fits or begin + size > entry.end:  # a checked header's entry holds every part it has
+        raise SnapshotError("{where} has no part {index} of tensor '{name}' (of shape {shape}).",
+                            id="safetensors.no_part", where=where, index=list(leading), name=entry.name,
+                            shape=list(shape))
+    return begin, rest
+
+
 READ_CHUNK_BYTES = 1 << 30  # one read call stays under Linux's ~2 GiB per-call limit
 
 
