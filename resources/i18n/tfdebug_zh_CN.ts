@@ -5057,6 +5057,11 @@ output w·V = {output}</source>
         <translation>{where} 的清单已损坏：{problem}。</translation>
     </message>
     <message>
+        <source>{where} has no part {index} of tensor &apos;{name}&apos; (of shape {shape}).</source>
+        <comment>safetensors.no_part</comment>
+        <translation>{where} 中没有张量“{name}”（形状 {shape}）的部分 {index}。</translation>
+    </message>
+    <message>
         <source>{where} has no tfdebug manifest: it is a plain safetensors file, not a snapshot.</source>
         <comment>manifest.missing</comment>
         <translation>{where} 没有 tfdebug 清单：它是普通的 safetensors 文件，而不是快照。</translation>

@@ -384,6 +384,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', "{where} does not match its manifest: stage '{name}' is {dtype} in the file but {want} in the manifest.", 'manifest.dtype_mismatch')
     translate('errors', "{where} does not match its manifest: tensor '{name}' is not a listed stage.", 'manifest.extra_tensor')
     translate('errors', '{where} has a damaged manifest: {problem}.', 'manifest.damaged')
+    translate('errors', "{where} has no part {index} of tensor '{name}' (of shape {shape}).", 'safetensors.no_part')
     translate('errors', '{where} has no tfdebug manifest: it is a plain safetensors file, not a snapshot.', 'manifest.missing')
     translate('errors', '{where} is damaged or extended: {extra} bytes after the last tensor belong to none.', 'safetensors.trailing')
     translate('errors', '{where} is damaged: it declares {gib} GiB of tensor data but only {mib} MiB is stored on disk (a sparse file).', 'safetensors.sparse')
