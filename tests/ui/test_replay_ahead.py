@@ -196,3 +196,58 @@ def test_f10_onto_a_large_stage_not_read_yet_reads_it_off_the_gui_thread(make_wi
     assert [name for name, _ in reads[start:]] == names[1:5]  # each stage F10 went to was read, once
     assert not [name for name, on_gui in reads if on_gui]  # and none on the GUI thread
     assert window.ctl.current.name == names[2]
+
+
+def test_f10_onto_a_large_plane_paints_the_head_read_alone_before_the_stage_is_read(make_window, snapshot, qtbot,
+                                                                                    monkeypatch):
+    """An 8k-token plane's first picture comes from the one (batch, head) plane shown, read alone on the display
+    worker: the heatmap paints the file's plane before the whole stage is read, which the worker reads next
+    (issue 54). Nothing is read on the GUI thread."""
+    events: list[tuple] = []  # ("part" | "whole", stage, on the GUI thread) and ("painted", stage, the stage read)
+    load, part = snapshot_io._Reader.load, snapshot_io._Reader.part
+
+    def noted(what, read):
+        def reading(reader, capture, *args):
+            events.append((what, capture.name, threading.current_thread() is threading.main_thread()))
+            return read(reader, capture, *args)
+        return reading
+    monkeypatch.setattr(snapshot_io._Reader, "load", noted("whole", load))
+    monkeypatch.setattr(snapshot_io._Reader, "part", noted("part", part))
+    window = make_window()
+    window.ctl.shown.large_stage_bytes = 1  # every stage is large: none is read ahead
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    run_to_stage(window, qtbot, HEADED)
+    idle(qtbot, window)
+    spin = window.heatmap_panel.spin_boxes["head"]
+    spin.setFocus()
+    qtbot.keyClick(spin, Qt.Key_Up)  # head 1
+    qtbot.waitUntil(lambda: window.ctl.axes.indices()[1] == 1)
+    idle(qtbot, window)
+    names = window.ctl.replayed.names()
+    target = names[names.index(HEADED) + 1]
+    assert window.ctl.replayed[target].tensor is None
+    first: list[np.ndarray] = []
+
+    def painted(sl):
+        current = window.ctl.current
+        if sl is not None and current is not None and current.name == target:
+            events.append(("painted", target, current.tensor is not None))
+            if not first:
+                first.append(sl.values.copy())
+    window.ctl.shown.model.slice_changed.connect(painted)
+    start = len(events)
+    press(window, Qt.Key_F10)
+    wait_paused(qtbot, window, target)
+    qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None)
+    idle(qtbot, window)
+    window.ctl.shown.model.slice_changed.disconnect(painted)
+    assert events[start:start + 3] == [("part", target, False), ("painted", target, False), ("whole", target, False)]
+    assert window.ctl.current.tensor is not None  # read whole after the picture, on the worker
+    assert window.ctl.axes.indices()[1] == 1
+    with safe_open(str(snapshot), framework="pt") as f:
+        plane = f.get_tensor(target)[0, 1].float().numpy()
+    finite = np.isfinite(first[0])
+    np.testing.assert_array_equal(first[0][finite], plane[finite])
+    assert_shows_the_file(window, snapshot)
+    assert not [e for e in events if e[0] != "painted" and e[2]]  # nothing read on the GUI thread
