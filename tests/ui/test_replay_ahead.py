@@ -250,4 +250,6 @@ def test_f10_onto_a_large_plane_paints_the_head_read_alone_before_the_stage_is_r
     finite = np.isfinite(first[0])
     np.testing.assert_array_equal(first[0][finite], plane[finite])
     assert_shows_the_file(window, snapshot)
+    stats = window.ctl.shown.current_slice.stats  # its mean and std came after the picture
+    assert not stats.partial and stats.mean == pytest.approx(float(plane.mean()), rel=1e-5, abs=1e-6)
     assert not [e for e in events if e[0] != "painted" and e[2]]  # nothing read on the GUI thread

@@ -301,7 +301,9 @@ class ShownStage:
         key = view_key(row, col, indices, mask)
         ready = self.display.ahead.slice_for(capture, key)
         if ready is not None:  # read and cut ahead, or cut when this stage was last shown
+            assert ready.slice is not None
             self._slice_ready(capture, ready.slice, (ready.levels, ready.image) if ready.image is not None else None)
+            self._complete_moments(capture, ready.slice, row, col, indices)  # one cut from a part has none yet
             return
         cells = shape[row] * shape[col] if len(shape) >= 2 and row != col else math.prod(shape)
         if not self.elsewhere(capture) and cells <= OFF_THREAD_CELLS and not self.is_large(capture):
@@ -329,12 +331,17 @@ class ShownStage:
 
         def shown(done):
             self._slice_ready(capture, *done)
-            sl = done[0]
-            if sl.stats.partial and self.current_slice is sl:
-                self.display.submit("moments", lambda: display.moments_of(capture, row, col, indices, sl.stats),
-                                    lambda stats: self._moments_ready(sl, stats),
-                                    lambda exc: self._slice_failed(capture, exc))
+            self._complete_moments(capture, done[0], row, col, indices)
         self.display.submit("slice", compute, shown, lambda exc: self._slice_failed(capture, exc))
+
+    def _complete_moments(self, capture: Capture, sl: DisplaySlice, row: int, col: int, indices: dict[int, int]) -> None:
+        """The shown slice `sl`, drawn before its mean and std were known (`Stats.partial`), gets them on the
+        display worker ("moments" job: the image waited for its extremes only)."""
+        if sl.stats.partial and self.current_slice is sl:
+            display = self.source_display
+            self.display.submit("moments", lambda: display.moments_of(capture, row, col, indices, sl.stats),
+                                lambda stats: self._moments_ready(sl, stats),
+                                lambda exc: self._slice_failed(capture, exc))
 
     def _slice_ready(self, capture: Capture, sl: DisplaySlice, indexed=None) -> None:
         if capture is self.current:

@@ -130,8 +130,9 @@ def prepare_part(stepper: Stepper, capture: Capture, view: ViewSelection, max_si
         return None
     part_mask = mask[leading] if mask is not None and tuple(mask.shape) == tuple(capture.shape) else None
     across = int(row > col)  # the plane's own axes: 0 and 1, or 1 and 0 when the view shows it transposed
-    sl = replace(display_slice(plane, across, 1 - across, {}, max_size, kind=capture.info.kind, mask=part_mask),
-                 row_axis=row, col_axis=col)
+    # Its mean and std are left for the "moments" job once shown (from the whole): the image sooner.
+    sl = replace(display_slice(plane, across, 1 - across, {}, max_size, kind=capture.info.kind, mask=part_mask,
+                               moments=False), row_axis=row, col_axis=col)
     levels = colors.scheme(capture.info.kind, sl.stats)[1]
     return Prepared(capture, None, view_key(row, col, indices, mask), sl, levels, colors.quantize(sl.values, levels),
                     selection=selection_of(view))
