@@ -12,7 +12,8 @@ settles with its heatmap.
 
 A jump (a click in the Stages tree, Run to Stage) to a replayed stage not read yet goes the
 same way (`tfdebug.ui.state.shown.ShownStage.read_before_jump`): the worker reads and prepares the
-stage, then the cursor moves there on the GUI thread with nothing left to read.
+stage, then the cursor moves there on the GUI thread with nothing left to read. A large stage is prepared
+from the one plane the view shows, read alone (`prepare_part`), and read whole once it is shown.
 
 A prepared slice is used only when it was cut from the stage's tensor as it is now, with
 the shown axes, indices and mask the view has now; anything else is computed as usual.
