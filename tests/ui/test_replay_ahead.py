@@ -253,3 +253,30 @@ def test_f10_onto_a_large_plane_paints_the_head_read_alone_before_the_stage_is_r
     stats = window.ctl.shown.current_slice.stats  # its mean and std came after the picture
     assert not stats.partial and stats.mean == pytest.approx(float(plane.mean()), rel=1e-5, abs=1e-6)
     assert not [e for e in events if e[0] != "painted" and e[2]]  # nothing read on the GUI thread
+
+
+def test_a_large_softmax_drawn_from_its_plane_shows_the_cells_its_mask_hid(make_window, snapshot, reads, qtbot,
+                                                                           monkeypatch):
+    """A softmax's masked cells (zeros the mask stage marks) are drawn masked in a picture cut from one plane too;
+    the mask stage is read on the worker, not on the GUI thread."""
+    parts: list[str] = []
+    part = snapshot_io._Reader.part
+    monkeypatch.setattr(snapshot_io._Reader, "part",
+                        lambda reader, capture, leading: (parts.append(capture.name), part(reader, capture, leading))[1])
+    window = make_window()
+    window.ctl.shown.large_stage_bytes = 1
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    idle(qtbot, window)
+    target = "dec.0.self_attn.probs"  # reads dec.0.self_attn.masked, a causal mask
+    click_stage(window, qtbot, target)
+    wait_paused(qtbot, window, target)
+    qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None)
+    idle(qtbot, window)
+    assert_shows_the_file(window, snapshot)
+    with safe_open(str(snapshot), framework="pt") as f:
+        mask = f.get_tensor("dec.0.self_attn.masked")[0, 0]
+    hidden = int((mask <= torch.finfo(mask.dtype).min / 2).sum())
+    assert hidden and int(np.isneginf(window.heatmap_panel.slice.values).sum()) == hidden
+    assert parts[-1] == target  # drawn from its plane
+    assert not [name for name, on_gui in reads if on_gui]
