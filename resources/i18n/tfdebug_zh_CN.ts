@@ -3972,6 +3972,11 @@ output w·V = {output}</source>
         <translation>提示中出现了 {n} 次 {token}；{name} 只接受一张图片。</translation>
     </message>
     <message>
+        <source>The read was stopped: another stage was asked for.</source>
+        <comment>read.stopped</comment>
+        <translation>读取已停止：已请求另一个阶段。</translation>
+    </message>
+    <message>
         <source>The recipe of stage &apos;{name}&apos; is damaged: {problem}.</source>
         <comment>recipe.damaged</comment>
         <translation>阶段 &apos;{name}&apos; 的配方已损坏：{problem}。</translation>

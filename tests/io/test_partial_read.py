@@ -59,3 +59,23 @@ def test_a_part_of_a_file_truncated_underneath_says_so(snapshot_path):
         os.truncate(snapshot_path, 200)
         with pytest.raises(SnapshotError, match="changed on disk after it was opened"):
             rec.part(rec[PLANE], (0, 0))
+
+
+def test_a_read_that_may_stop_stops_between_pieces_and_can_be_read_again(snapshot_path, monkeypatch):
+    import tfdebug.io.safetensors_file as safetensors_file
+    from tfdebug.core.errors import ReadStoppedError
+
+    monkeypatch.setattr(safetensors_file, "STOP_CHUNK_BYTES", 16)  # a piece of four floats
+    asked = []
+
+    def stop() -> bool:
+        asked.append(True)
+        return len(asked) > 2  # two pieces read, then no longer wanted
+    with open_snapshot(snapshot_path) as rec:
+        stepper = rec.stepper()
+        capture = stepper.history[stepper.position_of(PLANE)]
+        with pytest.raises(ReadStoppedError, match="^The read was stopped"):
+            stepper.tensor_of(capture, stop=stop)
+        assert len(asked) == 3 and capture.tensor is None
+        with safe_open(str(snapshot_path), framework="pt") as f:
+            assert torch.equal(stepper.tensor_of(capture, stop=lambda: False), f.get_tensor(PLANE))

@@ -5,6 +5,7 @@ Stages tree) to a stage not read yet is read there too, never on the GUI thread.
 The expected values are read from the file by safetensors' own reader, not by tfdebug's."""
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -99,9 +100,9 @@ def reads(monkeypatch):
     seen: list[tuple[str, bool]] = []
     load = snapshot_io._Reader.load
 
-    def noted(reader, capture):
+    def noted(reader, capture, **how):
         seen.append((capture.name, threading.current_thread() is threading.main_thread()))
-        return load(reader, capture)
+        return load(reader, capture, **how)
     monkeypatch.setattr(snapshot_io._Reader, "load", noted)
     return seen
 
@@ -207,9 +208,9 @@ def test_f10_onto_a_large_plane_paints_the_head_read_alone_before_the_stage_is_r
     load, part = snapshot_io._Reader.load, snapshot_io._Reader.part
 
     def noted(what, read):
-        def reading(reader, capture, *args):
+        def reading(reader, capture, *args, **how):
             events.append((what, capture.name, threading.current_thread() is threading.main_thread()))
-            return read(reader, capture, *args)
+            return read(reader, capture, *args, **how)
         return reading
     monkeypatch.setattr(snapshot_io._Reader, "load", noted("whole", load))
     monkeypatch.setattr(snapshot_io._Reader, "part", noted("part", part))
@@ -280,3 +281,41 @@ def test_a_large_softmax_drawn_from_its_plane_shows_the_cells_its_mask_hid(make_
     assert hidden and int(np.isneginf(window.heatmap_panel.slice.values).sum()) == hidden
     assert parts[-1] == target  # drawn from its plane
     assert not [name for name, on_gui in reads if on_gui]
+
+
+def test_a_step_on_stops_the_whole_read_of_the_large_stage_left(make_window, snapshot, qtbot, monkeypatch):
+    """F10 again while the stage just drawn from its plane is still being read whole: that read stops, the next
+    stage's picture does not wait for it, and nothing is said (the stage is read again when shown again)."""
+    load = snapshot_io._Reader.load
+    held: dict[str, str] = {}  # the stage whose whole read lasts until it is no longer wanted
+    stopped: list[bool] = []
+
+    def holding(reader, capture, stop=None):
+        if stop is not None and capture.name == held.get("name"):
+            deadline = time.monotonic() + 10
+            while not stop() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            stopped.append(stop())
+        return load(reader, capture, stop=stop)
+    monkeypatch.setattr(snapshot_io._Reader, "load", holding)
+    window = make_window()
+    window.ctl.shown.large_stage_bytes = 1
+    said: list = []
+    monkeypatch.setattr(window.ctl, "fail", said.append)
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    run_to_stage(window, qtbot, HEADED)
+    idle(qtbot, window)
+    names = window.ctl.replayed.names()
+    first, second = names[names.index(HEADED) + 1], names[names.index(HEADED) + 2]
+    held["name"] = first
+    press(window, Qt.Key_F10)
+    wait_paused(qtbot, window, first)
+    qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None and window.ctl.current.name == first)
+    press(window, Qt.Key_F10)
+    wait_paused(qtbot, window, second)
+    qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None and window.ctl.current.name == second)
+    idle(qtbot, window)
+    assert stopped == [True] and window.ctl.replayed[first].tensor is None
+    assert_shows_the_file(window, snapshot)
+    assert said == []

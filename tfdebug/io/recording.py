@@ -54,7 +54,7 @@ class Recording:
     model_config: dict = field(default_factory=dict)
     device: str = "cpu"
     dtype: str = "float32"
-    load: Callable[[Capture], Tensor] | None = None
+    load: Callable[..., Tensor] | None = None  # load(capture), or load(capture, stop=stop): a read that may stop
     #: `part(capture, leading)` reads the tensor at fixed leading indices alone (None where it cannot)
     part: Callable[[Capture, tuple[int, ...]], Tensor | None] | None = None
     path: str | None = None

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, Callable, NamedTuple, Sequence, TypeGuard
 
 from tfdebug.core import files
-from tfdebug.core.errors import SnapshotError, TfdebugError
+from tfdebug.core.errors import ReadStoppedError, SnapshotError, TfdebugError
 from tfdebug.core.phrases import Phrase, os_reason
 from tfdebug.io.atomic import ProgressCallback, report
 from tfdebug.io.limits import MAX_STAGES, name_problem, shape_problem
@@ -312,19 +312,26 @@ def part_of_entry(entry: TensorEntry, leading: Sequence[int], where: str) -> tup
 READ_CHUNK_BYTES = 1 << 30  # one read call stays under Linux's ~2 GiB per-call limit
 
 
-def read_into(f: io.BufferedReader, offset: int, tensor: Tensor) -> bool:
+STOP_CHUNK_BYTES = 64 * 1024 * 1024  # a read that may be stopped asks between pieces this large
+
+
+def read_into(f: io.BufferedReader, offset: int, tensor: Tensor, stop: Callable[[], bool] | None = None) -> bool:
     """Fill the (CPU, contiguous) `tensor` with the file's bytes from `offset`; False when the file ends first.
 
     Reads with pread into the tensor's own memory: one copy, no memory map (a mapped file
-    truncated underneath faults when touched), the file position left alone.
+    truncated underneath faults when touched), the file position left alone. `stop()`, asked
+    before each piece of STOP_CHUNK_BYTES, ends the read with ReadStoppedError when true.
     """
 
     if tensor.numel() == 0:
         return True
     view = byte_view(tensor)
     fd, done = f.fileno(), 0
+    chunk = READ_CHUNK_BYTES if stop is None else STOP_CHUNK_BYTES
     while done < len(view):
-        piece = view[done:done + READ_CHUNK_BYTES]
+        if stop is not None and stop():
+            raise ReadStoppedError("The read was stopped: another stage was asked for.", id="read.stopped")
+        piece = view[done:done + chunk]
         if hasattr(os, "preadv"):
             n = os.preadv(fd, [piece], offset + done)
         else:  # no preadv (macOS before 11, Windows): seek and read on the file object

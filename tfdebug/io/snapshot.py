@@ -19,7 +19,7 @@ import os
 import threading
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Callable, cast
 
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.recipes import as_tensor, is_plane, materialized
@@ -158,12 +158,13 @@ class _Reader:
             raise SnapshotError("The snapshot {path} changed on disk after it was opened; open it again.",
                                 id="snapshot.changed", path=self._path)
 
-    def load(self, capture: Capture) -> Tensor:
-        """The stage's tensor, read from the file now; a recipe stage's plane, rebuilt from its stored inputs."""
+    def load(self, capture: Capture, stop: Callable[[], bool] | None = None) -> Tensor:
+        """The stage's tensor, read from the file now; a recipe stage's plane, rebuilt from its stored inputs.
+        `stop()`, asked as a stored stage's bytes come in, ends the read (ReadStoppedError) when true."""
         recipe = self._recipes.get(capture.name)
         if recipe is not None:
             return as_tensor(rebuild(capture.name, recipe, tuple(capture.shape), self._input))
-        return self._read(capture.name)
+        return self._read(capture.name, stop=stop)
 
     def part(self, capture: Capture, leading: tuple[int, ...]) -> Tensor | None:
         """`capture`'s tensor at the fixed leading indices `leading` (the plane of one batch and head), read
@@ -176,7 +177,7 @@ class _Reader:
             self._inputs[key] = self._read(key)
         return self._inputs[key]
 
-    def _read(self, name: str, leading: tuple[int, ...] = ()) -> Tensor:
+    def _read(self, name: str, leading: tuple[int, ...] = (), stop: Callable[[], bool] | None = None) -> Tensor:
         where = Phrase("The snapshot {path}", id="where.snapshot", path=self._path)
         with self._lock:
             file = self._file
@@ -192,7 +193,7 @@ class _Reader:
 
             tensor = torch.empty(shape, dtype=entry.dtype)
             try:
-                complete = read_into(file, self._header.data_start + begin, tensor)
+                complete = read_into(file, self._header.data_start + begin, tensor, stop)
             except OSError as exc:
                 raise SnapshotError("Cannot read stage {name} from {path}: {reason}.", id="snapshot.read_failed",
                                     name=name, path=self._path, reason=os_reason(exc)) from exc

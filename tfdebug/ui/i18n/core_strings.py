@@ -184,6 +184,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('errors', 'The processor of {name} cannot prepare {path}: {reason}', 'vlm.processor_failed')
     translate('errors', 'The processor of {name} gives {n} picture tokens; its vision tower makes {m}.', 'vlm.token_count')
     translate('errors', 'The prompt names {token} {n} times; {name} takes one picture.', 'vlm.images')
+    translate('errors', 'The read was stopped: another stage was asked for.', 'read.stopped')
     translate('errors', "The recipe of stage '{name}' is damaged: {problem}.", 'recipe.damaged')
     translate('errors', 'The reference pass could not run: {why}', 'remote.reference_failed')
     translate('errors', 'The reference pass did not keep stage {stage}, so nothing can be transplanted there.', 'transplant.not_kept')

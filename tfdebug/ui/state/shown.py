@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, cast
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer
 
 from tfdebug.core.display import DisplaySlice, Stats
-from tfdebug.core.errors import TfdebugError
+from tfdebug.core.errors import ReadStoppedError, TfdebugError
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import RUNNING
 from tfdebug.core.stepper_like import StepperLike
@@ -172,18 +172,29 @@ class ShownStage:
 
     def _read_whole(self, capture: Capture | None) -> None:
         """A stage shown from a part of it (`read_before_jump`) is read whole on the display worker ("whole" job,
-        after everything the user looks at first); then the panels that read the whole (heads, checks) follow."""
+        after everything the user looks at first); then its slice's mean and std are filled in and the panels that
+        read the whole (heads, checks) follow. The read stops when another stage is asked for meanwhile: the next
+        step's picture does not wait for gigabytes no one will look at."""
         self.display.cancel("whole")  # a stage left behind need not be read
-        stepper = self._screen.stepper
-        if capture is None or stepper is None or not self.reading(capture):
+        if capture is None or self._screen.stepper is None or not self.reading(capture):
             return
+        stepper = cast("Stepper", self._screen.stepper)  # a replay whose tensors are here: core's own
+
+        def wanted_no_more() -> bool:  # asked on the worker between pieces of the read
+            return capture is not self.current or self.display.waiting("jump")
 
         def read(_tensor) -> None:
             if capture is self.current:
                 self.display.ahead.adopt(capture)
+                if self.current_slice is not None:
+                    self._complete_moments(capture, self.current_slice, self.view.row_axis, self.view.col_axis,
+                                           self.axes.indices(capture))
                 self.model.tensor_read()
-        self.display.submit("whole", lambda: stepper.tensor_of(capture), read,
-                            lambda exc: self._screen.fail(cannot("Cannot show this slice of {name}: {why}", capture, exc)))
+
+        def failed(exc: Exception) -> None:
+            if not isinstance(exc, ReadStoppedError):  # stopped: read again when it is shown again
+                self._screen.fail(cannot("Cannot show this slice of {name}: {why}", capture, exc))
+        self.display.submit("whole", lambda: stepper.tensor_of(capture, stop=wanted_no_more), read, failed)
 
     def _view_changed(self, *_change) -> None:
         if not self._showing:
@@ -337,7 +348,7 @@ class ShownStage:
     def _complete_moments(self, capture: Capture, sl: DisplaySlice, row: int, col: int, indices: dict[int, int]) -> None:
         """The shown slice `sl`, drawn before its mean and std were known (`Stats.partial`), gets them on the
         display worker ("moments" job: the image waited for its extremes only)."""
-        if sl.stats.partial and self.current_slice is sl:
+        if sl.stats.partial and self.current_slice is sl and not self.reading(capture):  # else once read whole
             display = self.source_display
             self.display.submit("moments", lambda: display.moments_of(capture, row, col, indices, sl.stats),
                                 lambda stats: self._moments_ready(sl, stats),

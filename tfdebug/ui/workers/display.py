@@ -119,6 +119,11 @@ class DisplayWorker(QObject):
             kinds = [kind] if kind else list(SHOWN_KINDS)
             return any(k in self._pending or k in self._in_flight for k in kinds)
 
+    def waiting(self, kind: str) -> bool:
+        """Whether a job of `kind` waits to be taken (a running job asks whether it holds one up)."""
+        with self._cond:
+            return kind in self._pending
+
     def close(self, timeout: float | None = None) -> None:
         """End the worker thread after the job it is on (waiting up to `timeout` s for it)."""
         with self._cond:
