@@ -3972,6 +3972,11 @@ output w·V = {output}</source>
         <translation>提示中出现了 {n} 次 {token}；{name} 只接受一张图片。</translation>
     </message>
     <message>
+        <source>The read was stopped: another stage was asked for.</source>
+        <comment>read.stopped</comment>
+        <translation>读取已停止：已请求另一个阶段。</translation>
+    </message>
+    <message>
         <source>The recipe of stage &apos;{name}&apos; is damaged: {problem}.</source>
         <comment>recipe.damaged</comment>
         <translation>阶段 &apos;{name}&apos; 的配方已损坏：{problem}。</translation>
@@ -5055,6 +5060,11 @@ output w·V = {output}</source>
         <source>{where} has a damaged manifest: {problem}.</source>
         <comment>manifest.damaged</comment>
         <translation>{where} 的清单已损坏：{problem}。</translation>
+    </message>
+    <message>
+        <source>{where} has no part {index} of tensor &apos;{name}&apos; (of shape {shape}).</source>
+        <comment>safetensors.no_part</comment>
+        <translation>{where} 中没有张量“{name}”（形状 {shape}）的部分 {index}。</translation>
     </message>
     <message>
         <source>{where} has no tfdebug manifest: it is a plain safetensors file, not a snapshot.</source>

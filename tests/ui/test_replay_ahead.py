@@ -5,6 +5,7 @@ Stages tree) to a stage not read yet is read there too, never on the GUI thread.
 The expected values are read from the file by safetensors' own reader, not by tfdebug's."""
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -99,9 +100,9 @@ def reads(monkeypatch):
     seen: list[tuple[str, bool]] = []
     load = snapshot_io._Reader.load
 
-    def noted(reader, capture):
+    def noted(reader, capture, **how):
         seen.append((capture.name, threading.current_thread() is threading.main_thread()))
-        return load(reader, capture)
+        return load(reader, capture, **how)
     monkeypatch.setattr(snapshot_io._Reader, "load", noted)
     return seen
 
@@ -196,3 +197,125 @@ def test_f10_onto_a_large_stage_not_read_yet_reads_it_off_the_gui_thread(make_wi
     assert [name for name, _ in reads[start:]] == names[1:5]  # each stage F10 went to was read, once
     assert not [name for name, on_gui in reads if on_gui]  # and none on the GUI thread
     assert window.ctl.current.name == names[2]
+
+
+def test_f10_onto_a_large_plane_paints_the_head_read_alone_before_the_stage_is_read(make_window, snapshot, qtbot,
+                                                                                    monkeypatch):
+    """An 8k-token plane's first picture comes from the one (batch, head) plane shown, read alone on the display
+    worker: the heatmap paints the file's plane before the whole stage is read, which the worker reads next
+    (issue 54). Nothing is read on the GUI thread."""
+    events: list[tuple] = []  # ("part" | "whole", stage, on the GUI thread) and ("painted", stage, the stage read)
+    load, part = snapshot_io._Reader.load, snapshot_io._Reader.part
+
+    def noted(what, read):
+        def reading(reader, capture, *args, **how):
+            events.append((what, capture.name, threading.current_thread() is threading.main_thread()))
+            return read(reader, capture, *args, **how)
+        return reading
+    monkeypatch.setattr(snapshot_io._Reader, "load", noted("whole", load))
+    monkeypatch.setattr(snapshot_io._Reader, "part", noted("part", part))
+    window = make_window()
+    window.ctl.shown.large_stage_bytes = 1  # every stage is large: none is read ahead
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    run_to_stage(window, qtbot, HEADED)
+    idle(qtbot, window)
+    spin = window.heatmap_panel.spin_boxes["head"]
+    spin.setFocus()
+    qtbot.keyClick(spin, Qt.Key_Up)  # head 1
+    qtbot.waitUntil(lambda: window.ctl.axes.indices()[1] == 1)
+    idle(qtbot, window)
+    names = window.ctl.replayed.names()
+    target = names[names.index(HEADED) + 1]
+    assert window.ctl.replayed[target].tensor is None
+    first: list[np.ndarray] = []
+
+    def painted(sl):
+        current = window.ctl.current
+        if sl is not None and current is not None and current.name == target:
+            events.append(("painted", target, current.tensor is not None))
+            if not first:
+                first.append(sl.values.copy())
+    window.ctl.shown.model.slice_changed.connect(painted)
+    start = len(events)
+    press(window, Qt.Key_F10)
+    wait_paused(qtbot, window, target)
+    qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None)
+    idle(qtbot, window)
+    window.ctl.shown.model.slice_changed.disconnect(painted)
+    assert events[start:start + 3] == [("part", target, False), ("painted", target, False), ("whole", target, False)]
+    assert window.ctl.current.tensor is not None  # read whole after the picture, on the worker
+    assert window.ctl.axes.indices()[1] == 1
+    with safe_open(str(snapshot), framework="pt") as f:
+        plane = f.get_tensor(target)[0, 1].float().numpy()
+    finite = np.isfinite(first[0])
+    np.testing.assert_array_equal(first[0][finite], plane[finite])
+    assert_shows_the_file(window, snapshot)
+    stats = window.ctl.shown.current_slice.stats  # its mean and std came after the picture
+    assert not stats.partial and stats.mean == pytest.approx(float(plane.mean()), rel=1e-5, abs=1e-6)
+    assert not [e for e in events if e[0] != "painted" and e[2]]  # nothing read on the GUI thread
+
+
+def test_a_large_softmax_drawn_from_its_plane_shows_the_cells_its_mask_hid(make_window, snapshot, reads, qtbot,
+                                                                           monkeypatch):
+    """A softmax's masked cells (zeros the mask stage marks) are drawn masked in a picture cut from one plane too;
+    the mask stage is read on the worker, not on the GUI thread."""
+    parts: list[str] = []
+    part = snapshot_io._Reader.part
+    monkeypatch.setattr(snapshot_io._Reader, "part",
+                        lambda reader, capture, leading: (parts.append(capture.name), part(reader, capture, leading))[1])
+    window = make_window()
+    window.ctl.shown.large_stage_bytes = 1
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    idle(qtbot, window)
+    target = "dec.0.self_attn.probs"  # reads dec.0.self_attn.masked, a causal mask
+    click_stage(window, qtbot, target)
+    wait_paused(qtbot, window, target)
+    qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None)
+    idle(qtbot, window)
+    assert_shows_the_file(window, snapshot)
+    with safe_open(str(snapshot), framework="pt") as f:
+        mask = f.get_tensor("dec.0.self_attn.masked")[0, 0]
+    hidden = int((mask <= torch.finfo(mask.dtype).min / 2).sum())
+    assert hidden and int(np.isneginf(window.heatmap_panel.slice.values).sum()) == hidden
+    assert parts[-1] == target  # drawn from its plane
+    assert not [name for name, on_gui in reads if on_gui]
+
+
+def test_a_step_on_stops_the_whole_read_of_the_large_stage_left(make_window, snapshot, qtbot, monkeypatch):
+    """F10 again while the stage just drawn from its plane is still being read whole: that read stops, the next
+    stage's picture does not wait for it, and nothing is said (the stage is read again when shown again)."""
+    load = snapshot_io._Reader.load
+    held: dict[str, str] = {}  # the stage whose whole read lasts until it is no longer wanted
+    stopped: list[bool] = []
+
+    def holding(reader, capture, stop=None):
+        if stop is not None and capture.name == held.get("name"):
+            deadline = time.monotonic() + 10
+            while not stop() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            stopped.append(stop())
+        return load(reader, capture, stop=stop)
+    monkeypatch.setattr(snapshot_io._Reader, "load", holding)
+    window = make_window()
+    window.ctl.shown.large_stage_bytes = 1
+    said: list = []
+    monkeypatch.setattr(window.ctl, "fail", said.append)
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    run_to_stage(window, qtbot, HEADED)
+    idle(qtbot, window)
+    names = window.ctl.replayed.names()
+    first, second = names[names.index(HEADED) + 1], names[names.index(HEADED) + 2]
+    held["name"] = first
+    press(window, Qt.Key_F10)
+    wait_paused(qtbot, window, first)
+    qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None and window.ctl.current.name == first)
+    press(window, Qt.Key_F10)
+    wait_paused(qtbot, window, second)
+    qtbot.waitUntil(lambda: window.heatmap_panel.slice is not None and window.ctl.current.name == second)
+    idle(qtbot, window)
+    assert stopped == [True] and window.ctl.replayed[first].tensor is None
+    assert_shows_the_file(window, snapshot)
+    assert said == []

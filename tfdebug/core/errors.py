@@ -80,6 +80,11 @@ class SnapshotError(TfdebugError):
     """A snapshot file that cannot be read or written."""
 
 
+class ReadStoppedError(SnapshotError):
+    """A read of a snapshot's stage stopped early because what it was for is no longer wanted (another stage
+    was asked for meanwhile); nothing was read and the stage can be read again."""
+
+
 class ExportError(TfdebugError):
     """An export that could not be written."""
 

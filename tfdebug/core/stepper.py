@@ -56,7 +56,7 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
 
     def __init__(self, model: nn.Module | None, run: Callable[[], Any] | None, *,
                  plan: Sequence[str] | None = None, stages: Sequence[str] | None = None,
-                 load: Callable[[Capture], Tensor] | None = None,
+                 load: Callable[..., Tensor] | None = None,
                  relabel: Callable[[StageInfo, Tensor], StageInfo] | None = None,
                  max_capture_bytes: int | None = None, keep: KeepPolicy = FIRST_FIT):
         self._model = model
@@ -74,6 +74,8 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
         self._lock = threading.Condition(threading.RLock())
         self._observers: list[Callable[[StepperEvent], None]] = []
         self._load = load
+        self._part: Callable[[Capture, tuple[int, ...]], Tensor | None] | None = None  # a replay's partial reads
+        self._read_later: set[str] = set()  # replayed stages a move shows unread (`read_later`)
         self._load_lock = threading.Lock()  # a replay's stage is read once, by whichever thread asks first
         self._breakpoints = BreakpointSet()  # its own until `use_breakpoints` hands it the window's
         #: the reference pass a "diverges" condition compares with (tfdebug.core.reference.ReferencePass)
@@ -81,13 +83,17 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
         self._reset()
 
     @classmethod
-    def replay(cls, captures: Sequence[Capture], load: Callable[[Capture], Tensor] | None = None) -> "Stepper":
+    def replay(cls, captures: Sequence[Capture], load: Callable[..., Tensor] | None = None,
+               part: Callable[[Capture, tuple[int, ...]], Tensor | None] | None = None) -> "Stepper":
         """A stepper over recorded stages (a snapshot): every command moves through history.
 
         Captures may come without tensors; `load(capture)` then reads one when it is
-        shown or a condition breakpoint needs it. Nothing can run, restart or be replaced.
+        shown or a condition breakpoint needs it (`load(capture, stop=stop)` for a read that may be
+        stopped: `tensor_of`), and `part(capture, leading)` reads the tensor at
+        fixed leading indices alone (`part_of`). Nothing can run, restart or be replaced.
         """
         stepper = cls(None, None, plan=[c.name for c in captures], load=load)
+        stepper._part = part
         stepper.history = list(captures)
         stepper._positions = {c.name: i for i, c in enumerate(stepper.history)}
         stepper.state = FINISHED
@@ -101,15 +107,29 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
         """False for a replay: there is no model to run, restart or edit."""
         return self._run is not None
 
-    def tensor_of(self, capture: Capture) -> Tensor | None:
-        """The tensor of a captured stage, read now when a replay has not read it yet (None when dropped)."""
-        return self._ensure_tensor(capture).tensor
+    def tensor_of(self, capture: Capture, stop: Callable[[], bool] | None = None) -> Tensor | None:
+        """The tensor of a captured stage, read now when a replay has not read it yet (None when dropped).
+        `stop()`, asked as a replay's stage is read, ends the read early (ReadStoppedError) when true."""
+        return self._ensure_tensor(capture, stop).tensor
 
-    def _ensure_tensor(self, capture: Capture) -> Capture:
+    def part_of(self, capture: Capture, leading: tuple[int, ...]) -> Tensor | None:
+        """`capture`'s tensor at the fixed leading indices `leading` (one plane of a (batch, head, query, key)
+        stage), read alone from a replay's file while the whole stage is not read; None where no part can be
+        read so (a live pass, a stage read already, a recipe stage)."""
+        if capture.tensor is not None or self._part is None:
+            return None
+        return self._part(capture, leading)
+
+    def read_later(self, capture: Capture) -> None:
+        """The next move onto replayed stage `capture` shows it unread (its picture was cut from a part): the
+        whole is read by the first `tensor_of`, off the caller's thread, not by the move."""
+        self._read_later.add(capture.name)
+
+    def _ensure_tensor(self, capture: Capture, stop: Callable[[], bool] | None = None) -> Capture:
         if capture.tensor is None and self._load is not None:
             with self._load_lock:  # the window's display worker reads neighbouring stages ahead
                 if capture.tensor is None:
-                    capture.tensor = self._load(capture)
+                    capture.tensor = self._load(capture) if stop is None else self._load(capture, stop=stop)
         return capture
 
     def _reset(self) -> None:
@@ -289,7 +309,11 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
     # ----- internals -------------------------------------------------------------------
     def _move(self, index: int) -> None:
         self.cursor = index
-        capture = self._ensure_tensor(self.history[index])
+        capture = self.history[index]
+        if capture.name in self._read_later:
+            self._read_later.discard(capture.name)
+        else:
+            self._ensure_tensor(capture)
         self._emit(StepperEvent("moved", index, capture))
 
     def _advance(self, predicate: Predicate | None, reason: str) -> None:

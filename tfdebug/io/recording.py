@@ -54,7 +54,9 @@ class Recording:
     model_config: dict = field(default_factory=dict)
     device: str = "cpu"
     dtype: str = "float32"
-    load: Callable[[Capture], Tensor] | None = None
+    load: Callable[..., Tensor] | None = None  # load(capture), or load(capture, stop=stop): a read that may stop
+    #: `part(capture, leading)` reads the tensor at fixed leading indices alone (None where it cannot)
+    part: Callable[[Capture, tuple[int, ...]], Tensor | None] | None = None
     path: str | None = None
     closer: Callable[[], None] | None = None
     inputs: dict[str, str] = field(default_factory=dict)
@@ -126,7 +128,7 @@ class Recording:
         """A replay stepper over the recorded stages; tensors are read when shown."""
         from tfdebug.core.stepper import Stepper
 
-        return Stepper.replay(self.captures, self.load)
+        return Stepper.replay(self.captures, self.load, self.part)
 
     def close(self) -> None:
         """Release the file a lazily opened recording reads from (tensors already read stay valid)."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, Callable, NamedTuple, Sequence, TypeGuard
 
 from tfdebug.core import files
-from tfdebug.core.errors import SnapshotError, TfdebugError
+from tfdebug.core.errors import ReadStoppedError, SnapshotError, TfdebugError
 from tfdebug.core.phrases import Phrase, os_reason
 from tfdebug.io.atomic import ProgressCallback, report
 from tfdebug.io.limits import MAX_STAGES, name_problem, shape_problem
@@ -286,22 +286,52 @@ def byte_view(tensor: Tensor) -> memoryview:
     return memoryview(tensor.reshape(-1).view(torch.uint8).numpy())  # pyright: ignore[reportArgumentType]
 
 
+def part_of_entry(entry: TensorEntry, leading: Sequence[int], where: str) -> tuple[int, tuple[int, ...]]:
+    """Where the part `entry[leading]` lies (its offset from the data start) and its shape.
+
+    With every leading axis fixed the part is one contiguous run of the stored, row-major
+    bytes; `leading` must fix fewer axes than the tensor has, each within its size, and the
+    part must lie inside the entry (SnapshotError with one sentence otherwise). () is the
+    whole tensor.
+    """
+    shape, rest = entry.shape, entry.shape[len(leading):]
+    fits = (not leading or len(leading) < len(shape)) and all(
+        is_int(i) and 0 <= i < d for i, d in zip(leading, shape))
+    offset = 0
+    for i, d in zip(leading, shape) if fits else ():
+        offset = offset * d + i
+    size = _numel(rest) * DTYPE_FACTS[entry.code][1]
+    begin = entry.begin + offset * size
+    if not fits or begin + size > entry.end:  # a checked header's entry holds every part it has
+        raise SnapshotError("{where} has no part {index} of tensor '{name}' (of shape {shape}).",
+                            id="safetensors.no_part", where=where, index=list(leading), name=entry.name,
+                            shape=list(shape))
+    return begin, rest
+
+
 READ_CHUNK_BYTES = 1 << 30  # one read call stays under Linux's ~2 GiB per-call limit
 
 
-def read_into(f: io.BufferedReader, offset: int, tensor: Tensor) -> bool:
+STOP_CHUNK_BYTES = 64 * 1024 * 1024  # a read that may be stopped asks between pieces this large
+
+
+def read_into(f: io.BufferedReader, offset: int, tensor: Tensor, stop: Callable[[], bool] | None = None) -> bool:
     """Fill the (CPU, contiguous) `tensor` with the file's bytes from `offset`; False when the file ends first.
 
     Reads with pread into the tensor's own memory: one copy, no memory map (a mapped file
-    truncated underneath faults when touched), the file position left alone.
+    truncated underneath faults when touched), the file position left alone. `stop()`, asked
+    before each piece of STOP_CHUNK_BYTES, ends the read with ReadStoppedError when true.
     """
 
     if tensor.numel() == 0:
         return True
     view = byte_view(tensor)
     fd, done = f.fileno(), 0
+    chunk = READ_CHUNK_BYTES if stop is None else STOP_CHUNK_BYTES
     while done < len(view):
-        piece = view[done:done + READ_CHUNK_BYTES]
+        if stop is not None and stop():
+            raise ReadStoppedError("The read was stopped: another stage was asked for.", id="read.stopped")
+        piece = view[done:done + chunk]
         if hasattr(os, "preadv"):
             n = os.preadv(fd, [piece], offset + done)
         else:  # no preadv (macOS before 11, Windows): seek and read on the file object

@@ -19,7 +19,7 @@ import os
 import threading
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Callable, cast
 
 from tfdebug.core.errors import SnapshotError
 from tfdebug.core.recipes import as_tensor, is_plane, materialized
@@ -28,8 +28,8 @@ from tfdebug.io.atomic import ProgressCallback, atomic_write
 from tfdebug.io.manifest import check_tensors, checked_manifest, parse_manifest, recording_from_manifest
 from tfdebug.io.recipe_store import rebuild, recipe_parts
 from tfdebug.io.recording import MANIFEST_KEY, Recording
-from tfdebug.io.safetensors_file import (Header, Item, dtype_name, file_phrase, open_regular, read_header, read_into,
-                                         write_file)
+from tfdebug.io.safetensors_file import (Header, Item, dtype_name, file_phrase, open_regular, part_of_entry, read_header,
+                                         read_into, write_file)
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -158,19 +158,27 @@ class _Reader:
             raise SnapshotError("The snapshot {path} changed on disk after it was opened; open it again.",
                                 id="snapshot.changed", path=self._path)
 
-    def load(self, capture: Capture) -> Tensor:
-        """The stage's tensor, read from the file now; a recipe stage's plane, rebuilt from its stored inputs."""
+    def load(self, capture: Capture, stop: Callable[[], bool] | None = None) -> Tensor:
+        """The stage's tensor, read from the file now; a recipe stage's plane, rebuilt from its stored inputs.
+        `stop()`, asked as a stored stage's bytes come in, ends the read (ReadStoppedError) when true."""
         recipe = self._recipes.get(capture.name)
         if recipe is not None:
             return as_tensor(rebuild(capture.name, recipe, tuple(capture.shape), self._input))
-        return self._read(capture.name)
+        return self._read(capture.name, stop=stop)
+
+    def part(self, capture: Capture, leading: tuple[int, ...]) -> Tensor | None:
+        """`capture`'s tensor at the fixed leading indices `leading` (the plane of one batch and head), read
+        alone: one contiguous range of the file, checked as a whole read is. None for a recipe stage, whose
+        plane is computed, not stored."""
+        return None if capture.name in self._recipes else self._read(capture.name, leading)
 
     def _input(self, key: str) -> Tensor:
         if key not in self._inputs:
             self._inputs[key] = self._read(key)
         return self._inputs[key]
 
-    def _read(self, name: str) -> Tensor:
+    def _read(self, name: str, leading: tuple[int, ...] = (), stop: Callable[[], bool] | None = None) -> Tensor:
+        where = Phrase("The snapshot {path}", id="where.snapshot", path=self._path)
         with self._lock:
             file = self._file
             if file is None:
@@ -179,12 +187,13 @@ class _Reader:
             if entry is None:
                 raise SnapshotError("Cannot read stage {name} from {path}.", id="snapshot.stage_unreadable",
                                     name=name, path=self._path)
+            begin, shape = part_of_entry(entry, leading, where)
             self._check_unchanged(file)
             import torch
 
-            tensor = torch.empty(entry.shape, dtype=entry.dtype)
+            tensor = torch.empty(shape, dtype=entry.dtype)
             try:
-                complete = read_into(file, self._header.data_start + entry.begin, tensor)
+                complete = read_into(file, self._header.data_start + begin, tensor, stop)
             except OSError as exc:
                 raise SnapshotError("Cannot read stage {name} from {path}: {reason}.", id="snapshot.read_failed",
                                     name=name, path=self._path, reason=os_reason(exc)) from exc
@@ -192,7 +201,7 @@ class _Reader:
             if not complete:
                 raise SnapshotError("The snapshot {path} changed on disk after it was opened; open it again.",
                                     id="snapshot.changed", path=self._path)
-        check_values(tensor, name, Phrase("The snapshot {path}", id="where.snapshot", path=self._path))
+        check_values(tensor, name, where)
         return tensor if self._device.type == "cpu" else tensor.to(self._device)
 
     def close(self) -> None:
@@ -232,4 +241,4 @@ def open_snapshot(path: str | os.PathLike, device: str = "cpu") -> Recording:
     header = read_header(path)
     doc = manifest_of(path, header)
     reader = _Reader(path, device, header, identity, {s["name"]: s["recipe"] for s in doc["stages"] if "recipe" in s})
-    return recording_from_manifest(doc, load=reader.load, path=path, closer=reader.close)
+    return recording_from_manifest(doc, load=reader.load, part=reader.part, path=path, closer=reader.close)

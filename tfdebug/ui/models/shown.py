@@ -114,6 +114,11 @@ class ShownModel:
         self._gather("slice")
         return self.slice
 
+    def tensor_read(self) -> None:
+        """The shown stage, drawn from one part of it, was read whole: the panels that read the whole (its
+        heads, its checks) follow it as a stage shown anew; the heatmap's picture stays."""
+        self._gather("stage")
+
     def set_stats(self, stats: Stats) -> None:
         """The shown stage's whole-tensor stats."""
         self.stats = stats

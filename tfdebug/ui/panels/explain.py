@@ -73,8 +73,8 @@ class ExplainPanel(QWidget):
         self.pe_button.setVisible(capture is not None and capture.info.kind in POSITIONAL_KINDS)
         if not self._checked_for(capture):
             self.checks = None
-            if capture is not None and self.isVisible():
-                self._request_checks(capture)
+            if capture is not None and self.isVisible() and not self.ctl.shown.reading(capture):
+                self._request_checks(capture)  # a stage still being read is checked once read (`tensor_read`)
         self._render(capture)
 
     def _checked_for(self, capture: Capture | None) -> bool:

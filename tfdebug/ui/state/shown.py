@@ -14,12 +14,12 @@ and the view's axes through the controller's `ShownAxes`; it holds no display ma
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol, cast
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer
 
 from tfdebug.core.display import DisplaySlice, Stats
-from tfdebug.core.errors import TfdebugError
+from tfdebug.core.errors import ReadStoppedError, TfdebugError
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import RUNNING
 from tfdebug.core.stepper_like import StepperLike
@@ -30,8 +30,11 @@ from tfdebug.ui.models.shown import ShownModel
 from tfdebug.ui.render import colors
 from tfdebug.ui.state.axes import ShownAxes
 from tfdebug.ui.state.loading import LoadState
-from tfdebug.ui.workers.ahead import Prepared, frozen_view, heads_key, prepare, selection_of, view_key
+from tfdebug.ui.workers.ahead import Prepared, frozen_view, heads_key, prepare, prepare_part, selection_of, view_key
 from tfdebug.ui.workers.display import LARGE_STAGE_BYTES, MAX_SLICE, OFF_THREAD_CELLS, DisplayWorker
+
+if TYPE_CHECKING:
+    from tfdebug.core.stepper import Stepper
 
 QT_TRANSLATE_NOOP("ShownStage", "Cannot summarise {name}: {why}")
 QT_TRANSLATE_NOOP("ShownStage", "Cannot show this slice of {name}: {why}")
@@ -132,8 +135,14 @@ class ShownStage:
                 and not capture.dropped)
 
     def showable(self, capture: Capture | None) -> bool:
-        """Whether `capture` has a tensor to show: here, or kept where its pass runs."""
-        return capture is not None and (capture.tensor is not None or self.elsewhere(capture))
+        """Whether `capture` has a tensor to show: here, kept where its pass runs, or being read here while
+        its slice, cut from the part shown, is ready (`read_before_jump`)."""
+        return capture is not None and (capture.tensor is not None or self.elsewhere(capture) or self.reading(capture))
+
+    def reading(self, capture: Capture | None) -> bool:
+        """Whether `capture` is shown from the slice of a part of it while the whole is read (the panels that
+        read the whole hear `tensor_read` on the model once it is)."""
+        return capture is not None and self.display.ahead.unread_slice(capture)
 
     def is_large(self, capture: Capture | None = None) -> bool:
         """Whether `capture` (the shown stage) is above `large_stage_bytes`: shown by its slice only."""
@@ -155,10 +164,37 @@ class ShownStage:
                     self.model.show(cursor, capture)  # the other panels follow after the heatmap's paint
                     self.refresh_slice()
                     self._compute_stats()
+                    self._read_whole(capture)
         finally:
             self._showing = False
         # After them (the timers fire in order): the panels' own jobs are submitted first and come first.
         self._later(lambda: self._prepare_neighbours(capture))
+
+    def _read_whole(self, capture: Capture | None) -> None:
+        """A stage shown from a part of it (`read_before_jump`) is read whole on the display worker ("whole" job,
+        after everything the user looks at first); then its slice's mean and std are filled in and the panels that
+        read the whole (heads, checks) follow. The read stops when another stage is asked for meanwhile: the next
+        step's picture does not wait for gigabytes no one will look at."""
+        self.display.cancel("whole")  # a stage left behind need not be read
+        if capture is None or self._screen.stepper is None or not self.reading(capture):
+            return
+        stepper = cast("Stepper", self._screen.stepper)  # a replay whose tensors are here: core's own
+
+        def wanted_no_more() -> bool:  # asked on the worker between pieces of the read
+            return capture is not self.current or self.display.waiting("jump")
+
+        def read(_tensor) -> None:
+            if capture is self.current:
+                self.display.ahead.adopt(capture)
+                if self.current_slice is not None:
+                    self._complete_moments(capture, self.current_slice, self.view.row_axis, self.view.col_axis,
+                                           self.axes.indices(capture))
+                self.model.tensor_read()
+
+        def failed(exc: Exception) -> None:
+            if not isinstance(exc, ReadStoppedError):  # stopped: read again when it is shown again
+                self._screen.fail(cannot("Cannot show this slice of {name}: {why}", capture, exc))
+        self.display.submit("whole", lambda: stepper.tensor_of(capture, stop=wanted_no_more), read, failed)
 
     def _view_changed(self, *_change) -> None:
         if not self._showing:
@@ -198,6 +234,7 @@ class ShownStage:
         stepper = self._screen.stepper
         if stepper is None or stepper.is_live or not self._screen.source.capabilities.tensors_here or self._screen.loader.busy:
             return False
+        stepper = cast("Stepper", stepper)  # a replay whose tensors are here: core's own
         index = stepper.position_of(name)
         capture = stepper.history[index] if index is not None else None
         if capture is None or capture.tensor is not None or capture.dropped or capture is self.current:
@@ -205,15 +242,19 @@ class ShownStage:
         view, large = frozen_view(self.view), self.is_large(capture)
 
         def read() -> Prepared | None:
-            if large:  # shown by its on-device slice only, which the worker cuts once the stage is shown
-                stepper.tensor_of(capture)
-                return None
+            if large:  # its first picture from the plane shown, read alone; else the whole, sliced once shown
+                part = prepare_part(stepper, capture, view, MAX_SLICE)
+                if part is None:
+                    stepper.tensor_of(capture)
+                return part
             return prepare(stepper, capture, view, MAX_SLICE, True)
 
         def arrived(prepared: Prepared | None) -> None:
             if stepper is self._screen.stepper:  # still the pass the jump was asked on
                 if prepared is not None:
                     self.display.ahead.put(prepared)
+                    if prepared.tensor is None:  # the rest is read on the worker once the picture is shown
+                        stepper.read_later(capture)
                 move()
         self.display.submit("jump", read, arrived, lambda exc: arrived(None))
         return True
@@ -271,7 +312,9 @@ class ShownStage:
         key = view_key(row, col, indices, mask)
         ready = self.display.ahead.slice_for(capture, key)
         if ready is not None:  # read and cut ahead, or cut when this stage was last shown
+            assert ready.slice is not None
             self._slice_ready(capture, ready.slice, (ready.levels, ready.image) if ready.image is not None else None)
+            self._complete_moments(capture, ready.slice, row, col, indices)  # one cut from a part has none yet
             return
         cells = shape[row] * shape[col] if len(shape) >= 2 and row != col else math.prod(shape)
         if not self.elsewhere(capture) and cells <= OFF_THREAD_CELLS and not self.is_large(capture):
@@ -299,12 +342,17 @@ class ShownStage:
 
         def shown(done):
             self._slice_ready(capture, *done)
-            sl = done[0]
-            if sl.stats.partial and self.current_slice is sl:
-                self.display.submit("moments", lambda: display.moments_of(capture, row, col, indices, sl.stats),
-                                    lambda stats: self._moments_ready(sl, stats),
-                                    lambda exc: self._slice_failed(capture, exc))
+            self._complete_moments(capture, done[0], row, col, indices)
         self.display.submit("slice", compute, shown, lambda exc: self._slice_failed(capture, exc))
+
+    def _complete_moments(self, capture: Capture, sl: DisplaySlice, row: int, col: int, indices: dict[int, int]) -> None:
+        """The shown slice `sl`, drawn before its mean and std were known (`Stats.partial`), gets them on the
+        display worker ("moments" job: the image waited for its extremes only)."""
+        if sl.stats.partial and self.current_slice is sl and not self.reading(capture):  # else once read whole
+            display = self.source_display
+            self.display.submit("moments", lambda: display.moments_of(capture, row, col, indices, sl.stats),
+                                lambda stats: self._moments_ready(sl, stats),
+                                lambda exc: self._slice_failed(capture, exc))
 
     def _slice_ready(self, capture: Capture, sl: DisplaySlice, indexed=None) -> None:
         if capture is self.current:

@@ -12,7 +12,8 @@ settles with its heatmap.
 
 A jump (a click in the Stages tree, Run to Stage) to a replayed stage not read yet goes the
 same way (`tfdebug.ui.state.shown.ShownStage.read_before_jump`): the worker reads and prepares the
-stage, then the cursor moves there on the GUI thread with nothing left to read.
+stage, then the cursor moves there on the GUI thread with nothing left to read. A large stage is prepared
+from the one plane the view shows, read alone (`prepare_part`), and read whole once it is shown.
 
 A prepared slice is used only when it was cut from the stage's tensor as it is now, with
 the shown axes, indices and mask the view has now; anything else is computed as usual.
@@ -20,13 +21,13 @@ the shown axes, indices and mask the view has now; anything else is computed as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tfdebug.core.checks import Check
-from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.display import DisplaySlice, Stats, display_slice
 from tfdebug.core.view import axis_names
 from tfdebug.sessions.display import LocalDisplay
 from tfdebug.core.thumbnails import HeadThumbnails
@@ -48,7 +49,7 @@ class Prepared:
     """A stage's display worked out ahead: the slice for one view, its LUT indices, the stage's stats."""
 
     capture: Capture
-    tensor: Tensor
+    tensor: Tensor | None  # None: cut from a part of a replayed stage not read whole (`prepare_part`)
     key: tuple | None = None  # (row axis, column axis, fixed indices, mask tensor) the slice was cut for
     slice: DisplaySlice | None = None
     levels: tuple[float, float] | None = None
@@ -110,6 +111,34 @@ def prepare(stepper: Stepper, capture: Capture, view: ViewSelection, max_size: t
                     display.checks_of(capture))
 
 
+def prepare_part(stepper: Stepper, capture: Capture, view: ViewSelection, max_size: tuple[int, int]) -> Prepared | None:
+    """On the display worker: the slice `view` (a frozen copy) would show of replayed stage `capture`, cut from
+    the one plane it shows, read alone (`Stepper.part_of`): an 8k-token stage's first picture without reading
+    its gigabytes. None unless the shown axes are the stage's last two (every leading axis fixed: the plane is
+    one range of the file) and the replay reads parts of it; its tensor is None (`AheadCache` keeps it while
+    the stage is unread)."""
+    view = view.copy()
+    view.fit(capture.info.axes, capture.shape)
+    row, col, indices = view.row_axis, view.col_axis, view.indices(capture.info.axes, capture.shape)
+    last = len(capture.shape) - 1
+    if last < 2 or {row, col} != {last - 1, last} or sorted(indices) != list(range(last - 1)):
+        return None
+    leading = tuple(indices[axis] for axis in range(last - 1))
+    display = LocalDisplay(stepper)
+    mask = display.mask_of(capture)  # the mask stage a softmax read, read here rather than on the GUI thread
+    plane = stepper.part_of(capture, leading)
+    if plane is None:
+        return None
+    part_mask = mask[leading] if mask is not None and tuple(mask.shape) == tuple(capture.shape) else None
+    across = int(row > col)  # the plane's own axes: 0 and 1, or 1 and 0 when the view shows it transposed
+    # Its mean and std are left for the "moments" job once shown (from the whole): the image sooner.
+    sl = replace(display_slice(plane, across, 1 - across, {}, max_size, kind=capture.info.kind, mask=part_mask,
+                               moments=False), row_axis=row, col_axis=col)
+    levels = colors.scheme(capture.info.kind, sl.stats)[1]
+    return Prepared(capture, None, view_key(row, col, indices, mask), sl, levels, colors.quantize(sl.values, levels),
+                    selection=selection_of(view))
+
+
 class AheadCache:
     """The prepared stages around the shown one (GUI thread only; the worker hands results in)."""
 
@@ -138,6 +167,17 @@ class AheadCache:
                 prepared.checks = old.checks
         self._entries.insert(0, prepared)
         del self._entries[KEEP:]
+
+    def unread_slice(self, capture: Capture) -> bool:
+        """Whether a slice of `capture` was cut from a part while the stage is unread (`prepare_part`)."""
+        entry = self._entry(capture)
+        return capture.tensor is None and entry is not None and entry.slice is not None
+
+    def adopt(self, capture: Capture) -> None:
+        """`capture`'s tensor was read whole: what was cut from its part holds for it (the same bytes)."""
+        for entry in self._entries:
+            if entry.capture is capture and entry.tensor is None:
+                entry.tensor = capture.tensor
 
     def slice_for(self, capture: Capture, key: tuple) -> Prepared | None:
         """The prepared slice of `capture` for the view `key`, or None."""

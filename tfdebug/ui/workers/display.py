@@ -32,9 +32,10 @@ OFF_THREAD_CELLS = 1024 * 1024
 LARGE_STAGE_BYTES = 256 * 2**20
 
 # Kinds in the order the worker takes them: a stage the user jumped to, then what the user looks
-# at first; last, the neighbouring stages read and sliced ahead (tfdebug.ui.workers.ahead), which
-# no panel waits for.
-KINDS = ("jump", "slice", "tile", "row", "moments", "heads", "stats", "generation", "checks", "overview", "model", "ahead")
+# at first; then the whole of a large replayed stage first drawn from a part of it (tfdebug.ui.state.shown);
+# last, the neighbouring stages read and sliced ahead (tfdebug.ui.workers.ahead), which no panel waits for.
+KINDS = ("jump", "slice", "tile", "row", "moments", "heads", "stats", "generation", "checks", "overview", "model",
+         "whole", "ahead")
 SHOWN_KINDS = KINDS[:-1]
 
 
@@ -117,6 +118,11 @@ class DisplayWorker(QObject):
         with self._cond:
             kinds = [kind] if kind else list(SHOWN_KINDS)
             return any(k in self._pending or k in self._in_flight for k in kinds)
+
+    def waiting(self, kind: str) -> bool:
+        """Whether a job of `kind` waits to be taken (a running job asks whether it holds one up)."""
+        with self._cond:
+            return kind in self._pending
 
     def close(self, timeout: float | None = None) -> None:
         """End the worker thread after the job it is on (waiting up to `timeout` s for it)."""
