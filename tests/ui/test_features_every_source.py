@@ -10,6 +10,7 @@ without its entry, so the rule stays held."""
 from __future__ import annotations
 
 import importlib
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -180,11 +181,19 @@ def test_pe_curves_over_every_source(random_window, qtbot):
 
 def test_every_feature_folder_names_its_tests_over_both_sources():
     """Each folder of tfdebug/ui/features has an entry naming its local and served tests (or an exemption), and
-    every test named exists."""
+    every test named exists; a served one takes a served fixture, or the window of a module that runs it over
+    both sources."""
     folders = {p.name for p in FEATURES_DIR.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert folders == set(FEATURES) | set(EXEMPT), "a feature folder without its tests over both sources"
     for feature, sides in FEATURES.items():
         assert set(sides) == {"local", "served"} and all(sides.values()), feature
-        for name in (n for names in sides.values() for n in names):
-            module, function = name.split("::")
-            assert callable(getattr(importlib.import_module(f"tests.{module}"), function, None)), name
+        for side, names in sides.items():
+            for name in names:
+                module_name, function = name.split("::")
+                module = importlib.import_module(f"tests.{module_name}")
+                test = getattr(module, function, None)
+                assert callable(test), name
+                if side == "served":
+                    taken = set(inspect.signature(test).parameters)
+                    both = getattr(module, "SOURCES", ()) == ("local", "served") and taken & {"window", "random_window"}
+                    assert both or any("served" in p for p in taken), f"{name} takes no served source"
