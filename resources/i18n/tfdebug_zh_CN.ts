@@ -272,6 +272,10 @@
         <source>Never</source>
         <translation>从不</translation>
     </message>
+    <message>
+        <source>The pass on screen runs on a server: the window checks only the passes it runs itself.</source>
+        <translation>屏幕上的前向过程运行在服务器上：窗口只核对它自己运行的前向过程。</translation>
+    </message>
 </context>
 <context>
     <name>ColourBar</name>

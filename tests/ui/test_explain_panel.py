@@ -65,6 +65,7 @@ def test_pe_curves_from_the_explain_panel_of_a_pos_stage(window, qtbot):
     wait_paused(qtbot, window, "src.pos")
     assert panel.pe_button.isVisible()
     qtbot.mouseClick(panel.pe_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: window.tools.learn.pe_view is not None)  # the table is read on the display worker
     view = window.tools.learn.pe_view
     qtbot.waitExposed(view)
     assert view.dimensions() == [0, 1, 2, 3]

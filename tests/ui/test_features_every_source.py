@@ -90,25 +90,18 @@ def random_window(request, make_window, qtbot, random_served):
     window.ctl.close()
 
 
-NEVER_ON_A_SERVED_PASS = ("Debug ▸ Check Against the Model does nothing over a served pass: the loader checks only a "
-                          "pass whose source reruns_here (controller._on_event), the server runs no check "
-                          "(tfdebug/remote has no verify), yet the submenu stays enabled and the window says nothing "
-                          "of the check; features/check/menu.py is built without the controller (shell/window.py), "
-                          "so it cannot disable itself")
-
-
-@pytest.mark.parametrize("window", [
-    "local", pytest.param("served", marks=pytest.mark.xfail(strict=True, reason=NEVER_ON_A_SERVED_PASS)),
-], indirect=True)
 def test_check_never_over_every_source(window, qtbot):
-    """Debug ▸ Check Against the Model ▸ Never, then F5 to the end: the window says the pass was not verified; where
-    the setting does not apply (a served pass) the submenu says so by being disabled."""
+    """Debug ▸ Check Against the Model ▸ Never, then F5 to the end: the window says the pass was not verified; over
+    a served pass (which the window does not check) the entries are disabled and say why."""
     ctl = window.ctl
     menu = window.findChild(QMenu, "menu-check")
     assert menu is not None and menu in [a.menu() for a in window.debug_menu.actions() if a.menu()]
     menu.aboutToShow.emit()
     never = next(a for a in menu.actions() if a.objectName() == "check-never")
     applies = menu.menuAction().isEnabled() and never.isEnabled()
+    assert applies == ctl.capabilities.reruns_here  # the window checks only the passes it runs itself
+    if not applies:  # a served pass: the entries say why they do nothing
+        assert "runs on a server" in never.toolTip()
     if applies:
         never.trigger()
         assert never.isChecked() and ctl.run.verify == "never"
@@ -147,15 +140,7 @@ def test_query_row_over_every_source(window, qtbot):
     assert panel.top_keys()[0].startswith(f"{best} ") and labels[best]
 
 
-PE_TABLE_ON_A_SERVED_PASS = ("Positional Encoding Curves… over a served pass opens nothing and says 'The positional-encoding "
-                             "table has not been computed in this pass yet.', which is false: ExplainPanel.pe_table "
-                             "(ui/panels/explain.py) returns None when the src.pe capture's tensor is not here, and "
-                             "LearnTools.open_pe_view reads table.tensor instead of asking ctl.source.display")
-
-
-@pytest.mark.parametrize("random_window", [
-    "local", pytest.param("served", marks=pytest.mark.xfail(strict=True, reason=PE_TABLE_ON_A_SERVED_PASS)),
-], indirect=True)
+@pytest.mark.parametrize("random_window", ["local", "served"], indirect=True)
 def test_pe_curves_over_every_source(random_window, qtbot):
     """The Explain dock at src.pos ▸ Positional Encoding Curves…: the dots are the pass's src.pe table (asked of the
     source's display again), dimension 1 a cosine that is 1 at position 0."""
@@ -168,7 +153,8 @@ def test_pe_curves_over_every_source(random_window, qtbot):
     said = []
     ctl.error.connect(lambda content: said.append(str(content)))
     qtbot.mouseClick(panel.pe_button, Qt.LeftButton)
-    view = window.tools.learn.pe_view  # opened at the click, or a sentence said instead
+    qtbot.waitUntil(lambda: window.tools.learn.pe_view is not None or bool(said), timeout=20000)  # read on the worker
+    view = window.tools.learn.pe_view
     assert view is not None and not said, said
     qtbot.waitExposed(view)
     assert view.dimensions() == [0, 1, 2, 3]

@@ -171,7 +171,8 @@ class ExplainPanel(QWidget):
 
     # ----- the PE view ------------------------------------------------------------------
     def pe_table(self) -> Capture | None:
-        """The PE table of the shown positional stage's stream ('src.pe' for src.pos), when it has run."""
+        """The PE table of the shown positional stage's stream ('src.pe' for src.pos), when it has run and the pass's
+        display can read it (here, or where a served pass runs)."""
         capture = self.ctl.current
         if capture is None or capture.info.kind not in POSITIONAL_KINDS:
             return None
@@ -179,7 +180,8 @@ class ExplainPanel(QWidget):
         stepper = self.ctl.stepper
         position = stepper.position_of(name) if stepper is not None else None
         table = stepper.history[position] if position is not None else None
-        return table if table is not None and table.tensor is not None else None
+        source = self.ctl.source
+        return table if table is not None and source is not None and source.display.holds(table) else None
 
     # ----- language ---------------------------------------------------------------------
     def retranslate_ui(self) -> None:

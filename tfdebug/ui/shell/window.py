@@ -208,7 +208,8 @@ class MainWindow(WindowLayout, QMainWindow):
         self.tools.conditions = ConditionTools(self)
         self.navigator.conditions_requested.connect(self.actions_by_id["tfdebug.breakpoints.conditions"].trigger)
         self.menus = build_menu_bar(self.menuBar(), self.actions_by_id, {
-            "recent": self._recent_menu, "check": lambda menu: check_menu(menu, self.ctl.run, self.settings),
+            "recent": self._recent_menu, "check": lambda menu: check_menu(menu, self.ctl.run, self.settings,
+                                             lambda: self.ctl.source is None or self.ctl.capabilities.reruns_here),
             "breakpoint_kinds": lambda menu: kind_menu(self.ctl, menu),
             "docks": lambda menu: menu.addActions([d.toggleViewAction() for d in self.docks.values()]),
             "language": lambda menu: i18n.language_menu(self, self.settings),

@@ -249,8 +249,8 @@ class Loader:
 
         Adapters that tap someone else's model say how close the two are; a mismatch is an
         error in the window, a match a notice and the `verification` the status bar shows. The caller asks
-        only of a pass whose source `reruns_here` (a served pass's check is on the server; a generation's steps
-        are checked against generate() in the tests).
+        only of a pass whose source `reruns_here` (a served pass is not checked: its server runs no check, and
+        Debug ▸ Check Against the Model says so; a generation's steps are checked against generate() in the tests).
 
         Whether it runs is the run settings' `verify`: "never" leaves it out, "auto" leaves it out where its memory
         is not free now (`sessions.peak.check_room_now`), "always" runs it; one left out is said, and the status bar

@@ -32,10 +32,10 @@ OFF_THREAD_CELLS = 1024 * 1024
 LARGE_STAGE_BYTES = 256 * 2**20
 
 # Kinds in the order the worker takes them: a stage the user jumped to, then what the user looks
-# at first; then the whole of a large replayed stage first drawn from a part of it (tfdebug.ui.state.shown);
+# at first (the Learn menu's PE table read for its curves: "pe"); then the whole of a large replayed stage first drawn from a part of it (tfdebug.ui.state.shown);
 # last, the neighbouring stages read and sliced ahead (tfdebug.ui.workers.ahead), which no panel waits for.
 KINDS = ("jump", "slice", "tile", "row", "moments", "heads", "stats", "generation", "checks", "overview", "model",
-         "whole", "ahead")
+         "pe", "whole", "ahead")
 SHOWN_KINDS = KINDS[:-1]
 
 

@@ -1,12 +1,15 @@
 """Debug ▸ Check Against the Model: when a finished live pass is compared with the unmodified model.
 
 Three exclusive choices, as `tfdebug capture --verify` offers: where the check fits in the memory free (the
-default), always, never. The choice is the run settings' `verify` (`ui.models.run.RunModel`), which the loader
+default), always, never, for a pass the window runs itself (a served pass is not checked: the entries are
+disabled while one is on screen, and say so). The choice is the run settings' `verify` (`ui.models.run.RunModel`), which the loader
 reads when a pass finishes; it is remembered in the window's settings (`SETTING_KEY`) and restored at the next
 launch, a stored value that is not one of the choices read as the default.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QT_TRANSLATE_NOOP
 from PySide6.QtGui import QAction, QActionGroup
@@ -34,9 +37,10 @@ class CheckMenu(QMenu):
     """The submenu: one checkable entry per choice, the run settings' current one checked; choosing one sets it
     and remembers it. Its entries are said again in a new language (as the window's own menus are)."""
 
-    def __init__(self, parent: QMenu, run: RunModel, settings: QSettings):
+    def __init__(self, parent: QMenu, run: RunModel, settings: QSettings, applies: Callable[[], bool]):
         super().__init__(parent)
-        self._run = run
+        self._run, self._applies = run, applies
+        self.setToolTipsVisible(True)
         self.setObjectName("menu-check")
         group = QActionGroup(self)
         group.setExclusive(True)
@@ -51,11 +55,18 @@ class CheckMenu(QMenu):
         self.aboutToShow.connect(self.refresh)
 
     def refresh(self) -> None:
-        """Each entry's text in the current language, the run settings' choice checked."""
+        """Each entry's text in the current language, the run settings' choice checked; the entries disabled, and
+        saying why, while the pass on screen is one the window does not check (a served pass)."""
+        applies = self._applies()
+        why = "" if applies else QCoreApplication.translate(
+            "CheckMenu", "The pass on screen runs on a server: the window checks only the passes it runs itself.")
         for item in self.actions():
             policy = item.objectName().removeprefix("check-")
             item.setText(QCoreApplication.translate("CheckMenu", str(TITLES[policy])))
             item.setChecked(policy == self._run.verify)
+            item.setEnabled(applies)
+            item.setToolTip(why)
+            item.setStatusTip(why)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         """A language change says the entries again."""
@@ -64,10 +75,11 @@ class CheckMenu(QMenu):
         super().changeEvent(event)
 
 
-def check_menu(parent: QMenu, run: RunModel, settings: QSettings) -> QMenu:
-    """Debug ▸ Check Against the Model, on the choice saved last time (`stored_policy`)."""
+def check_menu(parent: QMenu, run: RunModel, settings: QSettings, applies: Callable[[], bool]) -> QMenu:
+    """Debug ▸ Check Against the Model, on the choice saved last time (`stored_policy`); `applies()` says whether
+    the pass on screen is one the window checks (asked each time the menu opens)."""
     run.set_verify(stored_policy(settings))
-    return CheckMenu(parent, run, settings)
+    return CheckMenu(parent, run, settings, applies)
 
 
 def _choose(run: RunModel, settings: QSettings, policy: str) -> None:

@@ -15,6 +15,7 @@ from tfdebug.ui.features.learn.pe_view import PositionalEncodingView
 from tfdebug.ui.features.learn.playground import PlaygroundDialog
 from tfdebug.ui.i18n.language import said
 from tfdebug.ui.panels.explain import ExplainPanel
+from tfdebug.ui.state.shown import cannot
 
 
 class LearnTools:
@@ -31,19 +32,33 @@ class LearnTools:
         dock.show()
         dock.raise_()
 
-    def open_pe_view(self) -> PositionalEncodingView | None:
-        """The PE curves of the shown positional stage's table, or a message when it has not run yet."""
+    def open_pe_view(self) -> None:
+        """Open the PE curves of the shown positional stage's table (`pe_view` once drawn), or say it has not run
+        yet. The table's values are read by the pass's display on the display worker, where its tensor is: here,
+        or on the server of a served pass."""
         ctl = self.window.ctl
         table = self.window.explain_panel.pe_table()
-        if table is None:
+        source = ctl.source
+        if table is None or source is None or len(table.shape) < 2:
             ctl.fail(said(lambda: QCoreApplication.translate(
                 "ExplainPanel", "The positional-encoding table has not been computed in this pass yet.")))
-            return None
-        view = PositionalEncodingView(table.tensor.detach().float().cpu().numpy(), table.name, self.window)
+            return
+        display, shape = source.display, tuple(table.shape)
+        row, col = len(shape) - 2, len(shape) - 1  # (positions, d_model), after any leading batch axis
+        fixed = {axis: 0 for axis in range(row)}
+
+        def values():
+            return display.slice_of(table, row, col, fixed, (shape[row], shape[col])).values  # whole: no pooling
+
+        def failed(exc: Exception) -> None:
+            ctl.fail(cannot("Cannot show this slice of {name}: {why}", table, exc))
+        ctl.display.submit("pe", values, lambda read: self._show_pe(read, table.name), failed)
+
+    def _show_pe(self, table, name: str) -> None:
+        view = PositionalEncodingView(table, name, self.window)
         view.setAttribute(Qt.WA_DeleteOnClose)
         view.show()
         self.pe_view = view
-        return view
 
     def open_playground(self) -> PlaygroundDialog:
         if self.playground is None:
