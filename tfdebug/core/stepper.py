@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from tfdebug.core.breakpoints import (EXACT, FAST, Breakpoint, BreakpointSet, capture_flags, checkable, conditions_of,
                                      first_condition_hit, first_hit, place_hit)
-from tfdebug.core.budget import FIRST_FIT, CaptureBudget, KeepPolicy, drop_reason
+from tfdebug.core.budget import FIRST_FIT, CaptureBudget, KeepPolicy
 from tfdebug.core.errors import ForwardFailedError, StepperStateError, TfdebugError
 from tfdebug.core.foreign import INTERRUPTS
 from tfdebug.core.names import unknown_stage
@@ -25,6 +25,7 @@ from tfdebug.core.recorder import Capture, Recorder, matches, tap_names
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper_breakpoints import StepperBreakpointsMixin
 from tfdebug.core.stepper_edits import EditsMixin
+from tfdebug.core.stepper_history import HistoryMixin
 
 # The states and events (and EXACT, FAST above) are part of the stepper's interface: importable from here too.
 from tfdebug.core.stepper_state import _ENDED, FAILED, FINISHED, IDLE, PAUSED, RUNNING, STOPPED, StepperEvent  # noqa: F401
@@ -42,7 +43,7 @@ class _StopRun(BaseException):
 Predicate = Callable[[Capture], bool]
 
 
-class Stepper(StepperBreakpointsMixin, EditsMixin):
+class Stepper(HistoryMixin, StepperBreakpointsMixin, EditsMixin):
     """Pausable forward pass of `model`, run by calling `run()`.
 
     `plan`, when given, is the list of stage names this pass goes through; run_to
@@ -106,31 +107,6 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
     def is_live(self) -> bool:
         """False for a replay: there is no model to run, restart or edit."""
         return self._run is not None
-
-    def tensor_of(self, capture: Capture, stop: Callable[[], bool] | None = None) -> Tensor | None:
-        """The tensor of a captured stage, read now when a replay has not read it yet (None when dropped).
-        `stop()`, asked as a replay's stage is read, ends the read early (ReadStoppedError) when true."""
-        return self._ensure_tensor(capture, stop).tensor
-
-    def part_of(self, capture: Capture, leading: tuple[int, ...]) -> Tensor | None:
-        """`capture`'s tensor at the fixed leading indices `leading` (one plane of a (batch, head, query, key)
-        stage), read alone from a replay's file while the whole stage is not read; None where no part can be
-        read so (a live pass, a stage read already, a recipe stage)."""
-        if capture.tensor is not None or self._part is None:
-            return None
-        return self._part(capture, leading)
-
-    def read_later(self, capture: Capture) -> None:
-        """The next move onto replayed stage `capture` shows it unread (its picture was cut from a part): the
-        whole is read by the first `tensor_of`, off the caller's thread, not by the move."""
-        self._read_later.add(capture.name)
-
-    def _ensure_tensor(self, capture: Capture, stop: Callable[[], bool] | None = None) -> Capture:
-        if capture.tensor is None and self._load is not None:
-            with self._load_lock:  # the window's display worker reads neighbouring stages ahead
-                if capture.tensor is None:
-                    capture.tensor = self._load(capture) if stop is None else self._load(capture, stop=stop)
-        return capture
 
     def _reset(self) -> None:
         self.history: list[Capture] = []
@@ -214,43 +190,6 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
         """Whether the pass is running or paused."""
         return self.state in (RUNNING, PAUSED)
 
-    @property
-    def current(self) -> Capture | None:
-        """The capture shown at the cursor, or None when there is none."""
-        return self.history[self.cursor] if 0 <= self.cursor < len(self.history) else None
-
-    def forget_history(self) -> None:
-        """Drop every captured tensor (the pass has ended; its memory goes back)."""
-        with self._lock:
-            self.history = []
-            self._positions = {}
-            self.cursor = -1
-
-    def position_of(self, name: str) -> int | None:
-        """Index of the stage called `name` in the history, or None when it has not run yet."""
-        return self._positions.get(name)
-
-    def captured(self, name: str) -> Capture | None:
-        """The stage called `name` from the history with its tensor (a replay loads it), or None."""
-        index = self._positions.get(name)
-        return None if index is None else self._ensure_tensor(self.history[index])
-
-    @property
-    def dropped(self) -> list[str]:
-        """Names of the stages this pass left out of the history (beyond the capture budget)."""
-        return list(self._budget.dropped)
-
-    @property
-    def drop_reasons(self) -> dict[str, Phrase]:
-        """Why each stage in `dropped` left the history (too large, farther from the focus …), by name."""
-        reasons, far = dict(self._budget.reasons), dict(self._budget.distances)  # copies: the pass may be adding
-        return {name: drop_reason(code, self.max_capture_bytes, far.get(name)) for name, code in reasons.items()}
-
-    @property
-    def at_live_point(self) -> bool:
-        """Whether the pass is paused and the cursor is at the stage it is paused at."""
-        return self.state == PAUSED and self.cursor == self.live_index
-
     # ----- commands --------------------------------------------------------------------
     def step(self) -> None:
         """Next stage: forward in history when the cursor is behind, else run one stage."""
@@ -279,27 +218,6 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
         block = current.info.block
         self._advance(lambda c: c.info.block != block, "step_out")
 
-    def step_back(self) -> None:
-        """Previous captured stage (history; nothing runs again)."""
-        with self._lock:
-            if self.cursor <= 0:
-                raise StepperStateError("Already at the first stage.", id="stepper.at_first")
-            self._move(self.cursor - 1)
-
-    def step_forward(self) -> None:
-        """Next captured stage in history (nothing runs)."""
-        with self._lock:
-            if self.cursor >= len(self.history) - 1:
-                raise StepperStateError("Already at the last captured stage.", id="stepper.at_last")
-            self._move(self.cursor + 1)
-
-    def goto(self, index: int) -> None:
-        """Show the captured stage at `index` of the history."""
-        with self._lock:
-            if not 0 <= index < len(self.history):
-                raise StepperStateError("No captured stage at position {index}.", id="stepper.no_position", index=index)
-            self._move(index)
-
     def pause(self) -> None:
         """Pause a running forward at the next stage."""
         with self._lock:
@@ -307,15 +225,6 @@ class Stepper(StepperBreakpointsMixin, EditsMixin):
                 self._predicate = (lambda c: True, "pause")
 
     # ----- internals -------------------------------------------------------------------
-    def _move(self, index: int) -> None:
-        self.cursor = index
-        capture = self.history[index]
-        if capture.name in self._read_later:
-            self._read_later.discard(capture.name)
-        else:
-            self._ensure_tensor(capture)
-        self._emit(StepperEvent("moved", index, capture))
-
     def _advance(self, predicate: Predicate | None, reason: str) -> None:
         with self._lock:
             # Behind the live point: walk the history first, no re-execution.
