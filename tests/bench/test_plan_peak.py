@@ -27,3 +27,8 @@ def test_the_stated_peak_holds_the_measured_one_at_a_size_ci_affords():
     # the end of the pass is what is measured: the check and the write came after the pass, and were sampled
     assert {"pass", "check", "write"} <= set(row["phase_peaks_bytes"])
     assert row["stated_check_bytes"] > 0 and row["held"]
+    # the parts timed, and the plain forward of the same model on the same ids beside them
+    assert row["plain_tokens"] == row["seq_len"] and row["pass_s"] > 0 and row["check_s"] > 0
+    assert row["plain_eager_s"] > 0 and row["plain_sdpa_s"] > 0 and row["plain_aa"] > 0
+    assert row["checked_over_eager"] > row["capture_over_eager"] > 0
+    assert "with the check" in "\n".join(format_plan_peak([row]))

@@ -8,6 +8,11 @@ loaded as `hf:FOLDER`, with the default budget; and measures the process's whole
 the kernel's high-water mark is set to the RSS once the folder is written), sampling the RSS every 20 ms with
 the part of the command running (the pass, the check, the write) to say where the high-water mark was reached.
 Stated ≥ measured is the promise.
+
+The same row times the command's parts (the pass, the check) and, once the peak is read, the plain forward of
+the same model on the same token ids in the same process, twice in eager attention (the capture computes
+attention as eager does; the two runs' ratio is the A/A) and twice in sdpa (transformers' default): the
+capture with and without the check ÷ each plain forward.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ class _Phases:
 
     def __init__(self):
         self.now, self.highest, self.at, self.stated = "load", {}, (0.0, 0, "load"), None
+        self.seconds: dict[str, float] = {}  # each part's time (the last of a name counts)
         self.start, self._stop = time.perf_counter(), threading.Event()
         self._thread = threading.Thread(target=self._sample, name="tfdebug-rss", daemon=True)
 
@@ -63,6 +69,12 @@ class _Phases:
                 self.at = (time.perf_counter() - self.start, rss, phase)
             self._stop.wait(SAMPLE_S)
 
+    def _enter(self, phase: str) -> None:
+        """`phase` starts now: the part before it ends (its time kept in `seconds`)."""
+        now = time.perf_counter()
+        self.seconds[self.now] = now - getattr(self, "_since", self.start)
+        self.now, self._since = phase, now
+
     def __enter__(self):
         import tfdebug.io.exports as exports
         import tfdebug.sessions.peak as peak
@@ -72,11 +84,11 @@ class _Phases:
             original = getattr(owner, name)
 
             def call(*args, **kwargs):
-                self.now = before
+                self._enter(before)
                 result = original(*args, **kwargs)
                 if keep:
                     self.stated = result
-                self.now = after or self.now
+                self._enter(after or self.now)
                 return result
             setattr(owner, name, call)
             return owner, name, original
@@ -133,18 +145,53 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
             code = _command(["capture", "--model", f"hf:{folder}", "--input", f"prompt={prompt}", "--quiet",
                              "--out", str(Path(tmp) / "pass.safetensors")])
         seconds = time.perf_counter() - phases.start
-    peak = high_water()
+        peak = high_water()
+        plain = _plain_forwards(folder, prompt)
     stated = phases.stated
     at_s, _, where = phases.at
     row = {"variant": variant, "shape": shape, "seq_len": seq_len, "exit": code, "seconds": round(seconds, 1),
            "rss_before_bytes": before, "peak_rss_bytes": peak, "peak_phase": where,
            "peak_at_s": round(at_s, 1), "ram_bytes": total_memory(),
-           "phase_peaks_bytes": dict(phases.highest)}
+           "phase_peaks_bytes": dict(phases.highest), "pass_s": round(phases.seconds.get("pass", 0.0), 2),
+           "check_s": round(phases.seconds.get("check", 0.0), 2), **plain}
+    if plain and row["pass_s"]:
+        for kind in ("eager", "sdpa"):
+            row[f"capture_over_{kind}"] = round(row["pass_s"] / plain[f"plain_{kind}_s"], 3)
+            row[f"checked_over_{kind}"] = round((row["pass_s"] + row["check_s"]) / plain[f"plain_{kind}_s"], 3)
     if stated is not None:
         row.update(stated_peak_bytes=stated.total, stated_model_bytes=stated.model, stated_kept_bytes=stated.kept,
                    stated_working_bytes=stated.working, stated_check_bytes=stated.check,
                    held=peak <= stated.total, measured_over_stated=round(peak / stated.total, 3))
     return row
+
+
+def _plain_forwards(folder: Path, prompt: str) -> dict:
+    """The plain forward of the model in `folder` on `prompt`'s ids (tokenised by the folder's tokenizer, as the
+    capture's were), no hook: twice in eager attention and twice in sdpa, the faster of each kind kept and the
+    eager pair's ratio as the A/A; seconds."""
+    import torch
+    import transformers
+    from tokenizers import Tokenizer
+
+    ids = torch.tensor([Tokenizer.from_file(str(folder / "tokenizer.json")).encode(prompt).ids])
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), attn_implementation="eager")
+    model.eval()
+    times: dict[str, list[float]] = {}
+    with torch.inference_mode():
+        for kind in ("eager", "sdpa"):  # warmed up on a few ids: the first call of a kind pays its set-up
+            model.set_attn_implementation(kind)
+            model(input_ids=ids[:, :64], use_cache=False)
+        for kind in ("eager", "sdpa", "eager", "sdpa"):  # interleaved: a drift in the load touches both
+            model.set_attn_implementation(kind)
+            gc.collect()
+            start = time.perf_counter()
+            model(input_ids=ids, use_cache=False)
+            times.setdefault(kind, []).append(time.perf_counter() - start)
+    del model
+    gc.collect()
+    eager, sdpa = times["eager"], times["sdpa"]
+    return {"plain_eager_s": round(min(eager), 2), "plain_sdpa_s": round(min(sdpa), 2),
+            "plain_tokens": int(ids.shape[1]), "plain_aa": round(eager[1] / eager[0], 3)}
 
 
 def plan_peak_rows(profile: str, lengths: tuple[int, ...] | None = None, timeout: float = 1800.0) -> list[dict]:
@@ -171,4 +218,10 @@ def format_plan_peak(rows: list[dict]) -> list[str]:
                      f"measured {row['peak_rss_bytes'] / gb:.2f} GB{share} "
                      f"({'held' if row['held'] else 'NOT HELD'}; RSS before {row['rss_before_bytes'] / gb:.2f} GB; "
                      f"peak in {row['peak_phase']} at {row['peak_at_s']:.0f} of {row['seconds']:.0f} s)")
+        if "capture_over_eager" in row:
+            lines.append(f"         capture {row['pass_s']:.1f} s, check {row['check_s']:.1f} s; plain forward "
+                         f"{row['plain_eager_s']:.1f} s eager (A/A {row['plain_aa']:.2f}), {row['plain_sdpa_s']:.1f} s "
+                         f"sdpa: capture ÷ plain {row['capture_over_eager']:.2f}× eager, "
+                         f"{row['capture_over_sdpa']:.2f}× sdpa; with the check {row['checked_over_eager']:.2f}× "
+                         f"eager, {row['checked_over_sdpa']:.2f}× sdpa")
     return lines
