@@ -12,6 +12,7 @@ from tests.ui.user_actions import press
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.core.stepper import Stepper
+from tfdebug.ui.widgets.steady_text import SteadyText
 
 MARK = "<b>bold</b>"
 TOKENS = [f"{MARK}{i}" for i in range(4)]
@@ -29,7 +30,8 @@ def _replay():
 
 
 def _labels_showing(window, text):
-    return [label for label in window.findChildren(QLabel) if text in label.text() and label.isVisible()]
+    return [label for kind in (QLabel, SteadyText) for label in window.findChildren(kind)
+            if text in label.text() and label.isVisible()]
 
 
 def test_an_html_stage_name_and_html_tokens_show_as_plain_text(make_window, qtbot):
@@ -55,7 +57,7 @@ def test_an_html_stage_name_and_html_tokens_show_as_plain_text(make_window, qtbo
     assert window.status_stage in shown
     assert window.heads_panel.note in shown
     rich = [(label.objectName() or type(label.parent()).__name__, label.text()) for label in shown
-            if label.textFormat() != Qt.PlainText]
+            if isinstance(label, QLabel) and label.textFormat() != Qt.PlainText]  # SteadyText paints plain text
     assert not rich, f"labels that would render a name as markup: {rich}"
     assert heatmap.caption.text().startswith(f"enc.0.attn.{MARK}probs")
     # Tooltips cannot be switched to plain text: the stage's is escaped, so it reads literally too.

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.ui.render import colors
-from tfdebug.ui.render.plot_paint import settle
+from tfdebug.ui.render.plot_paint import paint_with_step
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.colour_bar import ColourBar
 from tfdebug.ui.widgets.prediction import PredictionView
+from tfdebug.ui.widgets.steady_text import SteadyText
 from tfdebug.ui.workers.ahead import HEAD_THUMB, head_axis_of
 
 SELECTED_PEN = pg.mkPen((255, 140, 0), width=3)
@@ -26,9 +27,7 @@ class HeadsPanel(QWidget):
     def __init__(self, ctl: DebugController, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctl = ctl
-        self.note = QLabel("")
-        self.note.setTextFormat(Qt.PlainText)  # it names the stage
-        self.note.setWordWrap(True)
+        self.note = SteadyText(lines=2)  # it names the stage: plain text; two lines whatever it says
         self.colour_bar = ColourBar()
         self.levels: tuple[float, float] = (0.0, 1.0)
         self.graphics = pg.GraphicsLayoutWidget()
@@ -134,9 +133,9 @@ class HeadsPanel(QWidget):
             view.setBorder(SELECTED_PEN if h == selected else NO_PEN)
             view.setRange(QRectF(0, 0, cols, rows), padding=0)  # the image's extent: cheaper than autoRange
         self.colour_bar.set_scale(lut, levels, scale.log_decades(levels) if scale.log else None)
-        settle(self.graphics)
         self.graphics.setVisible(True)
         self.colour_bar.setVisible(True)
+        paint_with_step(self.graphics)  # with the step's other panels, in one window paint
         self.note.setText(self.tr("{n} heads of {stage}, one colour scale · click a head to show it").format(
             n=n, stage=capture.name))
         self._dirty = False

@@ -25,10 +25,11 @@ from tfdebug.core.masks import window_size
 from tfdebug.core.tiles import Tile, region
 from tfdebug.ui.i18n.language import axis_title
 from tfdebug.ui.render import colors
-from tfdebug.ui.render.plot_paint import keep_text_space, settle
+from tfdebug.ui.render.plot_paint import keep_text_space, paint_now
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.axis_controls import AxisControls
 from tfdebug.ui.widgets.heatmap_axes import HistogramLUT, TokenAxis
+from tfdebug.ui.widgets.steady_text import SteadyText
 from tfdebug.ui.widgets.zoomed_slice import ZoomedSlice
 
 HOVER_HINT = QT_TRANSLATE_NOOP("HeatmapPanel", "Hover over a cell to read its value.")
@@ -98,12 +99,9 @@ class HeatmapPanel(QWidget):
         self.readout = QLabel()
         self.readout.setTextFormat(Qt.PlainText)
         self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.caption = QLabel("")
-        self.caption.setTextFormat(Qt.PlainText)
-        self.caption.setWordWrap(True)
-        # A fixed height: a caption that changes its line count per stage would resize the
-        # plot below it, and a resize repaints and re-ranges everything in it.
-        self.caption.setFixedHeight(2 * self.caption.fontMetrics().lineSpacing() + 4)
+        # Two lines whatever the text: a caption that changed its line count (or asked its layout for room) per
+        # stage would resize the plot below it, and a resize repaints and re-ranges everything in it.
+        self.caption = SteadyText(lines=2, margin=2)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -192,13 +190,9 @@ class HeatmapPanel(QWidget):
         # Relayouts the new stage asked for (axis titles, the axis controls' boxes, the caption) before the
         # paint: done after it, they would resize the plot and paint the heatmap a second time.
         QCoreApplication.sendPostedEvents(None, QEvent.LayoutRequest)
-        settle(self.graphics)
-        if self.graphics.isVisible():
-            # Paint the new image now, before the other panels' updates queue up behind it:
-            # the heatmap is what the user is waiting for. The scene's own queued pass over its
-            # changed items is what paints (Qt sends the window's update request from it); a
-            # repaint() here would paint once, and that pass would paint the same items again.
-            QCoreApplication.sendPostedEvents(self.graphics.scene(), QEvent.MetaCall)
+        # Paint the new image now, before the other panels' updates queue up behind it: the heatmap is what the
+        # user is waiting for.
+        paint_now(self.graphics)
 
     def _caption(self) -> None:
         """Stage, size, colour map, masked cells, and what the zoom and the colour scale show."""

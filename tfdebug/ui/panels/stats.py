@@ -16,10 +16,11 @@ from tfdebug.core.display import Stats, held_stats, held_values, tensor_stats
 from tfdebug.core.precision import dtype_range, half_overflow_note, overflow_note
 from tfdebug.ui.i18n.language import phrase_text
 from tfdebug.ui.render.colors import format_value
-from tfdebug.ui.render.plot_paint import keep_text_space, settle
+from tfdebug.ui.render.plot_paint import keep_text_space, paint_with_step
 from tfdebug.ui.render.stage_text import large_sizes
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.heatmap_axes import KeptAxis
+from tfdebug.ui.widgets.steady_text import SteadyText
 
 ROWS = ("min", "max", "mean", "std", "NaN", "+Inf", "−Inf", "count")
 ROW_TITLES = {"min": QT_TRANSLATE_NOOP("StatsPanel", "min"), "max": QT_TRANSLATE_NOOP("StatsPanel", "max"),
@@ -59,13 +60,13 @@ class StatsPanel(QWidget):
         self.tensor_title, self.slice_title = QLabel(), QLabel()
         grid.addWidget(self.tensor_title, 0, 1)
         grid.addWidget(self.slice_title, 0, 2)
-        self.cells: dict[tuple[str, int], QLabel] = {}
+        self.cells: dict[tuple[str, int], SteadyText] = {}
         self.row_titles: dict[str, QLabel] = {}
         for r, name in enumerate(ROWS, start=1):
             self.row_titles[name] = QLabel()  # its title in the window's language: retranslate_ui
             grid.addWidget(self.row_titles[name], r, 0)
             for c in (1, 2):
-                label = QLabel("–")
+                label = SteadyText("–", grow=True)  # a step's values lay nothing out again
                 grid.addWidget(label, r, c)
                 self.cells[(name, c)] = label
         self.note = QLabel("")
@@ -195,7 +196,7 @@ class StatsPanel(QWidget):
             return
         self._drawn = (edges, counts)
         self.bars.setData(edges, counts)
-        settle(self.plot)
+        paint_with_step(self.plot)  # with the step's other panels, in one window paint
 
     def _slice(self, sl) -> None:
         import torch  # loaded by then: a slice comes from a pass

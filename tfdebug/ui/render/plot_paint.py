@@ -4,16 +4,40 @@ pyqtgraph defers auto-ranging and its view matrices to the moment before a paint
 there, they mark items dirty again while the scene is painting, and Qt paints the whole
 view (and, through QGraphicsScene, the window's other dirty widgets) a second time. Panels
 call `settle` once they have changed a view's items, so the first paint is the only one.
+
+The scene's pass over its changed items is queued too: run in the next turn of the event loop, it paints the
+view in a window paint of its own, after the one that drew the step's other panels. `paint_now` runs that pass
+at once, which paints the window there and then (the heatmap, alone and first: what the user waits for);
+`paint_with_step` marks the view's viewport for the window's next paint instead, the one that draws every other
+panel the step changed.
 """
 
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, QEvent
 
 
 def settle(view: pg.GraphicsView) -> None:
     """Run the view's deferred range and matrix updates now, before its next paint."""
     view.scene().prepareForPaint()
+
+
+def paint_now(view: pg.GraphicsView) -> None:
+    """`settle` the view and run its scene's queued pass over the changed items now, which paints the window now:
+    the view's paint is not left to a turn of its own. (A `repaint()` would paint it once now, and the queued pass
+    would paint the same items again.)"""
+    settle(view)
+    if view.isVisible():
+        QCoreApplication.sendPostedEvents(view.scene(), QEvent.Type.MetaCall)
+
+
+def paint_with_step(view: pg.GraphicsView) -> None:
+    """`settle` the view and mark its viewport for the window's next paint, with the other panels the step
+    changed, rather than one paint later when its scene's queued pass reaches it (that pass finds it drawn and
+    repaints only what is still dirty)."""
+    settle(view)
+    view.viewport().update()
 
 
 def keep_text_space(*axes: pg.AxisItem) -> None:

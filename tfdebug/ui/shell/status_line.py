@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtWidgets import QLabel, QMainWindow
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtWidgets import QMainWindow
 
 from tfdebug.ui.render.stage_text import fmt_bytes, run_progress
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.steady_text import SteadyText
 from tfdebug.ui.workers.throttle import throttler
 
 
@@ -22,9 +23,10 @@ class StatusLine:
 
     def __init__(self, window: QMainWindow, ctl: DebugController, starting):
         self.ctl, self.starting = ctl, starting
-        self.labels = tuple(QLabel("") for _ in range(5))
+        # Plain text (stage and model names come from a model or a file) whose width follows the widest text shown,
+        # so a step's new texts do not lay the window out again.
+        self.labels = tuple(SteadyText(grow=True) for _ in range(5))
         for label in self.labels:
-            label.setTextFormat(Qt.TextFormat.PlainText)  # stage and model names come from a model or a file
             window.statusBar().addPermanentWidget(label)
         self.stage, self.model, self.device, self.memory, self.state = self.labels
         self._throttle = throttler(30, self.update, window, leading=True)  # a step names its stage now

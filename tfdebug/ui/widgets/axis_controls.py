@@ -14,6 +14,18 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolBut
 from tfdebug.ui.i18n.language import axis_title
 
 
+COMBO_CHARACTERS = 16  # "position (8192)": an axis's name and size, shown whole in most; longer ones elided
+
+
+def hold_spin_size(spin: QSpinBox) -> None:
+    """Fix `spin`'s size at the widest its ranges and prefixes have needed so far: a fixed-size box asks its
+    layout for nothing when its range changes (each request would lay out the window's docks again); it asks
+    once more only when it must grow."""
+    hint = spin.sizeHint()
+    if hint.width() > spin.minimumWidth() or spin.minimumHeight() != spin.maximumHeight():
+        spin.setFixedSize(max(hint.width(), spin.minimumWidth()), hint.height())
+
+
 class AxisControls(QWidget):
     """Rows and Columns combo boxes, one index box per other axis, the pin; `add_tool(widget)` appends."""
 
@@ -23,7 +35,11 @@ class AxisControls(QWidget):
         self.row_combo = QComboBox()
         self.col_combo = QComboBox()
         for combo in (self.row_combo, self.col_combo):
-            combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+            # A fixed size, whatever the stage's axes are called: a box whose size followed its items would ask
+            # the window to lay out its docks again at every step (tfdebug.ui.widgets.steady_text says why).
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(COMBO_CHARACTERS)
+            combo.setFixedSize(combo.sizeHint())
         self.row_combo.activated.connect(self.axes_chosen)
         self.col_combo.activated.connect(self.axes_chosen)
         self.spin_boxes: dict[str, QSpinBox] = {}  # the shown stage's index boxes, by axis name
@@ -134,12 +150,13 @@ class AxisControls(QWidget):
             name = names[axis]
             spin = self.spin_boxes[name]
             spin.blockSignals(True)  # setting the stage's range and index is not the user choosing one
-            spin.setRange(0, capture.shape[axis] - 1)
-            spin.setValue(index)
-            spin.blockSignals(False)
             prefix = f"{axis_title(name)} "  # the language may have changed since the box was made
             if spin.prefix() != prefix:
                 spin.setPrefix(prefix)
+            spin.setRange(0, capture.shape[axis] - 1)
+            spin.setValue(index)
+            spin.blockSignals(False)
+            hold_spin_size(spin)
             tip = self.tr("Index along the {axis} axis (size {size})").format(axis=axis_title(name),
                                                                              size=capture.shape[axis])
             if spin.toolTip() != tip:

@@ -1,0 +1,89 @@
+"""A step lays nothing out again: the texts and boxes a step changes keep their sizes, so no layout request climbs
+to the main window (which would lay out its docks once more and repaint: issue 54, "settled in two frames")."""
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
+
+from tests.ui.conftest import wait_paused
+from tests.ui.user_actions import press
+from tfdebug.ui.widgets.steady_text import SteadyText
+
+
+class _LayoutRequests(QObject):
+    """Counts the layout requests `widget` receives."""
+
+    def __init__(self, widget):
+        super().__init__()
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.count += 1
+        return False
+
+
+def _settle():
+    for _ in range(5):
+        QApplication.processEvents()
+
+
+def test_steady_text_asks_its_layout_for_room_only_when_it_must_grow(qtbot):
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    layout = QVBoxLayout(parent)
+    fixed, growing = SteadyText("one"), SteadyText("one", grow=True)
+    layout.addWidget(fixed)
+    layout.addWidget(growing)
+    parent.resize(400, 100)
+    parent.show()
+    _settle()
+    requests = _LayoutRequests(parent)
+    fixed.setText("a much longer text than before, wider than the first")
+    growing.setText("two")  # as wide as "one": no room asked
+    _settle()
+    assert requests.count == 0 and fixed.text().startswith("a much longer")
+    growing.setText("a much longer text than before")
+    _settle()
+    assert requests.count == 1 and growing.sizeHint().width() >= growing.fontMetrics().horizontalAdvance(
+        "a much longer text than before")
+    growing.setText("short")  # narrower: the room it has is kept, nothing asked
+    _settle()
+    assert requests.count == 1
+
+
+def test_steady_text_wraps_over_its_lines_and_elides_the_last(qtbot):
+    text = SteadyText(lines=2)
+    qtbot.addWidget(text)
+    text.resize(text.fontMetrics().horizontalAdvance("word " * 6), text.height())
+    text.setText(" ".join(f"word{i}" for i in range(40)))
+    shown = text.shown_lines()
+    assert len(shown) == 2 and shown[0].startswith("word0 word1") and shown[1].endswith("…")
+    assert text.height() == 2 * text.fontMetrics().lineSpacing()
+    text.setText("short")
+    assert text.shown_lines() == ["short"]
+
+
+def test_stepping_back_and_forth_asks_the_main_window_for_no_layout(window, qtbot):
+    """Once each stage has been shown (the status bar's and the Stats table's fields have grown to their texts),
+    F10 and Shift+F10 over the same stages send the main window no layout request."""
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: window.width() == 1600)
+    window.ctl.steps.run_to("enc.0.attn.q_split")
+    wait_paused(qtbot, window, "enc.0.attn.q_split")
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+
+    def walk():
+        for key, modifier in [(Qt.Key_F10, Qt.NoModifier)] * 4 + [(Qt.Key_F10, Qt.ShiftModifier)] * 4:
+            before = window.ctl.stepper.cursor
+            press(window, key, modifier)
+            qtbot.waitUntil(lambda: window.ctl.stepper.cursor != before)
+            wait_paused(qtbot, window)
+            qtbot.waitUntil(lambda: window.ctl.shown.settled() and window.heads_panel.settled())
+            _settle()
+
+    walk()  # the first visit of each stage: fields may grow to its texts once
+    requests = _LayoutRequests(window)
+    walk()
+    assert requests.count == 0
