@@ -97,7 +97,7 @@ def run_app(model: str | None = None, texts: dict[str, str] | None = None, devic
     # that open a window after this one then never see a timer or a queued signal).
     if window.isVisible():
         window.close()  # its closeEvent stops the pass (ctl.shutdown)
-    QCoreApplication.removePostedEvents(app, QEvent.Quit)
+    QCoreApplication.removePostedEvents(app, QEvent.Type.Quit)
     from tfdebug.ui.workers.jobs import wait_for_all
 
     code = result["code"] or code

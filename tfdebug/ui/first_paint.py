@@ -51,7 +51,7 @@ def main(argv: list[str]) -> int:
 
     pg.ImageItem.paint = paint
     folder = tempfile.mkdtemp(prefix="tfdebug-first-paint-")  # no settings of the user's are read
-    settings = QSettings(os.path.join(folder, "bench.ini"), QSettings.IniFormat)
+    settings = QSettings(os.path.join(folder, "bench.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings, persist=False, models=[model], devices=["cpu"])
     window.resize(1600, 1000)
     window.show()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
 from PySide6.QtGui import QKeyEvent
 
-KEY_EVENTS = (QEvent.ShortcutOverride, QEvent.KeyPress)
+KEY_EVENTS = (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress)
 
 
 class KeyRepeats(QObject):

@@ -36,7 +36,7 @@ class BatchDialog(QDialog):
                                    "padding. Leave it empty for one text."))
         self.note.setWordWrap(True)
         self.rows = QPlainTextEdit("\n".join(rows))
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

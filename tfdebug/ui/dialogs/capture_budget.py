@@ -38,7 +38,7 @@ class BudgetDialog(QDialog):
         note = QLabel(self.tr("Stages beyond the budget are shown while the pass is paused at them, then dropped "
                               "from the history. Applies from the next Run."))
         note.setWordWrap(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -60,7 +60,7 @@ def choose(ctx: ActionContext) -> None:
     window, ctl = ctx.window, ctx.ctl
     dialog = BudgetDialog(ctl.capture_budget, ctl.keep, window)
     window.dialogs["budget"] = dialog  # tests reach the open dialog here
-    accepted = dialog.exec() == QDialog.Accepted
+    accepted = dialog.exec() == QDialog.DialogCode.Accepted
     dialog.deleteLater()
     if accepted:
         ctl.capture_budget = dialog.setting()

@@ -95,7 +95,7 @@ class DecodingDialog(QDialog):
         form.addRow(self.tr("Top-p"), self.top_p)
         form.addRow(self.tr("Seed"), self.seed)
         form.addRow(self.stop_at_eos)
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -143,7 +143,8 @@ class DecodingTools:
 
 
 @actions.action("tfdebug.session.decoding", QT_TRANSLATE_NOOP("actions", "Decoding Settings…"),
-                tip=QT_TRANSLATE_NOOP("actions", "How Generate chooses each token (greedy or sampled) and when it stops"),
+                tip=QT_TRANSLATE_NOOP("actions",
+                                      "How Generate chooses each token (greedy or sampled) and when it stops"),
                 toolbar=False,
                 menu="debug", group=3, order=20)
 def decoding_settings(ctx: ActionContext) -> None:

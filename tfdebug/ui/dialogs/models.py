@@ -32,7 +32,7 @@ from tfdebug.ui.render.stage_text import fmt_bytes
 from tfdebug.ui.state.hub_models import HubModels
 
 MODEL, ARCHITECTURE, SIZE, SUPPORT = range(4)
-SPEC_ROLE, SUPPORTED_ROLE = Qt.UserRole + 1, Qt.UserRole + 2
+SPEC_ROLE, SUPPORTED_ROLE = Qt.ItemDataRole.UserRole + 1, Qt.ItemDataRole.UserRole + 2
 
 
 class ModelsDialog(QDialog):
@@ -47,16 +47,16 @@ class ModelsDialog(QDialog):
         self._select_after_scan = ""
         self.setWindowTitle(self.tr("Models"))
         self.where = QLabel()
-        self.where.setTextFormat(Qt.PlainText)  # the cache's path
+        self.where.setTextFormat(Qt.TextFormat.PlainText)  # the cache's path
         self.where.setWordWrap(True)
         self.table = QTableWidget(0, 4)
         self.table.setObjectName("models-table")
         self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Architecture"), self.tr("Size on disk"),
                                               self.tr("tfdebug")])
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(SUPPORT, QHeaderView.Stretch)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(SUPPORT, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.table.itemDoubleClicked.connect(lambda item: self.use())
@@ -76,7 +76,7 @@ class ModelsDialog(QDialog):
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(hub_models.cancel_download)
         self.status = QLabel()
-        self.status.setTextFormat(Qt.PlainText)  # it names a hub id the user typed
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # it names a hub id the user typed
         self.status.setWordWrap(True)
         self.status.setObjectName("models-status")
         buttons = QHBoxLayout()
@@ -123,7 +123,7 @@ class ModelsDialog(QDialog):
                 item.setData(SUPPORTED_ROLE, supported)
                 item.setToolTip(support if column == SUPPORT else text)
                 if not supported:
-                    item.setForeground(Qt.gray)
+                    item.setForeground(Qt.GlobalColor.gray)
                 self.table.setItem(i, column, item)
             if spec == selected:
                 self.table.selectRow(i)

@@ -63,7 +63,7 @@ def normalise(code: str | None) -> str | None:
 
 def system_language() -> str:
     """The system locale's language when it is one we have, else English."""
-    return "zh" if QLocale.system().language() == QLocale.Chinese else "en"
+    return "zh" if QLocale.system().language() == QLocale.Language.Chinese else "en"
 
 
 def initial_language(settings: QSettings | None, override: str | None = None) -> str:
@@ -98,13 +98,14 @@ def set_language(code: str) -> bool:
         ok = ours.load(_catalogue_path(CATALOGUES[code]))
         if ok:
             qt = QTranslator(app)
-            if qt.load(QT_CATALOGUES[code], QLibraryInfo.path(QLibraryInfo.TranslationsPath)):
+            if qt.load(QT_CATALOGUES[code], QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
                 _installed.append(qt)
             _installed.append(ours)  # installed last: asked first
     for translator in _installed:
         app.installTranslator(translator)
     _language = code if ok else "en"
-    QLocale.setDefault(QLocale(QLocale.Chinese, QLocale.China) if _language == "zh" else QLocale(QLocale.English))
+    QLocale.setDefault(QLocale(QLocale.Language.Chinese,
+                               QLocale.Country.China) if _language == "zh" else QLocale(QLocale.Language.English))
     return ok
 
 
@@ -117,7 +118,7 @@ class _LanguageWatcher(QObject):
         target.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self._callback()
         return False
 

@@ -66,13 +66,13 @@ class ArchitectureMap(QWidget):
         self.parts: list[Part] = []
         self.columns: list[list[Part]] = []
         self.setMinimumSize(300, 240)  # leaves the Stages tree 15+ rows in a 720-pixel-high window
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMouseTracking(True)
         self._drawn: tuple = ()
         self._step: int | None = None  # the generation step drawn (a generation draws one step)
         self._content_height = 0.0       # the map's height as laid out (more than the widget's: it scrolls)
         self._folded: dict[str, QRectF] = {}  # folded layer → where its title goes
-        self.scrollbar = QScrollBar(Qt.Vertical, self)
+        self.scrollbar = QScrollBar(Qt.Orientation.Vertical, self)
         self.scrollbar.hide()
         self.scrollbar.valueChanged.connect(self.update)
         ctl.session_changed.connect(self._rebuild)
@@ -207,10 +207,10 @@ class ArchitectureMap(QWidget):
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
-        painter.setRenderHint(QPainter.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.fillRect(self.rect(), self.palette().base())
         if not self.parts:
-            painter.drawText(self.rect(), Qt.AlignCenter, self.tr("Nothing loaded"))
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.tr("Nothing loaded"))
             return
         self._layout()
         painter.translate(0, -self.scrollbar.value() if self.scrollbar.isVisible() else 0)
@@ -239,10 +239,10 @@ class ArchitectureMap(QWidget):
         (hovering the box names it whole). Returns the drawing flags and the text."""
         text, box = block_title(part.label), part.rect.adjusted(4, 0, -4, 0)
         metrics = QFontMetrics(self.label_font())
-        wrapped = metrics.boundingRect(box.toRect(), int(Qt.AlignCenter | Qt.TextWordWrap), text)
+        wrapped = metrics.boundingRect(box.toRect(), int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), text)
         if wrapped.height() <= box.height() and wrapped.width() <= box.width():
-            return Qt.AlignCenter | Qt.TextWordWrap, text
-        return Qt.AlignCenter, metrics.elidedText(text, Qt.ElideRight, int(box.width()))
+            return Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, text
+        return Qt.AlignmentFlag.AlignCenter, metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(box.width()))
 
     def _draw_frames(self, painter: QPainter) -> None:
         layers: dict[str, tuple[QRectF, str]] = {}
@@ -251,17 +251,17 @@ class ArchitectureMap(QWidget):
             if key is not None:
                 rect = layers[key][0].united(part.rect) if key in layers else QRectF(part.rect)
                 layers[key] = (rect, block_title(part.block.layer_title) if part.block.layer_title else key)
-        painter.setPen(QPen(FRAME, 1, Qt.DashLine))
-        painter.setBrush(Qt.NoBrush)
+        painter.setPen(QPen(FRAME, 1, Qt.PenStyle.DashLine))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
         for key, (rect, title) in layers.items():
             if key in self._folded:  # a folded layer's title stands left of its row
-                painter.drawText(self._folded[key], Qt.AlignLeft | Qt.AlignVCenter,
-                                 QFontMetrics(painter.font()).elidedText(title, Qt.ElideRight,
+                painter.drawText(self._folded[key], Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                                 QFontMetrics(painter.font()).elidedText(title, Qt.TextElideMode.ElideRight,
                                                                          int(self._folded[key].width())))
                 continue
             frame = rect.adjusted(-8, -15, 8, 3)
             painter.drawRoundedRect(frame, 6, 6)
-            painter.drawText(frame.adjusted(6, 1, 0, 0), Qt.AlignLeft | Qt.AlignTop, title)
+            painter.drawText(frame.adjusted(6, 1, 0, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, title)
 
     def _draw_links(self, painter: QPainter) -> None:
         """The layout's links: the encoder's output feeds every cross-attention."""
@@ -286,10 +286,10 @@ class ArchitectureMap(QWidget):
         part = self.part_at(event.position())
         if part is None:
             return
-        if event.button() == Qt.LeftButton:
+        if event.button() == Qt.MouseButton.LeftButton:
             self.ctl.select_stage(part.stages[0])
             self.ctl.steps.run_to(part.stages[0])
-        elif event.button() == Qt.RightButton:
+        elif event.button() == Qt.MouseButton.RightButton:
             self.part_menu(part).popup(event.globalPosition().toPoint())
 
     def mouseMoveEvent(self, event) -> None:

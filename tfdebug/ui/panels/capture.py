@@ -42,7 +42,7 @@ class CapturePanel(QWidget):
 
     def dropped_names(self) -> list[str]:
         """The stage names the list shows, in forward order."""
-        return [self.dropped_list.item(i).data(Qt.UserRole) for i in range(self.dropped_list.count())]
+        return [self.dropped_list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.dropped_list.count())]
 
     def _changed(self) -> None:
         self._announce()  # said in the message bar whether the panel is on screen or not
@@ -81,7 +81,7 @@ class CapturePanel(QWidget):
             capture = ctl.plan.find(name)
             size = f"  ({format_bytes(capture.nbytes)})" if capture is not None else ""
             self.dropped_list.addItem(name + size)
-            self.dropped_list.item(self.dropped_list.count() - 1).setData(Qt.UserRole, name)
+            self.dropped_list.item(self.dropped_list.count() - 1).setData(Qt.ItemDataRole.UserRole, name)
         self.dropped_title.setText(
             self.tr("{count} stages dropped: shown while the pass is paused at them, then gone from the history "
                     "(Restart and run to one to see it again).").format(count=len(dropped)) if dropped
@@ -134,7 +134,7 @@ class CapturePanel(QWidget):
             kept_size=format_bytes(estimate.kept_bytes), dropped=len(estimate.dropped), first=estimate.dropped[0])
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self._shown = None  # every text again, in the new language
             self.refresh()
         super().changeEvent(event)

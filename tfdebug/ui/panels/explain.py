@@ -52,7 +52,7 @@ class ExplainPanel(QWidget):
         self.text = QTextBrowser()
         # Its scroll bar stays: one that comes and goes with the stage's text would narrow the text, lay it out
         # again and repaint the dock a second time each step.
-        self.text.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
+        self.text.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.text.setOpenLinks(False)
         self.pe_button = QPushButton()
         self.pe_button.clicked.connect(self.pe_curves_requested)
@@ -190,7 +190,7 @@ class ExplainPanel(QWidget):
         self._render(self.ctl.current)
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
 
@@ -198,11 +198,12 @@ class ExplainPanel(QWidget):
 def install(window) -> ExplainPanel:
     """Add the Explain dock under the Shape dock (Learn ▸ Explain shows or hides it)."""
     panel = ExplainPanel(window.ctl, window)
-    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Explain"), "explain", panel, Qt.RightDockWidgetArea)
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Explain"), "explain", panel,
+                           Qt.DockWidgetArea.RightDockWidgetArea)
     shape = window.docks.get("shape")
     stats = window.docks.get("stats")
     if shape is not None:
-        window.splitDockWidget(shape, dock, Qt.Vertical)
+        window.splitDockWidget(shape, dock, Qt.Orientation.Vertical)
         if stats is not None:  # the Shape column: shape facts, the explanation with its checks, stats
-            window.resizeDocks([shape, dock, stats], [220, 470, 210], Qt.Vertical)
+            window.resizeDocks([shape, dock, stats], [220, 470, 210], Qt.Orientation.Vertical)
     return panel

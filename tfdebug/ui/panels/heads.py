@@ -58,7 +58,7 @@ class HeadsPanel(QWidget):
         ctl.colour_scale_changed.connect(self._changed)  # Scale ▸ Log scale: drawn again under it
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self._build(0)  # the "head h" labels are built with the thumbnails
             self._clear()
             self._changed()
@@ -161,7 +161,7 @@ class HeadsPanel(QWidget):
 
     def outlined(self) -> list[int]:
         """The heads drawn with the selection outline (one, or none without thumbnails)."""
-        return [h for h, view in enumerate(self.views) if view.border.style() != Qt.NoPen]
+        return [h for h, view in enumerate(self.views) if view.border.style() != Qt.PenStyle.NoPen]
 
     def _clear(self) -> None:
         """No thumbnails shown (the grid stays built for the next stage with as many heads)."""

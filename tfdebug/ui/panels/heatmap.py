@@ -56,7 +56,7 @@ class HeatmapPanel(QWidget):
         # stays narrow enough for the docks beside the heatmap. Fit's action is set by the window.
         self.log_action, self.per_row_action = QAction(self), QAction(self)
         self.scale_button = QToolButton()
-        self.scale_button.setPopupMode(QToolButton.InstantPopup)
+        self.scale_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.scale_button.setMenu(QMenu(self.scale_button))
         for option in (self.log_action, self.per_row_action):
             option.setCheckable(True)
@@ -80,7 +80,8 @@ class HeatmapPanel(QWidget):
         self.view.changed.connect(lambda: self._caption() if self.slice is not None else None)
         self.zoom, self.base, self.detail = self.view.zoom, self.view.base, self.view.detail
         self.image, self.overlay = self.base.image, self.base.overlay
-        self.row_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen((255, 64, 64), width=1, style=Qt.DashLine))
+        self.row_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen((255, 64, 64), width=1,
+                                                                             style=Qt.PenStyle.DashLine))
         self.row_line.setZValue(2)
         self.row_line.setVisible(False)
         self.plot.addItem(self.row_line)
@@ -97,8 +98,8 @@ class HeatmapPanel(QWidget):
 
         # Plain text: stage names and token strings come from a model or a file.
         self.readout = QLabel()
-        self.readout.setTextFormat(Qt.PlainText)
-        self.readout.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.readout.setTextFormat(Qt.TextFormat.PlainText)
+        self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Two lines whatever the text: a caption that changed its line count (or asked its layout for room) per
         # stage would resize the plot below it, and a resize repaints and re-ranges everything in it.
         self.caption = SteadyText(lines=2, margin=2)
@@ -132,7 +133,7 @@ class HeatmapPanel(QWidget):
                                                "each query's strongest key is the top colour"))
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
             if self.ctl.current is not None:  # axis names, captions and tick titles again
                 self._stage_changed()
@@ -189,7 +190,7 @@ class HeatmapPanel(QWidget):
         self._caption()
         # Relayouts the new stage asked for (axis titles, the axis controls' boxes, the caption) before the
         # paint: done after it, they would resize the plot and paint the heatmap a second time.
-        QCoreApplication.sendPostedEvents(None, QEvent.LayoutRequest)
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         # Paint the new image now, before the other panels' updates queue up behind it: the heatmap is what the
         # user is waiting for.
         paint_now(self.graphics)
@@ -295,7 +296,7 @@ class HeatmapPanel(QWidget):
         self.row_line.setVisible(shown)
 
     def _clicked(self, event) -> None:
-        if event.button() != Qt.LeftButton:
+        if event.button() != Qt.MouseButton.LeftButton:
             return
         cell = self.cell_at(QPointF(event.scenePos()))
         if cell is not None:

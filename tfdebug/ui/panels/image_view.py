@@ -58,7 +58,7 @@ class PatchCanvas(QWidget):
         self.keys = 0  # the tokens of the shown row (a vision-language prompt's text follows the patches)
         self.overlay_alpha = OVERLAY_ALPHA  # the alpha of a cell of the largest weight
         self.trace: np.ndarray | None = None  # values in 0…1 drawn as a line along the picture's width, or None
-        self.setFocusPolicy(Qt.StrongFocus)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMinimumSize(160, 160)
 
     def set_image(self, image: InputImage | None, row: int = 0) -> None:
@@ -72,7 +72,7 @@ class PatchCanvas(QWidget):
         else:
             pixels = np.ascontiguousarray(picture)
             height, width = pixels.shape[:2]
-            self._qimage = QImage(pixels.data, width, height, 3 * width, QImage.Format_RGB888).copy()
+            self._qimage = QImage(pixels.data, width, height, 3 * width, QImage.Format.Format_RGB888).copy()
         self.weights, self.query, self.trace = None, None, None
         self.update()
 
@@ -159,10 +159,10 @@ class PatchCanvas(QWidget):
             painter.drawLine(QPointF(x, area.bottom()), QPointF(x, area.bottom() + 4))
             label = self.tr("{t} s").format(t=f"{i * step:g}")
             painter.drawText(QRectF(x - 30, area.bottom() + 4, 60, AXIS_HEIGHT - 4),
-                             Qt.AlignHCenter | Qt.AlignTop, label)
+                             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, label)
 
     def mousePressEvent(self, event) -> None:
-        if not self.has_picture or event.button() != Qt.LeftButton or self.rows is not None:
+        if not self.has_picture or event.button() != Qt.MouseButton.LeftButton or self.rows is not None:
             return super().mousePressEvent(event)
         area = self.picture_rect()
         height, width = self.image.size
@@ -178,19 +178,19 @@ class PatchCanvas(QWidget):
         if self.image is None:
             return super().keyPressEvent(event)
         if self.rows is not None:  # the queries are another stream's tokens: step through them
-            steps = {Qt.Key_Left: -1, Qt.Key_Up: -1, Qt.Key_Right: 1, Qt.Key_Down: 1}
-            if event.key() not in steps and event.key() != Qt.Key_Home:
+            steps = {Qt.Key.Key_Left: -1, Qt.Key.Key_Up: -1, Qt.Key.Key_Right: 1, Qt.Key.Key_Down: 1}
+            if event.key() not in steps and event.key() != Qt.Key.Key_Home:
                 return super().keyPressEvent(event)
             # the next key counts from this token, before its row has arrived
-            self.query = 0 if event.key() == Qt.Key_Home else \
+            self.query = 0 if event.key() == Qt.Key.Key_Home else \
                 min(max((self.query or 0) + steps[event.key()], 0), self.rows - 1)
             self.picked.emit(self.query)
             return
         rows, cols = self.image.grid
-        moves = {Qt.Key_Left: (0, -1), Qt.Key_Right: (0, 1), Qt.Key_Up: (-1, 0), Qt.Key_Down: (1, 0)}
-        if event.key() == Qt.Key_Home:
+        moves = {Qt.Key.Key_Left: (0, -1), Qt.Key.Key_Right: (0, 1), Qt.Key.Key_Up: (-1, 0), Qt.Key.Key_Down: (1, 0)}
+        if event.key() == Qt.Key.Key_Home:
             self.picked.emit(0)
-        elif event.key() == Qt.Key_End and self.keys:
+        elif event.key() == Qt.Key.Key_End and self.keys:
             self.picked.emit(self.keys - 1)
         elif event.key() in moves:
             patch = self.image.patch_of(self.query) if self.query is not None else None
@@ -208,7 +208,7 @@ class ImagePanel(QWidget):
         super().__init__(parent)
         self.ctl = ctl
         self.title = QLabel()
-        self.title.setTextFormat(Qt.PlainText)  # stage names and tokens come from a model or a file
+        self.title.setTextFormat(Qt.TextFormat.PlainText)  # stage names and tokens come from a model or a file
         self.title.setWordWrap(True)
         self.canvas = PatchCanvas()
         self.canvas.setObjectName("image-canvas")
@@ -317,7 +317,8 @@ class ImagePanel(QWidget):
                 value=colors.format_value(float(grid[best]))))
             return
         on_prefix = ", ".join(f"{label} {colors.format_value(value)}" for label, value in prefix.items())
-        words = dict(stage=capture.name, query=query, r=best[0], c=best[1], value=colors.format_value(float(grid[best])),
+        words = dict(stage=capture.name, query=query, r=best[0], c=best[1],
+                     value=colors.format_value(float(grid[best])),
                      prefix=on_prefix or "—")
         if own:
             self.title.setText(self.tr("{stage} · query {query} · strongest patch ({r},{c}) {value}; {prefix} · "
@@ -345,7 +346,8 @@ def toggle_image(ctx: ActionContext) -> None:
 def install(window) -> ImagePanel:
     """Add the Image dock: shown when a pass has an image (a vision model's), hidden otherwise."""
     panel = ImagePanel(window.ctl)
-    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Image"), "image", panel, Qt.RightDockWidgetArea,
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Image"), "image", panel,
+                           Qt.DockWidgetArea.RightDockWidgetArea,
                         action_id="tfdebug.view.image")
 
     def new_pass() -> None:

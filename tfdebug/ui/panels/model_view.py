@@ -47,7 +47,7 @@ class ModelViewPanel(QWidget):
         self.kinds.setToolTip(self.tr("The stage kind drawn: one row per stage of this kind"))
         self.kinds.activated.connect(self._kind_chosen)
         self.note = QLabel("")
-        self.note.setTextFormat(Qt.PlainText)  # it names stages
+        self.note.setTextFormat(Qt.TextFormat.PlainText)  # it names stages
         self.note.setWordWrap(True)
         self.colour_bar = ColourBar()
         self.grid = LayerHeadGrid()
@@ -75,7 +75,7 @@ class ModelViewPanel(QWidget):
         self._new_pass()
 
     def eventFilter(self, watched, event) -> bool:
-        if watched is self.scroll.viewport() and event.type() == QEvent.Resize:
+        if watched is self.scroll.viewport() and event.type() == QEvent.Type.Resize:
             self._fit()
         return super().eventFilter(watched, event)
 
@@ -85,7 +85,7 @@ class ModelViewPanel(QWidget):
             self._paint_all()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self._fill_kinds()
             self._say()
         super().changeEvent(event)
@@ -278,7 +278,7 @@ def toggle_model_view(ctx: ActionContext) -> None:
         # thumbnails need a share of the window's height. A larger height the user gave it is kept.
         wanted = int(MODEL_VIEW_SHARE * window.height())
         if not dock.isFloating() and dock.height() < wanted and not window.tabifiedDockWidgets(dock):
-            window.resizeDocks([dock], [wanted], Qt.Vertical)
+            window.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
             QTimer.singleShot(0, dock, lambda: _tab_when_squeezed(window, dock, wanted))
 
 
@@ -296,6 +296,7 @@ MODEL_VIEW_SHARE = 0.45  # of the window's height, the least the Model View dock
 def install(window) -> ModelViewPanel:
     """Add the Model View dock (hidden until View ▸ Model View or Ctrl+Shift+M)."""
     panel = ModelViewPanel(window.ctl)
-    window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Model View"), "model_view", panel, Qt.BottomDockWidgetArea,
+    window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Model View"), "model_view", panel,
+                    Qt.DockWidgetArea.BottomDockWidgetArea,
                  action_id="tfdebug.view.model")
     return panel

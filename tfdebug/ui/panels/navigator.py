@@ -35,24 +35,24 @@ from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.actions.breakpoint_menu import kind_menu
 
 GUTTER, NAME, SHAPE = range(3)
-NAME_ROLE = Qt.UserRole + 1
+NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 UNREACHED = QColor(150, 150, 150)
 CURRENT_BG = QColor(255, 224, 130)
 MOVED_BG = QColor(255, 208, 208)  # a stage a patch moved (the Why dock's Patch Stage), until another pass is shown
 BREAK_FG = QColor(200, 30, 30)
 CURRENT_MARK = QColor(230, 120, 0)
 EDITED = QColor(179, 92, 0)
-SHAPE_ROLE = Qt.UserRole + 2  # the shape text without the edited or not-kept mark
-TIP_ROLE = Qt.UserRole + 3  # the name tooltip without why the budget let the stage go
+SHAPE_ROLE = Qt.ItemDataRole.UserRole + 2  # the shape text without the edited or not-kept mark
+TIP_ROLE = Qt.ItemDataRole.UserRole + 3  # the name tooltip without why the budget let the stage go
 
 
 def _current_icon(size: int = 12) -> QIcon:
     """An orange ▶ beside the current stage: it stays visible when another row is selected."""
     pixmap = QPixmap(size, size)
-    pixmap.fill(Qt.transparent)
+    pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.Antialiasing)
-    painter.setPen(Qt.NoPen)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
     painter.setBrush(CURRENT_MARK)
     painter.drawPolygon(QPolygonF([QPointF(1, 1), QPointF(size - 1, size / 2), QPointF(1, size - 1)]))
     painter.end()
@@ -64,16 +64,16 @@ class _CurrentStaysVisible(QStyledItemDelegate):
     with a selection frame, instead of letting the selection colour hide it."""
 
     def paint(self, painter, option, index) -> None:
-        brush = index.data(Qt.BackgroundRole)
-        if brush is None or not option.state & QStyle.State_Selected:
+        brush = index.data(Qt.ItemDataRole.BackgroundRole)
+        if brush is None or not option.state & QStyle.StateFlag.State_Selected:
             super().paint(painter, option, index)
             return
         painter.fillRect(option.rect, brush)
         plain = QStyleOptionViewItem(option)
-        plain.state &= ~QStyle.State_Selected
+        plain.state &= ~QStyle.StateFlag.State_Selected
         super().paint(painter, plain, index)
         painter.save()
-        painter.setPen(QPen(option.palette.color(QPalette.Highlight), 2))
+        painter.setPen(QPen(option.palette.color(QPalette.ColorRole.Highlight), 2))
         painter.drawLine(option.rect.topLeft(), option.rect.topRight())
         painter.drawLine(option.rect.bottomLeft(), option.rect.bottomRight())
         painter.restore()
@@ -117,8 +117,8 @@ class NavigatorPanel(QWidget):
         # widest shape when the tree is built): no shape is clipped in a narrow dock.
         header = self.tree.header()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(NAME, QHeaderView.Stretch)
-        self.tree.setContextMenuPolicy(Qt.CustomContextMenu)
+        header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._context_menu)
         self.tree.itemClicked.connect(self._clicked)
         self.tree.itemDoubleClicked.connect(self._double_clicked)
@@ -157,7 +157,7 @@ class NavigatorPanel(QWidget):
         self.tree.headerItem().setToolTip(GUTTER, self.tr("Click a stage's gutter to toggle a breakpoint"))
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
             if self.items:
                 self.rebuild()
@@ -208,7 +208,7 @@ class NavigatorPanel(QWidget):
         tip = f"{capture.name} — {kind_title(capture.info.kind)}\n{formula_text(capture.info.formula)}"
         item.setData(NAME, TIP_ROLE, tip)
         item.setToolTip(NAME, plain_tooltip(tip))
-        item.setTextAlignment(GUTTER, Qt.AlignCenter)
+        item.setTextAlignment(GUTTER, Qt.AlignmentFlag.AlignCenter)
         return item
 
     # ----- state ----------------------------------------------------------------------------
@@ -273,7 +273,7 @@ class NavigatorPanel(QWidget):
                 for col in (NAME, SHAPE):
                     item.setBackground(col, self._background(name))
         if names:  # the first stage it moved in view, its layer opened
-            self.tree.scrollToItem(self.items[names[0]], QTreeWidget.PositionAtTop)
+            self.tree.scrollToItem(self.items[names[0]], QTreeWidget.ScrollHint.PositionAtTop)
 
     def _background(self, name: str | None) -> QBrush:
         """A row's background when it is not the shown stage's: shaded when a patch moved it."""

@@ -41,7 +41,7 @@ class ShapePanel(QWidget):
             self.refresh()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.refresh()
         super().changeEvent(event)
 
@@ -69,7 +69,8 @@ class ShapePanel(QWidget):
             rows.append((self.tr("From"), html.escape(text).replace("\n", "<br>")))
         elif info.kind == "embedding":
             rows.append((self.tr("From"), html.escape(self.tr("the token ids (a lookup in the embedding table)"))))
-        rows.append((self.tr("Formula"), f"<span style='font-size:large'>{html.escape(formula_text(info.formula))}</span>"))
+        rows.append((self.tr("Formula"),
+                     f"<span style='font-size:large'>{html.escape(formula_text(info.formula))}</span>"))
         rows.append((self.tr("Source"), html.escape(info.source or self.tr("unknown"))))
         self._verification = self.ctl.loader.verification
         check = self._verification.stage_check(info.name) if self._verification is not None else None

@@ -70,16 +70,16 @@ class StatsPanel(QWidget):
                 grid.addWidget(label, r, c)
                 self.cells[(name, c)] = label
         self.note = QLabel("")
-        self.note.setTextFormat(Qt.PlainText)  # it names the stage
+        self.note.setTextFormat(Qt.TextFormat.PlainText)  # it names the stage
         self.note.setWordWrap(True)
         self.note.setVisible(False)
         self.precision = QLabel("")  # the stage dtype's range
         self.precision.setObjectName("stats-precision")
-        self.precision.setTextFormat(Qt.PlainText)
+        self.precision.setTextFormat(Qt.TextFormat.PlainText)
         self.precision.setWordWrap(True)
         self.overflow = QLabel("")  # values near float16's overflow
         self.overflow.setObjectName("stats-overflow")
-        self.overflow.setTextFormat(Qt.PlainText)
+        self.overflow.setTextFormat(Qt.TextFormat.PlainText)
         self.overflow.setWordWrap(True)
         self.overflow.setStyleSheet("color: #b35900")
         self.overflow.setVisible(False)
@@ -107,8 +107,8 @@ class StatsPanel(QWidget):
         # notes, nothing is squeezed below its line.
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setWidget(content)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -131,7 +131,7 @@ class StatsPanel(QWidget):
             self._precision()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
 

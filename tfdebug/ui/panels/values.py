@@ -41,17 +41,17 @@ class SliceModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else self.values.shape[1]
 
-    def data(self, index, role=Qt.DisplayRole):
-        if role == Qt.DisplayRole and index.isValid():
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and index.isValid():
             return self.text[index.row()][index.column()]
-        if role == Qt.TextAlignmentRole:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if role != Qt.DisplayRole:
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole:
             return None
-        labels = self.rows if orientation == Qt.Vertical else self.cols
+        labels = self.rows if orientation == Qt.Orientation.Vertical else self.cols
         return labels[section] if section < len(labels) else str(section)
 
 
@@ -65,7 +65,7 @@ class ValuesPanel(QWidget):
         self.table = QTableView()
         self.table.setModel(self.model)
         self.note = QLabel("")
-        self.note.setTextFormat(Qt.PlainText)
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -75,7 +75,7 @@ class ValuesPanel(QWidget):
         ctl.shown.model.followed.connect(self._followed)
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.show_slice(self.shown)
         super().changeEvent(event)
 

@@ -19,7 +19,7 @@ class ConnectDialog(QDialog):
         self.address = QLineEdit()
         self.address.setPlaceholderText("127.0.0.1:5757")
         self.token = QLineEdit()
-        self.token.setEchoMode(QLineEdit.Password)
+        self.token.setEchoMode(QLineEdit.EchoMode.Password)
         self.server_key = QLineEdit()
         self.server_key.setPlaceholderText(self.tr("only for an encrypted server"))
         self._typed = 0
@@ -31,7 +31,7 @@ class ConnectDialog(QDialog):
         hint = QLabel(self.tr("Paste the line tfdebug serve printed, or its address and token. From another "
                               "machine, forward the port first: ssh -N -L PORT:127.0.0.1:PORT server."))
         hint.setWordWrap(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

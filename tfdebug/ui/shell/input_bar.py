@@ -35,7 +35,8 @@ REPLAY_TIP = QT_TRANSLATE_NOOP("InputBar", "A recorded pass is shown: its input 
 class InputBar(QWidget):
     """Edits the controller's `inputs`; Run (a registry action) starts a pass with them."""
 
-    def __init__(self, ctl: DebugController, run_action: QAction, generate_action: QAction, models: list[str], devices: list[str],
+    def __init__(self, ctl: DebugController, run_action: QAction, generate_action: QAction, models: list[str],
+                 devices: list[str],
                  parent: QWidget | None = None, live_action: QAction | None = None):
         super().__init__(parent)
         self.ctl = ctl
@@ -139,7 +140,7 @@ class InputBar(QWidget):
         self._fill_presets()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
 
@@ -299,7 +300,7 @@ class InputBar(QWidget):
         """One entry of the Preset box on one line (a multi-line or long text cut, whole in its tooltip)."""
         whole = "  |  ".join(texts.values())
         self.preset.addItem(label.format(texts=one_line(whole, PRESET_CHARS)), texts)
-        self.preset.setItemData(self.preset.count() - 1, plain_tooltip(whole), Qt.ToolTipRole)
+        self.preset.setItemData(self.preset.count() - 1, plain_tooltip(whole), Qt.ItemDataRole.ToolTipRole)
 
     def _show_matching_preset(self) -> None:
         """Select the preset equal to the current input, or none (the placeholder shows)."""
@@ -323,17 +324,18 @@ class InputBar(QWidget):
         box = self.model
         text = box.currentText()
         for spec in self._cached_specs:
-            at = box.findText(spec, Qt.MatchExactly)
+            at = box.findText(spec, Qt.MatchFlag.MatchExactly)
             if at >= 0:
                 box.removeItem(at)
         self._cached_specs = []
         for row in rows:
-            if box.findText(row.spec, Qt.MatchExactly) >= 0:
+            if box.findText(row.spec, Qt.MatchFlag.MatchExactly) >= 0:
                 continue
             box.addItem(row.spec)
             at = box.count() - 1
             support = self.tr("tfdebug opens it") if row.supported else phrase_text(row.reason)
-            box.setItemData(at, f"{row.architecture} · {fmt_bytes(row.size_on_disk)} · {support}", Qt.ToolTipRole)
+            box.setItemData(at, f"{row.architecture} · {fmt_bytes(row.size_on_disk)} · {support}",
+                            Qt.ItemDataRole.ToolTipRole)
             if not row.supported:
                 box.model().item(at).setEnabled(False)
             self._cached_specs.append(row.spec)
@@ -366,7 +368,7 @@ class InputBar(QWidget):
             if at < 0:
                 box.addItem(name, spec)
                 at = box.count() - 1
-                box.setItemData(at, spec, Qt.ToolTipRole)
+                box.setItemData(at, spec, Qt.ItemDataRole.ToolTipRole)
             box.setCurrentIndex(at)
             box.setCurrentText(name)
         self._fit_model_box()

@@ -32,8 +32,8 @@ class MessageBar(QWidget):
         self.setObjectName("message-bar")
         self.current: Message | None = None
         self.label = ElidedLabel("")  # a long sentence ends in "…", whole in the tooltip
-        self.label.setTextFormat(Qt.PlainText)
-        self.label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.details = QToolButton()
         self.details.clicked.connect(self.show_details)
         self.dismiss_button = QToolButton()
@@ -56,7 +56,7 @@ class MessageBar(QWidget):
         self.dismiss_button.setToolTip(self.tr("Dismiss"))
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
             self._show(self.current)  # the message keeps what it says, not its words: said again
         super().changeEvent(event)
@@ -85,9 +85,10 @@ class MessageBar(QWidget):
     def show_details(self) -> None:
         if self.current is None:
             return
-        box = QMessageBox(QMessageBox.Information, self.tr("Details"), self.current.text, QMessageBox.Close,
+        box = QMessageBox(QMessageBox.Icon.Information, self.tr("Details"), self.current.text,
+                          QMessageBox.StandardButton.Close,
                           self.window())
-        box.setTextFormat(Qt.PlainText)
+        box.setTextFormat(Qt.TextFormat.PlainText)
         box.setDetailedText(self.current.details)
         box.setObjectName("message-details")
         box.open()

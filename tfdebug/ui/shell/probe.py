@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 
 from tfdebug.ui.shell.window import MainWindow
 
-KEYS = {"F10": Qt.Key_F10, "Return": Qt.Key_Return, "F5": Qt.Key_F5, "B": Qt.Key_B}
+KEYS = {"F10": Qt.Key.Key_F10, "Return": Qt.Key.Key_Return, "F5": Qt.Key.Key_F5, "B": Qt.Key.Key_B}
 
 
 @contextmanager
@@ -52,7 +52,7 @@ class _WindowPaints(QObject):
         window.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:
-        if event.type() == QEvent.UpdateRequest:
+        if event.type() == QEvent.Type.UpdateRequest:
             watched.event(event)  # the paint itself, now, to see when it ends
             self._on_paint()
             return True
@@ -66,11 +66,11 @@ def watch_paints(window: MainWindow, on_paint: Callable[[], None]) -> None:
 
 def press(window: MainWindow, key: str, shift: bool = False, control: bool = False) -> None:
     """A key press on the window as a person makes it: `key` is "F10" or "Return"."""
-    modifiers = Qt.NoModifier
+    modifiers = Qt.KeyboardModifier.NoModifier
     if shift:
-        modifiers |= Qt.ShiftModifier
+        modifiers |= Qt.KeyboardModifier.ShiftModifier
     if control:
-        modifiers |= Qt.ControlModifier
+        modifiers |= Qt.KeyboardModifier.ControlModifier
     QTest.keyClick(window, KEYS[key], modifiers)
 
 
@@ -104,12 +104,12 @@ def objective_by_keys(window: MainWindow, timeout_s: float = 30.0) -> None:
     deadline = time.perf_counter() + 5.0
     while dialog.focusWidget() is None and time.perf_counter() < deadline:
         next_events()
-    QTest.keyClick(dialog.focusWidget() or dialog, Qt.Key_Return)
+    QTest.keyClick(dialog.focusWidget() or dialog, Qt.Key.Key_Return)
 
 
 def next_events() -> None:
     """One pass of the event loop, sleeping until something happens (a 5 ms tick wakes it in a probe window)."""
-    QApplication.instance().processEvents(QEventLoop.WaitForMoreEvents)
+    QApplication.instance().processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
 
 
 def pump(times: int = 1) -> None:
@@ -125,7 +125,7 @@ def probe_window(heads: bool = True, **window_args):
     be a repaint no step caused). `window_args` go to MainWindow (models, devices, persist)."""
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder:
-        settings = QSettings(os.path.join(folder, "bench.ini"), QSettings.IniFormat)
+        settings = QSettings(os.path.join(folder, "bench.ini"), QSettings.Format.IniFormat)
         window = MainWindow(settings=settings, **window_args)
         window.resize(1600, 1000)
         window.show()

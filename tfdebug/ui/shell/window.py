@@ -110,7 +110,8 @@ class MainWindow(WindowLayout, QMainWindow):
 
         self.tools.decoding = DecodingTools(self)  # before a pass can start: Generate reads its settings
         models = models or available_models()
-        self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"], self.actions_by_id["tfdebug.session.generate"],
+        self.input_bar = InputBar(self.ctl, self.actions_by_id["tfdebug.session.run"],
+                                  self.actions_by_id["tfdebug.session.generate"],
                                   models, devices if devices is not None else available_devices(),
                                   live_action=self.actions_by_id["tfdebug.session.live"])
         self.input_bar.models_button.setDefaultAction(self.actions_by_id["tfdebug.session.models"])
@@ -136,18 +137,18 @@ class MainWindow(WindowLayout, QMainWindow):
         bar = self.input_toolbar = QToolBar()
         bar.setObjectName("toolbar-input")
         bar.addWidget(self.input_bar)
-        self.addToolBar(Qt.TopToolBarArea, bar)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
         self.addToolBarBreak()
         self.debug_toolbar = QToolBar()
         self.debug_toolbar.setObjectName("toolbar-debug")
-        self.debug_toolbar.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        self.debug_toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         for action_id in TOOLBAR_ACTIONS:
             self.debug_toolbar.addAction(self.actions_by_id[action_id])
-        self.addToolBar(Qt.TopToolBarArea, self.debug_toolbar)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.debug_toolbar)
         self.placement_toolbar = QToolBar()  # the input bar's Precision and Device map, beside the debug actions
         self.placement_toolbar.setObjectName("toolbar-placement")
         self.placement_toolbar.addWidget(self.input_bar.placement)
-        self.addToolBar(Qt.TopToolBarArea, self.placement_toolbar)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.placement_toolbar)
 
 
     def add_dock(self, title: str, name: str, widget: QWidget, area, action_id: str | None = None) -> QDockWidget:
@@ -183,18 +184,18 @@ class MainWindow(WindowLayout, QMainWindow):
         self.heads_panel = HeadsPanel(ctl)
         self.stats_panel = StatsPanel(ctl)
         self.values_panel = ValuesPanel(ctl)
-        left, right = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
+        left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
         nav = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Stages"), "navigator", self.navigator, left)
         arch = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Architecture"), "architecture", self.architecture_map,
                           left)
-        self.splitDockWidget(nav, arch, Qt.Vertical)
+        self.splitDockWidget(nav, arch, Qt.Orientation.Vertical)
         heat = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Heatmap"), "heatmap", self.heatmap_panel, right)
         shape = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Shape"), "shape", self.shape_panel, right)
-        self.splitDockWidget(heat, shape, Qt.Horizontal)
+        self.splitDockWidget(heat, shape, Qt.Orientation.Horizontal)
         heads = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Heads"), "heads", self.heads_panel, right)
-        self.splitDockWidget(heat, heads, Qt.Vertical)
+        self.splitDockWidget(heat, heads, Qt.Orientation.Vertical)
         stats = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Stats"), "stats", self.stats_panel, right)
-        self.splitDockWidget(shape, stats, Qt.Vertical)
+        self.splitDockWidget(shape, stats, Qt.Orientation.Vertical)
         values = self.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Values"), "values", self.values_panel, right)
         self.tabifyDockWidget(stats, values)
         stats.raise_()
@@ -343,7 +344,7 @@ class MainWindow(WindowLayout, QMainWindow):
         self._session_changed()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
 

@@ -63,10 +63,10 @@ class WindowLayout(_Window):
         nav, arch, heat, shape, heads, stats = (self.docks[name] for name in (
             "navigator", "architecture", "heatmap", "shape", "heads", "stats"))
         self.resize(1600, 1000)
-        self.resizeDocks([nav, heat, shape], [330, 860, 400], Qt.Horizontal)
-        self.resizeDocks([nav, arch], [520, 380], Qt.Vertical)
-        self.resizeDocks([heat, heads], [640, 260], Qt.Vertical)
-        self.resizeDocks([shape, stats], [380, 520], Qt.Vertical)
+        self.resizeDocks([nav, heat, shape], [330, 860, 400], Qt.Orientation.Horizontal)
+        self.resizeDocks([nav, arch], [520, 380], Qt.Orientation.Vertical)
+        self.resizeDocks([heat, heads], [640, 260], Qt.Orientation.Vertical)
+        self.resizeDocks([shape, stats], [380, 520], Qt.Orientation.Vertical)
         # Qt hands a growing window's width to the left dock area (there is no central widget):
         # the side columns keep the sizes the user left them at, and the heatmap takes the rest.
         self._side_sizes: tuple[int, int, int, int] = (330, 400, 520, 380)  # as resized above
@@ -133,7 +133,7 @@ class WindowLayout(_Window):
     def _bottom_docks(self) -> dict:
         """The docks shown at the bottom of the window (Query Row, Model View …), by name."""
         return {name: d for name, d in self.docks.items() if d.isVisible() and not d.isFloating()
-                and self.dockWidgetArea(d) == Qt.BottomDockWidgetArea}
+                and self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea}
 
     def _remember_sides(self) -> None:
         self._bottom_heights = {name: d.height() for name, d in self._bottom_docks().items()}
@@ -145,9 +145,11 @@ class WindowLayout(_Window):
     def _default_columns(self) -> bool:
         """Stages, Heatmap and Shape docked side by side as built (not moved, floated or hidden)."""
         d = self.docks
-        return (all(d[n].isVisible() and not d[n].isFloating() for n in ("navigator", "architecture", "heatmap", "shape"))
-                and self.dockWidgetArea(d["navigator"]) == Qt.LeftDockWidgetArea
-                and self.dockWidgetArea(d["heatmap"]) == self.dockWidgetArea(d["shape"]) == Qt.RightDockWidgetArea)
+        return (all(d[n].isVisible() and not d[n].isFloating() for n in ("navigator", "architecture", "heatmap",
+                                                                         "shape"))
+                and self.dockWidgetArea(d["navigator"]) == Qt.DockWidgetArea.LeftDockWidgetArea
+                and self.dockWidgetArea(d["heatmap"]) == self.dockWidgetArea(d["shape"])
+                == Qt.DockWidgetArea.RightDockWidgetArea)
 
     def keep_bottom_heights(self, heights: dict[str, int]) -> None:
         """After a resize: the docks at the bottom keep the `heights` they had (Qt gives a taller window's height
@@ -158,7 +160,7 @@ class WindowLayout(_Window):
         if extra > 0 and heat.isVisible() and not heat.isFloating() and heat not in bottom.values():
             # Named with the heatmap, which takes the height (a bottom dock resized alone does not move).
             self.resizeDocks([heat, *(bottom[n] for n in kept)], [heat.height() + extra, *(heights[n] for n in kept)],
-                             Qt.Vertical)
+                             Qt.Orientation.Vertical)
 
     def keep_heatmap_share(self) -> None:
         """After a resize: extra width goes to the heatmap; the Stages tree keeps its share of the height."""
@@ -171,11 +173,11 @@ class WindowLayout(_Window):
             scale = total * (1 - MIN_HEATMAP_SHARE) / (nav_w + shape_w)
             nav_w, shape_w = round(nav_w * scale), round(shape_w * scale)
         self.resizeDocks([d["navigator"], d["heatmap"], d["shape"]], [nav_w, total - nav_w - shape_w, shape_w],
-                         Qt.Horizontal)
+                         Qt.Orientation.Horizontal)
         if nav_h + arch_h > 0:
             height = d["navigator"].height() + d["architecture"].height()
             tree = round(height * nav_h / (nav_h + arch_h))
-            self.resizeDocks([d["navigator"], d["architecture"]], [tree, height - tree], Qt.Vertical)
+            self.resizeDocks([d["navigator"], d["architecture"]], [tree, height - tree], Qt.Orientation.Vertical)
         self.fit_heads()
         self.fit_shape()
 
@@ -195,10 +197,10 @@ class WindowLayout(_Window):
             chrome = heads.height() - panel.height()  # the dock's title bar
             need = chrome + max(note, panel.note.sizeHint().height()) + 2 * panel.layout().spacing() + 8
             if heads.height() > need:
-                self.resizeDocks([heat, heads], [total - need, need], Qt.Vertical)
+                self.resizeDocks([heat, heads], [total - need, need], Qt.Orientation.Vertical)
         elif self._heads_share is not None:
             height, self._heads_share = round(total * min(self._heads_share, 0.5)), None
-            self.resizeDocks([heat, heads], [total - height, height], Qt.Vertical)
+            self.resizeDocks([heat, heads], [total - height, height], Qt.Orientation.Vertical)
 
     def fit_shape(self) -> None:
         """The Shape dock grows to the height its rows need (shape, dtype, From, Formula, Source), up to
@@ -225,7 +227,7 @@ class WindowLayout(_Window):
             give = max(0, min(short, sizes[i] - below[i].minimumSizeHint().height()))
             sizes[i] -= give
             short -= give
-        self.resizeDocks([shape, *below], [need - short, *sizes], Qt.Vertical)
+        self.resizeDocks([shape, *below], [need - short, *sizes], Qt.Orientation.Vertical)
 
     def fit_screen(self) -> None:
         """The first launch (no saved geometry): the window and its frame within the screen's available geometry
@@ -262,7 +264,7 @@ class WindowLayout(_Window):
         self.layout().activate()
         self.resize(size)
         if not dock.isFloating():
-            self.resizeDocks([dock], [max(dock.height(), dock.minimumSizeHint().height())], Qt.Vertical)
+            self.resizeDocks([dock], [max(dock.height(), dock.minimumSizeHint().height())], Qt.Orientation.Vertical)
 
     def _fit_generation(self) -> None:
         """Give the Generation dock the height its strip, rows and caches ask for, up to half of the height it shares
@@ -271,14 +273,14 @@ class WindowLayout(_Window):
         total = heat.height() + generation.height()
         need = min(self.generation_panel.sizeHint().height() + generation.minimumSizeHint().height(), total // 2)
         if generation.height() < need:
-            self.resizeDocks([heat, generation], [total - need, need], Qt.Vertical)
+            self.resizeDocks([heat, generation], [total - need, need], Qt.Orientation.Vertical)
 
     def _hide_stale_tab_bars(self) -> None:
         """Qt leaves a stale copy of the second tabbed dock group's tab bar on screen (found with Heads |
         Generation): it never moves nor retranslates, and showed English tabs across the Heads dock. Hide
         every tab bar that repeats a later one's docks; Qt shows again any bar it lays out itself."""
         seen: set[tuple[str, ...]] = set()
-        for bar in reversed(self.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly)):
+        for bar in reversed(self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)):
             tabs = tuple(bar.tabText(i) for i in range(bar.count()))
             if tabs in seen:
                 bar.hide()
@@ -287,7 +289,7 @@ class WindowLayout(_Window):
     # ----- events --------------------------------------------------------------------------
     def eventFilter(self, watched, event) -> bool:
         # A side dock resized while the window keeps its size: the user moved a separator.
-        if event.type() == QEvent.Resize and self.size() == self._laid_out_at:
+        if event.type() == QEvent.Type.Resize and self.size() == self._laid_out_at:
             self._remember_sides()
         return super().eventFilter(watched, event)
 
@@ -306,7 +308,7 @@ class WindowLayout(_Window):
         if not below or heat.height() >= MIN_PLANE_SHARE * total:
             return
         share = [round(d.height() * (1 - MIN_PLANE_SHARE) * total / (total - heat.height())) for d in below]
-        self.resizeDocks([heat, *below], [total - sum(share), *share], Qt.Vertical)
+        self.resizeDocks([heat, *below], [total - sum(share), *share], Qt.Orientation.Vertical)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

@@ -25,7 +25,7 @@ class AttentionRow(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setMinimumHeight(HEIGHT)
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.title = ""
         self.labels: list[str] = []
         self.weights: np.ndarray | None = None
@@ -50,11 +50,13 @@ class AttentionRow(QWidget):
         metrics = QFontMetrics(self.font())
         line = metrics.height()
         painter.setPen(self.palette().windowText().color())
-        painter.drawText(QRectF(2, 0, self.width() - 4, line), Qt.AlignLeft | Qt.AlignVCenter,
-                         metrics.elidedText(self.title, Qt.ElideRight, self.width() - 4))
+        painter.drawText(QRectF(2, 0, self.width() - 4, line),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         metrics.elidedText(self.title, Qt.TextElideMode.ElideRight, self.width() - 4))
         top, height = line + 2, self.height() - line - 4
         if self.weights is None or not len(self.weights):
-            painter.drawText(QRectF(2, top, self.width() - 4, height), Qt.AlignLeft | Qt.AlignVCenter, self.note)
+            painter.drawText(QRectF(2, top, self.width() - 4, height),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.note)
             return
         n = len(self.weights)
         width = (self.width() - 4) / n
@@ -70,6 +72,7 @@ class AttentionRow(QWidget):
                 # Light text on the dark end of the map, dark text on the light end.
                 painter.setPen(QColor("white") if (r * 299 + g * 587 + b * 114) < 128_000 else QColor("black"))
                 half = QRectF(rect.left(), rect.top(), rect.width(), rect.height() / 2)
-                painter.drawText(half, Qt.AlignCenter, metrics.elidedText(label, Qt.ElideRight, int(width) - 2))
-                painter.drawText(half.translated(0, rect.height() / 2), Qt.AlignCenter, f"{w:.2f}")
+                painter.drawText(half, Qt.AlignmentFlag.AlignCenter,
+                                 metrics.elidedText(label, Qt.TextElideMode.ElideRight, int(width) - 2))
+                painter.drawText(half.translated(0, rect.height() / 2), Qt.AlignmentFlag.AlignCenter, f"{w:.2f}")
         painter.end()

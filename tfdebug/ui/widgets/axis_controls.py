@@ -82,7 +82,7 @@ class AxisControls(QWidget):
         self._show_pin()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()  # the panel offers the axes again, by their names in the new language
         super().changeEvent(event)
 
@@ -179,5 +179,6 @@ class AxisControls(QWidget):
         self.pin_button.blockSignals(True)
         self.pin_button.setChecked(pinned is not None)
         self.pin_button.blockSignals(False)
-        self.pin_button.setText(self.tr("Pinned: {row} × {col}").format(row=axis_title(pinned[0]), col=axis_title(pinned[1]))
+        self.pin_button.setText(self.tr("Pinned: {row} × {col}").format(row=axis_title(pinned[0]),
+                                                                        col=axis_title(pinned[1]))
                                 if pinned else self.tr("Pin axes"))

@@ -20,7 +20,7 @@ class ColourBar(QWidget):
         self.decades: tuple[int, int] | None = None
         self.setFixedHeight(self.fontMetrics().height() + 4)
         self.setMinimumWidth(180)
-        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
 
     def set_scale(self, lut: np.ndarray, levels: tuple[float, float], decades: tuple[int, int] | None = None) -> None:
         """Colour `lut` between `levels`, or with `decades` (a log scale's floor and top powers of ten) labelled in
@@ -29,7 +29,8 @@ class ColourBar(QWidget):
         self.lo, self.hi = float(levels[0]), float(levels[1])
         self.decades = decades
         low, high = self.labels()
-        self.setToolTip(self.tr("Colour scale of every thumbnail: {lo} to {hi}, over all heads").format(lo=low, hi=high))
+        self.setToolTip(self.tr("Colour scale of every thumbnail: {lo} to {hi}, over all heads").format(lo=low,
+                                                                                                        hi=high))
         self.update()
 
     def labels(self) -> tuple[str, str]:
@@ -49,9 +50,11 @@ class ColourBar(QWidget):
         left, right = metrics.horizontalAdvance(lo) + 4, metrics.horizontalAdvance(hi) + 4
         width = max(self.width() - left - right, 8)
         row = np.ascontiguousarray(self.lut[None, :, :])
-        strip = QImage(row.data, row.shape[1], 1, row.strides[0], QImage.Format_RGB888)
+        strip = QImage(row.data, row.shape[1], 1, row.strides[0], QImage.Format.Format_RGB888)
         painter.drawImage(QRectF(left, 2, width, self.height() - 4), strip)
         painter.setPen(self.palette().windowText().color())
-        painter.drawText(QRectF(0, 0, left, self.height()), Qt.AlignVCenter | Qt.AlignLeft, lo)
-        painter.drawText(QRectF(left + width, 0, right, self.height()), Qt.AlignVCenter | Qt.AlignRight, hi)
+        painter.drawText(QRectF(0, 0, left, self.height()),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, lo)
+        painter.drawText(QRectF(left + width, 0, right, self.height()),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, hi)
         painter.end()

@@ -20,7 +20,7 @@ class DeviceBox(QComboBox):
     def __init__(self, devices: list[str], parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("device-box")
-        self.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.set_devices(devices)
 
     def set_devices(self, devices: list[str]) -> None:
@@ -53,18 +53,18 @@ class DeviceBox(QComboBox):
             memory = gpu_memory(name)
             if memory is None:
                 self.setItemText(i, name)
-                self.setItemData(i, None, Qt.ToolTipRole)
+                self.setItemData(i, None, Qt.ItemDataRole.ToolTipRole)
                 continue
             free, total = memory
             self.setItemText(i, self.tr("{device} · {free} free").format(device=name, free=fmt_bytes(free)))
             self.setItemData(i, self.tr("{free} free of {total}").format(free=fmt_bytes(free), total=fmt_bytes(total)),
-                             Qt.ToolTipRole)
+                             Qt.ItemDataRole.ToolTipRole)
 
     def showPopup(self) -> None:
         self.label_devices()  # what is free now, not when the window opened
         super().showPopup()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.label_devices()
         super().changeEvent(event)

@@ -18,9 +18,10 @@ class ElidedLabel(QLabel):
     def shown_text(self) -> str:
         """What the label draws: its text on one line, cut with "…" to the label's width."""
         one_line = " ".join(self.text().split())
-        return self.fontMetrics().elidedText(one_line, Qt.ElideRight, max(0, self.contentsRect().width()))
+        return self.fontMetrics().elidedText(one_line, Qt.TextElideMode.ElideRight, max(0, self.contentsRect().width()))
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
-        self.style().drawItemText(painter, self.contentsRect(), Qt.AlignLeft | Qt.AlignVCenter, self.palette(),
+        self.style().drawItemText(painter, self.contentsRect(),
+                                  Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.palette(),
                                   self.isEnabled(), self.shown_text(), self.foregroundRole())

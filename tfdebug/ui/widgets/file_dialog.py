@@ -26,11 +26,12 @@ QT_TRANSLATE_NOOP("QAbstractFileIconProvider", "Drive")
 class _LocalDates(QIdentityProxyModel):
     """The file system model with its dates written in the window's locale (QFileSystemModel uses the system's)."""
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         source = self.sourceModel()
-        if role == Qt.DisplayRole and index.column() == DATE_COLUMN and isinstance(source, QFileSystemModel):
+        if role == Qt.ItemDataRole.DisplayRole and index.column() == DATE_COLUMN and isinstance(source,
+                                                                                                QFileSystemModel):
             when = source.lastModified(self.mapToSource(index))
-            return QLocale().toString(when, QLocale.ShortFormat)
+            return QLocale().toString(when, QLocale.FormatType.ShortFormat)
         return super().data(index, role)
 
 
@@ -40,10 +41,10 @@ def open_file_name(parent: QWidget, caption: str, folder: str, filters: str) -> 
         return QFileDialog.getOpenFileName(parent, caption, folder, filters)[0]
     dialog = QFileDialog(parent, caption, folder, filters)
     dialog.setObjectName("file-dialog")
-    dialog.setOption(QFileDialog.DontUseNativeDialog, True)
-    dialog.setFileMode(QFileDialog.ExistingFile)
-    dialog.setAcceptMode(QFileDialog.AcceptOpen)
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
     dialog.setProxyModel(_LocalDates(dialog))
-    chosen = dialog.selectedFiles() if dialog.exec() == QFileDialog.Accepted else []
+    chosen = dialog.selectedFiles() if dialog.exec() == QFileDialog.DialogCode.Accepted else []
     dialog.deleteLater()
     return chosen[0] if chosen else ""

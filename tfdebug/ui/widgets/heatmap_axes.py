@@ -213,7 +213,7 @@ class TokenAxis(NonOverlappingAxis):
             return str(cell)
         text = self._elided.get(cell)
         if text is None:
-            text = self._elided[cell] = self._metrics().elidedText(self._labels[cell], Qt.ElideRight,
+            text = self._elided[cell] = self._metrics().elidedText(self._labels[cell], Qt.TextElideMode.ElideRight,
                                                                   self.max_label_px)
         return text
 
@@ -291,7 +291,7 @@ class TokenAxis(NonOverlappingAxis):
             p.translate(rect.center().x(), rect.top())
             p.rotate(-90)  # reads upwards, ending at the axis
             p.drawText(QRectF(-rect.height() - 1, -rect.width() / 2, rect.height() + 1, rect.width()),
-                       int(Qt.AlignRight | Qt.AlignVCenter), text)
+                       int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), text)
             p.restore()
 
 

@@ -24,9 +24,9 @@ class KeepBox(QGroupBox):
         self.kinds.setObjectName("pinned-kinds")
         for kind in KINDS:
             item = QListWidgetItem(f"{kind_title(kind)}  ({kind})")
-            item.setData(Qt.UserRole, kind)
-            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
-            item.setCheckState(Qt.Checked if kind in keep.pinned else Qt.Unchecked)
+            item.setData(Qt.ItemDataRole.UserRole, kind)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if kind in keep.pinned else Qt.CheckState.Unchecked)
             self.kinds.addItem(item)
         note = QLabel(self.tr("Always keep the stages of these kinds, in every layer, before any other (they take "
                               "at most half of the budget):"))
@@ -40,4 +40,5 @@ class KeepBox(QGroupBox):
 
     def pinned(self) -> tuple[str, ...]:
         items = (self.kinds.item(i) for i in range(self.kinds.count()))
-        return tuple(item.data(Qt.UserRole) for item in items if item.checkState() == Qt.Checked)
+        return tuple(item.data(Qt.ItemDataRole.UserRole) for item in items
+                     if item.checkState() == Qt.CheckState.Checked)

@@ -35,7 +35,7 @@ class LayerHeadGrid(QWidget):
         self.drawn_rows: set[int] = set()
         self.selected: tuple[int, int] | None = None
         self.cell = CELL  # pixels per cell now (see fit)
-        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
 
     def set_shape(self, row_labels: list[str], heads: int) -> None:
         """The rows and the number of head columns; the images are forgotten."""
@@ -104,7 +104,7 @@ class LayerHeadGrid(QWidget):
 
     def mousePressEvent(self, event) -> None:
         cell = self.cell_at(event.position().toPoint())
-        if cell is not None and cell[0] in self.drawn_rows and event.button() == Qt.LeftButton:
+        if cell is not None and cell[0] in self.drawn_rows and event.button() == Qt.MouseButton.LeftButton:
             self.cell_clicked.emit(*cell)
         super().mousePressEvent(event)
 
@@ -115,17 +115,19 @@ class LayerHeadGrid(QWidget):
         left, top, cell = self._left(), self._top(), self.cell
         step = max(1, (self.fontMetrics().horizontalAdvance("000") + 4) // cell + 1)
         for head in range(0, self.heads, step):
-            painter.drawText(QRect(left + head * cell, 0, cell * step, top), Qt.AlignLeft | Qt.AlignVCenter, str(head))
+            painter.drawText(QRect(left + head * cell, 0, cell * step, top),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, str(head))
         for row, label in enumerate(self.row_labels):
             painter.setPen(text)
-            painter.drawText(QRect(0, top + row * cell, left - 6, cell), Qt.AlignRight | Qt.AlignVCenter, label)
+            painter.drawText(QRect(0, top + row * cell, left - 6, cell),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, label)
             if row not in self.drawn_rows:
-                painter.setPen(QPen(EMPTY, 1, Qt.DotLine))
+                painter.setPen(QPen(EMPTY, 1, Qt.PenStyle.DotLine))
                 for head in range(self.heads):
                     painter.drawRect(self.cell_rect(row, head).adjusted(0, 0, -1, -1))
         if self.drawn_rows and self.mosaic.size:
             image = QImage(self.mosaic.data, self.mosaic.shape[1], self.mosaic.shape[0], self.mosaic.strides[0],
-                           QImage.Format_RGBA8888)
+                           QImage.Format.Format_RGBA8888)
             painter.drawImage(left, top, image)
         if self.selected is not None:
             painter.setPen(QPen(SELECTED, 2))

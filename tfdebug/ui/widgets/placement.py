@@ -82,7 +82,7 @@ class PlacementPicker(QWidget):
         self.weights.setPlaceholderText(self.tr("the model on screen, or another folder of its weights"))
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
 

@@ -35,8 +35,8 @@ class PredictionView(QWidget):
         self.row_combo.activated.connect(lambda _i: self.refresh())
         self.table = QTableWidget(0, 2)
         self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         top = QHBoxLayout()
         self.title = QLabel()
         top.addWidget(self.title)
@@ -58,7 +58,7 @@ class PredictionView(QWidget):
         self.title.setText(self.tr("Prediction"))
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
             self._stage = None  # the row names again
             self._stage_changed()
@@ -120,7 +120,8 @@ class PredictionView(QWidget):
         for r, (word, p) in enumerate(self.predictions):
             for c, text in enumerate((word, format_probability(p))):
                 item = QTableWidgetItem(text)
-                item.setTextAlignment(Qt.AlignVCenter | (Qt.AlignLeft if c == 0 else Qt.AlignRight))
+                side = Qt.AlignmentFlag.AlignLeft if c == 0 else Qt.AlignmentFlag.AlignRight
+                item.setTextAlignment(Qt.AlignmentFlag.AlignVCenter | side)
                 self.table.setItem(r, c, item)
 
 

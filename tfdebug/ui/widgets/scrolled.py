@@ -12,7 +12,7 @@ class _FitScroller(QScrollArea):
 
     def __init__(self, widget: QWidget):
         super().__init__()
-        self.setFrameShape(QScrollArea.NoFrame)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
         self.setWidget(widget)
 
     def resizeEvent(self, event) -> None:

@@ -10,6 +10,6 @@ def sentence_label() -> QLabel:
     """The line in a dialog where a problem is said in one sentence (plain text, never rich text)."""
     label = QLabel("")
     label.setWordWrap(True)
-    label.setTextFormat(Qt.PlainText)
+    label.setTextFormat(Qt.TextFormat.PlainText)
     label.setStyleSheet("color: #b00020")
     return label

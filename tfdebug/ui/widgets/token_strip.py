@@ -36,8 +36,8 @@ class TokenStrip(QScrollArea):
         super().__init__(parent)
         self.setObjectName("token-strip")
         self.setWidgetResizable(True)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setFrameShape(QScrollArea.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
         inner = QWidget()
         self._row = QHBoxLayout(inner)
         self._row.setContentsMargins(2, 2, 2, 2)
@@ -65,7 +65,7 @@ class TokenStrip(QScrollArea):
             self.buttons.pop().deleteLater()
         while len(self.buttons) < len(entries):
             button = QToolButton()
-            button.setToolButtonStyle(Qt.ToolButtonTextOnly)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
             index = len(self.buttons)
             button.clicked.connect(lambda _checked=False, i=index: self._clicked(i))
             self._row.insertWidget(index, button)
@@ -88,7 +88,8 @@ class TokenStrip(QScrollArea):
         head = self.tr("{0}: chosen at step {1}").format(entry.text, entry.step)
         if entry.probability is None:
             return plain_tooltip(head + "\n" + self.tr("Probabilities are not recorded in a snapshot."))
-        lines = [f"{head} (p = {entry.probability:.3f})", self.tr("Top {0} alternatives:").format(len(entry.alternatives))]
+        lines = [f"{head} (p = {entry.probability:.3f})",
+                 self.tr("Top {0} alternatives:").format(len(entry.alternatives))]
         lines += [f"{p:.3f}  {'▶ ' if text == entry.text else ''}{text}" for text, p in entry.alternatives]
         return plain_tooltip("\n".join(lines))
 

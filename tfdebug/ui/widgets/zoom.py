@@ -31,7 +31,7 @@ class ZoomView(QObject):
         self.widget, self.plot, self.vb = widget, plot, plot.vb
         self.shape = (0, 0)
         self.vb.setMouseEnabled(True, True)
-        widget.setFocusPolicy(Qt.StrongFocus)  # a click or Tab gives it the keys
+        widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # a click or Tab gives it the keys
         widget.installEventFilter(self)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -90,17 +90,17 @@ class ZoomView(QObject):
         self.vb.translateBy(QPointF(cols * rect.width(), rows * rect.height()))
 
     def eventFilter(self, watched, event) -> bool:
-        if watched is self.widget and event.type() == QEvent.KeyPress and self.shape != (0, 0):
+        if watched is self.widget and event.type() == QEvent.Type.KeyPress and self.shape != (0, 0):
             key = event.key()
-            moves = {Qt.Key_Left: (0, -PAN_SHARE), Qt.Key_Right: (0, PAN_SHARE),
-                     Qt.Key_Up: (-PAN_SHARE, 0), Qt.Key_Down: (PAN_SHARE, 0)}
-            if key in (Qt.Key_Plus, Qt.Key_Equal):
+            moves = {Qt.Key.Key_Left: (0, -PAN_SHARE), Qt.Key.Key_Right: (0, PAN_SHARE),
+                     Qt.Key.Key_Up: (-PAN_SHARE, 0), Qt.Key.Key_Down: (PAN_SHARE, 0)}
+            if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
                 self.zoom(1 / ZOOM_STEP)
-            elif key in (Qt.Key_Minus, Qt.Key_Underscore):
+            elif key in (Qt.Key.Key_Minus, Qt.Key.Key_Underscore):
                 self.zoom(ZOOM_STEP)
             elif key in moves:
                 self.pan(*moves[key])
-            elif key == Qt.Key_Home:
+            elif key == Qt.Key.Key_Home:
                 self.fit()
             else:
                 return False

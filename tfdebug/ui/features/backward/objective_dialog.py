@@ -80,7 +80,7 @@ class ObjectiveDialog(QDialog):
         self.stage.setCurrentIndex(max(0, self.stage.findText(selected or choice.stage)))
         self.note = QLabel()
         self.note.setWordWrap(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout()

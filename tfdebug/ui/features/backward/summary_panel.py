@@ -46,13 +46,13 @@ class BackwardPanel(QWidget):
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.tokens = QTableWidget(2, 0)  # row 0: ‖g × e‖₂ over each token's label; row 1: Σ g × e
-        self.tokens.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.tokens.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.layers = QTableWidget(0, 2)
-        self.layers.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.layers.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.layers.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.layers.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.largest = QTableWidget(0, 2)
-        self.largest.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.largest.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.largest.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.largest.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.norms = NormsPlot()  # per layer and module kind; a click goes to the layer's first gradient
         tables = QSplitter(Qt.Orientation.Vertical)
         tables.addWidget(self.layers)
@@ -103,7 +103,8 @@ class BackwardPanel(QWidget):
                 item.setToolTip(f"{label}: ‖g×e‖₂ {norm:.5g}, Σ g×e {total:.5g}")
                 if row == 0:  # the norm drawn over the token: the strongest token darkest
                     item.setBackground(QColor(214, 39, 40, int(30 + 200 * strength)))
-                    item.setForeground(QColor(Qt.white) if strength > 0.55 else QColor(Qt.black))
+                    white, black = QColor(Qt.GlobalColor.white), QColor(Qt.GlobalColor.black)
+                    item.setForeground(white if strength > 0.55 else black)
                 table.setItem(row, column, item)
         table.resizeColumnsToContents()
 
@@ -151,7 +152,7 @@ class BackwardPanel(QWidget):
             table.setItem(row, 1, QTableWidgetItem(f"{norm:.4g}"))
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
 
@@ -206,7 +207,8 @@ def install(window) -> BackwardPanel:
     """Add the Backward dock, hidden until a backward has run (or View ▸ Backward); a click on the norms plot goes
     to that layer's first gradient."""
     panel = BackwardPanel()
-    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Backward"), "backward", panel, Qt.BottomDockWidgetArea)
+    dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Backward"), "backward", panel,
+                           Qt.DockWidgetArea.BottomDockWidgetArea)
     dock.hide()
     panel.norms.picked.connect(lambda place: go_to_place(window.ctl, place))
     window.ctl.session_changed.connect(lambda: show_saved_summary(window, panel, dock))

@@ -91,7 +91,8 @@ def edit_tensor(ctx: ActionContext) -> None:
     ctx.tools.edit.open_dialog()
 
 
-@actions.action("tfdebug.edit.undo", QT_TRANSLATE_NOOP("actions", "Undo Edit"), "Ctrl+Alt+Z", QT_TRANSLATE_NOOP("actions", "Take back the last edit of the paused stage"),
+@actions.action("tfdebug.edit.undo", QT_TRANSLATE_NOOP("actions", "Undo Edit"), "Ctrl+Alt+Z",
+                QT_TRANSLATE_NOOP("actions", "Take back the last edit of the paused stage"),
                 enabled=lambda ctl: ctl.stepper is not None and ctl.stepper.edits_to_undo > 0, live_only=True,
                 toolbar=False,
                 menu="debug", group=4, order=10)
@@ -113,7 +114,7 @@ class EditDialog(QDialog):
         self.setWindowTitle(self.tr("Edit Tensor"))
         self.stage_label = QLabel()
         self.stage_label.setWordWrap(True)
-        self.stage_label.setTextFormat(Qt.PlainText)
+        self.stage_label.setTextFormat(Qt.TextFormat.PlainText)
         self.operation = QComboBox()
         for key, text in OPERATIONS:
             self.operation.addItem(self.tr(text), key)
@@ -290,7 +291,7 @@ class EditTools:
         self.last_edit: LastEdit | None = None
         self.menu: QMenu | None = None  # the heatmap's context menu last shown
         graphics = window.heatmap_panel.graphics
-        graphics.setContextMenuPolicy(Qt.CustomContextMenu)
+        graphics.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         graphics.customContextMenuRequested.connect(self._heatmap_menu)
 
     def remember(self, stage: str, description: str) -> None:

@@ -83,8 +83,8 @@ class ExportDialog(QDialog):
         self.stage_list = QListWidget()
         for name in stage_names:
             item = QListWidgetItem(name)
-            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
-            item.setCheckState(Qt.Checked if name == current else Qt.Unchecked)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if name == current else Qt.CheckState.Unchecked)
             self.stage_list.addItem(item)
         self.stage_list.setEnabled(False)
         self.selected.toggled.connect(self.stage_list.setEnabled)
@@ -92,7 +92,7 @@ class ExportDialog(QDialog):
         self.note.setWordWrap(True)
         self.note.setVisible(bool(note))
 
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout()
@@ -150,16 +150,16 @@ class ExportDialog(QDialog):
         super().accept()
 
     def _replace(self, path: str) -> bool:
-        box = QMessageBox(QMessageBox.Warning, self.tr("Export"),
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Export"),
                           self.tr("{name} already exists. Replace it?").format(name=Path(path).name),
-                          QMessageBox.Yes | QMessageBox.No, self)
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
         box.setObjectName("export-replace")
-        box.setDefaultButton(QMessageBox.No)
-        return box.exec() == QMessageBox.Yes
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        return box.exec() == QMessageBox.StandardButton.Yes
 
     def checked_stages(self) -> list[str]:
         items = (self.stage_list.item(i) for i in range(self.stage_list.count()))
-        return [item.text() for item in items if item.checkState() == Qt.Checked]
+        return [item.text() for item in items if item.checkState() == Qt.CheckState.Checked]
 
     def choice(self) -> tuple[str, str, list[str] | None]:
         """(path, suffix, stages) — stages is None for the whole pass."""

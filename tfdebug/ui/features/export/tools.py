@@ -58,7 +58,7 @@ class ExportActions(QObject):
                               stem=file_stem(ctl.model_name, current))
         if not names:
             dialog.set_format(".png")
-        if dialog.exec() != QDialog.Accepted:
+        if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         path, suffix, stages = dialog.choice()
         self.settings.setValue(FOLDER_KEY, str(Path(path).parent))
@@ -105,7 +105,7 @@ class ExportActions(QObject):
                                  self.tr("Cancel"), 0, 1000, self.widget)
         dialog.setObjectName("export-progress")
         dialog.setWindowTitle(self.tr("Export"))
-        dialog.setWindowModality(Qt.WindowModal)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
         dialog.setMinimumDuration(300)
         dialog.setAutoClose(False)
         dialog.setAutoReset(False)
@@ -145,7 +145,8 @@ class ExportActions(QObject):
 
         rows, cols = shown.values.shape
         kind = ctl.current.info.kind if ctl.current is not None else None
-        view = View(held_values(shown.values, kind), self._labels(shown.row_axis, rows, shown.source_shape[0], shown.source_row),
+        view = View(held_values(shown.values, kind), self._labels(shown.row_axis, rows, shown.source_shape[0],
+                                                                  shown.source_row),
                     self._labels(shown.col_axis, cols, shown.source_shape[1], shown.source_col), render)
         try:
             write_view(view, path, suffix)
@@ -173,7 +174,8 @@ class ExportActions(QObject):
 
 
 @actions.action("tfdebug.file.export", QT_TRANSLATE_NOOP("actions", "Export…"), "Ctrl+E",
-                QT_TRANSLATE_NOOP("actions", "Export the pass (snapshot, NumPy, PyTorch) or the heatmap (CSV, PNG, SVG)"),
+                QT_TRANSLATE_NOOP("actions",
+                                  "Export the pass (snapshot, NumPy, PyTorch) or the heatmap (CSV, PNG, SVG)"),
                 toolbar=False,
                 menu="file", group=1, order=0)
 def export(ctx: ActionContext) -> None:

@@ -32,13 +32,13 @@ class GenerationPanel(QWidget):
         super().__init__(parent)
         self.ctl = ctl
         self.summary = QLabel("")
-        self.summary.setTextFormat(Qt.PlainText)  # it quotes generated tokens
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)  # it quotes generated tokens
         self.summary.setWordWrap(True)
         self.layer_box = QComboBox()
         self.layer_box.activated.connect(lambda _i: self._layer_chosen())
         self.block_box = QComboBox()
         for box in (self.layer_box, self.block_box):  # filled when a generation shows, after the first show
-            box.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.block_box.activated.connect(lambda _i: self.refresh())
         self.strip = TokenStrip()
         self.strip.step_clicked.connect(self._go_to_step)
@@ -87,7 +87,7 @@ class GenerationPanel(QWidget):
             self._dirty = True
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
 
@@ -144,7 +144,8 @@ class GenerationPanel(QWidget):
             return
         self._idle_drawn = False
         name = parse_name(current.name)
-        if name.layer is not None and (name.stack, name.layer) in self.layers and (name.stack, name.layer) != self.layer:
+        if name.layer is not None and (name.stack, name.layer) in self.layers and (name.stack,
+                                                                                   name.layer) != self.layer:
             self.layer = (name.stack, name.layer)  # follow the stage on screen
             self.layer_box.setCurrentIndex(self.layers.index(self.layer))
         self.strip.set_entries(data.strip_entries(ctl.source, ctl.plan, ctl.tokens), self.step)
@@ -261,7 +262,7 @@ def install(window, heads: QDockWidget) -> GenerationPanel:
     # In a scroll area: its strip, rows and caches need ~380 px, and a dock's minimum height would hold the
     # Heads tab at that height and squeeze the heatmap above it in every pass, generating or not.
     dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Generation"), "generation", scrolled(panel),
-                           Qt.RightDockWidgetArea)
+                           Qt.DockWidgetArea.RightDockWidgetArea)
     window.tabifyDockWidget(heads, dock)
     heads.raise_()
     return panel

@@ -79,6 +79,6 @@ class PositionalEncodingView(QDialog):
         self.redraw()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)

@@ -28,7 +28,7 @@ from tfdebug.models import toy_attention as toy
 
 BAD_CELL = QColor(255, 205, 205)
 BAD_SELECTED = QColor(200, 40, 40)  # a selected bad cell: still red, not the selection's blue
-BAD_ROLE = Qt.UserRole + 1  # set on a cell whose text is not a number
+BAD_ROLE = Qt.ItemDataRole.UserRole + 1  # set on a cell whose text is not a number
 
 
 class _BadCellDelegate(QStyledItemDelegate):
@@ -37,8 +37,8 @@ class _BadCellDelegate(QStyledItemDelegate):
     def initStyleOption(self, option, index) -> None:
         super().initStyleOption(option, index)
         if index.data(BAD_ROLE):
-            for group in (QPalette.Active, QPalette.Inactive):
-                option.palette.setColor(group, QPalette.Highlight, BAD_SELECTED)
+            for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+                option.palette.setColor(group, QPalette.ColorRole.Highlight, BAD_SELECTED)
 
 
 def fmt(x: float) -> str:
@@ -67,10 +67,10 @@ class PlaygroundDialog(QDialog):
         self.reset_button = QPushButton()
         self.reset_button.clicked.connect(self.reset)
         self.results = QTableWidget(3, 3)
-        self.results.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.results.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.results.setFixedHeight(self.results.horizontalHeader().height() + 30 * 3 + 4)
         self.output = QLabel()
-        self.output.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.output.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.problem = QLabel()
         self.problem.setStyleSheet("color: #b00020")
         self.note = QLabel()
@@ -80,7 +80,7 @@ class PlaygroundDialog(QDialog):
 
         grid = QGridLayout()
         for row, table in enumerate((self.query, self.keys, self.values)):
-            grid.addWidget(self.labels[row], row, 0, Qt.AlignTop)
+            grid.addWidget(self.labels[row], row, 0, Qt.AlignmentFlag.AlignTop)
             grid.addWidget(table, row, 1)
         controls = QHBoxLayout()
         controls.addWidget(self.scale)
@@ -120,7 +120,7 @@ class PlaygroundDialog(QDialog):
         self.recompute()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
 
@@ -193,7 +193,7 @@ class PlaygroundDialog(QDialog):
         for row in range(3):
             for col, value in enumerate((r.scores[row], r.scaled[row], r.weights[row])):
                 item = QTableWidgetItem(fmt(value))
-                item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.results.setItem(row, col, item)
         scores = (self.tr("scores ÷ √{d_k}").format(d_k=len(q[0])) if self.scale.isChecked() else self.tr("scores"))
         self.output.setText(self.tr("weights w = softmax({scores}) = {weights}   (sum {total})\n"

@@ -56,7 +56,7 @@ class LearnTools:
 
     def _show_pe(self, table, name: str) -> None:
         view = PositionalEncodingView(table, name, self.window)
-        view.setAttribute(Qt.WA_DeleteOnClose)
+        view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         view.show()
         self.pe_view = view
 

@@ -37,17 +37,17 @@ class QueryRowPanel(QWidget):
         self.row: int | None = None            # which row of the slice that is
         self.labels: list[str] | None = None   # the keys' tokens
         self.title = QLabel()
-        self.title.setTextFormat(Qt.PlainText)  # stage names and tokens come from a model or a file
+        self.title.setTextFormat(Qt.TextFormat.PlainText)  # stage names and tokens come from a model or a file
         self.title.setWordWrap(True)
         self.plot = pg.PlotWidget(axisItems={"bottom": TokenAxis("bottom", rotate_labels=True)},
                                   enableMenu=False)  # no context menu: not built at all (~5 ms a plot)
         self.plot.setMouseEnabled(x=True, y=False)  # zoom along the keys to read their labels
         self.curve = self.plot.plot(pen=pg.mkPen((40, 110, 200), width=1), connect="finite")
         self.top = QLabel()
-        self.top.setTextFormat(Qt.PlainText)
-        self.top.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.top.setAlignment(Qt.AlignTop | Qt.AlignLeft)
-        split = QSplitter(Qt.Horizontal)
+        self.top.setTextFormat(Qt.TextFormat.PlainText)
+        self.top.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.top.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.plot)
         split.addWidget(self.top)
         split.setStretchFactor(0, 4)
@@ -128,7 +128,7 @@ def install(window) -> Deferred:
     """Add the Query Row dock (hidden until View ▸ Query Row, Ctrl+Shift+R, or a click on a heatmap row)."""
     deferred = Deferred(lambda: QueryRowPanel(window.ctl))  # built when first shown or read (window.query_row)
     dock = window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Query Row"), "query_row", deferred,
-                        Qt.BottomDockWidgetArea, action_id="tfdebug.view.query_row")
+                        Qt.DockWidgetArea.BottomDockWidgetArea, action_id="tfdebug.view.query_row")
 
     def picked() -> None:
         if window.ctl.tiles.picked_row is not None and not dock.isVisible():

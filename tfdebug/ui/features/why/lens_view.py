@@ -42,7 +42,7 @@ class LensView(QWidget):
         self.target_box.setClearButtonEnabled(True)
         self.learn = LearnText()
         self.note = QLabel()
-        self.note.setTextFormat(Qt.PlainText)
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setWordWrap(True)
         self.grid = CellGrid()
         top = QHBoxLayout()

@@ -44,7 +44,7 @@ class WhyPanel(QWidget):
         self.retranslate_ui()
 
     def changeEvent(self, event) -> None:
-        if event.type() == QEvent.LanguageChange:
+        if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
             self.lens.retranslate_ui()
             self.attribution.retranslate_ui()
@@ -80,6 +80,7 @@ def install(window) -> WhyPanel:
     """Add the Why This Output dock, hidden until View ▸ Why This Output or Ctrl+Shift+W (which tabs it beside the
     heatmap)."""
     panel = WhyPanel(window.ctl, lambda: window.tools.compare, window.navigator.shade_moved)
-    window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Why This Output"), "why", panel, Qt.RightDockWidgetArea,
+    window.add_dock(QT_TRANSLATE_NOOP("MainWindow", "Why This Output"), "why", panel,
+                    Qt.DockWidgetArea.RightDockWidgetArea,
                  action_id="tfdebug.view.why")
     return panel

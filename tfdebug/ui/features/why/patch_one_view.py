@@ -39,7 +39,7 @@ class PatchOneView(QWidget):
         self.position_label, self.head_label = QLabel(), QLabel()
         self.run_button = QPushButton()
         self.summary = QLabel()
-        self.summary.setTextFormat(Qt.PlainText)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
         self.learn = LearnText()
         text_row, scope_row = QHBoxLayout(), QHBoxLayout()

@@ -48,7 +48,7 @@ class PatchingView(QWidget):
         self.run_button, self.cancel_button = QPushButton(), QPushButton()
         self.cancel_button.setEnabled(False)
         self.summary = QLabel()
-        self.summary.setTextFormat(Qt.PlainText)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         self.summary.setWordWrap(True)
         self.grid = CellGrid()
         fields = QHBoxLayout()
