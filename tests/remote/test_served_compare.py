@@ -17,7 +17,7 @@ from tfdebug.core.breakpoints import Breakpoint
 from tfdebug.core.compare import compare
 from tfdebug.core.reference import ReferencePass
 from tfdebug.core.edits import Edit, Region
-from tfdebug.core.errors import ExportError, SnapshotError, StepperStateError
+from tfdebug.core.errors import CompareError, ExportError, SnapshotError, StepperStateError
 from tfdebug.io.passes import open_pass
 from tfdebug.io.snapshot import save_snapshot
 from tfdebug.models.sampling import DecodingSettings
@@ -25,6 +25,7 @@ from tfdebug.remote.comparing import compare_on_server, divergence_on_server, pl
 from tfdebug.remote.errors import FrameError
 from tfdebug.remote.protocol import REQUESTS, SERVER_MAX_HEADER, decode, encode
 from tfdebug.remote.session import RemoteSession
+from tfdebug.sessions.compare_sides import BEFORE_EDIT, FILE, INPUT, LIVE, PLACED, Held, Side
 
 ATOL, RTOL = 1e-5, 1e-4
 
@@ -140,6 +141,26 @@ def test_what_the_server_cannot_compare_is_refused_with_a_sentence(remote, gpt2_
         with pytest.raises(FrameError, match="atol and rtol"):
             remote.request("compare", {"against": "unedited", "on_screen": "a", "atol": atol, "rtol": RTOL})
     assert remote.stepper.current is not None  # the window is still attached and served
+
+
+def test_compare_with_makes_the_other_side_on_the_server_and_refuses_what_it_cannot(remote):
+    """File ▸ Compare With… over a served pass (`RemoteSession.compare_with`): the side that is not the pass on
+    screen is made on the server and compared there, only the table crossing (no passes here, nothing to close);
+    a side the server cannot make is refused with its sentence before any request."""
+    run_to_the_end(remote)
+    bfloat16 = Side(PLACED, placement=Placement("bfloat16", "cpu"))
+    compared = remote.compare_with(bfloat16, Side(LIVE), 1e-2, 1e-2, Held())(lambda: None)
+    want = compare_on_server(remote, "placed", 1e-2, 1e-2, on_screen="b", dtype="bfloat16")
+    assert compared.comparison.to_dict() == want.to_dict() and compared.passes is None and compared.opened == []
+    refusals = [(Side(FILE), Side(PLACED, placement=Placement("bfloat16")), "compare.remote_sides"),
+                (Side(LIVE), Side(INPUT, texts={"text": "other"}), "compare.remote_input"),
+                (Side(LIVE), Side(FILE, "/home/me/pass.safetensors"), "compare.remote_local_file"),
+                (Side(LIVE), Side(FILE), "compare.no_file"),
+                (Side(BEFORE_EDIT), Side(LIVE), "compare.no_edit")]
+    for a, b, why in refusals:
+        with pytest.raises(CompareError) as caught:
+            remote.compare_with(a, b, ATOL, RTOL, Held())
+        assert caught.value.id == why
 
 
 @pytest.mark.parametrize("fields, why", [

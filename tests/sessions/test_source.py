@@ -97,7 +97,8 @@ def test_capabilities_say_what_a_live_a_generating_a_replayed_and_a_served_sourc
     from tfdebug.remote.session import RemoteSession
 
     assert RemoteSession.capabilities == Capabilities(  # only the display's answers cross; new passes run there
-        tensors_here=False, model_here=False, runs_texts=True, passes_there=True, reruns_here=False, references=True)
+        tensors_here=False, model_here=False, runs_texts=True, passes_there=True, reruns_here=False, references=True,
+        reference_device_fixed=True, reference_held_there=True, snapshots_there=True)  # its server's, named there
 
 
 def test_a_local_source_answers_the_window_s_methods_as_its_session_does(live, tmp_path):

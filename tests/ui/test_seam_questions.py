@@ -43,28 +43,10 @@ WHERE = re.compile(r"capabilities\.(tensors_here|passes_there)\b")
 
 #: (file relative to tfdebug/ui, the line's text as it stands) → why it still reads where the pass is
 WHERE_ALLOWED: dict[tuple[str, str], str] = {
-    ("features/compare/dialog.py", "if window.ctl.capabilities.passes_there:  # the other pass is made where the "
-                                   "pass runs, on its device"):
-        "which choices the dialog offers, as an `enabled=` would: a served pass's other pass is made on its "
-        "server's device from its export folder, so the device is fixed and this machine's files are not browsed",
-    ("features/compare/tools.py", "if self.ctl.capabilities.passes_there:  # compared where the pass runs: only "
-                                  "the table crosses"):
-        "File ▸ Compare With… here compares any two sides (another input, two snapshots opened here, the "
-        "reference a Job of the window computes, the pass before the window's last edit) from recordings in this "
-        "process; a served pass only the pass on screen with one its server makes. `LocalSource.compare` covers "
-        "the divergence reference its stepper holds; the other sides need the reference Job and the last edit "
-        "(features/reference, features/edit) in the source first",
     ("panels/overview.py", "if source is not None and not source.capabilities.tensors_here:  # asked of its "
                            "display, where the tensors are"):
         "the local Overview caches by tensor identity and reads a snapshot through its Recording (no tensor "
         "kept in memory); one path through `display.statistics_of` needs that cache in the display first",
-    ("dialogs/conditions.py", "if self.ctl.capabilities.passes_there:  # the reference pass runs where the pass "
-                              "does, on its device"):
-        "which choices the dialog offers, as an `enabled=` would: a served pass's reference runs on its "
-        "server's device, so the device is fixed",
-    ("dialogs/conditions.py", '"capture budget.") if not self.ctl.capabilities.passes_there else self.tr('):
-        "the dialog's words: where the reference pass runs and what holds it (this host's capture budget, or "
-        "the server)",
     ("state/shown.py", "return (source is not None and not source.capabilities.tensors_here and capture is not None"):
         "the display pipeline: whether a read may run on the GUI thread (issue 49's Deliver 3 moves it into a "
         "cached display)",

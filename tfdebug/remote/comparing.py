@@ -19,6 +19,19 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, NamedTuple
 
+from tfdebug.sessions.compare_sides import (
+    BEFORE_EDIT,
+    FILE,
+    INPUT,
+    LIVE,
+    PLACED,
+    Compared,
+    Held,
+    Side,
+    Work,
+    before_edit,
+    needs_path,
+)
 from tfdebug.sessions.crosscheck import Placement, fill_reference
 from tfdebug.sessions.session import DebugSession
 from tfdebug.sessions.transplant import Transplant, transplant_stage
@@ -71,6 +84,39 @@ def divergence_on_server(session, against: str, atol: float, rtol: float, *, on_
 
     return session.answer("compare", {"against": against, "on_screen": on_screen, "dtype": dtype, "path": path,
                                       "attention": attention, "atol": atol, "rtol": rtol}, read, timeout=timeout)
+
+
+def compare_with_on_server(session, a: Side, b: Side, atol: float, rtol: float, held: Held) -> Work:
+    """File ▸ Compare With… over the pass `session` (a RemoteSession) serves: one side is the pass on screen, the
+    other a pass its server makes (this input in another placement's dtype and attention kernel on the served
+    device, the pass before the last edit, a snapshot named in the server's export folder), compared there
+    (`divergence_on_server`): only the table crosses. A side the server cannot make raises its CompareError now."""
+    on_screen = "a" if a.kind == LIVE else "b"
+    other = b if on_screen == "a" else a
+    if LIVE not in (a.kind, b.kind) or other.kind == LIVE:
+        raise CompareError("Over a remote pass, one side is the pass on screen and the other a pass the server makes: "
+                           "this input in another dtype, the pass before the last edit, or a snapshot in its export "
+                           "folder.", id="compare.remote_sides")
+    if other.kind == INPUT:
+        raise CompareError("Another input is not compared over a remote pass: run it on the server, export it there "
+                           "(File ▸ Export Snapshot on Server…) and compare with that snapshot.",
+                           id="compare.remote_input")
+    if other.kind == FILE and needs_path(other) and Path(other.path).name != other.path:
+        raise CompareError("A file on this machine cannot be compared with a remote pass: its tensors stay on the "
+                           "server. Put the snapshot in the server's export folder and give its file name alone.",
+                           id="compare.remote_local_file")
+    if other.kind == BEFORE_EDIT:
+        before_edit(held)
+    against = {FILE: "file", BEFORE_EDIT: "unedited", PLACED: "placed"}[other.kind]
+    placement = other.placement if other.kind == PLACED else None
+    dtype, attention = (placement.dtype, placement.attention) if placement is not None else (None, None)
+    path = other.path if other.kind == FILE else None
+
+    def work(check: Callable[[], None]) -> Compared:
+        result, transplant = divergence_on_server(session, against, atol, rtol, on_screen=on_screen, dtype=dtype,
+                                                  path=path, attention=attention)
+        return Compared(result, None, [], transplant)
+    return work
 
 
 def planes_on_server(session, name: str, indices_by_name: dict[str, int], max_size: tuple[int, int],

@@ -37,7 +37,8 @@ class RemoteSession:
     adapter = None  # the model and its adapter are on the server
     #: only the display's answers cross; new passes, references and comparisons are made on the server
     capabilities = Capabilities(tensors_here=False, model_here=False, runs_texts=True, passes_there=True,
-                                references=True)
+                                references=True, reference_device_fixed=True, reference_held_there=True,
+                                snapshots_there=True)
     #: a successor's: why the server could not open the new pass (`reopen`), or None
     open_error: TfdebugError | None
 
@@ -208,6 +209,13 @@ class RemoteSession:
 
         return divergence_on_server(self, against, atol, rtol, on_screen=on_screen, dtype=dtype, path=path,
                                     attention=attention)
+
+    def compare_with(self, a, b, atol: float, rtol: float, held):
+        """The side that is not the pass on screen made on the server and compared there
+        (tfdebug.remote.comparing.compare_with_on_server)."""
+        from tfdebug.remote.comparing import compare_with_on_server
+
+        return compare_with_on_server(self, a, b, atol, rtol, held)
 
     def compared_planes(self, name: str, indices_by_name: dict[str, int], max_size: tuple[int, int]):
         """A, B and A − B of stage `name` in the last comparison the server made (only the three planes cross)."""

@@ -200,7 +200,7 @@ class LocalSource:
                 path: str | None = None, attention: str | None = None):
         """With `against` "placed", the pass so far compared with the reference pass its stepper holds
         (`set_reference`'s, in its own dtype), the stages not in both left out; no transplant. Another pass (a
-        snapshot, the pass before an edit) is compared by the window from recordings here: a CompareError, as
+        snapshot, the pass before an edit) is made and compared here by `compare_with`: a CompareError, as
         without a reference."""
         from tfdebug.core.compare import compare
         from tfdebug.core.errors import CompareError
@@ -216,6 +216,12 @@ class LocalSource:
         result = compare(*passes, atol=atol, rtol=rtol)
         self._compared = passes
         return result, None
+
+    def compare_with(self, a, b, atol: float, rtol: float, held):
+        """Both sides made here and compared in this process (`sessions.compare_sides.compare_here`)."""
+        from tfdebug.sessions.compare_sides import compare_here
+
+        return compare_here(self, a, b, atol, rtol, held)
 
     def compared_planes(self, name: str, indices_by_name: dict[str, int], max_size: tuple[int, int]):
         """A, B and A − B of stage `name` in the last `compare`, cut here (core.compare_planes); a CompareError

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from tfdebug.core.images import InputImage
     from tfdebug.core.reference import ReferencePass
     from tfdebug.models.sampling import DecodingSettings
+    from tfdebug.sessions.compare_sides import Held, Side
+    from tfdebug.sessions.compare_sides import Work as CompareWork
     from tfdebug.sessions.crosscheck import Placement
     from tfdebug.sessions.transplant import Transplant
     from tfdebug.sessions.why_view import WhyView
@@ -112,6 +114,17 @@ class Capabilities:
     #: a reference pass of it can be made, to compare it with or to stop where it diverges (on its server, or here:
     #: `reruns_here`); `runs_as` says which placements would show nothing
     references: bool = False
+    #: its reference pass (the divergence condition's, Compare With…'s "another dtype") runs on the pass's own
+    #: device, which the window offers no choice of (a served pass's server places it there); False: on the device
+    #: the window picks
+    reference_device_fixed: bool = False
+    #: its reference pass is held, and the divergence condition checked, by the machine that runs the pass (a served
+    #: pass's server); False: the window computes it off its thread and keeps its stages on this host, within the
+    #: capture budget
+    reference_held_there: bool = False
+    #: Compare With…'s snapshot side is a file the pass's machine reads, named alone in its export folder (this
+    #: machine's files are not browsed for it); False: any file on this machine
+    snapshots_there: bool = False
 
 
 #: the capabilities when no pass is on screen
@@ -299,7 +312,16 @@ class PassSource(Protocol):
         (None where none is made). Where `capabilities.passes_there`: "placed" (this input in `dtype` /
         `attention`, or the divergence reference held there), "unedited", or "file" (the snapshot `path` there)
         (tfdebug.remote.comparing). Else only "placed" with the divergence reference its stepper holds
-        (`set_reference`); other passes, a CompareError: the window compares them from recordings here."""
+        (`set_reference`); other passes, a CompareError: `compare_with` makes and compares them here."""
+        ...
+
+    def compare_with(self, a: Side, b: Side, atol: float, rtol: float, held: Held) -> CompareWork:
+        """File ▸ Compare With… of sides `a` and `b`: the work that makes and compares them, to call off the GUI thread
+        with a `check` that raises to abandon it (`sessions.compare_sides.Compared`: the table, the passes when they
+        are recordings here, the files to close, the transplant). A side that cannot be had raises its TfdebugError
+        now. A pass here makes its sides here (`compare_sides.compare_here`, with `held`: the window's reference pass
+        and the pass before its last edit); a served pass has its server make the side that is not the pass on
+        screen and compare them there (tfdebug.remote.comparing.compare_with_on_server)."""
         ...
 
     def compared_planes(self, name: str, indices_by_name: dict[str, int],

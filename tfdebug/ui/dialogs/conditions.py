@@ -81,7 +81,7 @@ class ConditionDialog(QDialog):
         on_screen, device = on_screen_placement(self.ctl)
         self.diverges = QCheckBox(self.tr("Stop where the pass diverges from this input in"))
         self.placement = PlacementPicker(default_reference_dtype(on_screen), device)
-        if self.ctl.capabilities.passes_there:  # the reference pass runs where the pass does, on its device
+        if self.ctl.capabilities.reference_device_fixed:  # the reference pass runs on the pass's own device
             self.placement.fix_device(device)
         self.atol, self.rtol = QLineEdit(), QLineEdit()
         self.placement.changed.connect(self._default_tolerance)
@@ -96,7 +96,7 @@ class ConditionDialog(QDialog):
         self.diverges_note = QLabel(self.tr(
             "A cell diverges when |reference − x| > atol + rtol·|reference|. The reference pass runs once per "
             "model, input and dtype, off the window's thread; its stages are kept on the host within the "
-            "capture budget.") if not self.ctl.capabilities.passes_there else self.tr(
+            "capture budget.") if not self.ctl.capabilities.reference_held_there else self.tr(
             "A cell diverges when |reference − x| > atol + rtol·|reference|. The reference pass runs on the server "
             "once per input, in this dtype on the server's device, and the condition is checked there."))
         self.diverges_note.setWordWrap(True)

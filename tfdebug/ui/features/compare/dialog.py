@@ -13,7 +13,6 @@ before the last edit, a snapshot named in its export folder) and the server comp
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
@@ -31,7 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tfdebug.sessions.crosscheck import Placement, default_tolerance
+from tfdebug.sessions.compare_sides import BEFORE_EDIT, FILE, INPUT, LIVE, PLACED, Side
+from tfdebug.sessions.crosscheck import default_tolerance
 from tfdebug.core.devices import resolve_dtype
 from tfdebug.core.errors import TfdebugError
 from tfdebug.ui.actions.snapshots import pass_filter
@@ -40,22 +40,11 @@ from tfdebug.ui.widgets.placement import PlacementPicker, default_reference_dtyp
 from tfdebug.ui.widgets.sentence_label import sentence_label
 from tfdebug.ui.widgets.tolerance import parse_tolerance
 
-LIVE, BEFORE_EDIT, FILE, INPUT, PLACED = "live", "before_edit", "file", "input", "placed"
 SOURCES = ((LIVE, QT_TRANSLATE_NOOP("SourcePicker", "The pass on screen")),
            (BEFORE_EDIT, QT_TRANSLATE_NOOP("SourcePicker", "The pass before the last edit")),
            (FILE, QT_TRANSLATE_NOOP("SourcePicker", "A snapshot or export file")),
            (INPUT, QT_TRANSLATE_NOOP("SourcePicker", "Another input on the same model")),
            (PLACED, QT_TRANSLATE_NOOP("SourcePicker", "This input in another dtype or on another device")))
-
-
-@dataclass(frozen=True)
-class PassSource:
-    """Which pass one side of a comparison is: `kind` with its file path or input texts."""
-
-    kind: str
-    path: str = ""
-    texts: dict = field(default_factory=dict)
-    placement: Placement | None = None
 
 
 class SourcePicker(QGroupBox):
@@ -88,9 +77,11 @@ class SourcePicker(QGroupBox):
             self.fields[input_field.key] = edit
         on_screen, device = on_screen_placement(window.ctl)
         self.placement = PlacementPicker(default_reference_dtype(on_screen), device)
-        if window.ctl.capabilities.passes_there:  # the other pass is made where the pass runs, on its device
+        capabilities = window.ctl.capabilities
+        if capabilities.snapshots_there:  # the pass's machine reads the snapshot: a name in its export folder
             self.path.setPlaceholderText(self.tr("a snapshot's file name in the server's export folder"))
             self.browse.hide()  # it would browse this machine's files
+        if capabilities.reference_device_fixed:  # the other dtype runs on the pass's own device
             self.placement.fix_device(device)
         layout = QVBoxLayout(self)
         layout.addWidget(self.kind)
@@ -113,8 +104,9 @@ class SourcePicker(QGroupBox):
         if path:
             self.path.setText(path)
 
-    def source(self) -> PassSource:
-        return PassSource(self.kind.currentData(), self.path.text().strip(),
+    def source(self) -> Side:
+        """The side picked (`sessions.compare_sides.Side`): its kind with its file, texts and placement."""
+        return Side(self.kind.currentData(), self.path.text().strip(),
                           {k: e.text() for k, e in self.fields.items()}, self.placement.placement())
 
 
@@ -184,7 +176,7 @@ class CompareDialog(QDialog):
         return True
 
 
-def describe(source: PassSource, window) -> str:
+def describe(source: Side, window) -> str:
     """A short label for a side of the comparison, shown above the table (said again in another language)."""
     if source.kind == LIVE:
         title = window.ctl.title or window.ctl.model_name

@@ -2,26 +2,27 @@
 
 The dialog (features/compare/dialog) chooses two passes and the tolerance; the comparison (core.compare)
 runs as a Job; its result goes to the Compare dock (features/compare/view) and to the Overview's max |Δ|.
-A side in another dtype or on another device is the reference pass (features/reference), which the shell
-hands in: neither feature imports the other.
+The pass on screen's source makes the two sides (`PassSource.compare_with`: here, or a served pass's other side
+on its server); a side in another dtype or on another device is the reference pass (features/reference), which
+the shell hands in and the tool hands to the source: neither feature imports the other.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 
-from tfdebug.core.compare import DEFAULT_ATOL, DEFAULT_RTOL, SHAPE, Comparison, compare, pass_entries
+from tfdebug.core.compare import DEFAULT_ATOL, DEFAULT_RTOL, SHAPE, Comparison, pass_entries
 from tfdebug.core.compare_planes import ComparedPlanes, compared_planes
 from tfdebug.core.errors import TfdebugError
 from tfdebug.core.reference import ReferencePass
+from tfdebug.sessions.compare_sides import Held, Side, compare_here
 from tfdebug.sessions.crosscheck import Placement
 from tfdebug.sessions.source import PassSource as Source
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
-from tfdebug.ui.features.compare.dialog import BEFORE_EDIT, FILE, INPUT, LIVE, PLACED, CompareDialog, PassSource, describe
+from tfdebug.ui.features.compare.dialog import CompareDialog, describe
 from tfdebug.ui.i18n.language import phrase_text, said, shown_text
 from tfdebug.ui.features.compare.view import CompareView
 from tfdebug.ui.state.controller import DebugController
@@ -78,150 +79,19 @@ class CompareTools:
         self.dialog.show()
         return self.dialog
 
-    def _work(self, source: PassSource):
-        """What to run (off the UI thread) for one side; checks that need the UI thread happen now."""
-        ctl = self.ctl
-        if source.kind == LIVE:
-            recording, _ = ctl.recording()
-            if recording is None:
-                raise TfdebugError(QCoreApplication.translate(
-                    "CompareTools", "Nothing is on screen to compare: run a pass or open a snapshot first."))
-            return lambda job: recording
-        if source.kind == FILE:
-            _needs_path(source)
-            from tfdebug.io.passes import open_pass
-            return lambda job: open_pass(source.path)
-        if source.kind == PLACED:
-            return self._placed(source)
-        if ctl.stepper is not None and ctl.stepper.is_live and ctl.stepper.alive:
-            raise TfdebugError(QCoreApplication.translate(
-                "CompareTools", "The pass on screen is paused mid-forward and holds the model: Continue it "
-                "to the end (or Stop it), then compare."))
-        if source.kind == BEFORE_EDIT:
-            last = self._last_edit()
-            adapter, texts = last.adapter, last.texts
-        else:
-            if not ctl.capabilities.model_here:
-                raise TfdebugError(QCoreApplication.translate(
-                    "CompareTools", "No model is loaded: run a pass live to compare another input on it."))
-            adapter, texts = ctl.adapter, source.texts
-
-        def run(job: Job):
-            from tfdebug.sessions.session import DebugSession
-            from tfdebug.io.recording import Recording
-            session = DebugSession(adapter, texts)
-            captures, _ = session.capture_all()
-            return Recording(captures=captures, tokens=session.tokens, model_name=adapter.name)
-        return run
-
-    def _last_edit(self):
-        """The last edit made (features.edit.dialog.LastEdit); the TfdebugError saying there is none."""
-        last = self.window.tools.edit.last_edit
-        if last is None:
-            raise TfdebugError(QCoreApplication.translate(
-                "CompareTools", "No tensor has been edited yet: there is no pass before an edit."))
-        return last
-
-    def _placed(self, source: PassSource):
-        """The reference pass in `source.placement` (a second model: the pass on screen may stay paused)."""
-        reference = self.reference.ensure(source.placement)
-        tokens, name = dict(self.ctl.tokens), self.ctl.model_name
-
-        def run(job: Job):
-            from tfdebug.io.recording import Recording
-            if not reference.wait(lambda: job.cancelled):
-                job.check()
-            if reference.error is not None:
-                raise TfdebugError(QCoreApplication.translate(
-                    "CompareTools", "The reference pass could not run: {why}").format(why=reference.error))
-            return Recording(captures=list(reference.captures), tokens=tokens, model_name=name,
-                             dtype=source.placement.dtype)
-        return run
-
-    def start(self, a: PassSource, b: PassSource, atol: float, rtol: float) -> None:
-        """Start comparing; raises a TfdebugError (shown by the dialog) for a side that cannot be had."""
+    def start(self, a: Side, b: Side, atol: float, rtol: float) -> None:
+        """Start comparing; raises a TfdebugError (shown by the dialog) for a side that cannot be had. The pass on
+        screen's source makes the sides (`PassSource.compare_with`: here, or a served pass's other side on its
+        server); with nothing on screen, both are made here."""
         if self.job is not None and self.job.running:
             raise TfdebugError(QCoreApplication.translate("CompareTools", "A comparison is already running."))
-        if self.ctl.capabilities.passes_there:  # compared where the pass runs: only the table crosses
-            self._start_remote(a, b, atol, rtol)
-            return
-        work_a, work_b = self._work(a), self._work(b)
-        self.run(work_a, work_b, atol, rtol, describe(a, self.window), describe(b, self.window),
-                 opened=(FILE == a.kind, FILE == b.kind), transplant=self._transplant(a, b))
-
-    def _transplant(self, a: PassSource, b: PassSource):
-        """For the pass on screen against a reference pass: what puts the reference's tensor into this input's
-        pass at the first divergent stage and runs on (tfdebug.sessions.transplant), off the UI thread; None
-        for other pairs, or while the pass on screen holds the model paused mid-forward."""
-        ctl = self.ctl
-        if {a.kind, b.kind} != {LIVE, PLACED} or not ctl.capabilities.reruns_here:
-            return None
-        if ctl.stepper is not None and ctl.stepper.is_live and ctl.stepper.alive:
-            return None
-        adapter, prepared, donor_is_a = ctl.adapter, ctl.session.prepared, a.kind == PLACED  # a batch's rows too
-
-        def graft(pass_a, pass_b, result, job):
-            from tfdebug.sessions.session import DebugSession
-            from tfdebug.sessions.transplant import transplant_stage
-            donor = pass_a if donor_is_a else pass_b
-            return transplant_stage(DebugSession(adapter, prepared=prepared), donor, result, donor_is_a=donor_is_a)
-        return graft
-
-    def _start_remote(self, a: PassSource, b: PassSource, atol: float, rtol: float) -> None:
-        """Compare a served pass on the server (tfdebug.remote.comparing): only the table crosses."""
-        on_screen = "a" if a.kind == LIVE else "b"
-        other = b if on_screen == "a" else a
-        if LIVE not in (a.kind, b.kind) or other.kind == LIVE:
-            raise TfdebugError(QCoreApplication.translate(
-                "CompareTools", "Over a remote pass, one side is the pass on screen and the other a pass the server "
-                "makes: this input in another dtype, the pass before the last edit, or a snapshot in its export "
-                "folder."))
-        if other.kind == INPUT:
-            raise TfdebugError(QCoreApplication.translate(
-                "CompareTools", "Another input is not compared over a remote pass: run it on the server, export it "
-                "there (File ▸ Export Snapshot on Server…) and compare with that snapshot."))
-        if other.kind == FILE and _needs_path(other) and Path(other.path).name != other.path:
-            raise TfdebugError(QCoreApplication.translate(
-                "CompareTools", "A file on this machine cannot be compared with a remote pass: its tensors stay on "
-                "the server. Put the snapshot in the server's export folder and give its file name alone."))
-        if other.kind == BEFORE_EDIT:
-            self._last_edit()
-        against = {FILE: "file", BEFORE_EDIT: "unedited", PLACED: "placed"}[other.kind]
-        served = self.ctl.source
-        assert served is not None  # passes_there: a pass is on screen
-        dtype = other.placement.dtype if other.kind == PLACED else None
-        path = other.path if other.kind == FILE else None
-
-        attention = other.placement.attention if other.kind == PLACED else None
-
-        def work(job: Job):
-            result, transplant = served.compare(against, atol, rtol, on_screen=on_screen, dtype=dtype, path=path,
-                                                attention=attention)
-            return result, None, [], transplant
-        self.start_job(work, atol, rtol, describe(a, self.window), describe(b, self.window), None)
-
-    def run(self, work_a, work_b, atol: float, rtol: float, side_a, side_b, opened=(False, False),
-            replace: bool = False, select: str | None = None, transplant=None) -> None:
-        """Compare the passes `work_a(job)` and `work_b(job)` return (off the UI thread) and show the result;
-        `opened`: which of them this tool must close; `replace`: a comparison still running is dropped;
-        `select`: the stage the dock shows (default: the first divergent); `transplant(a, b, result, job)`:
-        the Transplant shown with the result."""
-        def work(job: Job):
-            pass_a = work_a(job)
-            job.check()
-            pass_b = work_b(job)
-            job.check()
-            try:
-                result = compare(pass_a, pass_b, atol=atol, rtol=rtol)
-            except BaseException:
-                for p, own in zip((pass_a, pass_b), opened):
-                    if own:
-                        p.close()
-                raise
-            job.check()
-            grafted = transplant(pass_a, pass_b, result, job) if transplant is not None else None
-            return result, (pass_a, pass_b), [p for p, own in zip((pass_a, pass_b), opened) if own], grafted
-        self.start_job(work, atol, rtol, side_a, side_b, select, replace)
+        last = self.window.tools.edit.last_edit  # features.edit.dialog.LastEdit: the pass it was made in
+        held = Held(self.reference.ensure, (last.adapter, last.texts) if last is not None else None)
+        source = self.ctl.source
+        work = (source.compare_with(a, b, atol, rtol, held) if source is not None
+                else compare_here(None, a, b, atol, rtol, held))
+        self.start_job(lambda job: work(job.check), atol, rtol, describe(a, self.window), describe(b, self.window),
+                       None)
 
     def show_compared(self, comparison: Comparison, passes: tuple | None, side_a: str, side_b: str,
                       select: str | None = None) -> None:
@@ -297,13 +167,6 @@ class CompareTools:
             assert self.compared_by is not None  # compared by the pass that was on screen
             return self.compared_by.compared_planes(name, indices_by_name, max_size)
         return compared_planes(*self.passes, name, indices_by_name, max_size)
-
-
-def _needs_path(source: PassSource) -> bool:
-    """True when a file side has its path; else the TfdebugError that asks for it."""
-    if not source.path:
-        raise TfdebugError(QCoreApplication.translate("CompareTools", "Choose the snapshot or export file to compare."))
-    return True
 
 
 def install(window, reference: Callable[[CompareTools], Reference]) -> CompareTools:
