@@ -346,44 +346,8 @@
 <context>
     <name>CompareTools</name>
     <message>
-        <source>Nothing is on screen to compare: run a pass or open a snapshot first.</source>
-        <translation>屏幕上没有可对比的内容：请先运行一次前向过程或打开快照。</translation>
-    </message>
-    <message>
-        <source>Choose the snapshot or export file to compare.</source>
-        <translation>请选择要对比的快照或导出文件。</translation>
-    </message>
-    <message>
-        <source>The pass on screen is paused mid-forward and holds the model: Continue it to the end (or Stop it), then compare.</source>
-        <translation>屏幕上的前向过程暂停在中途并占用着模型：请继续运行到结束（或停止它），然后再对比。</translation>
-    </message>
-    <message>
-        <source>No tensor has been edited yet: there is no pass before an edit.</source>
-        <translation>还没有编辑过任何张量：不存在编辑之前的前向过程。</translation>
-    </message>
-    <message>
-        <source>No model is loaded: run a pass live to compare another input on it.</source>
-        <translation>尚未加载模型：请实时运行一次前向过程，才能用另一个输入对比。</translation>
-    </message>
-    <message>
-        <source>The reference pass could not run: {why}</source>
-        <translation>参考前向过程无法运行：{why}</translation>
-    </message>
-    <message>
         <source>A comparison is already running.</source>
         <translation>已有一个对比正在运行。</translation>
-    </message>
-    <message>
-        <source>Over a remote pass, one side is the pass on screen and the other a pass the server makes: this input in another dtype, the pass before the last edit, or a snapshot in its export folder.</source>
-        <translation>对远程前向过程，一侧是屏幕上的前向过程，另一侧是服务器生成的前向过程：此输入换一种数据类型、上一次编辑之前的前向过程，或服务器导出文件夹中的快照。</translation>
-    </message>
-    <message>
-        <source>Another input is not compared over a remote pass: run it on the server, export it there (File ▸ Export Snapshot on Server…) and compare with that snapshot.</source>
-        <translation>远程前向过程不能与另一个输入对比：请在服务器上运行它，在那里导出（文件 ▸ 在服务器上导出快照…），再与该快照对比。</translation>
-    </message>
-    <message>
-        <source>A file on this machine cannot be compared with a remote pass: its tensors stay on the server. Put the snapshot in the server&apos;s export folder and give its file name alone.</source>
-        <translation>本机上的文件不能与远程前向过程对比：后者的张量留在服务器上。请把快照放进服务器的导出文件夹，只填写它的文件名。</translation>
     </message>
     <message>
         <source>A: {a}   B: {b}   atol {atol}, rtol {rtol}</source>
@@ -3266,6 +3230,11 @@ output w·V = {output}</source>
         <translation>无法读取服务器发来的检查：{why}</translation>
     </message>
     <message>
+        <source>A file on this machine cannot be compared with a remote pass: its tensors stay on the server. Put the snapshot in the server&apos;s export folder and give its file name alone.</source>
+        <comment>compare.remote_local_file</comment>
+        <translation>本机上的文件不能与远程前向过程对比：后者的张量留在服务器上。请把快照放进服务器的导出文件夹，只填写它的文件名。</translation>
+    </message>
+    <message>
         <source>A lens of {positions} positions × {rows} rows × {k} tokens is more than one reply carries ({limit} tokens): ask for fewer positions.</source>
         <comment>why.lens_size</comment>
         <translation>{positions} 个位置 × {rows} 行 × {k} 个词元的透镜超出了一次回复所能携带的量（{limit} 个词元）：请少要一些位置。</translation>
@@ -3391,6 +3360,11 @@ output w·V = {output}</source>
         <translation>已经在最后一个已捕获的阶段。</translation>
     </message>
     <message>
+        <source>Another input is not compared over a remote pass: run it on the server, export it there (File ▸ Export Snapshot on Server…) and compare with that snapshot.</source>
+        <comment>compare.remote_input</comment>
+        <translation>远程前向过程不能与另一个输入对比：请在服务器上运行它，在那里导出（文件 ▸ 在服务器上导出快照…），再与该快照对比。</translation>
+    </message>
+    <message>
         <source>Another window is attached to this server. Close it (or disconnect it) first; a window that lost its connection is let go after {s:g} s.</source>
         <comment>remote.busy</comment>
         <translation>另一个窗口已连接到此服务器。请先关闭它（或断开它）；失去连接的窗口会在 {s:g} 秒后被释放。</translation>
@@ -3491,6 +3465,11 @@ output w·V = {output}</source>
         <translation>请选择用来填充显示切片的 CSV 文件。</translation>
     </message>
     <message>
+        <source>Choose the snapshot or export file to compare.</source>
+        <comment>compare.no_file</comment>
+        <translation>请选择要对比的快照或导出文件。</translation>
+    </message>
+    <message>
         <source>Connection lost: the server at {address} has not answered for {s:.1f} s (it ended, or the network went away).</source>
         <comment>remote.lost</comment>
         <translation>连接已断开：{address} 上的服务器已 {s:.1f} 秒没有应答（它已结束，或网络已断）。</translation>
@@ -3546,6 +3525,11 @@ output w·V = {output}</source>
         <translation>{folder} 处没有模型文件夹。</translation>
     </message>
     <message>
+        <source>No model is loaded: run a pass live to compare another input on it.</source>
+        <comment>compare.no_model</comment>
+        <translation>尚未加载模型：请实时运行一次前向过程，才能用另一个输入对比。</translation>
+    </message>
+    <message>
         <source>No module of {model} calls transformers&apos; attention interface or computes a softmax of queries and keys in an attention module of its own, so tfdebug finds no attention to show.</source>
         <comment>hf.no_attention_interface</comment>
         <translation>{model} 没有任何模块调用 transformers 的注意力接口，也没有在自己的注意力模块里对查询和键做 softmax，所以 tfdebug 找不到可显示的注意力。</translation>
@@ -3561,6 +3545,11 @@ output w·V = {output}</source>
         <translation>未选择任何阶段：请至少选择一个要导出的阶段。</translation>
     </message>
     <message>
+        <source>No tensor has been edited yet: there is no pass before an edit.</source>
+        <comment>compare.no_edit</comment>
+        <translation>还没有编辑过任何张量：不存在编辑之前的前向过程。</translation>
+    </message>
+    <message>
         <source>Not connected to a tfdebug server.</source>
         <comment>remote.not_connected</comment>
         <translation>未连接到 tfdebug 服务器。</translation>
@@ -3569,6 +3558,11 @@ output w·V = {output}</source>
         <source>Nothing has run yet.</source>
         <comment>stepper.nothing_run</comment>
         <translation>还没有运行任何阶段。</translation>
+    </message>
+    <message>
+        <source>Nothing is on screen to compare: run a pass or open a snapshot first.</source>
+        <comment>compare.nothing_on_screen</comment>
+        <translation>屏幕上没有可对比的内容：请先运行一次前向过程或打开快照。</translation>
     </message>
     <message>
         <source>Nothing recorded a stage named &apos;{name}&apos;.</source>
@@ -3584,6 +3578,11 @@ output w·V = {output}</source>
         <source>Only the stage the forward is paused at can be replaced.</source>
         <comment>replace.not_paused</comment>
         <translation>只能替换前向过程当前暂停所在的阶段。</translation>
+    </message>
+    <message>
+        <source>Over a remote pass, one side is the pass on screen and the other a pass the server makes: this input in another dtype, the pass before the last edit, or a snapshot in its export folder.</source>
+        <comment>compare.remote_sides</comment>
+        <translation>对远程前向过程，一侧是屏幕上的前向过程，另一侧是服务器生成的前向过程：此输入换一种数据类型、上一次编辑之前的前向过程，或服务器导出文件夹中的快照。</translation>
     </message>
     <message>
         <source>Snapshots can only be written on a little-endian machine.</source>
@@ -3956,6 +3955,11 @@ output w·V = {output}</source>
         <translation>前向尚未到达 logits：请先运行到结束（F5）。</translation>
     </message>
     <message>
+        <source>The pass on screen is paused mid-forward and holds the model: Continue it to the end (or Stop it), then compare.</source>
+        <comment>compare.paused</comment>
+        <translation>屏幕上的前向过程暂停在中途并占用着模型：请继续运行到结束（或停止它），然后再对比。</translation>
+    </message>
+    <message>
         <source>The pictures in {path} hold {n} pixels together; tfdebug takes at most {most} (8192 × 8192) as one batch.</source>
         <comment>image.folder_too_large</comment>
         <translation>{path} 中的图片共有 {n} 个像素；tfdebug 一个批次最多接受 {most}（8192 × 8192）。</translation>
@@ -3984,6 +3988,11 @@ output w·V = {output}</source>
         <source>The recipe of stage &apos;{name}&apos; is damaged: {problem}.</source>
         <comment>recipe.damaged</comment>
         <translation>阶段 &apos;{name}&apos; 的配方已损坏：{problem}。</translation>
+    </message>
+    <message>
+        <source>The reference pass could not run: {why}</source>
+        <comment>compare.reference_failed</comment>
+        <translation>参考前向过程无法运行：{why}</translation>
     </message>
     <message>
         <source>The reference pass could not run: {why}</source>
