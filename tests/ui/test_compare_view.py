@@ -110,6 +110,9 @@ def test_compare_with_a_file_and_with_another_input(window, qtbot, tmp_path):
 def test_what_cannot_be_compared_is_one_sentence(window, qtbot):
     chooser = compare_dialog(window, qtbot)  # paused at the first stage
     assert chooser.b.kind.currentText() == "A snapshot or export file"  # no edit yet
+    # a pass here reads a snapshot on this machine and places its reference on any device (the capabilities say so)
+    assert not window.ctl.capabilities.snapshots_there and not chooser.b.browse.isHidden()
+    assert not window.ctl.capabilities.reference_device_fixed and not chooser.b.placement.device.isHidden()
     qtbot.mouseClick(chooser.compare_button, Qt.LeftButton)
     assert chooser.error_label.text() == "Choose the snapshot or export file to compare."
     pick(qtbot, chooser.b.kind, "The pass before the last edit")

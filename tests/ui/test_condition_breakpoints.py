@@ -35,3 +35,14 @@ def test_a_nan_carried_through_an_addition_keeps_its_tick(window, qtbot):
     qtbot.waitUntil(lambda: panel.checks is not None and "computing…" not in panel.plain_text())
     assert "✓ Exactly the embedding + the PE table" in panel.plain_text()
     assert "max |Δ| = 0.0e+00" in panel.plain_text()
+
+
+def test_the_divergence_reference_of_a_pass_here_is_placed_and_kept_here(window, qtbot):
+    """Over a pass here the dialog offers the reference's device and says it is kept on this host (its source's
+    capabilities: the reference is neither on a fixed device nor held elsewhere); a served pass's is in
+    tests/ui/test_remote_compare.py."""
+    dialog = window.tools.conditions.open()
+    capabilities = window.ctl.capabilities
+    assert not capabilities.reference_device_fixed and not dialog.placement.device.isHidden()
+    assert not capabilities.reference_held_there and "kept on the host" in dialog.diverges_note.text()
+    dialog.reject()
