@@ -75,6 +75,7 @@ class CompareTools:
         return self._view.panel()
 
     def open_dialog(self) -> CompareDialog:
+        """Show File ▸ Compare With…'s dialog (not blocking)."""
         self.dialog = CompareDialog(self, self.window)
         self.dialog.show()
         return self.dialog
@@ -85,7 +86,8 @@ class CompareTools:
         server); with nothing on screen, both are made here."""
         if self.job is not None and self.job.running:
             raise TfdebugError(QCoreApplication.translate("CompareTools", "A comparison is already running."))
-        last = self.window.tools.edit.last_edit  # features.edit.dialog.LastEdit: the pass it was made in
+        edit = self.window.tools.edit
+        last = edit.last_edit if edit is not None else None  # features.edit.dialog.LastEdit: the pass it was made in
         held = Held(self.reference.ensure, (last.adapter, last.texts) if last is not None else None)
         source = self.ctl.source
         work = (source.compare_with(a, b, atol, rtol, held) if source is not None
@@ -103,9 +105,10 @@ class CompareTools:
 
     def start_job(self, work, atol: float, rtol: float, side_a, side_b, select: str | None,
                   replace: bool = False) -> None:
-        """Run `work(job)` as the comparison Job and show what it returns: (the Comparison, the two passes or
-        None when a server compared them, the passes this tool must close, the Transplant or None); `replace`: a comparison still
-        running is dropped; `select`: the stage the dock shows (default: the first divergent)."""
+        """Run `work(job)` as the comparison Job and show what it returns (a `sessions.compare_sides.Compared`: the
+        Comparison, the two passes or None when a server compared them, the passes this tool must close, the
+        Transplant or None); `replace`: a comparison still running is dropped; `select`: the stage the dock shows
+        (default: the first divergent)."""
         if replace and self.job is not None and self.job.running:
             self.job.cancel()
         summary = said(lambda: QCoreApplication.translate("CompareTools", "A: {a}   B: {b}   atol {atol}, rtol {rtol}").format(
