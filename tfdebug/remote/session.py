@@ -211,10 +211,8 @@ class RemoteSession:
                                     attention=attention)
 
     def compare_with(self, a, b, atol: float, rtol: float, held):
-        """The side that is not the pass on screen made on the server and compared there
-        (tfdebug.remote.comparing.compare_with_on_server)."""
+        """The other side made on the server and compared there (tfdebug.remote.comparing.compare_with_on_server)."""
         from tfdebug.remote.comparing import compare_with_on_server
-
         return compare_with_on_server(self, a, b, atol, rtol, held)
 
     def compared_planes(self, name: str, indices_by_name: dict[str, int], max_size: tuple[int, int]):
