@@ -14,16 +14,15 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolBut
 from tfdebug.ui.i18n.language import axis_title
 
 
-COMBO_CHARACTERS = 16  # "position (8192)": an axis's name and size, shown whole in most; longer ones elided
 
 
-def hold_spin_size(spin: QSpinBox) -> None:
-    """Fix `spin`'s size at the widest its ranges and prefixes have needed so far: a fixed-size box asks its
-    layout for nothing when its range changes (each request would lay out the window's docks again); it asks
-    once more only when it must grow."""
-    hint = spin.sizeHint()
-    if hint.width() > spin.minimumWidth() or spin.minimumHeight() != spin.maximumHeight():
-        spin.setFixedSize(max(hint.width(), spin.minimumWidth()), hint.height())
+def hold_size(box: QWidget) -> None:
+    """Fix `box`'s size at the widest its contents have needed so far (a combo box's items, an index box's range
+    and prefix): a fixed-size box asks its layout for nothing when its contents change (each request would lay
+    out the window's docks again); it asks once more only when it must grow."""
+    hint = box.sizeHint()
+    if hint.width() > box.minimumWidth() or box.minimumHeight() != box.maximumHeight():
+        box.setFixedSize(max(hint.width(), box.minimumWidth()), hint.height())
 
 
 class AxisControls(QWidget):
@@ -35,11 +34,7 @@ class AxisControls(QWidget):
         self.row_combo = QComboBox()
         self.col_combo = QComboBox()
         for combo in (self.row_combo, self.col_combo):
-            # A fixed size, whatever the stage's axes are called: a box whose size followed its items would ask
-            # the window to lay out its docks again at every step (tfdebug.ui.widgets.steady_text says why).
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(COMBO_CHARACTERS)
-            combo.setFixedSize(combo.sizeHint())
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.row_combo.activated.connect(self.axes_chosen)
         self.col_combo.activated.connect(self.axes_chosen)
         self.spin_boxes: dict[str, QSpinBox] = {}  # the shown stage's index boxes, by axis name
@@ -96,6 +91,7 @@ class AxisControls(QWidget):
             combo.clear()
             combo.addItems([f"{axis_title(n)} ({capture.shape[i]})" for i, n in enumerate(names)] if capture else [])
             combo.blockSignals(False)
+            hold_size(combo)
         enough = len(names) >= 2
         self.row_combo.setEnabled(enough)
         self.col_combo.setEnabled(enough)
@@ -156,7 +152,7 @@ class AxisControls(QWidget):
             spin.setRange(0, capture.shape[axis] - 1)
             spin.setValue(index)
             spin.blockSignals(False)
-            hold_spin_size(spin)
+            hold_size(spin)
             tip = self.tr("Index along the {axis} axis (size {size})").format(axis=axis_title(name),
                                                                              size=capture.shape[axis])
             if spin.toolTip() != tip:
