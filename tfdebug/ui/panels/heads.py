@@ -12,7 +12,7 @@ from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.colour_bar import ColourBar
 from tfdebug.ui.widgets.prediction import PredictionView
-from tfdebug.ui.workers.ahead import HEAD_THUMB, head_axis_of
+from tfdebug.sessions.display_cache import HEAD_THUMB, head_axis_of
 
 SELECTED_PEN = pg.mkPen((255, 140, 0), width=3)
 NO_PEN = pg.mkPen(None)

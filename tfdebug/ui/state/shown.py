@@ -25,12 +25,12 @@ from tfdebug.core.stepper import RUNNING
 from tfdebug.core.stepper_like import StepperLike
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.core.view import ViewSelection
+from tfdebug.sessions.display_cache import (Prepared, frozen_view, heads_key, indexed, prepare, prepare_part,
+                                            selection_of, view_key)
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
 from tfdebug.ui.models.shown import ShownModel
-from tfdebug.ui.render import colors
 from tfdebug.ui.state.axes import ShownAxes
 from tfdebug.ui.state.loading import LoadState
-from tfdebug.ui.workers.ahead import Prepared, frozen_view, heads_key, prepare, prepare_part, selection_of, view_key
 from tfdebug.ui.workers.display import LARGE_STAGE_BYTES, MAX_SLICE, OFF_THREAD_CELLS, DisplayWorker
 
 if TYPE_CHECKING:
@@ -337,8 +337,7 @@ class ShownStage:
             display.follow(pinned, named, MAX_SLICE, stats_up_to=large)
             # The heatmap's LUT indices too, so the GUI thread converts no pixels.
             sl = display.slice_of(capture, row, col, indices, MAX_SLICE, moments=moments)
-            levels = colors.scheme(kind, sl.stats)[1]
-            return sl, (levels, colors.quantize(sl.values, levels))
+            return sl, indexed(kind, sl)
 
         def shown(done):
             self._slice_ready(capture, *done)
