@@ -65,14 +65,6 @@ WHERE_ALLOWED: dict[tuple[str, str], str] = {
     ("dialogs/conditions.py", '"capture budget.") if not self.ctl.capabilities.passes_there else self.tr('):
         "the dialog's words: where the reference pass runs and what holds it (this host's capture budget, or "
         "the server)",
-    ("state/shown.py", "return (source is not None and not source.capabilities.tensors_here and capture is not None"):
-        "the display pipeline: whether a read may run on the GUI thread (issue 49's Deliver 3 moves it into a "
-        "cached display)",
-    ("state/shown.py", "or not self._screen.source.capabilities.tensors_here):"):
-        "the display pipeline: the neighbours read ahead from a replay's file here",
-    ("state/shown.py", "if stepper is None or stepper.is_live or not self._screen.source.capabilities.tensors_here "
-                       "or self._screen.loader.busy:"):
-        "the display pipeline: a replayed stage read before a jump, here",
 }
 
 #: files that are the served pass's connection itself: their `session` is the connection's attached pass (whether

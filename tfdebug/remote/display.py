@@ -92,6 +92,28 @@ class RemoteDisplay:
         """Whether the server kept the stage's tensor (only the capture budget leaves one out)."""
         return not capture.dropped
 
+    def ready(self, capture: Capture) -> bool:
+        """Whether the server kept the stage's tensor: it is read there, never first here."""
+        return not capture.dropped
+
+    def reads_now(self, capture: Capture) -> bool:
+        """False: every answer is the server's, asked off the GUI thread."""
+        return False
+
+    def unread(self, capture: Capture) -> bool:
+        """False: the server reads a stage itself when asked."""
+        return False
+
+    @property
+    def reads_ahead(self) -> bool:
+        """False: the neighbours' slices are not asked ahead (each step's slice comes with its pause)."""
+        return False
+
+    @property
+    def slices_bring_moments(self) -> bool:
+        """True: a slice comes with its mean and std in one answer."""
+        return True
+
     def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
                  max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
         view = {**self._view(capture, row, col, indices, max_size), "moments": moments}

@@ -42,6 +42,28 @@ class LocalDisplay:
         """Whether the stage's tensor can be read: kept by the live pass, or in the file a replay reads."""
         return not capture.dropped and (capture.tensor is not None or not self.stepper.is_live)
 
+    def ready(self, capture: Capture) -> bool:
+        """Whether the stage's tensor is in memory (a replayed stage still in its file is read first)."""
+        return capture.tensor is not None
+
+    def reads_now(self, capture: Capture) -> bool:
+        """Whether the stage's tensor is in memory: a small slice of it may be cut on the calling thread."""
+        return capture.tensor is not None
+
+    def unread(self, capture: Capture) -> bool:
+        """Whether the stage is a replayed one still in its file (kept, not read yet)."""
+        return not self.stepper.is_live and capture.tensor is None and not capture.dropped
+
+    @property
+    def reads_ahead(self) -> bool:
+        """True: the tensors are in this process, so the stages around the shown one are prepared ahead."""
+        return True
+
+    @property
+    def slices_bring_moments(self) -> bool:
+        """False: here a slice's image comes first, its mean and std after (the image sooner)."""
+        return False
+
     def _tensor(self, capture: Capture) -> Tensor:
         tensor = self.stepper.tensor_of(capture)
         if tensor is None:

@@ -95,7 +95,7 @@ class HeadsPanel(QWidget):
         Thumbnails are computed on the display worker: the panel stays dirty until they are drawn.
         """
         capture = self.ctl.current
-        shown = capture is not None and (capture.tensor is not None or self.ctl.shown.elsewhere(capture))
+        shown = capture is not None and self.ctl.shown.ready(capture)
         axis = self.head_axis() if shown else None
         # A stage of any size: each head is read on a strided grid by its own indexing (core.thumbnails).
         if axis is None:
