@@ -184,3 +184,11 @@ def test_a_display_says_where_its_answers_are_worked_out(live):
     assert served.ready(in_file) and not served.ready(replace(in_file, dropped=True))
     assert not served.reads_now(first) and not served.unread(in_file)
     assert not served.reads_ahead and served.slices_bring_moments
+    # The Overview's stages and its cache: a live pass's history, a replay's snapshot, each statistic kept once.
+    assert display.summarised() == [c for c in live.stepper.history if not c.dropped]
+    assert replay.display.summarised() == recording.captures
+    assert display.summarises(first, first.nbytes) and not display.summarises(first, first.nbytes - 1)
+    assert served.summarises(first, 0)
+    assert display.statistics_known([first], "rms") == [None]
+    values = display.statistics_of([first], "rms")
+    assert display.statistics_known([first], "rms") == values

@@ -54,10 +54,6 @@ WHERE_ALLOWED: dict[tuple[str, str], str] = {
         "process; a served pass only the pass on screen with one its server makes. `LocalSource.compare` covers "
         "the divergence reference its stepper holds; the other sides need the reference Job and the last edit "
         "(features/reference, features/edit) in the source first",
-    ("panels/overview.py", "if source is not None and not source.capabilities.tensors_here:  # asked of its "
-                           "display, where the tensors are"):
-        "the local Overview caches by tensor identity and reads a snapshot through its Recording (no tensor "
-        "kept in memory); one path through `display.statistics_of` needs that cache in the display first",
     ("dialogs/conditions.py", "if self.ctl.capabilities.passes_there:  # the reference pass runs where the pass "
                               "does, on its device"):
         "which choices the dialog offers, as an `enabled=` would: a served pass's reference runs on its "

@@ -113,8 +113,25 @@ class PassDisplay(Protocol):
         """The live checks of the stage (tfdebug.core.checks), computed where its tensor is."""
         ...
 
+    def summarised(self) -> list[Capture]:
+        """The stages the Overview plots a statistic of: a live pass's stages so far (those the capture budget kept),
+        every stage of the snapshot a replay reads, a served pass's history."""
+        ...
+
+    def summarises(self, capture: Capture, up_to: int) -> bool:
+        """Whether the Overview's statistic of `capture` is worth computing when stages above `up_to` bytes are
+        read only through the heatmap's slice: here, not above it (read whole, one would be gigabytes); a served
+        pass's server summarises every stage where it is."""
+        ...
+
+    def statistics_known(self, captures: Sequence[Capture], statistic: str) -> list[float | None]:
+        """What `statistics_of` computed before for each capture as it is now (None: not yet); cheap, asked on the
+        GUI thread."""
+        ...
+
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
-        """The Overview's statistic of each capture (NaN where no tensor is kept)."""
+        """The Overview's statistic of each capture (NaN where no tensor is kept), computed where the tensors are
+        (off the GUI thread) and kept for `statistics_known`."""
         ...
 
 
