@@ -6,8 +6,9 @@ from the stepper's cursor when the GUI hears of a move, its slice and its whole-
 emits the events panels connect to. It works out the slice, the stats and every head's
 thumbnail by one path for every pass: it asks the source's display (`PassDisplay`: `sessions.display.LocalDisplay`
 answers with core's display math where the tensors are in this process, `remote.display.RemoteDisplay` asks the
-server), now when the stage is small and its tensor here, else on the display worker, and keeps what was worked
-out in the worker's ahead cache. It reads the pass on the screen it is handed (a `ShownScreen`: the controller)
+server), now or on the display worker as the display says (`reads_now`, `reads_ahead`, `unread` …: the window
+asks no question about where the tensors are), and keeps what was worked out in the display cache the worker holds
+(`tfdebug.sessions.display_cache`). It reads the pass on the screen it is handed (a `ShownScreen`: the controller)
 and the view's axes through the controller's `ShownAxes`; it holds no display math of its own.
 """
 

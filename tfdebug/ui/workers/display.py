@@ -1,7 +1,8 @@
 """Display math off the GUI thread: one worker, the latest job of each kind, stale results dropped.
 
-`DisplayWorker` runs the heavy display work of the shown stage (tfdebug.ui.state.shown decides what it
-is and where it is computed).
+`DisplayWorker` runs the heavy display work of the shown stage (tfdebug.ui.state.shown asks for it, where the
+pass's display says it is worked out) and holds the display cache its results are kept in
+(tfdebug.sessions.display_cache.AheadCache).
 
 The controller's parts submit work (a slice of a large stage, whole-tensor stats, every
 head's thumbnail) under a kind; a newer job of the same kind replaces a pending one,
