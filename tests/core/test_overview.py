@@ -7,7 +7,7 @@ import torch
 
 from tfdebug.adapters.reference import ReferenceAdapter
 from tfdebug.sessions.session import DebugSession
-from tfdebug.core.overview import MAX_ABS, RMS, layer_starts, stage_statistics
+from tfdebug.core.overview import MAX_ABS, RMS, StatisticsCache, layer_starts, stage_statistics
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 
@@ -38,3 +38,23 @@ def test_a_whole_pass_in_forward_order(loaded):
             marks[names.index("dec.1.self_attn.norm")], marks[names.index("logits")]} == {
         "enc.0", "enc.1", "dec.1", "head"}
     assert names.index("src.pos") not in marks  # src.embed and src.pos are one group
+
+
+def test_a_statistics_cache_knows_a_stage_as_its_tensor_is_now():
+    """Kept by tensor identity (an edit makes a new tensor: not known), by name for a stage read from its file, and
+    by the capture itself when a served pass's display says so."""
+    a, b = cap("a", torch.ones(3)), cap("b", torch.ones(3))
+    cache = StatisticsCache()
+    assert cache.known([a, b], RMS) == [None, None]
+    cache.keep([a], RMS, [1.0])
+    assert cache.known([a, b], RMS) == [1.0, None] and cache.known([a], MAX_ABS) == [None]
+    a.tensor = torch.full((3,), 2.0)  # edited: another tensor
+    assert cache.known([a], RMS) == [None]
+    unread = cap("c", torch.ones(2))
+    unread.tensor = None  # a snapshot's stage not read yet
+    cache.keep([unread], RMS, [3.0])
+    assert cache.known([unread], RMS) == [3.0]
+    served = StatisticsCache(lambda capture: capture)
+    served.keep([unread], RMS, [4.0])
+    assert served.known([unread], RMS) == [4.0] and served.known([cap("c", torch.ones(2))], RMS) == [None]
+

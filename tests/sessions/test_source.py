@@ -159,3 +159,37 @@ def test_what_the_window_no_longer_asks_by_kind_a_local_source_answers(live):
     replay = LocalSource.replay(Stepper.replay(recording.captures, recording.tensor), recording.tokens, "r", recording)
     assert replay.exportable() == recording.names() and not replay.runs_as(Placement(dtype, str(adapter.device)))
     assert replay.display.holds(replace(recording.captures[0], tensor=None))  # read from its file when shown
+
+
+def test_a_display_says_where_its_answers_are_worked_out(live):
+    """The placement the window used to decide from `tensors_here` (issue 49): a local display reads a stage in memory
+    now and its neighbours ahead, a replay's stage still in its file is `unread` (read before a jump); a served
+    pass's display reads nothing here and brings a slice's mean and std with it."""
+    pytest.importorskip("zmq")
+    from dataclasses import replace
+
+    from tfdebug.remote.display import RemoteDisplay
+
+    source = LocalSource.live(live)
+    first = live.stepper.history[0]
+    display = source.display
+    assert display.ready(first) and display.reads_now(first) and not display.unread(first)
+    assert display.reads_ahead and not display.slices_bring_moments
+    assert not display.unread(replace(first, tensor=None))  # a live pass that did not keep it: nothing to read
+    recording = Recording.from_session(live, list(live.stepper.history))
+    replay = LocalSource.replay(Stepper.replay(recording.captures, recording.tensor), recording.tokens, "r", recording)
+    in_file = replace(recording.captures[0], tensor=None)
+    assert replay.display.unread(in_file) and not replay.display.ready(in_file) and not replay.display.reads_now(in_file)
+    assert not replay.display.unread(replace(in_file, dropped=True))
+    served = RemoteDisplay(None)  # type: ignore[arg-type]  # these answers ask nothing of the server
+    assert served.ready(in_file) and not served.ready(replace(in_file, dropped=True))
+    assert not served.reads_now(first) and not served.unread(in_file)
+    assert not served.reads_ahead and served.slices_bring_moments
+    # The Overview's stages and its cache: a live pass's history, a replay's snapshot, each statistic kept once.
+    assert display.summarised() == [c for c in live.stepper.history if not c.dropped]
+    assert replay.display.summarised() == recording.captures
+    assert display.summarises(first, first.nbytes) and not display.summarises(first, first.nbytes - 1)
+    assert served.summarises(first, 0)
+    assert display.statistics_known([first], "rms") == [None]
+    values = display.statistics_of([first], "rms")
+    assert display.statistics_known([first], "rms") == values

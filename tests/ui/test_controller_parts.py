@@ -1,6 +1,7 @@
 """The controller's parts without a window: each works on a real pass (the reference model's) through a small
 screen object standing for the controller, with just what the part's Protocol names."""
 
+from contextlib import contextmanager
 from types import SimpleNamespace
 
 import pytest
@@ -17,6 +18,13 @@ from tfdebug.ui.state.breakpoints import WindowBreakpoints
 from tfdebug.ui.state.stepping import Stepping
 
 STAGE = "enc.1.attn.scores"
+
+
+@contextmanager
+def announcing(changed: list):
+    """A stand-in for the controller's `announcing_command`: a command ran inside."""
+    yield
+    changed.append(True)
 
 
 @pytest.fixture()
@@ -56,7 +64,7 @@ def test_stepping_moves_the_stepper_on_screen_and_says_what_it_cannot(session):
     screen = SimpleNamespace(stepper=None, source=None, plan=session.plan, loader=SimpleNamespace(busy=False),
                              shown=SimpleNamespace(read_before_jump=lambda name, move: False, settled=lambda: True),
                              display=SimpleNamespace(cancel=cancelled.append), fail=failures.append,
-                             announce_state=lambda: changed.append(True), restarted=lambda: None)
+                             announcing_command=lambda: announcing(changed), restarted=lambda: None)
     steps = Stepping(screen)
     assert not steps.step() and shown_text(failures[0]) == "Nothing is loaded yet: press Run."
     assert cancelled == ["jump"]  # a command forgets a replayed stage still being read for a jump

@@ -62,7 +62,7 @@ def test_overview_statistics_are_computed_off_the_gui_thread(window, qtbot, monk
     """Hundreds of stages, each read once: the display worker computes them, the window stays live."""
     import threading
 
-    import tfdebug.ui.panels.overview as overview
+    import tfdebug.sessions.display as overview  # the local display computes them (LocalDisplay.statistics_of)
 
     threads = []
     real = overview.stage_statistics

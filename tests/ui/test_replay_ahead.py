@@ -1,5 +1,5 @@
 """Stepping through a replayed snapshot shows each stage's own numbers, though the display worker
-reads and slices the neighbouring stages ahead (tfdebug.ui.workers.ahead); a jump (a click in the
+reads and slices the neighbouring stages ahead (tfdebug.sessions.display_cache); a jump (a click in the
 Stages tree) to a stage not read yet is read there too, never on the GUI thread.
 
 The expected values are read from the file by safetensors' own reader, not by tfdebug's."""

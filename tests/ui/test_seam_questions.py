@@ -43,18 +43,6 @@ WHERE = re.compile(r"capabilities\.(tensors_here|passes_there)\b")
 
 #: (file relative to tfdebug/ui, the line's text as it stands) → why it still reads where the pass is
 WHERE_ALLOWED: dict[tuple[str, str], str] = {
-    ("panels/overview.py", "if source is not None and not source.capabilities.tensors_here:  # asked of its "
-                           "display, where the tensors are"):
-        "the local Overview caches by tensor identity and reads a snapshot through its Recording (no tensor "
-        "kept in memory); one path through `display.statistics_of` needs that cache in the display first",
-    ("state/shown.py", "return (source is not None and not source.capabilities.tensors_here and capture is not None"):
-        "the display pipeline: whether a read may run on the GUI thread (issue 49's Deliver 3 moves it into a "
-        "cached display)",
-    ("state/shown.py", "or not self._screen.source.capabilities.tensors_here):"):
-        "the display pipeline: the neighbours read ahead from a replay's file here",
-    ("state/shown.py", "if stepper is None or stepper.is_live or not self._screen.source.capabilities.tensors_here "
-                       "or self._screen.loader.busy:"):
-        "the display pipeline: a replayed stage read before a jump, here",
 }
 
 #: files that are the served pass's connection itself: their `session` is the connection's attached pass (whether

@@ -4,6 +4,8 @@ backward's gradients grow or vanish (a backward's stages are in backward order, 
     values = stage_statistics(captures, RMS)      # [rms of each stage], NaN where nothing is finite
     marks = layer_starts([c.name for c in captures])
 
+A pass's display keeps what it computed in a `StatisticsCache` (each stage's statistic computed once).
+
 Each statistic is computed on the stage's own device; all of them cross to the host in
 one transfer per device. Masked cells (−∞, or ≤ finfo.min / 2 in a mask stage) and
 non-finite cells are left out, so a mask does not read as an explosion.
@@ -11,7 +13,9 @@ non-finite cells are left out, so a mask does not read as an explosion.
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Callable, Sequence
+from weakref import ref
 
 from tfdebug.core.compare import masked_cells
 from tfdebug.core.names import parse_name
@@ -91,3 +95,45 @@ def layer_starts(names: Sequence[str]) -> list[tuple[int, str]]:
             marks.append((i, group))
         previous = group
     return marks
+
+
+class StatisticsCache:
+    """Each stage's statistics, computed once (kept by the display worker, read on the GUI thread: a lock guards
+    them). A stage is known by the identity of `held(capture)`: by default its tensor, when in memory (an edit or
+    a restart makes new tensors); a served pass's display passes the capture itself (the window's description of
+    the server's stage, made anew by a new pass and by an edit). A weak reference tells a reused id from the object
+    it was computed for. A stage with nothing held (a snapshot's stage read from its file and not kept) is known
+    by its name."""
+
+    def __init__(self, held: Callable[[Capture], object | None] = lambda capture: capture.tensor):
+        self._held = held
+        self._lock = threading.Lock()
+        self._by_object: dict[str, dict[int, tuple[ref, float]]] = {}  # statistic -> {id(held): (ref, value)}
+        self._by_name: dict[tuple[str, str], float] = {}  # (statistic, stage) of a stage with nothing held
+
+    def known(self, captures: Sequence[Capture], statistic: str) -> list[float | None]:
+        """The `statistic` of each capture as it is now, None where it was not computed."""
+        with self._lock:
+            by_object = self._by_object.setdefault(statistic, {})
+            if len(by_object) > 4 * len(captures):  # what went (edits, restarts, other passes): forgotten
+                by_object = self._by_object[statistic] = {k: v for k, v in by_object.items() if v[0]() is not None}
+            out: list[float | None] = []
+            for capture in captures:
+                held = self._held(capture)
+                if held is None:
+                    out.append(self._by_name.get((statistic, capture.name)))
+                else:
+                    entry = by_object.get(id(held))
+                    out.append(entry[1] if entry is not None and entry[0]() is held else None)
+            return out
+
+    def keep(self, captures: Sequence[Capture], statistic: str, values: Sequence[float]) -> None:
+        """`values[i]` is the `statistic` of `captures[i]` as it is now."""
+        with self._lock:
+            by_object = self._by_object.setdefault(statistic, {})
+            for capture, value in zip(captures, values):
+                held = self._held(capture)
+                if held is None:
+                    self._by_name[(statistic, capture.name)] = value
+                else:
+                    by_object[id(held)] = (ref(held), value)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from tfdebug.core.checks import Check
 from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.overview import StatisticsCache
 from tfdebug.core.recorder import Capture
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.core.tiles import Tile
@@ -33,6 +34,8 @@ class RemoteDisplay:
         self._pushed: tuple[tuple, DisplaySlice] | None = None  # the slice the server sent with the last event
         self._pushed_stats: tuple[int | None, Stats] | None = None  # (history index, whole-tensor stats) sent with it
         self._followed: tuple | None = None  # the view last told to the server
+        # the Overview's, by the window's description of each stage (a new pass and an edit make new ones)
+        self._statistics = StatisticsCache(lambda capture: capture)
 
     def follow(self, pinned: tuple[str, str] | None, indices_by_name: Mapping[str, int],
                max_size: tuple[int, int], moments: bool = True, stats_up_to: int | None = None) -> None:
@@ -92,6 +95,28 @@ class RemoteDisplay:
         """Whether the server kept the stage's tensor (only the capture budget leaves one out)."""
         return not capture.dropped
 
+    def ready(self, capture: Capture) -> bool:
+        """Whether the server kept the stage's tensor: it is read there, never first here."""
+        return not capture.dropped
+
+    def reads_now(self, capture: Capture) -> bool:
+        """False: every answer is the server's, asked off the GUI thread."""
+        return False
+
+    def unread(self, capture: Capture) -> bool:
+        """False: the server reads a stage itself when asked."""
+        return False
+
+    @property
+    def reads_ahead(self) -> bool:
+        """False: the neighbours' slices are not asked ahead (each step's slice comes with its pause)."""
+        return False
+
+    @property
+    def slices_bring_moments(self) -> bool:
+        """True: a slice comes with its mean and std in one answer."""
+        return True
+
     def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
                  max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
         view = {**self._view(capture, row, col, indices, max_size), "moments": moments}
@@ -126,6 +151,18 @@ class RemoteDisplay:
         return self._session.answer("checks", {"index": self._position(capture)},
                                     lambda result, _: [wire.check_of(c) for c in _listed(result, "checks")])
 
+    def summarised(self) -> list[Capture]:
+        """The served pass's history (the server reads each stage where it is)."""
+        return list(self._session.stepper.history)
+
+    def summarises(self, capture: Capture, up_to: int) -> bool:
+        """True: the server summarises every stage where its tensor is; only the number crosses."""
+        return True
+
+    def statistics_known(self, captures: Sequence[Capture], statistic: str) -> list[float | None]:
+        """The statistics the server sent for each stage as the window knows it now (None: not asked yet)."""
+        return self._statistics.known(captures, statistic)
+
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
         """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture, computed on the
         server; only the numbers cross (NaN where the server kept no tensor)."""
@@ -134,6 +171,7 @@ class RemoteDisplay:
             indices = positions[start:start + MAX_OVERVIEW]
             values.extend(self._session.answer("overview", {"statistic": statistic, "indices": indices},
                                                lambda _, buffers, n=len(indices): _values(buffers, n)))
+        self._statistics.keep(captures, statistic, values)
         return values
 
 

@@ -13,7 +13,7 @@ from tfdebug.core.checks import Check, stage_checks
 from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
 from tfdebug.core.errors import DisplayError
 from tfdebug.core.masks import mask_read_by
-from tfdebug.core.overview import stage_statistics
+from tfdebug.core.overview import StatisticsCache, stage_statistics
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import Stepper
 from tfdebug.core.thumbnails import HeadThumbnails, head_thumbnails
@@ -22,12 +22,16 @@ from tfdebug.core.tiles import Tile, read_tile
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
     from torch import Tensor
 
+    from tfdebug.io.recording import Recording
+
 
 class LocalDisplay:
-    """Slices, stats and head thumbnails of the captures of `stepper`, on their own device."""
+    """Slices, stats and head thumbnails of the captures of `stepper`, on their own device; `replayed` is the
+    snapshot a replay reads (the Overview reads its stages from it without keeping them)."""
 
-    def __init__(self, stepper: Stepper):
-        self.stepper = stepper
+    def __init__(self, stepper: Stepper, replayed: Recording | None = None):
+        self.stepper, self._replayed = stepper, replayed
+        self._statistics = StatisticsCache()  # the Overview's, by tensor identity (by name for one read from a file)
 
     def follow(self, pinned, indices_by_name, max_size, moments: bool = True, stats_up_to: int | None = None) -> None:
         """Nothing to do: a slice of a tensor in this process is cut when asked (a served pass's display has
@@ -41,6 +45,28 @@ class LocalDisplay:
     def holds(self, capture: Capture) -> bool:
         """Whether the stage's tensor can be read: kept by the live pass, or in the file a replay reads."""
         return not capture.dropped and (capture.tensor is not None or not self.stepper.is_live)
+
+    def ready(self, capture: Capture) -> bool:
+        """Whether the stage's tensor is in memory (a replayed stage still in its file is read first)."""
+        return capture.tensor is not None
+
+    def reads_now(self, capture: Capture) -> bool:
+        """Whether the stage's tensor is in memory: a small slice of it may be cut on the calling thread."""
+        return capture.tensor is not None
+
+    def unread(self, capture: Capture) -> bool:
+        """Whether the stage is a replayed one still in its file (kept, not read yet)."""
+        return not self.stepper.is_live and capture.tensor is None and not capture.dropped
+
+    @property
+    def reads_ahead(self) -> bool:
+        """True: the tensors are in this process, so the stages around the shown one are prepared ahead."""
+        return True
+
+    @property
+    def slices_bring_moments(self) -> bool:
+        """False: here a slice's image comes first, its mean and std after (the image sooner)."""
+        return False
 
     def _tensor(self, capture: Capture) -> Tensor:
         tensor = self.stepper.tensor_of(capture)
@@ -87,7 +113,25 @@ class LocalDisplay:
             return other
         return stage_checks(capture.info, self._tensor(capture), lookup)
 
+    def summarised(self) -> list[Capture]:
+        """A live pass's stages so far that the capture budget kept (as its recording has them), or every stage
+        of the snapshot replayed (none when a replay has no snapshot)."""
+        if self.stepper.is_live:
+            return [c for c in self.stepper.history if not c.dropped]
+        return list(self._replayed.captures) if self._replayed is not None else []
+
+    def summarises(self, capture: Capture, up_to: int) -> bool:
+        """Whether `capture` holds at most `up_to` bytes: a larger stage is read only through the heatmap's slice."""
+        return capture.nbytes <= up_to
+
+    def statistics_known(self, captures: Sequence[Capture], statistic: str) -> list[float | None]:
+        """The statistics `statistics_of` computed for each capture's tensor as it is now (None: not yet)."""
+        return self._statistics.known(captures, statistic)
+
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
         """The Overview's `statistic` (tfdebug.core.overview: "rms", "max_abs") of each capture (NaN where the
-        stepper kept no tensor)."""
-        return stage_statistics(captures, statistic, self.stepper.tensor_of)
+        stepper kept no tensor); a snapshot's stage not read yet is read from its file and not kept."""
+        read = self._replayed.tensor if self._replayed is not None else self.stepper.tensor_of
+        values = stage_statistics(captures, statistic, read)
+        self._statistics.keep(captures, statistic, values)
+        return values

@@ -33,7 +33,7 @@ class LocalSource:
     def __init__(self, stepper, session=None, replayed: Recording | None = None,
                  tokens: Mapping[str, Sequence[str]] | None = None, title: str = ""):
         self.stepper, self.session, self.replayed = stepper, session, replayed
-        self.display = LocalDisplay(stepper)
+        self.display = LocalDisplay(stepper, replayed)
         if session is not None:
             self.plan, self.layout, self._title = session.plan, session.layout, session.title
         else:

@@ -59,6 +59,35 @@ class PassDisplay(Protocol):
         a replay reads it from), or kept where a served pass runs; False when the capture budget left it out."""
         ...
 
+    # Where each answer is worked out (the window asks these, never where the tensors are):
+
+    def ready(self, capture: Capture) -> bool:
+        """Whether the stage can be shown with no read first: its tensor in memory here, or kept where a served pass
+        runs (False for a replayed stage still in its file and for one the capture budget left out)."""
+        ...
+
+    def reads_now(self, capture: Capture) -> bool:
+        """Whether the stage's tensor is in memory in this process, so a small slice of it may be cut on the
+        calling thread (the GUI's) with no read and no round trip; False: ask off the GUI thread."""
+        ...
+
+    def unread(self, capture: Capture) -> bool:
+        """Whether the stage is kept but not read yet (a replayed stage still in its file here): a jump to it reads
+        and prepares it first, off the GUI thread (tfdebug.sessions.display_cache)."""
+        ...
+
+    @property
+    def reads_ahead(self) -> bool:
+        """Whether the stages around the shown one are read, sliced and summarised ahead in this process
+        (tfdebug.sessions.display_cache.prepare), so the next step draws at once."""
+        ...
+
+    @property
+    def slices_bring_moments(self) -> bool:
+        """Whether a slice is best asked with its mean and std (served: one answer, usually the one its pause
+        brought), rather than its image first and its moments after (here: the image sooner)."""
+        ...
+
     def slice_of(self, capture: Capture, row: int, col: int, indices: Mapping[int, int],
                  max_size: tuple[int, int], moments: bool = True) -> DisplaySlice:
         """The shown 2-D slice, downsampled to at most `max_size`, with its stats."""
@@ -86,8 +115,25 @@ class PassDisplay(Protocol):
         """The live checks of the stage (tfdebug.core.checks), computed where its tensor is."""
         ...
 
+    def summarised(self) -> list[Capture]:
+        """The stages the Overview plots a statistic of: a live pass's stages so far (those the capture budget kept),
+        every stage of the snapshot a replay reads, a served pass's history."""
+        ...
+
+    def summarises(self, capture: Capture, up_to: int) -> bool:
+        """Whether the Overview's statistic of `capture` is worth computing when stages above `up_to` bytes are
+        read only through the heatmap's slice: here, not above it (read whole, one would be gigabytes); a served
+        pass's server summarises every stage where it is."""
+        ...
+
+    def statistics_known(self, captures: Sequence[Capture], statistic: str) -> list[float | None]:
+        """What `statistics_of` computed before for each capture as it is now (None: not yet); cheap, asked on the
+        GUI thread."""
+        ...
+
     def statistics_of(self, captures: Sequence[Capture], statistic: str) -> list[float]:
-        """The Overview's statistic of each capture (NaN where no tensor is kept)."""
+        """The Overview's statistic of each capture (NaN where no tensor is kept), computed where the tensors are
+        (off the GUI thread) and kept for `statistics_known`."""
         ...
 
 

@@ -20,7 +20,7 @@ from tfdebug.core.recorder import Capture
 from tfdebug.ui.i18n import language as i18n
 from tfdebug.ui.render.stage_text import describe_inputs, fmt_shape, input_stages
 from tfdebug.ui.state.controller import DebugController
-from tfdebug.ui.workers.ahead import Prepared
+from tfdebug.sessions.display_cache import Prepared
 
 TICK, CROSS, UNKNOWN = "✓", "✗", "–"
 _MARK_COLOURS = {TICK: "#1a7f37", CROSS: "#c62828", UNKNOWN: "#777"}

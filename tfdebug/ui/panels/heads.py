@@ -7,13 +7,13 @@ from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from tfdebug.core.thumbnails import HeadThumbnails
+from tfdebug.sessions.display_cache import HEAD_THUMB, head_axis_of
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.plot_paint import paint_with_step
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.widgets.colour_bar import ColourBar
 from tfdebug.ui.widgets.prediction import PredictionView
 from tfdebug.ui.widgets.steady_text import SteadyText
-from tfdebug.ui.workers.ahead import HEAD_THUMB, head_axis_of
 
 SELECTED_PEN = pg.mkPen((255, 140, 0), width=3)
 NO_PEN = pg.mkPen(None)
@@ -94,7 +94,7 @@ class HeadsPanel(QWidget):
         Thumbnails are computed on the display worker: the panel stays dirty until they are drawn.
         """
         capture = self.ctl.current
-        shown = capture is not None and (capture.tensor is not None or self.ctl.shown.elsewhere(capture))
+        shown = capture is not None and self.ctl.shown.ready(capture)
         axis = self.head_axis() if shown else None
         # A stage of any size: each head is read on a strided grid by its own indexing (core.thumbnails).
         if axis is None:

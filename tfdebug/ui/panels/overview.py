@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLa
 
 from tfdebug.core.gradients import is_gradient
 from tfdebug.core.names import layer_title, parse_name, site_title
-from tfdebug.core.overview import MAX_ABS, NORM, RMS, layer_starts, stage_statistics
+from tfdebug.core.overview import MAX_ABS, NORM, RMS, layer_starts
 from tfdebug.ui.i18n.language import said, title
 from tfdebug.ui.render.plot_paint import settle
 from tfdebug.ui.state.controller import DebugController
@@ -47,11 +47,6 @@ class OverviewPanel(QWidget):
         self.names: list[str] = []
         self.values: list[float] = []
         self._drawn: tuple | None = None  # what the plot shows: (names, values, log, statistic)
-        # statistic -> {id(tensor): (weak reference, value)}; an edit or Restart makes new tensors,
-        # and the reference tells a reused id from the tensor it was computed for
-        self._cache: dict[str, dict[int, tuple[ref, float]]] = {}
-        self._file_cache: dict[tuple[str, str], float] = {}  # (statistic, stage) of a pass read from a file
-        self._remote_cache: dict[tuple, float] = {}  # (statistic, pass, stage, edited) of a pass tfdebug serve runs
         self.comparison = None  # the last Compare result (core.compare.Comparison), for max |Δ|
         # the parameters' gradient norms (stage, norm) and the pass source (weakly) they were handed over for
         self.parameter_norms: tuple[ref, list[tuple[str, float]]] | None = None
@@ -97,8 +92,6 @@ class OverviewPanel(QWidget):
         self.retranslate_ui()
 
     def _new_pass(self) -> None:
-        self._file_cache.clear()
-        self._remote_cache.clear()
         self._drawn = None  # another model may title the same layers otherwise
 
     def retranslate_ui(self) -> None:
@@ -131,64 +124,28 @@ class OverviewPanel(QWidget):
     # ----- data ------------------------------------------------------------------------------
     def _pass_values(self, statistic: str) -> tuple[list[str], list[float]]:
         """Names of the pass on screen in forward order and the statistic of each stage that ran
-        (NaN where none: not run, too large, or still being computed on the display worker)."""
-        source = self.ctl.source
-        if source is not None and not source.capabilities.tensors_here:  # asked of its display, where the tensors are
-            return self._remote_values(statistic)
-        recording, _ = self.ctl.recording()
-        names = self.ctl.plan.names()
-        if recording is None:
+        (NaN where none: not run, too large, or still being computed on the display worker). Its display computes
+        each stage's once, where the tensors are, and keeps it (`statistics_known`)."""
+        source, names = self.ctl.source, self.ctl.plan.names()
+        if source is None:
             return names, [math.nan] * len(names)
-        cache = self._cache.setdefault(statistic, {})
-        if len(cache) > 4 * len(recording.captures):
-            cache = self._cache[statistic] = {k: v for k, v in cache.items() if v[0]() is not None}
-        # Stages above the size limit are read only through the heatmap's slice: no point for them.
-        todo = [c for c in recording.captures if self._cached(statistic, c) is None and not self.ctl.shown.is_large(c)]
+        display = source.display
+        captures = display.summarised()
+        known = display.statistics_known(captures, statistic)
+        # Stages above the size limit are read only through the heatmap's slice: no point for them (here).
+        large = self.ctl.shown.large_stage_bytes
+        todo = [c for c, value in zip(captures, known) if value is None and display.summarises(c, large)]
         if todo:
             # Hundreds of stages (each read once, a snapshot's from its file) take far longer
             # than the GUI thread may spend: the worker computes them, then the plot redraws.
-            read = recording.tensor
-            self.ctl.display.submit("overview", lambda: stage_statistics(todo, statistic, read),
-                                    lambda values: self._computed(statistic, todo, values),
+            self.ctl.display.submit("overview", lambda: display.statistics_of(todo, statistic),
+                                    lambda _values: self._computed(statistic),
                                     lambda exc: self.ctl.fail(said(lambda: self.tr(
                                         "Cannot compute the overview: {why}").format(why=exc))))
-        got = {c.name: self._cached(statistic, c) for c in recording.captures}
+        got = {c.name: value for c, value in zip(captures, known)}
         return names, [math.nan if got.get(n) is None else got[n] for n in names]  # None: not computed (too large)
 
-    def _remote_values(self, statistic: str) -> tuple[list[str], list[float]]:
-        """`_pass_values` of a pass tfdebug serve runs: the server computes each stage's statistic where its
-        tensor is, and only the numbers cross (asked once per stage, again after an edit or a restart)."""
-        stepper, display, names = self.ctl.stepper, self.ctl.source.display, self.ctl.plan.names()
-        history = list(stepper.history)
-
-        def key(c) -> tuple:
-            return statistic, stepper.pass_id, c.name, c.edited
-        todo = [c for c in history if key(c) not in self._remote_cache]
-        if todo:
-            def computed(values: list[float]) -> None:
-                self._remote_cache.update({k: v for k, v in zip(keys, values)})
-                if statistic == self.statistic.currentData():
-                    self.refresh()
-            keys = [key(c) for c in todo]
-            self.ctl.display.submit("overview", lambda: display.statistics_of(todo, statistic), computed,
-                                    lambda exc: self.ctl.fail(said(lambda: self.tr(
-                                        "Cannot compute the overview: {why}").format(why=exc))))
-        got = {c.name: self._remote_cache.get(key(c), math.nan) for c in history}
-        return names, [got.get(n, math.nan) for n in names]
-
-    def _cached(self, statistic: str, capture) -> float | None:
-        if capture.tensor is None:
-            return self._file_cache.get((statistic, capture.name))
-        entry = self._cache.setdefault(statistic, {}).get(id(capture.tensor))
-        return entry[1] if entry is not None and entry[0]() is capture.tensor else None
-
-    def _computed(self, statistic: str, captures: list, values: list[float]) -> None:
-        cache = self._cache.setdefault(statistic, {})
-        for capture, value in zip(captures, values):
-            if capture.tensor is None:
-                self._file_cache[(statistic, capture.name)] = value
-            else:
-                cache[id(capture.tensor)] = (ref(capture.tensor), value)
+    def _computed(self, statistic: str) -> None:
         if statistic == self.statistic.currentData():
             self.refresh()
 

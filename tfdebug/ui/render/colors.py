@@ -15,12 +15,11 @@ import numpy as np
 import pyqtgraph as pg
 
 from tfdebug.core.display import Stats
+from tfdebug.core.quantise import LUT_SIZE, levels_of, quantize
 
-LUT_SIZE = 256
 MASK_RGBA = (96, 96, 96, 255)      # −∞: a masked cell
 NAN_RGBA = (255, 0, 255, 255)      # NaN
 POSINF_RGBA = (255, 160, 0, 255)   # +∞
-PROBABILITY_KINDS = frozenset({"softmax", "attn_dropout"})
 
 
 GRADIENT_STOPS = 16  # the LUT is interpolated from this many stops of the named map
@@ -52,14 +51,8 @@ def scheme(kind: str, stats: Stats) -> tuple[pg.ColorMap, tuple[float, float], b
     every other kind the diverging one centred on 0 (a slice that happens to be non-negative
     keeps the map its stage has, so the heatmap and the head thumbnails of one stage agree).
     """
-    lo, hi = stats.min, stats.max
-    if kind in PROBABILITY_KINDS:
-        top = hi if hi == hi and hi > 0 else 1.0
-        return sequential(), (0.0, float(top)), False
-    if lo != lo or hi != hi:  # no finite value at all
-        return diverging(), (-1.0, 1.0), True
-    m = max(abs(lo), abs(hi)) or 1.0
-    return diverging(), (-float(m), float(m)), True
+    levels, signed = levels_of(kind, stats)  # tfdebug.core.quantise: the numbers, here the map
+    return (diverging() if signed else sequential()), levels, signed
 
 
 def thumbnail_scale(kind: str, mins: np.ndarray, maxs: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
@@ -103,18 +96,6 @@ def to_rgba(values: np.ndarray, lut: np.ndarray, levels: tuple[float, float],
         special = overlay[..., 3] > 0
         rgba[special] = overlay[special]
     return rgba
-
-
-def quantize(values: np.ndarray, levels: tuple[float, float]) -> np.ndarray:
-    """`values` as LUT indices (uint8, 0–255 between `levels`; non-finite cells 0: the overlay
-    paints them). pyqtgraph draws uint8 data with a 256-entry LUT as an indexed QImage,
-    with no per-pixel conversion of its own."""
-    span = (levels[1] - levels[0]) or 1.0
-    scaled = np.subtract(values, np.float32(levels[0]), dtype=np.float32)
-    scaled *= np.float32((LUT_SIZE - 1) / span)
-    np.clip(scaled, 0, LUT_SIZE - 1, out=scaled)
-    np.nan_to_num(scaled, copy=False, nan=0.0)
-    return scaled.astype(np.uint8)
 
 
 def format_value(x: float) -> str:

@@ -7,13 +7,15 @@ parts, each with its own state: `steps`, `shown` (the shown stage, its slice and
 of the part's own module naming what it reads and tells (`SteppingScreen`, `LoaderScreen` …): no getters or
 callbacks are handed around. Panels connect to its and its parts' signals and call their methods; they never
 call each other, and they never emit its signals: what they announce goes through its named methods (`say`,
-`inform`, `fail`, `refuse`, `forget_messages`, `announce_state`, `request_close`), the only emitters.
+`inform`, `fail`, `refuse`, `forget_messages`, `announce_state`, `announcing_command`, `request_close`), the only
+emitters.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
+from typing import Any, Iterator
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
@@ -21,7 +23,7 @@ from tfdebug.core.errors import TfdebugError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture
-from tfdebug.core.stepper import FINISHED, Stepper, StepperEvent
+from tfdebug.core.stepper import FINISHED, RUNNING, Stepper, StepperEvent
 from tfdebug.core.view import RunInputs, ViewSelection
 from tfdebug.io.recording import Recording
 from tfdebug.models.sampling import DecodingSettings
@@ -94,6 +96,7 @@ class DebugController(QObject):
         self.steps = Stepping(self)
         # Captured events come by the hundred during Continue: re-check actions at most every 50 ms.
         self._state_throttle = throttler(50, self.announce_state, self)
+        self._events_shown = 0  # the stepper's events shown (`announcing_command` tells whether one came)
 
     # ----- what the parts, the panels and the tools announce: the only emits of the signals above
 
@@ -120,6 +123,22 @@ class DebugController(QObject):
     def announce_state(self) -> None:
         """The stepper's state, its history or what an action depends on changed: actions re-check themselves."""
         self.state_changed.emit()
+
+    @contextmanager
+    def announcing_command(self) -> Iterator[None]:
+        """A stepper command (`ctl.steps`) runs inside; actions re-check themselves once for it: with the event it
+        brought (a replay's move is shown inside); for a pass it set running, with the event it brings (a live
+        step's pause) or within 50 ms when none came by then (a long step shows that it runs); else now (Stop, a
+        refused command). A step announces its state once."""
+        before = self._events_shown
+        try:
+            yield
+        finally:
+            if self._events_shown == before:
+                if self.stepper is not None and self.stepper.state == RUNNING:
+                    self._state_throttle.throttle()
+                else:
+                    self.announce_state()
 
     def announce_busy(self, busy: bool) -> None:
         """A model started (`busy`) or stopped loading."""
@@ -393,5 +412,7 @@ class DebugController(QObject):
         self.notices.on_event(stepper, event)
         if event.type == "finished" and stepper.state == FINISHED and self.capabilities.reruns_here:
             self.loader.verify(self.session, stepper.output)
+        self._events_shown += 1
+        self._state_throttle.cancel()  # what a command or the captured stages announced soon, this says now
         self.state_changed.emit()
         self.steps.on_event(event)

@@ -6,8 +6,9 @@ from the stepper's cursor when the GUI hears of a move, its slice and its whole-
 emits the events panels connect to. It works out the slice, the stats and every head's
 thumbnail by one path for every pass: it asks the source's display (`PassDisplay`: `sessions.display.LocalDisplay`
 answers with core's display math where the tensors are in this process, `remote.display.RemoteDisplay` asks the
-server), now when the stage is small and its tensor here, else on the display worker, and keeps what was worked
-out in the worker's ahead cache. It reads the pass on the screen it is handed (a `ShownScreen`: the controller)
+server), now or on the display worker as the display says (`reads_now`, `reads_ahead`, `unread` …: the window
+asks no question about where the tensors are), and keeps what was worked out in the display cache the worker holds
+(`tfdebug.sessions.display_cache`). It reads the pass on the screen it is handed (a `ShownScreen`: the controller)
 and the view's axes through the controller's `ShownAxes`; it holds no display math of its own.
 """
 
@@ -25,12 +26,12 @@ from tfdebug.core.stepper import RUNNING
 from tfdebug.core.stepper_like import StepperLike
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.core.view import ViewSelection
+from tfdebug.sessions.display_cache import (Prepared, frozen_view, heads_key, indexed, prepare, prepare_part,
+                                            selection_of, view_key)
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
 from tfdebug.ui.models.shown import ShownModel
-from tfdebug.ui.render import colors
 from tfdebug.ui.state.axes import ShownAxes
 from tfdebug.ui.state.loading import LoadState
-from tfdebug.ui.workers.ahead import Prepared, frozen_view, heads_key, prepare, prepare_part, selection_of, view_key
 from tfdebug.ui.workers.display import LARGE_STAGE_BYTES, MAX_SLICE, OFF_THREAD_CELLS, DisplayWorker
 
 if TYPE_CHECKING:
@@ -127,17 +128,16 @@ class ShownStage:
         source = self._screen.source
         return source.display if source is not None else None
 
-    def elsewhere(self, capture: Capture | None) -> bool:
-        """Whether `capture`'s tensor is kept, but not in this process (its source's display answers from where it
-        is, so it is asked only off the GUI thread)."""
-        source = self._screen.source
-        return (source is not None and not source.capabilities.tensors_here and capture is not None
-                and not capture.dropped)
+    def ready(self, capture: Capture) -> bool:
+        """Whether `capture` can be shown with no read first (its display's `ready`: in memory here, or kept where
+        its pass runs)."""
+        display = self.source_display
+        return display.ready(capture) if display is not None else capture.tensor is not None
 
     def showable(self, capture: Capture | None) -> bool:
-        """Whether `capture` has a tensor to show: here, kept where its pass runs, or being read here while
-        its slice, cut from the part shown, is ready (`read_before_jump`)."""
-        return capture is not None and (capture.tensor is not None or self.elsewhere(capture) or self.reading(capture))
+        """Whether `capture` has a tensor to show: `ready`, or being read here while its slice, cut from the part
+        shown, is ready (`read_before_jump`)."""
+        return capture is not None and (self.ready(capture) or self.reading(capture))
 
     def reading(self, capture: Capture | None) -> bool:
         """Whether `capture` is shown from the slice of a part of it while the whole is read (the panels that
@@ -203,9 +203,9 @@ class ShownStage:
     def _prepare_neighbours(self, shown: Capture | None) -> None:
         """Have the worker read, slice and summarise the stages before and after the shown one
         (history the next F10 or Shift+F10 lands on), unless a forward is running."""
-        stepper = self._screen.stepper
-        if (stepper is None or shown is not self.current or stepper.state == RUNNING
-                or not self._screen.source.capabilities.tensors_here):
+        stepper, display = self._screen.stepper, self.source_display
+        if (stepper is None or display is None or shown is not self.current or stepper.state == RUNNING
+                or not display.reads_ahead):
             return
         cursor, history = self.index, stepper.history
         around = [history[i] for i in (cursor + 1, cursor - 1) if 0 <= i < len(history)]
@@ -228,17 +228,18 @@ class ShownStage:
         slice the view will show there and takes its stats ("jump" job: a newer jump, or any other
         stepper command, supersedes it); then `move()` shows it on the GUI thread from what was
         prepared. True when the read was handed to the worker; False when there is nothing to read
-        (a live pass, a stage already read or dropped, a pass whose tensors are elsewhere), and the caller
-        moves now. A stage that cannot be read is moved to all the same: the usual path says why.
+        (its display says the stage is not `unread`: a live pass, a stage already read or dropped, a pass whose
+        tensors are elsewhere), and the caller moves now. A stage that cannot be read is moved to all the same: the
+        usual path says why.
         """
-        stepper = self._screen.stepper
-        if stepper is None or stepper.is_live or not self._screen.source.capabilities.tensors_here or self._screen.loader.busy:
+        stepper, display = self._screen.stepper, self.source_display
+        if stepper is None or display is None or self._screen.loader.busy:
             return False
-        stepper = cast("Stepper", stepper)  # a replay whose tensors are here: core's own
         index = stepper.position_of(name)
         capture = stepper.history[index] if index is not None else None
-        if capture is None or capture.tensor is not None or capture.dropped or capture is self.current:
+        if capture is None or capture is self.current or not display.unread(capture):
             return False
+        stepper = cast("Stepper", stepper)  # a replay whose tensors are here: core's own
         view, large = frozen_view(self.view), self.is_large(capture)
 
         def read() -> Prepared | None:
@@ -301,13 +302,13 @@ class ShownStage:
     def refresh_slice(self) -> None:
         """Recompute the shown slice: now when it is small and its tensor here, else on the display worker (a
         served pass's display follows the view first, so a step's slice usually came with its pause)."""
-        capture = self.current
+        capture, display = self.current, self.source_display
         self.display.cancel("slice")
-        if not self.showable(capture):
+        if display is None or not self.showable(capture):
             self._set_slice(None)
             return
         assert capture is not None
-        display, view, shape = self.source_display, self.view, capture.shape
+        view, shape = self.view, capture.shape
         row, col, indices, mask = view.row_axis, view.col_axis, self.axes.indices(capture), self.mask_of(capture)
         key = view_key(row, col, indices, mask)
         ready = self.display.ahead.slice_for(capture, key)
@@ -317,7 +318,7 @@ class ShownStage:
             self._complete_moments(capture, ready.slice, row, col, indices)  # one cut from a part has none yet
             return
         cells = shape[row] * shape[col] if len(shape) >= 2 and row != col else math.prod(shape)
-        if not self.elsewhere(capture) and cells <= OFF_THREAD_CELLS and not self.is_large(capture):
+        if display.reads_now(capture) and cells <= OFF_THREAD_CELLS and not self.is_large(capture):
             try:
                 sl = display.slice_of(capture, row, col, indices, MAX_SLICE)
             except (ValueError, IndexError, RuntimeError, TfdebugError) as exc:
@@ -330,15 +331,14 @@ class ShownStage:
         kind, pinned, named, large = capture.info.kind, view.pinned, dict(view.indices_by_name), self.large_stage_bytes
         # Here, the slice's mean and std come after the image (the "moments" job): the colour levels need only its
         # extremes. Where the pass runs elsewhere they come with it, in the one answer the pause usually brought.
-        moments = self.elsewhere(capture)
+        moments = display.slices_bring_moments
 
         def compute():
             # Sends nothing unless the view changed; stages the window summarises bring their stats along.
             display.follow(pinned, named, MAX_SLICE, stats_up_to=large)
             # The heatmap's LUT indices too, so the GUI thread converts no pixels.
             sl = display.slice_of(capture, row, col, indices, MAX_SLICE, moments=moments)
-            levels = colors.scheme(kind, sl.stats)[1]
-            return sl, (levels, colors.quantize(sl.values, levels))
+            return sl, indexed(kind, sl)
 
         def shown(done):
             self._slice_ready(capture, *done)

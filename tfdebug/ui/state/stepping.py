@@ -3,13 +3,14 @@ Stage, and a generation's Next Token, Run to Token and going to a step.
 
 `Stepping` is a part the controller owns (`ctl.steps`). It holds no Qt object: it is handed the screen (the
 controller, as a `SteppingScreen`), reads the stepper on screen, the source, the plan and whether a model is
-loading there, and tells it what happened (`fail(sentence)` for a refused command, `announce_state()` after
-every command so actions re-check themselves). A live generation is a source whose `is_generation` is true; a recorded one is
+loading there, and tells it what happened (`fail(sentence)` for a refused command; each command runs inside
+`announcing_command()` so actions re-check themselves: once per step, with the event that shows where the command went). A live generation is a source whose `is_generation` is true; a recorded one is
 recognised by its `gen.{t}.` stage names.
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Any, Callable, Protocol
 
 from PySide6.QtCore import QCoreApplication
@@ -73,8 +74,9 @@ class SteppingScreen(Protocol):
         """A command was refused: say why."""
         ...
 
-    def announce_state(self) -> None:
-        """A command ran: actions re-check themselves."""
+    def announcing_command(self) -> AbstractContextManager[None]:
+        """A command runs inside: actions re-check themselves once after it (with the stepper's event it brought, or
+        soon if none came)."""
         ...
 
     def restarted(self) -> None:
@@ -96,13 +98,12 @@ class Stepping:
 
     def command(self, func: Callable, *args) -> bool:
         """Call a stepper command; a TfdebugError goes to `failed`. True when it applied."""
-        try:
-            func(*args)
-        except TfdebugError as exc:
-            self._screen.fail(error_phrase(exc))
-            return False
-        finally:
-            self._screen.announce_state()
+        with self._screen.announcing_command():
+            try:
+                func(*args)
+            except TfdebugError as exc:
+                self._screen.fail(error_phrase(exc))
+                return False
         return True
 
     def _on_stepper(self, command: Callable[[StepperLike], None]) -> bool:

@@ -1,7 +1,8 @@
 """Display math off the GUI thread: one worker, the latest job of each kind, stale results dropped.
 
-`DisplayWorker` runs the heavy display work of the shown stage (tfdebug.ui.state.shown decides what it
-is and where it is computed).
+`DisplayWorker` runs the heavy display work of the shown stage (tfdebug.ui.state.shown asks for it, where the
+pass's display says it is worked out) and holds the display cache its results are kept in
+(tfdebug.sessions.display_cache.AheadCache).
 
 The controller's parts submit work (a slice of a large stage, whole-tensor stats, every
 head's thumbnail) under a kind; a newer job of the same kind replaces a pending one,
@@ -19,7 +20,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from tfdebug.ui.workers.ahead import AheadCache
+from tfdebug.sessions.display_cache import AheadCache
 
 MAX_SLICE = (1024, 1024)
 # Planes with more cells than this are sliced off the GUI thread; up to 1024² a CPU slice,
@@ -33,7 +34,7 @@ LARGE_STAGE_BYTES = 256 * 2**20
 
 # Kinds in the order the worker takes them: a stage the user jumped to, then what the user looks
 # at first (the Learn menu's PE table read for its curves: "pe"); then the whole of a large replayed stage first drawn from a part of it (tfdebug.ui.state.shown);
-# last, the neighbouring stages read and sliced ahead (tfdebug.ui.workers.ahead), which no panel waits for.
+# last, the neighbouring stages read and sliced ahead (tfdebug.sessions.display_cache), which no panel waits for.
 KINDS = ("jump", "slice", "tile", "row", "moments", "heads", "stats", "generation", "checks", "overview", "model",
          "pe", "whole", "ahead")
 SHOWN_KINDS = KINDS[:-1]

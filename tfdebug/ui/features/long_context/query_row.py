@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
+from tfdebug.core.quantise import PROBABILITY_KINDS
 from tfdebug.core.tiles import Tile
 from tfdebug.ui.actions import registry as actions
 from tfdebug.ui.actions.context import ActionContext
@@ -91,8 +92,8 @@ class QueryRowPanel(QWidget):
         n = len(self.values)
         y = np.where(np.isfinite(self.values), self.values, np.nan).astype(np.float32)
         self.curve.setData(np.arange(n) + 0.5, y, connect="finite",
-                           fillLevel=0 if kind in colors.PROBABILITY_KINDS else None,
-                           brush=(40, 110, 200, 90) if kind in colors.PROBABILITY_KINDS else None)
+                           fillLevel=0 if kind in PROBABILITY_KINDS else None,
+                           brush=(40, 110, 200, 90) if kind in PROBABILITY_KINDS else None)
         axis = self.plot.getAxis("bottom")
         axis.set_cells(n, self.labels)
         self.plot.setXRange(0, n, padding=0)

@@ -1,4 +1,5 @@
-"""The neighbouring stages' display, computed ahead on the display worker.
+"""The display cache: a stage's display worked out ahead of time, and kept (Qt-free: the window's display worker
+runs `prepare` and `prepare_part`, its GUI thread keeps what they return in an `AheadCache`).
 
 Stepping through history (a replayed snapshot, or a live pass stepped back) moves to a
 stage that is already known: once a stage has been shown, the display worker reads the
@@ -10,13 +11,14 @@ are the Heads dock's thumbnails (every head at `HEAD_THUMB`) and the Explain doc
 step's panels all draw in the turn that shows it, with no job left for the worker, so the window
 settles with its heatmap.
 
-A jump (a click in the Stages tree, Run to Stage) to a replayed stage not read yet goes the
-same way (`tfdebug.ui.state.shown.ShownStage.read_before_jump`): the worker reads and prepares the
+A jump (a click in the Stages tree, Run to Stage) to a replayed stage not read yet (its display says it is
+`unread`) goes the same way (`tfdebug.ui.state.shown.ShownStage.read_before_jump`): the worker reads and prepares the
 stage, then the cursor moves there on the GUI thread with nothing left to read. A large stage is prepared
 from the one plane the view shows, read alone (`prepare_part`), and read whole once it is shown.
 
 A prepared slice is used only when it was cut from the stage's tensor as it is now, with
 the shown axes, indices and mask the view has now; anything else is computed as usual.
+Every slice the window draws is quantised here (`indexed`, with tfdebug.core.quantise), wherever it was cut.
 """
 
 from __future__ import annotations
@@ -28,10 +30,10 @@ import numpy as np
 
 from tfdebug.core.checks import Check
 from tfdebug.core.display import DisplaySlice, Stats, display_slice
+from tfdebug.core.quantise import levels_of, quantize
+from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.core.view import axis_names
 from tfdebug.sessions.display import LocalDisplay
-from tfdebug.core.thumbnails import HeadThumbnails
-from tfdebug.ui.render import colors
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -88,6 +90,13 @@ def view_key(row: int, col: int, indices: dict[int, int], mask) -> tuple:
     return (row, col, tuple(sorted(indices.items())), id(mask) if mask is not None else None)
 
 
+def indexed(kind: str, sl: DisplaySlice) -> tuple[tuple[float, float], np.ndarray]:
+    """(colour levels, LUT indices) of slice `sl` of a stage of `kind`: the heatmap draws the indices as they are,
+    so the GUI thread converts no pixel."""
+    levels = levels_of(kind, sl.stats)[0]
+    return levels, quantize(sl.values, levels)
+
+
 def prepare(stepper: Stepper, capture: Capture, view: ViewSelection, max_size: tuple[int, int],
             with_stats: bool) -> Prepared | None:
     """On the display worker: read `capture` (a replay loads it), cut the slice `view` (a frozen
@@ -101,12 +110,12 @@ def prepare(stepper: Stepper, capture: Capture, view: ViewSelection, max_size: t
     display = LocalDisplay(stepper)
     row, col, indices = view.row_axis, view.col_axis, view.indices(capture.info.axes, capture.shape)
     sl = display.slice_of(capture, row, col, indices, max_size)
-    levels = colors.scheme(capture.info.kind, sl.stats)[1]
+    levels, image = indexed(capture.info.kind, sl)
     key = view_key(row, col, indices, display.mask_of(capture))
     axis = head_axis_of(axis_names(capture.info.axes, capture.shape), row, col)
     heads = None if axis is None else (heads_key(key, axis, HEAD_THUMB),
                                        display.heads_of(capture, row, col, axis, indices, HEAD_THUMB))
-    return Prepared(capture, tensor, key, sl, levels, colors.quantize(sl.values, levels),
+    return Prepared(capture, tensor, key, sl, levels, image,
                     display.stats_of(capture) if with_stats else None, selection_of(view), heads,
                     display.checks_of(capture))
 
@@ -134,9 +143,8 @@ def prepare_part(stepper: Stepper, capture: Capture, view: ViewSelection, max_si
     # Its mean and std are left for the "moments" job once shown (from the whole): the image sooner.
     sl = replace(display_slice(plane, across, 1 - across, {}, max_size, kind=capture.info.kind, mask=part_mask,
                                moments=False), row_axis=row, col_axis=col)
-    levels = colors.scheme(capture.info.kind, sl.stats)[1]
-    return Prepared(capture, None, view_key(row, col, indices, mask), sl, levels, colors.quantize(sl.values, levels),
-                    selection=selection_of(view))
+    levels, image = indexed(capture.info.kind, sl)
+    return Prepared(capture, None, view_key(row, col, indices, mask), sl, levels, image, selection=selection_of(view))
 
 
 class AheadCache:
@@ -205,4 +213,5 @@ class AheadCache:
         return [c for c, e in entries if e is None or e.stats is None or e.slice is None or e.selection != selection]
 
     def clear(self) -> None:
+        """Forget every prepared stage (another pass is shown)."""
         self._entries = []
