@@ -140,6 +140,30 @@ def step_latency_replay() -> str:
                   "all panels settled, median (p95) ms", "load after"], rows)
 
 
+def step_latency_steady() -> str:
+    """The session's start against its end (a step lays nothing out again), interleaved, each run's load."""
+    d = load("docs/bench-latency-steady-cpu-2core.json")
+    rows = [[run["round"], run["tree"], run["machine"]["load_average"][0], f"{r['size']}², {r['source']}",
+             ms(r["painted_median"]), ms(r["settled_median"]), ms(r["gui_cpu_median"]), ratio(r["aa_ratio"])]
+            for run in d["runs"] for r in run["rows"] if r["source"] == "user path" or r["size"] == 1024]
+    return table(["round", "tree", "load at start", "slice, source", "painted, median ms", "settled, median ms",
+                  "GUI thread CPU per step, median ms", "A/A painted"], rows)
+
+
+def plan_peak_2048() -> str:
+    """`tfdebug capture` at 2,048 tokens on the 135M shape: its parts' time against the plain forward."""
+    rows = []
+    for r in load("docs/bench-plan-peak-2048-cpu-2core.json")["rows"]:
+        rows.append([f"{r['seq_len']:,}", f"{r['pass_s']:.1f} s", f"{r['check_s']:.1f} s",
+                     f"{r['plain_eager_s']:.1f} s (A/A {r['plain_aa']:.2f})", f"{r['plain_sdpa_s']:.1f} s",
+                     f"{r['capture_over_eager']:.2f}× / {r['capture_over_sdpa']:.2f}×",
+                     f"{r['checked_over_eager']:.2f}× / {r['checked_over_sdpa']:.2f}×",
+                     f"{r['stated_peak_bytes'] / 1e9:.2f} GB", f"{r['peak_rss_bytes'] / 1e9:.2f} GB"])
+    return table(["tokens", "capture (the pass)", "the check", "plain forward, eager", "plain forward, sdpa",
+                  "capture ÷ plain (eager / sdpa)", "with the check ÷ plain (eager / sdpa)", "stated peak",
+                  "measured peak"], rows)
+
+
 def heartbeat_before_after() -> str:
     """tests/ui/test_heartbeat.py on both trees, interleaved, with the load each run saw."""
     d = load("docs/bench-latency-cpu-2core.json")["heartbeat_before_after"]
@@ -467,6 +491,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "step-latency-busy": step_latency_busy,
     "heartbeat": heartbeat,
     "step-latency-replay": step_latency_replay,
+    "step-latency-steady": step_latency_steady,
+    "plan-peak-2048": plan_peak_2048,
     "heartbeat-before-after": heartbeat_before_after,
     "startup": startup,
     "host-syncs": host_syncs,
