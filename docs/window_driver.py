@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QTabBar, QWidget
 
 from tests.ui.user_actions import choose_file, paste  # a file dialog answered as the suite answers it
 from tfdebug.ui.panels.navigator import NAME, NAME_ROLE
+from tfdebug.ui.widgets.steady_text import SteadyText
 
 
 def wait(until, timeout_s: float = 120.0) -> None:
@@ -52,8 +53,10 @@ def type_into(widget: QWidget, text: str) -> None:
 
 
 def visible_labels(widget: QWidget) -> list[str]:
-    """The texts of the visible, non-empty labels inside `widget`, in layout order."""
-    return [label.text() for label in widget.findChildren(QLabel) if label.isVisible() and label.text().strip()]
+    """The texts of the visible, non-empty labels inside `widget` (QLabels and the window's SteadyTexts, which
+    paint a text a step changes), in layout order."""
+    return [label.text() for label in widget.findChildren(QWidget) if isinstance(label, (QLabel, SteadyText))
+            and label.isVisible() and label.text().strip()]
 
 
 class Driver:
