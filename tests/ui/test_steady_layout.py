@@ -47,6 +47,7 @@ def test_steady_text_asks_its_layout_for_room_only_when_it_must_grow(qtbot):
     _settle()
     assert requests.count == 1 and growing.sizeHint().width() >= growing.fontMetrics().horizontalAdvance(
         "a much longer text than before")
+    assert growing.shown_lines() == ["a much longer text than before"]  # the room it asked for: shown whole
     growing.setText("short")  # narrower: the room it has is kept, nothing asked
     _settle()
     assert requests.count == 1

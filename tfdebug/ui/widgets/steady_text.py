@@ -62,8 +62,9 @@ class SteadyText(QWidget):
         width = max(0, self.width() - 2 * self.margin)
         metrics = self.fontMetrics()
         one_line = " ".join(self._text.split())
-        if self._lines == 1:
-            return [metrics.elidedText(one_line, Qt.TextElideMode.ElideRight, width)]
+        if self._lines == 1:  # whole where it fits (elidedText cuts a text exactly as wide as the room it has)
+            fits = metrics.horizontalAdvance(one_line) <= width
+            return [one_line if fits else metrics.elidedText(one_line, Qt.TextElideMode.ElideRight, width)]
         layout = QTextLayout(one_line, self.font())
         layout.beginLayout()
         starts = []
