@@ -5,7 +5,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QObject, QSettings  # noqa: E402
 
 from tfdebug.models.loader import load_model  # noqa: E402
 
@@ -100,3 +100,17 @@ def window(make_window, qtbot):
     wait_paused(qtbot, window, "src.embed", timeout=30000)
     yield window
     window.ctl.close()
+
+
+class EventCount(QObject):
+    """Counts the events of type `kind` (a QEvent.Type) that `widget` receives, from now on."""
+
+    def __init__(self, widget, kind):
+        super().__init__()
+        self.kind, self.count = kind, 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event):
+        if event.type() == self.kind:
+            self.count += 1
+        return False

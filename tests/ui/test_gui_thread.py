@@ -3,24 +3,10 @@ only rows that change are touched, and start-up objects are out of the collector
 
 import gc
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, Qt
 
-from tests.ui.conftest import wait_paused
+from tests.ui.conftest import EventCount, wait_paused
 from tests.ui.user_actions import press
-
-
-class _Resizes(QObject):
-    """Counts resize events of one widget."""
-
-    def __init__(self, widget):
-        super().__init__()
-        self.count = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, obj, event):
-        if event.type() == QEvent.Type.Resize:
-            self.count += 1
-        return False
 
 
 def test_stepping_between_stages_with_other_index_axes_keeps_the_plot_still(window, qtbot):
@@ -32,7 +18,7 @@ def test_stepping_between_stages_with_other_index_axes_keeps_the_plot_still(wind
     window.ctl.steps.run_to("enc.0.attn.q")
     wait_paused(qtbot, window, "enc.0.attn.q")
     heatmap = window.heatmap_panel
-    resizes = _Resizes(heatmap.graphics)
+    resizes = EventCount(heatmap.graphics, QEvent.Type.Resize)
     size = heatmap.graphics.size()
     seen = set()
     for _ in range(6):

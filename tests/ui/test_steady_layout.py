@@ -1,26 +1,12 @@
 """A step lays nothing out again: the texts and boxes a step changes keep their sizes, so no layout request climbs
 to the main window (which would lay out its docks once more and repaint: issue 54, "settled in two frames")."""
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
-from tests.ui.conftest import wait_paused
+from tests.ui.conftest import EventCount, wait_paused
 from tests.ui.user_actions import press
 from tfdebug.ui.widgets.steady_text import SteadyText
-
-
-class _LayoutRequests(QObject):
-    """Counts the layout requests `widget` receives."""
-
-    def __init__(self, widget):
-        super().__init__()
-        self.count = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, obj, event):
-        if event.type() == QEvent.Type.LayoutRequest:
-            self.count += 1
-        return False
 
 
 def _settle():
@@ -38,7 +24,7 @@ def test_steady_text_asks_its_layout_for_room_only_when_it_must_grow(qtbot):
     parent.resize(400, 100)
     parent.show()
     _settle()
-    requests = _LayoutRequests(parent)
+    requests = EventCount(parent, QEvent.Type.LayoutRequest)
     fixed.setText("a much longer text than before, wider than the first")
     growing.setText("two")  # as wide as "one": no room asked
     _settle()
@@ -85,6 +71,6 @@ def test_stepping_back_and_forth_asks_the_main_window_for_no_layout(window, qtbo
             _settle()
 
     walk()  # the first visit of each stage: fields may grow to its texts once
-    requests = _LayoutRequests(window)
+    requests = EventCount(window, QEvent.Type.LayoutRequest)
     walk()
     assert requests.count == 0
