@@ -133,3 +133,24 @@ def test_a_download_reports_its_bytes_and_stops_when_cancelled():
     with pytest.raises(hub.DownloadCancelledError):
         bytes_bar.update(1)
     assert hub._progress_class(None, None) is None  # the command line keeps huggingface_hub's own bars
+
+
+def test_a_download_ends_with_its_whole_size_when_the_hubs_totals_are_wrong(monkeypatch, tmp_path):
+    """huggingface_hub adds each file's size to its shared bar's total from the file's thread without a lock, so
+    a total can be lost, and its transfer bar's total is a guess: the last progress is still (all, all)."""
+    import huggingface_hub
+
+    def snapshot_download(tqdm_class, **_):
+        written = tqdm_class(total=1500, unit="B")  # one file's 500 bytes were added to the total by a lost write
+        guessed = tqdm_class(total=2000, unit="B")  # the transfer bar: a guess, grown as bytes came
+        for chunk in (1000, 1000):
+            written.update(chunk)
+            guessed.update(chunk)
+        return str(tmp_path)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
+    seen = []
+    assert hub.resolve(hub.parse_hub_id("org/model"), download=True,
+                       progress=lambda done, total: seen.append((done, total))) == tmp_path
+    assert seen[-2] == (2000, 2000) and seen[-1] == (2000, 2000)
+    assert (2000, 1500) in seen  # what the hub's bar said before the last word

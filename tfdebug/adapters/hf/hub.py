@@ -96,9 +96,14 @@ def resolve(hub_id: HubId, download: bool = False, progress: Callable[[int, int]
     if not download:
         return cached_snapshot(hub_id)
     args = dict(repo_id=hub_id.repo_id, revision=hub_id.revision, cache_dir=str(cache_dir()))
+    bars = _progress_class(progress, cancelled)
     try:
-        return Path(snapshot_download(**args, allow_patterns=list(DOWNLOAD_PATTERNS),
-                                      tqdm_class=_progress_class(progress, cancelled)))
+        folder = Path(snapshot_download(**args, allow_patterns=list(DOWNLOAD_PATTERNS), tqdm_class=bars))
+        if progress is not None and bars is not None and bars.most_bytes:
+            # The last word is the whole: the hub's bars add their totals from several threads without a
+            # lock (a total can be lost), and its transfer bar's total is a guess.
+            progress(bars.most_bytes, bars.most_bytes)
+        return folder
     except LocalEntryNotFoundError:
         if not download:
             raise _not_cached(hub_id) from None
@@ -188,9 +193,15 @@ def _progress_class(progress, cancelled):
     """A tqdm class for snapshot_download: reports the byte bars to `progress`, raises when `cancelled()`."""
     if progress is None and cancelled is None:
         return None  # huggingface_hub's own bars on stderr (the CLI)
+    import threading
+
     from tqdm.auto import tqdm
 
+    lock = threading.Lock()
+
     class Reporting(tqdm):
+        most_bytes = 0  # the most bytes any bar of this download counted (its files' threads update it)
+
         def __init__(self, *args, **kwargs):
             kwargs["disable"] = True  # the caller draws the bar
             super().__init__(*args, **kwargs)
@@ -200,9 +211,13 @@ def _progress_class(progress, cancelled):
         def update(self, n=1):
             if cancelled is not None and cancelled():
                 raise DownloadCancelledError("The download was cancelled.", id="hub.cancelled")
-            self._done += n or 0
+            with lock:
+                self._done += n or 0
+                done = int(self._done)
+                if self._bytes:
+                    Reporting.most_bytes = max(Reporting.most_bytes, done)
             if progress is not None and self._bytes:
-                progress(int(self._done), int(self.total or 0))
+                progress(done, int(self.total or 0))
 
     return Reporting
 
