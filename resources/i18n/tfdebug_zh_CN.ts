@@ -269,6 +269,10 @@
         <translation>总是</translation>
     </message>
     <message>
+        <source>Attention Only, in the Pass (Faster)</source>
+        <translation>仅注意力，在前向中检查（更快）</translation>
+    </message>
+    <message>
         <source>Never</source>
         <translation>从不</translation>
     </message>
@@ -6995,6 +6999,14 @@ output w·V = {output}</source>
     <message>
         <source>MISMATCH: the input is not what {against} makes. {problem}</source>
         <translation>不一致：输入不是 {against} 生成的输入。{problem}</translation>
+    </message>
+    <message>
+        <source>verified in the pass: every layer&apos;s attention equals the model&apos;s own eager function on the same query, key and value, bit for bit ({count} stages); the logits and layer inputs were not compared</source>
+        <translation>已在前向中验证：每一层的注意力与模型自身的 eager 函数在相同的 query、key、value 上逐位相等（{count} 个阶段）；logits 与各层输入未作比较</translation>
+    </message>
+    <message>
+        <source>MISMATCH in the pass: {stage} differs from the model&apos;s own eager function on the same inputs (|Δ| = {diff})</source>
+        <translation>前向中不一致：{stage} 与模型自身的 eager 函数在相同输入上的结果不同（|Δ| = {diff}）</translation>
     </message>
     <message>
         <source>verified: max |Δ| = {diff} vs unmodified model (tolerance: {tol})</source>

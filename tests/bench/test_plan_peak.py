@@ -32,3 +32,7 @@ def test_the_stated_peak_holds_the_measured_one_at_a_size_ci_affords():
     assert row["plain_eager_s"] > 0 and row["plain_sdpa_s"] > 0 and row["plain_aa"] > 0
     assert row["checked_over_eager"] > row["capture_over_eager"] > 0
     assert "with the check" in "\n".join(format_plan_peak([row]))
+    # the check in the pass (--verify attention): its pass, the check in it, and no check after it
+    assert row["in_pass_exit"] == 0 and row["in_pass_s"] > 0 and row["in_pass_check_s"] == 0
+    assert 0 < row["in_pass_over_eager"] < row["checked_over_eager"]
+    assert "with the check in the pass" in "\n".join(format_plan_peak([row]))

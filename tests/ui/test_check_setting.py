@@ -86,3 +86,23 @@ def test_the_run_model_refuses_an_unknown_policy_and_emits_once():
     assert seen == ["never"]
     with pytest.raises(ValueError, match="unknown check policy"):
         run.set_verify("sometimes")
+
+
+def test_attention_only_is_checked_in_the_pass_with_no_second_forward(make_window, qtbot, llama, monkeypatch):
+    """The fourth choice: each layer's attention checked against the model's own function as the pass runs; the
+    verdict is there when the pass ends, and the whole check (a second forward) never runs."""
+    import tfdebug.adapters.hf.verify as whole
+
+    monkeypatch.setattr(whole, "verify_stages", lambda *a, **k: pytest.fail("the second forward ran"))
+    window = make_window()
+    _choose(window, "attention")
+    _finish(window, qtbot, llama)
+    qtbot.waitUntil(lambda: window.ctl.loader.verification is not None, timeout=10000)
+    verification = window.ctl.loader.verification
+    assert verification.ok and verification.scope == "attention"
+    assert {"dec.0.self_attn.probs", "dec.0.self_attn.context", "dec.1.self_attn.probs"} <= set(verification.checked)
+    assert "logits" in verification.unchecked
+    qtbot.waitUntil(lambda: " · verified" in window.status_model.text(), timeout=10000)
+    _choose(window, "auto")  # the next pass of another choice checks as that choice says
+    assert window.ctl.source.session.in_pass is False
+    window.ctl.close()

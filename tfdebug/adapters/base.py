@@ -105,6 +105,10 @@ class Verification:
     inputs_against: str = ""
     #: the tolerances in words ("4 rounding steps of float32 …"; "" when the line gives only the number)
     tolerance_rule: str = ""
+    #: what was compared: "" the pass against a second, unmodified pass of the model (its output and stages);
+    #: "attention" each layer's attention against the model's own eager function on the same inputs, in the pass
+    #: (`--verify attention`: `max_abs_diff` is then the largest stage's, and no output was compared)
+    scope: str = ""
 
     def stage_check(self, name: str) -> StageCheck | None:
         """What the stage-level check found for stage `name`; None when this check compared no stages."""
@@ -127,6 +131,8 @@ class Verification:
         verdict = "verified" if self.ok else "MISMATCH"
         if self.input_problem:
             return f"{verdict}: the input is not what {self.inputs_against} makes. {self.input_problem}"
+        if self.scope == "attention":
+            return self._describe_attention(verdict)
         tolerance = f"tolerance: {self.tolerance_rule}" if self.tolerance_rule else f"tolerance {self.tolerance:.0e}"
         line = f"{verdict}: max |Δ| = {self.max_abs_diff:.1e} vs unmodified model ({tolerance})"
         if self.inputs_against:
@@ -144,6 +150,18 @@ class Verification:
                          f"{self.checked[worst]})")
             line += f"; {len(self.unchecked)} unchecked ({len(self.checked) + len(self.unchecked)} stages)"
         return f"{line}. {self.cause}" if self.cause and not self.ok else line
+
+    def _describe_attention(self, verdict: str) -> str:
+        line = (f"{verdict} in the pass: every layer's attention against the model's own eager function on the same "
+                f"query, key and value (tolerance: exact, bit for bit)")
+        if self.inputs_against:
+            line += f"; input equal to {self.inputs_against}'s"
+        if self.first_mismatch is not None:
+            line += f"; the first stage that differs is {self.first_mismatch} (|Δ| = {self.mismatch_diff:.1e})"
+        else:
+            line += f"; {len(self.checked)} stages (probabilities and context) checked, each exactly equal"
+        return line + (f"; the logits and layer inputs were not compared ({len(self.unchecked)} stages unchecked: "
+                       "--verify auto or always compares them with a second, unmodified pass)")
 
 
 def max_abs_difference(output: Any, reference: Any) -> float:
@@ -177,6 +195,9 @@ class ModelAdapter(ABC):
     #: which kind of adapter taps the model ('reference', 'hf', 'sdpa' …): a snapshot's
     #: manifest records it as `adapter`; the class name when a subclass leaves it empty
     kind: str = ""
+    #: whether each layer's attention can be checked in the pass (`check_in_pass`, `tfdebug capture --verify
+    #: attention`)
+    checks_in_pass: bool = False
     #: the module whose Taps the Recorder attaches to
     module: nn.Module
     device: torch.device = torch.device("cpu")
@@ -227,6 +248,15 @@ class ModelAdapter(ABC):
 
     def verify(self, prepared: Prepared, output: Any) -> Verification | None:
         """Compare `output` of a tapped forward with the unmodified model's; None when there is nothing to check."""
+        return None
+
+    def check_in_pass(self, on: bool) -> None:
+        """From the next forward on, check each layer's attention in the pass against the model's own function
+        (`on`) or not, where the adapter can (`checks_in_pass`; then `verified_in_pass` says what it found)."""
+
+    def verified_in_pass(self, prepared: Prepared) -> Verification | None:
+        """What the check in the last forward found (`check_in_pass`); None when it ran none or could not
+        follow every attention site (the whole check, `verify`, can)."""
         return None
 
     def held_for_check(self, plan: Sequence[Capture], kept: Iterable[str]) -> int:

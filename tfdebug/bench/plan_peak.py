@@ -9,7 +9,8 @@ the kernel's high-water mark is set to the RSS once the folder is written), samp
 the part of the command running (the pass, the check, the write) to say where the high-water mark was reached.
 Stated ≥ measured is the promise.
 
-The same row times the command's parts (the pass, the check) and, once the peak is read, the plain forward of
+The same row times the command's parts (the pass, the check) and, once the peak is read, the command again with
+`--verify attention` (the check made in the pass, `adapters.hf.inpass`: its pass includes it) and the plain forward of
 the same model on the same token ids in the same process, twice in eager attention (the capture computes
 attention as eager does; the two runs' ratio is the A/A) and twice in sdpa (transformers' default): the
 capture with and without the check ÷ each plain forward.
@@ -146,6 +147,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
                              "--out", str(Path(tmp) / "pass.safetensors")])
         seconds = time.perf_counter() - phases.start
         peak = high_water()
+        in_pass = _checked_in_pass(folder, prompt, Path(tmp) / "attention.safetensors")
         plain = _plain_forwards(folder, prompt)
     stated = phases.stated
     at_s, _, where = phases.at
@@ -153,16 +155,33 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
            "rss_before_bytes": before, "peak_rss_bytes": peak, "peak_phase": where,
            "peak_at_s": round(at_s, 1), "ram_bytes": total_memory(),
            "phase_peaks_bytes": dict(phases.highest), "pass_s": round(phases.seconds.get("pass", 0.0), 2),
-           "check_s": round(phases.seconds.get("check", 0.0), 2), **plain}
+           "check_s": round(phases.seconds.get("check", 0.0), 2), **in_pass, **plain}
     if plain and row["pass_s"]:
         for kind in ("eager", "sdpa"):
             row[f"capture_over_{kind}"] = round(row["pass_s"] / plain[f"plain_{kind}_s"], 3)
             row[f"checked_over_{kind}"] = round((row["pass_s"] + row["check_s"]) / plain[f"plain_{kind}_s"], 3)
+            if in_pass.get("in_pass_s"):
+                row[f"in_pass_over_{kind}"] = round(in_pass["in_pass_s"] / plain[f"plain_{kind}_s"], 3)
     if stated is not None:
         row.update(stated_peak_bytes=stated.total, stated_model_bytes=stated.model, stated_kept_bytes=stated.kept,
                    stated_working_bytes=stated.working, stated_check_bytes=stated.check,
                    held=peak <= stated.total, measured_over_stated=round(peak / stated.total, 3))
     return row
+
+
+def _checked_in_pass(folder: Path, prompt: str, out: Path) -> dict:
+    """The same `tfdebug capture` with `--verify attention` (each layer's attention checked as the pass runs, no
+    second forward), after the peak was read: the pass's seconds, the check's included, and whether it said
+    verified."""
+    import contextlib
+    import io
+
+    said = io.StringIO()
+    with _Phases() as phases, contextlib.redirect_stdout(said):
+        code = _command(["capture", "--model", f"hf:{folder}", "--input", f"prompt={prompt}", "--verify", "attention",
+                         "--out", str(out), "--quiet"])
+    return {"in_pass_exit": code, "in_pass_s": round(phases.seconds.get("pass", 0.0), 2),
+            "in_pass_check_s": round(phases.seconds.get("check", 0.0), 2)}
 
 
 def _plain_forwards(folder: Path, prompt: str) -> dict:
@@ -224,4 +243,7 @@ def format_plan_peak(rows: list[dict]) -> list[str]:
                          f"sdpa: capture ÷ plain {row['capture_over_eager']:.2f}× eager, "
                          f"{row['capture_over_sdpa']:.2f}× sdpa; with the check {row['checked_over_eager']:.2f}× "
                          f"eager, {row['checked_over_sdpa']:.2f}× sdpa")
+        if "in_pass_over_eager" in row:
+            lines.append(f"         with the check in the pass (--verify attention): {row['in_pass_s']:.1f} s, "
+                         f"{row['in_pass_over_eager']:.2f}× eager, {row['in_pass_over_sdpa']:.2f}× sdpa")
     return lines

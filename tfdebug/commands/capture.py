@@ -10,7 +10,7 @@ from collections import Counter
 
 from tfdebug.commands.common import (add_budget_argument, add_model_arguments, budget_from_args, keep_from_args,
                                      given_rows, load_from_args, session_inputs)
-from tfdebug.sessions.peak import VERIFY
+from tfdebug.sessions.peak import VERIFY, check_mode
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,9 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only stages whose names match these glob patterns (e.g. 'dec.*.cross_attn.*')")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     parser.add_argument("--verify", choices=VERIFY, default="auto",
-                        help="check the output against the unmodified model's (a second forward): auto (default) "
-                             "when it fits in memory, always (refused when it does not fit), never (the summary "
-                             "says the pass was not verified)")
+                        help="check the pass against the unmodified model: auto (default) with a second forward "
+                             "when it fits in memory, else each layer's attention in the pass; always with the second "
+                             "forward (refused when it does not fit); attention: each layer's attention in the pass "
+                             "against the model's own function, no second forward (logits and layer inputs not "
+                             "compared); never (the summary says the pass was not verified)")
     add_budget_argument(parser)
 
 
@@ -105,14 +107,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"tfdebug: {session.capture_estimate().describe()}; {peak.describe()}", file=sys.stderr)
     # A pass the kernel would kill part way is refused before it starts; one that fits only without the check
     # against the model runs without it.
-    checked = check_fits(session, peak) if peak is not None else True
-    if not checked and args.verify == "always":
+    fits = check_fits(session, peak) if peak is not None else True
+    if not fits and args.verify == "always":
         raise InputError(f"With the check against the model this pass would need {format_bytes(peak.total)}, more "
-                         "than there is: capture with --verify auto (checked when it fits) or --verify never.")
-    if not checked and args.verify == "auto" and not args.quiet:
-        print(f"tfdebug: the check against the model is left out: with it the pass would need "
-              f"{format_bytes(peak.total)}, more than there is", file=sys.stderr)
-    checked = checked and args.verify != "never"
+                         "than there is: capture with --verify auto (checked when it fits), --verify attention "
+                         "or --verify never.")
+    mode = check_mode(args.verify, fits, adapter.checks_in_pass)
+    if not fits and args.verify == "auto" and not args.quiet:
+        print(f"tfdebug: the check against a second pass of the model is left out: with it the pass would need "
+              f"{format_bytes(peak.total)}, more than there is"
+              + ("; each layer's attention is checked in the pass instead" if mode == "attention" else ""),
+              file=sys.stderr)
+    session.in_pass = mode == "attention"
     budget = session.new_budget()
     expected = sum(1 for c in session.plan if matches(c.name, args.stages))
     if expected == 0:
@@ -127,8 +133,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         with torch.no_grad(), Recorder(adapter.module, args.stages, on_capture=on_capture) as rec:
-            output = adapter.forward(session.prepared)
-        if checked:  # before the file is written: the check's peak and the export's do not add up
+            output = session.forward()
+        if mode == "attention" and session.verify_in_pass() is None and fits:
+            mode = "whole"  # a site the check in the pass cannot follow (attention written in the model's own code)
+        if mode == "whole":  # before the file is written: the check's peak and the export's do not add up
             session.verify(output)
         del output
         recording = Recording.from_session(session, rec.captures)
@@ -148,7 +156,9 @@ def run(args: argparse.Namespace) -> int:
                   + ", ".join(f"{n} {kind}" for kind, n in kinds.most_common()))
         if session.verification is not None:
             print(session.verification.describe())
-        elif not checked:
+        elif mode != "whole":
             print("not verified: the output was not checked against the unmodified model"
-                  + (" (--verify never)" if args.verify == "never" else ""))
+                  + (" (--verify never)" if args.verify == "never" else
+                     " (the check in the pass cannot follow this model's attention, and a second pass does not fit)"
+                     if mode == "attention" else ""))
     return 0

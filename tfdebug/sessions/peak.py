@@ -87,9 +87,24 @@ def device_room(device) -> int | None:
     return free + ((resident_memory() or 0) if device.type == "cpu" else 0)
 
 
-#: when the check against the unmodified model runs: "auto" where it fits in memory, "always", "never" (the
-#: pass is then said not verified): `tfdebug capture --verify` and the window's Debug ▸ Check Against the Model
-VERIFY = ("auto", "always", "never")
+#: when and how a pass is checked against the model: "auto" against a second, unmodified pass where it fits in
+#: memory, else each layer's attention in the pass; "always" the second pass; "attention" only each layer's
+#: attention, in the pass (no second forward); "never" (the pass is then said not verified): `tfdebug capture
+#: --verify` and the window's Debug ▸ Check Against the Model
+VERIFY = ("auto", "always", "attention", "never")
+
+
+def check_mode(policy: str, fits: bool, in_pass: bool) -> str:
+    """How a pass is checked under `policy` (one of VERIFY): "whole" (a second, unmodified pass after it),
+    "attention" (each layer's attention in the pass) or "" (not checked). `fits`: the second pass fits in memory;
+    `in_pass`: the adapter can check attention in the pass (`ModelAdapter.checks_in_pass`)."""
+    if policy == "never":
+        return ""
+    if policy == "attention" and in_pass:
+        return "attention"
+    if fits or policy == "always":
+        return "whole"
+    return "attention" if in_pass else ""
 
 ROOM_MARGIN = 0.05  # a default budget leaves this share of the pass's room free: estimates are estimates
 

@@ -119,6 +119,9 @@ class DebugSession(SessionTexts):
                  planning: str = "auto", prepared: Prepared | None = None, keep: KeepPolicy = FIRST_FIT):
         self.adapter = adapter
         self.stages = stages
+        #: check each layer's attention in the pass against the model's own function (`verify_in_pass`), where
+        #: the adapter can (`ModelAdapter.checks_in_pass`)
+        self.in_pass = False
         self.max_capture_bytes = max_capture_bytes
         self.keep = keep
         self._estimate: tuple[tuple, CaptureEstimate] | None = None
@@ -139,8 +142,15 @@ class DebugSession(SessionTexts):
         self.verification_seconds: float | None = None
         self._verifying: threading.Thread | None = None
 
-    def _run(self) -> Any:
-        return self.adapter.forward(self.prepared)
+    def forward(self) -> Any:
+        """One tapped forward of this session's input (the check in the pass on when `in_pass`)."""
+        if not self.in_pass:
+            return self.adapter.forward(self.prepared)
+        self.adapter.check_in_pass(True)  # for this session's pass only: the adapter may serve other work after it
+        try:
+            return self.adapter.forward(self.prepared)
+        finally:
+            self.adapter.check_in_pass(False)
 
     @property
     def plan(self) -> Plan:
@@ -149,7 +159,7 @@ class DebugSession(SessionTexts):
         A `capture_all` that runs before anyone asked makes it from its own pass: no extra forward."""
         if self._plan is None:
             method = "auto" if self._planning == "lazy" else self._planning
-            self._plan = plan_pass(self.adapter.module, self._run, input_tensors(self.prepared), method=method,
+            self._plan = plan_pass(self.adapter.module, self.forward, input_tensors(self.prepared), method=method,
                                    context=plan_context(self.adapter, self.prepared))
         return self._plan
 
@@ -164,7 +174,7 @@ class DebugSession(SessionTexts):
     def stepper(self) -> Stepper:
         """The Stepper over this session's pass (made, with the plan, when first asked for)."""
         if self._stepper is None:
-            self._stepper = Stepper(self.adapter.module, self._run, plan=self.plan.names(), stages=self.stages,
+            self._stepper = Stepper(self.adapter.module, self.forward, plan=self.plan.names(), stages=self.stages,
                                     max_capture_bytes=self.max_capture_bytes, keep=self.keep)
         return self._stepper
 
@@ -223,7 +233,7 @@ class DebugSession(SessionTexts):
 
         with forward_lock(self.adapter.model_root), torch.no_grad(), \
                 Recorder(self.adapter.module, self.stages, on_capture=keep_within_budget) as rec:
-            output = self._run()
+            output = self.forward()
         if self._plan is None and self.stages is None:  # every stage ran: the pass is its own plan
             self._plan = Plan([Capture(c.info, c.shape, c.dtype, c.device, recipe=c.recipe) for c in rec.captures],
                              method="captured")
@@ -262,6 +272,15 @@ class DebugSession(SessionTexts):
         self.verification_seconds = time.perf_counter() - start
         verdicts[key] = self._verification = verification
         return verification
+
+    def verify_in_pass(self) -> Verification | None:
+        """The verdict of the check made in the last pass (`in_pass`): each layer's attention against the model's
+        own function on the same inputs, no second forward. None where none ran or it could not follow every
+        attention site (an edited plane, a model whose attention is its own code); `verify` then can."""
+        verdict = self.adapter.verified_in_pass(self.prepared)
+        if verdict is not None:
+            self._verification, self.verification_seconds = verdict, 0.0
+        return verdict
 
     def verify_in_background(self, output: Any,
                              on_verified: Callable[[Verification | None], None] | None = None) -> threading.Thread:

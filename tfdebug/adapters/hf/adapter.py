@@ -10,7 +10,7 @@ unmodified model (its own attention implementation) on the same input and compar
 from __future__ import annotations
 
 import dataclasses
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -18,6 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification
+from tfdebug.adapters.hf.inpass import planned
 from tfdebug.adapters.hf.inputs import (
     TokenizerCall,
     declared_max_length,
@@ -63,6 +64,8 @@ class HFAdapter(ModelAdapter):
     attention = "eager"
 
     kind = "hf"
+    checks_in_pass = True
+    _in_pass_on = False  # `check_in_pass`
 
     def __init__(self, model: nn.Module, tokenizer: Any, name: str = "hf", folder: Path | None = None):
         require_transformers()
@@ -259,16 +262,36 @@ class HFAdapter(ModelAdapter):
     def forward(self, prepared: Prepared) -> Tensor:
         """The tapped forward: hooks and the tapped attention exist only inside this call.
 
-        The stages the verification checks are kept (by reference) until the next real forward."""
+        The stages the verification checks are kept (by reference) until the next real forward; with the check in
+        the pass on (`check_in_pass`), none is kept and each layer's attention is compared as it runs."""
+        from tfdebug.adapters.hf.inpass import checking
         from tfdebug.adapters.hf.verify import checked_stages, stages_kept
 
         kept, fired = {}, {}
-        with quiet_transformers(), self.tapped(), stages_kept(self.plan.taps, checked_stages(self.plan), kept, fired):
+        checks = () if self._in_pass_on else checked_stages(self.plan)
+        with quiet_transformers(), self.tapped(), stages_kept(self.plan.taps, checks, kept, fired), \
+                (checking(self.plan) if self._in_pass_on else nullcontext()) as found:
             output = primary_output(self.model(**prepared.kwargs))
         # A plan's pass (meta or fake tensors) is not what the next verification checks: the real pass's stay.
-        if not any(_planned(tensor) for tensor in kept.values()):
-            self._kept, self._fired = kept, fired
+        if not planned(output):
+            self._kept, self._fired, self._in_pass = kept, fired, found
         return output
+
+    def check_in_pass(self, on: bool) -> None:
+        """Each layer's attention checked in the pass against the model's own eager function (`inpass`)."""
+        self._in_pass_on = bool(on)
+
+    def verified_in_pass(self, prepared: Prepared) -> Verification | None:
+        """What the check in the last pass found, with the input checked as `verify` does; None where it could not
+        follow every attention site."""
+        from tfdebug.adapters.hf.inpass import verification
+
+        found = getattr(self, "_in_pass", None)
+        if found is None or not found.names or not found.complete:
+            return None
+        problem, against = self.input_problem(prepared)
+        fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
+        return verification(found, [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against)
 
     @contextmanager
     def tapped(self, cached: bool = False) -> Iterator[None]:
@@ -304,18 +327,25 @@ class HFAdapter(ModelAdapter):
         """The input against the reference tokenizer's (`reference_tokenizer`), then the output and, stage by
         stage, the logits, every layer's probabilities and input against the unmodified model run with its
         own eager attention (`hf_verify`)."""
-        from tfdebug.adapters.hf.inputs import check_inputs, reference_encoding
         from tfdebug.adapters.hf.verify import verify_stages
+
+        problem, against = self.input_problem(prepared)
+        fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
+        with quiet_transformers():
+            return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
+                                 [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against)
+
+    def input_problem(self, prepared: Prepared) -> tuple[str, str]:
+        """("" or where the pass's input differs from the one the reference tokenizer makes, what made it); the
+        image and audio adapters check their pixels and features against a second processor instead."""
+        from tfdebug.adapters.hf.inputs import check_inputs, reference_encoding
 
         call, problem, against = prepared.options.get("call"), "", ""
         if call is not None:
             tokenizer, against = self.reference_tokenizer()
             with quiet_transformers():
                 problem = check_inputs(prepared.kwargs, reference_encoding(tokenizer, call), against)
-        fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
-        with quiet_transformers():
-            return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
-                                 [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against)
+        return problem, against
 
     def held_for_check(self, plan, kept) -> int:
         """The logits and every layer's input the pass holds for the check (`verify.stages_kept`) where the
@@ -422,18 +452,6 @@ def load(spec: str, device: torch.device, dtype: str | torch.dtype) -> HFAdapter
     folder = Path(spec[len(PREFIX):] if spec.startswith(PREFIX) else spec).expanduser()
     model, tokenizer = load_folder(folder, device, resolve_dtype(dtype))
     return HFAdapter(model, tokenizer, name=spec, folder=folder)
-
-
-def _planned(tensor) -> bool:
-    """Whether a kept stage is a plan's: on the meta device or a fake tensor (tfdebug.core.recorder's
-    FakeTensorMode plan), holding no values; a recipe plane is judged by the tensor its chain starts from."""
-    from torch._subclasses.fake_tensor import FakeTensor
-
-    from tfdebug.core.recipes import Plane
-
-    if isinstance(tensor, Plane):
-        tensor = next(iter(tensor.steps()[0].inputs().values()))
-    return tensor.device.type == "meta" or isinstance(tensor, FakeTensor)
 
 
 def diff_bytes(plan, checks, block: int) -> int:

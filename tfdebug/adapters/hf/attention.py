@@ -21,6 +21,7 @@ from typing import Iterator, Mapping
 import torch
 from torch import Tensor, nn
 
+from tfdebug.adapters.hf import inpass
 from tfdebug.adapters.hf.conventions import FLOAT32_SCORES
 from tfdebug.adapters.hf.kernels import EAGER, check_kernel
 from tfdebug.adapters.hf.planes import NOTED, WHOLE, noted_attention, split_mask_bias
@@ -110,6 +111,7 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     site = _SITES.get(id(module), _NO_SITE)
     taps = site.taps
     query, key, value = _tapped_inputs(site, query, key, value)
+    received = query, key, value  # what the check in the pass hands the model's own function (`inpass`)
     groups = query.shape[1] // key.shape[1]
     qk_key = key
     if groups > 1:  # grouped-query attention
@@ -135,10 +137,14 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
         probs = _planes(site, taps, query, key, attention_mask, scaling, position_bias, softcap, sinks, dtype,
                         value.dtype)
     if context is None and is_plane(probs) and not (module.training and dropout > 0):
-        context = context_by_heads(probs, value)  # (B, H, Tq, Dh): one head block's plane at a time
-    elif context is None:  # else made with the planes (`noted_attention`)
-        probs = nn.functional.dropout(materialized(probs), p=dropout, training=module.training)
-        context = torch.matmul(probs, value)  # (B, H, Tq, Dh)
+        each = inpass.comparer(module, *received, attention_mask, scaling, dropout, kwargs)
+        # (B, H, Tq, Dh): one head block's plane at a time (whole groups of heads when the check sees them)
+        context = context_by_heads(probs, value, align=groups if each is not None else 1, each=each)
+    else:
+        inpass.missed(module, "its planes were computed whole (an edited stage, sinks or a backward)")
+        if context is None:  # else made with the planes (`noted_attention`)
+            probs = nn.functional.dropout(materialized(probs), p=dropout, training=module.training)
+            context = torch.matmul(probs, value)  # (B, H, Tq, Dh)
     if backing is not None:
         context = note_context(context, backing)  # its gradient, dO, is what the gradient planes read
     context = taps["context"](context)  # (B, H, Tq, Dh)

@@ -62,7 +62,7 @@ def block_diff(seen: Tensor, expected: Tensor) -> float:
         return float("inf")
     if not seen.numel():
         return 0.0
-    diff = torch.sub(seen.float(), expected.detach().float().to(seen.device))
+    diff = torch.sub(seen.detach().float(), expected.detach().float().to(seen.device))
     return float(diff.abs_().max())
 
 
@@ -76,8 +76,8 @@ def _head_blocks(batch: int, heads: int, kv_heads: int, rows: int, cols: int) ->
         yield slice(j * groups, stop * groups), slice(j, stop)
 
 
-def _sliced(kwargs: Mapping, heads: slice, count: int) -> dict:
-    """The keywords of one block: a per-head position bias sliced to its heads."""
+def block_keywords(kwargs: Mapping, heads: slice, count: int) -> dict:
+    """The keywords of one block of `count` heads: a per-head position bias sliced to its heads."""
     out = dict(kwargs)
     bias = out.get("position_bias")
     if isinstance(bias, Tensor) and bias.dim() == 4 and bias.shape[1] == count:
@@ -108,7 +108,7 @@ def reference_attention(model: nn.Module, plan, seen: Mapping[str, object], comp
         batch, heads, rows, _ = query.shape
         outs, worst, noise = [], 0.0, 0.0
         for hs, kvs in _head_blocks(batch, heads, key.shape[1], rows, key.shape[-2]):
-            part = _sliced(kwargs, hs, heads)
+            part = block_keywords(kwargs, hs, heads)
             out, weights = own(module, query[:, hs], key[:, kvs], value[:, kvs], attention_mask,
                                scaling=scaling, dropout=dropout, **part)
             if stage is not None:

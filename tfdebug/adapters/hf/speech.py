@@ -200,17 +200,6 @@ class WhisperAdapter(HFAdapter):
             return self.prepare(rows[0])
         raise InputError("{name} takes one audio file at a time.", id="audio.no_batch", name=self.name)
 
-    def verify(self, prepared: Prepared, output: Any):
-        """The features against a second feature extractor's on the file read again, then the stages against
-        the unmodified model's eager outputs (`hf_verify`)."""
-        from tfdebug.adapters.hf.verify import verify_stages
-
-        problem, against = self.input_problem(prepared)
-        fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
-        with quiet_transformers():
-            return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
-                                 [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against)
-
     def input_problem(self, prepared: Prepared) -> tuple[str, str]:
         """("" or how the features differ, what they were checked against): a second `AutoFeatureExtractor` of
         the folder on the file read again (nothing to check without a folder)."""

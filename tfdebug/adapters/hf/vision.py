@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from tfdebug.adapters.base import InputField, Prepared, Verification
+from tfdebug.adapters.base import InputField, Prepared
 from tfdebug.adapters.hf.adapter import HFAdapter
 from tfdebug.adapters.hf.folder import MAX_CONFIG_BYTES, check_folder, inside
 from tfdebug.adapters.hf.load import bundled_folder, execution_device, quiet_transformers, require_transformers
@@ -148,17 +148,6 @@ class VisionAdapter(HFAdapter):
             return self.prepare(rows[0])
         raise InputError("{name} takes one picture, or one folder of pictures as a batch, at a time.",
                          id="image.no_batch", name=self.name)
-
-    def verify(self, prepared: Prepared, output: Any) -> Verification | None:
-        """The pixels against a second processor's on the file read again, then the stages against the
-        unmodified model's eager outputs (`hf_verify`)."""
-        from tfdebug.adapters.hf.verify import verify_stages
-
-        problem, against = self.input_problem(prepared)
-        fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
-        with quiet_transformers():
-            return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
-                                 list(fired), problem, against)
 
     def input_problem(self, prepared: Prepared) -> tuple[str, str]:
         """("" or the sentence saying how the input differs, what it was checked against): the pixels against

@@ -244,6 +244,15 @@ def verification_text(verification) -> str:
     if problem:  # the input is not what transformers' tokenizer makes: said before any number
         return translate("verification", "MISMATCH: the input is not what {against} makes. {problem}").format(
             against=verification.inputs_against, problem=phrase_text(problem))
+    if getattr(verification, "scope", "") == "attention":  # checked in the pass (`--verify attention`)
+        if verification.ok:
+            return translate("verification", "verified in the pass: every layer's attention equals the model's own "
+                                              "eager function on the same query, key and value, bit for bit ({count} "
+                                              "stages); the logits and layer inputs were not compared").format(
+                count=len(verification.checked))
+        return translate("verification", "MISMATCH in the pass: {stage} differs from the model's own eager function "
+                                          "on the same inputs (|Δ| = {diff})").format(
+            stage=verification.first_mismatch, diff=f"{verification.mismatch_diff:.1e}")
     rule = getattr(verification, "tolerance_rule", "")
     if rule:
         template = (translate("verification", "verified: max |Δ| = {diff} vs unmodified model (tolerance: {tol})")

@@ -118,6 +118,7 @@ class Loader:
         self.unverified = ""  # why the last finished live pass was not checked (its policy, the memory), or ""
         self._adapter_cache: tuple[tuple, object] | None = None
         self._failed: Callable[[str], None] | None = None  # run()'s `failed`, for the pass being loaded
+        screen.run.verify_changed.connect(lambda policy: self.check_in_pass(screen.session))
 
     def set_busy(self, busy: bool) -> None:
         """A model is loading (or a pass is being opened), or no longer."""
@@ -206,7 +207,14 @@ class Loader:
     def _on_planned(self, session) -> None:
         self._failed = None
         self.set_busy(False)
+        self.check_in_pass(session)
         self._screen.set_session(session)
+
+    def check_in_pass(self, session) -> None:
+        """Whether `session`'s next pass checks each layer's attention as it runs: the run settings' `verify` is
+        "attention" and its adapter can (`DebugSession.in_pass`; a generation is checked in the tests)."""
+        if hasattr(session, "in_pass"):
+            session.in_pass = self._screen.run.verify == "attention" and session.adapter.checks_in_pass
 
     def _on_load_failed(self, sentence: str, details: str) -> None:
         self.set_busy(False)
@@ -254,7 +262,8 @@ class Loader:
 
         Whether it runs is the run settings' `verify`: "never" leaves it out, "auto" leaves it out where its memory
         is not free now (`sessions.peak.check_room_now`), "always" runs it; one left out is said, and the status bar
-        says "not verified".
+        says "not verified". "attention" takes the verdict the pass found as it ran (`check_in_pass`), and is "auto"
+        where that check could not follow the model's attention.
         """
         from tfdebug.adapters.base import ModelAdapter
         from tfdebug.sessions.peak import check_room_now
@@ -262,6 +271,12 @@ class Loader:
         if type(session.adapter).verify is ModelAdapter.verify:
             return  # written with taps: nothing to compare against
         policy = self._screen.run.verify
+        if policy == "attention" and getattr(session, "in_pass", False):
+            verdict = session.verify_in_pass()  # found as the pass ran: nothing more runs
+            if verdict is not None:
+                self._verified(session, verdict)
+                return
+            policy = "auto"  # a site the check in the pass cannot follow: the second pass where it fits
         short = check_room_now(session) if policy == "auto" else None
         if policy == "never" or short is not None:
             self.unverified = said(lambda: QCoreApplication.translate(

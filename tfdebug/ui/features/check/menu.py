@@ -1,7 +1,7 @@
 """Debug ▸ Check Against the Model: when a finished live pass is compared with the unmodified model.
 
-Three exclusive choices, as `tfdebug capture --verify` offers: where the check fits in the memory free (the
-default), always, never, for a pass the window runs itself (a served pass is not checked: the entries are
+Four exclusive choices, as `tfdebug capture --verify` offers: where the check fits in the memory free (the
+default), always, each layer's attention only, checked in the pass (no second forward), never, for a pass the window runs itself (a served pass is not checked: the entries are
 disabled while one is on screen, and say so). The choice is the run settings' `verify` (`ui.models.run.RunModel`), which the loader
 reads when a pass finishes; it is remembered in the window's settings (`SETTING_KEY`) and restored at the next
 launch, a stored value that is not one of the choices read as the default.
@@ -23,6 +23,7 @@ SETTING_KEY = "check/verify"
 # each choice's entry, in the order of VERIFY
 TITLES = {"auto": QT_TRANSLATE_NOOP("CheckMenu", "When It Fits in Memory"),
           "always": QT_TRANSLATE_NOOP("CheckMenu", "Always"),
+          "attention": QT_TRANSLATE_NOOP("CheckMenu", "Attention Only, in the Pass (Faster)"),
           "never": QT_TRANSLATE_NOOP("CheckMenu", "Never")}
 TITLE = QT_TRANSLATE_NOOP("MainWindow", "Check Against the Model")
 

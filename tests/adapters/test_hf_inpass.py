@@ -1,0 +1,110 @@
+"""The check made in the pass (`--verify attention`, issue 54): each layer's attention against the model's own eager
+function on the same query, key and value, with no second forward; a wrong scale or context is named, and what it
+cannot follow (an edited plane, sinks, attention in the model's own code, a shared layer) hands over to the whole
+check."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tests.adapters import hf_archs, hf_tiny
+from tfdebug.adapters.hf import attention
+from tfdebug.adapters.hf.adapter import wrap
+from tfdebug.core import recipes
+from tfdebug.sessions.peak import check_mode
+from tfdebug.sessions.session import DebugSession
+
+TEXT = "the cat sat on the mat"
+
+
+def _session(arch: str, in_pass: bool = True) -> DebugSession:
+    adapter = wrap(hf_archs.build(hf_archs.BY_TYPE[arch]), hf_tiny.word_tokenizer())
+    session = DebugSession(adapter, {adapter.inputs[0].key: TEXT})
+    session.in_pass = in_pass
+    return session
+
+
+def _sites(session) -> list[str]:
+    """Every attention site's probabilities and context stages, in the order of the pass."""
+    return [n for n in session.plan.names() if n.endswith((".probs", ".context"))]
+
+
+@pytest.mark.parametrize("arch", ["llama", "gemma2", "qwen3_moe", "gpt2", "bert", "t5", "modernbert"])
+def test_every_layers_attention_is_checked_exactly_in_the_pass_and_the_whole_check_agrees(arch):
+    session = _session(arch)
+    model = session.adapter.model
+    calls = []
+    handle = model.register_forward_pre_hook(lambda module, args: calls.append(1))
+    try:
+        session.capture_all(verify="never")
+        verdict = session.verify_in_pass()
+    finally:
+        handle.remove()
+    assert len(calls) == 1  # the pass, and no second forward
+    assert verdict is not None and verdict.ok and verdict.scope == "attention", verdict and verdict.describe()
+    assert list(verdict.checked) == _sites(session) and max(verdict.diffs) == 0.0
+    assert "logits" in verdict.unchecked and not set(verdict.checked) & set(verdict.unchecked)
+    assert "verified in the pass" in verdict.describe() and "were not compared" in verdict.describe()
+    assert session.adapter._kept == {}  # nothing held for a second forward
+    # The whole check, against a second pass of the unmodified model, says the same of the same pass.
+    with torch.no_grad():
+        assert session.adapter.verify(session.prepared, session.forward()).ok
+
+
+def test_a_wrong_scale_is_named_at_the_first_probabilities(monkeypatch):
+    session = _session("llama")
+    planes = attention._planes_as_recipes
+
+    def off(site, taps, query, key, mask, scaling, *rest):
+        return planes(site, taps, query, key, mask, scaling * (1 + 2 ** -8), *rest)
+    monkeypatch.setattr(attention, "_planes_as_recipes", off)
+    session.capture_all(verify="never")
+    verdict = session.verify_in_pass()
+    assert not verdict.ok and verdict.first_mismatch == "dec.0.self_attn.probs" and verdict.mismatch_diff > 1e-6
+    assert "the first stage that differs is dec.0.self_attn.probs" in verdict.describe()
+
+
+def test_a_wrong_context_is_named_where_the_probabilities_agree(monkeypatch):
+    session = _session("gpt2")
+    by_heads = recipes.context_by_heads
+    monkeypatch.setattr(attention, "context_by_heads", lambda probs, value, **kw: by_heads(probs, value * 1.001, **kw))
+    session.capture_all(verify="never")
+    verdict = session.verify_in_pass()
+    assert not verdict.ok and verdict.first_mismatch == "dec.0.self_attn.context"
+    assert verdict.diffs[verdict.checked.index("dec.0.self_attn.probs")] == 0.0
+
+
+def test_an_edited_plane_hands_over_to_the_whole_check():
+    session = _session("llama")
+    session.capture_all(verify="never", transplant={"dec.1.self_attn.probs": torch.zeros_like})
+    assert session.verify_in_pass() is None
+    assert "dec.1.self_attn.probs" in session.adapter._in_pass.missed
+    with torch.no_grad():
+        assert session.adapter.verify(session.prepared, session.forward()).ok  # the pass again, unedited
+
+
+@pytest.mark.parametrize("arch,why", [("bloom", "attention in its own code"), ("gpt_oss", "sinks"),
+                                      ("albert", "one layer run twice")])
+def test_what_the_check_in_the_pass_cannot_follow_gives_no_verdict(arch, why):
+    session = _session(arch)
+    session.capture_all(verify="never")
+    assert session.verify_in_pass() is None, why
+
+
+def test_the_check_is_off_when_the_session_does_not_ask_and_after_its_pass():
+    session = _session("llama", in_pass=False)
+    session.capture_all(verify="never")
+    assert session.verify_in_pass() is None and session.adapter._kept  # the whole check's stages held instead
+    session.in_pass = True
+    session.capture_all(verify="never")
+    assert session.verify_in_pass().ok
+    assert session.adapter._in_pass_on is False  # the adapter serves other work unchecked
+
+
+@pytest.mark.parametrize("policy,fits,in_pass,mode", [
+    ("auto", True, True, "whole"), ("auto", False, True, "attention"), ("auto", False, False, ""),
+    ("always", False, True, "whole"), ("attention", True, True, "attention"), ("attention", True, False, "whole"),
+    ("attention", False, False, ""), ("never", True, True, "")])
+def test_how_each_policy_checks(policy, fits, in_pass, mode):
+    assert check_mode(policy, fits, in_pass) == mode
