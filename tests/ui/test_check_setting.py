@@ -1,7 +1,8 @@
 """Debug ▸ Check Against the Model: when a finished pass is checked against the unmodified model (issue 54).
 
-Chosen in the menu as a person chooses it, remembered for the next launch; "never" and an "auto" whose memory is
-not free leave the check out and the status bar says "not verified"; "always" checks whatever is free."""
+Chosen in the menu as a person chooses it, remembered for the next launch; "never" leaves the check out and the
+status bar says "not verified"; an "auto" whose second pass has no room checks each layer's attention in the pass
+instead, as "attention" always does; "always" checks whatever is free."""
 
 from __future__ import annotations
 
@@ -56,15 +57,16 @@ def test_never_leaves_the_check_out_and_is_remembered(make_window, qtbot, settin
     assert [a.objectName() for a in menu.actions() if a.isChecked()] == ["check-never"]
 
 
-def test_auto_leaves_out_a_check_that_does_not_fit_and_always_runs_it(make_window, qtbot, llama, monkeypatch):
+def test_auto_checks_attention_in_the_pass_where_the_second_does_not_fit_and_always_runs_it(make_window, qtbot, llama,
+                                                                                             monkeypatch):
     import tfdebug.sessions.peak as peak
 
-    monkeypatch.setattr(peak, "free_memory", lambda device: 1 << 10)  # 1 KiB free: no check fits
+    monkeypatch.setattr(peak, "free_memory", lambda device: 1 << 10)  # 1 KiB free: no second pass fits
     window = make_window()
     _finish(window, qtbot, llama)
-    qtbot.waitUntil(lambda: "not verified" in window.status_model.text(), timeout=10000)
-    assert "needs about" in window.ctl.loader.unverified and "1.0 kB is free" in window.ctl.loader.unverified
-    assert window.ctl.loader.verification is None
+    qtbot.waitUntil(lambda: window.ctl.loader.verification is not None, timeout=10000)
+    assert window.ctl.loader.verification.scope == "attention" and window.ctl.loader.verification.ok
+    qtbot.waitUntil(lambda: " · verified" in window.status_model.text(), timeout=10000)
     _choose(window, "always")
     _finish(window, qtbot, llama)
     qtbot.waitUntil(lambda: window.ctl.loader.verification is not None, timeout=60000)

@@ -211,10 +211,15 @@ class Loader:
         self._screen.set_session(session)
 
     def check_in_pass(self, session) -> None:
-        """Whether `session`'s next pass checks each layer's attention as it runs: the run settings' `verify` is
-        "attention" and its adapter can (`DebugSession.in_pass`; a generation is checked in the tests)."""
+        """Whether `session`'s next pass checks each layer's attention as it runs (`DebugSession.in_pass`; a
+        generation is checked in the tests): where its adapter can and the run settings' `verify` is "attention",
+        or "auto" with no room for the second pass now (`sessions.peak.check_room_now`)."""
+        from tfdebug.sessions.peak import check_mode, check_room_now
+
         if hasattr(session, "in_pass"):
-            session.in_pass = self._screen.run.verify == "attention" and session.adapter.checks_in_pass
+            policy = self._screen.run.verify
+            fits = policy != "auto" or check_room_now(session) is None
+            session.in_pass = check_mode(policy, fits, session.adapter.checks_in_pass) == "attention"
 
     def _on_load_failed(self, sentence: str, details: str) -> None:
         self.set_busy(False)
@@ -262,8 +267,9 @@ class Loader:
 
         Whether it runs is the run settings' `verify`: "never" leaves it out, "auto" leaves it out where its memory
         is not free now (`sessions.peak.check_room_now`), "always" runs it; one left out is said, and the status bar
-        says "not verified". "attention" takes the verdict the pass found as it ran (`check_in_pass`), and is "auto"
-        where that check could not follow the model's attention.
+        says "not verified". "attention", and "auto" where the second pass had no room when the pass started, take
+        the verdict the pass found as it ran (`check_in_pass`); where that check could not follow the model's
+        attention, "attention" is "auto".
         """
         from tfdebug.adapters.base import ModelAdapter
         from tfdebug.sessions.peak import check_room_now
@@ -271,13 +277,14 @@ class Loader:
         if type(session.adapter).verify is ModelAdapter.verify:
             return  # written with taps: nothing to compare against
         policy = self._screen.run.verify
-        if policy == "attention" and getattr(session, "in_pass", False):
+        short = check_room_now(session) if policy in ("auto", "attention") else None
+        if getattr(session, "in_pass", False) and (policy == "attention" or short is not None):
             verdict = session.verify_in_pass()  # found as the pass ran: nothing more runs
             if verdict is not None:
                 self._verified(session, verdict)
                 return
+        if policy == "attention":
             policy = "auto"  # a site the check in the pass cannot follow: the second pass where it fits
-        short = check_room_now(session) if policy == "auto" else None
         if policy == "never" or short is not None:
             self.unverified = said(lambda: QCoreApplication.translate(
                 "Loader", "not verified: the check against the unmodified model is off (Debug ▸ Check Against the "
