@@ -18,8 +18,8 @@ from tfdebug.sessions.session import DebugSession
 TEXT = "the cat sat on the mat"
 
 
-def _session(arch: str, in_pass: bool = True) -> DebugSession:
-    adapter = wrap(hf_archs.build(hf_archs.BY_TYPE[arch]), hf_tiny.word_tokenizer())
+def _session(arch: str, in_pass: bool = True, dtype: torch.dtype = torch.float32) -> DebugSession:
+    adapter = wrap(hf_archs.build(hf_archs.BY_TYPE[arch]).to(dtype), hf_tiny.word_tokenizer())
     session = DebugSession(adapter, {adapter.inputs[0].key: TEXT})
     session.in_pass = in_pass
     return session
@@ -50,6 +50,14 @@ def test_every_layers_attention_is_checked_exactly_in_the_pass_and_the_whole_che
     # The whole check, against a second pass of the unmodified model, says the same of the same pass.
     with torch.no_grad():
         assert session.adapter.verify(session.prepared, session.forward()).ok
+
+
+@pytest.mark.parametrize("arch", ["llama", "gemma2"])
+def test_bfloat16_is_exact_too(arch):
+    session = _session(arch, dtype=torch.bfloat16)
+    session.capture_all(verify="never")
+    verdict = session.verify_in_pass()
+    assert verdict.ok and max(verdict.diffs) == 0.0 and list(verdict.checked) == _sites(session)
 
 
 def test_a_wrong_scale_is_named_at_the_first_probabilities(monkeypatch):
