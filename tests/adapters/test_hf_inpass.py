@@ -60,6 +60,22 @@ def test_bfloat16_is_exact_too(arch):
     assert verdict.ok and max(verdict.diffs) == 0.0 and list(verdict.checked) == _sites(session)
 
 
+def test_grouped_heads_are_checked_in_blocks_that_split_their_groups(monkeypatch):
+    """Blocks of three query heads over two key/value heads of two (the blocks a long prompt's budget makes cut
+    across groups): each query head is checked against its own key/value head, and a wrong repeat is caught."""
+    session = _session("llama")
+    tokens = session.prepared.kwargs["input_ids"].shape[-1]
+    monkeypatch.setattr(recipes, "BLOCK_BYTES", 3 * tokens * tokens * 4)  # three heads' float32 plane a block
+    session.capture_all(verify="never")
+    assert session.verify_in_pass().ok
+    # value heads tiled, not interleaved (the scores read the key heads through their recipe, unrepeated)
+    monkeypatch.setattr(attention, "repeat_kv", lambda x, n: x.repeat(1, n, 1, 1))
+    session.capture_all(verify="never")
+    verdict = session.verify_in_pass()
+    assert not verdict.ok and verdict.first_mismatch == "dec.0.self_attn.context"
+    assert verdict.diffs[verdict.checked.index("dec.0.self_attn.probs")] == 0.0
+
+
 def test_a_wrong_scale_is_named_at_the_first_probabilities(monkeypatch):
     session = _session("llama")
     planes = attention._planes_as_recipes

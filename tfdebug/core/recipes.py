@@ -155,17 +155,14 @@ class Plane:
         part = self.block(ALL, heads, rows, keep)
         return part[rest], (keep[id(also)][rest] if keep else None)
 
-    def head_blocks(self, block_bytes: int | None = None, align: int = 1) -> Iterator[tuple[slice, slice, Tensor]]:
-        """The whole plane, one block of heads at a time: (batch slice, head slice, block); with `align`, each
-        block's heads a whole number of `align` heads (the query heads that read one key/value head)."""
+    def head_blocks(self, block_bytes: int | None = None) -> Iterator[tuple[slice, slice, Tensor]]:
+        """The whole plane, one block of heads at a time: (batch slice, head slice, block)."""
         block_bytes = BLOCK_BYTES if block_bytes is None else block_bytes
         batch, heads, rows, cols = self.shape
         # The block is computed in float32 where a softmax runs: count 4 bytes a cell. Every batch row
         # is in each block: the model's batched matmul has them all, and a block then equals it bit for bit.
         per_head = max(1, batch * rows * cols * max(4, self.dtype.itemsize))
         step = max(1, min(heads, block_bytes // per_head))
-        if align > 1 and heads % align == 0:
-            step = max(align, step // align * align)
         for h in range(0, heads, step):
             bs, hs = slice(None), slice(h, min(heads, h + step))
             yield bs, hs, self.block(bs, hs)
@@ -362,17 +359,17 @@ def step(plane: "Plane | Tensor", op: str, *, tensor: Tensor | None = None, valu
     return Derived(base, op, dtype=dtype, tensor=tensor, value=value)
 
 
-def context_by_heads(probs: Plane, value: Tensor, block_bytes: int | None = None, align: int = 1,
+def context_by_heads(probs: Plane, value: Tensor, block_bytes: int | None = None,
                      each: Callable[[slice, Tensor, Tensor], None] | None = None) -> Tensor:
     """probs · V, computed head block by head block: (B, H, Tq, Dh) without the whole plane at once.
 
     `value` (B, H, Tk, Dh) is already repeated for grouped heads. `each(heads, block, context)`, when given, sees
-    every block of the plane and its context while they are held (`align`: as `Plane.head_blocks`).
+    every block of the plane and its context while they are held.
     """
     import torch
     batch, heads, rows, _ = probs.shape
     out = torch.empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype, device=value.device)
-    for bs, hs, part in probs.head_blocks(block_bytes, align):
+    for bs, hs, part in probs.head_blocks(block_bytes):
         out[bs, hs] = torch.matmul(part, value[bs, hs])  # (1, h, Tq, Dh)
         if each is not None:
             each(hs, part, out[bs, hs])

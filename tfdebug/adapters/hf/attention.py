@@ -138,8 +138,7 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
                         value.dtype)
     if context is None and is_plane(probs) and not (module.training and dropout > 0):
         each = inpass.comparer(module, *received, attention_mask, scaling, dropout, kwargs)
-        # (B, H, Tq, Dh): one head block's plane at a time (whole groups of heads when the check sees them)
-        context = context_by_heads(probs, value, align=groups if each is not None else 1, each=each)
+        context = context_by_heads(probs, value, each=each)  # (B, H, Tq, Dh): one head block's plane at a time
     else:
         inpass.missed(module, "its planes were computed whole (an edited stage, sinks or a backward)")
         if context is None:  # else made with the planes (`noted_attention`)

@@ -3,7 +3,8 @@
 While `checking(plan)` is on, the tapped attention (`attention.tapped_attention_forward`) computes each block of
 heads' context from its probabilities plane as before and, while that block is held, calls the eager attention
 function of the model's own modeling module (`reference.own_eager`, what `attn_implementation="eager"` runs) on
-the query, key and value the tapped attention received, for the same heads. The block's probabilities and its
+the query, key and value the tapped attention received, for the same heads (with grouped heads, each query head's
+key/value head picked for it, as transformers' `repeat_kv` would: the block is then any block of heads). The block's probabilities and its
 context are compared with the function's, and both are let go: one more block in memory, one more attention per
 layer in time, and no second forward.
 
@@ -22,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
+import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import Verification
@@ -88,10 +90,13 @@ def comparer(module: nn.Module, query: Tensor, key: Tensor, value: Tensor, atten
         return None
     heads, groups = query.shape[1], max(1, query.shape[1] // key.shape[1])
     worst = {probs_name: 0.0, **({context_name: 0.0} if context_name else {})}
+    one_group = _OneGroup(module) if groups > 1 else module
 
     def each(hs: slice, probs: Tensor, context: Tensor) -> None:
-        kvs = slice(hs.start // groups, -(-hs.stop // groups))
-        out, weights = own(module, query[:, hs], key[:, kvs], value[:, kvs], attention_mask, scaling=scaling,
+        # Query head h reads key/value head h // groups (transformers' repeat_kv): the block's own key and value
+        # heads, picked here, so that a block of any heads is checked with no more than its own memory.
+        kv = torch.arange(hs.start, hs.stop, device=key.device) // groups if groups > 1 else slice(hs.start, hs.stop)
+        out, weights = own(one_group, query[:, hs], key[:, kv], value[:, kv], attention_mask, scaling=scaling,
                            dropout=dropout, **block_keywords(kwargs, hs, heads))
         worst[probs_name] = max(worst[probs_name], block_diff(probs, weights))
         if context_name:
@@ -127,6 +132,20 @@ def verification(found: InPass, ran: list[str], problem: str = "", against: str 
                         mismatch_diff=found.diffs[first] if first is not None else 0.0, diffs=diffs,
                         tolerances=(0.0,) * len(diffs), input_problem=problem, inputs_against=against,
                         scope="attention")
+
+
+class _OneGroup:
+    """The attention module as its eager function sees it, with key/value heads already one per query head: the
+    function repeats each key/value head `num_key_value_groups` times, here once (every other attribute is the
+    module's: the functions read `training`, `head_dim` and `sinks`)."""
+
+    num_key_value_groups = 1
+
+    def __init__(self, module: nn.Module):
+        self._module = module
+
+    def __getattr__(self, name: str):
+        return getattr(self._module, name)
 
 
 def missed(module: nn.Module, why: str) -> None:
