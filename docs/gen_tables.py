@@ -150,10 +150,10 @@ def step_latency_steady() -> str:
                   "GUI thread CPU per step, median ms", "A/A painted"], rows)
 
 
-def plan_peak_2048() -> str:
-    """`tfdebug capture` at 2,048 tokens on the 135M shape: its parts' time against the plain forward."""
+def plan_peak() -> str:
+    """`tfdebug capture` at 2,048 and 8,192 tokens on the 135M shape: its parts' time against the plain forward."""
     rows = []
-    for r in load("docs/bench-plan-peak-2048-cpu-2core.json")["rows"]:
+    for r in [r for n in (2048, 8192) for r in load(f"docs/bench-plan-peak-{n}-cpu-2core.json")["rows"]]:
         rows.append([f"{r['seq_len']:,}", f"{r['pass_s']:.1f} s", f"{r['check_s']:.1f} s",
                      f"{r['plain_eager_s']:.1f} s (A/A {r['plain_aa']:.2f})", f"{r['plain_sdpa_s']:.1f} s",
                      f"{r['capture_over_eager']:.2f}× / {r['capture_over_sdpa']:.2f}×",
@@ -495,7 +495,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "heartbeat": heartbeat,
     "step-latency-replay": step_latency_replay,
     "step-latency-steady": step_latency_steady,
-    "plan-peak-2048": plan_peak_2048,
+    "plan-peak": plan_peak,
     "heartbeat-before-after": heartbeat_before_after,
     "startup": startup,
     "host-syncs": host_syncs,
