@@ -18,7 +18,7 @@ from tfdebug.sessions.session import DebugSession
 TEXT = "the cat sat on the mat"
 
 
-def _session(arch: str, in_pass: bool = True, dtype: torch.dtype = torch.float32) -> DebugSession:
+def _session(arch: str, in_pass: str = "attention", dtype: torch.dtype = torch.float32) -> DebugSession:
     adapter = wrap(hf_archs.build(hf_archs.BY_TYPE[arch]).to(dtype), hf_tiny.word_tokenizer())
     session = DebugSession(adapter, {adapter.inputs[0].key: TEXT})
     session.in_pass = in_pass
@@ -103,7 +103,7 @@ def test_an_edited_plane_hands_over_to_the_whole_check():
     session = _session("llama")
     session.capture_all(verify="never", transplant={"dec.1.self_attn.probs": torch.zeros_like})
     assert session.verify_in_pass() is None
-    assert "dec.1.self_attn.probs" in session.adapter._in_pass.missed
+    assert "dec.1.self_attn.probs" in session.adapter._found.missed
     with torch.no_grad():
         assert session.adapter.verify(session.prepared, session.forward()).ok  # the pass again, unedited
 
@@ -117,13 +117,47 @@ def test_what_the_check_in_the_pass_cannot_follow_gives_no_verdict(arch, why):
 
 
 def test_the_check_is_off_when_the_session_does_not_ask_and_after_its_pass():
-    session = _session("llama", in_pass=False)
+    session = _session("llama", in_pass="")
     session.capture_all(verify="never")
     assert session.verify_in_pass() is None and session.adapter._kept  # the whole check's stages held instead
-    session.in_pass = True
+    session.in_pass = "attention"
     session.capture_all(verify="never")
     assert session.verify_in_pass().ok
-    assert session.adapter._in_pass_on is False  # the adapter serves other work unchecked
+    assert session.adapter._in_pass == ""  # the adapter serves other work unchecked
+
+
+def test_the_whole_check_takes_the_attention_from_the_pass_and_compares_the_rest_with_a_second(monkeypatch):
+    """The default ("whole"): attention checked in the pass, and the second pass makes no probabilities plane
+    to compare; the verdict covers the same stages as the whole check made the long way."""
+    from tfdebug.core.recipes import Plane
+
+    long_way = _session("llama", in_pass="")
+    long_way.capture_all(verify="now")
+    session = _session("llama", in_pass="whole")
+    made = []
+    block = Plane.block
+    monkeypatch.setattr(Plane, "block", lambda self, *a, **k: made.append(1) or block(self, *a, **k))
+    session.capture_all(verify="never")
+    in_the_pass = len(made)
+    with torch.no_grad():
+        verdict = session.adapter.verify(session.prepared, session.forward())
+    assert len(made) == 2 * in_the_pass  # the planes of the second call of forward: none for the check
+    assert verdict.ok and verdict.checked == long_way.verification.checked and max(verdict.diffs) == 0.0
+    assert "logits" in verdict.checked and verdict.scope == ""
+
+
+def test_a_stage_wrong_outside_attention_is_found_by_the_whole_check(monkeypatch):
+    """What the check in the pass cannot see (a wrong logits stage) the second pass still finds, and the whole
+    check then runs the long way."""
+    from tfdebug.adapters.hf.hooks import ModelLogits, Output
+
+    session = _session("gemma2", in_pass="whole")
+    plan = session.adapter.plan
+    plan.hooks[:] = [Output(h.path, "logits") if isinstance(h, Output) and h.stage == "head.raw" else h
+                     for h in plan.hooks if not isinstance(h, ModelLogits)]
+    session.capture_all(verify="now")
+    verification = session.verification
+    assert not verification.ok and verification.first_mismatch == "logits" and verification.scope == ""
 
 
 @pytest.mark.parametrize("policy,fits,in_pass,mode", [

@@ -106,5 +106,5 @@ def test_attention_only_is_checked_in_the_pass_with_no_second_forward(make_windo
     assert "logits" in verification.unchecked
     qtbot.waitUntil(lambda: " · verified" in window.status_model.text(), timeout=10000)
     _choose(window, "auto")  # the next pass of another choice checks as that choice says
-    assert window.ctl.source.session.in_pass is False
+    assert window.ctl.source.session.in_pass == "whole"  # attention in the pass, then the second pass
     window.ctl.close()

@@ -250,9 +250,11 @@ class ModelAdapter(ABC):
         """Compare `output` of a tapped forward with the unmodified model's; None when there is nothing to check."""
         return None
 
-    def check_in_pass(self, on: bool) -> None:
-        """From the next forward on, check each layer's attention in the pass against the model's own function
-        (`on`) or not, where the adapter can (`checks_in_pass`; then `verified_in_pass` says what it found)."""
+    def check_in_pass(self, mode: str) -> None:
+        """From the next forward on, where the adapter can (`checks_in_pass`), check each layer's attention in the
+        pass against the model's own function: `mode` "attention" (that check alone: nothing is held for a second
+        pass; `verified_in_pass` says what it found), "whole" (the whole check, `verify`, follows the pass and
+        takes the attention's verdict from it) or "" (off)."""
 
     def verified_in_pass(self, prepared: Prepared) -> Verification | None:
         """What the check in the last forward found (`check_in_pass`); None when it ran none or could not

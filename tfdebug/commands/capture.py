@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
               f"{format_bytes(peak.total)}, more than there is"
               + ("; each layer's attention is checked in the pass instead" if mode == "attention" else ""),
               file=sys.stderr)
-    session.in_pass = mode == "attention"
+    session.in_pass = mode
     budget = session.new_budget()
     expected = sum(1 for c in session.plan if matches(c.name, args.stages))
     if expected == 0:

@@ -119,9 +119,10 @@ class DebugSession(SessionTexts):
                  planning: str = "auto", prepared: Prepared | None = None, keep: KeepPolicy = FIRST_FIT):
         self.adapter = adapter
         self.stages = stages
-        #: check each layer's attention in the pass against the model's own function (`verify_in_pass`), where
-        #: the adapter can (`ModelAdapter.checks_in_pass`)
-        self.in_pass = False
+        #: how the pass is checked in the pass, where the adapter can (`ModelAdapter.checks_in_pass`): "whole" (each
+        #: layer's attention against the model's own function as it runs, the whole check after it, `verify`,
+        #: comparing the rest with a second forward), "attention" (that check alone, `verify_in_pass`) or "" (none)
+        self.in_pass = "whole"
         self.max_capture_bytes = max_capture_bytes
         self.keep = keep
         self._estimate: tuple[tuple, CaptureEstimate] | None = None
@@ -144,13 +145,13 @@ class DebugSession(SessionTexts):
 
     def forward(self) -> Any:
         """One tapped forward of this session's input (the check in the pass on when `in_pass`)."""
-        if not self.in_pass:
+        if not self.in_pass or not self.adapter.checks_in_pass:
             return self.adapter.forward(self.prepared)
-        self.adapter.check_in_pass(True)  # for this session's pass only: the adapter may serve other work after it
+        self.adapter.check_in_pass(self.in_pass)  # for this session's pass only: the adapter may serve other work
         try:
             return self.adapter.forward(self.prepared)
         finally:
-            self.adapter.check_in_pass(False)
+            self.adapter.check_in_pass("")
 
     @property
     def plan(self) -> Plan:

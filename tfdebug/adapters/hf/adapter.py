@@ -65,7 +65,7 @@ class HFAdapter(ModelAdapter):
 
     kind = "hf"
     checks_in_pass = True
-    _in_pass_on = False  # `check_in_pass`
+    _in_pass = ""  # `check_in_pass`
 
     def __init__(self, model: nn.Module, tokenizer: Any, name: str = "hf", folder: Path | None = None):
         require_transformers()
@@ -263,30 +263,31 @@ class HFAdapter(ModelAdapter):
         """The tapped forward: hooks and the tapped attention exist only inside this call.
 
         The stages the verification checks are kept (by reference) until the next real forward; with the check in
-        the pass on (`check_in_pass`), none is kept and each layer's attention is compared as it runs."""
+        the pass on (`check_in_pass`) each layer's attention is compared as it runs, and for that check alone
+        ("attention") nothing is kept."""
         from tfdebug.adapters.hf.inpass import checking
         from tfdebug.adapters.hf.verify import checked_stages, stages_kept
 
         kept, fired = {}, {}
-        checks = () if self._in_pass_on else checked_stages(self.plan)
+        checks = () if self._in_pass == "attention" else checked_stages(self.plan)
         with quiet_transformers(), self.tapped(), stages_kept(self.plan.taps, checks, kept, fired), \
-                (checking(self.plan) if self._in_pass_on else nullcontext()) as found:
+                (checking(self.plan) if self._in_pass else nullcontext()) as found:
             output = primary_output(self.model(**prepared.kwargs))
         # A plan's pass (meta or fake tensors) is not what the next verification checks: the real pass's stay.
         if not planned(output):
-            self._kept, self._fired, self._in_pass = kept, fired, found
+            self._kept, self._fired, self._found = kept, fired, found
         return output
 
-    def check_in_pass(self, on: bool) -> None:
+    def check_in_pass(self, mode: str) -> None:
         """Each layer's attention checked in the pass against the model's own eager function (`inpass`)."""
-        self._in_pass_on = bool(on)
+        self._in_pass = mode
 
     def verified_in_pass(self, prepared: Prepared) -> Verification | None:
         """What the check in the last pass found, with the input checked as `verify` does; None where it could not
         follow every attention site."""
         from tfdebug.adapters.hf.inpass import verification
 
-        found = getattr(self, "_in_pass", None)
+        found = getattr(self, "_found", None)
         if found is None or not found.names or not found.complete:
             return None
         problem, against = self.input_problem(prepared)
@@ -333,7 +334,8 @@ class HFAdapter(ModelAdapter):
         fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
         with quiet_transformers():
             return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
-                                 [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against)
+                                 [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against,
+                                 getattr(self, "_found", None))
 
     def input_problem(self, prepared: Prepared) -> tuple[str, str]:
         """("" or where the pass's input differs from the one the reference tokenizer makes, what made it); the

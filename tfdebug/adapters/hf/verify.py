@@ -28,6 +28,7 @@ from torch import Tensor, nn
 
 from tfdebug.adapters.base import Verification
 from tfdebug.adapters.hf.attention import implementation
+from tfdebug.adapters.hf.inpass import InPass
 from tfdebug.adapters.hf.reference import Compared, bounded, reference_attention
 from tfdebug.core.phrases import Phrase
 
@@ -176,30 +177,54 @@ def _primary(reference) -> Tensor:
 
 
 def verify_stages(model: nn.Module, kwargs: dict, plan, seen: Mapping[str, Tensor], output: Tensor,
-                  all_stages, inputs: str = "", inputs_against: str = "") -> Verification:
+                  all_stages, inputs: str = "", inputs_against: str = "", in_pass: InPass | None = None) -> Verification:
     """Compare the kept stages and the output with the unmodified model's eager outputs on the same input.
 
     Equal is exact: when anything differs, a second eager pass measures the model's own run-to-run noise
     on each compared tensor (zero where its kernels are deterministic, as on a CPU) and that is the
     tolerance. `all_stages`: the stages the pass ran (what is not checked is unchecked); `inputs`: "" when
     the input equals the independent reference named by `inputs_against`, else the sentence that says where
-    it differs (the verification then fails)."""
+    it differs (the verification then fails).
+
+    `in_pass`: what the check made in the pass found (`inpass`). Where it followed every attention site and found
+    each exactly equal to the model's own function on the pass's query, key and value, the second pass compares
+    only the layer inputs and the logits, and the probabilities take their difference from it: with every layer's
+    input equal to the unmodified model's, its query, key and value are the model's too. Anything short of that,
+    or any stage that then differs, is checked the whole way (each probabilities plane made again and compared)."""
+    if in_pass is not None and in_pass.complete and not any(in_pass.diffs.values()):
+        probs = {name for names in plan.probs.values() for name in names}
+        quick = _verified(model, kwargs, plan, {k: v for k, v in seen.items() if k not in probs}, output, all_stages,
+                          inputs, inputs_against, {k: in_pass.diffs[k] for k in seen if k in probs})
+        if quick.ok:
+            return quick
+    return _verified(model, kwargs, plan, seen, output, all_stages, inputs, inputs_against)
+
+
+def _verified(model: nn.Module, kwargs: dict, plan, seen: Mapping[str, Tensor], output: Tensor, all_stages,
+              inputs: str, inputs_against: str, found: Mapping[str, float] | None = None) -> Verification:
+    """`verify_stages`'s comparison: `found` gives the probabilities stages' differences already measured (their
+    stages are then not in `seen`, and the second pass makes no probabilities plane to compare)."""
+    found = found or {}
     reference, compared = _reference(model, kwargs, plan, seen)
     keep = kwargs.get("attention_mask")
     checks = checked_stages(plan)
     rows = []  # (name, key, index, mask) of each stage compared, in the order the pass ran them
-    for name in [n for n in seen if n in checks]:
+    for name in [n for n in all_stages if n in checks and (n in seen or n in found)]:
         key, index, probabilities = checks[name]
-        if probabilities and compared is not None:
+        if name in found:
+            rows.append((name, key, index, None))
+        elif probabilities and compared is not None:
             if name in compared.diffs:
                 rows.append((name, key, index, None))
         elif _expected(reference, key, index) is not None:
             rows.append((name, key, index, None if probabilities else keep))
 
-    def diff(row, ref, found) -> float:
+    def diff(row, ref, blocks) -> float:
         name, key, index, mask = row
-        if found is not None and checks[name][2]:
-            return found.diffs[name]
+        if name in found:
+            return found[name]
+        if blocks is not None and checks[name][2]:
+            return blocks.diffs[name]
         return _diff(seen[name], _expected(ref, key, index), mask)
 
     diffs = [diff(row, reference, compared) for row in rows]
@@ -210,6 +235,8 @@ def verify_stages(model: nn.Module, kwargs: dict, plan, seen: Mapping[str, Tenso
 
         def spread(row) -> float:
             name, key, index, mask = row
+            if name in found:
+                return 0.0  # the same function on the same inputs (only an all-exact check in the pass is taken)
             if twice is not None and checks[name][2]:
                 return twice.noise.get(name, 0.0)
             return _diff(_expected(again, key, index), _expected(reference, key, index), mask)

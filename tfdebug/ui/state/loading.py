@@ -211,15 +211,16 @@ class Loader:
         self._screen.set_session(session)
 
     def check_in_pass(self, session) -> None:
-        """Whether `session`'s next pass checks each layer's attention as it runs (`DebugSession.in_pass`; a
-        generation is checked in the tests): where its adapter can and the run settings' `verify` is "attention",
-        or "auto" with no room for the second pass now (`sessions.peak.check_room_now`)."""
+        """How `session`'s next pass is checked as it runs (`DebugSession.in_pass`, by `sessions.peak.check_mode`; a
+        generation is checked in the tests): its attention alone where the run settings' `verify` is "attention", or
+        "auto" with no room for the second pass now (`sessions.peak.check_room_now`); with the second pass after
+        it where that runs; not at all for "never"."""
         from tfdebug.sessions.peak import check_mode, check_room_now
 
         if hasattr(session, "in_pass"):
             policy = self._screen.run.verify
             fits = policy != "auto" or check_room_now(session) is None
-            session.in_pass = check_mode(policy, fits, session.adapter.checks_in_pass) == "attention"
+            session.in_pass = check_mode(policy, fits, session.adapter.checks_in_pass)
 
     def _on_load_failed(self, sentence: str, details: str) -> None:
         self.set_busy(False)
@@ -278,7 +279,7 @@ class Loader:
             return  # written with taps: nothing to compare against
         policy = self._screen.run.verify
         short = check_room_now(session) if policy in ("auto", "attention") else None
-        if getattr(session, "in_pass", False) and (policy == "attention" or short is not None):
+        if getattr(session, "in_pass", "") == "attention" and (policy == "attention" or short is not None):
             verdict = session.verify_in_pass()  # found as the pass ran: nothing more runs
             if verdict is not None:
                 self._verified(session, verdict)
