@@ -171,4 +171,4 @@ def test_capture_verify_always_is_refused_when_the_check_cannot_fit(tmp_path, ca
     assert not (tmp_path / "a.safetensors").exists()
     code, out, err = run(["capture", "--model", "random", "--out", str(tmp_path / "b.safetensors")], capsys)
     assert code == 0 and "check against the model is left out" in err and "not verified" in out
-    assert capture.VERIFY == ("auto", "always", "never")
+    assert capture.VERIFY == ("auto", "always", "attention", "never")

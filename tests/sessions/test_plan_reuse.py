@@ -44,7 +44,7 @@ def test_the_same_length_reuses_the_plan_and_another_length_plans_again(counted)
     assert len(calls) == 2 and len(longer.plan) == len(first.plan)
     assert [c.shape for c in longer.plan] != [c.shape for c in first.plan]
     # What the reused plan says is what planning that input afresh says.
-    fresh = plan_module.make_plan(adapter.module, same._run, [t for t in same.prepared.kwargs.values()
+    fresh = plan_module.make_plan(adapter.module, same.forward, [t for t in same.prepared.kwargs.values()
                                                               if hasattr(t, "shape")])
     assert _described(same.plan) == _described(fresh)
 

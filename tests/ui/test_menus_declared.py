@@ -27,7 +27,8 @@ EXPECTED = [
         "Next Token [Ctrl+T]", "Run to Token… [Ctrl+Shift+T]", "---",
         "Restart [Ctrl+Shift+F5]", "Stop [Shift+F5]", "---",
         "Run [Ctrl+Return]", "Generate [Ctrl+G]", "Decoding Settings…", "Models…", "New Live Pass [Ctrl+N]",
-        {"Check Against the Model": ["When It Fits in Memory", "Always", "Never"]}, "---",
+        {"Check Against the Model": ["When It Fits in Memory", "Always", "Attention Only, in the Pass (Faster)",
+                                      "Never"]}, "---",
         "Edit Tensor… [Ctrl+Shift+E]", "Undo Edit [Ctrl+Alt+Z]", "---",
         "Backward [Ctrl+Shift+B]", "Capture Budget…"]},
     {"&Breakpoints": [

@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
                          "or --verify never.")
     mode = check_mode(args.verify, fits, adapter.checks_in_pass)
     if not fits and args.verify == "auto" and not args.quiet:
-        print(f"tfdebug: the check against a second pass of the model is left out: with it the pass would need "
+        print(f"tfdebug: the check against the model is left out: with its second forward the pass would need "
               f"{format_bytes(peak.total)}, more than there is"
               + ("; each layer's attention is checked in the pass instead" if mode == "attention" else ""),
               file=sys.stderr)

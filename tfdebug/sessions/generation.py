@@ -60,6 +60,9 @@ class GenerationSession(SessionTexts):
     """
 
     is_generation = True  # the window's Next Token and Generation dock apply
+    #: a generation's steps are not checked in the pass (`DebugSession.in_pass`): the tests check them against
+    #: `generate()`
+    in_pass = ""
 
     def __init__(self, adapter: ModelAdapter, texts: Mapping[str, str] | None = None,
                  settings: DecodingSettings | None = None, stages: Sequence[str] | None = None,
@@ -89,6 +92,10 @@ class GenerationSession(SessionTexts):
                                relabel=self._relabel, max_capture_bytes=max_capture_bytes, keep=keep)
 
     # ----- running -----------------------------------------------------------------------
+
+    def verify_in_pass(self) -> None:
+        """No verdict: a generation's steps are not checked in the pass (`DebugSession.verify_in_pass`)."""
+        return None
     def _begin(self) -> StepDecoder:
         decoder = self.adapter.step_decoder(self.prepared, self.use_cache)
         self._decoder, self._stream = decoder, decoder.stream

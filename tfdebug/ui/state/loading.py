@@ -118,7 +118,6 @@ class Loader:
         self.unverified = ""  # why the last finished live pass was not checked (its policy, the memory), or ""
         self._adapter_cache: tuple[tuple, object] | None = None
         self._failed: Callable[[str], None] | None = None  # run()'s `failed`, for the pass being loaded
-        screen.run.verify_changed.connect(lambda policy: self.check_in_pass(screen.session))
 
     def set_busy(self, busy: bool) -> None:
         """A model is loading (or a pass is being opened), or no longer."""
@@ -211,16 +210,15 @@ class Loader:
         self._screen.set_session(session)
 
     def check_in_pass(self, session) -> None:
-        """How `session`'s next pass is checked as it runs (`DebugSession.in_pass`, by `sessions.peak.check_mode`; a
-        generation is checked in the tests): its attention alone where the run settings' `verify` is "attention", or
-        "auto" with no room for the second pass now (`sessions.peak.check_room_now`); with the second pass after
-        it where that runs; not at all for "never"."""
+        """How `session`'s pass is checked as it runs (`DebugSession.in_pass`, by `sessions.peak.check_mode`; a
+        generation's is not): its attention alone where the run settings' `verify` is "attention", or "auto" with
+        no room for the second pass now (`sessions.peak.check_room_now`); with the second pass after it where that
+        runs; not at all for "never". Set when the pass is put on screen: a new choice applies from the next Run."""
         from tfdebug.sessions.peak import check_mode, check_room_now
 
-        if hasattr(session, "in_pass"):
-            policy = self._screen.run.verify
-            fits = policy != "auto" or check_room_now(session) is None
-            session.in_pass = check_mode(policy, fits, session.adapter.checks_in_pass)
+        policy = self._screen.run.verify
+        fits = policy != "auto" or check_room_now(session) is None
+        session.in_pass = check_mode(policy, fits, session.adapter.checks_in_pass)
 
     def _on_load_failed(self, sentence: str, details: str) -> None:
         self.set_busy(False)
@@ -279,7 +277,7 @@ class Loader:
             return  # written with taps: nothing to compare against
         policy = self._screen.run.verify
         short = check_room_now(session) if policy in ("auto", "attention") else None
-        if getattr(session, "in_pass", "") == "attention" and (policy == "attention" or short is not None):
+        if session.in_pass and (policy == "attention" or short is not None):
             verdict = session.verify_in_pass()  # found as the pass ran: nothing more runs
             if verdict is not None:
                 self._verified(session, verdict)
