@@ -18,6 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import InputField, ModelAdapter, Prepared, Verification
+from tfdebug.adapters.hf.checks import Checks
 from tfdebug.adapters.hf.inpass import planned
 from tfdebug.adapters.hf.inputs import (
     TokenizerCall,
@@ -57,7 +58,7 @@ class TappedModel(nn.Module):
         self.taps = nn.ModuleDict({name.replace(".", "|"): tap for name, tap in taps.items()})
 
 
-class HFAdapter(ModelAdapter):
+class HFAdapter(Checks, ModelAdapter):
     """A Hugging Face model of a supported family with every stage tapped; verified on every run."""
 
     #: the attention kernel passes run with (hf_attention): tfdebug's tapped eager, or transformers' own
@@ -65,7 +66,6 @@ class HFAdapter(ModelAdapter):
 
     kind = "hf"
     checks_in_pass = True
-    _in_pass = ""  # `check_in_pass`
 
     def __init__(self, model: nn.Module, tokenizer: Any, name: str = "hf", folder: Path | None = None):
         require_transformers()
@@ -278,22 +278,6 @@ class HFAdapter(ModelAdapter):
             self._kept, self._fired, self._found = kept, fired, found
         return output
 
-    def check_in_pass(self, mode: str) -> None:
-        """Each layer's attention checked in the pass against the model's own eager function (`inpass`)."""
-        self._in_pass = mode
-
-    def verified_in_pass(self, prepared: Prepared) -> Verification | None:
-        """What the check in the last pass found, with the input checked as `verify` does; None where it could not
-        follow every attention site."""
-        from tfdebug.adapters.hf.inpass import verification
-
-        found = getattr(self, "_found", None)
-        if found is None or not found.names or not found.complete:
-            return None
-        problem, against = self.input_problem(prepared)
-        fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
-        return verification(found, [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against)
-
     @contextmanager
     def tapped(self, cached: bool = False) -> Iterator[None]:
         """Hooks and the tapped attention installed for the calls inside the block, removed in `finally`.
@@ -323,73 +307,6 @@ class HFAdapter(ModelAdapter):
     def plain_forward(self, prepared: Prepared) -> Tensor:
         """The unmodified model on the same input (its own attention implementation, no hooks)."""
         return primary_output(self.model(**prepared.kwargs))
-
-    def verify(self, prepared: Prepared, output: Any) -> Verification | None:
-        """The input against the reference tokenizer's (`reference_tokenizer`), then the output and, stage by
-        stage, the logits, every layer's probabilities and input against the unmodified model run with its
-        own eager attention (`hf_verify`)."""
-        from tfdebug.adapters.hf.verify import verify_stages
-
-        problem, against = self.input_problem(prepared)
-        fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
-        with quiet_transformers():
-            return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
-                                 [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against,
-                                 getattr(self, "_found", None))
-
-    def input_problem(self, prepared: Prepared) -> tuple[str, str]:
-        """("" or where the pass's input differs from the one the reference tokenizer makes, what made it); the
-        image and audio adapters check their pixels and features against a second processor instead."""
-        from tfdebug.adapters.hf.inputs import check_inputs, reference_encoding
-
-        call, problem, against = prepared.options.get("call"), "", ""
-        if call is not None:
-            tokenizer, against = self.reference_tokenizer()
-            with quiet_transformers():
-                problem = check_inputs(prepared.kwargs, reference_encoding(tokenizer, call), against)
-        return problem, against
-
-    def held_for_check(self, plan, kept) -> int:
-        """The logits and every layer's input the pass holds for the check (`verify.stages_kept`) where the
-        budget lets them go: at 8,192 tokens on SmolLM-135M's shape 31 layer inputs of 18.9 MB each. The
-        probabilities it holds are recipe planes over q and k, which the budget keeps first."""
-        from tfdebug.adapters.hf.verify import checked_stages
-
-        checks, kept = checked_stages(self.plan), set(kept)
-        return sum(c.nbytes for c in plan if c.name in checks and not checks[c.name][2] and c.name not in kept)
-
-    def check_bytes(self, plan) -> int:
-        """What the check's reference holds besides the pass: the layer inputs and the output it returns (as
-        large as the pass's own), and the working blocks of its bounded attention (`hf_reference`) — or, where
-        it cannot be bounded, every layer's probabilities that transformers gathers; and the float32 blocks its
-        comparisons make (`verify.DIFF_BLOCK`: never a whole stage's difference)."""
-        from tfdebug.adapters.hf.reference import bounded
-        from tfdebug.adapters.hf.verify import DIFF_BLOCK, checked_stages
-        from tfdebug.core.recipes import BLOCK_BYTES
-
-        checks = checked_stages(self.plan)
-        sizes = {c.name: c.nbytes for c in plan}
-        held = sum(sizes.get(name, 0) for name, (_, _, probabilities) in checks.items() if not probabilities)
-        held += diff_bytes(plan, checks, DIFF_BLOCK)
-        planes = [sizes.get(name, 0) for name, (_, _, probabilities) in checks.items() if probabilities]
-        if not bounded(self.plan):
-            return held + sum(planes)
-        return held + 4 * min(BLOCK_BYTES, max(planes, default=0))  # an eager block and the pass's, in float32
-
-    def reference_tokenizer(self) -> tuple[Any, str]:
-        """The tokenizer the input is checked against and its name: for a folder, a second one transformers
-        loads itself (`folder_tokenizer`: AutoTokenizer when the folder has tokenizer_config.json); for a
-        model wrapped from Python, the tokenizer it was given."""
-        if getattr(self, "_reference", None) is None:
-            from tfdebug.adapters.hf.load import folder_tokenizer
-
-            if self.folder is None:
-                self._reference = (self.tokenizer, "the given tokenizer")
-            else:
-                tokenizer = folder_tokenizer(self.folder)
-                self._reference = (tokenizer, "AutoTokenizer" if (self.folder / "tokenizer_config.json").exists()
-                                   else "PreTrainedTokenizerFast(tokenizer.json)")
-        return self._reference
 
     def describe(self) -> str:
         return f"{self.name} ({self.model.config.model_type}) on {self.device} ({str(self.dtype).removeprefix('torch.')})"
@@ -454,12 +371,3 @@ def load(spec: str, device: torch.device, dtype: str | torch.dtype) -> HFAdapter
     folder = Path(spec[len(PREFIX):] if spec.startswith(PREFIX) else spec).expanduser()
     model, tokenizer = load_folder(folder, device, resolve_dtype(dtype))
     return HFAdapter(model, tokenizer, name=spec, folder=folder)
-
-
-def diff_bytes(plan, checks, block: int) -> int:
-    """Bytes a comparison of the check holds at once: its float32 difference block and a float32 copy of the
-    pass's block (`verify._diff`), no larger than the largest compared stage (the probabilities' blocks are the
-    reference's, counted apart)."""
-    largest = max((c.nbytes // max(1, c.dtype.itemsize) for c in plan
-                   if c.name in checks and not checks[c.name][2]), default=0)
-    return 2 * 4 * min(block, largest)
