@@ -26,8 +26,12 @@ def test_the_parts_come_from_the_plan_and_the_budget():
     checks = checked_stages(session.adapter.plan)  # held by reference for the check where the budget drops them
     held = sum(c.nbytes for c in session.plan if c.name in checks and not checks[c.name][2] and c.name not in
                estimate.kept)
-    assert peak.working == max(dropped) + 4 * largest + largest // planes[0].shape[1] + held
+    # four blocks of a plane's recipe, and three more for the model's own attention beside them (the check in the
+    # pass, on by default)
+    assert peak.working == max(dropped) + (4 + 3) * largest + largest // planes[0].shape[1] + held
     assert peak.total == peak.model + peak.kept + peak.working + peak.check
+    session.in_pass = ""
+    assert peak_of(session).working == peak.working - 3 * largest
     # Every layer's q and k (rotated) are kept first: the planes are computed from them.
     kept = set(estimate.kept)
     assert {f"dec.{i}.self_attn.{s}" for i in (0, 1) for s in ("q_rotary", "k_rotary", "probs")} <= kept

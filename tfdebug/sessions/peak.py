@@ -5,7 +5,8 @@ The capture budget bounds what is kept; a pass also makes each stage before the 
 largest one let go is in memory at once with everything kept), a recipe plane is computed one head block
 at a time (a few blocks of `BLOCK_BYTES`) from the kept q and k and the model's additive mask, and the
 verification runs the model once more (its layer inputs
-and output, as large as the pass's own, and its attention in head blocks). The stages the check compares
+and output, as large as the pass's own, and its attention in head blocks); the check made in the pass computes
+the model's own attention beside each block. The stages the check compares
 are held by the pass to its end even where the budget lets them go (`held_for_check`), and on the CPU a
 tuned allocator keeps up to 2 GiB of freed memory (`core.memory`): both are counted. The sum is the peak the
 plan states; exports stream, so they add a block, not a pass.
@@ -68,7 +69,10 @@ def peak_of(session) -> Peak:
     planes = [c for c in planned if c.recipe]
     largest = max((c.nbytes for c in planes), default=0)
     mask = largest // max(1, planes[0].shape[1]) if planes else 0
-    working = max(dropped, default=0) + (4 * min(BLOCK_BYTES, largest) + mask if planes else 0)
+    # The check made in the pass (`adapters.hf.inpass`) runs the model's own attention on each block beside it:
+    # its scores, its weights and the masked scores, three blocks more.
+    blocks = 4 + (3 if getattr(session, "in_pass", "") and session.adapter.checks_in_pass else 0)
+    working = max(dropped, default=0) + (blocks * min(BLOCK_BYTES, largest) + mask if planes else 0)
     working += session.adapter.held_for_check(planned, kept)  # the stages the check compares, held by reference
     check = session.adapter.check_bytes(session.plan)
     cpu = session.adapter.device.type == "cpu"
