@@ -1377,6 +1377,10 @@
         <translation>不一致</translation>
     </message>
     <message>
+        <source>attention, in the pass</source>
+        <translation>注意力，前向中检查</translation>
+    </message>
+    <message>
         <source>not verified</source>
         <translation>未校验</translation>
     </message>
@@ -2505,6 +2509,10 @@ output w·V = {output}</source>
         <translation> · 第 {layer} 层</translation>
     </message>
     <message>
+        <source>verified in the pass against the model&apos;s own attention function on the same inputs: exactly equal</source>
+        <translation>已在前向中对照模型自身的注意力函数（相同输入）验证：完全相等</translation>
+    </message>
+    <message>
         <source>verified against the unmodified model: exactly equal</source>
         <translation>已与未修改的模型核对：完全相等</translation>
     </message>
@@ -2513,8 +2521,16 @@ output w·V = {output}</source>
         <translation>已与未修改的模型核对：最大 |Δ| {diff}（模型自身的噪声 {tol}）</translation>
     </message>
     <message>
+        <source>differs from the model&apos;s own attention function on the same inputs: max |Δ| {diff}</source>
+        <translation>与模型自身的注意力函数（相同输入）不同：最大 |Δ| {diff}</translation>
+    </message>
+    <message>
         <source>differs from the unmodified model: max |Δ| {diff} (tolerance {tol})</source>
         <translation>与未修改的模型不一致：最大 |Δ| {diff}（容差 {tol}）</translation>
+    </message>
+    <message>
+        <source>unchecked: the check in the pass compares attention only (Debug ▸ Check Against the Model ▸ When It Fits compares this stage too)</source>
+        <translation>未检查：前向中的检查只比较注意力（调试 ▸ 与模型核对 ▸ 内存够用时 也会比较此阶段）</translation>
     </message>
     <message>
         <source>unchecked: the unmodified model returns nothing to compare this stage with</source>

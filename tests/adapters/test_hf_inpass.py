@@ -46,6 +46,9 @@ def test_every_layers_attention_is_checked_exactly_in_the_pass_and_the_whole_che
     assert list(verdict.checked) == _sites(session) and max(verdict.diffs) == 0.0
     assert "logits" in verdict.unchecked and not set(verdict.checked) & set(verdict.unchecked)
     assert "verified in the pass" in verdict.describe() and "were not compared" in verdict.describe()
+    probs, logits = verdict.stage_check(_sites(session)[0]), verdict.stage_check("logits")
+    assert (probs.verdict, probs.scope, logits.verdict, logits.scope) == ("verified", "attention", "unchecked",
+                                                                          "attention")
     assert session.adapter._kept == {}  # nothing held for a second forward
     # The whole check, against a second pass of the unmodified model, says the same of the same pass.
     with torch.no_grad():

@@ -104,7 +104,7 @@ def test_attention_only_is_checked_in_the_pass_with_no_second_forward(make_windo
     assert verification.ok and verification.scope == "attention"
     assert {"dec.0.self_attn.probs", "dec.0.self_attn.context", "dec.1.self_attn.probs"} <= set(verification.checked)
     assert "logits" in verification.unchecked
-    qtbot.waitUntil(lambda: " · verified" in window.status_model.text(), timeout=10000)
+    qtbot.waitUntil(lambda: " · verified (attention, in the pass)" in window.status_model.text(), timeout=10000)
     _choose(window, "auto")  # the next Run checks as the new choice says
     _finish(window, qtbot, llama)
     assert window.ctl.source.session.in_pass == "whole"  # attention in the pass, then the second pass

@@ -79,6 +79,9 @@ class StageCheck:
     tolerance: float | None
     #: the first stage of the pass that differs (None: none does)
     first_mismatch: str | None
+    #: what the check compared it with: "" the unmodified model's second pass, "attention" the model's own attention
+    #: function on the same inputs, in the pass (`Verification.scope`)
+    scope: str = ""
 
 
 @dataclass(frozen=True)
@@ -118,9 +121,9 @@ class Verification:
             i = self.checked.index(name)
             diff = self.diffs[i] if i < len(self.diffs) else float("nan")
             tol = self.tolerances[i] if i < len(self.tolerances) else float("nan")
-            return StageCheck("verified" if diff <= tol else "mismatch", diff, tol, self.first_mismatch)
+            return StageCheck("verified" if diff <= tol else "mismatch", diff, tol, self.first_mismatch, self.scope)
         if name in self.unchecked:
-            return StageCheck("unchecked", None, None, self.first_mismatch)
+            return StageCheck("unchecked", None, None, self.first_mismatch, self.scope)
         return None
 
     @property

@@ -89,17 +89,30 @@ class ShapePanel(QWidget):
 
     def _check_text(self, name: str, check) -> str:
         """HTML for what the stage-level check against the unmodified model found for this stage."""
-        if check.verdict == "verified" and not check.tolerance:
+        in_pass = check.scope == "attention"  # checked in the pass against the model's own attention function
+        if check.verdict == "verified" and in_pass:
+            text = self.tr("verified in the pass against the model's own attention function on the same inputs: "
+                           "exactly equal")
+            colour = "#2e7d32"
+        elif check.verdict == "verified" and not check.tolerance:
             text = self.tr("verified against the unmodified model: exactly equal")
             colour = "#2e7d32"
         elif check.verdict == "verified":  # within the model's own run-to-run noise
             text = self.tr("verified against the unmodified model: max |Δ| {diff} (the model's own noise {tol})"
                            ).format(diff=f"{check.diff:.1e}", tol=f"{check.tolerance:.1e}")
             colour = "#2e7d32"
+        elif check.verdict == "mismatch" and in_pass:
+            text = self.tr("differs from the model's own attention function on the same inputs: max |Δ| {diff}"
+                           ).format(diff=f"{check.diff:.1e}")
+            colour = "#c62828"
         elif check.verdict == "mismatch":
             text = self.tr("differs from the unmodified model: max |Δ| {diff} (tolerance {tol})").format(
                 diff=f"{check.diff:.1e}", tol="0" if not check.tolerance else f"{check.tolerance:.1e}")
             colour = "#c62828"
+        elif in_pass:
+            text = self.tr("unchecked: the check in the pass compares attention only (Debug ▸ Check Against the "
+                           "Model ▸ When It Fits compares this stage too)")
+            colour = "#777"
         else:
             text = self.tr("unchecked: the unmodified model returns nothing to compare this stage with")
             colour = "#777"

@@ -59,7 +59,8 @@ class StatusLine:
         if check is not None:
             verified = " · " + (QCoreApplication.translate("MainWindow", "verified") if check.ok
                                 else QCoreApplication.translate("MainWindow", "MISMATCH")) + \
-                f" (max |Δ| {check.max_abs_diff:.1e})"
+                (" (" + QCoreApplication.translate("MainWindow", "attention, in the pass") + ")"
+                 if check.scope == "attention" else f" (max |Δ| {check.max_abs_diff:.1e})")
         elif ctl.loader.unverified:  # left out by the setting or for memory: the message bar said why
             verified = " · " + QCoreApplication.translate("MainWindow", "not verified")
         recorded = QCoreApplication.translate("MainWindow", "recorded")
