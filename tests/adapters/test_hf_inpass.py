@@ -79,6 +79,40 @@ def test_grouped_heads_are_checked_in_blocks_that_split_their_groups(monkeypatch
     assert verdict.diffs[verdict.checked.index("dec.0.self_attn.probs")] == 0.0
 
 
+@pytest.mark.parametrize("arch", ["llama", "gemma2", "gpt2", "bert", "t5"])
+def test_a_head_larger_than_a_block_is_checked_in_bands_of_query_rows(arch, monkeypatch):
+    """A 32k-token prompt's head (4.3 GB in float32) is larger than a block: on the CPU the pass computes it, and the
+    check compares it, in bands of query rows (`recipes.block_shape`), the mask, a sliding window, a soft cap and a
+    position bias read at the band's rows. Each band equals the model's own function exactly, the whole check on a
+    second forward agrees, and a wrong value is still named at the first context."""
+    adapter = wrap(hf_archs.build(hf_archs.BY_TYPE[arch]), hf_tiny.word_tokenizer())
+    session = DebugSession(adapter, {adapter.inputs[0].key: " ".join([TEXT] * 9)})  # 54 words
+    rows = session.prepared.kwargs["input_ids"].shape[-1]
+    monkeypatch.setattr(recipes, "BLOCK_BYTES", 1)  # bands of ROW_ALIGN rows, the last taking the remainder
+    assert recipes.row_bands(rows, recipes.ROW_ALIGN)[-1].stop == rows and rows % recipes.ROW_ALIGN
+    bands = []
+    block = recipes.Plane.blocks
+
+    def seen(self, block_bytes=None):
+        for hs, rs, part in block(self, block_bytes):
+            bands.append((rs.start, rs.stop))
+            yield hs, rs, part
+    monkeypatch.setattr(recipes.Plane, "blocks", seen)
+    session.in_pass = "attention"
+    session.capture_all(verify="never")
+    verdict = session.verify_in_pass()
+    assert verdict.ok and max(verdict.diffs) == 0.0 and list(verdict.checked) == _sites(session)
+    # the prompt's planes in bands (a decoder's one target row of T5's in one)
+    assert {16, 16 + rows % 16} <= {stop - start for start, stop in bands} <= {1, 16, 16 + rows % 16}
+    with torch.no_grad():
+        assert session.adapter.verify(session.prepared, session.forward()).ok
+    by_heads = attention.context_by_heads
+    monkeypatch.setattr(attention, "context_by_heads", lambda probs, value, **kw: by_heads(probs, value * 1.001, **kw))
+    session.capture_all(verify="never")
+    verdict = session.verify_in_pass()
+    assert not verdict.ok and verdict.first_mismatch.endswith(".context")
+
+
 def test_a_wrong_scale_is_named_at_the_first_probabilities(monkeypatch):
     session = _session("llama")
     planes = attention._planes_as_recipes

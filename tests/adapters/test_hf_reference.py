@@ -11,6 +11,7 @@ from tests.adapters import hf_archs, hf_tiny
 from tfdebug.adapters.hf import reference
 from tfdebug.adapters.hf.adapter import wrap
 from tfdebug.adapters.hf.verify import eager
+from tfdebug.core import recipes
 from tfdebug.sessions.session import DebugSession
 from tests.adapters.test_hf_architectures import TEXTS
 
@@ -27,7 +28,7 @@ def test_blocks_equal_the_whole_eager_pass_bit_for_bit(arch, block_bytes, monkey
     captures: every layer's probabilities (the blocks compared with the eager weights themselves) and the
     outputs are equal exactly. Models with per-head attention sinks, or attention in their own code (followed
     op by op), use the whole eager pass instead."""
-    monkeypatch.setattr(reference, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(recipes, "BLOCK_BYTES", block_bytes)
     model = hf_archs.build(arch)
     adapter = wrap(model, hf_tiny.word_tokenizer())
     if not reference.bounded(adapter.plan):
@@ -53,8 +54,29 @@ def test_blocks_equal_the_whole_eager_pass_bit_for_bit(arch, block_bytes, monkey
     assert getattr(blocked, "attentions", None) in (None, ())  # nothing gathered
 
 
+@pytest.mark.parametrize("arch", ["llama", "gemma2", "gpt2", "bert", "t5"])
+def test_bands_of_query_rows_equal_the_whole_eager_pass_bit_for_bit(arch, monkeypatch):
+    """A group of heads larger than a block (a 32k-token prompt's) runs in bands of query rows on the CPU: every
+    layer's probabilities and the outputs still equal transformers' whole eager pass exactly."""
+    monkeypatch.setattr(recipes, "BLOCK_BYTES", 1)
+    model = hf_archs.build(hf_archs.BY_TYPE[arch])
+    adapter = wrap(model, hf_tiny.word_tokenizer())
+    kwargs = DebugSession(adapter, {adapter.inputs[0].key: " ".join(["the cat sat on the mat"] * 9)}).prepared.kwargs
+    q = torch.zeros(1, 4, kwargs["input_ids"].shape[-1], 8)
+    assert len({rs.start for _, _, rs in reference._blocks(q, q[:, :2])}) > 2  # bands, not whole heads
+    with torch.no_grad(), eager(model):
+        whole = model(**kwargs, output_attentions=True)
+    seen = {name: weights for key, names in adapter.plan.probs.items() for name, weights in zip(names, getattr(whole, key))}
+    compared = reference.Compared()
+    with torch.no_grad(), eager(model), reference.reference_attention(model, adapter.plan, seen, compared):
+        blocked = model(**kwargs)
+    assert set(compared.diffs) == set(seen) and max(compared.diffs.values()) == 0.0
+    primary = "logits" if hasattr(whole, "logits") else "last_hidden_state"
+    assert torch.equal(getattr(blocked, primary), getattr(whole, primary))
+
+
 def test_a_session_checks_every_layer_through_the_bounded_reference_and_a_wrong_plane_fails(monkeypatch):
-    monkeypatch.setattr(reference, "BLOCK_BYTES", 1)
+    monkeypatch.setattr(recipes, "BLOCK_BYTES", 1)
     model = hf_tiny.llama()
     session = DebugSession(wrap(model, hf_tiny.word_tokenizer()), PROMPT)
     session.capture_all(verify="now")

@@ -264,10 +264,10 @@ class ModelAdapter(ABC):
         follow every attention site (the whole check, `verify`, can)."""
         return None
 
-    def held_for_check(self, plan: Sequence[Capture], kept: Iterable[str]) -> int:
-        """Bytes the pass holds for `verify` beside what the capture budget keeps (`kept`): the stages it compares,
-        held by reference to the pass's end whether or not the check then runs; 0 when nothing is held."""
-        return 0
+    def held_for_check(self, plan: Sequence[Capture], kept: Iterable[str]) -> frozenset[str]:
+        """The stages the pass holds for `verify` beside what the capture budget keeps (`kept`): those it compares,
+        held by reference to the pass's end when the whole check is to run; none when nothing is held."""
+        return frozenset()
 
     def check_bytes(self, plan: Sequence[Capture]) -> int:
         """Bytes `verify` holds at most beyond the pass's own captures (its reference's outputs and working

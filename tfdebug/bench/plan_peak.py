@@ -147,8 +147,10 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
                              "--out", str(Path(tmp) / "pass.safetensors")])
         seconds = time.perf_counter() - phases.start
         peak = high_water()
-        in_pass = _checked_in_pass(folder, prompt, Path(tmp) / "attention.safetensors")
-        plain = _plain_forwards(folder, prompt)
+        # A pass whose whole check did not fit was checked in the pass already (`--verify auto`): not run again.
+        in_pass = (_checked_in_pass(folder, prompt, Path(tmp) / "attention.safetensors")
+                   if "check" in phases.seconds else {})
+        plain = _plain_forwards(folder, prompt, _eager_fits(folder, seq_len))
     stated = phases.stated
     at_s, _, where = phases.at
     row = {"variant": variant, "shape": shape, "seq_len": seq_len, "exit": code, "seconds": round(seconds, 1),
@@ -157,7 +159,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
            "phase_peaks_bytes": dict(phases.highest), "pass_s": round(phases.seconds.get("pass", 0.0), 2),
            "check_s": round(phases.seconds.get("check", 0.0), 2), **in_pass, **plain}
     if plain and row["pass_s"]:
-        for kind in ("eager", "sdpa"):
+        for kind in [kind for kind in ("eager", "sdpa") if f"plain_{kind}_s" in plain]:
             row[f"capture_over_{kind}"] = round(row["pass_s"] / plain[f"plain_{kind}_s"], 3)
             row[f"checked_over_{kind}"] = round((row["pass_s"] + row["check_s"]) / plain[f"plain_{kind}_s"], 3)
             if in_pass.get("in_pass_s"):
@@ -184,10 +186,24 @@ def _checked_in_pass(folder: Path, prompt: str, out: Path) -> dict:
             "in_pass_check_s": round(phases.seconds.get("check", 0.0), 2)}
 
 
-def _plain_forwards(folder: Path, prompt: str) -> dict:
+def _eager_fits(folder: Path, seq_len: int) -> bool:
+    """Whether transformers' eager forward fits in the memory free now: one layer's weights, its scores and its
+    additive mask are (heads + heads + 1) × tokens² float32 cells at once (at 32,768 tokens on the 135M shape, 81
+    GB), with the logits beside them."""
+    import json
+
+    from tfdebug.core.budget import free_memory
+
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    need = 4 * seq_len * (seq_len * (2 * config["num_attention_heads"] + 1) + config["vocab_size"])
+    free = free_memory(__import__("torch").device("cpu"))
+    return free is None or need < free
+
+
+def _plain_forwards(folder: Path, prompt: str, eager: bool = True) -> dict:
     """The plain forward of the model in `folder` on `prompt`'s ids (tokenised by the folder's tokenizer, as the
     capture's were), no hook: twice in eager attention and twice in sdpa, the faster of each kind kept and the
-    eager pair's ratio as the A/A; seconds."""
+    eager pair's ratio as the A/A; seconds. Without `eager` (it does not fit: `_eager_fits`), sdpa once."""
     import torch
     import transformers
     from tokenizers import Tokenizer
@@ -196,11 +212,12 @@ def _plain_forwards(folder: Path, prompt: str) -> dict:
     model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), attn_implementation="eager")
     model.eval()
     times: dict[str, list[float]] = {}
+    kinds = ("eager", "sdpa") if eager else ("sdpa",)
     with torch.inference_mode():
-        for kind in ("eager", "sdpa"):  # warmed up on a few ids: the first call of a kind pays its set-up
+        for kind in kinds:  # warmed up on a few ids: the first call of a kind pays its set-up
             model.set_attn_implementation(kind)
             model(input_ids=ids[:, :64], use_cache=False)
-        for kind in ("eager", "sdpa", "eager", "sdpa"):  # interleaved: a drift in the load touches both
+        for kind in kinds * (2 if eager else 1):  # interleaved: a drift in the load touches both
             model.set_attn_implementation(kind)
             gc.collect()
             start = time.perf_counter()
@@ -208,9 +225,13 @@ def _plain_forwards(folder: Path, prompt: str) -> dict:
             times.setdefault(kind, []).append(time.perf_counter() - start)
     del model
     gc.collect()
-    eager, sdpa = times["eager"], times["sdpa"]
-    return {"plain_eager_s": round(min(eager), 2), "plain_sdpa_s": round(min(sdpa), 2),
-            "plain_tokens": int(ids.shape[1]), "plain_aa": round(eager[1] / eager[0], 3)}
+    sdpa = times["sdpa"]
+    if not eager:
+        return {"plain_sdpa_s": round(min(sdpa), 2), "plain_tokens": int(ids.shape[1]),
+                "plain_eager_skipped": "does not fit in memory"}
+    eager_s = times["eager"]
+    return {"plain_eager_s": round(min(eager_s), 2), "plain_sdpa_s": round(min(sdpa), 2),
+            "plain_tokens": int(ids.shape[1]), "plain_aa": round(eager_s[1] / eager_s[0], 3)}
 
 
 def plan_peak_rows(profile: str, lengths: tuple[int, ...] | None = None, timeout: float = 1800.0) -> list[dict]:
@@ -243,6 +264,10 @@ def format_plan_peak(rows: list[dict]) -> list[str]:
                          f"sdpa: capture ÷ plain {row['capture_over_eager']:.2f}× eager, "
                          f"{row['capture_over_sdpa']:.2f}× sdpa; with the check {row['checked_over_eager']:.2f}× "
                          f"eager, {row['checked_over_sdpa']:.2f}× sdpa")
+        elif "capture_over_sdpa" in row:
+            lines.append(f"         capture {row['pass_s']:.1f} s (each layer's attention checked in the pass); plain "
+                         f"forward {row['plain_sdpa_s']:.1f} s sdpa (eager: {row.get('plain_eager_skipped')}): "
+                         f"capture ÷ plain {row['capture_over_sdpa']:.2f}× sdpa")
         if "in_pass_over_eager" in row:
             lines.append(f"         with the check in the pass (--verify attention): {row['in_pass_s']:.1f} s, "
                          f"{row['in_pass_over_eager']:.2f}× eager, {row['in_pass_over_sdpa']:.2f}× sdpa")

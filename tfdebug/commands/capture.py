@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.io.exports import export_pass
     from tfdebug.io.formats import format_for
     from tfdebug.io.recording import Recording
-    from tfdebug.sessions.peak import check_fits, fit_default_budget, peak_of
+    from tfdebug.sessions.peak import check_fits, check_room_now, fit_default_budget, peak_of
     from tfdebug.sessions.session import DebugSession
     from tfdebug.commands.stages import warn_unknown
 
@@ -98,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         budget_bytes = default_capture_budget(adapter.device)
     session = DebugSession(adapter, **session_inputs(args, adapter, rows), stages=args.stages,
                            max_capture_bytes=budget_bytes, keep=keep_from_args(args, pinned=ATTENTION_KINDS))
+    if args.verify == "attention":  # the peak then counts no second forward
+        session.in_pass = check_mode(args.verify, True, adapter.checks_in_pass)
     # The default budget leaves room for the pass itself (its stages in flight, the check); a given one is kept.
     peak = (fit_default_budget(session) if default else peak_of(session)) if session.max_capture_bytes is not None \
         else None
@@ -134,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with torch.no_grad(), Recorder(adapter.module, args.stages, on_capture=on_capture) as rec:
             output = session.forward()
-        if mode == "attention" and session.verify_in_pass() is None and fits:
+        if mode == "attention" and session.verify_in_pass() is None and fits and check_room_now(session) is None:
             mode = "whole"  # a site the check in the pass cannot follow (attention written in the model's own code)
         if mode == "whole":  # before the file is written: the check's peak and the export's do not add up
             session.verify(output)

@@ -95,11 +95,11 @@ class GradientPlane(Plane):
         """The gradient's inputs by role: the context's gradient, the value and the forward plane."""
         return {"d_context": self.d_context, "value": self.backing.value, "forward": self.forward}
 
-    def head_blocks(self, block_bytes: int | None = None):
-        """The whole gradient one block of heads at a time, each block a `copies`-th of `block_bytes` (a block holds
-        that many)."""
+    def blocks(self, block_bytes: int | None = None):
+        """The whole gradient one block at a time, each block a `copies`-th of `block_bytes` (a block holds that
+        many)."""
         from tfdebug.core.recipes import BLOCK_BYTES
-        return super().head_blocks((BLOCK_BYTES if block_bytes is None else block_bytes) // self.copies)
+        return super().blocks((BLOCK_BYTES if block_bytes is None else block_bytes) // self.copies)
 
     def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
         """The gradient at a batch range, a head range and a range of query rows: (b, h, r, Tk), back through the

@@ -32,12 +32,12 @@ STATISTICS = {RMS: "RMS", MAX_ABS: "max |x|", NORM: "‖x‖₂"}
 
 def _statistic(tensor: Tensor, kind: str, statistic: str) -> Tensor:
     """The statistic of one tensor as a 0-d float32 tensor on its device (NaN with no finite cell). A recipe
-    plane is read one head block at a time (never the whole tokens² plane at once)."""
+    plane is read one block at a time (never the whole tokens² plane at once)."""
     import torch
     if statistic not in STATISTICS:
         raise ValueError(f"unknown statistic {statistic!r}; choose one of {', '.join(STATISTICS)}")
-    blocks = [block for _, _, block in tensor.head_blocks()] if isinstance(tensor, Plane) else [tensor]
-    parts = [_part(block, kind, statistic) for block in blocks]
+    blocks = (block for _, _, block in tensor.blocks()) if isinstance(tensor, Plane) else iter([tensor])
+    parts = [_part(block, kind, statistic) for block in blocks]  # each block let go once its part is taken
     count = sum((count for _, count in parts[1:]), parts[0][1])
     if statistic in (RMS, NORM):
         squares = sum((total for total, _ in parts[1:]), parts[0][0])

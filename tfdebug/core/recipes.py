@@ -53,6 +53,37 @@ def _part(t: Tensor, batch: slice, heads: slice) -> Tensor:
     return t[batch if t.shape[0] != 1 else slice(None), heads if t.shape[1] != 1 else slice(None)]
 
 
+def block_shape(shape: Sequence[int], dtype: torch.dtype, device: torch.device,
+                block_bytes: int | None = None) -> tuple[int, int]:
+    """(heads, query rows) of the blocks a (batch, head, query, key) plane is computed in when it is needed whole:
+    as many whole heads as stay under `block_bytes` (`BLOCK_BYTES`), counting 4 bytes a cell where a softmax runs
+    in float32; on the CPU a head larger than that is cut into bands of whole rows, a multiple of `ROW_ALIGN`
+    long (a band's cells equal the whole head's bit for bit; elsewhere a BLAS may block a product differently
+    with its shape, and a block is at least a head)."""
+    block_bytes = BLOCK_BYTES if block_bytes is None else block_bytes
+    batch, heads, rows, cols = shape
+    per_row = max(1, batch * cols * max(4, dtype.itemsize))
+    if per_row * rows <= block_bytes or getattr(device, "type", device) != "cpu":
+        return max(1, min(heads, block_bytes // (per_row * max(1, rows)))), rows
+    return 1, min(rows, max(ROW_ALIGN, block_bytes // per_row // ROW_ALIGN * ROW_ALIGN))
+
+
+def block_nbytes(shape: Sequence[int], dtype: torch.dtype, device: torch.device,
+                 block_bytes: int | None = None) -> int:
+    """Bytes of the largest block `block_shape` gives (in float32 where the plane's dtype is narrower)."""
+    heads, rows = block_shape(shape, dtype, device, block_bytes)
+    return shape[0] * heads * rows * shape[3] * max(4, dtype.itemsize)
+
+
+def row_bands(rows: int, band: int) -> list[slice]:
+    """`rows` query rows in bands of `band` (the last one takes a remainder shorter than `ROW_ALIGN`: MKL serves a
+    product of a few rows with other kernels)."""
+    starts = list(range(0, rows, max(1, band)))
+    if len(starts) > 1 and rows - starts[-1] < ROW_ALIGN:
+        starts.pop()
+    return [slice(start, stop) for start, stop in zip(starts, [*starts[1:], rows])]
+
+
 class Plane:
     """A (batch, head, query, key) stage computed on demand (see the module docstring).
 
@@ -155,24 +186,23 @@ class Plane:
         part = self.block(ALL, heads, rows, keep)
         return part[rest], (keep[id(also)][rest] if keep else None)
 
-    def head_blocks(self, block_bytes: int | None = None) -> Iterator[tuple[slice, slice, Tensor]]:
-        """The whole plane, one block of heads at a time: (batch slice, head slice, block)."""
-        block_bytes = BLOCK_BYTES if block_bytes is None else block_bytes
+    def blocks(self, block_bytes: int | None = None) -> Iterator[tuple[slice, slice, Tensor]]:
+        """The whole plane one block at a time, (head slice, query-row slice, block (B, h, r, Tk)), in row-major
+        order; the blocks' shape is `block_shape`'s (every batch row in each: the model's batched matmul has them
+        all, and a block then equals it bit for bit)."""
         batch, heads, rows, cols = self.shape
-        # The block is computed in float32 where a softmax runs: count 4 bytes a cell. Every batch row
-        # is in each block: the model's batched matmul has them all, and a block then equals it bit for bit.
-        per_head = max(1, batch * rows * cols * max(4, self.dtype.itemsize))
-        step = max(1, min(heads, block_bytes // per_head))
+        step, band = block_shape(self.shape, self.dtype, self.device, block_bytes)
         for h in range(0, heads, step):
-            bs, hs = slice(None), slice(h, min(heads, h + step))
-            yield bs, hs, self.block(bs, hs)
+            hs = slice(h, min(heads, h + step))
+            for rs in row_bands(rows, band):
+                yield hs, rs, self.block(ALL, hs, rs)
 
     def materialize(self) -> Tensor:
         """The whole plane as one tensor (computed head block by head block)."""
         import torch
         out = torch.empty(self.shape, dtype=self.dtype, device=self.device)
-        for bs, hs, part in self.head_blocks():
-            out[bs, hs] = part
+        for hs, rs, part in self.blocks():
+            out[:, hs, rs] = part
         return out
 
     def steps(self) -> list["Plane"]:
@@ -360,17 +390,17 @@ def step(plane: "Plane | Tensor", op: str, *, tensor: Tensor | None = None, valu
 
 
 def context_by_heads(probs: Plane, value: Tensor, block_bytes: int | None = None,
-                     each: Callable[[slice, Tensor, Tensor], None] | None = None) -> Tensor:
-    """probs · V, computed head block by head block: (B, H, Tq, Dh) without the whole plane at once.
+                     each: Callable[[slice, slice, Tensor, Tensor], None] | None = None) -> Tensor:
+    """probs · V, computed block by block (`Plane.blocks`): (B, H, Tq, Dh) without the whole plane at once.
 
-    `value` (B, H, Tk, Dh) is already repeated for grouped heads. `each(heads, block, context)`, when given, sees
-    every block of the plane and its context while they are held.
+    `value` (B, H, Tk, Dh) is already repeated for grouped heads. `each(heads, rows, block, context)`, when given,
+    sees every block of the plane and its context while they are held.
     """
     import torch
     batch, heads, rows, _ = probs.shape
     out = torch.empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype, device=value.device)
-    for bs, hs, part in probs.head_blocks(block_bytes):
-        out[bs, hs] = torch.matmul(part, value[bs, hs])  # (1, h, Tq, Dh)
+    for hs, rs, part in probs.blocks(block_bytes):
+        out[:, hs, rs] = torch.matmul(part, value[:, hs])  # (B, h, r, Dh)
         if each is not None:
-            each(hs, part, out[bs, hs])
+            each(hs, rs, part, out[:, hs, rs])
     return out

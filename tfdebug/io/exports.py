@@ -103,14 +103,14 @@ def _host_block(block: Tensor) -> np.ndarray:
 
 
 def _write_plane(stream, plane) -> None:
-    """A recipe plane as one .npy array, computed and written one head block at a time (row-major: batch
-    row by batch row), so no more than a block is ever in memory."""
+    """A recipe plane as one .npy array, computed and written one block at a time (`Plane.blocks`, row-major:
+    batch row by batch row), so no more than a block is ever in memory."""
     import torch
     dtype = _host_block(torch.empty(0, dtype=plane.dtype)).dtype
     np.lib.format.write_array_header_2_0(stream, {"descr": np.lib.format.dtype_to_descr(dtype),
                                                   "fortran_order": False, "shape": tuple(plane.shape)})
     for b in range(plane.shape[0]):
-        for _, _, block in plane.head_blocks():
+        for _, _, block in plane.blocks():
             stream.write(_host_block(block[b]).tobytes())
 
 
@@ -124,8 +124,8 @@ def _file_backed(plane, folder: Path, stack: ExitStack) -> Tensor:
     except OSError as exc:
         raise os_error(ExportError, exc, folder) from exc
     out = torch.from_file(handle.name, shared=True, size=plane.numel(), dtype=plane.dtype).view(plane.shape)
-    for bs, hs, block in plane.head_blocks():
-        out[bs, hs] = block.cpu()
+    for hs, rs, block in plane.blocks():
+        out[:, hs, rs] = block.cpu()
     return out
 
 

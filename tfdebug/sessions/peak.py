@@ -2,14 +2,15 @@
 stage in flight, and the check against the unmodified model.
 
 The capture budget bounds what is kept; a pass also makes each stage before the budget decides (the
-largest one let go is in memory at once with everything kept), a recipe plane is computed one head block
-at a time (a few blocks of `BLOCK_BYTES`) from the kept q and k and the model's additive mask, and the
-verification runs the model once more (its layer inputs
-and output, as large as the pass's own, and its attention in head blocks); the check made in the pass computes
-the model's own attention beside each block. The stages the check compares
-are held by the pass to its end even where the budget lets them go (`held_for_check`), and on the CPU a
-tuned allocator keeps up to 2 GiB of freed memory (`core.memory`): both are counted. The sum is the peak the
-plan states; exports stream, so they add a block, not a pass.
+largest one let go is in memory at once with everything kept), a recipe plane is computed one block at a time
+(a few blocks of `recipes.block_shape`: whole heads, or on the CPU bands of a head's rows, each at most
+`BLOCK_BYTES`) from the kept q and k and the model's additive mask, and the check made in the pass computes the
+model's own attention beside each block. The whole check runs the model once more (its layer inputs and output,
+as large as the pass's own, and its attention in such blocks), and the stages it compares are held by the pass
+to its end even where the budget lets them go (`held_for_check`): both are its part of the peak (`Peak.check`),
+which a pass checked in the pass alone does not reach. On the CPU a tuned allocator keeps up to 2 GiB of freed
+memory (`core.memory`): counted too. The sum is the peak the plan states; exports stream, so they add a block,
+not a pass.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from tfdebug.core.budget import DEFAULT_RAM_SHARE, format_bytes, free_memory, re
 from tfdebug.core.errors import InputError
 from tfdebug.core.memory import KEPT_FREE_BYTES, allocator_tuned
 from tfdebug.core.phrases import Phrase
-from tfdebug.core.recipes import BLOCK_BYTES
+from tfdebug.core.recipes import block_nbytes
 from tfdebug.core.recorder import matches
 
 
@@ -62,20 +63,28 @@ def peak_of(session) -> Peak:
     estimate = session.capture_estimate()
     planned = [c for c in session.plan if matches(c.name, session.stages)]
     kept = set(estimate.kept)
+    device = session.adapter.device
     # In flight besides what is kept: the largest stage the budget lets go (it exists until it has been
     # made), and a recipe's block computed step after step (a few blocks at once: the chain, the softmax's
     # float32); the additive mask the planes read is the size of one head's plane.
-    dropped = [c.nbytes for c in planned if not c.recipe and c.name not in kept]
+    dropped = {c.name: c.nbytes for c in planned if not c.recipe and c.name not in kept}
     planes = [c for c in planned if c.recipe]
-    largest = max((c.nbytes for c in planes), default=0)
-    mask = largest // max(1, planes[0].shape[1]) if planes else 0
+    largest = max(planes, key=lambda c: c.nbytes, default=None)
     # The check made in the pass (`adapters.hf.inpass`) runs the model's own attention on each block beside it:
     # its scores, its weights and the masked scores, three blocks more.
     blocks = 4 + (3 if getattr(session, "in_pass", "") and session.adapter.checks_in_pass else 0)
-    working = max(dropped, default=0) + (blocks * min(BLOCK_BYTES, largest) + mask if planes else 0)
-    working += session.adapter.held_for_check(planned, kept)  # the stages the check compares, held by reference
-    check = session.adapter.check_bytes(session.plan)
-    cpu = session.adapter.device.type == "cpu"
+    working = max(dropped.values(), default=0)
+    if largest is not None:
+        working += blocks * block_nbytes(largest.shape, largest.dtype, device) + largest.nbytes // largest.shape[1]
+    # The whole check's part: the stages it compares, held by the pass to its end where the budget lets them go
+    # (then no longer in flight one at a time), and what its second forward holds.
+    held = session.adapter.held_for_check(planned, kept)
+    holding = (sum(dropped[name] for name in held if name in dropped)
+               + max((size for name, size in dropped.items() if name not in held), default=0))
+    check = session.adapter.check_bytes(session.plan) + max(0, holding - max(dropped.values(), default=0))
+    if getattr(session, "in_pass", "") == "attention":  # checked in the pass alone: no second forward, nothing held
+        check = 0
+    cpu = device.type == "cpu"
     base = (resident_memory() if cpu else None) or model_bytes(session.adapter.module)
     if cpu and allocator_tuned():  # the freed memory the tuned allocator keeps (core.memory), up to 2 GiB
         base += min(KEPT_FREE_BYTES, estimate.kept_bytes + working + check)

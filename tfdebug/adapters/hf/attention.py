@@ -138,7 +138,7 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
                         value.dtype)
     if context is None and is_plane(probs) and not (module.training and dropout > 0):
         each = inpass.comparer(module, *received, attention_mask, scaling, dropout, kwargs)
-        context = context_by_heads(probs, value, each=each)  # (B, H, Tq, Dh): one head block's plane at a time
+        context = context_by_heads(probs, value, each=each)  # (B, H, Tq, Dh): one block of the plane at a time
     else:
         inpass.missed(module, "its planes were computed whole (an edited stage, sinks or a backward)")
         if context is None:  # else made with the planes (`noted_attention`)

@@ -70,32 +70,35 @@ class Checks:
                 problem = check_inputs(prepared.kwargs, reference_encoding(tokenizer, call), against)
         return problem, against
 
-    def held_for_check(self, plan, kept) -> int:
-        """The logits and every layer's input the pass holds for the check (`verify.stages_kept`) where the
+    def held_for_check(self, plan, kept) -> frozenset[str]:
+        """The logits and every layer's input the pass holds for the whole check (`verify.stages_kept`) where the
         budget lets them go: at 8,192 tokens on SmolLM-135M's shape 31 layer inputs of 18.9 MB each. The
         probabilities it holds are recipe planes over q and k, which the budget keeps first."""
         from tfdebug.adapters.hf.verify import checked_stages
 
         checks, kept = checked_stages(self.plan), set(kept)
-        return sum(c.nbytes for c in plan if c.name in checks and not checks[c.name][2] and c.name not in kept)
+        return frozenset(c.name for c in plan if c.name in checks and not checks[c.name][2] and c.name not in kept)
 
     def check_bytes(self, plan) -> int:
         """What the check's reference holds besides the pass: the layer inputs and the output it returns (as
         large as the pass's own), and the working blocks of its bounded attention (`hf_reference`) — or, where
         it cannot be bounded, every layer's probabilities that transformers gathers; and the float32 blocks its
         comparisons make (`verify.DIFF_BLOCK`: never a whole stage's difference)."""
-        from tfdebug.adapters.hf.reference import bounded
+        from tfdebug.adapters.hf.reference import block_bytes, bounded
         from tfdebug.adapters.hf.verify import DIFF_BLOCK, checked_stages
-        from tfdebug.core.recipes import BLOCK_BYTES
 
         checks = checked_stages(self.plan)
         sizes = {c.name: c.nbytes for c in plan}
         held = sum(sizes.get(name, 0) for name, (_, _, probabilities) in checks.items() if not probabilities)
         held += diff_bytes(plan, checks, DIFF_BLOCK)
-        planes = [sizes.get(name, 0) for name, (_, _, probabilities) in checks.items() if probabilities]
+        planes = [c for c in plan if c.name in checks and checks[c.name][2]]
         if not bounded(self.plan):
-            return held + sum(planes)
-        return held + 4 * min(BLOCK_BYTES, max(planes, default=0))  # an eager block and the pass's, in float32
+            return held + sum(c.nbytes for c in planes)
+        if not planes:
+            return held
+        largest = max(planes, key=lambda c: c.nbytes)
+        groups = max((getattr(module, "num_key_value_groups", 1) for module in self.plan.sites), default=1)
+        return held + 4 * block_bytes(tuple(largest.shape), groups, self.device)  # an eager block and the pass's
 
     def reference_tokenizer(self) -> tuple[Any, str]:
         """The tokenizer the input is checked against and its name: for a folder, a second one transformers

@@ -1,7 +1,7 @@
 """The check made in the pass: each layer's attention against the model's own eager function on the same inputs.
 
 While `checking(plan)` is on, the tapped attention (`attention.tapped_attention_forward`) computes each block of
-heads' context from its probabilities plane as before and, while that block is held, calls the eager attention
+heads (or, for a very long prompt on the CPU, one band of a head's query rows) context from its probabilities plane as before and, while that block is held, calls the eager attention
 function of the model's own modeling module (`reference.own_eager`, what `attn_implementation="eager"` runs) on
 the query, key and value the tapped attention received, for the same heads (with grouped heads, each query head's
 key/value head picked for it, as transformers' `repeat_kv` would: the block is then any block of heads). The block's probabilities and its
@@ -27,7 +27,7 @@ import torch
 from torch import Tensor, nn
 
 from tfdebug.adapters.base import Verification
-from tfdebug.adapters.hf.reference import block_diff, block_keywords, own_eager
+from tfdebug.adapters.hf.reference import block_diff, block_keywords, own_eager, rows_of
 
 _STATE = threading.local()  # the check of the pass running on this thread (a session's pass runs on one)
 
@@ -77,7 +77,7 @@ def checking(plan) -> Iterator[InPass]:
 
 def comparer(module: nn.Module, query: Tensor, key: Tensor, value: Tensor, attention_mask: Tensor | None,
              scaling: float, dropout: float, kwargs: Mapping):
-    """The `each(heads, probabilities, context)` that compares one block of `module`'s tapped attention with the
+    """The `each(heads, rows, probabilities, context)` that compares one block of `module`'s tapped attention with the
     model's own eager function on `query` (B, H, Tq, Dh), `key` and `value` (B, H_kv, Tk, Dh), as received; None
     when no check is on or this module is not followed (then it is noted as missed where it has a stage)."""
     found: InPass | None = getattr(_STATE, "found", None)
@@ -92,12 +92,13 @@ def comparer(module: nn.Module, query: Tensor, key: Tensor, value: Tensor, atten
     worst = {probs_name: 0.0, **({context_name: 0.0} if context_name else {})}
     one_group = _OneGroup(module) if groups > 1 else module
 
-    def each(hs: slice, probs: Tensor, context: Tensor) -> None:
+    def each(hs: slice, rs: slice, probs: Tensor, context: Tensor) -> None:
         # Query head h reads key/value head h // groups (transformers' repeat_kv): the block's own key and value
-        # heads, picked here, so that a block of any heads is checked with no more than its own memory.
+        # heads, picked here, so that a block of any heads is checked with no more than its own memory; a band of
+        # query rows reads its rows of the mask (every key: a softmax's row is whole).
         kv = torch.arange(hs.start, hs.stop, device=key.device) // groups if groups > 1 else slice(hs.start, hs.stop)
-        out, weights = own(one_group, query[:, hs], key[:, kv], value[:, kv], attention_mask, scaling=scaling,
-                           dropout=dropout, **block_keywords(kwargs, hs, heads))
+        out, weights = own(one_group, query[:, hs, rs], key[:, kv], value[:, kv], rows_of(attention_mask, rs),
+                           scaling=scaling, dropout=dropout, **block_keywords(kwargs, hs, heads, rs))
         worst[probs_name] = max(worst[probs_name], block_diff(probs, weights))
         if context_name:
             worst[context_name] = max(worst[context_name], block_diff(context, out.transpose(1, 2)))

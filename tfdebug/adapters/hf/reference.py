@@ -10,7 +10,8 @@ the key/value heads they read: the same arithmetic per (batch, head) as the whol
 computes each head on its own — so a block's weights equal the corresponding heads of the whole call bit for
 bit. Each block's weights are compared with the pass's probabilities stage (a recipe plane is computed for
 the same heads only) and dropped; the module returns no weights, so nothing is gathered. Memory: one block,
-about `BLOCK_BYTES`, whatever the length.
+about `BLOCK_BYTES`, whatever the length (a group of heads larger than that is cut into bands of query rows on
+the CPU, each band's weights equal to the whole call's rows bit for bit: `recipes.block_shape`).
 
 Where a model's attention module has no such function in its module, adds per-head sinks the function
 reads from the module itself, or runs several times (a shared layer), the reference falls back to
@@ -26,8 +27,6 @@ from typing import Callable, Iterator, Mapping
 
 import torch
 from torch import Tensor, nn
-
-from tfdebug.core.recipes import BLOCK_BYTES
 
 IMPLEMENTATION = "tfdebug_reference"
 
@@ -66,23 +65,47 @@ def block_diff(seen: Tensor, expected: Tensor) -> float:
     return float(diff.abs_().max())
 
 
-def _head_blocks(batch: int, heads: int, kv_heads: int, rows: int, cols: int) -> Iterator[tuple[slice, slice]]:
-    """(query heads, key/value heads) blocks: whole groups of query heads with the key/value heads they read."""
+def _blocks(query: Tensor, key: Tensor) -> Iterator[tuple[slice, slice, slice]]:
+    """(query heads, key/value heads, query rows) blocks: whole groups of query heads with the key/value heads they
+    read, in bands of query rows where one group's weights are larger than a block (`recipes.block_shape`, the
+    weights counted in float32, the softmax's dtype)."""
+    from tfdebug.core.recipes import block_shape, row_bands
+
+    batch, heads, rows, _ = query.shape
+    kv_heads, cols = key.shape[1], key.shape[-2]
     groups = max(1, heads // kv_heads)
-    per_kv = max(1, batch * groups * rows * cols * 4)  # the block's weights in float32 (the softmax's dtype)
-    step = max(1, min(kv_heads, BLOCK_BYTES // per_kv))
+    step, band = block_shape((batch, kv_heads, rows, groups * cols), torch.float32, query.device)
     for j in range(0, kv_heads, step):
         stop = min(kv_heads, j + step)
-        yield slice(j * groups, stop * groups), slice(j, stop)
+        for rs in row_bands(rows, band):
+            yield slice(j * groups, stop * groups), slice(j, stop), rs
 
 
-def block_keywords(kwargs: Mapping, heads: slice, count: int) -> dict:
-    """The keywords of one block of `count` heads: a per-head position bias sliced to its heads."""
+def block_bytes(plane: tuple[int, ...], groups: int, device: torch.device) -> int:
+    """Bytes of the largest block `_blocks` computes for a probabilities plane of shape `plane` (B, H, Tq, Tk)
+    whose query heads read a key/value head `groups` at a time (the weights in float32)."""
+    from tfdebug.core.recipes import block_nbytes
+
+    batch, heads, rows, cols = plane
+    groups = max(1, min(groups, heads))
+    return block_nbytes((batch, heads // groups, rows, groups * cols), torch.float32, device)
+
+
+def block_keywords(kwargs: Mapping, heads: slice, count: int, rows: slice = slice(None)) -> dict:
+    """The keywords of one block of `count` heads (and of query rows `rows`): a per-head position bias sliced to
+    its heads and rows."""
     out = dict(kwargs)
     bias = out.get("position_bias")
     if isinstance(bias, Tensor) and bias.dim() == 4 and bias.shape[1] == count:
-        out["position_bias"] = bias[:, heads]
+        out["position_bias"] = rows_of(bias[:, heads], rows)
     return out
+
+
+def rows_of(tensor: Tensor | None, rows: slice) -> Tensor | None:
+    """A (B, H or 1, Tq or 1, Tk) mask or bias at query rows `rows` (a broadcast query axis kept)."""
+    if tensor is None or rows == slice(None) or tensor.dim() != 4 or tensor.shape[2] == 1:
+        return tensor
+    return tensor[:, :, rows]
 
 
 @contextmanager
@@ -105,26 +128,28 @@ def reference_attention(model: nn.Module, plan, seen: Mapping[str, object], comp
         stage = seen.get(name) if name is not None else None
         if scaling is None:
             scaling = query.size(-1) ** -0.5
-        batch, heads, rows, _ = query.shape
-        outs, worst, noise = [], 0.0, 0.0
-        for hs, kvs in _head_blocks(batch, heads, key.shape[1], rows, key.shape[-2]):
-            part = block_keywords(kwargs, hs, heads)
-            out, weights = own(module, query[:, hs], key[:, kvs], value[:, kvs], attention_mask,
+        heads = query.shape[1]
+        result, worst, noise = None, 0.0, 0.0
+        for hs, kvs, rs in _blocks(query, key):
+            part, mask = block_keywords(kwargs, hs, heads, rs), rows_of(attention_mask, rs)
+            out, weights = own(module, query[:, hs, rs], key[:, kvs], value[:, kvs], mask,
                                scaling=scaling, dropout=dropout, **part)
             if stage is not None:
-                worst = max(worst, block_diff(stage[:, hs], weights))
+                worst = max(worst, block_diff(stage[:, hs, rs], weights))
             if twice:
-                _, again = own(module, query[:, hs], key[:, kvs], value[:, kvs], attention_mask,
+                _, again = own(module, query[:, hs, rs], key[:, kvs], value[:, kvs], mask,
                                scaling=scaling, dropout=dropout, **part)
                 noise = max(noise, block_diff(again, weights))
                 del again
             del weights
-            outs.append(out)  # (B, Tq, h, Dh)
+            if result is None:  # (B, Tq, H, Dh), as the whole call returns it
+                result = out.new_empty((query.shape[0], query.shape[2], heads, out.shape[-1]))
+            result[:, rs, hs] = out  # out: (B, r, h, Dh)
         if stage is not None:
             compared.diffs[name] = max(compared.diffs.get(name, 0.0), worst)
             if twice:
                 compared.noise[name] = max(compared.noise.get(name, 0.0), noise)
-        return torch.cat(outs, dim=2), None
+        return result, None
 
     registered = f"{IMPLEMENTATION}_{id(compared):x}"  # one name per check: two models may verify at once
     AttentionInterface.register(registered, forward)
