@@ -127,8 +127,12 @@ def _command(argv: list[str]) -> int:
 
 def child(variant: str, shape: str, seq_len: int) -> dict:
     """`tfdebug capture` with the default budget on `shape` at `seq_len` tokens, in this (fresh) process: the
-    stated peak and its parts, the RSS before, the measured peak RSS and where it was reached."""
-    from tfdebug.bench.real_size import WORDS, _restart_peak, high_water
+    stated peak and its parts, the RSS before, the measured peak RSS and where it was reached. Variants
+    "plain-eager" and "plain-sdpa" time instead one plain forward of the model saved in folder `shape`
+    (`_cold_forward`)."""
+    if variant.startswith("plain-"):
+        return _cold_forward(variant.removeprefix("plain-"), Path(shape), seq_len)
+    from tfdebug.bench.real_size import _restart_peak, high_water
     from tfdebug.core.budget import total_memory
     from tfdebug.core.memory import release_freed_memory
 
@@ -141,7 +145,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
         release_freed_memory()
         before = _rss()
         _restart_peak()
-        prompt = " ".join(f"w{2 + i % (WORDS - 2)}" for i in range(seq_len))
+        prompt = _prompt(seq_len)
         with _Phases() as phases:
             code = _command(["capture", "--model", f"hf:{folder}", "--input", f"prompt={prompt}", "--quiet",
                              "--out", str(Path(tmp) / "pass.safetensors")])
@@ -234,14 +238,64 @@ def _plain_forwards(folder: Path, prompt: str, eager: bool = True) -> dict:
             "plain_tokens": int(ids.shape[1]), "plain_aa": round(eager_s[1] / eager_s[0], 3)}
 
 
+def _prompt(seq_len: int) -> str:
+    from tfdebug.bench.real_size import WORDS
+
+    return " ".join(f"w{2 + i % (WORDS - 2)}" for i in range(seq_len))
+
+
+def _cold_forward(kind: str, folder: Path, seq_len: int) -> dict:
+    """One forward of the model in `folder` with attention `kind`, timed, in this fresh process as a person's own
+    script runs it (transformers alone: no tfdebug allocator setting, nothing warmed up at this size); seconds."""
+    import torch
+    import transformers
+    from tokenizers import Tokenizer
+
+    ids = torch.tensor([Tokenizer.from_file(str(folder / "tokenizer.json")).encode(_prompt(seq_len)).ids])
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), attn_implementation=kind).eval()
+    with torch.inference_mode():
+        start = time.perf_counter()
+        model(input_ids=ids, use_cache=False)
+        return {"kind": kind, "seconds": round(time.perf_counter() - start, 2)}
+
+
+def _cold_plain(shape: str, seq_len: int, timeout: float) -> dict:
+    """The plain forward as the user's own fresh process runs it once (`_cold_forward`), in processes of their own:
+    eager twice (the two runs' ratio the A/A) where it fits in memory, else sdpa once."""
+    from tfdebug.bench.child import run_child
+
+    with tempfile.TemporaryDirectory(prefix="tfdebug-plain-") as tmp:
+        folder = Path(tmp) / "model"
+        _save(shape, seq_len, folder)
+        kinds = ["eager", "eager"] if _eager_fits(folder, seq_len) else ["sdpa"]
+        runs = [run_child("tfdebug.bench.plan_peak", f"plain-{kind}", str(folder), seq_len, timeout)
+                for kind in kinds]
+    seconds = [run["seconds"] for run in runs if run.get("status") == "ok"]
+    if len(seconds) != len(kinds):
+        return {"cold_status": next(run["status"] for run in runs if run.get("status") != "ok")}
+    out = {f"cold_{kinds[0]}_s": min(seconds)}
+    if len(seconds) == 2:
+        out["cold_aa"] = round(seconds[1] / seconds[0], 3)
+    return out
+
+
 def plan_peak_rows(profile: str, lengths: tuple[int, ...] | None = None, timeout: float = 1800.0) -> list[dict]:
-    """A row per length, each `tfdebug capture` in a process of its own (`bench.child.run_child`); the tiny
-    profile runs the "ci" shape."""
+    """A row per length, each `tfdebug capture` in a process of its own (`bench.child.run_child`), and beside it
+    the plain forward in fresh processes of its own (`_cold_plain`): the capture's pass ÷ that plain forward is
+    what the user waits for against their own script; the tiny profile runs the "ci" shape."""
     from tfdebug.bench.child import run_child
 
     shape = "ci" if profile == "tiny" else "smol135m"
-    return [run_child("tfdebug.bench.plan_peak", "stated_vs_measured", shape, n, timeout)
-            for n in lengths or LENGTHS.get(profile, LENGTHS["default"])]
+    rows = []
+    for n in lengths or LENGTHS.get(profile, LENGTHS["default"]):
+        row = run_child("tfdebug.bench.plan_peak", "stated_vs_measured", shape, n, timeout)
+        if row.get("status") == "ok":
+            row.update(_cold_plain(shape, n, timeout))
+            for kind in ("eager", "sdpa"):
+                if row.get(f"cold_{kind}_s") and row.get("pass_s"):
+                    row[f"capture_over_cold_{kind}"] = round(row["pass_s"] / row[f"cold_{kind}_s"], 3)
+        rows.append(row)
+    return rows
 
 
 def format_plan_peak(rows: list[dict]) -> list[str]:
@@ -268,6 +322,13 @@ def format_plan_peak(rows: list[dict]) -> list[str]:
             lines.append(f"         capture {row['pass_s']:.1f} s (each layer's attention checked in the pass); plain "
                          f"forward {row['plain_sdpa_s']:.1f} s sdpa (eager: {row.get('plain_eager_skipped')}): "
                          f"capture ÷ plain {row['capture_over_sdpa']:.2f}× sdpa")
+        if "capture_over_cold_eager" in row:
+            lines.append(f"         the plain eager forward in a fresh process of its own, as a script runs it once: "
+                         f"{row['cold_eager_s']:.1f} s (A/A {row['cold_aa']:.2f}): capture ÷ it "
+                         f"{row['capture_over_cold_eager']:.2f}×")
+        elif "capture_over_cold_sdpa" in row:
+            lines.append(f"         the plain sdpa forward in a fresh process of its own: {row['cold_sdpa_s']:.1f} s: "
+                         f"capture ÷ it {row['capture_over_cold_sdpa']:.2f}×")
         if "in_pass_over_eager" in row:
             lines.append(f"         with the check in the pass (--verify attention): {row['in_pass_s']:.1f} s, "
                          f"{row['in_pass_over_eager']:.2f}× eager, {row['in_pass_over_sdpa']:.2f}× sdpa")
