@@ -42,8 +42,7 @@ class Checks:
         if found is None or not found.names or not found.complete:
             return None
         problem, against = self.input_problem(prepared)
-        fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
-        return verification(found, [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against)
+        return verification(found, self._ran(), problem, against)
 
     def verify(self, prepared: Prepared, output: Any) -> Verification | None:
         """The input against the reference tokenizer's (`reference_tokenizer`), then the output and, stage by
@@ -52,11 +51,14 @@ class Checks:
         from tfdebug.adapters.hf.verify import verify_stages
 
         problem, against = self.input_problem(prepared)
-        fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
         with quiet_transformers():
             return verify_stages(self.model, prepared.kwargs, self.plan, getattr(self, "_kept", {}), output,
-                                 [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"], problem, against,
-                                 getattr(self, "_found", None))
+                                 self._ran(), problem, against, getattr(self, "_found", None))
+
+    def _ran(self) -> list[str]:
+        """The stages the last pass ran, in order (every planned one before a pass), a generation's cache left out."""
+        fired = getattr(self, "_fired", None) or {n: None for n in self.plan.taps}
+        return [n for n in fired if self.plan.taps[n].info.kind != "kv_cache"]
 
     def input_problem(self, prepared: Prepared) -> tuple[str, str]:
         """("" or where the pass's input differs from the one the reference tokenizer makes, what made it); the
