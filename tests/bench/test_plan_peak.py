@@ -36,6 +36,8 @@ def test_the_stated_peak_holds_the_measured_one_at_a_size_ci_affords():
     assert row["in_pass_exit"] == 0 and row["in_pass_s"] > 0 and row["in_pass_check_s"] == 0
     assert 0 < row["in_pass_over_eager"] < row["checked_over_eager"]
     assert "with the check in the pass" in "\n".join(format_plan_peak([row]))
+    # every layer's attention opens from the written snapshot, and one head of the last shows
+    assert row["attention_stages"] == row["attention_opened"] == 2 and row["show_one_head_ms"] > 0
     # the plain forward as a person's own fresh process runs it once, twice for its A/A
     assert row["cold_eager_s"] > 0 and row["cold_aa"] > 0 and row["capture_over_cold_eager"] > 0
     assert "in a fresh process of its own" in "\n".join(format_plan_peak([row]))

@@ -151,6 +151,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
                              "--out", str(Path(tmp) / "pass.safetensors")])
         seconds = time.perf_counter() - phases.start
         peak = high_water()
+        reach = _reachable(Path(tmp) / "pass.safetensors") if code == 0 else {}
         # A pass whose whole check did not fit was checked in the pass already (`--verify auto`): not run again.
         in_pass = (_checked_in_pass(folder, prompt, Path(tmp) / "attention.safetensors")
                    if "check" in phases.seconds else {})
@@ -161,7 +162,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
            "rss_before_bytes": before, "peak_rss_bytes": peak, "peak_phase": where,
            "peak_at_s": round(at_s, 1), "ram_bytes": total_memory(),
            "phase_peaks_bytes": dict(phases.highest), "pass_s": round(phases.seconds.get("pass", 0.0), 2),
-           "check_s": round(phases.seconds.get("check", 0.0), 2), **in_pass, **plain}
+           "check_s": round(phases.seconds.get("check", 0.0), 2), **reach, **in_pass, **plain}
     if plain and row["pass_s"]:
         for kind in [kind for kind in ("eager", "sdpa") if f"plain_{kind}_s" in plain]:
             row[f"capture_over_{kind}"] = round(row["pass_s"] / plain[f"plain_{kind}_s"], 3)
@@ -173,6 +174,24 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
                    stated_working_bytes=stated.working, stated_check_bytes=stated.check,
                    held=peak <= stated.total, measured_over_stated=round(peak / stated.total, 3))
     return row
+
+
+def _reachable(path: Path) -> dict:
+    """Every layer's attention in the written snapshot, opened as `tfdebug open` opens it: the probabilities stages
+    that open (as recipe planes, computed when looked at), and the time to show one head of the last layer's as the
+    heatmap reads it (`read_tile` at a 1024×1024 view)."""
+    from tfdebug.core.tiles import read_tile
+    from tfdebug.io.passes import open_pass
+
+    with open_pass(path) as back:
+        names = [c.name for c in back.captures if c.name.endswith(".probs")]
+        planes = [back.tensor(back[name]) for name in names]
+        opened = sum(1 for plane in planes if plane is not None)
+        start, n = time.perf_counter(), planes[-1].shape[-1]
+        tile = read_tile(planes[-1], 2, 3, {0: 0, 1: 0}, (0, n), (0, n), (1024, 1024), kind="probs")
+        return {"attention_stages": len(names), "attention_opened": opened, "shown_stage": names[-1],
+                "show_one_head_ms": round((time.perf_counter() - start) * 1000, 1),
+                "shown_pixels": list(tile.values.shape)}
 
 
 def _checked_in_pass(folder: Path, prompt: str, out: Path) -> dict:
