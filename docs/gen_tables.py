@@ -150,6 +150,27 @@ def step_latency_steady() -> str:
                   "GUI thread CPU per step, median ms", "A/A painted"], rows)
 
 
+def step_latency_pixels() -> str:
+    """The user path at 1024² before and after the heatmap was painted from 32-bit pixels and the neighbours were
+    prepared after the step's paint: fresh processes, interleaved, each run's load."""
+    d = load("docs/bench-latency-pixels-cpu-2core.json")
+    rows = [[r["round"], r["tree"], f"{r['load'][0]:.1f}–{r['load'][1]:.1f}", ms(r["painted_median"]),
+             f"{ms(r['settled_median'])} ({ms(r['settled_min'])}–{ms(r['settled_max'])})", ms(r["settled_p95"]),
+             ms(r["gui_cpu_median"])] for r in d["runs"]]
+    return table(["round", "tree", "load (start–end)", "painted, median ms", "settled, median (min–max) ms",
+                  "settled, p95 ms", "GUI thread CPU per step, median ms"], rows)
+
+
+def step_latency_alternating() -> str:
+    """The same change measured in one process whose 10-step cycles alternate between the old behaviour and the new."""
+    d = load("docs/bench-latency-pixels-cpu-2core.json")
+    rows = [[i, f"{r['load'][0]:.1f}–{r['load'][1]:.1f}", tree, r[tree]["n"], ms(r[tree]["painted"]),
+             ms(r[tree]["settled"]), ms(r[tree]["settled_p90"]), ms(r[tree]["gui_cpu"])]
+            for i, r in enumerate(d["alternating"], 1) for tree in ("old", "new")]
+    return table(["run", "load (start–end)", "behaviour", "steps", "painted, median ms", "settled, median ms",
+                  "settled, p90 ms", "GUI thread CPU per step, median ms"], rows)
+
+
 def plan_peak() -> str:
     """`tfdebug capture` at 2,048 and 8,192 tokens on the 135M shape: its parts' time against the plain forward."""
     rows = []
@@ -495,6 +516,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "heartbeat": heartbeat,
     "step-latency-replay": step_latency_replay,
     "step-latency-steady": step_latency_steady,
+    "step-latency-pixels": step_latency_pixels,
+    "step-latency-alternating": step_latency_alternating,
     "plan-peak": plan_peak,
     "heartbeat-before-after": heartbeat_before_after,
     "startup": startup,

@@ -319,3 +319,30 @@ def test_a_step_on_stops_the_whole_read_of_the_large_stage_left(make_window, sna
     assert stopped == [True] and window.ctl.replayed[first].tensor is None
     assert_shows_the_file(window, snapshot)
     assert said == []
+
+
+def test_the_neighbours_are_read_ahead_only_once_the_step_has_painted(make_window, snapshot, qtbot):
+    """An F10 paints the heatmap, then the other panels (the Shape dock's text among them); only then does the display
+    worker start reading, cutting and summarising the next neighbours: beside the step's own turn and paint they took
+    the cores and the interpreter's lock from the GUI thread (issue 54, "the window in two frames")."""
+    from PySide6.QtCore import QEvent
+
+    from tests.ui.conftest import EventCount
+
+    window = make_window()
+    assert open_snapshot(qtbot, window, snapshot)
+    wait_paused(qtbot, window, "src.embed")
+    run_to_stage(window, qtbot, HEADED)
+    idle(qtbot, window)
+    shape = window.shape_panel.text.viewport()
+    assert shape.isVisible()
+    paints = EventCount(shape, QEvent.Type.Paint)
+    at_submit = []
+    submit = window.ctl.display.submit
+    window.ctl.display.submit = lambda kind, *args: (at_submit.append((kind, paints.count)), submit(kind, *args))
+    target = window.ctl.replayed.names()[window.ctl.replayed.names().index(HEADED) + 1]
+    press(window, Qt.Key_F10)
+    wait_paused(qtbot, window, target)
+    qtbot.waitUntil(lambda: any(kind == "ahead" for kind, _ in at_submit))
+    assert "Shape" in window.shape_panel.plain_text() and target in window.shape_panel.plain_text()
+    assert [painted for kind, painted in at_submit if kind == "ahead"][0] >= 1  # the stage's text painted first

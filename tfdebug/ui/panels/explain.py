@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Signal
-from PySide6.QtWidgets import QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPushButton, QVBoxLayout, QWidget
 
 from tfdebug.core.checks import Check
 from tfdebug.core.explain import explain
@@ -20,6 +20,7 @@ from tfdebug.core.recorder import Capture
 from tfdebug.ui.i18n import language as i18n
 from tfdebug.ui.render.stage_text import describe_inputs, fmt_shape, input_stages
 from tfdebug.ui.state.controller import DebugController
+from tfdebug.ui.widgets.steady_browser import SteadyBrowser
 from tfdebug.sessions.display_cache import Prepared
 
 TICK, CROSS, UNKNOWN = "✓", "✗", "–"
@@ -49,7 +50,7 @@ class ExplainPanel(QWidget):
         # The stage and tensor the checks were asked for: an edit replaces the tensor of the same stage.
         # (Compared by identity: Capture is a dataclass whose == would compare tensors.)
         self._checked: tuple[Capture, int] | None = None
-        self.text = QTextBrowser()
+        self.text = SteadyBrowser()
         # Its scroll bar stays: one that comes and goes with the stage's text would narrow the text, lay it out
         # again and repaint the dock a second time each step.
         self.text.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
@@ -109,7 +110,7 @@ class ExplainPanel(QWidget):
 
     def _render(self, capture: Capture | None) -> None:
         if capture is None:
-            self.text.setHtml(_italic(self.tr("No stage yet.")))
+            self.text.show_html(_italic(self.tr("No stage yet.")))
             return
         info = capture.info
         e = explain(info.kind)
@@ -124,7 +125,7 @@ class ExplainPanel(QWidget):
         sections.append(self._section(self.tr("In this pass"), self._this_pass(capture)))
         if e is not None:
             sections.append(self._section(self.tr("What to look for"), html.escape(i18n.phrase_text(e.look_for))))
-        self.text.setHtml("".join(sections))
+        self.text.show_html("".join(sections))
 
     @staticmethod
     def _section(title: str, body: str) -> str:

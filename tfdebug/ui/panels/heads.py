@@ -36,6 +36,7 @@ class HeadsPanel(QWidget):
         self.images: list[pg.ImageItem] = []
         # The grid last built, kept while hidden: rebuilding 8 views costs ~20 ms on the GUI thread.
         self._grid: tuple[list[pg.ViewBox], list[pg.ImageItem]] = ([], [])
+        self._placed: tuple | None = None  # the grid's thumbnails' extent, pixel shapes and outlined head
         self._dirty = True
         self._shown = None  # the stage whose thumbnails are drawn
         # Redrawn after the heatmap has painted: thumbnails cost one slice per head.
@@ -125,13 +126,18 @@ class HeadsPanel(QWidget):
         scale = colors.ColourScale(log=self.ctl.log_scale_for(capture.info.kind) and colors.applies_log(levels[0] < 0))
         selected = self.ctl.axes.indices(capture).get(axis, 0)
         rows, cols = thumbs.source_shape
+        # The thumbnails' extent and outline as drawn last are kept: a view given its range again recomputes its
+        # matrices and tells its items, for nothing when the stage before had the same planes and head picked.
+        placed = ((rows, cols), tuple(v.shape[:2] for v in thumbs.values), selected)
         for h, (values, view, image) in enumerate(zip(thumbs.values, self.views, self.images)):
             # Always an explicit RGBA image: levels or a LUT left over from a previous stage
             # would otherwise repaint it (masked stages came out blank white).
             image.setImage(colors.to_rgba(values, lut, levels, scale), lut=None, levels=None, autoLevels=False)
-            image.setRect(QRectF(0, 0, cols, rows))
-            view.setBorder(SELECTED_PEN if h == selected else NO_PEN)
-            view.setRange(QRectF(0, 0, cols, rows), padding=0)  # the image's extent: cheaper than autoRange
+            if placed != self._placed:
+                image.setRect(QRectF(0, 0, cols, rows))
+                view.setBorder(SELECTED_PEN if h == selected else NO_PEN)
+                view.setRange(QRectF(0, 0, cols, rows), padding=0)  # the image's extent: cheaper than autoRange
+        self._placed = placed
         self.colour_bar.set_scale(lut, levels, scale.log_decades(levels) if scale.log else None)
         self.graphics.setVisible(True)
         self.colour_bar.setVisible(True)
@@ -183,6 +189,7 @@ class HeadsPanel(QWidget):
             views.append(view)
             images.append(image)
         self._grid = (views, images)
+        self._placed = None  # new views: placed anew
 
     def _clicked(self, event) -> None:
         for h, view in enumerate(self.views):

@@ -6,12 +6,13 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from tfdebug.ui.i18n.language import axis_title, current_language, formula_text, kind_title
 from tfdebug.ui.render.stage_text import describe_inputs, fmt_bytes, fmt_shape, input_stages
 from tfdebug.ui.state.controller import DebugController
 from tfdebug.ui.render.plain_text import columns
+from tfdebug.ui.widgets.steady_browser import SteadyBrowser
 
 # What the panel always has room for, whatever the docks around it ask: the stage's name and kind, and its
 # Shape, dtype and Device rows, unwrapped at a usual shape's width (at 1280×720 the docks below took the rest).
@@ -24,7 +25,7 @@ class ShapePanel(QWidget):
     def __init__(self, ctl: DebugController, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctl = ctl
-        self.text = QTextBrowser()
+        self.text = SteadyBrowser()
         self.text.setOpenLinks(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -51,7 +52,7 @@ class ShapePanel(QWidget):
     def refresh(self) -> None:
         capture = self.ctl.current
         if capture is None:
-            self.text.setHtml("<i>" + html.escape(self.tr("No stage yet.")) + "</i>")
+            self.text.show_html("<i>" + html.escape(self.tr("No stage yet.")) + "</i>")
             return
         info = capture.info
         names = self.ctl.axes.names(capture)
@@ -83,7 +84,7 @@ class ShapePanel(QWidget):
         if info.layer is not None:
             where += self.tr(" · layer {layer}").format(layer=info.layer)
         body = "".join(f"<tr><td style='padding-right:10px;color:#555'>{k}</td><td>{v}</td></tr>" for k, v in rows)
-        self.text.setHtml(f"<h3 style='margin:2px'>{html.escape(info.name)}{edited}</h3>"
+        self.text.show_html(f"<h3 style='margin:2px'>{html.escape(info.name)}{edited}</h3>"
                           f"<div style='color:#555'>{html.escape(where)}</div>"
                           f"<table>{body}</table>")
 

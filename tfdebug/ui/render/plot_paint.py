@@ -14,8 +14,11 @@ panel the step changed.
 
 from __future__ import annotations
 
+from collections import deque
+from typing import Callable
+
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 
 
 def settle(view: pg.GraphicsView) -> None:
@@ -49,3 +52,30 @@ def keep_text_space(*axes: pg.AxisItem) -> None:
     """
     for axis in axes:
         axis.setStyle(autoReduceTextSpace=False)
+
+
+class AfterPaint(QObject):
+    """Runs calls once the window has made the paints already asked for.
+
+    Qt posts a window's paint request (`UpdateRequest`) at `Qt::LowEventPriority`; a call posted here goes below it,
+    so in the pass over posted events that paints the window it comes after the paint. With no paint pending it
+    runs in the next pass. Calls are dropped with the owner (the window closing)."""
+
+    _TYPE = QEvent.Type(QEvent.registerEventType())
+    PRIORITY = Qt.EventPriority.LowEventPriority.value - 1
+
+    def __init__(self, owner: QObject):
+        super().__init__(owner)
+        self._calls: deque[Callable[[], None]] = deque()
+
+    def call(self, fn: Callable[[], None]) -> None:
+        """Run `fn` after the paints asked for so far."""
+        self._calls.append(fn)
+        QCoreApplication.postEvent(self, QEvent(self._TYPE), self.PRIORITY)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == self._TYPE:
+            if self._calls:
+                self._calls.popleft()()
+            return True
+        return super().event(event)

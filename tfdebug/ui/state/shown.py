@@ -30,6 +30,7 @@ from tfdebug.sessions.display_cache import (Prepared, frozen_view, heads_key, in
                                             selection_of, view_key)
 from tfdebug.ui.i18n.language import error_phrase, phrase_text, said
 from tfdebug.ui.models.shown import ShownModel
+from tfdebug.ui.render.plot_paint import AfterPaint
 from tfdebug.ui.state.axes import ShownAxes
 from tfdebug.ui.state.loading import LoadState
 from tfdebug.ui.workers.display import LARGE_STAGE_BYTES, MAX_SLICE, OFF_THREAD_CELLS, DisplayWorker
@@ -86,6 +87,7 @@ class ShownStage:
                  owner: QObject):
         self.display, self.view, self.axes, self._screen = display, view, axes, screen
         self._later = lambda fn: QTimer.singleShot(0, owner, fn)
+        self._after_paint = AfterPaint(owner)
         # The heatmap, which the user is waiting for, paints first and alone on the model's immediate
         # events (with the stage's name in the status bar and the Stages tree); one event-loop turn later
         # the other panels fill in from its gathered event and paint once.
@@ -167,8 +169,10 @@ class ShownStage:
                     self._read_whole(capture)
         finally:
             self._showing = False
-        # After them (the timers fire in order): the panels' own jobs are submitted first and come first.
-        self._later(lambda: self._prepare_neighbours(capture))
+        # After them (the timers fire in order): the panels' own jobs are submitted first and come first; and the
+        # neighbours' reads, cuts and stats only once the window has painted the step (AfterPaint): on the worker
+        # beside the step's turn and paint, they took the cores and the lock the GUI thread was drawing with.
+        self._later(lambda: self._after_paint.call(lambda: self._prepare_neighbours(capture)))
 
     def _read_whole(self, capture: Capture | None) -> None:
         """A stage shown from a part of it (`read_before_jump`) is read whole on the display worker ("whole" job,
