@@ -16,7 +16,9 @@ the median over every interval of every timed run. Variants, interleaved within 
 Each median is also taken in the process's CPU time (`*_cpu_ms`, `cpu_ratio_*`): on a machine other processes keep
 busy, wall-clock intervals wait for a core, CPU time much less.
 
-Both tfdebug variants must choose the tokens generate() chose (`same_tokens`).
+Both tfdebug variants must choose the tokens generate() chose (`same_tokens`). `real_generation_row` measures it in
+a fresh process that opted in to the allocator tuning, as the application does (`tfdebug bench --generation`, and the
+generation section of `--full`); a few minutes on 2 cores, about 3 GB at its peak (the captures of one generation).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ hold a recomputed plane to the materialised one bit for bit.
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TypeVar, cast
@@ -368,8 +369,15 @@ def context_by_heads(probs: Plane, value: Tensor, block_bytes: int | None = None
     """
     import torch
     batch, heads, rows, _ = probs.shape
+    blocks = probs.head_blocks(block_bytes)
+    first = next(blocks)
+    if first[1] == slice(0, heads):  # one block holds every head (and, always, every batch row): a short plane
+        out = torch.matmul(first[2], value)  # the same product as below, with no copy into a second tensor
+        if each is not None:
+            each(first[1], first[2], out)
+        return out
     out = torch.empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype, device=value.device)
-    for bs, hs, part in probs.head_blocks(block_bytes):
+    for bs, hs, part in itertools.chain([first], blocks):
         out[bs, hs] = torch.matmul(part, value[bs, hs])  # (1, h, Tq, Dh)
         if each is not None:
             each(hs, part, out[bs, hs])

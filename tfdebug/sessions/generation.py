@@ -145,11 +145,9 @@ class GenerationSession(SessionTexts):
         if out is None:
             planned = self._planned.get(key)
             if planned is not None and planned[0] is info and planned[1].shape == tensor.shape:
-                out = planned[1].info
-                self._labels[key] = out
-                self._ran.setdefault(step, set()).add(info.name)
+                out = self._labels[key] = planned[1].info
+                self._ran.setdefault(step, set()).add(info.name)  # what `_source` reads for a stage not planned
                 self._steps_of.setdefault(info.name, []).append(step)
-                self._bases[out.name] = info
                 return out
             out = step_info(info, step, self._stream, stop, tuple(tensor.shape),
                             tuple(self._source(base, info.name, step) for base in info.inputs))
