@@ -134,7 +134,8 @@ def hf_real_generation_row(repeats: int = 3, shape: str = "smol135m", budget: st
     cpu_ms = {name: median(values) for name, values in cpu.items()}
     same = all(made[name] == made["generate"] for name in ("capture_all", "window"))
     return {"model": f"llama {shape} ({sum(p.numel() for p in model.parameters()) / 1e6:.0f}M, float32)",
-            "prompt": int(ids.shape[1]), "new_tokens": n, "dtype": "float32", "same_tokens": same,
+            "prompt": int(ids.shape[1]), "new_tokens": n, "dtype": "float32", "device": str(adapter.device),
+            "same_tokens": same,
             "stages_captured": stages[-1], "threads": torch.get_num_threads(), "budget_bytes": max_bytes,
             **{f"{name}_ms": round(value, 3) for name, value in ms.items()},
             "ratio_capture_all": round(ms["capture_all"] / ms["generate"], 3),
@@ -157,7 +158,7 @@ def real_generation_row(repeats: int = 3, shape: str = "smol135m") -> dict | Non
     if not transformers_available():
         return None
     row = in_opted_in_process("tfdebug.bench.generation_real:hf_real_generation_row", repeats, shape)
-    return row if row is not None else {"model": f"llama {shape}", "generate_ms": None, "window_ms": None,
+    return row if row is not None else {"model": f"llama {shape}", "device": "cpu", "generate_ms": None, "window_ms": None,
                                         "status": "failed (its child process)"}
 
 
