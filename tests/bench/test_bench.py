@@ -119,6 +119,18 @@ def test_bench_generation_alone(capsys):
     assert main(["bench", "--generation", "--tiny", "--threads", "1", "--max-load", "0"]) == 0
     text = capsys.readouterr().out
     assert "Generation, per token" in text and "speedup_cache" in text and "load average" in text
+    # the real path's row (a 2-layer Llama of the same kind here), measured in a child process
+    assert "against model.generate on SmolLM-135M's shape" in text and "ratio_window" in text
+
+
+def test_the_real_path_row_chooses_the_tokens_generate_chose_on_both_tfdebug_paths():
+    from tfdebug.bench.generation_real import hf_real_generation_row
+
+    row = hf_real_generation_row(1, "tiny")
+    assert row is not None and row["same_tokens"] is True and row["stages_captured"] > 0
+    for name in ("generate", "capture_all", "window", "generate_again"):
+        assert row[f"{name}_ms"] > 0 and row[f"{name}_cpu_ms"] > 0
+    assert row["ratio_window"] == pytest.approx(row["window_ms"] / row["generate_ms"], rel=0.02)
 
 
 def test_a_busy_machine_is_refused_with_a_sentence(monkeypatch, capsys):

@@ -127,3 +127,47 @@ def test_cli_generate_prints_the_translation(capsys, tmp_path):
         assert {parse_name(n).step for n in rec.names()} == {0, 1, 2, 3}
     assert main(["generate", "--model", "demo", "--top-p", "0"]) == 2
     assert "Top-p" in capsys.readouterr().err
+
+
+def test_later_steps_take_the_plans_descriptions_which_are_the_ones_made_stage_by_stage(demo):
+    # Steps 2 on are labelled from the plan (`_planned`), not made again at every stage: the same descriptions.
+    for cache in (True, False):
+        s = GenerationSession(demo, {"src": "I love you", "tgt": ""},
+                              DecodingSettings(max_new_tokens=6, stop_at_eos=False), use_cache=cache)
+        fast, _ = s.capture_all()
+        planned, s._planned = s._planned, {}
+        slow, _ = s.capture_all()
+        assert planned and {step for step, _ in planned} == {2, 3, 4, 5}
+        assert [c.info for c in fast] == [c.info for c in slow] == [c.info for c in s.plan]
+        from_plan = {id(capture.info) for _, capture in planned.values()}
+        later = [c for c in fast if parse_name(c.name).step >= 2]
+        assert later and all(id(c.info) in from_plan for c in later)
+        s.close()
+
+
+def test_a_generation_leaves_the_garbage_collector_as_it_found_it(session):
+    import gc
+
+    session.capture_all()
+    assert gc.get_freeze_count() == 0  # the steps froze what was alive; the end unfroze it
+    stepper = session.stepper
+    stepper.start()
+    assert stepper.wait() == "paused"
+    session.next_token()
+    assert stepper.wait() == "paused" and gc.get_freeze_count() > 0  # paused inside a step
+    stepper.stop()  # unwinds the generation: everything frozen comes back
+    assert gc.get_freeze_count() == 0
+
+
+def test_forgetting_the_history_lets_every_captured_tensor_go(session):
+    import weakref
+
+    stepper = session.stepper
+    stepper.start()
+    stepper.wait()
+    stepper.continue_()
+    assert stepper.wait() == "finished"
+    refs = [weakref.ref(c.tensor) for c in stepper.history if isinstance(c.tensor, torch.Tensor)]
+    assert refs
+    stepper.forget_history()  # the capture budget held every capture it admitted too
+    assert all(r() is None for r in refs)

@@ -109,9 +109,12 @@ COLUMNS = ["prompt", "no_cache_ms", "cache_ms", "speedup_cache", "capture_all_ms
 def format_generation(rows: list[dict]) -> list[str]:
     """The report's lines for the generation section: the reference model's rows, then the row against
     `model.generate` when there is one."""
+    from tfdebug.bench.generation_real import format_hf_real_generation
+
     against = [r for r in rows if "generate_ms" in r]
     rows = [r for r in rows if "generate_ms" not in r]
-    lines = [line for row in against for line in format_hf_generation(row)]
+    lines = [line for row in against for line in (format_hf_real_generation(row) if "window_ms" in row
+                                                  else format_hf_generation(row))]
     if not rows:
         return lines
     first = rows[0]
@@ -124,10 +127,13 @@ def generation_only(quick: bool = False, tiny: bool = False, threads: int | None
     """`tfdebug bench --generation`: this section alone, with the machine it ran on."""
     if threads:
         torch.set_num_threads(threads)
+    from tfdebug.bench.generation_real import real_generation_row
+
     rows = generation_rows(torch.device("cpu"), 2 if (quick or tiny) else 5, TINY_GEN if tiny else None)
     if torch.cuda.is_available():
         rows += generation_rows(torch.device("cuda"), 2 if (quick or tiny) else 5, TINY_GEN if tiny else None)
-    return {"machine": machine(quick), "generation": rows}
+    real = real_generation_row(1 if tiny else 2 if quick else 3, "tiny" if tiny else "smol135m")
+    return {"machine": machine(quick), "generation": rows + ([real] if real is not None else [])}
 
 
 def format_generation_only(result: dict) -> str:

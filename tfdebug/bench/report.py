@@ -38,11 +38,16 @@ def verdicts(result: dict) -> list[dict]:
     for row in result.get("step_latency_ms", []):
         out += _latency_verdicts(row)
     for row in result.get("generation", []):
-        if "generate_ms" in row:
+        if "generate_ms" in row and not row.get("status"):
             target = TARGETS["ratio_generate"]
             out.append({"what": f"generation with every stage captured ≤ {target:g}× model.generate per token "
                                 f"({row['model']})", "value": row["ratio_capture_all"], "aa_ratio": row["aa_ratio"],
                         "verdict": verdict(row["ratio_capture_all"], target, row["aa_ratio"])})
+            if "ratio_window" in row:
+                out.append({"what": f"generation stepped to its end in the window's stepper ≤ {target:g}× "
+                                    f"model.generate per token ({row['model']})", "value": row["ratio_window"],
+                            "aa_ratio": row["aa_ratio"], "verdict": verdict(row["ratio_window"], target,
+                                                                            row["aa_ratio"])})
     for row in (result.get("backward") or {}).get("rows", []):
         target = result["backward"]["target"]
         out.append({"what": f"backward with every stage's gradient ≤ {target:g}× plain loss.backward() "

@@ -186,13 +186,20 @@ def _levers(profile, tiny: bool) -> list[dict]:
 
 
 def _generation(profile, cpu) -> list[dict]:
-    """The reference model's rows, then a Llama shape's against `model.generate` (with transformers)."""
+    """The reference model's rows, then a Llama shape's against `model.generate` (with transformers); with the full
+    profile, SmolLM-135M's shape against it too (`bench.generation_real`)."""
     from tfdebug.bench.generation import generation_rows, hf_generation_row
 
     against = hf_generation_row(max(3, profile.generation_repeats), "tiny" if profile.name == "tiny" else
                                 "full" if profile.name == "full" else "quick")
-    return generation_rows(cpu, profile.generation_repeats, GENERATION_SIZES[profile.generation]) + (
+    rows = generation_rows(cpu, profile.generation_repeats, GENERATION_SIZES[profile.generation]) + (
         [against] if against is not None else [])
+    if profile.name == "full":  # SmolLM-135M's shape through the path a user takes: minutes, a few GB
+        from tfdebug.bench.generation_real import real_generation_row
+
+        real = real_generation_row(3)
+        rows += [real] if real is not None else []
+    return rows
 
 
 def _cuda(profile, tiny: bool) -> dict:

@@ -233,6 +233,12 @@ class CaptureBudget:
             return FULL
         return FARTHER if rank[1] < 0 else PINNED_FULL  # at a focus itself, only pinned stages can hold the room
 
+    def let_go(self) -> None:
+        """Hold no capture any more (the pass's history was forgotten, so their memory can go back); which stages
+        were dropped, and why, stays."""
+        self._kept.clear()
+        self.held = self._pinned_held = 0
+
     def _keep(self, capture: Capture, position: int, arrival: int, pinned: bool) -> bool:
         self.held += capture.held_nbytes
         self._pinned_held += capture.held_nbytes if pinned else 0

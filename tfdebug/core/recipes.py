@@ -18,6 +18,7 @@ hold a recomputed plane to the materialised one bit for bit.
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TypeVar, cast
@@ -398,8 +399,17 @@ def context_by_heads(probs: Plane, value: Tensor, block_bytes: int | None = None
     """
     import torch
     batch, heads, rows, _ = probs.shape
+    blocks = probs.blocks(block_bytes)
+    first = next(blocks, None)
+    if first is None:  # no rows (or heads): nothing to multiply
+        return torch.empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype, device=value.device)
+    if first[0] == slice(0, heads) and first[1] == slice(0, rows):  # one block is the whole plane: a short one
+        out = torch.matmul(first[2], value)  # the same product as below, with no copy into a second tensor
+        if each is not None:
+            each(first[0], first[1], first[2], out)
+        return out
     out = torch.empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype, device=value.device)
-    for hs, rs, part in probs.blocks(block_bytes):
+    for hs, rs, part in itertools.chain([first], blocks):
         out[:, hs, rs] = torch.matmul(part, value[:, hs])  # (B, h, r, Dh)
         if each is not None:
             each(hs, rs, part, out[:, hs, rs])

@@ -287,9 +287,14 @@ class Stepper(HistoryMixin, StepperBreakpointsMixin, EditsMixin):
             index = len(self.history)
             self.history.append(capture)
             self._positions.setdefault(capture.name, index)
-        self._emit(StepperEvent("captured", index, capture))
+        if self._observers:
+            self._emit(StepperEvent("captured", index, capture))
         fast, breakpoints = self.condition_mode == FAST, self.breakpoints
-        if fast:
+        if not breakpoints:
+            bp = None
+            if self._predicate is None and not self._stop:  # Continue with no breakpoint: nothing to decide here
+                return None  # (a Pause or Stop given meanwhile is seen under the lock at the next stage)
+        elif fast:
             bp = place_hit(breakpoints, capture)
             conditions = conditions_of(breakpoints)
             if conditions and checkable(capture):

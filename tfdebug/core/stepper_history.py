@@ -79,6 +79,7 @@ class HistoryMixin:
             self.history = []
             self._positions = {}
             self.cursor = -1
+            self._budget.let_go()  # it held every capture it admitted: without this none of them went back
 
     def position_of(self, name: str) -> int | None:
         """Index of the stage called `name` in the history, or None when it has not run yet."""
