@@ -37,7 +37,7 @@ def test_a_snapshot_truncated_while_shown_is_said_and_what_was_shown_stays(make_
     window.actions_by_id["tfdebug.step.next"].trigger()
     wait_paused(qtbot, window, "src.pe")
     shown = window.ctl.current.tensor.clone()
-    qtbot.waitUntil(lambda: not window.ctl.display.busy("ahead"))  # the next stage is read ahead, before the change
+    qtbot.waitUntil(lambda: not window.ctl.shown.reading_ahead())  # the next stage is read ahead, before the change
     os.truncate(snapshot, 300)  # what `cp other.safetensors FILE` does first: a mapped read would SIGBUS
     # A stage far from the shown one is read now, from the changed file.
     click_stage(window, qtbot, "enc.0.ffn.out")

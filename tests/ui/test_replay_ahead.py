@@ -33,7 +33,7 @@ def snapshot(loaded, tmp_path):
 
 def idle(qtbot, window):
     """Wait, as a person looking at the stage does, until the worker has done everything, ahead included."""
-    qtbot.waitUntil(lambda: not window.ctl.display.busy() and not window.ctl.display.busy("ahead"))
+    qtbot.waitUntil(lambda: not window.ctl.display.busy() and not window.ctl.shown.reading_ahead())
 
 
 def shown_plane(window, path) -> np.ndarray:

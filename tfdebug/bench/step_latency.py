@@ -77,7 +77,7 @@ def step_latency(sizes: tuple[int, ...], repeats: int, sources: tuple[str, ...] 
                 pump(20)
                 clocks: dict[str, list[float]] = {"painted": [], "named": [], "settled": [], "gui_cpu": []}
                 for r in range(repeats + WARMUP):
-                    wait(lambda: not window.ctl.display.busy("ahead"))  # idle, as between a person's steps
+                    wait(lambda: not window.ctl.shown.reading_ahead())  # idle, as between a person's steps
                     target = stepper.history[stepper.cursor + 1]
                     times = one_step(window, clock, lambda target=target: window.ctl.current is target,
                                      target.name)

@@ -62,7 +62,7 @@ def user_path_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[st
                 clocks: dict[str, list] = {"painted": [], "named": [], "settled": [], "stages": [], "gui_cpu": []}
                 back = False
                 for r in range(repeats + WARMUP):
-                    wait(lambda: ctl.shown.settled() and not ctl.display.busy("ahead"))  # a person looks
+                    wait(lambda: ctl.shown.settled() and not ctl.shown.reading_ahead())  # a person looks
                     at = names.index(ctl.current.name)
                     back = (back or at == last) and at != first
                     target = names[at - 1 if back else at + 1]

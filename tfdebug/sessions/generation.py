@@ -12,8 +12,10 @@ and every token chosen so far; a step's stages label their axes with a slice of 
 from __future__ import annotations
 
 import gc
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import torch
 
@@ -49,6 +51,35 @@ def generation_inputs(adapter: ModelAdapter, texts: Mapping[str, str]) -> dict[s
     """What Generate starts from: `texts`, except the opening preset, which becomes the adapter's
     generation texts (a place with something to predict)."""
     return adapter.generation_texts() if dict(texts) == adapter.default_texts() else dict(texts)
+
+
+#: the oldest generation's threshold while a generation runs: never reached in practice
+_YOUNG_ONLY = 1 << 30
+_young = threading.Lock()
+_young_runs: list[tuple[int, int, int]] = []  # the thresholds before the first of the generations running now
+
+
+@contextmanager
+def young_collections() -> Iterator[None]:
+    """While generations run, Python's automatic collections walk the young generations only: a full collection
+    walks every object of the process and every capture so far (up to a few hundred ms each on a 135M model,
+    more often as the captures grow). The thresholds are put back when the last running generation ends (a
+    finished, failed or stopped one); nothing is frozen, so garbage made in the meantime is collected as usual
+    afterwards (the window's start-up freeze, `ui.workers.gui_gc`, is left as it is)."""
+    with _young:
+        if not _young_runs:
+            before = gc.get_threshold()
+            gc.set_threshold(before[0], before[1], _YOUNG_ONLY)
+            _young_runs.append(before)
+        else:
+            _young_runs.append(_young_runs[0])
+    try:
+        yield
+    finally:
+        with _young:
+            before = _young_runs.pop()
+            if not _young_runs:
+                gc.set_threshold(*before)
 
 
 class GenerationSession(SessionTexts):
@@ -117,18 +148,11 @@ class GenerationSession(SessionTexts):
 
     def _run(self, settings: DecodingSettings | None = None) -> list[Choice]:
         decoder = self._begin()
-        try:
+        with young_collections():
             return generate(decoder, settings or self.settings, on_step=self._on_step, on_choice=self._on_choice)
-        finally:
-            gc.unfreeze()  # what the steps froze (`_on_step`) is collected as usual again
 
     def _on_step(self, step: int, start: int, count: int) -> None:
         self._where = (step, start, start + count)
-        # Everything alive now (the model, the library, the earlier steps' captures) leaves the garbage collector's
-        # scans until the generation ends: a step's collections look at that step's objects only. Without it each
-        # full collection walks every object of the process and every capture so far (up to a few hundred ms
-        # each, more often as the captures grow). Freezing is a constant-time move of the collector's lists.
-        gc.freeze()
 
     def _on_choice(self, choice: Choice) -> None:
         assert self._decoder is not None  # generate() calls back after _begin made the decoder

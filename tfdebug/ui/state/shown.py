@@ -88,6 +88,7 @@ class ShownStage:
         self.display, self.view, self.axes, self._screen = display, view, axes, screen
         self._later = lambda fn: QTimer.singleShot(0, owner, fn)
         self._after_paint = AfterPaint(owner)
+        self._ahead_scheduled = 0  # neighbours' reads asked for after a paint, not handed to the worker yet
         # The heatmap, which the user is waiting for, paints first and alone on the model's immediate
         # events (with the stage's name in the status bar and the Stages tree); one event-loop turn later
         # the other panels fill in from its gathered event and paint once.
@@ -172,7 +173,12 @@ class ShownStage:
         # After them (the timers fire in order): the panels' own jobs are submitted first and come first; and the
         # neighbours' reads, cuts and stats only once the window has painted the step (AfterPaint): on the worker
         # beside the step's turn and paint, they took the cores and the lock the GUI thread was drawing with.
-        self._later(lambda: self._after_paint.call(lambda: self._prepare_neighbours(capture)))
+        self._ahead_scheduled += 1
+        self._later(lambda: self._after_paint.call(lambda: self._read_ahead(capture)))
+
+    def _read_ahead(self, capture: Capture | None) -> None:
+        self._ahead_scheduled -= 1
+        self._prepare_neighbours(capture)
 
     def _read_whole(self, capture: Capture | None) -> None:
         """A stage shown from a part of it (`read_before_jump`) is read whole on the display worker ("whole" job,
@@ -408,3 +414,8 @@ class ShownStage:
         """Whether no display work (slice, stats, thumbnails, panels following the stage) is
         pending or undelivered."""
         return not self.display.busy() and not self.model.pending
+
+    def reading_ahead(self) -> bool:
+        """Whether the stages next to the shown one are still to be read ahead: asked for once the window has
+        painted the step, or on the display worker ("ahead" jobs)."""
+        return self._ahead_scheduled > 0 or self.display.busy("ahead")
