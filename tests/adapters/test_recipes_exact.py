@@ -68,8 +68,12 @@ def test_recipe_planes_equal_materialised_planes_bit_for_bit(arch, dtype, monkey
             for band in (slice(rows - 1, rows), slice(rows // 2, rows // 2 + 5), slice(17, rows), slice(0, 1)):
                 assert torch.equal(plane[0, last, band], expected[0, last, band]), (name, band)
             assert torch.equal(plane[0, last, rows - 2], expected[0, last, rows - 2]), name  # one query's row
+            assert torch.equal(plane[0, last, 3::5, ::2], expected[0, last, 3::5, ::2]), name  # a thumbnail's grid
             for step in plane.steps()[:-1]:  # a step of the chain from the same computation (a softmax's mask)
                 index = (0, last, slice(rows // 3, rows // 3 + 2), slice(1, 4))
+                part, also = plane.tile(index, also=step)
+                assert torch.equal(part, expected[index]) and torch.equal(also, step.materialize()[index]), name
+                index = (0, last, slice(1, None, 3))  # strided rows: band by band, the step's from each band
                 part, also = plane.tile(index, also=step)
                 assert torch.equal(part, expected[index]) and torch.equal(also, step.materialize()[index]), name
         else:

@@ -36,6 +36,10 @@ LENGTHS = {"tiny": (512,), "quick": (2048,), "default": (2048, 8192), "full": (2
 SAMPLE_S = 0.02
 
 
+#: a folder to leave each capture's snapshot and model in (on the same file system as the temporary folder)
+KEEP_ENV = "TFDEBUG_PLAN_PEAK_KEEP"
+
+
 def _rss() -> int:
     with open("/proc/self/statm", encoding="ascii") as statm:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -156,6 +160,10 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
         in_pass = (_checked_in_pass(folder, prompt, Path(tmp) / "attention.safetensors")
                    if "check" in phases.seconds else {})
         plain = _plain_forwards(folder, prompt, _eager_fits(folder, seq_len))
+        kept = os.environ.get(KEEP_ENV)
+        if kept and code == 0:  # the snapshot left for a look afterwards (`tfdebug open`), with its model
+            for name in ("pass.safetensors", "model"):
+                os.replace(Path(tmp) / name, Path(kept) / name)
     stated = phases.stated
     at_s, _, where = phases.at
     row = {"variant": variant, "shape": shape, "seq_len": seq_len, "exit": code, "seconds": round(seconds, 1),

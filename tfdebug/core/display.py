@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # torch loads when a function first needs it, not with the wi
     import torch
     from torch import Tensor
 
+from tfdebug.core.recipes import is_plane
 from tfdebug.core.slices import slice_index, with_mask
 
 HIST_BINS = 64
@@ -228,7 +229,19 @@ def _dominating_mean(counts: np.ndarray, lo: float, hi: float) -> float | None:
 def tensor_stats(tensor: Tensor, bins: int = HIST_BINS, kind: str | None = None) -> Stats:
     """Stats of a whole tensor, computed where it lives; one transfer of 8 + bins numbers.
 
-    `kind` "mask" counts finfo.min-marked cells as masked (−∞) rather than as values."""
+    `kind` "mask" counts finfo.min-marked cells as masked (−∞) rather than as values. A recipe plane is read
+    one block at a time (`Plane.blocks`), its blocks' stats merged (`bands.merged_stats`)."""
+    if is_plane(tensor):
+        import torch
+
+        from tfdebug.core.bands import finite_sample, merged_stats, part_stats
+        stride = max(1, tensor.numel() // _HIST_SAMPLE)
+        parts, samples = [], []
+        for _, _, block in tensor.blocks():
+            block = masked_as_neginf(block, kind)
+            parts.append(part_stats(block, bins))
+            samples.append(finite_sample(block, stride))
+        return merged_stats(parts, torch.cat(samples), bins)
     tensor = masked_as_neginf(tensor.detach(), kind)
     if on_host(tensor):
         return _host_stats(tensor, bins)
@@ -303,7 +316,6 @@ def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = 
     where they dominate a block. Leading axes (heads) are pooled as one batch. `all_finite`
     (no NaN or ±∞) and `neginf_only` (−∞ the only non-finite value: masked cells) let known-absent
     kinds go unpooled; each kind is pooled on its own (the same cells as pooled together)."""
-    import torch
     rows, cols = plane.shape[-2:]
     out = (min(rows, max_rows), min(cols, max_cols))
     if out == (rows, cols):
@@ -311,19 +323,34 @@ def _downsample(plane: Tensor, max_rows: int, max_cols: int, all_finite: bool = 
     batch = plane.reshape(-1, 1, rows, cols)  # (N, 1, R, C)
     if all_finite:
         return _block_mean(batch, out).reshape(*plane.shape[:-2], *out)
+    return _from_shares(_shares(batch, out, neginf_only)).reshape(*plane.shape[:-2], *out)
+
+
+def _shares(batch: Tensor, out: tuple[int, int], neginf_only: bool = False) -> list[Tensor]:
+    """Block means of (N, 1, R, C) `batch` at `out`: its finite values (others as 0) and the finite cells' share;
+    then, unless `neginf_only`, the NaN cells' share and the +∞ cells' (what `_from_shares` draws a block from)."""
+    import torch
     finite = torch.isfinite(batch)
-    total = _block_mean(torch.where(finite, batch, torch.zeros((), device=plane.device)), out)
-    finite_share = _block_mean(finite.float(), out)
+    shares = [_block_mean(torch.where(finite, batch, torch.zeros((), device=batch.device)), out),
+              _block_mean(finite.float(), out)]
+    if not neginf_only:
+        shares += [_block_mean(torch.isnan(batch).float(), out), _block_mean(torch.isposinf(batch).float(), out)]
+    return shares
+
+
+def _from_shares(shares: list[Tensor]) -> Tensor:
+    """Each block's drawn value from its `_shares`: the mean of its finite cells; with none, +∞ where it holds a
+    +∞ and −∞ otherwise; NaN wherever it holds a NaN."""
+    import torch
+    total, finite_share = shares[:2]
     result = total / finite_share.clamp(min=1e-12)
     empty = finite_share == 0
-    if neginf_only:
-        result = torch.where(empty, torch.full_like(result, float("-inf")), result)
-        return result.reshape(*plane.shape[:-2], *out)
-    nan_share, posinf_share = _block_mean(torch.isnan(batch).float(), out), _block_mean(torch.isposinf(batch).float(), out)
+    if len(shares) == 2:
+        return torch.where(empty, torch.full_like(result, float("-inf")), result)
+    nan_share, posinf_share = shares[2:]
     result = torch.where(empty & (posinf_share > 0), torch.full_like(result, float("inf")), result)
     result = torch.where(empty & (posinf_share == 0), torch.full_like(result, float("-inf")), result)
-    result = torch.where(nan_share > 0, torch.full_like(result, float("nan")), result)
-    return result.reshape(*plane.shape[:-2], *out)
+    return torch.where(nan_share > 0, torch.full_like(result, float("nan")), result)
 
 
 def _shown_plane(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] | None,
@@ -350,8 +377,16 @@ def display_slice(tensor: Tensor, row_axis: int, col_axis: int, indices: Mapping
     (`Stats.partial`): the image is ready a pass or two over the plane sooner.
     """
     import torch
-    plane = _shown_plane(tensor, row_axis, col_axis, indices, kind, mask)
+
+    from tfdebug.core.bands import banded, read_banded
     limit = (max(1, max_size[0]), max(1, max_size[1]))
+    if tensor.dim() >= 2 and banded(tensor, row_axis, *(tensor.shape[a] for a in (row_axis, col_axis))):
+        rows, cols = tensor.shape[row_axis], tensor.shape[col_axis]
+        read = read_banded(lambda r0, r1: _shown_plane(tensor, row_axis, col_axis, indices, kind, mask, slice(r0, r1)),
+                           rows, cols, (min(rows, limit[0]), min(cols, limit[1])), bins)
+        return DisplaySlice(values=read.values, row_axis=row_axis, col_axis=col_axis, source_shape=(rows, cols),
+                            stats=read.stats)
+    plane = _shown_plane(tensor, row_axis, col_axis, indices, kind, mask)
     if on_host(plane):
         stats = _host_stats(plane, bins, moments)
         all_finite = stats.nan == stats.posinf == stats.neginf == 0

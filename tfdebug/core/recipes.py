@@ -183,9 +183,33 @@ class Plane:
                 rows = slice(first, end)
                 within = slice(start - first, stop - first)
                 rest = rest[:2] + (within.start if squeeze_r else within,) + rest[3:]
+            elif step_ > 1 and stop > start:
+                return self._strided(heads, range(start, stop, step_), rest[:2] + (ALL,) + rest[3:], also)
         keep: dict | None = {id(also): None} if also is not None and any(s is also for s in self.steps()) else None
         part = self.block(ALL, heads, rows, keep)
         return part[rest], (keep[id(also)][rest] if keep else None)
+
+    def _strided(self, heads: slice, wanted: range, rest: tuple, also: "Plane | None") -> tuple[Tensor, Tensor | None]:
+        """`tile` of every `wanted.step`-th query row (a thumbnail's grid) on the CPU: the heads' plane computed a
+        band of rows at a time (`blocks`' bands, so each row's cells are the whole head's bit for bit), the wanted
+        rows taken from each: never the heads' whole plane at once."""
+        import torch
+        n_heads = len(range(*heads.indices(self.shape[1])))
+        _, band = block_shape((self.shape[0], n_heads, *self.shape[2:]), self.dtype, self.device)
+        parts, also_parts = [], []
+        for rs in row_bands(self.shape[2], band):
+            first = max(wanted.start, rs.start)
+            first += (wanted.start - first) % wanted.step  # the band's first wanted row
+            if first >= min(wanted.stop, rs.stop):
+                continue
+            keep: dict | None = ({id(also): None} if also is not None and any(s is also for s in self.steps())
+                                 else None)
+            picked = slice(first - rs.start, min(wanted.stop, rs.stop) - rs.start, wanted.step)
+            parts.append(self.block(ALL, heads, rs, keep)[:, :, picked])
+            if keep:
+                also_parts.append(keep[id(also)][:, :, picked])
+        part = torch.cat(parts, 2)
+        return part[rest], (torch.cat(also_parts, 2)[rest] if also_parts else None)
 
     def blocks(self, block_bytes: int | None = None) -> Iterator[tuple[slice, slice, Tensor]]:
         """The whole plane one block at a time, (head slice, query-row slice, block (B, h, r, Tk)), in row-major

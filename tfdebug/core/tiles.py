@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 # One set of display rules: the block average, masked cells and the stats of display_slice.
+from tfdebug.core.bands import banded, finite_abs_max, read_banded
 from tfdebug.core.display import (HIST_BINS, Stats, _downsample, _host_stats, _shown_plane, _stats_tensor,
                                   _unpack_stats, on_host, select_2d)
 from tfdebug.core.slices import slice_index
@@ -86,10 +87,21 @@ def _shown_region(tensor, row_axis, col_axis, indices, rows, cols, kind, mask) -
     return _shown_plane(tensor, row_axis, col_axis, indices, kind, mask, slice(*rows), slice(*cols))
 
 
-def _finite_abs_max(part: Tensor) -> Tensor:
-    """Each row's largest finite |value| (0 where a row has none)."""
-    import torch
-    return torch.where(torch.isfinite(part), part.abs(), torch.zeros((), device=part.device)).amax(1)
+def _banded_tile(tensor, row_axis, col_axis, indices, rows, cols, limit, kind, mask, bins, row_max) -> Tile:
+    """A region of more than `bands.BAND_CELLS` cells, read a band of rows at a time (`bands.read_banded`)."""
+    n_rows, n_cols = slice_shape(tensor, row_axis, col_axis)
+    out = (min(rows[1] - rows[0], limit[0]), min(cols[1] - cols[0], limit[1]))
+    every_column = row_max and cols == (0, n_cols)
+    read = read_banded(lambda r0, r1: _shown_region(tensor, row_axis, col_axis, indices,
+                                                   (rows[0] + r0, rows[0] + r1), cols, kind, mask),
+                       rows[1] - rows[0], cols[1] - cols[0], out, bins, row_max=every_column)
+    maxima = None
+    if every_column and read.row_max is not None:
+        maxima = _pooled_max(read.row_max, out[0])
+    elif row_max:
+        maxima = _row_max(tensor, row_axis, col_axis, indices, rows, kind, mask, out[0])
+    return Tile(values=read.values, rows=rows, cols=cols, source_shape=(n_rows, n_cols), stats=read.stats,
+                row_max=maxima)
 
 
 def _pooled_max(maxima: Tensor, out_rows: int) -> np.ndarray:
@@ -105,7 +117,7 @@ def _row_max(tensor, row_axis, col_axis, indices, rows, kind, mask, out_rows: in
     import torch
     n_cols = slice_shape(tensor, row_axis, col_axis)[1]
     band = max(1, ROW_BAND_CELLS // max(1, n_cols))
-    parts = [_finite_abs_max(_shown_region(tensor, row_axis, col_axis, indices, (r0, min(rows[1], r0 + band)),
+    parts = [finite_abs_max(_shown_region(tensor, row_axis, col_axis, indices, (r0, min(rows[1], r0 + band)),
                                            (0, n_cols), kind, mask))
              for r0 in range(rows[0], rows[1], band)]
     return _pooled_max(torch.cat(parts), out_rows)
@@ -126,8 +138,10 @@ def read_tile(tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] |
     rows, cols = (int(rows[0]), int(rows[1])), (int(cols[0]), int(cols[1]))
     if not (0 <= rows[0] < rows[1] <= n_rows and 0 <= cols[0] < cols[1] <= n_cols):
         raise ValueError(f"rows {rows} × columns {cols} are outside the {n_rows}×{n_cols} slice")
-    part = _shown_region(tensor, row_axis, col_axis, indices, rows, cols, kind, mask)
     limit = (max(1, max_size[0]), max(1, max_size[1]))
+    if banded(tensor, row_axis, rows[1] - rows[0], cols[1] - cols[0]):
+        return _banded_tile(tensor, row_axis, col_axis, indices, rows, cols, limit, kind, mask, bins, row_max)
+    part = _shown_region(tensor, row_axis, col_axis, indices, rows, cols, kind, mask)
     if on_host(part):
         stats = _host_stats(part, bins)
         small = _downsample(part, *limit, all_finite=stats.nan == stats.posinf == stats.neginf == 0,
@@ -142,7 +156,7 @@ def read_tile(tensor, row_axis: int, col_axis: int, indices: Mapping[int, int] |
     maxima = None
     if row_max:
         if cols == (0, n_cols):  # the tile spans every column: its own region has the maxima
-            maxima = _pooled_max(_finite_abs_max(part), values.shape[0])
+            maxima = _pooled_max(finite_abs_max(part), values.shape[0])
         else:
             maxima = _row_max(tensor, row_axis, col_axis, indices, rows, kind, mask, values.shape[0])
     return Tile(values=values, rows=rows, cols=cols, source_shape=(n_rows, n_cols), stats=stats, row_max=maxima)
