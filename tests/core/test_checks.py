@@ -115,11 +115,17 @@ def test_no_check_fails_on_any_adapted_model(adapter_id):
     assert made > 0
 
 
+@pytest.mark.parametrize("banded", [False, True], ids=["by-head", "by-band"])
 @pytest.mark.parametrize("model_type", ["llama", "gpt2"])
-def test_a_recipe_plane_is_checked_one_head_at_a_time_with_the_whole_planes_verdicts(model_type):
+def test_a_recipe_plane_is_checked_one_head_at_a_time_with_the_whole_planes_verdicts(model_type, banded,
+                                                                                      monkeypatch):
     """The checks of a recipe stage (scores, scaled, masked, probabilities) read one head's plane at a time
-    (a long prompt's whole plane would not fit) and say what the whole plane's checks say: the same ticks,
-    counts summed over heads, the largest difference, the extremes."""
+    (a long prompt's whole plane would not fit), and those that hold row by row a band of query rows at a time
+    (`banded`: bands of 16 of the ~40 rows, as a 32k-token head's are of 512), and say what the whole plane's
+    checks say: the same ticks, counts summed over heads, the largest difference, the extremes."""
+    from tfdebug.core import bands
+    if banded:
+        monkeypatch.setattr(bands, "BAND_CELLS", 16 * 40)
     from tests.adapters import hf_archs, hf_tiny
     from tests.adapters.test_recipes_exact import LONG
     from tfdebug.adapters.hf.adapter import wrap
@@ -132,6 +138,8 @@ def test_a_recipe_plane_is_checked_one_head_at_a_time_with_the_whole_planes_verd
     assert {c.info.kind for c in planes} >= {"scores", "scale", "mask", "softmax"}
     whole_planes = {name: replace(c, tensor=c.tensor.materialize()) if c.recipe else c for name, c in captures.items()}
     contexts = [c for c in captures.values() if c.info.kind == "attn_v"]  # P·V recomputed from the recipe's P
+    from tfdebug.core.checks import _row_bands
+    assert {len(_row_bands(c.info, c.tensor)) > 1 for c in planes if c.info.kind != "mask"} == {banded}
     for capture in planes + contexts:
         by_head = stage_checks(capture.info, capture.tensor, captures.get)
         whole = stage_checks(capture.info, whole_planes[capture.name].tensor, whole_planes.get)

@@ -186,10 +186,15 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
 
 def _reachable(path: Path) -> dict:
     """Every layer's attention in the written snapshot, opened as `tfdebug open` opens it: the probabilities stages
-    that open (as recipe planes, computed when looked at), and the time to show one head of the last layer's as the
-    heatmap reads it (`read_tile` at a 1024×1024 view)."""
+    that open (as recipe planes, computed when looked at); the time to show one head of the last layer's as the
+    heatmap reads it (`read_tile` at a 1024×1024 view); then the window's whole work on that stage as it prepares it
+    on its display worker (`display_cache.prepare`: the shown head's picture, every head's thumbnail, the stage's
+    stats, its checks), timed, with the memory that took above what the process held before it."""
+    from tfdebug.bench.real_size import _restart_peak, high_water
     from tfdebug.core.tiles import read_tile
+    from tfdebug.core.view import ViewSelection
     from tfdebug.io.passes import open_pass
+    from tfdebug.sessions.display_cache import prepare
 
     with open_pass(path) as back:
         names = [c.name for c in back.captures if c.name.endswith(".probs")]
@@ -197,9 +202,23 @@ def _reachable(path: Path) -> dict:
         opened = sum(1 for plane in planes if plane is not None)
         start, n = time.perf_counter(), planes[-1].shape[-1]
         tile = read_tile(planes[-1], 2, 3, {0: 0, 1: 0}, (0, n), (0, n), (1024, 1024), kind="probs")
+        shown_ms = round((time.perf_counter() - start) * 1000, 1)
+        del planes
+        gc.collect()
+        stepper = back.stepper()
+        shown = stepper.captured(names[-1])
+        before = _rss()
+        _restart_peak()
+        start = time.perf_counter()
+        prepared = prepare(stepper, shown, ViewSelection(), (1024, 1024), with_stats=True) if shown else None
+        window_s = time.perf_counter() - start
+        checks = [check.ok for check in (prepared.checks or [])] if prepared is not None else []
         return {"attention_stages": len(names), "attention_opened": opened, "shown_stage": names[-1],
-                "show_one_head_ms": round((time.perf_counter() - start) * 1000, 1),
-                "shown_pixels": list(tile.values.shape)}
+                "show_one_head_ms": shown_ms, "shown_pixels": list(tile.values.shape),
+                "window_stage_s": round(window_s, 2), "window_stage_peak_bytes": max(0, high_water() - before),
+                "window_stage_thumbnails": 0 if prepared is None or prepared.heads is None
+                else len(prepared.heads[1].values),
+                "window_stage_checks_passed": f"{checks.count(True)} of {len(checks)}"}
 
 
 def _checked_in_pass(folder: Path, prompt: str, out: Path) -> dict:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable
 
 from tfdebug.core.masks import CAUSAL, PADDING, mask_parts
 from tfdebug.core.phrases import Phrase
-from tfdebug.core.recipes import is_plane
+from tfdebug.core.recipes import RECIPE_KINDS, is_plane
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo, parse_token_ref
 
@@ -317,23 +317,47 @@ def stage_checks(info: StageInfo, tensor: Tensor | None, lookup: Lookup) -> list
     if func is None or tensor is None or not tensor.is_floating_point():
         return []
     with torch.no_grad():
-        if is_plane(tensor) and tensor.dim() == 4 and tensor.shape[1] > 1:  # a recipe: one head's plane at a time
-            heads = tensor.shape[1]
-            return _combined([func(info, tensor[:, h:h + 1], _head_lookup(lookup, h, heads)) for h in range(heads)])
+        if is_plane(tensor) and tensor.dim() == 4:  # a recipe: one head's plane, a band of its rows, at a time
+            heads, bands = tensor.shape[1], _row_bands(info, tensor)
+            if heads > 1 or len(bands) > 1:
+                return _combined([func(info, tensor[:, h:h + 1, rows], _block_lookup(lookup, h, heads, rows, tensor.shape[2]))
+                                  for h in range(heads) for rows in bands])
         return func(info, tensor, lookup)
 
 
-def _head_lookup(lookup: Lookup, head: int, heads: int) -> Lookup:
+# Kinds each of whose claims holds query row by query row, given the same rows of the planes and of Q they read.
+_ROW_BY_ROW = frozenset({"softmax", "scale", "scores"})
+_QUERY_STAGES = frozenset({"q_repeat", "cache_q", "q_rotary", "q_split"})
+
+
+def _row_bands(info: StageInfo, plane) -> list[slice]:
+    """The bands of query rows a recipe plane of this kind is checked in: of about `bands.BAND_CELLS` cells a
+    head (a 32k-token head's claims never hold its whole 4.3 GB plane and their float64 copies), or the whole
+    head where a claim reads across rows (the mask's diagonal and padded columns)."""
+    from tfdebug.core import bands
+    from tfdebug.core.recipes import ROW_ALIGN, row_bands
+    rows, cols = plane.shape[2], plane.shape[3]
+    if info.kind not in _ROW_BY_ROW or not bands.banded(plane, 2, rows, cols):
+        return [slice(None)]
+    return row_bands(rows, max(ROW_ALIGN, bands.BAND_CELLS // max(1, cols) // ROW_ALIGN * ROW_ALIGN))
+
+
+def _block_lookup(lookup: Lookup, head: int, heads: int, rows: slice, n_rows: int) -> Lookup:
     """`lookup` with every (batch, head, …) stage cut to the heads serving query head `head` (a grouped K or V
-    head for a stage of fewer heads; a recipe plane computed for that head alone)."""
-    def at_head(name: str) -> Capture | None:
+    head for a stage of fewer heads; a recipe plane computed for that head alone), and the planes and Q of all
+    `n_rows` query rows cut to `rows` — in one indexing, so a recipe plane computes only that block."""
+    def at_block(name: str) -> Capture | None:
         capture = lookup(name)
         t = capture.tensor if capture is not None else None
-        if capture is None or t is None or t.dim() != 4 or t.shape[1] == 1 or heads % t.shape[1]:
+        if capture is None or t is None or t.dim() != 4:
             return capture
-        h = head // (heads // t.shape[1])
-        return replace(capture, tensor=t[:, h:h + 1])
-    return at_head
+        cut_heads = t.shape[1] != 1 and not heads % t.shape[1]
+        h = head // (heads // t.shape[1]) if cut_heads else 0
+        queries = t.shape[2] == n_rows and (capture.info.kind in RECIPE_KINDS
+                                            or name.rsplit(".", 1)[-1] in _QUERY_STAGES)
+        index = (slice(None), slice(h, h + 1) if cut_heads else slice(None), rows if queries else slice(None))
+        return capture if index == (slice(None),) * 3 else replace(capture, tensor=t[index])
+    return at_block
 
 
 def _combined(per_head: list[list[Check]]) -> list[Check]:

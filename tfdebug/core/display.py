@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # torch loads when a function first needs it, not with the wi
     import torch
     from torch import Tensor
 
-from tfdebug.core.recipes import is_plane
+from tfdebug.core.recipes import Plane
 from tfdebug.core.slices import slice_index, with_mask
 
 HIST_BINS = 64
@@ -231,7 +231,7 @@ def tensor_stats(tensor: Tensor, bins: int = HIST_BINS, kind: str | None = None)
 
     `kind` "mask" counts finfo.min-marked cells as masked (−∞) rather than as values. A recipe plane is read
     one block at a time (`Plane.blocks`), its blocks' stats merged (`bands.merged_stats`)."""
-    if is_plane(tensor):
+    if isinstance(tensor, Plane):
         import torch
 
         from tfdebug.core.bands import finite_sample, merged_stats, part_stats
