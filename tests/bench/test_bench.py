@@ -79,6 +79,11 @@ def test_verdicts_refuse_to_judge_a_noisy_run():
     assert verdict(1.05, 1.10, aa_ratio=1.2) == TOO_BUSY
     assert verdict(1.05, 1.10, aa_ratio=None) == TOO_BUSY
     assert halves_ratio([10, 10, 20, 20]) == 2.0 and halves_ratio([1.0]) is None
+    # Steps to cheap stages first, then to dear ones: the halves differ by what was stepped to, not by the
+    # machine; paired by stage, each half holds both.
+    stages, ms = ["q", "q", "q", "p", "p", "p"], [1.0, 1.1, 1.0, 10.0, 10.2, 10.0]
+    assert halves_ratio(ms) > 9 and halves_ratio(ms, stages) == 1.0
+    assert halves_ratio([2.0, 4.0, 2.0, 4.0], ["a", "b", "a", "b"]) == 1.0
 
 
 def test_bench_output_has_no_qt_plugin_warnings(capfd, qapp):

@@ -31,12 +31,22 @@ def verdict(value: float | None, target: float, aa_ratio: float | None, higher_i
     return "pass" if ok else "fail"
 
 
-def halves_ratio(samples: list[float]) -> float | None:
-    """A/A of a series of repeats of one operation: median of the second half over the first."""
-    if len(samples) < 4:
+def halves_ratio(samples: list[float], labels: list | None = None) -> float | None:
+    """A/A of a series of repeats of one operation: median of the second half over the first. With `labels`
+    (what each repeat did: the stage a step went to), the halves hold each label equally often — its first
+    occurrences in the first half, as many of its last in the second — since steps to cheap and to dear stages
+    in different shares would tell the halves apart where the machine did not change."""
+    if labels is None:
+        groups = [list(samples)]
+    else:
+        by_label: dict = {}
+        for sample, label in zip(samples, labels):
+            by_label.setdefault(label, []).append(sample)
+        groups = list(by_label.values())
+    first = sorted(s for group in groups for s in group[:len(group) // 2])
+    second = sorted(s for group in groups for s in group[len(group) - len(group) // 2:])
+    if len(first) < 2:
         return None
-    half = len(samples) // 2
-    first, second = sorted(samples[:half]), sorted(samples[half:2 * half])
     return round(second[len(second) // 2] / first[len(first) // 2], 4)
 
 

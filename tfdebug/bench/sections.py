@@ -41,9 +41,10 @@ def step_latency_rows(sizes: tuple[int, ...], repeats: int) -> list[dict]:
             row[f"{clock}_median"] = round(median(samples[clock]), 2)
             row[f"{clock}_p95"] = round(p95(samples[clock]), 2)
         row["gui_cpu_median"] = round(median(samples["gui_cpu"]), 2)  # what the step cost the GUI thread
-        row["aa_ratio"] = halves_ratio(samples["painted"])
-        row["aa_ratio_named"] = halves_ratio(samples["named"])
-        row["aa_ratio_settled"] = halves_ratio(samples["settled"])  # each clock judged by its own A/A
+        stages = samples.get("stages")  # the user path's steps go to stages of different sizes, back and forth
+        row["aa_ratio"] = halves_ratio(samples["painted"], stages)
+        row["aa_ratio_named"] = halves_ratio(samples["named"], stages)
+        row["aa_ratio_settled"] = halves_ratio(samples["settled"], stages)  # each clock judged by its own A/A
         rows.append(row)
     return rows
 
