@@ -191,11 +191,24 @@ def plan_peak() -> str:
                          f"{ratio(r, 'checked_over_eager')} / {ratio(r, 'checked_over_sdpa')}" if r["check_s"] else "–",
                          f"{r['in_pass_s']:.1f} s: {r['in_pass_over_eager']:.2f}× / {r['in_pass_over_sdpa']:.2f}×"
                          if "in_pass_over_eager" in r else "not measured", cold,
-                         f"{r['stated_peak_bytes'] / 1e9:.2f} GB", f"{r['peak_rss_bytes'] / 1e9:.2f} GB"])
+                         f"{r['stated_peak_bytes'] / 1e9:.2f} GB", f"{r['peak_rss_bytes'] / 1e9:.2f} GB", reached(r)])
     return table(["tokens", "capture (the pass)", "the check", "plain forward, eager", "plain forward, sdpa",
                   "capture ÷ plain (eager / sdpa)", "with the check ÷ plain (eager / sdpa)",
                   "with the check in the pass (--verify attention) ÷ plain (eager / sdpa)",
-                  "plain forward in a fresh process of its own: capture ÷ it", "stated peak", "measured peak"], rows)
+                  "plain forward in a fresh process of its own: capture ÷ it", "stated peak", "measured peak",
+                  "the snapshot opened: attention stages; one head shown; the window's work on the last"], rows)
+
+
+def reached(r: dict) -> str:
+    """A plan-peak row's snapshot as `tfdebug open` reads it back: how many layers' attention opened, one head of
+    the last shown at 1024², and the window's whole work on that stage (picture, thumbnails, stats, checks)."""
+    if "attention_opened" not in r:
+        return "not measured"
+    said = f"{r['attention_opened']} of {r['attention_stages']}; {r['show_one_head_ms'] / 1000:.1f} s"
+    if "window_stage_s" in r:
+        said += (f"; {r['window_stage_s']:.1f} s, {r['window_stage_peak_bytes'] / 1e9:.2f} GB above the process, "
+                 f"checks {r['window_stage_checks_passed']} passed")
+    return said
 
 
 def heartbeat_before_after() -> str:

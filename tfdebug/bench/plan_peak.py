@@ -378,4 +378,10 @@ def format_plan_peak(rows: list[dict]) -> list[str]:
         if "in_pass_over_eager" in row:
             lines.append(f"         with the check in the pass (--verify attention): {row['in_pass_s']:.1f} s, "
                          f"{row['in_pass_over_eager']:.2f}× eager, {row['in_pass_over_sdpa']:.2f}× sdpa")
+        if "window_stage_s" in row:
+            lines.append(f"         the snapshot opened: {row['attention_opened']} of {row['attention_stages']} "
+                         f"attention stages; {row['shown_stage']}: one head {row['show_one_head_ms'] / 1000:.1f} s, "
+                         f"the window's work on it {row['window_stage_s']:.1f} s and "
+                         f"{row['window_stage_peak_bytes'] / 1e9:.2f} GB (checks {row['window_stage_checks_passed']} "
+                         f"passed)")
     return lines
