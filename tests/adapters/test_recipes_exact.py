@@ -69,6 +69,7 @@ def test_recipe_planes_equal_materialised_planes_bit_for_bit(arch, dtype, monkey
                 assert torch.equal(plane[0, last, band], expected[0, last, band]), (name, band)
             assert torch.equal(plane[0, last, rows - 2], expected[0, last, rows - 2]), name  # one query's row
             assert torch.equal(plane[0, last, 3::5, ::2], expected[0, last, 3::5, ::2]), name  # a thumbnail's grid
+            assert torch.equal(plane[0, last, 1::2], expected[0, last, 1::2]), name  # 16 rows or more: gathered
             for step in plane.steps()[:-1]:  # a step of the chain from the same computation (a softmax's mask)
                 index = (0, last, slice(rows // 3, rows // 3 + 2), slice(1, 4))
                 part, also = plane.tile(index, also=step)

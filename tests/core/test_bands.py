@@ -108,10 +108,10 @@ def test_a_recipe_plane_s_stats_are_merged_from_its_blocks(monkeypatch):
     assert merged.mean == pytest.approx(1 / 96, rel=1e-6)  # every row sums to 1
 
 
-def test_a_thumbnail_grid_of_a_recipe_plane_is_computed_band_by_band(monkeypatch):
+def test_a_thumbnail_grid_of_a_recipe_plane_computes_only_its_rows(monkeypatch):
     plane = _softmax_plane(400, heads=2)
-    expected = head_thumbnails(plane.materialize(), 2, 3, 1, {0: 0}, (24, 24))
-    monkeypatch.setattr(recipes, "BLOCK_BYTES", 400 * 4 * 32)  # bands of 32 rows
+    whole = plane.materialize()
+    expected = head_thumbnails(whole, 2, 3, 1, {0: 0}, (24, 24))
     rows_computed = []
     scores = plane.steps()[0]
     original = type(scores).block
@@ -122,10 +122,13 @@ def test_a_thumbnail_grid_of_a_recipe_plane_is_computed_band_by_band(monkeypatch
         return out
 
     monkeypatch.setattr(type(scores), "block", counted)
-    got = head_thumbnails(plane, 2, 3, 1, {0: 0}, (24, 24))
-    assert max(rows_computed) <= 32
+    got = head_thumbnails(plane, 2, 3, 1, {0: 0}, (24, 24))  # every 2nd row (400 // (8 × 24)) of each head
+    assert rows_computed and max(rows_computed) == 200
     assert np.array_equal(got.values, expected.values)
-    assert torch.equal(plane[0, 1, 5::7, ::3], plane.materialize()[0, 1, 5::7, ::3])  # bit for bit
+    assert torch.equal(plane[0, 1, 5::7, ::3], whole[0, 1, 5::7, ::3])  # 57 rows gathered: bit for bit
+    rows_computed.clear()
+    assert torch.equal(plane[0, 1, 5::60], whole[0, 1, 5::60])  # 7 rows: in their aligned bands of 16
+    assert rows_computed == [7 * recipes.ROW_ALIGN]
 
 
 def test_merged_stats_of_no_finite_cell_say_so():

@@ -30,7 +30,8 @@ def test_the_window_prepares_a_recipe_stage_a_band_of_rows_at_a_time(monkeypatch
         heads, tokens = shown.shape[1], shown.shape[2]
         assert heads > 1 and tokens > 31
         # Thumbnails small enough that a head's rows are read on a strided grid, as a long prompt's are (48 pixels
-        # from 32,768 rows: every 85th); a grid of every row reads the head whole, under 8 × 48 rows.
+        # from 32,768 rows: every 85th, those rows alone computed); a grid of every row, under 8 × 48 rows, reads
+        # the head whole.
         monkeypatch.setattr(display_cache, "HEAD_THUMB", (2, 2))
         whole = prepare(stepper, shown, ViewSelection(), (1024, 1024), with_stats=True)
 

@@ -102,7 +102,7 @@ class Plane:
         self.device = torch.device(device)
 
     # -- what subclasses say -------------------------------------------------------------
-    def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+    def block(self, batch: slice, heads: slice, rows: slice | Tensor = ALL, keep: dict | None = None) -> Tensor:
         """The plane at a batch range, a head range and a range of query rows (every key): (b, h, r, Tk).
         `keep`, when given, maps the ids of steps of this chain to None; each is set to that step's block here."""
         raise NotImplementedError
@@ -190,26 +190,21 @@ class Plane:
         return part[rest], (keep[id(also)][rest] if keep else None)
 
     def _strided(self, heads: slice, wanted: range, rest: tuple, also: "Plane | None") -> tuple[Tensor, Tensor | None]:
-        """`tile` of every `wanted.step`-th query row (a thumbnail's grid) on the CPU: the heads' plane computed a
-        band of rows at a time (`blocks`' bands, so each row's cells are the whole head's bit for bit), the wanted
-        rows taken from each: never the heads' whole plane at once."""
+        """`tile` of every `wanted.step`-th query row (a thumbnail's grid) on the CPU: those rows gathered into one
+        product (from 4 rows on, each row's cells are the whole head's bit for bit), or, fewer than `ROW_ALIGN` of
+        them, the aligned bands of `ROW_ALIGN` rows that hold them. A 32k-token head's 48-pixel grid of every 85th
+        row computes 385 rows, not 32,768."""
         import torch
-        n_heads = len(range(*heads.indices(self.shape[1])))
-        _, band = block_shape((self.shape[0], n_heads, *self.shape[2:]), self.dtype, self.device)
-        parts, also_parts = [], []
-        for rs in row_bands(self.shape[2], band):
-            first = max(wanted.start, rs.start)
-            first += (wanted.start - first) % wanted.step  # the band's first wanted row
-            if first >= min(wanted.stop, rs.stop):
-                continue
-            keep: dict | None = ({id(also): None} if also is not None and any(s is also for s in self.steps())
-                                 else None)
-            picked = slice(first - rs.start, min(wanted.stop, rs.stop) - rs.start, wanted.step)
-            parts.append(self.block(ALL, heads, rs, keep)[:, :, picked])
-            if keep:
-                also_parts.append(keep[id(also)][:, :, picked])
-        part = torch.cat(parts, 2)
-        return part[rest], (torch.cat(also_parts, 2)[rest] if also_parts else None)
+        picked = torch.arange(wanted.start, wanted.stop, wanted.step, device=self.device)
+        if len(wanted) >= ROW_ALIGN:
+            rows, within = picked, slice(None)
+        else:
+            starts = sorted({min(r // ROW_ALIGN * ROW_ALIGN, max(0, self.shape[2] - ROW_ALIGN)) for r in wanted})
+            rows = torch.cat([torch.arange(r, min(self.shape[2], r + ROW_ALIGN), device=self.device) for r in starts])
+            within = torch.searchsorted(rows, picked)
+        keep: dict | None = {id(also): None} if also is not None and any(s is also for s in self.steps()) else None
+        part = self.block(ALL, heads, rows, keep)[:, :, within]
+        return part[rest], (keep[id(also)][:, :, within][rest] if keep else None)
 
     def blocks(self, block_bytes: int | None = None) -> Iterator[tuple[slice, slice, Tensor]]:
         """The whole plane one block at a time, (head slice, query-row slice, block (B, h, r, Tk)), in row-major
@@ -323,7 +318,7 @@ class Scores(Plane):
         """The kept query and key, by role."""
         return {"query": self.query, "key": self.key}
 
-    def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+    def block(self, batch: slice, heads: slice, rows: slice | Tensor = ALL, keep: dict | None = None) -> Tensor:
         """Q·Kᵀ at a batch range, a head range and a range of query rows: (b, h, r, Tk)."""
         q = self.query[batch, heads, rows]  # (b, h, r, Dh)
         import torch
@@ -350,7 +345,7 @@ class FromTensor(Plane):
         """The kept tensor, by role."""
         return {"tensor": self.tensor}
 
-    def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+    def block(self, batch: slice, heads: slice, rows: slice | Tensor = ALL, keep: dict | None = None) -> Tensor:
         """The kept tensor at a batch range, a head range and a range of query rows."""
         return _kept(self, self.tensor[batch, heads, rows], keep)
 
@@ -371,13 +366,13 @@ class Derived(Plane):
         """The step's value when it has one (a scale's), else nothing."""
         return {} if self.value is None else {"value": self.value}
 
-    def block(self, batch: slice, heads: slice, rows: slice = ALL, keep: dict | None = None) -> Tensor:
+    def block(self, batch: slice, heads: slice, rows: slice | Tensor = ALL, keep: dict | None = None) -> Tensor:
         """The previous plane's block with this step applied: (b, h, r, Tk)."""
         x = self.plane.block(batch, heads, rows, keep)
         part = None if self.tensor is None else self._tensor_part(self.tensor, batch, heads, rows)
         return _kept(self, apply_step(self.op, x, part, self.value, self.dtype), keep)
 
-    def _tensor_part(self, tensor: Tensor, batch: slice, heads: slice, rows: slice) -> Tensor:
+    def _tensor_part(self, tensor: Tensor, batch: slice, heads: slice, rows: slice | Tensor) -> Tensor:
         t = _part(tensor, batch, heads)
         t = t[:, :, rows] if t.shape[2] != 1 else t
         return t[..., : self.shape[-1]] if t.shape[-1] != self.shape[-1] else t
