@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -36,7 +37,7 @@ LENGTHS = {"tiny": (512,), "quick": (2048,), "default": (2048, 8192), "full": (2
 SAMPLE_S = 0.02
 
 
-#: a folder to leave each capture's snapshot and model in (on the same file system as the temporary folder)
+#: a folder to leave each capture's snapshot and model in
 KEEP_ENV = "TFDEBUG_PLAN_PEAK_KEEP"
 
 
@@ -163,7 +164,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
         kept = os.environ.get(KEEP_ENV)
         if kept and code == 0:  # the snapshot left for a look afterwards (`tfdebug open`), with its model
             for name in ("pass.safetensors", "model"):
-                os.replace(Path(tmp) / name, Path(kept) / name)
+                shutil.move(Path(tmp) / name, Path(kept) / name)
     stated = phases.stated
     at_s, _, where = phases.at
     row = {"variant": variant, "shape": shape, "seq_len": seq_len, "exit": code, "seconds": round(seconds, 1),

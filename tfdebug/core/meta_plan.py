@@ -64,8 +64,8 @@ class _MetaPass(TorchDispatchMode):
         if key is not None:
             known = self._results.get(key)
             if known is not None:
-                return tree_map_only(Tensor, _like, known)
-        args, kwargs = tree_map_only(Tensor, self._to_meta, (args, kwargs))
+                return _map_tensors(known, _like)
+        args, kwargs = _map_tensors((args, kwargs), self._to_meta)
         result = func(*args, **kwargs)
         if key is not None and all(t.is_meta for t in tree_leaves(result) if isinstance(t, Tensor)):
             self._results[key] = result
@@ -108,6 +108,22 @@ def _result_key(func, args: tuple, kwargs: dict) -> tuple | None:
     parts = _signature(args)
     named = _signature(tuple(sorted(kwargs.items()))) if kwargs else ()
     return None if parts is None or named is None else (func, parts, named)
+
+
+def _map_tensors(value, fn: Callable[[Tensor], Tensor]):
+    """`value` (an operation's arguments or result) with `fn` applied to each tensor in it: `tree_map_only(Tensor,
+    fn, value)` without pytree's flattening, which cost a plan a fifth of its time; plain tuples, lists and dicts
+    are walked here, any other container (a named tuple torch returns) handed to pytree."""
+    kind = type(value)
+    if kind is Tensor or isinstance(value, Tensor):
+        return fn(value)
+    if kind is tuple or kind is list:
+        return kind(_map_tensors(v, fn) for v in value)
+    if kind is dict:
+        return {k: _map_tensors(v, fn) for k, v in value.items()}
+    if isinstance(value, (tuple, list, dict)):
+        return tree_map_only(Tensor, fn, value)
+    return value
 
 
 def _like(t: Tensor) -> Tensor:

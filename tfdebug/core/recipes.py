@@ -418,6 +418,8 @@ def context_by_heads(probs: Plane, value: Tensor, block_bytes: int | None = None
     """
     import torch
     batch, heads, rows, _ = probs.shape
+    if value.is_meta and each is None:  # a pass planned on the meta device (core.meta_plan): the shape alone
+        return value.new_empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype)
     blocks = probs.blocks(block_bytes)
     first = next(blocks, None)
     if first is None:  # no rows (or heads): nothing to multiply
