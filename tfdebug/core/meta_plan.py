@@ -65,8 +65,7 @@ class _MetaPass(TorchDispatchMode):
             known = self._results.get(key)
             if known is not None:
                 return _map_tensors(known, _like)
-        args, kwargs = _map_tensors((args, kwargs), self._to_meta)
-        result = func(*args, **kwargs)
+        result = func(*_map_tensors(args, self._to_meta), **_map_tensors(kwargs, self._to_meta))
         if key is not None and all(t.is_meta for t in tree_leaves(result) if isinstance(t, Tensor)):
             self._results[key] = result
         return result
