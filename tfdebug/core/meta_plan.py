@@ -6,7 +6,7 @@ Its own module so that importing tfdebug.core.plan (the Plan a window holds) doe
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, TypeVar, cast
 
 import torch
 from torch import Tensor, nn
@@ -98,6 +98,7 @@ def _signature(value):
 
 
 _NONE = ("None",)
+_V = TypeVar("_V")
 
 
 def _result_key(func, args: tuple, kwargs: dict) -> tuple | None:
@@ -109,19 +110,19 @@ def _result_key(func, args: tuple, kwargs: dict) -> tuple | None:
     return None if parts is None or named is None else (func, parts, named)
 
 
-def _map_tensors(value, fn: Callable[[Tensor], Tensor]):
+def _map_tensors(value: _V, fn: Callable[[Tensor], Tensor]) -> _V:
     """`value` (an operation's arguments or result) with `fn` applied to each tensor in it: `tree_map_only(Tensor,
     fn, value)` without pytree's flattening, which cost a plan a fifth of its time; plain tuples, lists and dicts
     are walked here, any other container (a named tuple torch returns) handed to pytree."""
     kind = type(value)
-    if kind is Tensor or isinstance(value, Tensor):
-        return fn(value)
+    if isinstance(value, Tensor):
+        return cast(_V, fn(value))
     if kind is tuple or kind is list:
-        return kind(_map_tensors(v, fn) for v in value)
-    if kind is dict:
-        return {k: _map_tensors(v, fn) for k, v in value.items()}
+        return cast(_V, kind(_map_tensors(v, fn) for v in value))  # type: ignore[call-arg]
+    if isinstance(value, dict) and kind is dict:
+        return cast(_V, {k: _map_tensors(v, fn) for k, v in value.items()})
     if isinstance(value, (tuple, list, dict)):
-        return tree_map_only(Tensor, fn, value)
+        return cast(_V, tree_map_only(Tensor, fn, value))
     return value
 
 
