@@ -38,6 +38,10 @@ def test_the_stated_peak_holds_the_measured_one_at_a_size_ci_affords():
     assert "with the check in the pass" in "\n".join(format_plan_peak([row]))
     # every layer's attention opens from the written snapshot, and one head of the last shows
     assert row["attention_stages"] == row["attention_opened"] == 2 and row["show_one_head_ms"] > 0
+    # and the window's whole work on that stage (picture, every head's thumbnail, stats, checks) as it prepares it
+    assert row["window_stage_s"] > 0 and row["window_stage_thumbnails"] == 4 and row["window_stage_peak_bytes"] >= 0
+    assert row["window_stage_checks_passed"] == "3 of 3"
+    assert "the window's work on it" in "\n".join(format_plan_peak([row]))
     # the plain forward as a person's own fresh process runs it once, twice for its A/A
     assert row["cold_eager_s"] > 0 and row["cold_aa"] > 0 and row["capture_over_cold_eager"] > 0
     assert "in a fresh process of its own" in "\n".join(format_plan_peak([row]))
