@@ -3,10 +3,11 @@ slice in memory at once.
 
 A 32,768-token head's attention plane is 4.3 GB in float32. Read whole for one picture — a recipe plane computes
 what is indexed — it would stand beside its masked copy and the pooling's temporaries: three or four times that.
-Here a slice of more than `BAND_CELLS` cells is read in bands of whole display rows: each band's columns are
-block-averaged to the picture's width, and its rows then averaged over each display row's source rows (the same
-cells as one 2-D block average, `display._block_mean`: a block's mean is the mean of its rows' means, every row
-having as many cells). Each band's stats are taken from its own rows and merged (extremes and counts; mean and
+Here a slice of more than `BAND_CELLS` cells is read in bands of whole display rows. Where every display row covers
+as many source rows, each band is block-averaged as the whole slice would be; else its columns are block-averaged
+to the picture's width and its rows then averaged over each display row's source rows (the same cells as one 2-D
+block average, `display._block_mean`: a block's mean is the mean of its rows' means, every row having as many
+cells). Each band's stats are taken from its own rows and merged (extremes and counts; mean and
 variance by Chan's pairwise update), and the histogram is binned over the whole range from a strided sample of
 every band's finite cells.
 """
@@ -19,8 +20,8 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from tfdebug.core.display import (_HIST_SAMPLE, HIST_BINS, Stats, _from_shares, _host_stats, _shares, _stats_tensor,
-                                  _unpack_stats, on_host)
+from tfdebug.core.display import (_HIST_SAMPLE, HIST_BINS, Stats, _block_mean, _from_shares, _host_stats, _shares,
+                                  _stats_tensor, _unpack_stats, on_host)
 from tfdebug.core.recipes import is_plane
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
@@ -106,30 +107,55 @@ def _row_means(share: Tensor, starts: list[int], stops: list[int], offset: int) 
     return ((sums[:, :, hi] - sums[:, :, lo]) / size).float()
 
 
+def _band_shares(part: Tensor, out: tuple[int, int]) -> list[Tensor]:
+    """The four `display._shares` of a (1, 1, R, C) band at `out`. On the CPU a band with no NaN or ±∞ (told by its
+    extremes, as `display._host_stats` tells it) pools its values alone, and one whose only non-finite value is −∞
+    (masked cells) skips the NaN and +∞ shares: the rest are constants, as `display._downsample` leaves them out."""
+    import torch
+    if on_host(part) and part.numel():
+        lo, hi = (float(v) for v in torch.aminmax(part))
+        if math.isfinite(hi) and (math.isfinite(lo) or lo == -math.inf):
+            if math.isfinite(lo):
+                total = _block_mean(part, out)
+                shares = [total, torch.ones_like(total)]
+            else:
+                shares = _shares(part, out, neginf_only=True)
+            return shares + [torch.zeros_like(shares[0]), torch.zeros_like(shares[0])]
+    return _shares(part, out)
+
+
 def read_banded(read: Callable[[int, int], Tensor], rows: int, cols: int, out: tuple[int, int],
                 bins: int = HIST_BINS, row_max: bool = False) -> Banded:
     """The rows × cols slice that `read(r0, r1)` gives rows r0 … r1−1 of (float32, masked cells −∞), block-averaged
     to `out` cells with NaN and ±∞ kept where they dominate (as `display._downsample`), with its stats and, with
-    `row_max`, each row's largest finite |value|; read in bands of whole display rows of about `BAND_CELLS`."""
+    `row_max`, each row's largest finite |value|; read in bands of whole display rows of about `BAND_CELLS`. Where
+    each display row covers as many source rows (`rows` a multiple of its height), a band is block-averaged at
+    once, as the whole slice would be; else its columns first, then each display row's window of its rows."""
     import torch
-    per_display_row = -(-rows // out[0]) + 1  # source rows under one display row, at most
+    even = rows % out[0] == 0
+    per_display_row = -(-rows // out[0]) + (0 if even else 1)  # source rows under one display row, at most
     step = max(1, BAND_CELLS // max(1, cols * per_display_row))
     stride = max(1, rows * cols // _HIST_SAMPLE)
     pooled: list[list[Tensor]] = []
     parts, samples, maxima = [], [], []
     covered = 0  # rows already in the stats (a display row's window may share its first row with the last's)
     for first in range(0, out[0], step):
-        starts, stops = _windows(first, min(out[0], first + step), rows, out[0])
+        last = min(out[0], first + step)
+        starts, stops = _windows(first, last, rows, out[0])
         part = read(starts[0], stops[-1])
-        columns = _shares(part.reshape(1, 1, *part.shape), (part.shape[0], out[1]))
-        pooled.append([_row_means(share, starts, stops, starts[0]) for share in columns])
+        band = part.reshape(1, 1, *part.shape)
+        if even:
+            pooled.append(_band_shares(band, (last - first, out[1])))
+        else:
+            pooled.append([_row_means(share, starts, stops, starts[0])
+                           for share in _band_shares(band, (part.shape[0], out[1]))])
         own = part[covered - starts[0]:]
         covered = stops[-1]
         parts.append(part_stats(own, bins))
         samples.append(finite_sample(own, stride))
         if row_max:
             maxima.append(finite_abs_max(own))
-        del part, own, columns
+        del part, own, band
     small = _from_shares([torch.cat(kind, dim=2) for kind in zip(*pooled)]).reshape(out)
     values = np.ascontiguousarray(small.cpu().numpy(), dtype=np.float32)
     return Banded(values=values, stats=merged_stats(parts, torch.cat(samples), bins),
