@@ -163,6 +163,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
         plain = _plain_forwards(folder, prompt, _eager_fits(folder, seq_len))
         kept = os.environ.get(KEEP_ENV)
         if kept and code == 0:  # the snapshot left for a look afterwards (`tfdebug open`), with its model
+            Path(kept).mkdir(parents=True, exist_ok=True)
             for name in ("pass.safetensors", "model"):
                 shutil.move(Path(tmp) / name, Path(kept) / name)
     stated = phases.stated
