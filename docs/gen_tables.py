@@ -204,7 +204,8 @@ def reached(r: dict) -> str:
     the last shown at 1024², and the window's whole work on that stage (picture, thumbnails, stats, checks)."""
     if "attention_opened" not in r:
         return "not measured"
-    said = f"{r['attention_opened']} of {r['attention_stages']}; {r['show_one_head_ms'] / 1000:.1f} s"
+    layers = f" (the model has {r['model_layers']} layers)" if "model_layers" in r else ""
+    said = f"{r['attention_opened']} of {r['attention_stages']}{layers}; {r['show_one_head_ms'] / 1000:.1f} s"
     if "window_stage_s" in r:
         said += (f"; {r['window_stage_s']:.1f} s, {r['window_stage_peak_bytes'] / 1e9:.2f} GB above the process, "
                  f"checks {r['window_stage_checks_passed']} passed")

@@ -19,6 +19,7 @@ capture with and without the check ÷ each plain forward.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import shutil
 import tempfile
@@ -161,6 +162,7 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
         in_pass = (_checked_in_pass(folder, prompt, Path(tmp) / "attention.safetensors")
                    if "check" in phases.seconds else {})
         plain = _plain_forwards(folder, prompt, _eager_fits(folder, seq_len))
+        reach["model_layers"] = json.loads((folder / "config.json").read_text())["num_hidden_layers"]
         kept = os.environ.get(KEEP_ENV)
         if kept and code == 0:  # the snapshot left for a look afterwards (`tfdebug open`), with its model
             Path(kept).mkdir(parents=True, exist_ok=True)
@@ -242,8 +244,6 @@ def _eager_fits(folder: Path, seq_len: int) -> bool:
     """Whether transformers' eager forward fits in the memory free now: one layer's weights, its scores and its
     additive mask are (heads + heads + 1) × tokens² float32 cells at once (at 32,768 tokens on the 135M shape, 81
     GB), with the logits beside them."""
-    import json
-
     from tfdebug.core.budget import free_memory
 
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
@@ -382,7 +382,8 @@ def format_plan_peak(rows: list[dict]) -> list[str]:
                          f"{row['in_pass_over_eager']:.2f}× eager, {row['in_pass_over_sdpa']:.2f}× sdpa")
         if "window_stage_s" in row:
             lines.append(f"         the snapshot opened: {row['attention_opened']} of {row['attention_stages']} "
-                         f"attention stages; {row['shown_stage']}: one head {row['show_one_head_ms'] / 1000:.1f} s, "
+                         f"attention stages ({row.get('model_layers', '?')} layers); {row['shown_stage']}: one head "
+                         f"{row['show_one_head_ms'] / 1000:.1f} s, "
                          f"the window's work on it {row['window_stage_s']:.1f} s and "
                          f"{row['window_stage_peak_bytes'] / 1e9:.2f} GB (checks {row['window_stage_checks_passed']} "
                          f"passed)")
