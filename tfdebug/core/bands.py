@@ -34,8 +34,10 @@ BAND_CELLS = 1 << 24
 def banded(tensor, row_axis: int, rows: int, cols: int) -> bool:
     """Whether a rows × cols slice of `tensor` (rows along `row_axis`) is read in bands: one of more than
     `BAND_CELLS` cells whose bands read each cell once (a tensor's rows are views of it; a recipe plane computes a
-    band of its query rows, axis 2, alone, but all its query rows for any band of keys)."""
-    return rows > 1 and rows * cols > BAND_CELLS and (not is_plane(tensor) or row_axis == 2)
+    band of its query rows, axis 2, alone, but all its query rows for any band of keys; and only on the CPU: elsewhere
+    `Plane.tile` computes the head whole for any band, so bands would compute it once each)."""
+    return rows > 1 and rows * cols > BAND_CELLS and (
+        not is_plane(tensor) or (row_axis == 2 and tensor.device.type == "cpu"))
 
 
 @dataclass(frozen=True, eq=False)  # compared by identity: its arrays have no single truth value
