@@ -5797,6 +5797,11 @@ output w·V = {output}</source>
         <translation>K = X · W^K   （交叉注意力：K = H_enc · W^K）</translation>
     </message>
     <message>
+        <source>Let go: its room in the {size} capture budget went to a later step of the kinds you keep (in every layer q and k after their rotation, which the attention planes are computed from, come before their splits).</source>
+        <comment>budget.why_later_kind</comment>
+        <translation>已释放：它在 {size} 捕获预算中的空间让给了你要保留的类型中更靠后的一步（每一层中，旋转后的 q 和 k——注意力平面由它们算出——优先于旋转前的拆分）。</translation>
+    </message>
+    <message>
         <source>Let go: kept at first, then its room in the {size} capture budget went to a stage nearer the one you look at.</source>
         <comment>budget.why_evicted</comment>
         <translation>已释放：起初保留，后来它在 {size} 捕获预算中的空间让给了离你所看阶段更近的阶段。</translation>

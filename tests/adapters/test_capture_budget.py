@@ -83,7 +83,10 @@ def test_cli_max_capture_mb(capsys, tmp_path):
     target = tmp_path / "pass.safetensors"
     assert main(["capture", "--model", spec, "--max-capture-mb", "0.01", "--keep", "first", "--out", str(target)]) == 0
     out = capsys.readouterr().out
-    assert "wrote" in out and "left out 12 stages beyond the 10.0 kB budget, keeping those in forward order" in out
+    # Every pinned kind does not fit: the later steps of attention hold their room first (the probabilities rather
+    # than the splits they were computed from), in forward order.
+    assert "wrote" in out and "left out 10 stages beyond the 10.0 kB budget, keeping those in forward order" in out
+    assert "left out by kind: 6 head_split, 2 scores, 2 attn_v" in out
     # The default keeps the stages nearest the focus (here: the end of the pass, the logits).
     assert main(["capture", "--model", spec, "--max-capture-mb", "0.01", "--out", str(target)]) == 0
     out = capsys.readouterr().out
@@ -130,3 +133,37 @@ def test_a_stepped_pass_keeps_the_stages_near_the_focus_and_says_why_others_went
     assert set(reasons) == set(estimate.dropped) and "larger than" in reasons[largest.name]
     assert set(estimate.kept) == {"enc.1.attn.k", "enc.1.attn.v", "enc.1.attn.q_split"}  # the focus, its neighbours
     assert held_bytes(stepper.history) <= budget
+
+
+def test_a_budget_short_of_every_pinned_stage_still_keeps_every_layers_attention(capsys, tmp_path):
+    """A budget that holds every layer's rotated q and k but not also their splits (a 32k-token pass under the default
+    budget): `tfdebug capture` keeps the rotations, from which every layer's probabilities open, equal to the model's
+    own attentions on ids transformers' tokenizer made, and lets splits go."""
+    transformers = pytest.importorskip("transformers")
+    from tests.adapters.hf_tiny import llama, save_folder
+
+    model = llama(n_layer=3)
+    folder = save_folder(model, tmp_path / "model")
+    text = " ".join(["the cat sat on the mat"] * 5)
+    ids = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))(
+        text, return_tensors="pt")["input_ids"]
+    model.set_attn_implementation("eager")
+    with torch.no_grad():
+        attentions = model(input_ids=ids, output_attentions=True).attentions
+    tokens, heads, kv_heads, width = ids.shape[1], 4, 2, 8
+    rotated = 4 * tokens * width * (heads + kv_heads)  # one layer's q and k after rotation, float32
+    splits = 4 * tokens * width * (heads + 2 * kv_heads)  # its q, k and v splits
+    budget_mb = (3 * rotated + splits) / 1e6  # every rotation, one layer's splits
+    target = tmp_path / "pass.safetensors"
+    assert main(["capture", "--model", f"hf:{folder}", "--input", f"prompt={text}", "--max-capture-mb",
+                 f"{budget_mb:.6f}", "--out", str(target)]) == 0
+    left_out = next(line for line in capsys.readouterr().out.splitlines() if "left out by kind" in line)
+    by_kind = left_out.split("left out by kind: ")[1]
+    assert "6 head_split" in by_kind and "rotary" not in by_kind  # one layer's splits stay (the last one's)
+    from tfdebug.io.passes import open_pass
+
+    with open_pass(target) as back:
+        for layer, expected in enumerate(attentions):
+            probs = back.tensor(back[f"dec.{layer}.self_attn.probs"])
+            assert probs is not None and probs.shape == expected.shape
+            torch.testing.assert_close(torch.as_tensor(probs[0, :]), expected[0], rtol=0, atol=1e-6)

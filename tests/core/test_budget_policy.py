@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from tfdebug.core.budget import (EVICTED, FARTHER, FIRST_FIT, FULL, PASS_ANCHOR, PINNED_FULL, PINNED_SHARE, TOO_LARGE,
-                                 USER_ANCHOR, CaptureBudget, KeepPolicy, drop_reason, estimate_capture)
+from tfdebug.core.budget import (EVICTED, FARTHER, FIRST_FIT, FULL, LATER_KIND, PASS_ANCHOR, PINNED_FULL, PINNED_SHARE,
+                                 TOO_LARGE, USER_ANCHOR, CaptureBudget, KeepPolicy, drop_reason, estimate_capture)
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 
@@ -158,3 +158,37 @@ def test_the_default_budget_counts_bytes_being_let_go_as_free_and_not_resident(m
     assert budget.default_capture_budget(cpu, releasing=4 * gib) == 7 * gib
     monkeypatch.setattr(budget, "free_memory", lambda device: None)
     assert budget.default_capture_budget(cpu, releasing=4 * gib) is None
+
+
+def _rotary_pass(layers: int = 4) -> list[Capture]:
+    """`layers` layers of a rotary attention: q's split and its rotation (100 B each), then the plane (nothing of its
+    own to hold: a recipe) and the context (100 B)."""
+    from tfdebug.core.recipes import Scores
+
+    out = []
+    for layer in range(layers):
+        for kind in ("head_split", "rotary", "scores", "attn_v"):
+            info = StageInfo(f"dec.{layer}.self_attn.{kind}", kind, "dec.self_attn", layer, ("model",), "")
+            tensor = torch.full((1, 1, 5, 5), float(layer))
+            out.append(Capture.of(info, Scores(tensor, tensor) if kind == "scores" else tensor))
+    return out
+
+
+def test_a_later_pinned_kind_holds_its_room_before_an_earlier_one():
+    pinned = ("head_split", "rotary", "scores")
+    names = [c.name for c in _rotary_pass()]
+    # 500 B hold every layer's rotation (400 B) and one split: the planes are made from the rotations, so every
+    # layer's attention stays; the splits go, the nearest to the pass's end kept.
+    budget = _run(_rotary_pass(), 500, KeepPolicy(pinned=pinned))
+    assert [n for n in budget.kept if "rotary" in n] == [n for n in names if "rotary" in n]
+    assert [n for n in budget.kept if "scores" in n] == [n for n in names if "scores" in n]
+    assert [n for n in budget.kept if "head_split" in n] == ["dec.3.self_attn.head_split"]
+    assert budget.reasons["dec.0.self_attn.head_split"] == LATER_KIND
+    assert "a later step of the kinds you keep" in str(drop_reason(LATER_KIND, 500))
+    # Forward order would have kept the first layers whole and nothing of the last ones.
+    assert budget.reasons.get("dec.3.self_attn.rotary") is None
+    # Within a share of the budget the same precedence: the splits held there stop counting as pinned (kept as near
+    # stages while there is room) so every rotation is pinned.
+    shared = _run(_rotary_pass(), 800, KeepPolicy(pinned=pinned, pin_share=0.5))
+    assert [n for n in shared.kept if "rotary" in n] == [n for n in names if "rotary" in n]
+    assert shared.reasons.get("dec.3.self_attn.rotary") is None and shared.held <= 800

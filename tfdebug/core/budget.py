@@ -13,7 +13,12 @@ a `KeepPolicy` chooses what stays, by what the user looks at:
 - `pinned` kinds are kept before anything else in every layer (`("softmax",)`: every
   layer's attention probabilities), whatever the focus; with a `pin_share` only while
   the pinned stages held fit in that share of the budget (the rest stays for the stages
-  near the focus: a long prompt's attention cannot crowd out everything else).
+  near the focus: a long prompt's attention cannot crowd out everything else). When the
+  pinned stages do not all fit, a later kind in the forward (`stages.KINDS` order) holds
+  its room before an earlier one, in every layer: a later step is made from the earlier
+  ones and carries what is looked at, as the attention planes are computed from q and k
+  after their rotation, so a 32k-token pass keeps every layer's rotated q and k (and so
+  every layer's attention) and lets the splits before the rotation go.
 - `first` (`FIRST_FIT`, what a budget does unless given a policy): forward order while
   the stages fit, the old rule; it drops everything after the first layers of a big
   model, which is rarely what a debugger wants.
@@ -36,6 +41,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture, matches
+from tfdebug.core.stages import KINDS
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
     import torch
@@ -56,6 +62,7 @@ FARTHER = "farther"       # near: stages nearer the focus (or pinned kinds) hold
 EVICTED = "evicted"       # near: kept at first, let go later for a stage nearer the focus
 PINNED_FULL = "pinned_full"  # a pinned kind, but the pinned stages before it fill the budget
 PINNED_SHARE = "pinned_share"  # a pinned kind, but the pinned stages before it fill the policy's pin_share
+LATER_KIND = "later_kind"  # a pinned kind, let go for a stage of a later pinned kind (KeepPolicy: precedence)
 
 
 @dataclass(frozen=True)
@@ -111,6 +118,10 @@ def drop_reason(code: str, limit: int | None, far: tuple[int, str, str] | None =
     if code == EVICTED:
         return Phrase("Let go: kept at first, then its room in the {size} capture budget went to a stage nearer the "
                       "one you look at.", id="budget.why_evicted", size=size)
+    if code == LATER_KIND:
+        return Phrase("Let go: its room in the {size} capture budget went to a later step of the kinds you keep (in "
+                      "every layer q and k after their rotation, which the attention planes are computed from, come "
+                      "before their splits).", id="budget.why_later_kind", size=size)
     if code == PINNED_SHARE:
         return Phrase("Not kept: the kinds you keep may take only part of the {size} capture budget, and the "
                       "stages of those kinds before it hold that part.", id="budget.why_pinned_share", size=size)
@@ -166,17 +177,15 @@ class CaptureBudget:
         self._arrived += 1
         self._where[capture.name] = position
         size = capture.held_nbytes
-        share = self.policy.pin_share
-        pinned = capture.info.kind in self.policy.pinned and (
-            share is None or self.limit is None or self._pinned_held + size <= share * self.limit)
+        pinned = self._of_pinned_kind(capture) and self._within_share(capture, size)
         if self.limit is None or self.held + size <= self.limit:
             return self._keep(capture, position, arrival, pinned)
         if size > self.limit:
             return self._refuse(capture, TOO_LARGE)
         anchors = self._anchors(capture.name, position, at)
-        rank = self._rank(pinned, position, anchors)
-        victims = sorted((self._rank(pin, p, anchors), key) for key, (c, p, pin) in self._kept.items()
-                         if self._rank(pin, p, anchors) < rank)
+        rank = self._rank(capture, pinned, position, anchors)
+        victims = sorted((self._rank(c, pin, p, anchors), key) for key, (c, p, pin) in self._kept.items()
+                         if self._rank(c, pin, p, anchors) < rank)
         room = self.limit - self.held
         chosen = []
         for _, key in victims:
@@ -190,8 +199,9 @@ class CaptureBudget:
             evicted, where, pin = self._kept.pop(key)
             self.held -= evicted.held_nbytes
             self._pinned_held -= evicted.held_nbytes if pin else 0
-            self._refuse(evicted, PINNED_SHARE if self._of_pinned_kind(evicted) and not pin else EVICTED,
-                         self._far(where, anchors))
+            reason = (LATER_KIND if pin and self._tier(evicted) < rank[0] else
+                      PINNED_SHARE if self._of_pinned_kind(evicted) and not pin else EVICTED)
+            self._refuse(evicted, reason, self._far(where, anchors))
             self.release(evicted)
         return self._keep(capture, position, arrival, pinned)
 
@@ -207,10 +217,44 @@ class CaptureBudget:
             anchors.append((self._where[at], at, USER_ANCHOR))
         return anchors
 
-    def _rank(self, pinned: bool, position: int, anchors) -> tuple[bool, int]:
-        """Higher is kept first: pinned kinds, then nearness to the anchors (forward order: earlier stages)."""
+    def _rank(self, capture: Capture, pinned: bool, position: int, anchors) -> tuple[int, int]:
+        """Higher is kept first: pinned kinds (a later kind before an earlier one), then nearness to the anchors
+        (forward order: earlier stages)."""
         closeness = -min(abs(position - p) for p, _, _ in anchors) if anchors else -position
-        return pinned, closeness
+        return self._tier(capture) if pinned else 0, closeness
+
+    @staticmethod
+    def _tier(capture: Capture) -> int:
+        """A pinned stage's precedence: its kind's place in the forward's vocabulary, from 1 (an unknown kind: 1)."""
+        kind = capture.info.kind
+        return 1 + (KINDS.index(kind) if kind in KINDS else 0)
+
+    def _within_share(self, capture: Capture, size: int) -> bool:
+        """Whether a stage of a pinned kind is pinned: it fits the policy's `pin_share` of the budget, counting as
+        no longer pinned the stages of earlier kinds held there, where that makes the room (they stay kept, by
+        nearness, and are the first to go when the budget is full)."""
+        share = self.policy.pin_share
+        if share is None or self.limit is None:
+            return True
+        room = share * self.limit - self._pinned_held
+        if size <= room:
+            return True
+        tier = self._tier(capture)
+        lower = sorted((self._tier(c), p, key) for key, (c, p, pin) in self._kept.items()
+                       if pin and self._tier(c) < tier)
+        chosen = []
+        for _, _, key in lower:
+            if size <= room:
+                break
+            chosen.append(key)
+            room += self._kept[key][0].held_nbytes
+        if size > room:
+            return False
+        for key in chosen:
+            kept, where, _ = self._kept[key]
+            self._kept[key] = (kept, where, False)
+            self._pinned_held -= kept.held_nbytes
+        return True
 
     @staticmethod
     def _far(position: int, anchors) -> tuple[int, str, str] | None:
@@ -223,7 +267,7 @@ class CaptureBudget:
     def _of_pinned_kind(self, capture: Capture) -> bool:
         return capture.info.kind in self.policy.pinned
 
-    def _refusal(self, capture: Capture, pinned: bool, rank: tuple[bool, int]) -> str:
+    def _refusal(self, capture: Capture, pinned: bool, rank: tuple[int, int]) -> str:
         """Why an arriving stage that does not fit is refused."""
         if pinned:
             return PINNED_FULL

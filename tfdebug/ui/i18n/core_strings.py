@@ -537,6 +537,7 @@ def _catalogue() -> None:  # never called: pyside6-lupdate reads these calls
     translate('phrases', 'Is a directory', 'os.is_folder')
     translate('phrases', 'Its rows are the tokens flattened over the batch; the shape is (tokens, d_model).', 'explain.expert_out.look_for')
     translate('phrases', 'K = X · W^K   (cross-attention: K = H_enc · W^K)', 'explain.k_proj.formula')
+    translate('phrases', 'Let go: its room in the {size} capture budget went to a later step of the kinds you keep (in every layer q and k after their rotation, which the attention planes are computed from, come before their splits).', 'budget.why_later_kind')
     translate('phrases', 'Let go: kept at first, then its room in the {size} capture budget went to a stage nearer the one you look at.', 'budget.why_evicted')
     translate('phrases', 'Look along a row for the experts this token prefers; a column that is high everywhere is an expert every token uses.', 'explain.router_logits.look_for')
     translate('phrases', 'Looks up one learned vector per token id in the embedding table. The rows of this stage are the words of the sentence before the model knows their order or their neighbours.', 'explain.embedding.what')

@@ -13,7 +13,8 @@ Pinned kinds are kept before anything else, in every layer; by default every lay
 rotations, which are all the recipe planes (scores, scaled, masked, probabilities) read, so
 those planes cost nothing and the Heads panel and the Model View have every layer. Pinned stages take at most
 `PIN_SHARE` of the budget, so when every layer's probabilities do not fit (a long prompt)
-the stages near the user still get the rest.
+the stages near the user still get the rest; within it the rotations come before the splits
+(a later kind first), so every layer's planes stay longest.
 
 The choice is stored in the window's QSettings under `capture/keep` ("near" / "first") and
 `capture/pinned` (kinds, comma-separated); unreadable values mean the default. It applies
