@@ -100,9 +100,10 @@ def test_a_pass_that_fits_only_without_the_check_runs_without_it(tmp_path, capsy
     import tfdebug.sessions.peak as peak_module
     real = peak_module.peak_of
 
-    def measured(session):
-        peak = real(session)
-        session_peak["pass"] = peak.total - peak.check
+    def measured(session, with_check=True):
+        peak = real(session, with_check)
+        if with_check:
+            session_peak["pass"] = peak.total - peak.check
         return peak
     monkeypatch.setattr(peak_module, "peak_of", measured)
     out = tmp_path / "pass.safetensors"
@@ -112,6 +113,9 @@ def test_a_pass_that_fits_only_without_the_check_runs_without_it(tmp_path, capsy
     assert "the check against the model is left out" in err and "verified: max" not in stdout
     # --verify auto left the second forward out and checked each layer's attention in the pass instead
     assert "checked in the pass instead" in err and "verified in the pass" in stdout
+    # The peak stated is that of the pass as it runs: without the second forward it left out.
+    stated = next(line for line in err.splitlines() if "peak about" in line)
+    assert stated.endswith("the check against the model 0 B")
 
 
 def test_the_default_budget_leaves_room_for_the_pass_and_the_check(monkeypatch):

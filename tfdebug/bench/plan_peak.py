@@ -100,7 +100,8 @@ class _Phases:
             setattr(owner, name, call)
             return owner, name, original
 
-        self._undo = [wrapped(peak, "fit_default_budget", "plan", "pass", keep=True),
+        self._undo = [wrapped(peak, "fit_default_budget", "plan"),
+                      wrapped(peak, "stated_peak", "plan", "pass", keep=True),
                       wrapped(session.DebugSession, "verify", "check", "after the check"),
                       wrapped(exports, "export_pass", "write", "after the write")]
         self._thread.start()

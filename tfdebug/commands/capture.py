@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from tfdebug.io.exports import export_pass
     from tfdebug.io.formats import format_for
     from tfdebug.io.recording import Recording
-    from tfdebug.sessions.peak import check_fits, check_room_now, fit_default_budget, peak_of
+    from tfdebug.sessions.peak import check_fits, check_room_now, fit_default_budget, peak_of, stated_peak
     from tfdebug.sessions.session import DebugSession
     from tfdebug.commands.stages import warn_unknown
 
@@ -105,8 +105,6 @@ def run(args: argparse.Namespace) -> int:
         else None
     if not args.quiet:
         warn_unknown(session)
-        if peak is not None:
-            print(f"tfdebug: {session.capture_estimate().describe()}; {peak.describe()}", file=sys.stderr)
     # A pass the kernel would kill part way is refused before it starts; one that fits only without the check
     # against the model runs without it.
     fits = check_fits(session, peak) if peak is not None else True
@@ -121,6 +119,10 @@ def run(args: argparse.Namespace) -> int:
               + ("; each layer's attention is checked in the pass instead" if mode == "attention" else ""),
               file=sys.stderr)
     session.in_pass = mode
+    if peak is not None:  # stated for the pass as it will run: the whole check's part only where it runs
+        peak = stated_peak(session, peak, mode)
+        if not args.quiet:
+            print(f"tfdebug: {session.capture_estimate().describe()}; {peak.describe()}", file=sys.stderr)
     budget = session.new_budget()
     expected = sum(1 for c in session.plan if matches(c.name, args.stages))
     if expected == 0:

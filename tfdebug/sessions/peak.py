@@ -58,8 +58,9 @@ def model_bytes(module) -> int:
     return sum(seen.values())
 
 
-def peak_of(session) -> Peak:
-    """The peak of `session`'s next pass, from its plan and its capture budget's choice."""
+def peak_of(session, with_check: bool = True) -> Peak:
+    """The peak of `session`'s next pass, from its plan and its capture budget's choice; without `with_check`, of
+    the pass without the whole check against the model (one left out, or checked in the pass alone)."""
     estimate = session.capture_estimate()
     planned = [c for c in session.plan if matches(c.name, session.stages)]
     kept = set(estimate.kept)
@@ -82,7 +83,7 @@ def peak_of(session) -> Peak:
     holding = (sum(dropped[name] for name in held if name in dropped)
                + max((size for name, size in dropped.items() if name not in held), default=0))
     check = session.adapter.check_bytes(session.plan) + max(0, holding - max(dropped.values(), default=0))
-    if getattr(session, "in_pass", "") == "attention":  # checked in the pass alone: no second forward, nothing held
+    if not with_check or getattr(session, "in_pass", "") == "attention":  # no second forward, nothing held for it
         check = 0
     cpu = device.type == "cpu"
     base = (resident_memory() if cpu else None) or model_bytes(session.adapter.module)
@@ -118,6 +119,13 @@ def check_mode(policy: str, fits: bool, in_pass: bool) -> str:
     if fits or policy == "always":
         return "whole"
     return "attention" if in_pass else ""
+
+def stated_peak(session, peak: Peak, mode: str) -> Peak:
+    """The peak to state for `session`'s pass checked as `mode` (`check_mode`, set as the session's `in_pass`):
+    `peak` where the whole check runs, else that pass without the check's part (a 32k-token pass whose whole
+    check does not fit is checked in the pass: its 12 GB are not reached)."""
+    return peak if mode == "whole" else peak_of(session, with_check=False)
+
 
 ROOM_MARGIN = 0.05  # a default budget leaves this share of the pass's room free: estimates are estimates
 
