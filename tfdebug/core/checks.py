@@ -335,11 +335,11 @@ def _row_bands(info: StageInfo, plane) -> list[slice]:
     head (a 32k-token head's claims never hold its whole 4.3 GB plane and their float64 copies), or the whole
     head where a claim reads across rows (the mask's diagonal and padded columns)."""
     from tfdebug.core import bands
-    from tfdebug.core.recipes import ROW_ALIGN, row_bands
+    from tfdebug.core.recipes import aligned_band, row_bands
     rows, cols = plane.shape[2], plane.shape[3]
     if info.kind not in _ROW_BY_ROW or not bands.banded(plane, 2, rows, cols):
         return [slice(None)]
-    return row_bands(rows, max(ROW_ALIGN, bands.BAND_CELLS // max(1, cols) // ROW_ALIGN * ROW_ALIGN))
+    return row_bands(rows, aligned_band(bands.BAND_CELLS // max(1, cols)))
 
 
 def _block_lookup(lookup: Lookup, head: int, heads: int, rows: slice, n_rows: int) -> Lookup:

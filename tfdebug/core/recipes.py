@@ -66,7 +66,12 @@ def block_shape(shape: Sequence[int], dtype: torch.dtype, device: torch.device,
     per_row = max(1, batch * cols * max(4, dtype.itemsize))
     if per_row * rows <= block_bytes or getattr(device, "type", device) != "cpu":
         return max(1, min(heads, block_bytes // (per_row * max(1, rows)))), rows
-    return 1, min(rows, max(ROW_ALIGN, block_bytes // per_row // ROW_ALIGN * ROW_ALIGN))
+    return 1, min(rows, aligned_band(block_bytes // per_row))
+
+
+def aligned_band(rows: int) -> int:
+    """A band of at most `rows` query rows (at least `ROW_ALIGN`), a multiple of `ROW_ALIGN` long."""
+    return max(ROW_ALIGN, rows // ROW_ALIGN * ROW_ALIGN)
 
 
 def block_nbytes(shape: Sequence[int], dtype: torch.dtype, device: torch.device,
@@ -185,9 +190,13 @@ class Plane:
                 rest = rest[:2] + (within.start if squeeze_r else within,) + rest[3:]
             elif step_ > 1 and stop > start:
                 return self._strided(heads, range(start, stop, step_), rest[:2] + (ALL,) + rest[3:], also)
-        keep: dict | None = {id(also): None} if also is not None and any(s is also for s in self.steps()) else None
+        keep = self._keeping(also)
         part = self.block(ALL, heads, rows, keep)
         return part[rest], (keep[id(also)][rest] if keep else None)
+
+    def _keeping(self, also: "Plane | None") -> dict | None:
+        """The `keep` that `block` fills with step `also`'s block: None when `also` is not a step of this chain."""
+        return {id(also): None} if also is not None and any(s is also for s in self.steps()) else None
 
     def _strided(self, heads: slice, wanted: range, rest: tuple, also: "Plane | None") -> tuple[Tensor, Tensor | None]:
         """`tile` of every `wanted.step`-th query row (a thumbnail's grid) on the CPU: those rows gathered into one
@@ -202,7 +211,7 @@ class Plane:
             starts = sorted({min(r // ROW_ALIGN * ROW_ALIGN, max(0, self.shape[2] - ROW_ALIGN)) for r in wanted})
             rows = torch.cat([torch.arange(r, min(self.shape[2], r + ROW_ALIGN), device=self.device) for r in starts])
             within = torch.searchsorted(rows, picked)
-        keep: dict | None = {id(also): None} if also is not None and any(s is also for s in self.steps()) else None
+        keep = self._keeping(also)
         part = self.block(ALL, heads, rows, keep)[:, :, within]
         return part[rest], (keep[id(also)][:, :, within][rest] if keep else None)
 
