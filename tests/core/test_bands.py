@@ -108,6 +108,29 @@ def test_a_recipe_plane_s_stats_are_merged_from_its_blocks(monkeypatch):
     assert merged.mean == pytest.approx(1 / 96, rel=1e-6)  # every row sums to 1
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.int32])
+def test_a_large_tensor_of_a_narrower_dtype_is_summarised_in_parts(dtype, monkeypatch):
+    """Bfloat16 logits are summarised `BAND_CELLS` cells at a time (never their whole float32 copy): the same extremes,
+    counts, mean and std as the whole tensor read at once, NaN and ±∞ counted in each part, a mask's marked cells too."""
+    g = torch.Generator().manual_seed(3)
+    x = (torch.randn(97, 301, generator=g) * 4 + 1).to(dtype)
+    if dtype.is_floating_point:
+        x[5, 7], x[60, 3], x[96, 300] = float("nan"), float("inf"), float("-inf")
+    monkeypatch.setattr(bands, "BAND_CELLS", 1000)  # 30 parts, the last one short
+    read, part_stats = [], bands.part_stats
+    monkeypatch.setattr(bands, "part_stats", lambda part, bins: read.append(part.numel()) or part_stats(part, bins))
+    parts = tensor_stats(x)
+    assert len(read) == 30 and max(read) == 1000  # never more than a part at once
+    _whole(monkeypatch)
+    _same_stats(parts, tensor_stats(x))
+    if dtype.is_floating_point:
+        assert (parts.nan, parts.posinf, parts.neginf) == (1, 1, 1)
+        mask = torch.zeros(97, 301, dtype=dtype).masked_fill(torch.ones(97, 301).triu(1).bool(), torch.finfo(dtype).min)
+        monkeypatch.setattr(bands, "BAND_CELLS", 1000)
+        marked = tensor_stats(mask, kind="mask")
+        assert marked.neginf == int(torch.ones(97, 301).triu(1).sum()) and marked.max == 0.0
+
+
 def test_a_thumbnail_grid_of_a_recipe_plane_computes_only_its_rows(monkeypatch):
     plane = _softmax_plane(400, heads=2)
     whole = plane.materialize()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 import numpy as np
 
@@ -230,22 +230,35 @@ def tensor_stats(tensor: Tensor, bins: int = HIST_BINS, kind: str | None = None)
     """Stats of a whole tensor, computed where it lives; one transfer of 8 + bins numbers.
 
     `kind` "mask" counts finfo.min-marked cells as masked (−∞) rather than as values. A recipe plane is read
-    one block at a time (`Plane.blocks`), its blocks' stats merged (`bands.merged_stats`)."""
+    one block at a time (`Plane.blocks`), its blocks' stats merged (`bands.merged_stats`); so is a large host
+    tensor of another dtype than float32, `bands.BAND_CELLS` cells at a time (its float32 copy is never whole: a
+    4,096-token pass's bfloat16 logits over a 128k vocabulary would make 2.1 GB)."""
     if isinstance(tensor, Plane):
-        import torch
+        return _merged_parts((block for _, _, block in tensor.blocks()), tensor.numel(), bins, kind)
+    import torch
 
-        from tfdebug.core.bands import finite_sample, merged_stats, part_stats
-        stride = max(1, tensor.numel() // _HIST_SAMPLE)
-        parts, samples = [], []
-        for _, _, block in tensor.blocks():
-            block = masked_as_neginf(block, kind)
-            parts.append(part_stats(block, bins))
-            samples.append(finite_sample(block, stride))
-        return merged_stats(parts, torch.cat(samples), bins)
-    tensor = masked_as_neginf(tensor.detach(), kind)
+    from tfdebug.core.bands import BAND_CELLS
+    tensor = tensor.detach()
+    if on_host(tensor) and tensor.numel() > BAND_CELLS and tensor.dtype != torch.float32:
+        return _merged_parts(tensor.reshape(-1).split(BAND_CELLS), tensor.numel(), bins, kind)
+    tensor = masked_as_neginf(tensor, kind)
     if on_host(tensor):
         return _host_stats(tensor, bins)
     return _unpack_stats(_stats_tensor(tensor, bins).cpu().numpy(), bins)
+
+
+def _merged_parts(parts: Iterable[Tensor], numel: int, bins: int, kind: str | None) -> Stats:
+    """The stats of a tensor of `numel` cells read as `parts` one at a time, merged (`bands.merged_stats`)."""
+    import torch
+
+    from tfdebug.core.bands import finite_sample, merged_stats, part_stats
+    stride = max(1, numel // _HIST_SAMPLE)
+    stats, samples = [], []
+    for part in parts:
+        part = masked_as_neginf(part, kind)
+        stats.append(part_stats(part, bins))
+        samples.append(finite_sample(part, stride))
+    return merged_stats(stats, torch.cat(samples), bins)
 
 
 @dataclass(frozen=True)
