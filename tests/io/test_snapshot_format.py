@@ -110,17 +110,21 @@ def test_a_gpu_pass_saves_from_the_device_and_opens_anywhere(dtype, tmp_path):
         assert on_gpu.tensor(on_gpu["logits"]).is_cuda
 
 
-def test_finiteness_is_checked_a_block_at_a_time(monkeypatch):
-    """A stage larger than a block (a long pass's logits) is checked in blocks, views slice by slice, with the
-    same answer as torch.isfinite on the whole."""
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_finiteness_from_the_extremes_is_torch_s_answer(dtype, bad):
+    """A stage's finite mark (from its min and max) is torch.isfinite's on the whole, views included, for NaN and
+    either infinity, in every floating dtype a pass keeps."""
     import torch
 
     from tfdebug.io import snapshot
 
-    monkeypatch.setattr(snapshot, "FINITE_BLOCK", 100)
-    x = torch.randn(4, 60, 70)
-    views = (x, x.transpose(1, 2), x.reshape(-1)[1::3], x[:1])
+    x = torch.randn(4, 60, 70).to(getattr(torch, dtype))
+    views = (x, x.transpose(1, 2), x.reshape(-1)[1::3], x[:1], x[:0])
     assert all(bool(snapshot.all_finite(v)) for v in views)
-    x[2, 5, 7] = float("nan")
-    for v in views[:3]:
+    x[2, 5, 7] = bad
+    for v in views:
         assert bool(snapshot.all_finite(v)) == bool(torch.isfinite(v).all())
+    assert not snapshot.all_finite(x) and snapshot.all_finite(x[:2])
+    eight = torch.tensor([0.5, -2.0, float("nan")]).to(torch.float8_e5m2)  # float8: no extremes in torch
+    assert snapshot.all_finite(eight[:2]) and not snapshot.all_finite(eight)
