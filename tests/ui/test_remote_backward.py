@@ -42,8 +42,15 @@ def session_here():
 
 @pytest.fixture(scope="module")
 def local(session_here):
-    """The same pass's backward, run here."""
-    return run_backward(session_here.adapter, session_here.prepared)
+    """The same pass's backward, run here in one thread, as the server runs it (tests/remote/served.py): a BLAS
+    may split a long sum (the logits' gradient through the 1,299-word unembedding) by its threads, so a gradient's
+    bits depend on how many there are."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return run_backward(session_here.adapter, session_here.prepared)
+    finally:
+        torch.set_num_threads(threads)
 
 
 def test_ctrl_shift_b_on_a_served_pass_steps_the_server_s_gradients(make_window, qtbot, served, local, session_here,
