@@ -8,7 +8,8 @@ import torch
 from tfdebug.adapters.hf.adapter import wrap
 from tfdebug.sessions.session import DebugSession
 from tfdebug.core.breakpoints import Breakpoint, condition_flags
-from tfdebug.core.display import display_slice, tensor_stats
+from tfdebug.core.display import display_slice
+from tfdebug.core.stats import tensor_stats
 
 
 def _masked_stage():

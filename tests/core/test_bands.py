@@ -14,7 +14,8 @@ import pytest
 import torch
 
 from tfdebug.core import bands, recipes
-from tfdebug.core.display import display_slice, tensor_stats
+from tfdebug.core.display import display_slice
+from tfdebug.core.stats import tensor_stats
 from tfdebug.core.recipes import Plane, Scores, step
 from tfdebug.core.thumbnails import head_thumbnails
 from tfdebug.core.tiles import read_tile

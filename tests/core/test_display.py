@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from tfdebug.core.display import display_slice, select_2d, tensor_stats
+from tfdebug.core.display import display_slice, select_2d
+from tfdebug.core.stats import tensor_stats
 
 
 def test_slice_picks_axes_and_indices():
@@ -77,7 +78,7 @@ def test_half_precision_and_device_inputs(device):
 
 def test_host_and_device_paths_agree():
     """The CPU fast path and the branch-free path used on GPUs give the same stats."""
-    from tfdebug.core.display import HIST_BINS, _host_stats, _stats_tensor, _unpack_stats
+    from tfdebug.core.stats import HIST_BINS, _host_stats, _stats_tensor, _unpack_stats
 
     torch.manual_seed(0)
     clean = torch.randn(300, 200)
@@ -123,7 +124,7 @@ def test_a_softmax_shows_the_cells_its_mask_stage_masked_and_nothing_else():
 def test_std_is_exact_when_the_mean_dominates_the_spread():
     """A softmax (values near 1/n) or an offset signal: the sum-of-squares shortcut would
     cancel away the spread; the shown std matches a float64 reference."""
-    from tfdebug.core.display import tensor_stats
+    from tfdebug.core.stats import tensor_stats
     generator = torch.Generator().manual_seed(0)
     probs = torch.randn(4, 64, 300, generator=generator).mul(0.1).softmax(-1)
     offset = torch.randn(300_000, generator=generator) * 1e-3 + 1000.0

@@ -47,7 +47,7 @@ def test_only_the_shown_plane_is_upcast(dtype, kind):
 def test_the_hook_sees_a_whole_tensor_conversion():
     """The instrument is not blind: the whole-tensor stats (the Stats panel's left column, computed only for
     stages under the window's large-stage limit) do convert the whole tensor, and the hook sees it."""
-    from tfdebug.core.display import tensor_stats
+    from tfdebug.core.stats import tensor_stats
 
     stage = torch.randn(2, 8, 96, 96).to(torch.bfloat16)
     with _Conversions() as conversions:

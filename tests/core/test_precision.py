@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from tfdebug.core.breakpoints import Breakpoint, condition_flags
-from tfdebug.core.display import display_slice, tensor_stats
+from tfdebug.core.display import display_slice
+from tfdebug.core.stats import tensor_stats
 from tfdebug.core.precision import HALF_MAX, dtype_range, half_overflow_note, overflow_note
 
 HALF = (torch.float16, torch.bfloat16)

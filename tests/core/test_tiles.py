@@ -88,7 +88,7 @@ def test_head_thumbnails_index_each_head_alone():
 
 
 def test_a_downsampled_softmax_slice_is_summarised_as_its_tensor_holds_it():
-    from tfdebug.core.display import held_stats, tensor_stats
+    from tfdebug.core.stats import held_stats, tensor_stats
 
     masked, probs = _causal(n=1000, heads=1)
     shown = display_slice(probs, 2, 3, {}, (100, 100), kind="softmax", mask=masked)

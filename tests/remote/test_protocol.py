@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from tfdebug.core.display import display_slice, tensor_stats
+from tfdebug.core.display import display_slice
+from tfdebug.core.stats import tensor_stats
 from tfdebug.core.thumbnails import head_thumbnails
 from tfdebug.remote import wire
 from tfdebug.remote.errors import FrameError, VersionError

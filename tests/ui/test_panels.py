@@ -217,7 +217,7 @@ def test_the_colour_map_follows_the_stage_in_the_heatmap_and_the_thumbnails(wind
 def test_a_non_negative_slice_of_a_signed_stage_keeps_the_diverging_map():
     import numpy as np
 
-    from tfdebug.core.display import Stats
+    from tfdebug.core.stats import Stats
 
     def stats(lo, hi):
         return Stats(min=lo, max=hi, mean=0.0, std=0.0, nan=0, posinf=0, neginf=0, count=4,

@@ -6,7 +6,8 @@ import sys
 
 import torch
 
-from tfdebug.core.display import display_slice, tensor_stats
+from tfdebug.core.display import display_slice
+from tfdebug.core.stats import tensor_stats
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo
 from tfdebug.ui.models.shown import ShownEvent, ShownModel

@@ -7,7 +7,8 @@ import warnings
 import torch
 
 from tfdebug.bench.capture import BenchConfig, build, overhead_row
-from tfdebug.core.display import display_slice, tensor_stats
+from tfdebug.core.display import display_slice
+from tfdebug.core.stats import tensor_stats
 from tfdebug.core.thumbnails import head_thumbnails
 from tfdebug.core.recorder import Recorder
 

@@ -95,8 +95,9 @@ class HostSyncCounter:
                 f"{name}(host data, device=)", getattr(torch, name),
                 lambda a, k: k.get("device") is not None and not isinstance(a[0] if a else None, torch.Tensor)))
         if self.device_path:
-            from tfdebug.core import display
-            self._patch(display, "on_host", lambda tensor: False)
+            from tfdebug.core import display, stats
+            for module in (display, stats):  # each module's own name: a slice's math and a whole tensor's stats
+                self._patch(module, "on_host", lambda tensor: False)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -120,7 +121,8 @@ def sync_counts(model_name: str = "random", texts: dict[str, str] | None = None)
     from tfdebug.adapters.reference import ReferenceAdapter
     from tfdebug.sessions.session import DebugSession
     from tfdebug.core.breakpoints import Breakpoint
-    from tfdebug.core.display import display_slice, tensor_stats
+    from tfdebug.core.display import display_slice
+    from tfdebug.core.stats import tensor_stats
     from tfdebug.core.thumbnails import head_thumbnails
     from tfdebug.core.stepper import EXACT, FAST
     from tfdebug.models.loader import load_model

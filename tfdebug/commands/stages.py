@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def stage_row(capture) -> dict:
     """A JSON-ready dict for one capture with its tensor: description, shape, dtype and stats."""
-    from tfdebug.core.display import tensor_stats
+    from tfdebug.core.stats import tensor_stats
 
     info = capture.info
     return {

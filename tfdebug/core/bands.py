@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from tfdebug.core.display import (_HIST_SAMPLE, HIST_BINS, Stats, _block_mean, _from_shares, _host_stats, _shares,
-                                  _stats_tensor, _unpack_stats, on_host)
+from tfdebug.core.display import _block_mean, _from_shares, _shares
+from tfdebug.core.stats import HIST_BINS, _HIST_SAMPLE, _host_stats, on_host, Stats, _stats_tensor, _unpack_stats
 from tfdebug.core.recipes import is_plane
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
@@ -111,7 +111,7 @@ def _row_means(share: Tensor, starts: list[int], stops: list[int], offset: int) 
 
 def _band_shares(part: Tensor, out: tuple[int, int]) -> list[Tensor]:
     """The four `display._shares` of a (1, 1, R, C) band at `out`. On the CPU a band with no NaN or ±∞ (told by its
-    extremes, as `display._host_stats` tells it) pools its values alone, and one whose only non-finite value is −∞
+    extremes, as `stats._host_stats` tells it) pools its values alone, and one whose only non-finite value is −∞
     (masked cells) skips the NaN and +∞ shares: the rest are constants, as `display._downsample` leaves them out."""
     import torch
     if on_host(part) and part.numel():

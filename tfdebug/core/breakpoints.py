@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from tfdebug.core.compare import over_tolerance
-from tfdebug.core.display import masked_as_neginf
+from tfdebug.core.stats import masked_as_neginf
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import KINDS
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tfdebug.core.display import Stats
+from tfdebug.core.stats import Stats
 
 LUT_SIZE = 256
 PROBABILITY_KINDS = frozenset({"softmax", "attn_dropout"})

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 from tfdebug.core import display
-from tfdebug.core.display import _downsample, masked_as_neginf
+from tfdebug.core.display import _downsample
+from tfdebug.core.stats import masked_as_neginf
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
     from torch import Tensor

@@ -17,8 +17,8 @@ import numpy as np
 
 # One set of display rules: the block average, masked cells and the stats of display_slice.
 from tfdebug.core.bands import banded, finite_abs_max, read_banded
-from tfdebug.core.display import (HIST_BINS, Stats, _downsample, _host_stats, _shown_plane, _stats_tensor,
-                                  _unpack_stats, on_host, select_2d)
+from tfdebug.core.display import _downsample, _shown_plane, select_2d
+from tfdebug.core.stats import HIST_BINS, _host_stats, on_host, Stats, _stats_tensor, _unpack_stats
 from tfdebug.core.slices import slice_index
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window

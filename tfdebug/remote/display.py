@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from tfdebug.core.checks import Check
-from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.display import DisplaySlice
+from tfdebug.core.stats import Stats
 from tfdebug.core.overview import StatisticsCache
 from tfdebug.core.recorder import Capture
 from tfdebug.core.thumbnails import HeadThumbnails

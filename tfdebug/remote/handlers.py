@@ -17,7 +17,7 @@ import torch
 
 from tfdebug.sessions.generation import GenerationSession
 from tfdebug.sessions.session import DebugSession
-from tfdebug.core.display import Stats
+from tfdebug.core.stats import Stats
 from tfdebug.core.edits import Edit, Region
 from tfdebug.core.overview import stage_statistics
 from tfdebug.core.errors import (CompareError, DisplayError, EditError, ExportError, InputError, ReplacementError,

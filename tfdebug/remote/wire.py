@@ -16,7 +16,8 @@ from tfdebug.sessions.generation import TokenEntry
 from tfdebug.core.breakpoints import DIVERGES, Breakpoint
 from tfdebug.core.checks import Check
 from tfdebug.core.compare import Comparison
-from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.display import DisplaySlice
+from tfdebug.core.stats import Stats
 from tfdebug.core.images import InputImage
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stages import StageInfo

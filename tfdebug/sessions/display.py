@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from tfdebug.core.checks import Check, stage_checks
-from tfdebug.core.display import DisplaySlice, Stats, display_slice, slice_moments, tensor_stats
+from tfdebug.core.display import DisplaySlice, display_slice, slice_moments
+from tfdebug.core.stats import Stats, tensor_stats
 from tfdebug.core.errors import DisplayError
 from tfdebug.core.masks import mask_read_by
 from tfdebug.core.overview import StatisticsCache, stage_statistics

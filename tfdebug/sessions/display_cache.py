@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tfdebug.core.checks import Check
-from tfdebug.core.display import DisplaySlice, Stats, display_slice
+from tfdebug.core.display import DisplaySlice, display_slice
+from tfdebug.core.stats import Stats
 from tfdebug.core.quantise import levels_of, quantize
 from tfdebug.core.thumbnails import HeadThumbnails
 from tfdebug.core.view import axis_names

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from tfdebug.core.checks import Check
-from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.display import DisplaySlice
+from tfdebug.core.stats import Stats
 from tfdebug.core.layout import PassLayout
 from tfdebug.core.plan import Plan
 from tfdebug.core.recorder import Capture

@@ -19,7 +19,8 @@ from typing import Callable, Optional
 
 from psygnal import Signal
 
-from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.display import DisplaySlice
+from tfdebug.core.stats import Stats
 from tfdebug.core.recorder import Capture
 
 @dataclass(frozen=True)

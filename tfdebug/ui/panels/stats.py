@@ -12,7 +12,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSize, Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from tfdebug.core.display import Stats, held_stats, held_values, tensor_stats
+from tfdebug.core.display import held_values
+from tfdebug.core.stats import held_stats, Stats, tensor_stats
 from tfdebug.core.precision import dtype_range, half_overflow_note, overflow_note
 from tfdebug.ui.i18n.language import phrase_text
 from tfdebug.ui.render.colors import format_value

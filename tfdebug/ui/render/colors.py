@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 import pyqtgraph as pg
 
-from tfdebug.core.display import Stats
+from tfdebug.core.stats import Stats
 from tfdebug.core.quantise import LUT_SIZE, levels_of, quantize
 
 MASK_RGBA = (96, 96, 96, 255)      # −∞: a masked cell

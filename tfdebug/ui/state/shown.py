@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, cast
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QTimer
 
-from tfdebug.core.display import DisplaySlice, Stats
+from tfdebug.core.display import DisplaySlice
+from tfdebug.core.stats import Stats
 from tfdebug.core.errors import ReadStoppedError, TfdebugError
 from tfdebug.core.recorder import Capture
 from tfdebug.core.stepper import RUNNING
