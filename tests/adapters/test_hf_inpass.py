@@ -203,3 +203,7 @@ def test_a_stage_wrong_outside_attention_is_found_by_the_whole_check(monkeypatch
     ("attention", False, False, ""), ("never", True, True, "")])
 def test_how_each_policy_checks(policy, fits, in_pass, mode):
     assert check_mode(policy, fits, in_pass) == mode
+    # Where nobody waits for the verdict (the window's check runs in the background), the second pass alone
+    # checks the attention too: the pass carries no check.
+    after = "after" if mode == "whole" and in_pass else mode
+    assert check_mode(policy, fits, in_pass, waited=False) == after

@@ -35,8 +35,10 @@ def test_the_parts_come_from_the_plan_and_the_budget():
                and c.name not in checks)
     assert peak.check == session.adapter.check_bytes(session.plan) + sum(held) + rest - max(dropped)
     assert peak.total == peak.model + peak.kept + peak.working + peak.check
-    session.in_pass = ""
-    assert peak_of(session).working == peak.working - 3 * largest
+    for mode in ("", "after"):  # nothing checked in the pass; "after": the whole check still follows
+        session.in_pass = mode
+        assert peak_of(session).working == peak.working - 3 * largest
+    assert peak_of(session).check == peak.check
     session.in_pass = "attention"  # checked in the pass alone: no second forward, nothing held for it
     assert peak_of(session).check == 0
     # Every layer's q and k (rotated) are kept first: the planes are computed from them.

@@ -106,6 +106,17 @@ def test_attention_only_is_checked_in_the_pass_with_no_second_forward(make_windo
     assert "logits" in verification.unchecked
     qtbot.waitUntil(lambda: " · verified (attention, in the pass)" in window.status_model.text(), timeout=10000)
     _choose(window, "auto")  # the next Run checks as the new choice says
+    monkeypatch.undo()
+    import tfdebug.adapters.hf.inpass as inpass
+
+    # The window's check runs in the background while the user steps: the pass they wait for carries none, and
+    # the second pass compares the probabilities itself.
+    monkeypatch.setattr(inpass, "checking", lambda *a, **k: pytest.fail("attention was checked in the pass"))
+    window.ctl.loader.forget_verdict()
     _finish(window, qtbot, llama)
-    assert window.ctl.source.session.in_pass == "whole"  # attention in the pass, then the second pass
+    assert window.ctl.source.session.in_pass == "after"
+    qtbot.waitUntil(lambda: window.ctl.loader.verification is not None, timeout=20000)
+    verification = window.ctl.loader.verification
+    assert verification.ok and verification.scope == ""
+    assert {"dec.0.self_attn.probs", "dec.1.self_attn.probs", "logits"} <= set(verification.checked)
     window.ctl.close()

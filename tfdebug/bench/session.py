@@ -4,7 +4,8 @@ A session's capture is everything between asking for a pass and having every sta
 `DebugSession(...)` and `capture_all()`. `tfdebug stages` lets the pass plan itself
 (planning "lazy": one forward in all); the window plans first (on the meta device where
 that is cheaper than a real forward), then runs the pass: both are timed. The check against the
-unmodified model runs after it in the background; it is timed on its own (it is not
+unmodified model runs after it in the background (in the window's path the pass carries no check of its own:
+`sessions.peak.check_mode`'s "after"); it is timed on its own (it is not
 waited for) and the next variant starts only once it is done, so it never overlaps a
 timing. Variants, interleaved: the model's plain eager forward, the two session captures,
 a session planned with a real forward and verified before returning (what a session
@@ -33,6 +34,7 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
     from tfdebug.adapters.hf.adapter import wrap
     from tfdebug.adapters.hf.load import transformers_available
     from tfdebug.core import plan as plan_module
+    from tfdebug.sessions.peak import check_mode, check_room_now
     from tfdebug.sessions.session import _VERDICTS, DebugSession
     from tfdebug.bench.hf import GPT2_SHAPES, build_gpt2
 
@@ -62,6 +64,9 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
             if not reuse:  # the first Run of this length: nothing planned before
                 plan_module._plans.pop(adapter.module, None)
             session = DebugSession(adapter, prepared=prepared, planning=planning)
+            if planning == "auto":  # the window's path: checked as the window checks its pass (`Loader.check_in_pass`)
+                fits = check_room_now(session) is None
+                session.in_pass = check_mode("auto", fits, adapter.checks_in_pass, waited=False)
             captures, _ = session.capture_all()
             plans.add(f"{planning}: {session.plan.method}" + (f" ({session.plan.note})" if session.plan.note else ""))
             return session, captures

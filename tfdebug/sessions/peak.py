@@ -73,7 +73,7 @@ def peak_of(session, with_check: bool = True) -> Peak:
     largest = max(planes, key=lambda c: c.nbytes, default=None)
     # The check made in the pass (`adapters.hf.inpass`) runs the model's own attention on each block beside it:
     # its scores, its weights and the masked scores, three blocks more.
-    blocks = 4 + (3 if getattr(session, "in_pass", "") and session.adapter.checks_in_pass else 0)
+    blocks = 4 + (3 if getattr(session, "in_pass", "") in IN_PASS and session.adapter.checks_in_pass else 0)
     working = max(dropped.values(), default=0)
     if largest is not None:
         working += blocks * block_nbytes(largest.shape, largest.dtype, device) + largest.nbytes // largest.shape[1]
@@ -107,24 +107,33 @@ def device_room(device) -> int | None:
 #: --verify` and the window's Debug ▸ Check Against the Model
 VERIFY = ("auto", "always", "attention", "never")
 
+#: the modes (`check_mode`) that check each layer's attention as the pass runs
+IN_PASS = ("whole", "attention")
 
-def check_mode(policy: str, fits: bool, in_pass: bool) -> str:
-    """How a pass is checked under `policy` (one of VERIFY): "whole" (a second, unmodified pass after it),
-    "attention" (each layer's attention in the pass) or "" (not checked). `fits`: the second pass fits in memory;
-    `in_pass`: the adapter can check attention in the pass (`ModelAdapter.checks_in_pass`)."""
+
+def check_mode(policy: str, fits: bool, in_pass: bool, waited: bool = True) -> str:
+    """How a pass is checked under `policy` (one of VERIFY): "whole" (each layer's attention in the pass, the rest
+    against a second, unmodified pass after it), "after" (the second pass alone, which then compares the
+    probabilities itself), "attention" (each layer's attention in the pass, no second pass) or "" (not checked).
+    `fits`: the second pass fits in memory; `in_pass`: the adapter can check attention in the pass
+    (`ModelAdapter.checks_in_pass`); `waited`: someone waits for the check's verdict (`tfdebug capture` writes it
+    in the snapshot). Checked in the pass, the attention costs one more attention per layer there and none in
+    the second pass: less in all, where the check is waited for. The window's check runs in the background while
+    the user steps (`waited` false): there the pass they wait for carries none ("after")."""
     if policy == "never":
         return ""
     if policy == "attention" and in_pass:
         return "attention"
     if fits or policy == "always":
-        return "whole"
+        return "whole" if waited or not in_pass else "after"
     return "attention" if in_pass else ""
+
 
 def stated_peak(session, peak: Peak, mode: str) -> Peak:
     """The peak to state for `session`'s pass checked as `mode` (`check_mode`, set as the session's `in_pass`):
-    `peak` where the whole check runs, else that pass without the check's part (a 32k-token pass whose whole
-    check does not fit is checked in the pass: its 12 GB are not reached)."""
-    return peak if mode == "whole" else peak_of(session, with_check=False)
+    `peak` where the whole check runs ("whole", "after"), else that pass without the check's part (a 32k-token
+    pass whose whole check does not fit is checked in the pass: its 12 GB are not reached)."""
+    return peak if mode in ("whole", "after") else peak_of(session, with_check=False)
 
 
 ROOM_MARGIN = 0.05  # a default budget leaves this share of the pass's room free: estimates are estimates

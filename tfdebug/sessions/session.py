@@ -24,6 +24,7 @@ from tfdebug.core.recipes import materialized
 from tfdebug.core.recorder import Capture, Recorder, check_patterns, matches
 from tfdebug.core.stages import StageInfo, token_labels
 from tfdebug.core.stepper import Stepper
+from tfdebug.sessions.peak import IN_PASS
 
 
 class SessionTexts:
@@ -119,9 +120,10 @@ class DebugSession(SessionTexts):
                  planning: str = "auto", prepared: Prepared | None = None, keep: KeepPolicy = FIRST_FIT):
         self.adapter = adapter
         self.stages = stages
-        #: how the pass is checked in the pass, where the adapter can (`ModelAdapter.checks_in_pass`): "whole" (each
-        #: layer's attention against the model's own function as it runs, the whole check after it, `verify`,
-        #: comparing the rest with a second forward), "attention" (that check alone, `verify_in_pass`) or "" (none)
+        #: how the pass is checked in the pass, where the adapter can (`ModelAdapter.checks_in_pass`; the modes of
+        #: `peak.check_mode`): "whole" (each layer's attention against the model's own function as it runs, the
+        #: whole check after it, `verify`, comparing the rest with a second forward), "attention" (that check alone,
+        #: `verify_in_pass`), "after" (none in the pass: the whole check compares the probabilities too) or ""
         self.in_pass = "whole"
         self.max_capture_bytes = max_capture_bytes
         self.keep = keep
@@ -145,7 +147,7 @@ class DebugSession(SessionTexts):
 
     def forward(self) -> Any:
         """One tapped forward of this session's input (the check in the pass on when `in_pass`)."""
-        if not self.in_pass or not self.adapter.checks_in_pass:
+        if self.in_pass not in IN_PASS or not self.adapter.checks_in_pass:
             return self.adapter.forward(self.prepared)
         self.adapter.check_in_pass(self.in_pass)  # for this session's pass only: the adapter may serve other work
         try:

@@ -212,13 +212,14 @@ class Loader:
     def check_in_pass(self, session) -> None:
         """How `session`'s pass is checked as it runs (`DebugSession.in_pass`, by `sessions.peak.check_mode`; a
         generation's is not): its attention alone where the run settings' `verify` is "attention", or "auto" with
-        no room for the second pass now (`sessions.peak.check_room_now`); with the second pass after it where that
-        runs; not at all for "never". Set when the pass is put on screen: a new choice applies from the next Run."""
+        no room for the second pass now (`sessions.peak.check_room_now`); where the second pass runs, by it alone
+        (it runs in the background while the user steps, so the pass they wait for carries no check: "after");
+        not at all for "never". Set when the pass is put on screen: a new choice applies from the next Run."""
         from tfdebug.sessions.peak import check_mode, check_room_now
 
         policy = self._screen.run.verify
         fits = policy != "auto" or check_room_now(session) is None
-        session.in_pass = check_mode(policy, fits, session.adapter.checks_in_pass)
+        session.in_pass = check_mode(policy, fits, session.adapter.checks_in_pass, waited=False)
 
     def _on_load_failed(self, sentence: str, details: str) -> None:
         self.set_busy(False)
@@ -271,13 +272,13 @@ class Loader:
         attention, "attention" is "auto".
         """
         from tfdebug.adapters.base import ModelAdapter
-        from tfdebug.sessions.peak import check_room_now
+        from tfdebug.sessions.peak import IN_PASS, check_room_now
 
         if type(session.adapter).verify is ModelAdapter.verify:
             return  # written with taps: nothing to compare against
         policy = self._screen.run.verify
         short = check_room_now(session) if policy in ("auto", "attention") else None
-        if session.in_pass and (policy == "attention" or short is not None):
+        if session.in_pass in IN_PASS and (policy == "attention" or short is not None):
             verdict = session.verify_in_pass()  # found as the pass ran: nothing more runs
             if verdict is not None:
                 self._verified(session, verdict)
