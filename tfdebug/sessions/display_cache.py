@@ -23,7 +23,8 @@ Every slice the window draws is quantised here (`indexed`, with tfdebug.core.qua
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import weakref
+from dataclasses import InitVar, dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -49,10 +50,13 @@ HEAD_THUMB = (48, 48)  # the Heads dock's thumbnail size, prepared ahead with th
 
 @dataclass(eq=False)  # entries are told apart by identity (their fields hold tensors)
 class Prepared:
-    """A stage's display worked out ahead: the slice for one view, its LUT indices, the stage's stats."""
+    """A stage's display worked out ahead: the slice for one view, its LUT indices, the stage's stats.
+
+    It refers to the tensor it was worked out from weakly (`made_from`): a stage the capture budget lets go is
+    not held here (the four stages kept would be memory no budget counts: a 32k-token pass's mask is 4.3 GB)."""
 
     capture: Capture
-    tensor: Tensor | None  # None: cut from a part of a replayed stage not read whole (`prepare_part`)
+    tensor: InitVar[Tensor | None]  # None: cut from a part of a replayed stage not read whole (`prepare_part`)
     key: tuple | None = None  # (row axis, column axis, fixed indices, mask tensor) the slice was cut for
     slice: DisplaySlice | None = None
     levels: tuple[float, float] | None = None
@@ -61,6 +65,25 @@ class Prepared:
     selection: tuple | None = None  # the view's choices (pinned axes, indices by name) it was cut for
     heads: tuple[tuple, HeadThumbnails] | None = None  # (heads_key, thumbnails of every head)
     checks: list[Check] | None = None  # the Explain dock's checks on the stage's tensor
+
+    def __post_init__(self, tensor: Tensor | None) -> None:
+        self._source = None if tensor is None else weakref.ref(tensor)
+
+    @property
+    def from_part(self) -> bool:
+        """Cut from a part of a replayed stage, its tensor not read whole (`prepare_part`)."""
+        return self._source is None
+
+    def made_from(self, tensor: Tensor | None) -> bool:
+        """Whether this was worked out from `tensor` (None: from a part, the stage still unread), a tensor that
+        is still alive."""
+        if self._source is None:
+            return tensor is None
+        return tensor is not None and self._source() is tensor
+
+    def adopt(self, tensor: Tensor) -> None:
+        """Cut from a part, it holds for the stage's whole `tensor` (the same bytes)."""
+        self._source = weakref.ref(tensor)
 
 
 def heads_key(key: tuple, head_axis: int, max_size: tuple[int, int]) -> tuple:
@@ -156,7 +179,7 @@ class AheadCache:
 
     def _entry(self, capture: Capture) -> Prepared | None:
         for entry in self._entries:
-            if entry.capture is capture and entry.tensor is capture.tensor:
+            if entry.capture is capture and entry.made_from(capture.tensor):
                 return entry
         return None
 
@@ -185,8 +208,8 @@ class AheadCache:
     def adopt(self, capture: Capture) -> None:
         """`capture`'s tensor was read whole: what was cut from its part holds for it (the same bytes)."""
         for entry in self._entries:
-            if entry.capture is capture and entry.tensor is None:
-                entry.tensor = capture.tensor
+            if entry.capture is capture and entry.from_part and capture.tensor is not None:
+                entry.adopt(capture.tensor)
 
     def slice_for(self, capture: Capture, key: tuple) -> Prepared | None:
         """The prepared slice of `capture` for the view `key`, or None."""

@@ -265,7 +265,7 @@ class ShownStage:
             if stepper is self._screen.stepper:  # still the pass the jump was asked on
                 if prepared is not None:
                     self.display.ahead.put(prepared)
-                    if prepared.tensor is None:  # the rest is read on the worker once the picture is shown
+                    if prepared.from_part:  # the rest is read on the worker once the picture is shown
                         stepper.read_later(capture)
                 move()
         self.display.submit("jump", read, arrived, lambda exc: arrived(None))
