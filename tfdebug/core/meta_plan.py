@@ -131,11 +131,11 @@ def _like(t: Tensor) -> Tensor:
     return torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
 
 
-def meta_plan(model: nn.Module, run: Callable[[], object], device: torch.device) -> list[Capture]:
-    """The captures of one call of `run` with `model`'s weights on the meta device (tfdebug.core.plan.make_plan),
-    each placed on `device`, where the real pass will put it."""
-    weights = {id(p) for p in model.parameters()} | {id(b) for b in model.buffers()}
-    with torch.no_grad(), _MetaPass(weights, device), Recorder(model, keep=False) as rec:
+def meta_plan(model: nn.Module, run: Callable[[], object], device: torch.device,
+              weights: list[Tensor]) -> list[Capture]:
+    """The captures of one call of `run` with `model`'s weights (its parameters and buffers, `plan.weights_of`) on
+    the meta device (tfdebug.core.plan.make_plan), each placed on `device`, where the real pass will put it."""
+    with torch.no_grad(), _MetaPass({id(t) for t in weights}, device), Recorder(model, keep=False) as rec:
         run()
     for capture in rec.captures:
         if capture.device.type == "meta":

@@ -70,14 +70,21 @@ _plans: weakref.WeakKeyDictionary[nn.Module, OrderedDict[tuple, Plan]] = weakref
 _plans_lock = threading.Lock()  # planned on worker threads
 
 
-def plan_key(model: nn.Module, inputs: Iterable[object], method: str, context: Hashable = ()) -> tuple:
+def weights_of(model: nn.Module) -> list:
+    """`model`'s parameters and buffers, walked once for all a plan asks of them (each walk visits every module)."""
+    return [*model.parameters(), *model.buffers()]
+
+
+def plan_key(model: nn.Module, inputs: Iterable[object], method: str, context: Hashable = (),
+             weights: list | None = None) -> tuple:
     """What makes two plans of `model` differ: where and in which dtype its weights are, the planning
     method, `context` (how the caller runs the pass: its options besides the tensors), and per input
     tensor its shape, dtype and device and, for integer and boolean tensors, where they hold 0 (a
     padding token or a masked position changes which stages exist: a `masked` stage where padding is
-    masked). Other token values change no stage: inputs of the same length share a plan."""
+    masked). Other token values change no stage: inputs of the same length share a plan. `weights`:
+    `weights_of(model)` where the caller has it."""
     from torch import Tensor
-    weights = sorted({(str(t.dtype), str(t.device)) for t in (*model.parameters(), *model.buffers())})
+    where = sorted({(str(t.dtype), str(t.device)) for t in (weights if weights is not None else weights_of(model))})
     parts = []
     for t in inputs:
         if not isinstance(t, Tensor):
@@ -86,7 +93,7 @@ def plan_key(model: nn.Module, inputs: Iterable[object], method: str, context: H
         if not t.is_floating_point() and not t.is_complex():
             zeros = hashlib.blake2b((t == 0).cpu().numpy().tobytes(), digest_size=16).hexdigest()
         parts.append((tuple(t.shape), str(t.dtype), str(t.device), zeros))
-    return (method, model.training, tuple(weights), context, tuple(parts))
+    return (method, model.training, tuple(where), context, tuple(parts))
 
 
 def plan_pass(model: nn.Module, run: Callable[[], object], inputs: Iterable[object] = (),
@@ -94,17 +101,17 @@ def plan_pass(model: nn.Module, run: Callable[[], object], inputs: Iterable[obje
     """The Plan of one call of `run` (`make_plan`; `method` as there), made once per `plan_key` when
     `context` is given: a Run of the same input again, or of another input of the same length, reuses it
     (each model keeps its last PLANS_KEPT plans). Without `context` it is always made anew."""
-    inputs = list(inputs)
+    inputs, weights = list(inputs), weights_of(model)
     if context is None:
-        return make_plan(model, run, inputs, method)
-    key = plan_key(model, inputs, method, context)
+        return make_plan(model, run, inputs, method, weights)
+    key = plan_key(model, inputs, method, context, weights)
     with _plans_lock:
         kept = _plans.setdefault(model, OrderedDict())
         plan = kept.get(key)
         if plan is not None:
             kept.move_to_end(key)
             return plan
-    plan = make_plan(model, run, inputs, method)
+    plan = make_plan(model, run, inputs, method, weights)
     with _plans_lock:
         kept[key] = plan
         while len(kept) > PLANS_KEPT:
@@ -113,7 +120,7 @@ def plan_pass(model: nn.Module, run: Callable[[], object], inputs: Iterable[obje
 
 
 def make_plan(model: nn.Module, run: Callable[[], object], inputs: Iterable[object] = (),
-              method: str = "auto") -> Plan:
+              method: str = "auto", weights: list | None = None) -> Plan:
     """The Plan of one call of `run`: stage names, shapes and dtypes, before any real pass.
 
     method "meta" runs the pass on the meta device: computations on the model's weights
@@ -122,19 +129,20 @@ def make_plan(model: nn.Module, run: Callable[[], object], inputs: Iterable[obje
     the values of computed tensors (a data-dependent branch), the plan falls back to fake
     tensors, then to a real forward, and `Plan.note` says why. "auto" (the default) plans on
     meta only where that is cheaper than a real forward (`inputs`, the tensors the pass takes,
-    size the estimate); "real" always runs the forward.
+    size the estimate); "real" always runs the forward. `weights`: `weights_of(model)` where the caller has it.
     """
+    weights = weights if weights is not None else weights_of(model)
     if method == "auto":
-        method = "meta" if _meta_is_cheaper(model, inputs) else "real"
+        method = "meta" if _meta_is_cheaper(weights, inputs) else "real"
     note = ""
     costly = method == "meta"  # a real forward costs more than planning: fake tensors are tried before one
     if method == "meta":
-        devices = {p.device for p in model.parameters()} | {b.device for b in model.buffers()}
+        devices = {t.device for t in weights}
         if len(devices) == 1:
             from tfdebug.core.meta_plan import meta_plan
 
             try:
-                return Plan(meta_plan(model, run, devices.pop()), method="meta")
+                return Plan(meta_plan(model, run, devices.pop(), weights), method="meta")
             except Exception as exc:  # noqa: BLE001 - whatever the model's code did, a real pass answers
                 note = (f"planned with a real forward: the model's code needs real values "
                         f"({type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else 'no message'})")
@@ -143,9 +151,9 @@ def make_plan(model: nn.Module, run: Callable[[], object], inputs: Iterable[obje
     return Plan(stage_plan(model, run, fake=costly), method="real", note=note)
 
 
-def _meta_is_cheaper(model: nn.Module, inputs: Iterable[object]) -> bool:
+def _meta_is_cheaper(weights: list, inputs: Iterable[object]) -> bool:
     import torch
-    params = [p for p in model.parameters()]
+    params = [p for p in weights if isinstance(p, torch.nn.Parameter)]
     if not params:
         return False
     tokens = max((t.numel() if not t.is_floating_point() else t.numel() // max(1, t.shape[-1]) if t.dim() else 1
