@@ -143,7 +143,9 @@ def test_generate_from_the_window_with_keys_only(make_window, qtbot):
     next_token = window.actions_by_id["tfdebug.gen.next_token"]
     for _ in range(3):
         step = len(window.ctl.session.tokens["prompt"])
-        qtbot.waitUntil(next_token.isEnabled)  # a key pressed while the action is still grey does nothing
+        # A key pressed while the action is still grey does nothing; the last step's end can come (its token
+        # counted) a moment before the pass pauses at the next step's first stage: wait for the pause itself.
+        qtbot.waitUntil(lambda: next_token.isEnabled() and window.ctl.stepper.state == "paused", timeout=30000)
         press(window, Qt.Key_T, Qt.ControlModifier)  # Next Token
         qtbot.waitUntil(lambda: len(window.ctl.session.tokens["prompt"]) > step, timeout=30000)
     wait_paused(qtbot, window, timeout=30000)
