@@ -1342,6 +1342,10 @@
         <translation>生成一次只处理一条文本：请先清空批量输入（批量输入…）再生成。</translation>
     </message>
     <message>
+        <source>This pass&apos;s stages differ from the plan grown from other lengths: the next Run of each length plans its own.</source>
+        <translation>这次前向过程的阶段与由其他长度推得的计划不符：之后每个长度的首次运行都会重新规划。</translation>
+    </message>
+    <message>
         <source>not verified: the check against the unmodified model is off (Debug ▸ Check Against the Model)</source>
         <translation>未校验：与未修改模型的核对已关闭（调试 ▸ 与模型核对）</translation>
     </message>

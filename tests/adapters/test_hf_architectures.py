@@ -110,6 +110,34 @@ def test_a_meta_plan_has_the_stages_shapes_and_dtypes_of_the_real_pass(arch):
         (c.name, c.shape, c.dtype, c.info.kind) for c in by_name.values()]
 
 
+# Architectures whose stages do not all grow with the input: gpt-oss' sinks add a column to each head's plane.
+IRREGULAR = {"gpt_oss"}
+
+
+@pytest.mark.parametrize("arch", CAPTURED, ids=[a.model_type for a in CAPTURED])
+def test_the_pass_grown_to_another_length_is_the_plan_made_there(arch):
+    """A Run of a new length grows the plan of earlier ones (`core.plan_growth`) once two of them agree: for every
+    architecture whose input is one token stream, the pass grown to a longer input must be the plan made for it."""
+    from tfdebug.core import plan_growth
+    from tfdebug.core.plan import make_plan, plan_key
+    from tfdebug.sessions.session import input_tensors, plan_context
+
+    model, adapter, session, by_name = _built(arch)
+    session.wait_verification()
+    longer = adapter.prepare({k: f"{v} I love you apple is delicious" for k, v in TEXTS[arch.kind].items()})
+    inputs = input_tensors(longer)
+    family = plan_growth.family_of(adapter.module, inputs, "meta", plan_context(adapter, longer),
+                                   plan_key(adapter.module, inputs, "meta")[2])
+    if family is None:
+        assert arch.kind == "encoder-decoder", "every one-stream input is one a plan can grow for"
+        return
+    tokens = session.prepared.kwargs["input_ids"].shape[-1]
+    grown = plan_growth.grow(list(by_name.values()), tokens, family[1], family[0])
+    made = make_plan(adapter.module, lambda: adapter.forward(longer), inputs, "real")
+    agree = grown is not None and plan_growth.described(grown) == plan_growth.described(made)
+    assert agree == (arch.model_type not in IRREGULAR)
+
+
 @pytest.mark.parametrize("arch", [a for a in CAPTURED if a.kind != "encoder"],
                          ids=[a.model_type for a in CAPTURED if a.kind != "encoder"])
 def test_greedy_generation_with_the_cache_equals_the_models_own_generate(arch):

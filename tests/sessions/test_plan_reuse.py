@@ -17,7 +17,7 @@ from tfdebug.sessions.session import DebugSession  # noqa: E402
 def counted(monkeypatch):
     """The adapter, and the list of plans made (each call of make_plan)."""
     adapter = load_adapter("tiny-gpt2", "cpu", "float32")
-    plan_module._plans.pop(adapter.module, None)
+    plan_module.forget_plans(adapter.module)
     calls = []
     make = plan_module.make_plan
 

@@ -93,8 +93,9 @@ def _session_verdicts(result: dict) -> list[dict]:
         target = TARGETS["ratio_session_capture"]
         allocator = "opted in, as the app" if row.get("allocator_tuned") else "untuned"
         for key, what in (("ratio_session_capture", "session capture (what the user waits for)"),
-                          ("ratio_planned_session_capture", "the window's path, first Run of this length"),
-                          ("ratio_replanned_session_capture", "the window's path, plan reused")):
+                          ("ratio_planned_session_capture", "the window's path, first Run of the model"),
+                          ("ratio_replanned_session_capture", "the window's path, plan reused"),
+                          ("ratio_grown_session_capture", "the window's path, a new length (plan grown)")):
             if key in row:
                 out.append({"what": f"{row['config']} {what}, {allocator} ≤ {target}", "value": row[key],
                             "aa_ratio": row["ratio_plain_again"],

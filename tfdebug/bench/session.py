@@ -9,9 +9,10 @@ unmodified model runs after it in the background (in the window's path the pass 
 waited for) and the next variant starts only once it is done, so it never overlaps a
 timing. Variants, interleaved: the model's plain eager forward, the two session captures,
 a session planned with a real forward and verified before returning (what a session
-cost before), and the plain forward again (A/A). The window's path is timed twice: the first
-Run of an input's length (planned), and a Run again or of another input of that length, which
-reuses the plan (tfdebug.core.plan.plan_key).
+cost before), and the plain forward again (A/A). The window's path is timed three times: the first
+Run of the model (planned), a Run again or of another input of that length, which reuses the plan
+(tfdebug.core.plan.plan_key), and the first Run of a length after Runs of two others, whose plan is grown
+from theirs (tfdebug.core.plan_growth; the two are planned before the timer starts).
 
 The rows are timed twice: in the bench's process, which never tunes the allocator, and in
 a fresh child process that opts in as the `tfdebug` application does at start-up
@@ -58,10 +59,12 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
     verify_ms: list[float] = []
     plans: set[str] = set()
 
-    def session_capture(planning: str, reuse: bool = False):
+    def session_capture(planning: str, reuse: str = "never"):
         def run():
             _VERDICTS.pop(adapter.module, None)  # each pass checks anew: the check's cost is timed every time
-            if not reuse:  # the first Run of this length: nothing planned before
+            if reuse == "never":  # the first Run of the model: nothing planned before
+                plan_module.forget_plans(adapter.module)
+            elif reuse == "grown":  # the first Run of this length, two others planned before (`anchor`)
                 plan_module._plans.pop(adapter.module, None)
             session = DebugSession(adapter, prepared=prepared, planning=planning)
             if planning == "auto":  # the window's path: checked as the window checks its pass (`Loader.check_in_pass`)
@@ -72,9 +75,16 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
             return session, captures
         return run
 
+    def anchor():
+        """Plans of two shorter inputs (what a Run of a new length grows its plan from: `core.plan_growth`)."""
+        plan_module.forget_plans(adapter.module)
+        for cut in (1, 2):
+            shorter = Prepared(texts={}, kwargs={**prepared.kwargs, "input_ids": ids[:, :-cut]})
+            _ = DebugSession(adapter, prepared=shorter, planning="auto").plan
+
     def before_issue():
         _VERDICTS.pop(adapter.module, None)
-        plan_module._plans.pop(adapter.module, None)
+        plan_module.forget_plans(adapter.module)
         session = DebugSession(adapter, prepared=prepared, planning="real")
         return session.capture_all(verify="now")
 
@@ -82,20 +92,25 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
     # (the plan first, on meta where cheaper, then the pass).
     variants = {"plain": plain, "session_capture": session_capture("lazy"),
                 "planned_session_capture": session_capture("auto"),
-                "replanned_session_capture": session_capture("auto", reuse=True),
+                "replanned_session_capture": session_capture("auto", reuse="exact"),
+                "grown_session_capture": session_capture("auto", reuse="grown"),
                 "planned_real_verified_inline": before_issue,
                 "plain_again": plain}
     times: dict[str, list[float]] = {name: [] for name in variants}
     # This thread's CPU time too: the forward runs here (one torch thread), so other people's load barely moves it.
     cpu: dict[str, list[float]] = {name: [] for name in variants}
+    setups = {"grown_session_capture": anchor}  # run before the variant, untimed
     for round_ in range(repeats + 1):  # the first round warms up
         for name, fn in variants.items():
+            if name in setups:
+                setups[name]()
             start, start_cpu = time.perf_counter(), time.thread_time()
             result = fn()
             elapsed = (time.perf_counter() - start) * 1000.0
             if round_:
                 cpu[name].append((time.thread_time() - start_cpu) * 1000.0)
-            if name in ("session_capture", "planned_session_capture", "replanned_session_capture"):
+            if name in ("session_capture", "planned_session_capture", "replanned_session_capture",
+                        "grown_session_capture"):
                 session = result[0]
                 session.wait_verification()
                 if round_:
@@ -114,6 +129,7 @@ def session_rows(shape: str, repeats: int) -> list[dict]:
         "ratio_session_capture": round(ms["session_capture"] / base, 4),
         "ratio_planned_session_capture": round(ms["planned_session_capture"] / base, 4),
         "ratio_replanned_session_capture": round(ms["replanned_session_capture"] / base, 4),
+        "ratio_grown_session_capture": round(ms["grown_session_capture"] / base, 4),
         "ratio_planned_real_verified_inline": round(ms["planned_real_verified_inline"] / base, 4),
         "ratio_plain_again": round(ms["plain_again"] / base, 4),
         "threads": torch.get_num_threads(),
@@ -132,6 +148,7 @@ COLUMNS = ["config", "allocator_tuned", "plan", "plain_ms", "session_capture_ms"
            "cpu_ratio_session_capture",
            "planned_session_capture_ms", "ratio_planned_session_capture", "cpu_ratio_planned_session_capture",
            "replanned_session_capture_ms", "ratio_replanned_session_capture", "cpu_ratio_replanned_session_capture",
+           "grown_session_capture_ms", "ratio_grown_session_capture", "cpu_ratio_grown_session_capture",
            "verify_in_background_ms",
            "planned_real_verified_inline_ms", "ratio_planned_real_verified_inline", "ratio_plain_again", "cpu_ratio_plain_again"]
 

@@ -94,12 +94,15 @@ def session_table(result: dict) -> str:
              _x(r["ratio_planned_session_capture"]) + cpu(r, "cpu_ratio_planned_session_capture"),
              f"{r['replanned_session_capture_ms']:.1f}" if "replanned_session_capture_ms" in r else "–",
              _x(r.get("ratio_replanned_session_capture")) + cpu(r, "cpu_ratio_replanned_session_capture"),
+             f"{r['grown_session_capture_ms']:.1f}" if "grown_session_capture_ms" in r else "–",
+             _x(r.get("ratio_grown_session_capture")) + cpu(r, "cpu_ratio_grown_session_capture"),
              f"{r['verify_in_background_ms']:.1f}", f"{r['planned_real_verified_inline_ms']:.1f}",
              _x(r["ratio_planned_real_verified_inline"]) + cpu(r, "cpu_ratio_planned_real_verified_inline"),
              f"{r['ratio_plain_again']:.3f}" + cpu(r, "cpu_ratio_plain_again")] for r in result["session"]]
     return _load_line(result) + _markdown(
-        ["model", "allocator", "plans", "plain ms", "stages: session ms", "× plain", "window: plan + pass ms", "× plain",
-         "window, plan reused: pass ms", "× plain", "check ms (background)", "before: real plan + inline check ms", "before × plain", "A/A"], rows)
+        ["model", "allocator", "plans", "plain ms", "stages: session ms", "× plain", "window, first Run: plan + pass ms",
+         "× plain", "window, plan reused: pass ms", "× plain", "window, new length: grown plan + pass ms", "× plain",
+         "check ms (background)", "before: real plan + inline check ms", "before × plain", "A/A"], rows)
 
 
 def capture_table(result: dict) -> str:

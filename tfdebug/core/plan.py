@@ -9,6 +9,7 @@ import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Iterator, Sequence
 
+from tfdebug.core import plan_growth
 from tfdebug.core.names import unknown_stage
 from tfdebug.core.recorder import Capture, stage_plan
 
@@ -19,14 +20,16 @@ if TYPE_CHECKING:  # torch loads when a function first needs it, not with the wi
 class Plan(Sequence[Capture]):
     """Ordered captures (a plan carries shapes but no tensors) that look up names in O(1).
 
-    `method` says how it was made ("meta": without a real forward, "real", or "" when
-    given ready-made captures); `note` why a meta plan fell back to a real forward.
+    `method` says how it was made ("meta": without a real forward, "real", "grown" from another length's plan
+    (`plan_growth`), or "" when given ready-made captures); `note` why a meta plan fell back to a real forward, or
+    which length a plan was grown from; `family` the key of the plans it was grown among (`plan_growth`), or ().
     """
 
     def __init__(self, captures: Iterable[Capture] = (), method: str = "", note: str = ""):
         self._captures = list(captures)
         self.method = method
         self.note = note
+        self.family: tuple = ()
         self._index = {c.name: i for i, c in enumerate(self._captures)}
 
     def __len__(self) -> int:
@@ -70,6 +73,13 @@ _plans: weakref.WeakKeyDictionary[nn.Module, OrderedDict[tuple, Plan]] = weakref
 _plans_lock = threading.Lock()  # planned on worker threads
 
 
+def forget_plans(model: nn.Module) -> None:
+    """Forget every plan of `model`, and the lengths its plans grow from (`plan_growth`): its next Run plans anew."""
+    with _plans_lock:
+        _plans.pop(model, None)
+    plan_growth.forget(model)
+
+
 def weights_of(model: nn.Module) -> list:
     """`model`'s parameters and buffers, walked once for all a plan asks of them (each walk visits every module)."""
     return [*model.parameters(), *model.buffers()]
@@ -100,7 +110,9 @@ def plan_pass(model: nn.Module, run: Callable[[], object], inputs: Iterable[obje
               method: str = "auto", context: Hashable | None = None) -> Plan:
     """The Plan of one call of `run` (`make_plan`; `method` as there), made once per `plan_key` when
     `context` is given: a Run of the same input again, or of another input of the same length, reuses it
-    (each model keeps its last PLANS_KEPT plans). Without `context` it is always made anew."""
+    (each model keeps its last PLANS_KEPT plans), and a Run of another length is grown from the plans of two
+    earlier lengths where these show the model's stages grow with the input (`plan_growth`). Without `context` it
+    is always made anew."""
     inputs, weights = list(inputs), weights_of(model)
     if context is None:
         return make_plan(model, run, inputs, method, weights)
@@ -111,7 +123,12 @@ def plan_pass(model: nn.Module, run: Callable[[], object], inputs: Iterable[obje
         if plan is not None:
             kept.move_to_end(key)
             return plan
-    plan = make_plan(model, run, inputs, method, weights)
+    family = plan_growth.family_of(model, inputs, method, context, key[2])
+    plan = plan_growth.grown_plan(model, family) if family is not None else None
+    if plan is None:
+        plan = make_plan(model, run, inputs, method, weights)
+        if family is not None and plan.method == "meta":
+            plan_growth.add_anchor(model, family, plan)
     with _plans_lock:
         kept[key] = plan
         while len(kept) > PLANS_KEPT:

@@ -19,6 +19,7 @@ from tfdebug.core.errors import UnknownStageError
 from tfdebug.core.layout import PassLayout, build_layout
 from tfdebug.core.memory import release_freed_memory
 from tfdebug.core.model_lock import forward_lock
+from tfdebug.core import plan_growth
 from tfdebug.core.plan import Plan, plan_pass
 from tfdebug.core.recipes import materialized
 from tfdebug.core.recorder import Capture, Recorder, check_patterns, matches
@@ -162,9 +163,16 @@ class DebugSession(SessionTexts):
         A `capture_all` that runs before anyone asked makes it from its own pass: no extra forward."""
         if self._plan is None:
             method = "auto" if self._planning == "lazy" else self._planning
-            self._plan = plan_pass(self.adapter.module, self.forward, input_tensors(self.prepared), method=method,
-                                   context=plan_context(self.adapter, self.prepared))
+            # Not while another forward of the model runs (a background check switches its attention function).
+            with forward_lock(self.adapter.model_root):
+                self._plan = plan_pass(self.adapter.module, self.forward, input_tensors(self.prepared), method=method,
+                                       context=plan_context(self.adapter, self.prepared))
         return self._plan
+
+    def confirm_plan(self, captures: Sequence[Capture]) -> bool:
+        """Whether a finished pass of every stage (`captures`, in order) is what the plan said. Only a plan grown from
+        other lengths' (`core.plan_growth`) can miss; one that did makes this model's later lengths be planned again."""
+        return self._plan is None or plan_growth.confirm(self.adapter.module, self._plan, captures)
 
     @property
     def layout(self) -> PassLayout:
@@ -237,7 +245,8 @@ class DebugSession(SessionTexts):
         with forward_lock(self.adapter.model_root), torch.no_grad(), \
                 Recorder(self.adapter.module, self.stages, on_capture=keep_within_budget) as rec:
             output = self.forward()
-        if self._plan is None and self.stages is None:  # every stage ran: the pass is its own plan
+        if self.stages is None and (self._plan is None or not self.confirm_plan(rec.captures)):
+            # every stage ran: the pass is its own plan (where none was made, or a grown one missed it)
             self._plan = Plan([Capture(c.info, c.shape, c.dtype, c.device, recipe=c.recipe) for c in rec.captures],
                              method="captured")
         if verify == "now":

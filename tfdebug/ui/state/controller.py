@@ -411,6 +411,7 @@ class DebugController(QObject):
             self.shown.show_current()
         self.notices.on_event(stepper, event)
         if event.type == "finished" and stepper.state == FINISHED and self.capabilities.reruns_here:
+            self.loader.confirm_plan(self.session, stepper.history)
             self.loader.verify(self.session, stepper.output)
         self._events_shown += 1
         self._state_throttle.cancel()  # what a command or the captured stages announced soon, this says now

@@ -257,6 +257,15 @@ class Loader:
             job.cancel()
             job.wait(timeout)
 
+    def confirm_plan(self, session, captures) -> None:
+        """A finished live pass against the plan the window showed it with: a plan grown from other lengths' that the
+        pass did not follow (`DebugSession.confirm_plan`) is said; the next Runs of the model plan each length."""
+        confirm = getattr(session, "confirm_plan", None)  # a generation plans its steps from its own first two
+        if confirm is not None and not confirm(captures):
+            self._screen.inform(said(lambda: QCoreApplication.translate(
+                "Loader", "This pass's stages differ from the plan grown from other lengths: the next Run of each "
+                          "length plans its own.")))
+
     def verify(self, session, output) -> None:
         """Compare the finished pass's output with the unmodified model's, off the UI thread.
 
