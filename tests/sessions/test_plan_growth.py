@@ -86,3 +86,15 @@ def test_a_model_whose_second_plan_is_not_its_first_grown_is_planned_at_every_le
     _session(adapter, 5)
     monkeypatch.setattr(plan_growth, "grow", real_grow)
     assert _session(adapter, 9).plan.method == "meta" and len(calls) == 3
+
+
+def test_planning_the_input_one_token_shorter_lets_the_next_length_grow(counted):
+    adapter, calls, make = counted
+    first = _session(adapter, 6)
+    assert first.plan_another_length() and len(calls) == 2
+    assert not first.plan_another_length(), "the family is known: nothing more to plan"
+    later = _session(adapter, 11)
+    assert later.plan.method == "grown" and len(calls) == 2
+    assert plan_growth.described(later.plan) == plan_growth.described(_fresh(later, make))
+    real = DebugSession(adapter, {"prompt": "the cat"}, planning="real")
+    assert not real.plan_another_length(), "only a plan made on meta is one a length grows from"

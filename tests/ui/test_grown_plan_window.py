@@ -1,6 +1,6 @@
-"""A Run of a new length in the window grows its plan from two earlier lengths' (tfdebug.core.plan_growth): the pass
-opens paused at its first stage, steps to its end with every stage the plan named, and is verified; a pass the
-grown plan did not describe is said in the window."""
+"""A Run of a new length in the window grows its plan from two earlier lengths' (tfdebug.core.plan_growth; the Run
+that loads the model plans two): the pass opens paused at its first stage, steps to its end with every stage the plan
+named, and is verified; a pass the grown plan did not describe is said in the window."""
 
 from __future__ import annotations
 
@@ -32,17 +32,19 @@ def llama(tmp_path, monkeypatch):
     return hf_tiny.save_folder(hf_tiny.llama(), tmp_path / "llama")
 
 
-def test_a_third_length_runs_on_a_grown_plan_through_to_a_verified_end(make_window, qtbot, llama):
+def test_after_the_run_that_loads_the_model_each_new_length_runs_on_a_grown_plan(make_window, qtbot, llama):
+    """The Run that loads the model also plans its input one token shorter; from the next Run on, a length not
+    run before grows its plan, opens, steps to its end with every stage the plan named, and is verified."""
     window = make_window()
     first = _finish(window, qtbot, llama, "I love you")
-    second = _finish(window, qtbot, llama, "the cat sat on the mat")
-    assert first.plan.method == second.plan.method == "meta"
-    third = _finish(window, qtbot, llama, "apple is delicious and the cat sat on the mat")
-    assert third.plan.method == "grown", (third.plan.note, third.prepared.kwargs)
-    history = window.ctl.stepper.history
-    assert [(c.name, c.shape) for c in history] == [(c.name, c.shape) for c in third.plan]
-    qtbot.waitUntil(lambda: window.ctl.loader.verification is not None, timeout=60000)
-    assert window.ctl.loader.verification.ok
+    assert first.plan.method == "meta"
+    for prompt in ("the cat sat on the mat", "apple is delicious and the cat sat on the mat"):
+        session = _finish(window, qtbot, llama, prompt)
+        assert session.plan.method == "grown", session.plan.note
+        history = window.ctl.stepper.history
+        assert [(c.name, c.shape) for c in history] == [(c.name, c.shape) for c in session.plan]
+        qtbot.waitUntil(lambda: window.ctl.loader.verification is not None, timeout=60000)
+        assert window.ctl.loader.verification.ok
 
 
 def test_a_pass_the_grown_plan_did_not_describe_is_said(make_window, qtbot, llama, monkeypatch):
@@ -50,7 +52,6 @@ def test_a_pass_the_grown_plan_did_not_describe_is_said(make_window, qtbot, llam
 
     window = make_window()
     _finish(window, qtbot, llama, "I love you")
-    _finish(window, qtbot, llama, "the cat sat on the mat")
     said: list[str] = []
     window.ctl.info.connect(said.append)
     monkeypatch.setattr(plan_growth, "confirm", lambda model, plan, captures: plan.method != "grown")

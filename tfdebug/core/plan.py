@@ -22,7 +22,8 @@ class Plan(Sequence[Capture]):
 
     `method` says how it was made ("meta": without a real forward, "real", "grown" from another length's plan
     (`plan_growth`), or "" when given ready-made captures); `note` why a meta plan fell back to a real forward, or
-    which length a plan was grown from; `family` the key of the plans it was grown among (`plan_growth`), or ().
+    which length a plan was grown from; `family` the key of the plans it grows among (an anchor's or a grown plan's,
+    `plan_growth`), or ().
     """
 
     def __init__(self, captures: Iterable[Capture] = (), method: str = "", note: str = ""):

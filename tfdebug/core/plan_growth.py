@@ -85,8 +85,20 @@ def add_anchor(model: nn.Module, family: tuple[tuple, int], plan: "Plan") -> Non
                 grown = grow(other[1], other[0], length, key)
                 found.regular = grown is not None and described(grown) == described(plan)
         found.anchors[length] = plan
+        plan.family = key
         while len(found.anchors) > 2:
             found.anchors.pop(next(iter(found.anchors)))
+
+
+def wants_anchor(model: nn.Module, plan: "Plan") -> bool:
+    """Whether `plan` is its family's one anchor so far, at two tokens or more: a plan one token shorter would tell
+    whether the family is regular (`DebugSession.plan_another_length`)."""
+    if not plan.family:
+        return False
+    with _lock:
+        found = _families.get(model, {}).get(plan.family)
+        return found is not None and found.regular is None and any(n >= 2 and p is plan
+                                                                   for n, p in found.anchors.items())
 
 
 def forget(model: nn.Module) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import torch
@@ -90,6 +91,13 @@ def input_tensors(prepared: Prepared) -> list:
     return [v for v in (*prepared.args, *prepared.kwargs.values()) if isinstance(v, torch.Tensor)]
 
 
+def _cut(values):
+    """`values` (a prepared input's args or kwargs) with each tensor one token shorter (its last axis)."""
+    def cut(v):
+        return v[..., :-1] if isinstance(v, torch.Tensor) else v
+    return {k: cut(v) for k, v in values.items()} if isinstance(values, dict) else tuple(cut(v) for v in values)
+
+
 def plan_context(adapter: ModelAdapter, prepared: Prepared) -> str:
     """How the adapter runs a prepared input besides its tensors (its kind, where each tensor goes, every
     argument that is not a tensor): two inputs alike in these and in their tensors (tfdebug.core.plan.plan_key:
@@ -168,6 +176,19 @@ class DebugSession(SessionTexts):
                 self._plan = plan_pass(self.adapter.module, self.forward, input_tensors(self.prepared), method=method,
                                        context=plan_context(self.adapter, self.prepared))
         return self._plan
+
+    def plan_another_length(self) -> bool:
+        """Plan this input one token shorter too, where its plan was made on meta and can grow (`core.plan_growth`):
+        with two lengths planned, the model's next Runs of other lengths grow their plans instead of planning them.
+        The window does it once, in the Run that loaded the model (seconds already). True when it planned."""
+        if not plan_growth.wants_anchor(self.adapter.module, self.plan):
+            return False
+        shorter = replace(self.prepared, args=_cut(self.prepared.args), kwargs=_cut(self.prepared.kwargs))
+        with forward_lock(self.adapter.model_root):
+            plan_pass(self.adapter.module, lambda: self.adapter.forward(shorter), input_tensors(shorter),
+                      method=self._planning if self._planning != "lazy" else "auto",
+                      context=plan_context(self.adapter, shorter))
+        return True
 
     def confirm_plan(self, captures: Sequence[Capture]) -> bool:
         """Whether a finished pass of every stage (`captures`, in order) is what the plan said. Only a plan grown from

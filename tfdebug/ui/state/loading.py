@@ -175,6 +175,8 @@ class Loader:
     def _on_loaded(self, result) -> None:
         """Plan the pass of `result` (cache entry, adapter, texts or a prepared batch) off the UI thread."""
         cache_entry, adapter, texts = result
+        # This Run loaded the model (seconds): one more plan is cheap beside that.
+        loaded = self._adapter_cache is None or self._adapter_cache[1] is not adapter
         self._adapter_cache = cache_entry
         # The new pass may use the same model: the running one's hooks must be gone before planning.
         screen = self._screen
@@ -200,7 +202,10 @@ class Loader:
             from tfdebug.sessions.session import DebugSession
             if batch is not None:
                 return DebugSession(adapter, prepared=batch, max_capture_bytes=budget, keep=keep)
-            return DebugSession(adapter, texts, max_capture_bytes=budget, keep=keep)
+            session = DebugSession(adapter, texts, max_capture_bytes=budget, keep=keep)
+            if loaded:  # a second length planned now lets the next Runs of other lengths grow their plans
+                session.plan_another_length()
+            return session
         self._start_job(plan, self._on_planned)
 
     def _on_planned(self, session) -> None:
