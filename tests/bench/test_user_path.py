@@ -23,8 +23,12 @@ def test_steps_go_to_probs_and_back_and_every_clock_stops(qapp):
     order = ["enc.0.attn.q_split", "enc.0.attn.k_split", "enc.0.attn.v_split", "enc.0.attn.scores",
              "enc.0.attn.scaled", "enc.0.attn.probs"]
     assert order[0] == FIRST and order[-1] == LAST
-    # After the two warm-up steps (to v_split): on to probs, back to q_split, on again.
-    assert clocks["stages"] == order[3:] + order[-2::-1][:5]
+    # After the two warm-up steps (to v_split): on to probs, back to q_split, on again; three round trips at least.
+    names = [name for name, _back in clocks["stages"]]
+    assert names[:8] == order[3:] + order[-2::-1][:5] and len(names) >= 3 * 2 * (len(order) - 1)
+    assert [back for _name, back in clocks["stages"][:8]] == [False] * 3 + [True] * 5
+    # Every step to a stage already reached the same way counts in the A/A: all but the first round trip's.
+    assert clocks["again"][:8] == [False] * 8 and all(clocks["again"][13:])
     for painted, named, settled in zip(clocks["painted"], clocks["named"], clocks["settled"]):
         assert 0 < painted <= settled and 0 < named <= settled
 

@@ -41,10 +41,13 @@ def step_latency_rows(sizes: tuple[int, ...], repeats: int) -> list[dict]:
             row[f"{clock}_median"] = round(median(samples[clock]), 2)
             row[f"{clock}_p95"] = round(p95(samples[clock]), 2)
         row["gui_cpu_median"] = round(median(samples["gui_cpu"]), 2)  # what the step cost the GUI thread
-        stages = samples.get("stages")  # the user path's steps go to stages of different sizes, back and forth
-        row["aa_ratio"] = halves_ratio(samples["painted"], stages)
-        row["aa_ratio_named"] = halves_ratio(samples["named"], stages)
-        row["aa_ratio_settled"] = halves_ratio(samples["settled"], stages)  # each clock judged by its own A/A
+        # Each clock judged by its own A/A, comparing steps to the same kind of stage (the synthetic planes alternate
+        # two kinds; the user path goes to stages of different sizes, back and forth), and on the user path only
+        # steps to stages shown before (a first visit draws what a later one finds prepared).
+        keep = [i for i, again in enumerate(samples.get("again", [True] * len(samples["painted"]))) if again]
+        stages = [samples["stages"][i] for i in keep]
+        for clock, key in (("painted", "aa_ratio"), ("named", "aa_ratio_named"), ("settled", "aa_ratio_settled")):
+            row[key] = halves_ratio([samples[clock][i] for i in keep], stages)
         rows.append(row)
     return rows
 

@@ -65,25 +65,26 @@ def _load(window: MainWindow, source: str, captures: list[Capture], folder: str,
 
 
 def step_latency(sizes: tuple[int, ...], repeats: int, sources: tuple[str, ...] = ("memory",)
-                 ) -> dict[tuple[str, int], dict[str, list[float]]]:
+                 ) -> dict[tuple[str, int], dict[str, list]]:
     """Per source and N×N slice size: {"painted": [ms…], "named": [ms…], "settled": [ms…], "gui_cpu": [the GUI
-    thread's CPU ms…]} over `repeats` timed F10 presses."""
-    timings: dict[tuple[str, int], dict[str, list[float]]] = {}
+    thread's CPU ms…], "stages": [the kind of stage each step went to]} over `repeats` timed F10 presses (the steps
+    alternate between a scale and a softmax stage, which cost differently: the A/A compares each kind with itself)."""
+    timings: dict[tuple[str, int], dict[str, list]] = {}
     with tempfile.TemporaryDirectory(prefix="tfdebug-bench-") as folder, bench_window() as (window, clock):
         for n in sizes:
             for source in sources:
                 stepper = _load(window, source, _captures(n, repeats + WARMUP), folder, f"bench {n}×{n}")
                 window.activateWindow()
                 pump(20)
-                clocks: dict[str, list[float]] = {"painted": [], "named": [], "settled": [], "gui_cpu": []}
+                clocks: dict[str, list] = {"painted": [], "named": [], "settled": [], "gui_cpu": [], "stages": []}
                 for r in range(repeats + WARMUP):
                     wait(lambda: not window.ctl.shown.reading_ahead())  # idle, as between a person's steps
                     target = stepper.history[stepper.cursor + 1]
                     times = one_step(window, clock, lambda target=target: window.ctl.current is target,
                                      target.name)
                     if r >= WARMUP:  # the first steps warm caches
-                        for samples, ms in zip(clocks.values(), (*times, clock.gui_cpu_ms)):
-                            samples.append(ms)
+                        for samples, value in zip(clocks.values(), (*times, clock.gui_cpu_ms, target.info.kind)):
+                            samples.append(value)
                 timings[(source, n)] = clocks
                 window.ctl.close()  # a snapshot's file is released before the folder goes
     return timings

@@ -45,8 +45,10 @@ def capture_snapshot(n: int, folder: str, timeout_s: float = 600.0) -> str:
 
 def user_path_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[str, list]]:
     """Per source length N (the attention planes are N×N): {"painted", "named", "settled": [ms…], "stages":
-    [the stage each step went to], "gui_cpu": [the GUI thread's CPU ms…]} over `repeats` timed steps (F10 to probs, then Shift+F10 back to q_split,
-    and on)."""
+    [each step's stage and direction], "gui_cpu": [the GUI thread's CPU ms…], "again": [whether the step went where
+    an earlier timed step went]} over at least `repeats` timed steps (F10 to probs, then Shift+F10 back to q_split,
+    and on): three round trips at least, so that every stage is reached in each direction twice after its first
+    visit (the A/A compares steps to the same stage the same way, on stages already shown)."""
     timings: dict[int, dict[str, list]] = {}
     with tempfile.TemporaryDirectory(prefix="tfdebug-user-path-") as folder:
         for n in sizes:
@@ -59,9 +61,10 @@ def user_path_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[st
                 wait(lambda: ctl.current is not None and ctl.current.name == FIRST)
                 names = [c.name for c in ctl.stepper.history]
                 first, last = names.index(FIRST), names.index(LAST)
-                clocks: dict[str, list] = {"painted": [], "named": [], "settled": [], "stages": [], "gui_cpu": []}
+                clocks: dict[str, list] = {"painted": [], "named": [], "settled": [], "stages": [], "gui_cpu": [],
+                                           "again": []}
                 back = False
-                for r in range(repeats + WARMUP):
+                for r in range(max(repeats, 3 * 2 * (last - first)) + WARMUP):
                     wait(lambda: ctl.shown.settled() and not ctl.shown.reading_ahead())  # a person looks
                     at = names.index(ctl.current.name)
                     back = (back or at == last) and at != first
@@ -70,7 +73,9 @@ def user_path_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[st
                                      and ctl.current.name == target, target,
                                      back)
                     if r >= WARMUP:
-                        for samples, value in zip(clocks.values(), (*times, ctl.current.name, clock.gui_cpu_ms)):
+                        label = (target, back)
+                        again = label in clocks["stages"]
+                        for samples, value in zip(clocks.values(), (*times, label, clock.gui_cpu_ms, again)):
                             samples.append(value)
                 timings[n] = clocks
     return timings
