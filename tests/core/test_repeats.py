@@ -92,8 +92,8 @@ def test_a_generations_repeats_are_recipes_a_snapshot_stores_as_their_kv_heads(t
 
 
 @pytest.mark.parametrize("change, words", [
-    (lambda step: step.update(groups=0), "repeats each head other than 1 to"),
-    (lambda step: step.update(groups=True), "repeats each head other than 1 to"),
+    (lambda step: step.update(groups=0), "repeat count is not a whole number from 1 to"),
+    (lambda step: step.update(groups=True), "repeat count is not a whole number from 1 to"),
     (lambda step: step.update(groups=3), "its inputs make a plane of shape"),
     (lambda step: step.update(op="scores", query=step["tensor"], key=step["tensor"]), "never that recipe"),
 ])

@@ -166,8 +166,8 @@ def _chain_made(name: str, steps: list, tensors: Mapping) -> tuple[tuple[int, ..
         if op == "repeat":
             groups = entry.get("groups")
             if isinstance(groups, bool) or not isinstance(groups, int) or not 1 <= groups <= MAX_GROUPS:
-                raise _bad(name, Phrase("it repeats each head other than 1 to {most} times", id="recipe.bad_groups",
-                                        most=MAX_GROUPS))
+                raise _bad(name, Phrase("its repeat count is not a whole number from 1 to {most}",
+                                        id="recipe.bad_groups", most=MAX_GROUPS))
             dtype, (batch, heads, length, width) = read[0]
             shape = (batch, heads * groups, length, width)
             dtypes.append(dtype)
