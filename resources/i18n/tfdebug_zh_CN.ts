@@ -6251,6 +6251,11 @@ output w·V = {output}</source>
         <translation>类型为 {kind} 的阶段不可能是配方</translation>
     </message>
     <message>
+        <source>a stage of kind {kind} is never that recipe</source>
+        <comment>recipe.wrong_recipe</comment>
+        <translation>类型为 {kind} 的阶段不可能是这种配方</translation>
+    </message>
+    <message>
         <source>a step&apos;s tensor does not fit the plane</source>
         <comment>recipe.tensor_shape</comment>
         <translation>某一步的张量与注意力平面不匹配</translation>
@@ -6409,6 +6414,11 @@ output w·V = {output}</source>
         <source>its query and key do not fit together</source>
         <comment>recipe.qk_shapes</comment>
         <translation>它的 query 和 key 对不上</translation>
+    </message>
+    <message>
+        <source>its repeat count is not a whole number from 1 to {most}</source>
+        <comment>recipe.bad_groups</comment>
+        <translation>它的重复次数不是 1 到 {most} 之间的整数</translation>
     </message>
     <message>
         <source>its samples are format {tag} with {bits} bits (tfdebug reads 8, 16 and 32-bit PCM and 32-bit float)</source>

@@ -121,3 +121,19 @@ def test_bundled_tiny_gpt2_continues_with_the_translation():
                                                              pad_token_id=adapter.model.config.eos_token_id
                                                              )[0, ids.shape[1]:].tolist()
     session.close()
+
+
+def test_grouped_query_generation_captures_equal_eager_attentions_bit_for_bit():
+    """A generated token's planes are products per K/V head (nothing repeated): every stage of every step, its
+    planes computed whole, equals eager attention's, which multiplies with the repeated K and V."""
+    from tfdebug.adapters.hf.planes import planes_materialized
+    from tfdebug.core.recipes import materialized
+
+    adapter = wrap(hf_tiny.llama(), hf_tiny.word_tokenizer())
+    lazy, chosen = run(adapter, {"prompt": PROMPT})
+    with planes_materialized():
+        whole, eager = run(adapter, {"prompt": PROMPT})
+    assert list(lazy) == list(whole) and chosen == eager
+    assert any(c.recipe for c in lazy.values())
+    for name, capture in lazy.items():
+        assert torch.equal(materialized(capture.tensor), whole[name].tensor), name

@@ -11,7 +11,7 @@ import torch
 from tests.adapters import hf_archs, hf_tiny
 from tfdebug.adapters.hf import attention
 from tfdebug.adapters.hf.adapter import wrap
-from tfdebug.core import recipes
+from tfdebug.core import recipes, repeats
 from tfdebug.sessions.peak import check_mode
 from tfdebug.sessions.session import DebugSession
 
@@ -72,7 +72,8 @@ def test_grouped_heads_are_checked_in_blocks_that_split_their_groups(monkeypatch
     session.capture_all(verify="never")
     assert session.verify_in_pass().ok
     # value heads tiled, not interleaved (the scores read the key heads through their recipe, unrepeated)
-    monkeypatch.setattr(attention, "repeat_kv", lambda x, n: x.repeat(1, n, 1, 1))
+    monkeypatch.setattr(repeats, "times_value", lambda part, value, heads: torch.matmul(
+        part, value.source.repeat(1, value.groups, 1, 1)[:, heads]))
     session.capture_all(verify="never")
     verdict = session.verify_in_pass()
     assert not verdict.ok and verdict.first_mismatch == "dec.0.self_attn.context"

@@ -134,13 +134,14 @@ def test_a_recipe_plane_is_checked_one_head_at_a_time_with_the_whole_planes_verd
     session = DebugSession(wrap(hf_archs.build(arch), hf_tiny.word_tokenizer(False)), LONG[arch.kind])
     captures = {c.name: c for c in session.capture_all()[0]}
     session.close()
-    planes = [c for c in captures.values() if c.recipe]
+    planes = [c for c in captures.values() if c.recipe and c.info.kind != "kv_repeat"]
+    repeats = [c for c in captures.values() if c.recipe and c.info.kind == "kv_repeat"]  # checked whole
     assert {c.info.kind for c in planes} >= {"scores", "scale", "mask", "softmax"}
     whole_planes = {name: replace(c, tensor=c.tensor.materialize()) if c.recipe else c for name, c in captures.items()}
     contexts = [c for c in captures.values() if c.info.kind == "attn_v"]  # P·V recomputed from the recipe's P
     from tfdebug.core.checks import _row_bands
     assert {len(_row_bands(c.info, c.tensor)) > 1 for c in planes if c.info.kind != "mask"} == {banded}
-    for capture in planes + contexts:
+    for capture in planes + contexts + repeats:
         by_head = stage_checks(capture.info, capture.tensor, captures.get)
         whole = stage_checks(capture.info, whole_planes[capture.name].tensor, whole_planes.get)
         assert by_head and [(c.ok, str(c.text), str(c.detail)) for c in by_head] == \

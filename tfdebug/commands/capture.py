@@ -149,7 +149,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if not args.quiet:
-        planes = sum(1 for c in recording.captures if c.recipe)
+        from tfdebug.core.recipes import RECIPE_KINDS
+        planes = sum(1 for c in recording.captures if c.recipe and c.info.kind in RECIPE_KINDS)  # not the repeats
         stored = (f", {planes} attention planes as recipes" if planes and fmt.suffix == ".safetensors" else "")
         print(f"wrote {args.out}: {len(recording.captures)} stages{stored}, {format_bytes(os.path.getsize(out))} "
               f"({adapter.describe()})")

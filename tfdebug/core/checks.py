@@ -317,7 +317,7 @@ def stage_checks(info: StageInfo, tensor: Tensor | None, lookup: Lookup) -> list
     if func is None or tensor is None or not tensor.is_floating_point():
         return []
     with torch.no_grad():
-        if is_plane(tensor) and tensor.dim() == 4:  # a recipe: one head's plane, a band of its rows, at a time
+        if is_plane(tensor) and tensor.dim() == 4 and info.kind in RECIPE_KINDS:  # one head's plane, a band at a time
             heads, bands = tensor.shape[1], _row_bands(info, tensor)
             if heads > 1 or len(bands) > 1:
                 return _combined([func(info, tensor[:, h:h + 1, rows], _block_lookup(lookup, h, heads, rows, tensor.shape[2]))

@@ -333,11 +333,10 @@ class Scores(Plane):
         import torch
         start, stop, _ = heads.indices(self.shape[1])
         g = self.groups
-        if g == 1:
-            k = self.key[batch, start:stop]
-        else:  # the model repeats each K head g times: heads start … stop-1 read K heads h // g
-            k = self.key[batch, start // g: (stop - 1) // g + 1]
-            k = k.repeat_interleave(g, dim=1)[:, start - (start // g) * g:][:, : stop - start]
+        if g > 1:  # the model repeats each K head g times: heads start … stop-1 read K heads h // g
+            from tfdebug.core.repeats import grouped_product
+            return _kept(self, grouped_product(q, self.key[batch], start, g, transpose=True), keep)
+        k = self.key[batch, start:stop]
         return _kept(self, torch.matmul(q, k.transpose(2, 3)), keep)  # (b, h, r, Tk)
 
 
@@ -422,25 +421,28 @@ def context_by_heads(probs: Plane, value: Tensor, block_bytes: int | None = None
                      each: Callable[[slice, slice, Tensor, Tensor], None] | None = None) -> Tensor:
     """probs · V, computed block by block (`Plane.blocks`): (B, H, Tq, Dh) without the whole plane at once.
 
-    `value` (B, H, Tk, Dh) is already repeated for grouped heads. `each(heads, rows, block, context)`, when given,
-    sees every block of the plane and its context while they are held.
+    `value` (B, H, Tk, Dh) is already repeated for grouped heads (a `repeats.Repeated` one is read per K/V head,
+    never copied). `each(heads, rows, block, context)`, when given, sees every block of the plane and its context
+    while they are held.
     """
     import torch
+
+    from tfdebug.core.repeats import times_value
     batch, heads, rows, _ = probs.shape
-    if value.is_meta and each is None:  # a pass planned on the meta device (core.meta_plan): the shape alone
-        return value.new_empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype)
+    if value.device.type == "meta" and each is None:  # a pass planned on the meta device (core.meta_plan): its shape
+        return torch.empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype, device=value.device)
     blocks = probs.blocks(block_bytes)
     first = next(blocks, None)
     if first is None:  # no rows (or heads): nothing to multiply
         return torch.empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype, device=value.device)
     if first[0] == slice(0, heads) and first[1] == slice(0, rows):  # one block is the whole plane: a short one
-        out = torch.matmul(first[2], value)  # the same product as below, with no copy into a second tensor
+        out = times_value(first[2], value, first[0])  # the same product as below, with no copy into a second tensor
         if each is not None:
             each(first[0], first[1], first[2], out)
         return out
     out = torch.empty((batch, heads, rows, value.shape[-1]), dtype=probs.dtype, device=value.device)
     for hs, rs, part in itertools.chain([first], blocks):
-        out[:, hs, rs] = torch.matmul(part, value[:, hs])  # (B, h, r, Dh)
+        out[:, hs, rs] = times_value(part, value, hs)  # (B, h, r, Dh)
         if each is not None:
             each(hs, rs, part, out[:, hs, rs])
     return out

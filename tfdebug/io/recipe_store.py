@@ -6,7 +6,8 @@ by key: a stage of the file (q after its rotation, k) or an extra tensor listed 
 `recipe_inputs` (an additive mask, a position bias; keys "[recipe]0", "[recipe]1" …, which no stage may be named).
 Each tensor is stored once, however many steps read it (the four planes of a layer share q and k; every
 layer shares one mask). Opening rebuilds the plane from the stored tensors when the stage is first
-shown, with the same steps, so a replayed plane equals the live one bit for bit.
+shown, with the same steps, so a replayed plane equals the live one bit for bit. A grouped-query attention's
+repeated K or V (tfdebug.core.repeats) is a recipe of one step, `{"op": "repeat", "tensor": key, "groups": g}`.
 
 A backward's plane gradient (tfdebug.core.gradient_planes.GradientPlane: ∂L/∂scores … ∂L/∂probabilities) is a
 recipe too: its description holds the forward chain to the probabilities (`steps`, as above) and
@@ -38,6 +39,10 @@ INPUT_PREFIX = "[recipe]"
 VALUE_OPS = ("scale", "softcap")
 TENSOR_OPS = ("bias", "mask")
 MAX_STEPS = 16
+#: the ops a chain starts with (`repeat`, a grouped-query attention's repeated K or V, is a chain alone)
+FIRST_OPS = ("scores", "tensor", "repeat")
+#: the most times a repeat step may repeat each K/V head
+MAX_GROUPS = 4096
 #: the dtypes a recipe computes in, by width (a step's promotion: the wider; float16 with bfloat16 makes float32)
 FLOAT_RANK = {"float16": 0, "bfloat16": 0, "float32": 1, "float64": 2}
 #: the largest scale or soft cap a recipe may hold: float32's largest finite value
@@ -81,7 +86,10 @@ def _description(plane: "Plane", key_of: Callable[["Tensor"], str]) -> dict:
 
 def _describe(step: "Plane", key_of: Callable[["Tensor"], str]) -> dict:
     from tfdebug.core.recipes import FromTensor, Scores
+    from tfdebug.core.repeats import Repeated
 
+    if isinstance(step, Repeated):
+        return {"op": "repeat", "tensor": key_of(step.source), "groups": step.groups}
     if isinstance(step, Scores):
         return {"op": "scores", "query": key_of(step.query), "key": key_of(step.key)}
     if isinstance(step, FromTensor):
@@ -107,14 +115,19 @@ def check_recipe(stage: dict, tensors: Mapping[str, tuple["torch.dtype | str", t
     that step computes; a plane's gradient (`"gradient"`) of a step of a chain that ends at the probabilities,
     reading a dO and a V of that plane's batch, heads, rows and keys."""
     from tfdebug.core.recipes import RECIPE_KINDS
+    from tfdebug.core.repeats import REPEAT_KIND
 
     name, recipe = stage["name"], stage["recipe"]
-    if stage.get("kind") not in RECIPE_KINDS:
+    if stage.get("kind") not in RECIPE_KINDS | {REPEAT_KIND}:
         raise _bad(name, Phrase("a stage of kind {kind} is never a recipe", id="recipe.wrong_kind",
                                 kind=str(stage.get("kind"))[:40]))
     steps = recipe.get("steps") if isinstance(recipe, dict) else None
     if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
         raise _bad(name, Phrase("it has no list of at most {most} steps", id="recipe.no_steps", most=MAX_STEPS))
+    repeat = len(steps) == 1 and isinstance(steps[0], dict) and steps[0].get("op") == "repeat"
+    if (stage["kind"] == REPEAT_KIND) != repeat or (repeat and "gradient" in recipe):
+        raise _bad(name, Phrase("a stage of kind {kind} is never that recipe", id="recipe.wrong_recipe",
+                                kind=str(stage["kind"])[:40]))
     shape, dtypes = _chain_made(name, steps, tensors)
     dtype = dtypes[-1] if "gradient" not in recipe else _gradient_made(name, recipe["gradient"], steps, shape,
                                                                        dtypes, tensors)
@@ -145,11 +158,20 @@ def _chain_made(name: str, steps: list, tensors: Mapping) -> tuple[tuple[int, ..
     dtypes: list[str] = []
     for i, entry in enumerate(steps):
         op = entry.get("op") if isinstance(entry, dict) else None
-        first = op in ("scores", "tensor")
-        if first != (i == 0) or op not in ("scores", "tensor", "softmax", *VALUE_OPS, *TENSOR_OPS):
+        first = op in FIRST_OPS
+        if first != (i == 0) or op not in (*FIRST_OPS, "softmax", *VALUE_OPS, *TENSOR_OPS):
             raise _bad(name, Phrase("step {i} is not a step tfdebug writes", id="recipe.bad_step", i=i))
-        refs = {"scores": ("query", "key"), "tensor": ("tensor",)}.get(op, ("tensor",) if op in TENSOR_OPS else ())
+        refs = {"scores": ("query", "key")}.get(op, ("tensor",) if op in ("tensor", "repeat", *TENSOR_OPS) else ())
         read = [_read(name, i, entry, ref, tensors) for ref in refs]
+        if op == "repeat":
+            groups = entry.get("groups")
+            if isinstance(groups, bool) or not isinstance(groups, int) or not 1 <= groups <= MAX_GROUPS:
+                raise _bad(name, Phrase("its repeat count is not a whole number from 1 to {most}",
+                                        id="recipe.bad_groups", most=MAX_GROUPS))
+            dtype, (batch, heads, length, width) = read[0]
+            shape = (batch, heads * groups, length, width)
+            dtypes.append(dtype)
+            continue
         if op == "scores":
             (dtype, query), (key_dtype, key) = read
             if key[1] == 0 or query[1] % key[1] or query[3] != key[3] or query[0] != key[0] or dtype != key_dtype:
@@ -228,10 +250,12 @@ def _constant(value: object, op: str) -> bool:
 def rebuild(name: str, recipe: dict, shape: tuple[int, ...], fetch: Callable[[str], "Tensor"]) -> "Plane":
     """The plane a description `check_recipe` passed makes, reading its tensors with `fetch(key)`."""
     from tfdebug.core.recipes import FromTensor, Scores, step
+    from tfdebug.core.repeats import Repeated
 
     steps = recipe["steps"]
     first = steps[0]
-    plane = Scores(fetch(first["query"]), fetch(first["key"])) if first["op"] == "scores" \
+    plane: Plane = Scores(fetch(first["query"]), fetch(first["key"])) if first["op"] == "scores" \
+        else Repeated(fetch(first["tensor"]), first["groups"]) if first["op"] == "repeat" \
         else FromTensor(fetch(first["tensor"]))
     for entry in steps[1:]:
         tensor = fetch(entry["tensor"]) if "tensor" in entry else None

@@ -37,7 +37,10 @@ def backward_peak(plan: Sequence[Capture], parameters: int = 0, recompute: bool 
     cap's tanh, counted as held all along (an upper bound: each goes as its layer's backward passes).
 
     A plane that is not a recipe (attention sinks, a model outside Hugging Face's attention) counts as a tensor."""
-    from tfdebug.core.recipes import BLOCK_BYTES
+    from tfdebug.core.recipes import BLOCK_BYTES, RECIPE_KINDS
+
+    def plane(c: Capture) -> bool:  # a tokens² plane kept as a recipe (a repeated K or V is a tensor in a backward)
+        return c.recipe and c.info.kind in RECIPE_KINDS
 
     def wide(c: Capture) -> int:  # the plane in float32, as a softmax computes it
         return math.prod(c.shape) * max(4, c.dtype.itemsize)
@@ -45,19 +48,19 @@ def backward_peak(plan: Sequence[Capture], parameters: int = 0, recompute: bool 
     def one_attention(c: Capture) -> int:  # its backward's planes at once (the probabilities made again)
         return 4 * wide(c) + (c.nbytes if c.dtype.itemsize < 4 else 0)
 
-    held = sum(c.nbytes for c in plan if not c.recipe) + parameters
+    held = sum(c.nbytes for c in plan if not plane(c)) + parameters
     if not recompute:  # autograd's saved probabilities (and soft caps' tanh) of every attention
         held += sum(wide(c) + (c.nbytes if c.dtype.itemsize < 4 else 0) for c in plan
-                    if c.recipe and c.info.kind == "softmax")
-        held += sum(wide(c) for c in plan if c.recipe and c.info.kind == "softcap")
+                    if plane(c) and c.info.kind == "softmax")
+        held += sum(wide(c) for c in plan if plane(c) and c.info.kind == "softcap")
     held += sum(c.nbytes for c in plan if c.info.kind == "ffn_hidden") // 2
-    largest = max((wide(c) for c in plan if c.recipe), default=0)
-    passing = max((one_attention(c) for c in plan if c.recipe), default=0) + min(BLOCK_BYTES, largest)
+    largest = max((wide(c) for c in plan if plane(c)), default=0)
+    passing = max((one_attention(c) for c in plan if plane(c)), default=0) + min(BLOCK_BYTES, largest)
     logits = [c for c in plan if c.info.kind == "logits"]
     loss = 2 * math.prod(logits[-1].shape) * 4 if logits else 0
     gradients, peak = 0, 0
     for c in reversed(list(plan)):
-        if not c.recipe:
+        if not plane(c):
             gradients += c.nbytes
         peak = max(peak, held + gradients + passing + loss)
         loss = 0

@@ -21,7 +21,7 @@ from tfdebug.core.budget import DEFAULT_RAM_SHARE, format_bytes, free_memory, re
 from tfdebug.core.errors import InputError
 from tfdebug.core.memory import KEPT_FREE_BYTES, allocator_tuned
 from tfdebug.core.phrases import Phrase
-from tfdebug.core.recipes import block_nbytes
+from tfdebug.core.recipes import RECIPE_KINDS, block_nbytes
 from tfdebug.core.recorder import matches
 
 
@@ -69,7 +69,7 @@ def peak_of(session, with_check: bool = True) -> Peak:
     # made), and a recipe's block computed step after step (a few blocks at once: the chain, the softmax's
     # float32); the additive mask the planes read is the size of one head's plane.
     dropped = {c.name: c.nbytes for c in planned if not c.recipe and c.name not in kept}
-    planes = [c for c in planned if c.recipe]
+    planes = [c for c in planned if c.recipe and c.info.kind in RECIPE_KINDS]  # the tokens² planes
     largest = max(planes, key=lambda c: c.nbytes, default=None)
     # The check made in the pass (`adapters.hf.inpass`) runs the model's own attention on each block beside it:
     # its scores, its weights and the masked scores, three blocks more.

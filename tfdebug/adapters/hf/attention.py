@@ -28,6 +28,7 @@ from tfdebug.adapters.hf.planes import NOTED, WHOLE, noted_attention, split_mask
 from tfdebug.core.errors import UnsupportedModelError
 from tfdebug.core.gradient_planes import note_context
 from tfdebug.core.recipes import Scores, context_by_heads, is_plane, materialized, step
+from tfdebug.core.repeats import Repeated
 from tfdebug.core.tap import Tap
 
 IMPLEMENTATION = "tfdebug"
@@ -114,21 +115,23 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     received = query, key, value  # what the check in the pass hands the model's own function (`inpass`)
     groups = query.shape[1] // key.shape[1]
     qk_key = key
-    if groups > 1:  # grouped-query attention
-        repeated = repeat_kv(key, groups)
+    position_bias, softcap, sinks = kwargs.get("position_bias"), kwargs.get("softcap"), kwargs.get("s_aux")
+    as_recipes = site is not _NO_SITE and sinks is None and not WHOLE.on  # the planes computed when looked at
+    if groups > 1:  # grouped-query attention: with the planes as recipes, the repeats too (never copied here)
+        repeat = Repeated if as_recipes else repeat_kv
+        repeated = repeat(key, groups)
         key = taps["k_repeat"](repeated)  # (B, H, Tk, Dh)
         qk_key = qk_key if key is repeated else key  # an edited repeat is what the scores read
-        value = taps["v_repeat"](repeat_kv(value, groups))  # (B, H, Tk, Dh)
+        value = taps["v_repeat"](repeat(value, groups))  # (B, H, Tk, Dh)
     if scaling is None:
         scaling = query.size(-1) ** -0.5
-    position_bias, softcap, sinks = kwargs.get("position_bias"), kwargs.get("softcap"), kwargs.get("s_aux")
     dtype = query.dtype
     if getattr(getattr(module, "config", None), "model_type", None) in FLOAT32_SCORES:
         query, key, qk_key = query.float(), key.float(), qk_key.float()  # as the family's own: scores in float32
     if attention_mask is not None and attention_mask.shape[-1] != key.shape[-2]:
         attention_mask = attention_mask[:, :, :, : key.shape[-2]]
     backing = context = None
-    if site is not _NO_SITE and sinks is None and not WHOLE.on:
+    if as_recipes:
         probs = _planes_as_recipes(site, taps, query, qk_key, attention_mask, scaling, position_bias, softcap, dtype)
     elif site is not _NO_SITE and sinks is None and NOTED.on and not (module.training and dropout > 0):
         probs, context, backing = noted_attention(site, taps, query, key, qk_key, value, attention_mask, scaling,
