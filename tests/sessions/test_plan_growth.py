@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("transformers")
 
 from tests.adapters import hf_tiny  # noqa: E402
+from tests.sessions.test_plan_reuse import count_plans  # noqa: E402
 from tfdebug.adapters.hf.adapter import wrap  # noqa: E402
-from tfdebug.core import plan as plan_module  # noqa: E402
 from tfdebug.core import plan_growth  # noqa: E402
 from tfdebug.sessions.session import DebugSession, input_tensors  # noqa: E402
 
@@ -26,13 +26,7 @@ def counted(monkeypatch):
 
     tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=hf_tiny.word_tokenizer(), pad_token="[PAD]")
     adapter = wrap(hf_tiny.llama(), tokenizer)
-    calls = []
-    make = plan_module.make_plan
-
-    def counting(*args, **kwargs):
-        calls.append(args)
-        return make(*args, **kwargs)
-    monkeypatch.setattr(plan_module, "make_plan", counting)
+    calls, make = count_plans(monkeypatch)
     return adapter, calls, make
 
 

@@ -18,6 +18,12 @@ def counted(monkeypatch):
     """The adapter, and the list of plans made (each call of make_plan)."""
     adapter = load_adapter("tiny-gpt2", "cpu", "float32")
     plan_module.forget_plans(adapter.module)
+    calls, _ = count_plans(monkeypatch)
+    return adapter, calls
+
+
+def count_plans(monkeypatch) -> tuple[list, object]:
+    """(the list each call of make_plan appends its arguments to, make_plan itself, not counted)."""
     calls = []
     make = plan_module.make_plan
 
@@ -25,7 +31,7 @@ def counted(monkeypatch):
         calls.append(args)
         return make(*args, **kwargs)
     monkeypatch.setattr(plan_module, "make_plan", counting)
-    return adapter, calls
+    return calls, make
 
 
 def _described(plan):
