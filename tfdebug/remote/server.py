@@ -302,6 +302,10 @@ class RemoteServer:
                 captured = True  # many per Continue: one state message per turn carries them all
                 continue
             captured = False
+            if event.type == "finished":  # a plan grown from other lengths that missed the pass: plan them again
+                confirm = getattr(self.served.session, "confirm_plan", None)
+                if confirm is not None:
+                    confirm(self.served.stepper.history)
             fields = {"type": event.type, "index": event.index, "reason": event.reason,
                       "breakpoint": wire.breakpoint_fields(event.breakpoint) if event.breakpoint else None,
                       "error": to_reply(event.error) if event.error is not None else None}
