@@ -170,12 +170,16 @@ class DebugSession(SessionTexts):
 
         A `capture_all` that runs before anyone asked makes it from its own pass: no extra forward."""
         if self._plan is None:
-            method = "auto" if self._planning == "lazy" else self._planning
-            # Not while another forward of the model runs (a background check switches its attention function).
-            with forward_lock(self.adapter.model_root):
-                self._plan = plan_pass(self.adapter.module, self.forward, input_tensors(self.prepared), method=method,
-                                       context=plan_context(self.adapter, self.prepared))
+            self._plan = self._plan_of(self.prepared, self.forward)
         return self._plan
+
+    def _plan_of(self, prepared: Prepared, run: Callable[[], object]) -> Plan:
+        """`plan_pass` of one call of `run` on `prepared` (this session's input, or one like it), under the model's
+        forward lock: not while another forward of it runs (a background check switches its attention function)."""
+        with forward_lock(self.adapter.model_root):
+            return plan_pass(self.adapter.module, run, input_tensors(prepared),
+                             method="auto" if self._planning == "lazy" else self._planning,
+                             context=plan_context(self.adapter, prepared))
 
     def plan_another_length(self) -> bool:
         """Plan this input one token shorter too, where its plan was made on meta and can grow (`core.plan_growth`):
@@ -184,10 +188,7 @@ class DebugSession(SessionTexts):
         if not plan_growth.wants_anchor(self.adapter.module, self.plan):
             return False
         shorter = replace(self.prepared, args=_cut(self.prepared.args), kwargs=_cut(self.prepared.kwargs))
-        with forward_lock(self.adapter.model_root):
-            plan_pass(self.adapter.module, lambda: self.adapter.forward(shorter), input_tensors(shorter),
-                      method=self._planning if self._planning != "lazy" else "auto",
-                      context=plan_context(self.adapter, shorter))
+        self._plan_of(shorter, lambda: self.adapter.forward(shorter))
         return True
 
     def confirm_plan(self, captures: Sequence[Capture]) -> bool:
