@@ -327,3 +327,22 @@ def test_the_peers_sweep_samples_cells_spread_evenly_over_the_layers_and_positio
     assert sampled["layer"].min() == 0 and sampled["layer"].max() == 29  # every depth is timed
     assert sampled["pos"].nunique() > 32  # and most positions
     assert len(_spread_cells(2, 8, 128)) == 16  # fewer cells than asked: every one
+
+
+def test_interleaved_runs_between_before_every_timed_run_and_times_none_of_it(monkeypatch):
+    import time as time_module
+
+    from tfdebug.bench.timing import interleaved_ms
+
+    clock, order = _FakeClock(), []
+
+    def between():
+        order.append("between")
+        clock.take(50.0)  # untimed: no variant's time includes it
+
+    variants = {name: (lambda name=name: (order.append(name), clock.take(10.0))) for name in ("a", "a_again")}
+    monkeypatch.setattr(time_module, "perf_counter", clock.perf_counter)
+    times = interleaved_ms(variants, repeats=2, warmup=1, between=between)
+    assert {name: [round(t, 6) for t in values] for name, values in times.items()} == {"a": [10.0, 10.0],
+                                                                                        "a_again": [10.0, 10.0]}
+    assert order == ["a", "a_again"] + ["between", "a", "between", "a_again"] * 2

@@ -14,6 +14,16 @@ def _settle():
         QApplication.processEvents()
 
 
+def _at_q_split(window, qtbot):
+    """The window at benchmark size, paused at the first encoder layer's q_split, active (its keys reach it)."""
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: window.width() == 1600)
+    window.ctl.steps.run_to("enc.0.attn.q_split")
+    wait_paused(qtbot, window, "enc.0.attn.q_split")
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+
+
 def test_steady_text_asks_its_layout_for_room_only_when_it_must_grow(qtbot):
     parent = QWidget()
     qtbot.addWidget(parent)
@@ -54,12 +64,7 @@ def test_steady_text_wraps_over_its_lines_and_elides_the_last(qtbot):
 def test_stepping_back_and_forth_asks_the_main_window_for_no_layout(window, qtbot):
     """Once each stage has been shown (the status bar's and the Stats table's fields have grown to their texts),
     F10 and Shift+F10 over the same stages send the main window no layout request."""
-    window.resize(1600, 1000)
-    qtbot.waitUntil(lambda: window.width() == 1600)
-    window.ctl.steps.run_to("enc.0.attn.q_split")
-    wait_paused(qtbot, window, "enc.0.attn.q_split")
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow)
+    _at_q_split(window, qtbot)
 
     def walk():
         for key, modifier in [(Qt.Key_F10, Qt.NoModifier)] * 4 + [(Qt.Key_F10, Qt.ShiftModifier)] * 4:
@@ -74,3 +79,30 @@ def test_stepping_back_and_forth_asks_the_main_window_for_no_layout(window, qtbo
     requests = EventCount(window, QEvent.Type.LayoutRequest)
     walk()
     assert requests.count == 0
+
+
+def test_a_step_over_stages_shown_before_paints_the_window_twice(window, qtbot):
+    """The heatmap alone (what the user waits for), then every other panel: no plot left with a change of range or
+    layout that its own paint finds and paints once more (the Stats histogram did, a turn after the rest), and no
+    axis box filled anew (its list view laid out on a timer and repainted the row)."""
+    _at_q_split(window, qtbot)
+    keys = [(Qt.Key_F10, Qt.NoModifier)] * 4 + [(Qt.Key_F10, Qt.ShiftModifier)] * 4
+
+    def step(key, modifier):
+        before = window.ctl.stepper.cursor
+        press(window, key, modifier)
+        qtbot.waitUntil(lambda: window.ctl.stepper.cursor != before)
+        wait_paused(qtbot, window)
+        qtbot.waitUntil(lambda: window.ctl.shown.settled() and window.heads_panel.settled()
+                        and not window.ctl.shown.reading_ahead())
+        qtbot.wait(60)  # a paint queued behind the step's (Qt waits 5 ms between a window's paints) comes by then
+
+    for key, modifier in keys:  # the first visits: the fields grow to their texts, the neighbours are read
+        step(key, modifier)
+    paints = []
+    for key, modifier in keys:
+        count = EventCount(window, QEvent.Type.UpdateRequest)
+        step(key, modifier)
+        paints.append(count.count)
+        window.removeEventFilter(count)
+    assert paints == [2] * len(keys)

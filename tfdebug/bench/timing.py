@@ -17,13 +17,16 @@ except ImportError:  # not on Windows: no page-fault counts there
 
 def interleaved_ms(variants: dict[str, Callable[[], object]], repeats: int, warmup: int = 2,
                    sync: Callable[[], None] | None = None,
-                   faults: dict[str, list[int]] | None = None) -> dict[str, list[float]]:
+                   faults: dict[str, list[int]] | None = None,
+                   between: Callable[[], None] | None = None) -> dict[str, list[float]]:
     """Run each variant `repeats` times, round-robin after `warmup` rounds; milliseconds per run.
 
     The result of each call is dropped before the next variant runs, so memory a
     variant keeps alive does not carry over into another's timing. `faults`, when given,
     receives each timed run's minor page faults per variant (the process's, from getrusage):
     on CPU most of what keeping tensors costs is the kernel handing out fresh pages.
+    `between`, when given, runs untimed before each timed run (e.g. handing freed memory back, so that
+    no variant finds pages the one before it left: what it costs would depend on its place in the round).
     """
     for _ in range(warmup):
         for fn in variants.values():
@@ -33,6 +36,8 @@ def interleaved_ms(variants: dict[str, Callable[[], object]], repeats: int, warm
     times: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(repeats):
         for name, fn in variants.items():
+            if between is not None:
+                between()
             before = _minor_faults() if faults is not None else 0
             start = time.perf_counter()
             result = fn()

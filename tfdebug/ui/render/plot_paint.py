@@ -10,19 +10,32 @@ view in a window paint of its own, after the one that drew the step's other pane
 at once, which paints the window there and then (the heatmap, alone and first: what the user waits for);
 `paint_with_step` marks the view's viewport for the window's next paint instead, the one that draws every other
 panel the step changed.
+
+What changes a view after its panel settled it (a layout that resized a plot, a colour bar's range) would still
+be found by the view's own `prepareForPaint`, inside the window's paint, and queue one more paint of the window:
+`settle_before_paint` runs every shown view's deferred updates and its scene's queued pass just before the window
+paints (`MainWindow.event`), so that paint is the step's last.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections import deque
 from typing import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtWidgets import QWidget
+from shiboken6 import isValid
+
+
+_SETTLED: weakref.WeakSet[pg.GraphicsView] = weakref.WeakSet()  # the views panels settle: looked at before a paint
 
 
 def settle(view: pg.GraphicsView) -> None:
-    """Run the view's deferred range and matrix updates now, before its next paint."""
+    """Run the view's deferred range and matrix updates now, before its next paint (and before every window paint
+    from now on: `settle_before_paint`)."""
+    _SETTLED.add(view)
     view.scene().prepareForPaint()
 
 
@@ -41,6 +54,16 @@ def paint_with_step(view: pg.GraphicsView) -> None:
     repaints only what is still dirty)."""
     settle(view)
     view.viewport().update()
+
+
+def settle_before_paint(window: QWidget) -> None:
+    """Settle every shown view of `window` that a panel has settled before, and run its scene's queued pass over
+    changed items: called as the window is about to paint, so what they mark dirty is drawn in that paint rather
+    than in one more. (The views are remembered by `settle`: looking them up in the window took up to 1 ms a paint.)"""
+    for view in list(_SETTLED):
+        if isValid(view) and view.isVisible() and view.window() is window:
+            view.scene().prepareForPaint()
+            QCoreApplication.sendPostedEvents(view.scene(), QEvent.Type.MetaCall)
 
 
 def keep_text_space(*axes: pg.AxisItem) -> None:

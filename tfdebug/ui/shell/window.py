@@ -49,6 +49,7 @@ from tfdebug.ui.panels.shape import ShapePanel
 from tfdebug.ui.panels.stats import StatsPanel
 from tfdebug.ui.panels.values import ValuesPanel
 from tfdebug.ui.render.plain_text import one_line
+from tfdebug.ui.render.plot_paint import settle_before_paint
 from tfdebug.ui.shell.input_bar import InputBar
 from tfdebug.ui.shell.menus import build_menu_bar
 from tfdebug.ui.shell.message_bar import MessageBar
@@ -347,6 +348,11 @@ class MainWindow(WindowLayout, QMainWindow):
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate_ui()
         super().changeEvent(event)
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.UpdateRequest:  # about to paint: the plots' pending changes go in this paint
+            settle_before_paint(self)
+        return super().event(event)
 
     def _session_changed(self) -> None:
         title = one_line(self.ctl.title, TITLE_CHARS)  # a long prompt: its start, not all of it

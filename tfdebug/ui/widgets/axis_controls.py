@@ -8,21 +8,50 @@ the pin), whoever changed it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QWidget
+from PySide6.QtCore import QEvent, QSize
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSpinBox, QStyle, QStyleOptionComboBox,
+                               QToolButton, QWidget)
 
 from tfdebug.ui.i18n.language import axis_title
 
 
-
-
-def hold_size(box: QWidget) -> None:
-    """Fix `box`'s size at the widest its contents have needed so far (a combo box's items, an index box's range
-    and prefix): a fixed-size box asks its layout for nothing when its contents change (each request would lay
-    out the window's docks again); it asks once more only when it must grow."""
+def hold_size(box: QWidget, width: int | None = None) -> None:
+    """Fix `box`'s size at the widest its contents have needed so far (`width`, else its size hint: an index box's
+    range and prefix): a fixed-size box asks its layout for nothing when its contents change (each request would
+    lay out the window's docks again); it asks once more only when it must grow."""
     hint = box.sizeHint()
-    if hint.width() > box.minimumWidth() or box.minimumHeight() != box.maximumHeight():
-        box.setFixedSize(max(hint.width(), box.minimumWidth()), hint.height())
+    width = hint.width() if width is None else width
+    if width > box.minimumWidth() or box.minimumHeight() != box.maximumHeight():
+        box.setFixedSize(max(width, box.minimumWidth()), hint.height())
+
+
+def items_width(combo: QComboBox, items: list[str]) -> int:
+    """The width `combo` needs to show the widest of `items`, as the style draws it. (A box told to adjust to its
+    contents works this out itself, but 20 ms after each change of its items, and repaints then: one more paint
+    of the window after a step.)"""
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    metrics = combo.fontMetrics()
+    text = max((metrics.horizontalAdvance(item) for item in items), default=0)
+    return combo.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, option,
+                                          QSize(text, metrics.height()), combo).width()
+
+
+def offer(combo: QComboBox, items: list[str]) -> None:
+    """Make `items` the choices of `combo`, quietly (its signals blocked: offering is not choosing), touching only
+    what differs: a stage with as many axes renames the items in place (a box filled anew lays its list out
+    again)."""
+    if [combo.itemText(i) for i in range(combo.count())] == items:
+        return
+    combo.blockSignals(True)
+    if combo.count() == len(items):
+        for i, text in enumerate(items):
+            combo.setItemText(i, text)
+    else:
+        combo.clear()
+        combo.addItems(items)
+    combo.blockSignals(False)
+    hold_size(combo, items_width(combo, items))
 
 
 class AxisControls(QWidget):
@@ -33,8 +62,6 @@ class AxisControls(QWidget):
         self.ctl = ctl
         self.row_combo = QComboBox()
         self.col_combo = QComboBox()
-        for combo in (self.row_combo, self.col_combo):
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.row_combo.activated.connect(self.axes_chosen)
         self.col_combo.activated.connect(self.axes_chosen)
         self.spin_boxes: dict[str, QSpinBox] = {}  # the shown stage's index boxes, by axis name
@@ -86,12 +113,9 @@ class AxisControls(QWidget):
         capture = self.ctl.current
         names = self.ctl.axes.names()
         self._show_pin()
+        items = [f"{axis_title(n)} ({capture.shape[i]})" for i, n in enumerate(names)] if capture else []
         for combo in (self.row_combo, self.col_combo):
-            combo.blockSignals(True)
-            combo.clear()
-            combo.addItems([f"{axis_title(n)} ({capture.shape[i]})" for i, n in enumerate(names)] if capture else [])
-            combo.blockSignals(False)
-            hold_size(combo)
+            offer(combo, items)
         enough = len(names) >= 2
         self.row_combo.setEnabled(enough)
         self.col_combo.setEnabled(enough)

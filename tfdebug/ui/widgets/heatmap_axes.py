@@ -14,6 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtWidgets import QGraphicsItem
 
 from tfdebug.ui.render import colors
 from tfdebug.ui.render.token_text import shown_tokens
@@ -309,6 +310,9 @@ class HistogramLUT(pg.HistogramLUTItem):
         self.axis = DecadeAxis("left", linkView=self.vb, maxTickLength=-10, parent=self)
         self.layout.addItem(self.axis, 0, 0)
         self.decades: tuple[int, int] | None = None  # a log scale's (floor, top) powers of ten, else None
+        # The colour bar's gradient is drawn from a picture of it kept by Qt (made again when its colours change):
+        # a step moves the levels and the histogram over it, and filling the gradient anew took ~1 ms a paint.
+        self.gradient.gradRect.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_histogram(self, edges: np.ndarray, counts: np.ndarray) -> None:
         self._counts = ((edges[:-1] + edges[1:]) / 2, counts.astype(float)) if len(counts) else None
