@@ -346,3 +346,13 @@ def test_interleaved_runs_between_before_every_timed_run_and_times_none_of_it(mo
     assert {name: [round(t, 6) for t in values] for name, values in times.items()} == {"a": [10.0, 10.0],
                                                                                         "a_again": [10.0, 10.0]}
     assert order == ["a", "a_again"] + ["between", "a", "between", "a_again"] * 2
+
+
+def test_the_labelled_aa_pairs_each_stage_with_itself_and_sees_a_drift_through_the_stages_costs():
+    costs = {"q": 12.0, "scores": 40.0, "probs": 70.0}
+    labels = [stage for _ in range(4) for stage in costs]
+    steady = [costs[stage] for stage in labels]
+    assert halves_ratio(steady, labels) == 1.0
+    # The machine 10% slower for the second half: every pair says so, whatever the stages cost.
+    drifted = [cost * (1.1 if i >= len(labels) // 2 else 1.0) for i, cost in enumerate(steady)]
+    assert halves_ratio(drifted, labels) == 1.1

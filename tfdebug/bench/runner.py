@@ -50,7 +50,8 @@ PROFILES: dict[str, Profile] = {
     "quick": Profile("quick", ("6x512",), 3, False, (256, 1024), 6, 64 << 20, 2, "quick", "quick", "quick", 1,
                      45.0, {"capture": 8, "session": 6, "hf": 6, "latency": 8, "memory": 2, "snapshots": 5,
                             "syncs": 1, "sdpa": 4, "levers": 8, "generation": 5}),
-    "default": Profile("default", ("demo", "6x512"), 7, True, (256, 1024, 4096), 10, 256 << 20, 2, "full", "wide",
+    # 20 steps a latency source: ten to each kind of stage, five pairs of each for the A/A (ten read 0.84 to 1.24)
+    "default": Profile("default", ("demo", "6x512"), 7, True, (256, 1024, 4096), 20, 256 << 20, 2, "full", "wide",
                        "quick", 2, 280.0, {"capture": 50, "session": 45, "hf": 45, "latency": 17, "memory": 2,
                                            "snapshots": 20, "syncs": 1, "sdpa": 25, "levers": 55,
                                            "generation": 15}),

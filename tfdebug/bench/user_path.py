@@ -24,6 +24,7 @@ from tfdebug.bench.window_clock import bench_window, one_step, wait
 FIRST, LAST = "enc.0.attn.q_split", "enc.0.attn.probs"
 WORDS = "i love you apple"  # four source tokens of the demo's vocabulary
 WARMUP = 2
+ROUND_TRIPS = 5  # every (stage, direction) four times after its first visit: two pairs each for the A/A
 
 
 def capture_snapshot(n: int, folder: str, timeout_s: float = 600.0) -> str:
@@ -47,8 +48,8 @@ def user_path_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[st
     """Per source length N (the attention planes are N×N): {"painted", "named", "settled": [ms…], "stages":
     [each step's stage and direction], "gui_cpu": [the GUI thread's CPU ms…], "again": [whether the step went where
     an earlier timed step went]} over at least `repeats` timed steps (F10 to probs, then Shift+F10 back to q_split,
-    and on): three round trips at least, so that every stage is reached in each direction twice after its first
-    visit (the A/A compares steps to the same stage the same way, on stages already shown)."""
+    and on): ROUND_TRIPS at least, so that every stage is reached in each direction four times after its first
+    visit (the A/A pairs steps to the same stage the same way, on stages already shown)."""
     timings: dict[int, dict[str, list]] = {}
     with tempfile.TemporaryDirectory(prefix="tfdebug-user-path-") as folder:
         for n in sizes:
@@ -64,7 +65,7 @@ def user_path_latency(sizes: tuple[int, ...], repeats: int) -> dict[int, dict[st
                 clocks: dict[str, list] = {"painted": [], "named": [], "settled": [], "stages": [], "gui_cpu": [],
                                            "again": []}
                 back = False
-                for r in range(max(repeats, 3 * 2 * (last - first)) + WARMUP):
+                for r in range(max(repeats, ROUND_TRIPS * 2 * (last - first)) + WARMUP):
                     wait(lambda: ctl.shown.settled() and not ctl.shown.reading_ahead())  # a person looks
                     at = names.index(ctl.current.name)
                     back = (back or at == last) and at != first
