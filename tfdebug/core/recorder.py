@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from tfdebug.core.errors import RecorderBusyError, UnknownStageError
-from tfdebug.core.recipes import is_plane
+from tfdebug.core.recipes import Plane
 from tfdebug.core.stages import StageInfo
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
@@ -70,8 +70,9 @@ class Capture:
     @classmethod
     def of(cls, info: StageInfo, tensor: Tensor, keep: bool = True) -> "Capture":
         """A capture of `tensor` at the stage `info`; `keep` False records only its shape, dtype and device."""
-        return cls(info=info, shape=tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device,
-                   tensor=tensor.detach() if keep else None, recipe=is_plane(tensor))
+        # Positional, with the plane test inline: this runs at every stage of every step of a generation.
+        return cls(info, tuple(tensor.shape), tensor.dtype, tensor.device, tensor.detach() if keep else None,
+                   False, False, isinstance(tensor, Plane))
 
 
 # A capture callback may return a tensor to replace the stage's output, or None.
