@@ -12,6 +12,7 @@ allocator tuning and for handing a dropped capture's memory back).
 from __future__ import annotations
 
 import fnmatch
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
@@ -53,10 +54,7 @@ class Capture:
     @property
     def nbytes(self) -> int:
         """Size of the stage's tensor (elements × element size)."""
-        numel = 1
-        for n in self.shape:
-            numel *= n
-        return numel * self.dtype.itemsize
+        return math.prod(self.shape) * self.dtype.itemsize
 
     @property
     def held_nbytes(self) -> int:
