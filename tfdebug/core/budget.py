@@ -173,16 +173,17 @@ class CaptureBudget:
 
         `at`: the stage the user is at (already admitted or not); a near policy without a named focus
         keeps the stages nearest it as well as those nearest the stage the pass is at."""
-        arrival, position = self._arrived, self._index.get(capture.name, self._arrived)
+        name = capture.name
+        arrival, position = self._arrived, self._index.get(name, self._arrived)
         self._arrived += 1
-        self._where[capture.name] = position
+        self._where[name] = position
         size = capture.held_nbytes
         pinned = self._of_pinned_kind(capture) and self._within_share(capture, size)
         if self.limit is None or self.held + size <= self.limit:
-            return self._keep(capture, position, arrival, pinned)
+            return self._keep(capture, position, arrival, pinned, size)
         if size > self.limit:
             return self._refuse(capture, TOO_LARGE)
-        anchors = self._anchors(capture.name, position, at)
+        anchors = self._anchors(name, position, at)
         rank = self._rank(capture, pinned, position, anchors)
         victims = sorted((self._rank(c, pin, p, anchors), key) for key, (c, p, pin) in self._kept.items()
                          if self._rank(c, pin, p, anchors) < rank)
@@ -203,7 +204,7 @@ class CaptureBudget:
                       PINNED_SHARE if self._of_pinned_kind(evicted) and not pin else EVICTED)
             self._refuse(evicted, reason, self._far(where, anchors))
             self.release(evicted)
-        return self._keep(capture, position, arrival, pinned)
+        return self._keep(capture, position, arrival, pinned, size)
 
     def _anchors(self, name: str, position: int, at: str | None) -> list[tuple[int, str, str]]:
         """What nearness is counted from: (position, stage, USER_ANCHOR or PASS_ANCHOR); none in forward order."""
@@ -283,12 +284,14 @@ class CaptureBudget:
         self._kept.clear()
         self.held = self._pinned_held = 0
 
-    def _keep(self, capture: Capture, position: int, arrival: int, pinned: bool) -> bool:
-        self.held += capture.held_nbytes
-        self._pinned_held += capture.held_nbytes if pinned else 0
+    def _keep(self, capture: Capture, position: int, arrival: int, pinned: bool, size: int) -> bool:
+        """Hold `capture` (`size` bytes: its `held_nbytes`)."""
+        self.held += size
+        self._pinned_held += size if pinned else 0
         self._kept[arrival] = (capture, position, pinned)
-        self.reasons.pop(capture.name, None)
-        self.distances.pop(capture.name, None)
+        name = capture.name
+        self.reasons.pop(name, None)
+        self.distances.pop(name, None)
         return True
 
     def _refuse(self, capture: Capture, reason: str, far: tuple[int, str, str] | None = None) -> bool:

@@ -12,11 +12,12 @@ allocator tuning and for handing a dropped capture's memory back).
 from __future__ import annotations
 
 import fnmatch
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from tfdebug.core.errors import RecorderBusyError, UnknownStageError
-from tfdebug.core.recipes import is_plane
+from tfdebug.core.recipes import Plane
 from tfdebug.core.stages import StageInfo
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
@@ -53,10 +54,7 @@ class Capture:
     @property
     def nbytes(self) -> int:
         """Size of the stage's tensor (elements × element size)."""
-        numel = 1
-        for n in self.shape:
-            numel *= n
-        return numel * self.dtype.itemsize
+        return math.prod(self.shape) * self.dtype.itemsize
 
     @property
     def held_nbytes(self) -> int:
@@ -70,8 +68,9 @@ class Capture:
     @classmethod
     def of(cls, info: StageInfo, tensor: Tensor, keep: bool = True) -> "Capture":
         """A capture of `tensor` at the stage `info`; `keep` False records only its shape, dtype and device."""
-        return cls(info=info, shape=tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device,
-                   tensor=tensor.detach() if keep else None, recipe=is_plane(tensor))
+        # Positional, with the plane test inline: this runs at every stage of every step of a generation.
+        return cls(info, tuple(tensor.shape), tensor.dtype, tensor.device, tensor.detach() if keep else None,
+                   False, False, isinstance(tensor, Plane))
 
 
 # A capture callback may return a tensor to replace the stage's output, or None.

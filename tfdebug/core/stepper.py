@@ -289,11 +289,12 @@ class Stepper(HistoryMixin, StepperBreakpointsMixin, EditsMixin):
             self._positions.setdefault(capture.name, index)
         if self._observers:
             self._emit(StepperEvent("captured", index, capture))
-        fast, breakpoints = self.condition_mode == FAST, self.breakpoints
+        breakpoints = self.breakpoints
+        if not breakpoints and self._predicate is None and not self._stop:  # Continue with no breakpoint:
+            return None  # nothing to decide here (a Pause or Stop given meanwhile is seen under the lock next stage)
+        fast = self.condition_mode == FAST
         if not breakpoints:
             bp = None
-            if self._predicate is None and not self._stop:  # Continue with no breakpoint: nothing to decide here
-                return None  # (a Pause or Stop given meanwhile is seen under the lock at the next stage)
         elif fast:
             bp = place_hit(breakpoints, capture)
             conditions = conditions_of(breakpoints)

@@ -44,10 +44,6 @@ def _short_path(path: str) -> str:
 TapHook = Callable[["Tap", Tensor], Tensor]
 
 
-def _global_hooks() -> bool:
-    return bool(_module._global_forward_hooks or _module._global_forward_pre_hooks)
-
-
 class Tap(nn.Module):
     """Identity module carrying a StageInfo. Holds no parameters or buffers.
 
@@ -87,10 +83,12 @@ class Tap(nn.Module):
         self.__dict__["hook"] = None
 
     def __call__(self, x: Tensor) -> Tensor:
-        if self._forward_hooks or self._forward_pre_hooks or _global_hooks():
+        # Every stage of every layer passes here, hooked or not: no Python call that changes nothing.
+        if (self._forward_hooks or self._forward_pre_hooks or _module._global_forward_hooks
+                or _module._global_forward_pre_hooks):
             x = super().__call__(x)  # someone's own nn.Module hooks: honour them
-        else:
-            x = self.forward(x)
+        elif self.info.source is None:
+            x = self.forward(x)  # the first call: the model line that produced `x`
         hook = self.hook
         return x if hook is None else hook(self, x)
 

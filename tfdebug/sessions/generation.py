@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -114,8 +115,8 @@ class GenerationSession(SessionTexts):
         self._labels: dict[tuple[int, str], StageInfo] = {}
         # What ran, by step and by tap (kept beside _labels: a stage's inputs are looked up in them at every
         # stage of every step, and a scan of _labels there grew with the generation: quadratic in its tokens).
-        self._ran: dict[int, set[str]] = {}
-        self._steps_of: dict[str, list[int]] = {}
+        self._ran: defaultdict[int, set[str]] = defaultdict(set)
+        self._steps_of: defaultdict[str, list[int]] = defaultdict(list)
         self._bases: dict[str, StageInfo] = {}  # step stage name -> the tap's own description
         # The plan's descriptions of steps 2 onwards, by (step, tap), with the tap's description they were made from:
         # a step's stage whose tap and shape are the plan's takes the plan's description (what `step_info` and
@@ -166,23 +167,22 @@ class GenerationSession(SessionTexts):
         step, _, stop = self._where
         key = (step, info.name)
         out = self._labels.get(key)
-        if out is None:
-            planned = self._planned.get(key)
-            if planned is not None and planned[0] is info and planned[1].shape == tensor.shape:
-                out = self._labels[key] = planned[1].info
-                self._ran.setdefault(step, set()).add(info.name)  # what `_source` reads for a stage not planned
-                self._steps_of.setdefault(info.name, []).append(step)
-                return out
+        if out is not None:
+            return out
+        planned = self._planned.get(key)
+        if planned is not None and planned[0] is info and planned[1].shape == tensor.shape:
+            out = planned[1].info
+        else:
             out = step_info(info, step, self._stream, stop, tuple(tensor.shape),
                             tuple(self._source(base, info.name, step) for base in info.inputs))
-            self._labels[key] = out
-            self._ran.setdefault(step, set()).add(info.name)
-            self._steps_of.setdefault(info.name, []).append(step)
             self._bases[out.name] = info
+        self._labels[key] = out
+        self._ran[step].add(info.name)  # what `_source` reads for a stage not planned
+        self._steps_of[info.name].append(step)
         return out
 
     def _forget_labels(self) -> None:
-        self._labels, self._ran, self._steps_of = {}, {}, {}
+        self._labels, self._ran, self._steps_of = {}, defaultdict(set), defaultdict(list)
 
     def _source(self, base: str, own: str, step: int) -> str:
         """The stage (of this step or an earlier one) that input `base` of stage `own` reads at `step`.
