@@ -42,17 +42,19 @@ def threads(request):
 
 
 @pytest.mark.parametrize("rows", [1, 3, 40])
-def test_products_per_kv_head_equal_the_products_with_the_repeat(rows, threads):
-    kv = torch.randn(1, 3, 290, 64)
-    x = torch.randn(1, 9, rows, 64)
-    probs = torch.softmax(torch.randn(1, 9, rows, 290), dim=-1)
+@pytest.mark.parametrize("dtype, keys", [(torch.float32, 290), (torch.bfloat16, 290), (torch.float16, 7)])
+def test_products_per_kv_head_equal_the_products_with_the_repeat(rows, dtype, keys, threads):
+    # float16 with 3 rows and 7 keys: the products per K/V head gave other bits than the one with the repeat.
+    kv = torch.randn(1, 3, keys, 64).to(dtype)
+    x = torch.randn(1, 9, rows, 64).to(dtype)
+    probs = torch.softmax(torch.randn(1, 9, rows, keys), dim=-1).to(dtype)
     for start, stop in [(0, 9), (3, 6), (2, 7), (4, 5)]:  # blocks of whole groups, and blocks that cut them
         part = x[:, start:stop]
         assert torch.equal(grouped_product(part, kv, start, 3, transpose=True),
                            torch.matmul(part, repeat_kv(kv, 3)[:, start:stop].transpose(2, 3)))
         assert torch.equal(grouped_product(probs[:, start:stop], kv, start, 3),
                            torch.matmul(probs[:, start:stop], repeat_kv(kv, 3)[:, start:stop]))
-    plane = torch.softmax(torch.randn(1, 9, rows, 290), dim=-1)
+    plane = torch.softmax(torch.randn(1, 9, rows, keys), dim=-1).to(dtype)
 
     class Whole:  # a plane of one block: context_by_heads with a repeated V
         shape, dtype, device = plane.shape, plane.dtype, plane.device

@@ -56,10 +56,12 @@ def grouped_product(x: Tensor, kv: Tensor, start: int, groups: int, transpose: b
     A few rows (a generated token's) of whole groups of heads on the CPU: one product per K/V head, that head
     expanded over its group without a copy (the same (batch, head) products, in batches of whole groups; a
     broadcast head would be folded into one product of more rows, other sums). Otherwise, as before: the K/V
-    heads of the block repeated (a copy of the block's alone), then one product."""
+    heads of the block repeated (a copy of the block's alone), then one product. float16 always takes the copy:
+    its CPU products of an expanded head summed in another order (3 rows, 7 keys: other bits)."""
     import torch
     n = x.shape[1]
-    if x.device.type == "cpu" and x.shape[2] < ROW_ALIGN and start % groups == 0 and n % groups == 0:
+    if (x.device.type == "cpu" and x.dtype != torch.float16 and x.shape[2] < ROW_ALIGN and start % groups == 0
+            and n % groups == 0):
         parts = []
         for h in range(0, n, groups):
             other = kv[:, (start + h) // groups:(start + h) // groups + 1].expand(-1, groups, -1, -1)
