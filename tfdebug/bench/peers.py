@@ -245,6 +245,9 @@ PLANES_AND_WIDTHS = {"transformer_lens": (2, 20), "nnsight": (1, 2), "nnsight_ev
 DEFAULT_CAP = 6 << 30  # a variant needing more than this at a length is stated, not run
 PEER_LENGTHS = {"tiny": (8,), "quick": (256,), "default": (256, 1024, 4096), "full": (256, 1024, 4096)}
 TOO_LARGE = 32_768  # the row where the peers' caches do not fit: needs stated, tfdebug's planned
+# Lengths up to SHORT run SHORT_ROUNDS times the rounds: a round there takes a second or less, and seven rounds' A/A
+# moved by ±13% on a quiet machine (a round at 4,096 tokens takes about 90 s: seven there).
+SHORT, SHORT_ROUNDS = 1024, 3
 
 
 def peer_need(name: str, n_layer: int, n_heads: int, n_embd: int, seq_len: int) -> int:
@@ -255,14 +258,16 @@ def peer_need(name: str, n_layer: int, n_heads: int, n_embd: int, seq_len: int) 
 
 def peers_section(shape: str, repeats: int, lengths: tuple[int, ...] = (256,), cap_bytes: int = DEFAULT_CAP,
                   too_large: int | None = TOO_LARGE) -> dict:
-    """`peers_at` at each length (a variant above `cap_bytes` stated with its need, not run), and at
+    """`peers_at` at each length (`repeats` rounds, SHORT_ROUNDS times as many up to SHORT tokens; a variant above
+    `cap_bytes` stated with its need, not run), and at
     `too_large` tokens each peer's need against tfdebug's planned capture under the default budget."""
     from dataclasses import replace
 
     from tfdebug.bench.hf import GPT2_SHAPES
 
     config = GPT2_SHAPES[shape]
-    runs = [peers_at(replace(config, name=f"{config.name} seq {n}", seq_len=n), repeats, cap_bytes) for n in lengths]
+    runs = [peers_at(replace(config, name=f"{config.name} seq {n}", seq_len=n),
+                     repeats * SHORT_ROUNDS if n <= SHORT else repeats, cap_bytes) for n in lengths]
     result = {"lengths": list(lengths), "cap_bytes": cap_bytes, "runs": runs}
     if too_large:
         result["too_large"] = _too_large(replace(config, seq_len=too_large))
