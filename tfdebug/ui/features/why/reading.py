@@ -51,13 +51,17 @@ class WhyReader(QObject):
     def run(self, work: Callable[[], Any], done: Callable[[Any], None],
             failed: Callable[[str], Any] | None = None) -> Job:
         """`work()` on a worker; `done(result)` on the GUI thread while the same pass is on screen, and a failure
-        said by `failed(sentence)` (by default in every view: `unavailable`)."""
-        generation = self._generation
+        said by `failed(sentence)` (by default in every view: `unavailable`). A pass closed meanwhile (the window's
+        `close`, which says nothing to this reader) is not on screen either: drawing a result then read its closed
+        snapshot."""
+        generation, source = self._generation, self.ctl.source
         said = failed or self.unavailable.emit
+
+        def current() -> bool:
+            return generation == self._generation and self.ctl.source is source
         job = Job(lambda _job: work(), name="why")
-        job.finished.connect(lambda result: generation == self._generation and done(result))
-        job.failed.connect(lambda sentence, _details: generation == self._generation
-                           and said(shown_text(sentence)))
+        job.finished.connect(lambda result: current() and done(result))
+        job.failed.connect(lambda sentence, _details: current() and said(shown_text(sentence)))
         job.start()
         return job
 
