@@ -358,9 +358,9 @@ def peers_at(config, repeats: int, cap_bytes: int = DEFAULT_CAP) -> dict:
             fns[name], fns[f"{name}_plain"] = capture, plain
         fns["hf_eager_again"] = fns["hf_eager"]
         faults: dict[str, list[int]] = {}
-        # Each timed run starts from the memory the process has handed back: at 4,096 tokens a forward faults in
-        # gigabytes, and one that followed a variant which had freed as much ran 17% faster (the A/A, its twin
-        # placed after another eager forward, read 0.83).
+        # Each timed run starts from the memory the process has handed back, so no variant reuses pages the one
+        # before it freed and its time does not depend on its place in the round (the A/A's twin follows another
+        # eager forward; one run read 0.83 at 4,096 tokens without this).
         times = interleaved_ms({name: (lambda fn=fn: fn(ids)) for name, fn in fns.items()}, repeats, warmup=1,
                                faults=faults, between=_fresh_memory)
         ms = {name: median(values) for name, values in times.items()}
