@@ -125,11 +125,14 @@ def test_bundled_tiny_gpt2_continues_with_the_translation():
 
 def test_grouped_query_generation_captures_equal_eager_attentions_bit_for_bit():
     """A generated token's planes are products per K/V head (nothing repeated): every stage of every step, its
-    planes computed whole, equals eager attention's, which multiplies with the repeated K and V."""
+    planes computed whole, equals eager attention's, which multiplies with the repeated K and V (a model that runs
+    eager attention: its context too is computed from the planes)."""
     from tfdebug.adapters.hf.planes import planes_materialized
     from tfdebug.core.recipes import materialized
 
-    adapter = wrap(hf_tiny.llama(), hf_tiny.word_tokenizer())
+    model = hf_tiny.llama()
+    model.set_attn_implementation("eager")
+    adapter = wrap(model, hf_tiny.word_tokenizer())
     lazy, chosen = run(adapter, {"prompt": PROMPT})
     with planes_materialized():
         whole, eager = run(adapter, {"prompt": PROMPT})
@@ -137,3 +140,70 @@ def test_grouped_query_generation_captures_equal_eager_attentions_bit_for_bit():
     assert any(c.recipe for c in lazy.values())
     for name, capture in lazy.items():
         assert torch.equal(materialized(capture.tensor), whole[name].tensor), name
+
+
+@pytest.mark.parametrize("build", [varied_gpt2, hf_tiny.llama], ids=["gpt2", "llama-gqa"])
+def test_generated_tokens_logits_equal_the_models_own_generate_bit_for_bit(build):
+    """A model that runs sdpa generates through its own kernel: after the prompt, every step's logits are the ones
+    its own generate() returns, bit for bit (the prompt's step within float32's rounding: generate() runs the head
+    on the last position alone, a product of another shape)."""
+    model = build()
+    assert model.config._attn_implementation == "sdpa"
+    adapter = wrap(model, hf_tiny.word_tokenizer())
+    by_name, ids = run(adapter, {"prompt": PROMPT})
+    prompt = adapter.prepare({"prompt": PROMPT}).kwargs["input_ids"]
+    with torch.no_grad():
+        own = model.generate(prompt, max_new_tokens=STEPS, do_sample=False, eos_token_id=None, pad_token_id=0,
+                             output_logits=True, return_dict_in_generate=True)
+    assert ids == own.sequences[0, prompt.shape[1]:].tolist()
+    torch.testing.assert_close(by_name["gen.0.logits"].tensor[0, -1], own.logits[0][0], atol=1e-6, rtol=0)
+    for t in range(1, STEPS):
+        assert torch.equal(by_name[f"gen.{t}.logits"].tensor[0, -1], own.logits[t][0]), t
+
+
+def test_a_generated_token_s_planes_are_the_models_eager_attention_on_the_shown_query_and_cache():
+    """With the context from the model's own kernel, the planes shown at a step are still what the model's own eager
+    attention function makes of the query and the cache shown there: its probabilities bit for bit, its context
+    within float32's rounding of the kernel's."""
+    from transformers.models.llama.modeling_llama import eager_attention_forward
+
+    from tfdebug.core.recipes import materialized
+
+    model = hf_tiny.llama()
+    adapter = wrap(model, hf_tiny.word_tokenizer())
+    by_name, _ = run(adapter, {"prompt": PROMPT}, steps=4)
+    for step in (1, 3):
+        for layer, attention in enumerate(model.model.layers):
+            at = f"gen.{step}.dec.{layer}.self_attn."
+            probs = by_name[at + "probs"]
+            assert probs.recipe
+            with torch.no_grad():
+                out, weights = eager_attention_forward(
+                    attention.self_attn, by_name[at + "q_rotary"].tensor, by_name[at + "cache_k"].tensor,
+                    by_name[at + "cache_v"].tensor, None, scaling=attention.self_attn.scaling)
+            assert torch.equal(materialized(probs.tensor), weights), at
+            torch.testing.assert_close(by_name[at + "context"].tensor, out.transpose(1, 2), atol=1e-6, rtol=0)
+
+
+def test_an_edited_plane_of_a_generated_token_is_what_its_context_reads():
+    """Zeroing head 0 of a step's probabilities while paused there: that step's context of head 0 is zero (the
+    context is computed from the edited plane, not by the model's kernel), and the generation goes on."""
+    from tfdebug.core.stepper import FINISHED, PAUSED
+
+    adapter = wrap(hf_tiny.llama(), hf_tiny.word_tokenizer())
+    session = GenerationSession(adapter, {"prompt": PROMPT}, DecodingSettings(max_new_tokens=4, stop_at_eos=False))
+    stepper = session.stepper
+    stepper.start()
+    assert stepper.wait() == PAUSED
+    stepper.run_to("gen.2.dec.0.self_attn.probs")
+    assert stepper.wait() == PAUSED
+    edited = stepper.current.tensor.clone()  # the plane computed
+    edited[:, 0] = 0
+    stepper.replace(edited)
+    stepper.continue_()
+    assert stepper.wait() == FINISHED
+    by_name = {c.name: c for c in stepper.history}
+    context = by_name["gen.2.dec.0.self_attn.context"].tensor
+    assert torch.count_nonzero(context[:, 0]) == 0 and torch.count_nonzero(context[:, 1:]) > 0
+    assert torch.count_nonzero(by_name["gen.3.dec.0.self_attn.context"].tensor[:, 0]) > 0  # the next step's own
+    session.close()

@@ -9,11 +9,18 @@ original names and registrations in `finally`, also when the forward raises.
 
 The function finds the taps of the module calling it in `sites` (module id →
 `AttentionSite`); a module without a site gets the same arithmetic and no taps.
+
+In a generation with a KV cache (`cached`), a model configured with a fused kernel
+(`OWN_KERNELS`: sdpa) computes each step's context with that kernel, as its own
+`generate()` does, so a generated token's logits are the ones `generate()` returns; the
+tokens² stages stay recipes of eager's arithmetic on the same tapped query and key,
+computed when looked at. An edited plane (or repeat) is what the context then reads.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Iterator, Mapping
@@ -32,6 +39,8 @@ from tfdebug.core.repeats import Repeated
 from tfdebug.core.tap import Tap
 
 IMPLEMENTATION = "tfdebug"
+#: the model's own kernels a cached step's context may be computed with
+OWN_KERNELS = frozenset({"sdpa"})
 
 # Keywords the function computes with.
 HANDLED_KEYWORDS = frozenset({"position_bias", "softcap", "s_aux"})
@@ -63,6 +72,9 @@ class AttentionSite:
     #: the tap of a position bias the model adds with its mask in one tensor (Falcon-RW's 'alibi'), or "": the
     #: mask is split into that bias and the mask proper (`split_mask_bias`)
     mask_bias: str = ""
+    #: the attention function the model itself runs with (its configured implementation, by name), when a cached
+    #: step computes its context with it: "" where tfdebug's eager arithmetic computes every step's context
+    own: str = ""
 
 
 def _identity(x: Tensor) -> Tensor:
@@ -117,12 +129,15 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     qk_key = key
     position_bias, softcap, sinks = kwargs.get("position_bias"), kwargs.get("softcap"), kwargs.get("s_aux")
     as_recipes = site is not _NO_SITE and sinks is None and not WHOLE.on  # the planes computed when looked at
+    own_value = value
     if groups > 1:  # grouped-query attention: with the planes as recipes, the repeats too (never copied here)
         repeat = Repeated if as_recipes else repeat_kv
         repeated = repeat(key, groups)
         key = taps["k_repeat"](repeated)  # (B, H, Tk, Dh)
         qk_key = qk_key if key is repeated else key  # an edited repeat is what the scores read
-        value = taps["v_repeat"](repeat(value, groups))  # (B, H, Tk, Dh)
+        repeated_value = repeat(value, groups)
+        value = taps["v_repeat"](repeated_value)  # (B, H, Tk, Dh)
+        own_value = own_value if value is repeated_value else None
     if scaling is None:
         scaling = query.size(-1) ** -0.5
     dtype = query.dtype
@@ -131,8 +146,16 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     if attention_mask is not None and attention_mask.shape[-1] != key.shape[-2]:
         attention_mask = attention_mask[:, :, :, : key.shape[-2]]
     backing = context = None
+    by_kernel = False
     if as_recipes:
-        probs = _planes_as_recipes(site, taps, query, qk_key, attention_mask, scaling, position_bias, softcap, dtype)
+        probs, untouched = _planes_as_recipes(site, taps, query, qk_key, attention_mask, scaling, position_bias,
+                                              softcap, dtype)
+        # A cached step of a model that runs a fused kernel: its context is the kernel's on the tapped query, key
+        # and value, unless an edit (or eager's own float32 scores) made the planes something else.
+        by_kernel = (untouched and own_value is not None and bool(site.own) and received[1] is qk_key
+                     and not (module.training and dropout > 0))
+        if by_kernel:
+            context = _own_context(site.own, module, query, qk_key, own_value, attention_mask, scaling)
     elif site is not _NO_SITE and sinks is None and NOTED.on and not (module.training and dropout > 0):
         probs, context, backing = noted_attention(site, taps, query, key, qk_key, value, attention_mask, scaling,
                                                    position_bias, softcap, dtype)
@@ -142,7 +165,7 @@ def tapped_attention_forward(module: nn.Module, query: Tensor, key: Tensor, valu
     if context is None and is_plane(probs) and not (module.training and dropout > 0):
         each = inpass.comparer(module, *received, attention_mask, scaling, dropout, kwargs)
         context = context_by_heads(probs, value, each=each)  # (B, H, Tq, Dh): one block of the plane at a time
-    else:
+    elif not by_kernel:
         inpass.missed(module, "its planes were computed whole (an edited stage, sinks or a backward)")
         if context is None:  # else made with the planes (`noted_attention`)
             probs = nn.functional.dropout(materialized(probs), p=dropout, training=module.training)
@@ -191,24 +214,71 @@ def _tapped_inputs(site: AttentionSite, query: Tensor, key: Tensor, value: Tenso
     return query, key, value
 
 
+def _own_context(own: str, module: nn.Module, query: Tensor, key: Tensor, value: Tensor,
+                 attention_mask: Tensor | None, scaling: float) -> Tensor:
+    """The context (B, H, Tq, Dh) of the model's own attention function `own` on the query, key and value as
+    received, with the mask that function would have been given (`kernel_mask`)."""
+    from transformers import AttentionInterface
+
+    mask = kernel_mask(module, attention_mask, query.shape[-2], key.shape[-2])
+    out, _ = AttentionInterface._global_mapping[own](module, query, key, value, mask, scaling=scaling, dropout=0.0)
+    return out.transpose(1, 2)  # (B, H, Tq, Dh)
+
+
+_LAST_MASK = threading.local()  # the mask of the forward running on this thread, and the kernel's
+
+
+def kernel_mask(module: nn.Module, mask: Tensor | None, rows: int, keys: int) -> Tensor | None:
+    """The mask transformers' sdpa mask builder gives the kernel where eager's builder gives the additive `mask`
+    (B, 1, rows, keys), finfo.min at a masked cell: None where nothing is masked but the future of a causal module
+    (one query row, or as many rows as keys under the causal pattern: the kernel then applies causality itself),
+    else a boolean mask, True where a query may attend. Made once per mask (every layer of a forward reads the same
+    one): one pass over it and one read back to the host a forward."""
+    if mask is None:
+        return None
+    last = getattr(_LAST_MASK, "seen", None)
+    if last is not None and last[0]() is mask:
+        return last[1]
+    allowed = mask == 0  # (B, 1, rows, keys)
+    if rows == 1:
+        skippable = bool(allowed.all())
+    elif rows == keys and getattr(module, "is_causal", False):
+        skippable = torch.equal(allowed, torch.ones(rows, keys, dtype=torch.bool, device=mask.device).tril()
+                                .expand_as(allowed))
+    else:
+        skippable = False
+    out = None if skippable else allowed
+    _LAST_MASK.seen = (weakref.ref(mask), out)
+    return out
+
+
 def _planes_as_recipes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mask: Tensor | None,
                        scaling: float, position_bias: Tensor | None, softcap: float | None, dtype: torch.dtype):
     """The tokens² stages as recipes (tfdebug.core.recipes): each tap sees a plane computed when
     looked at; a stage the user edits comes back as a tensor, and what follows reads it."""
-    scores = taps["scores"](Scores(query, key))  # (B, H, Tq, Tk): Q·Kᵀ
-    scores = taps["scaled"](step(scores, "scale", value=scaling))
+    untouched = True
+
+    def through(tap: str, plane):
+        nonlocal untouched
+        out = taps[tap](plane)
+        untouched = untouched and out is plane
+        return out
+
+    scores = through("scores", Scores(query, key))  # (B, H, Tq, Tk): Q·Kᵀ
+    scores = through("scaled", step(scores, "scale", value=scaling))
     if position_bias is not None:
         biased = step(scores, "bias", tensor=position_bias)
-        scores = taps["position_bias"](biased) if site.bias else biased
+        scores = through("position_bias", biased) if site.bias else biased
     if softcap is not None:
-        scores = taps["softcap"](step(scores, "softcap", value=softcap))
+        scores = through("softcap", step(scores, "softcap", value=softcap))
     if attention_mask is not None and site.mask_bias:
         bias, attention_mask = split_mask_bias(attention_mask)
-        scores = taps[site.mask_bias](step(scores, "bias", tensor=bias))
+        scores = through(site.mask_bias, step(scores, "bias", tensor=bias))
     if attention_mask is not None:
-        scores = taps["masked"](step(scores, "mask", tensor=attention_mask))  # finfo.min at masked cells
+        scores = through("masked", step(scores, "mask", tensor=attention_mask))  # finfo.min at masked cells
     # Softmax in float32 (exp() overflows in half precision); back to the query's dtype.
-    return taps["probs"](step(scores, "softmax", dtype=dtype))
+    probs = through("probs", step(scores, "softmax", dtype=dtype))
+    return probs, untouched and position_bias is None and softcap is None and not site.mask_bias
 
 
 def _planes(site: AttentionSite, taps, query: Tensor, key: Tensor, attention_mask: Tensor | None, scaling: float,
@@ -306,6 +376,18 @@ def implementation(model: nn.Module, name: str) -> Iterator[None]:
             config._attn_implementation_internal = earlier
 
 
+def own_kernel(module: nn.Module) -> str:
+    """The name of the attention function `module` runs with by its config, where it is one of transformers' own
+    fused kernels this machine runs (not eager: that is what tfdebug's arithmetic already is); else ""."""
+    from transformers import AttentionInterface
+
+    from tfdebug.adapters.hf.kernels import kernel_available
+
+    name = getattr(getattr(module, "config", None), "_attn_implementation", None)
+    return name if name in OWN_KERNELS and name in AttentionInterface._global_mapping and kernel_available(name) \
+        else ""
+
+
 @contextmanager
 def tapped_attention(model: nn.Module, sites: Mapping[nn.Module, AttentionSite], cached: bool = False,
                      kernel: str = EAGER) -> Iterator[None]:
@@ -317,7 +399,8 @@ def tapped_attention(model: nn.Module, sites: Mapping[nn.Module, AttentionSite],
     """
     with kernel_registered(kernel) as name:
         with _LOCK:
-            _SITES.update({id(module): replace(site, cached=cached) for module, site in sites.items()})
+            _SITES.update({id(module): replace(site, cached=cached, own=own_kernel(module) if cached else "")
+                           for module, site in sites.items()})
         try:
             with implementation(model, name):
                 yield
