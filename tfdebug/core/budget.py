@@ -174,8 +174,9 @@ class CaptureBudget:
         `at`: the stage the user is at (already admitted or not); a near policy without a named focus
         keeps the stages nearest it as well as those nearest the stage the pass is at."""
         name = capture.name
-        arrival, position = self._arrived, self._index.get(name, self._arrived)
-        self._arrived += 1
+        arrival = self._arrived
+        position = self._index.get(name, arrival)
+        self._arrived = arrival + 1
         self._where[name] = position
         size = capture.held_nbytes
         pinned = self._of_pinned_kind(capture) and self._within_share(capture, size)
@@ -289,9 +290,10 @@ class CaptureBudget:
         self.held += size
         self._pinned_held += size if pinned else 0
         self._kept[arrival] = (capture, position, pinned)
-        name = capture.name
-        self.reasons.pop(name, None)
-        self.distances.pop(name, None)
+        if self.reasons:  # a stage refused before and kept now is no longer left out (`distances` ⊆ `reasons`)
+            name = capture.name
+            self.reasons.pop(name, None)
+            self.distances.pop(name, None)
         return True
 
     def _refuse(self, capture: Capture, reason: str, far: tuple[int, str, str] | None = None) -> bool:

@@ -72,7 +72,10 @@ class Stepper(HistoryMixin, StepperBreakpointsMixin, EditsMixin):
             self._known = tap_names(model)
         else:
             raise TypeError("A Stepper needs a model or a plan (a replay's stage names).")
-        self._lock = threading.Condition(threading.RLock())
+        # `_mutex` is `_lock`'s own lock: taking it directly excludes the same threads, without Condition.__enter__'s
+        # Python call (the worker takes it at every stage).
+        self._mutex = threading.RLock()
+        self._lock = threading.Condition(self._mutex)
         self._observers: list[Callable[[StepperEvent], None]] = []
         self._load = load
         self._part: Callable[[Capture, tuple[int, ...]], Tensor | None] | None = None  # a replay's partial reads
@@ -281,7 +284,7 @@ class Stepper(HistoryMixin, StepperBreakpointsMixin, EditsMixin):
                 capture.drop()
 
     def _pause_if_due(self, capture: Capture) -> Tensor | None:
-        with self._lock:
+        with self._mutex:
             if self._stop:
                 raise _StopRun()
             index = len(self.history)

@@ -7,16 +7,22 @@ from contextlib import contextmanager
 from typing import Iterator
 
 
+class _Local(threading.local):
+    """One thread's flag: off until that thread sets it (a class default, so reading it raises nothing)."""
+
+    on = False
+
+
 class ThreadFlag:
     """On inside `set()`'s block in this thread (nested blocks restore what was before); off elsewhere."""
 
     def __init__(self) -> None:
-        self._local = threading.local()
+        self._local = _Local()
 
     @property
     def on(self) -> bool:
         """Whether a `set()` block of this thread is open."""
-        return getattr(self._local, "on", False)
+        return self._local.on
 
     @contextmanager
     def set(self) -> Iterator[None]:

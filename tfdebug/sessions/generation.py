@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -112,16 +111,18 @@ class GenerationSession(SessionTexts):
         self._decoder: StepDecoder | None = None
         self._stream = ""
         self._words: list[str] = []
-        self._labels: dict[tuple[int, str], StageInfo] = {}
-        # What ran, by step and by tap (kept beside _labels: a stage's inputs are looked up in them at every
-        # stage of every step, and a scan of _labels there grew with the generation: quadratic in its tokens).
-        self._ran: defaultdict[int, set[str]] = defaultdict(set)
-        self._steps_of: defaultdict[str, list[int]] = defaultdict(list)
+        # The step running now, by tap: its stages' descriptions so far (what this step has run, as `_source` reads
+        # it); and the last earlier step each tap ran at. Both are looked up at every stage of every step, so each is
+        # one dict keyed by the tap's name (a scan over the steps there grew with the generation: quadratic in its
+        # tokens).
+        self._labels: dict[str, StageInfo] = {}
+        self._last_step: dict[str, int] = {}
         self._bases: dict[str, StageInfo] = {}  # step stage name -> the tap's own description
-        # The plan's descriptions of steps 2 onwards, by (step, tap), with the tap's description they were made from:
+        # The plan's descriptions of steps 2 onwards, by step and tap, with the tap's description they were made from:
         # a step's stage whose tap and shape are the plan's takes the plan's description (what `step_info` and
-        # `_source` would make again, at every stage of every step).
-        self._planned: dict[tuple[int, str], tuple[StageInfo, Capture]] = {}
+        # `_source` would make again, at every stage of every step). `_planned_now`: the step running now's.
+        self._planned: dict[int, dict[str, tuple[StageInfo, Capture]]] = {}
+        self._planned_now: dict[str, tuple[StageInfo, Capture]] = {}
         self._where = (0, 0, 0)  # (step, start, stop) of the step running now
         self.plan = Plan(self._plan())
         self.layout: PassLayout = layout_of(adapter, self.plan)
@@ -153,6 +154,9 @@ class GenerationSession(SessionTexts):
             return generate(decoder, settings or self.settings, on_step=self._on_step, on_choice=self._on_choice)
 
     def _on_step(self, step: int, start: int, count: int) -> None:
+        """Before step `step` runs (once per step, in order): what the step before ran becomes its taps' last step."""
+        self._last_step.update(dict.fromkeys(self._labels, self._where[0]))
+        self._labels, self._planned_now = {}, self._planned.get(step, {})
         self._where = (step, start, start + count)
 
     def _on_choice(self, choice: Choice) -> None:
@@ -164,35 +168,34 @@ class GenerationSession(SessionTexts):
 
     def _relabel(self, info: StageInfo, tensor) -> StageInfo:
         """The description of a tap's stage at the step running now: `gen.{t}.` name, token slices."""
-        step, _, stop = self._where
-        key = (step, info.name)
-        out = self._labels.get(key)
+        name = info.name
+        out = self._labels.get(name)
         if out is not None:
             return out
-        planned = self._planned.get(key)
+        planned = self._planned_now.get(name)
         if planned is not None and planned[0] is info and planned[1].shape == tensor.shape:
             out = planned[1].info
         else:
+            step, _, stop = self._where
             out = step_info(info, step, self._stream, stop, tuple(tensor.shape),
-                            tuple(self._source(base, info.name, step) for base in info.inputs))
+                            tuple(self._source(base, name, step) for base in info.inputs))
             self._bases[out.name] = info
-        self._labels[key] = out
-        self._ran[step].add(info.name)  # what `_source` reads for a stage not planned
-        self._steps_of[info.name].append(step)
+        self._labels[name] = out  # what `_source` reads for a stage not planned
         return out
 
     def _forget_labels(self) -> None:
-        self._labels, self._ran, self._steps_of = {}, defaultdict(set), defaultdict(list)
+        self._labels, self._last_step = {}, {}
 
     def _source(self, base: str, own: str, step: int) -> str:
-        """The stage (of this step or an earlier one) that input `base` of stage `own` reads at `step`.
+        """The stage (of this step or an earlier one) that input `base` of stage `own` reads at `step`, the step
+        running now.
 
         With a KV cache a step does not run what a full pass runs: attention reads the cache (K and V
         of every token so far), not this step's split; what enters the cache is this step's split, or
         its projection where no split is tapped (K is rotated inside the model on its way in);
         cross-attention's K and V come from step 0 (computed once).
         """
-        ran = self._ran.get(step, set())  # what this step has run so far
+        ran = self._labels  # what this step has run so far
         block, _, stage = base.rpartition(".")
         role = stage[:1] if stage in ("k_split", "v_split", "k_rotary", "v_rotary") else ""
         cache = f"{block}.cache_{role}"
@@ -205,7 +208,7 @@ class GenerationSession(SessionTexts):
         found = next((name for name in candidates if name in ran), None)
         if found is not None:
             return f"{GEN_PREFIX}.{step}.{found}"
-        earlier = next((s for s in reversed(self._steps_of.get(base, [])) if s < step), None)
+        earlier = self._last_step.get(base)  # `base` has not run at this step: else `found` is a stage
         return f"{GEN_PREFIX}.{step if earlier is None else earlier}.{base}"
 
     def _plan(self) -> list[Capture]:
@@ -220,7 +223,7 @@ class GenerationSession(SessionTexts):
         prompt = len(decoder.prompt_ids)
         captures = list(rec.captures)
         step_one = [c for c in captures if parse_name(c.name).step == 1]
-        planned: dict[tuple[int, str], tuple[StageInfo, Capture]] = {}
+        planned: dict[int, dict[str, tuple[StageInfo, Capture]]] = {}
         # Step t feeds the token at position prompt + t − 1; it runs while the stream has room for one more.
         for step in range(2, self.settings.max_new_tokens):
             if prompt + step >= decoder.capacity:
@@ -231,7 +234,7 @@ class GenerationSession(SessionTexts):
                 info = step_info(base, step, self._stream, prompt + step, shape,
                                  tuple(_later_step(name, step) for name in c.info.inputs))
                 captures.append(Capture(info, shape, c.dtype, c.device))
-                planned[(step, base.name)] = (base, captures[-1])
+                planned.setdefault(step, {})[base.name] = (base, captures[-1])
         self.choices, self._bases, self._planned = [], {}, planned
         self._forget_labels()
         self._words = list(self._words[:prompt])

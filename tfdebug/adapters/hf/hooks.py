@@ -48,9 +48,10 @@ def _in_stack(stash: dict, within: str | None) -> bool:
     return within is None or stash.get("stack") == within
 
 
-def _muted(stash: dict, path: str) -> bool:
-    """Whether the hooks of the module at `path` skip this call (`hf_own.FirstCallOnly`)."""
-    return stash.get(("muted", path), False)
+def mute_key(path: str) -> tuple[str, str]:
+    """The stash key that is true while the hooks of the module at `path` skip its call (`hf_own.FirstCallOnly`
+    sets it); a hook reads it at every call, so it builds the key once, at install."""
+    return ("muted", path)
 
 
 @dataclass(frozen=True)
@@ -85,10 +86,10 @@ class Output:
     copy: bool = False
 
     def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
-        tap, within, copy = taps[self.stage], self.within, self.copy
+        tap, within, copy, muted = taps[self.stage], self.within, self.copy, mute_key(self.path)
 
         def hook(module, args, output):
-            if not _in_stack(stash, within) or _muted(stash, self.path):
+            if not _in_stack(stash, within) or stash.get(muted, False):
                 return output
             shown = tap(_first(output))
             return _with_first(output, shown.clone() if copy else shown)
@@ -186,10 +187,10 @@ class ProjectionSplit:
     head_dim: int
 
     def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
-        tap, split_tap, head_dim = taps[self.stage], taps[self.split], self.head_dim
+        tap, split_tap, head_dim, muted = taps[self.stage], taps[self.split], self.head_dim, mute_key(self.path)
 
         def hook(module, args, output):
-            if _muted(stash, self.path):
+            if stash.get(muted, False):
                 return output
             output = tap(output)
             batch, length, width = output.shape
@@ -289,7 +290,7 @@ def _joined(output: Tensor, cut, parts: Sequence[Tensor], taps: Sequence[Tap]) -
 
 def _in_graph(tensor) -> bool:
     """Whether a backward pass runs (`sums_in_graph`) and `tensor` is part of its graph."""
-    return _GRAPH.on and getattr(tensor, "requires_grad", False)
+    return getattr(tensor, "requires_grad", False) and _GRAPH.on  # the cheaper test first: no grad, no flag read
 
 
 @dataclass(frozen=True)
@@ -318,7 +319,10 @@ class SumResidual:
             stream = stash.pop(key, None)
             if stream is None or stream.numel() != out.numel():
                 return output
-            flat = out.reshape(stream.shape)  # OPT's attention output is (B, T, D), its stream there (B·T, D)
+            # OPT's attention output is (B, T, D), its stream there (B·T, D); elsewhere the shapes are the same and
+            # no reshape is called (a torch call at two stages of every layer)
+            stream_shape = stream.shape
+            flat = out if out.shape == stream_shape else out.reshape(stream_shape)
             resid = stream + flat * scale if scale != 1.0 else stream + flat  # (B, T, D): the model's own sum
             if _in_graph(out):  # ∂L/∂(the model's sum) = ∂L/∂out ÷ scale
                 shape = resid.shape

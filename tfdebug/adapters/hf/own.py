@@ -26,6 +26,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils.hooks import RemovableHandle
 
 from tfdebug.adapters.hf.builder import MATRIX, SPLIT_AXES
+from tfdebug.adapters.hf.hooks import mute_key
 from tfdebug.adapters.hf.ops import Key, OwnAttention, heads_first, op_name
 from tfdebug.core.tap import Tap
 
@@ -102,7 +103,7 @@ class FirstCallOnly:
     within: str
 
     def install(self, model: nn.Module, taps: Mapping[str, Tap], stash: dict) -> list[RemovableHandle]:
-        muted, seen = ("muted", self.path), ("seen", self.path)
+        muted, seen = mute_key(self.path), ("seen", self.path)
 
         def reset(module, args):
             stash[muted] = stash[seen] = False
