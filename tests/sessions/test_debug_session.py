@@ -135,3 +135,27 @@ def test_a_lazy_session_with_a_filter_still_refuses_a_typo_at_once(adapter):
 
     with pytest.raises(UnknownStageError):
         DebugSession(adapter, stages=["dec.*.nope"], planning="lazy")
+
+
+def test_a_script_that_ends_while_its_check_runs_in_the_background_exits_cleanly():
+    """A script that captures and ends at once, its check against the unmodified model still running in the
+    background: the interpreter waits for the check at exit (a daemon thread stopped inside torch's C++ code at
+    exit aborts the process: "terminate called without an active exception", exit status 134)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import torch\n"
+        "from tfdebug.adapters.base import Prepared\n"
+        "from tfdebug.adapters.hf.adapter import wrap\n"
+        "from tfdebug.bench.hf import GPT2_SHAPES, build_gpt2\n"
+        "from tfdebug.sessions.session import DebugSession\n"
+        "model, ids = build_gpt2(GPT2_SHAPES['wide'])\n"
+        "adapter = wrap(model, tokenizer=None, name='script')\n"
+        "session = DebugSession(adapter, prepared=Prepared(texts={}, kwargs={'input_ids': ids, 'use_cache': False}))\n"
+        "captures, _ = session.capture_all()\n"
+        "assert session._verifying is not None and session._verifying.is_alive()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "terminate called" not in done.stderr

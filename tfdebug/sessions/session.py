@@ -6,6 +6,7 @@ Nothing here knows which kind of model it runs: the adapter says.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 import weakref
@@ -75,7 +76,8 @@ class SessionTexts:
 _VERDICTS: "weakref.WeakKeyDictionary[torch.nn.Module, dict[tuple, Verification | None]]" = \
     weakref.WeakKeyDictionary()
 # Checks running in the background, so a process can let them finish before it exits (a daemon
-# thread stopped inside torch's C++ code at exit aborts the interpreter).
+# thread stopped inside torch's C++ code at exit aborts the interpreter): the interpreter waits for them
+# at exit (`atexit` runs while daemon threads still run).
 _CHECKS: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()
 
 
@@ -84,6 +86,9 @@ def wait_for_checks(timeout: float | None = None) -> None:
     for thread in list(_CHECKS):
         if thread is not threading.current_thread():
             thread.join(timeout)
+
+
+atexit.register(wait_for_checks)
 
 
 def input_tensors(prepared: Prepared) -> list:
