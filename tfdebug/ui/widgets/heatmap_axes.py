@@ -209,8 +209,9 @@ class TokenAxis(NonOverlappingAxis):
         return QFontMetricsF(self.style["tickFont"] or QFont())
 
     def label_of(self, cell: int) -> str:
-        """The text drawn for `cell` (a token cut to fit, or the index)."""
-        if self._labels is None:
+        """The text drawn for `cell` (a token cut to fit, or the index: also past the labels given, as while a
+        pass with other tokens replaces the one the labels came from)."""
+        if self._labels is None or not 0 <= cell < len(self._labels):
             return str(cell)
         text = self._elided.get(cell)
         if text is None:
