@@ -132,8 +132,9 @@ def generation_only(quick: bool = False, tiny: bool = False, threads: int | None
     rows = generation_rows(torch.device("cpu"), 2 if (quick or tiny) else 5, TINY_GEN if tiny else None)
     if torch.cuda.is_available():
         rows += generation_rows(torch.device("cuda"), 2 if (quick or tiny) else 5, TINY_GEN if tiny else None)
-    real = real_generation_row(1 if tiny else 2 if quick else 3, "tiny" if tiny else "smol135m")
-    return {"machine": machine(quick), "generation": rows + ([real] if real is not None else [])}
+    shapes = ["tiny"] if tiny else ["smol135m"] if quick else ["smol135m", "smol135m-2k"]
+    real = [real_generation_row(1 if tiny else 2 if quick else 3, shape) for shape in shapes]
+    return {"machine": machine(quick), "generation": rows + [row for row in real if row is not None]}
 
 
 def format_generation_only(result: dict) -> str:

@@ -26,7 +26,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-SHAPES = {"smol135m": {"prompt": 256, "new_tokens": 32}, "tiny": {"prompt": 8, "new_tokens": 4}}
+#: the model's shape (`bench.backward_real.SHAPES`), the prompt's length and the tokens generated; "smol135m-2k" is a
+#: long prompt, where a step's cache is 94 MB (what each step kept a copy of before `adapters.hf.kv_rows`)
+SHAPES = {"smol135m": {"model": "smol135m", "prompt": 256, "new_tokens": 32},
+          "smol135m-2k": {"model": "smol135m", "prompt": 1984, "new_tokens": 16},
+          "tiny": {"model": "tiny", "prompt": 8, "new_tokens": 4}}
 VARIANTS = ("generate", "capture_all", "window", "generate_again")
 
 
@@ -76,10 +80,10 @@ def hf_real_generation_row(repeats: int = 3, shape: str = "smol135m", budget: st
     from tfdebug.sessions.generation import GenerationSession
 
     s = SHAPES[shape]
-    model, tokenizer = _model(shape)
+    model, tokenizer = _model(s["model"])
     adapter = wrap(model, tokenizer, name="bench")
     n = s["new_tokens"]
-    words = " ".join(["the cat sat on the mat"] * (s["prompt"] // 4 + 1))
+    words = " ".join(["the cat sat on the mat"] * (s["prompt"] // 10 + 2))  # 10 tokens each with this tokenizer
     ids = adapter.prepare({"prompt": words}).kwargs["input_ids"][:, : s["prompt"]]
     settings = DecodingSettings(max_new_tokens=n, stop_at_eos=False)
     max_bytes = default_capture_budget(adapter.device) if budget == "auto" else None
@@ -87,6 +91,7 @@ def hf_real_generation_row(repeats: int = 3, shape: str = "smol135m", budget: st
     ids = session.prepared.kwargs["input_ids"]
     made: dict[str, list[int]] = {}
     stages: list[int] = []
+    held: list[tuple[int, int]] = []  # (the captured stages' sizes, the distinct storages they hold), in bytes
 
     def generate(stamps: list[tuple[float, float]]) -> list[int]:
         criteria = transformers.StoppingCriteriaList([_Stamps(stamps)])
@@ -102,6 +107,7 @@ def hf_real_generation_row(repeats: int = 3, shape: str = "smol135m", budget: st
         stamping(stamps)
         captures, choices = session.capture_all()
         stages.append(len(captures))
+        held.append(_held(captures))
         del captures
         return [c.id for c in choices]
 
@@ -137,6 +143,9 @@ def hf_real_generation_row(repeats: int = 3, shape: str = "smol135m", budget: st
             "prompt": int(ids.shape[1]), "new_tokens": n, "dtype": "float32", "device": str(adapter.device),
             "same_tokens": same,
             "stages_captured": stages[-1], "threads": torch.get_num_threads(), "budget_bytes": max_bytes,
+            # what the command line's captures of one generation hold: every stage's size summed, and the memory under
+            # them (a stage that is a view of another's storage, as each step's K/V cache is, adds nothing)
+            "captured_mb": round(held[-1][0] / 2**20, 3), "captures_hold_mb": round(held[-1][1] / 2**20, 3),
             **{f"{name}_ms": round(value, 3) for name, value in ms.items()},
             "ratio_capture_all": round(ms["capture_all"] / ms["generate"], 3),
             "ratio_window": round(ms["window"] / ms["generate"], 3),
@@ -146,6 +155,16 @@ def hf_real_generation_row(repeats: int = 3, shape: str = "smol135m", budget: st
             "cpu_ratio_capture_all": round(cpu_ms["capture_all"] / cpu_ms["generate"], 3),
             "cpu_ratio_window": round(cpu_ms["window"] / cpu_ms["generate"], 3),
             "cpu_aa_ratio": round(cpu_ms["generate_again"] / cpu_ms["generate"], 3)}
+
+
+def _held(captures) -> tuple[int, int]:
+    """(the sizes of the captures' tensors summed, the bytes of the distinct storages under them)."""
+    storages = {}
+    for capture in captures:
+        if capture.tensor is not None and not capture.recipe:
+            storage = capture.tensor.untyped_storage()
+            storages[storage.data_ptr()] = storage.nbytes()
+    return sum(c.nbytes for c in captures if c.tensor is not None and not c.recipe), sum(storages.values())
 
 
 def real_generation_row(repeats: int = 3, shape: str = "smol135m") -> dict | None:
@@ -163,7 +182,8 @@ def real_generation_row(repeats: int = 3, shape: str = "smol135m") -> dict | Non
 
 
 COLUMNS = ["model", "prompt", "new_tokens", "same_tokens", "generate_ms", "capture_all_ms", "ratio_capture_all",
-           "window_ms", "ratio_window", "aa_ratio", "cpu_ratio_capture_all", "cpu_ratio_window", "cpu_aa_ratio"]
+           "window_ms", "ratio_window", "aa_ratio", "cpu_ratio_capture_all", "cpu_ratio_window", "cpu_aa_ratio",
+           "captured_mb", "captures_hold_mb"]
 
 
 def format_hf_real_generation(row: dict) -> list[str]:

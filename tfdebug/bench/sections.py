@@ -191,7 +191,7 @@ def _levers(profile, tiny: bool) -> list[dict]:
 
 def _generation(profile, cpu) -> list[dict]:
     """The reference model's rows, then a Llama shape's against `model.generate` (with transformers); with the full
-    profile, SmolLM-135M's shape against it too (`bench.generation_real`)."""
+    profile, SmolLM-135M's shape against it too, after 256 and 1,984 prompt tokens (`bench.generation_real`)."""
     from tfdebug.bench.generation import generation_rows, hf_generation_row
 
     against = hf_generation_row(max(3, profile.generation_repeats), "tiny" if profile.name == "tiny" else
@@ -201,8 +201,8 @@ def _generation(profile, cpu) -> list[dict]:
     if profile.name == "full":  # SmolLM-135M's shape through the path a user takes: minutes, a few GB
         from tfdebug.bench.generation_real import real_generation_row
 
-        real = real_generation_row(3)
-        rows += [real] if real is not None else []
+        real = [real_generation_row(3, shape) for shape in ("smol135m", "smol135m-2k")]
+        rows += [row for row in real if row is not None]
     return rows
 
 

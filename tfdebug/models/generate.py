@@ -48,6 +48,10 @@ class StepDecoder(ABC):
     def token(self, token_id: int) -> str:
         """The string of a token id."""
 
+    def expect(self, tokens: int) -> None:
+        """Told before the first feed: the stream will hold at most `tokens` tokens (a decoder that keeps a cache
+        may make room for them at once). Here nothing."""
+
     def running(self):
         """What stays set up while a whole generation runs (a context manager): nothing here; a decoder whose
         every feed would set up the same things (hooks, library settings) sets them up once, here."""
@@ -71,6 +75,7 @@ def generate(decoder: StepDecoder, settings: DecodingSettings,
     generator = new_generator(settings)
     choices: list[Choice] = []
     ids = list(decoder.prompt_ids)
+    decoder.expect(min(decoder.capacity, decoder.fed + len(ids) + settings.max_new_tokens - 1))  # the last isn't fed
     with decoder.running():
         for step in range(settings.max_new_tokens):
             if on_step is not None:

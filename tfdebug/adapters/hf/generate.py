@@ -1,9 +1,9 @@
 """Generation with a Hugging Face model through tfdebug's loop (`tfdebug.models.generate`).
 
 `HFDecoder` feeds a model one step at a time with the model's own cache object,
-transformers' `DynamicCache` (`EncoderDecoderCache` of two for T5-style models): the
-attention function then receives the cache after this step's update, which the tapped
-attention shows as `cache_k`/`cache_v`. A generation runs inside `adapter.tapped()` (set up
+transformers' `DynamicCache` (`EncoderDecoderCache` of two for T5-style models), whose plain layers keep their
+rows in one growing buffer (`kv_rows`): the attention function then receives the cache after this step's update,
+which the tapped attention shows as `cache_k`/`cache_v`. A generation runs inside `adapter.tapped()` (set up
 once for all its steps by `running()`, not once per token), so hooks exist only while the model
 runs. Without a cache each step reruns the whole sequence, as the reference decoder does.
 """
@@ -62,6 +62,14 @@ class HFDecoder(StepDecoder):
         if use_cache:
             self.cache = (EncoderDecoderCache(DynamicCache(config=config), DynamicCache(config=config))
                           if self.encoder_decoder else DynamicCache(config=config))
+
+    def expect(self, tokens: int) -> None:
+        """Room in the cache for `tokens` tokens, every step's keys and values a view of it (`kv_rows`), where no
+        token has been fed yet."""
+        from tfdebug.adapters.hf.kv_rows import share_rows
+
+        if self.cache is not None and not self._ids:
+            share_rows(self.cache, tokens)
 
     @property
     def fed(self) -> int:
