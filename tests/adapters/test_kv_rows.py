@@ -95,6 +95,15 @@ def test_a_rows_layer_gives_the_concatenation_s_values_and_never_rewrites_a_view
         assert torch.equal(view_k, copy_k) and torch.equal(view_v, copy_v)
 
 
+def test_a_rows_layer_reserves_what_the_generation_said_but_never_more_than_twice_what_it_holds():
+    said = RowsLayer(rows=40)
+    said.update(rows(30, 0), rows(30, 1))
+    assert said._buffers is not None and said._buffers[0].shape[-2] == 40  # room for the whole generation
+    huge = RowsLayer(rows=100_000)  # a generation allowed 100,000 tokens: it may stop at the first <eos>
+    huge.update(rows(30, 0), rows(30, 1))
+    assert huge._buffers is not None and huge._buffers[0].shape[-2] == 60
+
+
 def test_a_rows_layer_that_transformers_cropped_or_reordered_starts_a_new_buffer():
     layer = RowsLayer()
     first = layer.update(rows(6, 0), rows(6, 1))

@@ -6,9 +6,11 @@ cache) then keeps one whole copy a step, so its memory grows with the square of 
 prompt, SmolLM-135M's cache is 189 MB: one copy for every generated token). `RowsLayer` writes each step's new rows
 into a buffer that only grows by appending, and hands out views of its first n rows: the values are the ones the
 concatenation would give (the same numbers, in the same places), a step's view stays what it was when later rows
-are written, and all steps' captures share the buffer. The buffer has room for the rows the generation said it
-would feed (`share_rows`'s `rows`); past them it grows by a quarter (at least `_ROOM` rows), and a view of an
-earlier buffer keeps that one alive.
+are written, and all steps' captures share the buffer. A buffer has room for the rows the generation said it would
+feed (`share_rows`'s `rows`), but never more than twice the rows it holds when made (at least `_ROOM` more): a
+generation allowed 100,000 tokens reserves nothing it may never use. When full it is made again twice as large; a
+view of an earlier buffer keeps that one alive, so the buffers of one layer hold at most four times its rows
+(and `2 × _ROOM` more).
 
 Layers of other kinds (sliding windows, which drop their oldest rows; static and quantized caches) are left as
 they are: `share_rows` replaces plain `DynamicLayer`s only.
@@ -22,7 +24,7 @@ import torch
 from torch import Tensor
 from transformers.cache_utils import DynamicLayer
 
-#: the fewest rows a buffer grows by when a generation feeds more than it said (one token a row)
+#: the fewest rows a new buffer has room for beyond the ones it holds (one token a row)
 _ROOM = 16
 
 
@@ -47,7 +49,8 @@ class RowsLayer(DynamicLayer):
         # Anything else (the first step; keys transformers replaced: a crop, a beam reordering, offloading) starts a
         # new buffer from what is there: rows handed out before are never written again.
         if not given or self._buffers is None or self._buffers[0].shape[-2] < rows:
-            room = self._rows if self._rows >= rows else rows + max(_ROOM, rows // 4)
+            room = max(2 * rows, rows + _ROOM)  # bounded: a generation said to be long reserves no more up front
+            room = min(room, self._rows) if self._rows >= rows else room
             self._buffers = (_grown(keys, key_states, held, room), _grown(values, value_states, held, room))
         buffer_k, buffer_v = self._buffers
         buffer_k[..., held:rows, :].copy_(key_states)
