@@ -130,3 +130,26 @@ def test_share_rows_replaces_plain_layers_only():
     share_rows(both, 10)  # the cross-attention half is filled once, from the encoder: it stays the model's own
     assert type(both.self_attention_cache.layer_class_to_replicate()) is RowsLayer
     assert both.cross_attention_cache.layer_class_to_replicate is DynamicLayer
+
+
+def test_a_window_s_budget_with_room_for_the_cache_once_keeps_every_step_of_it():
+    model = hf_tiny.llama()
+    _, by_name, _ = generation(model)  # the same generation unbudgeted: what its stages hold, and their sizes
+    buffers = {c.tensor.untyped_storage().data_ptr(): c.tensor.untyped_storage().nbytes()
+               for c in by_name.values() if c.info.kind == "kv_cache"}
+    others = sum(c.nbytes for c in by_name.values() if c.tensor is not None and not c.recipe
+                 and c.info.kind != "kv_cache")
+    limit = others + sum(buffers.values()) + 4096  # what the stages hold, and a little
+    caches = sum(c.nbytes for c in by_name.values() if c.info.kind == "kv_cache")
+    assert others + caches > limit + 16_000  # counted at their sizes, the steps' caches would not fit
+    session = GenerationSession(wrap(model, hf_tiny.word_tokenizer()), {"prompt": PROMPT},
+                                DecodingSettings(max_new_tokens=STEPS, stop_at_eos=False), max_capture_bytes=limit)
+    stepper = session.stepper
+    stepper.start()
+    assert stepper.wait() == "paused"
+    stepper.continue_()
+    assert stepper.wait() == "finished"
+    assert stepper.dropped == []
+    kept = {c.name: c for c in stepper.history}
+    assert all(kept[name].tensor is not None for name in by_name if by_name[name].info.kind == "kv_cache")
+    session.close()
