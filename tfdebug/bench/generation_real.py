@@ -159,12 +159,9 @@ def hf_real_generation_row(repeats: int = 3, shape: str = "smol135m", budget: st
 
 def _held(captures) -> tuple[int, int]:
     """(the sizes of the captures' tensors summed, the bytes of the distinct storages under them)."""
-    storages = {}
-    for capture in captures:
-        if capture.tensor is not None and not capture.recipe:
-            storage = capture.tensor.untyped_storage()
-            storages[storage.data_ptr()] = storage.nbytes()
-    return sum(c.nbytes for c in captures if c.tensor is not None and not c.recipe), sum(storages.values())
+    from tfdebug.core.recorder import held_bytes
+
+    return sum(c.nbytes for c in captures if c.tensor is not None and not c.recipe), held_bytes(captures)
 
 
 def real_generation_row(repeats: int = 3, shape: str = "smol135m") -> dict | None:
