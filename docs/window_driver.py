@@ -281,6 +281,9 @@ class Driver:
         self.window.resize(width, height)
         wait(lambda: self.window.width() == width and self.window.height() == height)
         QTest.qWait(500)  # docks, plots and thumbnails laid out at their final size
+        # ... and the display worker's thumbnails drawn (on a loaded machine they take longer than that)
+        heads = self.window.heads_panel
+        wait(lambda: self.ctl.shown.settled() and (not heads.isVisible() or heads.settled()))
         self.save(name, self.window, {**self.texts(), **more})
     def file_open(self, folder: Path, picture: str) -> None:
         """File ▸ Open (Ctrl+O), its folder pasted into the file name and Open; then the picture: the window
