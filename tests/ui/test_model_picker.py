@@ -181,8 +181,9 @@ def test_a_download_shows_its_progress_and_the_model_joins_the_list(served, cach
     qtbot.keyClick(dialog.hub_id, Qt.Key_Return)
     assert dialog.progress.isVisible() and dialog.cancel_button.isVisible()
     qtbot.waitUntil(lambda: "org/remote is in the Hugging Face cache" in dialog.status.text(), timeout=60000)
-    qtbot.waitUntil(lambda: "hf:org/remote" in _box_entries(window), timeout=30000)
-    assert _box_entries(window)["hf:org/remote"][1]  # supported
+    # in the list, and supported: a rescan while the download's last file was still being written may list it
+    # first as not loadable (seen once under CI's load), the rescan after the download says what it is
+    qtbot.waitUntil(lambda: _box_entries(window).get("hf:org/remote", ("", False))[1], timeout=30000)
     # The bytes of the weights, to the last (progress crosses from the download's thread: it may land after
     # the status line).
     qtbot.waitUntil(lambda: seen and seen[-1][0] == seen[-1][1] > 10_000)
