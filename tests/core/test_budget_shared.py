@@ -75,4 +75,4 @@ def test_what_the_budget_counts_is_what_its_kept_stages_hold_while_nearer_ones_p
         assert [c.name for c in kept] == sorted(budget.kept, key=[c.name for c in captures].index)
         assert budget.held == _held(kept) <= limit
     budget.let_go()
-    assert budget.held == 0 and not budget._storages and not budget._storage_of
+    assert budget.held == 0 and not budget._shared

@@ -30,9 +30,8 @@ for the Stages tree to say.
 
 Sizes count each stage's own elements, so stages that are views of one another (head
 splits of a projection) are counted twice: what a capture really holds is at most the
-estimate. A generation's K/V cache stages (kind `kv_cache`, unless pinned) are the exception: every step's is a
-view of one buffer (`adapters.hf.kv_rows`), so they count the storage under them, once, while any of them is kept
-(a plan has no tensors: such stages only occur in a generation, which has no estimate).
+estimate. A generation's K/V cache stages (kind `kv_cache`, unless pinned) count the buffer under them once
+(`core.shared_storage`; such stages only occur in a generation, which has no estimate).
 """
 
 from __future__ import annotations
@@ -43,6 +42,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from tfdebug.core.phrases import Phrase
 from tfdebug.core.recorder import Capture, matches
+from tfdebug.core.shared_storage import Storage, StorageLedger, storage_under
 from tfdebug.core.stages import KINDS
 
 if TYPE_CHECKING:  # torch loads when a function first needs it, not with the window
@@ -158,9 +158,8 @@ class CaptureBudget:
     _where: dict[str, int] = field(default_factory=dict, repr=False)
     _arrived: int = field(default=0, repr=False)
     _pinned_held: int = field(default=0, repr=False)
-    #: storages under kept K/V cache stages (`SHARED_KIND`): data pointer → (bytes, the kept arrivals holding it)
-    _storages: dict[int, tuple[int, set[int]]] = field(default_factory=dict, repr=False)
-    _storage_of: dict[int, int] = field(default_factory=dict, repr=False)  # such a kept arrival → its storage
+    #: the storages under kept K/V cache stages (`SHARED_KIND`), by the kept arrivals holding them
+    _shared: StorageLedger = field(default_factory=StorageLedger, repr=False)
 
     def __post_init__(self):
         self._index = {name: i for i, name in enumerate(self.order or ())}
@@ -186,7 +185,7 @@ class CaptureBudget:
         self._arrived = arrival + 1
         self._where[name] = position
         storage = self._shared_storage(capture)
-        size = capture.held_nbytes if storage is None else 0 if storage[0] in self._storages else storage[1]
+        size = capture.held_nbytes if storage is None else self._shared.cost(storage)
         pinned = self._of_pinned_kind(capture) and self._within_share(capture, size)
         if self.limit is None or self.held + size <= self.limit:
             return self._keep(capture, position, arrival, pinned, size, storage)
@@ -194,9 +193,9 @@ class CaptureBudget:
             return self._refuse(capture, TOO_LARGE)
         anchors = self._anchors(name, position, at)
         rank = self._rank(capture, pinned, position, anchors)
-        shares = storage[0] if storage is not None else None  # its holders free nothing while this one holds it
+        shares = storage[0] if storage is not None else -1  # its holders free nothing while this one holds it
         victims = sorted((self._rank(c, pin, p, anchors), key) for key, (c, p, pin) in self._kept.items()
-                         if self._rank(c, pin, p, anchors) < rank and self._storage_of.get(key, -1) != shares)
+                         if self._rank(c, pin, p, anchors) < rank and self._shared.of(key) != shares)
         room = self.limit - self.held
         chosen: list[int] = []
         leaving: dict[int, int] = {}  # storage → how many of its holders are chosen
@@ -208,11 +207,11 @@ class CaptureBudget:
         if room < size:
             return self._refuse(capture, self._refusal(capture, pinned, rank), self._far(position, anchors))
         # a holder of a storage whose other holders stay frees nothing: it stays too
-        chosen = [key for key in chosen if key not in self._storage_of
-                  or leaving[self._storage_of[key]] == len(self._storages[self._storage_of[key]][1])]
+        chosen = [key for key in chosen if self._shared.frees(key, leaving)]
         for key in chosen:
             evicted, where, pin = self._kept.pop(key)
-            freed = self._let_storage_go(key, evicted)
+            freed = self._shared.let_go(key)
+            freed = evicted.held_nbytes if freed is None else freed
             self.held -= freed
             self._pinned_held -= freed if pin else 0
             reason = (LATER_KIND if pin and self._tier(evicted) < rank[0] else
@@ -221,35 +220,18 @@ class CaptureBudget:
             self.release(evicted)
         return self._keep(capture, position, arrival, pinned, size, storage)
 
-    def _shared_storage(self, capture: Capture) -> tuple[int, int] | None:
-        """(data pointer, bytes) of the storage under a K/V cache stage counted by storage; None for any other."""
+    def _shared_storage(self, capture: Capture) -> Storage | None:
+        """The storage under a K/V cache stage counted by storage; None for any other."""
         tensor = capture.tensor
         if capture.info.kind != SHARED_KIND or tensor is None or capture.recipe or SHARED_KIND in self.policy.pinned:
             return None
-        storage = tensor.untyped_storage()
-        return storage.data_ptr(), storage.nbytes()
+        return storage_under(tensor)
 
     def _freed(self, key: int, leaving: dict[int, int]) -> int:
         """Bytes letting the kept arrival `key` go frees, with the holders counted in `leaving` going too (a
         storage under cache stages frees only when its last holder goes)."""
-        storage = self._storage_of.get(key)
-        if storage is None:
-            return self._kept[key][0].held_nbytes
-        leaving[storage] = leaving.get(storage, 0) + 1
-        size, holders = self._storages[storage]
-        return size if leaving[storage] == len(holders) else 0
-
-    def _let_storage_go(self, key: int, capture: Capture) -> int:
-        """Forget the kept arrival `key`; the bytes that frees."""
-        storage = self._storage_of.pop(key, None)
-        if storage is None:
-            return capture.held_nbytes
-        size, holders = self._storages[storage]
-        holders.discard(key)
-        if holders:
-            return 0
-        del self._storages[storage]
-        return size
+        freed = self._shared.freed(key, leaving)
+        return self._kept[key][0].held_nbytes if freed is None else freed
 
     def _anchors(self, name: str, position: int, at: str | None) -> list[tuple[int, str, str]]:
         """What nearness is counted from: (position, stage, USER_ANCHOR or PASS_ANCHOR); none in forward order."""
@@ -327,19 +309,17 @@ class CaptureBudget:
         """Hold no capture any more (the pass's history was forgotten, so their memory can go back); which stages
         were dropped, and why, stays."""
         self._kept.clear()
-        self._storages.clear()
-        self._storage_of.clear()
+        self._shared.clear()
         self.held = self._pinned_held = 0
 
     def _keep(self, capture: Capture, position: int, arrival: int, pinned: bool, size: int,
-              storage: tuple[int, int] | None = None) -> bool:
+              storage: Storage | None = None) -> bool:
         """Hold `capture` (`size` bytes: its `held_nbytes`, or its storage's where `storage` is not held yet)."""
         self.held += size
         self._pinned_held += size if pinned else 0
         self._kept[arrival] = (capture, position, pinned)
         if storage is not None:
-            self._storages.setdefault(storage[0], (storage[1], set()))[1].add(arrival)
-            self._storage_of[arrival] = storage[0]
+            self._shared.hold(arrival, storage)
         if self.reasons:  # a stage refused before and kept now is no longer left out (`distances` ⊆ `reasons`)
             name = capture.name
             self.reasons.pop(name, None)
