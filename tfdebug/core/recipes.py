@@ -99,8 +99,6 @@ class Plane:
 
     #: JSON-able description of this step (ops and constants); inputs named by `names`
     op: str = "plane"
-    #: a recipe has no autograd graph of its own (as a tensor outside one)
-    requires_grad: bool = False
 
     def __init__(self, shape: Sequence[int], dtype: torch.dtype, device: torch.device):
         import torch

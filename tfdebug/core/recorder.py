@@ -68,11 +68,9 @@ class Capture:
     @classmethod
     def of(cls, info: StageInfo, tensor: Tensor, keep: bool = True) -> "Capture":
         """A capture of `tensor` at the stage `info`; `keep` False records only its shape, dtype and device."""
-        # Positional, with the plane test inline: this runs at every stage of every step of a generation. A tensor
-        # outside any autograd graph (every stage of a pass under no_grad) is kept as it is: detaching it would make
-        # one more tensor object a stage, for nothing.
-        kept = (tensor.detach() if tensor.requires_grad else tensor) if keep else None
-        return cls(info, tuple(tensor.shape), tensor.dtype, tensor.device, kept, False, False, isinstance(tensor, Plane))
+        # Positional, with the plane test inline: this runs at every stage of every step of a generation.
+        return cls(info, tuple(tensor.shape), tensor.dtype, tensor.device, tensor.detach() if keep else None,
+                   False, False, isinstance(tensor, Plane))
 
 
 # A capture callback may return a tensor to replace the stage's output, or None.
