@@ -10,7 +10,7 @@ from tfdebug.adapters.hf.adapter import wrap
 from tfdebug.sessions.session import DebugSession
 from tfdebug.cli import main
 from tfdebug.core.names import parse_name
-from tfdebug.core.recorder import Recorder
+from tfdebug.core.recorder import Recorder, held_bytes
 
 ATTENTION = ["norm", "q", "k", "v", "q_split", "k_split", "v_split", "scores", "scaled", "masked", "probs",
              "context", "merged", "out", "resid"]
@@ -63,6 +63,31 @@ def test_tapped_forward_equals_the_unmodified_model(adapter, model):
     assert probs.triu(diagonal=1).abs().max() == 0
     masked = {c.name: c for c in captures}["dec.1.self_attn.masked"].tensor
     assert (masked.triu(diagonal=1)[..., 0, 1:] <= torch.finfo(torch.float32).min / 2).all()
+
+
+def test_the_merged_heads_are_a_view_of_the_kept_context_and_equal_the_model_s_own(adapter, model):
+    session = DebugSession(adapter, {"prompt": "the cat sat on the mat"})
+    captures, _ = session.capture_all()
+    by_name = {c.name: c for c in captures}
+    context, merged = by_name["dec.1.self_attn.context"].tensor, by_name["dec.1.self_attn.merged"].tensor
+    # One storage: keeping both costs the context's bytes once.
+    assert merged.untyped_storage().data_ptr() == context.untyped_storage().data_ptr()
+    assert held_bytes([by_name["dec.1.self_attn.context"], by_name["dec.1.self_attn.merged"]]) == context.nbytes
+    assert torch.equal(context.transpose(1, 2).reshape(merged.shape), merged)
+    # The values are the unmodified model's own: its eager attention's merged heads, read at c_proj's input.
+    seen = []
+    handle = model.transformer.h[1].attn.c_proj.register_forward_pre_hook(lambda _m, args: seen.append(args[0]))
+    model.set_attn_implementation("eager")
+    try:
+        with torch.no_grad():
+            model(**session.prepared.kwargs)
+    finally:
+        handle.remove()
+        model.set_attn_implementation("sdpa")
+    assert torch.equal(merged, seen[0])
+    # A replaced context is what the merge reads.
+    _, replaced = _replace(session, "dec.1.self_attn.context", torch.zeros_like)
+    assert replaced["dec.1.self_attn.merged"].abs().max() == 0
 
 
 def _replace(session, name, make):
