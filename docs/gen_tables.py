@@ -188,12 +188,16 @@ def plan_peak() -> str:
             rows.append([f"{r['seq_len']:,}", f"{r['pass_s']:.1f} s", f"{r['check_s']:.1f} s" if r["check_s"] else
                          "in the pass", eager, f"{r['plain_sdpa_s']:.1f} s",
                          f"{ratio(r, 'capture_over_eager')} / {ratio(r, 'capture_over_sdpa')}",
+                         f"{r['never_s']:.1f} s: {r['never_over_eager']:.2f}× / {r['never_over_sdpa']:.2f}×"
+                         if "never_over_eager" in r else "not measured",
                          f"{ratio(r, 'checked_over_eager')} / {ratio(r, 'checked_over_sdpa')}" if r["check_s"] else "–",
                          f"{r['in_pass_s']:.1f} s: {r['in_pass_over_eager']:.2f}× / {r['in_pass_over_sdpa']:.2f}×"
                          if "in_pass_over_eager" in r else "not measured", cold,
                          f"{r['stated_peak_bytes'] / 1e9:.2f} GB", f"{r['peak_rss_bytes'] / 1e9:.2f} GB", reached(r)])
     return table(["tokens", "capture (the pass)", "the check", "plain forward, eager", "plain forward, sdpa",
-                  "capture ÷ plain (eager / sdpa)", "with the check ÷ plain (eager / sdpa)",
+                  "capture ÷ plain (eager / sdpa)",
+                  "the pass again, interleaved with the plain forwards (--verify never) ÷ plain (eager / sdpa)",
+                  "with the check ÷ plain (eager / sdpa)",
                   "with the check in the pass (--verify attention) ÷ plain (eager / sdpa)",
                   "plain forward in a fresh process of its own: capture ÷ it", "stated peak", "measured peak",
                   "the snapshot opened: attention stages; one head shown; the window's work on the last"], rows)

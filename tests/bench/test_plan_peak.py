@@ -36,6 +36,11 @@ def test_the_stated_peak_holds_the_measured_one_at_a_size_ci_affords():
     assert row["in_pass_exit"] == 0 and row["in_pass_s"] > 0 and row["in_pass_check_s"] == 0
     assert 0 < row["in_pass_over_eager"] < row["checked_over_eager"]
     assert "with the check in the pass" in "\n".join(format_plan_peak([row]))
+    # the pass again without the check (--verify never), each round after the plain forwards of that round
+    assert row["never_exit"] == 0 and row["never_check_s"] == 0 and len(row["never_rounds_s"]) == 2
+    assert row["never_s"] == min(row["never_rounds_s"]) > 0 and row["never_over_eager"] > 0
+    assert len(row["in_pass_rounds_s"]) == 2
+    assert "interleaved with the plain forwards (--verify never)" in "\n".join(format_plan_peak([row]))
     # every layer's attention opens from the written snapshot, and one head of the last shows
     assert row["attention_stages"] == row["attention_opened"] == 2 and row["show_one_head_ms"] > 0
     # and the window's whole work on that stage (picture, every head's thumbnail, stats, checks) as it prepares it

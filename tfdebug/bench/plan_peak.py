@@ -9,11 +9,14 @@ the kernel's high-water mark is set to the RSS once the folder is written), samp
 the part of the command running (the pass, the check, the write) to say where the high-water mark was reached.
 Stated ≥ measured is the promise.
 
-The same row times the command's parts (the pass, the check) and, once the peak is read, the command again with
-`--verify attention` (the check made in the pass, `adapters.hf.inpass`: its pass includes it) and the plain forward of
-the same model on the same token ids in the same process, twice in eager attention (the capture computes
-attention as eager does; the two runs' ratio is the A/A) and twice in sdpa (transformers' default): the
-capture with and without the check ÷ each plain forward.
+The same row times the command's parts (the pass, the check) and, once the peak is read, the plain forward of the
+same model on the same token ids in the same process, twice in eager attention (the capture computes attention as
+eager does; the two runs' ratio is the A/A) and twice in sdpa (transformers' default), each round followed by the
+command again in this process: with `--verify never` (the pass alone) and, where the first run checked with a second
+forward, with `--verify attention` (the check made in the pass, `adapters.hf.inpass`: its pass includes it). The
+capture with and without the check ÷ each plain forward: the fresh process's first pass as a user's command runs
+it, and the same pass again interleaved with the plain forwards, so that a drift in the machine's speed touches
+both sides.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from tfdebug.bench.backward_real import SHAPES as REAL_SHAPES
 
@@ -159,10 +163,13 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
         seconds = time.perf_counter() - phases.start
         peak = high_water()
         reach = _reachable(Path(tmp) / "pass.safetensors") if code == 0 else {}
-        # A pass whose whole check did not fit was checked in the pass already (`--verify auto`): not run again.
-        in_pass = (_checked_in_pass(folder, prompt, Path(tmp) / "attention.safetensors")
-                   if "check" in phases.seconds else {})
-        plain = _plain_forwards(folder, prompt, _eager_fits(folder, seq_len))
+        again = {"never": lambda: _captured_again(folder, prompt, Path(tmp) / "never.safetensors", "never")}
+        if "check" in phases.seconds:  # a pass whose whole check did not fit was checked in the pass already
+            again["attention"] = lambda: _captured_again(folder, prompt, Path(tmp) / "attention.safetensors",
+                                                         "attention")
+        plain, ran = _plain_forwards(folder, prompt, _eager_fits(folder, seq_len), again if code == 0 else {})
+        in_pass = _again_row(ran, "attention", "in_pass")
+        never = _again_row(ran, "never", "never")
         reach["model_layers"] = json.loads((folder / "config.json").read_text())["num_hidden_layers"]
         kept = os.environ.get(KEEP_ENV)
         if kept and code == 0:  # the snapshot left for a look afterwards (`tfdebug open`), with its model
@@ -175,13 +182,14 @@ def child(variant: str, shape: str, seq_len: int) -> dict:
            "rss_before_bytes": before, "peak_rss_bytes": peak, "peak_phase": where,
            "peak_at_s": round(at_s, 1), "ram_bytes": total_memory(),
            "phase_peaks_bytes": dict(phases.highest), "pass_s": round(phases.seconds.get("pass", 0.0), 2),
-           "check_s": round(phases.seconds.get("check", 0.0), 2), **reach, **in_pass, **plain}
+           "check_s": round(phases.seconds.get("check", 0.0), 2), **reach, **in_pass, **never, **plain}
     if plain and row["pass_s"]:
         for kind in [kind for kind in ("eager", "sdpa") if f"plain_{kind}_s" in plain]:
             row[f"capture_over_{kind}"] = round(row["pass_s"] / plain[f"plain_{kind}_s"], 3)
             row[f"checked_over_{kind}"] = round((row["pass_s"] + row["check_s"]) / plain[f"plain_{kind}_s"], 3)
-            if in_pass.get("in_pass_s"):
-                row[f"in_pass_over_{kind}"] = round(in_pass["in_pass_s"] / plain[f"plain_{kind}_s"], 3)
+            for again in ("in_pass", "never"):
+                if row.get(f"{again}_s"):
+                    row[f"{again}_over_{kind}"] = round(row[f"{again}_s"] / plain[f"plain_{kind}_s"], 3)
     if stated is not None:
         row.update(stated_peak_bytes=stated.total, stated_model_bytes=stated.model, stated_kept_bytes=stated.kept,
                    stated_working_bytes=stated.working, stated_check_bytes=stated.check,
@@ -226,19 +234,29 @@ def _reachable(path: Path) -> dict:
                 "window_stage_checks_passed": f"{checks.count(True)} of {len(checks)}"}
 
 
-def _checked_in_pass(folder: Path, prompt: str, out: Path) -> dict:
-    """The same `tfdebug capture` with `--verify attention` (each layer's attention checked as the pass runs, no
-    second forward), after the peak was read: the pass's seconds, the check's included, and whether it said
-    verified."""
+def _captured_again(folder: Path, prompt: str, out: Path, verify: str) -> tuple[int, float, float]:
+    """The same `tfdebug capture` with `--verify VERIFY`, in this process after the first (its peak read): the exit
+    status, the pass's seconds (a check in the pass included) and the seconds of a check after it."""
     import contextlib
     import io
 
     said = io.StringIO()
     with _Phases() as phases, contextlib.redirect_stdout(said):
-        code = _command(["capture", "--model", f"hf:{folder}", "--input", f"prompt={prompt}", "--verify", "attention",
+        code = _command(["capture", "--model", f"hf:{folder}", "--input", f"prompt={prompt}", "--verify", verify,
                          "--out", str(out), "--quiet"])
-    return {"in_pass_exit": code, "in_pass_s": round(phases.seconds.get("pass", 0.0), 2),
-            "in_pass_check_s": round(phases.seconds.get("check", 0.0), 2)}
+    out.unlink(missing_ok=True)  # the next run's write finds the disk as this one did
+    return code, phases.seconds.get("pass", 0.0), phases.seconds.get("check", 0.0)
+
+
+def _again_row(ran: dict[str, list[tuple[int, float, float]]], name: str, key: str) -> dict:
+    """The row's fields of the runs of `name` (`_captured_again`'s): the worst exit status, the fastest pass (every
+    round's listed) and the fastest check after it."""
+    runs = ran.get(name)
+    if not runs:
+        return {}
+    return {f"{key}_exit": max(code for code, _, _ in runs), f"{key}_s": round(min(s for _, s, _ in runs), 2),
+            f"{key}_rounds_s": [round(s, 2) for _, s, _ in runs],
+            f"{key}_check_s": round(min(check for _, _, check in runs), 2)}
 
 
 def _eager_fits(folder: Path, seq_len: int) -> bool:
@@ -253,10 +271,14 @@ def _eager_fits(folder: Path, seq_len: int) -> bool:
     return free is None or need < free
 
 
-def _plain_forwards(folder: Path, prompt: str, eager: bool = True) -> dict:
+def _plain_forwards(folder: Path, prompt: str, eager: bool = True,
+                    again: dict[str, Callable[[], tuple[int, float, float]]] | None = None
+                    ) -> tuple[dict, dict[str, list[tuple[int, float, float]]]]:
     """The plain forward of the model in `folder` on `prompt`'s ids (tokenised by the folder's tokenizer, as the
     capture's were), no hook: twice in eager attention and twice in sdpa, the faster of each kind kept and the
-    eager pair's ratio as the A/A; seconds. Without `eager` (it does not fit: `_eager_fits`), sdpa once."""
+    eager pair's ratio as the A/A; seconds. Each round is followed by every run of `again` (the capture again in
+    this process, `_captured_again`), whose results come back by name. Without `eager` (it does not fit:
+    `_eager_fits`), sdpa once and nothing again (the capture takes as long as the fresh one did)."""
     import torch
     import transformers
     from tokenizers import Tokenizer
@@ -266,25 +288,32 @@ def _plain_forwards(folder: Path, prompt: str, eager: bool = True) -> dict:
     model.eval()
     times: dict[str, list[float]] = {}
     kinds = ("eager", "sdpa") if eager else ("sdpa",)
+    runs = (again or {}) if eager else {}
+    ran: dict[str, list[tuple[int, float, float]]] = {name: [] for name in runs}
     with torch.inference_mode():
         for kind in kinds:  # warmed up on a few ids: the first call of a kind pays its set-up
             model.set_attn_implementation(kind)
             model(input_ids=ids[:, :64], use_cache=False)
-        for kind in kinds * (2 if eager else 1):  # interleaved: a drift in the load touches both
+    for _ in range(2 if eager else 1):  # interleaved rounds: a drift in the load touches every variant
+        for kind in kinds:
             model.set_attn_implementation(kind)
             gc.collect()
-            start = time.perf_counter()
-            model(input_ids=ids, use_cache=False)
+            with torch.inference_mode():
+                start = time.perf_counter()
+                model(input_ids=ids, use_cache=False)
             times.setdefault(kind, []).append(time.perf_counter() - start)
+        for name, run in runs.items():  # outside inference mode: the command's pass is a user's
+            gc.collect()
+            ran[name].append(run())
     del model
     gc.collect()
     sdpa = times["sdpa"]
     if not eager:
         return {"plain_sdpa_s": round(min(sdpa), 2), "plain_tokens": int(ids.shape[1]),
-                "plain_eager_skipped": "does not fit in memory"}
+                "plain_eager_skipped": "does not fit in memory"}, ran
     eager_s = times["eager"]
     return {"plain_eager_s": round(min(eager_s), 2), "plain_sdpa_s": round(min(sdpa), 2),
-            "plain_tokens": int(ids.shape[1]), "plain_aa": round(eager_s[1] / eager_s[0], 3)}
+            "plain_tokens": int(ids.shape[1]), "plain_aa": round(eager_s[1] / eager_s[0], 3)}, ran
 
 
 def _prompt(seq_len: int) -> str:
@@ -378,9 +407,14 @@ def format_plan_peak(rows: list[dict]) -> list[str]:
         elif "capture_over_cold_sdpa" in row:
             lines.append(f"         the plain sdpa forward in a fresh process of its own: {row['cold_sdpa_s']:.1f} s: "
                          f"capture ÷ it {row['capture_over_cold_sdpa']:.2f}×")
+        if "never_over_eager" in row:
+            lines.append(f"         the pass again in this process, interleaved with the plain forwards (--verify "
+                         f"never): {row['never_s']:.1f} s, {row['never_over_eager']:.2f}× eager, "
+                         f"{row['never_over_sdpa']:.2f}× sdpa")
         if "in_pass_over_eager" in row:
-            lines.append(f"         with the check in the pass (--verify attention): {row['in_pass_s']:.1f} s, "
-                         f"{row['in_pass_over_eager']:.2f}× eager, {row['in_pass_over_sdpa']:.2f}× sdpa")
+            lines.append(f"         with the check in the pass (--verify attention), interleaved the same way: "
+                         f"{row['in_pass_s']:.1f} s, {row['in_pass_over_eager']:.2f}× eager, "
+                         f"{row['in_pass_over_sdpa']:.2f}× sdpa")
         if "window_stage_s" in row:
             lines.append(f"         the snapshot opened: {row['attention_opened']} of {row['attention_stages']} "
                          f"attention stages ({row.get('model_layers', '?')} layers); {row['shown_stage']}: one head "
