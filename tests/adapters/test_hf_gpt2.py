@@ -5,6 +5,7 @@ from __future__ import annotations
 import hf_tiny
 import pytest
 import torch
+import transformers
 
 from tfdebug.adapters.hf.adapter import wrap
 from tfdebug.sessions.session import DebugSession
@@ -65,7 +66,7 @@ def test_tapped_forward_equals_the_unmodified_model(adapter, model):
     assert (masked.triu(diagonal=1)[..., 0, 1:] <= torch.finfo(torch.float32).min / 2).all()
 
 
-def test_the_merged_heads_are_a_view_of_the_kept_context_and_equal_the_model_s_own(adapter, model):
+def test_the_merged_heads_are_a_view_of_the_kept_context_and_equal_the_model_s_own(adapter, model, tmp_path):
     session = DebugSession(adapter, {"prompt": "the cat sat on the mat"})
     captures, _ = session.capture_all()
     by_name = {c.name: c for c in captures}
@@ -74,16 +75,14 @@ def test_the_merged_heads_are_a_view_of_the_kept_context_and_equal_the_model_s_o
     assert merged.untyped_storage().data_ptr() == context.untyped_storage().data_ptr()
     assert held_bytes([by_name["dec.1.self_attn.context"], by_name["dec.1.self_attn.merged"]]) == context.nbytes
     assert torch.equal(context.transpose(1, 2).reshape(merged.shape), merged)
-    # The values are the unmodified model's own: its eager attention's merged heads, read at c_proj's input.
+    # The values are the unmodified model's own: its eager attention's merged heads, read at c_proj's input (the
+    # same weights loaded apart by transformers: the module's model stays as the other tests find it).
+    folder = hf_tiny.save_folder(model, tmp_path / "gpt2")
+    plain = transformers.AutoModelForCausalLM.from_pretrained(str(folder), attn_implementation="eager").eval()
     seen = []
-    handle = model.transformer.h[1].attn.c_proj.register_forward_pre_hook(lambda _m, args: seen.append(args[0]))
-    model.set_attn_implementation("eager")
-    try:
-        with torch.no_grad():
-            model(**session.prepared.kwargs)
-    finally:
-        handle.remove()
-        model.set_attn_implementation("sdpa")
+    plain.transformer.h[1].attn.c_proj.register_forward_pre_hook(lambda _m, args: seen.append(args[0]))
+    with torch.no_grad():
+        plain(**session.prepared.kwargs)
     assert torch.equal(merged, seen[0])
     # A replaced context is what the merge reads.
     _, replaced = _replace(session, "dec.1.self_attn.context", torch.zeros_like)
